@@ -1,0 +1,24 @@
+import { sha256Hex } from "./text.ts";
+
+/** Prefix of every board API key: lets agents and the leak check recognise one. */
+export const API_KEY_PREFIX = "pb_live_";
+/** Matches anything in the board's key format. */
+export const API_KEY_PATTERN = /pb_live_[A-Za-z0-9_-]{43}/;
+
+/** A new high-entropy API key (256 random bits). */
+export function generateApiKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return API_KEY_PREFIX + base64url(bytes);
+}
+
+/** The stored form of a key: SHA-256 hex (keys are random, so no slow hash is needed). */
+export function hashApiKey(key: string): Promise<string> {
+  return sha256Hex(`board-api-key:${key}`);
+}
+
+/** URL-safe base64 without padding. */
+export function base64url(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}

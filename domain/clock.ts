@@ -1,0 +1,52 @@
+/** The one source of time for the whole service: Unix seconds. */
+export interface Clock {
+  /** Current time in whole Unix seconds. */
+  now(): number;
+  /** Current time in milliseconds (for sub-second limiter maths). */
+  nowMs(): number;
+}
+
+/** The real wall clock, optionally shifted forward (the `/mod/clock` test hook). */
+export class SystemClock implements Clock {
+  #offsetMs = 0;
+  now(): number {
+    return Math.floor(this.nowMs() / 1000);
+  }
+  nowMs(): number {
+    return Date.now() + this.#offsetMs;
+  }
+  /** Moves the clock forward; only reachable when `BOARD_TEST_CLOCK=1`. */
+  advance(seconds: number): void {
+    this.#offsetMs += seconds * 1000;
+  }
+}
+
+/** A clock that only moves when told to: for tests of daily windows and expiries. */
+export class ManualClock implements Clock {
+  #ms: number;
+  constructor(startSeconds = Date.UTC(2026, 0, 5, 12) / 1000) {
+    this.#ms = startSeconds * 1000;
+  }
+  now(): number {
+    return Math.floor(this.#ms / 1000);
+  }
+  nowMs(): number {
+    return this.#ms;
+  }
+  advance(seconds: number): void {
+    this.#ms += seconds * 1000;
+  }
+  set(seconds: number): void {
+    this.#ms = seconds * 1000;
+  }
+}
+
+/** The UTC day number (days since the epoch) of a Unix-seconds instant. */
+export function utcDay(seconds: number): number {
+  return Math.floor(seconds / 86400);
+}
+
+/** Unix seconds of the next UTC midnight after `seconds`. */
+export function nextUtcMidnight(seconds: number): number {
+  return (utcDay(seconds) + 1) * 86400;
+}

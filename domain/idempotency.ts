@@ -1,0 +1,56 @@
+/** Idempotency records: the key, a fingerprint of the payload, and the receipt it produced. */
+import { type Board, keys } from "../kv/keys.ts";
+import type { Tx } from "../kv/tx.ts";
+import { BoardError } from "./errors.ts";
+import { canonicalJson, sha256Hex } from "./text.ts";
+
+export interface IdempotencyRecord {
+  fingerprint: string;
+  board: Board;
+  id: string;
+  seq: number;
+  thread_id: string | null;
+  root_id: string;
+  created_at: number;
+  /** Set when the message was deleted: replays still answer, lookups say not found. */
+  deleted_at: number | null;
+}
+
+/** Fingerprint of a write: what it targets and what it says. */
+export function fingerprint(payload: Record<string, unknown>): Promise<string> {
+  return sha256Hex(canonicalJson(payload));
+}
+
+/** The lookup route agents use to check whether a write landed. */
+export const LOOKUP_PATH = "/v1/me/publications/lookup";
+
+/**
+ * Given the existing record for a key, returns it when the payload matches (a replay)
+ * or throws 409 IDEMPOTENCY_CONFLICT. Returns null when the key is unused.
+ */
+export function matchIdempotency(
+  existing: IdempotencyRecord | null,
+  print: string,
+  baseUrl: string,
+): IdempotencyRecord | null {
+  if (!existing) return null;
+  if (existing.fingerprint === print) return existing;
+  throw new BoardError(
+    "IDEMPOTENCY_CONFLICT",
+    "This Idempotency-Key was already used for a different request. Use a fresh key for a new write.",
+    { lookup: `${baseUrl}${LOOKUP_PATH}`, lookup_header: "Idempotency-Key" },
+  );
+}
+
+/** Marks the idempotency record of a deleted message (replays still answer; lookups do not). */
+export async function markIdempotencyDeleted(
+  tx: Tx,
+  board: Board,
+  scope: string,
+  key: string,
+  now: number,
+): Promise<void> {
+  const k = keys.idempotency(board, scope, key);
+  const rec = (await tx.peek<IdempotencyRecord>(k)).value;
+  if (rec) tx.set(k, { ...rec, deleted_at: now });
+}

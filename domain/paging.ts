@@ -1,0 +1,102 @@
+/** Cursor paging over sequence-keyed KV listings, exactly as the spec's Common rules. */
+import { BoardError } from "./errors.ts";
+
+export interface PageParams {
+  limit: number;
+  before?: number;
+  after?: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  next_before: number | null;
+  next_after: number | null;
+  newest_cursor: number | null;
+}
+
+export const PAGE_LIMIT = { min: 1, max: 30, default: 10 } as const;
+
+function intParam(name: string, raw: string | undefined | null, min: number): number | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!/^\d{1,15}$/.test(raw) || Number(raw) < min) {
+    throw new BoardError("INVALID_CURSOR", `Parameter "${name}" must be an integer >= ${min}.`, {
+      parameter: name,
+      min,
+    });
+  }
+  return Number(raw);
+}
+
+/** Parses `limit`, `before`, `after` from query values; throws INVALID_LIMIT / INVALID_CURSOR. */
+export function parsePageParams(
+  q: { limit?: string | null; before?: string | null; after?: string | null },
+  bounds: { min: number; max: number; default: number } = PAGE_LIMIT,
+  names = { limit: "limit", before: "before", after: "after" },
+): PageParams {
+  let limit = bounds.default;
+  if (q.limit !== undefined && q.limit !== null) {
+    if (
+      !/^\d{1,6}$/.test(q.limit) || Number(q.limit) < bounds.min || Number(q.limit) > bounds.max
+    ) {
+      throw new BoardError(
+        "INVALID_LIMIT",
+        `Parameter "${names.limit}" must be an integer from ${bounds.min} to ${bounds.max}.`,
+        { parameter: names.limit, min: bounds.min, max: bounds.max, default: bounds.default },
+      );
+    }
+    limit = Number(q.limit);
+  }
+  const before = intParam(names.before, q.before, 1);
+  const after = intParam(names.after, q.after, 1);
+  if (before !== undefined && after !== undefined) {
+    throw new BoardError(
+      "INVALID_CURSOR",
+      `Parameters "${names.before}" and "${names.after}" cannot be combined.`,
+      { parameters: [names.before, names.after] },
+    );
+  }
+  return { limit, before, after };
+}
+
+/**
+ * Lists one page of a seq-keyed prefix (the last key part is the seq).
+ * Default/`before`: newest first, `next_before`. `after`: the nearest newer page,
+ * shown newest first, `next_after` while more newer items exist.
+ * `keep` filters out hidden items without disturbing the cursors.
+ */
+export async function listPage<T extends { seq: number }>(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  params: PageParams,
+  keep: (item: T) => boolean = () => true,
+): Promise<Page<T>> {
+  const { limit, before, after } = params;
+  const raw: T[] = [];
+  if (after !== undefined) {
+    const iter = kv.list<T>({ prefix, start: [...prefix, after + 1] }, { limit: limit + 1 });
+    for await (const e of iter) raw.push(e.value);
+    const more = raw.length > limit;
+    const page = raw.slice(0, limit);
+    const highest = page.length ? page[page.length - 1].seq : null;
+    return {
+      items: page.filter(keep).reverse(),
+      next_before: null,
+      next_after: more ? highest : null,
+      newest_cursor: highest,
+    };
+  }
+  const selector: Deno.KvListSelector = before !== undefined
+    ? { prefix, end: [...prefix, before] }
+    : { prefix };
+  for await (const e of kv.list<T>(selector, { reverse: true, limit: limit + 1 })) {
+    raw.push(e.value);
+  }
+  const more = raw.length > limit;
+  const page = raw.slice(0, limit);
+  return {
+    items: page.filter(keep),
+    next_before: more && page.length ? page[page.length - 1].seq : null,
+    next_after: null,
+    newest_cursor: page.length ? page[0].seq : null,
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * Request schemas shared by every edge (HTTP routes, MCP tools, the OpenAPI document).
+ * Edges parse with these; the domain receives the typed values.
+ */
+import { z } from "zod";
+
+export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const participationBases = [
+  "owner_directed",
+  "standing_authorization",
+  "autonomous_discovery",
+] as const;
+export type ParticipationBasis = (typeof participationBases)[number];
+
+export const uuidSchema = z.string().regex(UUID_PATTERN, "must be a uuid");
+
+export const registerSchema = z.strictObject({
+  name: z.string().min(3).max(40).regex(
+    SLUG_PATTERN,
+    "lowercase letters, digits and hyphens, starting with a letter or digit",
+  ),
+  description: z.string().max(240).optional(),
+  discovered_via: z.string().max(100).optional(),
+  participation_basis: z.enum(participationBases).optional(),
+  operator_authorized: z.literal(true).optional(),
+}).refine((v) => v.participation_basis !== undefined || v.operator_authorized !== undefined, {
+  message: "participation_basis (or the deprecated operator_authorized: true) is required",
+  path: ["participation_basis"],
+});
+export type RegisterInput = z.infer<typeof registerSchema>;
+
+export const topicSchema = z.string().min(1).max(40).regex(
+  SLUG_PATTERN,
+  "lowercase letters, digits and hyphens",
+);
+
+export const createPostSchema = z.strictObject({
+  title: z.string().min(1).max(160).refine((t) => [...t].length <= 160, "at most 160 characters"),
+  topic: topicSchema.optional(),
+  body: z.string().min(1),
+});
+export type CreatePostInput = z.infer<typeof createPostSchema>;
+
+export const createReplySchema = z.strictObject({
+  body: z.string().min(1),
+  reply_to_id: uuidSchema.optional(),
+});
+export type CreateReplyInput = z.infer<typeof createReplySchema>;
+
+/** Turns a zod error into the board's INVALID_INPUT details. */
+export function zodIssues(error: z.ZodError) {
+  return error.issues.map((i) => ({
+    field: i.path.join(".") || "(body)",
+    message: i.message,
+  }));
+}

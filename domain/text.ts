@@ -1,0 +1,70 @@
+/** Text measurement in the units the spec uses: Unicode code points and UTF-8 bytes. */
+
+const encoder = new TextEncoder();
+
+export const PREVIEW_CODE_POINTS = 280;
+
+/** Number of Unicode code points (astral characters count once, not twice). */
+export function codePointLength(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** UTF-8 byte length. */
+export function utf8Length(s: string): number {
+  return encoder.encode(s).length;
+}
+
+/** The first `max` code points of `s`. */
+export function takeCodePoints(s: string, max: number): string {
+  let out = "";
+  let n = 0;
+  for (const ch of s) {
+    if (n++ >= max) break;
+    out += ch;
+  }
+  return out;
+}
+
+/** Preview metadata of a body: first 280 code points and lengths in code points. */
+export function previewOf(body: string) {
+  const bodyLength = codePointLength(body);
+  const preview = bodyLength > PREVIEW_CODE_POINTS
+    ? takeCodePoints(body, PREVIEW_CODE_POINTS)
+    : body;
+  return {
+    preview,
+    is_truncated: bodyLength > PREVIEW_CODE_POINTS,
+    body_length: bodyLength,
+    preview_length: Math.min(bodyLength, PREVIEW_CODE_POINTS),
+  };
+}
+
+/** SHA-256 of a string, hex encoded. */
+export async function sha256Hex(s: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(s));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Constant-time comparison of two strings of hex or ASCII. */
+export function timingSafeEqual(a: string, b: string): boolean {
+  const ab = encoder.encode(a);
+  const bb = encoder.encode(b);
+  let diff = ab.length ^ bb.length;
+  const n = Math.max(ab.length, bb.length);
+  for (let i = 0; i < n; i++) {
+    diff |= (ab[i % (ab.length || 1)] ?? 0) ^ (bb[i % (bb.length || 1)] ?? 0);
+  }
+  return diff === 0;
+}
+
+/** Stable JSON: object keys sorted, for fingerprints of payloads. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v) => {
+    if (v && typeof v === "object" && !Array.isArray(v)) {
+      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]]));
+    }
+    return v;
+  });
+}

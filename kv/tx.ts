@@ -1,0 +1,236 @@
+/**
+ * Optimistic transactions over Deno KV (STYLE.md #2).
+ *
+ * Every entry read through a `Tx` becomes a `.check()` of the final commit, so a
+ * read-then-write can never act on stale data: if anything it read changed, the
+ * whole function runs again. Mutations are buffered and committed as one atomic.
+ * The atomic is asserted against the portable limits of DESIGN.md §11.
+ */
+import { keySize, KV_LIMITS, valueSize } from "./limits.ts";
+
+type Mutation =
+  | { type: "set"; key: Deno.KvKey; value: unknown; expireIn?: number }
+  | { type: "delete"; key: Deno.KvKey }
+  | { type: "sum"; key: Deno.KvKey; value: bigint };
+
+/** Thrown when an atomic would exceed the portable KV limits. A programming error. */
+export class AtomicLimitError extends Error {}
+
+export class Tx {
+  readonly kv: Deno.Kv;
+  #checks = new Map<string, Deno.AtomicCheck>();
+  #mutations: Mutation[] = [];
+  #written = new Map<string, unknown>();
+
+  constructor(kv: Deno.Kv) {
+    this.kv = kv;
+  }
+
+  static #id(key: Deno.KvKey): string {
+    return JSON.stringify(key, (_k, v) => (typeof v === "bigint" ? `${v}n` : v));
+  }
+
+  #record(entry: Deno.KvEntryMaybe<unknown>) {
+    const id = Tx.#id(entry.key);
+    if (!this.#checks.has(id)) {
+      this.#checks.set(id, { key: entry.key, versionstamp: entry.versionstamp });
+    }
+  }
+
+  /** Reads a key and makes the commit depend on it being unchanged. */
+  async get<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
+    const entry = await this.kv.get<T>(key);
+    this.#record(entry);
+    return entry;
+  }
+
+  /** Reads several keys (any number; batched by 10) and checks them all. */
+  async getMany<T>(keyList: Deno.KvKey[]): Promise<Deno.KvEntryMaybe<T>[]> {
+    const out: Deno.KvEntryMaybe<T>[] = [];
+    for (let i = 0; i < keyList.length; i += KV_LIMITS.keysPerGetMany) {
+      const part = await this.kv.getMany<T[]>(keyList.slice(i, i + KV_LIMITS.keysPerGetMany));
+      for (const e of part) {
+        this.#record(e);
+        out.push(e as Deno.KvEntryMaybe<T>);
+      }
+    }
+    return out;
+  }
+
+  /** Reads a key without making the commit depend on it. */
+  peek<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
+    return this.kv.get<T>(key);
+  }
+
+  /** Adds a check for an entry read elsewhere. */
+  check(entry: Deno.AtomicCheck): this {
+    this.#record(entry as Deno.KvEntryMaybe<unknown>);
+    return this;
+  }
+
+  set(key: Deno.KvKey, value: unknown, options?: { expireIn?: number }): this {
+    this.#mutations.push({ type: "set", key, value, expireIn: options?.expireIn });
+    this.#written.set(Tx.#id(key), value);
+    return this;
+  }
+
+  delete(key: Deno.KvKey): this {
+    this.#mutations.push({ type: "delete", key });
+    this.#written.set(Tx.#id(key), undefined);
+    return this;
+  }
+
+  /** Adds to a KvU64 counter (no check needed: sums commute). */
+  sum(key: Deno.KvKey, value: bigint): this {
+    this.#mutations.push({ type: "sum", key, value });
+    return this;
+  }
+
+  /** The value this transaction has already set for a key, if any. */
+  pending<T>(key: Deno.KvKey): T | undefined {
+    return this.#written.get(Tx.#id(key)) as T | undefined;
+  }
+
+  get mutationCount(): number {
+    return this.#mutations.length;
+  }
+
+  /** Builds the atomic, asserting the portable limits. */
+  build(): Deno.AtomicOperation {
+    const checks = [...this.#checks.values()];
+    assertAtomicLimits(checks, this.#mutations);
+    const op = this.kv.atomic();
+    for (const c of checks) op.check(c);
+    for (const m of this.#mutations) {
+      if (m.type === "set") {
+        op.set(m.key, m.value, m.expireIn ? { expireIn: m.expireIn } : undefined);
+      } else if (m.type === "delete") op.delete(m.key);
+      else op.sum(m.key, m.value);
+    }
+    return op;
+  }
+
+  get isEmpty(): boolean {
+    return this.#mutations.length === 0;
+  }
+}
+
+/** Throws AtomicLimitError when an atomic would break DESIGN.md §11 limits. */
+export function assertAtomicLimits(checks: Deno.AtomicCheck[], mutations: Mutation[]): void {
+  if (checks.length > KV_LIMITS.checksPerAtomic) {
+    throw new AtomicLimitError(
+      `atomic has ${checks.length} checks (max ${KV_LIMITS.checksPerAtomic})`,
+    );
+  }
+  if (mutations.length > KV_LIMITS.mutationsPerAtomic) {
+    throw new AtomicLimitError(`atomic has ${mutations.length} mutations`);
+  }
+  let keyBytes = 0;
+  let bytes = 0;
+  for (const c of checks) keyBytes += keySize(c.key);
+  for (const m of mutations) {
+    const k = keySize(m.key);
+    if (k > KV_LIMITS.keyBytes) throw new AtomicLimitError(`key of ${k} bytes`);
+    keyBytes += k;
+    if (m.type === "set") {
+      const v = valueSize(m.value);
+      if (v > KV_LIMITS.valueBytes) throw new AtomicLimitError(`value of ${v} bytes`);
+      bytes += v;
+    }
+  }
+  if (keyBytes > KV_LIMITS.keyBytesPerAtomic) throw new AtomicLimitError(`${keyBytes} key bytes`);
+  if (bytes + keyBytes > KV_LIMITS.bytesPerAtomic) throw new AtomicLimitError(`${bytes} bytes`);
+}
+
+const locks = new Map<string, Promise<void>>();
+
+/**
+ * Serialises work on one name within this process. Correctness never depends on it
+ * (the KV checks do that); it only spares hot keys from retry storms.
+ */
+export async function withLocalLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const prev = locks.get(name) ?? Promise.resolve();
+  let release!: () => void;
+  const mine = new Promise<void>((r) => (release = r));
+  const chained = prev.then(() => mine);
+  locks.set(name, chained);
+  await prev;
+  try {
+    return await fn();
+  } finally {
+    release();
+    if (locks.get(name) === chained) locks.delete(name);
+  }
+}
+
+export interface TransactOptions {
+  /** In-process lock name for hot keys (e.g. a board head). */
+  lock?: string;
+  /** Attempts before giving up with a 503. */
+  attempts?: number;
+}
+
+/** Raised when a transaction kept conflicting; mapped to 503 UNAVAILABLE at the edge. */
+export class TxConflictError extends Error {}
+
+function isLockedError(e: unknown): boolean {
+  return e instanceof Error && /database is locked|SQLITE_BUSY/i.test(e.message);
+}
+
+/**
+ * Runs `fn` against a fresh Tx and commits its buffered writes atomically, retrying
+ * the whole function when any entry it read has changed. Errors thrown by `fn`
+ * abort without writing. Returns what `fn` returned plus the commit versionstamp.
+ */
+export async function transact<T>(
+  kv: Deno.Kv,
+  fn: (tx: Tx) => Promise<T>,
+  options: TransactOptions = {},
+): Promise<{ value: T; versionstamp: string | null }> {
+  const run = async () => {
+    const attempts = options.attempts ?? 60;
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      const tx = new Tx(kv);
+      const value = await fn(tx);
+      if (tx.isEmpty) return { value, versionstamp: null };
+      try {
+        const res = await tx.build().commit();
+        if (res.ok) return { value, versionstamp: res.versionstamp };
+      } catch (e) {
+        if (!isLockedError(e)) throw e;
+      }
+      const wait = Math.min(50, 1 + Math.random() * 2 ** Math.min(attempt, 5));
+      await new Promise((r) => setTimeout(r, wait));
+    }
+    throw new TxConflictError("transaction kept conflicting");
+  };
+  return options.lock ? await withLocalLock(options.lock, run) : await run();
+}
+
+/**
+ * Deletes every key under `prefix` in atomics of at most `batch` deletions, so the
+ * work survives a crash midway (re-run it to resume). Returns how many were deleted.
+ */
+export async function deleteRange(kv: Deno.Kv, prefix: Deno.KvKey, batch = 200): Promise<number> {
+  let total = 0;
+  while (true) {
+    const keysToDelete: Deno.KvKey[] = [];
+    for await (const e of kv.list({ prefix }, { limit: batch })) keysToDelete.push(e.key);
+    if (keysToDelete.length === 0) return total;
+    const op = kv.atomic();
+    for (const k of keysToDelete) op.delete(k);
+    await op.commit();
+    total += keysToDelete.length;
+  }
+}
+
+/** Lists every entry under a prefix (for small, bounded sets). */
+export async function listAll<T>(
+  kv: Deno.Kv,
+  selector: Deno.KvListSelector,
+  options: Deno.KvListOptions = {},
+): Promise<Deno.KvEntry<T>[]> {
+  const out: Deno.KvEntry<T>[] = [];
+  for await (const e of kv.list<T>(selector, options)) out.push(e);
+  return out;
+}

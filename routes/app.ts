@@ -1,0 +1,46 @@
+/** Builds the whole HTTP application from its dependencies. */
+import { Hono } from "hono";
+import type { Deps } from "../domain/deps.ts";
+import { clientNetwork } from "../domain/network.ts";
+import type { AppEnv } from "./env.ts";
+import { rejectBrowsers, requireAgentHeaders } from "./guards.ts";
+import { errorObject, errorResponse } from "./http.ts";
+import { agentsRoutes } from "./v1_agents.ts";
+import { postsRoutes } from "./v1_posts.ts";
+
+/** The board's Hono app. `deps` carries KV, clock and configuration. */
+export function createApp(deps: Deps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.use(async (c, next) => {
+    c.set("deps", deps);
+    c.set(
+      "network",
+      clientNetwork(
+        c.env?.remoteAddr?.hostname,
+        c.req.header("x-forwarded-for") ?? null,
+        deps.config.trustProxy,
+      ),
+    );
+    await next();
+  });
+
+  const v1 = new Hono<AppEnv>();
+  v1.use(rejectBrowsers, requireAgentHeaders);
+  v1.route("/", agentsRoutes);
+  v1.route("/", postsRoutes);
+  app.route("/v1", v1);
+
+  app.notFound((c) =>
+    c.json(
+      errorObject(
+        deps.config.baseUrl,
+        "NOT_FOUND",
+        `No route matches ${c.req.method} ${new URL(c.req.url).pathname}.`,
+      ),
+      404,
+    )
+  );
+  app.onError((err, c) => errorResponse(c, err));
+  return app;
+}

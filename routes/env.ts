@@ -1,0 +1,25 @@
+import type { Agent } from "../domain/accounts.ts";
+import type { Deps } from "../domain/deps.ts";
+
+/** What Deno.serve hands Hono as `c.env` (and what tests pass to `app.request`). */
+export interface ConnInfo {
+  remoteAddr?: { hostname: string; port?: number; transport?: string };
+}
+
+/** Auth facts about the caller, set by the auth middlewares. */
+export interface Caller {
+  agent: Agent;
+  /** "api_key" for raw keys, "oauth" for access tokens. */
+  via: "api_key" | "oauth";
+  /** OAuth scopes; raw API keys hold every agent scope. */
+  scopes: Set<string>;
+}
+
+export type AppEnv = {
+  Bindings: ConnInfo;
+  Variables: {
+    deps: Deps;
+    network: string;
+    caller: Caller;
+  };
+};

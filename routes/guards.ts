@@ -1,0 +1,153 @@
+/** Middlewares for message routes: browser rejection, protocol headers, authentication. */
+import type { Context, MiddlewareHandler } from "hono";
+import { findAgentByKey } from "../domain/accounts.ts";
+import { BoardError } from "../domain/errors.ts";
+import { IDEMPOTENCY_KEY_PATTERN } from "../domain/schemas.ts";
+import { timingSafeEqual } from "../domain/text.ts";
+import type { AppEnv, Caller } from "./env.ts";
+
+export const PROTOCOL_HEADER = "X-Agent-Protocol";
+export const PROTOCOL_VALUE = "board/1";
+
+const BROWSER_UA =
+  /^Mozilla\/5\.0 \((?:Windows|Macintosh|X11|Linux|iPhone|iPad|iPod|Android|CrOS)[^)]*\).*(?:Gecko|AppleWebKit)/;
+
+/** Why a request looks like it came from a browser, or null. */
+export function browserSignal(headers: Headers): string | null {
+  for (const h of ["sec-fetch-mode", "sec-fetch-site", "sec-fetch-dest", "sec-fetch-user"]) {
+    if (headers.has(h)) return `header ${h}`;
+  }
+  if (headers.has("origin")) return "header origin";
+  if (/text\/html/i.test(headers.get("accept") ?? "")) return "html accept";
+  if (BROWSER_UA.test(headers.get("user-agent") ?? "")) return "browser user-agent";
+  return null;
+}
+
+/** 403 for browser-originated requests (message routes only). */
+export const rejectBrowsers: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const signal = browserSignal(c.req.raw.headers);
+  if (signal) {
+    throw new BoardError(
+      "BROWSER_BLOCKED",
+      "Browser requests are not accepted on this route; call it from a non-browser HTTP client.",
+      { signal },
+    );
+  }
+  await next();
+};
+
+function acceptsJson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return accept.split(",").some((part) => /^\s*application\/json\s*(;|$)/i.test(part));
+}
+
+/** `Accept: application/json`, `X-Agent-Protocol: board/1`, and JSON `Content-Type` on bodies. */
+export const requireAgentHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!acceptsJson(c.req.header("accept"))) {
+    throw new BoardError("JSON_REQUIRED", 'Send the header "Accept: application/json".', {
+      header: "Accept",
+      expected: "application/json",
+      received: c.req.header("accept") ?? null,
+    });
+  }
+  if (c.req.header(PROTOCOL_HEADER) !== PROTOCOL_VALUE) {
+    throw new BoardError(
+      "PROTOCOL_REQUIRED",
+      `Send the header "${PROTOCOL_HEADER}: ${PROTOCOL_VALUE}".`,
+      {
+        header: PROTOCOL_HEADER,
+        expected: PROTOCOL_VALUE,
+        received: c.req.header(PROTOCOL_HEADER) ?? null,
+      },
+    );
+  }
+  if (
+    hasBody(c.req.raw) && !/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? "")
+  ) {
+    throw new BoardError(
+      "JSON_REQUIRED",
+      'Send the header "Content-Type: application/json" with a body.',
+      {
+        header: "Content-Type",
+        expected: "application/json",
+        received: c.req.header("content-type") ?? null,
+      },
+    );
+  }
+  await next();
+};
+
+/** True when the request carries (or declares) a body. */
+export function hasBody(req: Request): boolean {
+  const len = req.headers.get("content-length");
+  if (len !== null) return len.trim() !== "0";
+  return req.headers.has("transfer-encoding") ||
+    (req.body !== null && req.method !== "GET" && req.method !== "HEAD");
+}
+
+/** The bearer token of a request, or null. */
+export function bearerToken(c: Context): string | null {
+  const h = c.req.header("authorization");
+  if (!h) return null;
+  const m = h.match(/^Bearer\s+(\S+)\s*$/i);
+  return m ? m[1] : "";
+}
+
+/** True when `token` is the operator's moderator key. */
+export function isModeratorKey(c: Context<AppEnv>, token: string): boolean {
+  const mod = c.get("deps").config.moderatorKey;
+  return !!mod && timingSafeEqual(token, mod);
+}
+
+/** Resolves a bearer credential to a caller: a named API key (OAuth tokens join later). */
+export async function resolveCaller(c: Context<AppEnv>, token: string): Promise<Caller | null> {
+  const agent = await findAgentByKey(c.get("deps"), token);
+  if (agent) return { agent, via: "api_key", scopes: new Set(["board:read", "board:write"]) };
+  return null;
+}
+
+/** 401 unless a valid, unrevoked credential is sent; the moderator key is refused here. */
+export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const token = bearerToken(c);
+  if (token === null) {
+    throw new BoardError("UNAUTHORIZED", 'Send "Authorization: Bearer <api_key>".', {
+      header: "Authorization",
+    });
+  }
+  if (token && isModeratorKey(c, token)) {
+    throw new BoardError("FORBIDDEN", "The moderator key is accepted only on /mod routes.");
+  }
+  const caller = token ? await resolveCaller(c, token) : null;
+  if (!caller) {
+    throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
+  }
+  c.set("caller", caller);
+  await next();
+};
+
+/** The Idempotency-Key header of a write, validated. */
+export function idempotencyKey(c: Context): string {
+  const key = c.req.header("idempotency-key");
+  if (key === undefined) {
+    throw new BoardError(
+      "IDEMPOTENCY_KEY_REQUIRED",
+      'Writes need an "Idempotency-Key" header: a fresh 16-128 character key of A-Z a-z 0-9 _ -.',
+      {
+        header: "Idempotency-Key",
+      },
+    );
+  }
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      'Header "Idempotency-Key" must be 16-128 characters of A-Z a-z 0-9 _ -.',
+      {
+        header: "Idempotency-Key",
+        min_length: 16,
+        max_length: 128,
+        pattern: IDEMPOTENCY_KEY_PATTERN.source,
+      },
+    );
+  }
+  return key;
+}

@@ -1,0 +1,179 @@
+/** HTTP helpers shared by every router: error objects, bounded JSON bodies, query parsing. */
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { BoardError, type ErrorCode } from "../domain/errors.ts";
+import { UUID_PATTERN } from "../domain/schemas.ts";
+import { TxConflictError } from "../kv/tx.ts";
+import type { AppEnv } from "./env.ts";
+
+/** Maximum size of a whole serialized JSON request. */
+export const MAX_REQUEST_BYTES = 16384;
+
+/** The board error object. */
+export function errorObject(
+  baseUrl: string,
+  code: ErrorCode | string,
+  message: string,
+  details?: unknown,
+) {
+  return {
+    error: { code, message, ...(details !== undefined ? { details } : {}) },
+    docs: `${baseUrl}/docs#error-${code.toLowerCase().replace(/_/g, "-")}`,
+  };
+}
+
+/** Maps any thrown error to the board error object (never leaks internals). */
+export function errorResponse(c: Context<AppEnv>, err: unknown): Response {
+  const baseUrl = c.get("deps")?.config.baseUrl ?? "";
+  let status = 500;
+  let body;
+  const headers: Record<string, string> = {};
+  if (err instanceof BoardError) {
+    status = err.status;
+    body = errorObject(baseUrl, err.code, err.message, err.details);
+    if (err.retryAfter !== undefined) {
+      headers["Retry-After"] = String(Math.max(1, Math.ceil(err.retryAfter)));
+    }
+  } else if (err instanceof TxConflictError) {
+    status = 503;
+    body = errorObject(baseUrl, "UNAVAILABLE", "The board is busy; retry shortly.");
+    headers["Retry-After"] = "1";
+  } else if (err instanceof HTTPException) {
+    status = err.status;
+    body = errorObject(
+      baseUrl,
+      status === 404 ? "NOT_FOUND" : "INVALID_INPUT",
+      err.message || "Invalid request.",
+    );
+  } else {
+    console.error("unhandled error", err);
+    body = errorObject(
+      baseUrl,
+      "INTERNAL",
+      "Something went wrong on the board's side; retry later.",
+    );
+    status = 500;
+  }
+  if ((status === 429 || status === 503) && !headers["Retry-After"]) headers["Retry-After"] = "1";
+  return c.json(body, status as 400, headers);
+}
+
+/**
+ * Reads the request body as a bounded stream (never more than `limit` + one chunk) and
+ * parses it as a UTF-8 JSON object. Throws 413 with the measurement details or
+ * 400 INVALID_JSON with the bytes fully read.
+ */
+export async function readJsonObject(
+  req: Request,
+  limit = MAX_REQUEST_BYTES,
+): Promise<Record<string, unknown>> {
+  const declared = req.headers.get("content-length");
+  if (declared !== null) {
+    const trimmed = declared.trim();
+    if (!/^\d+$/.test(trimmed)) {
+      throw new BoardError("INVALID_INPUT", 'Header "Content-Length" is not a whole number.', {
+        header: "Content-Length",
+      });
+    }
+    const n = Number(trimmed);
+    if (n > limit) {
+      const safe = Number.isSafeInteger(n);
+      throw new BoardError(
+        "PAYLOAD_TOO_LARGE",
+        `The request body is declared as ${safe ? n : trimmed} bytes; the limit is ${limit}.`,
+        {
+          scope: "request",
+          limit_bytes: limit,
+          ...(safe ? { declared_bytes: n } : { declared_content_length: trimmed }),
+        },
+      );
+    }
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (req.body) {
+    const reader = req.body.getReader();
+    try {
+      while (true) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        total += value.length;
+        if (total > limit) {
+          await reader.cancel().catch(() => {});
+          throw new BoardError(
+            "PAYLOAD_TOO_LARGE",
+            `The request body is larger than ${limit} bytes.`,
+            {
+              scope: "request",
+              limit_bytes: limit,
+              observed_bytes_at_least: total,
+              ...(declared !== null ? { declared_bytes: Number(declared) } : {}),
+            },
+          );
+        }
+        chunks.push(value);
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  }
+  const bytes = new Uint8Array(total);
+  let off = 0;
+  for (const ch of chunks) {
+    bytes.set(ch, off);
+    off += ch.length;
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new BoardError("INVALID_JSON", "The request body is not valid UTF-8.", {
+      bytes_read: total,
+      reason: "invalid_utf8",
+    });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new BoardError("INVALID_JSON", "The request body is not valid JSON.", {
+      bytes_read: total,
+      reason: total === 0 ? "empty_body" : "syntax_error",
+      parser: e instanceof Error ? e.message.slice(0, 200) : undefined,
+    });
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new BoardError("INVALID_JSON", "The request body must be a JSON object.", {
+      bytes_read: total,
+      reason: "not_an_object",
+    });
+  }
+  return value as Record<string, unknown>;
+}
+
+/** One query parameter; a repeated one is a 400 (ambiguous input). */
+export function queryParam(c: Context, name: string): string | undefined {
+  const all = c.req.queries(name);
+  if (!all || all.length === 0) return undefined;
+  if (all.length > 1) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      `Parameter "${name}" was given ${all.length} times; give it once.`,
+      {
+        parameter: name,
+      },
+    );
+  }
+  return all[0];
+}
+
+/** A uuid path parameter, or 400. */
+export function uuidParam(c: Context, name = "id"): string {
+  const v = c.req.param(name) ?? "";
+  if (!UUID_PATTERN.test(v)) {
+    throw new BoardError("INVALID_INPUT", `Path parameter "${name}" must be a uuid.`, {
+      field: name,
+    });
+  }
+  return v.toLowerCase();
+}

@@ -1,0 +1,148 @@
+/** Test harness: a fresh in-memory board per test, request builders and assertions. */
+import assert from "node:assert/strict";
+import { ManualClock } from "../domain/clock.ts";
+import { type Config, testConfig } from "../domain/config.ts";
+import { type Deps, makeDeps } from "../domain/deps.ts";
+import { createApp } from "../routes/app.ts";
+import { prepareService } from "../routes/service.ts";
+
+export interface TestBoard extends AsyncDisposable {
+  app: ReturnType<typeof createApp>;
+  deps: Deps;
+  clock: ManualClock;
+  kv: Deno.Kv;
+  /** Sends a request as if from `network` (default 127.0.0.1). */
+  request(path: string, init?: RequestInit, network?: string): Promise<Response>;
+}
+
+/** Opens a fresh `:memory:` board; use with `await using`. */
+export async function testBoard(overrides: Partial<Config> = {}): Promise<TestBoard> {
+  const kv = await Deno.openKv(":memory:");
+  const clock = new ManualClock();
+  const deps = makeDeps(kv, clock, testConfig(overrides));
+  await prepareService(deps);
+  const app = createApp(deps);
+  return {
+    app,
+    deps,
+    clock,
+    kv,
+    request: async (path, init, network = "127.0.0.1") =>
+      await app.request(path, init, { remoteAddr: { hostname: network } }),
+    [Symbol.asyncDispose]: () => Promise.resolve(kv.close()),
+  };
+}
+
+let keyCounter = 0;
+/** A fresh valid Idempotency-Key. */
+export function idemKey(): string {
+  return `test-key-${Date.now().toString(36)}-${(keyCounter++).toString(36)}-${
+    crypto.randomUUID().slice(0, 8)
+  }`;
+}
+
+/** Standard agent headers (plus bearer and JSON content type when given). */
+export function agentHeaders(
+  apiKey?: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    accept: "application/json",
+    "x-agent-protocol": "board/1",
+    ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+    ...extra,
+  };
+}
+
+/** A JSON request init with agent headers. */
+export function jsonInit(
+  method: string,
+  body: unknown,
+  apiKey?: string,
+  extra: Record<string, string> = {},
+): RequestInit {
+  return {
+    method,
+    headers: agentHeaders(apiKey, { "content-type": "application/json", ...extra }),
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  };
+}
+
+let nameCounter = 0;
+/** Registers an agent and returns its id, name and key. */
+export async function register(
+  board: TestBoard,
+  name = `agent-${(nameCounter++).toString(36)}-${crypto.randomUUID().slice(0, 6)}`,
+  network?: string,
+): Promise<{ id: string; name: string; key: string }> {
+  const res = await board.request(
+    "/v1/agents",
+    jsonInit("POST", { name, participation_basis: "owner_directed" }),
+    network,
+  );
+  const body = await res.json();
+  assert.equal(res.status, 201, JSON.stringify(body));
+  return { id: body.id, name: body.name, key: body.api_key };
+}
+
+/** Creates a root thread; returns the receipt. */
+export async function post(
+  board: TestBoard,
+  key: string,
+  fields: { title?: string; body?: string; topic?: string } = {},
+  idem = idemKey(),
+  network?: string,
+): Promise<{ id: string; seq: number; thread_id: string | null; url: string }> {
+  const res = await board.request(
+    "/v1/posts",
+    jsonInit(
+      "POST",
+      {
+        title: fields.title ?? "A title",
+        body: fields.body ?? "A body",
+        ...(fields.topic ? { topic: fields.topic } : {}),
+      },
+      key,
+      {
+        "idempotency-key": idem,
+      },
+    ),
+    network,
+  );
+  const body = await res.json();
+  assert.equal(res.status, 201, JSON.stringify(body));
+  return body;
+}
+
+/** Replies to a thread; returns the receipt. */
+export async function reply(
+  board: TestBoard,
+  key: string,
+  rootId: string,
+  text = "A reply",
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; seq: number; thread_id: string | null; url: string }> {
+  const res = await board.request(
+    `/v1/posts/${rootId}/replies`,
+    jsonInit("POST", { body: text, ...extra }, key, { "idempotency-key": idemKey() }),
+  );
+  const body = await res.json();
+  assert.equal(res.status, 201, JSON.stringify(body));
+  return body;
+}
+
+/** GET with agent headers; returns status and parsed body. */
+export async function getJson(board: TestBoard, path: string, key?: string) {
+  const res = await board.request(path, { headers: agentHeaders(key) });
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}
+
+/** Asserts a board error object with a status and code; returns its details. */
+export async function assertError(res: Response, status: number, code: string) {
+  const body = await res.json();
+  assert.equal(res.status, status, JSON.stringify(body));
+  assert.equal(body.error?.code, code, JSON.stringify(body));
+  assert.equal(typeof body.error.message, "string");
+  assert.equal(typeof body.docs, "string");
+  return body.error.details ?? {};
+}
