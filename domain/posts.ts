@@ -40,8 +40,24 @@ export interface Receipt {
   created_at: number;
 }
 
-/** Checks a post text: size in UTF-8 bytes (413) and no credential in it (400). */
+/** Checks a post text: well-formed Unicode, size in UTF-8 bytes (413), no credential in it (400). */
 export function checkText(field: string, text: string): void {
+  if (!text.isWellFormed()) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      `Field "${field}" contains a lone surrogate (not valid Unicode).`,
+      {
+        field,
+        reason: "lone_surrogate",
+      },
+    );
+  }
+  if (text.includes("\u0000")) {
+    throw new BoardError("INVALID_INPUT", `Field "${field}" contains a NUL character.`, {
+      field,
+      reason: "nul",
+    });
+  }
   const bytes = utf8Length(text);
   if (bytes > MAX_BODY_BYTES) {
     throw new BoardError(

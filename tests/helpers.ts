@@ -68,12 +68,19 @@ export function jsonInit(
   };
 }
 
+let netCounter = 0;
+/** A network address no other request in this process has used (keeps per-network limits apart). */
+export function freshNetwork(): string {
+  const n = ++netCounter;
+  return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+}
+
 let nameCounter = 0;
 /** Registers an agent and returns its id, name and key. */
 export async function register(
   board: TestBoard,
   name = `agent-${(nameCounter++).toString(36)}-${crypto.randomUUID().slice(0, 6)}`,
-  network?: string,
+  network = freshNetwork(),
 ): Promise<{ id: string; name: string; key: string }> {
   const res = await board.request(
     "/v1/agents",
@@ -91,7 +98,7 @@ export async function post(
   key: string,
   fields: { title?: string; body?: string; topic?: string } = {},
   idem = idemKey(),
-  network?: string,
+  network = freshNetwork(),
 ): Promise<{ id: string; seq: number; thread_id: string | null; url: string }> {
   const res = await board.request(
     "/v1/posts",
@@ -125,6 +132,7 @@ export async function reply(
   const res = await board.request(
     `/v1/posts/${rootId}/replies`,
     jsonInit("POST", { body: text, ...extra }, key, { "idempotency-key": idemKey() }),
+    freshNetwork(),
   );
   const body = await res.json();
   assert.equal(res.status, 201, JSON.stringify(body));

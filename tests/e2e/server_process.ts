@@ -1,0 +1,71 @@
+/** Starts the real service (main.ts) as a child process on a free port, for end-to-end tests. */
+
+export interface ServerProcess extends AsyncDisposable {
+  url: string;
+  port: number;
+  child: Deno.ChildProcess;
+  /** Stops the process: SIGTERM by default, SIGKILL to simulate a crash. */
+  stop(signal?: Deno.Signal): Promise<void>;
+}
+
+/** A TCP port that was free a moment ago. */
+export function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+const mainPath = new URL("../../main.ts", import.meta.url).pathname;
+
+/** Spawns main.ts with the given KV path and extra environment; resolves once it listens. */
+export async function startServer(
+  kvPath: string,
+  env: Record<string, string> = {},
+  port = freePort(),
+): Promise<ServerProcess> {
+  const url = `http://127.0.0.1:${port}`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", mainPath],
+    env: {
+      PORT: String(port),
+      HOSTNAME: "127.0.0.1",
+      BOARD_KV: kvPath,
+      BOARD_BASE_URL: url,
+      BOARD_SECRET: "e2e-secret-e2e-secret-e2e-secret-00",
+      ...env,
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const decoder = new TextDecoder();
+  const reader = child.stdout.getReader();
+  let seen = "";
+  const deadline = Date.now() + 30_000;
+  while (!seen.includes("listening")) {
+    if (Date.now() > deadline) throw new Error(`server did not start: ${seen}`);
+    const { value, done } = await reader.read();
+    if (done) break;
+    seen += decoder.decode(value);
+  }
+  // Keep draining output so the child never blocks on a full pipe.
+  const drainOut = (async () => {
+    try {
+      while (!(await reader.read()).done) { /* drain */ }
+    } catch { /* closed */ }
+  })();
+  const drainErr = child.stderr.pipeTo(new WritableStream()).catch(() => {});
+  if (!seen.includes("listening")) throw new Error(`server exited early: ${seen}`);
+  let stopped = false;
+  const stop = async (signal: Deno.Signal = "SIGTERM") => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      child.kill(signal);
+    } catch { /* already gone */ }
+    await child.status;
+    await drainOut;
+    await drainErr;
+  };
+  return { url, port, child, stop, [Symbol.asyncDispose]: () => stop() };
+}

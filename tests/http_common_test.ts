@@ -1,0 +1,242 @@
+import assert from "node:assert/strict";
+import { agentHeaders, assertError, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
+
+Deno.test("common rules: Accept and X-Agent-Protocol are required on /v1", async (t) => {
+  await using board = await testBoard();
+  const a = await register(board);
+  await t.step("missing Accept is 400 JSON_REQUIRED naming the header", async () => {
+    const res = await board.request("/v1/me", {
+      headers: { "x-agent-protocol": "board/1", authorization: `Bearer ${a.key}` },
+    });
+    const d = await assertError(res, 400, "JSON_REQUIRED");
+    assert.equal(d.header, "Accept");
+  });
+  await t.step("Accept */* alone is not enough", async () => {
+    const res = await board.request("/v1/me", {
+      headers: { accept: "*/*", "x-agent-protocol": "board/1", authorization: `Bearer ${a.key}` },
+    });
+    await assertError(res, 400, "JSON_REQUIRED");
+  });
+  await t.step("Accept with several types including application/json passes", async () => {
+    const res = await board.request("/v1/me", {
+      headers: agentHeaders(a.key, { accept: "text/plain, application/json;q=0.9" }),
+    });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  });
+  await t.step("missing protocol header is 400 PROTOCOL_REQUIRED naming the header", async () => {
+    const res = await board.request("/v1/me", {
+      headers: { accept: "application/json", authorization: `Bearer ${a.key}` },
+    });
+    const d = await assertError(res, 400, "PROTOCOL_REQUIRED");
+    assert.equal(d.header, "X-Agent-Protocol");
+    assert.equal(d.expected, "board/1");
+  });
+  await t.step("wrong protocol version is refused", async () => {
+    const res = await board.request("/v1/me", {
+      headers: agentHeaders(a.key, { "x-agent-protocol": "board/2" }),
+    });
+    await assertError(res, 400, "PROTOCOL_REQUIRED");
+  });
+  await t.step(
+    "a body without JSON Content-Type is 400 JSON_REQUIRED naming Content-Type",
+    async () => {
+      const res = await board.request("/v1/posts", {
+        method: "POST",
+        headers: agentHeaders(a.key, {
+          "content-type": "text/plain",
+          "idempotency-key": idemKey(),
+        }),
+        body: JSON.stringify({ title: "t", body: "b" }),
+      });
+      const d = await assertError(res, 400, "JSON_REQUIRED");
+      assert.equal(d.header, "Content-Type");
+    },
+  );
+  await t.step("registration needs the headers too", async () => {
+    const res = await board.request("/v1/agents", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ name: "someone", participation_basis: "owner_directed" }),
+    });
+    await assertError(res, 400, "PROTOCOL_REQUIRED");
+  });
+});
+
+Deno.test("common rules: browser-originated requests are 403 on message routes", async (t) => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const cases: [string, Record<string, string>][] = [
+    ["Sec-Fetch-Mode", { "sec-fetch-mode": "cors" }],
+    ["Sec-Fetch-Site", { "sec-fetch-site": "same-origin" }],
+    ["Sec-Fetch-Dest", { "sec-fetch-dest": "empty" }],
+    ["Origin", { origin: "https://evil.example" }],
+    ["HTML Accept", { accept: "text/html,application/json" }],
+    ["Chrome UA", {
+      "user-agent":
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36",
+    }],
+    ["Firefox UA", {
+      "user-agent": "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0",
+    }],
+    ["Safari UA", {
+      "user-agent":
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1",
+    }],
+  ];
+  for (const [name, extra] of cases) {
+    await t.step(name, async () => {
+      const res = await board.request("/v1/posts", { headers: agentHeaders(a.key, extra) });
+      await assertError(res, 403, "BROWSER_BLOCKED");
+    });
+  }
+  await t.step("registration from a browser is refused as well", async () => {
+    const res = await board.request(
+      "/v1/agents",
+      jsonInit("POST", { name: "browser-made", participation_basis: "owner_directed" }, undefined, {
+        origin: "https://x.example",
+      }),
+    );
+    await assertError(res, 403, "BROWSER_BLOCKED");
+  });
+  await t.step("an ordinary client user agent passes", async () => {
+    const res = await board.request("/v1/posts", {
+      headers: agentHeaders(a.key, { "user-agent": "curl/8.5.0" }),
+    });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  });
+});
+
+Deno.test("common rules: Authorization on every /v1 call except registration", async (t) => {
+  await using board = await testBoard({ moderatorKey: "mod-secret-key-0123456789" });
+  await t.step("missing is 401 UNAUTHORIZED", async () => {
+    await assertError(
+      await board.request("/v1/posts", { headers: agentHeaders() }),
+      401,
+      "UNAUTHORIZED",
+    );
+  });
+  await t.step("unknown key is 401 UNAUTHORIZED", async () => {
+    const res = await board.request("/v1/posts", { headers: agentHeaders("pb_live_nope") });
+    await assertError(res, 401, "UNAUTHORIZED");
+  });
+  await t.step("malformed Authorization is 401", async () => {
+    const res = await board.request("/v1/posts", {
+      headers: { ...agentHeaders(), authorization: "Basic abc" },
+    });
+    await assertError(res, 401, "UNAUTHORIZED");
+  });
+  await t.step("the moderator key is refused on agent routes", async () => {
+    const res = await board.request("/v1/posts", {
+      headers: agentHeaders("mod-secret-key-0123456789"),
+    });
+    await assertError(res, 403, "FORBIDDEN");
+  });
+});
+
+Deno.test("common rules: bodies must be bounded UTF-8 JSON objects", async (t) => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const send = (body: BodyInit, extra: Record<string, string> = {}) =>
+    board.request("/v1/posts", {
+      method: "POST",
+      headers: agentHeaders(a.key, {
+        "content-type": "application/json",
+        "idempotency-key": idemKey(),
+        ...extra,
+      }),
+      body,
+    });
+  await t.step("syntax error is 400 INVALID_JSON with bytes read", async () => {
+    const d = await assertError(await send('{"title": "x",'), 400, "INVALID_JSON");
+    assert.equal(d.bytes_read, 14);
+  });
+  await t.step("non-UTF-8 bytes are 400 INVALID_JSON", async () => {
+    const bytes = new Uint8Array([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
+    const d = await assertError(await send(bytes), 400, "INVALID_JSON");
+    assert.equal(d.bytes_read, 10);
+    assert.equal(d.reason, "invalid_utf8");
+  });
+  for (const body of ["[]", "null", "42", '"text"', "true"]) {
+    await t.step(`JSON ${body} (not an object) is 400 INVALID_JSON`, async () => {
+      const d = await assertError(await send(body), 400, "INVALID_JSON");
+      assert.equal(d.reason, "not_an_object");
+    });
+  }
+  await t.step("empty body is 400 INVALID_JSON", async () => {
+    await assertError(await send(""), 400, "INVALID_JSON");
+  });
+  await t.step("a declared Content-Length over 16384 is 413 with declared_bytes", async () => {
+    const d = await assertError(
+      await send("{}", { "content-length": "20000" }),
+      413,
+      "PAYLOAD_TOO_LARGE",
+    );
+    assert.equal(d.scope, "request");
+    assert.equal(d.declared_bytes, 20000);
+    assert.equal(d.limit_bytes, 16384);
+  });
+  await t.step("an absurd Content-Length is reported as a string", async () => {
+    const d = await assertError(
+      await send("{}", { "content-length": "99999999999999999999999" }),
+      413,
+      "PAYLOAD_TOO_LARGE",
+    );
+    assert.equal(d.declared_content_length, "99999999999999999999999");
+    assert.equal(d.declared_bytes, undefined);
+  });
+  await t.step("a streamed body over 16384 bytes is 413 with observed_bytes_at_least", async () => {
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(ctrl) {
+        if (sent > 100_000) return ctrl.close();
+        sent += 4096;
+        ctrl.enqueue(new Uint8Array(4096).fill(0x20));
+      },
+    });
+    const d = await assertError(await send(stream), 413, "PAYLOAD_TOO_LARGE");
+    assert.equal(d.scope, "request");
+    assert.ok(d.observed_bytes_at_least > 16384);
+    assert.ok(sent < 100_000, "the server stopped reading early");
+  });
+  await t.step(
+    "exactly 16384 bytes of whitespace-padded JSON is accepted by the reader",
+    async () => {
+      const base = JSON.stringify({ title: "t", body: "b" });
+      const padded = base + " ".repeat(16384 - base.length);
+      const res = await send(padded);
+      assert.equal(res.status, 201);
+      await res.body?.cancel();
+    },
+  );
+  await t.step("16385 bytes is 413", async () => {
+    const base = JSON.stringify({ title: "t", body: "b" });
+    await assertError(await send(base + " ".repeat(16385 - base.length)), 413, "PAYLOAD_TOO_LARGE");
+  });
+});
+
+Deno.test("common rules: unknown routes and repeated parameters", async (t) => {
+  await using board = await testBoard();
+  const a = await register(board);
+  await t.step("unknown route is 404 with the error object", async () => {
+    await assertError(
+      await board.request("/v1/nothing", { headers: agentHeaders(a.key) }),
+      404,
+      "NOT_FOUND",
+    );
+  });
+  await t.step("a repeated query parameter is 400", async () => {
+    const res = await board.request("/v1/posts?limit=1&limit=2", { headers: agentHeaders(a.key) });
+    await assertError(res, 400, "INVALID_INPUT");
+  });
+  await t.step("an invalid uuid in the path is 400", async () => {
+    const res = await board.request("/v1/posts/not-a-uuid", { headers: agentHeaders(a.key) });
+    await assertError(res, 400, "INVALID_INPUT");
+  });
+  await t.step("error objects link the docs", async () => {
+    const res = await board.request("/v1/posts?limit=0", { headers: agentHeaders(a.key) });
+    const body = await res.json();
+    assert.match(body.docs, /^http:\/\/board\.test\/docs#error-invalid-limit$/);
+  });
+});
