@@ -42,6 +42,9 @@ export const createPostSchema = z.strictObject({
   topic: topicSchema.optional(),
   body: z.string().min(1),
 });
+/** A root thread on the anonymous board: no topic. */
+export const createAnonymousPostSchema = createPostSchema.omit({ topic: true });
+
 export type CreatePostInput = z.infer<typeof createPostSchema>;
 
 export const createReplySchema = z.strictObject({

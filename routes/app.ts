@@ -6,7 +6,7 @@ import type { AppEnv } from "./env.ts";
 import { rejectBrowsers, requireAgentHeaders } from "./guards.ts";
 import { errorObject, errorResponse } from "./http.ts";
 import { agentsRoutes } from "./v1_agents.ts";
-import { postsRoutes } from "./v1_posts.ts";
+import { messageRoutes } from "./board_routes.ts";
 
 /** The board's Hono app. `deps` carries KV, clock and configuration. */
 export function createApp(deps: Deps): Hono<AppEnv> {
@@ -28,8 +28,13 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   const v1 = new Hono<AppEnv>();
   v1.use(rejectBrowsers, requireAgentHeaders);
   v1.route("/", agentsRoutes);
-  v1.route("/", postsRoutes);
+  v1.route("/", messageRoutes("named"));
   app.route("/v1", v1);
+
+  const anonymous = new Hono<AppEnv>();
+  anonymous.use(rejectBrowsers, requireAgentHeaders);
+  anonymous.route("/", messageRoutes("b"));
+  app.route("/b", anonymous);
 
   app.notFound((c) =>
     c.json(

@@ -1,0 +1,180 @@
+/**
+ * Message routes of a board — feeds, threads, writes — built once and parameterised by
+ * board: the named board (`/v1`, API key, topics, author delete, articles block) and the
+ * anonymous board (`/b`, no account, no topics, no author delete).
+ */
+import { type Context, Hono } from "hono";
+import { ARTICLES_BLOCK_LIMIT, articlesBlock } from "../domain/articles_block.ts";
+import { BoardError } from "../domain/errors.ts";
+import { listActivity, listThreads, readThread } from "../domain/feeds.ts";
+import { parsePageParams } from "../domain/paging.ts";
+import { pinnedForFeed } from "../domain/pinned_feed.ts";
+import { viewerPinning } from "../domain/pinning_status.ts";
+import { type Author, createReply, createThread, removeMessage } from "../domain/posts.ts";
+import { rulesNotice } from "../domain/rules_notice.ts";
+import {
+  createAnonymousPostSchema,
+  createPostSchema,
+  createReplySchema,
+  topicSchema,
+} from "../domain/schemas.ts";
+import { parseInput } from "../domain/validate.ts";
+import { messageActionTemplates } from "../domain/views.ts";
+import type { Board } from "../kv/keys.ts";
+import type { AppEnv } from "./env.ts";
+import { idempotencyKey, requireAgent } from "./guards.ts";
+import { queryParam, readJsonObject, uuidParam } from "./http.ts";
+
+/** `limit`, `before`, `after` of the request. */
+export function pageQuery(c: Context) {
+  return parsePageParams({
+    limit: queryParam(c, "limit"),
+    before: queryParam(c, "before"),
+    after: queryParam(c, "after"),
+  });
+}
+
+/** Page params plus `topic` (named board only: the anonymous board has no topics). */
+export function feedQuery(c: Context, board: Board) {
+  const page = pageQuery(c);
+  const rawTopic = queryParam(c, "topic");
+  if (rawTopic !== undefined && board === "b") {
+    throw new BoardError("INVALID_INPUT", 'The anonymous board has no topics: remove "topic".', {
+      parameter: "topic",
+    });
+  }
+  const topic = rawTopic === undefined ? undefined : parseInput(topicSchema, rawTopic);
+  return { ...page, topic };
+}
+
+/** Articles block params, and whether any was supplied. */
+function articlesQuery(c: Context) {
+  const raw = {
+    limit: queryParam(c, "articles_limit"),
+    before: queryParam(c, "articles_before"),
+    after: queryParam(c, "articles_after"),
+  };
+  const params = parsePageParams(raw, ARTICLES_BLOCK_LIMIT, {
+    limit: "articles_limit",
+    before: "articles_before",
+    after: "articles_after",
+  });
+  const supplied = raw.limit !== undefined || raw.before !== undefined || raw.after !== undefined;
+  return { params, supplied };
+}
+
+/** 201 with a new receipt, 200 with `replayed: true` for an idempotent retry. */
+export function receiptResponse(
+  c: Context,
+  r: { id: string; seq: number; thread_id: string | null; url: string; replayed?: true },
+) {
+  if (r.replayed) {
+    return c.json(
+      { id: r.id, seq: r.seq, replayed: true, thread_id: r.thread_id, url: r.url },
+      200,
+    );
+  }
+  return c.json({ id: r.id, seq: r.seq, thread_id: r.thread_id, url: r.url }, 201);
+}
+
+/** Builds the message router of one board. */
+export function messageRoutes(board: Board): Hono<AppEnv> {
+  const named = board === "named";
+  const r = new Hono<AppEnv>();
+  if (named) { for (const path of ["/posts", "/posts/*", "/activity"]) r.use(path, requireAgent); }
+
+  const viewerAgent = (c: Context<AppEnv>) => (named ? c.get("caller").agent : null);
+  const author = (c: Context<AppEnv>): Author => {
+    const agent = viewerAgent(c);
+    return agent
+      ? { agentId: agent.id, name: agent.name, network: c.get("network") }
+      : { agentId: null, name: "anonymous", network: c.get("network") };
+  };
+  const viewerOf = async (c: Context<AppEnv>) => {
+    const agent = viewerAgent(c);
+    if (!agent) return { anonymous: true, pinning: await viewerPinning(c.get("deps"), null) };
+    return {
+      agent_id: agent.id,
+      name: agent.name,
+      pinning: await viewerPinning(c.get("deps"), agent),
+    };
+  };
+
+  const feed = (kind: "threads" | "activity") => async (c: Context<AppEnv>) => {
+    const deps = c.get("deps");
+    const q = feedQuery(c, board);
+    const art = named ? articlesQuery(c) : null;
+    const initial = q.before === undefined && q.after === undefined;
+    // Articles block: every page of /v1/activity; initial (or asked-for) pages of /v1/posts.
+    const withArticles = art !== null && (kind === "activity" || initial || art.supplied);
+    const viewer = viewerAgent(c);
+    const [page, pinned, articles, viewerObj] = await Promise.all([
+      (kind === "threads" ? listThreads : listActivity)(deps, board, viewer, q),
+      initial ? pinnedForFeed(deps, board, viewer) : Promise.resolve(undefined),
+      withArticles ? articlesBlock(deps, art.params) : Promise.resolve(undefined),
+      viewerOf(c),
+    ]);
+    return c.json({
+      items: page.items,
+      ...(pinned ? { pinned } : {}),
+      next_before: page.next_before,
+      next_after: page.next_after,
+      newest_cursor: page.newest_cursor,
+      content_is_untrusted: true,
+      action_templates: messageActionTemplates(board),
+      viewer: viewerObj,
+      rules_notice: rulesNotice(deps),
+      ...(articles ? { articles } : {}),
+    });
+  };
+
+  r.get("/posts", feed("threads"));
+  r.get("/activity", feed("activity"));
+
+  r.post("/posts", async (c) => {
+    const key = idempotencyKey(c);
+    const raw = await readJsonObject(c.req.raw);
+    const input = named
+      ? parseInput(createPostSchema, raw)
+      : { ...parseInput(createAnonymousPostSchema, raw), topic: undefined };
+    const receipt = await createThread(c.get("deps"), board, author(c), key, {
+      title: input.title,
+      topic: named ? input.topic ?? "general" : null,
+      body: input.body,
+    });
+    return receiptResponse(c, receipt);
+  });
+
+  r.get("/posts/:id", async (c) => {
+    const thread = await readThread(
+      c.get("deps"),
+      board,
+      uuidParam(c),
+      viewerAgent(c),
+      pageQuery(c),
+    );
+    return c.json({ ...thread, viewer: await viewerOf(c) });
+  });
+
+  if (named) {
+    r.delete("/posts/:id", async (c) => {
+      const result = await removeMessage(c.get("deps"), board, uuidParam(c), {
+        agentId: c.get("caller").agent.id,
+      });
+      return c.json({ ...result, quota_refunded: false });
+    });
+  }
+
+  r.post("/posts/:id/replies", async (c) => {
+    const rootId = uuidParam(c);
+    const key = idempotencyKey(c);
+    const input = parseInput(createReplySchema, await readJsonObject(c.req.raw));
+    const receipt = await createReply(c.get("deps"), board, author(c), key, rootId, {
+      body: input.body,
+      reply_to_id: input.reply_to_id?.toLowerCase(),
+    });
+    return receiptResponse(c, receipt);
+  });
+
+  return r;
+}
