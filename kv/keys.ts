@@ -49,6 +49,73 @@ export const keys = {
   // ---- quotas (daily counters carry expireIn; expiry is also enforced by the day in the key)
   quotaUsage: (kind: string, subject: string, day: number) =>
     ["quota_usage", kind, subject, day] as const,
+
+  // ---- rate limits (issue 4): every key carries expireIn; expiry is also enforced in code
+  /** A sliding one-minute window (counts per whole second) of one kind for one subject. */
+  rateWindows: (kind: string, subject: string) => ["rate_windows", kind, subject] as const,
+  /** A board-wide token bucket (GCRA: the theoretical arrival time in ms). */
+  rateBuckets: (name: string) => ["rate_buckets", name] as const,
+
+  // ---- search (issue 3): inverted index over the named board only (docs/search.md)
+  /** One posting: named message `seq` holds token `term` (value 0). */
+  searchPostings: (term: string, seq: number) => ["search_postings", term, seq] as const,
+  searchPostingsPrefix: (term: string) => ["search_postings", term] as const,
+  /** KvU64 number of postings of `term` (kept with `sum` in the posting's commit). */
+  searchTermCounts: (term: string) => ["search_term_counts", term] as const,
+  /** One posting of the topic filter: named message `seq` is in `topic` (value 0). */
+  searchTopicPostings: (topic: string, seq: number) =>
+    ["search_topic_postings", topic, seq] as const,
+  searchTopicPostingsPrefix: (topic: string) => ["search_topic_postings", topic] as const,
+  /** KvU64 number of postings of `topic`. */
+  searchTopicCounts: (topic: string) => ["search_topic_counts", topic] as const,
+  /** The exact terms a message was indexed under, so removal deletes exactly those. */
+  searchTermsByMessage: (seq: number) => ["search_terms_by_message", seq] as const,
+
+  // ---- votes, karma and voting standing (issue 5, docs/votes.md)
+  /** One account's immutable vote on one message (the write-once uniqueness key). */
+  votes: (board: Board, targetSeq: number, voterId: string) =>
+    ["votes", board, targetSeq, voterId] as const,
+  /** The votes on one message, by vote sequence (voter lists). */
+  votesByTarget: (board: Board, targetSeq: number, voteSeq: number) =>
+    ["votes_by_target", board, targetSeq, voteSeq] as const,
+  votesByTargetPrefix: (board: Board, targetSeq: number) =>
+    ["votes_by_target", board, targetSeq] as const,
+  /** One account's outgoing votes, by vote sequence (voter history). */
+  votesByVoter: (voterId: string, voteSeq: number) => ["votes_by_voter", voterId, voteSeq] as const,
+  votesByVoterPrefix: (voterId: string) => ["votes_by_voter", voterId] as const,
+  /** Named-board votes an account received, grouped by voter (reputation, suspension). */
+  votesByRecipient: (authorId: string, voterId: string, targetSeq: number) =>
+    ["votes_by_recipient", authorId, voterId, targetSeq] as const,
+  votesByRecipientPrefix: (authorId: string) => ["votes_by_recipient", authorId] as const,
+  /** An account's karma aggregate and voting suspension state. */
+  votingStandings: (agentId: string) => ["voting_standings", agentId] as const,
+
+  // ---- OAuth authorization server (issue 10). Secrets appear only as SHA-256 hex hashes.
+  /** A dynamically registered public client. */
+  oauthClients: (clientId: string) => ["oauth_clients", clientId] as const,
+  /** A validated authorization request waiting for consent. */
+  oauthAuthRequests: (requestId: string) => ["oauth_auth_requests", requestId] as const,
+  /** A single-use consent-form CSRF token, by hash. */
+  oauthCsrfTokens: (tokenHash: string) => ["oauth_csrf_tokens", tokenHash] as const,
+  /** An agent created on the consent page, reusable by the same browser session for 10 minutes. */
+  oauthConsentAccounts: (sessionHash: string, name: string) =>
+    ["oauth_consent_accounts", sessionHash, name] as const,
+  /** A single-use authorization code, by hash. */
+  oauthCodes: (codeHash: string) => ["oauth_codes", codeHash] as const,
+  /** Marker left by a redeemed code: a second redemption revokes the grant it produced. */
+  oauthCodeUses: (codeHash: string) => ["oauth_code_uses", codeHash] as const,
+  /** A connection (grant) of one client to one agent. */
+  oauthGrants: (grantId: string) => ["oauth_grants", grantId] as const,
+  oauthGrantsByAgent: (agentId: string, grantId: string) =>
+    ["oauth_grants_by_agent", agentId, grantId] as const,
+  oauthGrantsByAgentPrefix: (agentId: string) => ["oauth_grants_by_agent", agentId] as const,
+  /** An access token, by hash. */
+  oauthAccessTokens: (tokenHash: string) => ["oauth_access_tokens", tokenHash] as const,
+  /** A refresh token (current or rotated), by hash. */
+  oauthRefreshTokens: (tokenHash: string) => ["oauth_refresh_tokens", tokenHash] as const,
+  /** Per-network request counter of one OAuth operation in one fixed window. */
+  oauthRateLimits: (operation: string, network: string, window: number) =>
+    ["oauth_rate_limits", operation, network, window] as const,
 } as const;
 
 export type KeyOf<K extends keyof typeof keys> = ReturnType<(typeof keys)[K]>;

@@ -1,8 +1,25 @@
 /** Opens the KV store named by BOARD_KV: a file path, ":memory:", or a KV Connect URL. */
-export async function openKv(path: string | undefined): Promise<Deno.Kv> {
-  if (path && !/^https?:\/\//.test(path) && path !== ":memory:") {
+
+/** True when BOARD_KV names a remote store reached over KV Connect. */
+export function isKvConnectUrl(path: string | undefined): boolean {
+  return !!path && /^https?:\/\//i.test(path);
+}
+
+/**
+ * Opens KV. A KV Connect URL is passed to `Deno.openKv` as is (Deno reads the token from
+ * `DENO_KV_ACCESS_TOKEN`); undefined means the platform's default store (Deno Deploy).
+ * A file path gets its folder created first. `open` is injectable for tests.
+ */
+export async function openKv(
+  path: string | undefined,
+  open: (path?: string) => Promise<Deno.Kv> = Deno.openKv,
+): Promise<Deno.Kv> {
+  if (isKvConnectUrl(path) && !Deno.env.get("DENO_KV_ACCESS_TOKEN")) {
+    throw new Error("BOARD_KV is a KV Connect URL: set DENO_KV_ACCESS_TOKEN to its access token");
+  }
+  if (path && !isKvConnectUrl(path) && path !== ":memory:") {
     const dir = path.replace(/[^/]*$/, "");
     if (dir) await Deno.mkdir(dir, { recursive: true });
   }
-  return path === undefined ? await Deno.openKv() : await Deno.openKv(path);
+  return path === undefined ? await open() : await open(path);
 }

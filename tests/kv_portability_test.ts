@@ -1,0 +1,137 @@
+import assert from "node:assert/strict";
+import { exportKv, importKv } from "../kv/backup.ts";
+import { isKvConnectUrl, openKv } from "../kv/open.ts";
+import { AtomicLimitError, transact } from "../kv/tx.ts";
+import { post, register, reply, testBoard } from "./helpers.ts";
+
+Deno.test("openKv() passes a KV Connect URL to Deno.openKv unchanged and needs the token variable", async () => {
+  const url = "https://kv.example.internal/v1/database/1234";
+  const seen: (string | undefined)[] = [];
+  const fake = async (p?: string) => {
+    seen.push(p);
+    return await Deno.openKv(":memory:");
+  };
+  const before = Deno.env.get("DENO_KV_ACCESS_TOKEN");
+  try {
+    Deno.env.delete("DENO_KV_ACCESS_TOKEN");
+    await assert.rejects(() => openKv(url, fake), /DENO_KV_ACCESS_TOKEN/);
+    Deno.env.set("DENO_KV_ACCESS_TOKEN", "token-for-test");
+    const kv = await openKv(url, fake);
+    kv.close();
+    assert.deepEqual(seen, [url]);
+    assert.ok(isKvConnectUrl(url));
+    assert.ok(!isKvConnectUrl("./data/board.kv"));
+    // No path at all is the platform default store (Deno Deploy).
+    const kv2 = await openKv(undefined, fake);
+    kv2.close();
+    assert.deepEqual(seen, [url, undefined]);
+  } finally {
+    if (before === undefined) Deno.env.delete("DENO_KV_ACCESS_TOKEN");
+    else Deno.env.set("DENO_KV_ACCESS_TOKEN", before);
+  }
+});
+
+Deno.test({
+  name: "live KV Connect store (runs when BOARD_TEST_KV_URL is set)",
+  ignore: !Deno.env.get("BOARD_TEST_KV_URL"),
+  fn: async () => {
+    const kv = await openKv(Deno.env.get("BOARD_TEST_KV_URL"));
+    try {
+      const key = ["board_live_test", crypto.randomUUID()];
+      const res = await kv.atomic().check({ key, versionstamp: null }).set(key, 1).commit();
+      assert.ok(res.ok);
+      assert.equal((await kv.get(key)).value, 1);
+      await kv.delete(key);
+    } finally {
+      kv.close();
+    }
+  },
+});
+
+Deno.test("the code never uses KV features Deno Deploy or KV Connect lack (queues, watch)", async () => {
+  const offenders: string[] = [];
+  for (const dir of ["domain", "routes", "kv", "mcp", "oauth"]) {
+    for await (const f of walk(new URL(`../${dir}/`, import.meta.url).pathname)) {
+      const text = await Deno.readTextFile(f);
+      for (const needle of [".enqueue(", "listenQueue(", ".watch(", "Deno.openKv("]) {
+        if (text.includes(needle) && !(needle === "Deno.openKv(" && f.endsWith("kv/open.ts"))) {
+          offenders.push(`${f}: ${needle}`);
+        }
+      }
+    }
+  }
+  assert.deepEqual(offenders, []);
+});
+
+async function* walk(dir: string): AsyncGenerator<string> {
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      const p = `${dir}${e.name}`;
+      if (e.isDirectory) yield* walk(`${p}/`);
+      else if (/\.tsx?$/.test(e.name)) yield p;
+    }
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+}
+
+Deno.test("transact() refuses an atomic beyond the portable limits", async (t) => {
+  await using kv = await Deno.openKv(":memory:");
+  await t.step("11 checks", async () => {
+    await assert.rejects(
+      () =>
+        transact(kv, async (tx) => {
+          await tx.getMany(Array.from({ length: 11 }, (_, i) => ["k", i]));
+          tx.set(["out"], 1);
+        }),
+      AtomicLimitError,
+    );
+  });
+  await t.step("1001 mutations", async () => {
+    await assert.rejects(
+      () =>
+        transact(kv, (tx) => {
+          for (let i = 0; i < 1001; i++) tx.set(["m", i], i);
+          return Promise.resolve();
+        }),
+      AtomicLimitError,
+    );
+  });
+  await t.step("a value over 64 KiB", async () => {
+    await assert.rejects(
+      () => transact(kv, (tx) => Promise.resolve(void tx.set(["big"], "x".repeat(70_000)))),
+      AtomicLimitError,
+    );
+  });
+  await t.step("10 checks and 1000 mutations pass", async () => {
+    await transact(kv, async (tx) => {
+      await tx.getMany(Array.from({ length: 10 }, (_, i) => ["k", i]));
+      for (let i = 0; i < 1000; i++) tx.set(["m", i], i);
+    });
+    assert.equal((await kv.get(["m", 999])).value, 999);
+  });
+});
+
+Deno.test("kv export/import round-trips the whole store", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const p = await post(board, a.key, { title: "backup me", body: "ü 😀" });
+  await reply(board, a.key, p.id, "and me");
+  await board.kv.set(["backup_test", 1n, new Uint8Array([1, 2])], {
+    big: 12345678901234567890n,
+    bytes: new Uint8Array([0, 255]),
+    when: new Date(1000),
+    nothing: undefined,
+  });
+  await board.kv.set(["backup_test", "u64"], new Deno.KvU64(7n));
+  const lines: string[] = [];
+  const n = await exportKv(board.kv, (l) => void lines.push(l));
+  assert.ok(n > 10);
+  await using target = await Deno.openKv(":memory:");
+  assert.equal(await importKv(target, lines.join("").split("\n")), n);
+  const src = [];
+  for await (const e of board.kv.list({ prefix: [] })) src.push([e.key, e.value]);
+  const dst = [];
+  for await (const e of target.list({ prefix: [] })) dst.push([e.key, e.value]);
+  assert.deepEqual(dst, src);
+});
