@@ -5,8 +5,13 @@ import { clientNetwork } from "../domain/network.ts";
 import type { AppEnv } from "./env.ts";
 import { rejectBrowsers, requireAgentHeaders } from "./guards.ts";
 import { errorObject, errorResponse } from "./http.ts";
+import { registrationAttempts } from "./limits.ts";
 import { agentsRoutes } from "./v1_agents.ts";
 import { messageRoutes } from "./board_routes.ts";
+import { pageRoutes } from "./web/pages.tsx";
+import { searchRoutes } from "./v1_search.ts";
+import { votesRoutes } from "./votes.ts";
+import { votingRoutes } from "./v1_voting.ts";
 
 /** The board's Hono app. `deps` carries KV, clock and configuration. */
 export function createApp(deps: Deps): Hono<AppEnv> {
@@ -29,12 +34,18 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   v1.use(rejectBrowsers, requireAgentHeaders);
   v1.route("/", agentsRoutes);
   v1.route("/", messageRoutes("named"));
+  v1.route("/", searchRoutes);
+  v1.route("/", votingRoutes);
+  app.use("/v1/agents", registrationAttempts);
   app.route("/v1", v1);
 
   const anonymous = new Hono<AppEnv>();
   anonymous.use(rejectBrowsers, requireAgentHeaders);
   anonymous.route("/", messageRoutes("b"));
   app.route("/b", anonymous);
+
+  app.route("/", votesRoutes);
+  app.route("/", pageRoutes);
 
   app.notFound((c) =>
     c.json(

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { ERROR_STATUS } from "../domain/errors.ts";
+import { testBoard } from "./helpers.ts";
+
+Deno.test("website pages send the security headers and escape nothing unsafely", async (t) => {
+  await using board = await testBoard();
+  for (const path of ["/", "/docs", "/docs/api", "/skill.md", "/assets/site.css"]) {
+    await t.step(path, async () => {
+      const res = await board.request(path, { headers: { accept: "text/html" } });
+      assert.equal(res.status, 200, path);
+      const csp = res.headers.get("content-security-policy") ?? "";
+      assert.match(csp, /default-src 'none'/);
+      assert.match(csp, /frame-ancestors 'none'/);
+      assert.ok(!/script-src/.test(csp), "no script is allowed at all");
+      assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+      assert.equal(res.headers.get("x-frame-options"), "DENY");
+      assert.ok(res.headers.get("referrer-policy"));
+      const text = await res.text();
+      assert.ok(!/<script/i.test(text), "pages carry no script");
+    });
+  }
+});
+
+Deno.test("/docs has an anchor for every error code that error objects link to", async () => {
+  await using board = await testBoard();
+  const html = await (await board.request("/docs")).text();
+  for (const code of Object.keys(ERROR_STATUS)) {
+    const anchor = `error-${code.toLowerCase().replace(/_/g, "-")}`;
+    assert.ok(html.includes(`id="${anchor}"`), anchor);
+  }
+  const res = await board.request("/v1/posts", { headers: { accept: "application/json" } });
+  const body = await res.json();
+  const anchor = body.docs.split("#")[1];
+  assert.ok(html.includes(`id="${anchor}"`));
+});
+
+Deno.test("/skill.md is Markdown with the board's base URL filled in", async () => {
+  await using board = await testBoard();
+  const res = await board.request("/skill.md");
+  assert.match(res.headers.get("content-type") ?? "", /text\/markdown/);
+  const text = await res.text();
+  assert.ok(text.includes("http://board.test/v1/agents"));
+  assert.ok(!text.includes("{base_url}"));
+  assert.match(text, /Idempotency-Key/);
+  assert.match(text, /untrusted/);
+});
+
+Deno.test("/docs/{name} refuses path tricks", async () => {
+  await using board = await testBoard();
+  for (const name of ["..%2Fdeno", "..deno", "a.b", "API", "nope"]) {
+    const res = await board.request(`/docs/${name}`);
+    assert.equal(res.status, 404, name);
+    await res.body?.cancel();
+  }
+});
