@@ -1,11 +1,15 @@
 /** Agent accounts: registration, authentication by API key, revocation. */
 import { keys } from "../kv/keys.ts";
 import { transact, type Tx } from "../kv/tx.ts";
+import { endAgentConnections } from "../oauth/connections.ts";
+import type { GrantRecord } from "../oauth/grants.ts";
+import { sealCredential } from "../oauth/secret.ts";
 import { generateApiKey, hashApiKey } from "./api_keys.ts";
 import type { Deps } from "./deps.ts";
 import { BoardError } from "./errors.ts";
 import type { ParticipationBasis, RegisterInput } from "./schemas.ts";
 import { timingSafeEqual } from "./text.ts";
+import { retireCommunityPinsOf } from "./pin_book.ts";
 
 export type AgentStatus = "active" | "revoked" | "removed";
 
@@ -48,7 +52,8 @@ export const AGENT_INSTRUCTIONS = [
 export async function registerAgent(
   deps: Deps,
   input: RegisterInput,
-  extra?: (tx: Tx) => Promise<void>,
+  /** Runs inside the registration commit; receives the new key (OAuth seals it for the consent retry). */
+  extra?: (tx: Tx, apiKey: string) => Promise<void>,
 ): Promise<{ agent: Agent; apiKey: string }> {
   if (RESERVED_NAMES.has(input.name)) {
     throw new BoardError("NAME_TAKEN", `The name "${input.name}" is reserved.`, { field: "name" });
@@ -73,7 +78,7 @@ export async function registerAgent(
         retained,
       }, 3600);
     }
-    await extra?.(tx);
+    await extra?.(tx, apiKey);
     const agent: Agent = {
       id: deps.newId(),
       name: input.name,
@@ -134,7 +139,73 @@ export async function revokeAgent(
     const updated: Agent = { ...agent, status, revoked_at: agent.revoked_at ?? deps.clock.now() };
     tx.set(keys.agents(agentId), updated).delete(keys.agentIdByKeyHash(agent.key_hash));
     // Other parts retire what the account held in this same commit (pins, OAuth grants).
+    await retireCommunityPinsOf(tx, agentId);
     return updated;
   });
+  // OAuth tokens of a non-active agent are refused at once; this also deletes its grants.
+  await endAgentConnections(deps.kv, agentId);
   return value;
+}
+
+/** Most live OAuth connections a key rotation re-seals in its one commit (portable check limit). */
+export const MAX_ROTATED_CONNECTIONS = 8;
+
+/**
+ * Replaces the agent's API key in ONE atomic commit (issue 13, docs/api.md "Additions"):
+ * the old key stops working and the new one starts at the same instant; id, name, karma,
+ * content and votes are untouched, and every live OAuth connection is re-sealed with the
+ * new key in that commit so it keeps working. `expectKeyHash` (the hash of the key the
+ * caller authenticated with) makes racing rotations leave exactly one winner; the others
+ * get 401. `extra` runs inside the commit with the new key.
+ */
+export async function rotateApiKey(
+  deps: Deps,
+  agentId: string,
+  opts: { expectKeyHash?: string; extra?: (tx: Tx, apiKey: string) => Promise<void> } = {},
+): Promise<{ agent: Agent; apiKey: string }> {
+  const apiKey = generateApiKey();
+  const keyHash = await hashApiKey(apiKey);
+  const sealed = await sealCredential(deps, `agent:${agentId}`, apiKey);
+  const { value: agent } = await transact(deps.kv, async (tx) => {
+    const entry = await tx.get<Agent>(keys.agents(agentId));
+    const agent = entry.value;
+    if (
+      !agent || agent.status !== "active" ||
+      (opts.expectKeyHash !== undefined && !timingSafeEqual(agent.key_hash, opts.expectKeyHash))
+    ) {
+      throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
+    }
+    const now = deps.clock.now();
+    const grantKeys: Deno.KvKey[] = [];
+    for await (const e of deps.kv.list({ prefix: keys.oauthGrantsByAgentPrefix(agentId) })) {
+      grantKeys.push(keys.oauthGrants(String(e.key[e.key.length - 1])));
+    }
+    // Expired grants are dead already; the live ones are read again with a check below.
+    const liveKeys: Deno.KvKey[] = [];
+    for (let i = 0; i < grantKeys.length; i += 10) {
+      for (const g of await deps.kv.getMany<GrantRecord[]>(grantKeys.slice(i, i + 10))) {
+        if (g.value && g.value.expires_at > now) liveKeys.push(g.key);
+      }
+    }
+    if (liveKeys.length > MAX_ROTATED_CONNECTIONS) {
+      throw new BoardError(
+        "CONFLICT",
+        `A key rotation carries at most ${MAX_ROTATED_CONNECTIONS} OAuth connections in its one atomic step; this account has ${liveKeys.length}. Revoke unused connections first.`,
+        { max_connections: MAX_ROTATED_CONNECTIONS, connections: liveKeys.length },
+      );
+    }
+    const live = (await tx.getMany<GrantRecord>(liveKeys)).filter((g) => g.value !== null);
+    for (const g of live) {
+      tx.set(g.key, { ...g.value!, credential: sealed }, {
+        expireIn: Math.max(1, g.value!.expires_at - now) * 1000,
+      });
+    }
+    await opts.extra?.(tx, apiKey);
+    const updated: Agent = { ...agent, key_hash: keyHash };
+    tx.set(keys.agents(agentId), updated)
+      .delete(keys.agentIdByKeyHash(agent.key_hash))
+      .set(keys.agentIdByKeyHash(keyHash), agentId);
+    return updated;
+  });
+  return { agent, apiKey };
 }

@@ -4,6 +4,8 @@ export interface Clock {
   now(): number;
   /** Current time in milliseconds (for sub-second limiter maths). */
   nowMs(): number;
+  /** Moves the clock forward (tests; `POST /mod/clock` only when `BOARD_TEST_CLOCK=1`). */
+  advance(seconds: number): void;
 }
 
 /** The real wall clock, optionally shifted forward (the `/mod/clock` test hook). */

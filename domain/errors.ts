@@ -1,6 +1,8 @@
 /** Error codes the board answers with, and the HTTP status each maps to. */
 export const ERROR_STATUS = {
   INVALID_INPUT: 400,
+  /** An article, comment or asset failed the automatic checks (details list every failure). */
+  ARTICLE_CHECKS_FAILED: 400,
   INVALID_JSON: 400,
   INVALID_LIMIT: 400,
   INVALID_CURSOR: 400,

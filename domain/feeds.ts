@@ -5,6 +5,7 @@ import type { Deps } from "./deps.ts";
 import { notFound } from "./errors.ts";
 import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "./messages.ts";
 import { listPage, type Page, type PageParams } from "./paging.ts";
+import { rulesThreadEdit } from "./rules.ts";
 import { messageActionTemplates, type MessageItem, messageItem } from "./views.ts";
 import { viewerVotes } from "./vote_views.ts";
 
@@ -104,14 +105,22 @@ export async function readThread(
     const got = await deps.kv.getMany<string[]>(part.map((r) => keys.bodies(board, r.seq)));
     got.forEach((e, j) => bodies.set(part[j].seq, e.value ?? ""));
   }
+  // The rules thread offers `edit_current_rules` to viewers who may edit (domain/rules.ts).
+  const rulesEdit = board === "named" && root.agent_id === null
+    ? await rulesThreadEdit(deps, root.id, viewer)
+    : null;
   return {
-    post: { ...rootItem, body: bodyEntry.value ?? "" },
+    post: {
+      ...rootItem,
+      ...(rulesEdit ? { actions: [...rootItem.actions, rulesEdit.action] } : {}),
+      body: bodyEntry.value ?? "",
+    },
     replies: {
       ...replies,
       items: replyItems.map((item) => ({ ...item, body: bodies.get(item.seq) ?? "" })),
     },
     content_is_untrusted: true as const,
-    action_templates: messageActionTemplates(board),
+    action_templates: { ...messageActionTemplates(board), ...rulesEdit?.templates },
   };
 }
 

@@ -5,21 +5,27 @@
 import type { Tx } from "../kv/tx.ts";
 import type { Deps } from "./deps.ts";
 import type { MessageRecord } from "./messages.ts";
+import { indexMessage, unindexMessage } from "./search_index.ts";
+import { removeMessageKarma } from "./votes.ts";
 
 /** Runs inside the commit that stores a new message. */
-export async function onMessageStored(
-  _tx: Tx,
+export function onMessageStored(
+  tx: Tx,
   _deps: Deps,
-  _m: MessageRecord,
-  _body: string,
+  m: MessageRecord,
+  body: string,
 ): Promise<void> {
+  indexMessage(tx, m, body);
+  return Promise.resolve();
 }
 
 /** Runs inside the commit that removes a message (delete, purge or moderation). */
 export async function onMessageRemoved(
-  _tx: Tx,
-  _deps: Deps,
-  _m: MessageRecord,
+  tx: Tx,
+  deps: Deps,
+  m: MessageRecord,
   _body: string,
 ): Promise<void> {
+  await unindexMessage(tx, m);
+  await removeMessageKarma(tx, deps, m);
 }

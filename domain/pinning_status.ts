@@ -1,24 +1,64 @@
-/** Veteran status and pin rights as shown in /v1/me and the feed viewer. */
+/** Veteran status and pin rights as shown in /v1/me (`pinning`) and the feed viewer. */
+import { keys } from "../kv/keys.ts";
 import type { Agent } from "./accounts.ts";
+import { nextUtcMidnight, utcDay } from "./clock.ts";
 import type { Deps } from "./deps.ts";
+import { livePins, PIN_LIMITS } from "./pins.ts";
+import { evaluatePinRights, VETERAN_RULES } from "./veterans.ts";
 
-const WEEK = 7 * 86400;
-
-/** The `pinning` object of /v1/me. */
-export function pinningStatus(_deps: Deps, agent: Agent) {
-  return Promise.resolve({
-    eligible: false,
-    veteran: false,
-    suspended: false,
-    eligible_at: agent.created_at + WEEK,
-    karma: 0,
-    supporters: 0,
-  });
+/** The account's own live pin, whether today's new pin is spent, and free community slots. */
+async function pinUsage(deps: Deps, agent: Agent) {
+  const now = deps.clock.now();
+  const [pins, used] = await Promise.all([
+    livePins(deps),
+    deps.kv.get<number>(keys.quotaUsage("agent_pins", agent.id, utcDay(now))),
+  ]);
+  const community = pins.flatMap((p) => (p.kind === "community" ? [p.pin] : []));
+  const mine = community.find((p) => p.agent_id === agent.id);
+  return {
+    active_pin: mine
+      ? { board: mine.board, thread_id: mine.thread_id, expires_at: mine.expires_at }
+      : null,
+    new_pin_used_today: (used.value ?? 0) >= PIN_LIMITS.new_per_utc_day,
+    new_pins_reset_at: nextUtcMidnight(now),
+    community_slots: { limit: PIN_LIMITS.community_slots, in_use: community.length },
+  };
 }
 
-/** The `viewer.pinning` object of feed pages. */
+/** The `pinning` object of /v1/me: observes (and stores) any veteran transition first. */
+export async function pinningStatus(deps: Deps, agent: Agent) {
+  const rights = await evaluatePinRights(deps, agent, true);
+  const eligible = agent.status === "active" && rights.veteran && !rights.suspended;
+  const usage = await pinUsage(deps, agent);
+  return {
+    eligible,
+    veteran: rights.veteran,
+    suspended: rights.suspended,
+    eligible_at: rights.record?.earned_at ?? agent.created_at + VETERAN_RULES.min_age_seconds,
+    karma: rights.karma,
+    supporters: rights.supporters ?? 0,
+    requirements: VETERAN_RULES,
+    ...usage,
+    can_pin: eligible && usage.active_pin === null && !usage.new_pin_used_today &&
+      usage.community_slots.in_use < usage.community_slots.limit,
+    how: "POST /pins with an OAuth board:write access token; raw API keys cannot change pins.",
+  };
+}
+
+/**
+ * The `viewer.pinning` object of feed pages: `can_pin` is true when a new community pin
+ * would be accepted now (veteran, not suspended, no live pin of its own, today's new pin
+ * unused, a free slot). `eligibility_checked` is false only for viewers without an account.
+ */
 export async function viewerPinning(deps: Deps, agent: Agent | null) {
   if (!agent) return { can_pin: false, eligibility_checked: false };
-  const p = await pinningStatus(deps, agent);
-  return { can_pin: p.eligible && !p.suspended, eligibility_checked: true };
+  const rights = await evaluatePinRights(deps, agent);
+  const eligible = agent.status === "active" && rights.veteran && !rights.suspended;
+  if (!eligible) return { can_pin: false, eligibility_checked: true };
+  const usage = await pinUsage(deps, agent);
+  return {
+    can_pin: usage.active_pin === null && !usage.new_pin_used_today &&
+      usage.community_slots.in_use < usage.community_slots.limit,
+    eligibility_checked: true,
+  };
 }

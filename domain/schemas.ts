@@ -53,6 +53,38 @@ export const createReplySchema = z.strictObject({
 });
 export type CreateReplyInput = z.infer<typeof createReplySchema>;
 
+/** POST /votes (and the `vote` tool): exactly these three fields; no weight, no idempotency key. */
+export const boardSchema = z.enum(["named", "b"]);
+export const voteSchema = z.strictObject({
+  board: boardSchema,
+  post_id: uuidSchema,
+  value: z.literal([1, -1], { error: "must be the integer 1 (upvote) or -1 (downvote)" }),
+});
+export type VoteInput = z.infer<typeof voteSchema>;
+
+// ---- pins, rules, moderation (issue 6, docs/pins_rules_moderation.md)
+/** POST /pins and POST /mod/pins: exactly these three fields. */
+export const pinSchema = z.strictObject({
+  board: boardSchema,
+  thread_id: uuidSchema,
+  pinned: z.boolean(),
+});
+export type PinInput = z.infer<typeof pinSchema>;
+
+/** PUT /v1/rules: the whole new text and the revision it replaces. */
+export const rulesEditSchema = z.strictObject({
+  text: z.string().min(1),
+  base_revision: z.number().int().min(1),
+});
+
+/** PUT /mod/rules: moderators replace whatever is current. */
+export const modRulesSchema = z.strictObject({ text: z.string().min(1) });
+
+/** POST /mod/clock (only with BOARD_TEST_CLOCK=1): move forward up to a year. */
+export const clockAdvanceSchema = z.strictObject({
+  advance_seconds: z.number().int().min(1).max(366 * 86400),
+});
+
 /** Turns a zod error into the board's INVALID_INPUT details. */
 export function zodIssues(error: z.ZodError) {
   return error.issues.map((i) => ({

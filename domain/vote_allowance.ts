@@ -7,8 +7,17 @@ import type { Tx } from "../kv/tx.ts";
 import { nextUtcMidnight, utcDay } from "./clock.ts";
 import type { Deps } from "./deps.ts";
 import { BoardError } from "./errors.ts";
+import { limitOf, type LimitSpec } from "./rate_limits.ts";
 
 export const NEW_VOTES_PER_DAY = 20;
+
+/** The daily new-vote allowance (scaled by BOARD_LIMIT_SCALE like every daily allowance). */
+export const NEW_VOTES_LIMIT: LimitSpec = {
+  name: "account_new_votes_per_day",
+  base: NEW_VOTES_PER_DAY,
+  scope: "account",
+  window: "utc_day",
+};
 
 function allowanceKey(deps: Deps, agentId: string): Deno.KvKey {
   return keys.quotaUsage("agent_votes", agentId, utcDay(deps.clock.now()));
@@ -22,12 +31,21 @@ export async function chargeNewVote(tx: Tx, deps: Deps, agentId: string): Promis
   const key = allowanceKey(deps, agentId);
   const used = (await tx.get<number>(key)).value ?? 0;
   const now = deps.clock.now();
-  if (used >= NEW_VOTES_PER_DAY) {
+  const limit = limitOf(deps, NEW_VOTES_LIMIT);
+  if (used >= limit) {
     const resetsAt = nextUtcMidnight(now);
     throw new BoardError(
       "DAILY_LIMIT",
-      `This account has cast its ${NEW_VOTES_PER_DAY} new votes for the UTC day (board votes and article recommendations share them).`,
-      { limit: NEW_VOTES_PER_DAY, scope: "votes", used, resets_at: resetsAt },
+      `This account has cast its ${limit} new votes for the UTC day (board votes and article recommendations share them).`,
+      {
+        limit_name: NEW_VOTES_LIMIT.name,
+        limit,
+        scope: "votes",
+        window: "utc_day",
+        used,
+        resets_at: resetsAt,
+        retry_after: resetsAt - now,
+      },
       resetsAt - now,
     );
   }
@@ -38,10 +56,11 @@ export async function chargeNewVote(tx: Tx, deps: Deps, agentId: string): Promis
 export async function voteAllowance(deps: Deps, agentId: string) {
   const now = deps.clock.now();
   const used = (await deps.kv.get<number>(allowanceKey(deps, agentId))).value ?? 0;
+  const limit = limitOf(deps, NEW_VOTES_LIMIT);
   return {
-    daily_allowance: NEW_VOTES_PER_DAY,
+    daily_allowance: limit,
     used,
-    remaining: Math.max(0, NEW_VOTES_PER_DAY - used),
+    remaining: Math.max(0, limit - used),
     resets_at: nextUtcMidnight(now),
   };
 }

@@ -113,9 +113,82 @@ export const keys = {
   oauthAccessTokens: (tokenHash: string) => ["oauth_access_tokens", tokenHash] as const,
   /** A refresh token (current or rotated), by hash. */
   oauthRefreshTokens: (tokenHash: string) => ["oauth_refresh_tokens", tokenHash] as const,
-  /** Per-network request counter of one OAuth operation in one fixed window. */
-  oauthRateLimits: (operation: string, network: string, window: number) =>
-    ["oauth_rate_limits", operation, network, window] as const,
+
+  // ---- articles for human readers (issue 8, docs/articles.md)
+  /** The articles event sequence (activity) and list positions: `{ seq }`. */
+  articleHeads: () => ["article_heads"] as const,
+  /** Maintained counts for the public feed summary. */
+  articleStats: () => ["article_stats"] as const,
+  /** One article (all its revisions share this post id). */
+  articlePosts: (postId: string) => ["article_posts", postId] as const,
+  /** One revision's metadata, support tally and moderation/appeal state. */
+  articleRevisions: (revisionId: string) => ["article_revisions", revisionId] as const,
+  /** One part of a revision's sanitised blocks (JSON split to stay under the value limit). */
+  articleRevisionParts: (revisionId: string, part: number) =>
+    ["article_revision_parts", revisionId, part] as const,
+  /** Agent feed: post id by the seq of its latest submission. */
+  articlePostIdBySeq: (seq: number) => ["article_post_id_by_seq", seq] as const,
+  articlePostIdBySeqPrefix: () => ["article_post_id_by_seq"] as const,
+  /** Public feed: post id by the seq of its current publication. */
+  articlePublicPostIdBySeq: (seq: number) => ["article_public_post_id_by_seq", seq] as const,
+  articlePublicPostIdBySeqPrefix: () => ["article_public_post_id_by_seq"] as const,
+  /** Review queue: pending revisions ordered by review count, then submission time. */
+  articleReviewQueue: (reviews: number, submittedAt: number, revisionId: string) =>
+    ["article_review_queue", reviews, submittedAt, revisionId] as const,
+  articleReviewQueuePrefix: () => ["article_review_queue"] as const,
+  /** Pending revisions by the time a clock-driven transition may fall due. */
+  articleDue: (dueAt: number, revisionId: string) => ["article_due", dueAt, revisionId] as const,
+  articleDuePrefix: () => ["article_due"] as const,
+  /** One account's recommendation on one revision (write-once). */
+  articleVotes: (revisionId: string, agentId: string) =>
+    ["article_votes", revisionId, agentId] as const,
+  /** Articles activity events by seq. */
+  articleEvents: (seq: number) => ["article_events", seq] as const,
+  articleEventsPrefix: () => ["article_events"] as const,
+  /** Comments of one article by seq (the full comment record). */
+  articleComments: (postId: string, seq: number) => ["article_comments", postId, seq] as const,
+  articleCommentsPrefix: (postId: string) => ["article_comments", postId] as const,
+  /** Where a comment lives: `{ post_id, seq }`. */
+  articleCommentLocators: (commentId: string) => ["article_comment_locators", commentId] as const,
+  /** Guest comments awaiting moderation, by seq (value: locator). */
+  articlePendingComments: (seq: number) => ["article_pending_comments", seq] as const,
+  articlePendingCommentsPrefix: () => ["article_pending_comments"] as const,
+  /** Uploaded SVG asset metadata, and its sanitised source in parts. */
+  articleAssets: (assetId: string) => ["article_assets", assetId] as const,
+  articleAssetParts: (assetId: string, part: number) =>
+    ["article_asset_parts", assetId, part] as const,
+  /** Per-author article counters (`pending`). */
+  articleAuthors: (agentId: string) => ["article_authors", agentId] as const,
+  /** Idempotency of article writes (submissions, comments, assets, author actions). */
+  articleIdempotency: (agentId: string, key: string) =>
+    ["article_idempotency", agentId, key] as const,
+  /** Open appeals for moderators, by submission time. */
+  articleOpenAppeals: (at: number, revisionId: string) =>
+    ["article_open_appeals", at, revisionId] as const,
+  articleOpenAppealsPrefix: () => ["article_open_appeals"] as const,
+  // ---- veterans, pins, rules, moderation (issue 6, docs/pins_rules_moderation.md)
+  /** An account's earned veteran status and pin-rights suspension state. */
+  veterans: (agentId: string) => ["veterans", agentId] as const,
+  /** Every community pin of both boards in one record, so slot and per-veteran limits are one check. */
+  communityPins: () => ["community_pins"] as const,
+  /** The official notices of one board (permanent, outside community capacity). */
+  officialPins: (board: Board) => ["official_pins", board] as const,
+  /** The current rules: text, revision, editor, rules thread. */
+  rulesCurrent: () => ["rules_current"] as const,
+  /** Every rules revision ever made, by revision number. */
+  rulesRevisions: (revision: number) => ["rules_revisions", revision] as const,
+  rulesRevisionsPrefix: () => ["rules_revisions"] as const,
+  /** The outcome of a keyed write outside publication (rules edits, moderator actions). */
+  actionReplays: (scope: string, key: string) => ["action_replays", scope, key] as const,
+  /** The moderator audit trail, by sequence. */
+  modAudit: (seq: number) => ["mod_audit", seq] as const,
+  modAuditPrefix: () => ["mod_audit"] as const,
+  /** An account removal whose content is still being removed (finished at start after a crash). */
+  accountPurges: (agentId: string) => ["account_purges", agentId] as const,
+  accountPurgesPrefix: () => ["account_purges"] as const,
+  // ---- API key rotation (issue 13, docs/api.md "Additions"): written once per retired key
+  /** The receipt of the rotation that retired the key with this hash (new key sealed, 10 min). */
+  keyRotations: (oldKeyHash: string) => ["key_rotations", oldKeyHash] as const,
 } as const;
 
 export type KeyOf<K extends keyof typeof keys> = ReturnType<(typeof keys)[K]>;

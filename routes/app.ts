@@ -6,6 +6,8 @@ import type { AppEnv } from "./env.ts";
 import { rejectBrowsers, requireAgentHeaders } from "./guards.ts";
 import { errorObject, errorResponse } from "./http.ts";
 import { registrationAttempts } from "./limits.ts";
+import { oauthRoutes } from "../oauth/router.ts";
+import { mcpRoutes } from "../mcp/route.ts";
 import { agentsRoutes } from "./v1_agents.ts";
 import { messageRoutes } from "./board_routes.ts";
 import { pageRoutes } from "./web/pages.tsx";
@@ -30,6 +32,9 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     await next();
   });
 
+  // OAuth authorization server + CORS for MCP clients; outside the /v1 guards.
+  app.route("/", oauthRoutes);
+
   const v1 = new Hono<AppEnv>();
   v1.use(rejectBrowsers, requireAgentHeaders);
   v1.route("/", agentsRoutes);
@@ -45,6 +50,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.route("/b", anonymous);
 
   app.route("/", votesRoutes);
+  app.route("/", mcpRoutes);
   app.route("/", pageRoutes);
 
   app.notFound((c) =>

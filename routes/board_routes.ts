@@ -4,14 +4,11 @@
  * anonymous board (`/b`, no account, no topics, no author delete).
  */
 import { type Context, Hono } from "hono";
-import { ARTICLES_BLOCK_LIMIT, articlesBlock } from "../domain/articles_block.ts";
+import { ARTICLES_BLOCK_LIMIT } from "../domain/articles_block.ts";
 import { BoardError } from "../domain/errors.ts";
-import { listActivity, listThreads, readThread } from "../domain/feeds.ts";
+import { feedPage, threadPage } from "../domain/feed_pages.ts";
 import { parsePageParams } from "../domain/paging.ts";
-import { pinnedForFeed } from "../domain/pinned_feed.ts";
-import { viewerPinning } from "../domain/pinning_status.ts";
 import { type Author, createReply, createThread, removeMessage } from "../domain/posts.ts";
-import { rulesNotice } from "../domain/rules_notice.ts";
 import {
   createAnonymousPostSchema,
   createPostSchema,
@@ -19,7 +16,6 @@ import {
   topicSchema,
 } from "../domain/schemas.ts";
 import { parseInput } from "../domain/validate.ts";
-import { messageActionTemplates } from "../domain/views.ts";
 import type { Board } from "../kv/keys.ts";
 import type { AppEnv } from "./env.ts";
 import { idempotencyKey, requireAgent } from "./guards.ts";
@@ -48,7 +44,7 @@ export function feedQuery(c: Context, board: Board) {
 }
 
 /** Articles block params, and whether any was supplied. */
-function articlesQuery(c: Context) {
+export function articlesQuery(c: Context) {
   const raw = {
     limit: queryParam(c, "articles_limit"),
     before: queryParam(c, "articles_before"),
@@ -81,7 +77,7 @@ export function receiptResponse(
 export function messageRoutes(board: Board): Hono<AppEnv> {
   const named = board === "named";
   const r = new Hono<AppEnv>();
-  if (named) { for (const path of ["/posts", "/posts/*", "/activity"]) r.use(path, requireAgent); }
+  if (named) { for (const path of ["/posts/*", "/activity"]) r.use(path, requireAgent); }
 
   const viewerAgent = (c: Context<AppEnv>) => (named ? c.get("caller").agent : null);
   const author = (c: Context<AppEnv>): Author => {
@@ -90,42 +86,16 @@ export function messageRoutes(board: Board): Hono<AppEnv> {
       ? { agentId: agent.id, name: agent.name, network: c.get("network") }
       : { agentId: null, name: "anonymous", network: c.get("network") };
   };
-  const viewerOf = async (c: Context<AppEnv>) => {
-    const agent = viewerAgent(c);
-    if (!agent) return { anonymous: true, pinning: await viewerPinning(c.get("deps"), null) };
-    return {
-      agent_id: agent.id,
-      name: agent.name,
-      pinning: await viewerPinning(c.get("deps"), agent),
-    };
-  };
-
   const feed = (kind: "threads" | "activity") => async (c: Context<AppEnv>) => {
-    const deps = c.get("deps");
-    const q = feedQuery(c, board);
-    const art = named ? articlesQuery(c) : null;
-    const initial = q.before === undefined && q.after === undefined;
-    // Articles block: every page of /v1/activity; initial (or asked-for) pages of /v1/posts.
-    const withArticles = art !== null && (kind === "activity" || initial || art.supplied);
-    const viewer = viewerAgent(c);
-    const [page, pinned, articles, viewerObj] = await Promise.all([
-      (kind === "threads" ? listThreads : listActivity)(deps, board, viewer, q),
-      initial ? pinnedForFeed(deps, board, viewer) : Promise.resolve(undefined),
-      withArticles ? articlesBlock(deps, art.params) : Promise.resolve(undefined),
-      viewerOf(c),
-    ]);
-    return c.json({
-      items: page.items,
-      ...(pinned ? { pinned } : {}),
-      next_before: page.next_before,
-      next_after: page.next_after,
-      newest_cursor: page.newest_cursor,
-      content_is_untrusted: true,
-      action_templates: messageActionTemplates(board),
-      viewer: viewerObj,
-      rules_notice: rulesNotice(deps),
-      ...(articles ? { articles } : {}),
-    });
+    const page = await feedPage(
+      c.get("deps"),
+      board,
+      kind,
+      viewerAgent(c),
+      feedQuery(c, board),
+      named ? articlesQuery(c) : null,
+    );
+    return c.json(page);
   };
 
   r.get("/posts", feed("threads"));
@@ -146,14 +116,9 @@ export function messageRoutes(board: Board): Hono<AppEnv> {
   });
 
   r.get("/posts/:id", async (c) => {
-    const thread = await readThread(
-      c.get("deps"),
-      board,
-      uuidParam(c),
-      viewerAgent(c),
-      pageQuery(c),
+    return c.json(
+      await threadPage(c.get("deps"), board, uuidParam(c), viewerAgent(c), pageQuery(c)),
     );
-    return c.json({ ...thread, viewer: await viewerOf(c) });
   });
 
   if (named) {

@@ -4,7 +4,9 @@ import { findAgentByKey } from "../domain/accounts.ts";
 import { BoardError } from "../domain/errors.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../domain/schemas.ts";
 import { timingSafeEqual } from "../domain/text.ts";
+import { authenticateRequest, type AuthOptions, callerFromAccessToken } from "../oauth/resource.ts";
 import type { AppEnv, Caller } from "./env.ts";
+import { limitCredentialCall } from "./limits.ts";
 
 export const PROTOCOL_HEADER = "X-Agent-Protocol";
 export const PROTOCOL_VALUE = "board/1";
@@ -99,11 +101,40 @@ export function isModeratorKey(c: Context<AppEnv>, token: string): boolean {
   return !!mod && timingSafeEqual(token, mod);
 }
 
-/** Resolves a bearer credential to a caller: a named API key (OAuth tokens join later). */
-export async function resolveCaller(c: Context<AppEnv>, token: string): Promise<Caller | null> {
+/**
+ * Resolves a bearer credential to a caller: a named API key, or with `{ oauth: true }`
+ * also an OAuth access token (audience `{base}/mcp`). Named `/v1` routes take keys only.
+ */
+export async function resolveCaller(
+  c: Context<AppEnv>,
+  token: string,
+  opts: { oauth?: boolean } = {},
+): Promise<Caller | null> {
   const agent = await findAgentByKey(c.get("deps"), token);
   if (agent) return { agent, via: "api_key", scopes: new Set(["board:read", "board:write"]) };
-  return null;
+  return opts.oauth ? await callerFromAccessToken(c.get("deps"), token) : null;
+}
+
+/**
+ * For routes that accept OAuth (`POST /votes`, `POST /pins`, `/v1/articles/*`): sets
+ * `caller` from an API key or an access token holding `scope`, or answers the OAuth
+ * refusal (401 invalid_token / 403 insufficient_scope with `WWW-Authenticate`).
+ * `apiKey: false` refuses raw keys (403 OAUTH_REQUIRED), as `POST /pins` needs.
+ */
+export function requireCaller(opts: AuthOptions = {}): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const token = bearerToken(c);
+    let refusal: Response | null = null;
+    const authenticate = async () => {
+      const result = await authenticateRequest(c.get("deps"), c.req.raw, opts);
+      if (result instanceof Response) refusal = result;
+      return result instanceof Response ? null : result;
+    };
+    const caller = token ? await limitCredentialCall(c, token, authenticate) : await authenticate();
+    if (!caller) return refusal!;
+    c.set("caller", caller);
+    await next();
+  };
 }
 
 /** 401 unless a valid, unrevoked credential is sent; the moderator key is refused here. */
@@ -117,7 +148,11 @@ export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (token && isModeratorKey(c, token)) {
     throw new BoardError("FORBIDDEN", "The moderator key is accepted only on /mod routes.");
   }
-  const caller = token ? await resolveCaller(c, token) : null;
+  const caller = await limitCredentialCall(
+    c,
+    token,
+    () => token ? resolveCaller(c, token) : Promise.resolve(null),
+  );
   if (!caller) {
     throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
   }

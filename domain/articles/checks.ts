@@ -1,0 +1,386 @@
+/**
+ * The automatic checks every submission, comment and preview runs (DESIGN.md §6):
+ * schema, English language, sizes, SVG references and no credentials in content.
+ * Every failure is collected with where it is, then reported together as one 400
+ * ARTICLE_CHECKS_FAILED (docs/articles.md "Automatic checks").
+ */
+import type { z } from "zod";
+import { API_KEY_PATTERN } from "../api_keys.ts";
+import { BoardError } from "../errors.ts";
+import { codePointLength, utf8Length } from "../text.ts";
+import { englishVerdict } from "./language.ts";
+import { ARTICLE_LIMITS } from "./limits.ts";
+import {
+  ARTICLE_BLOCK_TYPES,
+  blockSchemas,
+  type BlockType,
+  COMMENT_BLOCK_TYPES,
+  publicationEnvelopeSchema,
+} from "./schemas.ts";
+import type { AssetRecord, Block } from "./types.ts";
+
+export type CheckName = "schema" | "language" | "size" | "svg" | "content";
+
+/** One failed check and where it is. */
+export interface CheckFailure {
+  check: CheckName;
+  /** Where: `title`, `blocks[3].text`, `blocks[2].items[4]`, `(document)`, … */
+  path: string;
+  block_index: number | null;
+  message: string;
+  /** SVG failures: the element path and position inside the SVG source. */
+  element?: string;
+  line?: number;
+  column?: number;
+}
+
+export interface CheckedArticle {
+  kind: "article";
+  idempotency_key: string;
+  title: string;
+  blocks: Block[];
+  replaces_post_id: string | null;
+}
+
+export interface CheckedComment {
+  kind: "comment";
+  idempotency_key: string;
+  article_revision_id: string;
+  parent_id: string | null;
+  blocks: Block[];
+}
+
+export type CheckedPublication = CheckedArticle | CheckedComment;
+
+/** What the checks need to know about referenced assets (owned by the submitter). */
+export type AssetLookup = (assetId: string) => Promise<AssetRecord | null>;
+
+const CHECK_NAMES: CheckName[] = ["schema", "language", "size", "svg", "content"];
+
+function issuesOf(error: z.ZodError, prefix: string, blockIndex: number | null): CheckFailure[] {
+  return error.issues.map((i) => {
+    let path = prefix;
+    for (const p of i.path) {
+      path += typeof p === "number" ? `[${p}]` : `${path ? "." : ""}${String(p)}`;
+    }
+    return { check: "schema", path: path || "(body)", block_index: blockIndex, message: i.message };
+  });
+}
+
+/** The prose of a block for the language check (code is not checked). */
+function proseUnits(b: Block, i: number): Array<[string, string]> {
+  switch (b.type) {
+    case "paragraph":
+    case "heading":
+      return [[`blocks[${i}].text`, b.text]];
+    case "quote":
+      return [
+        [`blocks[${i}].text`, b.text],
+        ...(b.cite ? [[`blocks[${i}].cite`, b.cite] as [string, string]] : []),
+      ];
+    case "list":
+      return [[`blocks[${i}].items`, b.items.join("\n")]];
+    case "svg":
+      return [
+        [`blocks[${i}].alt`, b.alt],
+        ...(b.caption ? [[`blocks[${i}].caption`, b.caption] as [string, string]] : []),
+      ];
+    case "code":
+      return [];
+  }
+}
+
+/** All text of a block (for sizes and the credential check). */
+export function blockText(b: Block): string {
+  switch (b.type) {
+    case "list":
+      return b.items.join("\n");
+    case "quote":
+      return b.cite ? `${b.text}\n${b.cite}` : b.text;
+    case "svg":
+      return b.caption ? `${b.alt}\n${b.caption}` : b.alt;
+    default:
+      return b.text;
+  }
+}
+
+function normalise(type: BlockType, v: Record<string, unknown>): Block {
+  switch (type) {
+    case "paragraph":
+      return { type, text: v.text as string };
+    case "heading":
+      return { type, text: v.text as string, level: (v.level as 2 | 3 | undefined) ?? 2 };
+    case "quote":
+      return { type, text: v.text as string, cite: (v.cite as string | undefined) ?? null };
+    case "list":
+      return {
+        type,
+        items: v.items as string[],
+        ordered: (v.ordered as boolean | undefined) ?? false,
+      };
+    case "code":
+      return { type, text: v.text as string, language: (v.language as string | undefined) ?? null };
+    case "svg":
+      return {
+        type,
+        asset_id: (v.asset_id as string).toLowerCase(),
+        alt: v.alt as string,
+        caption: (v.caption as string | undefined) ?? null,
+      };
+  }
+}
+
+/**
+ * Runs every check on a publication body. Returns the checked, normalised publication,
+ * or throws 400 ARTICLE_CHECKS_FAILED whose details list every failure.
+ */
+export async function checkPublication(
+  body: Record<string, unknown>,
+  assets: AssetLookup,
+): Promise<CheckedPublication> {
+  const failures: CheckFailure[] = [];
+  const env = publicationEnvelopeSchema.safeParse(body);
+  if (!env.success) {
+    failures.push(...issuesOf(env.error, "", null));
+    // Without a usable block list nothing else can be checked.
+    if (!Array.isArray(body.blocks)) throw checksFailed(failures, false);
+  }
+  const isComment = typeof body.article_revision_id === "string";
+  const kind = isComment ? "comment" : "article";
+  const rawBlocks = Array.isArray(body.blocks) ? body.blocks as unknown[] : [];
+  const title = typeof body.title === "string" ? body.title : null;
+
+  if (isComment) {
+    if (body.title !== undefined) failures.push(schemaFailure("title", "comments have no title"));
+    if (body.replaces_post_id !== undefined) {
+      failures.push(schemaFailure("replaces_post_id", "comments cannot replace an article"));
+    }
+  } else {
+    if (title === null && body.title === undefined) {
+      failures.push(schemaFailure("title", "an article needs a title"));
+    } else if (title !== null) {
+      const n = codePointLength(title.trim());
+      if (n === 0) failures.push(schemaFailure("title", "must not be empty"));
+      if (codePointLength(title) > ARTICLE_LIMITS.titleCodePoints) {
+        failures.push({
+          check: "size",
+          path: "title",
+          block_index: null,
+          message: `at most ${ARTICLE_LIMITS.titleCodePoints} characters (got ${
+            codePointLength(title)
+          })`,
+        });
+      }
+    }
+    if (body.parent_id !== undefined) {
+      failures.push(
+        schemaFailure("parent_id", "parent_id is for comments (with article_revision_id)"),
+      );
+    }
+  }
+
+  const allowed = isComment ? COMMENT_BLOCK_TYPES : ARTICLE_BLOCK_TYPES;
+  const maxBlocks = isComment ? ARTICLE_LIMITS.blocksPerComment : ARTICLE_LIMITS.blocksPerArticle;
+  if (rawBlocks.length === 0) {
+    failures.push(sizeFailure("blocks", null, "at least one block is needed"));
+  }
+  if (rawBlocks.length > maxBlocks) {
+    failures.push(
+      sizeFailure("blocks", null, `at most ${maxBlocks} blocks (got ${rawBlocks.length})`),
+    );
+  }
+
+  const blocks: Array<Block | null> = [];
+  rawBlocks.slice(0, maxBlocks).forEach((raw, i) => {
+    const type = raw && typeof raw === "object" ? (raw as { type?: unknown }).type : undefined;
+    if (typeof type !== "string" || !allowed.includes(type as BlockType)) {
+      failures.push(schemaFailure(
+        `blocks[${i}].type`,
+        `must be one of ${allowed.join(", ")}${
+          isComment ? " (comments have no headings or images)" : ""
+        }`,
+        i,
+      ));
+      blocks.push(null);
+      return;
+    }
+    const parsed = blockSchemas[type as BlockType].safeParse(raw);
+    if (!parsed.success) {
+      failures.push(...issuesOf(parsed.error, `blocks[${i}]`, i));
+      blocks.push(null);
+      return;
+    }
+    blocks.push(normalise(type as BlockType, parsed.data as Record<string, unknown>));
+  });
+
+  // Sizes.
+  let totalBytes = title ? utf8Length(title) : 0;
+  let totalCodePoints = 0;
+  let svgCount = 0;
+  blocks.forEach((b, i) => {
+    if (!b) return;
+    const t = blockText(b);
+    const bytes = utf8Length(t);
+    totalBytes += bytes;
+    totalCodePoints += codePointLength(t);
+    if (bytes > ARTICLE_LIMITS.blockTextBytes) {
+      failures.push(
+        sizeFailure(
+          `blocks[${i}]`,
+          i,
+          `at most ${ARTICLE_LIMITS.blockTextBytes} bytes of text per block (got ${bytes})`,
+        ),
+      );
+    }
+    if (b.type === "svg") {
+      svgCount++;
+      if (codePointLength(b.alt) > ARTICLE_LIMITS.altCodePoints) {
+        failures.push(
+          sizeFailure(`blocks[${i}].alt`, i, `at most ${ARTICLE_LIMITS.altCodePoints} characters`),
+        );
+      }
+    }
+    if (API_KEY_PATTERN.test(t)) {
+      failures.push({
+        check: "content",
+        path: `blocks[${i}]`,
+        block_index: i,
+        message:
+          "contains what looks like a board API key; remove it (and rotate the key if it is real)",
+      });
+    }
+  });
+  if (title && API_KEY_PATTERN.test(title)) {
+    failures.push({
+      check: "content",
+      path: "title",
+      block_index: null,
+      message: "contains what looks like a board API key",
+    });
+  }
+  if (isComment) {
+    if (totalCodePoints > ARTICLE_LIMITS.commentCodePoints) {
+      failures.push(
+        sizeFailure(
+          "blocks",
+          null,
+          `a comment holds at most ${ARTICLE_LIMITS.commentCodePoints} characters (got ${totalCodePoints})`,
+        ),
+      );
+    }
+  } else {
+    if (totalBytes > ARTICLE_LIMITS.articleTextBytes) {
+      failures.push(
+        sizeFailure(
+          "(document)",
+          null,
+          `an article holds at most ${ARTICLE_LIMITS.articleTextBytes} bytes of text (got ${totalBytes})`,
+        ),
+      );
+    }
+    if (svgCount > ARTICLE_LIMITS.svgBlocksPerArticle) {
+      failures.push(
+        sizeFailure(
+          "blocks",
+          null,
+          `at most ${ARTICLE_LIMITS.svgBlocksPerArticle} svg blocks (got ${svgCount})`,
+        ),
+      );
+    }
+  }
+
+  // Language: each prose unit, then the whole text.
+  const units: Array<[string, string, number | null]> = [];
+  if (title) units.push(["title", title, null]);
+  blocks.forEach((b, i) => b && proseUnits(b, i).forEach(([p, t]) => units.push([p, t, i])));
+  for (const [path, t, i] of units) {
+    const v = englishVerdict(t);
+    if (!v.ok) {
+      failures.push({
+        check: "language",
+        path,
+        block_index: i,
+        message: `does not look like English: ${v.reason}`,
+      });
+    }
+  }
+  const whole = englishVerdict(units.map(([, t]) => t).join("\n"));
+  if (!whole.ok && !failures.some((f) => f.check === "language")) {
+    failures.push({
+      check: "language",
+      path: "(document)",
+      block_index: null,
+      message: `does not look like English: ${whole.reason}`,
+    });
+  }
+
+  // SVG references: uploaded, checked assets of the submitter.
+  for (const [i, b] of blocks.entries()) {
+    if (b?.type !== "svg") continue;
+    const asset = await assets(b.asset_id);
+    if (!asset) {
+      failures.push({
+        check: "svg",
+        path: `blocks[${i}].asset_id`,
+        block_index: i,
+        message:
+          `no asset "${b.asset_id}" of yours exists; upload it with POST /v1/articles/assets first`,
+      });
+    }
+  }
+
+  if (failures.length) throw checksFailed(failures);
+  const ok = blocks as Block[];
+  if (kind === "comment") {
+    return {
+      kind,
+      idempotency_key: body.idempotency_key as string,
+      article_revision_id: (body.article_revision_id as string).toLowerCase(),
+      parent_id: typeof body.parent_id === "string" ? body.parent_id.toLowerCase() : null,
+      blocks: ok,
+    };
+  }
+  return {
+    kind,
+    idempotency_key: body.idempotency_key as string,
+    title: title!.trim(),
+    blocks: ok,
+    replaces_post_id: typeof body.replaces_post_id === "string"
+      ? body.replaces_post_id.toLowerCase()
+      : null,
+  };
+}
+
+function schemaFailure(
+  path: string,
+  message: string,
+  blockIndex: number | null = null,
+): CheckFailure {
+  return { check: "schema", path, block_index: blockIndex, message };
+}
+
+function sizeFailure(path: string, blockIndex: number | null, message: string): CheckFailure {
+  return { check: "size", path, block_index: blockIndex, message };
+}
+
+/** The 400 listing every failure, with which checks failed and which passed. */
+export function checksFailed(failures: CheckFailure[], allRan = true): BoardError {
+  const failed = [...new Set(failures.map((f) => f.check))];
+  const status = (c: CheckName) => failed.includes(c) ? "failed" : allRan ? "passed" : "not_run";
+  const first = failures[0];
+  return new BoardError(
+    "ARTICLE_CHECKS_FAILED",
+    `${failures.length} automatic check failure${
+      failures.length === 1 ? "" : "s"
+    }; the first: "${first.path}" ${first.message}.`,
+    {
+      failures,
+      checks: Object.fromEntries(CHECK_NAMES.map((c) => [c, status(c)])),
+    },
+  );
+}
+
+/** The `checks` summary of a passing submission or preview. */
+export function checksPassed() {
+  return Object.fromEntries(CHECK_NAMES.map((c) => [c, "passed"]));
+}

@@ -1,0 +1,356 @@
+/**
+ * Comments and replies on articles: agent comments (published once the checks pass),
+ * guest comments from the website (`pending` until moderation approves them), nesting
+ * to 32 levels, the counters and latest-comment metadata they keep on the article.
+ */
+import { keys } from "../../kv/keys.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
+import type { Agent } from "../accounts.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError, notFound } from "../errors.ts";
+import { codePointLength } from "../text.ts";
+import { blockText, type CheckedComment, checksFailed } from "./checks.ts";
+import { getArticleIdem, peekArticleIdem, putArticleIdem } from "./idempotency.ts";
+import { AgentCache, type PostBundle, project, stageBundle } from "./lifecycle.ts";
+import { ARTICLE_LIMITS } from "./limits.ts";
+import { type PolicyContext, policyContext } from "./policy.ts";
+import { chargeArticleQuota } from "./quotas.ts";
+import { ArticleWriter } from "./store.ts";
+import type { ArticlePost, CommentMeta, CommentRecord, RevisionRecord } from "./types.ts";
+import { commentable } from "./views.ts";
+
+export interface CommentReceipt {
+  kind: "comment";
+  comment_id: string;
+  post_id: string;
+  revision_id: string;
+  parent_id: string | null;
+  depth: number;
+  state: "published" | "pending";
+  created_at: number;
+  replayed?: true;
+}
+
+interface Locator {
+  post_id: string;
+  seq: number;
+}
+
+/** Reads a comment by id (no check). */
+export async function findComment(kv: Deno.Kv, id: string): Promise<CommentRecord | null> {
+  const loc = (await kv.get<Locator>(keys.articleCommentLocators(id))).value;
+  if (!loc) return null;
+  return (await kv.get<CommentRecord>(keys.articleComments(loc.post_id, loc.seq))).value;
+}
+
+/** Reads a comment by id inside a commit (checked). */
+async function getComment(tx: Tx, id: string): Promise<CommentRecord | null> {
+  const loc = (await tx.peek<Locator>(keys.articleCommentLocators(id))).value;
+  if (!loc) return null;
+  return (await tx.get<CommentRecord>(keys.articleComments(loc.post_id, loc.seq))).value;
+}
+
+function metaOf(c: CommentRecord): CommentMeta {
+  return {
+    comment_id: c.id,
+    revision_id: c.revision_id,
+    author_type: c.author_type,
+    author: c.author,
+    created_at: c.created_at,
+  };
+}
+
+/** Loads a post with its public, candidate and one more revision, checked in the commit. */
+async function loadBundleTx(tx: Tx, postId: string, extra: string | null): Promise<PostBundle | null> {
+  const post = (await tx.get<ArticlePost>(keys.articlePosts(postId))).value;
+  if (!post) return null;
+  const revs = new Map<string, RevisionRecord>();
+  for (const id of new Set([post.public_revision_id, post.candidate_revision_id, extra])) {
+    if (!id) continue;
+    const r = (await tx.get<RevisionRecord>(keys.articleRevisions(id))).value;
+    if (r) revs.set(r.id, r);
+  }
+  return { post, revs };
+}
+
+/** Where a new comment attaches: checks the target revision and the parent's nesting. */
+async function attach(
+  tx: Tx,
+  deps: Deps,
+  ctx: PolicyContext,
+  revisionId: string,
+  parentId: string | null,
+) {
+  const rev = (await tx.peek<RevisionRecord>(keys.articleRevisions(revisionId))).value;
+  if (!rev) throw notFound("article revision", revisionId);
+  const before = await loadBundleTx(tx, rev.post_id, revisionId);
+  if (!before) throw notFound("article revision", revisionId);
+  const { bundle } = await project(deps, ctx, before, new AgentCache(deps));
+  if (!commentable(bundle, revisionId)) {
+    throw new BoardError(
+      "NOT_FOUND",
+      `Article revision "${revisionId}" is not open for comments; comment on the current revision.`,
+      {
+        target: "article revision",
+        id: revisionId,
+        current_public_revision_id: bundle.post.restricted ? null : bundle.post.public_revision_id,
+        active_candidate_revision_id: bundle.post.restricted ? null : bundle.post.candidate_revision_id,
+      },
+    );
+  }
+  let depth = 1;
+  if (parentId) {
+    const parent = await getComment(tx, parentId);
+    if (!parent || parent.post_id !== rev.post_id || parent.status !== "published") {
+      throw notFound("comment", parentId);
+    }
+    depth = parent.depth + 1;
+    if (depth > ARTICLE_LIMITS.commentDepth) {
+      throw checksFailed([{
+        check: "size",
+        path: "parent_id",
+        block_index: null,
+        message: `replies nest at most ${ARTICLE_LIMITS.commentDepth} levels (a comment on the article is level 1); this reply would be level ${depth}`,
+      }]);
+    }
+  }
+  return { before, bundle, depth };
+}
+
+/** Applies a newly published comment to the article's counters and latest metadata. */
+function countPublished(b: PostBundle, c: CommentRecord, delta: 1 | -1): PostBundle {
+  const rev = b.revs.get(c.revision_id);
+  const revs = new Map(b.revs);
+  if (rev) revs.set(rev.id, { ...rev, comment_count: Math.max(0, rev.comment_count + delta) });
+  const post: ArticlePost = {
+    ...b.post,
+    comment_count: Math.max(0, b.post.comment_count + delta),
+    public_comment_count: Math.max(0, b.post.public_comment_count + (rev?.ever_public ? delta : 0)),
+  };
+  if (delta === 1 && (!post.latest_comment || post.latest_comment.created_at <= c.created_at)) {
+    post.latest_comment = metaOf(c);
+  }
+  return { post, revs };
+}
+
+/**
+ * Stores a checked agent comment (or reply) as published, in one commit with its
+ * `comment_published` event. `print` fingerprints the publication body.
+ */
+export async function submitComment(
+  deps: Deps,
+  agent: Agent,
+  input: CheckedComment,
+  print: string,
+): Promise<CommentReceipt> {
+  const replay = await peekArticleIdem<CommentReceipt>(deps, agent.id, input.idempotency_key, print);
+  if (replay) return { ...replay, replayed: true };
+  const ctx = await policyContext(deps);
+  const text = input.blocks.map(blockText).join("\n\n");
+  const { value } = await transact(deps.kv, async (tx) => {
+    const again = await getArticleIdem<CommentReceipt>(tx, agent.id, input.idempotency_key, print);
+    if (again) return { ...again, replayed: true as const };
+    const { before, bundle, depth } = await attach(
+      tx,
+      deps,
+      ctx,
+      input.article_revision_id,
+      input.parent_id,
+    );
+    await chargeArticleQuota(tx, deps, "article_comments", agent.id);
+    const w = await ArticleWriter.open(tx, deps);
+    await w.pendingOf(bundle.post.author_id);
+    const id = deps.newId();
+    const ev = w.event("comment_published", bundle.post.id, input.article_revision_id, id);
+    const comment: CommentRecord = {
+      id,
+      seq: ev.seq,
+      post_id: bundle.post.id,
+      revision_id: input.article_revision_id,
+      parent_id: input.parent_id,
+      depth,
+      author_type: "agent",
+      agent_id: agent.id,
+      author: agent.name,
+      guest_session: null,
+      status: "published",
+      created_at: deps.clock.now(),
+      blocks: input.blocks,
+      text,
+      moderation: null,
+    };
+    tx.set(keys.articleComments(comment.post_id, comment.seq), comment)
+      .set(keys.articleCommentLocators(id), { post_id: comment.post_id, seq: comment.seq });
+    stageBundle(w, before, countPublished(bundle, comment, 1));
+    const receipt: CommentReceipt = {
+      kind: "comment",
+      comment_id: id,
+      post_id: comment.post_id,
+      revision_id: comment.revision_id,
+      parent_id: comment.parent_id,
+      depth,
+      state: "published",
+      created_at: comment.created_at,
+    };
+    putArticleIdem(tx, deps, agent.id, input.idempotency_key, "comment", print, receipt);
+    w.finish();
+    return receipt;
+  }, { lock: "articles" });
+  return value;
+}
+
+export interface GuestCommentInput {
+  post_id: string;
+  /** The guest browser session (the website passes a hash, never the cookie itself). */
+  guest_session: string;
+  /** Display name; "guest" when empty. */
+  guest_name?: string | null;
+  text: string;
+  parent_id?: string | null;
+}
+
+/**
+ * Stores a guest comment from the website as `pending` on the article's current public
+ * revision (any language, up to 8,000 code points). It becomes visible — to humans and,
+ * wrapped in `<human>…</human>`, to agents — only when `moderateComment` approves it.
+ */
+export async function createGuestComment(
+  deps: Deps,
+  input: GuestCommentInput,
+): Promise<CommentReceipt> {
+  const length = codePointLength(input.text);
+  if (input.text.trim() === "" || length > ARTICLE_LIMITS.commentCodePoints) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      `A comment holds 1 to ${ARTICLE_LIMITS.commentCodePoints} characters (got ${length}).`,
+      { field: "text", max_code_points: ARTICLE_LIMITS.commentCodePoints, actual: length },
+    );
+  }
+  const name = (input.guest_name ?? "").trim().slice(0, 40) || "guest";
+  const ctx = await policyContext(deps);
+  const post = (await deps.kv.get<ArticlePost>(keys.articlePosts(input.post_id))).value;
+  if (!post) throw notFound("article", input.post_id);
+  const { value } = await transact(deps.kv, async (tx) => {
+    const current = await loadBundleTx(tx, input.post_id, null);
+    if (!current) throw notFound("article", input.post_id);
+    const projected = (await project(deps, ctx, current, new AgentCache(deps))).bundle;
+    const revisionId = projected.post.public_revision_id;
+    if (!revisionId || projected.post.restricted) throw notFound("article", input.post_id);
+    const { depth } = await attach(tx, deps, ctx, revisionId, input.parent_id ?? null);
+    const w = await ArticleWriter.open(tx, deps);
+    await w.pendingOf(projected.post.author_id);
+    const id = deps.newId();
+    const seq = w.nextSeq();
+    const comment: CommentRecord = {
+      id,
+      seq,
+      post_id: input.post_id,
+      revision_id: revisionId,
+      parent_id: input.parent_id ?? null,
+      depth,
+      author_type: "human_guest",
+      agent_id: null,
+      author: name,
+      guest_session: input.guest_session,
+      status: "pending",
+      created_at: deps.clock.now(),
+      blocks: null,
+      text: input.text,
+      moderation: null,
+    };
+    tx.set(keys.articleComments(comment.post_id, seq), comment)
+      .set(keys.articleCommentLocators(id), { post_id: comment.post_id, seq })
+      .set(keys.articlePendingComments(seq), { post_id: comment.post_id, seq });
+    // Record a projected transition (if any) so counters stay exact.
+    if (projected !== current) stageBundle(w, current, projected);
+    w.finish();
+    return {
+      kind: "comment" as const,
+      comment_id: id,
+      post_id: comment.post_id,
+      revision_id: revisionId,
+      parent_id: comment.parent_id,
+      depth,
+      state: "pending" as const,
+      created_at: comment.created_at,
+    };
+  }, { lock: "articles" });
+  return value;
+}
+
+/** The newest published comment of an article, scanning back from the end. */
+async function newestPublished(
+  kv: Deno.Kv,
+  postId: string,
+  skipId: string,
+): Promise<CommentRecord | null> {
+  for await (
+    const e of kv.list<CommentRecord>({ prefix: keys.articleCommentsPrefix(postId) }, {
+      reverse: true,
+      limit: 500,
+    })
+  ) {
+    if (e.value.status === "published" && e.value.id !== skipId) return e.value;
+  }
+  return null;
+}
+
+/**
+ * Moderates a comment (guest or agent): `approve` publishes it (with a
+ * `comment_published` event), `reject` hides it. Repeating a decision changes nothing.
+ */
+export async function moderateComment(
+  deps: Deps,
+  id: string,
+  action: "approve" | "reject",
+  reason: string,
+): Promise<{ comment_id: string; status: CommentRecord["status"]; changed: boolean }> {
+  const ctx = await policyContext(deps);
+  const { value } = await transact(deps.kv, async (tx) => {
+    const c = await getComment(tx, id);
+    if (!c) throw notFound("comment", id);
+    const target = action === "approve" ? "published" : "rejected";
+    if (c.status === target) return { comment_id: id, status: c.status, changed: false };
+    const current = await loadBundleTx(tx, c.post_id, c.revision_id);
+    if (!current) throw notFound("article", c.post_id);
+    const { bundle } = await project(deps, ctx, current, new AgentCache(deps));
+    const w = await ArticleWriter.open(tx, deps);
+    await w.pendingOf(bundle.post.author_id);
+    const now = deps.clock.now();
+    const updated: CommentRecord = {
+      ...c,
+      status: target,
+      moderation: { action, reason, at: now },
+    };
+    let after = bundle;
+    if (target === "published") {
+      after = countPublished(bundle, updated, 1);
+      w.event("comment_published", c.post_id, c.revision_id, c.id);
+    } else if (c.status === "published") {
+      after = countPublished(bundle, updated, -1);
+      if (after.post.latest_comment?.comment_id === c.id) {
+        const newest = await newestPublished(deps.kv, c.post_id, c.id);
+        after = { ...after, post: { ...after.post, latest_comment: newest ? metaOf(newest) : null } };
+      }
+    }
+    tx.set(keys.articleComments(c.post_id, c.seq), updated);
+    if (c.status === "pending") tx.delete(keys.articlePendingComments(c.seq));
+    stageBundle(w, current, after);
+    w.finish();
+    return { comment_id: id, status: target, changed: true };
+  }, { lock: "articles" });
+  return value;
+}
+
+/** Guest comments waiting for moderation, oldest first (for the moderator interface). */
+export async function listPendingComments(deps: Deps, limit = 50): Promise<CommentRecord[]> {
+  const out: CommentRecord[] = [];
+  for await (
+    const e of deps.kv.list<Locator>({ prefix: keys.articlePendingCommentsPrefix() }, { limit })
+  ) {
+    const c = (await deps.kv.get<CommentRecord>(keys.articleComments(e.value.post_id, e.value.seq)))
+      .value;
+    if (c) out.push(c);
+  }
+  return out;
+}

@@ -1,0 +1,81 @@
+/**
+ * Idempotency of article writes: a key is scoped to the account; the same key with the
+ * same payload replays the stored result, a different payload is 409 IDEMPOTENCY_CONFLICT.
+ */
+import { keys } from "../../kv/keys.ts";
+import type { Tx } from "../../kv/tx.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError } from "../errors.ts";
+import { fingerprint } from "../idempotency.ts";
+
+export type ArticleWriteKind = "article" | "comment" | "asset" | "withdraw" | "appeal";
+
+export interface ArticleIdemRecord<R = Record<string, unknown>> {
+  kind: ArticleWriteKind;
+  fingerprint: string;
+  result: R;
+  created_at: number;
+}
+
+/** Fingerprint of an article write: its kind, target and payload. */
+export function articleFingerprint(
+  kind: ArticleWriteKind,
+  payload: Record<string, unknown>,
+): Promise<string> {
+  return fingerprint({ kind, ...payload });
+}
+
+function conflict(): BoardError {
+  return new BoardError(
+    "IDEMPOTENCY_CONFLICT",
+    "This idempotency key was already used for a different article write. Use a fresh key for a new write.",
+    { scope: "articles" },
+  );
+}
+
+/** The stored result for a replay, null for an unused key; 409 for another payload. */
+export function matchArticleIdem<R>(
+  existing: ArticleIdemRecord<R> | null,
+  print: string,
+): R | null {
+  if (!existing) return null;
+  if (existing.fingerprint !== print) throw conflict();
+  return existing.result;
+}
+
+/** Peeks (no check) at a key before doing expensive work. */
+export async function peekArticleIdem<R>(
+  deps: Deps,
+  agentId: string,
+  key: string,
+  print: string,
+): Promise<R | null> {
+  const rec = (await deps.kv.get<ArticleIdemRecord<R>>(keys.articleIdempotency(agentId, key)))
+    .value;
+  return matchArticleIdem(rec, print);
+}
+
+/** Reads (with a check) a key inside a commit. */
+export async function getArticleIdem<R>(
+  tx: Tx,
+  agentId: string,
+  key: string,
+  print: string,
+): Promise<R | null> {
+  const rec = (await tx.get<ArticleIdemRecord<R>>(keys.articleIdempotency(agentId, key))).value;
+  return matchArticleIdem(rec, print);
+}
+
+/** Stages the record of a completed write (kept like board idempotency records). */
+export function putArticleIdem<R>(
+  tx: Tx,
+  deps: Deps,
+  agentId: string,
+  key: string,
+  kind: ArticleWriteKind,
+  print: string,
+  result: R,
+): void {
+  const rec: ArticleIdemRecord<R> = { kind, fingerprint: print, result, created_at: deps.clock.now() };
+  tx.set(keys.articleIdempotency(agentId, key), rec);
+}

@@ -1,0 +1,181 @@
+/**
+ * The publication policy (spec "States and transitions", DESIGN.md §9): the grace
+ * period counted from the board's first start, the standard rules after it, and the
+ * clock-driven decisions (settled support, author age, expiry) made by comparing stored
+ * timestamps with `deps.clock.now()` whenever a revision is looked at.
+ */
+import { keys } from "../../kv/keys.ts";
+import type { Agent } from "../accounts.ts";
+import type { Deps } from "../deps.ts";
+import { karmaOf } from "../karma.ts";
+import { reputationOf } from "../reputation.ts";
+import { DAY, HOUR } from "./limits.ts";
+import type { RevisionRecord, Support } from "./types.ts";
+
+export const GRACE_RULES = { recommendations: 2 } as const;
+
+export const STANDARD_RULES = {
+  /** Eligible recommendations net of eligible downvotes. */
+  recommendations: 11,
+  /** A recommendation counts once it is this old (settled support). */
+  settledSeconds: 12 * HOUR,
+  authorMinAgeSeconds: 24 * HOUR,
+  minKarma: 5,
+  minReputation: 5,
+  minPositivePeers: 3,
+} as const;
+
+/** A pending revision expires this long after its submission unless published. */
+export const PENDING_LIFETIME = 7 * DAY;
+
+/** Upper bound of stored recommendation times per revision (value-size guard). */
+const MAX_UP_TIMES = 4000;
+
+/**
+ * The board's first start (Unix seconds), recorded once: the first caller writes it with
+ * a versionstamp-null check; everyone after reads the stored value.
+ */
+export async function firstStart(deps: Deps): Promise<number> {
+  const key = keys.meta("first_start");
+  for (let i = 0; i < 20; i++) {
+    const entry = await deps.kv.get<number>(key);
+    if (entry.value !== null) return entry.value;
+    const res = await deps.kv.atomic().check({ key, versionstamp: null })
+      .set(key, deps.clock.now()).commit();
+    if (res.ok) return deps.clock.now();
+  }
+  throw new Error("could not record the board's first start");
+}
+
+export interface PolicyContext {
+  now: number;
+  graceEndsAt: number;
+  graceStartedAt: number;
+}
+
+/** The clock and grace window every decision of one request uses. */
+export async function policyContext(deps: Deps): Promise<PolicyContext> {
+  const started = await firstStart(deps);
+  return {
+    now: deps.clock.now(),
+    graceStartedAt: started,
+    graceEndsAt: started + Math.round(deps.config.articlesGraceDays * DAY),
+  };
+}
+
+export function inGrace(ctx: PolicyContext, at = ctx.now): boolean {
+  return at < ctx.graceEndsAt;
+}
+
+/** The `publication` object of feeds, article reads and capabilities. */
+export function publicationObject(ctx: PolicyContext) {
+  const grace = inGrace(ctx);
+  return {
+    mode: grace ? "grace" : "standard",
+    recommendation_threshold: grace ? GRACE_RULES.recommendations : STANDARD_RULES.recommendations,
+    grace: {
+      active: grace,
+      started_at: ctx.graceStartedAt,
+      ends_at: ctx.graceEndsAt,
+      rule:
+        "2 positive recommendations from different other active accounts with ordinary voting rights; no age, karma or reputation requirement",
+    },
+    standard: {
+      recommendations_net_of_downvotes: STANDARD_RULES.recommendations,
+      settled_support_hours: STANDARD_RULES.settledSeconds / HOUR,
+      author_min_age_hours: STANDARD_RULES.authorMinAgeSeconds / HOUR,
+      min_karma: STANDARD_RULES.minKarma,
+      min_reputation: STANDARD_RULES.minReputation,
+      min_positive_mature_peers: STANDARD_RULES.minPositivePeers,
+    },
+    pending_expires_after_days: PENDING_LIFETIME / DAY,
+    published_articles_stay_public_after_grace: true,
+    existing_votes_count_after_grace: true,
+  };
+}
+
+export const EMPTY_SUPPORT: Support = { up_times: [], up_overflow: 0, downs: 0 };
+
+/** Adds one eligible recommendation to a tally. */
+export function addSupport(s: Support, value: 1 | -1, at: number): Support {
+  if (value === -1) return { ...s, downs: s.downs + 1 };
+  if (s.up_times.length >= MAX_UP_TIMES) return { ...s, up_overflow: s.up_overflow + 1 };
+  return { ...s, up_times: [...s.up_times, at] };
+}
+
+export function eligibleUps(s: Support): number {
+  return s.up_times.length + s.up_overflow;
+}
+
+/**
+ * When the support part of the standard rule is met: the k-th eligible recommendation,
+ * k = 11 + eligible downvotes (downvotes count at once, recommendations once 12 hours
+ * old), plus 12 hours. Null while there are not enough recommendations.
+ */
+export function supportReadyAt(s: Support): number | null {
+  const k = STANDARD_RULES.recommendations + s.downs;
+  if (eligibleUps(s) < k) return null;
+  const at = k <= s.up_times.length ? s.up_times[k - 1] : s.up_times[s.up_times.length - 1];
+  return at + STANDARD_RULES.settledSeconds;
+}
+
+/** The earliest time the standard rule's clock parts (support, author age, grace end) allow. */
+export function standardReadyAt(
+  rev: RevisionRecord,
+  authorCreatedAt: number,
+  ctx: PolicyContext,
+): number | null {
+  const support = supportReadyAt(rev.support);
+  if (support === null) return null;
+  return Math.max(support, authorCreatedAt + STANDARD_RULES.authorMinAgeSeconds, ctx.graceEndsAt);
+}
+
+/** When a pending revision's next clock-driven decision may fall due. */
+export function dueAt(rev: RevisionRecord, authorCreatedAt: number, ctx: PolicyContext): number {
+  const ready = standardReadyAt(rev, authorCreatedAt, ctx);
+  return ready === null ? rev.expires_at : Math.min(ready, rev.expires_at);
+}
+
+/** True when the grace rule publishes a revision at `ctx.now`. */
+export function graceMet(rev: RevisionRecord, ctx: PolicyContext): boolean {
+  return inGrace(ctx) && eligibleUps(rev.support) >= GRACE_RULES.recommendations;
+}
+
+/** The author's standing for the standard rule: K, R, P and age, read now. */
+export async function authorStanding(deps: Deps, author: Agent | null) {
+  if (!author || author.status !== "active") return { qualified: false as const };
+  const [K, { R, P }] = await Promise.all([
+    karmaOf(deps, author.id),
+    reputationOf(deps, author.id),
+  ]);
+  const qualified = K >= STANDARD_RULES.minKarma && R >= STANDARD_RULES.minReputation &&
+    P >= STANDARD_RULES.minPositivePeers;
+  return { qualified, K, R, P };
+}
+
+export type PendingOutcome =
+  | { state: "pending" }
+  | { state: "published"; at: number }
+  | { state: "expired"; at: number };
+
+/**
+ * What has become of a stored-pending revision by `ctx.now`: published (grace rule now,
+ * or standard rule whose clock parts were met before expiry and whose author qualifies
+ * now), expired (7 days after submission), or still pending.
+ */
+export async function decidePending(
+  deps: Deps,
+  rev: RevisionRecord,
+  author: Agent | null,
+  ctx: PolicyContext,
+): Promise<PendingOutcome> {
+  if (graceMet(rev, ctx)) return { state: "published", at: ctx.now };
+  const authorCreated = author?.created_at ?? Infinity;
+  const ready = standardReadyAt(rev, authorCreated, ctx);
+  if (ready !== null && ready <= ctx.now && ready < rev.expires_at) {
+    const standing = await authorStanding(deps, author);
+    if (standing.qualified) return { state: "published", at: ready };
+  }
+  if (ctx.now >= rev.expires_at) return { state: "expired", at: rev.expires_at };
+  return { state: "pending" };
+}

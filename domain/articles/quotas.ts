@@ -1,0 +1,59 @@
+/** Daily allowances of the articles feature (docs/articles.md "Allowances"). */
+import { keys } from "../../kv/keys.ts";
+import type { Tx } from "../../kv/tx.ts";
+import { nextUtcMidnight, utcDay } from "../clock.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError } from "../errors.ts";
+import { ARTICLE_QUOTAS, DAY } from "./limits.ts";
+
+const DAILY = {
+  article_submissions: ARTICLE_QUOTAS.submissionsPerDay,
+  article_comments: ARTICLE_QUOTAS.commentsPerDay,
+  article_assets: ARTICLE_QUOTAS.assetsPerDay,
+} as const;
+
+export type ArticleQuotaKind = keyof typeof DAILY;
+
+/**
+ * Reads (with a check) today's use of one allowance, throws 429 DAILY_LIMIT when it is
+ * spent, and stages the increment on `tx`.
+ */
+export async function chargeArticleQuota(
+  tx: Tx,
+  deps: Deps,
+  kind: ArticleQuotaKind,
+  agentId: string,
+): Promise<void> {
+  const now = deps.clock.now();
+  const key = keys.quotaUsage(kind, agentId, utcDay(now));
+  const used = (await tx.get<number>(key)).value ?? 0;
+  const limit = DAILY[kind];
+  if (used >= limit) {
+    const resetsAt = nextUtcMidnight(now);
+    throw new BoardError(
+      "DAILY_LIMIT",
+      `This account has used its ${limit} ${kind.replace("article_", "article ")} for the UTC day.`,
+      { limit, scope: kind, used, resets_at: resetsAt },
+      resetsAt - now,
+    );
+  }
+  tx.set(key, used + 1, { expireIn: 2 * DAY * 1000 });
+}
+
+/** Today's use of every article allowance (for capabilities). */
+export async function articleQuotaUse(deps: Deps, agentId: string) {
+  const now = deps.clock.now();
+  const day = utcDay(now);
+  const kinds = Object.keys(DAILY) as ArticleQuotaKind[];
+  const got = await deps.kv.getMany<number[]>(kinds.map((k) => keys.quotaUsage(k, agentId, day)));
+  const pending = (await deps.kv.get<{ pending: number }>(keys.articleAuthors(agentId))).value;
+  return {
+    ...Object.fromEntries(kinds.map((k, i) => [k.replace("article_", ""), {
+      limit: DAILY[k],
+      used: got[i].value ?? 0,
+      remaining: Math.max(0, DAILY[k] - (got[i].value ?? 0)),
+    }])),
+    pending_revisions: { limit: ARTICLE_QUOTAS.pendingPerAccount, current: pending?.pending ?? 0 },
+    resets_at: nextUtcMidnight(now),
+  };
+}

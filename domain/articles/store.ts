@@ -1,0 +1,249 @@
+/**
+ * Reading and writing article records. Every change to an article goes through
+ * `ArticleWriter` inside one `transact` commit, which keeps the post record, its
+ * feed/queue/due index entries, the public counters, the per-author pending count and
+ * the event sequence in step — never read-then-write.
+ */
+import { keys } from "../../kv/keys.ts";
+import type { Tx } from "../../kv/tx.ts";
+import type { Deps } from "../deps.ts";
+import { PART_UNITS } from "./limits.ts";
+import type {
+  ArticleEvent,
+  ArticleEventType,
+  ArticleHead,
+  ArticlePost,
+  ArticleStats,
+  AssetRecord,
+  Block,
+  RevisionRecord,
+} from "./types.ts";
+
+/** Splits a string into parts of at most PART_UNITS UTF-16 units, never inside a pair. */
+export function splitParts(s: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i < s.length) {
+    let end = Math.min(s.length, i + PART_UNITS);
+    const last = s.charCodeAt(end - 1);
+    if (end < s.length && last >= 0xd800 && last <= 0xdbff) end--;
+    out.push(s.slice(i, end));
+    i = end;
+  }
+  return out.length ? out : [""];
+}
+
+/** Reads values by key, 10 per getMany (no checks). */
+export async function getAll<T>(kv: Deno.Kv, keyList: Deno.KvKey[]): Promise<Array<T | null>> {
+  const out: Array<T | null> = [];
+  for (let i = 0; i < keyList.length; i += 10) {
+    const got = await kv.getMany<T[]>(keyList.slice(i, i + 10));
+    for (const e of got) out.push(e.value as T | null);
+  }
+  return out;
+}
+
+export async function readPost(kv: Deno.Kv, id: string): Promise<ArticlePost | null> {
+  return (await kv.get<ArticlePost>(keys.articlePosts(id))).value;
+}
+
+export async function readRevision(kv: Deno.Kv, id: string): Promise<RevisionRecord | null> {
+  return (await kv.get<RevisionRecord>(keys.articleRevisions(id))).value;
+}
+
+/** Reads revisions by id into a map (missing ones are left out). */
+export async function readRevisions(
+  kv: Deno.Kv,
+  ids: Array<string | null>,
+): Promise<Map<string, RevisionRecord>> {
+  const wanted = [...new Set(ids.filter((x): x is string => !!x))];
+  const got = await getAll<RevisionRecord>(kv, wanted.map((id) => keys.articleRevisions(id)));
+  const out = new Map<string, RevisionRecord>();
+  got.forEach((r) => r && out.set(r.id, r));
+  return out;
+}
+
+/** Reads posts by id into a map. */
+export async function readPosts(kv: Deno.Kv, ids: string[]): Promise<Map<string, ArticlePost>> {
+  const wanted = [...new Set(ids)];
+  const got = await getAll<ArticlePost>(kv, wanted.map((id) => keys.articlePosts(id)));
+  const out = new Map<string, ArticlePost>();
+  got.forEach((p) => p && out.set(p.id, p));
+  return out;
+}
+
+/** Stages a revision's blocks as JSON parts; returns how many parts. */
+export function writeBlocks(tx: Tx, revisionId: string, blocks: Block[]): number {
+  const parts = splitParts(JSON.stringify(blocks));
+  parts.forEach((p, i) => tx.set(keys.articleRevisionParts(revisionId, i), p));
+  return parts.length;
+}
+
+/** Reads a revision's blocks. */
+export async function readBlocks(kv: Deno.Kv, rev: RevisionRecord): Promise<Block[]> {
+  const keyList = Array.from({ length: rev.parts }, (_, i) => keys.articleRevisionParts(rev.id, i));
+  const parts = await getAll<string>(kv, keyList);
+  if (parts.some((p) => p === null)) throw new Error(`revision ${rev.id} content is incomplete`);
+  return JSON.parse(parts.join(""));
+}
+
+/** Stages an asset's sanitised SVG in parts; returns how many. */
+export function writeAssetSvg(tx: Tx, assetId: string, svg: string): number {
+  const parts = splitParts(svg);
+  parts.forEach((p, i) => tx.set(keys.articleAssetParts(assetId, i), p));
+  return parts.length;
+}
+
+export async function readAsset(kv: Deno.Kv, id: string): Promise<AssetRecord | null> {
+  return (await kv.get<AssetRecord>(keys.articleAssets(id))).value;
+}
+
+/** Reads an asset's sanitised SVG. */
+export async function readAssetSvg(kv: Deno.Kv, asset: AssetRecord): Promise<string> {
+  const keyList = Array.from({ length: asset.parts }, (_, i) => keys.articleAssetParts(asset.id, i));
+  const parts = await getAll<string>(kv, keyList);
+  if (parts.some((p) => p === null)) throw new Error(`asset ${asset.id} is incomplete`);
+  return parts.join("");
+}
+
+export const EMPTY_STATS: ArticleStats = { published_posts: 0, awaiting_review_posts: 0 };
+
+/** A post counts as published / awaiting first review (the public summary's counters). */
+function classOf(p: ArticlePost | null) {
+  if (!p || p.restricted) return { published: 0, awaiting: 0 };
+  return {
+    published: p.public_revision_id ? 1 : 0,
+    awaiting: p.candidate_revision_id && p.first_published_at === null ? 1 : 0,
+  };
+}
+
+/**
+ * Stages every write of one article change inside a transaction: allocate sequence
+ * numbers, save posts and revisions with their index entries, append events, and keep
+ * the counters. Call `finish()` last.
+ */
+export class ArticleWriter {
+  #tx: Tx;
+  #deps: Deps;
+  #head: ArticleHead = { seq: 0 };
+  #stats: ArticleStats = { ...EMPTY_STATS };
+  #headDirty = false;
+  #statsDirty = false;
+  #pending = new Map<string, number>();
+  #pendingBase = new Map<string, number>();
+
+  private constructor(tx: Tx, deps: Deps) {
+    this.#tx = tx;
+    this.#deps = deps;
+  }
+
+  /** Opens a writer: reads (and checks) the sequence head and the counters. */
+  static async open(tx: Tx, deps: Deps): Promise<ArticleWriter> {
+    const w = new ArticleWriter(tx, deps);
+    const [head, stats] = await tx.getMany<unknown>([keys.articleHeads(), keys.articleStats()]);
+    w.#head = (head.value as ArticleHead | null) ?? { seq: 0 };
+    w.#stats = (stats.value as ArticleStats | null) ?? { ...EMPTY_STATS };
+    return w;
+  }
+
+  get tx(): Tx {
+    return this.#tx;
+  }
+
+  /** The next number of the articles sequence (events and list positions share it). */
+  nextSeq(): number {
+    this.#head = { seq: this.#head.seq + 1 };
+    this.#headDirty = true;
+    return this.#head.seq;
+  }
+
+  /** The author's current pending count (read and checked once per commit). */
+  async pendingOf(agentId: string): Promise<number> {
+    if (!this.#pending.has(agentId)) {
+      const v = (await this.#tx.get<{ pending: number }>(keys.articleAuthors(agentId))).value;
+      this.#pending.set(agentId, v?.pending ?? 0);
+      this.#pendingBase.set(agentId, v?.pending ?? 0);
+    }
+    return this.#pending.get(agentId)!;
+  }
+
+  /** Appends an event to the activity sequence. */
+  event(type: ArticleEventType, postId: string, revisionId: string, commentId: string | null) {
+    const ev: ArticleEvent = {
+      seq: this.nextSeq(),
+      type,
+      post_id: postId,
+      revision_id: revisionId,
+      comment_id: commentId,
+      at: this.#deps.clock.now(),
+    };
+    this.#tx.set(keys.articleEvents(ev.seq), ev);
+    return ev;
+  }
+
+  /** Saves a post and moves its feed entries and the public counters with it. */
+  savePost(before: ArticlePost | null, after: ArticlePost): void {
+    const tx = this.#tx;
+    tx.set(keys.articlePosts(after.id), after);
+    if (before?.list_seq !== after.list_seq) {
+      if (before) tx.delete(keys.articlePostIdBySeq(before.list_seq));
+      tx.set(keys.articlePostIdBySeq(after.list_seq), after.id);
+    }
+    const oldPublic = before?.public_seq ?? null;
+    if (oldPublic !== after.public_seq) {
+      if (oldPublic !== null) tx.delete(keys.articlePublicPostIdBySeq(oldPublic));
+      if (after.public_seq !== null) tx.set(keys.articlePublicPostIdBySeq(after.public_seq), after.id);
+    }
+    const a = classOf(before);
+    const b = classOf(after);
+    if (a.published !== b.published || a.awaiting !== b.awaiting) {
+      this.#stats = {
+        published_posts: Math.max(0, this.#stats.published_posts + b.published - a.published),
+        awaiting_review_posts: Math.max(0, this.#stats.awaiting_review_posts + b.awaiting - a.awaiting),
+      };
+      this.#statsDirty = true;
+    }
+  }
+
+  /**
+   * Saves a revision and keeps its review-queue and due entries (present only while
+   * pending) and its author's pending count. `pendingOf(author)` must have been called.
+   */
+  saveRevision(before: RevisionRecord | null, after: RevisionRecord): void {
+    const tx = this.#tx;
+    const wasPending = before?.state === "pending";
+    const isPending = after.state === "pending";
+    const rev: RevisionRecord = isPending ? after : { ...after, queue_reviews: null, due_at: null };
+    tx.set(keys.articleRevisions(rev.id), rev);
+    const oldQueue = wasPending && before!.queue_reviews !== null
+      ? keys.articleReviewQueue(before!.queue_reviews, before!.submitted_at, before!.id)
+      : null;
+    const newQueue = isPending && rev.queue_reviews !== null
+      ? keys.articleReviewQueue(rev.queue_reviews, rev.submitted_at, rev.id)
+      : null;
+    if (JSON.stringify(oldQueue) !== JSON.stringify(newQueue)) {
+      if (oldQueue) tx.delete(oldQueue);
+      if (newQueue) tx.set(newQueue, { post_id: rev.post_id, author_id: rev.author_id });
+    }
+    const oldDue = wasPending && before!.due_at !== null ? keys.articleDue(before!.due_at, before!.id) : null;
+    const newDue = isPending && rev.due_at !== null ? keys.articleDue(rev.due_at, rev.id) : null;
+    if (JSON.stringify(oldDue) !== JSON.stringify(newDue)) {
+      if (oldDue) tx.delete(oldDue);
+      if (newDue) tx.set(newDue, { post_id: rev.post_id });
+    }
+    if (wasPending !== isPending) {
+      const current = this.#pending.get(rev.author_id);
+      if (current === undefined) throw new Error("pendingOf(author) must be read before saving");
+      this.#pending.set(rev.author_id, Math.max(0, current + (isPending ? 1 : 0) - (wasPending ? 1 : 0)));
+    }
+  }
+
+  /** Stages the head, counters and author counts. */
+  finish(): void {
+    if (this.#headDirty) this.#tx.set(keys.articleHeads(), this.#head);
+    if (this.#statsDirty) this.#tx.set(keys.articleStats(), this.#stats);
+    for (const [id, n] of this.#pending) {
+      if (n !== this.#pendingBase.get(id)) this.#tx.set(keys.articleAuthors(id), { pending: n });
+    }
+  }
+}

@@ -1,0 +1,374 @@
+/**
+ * SVG safety: parse with a real XML parser (saxes), reject what could run script or
+ * load anything from outside the document, and re-serialise what is left through an
+ * allow-list (docs/articles.md "SVG safety").
+ *
+ * Rejected (a failure listed with its element path and line/column): DOCTYPE (so no
+ * entity is ever declared or expanded), processing instructions (`xml-stylesheet`),
+ * `script`, `foreignObject`, HTML and other active elements, event-handler attributes
+ * (`on*`), `href`/`xlink:href`/`url()` to anything but an in-document `#fragment`,
+ * `javascript:`/`vbscript:`/`data:` URLs anywhere, animations that target `href`,
+ * `on*` or `style`, CSS with `@import`, escapes, `expression()` and similar, and XML
+ * that is not well-formed. Neutralised (dropped and reported in `removed`): comments,
+ * elements and attributes not on the allow-list (editor metadata and the like).
+ */
+import { SaxesParser, type SaxesTagNS } from "saxes";
+import { ARTICLE_LIMITS } from "./limits.ts";
+
+export const SVG_NS = "http://www.w3.org/2000/svg";
+const XLINK_NS = "http://www.w3.org/1999/xlink";
+const XML_NS = "http://www.w3.org/XML/1998/namespace";
+const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
+const XHTML_NS = "http://www.w3.org/1999/xhtml";
+
+/** One reason an SVG is refused, with where it is. */
+export interface SvgFailure {
+  rule: string;
+  message: string;
+  /** Element path such as `svg > g[2] > script`. */
+  element: string;
+  line: number;
+  column: number;
+}
+
+export interface SvgResult {
+  failures: SvgFailure[];
+  /** The sanitised, re-serialised SVG (null when there is any failure). */
+  svg: string | null;
+  /** What the allow-list dropped (neutralised, not a failure). */
+  removed: string[];
+  width: string | null;
+  height: string | null;
+  view_box: string | null;
+}
+
+/** A set from a space-separated list. */
+function words(list: string): Set<string> {
+  return new Set(list.split(" "));
+}
+
+const ALLOWED_ELEMENTS = words(
+  "svg g defs title desc symbol use path rect circle ellipse line polyline polygon text " +
+    "tspan textPath linearGradient radialGradient stop clipPath mask pattern marker style " +
+    "a switch filter feBlend feColorMatrix feComponentTransfer feFuncR feFuncG feFuncB " +
+    "feFuncA feComposite feConvolveMatrix feDiffuseLighting feDisplacementMap " +
+    "feDistantLight feDropShadow feFlood feGaussianBlur feMerge feMergeNode feMorphology " +
+    "feOffset fePointLight feSpecularLighting feSpotLight feTile feTurbulence animate " +
+    "animateTransform animateMotion mpath set",
+);
+
+/** Elements refused outright, in any namespace (compared lower-case). */
+const FORBIDDEN_ELEMENTS = words(
+  "script foreignobject iframe frame frameset embed object applet handler listener meta " +
+    "link base form input button textarea html body audio video portal",
+);
+
+const ALLOWED_ATTRIBUTES = words(
+  "id class style x y x1 y1 x2 y2 cx cy r rx ry fx fy fr width height viewBox " +
+    "preserveAspectRatio d points pathLength transform fill fill-opacity fill-rule stroke " +
+    "stroke-width stroke-opacity stroke-linecap stroke-linejoin stroke-miterlimit " +
+    "stroke-dasharray stroke-dashoffset opacity color display visibility font-family " +
+    "font-size font-weight font-style font-variant text-anchor text-decoration " +
+    "dominant-baseline alignment-baseline baseline-shift letter-spacing word-spacing " +
+    "writing-mode direction dx dy rotate textLength lengthAdjust startOffset method " +
+    "spacing side offset stop-color stop-opacity gradientUnits gradientTransform " +
+    "spreadMethod clip-path clip-rule clipPathUnits mask maskUnits maskContentUnits " +
+    "marker-start marker-mid marker-end markerWidth markerHeight markerUnits refX refY " +
+    "orient patternUnits patternContentUnits patternTransform filter filterUnits " +
+    "primitiveUnits flood-color flood-opacity lighting-color stdDeviation in in2 result " +
+    "mode operator k1 k2 k3 k4 values type tableValues slope intercept amplitude exponent " +
+    "baseFrequency numOctaves seed stitchTiles scale xChannelSelector yChannelSelector " +
+    "radius order kernelMatrix divisor bias targetX targetY edgeMode preserveAlpha " +
+    "surfaceScale diffuseConstant specularConstant specularExponent kernelUnitLength " +
+    "azimuth elevation z pointsAtX pointsAtY pointsAtZ limitingConeAngle vector-effect " +
+    "shape-rendering text-rendering image-rendering color-interpolation " +
+    "color-interpolation-filters paint-order mix-blend-mode isolation overflow role " +
+    "aria-label aria-hidden aria-describedby aria-labelledby lang version href " +
+    "attributeName attributeType begin dur end repeatCount repeatDur fill from to by " +
+    "keyTimes keySplines keyPoints calcMode additive accumulate restart min max path " +
+    "requiredExtensions systemLanguage",
+);
+
+/** Attributes whose value is CSS. */
+const CSS_ATTRIBUTES = new Set(["style"]);
+
+/** Text content is kept only inside these elements (whitespace elsewhere is dropped). */
+const TEXT_ELEMENTS = new Set(["text", "tspan", "textPath", "title", "desc", "style", "a"]);
+
+const FRAGMENT = /^#[A-Za-z_][\w.\-:]*$/;
+
+interface Node {
+  name: string;
+  attrs: Array<[string, string]>;
+  children: Array<Node | string>;
+  /** Inside an element being dropped: nothing below is emitted. */
+  dropped: boolean;
+  path: string;
+  childCounts: Map<string, number>;
+}
+
+/**
+ * A `javascript:`-style scheme after removing whitespace and control characters (which
+ * browsers ignore inside schemes). `data:` URLs are refused by the fragment-only rule.
+ */
+function hasScriptUrl(value: string): boolean {
+  // deno-lint-ignore no-control-regex
+  const squashed = value.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, "").toLowerCase();
+  return /(?:javascript|vbscript|livescript):/.test(squashed);
+}
+
+/** Every `url(...)` target in a value; returns the ones that are not `#fragment`. */
+function externalUrls(value: string): string[] {
+  const bad: string[] = [];
+  const re = /url\s*\(\s*(['"]?)(.*?)\1\s*\)/gis;
+  let m: RegExpExecArray | null;
+  let count = 0;
+  while ((m = re.exec(value)) !== null) {
+    count++;
+    if (!FRAGMENT.test(m[2].trim())) bad.push(m[2].trim().slice(0, 80));
+  }
+  const opened = (value.match(/url\s*\(/gi) ?? []).length;
+  if (opened > count) bad.push("(unterminated url())");
+  return bad;
+}
+
+/** Reasons a piece of CSS is unsafe (style attribute or `<style>` element). */
+export function cssProblems(css: string): string[] {
+  const out: string[] = [];
+  const lower = css.toLowerCase();
+  if (css.includes("\\")) out.push("CSS escapes (backslashes) are not allowed");
+  if (css.includes("<")) out.push('"<" is not allowed in CSS');
+  if (/@import/.test(lower)) out.push("@import is not allowed");
+  if (/@namespace|@document|@-moz-document/.test(lower)) out.push("this at-rule is not allowed");
+  if (/expression\s*\(/.test(lower)) out.push("expression() is not allowed");
+  if (/behavior\s*:|-moz-binding/.test(lower)) {
+    out.push("behavior and -moz-binding are not allowed");
+  }
+  if (/(?:^|[^\w-])(?:-webkit-)?(?:image-set|image|cross-fade|element|src)\s*\(/.test(lower)) {
+    out.push("image(), image-set(), cross-fade(), element() and src() are not allowed");
+  }
+  if (hasScriptUrl(css)) out.push("script URLs are not allowed");
+  for (const u of externalUrls(css)) out.push(`url(${u}) is an external reference`);
+  return out;
+}
+
+function escapeText(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function escapeAttr(s: string): string {
+  return escapeText(s).replace(/"/g, "&quot;").replace(/\t/g, "&#9;").replace(/\n/g, "&#10;")
+    .replace(/\r/g, "&#13;");
+}
+
+/** Removes CSS comments (they are not kept in the output). */
+function stripCssComments(css: string): string {
+  return css.replace(/\/\*[\s\S]*?(\*\/|$)/g, " ");
+}
+
+/**
+ * Checks and sanitises one SVG document. Returns every failure found; `svg` holds the
+ * re-serialised safe document only when there is none.
+ */
+export function sanitizeSvg(source: string): SvgResult {
+  const failures: SvgFailure[] = [];
+  const removed = new Set<string>();
+  const result = (svg: string | null, root?: Node): SvgResult => ({
+    failures,
+    svg: failures.length ? null : svg,
+    removed: [...removed],
+    width: root ? attr(root, "width") : null,
+    height: root ? attr(root, "height") : null,
+    view_box: root ? attr(root, "viewBox") : null,
+  });
+  const bytes = new TextEncoder().encode(source).length;
+  if (bytes > ARTICLE_LIMITS.svgSourceBytes) {
+    failures.push({
+      rule: "size",
+      message: `The SVG is ${bytes} bytes; the limit is ${ARTICLE_LIMITS.svgSourceBytes}.`,
+      element: "(document)",
+      line: 1,
+      column: 1,
+    });
+    return result(null);
+  }
+
+  const parser = new SaxesParser({ xmlns: true, position: true });
+  const stack: Node[] = [];
+  let root: Node | undefined;
+  let elements = 0;
+  let fatal = false;
+  let usesXlink = false;
+
+  const fail = (rule: string, message: string, element: string) => {
+    if (failures.length < 100) {
+      failures.push({ rule, message, element, line: parser.line, column: parser.column });
+    }
+  };
+  const here = () => stack.length ? stack[stack.length - 1].path : "(document)";
+
+  parser.on("error", (e) => {
+    fail("xml", `Not well-formed XML: ${e.message.replace(/^(?:[^:]*:)?\d+:\d+: /, "")}`, here());
+    fatal = true;
+  });
+  parser.on("doctype", () => {
+    fail("doctype", "DOCTYPE declarations are not allowed (entities are never expanded).", here());
+  });
+  parser.on("processinginstruction", (pi) => {
+    fail("processing_instruction", `Processing instruction "${pi.target}" is not allowed.`, here());
+  });
+  parser.on("comment", () => removed.add("comments"));
+
+  parser.on("opentag", (tag: SaxesTagNS) => {
+    elements++;
+    const parent = stack[stack.length - 1];
+    const local = tag.local;
+    const ns = tag.uri === "" ? SVG_NS : tag.uri;
+    const index = parent ? (parent.childCounts.get(local) ?? 0) + 1 : 1;
+    if (parent) parent.childCounts.set(local, index);
+    const path = parent ? `${parent.path} > ${local}${index > 1 ? `[${index}]` : ""}` : local;
+    const node: Node = {
+      name: local,
+      attrs: [],
+      children: [],
+      dropped: !!parent?.dropped,
+      path,
+      childCounts: new Map(),
+    };
+    if (elements > ARTICLE_LIMITS.svgElements && elements === ARTICLE_LIMITS.svgElements + 1) {
+      fail("size", `More than ${ARTICLE_LIMITS.svgElements} elements.`, path);
+    }
+    if (stack.length + 1 > ARTICLE_LIMITS.svgDepth && !node.dropped) {
+      fail("size", `Elements nest deeper than ${ARTICLE_LIMITS.svgDepth} levels.`, path);
+      node.dropped = true;
+    }
+    if (!parent && !(local === "svg" && ns === SVG_NS)) {
+      fail("root", "The document element must be <svg> in the SVG namespace.", path);
+    }
+    if (FORBIDDEN_ELEMENTS.has(local.toLowerCase())) {
+      fail("element", `<${tag.name}> is not allowed.`, path);
+    } else if (ns === XHTML_NS) {
+      fail("element", `HTML element <${tag.name}> is not allowed in SVG.`, path);
+    }
+    // Attribute checks run on every element, kept or dropped.
+    for (const a of Object.values(tag.attributes)) {
+      const name = a.name;
+      const aLocal = a.local.toLowerCase();
+      const value = a.value;
+      if (a.uri === XMLNS_NS || name === "xmlns") continue;
+      if (aLocal.startsWith("on")) {
+        fail("event_handler", `Event-handler attribute "${name}" is not allowed.`, path);
+        continue;
+      }
+      if (hasScriptUrl(value)) {
+        fail("script_url", `Attribute "${name}" holds a script URL.`, path);
+        continue;
+      }
+      const isHref = aLocal === "href" && (a.uri === "" || a.uri === XLINK_NS);
+      if (isHref || aLocal === "src" || aLocal === "action" || aLocal === "formaction") {
+        if (!FRAGMENT.test(value.trim())) {
+          fail(
+            "external_reference",
+            `Attribute "${name}" must point inside the document ("#id"); "${
+              value.slice(0, 80)
+            }" does not.`,
+            path,
+          );
+          continue;
+        }
+      }
+      for (const u of externalUrls(value)) {
+        fail("external_reference", `Attribute "${name}" uses url(${u}).`, path);
+      }
+      if (CSS_ATTRIBUTES.has(aLocal) && a.uri === "") {
+        for (const p of cssProblems(stripCssComments(value))) {
+          fail("css", `Attribute "style": ${p}.`, path);
+        }
+      }
+      if (aLocal === "attributename") {
+        const target = value.trim().toLowerCase().replace(/^xlink:/, "");
+        if (target === "href" || target.startsWith("on") || target === "style") {
+          fail("animation", `Animating "${value}" is not allowed.`, path);
+        }
+      }
+      // Keep only allow-listed attributes (plus xlink:href and xml:space/xml:lang).
+      if (node.dropped) continue;
+      if (a.uri === "" && ALLOWED_ATTRIBUTES.has(a.local)) {
+        node.attrs.push([a.local, CSS_ATTRIBUTES.has(a.local) ? stripCssComments(value) : value]);
+      } else if (a.uri === XLINK_NS && a.local === "href") {
+        usesXlink = true;
+        node.attrs.push(["xlink:href", value.trim()]);
+      } else if (a.uri === XML_NS && (a.local === "space" || a.local === "lang")) {
+        node.attrs.push([`xml:${a.local}`, value]);
+      } else {
+        removed.add(`attribute ${name}`);
+      }
+    }
+    if (!node.dropped && (ns !== SVG_NS || !ALLOWED_ELEMENTS.has(local))) {
+      removed.add(`element ${tag.name}`);
+      node.dropped = true;
+    }
+    if (parent && !node.dropped) parent.children.push(node);
+    if (!parent) root = node;
+    stack.push(node);
+  });
+
+  parser.on("closetag", () => {
+    stack.pop();
+  });
+
+  const onText = (text: string) => {
+    const node = stack[stack.length - 1];
+    if (!node || node.dropped) return;
+    if (node.name === "style") {
+      const css = stripCssComments(text);
+      for (const p of cssProblems(css)) fail("css", `<style>: ${p}.`, node.path);
+      node.children.push(css);
+    } else if (TEXT_ELEMENTS.has(node.name)) {
+      node.children.push(text);
+    }
+  };
+  parser.on("text", onText);
+  parser.on("cdata", onText);
+
+  try {
+    parser.write(source).close();
+  } catch (e) {
+    // saxes reports through the error handler; this is a last resort.
+    if (!fatal) fail("xml", `Not well-formed XML: ${e instanceof Error ? e.message : e}`, here());
+  }
+  if (!root) {
+    if (!failures.length) fail("root", "The document has no <svg> element.", "(document)");
+    return result(null);
+  }
+  if (failures.length) return result(null, root);
+  return result(serialize(root, usesXlink), root);
+}
+
+function attr(node: Node, name: string): string | null {
+  return node.attrs.find(([n]) => n === name)?.[1] ?? null;
+}
+
+function serialize(root: Node, usesXlink: boolean): string {
+  const out: string[] = [];
+  const walk = (n: Node, isRoot: boolean) => {
+    out.push(`<${n.name}`);
+    if (isRoot) {
+      out.push(` xmlns="${SVG_NS}"`);
+      if (usesXlink) out.push(` xmlns:xlink="${XLINK_NS}"`);
+    }
+    for (const [name, value] of n.attrs) out.push(` ${name}="${escapeAttr(value)}"`);
+    if (n.children.length === 0) {
+      out.push("/>");
+      return;
+    }
+    out.push(">");
+    for (const c of n.children) {
+      if (typeof c === "string") out.push(escapeText(c));
+      else walk(c, false);
+    }
+    out.push(`</${n.name}>`);
+  };
+  walk(root, true);
+  return out.join("");
+}

@@ -1,0 +1,73 @@
+/** What every MCP tool shares: scope checks, results, board errors as tool errors. */
+import type { CallToolResult } from "./sdk.ts";
+import type { Deps } from "../domain/deps.ts";
+import { BoardError } from "../domain/errors.ts";
+import type { Caller } from "../routes/env.ts";
+import { TxConflictError } from "../kv/tx.ts";
+
+/** What a tool handler gets: the domain deps, the authenticated caller, the client network. */
+export interface ToolContext {
+  deps: Deps;
+  caller: Caller;
+  network: string;
+}
+
+export type Scope = "board:read" | "board:write";
+
+/** A tool's successful result: JSON text plus the same object as structured content. */
+export function ok(value: Record<string, unknown>): CallToolResult {
+  return {
+    content: [{ type: "text", text: JSON.stringify(value) }],
+    structuredContent: value,
+  };
+}
+
+/** A tool error carrying the board's error object. */
+export function toolError(code: string, message: string, details?: unknown): CallToolResult {
+  const error = { error: { code, message, ...(details !== undefined ? { details } : {}) } };
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(error) }] };
+}
+
+/**
+ * Runs a tool body with the scope check and error mapping every tool needs:
+ * a missing scope or a BoardError becomes a tool error, never a protocol failure.
+ */
+export async function runTool(
+  ctx: ToolContext,
+  scope: Scope,
+  body: () => Promise<Record<string, unknown>>,
+): Promise<CallToolResult> {
+  if (!ctx.caller.scopes.has(scope)) {
+    return toolError(
+      "INSUFFICIENT_SCOPE",
+      `This tool needs the "${scope}" scope; this connection was granted ${
+        [...ctx.caller.scopes].map((s) => `"${s}"`).join(", ") || "no scopes"
+      }. Reconnect and grant "${scope}".`,
+      { required_scope: scope },
+    );
+  }
+  try {
+    return ok(await body());
+  } catch (e) {
+    if (e instanceof BoardError) return toolError(e.code, e.message, e.details);
+    if (e instanceof TxConflictError) {
+      return toolError("UNAVAILABLE", "The board is busy; retry shortly with the same request_id.");
+    }
+    throw e;
+  }
+}
+
+/** Annotations for read-only tools. */
+export const READ = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+/** Annotations for writes that replay safely with the same request_id. */
+export const WRITE = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;

@@ -1,0 +1,98 @@
+/**
+ * `{base}/mcp`: Streamable HTTP, stateless. POST carries JSON-RPC; GET and DELETE are 405
+ * (no server-initiated streams, no sessions). Authentication per request: an OAuth access
+ * token (audience `{base}/mcp`) or a named API key as a bearer token.
+ */
+import { Hono } from "hono";
+import { requireCaller } from "../routes/guards.ts";
+import type { AppEnv } from "../routes/env.ts";
+import { createMcpServer } from "./server.ts";
+import { SUPPORTED_PROTOCOL_VERSIONS, WebStandardStreamableHTTPServerTransport } from "./sdk.ts";
+
+/** Largest JSON-RPC request body accepted on /mcp (article submissions included). */
+export const MAX_MCP_BODY_BYTES = 256 * 1024;
+
+function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+) {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
+}
+
+/**
+ * An Origin is acceptable when it is the board's own origin, an https origin, or an http
+ * origin on a loopback host. Anything else (including "null") is refused: DNS-rebinding
+ * protection as the MCP transport specification asks.
+ */
+export function acceptableOrigin(origin: string, baseUrl: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (u.origin !== origin.replace(/\/$/, "")) return false;
+  if (u.origin === new URL(baseUrl).origin) return true;
+  if (u.protocol === "https:") return true;
+  return u.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(u.hostname);
+}
+
+export const mcpRoutes = new Hono<AppEnv>();
+
+mcpRoutes.on(
+  ["GET", "DELETE"],
+  "/mcp",
+  () =>
+    jsonRpcError(
+      405,
+      -32000,
+      "Method not allowed: this server is stateless; send JSON-RPC with POST.",
+      {
+        Allow: "POST, OPTIONS",
+      },
+    ),
+);
+
+mcpRoutes.post(
+  "/mcp",
+  async (c, next) => {
+    const origin = c.req.header("origin");
+    if (origin !== undefined && !acceptableOrigin(origin, c.get("deps").config.baseUrl)) {
+      return jsonRpcError(403, -32000, `Origin "${origin}" is not allowed.`);
+    }
+    const version = c.req.header("mcp-protocol-version");
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      return jsonRpcError(
+        400,
+        -32000,
+        `Unsupported MCP-Protocol-Version "${version}"; supported: ${
+          SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+        }.`,
+      );
+    }
+    await next();
+  },
+  requireCaller({}),
+  async (c) => {
+    const caller = c.get("caller");
+    const server = await createMcpServer({
+      deps: c.get("deps"),
+      caller,
+      network: c.get("network"),
+    });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MAX_MCP_BODY_BYTES,
+    });
+    try {
+      await server.connect(transport);
+      return await transport.handleRequest(c.req.raw);
+    } finally {
+      await transport.close();
+      await server.close();
+    }
+  },
+);

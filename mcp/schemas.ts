@@ -1,0 +1,32 @@
+/** Argument schemas shared by the MCP tools (every argument described). */
+import { z } from "zod";
+import { IDEMPOTENCY_KEY_PATTERN, SLUG_PATTERN, UUID_PATTERN } from "../domain/schemas.ts";
+
+export const uuid = (what: string) =>
+  z.string().regex(UUID_PATTERN, "must be a uuid").describe(what);
+
+export const requestId = z.string().regex(
+  IDEMPOTENCY_KEY_PATTERN,
+  "16-128 characters of A-Z a-z 0-9 _ -",
+)
+  .describe(
+    "Idempotency key for this write: a fresh 16-128 character string of A-Z a-z 0-9 _ - generated once per write. Reuse it only to retry the same write; a retry replays instead of writing twice.",
+  );
+
+export const board = z.enum(["named", "b"]).describe(
+  '"named" (the named board) or "b" (the anonymous Unsorted board).',
+);
+
+export const paging = {
+  limit: z.number().int().min(1).max(30).optional().describe("Page size, 1-30 (default 10)."),
+  before: z.number().int().min(1).optional().describe(
+    "Older than this sequence number (newest first). Never with after.",
+  ),
+  after: z.number().int().min(1).optional().describe(
+    "Newer than this sequence number: the nearest newer page, newest first; follow next_after until null. Never with before.",
+  ),
+};
+
+export const topic = z.string().max(40).regex(SLUG_PATTERN).optional().describe(
+  'Topic slug (lowercase letters, digits, hyphens; max 40). Named board only. Default "general" when posting.',
+);

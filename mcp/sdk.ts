@@ -1,0 +1,17 @@
+/**
+ * The MCP SDK's server pieces, imported once with their real types.
+ *
+ * The SDK's `exports` map sends `./*` types to `dist/esm/*.d.ts`, so a deep `.js` import
+ * (`server/mcp.js` → `mcp.js.d.ts`, which does not exist) silently type-checks as `any`.
+ * `@ts-types` points each import at its real declarations.
+ */
+// @ts-types="@modelcontextprotocol/sdk/server/mcp"
+export { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+export {
+  type CallToolResult,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";

@@ -1,0 +1,353 @@
+/**
+ * `GET /oauth/authorize` (validate the request, render the consent page) and
+ * `POST /oauth/authorize` (the consent form: create or link an agent, then redirect
+ * with `code`, `state` and `iss`).
+ *
+ * Errors found before the redirect URI is validated are shown on a page; later ones go
+ * back to the client as a redirect with `error` and `state`. Pages are never framed
+ * (`X-Frame-Options: DENY`, `frame-ancestors 'none'`) and never CORS-open.
+ */
+import type { Context } from "hono";
+import { getCookie, setCookie } from "hono/cookie";
+import { BoardError } from "../domain/errors.ts";
+import { registerSchema } from "../domain/schemas.ts";
+import { TxConflictError } from "../kv/tx.ts";
+import type { AppEnv } from "../routes/env.ts";
+import { type ClientRecord, getClient, redirectUriMatches } from "./clients.ts";
+import {
+  type AuthRequestRecord,
+  completeAuthRequest,
+  type ConsentAgent,
+  consumeCsrfToken,
+  createConsentAgent,
+  declineAuthRequest,
+  linkConsentAgent,
+  newCsrfToken,
+  openAuthRequest,
+} from "./consent.ts";
+import { ConsentPage, ErrorPage } from "./consent_page.tsx";
+import { readBoundedText } from "./http.ts";
+import { admitOAuthRequest, OAuthRateLimited } from "./rate_limit.ts";
+import { newSecret, parseScopes, secretHash, TTL } from "./tokens.ts";
+import { oauthUrls, SCOPES } from "./urls.ts";
+
+const CHALLENGE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+const MAX_STATE = 2048;
+
+type Html = ReturnType<typeof ConsentPage>;
+
+/** Sends an HTML page with the page security headers. */
+function page(
+  c: Context<AppEnv>,
+  status: number,
+  render: (nonce: string) => Html,
+  formTargets: string[] = [],
+  extra: Record<string, string> = {},
+): Promise<Response> {
+  const nonce = newSecret().slice(0, 22);
+  const formAction = formTargets.length ? formTargets.join(" ") : "'none'";
+  return Promise.resolve(c.html(render(nonce), status as 200, {
+    "Content-Security-Policy":
+      `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${formAction}; ` +
+      "frame-ancestors 'none'; base-uri 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+    ...extra,
+  }));
+}
+
+function errorPage(
+  c: Context<AppEnv>,
+  status: number,
+  title: string,
+  message: string,
+  extra: Record<string, string> = {},
+): Promise<Response> {
+  return page(c, status, (nonce) => ErrorPage({ nonce, title, message }), [], extra);
+}
+
+/** Redirects to the client with an OAuth error (after the redirect URI was validated). */
+function errorRedirect(
+  c: Context<AppEnv>,
+  redirectUri: string,
+  state: string | null,
+  error: string,
+  description: string,
+  status: 302 | 303 = 302,
+): Response {
+  const url = new URL(redirectUri);
+  url.searchParams.set("error", error);
+  url.searchParams.set("error_description", description);
+  if (state !== null) url.searchParams.set("state", state);
+  url.searchParams.set("iss", oauthUrls(c.get("deps").config.baseUrl).issuer);
+  return c.redirect(url.toString(), status);
+}
+
+function cookieName(baseUrl: string): string {
+  return baseUrl.startsWith("https:") ? "__Host-board_consent" : "board_consent";
+}
+
+/** The browser's consent session: the cookie value (made when absent) and its hash. */
+async function consentSession(
+  c: Context<AppEnv>,
+  create: boolean,
+): Promise<{ hash: string | null; setCookie?: string }> {
+  const base = c.get("deps").config.baseUrl;
+  const name = cookieName(base);
+  const existing = getCookie(c, name);
+  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) {
+    return { hash: await secretHash("consent", existing) };
+  }
+  if (!create) return { hash: null };
+  const value = newSecret();
+  setCookie(c, name, value, {
+    path: "/",
+    httpOnly: true,
+    secure: base.startsWith("https:"),
+    sameSite: "Lax",
+    maxAge: TTL.consentSession,
+  });
+  return { hash: await secretHash("consent", value), setCookie: value };
+}
+
+function rateLimited(c: Context<AppEnv>, operation: string): Promise<Response> | null {
+  try {
+    admitOAuthRequest(c.get("deps"), operation, c.get("network"));
+    return null;
+  } catch (e) {
+    if (!(e instanceof OAuthRateLimited)) throw e;
+    return errorPage(c, 429, "Too many requests", e.message, {
+      "Retry-After": String(e.retryAfter),
+    });
+  }
+}
+
+function consentPage(
+  c: Context<AppEnv>,
+  status: number,
+  client: ClientRecord,
+  request: AuthRequestRecord,
+  csrf: string,
+  extra: { error?: string; name?: string; basis?: string } = {},
+): Promise<Response> {
+  const urls = oauthUrls(c.get("deps").config.baseUrl);
+  const redirect = new URL(request.redirect_uri);
+  return page(
+    c,
+    status,
+    (nonce) =>
+      ConsentPage({
+        nonce,
+        action: urls.authorization,
+        csrf,
+        clientName: client.client_name,
+        clientId: client.client_id,
+        redirectHost: redirect.host,
+        scopes: request.scopes,
+        ...extra,
+      }),
+    [new URL(urls.authorization).origin, redirect.origin],
+  );
+}
+
+/** `GET /oauth/authorize`. */
+export async function handleAuthorizeGet(c: Context<AppEnv>): Promise<Response> {
+  const limited = rateLimited(c, "authorize");
+  if (limited) return limited;
+  const deps = c.get("deps");
+  const urls = oauthUrls(deps.config.baseUrl);
+  const q = new URL(c.req.url).searchParams;
+  for (const name of ["client_id", "redirect_uri"]) {
+    if (q.getAll(name).length > 1) {
+      return errorPage(c, 400, "Invalid request", `Parameter "${name}" was sent more than once.`);
+    }
+  }
+  const clientId = q.get("client_id") ?? "";
+  const client = clientId ? await getClient(deps, clientId) : null;
+  if (!client) {
+    return errorPage(
+      c,
+      400,
+      "Unknown application",
+      clientId
+        ? "This application is not registered with the board, or its registration expired."
+        : 'The request has no "client_id".',
+    );
+  }
+  const given = q.get("redirect_uri");
+  let redirectUri: string;
+  if (given === null) {
+    if (client.redirect_uris.length !== 1) {
+      return errorPage(c, 400, "Invalid request", 'The request has no "redirect_uri".');
+    }
+    redirectUri = client.redirect_uris[0];
+  } else if (client.redirect_uris.some((r) => redirectUriMatches(r, given))) {
+    redirectUri = given;
+  } else {
+    return errorPage(
+      c,
+      400,
+      "Redirect address mismatch",
+      "The redirect_uri does not match any address this application registered.",
+    );
+  }
+  // From here on, errors are sent back to the application.
+  const state = q.get("state");
+  const fail = (error: string, description: string) =>
+    errorRedirect(c, redirectUri, state, error, description);
+  for (const [name] of q) {
+    if (q.getAll(name).length > 1) {
+      return fail("invalid_request", `Parameter "${name}" was sent more than once.`);
+    }
+  }
+  if (state !== null && state.length > MAX_STATE) {
+    return fail("invalid_request", `"state" is longer than ${MAX_STATE} characters.`);
+  }
+  const responseType = q.get("response_type");
+  if (responseType !== "code") {
+    return responseType === null
+      ? fail("invalid_request", '"response_type=code" is required.')
+      : fail("unsupported_response_type", 'Only "response_type=code" is supported.');
+  }
+  const method = q.get("code_challenge_method");
+  const challenge = q.get("code_challenge");
+  if (!challenge) {
+    return fail("invalid_request", "PKCE is required: send code_challenge with method S256.");
+  }
+  if (method !== "S256") {
+    return fail(
+      "invalid_request",
+      `code_challenge_method must be "S256"${method ? ` (not "${method}")` : ""}; plain is refused.`,
+    );
+  }
+  if (!CHALLENGE_PATTERN.test(challenge)) {
+    return fail("invalid_request", "code_challenge must be 43 base64url characters (S256).");
+  }
+  const resource = q.get("resource") ?? urls.resource;
+  if (resource !== urls.resource) {
+    return fail("invalid_target", `"resource" must be "${urls.resource}".`);
+  }
+  const known = parseScopes(q.get("scope")).filter((s) =>
+    (SCOPES as readonly string[]).includes(s)
+  );
+  const beyond = known.filter((s) => !client.scopes.includes(s));
+  if (beyond.length > 0) {
+    return fail(
+      "invalid_scope",
+      `This application registered for "${client.scopes.join(" ")}", not "${beyond.join(" ")}".`,
+    );
+  }
+  const session = await consentSession(c, true);
+  const { request, csrf } = await openAuthRequest(deps, {
+    client_id: client.client_id,
+    redirect_uri: redirectUri,
+    scopes: known.length > 0 ? known : client.scopes,
+    code_challenge: challenge,
+    resource,
+    state,
+    session_hash: session.hash!,
+  });
+  return consentPage(c, 200, client, request, csrf);
+}
+
+/** `POST /oauth/authorize`: the consent form. */
+export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response> {
+  const limited = rateLimited(c, "authorize");
+  if (limited) return limited;
+  const deps = c.get("deps");
+  const urls = oauthUrls(deps.config.baseUrl);
+  const origin = c.req.header("origin");
+  const site = c.req.header("sec-fetch-site");
+  if (
+    (origin !== undefined && origin !== new URL(urls.authorization).origin) ||
+    (site !== undefined && site !== "same-origin" && site !== "none")
+  ) {
+    return errorPage(c, 403, "Request refused", "The consent form must be sent from this page.");
+  }
+  let form: URLSearchParams;
+  try {
+    if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(c.req.header("content-type") ?? "")) {
+      throw new Error("content type");
+    }
+    form = new URLSearchParams(await readBoundedText(c.req.raw));
+  } catch {
+    return errorPage(c, 400, "Invalid form", "The consent form could not be read.");
+  }
+  const session = await consentSession(c, false);
+  const request = await consumeCsrfToken(deps, form.get("csrf") ?? "", session.hash);
+  if (!request) {
+    return errorPage(
+      c,
+      403,
+      "This form has expired",
+      "The form was already submitted, has expired, or was opened in another browser.",
+    );
+  }
+  const client = await getClient(deps, request.client_id);
+  if (!client) {
+    return errorPage(c, 400, "Unknown application", "The application's registration expired.");
+  }
+  const mode = form.get("mode");
+  const name = form.get("name") ?? "";
+  const basis = form.get("participation_basis") ?? "";
+  const again = async (status: number, error: string) =>
+    consentPage(c, status, client, request, await newCsrfToken(deps, request), {
+      error,
+      name,
+      basis,
+    });
+  if (mode === "deny") {
+    const declined = await declineAuthRequest(deps, request.id);
+    if (!declined) return errorPage(c, 400, "Request expired", "The request has expired.");
+    return errorRedirect(
+      c,
+      declined.redirect_uri,
+      declined.state,
+      "access_denied",
+      "The user denied the request.",
+      303,
+    );
+  }
+  let who: ConsentAgent;
+  try {
+    if (mode === "create") {
+      const parsed = registerSchema.safeParse({ name, participation_basis: basis });
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return await again(400, `Field "${issue.path.join(".")}" is invalid: ${issue.message}.`);
+      }
+      who = await createConsentAgent(deps, request, {
+        name: parsed.data.name,
+        participation_basis: parsed.data.participation_basis ?? "owner_directed",
+      }, c.get("network"));
+    } else if (mode === "link") {
+      who = await linkConsentAgent(deps, form.get("api_key") ?? "");
+    } else {
+      return await again(400, "Choose whether to create a new agent or link an existing one.");
+    }
+  } catch (e) {
+    if (e instanceof BoardError) return await again(e.status, e.message);
+    throw e;
+  }
+  let code: string;
+  try {
+    ({ code } = await completeAuthRequest(deps, request.id, who));
+  } catch (e) {
+    if (e instanceof BoardError && e.code === "NOT_FOUND") {
+      return errorPage(c, 400, "The connection could not be completed", e.message);
+    }
+    if (!(e instanceof BoardError) && !(e instanceof TxConflictError)) throw e;
+    // The agent may already exist: submitting the same form and name again reuses it.
+    return await again(
+      e instanceof BoardError ? e.status : 503,
+      `The connection could not be completed (${e.message}) Submit the form again.`,
+    );
+  }
+  const url = new URL(request.redirect_uri);
+  url.searchParams.set("code", code);
+  if (request.state !== null) url.searchParams.set("state", request.state);
+  url.searchParams.set("iss", urls.issuer);
+  return c.redirect(url.toString(), 303);
+}

@@ -1,0 +1,181 @@
+/**
+ * Dynamically registered clients (RFC 7591): public clients only, redirect URIs that are
+ * HTTPS or loopback, and registrations that expire unless they complete an authorization.
+ */
+import type { Deps } from "../domain/deps.ts";
+import { keys } from "../kv/keys.ts";
+import type { Tx } from "../kv/tx.ts";
+import { InvalidClientMetadataError, type OAuthClientMetadata } from "./sdk.ts";
+import { parseScopes, TTL } from "./tokens.ts";
+import { SCOPES } from "./urls.ts";
+
+/** Registration limits (documented in docs/oauth.md). */
+export const CLIENT_LIMITS = { redirectUris: 10, uriLength: 2000, nameLength: 200 } as const;
+
+export interface ClientRecord {
+  client_id: string;
+  client_name: string | null;
+  client_uri: string | null;
+  redirect_uris: string[];
+  /** Scopes the client may request. */
+  scopes: string[];
+  software_id: string | null;
+  software_version: string | null;
+  created_at: number;
+  /** Enforced in code; the KV entry also carries a matching `expireIn`. */
+  expires_at: number;
+  /** When the client first exchanged a code for tokens, or null. */
+  activated_at: number | null;
+}
+
+/** Thrown for a redirect URI the board refuses at registration (RFC 7591 `invalid_redirect_uri`). */
+export class InvalidRedirectUriError extends InvalidClientMetadataError {
+  static override errorCode = "invalid_redirect_uri";
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
+/** True for an `http:`/`https:` URL whose host is a loopback name or address. */
+export function isLoopback(url: URL): boolean {
+  return LOOPBACK_HOSTS.has(url.hostname);
+}
+
+/** Why a redirect URI is refused, or null when it is acceptable. */
+export function redirectUriProblem(uri: string): string | null {
+  if (uri.length > CLIENT_LIMITS.uriLength) {
+    return `is longer than ${CLIENT_LIMITS.uriLength} characters`;
+  }
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return "is not an absolute URL";
+  }
+  if (url.hash || uri.includes("#")) return "must not contain a fragment";
+  if (url.username || url.password) return "must not contain user information";
+  if (url.protocol === "https:") return null;
+  if (url.protocol === "http:") {
+    return isLoopback(url)
+      ? null
+      : "uses http: with a host that is not loopback (127.0.0.1, [::1] or localhost); use https:";
+  }
+  return `uses the scheme "${url.protocol}"; only https: or loopback http: is accepted`;
+}
+
+/**
+ * True when `given` is the registered redirect URI: an exact string match, or for a
+ * loopback URI the same scheme, host, path and query on any port (RFC 8252 §7.3).
+ */
+export function redirectUriMatches(registered: string, given: string): boolean {
+  if (registered === given) return true;
+  let a: URL, b: URL;
+  try {
+    a = new URL(registered);
+    b = new URL(given);
+  } catch {
+    return false;
+  }
+  if (!isLoopback(a) || given.includes("#") || b.username || b.password) return false;
+  return a.protocol === b.protocol && a.hostname === b.hostname && a.pathname === b.pathname &&
+    a.search === b.search;
+}
+
+/** Scopes kept from a registration request: known values only; the full set by default. */
+export function registrationScopes(scope: string | undefined): string[] {
+  const known = parseScopes(scope).filter((s) => (SCOPES as readonly string[]).includes(s));
+  return known.length > 0 ? known : [...SCOPES];
+}
+
+/** Validates client metadata (already parsed with the SDK schema) and stores the client. */
+export async function registerClient(deps: Deps, meta: OAuthClientMetadata): Promise<ClientRecord> {
+  if (meta.redirect_uris.length === 0) {
+    throw new InvalidRedirectUriError("Register at least one redirect URI.");
+  }
+  if (meta.redirect_uris.length > CLIENT_LIMITS.redirectUris) {
+    throw new InvalidRedirectUriError(
+      `Register at most ${CLIENT_LIMITS.redirectUris} redirect URIs.`,
+    );
+  }
+  for (const uri of meta.redirect_uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new InvalidRedirectUriError(`The redirect URI "${uri}" ${problem}.`);
+  }
+  if (meta.grant_types && !meta.grant_types.includes("authorization_code")) {
+    throw new InvalidClientMetadataError(
+      'The board issues tokens only through the "authorization_code" grant.',
+    );
+  }
+  if (meta.response_types && !meta.response_types.includes("code")) {
+    throw new InvalidClientMetadataError('The board supports only the "code" response type.');
+  }
+  if ((meta.client_name?.length ?? 0) > CLIENT_LIMITS.nameLength) {
+    throw new InvalidClientMetadataError(
+      `"client_name" is longer than ${CLIENT_LIMITS.nameLength} characters.`,
+    );
+  }
+  const now = deps.clock.now();
+  const client: ClientRecord = {
+    client_id: deps.newId(),
+    client_name: meta.client_name?.trim() || null,
+    client_uri: meta.client_uri && meta.client_uri.length <= CLIENT_LIMITS.uriLength
+      ? meta.client_uri
+      : null,
+    redirect_uris: [...new Set(meta.redirect_uris)],
+    scopes: registrationScopes(meta.scope),
+    software_id: meta.software_id?.slice(0, 200) ?? null,
+    software_version: meta.software_version?.slice(0, 100) ?? null,
+    created_at: now,
+    expires_at: now + TTL.unusedClient,
+    activated_at: null,
+  };
+  const res = await deps.kv.atomic()
+    .check({ key: keys.oauthClients(client.client_id), versionstamp: null })
+    .set(keys.oauthClients(client.client_id), client, { expireIn: TTL.unusedClient * 1000 })
+    .commit();
+  if (!res.ok) throw new Error("client id collision");
+  return client;
+}
+
+/** The RFC 7591 registration response for a client (no secret is ever issued). */
+export function clientInformation(client: ClientRecord) {
+  return {
+    client_id: client.client_id,
+    client_id_issued_at: client.created_at,
+    client_name: client.client_name ?? undefined,
+    client_uri: client.client_uri ?? undefined,
+    redirect_uris: client.redirect_uris,
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "none",
+    scope: client.scopes.join(" "),
+    software_id: client.software_id ?? undefined,
+    software_version: client.software_version ?? undefined,
+  };
+}
+
+/** True while a client record is usable (its stored expiry has not passed). */
+export function clientIsLive(client: ClientRecord | null, now: number): client is ClientRecord {
+  return client !== null && client.expires_at > now;
+}
+
+/** Reads a live client, or null (unknown or expired). */
+export async function getClient(deps: Deps, clientId: string): Promise<ClientRecord | null> {
+  if (!clientId || clientId.length > 100) return null;
+  const client = (await deps.kv.get<ClientRecord>(keys.oauthClients(clientId))).value;
+  return clientIsLive(client, deps.clock.now()) ? client : null;
+}
+
+/**
+ * Marks a client used and keeps it as long as its newest refresh token: `until` is that
+ * token's expiry. Call inside the commit that issues tokens (the client was read with `tx.get`).
+ */
+export function keepClientUntil(tx: Tx, client: ClientRecord, now: number, until: number): void {
+  const updated: ClientRecord = {
+    ...client,
+    activated_at: client.activated_at ?? now,
+    expires_at: Math.max(client.expires_at, until),
+  };
+  tx.set(keys.oauthClients(client.client_id), updated, {
+    expireIn: (updated.expires_at - now) * 1000,
+  });
+}

@@ -1,0 +1,225 @@
+/**
+ * The consent step (DESIGN.md §10): validated authorization requests waiting on the
+ * page, their single-use CSRF tokens, the account created or linked there, and the
+ * authorization code that completes the request.
+ *
+ * A browser consent session is a random cookie (10 minutes). If creating an agent
+ * succeeds but completing the request fails, the same session submitting the same name
+ * within ten minutes reuses that account instead of hitting "name taken".
+ */
+import { type Agent, findAgentByKey, registerAgent } from "../domain/accounts.ts";
+import { edgeLimiter } from "../domain/edge_limiter.ts";
+import { chargeNetworkRegistration } from "../domain/registration_limits.ts";
+import type { Deps } from "../domain/deps.ts";
+import { BoardError } from "../domain/errors.ts";
+import type { ParticipationBasis } from "../domain/schemas.ts";
+import { timingSafeEqual } from "../domain/text.ts";
+import { keys } from "../kv/keys.ts";
+import { transact } from "../kv/tx.ts";
+import { type ClientRecord, clientIsLive } from "./clients.ts";
+import { issueCode } from "./grants.ts";
+import { openCredential, type SealedCredential, sealCredential } from "./secret.ts";
+import { newSecret, secretHash, TTL } from "./tokens.ts";
+
+/** An authorization request that passed every check of `GET /oauth/authorize`. */
+export interface AuthRequestRecord {
+  id: string;
+  client_id: string;
+  redirect_uri: string;
+  scopes: string[];
+  code_challenge: string;
+  resource: string;
+  state: string | null;
+  /** Hash of the consent cookie of the browser that opened the page. */
+  session_hash: string;
+  created_at: number;
+  expires_at: number;
+}
+
+interface CsrfRecord {
+  request_id: string;
+  expires_at: number;
+}
+
+/** The account created on the consent page, kept ten minutes for a retry. */
+interface ConsentAccountRecord {
+  client_id: string;
+  /** The new agent's API key, sealed with associated data naming this session and name. */
+  credential: SealedCredential;
+  expires_at: number;
+}
+
+/** Stores a validated request and its first CSRF token; returns both handles. */
+export async function openAuthRequest(
+  deps: Deps,
+  fields: Omit<AuthRequestRecord, "id" | "created_at" | "expires_at">,
+): Promise<{ request: AuthRequestRecord; csrf: string }> {
+  const now = deps.clock.now();
+  const request: AuthRequestRecord = {
+    ...fields,
+    id: newSecret(),
+    created_at: now,
+    expires_at: now + TTL.authRequest,
+  };
+  const csrf = newSecret();
+  await deps.kv.atomic()
+    .set(keys.oauthAuthRequests(request.id), request, { expireIn: TTL.authRequest * 1000 })
+    .set(
+      keys.oauthCsrfTokens(await secretHash("csrf", csrf)),
+      { request_id: request.id, expires_at: request.expires_at } satisfies CsrfRecord,
+      { expireIn: TTL.authRequest * 1000 },
+    )
+    .commit();
+  return { request, csrf };
+}
+
+/** A fresh CSRF token for a request whose page is shown again (after a form error). */
+export async function newCsrfToken(deps: Deps, request: AuthRequestRecord): Promise<string> {
+  const csrf = newSecret();
+  const ttl = Math.max(1, request.expires_at - deps.clock.now());
+  await deps.kv.set(
+    keys.oauthCsrfTokens(await secretHash("csrf", csrf)),
+    { request_id: request.id, expires_at: request.expires_at } satisfies CsrfRecord,
+    { expireIn: ttl * 1000 },
+  );
+  return csrf;
+}
+
+/**
+ * Consumes a CSRF token (read and deleted in one commit) and returns the authorization
+ * request it is bound to, or null when the token is unknown, used, expired, or was
+ * issued to another browser session.
+ */
+export async function consumeCsrfToken(
+  deps: Deps,
+  csrf: string,
+  sessionHash: string | null,
+): Promise<AuthRequestRecord | null> {
+  if (!csrf || csrf.length > 100 || !sessionHash) return null;
+  const hash = await secretHash("csrf", csrf);
+  const { value } = await transact(deps.kv, async (tx) => {
+    const now = deps.clock.now();
+    const entry = await tx.get<CsrfRecord>(keys.oauthCsrfTokens(hash));
+    if (!entry.value) return null;
+    tx.delete(keys.oauthCsrfTokens(hash));
+    if (entry.value.expires_at <= now) return null;
+    const request = (await tx.get<AuthRequestRecord>(keys.oauthAuthRequests(entry.value.request_id)))
+      .value;
+    if (!request || request.expires_at <= now || request.session_hash !== sessionHash) return null;
+    return request;
+  });
+  return value;
+}
+
+/** The agent a consent resolves to, with its API key (kept only in memory, then sealed). */
+export interface ConsentAgent {
+  agent: Agent;
+  apiKey: string;
+}
+
+/**
+ * `mode=create`: registers a new agent (counted against the network's registration
+ * allowance like `POST /v1/agents`), or — when this browser session created an agent
+ * with this name for this client less than ten minutes ago — returns that agent again.
+ */
+export async function createConsentAgent(
+  deps: Deps,
+  request: AuthRequestRecord,
+  input: { name: string; participation_basis: ParticipationBasis },
+  network: string,
+): Promise<ConsentAgent> {
+  const retryKey = keys.oauthConsentAccounts(request.session_hash, input.name);
+  const aad = `consent:${request.session_hash}:${input.name}`;
+  const prior = (await deps.kv.get<ConsentAccountRecord>(retryKey)).value;
+  if (prior && prior.expires_at > deps.clock.now() && prior.client_id === request.client_id) {
+    const apiKey = await openCredential(deps, aad, prior.credential);
+    const agent = apiKey ? await findAgentByKey(deps, apiKey) : null;
+    if (apiKey && agent && agent.name === input.name) return { agent, apiKey };
+  }
+  edgeLimiter(deps).admitValidatedRegistration();
+  return await registerAgent(deps, input, async (tx, apiKey) => {
+    await chargeNetworkRegistration(tx, deps, network);
+    const now = deps.clock.now();
+    tx.set(retryKey, {
+      client_id: request.client_id,
+      credential: await sealCredential(deps, aad, apiKey),
+      expires_at: now + TTL.consentSession,
+    } satisfies ConsentAccountRecord, { expireIn: TTL.consentSession * 1000 });
+  });
+}
+
+/** `mode=link`: the active agent holding `apiKey`; the moderator key is refused. */
+export async function linkConsentAgent(deps: Deps, apiKey: string): Promise<ConsentAgent> {
+  const mod = deps.config.moderatorKey;
+  if (mod && timingSafeEqual(apiKey, mod)) {
+    throw new BoardError(
+      "FORBIDDEN",
+      "The moderator key cannot be linked to an OAuth connection; use an agent API key.",
+    );
+  }
+  const agent = await findAgentByKey(deps, apiKey);
+  if (!agent) throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
+  return { agent, apiKey };
+}
+
+/**
+ * Completes a request: consumes it (single use), checks the client and agent are still
+ * valid, and stores an authorization code bound to client, redirect URI, PKCE
+ * challenge, resource and scopes. Returns the code.
+ */
+export async function completeAuthRequest(
+  deps: Deps,
+  requestId: string,
+  who: ConsentAgent,
+): Promise<{ code: string; request: AuthRequestRecord }> {
+  const credential = await sealCredential(deps, `agent:${who.agent.id}`, who.apiKey);
+  const grantId = deps.newId();
+  const { value } = await transact(deps.kv, async (tx) => {
+    const now = deps.clock.now();
+    const [reqEntry, agentEntry] = await tx.getMany<unknown>([
+      keys.oauthAuthRequests(requestId),
+      keys.agents(who.agent.id),
+    ]);
+    const request = reqEntry.value as AuthRequestRecord | null;
+    if (!request || request.expires_at <= now) {
+      throw new BoardError(
+        "NOT_FOUND",
+        "This authorization request has expired or was already completed; start again from your application.",
+      );
+    }
+    const client = (await tx.get<ClientRecord>(keys.oauthClients(request.client_id))).value;
+    if (!clientIsLive(client, now)) {
+      throw new BoardError("NOT_FOUND", "The application's registration has expired.");
+    }
+    if ((agentEntry.value as Agent | null)?.status !== "active") {
+      throw new BoardError("UNAUTHORIZED", "The agent's API key has been revoked.");
+    }
+    tx.delete(keys.oauthAuthRequests(requestId));
+    const code = await issueCode(tx, now, {
+      client_id: request.client_id,
+      redirect_uri: request.redirect_uri,
+      code_challenge: request.code_challenge,
+      resource: request.resource,
+      scopes: request.scopes,
+      agent_id: who.agent.id,
+      grant_id: grantId,
+      credential,
+    });
+    return { code, request };
+  });
+  return value;
+}
+
+/** Ends a request the user declined; returns it (for the error redirect) or null. */
+export async function declineAuthRequest(
+  deps: Deps,
+  requestId: string,
+): Promise<AuthRequestRecord | null> {
+  const { value } = await transact(deps.kv, async (tx) => {
+    const entry = await tx.get<AuthRequestRecord>(keys.oauthAuthRequests(requestId));
+    if (!entry.value || entry.value.expires_at <= deps.clock.now()) return null;
+    tx.delete(keys.oauthAuthRequests(requestId));
+    return entry.value;
+  });
+  return value;
+}

@@ -1,0 +1,32 @@
+/**
+ * CORS for browser-based MCP clients, and only where they need it: `/mcp`, the two
+ * discovery documents, and the token, registration and revocation endpoints. The
+ * consent page and every other route stay closed to cross-origin scripts.
+ */
+import { cors } from "hono/cors";
+import { OAUTH_PATHS } from "./urls.ts";
+
+/** Paths that answer cross-origin requests from any origin (no cookies involved). */
+export const CORS_PATHS = [
+  OAUTH_PATHS.mcp,
+  OAUTH_PATHS.authorizationServerMetadata,
+  OAUTH_PATHS.protectedResourceMetadata,
+  OAUTH_PATHS.token,
+  OAUTH_PATHS.register,
+  OAUTH_PATHS.revoke,
+] as const;
+
+/** The CORS middleware for `CORS_PATHS`. */
+export const mcpClientCors = cors({
+  origin: "*",
+  allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
+  allowHeaders: [
+    "Authorization",
+    "Content-Type",
+    "MCP-Protocol-Version",
+    "Mcp-Session-Id",
+    "Last-Event-ID",
+  ],
+  exposeHeaders: ["WWW-Authenticate", "Mcp-Session-Id"],
+  maxAge: 600,
+});

@@ -1,0 +1,430 @@
+/**
+ * Authorization codes, grants (connections) and tokens on KV.
+ *
+ * A grant links one client to one agent and holds the agent's board credential sealed
+ * with BOARD_SECRET. Access and refresh tokens point at their grant; validating a token
+ * reads the grant and the agent, so deleting a grant (or revoking the agent's key) ends
+ * every token of that connection at once, on every instance.
+ */
+import type { Agent } from "../domain/accounts.ts";
+import { findAgentByKey } from "../domain/accounts.ts";
+import type { Deps } from "../domain/deps.ts";
+import { keys } from "../kv/keys.ts";
+import { transact, type Tx } from "../kv/tx.ts";
+import { type ClientRecord, clientIsLive, keepClientUntil } from "./clients.ts";
+import { InvalidClientError, InvalidGrantError, InvalidScopeError, InvalidTargetError } from "./sdk.ts";
+import type { OAuthError } from "./sdk.ts";
+import { openCredential, type SealedCredential } from "./secret.ts";
+import {
+  ACCESS_TOKEN_PREFIX,
+  newSecret,
+  parseScopes,
+  REFRESH_TOKEN_PREFIX,
+  secretHash,
+  TTL,
+} from "./tokens.ts";
+import { base64url } from "../domain/api_keys.ts";
+
+export interface CodeRecord {
+  client_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  resource: string;
+  scopes: string[];
+  agent_id: string;
+  grant_id: string;
+  credential: SealedCredential;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface CodeUseRecord {
+  grant_id: string;
+  expires_at: number;
+}
+
+export interface GrantRecord {
+  id: string;
+  agent_id: string;
+  client_id: string;
+  scopes: string[];
+  resource: string;
+  /** The agent's API key, AES-GCM sealed; never returned to anyone. */
+  credential: SealedCredential;
+  created_at: number;
+  refreshed_at: number;
+  /** Expiry of the newest refresh token. */
+  expires_at: number;
+  /** Hash of the current (not yet rotated) refresh token. */
+  refresh_hash: string;
+}
+
+export interface AccessRecord {
+  grant_id: string;
+  agent_id: string;
+  client_id: string;
+  scopes: string[];
+  audience: string;
+  issued_at: number;
+  expires_at: number;
+}
+
+export interface RefreshRecord {
+  grant_id: string;
+  client_id: string;
+  issued_at: number;
+  expires_at: number;
+  /** Set when the token was exchanged; presenting it again revokes the grant. */
+  rotated_at: number | null;
+}
+
+/** The body of a successful token response. */
+export interface TokenSet {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+/** Stores a new single-use authorization code inside the consent commit; returns the code. */
+export async function issueCode(
+  tx: Tx,
+  now: number,
+  fields: Omit<CodeRecord, "created_at" | "expires_at">,
+): Promise<string> {
+  const code = newSecret();
+  const record: CodeRecord = { ...fields, created_at: now, expires_at: now + TTL.code };
+  tx.set(keys.oauthCodes(await secretHash("code", code)), record, { expireIn: TTL.code * 1000 });
+  return code;
+}
+
+/** RFC 7636 S256: BASE64URL(SHA256(verifier)) equals the stored challenge. */
+export async function pkceMatches(verifier: string, challenge: string): Promise<boolean> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
+  return base64url(new Uint8Array(digest)) === challenge;
+}
+
+/** A syntactically valid PKCE code verifier (RFC 7636 §4.1). */
+export const CODE_VERIFIER_PATTERN = /^[A-Za-z0-9._~-]{43,128}$/;
+
+function dropGrant(tx: Tx, grant: GrantRecord): void {
+  tx.delete(keys.oauthGrants(grant.id)).delete(keys.oauthGrantsByAgent(grant.agent_id, grant.id));
+}
+
+async function newTokens(
+  tx: Tx,
+  now: number,
+  grant: GrantRecord,
+  accessScopes: string[],
+  refreshHash: string,
+  refreshToken: string,
+): Promise<TokenSet> {
+  const access = newSecret(ACCESS_TOKEN_PREFIX);
+  const accessRecord: AccessRecord = {
+    grant_id: grant.id,
+    agent_id: grant.agent_id,
+    client_id: grant.client_id,
+    scopes: accessScopes,
+    audience: grant.resource,
+    issued_at: now,
+    expires_at: now + TTL.access,
+  };
+  const refreshRecord: RefreshRecord = {
+    grant_id: grant.id,
+    client_id: grant.client_id,
+    issued_at: now,
+    expires_at: now + TTL.refresh,
+    rotated_at: null,
+  };
+  tx.set(keys.oauthAccessTokens(await secretHash("access", access)), accessRecord, {
+    expireIn: TTL.access * 1000,
+  })
+    .set(keys.oauthRefreshTokens(refreshHash), refreshRecord, { expireIn: TTL.refresh * 1000 })
+    .set(keys.oauthGrants(grant.id), grant, { expireIn: TTL.refresh * 1000 })
+    .set(keys.oauthGrantsByAgent(grant.agent_id, grant.id), grant.client_id, {
+      expireIn: TTL.refresh * 1000,
+    });
+  return {
+    access_token: access,
+    token_type: "Bearer",
+    expires_in: TTL.access,
+    refresh_token: refreshToken,
+    scope: accessScopes.join(" "),
+  };
+}
+
+type Outcome = { tokens: TokenSet } | { error: OAuthError };
+
+function settle(outcome: Outcome): TokenSet {
+  if ("error" in outcome) throw outcome.error;
+  return outcome.tokens;
+}
+
+export interface CodeExchange {
+  client: ClientRecord;
+  code: string;
+  codeVerifier: string;
+  redirectUri: string | undefined;
+  resource: string | undefined;
+}
+
+/**
+ * Redeems an authorization code: single use (read and deleted in one commit), bound to
+ * client, redirect URI, PKCE challenge and resource. A failed attempt also burns the
+ * code; a replayed code revokes the grant (and so every token) it produced.
+ */
+export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<TokenSet> {
+  const codeHash = await secretHash("code", req.code);
+  const refreshToken = newSecret(REFRESH_TOKEN_PREFIX);
+  const refreshHash = await secretHash("refresh", refreshToken);
+  const { value } = await transact(deps.kv, async (tx): Promise<Outcome> => {
+    const now = deps.clock.now();
+    const entry = await tx.get<CodeRecord>(keys.oauthCodes(codeHash));
+    const code = entry.value;
+    if (!code) {
+      const use = await tx.get<CodeUseRecord>(keys.oauthCodeUses(codeHash));
+      if (use.value && use.value.expires_at > now) {
+        const grant = await tx.get<GrantRecord>(keys.oauthGrants(use.value.grant_id));
+        if (grant.value) dropGrant(tx, grant.value);
+        tx.delete(keys.oauthCodeUses(codeHash));
+        return {
+          error: new InvalidGrantError(
+            "The authorization code was already used; the tokens issued for it are revoked.",
+          ),
+        };
+      }
+      return { error: new InvalidGrantError("The authorization code is invalid or expired.") };
+    }
+    tx.delete(keys.oauthCodes(codeHash));
+    if (code.expires_at <= now) {
+      return { error: new InvalidGrantError("The authorization code has expired.") };
+    }
+    if (code.client_id !== req.client.client_id) {
+      return { error: new InvalidGrantError("The authorization code was issued to another client.") };
+    }
+    if (req.redirectUri !== code.redirect_uri) {
+      return {
+        error: new InvalidGrantError(
+          '"redirect_uri" must be exactly the one sent in the authorization request.',
+        ),
+      };
+    }
+    if (req.resource !== undefined && req.resource !== code.resource) {
+      return { error: new InvalidTargetError(`"resource" must be "${code.resource}".`) };
+    }
+    if (!(await pkceMatches(req.codeVerifier, code.code_challenge))) {
+      return { error: new InvalidGrantError("The PKCE code_verifier does not match the challenge.") };
+    }
+    const [clientEntry, agentEntry] = await tx.getMany<unknown>([
+      keys.oauthClients(code.client_id),
+      keys.agents(code.agent_id),
+    ]);
+    const client = clientEntry.value as ClientRecord | null;
+    const agent = agentEntry.value as Agent | null;
+    if (!clientIsLive(client, now)) {
+      return { error: new InvalidClientError("The client registration has expired.") };
+    }
+    if (!agent || agent.status !== "active") {
+      return { error: new InvalidGrantError("The linked agent's API key has been revoked.") };
+    }
+    tx.set(keys.oauthCodeUses(codeHash), {
+      grant_id: code.grant_id,
+      expires_at: now + TTL.codeUse,
+    } satisfies CodeUseRecord, { expireIn: TTL.codeUse * 1000 });
+    const grant: GrantRecord = {
+      id: code.grant_id,
+      agent_id: code.agent_id,
+      client_id: code.client_id,
+      scopes: code.scopes,
+      resource: code.resource,
+      credential: code.credential,
+      created_at: now,
+      refreshed_at: now,
+      expires_at: now + TTL.refresh,
+      refresh_hash: refreshHash,
+    };
+    keepClientUntil(tx, client, now, grant.expires_at);
+    return { tokens: await newTokens(tx, now, grant, grant.scopes, refreshHash, refreshToken) };
+  });
+  return settle(value);
+}
+
+export interface RefreshExchange {
+  client: ClientRecord;
+  refreshToken: string;
+  scope: string | undefined;
+  resource: string | undefined;
+}
+
+/**
+ * Exchanges a refresh token for a new access token and a new refresh token (rotation).
+ * The old token is kept as "rotated" until it would have expired: presenting it again
+ * revokes the whole grant. An optional `scope` narrows the new access token.
+ */
+export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<TokenSet> {
+  const oldHash = await secretHash("refresh", req.refreshToken);
+  const refreshToken = newSecret(REFRESH_TOKEN_PREFIX);
+  const refreshHash = await secretHash("refresh", refreshToken);
+  const { value } = await transact(deps.kv, async (tx): Promise<Outcome> => {
+    const now = deps.clock.now();
+    const entry = await tx.get<RefreshRecord>(keys.oauthRefreshTokens(oldHash));
+    const old = entry.value;
+    if (!old || old.expires_at <= now) {
+      return { error: new InvalidGrantError("The refresh token is invalid or expired.") };
+    }
+    if (old.client_id !== req.client.client_id) {
+      return { error: new InvalidGrantError("The refresh token was issued to another client.") };
+    }
+    const [grantEntry, clientEntry] = await tx.getMany<unknown>([
+      keys.oauthGrants(old.grant_id),
+      keys.oauthClients(old.client_id),
+    ]);
+    const grant = grantEntry.value as GrantRecord | null;
+    if (!grant || grant.expires_at <= now) {
+      return { error: new InvalidGrantError("The connection was revoked.") };
+    }
+    if (old.rotated_at !== null || grant.refresh_hash !== oldHash) {
+      dropGrant(tx, grant);
+      return {
+        error: new InvalidGrantError(
+          "The refresh token was already used; the connection is revoked. Authorize again.",
+        ),
+      };
+    }
+    const client = clientEntry.value as ClientRecord | null;
+    if (!clientIsLive(client, now)) {
+      return { error: new InvalidClientError("The client registration has expired.") };
+    }
+    if (req.resource !== undefined && req.resource !== grant.resource) {
+      return { error: new InvalidTargetError(`"resource" must be "${grant.resource}".`) };
+    }
+    const asked = parseScopes(req.scope);
+    if (asked.some((s) => !grant.scopes.includes(s))) {
+      return {
+        error: new InvalidScopeError(`The connection holds only "${grant.scopes.join(" ")}".`),
+      };
+    }
+    const agentEntry = await tx.get<Agent>(keys.agents(grant.agent_id));
+    const stillValid = agentEntry.value?.status === "active" &&
+      await credentialStillValid(deps, grant);
+    if (!stillValid) {
+      dropGrant(tx, grant);
+      return { error: new InvalidGrantError("The linked agent's API key has been revoked.") };
+    }
+    tx.set(keys.oauthRefreshTokens(oldHash), { ...old, rotated_at: now } satisfies RefreshRecord, {
+      expireIn: Math.max(1, old.expires_at - now) * 1000,
+    });
+    const renewed: GrantRecord = {
+      ...grant,
+      refreshed_at: now,
+      expires_at: now + TTL.refresh,
+      refresh_hash: refreshHash,
+    };
+    keepClientUntil(tx, client, now, renewed.expires_at);
+    const scopes = asked.length > 0 ? asked : grant.scopes;
+    return { tokens: await newTokens(tx, now, renewed, scopes, refreshHash, refreshToken) };
+  });
+  return settle(value);
+}
+
+/** True while the grant's sealed API key opens and still authenticates its agent. */
+async function credentialStillValid(deps: Deps, grant: GrantRecord): Promise<boolean> {
+  const apiKey = await openCredential(deps, `agent:${grant.agent_id}`, grant.credential);
+  if (!apiKey) return false;
+  return (await findAgentByKey(deps, apiKey))?.id === grant.agent_id;
+}
+
+/**
+ * RFC 7009 revocation. An access token is revoked alone; a refresh token (current or
+ * rotated) revokes its whole grant. Unknown tokens, or tokens of another client, change
+ * nothing (the endpoint still answers 200).
+ */
+export async function revokeToken(
+  deps: Deps,
+  token: string,
+  clientId: string | undefined,
+  hint: string | undefined,
+): Promise<void> {
+  const accessHash = await secretHash("access", token);
+  const refreshHash = await secretHash("refresh", token);
+  const order = hint === "refresh_token" ? ["refresh", "access"] : ["access", "refresh"];
+  await transact(deps.kv, async (tx) => {
+    for (const kind of order) {
+      if (kind === "access") {
+        const entry = await tx.get<AccessRecord>(keys.oauthAccessTokens(accessHash));
+        if (!entry.value) continue;
+        if (clientId === undefined || entry.value.client_id === clientId) {
+          tx.delete(keys.oauthAccessTokens(accessHash));
+        }
+        return;
+      }
+      const entry = await tx.get<RefreshRecord>(keys.oauthRefreshTokens(refreshHash));
+      if (!entry.value) continue;
+      if (clientId !== undefined && entry.value.client_id !== clientId) return;
+      const grant = await tx.get<GrantRecord>(keys.oauthGrants(entry.value.grant_id));
+      if (grant.value) dropGrant(tx, grant.value);
+      tx.delete(keys.oauthRefreshTokens(refreshHash));
+      return;
+    }
+  });
+}
+
+/** Why an access token was refused, or the facts it carries. */
+export type AccessCheck =
+  | { ok: true; agent: Agent; scopes: string[]; record: AccessRecord }
+  | { ok: false; reason: "invalid" | "expired" | "audience" | "revoked"; description: string }
+  | { ok: false; reason: "agent_inactive"; description: string; agentId: string };
+
+/**
+ * Validates an access token against KV: known, unexpired (stored `expires_at` against the
+ * clock), audience `audience`, grant still present, agent still active.
+ */
+export async function checkAccessToken(
+  deps: Deps,
+  token: string,
+  audience: string,
+): Promise<AccessCheck> {
+  if (!token || token.length > 200) {
+    return { ok: false, reason: "invalid", description: "The access token is not valid." };
+  }
+  const now = deps.clock.now();
+  const record =
+    (await deps.kv.get<AccessRecord>(keys.oauthAccessTokens(await secretHash("access", token))))
+      .value;
+  if (!record) {
+    return { ok: false, reason: "invalid", description: "The access token is not valid." };
+  }
+  if (record.expires_at <= now) {
+    return { ok: false, reason: "expired", description: "The access token has expired." };
+  }
+  if (record.audience !== audience) {
+    return {
+      ok: false,
+      reason: "audience",
+      description: `The access token was issued for "${record.audience}", not "${audience}".`,
+    };
+  }
+  const [grantEntry, agentEntry] = await deps.kv.getMany<[GrantRecord, Agent]>([
+    keys.oauthGrants(record.grant_id),
+    keys.agents(record.agent_id),
+  ]);
+  const grant = grantEntry.value;
+  if (!grant || grant.expires_at <= now) {
+    return { ok: false, reason: "revoked", description: "The connection has been revoked." };
+  }
+  const agent = agentEntry.value;
+  if (!agent || agent.status !== "active") {
+    await transact(deps.kv, async (tx) => {
+      const g = await tx.get<GrantRecord>(keys.oauthGrants(grant.id));
+      if (g.value) dropGrant(tx, g.value);
+    });
+    return {
+      ok: false,
+      reason: "agent_inactive",
+      agentId: record.agent_id,
+      description: "The agent linked to this connection has had its API key revoked.",
+    };
+  }
+  return { ok: true, agent, scopes: record.scopes, record };
+}

@@ -1,0 +1,144 @@
+/**
+ * HTTP plumbing shared by the OAuth endpoints: the `{error, error_description}` error
+ * object with the right status, bounded form-body reading, and the per-operation rate
+ * limit applied around every JSON endpoint.
+ */
+import type { Context, Handler } from "hono";
+import { BoardError } from "../domain/errors.ts";
+import { TxConflictError } from "../kv/tx.ts";
+import type { AppEnv } from "../routes/env.ts";
+import { admitOAuthRequest, OAuthRateLimited } from "./rate_limit.ts";
+import {
+  InvalidRequestError,
+  OAuthError,
+  ServerError,
+  TemporarilyUnavailableError,
+  TooManyRequestsError,
+} from "./sdk.ts";
+
+/** Largest accepted form or JSON body on OAuth endpoints. */
+export const MAX_OAUTH_BODY_BYTES = 16384;
+
+const STATUS: Record<string, number> = {
+  invalid_client: 401,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  too_many_requests: 429,
+  server_error: 500,
+  temporarily_unavailable: 503,
+};
+
+/** The HTTP status of an OAuth error code (400 unless listed). */
+export function oauthStatus(code: string): number {
+  return STATUS[code] ?? 400;
+}
+
+/** Headers every token-bearing or error response of the token endpoints carries. */
+export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
+
+/** Turns anything thrown by an OAuth endpoint into the OAuth error object. */
+export function oauthErrorResponse(err: unknown, headers: Record<string, string> = {}): Response {
+  let error: OAuthError;
+  const extra: Record<string, string> = { ...headers };
+  if (err instanceof OAuthError) error = err;
+  else if (err instanceof OAuthRateLimited) {
+    error = new TooManyRequestsError(err.message);
+    extra["Retry-After"] = String(err.retryAfter);
+  } else if (err instanceof TxConflictError) {
+    error = new TemporarilyUnavailableError("The board is busy; retry shortly.");
+    extra["Retry-After"] = "1";
+  } else if (err instanceof BoardError) {
+    if (err.status === 429 || err.status === 503) {
+      error = err.status === 429
+        ? new TooManyRequestsError(err.message)
+        : new TemporarilyUnavailableError(err.message);
+      extra["Retry-After"] = String(Math.max(1, Math.ceil(err.retryAfter ?? 1)));
+    } else error = new InvalidRequestError(err.message);
+  } else {
+    console.error("unhandled OAuth error", err);
+    error = new ServerError("Something went wrong on the board's side; retry later.");
+  }
+  return Response.json(error.toResponseObject(), {
+    status: oauthStatus(error.errorCode),
+    headers: extra,
+  });
+}
+
+/**
+ * Wraps a JSON OAuth endpoint: applies the per-network limit of `operation` and maps
+ * errors to the OAuth error object (with `headers`, e.g. no-store on the token endpoint).
+ */
+export function oauthEndpoint(
+  operation: string,
+  handler: (c: Context<AppEnv>) => Promise<Response> | Response,
+  headers: Record<string, string> = {},
+): Handler<AppEnv> {
+  return async (c) => {
+    try {
+      admitOAuthRequest(c.get("deps"), operation, c.get("network"));
+      return await handler(c);
+    } catch (err) {
+      return oauthErrorResponse(err, headers);
+    }
+  };
+}
+
+/** Reads a bounded body as text, or throws InvalidRequestError. */
+export async function readBoundedText(req: Request, limit = MAX_OAUTH_BODY_BYTES): Promise<string> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > limit) throw new InvalidRequestError(`The request body exceeds ${limit} bytes.`);
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.length;
+      if (total > limit) {
+        await reader.cancel().catch(() => {});
+        throw new InvalidRequestError(`The request body exceeds ${limit} bytes.`);
+      }
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  const bytes = new Uint8Array(total);
+  let off = 0;
+  for (const ch of chunks) {
+    bytes.set(ch, off);
+    off += ch.length;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new InvalidRequestError("The request body is not valid UTF-8.");
+  }
+}
+
+/** Reads an `application/x-www-form-urlencoded` body (bounded), or throws InvalidRequestError. */
+export async function readForm(req: Request): Promise<URLSearchParams> {
+  const type = req.headers.get("content-type") ?? "";
+  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
+    throw new InvalidRequestError(
+      'Send the parameters as a form: "Content-Type: application/x-www-form-urlencoded".',
+    );
+  }
+  return new URLSearchParams(await readBoundedText(req));
+}
+
+/** One parameter, or undefined; a repeated parameter is an invalid request (RFC 6749 §3.1). */
+export function single(params: URLSearchParams, name: string): string | undefined {
+  const all = params.getAll(name);
+  if (all.length > 1) throw new InvalidRequestError(`Parameter "${name}" was sent more than once.`);
+  return all[0];
+}
+
+/** A required parameter (non-empty), or InvalidRequestError. */
+export function required(params: URLSearchParams, name: string): string {
+  const v = single(params, name);
+  if (!v) throw new InvalidRequestError(`Parameter "${name}" is required.`);
+  return v;
+}

@@ -1,0 +1,40 @@
+/** `POST /oauth/register`: RFC 7591 dynamic client registration (public clients only). */
+import type { Context } from "hono";
+import type { AppEnv } from "../routes/env.ts";
+import { clientInformation, registerClient } from "./clients.ts";
+import { readBoundedText } from "./http.ts";
+import { chargeClientRegistration } from "./rate_limit.ts";
+import { InvalidClientMetadataError, OAuthClientMetadataSchema } from "./sdk.ts";
+import { InvalidRedirectUriError } from "./clients.ts";
+
+/** Registers a client: 201 with its information; `token_endpoint_auth_method` is always `none`. */
+export async function handleRegister(c: Context<AppEnv>): Promise<Response> {
+  const deps = c.get("deps");
+  await chargeClientRegistration(deps, c.get("network"));
+  if (!/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? "")) {
+    throw new InvalidClientMetadataError('Send the metadata as JSON ("Content-Type: application/json").');
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(await readBoundedText(c.req.raw));
+  } catch (e) {
+    if (e instanceof SyntaxError) {
+      throw new InvalidClientMetadataError("The request body is not valid JSON.");
+    }
+    throw e;
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new InvalidClientMetadataError("The request body must be a JSON object.");
+  }
+  const parsed = OAuthClientMetadataSchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue.path.join(".") || "(body)";
+    const message = `Field "${field}" is invalid: ${issue.message}.`;
+    throw issue.path[0] === "redirect_uris"
+      ? new InvalidRedirectUriError(message)
+      : new InvalidClientMetadataError(message);
+  }
+  const client = await registerClient(deps, parsed.data);
+  return c.json(clientInformation(client), 201, { "Cache-Control": "no-store" });
+}

@@ -1,0 +1,35 @@
+/**
+ * The MCP SDK's OAuth schemas and error classes, imported once with their real types.
+ *
+ * The SDK's `exports` map sends `./*` types to `dist/esm/*.d.ts`, so a deep `.js`
+ * import would otherwise type-check as `any`; `@ts-types` points each at its `.d.ts`.
+ */
+// @ts-types="@modelcontextprotocol/sdk/shared/auth"
+export {
+  type OAuthClientInformationFull,
+  type OAuthClientMetadata,
+  OAuthClientMetadataSchema,
+  type OAuthMetadata,
+  OAuthMetadataSchema,
+  type OAuthProtectedResourceMetadata,
+  OAuthProtectedResourceMetadataSchema,
+  type OAuthTokens,
+  OAuthTokensSchema,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
+// @ts-types="@modelcontextprotocol/sdk/server/auth/errors"
+export {
+  InsufficientScopeError,
+  InvalidClientError,
+  InvalidClientMetadataError,
+  InvalidGrantError,
+  InvalidRequestError,
+  InvalidScopeError,
+  InvalidTargetError,
+  InvalidTokenError,
+  OAuthError,
+  ServerError,
+  TemporarilyUnavailableError,
+  TooManyRequestsError,
+  UnsupportedGrantTypeError,
+  UnsupportedResponseTypeError,
+} from "@modelcontextprotocol/sdk/server/auth/errors.js";

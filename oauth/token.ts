@@ -1,0 +1,54 @@
+/**
+ * `POST /oauth/token`: the `authorization_code` (PKCE S256) and `refresh_token` grants
+ * for public clients. Responses carry `Cache-Control: no-store`.
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "../routes/env.ts";
+import { getClient } from "./clients.ts";
+import { CODE_VERIFIER_PATTERN, exchangeCode, refreshGrant } from "./grants.ts";
+import { NO_STORE, readForm, required, single } from "./http.ts";
+import { InvalidClientError, InvalidRequestError, UnsupportedGrantTypeError } from "./sdk.ts";
+
+/** Handles a token request (form-encoded body). */
+export async function handleToken(c: Context<AppEnv>): Promise<Response> {
+  const deps = c.get("deps");
+  const form = await readForm(c.req.raw);
+  if (c.req.header("authorization") || single(form, "client_secret")) {
+    throw new InvalidClientError(
+      "Clients of this board are public: send only client_id (no secret was issued).",
+    );
+  }
+  const clientId = required(form, "client_id");
+  const client = await getClient(deps, clientId);
+  if (!client) throw new InvalidClientError("The client is unknown or its registration expired.");
+  const grantType = required(form, "grant_type");
+  const resource = single(form, "resource");
+  let tokens;
+  if (grantType === "authorization_code") {
+    const codeVerifier = required(form, "code_verifier");
+    if (!CODE_VERIFIER_PATTERN.test(codeVerifier)) {
+      throw new InvalidRequestError(
+        '"code_verifier" must be 43-128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636).',
+      );
+    }
+    tokens = await exchangeCode(deps, {
+      client,
+      code: required(form, "code"),
+      codeVerifier,
+      redirectUri: single(form, "redirect_uri"),
+      resource,
+    });
+  } else if (grantType === "refresh_token") {
+    tokens = await refreshGrant(deps, {
+      client,
+      refreshToken: required(form, "refresh_token"),
+      scope: single(form, "scope"),
+      resource,
+    });
+  } else {
+    throw new UnsupportedGrantTypeError(
+      `The grant type "${grantType}" is not supported; use authorization_code or refresh_token.`,
+    );
+  }
+  return c.json(tokens, 200, NO_STORE);
+}

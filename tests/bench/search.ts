@@ -1,0 +1,391 @@
+/**
+ * Search benchmark: p50/p99 latency of 1-, 2- and 4-token queries through
+ * GET /v1/search (`app.request`, full JSON response) on an embedded KV file, with
+ * 1,000 and 25,000 retained messages of generated text whose words follow a Zipf
+ * distribution. Seeding bypasses HTTP: it writes the same records and index keys the
+ * publish commit writes (summary copies, body, id index, postings, term counts), many
+ * messages per atomic.
+ *
+ * Run alone: `deno run -A tests/bench/search.ts`.
+ */
+import { ManualClock } from "../../domain/clock.ts";
+import { testConfig } from "../../domain/config.ts";
+import { type Deps, makeDeps } from "../../domain/deps.ts";
+import {
+  type BoardHead,
+  EMPTY_HEAD,
+  type MessageRecord,
+  summaryKeys,
+} from "../../domain/messages.ts";
+import { indexedTermsOf } from "../../domain/search_index.ts";
+import { tokenize } from "../../domain/search_tokens.ts";
+import { previewOf, utf8Length } from "../../domain/text.ts";
+import { keys } from "../../kv/keys.ts";
+import { KV_LIMITS } from "../../kv/limits.ts";
+import { createApp } from "../../routes/app.ts";
+import { prepareService } from "../../routes/service.ts";
+
+const SIZES = [1_000, 25_000];
+const QUERIES_PER_KIND = 400;
+const WARMUP = 60;
+const VOCABULARY = 20_000;
+const ZIPF_EXPONENT = 1.05;
+const TOPICS = ["general", "rust", "deno", "agents", "tooling", "ops", "ml", "web", "data", "meta"];
+
+/** Small deterministic PRNG (mulberry32) so every run generates the same board. */
+export function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A Zipf-distributed vocabulary of pronounceable pseudo-words. */
+class Corpus {
+  readonly words: string[] = [];
+  readonly #cumulative: Float64Array;
+  constructor(readonly random: () => number) {
+    const syllables = ["ka", "lo", "mi", "ten", "ra", "vo", "shi", "el", "dan", "qu", "or", "bex"];
+    const seen = new Set<string>();
+    while (this.words.length < VOCABULARY) {
+      const n = 1 + Math.floor(random() * 4);
+      let w = "";
+      for (let i = 0; i < n; i++) w += syllables[Math.floor(random() * syllables.length)];
+      if (random() < 0.05) w += String(Math.floor(random() * 100));
+      if (!seen.has(w)) {
+        seen.add(w);
+        this.words.push(w);
+      }
+    }
+    this.#cumulative = new Float64Array(VOCABULARY);
+    let sum = 0;
+    for (let r = 0; r < VOCABULARY; r++) {
+      sum += 1 / Math.pow(r + 1, ZIPF_EXPONENT);
+      this.#cumulative[r] = sum;
+    }
+  }
+  word(): string {
+    const x = this.random() * this.#cumulative[VOCABULARY - 1];
+    let lo = 0;
+    let hi = VOCABULARY - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.#cumulative[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.words[lo];
+  }
+  /** Sentences with capitals and punctuation, about `n` words. */
+  text(n: number): string {
+    const out: string[] = [];
+    let sentence: string[] = [];
+    for (let i = 0; i < n; i++) {
+      sentence.push(this.word());
+      if (sentence.length > 4 + this.random() * 12 || i === n - 1) {
+        sentence[0] = sentence[0][0].toUpperCase() + sentence[0].slice(1);
+        out.push(
+          sentence.join(this.random() < 0.1 ? ", " : " ") + (this.random() < 0.1 ? "?" : "."),
+        );
+        sentence = [];
+      }
+    }
+    return out.join(" ");
+  }
+  length(min: number, max: number): number {
+    // Skewed towards short messages, like real boards.
+    return Math.round(min + (max - min) * Math.pow(this.random(), 2));
+  }
+}
+
+interface Seeded {
+  deps: Deps;
+  app: ReturnType<typeof createApp>;
+  apiKey: string;
+  /** Distinct tokens of each seeded message, for picking realistic queries. */
+  tokens: string[][];
+  seedMs: number;
+  close: () => Promise<void>;
+}
+
+export async function seedBoard(n: number): Promise<Seeded> {
+  const dir = await Deno.makeTempDir({ prefix: "board-search-bench-" });
+  const kv = await Deno.openKv(`${dir}/board.kv`);
+  const deps = makeDeps(kv, new ManualClock(), testConfig({ limitScale: 1_000_000 }));
+  await prepareService(deps);
+  const app = createApp(deps);
+  const res = await app.request("/v1/agents", {
+    method: "POST",
+    headers: {
+      accept: "application/json",
+      "content-type": "application/json",
+      "x-agent-protocol": "board/1",
+    },
+    body: JSON.stringify({ name: "bench-reader", participation_basis: "owner_directed" }),
+  }, { remoteAddr: { hostname: "127.0.0.1" } });
+  const apiKey = (await res.json()).api_key as string;
+
+  const started = performance.now();
+  const corpus = new Corpus(rng(n));
+  const random = corpus.random;
+  const head = (await kv.get<BoardHead>(keys.boardHeads("named"))).value ?? EMPTY_HEAD;
+  const authors = Array.from({ length: 200 }, () => crypto.randomUUID());
+  const records: MessageRecord[] = [];
+  const bodies: string[] = [];
+  const roots: MessageRecord[] = [];
+  const now = deps.clock.now();
+  for (let i = 0; i < n; i++) {
+    const seq = head.seq + 1 + i;
+    const id = crypto.randomUUID();
+    const isRoot = roots.length === 0 || random() < 0.25;
+    const root = isRoot ? null : roots[Math.floor(roots.length * Math.pow(random(), 0.3))];
+    const body = corpus.text(isRoot ? corpus.length(20, 250) : corpus.length(5, 120));
+    const agent = authors[Math.floor(random() * authors.length)];
+    const rec: MessageRecord = {
+      board: "named",
+      seq,
+      id,
+      kind: isRoot ? "root" : "reply",
+      thread_id: root ? root.id : null,
+      root_id: root ? root.id : id,
+      root_seq: root ? root.seq : seq,
+      reply_to_id: null,
+      agent_id: agent,
+      author: `author-${agent.slice(0, 6)}`,
+      topic: root ? root.topic : TOPICS[Math.floor(TOPICS.length * Math.pow(random(), 2))],
+      title: isRoot ? corpus.text(corpus.length(3, 10)).slice(0, 160) : null,
+      ...previewOf(body),
+      body_bytes: utf8Length(body),
+      created_at: now - (n - i),
+      reply_count: 0,
+      score: 0,
+      up: 0,
+      down: 0,
+      idem_scope: agent,
+      idem_key: `bench-${seq}`,
+    };
+    if (root) root.reply_count++;
+    else roots.push(rec);
+    records.push(rec);
+    bodies.push(body);
+  }
+
+  // Same keys as the publish commit and its search hook. Bulk-load order: messages by
+  // seq, then postings term by term (sequential B-tree inserts), then the counts.
+  const writer = new BulkWriter(kv);
+  const counts = new Map<string, number>();
+  const topicCounts = new Map<string, number>();
+  const postings: [string, number][] = [];
+  const tokens: string[][] = [];
+  for (let i = 0; i < n; i++) {
+    const rec = records[i];
+    const entry = indexedTermsOf(rec, bodies[i]);
+    for (const k of summaryKeys(rec)) await writer.set(k, rec);
+    await writer.set(keys.bodies("named", rec.seq), bodies[i]);
+    await writer.set(keys.messageSeqById("named", rec.id), rec.seq);
+    await writer.set(keys.searchTermsByMessage(rec.seq), entry);
+    await writer.set(keys.searchTopicPostings(rec.topic!, rec.seq), 0);
+    topicCounts.set(rec.topic!, (topicCounts.get(rec.topic!) ?? 0) + 1);
+    for (const term of entry.terms) {
+      postings.push([term, rec.seq]);
+      counts.set(term, (counts.get(term) ?? 0) + 1);
+    }
+    tokens.push([...new Set([...tokenize(rec.title ?? ""), ...tokenize(bodies[i])])]);
+  }
+  postings.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
+  for (const [term, seq] of postings) await writer.set(keys.searchPostings(term, seq), 0);
+  for (const [t, c] of counts) {
+    await writer.set(keys.searchTermCounts(t), new Deno.KvU64(BigInt(c)));
+  }
+  for (const [t, c] of topicCounts) {
+    await writer.set(keys.searchTopicCounts(t), new Deno.KvU64(BigInt(c)));
+  }
+  await writer.flush();
+  const retained = (await kv.get<number>(keys.counters("posts"))).value ?? 0;
+  await kv.atomic()
+    .set(keys.boardHeads("named"), { ...head, seq: head.seq + n })
+    .set(keys.counters("posts"), retained + n)
+    .commit();
+  return {
+    deps,
+    app,
+    apiKey,
+    tokens,
+    seedMs: performance.now() - started,
+    close: async () => {
+      kv.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/** Writes keys in atomics of up to the portable mutation limit. */
+class BulkWriter {
+  #op: Deno.AtomicOperation;
+  #count = 0;
+  constructor(readonly kv: Deno.Kv) {
+    this.#op = kv.atomic();
+  }
+  async set(key: Deno.KvKey, value: unknown): Promise<void> {
+    if (this.#count === KV_LIMITS.mutationsPerAtomic) await this.flush();
+    this.#op.set(key, value);
+    this.#count++;
+  }
+  async flush(): Promise<void> {
+    if (this.#count === 0) return;
+    if (!(await this.#op.commit()).ok) throw new Error("seed commit failed");
+    this.#op = this.kv.atomic();
+    this.#count = 0;
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+interface Row {
+  size: number;
+  kind: string;
+  p50: number;
+  p99: number;
+  meanItems: number;
+  /** Share of first pages the work budget cut short (fewer items, cursor set). */
+  cutShare: number;
+}
+
+/** Queries of `k` distinct tokens taken from one random seeded message (what a reader saw). */
+export function queriesFrom(tokens: string[][], k: number, random: () => number): string[] {
+  const out: string[] = [];
+  while (out.length < QUERIES_PER_KIND) {
+    const pool = tokens[Math.floor(random() * tokens.length)];
+    if (pool.length < k) continue;
+    const picked = new Set<string>();
+    while (picked.size < k) picked.add(pool[Math.floor(random() * pool.length)]);
+    out.push([...picked].join(" "));
+  }
+  return out;
+}
+
+/** Queries of `k` words drawn independently from the Zipf distribution (often no match). */
+export function independentQueries(size: number, k: number): string[] {
+  const corpus = new Corpus(rng(size));
+  return Array.from({ length: QUERIES_PER_KIND }, () => {
+    const picked = new Set<string>();
+    while (picked.size < k) picked.add(corpus.word());
+    return [...picked].join(" ");
+  });
+}
+
+async function measure(board: Seeded, size: number, kind: string, queries: string[]) {
+  const headers = {
+    accept: "application/json",
+    "x-agent-protocol": "board/1",
+    authorization: `Bearer ${board.apiKey}`,
+  };
+  const run = async (q: string) => {
+    const t0 = performance.now();
+    const res = await board.app.request(`/v1/search?q=${encodeURIComponent(q)}`, { headers }, {
+      remoteAddr: { hostname: "127.0.0.1" },
+    });
+    const body = await res.json();
+    if (res.status !== 200) throw new Error(`search failed: ${JSON.stringify(body)}`);
+    const items = body.items.length as number;
+    return { ms: performance.now() - t0, items, cut: items < 10 && body.next_before !== null };
+  };
+  for (const q of queries.slice(0, WARMUP)) await run(q);
+  const times: number[] = [];
+  let items = 0;
+  let cut = 0;
+  for (const q of queries) {
+    const r = await run(q);
+    times.push(r.ms);
+    items += r.items;
+    if (r.cut) cut++;
+  }
+  times.sort((a, b) => a - b);
+  return {
+    size,
+    kind,
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    meanItems: items / queries.length,
+    cutShare: cut / queries.length,
+  };
+}
+
+/** Runs the benchmark and returns a Markdown section with the figures. */
+export async function run(): Promise<string> {
+  const rows: Row[] = [];
+  const seeding: string[] = [];
+  for (const size of SIZES) {
+    const board = await seedBoard(size);
+    seeding.push(
+      `${size.toLocaleString("en")} messages seeded in ${(board.seedMs / 1000).toFixed(1)} s`,
+    );
+    try {
+      const random = rng(7 * size + 1);
+      for (const k of [1, 2, 4]) {
+        rows.push(
+          await measure(
+            board,
+            size,
+            `${k} token(s) from a message`,
+            queriesFrom(board.tokens, k, random),
+          ),
+        );
+      }
+      for (const k of [2, 4]) {
+        rows.push(
+          await measure(board, size, `${k} independent Zipf words`, independentQueries(size, k)),
+        );
+      }
+    } finally {
+      await board.close();
+    }
+  }
+  const fmt = (x: number) => x.toFixed(2);
+  const lines = [
+    "## Search (`GET /v1/search`)",
+    "",
+    `Embedded KV file, \`app.request\` through the full middleware stack, ${QUERIES_PER_KIND} queries per row after ${WARMUP} warm-up queries, default page size 10. Text: ${
+      VOCABULARY.toLocaleString("en")
+    }-word vocabulary, Zipf exponent ${ZIPF_EXPONENT}; 25% roots, replies spread over threads. ${
+      seeding.join("; ")
+    }.`,
+    "",
+    "| messages | query | p50 ms | p99 ms | mean items | pages cut by budget |",
+    "|---:|---|---:|---:|---:|---:|",
+    ...rows.map((r) =>
+      [
+        "",
+        r.size.toLocaleString("en"),
+        r.kind,
+        fmt(r.p50),
+        fmt(r.p99),
+        r.meanItems.toFixed(1),
+        `${(100 * r.cutShare).toFixed(1)}%`,
+        "",
+      ].join(" | ").trim()
+    ),
+    "",
+    "Ratio 25,000 / 1,000 (p50, p99):",
+    "",
+  ];
+  for (const kind of [...new Set(rows.map((r) => r.kind))]) {
+    const small = rows.find((r) => r.kind === kind && r.size === SIZES[0])!;
+    const large = rows.find((r) => r.kind === kind && r.size === SIZES[1])!;
+    lines.push(
+      `- ${kind}: ${(large.p50 / small.p50).toFixed(2)}x, ${(large.p99 / small.p99).toFixed(2)}x`,
+    );
+  }
+  lines.push(
+    "",
+    "Targets: p50 < 5 ms and p99 < 25 ms at 25,000 messages; 25,000 within 2x of 1,000.",
+  );
+  return lines.join("\n");
+}
+
+if (import.meta.main) console.log(await run());

@@ -1,0 +1,192 @@
+/**
+ * Edge limits on credential-bearing calls (in memory per instance, never KV): 300 per
+ * minute per network and per credential, the authenticated API ceiling of 6,000 per
+ * minute with reserved admission for moderators, and the credential lookup budget.
+ */
+import assert from "node:assert/strict";
+import { registerAgent } from "../domain/accounts.ts";
+import { edgeLimiter, MinuteCounter } from "../domain/edge_limiter.ts";
+import type { BoardError } from "../domain/errors.ts";
+import { agentHeaders, freshNetwork, getJson, register, testBoard } from "./helpers.ts";
+import type { TestBoard } from "./helpers.ts";
+import { assertLimit, networks } from "./limit_helpers.ts";
+
+function me(board: TestBoard, key: string, network: string): Promise<Response> {
+  return board.request("/v1/me", { headers: agentHeaders(key) }, network);
+}
+
+async function ok(res: Promise<Response>, status = 200): Promise<void> {
+  const r = await res;
+  assert.equal(r.status, status);
+  await r.body?.cancel();
+}
+
+Deno.test("credential-bearing calls: 300 a minute per credential", async (t) => {
+  await using board = await testBoard();
+  const [a, b] = [await register(board), await register(board)];
+  const nets = networks(3);
+  const want = (retryAfter: number) => ({
+    limit_name: "credential_calls_per_minute",
+    limit: 300,
+    scope: "credential",
+    window: "60s",
+    retryAfter,
+  });
+  await t.step("300 calls with one key from three networks pass; the 301st is 429", async () => {
+    for (let i = 0; i < 300; i++) await ok(me(board, a.key, nets[i % 3]));
+    await assertLimit(board, await me(board, a.key, freshNetwork()), "RATE_LIMITED", want(61));
+  });
+  await t.step("another credential from the same network is unaffected", async () => {
+    await ok(me(board, b.key, nets[0]));
+  });
+  await t.step("the minute slides: refused at 60 s, admitted at 61 s", async () => {
+    board.clock.advance(60);
+    await assertLimit(board, await me(board, a.key, nets[0]), "RATE_LIMITED", want(1));
+    board.clock.advance(1);
+    await ok(me(board, a.key, nets[0]));
+  });
+});
+
+Deno.test("credential-bearing calls: 300 a minute per network, bad credentials included", async (t) => {
+  await using board = await testBoard();
+  const agents = [await register(board), await register(board), await register(board)];
+  const want = {
+    limit_name: "network_credential_calls_per_minute",
+    limit: 300,
+    scope: "network",
+    window: "60s",
+    retryAfter: 61,
+  };
+  await t.step(
+    "300 calls from one network with three keys; the 301st (a fourth key) is 429",
+    async () => {
+      const net = freshNetwork();
+      for (let i = 0; i < 300; i++) await ok(me(board, agents[i % 3].key, net));
+      const fourth = await register(board);
+      await assertLimit(board, await me(board, fourth.key, net), "RATE_LIMITED", want);
+      await ok(me(board, fourth.key, freshNetwork()));
+    },
+  );
+  await t.step(
+    "300 invalid keys get 401; the 301st call is refused before any lookup",
+    async () => {
+      const net = freshNetwork();
+      for (let i = 0; i < 300; i++) await ok(me(board, `pb_live_not-a-key-${i}`, net), 401);
+      await assertLimit(board, await me(board, agents[0].key, net), "RATE_LIMITED", want);
+    },
+  );
+});
+
+Deno.test("authenticated API ceiling through HTTP (BOARD_LIMIT_SCALE=0.01: 60 a minute)", async () => {
+  await using board = await testBoard({ limitScale: 0.01 });
+  // At this scale each credential and each network may make 3 calls a minute.
+  const keys: string[] = [];
+  for (let i = 0; i < 21; i++) {
+    const { apiKey } = await registerAgent(board.deps, {
+      name: `ceiling-${i}`,
+      participation_basis: "owner_directed",
+    });
+    keys.push(apiKey);
+  }
+  for (let i = 0; i < 20; i++) {
+    const net = freshNetwork();
+    for (let j = 0; j < 3; j++) await ok(me(board, keys[i], net));
+  }
+  await assertLimit(board, await me(board, keys[20], freshNetwork()), "RATE_LIMITED", {
+    limit_name: "authenticated_api_per_minute",
+    limit: 60,
+    scope: "instance",
+    window: "60s",
+    retryAfter: 61,
+  });
+});
+
+Deno.test("EdgeLimiter at real size: the 6,001st call is refused by the ceiling; moderators are not", async (t) => {
+  await using board = await testBoard();
+  const limiter = edgeLimiter(board.deps);
+  const refusal = (fn: () => unknown): Record<string, unknown> => {
+    try {
+      fn();
+    } catch (e) {
+      return { code: (e as BoardError).code, ...(e as BoardError).details };
+    }
+    throw new Error("expected a refusal");
+  };
+  await t.step("20 credentials x 300 calls from 20 networks: 6,000 admitted", () => {
+    for (let k = 0; k < 20; k++) {
+      for (let i = 0; i < 300; i++) limiter.validated(limiter.admitCall(`n${k}`, `key-${k}`));
+    }
+  });
+  await t.step("the 6,001st call is 429 naming the ceiling", () => {
+    const d = refusal(() => limiter.admitCall("n-fresh", "key-fresh"));
+    assert.equal(d.code, "RATE_LIMITED");
+    assert.equal(d.limit_name, "authenticated_api_per_minute");
+    assert.equal(d.limit, 6000);
+    assert.equal(d.scope, "instance");
+  });
+  await t.step("a moderator call is admitted at the ceiling (reserved admission)", () => {
+    for (let i = 0; i < 5; i++) limiter.admitCall("n-mod", "moderator-key", { moderator: true });
+  });
+  await t.step("the ceiling lifts as the minute slides", () => {
+    board.clock.advance(60);
+    assert.equal(refusal(() => limiter.admitCall("n-fresh", "key-fresh")).retry_after, 1);
+    board.clock.advance(1);
+    limiter.admitCall("n-fresh", "key-fresh");
+  });
+});
+
+Deno.test("EdgeLimiter: 3,000 lookups a minute of credentials this instance has not validated", async () => {
+  await using board = await testBoard();
+  const limiter = edgeLimiter(board.deps);
+  const known = limiter.admitCall("n-known", "known-key");
+  limiter.validated(known);
+  for (let i = 1; i < 3000; i++) limiter.admitCall(`n${i}`, `unknown-${i}`);
+  try {
+    limiter.admitCall("n-x", "unknown-x");
+    throw new Error("expected a refusal");
+  } catch (e) {
+    assert.equal((e as BoardError).code, "RATE_LIMITED");
+    assert.equal((e as BoardError).details?.limit_name, "instance_credential_lookups_per_minute");
+    assert.equal((e as BoardError).details?.limit, 3000);
+  }
+  // A credential validated in the last minute costs no lookup and is still admitted.
+  limiter.admitCall("n-known", "known-key");
+});
+
+Deno.test("edge limits: reads never write KV, and counters hold only the last two minutes", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const snapshot = async () => {
+    const out: string[] = [];
+    for await (const e of board.kv.list({ prefix: [] })) {
+      out.push(`${JSON.stringify(e.key)}@${e.versionstamp}`);
+    }
+    return out.join("\n");
+  };
+  const before = await snapshot();
+  for (let i = 0; i < 50; i++) {
+    assert.equal((await getJson(board, "/v1/posts", a.key)).status, 200);
+    assert.equal((await getJson(board, "/v1/me", a.key)).status, 200);
+  }
+  assert.equal(await snapshot(), before);
+  const limiter = edgeLimiter(board.deps);
+  assert.ok(limiter.networks.size > 0);
+  board.clock.advance(120);
+  assert.equal((await getJson(board, "/v1/me", a.key)).status, 200);
+  assert.equal(limiter.networks.size, 1);
+  assert.equal(limiter.credentials.size, 1);
+});
+
+Deno.test("MinuteCounter: sliding estimate over two fixed minutes", () => {
+  const c = new MinuteCounter();
+  const t0 = 1_800_000_000_000; // a minute boundary
+  for (let i = 0; i < 10; i++) c.add("k", t0);
+  assert.equal(c.wait("k", t0, 11), 0);
+  assert.ok(c.wait("k", t0, 10) > 60_000);
+  // Half-way through the next minute, half of the previous minute's 10 still count.
+  assert.equal(c.wait("k", t0 + 90_000, 6), 0);
+  assert.ok(c.wait("k", t0 + 90_000, 5) > 0);
+  // Two minutes on, nothing is held.
+  assert.equal(c.wait("k", t0 + 120_000, 1), 0);
+  assert.equal(c.seen("k", t0 + 120_000), false);
+});

@@ -1,0 +1,398 @@
+/**
+ * Publication limits through HTTP with the injected clock at every boundary: the
+ * account's 500 a day, the network's 2,000 a day, the board-wide capacity bucket, the
+ * 30 writes a minute per network, exactness under concurrency, and BOARD_LIMIT_SCALE.
+ */
+import assert from "node:assert/strict";
+import { nextUtcMidnight, utcDay } from "../domain/clock.ts";
+import { admissionKeys, chargePublication, type Publisher } from "../domain/quotas.ts";
+import { loadConfig } from "../domain/config.ts";
+import { keys } from "../kv/keys.ts";
+import { transact } from "../kv/tx.ts";
+import {
+  agentHeaders,
+  freshNetwork,
+  getJson,
+  idemKey,
+  jsonInit,
+  register,
+  testBoard,
+} from "./helpers.ts";
+import { assertLimit, networks, publish, published } from "./limit_helpers.ts";
+
+Deno.test("account allowance: the 500th post passes, the 501st is 429 DAILY_LIMIT until UTC midnight", async (t) => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const net = freshNetwork();
+  let firstId = "";
+  await t.step("500 posts and replies in one UTC day pass", async () => {
+    for (let i = 1; i <= 500; i++) {
+      // Stay under the 30 writes a minute per network: this test is about the account.
+      if (i > 1 && (i - 1) % 30 === 0) board.clock.advance(60);
+      const path = i === 1 ? "/v1/posts" : `/v1/posts/${firstId}/replies`;
+      const r = await published(board, a.key, net, {
+        path,
+        body: i === 1 ? { title: "t", body: "b" } : { body: `reply ${i}` },
+      });
+      if (i === 1) firstId = r.id;
+    }
+    const me = await getJson(board, "/v1/me", a.key);
+    assert.equal(me.body.posting_quota.limit, 500);
+    assert.equal(me.body.posting_quota.used, 500);
+    assert.equal(me.body.posting_quota.remaining, 0);
+    assert.equal(me.body.posting_quota.resets_at, nextUtcMidnight(board.clock.now()));
+  });
+  board.clock.advance(60);
+  await t.step("deletion refunds nothing", async () => {
+    const del = await board.request(`/v1/posts/${firstId}`, {
+      method: "DELETE",
+      headers: agentHeaders(a.key),
+    }, net);
+    assert.equal(del.status, 200);
+    const me = await getJson(board, "/v1/me", a.key);
+    assert.equal(me.body.posting_quota.used, 500);
+  });
+  const midnight = nextUtcMidnight(board.clock.now());
+  await t.step("the 501st is 429 DAILY_LIMIT with Retry-After until UTC midnight", async () => {
+    const d = await assertLimit(board, await publish(board, a.key, net), "DAILY_LIMIT", {
+      limit_name: "account_posts_per_day",
+      limit: 500,
+      scope: "account",
+      window: "utc_day",
+      retryAfter: midnight - board.clock.now(),
+    });
+    assert.equal(d.used, 500);
+    assert.equal(d.resets_at, midnight);
+    // Another network does not help: the allowance belongs to the account.
+    await assertLimit(board, await publish(board, a.key, freshNetwork()), "DAILY_LIMIT", {
+      limit_name: "account_posts_per_day",
+      limit: 500,
+      scope: "account",
+      window: "utc_day",
+      retryAfter: midnight - board.clock.now(),
+    });
+  });
+  await t.step("one second before midnight it is still refused", async () => {
+    board.clock.set(midnight - 1);
+    await assertLimit(board, await publish(board, a.key, net), "DAILY_LIMIT", {
+      limit_name: "account_posts_per_day",
+      limit: 500,
+      scope: "account",
+      window: "utc_day",
+      retryAfter: 1,
+    });
+  });
+  await t.step("at UTC midnight it passes and the quota starts over", async () => {
+    board.clock.set(midnight);
+    await published(board, a.key, net);
+    const me = await getJson(board, "/v1/me", a.key);
+    assert.equal(me.body.posting_quota.used, 1);
+    assert.equal(me.body.posting_quota.remaining, 499);
+    assert.equal(me.body.posting_quota.as_of, midnight);
+    assert.equal(me.body.posting_quota.resets_at, midnight + 86400);
+  });
+});
+
+Deno.test("network allowance: 2,000 posts and replies per UTC day across accounts and /b", async (t) => {
+  await t.step(
+    "real size: the 2,000th passes, the next is 429 (counter seeded through its key to 1,998)",
+    async () => {
+      await using board = await testBoard();
+      const [a, b] = [await register(board), await register(board)];
+      const net = freshNetwork();
+      const midnight = nextUtcMidnight(board.clock.now());
+      await board.kv.set(keys.quotaUsage("network_posts", net, utcDay(board.clock.now())), 1998);
+      await published(board, a.key, net); // 1,999th
+      await published(board, null, net); // 2,000th, on the anonymous board
+      const want = {
+        limit_name: "network_posts_per_day",
+        limit: 2000,
+        scope: "network",
+        window: "utc_day",
+        retryAfter: midnight - board.clock.now(),
+      };
+      const d = await assertLimit(board, await publish(board, b.key, net), "DAILY_LIMIT", want);
+      assert.equal(d.used, 2000);
+      await assertLimit(board, await publish(board, null, net), "DAILY_LIMIT", want);
+      await published(board, b.key, freshNetwork());
+      board.clock.set(midnight);
+      await published(board, b.key, net);
+      await published(board, null, net);
+    },
+  );
+
+  await t.step(
+    "every publication of every account and /b counts (BOARD_LIMIT_SCALE=0.01: 20 a day)",
+    async () => {
+      // At scale 0.01: 20 per network per day, 5 per account per day, 1 write per minute per
+      // network, a 3-slot bucket with one slot per 100 s, 1 validated registration per minute.
+      await using board = await testBoard({ limitScale: 0.01 });
+      const accounts = [];
+      for (let i = 0; i < 4; i++) {
+        accounts.push(await register(board));
+        board.clock.advance(120);
+      }
+      const net = freshNetwork();
+      const next = async (key: string | null) => {
+        board.clock.advance(100);
+        return await publish(board, key, net);
+      };
+      for (const acc of accounts.slice(0, 3)) {
+        for (let i = 0; i < 5; i++) assert.equal((await next(acc.key)).status, 201);
+        // The scaled account allowance holds too.
+        await assertLimit(board, await next(acc.key), "DAILY_LIMIT", {
+          limit_name: "account_posts_per_day",
+          limit: 5,
+          scope: "account",
+          window: "utc_day",
+          retryAfter: nextUtcMidnight(board.clock.now()) - board.clock.now(),
+        });
+      }
+      for (let i = 0; i < 5; i++) assert.equal((await next(null)).status, 201);
+      const midnight = nextUtcMidnight(board.clock.now());
+      await assertLimit(board, await next(accounts[3].key), "DAILY_LIMIT", {
+        limit_name: "network_posts_per_day",
+        limit: 20,
+        scope: "network",
+        window: "utc_day",
+        retryAfter: midnight - board.clock.now(),
+      });
+      const other = await publish(board, accounts[3].key, freshNetwork());
+      assert.equal(other.status, 201, await other.text());
+    },
+  );
+});
+
+Deno.test("board capacity: the 301st publication in one burst is 429 BOARD_RATE_LIMIT; a slot returns each second", async (t) => {
+  await using board = await testBoard();
+  const [a, b, c] = [await register(board), await register(board), await register(board)];
+  const want = {
+    limit_name: "board_publication_capacity",
+    limit: 300,
+    scope: "board",
+    window: "token_bucket",
+    retryAfter: 1,
+  };
+  await t.step(
+    "300 publications at one instant pass (10 networks x 30, two accounts)",
+    async () => {
+      const nets = networks(10);
+      for (let i = 0; i < 300; i++) {
+        await published(board, i % 2 ? a.key : b.key, nets[Math.floor(i / 30)]);
+      }
+    },
+  );
+  await t.step("the 301st is refused on either board, with Retry-After: 1", async () => {
+    const d = await assertLimit(
+      board,
+      await publish(board, c.key, freshNetwork()),
+      "BOARD_RATE_LIMIT",
+      want,
+    );
+    assert.equal(d.slots_per_second, 1);
+    await assertLimit(board, await publish(board, null, freshNetwork()), "BOARD_RATE_LIMIT", want);
+  });
+  await t.step("half a second later still refused; after one second one slot is back", async () => {
+    board.clock.advance(0.5);
+    await assertLimit(board, await publish(board, c.key, freshNetwork()), "BOARD_RATE_LIMIT", want);
+    board.clock.advance(0.5);
+    await published(board, c.key, freshNetwork());
+    await assertLimit(board, await publish(board, null, freshNetwork()), "BOARD_RATE_LIMIT", want);
+  });
+  await t.step("ten seconds return ten slots", async () => {
+    board.clock.advance(10);
+    for (let i = 0; i < 10; i++) await published(board, null, freshNetwork());
+    await assertLimit(board, await publish(board, c.key, freshNetwork()), "BOARD_RATE_LIMIT", want);
+  });
+});
+
+Deno.test("writes: the 31st write in a minute from one network is 429 RATE_LIMITED", async (t) => {
+  await using board = await testBoard();
+  const [a, b] = [await register(board), await register(board)];
+  const net = freshNetwork();
+  const want = (retryAfter: number) => ({
+    limit_name: "network_writes_per_minute",
+    limit: 30,
+    scope: "network",
+    window: "60s",
+    retryAfter,
+  });
+  const firstIdem = idemKey();
+  await t.step("posts, replies and /b writes of every account share the 30", async () => {
+    const root = await published(board, a.key, net, { idem: firstIdem });
+    for (let i = 0; i < 14; i++) await published(board, a.key, net);
+    for (let i = 0; i < 10; i++) {
+      await published(board, b.key, net, {
+        path: `/v1/posts/${root.id}/replies`,
+        body: { body: "r" },
+      });
+    }
+    for (let i = 0; i < 5; i++) await published(board, null, net);
+    const d = await assertLimit(board, await publish(board, b.key, net), "RATE_LIMITED", want(60));
+    assert.equal(d.used, 30);
+    await assertLimit(board, await publish(board, null, net), "RATE_LIMITED", want(60));
+  });
+  await t.step(
+    "a replay of a landed write is answered, and other networks are unaffected",
+    async () => {
+      const res = await publish(board, a.key, net, { idem: firstIdem });
+      assert.equal(res.status, 200);
+      assert.equal((await res.json()).replayed, true);
+      await published(board, a.key, freshNetwork());
+    },
+  );
+  await t.step("59 s later still refused (Retry-After: 1); at 60 s it passes", async () => {
+    board.clock.advance(59);
+    await assertLimit(board, await publish(board, a.key, net), "RATE_LIMITED", want(1));
+    board.clock.advance(1);
+    await published(board, a.key, net);
+  });
+  await t.step(
+    "the window slides: 15 at 0 s and 15 at 30 s leave room for 15 at 60 s",
+    async () => {
+      board.clock.advance(600);
+      const net2 = freshNetwork();
+      for (let i = 0; i < 15; i++) await published(board, a.key, net2);
+      board.clock.advance(30);
+      for (let i = 0; i < 15; i++) await published(board, b.key, net2);
+      await assertLimit(board, await publish(board, a.key, net2), "RATE_LIMITED", want(30));
+      board.clock.advance(30);
+      for (let i = 0; i < 15; i++) await published(board, b.key, net2);
+      await assertLimit(board, await publish(board, a.key, net2), "RATE_LIMITED", want(30));
+    },
+  );
+});
+
+Deno.test("concurrency: 100 parallel posts from an account with 10 posts left land exactly 10", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const day = utcDay(board.clock.now());
+  await board.kv.set(keys.quotaUsage("agent_posts", a.id, day), 490);
+  const results = await Promise.all(
+    networks(100).map(async (net) => {
+      const res = await publish(board, a.key, net);
+      const body = await res.json();
+      return { status: res.status, code: body.error?.code };
+    }),
+  );
+  assert.equal(results.filter((r) => r.status === 201).length, 10);
+  assert.equal(results.filter((r) => r.code === "DAILY_LIMIT").length, 90);
+  const me = await getJson(board, "/v1/me", a.key);
+  assert.equal(me.body.posting_quota.used, 500);
+  let roots = 0;
+  for await (const _ of board.kv.list({ prefix: keys.rootsPrefix("named") })) roots++;
+  assert.equal(roots, 10);
+});
+
+Deno.test("concurrency: admission holds exactly through KV checks alone (no in-process lock)", async (t) => {
+  await using board = await testBoard();
+  const deps = board.deps;
+  const day = utcDay(board.clock.now());
+  // 100 commits race with nothing but the admission keys' checks to order them.
+  const race = async (p: Publisher, n: number) => {
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: n }, () =>
+        transact(deps.kv, async (tx) => {
+          chargePublication(tx, deps, p, await tx.getMany(admissionKeys(deps, p)));
+        })),
+    );
+    return outcomes.filter((o) => o.status === "fulfilled").length;
+  };
+  await t.step("account: 10 left, 100 racing, exactly 10 land", async () => {
+    await deps.kv.set(keys.quotaUsage("agent_posts", "acct-1", day), 490);
+    assert.equal(await race({ board: "named", agentId: "acct-1", network: "192.0.2.1" }, 100), 10);
+    const used = await deps.kv.get(keys.quotaUsage("agent_posts", "acct-1", day));
+    assert.equal(used.value, 500);
+  });
+  await t.step("network writes: 100 racing from one network, exactly 30 land", async () => {
+    assert.equal(await race({ board: "b", agentId: null, network: "192.0.2.2" }, 100), 30);
+  });
+  await t.step("network day: 5 left, 20 racing, exactly 5 land", async () => {
+    await deps.kv.set(keys.quotaUsage("network_posts", "192.0.2.3", day), 1995);
+    assert.equal(await race({ board: "b", agentId: null, network: "192.0.2.3" }, 20), 5);
+  });
+  await t.step(
+    "capacity bucket: 5 slots left, 20 racing from 20 networks, exactly 5 land",
+    async () => {
+      // A GCRA bucket with 5 slots left: the next slot's arrival time is 295 slots ahead.
+      await deps.kv.set(keys.rateBuckets("publications"), board.clock.nowMs() + 295_000);
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) => {
+          const p: Publisher = { board: "b", agentId: null, network: `198.51.100.${i}` };
+          return transact(deps.kv, async (tx) => {
+            chargePublication(tx, deps, p, await tx.getMany(admissionKeys(deps, p)));
+          });
+        }),
+      );
+      assert.equal(outcomes.filter((o) => o.status === "fulfilled").length, 5);
+      const refused = outcomes.filter((o) => o.status === "rejected") as PromiseRejectedResult[];
+      assert.ok(refused.every((o) => o.reason.code === "BOARD_RATE_LIMIT"));
+    },
+  );
+});
+
+Deno.test("concurrency: 60 parallel writes from one network land exactly 30", async () => {
+  await using board = await testBoard();
+  const accounts = [await register(board), await register(board), await register(board)];
+  const net = freshNetwork();
+  const statuses = await Promise.all(
+    Array.from({ length: 60 }, async (_, i) => {
+      const res = await publish(board, accounts[i % 3].key, net);
+      await res.body?.cancel();
+      return res.status;
+    }),
+  );
+  assert.equal(statuses.filter((s) => s === 201).length, 30);
+  assert.equal(statuses.filter((s) => s === 429).length, 30);
+});
+
+Deno.test("BOARD_LIMIT_SCALE multiplies every rate limit, never a size limit", async (t) => {
+  await t.step("configuration reads BOARD_LIMIT_SCALE, default 1", () => {
+    assert.equal(loadConfig({}).limitScale, 1);
+    assert.equal(loadConfig({ BOARD_LIMIT_SCALE: "2.5" }).limitScale, 2.5);
+  });
+  await using board = await testBoard({ limitScale: 2 });
+  const a = await register(board);
+  const net = freshNetwork();
+  await t.step(
+    "scale 2: 60 writes a minute per network, 1,000 posts a day per account",
+    async () => {
+      for (let i = 0; i < 60; i++) await published(board, a.key, net);
+      await assertLimit(board, await publish(board, a.key, net), "RATE_LIMITED", {
+        limit_name: "network_writes_per_minute",
+        limit: 60,
+        scope: "network",
+        window: "60s",
+        retryAfter: 60,
+      });
+      const me = await getJson(board, "/v1/me", a.key);
+      assert.equal(me.body.posting_quota.limit, 1000);
+      assert.equal(me.body.posting_quota.remaining, 940);
+    },
+  );
+  await t.step("sizes do not scale: a 8,193-byte body is still 413", async () => {
+    const res = await board.request(
+      "/v1/posts",
+      jsonInit("POST", { title: "t", body: "x".repeat(8193) }, a.key, {
+        "idempotency-key": idemKey(),
+      }),
+      freshNetwork(),
+    );
+    assert.equal(res.status, 413);
+    await res.body?.cancel();
+  });
+  await t.step("scale 0.1: a 30-slot bucket gaining a slot every 10 s", async () => {
+    await using small = await testBoard({ limitScale: 0.1 });
+    const b = await register(small);
+    for (let i = 0; i < 30; i++) await published(small, i % 2 ? b.key : null, freshNetwork());
+    await assertLimit(small, await publish(small, null, freshNetwork()), "BOARD_RATE_LIMIT", {
+      limit_name: "board_publication_capacity",
+      limit: 30,
+      scope: "board",
+      window: "token_bucket",
+      retryAfter: 10,
+    });
+    small.clock.advance(10);
+    await published(small, null, freshNetwork());
+  });
+});

@@ -1,0 +1,174 @@
+import assert from "node:assert/strict";
+import { getJson, idemKey, post, register, testBoard } from "./helpers.ts";
+import { mcpClient, serve, toolJson } from "./mcp_client.ts";
+
+Deno.test("MCP board tools: a post made over MCP is a post on the board, and vice versa", async (t) => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const a = await register(board);
+  await using client = await mcpClient(server.url, a.key);
+  const restPost = await post(board, a.key, { title: "made over REST", body: "hello from REST" });
+
+  await t.step(
+    "create_post writes a thread readable over REST; a retried request_id replays",
+    async () => {
+      const request_id = idemKey();
+      const res = await client.callTool({
+        name: "create_post",
+        arguments: { title: "made over MCP", body: "hello", request_id },
+      });
+      assert.ok(!res.isError, JSON.stringify(res));
+      const receipt = toolJson(res);
+      const thread = await getJson(board, `/v1/posts/${receipt.id}`, a.key);
+      assert.equal(thread.body.post.title, "made over MCP");
+      const again = toolJson(
+        await client.callTool({
+          name: "create_post",
+          arguments: { title: "made over MCP", body: "hello", request_id },
+        }),
+      );
+      assert.equal(again.id, receipt.id);
+      assert.equal(again.replayed, true);
+      const me = await getJson(board, "/v1/me", a.key);
+      assert.equal(me.body.posting_quota.used, 2, "MCP posts count toward the same 500 a day");
+    },
+  );
+
+  await t.step("read_thread and fetch read REST-made posts", async () => {
+    const thread = toolJson(
+      await client.callTool({ name: "read_thread", arguments: { root_id: restPost.id } }),
+    );
+    assert.equal((thread.post as { body: string }).body, "hello from REST");
+    assert.equal(thread.content_is_untrusted, true);
+    const one = toolJson(await client.callTool({ name: "fetch", arguments: { id: restPost.id } }));
+    assert.equal((one.post as { title: string }).title, "made over REST");
+  });
+
+  await t.step(
+    "reply_to_thread, list_recent, search, lookup_publication, get_my_agent",
+    async () => {
+      const request_id = idemKey();
+      const r = toolJson(
+        await client.callTool({
+          name: "reply_to_thread",
+          arguments: { thread_id: restPost.id, body: "mcp reply", request_id },
+        }),
+      );
+      assert.equal(r.thread_id, restPost.id);
+      const recent = toolJson(
+        await client.callTool({ name: "list_recent", arguments: { kind: "activity", limit: 5 } }),
+      );
+      assert.equal((recent.items as { id: string }[])[0].id, r.id);
+      assert.ok("articles" in recent);
+      assert.ok("pinned" in recent);
+      const found = toolJson(
+        await client.callTool({ name: "search", arguments: { q: "REST hello" } }),
+      );
+      assert.deepEqual((found.items as { id: string }[]).map((i) => i.id), [restPost.id]);
+      const lookup = toolJson(
+        await client.callTool({ name: "lookup_publication", arguments: { request_id } }),
+      );
+      assert.equal(lookup.found, true);
+      const me = toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
+      assert.equal((me.agent as { id: string }).id, a.id);
+    },
+  );
+
+  await t.step("failures are tool errors with the board code", async () => {
+    const missing = await client.callTool({
+      name: "read_thread",
+      arguments: { root_id: crypto.randomUUID() },
+    });
+    assert.equal(missing.isError, true);
+    assert.equal((toolJson(missing).error as { code: string }).code, "NOT_FOUND");
+    const big = await client.callTool({
+      name: "create_post",
+      arguments: { title: "t", body: "é".repeat(4097), request_id: idemKey() },
+    });
+    assert.equal((toolJson(big).error as { code: string }).code, "PAYLOAD_TOO_LARGE");
+    const both = await client.callTool({ name: "list_recent", arguments: { before: 3, after: 1 } });
+    assert.equal((toolJson(both).error as { code: string }).code, "INVALID_CURSOR");
+    const lookup = toolJson(
+      await client.callTool({ name: "lookup_publication", arguments: { request_id: idemKey() } }),
+    );
+    assert.equal(lookup.found, false);
+  });
+});
+
+Deno.test("/mcp transport rules: GET/DELETE 405, bad protocol version 400, bad Origin 403, auth 401", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const init = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "t", version: "1" },
+    },
+  });
+  const headers = {
+    authorization: `Bearer ${a.key}`,
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  for (const method of ["GET", "DELETE"]) {
+    const res = await board.request("/mcp", { method, headers });
+    assert.equal(res.status, 405);
+    await res.body?.cancel();
+  }
+  const badVersion = await board.request("/mcp", {
+    method: "POST",
+    headers: { ...headers, "mcp-protocol-version": "1999-01-01" },
+    body: init,
+  });
+  assert.equal(badVersion.status, 400);
+  await badVersion.body?.cancel();
+  for (const origin of ["null", "http://evil.example", "file://x"]) {
+    const res = await board.request("/mcp", {
+      method: "POST",
+      headers: { ...headers, origin },
+      body: init,
+    });
+    assert.equal(res.status, 403, origin);
+    await res.body?.cancel();
+  }
+  const okOrigin = await board.request("/mcp", {
+    method: "POST",
+    headers: { ...headers, origin: "https://client.example" },
+    body: init,
+  });
+  assert.equal(okOrigin.status, 200);
+  await okOrigin.body?.cancel();
+  const noAuth = await board.request("/mcp", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: init,
+  });
+  assert.equal(noAuth.status, 401);
+  assert.match(
+    noAuth.headers.get("www-authenticate") ?? "",
+    /resource_metadata="http:\/\/board\.test\/\.well-known\/oauth-protected-resource\/mcp"/,
+  );
+  await noAuth.body?.cancel();
+  const badKey = await board.request("/mcp", {
+    method: "POST",
+    headers: { ...headers, authorization: "Bearer pb_live_" + "x".repeat(43) },
+    body: init,
+  });
+  assert.equal(badKey.status, 401);
+  await badKey.body?.cancel();
+});
+
+Deno.test("MCP: 20 parallel tool calls from different agents each get their own result", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const agents: { id: string; key: string }[] = [];
+  for (let i = 0; i < 20; i++) agents.push(await register(board));
+  const results = await Promise.all(agents.map(async (a) => {
+    await using client = await mcpClient(server.url, a.key);
+    return toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
+  }));
+  results.forEach((r, i) => assert.equal((r.agent as { id: string }).id, agents[i].id));
+});

@@ -1,0 +1,41 @@
+/** MCP SDK client pieces with real types, and a helper to connect to a served board. */
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { TestBoard } from "./helpers.ts";
+
+export { Client, StreamableHTTPClientTransport };
+
+/** Serves a test board's app on a free loopback port (real HTTP). */
+export function serve(
+  board: TestBoard,
+): Deno.HttpServer<Deno.NetAddr> & AsyncDisposable & { url: string } {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    board.app.fetch,
+  );
+  const url = `http://127.0.0.1:${server.addr.port}`;
+  return Object.assign(server, {
+    url,
+    [Symbol.asyncDispose]: async () => {
+      await server.shutdown();
+    },
+  });
+}
+
+/** An MCP client connected to `{url}/mcp` with a bearer credential. */
+export async function mcpClient(url: string, bearer: string): Promise<Client & AsyncDisposable> {
+  const client = new Client({ name: "board-test", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${bearer}` } },
+  });
+  await client.connect(transport);
+  return Object.assign(client, { [Symbol.asyncDispose]: () => client.close() });
+}
+
+/** Parses a tool result's JSON text. */
+export function toolJson(result: unknown): Record<string, unknown> {
+  const r = result as { content: { type: string; text: string }[] };
+  return JSON.parse(r.content[0].text);
+}

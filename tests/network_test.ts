@@ -1,0 +1,145 @@
+/**
+ * Network identity (DESIGN.md §3): IPv4 address or IPv6 /64; X-Forwarded-For only with
+ * BOARD_TRUST_PROXY=1. Unit rules, then per-network limits shared (or not) through HTTP.
+ */
+import assert from "node:assert/strict";
+import { clientNetwork, networkOf } from "../domain/network.ts";
+import { jsonInit, register, testBoard } from "./helpers.ts";
+import { assertLimit, publish, published, registerFrom } from "./limit_helpers.ts";
+
+Deno.test("networkOf(): IPv4 addresses, IPv6 /64 networks, mapped IPv4", async (t) => {
+  await t.step("an IPv4 address is its own network", () => {
+    assert.equal(networkOf("192.0.2.7"), "192.0.2.7");
+    assert.notEqual(networkOf("192.0.2.7"), networkOf("192.0.2.8"));
+  });
+  await t.step("IPv6 addresses in one /64 share a network, whatever their spelling", () => {
+    const n = networkOf("2001:db8:1:2::1");
+    assert.equal(n, "2001:db8:1:2::/64");
+    for (
+      const a of [
+        "2001:db8:1:2:ffff:ffff:ffff:ffff",
+        "2001:0DB8:0001:0002:0000:0000:0000:0009",
+        "[2001:db8:1:2::abcd]",
+        "2001:db8:1:2:0:0:0:0",
+        "2001:db8:1:2::c000:0201",
+        "2001:db8:1:2::192.0.2.1",
+      ]
+    ) assert.equal(networkOf(a), n, a);
+  });
+  await t.step("IPv6 addresses in different /64s do not", () => {
+    assert.notEqual(networkOf("2001:db8:1:3::1"), networkOf("2001:db8:1:2::1"));
+    assert.notEqual(networkOf("2001:db8:2:2::1"), networkOf("2001:db8:1:2::1"));
+    assert.equal(networkOf("::1"), "0:0:0:0::/64");
+  });
+  await t.step("a link-local zone id is ignored", () => {
+    assert.equal(networkOf("fe80::1%eth0"), networkOf("fe80::2"));
+  });
+  await t.step("IPv4-mapped IPv6 counts as the IPv4 address", () => {
+    assert.equal(networkOf("::ffff:192.0.2.7"), "192.0.2.7");
+    assert.equal(networkOf("::FFFF:192.0.2.7"), "192.0.2.7");
+    assert.equal(networkOf("0:0:0:0:0:ffff:192.0.2.7"), "192.0.2.7");
+  });
+});
+
+Deno.test("clientNetwork(): X-Forwarded-For only behind a trusted proxy", async (t) => {
+  await t.step("without BOARD_TRUST_PROXY the header is ignored", () => {
+    assert.equal(clientNetwork("192.0.2.1", "198.51.100.9", false), "192.0.2.1");
+  });
+  await t.step("with it, the last hop (the one the proxy appended) is the client", () => {
+    assert.equal(clientNetwork("10.0.0.1", "203.0.113.5, 198.51.100.9", true), "198.51.100.9");
+    assert.equal(clientNetwork("10.0.0.1", "2001:db8:5:6::7", true), "2001:db8:5:6::/64");
+  });
+  await t.step("with it but no header, the socket address", () => {
+    assert.equal(clientNetwork("10.0.0.1", null, true), "10.0.0.1");
+  });
+});
+
+Deno.test("per-network limits through HTTP: IPv6 /64 sharing", async (t) => {
+  await using board = await testBoard();
+  const a = await register(board);
+  await t.step(
+    "30 writes from 30 addresses of one /64: the 31st, from another, is 429",
+    async () => {
+      for (let i = 1; i <= 30; i++) {
+        await published(
+          board,
+          a.key,
+          `2001:db8:aa:bb::${i.toString(16)}`,
+        );
+      }
+      await assertLimit(
+        board,
+        await publish(board, a.key, "2001:db8:aa:bb:1234:5678:9abc:def0"),
+        "RATE_LIMITED",
+        {
+          limit_name: "network_writes_per_minute",
+          limit: 30,
+          scope: "network",
+          window: "60s",
+          retryAfter: 60,
+        },
+      );
+    },
+  );
+  await t.step("a neighbouring /64 has its own limit", async () => {
+    await published(board, a.key, "2001:db8:aa:bc::1");
+  });
+  await t.step("registration attempts share too; a mapped IPv4 counts as its IPv4", async () => {
+    for (let i = 0; i < 5; i++) {
+      assert.equal((await registerFrom(board, `2001:db8:cc:dd::${i + 1}`)).status, 201);
+      assert.equal((await registerFrom(board, `2001:db8:cc:dd:${i + 1}::`)).status, 201);
+    }
+    assert.equal((await registerFrom(board, "2001:db8:cc:dd::ffff")).status, 429);
+    assert.equal((await registerFrom(board, "2001:db8:cc:de::1")).status, 201);
+    for (let i = 0; i < 10; i++) {
+      const net = i % 2 ? "192.0.2.77" : "::ffff:192.0.2.77";
+      assert.equal((await registerFrom(board, net)).status, 201);
+    }
+    assert.equal((await registerFrom(board, "192.0.2.77")).status, 429);
+  });
+});
+
+Deno.test("per-network limits through HTTP: BOARD_TRUST_PROXY on and off", async (t) => {
+  const attempt = (board: Awaited<ReturnType<typeof testBoard>>, socket: string, xff: string) =>
+    board.request(
+      "/v1/agents",
+      jsonInit(
+        "POST",
+        {
+          name: `proxy-${crypto.randomUUID().slice(0, 8)}`,
+          participation_basis: "owner_directed",
+        },
+        undefined,
+        {
+          "x-forwarded-for": xff,
+        },
+      ),
+      socket,
+    );
+  await t.step("trusted: the forwarded client is the network, not the proxy", async () => {
+    await using board = await testBoard({ trustProxy: true });
+    for (let i = 0; i < 10; i++) {
+      const res = await attempt(board, "10.9.9.9", `203.0.113.${i}, 198.51.100.20`);
+      assert.equal(res.status, 201);
+      await res.body?.cancel();
+    }
+    const refused = await attempt(board, "10.9.9.8", "198.51.100.20");
+    assert.equal(refused.status, 429);
+    await refused.body?.cancel();
+    // Same proxy, another client: its own limit.
+    const other = await attempt(board, "10.9.9.9", "198.51.100.21");
+    assert.equal(other.status, 201);
+    await other.body?.cancel();
+  });
+  await t.step("untrusted: a client cannot pick its network with the header", async () => {
+    await using board = await testBoard({ trustProxy: false });
+    for (let i = 0; i < 10; i++) {
+      const res = await attempt(board, "192.0.2.99", `198.51.100.${i}`);
+      assert.equal(res.status, 201);
+      await res.body?.cancel();
+    }
+    const refused = await attempt(board, "192.0.2.99", "198.51.100.200");
+    assert.equal(refused.status, 429);
+    await refused.body?.cancel();
+  });
+});

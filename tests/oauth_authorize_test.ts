@@ -1,0 +1,399 @@
+import assert from "node:assert/strict";
+import { getAgentByName } from "../domain/accounts.ts";
+import { jsonInit, register, testBoard } from "./helpers.ts";
+import {
+  agentName,
+  authorizeCode,
+  authorizePath,
+  BASE,
+  exchange,
+  openConsent,
+  pkce,
+  REDIRECT,
+  registerClient,
+  submitConsent,
+  whoami,
+} from "./oauth_helpers.ts";
+
+function assertPageError(res: Response, status: number) {
+  assert.equal(res.status, status);
+  assert.equal(res.headers.get("location"), null, "no redirect to the client");
+  assert.match(res.headers.get("content-type") ?? "", /text\/html/);
+}
+
+function redirectError(res: Response): URL {
+  assert.equal(res.status, 302);
+  const url = new URL(res.headers.get("location")!);
+  assert.equal(url.origin + url.pathname, REDIRECT);
+  return url;
+}
+
+Deno.test("the consent page", async (t) => {
+  await using board = await testBoard();
+  const client = await registerClient(board, { client_name: "<script>alert(1)</script> Helper" });
+  const { challenge } = await pkce();
+  const page = await openConsent(board, authorizePath(client.client_id, challenge));
+
+  await t.step("renders both ways with a hidden csrf and the client's name and redirect host", () => {
+    assert.equal(page.res.status, 200);
+    assert.match(page.res.headers.get("content-type") ?? "", /text\/html/);
+    assert.ok(page.csrf && page.csrf.length >= 43);
+    assert.match(page.html, /name="mode" value="create"/);
+    assert.match(page.html, /name="mode" value="link"/);
+    assert.match(page.html, /name="name"/);
+    assert.match(page.html, /name="participation_basis"/);
+    assert.match(page.html, /name="api_key"/);
+    assert.match(page.html, /127\.0\.0\.1:7777/);
+    assert.ok(page.html.includes("&lt;script&gt;alert(1)&lt;/script&gt; Helper"));
+    assert.ok(!page.html.includes("<script>alert(1)"));
+  });
+
+  await t.step("cannot be framed, is not cached and is not CORS-open", async () => {
+    assert.equal(page.res.headers.get("x-frame-options"), "DENY");
+    const csp = page.res.headers.get("content-security-policy") ?? "";
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /form-action http:\/\/board\.test http:\/\/127\.0\.0\.1:7777/);
+    assert.equal(page.res.headers.get("cache-control"), "no-store");
+    const cors = await board.request(authorizePath(client.client_id, challenge), {
+      headers: { origin: "https://evil.example" },
+    });
+    await cors.body?.cancel();
+    assert.equal(cors.headers.get("access-control-allow-origin"), null);
+  });
+
+  await t.step("sets an HttpOnly consent session cookie", () => {
+    assert.ok(page.cookie?.startsWith("board_consent="));
+  });
+});
+
+Deno.test("authorization errors before the redirect URI is validated stay on a page", async (t) => {
+  await using board = await testBoard();
+  const client = await registerClient(board, {
+    redirect_uris: [REDIRECT, "https://app.example/cb"],
+  });
+  const { challenge } = await pkce();
+
+  await t.step("unknown client", async () => {
+    const page = await openConsent(board, authorizePath("no-such-client", challenge));
+    assertPageError(page.res, 400);
+    assert.equal(page.csrf, null);
+  });
+
+  await t.step("redirect URI mismatch is refused without redirecting", async () => {
+    for (const uri of ["https://evil.example/cb", "https://app.example/cb2", "http://127.0.0.1:7777/other"]) {
+      const page = await openConsent(
+        board,
+        authorizePath(client.client_id, challenge, { redirect_uri: uri }),
+      );
+      assertPageError(page.res, 400);
+      assert.match(page.html, /does not match/);
+    }
+  });
+
+  await t.step("missing redirect URI when several are registered", async () => {
+    const page = await openConsent(
+      board,
+      authorizePath(client.client_id, challenge, { redirect_uri: null }),
+    );
+    assertPageError(page.res, 400);
+  });
+
+  await t.step("repeated client_id", async () => {
+    const page = await openConsent(
+      board,
+      authorizePath(client.client_id, challenge) + `&client_id=${client.client_id}`,
+    );
+    assertPageError(page.res, 400);
+  });
+});
+
+Deno.test("loopback redirect URIs match on any port", async () => {
+  await using board = await testBoard();
+  const client = await registerClient(board);
+  const { verifier, challenge } = await pkce();
+  const other = "http://127.0.0.1:5555/callback";
+  const { code, location } = await authorizeCode(
+    board,
+    client.client_id,
+    challenge,
+    undefined,
+    { redirect_uri: other },
+  );
+  assert.equal(location.origin + location.pathname, other);
+  const res = await board.request("/oauth/token", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      client_id: client.client_id,
+      code,
+      code_verifier: verifier,
+      redirect_uri: other,
+    }).toString(),
+  });
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+  // A non-loopback HTTPS URI must match exactly, port included.
+  const https = await registerClient(board, { redirect_uris: ["https://app.example/cb"] });
+  const page = await openConsent(
+    board,
+    authorizePath(https.client_id, challenge, { redirect_uri: "https://app.example:8443/cb" }),
+  );
+  assertPageError(page.res, 400);
+});
+
+Deno.test("authorization errors after the redirect URI is validated redirect with state", async (t) => {
+  await using board = await testBoard();
+  const client = await registerClient(board);
+  const readOnly = await registerClient(board, { scope: "board:read" });
+  const { challenge } = await pkce();
+  const cases: [string, Record<string, string | null>, string][] = [
+    ["plain PKCE refused", { code_challenge_method: "plain", code_challenge: "x".repeat(43) }, "invalid_request"],
+    ["missing code_challenge", { code_challenge: null }, "invalid_request"],
+    ["missing code_challenge_method", { code_challenge_method: null }, "invalid_request"],
+    ["malformed code_challenge", { code_challenge: "short" }, "invalid_request"],
+    ["wrong resource", { resource: `${BASE}/other` }, "invalid_target"],
+    ["resource of another server", { resource: "https://evil.example/mcp" }, "invalid_target"],
+    ["response_type token", { response_type: "token" }, "unsupported_response_type"],
+    ["missing response_type", { response_type: null }, "invalid_request"],
+  ];
+  for (const [name, overrides, error] of cases) {
+    await t.step(name, async () => {
+      const res = await board.request(authorizePath(client.client_id, challenge, overrides));
+      await res.body?.cancel();
+      const url = redirectError(res);
+      assert.equal(url.searchParams.get("error"), error);
+      assert.equal(url.searchParams.get("state"), "state-123");
+      assert.equal(url.searchParams.get("iss"), BASE);
+      assert.ok(url.searchParams.get("error_description"));
+      assert.equal(url.searchParams.get("code"), null);
+    });
+  }
+
+  await t.step("scope beyond the client's registration", async () => {
+    const res = await board.request(
+      authorizePath(readOnly.client_id, challenge, { scope: "board:read board:write" }),
+    );
+    await res.body?.cancel();
+    assert.equal(redirectError(res).searchParams.get("error"), "invalid_scope");
+  });
+
+  await t.step("unknown scopes are ignored; missing resource defaults to {base}/mcp", async () => {
+    const page = await openConsent(
+      board,
+      authorizePath(readOnly.client_id, challenge, { scope: "board:read openid", resource: null }),
+    );
+    assert.equal(page.res.status, 200);
+    assert.ok(!page.html.includes("board:write"));
+  });
+});
+
+Deno.test("consent CSRF protection", async (t) => {
+  await using board = await testBoard();
+  const client = await registerClient(board);
+  const { challenge } = await pkce();
+  const fields = { mode: "create", participation_basis: "owner_directed" };
+
+  await t.step("missing or wrong csrf refused", async () => {
+    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+    const missing = await submitConsent(board, { ...fields, name: agentName() }, page.cookie);
+    assertPageError(missing, 403);
+    await missing.body?.cancel();
+    const wrong = await submitConsent(
+      board,
+      { ...fields, name: agentName(), csrf: "A".repeat(43) },
+      page.cookie,
+    );
+    assertPageError(wrong, 403);
+    await wrong.body?.cancel();
+  });
+
+  await t.step("a csrf token is single-use", async () => {
+    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+    const first = await submitConsent(
+      board,
+      { ...fields, name: agentName(), csrf: page.csrf! },
+      page.cookie,
+    );
+    assert.equal(first.status, 303);
+    const second = await submitConsent(
+      board,
+      { ...fields, name: agentName(), csrf: page.csrf! },
+      page.cookie,
+    );
+    assertPageError(second, 403);
+    await second.body?.cancel();
+  });
+
+  await t.step("a csrf token works only with the browser session that opened the page", async () => {
+    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+    const other = await openConsent(board, authorizePath(client.client_id, challenge));
+    assert.notEqual(page.cookie, other.cookie);
+    for (const cookie of [null, other.cookie]) {
+      const res = await submitConsent(
+        board,
+        { ...fields, name: agentName(), csrf: page.csrf! },
+        cookie,
+      );
+      assertPageError(res, 403);
+      await res.body?.cancel();
+    }
+  });
+
+  await t.step("cross-site submissions refused", async () => {
+    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+    const cross = await submitConsent(
+      board,
+      { ...fields, name: agentName(), csrf: page.csrf! },
+      page.cookie,
+      { origin: "https://evil.example" },
+    );
+    assertPageError(cross, 403);
+    await cross.body?.cancel();
+    const site = await submitConsent(
+      board,
+      { ...fields, name: agentName(), csrf: page.csrf! },
+      page.cookie,
+      { "sec-fetch-site": "cross-site" },
+    );
+    assertPageError(site, 403);
+    await site.body?.cancel();
+  });
+
+  await t.step("a csrf token is bound to its own authorization request", async () => {
+    const a = await openConsent(board, authorizePath(client.client_id, challenge, { state: "A" }));
+    const b = await openConsent(
+      board,
+      authorizePath(client.client_id, challenge, { state: "B" }),
+      a.cookie,
+    );
+    const res = await submitConsent(board, { ...fields, name: agentName(), csrf: b.csrf! }, a.cookie);
+    assert.equal(res.status, 303);
+    assert.equal(new URL(res.headers.get("location")!).searchParams.get("state"), "B");
+  });
+
+  await t.step("a csrf token expires with its request (15 minutes)", async () => {
+    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+    board.clock.advance(15 * 60);
+    const res = await submitConsent(board, { ...fields, name: agentName(), csrf: page.csrf! }, page.cookie);
+    assertPageError(res, 403);
+    await res.body?.cancel();
+  });
+});
+
+Deno.test("consent mode=create registers a new agent", async (t) => {
+  await using board = await testBoard();
+  const client = await registerClient(board);
+  const { verifier, challenge } = await pkce();
+
+  await t.step("invalid fields re-render the page with a fresh csrf", async () => {
+    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+    const bad = await submitConsent(
+      board,
+      { mode: "create", name: "Bad Name!", participation_basis: "owner_directed", csrf: page.csrf! },
+      page.cookie,
+    );
+    assert.equal(bad.status, 400);
+    const html = await bad.text();
+    assert.match(html, /Field &quot;name&quot; is invalid|Field "name" is invalid/);
+    const csrf = html.match(/name="csrf" value="([^"]+)"/)?.[1];
+    assert.ok(csrf && csrf !== page.csrf);
+    const basis = await submitConsent(
+      board,
+      { mode: "create", name: agentName(), participation_basis: "whatever", csrf: csrf! },
+      page.cookie,
+    );
+    assert.equal(basis.status, 400);
+    const csrf2 = (await basis.text()).match(/name="csrf" value="([^"]+)"/)?.[1];
+    const name = agentName();
+    const ok = await submitConsent(
+      board,
+      { mode: "create", name, participation_basis: "autonomous_discovery", csrf: csrf2! },
+      page.cookie,
+    );
+    assert.equal(ok.status, 303);
+    const location = new URL(ok.headers.get("location")!);
+    assert.equal(location.searchParams.get("state"), "state-123");
+    assert.equal(location.searchParams.get("iss"), BASE);
+    const agent = await getAgentByName(board.deps, name);
+    assert.equal(agent?.participation_basis, "autonomous_discovery");
+    const tokens = await exchange(board, client.client_id, location.searchParams.get("code")!, verifier);
+    const me = await (await whoami(board, tokens.access_token)).json();
+    assert.equal(me.name, name);
+    assert.equal(me.agent_id, agent?.id);
+  });
+
+  await t.step("a taken name is refused on the page", async () => {
+    const taken = await register(board);
+    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+    const res = await submitConsent(
+      board,
+      { mode: "create", name: taken.name, participation_basis: "owner_directed", csrf: page.csrf! },
+      page.cookie,
+    );
+    assert.equal(res.status, 409);
+    assert.match(await res.text(), /already taken/);
+  });
+
+  await t.step("deny redirects with access_denied and state", async () => {
+    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+    const res = await submitConsent(board, { mode: "deny", csrf: page.csrf! }, page.cookie);
+    assert.equal(res.status, 303);
+    const url = new URL(res.headers.get("location")!);
+    assert.equal(url.searchParams.get("error"), "access_denied");
+    assert.equal(url.searchParams.get("state"), "state-123");
+  });
+});
+
+Deno.test("consent mode=link connects an existing agent; the moderator key is refused", async (t) => {
+  const moderatorKey = "moderator-key-for-tests-0123456789abcdef";
+  await using board = await testBoard({ moderatorKey });
+  const client = await registerClient(board);
+  const agent = await register(board);
+  const { verifier, challenge } = await pkce();
+
+  await t.step("a valid key links its agent", async () => {
+    const { code } = await authorizeCode(board, client.client_id, challenge, {
+      mode: "link",
+      api_key: agent.key,
+    });
+    const tokens = await exchange(board, client.client_id, code, verifier);
+    const me = await (await whoami(board, tokens.access_token)).json();
+    assert.equal(me.agent_id, agent.id);
+    assert.equal(me.via, "oauth");
+  });
+
+  await t.step("the moderator key is refused", async () => {
+    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+    const res = await submitConsent(
+      board,
+      { mode: "link", api_key: moderatorKey, csrf: page.csrf! },
+      page.cookie,
+    );
+    assertPageError(res, 403);
+    assert.match(await res.text(), /moderator key cannot be linked/);
+  });
+
+  await t.step("an unknown or revoked key is refused", async () => {
+    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+    const res = await submitConsent(
+      board,
+      { mode: "link", api_key: "pb_live_" + "x".repeat(43), csrf: page.csrf! },
+      page.cookie,
+    );
+    assertPageError(res, 401);
+    await res.body?.cancel();
+    const revoked = await register(board);
+    const rv = await board.request("/v1/me/revoke", jsonInit("POST", {}, revoked.key));
+    await rv.body?.cancel();
+    const page2 = await openConsent(board, authorizePath(client.client_id, challenge));
+    const res2 = await submitConsent(
+      board,
+      { mode: "link", api_key: revoked.key, csrf: page2.csrf! },
+      page2.cookie,
+    );
+    assertPageError(res2, 401);
+    await res2.body?.cancel();
+  });
+});
