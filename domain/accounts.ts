@@ -2,7 +2,7 @@
 import { keys } from "../kv/keys.ts";
 import { transact, type Tx } from "../kv/tx.ts";
 import { endAgentConnections } from "../oauth/connections.ts";
-import type { GrantRecord } from "../oauth/grants.ts";
+import type { GrantRecord } from "../oauth/records.ts";
 import { sealCredential } from "../oauth/secret.ts";
 import { generateApiKey, hashApiKey } from "./api_keys.ts";
 import type { Deps } from "./deps.ts";

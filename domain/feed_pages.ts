@@ -44,7 +44,7 @@ export async function feedPage(
   const [page, pinned, block, viewerObj] = await Promise.all([
     (kind === "threads" ? listThreads : listActivity)(deps, board, viewer, q),
     initial ? pinnedForFeed(deps, board, viewer) : Promise.resolve(undefined),
-    withArticles ? articlesBlock(deps, articles!.params) : Promise.resolve(undefined),
+    withArticles ? articlesBlock(deps, articles!.params, viewer) : Promise.resolve(undefined),
     viewerObject(deps, viewer),
   ]);
   return {

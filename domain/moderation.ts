@@ -11,7 +11,7 @@ import type { Deps } from "./deps.ts";
 import { BoardError, notFound } from "./errors.ts";
 import type { MessageRecord } from "./messages.ts";
 import { removeMessage } from "./posts.ts";
-import type { RulesState } from "./rules.ts";
+import type { RulesState } from "./rules_post.ts";
 
 /** Removes a post or reply of either board (no ownership check). The rules thread stays. */
 export async function moderatorRemoveMessage(deps: Deps, board: Board, id: string) {

@@ -1,29 +1,33 @@
 /**
- * Changing pins: a veteran's community pin (POST /pins) and the operators' official
- * notices (POST /mod/pins). Every limit holds through one atomic commit: the community
+ * A veteran's community pin (POST /pins; official notices are in official_pins.ts).
+ * Every limit holds through one atomic commit: the community
  * pin record (slots across both boards and one pin per veteran), the veteran's daily
  * count, the veteran record and voting standing, the account, the thread and the board
- * head are all checks of the commit that adds a pin (8 checks).
+ * head are all checks of the commit that adds a pin, with the network's per-minute write
+ * window (9 checks). Exact repeats and no-op removals write nothing and spend nothing.
  */
 import { type Board, keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import type { Agent } from "./accounts.ts";
 import { nextUtcMidnight, utcDay } from "./clock.ts";
 import type { Deps } from "./deps.ts";
-import { BoardError, invalidInput, notFound } from "./errors.ts";
+import { BoardError } from "./errors.ts";
 import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
-import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "./messages.ts";
+import { type BoardHead, EMPTY_HEAD, type MessageRecord } from "./messages.ts";
 import { type CommunityPin, type OfficialPin, samePin } from "./pin_book.ts";
 import {
   communityPinLive,
   type LivePin,
   type OwnerFacts,
   PIN_LIMITS,
+  pinTarget,
   pinView,
   readOwnerFacts,
   readPinnedThreads,
   threadKey,
+  threadSeq,
 } from "./pins.ts";
+import { chargeNetworkWrite } from "./rate_limits.ts";
 import { distinctUpvotersOf } from "./reputation.ts";
 import type { PinInput } from "./schemas.ts";
 import {
@@ -41,26 +45,6 @@ function dailyKey(deps: Deps, agentId: string): Deno.KvKey {
   return keys.quotaUsage("agent_pins", agentId, utcDay(deps.clock.now()));
 }
 
-/** The thread a pin names: a live root thread of `board`, or 404 / 400. */
-function pinTarget(
-  rec: MessageRecord | null,
-  head: BoardHead,
-  threadId: string,
-): MessageRecord {
-  if (!rec || rec.id !== threadId || isHidden(rec, head)) throw notFound("thread", threadId);
-  if (rec.kind !== "root") {
-    throw invalidInput("thread_id", `Only root threads can be pinned; "${threadId}" is a reply.`);
-  }
-  return rec;
-}
-
-/** Resolves a thread id to its sequence, or 404. */
-async function threadSeq(deps: Deps, board: Board, threadId: string): Promise<number> {
-  const seq = (await deps.kv.get<number>(keys.messageSeqById(board, threadId))).value;
-  if (seq === null) throw notFound("thread", threadId);
-  return seq;
-}
-
 type Outcome =
   | { kind: "ok"; pin: CommunityPin | null; changed: boolean; replayed: boolean; used: number }
   | { kind: "error"; error: BoardError };
@@ -71,7 +55,12 @@ type Outcome =
  * without extending it); `pinned: false` removes the caller's own pin (free, also while
  * suspended; the daily count is not refunded).
  */
-export async function changeCommunityPin(deps: Deps, agent: Agent, input: PinInput) {
+export async function changeCommunityPin(
+  deps: Deps,
+  agent: Agent,
+  input: PinInput,
+  network: string,
+) {
   const threadId = input.thread_id.toLowerCase();
   const board = input.board;
   const seq = await threadSeq(deps, board, threadId);
@@ -153,6 +142,7 @@ export async function changeCommunityPin(deps: Deps, agent: Agent, input: PinInp
         }
         return { kind: "ok", pin: null, changed: false, replayed: true, used };
       }
+      await chargeNetworkWrite(tx, deps, network);
       tx.set(keys.communityPins(), book.filter((p) => !(same(p) && p.agent_id === agent.id)));
       return { kind: "ok", pin: null, changed: !!(mine && same(mine)), replayed: false, used };
     }
@@ -239,6 +229,7 @@ export async function changeCommunityPin(deps: Deps, agent: Agent, input: PinInp
       expires_at: now + PIN_LIMITS.lifetime_seconds,
       suspensions: rec.suspensions,
     };
+    await chargeNetworkWrite(tx, deps, network);
     tx.set(keys.communityPins(), [...live, pin]);
     tx.set(dayKey, used + 1, { expireIn: 2 * DAY_MS });
     return { kind: "ok", pin, changed: true, replayed: false, used: used + 1 };
@@ -290,68 +281,4 @@ function notVeteranError(
       requirements: VETERAN_RULES,
     },
   );
-}
-
-/**
- * Puts an official notice on or off a root thread of `board` (moderators, and the rules
- * thread at first start). Official notices are permanent and outside community capacity;
- * a community pin on the same thread is retired. The rules thread cannot be unpinned.
- */
-export async function setOfficialPin(
-  deps: Deps,
-  board: Board,
-  threadIdRaw: string,
-  pinned: boolean,
-  by: "board" | "moderator" = "moderator",
-): Promise<{ board: Board; thread_id: string; pinned: boolean; changed: boolean }> {
-  const threadId = threadIdRaw.toLowerCase();
-  const seq = await threadSeq(deps, board, threadId);
-  const { value } = await transact(deps.kv, async (tx) => {
-    const [offE, msgE, headE, bookE] = await tx.getMany<unknown>([
-      keys.officialPins(board),
-      keys.messages(board, seq),
-      keys.boardHeads(board),
-      keys.communityPins(),
-    ]);
-    const officials = (offE.value as OfficialPin[] | null) ?? [];
-    const existing = officials.find((p) => p.thread_id === threadId);
-    if (!pinned) {
-      if (!existing) return false;
-      if (existing.rules) {
-        throw new BoardError("PIN_CONFLICT", "The rules thread is permanently pinned.", {
-          board,
-          thread_id: threadId,
-        });
-      }
-      tx.set(keys.officialPins(board), officials.filter((p) => p !== existing));
-      return true;
-    }
-    const thread = pinTarget(
-      msgE.value as MessageRecord | null,
-      (headE.value as BoardHead | null) ?? EMPTY_HEAD,
-      threadId,
-    );
-    if (existing) return false;
-    if (officials.length >= PIN_LIMITS.official_per_board) {
-      throw new BoardError(
-        "PIN_CONFLICT",
-        `A board holds at most ${PIN_LIMITS.official_per_board} official notices; remove one first.`,
-        { limit: PIN_LIMITS.official_per_board },
-      );
-    }
-    const pin: OfficialPin = {
-      board,
-      thread_id: threadId,
-      thread_seq: thread.seq,
-      created_at: deps.clock.now(),
-      created_by: by,
-      rules: false,
-    };
-    tx.set(keys.officialPins(board), [...officials, pin]);
-    const book = (bookE.value as CommunityPin[] | null) ?? [];
-    const kept = book.filter((p) => !(p.board === board && p.thread_id === threadId));
-    if (kept.length !== book.length) tx.set(keys.communityPins(), kept);
-    return true;
-  });
-  return { board, thread_id: threadId, pinned, changed: value };
 }

@@ -10,6 +10,7 @@ import { type Board, keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import type { Agent } from "./accounts.ts";
 import type { Deps } from "./deps.ts";
+import { invalidInput, notFound } from "./errors.ts";
 import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
 import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "./messages.ts";
 import { type CommunityPin, type OfficialPin, samePin } from "./pin_book.ts";
@@ -97,6 +98,26 @@ export async function readPinnedThreads(
     }
   });
   return out;
+}
+
+/** The thread a pin names: a live root thread of `board`, or 404 / 400. */
+export function pinTarget(
+  rec: MessageRecord | null,
+  head: BoardHead,
+  threadId: string,
+): MessageRecord {
+  if (!rec || rec.id !== threadId || isHidden(rec, head)) throw notFound("thread", threadId);
+  if (rec.kind !== "root") {
+    throw invalidInput("thread_id", `Only root threads can be pinned; "${threadId}" is a reply.`);
+  }
+  return rec;
+}
+
+/** Resolves a thread id to its sequence, or 404. */
+export async function threadSeq(deps: Deps, board: Board, threadId: string): Promise<number> {
+  const seq = (await deps.kv.get<number>(keys.messageSeqById(board, threadId))).value;
+  if (seq === null) throw notFound("thread", threadId);
+  return seq;
 }
 
 /** A live pin with what its views need. */

@@ -149,7 +149,10 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     const quotaEntries = entries.slice(2, 2 + quotaKeys.length);
     let root: MessageRecord | null = null;
     if (m.rootId !== null) {
-      root = (entries[2 + quotaKeys.length]?.value as MessageRecord | null) ?? null;
+      // With an unknown root id that slot holds the reply_to target instead: never use it.
+      root = rootSeq === null
+        ? null
+        : (entries[2 + quotaKeys.length]?.value as MessageRecord | null) ?? null;
       if (!root || root.kind !== "root" || isHidden(root, head)) throw notFound("thread", m.rootId);
     }
     if (m.replyToId !== null) {

@@ -17,13 +17,20 @@ export type ParticipationBasis = (typeof participationBases)[number];
 
 export const uuidSchema = z.string().regex(UUID_PATTERN, "must be a uuid");
 
+/** Free text shown to others: well-formed Unicode (no lone surrogates) and no NUL (issue 13). */
+const plainText = (max: number) =>
+  z.string().max(max).refine(
+    (t) => t.isWellFormed() && !t.includes("\u0000"),
+    "must be well-formed Unicode text without NUL characters",
+  );
+
 export const registerSchema = z.strictObject({
   name: z.string().min(3).max(40).regex(
     SLUG_PATTERN,
     "lowercase letters, digits and hyphens, starting with a letter or digit",
   ),
-  description: z.string().max(240).optional(),
-  discovered_via: z.string().max(100).optional(),
+  description: plainText(240).optional(),
+  discovered_via: plainText(100).optional(),
   participation_basis: z.enum(participationBases).optional(),
   operator_authorized: z.literal(true).optional(),
 }).refine((v) => v.participation_basis !== undefined || v.operator_authorized !== undefined, {
@@ -79,6 +86,18 @@ export const rulesEditSchema = z.strictObject({
 
 /** PUT /mod/rules: moderators replace whatever is current. */
 export const modRulesSchema = z.strictObject({ text: z.string().min(1) });
+
+/** POST /mod/comments/{id}/decision. */
+export const commentDecisionSchema = z.strictObject({
+  action: z.enum(["approve", "reject"]),
+  reason: z.string().min(1).max(500),
+});
+
+/** POST /mod/articles/{id}/decision. */
+export const articleDecisionSchema = z.strictObject({
+  action: z.enum(["reject", "restrict", "restore"]),
+  reason: z.string().min(1).max(500),
+});
 
 /** POST /mod/clock (only with BOARD_TEST_CLOCK=1): move forward up to a year. */
 export const clockAdvanceSchema = z.strictObject({

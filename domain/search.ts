@@ -35,11 +35,12 @@ export interface SearchOptions {
 
 /**
  * Work units one page may spend before it returns what it found with a resume cursor.
- * A listed index entry costs 1 unit, a point read POINT_READ_COST units.
+ * One unit is about one listed index entry (a few microseconds on the embedded store);
+ * a point read costs POINT_READ_COST units and every KV round trip ROUND_TRIP_COST.
  */
-export const SEARCH_WORK_BUDGET = 6000;
-const POINT_READ_COST = 4;
-const RANGE_READ_OVERHEAD = 16;
+export const SEARCH_WORK_BUDGET = 1000;
+const POINT_READ_COST = 3;
+const ROUND_TRIP_COST = 16;
 const MIN_CHUNK = 16;
 const MAX_CHUNK = 256;
 const GET_MANY = 10;
@@ -71,11 +72,38 @@ async function readMany<T>(kv: Deno.Kv, keyList: Deno.KvKey[]): Promise<Deno.KvE
   return (await Promise.all(parts)).flat();
 }
 
+/** Reads the index and summaries for one page, counting the work it spends. */
 class Scanner {
   work = 0;
   constructor(readonly kv: Deno.Kv, readonly span: number) {}
 
-  /** Keeps the seqs that `list` also holds (order preserved). */
+  /** Reads up to `limit` driver seqs from `cursor` on (see `scan`). */
+  async driver(
+    list: PostingList,
+    cursor: number | undefined,
+    ascending: boolean,
+    limit: number,
+  ): Promise<number[]> {
+    const p = list.prefix;
+    const selector: Deno.KvListSelector = ascending
+      ? { prefix: p, start: [...p, cursor!] }
+      : cursor !== undefined
+      ? { prefix: p, end: [...p, cursor] }
+      : { prefix: p };
+    const seqs: number[] = [];
+    for await (
+      const e of this.kv.list(selector, { limit, batchSize: limit, reverse: !ascending })
+    ) {
+      seqs.push(seqOf(e.key));
+    }
+    this.work += ROUND_TRIP_COST + seqs.length;
+    return seqs;
+  }
+
+  /**
+   * Keeps the seqs that `list` also holds (order preserved): by point reads, or, when the
+   * list is dense enough over the seqs' window, by one range read of that window.
+   */
   async narrow(list: PostingList, seqs: number[]): Promise<number[]> {
     let lo = seqs[0];
     let hi = seqs[0];
@@ -85,12 +113,11 @@ class Scanner {
     }
     const pointCost = seqs.length * POINT_READ_COST;
     const expected = (list.count * (hi - lo + 1)) / this.span;
-    if (expected + RANGE_READ_OVERHEAD >= pointCost) return await this.#probe(list, seqs);
-    // Dense enough: one range read over the window, capped at what probing would cost.
+    if (expected >= pointCost) return await this.#probe(list, seqs);
+    // One range read over the window, capped at what probing would cost.
     const found = new Set<number>();
-    const cap = Math.max(1, pointCost - RANGE_READ_OVERHEAD);
+    const cap = Math.max(1, pointCost);
     let lastListed = lo - 1;
-    let listed = 0;
     const iter = this.kv.list(
       { start: [...list.prefix, lo], end: [...list.prefix, hi + 1] },
       { limit: cap, batchSize: Math.min(cap, 500) },
@@ -98,21 +125,18 @@ class Scanner {
     for await (const e of iter) {
       lastListed = seqOf(e.key);
       found.add(lastListed);
-      listed++;
     }
-    this.work += listed + RANGE_READ_OVERHEAD;
-    const complete = listed < cap;
+    this.work += ROUND_TRIP_COST + found.size;
     const kept = seqs.filter((s) => found.has(s));
-    if (complete) return kept;
+    if (found.size < cap) return kept;
     // The cap was hit: seqs beyond the listed part still need point reads.
-    const rest = await this.#probe(list, seqs.filter((s) => s > lastListed));
-    const keep = new Set([...kept, ...rest]);
-    return seqs.filter((s) => keep.has(s));
+    const rest = new Set(await this.#probe(list, seqs.filter((s) => s > lastListed)));
+    return seqs.filter((s) => found.has(s) || rest.has(s));
   }
 
   async #probe(list: PostingList, seqs: number[]): Promise<number[]> {
     if (seqs.length === 0) return [];
-    this.work += seqs.length * POINT_READ_COST;
+    this.work += ROUND_TRIP_COST + seqs.length * POINT_READ_COST;
     const entries = await readMany(this.kv, seqs.map((s) => [...list.prefix, s]));
     return seqs.filter((_, i) => entries[i].versionstamp !== null);
   }
@@ -124,7 +148,7 @@ class Scanner {
     while (i < seqs.length && out.length < want) {
       const part = seqs.slice(i, i + Math.max(want - out.length, 1));
       i += part.length;
-      this.work += part.length * POINT_READ_COST;
+      this.work += ROUND_TRIP_COST + part.length * POINT_READ_COST;
       const recs = await readMany<MessageRecord>(
         this.kv,
         part.map((s) => keys.messages("named", s)),
@@ -138,6 +162,26 @@ class Scanner {
   }
 }
 
+/**
+ * Expected work per driver entry and expected share of driver entries that match all
+ * other lists, assuming tokens occur independently (a planning estimate only).
+ */
+function plan(driver: PostingList, others: PostingList[], span: number) {
+  let perEntry = 1;
+  let survive = 1;
+  for (const list of others) {
+    const ratio = list.count / Math.max(1, driver.count);
+    perEntry += survive * Math.min(POINT_READ_COST, ratio);
+    survive *= Math.min(1, list.count / span);
+  }
+  return { perEntry, survive };
+}
+
+/**
+ * Walks the driver list in chunks from the cursor, narrowing each chunk by the other
+ * lists and materialising survivors, until `limit + 1` matches, the end of the list, or
+ * the budget. Chunks grow while matches are scarce and shrink to fit the budget left.
+ */
 async function scan(
   scanner: Scanner,
   lists: PostingList[],
@@ -145,27 +189,21 @@ async function scan(
   params: PageParams,
   budget: number,
 ): Promise<ScanResult> {
-  const kv = scanner.kv;
   const ascending = params.after !== undefined;
   const need = params.limit + 1;
   const [driver, ...others] = lists;
   const matches: MessageRecord[] = [];
+  const estimate = plan(driver, others, scanner.span);
+  let perEntry = estimate.perEntry;
   // Ascending: the next seq to read (inclusive). Descending: the exclusive upper bound.
   let cursor = ascending ? params.after! + 1 : params.before;
-  let chunk = Math.min(Math.max(need, MIN_CHUNK), MAX_CHUNK);
-  if (others.length === 0) chunk = need;
+  let chunk = others.length === 0
+    ? need
+    : Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, Math.ceil(need / Math.max(estimate.survive, 1e-9))));
+  chunk = Math.max(1, Math.min(chunk, Math.floor((budget - scanner.work) / perEntry)));
   while (true) {
-    const p = driver.prefix;
-    const selector: Deno.KvListSelector = ascending
-      ? { prefix: p, start: [...p, cursor!] }
-      : cursor !== undefined
-      ? { prefix: p, end: [...p, cursor] }
-      : { prefix: p };
-    const seqs: number[] = [];
-    for await (
-      const e of kv.list(selector, { limit: chunk, batchSize: chunk, reverse: !ascending })
-    ) seqs.push(seqOf(e.key));
-    scanner.work += seqs.length;
+    const before = scanner.work;
+    const seqs = await scanner.driver(driver, cursor, ascending, chunk);
     let survivors = seqs;
     for (const list of others) {
       if (survivors.length === 0) break;
@@ -175,9 +213,11 @@ async function scan(
     if (matches.length >= need) return { matches, more: true, resumeAt: null };
     if (seqs.length < chunk) return { matches, more: false, resumeAt: null };
     const last = seqs[seqs.length - 1];
-    if (scanner.work >= budget) return { matches, more: false, resumeAt: last };
     cursor = ascending ? last + 1 : last;
-    chunk = Math.min(chunk * 2, MAX_CHUNK);
+    perEntry = Math.max(1, (scanner.work - before - ROUND_TRIP_COST) / seqs.length);
+    const affordable = Math.floor((budget - scanner.work - ROUND_TRIP_COST) / perEntry);
+    if (affordable < 1) return { matches, more: false, resumeAt: last };
+    chunk = Math.min(chunk * 2, MAX_CHUNK, affordable);
   }
 }
 

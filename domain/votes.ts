@@ -30,6 +30,7 @@ import {
 } from "./suspension.ts";
 import { chargeNetworkWrite } from "./rate_limits.ts";
 import { chargeNewVote } from "./vote_allowance.ts";
+import { onKarmaChanged } from "./veterans.ts";
 
 /** A stored vote: identical under `votes`, `votes_by_target` and `votes_by_voter`. */
 export interface VoteRecord {
@@ -176,6 +177,8 @@ export async function castVote(
         vote: { voterId: voter.id, value, weight, qualifies: isMaturePeer(voter, now) },
       });
       tx.set(keys.votingStandings(authorId), next);
+      // Veteran status and pin rights follow karma in this same commit (domain/veterans.ts).
+      await onKarmaChanged(tx, deps, authorId, authorStanding.karma, next.karma);
     }
     return { kind: "cast", vote };
   });
@@ -195,9 +198,11 @@ export async function castVote(
 export async function removeMessageKarma(tx: Tx, deps: Deps, m: MessageRecord): Promise<void> {
   if (m.board !== "named" || !m.agent_id || m.score === 0) return;
   const entry = await tx.get<VotingStanding>(keys.votingStandings(m.agent_id));
-  const next = await applyKarmaChange(deps, m.agent_id, entry.value ?? EMPTY_STANDING, {
+  const before = entry.value ?? EMPTY_STANDING;
+  const next = await applyKarmaChange(deps, m.agent_id, before, {
     delta: -m.score,
     removal: true,
   });
   tx.set(keys.votingStandings(m.agent_id), next);
+  await onKarmaChanged(tx, deps, m.agent_id, before.karma, next.karma);
 }

@@ -35,7 +35,7 @@ export function toolError(code: string, message: string, details?: unknown): Cal
 export async function runTool(
   ctx: ToolContext,
   scope: Scope,
-  body: () => Promise<Record<string, unknown>>,
+  body: () => Promise<object>,
 ): Promise<CallToolResult> {
   if (!ctx.caller.scopes.has(scope)) {
     return toolError(
@@ -47,7 +47,7 @@ export async function runTool(
     );
   }
   try {
-    return ok(await body());
+    return ok({ ...(await body()) });
   } catch (e) {
     if (e instanceof BoardError) return toolError(e.code, e.message, e.details);
     if (e instanceof TxConflictError) {

@@ -2,7 +2,9 @@
  * Builds the MCP server for one request and one caller (stateless Streamable HTTP: a fresh
  * server and transport per request, so no response can ever reach another client).
  */
+import { registerArticleTools } from "./article_tools.ts";
 import { registerBoardTools } from "./board_tools.ts";
+import { registerPinTools } from "./pin_tools.ts";
 import type { ToolContext } from "./kit.ts";
 import { McpServer } from "./sdk.ts";
 import { registerVoteTools } from "./vote_tools.ts";
@@ -23,6 +25,7 @@ export async function createMcpServer(ctx: ToolContext): Promise<McpServer> {
   );
   registerBoardTools(server, ctx);
   registerVoteTools(server, ctx);
-  await Promise.resolve();
+  registerArticleTools(server, ctx);
+  await registerPinTools(server, ctx);
   return server;
 }

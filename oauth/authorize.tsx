@@ -13,7 +13,8 @@ import { BoardError } from "../domain/errors.ts";
 import { registerSchema } from "../domain/schemas.ts";
 import { TxConflictError } from "../kv/tx.ts";
 import type { AppEnv } from "../routes/env.ts";
-import { type ClientRecord, getClient, redirectUriMatches } from "./clients.ts";
+import { validateAuthorizeQuery } from "./authorize_request.ts";
+import { type ClientRecord, getClient } from "./clients.ts";
 import {
   type AuthRequestRecord,
   completeAuthRequest,
@@ -28,11 +29,8 @@ import {
 import { ConsentPage, ErrorPage } from "./consent_page.tsx";
 import { readBoundedText } from "./http.ts";
 import { admitOAuthRequest, OAuthRateLimited } from "./rate_limit.ts";
-import { newSecret, parseScopes, secretHash, TTL } from "./tokens.ts";
-import { oauthUrls, SCOPES } from "./urls.ts";
-
-const CHALLENGE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-const MAX_STATE = 2048;
+import { newSecret, secretHash, TTL } from "./tokens.ts";
+import { oauthUrls } from "./urls.ts";
 
 type Html = ReturnType<typeof ConsentPage>;
 
@@ -131,6 +129,7 @@ function consentPage(
   request: AuthRequestRecord,
   csrf: string,
   extra: { error?: string; name?: string; basis?: string } = {},
+  headers: Record<string, string> = {},
 ): Promise<Response> {
   const urls = oauthUrls(c.get("deps").config.baseUrl);
   const redirect = new URL(request.redirect_uri);
@@ -149,6 +148,7 @@ function consentPage(
         ...extra,
       }),
     [new URL(urls.authorization).origin, redirect.origin],
+    headers,
   );
 }
 
@@ -157,99 +157,22 @@ export async function handleAuthorizeGet(c: Context<AppEnv>): Promise<Response> 
   const limited = rateLimited(c, "authorize");
   if (limited) return limited;
   const deps = c.get("deps");
-  const urls = oauthUrls(deps.config.baseUrl);
-  const q = new URL(c.req.url).searchParams;
-  for (const name of ["client_id", "redirect_uri"]) {
-    if (q.getAll(name).length > 1) {
-      return errorPage(c, 400, "Invalid request", `Parameter "${name}" was sent more than once.`);
-    }
-  }
-  const clientId = q.get("client_id") ?? "";
-  const client = clientId ? await getClient(deps, clientId) : null;
-  if (!client) {
-    return errorPage(
-      c,
-      400,
-      "Unknown application",
-      clientId
-        ? "This application is not registered with the board, or its registration expired."
-        : 'The request has no "client_id".',
-    );
-  }
-  const given = q.get("redirect_uri");
-  let redirectUri: string;
-  if (given === null) {
-    if (client.redirect_uris.length !== 1) {
-      return errorPage(c, 400, "Invalid request", 'The request has no "redirect_uri".');
-    }
-    redirectUri = client.redirect_uris[0];
-  } else if (client.redirect_uris.some((r) => redirectUriMatches(r, given))) {
-    redirectUri = given;
-  } else {
-    return errorPage(
-      c,
-      400,
-      "Redirect address mismatch",
-      "The redirect_uri does not match any address this application registered.",
-    );
-  }
-  // From here on, errors are sent back to the application.
-  const state = q.get("state");
-  const fail = (error: string, description: string) =>
-    errorRedirect(c, redirectUri, state, error, description);
-  for (const [name] of q) {
-    if (q.getAll(name).length > 1) {
-      return fail("invalid_request", `Parameter "${name}" was sent more than once.`);
-    }
-  }
-  if (state !== null && state.length > MAX_STATE) {
-    return fail("invalid_request", `"state" is longer than ${MAX_STATE} characters.`);
-  }
-  const responseType = q.get("response_type");
-  if (responseType !== "code") {
-    return responseType === null
-      ? fail("invalid_request", '"response_type=code" is required.')
-      : fail("unsupported_response_type", 'Only "response_type=code" is supported.');
-  }
-  const method = q.get("code_challenge_method");
-  const challenge = q.get("code_challenge");
-  if (!challenge) {
-    return fail("invalid_request", "PKCE is required: send code_challenge with method S256.");
-  }
-  if (method !== "S256") {
-    return fail(
-      "invalid_request",
-      `code_challenge_method must be "S256"${method ? ` (not "${method}")` : ""}; plain is refused.`,
-    );
-  }
-  if (!CHALLENGE_PATTERN.test(challenge)) {
-    return fail("invalid_request", "code_challenge must be 43 base64url characters (S256).");
-  }
-  const resource = q.get("resource") ?? urls.resource;
-  if (resource !== urls.resource) {
-    return fail("invalid_target", `"resource" must be "${urls.resource}".`);
-  }
-  const known = parseScopes(q.get("scope")).filter((s) =>
-    (SCOPES as readonly string[]).includes(s)
-  );
-  const beyond = known.filter((s) => !client.scopes.includes(s));
-  if (beyond.length > 0) {
-    return fail(
-      "invalid_scope",
-      `This application registered for "${client.scopes.join(" ")}", not "${beyond.join(" ")}".`,
-    );
+  const v = await validateAuthorizeQuery(deps, new URL(c.req.url).searchParams);
+  if (v.kind === "page") return errorPage(c, 400, v.title, v.message);
+  if (v.kind === "redirect") {
+    return errorRedirect(c, v.redirectUri, v.state, v.error, v.description);
   }
   const session = await consentSession(c, true);
   const { request, csrf } = await openAuthRequest(deps, {
-    client_id: client.client_id,
-    redirect_uri: redirectUri,
-    scopes: known.length > 0 ? known : client.scopes,
-    code_challenge: challenge,
-    resource,
-    state,
+    client_id: v.client.client_id,
+    redirect_uri: v.redirectUri,
+    scopes: v.scopes,
+    code_challenge: v.codeChallenge,
+    resource: v.resource,
+    state: v.state,
     session_hash: session.hash!,
   });
-  return consentPage(c, 200, client, request, csrf);
+  return consentPage(c, 200, v.client, request, csrf);
 }
 
 /** `POST /oauth/authorize`: the consent form. */
@@ -292,12 +215,17 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
   const mode = form.get("mode");
   const name = form.get("name") ?? "";
   const basis = form.get("participation_basis") ?? "";
-  const again = async (status: number, error: string) =>
-    consentPage(c, status, client, request, await newCsrfToken(deps, request), {
-      error,
-      name,
-      basis,
-    });
+  // Shows the form again (new single-use csrf) with an error; keeps what was typed.
+  const again = async (status: number, error: string, retryAfter?: number) =>
+    consentPage(
+      c,
+      status,
+      client,
+      request,
+      await newCsrfToken(deps, request),
+      { error, name, basis },
+      retryAfter ? { "Retry-After": String(Math.ceil(retryAfter)) } : {},
+    );
   if (mode === "deny") {
     const declined = await declineAuthRequest(deps, request.id);
     if (!declined) return errorPage(c, 400, "Request expired", "The request has expired.");
@@ -328,7 +256,10 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
       return await again(400, "Choose whether to create a new agent or link an existing one.");
     }
   } catch (e) {
-    if (e instanceof BoardError) return await again(e.status, e.message);
+    if (e instanceof BoardError) return await again(e.status, e.message, e.retryAfter);
+    if (e instanceof TxConflictError) {
+      return await again(503, "The board is busy; submit again.", 1);
+    }
     throw e;
   }
   let code: string;
@@ -339,10 +270,11 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
       return errorPage(c, 400, "The connection could not be completed", e.message);
     }
     if (!(e instanceof BoardError) && !(e instanceof TxConflictError)) throw e;
-    // The agent may already exist: submitting the same form and name again reuses it.
+    // A new agent may already exist: submitting the same form and name again reuses it.
+    const why = e instanceof BoardError ? e.message : "The board is busy.";
     return await again(
       e instanceof BoardError ? e.status : 503,
-      `The connection could not be completed (${e.message}) Submit the form again.`,
+      `The connection could not be completed: ${why} Submit the form again.`,
     );
   }
   const url = new URL(request.redirect_uri);

@@ -166,8 +166,8 @@ export async function getClient(deps: Deps, clientId: string): Promise<ClientRec
 }
 
 /**
- * Marks a client used and keeps it as long as its newest refresh token: `until` is that
- * token's expiry. Call inside the commit that issues tokens (the client was read with `tx.get`).
+ * Marks a client used and keeps it until `until` (its newest refresh token's expiry plus
+ * a day). Call inside the commit that issues tokens (the client was read with `tx.get`).
  */
 export function keepClientUntil(tx: Tx, client: ClientRecord, now: number, until: number): void {
   const updated: ClientRecord = {

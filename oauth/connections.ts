@@ -12,7 +12,9 @@ export async function endAgentConnections(kv: Deno.Kv, agentId: string): Promise
   let total = 0;
   while (true) {
     const batch: Deno.KvKey[] = [];
-    for await (const e of kv.list({ prefix: keys.oauthGrantsByAgentPrefix(agentId) }, { limit: 100 })) {
+    for await (
+      const e of kv.list({ prefix: keys.oauthGrantsByAgentPrefix(agentId) }, { limit: 100 })
+    ) {
       batch.push(e.key);
     }
     if (batch.length === 0) return total;

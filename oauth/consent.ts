@@ -16,9 +16,9 @@ import type { ParticipationBasis } from "../domain/schemas.ts";
 import { timingSafeEqual } from "../domain/text.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
-import { type ClientRecord, clientIsLive } from "./clients.ts";
+import { clientIsLive, type ClientRecord } from "./clients.ts";
 import { issueCode } from "./grants.ts";
-import { openCredential, type SealedCredential, sealCredential } from "./secret.ts";
+import { openCredential, sealCredential, type SealedCredential } from "./secret.ts";
 import { newSecret, secretHash, TTL } from "./tokens.ts";
 
 /** An authorization request that passed every check of `GET /oauth/authorize`. */
@@ -103,8 +103,9 @@ export async function consumeCsrfToken(
     if (!entry.value) return null;
     tx.delete(keys.oauthCsrfTokens(hash));
     if (entry.value.expires_at <= now) return null;
-    const request = (await tx.get<AuthRequestRecord>(keys.oauthAuthRequests(entry.value.request_id)))
-      .value;
+    const request =
+      (await tx.get<AuthRequestRecord>(keys.oauthAuthRequests(entry.value.request_id)))
+        .value;
     if (!request || request.expires_at <= now || request.session_hash !== sessionHash) return null;
     return request;
   });
@@ -140,11 +141,15 @@ export async function createConsentAgent(
   return await registerAgent(deps, input, async (tx, apiKey) => {
     await chargeNetworkRegistration(tx, deps, network);
     const now = deps.clock.now();
-    tx.set(retryKey, {
-      client_id: request.client_id,
-      credential: await sealCredential(deps, aad, apiKey),
-      expires_at: now + TTL.consentSession,
-    } satisfies ConsentAccountRecord, { expireIn: TTL.consentSession * 1000 });
+    tx.set(
+      retryKey,
+      {
+        client_id: request.client_id,
+        credential: await sealCredential(deps, aad, apiKey),
+        expires_at: now + TTL.consentSession,
+      } satisfies ConsentAccountRecord,
+      { expireIn: TTL.consentSession * 1000 },
+    );
   });
 }
 

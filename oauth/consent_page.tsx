@@ -66,8 +66,9 @@ export function ConsentPage(p: ConsentPageProps) {
     <Layout title="Connect an application to Posting Board" nonce={p.nonce}>
       <h1>Connect “{app}” to Posting Board</h1>
       <p class="muted">
-        The application's name is supplied by the application itself and is not verified (client
-        id <code>{p.clientId}</code>).
+        The application's name is supplied by the application itself and is not verified (client id
+        {" "}
+        <code>{p.clientId}</code>).
       </p>
       <p>
         It asks to act on the board as one agent, with these permissions:
@@ -99,7 +100,9 @@ export function ConsentPage(p: ConsentPageProps) {
             autocomplete="off"
             value={p.name ?? ""}
           />
-          <p class="muted">3-40 lowercase letters, digits and hyphens. Names cannot be recovered.</p>
+          <p class="muted">
+            3-40 lowercase letters, digits and hyphens. Names cannot be recovered.
+          </p>
           <label for="participation_basis">Participation basis</label>
           <select id="participation_basis" name="participation_basis">
             {participationBases.map((b) => (

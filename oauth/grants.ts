@@ -1,20 +1,34 @@
 /**
- * Authorization codes, grants (connections) and tokens on KV.
+ * Issuing tokens: authorization codes, the code exchange and refresh rotation.
  *
  * A grant links one client to one agent and holds the agent's board credential sealed
  * with BOARD_SECRET. Access and refresh tokens point at their grant; validating a token
  * reads the grant and the agent, so deleting a grant (or revoking the agent's key) ends
  * every token of that connection at once, on every instance.
  */
-import type { Agent } from "../domain/accounts.ts";
-import { findAgentByKey } from "../domain/accounts.ts";
+import { type Agent, findAgentByKey } from "../domain/accounts.ts";
+import { base64url } from "../domain/api_keys.ts";
 import type { Deps } from "../domain/deps.ts";
 import { keys } from "../kv/keys.ts";
 import { transact, type Tx } from "../kv/tx.ts";
-import { type ClientRecord, clientIsLive, keepClientUntil } from "./clients.ts";
-import { InvalidClientError, InvalidGrantError, InvalidScopeError, InvalidTargetError } from "./sdk.ts";
+import { clientIsLive, type ClientRecord, keepClientUntil } from "./clients.ts";
+import {
+  InvalidClientError,
+  InvalidGrantError,
+  InvalidScopeError,
+  InvalidTargetError,
+} from "./sdk.ts";
 import type { OAuthError } from "./sdk.ts";
-import { openCredential, type SealedCredential } from "./secret.ts";
+import {
+  type AccessRecord,
+  type CodeRecord,
+  type CodeUseRecord,
+  dropGrant,
+  type GrantRecord,
+  type RefreshRecord,
+  type TokenSet,
+} from "./records.ts";
+import { openCredential } from "./secret.ts";
 import {
   ACCESS_TOKEN_PREFIX,
   newSecret,
@@ -23,69 +37,6 @@ import {
   secretHash,
   TTL,
 } from "./tokens.ts";
-import { base64url } from "../domain/api_keys.ts";
-
-export interface CodeRecord {
-  client_id: string;
-  redirect_uri: string;
-  code_challenge: string;
-  resource: string;
-  scopes: string[];
-  agent_id: string;
-  grant_id: string;
-  credential: SealedCredential;
-  created_at: number;
-  expires_at: number;
-}
-
-export interface CodeUseRecord {
-  grant_id: string;
-  expires_at: number;
-}
-
-export interface GrantRecord {
-  id: string;
-  agent_id: string;
-  client_id: string;
-  scopes: string[];
-  resource: string;
-  /** The agent's API key, AES-GCM sealed; never returned to anyone. */
-  credential: SealedCredential;
-  created_at: number;
-  refreshed_at: number;
-  /** Expiry of the newest refresh token. */
-  expires_at: number;
-  /** Hash of the current (not yet rotated) refresh token. */
-  refresh_hash: string;
-}
-
-export interface AccessRecord {
-  grant_id: string;
-  agent_id: string;
-  client_id: string;
-  scopes: string[];
-  audience: string;
-  issued_at: number;
-  expires_at: number;
-}
-
-export interface RefreshRecord {
-  grant_id: string;
-  client_id: string;
-  issued_at: number;
-  expires_at: number;
-  /** Set when the token was exchanged; presenting it again revokes the grant. */
-  rotated_at: number | null;
-}
-
-/** The body of a successful token response. */
-export interface TokenSet {
-  access_token: string;
-  token_type: "Bearer";
-  expires_in: number;
-  refresh_token: string;
-  scope: string;
-}
 
 /** Stores a new single-use authorization code inside the consent commit; returns the code. */
 export async function issueCode(
@@ -107,10 +58,6 @@ export async function pkceMatches(verifier: string, challenge: string): Promise<
 
 /** A syntactically valid PKCE code verifier (RFC 7636 §4.1). */
 export const CODE_VERIFIER_PATTERN = /^[A-Za-z0-9._~-]{43,128}$/;
-
-function dropGrant(tx: Tx, grant: GrantRecord): void {
-  tx.delete(keys.oauthGrants(grant.id)).delete(keys.oauthGrantsByAgent(grant.agent_id, grant.id));
-}
 
 async function newTokens(
   tx: Tx,
@@ -201,7 +148,9 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
       return { error: new InvalidGrantError("The authorization code has expired.") };
     }
     if (code.client_id !== req.client.client_id) {
-      return { error: new InvalidGrantError("The authorization code was issued to another client.") };
+      return {
+        error: new InvalidGrantError("The authorization code was issued to another client."),
+      };
     }
     if (req.redirectUri !== code.redirect_uri) {
       return {
@@ -214,7 +163,9 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
       return { error: new InvalidTargetError(`"resource" must be "${code.resource}".`) };
     }
     if (!(await pkceMatches(req.codeVerifier, code.code_challenge))) {
-      return { error: new InvalidGrantError("The PKCE code_verifier does not match the challenge.") };
+      return {
+        error: new InvalidGrantError("The PKCE code_verifier does not match the challenge."),
+      };
     }
     const [clientEntry, agentEntry] = await tx.getMany<unknown>([
       keys.oauthClients(code.client_id),
@@ -228,10 +179,14 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
     if (!agent || agent.status !== "active") {
       return { error: new InvalidGrantError("The linked agent's API key has been revoked.") };
     }
-    tx.set(keys.oauthCodeUses(codeHash), {
-      grant_id: code.grant_id,
-      expires_at: now + TTL.codeUse,
-    } satisfies CodeUseRecord, { expireIn: TTL.codeUse * 1000 });
+    tx.set(
+      keys.oauthCodeUses(codeHash),
+      {
+        grant_id: code.grant_id,
+        expires_at: now + TTL.codeUse,
+      } satisfies CodeUseRecord,
+      { expireIn: TTL.codeUse * 1000 },
+    );
     const grant: GrantRecord = {
       id: code.grant_id,
       agent_id: code.agent_id,
@@ -244,7 +199,7 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
       expires_at: now + TTL.refresh,
       refresh_hash: refreshHash,
     };
-    keepClientUntil(tx, client, now, grant.expires_at);
+    keepClientUntil(tx, client, now, grant.expires_at + TTL.unusedClient);
     return { tokens: await newTokens(tx, now, grant, grant.scopes, refreshHash, refreshToken) };
   });
   return settle(value);
@@ -321,7 +276,7 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
       expires_at: now + TTL.refresh,
       refresh_hash: refreshHash,
     };
-    keepClientUntil(tx, client, now, renewed.expires_at);
+    keepClientUntil(tx, client, now, renewed.expires_at + TTL.unusedClient);
     const scopes = asked.length > 0 ? asked : grant.scopes;
     return { tokens: await newTokens(tx, now, renewed, scopes, refreshHash, refreshToken) };
   });
@@ -333,98 +288,4 @@ async function credentialStillValid(deps: Deps, grant: GrantRecord): Promise<boo
   const apiKey = await openCredential(deps, `agent:${grant.agent_id}`, grant.credential);
   if (!apiKey) return false;
   return (await findAgentByKey(deps, apiKey))?.id === grant.agent_id;
-}
-
-/**
- * RFC 7009 revocation. An access token is revoked alone; a refresh token (current or
- * rotated) revokes its whole grant. Unknown tokens, or tokens of another client, change
- * nothing (the endpoint still answers 200).
- */
-export async function revokeToken(
-  deps: Deps,
-  token: string,
-  clientId: string | undefined,
-  hint: string | undefined,
-): Promise<void> {
-  const accessHash = await secretHash("access", token);
-  const refreshHash = await secretHash("refresh", token);
-  const order = hint === "refresh_token" ? ["refresh", "access"] : ["access", "refresh"];
-  await transact(deps.kv, async (tx) => {
-    for (const kind of order) {
-      if (kind === "access") {
-        const entry = await tx.get<AccessRecord>(keys.oauthAccessTokens(accessHash));
-        if (!entry.value) continue;
-        if (clientId === undefined || entry.value.client_id === clientId) {
-          tx.delete(keys.oauthAccessTokens(accessHash));
-        }
-        return;
-      }
-      const entry = await tx.get<RefreshRecord>(keys.oauthRefreshTokens(refreshHash));
-      if (!entry.value) continue;
-      if (clientId !== undefined && entry.value.client_id !== clientId) return;
-      const grant = await tx.get<GrantRecord>(keys.oauthGrants(entry.value.grant_id));
-      if (grant.value) dropGrant(tx, grant.value);
-      tx.delete(keys.oauthRefreshTokens(refreshHash));
-      return;
-    }
-  });
-}
-
-/** Why an access token was refused, or the facts it carries. */
-export type AccessCheck =
-  | { ok: true; agent: Agent; scopes: string[]; record: AccessRecord }
-  | { ok: false; reason: "invalid" | "expired" | "audience" | "revoked"; description: string }
-  | { ok: false; reason: "agent_inactive"; description: string; agentId: string };
-
-/**
- * Validates an access token against KV: known, unexpired (stored `expires_at` against the
- * clock), audience `audience`, grant still present, agent still active.
- */
-export async function checkAccessToken(
-  deps: Deps,
-  token: string,
-  audience: string,
-): Promise<AccessCheck> {
-  if (!token || token.length > 200) {
-    return { ok: false, reason: "invalid", description: "The access token is not valid." };
-  }
-  const now = deps.clock.now();
-  const record =
-    (await deps.kv.get<AccessRecord>(keys.oauthAccessTokens(await secretHash("access", token))))
-      .value;
-  if (!record) {
-    return { ok: false, reason: "invalid", description: "The access token is not valid." };
-  }
-  if (record.expires_at <= now) {
-    return { ok: false, reason: "expired", description: "The access token has expired." };
-  }
-  if (record.audience !== audience) {
-    return {
-      ok: false,
-      reason: "audience",
-      description: `The access token was issued for "${record.audience}", not "${audience}".`,
-    };
-  }
-  const [grantEntry, agentEntry] = await deps.kv.getMany<[GrantRecord, Agent]>([
-    keys.oauthGrants(record.grant_id),
-    keys.agents(record.agent_id),
-  ]);
-  const grant = grantEntry.value;
-  if (!grant || grant.expires_at <= now) {
-    return { ok: false, reason: "revoked", description: "The connection has been revoked." };
-  }
-  const agent = agentEntry.value;
-  if (!agent || agent.status !== "active") {
-    await transact(deps.kv, async (tx) => {
-      const g = await tx.get<GrantRecord>(keys.oauthGrants(grant.id));
-      if (g.value) dropGrant(tx, g.value);
-    });
-    return {
-      ok: false,
-      reason: "agent_inactive",
-      agentId: record.agent_id,
-      description: "The agent linked to this connection has had its API key revoked.",
-    };
-  }
-  return { ok: true, agent, scopes: record.scopes, record };
 }

@@ -93,7 +93,10 @@ export async function readBoundedText(req: Request, limit = MAX_OAUTH_BODY_BYTES
   let total = 0;
   try {
     while (true) {
-      const { done, value } = await reader.read();
+      // A client that stops mid-body is an invalid request, not a server error (issue 13).
+      const { done, value } = await reader.read().catch(() => {
+        throw new InvalidRequestError("The request body ended before it was complete.");
+      });
       if (done) break;
       total += value.length;
       if (total > limit) {

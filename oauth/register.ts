@@ -12,7 +12,9 @@ export async function handleRegister(c: Context<AppEnv>): Promise<Response> {
   const deps = c.get("deps");
   await chargeClientRegistration(deps, c.get("network"));
   if (!/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? "")) {
-    throw new InvalidClientMetadataError('Send the metadata as JSON ("Content-Type: application/json").');
+    throw new InvalidClientMetadataError(
+      'Send the metadata as JSON ("Content-Type: application/json").',
+    );
   }
   let body: unknown;
   try {

@@ -17,7 +17,7 @@ import type { ErrorCode } from "../domain/errors.ts";
 import { timingSafeEqual } from "../domain/text.ts";
 import type { AppEnv, Caller } from "../routes/env.ts";
 import { errorObject } from "../routes/http.ts";
-import { checkAccessToken } from "./grants.ts";
+import { checkAccessToken } from "./token_checks.ts";
 import { oauthUrls, type Scope, SCOPES } from "./urls.ts";
 
 export interface AuthOptions {

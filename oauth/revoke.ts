@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../routes/env.ts";
 import { getClient } from "./clients.ts";
-import { revokeToken } from "./grants.ts";
+import { revokeToken } from "./token_checks.ts";
 import { readForm, required, single } from "./http.ts";
 import { InvalidClientError } from "./sdk.ts";
 

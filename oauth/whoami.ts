@@ -11,10 +11,14 @@ import { authenticateRequest } from "./resource.ts";
 export async function handleWhoami(c: Context<AppEnv>): Promise<Response> {
   const result = await authenticateRequest(c.get("deps"), c.req.raw);
   if (result instanceof Response) return result;
-  return c.json({
-    agent_id: result.agent.id,
-    name: result.agent.name,
-    via: result.via,
-    scopes: [...result.scopes],
-  }, 200, { "Cache-Control": "no-store" });
+  return c.json(
+    {
+      agent_id: result.agent.id,
+      name: result.agent.name,
+      via: result.via,
+      scopes: [...result.scopes],
+    },
+    200,
+    { "Cache-Control": "no-store" },
+  );
 }

@@ -14,6 +14,12 @@ import { pageRoutes } from "./web/pages.tsx";
 import { searchRoutes } from "./v1_search.ts";
 import { votesRoutes } from "./votes.ts";
 import { votingRoutes } from "./v1_voting.ts";
+import { modRoutes, refuseModeratorKeyElsewhere } from "./mod.ts";
+import { pinsRoutes } from "./pins.ts";
+import { rulesRoutes } from "./rules.ts";
+import { articlesRoutes } from "./v1_articles.ts";
+import { publicArticlesRoutes } from "./api_articles.ts";
+import { openapiRoutes } from "./openapi.ts";
 
 /** The board's Hono app. `deps` carries KV, clock and configuration. */
 export function createApp(deps: Deps): Hono<AppEnv> {
@@ -32,6 +38,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     await next();
   });
 
+  app.use(refuseModeratorKeyElsewhere);
+
   // OAuth authorization server + CORS for MCP clients; outside the /v1 guards.
   app.route("/", oauthRoutes);
 
@@ -41,6 +49,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   v1.route("/", messageRoutes("named"));
   v1.route("/", searchRoutes);
   v1.route("/", votingRoutes);
+  v1.route("/", rulesRoutes);
+  v1.route("/", articlesRoutes);
   app.use("/v1/agents", registrationAttempts);
   app.route("/v1", v1);
 
@@ -49,9 +59,13 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   anonymous.route("/", messageRoutes("b"));
   app.route("/b", anonymous);
 
+  app.route("/api/articles", publicArticlesRoutes);
   app.route("/", votesRoutes);
+  app.route("/", pinsRoutes);
+  app.route("/mod", modRoutes);
   app.route("/", mcpRoutes);
   app.route("/", pageRoutes);
+  app.route("/", openapiRoutes);
 
   app.notFound((c) =>
     c.json(

@@ -95,7 +95,18 @@ export async function readJsonObject(
     const reader = req.body.getReader();
     try {
       while (true) {
-        const { done, value } = await reader.read();
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch {
+          // The client stopped before the end of its body (connection closed mid-way).
+          throw new BoardError("INVALID_JSON", "The request body ended before it was complete.", {
+            bytes_read: total,
+            reason: "incomplete_body",
+            ...(declared !== null ? { declared_bytes: Number(declared) } : {}),
+          });
+        }
+        const { done, value } = chunk;
         if (done) break;
         total += value.length;
         if (total > limit) {

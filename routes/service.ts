@@ -1,15 +1,33 @@
 /** Starts the service: start-up work (resumed purges, first-start records), then Deno.serve. */
 import type { Deps } from "../domain/deps.ts";
+import { firstStart } from "../domain/articles/policy.ts";
+import { resumeAccountPurges } from "../domain/moderation.ts";
 import { resumePurges } from "../domain/posts.ts";
+import { ensureRulesPost } from "../domain/rules_post.ts";
 import { createApp } from "./app.ts";
+import { registerSweeps } from "./cron.ts";
 
-/** Runs start-up work that must finish before serving. */
-export async function prepareService(deps: Deps): Promise<void> {
+/**
+ * Runs start-up work that must finish before serving. The rules post is created on the
+ * first start only (a later start finds it); `rulesPost: false` skips it (tests of
+ * other areas that count feed items from an empty board).
+ */
+export async function prepareService(
+  deps: Deps,
+  opts: { rulesPost?: boolean } = {},
+): Promise<void> {
+  await firstStart(deps); // recorded once: the articles grace period counts from it
   await resumePurges(deps);
+  await resumeAccountPurges(deps);
+  if (opts.rulesPost ?? true) await ensureRulesPost(deps);
 }
 
-/** Prepares and serves until the process ends. */
+/**
+ * Prepares and serves until the process ends. The tidy-up cron (Deno Deploy, or locally
+ * with "cron" enabled) is registered first: Deploy picks up crons only before serving.
+ */
 export async function startService(deps: Deps): Promise<Deno.HttpServer> {
+  registerSweeps(deps);
   await prepareService(deps);
   const app = createApp(deps);
   const { hostname, port } = deps.config;

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { AGENT_INSTRUCTIONS, registerAgent, revokeAgent } from "../domain/accounts.ts";
 import { edgeLimiter } from "../domain/edge_limiter.ts";
 import { BoardError } from "../domain/errors.ts";
-import { type RotationAnswer, replayRotation, rotateKeyOnce } from "../domain/key_rotation.ts";
+import { replayRotation, rotateKeyOnce, type RotationAnswer } from "../domain/key_rotation.ts";
 import { accountState } from "../domain/me.ts";
 import { lookupPublication } from "../domain/posts.ts";
 import { chargeNetworkRegistration } from "../domain/registration_limits.ts";
@@ -56,27 +56,35 @@ const rotationAnswer = (a: RotationAnswer) => ({
     "Your old API key no longer works; use api_key from now on. It is shown only in this answer.",
 });
 
-agentsRoutes.post("/me/rotate-key", async (c, next) => {
-  // A repeat whose answer was lost: the retired key with the same Idempotency-Key.
-  const token = bearerToken(c);
-  const key = c.req.header("idempotency-key");
-  if (token && key !== undefined && !isModeratorKey(c, token)) {
-    const replay = await replayRotation(c.get("deps"), token, key);
-    if (replay) {
-      edgeLimiter(c.get("deps")).admitCall(c.get("network"), token);
-      return c.json(rotationAnswer(replay), 200);
+agentsRoutes.post(
+  "/me/rotate-key",
+  async (c, next) => {
+    // A repeat whose answer was lost: the retired key with the same Idempotency-Key.
+    const token = bearerToken(c);
+    const key = c.req.header("idempotency-key");
+    if (token && key !== undefined && !isModeratorKey(c, token)) {
+      const replay = await replayRotation(c.get("deps"), token, key);
+      if (replay) {
+        edgeLimiter(c.get("deps")).admitCall(c.get("network"), token);
+        return c.json(rotationAnswer(replay), 200);
+      }
     }
-  }
-  await next();
-}, requireAgent, async (c) => {
-  const caller = c.get("caller");
-  if (caller.via !== "api_key") {
-    throw new BoardError("FORBIDDEN", "Rotating a key needs that API key itself, not an OAuth token.");
-  }
-  const key = idempotencyKey(c);
-  const answer = await rotateKeyOnce(c.get("deps"), caller.agent, bearerToken(c)!, key);
-  return c.json(rotationAnswer(answer), 200);
-});
+    await next();
+  },
+  requireAgent,
+  async (c) => {
+    const caller = c.get("caller");
+    if (caller.via !== "api_key") {
+      throw new BoardError(
+        "FORBIDDEN",
+        "Rotating a key needs that API key itself, not an OAuth token.",
+      );
+    }
+    const key = idempotencyKey(c);
+    const answer = await rotateKeyOnce(c.get("deps"), caller.agent, bearerToken(c)!, key);
+    return c.json(rotationAnswer(answer), 200);
+  },
+);
 
 agentsRoutes.get("/me/publications/lookup", requireAgent, async (c) => {
   const key = idempotencyKey(c);

@@ -15,12 +15,18 @@ export interface TestBoard extends AsyncDisposable {
   request(path: string, init?: RequestInit, network?: string): Promise<Response>;
 }
 
-/** Opens a fresh `:memory:` board; use with `await using`. */
-export async function testBoard(overrides: Partial<Config> = {}): Promise<TestBoard> {
+/**
+ * Opens a fresh `:memory:` board; use with `await using`. The rules post that a real
+ * first start creates is left out unless `{ rulesPost: true }` (so feeds start empty).
+ */
+export async function testBoard(
+  overrides: Partial<Config> = {},
+  options: { rulesPost?: boolean } = {},
+): Promise<TestBoard> {
   const kv = await Deno.openKv(":memory:");
   const clock = new ManualClock();
   const deps = makeDeps(kv, clock, testConfig(overrides));
-  await prepareService(deps);
+  await prepareService(deps, { rulesPost: options.rulesPost ?? false });
   const app = createApp(deps);
   return {
     app,

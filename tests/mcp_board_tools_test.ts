@@ -172,3 +172,48 @@ Deno.test("MCP: 20 parallel tool calls from different agents each get their own 
   }));
   results.forEach((r, i) => assert.equal((r.agent as { id: string }).id, agents[i].id));
 });
+
+Deno.test("MCP over a real OAuth token: read scope reads, cannot write; write scope writes", async () => {
+  const { registerClient, pkce, authorizeCode, exchange, agentName } = await import(
+    "./oauth_helpers.ts"
+  );
+  await using board = await testBoard();
+  await using server = serve(board);
+  const client = await registerClient(board);
+  const { verifier, challenge } = await pkce();
+  const { code } = await authorizeCode(board, client.client_id, challenge, {
+    mode: "create",
+    name: agentName(),
+  }, {
+    scope: "board:read",
+  });
+  const readOnly = await exchange(board, client.client_id, code, verifier);
+  assert.equal(readOnly.scope, "board:read");
+  await using reader = await mcpClient(server.url, readOnly.access_token);
+  const listed = await reader.callTool({ name: "list_recent", arguments: {} });
+  assert.ok(!listed.isError, JSON.stringify(listed));
+  const denied = await reader.callTool({
+    name: "create_post",
+    arguments: { title: "t", body: "b", request_id: idemKey() },
+  });
+  assert.equal(denied.isError, true);
+  const err = toolJson(denied).error as { code: string; message: string };
+  assert.equal(err.code, "INSUFFICIENT_SCOPE");
+  assert.match(err.message, /board:write/);
+
+  const { connect } = await import("./oauth_helpers.ts");
+  const { tokens } = await connect(board);
+  await using writer = await mcpClient(server.url, tokens.access_token);
+  const made = await writer.callTool({
+    name: "create_post",
+    arguments: { title: "via oauth", body: "b", request_id: idemKey() },
+  });
+  assert.ok(!made.isError, JSON.stringify(made));
+  const me = toolJson(await writer.callTool({ name: "get_my_agent", arguments: {} }));
+  const thread = await getJson(
+    board,
+    `/v1/posts/${toolJson(made).id}`,
+    (await register(board)).key,
+  );
+  assert.equal(thread.body.post.agent_id, (me.agent as { id: string }).id);
+});

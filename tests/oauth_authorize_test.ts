@@ -34,19 +34,22 @@ Deno.test("the consent page", async (t) => {
   const { challenge } = await pkce();
   const page = await openConsent(board, authorizePath(client.client_id, challenge));
 
-  await t.step("renders both ways with a hidden csrf and the client's name and redirect host", () => {
-    assert.equal(page.res.status, 200);
-    assert.match(page.res.headers.get("content-type") ?? "", /text\/html/);
-    assert.ok(page.csrf && page.csrf.length >= 43);
-    assert.match(page.html, /name="mode" value="create"/);
-    assert.match(page.html, /name="mode" value="link"/);
-    assert.match(page.html, /name="name"/);
-    assert.match(page.html, /name="participation_basis"/);
-    assert.match(page.html, /name="api_key"/);
-    assert.match(page.html, /127\.0\.0\.1:7777/);
-    assert.ok(page.html.includes("&lt;script&gt;alert(1)&lt;/script&gt; Helper"));
-    assert.ok(!page.html.includes("<script>alert(1)"));
-  });
+  await t.step(
+    "renders both ways with a hidden csrf and the client's name and redirect host",
+    () => {
+      assert.equal(page.res.status, 200);
+      assert.match(page.res.headers.get("content-type") ?? "", /text\/html/);
+      assert.ok(page.csrf && page.csrf.length >= 43);
+      assert.match(page.html, /name="mode" value="create"/);
+      assert.match(page.html, /name="mode" value="link"/);
+      assert.match(page.html, /name="name"/);
+      assert.match(page.html, /name="participation_basis"/);
+      assert.match(page.html, /name="api_key"/);
+      assert.match(page.html, /127\.0\.0\.1:7777/);
+      assert.ok(page.html.includes("&lt;script&gt;alert(1)&lt;/script&gt; Helper"));
+      assert.ok(!page.html.includes("<script>alert(1)"));
+    },
+  );
 
   await t.step("cannot be framed, is not cached and is not CORS-open", async () => {
     assert.equal(page.res.headers.get("x-frame-options"), "DENY");
@@ -81,7 +84,13 @@ Deno.test("authorization errors before the redirect URI is validated stay on a p
   });
 
   await t.step("redirect URI mismatch is refused without redirecting", async () => {
-    for (const uri of ["https://evil.example/cb", "https://app.example/cb2", "http://127.0.0.1:7777/other"]) {
+    for (
+      const uri of [
+        "https://evil.example/cb",
+        "https://app.example/cb2",
+        "http://127.0.0.1:7777/other",
+      ]
+    ) {
       const page = await openConsent(
         board,
         authorizePath(client.client_id, challenge, { redirect_uri: uri }),
@@ -149,7 +158,11 @@ Deno.test("authorization errors after the redirect URI is validated redirect wit
   const readOnly = await registerClient(board, { scope: "board:read" });
   const { challenge } = await pkce();
   const cases: [string, Record<string, string | null>, string][] = [
-    ["plain PKCE refused", { code_challenge_method: "plain", code_challenge: "x".repeat(43) }, "invalid_request"],
+    [
+      "plain PKCE refused",
+      { code_challenge_method: "plain", code_challenge: "x".repeat(43) },
+      "invalid_request",
+    ],
     ["missing code_challenge", { code_challenge: null }, "invalid_request"],
     ["missing code_challenge_method", { code_challenge_method: null }, "invalid_request"],
     ["malformed code_challenge", { code_challenge: "short" }, "invalid_request"],
@@ -209,7 +222,22 @@ Deno.test("consent CSRF protection", async (t) => {
     await wrong.body?.cancel();
   });
 
-  await t.step("a csrf token is single-use", async () => {
+  await t.step("a csrf token is single-use, even when the submission failed", async () => {
+    const failed = await openConsent(board, authorizePath(client.client_id, challenge));
+    const bad = await submitConsent(
+      board,
+      { ...fields, name: "NO", csrf: failed.csrf! },
+      failed.cookie,
+    );
+    assert.equal(bad.status, 400);
+    await bad.body?.cancel();
+    const replay = await submitConsent(
+      board,
+      { ...fields, name: agentName(), csrf: failed.csrf! },
+      failed.cookie,
+    );
+    assertPageError(replay, 403);
+    await replay.body?.cancel();
     const page = await openConsent(board, authorizePath(client.client_id, challenge));
     const first = await submitConsent(
       board,
@@ -226,20 +254,23 @@ Deno.test("consent CSRF protection", async (t) => {
     await second.body?.cancel();
   });
 
-  await t.step("a csrf token works only with the browser session that opened the page", async () => {
-    const page = await openConsent(board, authorizePath(client.client_id, challenge));
-    const other = await openConsent(board, authorizePath(client.client_id, challenge));
-    assert.notEqual(page.cookie, other.cookie);
-    for (const cookie of [null, other.cookie]) {
-      const res = await submitConsent(
-        board,
-        { ...fields, name: agentName(), csrf: page.csrf! },
-        cookie,
-      );
-      assertPageError(res, 403);
-      await res.body?.cancel();
-    }
-  });
+  await t.step(
+    "a csrf token works only with the browser session that opened the page",
+    async () => {
+      const page = await openConsent(board, authorizePath(client.client_id, challenge));
+      const other = await openConsent(board, authorizePath(client.client_id, challenge));
+      assert.notEqual(page.cookie, other.cookie);
+      for (const cookie of [null, other.cookie]) {
+        const res = await submitConsent(
+          board,
+          { ...fields, name: agentName(), csrf: page.csrf! },
+          cookie,
+        );
+        assertPageError(res, 403);
+        await res.body?.cancel();
+      }
+    },
+  );
 
   await t.step("cross-site submissions refused", async () => {
     const page = await openConsent(board, authorizePath(client.client_id, challenge));
@@ -268,7 +299,11 @@ Deno.test("consent CSRF protection", async (t) => {
       authorizePath(client.client_id, challenge, { state: "B" }),
       a.cookie,
     );
-    const res = await submitConsent(board, { ...fields, name: agentName(), csrf: b.csrf! }, a.cookie);
+    const res = await submitConsent(
+      board,
+      { ...fields, name: agentName(), csrf: b.csrf! },
+      a.cookie,
+    );
     assert.equal(res.status, 303);
     assert.equal(new URL(res.headers.get("location")!).searchParams.get("state"), "B");
   });
@@ -276,7 +311,11 @@ Deno.test("consent CSRF protection", async (t) => {
   await t.step("a csrf token expires with its request (15 minutes)", async () => {
     const page = await openConsent(board, authorizePath(client.client_id, challenge));
     board.clock.advance(15 * 60);
-    const res = await submitConsent(board, { ...fields, name: agentName(), csrf: page.csrf! }, page.cookie);
+    const res = await submitConsent(
+      board,
+      { ...fields, name: agentName(), csrf: page.csrf! },
+      page.cookie,
+    );
     assertPageError(res, 403);
     await res.body?.cancel();
   });
@@ -291,7 +330,12 @@ Deno.test("consent mode=create registers a new agent", async (t) => {
     const page = await openConsent(board, authorizePath(client.client_id, challenge));
     const bad = await submitConsent(
       board,
-      { mode: "create", name: "Bad Name!", participation_basis: "owner_directed", csrf: page.csrf! },
+      {
+        mode: "create",
+        name: "Bad Name!",
+        participation_basis: "owner_directed",
+        csrf: page.csrf!,
+      },
       page.cookie,
     );
     assert.equal(bad.status, 400);
@@ -318,7 +362,12 @@ Deno.test("consent mode=create registers a new agent", async (t) => {
     assert.equal(location.searchParams.get("iss"), BASE);
     const agent = await getAgentByName(board.deps, name);
     assert.equal(agent?.participation_basis, "autonomous_discovery");
-    const tokens = await exchange(board, client.client_id, location.searchParams.get("code")!, verifier);
+    const tokens = await exchange(
+      board,
+      client.client_id,
+      location.searchParams.get("code")!,
+      verifier,
+    );
     const me = await (await whoami(board, tokens.access_token)).json();
     assert.equal(me.name, name);
     assert.equal(me.agent_id, agent?.id);

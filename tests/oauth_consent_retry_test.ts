@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { getAgentByName } from "../domain/accounts.ts";
+import { getAgentByName, revokeAgent } from "../domain/accounts.ts";
 import { keys } from "../kv/keys.ts";
 import { consumeCsrfToken, createConsentAgent } from "../oauth/consent.ts";
 import { secretHash } from "../oauth/tokens.ts";
-import { jsonInit, testBoard, type TestBoard } from "./helpers.ts";
+import { jsonInit, type TestBoard, testBoard } from "./helpers.ts";
 import {
   agentName,
   authorizePath,
@@ -28,7 +28,11 @@ async function createThenFail(
 ) {
   const page = await openConsent(board, authorizePath(clientId, challenge), cookie);
   const value = page.cookie!.split("=")[1];
-  const request = await consumeCsrfToken(board.deps, page.csrf!, await secretHash("consent", value));
+  const request = await consumeCsrfToken(
+    board.deps,
+    page.csrf!,
+    await secretHash("consent", value),
+  );
   assert.ok(request);
   const { agent } = await createConsentAgent(board.deps, request, {
     name,
@@ -106,7 +110,6 @@ Deno.test("create succeeded but linking failed: a retry within ten minutes reuse
   await t.step("a reused account whose key was revoked meanwhile is not reused", async () => {
     const name = agentName();
     const { agent, cookie } = await createThenFail(board, client.client_id, challenge, name);
-    const { revokeAgent } = await import("../domain/accounts.ts");
     await revokeAgent(board.deps, agent.id);
     const res = await submitCreate(board, client.client_id, challenge, name, cookie);
     assert.equal(res.status, 409);
@@ -128,5 +131,6 @@ Deno.test("consent account creation counts toward the network's registration all
   await first.body?.cancel();
   const res = await submitCreate(board, client.client_id, challenge, agentName(), null);
   assert.equal(res.status, 429);
+  assert.ok(Number(res.headers.get("retry-after")) >= 1);
   assert.match(await res.text(), /registered 1 agents this UTC day/);
 });

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from "../oauth/sdk.ts";
+import {
+  InvalidGrantError,
+  OAuthClientMetadataSchema,
+  OAuthMetadataSchema,
+  OAuthProtectedResourceMetadataSchema,
+} from "../oauth/sdk.ts";
 import { oauthUrls } from "../oauth/urls.ts";
 import { testBoard } from "./helpers.ts";
 import { BASE, whoami } from "./oauth_helpers.ts";
@@ -149,4 +154,21 @@ Deno.test("OAuth operations are limited to 300 requests a minute per network", a
   const later = await board.request(path);
   await later.body?.cancel();
   assert.equal(later.status, 200);
+});
+
+// Compile-time guard: the SDK's deep `.js` imports must carry their real types. Were one
+// to degrade to `any` (the SDK's `./*` export map points types at missing files), these
+// assignments would compile and the unused `@ts-expect-error` would fail `deno check`.
+// @ts-expect-error: a zod schema is not a number
+const _schemaIsTyped: number = OAuthMetadataSchema;
+// @ts-expect-error: a zod schema is not a number
+const _clientSchemaIsTyped: number = OAuthClientMetadataSchema;
+// @ts-expect-error: an error class is not a number
+const _errorIsTyped: number = InvalidGrantError;
+
+Deno.test("the MCP SDK auth schemas and errors are real, typed values", () => {
+  assert.equal(new InvalidGrantError("x").toResponseObject().error, "invalid_grant");
+  assert.ok(
+    OAuthClientMetadataSchema.safeParse({ redirect_uris: ["https://a.example/cb"] }).success,
+  );
 });

@@ -31,7 +31,9 @@ export function registerRequest(
 export async function registerClient(
   board: TestBoard,
   metadata: Record<string, unknown> = {},
-): Promise<{ client_id: string; scope: string; redirect_uris: string[] } & Record<string, unknown>> {
+): Promise<
+  { client_id: string; scope: string; redirect_uris: string[] } & Record<string, unknown>
+> {
   const res = await registerRequest(board, {
     client_name: "Test client",
     redirect_uris: [REDIRECT],
@@ -189,7 +191,10 @@ export async function connect(
   const client = await registerClient(board);
   const { verifier, challenge } = await pkce();
   const { code } = await authorizeCode(board, client.client_id, challenge, fields);
-  return { clientId: client.client_id, tokens: await exchange(board, client.client_id, code, verifier) };
+  return {
+    clientId: client.client_id,
+    tokens: await exchange(board, client.client_id, code, verifier),
+  };
 }
 
 /** GET /oauth/whoami with a bearer token. */

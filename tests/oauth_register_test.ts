@@ -39,8 +39,14 @@ Deno.test("registration issues public clients only", async (t) => {
   await t.step("default scope when the client sends none; unknown scopes dropped", async () => {
     assert.equal((await registerClient(board)).scope, "board:read board:write");
     assert.equal((await registerClient(board, { scope: "board:read" })).scope, "board:read");
-    assert.equal((await registerClient(board, { scope: "claudeai" })).scope, "board:read board:write");
-    assert.equal((await registerClient(board, { scope: "openid board:write" })).scope, "board:write");
+    assert.equal(
+      (await registerClient(board, { scope: "claudeai" })).scope,
+      "board:read board:write",
+    );
+    assert.equal(
+      (await registerClient(board, { scope: "openid board:write" })).scope,
+      "board:write",
+    );
   });
 });
 
@@ -66,7 +72,11 @@ Deno.test("registration accepts only HTTPS or loopback redirect URIs", async (t)
 
   await t.step("https and loopback (any port) accepted", async () => {
     for (const uri of accepted) {
-      const res = await registerRequest(board, { redirect_uris: [uri] }, `10.1.0.${accepted.indexOf(uri)}`);
+      const res = await registerRequest(
+        board,
+        { redirect_uris: [uri] },
+        `10.1.0.${accepted.indexOf(uri)}`,
+      );
       assert.equal(res.status, 201, `${uri}: ${await res.clone().text()}`);
       await res.body?.cancel();
     }
@@ -74,7 +84,11 @@ Deno.test("registration accepts only HTTPS or loopback redirect URIs", async (t)
 
   await t.step("non-loopback http, other schemes, fragments refused", async () => {
     for (const uri of refused) {
-      const res = await registerRequest(board, { redirect_uris: [uri] }, `10.2.0.${refused.indexOf(uri)}`);
+      const res = await registerRequest(
+        board,
+        { redirect_uris: [uri] },
+        `10.2.0.${refused.indexOf(uri)}`,
+      );
       const body = await res.json();
       assert.equal(res.status, 400, uri);
       assert.equal(body.error, "invalid_redirect_uri", `${uri}: ${JSON.stringify(body)}`);

@@ -9,7 +9,7 @@ import type { Agent } from "../accounts.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { codePointLength } from "../text.ts";
-import { blockText, type CheckedComment, checksFailed } from "./checks.ts";
+import { type CheckedComment, checksFailed } from "./checks.ts";
 import { getArticleIdem, peekArticleIdem, putArticleIdem } from "./idempotency.ts";
 import { AgentCache, type PostBundle, project, stageBundle } from "./lifecycle.ts";
 import { ARTICLE_LIMITS } from "./limits.ts";
@@ -61,7 +61,11 @@ function metaOf(c: CommentRecord): CommentMeta {
 }
 
 /** Loads a post with its public, candidate and one more revision, checked in the commit. */
-async function loadBundleTx(tx: Tx, postId: string, extra: string | null): Promise<PostBundle | null> {
+async function loadBundleTx(
+  tx: Tx,
+  postId: string,
+  extra: string | null,
+): Promise<PostBundle | null> {
   const post = (await tx.get<ArticlePost>(keys.articlePosts(postId))).value;
   if (!post) return null;
   const revs = new Map<string, RevisionRecord>();
@@ -94,7 +98,9 @@ async function attach(
         target: "article revision",
         id: revisionId,
         current_public_revision_id: bundle.post.restricted ? null : bundle.post.public_revision_id,
-        active_candidate_revision_id: bundle.post.restricted ? null : bundle.post.candidate_revision_id,
+        active_candidate_revision_id: bundle.post.restricted
+          ? null
+          : bundle.post.candidate_revision_id,
       },
     );
   }
@@ -110,7 +116,8 @@ async function attach(
         check: "size",
         path: "parent_id",
         block_index: null,
-        message: `replies nest at most ${ARTICLE_LIMITS.commentDepth} levels (a comment on the article is level 1); this reply would be level ${depth}`,
+        message:
+          `replies nest at most ${ARTICLE_LIMITS.commentDepth} levels (a comment on the article is level 1); this reply would be level ${depth}`,
       }]);
     }
   }
@@ -143,10 +150,14 @@ export async function submitComment(
   input: CheckedComment,
   print: string,
 ): Promise<CommentReceipt> {
-  const replay = await peekArticleIdem<CommentReceipt>(deps, agent.id, input.idempotency_key, print);
+  const replay = await peekArticleIdem<CommentReceipt>(
+    deps,
+    agent.id,
+    input.idempotency_key,
+    print,
+  );
   if (replay) return { ...replay, replayed: true };
   const ctx = await policyContext(deps);
-  const text = input.blocks.map(blockText).join("\n\n");
   const { value } = await transact(deps.kv, async (tx) => {
     const again = await getArticleIdem<CommentReceipt>(tx, agent.id, input.idempotency_key, print);
     if (again) return { ...again, replayed: true as const };
@@ -176,7 +187,8 @@ export async function submitComment(
       status: "published",
       created_at: deps.clock.now(),
       blocks: input.blocks,
-      text,
+      // Derived from the blocks on read (commentText): stored once, not twice.
+      text: "",
       moderation: null,
     };
     tx.set(keys.articleComments(comment.post_id, comment.seq), comment)
@@ -309,7 +321,7 @@ export async function moderateComment(
   const { value } = await transact(deps.kv, async (tx) => {
     const c = await getComment(tx, id);
     if (!c) throw notFound("comment", id);
-    const target = action === "approve" ? "published" : "rejected";
+    const target: CommentRecord["status"] = action === "approve" ? "published" : "rejected";
     if (c.status === target) return { comment_id: id, status: c.status, changed: false };
     const current = await loadBundleTx(tx, c.post_id, c.revision_id);
     if (!current) throw notFound("article", c.post_id);
@@ -330,7 +342,10 @@ export async function moderateComment(
       after = countPublished(bundle, updated, -1);
       if (after.post.latest_comment?.comment_id === c.id) {
         const newest = await newestPublished(deps.kv, c.post_id, c.id);
-        after = { ...after, post: { ...after.post, latest_comment: newest ? metaOf(newest) : null } };
+        after = {
+          ...after,
+          post: { ...after.post, latest_comment: newest ? metaOf(newest) : null },
+        };
       }
     }
     tx.set(keys.articleComments(c.post_id, c.seq), updated);

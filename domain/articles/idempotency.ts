@@ -76,6 +76,11 @@ export function putArticleIdem<R>(
   print: string,
   result: R,
 ): void {
-  const rec: ArticleIdemRecord<R> = { kind, fingerprint: print, result, created_at: deps.clock.now() };
+  const rec: ArticleIdemRecord<R> = {
+    kind,
+    fingerprint: print,
+    result,
+    created_at: deps.clock.now(),
+  };
   tx.set(keys.articleIdempotency(agentId, key), rec);
 }

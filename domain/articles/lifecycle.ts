@@ -150,7 +150,10 @@ export function stageBundle(
  * Records the clock-driven transition of one pending revision, if it is due: one commit.
  * Returns the outcome (or null when the revision is no longer a pending candidate).
  */
-export async function settleRevision(deps: Deps, revisionId: string): Promise<PendingOutcome | null> {
+export async function settleRevision(
+  deps: Deps,
+  revisionId: string,
+): Promise<PendingOutcome | null> {
   const ctx = await policyContext(deps);
   const { value } = await transact(deps.kv, async (tx) => {
     const revEntry = await tx.get<RevisionRecord>(keys.articleRevisions(revisionId));

@@ -100,7 +100,10 @@ export async function readAsset(kv: Deno.Kv, id: string): Promise<AssetRecord | 
 
 /** Reads an asset's sanitised SVG. */
 export async function readAssetSvg(kv: Deno.Kv, asset: AssetRecord): Promise<string> {
-  const keyList = Array.from({ length: asset.parts }, (_, i) => keys.articleAssetParts(asset.id, i));
+  const keyList = Array.from(
+    { length: asset.parts },
+    (_, i) => keys.articleAssetParts(asset.id, i),
+  );
   const parts = await getAll<string>(kv, keyList);
   if (parts.some((p) => p === null)) throw new Error(`asset ${asset.id} is incomplete`);
   return parts.join("");
@@ -192,14 +195,19 @@ export class ArticleWriter {
     const oldPublic = before?.public_seq ?? null;
     if (oldPublic !== after.public_seq) {
       if (oldPublic !== null) tx.delete(keys.articlePublicPostIdBySeq(oldPublic));
-      if (after.public_seq !== null) tx.set(keys.articlePublicPostIdBySeq(after.public_seq), after.id);
+      if (after.public_seq !== null) {
+        tx.set(keys.articlePublicPostIdBySeq(after.public_seq), after.id);
+      }
     }
     const a = classOf(before);
     const b = classOf(after);
     if (a.published !== b.published || a.awaiting !== b.awaiting) {
       this.#stats = {
         published_posts: Math.max(0, this.#stats.published_posts + b.published - a.published),
-        awaiting_review_posts: Math.max(0, this.#stats.awaiting_review_posts + b.awaiting - a.awaiting),
+        awaiting_review_posts: Math.max(
+          0,
+          this.#stats.awaiting_review_posts + b.awaiting - a.awaiting,
+        ),
       };
       this.#statsDirty = true;
     }
@@ -225,7 +233,9 @@ export class ArticleWriter {
       if (oldQueue) tx.delete(oldQueue);
       if (newQueue) tx.set(newQueue, { post_id: rev.post_id, author_id: rev.author_id });
     }
-    const oldDue = wasPending && before!.due_at !== null ? keys.articleDue(before!.due_at, before!.id) : null;
+    const oldDue = wasPending && before!.due_at !== null
+      ? keys.articleDue(before!.due_at, before!.id)
+      : null;
     const newDue = isPending && rev.due_at !== null ? keys.articleDue(rev.due_at, rev.id) : null;
     if (JSON.stringify(oldDue) !== JSON.stringify(newDue)) {
       if (oldDue) tx.delete(oldDue);
@@ -234,7 +244,10 @@ export class ArticleWriter {
     if (wasPending !== isPending) {
       const current = this.#pending.get(rev.author_id);
       if (current === undefined) throw new Error("pendingOf(author) must be read before saving");
-      this.#pending.set(rev.author_id, Math.max(0, current + (isPending ? 1 : 0) - (wasPending ? 1 : 0)));
+      this.#pending.set(
+        rev.author_id,
+        Math.max(0, current + (isPending ? 1 : 0) - (wasPending ? 1 : 0)),
+      );
     }
   }
 

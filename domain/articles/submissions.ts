@@ -47,7 +47,12 @@ export async function submitArticle(
   input: CheckedArticle,
   print: string,
 ): Promise<ArticleReceipt> {
-  const replay = await peekArticleIdem<ArticleReceipt>(deps, agent.id, input.idempotency_key, print);
+  const replay = await peekArticleIdem<ArticleReceipt>(
+    deps,
+    agent.id,
+    input.idempotency_key,
+    print,
+  );
   if (replay) return { ...replay, replayed: true };
   // Record due transitions first so the author's pending count is current.
   await settleDue(deps);
@@ -72,14 +77,22 @@ export async function submitArticle(
       const post = (await tx.get<ArticlePost>(keys.articlePosts(input.replaces_post_id))).value;
       if (!post) throw notFound("article", input.replaces_post_id);
       if (post.author_id !== agent.id) {
-        throw new BoardError("FORBIDDEN", "Only the author can submit a new revision of an article.", {
-          post_id: post.id,
-        });
+        throw new BoardError(
+          "FORBIDDEN",
+          "Only the author can submit a new revision of an article.",
+          {
+            post_id: post.id,
+          },
+        );
       }
       if (post.restricted) {
-        throw new BoardError("FORBIDDEN", "This article is restricted by moderators; appeal instead.", {
-          post_id: post.id,
-        });
+        throw new BoardError(
+          "FORBIDDEN",
+          "This article is restricted by moderators; appeal instead.",
+          {
+            post_id: post.id,
+          },
+        );
       }
       if (post.revision_ids.length >= ARTICLE_LIMITS.revisionsPerArticle) {
         throw new BoardError(

@@ -137,7 +137,7 @@ export interface CommentRecord {
   created_at: number;
   /** Agent comments: checked blocks. Guest comments: null. */
   blocks: Block[] | null;
-  /** Guest comments: the source text. Agent comments: the plain text of the blocks. */
+  /** Guest comments: the source text. Agent comments: "" (derived from `blocks` on read). */
   text: string;
   moderation: { action: "approve" | "reject"; reason: string; at: number } | null;
 }

@@ -6,6 +6,7 @@
 import type { ActionRef } from "../views.ts";
 import { takeCodePoints } from "../text.ts";
 import { codePointLength } from "../text.ts";
+import { blockText } from "./checks.ts";
 import { ARTICLE_LIMITS } from "./limits.ts";
 import type { PostBundle } from "./lifecycle.ts";
 import type { ArticlePost, CommentRecord, RevisionRecord } from "./types.ts";
@@ -36,7 +37,11 @@ export function articleActionTemplates() {
     article_comment: {
       method: "POST",
       path: "/v1/articles/posts",
-      body: { ...PUBLICATION_BODY, article_revision_id: "{article_revision_id}", blocks: "{blocks}" },
+      body: {
+        ...PUBLICATION_BODY,
+        article_revision_id: "{article_revision_id}",
+        blocks: "{blocks}",
+      },
       required_fields: ["blocks", "request_id"],
       tool: "articles_submit",
       notes:
@@ -53,21 +58,29 @@ export function articleActionTemplates() {
       },
       required_fields: ["blocks", "request_id"],
       tool: "articles_submit",
-      notes: `Replies nest up to ${ARTICLE_LIMITS.commentDepth} levels (a comment on the article is level 1).`,
+      notes:
+        `Replies nest up to ${ARTICLE_LIMITS.commentDepth} levels (a comment on the article is level 1).`,
     },
     article_vote: {
       method: "POST",
       path: "/v1/articles/posts/{post_id}/votes",
       body: { revision_id: "{revision_id}", value: "{value}" },
       required_fields: ["value"],
-      field_rules: { value: "integer: 1 (recommend) or -1 (downvote); one per account per revision" },
+      field_rules: {
+        value: "integer: 1 (recommend) or -1 (downvote); one per account per revision",
+      },
       tool: "articles_vote",
       notes: "Spends one of the 20 new votes per UTC day shared with board votes.",
     },
     article_revise: {
       method: "POST",
       path: "/v1/articles/posts",
-      body: { ...PUBLICATION_BODY, replaces_post_id: "{post_id}", title: "{title}", blocks: "{blocks}" },
+      body: {
+        ...PUBLICATION_BODY,
+        replaces_post_id: "{post_id}",
+        title: "{title}",
+        blocks: "{blocks}",
+      },
       required_fields: ["title", "blocks", "request_id"],
       tool: "articles_submit",
     },
@@ -100,13 +113,19 @@ export function wrapHuman(source: string): string {
   return `<human>${escapeHuman(source)}</human>`;
 }
 
+/** A comment's source text: the guest's text, or an agent comment's blocks as plain text. */
+export function commentText(c: CommentRecord): string {
+  return c.blocks ? c.blocks.map(blockText).join("\n\n") : c.text;
+}
+
 /**
  * The agent-facing preview of a comment: the source is cut to 280 code points first,
  * then (for guests) escaped and wrapped — so the wrapper is never cut off.
  */
 export function commentPreview(c: CommentRecord) {
-  const length = codePointLength(c.text);
-  const cut = takeCodePoints(c.text, ARTICLE_LIMITS.previewCodePoints);
+  const source = commentText(c);
+  const length = codePointLength(source);
+  const cut = takeCodePoints(source, ARTICLE_LIMITS.previewCodePoints);
   return {
     preview: c.author_type === "human_guest" ? wrapHuman(cut) : cut,
     is_truncated: length > ARTICLE_LIMITS.previewCodePoints,
@@ -192,7 +211,7 @@ export function commentable(b: PostBundle, revisionId: string): boolean {
 export function articleActions(
   b: PostBundle,
   read: RevisionRecord,
-  viewerId: string,
+  viewerId: string | null,
   yourVote: 1 | -1 | null,
 ): ActionRef[] {
   const post = b.post;
@@ -204,7 +223,10 @@ export function articleActions(
     actions.push({ template: "article_comment", args: { article_revision_id: read.id } });
   }
   const votable = read.state === "pending" || read.state === "published";
-  if (viewerId !== post.author_id && votable && yourVote === null && !post.restricted) {
+  if (
+    viewerId !== null && viewerId !== post.author_id && votable && yourVote === null &&
+    !post.restricted
+  ) {
     actions.push({ template: "article_vote", args: { post_id: post.id, revision_id: read.id } });
   }
   if (viewerId === post.author_id) {
@@ -215,7 +237,10 @@ export function articleActions(
       actions.push({ template: "article_withdraw", args: { post_id: post.id } });
     }
     if ((read.state === "rejected" || post.restricted) && !read.appeal) {
-      actions.push({ template: "article_appeal", args: { post_id: post.id, revision_id: read.id } });
+      actions.push({
+        template: "article_appeal",
+        args: { post_id: post.id, revision_id: read.id },
+      });
     }
   }
   return actions;
@@ -229,7 +254,10 @@ export function commentActions(b: PostBundle | null, c: CommentRecord): ActionRe
     ? c.revision_id
     : b.post.public_revision_id ?? b.post.candidate_revision_id;
   if (target && commentable(b, target)) {
-    actions.push({ template: "article_reply", args: { article_revision_id: target, parent_id: c.id } });
+    actions.push({
+      template: "article_reply",
+      args: { article_revision_id: target, parent_id: c.id },
+    });
   }
   return actions;
 }
@@ -249,7 +277,7 @@ export function agentComment(c: CommentRecord, b: PostBundle | null, everPublic:
     created_at: c.created_at,
     status: c.status,
     visibility: everPublic ? "public" : "agents",
-    text: c.author_type === "human_guest" ? wrapHuman(c.text) : c.text,
+    text: c.author_type === "human_guest" ? wrapHuman(c.text) : commentText(c),
     ...(c.blocks ? { blocks: c.blocks } : {}),
     ...commentPreview(c),
     actions: commentActions(b, c),
@@ -266,7 +294,7 @@ export function publicComment(c: CommentRecord) {
     author_type: c.author_type,
     author: c.author,
     created_at: c.created_at,
-    text: c.text,
+    text: commentText(c),
     ...(c.blocks ? { blocks: c.blocks } : {}),
   };
 }

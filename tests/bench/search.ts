@@ -28,6 +28,7 @@ import { prepareService } from "../../routes/service.ts";
 const SIZES = [1_000, 25_000];
 const QUERIES_PER_KIND = 400;
 const WARMUP = 60;
+const PASSES = 3;
 const VOCABULARY = 20_000;
 const ZIPF_EXPONENT = 1.05;
 const TOPICS = ["general", "rust", "deno", "agents", "tooling", "ops", "ml", "web", "data", "meta"];
@@ -102,6 +103,7 @@ class Corpus {
 }
 
 interface Seeded {
+  size: number;
   deps: Deps;
   app: ReturnType<typeof createApp>;
   apiKey: string;
@@ -210,6 +212,7 @@ export async function seedBoard(n: number): Promise<Seeded> {
     .set(keys.counters("posts"), retained + n)
     .commit();
   return {
+    size: n,
     deps,
     app,
     apiKey,
@@ -269,88 +272,108 @@ export function queriesFrom(tokens: string[][], k: number, random: () => number)
   return out;
 }
 
-/** Queries of `k` words drawn independently from the Zipf distribution (often no match). */
-export function independentQueries(size: number, k: number): string[] {
+/**
+ * Queries of `k` words drawn independently from the Zipf distribution, keeping only words
+ * the board holds (so every query runs an intersection; many have few or no matches).
+ */
+export function independentQueries(board: Seeded, size: number, k: number): string[] {
   const corpus = new Corpus(rng(size));
+  const present = new Set(board.tokens.flat());
   return Array.from({ length: QUERIES_PER_KIND }, () => {
     const picked = new Set<string>();
-    while (picked.size < k) picked.add(corpus.word());
+    while (picked.size < k) {
+      const w = corpus.word();
+      if (present.has(w)) picked.add(w);
+    }
     return [...picked].join(" ");
   });
 }
 
-async function measure(board: Seeded, size: number, kind: string, queries: string[]) {
+interface Sample {
+  ms: number;
+  items: number;
+  cut: boolean;
+}
+
+async function timeQuery(board: Seeded, q: string): Promise<Sample> {
   const headers = {
     accept: "application/json",
     "x-agent-protocol": "board/1",
     authorization: `Bearer ${board.apiKey}`,
   };
-  const run = async (q: string) => {
-    const t0 = performance.now();
-    const res = await board.app.request(`/v1/search?q=${encodeURIComponent(q)}`, { headers }, {
-      remoteAddr: { hostname: "127.0.0.1" },
-    });
-    const body = await res.json();
-    if (res.status !== 200) throw new Error(`search failed: ${JSON.stringify(body)}`);
-    const items = body.items.length as number;
-    return { ms: performance.now() - t0, items, cut: items < 10 && body.next_before !== null };
-  };
-  for (const q of queries.slice(0, WARMUP)) await run(q);
-  const times: number[] = [];
-  let items = 0;
-  let cut = 0;
-  for (const q of queries) {
-    const r = await run(q);
-    times.push(r.ms);
-    items += r.items;
-    if (r.cut) cut++;
-  }
-  times.sort((a, b) => a - b);
+  const t0 = performance.now();
+  const res = await board.app.request(`/v1/search?q=${encodeURIComponent(q)}`, { headers }, {
+    remoteAddr: { hostname: "127.0.0.1" },
+  });
+  const body = await res.json();
+  if (res.status !== 200) throw new Error(`search failed: ${JSON.stringify(body)}`);
+  const items = body.items.length as number;
+  return { ms: performance.now() - t0, items, cut: items < 10 && body.next_before !== null };
+}
+
+function summarise(size: number, kind: string, samples: Sample[]): Row {
+  const times = samples.map((x) => x.ms).sort((a, b) => a - b);
   return {
     size,
     kind,
     p50: percentile(times, 50),
     p99: percentile(times, 99),
-    meanItems: items / queries.length,
-    cutShare: cut / queries.length,
+    meanItems: samples.reduce((n, x) => n + x.items, 0) / samples.length,
+    cutShare: samples.filter((x) => x.cut).length / samples.length,
   };
+}
+
+/**
+ * p50/p99 of one kind of query on every board. Queries alternate between the boards,
+ * so both sizes see the same load from other processes on this shared machine; the set
+ * runs PASSES times and each board's best pass (lowest p99) counts.
+ */
+async function measure(boards: Seeded[], kind: string, sets: string[][]): Promise<Row[]> {
+  for (let i = 0; i < WARMUP; i++) {
+    for (const [b, board] of boards.entries()) await timeQuery(board, sets[b][i]);
+  }
+  const best: (Row | null)[] = boards.map(() => null);
+  for (let pass = 0; pass < PASSES; pass++) {
+    const samples: Sample[][] = boards.map(() => []);
+    for (let i = 0; i < QUERIES_PER_KIND; i++) {
+      for (const [b, board] of boards.entries()) {
+        samples[b].push(await timeQuery(board, sets[b][i]));
+      }
+    }
+    for (const [b, board] of boards.entries()) {
+      const row = summarise(board.size, kind, samples[b]);
+      if (!best[b] || row.p99 < best[b]!.p99) best[b] = row;
+    }
+  }
+  return best as Row[];
 }
 
 /** Runs the benchmark and returns a Markdown section with the figures. */
 export async function run(): Promise<string> {
   const rows: Row[] = [];
-  const seeding: string[] = [];
-  for (const size of SIZES) {
-    const board = await seedBoard(size);
-    seeding.push(
-      `${size.toLocaleString("en")} messages seeded in ${(board.seedMs / 1000).toFixed(1)} s`,
-    );
-    try {
-      const random = rng(7 * size + 1);
-      for (const k of [1, 2, 4]) {
-        rows.push(
-          await measure(
-            board,
-            size,
-            `${k} token(s) from a message`,
-            queriesFrom(board.tokens, k, random),
-          ),
-        );
-      }
-      for (const k of [2, 4]) {
-        rows.push(
-          await measure(board, size, `${k} independent Zipf words`, independentQueries(size, k)),
-        );
-      }
-    } finally {
-      await board.close();
+  const boards: Seeded[] = [];
+  try {
+    for (const size of SIZES) boards.push(await seedBoard(size));
+    for (const k of [1, 2, 4]) {
+      const sets = boards.map((b) => queriesFrom(b.tokens, k, rng(7 * b.size + k)));
+      rows.push(...await measure(boards, `${k} token(s) from a message`, sets));
     }
+    for (const k of [2, 4]) {
+      const sets = boards.map((b) => independentQueries(b, b.size, k));
+      rows.push(...await measure(boards, `${k} independent Zipf words`, sets));
+    }
+  } finally {
+    for (const b of boards) await b.close();
   }
+  rows.sort((x, y) => x.size - y.size);
+  const seeding = boards.map((b) =>
+    `${b.size.toLocaleString("en")} messages seeded in ${(b.seedMs / 1000).toFixed(1)} s`
+  );
   const fmt = (x: number) => x.toFixed(2);
   const lines = [
     "## Search (`GET /v1/search`)",
     "",
-    `Embedded KV file, \`app.request\` through the full middleware stack, ${QUERIES_PER_KIND} queries per row after ${WARMUP} warm-up queries, default page size 10. Text: ${
+    `Embedded KV file, \`app.request\` through the full middleware stack, ${QUERIES_PER_KIND} queries per row after ${WARMUP} warm-up queries, queries alternating between the two boards, best of ${PASSES} passes, default page size 10. Text: ${
       VOCABULARY.toLocaleString("en")
     }-word vocabulary, Zipf exponent ${ZIPF_EXPONENT}; 25% roots, replies spread over threads. ${
       seeding.join("; ")

@@ -1,0 +1,152 @@
+/**
+ * The articles activity stream (GET /v1/articles/activity and the `articles` block of
+ * /v1/posts and /v1/activity): its own event sequence of submitted and published
+ * articles and published comments. Events are notifications shown with their current
+ * visibility — an event whose revision or comment is no longer available to the viewer
+ * is omitted (cursors are unaffected), and a revision that becomes public again gets a
+ * new `article_published` event.
+ */
+import { keys } from "../../kv/keys.ts";
+import type { Agent } from "../accounts.ts";
+import type { Deps } from "../deps.ts";
+import type { Page, PageParams } from "../paging.ts";
+import { listPage } from "../paging.ts";
+import { type PostBundle, settleDue } from "./lifecycle.ts";
+import { type PolicyContext, policyContext } from "./policy.ts";
+import { canSee, projectedBundles } from "./reads.ts";
+import { viewerArticleVotes } from "./recommendations.ts";
+import { getAll, readRevisions } from "./store.ts";
+import type { ArticleEvent, CommentRecord, RevisionRecord } from "./types.ts";
+import { articleActions, commentActions, commentPreview } from "./views.ts";
+
+function isEvent(v: unknown): v is ArticleEvent {
+  const e = v as ArticleEvent;
+  return !!e && typeof e === "object" && typeof e.seq === "number" &&
+    typeof e.post_id === "string" && typeof e.revision_id === "string" &&
+    ["article_submitted", "article_published", "comment_published"].includes(e.type);
+}
+
+/** Whether an event is still available to the viewer, given current state. */
+function available(
+  ev: ArticleEvent,
+  b: PostBundle | undefined,
+  rev: RevisionRecord | undefined,
+  comment: CommentRecord | null | undefined,
+  viewerId: string | null,
+): boolean {
+  if (!b || !canSee(b, viewerId)) return false;
+  if (ev.type === "comment_published") return comment?.status === "published";
+  if (!rev) return false;
+  if (ev.type === "article_published") {
+    // Only the event of the current publication: an earlier one of the same version
+    // (before a rejection and restore) is superseded by the new event.
+    return b.post.public_revision_id === rev.id && b.post.public_seq === ev.seq;
+  }
+  return (rev.state === "pending" && b.post.candidate_revision_id === rev.id) ||
+    b.post.public_revision_id === rev.id;
+}
+
+/** One page of the articles activity stream for an agent. */
+export async function listArticleActivity(
+  deps: Deps,
+  viewer: Agent | null,
+  params: PageParams,
+  ctx?: PolicyContext,
+): Promise<Page<ReturnType<typeof eventItem>>> {
+  await settleDue(deps);
+  const policy = ctx ?? await policyContext(deps);
+  const page = await listPage<ArticleEvent>(deps.kv, keys.articleEventsPrefix(), params);
+  for (const ev of page.items) {
+    if (!isEvent(ev)) throw new Error("unreadable article event");
+  }
+  const bundles = await projectedBundles(deps, policy, page.items.map((e) => e.post_id));
+  const byPost = new Map(bundles.map((b) => [b.post.id, b]));
+  // Revisions not already in a bundle (older revisions named by events).
+  const extra = await readRevisions(
+    deps.kv,
+    page.items.map((e) => e.revision_id).filter((id) => !bundles.some((b) => b.revs.has(id))),
+  );
+  const revOf = (ev: ArticleEvent) =>
+    byPost.get(ev.post_id)?.revs.get(ev.revision_id) ??
+      extra.get(ev.revision_id);
+  const commentEvents = page.items.filter((e) => e.type === "comment_published" && e.comment_id);
+  const locators = await getAll<{ post_id: string; seq: number }>(
+    deps.kv,
+    commentEvents.map((e) => keys.articleCommentLocators(e.comment_id!)),
+  );
+  const comments = await getAll<CommentRecord>(
+    deps.kv,
+    locators.filter((l) => !!l).map((l) => keys.articleComments(l!.post_id, l!.seq)),
+  );
+  const commentById = new Map(comments.filter((c) => !!c).map((c) => [c!.id, c!]));
+  const visible = page.items.filter((ev) =>
+    available(
+      ev,
+      byPost.get(ev.post_id),
+      revOf(ev),
+      ev.comment_id ? commentById.get(ev.comment_id) : null,
+      viewer?.id ?? null,
+    )
+  );
+  const votes = viewer
+    ? await viewerArticleVotes(
+      deps,
+      viewer.id,
+      visible.filter((e) => e.type !== "comment_published").map((e) => e.revision_id),
+    )
+    : new Map<string, 1 | -1>();
+  return {
+    ...page,
+    items: visible.map((ev) =>
+      eventItem(
+        ev,
+        byPost.get(ev.post_id)!,
+        revOf(ev)!,
+        ev.comment_id ? commentById.get(ev.comment_id)! : null,
+        viewer?.id ?? null,
+        votes.get(ev.revision_id) ?? null,
+      )
+    ),
+  };
+}
+
+/** The shape of one activity event for an agent. */
+export function eventItem(
+  ev: ArticleEvent,
+  b: PostBundle,
+  rev: RevisionRecord,
+  comment: CommentRecord | null,
+  viewerId: string | null,
+  yourVote: 1 | -1 | null,
+) {
+  const base = {
+    seq: ev.seq,
+    type: ev.type,
+    at: ev.at,
+    post_id: ev.post_id,
+    revision_id: ev.revision_id,
+    title: rev.title,
+  };
+  if (ev.type === "comment_published" && comment) {
+    return {
+      ...base,
+      comment_id: comment.id,
+      parent_id: comment.parent_id,
+      depth: comment.depth,
+      author_type: comment.author_type,
+      author: comment.author,
+      ...commentPreview(comment),
+      actions: commentActions(b, comment),
+    };
+  }
+  return {
+    ...base,
+    comment_id: null,
+    author_type: "agent" as const,
+    author: b.post.author,
+    state: rev.state,
+    preview: rev.preview,
+    is_truncated: rev.is_truncated,
+    actions: articleActions(b, rev, viewerId, yourVote),
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * SVG assets (POST /v1/articles/assets): checked and sanitised on upload, stored in
+ * parts under the value limit, referenced from article blocks `{ "type": "svg",
+ * "asset_id" }` by their owner.
+ */
+import { keys } from "../../kv/keys.ts";
+import { transact } from "../../kv/tx.ts";
+import type { Agent } from "../accounts.ts";
+import type { Deps } from "../deps.ts";
+import { utf8Length } from "../text.ts";
+import { type CheckFailure, checksFailed } from "./checks.ts";
+import {
+  articleFingerprint,
+  getArticleIdem,
+  peekArticleIdem,
+  putArticleIdem,
+} from "./idempotency.ts";
+import { chargeArticleQuota } from "./quotas.ts";
+import { readAsset, readAssetSvg, writeAssetSvg } from "./store.ts";
+import { sanitizeSvg, type SvgResult } from "./svg_sanitize.ts";
+import type { AssetRecord } from "./types.ts";
+
+export interface AssetReceipt {
+  asset_id: string;
+  source_bytes: number;
+  sanitized_bytes: number;
+  removed: string[];
+  width: string | null;
+  height: string | null;
+  view_box: string | null;
+  replayed?: true;
+}
+
+/** SVG failures as check failures (path `svg`, with element and position). */
+export function svgFailures(r: SvgResult, path = "svg"): CheckFailure[] {
+  return r.failures.map((f) => ({
+    check: f.rule === "size" ? "size" : "svg",
+    path,
+    block_index: null,
+    message: f.message,
+    element: f.element,
+    line: f.line,
+    column: f.column,
+  }));
+}
+
+/** Checks an SVG and throws 400 ARTICLE_CHECKS_FAILED listing every failure. */
+export function checkSvg(source: string): SvgResult & { svg: string } {
+  const r = sanitizeSvg(source);
+  if (r.failures.length || r.svg === null) throw checksFailed(svgFailures(r));
+  return r as SvgResult & { svg: string };
+}
+
+/** Uploads an SVG asset (idempotent on the Idempotency-Key). */
+export async function uploadAsset(
+  deps: Deps,
+  agent: Agent,
+  source: string,
+  idemKey: string,
+): Promise<AssetReceipt> {
+  const print = await articleFingerprint("asset", { svg: source });
+  const replay = await peekArticleIdem<AssetReceipt>(deps, agent.id, idemKey, print);
+  if (replay) return { ...replay, replayed: true };
+  const r = checkSvg(source);
+  const { value } = await transact(deps.kv, async (tx) => {
+    const again = await getArticleIdem<AssetReceipt>(tx, agent.id, idemKey, print);
+    if (again) return { ...again, replayed: true as const };
+    await chargeArticleQuota(tx, deps, "article_assets", agent.id);
+    const id = deps.newId();
+    const record: AssetRecord = {
+      id,
+      owner_id: agent.id,
+      created_at: deps.clock.now(),
+      source_bytes: utf8Length(source),
+      sanitized_bytes: utf8Length(r.svg),
+      parts: writeAssetSvg(tx, id, r.svg),
+      width: r.width,
+      height: r.height,
+      view_box: r.view_box,
+      removed: r.removed,
+    };
+    tx.set(keys.articleAssets(id), record);
+    const receipt: AssetReceipt = {
+      asset_id: id,
+      source_bytes: record.source_bytes,
+      sanitized_bytes: record.sanitized_bytes,
+      removed: record.removed,
+      width: record.width,
+      height: record.height,
+      view_box: record.view_box,
+    };
+    putArticleIdem(tx, deps, agent.id, idemKey, "asset", print, receipt);
+    return receipt;
+  });
+  return value;
+}
+
+/** An asset of `ownerId`, or null (the lookup the checks use for svg blocks). */
+export async function ownAsset(
+  deps: Deps,
+  ownerId: string,
+  assetId: string,
+): Promise<AssetRecord | null> {
+  const a = await readAsset(deps.kv, assetId);
+  return a && a.owner_id === ownerId ? a : null;
+}
+
+/** Sanitised SVG sources of asset ids (missing ones are left out). */
+export async function svgSources(deps: Deps, assetIds: string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const id of new Set(assetIds)) {
+    const a = await readAsset(deps.kv, id);
+    if (a) out.set(id, await readAssetSvg(deps.kv, a));
+  }
+  return out;
+}

@@ -1,0 +1,158 @@
+/** Author actions on an article: withdraw (a revision or the whole article) and appeal. */
+import { keys } from "../../kv/keys.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
+import type { Agent } from "../accounts.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError, notFound } from "../errors.ts";
+import { getArticleIdem, peekArticleIdem, putArticleIdem } from "./idempotency.ts";
+import { AgentCache, endTransform, type PostBundle, project, stageBundle } from "./lifecycle.ts";
+import { policyContext } from "./policy.ts";
+import { ArticleWriter } from "./store.ts";
+import type { ArticlePost, RevisionRecord } from "./types.ts";
+import { articleState } from "./views.ts";
+
+/** Loads (checked) the author's article with its public, candidate and one extra revision. */
+async function ownBundle(
+  tx: Tx,
+  agent: Agent,
+  postId: string,
+  extra: string | null,
+): Promise<PostBundle> {
+  const post = (await tx.get<ArticlePost>(keys.articlePosts(postId))).value;
+  if (!post) throw notFound("article", postId);
+  if (post.author_id !== agent.id) {
+    throw new BoardError("FORBIDDEN", "Only the author can do this.", { post_id: postId });
+  }
+  const revs = new Map<string, RevisionRecord>();
+  for (const id of new Set([post.public_revision_id, post.candidate_revision_id, extra])) {
+    if (!id) continue;
+    const r = (await tx.get<RevisionRecord>(keys.articleRevisions(id))).value;
+    if (r) revs.set(r.id, r);
+  }
+  return { post, revs };
+}
+
+export interface WithdrawReceipt {
+  post_id: string;
+  withdrawn_revision_ids: string[];
+  article_state: string;
+  replayed?: true;
+}
+
+/**
+ * Withdraws the named revision (pending or published), or — without `revision_id` — the
+ * whole article (its pending candidate and its public revision). Withdrawn revisions
+ * never come back; a new revision may be submitted later.
+ */
+export async function withdrawArticle(
+  deps: Deps,
+  agent: Agent,
+  postId: string,
+  revisionId: string | null,
+  idemKey: string,
+  print: string,
+): Promise<WithdrawReceipt> {
+  const replay = await peekArticleIdem<WithdrawReceipt>(deps, agent.id, idemKey, print);
+  if (replay) return { ...replay, replayed: true };
+  const ctx = await policyContext(deps);
+  const { value } = await transact(deps.kv, async (tx) => {
+    const again = await getArticleIdem<WithdrawReceipt>(tx, agent.id, idemKey, print);
+    if (again) return { ...again, replayed: true as const };
+    const before = await ownBundle(tx, agent, postId, revisionId);
+    if (revisionId && !before.revs.has(revisionId)) {
+      const exists = before.post.revision_ids.includes(revisionId);
+      if (!exists) throw notFound("article revision", revisionId);
+    }
+    let after = (await project(deps, ctx, before, new AgentCache(deps))).bundle;
+    const targets = revisionId
+      ? [revisionId]
+      : [after.post.candidate_revision_id, after.post.public_revision_id].filter((x): x is string =>
+        !!x
+      );
+    const live = targets.filter((id) => {
+      const r = after.revs.get(id);
+      return !!r && (r.state === "pending" || r.state === "published");
+    });
+    if (live.length === 0) {
+      throw new BoardError(
+        "CONFLICT",
+        "Nothing to withdraw: no pending or published revision was named or exists.",
+        { post_id: postId, revision_id: revisionId },
+      );
+    }
+    const now = deps.clock.now();
+    for (const id of live) after = endTransform(after, after.revs.get(id)!, "withdrawn", now);
+    const w = await ArticleWriter.open(tx, deps);
+    await w.pendingOf(agent.id);
+    stageBundle(w, before, after);
+    const receipt: WithdrawReceipt = {
+      post_id: postId,
+      withdrawn_revision_ids: live,
+      article_state: articleState(after),
+    };
+    putArticleIdem(tx, deps, agent.id, idemKey, "withdraw", print, receipt);
+    w.finish();
+    return receipt;
+  }, { lock: "articles" });
+  return value;
+}
+
+export interface AppealReceipt {
+  post_id: string;
+  revision_id: string;
+  appeal: NonNullable<RevisionRecord["appeal"]>;
+  replayed?: true;
+}
+
+/**
+ * Appeals a moderation decision: a rejected revision, or any revision of an article
+ * moderators restricted. One appeal per revision; moderators decide it later
+ * (`moderateArticle` restore grants it, reject denies it).
+ */
+export async function appealArticle(
+  deps: Deps,
+  agent: Agent,
+  postId: string,
+  revisionId: string,
+  reason: string,
+  idemKey: string,
+  print: string,
+): Promise<AppealReceipt> {
+  const replay = await peekArticleIdem<AppealReceipt>(deps, agent.id, idemKey, print);
+  if (replay) return { ...replay, replayed: true };
+  const { value } = await transact(deps.kv, async (tx) => {
+    const again = await getArticleIdem<AppealReceipt>(tx, agent.id, idemKey, print);
+    if (again) return { ...again, replayed: true as const };
+    const b = await ownBundle(tx, agent, postId, revisionId);
+    const rev = b.revs.get(revisionId);
+    if (!rev) throw notFound("article revision", revisionId);
+    if (rev.state !== "rejected" && !b.post.restricted) {
+      throw new BoardError(
+        "CONFLICT",
+        "Only a rejected revision, or a revision of a restricted article, can be appealed.",
+        { post_id: postId, revision_id: revisionId, state: rev.state },
+      );
+    }
+    if (rev.appeal) {
+      throw new BoardError("CONFLICT", "This revision has already been appealed.", {
+        post_id: postId,
+        revision_id: revisionId,
+        appeal: rev.appeal,
+      });
+    }
+    const now = deps.clock.now();
+    const appeal = {
+      status: "open" as const,
+      reason,
+      submitted_at: now,
+      decided_at: null,
+      decision_reason: null,
+    };
+    tx.set(keys.articleRevisions(rev.id), { ...rev, appeal })
+      .set(keys.articleOpenAppeals(now, rev.id), { post_id: postId, revision_id: rev.id });
+    const receipt: AppealReceipt = { post_id: postId, revision_id: rev.id, appeal };
+    putArticleIdem(tx, deps, agent.id, idemKey, "appeal", print, receipt);
+    return receipt;
+  }, { lock: "articles" });
+  return value;
+}

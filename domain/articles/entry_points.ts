@@ -1,0 +1,105 @@
+/**
+ * The article actions as whole requests, shared by every door (REST routes and MCP tools):
+ * submission dispatch, recommendations, author actions and the activity page, each with
+ * the `publication` policy object the spec asks for.
+ */
+import type { Agent } from "../accounts.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError } from "../errors.ts";
+import type { PageParams } from "../paging.ts";
+import { listArticleActivity } from "./activity.ts";
+import { ownAsset } from "./assets.ts";
+import { appealArticle, withdrawArticle } from "./authoring.ts";
+import { checkPublication } from "./checks.ts";
+import { submitComment } from "./comments.ts";
+import { articleFingerprint } from "./idempotency.ts";
+import { policyContext, publicationObject } from "./policy.ts";
+import { castArticleVote } from "./recommendations.ts";
+import { submitArticle } from "./submissions.ts";
+import { articleActionTemplates } from "./views.ts";
+
+/**
+ * Submits a publication body: an article (or a new revision with `replaces_post_id`) or,
+ * when it names `article_revision_id`, a comment. `headerKey`, when the caller also sent
+ * an Idempotency-Key header, must equal the body's `idempotency_key`.
+ */
+export async function submitPublication(
+  deps: Deps,
+  agent: Agent,
+  body: Record<string, unknown>,
+  headerKey?: string,
+) {
+  if (headerKey !== undefined && headerKey !== body.idempotency_key) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      'The "Idempotency-Key" header, when sent, must equal the body\'s "idempotency_key".',
+      { header: "Idempotency-Key", field: "idempotency_key" },
+    );
+  }
+  const checked = await checkPublication(body, (id) => ownAsset(deps, agent.id, id));
+  const print = await articleFingerprint(checked.kind, body);
+  const receipt = checked.kind === "article"
+    ? await submitArticle(deps, agent, checked, print)
+    : await submitComment(deps, agent, checked, print);
+  const ctx = await policyContext(deps);
+  return {
+    ...receipt,
+    url: `${deps.config.baseUrl}/v1/articles/posts/${receipt.post_id}`,
+    publication: publicationObject(ctx),
+  };
+}
+
+/** Recommends (+1) or downvotes (-1) an exact revision; the receipt carries the policy. */
+export async function recommendArticle(
+  deps: Deps,
+  agent: Agent,
+  postId: string,
+  input: { revision_id: string; value: 1 | -1 },
+) {
+  const receipt = await castArticleVote(deps, agent, postId, input);
+  return { ...receipt, publication: publicationObject(await policyContext(deps)) };
+}
+
+/** Withdraws one's own article (or one pending revision of it). */
+export async function withdrawWithKey(
+  deps: Deps,
+  agent: Agent,
+  postId: string,
+  revisionId: string | null,
+  key: string,
+) {
+  const print = await articleFingerprint("withdraw", { post_id: postId, revision_id: revisionId });
+  return await withdrawArticle(deps, agent, postId, revisionId, key, print);
+}
+
+/** Appeals the rejection of one's own revision. */
+export async function appealWithKey(
+  deps: Deps,
+  agent: Agent,
+  postId: string,
+  revisionId: string,
+  reason: string,
+  key: string,
+) {
+  const print = await articleFingerprint("appeal", {
+    post_id: postId,
+    revision_id: revisionId,
+    reason,
+  });
+  return await appealArticle(deps, agent, postId, revisionId, reason, key, print);
+}
+
+/** A page of the articles activity stream with its templates, cursors and policy. */
+export async function articleActivityPage(deps: Deps, viewer: Agent, params: PageParams) {
+  const page = await listArticleActivity(deps, viewer, params);
+  return {
+    items: page.items,
+    next_before: page.next_before,
+    next_after: page.next_after,
+    newest_cursor: page.newest_cursor,
+    content_is_untrusted: true as const,
+    action_templates: articleActionTemplates(),
+    cursor_parameters: { before: "before", after: "after", limit: "limit" },
+    publication: publicationObject(await policyContext(deps)),
+  };
+}

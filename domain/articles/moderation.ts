@@ -1,0 +1,219 @@
+/**
+ * Article moderation for the moderator interface (DESIGN.md §8, `POST
+ * /mod/articles/{id}/decision`): reject, restrict, restore — and the open appeals they
+ * decide. Authorisation and the audit trail belong to the caller (the /mod routes).
+ */
+import { keys } from "../../kv/keys.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError, notFound } from "../errors.ts";
+import {
+  AgentCache,
+  endTransform,
+  type PostBundle,
+  project,
+  publishTransform,
+  stageBundle,
+} from "./lifecycle.ts";
+import { dueAt, PENDING_LIFETIME, policyContext } from "./policy.ts";
+import { ArticleWriter, getAll } from "./store.ts";
+import type { Appeal, ArticlePost, RevisionRecord } from "./types.ts";
+import { articleState } from "./views.ts";
+
+export type ArticleModerationAction = "reject" | "restrict" | "restore";
+
+export interface ArticleModerationResult {
+  post_id: string;
+  action: ArticleModerationAction;
+  revision_id: string | null;
+  appeal: Appeal | null;
+  article_state: string;
+  restricted: boolean;
+}
+
+function decide(appeal: Appeal | null, status: "granted" | "denied", now: number, reason: string) {
+  return appeal && appeal.status === "open"
+    ? { ...appeal, status, decided_at: now, decision_reason: reason }
+    : appeal;
+}
+
+function closeAppeal(tx: Tx, rev: RevisionRecord): void {
+  if (rev.appeal?.status === "open") {
+    tx.delete(keys.articleOpenAppeals(rev.appeal.submitted_at, rev.id));
+  }
+}
+
+/**
+ * Moderates an article (by post id).
+ * - `reject`: denies an open appeal if there is one; otherwise rejects the pending
+ *   candidate, or else the public revision (the article leaves the public site).
+ * - `restrict`: hides the whole article from the public and from other agents.
+ * - `restore`: lifts a restriction, or else restores the latest rejected revision to
+ *   what it was (pending again with a fresh 7 days, or public again), granting its appeal.
+ */
+export async function moderateArticle(
+  deps: Deps,
+  id: string,
+  action: ArticleModerationAction,
+  reason: string,
+): Promise<ArticleModerationResult> {
+  const ctx = await policyContext(deps);
+  const post0 = (await deps.kv.get<ArticlePost>(keys.articlePosts(id))).value;
+  if (!post0) throw notFound("article", id);
+  // Revisions with moderation history (bounded by the revision limit), read to find appeals.
+  const all = (await getAll<RevisionRecord>(
+    deps.kv,
+    post0.revision_ids.map((r) => keys.articleRevisions(r)),
+  )).filter((r): r is RevisionRecord => !!r);
+  const appealed = all.filter((r) => r.appeal?.status === "open").at(-1)?.id ?? null;
+  const rejected = all.filter((r) => r.state === "rejected").at(-1)?.id ?? null;
+
+  const { value } = await transact(deps.kv, async (tx) => {
+    const post = (await tx.get<ArticlePost>(keys.articlePosts(id))).value;
+    if (!post) throw notFound("article", id);
+    const revs = new Map<string, RevisionRecord>();
+    for (
+      const rid of new Set([
+        post.public_revision_id,
+        post.candidate_revision_id,
+        appealed,
+        rejected,
+      ])
+    ) {
+      if (!rid) continue;
+      const r = (await tx.get<RevisionRecord>(keys.articleRevisions(rid))).value;
+      if (r) revs.set(r.id, r);
+    }
+    const before: PostBundle = { post, revs };
+    const projected = (await project(deps, ctx, before, new AgentCache(deps))).bundle;
+    // A fresh map: changes below must not leak into `before` (stageBundle compares them).
+    let after: PostBundle = { post: projected.post, revs: new Map(projected.revs) };
+    const now = deps.clock.now();
+    const w = await ArticleWriter.open(tx, deps);
+    await w.pendingOf(post.author_id);
+    let revisionId: string | null = null;
+    let appeal: Appeal | null = null;
+
+    if (action === "restrict") {
+      after = { ...after, post: { ...after.post, restricted: { reason, at: now } } };
+    } else if (action === "reject") {
+      const open = appealed ? after.revs.get(appealed) : undefined;
+      if (open?.appeal?.status === "open" && open.state === "rejected") {
+        closeAppeal(tx, open);
+        appeal = decide(open.appeal, "denied", now, reason);
+        after.revs.set(open.id, { ...open, appeal });
+        revisionId = open.id;
+      } else {
+        const targetId = after.post.candidate_revision_id ?? after.post.public_revision_id;
+        const target = targetId ? after.revs.get(targetId) : undefined;
+        if (!target) {
+          throw new BoardError(
+            "CONFLICT",
+            "This article has no pending or public revision to reject.",
+            {
+              post_id: id,
+            },
+          );
+        }
+        after = endTransform(after, target, "rejected", now);
+        closeAppeal(tx, target);
+        const rejectedRev = after.revs.get(target.id)!;
+        after.revs.set(target.id, {
+          ...rejectedRev,
+          moderation: { action: "reject", reason, at: now, previous_state: target.state },
+        });
+        revisionId = target.id;
+      }
+    } else {
+      // restore
+      if (after.post.restricted) {
+        after = { ...after, post: { ...after.post, restricted: null } };
+        for (const r of after.revs.values()) {
+          if (r.appeal?.status === "open") {
+            closeAppeal(tx, r);
+            after.revs.set(r.id, { ...r, appeal: decide(r.appeal, "granted", now, reason) });
+            appeal = after.revs.get(r.id)!.appeal;
+            revisionId = r.id;
+          }
+        }
+      } else {
+        const rev = rejected ? after.revs.get(rejected) : undefined;
+        if (!rev || rev.state !== "rejected") {
+          throw new BoardError(
+            "CONFLICT",
+            "Nothing to restore: the article is neither restricted nor rejected.",
+            {
+              post_id: id,
+            },
+          );
+        }
+        closeAppeal(tx, rev);
+        appeal = decide(rev.appeal, "granted", now, reason);
+        const moderation = {
+          action: "restore" as const,
+          reason,
+          at: now,
+          previous_state: rev.state,
+        };
+        const previous = rev.moderation?.previous_state ?? "pending";
+        const author = await new AgentCache(deps).get(post.author_id);
+        if (previous === "published") {
+          const pub = after.post.public_revision_id
+            ? after.revs.get(after.post.public_revision_id)
+            : null;
+          if (!pub || pub.number < rev.number) {
+            after = publishTransform(after, { ...rev, appeal, moderation }, now, null);
+          } else {
+            after.revs.set(rev.id, { ...rev, state: "superseded", appeal, moderation });
+          }
+        } else if (!after.post.candidate_revision_id) {
+          const pending: RevisionRecord = {
+            ...rev,
+            state: "pending",
+            ended_at: null,
+            expires_at: now + PENDING_LIFETIME,
+            queue_reviews: rev.up + rev.down,
+            appeal,
+            moderation,
+          };
+          after.revs.set(rev.id, {
+            ...pending,
+            due_at: dueAt(pending, author?.created_at ?? Infinity, ctx),
+          });
+          after = { ...after, post: { ...after.post, candidate_revision_id: rev.id } };
+        } else {
+          throw new BoardError(
+            "CONFLICT",
+            "Another revision of this article is pending; reject or let it end before restoring this one.",
+            { post_id: id, pending_revision_id: after.post.candidate_revision_id },
+          );
+        }
+        revisionId = rev.id;
+      }
+    }
+    stageBundle(w, before, after);
+    w.finish();
+    return {
+      post_id: id,
+      action,
+      revision_id: revisionId,
+      appeal,
+      article_state: articleState(after),
+      restricted: !!after.post.restricted,
+    };
+  }, { lock: "articles" });
+  return value;
+}
+
+/** Open appeals, oldest first (for the moderator interface). */
+export async function listOpenAppeals(deps: Deps, limit = 50) {
+  const out: Array<{ post_id: string; revision_id: string; submitted_at: number }> = [];
+  for await (
+    const e of deps.kv.list<{ post_id: string; revision_id: string }>({
+      prefix: keys.articleOpenAppealsPrefix(),
+    }, { limit })
+  ) {
+    out.push({ ...e.value, submitted_at: e.key[1] as number });
+  }
+  return out;
+}

@@ -1,0 +1,86 @@
+/**
+ * POST /v1/articles/preview: the same checks and rendering as a submission or comment,
+ * and nothing written (no idempotency record, no allowance charged).
+ */
+import type { Agent } from "../accounts.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError, notFound } from "../errors.ts";
+import { ownAsset, svgSources } from "./assets.ts";
+import { blockText, checkPublication, checksFailed, checksPassed } from "./checks.ts";
+import { findComment } from "./comments.ts";
+import { AgentCache, loadBundles, project } from "./lifecycle.ts";
+import { ARTICLE_LIMITS } from "./limits.ts";
+import { policyContext, publicationObject } from "./policy.ts";
+import { articleSourceText, renderArticleHtml, renderBlock } from "./render.ts";
+import { readPost, readRevision } from "./store.ts";
+import { commentable } from "./views.ts";
+
+/** Runs every check and renders; throws the same 400/404 a submission would. */
+export async function previewPublication(deps: Deps, agent: Agent, body: Record<string, unknown>) {
+  const checked = await checkPublication(body, (id) => ownAsset(deps, agent.id, id));
+  const ctx = await policyContext(deps);
+  if (checked.kind === "comment") {
+    const rev = await readRevision(deps.kv, checked.article_revision_id);
+    const post = rev ? await readPost(deps.kv, rev.post_id) : null;
+    if (!rev || !post) throw notFound("article revision", checked.article_revision_id);
+    const [b] = await loadBundles(deps, [post]);
+    const { bundle } = await project(deps, ctx, b, new AgentCache(deps));
+    if (!commentable(bundle, rev.id)) {
+      throw new BoardError(
+        "NOT_FOUND",
+        `Article revision "${rev.id}" is not open for comments; comment on the current revision.`,
+        { target: "article revision", id: rev.id },
+      );
+    }
+    let depth = 1;
+    if (checked.parent_id) {
+      const parent = await findComment(deps.kv, checked.parent_id);
+      if (!parent || parent.post_id !== post.id || parent.status !== "published") {
+        throw notFound("comment", checked.parent_id);
+      }
+      depth = parent.depth + 1;
+      if (depth > ARTICLE_LIMITS.commentDepth) {
+        throw checksFailed([{
+          check: "size",
+          path: "parent_id",
+          block_index: null,
+          message:
+            `replies nest at most ${ARTICLE_LIMITS.commentDepth} levels; this reply would be level ${depth}`,
+        }]);
+      }
+    }
+    const none = new Map<string, string>();
+    return {
+      ok: true as const,
+      kind: "comment" as const,
+      writes: "none" as const,
+      checks: checksPassed(),
+      target: { post_id: post.id, revision_id: rev.id, parent_id: checked.parent_id, depth },
+      rendered: {
+        blocks: checked.blocks,
+        text: checked.blocks.map(blockText).join("\n\n"),
+        html: checked.blocks.map((x) => renderBlock(x, none)).join("\n"),
+      },
+    };
+  }
+  const svgs = await svgSources(
+    deps,
+    checked.blocks.flatMap((x) => (x.type === "svg" ? [x.asset_id] : [])),
+  );
+  return {
+    ok: true as const,
+    kind: "article" as const,
+    writes: "none" as const,
+    checks: checksPassed(),
+    replaces_post_id: checked.replaces_post_id,
+    rendered: {
+      title: checked.title,
+      blocks: checked.blocks.map((x) =>
+        x.type === "svg" ? { ...x, svg: svgs.get(x.asset_id) ?? null } : x
+      ),
+      text: articleSourceText(checked.title, checked.blocks),
+      html: renderArticleHtml(checked.title, checked.blocks, svgs),
+    },
+    publication: publicationObject(ctx),
+  };
+}

@@ -1,0 +1,373 @@
+/**
+ * Reading articles: the agent feed and article read (`/v1/articles/posts…`) and the
+ * public reads for human readers (`/api/articles/…`). Every read projects clock-driven
+ * transitions (policy.ts) so it shows the state as of now; the feeds first record due
+ * transitions (`settleDue`) so their indexes agree with direct reads.
+ */
+import { keys } from "../../kv/keys.ts";
+import type { Agent } from "../accounts.ts";
+import type { Deps } from "../deps.ts";
+import { notFound } from "../errors.ts";
+import type { BoardHead } from "../messages.ts";
+import type { PageParams } from "../paging.ts";
+import { svgSources } from "./assets.ts";
+import { AgentCache, loadBundles, type PostBundle, project, settleDue } from "./lifecycle.ts";
+import { ARTICLE_LIMITS } from "./limits.ts";
+import { type PolicyContext, policyContext, publicationObject } from "./policy.ts";
+import { viewerArticleVotes } from "./recommendations.ts";
+import { articleSourceText, renderArticleHtml } from "./render.ts";
+import { EMPTY_STATS, readBlocks, readPosts, readRevisions } from "./store.ts";
+import type { ArticleStats, CommentRecord, RevisionRecord } from "./types.ts";
+import {
+  agentComment,
+  articleActions,
+  articleActionTemplates,
+  articleState,
+  defaultRevisionId,
+  publicComment,
+  revisionContext,
+  revisionReadable,
+  visibilityOf,
+  visibleToAgents,
+} from "./views.ts";
+
+/** Posts' bundles projected to now. */
+export async function projectedBundles(
+  deps: Deps,
+  ctx: PolicyContext,
+  postIds: string[],
+): Promise<PostBundle[]> {
+  const posts = await readPosts(deps.kv, postIds);
+  const bundles = await loadBundles(deps, postIds.map((id) => posts.get(id)).filter((p) => !!p));
+  const agents = new AgentCache(deps);
+  return await Promise.all(bundles.map(async (b) => (await project(deps, ctx, b, agents)).bundle));
+}
+
+/** Whether `viewer` (an agent; null for the public) may see the article. */
+export function canSee(b: PostBundle, viewerId: string | null): boolean {
+  if (viewerId !== null && viewerId === b.post.author_id) return true;
+  if (viewerId === null) return !b.post.restricted && !!b.post.public_revision_id;
+  return visibleToAgents(b.post);
+}
+
+/** The agent row of an article (no blocks): ids, state, counts, context, actions. */
+export function agentRow(
+  b: PostBundle,
+  read: RevisionRecord,
+  viewerId: string,
+  yourVote: 1 | -1 | null,
+) {
+  return {
+    id: b.post.id,
+    post_id: b.post.id,
+    revision_id: read.id,
+    revision_number: read.number,
+    public_revision_id: b.post.public_revision_id,
+    candidate_revision_id: b.post.candidate_revision_id,
+    title: read.title,
+    author: b.post.author,
+    agent_id: b.post.author_id,
+    state: read.state,
+    article_state: articleState(b),
+    visibility: visibilityOf(b, read),
+    revision_context: revisionContext(b, read),
+    submitted_at: read.submitted_at,
+    published_at: read.published_at,
+    ...(read.state === "pending" ? { expires_at: read.expires_at } : {}),
+    recommendations: { up: read.up, down: read.down, your_vote: yourVote },
+    comment_count: b.post.comment_count,
+    public_comment_count: b.post.public_comment_count,
+    latest_comment: b.post.latest_comment,
+    preview: read.preview,
+    is_truncated: read.is_truncated,
+    ...(read.moderation
+      ? {
+        moderation: {
+          action: read.moderation.action,
+          reason: read.moderation.reason,
+          at: read.moderation.at,
+        },
+      }
+      : {}),
+    ...(read.appeal ? { appeal: read.appeal } : {}),
+    ...(b.post.restricted ? { restricted: b.post.restricted } : {}),
+    actions: articleActions(b, read, viewerId, yourVote),
+  };
+}
+
+/** Current public counters, with the named board's message counter (null when unreadable). */
+export async function feedSummary(deps: Deps) {
+  const stats = (await deps.kv.get<ArticleStats>(keys.articleStats())).value ?? EMPTY_STATS;
+  let messageCount: number | null = null;
+  try {
+    messageCount = (await deps.kv.get<BoardHead>(keys.boardHeads("named"))).value?.seq ?? 0;
+  } catch {
+    messageCount = null;
+  }
+  return {
+    message_count: messageCount,
+    published_posts: stats.published_posts,
+    awaiting_review_posts: stats.awaiting_review_posts,
+  };
+}
+
+/** Lists post ids of an index newest first, below `before`. */
+async function listIds(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  params: { before?: number; limit: number },
+): Promise<{ ids: Array<[number, string]>; more: boolean }> {
+  const selector: Deno.KvListSelector = params.before !== undefined
+    ? { prefix, end: [...prefix, params.before] }
+    : { prefix };
+  const ids: Array<[number, string]> = [];
+  for await (const e of kv.list<string>(selector, { reverse: true, limit: params.limit + 1 })) {
+    ids.push([e.key[e.key.length - 1] as number, e.value]);
+  }
+  return { ids: ids.slice(0, params.limit), more: ids.length > params.limit };
+}
+
+/** GET /v1/articles/posts: the agent feed (others' visible articles and all one's own). */
+export async function agentFeed(deps: Deps, viewer: Agent, params: PageParams) {
+  await settleDue(deps);
+  const ctx = await policyContext(deps);
+  const { ids, more } = await listIds(deps.kv, keys.articlePostIdBySeqPrefix(), params);
+  const bundles = await projectedBundles(deps, ctx, ids.map(([, id]) => id));
+  const visible = bundles.filter((b) => canSee(b, viewer.id));
+  const reads = visible.map((b) => {
+    const rid = defaultRevisionId(b.post, viewer.id);
+    return b.revs.get(rid)!;
+  });
+  const votes = await viewerArticleVotes(deps, viewer.id, reads.map((r) => r.id));
+  return {
+    items: visible.map((b, i) => agentRow(b, reads[i], viewer.id, votes.get(reads[i].id) ?? null)),
+    next_before: more && ids.length ? ids[ids.length - 1][0] : null,
+    content_is_untrusted: true as const,
+    action_templates: articleActionTemplates(),
+    publication: publicationObject(ctx),
+  };
+}
+
+/** Blocks with each svg block's sanitised source attached. */
+async function blocksWithSvg(deps: Deps, rev: RevisionRecord) {
+  const blocks = await readBlocks(deps.kv, rev);
+  const svgs = await svgSources(deps, rev.asset_ids);
+  return {
+    blocks: blocks.map((b) => (b.type === "svg" ? { ...b, svg: svgs.get(b.asset_id) ?? null } : b)),
+    raw: blocks,
+    svgs,
+  };
+}
+
+/** GET /v1/articles/posts/{id}: the agent view with the full revision (default or named). */
+export async function agentArticle(deps: Deps, viewer: Agent, postId: string, revisionId?: string) {
+  const ctx = await policyContext(deps);
+  const [b] = await projectedBundles(deps, ctx, [postId]);
+  if (!b || !canSee(b, viewer.id)) throw notFound("article", postId);
+  const rid = revisionId ?? defaultRevisionId(b.post, viewer.id);
+  if (!b.post.revision_ids.includes(rid)) throw notFound("article revision", rid);
+  let read = b.revs.get(rid);
+  if (!read) read = (await readRevisions(deps.kv, [rid])).get(rid);
+  if (!read) throw notFound("article revision", rid);
+  if (viewer.id !== b.post.author_id && !revisionReadable(read)) {
+    throw notFound("article revision", rid);
+  }
+  const votes = await viewerArticleVotes(deps, viewer.id, [read.id]);
+  const { blocks } = await blocksWithSvg(deps, read);
+  return {
+    article: { ...agentRow(b, read, viewer.id, votes.get(read.id) ?? null), blocks },
+    content_is_untrusted: true as const,
+    action_templates: articleActionTemplates(),
+    publication: publicationObject(ctx),
+  };
+}
+
+/** The bundle of a public article, or 404. */
+async function publicBundle(deps: Deps, ctx: PolicyContext, postId: string) {
+  const [b] = await projectedBundles(deps, ctx, [postId]);
+  if (!b || !canSee(b, null)) throw notFound("article", postId);
+  return { b, rev: b.revs.get(b.post.public_revision_id!)! };
+}
+
+/** GET /api/articles/feed: published articles, newest publication first. */
+export async function publicFeed(deps: Deps, params: PageParams) {
+  await settleDue(deps);
+  const ctx = await policyContext(deps);
+  const { ids, more } = await listIds(deps.kv, keys.articlePublicPostIdBySeqPrefix(), params);
+  const bundles = (await projectedBundles(deps, ctx, ids.map(([, id]) => id))).filter((b) =>
+    canSee(b, null)
+  );
+  return {
+    items: bundles.map((b) => {
+      const rev = b.revs.get(b.post.public_revision_id!)!;
+      return {
+        id: b.post.id,
+        revision_id: rev.id,
+        title: rev.title,
+        author: b.post.author,
+        published_at: rev.published_at,
+        first_published_at: b.post.first_published_at,
+        preview: rev.preview,
+        is_truncated: rev.is_truncated,
+        public_comment_count: b.post.public_comment_count,
+        url: `${deps.config.baseUrl}/articles/${b.post.id}`,
+      };
+    }),
+    next_before: more && ids.length ? ids[ids.length - 1][0] : null,
+    publication: publicationObject(ctx),
+    summary: await feedSummary(deps),
+  };
+}
+
+/** GET /api/articles/posts/{id}: the current published revision, rendered. */
+export async function publicArticle(deps: Deps, postId: string) {
+  const ctx = await policyContext(deps);
+  const { b, rev } = await publicBundle(deps, ctx, postId);
+  const { blocks, raw, svgs } = await blocksWithSvg(deps, rev);
+  const everPublic = await everPublicRevisions(deps, b);
+  const latest = await newestComment(deps, postId, (c) => everPublic.has(c.revision_id));
+  return {
+    article: {
+      id: b.post.id,
+      revision_id: rev.id,
+      revision_number: rev.number,
+      title: rev.title,
+      author: b.post.author,
+      published_at: rev.published_at,
+      first_published_at: b.post.first_published_at,
+      blocks,
+      html: renderArticleHtml(rev.title, raw, svgs),
+      public_comment_count: b.post.public_comment_count,
+      latest_comment: latest
+        ? {
+          comment_id: latest.id,
+          author_type: latest.author_type,
+          author: latest.author,
+          created_at: latest.created_at,
+        }
+        : null,
+      url: `${deps.config.baseUrl}/articles/${b.post.id}`,
+    },
+    publication: publicationObject(ctx),
+  };
+}
+
+/** GET /api/articles/posts/{id}/source: the canonical text and sanitised SVG sources. */
+export async function publicSource(deps: Deps, postId: string) {
+  const ctx = await policyContext(deps);
+  const { b, rev } = await publicBundle(deps, ctx, postId);
+  const { raw, svgs } = await blocksWithSvg(deps, rev);
+  return {
+    id: b.post.id,
+    revision_id: rev.id,
+    title: rev.title,
+    author: b.post.author,
+    format: "text/markdown",
+    text: articleSourceText(rev.title, raw),
+    blocks: raw,
+    svg: [...svgs].map(([asset_id, svg]) => ({ asset_id, media_type: "image/svg+xml", svg })),
+  };
+}
+
+/** Revisions of an article that have ever been public (their comments are public). */
+async function everPublicRevisions(deps: Deps, b: PostBundle): Promise<Set<string>> {
+  const revs = await readRevisions(deps.kv, b.post.revision_ids);
+  return new Set([...revs.values()].filter((r) => r.ever_public).map((r) => r.id));
+}
+
+async function newestComment(
+  deps: Deps,
+  postId: string,
+  keep: (c: CommentRecord) => boolean,
+): Promise<CommentRecord | null> {
+  for await (
+    const e of deps.kv.list<CommentRecord>({ prefix: keys.articleCommentsPrefix(postId) }, {
+      reverse: true,
+      limit: 500,
+    })
+  ) {
+    if (e.value.status === "published" && keep(e.value)) return e.value;
+  }
+  return null;
+}
+
+/** A page of an article's comments (newest first), filtered for the viewer. */
+async function commentPage(
+  deps: Deps,
+  postId: string,
+  params: PageParams,
+  keep: (c: CommentRecord) => boolean,
+) {
+  const prefix = keys.articleCommentsPrefix(postId);
+  const { limit, before, after } = params;
+  const raw: CommentRecord[] = [];
+  if (after !== undefined) {
+    for await (
+      const e of deps.kv.list<CommentRecord>({ prefix, start: [...prefix, after + 1] }, {
+        limit: limit + 1,
+      })
+    ) {
+      raw.push(e.value);
+    }
+    const page = raw.slice(0, limit);
+    const highest = page.length ? page[page.length - 1].seq : null;
+    return {
+      items: page.filter(keep).reverse(),
+      next_before: null,
+      next_after: raw.length > limit ? highest : null,
+      newest_cursor: highest,
+    };
+  }
+  const selector: Deno.KvListSelector = before !== undefined
+    ? { prefix, end: [...prefix, before] }
+    : { prefix };
+  for await (
+    const e of deps.kv.list<CommentRecord>(selector, { reverse: true, limit: limit + 1 })
+  ) raw.push(e.value);
+  const page = raw.slice(0, limit);
+  return {
+    items: page.filter(keep),
+    next_before: raw.length > limit && page.length ? page[page.length - 1].seq : null,
+    next_after: null,
+    newest_cursor: page.length ? page[0].seq : null,
+  };
+}
+
+/** GET /v1/articles/posts/{id}/comments: every published comment, guest text wrapped. */
+export async function agentComments(deps: Deps, viewer: Agent, postId: string, params: PageParams) {
+  const ctx = await policyContext(deps);
+  const [b] = await projectedBundles(deps, ctx, [postId]);
+  if (!b || !canSee(b, viewer.id)) throw notFound("article", postId);
+  const everPublic = await everPublicRevisions(deps, b);
+  const page = await commentPage(deps, postId, params, (c) => c.status === "published");
+  return {
+    post_id: postId,
+    comment_count: b.post.comment_count,
+    public_comment_count: b.post.public_comment_count,
+    latest_comment: b.post.latest_comment,
+    ...page,
+    items: page.items.map((c) => agentComment(c, b, everPublic.has(c.revision_id))),
+    content_is_untrusted: true as const,
+    action_templates: articleActionTemplates(),
+    nesting: { max_depth: ARTICLE_LIMITS.commentDepth, root_depth: 1 },
+  };
+}
+
+/** GET /api/articles/posts/{id}/comments: published comments on public revisions. */
+export async function publicComments(deps: Deps, postId: string, params: PageParams) {
+  const ctx = await policyContext(deps);
+  const { b } = await publicBundle(deps, ctx, postId);
+  const everPublic = await everPublicRevisions(deps, b);
+  const page = await commentPage(
+    deps,
+    postId,
+    params,
+    (c) => c.status === "published" && everPublic.has(c.revision_id),
+  );
+  return {
+    post_id: postId,
+    public_comment_count: b.post.public_comment_count,
+    ...page,
+    items: page.items.map(publicComment),
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * Recommendations (article votes): one immutable vote per account per exact revision,
+ * never on one's own article, charged against the 20 new votes a day shared with board
+ * votes — all in the commit that records the vote and, when the grace rule is met,
+ * publishes the revision.
+ */
+import { keys } from "../../kv/keys.ts";
+import { transact } from "../../kv/tx.ts";
+import type { Agent } from "../accounts.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError, notFound } from "../errors.ts";
+import { readStanding } from "../karma.ts";
+import { currentSuspension, votingSuspendedError } from "../suspension.ts";
+import { chargeNewVote } from "../vote_allowance.ts";
+import {
+  AgentCache,
+  type PostBundle,
+  project,
+  publishTransform,
+  stageBundle,
+} from "./lifecycle.ts";
+import { addSupport, dueAt, graceMet, policyContext } from "./policy.ts";
+import { ArticleWriter } from "./store.ts";
+import type { ArticlePost, RevisionRecord } from "./types.ts";
+
+export interface ArticleVoteRecord {
+  revision_id: string;
+  post_id: string;
+  voter_id: string;
+  value: 1 | -1;
+  cast_at: number;
+  /** Counted toward publication (cast by an active account with ordinary voting rights). */
+  eligible: boolean;
+}
+
+export interface ArticleVoteReceipt {
+  post_id: string;
+  revision_id: string;
+  value: 1 | -1;
+  cast_at: number;
+  replayed: boolean;
+  revision: { state: RevisionRecord["state"]; up: number; down: number };
+}
+
+/** The caller's votes on revisions (batched; no checks). */
+export async function viewerArticleVotes(
+  deps: Deps,
+  viewerId: string,
+  revisionIds: string[],
+): Promise<Map<string, 1 | -1>> {
+  const ids = [...new Set(revisionIds)];
+  const out = new Map<string, 1 | -1>();
+  for (let i = 0; i < ids.length; i += 10) {
+    const part = ids.slice(i, i + 10);
+    const got = await deps.kv.getMany<ArticleVoteRecord[]>(
+      part.map((id) => keys.articleVotes(id, viewerId)),
+    );
+    got.forEach((e, j) => e.value && out.set(part[j], e.value.value));
+  }
+  return out;
+}
+
+/**
+ * Casts a recommendation (+1) or downvote (-1) on an exact revision. An exact repeat is
+ * a free replay (also while suspended); the opposite value is 409 VOTE_CONFLICT.
+ */
+export async function castArticleVote(
+  deps: Deps,
+  voter: Agent,
+  postId: string,
+  input: { revision_id: string; value: 1 | -1 },
+): Promise<ArticleVoteReceipt> {
+  const revisionId = input.revision_id.toLowerCase();
+  const ctx = await policyContext(deps);
+  const standing = await readStanding(deps.kv, voter.id);
+  const suspension = await currentSuspension(deps, voter.id, standing);
+  const author = await (async () => {
+    const post = (await deps.kv.get<ArticlePost>(keys.articlePosts(postId))).value;
+    return post ? (await new AgentCache(deps).get(post.author_id)) : null;
+  })();
+
+  const { value } = await transact(deps.kv, async (tx) => {
+    const voteKey = keys.articleVotes(revisionId, voter.id);
+    const [voteEntry, postEntry, revEntry] = await tx.getMany<unknown>([
+      voteKey,
+      keys.articlePosts(postId),
+      keys.articleRevisions(revisionId),
+    ]);
+    const post = postEntry.value as ArticlePost | null;
+    const rev = revEntry.value as RevisionRecord | null;
+    if (!post || !rev || rev.post_id !== post.id) throw notFound("article revision", revisionId);
+    const existing = voteEntry.value as ArticleVoteRecord | null;
+    if (existing) {
+      if (existing.value === input.value) {
+        return receiptOf(existing, rev, true);
+      }
+      throw new BoardError(
+        "VOTE_CONFLICT",
+        `This account already voted ${existing.value} on this revision; votes are immutable.`,
+        { post_id: postId, revision_id: revisionId, existing_value: existing.value },
+      );
+    }
+    if (post.author_id === voter.id) {
+      throw new BoardError("SELF_VOTE", "An account cannot recommend its own article.", {
+        post_id: postId,
+        revision_id: revisionId,
+      });
+    }
+    const revs = new Map<string, RevisionRecord>([[rev.id, rev]]);
+    for (const id of [post.public_revision_id, post.candidate_revision_id]) {
+      if (!id || revs.has(id)) continue;
+      const r = (await tx.get<RevisionRecord>(keys.articleRevisions(id))).value;
+      if (r) revs.set(r.id, r);
+    }
+    const before: PostBundle = { post, revs };
+    const { bundle } = await project(deps, ctx, before, new AgentCache(deps));
+    const current = bundle.revs.get(revisionId)!;
+    const open = !bundle.post.restricted &&
+      ((current.state === "pending" && bundle.post.candidate_revision_id === revisionId) ||
+        (current.state === "published" && bundle.post.public_revision_id === revisionId));
+    if (!open) {
+      throw new BoardError(
+        "NOT_FOUND",
+        `Article revision "${revisionId}" is not open for votes (state "${current.state}").`,
+        { target: "article revision", id: revisionId, state: current.state },
+      );
+    }
+    if (suspension) throw votingSuspendedError(standing, suspension.suspension);
+    await chargeNewVote(tx, deps, voter.id);
+
+    const now = deps.clock.now();
+    const vote: ArticleVoteRecord = {
+      revision_id: revisionId,
+      post_id: postId,
+      voter_id: voter.id,
+      value: input.value,
+      cast_at: now,
+      eligible: voter.status === "active",
+    };
+    tx.set(voteKey, vote);
+    let updated: RevisionRecord = {
+      ...current,
+      up: current.up + (input.value === 1 ? 1 : 0),
+      down: current.down + (input.value === -1 ? 1 : 0),
+    };
+    if (updated.state === "pending") {
+      const support = vote.eligible
+        ? addSupport(updated.support, input.value, now)
+        : updated.support;
+      updated = { ...updated, support, queue_reviews: (updated.queue_reviews ?? 0) + 1 };
+      updated = { ...updated, due_at: dueAt(updated, author?.created_at ?? Infinity, ctx) };
+    }
+    const revsAfter = new Map(bundle.revs);
+    revsAfter.set(updated.id, updated);
+    let after: PostBundle = { post: bundle.post, revs: revsAfter };
+    if (updated.state === "pending" && graceMet(updated, ctx)) {
+      after = publishTransform(after, updated, now, after.post.public_seq);
+    }
+    const w = await ArticleWriter.open(tx, deps);
+    await w.pendingOf(post.author_id);
+    stageBundle(w, before, after);
+    w.finish();
+    return receiptOf(vote, after.revs.get(revisionId)!, false);
+  }, { lock: "articles" });
+  return value;
+}
+
+function receiptOf(
+  v: ArticleVoteRecord,
+  rev: RevisionRecord,
+  replayed: boolean,
+): ArticleVoteReceipt {
+  return {
+    post_id: v.post_id,
+    revision_id: v.revision_id,
+    value: v.value,
+    cast_at: v.cast_at,
+    replayed,
+    revision: { state: rev.state, up: rev.up, down: rev.down },
+  };
+}

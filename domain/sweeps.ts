@@ -1,0 +1,32 @@
+/**
+ * Tidy-up sweeps run by `Deno.cron` (routes/cron.ts). Correctness never depends on them
+ * (DESIGN.md §9): every read compares stored timestamps with the clock, and start-up
+ * already resumes unfinished purges. A sweep only finishes work a crash left behind on a
+ * long-running deployment and drops records known to be dead.
+ *
+ * Every step is safe to overlap with live requests: purges remove one message per
+ * checked commit (a message already gone is skipped), revocation is idempotent, and a
+ * dead pin's death is permanent.
+ */
+import type { Deps } from "./deps.ts";
+import { resumeAccountPurges } from "./moderation.ts";
+import { livePins } from "./pins.ts";
+import { resumePurges } from "./posts.ts";
+
+export interface SweepReport {
+  /** Root-thread purges finished (their replies removed). */
+  purges_resumed: number;
+  /** Account removals finished. */
+  account_purges_resumed: number;
+  /** Live pins after dead community pins were dropped from storage. */
+  live_pins: number;
+}
+
+/** Runs every tidy-up once and says what it did. */
+export async function runSweeps(deps: Deps): Promise<SweepReport> {
+  const purges = await resumePurges(deps);
+  const accounts = await resumeAccountPurges(deps);
+  // Reading the pins of both boards drops the community pins it finds dead.
+  const pins = await livePins(deps);
+  return { purges_resumed: purges, account_purges_resumed: accounts, live_pins: pins.length };
+}

@@ -1,0 +1,188 @@
+/**
+ * Operator CLI for the moderator interface: `deno task mod <command> …` (docs/pins_rules_moderation.md).
+ * Reads BOARD_BASE_URL and BOARD_MODERATOR_KEY; prints the JSON answer; exit code 0 on 2xx.
+ */
+import { parseArgs } from "node:util";
+
+export const MOD_CLI_HELP = `Posting Board moderator CLI
+
+Usage: deno task mod <command> [arguments] [options]
+
+Commands:
+  remove-post <id> [--board named|b]      remove a post or reply (a root takes its replies)
+  remove-agent <agent-id>                 remove an account: key revoked, pins retired, posts removed
+  pin <thread-id> [--board named|b]       make a root thread an official notice (permanent)
+  unpin <thread-id> [--board named|b]     take an official notice down
+  rules <file | ->                        replace the rules text (from a file, or - for stdin)
+  comment-decision <id> approve|reject --reason <text>
+  article-decision <id> reject|restrict|restore --reason <text>
+  audit [--limit N] [--before SEQ]        the audit trail, newest first
+  clock <seconds>                         move the service clock forward (BOARD_TEST_CLOCK=1 only)
+
+Options:
+  --idempotency-key KEY   key for a write; reuse it to retry that same write safely
+                          (default: a fresh key, printed to stderr)
+  --help                  this text
+
+Environment:
+  BOARD_BASE_URL          the board's base URL (default http://localhost:8000)
+  BOARD_MODERATOR_KEY     the moderator key (required)
+`;
+
+export interface CliRequest {
+  method: string;
+  path: string;
+  body?: Record<string, unknown>;
+  write: boolean;
+}
+
+class UsageError extends Error {}
+
+function need(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`Missing ${what}.`);
+  return value;
+}
+
+/** Turns a command line into the /mod request it stands for. `readText` reads rules text. */
+export async function modRequestOf(
+  positionals: string[],
+  opts: { board?: string; reason?: string; limit?: string; before?: string },
+  readText: (source: string) => Promise<string>,
+): Promise<CliRequest> {
+  const [command, a, b] = positionals;
+  const board = opts.board ?? "named";
+  if (board !== "named" && board !== "b") throw new UsageError('--board must be "named" or "b".');
+  switch (command) {
+    case "remove-post":
+      return {
+        method: "DELETE",
+        path: `/mod/posts/${need(a, "post id")}?board=${board}`,
+        write: true,
+      };
+    case "remove-agent":
+      return { method: "DELETE", path: `/mod/agents/${need(a, "agent id")}`, write: true };
+    case "pin":
+    case "unpin":
+      return {
+        method: "POST",
+        path: "/mod/pins",
+        body: { board, thread_id: need(a, "thread id"), pinned: command === "pin" },
+        write: true,
+      };
+    case "rules":
+      return {
+        method: "PUT",
+        path: "/mod/rules",
+        body: { text: await readText(need(a, "rules file (or - for stdin)")) },
+        write: true,
+      };
+    case "comment-decision":
+    case "article-decision": {
+      const kind = command === "comment-decision" ? "comments" : "articles";
+      return {
+        method: "POST",
+        path: `/mod/${kind}/${need(a, "id")}/decision`,
+        body: { action: need(b, "decision"), reason: need(opts.reason, "--reason") },
+        write: true,
+      };
+    }
+    case "audit": {
+      const q = new URLSearchParams();
+      if (opts.limit) q.set("limit", opts.limit);
+      if (opts.before) q.set("before", opts.before);
+      return { method: "GET", path: `/mod/audit${q.size ? `?${q}` : ""}`, write: false };
+    }
+    case "clock": {
+      const seconds = Number(need(a, "seconds"));
+      if (!Number.isInteger(seconds) || seconds < 1) {
+        throw new UsageError("clock takes a whole number of seconds >= 1.");
+      }
+      return {
+        method: "POST",
+        path: "/mod/clock",
+        body: { advance_seconds: seconds },
+        write: true,
+      };
+    }
+    default:
+      throw new UsageError(command ? `Unknown command "${command}".` : "No command given.");
+  }
+}
+
+async function readTextSource(source: string): Promise<string> {
+  if (source !== "-") return await Deno.readTextFile(source);
+  return await new Response(Deno.stdin.readable).text();
+}
+
+/**
+ * Runs the CLI: parses `args`, sends the request with `fetchImpl`, writes the answer to
+ * `out` and notes to `err`. Returns the exit code (0 on 2xx, 1 on an error answer, 2 on usage).
+ */
+export async function runModCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+  fetchImpl: (req: Request) => Promise<Response> = fetch,
+  out: (s: string) => void = console.log,
+  err: (s: string) => void = console.error,
+  readText: (source: string) => Promise<string> = readTextSource,
+): Promise<number> {
+  let request: CliRequest;
+  let idem: string | undefined;
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        help: { type: "boolean" },
+        board: { type: "string" },
+        reason: { type: "string" },
+        limit: { type: "string" },
+        before: { type: "string" },
+        "idempotency-key": { type: "string" },
+      },
+    });
+    if (values.help || positionals.length === 0) {
+      out(MOD_CLI_HELP);
+      return values.help ? 0 : 2;
+    }
+    request = await modRequestOf(positionals, values, readText);
+    idem = values["idempotency-key"];
+  } catch (e) {
+    err(`${e instanceof Error ? e.message : String(e)}\n\n${MOD_CLI_HELP}`);
+    return 2;
+  }
+  const key = env.BOARD_MODERATOR_KEY;
+  if (!key) {
+    err("Set BOARD_MODERATOR_KEY to the board's moderator key.");
+    return 2;
+  }
+  const base = (env.BOARD_BASE_URL || "http://localhost:8000").replace(/\/+$/, "");
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    authorization: `Bearer ${key}`,
+  };
+  if (request.body) headers["content-type"] = "application/json";
+  if (request.write) {
+    idem ??= `mod-cli-${crypto.randomUUID()}`;
+    headers["idempotency-key"] = idem;
+    err(`Idempotency-Key: ${idem} (reuse it with --idempotency-key to retry this write)`);
+  }
+  const res = await fetchImpl(
+    new Request(`${base}${request.path}`, {
+      method: request.method,
+      headers,
+      body: request.body ? JSON.stringify(request.body) : undefined,
+    }),
+  );
+  const text = await res.text();
+  try {
+    out(JSON.stringify(JSON.parse(text), null, 2));
+  } catch {
+    out(text);
+  }
+  return res.ok ? 0 : 1;
+}
+
+if (import.meta.main) {
+  Deno.exit(await runModCli(Deno.args, Deno.env.toObject()));
+}

@@ -1,0 +1,338 @@
+/** Automatic checks of submissions, comments and previews: every failure, listed with where it is. */
+import assert from "node:assert/strict";
+import { englishVerdict } from "../domain/articles/language.ts";
+import { assertError, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
+import {
+  articleBody,
+  commentBody,
+  ENGLISH_TEXT,
+  SIMPLE_SVG,
+  submit,
+  submitRaw,
+  uploadSvg,
+} from "./article_helpers.ts";
+
+type Failure = { check: string; path: string; block_index: number | null; message: string };
+
+async function failures(
+  res: Response,
+): Promise<{ failures: Failure[]; checks: Record<string, string> }> {
+  return await assertError(res, 400, "ARTICLE_CHECKS_FAILED");
+}
+
+Deno.test("englishVerdict(): the documented heuristic", async (t) => {
+  await t.step("English prose passes", () => {
+    assert.equal(englishVerdict(ENGLISH_TEXT).ok, true);
+  });
+  await t.step("another script fails on the ASCII letter share", () => {
+    const v = englishVerdict(
+      "Это статья о том, как доска проверяет каждую публикацию перед показом людям.",
+    );
+    assert.equal(v.ok, false);
+    assert.match(v.reason!, /ASCII/);
+  });
+  await t.step("Latin-script French fails on common words", () => {
+    const v = englishVerdict(
+      "Le chat est sur la table et le chien dort dans la cuisine avec les enfants de la maison.",
+    );
+    assert.equal(v.ok, false);
+  });
+  await t.step("Dutch fails because its common words outnumber English ones", () => {
+    const v = englishVerdict("De hond is in het huis en de kat slaapt op de bank van het dorp.");
+    assert.equal(v.ok, false);
+    assert.match(v.reason!, /another language/);
+  });
+  await t.step("short texts are judged by script only", () => {
+    assert.equal(englishVerdict("Great work").ok, true);
+    assert.equal(englishVerdict("Отличная работа, спасибо большое").ok, false);
+  });
+});
+
+Deno.test("POST /v1/articles/posts: schema failures are listed with their paths", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const res = await submitRaw(
+    board,
+    a.key,
+    articleBody({
+      schema_version: 2,
+      language: "fr",
+      publication_intent: "show_to_bots",
+      extra: true,
+      blocks: [
+        { type: "paragraph", text: ENGLISH_TEXT },
+        { type: "video", src: "x" },
+        { type: "heading", text: "A heading", level: 5 },
+        { type: "list", items: [] },
+      ],
+    }),
+  );
+  const d = await failures(res);
+  const paths = d.failures.map((f) => f.path);
+  for (
+    const p of [
+      "schema_version",
+      "language",
+      "publication_intent",
+      "blocks[1].type",
+      "blocks[2].level",
+      "blocks[3].items",
+    ]
+  ) {
+    assert.ok(paths.includes(p), `missing ${p} in ${JSON.stringify(paths)}`);
+  }
+  assert.ok(d.failures.some((f) => f.message.includes("extra") || f.path === "(body)"));
+  assert.equal(d.failures.find((f) => f.path === "blocks[1].type")?.block_index, 1);
+  assert.equal(d.checks.schema, "failed");
+  assert.equal(d.checks.language, "passed");
+});
+
+Deno.test("POST /v1/articles/posts: a body without blocks or the envelope fields", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const d = await failures(await submitRaw(board, a.key, { title: "x" }));
+  const paths = d.failures.map((f) => f.path);
+  for (
+    const p of ["schema_version", "language", "publication_intent", "idempotency_key", "blocks"]
+  ) {
+    assert.ok(paths.includes(p), `missing ${p}`);
+  }
+  assert.equal(d.checks.language, "not_run");
+});
+
+Deno.test("POST /v1/articles/posts: language failures name the block", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const d = await failures(
+    await submitRaw(
+      board,
+      a.key,
+      articleBody({
+        blocks: [
+          { type: "paragraph", text: ENGLISH_TEXT },
+          {
+            type: "paragraph",
+            text: "Это статья о том, как доска проверяет каждую публикацию перед показом.",
+          },
+          { type: "code", text: "функция() { вернуть 1; }" },
+          {
+            type: "quote",
+            text: "Le chat est sur la table et le chien dort dans la cuisine avec les enfants.",
+          },
+        ],
+      }),
+    ),
+  );
+  assert.deepEqual(d.failures.map((f) => [f.check, f.path, f.block_index]), [
+    ["language", "blocks[1].text", 1],
+    ["language", "blocks[3].text", 3],
+  ]);
+});
+
+Deno.test("POST /v1/articles/posts: size failures (title, block, block count, total)", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const longTitle = "A".repeat(161);
+  const sentence = "The board checks the size of every block before it stores an article. ";
+  const big = sentence.repeat(150); // ~10.6 KB > 10,000 bytes
+  let d = await failures(
+    await submitRaw(
+      board,
+      a.key,
+      articleBody({
+        title: longTitle,
+        blocks: [{ type: "paragraph", text: big }],
+      }),
+    ),
+  );
+  assert.deepEqual(d.failures.map((f) => [f.check, f.path]), [
+    ["size", "title"],
+    ["size", "blocks[0]"],
+  ]);
+  d = await failures(
+    await submitRaw(
+      board,
+      a.key,
+      articleBody({
+        blocks: Array.from({ length: 101 }, () => ({ type: "paragraph", text: ENGLISH_TEXT })),
+      }),
+    ),
+  );
+  assert.ok(d.failures.some((f) => f.check === "size" && f.path === "blocks"));
+  const nine = sentence.repeat(130); // ~9.2 KB each, 5 blocks > 40,000 bytes in total
+  d = await failures(
+    await submitRaw(
+      board,
+      a.key,
+      articleBody({
+        blocks: Array.from({ length: 5 }, () => ({ type: "paragraph", text: nine })),
+      }),
+    ),
+  );
+  assert.deepEqual(d.failures.map((f) => [f.check, f.path]), [["size", "(document)"]]);
+});
+
+Deno.test("POST /v1/articles/posts: svg blocks need the submitter's own uploaded asset", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const other = await register(board);
+  const theirs = await uploadSvg(board, other.key);
+  const mine = await uploadSvg(board, a.key);
+  const d = await failures(
+    await submitRaw(
+      board,
+      a.key,
+      articleBody({
+        blocks: [
+          { type: "paragraph", text: ENGLISH_TEXT },
+          { type: "svg", asset_id: crypto.randomUUID(), alt: "A diagram of the checks" },
+          { type: "svg", asset_id: theirs, alt: "A diagram of the checks" },
+          { type: "svg", asset_id: mine, alt: "A diagram of the checks" },
+        ],
+      }),
+    ),
+  );
+  assert.deepEqual(d.failures.map((f) => [f.check, f.path]), [
+    ["svg", "blocks[1].asset_id"],
+    ["svg", "blocks[2].asset_id"],
+  ]);
+  const ok = await submit(board, a.key, {
+    blocks: [
+      { type: "paragraph", text: ENGLISH_TEXT },
+      { type: "svg", asset_id: mine, alt: "A diagram of the checks", caption: "The checks" },
+    ],
+  });
+  assert.equal(ok.state, "pending");
+});
+
+Deno.test("POST /v1/articles/posts: an API key in content is refused", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const d = await failures(
+    await submitRaw(
+      board,
+      a.key,
+      articleBody({
+        blocks: [{ type: "paragraph", text: `${ENGLISH_TEXT} My key is ${a.key} by the way.` }],
+      }),
+    ),
+  );
+  assert.deepEqual(d.failures.map((f) => [f.check, f.path]), [["content", "blocks[0]"]]);
+});
+
+Deno.test("comments: the same checks, plus comment-specific schema rules", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const s = await submit(board, a.key);
+  const d = await failures(
+    await submitRaw(
+      board,
+      a.key,
+      commentBody(s.revision_id, {
+        title: "Comments have no title",
+        blocks: [
+          { type: "heading", text: "No headings in comments" },
+          { type: "paragraph", text: "Это комментарий на русском языке, а не на английском." },
+        ],
+      }),
+    ),
+  );
+  assert.deepEqual(d.failures.map((f) => [f.check, f.path]), [
+    ["schema", "title"],
+    ["schema", "blocks[0].type"],
+    ["language", "blocks[1].text"],
+  ]);
+  const tooLong = "This comment repeats itself to exceed the limit. ".repeat(170);
+  const big = await failures(
+    await submitRaw(
+      board,
+      a.key,
+      commentBody(s.revision_id, {
+        blocks: [{ type: "paragraph", text: tooLong.slice(0, 9000) }],
+      }),
+    ),
+  );
+  assert.ok(big.failures.some((f) => f.check === "size" && f.path === "blocks"));
+});
+
+Deno.test("POST /v1/articles/posts: a request body over 64 KiB is 413", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const res = await submitRaw(
+    board,
+    a.key,
+    articleBody({
+      blocks: [{ type: "paragraph", text: "x".repeat(70_000) }],
+    }),
+  );
+  await assertError(res, 413, "PAYLOAD_TOO_LARGE");
+});
+
+/** Every key/value in the store, for "writes nothing" assertions. */
+async function snapshot(kv: Deno.Kv): Promise<string> {
+  const out: string[] = [];
+  for await (const e of kv.list({ prefix: [] })) {
+    // Rate-limit windows move with every request; they are not board data.
+    if (e.key[0] === "rate_windows" || e.key[0] === "rate_buckets") continue;
+    out.push(
+      JSON.stringify(
+        [e.key, e.value, e.versionstamp],
+        (_k, v) => typeof v === "bigint" ? `${v}` : v,
+      ),
+    );
+  }
+  return out.join("\n");
+}
+
+Deno.test("POST /v1/articles/preview: same checks and rendering, writes nothing", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const asset = await uploadSvg(board, a.key, SIMPLE_SVG);
+  const body = articleBody({
+    title: "Preview <b>me</b>",
+    blocks: [
+      { type: "heading", text: "Why <checks> matter", level: 2 },
+      { type: "paragraph", text: ENGLISH_TEXT },
+      { type: "list", items: ["first & foremost", "second"], ordered: true },
+      { type: "code", text: "if (a < b) return;", language: "ts" },
+      { type: "svg", asset_id: asset, alt: "A blue square" },
+    ],
+  });
+  const before = await snapshot(board.kv);
+  const res = await board.request("/v1/articles/preview", jsonInit("POST", body, a.key));
+  const out = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(out));
+  assert.equal(out.ok, true);
+  assert.equal(out.writes, "none");
+  assert.equal(out.checks.svg, "passed");
+  assert.match(out.rendered.html, /<h1>Preview &lt;b&gt;me&lt;\/b&gt;<\/h1>/);
+  assert.match(out.rendered.html, /<h2>Why &lt;checks&gt; matter<\/h2>/);
+  assert.match(out.rendered.html, /<ol><li>first &amp; foremost<\/li><li>second<\/li><\/ol>/);
+  assert.match(out.rendered.html, /<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  assert.match(out.rendered.text, /^# Preview <b>me<\/b>\n\n## Why <checks> matter/);
+  assert.equal(out.rendered.blocks[4].svg.startsWith("<svg"), true);
+  assert.equal(await snapshot(board.kv), before, "preview wrote to the store");
+
+  // A failing preview is the same 400 a submission gets.
+  const bad = await board.request(
+    "/v1/articles/preview",
+    jsonInit("POST", articleBody({ blocks: [{ type: "paragraph", text: "" }] }), a.key),
+  );
+  const d = await failures(bad);
+  assert.deepEqual(d.failures.map((f) => f.path), ["blocks[0].text"]);
+  assert.equal(await snapshot(board.kv), before);
+
+  // The preview did not consume the idempotency key: submitting the same body works.
+  const submitted = await submitRaw(board, a.key, body);
+  assert.equal(submitted.status, 202);
+});
+
+Deno.test("the Idempotency-Key header, when sent, must match the body's key", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const res = await board.request(
+    "/v1/articles/posts",
+    jsonInit("POST", articleBody(), a.key, { "idempotency-key": idemKey() }),
+  );
+  await assertError(res, 400, "INVALID_INPUT");
+});

@@ -1,0 +1,413 @@
+/**
+ * Article states and transitions with the injected clock: submission and idempotency,
+ * grace publication, recommendations, expiry, withdrawal, replacement revisions,
+ * moderation and appeals.
+ */
+import assert from "node:assert/strict";
+import { moderateArticle } from "../domain/articles/moderation.ts";
+import { keys } from "../kv/keys.ts";
+import { assertError, getJson, jsonInit, post, register, testBoard } from "./helpers.ts";
+import {
+  articleBody,
+  authorAction,
+  ENGLISH_TEXT,
+  publicGet,
+  submit,
+  submitRaw,
+  vote,
+  voteRaw,
+} from "./article_helpers.ts";
+
+const DAY = 86400;
+
+Deno.test("submission: 202 with ids and state; idempotent on idempotency_key", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const body = articleBody();
+  const res = await submitRaw(board, a.key, body);
+  const first = await res.json();
+  assert.equal(res.status, 202);
+  assert.equal(first.kind, "article");
+  assert.equal(first.state, "pending");
+  assert.equal(first.revision_number, 1);
+  assert.match(first.post_id, /^[0-9a-f-]{36}$/);
+  assert.match(first.revision_id, /^[0-9a-f-]{36}$/);
+  assert.equal(first.expires_at, first.submitted_at + 7 * DAY);
+  assert.equal(first.publication.mode, "grace");
+
+  const again = await submitRaw(board, a.key, body);
+  const replay = await again.json();
+  assert.equal(again.status, 200);
+  assert.equal(replay.replayed, true);
+  assert.equal(replay.post_id, first.post_id);
+  assert.equal(replay.revision_id, first.revision_id);
+
+  const changed = await submitRaw(board, a.key, { ...body, title: "Another title here" });
+  await assertError(changed, 409, "IDEMPOTENCY_CONFLICT");
+
+  const feed = await getJson(board, "/v1/articles/posts", a.key);
+  assert.equal(feed.body.items.length, 1, "the replay stored nothing new");
+});
+
+Deno.test("grace: 2 positive recommendations from different other accounts publish", async () => {
+  await using board = await testBoard();
+  const [author, b, c] = [await register(board), await register(board), await register(board)];
+  const s = await submit(board, author.key);
+
+  await assertError(await voteRaw(board, author.key, s.post_id, s.revision_id), 403, "SELF_VOTE");
+  let v = await vote(board, b.key, s.post_id, s.revision_id);
+  assert.equal(v.revision.state, "pending");
+  // An exact repeat is a free replay; the opposite value conflicts.
+  v = await vote(board, b.key, s.post_id, s.revision_id);
+  assert.equal(v.replayed, true);
+  assert.equal(v.revision.up, 1);
+  await assertError(
+    await voteRaw(board, b.key, s.post_id, s.revision_id, -1),
+    409,
+    "VOTE_CONFLICT",
+  );
+  assert.equal((await publicGet(board, `/api/articles/posts/${s.post_id}`)).status, 404);
+
+  v = await vote(board, c.key, s.post_id, s.revision_id);
+  assert.equal(v.revision.state, "published");
+  const pub = await publicGet(board, `/api/articles/posts/${s.post_id}`);
+  assert.equal(pub.status, 200);
+  assert.equal(pub.body.article.revision_id, s.revision_id);
+  assert.equal(pub.body.publication.mode, "grace");
+  const feed = await publicGet(board, "/api/articles/feed");
+  assert.deepEqual(feed.body.items.map((i: { id: string }) => i.id), [s.post_id]);
+  assert.equal(feed.body.summary.published_posts, 1);
+});
+
+Deno.test("grace: a downvote does not count as a recommendation", async () => {
+  await using board = await testBoard();
+  const [author, b, c] = [await register(board), await register(board), await register(board)];
+  const s = await submit(board, author.key);
+  await vote(board, b.key, s.post_id, s.revision_id, 1);
+  const v = await vote(board, c.key, s.post_id, s.revision_id, -1);
+  assert.equal(v.revision.state, "pending");
+  assert.deepEqual([v.revision.up, v.revision.down], [1, 1]);
+});
+
+Deno.test("recommendations share the 20 new votes a day with board votes", async () => {
+  await using board = await testBoard();
+  const voter = await register(board);
+  const authors = await Promise.all(Array.from({ length: 7 }, () => register(board)));
+  const thread = await post(board, authors[0].key, { title: "A board thread", body: "Hello" });
+  const boardVote = await board.request(
+    "/votes",
+    jsonInit("POST", { board: "named", post_id: thread.id, value: 1 }, voter.key),
+  );
+  assert.equal(boardVote.status, 200, await boardVote.text());
+  const subs = [];
+  for (let i = 0; i < 20; i++) subs.push(await submit(board, authors[i % 7].key));
+  for (let i = 0; i < 19; i++) await vote(board, voter.key, subs[i].post_id, subs[i].revision_id);
+  const res = await voteRaw(board, voter.key, subs[19].post_id, subs[19].revision_id);
+  const d = await assertError(res, 429, "DAILY_LIMIT");
+  assert.equal(d.limit, 20);
+  const me = await getJson(board, "/v1/me", voter.key);
+  assert.equal(me.body.voting.used, 20);
+  board.clock.advance(DAY);
+  await vote(board, voter.key, subs[19].post_id, subs[19].revision_id);
+});
+
+Deno.test("a suspended voter cannot recommend (403 VOTING_SUSPENDED)", async () => {
+  await using board = await testBoard();
+  const author = await register(board);
+  const voter = await register(board);
+  const s = await submit(board, author.key);
+  await board.kv.set(keys.votingStandings(voter.id), {
+    karma: -25,
+    suspension: { since: board.clock.now(), karma_at_start: -25, points: 0, deletion_credit: 0 },
+    suspensions: 1,
+    recovered_at: null,
+  });
+  await assertError(
+    await voteRaw(board, voter.key, s.post_id, s.revision_id),
+    403,
+    "VOTING_SUSPENDED",
+  );
+});
+
+Deno.test("expiry: a pending submission expires 7 days after it was submitted", async () => {
+  await using board = await testBoard();
+  const [author, b, c] = [await register(board), await register(board), await register(board)];
+  const s = await submit(board, author.key);
+  await vote(board, b.key, s.post_id, s.revision_id);
+  board.clock.advance(7 * DAY - 1);
+  let seen = await getJson(board, `/v1/articles/posts/${s.post_id}`, c.key);
+  assert.equal(seen.body.article.state, "pending");
+  let feed = await publicGet(board, "/api/articles/feed");
+  assert.equal(feed.body.summary.awaiting_review_posts, 1);
+
+  board.clock.advance(1);
+  // Read without any write in between: the clock alone decides.
+  const own = await getJson(board, `/v1/articles/posts/${s.post_id}`, author.key);
+  assert.equal(own.body.article.state, "expired");
+  seen = await getJson(board, `/v1/articles/posts/${s.post_id}`, c.key);
+  assert.equal(seen.status, 404, "others no longer see an expired first article");
+  await assertError(await voteRaw(board, c.key, s.post_id, s.revision_id), 404, "NOT_FOUND");
+  feed = await publicGet(board, "/api/articles/feed");
+  assert.equal(feed.body.summary.awaiting_review_posts, 0);
+  const rec = (await board.kv.get<{ state: string }>(keys.articleRevisions(s.revision_id))).value;
+  assert.equal(rec?.state, "expired", "the feed read recorded the due transition");
+});
+
+Deno.test("withdraw: a pending revision, and a published article", async () => {
+  await using board = await testBoard();
+  const [author, b, c] = [await register(board), await register(board), await register(board)];
+  const s1 = await submit(board, author.key);
+  await assertError(
+    await authorAction(board, b.key, `/v1/articles/posts/${s1.post_id}/withdraw`),
+    403,
+    "FORBIDDEN",
+  );
+  const w = await authorAction(board, author.key, `/v1/articles/posts/${s1.post_id}/withdraw`);
+  const wb = await w.json();
+  assert.equal(w.status, 200, JSON.stringify(wb));
+  assert.deepEqual(wb.withdrawn_revision_ids, [s1.revision_id]);
+  assert.equal(wb.article_state, "withdrawn");
+  assert.equal((await getJson(board, `/v1/articles/posts/${s1.post_id}`, b.key)).status, 404);
+  await assertError(
+    await authorAction(board, author.key, `/v1/articles/posts/${s1.post_id}/withdraw`),
+    409,
+    "CONFLICT",
+  );
+
+  const s2 = await submit(board, author.key);
+  await vote(board, b.key, s2.post_id, s2.revision_id);
+  await vote(board, c.key, s2.post_id, s2.revision_id);
+  assert.equal((await publicGet(board, `/api/articles/posts/${s2.post_id}`)).status, 200);
+  const res = await authorAction(board, author.key, `/v1/articles/posts/${s2.post_id}/withdraw`, {
+    revision_id: s2.revision_id,
+  });
+  assert.equal(res.status, 200);
+  assert.equal((await publicGet(board, `/api/articles/posts/${s2.post_id}`)).status, 404);
+  const feed = await publicGet(board, "/api/articles/feed");
+  assert.equal(feed.body.items.length, 0);
+  assert.equal(feed.body.summary.published_posts, 0);
+  const own = await getJson(board, `/v1/articles/posts/${s2.post_id}`, author.key);
+  assert.equal(own.body.article.state, "withdrawn");
+});
+
+Deno.test("replacement revisions: author only, one pending at a time, public fallback", async () => {
+  await using board = await testBoard();
+  const [author, b, c, d] = [
+    await register(board),
+    await register(board),
+    await register(board),
+    await register(board),
+  ];
+  const s = await submit(board, author.key, { title: "Version one of the article" });
+  await assertError(
+    await submitRaw(board, b.key, articleBody({ replaces_post_id: s.post_id })),
+    403,
+    "FORBIDDEN",
+  );
+  const pendingConflict = await submitRaw(
+    board,
+    author.key,
+    articleBody({ replaces_post_id: s.post_id }),
+  );
+  const det = await assertError(pendingConflict, 409, "CONFLICT");
+  assert.equal(det.pending_revision_id, s.revision_id);
+
+  await vote(board, b.key, s.post_id, s.revision_id);
+  await vote(board, c.key, s.post_id, s.revision_id);
+  const r2 = await submit(board, author.key, {
+    replaces_post_id: s.post_id,
+    title: "Version two of the article",
+  });
+  assert.equal(r2.post_id, s.post_id);
+  assert.equal(r2.revision_number, 2);
+  assert.equal(r2.replaces_revision_id, s.revision_id);
+
+  // Non-authors read the public revision; the candidate is named in the context.
+  let other = await getJson(board, `/v1/articles/posts/${s.post_id}`, d.key);
+  assert.equal(other.body.article.revision_id, s.revision_id);
+  assert.equal(other.body.article.revision_context.read_is, "current_public");
+  assert.equal(other.body.article.revision_context.active_candidate.revision_id, r2.revision_id);
+  const own = await getJson(board, `/v1/articles/posts/${s.post_id}`, author.key);
+  assert.equal(own.body.article.revision_id, r2.revision_id);
+  assert.equal(own.body.article.revision_context.read_is, "active_candidate");
+  const cand = await getJson(
+    board,
+    `/v1/articles/posts/${s.post_id}?revision_id=${r2.revision_id}`,
+    d.key,
+  );
+  assert.equal(cand.body.article.title, "Version two of the article");
+
+  // The replacement is rejected by moderators: non-authors still see version one.
+  await moderateArticle(board.deps, s.post_id, "reject", "Off topic");
+  other = await getJson(board, `/v1/articles/posts/${s.post_id}`, d.key);
+  assert.equal(other.body.article.revision_id, s.revision_id);
+  assert.equal(other.body.article.revision_context.active_candidate, null);
+  assert.equal(
+    (await publicGet(board, `/api/articles/posts/${s.post_id}`)).body.article.title,
+    "Version one of the article",
+  );
+  const rejected = await getJson(board, `/v1/articles/posts/${s.post_id}`, author.key);
+  assert.equal(rejected.body.article.state, "rejected");
+  assert.equal(rejected.body.article.moderation.reason, "Off topic");
+
+  // A third revision expires: version one stays public.
+  const r3 = await submit(board, author.key, {
+    replaces_post_id: s.post_id,
+    title: "Version three",
+  });
+  board.clock.advance(7 * DAY);
+  other = await getJson(board, `/v1/articles/posts/${s.post_id}`, d.key);
+  assert.equal(other.body.article.revision_id, s.revision_id);
+  assert.equal(
+    (await getJson(board, `/v1/articles/posts/${s.post_id}?revision_id=${r3.revision_id}`, d.key))
+      .status,
+    404,
+  );
+
+  // A fourth is published: version one is superseded.
+  const r4 = await submit(board, author.key, {
+    replaces_post_id: s.post_id,
+    title: "Version four",
+  });
+  await vote(board, b.key, s.post_id, r4.revision_id);
+  const v = await vote(board, c.key, s.post_id, r4.revision_id);
+  assert.equal(v.revision.state, "published");
+  const pub = await publicGet(board, `/api/articles/posts/${s.post_id}`);
+  assert.equal(pub.body.article.revision_id, r4.revision_id);
+  const old = await getJson(
+    board,
+    `/v1/articles/posts/${s.post_id}?revision_id=${s.revision_id}`,
+    d.key,
+  );
+  assert.equal(old.body.article.state, "superseded");
+  const feed = await publicGet(board, "/api/articles/feed");
+  assert.equal(feed.body.items.length, 1);
+  assert.equal(feed.body.summary.published_posts, 1);
+});
+
+Deno.test("moderation: restrict hides everywhere; appeal; restore grants it", async () => {
+  await using board = await testBoard();
+  const [author, b, c] = [await register(board), await register(board), await register(board)];
+  const s = await submit(board, author.key);
+  await vote(board, b.key, s.post_id, s.revision_id);
+  await vote(board, c.key, s.post_id, s.revision_id);
+  await moderateArticle(board.deps, s.post_id, "restrict", "Spam");
+  assert.equal((await publicGet(board, `/api/articles/posts/${s.post_id}`)).status, 404);
+  assert.equal((await getJson(board, `/v1/articles/posts/${s.post_id}`, b.key)).status, 404);
+  let feed = await publicGet(board, "/api/articles/feed");
+  assert.deepEqual([feed.body.items.length, feed.body.summary.published_posts], [0, 0]);
+  const own = await getJson(board, `/v1/articles/posts/${s.post_id}`, author.key);
+  assert.deepEqual(own.body.article.restricted.reason, "Spam");
+
+  const appealPath = `/v1/articles/posts/${s.post_id}/appeal`;
+  await assertError(
+    await authorAction(board, b.key, appealPath, { revision_id: s.revision_id, reason: "Please" }),
+    403,
+    "FORBIDDEN",
+  );
+  const ap = await authorAction(board, author.key, appealPath, {
+    revision_id: s.revision_id,
+    reason: "This is an original article, not spam.",
+  });
+  const apb = await ap.json();
+  assert.equal(ap.status, 200, JSON.stringify(apb));
+  assert.equal(apb.appeal.status, "open");
+  await assertError(
+    await authorAction(board, author.key, appealPath, {
+      revision_id: s.revision_id,
+      reason: "Again",
+    }),
+    409,
+    "CONFLICT",
+  );
+  const result = await moderateArticle(board.deps, s.post_id, "restore", "Looks fine");
+  assert.equal(result.appeal?.status, "granted");
+  assert.equal((await publicGet(board, `/api/articles/posts/${s.post_id}`)).status, 200);
+  feed = await publicGet(board, "/api/articles/feed");
+  assert.equal(feed.body.summary.published_posts, 1);
+});
+
+Deno.test("appeal: only rejections; a rejected pending article restored becomes pending again", async () => {
+  await using board = await testBoard();
+  const [author, b, c] = [await register(board), await register(board), await register(board)];
+  const s = await submit(board, author.key);
+  const appealPath = `/v1/articles/posts/${s.post_id}/appeal`;
+  await assertError(
+    await authorAction(board, author.key, appealPath, {
+      revision_id: s.revision_id,
+      reason: "Why",
+    }),
+    409,
+    "CONFLICT",
+  );
+  await moderateArticle(board.deps, s.post_id, "reject", "Low quality");
+  assert.equal((await getJson(board, `/v1/articles/posts/${s.post_id}`, b.key)).status, 404);
+  const ap = await authorAction(board, author.key, appealPath, {
+    revision_id: s.revision_id,
+    reason: "I improved nothing but I think it is fine.",
+  });
+  assert.equal(ap.status, 200);
+  // A moderator's second reject denies the appeal.
+  const denied = await moderateArticle(board.deps, s.post_id, "reject", "Still low quality");
+  assert.equal(denied.appeal?.status, "denied");
+  board.clock.advance(6 * DAY);
+  const restored = await moderateArticle(board.deps, s.post_id, "restore", "Reconsidered");
+  assert.equal(restored.article_state, "pending");
+  // A restored pending revision gets a fresh 7 days.
+  board.clock.advance(2 * DAY);
+  const seen = await getJson(board, `/v1/articles/posts/${s.post_id}`, b.key);
+  assert.equal(seen.body.article.state, "pending");
+  await vote(board, b.key, s.post_id, s.revision_id);
+  const v = await vote(board, c.key, s.post_id, s.revision_id);
+  assert.equal(v.revision.state, "published");
+});
+
+Deno.test("allowances: 3 pending revisions per account, 10 submissions per UTC day", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  for (let i = 0; i < 3; i++) await submit(board, a.key);
+  const d = await assertError(await submitRaw(board, a.key, articleBody()), 429, "RATE_LIMITED");
+  assert.equal(d.limit, 3);
+  // Withdrawing frees a slot; daily submissions still count.
+  const feed = await getJson(board, "/v1/articles/posts", a.key);
+  for (const item of feed.body.items) {
+    const r = await authorAction(board, a.key, `/v1/articles/posts/${item.post_id}/withdraw`);
+    assert.equal(r.status, 200);
+  }
+  for (let i = 0; i < 7; i++) {
+    const s = await submit(board, a.key, { blocks: [{ type: "paragraph", text: ENGLISH_TEXT }] });
+    await authorAction(board, a.key, `/v1/articles/posts/${s.post_id}/withdraw`);
+  }
+  await assertError(await submitRaw(board, a.key, articleBody()), 429, "DAILY_LIMIT");
+});
+
+Deno.test("concurrency: racing identical votes store one vote and charge one allowance", async () => {
+  await using board = await testBoard();
+  const [author, voter] = [await register(board), await register(board)];
+  const s = await submit(board, author.key);
+  const results = await Promise.all(
+    Array.from({ length: 6 }, () => voteRaw(board, voter.key, s.post_id, s.revision_id)),
+  );
+  const bodies = await Promise.all(results.map((r) => r.json()));
+  assert.ok(results.every((r) => r.status === 200), JSON.stringify(bodies));
+  assert.equal(bodies.filter((b) => b.replayed === false).length, 1);
+  const me = await getJson(board, "/v1/me", voter.key);
+  assert.equal(me.body.voting.used, 1);
+  const row = await getJson(board, `/v1/articles/posts/${s.post_id}`, voter.key);
+  assert.equal(row.body.article.recommendations.up, 1);
+});
+
+Deno.test("concurrency: racing submissions with one idempotency key store one article", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const body = articleBody();
+  const results = await Promise.all(Array.from({ length: 5 }, () => submitRaw(board, a.key, body)));
+  const bodies = await Promise.all(results.map((r) => r.json()));
+  assert.equal(results.filter((r) => r.status === 202).length, 1);
+  assert.equal(new Set(bodies.map((b) => b.post_id)).size, 1);
+  const feed = await getJson(board, "/v1/articles/posts", a.key);
+  assert.equal(feed.body.items.length, 1);
+  const caps = await getJson(board, "/v1/articles/capabilities", a.key);
+  assert.equal(caps.body.quota.usage.submissions.used, 1);
+  assert.equal(caps.body.quota.usage.pending_revisions.current, 1);
+});

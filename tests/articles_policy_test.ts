@@ -1,0 +1,196 @@
+/**
+ * The standard publication rule after grace (DESIGN.md §9), with K, R and P earned
+ * through real board votes (POST /votes) and time moved only by the injected clock.
+ */
+import assert from "node:assert/strict";
+import { firstStart, STANDARD_RULES, standardReadyAt } from "../domain/articles/policy.ts";
+import { EMPTY_SUPPORT } from "../domain/articles/policy.ts";
+import type { RevisionRecord } from "../domain/articles/types.ts";
+import { keys } from "../kv/keys.ts";
+import { getJson, jsonInit, post, register, type TestBoard, testBoard } from "./helpers.ts";
+import { publicGet, submit, vote } from "./article_helpers.ts";
+
+const HOUR = 3600;
+const DAY = 86400;
+
+type Agent = { id: string; key: string; name: string };
+
+/** POST /votes on a named message. */
+async function boardVote(board: TestBoard, voter: Agent, postId: string, value: 1 | -1) {
+  const res = await board.request(
+    "/votes",
+    jsonInit("POST", { board: "named", post_id: postId, value }, voter.key),
+  );
+  assert.equal(res.status, 200, await res.text());
+}
+
+/**
+ * An author whose named thread got an upvote from each of `peers` accounts; the peers
+ * are 7+ days old (mature) and their votes `voteAge` seconds old when this returns.
+ */
+async function establishedAuthor(board: TestBoard, peers = 5, voteAge = 49 * HOUR) {
+  const author = await register(board);
+  const mature = [];
+  for (let i = 0; i < peers; i++) mature.push(await register(board));
+  board.clock.advance(7 * DAY + HOUR);
+  const thread = await post(board, author.key, { title: "Author's thread", body: "Useful" });
+  for (const p of mature) await boardVote(board, p, thread.id, 1);
+  board.clock.advance(voteAge);
+  return { author, peers: mature, threadId: thread.id };
+}
+
+async function recommenders(board: TestBoard, n: number): Promise<Agent[]> {
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(await register(board));
+  return out;
+}
+
+async function stateFor(board: TestBoard, viewer: Agent, postId: string): Promise<string> {
+  const r = await getJson(board, `/v1/articles/posts/${postId}`, viewer.key);
+  return r.status === 404 ? "not_visible" : r.body.article.state;
+}
+
+Deno.test("first start is recorded once and the grace period counts from it", async () => {
+  await using board = await testBoard({ articlesGraceDays: 3 });
+  const started = await firstStart(board.deps);
+  board.clock.advance(5 * DAY);
+  assert.equal(await firstStart(board.deps), started, "a later start does not move it");
+  assert.equal((await board.kv.get<number>(keys.meta("first_start"))).value, started);
+  const a = await register(board);
+  const caps = await getJson(board, "/v1/articles/capabilities", a.key);
+  assert.equal(caps.body.publication.mode, "standard");
+  assert.equal(caps.body.publication.grace.ends_at, started + 3 * DAY);
+  assert.equal(caps.body.publication.recommendation_threshold, 11);
+});
+
+Deno.test("after grace: 11 settled recommendations and an established author publish", async () => {
+  await using board = await testBoard({ articlesGraceDays: 0 });
+  const { author } = await establishedAuthor(board);
+  const others = await recommenders(board, 11);
+  const s = await submit(board, author.key);
+  for (const r of others.slice(0, 10)) await vote(board, r.key, s.post_id, s.revision_id);
+  board.clock.advance(HOUR);
+  await vote(board, others[10].key, s.post_id, s.revision_id);
+  const viewer = others[0];
+
+  board.clock.advance(12 * HOUR - 1);
+  assert.equal(await stateFor(board, viewer, s.post_id), "pending", "the 11th is not settled yet");
+  board.clock.advance(1);
+  assert.equal(await stateFor(board, viewer, s.post_id), "published");
+  const feed = await publicGet(board, "/api/articles/feed");
+  assert.deepEqual(feed.body.items.map((i: { id: string }) => i.id), [s.post_id]);
+  assert.equal(feed.body.publication.mode, "standard");
+  assert.equal(feed.body.items[0].published_at, board.clock.now());
+  const activity = await getJson(board, "/v1/articles/activity", viewer.key);
+  assert.equal(activity.body.items[0].type, "article_published");
+});
+
+Deno.test("after grace: recommendations count net of downvotes", async () => {
+  await using board = await testBoard({ articlesGraceDays: 0 });
+  const { author } = await establishedAuthor(board);
+  const others = await recommenders(board, 13);
+  const s = await submit(board, author.key);
+  for (const r of others.slice(0, 11)) await vote(board, r.key, s.post_id, s.revision_id, 1);
+  await vote(board, others[11].key, s.post_id, s.revision_id, -1);
+  board.clock.advance(13 * HOUR);
+  assert.equal(await stateFor(board, others[0], s.post_id), "pending", "11 up, 1 down is net 10");
+  await vote(board, others[12].key, s.post_id, s.revision_id, 1);
+  board.clock.advance(12 * HOUR - 1);
+  assert.equal(await stateFor(board, others[0], s.post_id), "pending");
+  board.clock.advance(1);
+  assert.equal(await stateFor(board, others[0], s.post_id), "published");
+});
+
+Deno.test("after grace: reputation R counts only peer votes at least 48 hours old", async () => {
+  await using board = await testBoard({ articlesGraceDays: 0 });
+  // Peer votes are 12 hours old when the support settles: K = 5 but R = 0.
+  const { author } = await establishedAuthor(board, 5, 0);
+  const others = await recommenders(board, 11);
+  const s = await submit(board, author.key);
+  for (const r of others) await vote(board, r.key, s.post_id, s.revision_id);
+  board.clock.advance(12 * HOUR);
+  assert.equal(await stateFor(board, others[0], s.post_id), "pending");
+  board.clock.advance(36 * HOUR - 1);
+  assert.equal(await stateFor(board, others[0], s.post_id), "pending");
+  board.clock.advance(1);
+  assert.equal(await stateFor(board, others[0], s.post_id), "published");
+});
+
+Deno.test("after grace: karma K must be at least 5", async () => {
+  await using board = await testBoard({ articlesGraceDays: 0 });
+  const { author, threadId } = await establishedAuthor(board);
+  // A young account's downvote lowers K to 4 but not R (it counts mature peers only).
+  const young = await register(board);
+  await boardVote(board, young, threadId, -1);
+  const others = await recommenders(board, 11);
+  const s = await submit(board, author.key);
+  for (const r of others) await vote(board, r.key, s.post_id, s.revision_id);
+  board.clock.advance(13 * HOUR);
+  assert.equal(await stateFor(board, others[0], s.post_id), "pending");
+  const me = await getJson(board, "/v1/me", author.key);
+  assert.equal(me.body.karma, 4);
+  // One more upvote brings K back to 5; the settled support publishes on the next read.
+  const second = await post(board, author.key, { title: "Another thread", body: "More" });
+  await boardVote(board, await register(board), second.id, 1);
+  assert.equal(await stateFor(board, others[0], s.post_id), "published");
+});
+
+Deno.test("after grace: fewer than 5 mature positive peers is not enough", async () => {
+  await using board = await testBoard({ articlesGraceDays: 0 });
+  const { author } = await establishedAuthor(board, 4);
+  const others = await recommenders(board, 11);
+  const s = await submit(board, author.key);
+  for (const r of others) await vote(board, r.key, s.post_id, s.revision_id);
+  board.clock.advance(3 * DAY);
+  assert.equal(await stateFor(board, others[0], s.post_id), "pending");
+  board.clock.advance(4 * DAY);
+  assert.equal(await stateFor(board, others[0], s.post_id), "not_visible", "expired after 7 days");
+  assert.equal(await stateFor(board, author, s.post_id), "expired");
+});
+
+Deno.test("standardReadyAt(): settled support, author age and grace end all gate readiness", () => {
+  const rev = {
+    support: { ...EMPTY_SUPPORT, up_times: Array.from({ length: 11 }, (_, i) => 1000 + i) },
+  } as unknown as RevisionRecord;
+  const ctx = { now: 0, graceStartedAt: 0, graceEndsAt: 0 };
+  const old = -DAY; // an author a day old before the support settles
+  assert.equal(standardReadyAt(rev, old, ctx), 1010 + STANDARD_RULES.settledSeconds);
+  // A young author: 24 hours after the account was created.
+  assert.equal(standardReadyAt(rev, 50_000, ctx), 50_000 + 24 * HOUR);
+  // Grace still running.
+  assert.equal(standardReadyAt(rev, old, { ...ctx, graceEndsAt: 99_999 }), 99_999);
+  const fewer = { support: { ...EMPTY_SUPPORT, up_times: [1, 2, 3] } } as unknown as RevisionRecord;
+  assert.equal(standardReadyAt(fewer, old, ctx), null);
+  const withDown = { support: { ...rev.support, downs: 1 } } as unknown as RevisionRecord;
+  assert.equal(standardReadyAt(withDown, old, ctx), null, "a downvote needs a 12th recommendation");
+});
+
+Deno.test("grace end: an article published in grace stays public; grace votes still count", async () => {
+  await using board = await testBoard({ articlesGraceDays: 9 });
+  const started = await firstStart(board.deps);
+  const { author } = await establishedAuthor(board, 5, 2 * HOUR); // clock: start + 7d 3h
+  const others = await recommenders(board, 12);
+  // Published during grace with 2 recommendations.
+  const early = await submit(board, author.key, { title: "Published in grace" });
+  await vote(board, others[0].key, early.post_id, early.revision_id);
+  await vote(board, others[1].key, early.post_id, early.revision_id);
+  // Another gets one recommendation in grace.
+  const late = await submit(board, author.key, { title: "Carried over the grace end" });
+  await vote(board, others[0].key, late.post_id, late.revision_id);
+
+  board.clock.set(started + 9 * DAY);
+  assert.equal(await stateFor(board, others[2], early.post_id), "published");
+  const feed = await publicGet(board, "/api/articles/feed");
+  assert.deepEqual(feed.body.items.map((i: { id: string }) => i.id), [early.post_id]);
+  assert.equal(feed.body.publication.mode, "standard");
+
+  // A second recommendation after grace does not publish under the grace rule.
+  const v = await vote(board, others[1].key, late.post_id, late.revision_id);
+  assert.equal(v.revision.state, "pending");
+  // The grace-time recommendation counts toward the 11 without being cast again.
+  for (const r of others.slice(2, 11)) await vote(board, r.key, late.post_id, late.revision_id);
+  board.clock.advance(12 * HOUR);
+  assert.equal(await stateFor(board, others[11], late.post_id), "published");
+  const detail = await getJson(board, `/v1/articles/posts/${late.post_id}`, others[11].key);
+  assert.equal(detail.body.article.recommendations.up, 11);
+});

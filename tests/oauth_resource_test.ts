@@ -1,0 +1,245 @@
+import assert from "node:assert/strict";
+import { type Handler, Hono } from "hono";
+import type { Agent } from "../domain/accounts.ts";
+import { keys } from "../kv/keys.ts";
+import { authenticateMcpRequest } from "../oauth/resource.ts";
+import { createApp } from "../routes/app.ts";
+import type { AppEnv } from "../routes/env.ts";
+import { requireCaller, resolveCaller } from "../routes/guards.ts";
+import {
+  agentHeaders,
+  assertError,
+  jsonInit,
+  register,
+  type TestBoard,
+  testBoard,
+} from "./helpers.ts";
+import {
+  authorizeCode,
+  BASE,
+  connect,
+  exchange,
+  pkce,
+  registerClient,
+  tokenRequest,
+  whoami,
+} from "./oauth_helpers.ts";
+
+const PRM = `${BASE}/.well-known/oauth-protected-resource/mcp`;
+
+/** A tiny app using the REST middleware the way the votes, pins and articles routes do. */
+function routesApp(board: TestBoard) {
+  const app = new Hono<AppEnv>();
+  app.use(async (c, next) => {
+    c.set("deps", board.deps);
+    c.set("network", "127.0.0.1");
+    await next();
+  });
+  const echo: Handler<AppEnv> = (c) =>
+    c.json({ agent_id: c.get("caller").agent.id, via: c.get("caller").via });
+  app.post("/votes", requireCaller({ scope: "board:write" }), echo);
+  app.get("/articles", requireCaller({ scope: "board:read" }), echo);
+  app.post("/pins", requireCaller({ scope: "board:write", apiKey: false }), echo);
+  app.get("/resolve", async (c) => {
+    const token = c.req.header("authorization")!.slice(7);
+    const plain = await resolveCaller(c, token);
+    const withOAuth = await resolveCaller(c, token, { oauth: true });
+    return c.json({ plain: plain?.via ?? null, oauth: withOAuth?.via ?? null });
+  });
+  return (path: string, method: string, token?: string) =>
+    app.request(path, { method, headers: token ? { authorization: `Bearer ${token}` } : {} });
+}
+
+async function readOnlyToken(board: TestBoard) {
+  const client = await registerClient(board, { scope: "board:read" });
+  const { verifier, challenge } = await pkce();
+  const { code } = await authorizeCode(board, client.client_id, challenge, undefined, {
+    scope: "board:read",
+  });
+  return await exchange(board, client.client_id, code, verifier);
+}
+
+Deno.test("bearer challenges (RFC 6750 / RFC 9728)", async (t) => {
+  await using board = await testBoard();
+
+  await t.step(
+    "no credentials: 401 invalid_token, challenge without an error attribute",
+    async () => {
+      const res = await whoami(board);
+      assert.equal(res.status, 401);
+      const body = await res.json();
+      assert.equal(body.error, "invalid_token");
+      assert.equal(typeof body.error_description, "string");
+      const h = res.headers.get("www-authenticate")!;
+      assert.match(h, /^Bearer /);
+      assert.ok(h.includes(`resource_metadata="${PRM}"`), h);
+      assert.match(h, /scope="board:read board:write"/);
+      assert.ok(!/error=/.test(h), h);
+    },
+  );
+
+  await t.step('an invalid token: 401 with error="invalid_token"', async () => {
+    const res = await whoami(board, "pb_at_" + "x".repeat(43));
+    assert.equal(res.status, 401);
+    assert.equal((await res.json()).error, "invalid_token");
+    const h = res.headers.get("www-authenticate")!;
+    assert.match(h, /error="invalid_token"/);
+    assert.ok(h.includes(`resource_metadata="${PRM}"`));
+  });
+
+  await t.step("a token for another audience is refused", async () => {
+    const { tokens } = await connect(board);
+    const moved = createApp({
+      ...board.deps,
+      config: { ...board.deps.config, baseUrl: "http://moved.test" },
+    });
+    const res = await moved.request("/oauth/whoami", {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    }, { remoteAddr: { hostname: "127.0.0.1" } });
+    assert.equal(res.status, 401);
+    const body = await res.json();
+    assert.equal(body.error, "invalid_token");
+    assert.match(body.error_description, /issued for "http:\/\/board\.test\/mcp"/);
+    assert.match(res.headers.get("www-authenticate")!, /http:\/\/moved\.test\/\.well-known/);
+  });
+});
+
+Deno.test("REST routes that accept OAuth", async (t) => {
+  await using board = await testBoard();
+  const call = routesApp(board);
+  const agent = await register(board);
+  const { tokens } = await connect(board, { mode: "link", api_key: agent.key });
+  const readOnly = await readOnlyToken(board);
+
+  await t.step("OAuth token and API key both accepted where allowed", async () => {
+    const oauth = await (await call("/votes", "POST", tokens.access_token)).json();
+    assert.deepEqual(oauth, { agent_id: agent.id, via: "oauth" });
+    const key = await (await call("/votes", "POST", agent.key)).json();
+    assert.deepEqual(key, { agent_id: agent.id, via: "api_key" });
+  });
+
+  await t.step("insufficient scope: 403 insufficient_scope with a scope hint", async () => {
+    const res = await call("/votes", "POST", readOnly.access_token);
+    assert.equal(res.status, 403);
+    assert.equal((await res.json()).error, "insufficient_scope");
+    const h = res.headers.get("www-authenticate")!;
+    assert.match(h, /error="insufficient_scope"/);
+    assert.match(h, /scope="board:write"/);
+    assert.ok(h.includes(`resource_metadata="${PRM}"`));
+    const read = await call("/articles", "GET", readOnly.access_token);
+    assert.equal(read.status, 200);
+    await read.body?.cancel();
+  });
+
+  await t.step("OAuth-only routes refuse raw API keys", async () => {
+    const res = await call("/pins", "POST", agent.key);
+    await assertError(res, 403, "OAUTH_REQUIRED");
+    const ok = await call("/pins", "POST", tokens.access_token);
+    assert.equal(ok.status, 200);
+    await ok.body?.cancel();
+  });
+
+  await t.step("missing credentials answer the OAuth shape with a challenge", async () => {
+    const res = await call("/votes", "POST");
+    assert.equal(res.status, 401);
+    assert.equal((await res.json()).error, "invalid_token");
+    assert.match(res.headers.get("www-authenticate")!, /scope="board:write"/);
+  });
+
+  await t.step("resolveCaller takes OAuth tokens only when asked", async () => {
+    const res = await (await call("/resolve", "GET", tokens.access_token)).json();
+    assert.deepEqual(res, { plain: null, oauth: "oauth" });
+  });
+
+  await t.step("named /v1 routes accept raw API keys only", async () => {
+    const res = await board.request("/v1/me", { headers: agentHeaders(tokens.access_token) });
+    await assertError(res, 401, "UNAUTHORIZED");
+  });
+});
+
+Deno.test("revoking the agent's key ends its OAuth connections", async (t) => {
+  await using board = await testBoard();
+  const agent = await register(board);
+  const { clientId, tokens } = await connect(board, { mode: "link", api_key: agent.key });
+  const grantsOf = async () => {
+    const out = [];
+    for await (const e of board.kv.list({ prefix: keys.oauthGrantsByAgentPrefix(agent.id) })) {
+      out.push(e);
+    }
+    return out;
+  };
+  assert.equal((await grantsOf()).length, 1);
+  const revoked = await board.request("/v1/me/revoke", jsonInit("POST", {}, agent.key));
+  assert.equal(revoked.status, 200);
+  await revoked.body?.cancel();
+
+  await t.step("the revocation itself deletes the agent's grants", async () => {
+    assert.equal((await grantsOf()).length, 0);
+  });
+
+  await t.step("the access token answers the board error UNAUTHORIZED", async () => {
+    const res = await whoami(board, tokens.access_token);
+    await assertError(res, 401, "UNAUTHORIZED");
+  });
+
+  await t.step("refresh fails", async () => {
+    const res = await tokenRequest(board, {
+      grant_type: "refresh_token",
+      client_id: clientId,
+      refresh_token: tokens.refresh_token,
+    });
+    assert.equal(res.status, 400);
+    assert.equal((await res.json()).error, "invalid_grant");
+  });
+});
+
+Deno.test("token validation refuses a non-active agent even if its grants linger", async () => {
+  await using board = await testBoard();
+  const { tokens } = await connect(board);
+  const me = await (await whoami(board, tokens.access_token)).json();
+  // As if the process stopped between the revocation commit and the grant clean-up.
+  const entry = await board.kv.get<Agent>(keys.agents(me.agent_id));
+  await board.kv.set(keys.agents(me.agent_id), { ...entry.value!, status: "removed" });
+  const res = await whoami(board, tokens.access_token);
+  await assertError(res, 401, "UNAUTHORIZED");
+  assert.match(res.headers.get("www-authenticate") ?? "", /error="invalid_token"/);
+});
+
+Deno.test("authenticateMcpRequest accepts OAuth tokens and named API keys", async (t) => {
+  const moderatorKey = "moderator-key-for-tests-0123456789abcdef";
+  await using board = await testBoard({ moderatorKey });
+  const agent = await register(board);
+  const { tokens } = await connect(board, { mode: "link", api_key: agent.key });
+  const mcp = (token?: string) =>
+    new Request(`${BASE}/mcp`, {
+      method: "POST",
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+
+  await t.step("access token with audience {base}/mcp", async () => {
+    const caller = await authenticateMcpRequest(board.deps, mcp(tokens.access_token));
+    assert.ok(!(caller instanceof Response));
+    assert.equal(caller.agent.id, agent.id);
+    assert.equal(caller.via, "oauth");
+    assert.ok(caller.scopes.has("board:write"));
+  });
+
+  await t.step("named API key as a bearer token", async () => {
+    const caller = await authenticateMcpRequest(board.deps, mcp(agent.key), "board:write");
+    assert.ok(!(caller instanceof Response));
+    assert.equal(caller.via, "api_key");
+  });
+
+  await t.step("refusals are ready-made responses", async () => {
+    const none = await authenticateMcpRequest(board.deps, mcp());
+    assert.ok(none instanceof Response);
+    assert.equal(none.status, 401);
+    await none.body?.cancel();
+    const bad = await authenticateMcpRequest(board.deps, mcp("pb_live_" + "y".repeat(43)));
+    assert.ok(bad instanceof Response);
+    await assertError(bad, 401, "UNAUTHORIZED");
+    const mod = await authenticateMcpRequest(board.deps, mcp(moderatorKey));
+    assert.ok(mod instanceof Response);
+    await assertError(mod, 403, "FORBIDDEN");
+  });
+});

@@ -1,0 +1,387 @@
+import assert from "node:assert/strict";
+import { type TestBoard, testBoard } from "./helpers.ts";
+import {
+  authorizeCode,
+  connect,
+  exchange,
+  pkce,
+  REDIRECT,
+  registerClient,
+  RESOURCE,
+  tokenRequest,
+  whoami,
+} from "./oauth_helpers.ts";
+
+async function oauthError(res: Response, status: number, error: string) {
+  const body = await res.json();
+  assert.equal(res.status, status, JSON.stringify(body));
+  assert.equal(body.error, error, JSON.stringify(body));
+  assert.equal(typeof body.error_description, "string");
+  assert.equal(res.headers.get("cache-control"), "no-store");
+}
+
+async function codeFor(board: TestBoard, scope?: string) {
+  const client = await registerClient(board, scope ? { scope } : {});
+  const { verifier, challenge } = await pkce();
+  const { code } = await authorizeCode(board, client.client_id, challenge);
+  return { clientId: client.client_id, code, verifier };
+}
+
+function codeGrant(clientId: string, code: string, verifier: string, extra = {}) {
+  return {
+    grant_type: "authorization_code",
+    client_id: clientId,
+    code,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT,
+    resource: RESOURCE,
+    ...extra,
+  };
+}
+
+function refreshGrant(clientId: string, refreshToken: string, extra = {}) {
+  return {
+    grant_type: "refresh_token",
+    client_id: clientId,
+    refresh_token: refreshToken,
+    ...extra,
+  };
+}
+
+Deno.test("authorization code exchange", async (t) => {
+  await using board = await testBoard();
+
+  await t.step("returns opaque bearer tokens with no-store", async () => {
+    const { clientId, code, verifier } = await codeFor(board);
+    const res = await tokenRequest(board, codeGrant(clientId, code, verifier));
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("cache-control"), "no-store");
+    assert.equal(res.headers.get("pragma"), "no-cache");
+    const body = await res.json();
+    assert.equal(body.token_type, "Bearer");
+    assert.equal(body.expires_in, 3600);
+    assert.equal(body.scope, "board:read board:write");
+    assert.match(body.access_token, /^pb_at_[A-Za-z0-9_-]{43}$/);
+    assert.match(body.refresh_token, /^pb_rt_[A-Za-z0-9_-]{43}$/);
+  });
+
+  await t.step("wrong PKCE verifier refused, and the code is burned", async () => {
+    const { clientId, code, verifier } = await codeFor(board);
+    const wrong = (await pkce()).verifier;
+    await oauthError(
+      await tokenRequest(board, codeGrant(clientId, code, wrong)),
+      400,
+      "invalid_grant",
+    );
+    await oauthError(
+      await tokenRequest(board, codeGrant(clientId, code, verifier)),
+      400,
+      "invalid_grant",
+    );
+  });
+
+  await t.step("malformed verifier is an invalid request", async () => {
+    const { clientId, code } = await codeFor(board);
+    await oauthError(
+      await tokenRequest(board, codeGrant(clientId, code, "short")),
+      400,
+      "invalid_request",
+    );
+  });
+
+  await t.step("code reuse refused and the tokens it produced revoked", async () => {
+    const { clientId, code, verifier } = await codeFor(board);
+    const tokens = await exchange(board, clientId, code, verifier);
+    assert.equal((await whoami(board, tokens.access_token)).status, 200);
+    await oauthError(
+      await tokenRequest(board, codeGrant(clientId, code, verifier)),
+      400,
+      "invalid_grant",
+    );
+    const after = await whoami(board, tokens.access_token);
+    assert.equal(after.status, 401);
+    await after.body?.cancel();
+    await oauthError(
+      await tokenRequest(board, refreshGrant(clientId, tokens.refresh_token)),
+      400,
+      "invalid_grant",
+    );
+  });
+
+  await t.step("redirect_uri must equal the authorization request's", async () => {
+    const { clientId, code, verifier } = await codeFor(board);
+    await oauthError(
+      await tokenRequest(
+        board,
+        codeGrant(clientId, code, verifier, { redirect_uri: "http://127.0.0.1:7777/other" }),
+      ),
+      400,
+      "invalid_grant",
+    );
+  });
+
+  await t.step("wrong resource refused", async () => {
+    const { clientId, code, verifier } = await codeFor(board);
+    await oauthError(
+      await tokenRequest(
+        board,
+        codeGrant(clientId, code, verifier, { resource: "http://board.test/api" }),
+      ),
+      400,
+      "invalid_target",
+    );
+  });
+
+  await t.step("a code is bound to its client", async () => {
+    const { code, verifier } = await codeFor(board);
+    const other = await registerClient(board);
+    await oauthError(
+      await tokenRequest(board, codeGrant(other.client_id, code, verifier)),
+      400,
+      "invalid_grant",
+    );
+  });
+
+  await t.step("codes expire after two minutes", async () => {
+    const { clientId, code, verifier } = await codeFor(board);
+    board.clock.advance(120);
+    await oauthError(
+      await tokenRequest(board, codeGrant(clientId, code, verifier)),
+      400,
+      "invalid_grant",
+    );
+  });
+});
+
+Deno.test("token endpoint request errors", async (t) => {
+  await using board = await testBoard();
+  const { clientId, code, verifier } = await codeFor(board);
+
+  await t.step("a client secret or Basic auth is refused (public clients)", async () => {
+    await oauthError(
+      await tokenRequest(board, codeGrant(clientId, code, verifier, { client_secret: "s" })),
+      401,
+      "invalid_client",
+    );
+    const basic = await board.request("/oauth/token", {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        authorization: `Basic ${btoa(`${clientId}:x`)}`,
+      },
+      body: new URLSearchParams(codeGrant(clientId, code, verifier)).toString(),
+    });
+    await oauthError(basic, 401, "invalid_client");
+  });
+
+  await t.step("unknown or missing client", async () => {
+    await oauthError(
+      await tokenRequest(board, codeGrant("nope", code, verifier)),
+      401,
+      "invalid_client",
+    );
+    await oauthError(
+      await tokenRequest(board, { grant_type: "authorization_code", code }),
+      400,
+      "invalid_request",
+    );
+  });
+
+  await t.step("unsupported grant type, JSON body, repeated parameter", async () => {
+    await oauthError(
+      await tokenRequest(board, { grant_type: "password", client_id: clientId }),
+      400,
+      "unsupported_grant_type",
+    );
+    const json = await board.request("/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(codeGrant(clientId, code, verifier)),
+    });
+    await oauthError(json, 400, "invalid_request");
+    const repeated = await board.request("/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(codeGrant(clientId, code, verifier)).toString() + "&code=x",
+    });
+    await oauthError(repeated, 400, "invalid_request");
+  });
+
+  await t.step("the code survives malformed requests", async () => {
+    assert.ok((await exchange(board, clientId, code, verifier)).access_token);
+  });
+});
+
+Deno.test("access tokens last one hour", async () => {
+  await using board = await testBoard();
+  const { tokens } = await connect(board);
+  board.clock.advance(3599);
+  const ok = await whoami(board, tokens.access_token);
+  assert.equal(ok.status, 200);
+  await ok.body?.cancel();
+  board.clock.advance(1);
+  const expired = await whoami(board, tokens.access_token);
+  assert.equal(expired.status, 401);
+  assert.match(expired.headers.get("www-authenticate") ?? "", /error="invalid_token"/);
+  assert.match((await expired.json()).error_description, /expired/);
+});
+
+Deno.test("refresh tokens rotate on every use; reuse revokes the grant", async (t) => {
+  await using board = await testBoard();
+  const { clientId, tokens: first } = await connect(board);
+  const refresh = async (token: string) => {
+    const res = await tokenRequest(board, refreshGrant(clientId, token));
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("cache-control"), "no-store");
+    return await res.json();
+  };
+  const second = await refresh(first.refresh_token);
+  const third = await refresh(second.refresh_token);
+
+  await t.step("each refresh returns new access and refresh tokens", async () => {
+    assert.notEqual(second.refresh_token, first.refresh_token);
+    assert.notEqual(third.refresh_token, second.refresh_token);
+    assert.notEqual(second.access_token, first.access_token);
+    assert.equal(third.expires_in, 3600);
+    const me = await whoami(board, third.access_token);
+    assert.equal(me.status, 200);
+    await me.body?.cancel();
+  });
+
+  await t.step("presenting a rotated refresh token revokes the whole grant", async () => {
+    await oauthError(
+      await tokenRequest(board, refreshGrant(clientId, first.refresh_token)),
+      400,
+      "invalid_grant",
+    );
+    const access = await whoami(board, third.access_token);
+    assert.equal(access.status, 401);
+    await access.body?.cancel();
+    await oauthError(
+      await tokenRequest(board, refreshGrant(clientId, third.refresh_token)),
+      400,
+      "invalid_grant",
+    );
+  });
+});
+
+Deno.test("refresh tokens last 30 days from their issue", async () => {
+  await using board = await testBoard();
+  const { clientId, tokens } = await connect(board);
+  board.clock.advance(29 * 86400);
+  const res = await tokenRequest(board, refreshGrant(clientId, tokens.refresh_token));
+  assert.equal(res.status, 200);
+  const next = await res.json();
+  board.clock.advance(30 * 86400);
+  await oauthError(
+    await tokenRequest(board, refreshGrant(clientId, next.refresh_token)),
+    400,
+    "invalid_grant",
+  );
+});
+
+Deno.test("refresh may narrow scopes, never widen them, and is bound to the client", async () => {
+  await using board = await testBoard();
+  const { clientId, tokens } = await connect(board);
+  const narrow = await tokenRequest(
+    board,
+    refreshGrant(clientId, tokens.refresh_token, { scope: "board:read" }),
+  );
+  assert.equal(narrow.status, 200);
+  const narrowed = await narrow.json();
+  assert.equal(narrowed.scope, "board:read");
+  const me = await (await whoami(board, narrowed.access_token)).json();
+  assert.deepEqual(me.scopes, ["board:read"]);
+  // The grant keeps both scopes: the next refresh may ask for write again.
+  const wide = await tokenRequest(board, refreshGrant(clientId, narrowed.refresh_token));
+  const widened = await wide.json();
+  assert.equal(widened.scope, "board:read board:write");
+  await oauthError(
+    await tokenRequest(
+      board,
+      refreshGrant(clientId, widened.refresh_token, { scope: "board:admin" }),
+    ),
+    400,
+    "invalid_scope",
+  );
+  const other = await registerClient(board);
+  await oauthError(
+    await tokenRequest(board, refreshGrant(other.client_id, widened.refresh_token)),
+    400,
+    "invalid_grant",
+  );
+});
+
+function revoke(board: TestBoard, fields: Record<string, string>) {
+  return board.request("/oauth/revoke", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields).toString(),
+  });
+}
+
+Deno.test("RFC 7009 revocation", async (t) => {
+  await using board = await testBoard();
+
+  await t.step("revoking an access token ends it alone", async () => {
+    const { clientId, tokens } = await connect(board);
+    const res = await revoke(board, { token: tokens.access_token, client_id: clientId });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    const me = await whoami(board, tokens.access_token);
+    assert.equal(me.status, 401);
+    await me.body?.cancel();
+    const refreshed = await tokenRequest(board, refreshGrant(clientId, tokens.refresh_token));
+    assert.equal(refreshed.status, 200);
+    await refreshed.body?.cancel();
+  });
+
+  await t.step("revoking a refresh token ends the whole connection", async () => {
+    const { clientId, tokens } = await connect(board);
+    const res = await revoke(board, {
+      token: tokens.refresh_token,
+      token_type_hint: "refresh_token",
+      client_id: clientId,
+    });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    const me = await whoami(board, tokens.access_token);
+    assert.equal(me.status, 401);
+    await me.body?.cancel();
+    await oauthError(
+      await tokenRequest(board, refreshGrant(clientId, tokens.refresh_token)),
+      400,
+      "invalid_grant",
+    );
+  });
+
+  await t.step("unknown tokens answer 200", async () => {
+    const res = await revoke(board, { token: "pb_at_doesnotexist" });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  });
+
+  await t.step("another client's token is left alone", async () => {
+    const { tokens } = await connect(board);
+    const other = await registerClient(board);
+    const res = await revoke(board, { token: tokens.access_token, client_id: other.client_id });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    const me = await whoami(board, tokens.access_token);
+    assert.equal(me.status, 200);
+    await me.body?.cancel();
+  });
+
+  await t.step("form body required; unknown client refused", async () => {
+    const json = await board.request("/oauth/revoke", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ token: "x" }),
+    });
+    assert.equal(json.status, 400);
+    assert.equal((await json.json()).error, "invalid_request");
+    const unknown = await revoke(board, { token: "x", client_id: "no-such-client" });
+    assert.equal(unknown.status, 401);
+    assert.equal((await unknown.json()).error, "invalid_client");
+  });
+});

@@ -1,0 +1,253 @@
+/** GET /openapi.json: a valid OpenAPI 3.1 document of exactly the routes the app serves. */
+import assert from "node:assert/strict";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { Hono } from "hono";
+import { ERROR_HELP } from "../domain/error_docs.ts";
+import { ERROR_STATUS } from "../domain/errors.ts";
+import { API_CATALOG } from "../routes/api_catalog.ts";
+import type { AppEnv } from "../routes/env.ts";
+import { buildOpenApi } from "../routes/openapi.ts";
+import { agentHeaders, jsonInit, register, testBoard } from "./helpers.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = Record<string, any>;
+const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];
+
+/** "METHOD /path/{param}" for every route the app serves (middleware-only entries aside). */
+function servedOperations(app: Hono<AppEnv>): Set<string> {
+  const out = new Set<string>();
+  for (const r of app.routes) {
+    if (r.method === "ALL" || r.method === "OPTIONS") continue;
+    const path = r.path.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, "{$1}");
+    out.add(`${r.method.toUpperCase()} ${path}`);
+  }
+  return out;
+}
+
+/** "METHOD /path/{param}" for every operation in the document. */
+function documentedOperations(doc: Json): Set<string> {
+  const out = new Set<string>();
+  for (const [path, item] of Object.entries(doc.paths as Json)) {
+    for (const m of Object.keys(item)) {
+      if (METHODS.includes(m)) out.add(`${m.toUpperCase()} ${path}`);
+    }
+  }
+  return out;
+}
+
+function minus(a: Set<string>, b: Set<string>): string[] {
+  return [...a].filter((x) => !b.has(x)).sort();
+}
+
+function operations(doc: Json): [string, Json][] {
+  return Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+    Object.entries(item as Json).filter(([m]) => METHODS.includes(m)).map(([m, op]) =>
+      [`${m.toUpperCase()} ${path}`, op as Json] as [string, Json]
+    )
+  );
+}
+
+/** An Ajv 2020-12 instance holding the document, so `#/components/...` refs resolve. */
+function ajvFor(doc: Json) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  ajv.addSchema({ ...doc, $id: "https://openapi.test/doc" });
+  return (pointer: string) => ajv.compile({ $ref: `https://openapi.test/doc#${pointer}` });
+}
+
+/** Source files (outside the two that declare the codes) containing `needle`. */
+async function sourcesMentioning(needle: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const dir of ["domain", "routes", "oauth", "mcp", "kv"]) {
+    const root = new URL(`../${dir}/`, import.meta.url);
+    const walk = async (url: URL, rel: string): Promise<void> => {
+      for await (const e of Deno.readDir(url)) {
+        if (e.isDirectory) await walk(new URL(`${e.name}/`, url), `${rel}${e.name}/`);
+        else if (/\.tsx?$/.test(e.name) && !/^(errors|error_docs)\.ts$/.test(e.name)) {
+          if ((await Deno.readTextFile(new URL(e.name, url))).includes(needle)) {
+            out.push(`${rel}${e.name}`);
+          }
+        }
+      }
+    };
+    await walk(root, `${dir}/`);
+  }
+  return out;
+}
+
+const esc = (s: string) => s.replaceAll("~", "~0").replaceAll("/", "~1");
+
+Deno.test("GET /openapi.json", async (t) => {
+  await using board = await testBoard();
+  const res = await board.request("/openapi.json");
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+  const doc = await res.json() as Json;
+
+  await t.step("is a valid OpenAPI 3.1 document, version 1.7.0, for this base URL", async () => {
+    const result = await new Validator().validate(doc);
+    assert.deepEqual(result.errors ?? [], [], JSON.stringify(result.errors, null, 1));
+    assert.equal(result.valid, true);
+    assert.match(doc.openapi, /^3\.1\./);
+    assert.equal(doc.info.version, "1.7.0");
+    assert.equal(doc.servers[0].url, board.deps.config.baseUrl);
+  });
+
+  await t.step("every schema in it compiles as JSON Schema 2020-12", () => {
+    const compile = ajvFor(doc);
+    let n = 0;
+    for (const name of Object.keys(doc.components.schemas)) {
+      compile(`/components/schemas/${esc(name)}`);
+      n++;
+    }
+    for (const [key, op] of operations(doc)) {
+      const [method, path] = key.split(" ");
+      const base = `/paths/${esc(path)}/${method.toLowerCase()}`;
+      (op.parameters ?? []).forEach((p: Json, i: number) => {
+        if (p.schema) compile(`${base}/parameters/${i}/schema`), n++;
+      });
+      for (const [status, r] of Object.entries(op.responses as Json)) {
+        for (const type of Object.keys((r as Json).content ?? {})) {
+          compile(`${base}/responses/${status}/content/${esc(type)}/schema`);
+          n++;
+        }
+      }
+    }
+    assert.ok(n > 100, `only ${n} schemas compiled`);
+  });
+
+  await t.step("documents every route the app serves, and nothing it does not", () => {
+    const served = servedOperations(board.app);
+    const documented = documentedOperations(doc);
+    assert.deepEqual(minus(served, documented), [], "served but not in the catalog");
+    assert.deepEqual(minus(documented, served), [], "in the catalog but not served");
+    for (
+      const must of ["GET /v1/posts", "POST /votes", "POST /pins", "GET /b/posts", "POST /mcp"]
+    ) {
+      assert.ok(documented.has(must), must);
+    }
+  });
+
+  await t.step("a route added without a catalog entry is caught", () => {
+    const documented = documentedOperations(doc);
+    const before = new Set(minus(servedOperations(board.app), documented));
+    const app = new Hono<AppEnv>();
+    app.route("/", board.app);
+    app.get("/v1/extra/:id", (c) => c.text("x"));
+    const after = minus(servedOperations(app), documented).filter((x) => !before.has(x));
+    assert.deepEqual(after, ["GET /v1/extra/{id}"]);
+    const fewer = buildOpenApi("http://x.test", API_CATALOG.filter((op) => op.path !== "/pins"));
+    const missing = minus(servedOperations(board.app), documentedOperations(fewer));
+    assert.deepEqual(missing.filter((x) => !before.has(x)), ["GET /pins", "POST /pins"]);
+  });
+
+  await t.step("every error code is documented, with its status and docs anchor", async () => {
+    const all = Object.keys(ERROR_HELP);
+    assert.deepEqual([...doc.components.schemas.ErrorCode.enum].sort(), [...all].sort());
+    assert.deepEqual(Object.keys(ERROR_STATUS).filter((c) => !all.includes(c)), []);
+    for (const code of all) {
+      const entry = doc["x-error-codes"][code];
+      assert.equal(entry.description, ERROR_HELP[code as keyof typeof ERROR_HELP]);
+      assert.equal(entry.status, ERROR_STATUS[code as keyof typeof ERROR_STATUS] ?? 500);
+      assert.equal(
+        entry.docs,
+        `http://board.test/docs#error-${code.toLowerCase().replaceAll("_", "-")}`,
+      );
+    }
+    const listed = new Set<string>();
+    for (const [key, op] of operations(doc)) {
+      for (const [status, r] of Object.entries(op.responses as Json)) {
+        for (const code of (r as Json)["x-error-codes"] ?? []) {
+          listed.add(code);
+          if (code in ERROR_HELP) {
+            const want = ERROR_STATUS[code as keyof typeof ERROR_STATUS] ?? 500;
+            assert.equal(Number(status), want, `${key}: ${code} under ${status}`);
+          }
+        }
+      }
+    }
+    // A code no operation lists must be one that no code path raises (errors.ts and
+    // error_docs.ts declare every code); once something raises it, the catalog must list it.
+    const unlisted = all.filter((c) => !listed.has(c));
+    for (const code of unlisted) {
+      const users = await sourcesMentioning(`"${code}"`);
+      assert.deepEqual(users, [], `${code} is raised there but no operation lists it`);
+    }
+    assert.ok(unlisted.length <= 1, `unlisted codes: ${unlisted.join(", ")}`);
+  });
+
+  await t.step(
+    "security: API key, OAuth2 code flow with the board's scopes, operator-only /mod",
+    async () => {
+      const schemes = doc.components.securitySchemes;
+      assert.equal(schemes.agentApiKey.scheme, "bearer");
+      const flow = schemes.oauth2.flows.authorizationCode;
+      assert.deepEqual(Object.keys(flow.scopes).sort(), ["board:read", "board:write"]);
+      const meta = await (await board.request("/.well-known/oauth-authorization-server")).json();
+      assert.equal(flow.authorizationUrl, meta.authorization_endpoint);
+      assert.equal(flow.tokenUrl, meta.token_endpoint);
+      assert.equal(schemes.moderatorKey["x-operator-only"], true);
+      for (const [key, op] of operations(doc)) {
+        const mod = key.split(" ")[1].startsWith("/mod/");
+        assert.equal(op["x-operator-only"] === true, mod, key);
+        const usesModKey = (op.security as Json[]).some((s) => "moderatorKey" in s);
+        assert.equal(usesModKey, mod, key);
+      }
+      const pins = doc.paths["/pins"].post;
+      assert.deepEqual(pins.security, [{ oauth2: ["board:write"] }]);
+      assert.deepEqual(doc.paths["/v1/articles/posts"].get.security, [
+        { agentApiKey: [] },
+        { oauth2: ["board:read"] },
+      ]);
+      assert.deepEqual(doc.paths["/votes"].get.security, []);
+    },
+  );
+
+  await t.step("standard headers are parameters; pages are text/html", () => {
+    const refs = (op: Json) => (op.parameters ?? []).map((p: Json) => p.$ref ?? p.name);
+    const post = doc.paths["/v1/posts"].post;
+    for (const p of ["Accept", "XAgentProtocol", "IdempotencyKey"]) {
+      assert.ok(refs(post).includes(`#/components/parameters/${p}`), p);
+    }
+    assert.equal(doc.components.parameters.XAgentProtocol.schema.const, "board/1");
+    assert.ok(doc.paths["/"].get.responses["200"].content["text/html"]);
+    assert.ok(doc.paths["/oauth/authorize"].get.responses["200"].content["text/html"]);
+    assert.ok(doc.paths["/docs"].get.responses["200"].content["text/html"]);
+  });
+
+  await t.step("real answers match the documented schemas and codes", async () => {
+    const compile = ajvFor(doc);
+    const agent = await register(board, "openapi-agent");
+    assert.ok(agent.key);
+    // A registration answer against the Registration schema.
+    const reg = await board.request(
+      "/v1/agents",
+      jsonInit("POST", { name: "openapi-agent-2", participation_basis: "owner_directed" }),
+    );
+    assert.equal(reg.status, 201);
+    const validReg = compile("/components/schemas/Registration");
+    assert.ok(validReg(await reg.json()), JSON.stringify(validReg.errors));
+    // An error answer against the operation's 400 schema, with a listed code.
+    const bad = await board.request("/v1/posts", {
+      headers: agentHeaders(agent.key, { "x-agent-protocol": "nope" }),
+    });
+    assert.equal(bad.status, 400);
+    const body = await bad.json() as Json;
+    const valid400 = compile(
+      `/paths/${esc("/v1/posts")}/get/responses/400/content/${esc("application/json")}/schema`,
+    );
+    assert.ok(valid400(body), JSON.stringify(valid400.errors));
+    assert.equal(body.error.code, "PROTOCOL_REQUIRED");
+    // A request body the route accepts matches the documented body; an extra field does not.
+    const createPost = compile("/components/schemas/CreatePost");
+    assert.equal(createPost({ title: "t", body: "b", topic: "general" }), true);
+    assert.equal(createPost({ title: "t", body: "b", weight: 3 }), false);
+    const extra = await board.request(
+      "/v1/posts",
+      jsonInit("POST", { title: "t", body: "b", weight: 3 }, agent.key, {
+        "idempotency-key": "openapi-test-key-0001",
+      }),
+    );
+    assert.equal(extra.status, 400);
+  });
+});

@@ -1,0 +1,519 @@
+/**
+ * The bad-input corpus: for every route of the app (enumerated, so later routes are
+ * covered), malformed requests at every layer — headers and credentials, the
+ * Idempotency-Key, Content-Type, the path, the query string and the body — each with the
+ * error codes a correct board answers where the layer decides them.
+ *
+ * Each route is first profiled with harmless probes (does it read a JSON body, does it
+ * take an Idempotency-Key, is it a paged list, what does a plain GET answer) so the
+ * expectations follow what the route is, not a hand-written list.
+ */
+import { generateApiKey } from "../../domain/api_keys.ts";
+import {
+  type BodyDefect,
+  genericBodyDefects,
+  REQUEST_LIMIT,
+  schemaBodyDefects,
+} from "./corpus_bodies.ts";
+import {
+  answer,
+  type Family,
+  familyOf,
+  fillPath,
+  hasParams,
+  needsAgentKey,
+  needsProtocol,
+  type Route,
+} from "./harness.ts";
+
+/** Credentials and ids the corpus uses. */
+export interface CorpusContext {
+  key: string;
+  revokedKey: string;
+  modKey: string;
+  accessToken: string;
+  rootId: string;
+  bRootId: string;
+  send(path: string, init: RequestInit): Promise<Response>;
+}
+
+/** What the probes found out about a route. */
+export interface RouteProfile {
+  route: Route;
+  family: Family;
+  bearer: string | null;
+  /** The route's own path with parameters filled (real ids). */
+  path: string;
+  /** A query that makes a GET meaningful (e.g. `q=` for search). */
+  query: string;
+  valid: Record<string, unknown> | null;
+  readsBody: boolean;
+  usesIdem: boolean;
+  refusesIdem: boolean;
+  paged: boolean;
+  /** The route's whole-body limit (from its 413 details; the board's 16384 by default). */
+  bodyLimit: number;
+  /** The largest `limit` a paged route takes (from its INVALID_LIMIT details). */
+  maxLimit: number;
+  /** A GET's answer with no defect: status and text (a parameter it ignores must not change it). */
+  baseline: { status: number; text: string } | null;
+}
+
+/** One malformed request. */
+export interface Case {
+  category: string;
+  label: string;
+  path: string;
+  init: RequestInit;
+  /** Board error codes that are right here (undefined: any documented error). */
+  codes?: string[];
+  /** A 2xx identical to the baseline is fine (a parameter the route does not take). */
+  ignoredOk?: boolean;
+}
+
+/** Routes that act on a bare POST: never sent with a live credential by the body corpus. */
+export const ACTS_WITHOUT_BODY = new Set(["POST /v1/me/revoke", "POST /v1/me/rotate-key"]);
+
+/** Known valid bodies (schema-level defects are derived from them). */
+function validBody(r: Route, ctx: CorpusContext): Record<string, unknown> | null {
+  const k = `${r.method} ${r.path}`;
+  const table: Record<string, Record<string, unknown>> = {
+    "POST /v1/agents": {
+      name: "corpus-valid-name",
+      participation_basis: "owner_directed",
+      description: "An agent",
+      discovered_via: "a friend",
+    },
+    "POST /v1/posts": { title: "A title", body: "A body", topic: "general" },
+    "POST /b/posts": { title: "A title", body: "A body" },
+    "POST /v1/posts/:id/replies": { body: "A reply", reply_to_id: ctx.rootId },
+    "POST /b/posts/:id/replies": { body: "A reply" },
+    "POST /votes": { board: "named", post_id: ctx.rootId, value: 1 },
+    "POST /pins": { board: "named", thread_id: ctx.rootId, pinned: true },
+    "POST /mod/pins": { board: "named", thread_id: ctx.rootId, pinned: true },
+    "PUT /v1/rules": { text: "New rules", base_revision: 1 },
+    "PUT /mod/rules": { text: "New rules" },
+    "POST /oauth/register": { client_name: "c", redirect_uris: ["http://127.0.0.1:9/cb"] },
+  };
+  return table[k] ?? null;
+}
+
+const BASE_QUERY: Record<string, (ctx: CorpusContext) => string> = {
+  "/v1/search": () => "q=hello",
+  "/votes": (ctx) => `board=named&post_id=${ctx.rootId}`,
+  "/v1/voting": (ctx) => `board=named&post_ids=${ctx.rootId}`,
+};
+
+function paramValue(name: string, ctx: CorpusContext, path: string): string {
+  if (name === "revision") return "1";
+  if (name === "name") return "api";
+  return path.startsWith("/b/") ? ctx.bRootId : ctx.rootId;
+}
+
+function filled(path: string, ctx: CorpusContext): string {
+  return path.replace(/:([A-Za-z_]+)(\{[^}]*\})?/g, (_m, n) => paramValue(n, ctx, path));
+}
+
+/** The valid headers of a route (with `bearer` and an Idempotency-Key when it takes one). */
+export function baseHeaders(p: RouteProfile, withBody: boolean): Record<string, string> {
+  const h: Record<string, string> = {};
+  if (p.family === "board") {
+    h.accept = "application/json";
+    h["x-agent-protocol"] = "board/1";
+  } else if (p.family === "mcp") h.accept = "application/json, text/event-stream";
+  else if (p.family === "oauth") h.accept = "application/json";
+  else h.accept = "text/html";
+  if (p.bearer) h.authorization = `Bearer ${p.bearer}`;
+  if (withBody) {
+    const form = p.family === "oauth" && p.route.path !== "/oauth/register";
+    h["content-type"] = form ? "application/x-www-form-urlencoded" : "application/json";
+  }
+  if (!p.refusesIdem && p.route.method !== "GET") h["idempotency-key"] = idem();
+  return h;
+}
+
+let n = 0;
+function idem(): string {
+  return `corpus-${Date.now().toString(36)}-${(n++).toString(36)}-${
+    crypto.randomUUID().slice(0, 8)
+  }`;
+}
+
+const hasBodyMethod = (r: Route) => !["GET", "DELETE"].includes(r.method);
+
+/** Probes a route (no probe can write: each carries a defect that stops it). */
+export async function profile(route: Route, ctx: CorpusContext): Promise<RouteProfile> {
+  const family = familyOf(route.path);
+  const bearer = route.path.startsWith("/mod")
+    ? ctx.modKey
+    : route.path === "/pins" && route.method === "POST"
+    ? ctx.accessToken
+    : family === "web" || route.path.startsWith("/.well-known") ||
+        route.path === "/oauth/authorize" || route.path === "/oauth/register" ||
+        route.path === "/oauth/token" || route.path === "/oauth/revoke" ||
+        (route.path === "/v1/agents" && route.method === "POST")
+    ? null
+    : ctx.key;
+  const p: RouteProfile = {
+    route,
+    family,
+    bearer,
+    path: filled(route.path, ctx),
+    query: BASE_QUERY[route.path]?.(ctx) ?? "",
+    valid: validBody(route, ctx),
+    readsBody: false,
+    usesIdem: false,
+    refusesIdem: false,
+    paged: false,
+    maxLimit: 30,
+    bodyLimit: REQUEST_LIMIT,
+    baseline: null,
+  };
+  const code = async (path: string, init: RequestInit) => {
+    const a = await answer(await ctx.send(path, init));
+    const err = (a.json as {
+      error?: {
+        code?: string;
+        details?: { header?: string; max?: number; limit_bytes?: number };
+      };
+    })?.error;
+    return {
+      a,
+      code: err?.code,
+      header: err?.details?.header,
+      max: err?.details?.max,
+      limitBytes: err?.details?.limit_bytes,
+    };
+  };
+  if (hasBodyMethod(route) && !ACTS_WITHOUT_BODY.has(`${route.method} ${route.path}`)) {
+    const first = await code(p.path, {
+      method: route.method,
+      headers: baseHeaders(p, true),
+      body: "{",
+    });
+    if (first.header?.toLowerCase() === "idempotency-key" && first.code === "INVALID_INPUT") {
+      p.refusesIdem = true;
+    }
+    const again = await code(p.path, {
+      method: route.method,
+      headers: baseHeaders(p, true),
+      body: "{",
+    });
+    p.readsBody = again.code === "INVALID_JSON";
+    if (p.readsBody) {
+      const h = { ...baseHeaders(p, true), "content-length": "999999999" };
+      const big = await code(p.path, { method: route.method, headers: h, body: "{" });
+      if (typeof big.limitBytes === "number") p.bodyLimit = big.limitBytes;
+    }
+    if (!p.refusesIdem) {
+      const h = baseHeaders(p, true);
+      delete h["idempotency-key"];
+      p.usesIdem = (await code(p.path, { method: route.method, headers: h, body: "{" })).code ===
+        "IDEMPOTENCY_KEY_REQUIRED";
+    }
+  }
+  if (route.method === "GET") {
+    const q = (extra: string) => `${p.path}?${[p.query, extra].filter(Boolean).join("&")}`;
+    const probe = await code(q("limit=0"), { headers: baseHeaders(p, false) });
+    p.paged = probe.code === "INVALID_LIMIT";
+    if (typeof probe.max === "number") p.maxLimit = probe.max;
+    const base = await answer(await ctx.send(q(""), { headers: baseHeaders(p, false) }));
+    p.baseline = { status: base.status, text: base.text };
+  }
+  return p;
+}
+
+/** Header-, credential-, key- and content-type-level defects (board routes). */
+function headerCases(p: RouteProfile, ctx: CorpusContext): Case[] {
+  const out: Case[] = [];
+  const r = p.route;
+  const withBody = hasBodyMethod(r);
+  const body = withBody ? JSON.stringify(p.valid ?? {}) : undefined;
+  const q = p.query ? `?${p.query}` : "";
+  const add = (
+    category: string,
+    label: string,
+    edit: (h: Record<string, string>) => void,
+    codes?: string[],
+  ) => {
+    const h = baseHeaders(p, withBody);
+    edit(h);
+    out.push({
+      category,
+      label,
+      path: p.path + q,
+      init: { method: r.method, headers: h, body },
+      codes,
+    });
+  };
+  const isMod = r.path.startsWith("/mod");
+  if (needsProtocol(r) || isMod) {
+    const JR = ["JSON_REQUIRED"];
+    add("headers", "no Accept", (h) => delete h.accept, JR);
+    add("headers", "Accept */*", (h) => (h.accept = "*/*"), JR);
+    add("headers", "Accept application/xml", (h) => (h.accept = "application/xml"), JR);
+    add("headers", "Accept application/jsonx", (h) => (h.accept = "application/jsonx"), JR);
+    if (withBody) {
+      add("content type", "text/plain", (h) => (h["content-type"] = "text/plain"), JR);
+      add(
+        "content type",
+        "JSON, then HTML",
+        (h) => (h["content-type"] = "application/json, text/html"),
+        JR,
+      );
+      add(
+        "content type",
+        "form",
+        (h) => (h["content-type"] = "application/x-www-form-urlencoded"),
+        JR,
+      );
+      add(
+        "content type",
+        "multipart",
+        (h) => (h["content-type"] = "multipart/form-data; boundary=x"),
+        JR,
+      );
+      add(
+        "content type",
+        "application/jsonp",
+        (h) => (h["content-type"] = "application/jsonp"),
+        JR,
+      );
+    }
+  }
+  if (needsProtocol(r)) {
+    const PR = ["PROTOCOL_REQUIRED"];
+    add("headers", "no X-Agent-Protocol", (h) => delete h["x-agent-protocol"], PR);
+    add("headers", "protocol board/2", (h) => (h["x-agent-protocol"] = "board/2"), PR);
+    add("headers", "protocol given twice", (h) => (h["x-agent-protocol"] = "board/1, board/1"), PR);
+    add("headers", "protocol Board/1", (h) => (h["x-agent-protocol"] = "Board/1"), PR);
+    add("headers", "protocol with NBSP", (h) => (h["x-agent-protocol"] = "board/1\u00a0"), PR);
+    add(
+      "headers",
+      "protocol header injection attempt",
+      (h) => (h["x-agent-protocol"] = "board/1 X-Admin: 1"),
+      PR,
+    );
+  }
+  if (needsAgentKey(r) || isMod) {
+    const U = ["UNAUTHORIZED"];
+    const key = p.bearer ?? ctx.key;
+    add("credentials", "no Authorization", (h) => delete h.authorization, U);
+    add("credentials", "Bearer without a token", (h) => (h.authorization = "Bearer"), U);
+    add("credentials", "Basic scheme", (h) => (h.authorization = "Basic dXNlcjpwYXNz"), U);
+    add("credentials", "garbage token", (h) => (h.authorization = "Bearer garbage"), U);
+    add(
+      "credentials",
+      "unknown key in the key format",
+      (h) => (h.authorization = `Bearer ${generateApiKey()}`),
+      U,
+    );
+    add("credentials", "token then junk", (h) => (h.authorization = `Bearer ${key} extra`), U);
+    add(
+      "credentials",
+      "Latin-1 byte appended",
+      (h) => (h.authorization = `Bearer ${key}\u00ff`),
+      U,
+    );
+    add(
+      "credentials",
+      "5,000-character token",
+      (h) => (h.authorization = `Bearer ${"k".repeat(5000)}`),
+      U,
+    );
+    add(
+      "credentials",
+      "key in upper case",
+      (h) => (h.authorization = `Bearer ${key.toUpperCase()}`),
+      U,
+    );
+    add(
+      "credentials",
+      "key one character short",
+      (h) => (h.authorization = `Bearer ${key.slice(0, -1)}`),
+      U,
+    );
+    add(
+      "credentials",
+      "key given twice",
+      (h) => (h.authorization = `Bearer ${key}, Bearer ${key}`),
+      U,
+    );
+    if (isMod) {
+      add("credentials", "an agent key on /mod", (h) => (h.authorization = `Bearer ${ctx.key}`), U);
+    } else {
+      add("credentials", "revoked key", (h) => (h.authorization = `Bearer ${ctx.revokedKey}`), U);
+      add("credentials", "moderator key", (h) => (h.authorization = `Bearer ${ctx.modKey}`), [
+        "FORBIDDEN",
+      ]);
+    }
+  }
+  if (p.usesIdem) {
+    const I = ["INVALID_INPUT"];
+    add("idempotency key", "missing", (h) => delete h["idempotency-key"], [
+      "IDEMPOTENCY_KEY_REQUIRED",
+    ]);
+    add("idempotency key", "15 characters", (h) => (h["idempotency-key"] = "a".repeat(15)), I);
+    add("idempotency key", "129 characters", (h) => (h["idempotency-key"] = "a".repeat(129)), I);
+    add("idempotency key", "spaces", (h) => (h["idempotency-key"] = "has spaces in it ok ok"), I);
+    add("idempotency key", "slashes", (h) => (h["idempotency-key"] = "abc/def/ghi/jkl/mno"), I);
+    add("idempotency key", "Latin-1", (h) => (h["idempotency-key"] = "\u00ff".repeat(20)), I);
+    add(
+      "idempotency key",
+      "given twice",
+      (h) => (h["idempotency-key"] = `${idem()}, ${idem()}`),
+      I,
+    );
+  }
+  return out;
+}
+
+const PATH_VALUES: [string, string][] = [
+  ["not a uuid", "not-a-uuid"],
+  ["encoded space", "%20"],
+  ["traversal", "..%2F..%2Fetc%2Fpasswd"],
+  ["uuid with NUL", "00000000-0000-4000-8000-000000000000%00"],
+  ["unknown uuid", "00000000-0000-4000-8000-000000000000"],
+  ["uuid in upper case, unknown", "ABCDEF00-0000-4000-8000-000000000000"],
+  ["invalid percent-encoding", "%ff%fe"],
+  ["malformed percent", "%zz"],
+  ["zero-width before a uuid", "%E2%80%8B00000000-0000-4000-8000-000000000000"],
+  ["right-to-left mark after a uuid", "00000000-0000-4000-8000-000000000000%E2%80%8F"],
+  ["3,000 characters", "x".repeat(3000)],
+  ["negative number", "-1"],
+  ["huge number", "1e309"],
+  ["template left in", "%7Bid%7D"],
+  ["backslash", "%5C..%5Cwindows"],
+  ["encoded slash", "a%2Fb"],
+];
+
+/** Path tricks: bad parameters, and suffixes that must not reach another route. */
+function pathCases(p: RouteProfile): Case[] {
+  const r = p.route;
+  const out: Case[] = [];
+  const withBody = hasBodyMethod(r);
+  const body = withBody ? JSON.stringify(p.valid ?? {}) : undefined;
+  const q = p.query ? `?${p.query}` : "";
+  // Outside "/mod/" (e.g. "//mod/...") the moderator key is refused: 403 FORBIDDEN.
+  const board = p.family !== "board"
+    ? undefined
+    : r.path.startsWith("/mod")
+    ? ["INVALID_INPUT", "NOT_FOUND", "FORBIDDEN"]
+    : ["INVALID_INPUT", "NOT_FOUND"];
+  const add = (label: string, path: string) =>
+    out.push({
+      category: "path tricks",
+      label,
+      path,
+      init: { method: r.method, headers: baseHeaders(p, withBody), body },
+      codes: board,
+    });
+  if (hasParams(r.path)) {
+    for (const [label, v] of PATH_VALUES) add(label, fillPath(r.path, v) + q);
+  }
+  if (r.path !== "/") {
+    add("trailing slash", `${p.path}/` + q);
+    add("double slash", `/${p.path}` + q);
+    add("encoded NUL segment", `${p.path}/%00` + q);
+    add("unknown sub-path", `${p.path}/extra` + q);
+  }
+  return out;
+}
+
+const QUERY_DEFECTS: [string, string, "limit" | "cursor" | "any"][] = [
+  ["limit=abc", "limit=abc", "limit"],
+  ["limit=0", "limit=0", "limit"],
+  ["limit one over the maximum", "limit=MAX+1", "limit"],
+  ["limit=-1", "limit=-1", "limit"],
+  ["limit=1.5", "limit=1.5", "limit"],
+  ["limit=1e1", "limit=1e1", "limit"],
+  ["limit empty", "limit=", "limit"],
+  ["limit 23 digits", "limit=99999999999999999999999", "limit"],
+  ["limit fullwidth digit", "limit=%EF%BC%95", "limit"],
+  ["limit hex", "limit=0x1f", "limit"],
+  ["limit with a space", "limit=%205", "limit"],
+  ["limit NUL", "limit=5%00", "limit"],
+  ["limit repeated", "limit=1&limit=2", "limit"],
+  ["before=0", "before=0", "cursor"],
+  ["before=-5", "before=-5", "cursor"],
+  ["before=abc", "before=abc", "cursor"],
+  ["before beyond 2^53", "before=9007199254740993", "cursor"],
+  ["before repeated", "before=1&before=2", "cursor"],
+  ["after=1.5", "after=1.5", "cursor"],
+  ["before with after", "before=5&after=6", "cursor"],
+  ["articles_limit=0", "articles_limit=0", "any"],
+  ["articles_before with articles_after", "articles_before=1&articles_after=2", "any"],
+  ["topic with capitals", "topic=Bad_Topic", "any"],
+  ["topic of 41 characters", `topic=${"a".repeat(41)}`, "any"],
+  ["topic with zero-width", "topic=general%E2%80%8B", "any"],
+  ["q of 101 characters", `q=${"a".repeat(101)}`, "any"],
+  ["q of 13 tokens", `q=${Array.from({ length: 13 }, (_, i) => `w${i}`).join("+")}`, "any"],
+  ["q without a token", "q=!!!", "any"],
+  ["q with a lone surrogate", "q=%ED%A0%80", "any"],
+  ["board unknown", "board=bogus", "any"],
+  ["post_id not a uuid", "post_id=nope", "any"],
+  ["post_ids with junk", "post_ids=x,y", "any"],
+  ["voters=maybe", "voters=maybe", "any"],
+  ["malformed percent in a name", "%zz=1", "any"],
+  ["parameter without a value", "limit", "limit"],
+  ["array syntax", "limit[]=1", "any"],
+  ["empty name", "=5", "any"],
+  ["only separators", "&&&", "any"],
+  ["RTL override", "topic=%E2%80%AEgeneral", "any"],
+];
+
+/** Query-string defects (GET routes). */
+function queryCases(p: RouteProfile): Case[] {
+  const out: Case[] = [];
+  for (const [label, defect, kind] of QUERY_DEFECTS) {
+    const paged = p.paged && kind !== "any";
+    out.push({
+      category: "query string",
+      label,
+      path: `${p.path}?${
+        [p.query, defect.replace("MAX+1", String(p.maxLimit + 1))].filter(Boolean).join("&")
+      }`,
+      init: { headers: baseHeaders(p, false) },
+      codes: paged
+        ? (kind === "limit"
+          ? ["INVALID_LIMIT", "INVALID_INPUT"]
+          : ["INVALID_CURSOR", "INVALID_INPUT"])
+        : undefined,
+      ignoredOk: !paged,
+    });
+  }
+  return out;
+}
+
+function bodyCase(p: RouteProfile, d: BodyDefect): Case {
+  const headers = { ...baseHeaders(p, true), ...(d.headers ?? {}) };
+  let codes = p.family === "board" && p.readsBody ? d.codes : undefined;
+  // Article routes report schema failures with their own 400 code, listing every failure.
+  if (codes?.includes("INVALID_INPUT") && p.route.path.includes("/articles")) {
+    codes = [...codes, "ARTICLE_CHECKS_FAILED"];
+  }
+  const q = p.query ? `?${p.query}` : "";
+  return {
+    category: d.category,
+    label: d.label,
+    path: p.path + q,
+    init: { method: p.route.method, headers, body: d.body },
+    codes,
+  };
+}
+
+/** Every malformed request for one route. */
+export function casesFor(p: RouteProfile, ctx: CorpusContext): Case[] {
+  const out: Case[] = [];
+  const key = `${p.route.method} ${p.route.path}`;
+  if (p.family === "board") out.push(...headerCases(p, ctx));
+  out.push(...pathCases(p));
+  if (p.route.method === "GET") out.push(...queryCases(p));
+  if (hasBodyMethod(p.route) && !ACTS_WITHOUT_BODY.has(key)) {
+    for (const d of genericBodyDefects(p.valid ?? {}, p.bodyLimit)) out.push(bodyCase(p, d));
+    if (p.valid && p.family === "board") {
+      for (const d of schemaBodyDefects(p.valid)) out.push(bodyCase(p, d));
+    }
+  }
+  return out;
+}

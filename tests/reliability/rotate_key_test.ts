@@ -1,0 +1,202 @@
+/** POST /v1/me/rotate-key (addition beyond the spec): one atomic step, old key dead at once. */
+import assert from "node:assert/strict";
+import { MAX_ROTATED_CONNECTIONS } from "../../domain/accounts.ts";
+import { hashApiKey } from "../../domain/api_keys.ts";
+import { ROTATION_REPLAY_SECONDS } from "../../domain/key_rotation.ts";
+import { keys } from "../../kv/keys.ts";
+import { agentHeaders, assertError, getJson, idemKey, testBoard } from "../helpers.ts";
+import type { TestBoard } from "../helpers.ts";
+import { connect, tokenRequest, whoami } from "../oauth_helpers.ts";
+import { agent, namedPost, publicKarma, vote } from "../vote_helpers.ts";
+import { stringsIn } from "./harness.ts";
+
+function rotate(board: TestBoard, key: string, idem = idemKey(), net?: string) {
+  return board.request("/v1/me/rotate-key", {
+    method: "POST",
+    headers: agentHeaders(key, { "idempotency-key": idem }),
+  }, net);
+}
+
+async function rotated(board: TestBoard, key: string, idem = idemKey()) {
+  const res = await rotate(board, key, idem);
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  return body as { id: string; name: string; api_key: string; replayed: boolean };
+}
+
+async function keyIndexFor(board: TestBoard, agentId: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of board.kv.list<string>({ prefix: ["agent_id_by_key_hash"] })) {
+    if (e.value === agentId) out.push(String(e.key[1]));
+  }
+  return out;
+}
+
+Deno.test("rotate-key: new key works, old key is 401 at once; account, karma, content and quota stay", async () => {
+  await using board = await testBoard();
+  const author = await agent(board);
+  const voter = await agent(board);
+  const postId = await namedPost(board, author, "before rotation");
+  await vote(board, voter, postId, 1);
+  const karmaBefore = await publicKarma(board, author.id);
+  assert.equal(karmaBefore, 1);
+  const quotaBefore = (await getJson(board, "/v1/me", author.key)).body.posting_quota.used;
+
+  const r = await rotated(board, author.key);
+  assert.equal(r.id, author.id);
+  assert.equal(r.name, author.name);
+  assert.equal(r.replayed, false);
+  assert.match(r.api_key, /^pb_live_[A-Za-z0-9_-]{43}$/);
+  assert.notEqual(r.api_key, author.key);
+
+  await assertError(
+    await board.request("/v1/me", { headers: agentHeaders(author.key) }),
+    401,
+    "UNAUTHORIZED",
+  );
+  const me = await getJson(board, "/v1/me", r.api_key);
+  assert.equal(me.status, 200);
+  assert.equal(me.body.posting_quota.used, quotaBefore);
+  assert.equal(await publicKarma(board, author.id), karmaBefore);
+  const thread = await getJson(board, `/v1/posts/${postId}`, r.api_key);
+  assert.equal(thread.body.post.agent_id, author.id);
+  assert.ok(thread.body.post.actions.some((a: { template: string }) => a.template === "delete"));
+
+  // Exactly one key index entry, for the new key; the new key is nowhere in clear.
+  assert.deepEqual(await keyIndexFor(board, author.id), [await hashApiKey(r.api_key)]);
+  for await (const e of board.kv.list({ prefix: [] })) {
+    for (const s of stringsIn([e.key, e.value])) {
+      assert.ok(!s.includes(r.api_key) && !s.includes(author.key), `plaintext key in ${e.key}`);
+    }
+  }
+});
+
+Deno.test("rotate-key: 20 parallel rotations with one key leave exactly one valid key", async () => {
+  await using board = await testBoard();
+  const a = await agent(board);
+  const responses = await Promise.all(
+    Array.from({ length: 20 }, () => rotate(board, a.key)),
+  );
+  const bodies = await Promise.all(responses.map((r) => r.json()));
+  const won = bodies.filter((_, i) => responses[i].status === 200);
+  assert.equal(won.length, 1, JSON.stringify(bodies.map((b) => b.error?.code ?? "ok")));
+  assert.ok(
+    bodies.every((b, i) => responses[i].status === 200 || b.error.code === "UNAUTHORIZED"),
+  );
+  assert.deepEqual(await keyIndexFor(board, a.id), [await hashApiKey(won[0].api_key)]);
+  assert.equal((await getJson(board, "/v1/me", won[0].api_key)).status, 200);
+  assert.equal((await getJson(board, "/v1/me", a.key)).status, 401);
+});
+
+Deno.test("rotate-key: a lost answer can be fetched again with the same Idempotency-Key for 10 minutes", async (t) => {
+  await using board = await testBoard();
+  const a = await agent(board);
+  const idem = idemKey();
+
+  await t.step(
+    "parallel repeats of one request rotate once and all answer the same key",
+    async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => rotate(board, a.key, idem).then((r) => r.json())),
+      );
+      assert.equal(new Set(answers.map((b) => b.api_key)).size, 1, JSON.stringify(answers));
+      assert.equal(answers.filter((b) => b.replayed === false).length, 1);
+    },
+  );
+  const current = (await rotated(board, a.key, idem)).api_key;
+
+  await t.step("the old key with another Idempotency-Key is 401", async () => {
+    await assertError(await rotate(board, a.key), 401, "UNAUTHORIZED");
+  });
+  await t.step("the old key cannot do anything else", async () => {
+    await assertError(
+      await board.request("/v1/posts", { headers: agentHeaders(a.key) }),
+      401,
+      "UNAUTHORIZED",
+    );
+  });
+  await t.step("after 10 minutes the repeat is 401 too", async () => {
+    board.clock.advance(ROTATION_REPLAY_SECONDS);
+    await assertError(await rotate(board, a.key, idem), 401, "UNAUTHORIZED");
+    assert.equal((await getJson(board, "/v1/me", current)).status, 200);
+  });
+  await t.step("a repeat after a later rotation answers nothing stale", async () => {
+    const idem2 = idemKey();
+    const second = await rotated(board, current, idem2);
+    await rotated(board, second.api_key);
+    await assertError(await rotate(board, current, idem2), 401, "UNAUTHORIZED");
+  });
+});
+
+Deno.test("rotate-key: needs an Idempotency-Key and a live API key; the moderator key is refused", async () => {
+  await using board = await testBoard({ moderatorKey: "mod-key-mod-key-mod-key-mod-key-0001" });
+  const a = await agent(board);
+  const noIdem = await board.request("/v1/me/rotate-key", {
+    method: "POST",
+    headers: agentHeaders(a.key),
+  });
+  await assertError(noIdem, 400, "IDEMPOTENCY_KEY_REQUIRED");
+  await assertError(
+    await rotate(board, "mod-key-mod-key-mod-key-mod-key-0001"),
+    403,
+    "FORBIDDEN",
+  );
+  const revoke = await board.request("/v1/me/revoke", {
+    method: "POST",
+    headers: agentHeaders(a.key),
+  });
+  assert.equal(revoke.status, 200);
+  await revoke.body?.cancel();
+  await assertError(await rotate(board, a.key), 401, "UNAUTHORIZED");
+  assert.deepEqual(await keyIndexFor(board, a.id), []);
+});
+
+Deno.test("rotate-key: OAuth connections linked with the old key keep working", async (t) => {
+  await using board = await testBoard();
+  const a = await agent(board);
+  const conn = await connect(board, { mode: "link", api_key: a.key });
+  const r = await rotated(board, a.key);
+
+  await t.step("the access token still works", async () => {
+    const res = await whoami(board, conn.tokens.access_token);
+    assert.equal(res.status, 200, await res.clone().text());
+    await res.body?.cancel();
+  });
+  await t.step(
+    "the refresh token still renews the connection (re-sealed with the new key)",
+    async () => {
+      const res = await tokenRequest(board, {
+        grant_type: "refresh_token",
+        client_id: conn.clientId,
+        refresh_token: conn.tokens.refresh_token,
+      });
+      const body = await res.json();
+      assert.equal(res.status, 200, JSON.stringify(body));
+      assert.equal((await whoami(board, body.access_token)).status, 200);
+    },
+  );
+  await t.step("revoking the new key ends the connection at once", async () => {
+    const revoke = await board.request("/v1/me/revoke", {
+      method: "POST",
+      headers: agentHeaders(r.api_key),
+    });
+    assert.equal(revoke.status, 200);
+    await revoke.body?.cancel();
+    const res = await whoami(board, conn.tokens.access_token);
+    assert.equal(res.status, 401);
+    await res.body?.cancel();
+  });
+});
+
+Deno.test(`rotate-key: more than ${MAX_ROTATED_CONNECTIONS} live connections is 409 and changes nothing`, async () => {
+  await using board = await testBoard();
+  const a = await agent(board);
+  for (let i = 0; i <= MAX_ROTATED_CONNECTIONS; i++) {
+    await connect(board, { mode: "link", api_key: a.key });
+  }
+  const details = await assertError(await rotate(board, a.key), 409, "CONFLICT");
+  assert.equal(details.max_connections, MAX_ROTATED_CONNECTIONS);
+  assert.equal(details.connections, MAX_ROTATED_CONNECTIONS + 1);
+  assert.equal((await getJson(board, "/v1/me", a.key)).status, 200);
+  assert.equal((await board.kv.get(keys.keyRotations(await hashApiKey(a.key)))).value, null);
+});

@@ -1,0 +1,258 @@
+/**
+ * Credentials: stored only as hashes (API keys, OAuth tokens and codes) or encrypted
+ * (linked credentials); compared in constant time; the moderator key works only on
+ * /mod; a revoked key and its OAuth connections stop at once.
+ */
+import assert from "node:assert/strict";
+import { API_KEY_PATTERN } from "../../domain/api_keys.ts";
+import { timingSafeEqual } from "../../domain/text.ts";
+import { OAUTH_TOKEN_PATTERN } from "../../oauth/tokens.ts";
+import { agentHeaders, idemKey, post, register, testBoard } from "../helpers.ts";
+import {
+  agentName,
+  authorizeCode,
+  authorizePath,
+  connect,
+  exchange,
+  openConsent,
+  pkce,
+  registerClient,
+  submitConsent,
+  tokenRequest,
+  whoami,
+} from "../oauth_helpers.ts";
+import { answer, assertErrorShape, fillPath, kvEntries, listRoutes, stringsIn } from "./harness.ts";
+
+const MOD_KEY = "reliability-moderator-key-0123456789abcdef";
+const SECRET = "test-secret-test-secret-test-secret";
+
+Deno.test("KV scan: no API key, OAuth token, code, CSRF token, cookie or secret is stored in clear", async () => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY, secret: SECRET });
+  const secrets: string[] = [MOD_KEY, SECRET];
+  const a = await register(board);
+  const b = await register(board);
+  secrets.push(a.key, b.key);
+  await post(board, a.key, { title: "hello", body: "a body" });
+  // A rotation (old and new key) and a revocation.
+  const rot = await board.request("/v1/me/rotate-key", {
+    method: "POST",
+    headers: agentHeaders(b.key, { "idempotency-key": idemKey() }),
+  });
+  const newKey = (await rot.json()).api_key as string;
+  secrets.push(newKey);
+  const rev = await board.request("/v1/me/revoke", {
+    method: "POST",
+    headers: agentHeaders(newKey),
+  });
+  await rev.body?.cancel();
+  // OAuth: a linked connection, a created one, a refresh, an unredeemed code and an open consent page.
+  const linked = await connect(board, { mode: "link", api_key: a.key });
+  const created = await connect(board);
+  secrets.push(linked.tokens.access_token, linked.tokens.refresh_token);
+  secrets.push(created.tokens.access_token, created.tokens.refresh_token);
+  const refreshed = await (await tokenRequest(board, {
+    grant_type: "refresh_token",
+    client_id: linked.clientId,
+    refresh_token: linked.tokens.refresh_token,
+  })).json();
+  secrets.push(refreshed.access_token, refreshed.refresh_token);
+  const client = await registerClient(board);
+  const { challenge } = await pkce();
+  const { code } = await authorizeCode(board, client.client_id, challenge, {
+    mode: "create",
+    name: agentName(),
+  });
+  secrets.push(code);
+  const page = await openConsent(board, authorizePath(client.client_id, challenge));
+  assert.ok(page.csrf && page.cookie);
+  secrets.push(page.csrf!, page.cookie!.split("=").slice(1).join("="));
+
+  let grants = 0;
+  for (const [key, value] of await kvEntries(board.kv)) {
+    const texts = stringsIn([key, value]);
+    for (const s of texts) {
+      assert.ok(!API_KEY_PATTERN.test(s), `API key format in ${JSON.stringify(key)}`);
+      assert.ok(!OAUTH_TOKEN_PATTERN.test(s), `OAuth token format in ${JSON.stringify(key)}`);
+      for (const secret of secrets) {
+        assert.ok(!s.includes(secret), `a secret in clear under ${JSON.stringify(key)}`);
+        // Also without its prefix (the random part alone).
+        const core = secret.replace(/^pb_[a-z]+_/, "");
+        assert.ok(core.length < 20 || !s.includes(core), `a secret's core under ${key}`);
+      }
+    }
+    if (key[0] === "oauth_grants") {
+      grants++;
+      const cred = (value as { credential: { v: number; iv: string; ct: string } }).credential;
+      assert.equal(cred.v, 1);
+      assert.match(cred.iv, /^[A-Za-z0-9_-]{16}$/, "12-byte AES-GCM nonce");
+      assert.ok(cred.ct.length > 60, "sealed key plus GCM tag");
+    }
+  }
+  assert.ok(grants >= 2, `linked credentials found: ${grants}`);
+});
+
+Deno.test("timingSafeEqual(): right answers, and no early exit (timing does not depend on where strings differ)", () => {
+  const a = "f".repeat(1024);
+  const early = "0" + "f".repeat(1023);
+  const late = "f".repeat(1023) + "0";
+  assert.equal(timingSafeEqual(a, a), true);
+  assert.equal(timingSafeEqual(a, early), false);
+  assert.equal(timingSafeEqual(a, late), false);
+  assert.equal(timingSafeEqual(a, a + "f"), false);
+  assert.equal(timingSafeEqual("", ""), true);
+  assert.equal(timingSafeEqual("", "x"), false);
+  assert.equal(timingSafeEqual("abc", "abd"), false);
+
+  // A naive comparison shows the leak this guards against; the check has power only if it does.
+  let sink = 0;
+  const naive = (x: string, y: string) => {
+    if (x.length !== y.length) return false;
+    for (let i = 0; i < x.length; i++) if (x.charCodeAt(i) !== y.charCodeAt(i)) return false;
+    return true;
+  };
+  const time = (f: (x: string, y: string) => boolean, y: string) => {
+    const t0 = performance.now();
+    for (let i = 0; i < 400; i++) sink += f(a, y) ? 1 : 0;
+    return performance.now() - t0;
+  };
+  const ratio = (f: (x: string, y: string) => boolean) => {
+    for (let i = 0; i < 20; i++) time(f, early) + time(f, late); // warm up the JIT
+    const e: number[] = [];
+    const l: number[] = [];
+    for (let i = 0; i < 41; i++) {
+      e.push(time(f, early));
+      l.push(time(f, late));
+    }
+    const median = (xs: number[]) => xs.sort((p, q) => p - q)[xs.length >> 1];
+    return median(l) / Math.max(median(e), 1e-6);
+  };
+  const naiveRatio = ratio(naive);
+  const safeRatio = ratio(timingSafeEqual);
+  assert.ok(naiveRatio > 4, `the measurement can see an early exit (naive ratio ${naiveRatio})`);
+  assert.ok(
+    safeRatio > 0.5 && safeRatio < 2,
+    `timingSafeEqual takes as long for an early as for a late difference (ratio ${safeRatio})`,
+  );
+  assert.equal(sink, 0);
+});
+
+Deno.test("a revoked key stops at once on every route, and its OAuth connections with it", async () => {
+  await using board = await testBoard({ limitScale: 1000 });
+  const a = await register(board);
+  const root = await post(board, a.key, { title: "mine", body: "mine" });
+  const conn = await connect(board, { mode: "link", api_key: a.key });
+  assert.equal((await whoami(board, conn.tokens.access_token)).status, 200);
+
+  const rev = await board.request("/v1/me/revoke", {
+    method: "POST",
+    headers: agentHeaders(a.key),
+  });
+  assert.equal(rev.status, 200);
+  await rev.body?.cancel();
+  // No clock movement: "at once".
+  const routes = listRoutes(board.app).filter((r) =>
+    r.path.startsWith("/v1/") && !(r.method === "POST" && r.path === "/v1/agents")
+  );
+  assert.ok(routes.length >= 10);
+  for (const route of routes) {
+    const withBody = !["GET", "DELETE"].includes(route.method);
+    const res = await board.request(fillPath(route.path, root.id), {
+      method: route.method,
+      headers: agentHeaders(a.key, {
+        "idempotency-key": idemKey(),
+        ...(withBody ? { "content-type": "application/json" } : {}),
+      }),
+      body: withBody ? JSON.stringify({ title: "t", body: "b" }) : undefined,
+    });
+    const where = `${route.method} ${route.path}`;
+    assert.equal(assertErrorShape(await answer(res), "board", where), "UNAUTHORIZED", where);
+  }
+  const vote = await board.request("/votes", {
+    method: "POST",
+    headers: agentHeaders(a.key, { "content-type": "application/json" }),
+    body: JSON.stringify({ board: "named", post_id: root.id, value: 1 }),
+  });
+  assert.equal(vote.status, 401);
+  await vote.body?.cancel();
+  for (const bearer of [a.key, conn.tokens.access_token]) {
+    const mcp = await board.request("/mcp", {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${bearer}`,
+        accept: "application/json, text/event-stream",
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    assert.equal(mcp.status, 401, `/mcp with ${bearer.slice(0, 6)}`);
+    await mcp.body?.cancel();
+  }
+  const who = await whoami(board, conn.tokens.access_token);
+  assert.equal(who.status, 401);
+  // Spec Authentication 8: invalid_token, or the board error UNAUTHORIZED for a linked account.
+  const whoBody = await who.json();
+  assert.ok(
+    whoBody.error === "invalid_token" || whoBody.error?.code === "UNAUTHORIZED",
+    JSON.stringify(whoBody),
+  );
+  const refresh = await tokenRequest(board, {
+    grant_type: "refresh_token",
+    client_id: conn.clientId,
+    refresh_token: conn.tokens.refresh_token,
+  });
+  assert.equal(refresh.status, 400);
+  assert.equal((await refresh.json()).error, "invalid_grant");
+});
+
+const hasMod = await (async () => {
+  await using probe = await testBoard({ moderatorKey: MOD_KEY });
+  return listRoutes(probe.app).some((r) => r.path.startsWith("/mod/"));
+})();
+
+Deno.test({
+  name: hasMod
+    ? "the moderator key works only on /mod: refused on every other route and for OAuth linking"
+    : "PENDING (no /mod routes yet): the moderator key works only on /mod",
+  ignore: !hasMod,
+  fn: async () => {
+    await using board = await testBoard({ moderatorKey: MOD_KEY, limitScale: 1000 });
+    const a = await register(board);
+    const root = await post(board, a.key, { title: "t", body: "b" });
+    const audit = await board.request("/mod/audit", { headers: agentHeaders(MOD_KEY) });
+    assert.equal(audit.status, 200, "the key works on /mod");
+    await audit.body?.cancel();
+    for (const bearer of [a.key, "not-the-moderator-key"]) {
+      const res = await board.request("/mod/audit", { headers: agentHeaders(bearer) });
+      assert.equal(assertErrorShape(await answer(res), "board", "/mod"), "UNAUTHORIZED");
+    }
+    const elsewhere = listRoutes(board.app).filter((r) => !r.path.startsWith("/mod"));
+    for (const route of elsewhere) {
+      const withBody = !["GET", "DELETE"].includes(route.method);
+      const res = await board.request(fillPath(route.path, root.id), {
+        method: route.method,
+        headers: agentHeaders(MOD_KEY, {
+          "idempotency-key": idemKey(),
+          ...(withBody ? { "content-type": "application/json" } : {}),
+        }),
+        body: withBody ? JSON.stringify({}) : undefined,
+      });
+      const got = await answer(res);
+      const where = `${route.method} ${route.path}`;
+      assert.equal(got.status, 403, `${where}: ${got.text.slice(0, 200)}`);
+    }
+    // OAuth linking with the moderator key is refused: no code is issued.
+    const client = await registerClient(board);
+    const { verifier, challenge } = await pkce();
+    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+    const res = await submitConsent(board, {
+      mode: "link",
+      api_key: MOD_KEY,
+      csrf: page.csrf!,
+    }, page.cookie);
+    const location = res.headers.get("location");
+    await res.body?.cancel();
+    assert.ok(!location || !new URL(location).searchParams.get("code"), `no code: ${location}`);
+    void exchange;
+    void verifier;
+  },
+});
