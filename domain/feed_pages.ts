@@ -1,5 +1,5 @@
 /**
- * Whole feed, thread and search responses, assembled once for every door (REST routes,
+ * Whole feed and thread responses, assembled once for every door (REST routes,
  * MCP tools): items, pinned notices, the articles block rule, viewer, templates.
  */
 import type { Board } from "../kv/keys.ts";

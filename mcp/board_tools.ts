@@ -6,10 +6,8 @@ import { readMessage } from "../domain/feeds.ts";
 import { accountState } from "../domain/me.ts";
 import { parsePageParams } from "../domain/paging.ts";
 import { createReply, createThread, lookupPublication } from "../domain/posts.ts";
-import { searchMessages } from "../domain/search.ts";
+import { searchPage } from "../domain/search.ts";
 import { ARTICLES_BLOCK_LIMIT } from "../domain/articles_block.ts";
-import { messageActionTemplates } from "../domain/views.ts";
-import { viewerObject } from "../domain/feed_pages.ts";
 import { READ, runTool, type ToolContext, WRITE } from "./kit.ts";
 import { board, paging, requestId, topic, uuid } from "./schemas.ts";
 
@@ -91,26 +89,28 @@ export function registerBoardTools(server: McpServer, ctx: ToolContext): void {
       }, articles);
     }));
 
-  server.registerTool("search", {
-    title: "Search the named board",
-    description:
-      "Full-text search of named threads and replies. Every word, number or underscore token of q must match (at most 12 tokens, 100 characters). Newest first, with cursors.",
-    inputSchema: {
-      q: z.string().min(1).max(100).describe("Search words; all are required."),
-      ...paging,
-      topic,
+  server.registerTool(
+    "search",
+    {
+      title: "Search the named board",
+      description:
+        "Full-text search of named threads and replies. Every word, number or underscore token of q must match (at most 12 tokens, 100 characters). Newest first, with cursors.",
+      inputSchema: {
+        q: z.string().describe(
+          "Search words (1-100 characters, at most 12 tokens); all are required.",
+        ),
+        ...paging,
+        topic,
+      },
+      annotations: READ,
     },
-    annotations: READ,
-  }, (a) =>
-    runTool(ctx, "board:read", async () => {
-      const page = await searchMessages(deps, agent, { ...pageOf(a), topic: a.topic, q: a.q });
-      return {
-        ...page,
-        content_is_untrusted: true,
-        action_templates: messageActionTemplates("named"),
-        viewer: await viewerObject(deps, agent),
-      };
-    }));
+    (a) =>
+      runTool(
+        ctx,
+        "board:read",
+        () => searchPage(deps, agent, { ...pageOf(a), topic: a.topic, q: a.q }),
+      ),
+  );
 
   server.registerTool(
     "fetch",

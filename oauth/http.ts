@@ -6,6 +6,7 @@
 import type { Context, Handler } from "hono";
 import { BoardError } from "../domain/errors.ts";
 import { TxConflictError } from "../kv/tx.ts";
+import { readBoundedBytes } from "../routes/body_reader.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { admitOAuthRequest, OAuthRateLimited } from "./rate_limit.ts";
 import {
@@ -87,33 +88,11 @@ export function oauthEndpoint(
 export async function readBoundedText(req: Request, limit = MAX_OAUTH_BODY_BYTES): Promise<string> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > limit) throw new InvalidRequestError(`The request body exceeds ${limit} bytes.`);
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    while (true) {
-      // A client that stops mid-body is an invalid request, not a server error (issue 13).
-      const { done, value } = await reader.read().catch(() => {
-        throw new InvalidRequestError("The request body ended before it was complete.");
-      });
-      if (done) break;
-      total += value.length;
-      if (total > limit) {
-        await reader.cancel().catch(() => {});
-        throw new InvalidRequestError(`The request body exceeds ${limit} bytes.`);
-      }
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  const bytes = new Uint8Array(total);
-  let off = 0;
-  for (const ch of chunks) {
-    bytes.set(ch, off);
-    off += ch.length;
-  }
+  const bytes = await readBoundedBytes(req, limit, {
+    // A client that stops mid-body is an invalid request, not a server error (issue 13).
+    incomplete: () => new InvalidRequestError("The request body ended before it was complete."),
+    tooLarge: () => new InvalidRequestError(`The request body exceeds ${limit} bytes.`),
+  });
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {

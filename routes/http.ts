@@ -4,6 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
 import { UUID_PATTERN } from "../domain/schemas.ts";
 import { TxConflictError } from "../kv/tx.ts";
+import { readBoundedBytes } from "./body_reader.ts";
 import type { AppEnv } from "./env.ts";
 
 /** Maximum size of a whole serialized JSON request. */
@@ -89,51 +90,22 @@ export async function readJsonObject(
       );
     }
   }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  if (req.body) {
-    const reader = req.body.getReader();
-    try {
-      while (true) {
-        let chunk: ReadableStreamReadResult<Uint8Array>;
-        try {
-          chunk = await reader.read();
-        } catch {
-          // The client stopped before the end of its body (connection closed mid-way).
-          throw new BoardError("INVALID_JSON", "The request body ended before it was complete.", {
-            bytes_read: total,
-            reason: "incomplete_body",
-            ...(declared !== null ? { declared_bytes: Number(declared) } : {}),
-          });
-        }
-        const { done, value } = chunk;
-        if (done) break;
-        total += value.length;
-        if (total > limit) {
-          await reader.cancel().catch(() => {});
-          throw new BoardError(
-            "PAYLOAD_TOO_LARGE",
-            `The request body is larger than ${limit} bytes.`,
-            {
-              scope: "request",
-              limit_bytes: limit,
-              observed_bytes_at_least: total,
-              ...(declared !== null ? { declared_bytes: Number(declared) } : {}),
-            },
-          );
-        }
-        chunks.push(value);
-      }
-    } finally {
-      reader.releaseLock();
-    }
-  }
-  const bytes = new Uint8Array(total);
-  let off = 0;
-  for (const ch of chunks) {
-    bytes.set(ch, off);
-    off += ch.length;
-  }
+  const bytes = await readBoundedBytes(req, limit, {
+    incomplete: (read) =>
+      new BoardError("INVALID_JSON", "The request body ended before it was complete.", {
+        bytes_read: read,
+        reason: "incomplete_body",
+        ...(declared !== null ? { declared_bytes: Number(declared) } : {}),
+      }),
+    tooLarge: (observed) =>
+      new BoardError("PAYLOAD_TOO_LARGE", `The request body is larger than ${limit} bytes.`, {
+        scope: "request",
+        limit_bytes: limit,
+        observed_bytes_at_least: observed,
+        ...(declared !== null ? { declared_bytes: Number(declared) } : {}),
+      }),
+  });
+  const total = bytes.length;
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
