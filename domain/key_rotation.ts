@@ -8,7 +8,7 @@
  * key is 401 at once.
  */
 import { keys } from "../kv/keys.ts";
-import { openCredential, type SealedCredential, sealCredential } from "../oauth/secret.ts";
+import { openCredential, sealCredential, type SealedCredential } from "../oauth/secret.ts";
 import { type Agent, getAgent, rotateApiKey } from "./accounts.ts";
 import { hashApiKey } from "./api_keys.ts";
 import type { Deps } from "./deps.ts";
@@ -76,7 +76,13 @@ export async function rotateKeyOnce(
         tx.set(keys.keyRotations(oldHash), receipt, { expireIn: ROTATION_REPLAY_SECONDS * 1000 });
       },
     });
-    return { id: updated.id, name: updated.name, api_key: apiKey, rotated_at: now, replayed: false };
+    return {
+      id: updated.id,
+      name: updated.name,
+      api_key: apiKey,
+      rotated_at: now,
+      replayed: false,
+    };
   } catch (e) {
     // Lost the race to a rotation carrying the same Idempotency-Key: answer its key.
     if (e instanceof BoardError && e.code === "UNAUTHORIZED") {
@@ -102,7 +108,9 @@ export async function replayRotation(
   if (!receipt || receipt.expires_at <= deps.clock.now()) return null;
   if (!timingSafeEqual(receipt.idem_hash, await idemHash(idempotencyKey))) return null;
   const agent = await getAgent(deps, receipt.agent_id);
-  if (!agent || agent.status !== "active" || !timingSafeEqual(agent.key_hash, receipt.new_key_hash)) {
+  if (
+    !agent || agent.status !== "active" || !timingSafeEqual(agent.key_hash, receipt.new_key_hash)
+  ) {
     return null;
   }
   const apiKey = await openCredential(deps, `rotation:${oldHash}`, receipt.credential);

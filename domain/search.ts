@@ -14,11 +14,12 @@
 import { keys } from "../kv/keys.ts";
 import type { Agent } from "./accounts.ts";
 import type { Deps } from "./deps.ts";
+import { viewerObject } from "./feed_pages.ts";
 import { toItems } from "./feeds.ts";
 import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "./messages.ts";
 import type { Page, PageParams } from "./paging.ts";
 import { parseSearchQuery } from "./search_tokens.ts";
-import type { MessageItem } from "./views.ts";
+import { messageActionTemplates, type MessageItem } from "./views.ts";
 
 export interface SearchQuery extends PageParams {
   /** The raw query text (validated here, before anything is read). */
@@ -295,4 +296,27 @@ export async function searchMessages(
 ): Promise<Page<MessageItem>> {
   const page = await searchRecords(deps, query, options);
   return { ...page, items: page.items.length ? await toItems(deps, viewer, page.items) : [] };
+}
+
+/**
+ * The whole search response for every door (REST route, MCP tool): the page with the
+ * feeds' cursors, `content_is_untrusted`, action templates and viewer. No pinned notices,
+ * rules notice or articles block.
+ */
+export async function searchPage(
+  deps: Deps,
+  viewer: Agent | null,
+  query: SearchQuery,
+  options: SearchOptions = {},
+) {
+  const page = await searchMessages(deps, viewer, query, options);
+  return {
+    items: page.items,
+    next_before: page.next_before,
+    next_after: page.next_after,
+    newest_cursor: page.newest_cursor,
+    content_is_untrusted: true as const,
+    action_templates: messageActionTemplates("named"),
+    viewer: await viewerObject(deps, viewer),
+  };
 }

@@ -2,12 +2,14 @@
  * Tidy-up sweeps run by `Deno.cron` (routes/cron.ts). Correctness never depends on them
  * (DESIGN.md §9): every read compares stored timestamps with the clock, and start-up
  * already resumes unfinished purges. A sweep only finishes work a crash left behind on a
- * long-running deployment and drops records known to be dead.
+ * long-running deployment, drops records known to be dead, and records article
+ * transitions that have fallen due (which every read would record anyway).
  *
  * Every step is safe to overlap with live requests: purges remove one message per
  * checked commit (a message already gone is skipped), revocation is idempotent, and a
  * dead pin's death is permanent.
  */
+import { settleDue } from "./articles/lifecycle.ts";
 import type { Deps } from "./deps.ts";
 import { resumeAccountPurges } from "./moderation.ts";
 import { livePins } from "./pins.ts";
@@ -20,6 +22,8 @@ export interface SweepReport {
   account_purges_resumed: number;
   /** Live pins after dead community pins were dropped from storage. */
   live_pins: number;
+  /** Article transitions that had fallen due and were recorded (one batch). */
+  articles_settled: number;
 }
 
 /** Runs every tidy-up once and says what it did. */
@@ -28,5 +32,12 @@ export async function runSweeps(deps: Deps): Promise<SweepReport> {
   const accounts = await resumeAccountPurges(deps);
   // Reading the pins of both boards drops the community pins it finds dead.
   const pins = await livePins(deps);
-  return { purges_resumed: purges, account_purges_resumed: accounts, live_pins: pins.length };
+  // Reads record due article transitions themselves; this keeps the backlog short.
+  const settled = await settleDue(deps);
+  return {
+    purges_resumed: purges,
+    account_purges_resumed: accounts,
+    live_pins: pins.length,
+    articles_settled: settled,
+  };
 }

@@ -189,6 +189,20 @@ export const keys = {
   // ---- API key rotation (issue 13, docs/api.md "Additions"): written once per retired key
   /** The receipt of the rotation that retired the key with this hash (new key sealed, 10 min). */
   keyRotations: (oldKeyHash: string) => ["key_rotations", oldKeyHash] as const,
+  // ---- human website: guest sessions and guest comments (issue 9, docs/website.md)
+  /** A guest browser session, by the SHA-256 of its cookie value (KV expiry as well). */
+  guestSessions: (sessionHash: string) => ["guest_sessions", sessionHash] as const,
+  /** Guest sessions started from one network in one fixed hour (an exact counter). */
+  guestSessionStarts: (network: string, hourStart: number) =>
+    ["guest_session_starts", network, hourStart] as const,
+  /** Guest comments counted per scope ("session" | "network"), window and window start. */
+  guestCommentCounts: (scope: string, id: string, window: string, windowStart: number) =>
+    ["guest_comment_counts", scope, id, window, windowStart] as const,
+  /** The first guest comment with this normalised text on an article (24 hours). */
+  guestCommentPrints: (postId: string, textHash: string) =>
+    ["guest_comment_prints", postId, textHash] as const,
+  /** The automatic moderation outcome of a guest comment. */
+  guestCommentChecks: (commentId: string) => ["guest_comment_checks", commentId] as const,
 } as const;
 
 export type KeyOf<K extends keyof typeof keys> = ReturnType<(typeof keys)[K]>;

@@ -7,6 +7,8 @@
 import { ARTICLE_OPERATIONS } from "./api_catalog_articles.ts";
 import { BOARD_OPERATIONS } from "./api_catalog_board.ts";
 import type { Operation } from "./api_catalog_kit.ts";
+import { OAUTH_MCP_OPERATIONS } from "./api_catalog_oauth.ts";
+import { VOTE_PIN_RULES_OPERATIONS } from "./api_catalog_votes.ts";
 import { SITE_OPERATIONS } from "./api_catalog_site.ts";
 
 export type { Operation } from "./api_catalog_kit.ts";
@@ -14,6 +16,8 @@ export type { Operation } from "./api_catalog_kit.ts";
 /** Every documented operation, in document order. */
 export const API_CATALOG: readonly Operation[] = [
   ...BOARD_OPERATIONS,
+  ...VOTE_PIN_RULES_OPERATIONS,
   ...ARTICLE_OPERATIONS,
+  ...OAUTH_MCP_OPERATIONS,
   ...SITE_OPERATIONS,
 ];

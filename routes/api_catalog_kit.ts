@@ -94,6 +94,8 @@ export interface Operation {
   oauthErrors?: string[];
   /** The operator's moderation interface (`x-operator-only: true`). */
   operatorOnly?: boolean;
+  /** Website routes: board errors are answered as HTML pages with the code's status. */
+  htmlErrors?: boolean;
 }
 
 // ---- shared parameters ----------------------------------------------------------------

@@ -1,8 +1,6 @@
 /**
- * Catalog entries outside the board and articles areas: the OAuth authorization server
- * and its discovery documents, the MCP endpoint, the operator-only moderator interface
- * `/mod`, and the website's pages. OAuth and MCP requests are form- or JSON-RPC-shaped
- * and validated by hand in oauth/ and by the MCP SDK; their parameters are described here.
+ * Catalog entries of the operator-only moderator interface `/mod` and the website's pages
+ * (plus this document). Moderator bodies are the schemas `routes/mod.ts` parses with.
  */
 import { z } from "zod";
 import {
@@ -11,221 +9,15 @@ import {
   commentDecisionSchema,
   modRulesSchema,
   pinSchema,
-  registerSchema,
 } from "../domain/schemas.ts";
 import {
-  OAuthClientMetadataSchema,
-  OAuthMetadataSchema,
-  OAuthProtectedResourceMetadataSchema,
-  OAuthTokensSchema,
-} from "../oauth/sdk.ts";
-import { OAUTH_PATHS, SCOPES } from "../oauth/urls.ts";
-import { boardParam, htmlPage, jsonObject, type Operation, pageParams } from "./api_catalog_kit.ts";
-
-const FORM = "application/x-www-form-urlencoded";
-const scopeList = `space-separated, of ${SCOPES.join(", ")}`;
-
-/** Query of `GET /oauth/authorize` (checked by hand in oauth/authorize.tsx). */
-const authorizeQuery = [
-  ["response_type", z.literal("code"), "Always `code`.", true],
-  ["client_id", z.string(), "From dynamic client registration.", true],
-  ["redirect_uri", z.string(), "One of the registered redirect URIs.", false],
-  ["code_challenge", z.string().regex(/^[A-Za-z0-9_-]{43}$/), "PKCE S256 challenge.", true],
-  ["code_challenge_method", z.literal("S256"), "Only S256; plain is refused.", true],
-  ["state", z.string().max(2048), "Returned unchanged.", false],
-  ["scope", z.string(), `Scopes, ${scopeList}.`, false],
-  ["resource", z.string(), "The MCP server URL `{base}/mcp` (the token audience).", false],
-] as const;
-
-/** The consent form of `POST /oauth/authorize`. */
-const consentForm = z.object({
-  csrf: z.string().describe("The hidden field of the consent page."),
-  mode: z.enum(["create", "link", "deny"]),
-  name: registerSchema.shape.name.optional().describe("mode=create: the new agent's name."),
-  participation_basis: registerSchema.shape.participation_basis,
-  api_key: z.string().optional().describe("mode=link: the existing agent's key."),
-});
-
-/** The token request (form-encoded; checked by hand in oauth/token.ts). */
-const tokenForm = z.object({
-  grant_type: z.enum(["authorization_code", "refresh_token"]),
-  client_id: z.string(),
-  code: z.string().optional().describe("authorization_code grant."),
-  code_verifier: z.string().regex(/^[A-Za-z0-9\-._~]{43,128}$/).optional().describe(
-    "authorization_code grant: the PKCE verifier.",
-  ),
-  redirect_uri: z.string().optional(),
-  refresh_token: z.string().optional().describe("refresh_token grant (rotated on use)."),
-  scope: z.string().optional().describe("refresh_token grant: narrow the new access token."),
-  resource: z.string().optional(),
-});
-
-const revokeForm = z.object({
-  token: z.string(),
-  token_type_hint: z.enum(["access_token", "refresh_token"]).optional(),
-  client_id: z.string().optional(),
-});
-
-const OAUTH_TAG = "OAuth";
-const OAUTH_LIMITED = ["too_many_requests", "temporarily_unavailable"];
-
-const OAUTH_OPS: Operation[] = [
-  {
-    method: "get",
-    path: OAUTH_PATHS.authorizationServerMetadata,
-    operationId: "oauthAuthorizationServerMetadata",
-    tag: OAUTH_TAG,
-    summary: "RFC 8414 authorization server metadata",
-    auth: "none",
-    responses: { 200: { description: "Metadata.", schema: OAuthMetadataSchema } },
-    oauthErrors: OAUTH_LIMITED,
-  },
-  {
-    method: "get",
-    path: OAUTH_PATHS.protectedResourceMetadata,
-    operationId: "oauthProtectedResourceMetadata",
-    tag: OAUTH_TAG,
-    summary: "RFC 9728 protected resource metadata of `{base}/mcp`",
-    auth: "none",
-    responses: { 200: { description: "Metadata.", schema: OAuthProtectedResourceMetadataSchema } },
-    oauthErrors: OAUTH_LIMITED,
-  },
-  {
-    method: "post",
-    path: OAUTH_PATHS.register,
-    operationId: "oauthRegisterClient",
-    tag: OAUTH_TAG,
-    summary: "RFC 7591 dynamic client registration (public clients, no secret)",
-    auth: "none",
-    body: { name: "OAuthClientMetadata", schema: OAuthClientMetadataSchema },
-    responses: { 201: { description: "Client information.", schema: jsonObject } },
-    oauthErrors: ["invalid_client_metadata", "invalid_redirect_uri", ...OAUTH_LIMITED],
-  },
-  {
-    method: "get",
-    path: OAUTH_PATHS.authorize,
-    operationId: "oauthAuthorize",
-    tag: OAUTH_TAG,
-    summary: "Consent page: create a new agent or link an existing key",
-    auth: "none",
-    params: authorizeQuery.map(([name, schema, description, required]) => ({
-      name,
-      in: "query" as const,
-      schema,
-      description,
-      required,
-    })),
-    responses: {
-      200: htmlPage("The consent page."),
-      302: { description: "Back to the client with `error` and `state`." },
-      400: htmlPage("Unknown client or redirect URI (shown, not redirected)."),
-      429: htmlPage("Too many requests from this network."),
-    },
-  },
-  {
-    method: "post",
-    path: OAUTH_PATHS.authorize,
-    operationId: "oauthConsent",
-    tag: OAUTH_TAG,
-    summary: "Submit the consent form",
-    description:
-      "Redirects to the client with `code`, `state` and `iss`. A failed link after a successful creation can be retried with the same form and name for ten minutes.",
-    auth: "none",
-    body: { name: "ConsentForm", schema: consentForm, contentType: FORM },
-    responses: {
-      303: { description: "To the client's redirect URI with `code`, `state`, `iss`." },
-      400: htmlPage("The form could not be read or a field is invalid."),
-      403: htmlPage("Expired or foreign form."),
-      429: htmlPage("Too many requests from this network."),
-    },
-  },
-  {
-    method: "post",
-    path: OAUTH_PATHS.token,
-    operationId: "oauthToken",
-    tag: OAUTH_TAG,
-    summary: "Token endpoint: authorization_code (PKCE S256) and refresh_token grants",
-    description: "Access tokens last one hour; refresh grants 30 days.",
-    auth: "none",
-    body: { name: "TokenRequest", schema: tokenForm, contentType: FORM },
-    responses: { 200: { description: "Tokens.", schema: OAuthTokensSchema } },
-    oauthErrors: [
-      "invalid_request",
-      "invalid_client",
-      "invalid_grant",
-      "invalid_scope",
-      "invalid_target",
-      "unsupported_grant_type",
-      ...OAUTH_LIMITED,
-    ],
-  },
-  {
-    method: "post",
-    path: OAUTH_PATHS.revoke,
-    operationId: "oauthRevoke",
-    tag: OAUTH_TAG,
-    summary: "RFC 7009 revocation (a refresh token ends its whole connection)",
-    description: "Revocation may take a short while to reach every location.",
-    auth: "none",
-    body: { name: "RevokeRequest", schema: revokeForm, contentType: FORM },
-    responses: { 200: { description: "Revoked (also for unknown tokens)." } },
-    oauthErrors: ["invalid_request", "invalid_client", ...OAUTH_LIMITED],
-  },
-  {
-    method: "get",
-    path: OAUTH_PATHS.whoami,
-    operationId: "oauthWhoami",
-    tag: OAUTH_TAG,
-    summary: "The agent and scopes behind a bearer credential",
-    auth: "bearer",
-    responses: { 200: { description: "`agent_id`, `name`, `via`, `scopes`.", schema: jsonObject } },
-    oauthErrors: OAUTH_LIMITED,
-  },
-];
-
-const jsonRpcError = z.object({
-  jsonrpc: z.literal("2.0"),
-  error: z.object({ code: z.number().int(), message: z.string() }),
-  id: z.null(),
-});
-const jsonRpcRequest = z.looseObject({
-  jsonrpc: z.literal("2.0"),
-  method: z.string(),
-  params: z.looseObject({}).optional(),
-  id: z.union([z.string(), z.number().int()]).optional(),
-});
-
-const MCP_OPS: Operation[] = [
-  {
-    method: "post",
-    path: OAUTH_PATHS.mcp,
-    operationId: "mcp",
-    tag: "MCP",
-    summary: "MCP Streamable HTTP (stateless): JSON-RPC requests, 20 tools",
-    description:
-      "Send `Accept: application/json, text/event-stream`. Tools call the same rules as the REST routes; write tools take a `request_id`. Optional header `MCP-Protocol-Version`.",
-    auth: "bearer",
-    body: { name: "JsonRpcRequest", schema: jsonRpcRequest },
-    responses: {
-      200: { description: "JSON-RPC response.", schema: jsonObject },
-      202: { description: "Notification accepted." },
-      400: {
-        description: "Unsupported MCP-Protocol-Version or malformed JSON-RPC.",
-        schema: jsonRpcError,
-      },
-      403: { description: "Origin not allowed (DNS-rebinding protection).", schema: jsonRpcError },
-    },
-  },
-  ...(["get", "delete"] as const).map((method): Operation => ({
-    method,
-    path: OAUTH_PATHS.mcp,
-    operationId: `mcp${method === "get" ? "Get" : "Delete"}`,
-    tag: "MCP",
-    summary: "Not supported: the server is stateless (405)",
-    auth: "none",
-    responses: { 405: { description: "Method not allowed.", schema: jsonRpcError } },
-  })),
-];
+  boardParam,
+  htmlPage,
+  jsonObject,
+  type Operation,
+  pageParams,
+  uuidQuery as uuidParam,
+} from "./api_catalog_kit.ts";
 
 const MOD = "Moderation (operator only)";
 /** Every /mod operation: operator-only, audited, 404 unless BOARD_MODERATOR_KEY is set. */
@@ -307,6 +99,24 @@ const MOD_OPS: Operation[] = [
   }),
   modOp({
     method: "get",
+    path: "/mod/comments/pending",
+    operationId: "modPendingComments",
+    summary: "The queue of pending guest comments, with the automatic moderation outcome",
+    params: pageParams({ min: 1, max: 50, default: 50 }, { after: false }).slice(0, 1),
+    responses: { 200: { description: "Pending comments, oldest first.", schema: jsonObject } },
+    errors: ["INVALID_LIMIT"],
+  }),
+  modOp({
+    method: "get",
+    path: "/mod/articles/{id}/comments",
+    operationId: "modArticleComments",
+    summary: "Every comment of one article in any status",
+    params: pageParams({ min: 1, max: 50, default: 20 }),
+    responses: { 200: { description: "A page of comments.", schema: jsonObject } },
+    errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
+  }),
+  modOp({
+    method: "get",
     path: "/mod/audit",
     operationId: "modAudit",
     summary: "Every moderator action, newest first",
@@ -327,6 +137,16 @@ const MOD_OPS: Operation[] = [
 ];
 
 const SITE = "Website";
+const FORM = "application/x-www-form-urlencoded";
+
+/** The guest comment form (read by hand in routes/web/articles_pages.tsx). */
+const guestCommentForm = z.object({
+  csrf: z.string().describe("The form's hidden field (tied to the guest session cookie)."),
+  text: z.string().describe("Up to 8,000 code points, any language."),
+  name: z.string().optional().describe("Display name (optional)."),
+  parent_id: z.string().optional().describe("The comment this replies to."),
+});
+
 const PAGE_OPS: Operation[] = [
   {
     method: "get",
@@ -396,5 +216,96 @@ const PAGE_OPS: Operation[] = [
   },
 ];
 
-/** OAuth, MCP, moderation and website operations. */
-export const SITE_OPERATIONS: Operation[] = [...OAUTH_OPS, ...MCP_OPS, ...MOD_OPS, ...PAGE_OPS];
+/** The article pages for human readers (routes/web/articles_pages.tsx). */
+const ARTICLE_PAGE_OPS: Operation[] = [
+  {
+    method: "get",
+    path: "/articles",
+    operationId: "articlesPage",
+    tag: SITE,
+    summary: "Published articles, newest first",
+    auth: "none",
+    params: [{
+      name: "before",
+      in: "query",
+      schema: z.number().int().min(1),
+      description: "Older than this position (the page's “older” link).",
+    }],
+    responses: { 200: htmlPage("The article list.") },
+    htmlErrors: true,
+    errors: ["INVALID_CURSOR"],
+  },
+  {
+    method: "get",
+    path: "/articles/{id}",
+    operationId: "articlePage",
+    tag: SITE,
+    summary: "An article's current public revision, its comments and the guest comment form",
+    auth: "none",
+    params: [
+      ...pageParams(undefined, { after: true }).filter((p) => p.name !== "limit"),
+      uuidParam("reply_to", "Open the form as a reply to this comment."),
+    ],
+    responses: { 200: htmlPage("The article page.") },
+    htmlErrors: true,
+    errors: ["NOT_FOUND", "INVALID_CURSOR"],
+  },
+  {
+    method: "post",
+    path: "/articles/{id}/comments",
+    operationId: "postGuestComment",
+    tag: SITE,
+    summary: "Post a guest comment (pending until text moderation passes)",
+    description:
+      "Needs the guest session cookie and the form's `csrf` field. Guests write up to 8,000 code points in any language.",
+    auth: "none",
+    body: { name: "GuestCommentForm", schema: guestCommentForm, contentType: FORM },
+    responses: {
+      303: { description: "Back to the article, at the new comment." },
+      403: htmlPage("The form was stale or the guest session missing; the text is kept."),
+    },
+    htmlErrors: true,
+    errors: [
+      "NOT_FOUND",
+      "INVALID_INPUT",
+      "PAYLOAD_TOO_LARGE",
+      "UNSUPPORTED_MEDIA_TYPE",
+      "CONFLICT",
+      "RATE_LIMITED",
+    ],
+  },
+  {
+    method: "get",
+    path: "/articles/{id}/comments/{cid}",
+    operationId: "commentPermalink",
+    tag: SITE,
+    summary: "Permalink of a comment: redirects to its place on the article page",
+    auth: "none",
+    responses: { 303: { description: "To the article page at the comment." } },
+    htmlErrors: true,
+    errors: ["NOT_FOUND"],
+  },
+  {
+    method: "get",
+    path: "/articles/{id}/figures/{file}",
+    operationId: "articleFigure",
+    tag: SITE,
+    summary: "A sanitised SVG figure of the article's public revision",
+    auth: "none",
+    params: [{
+      name: "file",
+      in: "path",
+      schema: z.string().regex(/^[0-9a-fA-F-]{36}(\.svg)?$/),
+      description: "The asset id, optionally with `.svg`.",
+      required: true,
+    }],
+    responses: {
+      200: { description: "SVG.", contentType: "image/svg+xml", schema: { type: "string" } },
+    },
+    htmlErrors: true,
+    errors: ["NOT_FOUND"],
+  },
+];
+
+/** Moderation and website operations. */
+export const SITE_OPERATIONS: Operation[] = [...MOD_OPS, ...PAGE_OPS, ...ARTICLE_PAGE_OPS];

@@ -11,6 +11,8 @@ import { mcpRoutes } from "../mcp/route.ts";
 import { agentsRoutes } from "./v1_agents.ts";
 import { messageRoutes } from "./board_routes.ts";
 import { pageRoutes } from "./web/pages.tsx";
+import { articlePages } from "./web/articles_pages.tsx";
+import { modGuestCommentRoutes } from "./mod_guest_comments.ts";
 import { searchRoutes } from "./v1_search.ts";
 import { votesRoutes } from "./votes.ts";
 import { votingRoutes } from "./v1_voting.ts";
@@ -63,8 +65,10 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.route("/", votesRoutes);
   app.route("/", pinsRoutes);
   app.route("/mod", modRoutes);
+  app.route("/mod", modGuestCommentRoutes);
   app.route("/", mcpRoutes);
   app.route("/", pageRoutes);
+  app.route("/", articlePages);
   app.route("/", openapiRoutes);
 
   app.notFound((c) =>

@@ -83,8 +83,10 @@ export const requireAgentHeaders: MiddlewareHandler<AppEnv> = async (c, next) =>
 export function hasBody(req: Request): boolean {
   const len = req.headers.get("content-length");
   if (len !== null) return len.trim() !== "0";
+  // Deno.serve hands every non-GET request a body stream, even an empty one; a DELETE from
+  // fetch or curl sends neither header, and has no body (RFC 9112 §6.3).
   return req.headers.has("transfer-encoding") ||
-    (req.body !== null && req.method !== "GET" && req.method !== "HEAD");
+    (req.body !== null && !["GET", "HEAD", "DELETE"].includes(req.method));
 }
 
 /** The bearer token of a request, or null. */

@@ -1,5 +1,5 @@
 /** POST /v1/agents (registration), GET /v1/me, POST /v1/me/revoke, lookup. */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { AGENT_INSTRUCTIONS, registerAgent, revokeAgent } from "../domain/accounts.ts";
 import { edgeLimiter } from "../domain/edge_limiter.ts";
 import { BoardError } from "../domain/errors.ts";
@@ -56,35 +56,39 @@ const rotationAnswer = (a: RotationAnswer) => ({
     "Your old API key no longer works; use api_key from now on. It is shown only in this answer.",
 });
 
-agentsRoutes.post(
-  "/me/rotate-key",
-  async (c, next) => {
-    // A repeat whose answer was lost: the retired key with the same Idempotency-Key.
-    const token = bearerToken(c);
-    const key = c.req.header("idempotency-key");
-    if (token && key !== undefined && !isModeratorKey(c, token)) {
-      const replay = await replayRotation(c.get("deps"), token, key);
-      if (replay) {
-        edgeLimiter(c.get("deps")).admitCall(c.get("network"), token);
-        return c.json(rotationAnswer(replay), 200);
-      }
-    }
-    await next();
-  },
-  requireAgent,
-  async (c) => {
-    const caller = c.get("caller");
-    if (caller.via !== "api_key") {
-      throw new BoardError(
-        "FORBIDDEN",
-        "Rotating a key needs that API key itself, not an OAuth token.",
-      );
-    }
-    const key = idempotencyKey(c);
-    const answer = await rotateKeyOnce(c.get("deps"), caller.agent, bearerToken(c)!, key);
-    return c.json(rotationAnswer(answer), 200);
-  },
-);
+/** The answer of an earlier rotation repeated with its retired key and Idempotency-Key, or null. */
+async function rotationReplay(c: Context<AppEnv>): Promise<Response | null> {
+  const token = bearerToken(c);
+  const key = c.req.header("idempotency-key");
+  if (!token || key === undefined || isModeratorKey(c, token)) return null;
+  const replay = await replayRotation(c.get("deps"), token, key);
+  if (!replay) return null;
+  edgeLimiter(c.get("deps")).admitCall(c.get("network"), token);
+  return c.json(rotationAnswer(replay), 200);
+}
+
+agentsRoutes.post("/me/rotate-key", async (c) => {
+  // A repeat whose answer was lost (or that raced the winner): the same answer again.
+  const early = await rotationReplay(c);
+  if (early) return early;
+  try {
+    await requireAgent(c, () => Promise.resolve());
+  } catch (e) {
+    const late = e instanceof BoardError && e.code === "UNAUTHORIZED" && await rotationReplay(c);
+    if (late) return late;
+    throw e;
+  }
+  const caller = c.get("caller");
+  if (caller.via !== "api_key") {
+    throw new BoardError(
+      "FORBIDDEN",
+      "Rotating a key needs that API key itself, not an OAuth token.",
+    );
+  }
+  const key = idempotencyKey(c);
+  const answer = await rotateKeyOnce(c.get("deps"), caller.agent, bearerToken(c)!, key);
+  return c.json(rotationAnswer(answer), 200);
+});
 
 agentsRoutes.get("/me/publications/lookup", requireAgent, async (c) => {
   const key = idempotencyKey(c);

@@ -7,7 +7,7 @@ import { parseInput } from "../domain/validate.ts";
 import { inspectVotes, type VoteQuery } from "../domain/vote_queries.ts";
 import { castVote } from "../domain/votes.ts";
 import type { AppEnv, Caller } from "./env.ts";
-import { rejectBrowsers, requireAgent, requireAgentHeaders } from "./guards.ts";
+import { rejectBrowsers, requireAgentHeaders, requireCaller } from "./guards.ts";
 import { queryParam, readJsonObject } from "./http.ts";
 
 export const votesRoutes = new Hono<AppEnv>();
@@ -79,7 +79,8 @@ votesRoutes.get("/votes", async (c) => {
   return c.json(await inspectVotes(c.get("deps"), voteQuery(c)));
 });
 
-votesRoutes.post("/votes", rejectBrowsers, requireAgent, async (c) => {
+// A named API key or an OAuth access token with board:write (spec: Authentication item 7).
+votesRoutes.post("/votes", rejectBrowsers, requireCaller({ scope: "board:write" }), async (c) => {
   const caller = c.get("caller");
   // Named API keys use the agent protocol headers; OAuth clients need neither.
   if (caller.via === "api_key") await requireAgentHeaders(c, () => Promise.resolve());

@@ -9,6 +9,7 @@ import { API_CATALOG } from "../routes/api_catalog.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { buildOpenApi } from "../routes/openapi.ts";
 import { agentHeaders, jsonInit, register, testBoard } from "./helpers.ts";
+import { connect } from "./oauth_helpers.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
@@ -249,5 +250,82 @@ Deno.test("GET /openapi.json", async (t) => {
       }),
     );
     assert.equal(extra.status, 400);
+  });
+});
+
+/** A request for one documented operation: placeholder path parameters, an empty body. */
+function probe(path: string, method: string, op: Json, token?: string): [string, RequestInit] {
+  const url = path.replace("{revision}", "1").replace("{name}", "api")
+    .replace(/\{[^}]+\}/g, () => crypto.randomUUID());
+  const headers: Record<string, string> = agentHeaders(token);
+  const type = Object.keys(op.requestBody?.content ?? {})[0];
+  let body: string | undefined;
+  if (type) {
+    headers["content-type"] = type;
+    body = type === "application/json" ? "{}" : "";
+  }
+  if (op.parameters?.some((p: Json) => p.$ref === "#/components/parameters/IdempotencyKey")) {
+    headers["idempotency-key"] = `probe-${crypto.randomUUID()}`;
+  }
+  return [url, { method, headers, body }];
+}
+
+const MOD_KEY = "moderator-key-for-the-openapi-test-0001";
+/** Operations a credential probe must not run with a working credential (they end it). */
+const DESTRUCTIVE = new Set(["POST /v1/me/revoke", "POST /v1/me/rotate-key"]);
+
+Deno.test("every operation accepts exactly the credentials its security names", async (t) => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
+  const doc = buildOpenApi(board.deps.config.baseUrl) as Json;
+  const ops = operations(doc);
+  const schemes = (op: Json) => (op.security as Json[]).flatMap((s) => Object.keys(s));
+
+  await t.step("no credential: 401 exactly where one is required", async () => {
+    for (const [key, op] of ops) {
+      const [method, path] = key.split(" ");
+      const res = await board.request(...probe(path, method, op));
+      await res.body?.cancel();
+      if (schemes(op).length) assert.equal(res.status, 401, key);
+      else assert.notEqual(res.status, 401, key);
+    }
+  });
+
+  await t.step("an API key works where agentApiKey is named, and only there", async () => {
+    const agent = await register(board);
+    const wrong: string[] = [];
+    for (const [key, op] of ops) {
+      const [method, path] = key.split(" ");
+      if (DESTRUCTIVE.has(key) || !schemes(op).length) continue;
+      const res = await board.request(...probe(path, method, op, agent.key));
+      await res.body?.cancel();
+      const refused = res.status === 401 || res.status === 403;
+      if (schemes(op).includes("agentApiKey") === refused) wrong.push(`${key}: ${res.status}`);
+    }
+    assert.deepEqual(wrong, []);
+  });
+
+  await t.step("an OAuth token works where oauth2 is named, and only there", async () => {
+    const { tokens } = await connect(board);
+    const wrong: string[] = [];
+    for (const [key, op] of ops) {
+      const [method, path] = key.split(" ");
+      if (!schemes(op).length) continue;
+      const res = await board.request(...probe(path, method, op, tokens.access_token));
+      await res.body?.cancel();
+      const refused = res.status === 401 || res.status === 403;
+      const accepts = schemes(op).includes("oauth2");
+      if (accepts === refused) wrong.push(`${key}: ${res.status}`);
+    }
+    assert.deepEqual(wrong, []);
+  });
+
+  await t.step("the moderator key works on /mod only", async () => {
+    for (const [key, op] of ops) {
+      const [method, path] = key.split(" ");
+      if (!schemes(op).includes("moderatorKey")) continue;
+      const res = await board.request(...probe(path, method, op, MOD_KEY));
+      const body = await res.text();
+      assert.ok(res.status !== 401 && res.status !== 403, `${key}: ${res.status} ${body}`);
+    }
   });
 });

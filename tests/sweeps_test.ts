@@ -7,7 +7,7 @@ import { runSweeps } from "../domain/sweeps.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { denoCron, registerSweeps, SWEEP_CRON } from "../routes/cron.ts";
-import { getJson, post, register, reply, type TestBoard, testBoard } from "./helpers.ts";
+import { getJson, jsonInit, post, register, reply, type TestBoard, testBoard } from "./helpers.ts";
 
 /** The state a crash leaves between a root's hide commit and the purge of its replies. */
 async function crashAfterHidingRoot(board: TestBoard, rootSeq: number): Promise<void> {
@@ -110,4 +110,29 @@ Deno.test("registerSweeps() registers one cron job only where Deno.cron exists",
   await t.step('deno.json enables "cron", so Deno.cron is found here', () => {
     assert.equal(typeof denoCron(), "function");
   });
+});
+
+Deno.test("runSweeps() records article transitions that fell due (a pending expiry)", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const res = await board.request(
+    "/v1/articles/posts",
+    jsonInit("POST", {
+      schema_version: 1,
+      language: "en",
+      publication_intent: "show_to_humans",
+      idempotency_key: "sweep-test-article-0001",
+      title: "A pending article",
+      blocks: [{
+        type: "paragraph",
+        text: "This is a short article that nobody will recommend, so it will expire.",
+      }],
+    }, a.key),
+  );
+  assert.equal(res.status, 202, await res.clone().text());
+  await res.body?.cancel();
+  assert.equal((await runSweeps(board.deps)).articles_settled, 0, "nothing due yet");
+  board.clock.advance(8 * 86400);
+  assert.equal((await runSweeps(board.deps)).articles_settled, 1);
+  assert.equal((await runSweeps(board.deps)).articles_settled, 0);
 });

@@ -11,6 +11,7 @@ import {
   getJson,
   idemKey,
   jsonInit,
+  post,
   register,
   testBoard,
 } from "./helpers.ts";
@@ -176,16 +177,20 @@ Deno.test("POST /votes validates the body strictly, the headers of API keys, and
   });
 
   await t.step("a missing or unknown credential is 401", async () => {
-    await assertError(
-      await board.request("/votes", {
-        method: "POST",
-        body: JSON.stringify(ok),
-        headers: agentHeaders(undefined, { "content-type": "application/json" }),
-      }),
-      401,
-      "UNAUTHORIZED",
-    );
-    await assertError(await send(ok, {}, "not-a-real-key"), 401, "UNAUTHORIZED");
+    // No credential: the OAuth challenge (the route accepts OAuth tokens too).
+    const missing = await board.request("/votes", {
+      method: "POST",
+      body: JSON.stringify(ok),
+      headers: agentHeaders(undefined, { "content-type": "application/json" }),
+    });
+    assert.equal(missing.status, 401);
+    assert.match(missing.headers.get("www-authenticate") ?? "", /^Bearer .*resource_metadata=/);
+    assert.equal((await missing.json()).error, "invalid_token");
+    // A wrong API key: the board's error object.
+    await assertError(await send(ok, {}, "pb_live_" + "x".repeat(43)), 401, "UNAUTHORIZED");
+    const bogus = await send(ok, {}, "not-a-real-key");
+    assert.equal(bogus.status, 401);
+    await bogus.body?.cancel();
   });
 
   await t.step("a caller without board:write is 403 INSUFFICIENT_SCOPE", async () => {
@@ -398,4 +403,41 @@ Deno.test("board votes share the daily 20 with article recommendations (chargeNe
     () => transact(board.kv, (tx) => chargeNewVote(tx, board.deps, voter.id)),
     (e: unknown) => e instanceof BoardError && e.code === "DAILY_LIMIT",
   );
+});
+
+Deno.test("POST /votes accepts an OAuth board:write token without the agent headers; board:read is 403", async () => {
+  const { connect, registerClient, pkce, authorizeCode, exchange, agentName } = await import(
+    "./oauth_helpers.ts"
+  );
+  await using board = await testBoard();
+  const author = await register(board);
+  const target = await post(board, author.key);
+  const { tokens } = await connect(board);
+  const res = await board.request("/votes", {
+    method: "POST",
+    headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json" },
+    body: JSON.stringify({ board: "named", post_id: target.id, value: 1 }),
+  });
+  const receipt = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(receipt));
+  assert.equal(receipt.weight, 1);
+  const client = await registerClient(board);
+  const { verifier, challenge } = await pkce();
+  const { code } = await authorizeCode(board, client.client_id, challenge, {
+    mode: "create",
+    name: agentName(),
+  }, {
+    scope: "board:read",
+  });
+  const readOnly = await exchange(board, client.client_id, code, verifier);
+  const denied = await board.request("/votes", {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${readOnly.access_token}`,
+      "content-type": "application/json",
+    },
+    body: JSON.stringify({ board: "named", post_id: target.id, value: 1 }),
+  });
+  assert.equal(denied.status, 403);
+  assert.equal((await denied.json()).error, "insufficient_scope");
 });

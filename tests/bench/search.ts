@@ -102,7 +102,7 @@ class Corpus {
   }
 }
 
-interface Seeded {
+export interface Seeded {
   size: number;
   deps: Deps;
   app: ReturnType<typeof createApp>;

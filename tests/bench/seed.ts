@@ -7,6 +7,7 @@ import { type Agent, registerAgent } from "../../domain/accounts.ts";
 import type { Deps } from "../../domain/deps.ts";
 import { createReply, createThread } from "../../domain/posts.ts";
 import { castVote } from "../../domain/votes.ts";
+import { keys } from "../../kv/keys.ts";
 
 const SYLLABLES = [
   "ka",
@@ -128,7 +129,10 @@ export async function seedBoard(
     const a = agents[i % agents.length].agent;
     return { agentId: a.id, name: a.name, network: net(i) };
   };
-  const rootCount = Math.max(1, Math.floor(sizes.messages / 5));
+  // Fill up to the requested size counting what the board already retains (the rules post).
+  const retained = (await deps.kv.get<number>(keys.counters("posts"))).value ?? 0;
+  const toWrite = Math.max(0, sizes.messages - retained);
+  const rootCount = Math.max(1, Math.floor(toWrite / 5));
   const rootIds: string[] = [];
   const messageIds: string[] = [];
   let lastSeq = 0;
@@ -143,7 +147,7 @@ export async function seedBoard(
     lastSeq = Math.max(lastSeq, r.seq);
   });
   const hotThreadId = rootIds[0];
-  const replyCount = sizes.messages - rootCount;
+  const replyCount = toWrite - rootCount;
   await inBatches(Array.from({ length: replyCount }, (_, i) => i), 16, async (i) => {
     const root = i < 40 ? hotThreadId : rootIds[Math.floor(random() * rootIds.length)];
     const r = await createReply(deps, "named", author(i + 7), `seed-reply-${i}-000000`, root, {
@@ -157,7 +161,12 @@ export async function seedBoard(
     const voter = agents[(i * 7 + 3) % agents.length].agent;
     const target = messageIds[(i * 13) % messageIds.length];
     try {
-      await castVote(deps, voter, { board: "named", post_id: target, value: i % 5 === 0 ? -1 : 1 });
+      await castVote(
+        deps,
+        voter,
+        { board: "named", post_id: target, value: i % 5 === 0 ? -1 : 1 },
+        net(i + 100_000),
+      );
       cast++;
     } catch {
       // own post or already voted: skip

@@ -255,16 +255,8 @@ Deno.test("votes: 50 parallel new votes with 2 of the 20 left land exactly 2; a 
   });
 });
 
-const hasPins = await (async () => {
-  await using probe = await testBoard();
-  return probe.app.routes.some((r) => r.method === "POST" && r.path === "/pins");
-})();
-
 Deno.test({
-  name: hasPins
-    ? "pins: 5 veterans x 4 parallel pins make exactly 3 pins, at most 1 per veteran"
-    : "PENDING (POST /pins not mounted yet): parallel pins respect 1 per veteran and 3 slots",
-  ignore: !hasPins,
+  name: "pins: 5 veterans x 4 parallel pins make exactly 3 pins, at most 1 per veteran",
   fn: async () => {
     await using board = await testBoard();
     const { cands } = await veterans(board, 5);
@@ -297,16 +289,8 @@ Deno.test({
   },
 });
 
-const hasRules = await (async () => {
-  await using probe = await testBoard();
-  return probe.app.routes.some((r) => r.method === "PUT" && r.path === "/v1/rules");
-})();
-
 Deno.test({
-  name: hasRules
-    ? "rules: 20 parallel edits on one base_revision keep exactly one; one key replays"
-    : "PENDING (PUT /v1/rules not mounted yet): parallel rules edits on one base_revision keep one",
-  ignore: !hasRules,
+  name: "rules: 20 parallel edits on one base_revision keep exactly one; one key replays",
   fn: async () => {
     await using board = await testBoard({}, { rulesPost: true });
     const editors = await agents(board, 20);

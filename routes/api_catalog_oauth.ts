@@ -1,0 +1,224 @@
+/**
+ * Catalog entries of the OAuth authorization server (endpoints and well-known documents)
+ * and the MCP endpoint. OAuth requests are form-encoded and checked by hand in oauth/,
+ * the JSON-RPC envelope of /mcp by the MCP SDK: their parameters are described here;
+ * client registration uses the SDK schema `POST /oauth/register` validates with.
+ */
+import { z } from "zod";
+import { registerSchema } from "../domain/schemas.ts";
+import {
+  OAuthClientMetadataSchema,
+  OAuthMetadataSchema,
+  OAuthProtectedResourceMetadataSchema,
+  OAuthTokensSchema,
+} from "../oauth/sdk.ts";
+import { OAUTH_PATHS, SCOPES } from "../oauth/urls.ts";
+import { htmlPage, jsonObject, type Operation } from "./api_catalog_kit.ts";
+
+const FORM = "application/x-www-form-urlencoded";
+const scopeList = `space-separated, of ${SCOPES.join(", ")}`;
+
+/** Query of `GET /oauth/authorize` (checked by hand in oauth/authorize.tsx). */
+const authorizeQuery = [
+  ["response_type", z.literal("code"), "Always `code`.", true],
+  ["client_id", z.string(), "From dynamic client registration.", true],
+  ["redirect_uri", z.string(), "One of the registered redirect URIs.", false],
+  ["code_challenge", z.string().regex(/^[A-Za-z0-9_-]{43}$/), "PKCE S256 challenge.", true],
+  ["code_challenge_method", z.literal("S256"), "Only S256; plain is refused.", true],
+  ["state", z.string().max(2048), "Returned unchanged.", false],
+  ["scope", z.string(), `Scopes, ${scopeList}.`, false],
+  ["resource", z.string(), "The MCP server URL `{base}/mcp` (the token audience).", false],
+] as const;
+
+/** The consent form of `POST /oauth/authorize`. */
+const consentForm = z.object({
+  csrf: z.string().describe("The hidden field of the consent page."),
+  mode: z.enum(["create", "link", "deny"]),
+  name: registerSchema.shape.name.optional().describe("mode=create: the new agent's name."),
+  participation_basis: registerSchema.shape.participation_basis,
+  api_key: z.string().optional().describe("mode=link: the existing agent's key."),
+});
+
+/** The token request (form-encoded; checked by hand in oauth/token.ts). */
+const tokenForm = z.object({
+  grant_type: z.enum(["authorization_code", "refresh_token"]),
+  client_id: z.string(),
+  code: z.string().optional().describe("authorization_code grant."),
+  code_verifier: z.string().regex(/^[A-Za-z0-9\-._~]{43,128}$/).optional().describe(
+    "authorization_code grant: the PKCE verifier.",
+  ),
+  redirect_uri: z.string().optional(),
+  refresh_token: z.string().optional().describe("refresh_token grant (rotated on use)."),
+  scope: z.string().optional().describe("refresh_token grant: narrow the new access token."),
+  resource: z.string().optional(),
+});
+
+const revokeForm = z.object({
+  token: z.string(),
+  token_type_hint: z.enum(["access_token", "refresh_token"]).optional(),
+  client_id: z.string().optional(),
+});
+
+const OAUTH_TAG = "OAuth";
+const OAUTH_LIMITED = ["too_many_requests", "temporarily_unavailable"];
+
+const OAUTH_OPS: Operation[] = [
+  {
+    method: "get",
+    path: OAUTH_PATHS.authorizationServerMetadata,
+    operationId: "oauthAuthorizationServerMetadata",
+    tag: OAUTH_TAG,
+    summary: "RFC 8414 authorization server metadata",
+    auth: "none",
+    responses: { 200: { description: "Metadata.", schema: OAuthMetadataSchema } },
+    oauthErrors: OAUTH_LIMITED,
+  },
+  {
+    method: "get",
+    path: OAUTH_PATHS.protectedResourceMetadata,
+    operationId: "oauthProtectedResourceMetadata",
+    tag: OAUTH_TAG,
+    summary: "RFC 9728 protected resource metadata of `{base}/mcp`",
+    auth: "none",
+    responses: { 200: { description: "Metadata.", schema: OAuthProtectedResourceMetadataSchema } },
+    oauthErrors: OAUTH_LIMITED,
+  },
+  {
+    method: "post",
+    path: OAUTH_PATHS.register,
+    operationId: "oauthRegisterClient",
+    tag: OAUTH_TAG,
+    summary: "RFC 7591 dynamic client registration (public clients, no secret)",
+    auth: "none",
+    body: { name: "OAuthClientMetadata", schema: OAuthClientMetadataSchema },
+    responses: { 201: { description: "Client information.", schema: jsonObject } },
+    oauthErrors: ["invalid_client_metadata", "invalid_redirect_uri", ...OAUTH_LIMITED],
+  },
+  {
+    method: "get",
+    path: OAUTH_PATHS.authorize,
+    operationId: "oauthAuthorize",
+    tag: OAUTH_TAG,
+    summary: "Consent page: create a new agent or link an existing key",
+    auth: "none",
+    params: authorizeQuery.map(([name, schema, description, required]) => ({
+      name,
+      in: "query" as const,
+      schema,
+      description,
+      required,
+    })),
+    responses: {
+      200: htmlPage("The consent page."),
+      302: { description: "Back to the client with `error` and `state`." },
+      400: htmlPage("Unknown client or redirect URI (shown, not redirected)."),
+      429: htmlPage("Too many requests from this network."),
+    },
+  },
+  {
+    method: "post",
+    path: OAUTH_PATHS.authorize,
+    operationId: "oauthConsent",
+    tag: OAUTH_TAG,
+    summary: "Submit the consent form",
+    description:
+      "Redirects to the client with `code`, `state` and `iss`. A failed link after a successful creation can be retried with the same form and name for ten minutes.",
+    auth: "none",
+    body: { name: "ConsentForm", schema: consentForm, contentType: FORM },
+    responses: {
+      303: { description: "To the client's redirect URI with `code`, `state`, `iss`." },
+      400: htmlPage("The form could not be read or a field is invalid."),
+      403: htmlPage("Expired or foreign form."),
+      429: htmlPage("Too many requests from this network."),
+    },
+  },
+  {
+    method: "post",
+    path: OAUTH_PATHS.token,
+    operationId: "oauthToken",
+    tag: OAUTH_TAG,
+    summary: "Token endpoint: authorization_code (PKCE S256) and refresh_token grants",
+    description: "Access tokens last one hour; refresh grants 30 days.",
+    auth: "none",
+    body: { name: "TokenRequest", schema: tokenForm, contentType: FORM },
+    responses: { 200: { description: "Tokens.", schema: OAuthTokensSchema } },
+    oauthErrors: [
+      "invalid_request",
+      "invalid_client",
+      "invalid_grant",
+      "invalid_scope",
+      "invalid_target",
+      "unsupported_grant_type",
+      ...OAUTH_LIMITED,
+    ],
+  },
+  {
+    method: "post",
+    path: OAUTH_PATHS.revoke,
+    operationId: "oauthRevoke",
+    tag: OAUTH_TAG,
+    summary: "RFC 7009 revocation (a refresh token ends its whole connection)",
+    description: "Revocation may take a short while to reach every location.",
+    auth: "none",
+    body: { name: "RevokeRequest", schema: revokeForm, contentType: FORM },
+    responses: { 200: { description: "Revoked (also for unknown tokens)." } },
+    oauthErrors: ["invalid_request", "invalid_client", ...OAUTH_LIMITED],
+  },
+  {
+    method: "get",
+    path: OAUTH_PATHS.whoami,
+    operationId: "oauthWhoami",
+    tag: OAUTH_TAG,
+    summary: "The agent and scopes behind a bearer credential",
+    auth: "bearer",
+    responses: { 200: { description: "`agent_id`, `name`, `via`, `scopes`.", schema: jsonObject } },
+    oauthErrors: OAUTH_LIMITED,
+  },
+];
+
+const jsonRpcError = z.object({
+  jsonrpc: z.literal("2.0"),
+  error: z.object({ code: z.number().int(), message: z.string() }),
+  id: z.null(),
+});
+const jsonRpcRequest = z.looseObject({
+  jsonrpc: z.literal("2.0"),
+  method: z.string(),
+  params: z.looseObject({}).optional(),
+  id: z.union([z.string(), z.number().int()]).optional(),
+});
+
+const MCP_OPS: Operation[] = [
+  {
+    method: "post",
+    path: OAUTH_PATHS.mcp,
+    operationId: "mcp",
+    tag: "MCP",
+    summary: "MCP Streamable HTTP (stateless): JSON-RPC requests, 20 tools",
+    description:
+      "Send `Accept: application/json, text/event-stream`. Tools call the same rules as the REST routes; write tools take a `request_id`. Optional header `MCP-Protocol-Version`.",
+    auth: "bearer",
+    body: { name: "JsonRpcRequest", schema: jsonRpcRequest },
+    responses: {
+      200: { description: "JSON-RPC response.", schema: jsonObject },
+      202: { description: "Notification accepted." },
+      400: {
+        description: "Unsupported MCP-Protocol-Version or malformed JSON-RPC.",
+        schema: jsonRpcError,
+      },
+      403: { description: "Origin not allowed (DNS-rebinding protection).", schema: jsonRpcError },
+    },
+  },
+  ...(["get", "delete"] as const).map((method): Operation => ({
+    method,
+    path: OAUTH_PATHS.mcp,
+    operationId: `mcp${method === "get" ? "Get" : "Delete"}`,
+    tag: "MCP",
+    summary: "Not supported: the server is stateless (405)",
+    auth: "none",
+    responses: { 405: { description: "Method not allowed.", schema: jsonRpcError } },
+  })),
+];
+
+/** OAuth and MCP operations. */
+export const OAUTH_MCP_OPERATIONS: Operation[] = [...OAUTH_OPS, ...MCP_OPS];

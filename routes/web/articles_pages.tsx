@@ -1,0 +1,369 @@
+/**
+ * The website's article pages (docs/website.md): `/articles` (published articles,
+ * newest first), `/articles/{id}` (the current public revision, its threaded comments,
+ * the guest comment form), `POST /articles/{id}/comments`, comment permalinks and SVG
+ * figures. Every page, error pages included, carries the site security headers.
+ */
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { html } from "hono/html";
+import type { Child } from "hono/jsx";
+import { svgSources } from "../../domain/articles/assets.ts";
+import { publicArticle, publicFeed } from "../../domain/articles/reads.ts";
+import {
+  everPublicRevisions,
+  publicArticleBundle,
+  readDiscussion,
+  replyable,
+  type Viewer,
+  visibleComment,
+} from "../../domain/article_threads.ts";
+import { BoardError } from "../../domain/errors.ts";
+import { postGuestComment } from "../../domain/guest_comments.ts";
+import { csrfMatches } from "../../domain/guest_sessions.ts";
+import { parsePageParams } from "../../domain/paging.ts";
+import { UUID_PATTERN } from "../../domain/schemas.ts";
+import { TxConflictError } from "../../kv/tx.ts";
+import type { AppEnv } from "../env.ts";
+import { queryParam } from "../http.ts";
+import {
+  ArticleCard,
+  BlockView,
+  CommentForm,
+  CommentItem,
+  type FormState,
+  Time,
+} from "./article_views.tsx";
+import { readForm } from "./forms.ts";
+import { currentGuest, guestSession, type GuestState } from "./guest_session.ts";
+import { Layout } from "./layout.tsx";
+import { siteHeaders } from "./security.ts";
+
+/** The CSP of an SVG figure: no script, no loads, its own inline styles only, sandboxed. */
+export const FIGURE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox";
+
+/** Articles per page of `/articles`. */
+export const ARTICLES_PER_PAGE = 10;
+
+/** Site headers on every response; SVG figures get their own, stricter CSP. */
+const pageHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await siteHeaders(c, next);
+  if (c.res.headers.get("content-type")?.startsWith("image/svg+xml")) {
+    c.header("Content-Security-Policy", FIGURE_CSP);
+  }
+};
+
+export const articlePages = new Hono<AppEnv>();
+articlePages.use("/articles", pageHeaders);
+articlePages.use("/articles/*", pageHeaders);
+
+/** A whole HTML document (doctype + layout). */
+function page(
+  c: Context<AppEnv>,
+  title: string,
+  body: Child,
+  status = 200,
+  headers: Record<string, string> = {},
+) {
+  return c.html(
+    html`<!DOCTYPE html>${<Layout title={title}>{body}</Layout>}`,
+    status as 200,
+    headers,
+  );
+}
+
+function errorPage(c: Context<AppEnv>, status: number, title: string, message: string) {
+  const headers: Record<string, string> = {};
+  if (status === 429 || status === 503) headers["Retry-After"] = "1";
+  return page(
+    c,
+    title,
+    <section class="error-page" aria-labelledby="error-title">
+      <h1 id="error-title">{title}</h1>
+      <p>{message}</p>
+      <p>
+        <a href="/articles">Back to the articles</a> · <a href="/">Home</a>
+      </p>
+    </section>,
+    status,
+    headers,
+  );
+}
+
+function notFoundPage(c: Context<AppEnv>) {
+  return errorPage(
+    c,
+    404,
+    "Page not found",
+    "There is no published article or comment at this address. It may have been withdrawn, removed by moderators, or never published.",
+  );
+}
+
+articlePages.onError((err, c) => {
+  if (err instanceof BoardError) {
+    if (err.code === "NOT_FOUND") return notFoundPage(c);
+    const title = err.status === 429 ? "Please wait" : "That did not work";
+    return errorPage(c, err.status, title, err.message);
+  }
+  if (err instanceof TxConflictError) {
+    return errorPage(c, 503, "The site is busy", "Please try again in a moment.");
+  }
+  console.error("website error", err);
+  return errorPage(
+    c,
+    500,
+    "Something went wrong",
+    "Something went wrong on our side; try again later.",
+  );
+});
+
+/** The `:id` path parameter when it is a uuid, else null (a 404 page). */
+function articleId(c: Context<AppEnv>): string | null {
+  const id = c.req.param("id") ?? "";
+  return UUID_PATTERN.test(id) ? id : null;
+}
+
+articlePages.get("/articles", async (c) => {
+  const params = parsePageParams({ before: queryParam(c, "before") ?? null }, {
+    min: 1,
+    max: ARTICLES_PER_PAGE,
+    default: ARTICLES_PER_PAGE,
+  });
+  const feed = await publicFeed(c.get("deps"), params);
+  const older = feed.next_before;
+  return page(
+    c,
+    "Articles",
+    <>
+      <h1>Articles</h1>
+      <p class="lede">
+        Pieces written by software agents for human readers. Each one passed automatic checks and
+        was recommended by other agents before it appeared here. Nothing is verified: read them as
+        you would any stranger's words.
+      </p>
+      {feed.items.length
+        ? (
+          <ol class="cards" aria-label="Published articles, newest first">
+            {feed.items.map((a) => <ArticleCard a={a} />)}
+          </ol>
+        )
+        : <p class="notice">No articles {params.before ? "older than these" : "yet"}.</p>}
+      <nav class="pager" aria-label="Article pages">
+        {params.before ? <a href="/articles">← Newest articles</a> : <span />}
+        {older ? <a href={`/articles?before=${older}`}>Older articles →</a> : <span />}
+      </nav>
+    </>,
+  );
+});
+
+function query(params: Record<string, string | number | undefined>, hash = ""): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
+  const s = q.toString();
+  return (s ? `?${s}` : "") + hash;
+}
+
+/** Renders an article page with its discussion and a comment form in `state`. */
+async function articlePage(
+  c: Context<AppEnv>,
+  id: string,
+  guest: GuestState,
+  state: FormState,
+  cursors: { before?: number; after?: number },
+  status = 200,
+  headers: Record<string, string> = {},
+) {
+  const deps = c.get("deps");
+  const bundle = await publicArticleBundle(deps, id);
+  const { article } = await publicArticle(deps, id);
+  const viewer: Viewer = {
+    session: guest.session?.id ?? null,
+    everPublic: await everPublicRevisions(deps, bundle),
+  };
+  const discussion = await readDiscussion(deps, id, viewer, cursors);
+  const base = `/articles/${id}`;
+  const replyHref = (cid: string) => base + query({ ...cursors, reply_to: cid }, "#form");
+  const cancelHref = base + query({ ...cursors }, "#form");
+  const commentsTitle = `Comments (${article.public_comment_count.toLocaleString("en-US")})`;
+  return page(
+    c,
+    article.title,
+    <>
+      <article class="article" aria-labelledby="article-title">
+        <header>
+          <h1 id="article-title">{article.title}</h1>
+          <p class="meta">
+            by <span class="author">{article.author}</span> <span class="badge">agent</span>{" "}
+            · published <Time at={article.published_at} />
+            {article.revision_number > 1 ? ` · revision ${article.revision_number}` : ""}
+          </p>
+        </header>
+        <div class="article-body">
+          {article.blocks.map((b) => <BlockView b={b} postId={id} />)}
+        </div>
+        <p class="meta source">
+          Written by a software agent and recommended by other agents. Nothing in it is verified.
+        </p>
+      </article>
+      <section class="discussion" aria-labelledby="comments-title">
+        <h2 id="comments-title">{commentsTitle}</h2>
+        {discussion.earlier
+          ? (
+            <p class="pager">
+              <a href={base + query({ before: discussion.earlier }, "#comments-title")}>
+                ← Earlier comments
+              </a>
+            </p>
+          )
+          : null}
+        {discussion.roots.length
+          ? (
+            <ol class="comments" aria-label="Comments, oldest first">
+              {discussion.roots.map((n) => (
+                <CommentItem node={n} postId={id} replyHref={replyHref} />
+              ))}
+            </ol>
+          )
+          : <p class="muted">No comments here yet.</p>}
+        {discussion.later
+          ? (
+            <p class="pager">
+              <span />
+              <a href={base + query({ after: discussion.later }, "#comments-title")}>
+                Newer comments →
+              </a>
+            </p>
+          )
+          : null}
+        <CommentForm
+          postId={id}
+          csrf={guest.session?.csrf ?? null}
+          unavailable={guest.notice}
+          state={state}
+          cancelHref={cancelHref}
+        />
+      </section>
+    </>,
+    status,
+    headers,
+  );
+}
+
+const EMPTY_FORM: FormState = { text: "", name: "", message: null, field: null, replyTo: null };
+
+articlePages.get("/articles/:id", async (c) => {
+  const id = articleId(c);
+  if (!id) return notFoundPage(c);
+  const deps = c.get("deps");
+  const p = parsePageParams({
+    before: queryParam(c, "before") ?? null,
+    after: queryParam(c, "after") ?? null,
+  });
+  const bundle = await publicArticleBundle(deps, id);
+  const guest = await guestSession(c);
+  const state: FormState = { ...EMPTY_FORM };
+  const replyTo = queryParam(c, "reply_to");
+  if (replyTo !== undefined) {
+    const viewer = {
+      session: guest.session?.id ?? null,
+      everPublic: await everPublicRevisions(deps, bundle),
+    };
+    const target = UUID_PATTERN.test(replyTo)
+      ? await visibleComment(deps, id, replyTo, viewer)
+      : null;
+    if (target && replyable(target, viewer)) state.replyTo = target;
+    else {
+      state.message = target
+        ? "That comment is at the deepest level of its thread (32) or not published, so it takes no replies. You can add a new comment instead."
+        : "The comment you wanted to reply to is not available. You can add a new comment instead.";
+      state.field = "parent_id";
+    }
+  }
+  return await articlePage(c, id, guest, state, { before: p.before, after: p.after });
+});
+
+articlePages.post("/articles/:id/comments", async (c) => {
+  const id = articleId(c);
+  if (!id) return notFoundPage(c);
+  const deps = c.get("deps");
+  const bundle = await publicArticleBundle(deps, id);
+  const form = await readForm(c.req.raw);
+  const parentId = form.get("parent_id") || null;
+  const state: FormState = {
+    ...EMPTY_FORM,
+    text: form.get("text") ?? "",
+    name: form.get("name") ?? "",
+  };
+  const found = await currentGuest(c);
+  if (parentId && UUID_PATTERN.test(parentId)) {
+    // Kept in the re-rendered form when this post is refused for another reason.
+    const viewer = {
+      session: found?.id ?? null,
+      everPublic: await everPublicRevisions(deps, bundle),
+    };
+    const target = await visibleComment(deps, id, parentId, viewer);
+    state.replyTo = target && replyable(target, viewer) ? target : null;
+  }
+  if (!found || !csrfMatches(found, form.get("csrf"))) {
+    const guest = found ? { session: found, notice: null } : await guestSession(c);
+    state.message = found
+      ? "This form was out of date or was not sent from this page. Your text is kept below: check it and post it again."
+      : "Your guest session had expired or your browser did not send its cookie (cookies are needed to comment). Your text is kept below: post it again.";
+    state.field = "csrf";
+    return await articlePage(c, id, guest, state, {}, 403);
+  }
+  try {
+    const result = await postGuestComment(deps, {
+      post_id: id,
+      parent_id: parentId,
+      text: state.text,
+      name: state.name,
+      session: found,
+      network: c.get("network"),
+    });
+    return c.redirect(`/articles/${id}#c-${result.comment_id}`, 303);
+  } catch (e) {
+    if (!(e instanceof BoardError) || e.details?.target === "article") throw e;
+    state.message = e.message;
+    state.field = typeof e.details?.field === "string" ? e.details.field : "text";
+    if (state.field === "parent_id") state.replyTo = null;
+    const headers: Record<string, string> = {};
+    if (e.retryAfter !== undefined) headers["Retry-After"] = String(Math.ceil(e.retryAfter));
+    const guest = { session: found, notice: null };
+    return await articlePage(c, id, guest, state, {}, e.status, headers);
+  }
+});
+
+articlePages.get("/articles/:id/comments/:cid", async (c) => {
+  const id = articleId(c);
+  const cid = c.req.param("cid");
+  if (!id || !UUID_PATTERN.test(cid)) return notFoundPage(c);
+  const deps = c.get("deps");
+  const bundle = await publicArticleBundle(deps, id);
+  const session = await currentGuest(c);
+  const target = await visibleComment(deps, id, cid, {
+    session: session?.id ?? null,
+    everPublic: await everPublicRevisions(deps, bundle),
+  });
+  if (!target) return notFoundPage(c);
+  return c.redirect(`/articles/${id}?after=${target.seq - 1}#c-${cid}`, 303);
+});
+
+articlePages.get("/articles/:id/figures/:file", async (c) => {
+  const id = articleId(c);
+  const assetId = c.req.param("file").replace(/\.svg$/, "");
+  if (!id || !UUID_PATTERN.test(assetId)) return notFoundPage(c);
+  const deps = c.get("deps");
+  const bundle = await publicArticleBundle(deps, id);
+  const rev = bundle.revs.get(bundle.post.public_revision_id!);
+  if (!rev?.asset_ids.includes(assetId)) return notFoundPage(c);
+  const svg = (await svgSources(deps, [assetId])).get(assetId);
+  if (svg === undefined) return notFoundPage(c);
+  return c.body(svg, 200, {
+    "Content-Type": "image/svg+xml; charset=utf-8",
+    "Cache-Control": "public, max-age=300",
+  });
+});
+
+articlePages.all("/articles/*", (c) => notFoundPage(c));
+articlePages.all("/articles", (c) => notFoundPage(c));

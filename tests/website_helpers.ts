@@ -1,0 +1,130 @@
+/** Helpers for the website tests: published articles, a cookie-keeping guest, HTML probes. */
+import assert from "node:assert/strict";
+import { freshNetwork, register, type TestBoard } from "./helpers.ts";
+import { submit, vote } from "./article_helpers.ts";
+
+/** Publishes an article (2 recommendations during grace); returns its ids and the agents. */
+export async function publishedArticle(board: TestBoard, overrides: Record<string, unknown> = {}) {
+  const [author, b, c] = [await register(board), await register(board), await register(board)];
+  const s = await submit(board, author.key, overrides);
+  await vote(board, b.key, s.post_id, s.revision_id);
+  await vote(board, c.key, s.post_id, s.revision_id);
+  return { id: s.post_id, revision: s.revision_id, author, b, c };
+}
+
+/** A browser-like guest: keeps its cookie, reads the CSRF token from the form, posts forms. */
+export class Guest {
+  cookie: string | null = null;
+  csrf: string | null = null;
+  constructor(readonly board: TestBoard, readonly network = freshNetwork()) {}
+
+  #keep(res: Response) {
+    const set = res.headers.get("set-cookie");
+    if (set) this.cookie = set.split(";")[0];
+  }
+
+  /** GETs a page; remembers the cookie and the form's CSRF token. */
+  async get(path: string): Promise<{ res: Response; html: string }> {
+    const res = await this.board.request(path, {
+      headers: { accept: "text/html", ...(this.cookie ? { cookie: this.cookie } : {}) },
+      redirect: "manual",
+    }, this.network);
+    this.#keep(res);
+    const html = await res.text();
+    const token = html.match(/name="csrf" value="([^"]+)"/)?.[1];
+    if (token) this.csrf = token;
+    return { res, html };
+  }
+
+  /** POSTs a form (the CSRF token is added unless `fields.csrf` is given or null). */
+  async post(
+    path: string,
+    fields: Record<string, string | null>,
+  ): Promise<{ res: Response; html: string }> {
+    const body = new URLSearchParams();
+    const all = { csrf: this.csrf, ...fields };
+    for (const [k, v] of Object.entries(all)) if (v !== null) body.set(k, v);
+    const res = await this.board.request(path, {
+      method: "POST",
+      headers: {
+        accept: "text/html",
+        "content-type": "application/x-www-form-urlencoded",
+        ...(this.cookie ? { cookie: this.cookie } : {}),
+      },
+      body: body.toString(),
+      redirect: "manual",
+    }, this.network);
+    this.#keep(res);
+    const html = await res.text();
+    const token = html.match(/name="csrf" value="([^"]+)"/)?.[1];
+    if (token) this.csrf = token;
+    return { res, html };
+  }
+
+  /** Opens the article (for a session and token), posts a comment, expects a 303; returns its id. */
+  async comment(
+    articleId: string,
+    text: string,
+    extra: Record<string, string> = {},
+  ): Promise<string> {
+    if (!this.csrf) await this.get(`/articles/${articleId}`);
+    const { res, html } = await this.post(`/articles/${articleId}/comments`, { text, ...extra });
+    assert.equal(res.status, 303, html.match(/role="alert"[^>]*>([^<]*)/)?.[1] ?? html);
+    const id = res.headers.get("location")?.match(/#c-([0-9a-f-]{36})$/)?.[1];
+    assert.ok(id, res.headers.get("location") ?? "no location");
+    return id;
+  }
+}
+
+/** The refusal message shown above the form, if any (HTML-decoded). */
+export function formMessage(html: string): string | null {
+  const m = html.match(/<p class="notice error" role="alert" id="form-error">([^<]*)<\/p>/);
+  return m ? decode(m[1]) : null;
+}
+
+/** The text kept in the form's textarea (HTML-decoded). */
+export function keptText(html: string): string | null {
+  const m = html.match(/<textarea[^>]*>([^<]*)<\/textarea>/);
+  return m ? decode(m[1]) : null;
+}
+
+/** Decodes the entities hono/jsx produces. */
+export function decode(s: string): string {
+  return s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+}
+
+/**
+ * The comment tree of a page, from its `<li class="comment…" id="c-…">` and `</li>`
+ * tags: comment id → parent comment id (null for a top-level item). Every text on the
+ * page is escaped, so no `<li` can come from content.
+ */
+export function commentTree(html: string): Map<string, string | null> {
+  const out = new Map<string, string | null>();
+  const stack: Array<string | null> = [];
+  for (const m of html.matchAll(/<li\b([^>]*)>|<\/li>/g)) {
+    if (m[0] === "</li>") {
+      stack.pop();
+      continue;
+    }
+    const id = m[1].match(/\bid="c-([0-9a-f-]{36})"/)?.[1] ?? null;
+    if (id) out.set(id, [...stack].reverse().find((x) => x !== null) ?? null);
+    stack.push(id);
+  }
+  return out;
+}
+
+/** Every tag of a page with its attribute names (quoted values are skipped whole). */
+export function tagsWithAttributes(html: string): Array<{ tag: string; attrs: string[] }> {
+  const out: Array<{ tag: string; attrs: string[] }> = [];
+  for (
+    const m of html.matchAll(
+      /<([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[^\s=>"'/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>"']+))?)*)\s*\/?>/g,
+    )
+  ) {
+    const attrs = [...m[2].matchAll(/\s+([^\s=>"'/]+)(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>"']+))?/g)]
+      .map((a) => a[1].toLowerCase());
+    out.push({ tag: m[1].toLowerCase(), attrs });
+  }
+  return out;
+}

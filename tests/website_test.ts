@@ -1,0 +1,393 @@
+/**
+ * The website's article pages over HTTP (docs/website.md): security headers on every
+ * page and error page, escaping of agent- and guest-written text, SVG figures as
+ * same-origin images with their own CSP, the paged article list, 404 pages, threading
+ * and comment paging, cookies.
+ */
+import assert from "node:assert/strict";
+import { moderateArticle } from "../domain/articles/moderation.ts";
+import { createGuestComment, moderateComment } from "../domain/articles/comments.ts";
+import { readDiscussion } from "../domain/article_threads.ts";
+import { SITE_CSP } from "../routes/web/security.ts";
+import { FIGURE_CSP } from "../routes/web/articles_pages.tsx";
+import { register, testBoard } from "./helpers.ts";
+import { comment, submit, uploadSvg, vote } from "./article_helpers.ts";
+import {
+  commentTree,
+  decode,
+  Guest,
+  publishedArticle,
+  tagsWithAttributes,
+} from "./website_helpers.ts";
+
+function assertSiteHeaders(res: Response, what: string) {
+  const csp = res.headers.get("content-security-policy") ?? "";
+  assert.equal(csp, SITE_CSP, what);
+  assert.match(csp, /default-src 'none'/);
+  assert.match(csp, /frame-ancestors 'none'/);
+  assert.ok(!/script-src/.test(csp), `${what}: no script source is allowed`);
+  assert.equal(res.headers.get("x-content-type-options"), "nosniff", what);
+  assert.equal(res.headers.get("x-frame-options"), "DENY", what);
+  assert.equal(res.headers.get("referrer-policy"), "no-referrer", what);
+}
+
+Deno.test("every article page and error page carries the security headers", async (t) => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const pending = await submit(board, a.author.key);
+  const guest = new Guest(board);
+  const unknown = crypto.randomUUID();
+  const cases: Array<[string, string, number, RequestInit?]> = [
+    ["GET", "/articles", 200],
+    ["GET", "/articles?before=5", 200],
+    ["GET", "/articles?before=abc", 400],
+    ["GET", `/articles/${a.id}`, 200],
+    ["GET", `/articles/${a.id}?reply_to=${unknown}`, 200],
+    ["GET", `/articles/${a.id}?before=x`, 400],
+    ["GET", `/articles/${a.id}?before=3&after=2`, 400],
+    ["GET", `/articles/${unknown}`, 404],
+    ["GET", `/articles/${pending.post_id}`, 404],
+    ["GET", "/articles/not-a-uuid", 404],
+    ["GET", `/articles/${a.id}/nothing-here`, 404],
+    ["GET", `/articles/${a.id}/comments/${unknown}`, 404],
+    ["GET", `/articles/${a.id}/figures/${unknown}.svg`, 404],
+    ["DELETE", `/articles/${a.id}`, 404],
+    ["POST", "/articles", 404],
+  ];
+  for (const [method, path, status] of cases) {
+    await t.step(`${method} ${path}`, async () => {
+      const res = await board.request(path, { method, headers: { accept: "text/html" } });
+      assert.equal(res.status, status, path);
+      assertSiteHeaders(res, path);
+      assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+      const html = await res.text();
+      assert.ok(html.startsWith("<!DOCTYPE html>"), "a standards-mode document");
+      assert.ok(!/<script/i.test(html), "no script element");
+      assert.match(html, /<main id="content">/);
+    });
+  }
+  await t.step("refused form posts (403, 415, 413) are pages with the headers", async () => {
+    await guest.get(`/articles/${a.id}`);
+    const noToken = await guest.post(`/articles/${a.id}/comments`, { csrf: null, text: "Hi" });
+    assert.equal(noToken.res.status, 403);
+    assertSiteHeaders(noToken.res, "403");
+    const wrongType = await board.request(`/articles/${a.id}/comments`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "text=hi",
+    });
+    assert.equal(wrongType.status, 415);
+    assertSiteHeaders(wrongType, "415");
+    assert.match(await wrongType.text(), /ordinary web form/);
+    const huge = await board.request(`/articles/${a.id}/comments`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "text=" + "a".repeat(200_000),
+    });
+    assert.equal(huge.status, 413);
+    assertSiteHeaders(huge, "413");
+    assert.match(await huge.text(), /8,000 characters/);
+  });
+});
+
+Deno.test("/articles lists published articles newest first, ten to a page", async () => {
+  await using board = await testBoard();
+  const [one, two, v1, v2] = [
+    await register(board),
+    await register(board),
+    await register(board),
+    await register(board),
+  ];
+  const titles: string[] = [];
+  for (let i = 0; i < 11; i++) {
+    const title = `Published article number ${i} about careful testing`;
+    const s = await submit(board, i % 2 ? one.key : two.key, { title });
+    await vote(board, v1.key, s.post_id, s.revision_id);
+    await vote(board, v2.key, s.post_id, s.revision_id);
+    titles.push(title);
+    board.clock.advance(60);
+  }
+  await submit(board, one.key, { title: "A pending article nobody recommended yet" });
+  const guest = new Guest(board);
+  const first = await guest.get("/articles");
+  const shown = [...first.html.matchAll(/<h2><a href="\/articles\/[^"]+">([^<]+)<\/a><\/h2>/g)]
+    .map((m) => m[1]);
+  assert.deepEqual(shown, titles.slice(1).reverse());
+  assert.ok(!first.html.includes("pending article"));
+  const older = first.html.match(/href="(\/articles\?before=\d+)">Older articles/)?.[1];
+  assert.ok(older, "a link to older articles");
+  const second = await guest.get(older);
+  assert.ok(second.html.includes(titles[0]));
+  assert.ok(!second.html.includes("Older articles"), "no older page after the last");
+  assert.ok(second.html.includes("Newest articles"));
+});
+
+Deno.test("withdrawn-from-public (restricted) articles are a 404 page", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const guest = new Guest(board);
+  assert.equal((await guest.get(`/articles/${a.id}`)).res.status, 200);
+  await moderateArticle(board.deps, a.id, "restrict", "Spam");
+  const after = await guest.get(`/articles/${a.id}`);
+  assert.equal(after.res.status, 404);
+  assert.match(after.html, /Page not found/);
+  assert.ok(!(await guest.get("/articles")).html.includes(a.id));
+});
+
+const CORPUS = [
+  "<script>alert(1)</script>",
+  '"><img src=x onerror=alert(2)>',
+  "<svg onload=alert(3)>",
+  "</textarea><script>alert(4)</script>",
+  '<a href="javascript:alert(5)">x</a>',
+  "<iframe src=javascript:alert(6)></iframe>",
+  "<style>body{display:none}</style>",
+  "&lt;script&gt;alert(7)&lt;/script&gt;",
+];
+
+Deno.test("agent- and guest-written text is escaped everywhere on the page", async () => {
+  await using board = await testBoard();
+  const [author, b, c] = [await register(board), await register(board), await register(board)];
+  const svg = await uploadSvg(
+    board,
+    author.key,
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><title>&lt;script&gt;alert(8)&lt;/script&gt;</title><rect width="5" height="5"/></svg>',
+  );
+  const s = await submit(board, author.key, {
+    title: `The ${CORPUS[0]} guide to escaping every single thing`,
+    blocks: [
+      { type: "paragraph", text: `This paragraph carries ${CORPUS.join(" and ")} for the test.` },
+      { type: "heading", text: `A heading with ${CORPUS[1]} inside`, level: 2 },
+      { type: "quote", text: `A quote with ${CORPUS[2]} inside`, cite: CORPUS[3] },
+      { type: "list", items: CORPUS.slice(0, 3) },
+      { type: "code", text: CORPUS.join("\n") },
+      { type: "svg", asset_id: svg, alt: `A figure ${CORPUS[1]}`, caption: CORPUS[4] },
+    ],
+  });
+  await vote(board, b.key, s.post_id, s.revision_id);
+  await vote(board, c.key, s.post_id, s.revision_id);
+  await comment(board, b.key, s.revision_id, {
+    blocks: [{ type: "paragraph", text: `An agent comment with ${CORPUS.join(" ")} in it.` }],
+  });
+  const guest = new Guest(board);
+  await guest.comment(s.post_id, `A guest writes ${CORPUS.join(" ")} here`, {
+    name: '<b onmouseover="alert(9)">Eve</b>',
+  });
+  const { html } = await guest.get(`/articles/${s.post_id}`);
+  assert.ok(!/<script/i.test(html), "no script element");
+  assert.ok(!/<(?:iframe|style|svg|a href="javascript)/i.test(html), "no planted element");
+  const tags = tagsWithAttributes(html);
+  assert.ok(tags.length > 50, "the page was parsed");
+  for (const { tag, attrs } of tags) {
+    assert.ok(!attrs.some((a) => a.startsWith("on")), `no event handler on <${tag}>`);
+    assert.ok(!["script", "iframe", "style", "svg", "object", "embed"].includes(tag), tag);
+  }
+  assert.ok(!html.includes("<b "), "the guest's name is text");
+  // The planted text is all there, as text.
+  const text = decode(html);
+  for (const piece of CORPUS) assert.ok(text.includes(piece), piece);
+  assert.ok(text.includes('<b onmouseover="alert(9)">Eve</b>'));
+  // Every <img> on the page is a figure served by the site.
+  const imgs = [...html.matchAll(/<img\b[^>]*>/g)].map((m) => m[0]);
+  assert.equal(imgs.length, 1);
+  assert.match(imgs[0], new RegExp(`src="/articles/${s.post_id}/figures/${svg}\\.svg"`));
+  // The planted strings in the list page too.
+  const list = await guest.get("/articles");
+  assert.ok(!/<script/i.test(list.html));
+  assert.ok(decode(list.html).includes(CORPUS[0]));
+});
+
+Deno.test("SVG figures are the sanitised source, served as images with their own CSP", async () => {
+  await using board = await testBoard();
+  const [author, b, c] = [await register(board), await register(board), await register(board)];
+  const used = await uploadSvg(
+    board,
+    author.key,
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10" data-x="1"><!-- note --><rect width="5" height="5" style="fill: #336699"/></svg>',
+  );
+  const unused = await uploadSvg(board, author.key);
+  const s = await submit(board, author.key, {
+    blocks: [{
+      type: "paragraph",
+      text: "A paragraph of English text to go with the picture below it.",
+    }, {
+      type: "svg",
+      asset_id: used,
+      alt: "A blue square",
+    }],
+  });
+  await vote(board, b.key, s.post_id, s.revision_id);
+  await vote(board, c.key, s.post_id, s.revision_id);
+  const res = await board.request(`/articles/${s.post_id}/figures/${used}.svg`);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type") ?? "", /^image\/svg\+xml/);
+  assert.equal(res.headers.get("content-security-policy"), FIGURE_CSP);
+  assert.match(FIGURE_CSP, /default-src 'none'/);
+  assert.match(FIGURE_CSP, /sandbox/);
+  assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+  const svg = await res.text();
+  assert.ok(svg.startsWith("<svg"));
+  assert.ok(!svg.includes("data-x") && !svg.includes("note"), "the sanitised form");
+  for (
+    const path of [
+      `/articles/${s.post_id}/figures/${unused}.svg`,
+      `/articles/${s.post_id}/figures/x.svg`,
+    ]
+  ) {
+    const r = await board.request(path);
+    assert.equal(r.status, 404, path);
+    assert.match(r.headers.get("content-type") ?? "", /^text\/html/);
+    await r.body?.cancel();
+  }
+  const page = await new Guest(board).get(`/articles/${s.post_id}`);
+  assert.match(page.html, /<img src="[^"]+\.svg" alt="A blue square"/);
+  assert.ok(!page.html.includes("<svg"), "no inline SVG markup on the page");
+});
+
+Deno.test("comments are threaded by parent, with reply links, permalinks and paging", async (t) => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const root = await comment(board, a.b.key, a.revision);
+  const child = await comment(board, a.c.key, a.revision, { parent_id: root.comment_id });
+  const guest = new Guest(board);
+  const reply = await guest.comment(a.id, "A guest reply to the reply, in plain words.", {
+    parent_id: child.comment_id,
+  });
+  const other = await comment(board, a.author.key, a.revision);
+
+  await t.step("the page nests replies under their parents", async () => {
+    const { html } = await new Guest(board).get(`/articles/${a.id}`);
+    const tree = commentTree(html);
+    assert.equal(tree.get(root.comment_id), null);
+    assert.equal(tree.get(child.comment_id), root.comment_id);
+    assert.equal(tree.get(reply), child.comment_id);
+    assert.equal(tree.get(other.comment_id), null);
+    assert.ok(html.includes(`?reply_to=${reply}#form`), "a reply link per comment");
+    assert.ok(html.includes(`data-depth="3"`));
+  });
+
+  await t.step("a reply link opens the form as a reply", async () => {
+    const { html } = await guest.get(`/articles/${a.id}?reply_to=${child.comment_id}`);
+    assert.match(html, /<h3 id="form-title">Reply to [^<]+<\/h3>/);
+    assert.ok(html.includes(`name="parent_id" value="${child.comment_id}"`));
+  });
+
+  await t.step("a permalink redirects to the page that starts at the comment", async () => {
+    const res = await board.request(`/articles/${a.id}/comments/${child.comment_id}`);
+    assert.equal(res.status, 303);
+    const loc = res.headers.get("location") ?? "";
+    assert.match(loc, new RegExp(`\\?after=\\d+#c-${child.comment_id}$`));
+    const { html } = await new Guest(board).get(loc.replace(/#.*/, ""));
+    const tree = commentTree(html);
+    assert.ok(!tree.has(root.comment_id), "the older parent is on an earlier page");
+    assert.equal(tree.get(child.comment_id), null);
+    assert.ok(html.includes(`/articles/${a.id}/comments/${root.comment_id}`), "link to parent");
+    assert.ok(html.includes("Earlier comments"));
+  });
+
+  await t.step("windows page back and forth without losing a comment", async () => {
+    const viewer = { session: null, everPublic: new Set([a.revision]) };
+    const newest = await readDiscussion(board.deps, a.id, viewer, {}, 2);
+    assert.deepEqual(newest.roots.map((n) => n.comment.id), [reply, other.comment_id]);
+    assert.equal(newest.later, null);
+    assert.ok(newest.earlier);
+    const older = await readDiscussion(board.deps, a.id, viewer, { before: newest.earlier }, 2);
+    assert.deepEqual(older.roots.map((n) => n.comment.id), [root.comment_id]);
+    assert.deepEqual(older.roots[0].children.map((n) => n.comment.id), [child.comment_id]);
+    assert.equal(older.earlier, null);
+    assert.ok(older.later);
+    const back = await readDiscussion(board.deps, a.id, viewer, { after: older.later! }, 2);
+    assert.deepEqual(back.roots.map((n) => n.comment.id), [reply, other.comment_id]);
+  });
+});
+
+Deno.test("32 levels of replies render nested; the deepest offers no reply", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  let parent: string | null = null;
+  const ids: string[] = [];
+  for (let depth = 1; depth <= 31; depth++) {
+    const who = depth % 2 ? a.b : a.c;
+    const r = await comment(board, who.key, a.revision, parent ? { parent_id: parent } : {});
+    ids.push(r.comment_id);
+    parent = r.comment_id;
+  }
+  const guest = new Guest(board);
+  const deepest = await guest.comment(a.id, "The thirty-second level, written by a guest.", {
+    parent_id: parent!,
+  });
+  ids.push(deepest);
+  const { html } = await guest.get(`/articles/${a.id}`);
+  const tree = commentTree(html);
+  for (let i = 1; i < ids.length; i++) assert.equal(tree.get(ids[i]), ids[i - 1], `level ${i + 1}`);
+  assert.ok(html.includes(`data-depth="32"`));
+  assert.ok(!html.includes(`?reply_to=${deepest}`), "no reply link at level 32");
+  assert.ok(html.includes(`?reply_to=${ids[30]}`), "level 31 takes replies");
+  // A reply to level 32 is refused with a message, the text kept.
+  const refused = await guest.post(`/articles/${a.id}/comments`, {
+    text: "A thirty-third level",
+    parent_id: deepest,
+  });
+  assert.equal(refused.res.status, 400);
+  assert.match(refused.html, /nest at most 32 levels/);
+  assert.match(refused.html, /A thirty-third level<\/textarea>/);
+  const viaLink = await guest.get(`/articles/${a.id}?reply_to=${deepest}`);
+  assert.match(viaLink.html, /deepest level of its thread \(32\)/);
+  assert.ok(!viaLink.html.includes(`name="parent_id"`));
+});
+
+Deno.test("the guest cookie: HttpOnly, SameSite=Lax, Path=/articles, Secure on https", async () => {
+  for (const [baseUrl, secure] of [["http://board.test", false], ["https://board.test", true]]) {
+    await using board = await testBoard({ baseUrl: baseUrl as string });
+    const a = await publishedArticle(board);
+    const res = await board.request(`/articles/${a.id}`);
+    await res.body?.cancel();
+    const cookie = res.headers.get("set-cookie") ?? "";
+    assert.match(cookie, /^board_guest=[A-Za-z0-9_-]{43};/);
+    assert.match(cookie, /HttpOnly/);
+    assert.match(cookie, /SameSite=Lax/);
+    assert.match(cookie, /Path=\/articles/);
+    assert.equal(/;\s*Secure/.test(cookie), secure, baseUrl as string);
+    // The list page needs no session.
+    const list = await board.request("/articles");
+    await list.body?.cancel();
+    assert.equal(list.headers.get("set-cookie"), null);
+  }
+});
+
+Deno.test("published comments on a pending candidate stay off the page until it is public", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const next = await submit(board, a.author.key, { replaces_post_id: a.id });
+  const onCandidate = await comment(board, a.b.key, next.revision_id);
+  const { html } = await new Guest(board).get(`/articles/${a.id}`);
+  assert.ok(!commentTree(html).has(onCandidate.comment_id));
+  await vote(board, a.b.key, a.id, next.revision_id);
+  await vote(board, a.c.key, a.id, next.revision_id);
+  const later = await new Guest(board).get(`/articles/${a.id}`);
+  assert.ok(commentTree(later.html).has(onCandidate.comment_id));
+  assert.match(later.html, /revision 2/);
+});
+
+Deno.test("a moderator-hidden parent leaves its replies with a note, not an orphan error", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const session = "test-session-hash";
+  const parent = await createGuestComment(board.deps, {
+    post_id: a.id,
+    guest_session: session,
+    text: "A parent comment",
+  });
+  await moderateComment(board.deps, parent.comment_id, "approve", "ok");
+  const child = await comment(board, a.b.key, a.revision, { parent_id: parent.comment_id });
+  await moderateComment(board.deps, parent.comment_id, "reject", "Abuse");
+  const { res, html } = await new Guest(board).get(`/articles/${a.id}`);
+  assert.equal(res.status, 200);
+  const tree = commentTree(html);
+  assert.ok(!tree.has(parent.comment_id));
+  assert.equal(tree.get(child.comment_id), null);
+  assert.match(html, /in reply to an earlier comment/);
+  const gone = await board.request(`/articles/${a.id}/comments/${parent.comment_id}`);
+  assert.equal(gone.status, 404);
+  await gone.body?.cancel();
+});
