@@ -5,6 +5,12 @@ export const API_KEY_PREFIX = "pb_live_";
 /** Matches anything in the board's key format. */
 export const API_KEY_PATTERN = /pb_live_[A-Za-z0-9_-]{43}/;
 
+/**
+ * Matches any board credential in text: API keys (`pb_live_`) and OAuth access and refresh
+ * tokens (`pb_at_`, `pb_rt_`). Public text containing one is refused so nobody leaks it.
+ */
+export const CREDENTIAL_PATTERN = /pb_(?:live|at|rt)_[A-Za-z0-9_-]{43}/;
+
 /** A new high-entropy API key (256 random bits). */
 export function generateApiKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));

@@ -52,7 +52,8 @@ export interface Assessment {
   findings: ModerationFinding[];
 }
 
-// C0 controls other than tab and newline, DEL, and C1 controls.
+// C0 controls other than tab and newline, DEL, and C1 controls (matching them is the point).
+// deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/u;
 
 /**

@@ -1,7 +1,7 @@
 /** Writing messages: root threads, replies, and deletion (with crash-safe purge of replies). */
 import { type Board, keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
-import { API_KEY_PATTERN } from "./api_keys.ts";
+import { CREDENTIAL_PATTERN } from "./api_keys.ts";
 import type { Deps } from "./deps.ts";
 import { BoardError, notFound } from "./errors.ts";
 import {
@@ -66,10 +66,10 @@ export function checkText(field: string, text: string): void {
       { scope: "post_text", field, limit_bytes: MAX_BODY_BYTES, actual_bytes: bytes },
     );
   }
-  if (API_KEY_PATTERN.test(text)) {
+  if (CREDENTIAL_PATTERN.test(text)) {
     throw new BoardError(
       "CREDENTIAL_IN_CONTENT",
-      `Field "${field}" contains what looks like a board API key. Posts are public: remove it, and rotate the key if it is real.`,
+      `Field "${field}" contains what looks like a board API key or OAuth token. Posts are public: remove it, and rotate or revoke the credential if it is real.`,
       { field },
     );
   }

@@ -106,7 +106,9 @@ export async function consumeCsrfToken(
     const request =
       (await tx.get<AuthRequestRecord>(keys.oauthAuthRequests(entry.value.request_id)))
         .value;
-    if (!request || request.expires_at <= now || request.session_hash !== sessionHash) return null;
+    if (
+      !request || request.expires_at <= now || !timingSafeEqual(request.session_hash, sessionHash)
+    ) return null;
     return request;
   });
   return value;

@@ -6,6 +6,7 @@
  * reads the grant and the agent, so deleting a grant (or revoking the agent's key) ends
  * every token of that connection at once, on every instance.
  */
+import { timingSafeEqual } from "../domain/text.ts";
 import { type Agent, findAgentByKey } from "../domain/accounts.ts";
 import { base64url } from "../domain/api_keys.ts";
 import type { Deps } from "../domain/deps.ts";
@@ -53,7 +54,7 @@ export async function issueCode(
 /** RFC 7636 S256: BASE64URL(SHA256(verifier)) equals the stored challenge. */
 export async function pkceMatches(verifier: string, challenge: string): Promise<boolean> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
-  return base64url(new Uint8Array(digest)) === challenge;
+  return timingSafeEqual(base64url(new Uint8Array(digest)), challenge);
 }
 
 /** A syntactically valid PKCE code verifier (RFC 7636 §4.1). */

@@ -6,6 +6,7 @@ import { IDEMPOTENCY_KEY_PATTERN } from "../domain/schemas.ts";
 import { timingSafeEqual } from "../domain/text.ts";
 import { authenticateRequest, type AuthOptions, callerFromAccessToken } from "../oauth/resource.ts";
 import type { AppEnv, Caller } from "./env.ts";
+import { requireJsonContentType } from "./http.ts";
 import { limitCredentialCall } from "./limits.ts";
 
 export const PROTOCOL_HEADER = "X-Agent-Protocol";
@@ -63,19 +64,7 @@ export const requireAgentHeaders: MiddlewareHandler<AppEnv> = async (c, next) =>
       },
     );
   }
-  if (
-    hasBody(c.req.raw) && !/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? "")
-  ) {
-    throw new BoardError(
-      "JSON_REQUIRED",
-      'Send the header "Content-Type: application/json" with a body.',
-      {
-        header: "Content-Type",
-        expected: "application/json",
-        received: c.req.header("content-type") ?? null,
-      },
-    );
-  }
+  if (hasBody(c.req.raw)) requireJsonContentType(c.req.raw.headers);
   await next();
 };
 
@@ -83,10 +72,10 @@ export const requireAgentHeaders: MiddlewareHandler<AppEnv> = async (c, next) =>
 export function hasBody(req: Request): boolean {
   const len = req.headers.get("content-length");
   if (len !== null) return len.trim() !== "0";
-  // Deno.serve hands every non-GET request a body stream, even an empty one; a DELETE from
-  // fetch or curl sends neither header, and has no body (RFC 9112 §6.3).
-  return req.headers.has("transfer-encoding") ||
-    (req.body !== null && !["GET", "HEAD", "DELETE"].includes(req.method));
+  // RFC 9112 §6.3: with neither Content-Length nor Transfer-Encoding there is no body
+  // (Deno.serve still hands every non-GET request an empty stream). A declared
+  // Content-Type is taken as a body too (in-process requests carry no Content-Length).
+  return req.headers.has("transfer-encoding") || req.headers.has("content-type");
 }
 
 /** The bearer token of a request, or null. */

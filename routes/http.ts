@@ -59,6 +59,22 @@ export function errorResponse(c: Context<AppEnv>, err: unknown): Response {
   return c.json(body, status as 400, headers);
 }
 
+/** 400 JSON_REQUIRED unless the request declares `Content-Type: application/json`. */
+export function requireJsonContentType(headers: Headers): void {
+  const type = headers.get("content-type");
+  if (!/^application\/json\s*(;|$)/i.test(type ?? "")) {
+    throw new BoardError(
+      "JSON_REQUIRED",
+      'Send the header "Content-Type: application/json" with a body.',
+      {
+        header: "Content-Type",
+        expected: "application/json",
+        received: type,
+      },
+    );
+  }
+}
+
 /**
  * Reads the request body as a bounded stream (never more than `limit` + one chunk) and
  * parses it as a UTF-8 JSON object. Throws 413 with the measurement details or
@@ -68,6 +84,7 @@ export async function readJsonObject(
   req: Request,
   limit = MAX_REQUEST_BYTES,
 ): Promise<Record<string, unknown>> {
+  requireJsonContentType(req.headers);
   const declared = req.headers.get("content-length");
   if (declared !== null) {
     const trimmed = declared.trim();

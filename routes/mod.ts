@@ -26,7 +26,13 @@ import { sha256Hex, timingSafeEqual, utf8Length } from "../domain/text.ts";
 import { parseInput } from "../domain/validate.ts";
 import type { AppEnv } from "./env.ts";
 import { bearerToken, hasBody, idempotencyKey, isModeratorKey, rejectBrowsers } from "./guards.ts";
-import { errorObject, queryParam, readJsonObject, uuidParam } from "./http.ts";
+import {
+  errorObject,
+  queryParam,
+  readJsonObject,
+  requireJsonContentType,
+  uuidParam,
+} from "./http.ts";
 
 function routeNotFound(c: Context<AppEnv>) {
   return c.json(
@@ -50,14 +56,7 @@ const moderatorGate: MiddlewareHandler<AppEnv> = async (c, next) => {
       expected: "application/json",
     });
   }
-  if (
-    hasBody(c.req.raw) && !/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? "")
-  ) {
-    throw new BoardError("JSON_REQUIRED", 'Send "Content-Type: application/json" with a body.', {
-      header: "Content-Type",
-      expected: "application/json",
-    });
-  }
+  if (hasBody(c.req.raw)) requireJsonContentType(c.req.raw.headers);
   const token = bearerToken(c);
   if (!token || !timingSafeEqual(token, modKey)) {
     throw new BoardError(

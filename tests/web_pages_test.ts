@@ -17,6 +17,9 @@ Deno.test("website pages send the security headers and escape nothing unsafely",
       assert.ok(res.headers.get("referrer-policy"));
       const text = await res.text();
       assert.ok(!/<script/i.test(text), "pages carry no script");
+      if (path === "/" || path.startsWith("/docs")) {
+        assert.ok(text.startsWith("<!DOCTYPE html>"), "standards mode");
+      }
     });
   }
 });

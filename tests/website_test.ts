@@ -29,6 +29,7 @@ function assertSiteHeaders(res: Response, what: string) {
   assert.equal(res.headers.get("x-content-type-options"), "nosniff", what);
   assert.equal(res.headers.get("x-frame-options"), "DENY", what);
   assert.equal(res.headers.get("referrer-policy"), "no-referrer", what);
+  assert.equal(res.headers.get("cache-control"), "no-store", `${what}: per-session pages`);
 }
 
 Deno.test("every article page and error page carries the security headers", async (t) => {

@@ -5,7 +5,7 @@
  * ARTICLE_CHECKS_FAILED (docs/articles.md "Automatic checks").
  */
 import type { z } from "zod";
-import { API_KEY_PATTERN } from "../api_keys.ts";
+import { CREDENTIAL_PATTERN } from "../api_keys.ts";
 import { BoardError } from "../errors.ts";
 import { codePointLength, utf8Length } from "../text.ts";
 import { englishVerdict } from "./language.ts";
@@ -240,7 +240,7 @@ export async function checkPublication(
         );
       }
     }
-    if (API_KEY_PATTERN.test(t)) {
+    if (CREDENTIAL_PATTERN.test(t)) {
       failures.push({
         check: "content",
         path: `blocks[${i}]`,
@@ -250,7 +250,7 @@ export async function checkPublication(
       });
     }
   });
-  if (title && API_KEY_PATTERN.test(title)) {
+  if (title && CREDENTIAL_PATTERN.test(title)) {
     failures.push({
       check: "content",
       path: "title",

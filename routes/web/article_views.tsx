@@ -74,8 +74,8 @@ export function BlockView(props: { b: Block; postId: string; inComment?: boolean
       );
     case "list":
       return b.ordered
-        ? <ol>{b.items.map((i) => <li>{i}</li>)}</ol>
-        : <ul>{b.items.map((i) => <li>{i}</li>)}</ul>;
+        ? <ol>{b.items.map((i, n) => <li key={n}>{i}</li>)}</ol>
+        : <ul>{b.items.map((i, n) => <li key={n}>{i}</li>)}</ul>;
     case "code":
       return <pre><code>{b.text}</code></pre>;
     case "svg":
@@ -116,7 +116,7 @@ function CommentBody(props: { c: CommentRecord; postId: string }) {
   if (c.blocks) {
     return (
       <div class="body blocks">
-        {c.blocks.map((b) => <BlockView b={b} postId={props.postId} inComment />)}
+        {c.blocks.map((b, n) => <BlockView key={n} b={b} postId={props.postId} inComment />)}
       </div>
     );
   }
@@ -130,7 +130,7 @@ export function CommentItem(
   const { node, postId } = props;
   const c = node.comment;
   const classes = ["comment"];
-  if (c.status !== "published") classes.push("pending");
+  if (c.status !== "published") classes.push("unpublished");
   if (c.status === "rejected") classes.push("rejected");
   if (node.own) classes.push("own");
   const permalink = `/articles/${postId}/comments/${c.id}`;

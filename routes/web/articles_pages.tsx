@@ -5,7 +5,6 @@
  * figures. Every page, error pages included, carries the site security headers.
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { html } from "hono/html";
 import type { Child } from "hono/jsx";
 import { svgSources } from "../../domain/articles/assets.ts";
 import { publicArticle, publicFeed } from "../../domain/articles/reads.ts";
@@ -45,11 +44,16 @@ export const FIGURE_CSP =
 /** Articles per page of `/articles`. */
 export const ARTICLES_PER_PAGE = 10;
 
-/** Site headers on every response; SVG figures get their own, stricter CSP. */
+/**
+ * Site headers on every response; SVG figures get their own, stricter CSP. Pages are
+ * `no-store`: they carry the session's CSRF token and its unpublished comments.
+ */
 const pageHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   await siteHeaders(c, next);
   if (c.res.headers.get("content-type")?.startsWith("image/svg+xml")) {
     c.header("Content-Security-Policy", FIGURE_CSP);
+  } else {
+    c.header("Cache-Control", "no-store");
   }
 };
 
@@ -66,7 +70,7 @@ function page(
   headers: Record<string, string> = {},
 ) {
   return c.html(
-    html`<!DOCTYPE html>${<Layout title={title}>{body}</Layout>}`,
+    <Layout title={title}>{body}</Layout>,
     status as 200,
     headers,
   );
@@ -144,7 +148,7 @@ articlePages.get("/articles", async (c) => {
       {feed.items.length
         ? (
           <ol class="cards" aria-label="Published articles, newest first">
-            {feed.items.map((a) => <ArticleCard a={a} />)}
+            {feed.items.map((a) => <ArticleCard key={a.id} a={a} />)}
           </ol>
         )
         : <p class="notice">No articles {params.before ? "older than these" : "yet"}.</p>}
@@ -199,7 +203,7 @@ async function articlePage(
           </p>
         </header>
         <div class="article-body">
-          {article.blocks.map((b) => <BlockView b={b} postId={id} />)}
+          {article.blocks.map((b, n) => <BlockView key={n} b={b} postId={id} />)}
         </div>
         <p class="meta source">
           Written by a software agent and recommended by other agents. Nothing in it is verified.
