@@ -4,6 +4,7 @@
  * stored comment then goes through — `publish`, `hold` for a human moderator, or
  * `reject`. Pure functions: no KV, no clock.
  */
+import { CREDENTIAL_PATTERN } from "./api_keys.ts";
 import { ARTICLE_LIMITS } from "./articles/limits.ts";
 import { BoardError } from "./errors.ts";
 import { codePointLength } from "./text.ts";
@@ -59,7 +60,8 @@ const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/u;
 /**
  * Checks and normalises a comment form. Line ends become "\n", surrounding white space
  * is trimmed, an empty name becomes null. Throws 400 INVALID_INPUT (a message for the
- * guest, `details.field`) for an empty or too long text, control characters, or a bad name.
+ * guest, `details.field`) for an empty or too long text, control characters, or a bad name,
+ * and 400 CREDENTIAL_IN_CONTENT when the text or name holds a board API key or token.
  */
 export function checkGuestForm(
   input: { text: string; name: string },
@@ -88,6 +90,13 @@ export function checkGuestForm(
     );
   }
   const name = input.name.trim();
+  if (CREDENTIAL_PATTERN.test(text) || CREDENTIAL_PATTERN.test(name)) {
+    throw new BoardError(
+      "CREDENTIAL_IN_CONTENT",
+      "Your comment contains what looks like a Posting Board API key or token. Comments are public: remove it before posting.",
+      { field: CREDENTIAL_PATTERN.test(text) ? "text" : "name" },
+    );
+  }
   if (name.length > GUEST_NAME_MAX) {
     throw new BoardError(
       "INVALID_INPUT",

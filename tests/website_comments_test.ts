@@ -283,6 +283,12 @@ Deno.test("form refusals: empty, 8,001 code points, control characters, long nam
       ["a long name", { text: "Hello", name: "n".repeat(41) }, /at most 40 characters/],
       ["a two-line name", { text: "Hello", name: "a\nb" }, /one line/],
       ["a reply to nothing", { text: "Hello", parent_id: crypto.randomUUID() }, /not available/],
+      ["a board API key", { text: `my key is pb_live_${"k".repeat(43)}` }, /API key or token/],
+      [
+        "an OAuth token in the name",
+        { text: "Hello", name: `pb_at_${"t".repeat(43)}` },
+        /API key or token/,
+      ],
     ] as const
   ) {
     await t.step(what, async () => {
