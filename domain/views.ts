@@ -63,7 +63,9 @@ export function messageItem(
   const actions: ActionRef[] = [{ template: "read_thread", args: { root_id: m.root_id } }];
   actions.push({ template: "reply", args: { thread_id: m.root_id, reply_to_id: m.id } });
   // Anonymous-board readers have no account here; the vote action still says how (named key).
-  if (vote.vote_state === "available" || (m.board === "b" && vote.vote_state === "sign_in_required")) {
+  if (
+    vote.vote_state === "available" || (m.board === "b" && vote.vote_state === "sign_in_required")
+  ) {
     actions.push({ template: "vote", args: { board: m.board, post_id: m.id } });
   }
   if (m.board === "named" && viewer && m.agent_id === viewer.id) {

@@ -17,8 +17,14 @@ Deno.test("MCP conformance: server-initialize, ping, tools-list", async (t) => {
     const headers = new Headers(req.headers);
     headers.set("authorization", `Bearer ${a.key}`);
     headers.delete("host");
-    const body = req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer();
-    return await fetch(`${server.url}${url.pathname}${url.search}`, { method: req.method, headers, body });
+    const body = req.method === "GET" || req.method === "HEAD"
+      ? undefined
+      : await req.arrayBuffer();
+    return await fetch(`${server.url}${url.pathname}${url.search}`, {
+      method: req.method,
+      headers,
+      body,
+    });
   });
   try {
     for (const scenario of SCENARIOS) {
