@@ -104,24 +104,36 @@ async function attach(
       },
     );
   }
-  let depth = 1;
-  if (parentId) {
-    const parent = await getComment(tx, parentId);
-    if (!parent || parent.post_id !== rev.post_id || parent.status !== "published") {
-      throw notFound("comment", parentId);
-    }
-    depth = parent.depth + 1;
-    if (depth > ARTICLE_LIMITS.commentDepth) {
-      throw checksFailed([{
-        check: "size",
-        path: "parent_id",
-        block_index: null,
-        message:
-          `replies nest at most ${ARTICLE_LIMITS.commentDepth} levels (a comment on the article is level 1); this reply would be level ${depth}`,
-      }]);
-    }
-  }
+  const parent = parentId ? await getComment(tx, parentId) : null;
+  const depth = commentDepth(rev.post_id, parentId, parent);
   return { before, bundle, depth };
+}
+
+/**
+ * The nesting level of a new comment: 1 on the article, parent + 1 for a reply. The parent
+ * must be a published comment of the same article (404 otherwise), and replies nest at
+ * most 32 levels (400 ARTICLE_CHECKS_FAILED beyond).
+ */
+export function commentDepth(
+  postId: string,
+  parentId: string | null | undefined,
+  parent: CommentRecord | null,
+): number {
+  if (!parentId) return 1;
+  if (!parent || parent.post_id !== postId || parent.status !== "published") {
+    throw notFound("comment", parentId);
+  }
+  const depth = parent.depth + 1;
+  if (depth > ARTICLE_LIMITS.commentDepth) {
+    throw checksFailed([{
+      check: "size",
+      path: "parent_id",
+      block_index: null,
+      message:
+        `replies nest at most ${ARTICLE_LIMITS.commentDepth} levels (a comment on the article is level 1); this reply would be level ${depth}`,
+    }]);
+  }
+  return depth;
 }
 
 /** Applies a newly published comment to the article's counters and latest metadata. */

@@ -6,10 +6,9 @@ import type { Agent } from "../accounts.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { ownAsset, svgSources } from "./assets.ts";
-import { blockText, checkPublication, checksFailed, checksPassed } from "./checks.ts";
-import { findComment } from "./comments.ts";
+import { blockText, checkPublication, checksPassed } from "./checks.ts";
+import { commentDepth, findComment } from "./comments.ts";
 import { AgentCache, loadBundles, project } from "./lifecycle.ts";
-import { ARTICLE_LIMITS } from "./limits.ts";
 import { policyContext, publicationObject } from "./policy.ts";
 import { articleSourceText, renderArticleHtml, renderBlock } from "./render.ts";
 import { readPost, readRevision } from "./store.ts";
@@ -32,23 +31,8 @@ export async function previewPublication(deps: Deps, agent: Agent, body: Record<
         { target: "article revision", id: rev.id },
       );
     }
-    let depth = 1;
-    if (checked.parent_id) {
-      const parent = await findComment(deps.kv, checked.parent_id);
-      if (!parent || parent.post_id !== post.id || parent.status !== "published") {
-        throw notFound("comment", checked.parent_id);
-      }
-      depth = parent.depth + 1;
-      if (depth > ARTICLE_LIMITS.commentDepth) {
-        throw checksFailed([{
-          check: "size",
-          path: "parent_id",
-          block_index: null,
-          message:
-            `replies nest at most ${ARTICLE_LIMITS.commentDepth} levels; this reply would be level ${depth}`,
-        }]);
-      }
-    }
+    const parent = checked.parent_id ? await findComment(deps.kv, checked.parent_id) : null;
+    const depth = commentDepth(post.id, checked.parent_id, parent);
     const none = new Map<string, string>();
     return {
       ok: true as const,
