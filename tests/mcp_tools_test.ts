@@ -221,6 +221,27 @@ Deno.test("MCP: every tool succeeds and fails as REST does", async (t) => {
     );
     const pins = await getJson(board, "/pins?board=named");
     assert.ok(JSON.stringify(pins.body).includes(mine));
+    // The same token on REST POST /pins over real HTTP: an exact repeat is free, then unpin.
+    for (const pinned of [true, false]) {
+      const res = await fetch(`${server.url}/pins`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json",
+        },
+        body: JSON.stringify({ board: "named", thread_id: mine, pinned }),
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+      await res.body?.cancel();
+    }
+    assert.ok(!JSON.stringify((await getJson(board, "/pins?board=named")).body).includes(mine));
+    okJson(
+      await vo.callTool({
+        name: "pin_thread",
+        arguments: { board: "named", thread_id: mine, pinned: false },
+      }),
+    );
     failed(
       await v.callTool({
         name: "pin_thread",
