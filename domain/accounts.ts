@@ -10,6 +10,7 @@ import { BoardError } from "./errors.ts";
 import type { ParticipationBasis, RegisterInput } from "./schemas.ts";
 import { timingSafeEqual } from "./text.ts";
 import { retireCommunityPinsOf } from "./pin_book.ts";
+import { attachSnapshot, snapshotMark, versionKeys } from "./read_cache.ts";
 
 export type AgentStatus = "active" | "revoked" | "removed";
 
@@ -99,15 +100,53 @@ export async function registerAgent(
   return { agent, apiKey };
 }
 
-/** Finds the active agent holding `apiKey`, or null. One KV read for the index, one for the record. */
+/** Agent ids by key hash, per KV handle (an index entry never names another agent). */
+const idsByHash = new WeakMap<Deno.Kv, Map<string, string>>();
+const MAX_KNOWN_HASHES = 20_000;
+
+function knownIds(kv: Deno.Kv): Map<string, string> {
+  let m = idsByHash.get(kv);
+  if (!m) idsByHash.set(kv, m = new Map());
+  return m;
+}
+
+/**
+ * Finds the active agent holding `apiKey`, or null. Once this instance has seen the key,
+ * one KV read answers: the key index entry (revocation deletes it, so the key stops at
+ * once on every instance), the agent record and the read-cache version of the request
+ * (attached to the returned record, domain/read_cache.ts), all in one `getMany`.
+ */
 export async function findAgentByKey(deps: Deps, apiKey: string): Promise<Agent | null> {
   if (!apiKey || apiKey.length > 200) return null;
   const hash = await hashApiKey(apiKey);
-  const idEntry = await deps.kv.get<string>(keys.agentIdByKeyHash(hash));
-  if (!idEntry.value) return null;
-  const agent = (await deps.kv.get<Agent>(keys.agents(idEntry.value))).value;
+  const known = knownIds(deps.kv);
+  const mark = snapshotMark();
+  let id = known.get(hash);
+  let entries: Deno.KvEntryMaybe<unknown>[] | null = null;
+  if (id !== undefined) {
+    entries = await deps.kv.getMany<unknown[]>([
+      keys.agentIdByKeyHash(hash),
+      keys.agents(id),
+      ...versionKeys(),
+    ]);
+    if (entries[0].value !== id) {
+      known.delete(hash);
+      if (entries[0].value === null) return null;
+      entries = null;
+    }
+  }
+  if (entries === null) {
+    const idEntry = await deps.kv.get<string>(keys.agentIdByKeyHash(hash));
+    if (!idEntry.value) return null;
+    id = idEntry.value;
+    entries = [idEntry, ...await deps.kv.getMany<unknown[]>([keys.agents(id), ...versionKeys()])];
+    known.set(hash, id);
+    if (known.size > MAX_KNOWN_HASHES) known.delete(known.keys().next().value!);
+  }
+  const agent = entries[1].value as Agent | null;
   if (!agent || agent.status !== "active") return null;
   if (!timingSafeEqual(agent.key_hash, hash)) return null;
+  attachSnapshot(agent, entries.slice(2), mark);
   return agent;
 }
 

@@ -4,7 +4,8 @@ import type { Agent } from "./accounts.ts";
 import { nextUtcMidnight, utcDay } from "./clock.ts";
 import type { Deps } from "./deps.ts";
 import { livePins, PIN_LIMITS } from "./pins.ts";
-import { evaluatePinRights, VETERAN_RULES } from "./veterans.ts";
+import { noteChangeAt } from "./read_scope.ts";
+import { evaluatePinRights, projectPinRights, VETERAN_RULES } from "./veterans.ts";
 
 /** The account's own live pin, whether today's new pin is spent, and free community slots. */
 async function pinUsage(deps: Deps, agent: Agent) {
@@ -15,6 +16,7 @@ async function pinUsage(deps: Deps, agent: Agent) {
   ]);
   const community = pins.flatMap((p) => (p.kind === "community" ? [p.pin] : []));
   const mine = community.find((p) => p.agent_id === agent.id);
+  noteChangeAt(nextUtcMidnight(now)); // a new day's pin
   return {
     active_pin: mine
       ? { board: mine.board, thread_id: mine.thread_id, expires_at: mine.expires_at }
@@ -52,7 +54,9 @@ export async function pinningStatus(deps: Deps, agent: Agent) {
  */
 export async function viewerPinning(deps: Deps, agent: Agent | null) {
   if (!agent) return { can_pin: false, eligibility_checked: false };
-  const rights = await evaluatePinRights(deps, agent);
+  // Observed without storing: a read never writes (the status is recorded by /v1/me and
+  // by every commit that changes karma).
+  const rights = await projectPinRights(deps, agent);
   const eligible = agent.status === "active" && rights.veteran && !rights.suspended;
   if (!eligible) return { can_pin: false, eligibility_checked: true };
   const usage = await pinUsage(deps, agent);

@@ -4,7 +4,8 @@
  * any tidy-up has run. A community pin is live while: now < expires_at, its owner is
  * active, its owner's pin rights are not suspended (stored, or karma <= -5 now) and were not
  * suspended since it was made, and its thread still exists. An official notice is live
- * while its thread exists. Dead pins are dropped from storage when a read notices them.
+ * while its thread exists. Reads never write: dead pins are dropped from storage by the
+ * tidy-up sweep (and retired by the commits that kill them).
  */
 import { type Board, keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
@@ -15,6 +16,7 @@ import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
 import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "./messages.ts";
 import { type CommunityPin, type OfficialPin, samePin } from "./pin_book.ts";
 import { threadUrl } from "./posts.ts";
+import { noteChangeAt } from "./read_scope.ts";
 import { isSuspended, recordObservedSuspension, type VeteranRecord } from "./veterans.ts";
 
 export const PIN_LIMITS = {
@@ -127,10 +129,15 @@ export type LivePin =
 
 /**
  * The live pins of one board (or both), in display order: the rules thread, other official
- * notices newest first, then community pins newest first. Dead pins a read notices are
- * dropped from storage (their death is permanent, so this never removes a live pin).
+ * notices newest first, then community pins newest first. With `tidy` (the sweep only),
+ * dead pins are dropped from storage and observed suspensions recorded (a pin's death is
+ * permanent, so this never removes a live pin); a read writes nothing.
  */
-export async function livePins(deps: Deps, board?: Board): Promise<LivePin[]> {
+export async function livePins(
+  deps: Deps,
+  board?: Board,
+  opts: { tidy?: boolean } = {},
+): Promise<LivePin[]> {
   const boards: Board[] = board ? [board] : ["named", "b"];
   const [community, ...officialLists] = await getManyBatched<unknown>(deps.kv, [
     keys.communityPins(),
@@ -155,6 +162,7 @@ export async function livePins(deps: Deps, board?: Board): Promise<LivePin[]> {
     const owner = owners.get(p.agent_id);
     if (!communityPinLive(p, owner, threads.has(threadKey(p)), now)) dead.push(p);
     else if (!officialThreads.has(threadKey(p))) {
+      noteChangeAt(p.expires_at); // read caches: the pin expires then
       communityLive.push({
         kind: "community",
         pin: p,
@@ -164,13 +172,18 @@ export async function livePins(deps: Deps, board?: Board): Promise<LivePin[]> {
     }
   }
   communityLive.sort((a, b) => b.pin.created_at - a.pin.created_at);
+  if (opts.tidy) await tidyPins(deps, owners, dead);
+  return [...officialLive, ...communityLive];
+}
+
+/** Records suspensions observed and drops dead community pins (the sweep's tidy-up). */
+async function tidyPins(deps: Deps, owners: Map<string, OwnerFacts>, dead: CommunityPin[]) {
   for (const [id, o] of owners) {
     if (o.veteran && o.veteran.suspended_at === null && isSuspended(o.veteran, o.karma)) {
       await recordObservedSuspension(deps, id, o.karma);
     }
   }
   if (dead.length) await dropDeadPins(deps, dead);
-  return [...officialLive, ...communityLive];
 }
 
 /** Removes community pins known to be dead (tidy-up only; reads never depend on it). */

@@ -125,19 +125,34 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     network: m.author.network,
   };
   // Resolve ids to sequence numbers; these mappings never change for a live message.
-  const rootSeq = m.rootId
-    ? (await deps.kv.get<number>(keys.messageSeqById(m.board, m.rootId))).value
-    : null;
-  const replyToSeq = m.replyToId
-    ? (await deps.kv.get<number>(keys.messageSeqById(m.board, m.replyToId))).value
-    : null;
+  const ids = [m.rootId, m.replyToId].filter((id) => id !== null);
+  const seqs = ids.length
+    ? await deps.kv.getMany<number[]>(ids.map((id) => keys.messageSeqById(m.board, id)))
+    : [];
+  const rootSeq = m.rootId ? seqs[0].value : null;
+  const replyToSeq = m.replyToId ? seqs[ids.length - 1].value : null;
 
-  const { value } = await transact(deps.kv, async (tx) => {
-    const idemKey = keys.idempotency(m.board, scope, m.idempotencyKey);
-    const quotaKeys = admissionKeys(deps, publisher);
-    const readKeys: Deno.KvKey[] = [idemKey, keys.boardHeads(m.board), ...quotaKeys];
+  const readKeysNow = () => {
+    const readKeys: Deno.KvKey[] = [
+      keys.idempotency(m.board, scope, m.idempotencyKey),
+      keys.boardHeads(m.board),
+      ...admissionKeys(deps, publisher),
+    ];
     if (rootSeq !== null) readKeys.push(keys.messages(m.board, rootSeq));
     if (replyToSeq !== null) readKeys.push(keys.messages(m.board, replyToSeq));
+    return readKeys;
+  };
+  // The board-wide lock should be held for little more than the commit, and every KV read
+  // slows the store's commits: the hot entries (head, counters, rate windows, the
+  // account's day) come from this process's own last commits under the lock, and a fresh
+  // Idempotency-Key is believed unused. The commit checks every entry it relied on, so a
+  // wrong belief (a replay, another instance's write) only costs a retry on fresh reads.
+  const seed = [{ key: readKeysNow()[0], value: null, versionstamp: null }];
+
+  const { value } = await transact(deps.kv, async (tx) => {
+    const readKeys = readKeysNow();
+    const idemKey = readKeys[0];
+    const quotaKeys = readKeys.slice(2, 2 + admissionKeys(deps, publisher).length);
     const entries = await tx.getMany<unknown>(readKeys);
     const existing = matchIdempotency(
       entries[0].value as IdempotencyRecord | null,
@@ -213,7 +228,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
       .set(keys.boardHeads(m.board), { ...head, seq });
     await onMessageStored(tx, deps, record, m.body);
     return { receipt: receiptOf(deps, idem, false), created: true };
-  }, { lock: "publish" });
+  }, { lock: "publish", seed, remember: true });
   return value.receipt;
 }
 

@@ -9,6 +9,7 @@ import { listAll } from "../kv/tx.ts";
 import type { Agent } from "./accounts.ts";
 import type { Deps } from "./deps.ts";
 import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "./messages.ts";
+import { noteChangeAt } from "./read_scope.ts";
 
 export const DAY = 86400;
 /** A peer is mature from this account age on. */
@@ -147,9 +148,14 @@ export async function receivedStats(
       retainedNet += v.value;
       if (v.value === 1) upvoted = true;
       if (now - v.cast_at >= REPUTATION_DELAY) settled += v.value;
+      else noteChangeAt(v.cast_at + REPUTATION_DELAY); // read caches: it settles then
     }
     if (upvoted) stats.upvoters++;
-    if (!isMaturePeer(agents.get(voterId), now)) continue;
+    const voter = agents.get(voterId);
+    if (voter?.status === "active" && now - voter.created_at < MATURE_AGE) {
+      noteChangeAt(voter.created_at + MATURE_AGE); // the peer matures then
+    }
+    if (!isMaturePeer(voter, now)) continue;
     if (settled > 0) stats.R++;
     if (retainedNet > 0) stats.P++;
     if (raw < 0) stats.negativePeers++;

@@ -31,7 +31,7 @@ export async function runSweeps(deps: Deps): Promise<SweepReport> {
   const purges = await resumePurges(deps);
   const accounts = await resumeAccountPurges(deps);
   // Reading the pins of both boards drops the community pins it finds dead.
-  const pins = await livePins(deps);
+  const pins = await livePins(deps, undefined, { tidy: true });
   // Reads record due article transitions themselves; this keeps the backlog short.
   const settled = await settleDue(deps);
   return {

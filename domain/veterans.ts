@@ -17,6 +17,7 @@ import type { Agent } from "./accounts.ts";
 import type { Deps } from "./deps.ts";
 import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
 import { retireCommunityPinsOf } from "./pin_book.ts";
+import { noteChangeAt } from "./read_scope.ts";
 import { distinctUpvotersOf } from "./reputation.ts";
 
 export const VETERAN_RULES = {
@@ -138,18 +139,10 @@ export async function evaluatePinRights(
   agent: Agent,
   withSupporters = false,
 ): Promise<PinRights> {
-  const [vetEntry, standingEntry] = await deps.kv.getMany<[VeteranRecord, VotingStanding]>([
-    keys.veterans(agent.id),
-    keys.votingStandings(agent.id),
-  ]);
-  const now = deps.clock.now();
-  const karma = (standingEntry.value ?? EMPTY_STANDING).karma;
-  const base = { now, createdAt: agent.created_at, karma };
-  const needSupporters = withSupporters || mayEarn(vetEntry.value, base);
-  const supporters = needSupporters ? await distinctUpvotersOf(deps, agent.id) : null;
-  const next = nextVeteranRecord(vetEntry.value, { ...base, supporters });
-  let record = vetEntry.value;
-  if (next !== vetEntry.value && agent.status === "active") {
+  const seen = await observePinRights(deps, agent, withSupporters);
+  const { stored, next, karma, supporters } = seen;
+  let record = stored;
+  if (next !== stored && agent.status === "active") {
     const { value } = await transact(deps.kv, async (tx) => {
       const [v, s] = await tx.getMany<unknown>([
         keys.veterans(agent.id),
@@ -168,6 +161,42 @@ export async function evaluatePinRights(
     });
     record = value;
   }
+  return {
+    veteran: record !== null,
+    suspended: isSuspended(record, karma),
+    karma,
+    supporters,
+    record,
+  };
+}
+
+/** The facts and the transition (if any) an observation of pin rights sees now. */
+async function observePinRights(deps: Deps, agent: Agent, withSupporters: boolean) {
+  const [vetEntry, standingEntry] = await deps.kv.getMany<[VeteranRecord, VotingStanding]>([
+    keys.veterans(agent.id),
+    keys.votingStandings(agent.id),
+  ]);
+  const now = deps.clock.now();
+  const stored = vetEntry.value;
+  const karma = (standingEntry.value ?? EMPTY_STANDING).karma;
+  const base = { now, createdAt: agent.created_at, karma };
+  // Earning waits for the account's age (read caches must know when that changes).
+  const earnableAt = agent.created_at + VETERAN_RULES.min_age_seconds;
+  if (stored === null && now < earnableAt) noteChangeAt(earnableAt);
+  const needSupporters = withSupporters || mayEarn(stored, base);
+  const supporters = needSupporters ? await distinctUpvotersOf(deps, agent.id) : null;
+  const next = nextVeteranRecord(stored, { ...base, supporters });
+  return { stored, next, karma, supporters };
+}
+
+/**
+ * An account's pin rights as observed now, without storing any transition (the pure form
+ * for reads such as the feeds' `viewer.pinning`): the same answer `evaluatePinRights`
+ * gives.
+ */
+export async function projectPinRights(deps: Deps, agent: Agent): Promise<PinRights> {
+  const { stored, next, karma, supporters } = await observePinRights(deps, agent, false);
+  const record = agent.status === "active" ? next : stored;
   return {
     veteran: record !== null,
     suspended: isSuspended(record, karma),

@@ -8,6 +8,7 @@ import { nextUtcMidnight, utcDay } from "./clock.ts";
 import type { Deps } from "./deps.ts";
 import { BoardError } from "./errors.ts";
 import { limitOf, type LimitSpec } from "./rate_limits.ts";
+import { noteChangeAt } from "./read_scope.ts";
 
 export const NEW_VOTES_PER_DAY = 20;
 
@@ -22,6 +23,9 @@ export const NEW_VOTES_LIMIT: LimitSpec = {
 function allowanceKey(deps: Deps, agentId: string): Deno.KvKey {
   return keys.quotaUsage("agent_votes", agentId, utcDay(deps.clock.now()));
 }
+
+/** The key of today's new-vote count of an agent (read by `chargeNewVote`). */
+export const newVoteAllowanceKey = allowanceKey;
 
 /**
  * Reads (with a check) today's count for the agent, throws 429 DAILY_LIMIT when all 20
@@ -57,6 +61,7 @@ export async function voteAllowance(deps: Deps, agentId: string) {
   const now = deps.clock.now();
   const used = (await deps.kv.get<number>(allowanceKey(deps, agentId))).value ?? 0;
   const limit = limitOf(deps, NEW_VOTES_LIMIT);
+  noteChangeAt(nextUtcMidnight(now)); // a new day's allowance
   return {
     daily_allowance: limit,
     used,

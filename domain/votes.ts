@@ -28,8 +28,8 @@ import {
   SUSPEND_MIN_PEERS,
   votingSuspendedError,
 } from "./suspension.ts";
-import { chargeNetworkWrite } from "./rate_limits.ts";
-import { chargeNewVote } from "./vote_allowance.ts";
+import { chargeNetworkWrite, networkWriteKey } from "./rate_limits.ts";
+import { chargeNewVote, newVoteAllowanceKey } from "./vote_allowance.ts";
 import { onKarmaChanged } from "./veterans.ts";
 
 /** A stored vote: identical under `votes`, `votes_by_target` and `votes_by_voter`. */
@@ -91,8 +91,8 @@ export async function castVote(
 ): Promise<VoteReceipt> {
   const postId = input.post_id.toLowerCase();
   const { board, value } = input;
-  const targetSeq = (await deps.kv.get<number>(keys.messageSeqById(board, postId))).value;
-  if (targetSeq === null) throw notFound("message", postId);
+  const { targetSeq, seed, heldR } = await prefetchVote(deps, voter, board, postId, network);
+  let seededHead = seed[3].value as BoardHead | null | undefined;
 
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
     const voteKey = keys.votes(board, targetSeq, voter.id);
@@ -102,8 +102,14 @@ export async function castVote(
       keys.votingStandings(voter.id),
     ]);
     const msg = msgEntry.value as MessageRecord | null;
-    const head = (await tx.peek<BoardHead>(keys.boardHeads(board))).value ?? EMPTY_HEAD;
-    if (!msg || isHidden(msg, head)) throw notFound("message", postId);
+    // Unchecked, as a peek: the first attempt uses the head read before the lock.
+    const head = (seededHead !== undefined
+      ? seededHead
+      : (await tx.peek<BoardHead>(keys.boardHeads(board))).value) ?? EMPTY_HEAD;
+    seededHead = undefined;
+    if (!msg || isHidden(msg, head)) {
+      throw notFound("message", postId);
+    }
     if (board === "named" && msg.agent_id === voter.id) {
       throw new BoardError(
         "SELF_VOTE",
@@ -116,7 +122,9 @@ export async function castVote(
     }
     const existing = voteEntry.value as VoteRecord | null;
     if (existing) {
-      if (existing.value === value) return { kind: "replayed", vote: existing };
+      if (existing.value === value) {
+        return { kind: "replayed", vote: existing };
+      }
       throw new BoardError(
         "VOTE_CONFLICT",
         `This account already voted ${existing.value} on this message; votes are immutable.`,
@@ -126,7 +134,9 @@ export async function castVote(
 
     const now = deps.clock.now();
     const standing = (standingEntry.value as VotingStanding | null) ?? EMPTY_STANDING;
-    if (standing.suspension) return { kind: "suspended", standing };
+    if (standing.suspension) {
+      return { kind: "suspended", standing };
+    }
     if (standing.karma <= SUSPEND_AT_KARMA) {
       // A peer may have matured since the last karma update: record the suspension now.
       const stats = await receivedStats(deps, voter.id);
@@ -144,7 +154,9 @@ export async function castVote(
       keys.counters("votes"),
       ...(authorId ? [keys.votingStandings(authorId)] : []),
     ]);
-    const R = standing.karma > 0 ? (await receivedStats(deps, voter.id)).R : 0;
+    // R is read without checks (as ever); the one computed before the lock serves when the
+    // checked standing still says karma > 0.
+    const R = standing.karma > 0 ? heldR ?? (await receivedStats(deps, voter.id)).R : 0;
     const weight = weightAt(voter.created_at, standing.karma, R, now);
     const seq = ((counterEntry.value as number | null) ?? 0) + 1;
     const vote: VoteRecord = {
@@ -181,12 +193,79 @@ export async function castVote(
       await onKarmaChanged(tx, deps, authorId, authorStanding.karma, next.karma);
     }
     return { kind: "cast", vote };
-  });
+  }, { lock: "votes", seed, remember: true });
 
   if (outcome.kind === "suspended") {
     throw votingSuspendedError(outcome.standing, outcome.standing.suspension!);
   }
   return receiptOf(outcome.vote, outcome.kind === "replayed");
+}
+
+/** A message's sequence number and author by id: both fixed for the message's life. */
+interface TargetFacts {
+  seq: number;
+  authorId: string | null;
+}
+
+const targetMemos = new WeakMap<Deno.Kv, Map<string, TargetFacts>>();
+const MAX_TARGET_MEMOS = 20_000;
+
+function targetMemo(kv: Deno.Kv): Map<string, TargetFacts> {
+  let m = targetMemos.get(kv);
+  if (!m) targetMemos.set(kv, m = new Map());
+  return m;
+}
+
+/**
+ * Reads, before the votes lock is taken, every entry a vote's commit will read: the vote,
+ * the target, the voter's standing, the board head, the allowance, the network's write
+ * window, the vote counter, and the author's standing, veteran record and account — one
+ * `getMany` once the target's seq and author are known to this process (they never change;
+ * the target's record itself is read every time, so a deleted target is still 404). With
+ * karma above zero, the voter's R (reputation part of the weight, read without checks) is
+ * computed here too. The commit checks every entry it relies on; a stale one costs a retry.
+ */
+async function prefetchVote(
+  deps: Deps,
+  voter: Agent,
+  board: Board,
+  postId: string,
+  network: string,
+): Promise<{ targetSeq: number; seed: Deno.KvEntryMaybe<unknown>[]; heldR: number | null }> {
+  const memo = targetMemo(deps.kv);
+  const memoKey = `${board}:${postId}`;
+  let facts = memo.get(memoKey);
+  if (!facts) {
+    const seq = (await deps.kv.get<number>(keys.messageSeqById(board, postId))).value;
+    if (seq === null) throw notFound("message", postId);
+    facts = { seq, authorId: null };
+  }
+  const authorKeys = (id: string) => [
+    keys.votingStandings(id),
+    keys.veterans(id),
+    keys.agents(id),
+  ];
+  const known = memo.has(memoKey);
+  const seed = await deps.kv.getMany<unknown[]>([
+    keys.votes(board, facts.seq, voter.id),
+    keys.messages(board, facts.seq),
+    keys.votingStandings(voter.id),
+    keys.boardHeads(board),
+    newVoteAllowanceKey(deps, voter.id),
+    networkWriteKey(network),
+    keys.counters("votes"),
+    ...(known && facts.authorId ? authorKeys(facts.authorId) : []),
+  ]);
+  const msg = seed[1].value as MessageRecord | null;
+  if (!known && msg) {
+    facts = { seq: facts.seq, authorId: board === "named" ? msg.agent_id : null };
+    memo.set(memoKey, facts);
+    if (memo.size > MAX_TARGET_MEMOS) memo.delete(memo.keys().next().value!);
+    if (facts.authorId) seed.push(...await deps.kv.getMany<unknown[]>(authorKeys(facts.authorId)));
+  }
+  const standing = (seed[2].value as VotingStanding | null) ?? EMPTY_STANDING;
+  const R = standing.karma > 0 && !seed[0].value ? (await receivedStats(deps, voter.id)).R : null;
+  return { targetSeq: facts.seq, seed, heldR: R };
 }
 
 /**

@@ -203,6 +203,11 @@ export const keys = {
     ["guest_comment_prints", postId, textHash] as const,
   /** The automatic moderation outcome of a guest comment. */
   guestCommentChecks: (commentId: string) => ["guest_comment_checks", commentId] as const,
+  // ---- read caches (issue 12, docs/benchmark_notes.md): version keys, blind-written by
+  // every commit that changes what they cover (kv/read_versions.ts); readers compare
+  // their versionstamps with the ones a cached page was built under.
+  /** A read-version key (`shared`: bumped by every change a cached read can show). */
+  readVersions: (channel: string) => ["read_versions", channel] as const,
 } as const;
 
 export type KeyOf<K extends keyof typeof keys> = ReturnType<(typeof keys)[K]>;

@@ -1,4 +1,5 @@
 /** Opens the KV store named by BOARD_KV: a file path, ":memory:", or a KV Connect URL. */
+import { versionedKv } from "./versioned_kv.ts";
 
 /** True when BOARD_KV names a remote store reached over KV Connect. */
 export function isKvConnectUrl(path: string | undefined): boolean {
@@ -8,7 +9,8 @@ export function isKvConnectUrl(path: string | undefined): boolean {
 /**
  * Opens KV. A KV Connect URL is passed to `Deno.openKv` as is (Deno reads the token from
  * `DENO_KV_ACCESS_TOKEN`); undefined means the platform's default store (Deno Deploy).
- * A file path gets its folder created first. `open` is injectable for tests.
+ * A file path gets its folder created first. `open` is injectable for tests. The handle
+ * bumps the read caches' version keys on every write (kv/versioned_kv.ts).
  */
 export async function openKv(
   path: string | undefined,
@@ -21,5 +23,5 @@ export async function openKv(
     const dir = path.replace(/[^/]*$/, "");
     if (dir) await Deno.mkdir(dir, { recursive: true });
   }
-  return path === undefined ? await open() : await open(path);
+  return versionedKv(path === undefined ? await open() : await open(path));
 }

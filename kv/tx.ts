@@ -6,7 +6,9 @@
  * whole function runs again. Mutations are buffered and committed as one atomic.
  * The atomic is asserted against the portable limits of DESIGN.md §11.
  */
+import { type EntryMemory, entryMemory } from "./entry_memory.ts";
 import { keySize, KV_LIMITS, valueSize } from "./limits.ts";
+import { readVersionBumps } from "./read_versions.ts";
 
 type Mutation =
   | { type: "set"; key: Deno.KvKey; value: unknown; expireIn?: number }
@@ -21,13 +23,46 @@ export class Tx {
   #checks = new Map<string, Deno.AtomicCheck>();
   #mutations: Mutation[] = [];
   #written = new Map<string, unknown>();
+  /** Entries believed current (read before the lock, or remembered from this process's commits). */
+  #believed: Map<string, Deno.KvEntryMaybe<unknown>> | null;
+  #memory: EntryMemory | null;
+  #usedBelieved = false;
 
-  constructor(kv: Deno.Kv) {
+  #believe: boolean;
+
+  /**
+   * `seed`: entries read before the transaction (used instead of reading them again).
+   * `memory`: entries remembered from earlier commits; served only when `believe` is true,
+   * updated after every commit either way.
+   */
+  constructor(
+    kv: Deno.Kv,
+    opts: { seed?: Deno.KvEntryMaybe<unknown>[]; memory?: EntryMemory; believe?: boolean } = {},
+  ) {
     this.kv = kv;
+    this.#believe = opts.believe ?? true;
+    this.#believed = opts.seed && this.#believe
+      ? new Map(opts.seed.map((e) => [Tx.#id(e.key), e]))
+      : null;
+    this.#memory = opts.memory ?? null;
   }
 
   static #id(key: Deno.KvKey): string {
     return JSON.stringify(key, (_k, v) => (typeof v === "bigint" ? `${v}n` : v));
+  }
+
+  /** A believed entry for `key` (checked like any read: a stale one fails the commit). */
+  #believedEntry<T>(key: Deno.KvKey): Deno.KvEntryMaybe<T> | undefined {
+    if (!this.#believe || (!this.#memory && !this.#believed)) return undefined;
+    const id = Tx.#id(key);
+    const entry = this.#memory?.get(id) ?? this.#believed?.get(id);
+    if (entry) this.#usedBelieved = true;
+    return entry as Deno.KvEntryMaybe<T> | undefined;
+  }
+
+  /** True when a read was answered from believed entries rather than from the store. */
+  get usedBelieved(): boolean {
+    return this.#usedBelieved;
   }
 
   #record(entry: Deno.KvEntryMaybe<unknown>) {
@@ -39,26 +74,34 @@ export class Tx {
 
   /** Reads a key and makes the commit depend on it being unchanged. */
   async get<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
-    const entry = await this.kv.get<T>(key);
+    const entry = this.#believedEntry<T>(key) ?? await this.kv.get<T>(key);
     this.#record(entry);
     return entry;
   }
 
-  /** Reads several keys (any number; batched by 10) and checks them all. */
+  /** Reads several keys (any number; batched by 10, believed entries not read again) and checks them all. */
   async getMany<T>(keyList: Deno.KvKey[]): Promise<Deno.KvEntryMaybe<T>[]> {
-    const out: Deno.KvEntryMaybe<T>[] = [];
-    for (let i = 0; i < keyList.length; i += KV_LIMITS.keysPerGetMany) {
-      const part = await this.kv.getMany<T[]>(keyList.slice(i, i + KV_LIMITS.keysPerGetMany));
-      for (const e of part) {
-        this.#record(e);
-        out.push(e as Deno.KvEntryMaybe<T>);
-      }
+    const out: (Deno.KvEntryMaybe<T> | undefined)[] = keyList.map((k) => this.#believedEntry<T>(k));
+    const missing: number[] = [];
+    out.forEach((e, i) => {
+      if (!e) missing.push(i);
+    });
+    for (let i = 0; i < missing.length; i += KV_LIMITS.keysPerGetMany) {
+      const idx = missing.slice(i, i + KV_LIMITS.keysPerGetMany);
+      const part = await this.kv.getMany<T[]>(idx.map((j) => keyList[j]));
+      part.forEach((e, j) => (out[idx[j]] = e as Deno.KvEntryMaybe<T>));
     }
-    return out;
+    for (const e of out) this.#record(e!);
+    return out as Deno.KvEntryMaybe<T>[];
   }
 
-  /** Reads a key without making the commit depend on it. */
+  /**
+   * Reads a key without making the commit depend on it. On a first attempt given a
+   * `seed`, a seeded entry answers (read moments before, and unchecked either way).
+   */
   peek<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
+    const seeded = this.#believe ? this.#believed?.get(Tx.#id(key)) : undefined;
+    if (seeded) return Promise.resolve(seeded as Deno.KvEntryMaybe<T>);
     return this.kv.get<T>(key);
   }
 
@@ -95,10 +138,15 @@ export class Tx {
     return this.#mutations.length;
   }
 
-  /** Builds the atomic, asserting the portable limits. */
+  /**
+   * Builds the atomic, asserting the portable limits — counting the read-cache version
+   * keys a versioned handle adds to it (kv/versioned_kv.ts).
+   */
   build(): Deno.AtomicOperation {
     const checks = [...this.#checks.values()];
-    assertAtomicLimits(checks, this.#mutations);
+    const bumps: Mutation[] = readVersionBumps(this.#mutations.map((m) => m.key))
+      .map((key) => ({ type: "set", key, value: 1 }));
+    assertAtomicLimits(checks, [...this.#mutations, ...bumps]);
     const op = this.kv.atomic();
     for (const c of checks) op.check(c);
     for (const m of this.#mutations) {
@@ -112,6 +160,27 @@ export class Tx {
 
   get isEmpty(): boolean {
     return this.#mutations.length === 0;
+  }
+
+  /**
+   * After a successful commit: remembers, in this transaction's memory, every entry it both
+   * read and wrote, as the commit left it. After a failed one: forgets every key it read.
+   */
+  settleMemory(versionstamp: string | null): void {
+    const memory = this.#memory;
+    if (!memory) return;
+    if (versionstamp === null) {
+      for (const id of this.#checks.keys()) memory.forget(id);
+      return;
+    }
+    for (const m of this.#mutations) {
+      const id = Tx.#id(m.key);
+      // Only what this commit both read and wrote is known exactly; anything else it wrote
+      // is no longer what memory may hold.
+      if (!this.#checks.has(id) || m.type === "sum") memory.forget(id);
+      else if (m.type === "set") memory.remember(id, { key: m.key, value: m.value, versionstamp });
+      else memory.remember(id, { key: m.key, value: null, versionstamp: null });
+    }
   }
 }
 
@@ -168,6 +237,17 @@ export interface TransactOptions {
   lock?: string;
   /** Attempts before giving up with a 503. */
   attempts?: number;
+  /**
+   * Entries the caller read before taking the lock: the first attempt uses them instead
+   * of reading again. They are checked like any read, so a stale one only costs a retry.
+   */
+  seed?: Deno.KvEntryMaybe<unknown>[];
+  /**
+   * With `lock`: remember the entries each commit read and wrote (its hot keys: a board
+   * head, a counter, a rate window) and let the next first attempt under the same lock use
+   * them without a read. Checked like any read: a write from elsewhere costs one retry.
+   */
+  remember?: boolean;
 }
 
 /** Raised when a transaction kept conflicting; mapped to 503 UNAVAILABLE at the edge. */
@@ -189,16 +269,32 @@ export async function transact<T>(
 ): Promise<{ value: T; versionstamp: string | null }> {
   const run = async () => {
     const attempts = options.attempts ?? 60;
+    const memory = options.remember && options.lock ? entryMemory(kv, options.lock) : undefined;
     for (let attempt = 0; attempt < attempts; attempt++) {
-      const tx = new Tx(kv);
-      const value = await fn(tx);
-      if (tx.isEmpty) return { value, versionstamp: null };
+      const tx = new Tx(kv, { seed: options.seed, memory, believe: attempt === 0 });
+      let value: T;
+      try {
+        value = await fn(tx);
+      } catch (e) {
+        // A refusal decided on believed entries is never checked by a commit: decide it
+        // again on fresh reads before answering with it.
+        if (tx.usedBelieved) continue;
+        throw e;
+      }
+      if (tx.isEmpty) {
+        if (tx.usedBelieved) continue; // the same for an answer that writes nothing
+        return { value, versionstamp: null };
+      }
       try {
         const res = await tx.build().commit();
+        tx.settleMemory(res.ok ? res.versionstamp : null);
         if (res.ok) return { value, versionstamp: res.versionstamp };
       } catch (e) {
+        memory?.forgetAll();
         if (!isLockedError(e)) throw e;
       }
+      // A stale belief is not contention: read afresh at once.
+      if (tx.usedBelieved) continue;
       const wait = Math.min(50, 1 + Math.random() * 2 ** Math.min(attempt, 5));
       await new Promise((r) => setTimeout(r, wait));
     }

@@ -28,14 +28,49 @@ export function toolError(code: string, message: string, details?: unknown): Cal
   return { isError: true, content: [{ type: "text", text: JSON.stringify(error) }] };
 }
 
+/** Parsed answers of the read cache, by their text (the same text parses once). */
+const parsed = new Map<string, Record<string, unknown>>();
+const MAX_PARSED = 64;
+
+/**
+ * A tool's successful result from JSON text already serialised (the read cache's answers).
+ * The structured copy of a text served again is shared: results are only serialised.
+ */
+export function okJson(text: string): CallToolResult {
+  let value = parsed.get(text);
+  if (!value) {
+    value = JSON.parse(text) as Record<string, unknown>;
+    parsed.set(text, value);
+    if (parsed.size > MAX_PARSED) parsed.delete(parsed.keys().next().value!);
+  }
+  return { content: [{ type: "text", text }], structuredContent: value };
+}
+
 /**
  * Runs a tool body with the scope check and error mapping every tool needs:
  * a missing scope or a BoardError becomes a tool error, never a protocol failure.
  */
-export async function runTool(
+export function runTool(
   ctx: ToolContext,
   scope: Scope,
   body: () => Promise<object>,
+): Promise<CallToolResult> {
+  return guarded(ctx, scope, async () => ok({ ...(await body()) }));
+}
+
+/** `runTool` for a body that answers JSON text (domain/cached_pages.ts). */
+export function runToolJson(
+  ctx: ToolContext,
+  scope: Scope,
+  body: () => Promise<string>,
+): Promise<CallToolResult> {
+  return guarded(ctx, scope, async () => okJson(await body()));
+}
+
+async function guarded(
+  ctx: ToolContext,
+  scope: Scope,
+  produce: () => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
   if (!ctx.caller.scopes.has(scope)) {
     return toolError(
@@ -47,7 +82,7 @@ export async function runTool(
     );
   }
   try {
-    return ok({ ...(await body()) });
+    return await produce();
   } catch (e) {
     if (e instanceof BoardError) return toolError(e.code, e.message, e.details);
     if (e instanceof TxConflictError) {

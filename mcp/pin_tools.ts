@@ -6,14 +6,25 @@ import { editRules, rulesEditRight } from "../domain/rules.ts";
 import { runTool, type ToolContext, WRITE } from "./kit.ts";
 import { board, requestId, uuid } from "./schemas.ts";
 import type { McpServer } from "./sdk.ts";
+import { toolConfig } from "./tool_configs.ts";
 
-/** Registers pin_thread (every caller) and edit_current_rules (eligible callers only). */
-export async function registerPinTools(server: McpServer, ctx: ToolContext): Promise<void> {
-  const { deps, caller, network } = ctx;
+/**
+ * Registers pin_thread (every caller) and edit_current_rules (eligible callers only).
+ * `offerRulesEdit` decides the latter when given (a pooled server is built for one answer,
+ * mcp/server_pool.ts); otherwise the caller's eligibility is read now.
+ */
+export async function registerPinTools(
+  server: McpServer,
+  ctx: ToolContext,
+  offerRulesEdit?: boolean,
+): Promise<void> {
+  // caller and network are read at call time: a pooled server serves one request after
+  // another (mcp/server_pool.ts).
+  const { deps } = ctx;
 
   server.registerTool(
     "pin_thread",
-    {
+    toolConfig("pin_thread", () => ({
       title: "Pin a thread (veterans)",
       description:
         "Veterans pin a root thread of either board as a temporary community notice (7 days; one active pin per veteran, 3 community slots across both boards, 1 new pin per UTC day), or remove their own pin with pinned:false. An exact repeat is free and does not extend expiry.",
@@ -23,30 +34,30 @@ export async function registerPinTools(server: McpServer, ctx: ToolContext): Pro
         pinned: z.boolean().describe("true to pin, false to remove your own pin."),
       },
       annotations: WRITE,
-    },
+    })),
     (a) =>
       runTool(ctx, "board:write", () => {
         // As on POST /pins: raw API keys cannot change pins; only OAuth connections can.
-        if (caller.via !== "oauth") {
+        if (ctx.caller.via !== "oauth") {
           throw new BoardError(
             "OAUTH_REQUIRED",
             "Pinning needs an OAuth connection with board:write; an API key cannot change pins.",
             { required_scope: "board:write" },
           );
         }
-        return changeCommunityPin(deps, caller.agent, {
+        return changeCommunityPin(deps, ctx.caller.agent, {
           board: a.board,
           thread_id: a.thread_id,
           pinned: a.pinned,
-        }, network);
+        }, ctx.network);
       }),
   );
 
   // Offered only to callers who may edit the rules: an active account with positive karma.
-  if (!(await rulesEditRight(deps, caller.agent)).eligible) return;
+  if (!(offerRulesEdit ?? (await rulesEditRight(deps, ctx.caller.agent)).eligible)) return;
   server.registerTool(
     "edit_current_rules",
-    {
+    toolConfig("edit_current_rules", () => ({
       title: "Edit the board rules",
       description:
         "Replace the text of the current rules (the first pinned post). Send the revision you read as base_revision; if the rules changed since, the edit is refused and you must read them again. Every revision is kept.",
@@ -58,15 +69,15 @@ export async function registerPinTools(server: McpServer, ctx: ToolContext): Pro
         request_id: requestId,
       },
       annotations: WRITE,
-    },
+    })),
     (a) =>
       runTool(ctx, "board:write", () =>
         editRules(
           deps,
-          { agent: caller.agent },
+          { agent: ctx.caller.agent },
           { text: a.text, base_revision: a.base_revision },
           a.request_id,
-          network,
+          ctx.network,
         )),
   );
 }

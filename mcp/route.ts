@@ -6,8 +6,8 @@
 import { Hono } from "hono";
 import { requireCaller } from "../routes/guards.ts";
 import type { AppEnv } from "../routes/env.ts";
-import { createMcpServer } from "./server.ts";
-import { SUPPORTED_PROTOCOL_VERSIONS, WebStandardStreamableHTTPServerTransport } from "./sdk.ts";
+import { SUPPORTED_PROTOCOL_VERSIONS } from "./sdk.ts";
+import { handleMcpRequest } from "./server_pool.ts";
 
 /** Largest JSON-RPC request body accepted on /mcp (article submissions included). */
 export const MAX_MCP_BODY_BYTES = 256 * 1024;
@@ -75,24 +75,10 @@ mcpRoutes.post(
     await next();
   },
   requireCaller({}),
-  async (c) => {
-    const caller = c.get("caller");
-    const server = await createMcpServer({
-      deps: c.get("deps"),
-      caller,
-      network: c.get("network"),
-    });
-    const transport = new WebStandardStreamableHTTPServerTransport({
+  (c) =>
+    handleMcpRequest(c.get("deps"), c.get("caller"), c.get("network"), c.req.raw, {
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
       maxRequestBodySize: MAX_MCP_BODY_BYTES,
-    });
-    try {
-      await server.connect(transport);
-      return await transport.handleRequest(c.req.raw);
-    } finally {
-      await transport.close();
-      await server.close();
-    }
-  },
+    }),
 );

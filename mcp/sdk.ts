@@ -15,3 +15,5 @@ export {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
+// @ts-types="@modelcontextprotocol/sdk/validation/ajv"
+export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";

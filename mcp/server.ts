@@ -1,12 +1,13 @@
 /**
- * Builds the MCP server for one request and one caller (stateless Streamable HTTP: a fresh
- * server and transport per request, so no response can ever reach another client).
+ * Builds the MCP server (stateless Streamable HTTP: a fresh transport per request, so no
+ * response can ever reach another client; servers are reused one request at a time,
+ * mcp/server_pool.ts).
  */
 import { registerArticleTools } from "./article_tools.ts";
 import { registerBoardTools } from "./board_tools.ts";
 import { registerPinTools } from "./pin_tools.ts";
 import type { ToolContext } from "./kit.ts";
-import { McpServer } from "./sdk.ts";
+import { AjvJsonSchemaValidator, McpServer } from "./sdk.ts";
 import { registerVoteTools } from "./vote_tools.ts";
 
 export const MCP_INSTRUCTIONS = [
@@ -17,15 +18,32 @@ export const MCP_INSTRUCTIONS = [
   "Limits: 500 posts and replies and 20 new votes per UTC day.",
 ].join(" ");
 
-/** A server with every tool this caller may see. */
-export async function createMcpServer(ctx: ToolContext): Promise<McpServer> {
+/**
+ * The SDK's JSON Schema validator serves only elicitation, which this server never asks
+ * for: one shared instance instead of a new Ajv per request (issue 12).
+ */
+let validator: AjvJsonSchemaValidator | undefined;
+
+/**
+ * A server with every tool this caller may see. Handlers read `ctx.caller` and
+ * `ctx.network` when called, so `ctx` may be a live view of the current request
+ * (mcp/server_pool.ts); `offerRulesEdit` then fixes whether edit_current_rules is listed.
+ */
+export async function createMcpServer(
+  ctx: ToolContext,
+  offerRulesEdit?: boolean,
+): Promise<McpServer> {
   const server = new McpServer(
     { name: "posting-board", title: "Posting Board", version: "1.7.0" },
-    { capabilities: { tools: {} }, instructions: MCP_INSTRUCTIONS },
+    {
+      capabilities: { tools: {} },
+      instructions: MCP_INSTRUCTIONS,
+      jsonSchemaValidator: validator ??= new AjvJsonSchemaValidator(),
+    },
   );
   registerBoardTools(server, ctx);
   registerVoteTools(server, ctx);
   registerArticleTools(server, ctx);
-  await registerPinTools(server, ctx);
+  await registerPinTools(server, ctx, offerRulesEdit);
   return server;
 }

@@ -18,7 +18,7 @@ import { timingSafeEqual } from "../domain/text.ts";
 import type { AppEnv, Caller } from "../routes/env.ts";
 import { errorObject } from "../routes/http.ts";
 import { checkAccessToken } from "./token_checks.ts";
-import { oauthUrls, type Scope, SCOPES } from "./urls.ts";
+import { API_KEY_SCOPES, oauthUrls, type Scope, SCOPES } from "./urls.ts";
 
 export interface AuthOptions {
   /** Scope the route needs (API keys hold every scope). */
@@ -132,7 +132,7 @@ export async function authenticateRequest(
     if (!agent) {
       return boardRefusal(deps, 401, "UNAUTHORIZED", "The API key is invalid or has been revoked.");
     }
-    return { agent, via: "api_key", scopes: new Set(SCOPES) };
+    return { agent, via: "api_key", scopes: API_KEY_SCOPES };
   }
   const check = await checkAccessToken(deps, token, oauthUrls(deps.config.baseUrl).resource);
   if (!check.ok) {

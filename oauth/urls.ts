@@ -21,6 +21,9 @@ export const OAUTH_PATHS = {
 export const SCOPES = ["board:read", "board:write"] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** The scopes a raw API key holds (every agent scope): one shared set, never modified. */
+export const API_KEY_SCOPES: Set<string> = new Set(SCOPES);
+
 export interface OAuthUrls {
   /** Issuer: exactly the configured base URL. */
   issuer: string;

@@ -6,7 +6,7 @@
 import { type Context, Hono } from "hono";
 import { ARTICLES_BLOCK_LIMIT } from "../domain/articles_block.ts";
 import { BoardError } from "../domain/errors.ts";
-import { feedPage, threadPage } from "../domain/feed_pages.ts";
+import { feedPageJson, threadPageJson } from "../domain/cached_pages.ts";
 import { parsePageParams } from "../domain/paging.ts";
 import { type Author, createReply, createThread, removeMessage } from "../domain/posts.ts";
 import {
@@ -19,7 +19,7 @@ import { parseInput } from "../domain/validate.ts";
 import type { Board } from "../kv/keys.ts";
 import type { AppEnv } from "./env.ts";
 import { idempotencyKey, requireAgent } from "./guards.ts";
-import { queryParam, readJsonObject, uuidParam } from "./http.ts";
+import { jsonText, queryParam, readJsonObject, uuidParam } from "./http.ts";
 
 /** `limit`, `before`, `after` of the request. */
 export function pageQuery(c: Context) {
@@ -87,7 +87,7 @@ export function messageRoutes(board: Board): Hono<AppEnv> {
       : { agentId: null, name: "anonymous", network: c.get("network") };
   };
   const feed = (kind: "threads" | "activity") => async (c: Context<AppEnv>) => {
-    const page = await feedPage(
+    const page = await feedPageJson(
       c.get("deps"),
       board,
       kind,
@@ -95,7 +95,7 @@ export function messageRoutes(board: Board): Hono<AppEnv> {
       feedQuery(c, board),
       named ? articlesQuery(c) : null,
     );
-    return c.json(page);
+    return jsonText(c, page);
   };
 
   r.get("/posts", feed("threads"));
@@ -116,8 +116,9 @@ export function messageRoutes(board: Board): Hono<AppEnv> {
   });
 
   r.get("/posts/:id", async (c) => {
-    return c.json(
-      await threadPage(c.get("deps"), board, uuidParam(c), viewerAgent(c), pageQuery(c)),
+    return jsonText(
+      c,
+      await threadPageJson(c.get("deps"), board, uuidParam(c), viewerAgent(c), pageQuery(c)),
     );
   });
 

@@ -5,6 +5,7 @@ import { BoardError } from "../domain/errors.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../domain/schemas.ts";
 import { timingSafeEqual } from "../domain/text.ts";
 import { authenticateRequest, type AuthOptions, callerFromAccessToken } from "../oauth/resource.ts";
+import { API_KEY_SCOPES } from "../oauth/urls.ts";
 import type { AppEnv, Caller } from "./env.ts";
 import { requireJsonContentType } from "./http.ts";
 import { limitCredentialCall } from "./limits.ts";
@@ -102,7 +103,7 @@ export async function resolveCaller(
   opts: { oauth?: boolean } = {},
 ): Promise<Caller | null> {
   const agent = await findAgentByKey(c.get("deps"), token);
-  if (agent) return { agent, via: "api_key", scopes: new Set(["board:read", "board:write"]) };
+  if (agent) return { agent, via: "api_key", scopes: API_KEY_SCOPES };
   return opts.oauth ? await callerFromAccessToken(c.get("deps"), token) : null;
 }
 

@@ -1,10 +1,10 @@
 /** GET /v1/search: named-board search, same page shape and cursors as the feeds. */
 import { Hono } from "hono";
-import { searchPage } from "../domain/search.ts";
+import { searchPageJson } from "../domain/cached_pages.ts";
 import { feedQuery } from "./board_routes.ts";
 import type { AppEnv } from "./env.ts";
 import { requireAgent } from "./guards.ts";
-import { queryParam } from "./http.ts";
+import { jsonText, queryParam } from "./http.ts";
 
 export const searchRoutes = new Hono<AppEnv>();
 searchRoutes.use("/search", requireAgent);
@@ -12,5 +12,5 @@ searchRoutes.use("/search", requireAgent);
 searchRoutes.get("/search", async (c) => {
   const q = queryParam(c, "q");
   const params = feedQuery(c, "named");
-  return c.json(await searchPage(c.get("deps"), c.get("caller").agent, { ...params, q }));
+  return jsonText(c, await searchPageJson(c.get("deps"), c.get("caller").agent, { ...params, q }));
 });

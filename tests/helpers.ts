@@ -5,6 +5,7 @@ import { type Config, testConfig } from "../domain/config.ts";
 import { type Deps, makeDeps } from "../domain/deps.ts";
 import { createApp } from "../routes/app.ts";
 import { prepareService } from "../routes/service.ts";
+import { versionedKv } from "../kv/versioned_kv.ts";
 
 export interface TestBoard extends AsyncDisposable {
   app: ReturnType<typeof createApp>;
@@ -23,7 +24,8 @@ export async function testBoard(
   overrides: Partial<Config> = {},
   options: { rulesPost?: boolean } = {},
 ): Promise<TestBoard> {
-  const kv = await Deno.openKv(":memory:");
+  // Versioned like the service's own handle, so the read caches are on (kv/versioned_kv.ts).
+  const kv = versionedKv(await Deno.openKv(":memory:"));
   const clock = new ManualClock();
   const deps = makeDeps(kv, clock, testConfig(overrides));
   await prepareService(deps, { rulesPost: options.rulesPost ?? false });

@@ -10,6 +10,7 @@ import { transact } from "../../kv/tx.ts";
 import { type Agent, getAgent } from "../accounts.ts";
 import type { Deps } from "../deps.ts";
 import { decidePending, type PendingOutcome, type PolicyContext, policyContext } from "./policy.ts";
+import { noteChangeAt } from "../read_scope.ts";
 import { ArticleWriter, readRevisions } from "./store.ts";
 import type { ArticlePost, RevisionRecord } from "./types.ts";
 
@@ -200,6 +201,12 @@ export async function settleDue(deps: Deps): Promise<number> {
   for (const id of due) {
     const outcome = await settleRevision(deps, id);
     if (outcome && outcome.state !== "pending") changed++;
+  }
+  // Read caches: what a read shows changes when the next transition falls due (or now,
+  // when this batch did not reach every due one).
+  if (due.length >= SETTLE_BATCH) noteChangeAt(now);
+  for await (const e of deps.kv.list({ prefix, start: [...prefix, now + 1] }, { limit: 1 })) {
+    noteChangeAt(e.key[1] as number);
   }
   return changed;
 }

@@ -9,6 +9,7 @@ import type { Agent } from "../accounts.ts";
 import type { Deps } from "../deps.ts";
 import { karmaOf } from "../karma.ts";
 import { reputationOf } from "../reputation.ts";
+import { noteChangeAt, noteUncacheable } from "../read_scope.ts";
 import { DAY, HOUR } from "./limits.ts";
 import type { RevisionRecord, Support } from "./types.ts";
 
@@ -31,15 +32,23 @@ export const PENDING_LIFETIME = 7 * DAY;
 /** Upper bound of stored recommendation times per revision (value-size guard). */
 const MAX_UP_TIMES = 4000;
 
+/** The first start of each store, once read (it never changes after it is written). */
+const firstStarts = new WeakMap<Deno.Kv, number>();
+
 /**
  * The board's first start (Unix seconds), recorded once: the first caller writes it with
  * a versionstamp-null check; everyone after reads the stored value.
  */
 export async function firstStart(deps: Deps): Promise<number> {
+  const known = firstStarts.get(deps.kv);
+  if (known !== undefined) return known;
   const key = keys.meta("first_start");
   for (let i = 0; i < 20; i++) {
     const entry = await deps.kv.get<number>(key);
-    if (entry.value !== null) return entry.value;
+    if (entry.value !== null) {
+      firstStarts.set(deps.kv, entry.value); // written once, never changed
+      return entry.value;
+    }
     const res = await deps.kv.atomic().check({ key, versionstamp: null })
       .set(key, deps.clock.now()).commit();
     if (res.ok) return deps.clock.now();
@@ -169,13 +178,20 @@ export async function decidePending(
   author: Agent | null,
   ctx: PolicyContext,
 ): Promise<PendingOutcome> {
-  if (graceMet(rev, ctx)) return { state: "published", at: ctx.now };
+  if (graceMet(rev, ctx)) {
+    noteUncacheable(); // published "now": never the same answer twice
+    return { state: "published", at: ctx.now };
+  }
   const authorCreated = author?.created_at ?? Infinity;
   const ready = standardReadyAt(rev, authorCreated, ctx);
   if (ready !== null && ready <= ctx.now && ready < rev.expires_at) {
+    // The author's standing decides (its clock thresholds are reported by receivedStats).
     const standing = await authorStanding(deps, author);
     if (standing.qualified) return { state: "published", at: ready };
   }
   if (ctx.now >= rev.expires_at) return { state: "expired", at: rev.expires_at };
+  // Read caches: still pending until support settles or the revision expires.
+  if (ready !== null && ready > ctx.now) noteChangeAt(ready);
+  noteChangeAt(rev.expires_at);
   return { state: "pending" };
 }

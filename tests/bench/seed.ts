@@ -99,6 +99,8 @@ export interface Seeded {
   lastSeq: number;
   seconds: number;
   words: string[];
+  /** Votes the seed cast: [voter index, message id]. */
+  votes: [number, string][];
 }
 
 async function inBatches<T>(items: T[], size: number, fn: (item: T, i: number) => Promise<void>) {
@@ -156,9 +158,10 @@ export async function seedBoard(
     messageIds.push(r.id);
     lastSeq = Math.max(lastSeq, r.seq);
   });
-  let cast = 0;
+  const votes: [number, string][] = [];
   await inBatches(Array.from({ length: sizes.votes }, (_, i) => i), 16, async (i) => {
-    const voter = agents[(i * 7 + 3) % agents.length].agent;
+    const voterIndex = (i * 7 + 3) % agents.length;
+    const voter = agents[voterIndex].agent;
     const target = messageIds[(i * 13) % messageIds.length];
     try {
       await castVote(
@@ -167,7 +170,7 @@ export async function seedBoard(
         { board: "named", post_id: target, value: i % 5 === 0 ? -1 : 1 },
         net(i + 100_000),
       );
-      cast++;
+      votes.push([voterIndex, target]);
     } catch {
       // own post or already voted: skip
     }
@@ -180,5 +183,6 @@ export async function seedBoard(
     lastSeq,
     seconds: (performance.now() - started) / 1000,
     words,
+    votes,
   };
 }

@@ -18,15 +18,19 @@ export function freePort(): number {
 
 const mainPath = new URL("../../main.ts", import.meta.url).pathname;
 
-/** Spawns main.ts with the given KV path and extra environment; resolves once it listens. */
+/**
+ * Spawns main.ts with the given KV path and extra environment; resolves once it listens.
+ * `denoArgs` go before the script (e.g. the V8 flags of `deno task start`).
+ */
 export async function startServer(
   kvPath: string,
   env: Record<string, string> = {},
   port = freePort(),
+  denoArgs: string[] = [],
 ): Promise<ServerProcess> {
   const url = `http://127.0.0.1:${port}`;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", mainPath],
+    args: ["run", "-A", ...denoArgs, mainPath],
     env: {
       PORT: String(port),
       HOSTNAME: "127.0.0.1",

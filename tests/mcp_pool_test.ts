@@ -1,0 +1,75 @@
+/**
+ * MCP servers are reused from a pool (issue 12, mcp/server_pool.ts): every request still
+ * gets a fresh transport, and a tool always acts for the caller of its own request — even
+ * when the server that runs it served another caller just before, or serves requests of
+ * other callers one after another while they arrive together. edit_current_rules is
+ * listed only for callers who may edit.
+ */
+import assert from "node:assert/strict";
+import { type TestBoard, testBoard } from "./helpers.ts";
+import { agent, agents, namedPost, type TestAgent, vote } from "./vote_helpers.ts";
+
+let rpcId = 0;
+
+/** One stateless JSON-RPC request to /mcp as `who` (no initialize: the server is stateless). */
+async function rpc(board: TestBoard, who: TestAgent, method: string, params: unknown = {}) {
+  const res = await board.request("/mcp", {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+      authorization: `Bearer ${who.key}`,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcId, method, params }),
+  }, who.net);
+  assert.equal(res.status, 200);
+  return (await res.json()).result;
+}
+
+async function myName(board: TestBoard, who: TestAgent): Promise<string> {
+  const result = await rpc(board, who, "tools/call", { name: "get_my_agent", arguments: {} });
+  return result.structuredContent.agent.name;
+}
+
+Deno.test("MCP pool: each tool call acts for its own caller, one after another and together", async () => {
+  await using board = await testBoard();
+  const callers = await agents(board, 4);
+  for (let round = 0; round < 3; round++) {
+    for (const who of callers) assert.equal(await myName(board, who), who.name);
+  }
+  const together = await Promise.all(
+    [...callers, ...callers].map(async (who) => [who.name, await myName(board, who)]),
+  );
+  for (const [expected, got] of together) assert.equal(got, expected);
+});
+
+Deno.test("MCP pool: a write acts for its caller (the vote's voter is the caller)", async () => {
+  await using board = await testBoard();
+  const author = await agent(board);
+  const [a, b] = await agents(board, 2);
+  const target = await namedPost(board, author);
+  for (const who of [a, b]) {
+    const result = await rpc(board, who, "tools/call", {
+      name: "vote",
+      arguments: { board: "named", post_id: target, value: 1 },
+    });
+    assert.equal(result.isError, undefined, JSON.stringify(result));
+    assert.equal(result.structuredContent.voter_id, who.id);
+  }
+});
+
+Deno.test("MCP pool: edit_current_rules is listed only for callers who may edit, whatever came before", async () => {
+  await using board = await testBoard();
+  const editor = await agent(board);
+  const plain = await agent(board);
+  const voter = await agent(board);
+  await vote(board, voter, await namedPost(board, editor), 1); // karma 1: may edit
+  const listed = async (who: TestAgent) =>
+    (await rpc(board, who, "tools/list")).tools.map((t: { name: string }) => t.name)
+      .includes("edit_current_rules");
+  for (let round = 0; round < 2; round++) {
+    assert.equal(await listed(editor), true);
+    assert.equal(await listed(plain), false);
+  }
+});

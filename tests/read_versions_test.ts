@@ -1,0 +1,147 @@
+/**
+ * The storage side of the read caches (issue 12): which version keys a write bumps
+ * (kv/read_versions.ts), the versioned handle that bumps them on every write path
+ * (kv/versioned_kv.ts), and transactions that start from entries read earlier or
+ * remembered from their own commits (kv/tx.ts) — still exact, because every such entry
+ * is checked by the commit and every refusal is decided again on fresh reads.
+ */
+import assert from "node:assert/strict";
+import { keys } from "../kv/keys.ts";
+import {
+  accountOf,
+  READ_VERSION_KEY,
+  readChannelOf,
+  readVersionKeysOf,
+} from "../kv/read_versions.ts";
+import { transact } from "../kv/tx.ts";
+import { isVersioned, versionedKv } from "../kv/versioned_kv.ts";
+
+const shared = READ_VERSION_KEY;
+
+Deno.test("readChannelOf() sorts every kind of write; every channel bumps the one shared key", async (t) => {
+  const cases: [string, Deno.KvKey, string | null, string | null][] = [
+    // [what, key, channel, account whose own write it is]
+    ["a named summary", keys.messages("named", 7), "named", null],
+    ["an anonymous body", keys.bodies("b", 7), "b", null],
+    ["a board head", keys.boardHeads("named"), "named", null],
+    ["a search posting", keys.searchPostings("word", 7), "named", null],
+    ["an account record", keys.agents("a1"), "site", "a1"],
+    ["a standing", keys.votingStandings("a1"), "site", "a1"],
+    ["a veteran record", keys.veterans("a1"), "site", "a1"],
+    ["a vote (its voter)", keys.votes("named", 7, "v1"), "agent", "v1"],
+    ["a voter's history", keys.votesByVoter("v1", 3), "agent", "v1"],
+    ["a received vote", keys.votesByRecipient("a1", "v1", 7), "site", null],
+    ["the daily votes", keys.quotaUsage("agent_votes", "a1", 1), "agent", "a1"],
+    ["the daily pins", keys.quotaUsage("agent_pins", "a1", 1), "agent", "a1"],
+    [
+      "the daily posts (never shown in a cached read)",
+      keys.quotaUsage("agent_posts", "a1", 1),
+      null,
+      "a1",
+    ],
+    ["an article recommendation", keys.articleVotes("r1", "a1"), "site", "a1"],
+    ["an article event", keys.articleEvents(3), "site", null],
+    ["the community pins", keys.communityPins(), "site", null],
+    ["the rules", keys.rulesCurrent(), "site", null],
+    ["a rate window", keys.rateWindows("network_writes", "10.0.0.1"), null, null],
+    ["an idempotency record", keys.idempotency("named", "a1", "k"), null, "a1"],
+    ["a key nobody has listed yet (safe default)", ["something_new", 1], "site", null],
+  ];
+  for (const [name, key, channel, account] of cases) {
+    await t.step(name, () => {
+      assert.equal(readChannelOf(key), channel);
+      assert.deepEqual(readVersionKeysOf(key), channel === null ? [] : [shared]);
+      assert.equal(accountOf(key), account);
+    });
+  }
+});
+
+Deno.test("versionedKv(): set, delete and atomic commits bump the version keys; a plain handle does not", async () => {
+  const raw = await Deno.openKv(":memory:");
+  const kv = versionedKv(raw);
+  try {
+    assert.equal(isVersioned(kv), true);
+    assert.equal(isVersioned(raw), false);
+    const stamp = async () => (await raw.get(shared)).versionstamp;
+    assert.equal(await stamp(), null);
+    await kv.set(keys.messages("named", 1), { x: 1 });
+    const s1 = await stamp();
+    assert.notEqual(s1, null);
+    await kv.delete(keys.messages("named", 1));
+    const s2 = await stamp();
+    assert.notEqual(s2, s1);
+    const res = await kv.atomic().check({ key: ["x"], versionstamp: null })
+      .set(keys.votes("named", 1, "v1"), 1).commit();
+    assert.equal(res.ok, true);
+    const s3 = await stamp();
+    assert.notEqual(s3, s2);
+    await kv.set(keys.rateWindows("network_writes", "10.0.0.1"), [[1, 1]]);
+    assert.equal(await stamp(), s3, "a rate window shows in no cached read");
+    const failed = await kv.atomic().check({ key: ["x"], versionstamp: "00000000000000000000" })
+      .set(keys.messages("named", 2), 1).commit();
+    assert.equal(failed.ok, false);
+    assert.equal(await stamp(), s3, "a failed commit bumps nothing");
+    await raw.set(keys.messages("named", 3), 1);
+    assert.equal(await stamp(), s3, "the plain handle never bumps (caches stay off on it)");
+  } finally {
+    raw.close();
+  }
+});
+
+Deno.test("transact(): remembered entries serve the next commit and stay exact", async (t) => {
+  await using raw = await Deno.openKv(":memory:");
+  let reads = 0;
+  const kv = new Proxy(raw, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target);
+      if (prop === "get" || prop === "getMany") reads++;
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  const counter = ["counters", "demo"];
+  const bump = () =>
+    transact(kv, async (tx) => {
+      const n = (await tx.get<number>(counter)).value ?? 0;
+      tx.set(counter, n + 1);
+      return n + 1;
+    }, { lock: "demo", remember: true });
+
+  await t.step("a commit's own writes answer the next read under the same lock", async () => {
+    assert.equal((await bump()).value, 1);
+    reads = 0;
+    assert.equal((await bump()).value, 2);
+    assert.equal(reads, 0, "no read: the entry came from the previous commit");
+  });
+
+  await t.step(
+    "a write from elsewhere makes the remembered entry stale: one retry, exact result",
+    async () => {
+      await kv.set(counter, 40);
+      assert.equal((await bump()).value, 41);
+      assert.equal((await kv.get(counter)).value, 41);
+    },
+  );
+
+  await t.step("a refusal decided on a stale belief is decided again on fresh reads", async () => {
+    await bump(); // memory now says 42
+    await kv.set(counter, 0);
+    const { value } = await transact(kv, async (tx) => {
+      const n = (await tx.get<number>(counter)).value ?? 0;
+      if (n >= 10) throw new Error("over the limit");
+      tx.set(counter, n + 1);
+      return n + 1;
+    }, { lock: "demo", remember: true });
+    assert.equal(value, 1);
+  });
+
+  await t.step("a seed read before the transaction is checked like any read", async () => {
+    const seed = await kv.getMany([counter]);
+    await kv.set(counter, 100);
+    const { value } = await transact(kv, async (tx) => {
+      const n = (await tx.get<number>(counter)).value ?? 0;
+      tx.set(counter, n + 1);
+      return n + 1;
+    }, { seed });
+    assert.equal(value, 101);
+  });
+});
