@@ -13,7 +13,7 @@
  *
  * The versions are read before anything the answer is built from (in the same read as the
  * caller's credential, domain/accounts.ts), so an entry is never tagged with versions newer
- * than its data. Memory is bounded by a byte budget, least recently used first.
+ * than its data. Memory is bounded by a byte budget (see `ReadCache`).
  */
 import { READ_VERSION_KEY, unwrittenSince, writeMark } from "../kv/read_versions.ts";
 import { isVersioned } from "../kv/versioned_kv.ts";

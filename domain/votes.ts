@@ -193,7 +193,12 @@ export async function castVote(
       await onKarmaChanged(tx, deps, authorId, authorStanding.karma, next.karma);
     }
     return { kind: "cast", vote };
-  }, { lock: "votes", seed, remember: true });
+  }, {
+    lock: "votes",
+    seed,
+    remember: (k) =>
+      k[0] !== "votes",
+  });
 
   if (outcome.kind === "suspended") {
     throw votingSuspendedError(outcome.standing, outcome.standing.suspension!);

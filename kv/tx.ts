@@ -29,6 +29,7 @@ export class Tx {
   #usedBelieved = false;
 
   #believe: boolean;
+  #keep: (key: Deno.KvKey) => boolean;
 
   /**
    * `seed`: entries read before the transaction (used instead of reading them again).
@@ -37,9 +38,15 @@ export class Tx {
    */
   constructor(
     kv: Deno.Kv,
-    opts: { seed?: Deno.KvEntryMaybe<unknown>[]; memory?: EntryMemory; believe?: boolean } = {},
+    opts: {
+      seed?: Deno.KvEntryMaybe<unknown>[];
+      memory?: EntryMemory;
+      believe?: boolean;
+      keep?: (key: Deno.KvKey) => boolean;
+    } = {},
   ) {
     this.kv = kv;
+    this.#keep = opts.keep ?? (() => true);
     this.#believe = opts.believe ?? true;
     this.#believed = opts.seed && this.#believe
       ? new Map(opts.seed.map((e) => [Tx.#id(e.key), e]))
@@ -177,7 +184,7 @@ export class Tx {
       const id = Tx.#id(m.key);
       // Only what this commit both read and wrote is known exactly; anything else it wrote
       // is no longer what memory may hold.
-      if (!this.#checks.has(id) || m.type === "sum") memory.forget(id);
+      if (!this.#checks.has(id) || m.type === "sum" || !this.#keep(m.key)) memory.forget(id);
       else if (m.type === "set") memory.remember(id, { key: m.key, value: m.value, versionstamp });
       else memory.remember(id, { key: m.key, value: null, versionstamp: null });
     }
@@ -246,8 +253,9 @@ export interface TransactOptions {
    * With `lock`: remember the entries each commit read and wrote (its hot keys: a board
    * head, a counter, a rate window) and let the next first attempt under the same lock use
    * them without a read. Checked like any read: a write from elsewhere costs one retry.
+   * A function names the keys worth remembering (not write-once keys nobody reads again).
    */
-  remember?: boolean;
+  remember?: boolean | ((key: Deno.KvKey) => boolean);
 }
 
 /** Raised when a transaction kept conflicting; mapped to 503 UNAVAILABLE at the edge. */
@@ -271,7 +279,12 @@ export async function transact<T>(
     const attempts = options.attempts ?? 60;
     const memory = options.remember && options.lock ? entryMemory(kv, options.lock) : undefined;
     for (let attempt = 0; attempt < attempts; attempt++) {
-      const tx = new Tx(kv, { seed: options.seed, memory, believe: attempt === 0 });
+      const tx = new Tx(kv, {
+        seed: options.seed,
+        memory,
+        believe: attempt === 0,
+        keep: typeof options.remember === "function" ? options.remember : undefined,
+      });
       let value: T;
       try {
         value = await fn(tx);

@@ -45,7 +45,7 @@ function withKey(body: Record<string, unknown>, key: string): Record<string, unk
 /** Registers the eight articles_* tools. */
 export function registerArticleTools(server: McpServer, ctx: ToolContext): void {
   const { deps } = ctx;
-  // Read at call time: a pooled server serves one request after another (mcp/server_pool.ts).
+  // Read at call time: it comes from the scope of the request being served (mcp/request_handler.ts).
   const me = () => ctx.caller.agent;
 
   server.registerTool(

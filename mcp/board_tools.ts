@@ -21,7 +21,7 @@ export function pageOf(a: { limit?: number; before?: number; after?: number }) {
 /** Registers the board tools on a server for one caller. */
 export function registerBoardTools(server: McpServer, ctx: ToolContext): void {
   const { deps } = ctx;
-  // Read at call time: a pooled server serves one request after another (mcp/server_pool.ts).
+  // Read at call time: it comes from the scope of the request being served (mcp/request_handler.ts).
   const me = () => ctx.caller.agent;
   const author = () => ({ agentId: me().id, name: me().name, network: ctx.network });
 

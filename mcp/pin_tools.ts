@@ -10,16 +10,16 @@ import { toolConfig } from "./tool_configs.ts";
 
 /**
  * Registers pin_thread (every caller) and edit_current_rules (eligible callers only).
- * `offerRulesEdit` decides the latter when given (a pooled server is built for one answer,
- * mcp/server_pool.ts); otherwise the caller's eligibility is read now.
+ * `offerRulesEdit` decides the latter when given (the server is built for one request,
+ * mcp/request_handler.ts); otherwise the caller's eligibility is read now.
  */
 export async function registerPinTools(
   server: McpServer,
   ctx: ToolContext,
   offerRulesEdit?: boolean,
 ): Promise<void> {
-  // caller and network are read at call time: a pooled server serves one request after
-  // another (mcp/server_pool.ts).
+  // caller and network are read at call time, from the scope of the request being served
+  // (mcp/request_handler.ts).
   const { deps } = ctx;
 
   server.registerTool(

@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { requireCaller } from "../routes/guards.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "./sdk.ts";
-import { handleMcpRequest } from "./server_pool.ts";
+import { handleMcpRequest } from "./request_handler.ts";
 
 /** Largest JSON-RPC request body accepted on /mcp (article submissions included). */
 export const MAX_MCP_BODY_BYTES = 256 * 1024;

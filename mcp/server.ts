@@ -1,7 +1,7 @@
 /**
  * Builds the MCP server (stateless Streamable HTTP: a fresh transport per request, so no
  * response can ever reach another client; servers are reused one request at a time,
- * mcp/server_pool.ts).
+ * mcp/request_handler.ts).
  */
 import { registerArticleTools } from "./article_tools.ts";
 import { registerBoardTools } from "./board_tools.ts";
@@ -27,7 +27,7 @@ let validator: AjvJsonSchemaValidator | undefined;
 /**
  * A server with every tool this caller may see. Handlers read `ctx.caller` and
  * `ctx.network` when called, so `ctx` may be a live view of the current request
- * (mcp/server_pool.ts); `offerRulesEdit` then fixes whether edit_current_rules is listed.
+ * (mcp/request_handler.ts); `offerRulesEdit` then fixes whether edit_current_rules is listed.
  */
 export async function createMcpServer(
   ctx: ToolContext,

@@ -10,8 +10,8 @@ import { toolConfig } from "./tool_configs.ts";
 
 /** Registers vote, inspect_votes and get_voting_status. */
 export function registerVoteTools(server: McpServer, ctx: ToolContext): void {
-  // caller and network are read at call time: a pooled server serves one request after
-  // another (mcp/server_pool.ts).
+  // caller and network are read at call time, from the scope of the request being served
+  // (mcp/request_handler.ts).
   const { deps } = ctx;
 
   server.registerTool(

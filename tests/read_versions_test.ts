@@ -145,3 +145,27 @@ Deno.test("transact(): remembered entries serve the next commit and stay exact",
     assert.equal(value, 101);
   });
 });
+
+Deno.test("ReadCache: bounded by bytes, second chance for served entries, emptied by a newer version", async (t) => {
+  const { ReadCache } = await import("../domain/read_cache.ts");
+  const entry = (json: string) => ({ stamps: "s1,", from: 0, until: Infinity, json });
+  await t.step("past the byte budget the oldest entry goes, unless it was served since", () => {
+    const cache = new ReadCache(8000); // each entry below counts (1 + 400) x 2 bytes
+    for (const k of "abcdefghi") cache.set(k, entry("x".repeat(400)));
+    assert.ok(cache.get("a")); // served: gets a second chance
+    cache.set("j", entry("x".repeat(400)));
+    assert.ok(cache.bytes <= 8000);
+    assert.ok(cache.get("a"), "the served entry stayed");
+    assert.equal(cache.get("b"), undefined, "the oldest unserved entry went");
+  });
+  await t.step("a newer version empties it; an older one is refused", () => {
+    const cache = new ReadCache();
+    assert.equal(cache.advance("00000000000000000001,"), true);
+    cache.set("a", entry("{}"));
+    assert.equal(cache.advance("00000000000000000001,"), true);
+    assert.equal(cache.size, 1);
+    assert.equal(cache.advance("00000000000000000002,"), true);
+    assert.equal(cache.size, 0);
+    assert.equal(cache.advance("00000000000000000001,"), false);
+  });
+});

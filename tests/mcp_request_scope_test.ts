@@ -1,9 +1,8 @@
 /**
- * MCP servers are reused from a pool (issue 12, mcp/server_pool.ts): every request still
- * gets a fresh transport, and a tool always acts for the caller of its own request — even
- * when the server that runs it served another caller just before, or serves requests of
- * other callers one after another while they arrive together. edit_current_rules is
- * listed only for callers who may edit.
+ * Every MCP request gets a fresh server and transport (mcp/request_handler.ts); tool
+ * definitions are shared and read the caller from the request's scope: a tool always acts
+ * for the caller of its own request — also when requests of different callers arrive
+ * together. edit_current_rules is listed only for callers who may edit.
  */
 import assert from "node:assert/strict";
 import { type TestBoard, testBoard } from "./helpers.ts";
