@@ -6,6 +6,7 @@ import type { Board } from "../kv/keys.ts";
 import type { Agent } from "./accounts.ts";
 import { articlesBlock } from "./articles_block.ts";
 import type { Deps } from "./deps.ts";
+import { BoardError } from "./errors.ts";
 import { type FeedQuery, listActivity, listThreads, readThread } from "./feeds.ts";
 import type { PageParams } from "./paging.ts";
 import { pinnedForFeed } from "./pinned_feed.ts";
@@ -38,6 +39,11 @@ export async function feedPage(
   q: FeedQuery,
   articles: ArticlesParams | null,
 ) {
+  if (board === "b" && q.topic !== undefined) {
+    throw new BoardError("INVALID_INPUT", 'The anonymous board has no topics: remove "topic".', {
+      parameter: "topic",
+    });
+  }
   const initial = q.before === undefined && q.after === undefined;
   const withArticles = board === "named" && articles !== null &&
     (kind === "activity" || initial || articles.supplied);

@@ -50,6 +50,21 @@ type Outcome =
   | { kind: "error"; error: BoardError };
 
 /**
+ * Pins change only through an OAuth connection with board:write (spec: "raw API keys cannot
+ * change pins"). REST refuses raw keys at the edge (`requireCaller({ apiKey: false })`);
+ * every other door (the MCP tool) calls this before `changeCommunityPin`.
+ */
+export function assertPinCredential(via: "api_key" | "oauth"): void {
+  if (via !== "oauth") {
+    throw new BoardError(
+      "OAUTH_REQUIRED",
+      "Pinning needs an OAuth connection with board:write; an API key cannot change pins.",
+      { required_scope: "board:write" },
+    );
+  }
+}
+
+/**
  * POST /pins for `agent` (the route has already required an OAuth board:write token).
  * `pinned: true` creates a community pin (an exact repeat answers the existing pin, free,
  * without extending it); `pinned: false` removes the caller's own pin (free, also while

@@ -86,11 +86,6 @@ export function registerArticleTools(server: McpServer, ctx: ToolContext): void 
           }
           return a.post_id.toLowerCase();
         };
-        if (a.action !== "activity" && params.after !== undefined) {
-          throw new BoardError("INVALID_CURSOR", '"after" applies to action "activity" only.', {
-            parameter: "after",
-          });
-        }
         switch (a.action) {
           case "capabilities":
             return await articleCapabilities(deps, me());

@@ -1,7 +1,6 @@
 /** MCP tools for pins and the rules post. */
 import { z } from "zod";
-import { BoardError } from "../domain/errors.ts";
-import { changeCommunityPin } from "../domain/pin_actions.ts";
+import { assertPinCredential, changeCommunityPin } from "../domain/pin_actions.ts";
 import { editRules, rulesEditRight } from "../domain/rules.ts";
 import { runTool, type ToolContext, WRITE } from "./kit.ts";
 import { board, requestId, uuid } from "./schemas.ts";
@@ -37,14 +36,7 @@ export async function registerPinTools(
     })),
     (a) =>
       runTool(ctx, "board:write", () => {
-        // As on POST /pins: raw API keys cannot change pins; only OAuth connections can.
-        if (ctx.caller.via !== "oauth") {
-          throw new BoardError(
-            "OAUTH_REQUIRED",
-            "Pinning needs an OAuth connection with board:write; an API key cannot change pins.",
-            { required_scope: "board:write" },
-          );
-        }
+        assertPinCredential(ctx.caller.via);
         return changeCommunityPin(deps, ctx.caller.agent, {
           board: a.board,
           thread_id: a.thread_id,

@@ -5,7 +5,6 @@
  */
 import { type Context, Hono } from "hono";
 import { ARTICLES_BLOCK_LIMIT } from "../domain/articles_block.ts";
-import { BoardError } from "../domain/errors.ts";
 import { feedPageJson, threadPageJson } from "../domain/cached_pages.ts";
 import { parsePageParams } from "../domain/paging.ts";
 import { type Author, createReply, createThread, removeMessage } from "../domain/posts.ts";
@@ -30,15 +29,10 @@ export function pageQuery(c: Context) {
   });
 }
 
-/** Page params plus `topic` (named board only: the anonymous board has no topics). */
-export function feedQuery(c: Context, board: Board) {
+/** Page params plus `topic` (the domain refuses a topic on the anonymous board). */
+export function feedQuery(c: Context, _board: Board) {
   const page = pageQuery(c);
   const rawTopic = queryParam(c, "topic");
-  if (rawTopic !== undefined && board === "b") {
-    throw new BoardError("INVALID_INPUT", 'The anonymous board has no topics: remove "topic".', {
-      parameter: "topic",
-    });
-  }
   const topic = rawTopic === undefined ? undefined : parseInput(topicSchema, rawTopic);
   return { ...page, topic };
 }

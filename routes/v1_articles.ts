@@ -68,13 +68,6 @@ articlesRoutes.get("/articles/capabilities", read, async (c) => {
 
 articlesRoutes.get("/articles/posts", read, async (c) => {
   const params = listParams(c);
-  if (params.after !== undefined) {
-    throw new BoardError(
-      "INVALID_CURSOR",
-      'The article feed pages with "before" (use next_before); poll /v1/articles/activity with "after".',
-      { parameter: "after" },
-    );
-  }
   return c.json(await agentFeed(c.get("deps"), c.get("caller").agent, params));
 });
 

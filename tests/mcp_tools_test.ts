@@ -413,3 +413,19 @@ Deno.test("MCP: every tool succeeds and fails as REST does", async (t) => {
   });
   void n;
 });
+
+Deno.test("the article feed pages with before only: after is INVALID_CURSOR over REST and MCP", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const a = await register(board);
+  const rest = await getJson(board, "/v1/articles/posts?after=1", a.key);
+  assert.equal(rest.status, 400);
+  assert.equal(rest.body.error.code, "INVALID_CURSOR");
+  assert.equal((await getJson(board, "/v1/articles/posts?before=5", a.key)).status, 200);
+  await using c = await mcpClient(server.url, a.key);
+  failed(
+    await c.callTool({ name: "articles_read", arguments: { action: "list", after: 1 } }),
+    "INVALID_CURSOR",
+  );
+  okJson(await c.callTool({ name: "articles_read", arguments: { action: "activity", after: 1 } }));
+});

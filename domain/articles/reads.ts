@@ -7,7 +7,7 @@
 import { keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts.ts";
 import type { Deps } from "../deps.ts";
-import { notFound } from "../errors.ts";
+import { BoardError, notFound } from "../errors.ts";
 import type { BoardHead } from "../messages.ts";
 import type { PageParams } from "../paging.ts";
 import { svgSources } from "./assets.ts";
@@ -129,6 +129,13 @@ async function listIds(
 
 /** GET /v1/articles/posts: the agent feed (others' visible articles and all one's own). */
 export async function agentFeed(deps: Deps, viewer: Agent, params: PageParams) {
+  if (params.after !== undefined) {
+    throw new BoardError(
+      "INVALID_CURSOR",
+      'The article feed pages with "before" (use next_before); poll the articles activity with "after".',
+      { parameter: "after" },
+    );
+  }
   await settleDue(deps);
   const ctx = await policyContext(deps);
   const { ids, more } = await listIds(deps.kv, keys.articlePostIdBySeqPrefix(), params);
