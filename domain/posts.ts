@@ -1,5 +1,6 @@
 /** Writing messages: root threads, replies, and deletion (with crash-safe purge of replies). */
 import { type Board, keys } from "../kv/keys.ts";
+import { PUBLICATIONS_GUARD } from "../kv/guards.ts";
 import { transact } from "../kv/tx.ts";
 import { CREDENTIAL_PATTERN } from "./api_keys.ts";
 import type { Deps } from "./deps.ts";
@@ -133,7 +134,10 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
   const replyToSeq = m.replyToId ? seqs[ids.length - 1].value : null;
 
   const readKeysNow = () => {
+    // The guard first: the head and the admission state it covers need no checks of their
+    // own (kv/guards.ts), so several publications fit one commit's ten checks.
     const readKeys: Deno.KvKey[] = [
+      PUBLICATIONS_GUARD,
       keys.idempotency(m.board, scope, m.idempotencyKey),
       keys.boardHeads(m.board),
       ...admissionKeys(deps, publisher),
@@ -142,32 +146,30 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     if (replyToSeq !== null) readKeys.push(keys.messages(m.board, replyToSeq));
     return readKeys;
   };
-  // The board-wide lock should be held for little more than the commit, and every KV read
-  // slows the store's commits: the hot entries (head, counters, rate windows, the
-  // account's day) come from this process's own last commits under the lock, and a fresh
-  // Idempotency-Key is believed unused. The commit checks every entry it relied on, so a
-  // wrong belief (a replay, another instance's write) only costs a retry on fresh reads.
-  const seed = [{ key: readKeysNow()[0], value: null, versionstamp: null }];
-
+  // Publications commit in groups (kv/tx.ts): every key read here but the network's write
+  // window and a reply's targets is covered by the publications guard, read first, so a
+  // group of publications needs two checks, whatever its size. The hot entries (head,
+  // counters, rate windows, the account's day) come from this process's own last commits;
+  // the rest is read for the whole group in one batch (`prefetch`).
   const { value } = await transact(deps.kv, async (tx) => {
     const readKeys = readKeysNow();
-    const idemKey = readKeys[0];
-    const quotaKeys = readKeys.slice(2, 2 + admissionKeys(deps, publisher).length);
+    const idemKey = readKeys[1];
+    const quotaKeys = readKeys.slice(3, 3 + admissionKeys(deps, publisher).length);
     const entries = await tx.getMany<unknown>(readKeys);
     const existing = matchIdempotency(
-      entries[0].value as IdempotencyRecord | null,
+      entries[1].value as IdempotencyRecord | null,
       print,
       deps.config.baseUrl,
     );
     if (existing) return { receipt: receiptOf(deps, existing, true), created: false };
-    const head = (entries[1].value as BoardHead | null) ?? EMPTY_HEAD;
-    const quotaEntries = entries.slice(2, 2 + quotaKeys.length);
+    const head = (entries[2].value as BoardHead | null) ?? EMPTY_HEAD;
+    const quotaEntries = entries.slice(3, 3 + quotaKeys.length);
     let root: MessageRecord | null = null;
     if (m.rootId !== null) {
       // With an unknown root id that slot holds the reply_to target instead: never use it.
       root = rootSeq === null
         ? null
-        : (entries[2 + quotaKeys.length]?.value as MessageRecord | null) ?? null;
+        : (entries[3 + quotaKeys.length]?.value as MessageRecord | null) ?? null;
       if (!root || root.kind !== "root" || isHidden(root, head)) throw notFound("thread", m.rootId);
     }
     if (m.replyToId !== null) {
@@ -228,7 +230,12 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
       .set(keys.boardHeads(m.board), { ...head, seq });
     await onMessageStored(tx, deps, record, m.body);
     return { receipt: receiptOf(deps, idem, false), created: true };
-  }, { lock: "publish", seed, remember: (k) => k[0] !== "idempotency" });
+  }, {
+    lock: "publish",
+    group: true,
+    prefetch: readKeysNow(),
+    remember: (k) => k[0] !== "idempotency",
+  });
   return value.receipt;
 }
 

@@ -36,6 +36,11 @@ export class EntryMemory {
     }
   }
 
+  /** True when an entry is remembered (without touching its recency). */
+  has(id: string): boolean {
+    return this.#entries.has(id);
+  }
+
   forget(id: string): void {
     this.#entries.delete(id);
   }

@@ -8,6 +8,7 @@
  */
 import { type EntryMemory, entryMemory } from "./entry_memory.ts";
 import { keySize, KV_LIMITS, valueSize } from "./limits.ts";
+import { guardOf } from "./guards.ts";
 import { readVersionBumps } from "./read_versions.ts";
 
 type Mutation =
@@ -18,23 +19,60 @@ type Mutation =
 /** Thrown when an atomic would exceed the portable KV limits. A programming error. */
 export class AtomicLimitError extends Error {}
 
+/**
+ * Thrown (in a group commit) when a transaction reads a key an earlier member of the group
+ * changed with `sum`: its value is unknown until the commit, so the reader waits for the
+ * next group.
+ */
+class GroupReadConflict extends Error {}
+
+/** Where a transaction's staged state stood before one member of a group ran. */
+interface Savepoint {
+  mutations: number;
+  checks: Map<string, Deno.AtomicCheck>;
+  written: Map<string, unknown>;
+  summed: Set<string>;
+  readIds: Set<string>;
+  believedGuards: Set<string>;
+  keyBytes: number;
+  bytes: number;
+  maxValue: number;
+}
+
+/** A placeholder versionstamp for an entry another member of the group has staged. */
+const STAGED = "staged";
+
 export class Tx {
   readonly kv: Deno.Kv;
   #checks = new Map<string, Deno.AtomicCheck>();
   #mutations: Mutation[] = [];
   #written = new Map<string, unknown>();
+  #summed = new Set<string>();
+  /** Keys read from the store or from believed entries (checked, or covered by a guard). */
+  #readIds = new Set<string>();
+  /** Guards whose entry came from believed entries (kv/guards.ts). */
+  #believedGuards = new Set<string>();
+  /** Entries a group read for its members in one batch, served as reads made now. */
+  #fetched = new Map<string, Deno.KvEntryMaybe<unknown>>();
   /** Entries believed current (read before the lock, or remembered from this process's commits). */
   #believed: Map<string, Deno.KvEntryMaybe<unknown>> | null;
   #memory: EntryMemory | null;
   #usedBelieved = false;
+  #keyBytes = 0;
+  #bytes = 0;
+  #maxValue = 0;
+  #maxKey = 0;
 
   #believe: boolean;
   #keep: (key: Deno.KvKey) => boolean;
+  /** Group commit: reads see what earlier members of the group staged. */
+  #overlay: boolean;
 
   /**
    * `seed`: entries read before the transaction (used instead of reading them again).
    * `memory`: entries remembered from earlier commits; served only when `believe` is true,
-   * updated after every commit either way.
+   * updated after every commit either way. `overlay`: reads answer from the writes
+   * already staged in this transaction (a group commit's members see each other's).
    */
   constructor(
     kv: Deno.Kv,
@@ -43,6 +81,7 @@ export class Tx {
       memory?: EntryMemory;
       believe?: boolean;
       keep?: (key: Deno.KvKey) => boolean;
+      overlay?: boolean;
     } = {},
   ) {
     this.kv = kv;
@@ -52,19 +91,76 @@ export class Tx {
       ? new Map(opts.seed.map((e) => [Tx.#id(e.key), e]))
       : null;
     this.#memory = opts.memory ?? null;
+    this.#overlay = opts.overlay ?? false;
   }
 
   static #id(key: Deno.KvKey): string {
     return JSON.stringify(key, (_k, v) => (typeof v === "bigint" ? `${v}n` : v));
   }
 
-  /** A believed entry for `key` (checked like any read: a stale one fails the commit). */
+  /** Adds entries read before this transaction (a group member's own seed). */
+  addSeed(seed: Deno.KvEntryMaybe<unknown>[] | undefined): void {
+    if (!seed || !this.#believe) return;
+    this.#believed ??= new Map();
+    for (const e of seed) this.#believed.set(Tx.#id(e.key), e);
+  }
+
+  /**
+   * A believed entry for `key` (checked like any read: a stale one fails the commit). A key
+   * covered by a guard is believed only when its guard was believed too: a remembered entry
+   * is exact only while the guard it was remembered under is (kv/guards.ts).
+   */
   #believedEntry<T>(key: Deno.KvKey): Deno.KvEntryMaybe<T> | undefined {
     if (!this.#believe || (!this.#memory && !this.#believed)) return undefined;
     const id = Tx.#id(key);
-    const entry = this.#memory?.get(id) ?? this.#believed?.get(id);
-    if (entry) this.#usedBelieved = true;
+    const guard = guardOf(key);
+    // A seed is not validated by the guard (it may be a belief, not a read): never for a
+    // covered key, which gets no check of its own.
+    const entry = guard
+      ? (this.#believedGuards.has(Tx.#id(guard)) ? this.#memory?.get(id) : undefined)
+      : this.#memory?.get(id) ?? this.#believed?.get(id);
+    if (entry) {
+      this.#usedBelieved = true;
+      if (key[0] === "guards") this.#believedGuards.add(id);
+    }
     return entry as Deno.KvEntryMaybe<T> | undefined;
+  }
+
+  /**
+   * Reads, in parallel batches, the keys the members of a group will read that no believed
+   * entry answers, so that members do not wait for a store round trip one after another.
+   * Only after a guard was believed: a covered key read now is then newer than the guard's
+   * version, and any write to it since would fail the guard's check (kv/guards.ts).
+   */
+  async prefetch(keyList: Deno.KvKey[]): Promise<void> {
+    const wanted = new Map<string, Deno.KvKey>();
+    for (const key of keyList) {
+      const id = Tx.#id(key);
+      if (wanted.has(id) || this.#fetched.has(id)) continue;
+      const guard = guardOf(key);
+      if (guard && !this.#memory?.has(Tx.#id(guard))) return; // nothing believed to read after
+      if (this.#memory?.has(id) || (!guard && this.#believed?.has(id))) continue;
+      wanted.set(id, key);
+    }
+    const list = [...wanted.values()];
+    const parts: Deno.KvKey[][] = [];
+    for (let i = 0; i < list.length; i += KV_LIMITS.keysPerGetMany) {
+      parts.push(list.slice(i, i + KV_LIMITS.keysPerGetMany));
+    }
+    const got = await Promise.all(parts.map((p) => this.kv.getMany<unknown[]>(p)));
+    for (const part of got) for (const e of part) this.#fetched.set(Tx.#id(e.key), e);
+  }
+
+  /** What an earlier member of the group staged for `key`, when overlaying. */
+  #staged<T>(key: Deno.KvKey): Deno.KvEntryMaybe<T> | undefined {
+    if (!this.#overlay) return undefined;
+    const id = Tx.#id(key);
+    if (this.#summed.has(id)) throw new GroupReadConflict(id);
+    if (!this.#written.has(id)) return undefined;
+    const value = this.#written.get(id);
+    return (value === undefined
+      ? { key, value: null, versionstamp: null }
+      : { key, value, versionstamp: STAGED }) as Deno.KvEntryMaybe<T>;
   }
 
   /** True when a read was answered from believed entries rather than from the store. */
@@ -72,23 +168,39 @@ export class Tx {
     return this.#usedBelieved;
   }
 
+  /**
+   * Makes the commit depend on an entry read. A key covered by a guard needs no check of
+   * its own once the guard was read (before it, or in the same `getMany`): any write to it
+   * also writes the guard, whose check then fails (kv/guards.ts).
+   */
   #record(entry: Deno.KvEntryMaybe<unknown>) {
     const id = Tx.#id(entry.key);
-    if (!this.#checks.has(id)) {
-      this.#checks.set(id, { key: entry.key, versionstamp: entry.versionstamp });
-    }
+    this.#readIds.add(id);
+    if (this.#checks.has(id)) return;
+    const guard = guardOf(entry.key);
+    if (guard && this.#checks.has(Tx.#id(guard))) return;
+    this.#checks.set(id, { key: entry.key, versionstamp: entry.versionstamp });
+    this.#keyBytes += keySize(entry.key);
   }
 
   /** Reads a key and makes the commit depend on it being unchanged. */
   async get<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
-    const entry = this.#believedEntry<T>(key) ?? await this.kv.get<T>(key);
+    const staged = this.#staged<T>(key);
+    if (staged) return staged;
+    const entry = this.#believedEntry<T>(key) ??
+      (this.#fetched.get(Tx.#id(key)) as Deno.KvEntryMaybe<T> | undefined) ??
+      await this.kv.get<T>(key);
     this.#record(entry);
     return entry;
   }
 
   /** Reads several keys (any number; batched by 10, believed entries not read again) and checks them all. */
   async getMany<T>(keyList: Deno.KvKey[]): Promise<Deno.KvEntryMaybe<T>[]> {
-    const out: (Deno.KvEntryMaybe<T> | undefined)[] = keyList.map((k) => this.#believedEntry<T>(k));
+    const staged = keyList.map((k) => this.#staged<T>(k));
+    const out: (Deno.KvEntryMaybe<T> | undefined)[] = keyList.map((k, i) =>
+      staged[i] ?? this.#believedEntry<T>(k) ??
+        (this.#fetched.get(Tx.#id(k)) as Deno.KvEntryMaybe<T> | undefined)
+    );
     const missing: number[] = [];
     out.forEach((e, i) => {
       if (!e) missing.push(i);
@@ -98,7 +210,9 @@ export class Tx {
       const part = await this.kv.getMany<T[]>(idx.map((j) => keyList[j]));
       part.forEach((e, j) => (out[idx[j]] = e as Deno.KvEntryMaybe<T>));
     }
-    for (const e of out) this.#record(e!);
+    out.forEach((e, i) => {
+      if (!staged[i]) this.#record(e!);
+    });
     return out as Deno.KvEntryMaybe<T>[];
   }
 
@@ -107,6 +221,8 @@ export class Tx {
    * `seed`, a seeded entry answers (read moments before, and unchecked either way).
    */
   peek<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
+    const staged = this.#staged<T>(key);
+    if (staged) return Promise.resolve(staged);
     const seeded = this.#believe ? this.#believed?.get(Tx.#id(key)) : undefined;
     if (seeded) return Promise.resolve(seeded as Deno.KvEntryMaybe<T>);
     return this.kv.get<T>(key);
@@ -118,21 +234,42 @@ export class Tx {
     return this;
   }
 
+  #push(m: Mutation): void {
+    this.#mutations.push(m);
+    const k = keySize(m.key);
+    this.#keyBytes += k;
+    if (k > this.#maxKey) this.#maxKey = k;
+    if (m.type === "set") {
+      const v = valueSize(m.value);
+      this.#bytes += v;
+      if (v > this.#maxValue) this.#maxValue = v;
+    }
+    const guard = guardOf(m.key);
+    if (guard && !this.#written.has(Tx.#id(guard))) this.set(guard, 1);
+  }
+
   set(key: Deno.KvKey, value: unknown, options?: { expireIn?: number }): this {
-    this.#mutations.push({ type: "set", key, value, expireIn: options?.expireIn });
-    this.#written.set(Tx.#id(key), value);
+    const id = Tx.#id(key);
+    this.#written.set(id, value);
+    this.#summed.delete(id);
+    this.#push({ type: "set", key, value, expireIn: options?.expireIn });
     return this;
   }
 
   delete(key: Deno.KvKey): this {
-    this.#mutations.push({ type: "delete", key });
-    this.#written.set(Tx.#id(key), undefined);
+    const id = Tx.#id(key);
+    this.#written.set(id, undefined);
+    this.#summed.delete(id);
+    this.#push({ type: "delete", key });
     return this;
   }
 
   /** Adds to a KvU64 counter (no check needed: sums commute). */
   sum(key: Deno.KvKey, value: bigint): this {
-    this.#mutations.push({ type: "sum", key, value });
+    const id = Tx.#id(key);
+    this.#written.delete(id);
+    this.#summed.add(id);
+    this.#push({ type: "sum", key, value });
     return this;
   }
 
@@ -145,18 +282,106 @@ export class Tx {
     return this.#mutations.length;
   }
 
+  /** Where the staged state stands now (a group commit rolls a refused member back to it). */
+  savepoint(): Savepoint {
+    return {
+      mutations: this.#mutations.length,
+      checks: new Map(this.#checks),
+      written: new Map(this.#written),
+      summed: new Set(this.#summed),
+      readIds: new Set(this.#readIds),
+      believedGuards: new Set(this.#believedGuards),
+      keyBytes: this.#keyBytes,
+      bytes: this.#bytes,
+      maxValue: this.#maxValue,
+    };
+  }
+
+  /**
+   * Drops what was staged since `sp`. With `keepReads`, what was read since stays checked:
+   * a refusal stays valid only if what it was decided on is still current at the commit.
+   */
+  rollback(sp: Savepoint, keepReads = false): void {
+    this.#mutations.length = sp.mutations;
+    this.#written = sp.written;
+    this.#summed = sp.summed;
+    this.#bytes = sp.bytes;
+    this.#maxValue = sp.maxValue;
+    if (keepReads) {
+      // Key bytes of the dropped mutations stay counted: an upper bound is enough.
+      return;
+    }
+    this.#checks = sp.checks;
+    this.#readIds = sp.readIds;
+    this.#believedGuards = sp.believedGuards;
+    this.#keyBytes = sp.keyBytes;
+  }
+
+  /** True when the staged atomic (with the bumps the commit adds) breaks a portable limit. */
+  get overLimits(): boolean {
+    return this.#checks.size > KV_LIMITS.checksPerAtomic ||
+      this.#mutations.length + 2 > KV_LIMITS.mutationsPerAtomic ||
+      this.#keyBytes + 200 > KV_LIMITS.keyBytesPerAtomic ||
+      this.#bytes + this.#keyBytes + 200 > KV_LIMITS.bytesPerAtomic;
+  }
+
+  /**
+   * The mutations to commit: the last set or delete of a key wins, sums of one key are
+   * added up (a group's members often count the same search term).
+   */
+  #merged(): Mutation[] {
+    const byId = new Map<string, Mutation[]>();
+    for (const m of this.#mutations) {
+      const id = Tx.#id(m.key);
+      const list = byId.get(id);
+      if (list) list.push(m);
+      else byId.set(id, [m]);
+    }
+    const out: Mutation[] = [];
+    for (const list of byId.values()) {
+      if (list.length === 1) out.push(list[0]);
+      else if (list.every((m) => m.type === "sum")) {
+        const total = list.reduce((a, m) => a + (m as { value: bigint }).value, 0n) &
+          0xffff_ffff_ffff_ffffn;
+        out.push({ type: "sum", key: list[0].key, value: total });
+      } else if (list.every((m) => m.type !== "sum")) out.push(list[list.length - 1]);
+      else out.push(...list);
+    }
+    return out;
+  }
+
   /**
    * Builds the atomic, asserting the portable limits — counting the read-cache version
    * keys a versioned handle adds to it (kv/versioned_kv.ts).
    */
   build(): Deno.AtomicOperation {
     const checks = [...this.#checks.values()];
-    const bumps: Mutation[] = readVersionBumps(this.#mutations.map((m) => m.key))
-      .map((key) => ({ type: "set", key, value: 1 }));
-    assertAtomicLimits(checks, [...this.#mutations, ...bumps]);
+    const mutations = this.#merged();
+    const bumps = readVersionBumps(mutations.map((m) => m.key));
+    // The sizes were added up as the mutations were staged (valueSize serialises a value:
+    // doing it once is enough).
+    if (checks.length > KV_LIMITS.checksPerAtomic) {
+      throw new AtomicLimitError(
+        `atomic has ${checks.length} checks (max ${KV_LIMITS.checksPerAtomic})`,
+      );
+    }
+    if (mutations.length + bumps.length > KV_LIMITS.mutationsPerAtomic) {
+      throw new AtomicLimitError(`atomic has ${mutations.length + bumps.length} mutations`);
+    }
+    if (this.#maxKey > KV_LIMITS.keyBytes) {
+      throw new AtomicLimitError(`key of ${this.#maxKey} bytes`);
+    }
+    if (this.#maxValue > KV_LIMITS.valueBytes) {
+      throw new AtomicLimitError(`value of ${this.#maxValue} bytes`);
+    }
+    const keyBytes = this.#keyBytes + bumps.reduce((a, k) => a + keySize(k), 0);
+    if (keyBytes > KV_LIMITS.keyBytesPerAtomic) throw new AtomicLimitError(`${keyBytes} key bytes`);
+    if (this.#bytes + keyBytes > KV_LIMITS.bytesPerAtomic) {
+      throw new AtomicLimitError(`${this.#bytes} bytes`);
+    }
     const op = this.kv.atomic();
     for (const c of checks) op.check(c);
-    for (const m of this.#mutations) {
+    for (const m of mutations) {
       if (m.type === "set") {
         op.set(m.key, m.value, m.expireIn ? { expireIn: m.expireIn } : undefined);
       } else if (m.type === "delete") op.delete(m.key);
@@ -170,52 +395,30 @@ export class Tx {
   }
 
   /**
-   * After a successful commit: remembers, in this transaction's memory, every entry it both
-   * read and wrote, as the commit left it. After a failed one: forgets every key it read.
+   * After a successful commit: remembers every entry it both read and wrote, as the commit
+   * left it. After a failed one: forgets everything (a guard's covered entries are exact
+   * only while nothing failed since they were remembered, kv/guards.ts).
    */
   settleMemory(versionstamp: string | null): void {
     const memory = this.#memory;
     if (!memory) return;
     if (versionstamp === null) {
-      for (const id of this.#checks.keys()) memory.forget(id);
+      memory.forgetAll();
       return;
     }
-    for (const m of this.#mutations) {
+    const seen = new Set<string>();
+    for (let i = this.#mutations.length - 1; i >= 0; i--) {
+      const m = this.#mutations[i];
       const id = Tx.#id(m.key);
+      if (seen.has(id)) continue;
+      seen.add(id);
       // Only what this commit both read and wrote is known exactly; anything else it wrote
       // is no longer what memory may hold.
-      if (!this.#checks.has(id) || m.type === "sum" || !this.#keep(m.key)) memory.forget(id);
+      if (!this.#readIds.has(id) || this.#summed.has(id) || !this.#keep(m.key)) memory.forget(id);
       else if (m.type === "set") memory.remember(id, { key: m.key, value: m.value, versionstamp });
       else memory.remember(id, { key: m.key, value: null, versionstamp: null });
     }
   }
-}
-
-/** Throws AtomicLimitError when an atomic would break DESIGN.md §11 limits. */
-export function assertAtomicLimits(checks: Deno.AtomicCheck[], mutations: Mutation[]): void {
-  if (checks.length > KV_LIMITS.checksPerAtomic) {
-    throw new AtomicLimitError(
-      `atomic has ${checks.length} checks (max ${KV_LIMITS.checksPerAtomic})`,
-    );
-  }
-  if (mutations.length > KV_LIMITS.mutationsPerAtomic) {
-    throw new AtomicLimitError(`atomic has ${mutations.length} mutations`);
-  }
-  let keyBytes = 0;
-  let bytes = 0;
-  for (const c of checks) keyBytes += keySize(c.key);
-  for (const m of mutations) {
-    const k = keySize(m.key);
-    if (k > KV_LIMITS.keyBytes) throw new AtomicLimitError(`key of ${k} bytes`);
-    keyBytes += k;
-    if (m.type === "set") {
-      const v = valueSize(m.value);
-      if (v > KV_LIMITS.valueBytes) throw new AtomicLimitError(`value of ${v} bytes`);
-      bytes += v;
-    }
-  }
-  if (keyBytes > KV_LIMITS.keyBytesPerAtomic) throw new AtomicLimitError(`${keyBytes} key bytes`);
-  if (bytes + keyBytes > KV_LIMITS.bytesPerAtomic) throw new AtomicLimitError(`${bytes} bytes`);
 }
 
 const locks = new Map<string, Promise<void>>();
@@ -256,6 +459,17 @@ export interface TransactOptions {
    * A function names the keys worth remembering (not write-once keys nobody reads again).
    */
   remember?: boolean | ((key: Deno.KvKey) => boolean);
+  /**
+   * With `lock`: group commit. Transactions that wait for the lock while a commit is in
+   * flight run one after another against one shared Tx (each sees what the earlier ones
+   * staged) and commit in one atomic, as many as fit the portable limits. Each keeps its
+   * own result: one that throws is rolled back alone (its reads stay checked, so its
+   * refusal holds only if the commit confirms what it saw). For hot write paths whose
+   * commits would otherwise queue one by one (docs/benchmark_notes.md).
+   */
+  group?: boolean;
+  /** With `group`: keys the function will read, read for the whole group in one batch. */
+  prefetch?: Deno.KvKey[];
 }
 
 /** Raised when a transaction kept conflicting; mapped to 503 UNAVAILABLE at the edge. */
@@ -275,6 +489,7 @@ export async function transact<T>(
   fn: (tx: Tx) => Promise<T>,
   options: TransactOptions = {},
 ): Promise<{ value: T; versionstamp: string | null }> {
+  if (options.group && options.lock) return await groupTransact(kv, fn, options);
   const run = async () => {
     const attempts = options.attempts ?? 60;
     const memory = options.remember && options.lock ? entryMemory(kv, options.lock) : undefined;
@@ -314,6 +529,152 @@ export async function transact<T>(
     throw new TxConflictError("transaction kept conflicting");
   };
   return options.lock ? await withLocalLock(options.lock, run) : await run();
+}
+
+/** One transaction waiting for its group's commit. */
+interface Member {
+  fn: (tx: Tx) => Promise<unknown>;
+  seed?: Deno.KvEntryMaybe<unknown>[];
+  prefetch?: Deno.KvKey[];
+  resolve: (r: { value: unknown; versionstamp: string | null }) => void;
+  reject: (e: unknown) => void;
+}
+
+/** The members waiting per KV handle and lock name, and whether a committer is running. */
+const groupQueues = new WeakMap<Deno.Kv, Map<string, { waiting: Member[]; running: boolean }>>();
+
+/** Most transactions in one group (a bound on the latency a member can add to another). */
+const MAX_GROUP = 32;
+
+function groupQueue(kv: Deno.Kv, lock: string) {
+  let byLock = groupQueues.get(kv);
+  if (!byLock) groupQueues.set(kv, byLock = new Map());
+  let q = byLock.get(lock);
+  if (!q) byLock.set(lock, q = { waiting: [], running: false });
+  return q;
+}
+
+function groupTransact<T>(
+  kv: Deno.Kv,
+  fn: (tx: Tx) => Promise<T>,
+  options: TransactOptions,
+): Promise<{ value: T; versionstamp: string | null }> {
+  const lock = options.lock!;
+  const q = groupQueue(kv, lock);
+  const done = new Promise<{ value: T; versionstamp: string | null }>((resolve, reject) => {
+    q.waiting.push({
+      fn,
+      seed: options.seed,
+      prefetch: options.prefetch,
+      resolve: resolve as Member["resolve"],
+      reject,
+    });
+  });
+  if (!q.running) {
+    q.running = true;
+    (async () => {
+      try {
+        while (q.waiting.length) {
+          const batch = q.waiting.splice(0, MAX_GROUP);
+          try {
+            q.waiting.unshift(...await withLocalLock(lock, () => commitGroup(kv, batch, options)));
+          } catch (e) {
+            for (const m of batch) m.reject(e); // settled members ignore it
+          }
+        }
+      } finally {
+        q.running = false;
+      }
+    })();
+  }
+  return done;
+}
+
+/**
+ * Runs a batch of transactions as one group and commits it; returns the members that did
+ * not fit (they start the next group). Retries the whole group when a check fails.
+ */
+async function commitGroup(
+  kv: Deno.Kv,
+  batch: Member[],
+  options: TransactOptions,
+): Promise<Member[]> {
+  const attempts = options.attempts ?? 60;
+  const memory = options.remember ? entryMemory(kv, options.lock!) : undefined;
+  let members = batch;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const tx = new Tx(kv, {
+      memory,
+      believe: attempt === 0,
+      keep: typeof options.remember === "function" ? options.remember : undefined,
+      overlay: true,
+    });
+    for (const member of members) tx.addSeed(member.seed);
+    if (attempt === 0) await tx.prefetch(members.flatMap((m) => m.prefetch ?? []));
+    const included: { member: Member; ok: boolean; value: unknown }[] = [];
+    const left: Member[] = [];
+    for (const member of members) {
+      if (left.length) {
+        left.push(member);
+        continue;
+      }
+      const sp = tx.savepoint();
+      try {
+        const value = await member.fn(tx);
+        if (tx.overLimits && included.length) {
+          tx.rollback(sp);
+          left.push(member);
+        } else included.push({ member, ok: true, value });
+      } catch (e) {
+        if (e instanceof GroupReadConflict && included.length) {
+          tx.rollback(sp);
+          left.push(member);
+          continue;
+        }
+        tx.rollback(sp, true);
+        if (tx.overLimits && included.length) {
+          tx.rollback(sp);
+          left.push(member);
+        } else included.push({ member, ok: false, value: e });
+      }
+    }
+    let versionstamp: string | null = null;
+    if (!tx.isEmpty) {
+      let res: Deno.KvCommitResult | Deno.KvCommitError;
+      try {
+        res = await tx.build().commit();
+      } catch (e) {
+        memory?.forgetAll();
+        if (!isLockedError(e)) {
+          for (const m of included) m.member.reject(e);
+          return left;
+        }
+        res = { ok: false };
+      }
+      tx.settleMemory(res.ok ? res.versionstamp : null);
+      if (!res.ok) {
+        members = [...included.map((m) => m.member), ...left];
+        if (!tx.usedBelieved) {
+          const wait = Math.min(50, 1 + Math.random() * 2 ** Math.min(attempt, 5));
+          await new Promise((r) => setTimeout(r, wait));
+        }
+        continue;
+      }
+      versionstamp = res.versionstamp;
+    } else if (tx.usedBelieved) {
+      // Refusals and answers that write nothing, decided on believed entries, are decided
+      // again on fresh reads (as in `transact`).
+      members = [...included.map((m) => m.member), ...left];
+      continue;
+    }
+    for (const m of included) {
+      if (m.ok) m.member.resolve({ value: m.value, versionstamp });
+      else m.member.reject(m.value);
+    }
+    return left;
+  }
+  for (const m of members) m.reject(new TxConflictError("transaction kept conflicting"));
+  return [];
 }
 
 /**

@@ -1,10 +1,12 @@
 /**
  * The KV handle the service uses (issue 12): `Deno.Kv` unchanged, except that every write
  * — `set`, `delete`, and every atomic commit, whoever makes it — also blind-writes the
- * read-cache version keys of what it changes (kv/read_versions.ts), in the same atomic.
+ * read-cache version keys (kv/read_versions.ts) and the write guards (kv/guards.ts) of
+ * what it changes, in the same atomic.
  * Read caches are enabled only on handles made here (`isVersioned`), so no write path can
  * change cached data without the caches noticing.
  */
+import { guardBumps } from "./guards.ts";
 import { markAgentWrites, readVersionBumps } from "./read_versions.ts";
 
 const versioned = new WeakSet<Deno.Kv>();
@@ -12,6 +14,23 @@ const versioned = new WeakSet<Deno.Kv>();
 /** True for a handle whose every write bumps the read-cache versions. */
 export function isVersioned(kv: Deno.Kv): boolean {
   return versioned.has(kv);
+}
+
+/**
+ * The keys a commit mutating `mutated` must also blind-write: the read-cache version
+ * (kv/read_versions.ts) and the write guards (kv/guards.ts) of what it changes, each once
+ * and never one the commit already writes itself.
+ */
+export function commitBumps(mutated: Deno.KvKey[]): Deno.KvKey[] {
+  const out: Deno.KvKey[] = [];
+  for (const k of [...readVersionBumps(mutated), ...guardBumps(mutated)]) {
+    if (!mutated.some((m) => sameKey(m, k))) out.push(k);
+  }
+  return out;
+}
+
+function sameKey(a: Deno.KvKey, b: Deno.KvKey): boolean {
+  return a.length === b.length && a.every((part, i) => part === b[i]);
 }
 
 /** Wraps an atomic operation so that its commit also bumps the versions of what it mutates. */
@@ -43,7 +62,7 @@ function versionedAtomic(op: Deno.AtomicOperation): Deno.AtomicOperation {
           };
         case "commit":
           return async () => {
-            for (const k of readVersionBumps(mutated)) target.set(k, 1);
+            for (const k of commitBumps(mutated)) target.set(k, 1);
             const res = await target.commit();
             if (res.ok) markAgentWrites(mutated);
             return res;

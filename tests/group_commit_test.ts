@@ -1,0 +1,253 @@
+/**
+ * Group commit and write guards (kv/tx.ts, kv/guards.ts; issue 12): concurrent
+ * transactions under one lock share one atomic, each with its own result, within the
+ * portable limits; a guard stands for the checks of the keys it covers, and a write from
+ * another instance to any of them is still seen.
+ */
+import assert from "node:assert/strict";
+import { ManualClock, utcDay } from "../domain/clock.ts";
+import { testConfig } from "../domain/config.ts";
+import { makeDeps } from "../domain/deps.ts";
+import { guardOf, PUBLICATIONS_GUARD } from "../kv/guards.ts";
+import { keys } from "../kv/keys.ts";
+import { transact } from "../kv/tx.ts";
+import { versionedKv } from "../kv/versioned_kv.ts";
+import { createApp } from "../routes/app.ts";
+import { prepareService } from "../routes/service.ts";
+import { agentHeaders, idemKey, register, type TestBoard } from "./helpers.ts";
+
+/** A versioned handle that counts commits and the checks of each. */
+async function countingKv() {
+  const raw = await Deno.openKv(":memory:");
+  const stats = { commits: 0, maxChecks: 0 };
+  const counted = new Proxy(raw, {
+    get(target, prop) {
+      if (prop === "atomic") {
+        return () => {
+          const op = target.atomic();
+          let checks = 0;
+          const check = op.check.bind(op);
+          op.check = (...c: Deno.AtomicCheck[]) => {
+            checks += c.length;
+            return check(...c);
+          };
+          const commit = op.commit.bind(op);
+          op.commit = () => {
+            stats.commits++;
+            stats.maxChecks = Math.max(stats.maxChecks, checks);
+            return commit();
+          };
+          return op;
+        };
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  return { kv: versionedKv(counted), raw, stats };
+}
+
+Deno.test("group commit: waiting transactions share one atomic, each with its own result", async (t) => {
+  const { kv, raw, stats } = await countingKv();
+  try {
+    const counter = ["counters", "group-demo"];
+    const bump = () =>
+      transact(kv, async (tx) => {
+        const n = (await tx.get<number>(counter)).value ?? 0;
+        tx.set(counter, n + 1);
+        return n + 1;
+      }, { lock: "group-demo", group: true });
+
+    await t.step("50 concurrent increments: exact, in far fewer commits", async () => {
+      const values = (await Promise.all(Array.from({ length: 50 }, bump))).map((r) => r.value);
+      assert.deepEqual(
+        [...values].sort((a, b) => a - b),
+        Array.from({ length: 50 }, (_, i) => i + 1),
+      );
+      assert.equal((await kv.get(counter)).value, 50);
+      assert.ok(stats.commits < 10, `${stats.commits} commits for 50 transactions`);
+    });
+
+    await t.step("a member that throws is rolled back alone; the others land", async () => {
+      const before = (await kv.get<number>(counter)).value!;
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 9 }, (_, i) =>
+          transact(kv, async (tx) => {
+            const n = (await tx.get<number>(counter)).value ?? 0;
+            tx.set(counter, n + 1).set(["members", i], true);
+            if (i % 3 === 1) throw new Error(`refused ${i}`);
+            return n + 1;
+          }, { lock: "group-demo", group: true })),
+      );
+      const refused = outcomes.filter((o) => o.status === "rejected") as PromiseRejectedResult[];
+      assert.deepEqual(refused.map((o) => o.reason.message).sort(), [
+        "refused 1",
+        "refused 4",
+        "refused 7",
+      ]);
+      assert.equal((await kv.get(counter)).value, before + 6);
+      for (const i of [1, 4, 7]) assert.equal((await kv.get(["members", i])).value, null);
+      for (const i of [0, 2, 3, 5, 6, 8]) assert.equal((await kv.get(["members", i])).value, true);
+    });
+
+    await t.step("a read of a key an earlier member summed waits for the next group", async () => {
+      const total = ["counters", "summed"];
+      const results = await Promise.all([
+        transact(kv, (tx) => Promise.resolve(void tx.sum(total, 5n)), {
+          lock: "group-demo",
+          group: true,
+        }),
+        transact(kv, async (tx) => {
+          const v = (await tx.get<Deno.KvU64>(total)).value;
+          tx.set(["seen-sum"], v ? v.value : 0n);
+          return v?.value ?? 0n;
+        }, { lock: "group-demo", group: true }),
+      ]);
+      assert.equal(results[1].value, 5n, "the reader saw the committed sum");
+    });
+
+    await t.step("groups stay within ten checks: members that do not fit wait", async () => {
+      stats.maxChecks = 0;
+      const commitsBefore = stats.commits;
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          transact(kv, async (tx) => {
+            // Three checks each: only three members fit one atomic.
+            await tx.getMany([["own", i, 0], ["own", i, 1], ["own", i, 2]]);
+            tx.set(["own", i, 0], i);
+            return i;
+          }, { lock: "group-demo", group: true })),
+      );
+      assert.deepEqual(results.map((r) => r.value), Array.from({ length: 12 }, (_, i) => i));
+      assert.ok(stats.maxChecks <= 10, `${stats.maxChecks} checks`);
+      assert.ok(stats.commits - commitsBefore >= 4, "12 members of 3 checks need 4 commits");
+    });
+
+    await t.step(
+      "a write from elsewhere fails the group's check: every member re-runs",
+      async () => {
+        await bump(); // the next first attempt believes the remembered counter
+        const remembered = (await kv.get<number>(counter)).value!;
+        await kv.set(counter, 1000);
+        const values = (await Promise.all(Array.from({ length: 5 }, bump))).map((r) => r.value);
+        assert.deepEqual([...values].sort((a, b) => a - b), [1001, 1002, 1003, 1004, 1005]);
+        assert.ok(remembered < 1000);
+      },
+    );
+  } finally {
+    raw.close();
+  }
+});
+
+Deno.test("write guards: every commit that changes a covered key writes its guard", async (t) => {
+  await using kv = versionedKv(await Deno.openKv(":memory:"));
+  const stamp = async () => (await kv.get(PUBLICATIONS_GUARD)).versionstamp;
+  const day = 20000;
+  const covered: Deno.KvKey[] = [
+    keys.boardHeads("named"),
+    keys.boardHeads("b"),
+    keys.counters("posts"),
+    keys.rateBuckets("publications"),
+    keys.quotaUsage("agent_posts", "acct", day),
+    keys.quotaUsage("network_posts", "192.0.2.1", day),
+    keys.idempotency("named", "acct", "key-1"),
+  ];
+  for (const key of covered) {
+    await t.step(`${key.join("/")} is covered`, async () => {
+      assert.deepEqual(guardOf(key), PUBLICATIONS_GUARD);
+      for (const write of ["set", "atomic set", "atomic delete", "atomic sum"]) {
+        const before = await stamp();
+        if (write === "set") await kv.set(key, 1);
+        else if (write === "atomic set") await kv.atomic().set(key, 2).commit();
+        else if (write === "atomic delete") await kv.atomic().delete(key).commit();
+        else await kv.atomic().sum(key, 1n).commit();
+        assert.notEqual(await stamp(), before, `${write} wrote the guard`);
+      }
+    });
+  }
+  await t.step("keys outside the guard leave it alone", async () => {
+    for (const key of [keys.rateWindows("network_writes", "192.0.2.1"), keys.counters("votes")]) {
+      assert.equal(guardOf(key), null);
+      const before = await stamp();
+      await kv.set(key, 1);
+      assert.equal(await stamp(), before);
+    }
+  });
+});
+
+/** Two service instances (two handles, two apps) on one KV file. */
+async function twoInstances(path: string) {
+  const clock = new ManualClock();
+  const open = async (): Promise<TestBoard> => {
+    const kv = versionedKv(await Deno.openKv(path));
+    const deps = makeDeps(kv, clock, testConfig());
+    await prepareService(deps, { rulesPost: false });
+    const app = createApp(deps);
+    return {
+      app,
+      deps,
+      clock,
+      kv,
+      request: async (p, init, network = "127.0.0.1") =>
+        await app.request(p, init, { remoteAddr: { hostname: network } }),
+      [Symbol.asyncDispose]: () => Promise.resolve(kv.close()),
+    };
+  };
+  return { a: await open(), b: await open(), clock };
+}
+
+function postInit(apiKey: string, key = idemKey()) {
+  return {
+    method: "POST",
+    headers: agentHeaders(apiKey, { "content-type": "application/json", "idempotency-key": key }),
+    body: JSON.stringify({ title: "Guarded", body: "a post" }),
+  };
+}
+
+Deno.test("write guards: entries one instance remembers never hide another instance's writes", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "board-guards-" });
+  try {
+    const { a, b, clock } = await twoInstances(`${dir}/board.kv`);
+    await using _a = a;
+    await using _b = b;
+    const agent = await register(a);
+    // Instance a posts, so its memory holds the account's day, the head and the counters.
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await a.request("/v1/posts", postInit(agent.key))).status, 201);
+    }
+
+    await t.step("the account's daily count raised elsewhere is honoured at once", async () => {
+      const day = keys.quotaUsage("agent_posts", agent.id, utcDay(clock.now()));
+      await b.kv.set(day, 500);
+      const res = await a.request("/v1/posts", postInit(agent.key));
+      assert.equal(res.status, 429);
+      assert.equal((await res.json()).error.code, "DAILY_LIMIT");
+      await b.kv.set(day, 10);
+    });
+
+    await t.step("a publication made elsewhere is a replay here, not a second post", async () => {
+      const key = idemKey();
+      const made = await b.request("/v1/posts", postInit(agent.key, key));
+      assert.equal(made.status, 201);
+      const again = await a.request("/v1/posts", postInit(agent.key, key));
+      const body = await again.json();
+      assert.equal(body.replayed, true);
+      assert.equal(body.id, (await made.json()).id);
+    });
+
+    await t.step("sequence numbers stay gap-free across both instances", async () => {
+      const results = await Promise.all(
+        Array.from(
+          { length: 20 },
+          (_, i) => (i % 2 ? a : b).request("/v1/posts", postInit(agent.key)).then((r) => r.json()),
+        ),
+      );
+      const seqs = results.map((r) => r.seq).sort((x, y) => x - y);
+      for (let i = 1; i < seqs.length; i++) assert.equal(seqs[i], seqs[i - 1] + 1);
+      const head = (await a.kv.get<{ seq: number }>(keys.boardHeads("named"))).value!;
+      assert.equal(head.seq, seqs[seqs.length - 1]);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
