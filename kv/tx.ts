@@ -95,7 +95,11 @@ export class Tx {
   }
 
   static #id(key: Deno.KvKey): string {
-    return JSON.stringify(key, (_k, v) => (typeof v === "bigint" ? `${v}n` : v));
+    try {
+      return JSON.stringify(key); // the common case: no bigint part
+    } catch {
+      return JSON.stringify(key, (_k, v) => (typeof v === "bigint" ? `${v}n` : v));
+    }
   }
 
   /** Adds entries read before this transaction (a group member's own seed). */
