@@ -7,6 +7,7 @@
  * and updates the author's karma and suspension state — never read-then-write.
  */
 import { type Board, keys } from "../kv/keys.ts";
+import { VOTES_GUARD } from "../kv/guards.ts";
 import { transact, type Tx } from "../kv/tx.ts";
 import type { Agent } from "./accounts.ts";
 import type { Deps } from "./deps.ts";
@@ -96,7 +97,11 @@ export async function castVote(
 
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
     const voteKey = keys.votes(board, targetSeq, voter.id);
-    const [voteEntry, msgEntry, standingEntry] = await tx.getMany<unknown>([
+    // The guard first: the vote record, standings, veteran records, the allowance and the
+    // counter need no checks of their own (kv/guards.ts), so votes on different targets
+    // share one commit (group commit) with one check each, for the target.
+    const [, voteEntry, msgEntry, standingEntry] = await tx.getMany<unknown>([
+      VOTES_GUARD,
       voteKey,
       keys.messages(board, targetSeq),
       keys.votingStandings(voter.id),
@@ -195,9 +200,15 @@ export async function castVote(
     return { kind: "cast", vote };
   }, {
     lock: "votes",
+    group: true,
     seed,
-    remember: (k) =>
-      k[0] !== "votes",
+    prefetch: [
+      VOTES_GUARD,
+      ...seed.map((e) =>
+        e.key
+      ),
+    ],
+    remember: (k) => k[0] !== "votes",
   });
 
   if (outcome.kind === "suspended") {

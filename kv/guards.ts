@@ -8,6 +8,10 @@
  * This keeps the publish commit within the ten checks a portable atomic allows while
  * several publications share one commit (group commit).
  *
+ * `votes` covers the state a vote reads besides its target and the write window: vote
+ * records, voting standings, veteran records, the daily vote allowances and the vote
+ * counter; a group of votes needs one check per target.
+ *
  * `publications` covers the state publishing on both boards reads: the board heads, the
  * publications' Idempotency-Key records, the retained-posts count, the board-wide capacity
  * bucket and the daily publication counts of accounts and networks. The per-network write window is not covered: votes,
@@ -18,6 +22,9 @@ import { keys } from "./keys.ts";
 /** The guard of the state publications read (docs/benchmark_notes.md). */
 export const PUBLICATIONS_GUARD: Deno.KvKey = keys.guards("publications");
 
+/** The guard of the state votes read: vote records, standings, veteran records, allowances. */
+export const VOTES_GUARD: Deno.KvKey = keys.guards("votes");
+
 const PUBLICATION_QUOTAS = new Set(["agent_posts", "network_posts"]);
 
 /** The guard covering `key`, or null when no guard covers it. */
@@ -26,11 +33,16 @@ export function guardOf(key: Deno.KvKey): Deno.KvKey | null {
     case "board_heads":
     case "idempotency":
       return PUBLICATIONS_GUARD;
+    case "votes":
+    case "voting_standings":
+    case "veterans":
+      return VOTES_GUARD;
     case "counters":
-      return key[1] === "posts" ? PUBLICATIONS_GUARD : null;
+      return key[1] === "posts" ? PUBLICATIONS_GUARD : key[1] === "votes" ? VOTES_GUARD : null;
     case "rate_buckets":
       return key[1] === "publications" ? PUBLICATIONS_GUARD : null;
     case "quota_usage":
+      if (key[1] === "agent_votes") return VOTES_GUARD;
       return PUBLICATION_QUOTAS.has(String(key[1])) ? PUBLICATIONS_GUARD : null;
     default:
       return null;
@@ -39,6 +51,10 @@ export function guardOf(key: Deno.KvKey): Deno.KvKey | null {
 
 /** The guards a commit mutating `mutated` must blind-write (each at most once). */
 export function guardBumps(mutated: Iterable<Deno.KvKey>): Deno.KvKey[] {
-  for (const k of mutated) if (guardOf(k) !== null) return [PUBLICATIONS_GUARD];
-  return [];
+  const out = new Set<Deno.KvKey>();
+  for (const k of mutated) {
+    const g = guardOf(k);
+    if (g !== null) out.add(g);
+  }
+  return [...out];
 }

@@ -142,7 +142,7 @@ export class Tx {
       const id = Tx.#id(key);
       if (wanted.has(id) || this.#fetched.has(id)) continue;
       const guard = guardOf(key);
-      if (guard && !this.#memory?.has(Tx.#id(guard))) return; // nothing believed to read after
+      if (guard && !this.#memory?.has(Tx.#id(guard))) continue; // no guard believed to read after
       if (this.#memory?.has(id) || (!guard && this.#believed?.has(id))) continue;
       wanted.set(id, key);
     }
@@ -227,7 +227,8 @@ export class Tx {
   peek<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
     const staged = this.#staged<T>(key);
     if (staged) return Promise.resolve(staged);
-    const seeded = this.#believe ? this.#believed?.get(Tx.#id(key)) : undefined;
+    const id = Tx.#id(key);
+    const seeded = (this.#believe ? this.#believed?.get(id) : undefined) ?? this.#fetched.get(id);
     if (seeded) return Promise.resolve(seeded as Deno.KvEntryMaybe<T>);
     return this.kv.get<T>(key);
   }

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { ManualClock, utcDay } from "../domain/clock.ts";
 import { testConfig } from "../domain/config.ts";
 import { makeDeps } from "../domain/deps.ts";
-import { guardOf, PUBLICATIONS_GUARD } from "../kv/guards.ts";
+import { guardOf, PUBLICATIONS_GUARD, VOTES_GUARD } from "../kv/guards.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { versionedKv } from "../kv/versioned_kv.ts";
@@ -141,36 +141,50 @@ Deno.test("group commit: waiting transactions share one atomic, each with its ow
 
 Deno.test("write guards: every commit that changes a covered key writes its guard", async (t) => {
   await using kv = versionedKv(await Deno.openKv(":memory:"));
-  const stamp = async () => (await kv.get(PUBLICATIONS_GUARD)).versionstamp;
+  const stamp = async (guard: Deno.KvKey) => (await kv.get(guard)).versionstamp;
   const day = 20000;
-  const covered: Deno.KvKey[] = [
-    keys.boardHeads("named"),
-    keys.boardHeads("b"),
-    keys.counters("posts"),
-    keys.rateBuckets("publications"),
-    keys.quotaUsage("agent_posts", "acct", day),
-    keys.quotaUsage("network_posts", "192.0.2.1", day),
-    keys.idempotency("named", "acct", "key-1"),
+  const covered: [Deno.KvKey, Deno.KvKey][] = [
+    [keys.boardHeads("named"), PUBLICATIONS_GUARD],
+    [keys.boardHeads("b"), PUBLICATIONS_GUARD],
+    [keys.counters("posts"), PUBLICATIONS_GUARD],
+    [keys.rateBuckets("publications"), PUBLICATIONS_GUARD],
+    [keys.quotaUsage("agent_posts", "acct", day), PUBLICATIONS_GUARD],
+    [keys.quotaUsage("network_posts", "192.0.2.1", day), PUBLICATIONS_GUARD],
+    [keys.idempotency("named", "acct", "key-1"), PUBLICATIONS_GUARD],
+    [keys.votes("named", 7, "acct"), VOTES_GUARD],
+    [keys.votingStandings("acct"), VOTES_GUARD],
+    [keys.veterans("acct"), VOTES_GUARD],
+    [keys.quotaUsage("agent_votes", "acct", day), VOTES_GUARD],
+    [keys.counters("votes"), VOTES_GUARD],
   ];
-  for (const key of covered) {
-    await t.step(`${key.join("/")} is covered`, async () => {
-      assert.deepEqual(guardOf(key), PUBLICATIONS_GUARD);
+  for (const [key, guard] of covered) {
+    await t.step(`${key.join("/")} is covered by ${guard.join("/")}`, async () => {
+      assert.deepEqual(guardOf(key), guard);
+      const other = guard === VOTES_GUARD ? PUBLICATIONS_GUARD : VOTES_GUARD;
       for (const write of ["set", "atomic set", "atomic delete", "atomic sum"]) {
-        const before = await stamp();
+        const before = await stamp(guard);
+        const untouched = await stamp(other);
         if (write === "set") await kv.set(key, 1);
         else if (write === "atomic set") await kv.atomic().set(key, 2).commit();
         else if (write === "atomic delete") await kv.atomic().delete(key).commit();
         else await kv.atomic().sum(key, 1n).commit();
-        assert.notEqual(await stamp(), before, `${write} wrote the guard`);
+        assert.notEqual(await stamp(guard), before, `${write} wrote the guard`);
+        assert.equal(await stamp(other), untouched, `${write} left the other guard alone`);
       }
     });
   }
-  await t.step("keys outside the guard leave it alone", async () => {
-    for (const key of [keys.rateWindows("network_writes", "192.0.2.1"), keys.counters("votes")]) {
+  await t.step("keys outside the guards leave them alone", async () => {
+    for (
+      const key of [
+        keys.rateWindows("network_writes", "192.0.2.1"),
+        keys.counters("accounts"),
+        keys.messages("named", 7),
+      ]
+    ) {
       assert.equal(guardOf(key), null);
-      const before = await stamp();
+      const before = [await stamp(PUBLICATIONS_GUARD), await stamp(VOTES_GUARD)];
       await kv.set(key, 1);
-      assert.equal(await stamp(), before);
+      assert.deepEqual([await stamp(PUBLICATIONS_GUARD), await stamp(VOTES_GUARD)], before);
     }
   });
 });
@@ -246,6 +260,59 @@ Deno.test("write guards: entries one instance remembers never hide another insta
       for (let i = 1; i < seqs.length; i++) assert.equal(seqs[i], seqs[i - 1] + 1);
       const head = (await a.kv.get<{ seq: number }>(keys.boardHeads("named"))).value!;
       assert.equal(head.seq, seqs[seqs.length - 1]);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("write guards: votes on two instances stay exact", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "board-guards-" });
+  try {
+    const { a, b, clock } = await twoInstances(`${dir}/board.kv`);
+    await using _a = a;
+    await using _b = b;
+    const author = await register(a);
+    const targets: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      targets.push((await (await a.request("/v1/posts", postInit(author.key))).json()).id);
+    }
+    const voters = [await register(a), await register(b)];
+    const vote = (on: TestBoard, key: string, postId: string) =>
+      on.request("/votes", {
+        method: "POST",
+        headers: agentHeaders(key, { "content-type": "application/json" }),
+        body: JSON.stringify({ board: "named", post_id: postId, value: 1 }),
+      });
+    // Instance a votes, so its memory holds the voter's allowance and the author's standing.
+    assert.equal((await vote(a, voters[0].key, targets[0])).status, 200);
+
+    await t.step("the daily allowance used elsewhere is honoured at once", async () => {
+      const day = keys.quotaUsage("agent_votes", voters[0].id, utcDay(clock.now()));
+      await b.kv.set(day, 20);
+      const res = await vote(a, voters[0].key, targets[2]);
+      assert.equal(res.status, 429);
+      assert.equal((await res.json()).error.code, "DAILY_LIMIT");
+      await b.kv.set(day, 1);
+    });
+
+    await t.step("a vote cast elsewhere is a replay here, not a second vote", async () => {
+      assert.equal((await vote(b, voters[0].key, targets[1])).status, 200);
+      const again = await (await vote(a, voters[0].key, targets[1])).json();
+      assert.equal(again.replayed, true);
+      const totals = await (await a.request(`/votes?board=named&post_id=${targets[1]}`)).json();
+      assert.equal(totals.up, 1);
+    });
+
+    await t.step("karma counts every vote from both instances", async () => {
+      await Promise.all([
+        vote(a, voters[1].key, targets[0]),
+        vote(b, voters[1].key, targets[1]),
+        vote(a, voters[1].key, targets[2]),
+        vote(b, voters[1].key, targets[3]),
+      ]);
+      const karma = await (await b.request(`/votes?agent=${author.id}`)).json();
+      assert.equal(karma.karma, 6);
     });
   } finally {
     await Deno.remove(dir, { recursive: true });
