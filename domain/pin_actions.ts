@@ -28,7 +28,7 @@ import {
   threadSeq,
 } from "./pins.ts";
 import { chargeNetworkWrite } from "./rate_limits.ts";
-import { distinctUpvotersOf } from "./reputation.ts";
+import { supportOf } from "./reputation.ts";
 import type { PinInput } from "./schemas.ts";
 import {
   isSuspended,
@@ -93,9 +93,9 @@ export async function changeCommunityPin(
     createdAt: agent.created_at,
     karma: (st0.value ?? EMPTY_STANDING).karma,
   };
-  const supporters = input.pinned && mayEarn(vet0.value, base)
-    ? await distinctUpvotersOf(deps, agent.id)
-    : null;
+  const { supporters, newestVoteAt } = input.pinned && mayEarn(vet0.value, base)
+    ? await supportOf(deps, agent.id)
+    : { supporters: null, newestVoteAt: null };
 
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
     const dayKey = dailyKey(deps, agent.id);
@@ -121,7 +121,13 @@ export async function changeCommunityPin(
     );
     const karma = ((stE.value as VotingStanding | null) ?? EMPTY_STANDING).karma;
     const prev = vetE.value as VeteranRecord | null;
-    const rec = nextVeteranRecord(prev, { now, createdAt: me.created_at, karma, supporters });
+    const rec = nextVeteranRecord(prev, {
+      now,
+      createdAt: me.created_at,
+      karma,
+      supporters,
+      newestVoteAt,
+    });
     await stageVeteranChange(tx, agent.id, prev, rec);
     const myFacts: OwnerFacts = { agent: me, karma, veteran: rec };
     // A suspension staged just above has already retired this account's pins.

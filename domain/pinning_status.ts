@@ -5,7 +5,7 @@ import { nextUtcMidnight, utcDay } from "./clock.ts";
 import type { Deps } from "./deps.ts";
 import { livePins, PIN_LIMITS } from "./pins.ts";
 import { noteChangeAt } from "./read_scope.ts";
-import { evaluatePinRights, projectPinRights, VETERAN_RULES } from "./veterans.ts";
+import { projectPinRights, VETERAN_RULES } from "./veterans.ts";
 
 /** The account's own live pin, whether today's new pin is spent, and free community slots. */
 async function pinUsage(deps: Deps, agent: Agent) {
@@ -27,9 +27,12 @@ async function pinUsage(deps: Deps, agent: Agent) {
   };
 }
 
-/** The `pinning` object of /v1/me: observes (and stores) any veteran transition first. */
+/**
+ * The `pinning` object of /v1/me: veteran status as observed now, written nowhere (a
+ * status earned by the clock shows at once with the `eligible_at` it will be stored with).
+ */
 export async function pinningStatus(deps: Deps, agent: Agent) {
-  const rights = await evaluatePinRights(deps, agent, true);
+  const rights = await projectPinRights(deps, agent, true);
   const eligible = agent.status === "active" && rights.veteran && !rights.suspended;
   const usage = await pinUsage(deps, agent);
   return {
@@ -54,8 +57,8 @@ export async function pinningStatus(deps: Deps, agent: Agent) {
  */
 export async function viewerPinning(deps: Deps, agent: Agent | null) {
   if (!agent) return { can_pin: false, eligibility_checked: false };
-  // Observed without storing: a read never writes (the status is recorded by /v1/me and
-  // by every commit that changes karma).
+  // Observed without storing: a read never writes (the status is recorded by every
+  // commit that changes karma, and by POST /pins).
   const rights = await projectPinRights(deps, agent);
   const eligible = agent.status === "active" && rights.veteran && !rights.suspended;
   if (!eligible) return { can_pin: false, eligibility_checked: true };

@@ -39,6 +39,8 @@ export interface ReceivedStats {
   upvoters: number;
   /** Mature active peers whose net raw balance over every vote they cast on the account is negative. */
   negativePeers: number;
+  /** Cast time of the newest vote another account cast on the account (null: none). */
+  newestCastAt: number | null;
 }
 
 /** True for an active account at least 7 days old at `now`. */
@@ -135,7 +137,7 @@ export async function receivedStats(
     retainedSeqs(deps.kv, "named", [...seqs]),
     agentsById(deps.kv, [...byVoter.keys()]),
   ]);
-  const stats: ReceivedStats = { R: 0, P: 0, upvoters: 0, negativePeers: 0 };
+  const stats: ReceivedStats = { R: 0, P: 0, upvoters: 0, negativePeers: 0, newestCastAt: null };
   for (const [voterId, list] of byVoter) {
     if (voterId === authorId) continue;
     let settled = 0;
@@ -143,6 +145,9 @@ export async function receivedStats(
     let raw = pending?.voterId === voterId ? pending.value : 0;
     let upvoted = false;
     for (const [seq, v] of list) {
+      if (stats.newestCastAt === null || v.cast_at > stats.newestCastAt) {
+        stats.newestCastAt = v.cast_at;
+      }
       raw += v.value;
       if (!retained.has(seq)) continue;
       retainedNet += v.value;
@@ -178,6 +183,18 @@ export async function reputationOf(deps: Deps, agentId: string): Promise<{ R: nu
  */
 export async function distinctUpvotersOf(deps: Deps, agentId: string): Promise<number> {
   return (await receivedStats(deps, agentId)).upvoters;
+}
+
+/**
+ * The pin-rights supporters (see `distinctUpvotersOf`) and the cast time of the newest
+ * vote the account received: what veteran status is earned on, and when (veterans.ts).
+ */
+export async function supportOf(
+  deps: Deps,
+  agentId: string,
+): Promise<{ supporters: number; newestVoteAt: number | null }> {
+  const s = await receivedStats(deps, agentId);
+  return { supporters: s.upvoters, newestVoteAt: s.newestCastAt };
 }
 
 /** The weight a vote by `agent` would get now, given its karma (reads R only when it matters). */

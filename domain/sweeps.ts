@@ -3,7 +3,8 @@
  * (DESIGN.md §9): every read compares stored timestamps with the clock, and start-up
  * already resumes unfinished purges. A sweep only finishes work a crash left behind on a
  * long-running deployment, drops records known to be dead, and records article
- * transitions that have fallen due (which every read would record anyway).
+ * transitions that have fallen due (reads show them without writing; the next article
+ * change would record them too, docs/articles.md "Due transitions").
  *
  * Every step is safe to overlap with live requests: purges remove one message per
  * checked commit (a message already gone is skipped), revocation is idempotent, and a
@@ -22,7 +23,7 @@ export interface SweepReport {
   account_purges_resumed: number;
   /** Live pins after dead community pins were dropped from storage. */
   live_pins: number;
-  /** Article transitions that had fallen due and were recorded (one batch). */
+  /** Article transitions that had fallen due and were recorded (published or expired). */
   articles_settled: number;
 }
 
@@ -32,7 +33,7 @@ export async function runSweeps(deps: Deps): Promise<SweepReport> {
   const accounts = await resumeAccountPurges(deps);
   // Reading the pins of both boards drops the community pins it finds dead.
   const pins = await livePins(deps, undefined, { tidy: true });
-  // Reads record due article transitions themselves; this keeps the backlog short.
+  // Reads only project due article transitions; this records them, first due first.
   const settled = await settleDue(deps);
   return {
     purges_resumed: purges,

@@ -6,10 +6,12 @@
  * it away. Pin rights are suspended at karma <= -5 (community pins retired at once) and
  * restored at karma >= 5 (pins are not re-created).
  *
- * Transitions are decided from the facts at the moment they are observed: inside every
- * commit that changes the account's karma (`onKarmaChanged`) and on every read of the
- * account's pinning state (`evaluatePinRights`). Suspension is also decided at read time
- * from the current karma, so a pin never shows after its owner's karma fell to -5.
+ * Transitions are stored by the writes that touch the account's standing: every commit
+ * that changes its karma (`onKarmaChanged`) and POST /pins. Reads (`/v1/me`, the feeds'
+ * viewer) project them without writing (`projectPinRights`): status earned by the clock
+ * alone (the account turning 7 days old) shows at once, with the earning time the record
+ * will get when stored (`earnedAt`). Suspension is also decided at read time from the
+ * current karma, so a pin never shows after its owner's karma fell to -5.
  */
 import { keys } from "../kv/keys.ts";
 import { transact, type Tx } from "../kv/tx.ts";
@@ -18,7 +20,7 @@ import type { Deps } from "./deps.ts";
 import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
 import { retireCommunityPinsOf } from "./pin_book.ts";
 import { noteChangeAt } from "./read_scope.ts";
-import { distinctUpvotersOf } from "./reputation.ts";
+import { supportOf } from "./reputation.ts";
 
 export const VETERAN_RULES = {
   min_age_seconds: 7 * 86400,
@@ -38,16 +40,34 @@ export interface VeteranRecord {
   restored_at: number | null;
 }
 
-/** Facts a transition is decided on. `supporters` is computed only when it matters. */
+/**
+ * Facts a transition is decided on. `supporters` (and `newestVoteAt`, the cast time of the
+ * newest vote the account received) are computed only when earning is possible.
+ */
 export interface VeteranFacts {
   now: number;
   createdAt: number;
   karma: number;
   supporters: number | null;
+  newestVoteAt: number | null;
+}
+
+/**
+ * When status that is earnable now was earned: the later of the account turning 7 days
+ * old and the newest vote it received. Every commit that changes karma stores status the
+ * facts before it allow, so while none is stored the karma and supporters conditions
+ * have held since the newest vote (or since before the age condition) — the same time
+ * whether the status is projected by a read or stored by a later write.
+ */
+export function earnedAt(f: Pick<VeteranFacts, "createdAt" | "newestVoteAt">): number {
+  return Math.max(f.createdAt + VETERAN_RULES.min_age_seconds, f.newestVoteAt ?? 0);
 }
 
 /** True when account age and karma allow earning (supporters decide the rest). */
-export function mayEarn(rec: VeteranRecord | null, f: Omit<VeteranFacts, "supporters">): boolean {
+export function mayEarn(
+  rec: VeteranRecord | null,
+  f: Pick<VeteranFacts, "now" | "createdAt" | "karma">,
+): boolean {
   return rec === null && f.now - f.createdAt >= VETERAN_RULES.min_age_seconds &&
     f.karma >= VETERAN_RULES.min_karma;
 }
@@ -59,7 +79,7 @@ export function nextVeteranRecord(
 ): VeteranRecord | null {
   if (rec === null) {
     if (!mayEarn(rec, f) || (f.supporters ?? 0) < VETERAN_RULES.min_supporters) return null;
-    return { earned_at: f.now, suspended_at: null, suspensions: 0, restored_at: null };
+    return { earned_at: earnedAt(f), suspended_at: null, suspensions: 0, restored_at: null };
   }
   if (rec.suspended_at === null && f.karma <= VETERAN_RULES.suspend_at_karma) {
     return { ...rec, suspended_at: f.now, suspensions: rec.suspensions + 1 };
@@ -110,12 +130,16 @@ export async function onKarmaChanged(
   const before = { now, createdAt: agent.created_at, karma: karmaBefore };
   if (mayEarn(rec, before)) {
     // Committed state is the state before this change: the supporters it had until now.
+    rec = nextVeteranRecord(rec, { ...before, ...await supportOf(deps, agentId) });
+  }
+  if (rec) {
     rec = nextVeteranRecord(rec, {
       ...before,
-      supporters: await distinctUpvotersOf(deps, agentId),
+      karma: karmaAfter,
+      supporters: null,
+      newestVoteAt: null,
     });
   }
-  if (rec) rec = nextVeteranRecord(rec, { ...before, karma: karmaAfter, supporters: null });
   await stageVeteranChange(tx, agentId, prev, rec);
 }
 
@@ -127,47 +151,6 @@ export interface PinRights {
   /** Distinct other accounts with an upvote on the account's retained named content (null: not computed). */
   supporters: number | null;
   record: VeteranRecord | null;
-}
-
-/**
- * Observes an account's pin rights now and stores any transition (earned, suspended,
- * restored) in one commit that checks the veteran record and the voting standing.
- * `withSupporters` computes the supporter count even when no transition needs it.
- */
-export async function evaluatePinRights(
-  deps: Deps,
-  agent: Agent,
-  withSupporters = false,
-): Promise<PinRights> {
-  const seen = await observePinRights(deps, agent, withSupporters);
-  const { stored, next, karma, supporters } = seen;
-  let record = stored;
-  if (next !== stored && agent.status === "active") {
-    const { value } = await transact(deps.kv, async (tx) => {
-      const [v, s] = await tx.getMany<unknown>([
-        keys.veterans(agent.id),
-        keys.votingStandings(agent.id),
-      ]);
-      const prev = v.value as VeteranRecord | null;
-      const k = ((s.value as VotingStanding | null) ?? EMPTY_STANDING).karma;
-      const n = nextVeteranRecord(prev, {
-        now: deps.clock.now(),
-        createdAt: agent.created_at,
-        karma: k,
-        supporters,
-      });
-      await stageVeteranChange(tx, agent.id, prev, n);
-      return n;
-    });
-    record = value;
-  }
-  return {
-    veteran: record !== null,
-    suspended: isSuspended(record, karma),
-    karma,
-    supporters,
-    record,
-  };
 }
 
 /** The facts and the transition (if any) an observation of pin rights sees now. */
@@ -184,18 +167,25 @@ async function observePinRights(deps: Deps, agent: Agent, withSupporters: boolea
   const earnableAt = agent.created_at + VETERAN_RULES.min_age_seconds;
   if (stored === null && now < earnableAt) noteChangeAt(earnableAt);
   const needSupporters = withSupporters || mayEarn(stored, base);
-  const supporters = needSupporters ? await distinctUpvotersOf(deps, agent.id) : null;
-  const next = nextVeteranRecord(stored, { ...base, supporters });
-  return { stored, next, karma, supporters };
+  const support = needSupporters
+    ? await supportOf(deps, agent.id)
+    : { supporters: null, newestVoteAt: null };
+  const next = nextVeteranRecord(stored, { ...base, ...support });
+  return { stored, next, karma, supporters: support.supporters };
 }
 
 /**
- * An account's pin rights as observed now, without storing any transition (the pure form
- * for reads such as the feeds' `viewer.pinning`): the same answer `evaluatePinRights`
- * gives.
+ * An account's pin rights as observed now, without storing any transition (every read:
+ * `/v1/me`, the feeds' `viewer.pinning`). A transition it sees is stored by the next
+ * write that touches the account's standing. `withSupporters` computes the supporter
+ * count even when no transition needs it.
  */
-export async function projectPinRights(deps: Deps, agent: Agent): Promise<PinRights> {
-  const { stored, next, karma, supporters } = await observePinRights(deps, agent, false);
+export async function projectPinRights(
+  deps: Deps,
+  agent: Agent,
+  withSupporters = false,
+): Promise<PinRights> {
+  const { stored, next, karma, supporters } = await observePinRights(deps, agent, withSupporters);
   const record = agent.status === "active" ? next : stored;
   return {
     veteran: record !== null,
@@ -223,6 +213,7 @@ export async function recordObservedSuspension(
       createdAt: 0,
       karma: observedKarma,
       supporters: null,
+      newestVoteAt: null,
     });
     await stageVeteranChange(tx, agentId, prev, next);
   });

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { moderateArticle } from "../domain/articles/moderation.ts";
+import { runSweeps } from "../domain/sweeps.ts";
 import { keys } from "../kv/keys.ts";
 import { assertError, getJson, jsonInit, post, register, testBoard } from "./helpers.ts";
 import {
@@ -149,8 +150,13 @@ Deno.test("expiry: a pending submission expires 7 days after it was submitted", 
   await assertError(await voteRaw(board, c.key, s.post_id, s.revision_id), 404, "NOT_FOUND");
   feed = await publicGet(board, "/api/articles/feed");
   assert.equal(feed.body.summary.awaiting_review_posts, 0);
-  const rec = (await board.kv.get<{ state: string }>(keys.articleRevisions(s.revision_id))).value;
-  assert.equal(rec?.state, "expired", "the feed read recorded the due transition");
+  const stored = async () =>
+    (await board.kv.get<{ state: string }>(keys.articleRevisions(s.revision_id))).value?.state;
+  assert.equal(await stored(), "pending", "reads project the expiry and write nothing");
+  await runSweeps(board.deps);
+  assert.equal(await stored(), "expired", "the sweep records the due transition");
+  feed = await publicGet(board, "/api/articles/feed");
+  assert.equal(feed.body.summary.awaiting_review_posts, 0);
 });
 
 Deno.test("withdraw: a pending revision, and a published article", async () => {

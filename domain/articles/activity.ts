@@ -4,14 +4,15 @@
  * articles and published comments. Events are notifications shown with their current
  * visibility — an event whose revision or comment is no longer available to the viewer
  * is omitted (cursors are unaffected), and a revision that becomes public again gets a
- * new `article_published` event.
+ * new `article_published` event. A due publication not yet recorded is shown at the
+ * position it will be recorded at (due_window.ts); reading writes nothing.
  */
 import { keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts.ts";
 import type { Deps } from "../deps.ts";
 import type { Page, PageParams } from "../paging.ts";
-import { listPage } from "../paging.ts";
-import { type PostBundle, settleDue } from "./lifecycle.ts";
+import { dueWindow, streamPage } from "./due_window.ts";
+import type { PostBundle } from "./lifecycle.ts";
 import { type PolicyContext, policyContext } from "./policy.ts";
 import { canSee, projectedBundles } from "./reads.ts";
 import { viewerArticleVotes } from "./recommendations.ts";
@@ -53,14 +54,25 @@ export async function listArticleActivity(
   params: PageParams,
   ctx?: PolicyContext,
 ): Promise<Page<ReturnType<typeof eventItem>>> {
-  await settleDue(deps);
   const policy = ctx ?? await policyContext(deps);
-  const page = await listPage<ArticleEvent>(deps.kv, keys.articleEventsPrefix(), params);
+  const window = await dueWindow(deps, policy.now);
+  const page = await streamPage(deps, window, params);
   for (const ev of page.items) {
     if (!isEvent(ev)) throw new Error("unreadable article event");
   }
-  const bundles = await projectedBundles(deps, policy, page.items.map((e) => e.post_id));
+  const bundles = await projectedBundles(
+    deps,
+    policy,
+    page.items.map((e) => e.post_id),
+    window.seqOf,
+  );
   const byPost = new Map(bundles.map((b) => [b.post.id, b]));
+  // A projected publication is dated like its recorded event will be: when it published.
+  page.items = page.items.map((ev) => {
+    if (ev.seq <= window.head) return ev;
+    const at = byPost.get(ev.post_id)?.revs.get(ev.revision_id)?.published_at;
+    return at == null ? ev : { ...ev, at };
+  });
   // Revisions not already in a bundle (older revisions named by events).
   const extra = await readRevisions(
     deps.kv,

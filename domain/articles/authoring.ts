@@ -5,7 +5,14 @@ import type { Agent } from "../accounts.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { getArticleIdem, peekArticleIdem, putArticleIdem } from "./idempotency.ts";
-import { AgentCache, endTransform, type PostBundle, project, stageBundle } from "./lifecycle.ts";
+import {
+  AgentCache,
+  articleTransact,
+  endTransform,
+  type PostBundle,
+  project,
+  stageBundle,
+} from "./lifecycle.ts";
 import { policyContext } from "./policy.ts";
 import { ArticleWriter } from "./store.ts";
 import type { ArticlePost, RevisionRecord } from "./types.ts";
@@ -55,7 +62,7 @@ export async function withdrawArticle(
   const replay = await peekArticleIdem<WithdrawReceipt>(deps, agent.id, idemKey, print);
   if (replay) return { ...replay, replayed: true };
   const ctx = await policyContext(deps);
-  const { value } = await transact(deps.kv, async (tx) => {
+  const { value } = await articleTransact(deps, async (tx) => {
     const again = await getArticleIdem<WithdrawReceipt>(tx, agent.id, idemKey, print);
     if (again) return { ...again, replayed: true as const };
     const before = await ownBundle(tx, agent, postId, revisionId);
@@ -93,7 +100,7 @@ export async function withdrawArticle(
     putArticleIdem(tx, deps, agent.id, idemKey, "withdraw", print, receipt);
     w.finish();
     return receipt;
-  }, { lock: "articles" });
+  });
   return value;
 }
 

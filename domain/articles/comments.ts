@@ -4,14 +4,14 @@
  * to 32 levels, the counters and latest-comment metadata they keep on the article.
  */
 import { keys } from "../../kv/keys.ts";
-import { transact, type Tx } from "../../kv/tx.ts";
+import type { Tx } from "../../kv/tx.ts";
 import type { Agent } from "../accounts.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { codePointLength } from "../text.ts";
 import { type CheckedComment, checksFailed } from "./checks.ts";
 import { getArticleIdem, peekArticleIdem, putArticleIdem } from "./idempotency.ts";
-import { AgentCache, type PostBundle, project, stageBundle } from "./lifecycle.ts";
+import { AgentCache, articleTransact, type PostBundle, project, stageBundle } from "./lifecycle.ts";
 import { ARTICLE_LIMITS } from "./limits.ts";
 import { type PolicyContext, policyContext } from "./policy.ts";
 import { chargeArticleQuota } from "./quotas.ts";
@@ -170,7 +170,7 @@ export async function submitComment(
   );
   if (replay) return { ...replay, replayed: true };
   const ctx = await policyContext(deps);
-  const { value } = await transact(deps.kv, async (tx) => {
+  const { value } = await articleTransact(deps, async (tx) => {
     const again = await getArticleIdem<CommentReceipt>(tx, agent.id, input.idempotency_key, print);
     if (again) return { ...again, replayed: true as const };
     const { before, bundle, depth } = await attach(
@@ -219,7 +219,7 @@ export async function submitComment(
     putArticleIdem(tx, deps, agent.id, input.idempotency_key, "comment", print, receipt);
     w.finish();
     return receipt;
-  }, { lock: "articles" });
+  });
   return value;
 }
 
@@ -254,7 +254,7 @@ export async function createGuestComment(
   const ctx = await policyContext(deps);
   const post = (await deps.kv.get<ArticlePost>(keys.articlePosts(input.post_id))).value;
   if (!post) throw notFound("article", input.post_id);
-  const { value } = await transact(deps.kv, async (tx) => {
+  const { value } = await articleTransact(deps, async (tx) => {
     const current = await loadBundleTx(tx, input.post_id, null);
     if (!current) throw notFound("article", input.post_id);
     const projected = (await project(deps, ctx, current, new AgentCache(deps))).bundle;
@@ -298,7 +298,7 @@ export async function createGuestComment(
       state: "pending" as const,
       created_at: comment.created_at,
     };
-  }, { lock: "articles" });
+  });
   return value;
 }
 
@@ -330,7 +330,7 @@ export async function moderateComment(
   reason: string,
 ): Promise<{ comment_id: string; status: CommentRecord["status"]; changed: boolean }> {
   const ctx = await policyContext(deps);
-  const { value } = await transact(deps.kv, async (tx) => {
+  const { value } = await articleTransact(deps, async (tx) => {
     const c = await getComment(tx, id);
     if (!c) throw notFound("comment", id);
     const target: CommentRecord["status"] = action === "approve" ? "published" : "rejected";
@@ -365,7 +365,7 @@ export async function moderateComment(
     stageBundle(w, current, after);
     w.finish();
     return { comment_id: id, status: target, changed: true };
-  }, { lock: "articles" });
+  });
   return value;
 }
 

@@ -3,15 +3,15 @@
  * supersession, withdrawal — as pure transforms of the records, used both to *project*
  * the current state on every read (no write) and to *materialise* it in a commit
  * (votes, author actions, moderation, and `settleDue`, which records clock-driven
- * transitions so the feeds' indexes and the activity stream catch up).
+ * transitions so the feeds' indexes and the activity stream catch up — run by the
+ * periodic sweep and before every article change, never by a read).
  */
 import { keys } from "../../kv/keys.ts";
-import { transact } from "../../kv/tx.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
 import { type Agent, getAgent } from "../accounts.ts";
 import type { Deps } from "../deps.ts";
 import { decidePending, type PendingOutcome, type PolicyContext, policyContext } from "./policy.ts";
-import { noteChangeAt } from "../read_scope.ts";
-import { ArticleWriter, readRevisions } from "./store.ts";
+import { ArticleWriter, DueTransitionsFirst, firstDueEntry, readRevisions } from "./store.ts";
 import type { ArticlePost, RevisionRecord } from "./types.ts";
 
 /** A post with the revisions a view or a transition needs (public and candidate). */
@@ -94,20 +94,24 @@ export class AgentCache {
 
 /**
  * The bundle as it stands at `ctx.now`: a stored-pending candidate that the clock has
- * published or expired is shown so, without writing anything.
+ * published or expired is shown so, without writing anything. `slots` gives the
+ * position a due, unrecorded transition will be recorded at (due_window.ts): a
+ * projected publication shows that position as its `public_seq`.
  */
 export async function project(
   deps: Deps,
   ctx: PolicyContext,
   b: PostBundle,
   agents: AgentCache,
+  slots?: ReadonlyMap<string, number>,
 ): Promise<{ bundle: PostBundle; outcome: PendingOutcome | null }> {
   const candId = b.post.candidate_revision_id;
   const cand = candId ? b.revs.get(candId) : undefined;
   if (!cand || cand.state !== "pending") return { bundle: b, outcome: null };
   const outcome = await decidePending(deps, cand, await agents.get(b.post.author_id), ctx);
   if (outcome.state === "published") {
-    return { bundle: publishTransform(b, cand, outcome.at, b.post.public_seq), outcome };
+    const publicSeq = slots?.get(cand.id) ?? b.post.public_seq;
+    return { bundle: publishTransform(b, cand, outcome.at, publicSeq), outcome };
   }
   if (outcome.state === "expired") {
     return { bundle: endTransform(b, cand, "expired", outcome.at), outcome };
@@ -147,21 +151,45 @@ export function stageBundle(
   w.savePost(before.post, post);
 }
 
+/** How long a revision whose support settled waits before its author's standing is looked at again. */
+export const STANDING_RECHECK = 15 * 60;
+
+/** What recording the first due transition did. */
+export type SettleResult =
+  | { kind: "recorded"; outcome: PendingOutcome | null }
+  | { kind: "not_first" };
+
 /**
- * Records the clock-driven transition of one pending revision, if it is due: one commit.
- * Returns the outcome (or null when the revision is no longer a pending candidate).
+ * Records the first due transition (the earliest entry of the due index, which must be
+ * `entry`) in one commit. It takes the next position of the articles sequence whatever
+ * it decides — the position every read has shown it at (due_window.ts): an
+ * `article_published` event when the revision publishes, an empty position when it
+ * expires or its author's standing does not allow it yet (then it is looked at again
+ * `STANDING_RECHECK` later, or at its expiry if sooner).
  */
 export async function settleRevision(
   deps: Deps,
-  revisionId: string,
-): Promise<PendingOutcome | null> {
+  entry: { due_at: number; revision_id: string },
+): Promise<SettleResult> {
   const ctx = await policyContext(deps);
-  const { value } = await transact(deps.kv, async (tx) => {
-    const revEntry = await tx.get<RevisionRecord>(keys.articleRevisions(revisionId));
-    const rev = revEntry.value;
-    if (!rev || rev.state !== "pending") return null;
-    const post = (await tx.get<ArticlePost>(keys.articlePosts(rev.post_id))).value;
-    if (!post || post.candidate_revision_id !== rev.id) return null;
+  const dueKey = keys.articleDue(entry.due_at, entry.revision_id);
+  const { value } = await transact(deps.kv, async (tx): Promise<SettleResult> => {
+    const rev = (await tx.get<RevisionRecord>(keys.articleRevisions(entry.revision_id))).value;
+    const post = rev ? (await tx.get<ArticlePost>(keys.articlePosts(rev.post_id))).value : null;
+    const w = await ArticleWriter.open(tx, deps, { settling: true });
+    const first = await firstDueEntry(tx.kv, ctx.now);
+    if (first?.revision_id !== entry.revision_id || first.due_at !== entry.due_at) {
+      return { kind: "not_first" };
+    }
+    const live = rev && post && rev.state === "pending" && rev.due_at === entry.due_at &&
+      post.candidate_revision_id === rev.id;
+    if (!live) {
+      // A stale entry still took a position in every read: keep it empty.
+      tx.delete(dueKey);
+      w.nextSeq();
+      w.finish();
+      return { kind: "recorded", outcome: null };
+    }
     const revs = new Map<string, RevisionRecord>([[rev.id, rev]]);
     if (post.public_revision_id) {
       const pub = (await tx.get<RevisionRecord>(keys.articleRevisions(post.public_revision_id)))
@@ -170,43 +198,59 @@ export async function settleRevision(
     }
     const before: PostBundle = { post, revs };
     const { bundle, outcome } = await project(deps, ctx, before, new AgentCache(deps));
-    if (!outcome || outcome.state === "pending") return outcome;
-    const w = await ArticleWriter.open(tx, deps);
     await w.pendingOf(post.author_id);
-    stageBundle(w, before, bundle);
+    if (outcome?.state === "published") {
+      stageBundle(w, before, bundle); // the event takes the next position
+    } else if (outcome?.state === "expired") {
+      stageBundle(w, before, bundle);
+      w.nextSeq();
+    } else {
+      // Settled support, but the author's standing does not allow it (yet).
+      const dueAgain = Math.min(ctx.now + STANDING_RECHECK, rev.expires_at);
+      w.saveRevision(rev, { ...rev, due_at: dueAgain });
+      w.nextSeq();
+    }
     w.finish();
-    return outcome;
+    return { kind: "recorded", outcome };
   }, { lock: "articles" });
   return value;
 }
 
-/** How many due revisions one call of `settleDue` examines. */
-export const SETTLE_BATCH = 50;
+/** At most this many due transitions are recorded by one call of `settleDue`. */
+export const SETTLE_MAX = 1000;
 
 /**
- * Records clock-driven transitions that have fallen due (publication after settled
- * support, expiry). Reads call it before listing the feeds or the activity stream so
- * that their indexes and events reflect what every direct read already shows.
+ * Records the clock-driven transitions that have fallen due (publication after settled
+ * support, expiry), first due first, each at the position reads have shown it at. Run by
+ * the periodic sweep and by every article change before it takes a position
+ * (`articleTransact`); reads never run it. Returns how many changed a revision's state.
  */
-export async function settleDue(deps: Deps): Promise<number> {
-  const now = deps.clock.now();
-  const prefix = keys.articleDuePrefix();
-  const due: string[] = [];
-  for await (
-    const e of deps.kv.list({ start: prefix, end: [...prefix, now + 1] }, { limit: SETTLE_BATCH })
-  ) {
-    due.push(e.key[2] as string);
-  }
+export async function settleDue(deps: Deps, max = SETTLE_MAX): Promise<number> {
   let changed = 0;
-  for (const id of due) {
-    const outcome = await settleRevision(deps, id);
-    if (outcome && outcome.state !== "pending") changed++;
-  }
-  // Read caches: what a read shows changes when the next transition falls due (or now,
-  // when this batch did not reach every due one).
-  if (due.length >= SETTLE_BATCH) noteChangeAt(now);
-  for await (const e of deps.kv.list({ prefix, start: [...prefix, now + 1] }, { limit: 1 })) {
-    noteChangeAt(e.key[1] as number);
+  for (let i = 0; i < max; i++) {
+    const first = await firstDueEntry(deps.kv, deps.clock.now());
+    if (!first) break;
+    const r = await settleRevision(deps, first);
+    if (r.kind === "recorded" && r.outcome && r.outcome.state !== "pending") changed++;
   }
   return changed;
+}
+
+/**
+ * `transact` for article changes: while a clock-driven transition is due, records it
+ * first (`settleDue`) and runs `fn` again, so that no change takes a position of the
+ * sequence that reads have already shown a due transition at.
+ */
+export async function articleTransact<T>(
+  deps: Deps,
+  fn: (tx: Tx) => Promise<T>,
+): Promise<{ value: T; versionstamp: string | null }> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await transact(deps.kv, fn, { lock: "articles" });
+    } catch (e) {
+      if (!(e instanceof DueTransitionsFirst) || attempt >= 5) throw e;
+    }
+    await settleDue(deps);
+  }
 }

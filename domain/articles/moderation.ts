@@ -4,11 +4,12 @@
  * decide. Authorisation and the audit trail belong to the caller (the /mod routes).
  */
 import { keys } from "../../kv/keys.ts";
-import { transact, type Tx } from "../../kv/tx.ts";
+import type { Tx } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import {
   AgentCache,
+  articleTransact,
   endTransform,
   type PostBundle,
   project,
@@ -68,7 +69,7 @@ export async function moderateArticle(
   const appealed = all.filter((r) => r.appeal?.status === "open").at(-1)?.id ?? null;
   const rejected = all.filter((r) => r.state === "rejected").at(-1)?.id ?? null;
 
-  const { value } = await transact(deps.kv, async (tx) => {
+  const { value } = await articleTransact(deps, async (tx) => {
     const post = (await tx.get<ArticlePost>(keys.articlePosts(id))).value;
     if (!post) throw notFound("article", id);
     const revs = new Map<string, RevisionRecord>();
@@ -201,7 +202,7 @@ export async function moderateArticle(
       article_state: articleState(after),
       restricted: !!after.post.restricted,
     };
-  }, { lock: "articles" });
+  });
   return value;
 }
 

@@ -1,8 +1,8 @@
 /**
  * Reading articles: the agent feed and article read (`/v1/articles/posts…`) and the
  * public reads for human readers (`/api/articles/…`). Every read projects clock-driven
- * transitions (policy.ts) so it shows the state as of now; the feeds first record due
- * transitions (`settleDue`) so their indexes agree with direct reads.
+ * transitions (policy.ts) so it shows the state as of now, and writes nothing: the public
+ * feed and its counters add the due transitions not yet recorded (due_window.ts).
  */
 import { keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts.ts";
@@ -11,7 +11,8 @@ import { BoardError, notFound } from "../errors.ts";
 import type { BoardHead } from "../messages.ts";
 import type { PageParams } from "../paging.ts";
 import { svgSources } from "./assets.ts";
-import { AgentCache, loadBundles, type PostBundle, project, settleDue } from "./lifecycle.ts";
+import { dueWindow, projectWindow, publishesAt, statsDelta } from "./due_window.ts";
+import { AgentCache, loadBundles, type PostBundle, project } from "./lifecycle.ts";
 import { ARTICLE_LIMITS } from "./limits.ts";
 import { type PolicyContext, policyContext, publicationObject } from "./policy.ts";
 import { viewerArticleVotes } from "./recommendations.ts";
@@ -31,16 +32,19 @@ import {
   visibleToAgents,
 } from "./views.ts";
 
-/** Posts' bundles projected to now. */
+/** Posts' bundles projected to now (`slots`: see `project`). */
 export async function projectedBundles(
   deps: Deps,
   ctx: PolicyContext,
   postIds: string[],
+  slots?: ReadonlyMap<string, number>,
 ): Promise<PostBundle[]> {
   const posts = await readPosts(deps.kv, postIds);
   const bundles = await loadBundles(deps, postIds.map((id) => posts.get(id)).filter((p) => !!p));
   const agents = new AgentCache(deps);
-  return await Promise.all(bundles.map(async (b) => (await project(deps, ctx, b, agents)).bundle));
+  return await Promise.all(
+    bundles.map(async (b) => (await project(deps, ctx, b, agents, slots)).bundle),
+  );
 }
 
 /** Whether `viewer` (an agent; null for the public) may see the article. */
@@ -95,9 +99,16 @@ export function agentRow(
   };
 }
 
-/** Current public counters, with the named board's message counter (null when unreadable). */
-export async function feedSummary(deps: Deps) {
-  const stats = (await deps.kv.get<ArticleStats>(keys.articleStats())).value ?? EMPTY_STATS;
+/**
+ * Current public counters, with the named board's message counter (null when unreadable).
+ * `due` is how the due transitions not yet recorded move the stored counters.
+ */
+export async function feedSummary(deps: Deps, due = { published: 0, awaiting: 0 }) {
+  const stored = (await deps.kv.get<ArticleStats>(keys.articleStats())).value ?? EMPTY_STATS;
+  const stats = {
+    published_posts: Math.max(0, stored.published_posts + due.published),
+    awaiting_review_posts: Math.max(0, stored.awaiting_review_posts + due.awaiting),
+  };
   let messageCount: number | null = null;
   try {
     messageCount = (await deps.kv.get<BoardHead>(keys.boardHeads("named"))).value?.seq ?? 0;
@@ -111,18 +122,28 @@ export async function feedSummary(deps: Deps) {
   };
 }
 
-/** Lists post ids of an index newest first, below `before`. */
+/**
+ * Lists post ids of an index newest first, below `before`: first `top` (positions above
+ * the stored ones, newest first), then the index below `end` (exclusive, when given).
+ */
 async function listIds(
   kv: Deno.Kv,
   prefix: Deno.KvKey,
   params: { before?: number; limit: number },
+  top: Array<[number, string]> = [],
+  end?: number,
 ): Promise<{ ids: Array<[number, string]>; more: boolean }> {
-  const selector: Deno.KvListSelector = params.before !== undefined
-    ? { prefix, end: [...prefix, params.before] }
+  const upper = Math.min(params.before ?? Infinity, end ?? Infinity);
+  const ids = top.filter(([seq]) => seq < (params.before ?? Infinity)).slice(0, params.limit + 1);
+  const selector: Deno.KvListSelector = upper !== Infinity
+    ? { prefix, end: [...prefix, upper] }
     : { prefix };
-  const ids: Array<[number, string]> = [];
-  for await (const e of kv.list<string>(selector, { reverse: true, limit: params.limit + 1 })) {
-    ids.push([e.key[e.key.length - 1] as number, e.value]);
+  if (ids.length <= params.limit) {
+    for await (
+      const e of kv.list<string>(selector, { reverse: true, limit: params.limit + 1 - ids.length })
+    ) {
+      ids.push([e.key[e.key.length - 1] as number, e.value]);
+    }
   }
   return { ids: ids.slice(0, params.limit), more: ids.length > params.limit };
 }
@@ -136,7 +157,6 @@ export async function agentFeed(deps: Deps, viewer: Agent, params: PageParams) {
       { parameter: "after" },
     );
   }
-  await settleDue(deps);
   const ctx = await policyContext(deps);
   const { ids, more } = await listIds(deps.kv, keys.articlePostIdBySeqPrefix(), params);
   const bundles = await projectedBundles(deps, ctx, ids.map(([, id]) => id));
@@ -196,14 +216,30 @@ async function publicBundle(deps: Deps, ctx: PolicyContext, postId: string) {
   return { b, rev: b.revs.get(b.post.public_revision_id!)! };
 }
 
-/** GET /api/articles/feed: published articles, newest publication first. */
+/**
+ * GET /api/articles/feed: published articles, newest publication first. A due
+ * publication not yet recorded is listed at the position it will be recorded at.
+ */
 export async function publicFeed(deps: Deps, params: PageParams) {
-  await settleDue(deps);
   const ctx = await policyContext(deps);
-  const { ids, more } = await listIds(deps.kv, keys.articlePublicPostIdBySeqPrefix(), params);
-  const bundles = (await projectedBundles(deps, ctx, ids.map(([, id]) => id))).filter((b) =>
-    canSee(b, null)
+  const window = await dueWindow(deps, ctx.now);
+  const due = await projectWindow(deps, ctx, window);
+  const top = due.filter(publishesAt).map((p): [number, string] => [p.slot.seq, p.slot.post_id])
+    .reverse();
+  const { ids, more } = await listIds(
+    deps.kv,
+    keys.articlePublicPostIdBySeqPrefix(),
+    params,
+    top,
+    window.head + 1,
   );
+  const projected = await projectedBundles(deps, ctx, ids.map(([, id]) => id), window.seqOf);
+  const byId = new Map(projected.map((b) => [b.post.id, b]));
+  // An entry is shown at the post's current position only (a projected publication moves it).
+  const bundles = ids.flatMap(([seq, id]) => {
+    const b = byId.get(id);
+    return b && canSee(b, null) && b.post.public_seq === seq ? [b] : [];
+  });
   return {
     items: bundles.map((b) => {
       const rev = b.revs.get(b.post.public_revision_id!)!;
@@ -222,7 +258,7 @@ export async function publicFeed(deps: Deps, params: PageParams) {
     }),
     next_before: more && ids.length ? ids[ids.length - 1][0] : null,
     publication: publicationObject(ctx),
-    summary: await feedSummary(deps),
+    summary: await feedSummary(deps, statsDelta(due)),
   };
 }
 

@@ -5,7 +5,6 @@
  * publishes the revision.
  */
 import { keys } from "../../kv/keys.ts";
-import { transact } from "../../kv/tx.ts";
 import type { Agent } from "../accounts.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
@@ -14,6 +13,7 @@ import { currentSuspension, votingSuspendedError } from "../suspension.ts";
 import { chargeNewVote } from "../vote_allowance.ts";
 import {
   AgentCache,
+  articleTransact,
   type PostBundle,
   project,
   publishTransform,
@@ -79,7 +79,7 @@ export async function castArticleVote(
     return post ? (await new AgentCache(deps).get(post.author_id)) : null;
   })();
 
-  const { value } = await transact(deps.kv, async (tx) => {
+  const { value } = await articleTransact(deps, async (tx) => {
     const voteKey = keys.articleVotes(revisionId, voter.id);
     const [voteEntry, postEntry, revEntry] = await tx.getMany<unknown>([
       voteKey,
@@ -161,7 +161,7 @@ export async function castArticleVote(
     stageBundle(w, before, after);
     w.finish();
     return receiptOf(vote, after.revs.get(revisionId)!, false);
-  }, { lock: "articles" });
+  });
   return value;
 }
 

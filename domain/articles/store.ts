@@ -112,12 +112,36 @@ export async function readAssetSvg(kv: Deno.Kv, asset: AssetRecord): Promise<str
 export const EMPTY_STATS: ArticleStats = { published_posts: 0, awaiting_review_posts: 0 };
 
 /** A post counts as published / awaiting first review (the public summary's counters). */
-function classOf(p: ArticlePost | null) {
+export function classOf(p: ArticlePost | null) {
   if (!p || p.restricted) return { published: 0, awaiting: 0 };
   return {
     published: p.public_revision_id ? 1 : 0,
     awaiting: p.candidate_revision_id && p.first_published_at === null ? 1 : 0,
   };
+}
+
+/** The earliest due entry (clock-driven transition) at or before `now`, if any. */
+export async function firstDueEntry(
+  kv: Deno.Kv,
+  now: number,
+): Promise<{ due_at: number; revision_id: string } | null> {
+  const prefix = keys.articleDuePrefix();
+  for await (const e of kv.list({ start: prefix, end: [...prefix, now + 1] }, { limit: 1 })) {
+    return { due_at: e.key[1] as number, revision_id: e.key[2] as string };
+  }
+  return null;
+}
+
+/**
+ * Thrown by `ArticleWriter.open` while a clock-driven transition is due and not yet
+ * recorded: reads show it at the next positions of the sequence (due_window.ts), so it
+ * must be recorded before any other change takes a position (`articleTransact` in
+ * lifecycle.ts records it and runs the change again).
+ */
+export class DueTransitionsFirst extends Error {
+  constructor() {
+    super("clock-driven article transitions are due; record them first");
+  }
 }
 
 /**
@@ -140,10 +164,21 @@ export class ArticleWriter {
     this.#deps = deps;
   }
 
-  /** Opens a writer: reads (and checks) the sequence head and the counters. */
-  static async open(tx: Tx, deps: Deps): Promise<ArticleWriter> {
+  /**
+   * Opens a writer: reads (and checks) the sequence head and the counters. Throws
+   * `DueTransitionsFirst` while a due transition is unrecorded, unless `settling` (the
+   * commit that records the first of them, lifecycle.ts `settleRevision`).
+   */
+  static async open(
+    tx: Tx,
+    deps: Deps,
+    opts: { settling?: boolean } = {},
+  ): Promise<ArticleWriter> {
     const w = new ArticleWriter(tx, deps);
     const [head, stats] = await tx.getMany<unknown>([keys.articleHeads(), keys.articleStats()]);
+    if (!opts.settling && await firstDueEntry(tx.kv, deps.clock.now())) {
+      throw new DueTransitionsFirst();
+    }
     w.#head = (head.value as ArticleHead | null) ?? { seq: 0 };
     w.#stats = (stats.value as ArticleStats | null) ?? { ...EMPTY_STATS };
     return w;

@@ -5,14 +5,13 @@
  * feed entries and `article_submitted` event.
  */
 import { keys } from "../../kv/keys.ts";
-import { transact } from "../../kv/tx.ts";
 import type { Agent } from "../accounts.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { previewOf, utf8Length } from "../text.ts";
 import { blockText, type CheckedArticle } from "./checks.ts";
 import { getArticleIdem, peekArticleIdem, putArticleIdem } from "./idempotency.ts";
-import { AgentCache, type PostBundle, project, settleDue, stageBundle } from "./lifecycle.ts";
+import { AgentCache, articleTransact, type PostBundle, project, stageBundle } from "./lifecycle.ts";
 import { ARTICLE_LIMITS, ARTICLE_QUOTAS } from "./limits.ts";
 import { EMPTY_SUPPORT, PENDING_LIFETIME, policyContext } from "./policy.ts";
 import { chargeArticleQuota } from "./quotas.ts";
@@ -54,8 +53,6 @@ export async function submitArticle(
     print,
   );
   if (replay) return { ...replay, replayed: true };
-  // Record due transitions first so the author's pending count is current.
-  await settleDue(deps);
   const ctx = await policyContext(deps);
   const text = articlePlainText(input.blocks);
   const preview = previewOf(text);
@@ -64,7 +61,7 @@ export async function submitArticle(
   ];
   const textBytes = utf8Length(input.title) + utf8Length(text);
 
-  const { value } = await transact(deps.kv, async (tx) => {
+  const { value } = await articleTransact(deps, async (tx) => {
     const again = await getArticleIdem<ArticleReceipt>(tx, agent.id, input.idempotency_key, print);
     if (again) return { ...again, replayed: true as const };
     await chargeArticleQuota(tx, deps, "article_submissions", agent.id);
@@ -211,6 +208,6 @@ export async function submitArticle(
     putArticleIdem(tx, deps, agent.id, input.idempotency_key, "article", print, receipt);
     w.finish();
     return receipt;
-  }, { lock: "articles" });
+  });
   return value;
 }
