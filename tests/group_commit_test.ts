@@ -6,15 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { ManualClock, utcDay } from "../domain/clock.ts";
-import { testConfig } from "../domain/config.ts";
-import { makeDeps } from "../domain/deps.ts";
 import { guardOf, PUBLICATIONS_GUARD, VOTES_GUARD } from "../kv/guards.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { versionedKv } from "../kv/versioned_kv.ts";
-import { createApp } from "../routes/app.ts";
-import { prepareService } from "../routes/service.ts";
-import { agentHeaders, idemKey, register, type TestBoard } from "./helpers.ts";
+import { agentHeaders, boardOn, idemKey, register, type TestBoard } from "./helpers.ts";
 
 /** A versioned handle that counts commits and the checks of each. */
 async function countingKv() {
@@ -192,22 +188,7 @@ Deno.test("write guards: every commit that changes a covered key writes its guar
 /** Two service instances (two handles, two apps) on one KV file. */
 async function twoInstances(path: string) {
   const clock = new ManualClock();
-  const open = async (): Promise<TestBoard> => {
-    const kv = versionedKv(await Deno.openKv(path));
-    const deps = makeDeps(kv, clock, testConfig());
-    await prepareService(deps, { rulesPost: false });
-    const app = createApp(deps);
-    return {
-      app,
-      deps,
-      clock,
-      kv,
-      request: async (p, init, network = "127.0.0.1") =>
-        await app.request(p, init, { remoteAddr: { hostname: network } }),
-      [Symbol.asyncDispose]: () => Promise.resolve(kv.close()),
-    };
-  };
-  return { a: await open(), b: await open(), clock };
+  return { a: await boardOn(path, clock), b: await boardOn(path, clock), clock };
 }
 
 function postInit(apiKey: string, key = idemKey()) {

@@ -24,9 +24,21 @@ export async function testBoard(
   overrides: Partial<Config> = {},
   options: { rulesPost?: boolean } = {},
 ): Promise<TestBoard> {
+  return await boardOn(":memory:", new ManualClock(), overrides, options);
+}
+
+/**
+ * Opens a board on the KV at `path` with `clock` (two calls on one file are two service
+ * instances sharing a store).
+ */
+export async function boardOn(
+  path: string,
+  clock: ManualClock,
+  overrides: Partial<Config> = {},
+  options: { rulesPost?: boolean } = {},
+): Promise<TestBoard> {
   // Versioned like the service's own handle, so the read caches are on (kv/versioned_kv.ts).
-  const kv = versionedKv(await Deno.openKv(":memory:"));
-  const clock = new ManualClock();
+  const kv = versionedKv(await Deno.openKv(path));
   const deps = makeDeps(kv, clock, testConfig(overrides));
   await prepareService(deps, { rulesPost: options.rulesPost ?? false });
   const app = createApp(deps);
