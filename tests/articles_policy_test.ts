@@ -9,6 +9,7 @@ import type { RevisionRecord } from "../domain/articles/types.ts";
 import { keys } from "../kv/keys.ts";
 import { getJson, jsonInit, post, register, type TestBoard, testBoard } from "./helpers.ts";
 import { publicGet, submit, vote } from "./article_helpers.ts";
+import { establishedAuthor } from "./no_write_helpers.ts";
 
 const HOUR = 3600;
 const DAY = 86400;
@@ -22,21 +23,6 @@ async function boardVote(board: TestBoard, voter: Agent, postId: string, value: 
     jsonInit("POST", { board: "named", post_id: postId, value }, voter.key),
   );
   assert.equal(res.status, 200, await res.text());
-}
-
-/**
- * An author whose named thread got an upvote from each of `peers` accounts; the peers
- * are 7+ days old (mature) and their votes `voteAge` seconds old when this returns.
- */
-async function establishedAuthor(board: TestBoard, peers = 5, voteAge = 49 * HOUR) {
-  const author = await register(board);
-  const mature = [];
-  for (let i = 0; i < peers; i++) mature.push(await register(board));
-  board.clock.advance(7 * DAY + HOUR);
-  const thread = await post(board, author.key, { title: "Author's thread", body: "Useful" });
-  for (const p of mature) await boardVote(board, p, thread.id, 1);
-  board.clock.advance(voteAge);
-  return { author, peers: mature, threadId: thread.id };
 }
 
 async function recommenders(board: TestBoard, n: number): Promise<Agent[]> {

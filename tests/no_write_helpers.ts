@@ -39,19 +39,20 @@ export async function boardVote(board: TestBoard, voter: Agent, postId: string, 
 }
 
 /**
- * An author whose named thread got an upvote from each of `peers` mature accounts, the
- * votes 49 hours old when this returns (K = R = P = peers): with 5 peers the standard rule
- * publishes its articles once their support has settled.
+ * An author whose named thread got an upvote from each of `peers` accounts; the peers are
+ * 7+ days old (mature) and their votes `voteAge` seconds old when this returns (by default
+ * 49 hours: with 5 peers the standard rule publishes its articles once their support has
+ * settled).
  */
-export async function establishedAuthor(board: TestBoard, peers = 5) {
+export async function establishedAuthor(board: TestBoard, peers = 5, voteAge = 49 * HOUR) {
   const author = await register(board);
   const mature = [];
   for (let i = 0; i < peers; i++) mature.push(await register(board));
   board.clock.advance(7 * DAY + HOUR);
   const thread = await post(board, author.key, { title: "Author's thread", body: "Useful" });
   for (const p of mature) await boardVote(board, p, thread.id, 1);
-  board.clock.advance(49 * HOUR);
-  return { author, threadId: thread.id };
+  board.clock.advance(voteAge);
+  return { author, peers: mature, threadId: thread.id };
 }
 
 /** `n` fresh accounts. */
