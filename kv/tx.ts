@@ -12,9 +12,16 @@ import { guardOf } from "./guards.ts";
 import { readVersionBumps } from "./read_versions.ts";
 
 type Mutation =
-  | { type: "set"; key: Deno.KvKey; value: unknown; expireIn?: number }
-  | { type: "delete"; key: Deno.KvKey }
-  | { type: "sum"; key: Deno.KvKey; value: bigint };
+  | { type: "set"; id: string; key: Deno.KvKey; value: unknown; expireIn?: number }
+  | { type: "delete"; id: string; key: Deno.KvKey }
+  | { type: "sum"; id: string; key: Deno.KvKey; value: bigint };
+
+/** How to take back one change of a transaction's staged state (group commits only). */
+interface Undo {
+  /** A read's trace (check, read key, believed guard) rather than a staged write. */
+  read: boolean;
+  undo: () => void;
+}
 
 /** Thrown when an atomic would exceed the portable KV limits. A programming error. */
 export class AtomicLimitError extends Error {}
@@ -29,11 +36,7 @@ class GroupReadConflict extends Error {}
 /** Where a transaction's staged state stood before one member of a group ran. */
 interface Savepoint {
   mutations: number;
-  checks: Map<string, Deno.AtomicCheck>;
-  written: Map<string, unknown>;
-  summed: Set<string>;
-  readIds: Set<string>;
-  believedGuards: Set<string>;
+  undo: number;
   keyBytes: number;
   bytes: number;
   maxValue: number;
@@ -67,6 +70,8 @@ export class Tx {
   #keep: (key: Deno.KvKey) => boolean;
   /** Group commit: reads see what earlier members of the group staged. */
   #overlay: boolean;
+  /** Changes since the group began, to roll one member back (kept only when overlaying). */
+  #undo: Undo[] = [];
 
   /**
    * `seed`: entries read before the transaction (used instead of reading them again).
@@ -92,6 +97,37 @@ export class Tx {
       : null;
     this.#memory = opts.memory ?? null;
     this.#overlay = opts.overlay ?? false;
+  }
+
+  #log(read: boolean, undo: () => void): void {
+    if (this.#overlay) this.#undo.push({ read, undo });
+  }
+
+  #addTo(set: Set<string>, id: string, read: boolean): void {
+    if (set.has(id)) return;
+    set.add(id);
+    this.#log(read, () => set.delete(id));
+  }
+
+  #stage(id: string, value: unknown, summed: boolean): void {
+    if (this.#overlay) {
+      const had = this.#written.has(id);
+      const prev = this.#written.get(id);
+      const wasSummed = this.#summed.has(id);
+      this.#log(false, () => {
+        if (had) this.#written.set(id, prev);
+        else this.#written.delete(id);
+        if (wasSummed) this.#summed.add(id);
+        else this.#summed.delete(id);
+      });
+    }
+    if (summed) {
+      this.#written.delete(id);
+      this.#summed.add(id);
+    } else {
+      this.#written.set(id, value);
+      this.#summed.delete(id);
+    }
   }
 
   static #id(key: Deno.KvKey): string {
@@ -125,7 +161,7 @@ export class Tx {
       : this.#memory?.get(id) ?? this.#believed?.get(id);
     if (entry) {
       this.#usedBelieved = true;
-      if (key[0] === "guards") this.#believedGuards.add(id);
+      if (key[0] === "guards") this.#addTo(this.#believedGuards, id, true);
     }
     return entry as Deno.KvEntryMaybe<T> | undefined;
   }
@@ -179,11 +215,12 @@ export class Tx {
    */
   #record(entry: Deno.KvEntryMaybe<unknown>) {
     const id = Tx.#id(entry.key);
-    this.#readIds.add(id);
+    this.#addTo(this.#readIds, id, true);
     if (this.#checks.has(id)) return;
     const guard = guardOf(entry.key);
     if (guard && this.#checks.has(Tx.#id(guard))) return;
     this.#checks.set(id, { key: entry.key, versionstamp: entry.versionstamp });
+    this.#log(true, () => this.#checks.delete(id));
     this.#keyBytes += keySize(entry.key);
   }
 
@@ -241,6 +278,7 @@ export class Tx {
 
   #push(m: Mutation): void {
     this.#mutations.push(m);
+    this.#stage(m.id, m.type === "set" ? m.value : undefined, m.type === "sum");
     const k = keySize(m.key);
     this.#keyBytes += k;
     if (k > this.#maxKey) this.#maxKey = k;
@@ -254,27 +292,18 @@ export class Tx {
   }
 
   set(key: Deno.KvKey, value: unknown, options?: { expireIn?: number }): this {
-    const id = Tx.#id(key);
-    this.#written.set(id, value);
-    this.#summed.delete(id);
-    this.#push({ type: "set", key, value, expireIn: options?.expireIn });
+    this.#push({ type: "set", id: Tx.#id(key), key, value, expireIn: options?.expireIn });
     return this;
   }
 
   delete(key: Deno.KvKey): this {
-    const id = Tx.#id(key);
-    this.#written.set(id, undefined);
-    this.#summed.delete(id);
-    this.#push({ type: "delete", key });
+    this.#push({ type: "delete", id: Tx.#id(key), key });
     return this;
   }
 
   /** Adds to a KvU64 counter (no check needed: sums commute). */
   sum(key: Deno.KvKey, value: bigint): this {
-    const id = Tx.#id(key);
-    this.#written.delete(id);
-    this.#summed.add(id);
-    this.#push({ type: "sum", key, value });
+    this.#push({ type: "sum", id: Tx.#id(key), key, value });
     return this;
   }
 
@@ -291,11 +320,7 @@ export class Tx {
   savepoint(): Savepoint {
     return {
       mutations: this.#mutations.length,
-      checks: new Map(this.#checks),
-      written: new Map(this.#written),
-      summed: new Set(this.#summed),
-      readIds: new Set(this.#readIds),
-      believedGuards: new Set(this.#believedGuards),
+      undo: this.#undo.length,
       keyBytes: this.#keyBytes,
       bytes: this.#bytes,
       maxValue: this.#maxValue,
@@ -308,18 +333,17 @@ export class Tx {
    */
   rollback(sp: Savepoint, keepReads = false): void {
     this.#mutations.length = sp.mutations;
-    this.#written = sp.written;
-    this.#summed = sp.summed;
     this.#bytes = sp.bytes;
     this.#maxValue = sp.maxValue;
-    if (keepReads) {
-      // Key bytes of the dropped mutations stay counted: an upper bound is enough.
-      return;
+    const since = this.#undo.splice(sp.undo);
+    const kept: Undo[] = [];
+    for (let i = since.length - 1; i >= 0; i--) {
+      if (keepReads && since[i].read) kept.push(since[i]);
+      else since[i].undo();
     }
-    this.#checks = sp.checks;
-    this.#readIds = sp.readIds;
-    this.#believedGuards = sp.believedGuards;
-    this.#keyBytes = sp.keyBytes;
+    // Key bytes of dropped mutations stay counted when reads are kept: an upper bound.
+    if (keepReads) this.#undo.push(...kept.reverse());
+    else this.#keyBytes = sp.keyBytes;
   }
 
   /** True when the staged atomic (with the bumps the commit adds) breaks a portable limit. */
@@ -337,10 +361,9 @@ export class Tx {
   #merged(): Mutation[] {
     const byId = new Map<string, Mutation[]>();
     for (const m of this.#mutations) {
-      const id = Tx.#id(m.key);
-      const list = byId.get(id);
+      const list = byId.get(m.id);
       if (list) list.push(m);
-      else byId.set(id, [m]);
+      else byId.set(m.id, [m]);
     }
     const out: Mutation[] = [];
     for (const list of byId.values()) {
@@ -348,7 +371,7 @@ export class Tx {
       else if (list.every((m) => m.type === "sum")) {
         const total = list.reduce((a, m) => a + (m as { value: bigint }).value, 0n) &
           0xffff_ffff_ffff_ffffn;
-        out.push({ type: "sum", key: list[0].key, value: total });
+        out.push({ type: "sum", id: list[0].id, key: list[0].key, value: total });
       } else if (list.every((m) => m.type !== "sum")) out.push(list[list.length - 1]);
       else out.push(...list);
     }
@@ -414,7 +437,7 @@ export class Tx {
     const seen = new Set<string>();
     for (let i = this.#mutations.length - 1; i >= 0; i--) {
       const m = this.#mutations[i];
-      const id = Tx.#id(m.key);
+      const id = m.id;
       if (seen.has(id)) continue;
       seen.add(id);
       // Only what this commit both read and wrote is known exactly; anything else it wrote
