@@ -173,22 +173,43 @@ export class Tx {
    * version, and any write to it since would fail the guard's check (kv/guards.ts).
    */
   async prefetch(keyList: Deno.KvKey[]): Promise<void> {
-    const wanted = new Map<string, Deno.KvKey>();
-    for (const key of keyList) {
-      const id = Tx.#id(key);
-      if (wanted.has(id) || this.#fetched.has(id)) continue;
-      const guard = guardOf(key);
-      if (guard && !this.#memory?.has(Tx.#id(guard))) continue; // no guard believed to read after
-      if (this.#memory?.has(id) || (!guard && this.#believed?.has(id))) continue;
-      wanted.set(id, key);
-    }
-    const list = [...wanted.values()];
-    const parts: Deno.KvKey[][] = [];
-    for (let i = 0; i < list.length; i += KV_LIMITS.keysPerGetMany) {
-      parts.push(list.slice(i, i + KV_LIMITS.keysPerGetMany));
-    }
-    const got = await Promise.all(parts.map((p) => this.kv.getMany<unknown[]>(p)));
-    for (const part of got) for (const e of part) this.#fetched.set(Tx.#id(e.key), e);
+    const skip = new Set(this.#believed?.keys() ?? []);
+    const got = await readAhead(
+      this.kv,
+      this.#memory,
+      keyList.filter((k) => !this.#fetched.has(Tx.#id(k))),
+      skip,
+    );
+    for (const [id, e] of got) this.#fetched.set(id, e);
+  }
+
+  /**
+   * Takes entries read ahead while the previous group's commit was in flight, except those
+   * of keys that commit wrote (they are no longer what was read).
+   */
+  adoptFetched(ahead: Map<string, Deno.KvEntryMaybe<unknown>>, writtenBefore: Set<string>): void {
+    for (const [id, e] of ahead) if (!writtenBefore.has(id)) this.#fetched.set(id, e);
+  }
+
+  /** Ids of every key this transaction writes. */
+  get writtenIds(): Set<string> {
+    return new Set(this.#mutations.map((m) => m.id));
+  }
+
+  /**
+   * An entry read for the group: served like a read made now, but for a covered key only
+   * once its guard was believed (it was read after that guard's version, kv/guards.ts).
+   */
+  #fetchedEntry<T>(key: Deno.KvKey): Deno.KvEntryMaybe<T> | undefined {
+    if (this.#fetched.size === 0) return undefined;
+    const guard = guardOf(key);
+    if (guard && !this.#believedGuards.has(Tx.#id(guard))) return undefined;
+    return this.#fetched.get(Tx.#id(key)) as Deno.KvEntryMaybe<T> | undefined;
+  }
+
+  /** A key's id in the maps of a transaction. */
+  static idOf(key: Deno.KvKey): string {
+    return Tx.#id(key);
   }
 
   /** What an earlier member of the group staged for `key`, when overlaying. */
@@ -228,8 +249,7 @@ export class Tx {
   async get<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
     const staged = this.#staged<T>(key);
     if (staged) return staged;
-    const entry = this.#believedEntry<T>(key) ??
-      (this.#fetched.get(Tx.#id(key)) as Deno.KvEntryMaybe<T> | undefined) ??
+    const entry = this.#believedEntry<T>(key) ?? this.#fetchedEntry<T>(key) ??
       await this.kv.get<T>(key);
     this.#record(entry);
     return entry;
@@ -239,8 +259,7 @@ export class Tx {
   async getMany<T>(keyList: Deno.KvKey[]): Promise<Deno.KvEntryMaybe<T>[]> {
     const staged = keyList.map((k) => this.#staged<T>(k));
     const out: (Deno.KvEntryMaybe<T> | undefined)[] = keyList.map((k, i) =>
-      staged[i] ?? this.#believedEntry<T>(k) ??
-        (this.#fetched.get(Tx.#id(k)) as Deno.KvEntryMaybe<T> | undefined)
+      staged[i] ?? this.#believedEntry<T>(k) ?? this.#fetchedEntry<T>(k)
     );
     const missing: number[] = [];
     out.forEach((e, i) => {
@@ -265,7 +284,8 @@ export class Tx {
     const staged = this.#staged<T>(key);
     if (staged) return Promise.resolve(staged);
     const id = Tx.#id(key);
-    const seeded = (this.#believe ? this.#believed?.get(id) : undefined) ?? this.#fetched.get(id);
+    const seeded = (this.#believe ? this.#believed?.get(id) : undefined) ??
+      this.#fetchedEntry<T>(key);
     if (seeded) return Promise.resolve(seeded as Deno.KvEntryMaybe<T>);
     return this.kv.get<T>(key);
   }
@@ -559,6 +579,37 @@ export async function transact<T>(
   return options.lock ? await withLocalLock(options.lock, run) : await run();
 }
 
+/**
+ * Reads, in parallel batches of ten, the keys of `keyList` no remembered entry answers
+ * (nor `skip`, the seeded keys, for keys no guard covers). A covered key is read only while its guard is remembered: read after the
+ * guard's version, it is exact as long as the guard's check passes (kv/guards.ts).
+ */
+async function readAhead(
+  kv: Deno.Kv,
+  memory: EntryMemory | null | undefined,
+  keyList: Deno.KvKey[],
+  skip: Set<string>,
+): Promise<Map<string, Deno.KvEntryMaybe<unknown>>> {
+  const wanted = new Map<string, Deno.KvKey>();
+  for (const key of keyList) {
+    const id = Tx.idOf(key);
+    const guard = guardOf(key);
+    // A seed answers only keys no guard covers (`#believedEntry`).
+    if (wanted.has(id) || (!guard && skip.has(id)) || memory?.has(id)) continue;
+    if (guard && !memory?.has(Tx.idOf(guard))) continue; // no guard remembered to read after
+    wanted.set(id, key);
+  }
+  const list = [...wanted.values()];
+  const parts: Deno.KvKey[][] = [];
+  for (let i = 0; i < list.length; i += KV_LIMITS.keysPerGetMany) {
+    parts.push(list.slice(i, i + KV_LIMITS.keysPerGetMany));
+  }
+  const got = await Promise.all(parts.map((p) => kv.getMany<unknown[]>(p)));
+  const out = new Map<string, Deno.KvEntryMaybe<unknown>>();
+  for (const part of got) for (const e of part) out.set(Tx.idOf(e.key), e);
+  return out;
+}
+
 /** One transaction waiting for its group's commit. */
 interface Member {
   fn: (tx: Tx) => Promise<unknown>;
@@ -569,12 +620,19 @@ interface Member {
 }
 
 /** The members waiting per KV handle and lock name, and whether a committer is running. */
-const groupQueues = new WeakMap<Deno.Kv, Map<string, { waiting: Member[]; running: boolean }>>();
+interface GroupQueue {
+  waiting: Member[];
+  running: boolean;
+  /** Reads made for the next group while the last commit was in flight, and what it wrote. */
+  ahead?: { entries: Promise<Map<string, Deno.KvEntryMaybe<unknown>>>; written: Set<string> };
+}
+
+const groupQueues = new WeakMap<Deno.Kv, Map<string, GroupQueue>>();
 
 /** Most transactions in one group (a bound on the latency a member can add to another). */
 const MAX_GROUP = 32;
 
-function groupQueue(kv: Deno.Kv, lock: string) {
+function groupQueue(kv: Deno.Kv, lock: string): GroupQueue {
   let byLock = groupQueues.get(kv);
   if (!byLock) groupQueues.set(kv, byLock = new Map());
   let q = byLock.get(lock);
@@ -605,7 +663,9 @@ function groupTransact<T>(
         while (q.waiting.length) {
           const batch = q.waiting.splice(0, MAX_GROUP);
           try {
-            q.waiting.unshift(...await withLocalLock(lock, () => commitGroup(kv, batch, options)));
+            q.waiting.unshift(
+              ...await withLocalLock(lock, () => commitGroup(kv, batch, options, q)),
+            );
           } catch (e) {
             for (const m of batch) m.reject(e); // settled members ignore it
           }
@@ -626,6 +686,7 @@ async function commitGroup(
   kv: Deno.Kv,
   batch: Member[],
   options: TransactOptions,
+  q: GroupQueue,
 ): Promise<Member[]> {
   const attempts = options.attempts ?? 60;
   const memory = options.remember ? entryMemory(kv, options.lock!) : undefined;
@@ -638,7 +699,12 @@ async function commitGroup(
       overlay: true,
     });
     for (const member of members) tx.addSeed(member.seed);
-    if (attempt === 0) await tx.prefetch(members.flatMap((m) => m.prefetch ?? []));
+    const ahead = q.ahead;
+    q.ahead = undefined;
+    if (attempt === 0) {
+      if (ahead) tx.adoptFetched(await ahead.entries, ahead.written);
+      await tx.prefetch(members.flatMap((m) => m.prefetch ?? []));
+    }
     const included: { member: Member; ok: boolean; value: unknown }[] = [];
     const left: Member[] = [];
     for (const member of members) {
@@ -669,8 +735,25 @@ async function commitGroup(
     let versionstamp: string | null = null;
     if (!tx.isEmpty) {
       let res: Deno.KvCommitResult | Deno.KvCommitError;
+      // While this commit is in flight, read what the next group will need (the members
+      // waiting now); the next group drops what this commit wrote (`adoptFetched`).
+      let next: GroupQueue["ahead"] | undefined;
       try {
-        res = await tx.build().commit();
+        const committing = tx.build().commit();
+        if (q.waiting.length && memory) {
+          const seeded = new Set(
+            q.waiting.flatMap((m) => m.seed ?? []).map((e) => Tx.idOf(e.key)),
+          );
+          const entries = readAhead(
+            kv,
+            memory,
+            q.waiting.slice(0, MAX_GROUP).flatMap((m) => m.prefetch ?? []),
+            seeded,
+          );
+          entries.catch(() => {}); // a failed read ahead only means reading later
+          next = { entries: entries.catch(() => new Map()), written: tx.writtenIds };
+        }
+        res = await committing;
       } catch (e) {
         memory?.forgetAll();
         if (!isLockedError(e)) {
@@ -689,6 +772,7 @@ async function commitGroup(
         continue;
       }
       versionstamp = res.versionstamp;
+      q.ahead = next;
     } else if (tx.usedBelieved) {
       // Refusals and answers that write nothing, decided on believed entries, are decided
       // again on fresh reads (as in `transact`).
