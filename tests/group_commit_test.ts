@@ -10,7 +10,7 @@ import { guardOf, PUBLICATIONS_GUARD, VOTES_GUARD } from "../kv/guards.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { versionedKv } from "../kv/versioned_kv.ts";
-import { agentHeaders, boardOn, idemKey, register, type TestBoard } from "./helpers.ts";
+import { agentHeaders, boardOn, idemKey, register, type TestBoard, testBoard } from "./helpers.ts";
 
 /** A versioned handle that counts commits and the checks of each. */
 async function countingKv() {
@@ -297,5 +297,87 @@ Deno.test("write guards: votes on two instances stay exact", async (t) => {
     });
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("group commit: a key read ahead for the next group is dropped when the commit in flight writes it", async () => {
+  await using board = await testBoard();
+  const agent = await register(board);
+  // One post first, so the publications guard is remembered and covered keys are read ahead.
+  assert.equal((await board.request("/v1/posts", postInit(agent.key))).status, 201);
+  for (let round = 0; round < 3; round++) {
+    const key = idemKey();
+    const answers = await Promise.all(
+      Array.from(
+        { length: 30 },
+        () =>
+          board.request("/v1/posts", postInit(agent.key, key)).then(async (r) => ({
+            status: r.status,
+            body: await r.json(),
+          })),
+      ),
+    );
+    assert.equal(answers.filter((a) => a.status === 201).length, 1, "one post per key");
+    assert.equal(new Set(answers.map((a) => a.body.id)).size, 1, "every answer names it");
+  }
+  let roots = 0;
+  for await (const _ of board.kv.list({ prefix: keys.rootsPrefix("named") })) roots++;
+  assert.equal(roots, 4);
+});
+
+Deno.test("group commit: what the commit in flight writes is never answered by a read made ahead", async () => {
+  const raw = await Deno.openKv(":memory:");
+  let delay = 0;
+  const slow = new Proxy(raw, {
+    get(target, prop) {
+      if (prop === "atomic") {
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          op.commit = async () => {
+            if (delay) await new Promise((r) => setTimeout(r, delay));
+            return commit();
+          };
+          return op;
+        };
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  const kv = versionedKv(slow);
+  try {
+    const covered = keys.idempotency("named", "scope", "same-key");
+    // As publications do: write-once records are not remembered, so only reads answer them.
+    const notIdempotency = (k: Deno.KvKey) => k[0] !== "idempotency";
+    const claim = (who: string) =>
+      transact(kv, async (tx) => {
+        const [, entry] = await tx.getMany<string>([PUBLICATIONS_GUARD, covered]);
+        // The first member takes its time, so the second is waiting when its commit starts
+        // (and the second's keys are read ahead, during that commit).
+        if (who === "first") await new Promise((r) => setTimeout(r, 20));
+        if (entry.value !== null) return `${who} saw ${entry.value}`;
+        tx.set(covered, who);
+        return `${who} claimed`;
+      }, {
+        lock: "ahead-demo",
+        group: true,
+        remember: notIdempotency,
+        prefetch: [PUBLICATIONS_GUARD, covered],
+      });
+    // A first commit under the lock, so its guard is remembered and covered keys are read ahead.
+    await transact(kv, async (tx) => {
+      await tx.get(PUBLICATIONS_GUARD);
+      tx.set(keys.counters("posts"), 1);
+    }, { lock: "ahead-demo", group: true, remember: notIdempotency });
+    delay = 30;
+    const first = claim("first");
+    await new Promise((r) => setTimeout(r, 5)); // the first member is running
+    const second = claim("second");
+    assert.equal((await first).value, "first claimed");
+    assert.equal((await second).value, "second saw first");
+    assert.equal((await kv.get(covered)).value, "first");
+  } finally {
+    raw.close();
   }
 });
