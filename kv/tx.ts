@@ -615,6 +615,8 @@ interface Member {
   fn: (tx: Tx) => Promise<unknown>;
   seed?: Deno.KvEntryMaybe<unknown>[];
   prefetch?: Deno.KvKey[];
+  /** Its keys, read as it arrived while a commit was under way, and the commits made then. */
+  ahead?: { after: number; entries: Promise<Map<string, Deno.KvEntryMaybe<unknown>>> };
   resolve: (r: { value: unknown; versionstamp: string | null }) => void;
   reject: (e: unknown) => void;
 }
@@ -623,9 +625,14 @@ interface Member {
 interface GroupQueue {
   waiting: Member[];
   running: boolean;
-  /** Reads made for the next group while the last commit was in flight, and what it wrote. */
-  ahead?: { entries: Promise<Map<string, Deno.KvEntryMaybe<unknown>>>; written: Set<string> };
+  /** Group commits made so far under this lock (numbers the entries of `written`). */
+  commits: number;
+  /** What the latest commits wrote: `[commit number, ids]`, newest last (bounded). */
+  written: [number, Set<string>][];
 }
+
+/** How many commits' writes are kept for members that read ahead. */
+const WRITTEN_KEPT = 64;
 
 const groupQueues = new WeakMap<Deno.Kv, Map<string, GroupQueue>>();
 
@@ -636,7 +643,7 @@ function groupQueue(kv: Deno.Kv, lock: string): GroupQueue {
   let byLock = groupQueues.get(kv);
   if (!byLock) groupQueues.set(kv, byLock = new Map());
   let q = byLock.get(lock);
-  if (!q) byLock.set(lock, q = { waiting: [], running: false });
+  if (!q) byLock.set(lock, q = { waiting: [], running: false, commits: 0, written: [] });
   return q;
 }
 
@@ -647,11 +654,21 @@ function groupTransact<T>(
 ): Promise<{ value: T; versionstamp: string | null }> {
   const lock = options.lock!;
   const q = groupQueue(kv, lock);
+  // Arriving while a group is under way: read this member's keys now, in parallel with it,
+  // so that its own group does not wait for them (what commits write meanwhile is dropped).
+  let ahead: Member["ahead"];
+  if (q.running && options.prefetch && options.remember) {
+    const seeded = new Set((options.seed ?? []).map((e) => Tx.idOf(e.key)));
+    const entries = readAhead(kv, entryMemory(kv, lock), options.prefetch, seeded)
+      .catch(() => new Map<string, Deno.KvEntryMaybe<unknown>>()); // only means reading later
+    ahead = { after: q.commits, entries };
+  }
   const done = new Promise<{ value: T; versionstamp: string | null }>((resolve, reject) => {
     q.waiting.push({
       fn,
       seed: options.seed,
       prefetch: options.prefetch,
+      ahead,
       resolve: resolve as Member["resolve"],
       reject,
     });
@@ -679,6 +696,17 @@ function groupTransact<T>(
 }
 
 /**
+ * The ids every group commit after the `after`-th wrote, or null when they are no longer
+ * all known (then what was read ahead is not used).
+ */
+function writtenSince(q: GroupQueue, after: number): Set<string> | null {
+  if (after < q.commits - q.written.length) return null;
+  const out = new Set<string>();
+  for (const [n, ids] of q.written) if (n > after) { for (const id of ids) out.add(id); }
+  return out;
+}
+
+/**
  * Runs a batch of transactions as one group and commits it; returns the members that did
  * not fit (they start the next group). Retries the whole group when a check fails.
  */
@@ -699,10 +727,12 @@ async function commitGroup(
       overlay: true,
     });
     for (const member of members) tx.addSeed(member.seed);
-    const ahead = q.ahead;
-    q.ahead = undefined;
     if (attempt === 0) {
-      if (ahead) tx.adoptFetched(await ahead.entries, ahead.written);
+      for (const m of members) {
+        if (!m.ahead) continue;
+        const since = writtenSince(q, m.ahead.after);
+        if (since) tx.adoptFetched(await m.ahead.entries, since);
+      }
       await tx.prefetch(members.flatMap((m) => m.prefetch ?? []));
     }
     const included: { member: Member; ok: boolean; value: unknown }[] = [];
@@ -735,24 +765,8 @@ async function commitGroup(
     let versionstamp: string | null = null;
     if (!tx.isEmpty) {
       let res: Deno.KvCommitResult | Deno.KvCommitError;
-      // While this commit is in flight, read what the next group will need (the members
-      // waiting now); the next group drops what this commit wrote (`adoptFetched`).
-      let next: GroupQueue["ahead"] | undefined;
       try {
         const committing = tx.build().commit();
-        if (q.waiting.length && memory) {
-          const seeded = new Set(
-            q.waiting.flatMap((m) => m.seed ?? []).map((e) => Tx.idOf(e.key)),
-          );
-          const entries = readAhead(
-            kv,
-            memory,
-            q.waiting.slice(0, MAX_GROUP).flatMap((m) => m.prefetch ?? []),
-            seeded,
-          );
-          entries.catch(() => {}); // a failed read ahead only means reading later
-          next = { entries: entries.catch(() => new Map()), written: tx.writtenIds };
-        }
         res = await committing;
       } catch (e) {
         memory?.forgetAll();
@@ -772,7 +786,8 @@ async function commitGroup(
         continue;
       }
       versionstamp = res.versionstamp;
-      q.ahead = next;
+      q.written.push([++q.commits, tx.writtenIds]);
+      if (q.written.length > WRITTEN_KEPT) q.written.shift();
     } else if (tx.usedBelieved) {
       // Refusals and answers that write nothing, decided on believed entries, are decided
       // again on fresh reads (as in `transact`).
