@@ -505,3 +505,114 @@ Deno.test("searchRecords(): a list denser than its count suggests is still inter
   assert.deepEqual(page.items.map((m) => m.seq), expected);
   assert.equal(page.next_before, null);
 });
+
+/**
+ * 90 messages: "gamma" in every 3rd, "delta" in every 2nd, "alpha" in all but every 5th,
+ * "beta" in 7 of every 10; topics alternate between "ops" and "general".
+ */
+async function fourWordBoard(board: TestBoard, key: string) {
+  const all: { seq: number; words: string[]; topic: string }[] = [];
+  for (let i = 0; i < 90; i++) {
+    const words = [
+      i % 3 === 0 ? "gamma" : "g",
+      i % 2 === 0 ? "delta" : "d",
+      i % 5 !== 0 ? "alpha" : "a",
+      ![1, 4, 7].includes(i % 10) ? "beta" : "b",
+    ];
+    const topic = i % 2 === 0 ? "ops" : "general";
+    const m = await post(board, key, { title: "t", body: words.join(" "), topic });
+    all.push({ seq: m.seq, words, topic });
+  }
+  return all;
+}
+
+/** Every page of a query from the start, with the work each page spent. */
+async function pageThrough(
+  board: TestBoard,
+  query: { q: string; topic?: string },
+  direction: "before" | "after",
+  workBudget?: number,
+) {
+  const got: number[] = [];
+  const work: number[] = [];
+  let cursor: number | undefined = direction === "after" ? 1 : undefined;
+  for (let guard = 0; guard < 500; guard++) {
+    const stats = { work: 0 };
+    const page = await searchRecords(board.deps, {
+      ...query,
+      limit: 5,
+      ...(cursor === undefined ? {} : { [direction]: cursor }),
+    }, { workBudget, stats });
+    work.push(stats.work);
+    const pageSeqs = page.items.map((m) => m.seq);
+    got.push(...(direction === "after" ? pageSeqs.reverse() : pageSeqs));
+    const next = direction === "after" ? page.next_after : page.next_before;
+    if (next === null) return { got, work };
+    cursor = next;
+  }
+  throw new Error("paging did not end");
+}
+
+Deno.test("searchRecords(): budget-cut pages of several tokens and a topic miss and repeat nothing", async (t) => {
+  await using board = await testBoard({ limitScale: 100 });
+  const a = await register(board);
+  const all = await fourWordBoard(board, a.key);
+  const words = ["gamma", "delta", "alpha", "beta"];
+  for (const topic of [undefined, "ops"]) {
+    const newest = all
+      .filter((m) => words.every((w) => m.words.includes(w)) && (!topic || m.topic === topic))
+      .map((m) => m.seq)
+      .reverse();
+    assert.ok(newest.length > 5, "the query has several pages");
+    for (const direction of ["before", "after"] as const) {
+      const want = direction === "after" ? [...newest].reverse().filter((s) => s > 1) : newest;
+      for (const budget of [40, 120, 250, undefined]) {
+        await t.step(
+          `topic ${topic ?? "-"}, ${direction}, budget ${budget ?? "default"}`,
+          async () => {
+            const { got, work } = await pageThrough(
+              board,
+              { q: words.join(" "), topic },
+              direction,
+              budget,
+            );
+            assert.deepEqual(got, want);
+            // The budget caps every page, but each page still decides its first entry.
+            if (budget === undefined || budget >= 250) {
+              for (const w of work) assert.ok(w <= (budget ?? Infinity), `work ${w}`);
+            }
+            if (budget === 40) assert.ok(work.length > want.length / 5 + 1, "pages were cut");
+          },
+        );
+      }
+    }
+  }
+});
+
+Deno.test("searchRecords(): one read of each candidate's term list checks the remaining lists", async (t) => {
+  await using board = await testBoard({ limitScale: 100 });
+  const a = await register(board);
+  const all = await fourWordBoard(board, a.key);
+  // "gamma" drives; "beta" and "alpha" are both dense, so each candidate's term list is read
+  // once instead of narrowing by "beta" and then by "alpha".
+  const q = "gamma alpha beta";
+  const has = (m: { words: string[] }, ws: string[]) => ws.every((w) => m.words.includes(w));
+  const newest = all.filter((m) => has(m, ["gamma", "alpha", "beta"])).map((m) => m.seq).reverse();
+  const lackBeta = all.filter((m) => has(m, ["gamma", "alpha"]) && !m.words.includes("beta"));
+  assert.ok(lackBeta.length > 0 && newest.length > 10);
+
+  await t.step("matches exactly, in three round trips instead of four", async () => {
+    const stats = { work: 0, trips: 0 };
+    const page = await searchRecords(board.deps, { q, limit: 30 }, { stats });
+    assert.deepEqual(page.items.map((m) => m.seq), newest);
+    // Driver list, term lists of its entries, summaries.
+    assert.equal(stats.trips, 3);
+  });
+
+  await t.step("a deleted message's term list is gone with it", async () => {
+    const doomed = (await searchRecords(board.deps, { q, limit: 1 })).items[0];
+    await removeMessage(board.deps, "named", doomed.id, null);
+    const page = await searchRecords(board.deps, { q, limit: 30 });
+    assert.deepEqual(page.items.map((m) => m.seq), newest.slice(1));
+  });
+});

@@ -311,41 +311,48 @@ async function timeQuery(board: Seeded, q: string): Promise<Sample> {
   return { ms: performance.now() - t0, items, cut: items < 10 && body.next_before !== null };
 }
 
-function summarise(size: number, kind: string, samples: Sample[]): Row {
-  const times = samples.map((x) => x.ms).sort((a, b) => a - b);
+/** Median of a query's runs (one per pass). */
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/** A row from each query's runs (`runs[i]`: the PASSES samples of query i). */
+function summarise(size: number, kind: string, runs: Sample[][]): Row {
+  const times = runs.map((r) => median(r.map((x) => x.ms))).sort((a, b) => a - b);
+  const first = runs.map((r) => r[0]);
   return {
     size,
     kind,
     p50: percentile(times, 50),
     p99: percentile(times, 99),
-    meanItems: samples.reduce((n, x) => n + x.items, 0) / samples.length,
-    cutShare: samples.filter((x) => x.cut).length / samples.length,
+    meanItems: first.reduce((n, x) => n + x.items, 0) / first.length,
+    cutShare: first.filter((x) => x.cut).length / first.length,
   };
 }
 
 /**
- * p50/p99 of one kind of query on every board. Queries alternate between the boards,
- * so both sizes see the same load from other processes on this shared machine; the set
- * runs PASSES times and each board's best pass (lowest p99) counts.
+ * p50/p99 of one kind of query on every board. Queries alternate between the boards, so
+ * both sizes see the same load from other processes on this shared machine. The set runs
+ * PASSES times; a query's time is the median of its runs, so a one-off stall that has
+ * nothing to do with the query (another process taking the core, a GC pause) does not
+ * count, while a query that is slow is slow in every pass. The percentiles are over the
+ * queries, as before.
  */
 async function measure(boards: Seeded[], kind: string, sets: string[][]): Promise<Row[]> {
   for (let i = 0; i < WARMUP; i++) {
     for (const [b, board] of boards.entries()) await timeQuery(board, sets[b][i]);
   }
-  const best: (Row | null)[] = boards.map(() => null);
+  const runs: Sample[][][] = boards.map(() => sets[0].map(() => []));
   for (let pass = 0; pass < PASSES; pass++) {
-    const samples: Sample[][] = boards.map(() => []);
     for (let i = 0; i < QUERIES_PER_KIND; i++) {
       for (const [b, board] of boards.entries()) {
-        samples[b].push(await timeQuery(board, sets[b][i]));
+        runs[b][i].push(await timeQuery(board, sets[b][i]));
       }
     }
-    for (const [b, board] of boards.entries()) {
-      const row = summarise(board.size, kind, samples[b]);
-      if (!best[b] || row.p99 < best[b]!.p99) best[b] = row;
-    }
   }
-  return best as Row[];
+  return boards.map((board, b) => summarise(board.size, kind, runs[b]));
 }
 
 /** Runs the benchmark and returns a Markdown section with the figures. */
@@ -373,7 +380,7 @@ export async function run(): Promise<string> {
   const lines = [
     "## Search (`GET /v1/search`)",
     "",
-    `Embedded KV file, \`app.request\` through the full middleware stack, ${QUERIES_PER_KIND} queries per row after ${WARMUP} warm-up queries, queries alternating between the two boards, best of ${PASSES} passes, default page size 10. Text: ${
+    `Embedded KV file, \`app.request\` through the full middleware stack, ${QUERIES_PER_KIND} queries per row after ${WARMUP} warm-up queries, queries alternating between the two boards, ${PASSES} passes, a query's time the median of its ${PASSES} runs (percentiles over the queries), default page size 10. Text: ${
       VOCABULARY.toLocaleString("en")
     }-word vocabulary, Zipf exponent ${ZIPF_EXPONENT}; 25% roots, replies spread over threads. ${
       seeding.join("; ")
