@@ -112,9 +112,10 @@ function knownIds(kv: Deno.Kv): Map<string, string> {
 
 /**
  * Finds the active agent holding `apiKey`, or null. Once this instance has seen the key,
- * one KV read answers: the key index entry (revocation deletes it, so the key stops at
- * once on every instance), the agent record and the read-cache version of the request
- * (attached to the returned record, domain/read_cache.ts), all in one `getMany`.
+ * one KV read of two keys answers: the agent record and the read-cache version of the
+ * request (attached to the returned record, domain/read_cache.ts). The record alone decides:
+ * every commit that retires a key also changes it (revocation and removal its `status`,
+ * rotation its `key_hash`), so a retired key stops at once on every instance.
  */
 export async function findAgentByKey(deps: Deps, apiKey: string): Promise<Agent | null> {
   if (!apiKey || apiKey.length > 200) return null;
@@ -122,27 +123,27 @@ export async function findAgentByKey(deps: Deps, apiKey: string): Promise<Agent 
   const known = knownIds(deps.kv);
   const mark = snapshotMark();
   let id = known.get(hash);
-  let entries: Deno.KvEntryMaybe<unknown>[] | null = null;
   if (id !== undefined) {
-    entries = await deps.kv.getMany<unknown[]>([
-      keys.agentIdByKeyHash(hash),
+    const [record, ...versions] = await deps.kv.getMany<unknown[]>([
       keys.agents(id),
       ...versionKeys(),
     ]);
-    if (entries[0].value !== id) {
-      known.delete(hash);
-      if (entries[0].value === null) return null;
-      entries = null;
+    const held = record.value as Agent | null;
+    if (held && held.status === "active" && timingSafeEqual(held.key_hash, hash)) {
+      attachSnapshot(held, versions, mark);
+      return held;
     }
+    known.delete(hash); // retired, or (never) another agent's: look the key up afresh
   }
-  if (entries === null) {
-    const idEntry = await deps.kv.get<string>(keys.agentIdByKeyHash(hash));
-    if (!idEntry.value) return null;
-    id = idEntry.value;
-    entries = [idEntry, ...await deps.kv.getMany<unknown[]>([keys.agents(id), ...versionKeys()])];
-    known.set(hash, id);
-    if (known.size > MAX_KNOWN_HASHES) known.delete(known.keys().next().value!);
-  }
+  const idEntry = await deps.kv.get<string>(keys.agentIdByKeyHash(hash));
+  if (!idEntry.value) return null;
+  id = idEntry.value;
+  const entries = [
+    idEntry,
+    ...await deps.kv.getMany<unknown[]>([keys.agents(id), ...versionKeys()]),
+  ];
+  known.set(hash, id);
+  if (known.size > MAX_KNOWN_HASHES) known.delete(known.keys().next().value!);
   const agent = entries[1].value as Agent | null;
   if (!agent || agent.status !== "active") return null;
   if (!timingSafeEqual(agent.key_hash, hash)) return null;
