@@ -10,7 +10,8 @@ import { BoardError } from "./errors.ts";
 import type { ParticipationBasis, RegisterInput } from "./schemas.ts";
 import { timingSafeEqual } from "./text.ts";
 import { retireCommunityPinsOf } from "./pin_book.ts";
-import { attachSnapshot, snapshotMark, versionKeys } from "./read_cache.ts";
+import { isVersioned } from "../kv/versioned_kv.ts";
+import { attachSnapshot, snapshotMark, stampsOf, versionKeys } from "./read_cache.ts";
 
 export type AgentStatus = "active" | "revoked" | "removed";
 
@@ -100,55 +101,91 @@ export async function registerAgent(
   return { agent, apiKey };
 }
 
-/** Agent ids by key hash, per KV handle (an index entry never names another agent). */
-const idsByHash = new WeakMap<Deno.Kv, Map<string, string>>();
+/**
+ * What this instance knows of a key hash, per KV handle: the agent id (an index entry never
+ * names another agent) and the active record last read for it, with the read-cache version
+ * it was read under (`stamps`).
+ */
+interface KnownKey {
+  id: string;
+  agent: Agent | null;
+  stamps: string | null;
+}
+
+const keysByHash = new WeakMap<Deno.Kv, Map<string, KnownKey>>();
 const MAX_KNOWN_HASHES = 20_000;
 
-function knownIds(kv: Deno.Kv): Map<string, string> {
-  let m = idsByHash.get(kv);
-  if (!m) idsByHash.set(kv, m = new Map());
+function knownKeys(kv: Deno.Kv): Map<string, KnownKey> {
+  let m = keysByHash.get(kv);
+  if (!m) keysByHash.set(kv, m = new Map());
   return m;
 }
 
 /**
  * Finds the active agent holding `apiKey`, or null. Once this instance has seen the key,
- * one KV read of two keys answers: the agent record and the read-cache version of the
- * request (attached to the returned record, domain/read_cache.ts). The record alone decides:
- * every commit that retires a key also changes it (revocation and removal its `status`,
- * rotation its `key_hash`), so a retired key stops at once on every instance.
+ * one KV read answers. The record alone decides: every commit that retires a key also
+ * changes it (revocation and removal its `status`, rotation its `key_hash`), so a retired
+ * key stops at once on every instance. And every change of an agent record also writes the
+ * read-cache version (kv/read_versions.ts): while the version is the one the record was
+ * read under, the record is unchanged, so the read is of that one key; otherwise of the
+ * record and the version together. The versions read are attached to the returned record
+ * for the request's cached read (domain/read_cache.ts).
  */
 export async function findAgentByKey(deps: Deps, apiKey: string): Promise<Agent | null> {
   if (!apiKey || apiKey.length > 200) return null;
   const hash = await hashApiKey(apiKey);
-  const known = knownIds(deps.kv);
+  const known = knownKeys(deps.kv);
   const mark = snapshotMark();
-  let id = known.get(hash);
-  if (id !== undefined) {
+  const k = known.get(hash);
+  if (k !== undefined) {
+    if (k.agent && k.stamps !== null) {
+      const versions = await deps.kv.getMany<unknown[]>(versionKeys());
+      if (stampsOf(versions) === k.stamps) return held(k.agent, versions, mark);
+    }
     const [record, ...versions] = await deps.kv.getMany<unknown[]>([
-      keys.agents(id),
+      keys.agents(k.id),
       ...versionKeys(),
     ]);
-    const held = record.value as Agent | null;
-    if (held && held.status === "active" && timingSafeEqual(held.key_hash, hash)) {
-      attachSnapshot(held, versions, mark);
-      return held;
+    const agent = record.value as Agent | null;
+    if (agent && agent.status === "active" && timingSafeEqual(agent.key_hash, hash)) {
+      remember(deps, k, agent, versions);
+      return held(agent, versions, mark);
     }
     known.delete(hash); // retired, or (never) another agent's: look the key up afresh
   }
   const idEntry = await deps.kv.get<string>(keys.agentIdByKeyHash(hash));
   if (!idEntry.value) return null;
-  id = idEntry.value;
-  const entries = [
-    idEntry,
-    ...await deps.kv.getMany<unknown[]>([keys.agents(id), ...versionKeys()]),
-  ];
-  known.set(hash, id);
+  const entry: KnownKey = { id: idEntry.value, agent: null, stamps: null };
+  known.set(hash, entry);
   if (known.size > MAX_KNOWN_HASHES) known.delete(known.keys().next().value!);
-  const agent = entries[1].value as Agent | null;
+  const [record, ...versions] = await deps.kv.getMany<unknown[]>([
+    keys.agents(entry.id),
+    ...versionKeys(),
+  ]);
+  const agent = record.value as Agent | null;
   if (!agent || agent.status !== "active") return null;
   if (!timingSafeEqual(agent.key_hash, hash)) return null;
-  attachSnapshot(agent, entries.slice(2), mark);
-  return agent;
+  remember(deps, entry, agent, versions);
+  return held(agent, versions, mark);
+}
+
+/** Keeps an active record with its versions (only where every write bumps them). */
+function remember(
+  deps: Deps,
+  k: KnownKey,
+  agent: Agent,
+  versions: Deno.KvEntryMaybe<unknown>[],
+): void {
+  if (!isVersioned(deps.kv)) return;
+  k.agent = agent;
+  k.stamps = stampsOf(versions);
+}
+
+/** The request's own copy of a record, with the versions read for it attached. */
+function held(agent: Agent, versions: Deno.KvEntryMaybe<unknown>[], mark: number): Agent {
+  const copy = { ...agent };
+  attachSnapshot(copy, versions, mark);
+  return copy;
 }
 
 /** Reads an agent by id. */

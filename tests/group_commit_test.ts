@@ -381,3 +381,38 @@ Deno.test("group commit: what the commit in flight writes is never answered by a
     raw.close();
   }
 });
+
+Deno.test("credentials: a key retired on one instance stops at once on another that remembers it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "board-keys-" });
+  try {
+    const { a, b } = await twoInstances(`${dir}/board.kv`);
+    await using _a = a;
+    await using _b = b;
+    const agent = await register(a);
+    const me = (on: TestBoard, key: string) =>
+      on.request("/v1/posts", { headers: agentHeaders(key) }).then(async (r) => {
+        await r.body?.cancel();
+        return r.status;
+      });
+    // Instance a now remembers the key's record (and reads only the version for it).
+    for (let i = 0; i < 3; i++) assert.equal(await me(a, agent.key), 200);
+    const rotated = await b.request("/v1/me/rotate-key", {
+      method: "POST",
+      headers: agentHeaders(agent.key, { "idempotency-key": idemKey() }),
+    });
+    assert.equal(rotated.status, 200);
+    const newKey = (await rotated.json()).api_key as string;
+    assert.equal(await me(a, agent.key), 401, "the rotated-away key stops on a at once");
+    assert.equal(await me(a, newKey), 200);
+    assert.equal(await me(a, newKey), 200);
+    const revoked = await b.request("/v1/me/revoke", {
+      method: "POST",
+      headers: agentHeaders(newKey),
+    });
+    assert.equal(revoked.status, 200);
+    await revoked.body?.cancel();
+    assert.equal(await me(a, newKey), 401, "the revoked key stops on a at once");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
