@@ -113,6 +113,8 @@ interface KnownKey {
 }
 
 const keysByHash = new WeakMap<Deno.Kv, Map<string, KnownKey>>();
+/** The newest read-cache version an authentication has read, per KV handle. */
+const latestStamps = new WeakMap<Deno.Kv, string>();
 const MAX_KNOWN_HASHES = 20_000;
 
 function knownKeys(kv: Deno.Kv): Map<string, KnownKey> {
@@ -138,9 +140,12 @@ export async function findAgentByKey(deps: Deps, apiKey: string): Promise<Agent 
   const mark = snapshotMark();
   const k = known.get(hash);
   if (k !== undefined) {
-    if (k.agent && k.stamps !== null) {
+    // Only while no newer version was seen since: under writes, read record and version at once.
+    if (k.agent && k.stamps !== null && k.stamps === latestStamps.get(deps.kv)) {
       const versions = await deps.kv.getMany<unknown[]>(versionKeys());
-      if (stampsOf(versions) === k.stamps) return held(k.agent, versions, mark);
+      const stamps = stampsOf(versions);
+      latestStamps.set(deps.kv, stamps);
+      if (stamps === k.stamps) return held(k.agent, versions, mark);
     }
     const [record, ...versions] = await deps.kv.getMany<unknown[]>([
       keys.agents(k.id),
@@ -179,6 +184,7 @@ function remember(
   if (!isVersioned(deps.kv)) return;
   k.agent = agent;
   k.stamps = stampsOf(versions);
+  latestStamps.set(deps.kv, k.stamps);
 }
 
 /** The request's own copy of a record, with the versions read for it attached. */
