@@ -92,8 +92,14 @@ export async function castVote(
 ): Promise<VoteReceipt> {
   const postId = input.post_id.toLowerCase();
   const { board, value } = input;
-  const { targetSeq, seed, heldR } = await prefetchVote(deps, voter, board, postId, network);
-  let seededHead = seed[3].value as BoardHead | null | undefined;
+  const { targetSeq, seed, heldR, coveredKeys } = await prefetchVote(
+    deps,
+    voter,
+    board,
+    postId,
+    network,
+  );
+  let seededHead = seed[2].value as BoardHead | null | undefined;
 
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
     const voteKey = keys.votes(board, targetSeq, voter.id);
@@ -204,6 +210,7 @@ export async function castVote(
     seed,
     prefetch: [
       VOTES_GUARD,
+      ...coveredKeys,
       ...seed.map((e) =>
         e.key
       ),
@@ -233,11 +240,13 @@ function targetMemo(kv: Deno.Kv): Map<string, TargetFacts> {
 }
 
 /**
- * Reads, before the votes lock is taken, every entry a vote's commit will read: the vote,
- * the target, the voter's standing, the board head, the allowance, the network's write
- * window, the vote counter, and the author's standing, veteran record and account — one
- * `getMany` once the target's seq and author are known to this process (they never change;
- * the target's record itself is read every time, so a deleted target is still 404). With
+ * Reads, before the votes lock is taken, what a vote's commit will read that no guard
+ * covers — the target, the board head, the network's write window, the voter's standing
+ * (for the weight's R below) and the author's account — in one `getMany` once the target's
+ * seq and author are known to this process (they never change; the target's record itself
+ * is read every time, so a deleted target is still 404). The keys the votes guard covers
+ * (the vote, the standings, the veteran record, the allowance, the counter) are only named
+ * (`coveredKeys`): a seed cannot answer them (kv/guards.ts), the group reads them. With
  * karma above zero, the voter's R (reputation part of the weight, read without checks) is
  * computed here too. The commit checks every entry it relies on; a stale one costs a retry.
  */
@@ -247,7 +256,12 @@ async function prefetchVote(
   board: Board,
   postId: string,
   network: string,
-): Promise<{ targetSeq: number; seed: Deno.KvEntryMaybe<unknown>[]; heldR: number | null }> {
+): Promise<{
+  targetSeq: number;
+  seed: Deno.KvEntryMaybe<unknown>[];
+  heldR: number | null;
+  coveredKeys: Deno.KvKey[];
+}> {
   const memo = targetMemo(deps.kv);
   const memoKey = `${board}:${postId}`;
   let facts = memo.get(memoKey);
@@ -256,32 +270,33 @@ async function prefetchVote(
     if (seq === null) throw notFound("message", postId);
     facts = { seq, authorId: null };
   }
-  const authorKeys = (id: string) => [
-    keys.votingStandings(id),
-    keys.veterans(id),
-    keys.agents(id),
-  ];
   const known = memo.has(memoKey);
   const seed = await deps.kv.getMany<unknown[]>([
-    keys.votes(board, facts.seq, voter.id),
     keys.messages(board, facts.seq),
     keys.votingStandings(voter.id),
     keys.boardHeads(board),
-    newVoteAllowanceKey(deps, voter.id),
     networkWriteKey(network),
-    keys.counters("votes"),
-    ...(known && facts.authorId ? authorKeys(facts.authorId) : []),
+    ...(known && facts.authorId ? [keys.agents(facts.authorId)] : []),
   ]);
-  const msg = seed[1].value as MessageRecord | null;
+  const msg = seed[0].value as MessageRecord | null;
   if (!known && msg) {
     facts = { seq: facts.seq, authorId: board === "named" ? msg.agent_id : null };
     memo.set(memoKey, facts);
     if (memo.size > MAX_TARGET_MEMOS) memo.delete(memo.keys().next().value!);
-    if (facts.authorId) seed.push(...await deps.kv.getMany<unknown[]>(authorKeys(facts.authorId)));
+    if (facts.authorId) seed.push(await deps.kv.get(keys.agents(facts.authorId)));
   }
-  const standing = (seed[2].value as VotingStanding | null) ?? EMPTY_STANDING;
-  const R = standing.karma > 0 && !seed[0].value ? (await receivedStats(deps, voter.id)).R : null;
-  return { targetSeq: facts.seq, seed, heldR: R };
+  const standing = (seed[1].value as VotingStanding | null) ?? EMPTY_STANDING;
+  const R = standing.karma > 0 ? (await receivedStats(deps, voter.id)).R : null;
+  const coveredKeys: Deno.KvKey[] = [
+    keys.votes(board, facts.seq, voter.id),
+    keys.votingStandings(voter.id),
+    newVoteAllowanceKey(deps, voter.id),
+    keys.counters("votes"),
+    ...(facts.authorId
+      ? [keys.votingStandings(facts.authorId), keys.veterans(facts.authorId)]
+      : []),
+  ];
+  return { targetSeq: facts.seq, seed, heldR: R, coveredKeys };
 }
 
 /**
