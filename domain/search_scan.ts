@@ -195,12 +195,32 @@ export class Scanner {
     allowance: number,
     minimum: number,
   ): Promise<Narrowed> {
-    const affordable = Math.floor((allowance - ROUND_TRIP_COST) / POINT_READ_COST);
-    const part = seqs.slice(0, Math.max(minimum, Math.min(seqs.length, affordable)));
-    if (part.length === 0) return { kept: [], decided: 0 };
-    this.#spend(part.length * POINT_READ_COST);
-    const entries = await readMany(this.kv, part.map((s) => [...list.prefix, s]));
+    const { part, entries } = await this.#readPaid(
+      seqs,
+      allowance,
+      minimum,
+      POINT_READ_COST,
+      (s) => [...list.prefix, s],
+    );
     return { kept: part.filter((_, i) => entries[i].versionstamp !== null), decided: part.length };
+  }
+
+  /**
+   * Reads one key per seq for the leading seqs `allowance` pays for at `cost` each (at least
+   * `minimum`), and spends it.
+   */
+  async #readPaid<T>(
+    seqs: number[],
+    allowance: number,
+    minimum: number,
+    cost: number,
+    keyOf: (seq: number) => Deno.KvKey,
+  ): Promise<{ part: number[]; entries: Deno.KvEntryMaybe<T>[] }> {
+    const affordable = Math.floor((allowance - ROUND_TRIP_COST) / cost);
+    const part = seqs.slice(0, Math.max(minimum, Math.min(seqs.length, affordable)));
+    if (part.length === 0) return { part, entries: [] };
+    this.#spend(part.length * cost);
+    return { part, entries: await readMany<T>(this.kv, part.map(keyOf)) };
   }
 
   /**
@@ -214,13 +234,12 @@ export class Scanner {
     allowance: number,
     minimum: number,
   ): Promise<Narrowed> {
-    const affordable = Math.floor((allowance - ROUND_TRIP_COST) / TERMS_READ_COST);
-    const part = seqs.slice(0, Math.max(minimum, Math.min(seqs.length, affordable)));
-    if (part.length === 0) return { kept: [], decided: 0 };
-    this.#spend(part.length * TERMS_READ_COST);
-    const entries = await readMany<IndexedTerms>(
-      this.kv,
-      part.map((s) => keys.searchTermsByMessage(s)),
+    const { part, entries } = await this.#readPaid<IndexedTerms>(
+      seqs,
+      allowance,
+      minimum,
+      TERMS_READ_COST,
+      (s) => keys.searchTermsByMessage(s),
     );
     const holds = (e: IndexedTerms) =>
       lists.every((l) => (l.term !== undefined ? e.terms.includes(l.term) : e.topic === l.topic));
