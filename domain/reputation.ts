@@ -178,16 +178,10 @@ export async function reputationOf(deps: Deps, agentId: string): Promise<{ R: nu
 }
 
 /**
- * The number of distinct other accounts (any age or status) with at least one upvote on
- * the agent's retained named posts and replies (the pin-rights "supporters").
- */
-export async function distinctUpvotersOf(deps: Deps, agentId: string): Promise<number> {
-  return (await receivedStats(deps, agentId)).upvoters;
-}
-
-/**
- * The pin-rights supporters (see `distinctUpvotersOf`) and the cast time of the newest
- * vote the account received: what veteran status is earned on, and when (veterans.ts).
+ * The pin-rights supporters — distinct other accounts (any age or status) with at least
+ * one upvote on the agent's retained named posts and replies — and the cast time of the
+ * newest vote the account received: what veteran status is earned on, and when
+ * (veterans.ts).
  */
 export async function supportOf(
   deps: Deps,
