@@ -51,6 +51,10 @@ export class Tx {
   #mutations: Mutation[] = [];
   #written = new Map<string, unknown>();
   #summed = new Set<string>();
+  /** Which member of a group staged each sum (`#member` when it did). */
+  #summedBy = new Map<string, number>();
+  /** The group member running now (counted by `savepoint`). */
+  #member = 0;
   /** Keys read from the store or from believed entries (checked, or covered by a guard). */
   #readIds = new Set<string>();
   /** Guards whose entry came from believed entries (kv/guards.ts). */
@@ -124,6 +128,7 @@ export class Tx {
     if (summed) {
       this.#written.delete(id);
       this.#summed.add(id);
+      this.#summedBy.set(id, this.#member);
     } else {
       this.#written.set(id, value);
       this.#summed.delete(id);
@@ -216,7 +221,11 @@ export class Tx {
   #staged<T>(key: Deno.KvKey): Deno.KvEntryMaybe<T> | undefined {
     if (!this.#overlay) return undefined;
     const id = Tx.#id(key);
-    if (this.#summed.has(id)) throw new GroupReadConflict(id);
+    if (this.#summed.has(id)) {
+      // Its own sum: read the store, as a transaction outside a group does.
+      if (this.#summedBy.get(id) === this.#member) return undefined;
+      throw new GroupReadConflict(id);
+    }
     if (!this.#written.has(id)) return undefined;
     const value = this.#written.get(id);
     return (value === undefined
@@ -338,6 +347,7 @@ export class Tx {
 
   /** Where the staged state stands now (a group commit rolls a refused member back to it). */
   savepoint(): Savepoint {
+    this.#member++;
     return {
       mutations: this.#mutations.length,
       undo: this.#undo.length,

@@ -102,6 +102,20 @@ Deno.test("group commit: waiting transactions share one atomic, each with its ow
       assert.equal(results[1].value, 5n, "the reader saw the committed sum");
     });
 
+    await t.step(
+      "a member reading a key it summed itself reads the store, as outside a group",
+      async () => {
+        const own = ["counters", "own-sum"];
+        await kv.set(own, new Deno.KvU64(10n));
+        const { value } = await transact(kv, async (tx) => {
+          tx.sum(own, 5n);
+          return (await tx.get<Deno.KvU64>(own)).value!.value;
+        }, { lock: "group-demo", group: true });
+        assert.equal(value, 10n, "the stored value, before this commit's sum");
+        assert.equal((await kv.get<Deno.KvU64>(own)).value!.value, 15n);
+      },
+    );
+
     await t.step("groups stay within ten checks: members that do not fit wait", async () => {
       stats.maxChecks = 0;
       const commitsBefore = stats.commits;
