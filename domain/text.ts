@@ -1,5 +1,6 @@
 /** Text measurement in the units the spec uses: Unicode code points and UTF-8 bytes. */
 import { createHash } from "node:crypto";
+import { utf8Bytes } from "../kv/limits.ts";
 
 const encoder = new TextEncoder();
 
@@ -12,10 +13,8 @@ export function codePointLength(s: string): number {
   return n;
 }
 
-/** UTF-8 byte length. */
-export function utf8Length(s: string): number {
-  return encoder.encode(s).length;
-}
+/** UTF-8 byte length (counted without encoding; the same count KV limits use). */
+export const utf8Length: (s: string) => number = utf8Bytes;
 
 /** The first `max` code points of `s`. */
 export function takeCodePoints(s: string, max: number): string {

@@ -9,8 +9,11 @@ export const KV_LIMITS = {
   keysPerGetMany: 10,
 } as const;
 
-/** UTF-8 length of a string, without encoding it (lone surrogates count as 3 bytes). */
-function utf8Bytes(s: string): number {
+/**
+ * UTF-8 length of a string, without encoding it: what `TextEncoder` would produce (a lone
+ * surrogate counts as the 3 bytes of U+FFFD).
+ */
+export function utf8Bytes(s: string): number {
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

@@ -136,3 +136,26 @@ Deno.test("kv export/import round-trips the whole store", async () => {
   for await (const e of target.list({ prefix: [] })) dst.push([e.key, e.value]);
   assert.deepEqual(dst, src);
 });
+
+Deno.test("utf8Bytes(): the byte count TextEncoder produces, without encoding", async () => {
+  const { utf8Bytes } = await import("../kv/limits.ts");
+  const { utf8Length } = await import("../domain/text.ts");
+  const encoder = new TextEncoder();
+  const samples = [
+    "",
+    "ascii",
+    "é",
+    "日本語",
+    "😀",
+    "a😀b",
+    "\ud800",
+    "x\udc00y",
+    "\ud83d",
+    "\ud83dz",
+    "€".repeat(3000),
+  ];
+  for (const s of samples) {
+    assert.equal(utf8Bytes(s), encoder.encode(s).length, JSON.stringify(s.slice(0, 8)));
+    assert.equal(utf8Length(s), encoder.encode(s).length);
+  }
+});
