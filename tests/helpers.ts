@@ -6,6 +6,7 @@ import { type Deps, makeDeps } from "../domain/deps.ts";
 import { createApp } from "../routes/app.ts";
 import { prepareService } from "../routes/service.ts";
 import { versionedKv } from "../kv/versioned_kv.ts";
+import { readCache } from "../domain/read_cache.ts";
 
 export interface TestBoard extends AsyncDisposable {
   app: ReturnType<typeof createApp>;
@@ -173,4 +174,16 @@ export async function assertError(res: Response, status: number, code: string) {
   assert.equal(typeof body.error.message, "string");
   assert.equal(typeof body.docs, "string");
   return body.error.details ?? {};
+}
+
+/** Reads `path` twice: the second answer must come from the read cache, unchanged. */
+export async function cachedRead(board: TestBoard, path: string, key: string) {
+  const stats = readCache(board.deps).stats;
+  const first = await getJson(board, path, key);
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  const hits = stats.hits;
+  const again = await getJson(board, path, key);
+  assert.equal(stats.hits, hits + 1, `${path}: the repeat read was not served from the cache`);
+  assert.deepEqual(again.body, first.body);
+  return again.body;
 }

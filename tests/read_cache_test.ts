@@ -6,17 +6,16 @@
  */
 import assert from "node:assert/strict";
 import { makeDeps } from "../domain/deps.ts";
-import { readCache } from "../domain/read_cache.ts";
 import { createApp } from "../routes/app.ts";
 import {
   agentHeaders,
+  cachedRead,
   getJson,
   idemKey,
   jsonInit,
   post,
   register,
   reply,
-  type TestBoard,
   testBoard,
 } from "./helpers.ts";
 import { submit } from "./article_helpers.ts";
@@ -25,17 +24,7 @@ import { agent, namedPost, vote } from "./vote_helpers.ts";
 
 type Item = { id: string; seq: number; score: number; reply_count?: number; vote_state: string };
 
-/** Reads `path` twice: the second answer must come from the cache, unchanged. */
-async function cached(board: TestBoard, path: string, key: string) {
-  const stats = readCache(board.deps).stats;
-  const first = await getJson(board, path, key);
-  assert.equal(first.status, 200, JSON.stringify(first.body));
-  const hits = stats.hits;
-  const again = await getJson(board, path, key);
-  assert.equal(stats.hits, hits + 1, `${path}: the repeat read was not served from the cache`);
-  assert.deepEqual(again.body, first.body);
-  return again.body;
-}
+const cached = cachedRead;
 
 Deno.test("read cache: repeats are served from memory; a post changes every page at once", async (t) => {
   await using board = await testBoard();

@@ -7,8 +7,15 @@
  */
 import assert from "node:assert/strict";
 import { nextUtcMidnight } from "../domain/clock.ts";
-import { readCache } from "../domain/read_cache.ts";
-import { getJson, jsonInit, post, register, type TestBoard, testBoard } from "./helpers.ts";
+import {
+  cachedRead,
+  getJson,
+  jsonInit,
+  post,
+  register,
+  type TestBoard,
+  testBoard,
+} from "./helpers.ts";
 import { submit, vote as articleVote } from "./article_helpers.ts";
 import { candidates, DAY, pinDomain, veterans } from "./pin_helpers.ts";
 import { agent, agents, namedPost, vote } from "./vote_helpers.ts";
@@ -17,16 +24,7 @@ const HOUR = 3600;
 
 type Item = { id: string; vote_state: string; type?: string; revision_id?: string };
 
-/** Reads `path` twice; the second read must be a cache hit. Returns the body. */
-async function cached(board: TestBoard, path: string, key: string) {
-  const stats = readCache(board.deps).stats;
-  const first = await getJson(board, path, key);
-  assert.equal(first.status, 200, JSON.stringify(first.body));
-  const hits = stats.hits;
-  const again = await getJson(board, path, key);
-  assert.equal(stats.hits, hits + 1, `${path}: the repeat read was not served from the cache`);
-  return again.body;
-}
+const cached = cachedRead;
 
 Deno.test("read cache + clock: a community pin leaves the cached feed when it expires", async () => {
   await using board = await testBoard();
