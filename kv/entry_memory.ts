@@ -10,7 +10,7 @@
 const MAX_ENTRIES = 16_384;
 
 /** A private copy of a value (KV values are plain data; KvU64 and primitives are immutable). */
-function copy(v: unknown): unknown {
+export function copyValue(v: unknown): unknown {
   return v === null || typeof v !== "object" || v instanceof Deno.KvU64 ? v : structuredClone(v);
 }
 
@@ -23,14 +23,21 @@ export class EntryMemory {
     if (!e) return undefined;
     this.#entries.delete(id);
     this.#entries.set(id, e);
-    return { key: e.key, value: copy(e.value), versionstamp: e.versionstamp } as Deno.KvEntryMaybe<
+    return {
+      key: e.key,
+      value: copyValue(e.value),
+      versionstamp: e.versionstamp,
+    } as Deno.KvEntryMaybe<
       unknown
     >;
   }
 
   remember(id: string, entry: Deno.KvEntryMaybe<unknown>): void {
     this.#entries.delete(id);
-    this.#entries.set(id, { ...entry, value: copy(entry.value) } as Deno.KvEntryMaybe<unknown>);
+    this.#entries.set(
+      id,
+      { ...entry, value: copyValue(entry.value) } as Deno.KvEntryMaybe<unknown>,
+    );
     if (this.#entries.size > MAX_ENTRIES) {
       this.#entries.delete(this.#entries.keys().next().value!);
     }

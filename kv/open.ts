@@ -10,7 +10,8 @@ export function isKvConnectUrl(path: string | undefined): boolean {
  * Opens KV. A KV Connect URL is passed to `Deno.openKv` as is (Deno reads the token from
  * `DENO_KV_ACCESS_TOKEN`); undefined means the platform's default store (Deno Deploy).
  * A file path gets its folder created first. `open` is injectable for tests. The handle
- * bumps the read caches' version keys on every write (kv/versioned_kv.ts).
+ * bumps the read caches' version keys on every write (kv/versioned_kv.ts). A file gets a
+ * second handle for reads, so that reads run beside commits (kv/versioned_kv.ts).
  */
 export async function openKv(
   path: string | undefined,
@@ -22,6 +23,8 @@ export async function openKv(
   if (path && !isKvConnectUrl(path) && path !== ":memory:") {
     const dir = path.replace(/[^/]*$/, "");
     if (dir) await Deno.mkdir(dir, { recursive: true });
+    const writer = await open(path);
+    return versionedKv(writer, await open(path));
   }
   return versionedKv(path === undefined ? await open() : await open(path));
 }

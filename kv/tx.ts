@@ -6,7 +6,7 @@
  * whole function runs again. Mutations are buffered and committed as one atomic.
  * The atomic is asserted against the portable limits of DESIGN.md §11.
  */
-import { type EntryMemory, entryMemory } from "./entry_memory.ts";
+import { copyValue, type EntryMemory, entryMemory } from "./entry_memory.ts";
 import { keySize, KV_LIMITS, valueSize } from "./limits.ts";
 import { guardOf } from "./guards.ts";
 import { readVersionBumps } from "./read_versions.ts";
@@ -45,6 +45,23 @@ interface Savepoint {
 /** A placeholder versionstamp for an entry another member of the group has staged. */
 const STAGED = "staged";
 
+/**
+ * A placeholder versionstamp for an entry the group commit in flight writes: a check on it
+ * becomes a check on that commit's versionstamp once it is known (`build`).
+ */
+const IN_FLIGHT = "in-flight";
+
+/**
+ * What the group commit in flight will leave, for the next group prepared meanwhile
+ * (`Tx.inFlight`): its writes (undefined: deleted), the keys whose value it leaves unknown
+ * (sums, blind guard writes, read-cache versions), and the guards it believed.
+ */
+export interface InFlightWrites {
+  written: Map<string, unknown>;
+  unknown: Set<string>;
+  believedGuards: Set<string>;
+}
+
 export class Tx {
   readonly kv: Deno.Kv;
   #checks = new Map<string, Deno.AtomicCheck>();
@@ -76,6 +93,8 @@ export class Tx {
   #overlay: boolean;
   /** Changes since the group began, to roll one member back (kept only when overlaying). */
   #undo: Undo[] = [];
+  /** What the group commit in flight writes: read as if committed, checked against it. */
+  #inFlight: InFlightWrites | null;
 
   /**
    * `seed`: entries read before the transaction (used instead of reading them again).
@@ -91,6 +110,7 @@ export class Tx {
       believe?: boolean;
       keep?: (key: Deno.KvKey) => boolean;
       overlay?: boolean;
+      inFlight?: InFlightWrites;
     } = {},
   ) {
     this.kv = kv;
@@ -101,6 +121,45 @@ export class Tx {
       : null;
     this.#memory = opts.memory ?? null;
     this.#overlay = opts.overlay ?? false;
+    this.#inFlight = opts.inFlight ?? null;
+  }
+
+  /**
+   * The entry the group commit in flight leaves for `key` (read as committed; its check
+   * waits for that commit's versionstamp). A key it leaves unknown cannot be read before it
+   * lands: the member waits for a later group.
+   */
+  #inFlightEntry<T>(key: Deno.KvKey): Deno.KvEntryMaybe<T> | undefined {
+    const f = this.#inFlight;
+    if (!f) return undefined;
+    const id = Tx.#id(key);
+    if (f.unknown.has(id)) throw new GroupReadConflict(id);
+    if (!f.written.has(id)) return undefined;
+    const value = f.written.get(id);
+    if (value === undefined) return { key, value: null, versionstamp: null };
+    if (key[0] === "guards" && f.believedGuards.has(id)) {
+      this.#addTo(this.#believedGuards, id, true);
+    }
+    return { key, value: copyValue(value), versionstamp: IN_FLIGHT } as Deno.KvEntryMaybe<T>;
+  }
+
+  /**
+   * What this transaction's commit, once made, leaves for a group prepared while it is in
+   * flight. A guard it writes without having checked it is left unknown: covered keys read
+   * by the next group are exact only after a guard whose every change since was checked.
+   */
+  inFlight(): InFlightWrites {
+    const written = new Map<string, unknown>();
+    const unknown = new Set<string>();
+    const mutations = this.#merged();
+    for (const m of mutations) {
+      if (m.type === "sum") unknown.add(m.id);
+      else if (m.key[0] === "guards" && !this.#checks.has(m.id)) unknown.add(m.id);
+      else written.set(m.id, m.type === "set" ? m.value : undefined);
+    }
+    for (const k of readVersionBumps(mutations.map((m) => m.key))) unknown.add(Tx.#id(k));
+    const believedGuards = new Set([...this.#believedGuards].filter((g) => this.#checks.has(g)));
+    return { written, unknown, believedGuards };
   }
 
   #log(read: boolean, undo: () => void): void {
@@ -258,8 +317,8 @@ export class Tx {
   async get<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
     const staged = this.#staged<T>(key);
     if (staged) return staged;
-    const entry = this.#believedEntry<T>(key) ?? this.#fetchedEntry<T>(key) ??
-      await this.kv.get<T>(key);
+    const entry = this.#inFlightEntry<T>(key) ?? this.#believedEntry<T>(key) ??
+      this.#fetchedEntry<T>(key) ?? await this.kv.get<T>(key);
     this.#record(entry);
     return entry;
   }
@@ -268,7 +327,8 @@ export class Tx {
   async getMany<T>(keyList: Deno.KvKey[]): Promise<Deno.KvEntryMaybe<T>[]> {
     const staged = keyList.map((k) => this.#staged<T>(k));
     const out: (Deno.KvEntryMaybe<T> | undefined)[] = keyList.map((k, i) =>
-      staged[i] ?? this.#believedEntry<T>(k) ?? this.#fetchedEntry<T>(k)
+      staged[i] ?? this.#inFlightEntry<T>(k) ?? this.#believedEntry<T>(k) ??
+        this.#fetchedEntry<T>(k)
     );
     const missing: number[] = [];
     out.forEach((e, i) => {
@@ -290,7 +350,7 @@ export class Tx {
    * `seed`, a seeded entry answers (read moments before, and unchecked either way).
    */
   peek<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
-    const staged = this.#staged<T>(key);
+    const staged = this.#staged<T>(key) ?? this.#inFlightEntry<T>(key);
     if (staged) return Promise.resolve(staged);
     const id = Tx.#id(key);
     const seeded = (this.#believe ? this.#believed?.get(id) : undefined) ??
@@ -410,10 +470,17 @@ export class Tx {
 
   /**
    * Builds the atomic, asserting the portable limits — counting the read-cache version
-   * keys a versioned handle adds to it (kv/versioned_kv.ts).
+   * keys a versioned handle adds to it (kv/versioned_kv.ts). `inFlightVersionstamp`: the
+   * versionstamp of the commit this one was prepared beside, for what was read of it.
    */
-  build(): Deno.AtomicOperation {
-    const checks = [...this.#checks.values()];
+  build(inFlightVersionstamp?: string): Deno.AtomicOperation {
+    const checks = [...this.#checks.values()].map((c) => {
+      if (c.versionstamp !== IN_FLIGHT) return c;
+      if (!inFlightVersionstamp) {
+        throw new Error("a read of a commit in flight needs its versionstamp");
+      }
+      return { key: c.key, versionstamp: inFlightVersionstamp };
+    });
     const mutations = this.#merged();
     const bumps = readVersionBumps(mutations.map((m) => m.key));
     // The sizes were added up as the mutations were staged (valueSize serialises a value:
@@ -480,6 +547,13 @@ export class Tx {
 }
 
 const locks = new Map<string, Promise<void>>();
+/** How many callers of `withLocalLock` wait for each name. */
+const lockWaiters = new Map<string, number>();
+
+/** True when someone waits for the in-process lock `name` (its holder should let go soon). */
+function othersWaitFor(name: string): boolean {
+  return (lockWaiters.get(name) ?? 0) > 0;
+}
 
 /**
  * Serialises work on one name within this process. Correctness never depends on it
@@ -491,7 +565,12 @@ export async function withLocalLock<T>(name: string, fn: () => Promise<T>): Prom
   const mine = new Promise<void>((r) => (release = r));
   const chained = prev.then(() => mine);
   locks.set(name, chained);
-  await prev;
+  lockWaiters.set(name, (lockWaiters.get(name) ?? 0) + 1);
+  try {
+    await prev;
+  } finally {
+    lockWaiters.set(name, lockWaiters.get(name)! - 1);
+  }
   try {
     return await fn();
   } finally {
@@ -627,6 +706,8 @@ interface Member {
   prefetch?: Deno.KvKey[];
   /** Its keys, read as it arrived while a commit was under way, and the commits made then. */
   ahead?: { after: number; entries: Promise<Map<string, Deno.KvEntryMaybe<unknown>>> };
+  /** Failed group commits it was part of. */
+  attempts: number;
   resolve: (r: { value: unknown; versionstamp: string | null }) => void;
   reject: (e: unknown) => void;
 }
@@ -639,6 +720,27 @@ interface GroupQueue {
   commits: number;
   /** What the latest commits wrote: `[commit number, ids]`, newest last (bounded). */
   written: [number, Set<string>][];
+  /** Wakes the group being prepared beside a commit in flight when a member arrives. */
+  arrived: (() => void) | null;
+}
+
+/** A group run against one shared Tx: its members' outcomes, and those left for later. */
+interface Group {
+  tx: Tx;
+  included: { member: Member; ok: boolean; value: unknown }[];
+  /** Members that did not fit, or read what the commit in flight leaves unknown. */
+  left: Member[];
+  /** Prepared while another group's commit was in flight (and read what it writes). */
+  beside: boolean;
+}
+
+/** A group whose commit is in flight. */
+interface Flight {
+  group: Group;
+  /** What the commit writes, for the group prepared meanwhile. */
+  writes: InFlightWrites;
+  landed: boolean;
+  outcome: Promise<{ res: Deno.KvCommitResult | Deno.KvCommitError } | { error: unknown }>;
 }
 
 /** How many commits' writes are kept for members that read ahead. */
@@ -653,7 +755,9 @@ function groupQueue(kv: Deno.Kv, lock: string): GroupQueue {
   let byLock = groupQueues.get(kv);
   if (!byLock) groupQueues.set(kv, byLock = new Map());
   let q = byLock.get(lock);
-  if (!q) byLock.set(lock, q = { waiting: [], running: false, commits: 0, written: [] });
+  if (!q) {
+    byLock.set(lock, q = { waiting: [], running: false, commits: 0, written: [], arrived: null });
+  }
   return q;
 }
 
@@ -679,24 +783,21 @@ function groupTransact<T>(
       seed: options.seed,
       prefetch: options.prefetch,
       ahead,
+      attempts: 0,
       resolve: resolve as Member["resolve"],
       reject,
     });
   });
+  q.arrived?.();
   if (!q.running) {
     q.running = true;
     (async () => {
       try {
         while (q.waiting.length) {
-          const batch = q.waiting.splice(0, MAX_GROUP);
-          try {
-            q.waiting.unshift(
-              ...await withLocalLock(lock, () => commitGroup(kv, batch, options, q)),
-            );
-          } catch (e) {
-            for (const m of batch) m.reject(e); // settled members ignore it
-          }
+          await withLocalLock(lock, () => runGroups(kv, q, options));
         }
+      } catch (e) {
+        for (const m of q.waiting.splice(0)) m.reject(e); // not expected: runGroups settles its own
       } finally {
         q.running = false;
       }
@@ -717,101 +818,202 @@ function writtenSince(q: GroupQueue, after: number): Set<string> | null {
 }
 
 /**
- * Runs a batch of transactions as one group and commits it; returns the members that did
- * not fit (they start the next group). Retries the whole group when a check fails.
+ * Commits groups until none is waiting (or another holder of the lock waits for it). While
+ * one group's commit is in flight, the next group is prepared beside it: its members read
+ * what that commit writes as if it had landed, checked against its versionstamp once known,
+ * and members keep joining it until the commit lands. If the commit fails, the group
+ * prepared beside it runs again. Each member settles once, with its group's commit.
  */
-async function commitGroup(
-  kv: Deno.Kv,
-  batch: Member[],
-  options: TransactOptions,
-  q: GroupQueue,
-): Promise<Member[]> {
-  const attempts = options.attempts ?? 60;
+async function runGroups(kv: Deno.Kv, q: GroupQueue, options: TransactOptions): Promise<void> {
   const memory = options.remember ? entryMemory(kv, options.lock!) : undefined;
-  let members = batch;
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    const tx = new Tx(kv, {
-      memory,
-      believe: attempt === 0,
-      keep: typeof options.remember === "function" ? options.remember : undefined,
-      overlay: true,
-    });
-    for (const member of members) tx.addSeed(member.seed);
-    if (attempt === 0) {
-      for (const m of members) {
-        if (!m.ahead) continue;
-        const since = writtenSince(q, m.ahead.after);
-        if (since) tx.adoptFetched(await m.ahead.entries, since);
-      }
-      await tx.prefetch(members.flatMap((m) => m.prefetch ?? []));
+  const attempts = options.attempts ?? 60;
+  const requeue = (members: Member[]) => q.waiting.unshift(...members);
+  let flight: Flight | null = null;
+  let landedAt: string | undefined;
+  while (q.waiting.length || flight) {
+    let group: Group | null = null;
+    // Beside a commit in flight, members that arrive until it lands join the next group.
+    if (flight ? !othersWaitFor(options.lock!) : q.waiting.length) {
+      group = await prepareGroup(kv, q, options, memory, flight);
+      if (!group.included.length && !group.left.length) group = null;
     }
-    const included: { member: Member; ok: boolean; value: unknown }[] = [];
-    const left: Member[] = [];
-    for (const member of members) {
-      if (left.length) {
-        left.push(member);
+    if (flight) {
+      const landing = await land(q, flight, memory);
+      flight = null;
+      if (group && (!landing.ok || group.tx.isEmpty)) {
+        // Prepared on writes that did not land, or a refusal decided beside a commit: again.
+        requeue([...group.included.map((m) => m.member), ...group.left]);
+        group = null;
+      }
+      if (!landing.ok) {
+        const retry: Member[] = [];
+        for (const m of landing.failed) {
+          if (++m.attempts >= attempts) {
+            m.reject(new TxConflictError("transaction kept conflicting"));
+          } else retry.push(m);
+        }
+        requeue(retry);
+        if (landing.backOff) {
+          const n = Math.max(0, ...retry.map((m) => m.attempts));
+          await new Promise((r) =>
+            setTimeout(r, Math.min(50, 1 + Math.random() * 2 ** Math.min(n, 5)))
+          );
+        }
+        continue;
+      }
+      landedAt = landing.versionstamp;
+      if (othersWaitFor(options.lock!) && !group) return; // let them in; this runner queues again
+    }
+    if (!group) continue;
+    requeue(group.left);
+    if (group.tx.isEmpty) {
+      if (group.tx.usedBelieved) {
+        // Refusals and answers that write nothing, decided on believed entries, are decided
+        // again on fresh reads (as in `transact`): the memory is no longer believed.
+        memory?.forgetAll();
+        const again = [...group.included.map((m) => m.member), ...group.left];
+        for (const m of again) m.seed = undefined;
+        q.waiting.splice(0, group.left.length); // requeued above: once, in order
+        requeue(again);
+        continue;
+      }
+      for (const m of group.included) {
+        if (m.ok) m.member.resolve({ value: m.value, versionstamp: null });
+        else m.member.reject(m.value);
+      }
+      continue;
+    }
+    flight = launch(group, group.beside ? landedAt : undefined);
+  }
+}
+
+/** Starts a group's commit. A group that cannot be built (a programming error) is refused. */
+function launch(group: Group, besideVersionstamp: string | undefined): Flight | null {
+  let op: Deno.AtomicOperation;
+  try {
+    op = group.tx.build(besideVersionstamp);
+  } catch (e) {
+    for (const m of group.included) m.member.reject(e);
+    return null;
+  }
+  const flight: Flight = {
+    group,
+    writes: group.tx.inFlight(),
+    landed: false,
+    outcome: op.commit().then((res) => ({ res }), (error) => ({ error })),
+  };
+  flight.outcome.then(() => (flight.landed = true));
+  return flight;
+}
+
+/**
+ * Waits for a group's commit and settles it: on success its members get their results; on
+ * a failed check (or a locked store) the members are handed back to be run again.
+ */
+async function land(
+  q: GroupQueue,
+  flight: Flight,
+  memory: EntryMemory | undefined,
+): Promise<
+  { ok: true; versionstamp: string } | { ok: false; failed: Member[]; backOff: boolean }
+> {
+  const { group } = flight;
+  const outcome = await flight.outcome;
+  if ("error" in outcome) {
+    memory?.forgetAll();
+    if (!isLockedError(outcome.error)) {
+      for (const m of group.included) m.member.reject(outcome.error);
+      return { ok: false, failed: [], backOff: false };
+    }
+  }
+  const res = "res" in outcome ? outcome.res : { ok: false as const };
+  group.tx.settleMemory(res.ok ? res.versionstamp : null);
+  if (!res.ok) {
+    for (const m of group.included) m.member.seed = undefined; // read afresh next time
+    return {
+      ok: false,
+      failed: group.included.map((m) => m.member),
+      backOff: !group.tx.usedBelieved,
+    };
+  }
+  q.written.push([++q.commits, group.tx.writtenIds]);
+  if (q.written.length > WRITTEN_KEPT) q.written.shift();
+  for (const m of group.included) {
+    if (m.ok) m.member.resolve({ value: m.value, versionstamp: res.versionstamp });
+    else m.member.reject(m.value);
+  }
+  return { ok: true, versionstamp: res.versionstamp };
+}
+
+/**
+ * Runs waiting members one after another against one shared Tx, as many as fit the portable
+ * limits. Beside a commit in flight, members read what it writes and keep joining until it
+ * lands; otherwise the group is those waiting now.
+ */
+async function prepareGroup(
+  kv: Deno.Kv,
+  q: GroupQueue,
+  options: TransactOptions,
+  memory: EntryMemory | undefined,
+  flight: Flight | null,
+): Promise<Group> {
+  const tx = new Tx(kv, {
+    memory,
+    believe: true,
+    keep: typeof options.remember === "function" ? options.remember : undefined,
+    overlay: true,
+    inFlight: flight?.writes,
+  });
+  const group: Group = { tx, included: [], left: [], beside: !!flight };
+  let taken = 0;
+  while (taken < MAX_GROUP && !group.left.length) {
+    if (!q.waiting.length) {
+      if (!flight || flight.landed) break;
+      await new Promise<void>((wake) => {
+        q.arrived = wake;
+        flight.outcome.then(() => wake());
+      });
+      q.arrived = null;
+      continue;
+    }
+    const batch = q.waiting.splice(0, MAX_GROUP - taken);
+    taken += batch.length;
+    for (const m of batch) tx.addSeed(m.seed);
+    for (const m of batch) {
+      if (!m.ahead) continue;
+      const since = writtenSince(q, m.ahead.after);
+      if (since) tx.adoptFetched(await m.ahead.entries, since);
+      m.ahead = undefined;
+    }
+    await tx.prefetch(batch.flatMap((m) => m.prefetch ?? [])).catch(() => {}); // read later
+    for (const member of batch) {
+      if (group.left.length) {
+        group.left.push(member);
         continue;
       }
       const sp = tx.savepoint();
       try {
         const value = await member.fn(tx);
-        if (tx.overLimits && included.length) {
+        if (tx.overLimits && group.included.length) {
           tx.rollback(sp);
-          left.push(member);
-        } else included.push({ member, ok: true, value });
+          group.left.push(member);
+        } else group.included.push({ member, ok: true, value });
       } catch (e) {
-        if (e instanceof GroupReadConflict && included.length) {
+        if (e instanceof GroupReadConflict && (group.included.length || flight)) {
           tx.rollback(sp);
-          left.push(member);
+          group.left.push(member);
           continue;
         }
         tx.rollback(sp, true);
-        if (tx.overLimits && included.length) {
+        if (tx.overLimits && group.included.length) {
           tx.rollback(sp);
-          left.push(member);
-        } else included.push({ member, ok: false, value: e });
+          group.left.push(member);
+        } else group.included.push({ member, ok: false, value: e });
       }
     }
-    let versionstamp: string | null = null;
-    if (!tx.isEmpty) {
-      let res: Deno.KvCommitResult | Deno.KvCommitError;
-      try {
-        const committing = tx.build().commit();
-        res = await committing;
-      } catch (e) {
-        memory?.forgetAll();
-        if (!isLockedError(e)) {
-          for (const m of included) m.member.reject(e);
-          return left;
-        }
-        res = { ok: false };
-      }
-      tx.settleMemory(res.ok ? res.versionstamp : null);
-      if (!res.ok) {
-        members = [...included.map((m) => m.member), ...left];
-        if (!tx.usedBelieved) {
-          const wait = Math.min(50, 1 + Math.random() * 2 ** Math.min(attempt, 5));
-          await new Promise((r) => setTimeout(r, wait));
-        }
-        continue;
-      }
-      versionstamp = res.versionstamp;
-      q.written.push([++q.commits, tx.writtenIds]);
-      if (q.written.length > WRITTEN_KEPT) q.written.shift();
-    } else if (tx.usedBelieved) {
-      // Refusals and answers that write nothing, decided on believed entries, are decided
-      // again on fresh reads (as in `transact`).
-      members = [...included.map((m) => m.member), ...left];
-      continue;
-    }
-    for (const m of included) {
-      if (m.ok) m.member.resolve({ value: m.value, versionstamp });
-      else m.member.reject(m.value);
-    }
-    return left;
+    if (!flight || flight.landed) break;
   }
-  for (const m of members) m.reject(new TxConflictError("transaction kept conflicting"));
-  return [];
+  return group;
 }
 
 /**

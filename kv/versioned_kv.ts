@@ -77,8 +77,17 @@ function versionedAtomic(op: Deno.AtomicOperation): Deno.AtomicOperation {
   return wrapper;
 }
 
-/** Wraps a KV handle so that every write bumps the read-cache versions (see above). */
-export function versionedKv(kv: Deno.Kv): Deno.Kv {
+/** The reads a second handle on the same file can serve (kv/open.ts). */
+const READS = new Set<PropertyKey>(["get", "getMany", "list"]);
+
+/**
+ * Wraps a KV handle so that every write bumps the read-cache versions (see above). With
+ * `reader`, a second handle on the same SQLite file, `get`, `getMany` and `list` go to it:
+ * the embedded store serves each handle on its own thread, so reads do not queue behind a
+ * commit in flight (SQLite's WAL lets them run beside it, and a read started after a commit
+ * returned sees it). `close` closes both.
+ */
+export function versionedKv(kv: Deno.Kv, reader?: Deno.Kv): Deno.Kv {
   if (versioned.has(kv)) return kv;
   const bound = new Map<PropertyKey, unknown>();
   const wrapped: Deno.Kv = new Proxy(kv, {
@@ -98,9 +107,16 @@ export function versionedKv(kv: Deno.Kv): Deno.Kv {
       }
       let fn = bound.get(prop);
       if (fn === undefined) {
-        const v = Reflect.get(target, prop, target);
+        const from = reader && READS.has(prop) ? reader : target;
+        const v = Reflect.get(from, prop, from);
         if (typeof v !== "function") return v;
-        bound.set(prop, fn = v.bind(target));
+        fn = prop === "close" && reader
+          ? () => {
+            reader.close();
+            target.close();
+          }
+          : v.bind(from);
+        bound.set(prop, fn);
       }
       return fn;
     },

@@ -1,0 +1,167 @@
+/**
+ * Group commits in a pipeline (kv/tx.ts; issue 12): while one group's commit is in flight,
+ * the next group runs on what that commit writes, and commits after it, checked against
+ * it; if the commit in flight fails, the group prepared beside it runs again. And the
+ * second handle a file store gets for reads (kv/open.ts, kv/versioned_kv.ts).
+ */
+import assert from "node:assert/strict";
+import { openKv } from "../kv/open.ts";
+import { transact } from "../kv/tx.ts";
+import { versionedKv } from "../kv/versioned_kv.ts";
+
+/** A versioned handle whose commits wait until the test releases them, one by one. */
+async function gatedKv() {
+  const raw = await Deno.openKv(":memory:");
+  const held: (() => void)[] = [];
+  const gated = new Proxy(raw, {
+    get(target, prop) {
+      if (prop === "atomic") {
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          op.commit = async () => {
+            await new Promise<void>((release) => held.push(release));
+            return await commit();
+          };
+          return op;
+        };
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  /** Waits until `n` commits have been made and are held. */
+  const heldCommits = async (n: number) => {
+    for (let i = 0; i < 500 && held.length < n; i++) await new Promise((r) => setTimeout(r, 2));
+    assert.equal(held.length, n, `${n} commits held`);
+  };
+  return { kv: versionedKv(gated), raw, held, heldCommits };
+}
+
+const COUNTER = ["counters", "pipeline-demo"];
+
+/** A group-committed increment that logs the value it read. */
+function bump(kv: Deno.Kv, seen: number[]) {
+  return transact(kv, async (tx) => {
+    const n = (await tx.get<number>(COUNTER)).value ?? 0;
+    seen.push(n);
+    tx.set(COUNTER, n + 1);
+    return n + 1;
+  }, { lock: "pipeline-demo", group: true });
+}
+
+Deno.test("group pipeline: the next group runs on what the commit in flight writes", async () => {
+  const { kv, raw, held, heldCommits } = await gatedKv();
+  try {
+    const seen: number[] = [];
+    const first = bump(kv, seen);
+    await heldCommits(1);
+    const more = [bump(kv, seen), bump(kv, seen)];
+    // Both ran while the first commit is still held, on the value it writes.
+    for (let i = 0; i < 200 && seen.length < 3; i++) await new Promise((r) => setTimeout(r, 2));
+    assert.deepEqual(seen, [0, 1, 2]);
+    assert.equal(held.length, 1, "the second group waits for the first commit to land");
+    held[0]();
+    await heldCommits(2);
+    held[1]();
+    assert.deepEqual([(await first).value, ...(await Promise.all(more)).map((r) => r.value)], [
+      1,
+      2,
+      3,
+    ]);
+    assert.equal((await raw.get(COUNTER)).value, 3);
+  } finally {
+    raw.close();
+  }
+});
+
+Deno.test("group pipeline: when the commit in flight fails, the group beside it runs again", async () => {
+  const { kv, raw, held, heldCommits } = await gatedKv();
+  try {
+    const seen: number[] = [];
+    const first = bump(kv, seen);
+    await heldCommits(1);
+    const second = bump(kv, seen);
+    for (let i = 0; i < 200 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 2));
+    assert.deepEqual(seen, [0, 1]);
+    await raw.set(COUNTER, 100); // another writer: the first commit's check now fails
+    held[0]();
+    // Both run again on fresh reads, the first group's member first (here in one commit).
+    await heldCommits(2);
+    held[1]();
+    assert.equal((await first).value, 101);
+    assert.equal((await second).value, 102);
+    assert.deepEqual(seen, [0, 1, 100, 101]);
+    assert.equal((await raw.get(COUNTER)).value, 102);
+  } finally {
+    raw.close();
+  }
+});
+
+Deno.test("group pipeline: concurrent increments stay exact through many groups", async () => {
+  const dir = await Deno.makeTempDir();
+  const kv = await openKv(`${dir}/pipeline.kv`);
+  try {
+    const seen: number[] = [];
+    const values = (await Promise.all(Array.from({ length: 300 }, () => bump(kv, seen))))
+      .map((r) => r.value);
+    assert.deepEqual(
+      [...values].sort((a, b) => a - b),
+      Array.from({ length: 300 }, (_, i) => i + 1),
+    );
+    assert.equal((await kv.get(COUNTER)).value, 300);
+  } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a file store reads through a second handle and writes through the first", async (t) => {
+  const dir = await Deno.makeTempDir();
+  const opened: Deno.Kv[] = [];
+  const calls: string[] = [];
+  const open = async (path?: string) => {
+    const real = await Deno.openKv(path);
+    const n = opened.length;
+    const spy = new Proxy(real, {
+      get(target, prop) {
+        const v = Reflect.get(target, prop, target);
+        if (typeof v !== "function") return v;
+        return (...args: unknown[]) => {
+          calls.push(`${n}:${String(prop)}`);
+          return v.apply(target, args);
+        };
+      },
+    });
+    opened.push(spy);
+    return spy;
+  };
+  const kv = await openKv(`${dir}/two.kv`, open);
+  try {
+    await t.step("two handles on the file; reads go to the second", async () => {
+      assert.equal(opened.length, 2);
+      calls.length = 0;
+      await kv.set(["k"], 1);
+      await kv.get(["k"]);
+      await kv.getMany([["k"]]);
+      for await (const _ of kv.list({ prefix: ["k"] })) { /* drain */ }
+      assert.deepEqual(calls, ["0:atomic", "1:get", "1:getMany", "1:list"]);
+    });
+    await t.step("a read made after a commit returned sees it", async () => {
+      for (let i = 0; i < 300; i++) {
+        const res = await kv.atomic().set(["n"], i).commit();
+        const got = await kv.get<number>(["n"]);
+        assert.equal(got.value, i);
+        assert.equal(got.versionstamp, res.ok ? res.versionstamp : "failed");
+      }
+    });
+  } finally {
+    kv.close();
+    calls.length = 0;
+  }
+  await t.step("close closes both", async () => {
+    await assert.rejects(() => opened[0].atomic().set(["x"], 1).commit());
+    await assert.rejects(() => opened[1].get(["x"]));
+  });
+  await Deno.remove(dir, { recursive: true });
+});
