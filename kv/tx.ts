@@ -601,8 +601,9 @@ export interface TransactOptions {
    * flight run one after another against one shared Tx (each sees what the earlier ones
    * staged) and commit in one atomic, as many as fit the portable limits. Each keeps its
    * own result: one that throws is rolled back alone (its reads stay checked, so its
-   * refusal holds only if the commit confirms what it saw). For hot write paths whose
-   * commits would otherwise queue one by one (docs/benchmark_notes.md).
+   * refusal holds only if the commit confirms what it saw). While a group's commit is in
+   * flight, the next group runs on what it writes and commits after it (`runGroups`). For
+   * hot write paths whose commits would otherwise queue one by one (docs/benchmark_notes.md).
    */
   group?: boolean;
   /** With `group`: keys the function will read, read for the whole group in one batch. */
