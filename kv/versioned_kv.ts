@@ -85,7 +85,7 @@ const READS = new Set<PropertyKey>(["get", "getMany", "list"]);
  * `reader`, a second handle on the same SQLite file, `get`, `getMany` and `list` go to it:
  * the embedded store serves each handle on its own thread, so reads do not queue behind a
  * commit in flight (SQLite's WAL lets them run beside it, and a read started after a commit
- * returned sees it). `close` closes both.
+ * returned sees it). `close` (and disposal) closes both.
  */
 export function versionedKv(kv: Deno.Kv, reader?: Deno.Kv): Deno.Kv {
   if (versioned.has(kv)) return kv;
@@ -110,7 +110,7 @@ export function versionedKv(kv: Deno.Kv, reader?: Deno.Kv): Deno.Kv {
         const from = reader && READS.has(prop) ? reader : target;
         const v = Reflect.get(from, prop, from);
         if (typeof v !== "function") return v;
-        fn = prop === "close" && reader
+        fn = (prop === "close" || prop === Symbol.dispose) && reader
           ? () => {
             reader.close();
             target.close();

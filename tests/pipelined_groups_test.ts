@@ -98,6 +98,36 @@ Deno.test("group pipeline: when the commit in flight fails, the group beside it 
   }
 });
 
+Deno.test("group pipeline: a key the commit in flight sums is read only once it has landed", async () => {
+  const { kv, raw, held, heldCommits } = await gatedKv();
+  try {
+    const total = ["counters", "pipeline-sum"];
+    const opts = { lock: "pipeline-demo", group: true };
+    const summing = transact(kv, (tx) => {
+      tx.sum(total, 5n);
+      return Promise.resolve();
+    }, opts);
+    await heldCommits(1);
+    const seen: bigint[] = [];
+    const reading = transact(kv, async (tx) => {
+      const n = (await tx.get<Deno.KvU64>(total)).value?.value ?? 0n;
+      seen.push(n);
+      tx.set(["copy"], n);
+      return n;
+    }, opts);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(seen, [], "its value is unknown until the sum lands");
+    held[0]();
+    await summing;
+    await heldCommits(2);
+    held[1]();
+    assert.equal((await reading).value, 5n);
+    assert.deepEqual(seen, [5n], "read once, after the sum landed");
+  } finally {
+    raw.close();
+  }
+});
+
 Deno.test("group pipeline: concurrent increments stay exact through many groups", async () => {
   const dir = await Deno.makeTempDir();
   const kv = await openKv(`${dir}/pipeline.kv`);
@@ -160,6 +190,14 @@ Deno.test("a file store reads through a second handle and writes through the fir
     calls.length = 0;
   }
   await t.step("close closes both", async () => {
+    await assert.rejects(() => opened[0].atomic().set(["x"], 1).commit());
+    await assert.rejects(() => opened[1].get(["x"]));
+  });
+  await t.step("so does disposal", async () => {
+    opened.length = 0;
+    {
+      using _kv = await openKv(`${dir}/two.kv`, open);
+    }
     await assert.rejects(() => opened[0].atomic().set(["x"], 1).commit());
     await assert.rejects(() => opened[1].get(["x"]));
   });
