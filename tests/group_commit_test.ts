@@ -10,6 +10,7 @@ import { guardOf, PUBLICATIONS_GUARD, VOTES_GUARD } from "../kv/guards.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { versionedKv } from "../kv/versioned_kv.ts";
+import { wrapCommits } from "./commit_wrapper.ts";
 import { agentHeaders, boardOn, idemKey, register, type TestBoard, testBoard } from "./helpers.ts";
 
 /** A versioned handle that counts commits and the checks of each. */
@@ -342,22 +343,9 @@ Deno.test("group commit: a key read ahead for the next group is dropped when the
 Deno.test("group commit: what the commit in flight writes is never answered by a read made ahead", async () => {
   const raw = await Deno.openKv(":memory:");
   let delay = 0;
-  const slow = new Proxy(raw, {
-    get(target, prop) {
-      if (prop === "atomic") {
-        return () => {
-          const op = target.atomic();
-          const commit = op.commit.bind(op);
-          op.commit = async () => {
-            if (delay) await new Promise((r) => setTimeout(r, delay));
-            return commit();
-          };
-          return op;
-        };
-      }
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
+  const slow = wrapCommits(raw, async (commit) => {
+    if (delay) await new Promise((r) => setTimeout(r, delay));
+    return await commit();
   });
   const kv = versionedKv(slow);
   try {

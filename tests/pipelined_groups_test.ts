@@ -8,27 +8,15 @@ import assert from "node:assert/strict";
 import { openKv } from "../kv/open.ts";
 import { transact } from "../kv/tx.ts";
 import { versionedKv } from "../kv/versioned_kv.ts";
+import { wrapCommits } from "./commit_wrapper.ts";
 
 /** A versioned handle whose commits wait until the test releases them, one by one. */
 async function gatedKv() {
   const raw = await Deno.openKv(":memory:");
   const held: (() => void)[] = [];
-  const gated = new Proxy(raw, {
-    get(target, prop) {
-      if (prop === "atomic") {
-        return () => {
-          const op = target.atomic();
-          const commit = op.commit.bind(op);
-          op.commit = async () => {
-            await new Promise<void>((release) => held.push(release));
-            return await commit();
-          };
-          return op;
-        };
-      }
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
+  const gated = wrapCommits(raw, async (commit) => {
+    await new Promise<void>((release) => held.push(release));
+    return await commit();
   });
   /** Waits until `n` commits have been made and are held. */
   const heldCommits = async (n: number) => {

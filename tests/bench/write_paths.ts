@@ -11,6 +11,7 @@ import { makeDeps } from "../../domain/deps.ts";
 import { createThread } from "../../domain/posts.ts";
 import { castVote } from "../../domain/votes.ts";
 import { versionedKv } from "../../kv/versioned_kv.ts";
+import { wrapCommits } from "../commit_wrapper.ts";
 import { voteCast } from "./scenarios.ts";
 import type { Seeded } from "./seed.ts";
 
@@ -35,24 +36,11 @@ export async function measureWritePaths(
   }
   const raw = await Deno.openKv(copy);
   let commits: number[] = [];
-  const timed = new Proxy(raw, {
-    get(target, prop) {
-      if (prop === "atomic") {
-        return () => {
-          const op = target.atomic();
-          const commit = op.commit.bind(op);
-          op.commit = async () => {
-            const t = performance.now();
-            const res = await commit();
-            commits.push(performance.now() - t);
-            return res;
-          };
-          return op;
-        };
-      }
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
+  const timed = wrapCommits(raw, async (commit) => {
+    const t = performance.now();
+    const res = await commit();
+    commits.push(performance.now() - t);
+    return res;
   });
   const kv = versionedKv(timed);
   const deps = makeDeps(

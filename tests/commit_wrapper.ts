@@ -1,0 +1,24 @@
+/** A KV handle whose atomic commits go through a wrapper (to time, slow or hold them). */
+
+type CommitResult = Deno.KvCommitResult | Deno.KvCommitError;
+
+/** `raw`, except that every atomic's `commit` runs inside `wrap`. Everything else is `raw`'s own. */
+export function wrapCommits(
+  raw: Deno.Kv,
+  wrap: (commit: () => Promise<CommitResult>) => Promise<CommitResult>,
+): Deno.Kv {
+  return new Proxy(raw, {
+    get(target, prop) {
+      if (prop === "atomic") {
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          op.commit = () => wrap(commit);
+          return op;
+        };
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+}
