@@ -1,4 +1,5 @@
 /** Writing messages: root threads, replies, and deletion (with crash-safe purge of replies). */
+import { BOARD_WRITES_LOCK, rememberBoardWrite } from "./board_writes.ts";
 import { type Board, keys } from "../kv/keys.ts";
 import { PUBLICATIONS_GUARD } from "../kv/guards.ts";
 import { transact } from "../kv/tx.ts";
@@ -231,10 +232,10 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     await onMessageStored(tx, deps, record, m.body);
     return { receipt: receiptOf(deps, idem, false), created: true };
   }, {
-    lock: "publish",
+    lock: BOARD_WRITES_LOCK,
     group: true,
     prefetch: readKeysNow(),
-    remember: (k) => k[0] !== "idempotency",
+    remember: rememberBoardWrite,
   });
   return value.receipt;
 }
@@ -341,7 +342,7 @@ export async function removeMessage(
       }
     }
     return rec;
-  }, { lock: "publish" });
+  }, { lock: BOARD_WRITES_LOCK });
   const removed = rec.kind === "root" ? await purgeReplies(deps, board, rec.seq) : 0;
   return { id, deleted: true, kind: rec.kind, replies_removed: removed };
 }
@@ -370,7 +371,7 @@ export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): P
         await markIdempotencyDeleted(tx, board, reply.idem_scope, reply.idem_key, deps.clock.now());
         await onMessageRemoved(tx, deps, entry.value, body);
         await releaseRetained(tx, 1);
-      }, { lock: "publish" });
+      }, { lock: BOARD_WRITES_LOCK });
       removed++;
     }
   }
@@ -378,7 +379,7 @@ export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): P
     const head = (await tx.get<BoardHead>(keys.boardHeads(board))).value ?? EMPTY_HEAD;
     tx.set(keys.boardHeads(board), { ...head, purging: head.purging.filter((s) => s !== rootSeq) })
       .delete(keys.purges(board, rootSeq));
-  }, { lock: "publish" });
+  }, { lock: BOARD_WRITES_LOCK });
   return removed;
 }
 

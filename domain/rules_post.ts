@@ -3,6 +3,7 @@
  * official, permanently pinned named root thread by `board`, holding the initial rules;
  * and the rules thread's search postings, which follow the current text.
  */
+import { BOARD_WRITES_LOCK } from "./board_writes.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import type { Deps } from "./deps.ts";
@@ -112,7 +113,7 @@ export async function ensureRulesPost(deps: Deps): Promise<RulesState> {
       .set(keys.officialPins("named"), [pin, ...((offE.value as OfficialPin[] | null) ?? [])]);
     await onMessageStored(tx, deps, record, INITIAL_RULES);
     return state;
-  }, { lock: "publish" });
+  }, { lock: BOARD_WRITES_LOCK });
   await indexRulesThread(deps);
   return value;
 }

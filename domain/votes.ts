@@ -6,6 +6,7 @@
  * weight, rewrites the message summary (`score`, `up`, `down`) under every index copy,
  * and updates the author's karma and suspension state — never read-then-write.
  */
+import { BOARD_WRITES_LOCK, rememberBoardWrite } from "./board_writes.ts";
 import { type Board, keys } from "../kv/keys.ts";
 import { VOTES_GUARD } from "../kv/guards.ts";
 import { transact, type Tx } from "../kv/tx.ts";
@@ -205,7 +206,7 @@ export async function castVote(
     }
     return { kind: "cast", vote };
   }, {
-    lock: "votes",
+    lock: BOARD_WRITES_LOCK,
     group: true,
     seed,
     prefetch: [
@@ -215,7 +216,7 @@ export async function castVote(
         e.key
       ),
     ],
-    remember: (k) => k[0] !== "votes",
+    remember: rememberBoardWrite,
   });
 
   if (outcome.kind === "suspended") {

@@ -831,11 +831,15 @@ async function runGroups(kv: Deno.Kv, q: GroupQueue, options: TransactOptions): 
   const requeue = (members: Member[]) => q.waiting.unshift(...members);
   let flight: Flight | null = null;
   let landedAt: string | undefined;
+  // After a failed commit or a belief found stale, the next group is the members sent round
+  // again, alone, reading everything afresh: the shorter its run, the less can change under it.
+  let fresh = 0;
   while (q.waiting.length || flight) {
     let group: Group | null = null;
     // Beside a commit in flight, members that arrive until it lands join the next group.
     if (flight ? !othersWaitFor(options.lock!) : q.waiting.length) {
-      group = await prepareGroup(kv, q, options, memory, flight);
+      group = await prepareGroup(kv, q, options, memory, fresh ? null : flight, fresh);
+      fresh = 0;
       if (!group.included.length && !group.left.length) group = null;
     }
     if (flight) {
@@ -854,6 +858,7 @@ async function runGroups(kv: Deno.Kv, q: GroupQueue, options: TransactOptions): 
           } else retry.push(m);
         }
         requeue(retry);
+        fresh = retry.length;
         if (landing.backOff) {
           const n = Math.max(0, ...retry.map((m) => m.attempts));
           await new Promise((r) =>
@@ -876,6 +881,7 @@ async function runGroups(kv: Deno.Kv, q: GroupQueue, options: TransactOptions): 
         for (const m of again) m.seed = undefined;
         q.waiting.splice(0, group.left.length); // requeued above: once, in order
         requeue(again);
+        fresh = again.length;
         continue;
       }
       for (const m of group.included) {
@@ -957,17 +963,19 @@ async function prepareGroup(
   options: TransactOptions,
   memory: EntryMemory | undefined,
   flight: Flight | null,
+  fresh: number,
 ): Promise<Group> {
   const tx = new Tx(kv, {
     memory,
-    believe: true,
+    believe: !fresh,
     keep: typeof options.remember === "function" ? options.remember : undefined,
     overlay: true,
     inFlight: flight?.writes,
   });
   const group: Group = { tx, included: [], left: [], beside: !!flight };
   let taken = 0;
-  while (taken < MAX_GROUP && !group.left.length) {
+  const most = fresh || MAX_GROUP;
+  while (taken < most && !group.left.length) {
     if (!q.waiting.length) {
       if (!flight || flight.landed) break;
       await new Promise<void>((wake) => {
@@ -977,7 +985,7 @@ async function prepareGroup(
       q.arrived = null;
       continue;
     }
-    const batch = q.waiting.splice(0, MAX_GROUP - taken);
+    const batch = q.waiting.splice(0, most - taken);
     taken += batch.length;
     for (const m of batch) tx.addSeed(m.seed);
     for (const m of batch) {

@@ -36,10 +36,11 @@ export async function boardOn(
   path: string,
   clock: ManualClock,
   overrides: Partial<Config> = {},
-  options: { rulesPost?: boolean } = {},
+  options: { rulesPost?: boolean; wrapKv?: (raw: Deno.Kv) => Deno.Kv } = {},
 ): Promise<TestBoard> {
   // Versioned like the service's own handle, so the read caches are on (kv/versioned_kv.ts).
-  const kv = versionedKv(await Deno.openKv(path));
+  const raw = await Deno.openKv(path);
+  const kv = versionedKv(options.wrapKv ? options.wrapKv(raw) : raw);
   const deps = makeDeps(kv, clock, testConfig(overrides));
   await prepareService(deps, { rulesPost: options.rulesPost ?? false });
   const app = createApp(deps);
@@ -50,7 +51,7 @@ export async function boardOn(
     kv,
     request: async (path, init, network = "127.0.0.1") =>
       await app.request(path, init, { remoteAddr: { hostname: network } }),
-    [Symbol.asyncDispose]: () => Promise.resolve(kv.close()),
+    [Symbol.asyncDispose]: () => Promise.resolve(raw.close()),
   };
 }
 

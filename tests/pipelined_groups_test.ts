@@ -9,6 +9,9 @@ import { openKv } from "../kv/open.ts";
 import { transact } from "../kv/tx.ts";
 import { versionedKv } from "../kv/versioned_kv.ts";
 import { wrapCommits } from "./commit_wrapper.ts";
+import { ManualClock } from "../domain/clock.ts";
+import { boardOn, idemKey, post } from "./helpers.ts";
+import { agents, namedPost, voteRequest } from "./vote_helpers.ts";
 
 /** A versioned handle whose commits wait until the test releases them, one by one. */
 async function gatedKv() {
@@ -74,9 +77,11 @@ Deno.test("group pipeline: when the commit in flight fails, the group beside it 
     assert.deepEqual(seen, [0, 1]);
     await raw.set(COUNTER, 100); // another writer: the first commit's check now fails
     held[0]();
-    // Both run again on fresh reads, the first group's member first (here in one commit).
+    // The failed group runs again alone on fresh reads; the other is prepared beside it.
     await heldCommits(2);
     held[1]();
+    await heldCommits(3);
+    held[2]();
     assert.equal((await first).value, 101);
     assert.equal((await second).value, 102);
     assert.deepEqual(seen, [0, 1, 100, 101]);
@@ -132,6 +137,31 @@ Deno.test("group pipeline: concurrent increments stay exact through many groups"
     kv.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("board writes: posts and votes from one network never fail each other's commits", async () => {
+  let failed = 0;
+  await using board = await boardOn(":memory:", new ManualClock(), {}, {
+    wrapKv: (raw) =>
+      wrapCommits(raw, async (commit) => {
+        const res = await commit();
+        if (!res.ok) failed++;
+        return res;
+      }),
+  });
+  const [author, voter] = await agents(board, 2);
+  const targets: string[] = [];
+  for (let i = 0; i < 10; i++) targets.push(await namedPost(board, author, `target ${i}`));
+  failed = 0;
+  // Both charge the voter's network write window: in one pipeline they follow each other.
+  const posts = Array.from(
+    { length: 10 },
+    (_, i) => post(board, voter.key, { title: `post ${i}`, body: "body" }, idemKey(), voter.net),
+  );
+  const votes = targets.map((t) => voteRequest(board, voter, t, 1));
+  await Promise.all(posts);
+  for (const res of await Promise.all(votes)) assert.equal(res.status, 200, await res.text());
+  assert.equal(failed, 0, "no commit failed");
 });
 
 Deno.test("a file store reads through a second handle and writes through the first", async (t) => {

@@ -24,7 +24,7 @@ const DELAY_MS = 10;
  * One request in 50 is a write (a post, a reply or a vote, in turn); the rest are reads by
  * 500 agents: initial feed, activity polling, a thread, a search, an MCP list_recent.
  */
-function mixedLua(s: Seeded): string {
+export function mixedLua(s: Seeded): string {
   const readers = s.agents.slice(0, 500).map((a) => a.key);
   const { voterKeys, targets } = voteCast(s);
   const roots = s.rootIds.slice(0, 500);
