@@ -241,7 +241,7 @@ function targetMemo(kv: Deno.Kv): Map<string, TargetFacts> {
 }
 
 /**
- * Reads, before the votes lock is taken, what a vote's commit will read that no guard
+ * Reads, before the board-writes lock is taken, what a vote's commit will read that no guard
  * covers — the target, the board head, the network's write window, the voter's standing
  * (for the weight's R below) and the author's account — in one `getMany` once the target's
  * seq and author are known to this process (they never change; the target's record itself
