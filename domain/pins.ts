@@ -7,6 +7,7 @@
  * while its thread exists. Reads never write: dead pins are dropped from storage by the
  * tidy-up sweep (and retired by the commits that kill them).
  */
+import { readMany } from "../kv/read_many.ts";
 import { type Board, keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import type { Agent } from "./accounts.ts";
@@ -47,13 +48,9 @@ export function communityPinLive(
   return owner.veteran.suspensions <= p.suspensions;
 }
 
+/** The values of `list`, in order (null where absent). */
 async function getManyBatched<T>(kv: Deno.Kv, list: Deno.KvKey[]): Promise<(T | null)[]> {
-  const out: (T | null)[] = [];
-  for (let i = 0; i < list.length; i += 10) {
-    const got = await kv.getMany<T[]>(list.slice(i, i + 10));
-    for (const e of got) out.push(e.value as T | null);
-  }
-  return out;
+  return (await readMany<T>(kv, list)).map((e) => e.value);
 }
 
 /** Reads the facts of several owners (no checks): agent, karma, veteran record. */

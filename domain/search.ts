@@ -17,7 +17,8 @@ import { viewerObject } from "./feed_pages.ts";
 import { toItems } from "./feeds.ts";
 import { type BoardHead, EMPTY_HEAD, type MessageRecord } from "./messages.ts";
 import type { Page, PageParams } from "./paging.ts";
-import { type PostingList, readMany, scan, Scanner, searchWorkBudget } from "./search_scan.ts";
+import { type PostingList, scan, Scanner, searchWorkBudget } from "./search_scan.ts";
+import { readMany } from "../kv/read_many.ts";
 import { parseSearchQuery } from "./search_tokens.ts";
 import { messageActionTemplates, type MessageItem } from "./views.ts";
 

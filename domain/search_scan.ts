@@ -10,6 +10,7 @@ import { keys } from "../kv/keys.ts";
 import { type BoardHead, isHidden, type MessageRecord } from "./messages.ts";
 import type { PageParams } from "./paging.ts";
 import type { IndexedTerms } from "./search_index.ts";
+import { readMany } from "../kv/read_many.ts";
 
 const POINT_READ_COST = 4;
 const TERMS_READ_COST = 6;
@@ -25,7 +26,6 @@ const PRIOR_WEIGHT = 8;
 const SLACK = 1.25;
 /** A chunk is at most this many times the one before. */
 const GROWTH = 4;
-const GET_MANY = 10;
 const LIST_BATCH = 500;
 
 /**
@@ -65,18 +65,6 @@ interface Narrowed {
 
 function seqOf(key: Deno.KvKey): number {
   return key[key.length - 1] as number;
-}
-
-/** Reads keys in getMany batches of 10 (the most one getMany takes), all batches at once. */
-export async function readMany<T>(
-  kv: Deno.Kv,
-  keyList: Deno.KvKey[],
-): Promise<Deno.KvEntryMaybe<T>[]> {
-  const parts: Promise<Deno.KvEntryMaybe<T>[]>[] = [];
-  for (let i = 0; i < keyList.length; i += GET_MANY) {
-    parts.push(kv.getMany<T[]>(keyList.slice(i, i + GET_MANY)) as Promise<Deno.KvEntryMaybe<T>[]>);
-  }
-  return (await Promise.all(parts)).flat();
 }
 
 /**

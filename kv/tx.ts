@@ -9,6 +9,7 @@
 import { copyValue, type EntryMemory, entryMemory } from "./entry_memory.ts";
 import { keySize, KV_LIMITS, valueSize } from "./limits.ts";
 import { guardOf } from "./guards.ts";
+import { readMany } from "./read_many.ts";
 import { readVersionBumps } from "./read_versions.ts";
 
 type Mutation =
@@ -689,14 +690,8 @@ async function readAhead(
     if (guard && !memory?.has(Tx.idOf(guard))) continue; // no guard remembered to read after
     wanted.set(id, key);
   }
-  const list = [...wanted.values()];
-  const parts: Deno.KvKey[][] = [];
-  for (let i = 0; i < list.length; i += KV_LIMITS.keysPerGetMany) {
-    parts.push(list.slice(i, i + KV_LIMITS.keysPerGetMany));
-  }
-  const got = await Promise.all(parts.map((p) => kv.getMany<unknown[]>(p)));
   const out = new Map<string, Deno.KvEntryMaybe<unknown>>();
-  for (const part of got) for (const e of part) out.set(Tx.idOf(e.key), e);
+  for (const e of await readMany(kv, [...wanted.values()])) out.set(Tx.idOf(e.key), e);
   return out;
 }
 

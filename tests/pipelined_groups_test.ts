@@ -23,10 +23,15 @@ async function gatedKv() {
   });
   /** Waits until `n` commits have been made and are held. */
   const heldCommits = async (n: number) => {
-    for (let i = 0; i < 500 && held.length < n; i++) await new Promise((r) => setTimeout(r, 2));
+    await until(() => held.length >= n);
     assert.equal(held.length, n, `${n} commits held`);
   };
   return { kv: versionedKv(gated), raw, held, heldCommits };
+}
+
+/** Waits (a second at most) until `done()` holds; the caller asserts what it needs. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 2));
 }
 
 const COUNTER = ["counters", "pipeline-demo"];
@@ -49,7 +54,7 @@ Deno.test("group pipeline: the next group runs on what the commit in flight writ
     await heldCommits(1);
     const more = [bump(kv, seen), bump(kv, seen)];
     // Both ran while the first commit is still held, on the value it writes.
-    for (let i = 0; i < 200 && seen.length < 3; i++) await new Promise((r) => setTimeout(r, 2));
+    await until(() => seen.length >= 3);
     assert.deepEqual(seen, [0, 1, 2]);
     assert.equal(held.length, 1, "the second group waits for the first commit to land");
     held[0]();
@@ -73,7 +78,7 @@ Deno.test("group pipeline: when the commit in flight fails, the group beside it 
     const first = bump(kv, seen);
     await heldCommits(1);
     const second = bump(kv, seen);
-    for (let i = 0; i < 200 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 2));
+    await until(() => seen.length >= 2);
     assert.deepEqual(seen, [0, 1]);
     await raw.set(COUNTER, 100); // another writer: the first commit's check now fails
     held[0]();
