@@ -61,6 +61,12 @@ export interface InFlightWrites {
   written: Map<string, unknown>;
   unknown: Set<string>;
   believedGuards: Set<string>;
+  /**
+   * True when every guard the commit checks was believed. Otherwise a group prepared beside
+   * it could believe no guard, nor could any group after that while the pipeline stays full:
+   * the next group waits for it to land and reads its guards from memory.
+   */
+  anchored: boolean;
 }
 
 export class Tx {
@@ -160,7 +166,11 @@ export class Tx {
     }
     for (const k of readVersionBumps(mutations.map((m) => m.key))) unknown.add(Tx.#id(k));
     const believedGuards = new Set([...this.#believedGuards].filter((g) => this.#checks.has(g)));
-    return { written, unknown, believedGuards };
+    let anchored = true;
+    for (const [id, c] of this.#checks) {
+      if (c.key[0] === "guards" && !believedGuards.has(id)) anchored = false;
+    }
+    return { written, unknown, believedGuards, anchored };
   }
 
   #log(read: boolean, undo: () => void): void {
@@ -832,7 +842,7 @@ async function runGroups(kv: Deno.Kv, q: GroupQueue, options: TransactOptions): 
   while (q.waiting.length || flight) {
     let group: Group | null = null;
     // Beside a commit in flight, members that arrive until it lands join the next group.
-    if (flight ? !othersWaitFor(options.lock!) : q.waiting.length) {
+    if (flight ? flight.writes.anchored && !othersWaitFor(options.lock!) : q.waiting.length) {
       group = await prepareGroup(kv, q, options, memory, fresh ? null : flight, fresh);
       fresh = 0;
       if (!group.included.length && !group.left.length) group = null;

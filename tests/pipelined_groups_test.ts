@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { openKv } from "../kv/open.ts";
+import { VOTES_GUARD } from "../kv/guards.ts";
 import { transact } from "../kv/tx.ts";
 import { versionedKv } from "../kv/versioned_kv.ts";
 import { wrapCommits } from "./commit_wrapper.ts";
@@ -121,6 +122,57 @@ Deno.test("group pipeline: a key the commit in flight sums is read only once it 
     held[1]();
     assert.equal((await reading).value, 5n);
     assert.deepEqual(seen, [5n], "read once, after the sum landed");
+  } finally {
+    raw.close();
+  }
+});
+
+/**
+ * A group-committed write of a key the votes guard covers (kv/guards.ts), remembering what
+ * it commits: `ran` logs the member as it runs.
+ */
+function standing(kv: Deno.Kv, id: string, ran: string[]) {
+  const key = ["voting_standings", id];
+  return transact(kv, async (tx) => {
+    const [, entry] = await tx.getMany<unknown>([VOTES_GUARD, key]);
+    ran.push(id);
+    tx.set(key, ((entry.value as number | null) ?? 0) + 1);
+  }, { lock: "anchor-demo", group: true, remember: true, prefetch: [VOTES_GUARD, key] });
+}
+
+Deno.test("group pipeline: after a group that read its guard from the store, the next waits for it to land", async () => {
+  // A guard read from the store is not believed (nothing this process committed vouches
+  // for it), and a group prepared beside that commit could believe it no more: nor could
+  // any group after it while the pipeline stays full, so every member would read what the
+  // guard covers from the store again. The next group waits for the landing instead and
+  // reads the guard from memory; from there on groups are prepared beside each other.
+  const { kv, raw, held, heldCommits } = await gatedKv();
+  try {
+    const ran: string[] = [];
+    const a = standing(kv, "a", ran);
+    await heldCommits(1);
+    const b = standing(kv, "b", ran);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(ran, ["a"], "b is not prepared beside a commit whose guard was not believed");
+    held[0]();
+    await a;
+    await heldCommits(2);
+    assert.deepEqual(ran, ["a", "b"]);
+    const c = standing(kv, "c", ran);
+    await until(() => ran.length >= 3);
+    assert.deepEqual(
+      ran,
+      ["a", "b", "c"],
+      "c is prepared beside b's commit, whose guard was believed",
+    );
+    assert.equal(held.length, 2);
+    held[1]();
+    await b;
+    await heldCommits(3);
+    held[2]();
+    await c;
+    const got = await raw.getMany<number[]>(["a", "b", "c"].map((id) => ["voting_standings", id]));
+    assert.deepEqual(got.map((e) => e.value), [1, 1, 1]);
   } finally {
     raw.close();
   }
