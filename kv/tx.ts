@@ -908,11 +908,13 @@ function launch(group: Group, besideVersionstamp: string | undefined): Flight | 
     for (const m of group.included) m.member.reject(e);
     return null;
   }
+  // The commit first: what it leaves for the next group is worked out while the store writes.
+  const committing = op.commit();
   const flight: Flight = {
     group,
     writes: group.tx.inFlight(),
     landed: false,
-    outcome: op.commit().then((res) => ({ res }), (error) => ({ error })),
+    outcome: committing.then((res) => ({ res }), (error) => ({ error })),
   };
   flight.outcome.then(() => (flight.landed = true));
   return flight;
