@@ -11,7 +11,7 @@ import { onMessageStored } from "./message_hooks.ts";
 import { type BoardHead, EMPTY_HEAD, type MessageRecord, writeMessage } from "./messages.ts";
 import type { OfficialPin } from "./pin_book.ts";
 import { INITIAL_RULES, RULES_THREAD_TITLE } from "./rules_text.ts";
-import { indexMessage } from "./search_index.ts";
+import { reindexMessage } from "./search_index.ts";
 import { previewOf, utf8Length } from "./text.ts";
 
 /** Who wrote a revision. */
@@ -134,6 +134,6 @@ export async function indexRulesThread(deps: Deps): Promise<void> {
     if (!cur || termsE.value !== null) return;
     if (termsE.key[termsE.key.length - 1] !== cur.thread_seq) return;
     const thread = (await tx.get<MessageRecord>(keys.messages("named", cur.thread_seq))).value;
-    if (thread) indexMessage(tx, thread, cur.text);
+    if (thread) await reindexMessage(tx, thread, cur.text);
   }, { lock: "rules" });
 }

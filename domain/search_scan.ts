@@ -3,16 +3,19 @@
  * cursor and keeps the seqs every other list also holds, within a per-page work budget.
  *
  * Work is counted in units measured on the embedded store (docs/search.md, "Work
- * budget"): one listed index entry is a unit (about 3 µs), a point read of a posting 4, a
- * read of a message's term list or summary 6, and every KV round trip 30.
+ * budget"): one listed posting block is a unit (about 3 µs), a read of a message's term
+ * list or summary 6, and every KV round trip 30.
+ *
+ * Posting lists are stored in blocks (domain/search_index.ts): `[...prefix, first]` holds
+ * sorted seqs from `first` up to `first + BLOCK_SPAN`, and a block's seqs are below the
+ * first of every later block, so listing blocks in key order yields seqs in order.
  */
 import { keys } from "../kv/keys.ts";
 import { type BoardHead, isHidden, type MessageRecord } from "./messages.ts";
 import type { PageParams } from "./paging.ts";
-import type { IndexedTerms } from "./search_index.ts";
+import { BLOCK_SPAN, blockSeqs, type IndexedTerms } from "./search_index.ts";
 import { readMany } from "../kv/read_many.ts";
 
-const POINT_READ_COST = 4;
 const TERMS_READ_COST = 6;
 const SUMMARY_READ_COST = 6;
 const ROUND_TRIP_COST = 30;
@@ -63,8 +66,9 @@ interface Narrowed {
   decided: number;
 }
 
-function seqOf(key: Deno.KvKey): number {
-  return key[key.length - 1] as number;
+/** A block's seqs (ascending as stored) in scan order. */
+function inScanOrder(seqs: number[], ascending: boolean): number[] {
+  return ascending ? seqs : [...seqs].reverse();
 }
 
 /**
@@ -92,20 +96,32 @@ export class Scanner {
     this.work += ROUND_TRIP_COST + units;
   }
 
-  /** Reads up to `limit` driver seqs from `cursor` on, in scan order. */
+  /**
+   * Reads up to `limit` driver seqs from `cursor` on, in scan order. The block that starts
+   * before the cursor can still hold seqs past it: ascending, blocks are listed from
+   * `BLOCK_SPAN` before it; descending, the first block listed may hold seqs at or above it.
+   */
   async driver(list: PostingList, cursor: number | undefined, limit: number): Promise<number[]> {
     const p = list.prefix;
     const selector: Deno.KvListSelector = this.ascending
-      ? { prefix: p, start: [...p, cursor!] }
+      ? { prefix: p, start: [...p, cursor! - BLOCK_SPAN + 1] }
       : cursor !== undefined
       ? { prefix: p, end: [...p, cursor] }
       : { prefix: p };
     const seqs: number[] = [];
-    // batchSize never above limit: a list reads a whole batch even when limit is smaller.
-    const options = { limit, batchSize: Math.min(limit, LIST_BATCH), reverse: !this.ascending };
-    for await (const e of this.kv.list(selector, options)) seqs.push(seqOf(e.key));
-    this.#spend(seqs.length);
-    return seqs;
+    let listed = 0;
+    // batchSize never above limit: a list reads a whole batch even when fewer are used.
+    const options = { batchSize: Math.min(limit, LIST_BATCH), reverse: !this.ascending };
+    for await (const e of this.kv.list(selector, options)) {
+      listed++;
+      for (const s of inScanOrder(blockSeqs(e.key, e.value), this.ascending)) {
+        if (cursor !== undefined && (this.ascending ? s < cursor : s >= cursor)) continue;
+        seqs.push(s);
+      }
+      if (seqs.length >= limit) break;
+    }
+    this.#spend(listed);
+    return seqs.slice(0, limit);
   }
 
   /** Expected entries of `list` in the seq window of `seqs`. */
@@ -114,9 +130,12 @@ export class Scanner {
     return (list.count * window) / this.span;
   }
 
-  /** True when `list` is sparse over the window of `seqs`: point reads beat a range read. */
+  /**
+   * True when `seqs` are sparse over `list`'s entries in their window: reading the term
+   * lists of `seqs` beats a range read of the list.
+   */
   #sparse(list: PostingList, seqs: number[]): boolean {
-    return this.#inWindow(list, seqs) >= seqs.length * POINT_READ_COST;
+    return this.#inWindow(list, seqs) >= seqs.length * TERMS_READ_COST;
   }
 
   /**
@@ -125,16 +144,16 @@ export class Scanner {
    * its survivors only (a share of `next.count / span`, assuming independence).
    */
   verifyPays(next: PostingList, seqs: number[]): boolean {
-    const narrowing = Math.min(seqs.length * POINT_READ_COST, this.#inWindow(next, seqs));
+    const narrowing = Math.min(seqs.length * TERMS_READ_COST, this.#inWindow(next, seqs));
     const pass = Math.min(1, next.count / this.span);
     return seqs.length * TERMS_READ_COST * (1 - pass) <= narrowing + ROUND_TRIP_COST;
   }
 
   /**
-   * Keeps the seqs that `list` also holds: by point reads, or, when the list is dense over
-   * the seqs' window, by one range read of that window in scan order, capped at what point
-   * reads would cost and finished by point reads where the list is denser than its count
-   * suggests. Decides the leading seqs `allowance` pays for, and at least `minimum`.
+   * Keeps the seqs that `list` also holds: by reading their term lists, or, when the list is
+   * dense over the seqs' window, by one range read of that window in scan order, capped at
+   * what reading term lists would cost and finished that way where the list is denser than
+   * its count suggests. Decides the leading seqs `allowance` pays for, and at least `minimum`.
    */
   async narrow(
     list: PostingList,
@@ -142,55 +161,44 @@ export class Scanner {
     allowance: number,
     minimum: number,
   ): Promise<Narrowed> {
-    const cap = Math.min(seqs.length * POINT_READ_COST, allowance - ROUND_TRIP_COST);
+    const cap = Math.min(seqs.length * TERMS_READ_COST, allowance - ROUND_TRIP_COST);
     if (this.#sparse(list, seqs) || cap < 1) {
-      return await this.#probe(list, seqs, allowance, minimum);
+      return await this.verify([list], seqs, allowance, minimum);
     }
     const first = seqs[0];
     const last = seqs[seqs.length - 1];
     const [lo, hi] = this.ascending ? [first, last] : [last, first];
     const found = new Set<number>();
+    // Every seq in scan order up to `reached` is decided: the blocks listed hold all of them.
     let reached = first;
+    let listed = 0;
     const iter = this.kv.list(
-      { start: [...list.prefix, lo], end: [...list.prefix, hi + 1] },
+      { start: [...list.prefix, lo - BLOCK_SPAN + 1], end: [...list.prefix, hi + 1] },
       { limit: cap, batchSize: Math.min(cap, LIST_BATCH), reverse: !this.ascending },
     );
     for await (const e of iter) {
-      reached = seqOf(e.key);
-      found.add(reached);
+      listed++;
+      const held = blockSeqs(e.key, e.value);
+      for (const s of held) found.add(s);
+      // Ascending, seqs up to the block's last are decided; descending, down to its first.
+      reached = this.ascending ? held[held.length - 1] : e.key[e.key.length - 1] as number;
     }
-    this.#spend(found.size);
-    if (found.size < cap) return { kept: seqs.filter((s) => found.has(s)), decided: seqs.length };
-    // The cap was hit: seqs up to the last listed one are decided, the rest need point reads.
+    this.#spend(listed);
+    if (listed < cap) return { kept: seqs.filter((s) => found.has(s)), decided: seqs.length };
+    // The cap was hit: seqs up to `reached` are decided, the rest by their term lists.
     let decided = 0;
     while (
       decided < seqs.length &&
       (this.ascending ? seqs[decided] <= reached : seqs[decided] >= reached)
     ) decided++;
-    const rest = await this.#probe(
-      list,
+    const rest = await this.verify(
+      [list],
       seqs.slice(decided),
-      allowance - ROUND_TRIP_COST - found.size,
+      allowance - ROUND_TRIP_COST - listed,
       Math.max(0, minimum - decided),
     );
     const kept = seqs.slice(0, decided).filter((s) => found.has(s));
     return { kept: [...kept, ...rest.kept], decided: decided + rest.decided };
-  }
-
-  async #probe(
-    list: PostingList,
-    seqs: number[],
-    allowance: number,
-    minimum: number,
-  ): Promise<Narrowed> {
-    const { part, entries } = await this.#readPaid(
-      seqs,
-      allowance,
-      minimum,
-      POINT_READ_COST,
-      (s) => [...list.prefix, s],
-    );
-    return { kept: part.filter((_, i) => entries[i].versionstamp !== null), decided: part.length };
   }
 
   /**
@@ -267,7 +275,7 @@ function plan(driver: PostingList, others: PostingList[], span: number) {
   let survive = 1;
   for (const list of others) {
     const ratio = list.count / Math.max(1, driver.count);
-    perEntry += survive * Math.min(POINT_READ_COST, ratio);
+    perEntry += survive * Math.min(TERMS_READ_COST, ratio);
     survive *= Math.min(1, list.count / span);
   }
   return { perEntry: perEntry + survive * SUMMARY_READ_COST, survive };

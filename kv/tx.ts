@@ -93,6 +93,8 @@ export class Tx {
   #bytes = 0;
   #maxValue = 0;
   #maxKey = 0;
+  /** Numbers collected per prefix (`collect`), stored as sorted blocks at the commit. */
+  #collected = new Map<string, { prefix: Deno.KvKey; span: number; items: number[] }>();
 
   #believe: boolean;
   #keep: (key: Deno.KvKey) => boolean;
@@ -407,9 +409,59 @@ export class Tx {
     return this;
   }
 
+  /**
+   * Collects a number under `prefix`. At the commit, the numbers collected under one prefix
+   * (by every member of a group) are stored as sorted arrays at `[...prefix, first]`, each
+   * holding numbers from its first up to `first + span` (exclusive): one row for many. The
+   * caller makes sure no stored key of that shape is also written otherwise in the commit
+   * (new numbers only: domain/search_index.ts).
+   */
+  collect(prefix: Deno.KvKey, item: number, span: number): this {
+    const id = Tx.#id(prefix);
+    let entry = this.#collected.get(id);
+    if (!entry) {
+      const added = { prefix, span, items: [] as number[] };
+      this.#collected.set(id, entry = added);
+      this.#keyBytes += keySize([...prefix, item]);
+      this.#log(false, () => {
+        if (added.items.length === 0) this.#collected.delete(id);
+      });
+    }
+    const items = entry.items;
+    items.push(item);
+    this.#bytes += 9;
+    this.#log(false, () => items.pop()); // (`rollback` restores the byte counts itself)
+    return this;
+  }
+
+  /** The blocks the collected numbers make (`collect`). */
+  #blocks(): Mutation[] {
+    const out: Mutation[] = [];
+    for (const { prefix, span, items } of this.#collected.values()) {
+      const sorted = [...items].sort((a, b) => a - b);
+      let i = 0;
+      while (i < sorted.length) {
+        const first = sorted[i];
+        let j = i;
+        while (j < sorted.length && sorted[j] < first + span) j++;
+        const key = [...prefix, first];
+        out.push({ type: "set", id: Tx.#id(key), key, value: sorted.slice(i, j) });
+        i = j;
+      }
+    }
+    return out;
+  }
+
   /** The value this transaction has already set for a key, if any. */
   pending<T>(key: Deno.KvKey): T | undefined {
     return this.#written.get(Tx.#id(key)) as T | undefined;
+  }
+
+  /** This transaction's own staged write of `key`: its value (null when deleted), or undefined. */
+  own<T>(key: Deno.KvKey): { value: T | null } | undefined {
+    const id = Tx.#id(key);
+    if (!this.#written.has(id)) return undefined;
+    return { value: (this.#written.get(id) ?? null) as T | null };
   }
 
   get mutationCount(): number {
@@ -447,10 +499,26 @@ export class Tx {
     else this.#keyBytes = sp.keyBytes;
   }
 
+  /** How many blocks the collected numbers make, at most (one per prefix unless spread wide). */
+  #blockCount(): number {
+    let n = 0;
+    for (const { span, items } of this.#collected.values()) {
+      if (items.length === 0) continue;
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const x of items) {
+        if (x < lo) lo = x;
+        if (x > hi) hi = x;
+      }
+      n += hi - lo < span ? 1 : Math.min(items.length, Math.ceil((hi - lo + 1) / span) + 1);
+    }
+    return n;
+  }
+
   /** True when the staged atomic (with the bumps the commit adds) breaks a portable limit. */
   get overLimits(): boolean {
     return this.#checks.size > KV_LIMITS.checksPerAtomic ||
-      this.#mutations.length + 2 > KV_LIMITS.mutationsPerAtomic ||
+      this.#mutations.length + this.#blockCount() + 2 > KV_LIMITS.mutationsPerAtomic ||
       this.#keyBytes + 200 > KV_LIMITS.keyBytesPerAtomic ||
       this.#bytes + this.#keyBytes + 200 > KV_LIMITS.bytesPerAtomic;
   }
@@ -475,6 +543,10 @@ export class Tx {
         out.push({ type: "sum", id: list[0].id, key: list[0].key, value: total });
       } else if (list.every((m) => m.type !== "sum")) out.push(list[list.length - 1]);
       else out.push(...list);
+    }
+    for (const block of this.#blocks()) {
+      if (byId.has(block.id)) throw new Error(`collected block ${block.id} is also written`);
+      out.push(block);
     }
     return out;
   }
@@ -527,7 +599,7 @@ export class Tx {
   }
 
   get isEmpty(): boolean {
-    return this.#mutations.length === 0;
+    return this.#mutations.length === 0 && this.#collected.size === 0;
   }
 
   /**

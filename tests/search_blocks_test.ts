@@ -1,0 +1,224 @@
+/**
+ * Posting blocks (domain/search_index.ts): the messages one group commit publishes share
+ * one posting row per word, and search (domain/search_scan.ts) reads blocks exactly —
+ * cursors inside a block, range reads over blocks, budget-cut pages — with removals,
+ * re-indexing, and postings stored one per row before blocks.
+ */
+import assert from "node:assert/strict";
+import { createThread, removeMessage } from "../domain/posts.ts";
+import { searchRecords } from "../domain/search.ts";
+import { BLOCK_SPAN, blockSeqs, reindexMessage, unindexMessage } from "../domain/search_index.ts";
+import type { MessageRecord } from "../domain/messages.ts";
+import { keys } from "../kv/keys.ts";
+import { transact } from "../kv/tx.ts";
+import { register, type TestBoard, testBoard } from "./helpers.ts";
+
+interface Made {
+  id: string;
+  seq: number;
+  words: string[];
+  topic: string;
+}
+
+/**
+ * 90 messages published all at once (so that group commits form): "gamma" in every 3rd,
+ * "delta" in every 2nd, "alpha" in all but every 5th, "beta" in 7 of every 10; topics
+ * alternate between "ops" and "general".
+ */
+async function concurrentBoard(board: TestBoard): Promise<Made[]> {
+  const a = await register(board);
+  return await Promise.all(Array.from({ length: 90 }, async (_, i) => {
+    const words = [
+      i % 3 === 0 ? "gamma" : "g",
+      i % 2 === 0 ? "delta" : "d",
+      i % 5 !== 0 ? "alpha" : "a",
+      ![1, 4, 7].includes(i % 10) ? "beta" : "b",
+    ];
+    const topic = i % 2 === 0 ? "ops" : "general";
+    const r = await createThread(
+      board.deps,
+      "named",
+      { agentId: a.id, name: a.name, network: "10.77.0.1" },
+      `blocks-test-${i}-${crypto.randomUUID()}`,
+      { title: "t", topic, body: words.join(" ") },
+    );
+    return { id: r.id, seq: r.seq, words, topic };
+  }));
+}
+
+/** The stored blocks of a posting list, in key order. */
+async function blocks(board: TestBoard, prefix: Deno.KvKey) {
+  const out: { first: number; seqs: number[] }[] = [];
+  for await (const e of board.kv.list({ prefix })) {
+    out.push({ first: e.key[e.key.length - 1] as number, seqs: blockSeqs(e.key, e.value) });
+  }
+  return out;
+}
+
+/** Every page of a query from the start (limit 5), in scan order. */
+async function pageThrough(
+  board: TestBoard,
+  query: { q: string; topic?: string },
+  direction: "before" | "after",
+  workBudget?: number,
+): Promise<number[]> {
+  const got: number[] = [];
+  let cursor: number | undefined = direction === "after" ? 1 : undefined;
+  for (let guard = 0; guard < 500; guard++) {
+    const page = await searchRecords(board.deps, {
+      ...query,
+      limit: 5,
+      ...(cursor === undefined ? {} : { [direction]: cursor }),
+    }, { workBudget });
+    const pageSeqs = page.items.map((m) => m.seq);
+    got.push(...(direction === "after" ? pageSeqs.reverse() : pageSeqs));
+    const next = direction === "after" ? page.next_after : page.next_before;
+    if (next === null) return got;
+    cursor = next;
+  }
+  throw new Error("paging did not end");
+}
+
+function expected(all: Made[], words: string[], topic: string | undefined, direction: string) {
+  const seqs = all.filter((m) =>
+    words.every((w) => m.words.includes(w)) && (topic === undefined || m.topic === topic)
+  ).map((m) => m.seq).sort((a, b) => a - b);
+  // Paging forward starts after seq 1 (pageThrough), as a poller that saw the first would.
+  return direction === "after" ? seqs.filter((s) => s > 1) : seqs.reverse();
+}
+
+Deno.test("posting blocks: a group's messages share one row per word, in ordered blocks", async () => {
+  await using board = await testBoard({ limitScale: 100 });
+  const all = await concurrentBoard(board);
+  const alpha = all.filter((m) => m.words.includes("alpha")).map((m) => m.seq);
+  const stored = await blocks(board, keys.searchPostingsPrefix("alpha"));
+  assert.ok(stored.length < alpha.length, `${stored.length} rows for ${alpha.length} postings`);
+  assert.ok(stored.some((b) => b.seqs.length > 1), "some block holds several messages");
+  assert.deepEqual(stored.flatMap((b) => b.seqs), alpha.sort((a, b) => a - b));
+  for (const [i, b] of stored.entries()) {
+    assert.equal(b.seqs[0], b.first, "a new block is keyed by its first seq");
+    assert.ok(b.seqs[b.seqs.length - 1] < b.first + BLOCK_SPAN);
+    if (i > 0) assert.ok(stored[i - 1].seqs.at(-1)! < b.first, "blocks do not overlap");
+  }
+  const topics = await blocks(board, keys.searchTopicPostingsPrefix("ops"));
+  assert.ok(topics.some((b) => b.seqs.length > 1), "topic postings are blocked too");
+});
+
+Deno.test("posting blocks: paging is exact in both directions, whole and budget-cut", async (t) => {
+  await using board = await testBoard({ limitScale: 100 });
+  const all = await concurrentBoard(board);
+  const queries: { words: string[]; topic?: string }[] = [
+    { words: ["gamma"] },
+    { words: ["alpha"] },
+    { words: ["gamma", "delta"] },
+    { words: ["alpha", "beta"], topic: "ops" },
+    { words: ["gamma", "delta", "alpha", "beta"] },
+  ];
+  for (const { words, topic } of queries) {
+    for (const direction of ["before", "after"] as const) {
+      for (const budget of [undefined, 120, 40]) {
+        await t.step(
+          `${words.join(" ")}${topic ? ` in ${topic}` : ""}, ${direction}, budget ${
+            budget ?? "default"
+          }`,
+          async () => {
+            const got = await pageThrough(board, { q: words.join(" "), topic }, direction, budget);
+            assert.deepEqual(got, expected(all, words, topic, direction));
+          },
+        );
+      }
+    }
+  }
+});
+
+Deno.test("posting blocks: a removed message leaves its block; the last one removes the row", async () => {
+  await using board = await testBoard({ limitScale: 100 });
+  const all = await concurrentBoard(board);
+  const prefix = keys.searchPostingsPrefix("delta");
+  const shared = (await blocks(board, prefix)).find((b) => b.seqs.length > 2)!;
+  assert.ok(shared, "a block of several messages");
+  const [firstSeq, middleSeq] = [shared.seqs[0], shared.seqs[1]];
+  const bySeq = (s: number) => all.find((m) => m.seq === s)!;
+  await removeMessage(board.deps, "named", bySeq(middleSeq).id, null);
+  let after = (await blocks(board, prefix)).find((b) => b.first === shared.first)!;
+  assert.deepEqual(after.seqs, shared.seqs.filter((s) => s !== middleSeq));
+  // Removing the block's first seq keeps its key: the rest stay where they were.
+  await removeMessage(board.deps, "named", bySeq(firstSeq).id, null);
+  after = (await blocks(board, prefix)).find((b) => b.first === shared.first)!;
+  assert.deepEqual(after.seqs, shared.seqs.filter((s) => s !== middleSeq && s !== firstSeq));
+  for (const s of after.seqs) await removeMessage(board.deps, "named", bySeq(s).id, null);
+  assert.equal((await blocks(board, prefix)).find((b) => b.first === shared.first), undefined);
+  const gone = new Set(shared.seqs);
+  const rest = all.filter((m) => !gone.has(m.seq));
+  assert.deepEqual(
+    await pageThrough(board, { q: "delta" }, "before"),
+    expected(rest, ["delta"], undefined, "before"),
+  );
+  assert.deepEqual(
+    await pageThrough(board, { q: "delta gamma" }, "after"),
+    expected(rest, ["delta", "gamma"], undefined, "after"),
+  );
+});
+
+Deno.test("posting blocks: a message indexed again goes back into the block that covers it", async () => {
+  await using board = await testBoard({ limitScale: 100 });
+  const all = await concurrentBoard(board);
+  const prefix = keys.searchPostingsPrefix("delta");
+  const shared = (await blocks(board, prefix)).find((b) => b.seqs.length > 2)!;
+  const seq = shared.seqs[1];
+  const m = (await board.kv.get<MessageRecord>(keys.messages("named", seq))).value!;
+  const body = (await board.kv.get<string>(keys.bodies("named", seq))).value!;
+  await transact(board.kv, (tx) => unindexMessage(tx, m));
+  assert.ok(!(await blocks(board, prefix)).flatMap((b) => b.seqs).includes(seq));
+  await transact(board.kv, (tx) => reindexMessage(tx, m, body));
+  const back = (await blocks(board, prefix)).find((b) => b.first === shared.first)!;
+  assert.deepEqual(back.seqs, shared.seqs, "the same row, in order");
+  assert.deepEqual(
+    await pageThrough(board, { q: "delta" }, "before"),
+    expected(all, ["delta"], undefined, "before"),
+  );
+});
+
+Deno.test("posting blocks: postings stored one per row before blocks are searched and removed", async () => {
+  await using board = await testBoard({ limitScale: 100 });
+  const all = await concurrentBoard(board);
+  // Rewrite "beta" as a store made before blocks kept it: the value 0 at each seq's key.
+  const prefix = keys.searchPostingsPrefix("beta");
+  const old = await blocks(board, prefix);
+  for (const b of old) {
+    await board.kv.delete([...prefix, b.first]);
+    for (const s of b.seqs) await board.kv.set(keys.searchPostings("beta", s), 0);
+  }
+  for (const direction of ["before", "after"] as const) {
+    assert.deepEqual(
+      await pageThrough(board, { q: "beta alpha" }, direction, 40),
+      expected(all, ["beta", "alpha"], undefined, direction),
+    );
+  }
+  const victim = all.find((m) => m.words.includes("beta"))!;
+  await removeMessage(board.deps, "named", victim.id, null);
+  assert.equal((await board.kv.get(keys.searchPostings("beta", victim.seq))).versionstamp, null);
+  const rest = all.filter((m) => m !== victim);
+  assert.deepEqual(
+    await pageThrough(board, { q: "beta" }, "before"),
+    expected(rest, ["beta"], undefined, "before"),
+  );
+});
+
+Deno.test("Tx.collect: a group member that is refused takes its collected numbers back", async () => {
+  await using board = await testBoard();
+  const prefix = ["collect-demo"];
+  const opts = { lock: "collect-demo", group: true };
+  // Called in one tick: the three run as one group.
+  const results = await Promise.allSettled([
+    transact(board.kv, (tx) => Promise.resolve(void tx.collect(prefix, 10, 64)), opts),
+    transact(board.kv, (tx) => {
+      tx.collect(prefix, 11, 64);
+      return Promise.reject(new Error("refused"));
+    }, opts),
+    transact(board.kv, (tx) => Promise.resolve(void tx.collect(prefix, 12, 64)), opts),
+  ]);
+  assert.deepEqual(results.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
+  const rows = await Array.fromAsync(board.kv.list<number[]>({ prefix }));
+  assert.deepEqual(rows.map((e) => [e.key, e.value]), [[[...prefix, 10], [10, 12]]]);
+});
