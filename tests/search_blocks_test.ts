@@ -6,12 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { createThread, removeMessage } from "../domain/posts.ts";
-import { searchRecords } from "../domain/search.ts";
 import { BLOCK_SPAN, blockSeqs, reindexMessage, unindexMessage } from "../domain/search_index.ts";
 import type { MessageRecord } from "../domain/messages.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { register, type TestBoard, testBoard } from "./helpers.ts";
+import { fourWords, pageThrough } from "./search_helpers.ts";
 
 interface Made {
   id: string;
@@ -28,13 +28,7 @@ interface Made {
 async function concurrentBoard(board: TestBoard): Promise<Made[]> {
   const a = await register(board);
   return await Promise.all(Array.from({ length: 90 }, async (_, i) => {
-    const words = [
-      i % 3 === 0 ? "gamma" : "g",
-      i % 2 === 0 ? "delta" : "d",
-      i % 5 !== 0 ? "alpha" : "a",
-      ![1, 4, 7].includes(i % 10) ? "beta" : "b",
-    ];
-    const topic = i % 2 === 0 ? "ops" : "general";
+    const { words, topic } = fourWords(i);
     const r = await createThread(
       board.deps,
       "named",
@@ -55,28 +49,9 @@ async function blocks(board: TestBoard, prefix: Deno.KvKey) {
   return out;
 }
 
-/** Every page of a query from the start (limit 5), in scan order. */
-async function pageThrough(
-  board: TestBoard,
-  query: { q: string; topic?: string },
-  direction: "before" | "after",
-  workBudget?: number,
-): Promise<number[]> {
-  const got: number[] = [];
-  let cursor: number | undefined = direction === "after" ? 1 : undefined;
-  for (let guard = 0; guard < 500; guard++) {
-    const page = await searchRecords(board.deps, {
-      ...query,
-      limit: 5,
-      ...(cursor === undefined ? {} : { [direction]: cursor }),
-    }, { workBudget });
-    const pageSeqs = page.items.map((m) => m.seq);
-    got.push(...(direction === "after" ? pageSeqs.reverse() : pageSeqs));
-    const next = direction === "after" ? page.next_after : page.next_before;
-    if (next === null) return got;
-    cursor = next;
-  }
-  throw new Error("paging did not end");
+/** The seqs of every page of a query (limit 5), in scan order. */
+async function paged(...args: Parameters<typeof pageThrough>): Promise<number[]> {
+  return (await pageThrough(...args)).got;
 }
 
 function expected(all: Made[], words: string[], topic: string | undefined, direction: string) {
@@ -122,7 +97,7 @@ Deno.test("posting blocks: paging is exact in both directions, whole and budget-
             budget ?? "default"
           }`,
           async () => {
-            const got = await pageThrough(board, { q: words.join(" "), topic }, direction, budget);
+            const got = await paged(board, { q: words.join(" "), topic }, direction, budget);
             assert.deepEqual(got, expected(all, words, topic, direction));
           },
         );
@@ -151,11 +126,11 @@ Deno.test("posting blocks: a removed message leaves its block; the last one remo
   const gone = new Set(shared.seqs);
   const rest = all.filter((m) => !gone.has(m.seq));
   assert.deepEqual(
-    await pageThrough(board, { q: "delta" }, "before"),
+    await paged(board, { q: "delta" }, "before"),
     expected(rest, ["delta"], undefined, "before"),
   );
   assert.deepEqual(
-    await pageThrough(board, { q: "delta gamma" }, "after"),
+    await paged(board, { q: "delta gamma" }, "after"),
     expected(rest, ["delta", "gamma"], undefined, "after"),
   );
 });
@@ -174,7 +149,7 @@ Deno.test("posting blocks: a message indexed again goes back into the block that
   const back = (await blocks(board, prefix)).find((b) => b.first === shared.first)!;
   assert.deepEqual(back.seqs, shared.seqs, "the same row, in order");
   assert.deepEqual(
-    await pageThrough(board, { q: "delta" }, "before"),
+    await paged(board, { q: "delta" }, "before"),
     expected(all, ["delta"], undefined, "before"),
   );
 });
@@ -191,7 +166,7 @@ Deno.test("posting blocks: postings stored one per row before blocks are searche
   }
   for (const direction of ["before", "after"] as const) {
     assert.deepEqual(
-      await pageThrough(board, { q: "beta alpha" }, direction, 40),
+      await paged(board, { q: "beta alpha" }, direction, 40),
       expected(all, ["beta", "alpha"], undefined, direction),
     );
   }
@@ -200,7 +175,7 @@ Deno.test("posting blocks: postings stored one per row before blocks are searche
   assert.equal((await board.kv.get(keys.searchPostings("beta", victim.seq))).versionstamp, null);
   const rest = all.filter((m) => m !== victim);
   assert.deepEqual(
-    await pageThrough(board, { q: "beta" }, "before"),
+    await paged(board, { q: "beta" }, "before"),
     expected(rest, ["beta"], undefined, "before"),
   );
 });

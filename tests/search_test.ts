@@ -7,6 +7,7 @@ import { removeMessage } from "../domain/posts.ts";
 import { searchRecords } from "../domain/search.ts";
 import { MAX_INDEXED_TERMS, MAX_TERM_BYTES } from "../domain/search_tokens.ts";
 import { keys } from "../kv/keys.ts";
+import { fourWords, pageThrough } from "./search_helpers.ts";
 import {
   agentHeaders,
   assertError,
@@ -513,44 +514,11 @@ Deno.test("searchRecords(): a list denser than its count suggests is still inter
 async function fourWordBoard(board: TestBoard, key: string) {
   const all: { seq: number; words: string[]; topic: string }[] = [];
   for (let i = 0; i < 90; i++) {
-    const words = [
-      i % 3 === 0 ? "gamma" : "g",
-      i % 2 === 0 ? "delta" : "d",
-      i % 5 !== 0 ? "alpha" : "a",
-      ![1, 4, 7].includes(i % 10) ? "beta" : "b",
-    ];
-    const topic = i % 2 === 0 ? "ops" : "general";
+    const { words, topic } = fourWords(i);
     const m = await post(board, key, { title: "t", body: words.join(" "), topic });
     all.push({ seq: m.seq, words, topic });
   }
   return all;
-}
-
-/** Every page of a query from the start, with the work each page spent. */
-async function pageThrough(
-  board: TestBoard,
-  query: { q: string; topic?: string },
-  direction: "before" | "after",
-  workBudget?: number,
-) {
-  const got: number[] = [];
-  const work: number[] = [];
-  let cursor: number | undefined = direction === "after" ? 1 : undefined;
-  for (let guard = 0; guard < 500; guard++) {
-    const stats = { work: 0 };
-    const page = await searchRecords(board.deps, {
-      ...query,
-      limit: 5,
-      ...(cursor === undefined ? {} : { [direction]: cursor }),
-    }, { workBudget, stats });
-    work.push(stats.work);
-    const pageSeqs = page.items.map((m) => m.seq);
-    got.push(...(direction === "after" ? pageSeqs.reverse() : pageSeqs));
-    const next = direction === "after" ? page.next_after : page.next_before;
-    if (next === null) return { got, work };
-    cursor = next;
-  }
-  throw new Error("paging did not end");
 }
 
 Deno.test("searchRecords(): budget-cut pages of several tokens and a topic miss and repeat nothing", async (t) => {
