@@ -8,8 +8,8 @@
  * posting row per distinct term instead of one per term and message (docs/search.md).
  * Blocks of one list never overlap: a block holds seqs below the first of every later
  * block (new messages get seqs above every indexed one; a re-indexed message goes back
- * into the block that covers it). A posting stored before blocks (value `0` at its seq) is
- * a block of one.
+ * into a block only where it must). A posting stored before blocks (value `0` at its seq)
+ * is a block of one.
  *
  * Per indexed message also: a KvU64 count per term and topic (changed with `sum`, which
  * needs no check), and the list of terms it was indexed under. These hooks add no check to
@@ -75,20 +75,24 @@ export function indexMessage(tx: Tx, m: MessageRecord, body: string): void {
 }
 
 /**
- * Stages the postings of a message indexed again (its text changed): each goes back into
- * the block that covers its seq, so blocks keep their order. Reads the blocks without
+ * Stages the postings of a message indexed again (its text changed). A seq goes back into
+ * the block before it only when that block holds later seqs (it came from the same group
+ * commit): blocks keep their order. Otherwise it gets a block of its own, so the rules
+ * thread (published alone, the one message indexed again) never shares a block that a
+ * removal under another lock could rewrite at the same moment. Reads the blocks without
  * checks (see `unindexMessage`).
  */
 export async function reindexMessage(tx: Tx, m: MessageRecord, body: string): Promise<void> {
   if (!isSearchable(m)) return;
   const entry = indexedTermsOf(m, body);
-  const blocks = await blocksAt(tx, listsOf(entry), m.seq);
-  listsOf(entry).forEach((list, i) => {
+  const lists = listsOf(entry);
+  const blocks = await blocksAt(tx, lists, m.seq);
+  lists.forEach((list, i) => {
     const block = blocks[i];
-    const first = block ? block.key[block.key.length - 1] as number : null;
-    if (block && first !== null && m.seq < first + BLOCK_SPAN) {
-      const seqs = blockSeqs(block.key, block.value);
-      if (!seqs.includes(m.seq)) tx.set(block.key, [...seqs, m.seq].sort((a, b) => a - b));
+    const seqs = block ? blockSeqs(block.key, block.value) : [];
+    if (seqs.includes(m.seq)) return;
+    if (block && seqs.some((s) => s > m.seq)) {
+      tx.set(block.key, [...seqs, m.seq].sort((a, b) => a - b));
     } else tx.set([...list, m.seq], [m.seq]);
   });
   for (const count of countsOf(entry)) tx.sum(count, ONE);

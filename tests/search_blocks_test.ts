@@ -154,6 +154,37 @@ Deno.test("posting blocks: a message indexed again goes back into the block that
   );
 });
 
+Deno.test("posting blocks: a message published alone and indexed again keeps a block of its own", async () => {
+  await using board = await testBoard({ limitScale: 100 });
+  const all = await concurrentBoard(board);
+  const a = await register(board);
+  const alone = await createThread(
+    board.deps,
+    "named",
+    { agentId: a.id, name: a.name, network: "10.77.0.2" },
+    `blocks-alone-${crypto.randomUUID()}`,
+    { title: "t", topic: "ops", body: "delta alpha" },
+  );
+  const prefix = keys.searchPostingsPrefix("delta");
+  const m = (await board.kv.get<MessageRecord>(keys.messages("named", alone.seq))).value!;
+  await transact(board.kv, (tx) => unindexMessage(tx, m));
+  await transact(board.kv, (tx) => reindexMessage(tx, m, "delta alpha"));
+  const stored = await blocks(board, prefix);
+  // The block before it (within reach, of other messages) is left alone.
+  assert.deepEqual(stored.at(-1), { first: alone.seq, seqs: [alone.seq] });
+  assert.ok(stored.at(-2)!.first + BLOCK_SPAN > alone.seq, "a block before it was within reach");
+  const withAlone = [...all, {
+    id: alone.id,
+    seq: alone.seq,
+    words: ["delta", "alpha"],
+    topic: "ops",
+  }];
+  assert.deepEqual(
+    await paged(board, { q: "delta alpha" }, "before"),
+    expected(withAlone, ["delta", "alpha"], undefined, "before"),
+  );
+});
+
 Deno.test("posting blocks: postings stored one per row before blocks are searched and removed", async () => {
   await using board = await testBoard({ limitScale: 100 });
   const all = await concurrentBoard(board);
