@@ -49,17 +49,24 @@ async function blocks(board: TestBoard, prefix: Deno.KvKey) {
   return out;
 }
 
-/** The seqs of every page of a query (limit 5), in scan order. */
-async function paged(...args: Parameters<typeof pageThrough>): Promise<number[]> {
-  return (await pageThrough(...args)).got;
-}
-
-function expected(all: Made[], words: string[], topic: string | undefined, direction: string) {
+/**
+ * Pages through a query (limit 5: tests/search_helpers.ts) and asserts it returns exactly the
+ * messages of `all` holding every word (and in `topic`), in scan order, once each.
+ */
+async function assertFinds(
+  board: TestBoard,
+  all: Made[],
+  words: string[],
+  direction: "before" | "after",
+  options: { topic?: string; budget?: number } = {},
+): Promise<void> {
+  const { topic, budget } = options;
+  const { got } = await pageThrough(board, { q: words.join(" "), topic }, direction, budget);
   const seqs = all.filter((m) =>
     words.every((w) => m.words.includes(w)) && (topic === undefined || m.topic === topic)
   ).map((m) => m.seq).sort((a, b) => a - b);
   // Paging forward starts after seq 1 (pageThrough), as a poller that saw the first would.
-  return direction === "after" ? seqs.filter((s) => s > 1) : seqs.reverse();
+  assert.deepEqual(got, direction === "after" ? seqs.filter((s) => s > 1) : seqs.reverse());
 }
 
 Deno.test("posting blocks: a group's messages share one row per word, in ordered blocks", async () => {
@@ -97,8 +104,7 @@ Deno.test("posting blocks: paging is exact in both directions, whole and budget-
             budget ?? "default"
           }`,
           async () => {
-            const got = await paged(board, { q: words.join(" "), topic }, direction, budget);
-            assert.deepEqual(got, expected(all, words, topic, direction));
+            await assertFinds(board, all, words, direction, { topic, budget });
           },
         );
       }
@@ -125,14 +131,8 @@ Deno.test("posting blocks: a removed message leaves its block; the last one remo
   assert.equal((await blocks(board, prefix)).find((b) => b.first === shared.first), undefined);
   const gone = new Set(shared.seqs);
   const rest = all.filter((m) => !gone.has(m.seq));
-  assert.deepEqual(
-    await paged(board, { q: "delta" }, "before"),
-    expected(rest, ["delta"], undefined, "before"),
-  );
-  assert.deepEqual(
-    await paged(board, { q: "delta gamma" }, "after"),
-    expected(rest, ["delta", "gamma"], undefined, "after"),
-  );
+  await assertFinds(board, rest, ["delta"], "before");
+  await assertFinds(board, rest, ["delta", "gamma"], "after");
 });
 
 Deno.test("posting blocks: a message indexed again goes back into the block that covers it", async () => {
@@ -148,10 +148,7 @@ Deno.test("posting blocks: a message indexed again goes back into the block that
   await transact(board.kv, (tx) => reindexMessage(tx, m, body));
   const back = (await blocks(board, prefix)).find((b) => b.first === shared.first)!;
   assert.deepEqual(back.seqs, shared.seqs, "the same row, in order");
-  assert.deepEqual(
-    await paged(board, { q: "delta" }, "before"),
-    expected(all, ["delta"], undefined, "before"),
-  );
+  await assertFinds(board, all, ["delta"], "before");
 });
 
 Deno.test("posting blocks: a message published alone and indexed again keeps a block of its own", async () => {
@@ -179,10 +176,7 @@ Deno.test("posting blocks: a message published alone and indexed again keeps a b
     words: ["delta", "alpha"],
     topic: "ops",
   }];
-  assert.deepEqual(
-    await paged(board, { q: "delta alpha" }, "before"),
-    expected(withAlone, ["delta", "alpha"], undefined, "before"),
-  );
+  await assertFinds(board, withAlone, ["delta", "alpha"], "before");
 });
 
 Deno.test("posting blocks: postings stored one per row before blocks are searched and removed", async () => {
@@ -196,19 +190,13 @@ Deno.test("posting blocks: postings stored one per row before blocks are searche
     for (const s of b.seqs) await board.kv.set(keys.searchPostings("beta", s), 0);
   }
   for (const direction of ["before", "after"] as const) {
-    assert.deepEqual(
-      await paged(board, { q: "beta alpha" }, direction, 40),
-      expected(all, ["beta", "alpha"], undefined, direction),
-    );
+    await assertFinds(board, all, ["beta", "alpha"], direction, { budget: 40 });
   }
   const victim = all.find((m) => m.words.includes("beta"))!;
   await removeMessage(board.deps, "named", victim.id, null);
   assert.equal((await board.kv.get(keys.searchPostings("beta", victim.seq))).versionstamp, null);
   const rest = all.filter((m) => m !== victim);
-  assert.deepEqual(
-    await paged(board, { q: "beta" }, "before"),
-    expected(rest, ["beta"], undefined, "before"),
-  );
+  await assertFinds(board, rest, ["beta"], "before");
 });
 
 Deno.test("Tx.collect: a group member that is refused takes its collected numbers back", async () => {
