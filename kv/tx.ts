@@ -454,7 +454,7 @@ export class Tx {
 
   /** The value this transaction has already set for a key, if any. */
   pending<T>(key: Deno.KvKey): T | undefined {
-    return this.#written.get(Tx.#id(key)) as T | undefined;
+    return this.own<T>(key)?.value ?? undefined;
   }
 
   /** This transaction's own staged write of `key`: its value (null when deleted), or undefined. */

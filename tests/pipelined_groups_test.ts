@@ -14,7 +14,7 @@ import { ManualClock } from "../domain/clock.ts";
 import { boardOn, idemKey, post } from "./helpers.ts";
 import { agents, namedPost, voteRequest } from "./vote_helpers.ts";
 
-/** A versioned handle whose commits wait until the test releases them, one by one. */
+/** A versioned handle whose commits wait until the test releases them, one by one (disposable). */
 async function gatedKv() {
   const raw = await Deno.openKv(":memory:");
   const held: (() => void)[] = [];
@@ -27,7 +27,13 @@ async function gatedKv() {
     await until(() => held.length >= n);
     assert.equal(held.length, n, `${n} commits held`);
   };
-  return { kv: versionedKv(gated), raw, held, heldCommits };
+  return {
+    kv: versionedKv(gated),
+    raw,
+    held,
+    heldCommits,
+    [Symbol.dispose]: () => raw.close(),
+  };
 }
 
 /** Waits (a second at most) until `done()` holds; the caller asserts what it needs. */
@@ -48,83 +54,74 @@ function bump(kv: Deno.Kv, seen: number[]) {
 }
 
 Deno.test("group pipeline: the next group runs on what the commit in flight writes", async () => {
-  const { kv, raw, held, heldCommits } = await gatedKv();
-  try {
-    const seen: number[] = [];
-    const first = bump(kv, seen);
-    await heldCommits(1);
-    const more = [bump(kv, seen), bump(kv, seen)];
-    // Both ran while the first commit is still held, on the value it writes.
-    await until(() => seen.length >= 3);
-    assert.deepEqual(seen, [0, 1, 2]);
-    assert.equal(held.length, 1, "the second group waits for the first commit to land");
-    held[0]();
-    await heldCommits(2);
-    held[1]();
-    assert.deepEqual([(await first).value, ...(await Promise.all(more)).map((r) => r.value)], [
-      1,
-      2,
-      3,
-    ]);
-    assert.equal((await raw.get(COUNTER)).value, 3);
-  } finally {
-    raw.close();
-  }
+  using gate = await gatedKv();
+  const { kv, raw, held, heldCommits } = gate;
+  const seen: number[] = [];
+  const first = bump(kv, seen);
+  await heldCommits(1);
+  const more = [bump(kv, seen), bump(kv, seen)];
+  // Both ran while the first commit is still held, on the value it writes.
+  await until(() => seen.length >= 3);
+  assert.deepEqual(seen, [0, 1, 2]);
+  assert.equal(held.length, 1, "the second group waits for the first commit to land");
+  held[0]();
+  await heldCommits(2);
+  held[1]();
+  assert.deepEqual([(await first).value, ...(await Promise.all(more)).map((r) => r.value)], [
+    1,
+    2,
+    3,
+  ]);
+  assert.equal((await raw.get(COUNTER)).value, 3);
 });
 
 Deno.test("group pipeline: when the commit in flight fails, the group beside it runs again", async () => {
-  const { kv, raw, held, heldCommits } = await gatedKv();
-  try {
-    const seen: number[] = [];
-    const first = bump(kv, seen);
-    await heldCommits(1);
-    const second = bump(kv, seen);
-    await until(() => seen.length >= 2);
-    assert.deepEqual(seen, [0, 1]);
-    await raw.set(COUNTER, 100); // another writer: the first commit's check now fails
-    held[0]();
-    // The failed group runs again alone on fresh reads; the other is prepared beside it.
-    await heldCommits(2);
-    held[1]();
-    await heldCommits(3);
-    held[2]();
-    assert.equal((await first).value, 101);
-    assert.equal((await second).value, 102);
-    assert.deepEqual(seen, [0, 1, 100, 101]);
-    assert.equal((await raw.get(COUNTER)).value, 102);
-  } finally {
-    raw.close();
-  }
+  using gate = await gatedKv();
+  const { kv, raw, held, heldCommits } = gate;
+  const seen: number[] = [];
+  const first = bump(kv, seen);
+  await heldCommits(1);
+  const second = bump(kv, seen);
+  await until(() => seen.length >= 2);
+  assert.deepEqual(seen, [0, 1]);
+  await raw.set(COUNTER, 100); // another writer: the first commit's check now fails
+  held[0]();
+  // The failed group runs again alone on fresh reads; the other is prepared beside it.
+  await heldCommits(2);
+  held[1]();
+  await heldCommits(3);
+  held[2]();
+  assert.equal((await first).value, 101);
+  assert.equal((await second).value, 102);
+  assert.deepEqual(seen, [0, 1, 100, 101]);
+  assert.equal((await raw.get(COUNTER)).value, 102);
 });
 
 Deno.test("group pipeline: a key the commit in flight sums is read only once it has landed", async () => {
-  const { kv, raw, held, heldCommits } = await gatedKv();
-  try {
-    const total = ["counters", "pipeline-sum"];
-    const opts = { lock: "pipeline-demo", group: true };
-    const summing = transact(kv, (tx) => {
-      tx.sum(total, 5n);
-      return Promise.resolve();
-    }, opts);
-    await heldCommits(1);
-    const seen: bigint[] = [];
-    const reading = transact(kv, async (tx) => {
-      const n = (await tx.get<Deno.KvU64>(total)).value?.value ?? 0n;
-      seen.push(n);
-      tx.set(["copy"], n);
-      return n;
-    }, opts);
-    await new Promise((r) => setTimeout(r, 20));
-    assert.deepEqual(seen, [], "its value is unknown until the sum lands");
-    held[0]();
-    await summing;
-    await heldCommits(2);
-    held[1]();
-    assert.equal((await reading).value, 5n);
-    assert.deepEqual(seen, [5n], "read once, after the sum landed");
-  } finally {
-    raw.close();
-  }
+  using gate = await gatedKv();
+  const { kv, held, heldCommits } = gate;
+  const total = ["counters", "pipeline-sum"];
+  const opts = { lock: "pipeline-demo", group: true };
+  const summing = transact(kv, (tx) => {
+    tx.sum(total, 5n);
+    return Promise.resolve();
+  }, opts);
+  await heldCommits(1);
+  const seen: bigint[] = [];
+  const reading = transact(kv, async (tx) => {
+    const n = (await tx.get<Deno.KvU64>(total)).value?.value ?? 0n;
+    seen.push(n);
+    tx.set(["copy"], n);
+    return n;
+  }, opts);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(seen, [], "its value is unknown until the sum lands");
+  held[0]();
+  await summing;
+  await heldCommits(2);
+  held[1]();
+  assert.equal((await reading).value, 5n);
+  assert.deepEqual(seen, [5n], "read once, after the sum landed");
 });
 
 /**
@@ -146,36 +143,33 @@ Deno.test("group pipeline: after a group that read its guard from the store, the
   // any group after it while the pipeline stays full, so every member would read what the
   // guard covers from the store again. The next group waits for the landing instead and
   // reads the guard from memory; from there on groups are prepared beside each other.
-  const { kv, raw, held, heldCommits } = await gatedKv();
-  try {
-    const ran: string[] = [];
-    const a = standing(kv, "a", ran);
-    await heldCommits(1);
-    const b = standing(kv, "b", ran);
-    await new Promise((r) => setTimeout(r, 20));
-    assert.deepEqual(ran, ["a"], "b is not prepared beside a commit whose guard was not believed");
-    held[0]();
-    await a;
-    await heldCommits(2);
-    assert.deepEqual(ran, ["a", "b"]);
-    const c = standing(kv, "c", ran);
-    await until(() => ran.length >= 3);
-    assert.deepEqual(
-      ran,
-      ["a", "b", "c"],
-      "c is prepared beside b's commit, whose guard was believed",
-    );
-    assert.equal(held.length, 2);
-    held[1]();
-    await b;
-    await heldCommits(3);
-    held[2]();
-    await c;
-    const got = await raw.getMany<number[]>(["a", "b", "c"].map((id) => ["voting_standings", id]));
-    assert.deepEqual(got.map((e) => e.value), [1, 1, 1]);
-  } finally {
-    raw.close();
-  }
+  using gate = await gatedKv();
+  const { kv, raw, held, heldCommits } = gate;
+  const ran: string[] = [];
+  const a = standing(kv, "a", ran);
+  await heldCommits(1);
+  const b = standing(kv, "b", ran);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(ran, ["a"], "b is not prepared beside a commit whose guard was not believed");
+  held[0]();
+  await a;
+  await heldCommits(2);
+  assert.deepEqual(ran, ["a", "b"]);
+  const c = standing(kv, "c", ran);
+  await until(() => ran.length >= 3);
+  assert.deepEqual(
+    ran,
+    ["a", "b", "c"],
+    "c is prepared beside b's commit, whose guard was believed",
+  );
+  assert.equal(held.length, 2);
+  held[1]();
+  await b;
+  await heldCommits(3);
+  held[2]();
+  await c;
+  const got = await raw.getMany<number[]>(["a", "b", "c"].map((id) => ["voting_standings", id]));
+  assert.deepEqual(got.map((e) => e.value), [1, 1, 1]);
 });
 
 Deno.test("group pipeline: concurrent increments stay exact through many groups", async () => {
