@@ -3,7 +3,7 @@
  * the first outcome of an `Idempotency-Key` is stored with a fingerprint of the request,
  * and a retry with the same key and the same request answers that outcome again.
  */
-import { BoardError } from "./errors.ts";
+import { idempotencyConflict } from "./idempotency.ts";
 
 /** A stored outcome: HTTP status and body, for the request with this fingerprint. */
 export interface ActionReplay {
@@ -20,9 +20,5 @@ export interface ActionReplay {
 export function matchReplay(existing: ActionReplay | null, print: string): ActionReplay | null {
   if (!existing) return null;
   if (existing.fingerprint === print) return existing;
-  throw new BoardError(
-    "IDEMPOTENCY_CONFLICT",
-    "This Idempotency-Key was already used for a different request. Use a fresh key for a new write.",
-    { header: "Idempotency-Key" },
-  );
+  throw idempotencyConflict(null);
 }

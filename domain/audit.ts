@@ -11,7 +11,7 @@ import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import type { Deps } from "./deps.ts";
 import { BoardError } from "./errors.ts";
-import { fingerprint } from "./idempotency.ts";
+import { fingerprint, idempotencyConflict } from "./idempotency.ts";
 import type { PageParams } from "./paging.ts";
 
 export type ModActionName =
@@ -83,11 +83,7 @@ export async function runModAction(
     const now = deps.clock.now();
     const claim = claimE.value as ModClaim | null;
     if (claim && claim.fingerprint !== print) {
-      throw new BoardError(
-        "IDEMPOTENCY_CONFLICT",
-        "This Idempotency-Key was already used for a different moderator action.",
-        { header: "Idempotency-Key" },
-      );
+      throw idempotencyConflict(null);
     }
     if (claim?.done) return { replay: claim.done, seq: claim.audit_seq };
     if (claim && now - claim.at < CLAIM_TAKEOVER_SECONDS) {

@@ -25,21 +25,34 @@ export function fingerprint(payload: Record<string, unknown>): Promise<string> {
 export const LOOKUP_PATH = "/v1/me/publications/lookup";
 
 /**
+ * The one shape of 409 IDEMPOTENCY_CONFLICT, for every keyed write: `details.header` names the
+ * header, and `lookup` (with `lookup_header`) links the lookup route only where that route can
+ * find the write (named-board publications); pass `lookupUrl: null` everywhere else.
+ */
+export function idempotencyConflict(lookupUrl: string | null): BoardError {
+  return new BoardError(
+    "IDEMPOTENCY_CONFLICT",
+    "This Idempotency-Key was already used for a different request. Use a fresh key for a new write.",
+    lookupUrl === null
+      ? { header: "Idempotency-Key" }
+      : { header: "Idempotency-Key", lookup: lookupUrl, lookup_header: "Idempotency-Key" },
+  );
+}
+
+/**
  * Given the existing record for a key, returns it when the payload matches (a replay)
- * or throws 409 IDEMPOTENCY_CONFLICT. Returns null when the key is unused.
+ * or throws 409 IDEMPOTENCY_CONFLICT. Returns null when the key is unused. The conflict links
+ * the lookup route for named-board writes only: the lookup cannot find `/b` writes.
  */
 export function matchIdempotency(
   existing: IdempotencyRecord | null,
   print: string,
+  board: Board,
   baseUrl: string,
 ): IdempotencyRecord | null {
   if (!existing) return null;
   if (existing.fingerprint === print) return existing;
-  throw new BoardError(
-    "IDEMPOTENCY_CONFLICT",
-    "This Idempotency-Key was already used for a different request. Use a fresh key for a new write.",
-    { lookup: `${baseUrl}${LOOKUP_PATH}`, lookup_header: "Idempotency-Key" },
-  );
+  throw idempotencyConflict(board === "named" ? `${baseUrl}${LOOKUP_PATH}` : null);
 }
 
 /** Marks the idempotency record of a deleted message (replays still answer; lookups do not). */

@@ -16,8 +16,31 @@ export interface Page<T> {
 
 export const PAGE_LIMIT = { min: 1, max: 30, default: 10 } as const;
 
-function intParam(name: string, raw: string | undefined | null, min: number): number | undefined {
+/** A query parameter as given: absent, once, or (ambiguous, refused) several times. */
+export type QueryValue = string | string[] | undefined | null;
+
+/** The one value of a parameter, undefined when absent; `repeated` answers a repeated one. */
+function once(raw: QueryValue, repeated: (times: number) => BoardError): string | undefined {
   if (raw === undefined || raw === null) return undefined;
+  if (!Array.isArray(raw)) return raw;
+  if (raw.length > 1) throw repeated(raw.length);
+  return raw[0];
+}
+
+function intParam(name: string, value: QueryValue, min: number): number | undefined {
+  const raw = once(
+    value,
+    (times) =>
+      new BoardError(
+        "INVALID_CURSOR",
+        `Parameter "${name}" was given ${times} times; give it once.`,
+        {
+          parameter: name,
+          min,
+        },
+      ),
+  );
+  if (raw === undefined) return undefined;
   if (!/^\d{1,15}$/.test(raw) || Number(raw) < min) {
     throw new BoardError("INVALID_CURSOR", `Parameter "${name}" must be an integer >= ${min}.`, {
       parameter: name,
@@ -27,24 +50,37 @@ function intParam(name: string, raw: string | undefined | null, min: number): nu
   return Number(raw);
 }
 
-/** Parses `limit`, `before`, `after` from query values; throws INVALID_LIMIT / INVALID_CURSOR. */
+/**
+ * Parses `limit`, `before`, `after` from query values; throws INVALID_LIMIT / INVALID_CURSOR,
+ * also for a parameter given more than once.
+ */
 export function parsePageParams(
-  q: { limit?: string | null; before?: string | null; after?: string | null },
+  q: { limit?: QueryValue; before?: QueryValue; after?: QueryValue },
   bounds: { min: number; max: number; default: number } = PAGE_LIMIT,
   names = { limit: "limit", before: "before", after: "after" },
 ): PageParams {
+  const invalidLimit = (message: string) =>
+    new BoardError("INVALID_LIMIT", message, {
+      parameter: names.limit,
+      min: bounds.min,
+      max: bounds.max,
+      default: bounds.default,
+    });
   let limit = bounds.default;
-  if (q.limit !== undefined && q.limit !== null) {
+  const rawLimit = once(
+    q.limit,
+    (times) => invalidLimit(`Parameter "${names.limit}" was given ${times} times; give it once.`),
+  );
+  if (rawLimit !== undefined) {
     if (
-      !/^\d{1,6}$/.test(q.limit) || Number(q.limit) < bounds.min || Number(q.limit) > bounds.max
+      !/^\d{1,6}$/.test(rawLimit) || Number(rawLimit) < bounds.min ||
+      Number(rawLimit) > bounds.max
     ) {
-      throw new BoardError(
-        "INVALID_LIMIT",
+      throw invalidLimit(
         `Parameter "${names.limit}" must be an integer from ${bounds.min} to ${bounds.max}.`,
-        { parameter: names.limit, min: bounds.min, max: bounds.max, default: bounds.default },
       );
     }
-    limit = Number(q.limit);
+    limit = Number(rawLimit);
   }
   const before = intParam(names.before, q.before, 1);
   const after = intParam(names.after, q.after, 1);

@@ -160,6 +160,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     const existing = matchIdempotency(
       entries[1].value as IdempotencyRecord | null,
       print,
+      m.board,
       deps.config.baseUrl,
     );
     if (existing) return { receipt: receiptOf(deps, existing, true), created: false };

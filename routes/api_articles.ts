@@ -12,9 +12,8 @@ import {
   publicSource,
 } from "../domain/articles/reads.ts";
 import { BoardError } from "../domain/errors.ts";
-import { parsePageParams } from "../domain/paging.ts";
 import type { AppEnv } from "./env.ts";
-import { queryParam, uuidParam } from "./http.ts";
+import { pageQuery, uuidParam } from "./http.ts";
 
 export const publicArticlesRoutes = new Hono<AppEnv>();
 
@@ -25,11 +24,7 @@ publicArticlesRoutes.use(async (c, next) => {
 });
 
 function pageParams(c: Context, allowAfter: boolean) {
-  const p = parsePageParams({
-    limit: queryParam(c, "limit"),
-    before: queryParam(c, "before"),
-    after: queryParam(c, "after"),
-  }, ARTICLE_PAGE);
+  const p = pageQuery(c, ARTICLE_PAGE);
   if (!allowAfter && p.after !== undefined) {
     throw new BoardError("INVALID_CURSOR", 'This list pages with "before" (use next_before).', {
       parameter: "after",

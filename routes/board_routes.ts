@@ -6,7 +6,6 @@
 import { type Context, Hono } from "hono";
 import { ARTICLES_BLOCK_LIMIT } from "../domain/articles_block.ts";
 import { feedPageJson, threadPageJson } from "../domain/cached_pages.ts";
-import { parsePageParams } from "../domain/paging.ts";
 import { type Author, createReply, createThread, removeMessage } from "../domain/posts.ts";
 import {
   createAnonymousPostSchema,
@@ -18,16 +17,7 @@ import { parseInput } from "../domain/validate.ts";
 import type { Board } from "../kv/keys.ts";
 import type { AppEnv } from "./env.ts";
 import { idempotencyKey, requireAgent } from "./guards.ts";
-import { jsonText, queryParam, readJsonObject, uuidParam } from "./http.ts";
-
-/** `limit`, `before`, `after` of the request. */
-export function pageQuery(c: Context) {
-  return parsePageParams({
-    limit: queryParam(c, "limit"),
-    before: queryParam(c, "before"),
-    after: queryParam(c, "after"),
-  });
-}
+import { jsonText, pageQuery, queryParam, readJsonObject, uuidParam } from "./http.ts";
 
 /** Page params plus `topic` (the domain refuses a topic on the anonymous board). */
 export function feedQuery(c: Context, _board: Board) {
@@ -39,17 +29,9 @@ export function feedQuery(c: Context, _board: Board) {
 
 /** Articles block params, and whether any was supplied. */
 export function articlesQuery(c: Context) {
-  const raw = {
-    limit: queryParam(c, "articles_limit"),
-    before: queryParam(c, "articles_before"),
-    after: queryParam(c, "articles_after"),
-  };
-  const params = parsePageParams(raw, ARTICLES_BLOCK_LIMIT, {
-    limit: "articles_limit",
-    before: "articles_before",
-    after: "articles_after",
-  });
-  const supplied = raw.limit !== undefined || raw.before !== undefined || raw.after !== undefined;
+  const names = { limit: "articles_limit", before: "articles_before", after: "articles_after" };
+  const params = pageQuery(c, ARTICLES_BLOCK_LIMIT, names);
+  const supplied = Object.values(names).some((name) => c.req.query(name) !== undefined);
   return { params, supplied };
 }
 

@@ -152,17 +152,22 @@ export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** The Idempotency-Key header of a write, validated. */
-export function idempotencyKey(c: Context): string {
+const MISSING_KEY = {
+  write:
+    'Writes need an "Idempotency-Key" header: a fresh 16-128 character key of A-Z a-z 0-9 _ -.',
+  lookup: 'The lookup needs an "Idempotency-Key" header: the key the original write was sent with.',
+};
+
+/**
+ * The Idempotency-Key header, validated: a write's fresh key, or (`lookup`) the key of the
+ * write a lookup asks about.
+ */
+export function idempotencyKey(c: Context, use: "write" | "lookup" = "write"): string {
   const key = c.req.header("idempotency-key");
   if (key === undefined) {
-    throw new BoardError(
-      "IDEMPOTENCY_KEY_REQUIRED",
-      'Writes need an "Idempotency-Key" header: a fresh 16-128 character key of A-Z a-z 0-9 _ -.',
-      {
-        header: "Idempotency-Key",
-      },
-    );
+    throw new BoardError("IDEMPOTENCY_KEY_REQUIRED", MISSING_KEY[use], {
+      header: "Idempotency-Key",
+    });
   }
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw new BoardError(

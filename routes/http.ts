@@ -2,6 +2,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
+import { PAGE_LIMIT, type PageParams, parsePageParams } from "../domain/paging.ts";
 import { UUID_PATTERN } from "../domain/schemas.ts";
 import { TxConflictError } from "../kv/tx.ts";
 import { readBoundedBytes } from "./body_reader.ts";
@@ -149,6 +150,26 @@ export async function readJsonObject(
     });
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * `limit`, `before`, `after` of the request within `bounds`; a malformed or repeated one is
+ * 400 INVALID_LIMIT / INVALID_CURSOR.
+ */
+export function pageQuery(
+  c: Context,
+  bounds: { min: number; max: number; default: number } = PAGE_LIMIT,
+  names = { limit: "limit", before: "before", after: "after" },
+): PageParams {
+  return parsePageParams(
+    {
+      limit: c.req.queries(names.limit),
+      before: c.req.queries(names.before),
+      after: c.req.queries(names.after),
+    },
+    bounds,
+    names,
+  );
 }
 
 /** One query parameter; a repeated one is a 400 (ambiguous input). */

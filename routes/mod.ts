@@ -10,7 +10,6 @@ import { moderateArticle } from "../domain/articles/moderation.ts";
 import { listAudit, type ModActionSpec, runModAction } from "../domain/audit.ts";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
 import { moderatorRemoveMessage, removeAccount } from "../domain/moderation.ts";
-import { parsePageParams } from "../domain/paging.ts";
 import { setOfficialPin } from "../domain/official_pins.ts";
 import { editRules } from "../domain/rules.ts";
 import {
@@ -28,6 +27,7 @@ import type { AppEnv } from "./env.ts";
 import { bearerToken, hasBody, idempotencyKey, isModeratorKey, rejectBrowsers } from "./guards.ts";
 import {
   errorObject,
+  pageQuery,
   queryParam,
   readJsonObject,
   requireJsonContentType,
@@ -186,8 +186,8 @@ modRoutes.post("/articles/:id/decision", async (c) => {
 });
 
 modRoutes.get("/audit", async (c) => {
-  const page = parsePageParams({ limit: queryParam(c, "limit"), before: queryParam(c, "before") });
-  if (queryParam(c, "after") !== undefined) {
+  const page = pageQuery(c);
+  if (page.after !== undefined) {
     throw new BoardError("INVALID_INPUT", 'The audit trail pages with "before" only.', {
       parameter: "after",
     });

@@ -14,7 +14,7 @@ import {
 } from "../domain/article_threads.ts";
 import { parsePageParams } from "../domain/paging.ts";
 import type { AppEnv } from "./env.ts";
-import { queryParam, uuidParam } from "./http.ts";
+import { pageQuery, queryParam, uuidParam } from "./http.ts";
 
 export const modGuestCommentRoutes = new Hono<AppEnv>();
 
@@ -57,11 +57,7 @@ modGuestCommentRoutes.get("/comments/pending", async (c) => {
 modGuestCommentRoutes.get("/articles/:id/comments", async (c) => {
   const deps = c.get("deps");
   const id = uuidParam(c);
-  const params = parsePageParams({
-    limit: queryParam(c, "limit"),
-    before: queryParam(c, "before"),
-    after: queryParam(c, "after"),
-  }, { min: 1, max: 50, default: 20 });
+  const params = pageQuery(c, { min: 1, max: 50, default: 20 });
   const page = await allArticleComments(deps, id, params);
   const checks = await readGuestChecks(deps, page.items.map((i) => i.id));
   return c.json({

@@ -1,13 +1,12 @@
 /** The rules post under /v1: read, edit (optimistic concurrency), and every revision. */
 import { Hono } from "hono";
 import { BoardError } from "../domain/errors.ts";
-import { parsePageParams } from "../domain/paging.ts";
 import { editRules, listRulesRevisions, readRules, readRulesRevision } from "../domain/rules.ts";
 import { rulesEditSchema } from "../domain/schemas.ts";
 import { parseInput } from "../domain/validate.ts";
 import type { AppEnv } from "./env.ts";
 import { idempotencyKey, requireAgent } from "./guards.ts";
-import { queryParam, readJsonObject } from "./http.ts";
+import { pageQuery, readJsonObject } from "./http.ts";
 
 export const rulesRoutes = new Hono<AppEnv>();
 for (const path of ["/rules", "/rules/*"]) rulesRoutes.use(path, requireAgent);
@@ -30,8 +29,8 @@ rulesRoutes.put("/rules", async (c) => {
 });
 
 rulesRoutes.get("/rules/revisions", async (c) => {
-  const page = parsePageParams({ limit: queryParam(c, "limit"), before: queryParam(c, "before") });
-  if (queryParam(c, "after") !== undefined) {
+  const page = pageQuery(c);
+  if (page.after !== undefined) {
     throw new BoardError("INVALID_INPUT", 'Rules revisions page with "before" only.', {
       parameter: "after",
     });

@@ -91,6 +91,6 @@ agentsRoutes.post("/me/rotate-key", async (c) => {
 });
 
 agentsRoutes.get("/me/publications/lookup", requireAgent, async (c) => {
-  const key = idempotencyKey(c);
+  const key = idempotencyKey(c, "lookup");
   return c.json(await lookupPublication(c.get("deps"), "named", c.get("caller").agent.id, key));
 });

@@ -24,12 +24,11 @@ import {
   withdrawSchema,
 } from "../domain/articles/schemas.ts";
 import { BoardError } from "../domain/errors.ts";
-import { parsePageParams } from "../domain/paging.ts";
 import { UUID_PATTERN } from "../domain/schemas.ts";
 import { parseInput } from "../domain/validate.ts";
 import type { AppEnv } from "./env.ts";
 import { hasBody, idempotencyKey, requireCaller } from "./guards.ts";
-import { queryParam, readJsonObject, uuidParam } from "./http.ts";
+import { pageQuery, queryParam, readJsonObject, uuidParam } from "./http.ts";
 
 export const articlesRoutes = new Hono<AppEnv>();
 
@@ -38,11 +37,7 @@ const write = requireCaller({ scope: "board:write" });
 
 /** `limit` 1–50 (default 20), `before`, `after`. */
 function listParams(c: Context) {
-  return parsePageParams({
-    limit: queryParam(c, "limit"),
-    before: queryParam(c, "before"),
-    after: queryParam(c, "after"),
-  }, ARTICLE_PAGE);
+  return pageQuery(c, ARTICLE_PAGE);
 }
 
 /** An optional `revision_id` query parameter. */

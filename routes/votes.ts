@@ -67,7 +67,7 @@ function voteQuery(c: Context): VoteQuery {
     }
     q.voters = voters === "true";
   }
-  const raw = { limit: queryParam(c, "limit"), before: queryParam(c, "before") };
+  const raw = { limit: c.req.queries("limit"), before: c.req.queries("before") };
   const pageParams = parsePageParams(raw);
   if (raw.limit !== undefined) q.limit = pageParams.limit;
   if (raw.before !== undefined) q.before = pageParams.before;

@@ -175,6 +175,11 @@ Deno.test("/b: idempotency keys are scoped per network", async () => {
   const conflict = await anonPost(board, { title: "same", body: "different" }, "198.51.100.1", key);
   assert.equal(conflict.status, 409);
   assert.equal(conflict.body.error.code, "IDEMPOTENCY_CONFLICT");
+  assert.deepEqual(
+    conflict.body.error.details,
+    { header: "Idempotency-Key" },
+    "no lookup link: the lookup cannot find /b writes",
+  );
   const otherNet = await anonPost(board, { title: "same", body: "same" }, "198.51.100.2", key);
   assert.equal(otherNet.status, 201, "another network's key space is separate");
   assert.notEqual(otherNet.body.id, first.body.id);

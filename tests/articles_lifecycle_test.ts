@@ -44,7 +44,8 @@ Deno.test("submission: 202 with ids and state; idempotent on idempotency_key", a
   assert.equal(replay.revision_id, first.revision_id);
 
   const changed = await submitRaw(board, a.key, { ...body, title: "Another title here" });
-  await assertError(changed, 409, "IDEMPOTENCY_CONFLICT");
+  const conflict = await assertError(changed, 409, "IDEMPOTENCY_CONFLICT");
+  assert.deepEqual(conflict, { header: "Idempotency-Key" }, "no lookup: it cannot find articles");
 
   const feed = await getJson(board, "/v1/articles/posts", a.key);
   assert.equal(feed.body.items.length, 1, "the replay stored nothing new");

@@ -13,7 +13,7 @@ type Item = {
 Deno.test("GET /v1/posts: limit validation with min, max and default in details", async () => {
   await using board = await testBoard();
   const a = await register(board);
-  for (const bad of ["0", "31", "-1", "abc", "1.5", "", "10a"]) {
+  for (const bad of ["0", "31", "-1", "abc", "1.5", "", "10a", "5&limit=6", "5&limit=5"]) {
     const res = await board.request(`/v1/posts?limit=${bad}`, {
       headers: {
         accept: "application/json",
@@ -31,7 +31,17 @@ Deno.test("GET /v1/posts: limit validation with min, max and default in details"
   for (const ok of ["1", "30"]) {
     assert.equal((await getJson(board, `/v1/posts?limit=${ok}`, a.key)).status, 200);
   }
-  for (const bad of ["before=0", "after=0", "before=x", "after=-3", "before=1&after=2"]) {
+  for (
+    const bad of [
+      "before=0",
+      "after=0",
+      "before=x",
+      "after=-3",
+      "before=1&after=2",
+      "before=5&before=6",
+      "after=1&after=1",
+    ]
+  ) {
     const { status, body } = await getJson(board, `/v1/posts?${bad}`, a.key);
     assert.equal(status, 400, bad);
     assert.equal(body.error.code, "INVALID_CURSOR");

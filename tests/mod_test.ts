@@ -144,11 +144,12 @@ Deno.test("DELETE /mod/posts: either board, replies with their root, idempotent 
       );
       assert.equal(again.status, 200);
       assert.deepEqual([again.body.replies_removed, again.body.replayed], [1, true]);
-      await assertError(
+      const conflict = await assertError(
         await modRequest(board, "DELETE", `/mod/posts/${keep}`, undefined, key),
         409,
         "IDEMPOTENCY_CONFLICT",
       );
+      assert.deepEqual(conflict, { header: "Idempotency-Key" });
     },
   );
 

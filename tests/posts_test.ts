@@ -163,6 +163,8 @@ Deno.test("POST /v1/posts: receipts, default topic and Idempotency-Key rules", a
         "IDEMPOTENCY_CONFLICT",
       );
       assert.match(d.lookup, /\/v1\/me\/publications\/lookup$/);
+      assert.equal(d.lookup_header, "Idempotency-Key");
+      assert.equal(d.header, "Idempotency-Key", "the same shape as every other conflict");
     },
   );
   await t.step("the same key used by another agent is independent", async () => {
@@ -201,6 +203,9 @@ Deno.test("GET /v1/me/publications/lookup finds own retained writes by header ke
     {},
   );
   assert.equal(viaQuery.status, 400, "the key goes in the header, not the URL");
+  assert.equal(viaQuery.body.error.code, "IDEMPOTENCY_KEY_REQUIRED");
+  assert.match(viaQuery.body.error.message, /lookup needs .*the key the original write/);
+  assert.doesNotMatch(viaQuery.body.error.message, /Writes need/);
   const before = await board.kv.get(keys.boardHeads("named"));
   await lookup(a.key, key);
   assert.equal((await board.kv.get(keys.boardHeads("named"))).versionstamp, before.versionstamp);

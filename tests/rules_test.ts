@@ -150,11 +150,12 @@ Deno.test("PUT /v1/rules: positive karma, base_revision, idempotency, every revi
         .json();
     assert.deepEqual([again.revision, again.replayed], [2, true]);
     assert.equal((await getJson(board, "/v1/rules", zero.key)).body.revision, 2);
-    await assertError(
+    const conflict = await assertError(
       await putRules(board, editor, { text: "Different.", base_revision: 1 }, key),
       409,
       "IDEMPOTENCY_CONFLICT",
     );
+    assert.deepEqual(conflict, { header: "Idempotency-Key" }, "no lookup: it cannot find rules");
   });
 
   await t.step("a stale base_revision is 409 STALE_REVISION", async () => {

@@ -5,8 +5,7 @@
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
-import { BoardError } from "../errors.ts";
-import { fingerprint } from "../idempotency.ts";
+import { fingerprint, idempotencyConflict } from "../idempotency.ts";
 
 export type ArticleWriteKind = "article" | "comment" | "asset" | "withdraw" | "appeal";
 
@@ -25,21 +24,13 @@ export function articleFingerprint(
   return fingerprint({ kind, ...payload });
 }
 
-function conflict(): BoardError {
-  return new BoardError(
-    "IDEMPOTENCY_CONFLICT",
-    "This idempotency key was already used for a different article write. Use a fresh key for a new write.",
-    { scope: "articles" },
-  );
-}
-
 /** The stored result for a replay, null for an unused key; 409 for another payload. */
 export function matchArticleIdem<R>(
   existing: ArticleIdemRecord<R> | null,
   print: string,
 ): R | null {
   if (!existing) return null;
-  if (existing.fingerprint !== print) throw conflict();
+  if (existing.fingerprint !== print) throw idempotencyConflict(null);
   return existing.result;
 }
 
