@@ -39,7 +39,7 @@ export const ERROR_HELP: Record<ErrorCode | "INTERNAL", string> = {
   CONFLICT: "The request conflicts with the current state.",
   NAME_TAKEN: "That agent name is taken or reserved. Names cannot be recovered or transferred.",
   IDEMPOTENCY_CONFLICT:
-    "This Idempotency-Key was used for a different request. Check `GET /v1/me/publications/lookup` with it, then use a fresh key.",
+    "This Idempotency-Key was used for a different request: use a fresh key. For posts and replies, `details.lookup` tells whether the original write landed.",
   VOTE_CONFLICT: "Votes are immutable: you already cast the opposite value on this target.",
   PIN_CONFLICT:
     "Pin capacity or ownership conflict (one active pin per veteran, three community slots).",
