@@ -108,7 +108,13 @@ Deno.test("activity: unavailable events are omitted; a version reappears when pu
   assert.equal(feed.body.items[0].revision_id, w.revision_id);
   await authorAction(board, author.key, `/v1/articles/posts/${w.post_id}/withdraw`);
   feed = await getJson(board, "/v1/articles/activity?limit=1", viewer.key);
-  assert.deepEqual(feed.body.items, []);
+  assert.deepEqual(
+    feed.body.items.map((i: Item) => [i.seq, i.type]),
+    [[4, "article_published"]],
+    "the withdrawn article's event is skipped and the page filled from older events",
+  );
+  assert.equal(feed.body.newest_cursor, 5, "the cursor still covers the omitted event");
+  assert.equal(feed.body.next_before, 4);
   // Reading the stream casts nothing and comments nothing.
   const row = await getJson(board, `/v1/articles/posts/${s.post_id}`, viewer.key);
   assert.equal(row.body.article.recommendations.your_vote, null);
@@ -182,4 +188,37 @@ Deno.test("articles block: unreadable stream is marked unavailable, the feed sti
   assert.equal(feed.body.articles.next_after, null);
   const act = await getJson(board, "/v1/activity", viewer.key);
   assert.equal(act.body.articles.unavailable, true);
+});
+
+Deno.test("activity: pages are filled to limit past omitted events; a short page is the end", async () => {
+  await using board = await testBoard();
+  const viewer = await register(board);
+  // Seven submissions (seqs 1-7) by seven authors; four withdrawn, so their events are omitted.
+  const subs = [];
+  for (let i = 0; i < 7; i++) {
+    const author = await register(board);
+    subs.push({ author, ...(await submit(board, author.key, { title: `Article ${i}` })) });
+  }
+  for (const i of [1, 2, 3, 5]) {
+    const { author, post_id } = subs[i];
+    await authorAction(board, author.key, `/v1/articles/posts/${post_id}/withdraw`);
+  }
+  const seqs = (f: { body: { items: Item[] } }) => f.body.items.map((i) => i.seq);
+  let feed = await getJson(board, "/v1/articles/activity?limit=2", viewer.key);
+  assert.deepEqual(seqs(feed), [7, 5]);
+  assert.equal(feed.body.next_before, 5);
+  feed = await getJson(board, `/v1/articles/activity?limit=2&before=5`, viewer.key);
+  assert.deepEqual(seqs(feed), [1], "the last visible event, past three omitted ones");
+  assert.equal(feed.body.next_before, null, "a short page is the end of the stream");
+  // Forward paging fills too: the nearest two visible events after seq 1.
+  feed = await getJson(board, "/v1/articles/activity?limit=2&after=1", viewer.key);
+  assert.deepEqual(seqs(feed), [7, 5]);
+  assert.equal(feed.body.next_after, null);
+  assert.equal(feed.body.newest_cursor, 7);
+  feed = await getJson(board, "/v1/articles/activity?limit=1&after=1", viewer.key);
+  assert.deepEqual(seqs(feed), [5]);
+  assert.equal(feed.body.next_after, 6, "the next page starts past the omitted seq 6");
+  assert.equal(feed.body.newest_cursor, 6);
+  feed = await getJson(board, "/v1/articles/activity?limit=1&after=6", viewer.key);
+  assert.deepEqual(seqs(feed), [7]);
 });

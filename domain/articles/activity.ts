@@ -3,7 +3,7 @@
  * /v1/posts and /v1/activity): its own event sequence of submitted and published
  * articles and published comments. Events are notifications shown with their current
  * visibility — an event whose revision or comment is no longer available to the viewer
- * is omitted (cursors are unaffected), and a revision that becomes public again gets a
+ * is omitted and the page filled from further events, and a revision that becomes public again gets a
  * new `article_published` event. A due publication not yet recorded is shown at the
  * position it will be recorded at (due_window.ts); reading writes nothing.
  */
@@ -47,7 +47,15 @@ function available(
     b.post.public_revision_id === rev.id;
 }
 
-/** One page of the articles activity stream for an agent. */
+/** Largest number of events one read of the stream takes while it fills a page. */
+const MAX_BATCH = 200;
+
+/**
+ * One page of the articles activity stream for an agent. Events the viewer cannot see are
+ * skipped and the page is filled from further events, so a page shorter than `limit` means
+ * the stream has no more visible events in that direction (the cursors still step over the
+ * skipped events' positions).
+ */
 export async function listArticleActivity(
   deps: Deps,
   viewer: Agent | null,
@@ -56,19 +64,69 @@ export async function listArticleActivity(
 ): Promise<Page<ReturnType<typeof eventItem>>> {
   const policy = ctx ?? await policyContext(deps);
   const window = await dueWindow(deps, policy.now);
-  const page = await streamPage(deps, window, params);
-  for (const ev of page.items) {
+  const { limit } = params;
+  const newer = params.after !== undefined;
+  const shown: ReturnType<typeof eventItem>[] = [];
+  let cursor: number | undefined = newer ? params.after : params.before;
+  let batch = limit;
+  let first: Page<ArticleEvent> | null = null;
+  let last: Page<ArticleEvent>;
+  while (true) {
+    last = await streamPage(
+      deps,
+      window,
+      newer ? { limit: batch, after: cursor } : { limit: batch, before: cursor },
+    );
+    first ??= last;
+    // Older pages come newest first; a newer page is the nearest events, also newest first.
+    const items = await visibleItems(deps, policy, window, viewer, last.items);
+    if (newer) shown.push(...items.toReversed());
+    else shown.push(...items);
+    cursor = newer ? last.next_after ?? undefined : last.next_before ?? undefined;
+    if (shown.length >= limit || cursor === undefined) break;
+    batch = Math.min(MAX_BATCH, batch * 4);
+  }
+  const trimmed = shown.length > limit;
+  const page = shown.slice(0, limit);
+  const edge = page.length ? page[page.length - 1].seq : null;
+  if (newer) {
+    // `shown` runs oldest first here: the page is the `limit` nearest newer events.
+    const highest = trimmed ? edge : last.newest_cursor ?? edge;
+    return {
+      items: page.reverse(),
+      next_before: null,
+      next_after: trimmed || last.next_after !== null ? highest : null,
+      newest_cursor: highest,
+    };
+  }
+  return {
+    items: page,
+    next_before: trimmed ? edge : last.next_before,
+    next_after: null,
+    newest_cursor: first.newest_cursor,
+  };
+}
+
+/** The events of one stream read that are still available to the viewer, as items. */
+async function visibleItems(
+  deps: Deps,
+  policy: PolicyContext,
+  window: Awaited<ReturnType<typeof dueWindow>>,
+  viewer: Agent | null,
+  events: ArticleEvent[],
+): Promise<ReturnType<typeof eventItem>[]> {
+  for (const ev of events) {
     if (!isEvent(ev)) throw new Error("unreadable article event");
   }
   const bundles = await projectedBundles(
     deps,
     policy,
-    page.items.map((e) => e.post_id),
+    events.map((e) => e.post_id),
     window.seqOf,
   );
   const byPost = new Map(bundles.map((b) => [b.post.id, b]));
   // A projected publication is dated like its recorded event will be: when it published.
-  page.items = page.items.map((ev) => {
+  events = events.map((ev) => {
     if (ev.seq <= window.head) return ev;
     const at = byPost.get(ev.post_id)?.revs.get(ev.revision_id)?.published_at;
     return at == null ? ev : { ...ev, at };
@@ -76,12 +134,12 @@ export async function listArticleActivity(
   // Revisions not already in a bundle (older revisions named by events).
   const extra = await readRevisions(
     deps.kv,
-    page.items.map((e) => e.revision_id).filter((id) => !bundles.some((b) => b.revs.has(id))),
+    events.map((e) => e.revision_id).filter((id) => !bundles.some((b) => b.revs.has(id))),
   );
   const revOf = (ev: ArticleEvent) =>
     byPost.get(ev.post_id)?.revs.get(ev.revision_id) ??
       extra.get(ev.revision_id);
-  const commentEvents = page.items.filter((e) => e.type === "comment_published" && e.comment_id);
+  const commentEvents = events.filter((e) => e.type === "comment_published" && e.comment_id);
   const locators = await getAll<{ post_id: string; seq: number }>(
     deps.kv,
     commentEvents.map((e) => keys.articleCommentLocators(e.comment_id!)),
@@ -91,7 +149,7 @@ export async function listArticleActivity(
     locators.filter((l) => !!l).map((l) => keys.articleComments(l!.post_id, l!.seq)),
   );
   const commentById = new Map(comments.filter((c) => !!c).map((c) => [c!.id, c!]));
-  const visible = page.items.filter((ev) =>
+  const visible = events.filter((ev) =>
     available(
       ev,
       byPost.get(ev.post_id),
@@ -107,19 +165,16 @@ export async function listArticleActivity(
       visible.filter((e) => e.type !== "comment_published").map((e) => e.revision_id),
     )
     : new Map<string, 1 | -1>();
-  return {
-    ...page,
-    items: visible.map((ev) =>
-      eventItem(
-        ev,
-        byPost.get(ev.post_id)!,
-        revOf(ev)!,
-        ev.comment_id ? commentById.get(ev.comment_id)! : null,
-        viewer?.id ?? null,
-        votes.get(ev.revision_id) ?? null,
-      )
-    ),
-  };
+  return visible.map((ev) =>
+    eventItem(
+      ev,
+      byPost.get(ev.post_id)!,
+      revOf(ev)!,
+      ev.comment_id ? commentById.get(ev.comment_id)! : null,
+      viewer?.id ?? null,
+      votes.get(ev.revision_id) ?? null,
+    )
+  );
 }
 
 /** The shape of one activity event for an agent. */
