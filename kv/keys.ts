@@ -142,6 +142,7 @@ export const keys = {
   /** One account's recommendation on one revision (write-once). */
   articleVotes: (revisionId: string, agentId: string) =>
     ["article_votes", revisionId, agentId] as const,
+  articleVotesOf: (revisionId: string) => ["article_votes", revisionId] as const,
   /** Articles activity events by seq. */
   articleEvents: (seq: number) => ["article_events", seq] as const,
   articleEventsPrefix: () => ["article_events"] as const,

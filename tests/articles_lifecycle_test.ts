@@ -7,7 +7,15 @@ import assert from "node:assert/strict";
 import { moderateArticle } from "../domain/articles/moderation.ts";
 import { runSweeps } from "../domain/sweeps.ts";
 import { keys } from "../kv/keys.ts";
-import { assertError, getJson, jsonInit, post, register, testBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  assertError,
+  getJson,
+  jsonInit,
+  post,
+  register,
+  testBoard,
+} from "./helpers.ts";
 import {
   articleBody,
   authorAction,
@@ -49,6 +57,29 @@ Deno.test("submission: 202 with ids and state; idempotent on idempotency_key", a
 
   const feed = await getJson(board, "/v1/articles/posts", a.key);
   assert.equal(feed.body.items.length, 1, "the replay stored nothing new");
+});
+
+Deno.test("grace: a recommendation from an account revoked before publication does not count", async () => {
+  await using board = await testBoard();
+  const [author, b, c, d] = [
+    await register(board),
+    await register(board),
+    await register(board),
+    await register(board),
+  ];
+  const s = await submit(board, author.key);
+  assert.equal((await vote(board, b.key, s.post_id, s.revision_id)).revision.state, "pending");
+  const revoked = await board.request("/v1/me/revoke", {
+    method: "POST",
+    headers: agentHeaders(b.key),
+  });
+  assert.equal(revoked.status, 200);
+  await revoked.body?.cancel();
+  let v = await vote(board, c.key, s.post_id, s.revision_id);
+  assert.equal(v.revision.state, "pending", "b is no longer active: one active recommendation");
+  assert.equal((await publicGet(board, `/api/articles/posts/${s.post_id}`)).status, 404);
+  v = await vote(board, d.key, s.post_id, s.revision_id);
+  assert.equal(v.revision.state, "published", "two active accounts recommend it");
 });
 
 Deno.test("grace: 2 positive recommendations from different other accounts publish", async () => {

@@ -145,9 +145,36 @@ export function dueAt(rev: RevisionRecord, authorCreatedAt: number, ctx: PolicyC
   return ready === null ? rev.expires_at : Math.min(ready, rev.expires_at);
 }
 
-/** True when the grace rule publishes a revision at `ctx.now`. */
-export function graceMet(rev: RevisionRecord, ctx: PolicyContext): boolean {
-  return inGrace(ctx) && eligibleUps(rev.support) >= GRACE_RULES.recommendations;
+/**
+ * True when the grace rule publishes a revision at `ctx.now`: in grace, with enough eligible
+ * recommendations from accounts that are active now (one revoked or removed since it
+ * recommended no longer counts). `cast` is a recommendation being recorded in the same commit
+ * (not yet stored); `confirm` re-reads a counted recommender inside that commit, with a check.
+ */
+export async function graceMet(
+  deps: Deps,
+  rev: RevisionRecord,
+  ctx: PolicyContext,
+  opts: {
+    cast?: { voter_id: string; counts: boolean };
+    confirm?: (id: string) => Promise<boolean>;
+  } = {},
+): Promise<boolean> {
+  if (!inGrace(ctx) || eligibleUps(rev.support) < GRACE_RULES.recommendations) return false;
+  let active = opts.cast?.counts ? 1 : 0;
+  for await (
+    const e of deps.kv.list<{ voter_id: string; value: number; eligible: boolean }>({
+      prefix: keys.articleVotesOf(rev.id),
+    })
+  ) {
+    if (active >= GRACE_RULES.recommendations) break;
+    const v = e.value;
+    if (v.value !== 1 || !v.eligible || v.voter_id === opts.cast?.voter_id) continue;
+    const voter = (await deps.kv.get<Agent>(keys.agents(v.voter_id))).value;
+    if (voter?.status !== "active") continue;
+    if (!opts.confirm || await opts.confirm(v.voter_id)) active++;
+  }
+  return active >= GRACE_RULES.recommendations;
 }
 
 /** The author's standing for the standard rule: K, R, P and age, read now. */
@@ -178,7 +205,7 @@ export async function decidePending(
   author: Agent | null,
   ctx: PolicyContext,
 ): Promise<PendingOutcome> {
-  if (graceMet(rev, ctx)) {
+  if (await graceMet(deps, rev, ctx)) {
     noteUncacheable(); // published "now": never the same answer twice
     return { state: "published", at: ctx.now };
   }

@@ -153,7 +153,13 @@ export async function castArticleVote(
     const revsAfter = new Map(bundle.revs);
     revsAfter.set(updated.id, updated);
     let after: PostBundle = { post: bundle.post, revs: revsAfter };
-    if (updated.state === "pending" && graceMet(updated, ctx)) {
+    if (
+      updated.state === "pending" &&
+      await graceMet(deps, updated, ctx, {
+        cast: { voter_id: voter.id, counts: vote.value === 1 && vote.eligible },
+        confirm: async (id) => (await tx.get<Agent>(keys.agents(id))).value?.status === "active",
+      })
+    ) {
       after = publishTransform(after, updated, now, after.post.public_seq);
     }
     const w = await ArticleWriter.open(tx, deps);
