@@ -39,9 +39,7 @@ function pageHtml(name: string, target: string): string {
     `<body>${forms[name] ?? ""}</body></html>`;
 }
 
-interface Recorded extends CapturedRequest {
-  seq: number;
-}
+type Recorded = Omit<CapturedRequest, "label"> & { seq: number };
 
 /** A minimal HTTP/1.1 server that records every request head it receives. */
 function captureServer() {
@@ -248,7 +246,7 @@ ${call}`,
 type PageLike = {
   goto(url: string): Promise<unknown>;
   click(selector: string): Promise<void>;
-  evaluate<T>(fn: (arg: T) => unknown, arg: T): Promise<unknown>;
+  evaluate<T>(fn: ((arg: T) => unknown) | string, arg?: T): Promise<unknown>;
 };
 
 /** Chromium scenarios: how a page on `origin` reaches the message routes of `target`. */
@@ -333,19 +331,20 @@ const CHROMIUM_SCENARIOS: {
     origin: "cross",
     act: (p, t) =>
       p.evaluate(
-        ([url, b]) => navigator.sendBeacon(url, b),
-        [`${t}/v1/posts`, JSON.stringify(AGENT_BODY)],
+        `navigator.sendBeacon(${JSON.stringify(`${t}/v1/posts`)}, ${
+          JSON.stringify(JSON.stringify(AGENT_BODY))
+        })`,
       ),
   },
   {
     label: "image, cross-site",
     origin: "cross",
     act: (p, t) =>
-      p.evaluate((url) => {
-        const img = document.createElement("img");
-        img.src = url;
-        document.body.append(img);
-      }, `${t}/v1/me`),
+      p.evaluate(
+        `document.body.append(Object.assign(document.createElement("img"), { src: ${
+          JSON.stringify(`${t}/v1/me`)
+        } }))`,
+      ),
   },
 ];
 
@@ -382,7 +381,7 @@ async function captureChromium(
       await s.act(page as unknown as PageLike, same);
       const hit = await server.next(start);
       const { seq: _seq, ...req } = hit;
-      requests.push({ label: s.label, ...req });
+      requests.push({ ...req, label: s.label });
       await context.close();
     }
     return {
@@ -410,7 +409,7 @@ async function main() {
         const start = server.recorded.length;
         if ((await run(c.send(method, path))) === null) break;
         const { seq: _seq, ...req } = await server.next(start);
-        requests.push({ label: `${method} ${path}`, ...req });
+        requests.push({ ...req, label: `${method} ${path}` });
       }
       if (requests.length < 2) continue;
       await write(c.file, {
