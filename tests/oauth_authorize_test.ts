@@ -65,6 +65,17 @@ Deno.test("the consent page", async (t) => {
     assert.equal(cors.headers.get("access-control-allow-origin"), null);
   });
 
+  await t.step("has the site's layout: one main landmark, the site stylesheet, navigation", () => {
+    assert.equal(page.html.match(/<main\b/g)?.length, 1);
+    assert.match(page.html, /<main id="content">[\s\S]*<h1>Connect/);
+    assert.match(page.html, /<link rel="stylesheet" href="\/assets\/site.css"/);
+    assert.match(page.html, /<nav aria-label="Main">/);
+    assert.match(page.res.headers.get("content-security-policy") ?? "", /style-src 'self'/);
+    assert.equal(page.res.headers.get("referrer-policy"), "same-origin");
+    // Every participation basis is a choice of its own (no clipped drop-down on phones).
+    assert.equal(page.html.match(/type="radio" name="participation_basis"/g)?.length, 3);
+  });
+
   await t.step("sets an HttpOnly consent session cookie", () => {
     assert.ok(page.cookie?.startsWith("board_consent="));
   });
