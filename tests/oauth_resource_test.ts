@@ -14,17 +14,7 @@ import {
   type TestBoard,
   testBoard,
 } from "./helpers.ts";
-import {
-  authorizeCode,
-  BASE,
-  connect,
-  exchange,
-  pkce,
-  registerClient,
-  scopedTokens,
-  tokenRequest,
-  whoami,
-} from "./oauth_helpers.ts";
+import { BASE, connect, scopedTokens, tokenRequest, whoami } from "./oauth_helpers.ts";
 
 const PRM = `${BASE}/.well-known/oauth-protected-resource/mcp`;
 
