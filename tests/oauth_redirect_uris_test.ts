@@ -45,6 +45,14 @@ const HONOURED: [string, string, string][] = [
   ["https://app.example/cb?tenant=7", "https://app.example/cb?tenant=7", "https://app.example"],
 ];
 
+/** What the page shows for a private-use scheme (for http(s): the host). */
+const SHOWN: Record<string, string> = {
+  "cursor://anysphere.cursor-retrieval/oauth/user-board/callback":
+    "cursor://anysphere.cursor-retrieval",
+  "vscode://vscode.mcp/callback": "vscode://vscode.mcp",
+  "com.example.agent:/oauth2redirect": "com.example.agent:",
+};
+
 Deno.test("redirect URIs: each is registered, honoured exactly at authorize, consent and token", async (t) => {
   await using board = await testBoard();
   for (const [registered, used, source] of HONOURED) {
@@ -59,6 +67,9 @@ Deno.test("redirect URIs: each is registered, honoured exactly at authorize, con
         authorizePath(client.client_id, challenge, { redirect_uri: used }),
       );
       assert.equal(page.res.status, 200, page.html);
+      // The page names where the browser will go: host, or scheme and host.
+      const shown = SHOWN[used] ?? new URL(used).host;
+      assert.ok(page.html.includes(`<strong>${shown}</strong>`), `${shown} shown`);
       const csp = page.res.headers.get("content-security-policy") ?? "";
       assert.ok(csp.includes(`form-action http://board.test ${source};`), csp);
       const res = await submitConsent(board, {
