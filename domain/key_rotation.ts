@@ -69,7 +69,13 @@ export async function rotateKeyOnce(
         tx.set(keys.keyRotations(oldHash), receipt, { expireIn: ROTATION_REPLAY_SECONDS * 1000 });
       },
     });
-    return { id: updated.id, name: updated.name, api_key: apiKey, rotated_at: now, replayed: false };
+    return {
+      id: updated.id,
+      name: updated.name,
+      api_key: apiKey,
+      rotated_at: now,
+      replayed: false,
+    };
   } catch (e) {
     // Lost the race to a rotation carrying the same Idempotency-Key: say so (no key).
     if (e instanceof BoardError && e.code === "UNAUTHORIZED") {
