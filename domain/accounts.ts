@@ -2,7 +2,7 @@
 import { keys } from "../kv/keys.ts";
 import { transact, type Tx } from "../kv/tx.ts";
 import { endStaleConnections, markTeardown } from "../oauth/connections.ts";
-import { generateApiKey, hashApiKey } from "./api_keys.ts";
+import { apiKeyShaped, generateApiKey, hashApiKey } from "./api_keys.ts";
 import type { Deps } from "./deps.ts";
 import { BoardError } from "./errors.ts";
 import type { ParticipationBasis, RegisterInput } from "./schemas.ts";
@@ -132,7 +132,7 @@ function knownKeys(kv: Deno.Kv): Map<string, KnownKey> {
  * for the request's cached read (domain/read_cache.ts).
  */
 export async function findAgentByKey(deps: Deps, apiKey: string): Promise<Agent | null> {
-  if (!apiKey || apiKey.length > 200) return null;
+  if (!apiKeyShaped(apiKey)) return null;
   const hash = await hashApiKey(apiKey);
   const known = knownKeys(deps.kv);
   const mark = snapshotMark();

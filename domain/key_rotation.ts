@@ -9,7 +9,7 @@
  */
 import { keys } from "../kv/keys.ts";
 import { type Agent, rotateApiKey } from "./accounts.ts";
-import { hashApiKey } from "./api_keys.ts";
+import { apiKeyShaped, hashApiKey } from "./api_keys.ts";
 import type { Deps } from "./deps.ts";
 import { BoardError } from "./errors.ts";
 import { sha256Hex, timingSafeEqual } from "./text.ts";
@@ -96,7 +96,7 @@ export async function rotationReplayed(
   oldKey: string,
   idempotencyKey: string,
 ): Promise<BoardError | null> {
-  if (!oldKey || oldKey.length > 200) return null;
+  if (!apiKeyShaped(oldKey)) return null;
   const oldHash = await hashApiKey(oldKey);
   const receipt = (await deps.kv.get<RotationReceipt>(keys.keyRotations(oldHash))).value;
   if (!receipt || receipt.expires_at <= deps.clock.now()) return null;

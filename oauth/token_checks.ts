@@ -9,7 +9,7 @@ import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { grantStands } from "./connections.ts";
 import { type AccessRecord, dropGrant, type GrantRecord, type RefreshRecord } from "./records.ts";
-import { secretHash } from "./tokens.ts";
+import { looksLikeAccessToken, secretHash } from "./tokens.ts";
 
 /**
  * RFC 7009 revocation. An access token is revoked alone; a refresh token (current or
@@ -62,7 +62,7 @@ export async function checkAccessToken(
   token: string,
   audience: string,
 ): Promise<AccessCheck> {
-  if (!token || token.length > 200) {
+  if (!looksLikeAccessToken(token)) {
     return { ok: false, reason: "invalid", description: "The access token is not valid." };
   }
   const now = deps.clock.now();

@@ -58,22 +58,17 @@ async function rotationReplay(c: Context<AppEnv>): Promise<BoardError | null> {
   const token = bearerToken(c);
   const key = c.req.header("idempotency-key");
   if (!token || key === undefined || isModeratorKey(c, token)) return null;
-  const replay = await rotationReplayed(c.get("deps"), token, key);
-  if (replay) edgeLimiter(c.get("deps")).admitCall(c.get("network"), token);
-  return replay;
+  return await rotationReplayed(c.get("deps"), token, key);
 }
 
 /** Addition beyond the spec (docs/api.md "Additions"): a new key, the old one dead at once. */
 agentsRoutes.post("/me/rotate-key", async (c) => {
-  // A repeat of a rotation that happened (its answer lost, or it raced the winner).
-  const early = await rotationReplay(c);
-  if (early) throw early;
   try {
     await requireAgent(c, () => Promise.resolve());
   } catch (e) {
-    const late = e instanceof BoardError && e.code === "UNAUTHORIZED" && await rotationReplay(c);
-    if (late) throw late;
-    throw e;
+    // A repeat of a rotation that happened (its answer lost, or it raced the winner).
+    const replay = e instanceof BoardError && e.code === "UNAUTHORIZED" && await rotationReplay(c);
+    throw replay || e;
   }
   const caller = c.get("caller");
   if (caller.via !== "api_key") {
