@@ -102,7 +102,10 @@ export function credentialId(credential: string): string {
 export interface Admission {
   id: string;
   bucket: string;
+  /** The call counted a lookup against the budget (the first in flight for its credential). */
   lookup: boolean;
+  /** The credential was not validated lately: it waits on a lookup (its own or another's). */
+  unvalidated: boolean;
   atMs: number;
 }
 
@@ -116,6 +119,8 @@ export class EdgeLimiter {
   readonly failedLookups = new MinuteCounter();
   readonly validatedCredentials = new MinuteCounter();
   readonly registrations = new MinuteCounter();
+  /** Lookups in flight per credential id: concurrent first calls of one key count once. */
+  readonly #inFlight = new Map<string, number>();
 
   constructor(deps: Deps) {
     this.#deps = deps;
@@ -146,6 +151,7 @@ export class EdgeLimiter {
    * lookup: it is counted, until settled, both against the instance's lookup budget and the
    * bucket's failed lookups; the settlement keeps only one of the two (a success stays in
    * the budget, a failure in the bucket), so failed lookups never spend the instance budget.
+   * Concurrent calls of one credential share the lookup in flight (each failure still counts).
    */
   admitCall(bucket: string, credential: string, opts: { moderator?: boolean } = {}): Admission {
     const nowMs = this.#deps.clock.nowMs();
@@ -164,7 +170,8 @@ export class EdgeLimiter {
       nowMs,
       "This credential has made {n} calls in the last minute; slow down.",
     );
-    const lookup = !opts.moderator && !this.validatedCredentials.seen(id, nowMs);
+    const unvalidated = !opts.moderator && !this.validatedCredentials.seen(id, nowMs);
+    const lookup = unvalidated && !this.#inFlight.has(id);
     if (!opts.moderator) {
       this.#check(
         this.ceiling,
@@ -195,7 +202,8 @@ export class EdgeLimiter {
     this.networks.add(bucket, nowMs);
     this.credentials.add(id, nowMs);
     this.ceiling.add("*", nowMs);
-    return { id, bucket, lookup, atMs: nowMs };
+    if (unvalidated) this.#inFlight.set(id, (this.#inFlight.get(id) ?? 0) + 1);
+    return { id, bucket, lookup, unvalidated, atMs: nowMs };
   }
 
   /**
@@ -203,11 +211,17 @@ export class EdgeLimiter {
    * credential skips the lookup budget on its next calls for a minute or two.
    */
   settle(a: Admission, ok: boolean): void {
+    if (a.unvalidated) {
+      const n = this.#inFlight.get(a.id) ?? 0;
+      if (n > 1) this.#inFlight.set(a.id, n - 1);
+      else this.#inFlight.delete(a.id);
+    }
+    const nowMs = this.#deps.clock.nowMs();
     if (ok) {
-      this.validatedCredentials.add(a.id, this.#deps.clock.nowMs());
+      this.validatedCredentials.add(a.id, nowMs);
       if (a.lookup) this.failedLookups.take(a.bucket, a.atMs);
     } else if (a.lookup) this.lookups.take("*", a.atMs);
-    else this.failedLookups.add(a.bucket, this.#deps.clock.nowMs());
+    else this.failedLookups.add(a.bucket, nowMs);
   }
 
   /** Admits one registration that passed input validation, or throws 429 RATE_LIMITED. */
