@@ -1,14 +1,15 @@
 /**
  * Guest browser sessions of the human website (docs/website.md "Guest sessions"): a
  * random id held in a cookie, stored in KV only as its SHA-256, with a fixed lifetime.
- * The CSRF token is derived from the cookie value (a keyed hash), so KV never holds it in
- * any form: the KV file alone can forge no form. A session is never adopted from a cookie
+ * The CSRF token is derived with an HMAC under the board secret, so KV never holds it in
+ * any form. A session is never adopted from a cookie
  * the server did not issue, and it gets a new cookie each time it posts a comment (it
  * keeps its identity, `GuestSession.id`), so a cookie planted before the post cannot see
  * what the post made. Starting sessions is limited per network (an exact counter).
  */
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
+import { boardSecret } from "../oauth/secret.ts";
 import { base64url } from "./api_keys.ts";
 import type { Deps } from "./deps.ts";
 import { BoardError } from "./errors.ts";
@@ -36,7 +37,7 @@ export interface GuestSession {
   id: string;
   /** The SHA-256 of the current cookie value: the session's KV key. */
   key: string;
-  /** The form token of the current cookie (derived, never stored). */
+  /** The session's form token (derived, never stored). */
   csrf: string;
   created_at: number;
   expires_at: number;
@@ -48,20 +49,46 @@ function randomToken(): string {
   return base64url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
-/** The CSRF token of a cookie value: a keyed hash no KV content can produce. */
-function csrfOf(cookieValue: string): Promise<string> {
-  return sha256Hex(`board-guest-csrf:${cookieValue}`);
+const csrfKeys = new WeakMap<Deps, Promise<CryptoKey>>();
+
+/**
+ * The CSRF token of a session: HMAC-SHA-256 of its identity under the board secret, so
+ * nothing in KV is the token or opens it. It stays the same when the cookie rotates, so an
+ * open form still posts; the token alone is useless without a cookie naming the session.
+ */
+async function csrfOf(deps: Deps, identity: string): Promise<string> {
+  let key = csrfKeys.get(deps);
+  if (!key) {
+    key = boardSecret(deps).then((secret) =>
+      crypto.subtle.importKey(
+        "raw",
+        new TextEncoder().encode(secret),
+        { name: "HMAC", hash: "SHA-256" },
+        false,
+        ["sign"],
+      )
+    );
+    key.catch(() => csrfKeys.delete(deps));
+    csrfKeys.set(deps, key);
+  }
+  const mac = await crypto.subtle.sign(
+    "HMAC",
+    await key,
+    new TextEncoder().encode(`board-guest-csrf:${identity}`),
+  );
+  return base64url(new Uint8Array(mac));
 }
 
 async function sessionOf(
-  cookie: string,
+  deps: Deps,
   key: string,
   rec: GuestSessionRecord,
 ): Promise<GuestSession> {
+  const id = rec.owner ?? key;
   return {
-    id: rec.owner ?? key,
+    id,
     key,
-    csrf: await csrfOf(cookie),
+    csrf: await csrfOf(deps, id),
     created_at: rec.created_at,
     expires_at: rec.expires_at,
   };
@@ -76,7 +103,7 @@ export async function findGuestSession(
   const key = await sha256Hex(cookieValue);
   const rec = (await deps.kv.get<GuestSessionRecord>(keys.guestSessions(key))).value;
   if (!rec || rec.expires_at <= deps.clock.now()) return null;
-  return await sessionOf(cookieValue, key, rec);
+  return await sessionOf(deps, key, rec);
 }
 
 /**
@@ -103,7 +130,7 @@ export async function rotateGuestSession(
     tx.set(keys.guestSessions(key), moved, { expireIn: (rec.expires_at - now) * 1000 });
     return moved;
   });
-  return value ? { cookie, session: await sessionOf(cookie, key, value) } : null;
+  return value ? { cookie, session: await sessionOf(deps, key, value) } : null;
 }
 
 /**
@@ -138,7 +165,7 @@ export async function startGuestSession(
     tx.set(counter, started + 1, { expireIn: 2 * 3600 * 1000 });
     tx.set(keys.guestSessions(key), rec, { expireIn: GUEST_SESSION_SECONDS * 1000 });
   });
-  return { cookie, session: await sessionOf(cookie, key, rec) };
+  return { cookie, session: await sessionOf(deps, key, rec) };
 }
 
 /** Whether a submitted CSRF token is the session's (compared in constant time). */
