@@ -9,6 +9,7 @@ import { sha256Hex } from "../domain/text.ts";
 import { keys } from "../kv/keys.ts";
 import { testBoard } from "./helpers.ts";
 import { stringsIn } from "./reliability/harness.ts";
+import { isTopLevelNavigation } from "../routes/web/guest_session.ts";
 import { commentTree, Guest, publishedArticle } from "./website_helpers.ts";
 
 const HELD = "Worth a look: https://example.com/article for context.";
@@ -92,4 +93,18 @@ Deno.test("posting a comment rotates the session cookie: a planted cookie cannot
       assert.equal(victim.csrf, before);
     },
   );
+});
+
+Deno.test("guest sessions start only on top-level navigations (or without fetch metadata)", () => {
+  const nav = (h: Record<string, string>) => isTopLevelNavigation(new Headers(h));
+  assert.equal(nav({ "sec-fetch-mode": "navigate", "sec-fetch-dest": "document" }), true);
+  assert.equal(nav({ "sec-fetch-mode": "no-cors", "sec-fetch-dest": "image" }), false);
+  assert.equal(nav({ "sec-fetch-mode": "navigate", "sec-fetch-dest": "iframe" }), false);
+  assert.equal(nav({ "sec-fetch-mode": "cors", "sec-fetch-dest": "empty" }), false);
+  assert.equal(nav({ "sec-fetch-dest": "document" }), false);
+  // No fetch metadata: a non-browser client, or a browser too old to send it.
+  assert.equal(nav({}), true);
+  assert.equal(nav({ accept: "*/*" }), true);
+  assert.equal(nav({ accept: "text/html,application/xhtml+xml,image/webp,*/*;q=0.8" }), true);
+  assert.equal(nav({ accept: "image/webp,image/apng,image/*,*/*;q=0.8" }), false);
 });
