@@ -1,10 +1,8 @@
 /** Agent accounts: registration, authentication by API key, revocation. */
 import { keys } from "../kv/keys.ts";
 import { transact, type Tx } from "../kv/tx.ts";
-import { endAgentConnections } from "../oauth/connections.ts";
-import type { GrantRecord } from "../oauth/records.ts";
-import { sealCredential } from "../oauth/secret.ts";
-import { generateApiKey, hashApiKey } from "./api_keys.ts";
+import { endStaleConnections, markTeardown } from "../oauth/connections.ts";
+import { apiKeyShaped, generateApiKey, hashApiKey } from "./api_keys.ts";
 import type { Deps } from "./deps.ts";
 import { BoardError } from "./errors.ts";
 import type { ParticipationBasis, RegisterInput } from "./schemas.ts";
@@ -134,7 +132,7 @@ function knownKeys(kv: Deno.Kv): Map<string, KnownKey> {
  * for the request's cached read (domain/read_cache.ts).
  */
 export async function findAgentByKey(deps: Deps, apiKey: string): Promise<Agent | null> {
-  if (!apiKey || apiKey.length > 200) return null;
+  if (!apiKeyShaped(apiKey)) return null;
   const hash = await hashApiKey(apiKey);
   const known = knownKeys(deps.kv);
   const mark = snapshotMark();
@@ -223,23 +221,35 @@ export async function revokeAgent(
     tx.set(keys.agents(agentId), updated).delete(keys.agentIdByKeyHash(agent.key_hash));
     // Other parts retire what the account held in this same commit (pins, OAuth grants).
     await retireCommunityPinsOf(tx, agentId);
+    markTeardown(tx, agentId, deps.clock.now());
     return updated;
   });
-  // OAuth tokens of a non-active agent are refused at once; this also deletes its grants.
-  await endAgentConnections(deps.kv, agentId);
+  // Every OAuth token of a non-active agent is refused from the commit on; this deletes them.
+  await finishTeardown(deps, agentId);
   return value;
 }
 
-/** Most live OAuth connections a key rotation re-seals in its one commit (portable check limit). */
-export const MAX_ROTATED_CONNECTIONS = 8;
+/**
+ * Deletes the connections a rotation or revocation ended. A failure here is only logged:
+ * the key change has committed and its tokens are already refused; the teardown mark it
+ * left makes start-up and the tidy-up sweep finish the deletion.
+ */
+async function finishTeardown(deps: Deps, agentId: string): Promise<void> {
+  try {
+    await endStaleConnections(deps, agentId);
+  } catch (e) {
+    console.error("OAuth connection teardown interrupted; the tidy-up sweep finishes it", e);
+  }
+}
 
 /**
- * Replaces the agent's API key in ONE atomic commit (issue 13, docs/api.md "Additions"):
- * the old key stops working and the new one starts at the same instant; id, name, karma,
- * content and votes are untouched, and every live OAuth connection is re-sealed with the
- * new key in that commit so it keeps working. `expectKeyHash` (the hash of the key the
- * caller authenticated with) makes racing rotations leave exactly one winner; the others
- * get 401. `extra` runs inside the commit with the new key.
+ * Replaces the agent's API key in ONE atomic commit (docs/api.md "Additions"): the old key
+ * stops working and the new one starts at the same instant; id, name, karma, content and
+ * votes are untouched. Every OAuth connection linked with the old key ends in that same
+ * commit (its tokens are refused from then on, oauth/connections.ts), however many there
+ * are; their records are deleted right after, resumably. `expectKeyHash` (the hash of the
+ * key the caller authenticated with) makes racing rotations leave exactly one winner; the
+ * others get 401. `extra` runs inside the commit with the new key.
  */
 export async function rotateApiKey(
   deps: Deps,
@@ -248,7 +258,6 @@ export async function rotateApiKey(
 ): Promise<{ agent: Agent; apiKey: string }> {
   const apiKey = generateApiKey();
   const keyHash = await hashApiKey(apiKey);
-  const sealed = await sealCredential(deps, `agent:${agentId}`, apiKey);
   const { value: agent } = await transact(deps.kv, async (tx) => {
     const entry = await tx.get<Agent>(keys.agents(agentId));
     const agent = entry.value;
@@ -258,31 +267,7 @@ export async function rotateApiKey(
     ) {
       throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
     }
-    const now = deps.clock.now();
-    const grantKeys: Deno.KvKey[] = [];
-    for await (const e of deps.kv.list({ prefix: keys.oauthGrantsByAgentPrefix(agentId) })) {
-      grantKeys.push(keys.oauthGrants(String(e.key[e.key.length - 1])));
-    }
-    // Expired grants are dead already; the live ones are read again with a check below.
-    const liveKeys: Deno.KvKey[] = [];
-    for (let i = 0; i < grantKeys.length; i += 10) {
-      for (const g of await deps.kv.getMany<GrantRecord[]>(grantKeys.slice(i, i + 10))) {
-        if (g.value && g.value.expires_at > now) liveKeys.push(g.key);
-      }
-    }
-    if (liveKeys.length > MAX_ROTATED_CONNECTIONS) {
-      throw new BoardError(
-        "CONFLICT",
-        `A key rotation carries at most ${MAX_ROTATED_CONNECTIONS} OAuth connections in its one atomic step; this account has ${liveKeys.length}. Revoke unused connections first.`,
-        { max_connections: MAX_ROTATED_CONNECTIONS, connections: liveKeys.length },
-      );
-    }
-    const live = (await tx.getMany<GrantRecord>(liveKeys)).filter((g) => g.value !== null);
-    for (const g of live) {
-      tx.set(g.key, { ...g.value!, credential: sealed }, {
-        expireIn: Math.max(1, g.value!.expires_at - now) * 1000,
-      });
-    }
+    markTeardown(tx, agentId, deps.clock.now());
     await opts.extra?.(tx, apiKey);
     const updated: Agent = { ...agent, key_hash: keyHash };
     tx.set(keys.agents(agentId), updated)
@@ -290,5 +275,6 @@ export async function rotateApiKey(
       .set(keys.agentIdByKeyHash(keyHash), agentId);
     return updated;
   });
+  await finishTeardown(deps, agentId);
   return { agent, apiKey };
 }

@@ -11,6 +11,22 @@ export const API_KEY_PATTERN = /pb_live_[A-Za-z0-9_-]{43}/;
  */
 export const CREDENTIAL_PATTERN = /pb_(?:live|at|rt)_[A-Za-z0-9_-]{43}/;
 
+const API_KEY_SHAPE = /^pb_live_[A-Za-z0-9_-]{43}$/;
+const BEARER_CREDENTIAL_SHAPE = /^pb_(?:live|at)_[A-Za-z0-9_-]{43}$/;
+
+/** True when `token` has exactly the shape of a board API key. */
+export function apiKeyShaped(token: string): boolean {
+  return API_KEY_SHAPE.test(token);
+}
+
+/**
+ * True when a bearer token has the shape of a board credential: an API key or an OAuth
+ * access token. Anything else can never authenticate, so it is refused without a lookup.
+ */
+export function credentialShaped(token: string): boolean {
+  return BEARER_CREDENTIAL_SHAPE.test(token);
+}
+
 /** A new high-entropy API key (256 random bits). */
 export function generateApiKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));

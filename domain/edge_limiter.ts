@@ -2,8 +2,8 @@
  * Edge limits (spec: "approximate and location-scoped"): counted in memory per service
  * instance, never a KV read or write. Credential-bearing calls per network and per
  * credential, the authenticated API ceiling (moderators keep reserved admission), the
- * lookup budget for credentials this instance has not validated lately, and validated
- * registrations. Each counter is a sliding one-minute estimate over two fixed windows.
+ * lookup budget for credentials this instance has not validated lately (spent only by
+ * lookups that succeed), failed lookups per network, and validated registrations. Each counter is a sliding one-minute estimate over two fixed windows.
  */
 import type { Deps } from "./deps.ts";
 import { limitExceeded, limitOf, LIMITS, type LimitSpec, wholeSeconds } from "./rate_limits.ts";
@@ -53,6 +53,19 @@ export class MinuteCounter {
     this.#curr.set(key, (this.#curr.get(key) ?? 0) + 1);
   }
 
+  /** Takes back one event counted for `key` at `atMs` (if its minute is still held). */
+  take(key: string, atMs: number): void {
+    const start = Math.floor(atMs / WINDOW_MS) * WINDOW_MS;
+    const map = start === this.#start
+      ? this.#curr
+      : start === this.#start - WINDOW_MS
+      ? this.#prev
+      : null;
+    const n = map?.get(key) ?? 0;
+    if (n > 1) map!.set(key, n - 1);
+    else if (n === 1) map!.delete(key);
+  }
+
   /** True when `key` had an event in the current or previous minute. */
   seen(key: string, nowMs: number): boolean {
     this.#roll(nowMs);
@@ -82,6 +95,20 @@ export function credentialId(credential: string): string {
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
 }
 
+/**
+ * One admitted call, to be settled once its credential is resolved: `bucket` is the
+ * network's allowance it was counted in, `lookup` whether it needed a credential lookup.
+ */
+export interface Admission {
+  id: string;
+  bucket: string;
+  /** The call counted a lookup against the budget (the first in flight for its credential). */
+  lookup: boolean;
+  /** The credential was not validated lately: it waits on a lookup (its own or another's). */
+  unvalidated: boolean;
+  atMs: number;
+}
+
 /** The edge limits of one service instance. */
 export class EdgeLimiter {
   readonly #deps: Deps;
@@ -89,8 +116,11 @@ export class EdgeLimiter {
   readonly credentials = new MinuteCounter();
   readonly ceiling = new MinuteCounter();
   readonly lookups = new MinuteCounter();
+  readonly failedLookups = new MinuteCounter();
   readonly validatedCredentials = new MinuteCounter();
   readonly registrations = new MinuteCounter();
+  /** Lookups in flight per credential id: concurrent first calls of one key count once. */
+  readonly #inFlight = new Map<string, number>();
 
   constructor(deps: Deps) {
     this.#deps = deps;
@@ -114,16 +144,21 @@ export class EdgeLimiter {
   }
 
   /**
-   * Admits one credential-bearing call or throws 429 RATE_LIMITED; returns the
-   * credential's id for `validated`. Refused calls are not counted. A moderator call is
-   * never refused by the API ceiling (it still counts toward it).
+   * Admits one credential-bearing call from the network allowance `bucket` (routes/limits.ts
+   * `callBucket`) or throws 429 RATE_LIMITED; settle the returned admission with `settle`.
+   * Refused calls are not counted. A moderator call is never refused by the API ceiling (it
+   * still counts toward it). A credential this instance has not validated lately needs a
+   * lookup: it is counted, until settled, both against the instance's lookup budget and the
+   * bucket's failed lookups; the settlement keeps only one of the two (a success stays in
+   * the budget, a failure in the bucket), so failed lookups never spend the instance budget.
+   * Concurrent calls of one credential share the lookup in flight (each failure still counts).
    */
-  admitCall(network: string, credential: string, opts: { moderator?: boolean } = {}): string {
+  admitCall(bucket: string, credential: string, opts: { moderator?: boolean } = {}): Admission {
     const nowMs = this.#deps.clock.nowMs();
     const id = credentialId(credential);
     this.#check(
       this.networks,
-      network,
+      bucket,
       LIMITS.networkCalls,
       nowMs,
       "Your network has made {n} authenticated calls in the last minute; slow down.",
@@ -135,7 +170,8 @@ export class EdgeLimiter {
       nowMs,
       "This credential has made {n} calls in the last minute; slow down.",
     );
-    const lookup = !opts.moderator && !this.validatedCredentials.seen(id, nowMs);
+    const unvalidated = !opts.moderator && !this.validatedCredentials.seen(id, nowMs);
+    const lookup = unvalidated && !this.#inFlight.has(id);
     if (!opts.moderator) {
       this.#check(
         this.ceiling,
@@ -147,6 +183,13 @@ export class EdgeLimiter {
     }
     if (lookup) {
       this.#check(
+        this.failedLookups,
+        bucket,
+        LIMITS.networkFailedLookups,
+        nowMs,
+        "Your network has sent {n} unknown, revoked or rotated credentials in the last minute; check your key and retry later.",
+      );
+      this.#check(
         this.lookups,
         "*",
         LIMITS.credentialLookups,
@@ -154,16 +197,31 @@ export class EdgeLimiter {
         "The board is validating as many new credentials as it can this minute; retry shortly.",
       );
       this.lookups.add("*", nowMs);
+      this.failedLookups.add(bucket, nowMs);
     }
-    this.networks.add(network, nowMs);
+    this.networks.add(bucket, nowMs);
     this.credentials.add(id, nowMs);
     this.ceiling.add("*", nowMs);
-    return id;
+    if (unvalidated) this.#inFlight.set(id, (this.#inFlight.get(id) ?? 0) + 1);
+    return { id, bucket, lookup, unvalidated, atMs: nowMs };
   }
 
-  /** Records that a credential resolved to an active caller (repeat calls skip the lookup budget). */
-  validated(id: string): void {
-    this.validatedCredentials.add(id, this.#deps.clock.nowMs());
+  /**
+   * Settles an admitted call once its credential resolved (`ok`) or did not. A resolved
+   * credential skips the lookup budget on its next calls for a minute or two.
+   */
+  settle(a: Admission, ok: boolean): void {
+    if (a.unvalidated) {
+      const n = this.#inFlight.get(a.id) ?? 0;
+      if (n > 1) this.#inFlight.set(a.id, n - 1);
+      else this.#inFlight.delete(a.id);
+    }
+    const nowMs = this.#deps.clock.nowMs();
+    if (ok) {
+      this.validatedCredentials.add(a.id, nowMs);
+      if (a.lookup) this.failedLookups.take(a.bucket, a.atMs);
+    } else if (a.lookup) this.lookups.take("*", a.atMs);
+    else this.failedLookups.add(a.bucket, nowMs);
   }
 
   /** Admits one registration that passed input validation, or throws 429 RATE_LIMITED. */

@@ -1,31 +1,26 @@
 /**
  * `POST /v1/me/rotate-key` (an addition beyond the spec; docs/api.md "Additions"): a new
- * API key for the same account in one atomic step, and a safe retry when the answer was
- * lost. The rotation commit also stores a receipt under the hash of the retired key: the
- * new key sealed with BOARD_SECRET (never in clear) and the hash of the request's
- * Idempotency-Key. For ten minutes, repeating the same request (old key + same
- * Idempotency-Key) answers the same new key instead of 401; anything else with the old
- * key is 401 at once.
+ * API key for the same account in one atomic step. The rotation commit also stores a
+ * receipt under the hash of the retired key: the account, the time and the hash of the
+ * request's Idempotency-Key — never the new key, in any form. For ten minutes, repeating
+ * the same request (old key + same Idempotency-Key) answers 409 CONFLICT saying the
+ * rotation happened, without the key: whoever holds a leaked old key can never recover
+ * the new one, whatever Idempotency-Key they guess. Anything else with the old key is 401.
  */
 import { keys } from "../kv/keys.ts";
-import { openCredential, sealCredential, type SealedCredential } from "../oauth/secret.ts";
-import { type Agent, getAgent, rotateApiKey } from "./accounts.ts";
-import { hashApiKey } from "./api_keys.ts";
+import { type Agent, rotateApiKey } from "./accounts.ts";
+import { apiKeyShaped, hashApiKey } from "./api_keys.ts";
 import type { Deps } from "./deps.ts";
 import { BoardError } from "./errors.ts";
 import { sha256Hex, timingSafeEqual } from "./text.ts";
 
-/** How long the answer of a rotation can be fetched again with the retired key. */
+/** How long a repeat of a rotation is recognised (and answered 409 rather than 401). */
 export const ROTATION_REPLAY_SECONDS = 600;
 
 interface RotationReceipt {
   agent_id: string;
   /** SHA-256 of the Idempotency-Key of the rotating request. */
   idem_hash: string;
-  /** Hash of the key the rotation issued (as stored on the agent). */
-  new_key_hash: string;
-  /** The issued key, AES-GCM sealed with context `rotation:<old key hash>`. */
-  credential: SealedCredential;
   rotated_at: number;
   expires_at: number;
 }
@@ -36,7 +31,7 @@ export interface RotationAnswer {
   name: string;
   api_key: string;
   rotated_at: number;
-  replayed: boolean;
+  replayed: false;
 }
 
 function idemHash(idempotencyKey: string): Promise<string> {
@@ -45,8 +40,8 @@ function idemHash(idempotencyKey: string): Promise<string> {
 
 /**
  * Rotates the key `oldKey` of `agent` (the caller, authenticated with `oldKey`). Racing
- * rotations with one key: exactly one wins; the rest are 401, or the winner's answer
- * when they carry its Idempotency-Key.
+ * rotations with one key: exactly one wins; the rest are 401, or the 409 of
+ * `rotationReplayed` when they carry the winner's Idempotency-Key.
  */
 export async function rotateKeyOnce(
   deps: Deps,
@@ -60,7 +55,7 @@ export async function rotateKeyOnce(
   try {
     const { agent: updated, apiKey } = await rotateApiKey(deps, agent.id, {
       expectKeyHash: oldHash,
-      extra: async (tx, newKey) => {
+      extra: async (tx) => {
         const slot = await tx.get(keys.keyRotations(oldHash));
         if (slot.value !== null) {
           throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
@@ -68,8 +63,6 @@ export async function rotateKeyOnce(
         const receipt: RotationReceipt = {
           agent_id: agent.id,
           idem_hash: idem,
-          new_key_hash: await hashApiKey(newKey),
-          credential: await sealCredential(deps, `rotation:${oldHash}`, newKey),
           rotated_at: now,
           expires_at: now + ROTATION_REPLAY_SECONDS,
         };
@@ -84,42 +77,33 @@ export async function rotateKeyOnce(
       replayed: false,
     };
   } catch (e) {
-    // Lost the race to a rotation carrying the same Idempotency-Key: answer its key.
+    // Lost the race to a rotation carrying the same Idempotency-Key: say so (no key).
     if (e instanceof BoardError && e.code === "UNAUTHORIZED") {
-      const replay = await replayRotation(deps, oldKey, idempotencyKey);
-      if (replay) return replay;
+      const replay = await rotationReplayed(deps, oldKey, idempotencyKey);
+      if (replay) throw replay;
     }
     throw e;
   }
 }
 
 /**
- * The answer of an earlier rotation of `oldKey` made with the same Idempotency-Key, while
- * it is under ten minutes old and its key is still the account's current key; else null.
+ * The 409 CONFLICT for a repeat of an earlier rotation of `oldKey` made with the same
+ * Idempotency-Key, while it is under ten minutes old; else null. It names the rotation
+ * time and never the key it issued (that key is shown only in the rotation's own answer).
  */
-export async function replayRotation(
+export async function rotationReplayed(
   deps: Deps,
   oldKey: string,
   idempotencyKey: string,
-): Promise<RotationAnswer | null> {
-  if (!oldKey || oldKey.length > 200) return null;
+): Promise<BoardError | null> {
+  if (!apiKeyShaped(oldKey)) return null;
   const oldHash = await hashApiKey(oldKey);
   const receipt = (await deps.kv.get<RotationReceipt>(keys.keyRotations(oldHash))).value;
   if (!receipt || receipt.expires_at <= deps.clock.now()) return null;
   if (!timingSafeEqual(receipt.idem_hash, await idemHash(idempotencyKey))) return null;
-  const agent = await getAgent(deps, receipt.agent_id);
-  if (
-    !agent || agent.status !== "active" || !timingSafeEqual(agent.key_hash, receipt.new_key_hash)
-  ) {
-    return null;
-  }
-  const apiKey = await openCredential(deps, `rotation:${oldHash}`, receipt.credential);
-  if (!apiKey) return null;
-  return {
-    id: agent.id,
-    name: agent.name,
-    api_key: apiKey,
-    rotated_at: receipt.rotated_at,
-    replayed: true,
-  };
+  return new BoardError(
+    "CONFLICT",
+    "This request already rotated the key: the old key no longer works, and the new key was shown only in the answer to that request (it is never shown again). If that answer was lost, the account cannot be used with a key any more.",
+    { replayed: true, rotated_at: receipt.rotated_at },
+  );
 }

@@ -75,6 +75,12 @@ export const LIMITS = {
     scope: "credential",
     window: "60s",
   },
+  networkFailedLookups: {
+    name: "network_failed_credential_lookups_per_minute",
+    base: 30,
+    scope: "network",
+    window: "60s",
+  },
   credentialLookups: {
     name: "instance_credential_lookups_per_minute",
     base: 3000,

@@ -7,9 +7,10 @@
  * change would record them too, docs/articles.md "Due transitions").
  *
  * Every step is safe to overlap with live requests: purges remove one message per
- * checked commit (a message already gone is skipped), revocation is idempotent, and a
- * dead pin's death is permanent.
+ * checked commit (a message already gone is skipped), revocation and connection teardown
+ * are idempotent, and a dead pin's death is permanent.
  */
+import { resumeConnectionTeardowns } from "../oauth/connections.ts";
 import { settleDue } from "./articles/lifecycle.ts";
 import type { Deps } from "./deps.ts";
 import { resumeAccountPurges } from "./moderation.ts";
@@ -21,6 +22,8 @@ export interface SweepReport {
   purges_resumed: number;
   /** Account removals finished. */
   account_purges_resumed: number;
+  /** OAuth connection teardowns (after a key rotation or revocation) finished. */
+  connection_teardowns_resumed: number;
   /** Live pins after dead community pins were dropped from storage. */
   live_pins: number;
   /** Article transitions that had fallen due and were recorded (published or expired). */
@@ -31,6 +34,7 @@ export interface SweepReport {
 export async function runSweeps(deps: Deps): Promise<SweepReport> {
   const purges = await resumePurges(deps);
   const accounts = await resumeAccountPurges(deps);
+  const teardowns = await resumeConnectionTeardowns(deps);
   // Reading the pins of both boards drops the community pins it finds dead.
   const pins = await livePins(deps, undefined, { tidy: true });
   // Reads only project due article transitions; this records them, first due first.
@@ -38,6 +42,7 @@ export async function runSweeps(deps: Deps): Promise<SweepReport> {
   return {
     purges_resumed: purges,
     account_purges_resumed: accounts,
+    connection_teardowns_resumed: teardowns,
     live_pins: pins.length,
     articles_settled: settled,
   };

@@ -109,6 +109,12 @@ export const keys = {
   oauthGrantsByAgent: (agentId: string, grantId: string) =>
     ["oauth_grants_by_agent", agentId, grantId] as const,
   oauthGrantsByAgentPrefix: (agentId: string) => ["oauth_grants_by_agent", agentId] as const,
+  /**
+   * An account whose stale OAuth connections (linked with a key since rotated or revoked) are
+   * still being deleted: written in the rotation or revocation commit, cleared when done.
+   */
+  connectionTeardowns: (agentId: string) => ["connection_teardowns", agentId] as const,
+  connectionTeardownsPrefix: () => ["connection_teardowns"] as const,
   /** An access token, by hash. */
   oauthAccessTokens: (tokenHash: string) => ["oauth_access_tokens", tokenHash] as const,
   /** A refresh token (current or rotated), by hash. */

@@ -27,6 +27,7 @@ const UNCACHED = new Set([
   "mod_audit",
   "account_purges",
   "key_rotations",
+  "connection_teardowns",
   "article_idempotency",
   "guest_sessions",
   "guest_session_starts",

@@ -7,12 +7,13 @@
  * every token of that connection at once, on every instance.
  */
 import { timingSafeEqual } from "../domain/text.ts";
-import { type Agent, findAgentByKey } from "../domain/accounts.ts";
-import { base64url } from "../domain/api_keys.ts";
+import type { Agent } from "../domain/accounts.ts";
+import { base64url, hashApiKey } from "../domain/api_keys.ts";
 import type { Deps } from "../domain/deps.ts";
 import { keys } from "../kv/keys.ts";
 import { transact, type Tx } from "../kv/tx.ts";
 import { clientIsLive, type ClientRecord, keepClientUntil } from "./clients.ts";
+import { grantStands } from "./connections.ts";
 import {
   InvalidClientError,
   InvalidGrantError,
@@ -177,8 +178,18 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
     if (!clientIsLive(client, now)) {
       return { error: new InvalidClientError("The client registration has expired.") };
     }
-    if (!agent || agent.status !== "active") {
-      return { error: new InvalidGrantError("The linked agent's API key has been revoked.") };
+    // The key the consent linked: the connection stands only while the agent still holds it.
+    const linked = await openCredential(deps, `agent:${code.agent_id}`, code.credential);
+    const keyHash = linked === null ? null : await hashApiKey(linked);
+    if (
+      !agent || agent.status !== "active" || keyHash === null ||
+      !timingSafeEqual(keyHash, agent.key_hash)
+    ) {
+      return {
+        error: new InvalidGrantError(
+          "The API key this authorization was linked with has been rotated or revoked.",
+        ),
+      };
     }
     tx.set(
       keys.oauthCodeUses(codeHash),
@@ -195,6 +206,7 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
       scopes: code.scopes,
       resource: code.resource,
       credential: code.credential,
+      key_hash: keyHash,
       created_at: now,
       refreshed_at: now,
       expires_at: now + TTL.refresh,
@@ -262,11 +274,13 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
       };
     }
     const agentEntry = await tx.get<Agent>(keys.agents(grant.agent_id));
-    const stillValid = agentEntry.value?.status === "active" &&
-      await credentialStillValid(deps, grant);
-    if (!stillValid) {
+    if (!(await grantStands(deps, grant, agentEntry.value))) {
       dropGrant(tx, grant);
-      return { error: new InvalidGrantError("The linked agent's API key has been revoked.") };
+      return {
+        error: new InvalidGrantError(
+          "The API key this connection was linked with has been rotated or revoked; the connection has ended.",
+        ),
+      };
     }
     tx.set(keys.oauthRefreshTokens(oldHash), { ...old, rotated_at: now } satisfies RefreshRecord, {
       expireIn: Math.max(1, old.expires_at - now) * 1000,
@@ -282,11 +296,4 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
     return { tokens: await newTokens(tx, now, renewed, scopes, refreshHash, refreshToken) };
   });
   return settle(value);
-}
-
-/** True while the grant's sealed API key opens and still authenticates its agent. */
-async function credentialStillValid(deps: Deps, grant: GrantRecord): Promise<boolean> {
-  const apiKey = await openCredential(deps, `agent:${grant.agent_id}`, grant.credential);
-  if (!apiKey) return false;
-  return (await findAgentByKey(deps, apiKey))?.id === grant.agent_id;
 }

@@ -32,6 +32,11 @@ export interface GrantRecord {
   resource: string;
   /** The agent's API key, AES-GCM sealed; never returned to anyone. */
   credential: SealedCredential;
+  /**
+   * Hash of that key (as `Agent.key_hash`): the connection stands only while the agent still
+   * holds it (oauth/connections.ts). Absent on grants stored before it was kept.
+   */
+  key_hash?: string;
   created_at: number;
   refreshed_at: number;
   /** Expiry of the newest refresh token. */

@@ -7,8 +7,9 @@ import type { Agent } from "../domain/accounts.ts";
 import type { Deps } from "../domain/deps.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
+import { grantStands } from "./connections.ts";
 import { type AccessRecord, dropGrant, type GrantRecord, type RefreshRecord } from "./records.ts";
-import { secretHash } from "./tokens.ts";
+import { looksLikeAccessToken, secretHash } from "./tokens.ts";
 
 /**
  * RFC 7009 revocation. An access token is revoked alone; a refresh token (current or
@@ -53,14 +54,15 @@ export type AccessCheck =
 
 /**
  * Validates an access token against KV: known, unexpired (stored `expires_at` against the
- * clock), audience `audience`, grant still present, agent still active.
+ * clock), audience `audience`, grant still present, agent still active and still holding
+ * the key the connection was linked with (a rotation ends the connection in its own commit).
  */
 export async function checkAccessToken(
   deps: Deps,
   token: string,
   audience: string,
 ): Promise<AccessCheck> {
-  if (!token || token.length > 200) {
+  if (!looksLikeAccessToken(token)) {
     return { ok: false, reason: "invalid", description: "The access token is not valid." };
   }
   const now = deps.clock.now();
@@ -102,6 +104,14 @@ export async function checkAccessToken(
   }
   if (!grant || grant.expires_at <= now) {
     return { ok: false, reason: "revoked", description: "The connection has been revoked." };
+  }
+  if (!(await grantStands(deps, grant, agent))) {
+    return {
+      ok: false,
+      reason: "revoked",
+      description:
+        "The API key this connection was linked with has been rotated or revoked; the connection has ended.",
+    };
   }
   return { ok: true, agent, scopes: record.scopes, record };
 }

@@ -45,8 +45,10 @@ export function secretHash(kind: SecretKind, value: string): Promise<string> {
 
 /** True for strings shaped like a board access token. */
 export function looksLikeAccessToken(token: string): boolean {
-  return token.startsWith(ACCESS_TOKEN_PREFIX) && token.length === ACCESS_TOKEN_PREFIX.length + 43;
+  return ACCESS_TOKEN_SHAPE.test(token);
 }
+
+const ACCESS_TOKEN_SHAPE = /^pb_at_[A-Za-z0-9_-]{43}$/;
 
 /** Splits a space-delimited scope string into unique values, keeping order. */
 export function parseScopes(scope: string | undefined | null): string[] {

@@ -26,7 +26,10 @@ export function registerSweeps(deps: Deps, cron: CronFn | null = denoCron() ?? n
   cron(SWEEP_CRON.name, SWEEP_CRON.schedule, async () => {
     try {
       const report = await runSweeps(deps);
-      if (report.purges_resumed || report.account_purges_resumed || report.articles_settled) {
+      if (
+        report.purges_resumed || report.account_purges_resumed ||
+        report.connection_teardowns_resumed || report.articles_settled
+      ) {
         console.log("tidy-up sweep", JSON.stringify(report));
       }
     } catch (e) {

@@ -2,6 +2,7 @@
 import type { Deps } from "../domain/deps.ts";
 import { firstStart } from "../domain/articles/policy.ts";
 import { resumeAccountPurges } from "../domain/moderation.ts";
+import { resumeConnectionTeardowns } from "../oauth/connections.ts";
 import { resumePurges } from "../domain/posts.ts";
 import { ensureRulesPost } from "../domain/rules_post.ts";
 import { createApp } from "./app.ts";
@@ -19,6 +20,7 @@ export async function prepareService(
   await firstStart(deps); // recorded once: the articles grace period counts from it
   await resumePurges(deps);
   await resumeAccountPurges(deps);
+  await resumeConnectionTeardowns(deps);
   if (opts.rulesPost ?? true) await ensureRulesPost(deps);
 }
 

@@ -1,9 +1,9 @@
-/** POST /v1/agents (registration), GET /v1/me, POST /v1/me/revoke, lookup. */
+/** POST /v1/agents (registration), GET /v1/me, revoke, rotate-key, OAuth connections, lookup. */
 import { type Context, Hono } from "hono";
 import { AGENT_INSTRUCTIONS, registerAgent, revokeAgent } from "../domain/accounts.ts";
 import { edgeLimiter } from "../domain/edge_limiter.ts";
 import { BoardError } from "../domain/errors.ts";
-import { replayRotation, rotateKeyOnce, type RotationAnswer } from "../domain/key_rotation.ts";
+import { rotateKeyOnce, rotationReplayed } from "../domain/key_rotation.ts";
 import { accountState } from "../domain/me.ts";
 import { lookupPublication } from "../domain/posts.ts";
 import { chargeNetworkRegistration } from "../domain/registration_limits.ts";
@@ -17,7 +17,8 @@ import {
   requireAgent,
   requireCaller,
 } from "./guards.ts";
-import { readJsonObject } from "./http.ts";
+import { readJsonObject, uuidParam } from "./http.ts";
+import { endConnection, listConnections } from "../oauth/connections.ts";
 
 export const agentsRoutes = new Hono<AppEnv>();
 
@@ -55,34 +56,25 @@ agentsRoutes.post("/me/revoke", requireAgent, async (c) => {
   });
 });
 
-/** Addition beyond the spec (docs/api.md "Additions"): a new key, the old one dead at once. */
-const rotationAnswer = (a: RotationAnswer) => ({
-  ...a,
-  message:
-    "Your old API key no longer works; use api_key from now on. It is shown only in this answer.",
-});
-
-/** The answer of an earlier rotation repeated with its retired key and Idempotency-Key, or null. */
-async function rotationReplay(c: Context<AppEnv>): Promise<Response | null> {
+/**
+ * The 409 for a repeat of an earlier rotation (its retired key and Idempotency-Key), or null.
+ * It never carries the new key: a thief holding the old key learns nothing from it.
+ */
+async function rotationReplay(c: Context<AppEnv>): Promise<BoardError | null> {
   const token = bearerToken(c);
   const key = c.req.header("idempotency-key");
   if (!token || key === undefined || isModeratorKey(c, token)) return null;
-  const replay = await replayRotation(c.get("deps"), token, key);
-  if (!replay) return null;
-  edgeLimiter(c.get("deps")).admitCall(c.get("network"), token);
-  return c.json(rotationAnswer(replay), 200);
+  return await rotationReplayed(c.get("deps"), token, key);
 }
 
+/** Addition beyond the spec (docs/api.md "Additions"): a new key, the old one dead at once. */
 agentsRoutes.post("/me/rotate-key", async (c) => {
-  // A repeat whose answer was lost (or that raced the winner): the same answer again.
-  const early = await rotationReplay(c);
-  if (early) return early;
   try {
     await requireAgent(c, () => Promise.resolve());
   } catch (e) {
-    const late = e instanceof BoardError && e.code === "UNAUTHORIZED" && await rotationReplay(c);
-    if (late) return late;
-    throw e;
+    // A repeat of a rotation that happened (its answer lost, or it raced the winner).
+    const replay = e instanceof BoardError && e.code === "UNAUTHORIZED" && await rotationReplay(c);
+    throw replay || e;
   }
   const caller = c.get("caller");
   if (caller.via !== "api_key") {
@@ -93,7 +85,20 @@ agentsRoutes.post("/me/rotate-key", async (c) => {
   }
   const key = idempotencyKey(c);
   const answer = await rotateKeyOnce(c.get("deps"), caller.agent, bearerToken(c)!, key);
-  return c.json(rotationAnswer(answer), 200);
+  return c.json({
+    ...answer,
+    message:
+      "Your old API key no longer works; use api_key from now on. It is shown only in this answer, never again.",
+  }, 200);
+});
+
+/** Addition beyond the spec (docs/api.md "Additions"): the account's OAuth connections. */
+agentsRoutes.get("/me/connections", requireAgent, async (c) => {
+  return c.json(await listConnections(c.get("deps"), c.get("caller").agent));
+});
+
+agentsRoutes.delete("/me/connections/:id", requireAgent, async (c) => {
+  return c.json(await endConnection(c.get("deps"), c.get("caller").agent, uuidParam(c)));
 });
 
 /** Read access is enough: an API key or an OAuth access token with `board:read`. */

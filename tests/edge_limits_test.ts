@@ -47,7 +47,7 @@ Deno.test("credential-bearing calls: 300 a minute per credential", async (t) => 
   });
 });
 
-Deno.test("credential-bearing calls: 300 a minute per network, bad credentials included", async (t) => {
+Deno.test("credential-bearing calls: 300 a minute per network; failed lookups capped per network", async (t) => {
   await using board = await testBoard();
   const agents = [await register(board), await register(board), await register(board)];
   const want = {
@@ -67,12 +67,62 @@ Deno.test("credential-bearing calls: 300 a minute per network, bad credentials i
       await ok(me(board, fourth.key, freshNetwork()));
     },
   );
+  await t.step("tokens that cannot be credentials get 401 and count nothing", async () => {
+    const net = freshNetwork();
+    for (let i = 0; i < 400; i++) await ok(me(board, `pb_live_not-a-key-${i}`, net), 401);
+    await ok(me(board, agents[0].key, net));
+  });
   await t.step(
-    "300 invalid keys get 401; the 301st call is refused before any lookup",
+    "30 unknown well-formed keys get 401; the 31st is refused before any lookup",
     async () => {
       const net = freshNetwork();
-      for (let i = 0; i < 300; i++) await ok(me(board, `pb_live_not-a-key-${i}`, net), 401);
-      await assertLimit(board, await me(board, agents[0].key, net), "RATE_LIMITED", want);
+      await ok(me(board, agents[1].key, net)); // validated on this instance just now
+      for (let i = 0; i < 30; i++) await ok(me(board, junkKey(), net), 401);
+      await assertLimit(board, await me(board, junkKey(), net), "RATE_LIMITED", {
+        limit_name: "network_failed_credential_lookups_per_minute",
+        limit: 30,
+        scope: "network",
+        window: "60s",
+        retryAfter: 62,
+      });
+      // A credential this instance validated lately needs no lookup: still served.
+      await ok(me(board, agents[1].key, net));
+    },
+  );
+});
+
+/** A token of the API key's exact shape that no account holds. */
+function junkKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return "pb_live_" + btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
+    .replace(/=+$/, "");
+}
+
+Deno.test("junk bearer tokens from 12 networks (300 each) never lock out a valid key", async (t) => {
+  await using board = await testBoard();
+  const valid = await register(board);
+  const nets = networks(12);
+  await t.step("each network sends 150 malformed and 150 well-formed unknown tokens", async () => {
+    for (const net of nets) {
+      let limited = 0;
+      for (let i = 0; i < 300; i++) {
+        const token = i % 2 ? junkKey() : `garbage-${i}-${"x".repeat(i % 50)}`;
+        const res = await me(board, token, net);
+        await res.body?.cancel();
+        if (res.status === 429) limited++;
+        else assert.equal(res.status, 401);
+      }
+      assert.equal(limited, 120, "after 30 failed lookups the network's well-formed junk is 429");
+    }
+  });
+  await t.step("a valid key from a fresh network is served", async () => {
+    await ok(me(board, valid.key, freshNetwork()));
+  });
+  await t.step(
+    "the junk networks' failed-lookup allowance returns as the minute slides",
+    async () => {
+      board.clock.advance(120);
+      await ok(me(board, junkKey(), nets[0]), 401);
     },
   );
 });
@@ -114,7 +164,7 @@ Deno.test("EdgeLimiter at real size: the 6,001st call is refused by the ceiling;
   };
   await t.step("20 credentials x 300 calls from 20 networks: 6,000 admitted", () => {
     for (let k = 0; k < 20; k++) {
-      for (let i = 0; i < 300; i++) limiter.validated(limiter.admitCall(`n${k}`, `key-${k}`));
+      for (let i = 0; i < 300; i++) limiter.settle(limiter.admitCall(`n${k}`, `key-${k}`), true);
     }
   });
   await t.step("the 6,001st call is 429 naming the ceiling", () => {
@@ -138,11 +188,10 @@ Deno.test("EdgeLimiter at real size: the 6,001st call is refused by the ceiling;
 Deno.test("EdgeLimiter: 3,000 lookups a minute of credentials this instance has not validated", async () => {
   await using board = await testBoard();
   const limiter = edgeLimiter(board.deps);
-  const known = limiter.admitCall("n-known", "known-key");
-  limiter.validated(known);
-  for (let i = 1; i < 3000; i++) limiter.admitCall(`n${i}`, `unknown-${i}`);
+  limiter.settle(limiter.admitCall("n-known", "known-key"), true);
+  for (let i = 1; i < 3000; i++) limiter.settle(limiter.admitCall(`n${i}`, `new-${i}`), true);
   try {
-    limiter.admitCall("n-x", "unknown-x");
+    limiter.admitCall("n-x", "new-x");
     throw new Error("expected a refusal");
   } catch (e) {
     assert.equal((e as BoardError).code, "RATE_LIMITED");
@@ -151,6 +200,22 @@ Deno.test("EdgeLimiter: 3,000 lookups a minute of credentials this instance has 
   }
   // A credential validated in the last minute costs no lookup and is still admitted.
   limiter.admitCall("n-known", "known-key");
+});
+
+Deno.test("EdgeLimiter: failed lookups are capped per network and never spend the instance budget", async () => {
+  await using board = await testBoard();
+  const limiter = edgeLimiter(board.deps);
+  // 150 networks x 30 failed lookups = 4,500 failures, more than the instance budget.
+  for (let n = 0; n < 150; n++) {
+    for (let i = 0; i < 30; i++) limiter.settle(limiter.admitCall(`n${n}`, `bad-${n}-${i}`), false);
+    assert.throws(
+      () => limiter.admitCall(`n${n}`, `bad-${n}-x`),
+      (e: BoardError) => e.details?.limit_name === "network_failed_credential_lookups_per_minute",
+    );
+  }
+  // A new credential from a fresh network still gets its lookup.
+  limiter.settle(limiter.admitCall("n-fresh", "good-key"), true);
+  assert.equal(limiter.lookups.wait("*", board.clock.nowMs(), 2), 0, "one lookup spent, not 4,501");
 });
 
 Deno.test("edge limits: reads never write KV, and counters hold only the last two minutes", async () => {

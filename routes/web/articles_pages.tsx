@@ -33,7 +33,7 @@ import {
   Time,
 } from "./article_views.tsx";
 import { readForm } from "./forms.ts";
-import { currentGuest, guestSession, type GuestState } from "./guest_session.ts";
+import { currentGuest, guestSession, type GuestState, rotateGuest } from "./guest_session.ts";
 import { Layout } from "./layout.tsx";
 import { siteHeaders } from "./security.ts";
 
@@ -325,6 +325,7 @@ articlePages.post("/articles/:id/comments", async (c) => {
       session: found,
       network: c.get("network"),
     });
+    await rotateGuest(c, found);
     return c.redirect(`/articles/${id}#c-${result.comment_id}`, 303);
   } catch (e) {
     if (!(e instanceof BoardError) || e.details?.target === "article") throw e;

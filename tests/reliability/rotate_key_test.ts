@@ -1,12 +1,12 @@
 /** POST /v1/me/rotate-key (addition beyond the spec): one atomic step, old key dead at once. */
 import assert from "node:assert/strict";
-import { MAX_ROTATED_CONNECTIONS } from "../../domain/accounts.ts";
 import { hashApiKey } from "../../domain/api_keys.ts";
 import { ROTATION_REPLAY_SECONDS } from "../../domain/key_rotation.ts";
 import { keys } from "../../kv/keys.ts";
 import { agentHeaders, assertError, getJson, idemKey, testBoard } from "../helpers.ts";
 import type { TestBoard } from "../helpers.ts";
 import { connect, tokenRequest, whoami } from "../oauth_helpers.ts";
+import { linkConnections } from "../oauth_connection_helpers.ts";
 import { agent, namedPost, publicKarma, vote } from "../vote_helpers.ts";
 import { stringsIn } from "./harness.ts";
 
@@ -88,23 +88,48 @@ Deno.test("rotate-key: 20 parallel rotations with one key leave exactly one vali
   assert.equal((await getJson(board, "/v1/me", a.key)).status, 401);
 });
 
-Deno.test("rotate-key: a lost answer can be fetched again with the same Idempotency-Key for 10 minutes", async (t) => {
+Deno.test("rotate-key: a repeat with the old key and the same Idempotency-Key never reveals the new key", async (t) => {
   await using board = await testBoard();
   const a = await agent(board);
   const idem = idemKey();
 
   await t.step(
-    "parallel repeats of one request rotate once and all answer the same key",
+    "parallel repeats of one request rotate once; the others are 409 without any key",
     async () => {
-      const answers = await Promise.all(
-        Array.from({ length: 10 }, () => rotate(board, a.key, idem).then((r) => r.json())),
+      const responses = await Promise.all(
+        Array.from({ length: 10 }, () => rotate(board, a.key, idem)),
       );
-      assert.equal(new Set(answers.map((b) => b.api_key)).size, 1, JSON.stringify(answers));
-      assert.equal(answers.filter((b) => b.replayed === false).length, 1);
+      const texts = await Promise.all(responses.map((r) => r.text()));
+      const won = texts.filter((_, i) => responses[i].status === 200);
+      assert.equal(won.length, 1, texts.join("\n"));
+      const key = JSON.parse(won[0]).api_key as string;
+      for (const [i, text] of texts.entries()) {
+        if (responses[i].status === 200) continue;
+        assert.ok(!text.includes(key), "a repeat must not carry the new key");
+        assert.ok(!/pb_live_/.test(text), text);
+        assert.ok([401, 409].includes(responses[i].status), text);
+      }
     },
   );
-  const current = (await rotated(board, a.key, idem)).api_key;
 
+  await t.step("the repeat is 409 CONFLICT naming the rotation, with no key", async () => {
+    const res = await rotate(board, a.key, idem);
+    const text = await res.clone().text();
+    const details = await assertError(res, 409, "CONFLICT");
+    assert.equal(details.replayed, true);
+    assert.equal(typeof details.rotated_at, "number");
+    assert.ok(!/pb_live_/.test(text), text);
+  });
+  await t.step("the rotation receipt holds no form of the new key", async () => {
+    const receipt = (await board.kv.get(keys.keyRotations(await hashApiKey(a.key)))).value;
+    assert.ok(receipt);
+    assert.deepEqual(Object.keys(receipt).sort(), [
+      "agent_id",
+      "expires_at",
+      "idem_hash",
+      "rotated_at",
+    ]);
+  });
   await t.step("the old key with another Idempotency-Key is 401", async () => {
     await assertError(await rotate(board, a.key), 401, "UNAUTHORIZED");
   });
@@ -115,16 +140,9 @@ Deno.test("rotate-key: a lost answer can be fetched again with the same Idempote
       "UNAUTHORIZED",
     );
   });
-  await t.step("after 10 minutes the repeat is 401 too", async () => {
+  await t.step("after 10 minutes the repeat is 401", async () => {
     board.clock.advance(ROTATION_REPLAY_SECONDS);
     await assertError(await rotate(board, a.key, idem), 401, "UNAUTHORIZED");
-    assert.equal((await getJson(board, "/v1/me", current)).status, 200);
-  });
-  await t.step("a repeat after a later rotation answers nothing stale", async () => {
-    const idem2 = idemKey();
-    const second = await rotated(board, current, idem2);
-    await rotated(board, second.api_key);
-    await assertError(await rotate(board, current, idem2), 401, "UNAUTHORIZED");
   });
 });
 
@@ -151,52 +169,59 @@ Deno.test("rotate-key: needs an Idempotency-Key and a live API key; the moderato
   assert.deepEqual(await keyIndexFor(board, a.id), []);
 });
 
-Deno.test("rotate-key: OAuth connections linked with the old key keep working", async (t) => {
+Deno.test("rotate-key: ends every OAuth connection linked with the old key, refresh included", async (t) => {
   await using board = await testBoard();
   const a = await agent(board);
   const conn = await connect(board, { mode: "link", api_key: a.key });
+  assert.equal((await whoami(board, conn.tokens.access_token)).status, 200);
   const r = await rotated(board, a.key);
 
-  await t.step("the access token still works", async () => {
+  await t.step("the access token is refused", async () => {
     const res = await whoami(board, conn.tokens.access_token);
-    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(res.status, 401, await res.clone().text());
     await res.body?.cancel();
   });
-  await t.step(
-    "the refresh token still renews the connection (re-sealed with the new key)",
-    async () => {
-      const res = await tokenRequest(board, {
-        grant_type: "refresh_token",
-        client_id: conn.clientId,
-        refresh_token: conn.tokens.refresh_token,
-      });
-      const body = await res.json();
-      assert.equal(res.status, 200, JSON.stringify(body));
-      assert.equal((await whoami(board, body.access_token)).status, 200);
-    },
-  );
-  await t.step("revoking the new key ends the connection at once", async () => {
-    const revoke = await board.request("/v1/me/revoke", {
-      method: "POST",
-      headers: agentHeaders(r.api_key),
+  await t.step("the refresh token is refused", async () => {
+    const res = await tokenRequest(board, {
+      grant_type: "refresh_token",
+      client_id: conn.clientId,
+      refresh_token: conn.tokens.refresh_token,
     });
-    assert.equal(revoke.status, 200);
-    await revoke.body?.cancel();
-    const res = await whoami(board, conn.tokens.access_token);
-    assert.equal(res.status, 401);
+    const body = await res.json();
+    assert.equal(res.status, 400, JSON.stringify(body));
+    assert.equal(body.error, "invalid_grant");
+  });
+  await t.step("a connection linked with the new key works", async () => {
+    const fresh = await connect(board, { mode: "link", api_key: r.api_key });
+    const res = await whoami(board, fresh.tokens.access_token);
+    assert.equal(res.status, 200);
     await res.body?.cancel();
   });
 });
 
-Deno.test(`rotate-key: more than ${MAX_ROTATED_CONNECTIONS} live connections is 409 and changes nothing`, async () => {
+Deno.test("rotate-key: with 12 connections the rotation succeeds and ends all of them", async () => {
   await using board = await testBoard();
   const a = await agent(board);
-  for (let i = 0; i <= MAX_ROTATED_CONNECTIONS; i++) {
-    await connect(board, { mode: "link", api_key: a.key });
+  const conns = await linkConnections(board, a.key, 12);
+  const r = await rotated(board, a.key);
+  for (const conn of conns) {
+    const res = await whoami(board, conn.tokens.access_token);
+    assert.equal(res.status, 401);
+    await res.body?.cancel();
+    const refresh = await tokenRequest(board, {
+      grant_type: "refresh_token",
+      client_id: conn.clientId,
+      refresh_token: conn.tokens.refresh_token,
+    });
+    assert.equal(refresh.status, 400);
+    await refresh.body?.cancel();
   }
-  const details = await assertError(await rotate(board, a.key), 409, "CONFLICT");
-  assert.equal(details.max_connections, MAX_ROTATED_CONNECTIONS);
-  assert.equal(details.connections, MAX_ROTATED_CONNECTIONS + 1);
-  assert.equal((await getJson(board, "/v1/me", a.key)).status, 200);
-  assert.equal((await board.kv.get(keys.keyRotations(await hashApiKey(a.key)))).value, null);
+  // The grants themselves are gone and the teardown is finished.
+  const left = [];
+  for await (const e of board.kv.list({ prefix: keys.oauthGrantsByAgentPrefix(a.id) })) {
+    left.push(e);
+  }
+  assert.deepEqual(left, []);
+  assert.equal((await board.kv.get(keys.connectionTeardowns(a.id))).value, null);
+  assert.equal((await getJson(board, "/v1/me", r.api_key)).status, 200);
 });

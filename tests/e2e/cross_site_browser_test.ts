@@ -1,0 +1,140 @@
+/**
+ * A page on another site, opened in Chromium, must not spend the allowances of its
+ * visitor's network: `<img>` loads of article pages start no guest session (only a
+ * top-level navigation does), and `/mcp` calls it makes with junk or guessed tokens
+ * never touch what the visitor's own agents on the same network use.
+ * BOARD_LIMIT_SCALE=0.05: 5 guest sessions an hour per network, 15 credential calls and
+ * 2 failed lookups a minute per network.
+ */
+import assert from "node:assert/strict";
+import type { Browser } from "playwright-core";
+import { publishedArticle } from "../website_helpers.ts";
+import { type TestBoard, testBoard } from "../helpers.ts";
+import { register } from "../helpers.ts";
+import { serve } from "../mcp_client.ts";
+import { launchBrowser, skipBrowserTests } from "./browser.ts";
+
+/** Serves one HTML page on `http://localhost:<port>/` (another site than 127.0.0.1). */
+function otherSite(html: string): Deno.HttpServer<Deno.NetAddr> & { url: string } {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } }),
+  );
+  return Object.assign(server, { url: `http://localhost:${server.addr.port}/` });
+}
+
+async function sessionsStarted(board: TestBoard): Promise<number> {
+  let n = 0;
+  for await (const _ of board.kv.list({ prefix: ["guest_sessions"] })) n++;
+  return n;
+}
+
+/** A token of the access token's exact shape that was never issued. */
+function guessedToken(i: number): string {
+  return "pb_at_" + String(i).padStart(43, "A");
+}
+
+Deno.test({
+  name: "cross-site page in Chromium: <img> loads start no guest session; a navigation does",
+  ignore: skipBrowserTests(),
+  fn: async () => {
+    await using board = await testBoard({ limitScale: 0.05 });
+    const a = await publishedArticle(board);
+    const hits: string[] = [];
+    const server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      (req, info) => {
+        hits.push(`${req.headers.get("sec-fetch-dest")} ${new URL(req.url).pathname}`);
+        return board.app.fetch(req, info);
+      },
+    );
+    const target = `http://127.0.0.1:${server.addr.port}/articles/${a.id}`;
+    const imgs = Array.from({ length: 10 }, (_, i) => `<img src="${target}?i=${i}" alt="">`);
+    const attacker = otherSite(`<!doctype html><title>Another site</title>${imgs.join("")}`);
+    let browser: Browser | null = null;
+    try {
+      browser = await launchBrowser();
+      const ctx = await browser.newContext();
+      const page = await ctx.newPage();
+      await page.goto(attacker.url, { waitUntil: "load" });
+      const imageLoads = hits.filter((h) => h === `image /articles/${a.id}`);
+      assert.equal(imageLoads.length, 10, `every <img> reached the board: ${hits.join(", ")}`);
+      assert.equal(await sessionsStarted(board), 0, "an <img> load starts no session");
+
+      // The visitor then opens the article: the network's allowance is intact.
+      await page.goto(target, { waitUntil: "load" });
+      assert.equal(await page.locator('form input[name="csrf"]').count(), 1);
+      assert.equal(await sessionsStarted(board), 1);
+      const cookies = await ctx.cookies(target);
+      assert.ok(cookies.some((c) => c.name === "board_guest"));
+      await ctx.close();
+    } finally {
+      await browser?.close();
+      await attacker.shutdown();
+      await server.shutdown();
+    }
+  },
+});
+
+Deno.test({
+  name: "cross-site page in Chromium: its /mcp calls never spend the network's own allowances",
+  ignore: skipBrowserTests(),
+  fn: async () => {
+    await using board = await testBoard({ limitScale: 0.05 });
+    const agent = await register(board);
+    const server = serve(board);
+    const script = `
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+      const tokens = [];
+      for (let i = 0; i < 20; i++) tokens.push(${
+      JSON.stringify(guessedToken(0))
+    }.slice(0, -3) + String(i).padStart(3, "0"));
+      for (let i = 0; i < 20; i++) tokens.push("junk-" + i);
+      window.statuses = [];
+      window.done = (async () => {
+        for (const t of tokens) {
+          const r = await fetch(${JSON.stringify(`${server.url}/mcp`)}, {
+            method: "POST",
+            headers: {
+              authorization: "Bearer " + t,
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+            },
+            body,
+          });
+          window.statuses.push(r.status);
+        }
+      })();`;
+    const attacker = otherSite(
+      `<!doctype html><title>Another site</title><script>${script}</script>`,
+    );
+    let browser: Browser | null = null;
+    try {
+      browser = await launchBrowser();
+      const page = await browser.newPage();
+      await page.goto(attacker.url, { waitUntil: "load" });
+      await page.waitForFunction("window.done && window.statuses.length === 40", null, {
+        timeout: 20_000,
+      });
+      const statuses = await page.evaluate("window.statuses") as number[];
+      // Every call reached the board: refused as bad credentials or, later, as rate limited.
+      assert.ok(statuses.every((s) => s === 401 || s === 429), JSON.stringify(statuses));
+      assert.ok(statuses.includes(429), "the cross-site allowance itself is limited");
+
+      // A non-browser agent on the same network, with a key this instance never validated.
+      const res = await fetch(`${server.url}/v1/me`, {
+        headers: {
+          authorization: `Bearer ${agent.key}`,
+          accept: "application/json",
+          "x-agent-protocol": "board/1",
+        },
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+      await res.body?.cancel();
+    } finally {
+      await browser?.close();
+      await attacker.shutdown();
+      await server.shutdown();
+    }
+  },
+});

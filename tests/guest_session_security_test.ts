@@ -1,0 +1,110 @@
+/**
+ * Guest session hardening (docs/website.md "Guest sessions"): the CSRF token is never in
+ * KV in any form, a cookie the server did not issue is never adopted, and a session's
+ * cookie rotates when it posts a comment, so a cookie planted in a browser before the post
+ * cannot read what the post made visible only to its session.
+ */
+import assert from "node:assert/strict";
+import { sha256Hex } from "../domain/text.ts";
+import { keys } from "../kv/keys.ts";
+import { testBoard } from "./helpers.ts";
+import { stringsIn } from "./reliability/harness.ts";
+import { isTopLevelNavigation } from "../routes/web/guest_session.ts";
+import { commentTree, Guest, publishedArticle } from "./website_helpers.ts";
+
+const HELD = "Worth a look: https://example.com/article for context.";
+
+function cookieValue(cookie: string | null): string {
+  assert.ok(cookie);
+  return cookie.slice(cookie.indexOf("=") + 1);
+}
+
+Deno.test("guest CSRF token: nothing in KV is the token or holds it", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const guest = new Guest(board);
+  await guest.get(`/articles/${a.id}`);
+  const token = guest.csrf!;
+  assert.ok(token.length >= 32);
+  const record = (await board.kv.get(
+    keys.guestSessions(await sha256Hex(cookieValue(guest.cookie))),
+  )).value as Record<string, unknown>;
+  assert.deepEqual(Object.keys(record).sort(), ["created_at", "expires_at"]);
+  for await (const e of board.kv.list({ prefix: [] })) {
+    for (const s of stringsIn([e.key, e.value])) {
+      assert.ok(!s.includes(token), `the CSRF token is stored in ${JSON.stringify(e.key)}`);
+    }
+  }
+  // The derived token still guards the form.
+  await guest.comment(a.id, "A comment posted with the derived token.");
+  const forged = await new Guest(board).post(`/articles/${a.id}/comments`, {
+    csrf: token,
+    text: "forged",
+  });
+  assert.equal(forged.res.status, 403);
+});
+
+Deno.test("a well-formed board_guest cookie the server never issued is replaced, never adopted", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const planted = "A".repeat(43);
+  const guest = new Guest(board);
+  guest.cookie = `board_guest=${planted}`;
+  await guest.get(`/articles/${a.id}`);
+  assert.notEqual(cookieValue(guest.cookie), planted, "a freshly issued cookie replaces it");
+  assert.equal((await board.kv.get(keys.guestSessions(await sha256Hex(planted)))).value, null);
+  // A post carrying only the planted value is refused and stores nothing.
+  const stranger = new Guest(board);
+  stranger.cookie = `board_guest=${planted}`;
+  stranger.csrf = guest.csrf;
+  const r = await stranger.post(`/articles/${a.id}/comments`, { text: "adopt me" });
+  assert.equal(r.res.status, 403);
+  assert.notEqual(cookieValue(stranger.cookie), planted);
+  assert.equal((await board.kv.get(keys.guestSessions(await sha256Hex(planted)))).value, null);
+});
+
+Deno.test("posting a comment rotates the session cookie: a planted cookie cannot see the comment", async (t) => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  // The attacker starts a session of their own and plants its cookie in the victim's browser.
+  const attacker = new Guest(board);
+  await attacker.get(`/articles/${a.id}`);
+  const victim = new Guest(board);
+  victim.cookie = attacker.cookie;
+  victim.csrf = attacker.csrf;
+  const heldId = await victim.comment(a.id, HELD);
+
+  await t.step("the victim got a new cookie for the same session", async () => {
+    assert.notEqual(victim.cookie, attacker.cookie);
+    const { html } = await victim.get(`/articles/${a.id}`);
+    assert.ok(commentTree(html).has(heldId), "the session still sees its pending comment");
+    assert.match(html, /only you can see this comment/i);
+  });
+  await t.step("the planted cookie no longer names the session", async () => {
+    const { html } = await attacker.get(`/articles/${a.id}`);
+    assert.ok(!commentTree(html).has(heldId), "the planted cookie must not see the comment");
+    assert.doesNotMatch(html, /only you can see this comment/i);
+  });
+  await t.step(
+    "an open form still posts after the rotation (the token is the session's)",
+    async () => {
+      const before = victim.csrf;
+      await victim.comment(a.id, "A second comment from the same session.");
+      assert.equal(victim.csrf, before);
+    },
+  );
+});
+
+Deno.test("guest sessions start only on top-level navigations (or without fetch metadata)", () => {
+  const nav = (h: Record<string, string>) => isTopLevelNavigation(new Headers(h));
+  assert.equal(nav({ "sec-fetch-mode": "navigate", "sec-fetch-dest": "document" }), true);
+  assert.equal(nav({ "sec-fetch-mode": "no-cors", "sec-fetch-dest": "image" }), false);
+  assert.equal(nav({ "sec-fetch-mode": "navigate", "sec-fetch-dest": "iframe" }), false);
+  assert.equal(nav({ "sec-fetch-mode": "cors", "sec-fetch-dest": "empty" }), false);
+  assert.equal(nav({ "sec-fetch-dest": "document" }), false);
+  // No fetch metadata: a non-browser client, or a browser too old to send it.
+  assert.equal(nav({}), true);
+  assert.equal(nav({ accept: "*/*" }), true);
+  assert.equal(nav({ accept: "text/html,application/xhtml+xml,image/webp,*/*;q=0.8" }), true);
+  assert.equal(nav({ accept: "image/webp,image/apng,image/*,*/*;q=0.8" }), false);
+});
