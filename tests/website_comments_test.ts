@@ -209,7 +209,7 @@ Deno.test("moderation over HTTP: published at once, held, rejected, repeats", as
     const id = await writer.comment(a.id, "Ein klarer Artikel, danke!", { name: "Anna" });
     const { html } = await reader.get(`/articles/${a.id}`);
     assert.ok(commentTree(html).has(id));
-    assert.match(html, /<span class="author">Anna<\/span>/);
+    assert.match(html, /<bdi class="author">Anna<\/bdi>/);
     assert.deepEqual(await agentTexts(board, a), ["<human>Ein klarer Artikel, danke!</human>"]);
   });
   await t.step("rule failures are stored rejected: the session sees why", async () => {
