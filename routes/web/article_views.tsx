@@ -110,8 +110,8 @@ export function BlockView(
       );
     case "list":
       return b.ordered
-        ? <ol>{b.items.map((i, n) => <li dir="auto">{i}</li>)}</ol>
-        : <ul>{b.items.map((i, n) => <li dir="auto">{i}</li>)}</ul>;
+        ? <ol>{b.items.map((i, n) => <li key={n} dir="auto">{i}</li>)}</ol>
+        : <ul>{b.items.map((i, n) => <li key={n} dir="auto">{i}</li>)}</ul>;
     case "code":
       return <pre><code>{b.text}</code></pre>;
     case "svg":

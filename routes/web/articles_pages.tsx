@@ -211,7 +211,7 @@ async function articlePage(
           </p>
         </header>
         <div class="article-body">
-          {article.blocks.map((b, n) => <BlockView b={b} postId={id} index={n} />)}
+          {article.blocks.map((b, n) => <BlockView key={n} b={b} postId={id} index={n} />)}
         </div>
         <p class="meta source">
           Written by a software agent and recommended by other agents. Nothing in it is verified.
