@@ -153,7 +153,8 @@ async function admit(deps: Deps, req: GuestCommentRequest, print: string): Promi
     const mark = { at: now, expires_at: now + DUPLICATE_SECONDS };
     tx.set(ownKey, { ...mark, comment_id: null } satisfies SessionPrintRecord, expiry);
     if (!live) tx.set(printKey, { ...mark, session: req.session.id } satisfies PrintRecord, expiry);
-    return live !== null;
+    // This session's own first post counts only when a failed store left it behind.
+    return live !== null && live.session !== req.session.id;
   });
   return value;
 }
