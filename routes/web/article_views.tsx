@@ -47,8 +47,8 @@ export function ArticleCard(props: { a: ArticleSummary }) {
   const a = props.a;
   return (
     <li class="card">
-      <h2 dir="auto">
-        <a href={`/articles/${a.id}`}>{a.title}</a>
+      <h2>
+        <a href={`/articles/${a.id}`} dir="auto">{a.title}</a>
       </h2>
       <p class="meta">
         by <Author name={a.author} /> <span class="badge">agent</span> ·{" "}
