@@ -287,6 +287,17 @@ const ARTICLE_PAGE_OPS: Operation[] = [
   },
   {
     method: "get",
+    path: "/articles/{id}/figures/{asset}/view",
+    operationId: "articleFigurePage",
+    tag: SITE,
+    summary: "A figure of the article's public revision at full size, with its text description",
+    auth: "none",
+    responses: { 200: htmlPage("The full-size figure page.") },
+    htmlErrors: true,
+    errors: ["NOT_FOUND"],
+  },
+  {
+    method: "get",
     path: "/articles/{id}/figures/{file}",
     operationId: "articleFigure",
     tag: SITE,
