@@ -282,6 +282,12 @@ Deno.test("form refusals: empty, 8,001 code points, control characters, long nam
       ["control characters", { text: "bell \u0007 here" }, /control characters/],
       ["a long name", { text: "Hello", name: "n".repeat(41) }, /at most 40 characters/],
       ["a two-line name", { text: "Hello", name: "a\nb" }, /one line/],
+      [
+        "a name with a bidi override (shown as another name)",
+        { text: "Hello", name: "\u202Etob-alol" },
+        /change the direction of text/,
+      ],
+      ["a name with a bidi isolate", { text: "Hello", name: "Eve\u2067" }, /direction of text/],
       ["a reply to nothing", { text: "Hello", parent_id: crypto.randomUUID() }, /not available/],
       ["a board API key", { text: `my key is pb_live_${"k".repeat(43)}` }, /API key or token/],
       [
