@@ -121,11 +121,11 @@ async function admit(deps: Deps, req: GuestCommentRequest, print: string): Promi
     const ownRec = own.value as SessionPrintRecord | null;
     const live = firstRec && firstRec.expires_at > now ? firstRec : null;
     const mine = ownRec && ownRec.expires_at > now ? ownRec : null;
-    if (mine) {
+    if (mine || live?.session === req.session.id) {
       throw new BoardError(
         "CONFLICT",
         "You already posted this text on this article within the last 24 hours, so it was not posted again.",
-        { field: "text", comment_id: mine.comment_id },
+        { field: "text", comment_id: mine?.comment_id ?? null },
       );
     }
     for (const rate of GUEST_RATES) {
@@ -153,10 +153,23 @@ async function admit(deps: Deps, req: GuestCommentRequest, print: string): Promi
     const mark = { at: now, expires_at: now + DUPLICATE_SECONDS };
     tx.set(ownKey, { ...mark, comment_id: null } satisfies SessionPrintRecord, expiry);
     if (!live) tx.set(printKey, { ...mark, session: req.session.id } satisfies PrintRecord, expiry);
-    // This session's own first post counts only when a failed store left it behind.
-    return live !== null && live.session !== req.session.id;
+    return live !== null;
   });
   return value;
+}
+
+/**
+ * After a failed store, removes this session's fingerprints of the text (its own, and the
+ * article's first-post one when it is this session's), so the same text may be posted
+ * again and counts for nobody as a duplicate. The rate charges stay.
+ */
+async function forgetPrints(deps: Deps, req: GuestCommentRequest, print: string): Promise<void> {
+  await deps.kv.delete(keys.guestSessionPrints(req.post_id, req.session.id, print));
+  const firstKey = keys.guestCommentPrints(req.post_id, print);
+  const first = await deps.kv.get<PrintRecord>(firstKey);
+  if (first.value?.session === req.session.id) {
+    await deps.kv.atomic().check(first).delete(firstKey).commit();
+  }
 }
 
 /** Names the stored comment in this session's fingerprint (for the 409's link to it). */
@@ -194,8 +207,7 @@ export async function postGuestComment(
     text,
     parent_id: req.parent_id,
   }).catch(async (e) => {
-    // Nothing was stored: the same text may be posted again (the charges stay).
-    await deps.kv.delete(ownKey);
+    await forgetPrints(deps, req, print);
     throw e;
   });
   await noteOwnComment(deps, ownKey, receipt.comment_id);
