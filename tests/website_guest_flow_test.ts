@@ -80,6 +80,7 @@ Deno.test("a refusal sits before the field it is about, which takes the focus", 
     const r = await guest.post(`/articles/${a.id}/comments`, { text, csrf: "x".repeat(43) });
     assert.equal(r.res.status, 403);
     assert.ok(errorJustBefore(r.html, "guest-text"));
+    assert.ok(!r.html.includes('aria-invalid="true"'), "the text itself is not at fault");
     assert.deepEqual(autofocused(r.html), ["guest-text"]);
     assert.equal(keptText(r.html), text);
   });
@@ -92,6 +93,7 @@ Deno.test("a refusal sits before the field it is about, which takes the focus", 
     assert.equal(r.res.status, 429);
     assert.ok(errorJustBefore(r.html, "guest-text"));
     assert.deepEqual(autofocused(r.html), ["guest-text"]);
+    assert.ok(!r.html.includes('aria-invalid="true"'), "the text itself is not at fault");
   });
 });
 

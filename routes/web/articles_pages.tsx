@@ -348,7 +348,8 @@ articlePages.post("/articles/:id/comments", async (c) => {
   } catch (e) {
     if (!(e instanceof BoardError) || e.details?.target === "article") throw e;
     state.message = e.message;
-    state.field = typeof e.details?.field === "string" ? e.details.field : "text";
+    // A refusal without a field (a rate) is about the whole form: shown at the text, not invalid.
+    state.field = typeof e.details?.field === "string" ? e.details.field : "form";
     if (state.field === "parent_id") state.replyTo = null;
     if (typeof e.details?.comment_id === "string") state.earlier = e.details.comment_id;
     const headers: Record<string, string> = {};
