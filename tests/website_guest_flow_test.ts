@@ -84,6 +84,14 @@ Deno.test("a refusal sits before the field it is about, which takes the focus", 
     assert.deepEqual(autofocused(r.html), ["guest-text"]);
     assert.equal(keptText(r.html), text);
   });
+  await t.step("a reply form focuses its text field (the link has no fragment)", async () => {
+    const id = await guest.comment(a.id, "A comment to reply to.");
+    const page = await guest.get(`/articles/${a.id}`);
+    assert.ok(page.html.includes(`href="/articles/${a.id}?reply_to=${id}">Reply</a>`));
+    const { html } = await guest.get(`/articles/${a.id}?reply_to=${id}`);
+    assert.deepEqual(autofocused(html), ["guest-text"]);
+    assert.ok(!html.includes('id="form-error"'));
+  });
   await t.step("a rate (429): at the kept text, which is focused", async () => {
     await using limited = await testBoard({ limitScale: 0.1 });
     const b = await publishedArticle(limited);

@@ -308,6 +308,8 @@ export function CommentForm(
   // Every refusal is about one of the two fields: the name, or else the text (which is kept).
   const atName = state.message !== null && state.field === "name";
   const atText = state.message !== null && !atName;
+  // Opened to reply (a link the guest followed): the text field takes the focus too.
+  const focusText = atText || (reply !== null && !atName);
   const error = <FormError state={state} postId={props.postId} />;
   return (
     <section class="comment-form" id="form" aria-labelledby="form-title">
@@ -369,7 +371,7 @@ export function CommentForm(
               dir="auto"
               rows={7}
               required
-              autofocus={atText}
+              autofocus={focusText}
               aria-describedby={atText ? "form-error guest-text-help" : "guest-text-help"}
               aria-invalid={state.field === "text" ? "true" : undefined}
             >

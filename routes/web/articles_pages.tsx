@@ -194,7 +194,8 @@ async function articlePage(
   };
   const discussion = await readDiscussion(deps, id, viewer, cursors);
   const base = `/articles/${id}`;
-  const replyHref = (cid: string) => base + query({ ...cursors, reply_to: cid }, "#form");
+  // No fragment: the reply form's text field has autofocus, which a fragment would suppress.
+  const replyHref = (cid: string) => base + query({ ...cursors, reply_to: cid });
   const cancelHref = base + query({ ...cursors }, "#form");
   const commentsTitle = `Comments (${article.public_comment_count.toLocaleString("en-US")})`;
   return page(

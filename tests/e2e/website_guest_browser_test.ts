@@ -218,6 +218,17 @@ Deno.test({
           await assertInView(page, `#c-${posted}`, "the earlier comment");
         });
 
+        await t.step(`${label}: Reply opens the form with its text field focused`, async () => {
+          await page.goto(`${articleUrl}/comments/${posted}`);
+          await page.locator(`#c-${posted} .actions a`, { hasText: "Reply" }).click();
+          await page.waitForLoadState("load");
+          const f = await assertInView(page, "#guest-text", "reply form");
+          assert.equal(f.focused, "guest-text");
+          await assertInView(page, "#form-title", "reply form");
+          await page.getByRole("link", { name: "Cancel the reply" }).click();
+          await page.waitForURL(/#form$/);
+        });
+
         await t.step(`${label}: a held comment is landed on, with its notice`, async () => {
           await post(`Related reading at https://example.com/${label} for anyone curious.`);
           const id = new URL(page.url()).hash.replace("#c-", "");
