@@ -339,6 +339,13 @@ Deno.test({
         }
         assert.ok(scrolled > 0, "arrow keys scroll the focused figure");
         await screenshot(page, "figure-full-phone.png");
+        await page.setViewportSize({ width: 1280, height: 800 });
+        const wide = await page.evaluate(
+          `[document.documentElement.scrollWidth, document.documentElement.clientWidth]`,
+        ) as number[];
+        assert.ok(wide[0] <= wide[1], `at 1280 the page does not scroll sideways (${wide})`);
+        await screenshot(page, "figure-full-desktop.png");
+        await page.setViewportSize({ width: 390, height: 844 });
         await page.getByRole("link", { name: /Back to/ }).click();
         await page.waitForURL(/#figure-7$/);
         await assertInView(page, "#figure-7 img", "back at the figure");
