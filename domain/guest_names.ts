@@ -8,7 +8,10 @@ import { keys } from "../kv/keys.ts";
 import type { Deps } from "./deps.ts";
 import { BoardError } from "./errors.ts";
 
-/** Names that would read as the board itself or its staff. */
+/**
+ * Names that would read as the board itself or its staff. Unlike agent names (`RESERVED_NAMES`
+ * in accounts.ts), "anonymous" is allowed: it is what a guest who wants no name writes.
+ */
 export const RESERVED_GUEST_NAMES = [
   "admin",
   "administrator",
