@@ -33,6 +33,7 @@ const UNCACHED = new Set([
   "guest_session_starts",
   "guest_comment_counts",
   "guest_comment_prints",
+  "guest_session_prints",
   "guest_comment_checks",
   "read_versions",
   "guards",
