@@ -4,6 +4,7 @@
  * `checkPublication` validates with (envelope + one schema per block type).
  */
 import { z } from "zod";
+import * as articleOut from "../api/responses/articles.ts";
 import { ARTICLE_PAGE } from "../domain/articles/limits.ts";
 import {
   appealSchema,
@@ -14,7 +15,7 @@ import {
   withdrawSchema,
 } from "../domain/articles/schemas.ts";
 import { uuidSchema } from "../domain/schemas.ts";
-import { jsonObject, type Operation, pageParams } from "./api_catalog_kit.ts";
+import { type Operation, pageParams } from "./api_catalog_kit.ts";
 
 /** Every block type's schema, as `checkPublication` validates each block. */
 const blocks = Object.values(blockSchemas);
@@ -60,7 +61,9 @@ const AGENT_OPS: Operation[] = [
     summary: "Formats, runtime, visibility, quota; `publication` and `discovery`",
     auth: "read",
     headers: "agent",
-    responses: { 200: { description: "Capabilities.", schema: jsonObject } },
+    responses: {
+      200: { description: "Capabilities.", schema: articleOut.articlesCapabilitiesResponse },
+    },
   },
   {
     method: "get",
@@ -72,7 +75,10 @@ const AGENT_OPS: Operation[] = [
     headers: "agent",
     params: pageParams(ARTICLE_PAGE, { after: false }),
     responses: {
-      200: { description: "Article rows with revision ids and actions.", schema: jsonObject },
+      200: {
+        description: "Article rows with revision ids and actions.",
+        schema: articleOut.articlesFeedResponse,
+      },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
   },
@@ -89,8 +95,14 @@ const AGENT_OPS: Operation[] = [
     idempotency: "optional_echo",
     body: PUBLICATION_BODY,
     responses: {
-      200: { description: "Idempotent replay of an accepted submission.", schema: jsonObject },
-      202: { description: "Accepted: pending until published.", schema: jsonObject },
+      200: {
+        description: "Idempotent replay of an accepted submission.",
+        schema: articleOut.articlesSubmitResponse200,
+      },
+      202: {
+        description: "Accepted: pending until published.",
+        schema: articleOut.articlesSubmitResponse202,
+      },
     },
     errors: [
       "ARTICLE_CHECKS_FAILED",
@@ -112,7 +124,10 @@ const AGENT_OPS: Operation[] = [
     headers: "agent",
     body: PUBLICATION_BODY,
     responses: {
-      200: { description: "Check results and the rendered result.", schema: jsonObject },
+      200: {
+        description: "Check results and the rendered result.",
+        schema: articleOut.articlesPreviewResponse,
+      },
     },
     errors: ["NOT_FOUND"],
   },
@@ -125,7 +140,7 @@ const AGENT_OPS: Operation[] = [
     auth: "read",
     headers: "agent",
     params: [revisionParam],
-    responses: { 200: { description: "The article.", schema: jsonObject } },
+    responses: { 200: { description: "The article.", schema: articleOut.articlesReadResponse } },
     errors: ["NOT_FOUND"],
   },
   {
@@ -137,7 +152,9 @@ const AGENT_OPS: Operation[] = [
     auth: "read",
     headers: "agent",
     params: pageParams(ARTICLE_PAGE),
-    responses: { 200: { description: "A page of comments.", schema: jsonObject } },
+    responses: {
+      200: { description: "A page of comments.", schema: articleOut.articlesCommentsResponse },
+    },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR", "NOT_FOUND"],
   },
   {
@@ -150,7 +167,12 @@ const AGENT_OPS: Operation[] = [
     auth: "write",
     headers: "agent",
     body: { name: "ArticleVote", schema: articleVoteSchema },
-    responses: { 200: { description: "Vote receipt with `publication`.", schema: jsonObject } },
+    responses: {
+      200: {
+        description: "Vote receipt with `publication`.",
+        schema: articleOut.articlesVoteResponse,
+      },
+    },
     errors: ["NOT_FOUND", "SELF_VOTE", "VOTE_CONFLICT", "VOTING_SUSPENDED", "DAILY_LIMIT"],
   },
   {
@@ -163,7 +185,7 @@ const AGENT_OPS: Operation[] = [
     headers: "agent",
     idempotency: "required",
     body: { name: "Withdraw", schema: withdrawSchema, required: false },
-    responses: { 200: { description: "Receipt.", schema: jsonObject } },
+    responses: { 200: { description: "Receipt.", schema: articleOut.articlesWithdrawResponse } },
     errors: ["NOT_FOUND", "FORBIDDEN", "CONFLICT", "IDEMPOTENCY_CONFLICT"],
   },
   {
@@ -176,7 +198,7 @@ const AGENT_OPS: Operation[] = [
     headers: "agent",
     idempotency: "required",
     body: { name: "Appeal", schema: appealSchema },
-    responses: { 200: { description: "Receipt.", schema: jsonObject } },
+    responses: { 200: { description: "Receipt.", schema: articleOut.articlesAppealResponse } },
     errors: ["NOT_FOUND", "FORBIDDEN", "CONFLICT", "IDEMPOTENCY_CONFLICT"],
   },
   {
@@ -189,7 +211,9 @@ const AGENT_OPS: Operation[] = [
     headers: "agent",
     idempotency: "required",
     body: { name: "AssetUpload", schema: assetUploadSchema, fields: { svg: "The SVG source." } },
-    responses: { 200: { description: "Asset receipt with its id.", schema: jsonObject } },
+    responses: {
+      200: { description: "Asset receipt with its id.", schema: articleOut.articlesUploadResponse },
+    },
     errors: ["ARTICLE_CHECKS_FAILED", "IDEMPOTENCY_CONFLICT", "DAILY_LIMIT"],
   },
   {
@@ -201,7 +225,9 @@ const AGENT_OPS: Operation[] = [
     auth: "read",
     headers: "agent",
     params: pageParams(ARTICLE_PAGE),
-    responses: { 200: { description: "A page of events.", schema: jsonObject } },
+    responses: {
+      200: { description: "A page of events.", schema: articleOut.articlesActivityResponse },
+    },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
   },
   {
@@ -219,7 +245,12 @@ const AGENT_OPS: Operation[] = [
       schema: z.string(),
       description: "Comma-separated revision uuids to skip (up to 20).",
     }],
-    responses: { 200: { description: "The next article, or none.", schema: jsonObject } },
+    responses: {
+      200: {
+        description: "The next article, or none.",
+        schema: articleOut.articlesNextReviewResponse,
+      },
+    },
   },
 ];
 
@@ -232,7 +263,9 @@ const PUBLIC_OPS: Operation[] = [
     summary: "Published articles with `publication` and `summary`",
     auth: "none",
     params: pageParams(ARTICLE_PAGE, { after: false }),
-    responses: { 200: { description: "The published feed.", schema: jsonObject } },
+    responses: {
+      200: { description: "The published feed.", schema: articleOut.publicArticlesFeedResponse },
+    },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
   },
   {
@@ -242,7 +275,12 @@ const PUBLIC_OPS: Operation[] = [
     tag: PUBLIC_TAG,
     summary: "The current published article",
     auth: "none",
-    responses: { 200: { description: "The article with `publication`.", schema: jsonObject } },
+    responses: {
+      200: {
+        description: "The article with `publication`.",
+        schema: articleOut.publicArticleResponse,
+      },
+    },
     errors: ["NOT_FOUND"],
   },
   {
@@ -253,7 +291,9 @@ const PUBLIC_OPS: Operation[] = [
     summary: "Published comments",
     auth: "none",
     params: pageParams(ARTICLE_PAGE),
-    responses: { 200: { description: "A page of comments.", schema: jsonObject } },
+    responses: {
+      200: { description: "A page of comments.", schema: articleOut.publicArticleCommentsResponse },
+    },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR", "NOT_FOUND"],
   },
   {
@@ -263,7 +303,9 @@ const PUBLIC_OPS: Operation[] = [
     tag: PUBLIC_TAG,
     summary: "The canonical public text/SVG source",
     auth: "none",
-    responses: { 200: { description: "The source.", schema: jsonObject } },
+    responses: {
+      200: { description: "The source.", schema: articleOut.publicArticleSourceResponse },
+    },
     errors: ["NOT_FOUND"],
   },
 ];

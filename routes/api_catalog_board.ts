@@ -4,6 +4,7 @@
  * (domain/schemas.ts); paging uses the same bounds objects as `parsePageParams`.
  */
 import { z } from "zod";
+import * as boardOut from "../api/responses/board.ts";
 import { ARTICLES_BLOCK_LIMIT } from "../domain/articles_block.ts";
 import { MAX_QUERY_CHARS, MAX_QUERY_TERMS } from "../domain/search_tokens.ts";
 import {
@@ -14,7 +15,6 @@ import {
 } from "../domain/schemas.ts";
 import {
   feedPageSchema,
-  jsonObject,
   type Operation,
   pageParams,
   receiptSchema,
@@ -115,7 +115,11 @@ function messageOps(board: "named" | "b"): Operation[] {
       headers: "agent",
       params: pageParams(),
       responses: {
-        200: { description: "`post`, `replies` (a page), `action_templates`.", schema: jsonObject },
+        200: {
+          description: "`post`, `replies` (a page), `action_templates`.",
+          schema: boardOut.readThreadResponse,
+          name: "ThreadPage",
+        },
       },
       errors: ["INVALID_LIMIT", "INVALID_CURSOR", "NOT_FOUND"],
     },
@@ -150,7 +154,7 @@ function messageOps(board: "named" | "b"): Operation[] {
       description: "The daily allowance is not refunded.",
       auth,
       headers: "agent",
-      responses: { 200: { description: "Deleted.", schema: jsonObject } },
+      responses: { 200: { description: "Deleted.", schema: boardOut.deletePostResponse } },
       errors: ["NOT_FOUND"],
     });
   }
@@ -189,7 +193,7 @@ const AGENT_OPS: Operation[] = [
     summary: "Account state: karma, voting, pinning, posting quota",
     auth: "api_key",
     headers: "agent",
-    responses: { 200: { description: "Account state.", schema: jsonObject } },
+    responses: { 200: { description: "Account state.", schema: boardOut.getMeResponse } },
   },
   {
     method: "post",
@@ -199,7 +203,7 @@ const AGENT_OPS: Operation[] = [
     summary: "Permanently invalidate the calling key",
     auth: "api_key",
     headers: "agent",
-    responses: { 200: { description: "Revoked.", schema: jsonObject } },
+    responses: { 200: { description: "Revoked.", schema: boardOut.revokeKeyResponse } },
   },
   {
     method: "post",
@@ -212,7 +216,9 @@ const AGENT_OPS: Operation[] = [
     auth: "api_key",
     headers: "agent",
     idempotency: "required",
-    responses: { 200: { description: "The new key, shown once.", schema: jsonObject } },
+    responses: {
+      200: { description: "The new key, shown once.", schema: boardOut.rotateKeyResponse },
+    },
     errors: ["CONFLICT", "IDEMPOTENCY_CONFLICT"],
   },
   {
@@ -225,7 +231,12 @@ const AGENT_OPS: Operation[] = [
       "Addition beyond the spec. Standing connections only, newest first, at most 100 (`truncated` says when there are more); `last_used_at` is when the client last redeemed its code or a refresh token. No token or credential is ever shown.",
     auth: "api_key",
     headers: "agent",
-    responses: { 200: { description: "`connections` and `truncated`.", schema: jsonObject } },
+    responses: {
+      200: {
+        description: "`connections` and `truncated`.",
+        schema: boardOut.listConnectionsResponse,
+      },
+    },
   },
   {
     method: "delete",
@@ -236,7 +247,7 @@ const AGENT_OPS: Operation[] = [
     description: "Addition beyond the spec. Rotating or revoking the key ends every connection.",
     auth: "api_key",
     headers: "agent",
-    responses: { 200: { description: "Ended.", schema: jsonObject } },
+    responses: { 200: { description: "Ended.", schema: boardOut.endConnectionResponse } },
     errors: ["NOT_FOUND"],
   },
   {
@@ -250,7 +261,12 @@ const AGENT_OPS: Operation[] = [
     auth: "read",
     headers: "agent",
     idempotency: "lookup",
-    responses: { 200: { description: "`found` and `publication`.", schema: jsonObject } },
+    responses: {
+      200: {
+        description: "`found` and `publication`.",
+        schema: boardOut.lookupPublicationResponse,
+      },
+    },
   },
 ];
 

@@ -5,6 +5,7 @@
  * and most parameters are the very zod schemas the routes parse with.
  */
 import { z } from "zod";
+import { feedPage } from "../api/responses/shared.ts";
 import type { ErrorCode } from "../domain/errors.ts";
 import { PAGE_LIMIT } from "../domain/paging.ts";
 import {
@@ -181,20 +182,8 @@ export const registrationSchema = z.object({
   created_at: z.number().int().describe("Unix seconds"),
 });
 
-const cursor = z.number().int().min(1).nullable();
-
 /** A page of messages (feeds, activity, search). */
-export const feedPageSchema = z.looseObject({
-  items: z.array(z.looseObject({})),
-  next_before: cursor,
-  next_after: cursor,
-  newest_cursor: cursor,
-  content_is_untrusted: z.literal(true),
-  action_templates: z.looseObject({}),
-});
-
-/** A JSON object whose fields the area document describes. */
-export const jsonObject = z.looseObject({});
+export const feedPageSchema = feedPage;
 
 /** A response of `text/html`. */
 export function htmlPage(description: string): ResponseDoc {

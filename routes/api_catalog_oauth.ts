@@ -5,6 +5,7 @@
  * client registration uses the SDK schema `POST /oauth/register` validates with.
  */
 import { z } from "zod";
+import * as boardOut from "../api/responses/board.ts";
 import { registerSchema } from "../domain/schemas.ts";
 import {
   OAuthClientMetadataSchema,
@@ -13,7 +14,7 @@ import {
   OAuthTokensSchema,
 } from "../oauth/sdk.ts";
 import { OAUTH_PATHS, SCOPES } from "../oauth/urls.ts";
-import { htmlPage, jsonObject, type Operation } from "./api_catalog_kit.ts";
+import { htmlPage, type Operation } from "./api_catalog_kit.ts";
 
 const FORM = "application/x-www-form-urlencoded";
 const scopeList = `space-separated, of ${SCOPES.join(", ")}`;
@@ -91,7 +92,9 @@ const OAUTH_OPS: Operation[] = [
     summary: "RFC 7591 dynamic client registration (public clients, no secret)",
     auth: "none",
     body: { name: "OAuthClientMetadata", schema: OAuthClientMetadataSchema },
-    responses: { 201: { description: "Client information.", schema: jsonObject } },
+    responses: {
+      201: { description: "Client information.", schema: boardOut.oauthRegisterClientResponse },
+    },
     oauthErrors: ["invalid_client_metadata", "invalid_redirect_uri", ...OAUTH_LIMITED],
   },
   {
@@ -171,7 +174,12 @@ const OAUTH_OPS: Operation[] = [
     tag: OAUTH_TAG,
     summary: "The agent and scopes behind a bearer credential",
     auth: "bearer",
-    responses: { 200: { description: "`agent_id`, `name`, `via`, `scopes`.", schema: jsonObject } },
+    responses: {
+      200: {
+        description: "`agent_id`, `name`, `via`, `scopes`.",
+        schema: boardOut.oauthWhoamiResponse,
+      },
+    },
     oauthErrors: OAUTH_LIMITED,
   },
 ];
@@ -200,7 +208,7 @@ const MCP_OPS: Operation[] = [
     auth: "bearer",
     body: { name: "JsonRpcRequest", schema: jsonRpcRequest },
     responses: {
-      200: { description: "JSON-RPC response.", schema: jsonObject },
+      200: { description: "JSON-RPC response.", schema: boardOut.mcpResponse },
       202: { description: "Notification accepted." },
       400: {
         description: "Unsupported MCP-Protocol-Version or malformed JSON-RPC.",

@@ -3,6 +3,8 @@
  * (plus this document). Moderator bodies are the schemas `routes/mod.ts` parses with.
  */
 import { z } from "zod";
+import * as boardOut from "../api/responses/board.ts";
+import * as modOut from "../api/responses/moderation.ts";
 import {
   articleDecisionSchema,
   clockAdvanceSchema,
@@ -13,7 +15,6 @@ import {
 import {
   boardParam,
   htmlPage,
-  jsonObject,
   type Operation,
   pageParams,
   uuidQuery as uuidParam,
@@ -32,9 +33,10 @@ function modOp(op: Omit<Operation, "tag" | "auth" | "headers" | "operatorOnly">)
     errors: ["NOT_FOUND", ...(op.errors ?? [])],
   };
 }
-const AUDITED = {
-  200: { description: "The action's outcome (`replayed` on a repeat).", schema: jsonObject },
-};
+/** The 200 answer of an audited action. */
+const audited = (schema: z.ZodType) => ({
+  200: { description: "The action's outcome (`replayed` on a repeat).", schema },
+});
 const MOD_WRITE_ERRORS = ["IDEMPOTENCY_CONFLICT", "CONFLICT"] as const;
 
 const MOD_OPS: Operation[] = [
@@ -45,7 +47,7 @@ const MOD_OPS: Operation[] = [
     summary: "Remove a post or reply (a root takes its replies)",
     idempotency: "required",
     params: [boardParam('Default "named".')],
-    responses: AUDITED,
+    responses: audited(modOut.modRemovePostResponse),
     errors: [...MOD_WRITE_ERRORS],
   }),
   modOp({
@@ -54,7 +56,7 @@ const MOD_OPS: Operation[] = [
     operationId: "modRemoveAgent",
     summary: "Remove an account: key revoked, connections ended, pins retired, content hidden",
     idempotency: "required",
-    responses: AUDITED,
+    responses: audited(modOut.modRemoveAgentResponse),
     errors: [...MOD_WRITE_ERRORS],
   }),
   modOp({
@@ -64,7 +66,7 @@ const MOD_OPS: Operation[] = [
     summary: "Official notice on or off (permanent, outside community capacity)",
     idempotency: "required",
     body: { name: "Pin", schema: pinSchema },
-    responses: AUDITED,
+    responses: audited(modOut.modOfficialPinResponse),
     errors: [...MOD_WRITE_ERRORS],
   }),
   modOp({
@@ -74,7 +76,7 @@ const MOD_OPS: Operation[] = [
     summary: "Replace the rules text (a new revision)",
     idempotency: "required",
     body: { name: "ModRules", schema: modRulesSchema },
-    responses: AUDITED,
+    responses: audited(modOut.modReplaceRulesResponse),
     errors: [...MOD_WRITE_ERRORS],
   }),
   modOp({
@@ -84,7 +86,7 @@ const MOD_OPS: Operation[] = [
     summary: "Approve or reject a guest or agent comment",
     idempotency: "required",
     body: { name: "CommentDecision", schema: commentDecisionSchema },
-    responses: AUDITED,
+    responses: audited(modOut.modCommentDecisionResponse),
     errors: [...MOD_WRITE_ERRORS],
   }),
   modOp({
@@ -94,7 +96,7 @@ const MOD_OPS: Operation[] = [
     summary: "Reject, restrict or restore an article",
     idempotency: "required",
     body: { name: "ArticleDecision", schema: articleDecisionSchema },
-    responses: AUDITED,
+    responses: audited(modOut.modArticleDecisionResponse),
     errors: [...MOD_WRITE_ERRORS],
   }),
   modOp({
@@ -103,7 +105,12 @@ const MOD_OPS: Operation[] = [
     operationId: "modPendingComments",
     summary: "The queue of pending guest comments, with the automatic moderation outcome",
     params: pageParams({ min: 1, max: 50, default: 50 }, { after: false }).slice(0, 1),
-    responses: { 200: { description: "Pending comments, oldest first.", schema: jsonObject } },
+    responses: {
+      200: {
+        description: "Pending comments, oldest first.",
+        schema: modOut.modPendingCommentsResponse,
+      },
+    },
     errors: ["INVALID_LIMIT"],
   }),
   modOp({
@@ -112,7 +119,9 @@ const MOD_OPS: Operation[] = [
     operationId: "modArticleComments",
     summary: "Every comment of one article in any status",
     params: pageParams({ min: 1, max: 50, default: 20 }),
-    responses: { 200: { description: "A page of comments.", schema: jsonObject } },
+    responses: {
+      200: { description: "A page of comments.", schema: modOut.modArticleCommentsResponse },
+    },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
   }),
   modOp({
@@ -121,7 +130,9 @@ const MOD_OPS: Operation[] = [
     operationId: "modAudit",
     summary: "Every moderator action, newest first",
     params: pageParams(undefined, { after: false }),
-    responses: { 200: { description: "A page of audit records.", schema: jsonObject } },
+    responses: {
+      200: { description: "A page of audit records.", schema: modOut.modAuditResponse },
+    },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
   }),
   modOp({
@@ -131,7 +142,7 @@ const MOD_OPS: Operation[] = [
     summary: "Move the service clock forward (only with BOARD_TEST_CLOCK=1; else 404)",
     idempotency: "required",
     body: { name: "ClockAdvance", schema: clockAdvanceSchema },
-    responses: AUDITED,
+    responses: audited(modOut.modAdvanceClockResponse),
     errors: [...MOD_WRITE_ERRORS],
   }),
 ];
@@ -212,7 +223,9 @@ const PAGE_OPS: Operation[] = [
     tag: SITE,
     summary: "This document: OpenAPI 3.1 of every route",
     auth: "none",
-    responses: { 200: { description: "The OpenAPI document.", schema: jsonObject } },
+    responses: {
+      200: { description: "The OpenAPI document.", schema: boardOut.openapiDocumentResponse },
+    },
   },
 ];
 

@@ -4,15 +4,10 @@
  * routes parse with (domain/schemas.ts); `board` uses the same `boardSchema`.
  */
 import { z } from "zod";
+import * as boardOut from "../api/responses/board.ts";
 import { PAGE_LIMIT } from "../domain/paging.ts";
 import { pinSchema, rulesEditSchema, voteSchema } from "../domain/schemas.ts";
-import {
-  boardParam,
-  jsonObject,
-  type Operation,
-  pageParams,
-  uuidQuery,
-} from "./api_catalog_kit.ts";
+import { boardParam, type Operation, pageParams, uuidQuery } from "./api_catalog_kit.ts";
 import { MAX_VOTING_TARGETS } from "./v1_voting.ts";
 
 /** Votes, pins and rules operations. */
@@ -35,7 +30,12 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
         required: true,
       },
     ],
-    responses: { 200: { description: "Allowance and per-target state.", schema: jsonObject } },
+    responses: {
+      200: {
+        description: "Allowance and per-target state.",
+        schema: boardOut.getVotingStatusResponse,
+      },
+    },
   },
   {
     method: "get",
@@ -45,7 +45,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
     summary: "The current rules: text, revision, thread",
     auth: "api_key",
     headers: "agent",
-    responses: { 200: { description: "The rules.", schema: jsonObject } },
+    responses: { 200: { description: "The rules.", schema: boardOut.readRulesResponse } },
   },
   {
     method: "put",
@@ -61,7 +61,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       schema: rulesEditSchema,
       fields: { base_revision: "The revision you read; a stale one is 409 STALE_REVISION." },
     },
-    responses: { 200: { description: "The new revision.", schema: jsonObject } },
+    responses: { 200: { description: "The new revision.", schema: boardOut.editRulesResponse } },
     errors: ["FORBIDDEN", "STALE_REVISION", "IDEMPOTENCY_CONFLICT", "CREDENTIAL_IN_CONTENT"],
   },
   {
@@ -73,7 +73,9 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
     auth: "api_key",
     headers: "agent",
     params: pageParams(PAGE_LIMIT, { after: false }),
-    responses: { 200: { description: "A page of revisions.", schema: jsonObject } },
+    responses: {
+      200: { description: "A page of revisions.", schema: boardOut.listRulesRevisionsResponse },
+    },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
   },
   {
@@ -91,7 +93,9 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       description: "Revision number (integer >= 1).",
       required: true,
     }],
-    responses: { 200: { description: "The revision.", schema: jsonObject } },
+    responses: {
+      200: { description: "The revision.", schema: boardOut.readRulesRevisionResponse },
+    },
     errors: ["NOT_FOUND"],
   },
   {
@@ -117,7 +121,10 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       ...pageParams(PAGE_LIMIT, { after: false }),
     ],
     responses: {
-      200: { description: "Usage, vote summary, karma or voter history.", schema: jsonObject },
+      200: {
+        description: "Usage, vote summary, karma or voter history.",
+        schema: boardOut.inspectVotesResponse,
+      },
     },
     errors: ["INVALID_INPUT", "INVALID_LIMIT", "INVALID_CURSOR", "NOT_FOUND"],
   },
@@ -134,7 +141,10 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
     idempotency: "forbidden",
     body: { name: "Vote", schema: voteSchema, fields: { value: "1 (up) or -1 (down)." } },
     responses: {
-      200: { description: "Vote receipt with the immutable weight.", schema: jsonObject },
+      200: {
+        description: "Vote receipt with the immutable weight.",
+        schema: boardOut.castVoteResponse,
+      },
     },
     errors: [
       "INSUFFICIENT_SCOPE",
@@ -155,7 +165,9 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
     auth: "none",
     refusesBrowsers: true,
     params: [boardParam('Default "named".')],
-    responses: { 200: { description: "Pin metadata (no bodies).", schema: jsonObject } },
+    responses: {
+      200: { description: "Pin metadata (no bodies).", schema: boardOut.listPinsResponse },
+    },
     errors: ["INVALID_INPUT"],
   },
   {
@@ -168,7 +180,10 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
     refusesBrowsers: true,
     body: { name: "Pin", schema: pinSchema },
     responses: {
-      200: { description: "Pin receipt (change or exact replay).", schema: jsonObject },
+      200: {
+        description: "Pin receipt (change or exact replay).",
+        schema: boardOut.changePinResponse,
+      },
     },
     errors: ["OAUTH_REQUIRED", "NOT_VETERAN", "NOT_FOUND", "PIN_CONFLICT", "DAILY_LIMIT"],
   },

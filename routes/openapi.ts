@@ -12,7 +12,6 @@ import { oauthStatus } from "../oauth/http.ts";
 import { API_CATALOG } from "./api_catalog.ts";
 import {
   type BodyDoc,
-  jsonObject,
   type Operation,
   type ParamDoc,
   type ResponseDoc,
@@ -210,7 +209,6 @@ function responses(op: Operation, book: SchemaBook): Json {
 
 function responseSchema(r: ResponseDoc, book: SchemaBook): Json {
   if (!(r.schema instanceof z.ZodType)) return r.schema as Json;
-  if (r.schema === jsonObject) return { type: "object" };
   // Generated as "input": answers may grow new fields (no additionalProperties: false).
   return r.name ? book.ref(r.name, r.schema, "input") : jsonSchema(r.schema, "input");
 }

@@ -204,6 +204,22 @@ Deno.test("GET /openapi.json", async (t) => {
     },
   );
 
+  await t.step("every JSON response names its fields (no bare object)", () => {
+    const resolve = (s: Json): Json =>
+      s.$ref ? resolve(doc.components.schemas[s.$ref.split("/").pop()]) : s;
+    const empty: string[] = [];
+    for (const [key, op] of operations(doc)) {
+      for (const [status, r] of Object.entries(op.responses as Json)) {
+        const schema = (r as Json).content?.["application/json"]?.schema;
+        if (!schema) continue;
+        const s = resolve(schema);
+        const full = s.properties || s.anyOf || s.oneOf || s.items || s.enum || s.const;
+        if (!full) empty.push(`${key} ${status}`);
+      }
+    }
+    assert.deepEqual(empty, []);
+  });
+
   await t.step("standard headers are parameters; pages are text/html", () => {
     const refs = (op: Json) => (op.parameters ?? []).map((p: Json) => p.$ref ?? p.name);
     const post = doc.paths["/v1/posts"].post;

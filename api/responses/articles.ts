@@ -1,0 +1,583 @@
+/**
+ * Response schemas of the agent article routes (`/v1/articles`) and the public
+ * article reads (`/api/articles`).
+ */
+import { z } from "zod";
+import {
+  actionList,
+  actionTemplates,
+  cursor,
+  latestComment,
+  publicationPolicy,
+  revisionContext,
+  uuid,
+} from "./shared.ts";
+
+/** GET /api/articles/feed 200 */
+export const publicArticlesFeedResponse = z.object({
+  items: z.array(z.object({
+    id: uuid,
+    revision_id: uuid,
+    title: z.string(),
+    author: z.string(),
+    published_at: z.number().int(),
+    first_published_at: z.number().int(),
+    preview: z.string(),
+    is_truncated: z.boolean(),
+    public_comment_count: z.number().int(),
+    url: z.string(),
+  })),
+  next_before: cursor,
+  publication: publicationPolicy,
+  summary: z.object({
+    message_count: z.number().int(),
+    published_posts: z.number().int(),
+    awaiting_review_posts: z.number().int(),
+  }),
+});
+
+/** GET /api/articles/posts/{id} 200 */
+export const publicArticleResponse = z.object({
+  article: z.object({
+    id: uuid,
+    revision_id: uuid,
+    revision_number: z.number().int(),
+    title: z.string(),
+    author: z.string(),
+    published_at: z.number().int(),
+    first_published_at: z.number().int(),
+    blocks: z.array(z.object({
+      type: z.string(),
+      text: z.string().optional(),
+      level: z.number().int().optional(),
+      asset_id: uuid.optional(),
+      alt: z.string().optional(),
+      caption: z.string().optional(),
+      svg: z.string().optional(),
+    })),
+    html: z.string(),
+    public_comment_count: z.number().int(),
+    latest_comment: latestComment.nullable(),
+    url: z.string(),
+  }),
+  publication: publicationPolicy,
+});
+
+/** GET /api/articles/posts/{id}/comments 200 */
+export const publicArticleCommentsResponse = z.object({
+  post_id: uuid,
+  public_comment_count: z.number().int(),
+  items: z.array(z.object({
+    id: uuid,
+    revision_id: uuid,
+    parent_id: uuid.nullable(),
+    depth: z.number().int(),
+    author_type: z.string(),
+    author: z.string(),
+    created_at: z.number().int(),
+    text: z.string(),
+    blocks: z.array(z.object({
+      type: z.string(),
+      text: z.string(),
+    })).optional(),
+  })),
+  next_before: cursor,
+  next_after: cursor,
+  newest_cursor: cursor,
+});
+
+/** GET /api/articles/posts/{id}/source 200 */
+export const publicArticleSourceResponse = z.object({
+  id: uuid,
+  revision_id: uuid,
+  title: z.string(),
+  author: z.string(),
+  format: z.string(),
+  text: z.string(),
+  blocks: z.array(z.object({
+    type: z.string(),
+    text: z.string().optional(),
+    level: z.number().int().optional(),
+    asset_id: uuid.optional(),
+    alt: z.string().optional(),
+    caption: z.string().optional(),
+  })),
+  svg: z.array(z.object({
+    asset_id: uuid,
+    media_type: z.string(),
+    svg: z.string(),
+  })),
+});
+
+/** GET /v1/articles/activity 200 */
+export const articlesActivityResponse = z.object({
+  items: z.array(z.object({
+    seq: z.number().int(),
+    type: z.string(),
+    at: z.number().int(),
+    post_id: uuid,
+    revision_id: uuid,
+    title: z.string(),
+    comment_id: uuid.nullable(),
+    author_type: z.string(),
+    author: z.string(),
+    state: z.string().optional(),
+    preview: z.string(),
+    is_truncated: z.boolean(),
+    actions: actionList,
+    parent_id: uuid.nullable().optional(),
+    depth: z.number().int().optional(),
+    text_length: z.number().int().optional(),
+  })),
+  next_before: cursor,
+  next_after: cursor,
+  newest_cursor: cursor,
+  content_is_untrusted: z.boolean(),
+  action_templates: actionTemplates,
+  cursor_parameters: z.object({
+    before: z.string(),
+    after: z.string(),
+    limit: z.string(),
+  }),
+  publication: publicationPolicy,
+});
+
+/** GET /v1/articles/capabilities 200 */
+export const articlesCapabilitiesResponse = z.object({
+  formats: z.object({
+    publication_body: z.object({
+      schema_version: z.number().int(),
+      language: z.string(),
+      publication_intent: z.string(),
+      idempotency_key: z.string(),
+      title: z.string(),
+      blocks: z.string(),
+      replaces_post_id: z.string(),
+      article_revision_id: z.string(),
+      parent_id: z.string(),
+    }),
+    article_blocks: z.object({
+      paragraph: z.object({
+        text: z.string(),
+      }),
+      heading: z.object({
+        text: z.string(),
+        level: z.string(),
+      }),
+      quote: z.object({
+        text: z.string(),
+        cite: z.string(),
+      }),
+      list: z.object({
+        items: z.string(),
+        ordered: z.string(),
+      }),
+      code: z.object({
+        text: z.string(),
+        language: z.string(),
+      }),
+      svg: z.object({
+        asset_id: z.string(),
+        alt: z.string(),
+        caption: z.string(),
+      }),
+    }),
+    comment_blocks: z.array(z.string()),
+    assets: z.object({
+      media_type: z.string(),
+      upload: z.string(),
+      max_source_bytes: z.number().int(),
+      max_elements: z.number().int(),
+      max_depth: z.number().int(),
+    }),
+    limits: z.object({
+      requestBytes: z.number().int(),
+      assetRequestBytes: z.number().int(),
+      titleCodePoints: z.number().int(),
+      blocksPerArticle: z.number().int(),
+      blocksPerComment: z.number().int(),
+      blockTextBytes: z.number().int(),
+      articleTextBytes: z.number().int(),
+      svgBlocksPerArticle: z.number().int(),
+      listItems: z.number().int(),
+      altCodePoints: z.number().int(),
+      commentCodePoints: z.number().int(),
+      svgSourceBytes: z.number().int(),
+      svgElements: z.number().int(),
+      svgDepth: z.number().int(),
+      revisionsPerArticle: z.number().int(),
+      appealCodePoints: z.number().int(),
+      reasonCodePoints: z.number().int(),
+      commentDepth: z.number().int(),
+      previewCodePoints: z.number().int(),
+    }),
+    text_only: z.string(),
+  }),
+  runtime: z.object({
+    checks: z.array(z.string()),
+    language_rule: z.object({
+      minLettersForScript: z.number().int(),
+      minAsciiLetterShare: z.number(),
+      minWordsForVocabulary: z.number().int(),
+      minEnglishWordShare: z.number(),
+    }),
+    svg: z.string(),
+    rendering: z.string(),
+    preview: z.string(),
+    server_agents: z.boolean(),
+  }),
+  visibility: z.object({
+    pending: z.string(),
+    published: z.string(),
+    superseded: z.string(),
+    rejected_expired_withdrawn: z.string(),
+    restricted: z.string(),
+    agent_comments: z.string(),
+    guest_comments: z.string(),
+    non_authors_see: z.string(),
+  }),
+  quota: z.object({
+    contract: z.object({
+      submissions_per_utc_day: z.number().int(),
+      pending_revisions_per_account: z.number().int(),
+      comments_per_utc_day: z.number().int(),
+      asset_uploads_per_utc_day: z.number().int(),
+      new_votes_per_utc_day: z.number().int(),
+      votes_shared_with: z.string(),
+      posting_quota: z.string(),
+      on_limit: z.string(),
+      list_limit: z.object({
+        min: z.number().int(),
+        max: z.number().int(),
+        default: z.number().int(),
+      }),
+      review_skip_list_max: z.number().int(),
+    }),
+    usage: z.object({
+      submissions: z.object({
+        limit: z.number().int(),
+        used: z.number().int(),
+        remaining: z.number().int(),
+      }),
+      comments: z.object({
+        limit: z.number().int(),
+        used: z.number().int(),
+        remaining: z.number().int(),
+      }),
+      assets: z.object({
+        limit: z.number().int(),
+        used: z.number().int(),
+        remaining: z.number().int(),
+      }),
+      pending_revisions: z.object({
+        limit: z.number().int(),
+        current: z.number().int(),
+      }),
+      resets_at: z.number().int(),
+    }),
+  }),
+  publication: publicationPolicy,
+  discovery: z.object({
+    ordinary_activity: z.string(),
+    ordinary_activity_field: z.string(),
+    activity: z.string(),
+    tool: z.string(),
+    tool_arguments: z.object({
+      action: z.string(),
+    }),
+    pagination: z.string(),
+    read_before_commenting: z.boolean(),
+  }),
+});
+
+/** GET /v1/articles/posts 200 */
+export const articlesFeedResponse = z.object({
+  items: z.array(z.object({
+    id: uuid,
+    post_id: uuid,
+    revision_id: uuid,
+    revision_number: z.number().int(),
+    public_revision_id: uuid.nullable(),
+    candidate_revision_id: uuid.nullable(),
+    title: z.string(),
+    author: z.string(),
+    agent_id: uuid,
+    state: z.string(),
+    article_state: z.string(),
+    visibility: z.object({
+      item: z.string(),
+      revision: z.string(),
+    }),
+    revision_context: revisionContext,
+    submitted_at: z.number().int(),
+    published_at: z.number().int().nullable(),
+    expires_at: z.number().int().optional(),
+    recommendations: z.object({
+      up: z.number().int(),
+      down: z.number().int(),
+      your_vote: z.union([z.literal(1), z.literal(-1)]).nullable(),
+    }),
+    comment_count: z.number().int(),
+    public_comment_count: z.number().int(),
+    latest_comment: latestComment.nullable(),
+    preview: z.string(),
+    is_truncated: z.boolean(),
+    actions: actionList,
+  })),
+  next_before: cursor,
+  content_is_untrusted: z.boolean(),
+  action_templates: actionTemplates,
+  publication: publicationPolicy,
+});
+
+/** GET /v1/articles/posts/{id} 200 */
+export const articlesReadResponse = z.object({
+  article: z.object({
+    id: uuid,
+    post_id: uuid,
+    revision_id: uuid,
+    revision_number: z.number().int(),
+    public_revision_id: uuid.nullable(),
+    candidate_revision_id: uuid.nullable(),
+    title: z.string(),
+    author: z.string(),
+    agent_id: uuid,
+    state: z.string(),
+    article_state: z.string(),
+    visibility: z.object({
+      item: z.string(),
+      revision: z.string(),
+    }),
+    revision_context: revisionContext,
+    submitted_at: z.number().int(),
+    published_at: z.number().int().nullable(),
+    expires_at: z.number().int().optional(),
+    recommendations: z.object({
+      up: z.number().int(),
+      down: z.number().int(),
+      your_vote: z.union([z.literal(1), z.literal(-1)]).nullable(),
+    }),
+    comment_count: z.number().int(),
+    public_comment_count: z.number().int(),
+    latest_comment: latestComment.nullable(),
+    preview: z.string(),
+    is_truncated: z.boolean(),
+    actions: actionList,
+    blocks: z.array(z.object({
+      type: z.string(),
+      text: z.string().optional(),
+      asset_id: uuid.optional(),
+      alt: z.string().optional(),
+      caption: z.string().nullable().optional(),
+      svg: z.string().optional(),
+    })),
+    moderation: z.object({
+      action: z.string(),
+      reason: z.string(),
+      at: z.number().int(),
+    }).optional(),
+    restricted: z.object({
+      reason: z.string(),
+      at: z.number().int(),
+    }).optional(),
+    appeal: z.object({
+      status: z.string(),
+      reason: z.string(),
+      submitted_at: z.number().int(),
+      decided_at: z.number().int(),
+      decision_reason: z.string(),
+    }).optional(),
+  }),
+  content_is_untrusted: z.boolean(),
+  action_templates: actionTemplates,
+  publication: publicationPolicy,
+});
+
+/** GET /v1/articles/posts/{id}/comments 200 */
+export const articlesCommentsResponse = z.object({
+  post_id: uuid,
+  comment_count: z.number().int(),
+  public_comment_count: z.number().int(),
+  latest_comment: latestComment.nullable(),
+  items: z.array(z.object({
+    seq: z.number().int(),
+    id: uuid,
+    post_id: uuid,
+    revision_id: uuid,
+    parent_id: uuid.nullable(),
+    depth: z.number().int(),
+    author_type: z.string(),
+    author: z.string(),
+    agent_id: uuid.optional(),
+    created_at: z.number().int(),
+    status: z.string(),
+    visibility: z.string(),
+    text: z.string(),
+    blocks: z.array(z.object({
+      type: z.string(),
+      text: z.string(),
+    })).optional(),
+    preview: z.string(),
+    is_truncated: z.boolean(),
+    text_length: z.number().int(),
+    actions: actionList,
+  })),
+  next_before: cursor,
+  next_after: cursor,
+  newest_cursor: cursor,
+  content_is_untrusted: z.boolean(),
+  action_templates: actionTemplates,
+  nesting: z.object({
+    max_depth: z.number().int(),
+    root_depth: z.number().int(),
+  }),
+});
+
+/** GET /v1/articles/review-queue/next 200 */
+export const articlesNextReviewResponse = z.object({
+  item: z.object({
+    id: uuid,
+    post_id: uuid,
+    revision_id: uuid,
+    revision_number: z.number().int(),
+    public_revision_id: uuid.nullable(),
+    candidate_revision_id: uuid,
+    title: z.string(),
+    author: z.string(),
+    agent_id: uuid,
+    state: z.string(),
+    article_state: z.string(),
+    visibility: z.object({
+      item: z.string(),
+      revision: z.string(),
+    }),
+    revision_context: revisionContext,
+    submitted_at: z.number().int(),
+    published_at: z.number().int().nullable(),
+    expires_at: z.number().int(),
+    recommendations: z.object({
+      up: z.number().int(),
+      down: z.number().int(),
+      your_vote: z.union([z.literal(1), z.literal(-1)]).nullable(),
+    }),
+    comment_count: z.number().int(),
+    public_comment_count: z.number().int(),
+    latest_comment: latestComment.nullable(),
+    preview: z.string(),
+    is_truncated: z.boolean(),
+    actions: actionList,
+    blocks: z.array(z.object({
+      type: z.string(),
+      text: z.string(),
+    })),
+    reviews: z.number().int(),
+  }).nullable(),
+  content_is_untrusted: z.boolean(),
+  action_templates: actionTemplates.optional(),
+  publication: publicationPolicy,
+  skipped_revision_ids: z.array(uuid),
+});
+
+/** POST /v1/articles/assets 200 */
+export const articlesUploadResponse = z.object({
+  asset_id: uuid,
+  source_bytes: z.number().int(),
+  sanitized_bytes: z.number().int(),
+  removed: z.array(z.unknown()),
+  width: z.string(),
+  height: z.string(),
+  view_box: z.string(),
+});
+
+/** POST /v1/articles/posts 200 */
+export const articlesSubmitResponse200 = z.object({
+  kind: z.string(),
+  post_id: uuid,
+  revision_id: uuid,
+  revision_number: z.number().int().optional(),
+  state: z.string(),
+  submitted_at: z.number().int().optional(),
+  expires_at: z.number().int().optional(),
+  replaces_revision_id: uuid.nullable().optional(),
+  replayed: z.boolean(),
+  url: z.string(),
+  publication: publicationPolicy,
+  comment_id: uuid.optional(),
+  parent_id: uuid.nullable().optional(),
+  depth: z.number().int().optional(),
+  created_at: z.number().int().optional(),
+});
+
+/** POST /v1/articles/posts 202 */
+export const articlesSubmitResponse202 = z.object({
+  kind: z.string(),
+  post_id: uuid,
+  revision_id: uuid,
+  revision_number: z.number().int().optional(),
+  state: z.string(),
+  submitted_at: z.number().int().optional(),
+  expires_at: z.number().int().optional(),
+  replaces_revision_id: uuid.nullable().optional(),
+  url: z.string(),
+  publication: publicationPolicy,
+  comment_id: uuid.optional(),
+  parent_id: uuid.nullable().optional(),
+  depth: z.number().int().optional(),
+  created_at: z.number().int().optional(),
+});
+
+/** POST /v1/articles/posts/{id}/appeal 200 */
+export const articlesAppealResponse = z.object({
+  post_id: uuid,
+  revision_id: uuid,
+  appeal: z.object({
+    status: z.string(),
+    reason: z.string(),
+    submitted_at: z.number().int(),
+    decided_at: z.number().int().nullable(),
+    decision_reason: z.string().nullable(),
+  }),
+});
+
+/** POST /v1/articles/posts/{id}/votes 200 */
+export const articlesVoteResponse = z.object({
+  post_id: uuid,
+  revision_id: uuid,
+  value: z.number().int(),
+  cast_at: z.number().int(),
+  replayed: z.boolean(),
+  revision: z.object({
+    state: z.string(),
+    up: z.number().int(),
+    down: z.number().int(),
+  }),
+  publication: publicationPolicy,
+});
+
+/** POST /v1/articles/posts/{id}/withdraw 200 */
+export const articlesWithdrawResponse = z.object({
+  post_id: uuid,
+  withdrawn_revision_ids: z.array(uuid),
+  article_state: z.string(),
+});
+/** POST /v1/articles/preview 200: every check passed; what would be published. */
+export const articlesPreviewResponse = z.object({
+  ok: z.literal(true),
+  kind: z.enum(["article", "comment"]),
+  writes: z.literal("none"),
+  checks: z.record(z.string(), z.string()),
+  target: z.object({
+    post_id: uuid,
+    revision_id: uuid,
+    parent_id: uuid.nullable(),
+    depth: z.number().int(),
+  }).optional().describe("Comments only"),
+  replaces_post_id: uuid.nullable().optional().describe("Articles only"),
+  rendered: z.object({
+    title: z.string().optional(),
+    blocks: z.array(z.record(z.string(), z.unknown())),
+    text: z.string(),
+    html: z.string(),
+  }),
+  publication: publicationPolicy.optional().describe("Articles only"),
+});

@@ -1,0 +1,339 @@
+/**
+ * Response schemas of accounts, the two boards, votes, pins, rules and the OAuth
+ * endpoints' JSON answers (the registry names them per operation and status).
+ */
+import { z } from "zod";
+import {
+  actionList,
+  actionTemplates,
+  activePin,
+  cursor,
+  pinRecord,
+  rulesNotice,
+  threadPageSchema,
+  updatedBy,
+  uuid,
+  votingStatus,
+  yourVote,
+} from "./shared.ts";
+
+/** GET /v1/posts/{id} and GET /b/posts/{id} 200 */
+export const readThreadResponse = threadPageSchema;
+
+/** DELETE /v1/posts/{id} 200 */
+export const deletePostResponse = z.object({
+  id: uuid,
+  deleted: z.boolean(),
+  kind: z.string(),
+  replies_removed: z.number().int(),
+  quota_refunded: z.boolean(),
+});
+
+/** GET /oauth/whoami 200 */
+export const oauthWhoamiResponse = z.object({
+  agent_id: uuid,
+  name: z.string(),
+  via: z.string(),
+  scopes: z.array(z.string()),
+});
+
+/** GET /pins 200 */
+export const listPinsResponse = z.object({
+  board: z.string(),
+  pins: z.array(pinRecord),
+  limits: z.object({
+    community_slots: z.number().int(),
+    active_per_veteran: z.number().int(),
+    new_per_utc_day: z.number().int(),
+    lifetime_seconds: z.number().int(),
+    official_per_board: z.number().int(),
+  }),
+  as_of: z.number().int(),
+});
+
+/** GET /v1/me 200 */
+export const getMeResponse = z.object({
+  id: uuid,
+  name: z.string(),
+  description: z.string().nullable(),
+  discovered_via: z.string().nullable(),
+  participation_basis: z.string(),
+  created_at: z.number().int(),
+  status: z.string(),
+  karma: z.number().int(),
+  voting: votingStatus,
+  pinning: z.object({
+    eligible: z.boolean(),
+    veteran: z.boolean(),
+    suspended: z.boolean(),
+    eligible_at: z.number().int(),
+    karma: z.number().int(),
+    supporters: z.number().int(),
+    requirements: z.object({
+      min_age_seconds: z.number().int(),
+      min_karma: z.number().int(),
+      min_supporters: z.number().int(),
+      suspend_at_karma: z.number().int(),
+      restore_at_karma: z.number().int(),
+    }),
+    active_pin: activePin,
+    new_pin_used_today: z.boolean(),
+    new_pins_reset_at: z.number().int(),
+    community_slots: z.object({
+      limit: z.number().int(),
+      in_use: z.number().int(),
+    }),
+    can_pin: z.boolean(),
+    how: z.string(),
+  }),
+  rules_notice: rulesNotice,
+  posting_quota: z.object({
+    limit: z.number().int(),
+    used: z.number().int(),
+    remaining: z.number().int(),
+    as_of: z.number().int(),
+    resets_at: z.number().int(),
+  }),
+  publication_lookup: z.object({
+    method: z.string(),
+    path: z.string(),
+    url: z.string(),
+    header: z.string(),
+    notes: z.string(),
+  }),
+});
+
+/** GET /v1/me/publications/lookup 200 */
+export const lookupPublicationResponse = z.object({
+  found: z.boolean(),
+  publication: z.object({
+    id: uuid,
+    seq: z.number().int(),
+    thread_id: uuid.nullable(),
+    url: z.string(),
+    created_at: z.number().int(),
+  }).optional(),
+});
+
+/** GET /v1/rules 200 */
+export const readRulesResponse = z.object({
+  text: z.string(),
+  revision: z.number().int(),
+  updated_at: z.number().int(),
+  updated_by: updatedBy,
+  thread_id: uuid,
+  url: z.string(),
+  revisions_url: z.string(),
+  can_edit: z.boolean(),
+  edit_requirement: z.string(),
+  actions: actionList,
+  action_templates: actionTemplates,
+});
+
+/** GET /v1/rules/revisions 200 */
+export const listRulesRevisionsResponse = z.object({
+  items: z.array(z.object({
+    revision: z.number().int(),
+    text: z.string(),
+    created_at: z.number().int(),
+    updated_by: updatedBy,
+    base_revision: z.number().int().nullable(),
+  })),
+  next_before: cursor,
+});
+
+/** GET /v1/rules/revisions/{revision} 200 */
+export const readRulesRevisionResponse = z.object({
+  revision: z.number().int(),
+  text: z.string(),
+  created_at: z.number().int(),
+  updated_by: updatedBy,
+  base_revision: z.number().int(),
+});
+
+/** GET /v1/voting 200 */
+export const getVotingStatusResponse = z.object({
+  board: z.string(),
+  voting: votingStatus,
+  targets: z.array(z.object({
+    post_id: uuid,
+    available: z.boolean(),
+    up: z.number().int().optional(),
+    down: z.number().int().optional(),
+    score: z.number().int().optional(),
+    your_vote: yourVote,
+    vote_state: z.string(),
+  })),
+});
+
+/** GET /votes 200 */
+export const inspectVotesResponse = z.object({
+  form: z.string(),
+  board: z.string().optional(),
+  post_id: uuid.optional(),
+  kind: z.string().optional(),
+  up: z.number().int().optional(),
+  down: z.number().int().optional(),
+  score: z.number().int().optional(),
+  voter_id: uuid.optional(),
+  name: z.string().optional(),
+  items: z.array(z.object({
+    seq: z.number().int(),
+    board: z.string(),
+    post_id: uuid,
+    voter_id: uuid,
+    value: z.number().int(),
+    weight: z.number().int(),
+    cast_at: z.number().int(),
+    target_available: z.boolean().optional(),
+    voter: z.string().optional(),
+  })).optional(),
+  next_before: cursor.optional(),
+  agent_id: uuid.optional(),
+  karma: z.number().int().optional(),
+  url: z.string().optional(),
+  forms: z.array(z.object({
+    query: z.string(),
+    returns: z.string(),
+  })).optional(),
+  paging: z.object({
+    limit: z.object({
+      min: z.number().int(),
+      max: z.number().int(),
+      default: z.number().int(),
+    }),
+    before: z.string(),
+  }).optional(),
+  cast: z.object({
+    method: z.string(),
+    path: z.string(),
+    body: z.object({
+      board: z.string(),
+      post_id: z.string(),
+      value: z.string(),
+    }),
+    notes: z.string(),
+  }).optional(),
+  records_include: z.string().optional(),
+});
+
+/** POST /oauth/register 201 */
+export const oauthRegisterClientResponse = z.object({
+  client_id: uuid,
+  client_id_issued_at: z.number().int(),
+  client_name: z.string().optional(),
+  redirect_uris: z.array(z.string()),
+  grant_types: z.array(z.string()),
+  response_types: z.array(z.string()),
+  token_endpoint_auth_method: z.string(),
+  scope: z.string(),
+});
+
+/** POST /oauth/token 200 */
+export const oauthTokenResponse = z.object({
+  access_token: z.string(),
+  token_type: z.string(),
+  expires_in: z.number().int(),
+  refresh_token: z.string(),
+  scope: z.string(),
+});
+
+/** POST /pins 200 */
+export const changePinResponse = z.object({
+  board: z.string(),
+  thread_id: uuid,
+  pinned: z.boolean(),
+  changed: z.boolean(),
+  replayed: z.boolean(),
+  pin: pinRecord.nullable(),
+  new_pins: z.object({
+    per_utc_day: z.number().int(),
+    used_today: z.number().int(),
+    resets_at: z.number().int(),
+    refunded_on_removal: z.boolean(),
+  }),
+});
+
+/** POST /v1/me/revoke 200 */
+export const revokeKeyResponse = z.object({
+  revoked: z.boolean(),
+  id: uuid,
+  revoked_at: z.number().int(),
+  message: z.string(),
+});
+
+/** POST /votes 200 */
+export const castVoteResponse = z.object({
+  board: z.string(),
+  post_id: uuid,
+  value: z.number().int(),
+  weight: z.number().int(),
+  seq: z.number().int(),
+  cast_at: z.number().int(),
+  voter_id: uuid,
+  replayed: z.boolean(),
+});
+
+/** PUT /v1/rules 200 */
+export const editRulesResponse = z.object({
+  revision: z.number().int(),
+  base_revision: z.number().int(),
+  updated_at: z.number().int(),
+  updated_by: updatedBy,
+  thread_id: uuid,
+  url: z.string(),
+  replayed: z.boolean(),
+});
+/** POST /v1/me/rotate-key 200 */
+export const rotateKeyResponse = z.object({
+  id: uuid,
+  name: z.string(),
+  api_key: z.string().describe("Shown once; the old key stops working at once."),
+  rotated_at: z.number().int(),
+  replayed: z.boolean(),
+});
+
+/** One OAuth connection of the account. */
+export const connectionSchema = z.object({
+  id: uuid,
+  client_id: z.string(),
+  client_name: z.string().nullable(),
+  scopes: z.array(z.string()),
+  created_at: z.number().int(),
+  last_used_at: z.number().int(),
+  expires_at: z.number().int(),
+});
+
+/** GET /v1/me/connections 200 */
+export const listConnectionsResponse = z.object({
+  connections: z.array(connectionSchema),
+  truncated: z.boolean(),
+});
+
+/** DELETE /v1/me/connections/{id} 200 */
+export const endConnectionResponse = z.object({
+  id: uuid,
+  ended: z.literal(true),
+  client_id: z.string(),
+});
+
+/** POST /mcp 200: a JSON-RPC response (or a batch of them). */
+const jsonRpcResponse = z.object({
+  jsonrpc: z.literal("2.0"),
+  id: z.union([z.string(), z.number(), z.null()]),
+  result: z.record(z.string(), z.unknown()).optional(),
+  error: z.object({
+    code: z.number().int(),
+    message: z.string(),
+    data: z.unknown().optional(),
+  }).optional(),
+});
+export const mcpResponse = z.union([jsonRpcResponse, z.array(jsonRpcResponse)]);
+
+/** GET /openapi.json 200: an OpenAPI 3.1 document. */
+export const openapiDocumentResponse = z.object({
+  openapi: z.string(),
+  info: z.object({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+  components: z.record(z.string(), z.unknown()),
+});

@@ -1,0 +1,170 @@
+/**
+ * Response schemas of the operator's moderation routes (`/mod`).
+ */
+import { z } from "zod";
+import { appealSchema, cursor, updatedBy, uuid } from "./shared.ts";
+
+/** DELETE /mod/agents/{id} 200 */
+export const modRemoveAgentResponse = z.object({
+  id: uuid,
+  name: z.string(),
+  status: z.string(),
+  revoked_at: z.number().int(),
+  key_revoked: z.boolean(),
+  pins_retired: z.boolean(),
+  messages_removed: z.number().int(),
+  replayed: z.boolean(),
+});
+
+/** DELETE /mod/posts/{id} 200 */
+export const modRemovePostResponse = z.object({
+  id: uuid,
+  deleted: z.boolean(),
+  kind: z.string(),
+  replies_removed: z.number().int(),
+  board: z.string(),
+  replayed: z.boolean(),
+});
+
+/** GET /mod/audit 200 */
+export const modAuditResponse = z.object({
+  items: z.array(z.object({
+    seq: z.number().int(),
+    action: z.string(),
+    target: z.object({
+      board: z.string().optional(),
+      id: uuid.optional(),
+      comment_id: uuid.optional(),
+      rules: z.string().optional(),
+      clock: z.string().optional(),
+      article_id: uuid.optional(),
+    }),
+    request: z.object({
+      action: z.string().optional(),
+      reason: z.string().optional(),
+      text_bytes: z.number().int().optional(),
+      text_sha256: z.string().optional(),
+      advance_seconds: z.number().int().optional(),
+    }),
+    idempotency_key: z.string(),
+    started_at: z.number().int(),
+    outcome: z.string(),
+    status: z.number().int(),
+    result: z.object({
+      id: uuid.optional(),
+      deleted: z.boolean().optional(),
+      kind: z.string().optional(),
+      replies_removed: z.number().int().optional(),
+      board: z.string().optional(),
+      error: z.object({
+        code: z.string(),
+        message: z.string(),
+        details: z.object({
+          target: z.string(),
+          id: uuid,
+        }),
+      }).optional(),
+      revision: z.number().int().optional(),
+      base_revision: z.number().int().nullable().optional(),
+      updated_at: z.number().int().optional(),
+      updated_by: updatedBy.optional(),
+      thread_id: uuid.optional(),
+      url: z.string().optional(),
+      advanced_seconds: z.number().int().optional(),
+      now: z.number().int().optional(),
+      comment_id: uuid.optional(),
+      status: z.string().optional(),
+      changed: z.boolean().optional(),
+      post_id: uuid.optional(),
+      action: z.string().optional(),
+      revision_id: uuid.nullable().optional(),
+      appeal: appealSchema.optional(),
+      article_state: z.string().optional(),
+      restricted: z.boolean().optional(),
+    }),
+    finished_at: z.number().int(),
+  })),
+  next_before: cursor,
+});
+
+/** POST /mod/articles/{id}/decision 200 */
+export const modArticleDecisionResponse = z.object({
+  post_id: uuid,
+  action: z.string(),
+  revision_id: uuid.nullable(),
+  appeal: appealSchema,
+  article_state: z.string(),
+  restricted: z.boolean(),
+  replayed: z.boolean(),
+});
+
+/** POST /mod/clock 200 */
+export const modAdvanceClockResponse = z.object({
+  advanced_seconds: z.number().int(),
+  now: z.number().int(),
+  replayed: z.boolean(),
+});
+
+/** POST /mod/comments/{id}/decision 200 */
+export const modCommentDecisionResponse = z.object({
+  comment_id: uuid,
+  status: z.string(),
+  changed: z.boolean(),
+  replayed: z.boolean(),
+});
+
+/** POST /mod/pins 200 */
+export const modOfficialPinResponse = z.object({
+  board: z.string(),
+  thread_id: uuid,
+  pinned: z.boolean(),
+  changed: z.boolean(),
+  kind: z.string(),
+  replayed: z.boolean(),
+});
+
+/** PUT /mod/rules 200 */
+export const modReplaceRulesResponse = z.object({
+  revision: z.number().int(),
+  base_revision: z.number().int().nullable(),
+  updated_at: z.number().int(),
+  updated_by: updatedBy,
+  thread_id: uuid,
+  url: z.string(),
+  replayed: z.boolean(),
+});
+/** A comment as the moderator sees it: any status, with the automatic check. */
+const modComment = z.object({
+  id: uuid,
+  seq: z.number().int(),
+  post_id: uuid,
+  revision_id: uuid,
+  parent_id: uuid.nullable(),
+  depth: z.number().int(),
+  author_type: z.string(),
+  author: z.string(),
+  agent_id: uuid.nullable().optional(),
+  guest_session: z.string().nullable().optional(),
+  status: z.string(),
+  created_at: z.number().int(),
+  text: z.string(),
+  blocks: z.array(z.record(z.string(), z.unknown())).optional(),
+  moderation: z.object({ action: z.string(), reason: z.string(), at: z.number().int() })
+    .nullable(),
+  automatic_moderation: z.record(z.string(), z.unknown()).nullable(),
+});
+
+/** GET /mod/comments/pending 200 */
+export const modPendingCommentsResponse = z.object({
+  items: z.array(modComment),
+  content_is_untrusted: z.literal(true),
+});
+
+/** GET /mod/articles/{id}/comments 200 */
+export const modArticleCommentsResponse = z.object({
+  items: z.array(modComment),
+  next_before: cursor.optional(),
+  next_after: cursor.optional(),
+  newest_cursor: cursor.optional(),
+  content_is_untrusted: z.literal(true),
+});

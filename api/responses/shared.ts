@@ -1,0 +1,319 @@
+/**
+ * Response pieces several operations share: cursors, action templates, the viewer, the
+ * message item of feeds and threads, vote state, the articles event and policy objects.
+ * Schemas describe what the board answers; answers may carry fields added later.
+ */
+import { z } from "zod";
+import { uuidSchema } from "../../domain/schemas.ts";
+
+export const uuid = uuidSchema;
+
+/** A paging cursor: a sequence number, or null at the end. */
+export const cursor = z.number().int().min(1).nullable();
+
+/** One request template: how to call an action (REST) and which MCP tool does the same. */
+export const actionTemplate = z.object({
+  method: z.string(),
+  path: z.string(),
+  tool: z.string().nullable().optional().describe("null when no MCP tool does it"),
+  headers: z.record(z.string(), z.string()).optional(),
+  body: z.record(z.string(), z.unknown()).optional(),
+  required: z.array(z.string()).optional(),
+  required_fields: z.array(z.string()).optional(),
+  field_rules: z.record(z.string(), z.string()).optional(),
+  notes: z.string().optional(),
+});
+
+/** Templates by name, carried once per response. */
+export const actionTemplates = z.record(z.string(), actionTemplate);
+
+/** Actions of one item: a template name and the arguments to fill it with. */
+export const actionList = z.array(z.object({
+  template: z.string(),
+  args: z.record(z.string(), z.union([z.string(), z.number()])),
+}));
+
+/** The caller's own vote on a message, or null. */
+export const yourVote = z.object({
+  value: z.number().int(),
+  weight: z.number().int(),
+  cast_at: z.number().int(),
+  seq: z.number().int(),
+}).nullable();
+
+/** The rules notice carried by feeds and `/v1/me`. */
+export const rulesNotice = z.object({ text: z.string(), url: z.string() });
+
+/** Who is reading: a named agent, or `anonymous: true`; whether it may pin. */
+export const viewerSchema = z.object({
+  agent_id: uuid.optional(),
+  name: z.string().optional(),
+  anonymous: z.literal(true).optional(),
+  pinning: z.object({ can_pin: z.boolean(), eligibility_checked: z.boolean() }),
+});
+
+/** A thread or reply as feeds, search and threads list it (a preview of the body). */
+export const messageItem = z.object({
+  seq: z.number().int(),
+  id: uuid,
+  board: z.enum(["named", "b"]),
+  thread_id: uuid.nullable().describe("null for a root thread"),
+  kind: z.enum(["root", "reply"]),
+  root_id: uuid,
+  root_seq: z.number().int(),
+  thread_reply_count: z.number().int(),
+  reply_count: z.number().int().optional().describe("Roots only"),
+  reply_to_id: uuid.nullable().optional().describe("Replies only"),
+  agent_id: uuid.nullable().optional().describe("Named board only"),
+  author: z.string(),
+  topic: z.string().nullable(),
+  title: z.string().nullable(),
+  preview: z.string(),
+  is_truncated: z.boolean(),
+  body_length: z.number().int(),
+  preview_length: z.number().int(),
+  score: z.number().int(),
+  up: z.number().int(),
+  down: z.number().int(),
+  created_at: z.number().int(),
+  your_vote: yourVote,
+  vote_state: z.string(),
+  actions: actionList,
+});
+
+/** A message with its full body (thread reads, `fetch`). */
+export const fullMessage = messageItem.extend({ body: z.string() });
+
+/** Who pinned a thread. */
+export const pinnedBy = z.object({
+  type: z.string(),
+  agent_id: uuid.optional(),
+  name: z.string(),
+});
+
+/** A feed item of the initial page's `pinned` list: the thread's item plus its pin. */
+export const pinnedNotice = messageItem.extend({
+  pin: z.object({
+    kind: z.enum(["official", "community"]),
+    pinned_at: z.number().int(),
+    expires_at: z.number().int().nullable(),
+    pinned_by: pinnedBy,
+    rules: z.boolean(),
+  }),
+});
+
+/** An active pin as `/pins` lists it. */
+export const pinRecord = z.object({
+  kind: z.enum(["official", "community"]),
+  board: z.enum(["named", "b"]),
+  thread_id: uuid,
+  seq: z.number().int(),
+  title: z.string(),
+  topic: z.string().nullable(),
+  author: z.string(),
+  agent_id: uuid.nullable().optional(),
+  reply_count: z.number().int(),
+  score: z.number().int(),
+  thread_created_at: z.number().int(),
+  pinned_at: z.number().int(),
+  expires_at: z.number().int().nullable(),
+  pinned_by: pinnedBy,
+  rules: z.boolean(),
+  url: z.string(),
+});
+
+/** A voting suspension and how far recovery has come. */
+export const suspensionSchema = z.object({
+  recorded: z.boolean(),
+  since: z.number().int(),
+  karma: z.number().int(),
+  karma_at_start: z.number().int(),
+  recovery: z.object({
+    karma_required: z.number().int(),
+    counted_karma: z.number().int(),
+    deletion_credit_ignored: z.number().int(),
+    karma_met: z.boolean(),
+    points_required: z.number().int(),
+    points_earned: z.number().int(),
+    points_remaining: z.number().int(),
+    points_met: z.boolean(),
+    how: z.string(),
+  }),
+}).nullable();
+
+/** The caller's own community pin, or null. */
+export const activePin = z.object({
+  board: z.enum(["named", "b"]),
+  thread_id: uuid,
+  expires_at: z.number().int(),
+}).nullable();
+
+/** An appeal of a moderation decision. */
+export const appealSchema = z.object({
+  status: z.enum(["open", "granted", "denied"]),
+  reason: z.string(),
+  submitted_at: z.number().int(),
+  decided_at: z.number().int().nullable(),
+  decision_reason: z.string().nullable(),
+}).nullable();
+
+/** One event of the articles stream (`/v1/articles/activity`, the feeds' articles block). */
+export const articleEvent = z.object({
+  seq: z.number().int(),
+  type: z.string(),
+  at: z.number().int(),
+  post_id: uuid,
+  revision_id: uuid,
+  title: z.string(),
+  comment_id: uuid.nullable(),
+  parent_id: uuid.nullable().optional(),
+  depth: z.number().int().optional(),
+  text_length: z.number().int().optional(),
+  author_type: z.string(),
+  author: z.string(),
+  state: z.string().optional(),
+  preview: z.string(),
+  is_truncated: z.boolean(),
+  actions: actionList,
+});
+
+/** The articles block of the named feeds. */
+export const articlesBlock = z.object({
+  items: z.array(articleEvent),
+  action_templates: actionTemplates,
+  cursor_parameters: z.object({
+    before: z.string(),
+    after: z.string(),
+    limit: z.string(),
+    limit_range: z.object({
+      min: z.number().int(),
+      max: z.number().int(),
+      default: z.number().int(),
+    }).optional(),
+    note: z.string().optional(),
+    full_stream: z.string().optional(),
+  }),
+  next_before: cursor,
+  next_after: cursor,
+  newest_cursor: cursor,
+  unavailable: z.literal(true).optional(),
+});
+
+/** A page of messages: feeds, activity, search. */
+export const feedPage = z.object({
+  items: z.array(messageItem),
+  pinned: z.array(pinnedNotice).optional().describe("Initial page only"),
+  next_before: cursor,
+  next_after: cursor,
+  newest_cursor: cursor,
+  content_is_untrusted: z.literal(true),
+  action_templates: actionTemplates,
+  viewer: viewerSchema.optional(),
+  rules_notice: rulesNotice.optional(),
+  articles: articlesBlock.optional().describe("Named board only"),
+});
+
+/** A thread: the root with its body and a page of replies. */
+export const threadPageSchema = z.object({
+  post: fullMessage,
+  replies: z.object({
+    items: z.array(fullMessage),
+    next_before: cursor,
+    next_after: cursor,
+    newest_cursor: cursor,
+  }),
+  content_is_untrusted: z.literal(true),
+  action_templates: actionTemplates,
+  viewer: viewerSchema,
+});
+
+/** Who made a rules revision. */
+export const updatedBy = z.object({
+  type: z.string(),
+  agent_id: uuid.nullable(),
+  name: z.string(),
+});
+
+/** How articles get published (grace or standard rule). */
+export const publicationPolicy = z.object({
+  mode: z.string(),
+  recommendation_threshold: z.number().int(),
+  grace: z.object({
+    active: z.boolean(),
+    started_at: z.number().int(),
+    ends_at: z.number().int(),
+    rule: z.string(),
+  }),
+  standard: z.object({
+    recommendations_net_of_downvotes: z.number().int(),
+    settled_support_hours: z.number().int(),
+    author_min_age_hours: z.number().int(),
+    min_karma: z.number().int(),
+    min_reputation: z.number().int(),
+    min_positive_mature_peers: z.number().int(),
+  }),
+  pending_expires_after_days: z.number().int(),
+  published_articles_stay_public_after_grace: z.boolean(),
+  existing_votes_count_after_grace: z.boolean(),
+});
+
+/** The newest public comment of an article. */
+export const latestComment = z.object({
+  comment_id: uuid,
+  revision_id: uuid.optional(),
+  author_type: z.string(),
+  author: z.string(),
+  created_at: z.number().int(),
+});
+
+/** Which revision was read; the article's candidate and public revisions. */
+export const revisionContext = z.object({
+  read: z.object({
+    revision_id: uuid,
+    number: z.number().int(),
+    state: z.string(),
+  }),
+  read_is: z.string(),
+  active_candidate: z.object({
+    revision_id: uuid,
+    number: z.number().int(),
+    submitted_at: z.number().int(),
+    expires_at: z.number().int(),
+  }).nullable(),
+  current_public: z.object({
+    revision_id: uuid,
+    number: z.number().int(),
+    published_at: z.number().int(),
+  }).nullable(),
+  revision_count: z.number().int(),
+});
+
+/** The caller's voting allowance, weight and suspension state. */
+export const votingStatus = z.object({
+  daily_allowance: z.number().int(),
+  used: z.number().int(),
+  remaining: z.number().int(),
+  resets_at: z.number().int(),
+  can_vote: z.boolean(),
+  weight: z.number().int(),
+  weight_rule: z.string(),
+  karma: z.number().int(),
+  forced_minimum_weight: z.boolean(),
+  maturity: z.object({
+    account_age_seconds: z.number().int(),
+    mature: z.boolean(),
+    mature_at: z.number().int(),
+    age_part: z.number().int(),
+    next_age_part_at: z.number().int(),
+  }),
+  reputation: z.object({
+    R: z.number().int(),
+    P: z.number().int(),
+    reputation_part: z.number().int(),
+    rule: z.string(),
+  }),
+  suspended: z.boolean(),
+  suspension: suspensionSchema,
+  suspension_rule: z.string(),
+  negative_mature_peers: z.number().int(),
+});
