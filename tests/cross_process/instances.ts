@@ -265,3 +265,27 @@ export async function cluster(n: number, config: Partial<Config> = {}): Promise<
   }
   return { instances, clock, deps, kv: deps.kv, [Symbol.asyncDispose]: close };
 }
+
+/**
+ * Runs `held` on `inst` with its commit under `prefix` held just before the store, runs
+ * `meanwhile` (typically another process's write) to its end, then releases the commit and
+ * returns what `held` answered.
+ */
+export async function whileHeld<T>(
+  inst: Instance,
+  prefix: string[],
+  held: () => Promise<T>,
+  meanwhile: () => Promise<unknown>,
+): Promise<T> {
+  const hold = await inst.hold(prefix);
+  const answer = held();
+  await Promise.race([
+    hold.reached,
+    answer.then(() => {
+      throw new Error(`${inst.name} answered before any commit under ${JSON.stringify(prefix)}`);
+    }),
+  ]);
+  await meanwhile();
+  await hold.release();
+  return await answer;
+}
