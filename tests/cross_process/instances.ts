@@ -279,10 +279,15 @@ export async function whileHeld<T>(
 ): Promise<T> {
   const hold = await inst.hold(prefix);
   const answer = held();
+  let reached = false;
   await Promise.race([
-    hold.reached,
-    answer.then(() => {
-      throw new Error(`${inst.name} answered before any commit under ${JSON.stringify(prefix)}`);
+    hold.reached.then(() => void (reached = true)),
+    answer.then(async (got) => {
+      if (reached) return;
+      const what = got instanceof Response ? `${got.status} ${await got.text()}` : String(got);
+      throw new Error(
+        `${inst.name} answered before any commit under ${JSON.stringify(prefix)}: ${what}`,
+      );
     }),
   ]);
   await meanwhile();
