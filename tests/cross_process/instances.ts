@@ -255,10 +255,11 @@ export async function cluster(n: number, config: Partial<Config> = {}): Promise<
     await Deno.remove(dir, { recursive: true });
   };
   try {
+    // One after another: their first writes (start-up records) would race for a new file.
     for (let i = 0; i < n; i++) {
       instances.push(new Instance(`process ${"ABCDEFGH"[i]}`, kvPath, config, local));
+      await instances[i].ready();
     }
-    await Promise.all(instances.map((i) => i.ready()));
   } catch (e) {
     await close();
     throw e;
