@@ -1,13 +1,15 @@
 /**
  * Two interleavings across processes that a write path keeping entries in memory between
- * commits got wrong (entries read ahead outliving a failed commit; a refusal decided on
- * remembered entries another process had changed). Each runs on real separate processes.
+ * commits gets wrong: entries read ahead that outlive a failed commit, and a refusal decided
+ * on entries another process has changed, followed by commits that build on them.
  */
 import assert from "node:assert/strict";
 import { karmaOf } from "../../domain/karma.ts";
 import { keys } from "../../kv/keys.ts";
 import type { MessageRecord } from "../../domain/messages.ts";
 import { agent, agents, namedPost, type TestAgent, voteRequest } from "../vote_helpers.ts";
+import { agentHeaders } from "../helpers.ts";
+import { publish } from "../limit_helpers.ts";
 import { cluster } from "./instances.ts";
 
 /** Awaits a vote response and asserts 200. */
@@ -50,4 +52,31 @@ Deno.test("cross-process: a vote held in flight while another process votes for 
     assert.deepEqual([msg.up, msg.score], [1, 1]);
   }
   assert.equal(await karmaOf(c.deps, x.id), 34, "every vote for X counted once");
+});
+
+Deno.test("cross-process: a refusal decided on state another process changed leaves nothing stale behind", async () => {
+  await using c = await cluster(2, { limitScale: 100, maxPosts: 5 });
+  const [a, b] = c.instances;
+  const p = await agent(a);
+  const q = await agent(a);
+  const made: string[] = [];
+  for (let i = 0; i < 5; i++) made.push(await namedPost(a, p, `p ${i}`));
+  // A refuses: the board is full.
+  assert.equal((await publish(a, q.key, q.net)).status, 503);
+  // B removes two posts; A's next publications build on what B left.
+  for (const id of made.slice(0, 2)) {
+    const r = await b.request(
+      `/v1/posts/${id}`,
+      { method: "DELETE", headers: agentHeaders(p.key) },
+      p.net,
+    );
+    assert.equal(r.status, 200, await r.text());
+  }
+  await namedPost(a, q, "q 1");
+  await namedPost(a, q, "q 2");
+  assert.equal((await publish(a, q.key, q.net)).status, 503);
+  const retained = (await c.kv.get<number>(keys.counters("posts"))).value;
+  let stored = 0;
+  for await (const _ of c.kv.list({ prefix: ["messages", "named"] })) stored++;
+  assert.deepEqual([retained, stored], [5, 5]);
 });
