@@ -234,6 +234,8 @@ interface Local {
 
 /** A KV file in a temp folder, `n` worker instances on it and the test's own handle. */
 export interface Cluster extends AsyncDisposable {
+  /** The KV file every process opens. */
+  path: string;
   instances: Instance[];
   clock: ManualClock;
   deps: Deps;
@@ -264,7 +266,7 @@ export async function cluster(n: number, config: Partial<Config> = {}): Promise<
     await close();
     throw e;
   }
-  return { instances, clock, deps, kv: deps.kv, [Symbol.asyncDispose]: close };
+  return { path: kvPath, instances, clock, deps, kv: deps.kv, [Symbol.asyncDispose]: close };
 }
 
 /**

@@ -8,7 +8,9 @@ import { karmaOf } from "../../domain/karma.ts";
 import { keys } from "../../kv/keys.ts";
 import type { MessageRecord } from "../../domain/messages.ts";
 import { agent, agents, namedPost, type TestAgent, voteRequest } from "../vote_helpers.ts";
-import { agentHeaders } from "../helpers.ts";
+import { agentHeaders, assertError } from "../helpers.ts";
+import { utcDay } from "../../domain/clock.ts";
+import { POSTS_PER_AGENT_PER_DAY } from "../../domain/quotas.ts";
 import { publish } from "../limit_helpers.ts";
 import { cluster } from "./instances.ts";
 
@@ -79,4 +81,18 @@ Deno.test("cross-process: a refusal decided on state another process changed lea
   let stored = 0;
   for await (const _ of c.kv.list({ prefix: ["messages", "named"] })) stored++;
   assert.deepEqual([retained, stored], [5, 5]);
+});
+
+Deno.test("cross-process: a write made without the service's KV handle is still seen", async () => {
+  await using c = await cluster(1);
+  const [a] = c.instances;
+  const p = await agent(a);
+  for (let i = 0; i < 3; i++) await namedPost(a, p, `p ${i}`);
+  // A maintenance script (or an older deployment) opens the store directly.
+  using raw = await Deno.openKv(c.path);
+  const day = keys.quotaUsage("agent_posts", p.id, utcDay(c.clock.now()));
+  assert.equal((await raw.get(day)).value, 3);
+  await raw.set(day, POSTS_PER_AGENT_PER_DAY);
+  await assertError(await publish(a, p.key, p.net), 429, "DAILY_LIMIT");
+  assert.equal((await raw.get(day)).value, POSTS_PER_AGENT_PER_DAY);
 });
