@@ -204,7 +204,9 @@ export class Instance implements TestBoard {
   /** Ends the worker (its stdin closes; it closes its KV handles and exits). */
   async close(): Promise<void> {
     await this.#stdin.close().catch(() => {});
+    let killed = false;
     const timer = setTimeout(() => {
+      killed = true;
       try {
         this.#child.kill();
       } catch { /* already gone */ }
@@ -212,6 +214,7 @@ export class Instance implements TestBoard {
     try {
       await Promise.all([this.#reading, this.#readingErr]);
       const status = await this.#child.status;
+      if (killed) throw new Error(`${this.name} did not exit within ${ANSWER_MS} ms: killed`);
       if (!status.success) {
         throw new Error(`${this.name} exited with ${status.code}${this.#stderrNote()}`);
       }
@@ -252,9 +255,10 @@ export async function cluster(n: number, config: Partial<Config> = {}): Promise<
   const local: Local = { deps, app: createApp(deps), clock };
   const instances: Instance[] = [];
   const close = async () => {
-    await Promise.allSettled(instances.map((i) => i.close()));
+    const closed = await Promise.allSettled(instances.map((i) => i.close()));
     raw.close();
     await Deno.remove(dir, { recursive: true });
+    for (const c of closed) if (c.status === "rejected") throw c.reason;
   };
   try {
     // One after another: their first writes (start-up records) would race for a new file.
@@ -263,7 +267,7 @@ export async function cluster(n: number, config: Partial<Config> = {}): Promise<
       await instances[i].ready();
     }
   } catch (e) {
-    await close();
+    await close().catch(() => {}); // the start-up error says more
     throw e;
   }
   return { path: kvPath, instances, clock, deps, kv: deps.kv, [Symbol.asyncDispose]: close };

@@ -122,7 +122,9 @@ function observed(kv: Deno.Kv): Deno.Kv {
         return (...args: Parameters<Deno.Kv["list"]>) => {
           const iter = target.list(...args);
           return {
-            cursor: () => iter.cursor,
+            get cursor() {
+              return iter.cursor;
+            },
             next: () => track(iter.next()),
             [Symbol.asyncIterator]() {
               return this;
