@@ -36,7 +36,6 @@ const UNCACHED = new Set([
   "guest_session_prints",
   "guest_comment_checks",
   "read_versions",
-  "guards",
 ]);
 
 /** Daily counters no cached read shows (the posting quota is in /v1/me, never cached). */
