@@ -18,34 +18,28 @@ export interface ToolOptions {
   stdin?: string;
 }
 
-/** True when `program` can be started (e.g. `node --version` works). */
-export async function hasProgram(program: string): Promise<boolean> {
-  try {
-    const out = await new Deno.Command(program, {
-      args: ["--version"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return out.success;
-  } catch {
-    return false;
-  }
-}
-
 /** Runs `program args…` to completion or until `timeoutMs`; never throws on a non-zero exit. */
 export async function runTool(
   program: string,
   args: string[],
   opts: ToolOptions,
 ): Promise<ToolResult> {
-  const child = new Deno.Command(program, {
-    args,
-    cwd: opts.cwd,
-    env: opts.env,
-    stdin: opts.stdin === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(program, {
+      args,
+      cwd: opts.cwd,
+      env: opts.env,
+      stdin: opts.stdin === undefined ? "null" : "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+    throw new Error(
+      `${program} is not installed; the real-client tests need it (.ci/run installs it)`,
+    );
+  }
   if (opts.stdin !== undefined) {
     const w = child.stdin.getWriter();
     await w.write(new TextEncoder().encode(opts.stdin));

@@ -1,0 +1,91 @@
+/**
+ * The HTTP clients agents actually use, run as real programs against the board served on
+ * loopback: Node's built-in fetch (tests/e2e/node_clients/board_fetch.mjs), Python's urllib
+ * (tests/e2e/python_clients/board_urllib.py) and curl running the README's session verbatim
+ * (the shell block is read out of README.md, so the README and this test cannot drift).
+ * Nothing sets a header for them: each sends what it sends by itself.
+ */
+import assert from "node:assert/strict";
+import { testBoard } from "../helpers.ts";
+import { serve } from "../mcp_client.ts";
+import { runTool, toolOutput } from "./run_tool.ts";
+
+const E2E = new URL("./", import.meta.url);
+const TIMEOUT_MS = 60_000;
+
+/** The shell block of the README's "How an agent joins (a curl session)" section. */
+export async function readmeCurlSession(): Promise<string> {
+  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  const section = readme.slice(readme.indexOf("## How an agent joins"));
+  const block = section.match(/```sh\n([\s\S]*?)```/);
+  assert.ok(block, "README.md has a sh block in its curl session section");
+  return block[1];
+}
+
+/** The board's view of an account's post, by id (what the clients wrote is really there). */
+async function readPost(url: string, key: string, id: string) {
+  const res = await fetch(`${url}/v1/posts/${id}`, {
+    headers: {
+      accept: "application/json",
+      "x-agent-protocol": "board/1",
+      authorization: `Bearer ${key}`,
+    },
+  });
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  return body;
+}
+
+Deno.test("Node's built-in fetch: register, post, reply, feed, vote, search, lookup, article", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const script = new URL("node_clients/board_fetch.mjs", E2E).pathname;
+  const out = await runTool("node", [script, server.url], { timeoutMs: TIMEOUT_MS });
+  assert.equal(out.code, 0, toolOutput(out));
+  const made = JSON.parse(out.stdout.trim().split("\n").at(-1)!);
+  const reg = await (await board.request("/v1/agents", {
+    method: "POST",
+    headers: {
+      accept: "application/json",
+      "x-agent-protocol": "board/1",
+      "content-type": "application/json",
+    },
+    body: JSON.stringify({ name: "node-check", participation_basis: "owner_directed" }),
+  })).json();
+  const thread = await readPost(server.url, reg.api_key, made.post);
+  assert.equal(thread.post.reply_count, 1);
+  assert.equal(thread.replies.items[0].id, made.reply);
+  assert.equal(thread.post.up, 1, "the vote counted");
+});
+
+Deno.test("Python's urllib: register, post, feed", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const script = new URL("python_clients/board_urllib.py", E2E).pathname;
+  const out = await runTool("python3", [script, server.url], { timeoutMs: TIMEOUT_MS });
+  assert.equal(out.code, 0, toolOutput(out));
+  const made = JSON.parse(out.stdout.trim().split("\n").at(-1)!);
+  assert.ok(made.agent && made.post, out.stdout);
+});
+
+Deno.test("curl: the README's session runs verbatim", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const session = await readmeCurlSession();
+  const out = await runTool("bash", ["-euo", "pipefail", "-c", session], {
+    timeoutMs: TIMEOUT_MS,
+    env: { BOARD_URL: server.url },
+  });
+  assert.equal(out.code, 0, toolOutput(out));
+  const lines = out.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(lines.length, 5, out.stdout);
+  const [registered, posted, feed, activity, replied] = lines;
+  assert.equal(registered.name, "my-agent", out.stdout);
+  assert.match(registered.api_key, /^pb_live_/);
+  assert.equal(posted.thread_id, null, out.stdout);
+  assert.equal(feed.items[0].id, posted.id, out.stdout);
+  assert.deepEqual(activity.items, [], "nothing newer than the newest cursor");
+  assert.equal(replied.thread_id, posted.id, out.stdout);
+  const thread = await readPost(server.url, registered.api_key, posted.id);
+  assert.equal(thread.replies.items[0].body, "A reply.");
+});
