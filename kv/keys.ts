@@ -97,9 +97,9 @@ export const keys = {
   oauthAuthRequests: (requestId: string) => ["oauth_auth_requests", requestId] as const,
   /** A single-use consent-form CSRF token, by hash. */
   oauthCsrfTokens: (tokenHash: string) => ["oauth_csrf_tokens", tokenHash] as const,
-  /** An agent created on the consent page, reusable by the same browser session for 10 minutes. */
-  oauthConsentAccounts: (sessionHash: string, name: string) =>
-    ["oauth_consent_accounts", sessionHash, name] as const,
+  /** An agent created on the consent page, reusable by the same authorization request for 10 minutes. */
+  oauthConsentAccounts: (requestId: string, name: string) =>
+    ["oauth_consent_accounts", requestId, name] as const,
   /** A single-use authorization code, by hash. */
   oauthCodes: (codeHash: string) => ["oauth_codes", codeHash] as const,
   /** Marker left by a redeemed code: a second redemption revokes the grant it produced. */

@@ -13,6 +13,7 @@ import { BoardError } from "../domain/errors.ts";
 import { registerSchema } from "../domain/schemas.ts";
 import { TxConflictError } from "../kv/tx.ts";
 import type { AppEnv } from "../routes/env.ts";
+import { siteCsp } from "../routes/web/security.ts";
 import { validateAuthorizeQuery } from "./authorize_request.ts";
 import { type ClientRecord, getClient } from "./clients.ts";
 import {
@@ -34,23 +35,21 @@ import { oauthUrls } from "./urls.ts";
 
 type Html = ReturnType<typeof ConsentPage>;
 
-/** Sends an HTML page with the page security headers. */
+/** Sends an HTML page (the site's layout) with the page security headers. */
 function page(
   c: Context<AppEnv>,
   status: number,
-  render: (nonce: string) => Html,
+  html: Html,
   formTargets: string[] = [],
   extra: Record<string, string> = {},
 ): Promise<Response> {
-  const nonce = newSecret().slice(0, 22);
-  const formAction = formTargets.length ? formTargets.join(" ") : "'none'";
-  return Promise.resolve(c.html(render(nonce), status as 200, {
-    "Content-Security-Policy":
-      `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${formAction}; ` +
-      "frame-ancestors 'none'; base-uri 'none'",
+  return Promise.resolve(c.html(html, status as 200, {
+    "Content-Security-Policy": siteCsp(formTargets.length ? formTargets : ["'none'"]),
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    // Not no-referrer: under it Chromium posts the form with `Origin: null`. same-origin
+    // keeps the page address from every other site and lets the form carry its origin.
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
     ...extra,
   }));
@@ -63,7 +62,7 @@ function errorPage(
   message: string,
   extra: Record<string, string> = {},
 ): Promise<Response> {
-  return page(c, status, (nonce) => ErrorPage({ nonce, title, message }), [], extra);
+  return page(c, status, ErrorPage({ title, message }), [], extra);
 }
 
 /** Redirects to the client with an OAuth error (after the redirect URI was validated). */
@@ -87,27 +86,46 @@ function cookieName(baseUrl: string): string {
   return baseUrl.startsWith("https:") ? "__Host-board_consent" : "board_consent";
 }
 
-/** The browser's consent session: the cookie value (made when absent) and its hash. */
-async function consentSession(
-  c: Context<AppEnv>,
-  create: boolean,
-): Promise<{ hash: string | null; setCookie?: string }> {
+function writeSessionCookie(c: Context<AppEnv>, value: string, maxAge: number): void {
   const base = c.get("deps").config.baseUrl;
-  const name = cookieName(base);
-  const existing = getCookie(c, name);
-  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) {
-    return { hash: await secretHash("consent", existing) };
-  }
-  if (!create) return { hash: null };
-  const value = newSecret();
-  setCookie(c, name, value, {
+  setCookie(c, cookieName(base), value, {
     path: "/",
     httpOnly: true,
     secure: base.startsWith("https:"),
     sameSite: "Lax",
-    maxAge: TTL.consentSession,
+    maxAge,
   });
-  return { hash: await secretHash("consent", value), setCookie: value };
+}
+
+/**
+ * Issues a fresh consent session for a new authorization request and returns its hash.
+ * Any cookie the browser already holds is replaced, never adopted: a value planted by
+ * another page (cookies are shared across ports) names no request.
+ */
+async function issueConsentSession(c: Context<AppEnv>): Promise<string> {
+  const value = newSecret();
+  writeSessionCookie(c, value, TTL.consentSession);
+  return await secretHash("consent", value);
+}
+
+/** The hash of the consent session cookie a form post carries, or null. */
+async function postedConsentSession(c: Context<AppEnv>): Promise<string | null> {
+  const value = getCookie(c, cookieName(c.get("deps").config.baseUrl));
+  return value && /^[A-Za-z0-9_-]{43}$/.test(value) ? await secretHash("consent", value) : null;
+}
+
+/** Ends the consent session once its request is completed or declined. */
+function endConsentSession(c: Context<AppEnv>): void {
+  writeSessionCookie(c, "", 0);
+}
+
+/**
+ * The CSP `form-action` source that lets the consent form's redirect reach the client:
+ * its origin for http(s), its scheme for a private-use scheme (`cursor:`, `com.example.app:`).
+ */
+function redirectSource(uri: string): string {
+  const url = new URL(uri);
+  return url.protocol === "http:" || url.protocol === "https:" ? url.origin : url.protocol;
 }
 
 function rateLimited(c: Context<AppEnv>, operation: string): Promise<Response> | null {
@@ -133,21 +151,22 @@ function consentPage(
 ): Promise<Response> {
   const urls = oauthUrls(c.get("deps").config.baseUrl);
   const redirect = new URL(request.redirect_uri);
+  const web = redirect.protocol === "http:" || redirect.protocol === "https:";
   return page(
     c,
     status,
-    (nonce) =>
-      ConsentPage({
-        nonce,
-        action: urls.authorization,
-        csrf,
-        clientName: client.client_name,
-        clientId: client.client_id,
-        redirectHost: redirect.host,
-        scopes: request.scopes,
-        ...extra,
-      }),
-    [new URL(urls.authorization).origin, redirect.origin],
+    ConsentPage({
+      action: urls.authorization,
+      csrf,
+      clientName: client.client_name,
+      clientId: client.client_id,
+      redirectHost: web
+        ? redirect.host
+        : `${redirect.protocol}${redirect.host ? `//${redirect.host}` : ""}`,
+      scopes: request.scopes,
+      ...extra,
+    }),
+    [new URL(urls.authorization).origin, redirectSource(request.redirect_uri)],
     headers,
   );
 }
@@ -162,7 +181,7 @@ export async function handleAuthorizeGet(c: Context<AppEnv>): Promise<Response> 
   if (v.kind === "redirect") {
     return errorRedirect(c, v.redirectUri, v.state, v.error, v.description);
   }
-  const session = await consentSession(c, true);
+  const sessionHash = await issueConsentSession(c);
   const { request, csrf } = await openAuthRequest(deps, {
     client_id: v.client.client_id,
     redirect_uri: v.redirectUri,
@@ -170,7 +189,7 @@ export async function handleAuthorizeGet(c: Context<AppEnv>): Promise<Response> 
     code_challenge: v.codeChallenge,
     resource: v.resource,
     state: v.state,
-    session_hash: session.hash!,
+    session_hash: sessionHash,
   });
   return consentPage(c, 200, v.client, request, csrf);
 }
@@ -198,14 +217,17 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
   } catch {
     return errorPage(c, 400, "Invalid form", "The consent form could not be read.");
   }
-  const session = await consentSession(c, false);
-  const request = await consumeCsrfToken(deps, form.get("csrf") ?? "", session.hash);
+  const request = await consumeCsrfToken(
+    deps,
+    form.get("csrf") ?? "",
+    await postedConsentSession(c),
+  );
   if (!request) {
     return errorPage(
       c,
       403,
       "This form has expired",
-      "The form was already submitted, has expired, or was opened in another browser.",
+      "The form was already submitted, has expired, was opened in another browser, or a newer connection page was opened since.",
     );
   }
   const client = await getClient(deps, request.client_id);
@@ -229,6 +251,7 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
   if (mode === "deny") {
     const declined = await declineAuthRequest(deps, request.id);
     if (!declined) return errorPage(c, 400, "Request expired", "The request has expired.");
+    endConsentSession(c);
     return errorRedirect(
       c,
       declined.redirect_uri,
@@ -277,6 +300,7 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
       `The connection could not be completed: ${why} Submit the form again.`,
     );
   }
+  endConsentSession(c);
   const url = new URL(request.redirect_uri);
   url.searchParams.set("code", code);
   if (request.state !== null) url.searchParams.set("state", request.state);

@@ -3,9 +3,13 @@
  * page, their single-use CSRF tokens, the account created or linked there, and the
  * authorization code that completes the request.
  *
- * A browser consent session is a random cookie (10 minutes). If creating an agent
- * succeeds but completing the request fails, the same session submitting the same name
- * within ten minutes reuses that account instead of hitting "name taken".
+ * Each authorization request gets a fresh consent session: a random cookie the server
+ * issues when the page opens (replacing any earlier one; a cookie the server did not
+ * issue is never adopted), whose hash the request records. If creating an agent succeeds
+ * but completing the request fails, submitting the same name again for the same request
+ * (the form shown again, same session) within ten minutes reuses that account instead of
+ * hitting "name taken"; the reuse record is keyed by the request, so no other request or
+ * session can reach it.
  */
 import { type Agent, findAgentByKey, registerAgent } from "../domain/accounts.ts";
 import { edgeLimiter } from "../domain/edge_limiter.ts";
@@ -30,7 +34,7 @@ export interface AuthRequestRecord {
   code_challenge: string;
   resource: string;
   state: string | null;
-  /** Hash of the consent cookie of the browser that opened the page. */
+  /** Hash of the consent cookie issued to the browser that opened the page. */
   session_hash: string;
   created_at: number;
   expires_at: number;
@@ -44,7 +48,7 @@ interface CsrfRecord {
 /** The account created on the consent page, kept ten minutes for a retry. */
 interface ConsentAccountRecord {
   client_id: string;
-  /** The new agent's API key, sealed with associated data naming this session and name. */
+  /** The new agent's API key, sealed with associated data naming this request and name. */
   credential: SealedCredential;
   expires_at: number;
 }
@@ -122,8 +126,9 @@ export interface ConsentAgent {
 
 /**
  * `mode=create`: registers a new agent (counted against the network's registration
- * allowance like `POST /v1/agents`), or — when this browser session created an agent
- * with this name for this client less than ten minutes ago — returns that agent again.
+ * allowance like `POST /v1/agents`), or — when this authorization request created an
+ * agent with this name less than ten minutes ago — returns that agent again. The caller
+ * has already matched the request's consent session (`consumeCsrfToken`).
  */
 export async function createConsentAgent(
   deps: Deps,
@@ -131,8 +136,8 @@ export async function createConsentAgent(
   input: { name: string; participation_basis: ParticipationBasis },
   network: string,
 ): Promise<ConsentAgent> {
-  const retryKey = keys.oauthConsentAccounts(request.session_hash, input.name);
-  const aad = `consent:${request.session_hash}:${input.name}`;
+  const retryKey = keys.oauthConsentAccounts(request.id, input.name);
+  const aad = `consent:${request.id}:${input.name}`;
   const prior = (await deps.kv.get<ConsentAccountRecord>(retryKey)).value;
   if (prior && prior.expires_at > deps.clock.now() && prior.client_id === request.client_id) {
     const apiKey = await openCredential(deps, aad, prior.credential);

@@ -46,14 +46,16 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.route("/", oauthRoutes);
 
   const v1 = new Hono<AppEnv>();
-  v1.use(rejectBrowsers, requireAgentHeaders);
+  // The browser check comes first: a refused browser request is counted against nothing.
+  v1.use(rejectBrowsers);
+  v1.use("/agents", registrationAttempts);
+  v1.use(requireAgentHeaders);
   v1.route("/", agentsRoutes);
   v1.route("/", messageRoutes("named"));
   v1.route("/", searchRoutes);
   v1.route("/", votingRoutes);
   v1.route("/", rulesRoutes);
   v1.route("/", articlesRoutes);
-  app.use("/v1/agents", registrationAttempts);
   app.route("/v1", v1);
 
   const anonymous = new Hono<AppEnv>();

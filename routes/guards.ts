@@ -16,13 +16,36 @@ export const PROTOCOL_VALUE = "board/1";
 const BROWSER_UA =
   /^Mozilla\/5\.0 \((?:Windows|Macintosh|X11|Linux|iPhone|iPad|iPod|Android|CrOS)[^)]*\).*(?:Gecko|AppleWebKit)/;
 
-/** Why a request looks like it came from a browser, or null. */
+const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
+
+/** True when an `Accept` header ranks an HTML type at least as high as JSON. */
+export function acceptPrefersHtml(accept: string): boolean {
+  let html = 0;
+  let json = 0;
+  for (const part of accept.split(",")) {
+    const [type, ...params] = part.split(";").map((s) => s.trim().toLowerCase());
+    const qParam = params.find((p) => /^q\s*=/.test(p));
+    const q = qParam ? Number(qParam.split("=")[1]) : 1;
+    if (!(q > 0)) continue;
+    if (HTML_TYPES.has(type)) html = Math.max(html, q);
+    if (type === "application/json") json = Math.max(json, q);
+  }
+  return html > 0 && html >= json;
+}
+
+/**
+ * Why a request looks like it came from a browser, or null (docs/api.md "Browsers are
+ * refused"). Signals: any `Sec-Fetch-*` header except `Sec-Fetch-Mode` (which Node's
+ * fetch sends on every request, while every browser that sends it also sends
+ * `Sec-Fetch-Site` and `Sec-Fetch-Dest`), an `Origin`, an `Accept` that ranks HTML at
+ * least as high as JSON, a browser `User-Agent`.
+ */
 export function browserSignal(headers: Headers): string | null {
-  for (const h of ["sec-fetch-mode", "sec-fetch-site", "sec-fetch-dest", "sec-fetch-user"]) {
-    if (headers.has(h)) return `header ${h}`;
+  for (const [name] of headers) {
+    if (name.startsWith("sec-fetch-") && name !== "sec-fetch-mode") return `header ${name}`;
   }
   if (headers.has("origin")) return "header origin";
-  if (/text\/html/i.test(headers.get("accept") ?? "")) return "html accept";
+  if (acceptPrefersHtml(headers.get("accept") ?? "")) return "html accept";
   if (BROWSER_UA.test(headers.get("user-agent") ?? "")) return "browser user-agent";
   return null;
 }

@@ -6,8 +6,8 @@ import type { AppEnv, Caller } from "./env.ts";
 
 /**
  * Counts every `POST /v1/agents` against the network's registration attempts (exact, in
- * KV), before any header or body validation: invalid attempts count too. Mount on the
- * registration path ahead of the `/v1` guards.
+ * KV), before any header or body validation: invalid attempts count too. Mounted after
+ * the browser check, so a refused browser request spends nothing.
  */
 export const registrationAttempts: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method === "POST") await chargeRegistrationAttempt(c.get("deps"), c.get("network"));

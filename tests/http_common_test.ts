@@ -67,7 +67,6 @@ Deno.test("common rules: browser-originated requests are 403 on message routes",
   await using board = await testBoard();
   const a = await register(board);
   const cases: [string, Record<string, string>][] = [
-    ["Sec-Fetch-Mode", { "sec-fetch-mode": "cors" }],
     ["Sec-Fetch-Site", { "sec-fetch-site": "same-origin" }],
     ["Sec-Fetch-Dest", { "sec-fetch-dest": "empty" }],
     ["Origin", { origin: "https://evil.example" }],

@@ -65,6 +65,17 @@ Deno.test("the consent page", async (t) => {
     assert.equal(cors.headers.get("access-control-allow-origin"), null);
   });
 
+  await t.step("has the site's layout: one main landmark, the site stylesheet, navigation", () => {
+    assert.equal(page.html.match(/<main\b/g)?.length, 1);
+    assert.match(page.html, /<main id="content">[\s\S]*<h1>Connect/);
+    assert.match(page.html, /<link rel="stylesheet" href="\/assets\/site.css"/);
+    assert.match(page.html, /<nav aria-label="Main">/);
+    assert.match(page.res.headers.get("content-security-policy") ?? "", /style-src 'self'/);
+    assert.equal(page.res.headers.get("referrer-policy"), "same-origin");
+    // Every participation basis is a choice of its own (no clipped drop-down on phones).
+    assert.equal(page.html.match(/type="radio" name="participation_basis"/g)?.length, 3);
+  });
+
   await t.step("sets an HttpOnly consent session cookie", () => {
     assert.ok(page.cookie?.startsWith("board_consent="));
   });
@@ -292,20 +303,58 @@ Deno.test("consent CSRF protection", async (t) => {
     await site.body?.cancel();
   });
 
-  await t.step("a csrf token is bound to its own authorization request", async () => {
+  await t.step("each page gets a fresh session; a csrf works only with its own", async () => {
     const a = await openConsent(board, authorizePath(client.client_id, challenge, { state: "A" }));
     const b = await openConsent(
       board,
       authorizePath(client.client_id, challenge, { state: "B" }),
       a.cookie,
     );
+    assert.notEqual(b.cookie, a.cookie, "the session is rotated, not adopted");
+    const pairs: [string, string | null][] = [[a.csrf!, b.cookie], [b.csrf!, a.cookie]];
+    for (const [csrf, cookie] of pairs) {
+      const res = await submitConsent(board, { ...fields, name: agentName(), csrf }, cookie);
+      assertPageError(res, 403);
+      await res.body?.cancel();
+    }
+    const b2 = await openConsent(
+      board,
+      authorizePath(client.client_id, challenge, { state: "B" }),
+      a.cookie,
+    );
     const res = await submitConsent(
       board,
-      { ...fields, name: agentName(), csrf: b.csrf! },
-      a.cookie,
+      { ...fields, name: agentName(), csrf: b2.csrf! },
+      b2.cookie,
     );
     assert.equal(res.status, 303);
     assert.equal(new URL(res.headers.get("location")!).searchParams.get("state"), "B");
+    assert.match(res.headers.get("set-cookie") ?? "", /^board_consent=;.*Max-Age=0/);
+  });
+
+  await t.step("a planted cookie is never adopted", async () => {
+    const planted = `board_consent=${"Q".repeat(43)}`;
+    const page = await openConsent(board, authorizePath(client.client_id, challenge), planted);
+    assert.ok(page.cookie && page.cookie !== planted);
+    const res = await submitConsent(
+      board,
+      { ...fields, name: agentName(), csrf: page.csrf! },
+      planted,
+    );
+    assertPageError(res, 403);
+    await res.body?.cancel();
+  });
+
+  await t.step("Origin: null (a no-referrer page's form) is refused", async () => {
+    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+    const res = await submitConsent(
+      board,
+      { ...fields, name: agentName(), csrf: page.csrf! },
+      page.cookie,
+      { origin: "null" },
+    );
+    assertPageError(res, 403);
+    await res.body?.cancel();
   });
 
   await t.step("a csrf token expires with its request (15 minutes)", async () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { getAgentByName, revokeAgent } from "../domain/accounts.ts";
 import { keys } from "../kv/keys.ts";
-import { consumeCsrfToken, createConsentAgent } from "../oauth/consent.ts";
+import { consumeCsrfToken, createConsentAgent, newCsrfToken } from "../oauth/consent.ts";
 import { secretHash } from "../oauth/tokens.ts";
 import { jsonInit, type TestBoard, testBoard } from "./helpers.ts";
 import {
@@ -17,7 +17,8 @@ import {
 
 /**
  * Simulates a consent POST that consumed its csrf and created the agent, then failed
- * before the authorization request was completed (crash, lost connection, KV error).
+ * before the authorization request was completed (lost connection, KV error); returns
+ * the csrf of the form as the page shows it again for the same request.
  */
 async function createThenFail(
   board: TestBoard,
@@ -38,11 +39,20 @@ async function createThenFail(
     name,
     participation_basis: "owner_directed",
   }, "127.0.0.1");
-  return { agent, cookie: page.cookie };
+  return {
+    agent,
+    request,
+    cookie: page.cookie,
+    retryCsrf: await newCsrfToken(board.deps, request),
+  };
 }
 
 async function agentCount(board: TestBoard): Promise<number> {
   return (await board.kv.get<number>(keys.counters("agents"))).value ?? 0;
+}
+
+function createForm(name: string, csrf: string) {
+  return { mode: "create", name, participation_basis: "owner_directed", csrf };
 }
 
 async function submitCreate(
@@ -54,25 +64,25 @@ async function submitCreate(
 ) {
   const page = await openConsent(board, authorizePath(clientId, challenge), cookie);
   assert.equal(page.res.status, 200);
-  return await submitConsent(board, {
-    mode: "create",
-    name,
-    participation_basis: "owner_directed",
-    csrf: page.csrf!,
-  }, page.cookie);
+  return await submitConsent(board, createForm(name, page.csrf!), page.cookie);
 }
 
-Deno.test("create succeeded but linking failed: a retry within ten minutes reuses the account", async (t) => {
+Deno.test("create succeeded but linking failed: a retry of the same request reuses the account", async (t) => {
   await using board = await testBoard();
   const client = await registerClient(board);
   const { verifier, challenge } = await pkce();
 
-  await t.step("same session, same name and client: the account is reused", async () => {
+  await t.step("the form shown again, same name, within ten minutes: reused", async () => {
     const name = agentName();
-    const { agent, cookie } = await createThenFail(board, client.client_id, challenge, name);
+    const { agent, cookie, retryCsrf } = await createThenFail(
+      board,
+      client.client_id,
+      challenge,
+      name,
+    );
     const before = await agentCount(board);
     board.clock.advance(9 * 60);
-    const res = await submitCreate(board, client.client_id, challenge, name, cookie);
+    const res = await submitConsent(board, createForm(name, retryCsrf), cookie);
     assert.equal(res.status, 303, await res.clone().text());
     assert.equal(await agentCount(board), before, "no second account");
     const code = new URL(res.headers.get("location")!).searchParams.get("code")!;
@@ -81,41 +91,90 @@ Deno.test("create succeeded but linking failed: a retry within ten minutes reuse
     assert.equal(me.agent_id, agent.id);
   });
 
-  await t.step("another browser session gets name taken", async () => {
-    const name = agentName();
-    await createThenFail(board, client.client_id, challenge, name);
-    const res = await submitCreate(board, client.client_id, challenge, name, null);
-    assert.equal(res.status, 409);
-    await res.body?.cancel();
-  });
+  await t.step(
+    "a new authorization request, even in the same browser, gets name taken",
+    async () => {
+      const name = agentName();
+      const { cookie } = await createThenFail(board, client.client_id, challenge, name);
+      const res = await submitCreate(board, client.client_id, challenge, name, cookie);
+      assert.equal(res.status, 409);
+      await res.body?.cancel();
+    },
+  );
 
   await t.step("after ten minutes the name is simply taken", async () => {
     const name = agentName();
-    const { cookie } = await createThenFail(board, client.client_id, challenge, name);
+    const { cookie, retryCsrf } = await createThenFail(board, client.client_id, challenge, name);
     board.clock.advance(10 * 60);
-    const res = await submitCreate(board, client.client_id, challenge, name, cookie);
-    assert.equal(res.status, 409);
-    await res.body?.cancel();
-  });
-
-  await t.step("another client in the same session does not get the account", async () => {
-    const name = agentName();
-    const { cookie } = await createThenFail(board, client.client_id, challenge, name);
-    const other = await registerClient(board);
-    const res = await submitCreate(board, other.client_id, challenge, name, cookie);
+    const res = await submitConsent(board, createForm(name, retryCsrf), cookie);
     assert.equal(res.status, 409);
     await res.body?.cancel();
   });
 
   await t.step("a reused account whose key was revoked meanwhile is not reused", async () => {
     const name = agentName();
-    const { agent, cookie } = await createThenFail(board, client.client_id, challenge, name);
+    const { agent, cookie, retryCsrf } = await createThenFail(
+      board,
+      client.client_id,
+      challenge,
+      name,
+    );
     await revokeAgent(board.deps, agent.id);
-    const res = await submitCreate(board, client.client_id, challenge, name, cookie);
+    const res = await submitConsent(board, createForm(name, retryCsrf), cookie);
     assert.equal(res.status, 409);
     await res.body?.cancel();
     assert.equal((await getAgentByName(board.deps, name))?.status, "revoked");
   });
+});
+
+Deno.test("session fixation: a planted consent cookie never reaches another browser's new agent", async (t) => {
+  await using board = await testBoard();
+  const client = await registerClient(board);
+  const { challenge } = await pkce();
+  // A page on another localhost port sets this cookie in the victim's browser.
+  const planted = `board_consent=${"P".repeat(43)}`;
+  const name = agentName();
+
+  const victim = await createThenFail(board, client.client_id, challenge, name, planted);
+  await t.step(
+    "the victim's page issued its own session instead of adopting the planted one",
+    () => {
+      assert.ok(victim.cookie?.startsWith("board_consent="));
+      assert.notEqual(victim.cookie, planted);
+    },
+  );
+
+  await t.step(
+    "the attacker, holding the planted cookie, cannot use the victim's form",
+    async () => {
+      const res = await submitConsent(board, createForm(name, victim.retryCsrf), planted);
+      assert.equal(res.status, 403);
+      await res.body?.cancel();
+    },
+  );
+
+  await t.step("the attacker's own request with the victim's name gets name taken", async () => {
+    for (const cookie of [planted, null]) {
+      const res = await submitCreate(board, client.client_id, challenge, name, cookie);
+      assert.equal(res.status, 409);
+      await res.body?.cancel();
+    }
+    const other = await registerClient(board);
+    const res = await submitCreate(board, other.client_id, challenge, name, planted);
+    assert.equal(res.status, 409);
+    await res.body?.cancel();
+  });
+
+  await t.step(
+    "the victim's retry (the form shown again) still gets the victim's agent",
+    async () => {
+      // The attacker's attempt above used up that copy of the form's csrf.
+      const csrf = await newCsrfToken(board.deps, victim.request);
+      const res = await submitConsent(board, createForm(name, csrf), victim.cookie);
+      assert.equal(res.status, 303, await res.clone().text());
+      await res.body?.cancel();
+    },
+  );
 });
 
 Deno.test("consent account creation counts toward the network's registration allowance", async () => {

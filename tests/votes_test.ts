@@ -169,7 +169,7 @@ Deno.test("POST /votes validates the body strictly, the headers of API keys, and
       await board.request("/votes", {
         method: "POST",
         body,
-        headers: { ...headers, "sec-fetch-mode": "cors" },
+        headers: { ...headers, "sec-fetch-mode": "cors", "sec-fetch-site": "cross-site" },
       }),
       403,
       "BROWSER_BLOCKED",

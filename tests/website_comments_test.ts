@@ -437,6 +437,7 @@ Deno.test("the moderator comment reads are behind the /mod gate", async () => {
       accept: "application/json",
       authorization: `Bearer ${MOD_KEY}`,
       "sec-fetch-mode": "navigate",
+      "sec-fetch-dest": "document",
     },
   });
   await assertError(browser, 403, "BROWSER_BLOCKED");

@@ -1,16 +1,24 @@
 /** Security headers for every HTML page: strict CSP, no framing, no sniffing. */
 import type { MiddlewareHandler } from "hono";
 
-/** The site's Content-Security-Policy: same-origin assets only, no script at all. */
-export const SITE_CSP = [
-  "default-src 'none'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join("; ");
+/**
+ * The site's Content-Security-Policy: same-origin assets only, no script at all; forms
+ * may go to `formAction` (the site itself unless a page says otherwise).
+ */
+export function siteCsp(formAction: string[] = ["'self'"]): string {
+  return [
+    "default-src 'none'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `form-action ${formAction.join(" ")}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join("; ");
+}
+
+/** The Content-Security-Policy of every site page. */
+export const SITE_CSP = siteCsp();
 
 /** Adds the site security headers to the response. */
 export const siteHeaders: MiddlewareHandler = async (c, next) => {

@@ -1,8 +1,8 @@
 /**
  * End to end: the MCP SDK's own client OAuth flow (`auth()` with an OAuthClientProvider)
  * against the real server on a free port — discovery from the 401 challenge, dynamic
- * registration, authorization, the consent form submitted as a browser would, the code
- * exchange, an authenticated MCP call, and a refresh.
+ * registration, authorization, the consent form filled in and clicked in Chromium, the
+ * code exchange, an authenticated MCP call, and a refresh.
  */
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/client/auth"
@@ -18,6 +18,14 @@ import type {
 } from "../../oauth/sdk.ts";
 import { testBoard } from "../helpers.ts";
 import { mcpClient, serve, toolJson } from "../mcp_client.ts";
+import { launchBrowser, skipBrowserTests } from "./browser.ts";
+import { consentInChromium } from "./consent_clicks.ts";
+
+/** Chromium, closed when the test's scope ends. */
+async function openBrowser() {
+  const browser = await launchBrowser();
+  return Object.assign(browser, { [Symbol.asyncDispose]: () => browser.close() });
+}
 
 const REDIRECT = "http://127.0.0.1:53682/oauth/callback";
 
@@ -67,135 +75,116 @@ class MemoryProvider implements OAuthClientProvider {
   }
 }
 
-/** Does what a browser does with the consent page: GET it, fill the form, POST it. */
-async function consentInBrowser(authorizationUrl: URL, fields: Record<string, string>) {
-  const page = await fetch(authorizationUrl, { headers: { accept: "text/html" } });
-  assert.equal(page.status, 200);
-  assert.equal(page.headers.get("x-frame-options"), "DENY");
-  const html = await page.text();
-  const cookie = page.headers.get("set-cookie")!.split(";")[0];
-  const action = html.match(/<form method="post" action="([^"]+)"/)![1];
-  const csrf = html.match(/name="csrf" value="([^"]+)"/)![1];
-  assert.equal(new URL(action).origin, authorizationUrl.origin);
-  const res = await fetch(action, {
-    method: "POST",
-    redirect: "manual",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      cookie,
-      origin: authorizationUrl.origin,
-      "sec-fetch-site": "same-origin",
-    },
-    body: new URLSearchParams({ csrf, ...fields }).toString(),
-  });
-  await res.body?.cancel();
-  assert.equal(res.status, 303);
-  return new URL(res.headers.get("location")!);
-}
+Deno.test({
+  name: "MCP SDK client OAuth flow against the real server, consent clicked in Chromium",
+  ignore: skipBrowserTests(),
+  fn: async (t) => {
+    await using board = await testBoard();
+    await using browser = await openBrowser();
+    await using server = serve(board);
+    board.deps.config.baseUrl = server.url; // issuer, audience and URLs follow the real address
+    const serverUrl = `${server.url}/mcp`;
+    const provider = new MemoryProvider();
+    const name = `e2e-oauth-${crypto.randomUUID().slice(0, 8)}`;
+    let resourceMetadataUrl: URL | undefined;
+    let scope: string | undefined;
 
-Deno.test("MCP SDK client OAuth flow against the real server", async (t) => {
-  await using board = await testBoard();
-  await using server = serve(board);
-  board.deps.config.baseUrl = server.url; // issuer, audience and URLs follow the real address
-  const serverUrl = `${server.url}/mcp`;
-  const provider = new MemoryProvider();
-  const name = `e2e-oauth-${crypto.randomUUID().slice(0, 8)}`;
-  let resourceMetadataUrl: URL | undefined;
-  let scope: string | undefined;
+    await t.step(
+      "an unauthenticated MCP request points at the protected resource metadata",
+      async () => {
+        const res = await fetch(serverUrl, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+        });
+        await res.body?.cancel();
+        assert.equal(res.status, 401);
+        ({ resourceMetadataUrl, scope } = extractWWWAuthenticateParams(res));
+        assert.equal(
+          String(resourceMetadataUrl),
+          `${server.url}/.well-known/oauth-protected-resource/mcp`,
+        );
+        assert.equal(scope, "board:read board:write");
+      },
+    );
 
-  await t.step(
-    "an unauthenticated MCP request points at the protected resource metadata",
-    async () => {
-      const res = await fetch(serverUrl, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    await t.step("discovery, registration and the authorization redirect", async () => {
+      const result = await auth(provider, { serverUrl, resourceMetadataUrl, scope });
+      assert.equal(result, "REDIRECT");
+      assert.ok(provider.info?.client_id);
+      assert.equal(provider.info?.client_secret, undefined);
+      const url = provider.authorizationUrl!;
+      assert.equal(url.origin + url.pathname, `${server.url}/oauth/authorize`);
+      assert.equal(url.searchParams.get("code_challenge_method"), "S256");
+      assert.equal(url.searchParams.get("resource"), serverUrl);
+    });
+
+    let code = "";
+    await t.step("consent creates the agent and redirects back with code and state", async () => {
+      const back = await consentInChromium(browser, provider.authorizationUrl!, REDIRECT, {
+        mode: "create",
+        name,
       });
-      await res.body?.cancel();
-      assert.equal(res.status, 401);
-      ({ resourceMetadataUrl, scope } = extractWWWAuthenticateParams(res));
-      assert.equal(
-        String(resourceMetadataUrl),
-        `${server.url}/.well-known/oauth-protected-resource/mcp`,
-      );
-      assert.equal(scope, "board:read board:write");
-    },
-  );
-
-  await t.step("discovery, registration and the authorization redirect", async () => {
-    const result = await auth(provider, { serverUrl, resourceMetadataUrl, scope });
-    assert.equal(result, "REDIRECT");
-    assert.ok(provider.info?.client_id);
-    assert.equal(provider.info?.client_secret, undefined);
-    const url = provider.authorizationUrl!;
-    assert.equal(url.origin + url.pathname, `${server.url}/oauth/authorize`);
-    assert.equal(url.searchParams.get("code_challenge_method"), "S256");
-    assert.equal(url.searchParams.get("resource"), serverUrl);
-  });
-
-  let code = "";
-  await t.step("consent creates the agent and redirects back with code and state", async () => {
-    const back = await consentInBrowser(provider.authorizationUrl!, {
-      mode: "create",
-      name,
-      participation_basis: "owner_directed",
+      assert.equal(back.origin + back.pathname, REDIRECT);
+      assert.equal(back.searchParams.get("state"), provider.stateValue);
+      assert.equal(back.searchParams.get("iss"), server.url);
+      code = back.searchParams.get("code")!;
+      assert.ok(code);
     });
-    assert.equal(back.origin + back.pathname, REDIRECT);
-    assert.equal(back.searchParams.get("state"), provider.stateValue);
-    assert.equal(back.searchParams.get("iss"), server.url);
-    code = back.searchParams.get("code")!;
-    assert.ok(code);
-  });
 
-  await t.step("the SDK exchanges the code for tokens", async () => {
-    const result = await auth(provider, {
-      serverUrl,
-      resourceMetadataUrl,
-      authorizationCode: code,
+    await t.step("the SDK exchanges the code for tokens", async () => {
+      const result = await auth(provider, {
+        serverUrl,
+        resourceMetadataUrl,
+        authorizationCode: code,
+      });
+      assert.equal(result, "AUTHORIZED");
+      assert.equal(provider.stored?.token_type, "Bearer");
+      assert.ok(provider.stored?.refresh_token);
     });
-    assert.equal(result, "AUTHORIZED");
-    assert.equal(provider.stored?.token_type, "Bearer");
-    assert.ok(provider.stored?.refresh_token);
-  });
 
-  await t.step("an authenticated MCP call acts as the new agent", async () => {
-    await using client = await mcpClient(server.url, provider.stored!.access_token);
-    const me = toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
-    assert.equal((me.agent as { name: string }).name, name);
-    const whoami = await fetch(`${server.url}/oauth/whoami`, {
-      headers: { authorization: `Bearer ${provider.stored!.access_token}` },
+    await t.step("an authenticated MCP call acts as the new agent", async () => {
+      await using client = await mcpClient(server.url, provider.stored!.access_token);
+      const me = toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
+      assert.equal((me.agent as { name: string }).name, name);
+      const whoami = await fetch(`${server.url}/oauth/whoami`, {
+        headers: { authorization: `Bearer ${provider.stored!.access_token}` },
+      });
+      assert.equal((await whoami.json()).via, "oauth");
     });
-    assert.equal((await whoami.json()).via, "oauth");
-  });
 
-  await t.step("the SDK refreshes (rotation); the old refresh token is then refused", async () => {
-    const before = provider.stored!;
-    const result = await auth(provider, { serverUrl, resourceMetadataUrl });
-    assert.equal(result, "AUTHORIZED");
-    const after = provider.stored!;
-    assert.notEqual(after.access_token, before.access_token);
-    assert.notEqual(after.refresh_token, before.refresh_token);
-    await using client = await mcpClient(server.url, after.access_token);
-    const me = toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
-    assert.equal((me.agent as { name: string }).name, name);
-    const reuse = await fetch(`${server.url}/oauth/token`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({
-        grant_type: "refresh_token",
-        client_id: provider.info!.client_id,
-        refresh_token: before.refresh_token!,
-      }),
-    });
-    assert.equal(reuse.status, 400);
-    assert.equal((await reuse.json()).error, "invalid_grant");
-    const revoked = await fetch(`${server.url}/oauth/whoami`, {
-      headers: { authorization: `Bearer ${after.access_token}` },
-    });
-    await revoked.body?.cancel();
-    assert.equal(revoked.status, 401);
-  });
+    await t.step(
+      "the SDK refreshes (rotation); the old refresh token is then refused",
+      async () => {
+        const before = provider.stored!;
+        const result = await auth(provider, { serverUrl, resourceMetadataUrl });
+        assert.equal(result, "AUTHORIZED");
+        const after = provider.stored!;
+        assert.notEqual(after.access_token, before.access_token);
+        assert.notEqual(after.refresh_token, before.refresh_token);
+        await using client = await mcpClient(server.url, after.access_token);
+        const me = toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
+        assert.equal((me.agent as { name: string }).name, name);
+        const reuse = await fetch(`${server.url}/oauth/token`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({
+            grant_type: "refresh_token",
+            client_id: provider.info!.client_id,
+            refresh_token: before.refresh_token!,
+          }),
+        });
+        assert.equal(reuse.status, 400);
+        assert.equal((await reuse.json()).error, "invalid_grant");
+        const revoked = await fetch(`${server.url}/oauth/whoami`, {
+          headers: { authorization: `Bearer ${after.access_token}` },
+        });
+        await revoked.body?.cancel();
+        assert.equal(revoked.status, 401);
+      },
+    );
+  },
 });

@@ -1,5 +1,5 @@
 /**
- * Every browser signal the spec lists (fetch metadata, Origin, HTML Accept, common browser
+ * Every browser signal (fetch metadata other than Sec-Fetch-Mode alone, Origin, HTML Accept, common browser
  * User-Agents) is refused with 403 BROWSER_BLOCKED on every message route the app has —
  * routes enumerated from the app, so routes added later are covered — and nothing changes.
  */
@@ -18,13 +18,13 @@ const MOD_KEY = "reliability-moderator-key-0123456789abcdef";
 
 /** Browser signals: [label, headers to add]. */
 export const BROWSER_SIGNALS: [string, Record<string, string>][] = [
-  ["Sec-Fetch-Mode: cors", { "sec-fetch-mode": "cors" }],
-  ["Sec-Fetch-Mode: navigate", { "sec-fetch-mode": "navigate" }],
+  ["Sec-Fetch-Mode with Sec-Fetch-Site", { "sec-fetch-mode": "cors", "sec-fetch-site": "none" }],
   ["Sec-Fetch-Site: cross-site", { "sec-fetch-site": "cross-site" }],
   ["Sec-Fetch-Site: same-origin", { "sec-fetch-site": "same-origin" }],
   ["Sec-Fetch-Dest: document", { "sec-fetch-dest": "document" }],
   ["Sec-Fetch-Dest: empty", { "sec-fetch-dest": "empty" }],
   ["Sec-Fetch-User: ?1", { "sec-fetch-user": "?1" }],
+  ["Sec-Fetch-Storage-Access", { "sec-fetch-storage-access": "none" }],
   ["Origin: foreign", { origin: "https://evil.example" }],
   ["Origin: null", { origin: "null" }],
   ["Origin: the board itself", { origin: "http://board.test" }],

@@ -1,0 +1,168 @@
+/**
+ * The OAuth consent page clicked through in Chromium (playwright-core, Debian's browser),
+ * with no header set by hand: Create, Link and Deny each send the browser back to the
+ * client; a form shown again after an error still works; the page has the site's layout
+ * (main landmark, stylesheet under its CSP, nothing wider than a phone), with screenshots
+ * at 1280×800 and 390×844.
+ */
+import assert from "node:assert/strict";
+import type { Browser } from "playwright-core";
+import { register, testBoard } from "../helpers.ts";
+import { serve } from "../mcp_client.ts";
+import { pkce } from "../oauth_helpers.ts";
+import { launchBrowser, skipBrowserTests } from "./browser.ts";
+import { clickConsent, consentInChromium } from "./consent_clicks.ts";
+import { assertSafeLayout, type Problems, screenshot, watch } from "./page_checks.ts";
+
+const CALLBACK = "http://127.0.0.1:53683/callback";
+
+async function registerClient(base: string): Promise<string> {
+  const res = await fetch(`${base}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: "Browser test client", redirect_uris: [CALLBACK] }),
+  });
+  const body = await res.json();
+  assert.equal(res.status, 201, JSON.stringify(body));
+  return body.client_id;
+}
+
+async function authorizationUrl(base: string, clientId: string, state: string) {
+  const { verifier, challenge } = await pkce();
+  const url = new URL(`${base}/oauth/authorize`);
+  url.search = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: CALLBACK,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    resource: `${base}/mcp`,
+    scope: "board:read board:write",
+    state,
+  }).toString();
+  return { url, verifier };
+}
+
+/** Exchanges a code and returns who the access token acts as. */
+async function whoFromCode(base: string, clientId: string, code: string, verifier: string) {
+  const res = await fetch(`${base}/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      client_id: clientId,
+      code,
+      code_verifier: verifier,
+      redirect_uri: CALLBACK,
+      resource: `${base}/mcp`,
+    }),
+  });
+  const tokens = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(tokens));
+  const me = await fetch(`${base}/oauth/whoami`, {
+    headers: { authorization: `Bearer ${tokens.access_token}` },
+  });
+  return await me.json() as { agent_id: string; name: string };
+}
+
+Deno.test({
+  name: "consent page in Chromium: Create, Link and Deny by clicking; the site's layout",
+  ignore: skipBrowserTests(),
+  fn: async (t) => {
+    await using board = await testBoard();
+    await using server = serve(board);
+    board.deps.config.baseUrl = server.url;
+    const base = server.url;
+    const clientId = await registerClient(base);
+    const browser: Browser = await launchBrowser();
+    try {
+      await t.step("Create: a new agent, and the browser returns with code and state", async () => {
+        const name = `clicked-${crypto.randomUUID().slice(0, 8)}`;
+        const { url, verifier } = await authorizationUrl(base, clientId, "create-state");
+        const back = await consentInChromium(browser, url, CALLBACK, {
+          mode: "create",
+          name,
+          basis: "autonomous_discovery",
+        });
+        assert.equal(back.searchParams.get("state"), "create-state");
+        assert.equal(back.searchParams.get("iss"), base);
+        const me = await whoFromCode(base, clientId, back.searchParams.get("code")!, verifier);
+        assert.equal(me.name, name);
+      });
+
+      await t.step("Link: an existing agent's key connects that agent", async () => {
+        const agent = await register(board);
+        const { url, verifier } = await authorizationUrl(base, clientId, "link-state");
+        const back = await consentInChromium(browser, url, CALLBACK, {
+          mode: "link",
+          apiKey: agent.key,
+        });
+        assert.equal(back.searchParams.get("state"), "link-state");
+        const me = await whoFromCode(base, clientId, back.searchParams.get("code")!, verifier);
+        assert.equal(me.agent_id, agent.id);
+      });
+
+      await t.step("Deny: the browser returns with access_denied", async () => {
+        const { url } = await authorizationUrl(base, clientId, "deny-state");
+        const back = await consentInChromium(browser, url, CALLBACK, { mode: "deny" });
+        assert.equal(back.searchParams.get("error"), "access_denied");
+        assert.equal(back.searchParams.get("state"), "deny-state");
+        assert.equal(back.searchParams.get("code"), null);
+      });
+
+      await t.step("a taken name shows the form again, and the corrected form works", async () => {
+        const taken = await register(board);
+        const { url, verifier } = await authorizationUrl(base, clientId, "again-state");
+        const context = await browser.newContext();
+        try {
+          const page = await context.newPage();
+          await page.goto(url.toString());
+          await clickConsent(page, { mode: "create", name: taken.name });
+          await page.waitForSelector("[role=alert]");
+          assert.match(await page.locator("[role=alert]").innerText(), /already taken/);
+          const name = `corrected-${crypto.randomUUID().slice(0, 8)}`;
+          const redirected = page.waitForRequest((r) => r.url().startsWith(CALLBACK));
+          await clickConsent(page, { mode: "create", name });
+          const back = new URL((await redirected).url());
+          const me = await whoFromCode(base, clientId, back.searchParams.get("code")!, verifier);
+          assert.equal(me.name, name);
+        } finally {
+          await context.close();
+        }
+      });
+
+      for (
+        const [label, viewport] of [
+          ["desktop", { width: 1280, height: 800 }],
+          ["phone", { width: 390, height: 844 }],
+        ] as const
+      ) {
+        await t.step(`the page at ${viewport.width}×${viewport.height} (${label})`, async () => {
+          const { url } = await authorizationUrl(base, clientId, "look");
+          const context = await browser.newContext({ viewport });
+          const problems: Problems = { dialogs: [], errors: [], expected: new Set() };
+          try {
+            const page = await context.newPage();
+            watch(page, problems);
+            await page.goto(url.toString());
+            await assertSafeLayout(page, `consent page (${label})`);
+            assert.equal(await page.locator("main").count(), 1, "one main landmark");
+            // Every participation choice is readable in full: nothing clipped or cut off.
+            const clipped = await page.evaluate(`[...document.querySelectorAll("label.choice")]
+              .filter((l) => l.scrollWidth > l.clientWidth + 1
+                || l.getBoundingClientRect().right > document.documentElement.clientWidth)
+              .length`);
+            assert.equal(clipped, 0, "participation choices fit the width");
+            assert.equal(await page.locator("label.choice").count(), 3);
+            await screenshot(page, `consent-${viewport.width}x${viewport.height}.png`);
+            assert.deepEqual(problems.errors, [], "no console errors (CSP included)");
+          } finally {
+            await context.close();
+          }
+        });
+      }
+    } finally {
+      await browser.close();
+    }
+  },
+});
