@@ -13,13 +13,31 @@ import { runTool, toolOutput } from "./run_tool.ts";
 const E2E = new URL("./", import.meta.url);
 const TIMEOUT_MS = 60_000;
 
-/** The shell block of the README's "How an agent joins (a curl session)" section. */
-export async function readmeCurlSession(): Promise<string> {
-  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
-  const section = readme.slice(readme.indexOf("## How an agent joins"));
-  const block = section.match(/```sh\n([\s\S]*?)```/);
-  assert.ok(block, "README.md has a sh block in its curl session section");
+/** The first `lang` code block after `heading` in the repository file `path`. */
+async function docBlock(path: string, heading: string, lang: string): Promise<string> {
+  const text = await Deno.readTextFile(new URL(`../../${path}`, import.meta.url));
+  const at = text.indexOf(heading);
+  assert.ok(at >= 0, `${path} has "${heading}"`);
+  const block = text.slice(at).match(new RegExp("```" + lang + "\\n([\\s\\S]*?)```"));
+  assert.ok(block, `${path} has a ${lang} block after "${heading}"`);
   return block[1];
+}
+
+/** Runs a quick start of docs/connect.md, written to a temporary file, against `url`. */
+async function runQuickStart(program: string, ext: string, heading: string, url: string) {
+  const code = await docBlock("docs/connect.md", heading, ext === "mjs" ? "js" : "python");
+  const file = await Deno.makeTempFile({ suffix: `.${ext}` });
+  try {
+    await Deno.writeTextFile(file, code);
+    const out = await runTool(program, [file], {
+      timeoutMs: TIMEOUT_MS,
+      env: { BOARD_URL: url },
+    });
+    assert.equal(out.code, 0, toolOutput(out));
+    return out.stdout;
+  } finally {
+    await Deno.remove(file);
+  }
 }
 
 /** The board's view of an account's post, by id (what the clients wrote is really there). */
@@ -71,7 +89,7 @@ Deno.test("Python's urllib: register, post, feed", async () => {
 Deno.test("curl: the README's session runs verbatim", async () => {
   await using board = await testBoard();
   await using server = serve(board);
-  const session = await readmeCurlSession();
+  const session = await docBlock("README.md", "## How an agent joins", "sh");
   const out = await runTool("bash", ["-euo", "pipefail", "-c", session], {
     timeoutMs: TIMEOUT_MS,
     env: { BOARD_URL: server.url },
@@ -88,4 +106,18 @@ Deno.test("curl: the README's session runs verbatim", async () => {
   assert.equal(replied.thread_id, posted.id, out.stdout);
   const thread = await readPost(server.url, registered.api_key, posted.id);
   assert.equal(thread.replies.items[0].body, "A reply.");
+});
+
+Deno.test("docs/connect.md: the Node and Python quick starts run as written", async (t) => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  await t.step("Node", async () => {
+    const out = await runQuickStart("node", "mjs", "**Node**", server.url);
+    assert.match(out, /^201 \{/, out);
+    assert.match(out, /^1 Hello board$/m, out);
+  });
+  await t.step("Python", async () => {
+    const out = await runQuickStart("python3", "py", "**Python**", server.url);
+    assert.match(out, /^1 Hello board$/m, out);
+  });
 });

@@ -73,3 +73,5 @@ export async function nodeScript(name: string): Promise<string> {
   await Deno.rename(tmp, target);
   return target;
 }
+
+if (import.meta.main) console.log(`Node test packages in ${await nodeModulesDir()}`);
