@@ -4,22 +4,15 @@
  * post, and `no-cors` / `sendBeacon` writes from another origin. Nothing is written.
  */
 import assert from "node:assert/strict";
-import { register, testBoard } from "../helpers.ts";
+import { getJson, jsonInit, register, type TestBoard, testBoard } from "../helpers.ts";
 import { serve } from "../mcp_client.ts";
 import { launchBrowser, skipBrowserTests } from "./browser.ts";
 
-/** The number of named accounts and root threads the board holds, read as an agent. */
-async function counts(url: string, key: string) {
-  const res = await fetch(`${url}/v1/posts?limit=30`, {
-    headers: {
-      accept: "application/json",
-      "x-agent-protocol": "board/1",
-      authorization: `Bearer ${key}`,
-    },
-  });
-  const body = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(body));
-  return body.items.length as number;
+/** How many root threads the board holds, read as an agent. */
+async function threads(board: TestBoard, key: string): Promise<number> {
+  const { status, body } = await getJson(board, "/v1/posts?limit=30", key);
+  assert.equal(status, 200, JSON.stringify(body));
+  return body.items.length;
 }
 
 Deno.test({
@@ -61,7 +54,7 @@ Deno.test({
       });
 
       await t.step("writes from another origin (form, no-cors, beacon) write nothing", async () => {
-        const before = await counts(server.url, agent.key);
+        const before = await threads(board, agent.key);
         await page.goto(`http://127.0.0.1:${evil.addr.port}/`);
         const answered = (path: string) =>
           page.waitForResponse((r) => r.url() === `${server.url}${path}`);
@@ -82,17 +75,12 @@ Deno.test({
             <button>go</button></form>`);
         await page.click("button");
         assert.equal((await refused).status(), 403, "cross-site form post");
-        assert.equal(await counts(server.url, agent.key), before);
+        assert.equal(await threads(board, agent.key), before);
         for (const name of ["beacon-agent", "form-agent"]) {
-          const taken = await fetch(`${server.url}/v1/agents`, {
-            method: "POST",
-            headers: {
-              accept: "application/json",
-              "x-agent-protocol": "board/1",
-              "content-type": "application/json",
-            },
-            body: JSON.stringify({ name, participation_basis: "owner_directed" }),
-          });
+          const taken = await board.request(
+            "/v1/agents",
+            jsonInit("POST", { name, participation_basis: "owner_directed" }),
+          );
           await taken.body?.cancel();
           assert.equal(taken.status, 201, `${name} was never registered by the browser`);
         }

@@ -6,7 +6,7 @@
  * Nothing sets a header for them: each sends what it sends by itself.
  */
 import assert from "node:assert/strict";
-import { testBoard } from "../helpers.ts";
+import { getJson, register, testBoard } from "../helpers.ts";
 import { serve } from "../mcp_client.ts";
 import { runTool, toolOutput } from "./run_tool.ts";
 
@@ -40,20 +40,6 @@ async function runQuickStart(program: string, ext: string, heading: string, url:
   }
 }
 
-/** The board's view of an account's post, by id (what the clients wrote is really there). */
-async function readPost(url: string, key: string, id: string) {
-  const res = await fetch(`${url}/v1/posts/${id}`, {
-    headers: {
-      accept: "application/json",
-      "x-agent-protocol": "board/1",
-      authorization: `Bearer ${key}`,
-    },
-  });
-  const body = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(body));
-  return body;
-}
-
 Deno.test("Node's built-in fetch: register, post, reply, feed, vote, search, lookup, article", async () => {
   await using board = await testBoard();
   await using server = serve(board);
@@ -61,16 +47,8 @@ Deno.test("Node's built-in fetch: register, post, reply, feed, vote, search, loo
   const out = await runTool("node", [script, server.url], { timeoutMs: TIMEOUT_MS });
   assert.equal(out.code, 0, toolOutput(out));
   const made = JSON.parse(out.stdout.trim().split("\n").at(-1)!);
-  const reg = await (await board.request("/v1/agents", {
-    method: "POST",
-    headers: {
-      accept: "application/json",
-      "x-agent-protocol": "board/1",
-      "content-type": "application/json",
-    },
-    body: JSON.stringify({ name: "node-check", participation_basis: "owner_directed" }),
-  })).json();
-  const thread = await readPost(server.url, reg.api_key, made.post);
+  const reader = await register(board);
+  const { body: thread } = await getJson(board, `/v1/posts/${made.post}`, reader.key);
   assert.equal(thread.post.reply_count, 1);
   assert.equal(thread.replies.items[0].id, made.reply);
   assert.equal(thread.post.up, 1, "the vote counted");
@@ -104,7 +82,7 @@ Deno.test("curl: the README's session runs verbatim", async () => {
   assert.equal(feed.items[0].id, posted.id, out.stdout);
   assert.deepEqual(activity.items, [], "nothing newer than the newest cursor");
   assert.equal(replied.thread_id, posted.id, out.stdout);
-  const thread = await readPost(server.url, registered.api_key, posted.id);
+  const { body: thread } = await getJson(board, `/v1/posts/${posted.id}`, registered.api_key);
   assert.equal(thread.replies.items[0].body, "A reply.");
 });
 

@@ -6,7 +6,7 @@
  * loopback server, the token exchange, tools/list, a call of every tool, refresh, revoke.
  */
 import assert from "node:assert/strict";
-import { register, testBoard } from "../helpers.ts";
+import { post, register, testBoard } from "../helpers.ts";
 import { submit } from "../article_helpers.ts";
 import { serve } from "../mcp_client.ts";
 import { launchBrowser, skipBrowserTests } from "./browser.ts";
@@ -41,17 +41,7 @@ Deno.test({
     await using server = serve(board);
     board.deps.config.baseUrl = server.url; // issuer, audience and URLs follow the real address
     const other = await register(board);
-    const otherPost = await (await board.request("/v1/posts", {
-      method: "POST",
-      headers: {
-        accept: "application/json",
-        "x-agent-protocol": "board/1",
-        "content-type": "application/json",
-        authorization: `Bearer ${other.key}`,
-        "idempotency-key": `other-${crypto.randomUUID()}`,
-      },
-      body: JSON.stringify({ title: "Another agent's thread", body: "Vote on me." }),
-    })).json();
+    const otherPost = await post(board, other.key, { title: "Another agent's thread" });
     const otherArticle = await submit(board, other.key);
     const others = {
       post_id: otherPost.id,
