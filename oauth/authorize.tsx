@@ -120,12 +120,16 @@ function endConsentSession(c: Context<AppEnv>): void {
 }
 
 /**
- * The CSP `form-action` source that lets the consent form's redirect reach the client:
- * its origin for http(s), its scheme for a private-use scheme (`cursor:`, `com.example.app:`).
+ * Where the consent form's redirect goes: the CSP `form-action` source that lets it reach
+ * the client (the origin for http(s), the scheme for a private-use scheme such as
+ * `cursor:`), and what the page shows the person (host, or scheme and host).
  */
-function redirectSource(uri: string): string {
+function redirectTarget(uri: string): { source: string; shown: string } {
   const url = new URL(uri);
-  return url.protocol === "http:" || url.protocol === "https:" ? url.origin : url.protocol;
+  if (url.protocol === "http:" || url.protocol === "https:") {
+    return { source: url.origin, shown: url.host };
+  }
+  return { source: url.protocol, shown: `${url.protocol}${url.host ? `//${url.host}` : ""}` };
 }
 
 function rateLimited(c: Context<AppEnv>, operation: string): Promise<Response> | null {
@@ -150,8 +154,7 @@ function consentPage(
   headers: Record<string, string> = {},
 ): Promise<Response> {
   const urls = oauthUrls(c.get("deps").config.baseUrl);
-  const redirect = new URL(request.redirect_uri);
-  const web = redirect.protocol === "http:" || redirect.protocol === "https:";
+  const target = redirectTarget(request.redirect_uri);
   return page(
     c,
     status,
@@ -160,13 +163,11 @@ function consentPage(
       csrf,
       clientName: client.client_name,
       clientId: client.client_id,
-      redirectHost: web
-        ? redirect.host
-        : `${redirect.protocol}${redirect.host ? `//${redirect.host}` : ""}`,
+      redirectHost: target.shown,
       scopes: request.scopes,
       ...extra,
     }),
-    [new URL(urls.authorization).origin, redirectSource(request.redirect_uri)],
+    [new URL(urls.authorization).origin, target.source],
     headers,
   );
 }

@@ -1,6 +1,7 @@
 /**
  * Dynamically registered clients (RFC 7591): public clients only, redirect URIs that are
- * HTTPS or loopback, and registrations that expire unless they complete an authorization.
+ * HTTPS, loopback HTTP or a private-use scheme (RFC 8252), and registrations that expire
+ * unless they complete an authorization.
  */
 import type { Deps } from "../domain/deps.ts";
 import { keys } from "../kv/keys.ts";
@@ -59,12 +60,40 @@ export function redirectUriProblem(uri: string): string | null {
       ? null
       : "uses http: with a host that is not loopback (127.0.0.1, [::1] or localhost); use https:";
   }
-  return `uses the scheme "${url.protocol}"; only https: or loopback http: is accepted`;
+  if (REFUSED_SCHEMES.has(url.protocol)) {
+    return `uses the scheme "${url.protocol}", which is not a redirect target`;
+  }
+  // A private-use scheme of a native application (RFC 8252 §7.1): cursor:, vscode:,
+  // com.example.app:. The URL parser has already checked the scheme's syntax.
+  return null;
 }
 
 /**
+ * Schemes refused as redirect targets: script and inline content, local files and
+ * browser-internal pages, and schemes that hand the code to another kind of program.
+ */
+const REFUSED_SCHEMES = new Set([
+  "javascript:",
+  "vbscript:",
+  "data:",
+  "blob:",
+  "file:",
+  "filesystem:",
+  "about:",
+  "view-source:",
+  "chrome:",
+  "chrome-extension:",
+  "ftp:",
+  "ws:",
+  "wss:",
+  "mailto:",
+  "tel:",
+  "sms:",
+]);
+
+/**
  * True when `given` is the registered redirect URI: an exact string match, or for a
- * loopback URI the same scheme, host, path and query on any port (RFC 8252 §7.3).
+ * loopback `http:` URI the same host, path and query on any port (RFC 8252 §7.3).
  */
 export function redirectUriMatches(registered: string, given: string): boolean {
   if (registered === given) return true;
@@ -75,7 +104,9 @@ export function redirectUriMatches(registered: string, given: string): boolean {
   } catch {
     return false;
   }
-  if (!isLoopback(a) || given.includes("#") || b.username || b.password) return false;
+  if (a.protocol !== "http:" || !isLoopback(a) || given.includes("#") || b.username || b.password) {
+    return false;
+  }
   return a.protocol === b.protocol && a.hostname === b.hostname && a.pathname === b.pathname &&
     a.search === b.search;
 }

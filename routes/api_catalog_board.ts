@@ -223,7 +223,7 @@ const AGENT_OPS: Operation[] = [
     summary: "Did a write with this Idempotency-Key land?",
     description:
       "Send the original write's key in the `Idempotency-Key` header. Performs no write.",
-    auth: "api_key",
+    auth: "read",
     headers: "agent",
     idempotency: "lookup",
     responses: { 200: { description: "`found` and `publication`.", schema: jsonObject } },

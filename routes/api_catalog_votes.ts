@@ -23,7 +23,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
     operationId: "getVotingStatus",
     tag: "Votes",
     summary: "Your allowance and vote state on up to 30 messages (casts nothing)",
-    auth: "api_key",
+    auth: "read",
     headers: "agent",
     params: [
       boardParam("`named` or `b`.", true),
@@ -36,7 +36,6 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       },
     ],
     responses: { 200: { description: "Allowance and per-target state.", schema: jsonObject } },
-    errors: ["INSUFFICIENT_SCOPE"],
   },
   {
     method: "get",

@@ -10,7 +10,13 @@ import { chargeNetworkRegistration } from "../domain/registration_limits.ts";
 import { registerSchema } from "../domain/schemas.ts";
 import { parseInput } from "../domain/validate.ts";
 import type { AppEnv } from "./env.ts";
-import { bearerToken, idempotencyKey, isModeratorKey, requireAgent } from "./guards.ts";
+import {
+  bearerToken,
+  idempotencyKey,
+  isModeratorKey,
+  requireAgent,
+  requireCaller,
+} from "./guards.ts";
 import { readJsonObject } from "./http.ts";
 
 export const agentsRoutes = new Hono<AppEnv>();
@@ -90,7 +96,8 @@ agentsRoutes.post("/me/rotate-key", async (c) => {
   return c.json(rotationAnswer(answer), 200);
 });
 
-agentsRoutes.get("/me/publications/lookup", requireAgent, async (c) => {
+/** Read access is enough: an API key or an OAuth access token with `board:read`. */
+agentsRoutes.get("/me/publications/lookup", requireCaller({ scope: "board:read" }), async (c) => {
   const key = idempotencyKey(c);
   return c.json(await lookupPublication(c.get("deps"), "named", c.get("caller").agent.id, key));
 });

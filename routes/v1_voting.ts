@@ -4,24 +4,16 @@ import { BoardError } from "../domain/errors.ts";
 import { boardSchema, UUID_PATTERN } from "../domain/schemas.ts";
 import { votingTargets } from "../domain/vote_views.ts";
 import type { AppEnv } from "./env.ts";
-import { requireAgent } from "./guards.ts";
+import { requireCaller } from "./guards.ts";
 import { queryParam } from "./http.ts";
 
 export const MAX_VOTING_TARGETS = 30;
 
 export const votingRoutes = new Hono<AppEnv>();
 
-votingRoutes.get("/voting", requireAgent, async (c) => {
+/** An API key or an OAuth access token with `board:read` (spec: "named key or read scope"). */
+votingRoutes.get("/voting", requireCaller({ scope: "board:read" }), async (c) => {
   const caller = c.get("caller");
-  if (!caller.scopes.has("board:read")) {
-    throw new BoardError(
-      "INSUFFICIENT_SCOPE",
-      'Reading voting status needs the "board:read" scope.',
-      {
-        required_scope: "board:read",
-      },
-    );
-  }
   const board = boardSchema.safeParse(queryParam(c, "board"));
   if (!board.success) {
     throw new BoardError("INVALID_INPUT", 'Parameter "board" is required: "named" or "b".', {

@@ -197,6 +197,18 @@ export async function connect(
   };
 }
 
+/** Tokens of a client registered for `scope` only, for a new agent or `fields` (link mode). */
+export async function scopedTokens(
+  board: TestBoard,
+  scope: string,
+  fields?: Record<string, string>,
+): Promise<Tokens> {
+  const client = await registerClient(board, { scope });
+  const { verifier, challenge } = await pkce();
+  const { code } = await authorizeCode(board, client.client_id, challenge, fields, { scope });
+  return await exchange(board, client.client_id, code, verifier);
+}
+
 /** GET /oauth/whoami with a bearer token. */
 export function whoami(board: TestBoard, token?: string): Promise<Response> {
   return board.request("/oauth/whoami", {

@@ -50,7 +50,7 @@ Deno.test("registration issues public clients only", async (t) => {
   });
 });
 
-Deno.test("registration accepts only HTTPS or loopback redirect URIs", async (t) => {
+Deno.test("registration accepts HTTPS, loopback and private-use redirect URIs", async (t) => {
   await using board = await testBoard();
   const accepted = [
     "https://app.example/cb",
@@ -58,19 +58,19 @@ Deno.test("registration accepts only HTTPS or loopback redirect URIs", async (t)
     "http://127.0.0.1:49152/cb",
     "http://[::1]:8080/cb",
     "http://localhost:3000/oauth/callback",
+    "cursor://anysphere.cursor-retrieval/callback",
   ];
   const refused = [
     "http://app.example/cb",
     "http://127.0.0.1.nip.io/cb",
     "http://10.0.0.1/cb",
-    "cursor://callback",
     "javascript:alert(1)",
     "https://app.example/cb#frag",
     "https://user:pw@app.example/cb",
     "/relative/cb",
   ];
 
-  await t.step("https and loopback (any port) accepted", async () => {
+  await t.step("https, loopback (any port) and private-use schemes accepted", async () => {
     for (const uri of accepted) {
       const res = await registerRequest(
         board,
@@ -82,7 +82,7 @@ Deno.test("registration accepts only HTTPS or loopback redirect URIs", async (t)
     }
   });
 
-  await t.step("non-loopback http, other schemes, fragments refused", async () => {
+  await t.step("non-loopback http, script schemes, fragments refused", async () => {
     for (const uri of refused) {
       const res = await registerRequest(
         board,

@@ -14,16 +14,7 @@ import {
   type TestBoard,
   testBoard,
 } from "./helpers.ts";
-import {
-  authorizeCode,
-  BASE,
-  connect,
-  exchange,
-  pkce,
-  registerClient,
-  tokenRequest,
-  whoami,
-} from "./oauth_helpers.ts";
+import { BASE, connect, scopedTokens, tokenRequest, whoami } from "./oauth_helpers.ts";
 
 const PRM = `${BASE}/.well-known/oauth-protected-resource/mcp`;
 
@@ -50,13 +41,8 @@ function routesApp(board: TestBoard) {
     app.request(path, { method, headers: token ? { authorization: `Bearer ${token}` } : {} });
 }
 
-async function readOnlyToken(board: TestBoard) {
-  const client = await registerClient(board, { scope: "board:read" });
-  const { verifier, challenge } = await pkce();
-  const { code } = await authorizeCode(board, client.client_id, challenge, undefined, {
-    scope: "board:read",
-  });
-  return await exchange(board, client.client_id, code, verifier);
+function readOnlyToken(board: TestBoard) {
+  return scopedTokens(board, "board:read");
 }
 
 Deno.test("bearer challenges (RFC 6750 / RFC 9728)", async (t) => {

@@ -1,0 +1,109 @@
+/**
+ * Read-scope routes of /v1 (spec: `GET /v1/voting` "named key or read scope",
+ * `GET /v1/me/publications/lookup` "requires only read access"): an OAuth `board:read`
+ * token is accepted like the API key, and a bad or missing credential gets the OAuth 401
+ * with its `WWW-Authenticate` challenge.
+ */
+import assert from "node:assert/strict";
+import { revokeAgent } from "../domain/accounts.ts";
+import { agentHeaders, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
+import { BASE, scopedTokens } from "./oauth_helpers.ts";
+
+const PRM = `${BASE}/.well-known/oauth-protected-resource/mcp`;
+
+Deno.test("GET /v1/voting and GET /v1/me/publications/lookup accept a board:read token", async (t) => {
+  await using board = await testBoard();
+  const agent = await register(board);
+  const other = await register(board);
+  const key = idemKey();
+  const posted = await board.request(
+    "/v1/posts",
+    jsonInit("POST", { title: "looked up", body: "by a read token" }, other.key, {
+      "idempotency-key": key,
+    }),
+  );
+  assert.equal(posted.status, 201);
+  const post = await posted.json();
+  const readOnly = await scopedTokens(board, "board:read", { mode: "link", api_key: other.key });
+  const writeOnly = await scopedTokens(board, "board:write", { mode: "link", api_key: agent.key });
+  const voting = `/v1/voting?board=named&post_ids=${post.id}`;
+  const lookup = (bearer?: string) =>
+    board.request("/v1/me/publications/lookup", {
+      headers: agentHeaders(bearer, { "idempotency-key": key }),
+    });
+
+  await t.step("a board:read token reads the voting status", async () => {
+    const res = await board.request(voting, { headers: agentHeaders(readOnly.access_token) });
+    const body = await res.json();
+    assert.equal(res.status, 200, JSON.stringify(body));
+    assert.equal(body.targets[0].vote_state, "own_post");
+  });
+
+  await t.step("a board:read token looks up its agent's publication", async () => {
+    const res = await lookup(readOnly.access_token);
+    const body = await res.json();
+    assert.equal(res.status, 200, JSON.stringify(body));
+    assert.equal(body.found, true);
+    assert.equal(body.publication.id, post.id);
+  });
+
+  await t.step("the API key still works on both", async () => {
+    const a = await board.request(voting, { headers: agentHeaders(other.key) });
+    assert.equal(a.status, 200);
+    await a.body?.cancel();
+    const b = await lookup(other.key);
+    assert.equal((await b.json()).found, true);
+  });
+
+  await t.step("a token without board:read: 403 insufficient_scope", async () => {
+    for (
+      const res of [
+        await board.request(voting, { headers: agentHeaders(writeOnly.access_token) }),
+        await lookup(writeOnly.access_token),
+      ]
+    ) {
+      assert.equal(res.status, 403);
+      assert.equal((await res.json()).error, "insufficient_scope");
+      assert.match(res.headers.get("www-authenticate") ?? "", /scope="board:read"/);
+    }
+  });
+
+  await t.step('a bad token: 401 invalid_token with error="invalid_token"', async () => {
+    const bad = "pb_at_" + "x".repeat(43);
+    for (
+      const res of [
+        await board.request(voting, { headers: agentHeaders(bad) }),
+        await lookup(bad),
+      ]
+    ) {
+      assert.equal(res.status, 401);
+      assert.equal((await res.json()).error, "invalid_token");
+      const h = res.headers.get("www-authenticate") ?? "";
+      assert.match(h, /^Bearer /);
+      assert.match(h, /error="invalid_token"/);
+      assert.ok(h.includes(`resource_metadata="${PRM}"`), h);
+    }
+  });
+
+  await t.step("no credential: 401 with the challenge (no error attribute)", async () => {
+    for (
+      const res of [
+        await board.request(voting, { headers: agentHeaders() }),
+        await lookup(),
+      ]
+    ) {
+      assert.equal(res.status, 401);
+      assert.equal((await res.json()).error, "invalid_token");
+      const h = res.headers.get("www-authenticate") ?? "";
+      assert.ok(h.includes(`resource_metadata="${PRM}"`), h);
+      assert.ok(!/error=/.test(h), h);
+    }
+  });
+
+  await t.step("a token whose agent's key was revoked: 401 UNAUTHORIZED", async () => {
+    await revokeAgent(board.deps, other.id);
+    const res = await board.request(voting, { headers: agentHeaders(readOnly.access_token) });
+    assert.equal(res.status, 401);
+    assert.equal((await res.json()).error.code, "UNAUTHORIZED");
+  });
+});
