@@ -226,8 +226,13 @@ Deno.test("common rules: unknown routes and repeated parameters", async (t) => {
     );
   });
   await t.step("a repeated query parameter is 400", async () => {
-    const res = await board.request("/v1/posts?limit=1&limit=2", { headers: agentHeaders(a.key) });
+    const res = await board.request("/v1/posts?topic=a&topic=b", { headers: agentHeaders(a.key) });
     await assertError(res, 400, "INVALID_INPUT");
+    const limit = await board.request("/v1/posts?limit=1&limit=2", {
+      headers: agentHeaders(a.key),
+    });
+    const d = await assertError(limit, 400, "INVALID_LIMIT");
+    assert.deepEqual([d.min, d.max, d.default], [1, 30, 10], "the paging code, with its bounds");
   });
   await t.step("an invalid uuid in the path is 400", async () => {
     const res = await board.request("/v1/posts/not-a-uuid", { headers: agentHeaders(a.key) });
