@@ -220,20 +220,26 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
   return value.receipt;
 }
 
-/** Creates a root thread. */
+/** The topic of a named-board thread posted without one. */
+export const DEFAULT_TOPIC = "general";
+
+/**
+ * Creates a root thread. Named-board threads have a topic (`DEFAULT_TOPIC` when none is
+ * given); anonymous threads have none.
+ */
 export function createThread(
   deps: Deps,
   board: Board,
   author: Author,
   idempotencyKey: string,
-  input: { title: string; topic: string | null; body: string },
+  input: { title: string; topic?: string | null; body: string },
 ): Promise<Receipt> {
   return publish(deps, {
     board,
     author,
     idempotencyKey,
     title: input.title,
-    topic: input.topic,
+    topic: board === "named" ? input.topic ?? DEFAULT_TOPIC : null,
     body: input.body,
     rootId: null,
     replyToId: null,

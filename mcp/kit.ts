@@ -58,6 +58,18 @@ export function runTool(
   return guarded(ctx, scope, async () => ok({ ...(await body()) }));
 }
 
+/** `runTool` for a body that answers an object, or JSON text already serialised. */
+export function runToolAnswer(
+  ctx: ToolContext,
+  scope: Scope,
+  body: () => Promise<object | string>,
+): Promise<CallToolResult> {
+  return guarded(ctx, scope, async () => {
+    const answer = await body();
+    return typeof answer === "string" ? okJson(answer) : ok({ ...answer });
+  });
+}
+
 /** `runTool` for a body that answers JSON text (domain/cached_pages.ts). */
 export function runToolJson(
   ctx: ToolContext,

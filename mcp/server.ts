@@ -3,12 +3,11 @@
  * response can ever reach another client; servers are reused one request at a time,
  * mcp/request_handler.ts).
  */
-import { registerArticleTools } from "./article_tools.ts";
-import { registerBoardTools } from "./board_tools.ts";
-import { registerPinTools } from "./pin_tools.ts";
-import type { ToolContext } from "./kit.ts";
+import { MCP_TOOLS } from "../api/registry.ts";
+import { rulesEditRight } from "../domain/rules.ts";
+import { runToolAnswer, type ToolContext } from "./kit.ts";
 import { AjvJsonSchemaValidator, McpServer } from "./sdk.ts";
-import { registerVoteTools } from "./vote_tools.ts";
+import { toolConfig } from "./tool_configs.ts";
 
 export const MCP_INSTRUCTIONS = [
   "Posting Board: a public bulletin board for software agents.",
@@ -41,9 +40,21 @@ export async function createMcpServer(
       jsonSchemaValidator: validator ??= new AjvJsonSchemaValidator(),
     },
   );
-  registerBoardTools(server, ctx);
-  registerVoteTools(server, ctx);
-  registerArticleTools(server, ctx);
-  await registerPinTools(server, ctx, offerRulesEdit);
+  // edit_current_rules is offered only to callers who may edit the rules.
+  const rulesEditor = offerRulesEdit ?? (await rulesEditRight(ctx.deps, ctx.caller.agent)).eligible;
+  for (const t of MCP_TOOLS) {
+    if (t.rulesEditorsOnly && !rulesEditor) continue;
+    server.registerTool(
+      t.name,
+      toolConfig(t.name, () => ({
+        title: t.title,
+        description: t.description,
+        inputSchema: t.args,
+        annotations: t.annotations,
+      })),
+      // deno-lint-ignore no-explicit-any
+      (args: any) => runToolAnswer(ctx, t.scope, () => t.call(ctx, args)),
+    );
+  }
   return server;
 }

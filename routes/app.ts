@@ -8,20 +8,13 @@ import { errorObject, errorResponse } from "./http.ts";
 import { registrationAttempts } from "./limits.ts";
 import { oauthRoutes } from "../oauth/router.ts";
 import { mcpRoutes } from "../mcp/route.ts";
-import { agentsRoutes } from "./v1_agents.ts";
-import { messageRoutes } from "./board_routes.ts";
 import { pageRoutes } from "./web/pages.tsx";
 import { articlePages } from "./web/articles_pages.tsx";
 import { modGuestCommentRoutes } from "./mod_guest_comments.ts";
-import { searchRoutes } from "./v1_search.ts";
-import { votesRoutes } from "./votes.ts";
-import { votingRoutes } from "./v1_voting.ts";
 import { modRoutes, refuseModeratorKeyElsewhere } from "./mod.ts";
-import { pinsRoutes } from "./pins.ts";
-import { rulesRoutes } from "./rules.ts";
-import { articlesRoutes } from "./v1_articles.ts";
-import { publicArticlesRoutes } from "./api_articles.ts";
 import { openapiRoutes } from "./openapi.ts";
+import { OPERATIONS } from "../api/registry.ts";
+import { operationRoutes } from "./operation_routes.ts";
 
 /** The board's Hono app. `deps` carries KV, clock and configuration. */
 export function createApp(deps: Deps): Hono<AppEnv> {
@@ -50,22 +43,22 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   v1.use(rejectBrowsers);
   v1.use("/agents", registrationAttempts);
   v1.use(requireAgentHeaders);
-  v1.route("/", agentsRoutes);
-  v1.route("/", messageRoutes("named"));
-  v1.route("/", searchRoutes);
-  v1.route("/", votingRoutes);
-  v1.route("/", rulesRoutes);
-  v1.route("/", articlesRoutes);
+  v1.route("/", operationRoutes(OPERATIONS, "/v1"));
   app.route("/v1", v1);
 
   const anonymous = new Hono<AppEnv>();
   anonymous.use(rejectBrowsers, requireAgentHeaders);
-  anonymous.route("/", messageRoutes("b"));
+  anonymous.route("/", operationRoutes(OPERATIONS, "/b"));
   app.route("/b", anonymous);
 
-  app.route("/api/articles", publicArticlesRoutes);
-  app.route("/", votesRoutes);
-  app.route("/", pinsRoutes);
+  // Public article reads are never cached by intermediaries.
+  app.use("/api/articles/*", async (c, next) => {
+    await next();
+    c.header("Cache-Control", "no-store");
+    c.header("X-Content-Type-Options", "nosniff");
+  });
+  // Every other operation of the registry: /votes, /pins, /api/articles.
+  app.route("/", operationRoutes(OPERATIONS, ""));
   app.route("/mod", modRoutes);
   app.route("/mod", modGuestCommentRoutes);
   app.route("/", mcpRoutes);

@@ -5,9 +5,9 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { Hono } from "hono";
 import { ERROR_HELP } from "../domain/error_docs.ts";
 import { ERROR_STATUS } from "../domain/errors.ts";
-import { API_CATALOG } from "../routes/api_catalog.ts";
+import { OPERATIONS } from "../api/registry.ts";
 import type { AppEnv } from "../routes/env.ts";
-import { buildOpenApi } from "../routes/openapi.ts";
+import { buildOpenApi } from "../api/openapi.ts";
 import { agentHeaders, jsonInit, register, testBoard } from "./helpers.ts";
 import { connect } from "./oauth_helpers.ts";
 
@@ -137,7 +137,7 @@ Deno.test("GET /openapi.json", async (t) => {
     app.get("/v1/extra/:id", (c) => c.text("x"));
     const after = minus(servedOperations(app), documented).filter((x) => !before.has(x));
     assert.deepEqual(after, ["GET /v1/extra/{id}"]);
-    const fewer = buildOpenApi("http://x.test", API_CATALOG.filter((op) => op.path !== "/pins"));
+    const fewer = buildOpenApi("http://x.test", OPERATIONS.filter((op) => op.path !== "/pins"));
     const missing = minus(servedOperations(board.app), documentedOperations(fewer));
     assert.deepEqual(missing.filter((x) => !before.has(x)), ["GET /pins", "POST /pins"]);
   });

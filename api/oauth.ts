@@ -5,7 +5,7 @@
  * client registration uses the SDK schema `POST /oauth/register` validates with.
  */
 import { z } from "zod";
-import * as boardOut from "../api/responses/board.ts";
+import * as boardOut from "./responses/board.ts";
 import { registerSchema } from "../domain/schemas.ts";
 import {
   OAuthClientMetadataSchema,
@@ -14,7 +14,7 @@ import {
   OAuthTokensSchema,
 } from "../oauth/sdk.ts";
 import { OAUTH_PATHS, SCOPES } from "../oauth/urls.ts";
-import { htmlPage, type Operation } from "./api_catalog_kit.ts";
+import { htmlPage, type Operation } from "./operation.ts";
 
 const FORM = "application/x-www-form-urlencoded";
 const scopeList = `space-separated, of ${SCOPES.join(", ")}`;

@@ -1,11 +1,15 @@
 /**
- * The vocabulary of the API catalog (routes/api_catalog.ts): what one documented
- * operation holds, and the parameter and response pieces many operations share. The
- * OpenAPI document (routes/openapi.ts) is generated from these entries; request bodies
- * and most parameters are the very zod schemas the routes parse with.
+ * The vocabulary of the operation registry (api/registry.ts): what one operation holds —
+ * its HTTP shape, inputs, answers, errors, credential, limits, the handler that calls the
+ * domain, and its MCP tool — and the parameter and response pieces many operations share.
+ * The Hono routes (routes/operation_routes.ts), `/openapi.json` (api/openapi.ts) and the
+ * MCP tool list (mcp/server.ts) are generated from these entries.
  */
+import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
-import { feedPage } from "../api/responses/shared.ts";
+import type { Scope, ToolContext } from "../mcp/kit.ts";
+import type { AppEnv } from "../routes/env.ts";
+import { feedPage } from "./responses/shared.ts";
 import type { ErrorCode } from "../domain/errors.ts";
 import { PAGE_LIMIT } from "../domain/paging.ts";
 import {
@@ -48,10 +52,18 @@ export interface ParamDoc {
   required?: boolean;
 }
 
-export interface BodyDoc {
+export interface BodyDoc<B = unknown> {
   /** Component name under `components.schemas`. */
   name: string;
-  schema: z.ZodType;
+  /** Documents the body and (JSON bodies) parses it before the handler runs. */
+  schema: z.ZodType<B>;
+  /**
+   * The domain checks the body itself (reporting every failure at once): the handler gets
+   * the raw JSON object and `schema` only documents it.
+   */
+  checkedByDomain?: boolean;
+  /** Largest accepted JSON body in bytes (default `MAX_REQUEST_BYTES`). */
+  maxBytes?: number;
   /** Default `application/json`. */
   contentType?: string;
   /** Default true. */
@@ -71,7 +83,59 @@ export interface ResponseDoc {
   contentType?: string;
 }
 
-export interface Operation {
+/** What the generated route hands a handler, parsed in this order after authentication. */
+export interface HttpInput<B> {
+  /** The uuid path parameter `id` (lowercased), when the path has one. */
+  id: string;
+  /** The `Idempotency-Key` header (idempotency `required` or `lookup`). */
+  key: string;
+  /** The JSON body parsed with `body.schema` (`{}` parsed when an optional body is absent). */
+  body: B;
+}
+
+/** An operation's handler: an answer object (200 JSON), JSON text, or a whole Response. */
+export type Handler<B> = (
+  c: Context<AppEnv>,
+  input: HttpInput<B>,
+) => Promise<Response | string | object>;
+
+/** Annotations an MCP client shows for a tool. */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/**
+ * How an operation is offered as an MCP tool: its name, text and argument schema (the
+ * names and arguments of the spec), the scope it needs, and `call`, which maps the
+ * arguments to the same domain call the handler makes. An answer that is a string is JSON
+ * text already serialised (the read cache's pages).
+ */
+export interface ToolSpec<S extends z.ZodRawShape = z.ZodRawShape> {
+  name: string;
+  title: string;
+  description: string;
+  args: S;
+  annotations: ToolAnnotations;
+  scope: Scope;
+  /** Listed only for callers who may edit the rules (`edit_current_rules`). */
+  rulesEditorsOnly?: boolean;
+  call: (ctx: ToolContext, args: z.infer<z.ZodObject<S>>) => Promise<object | string>;
+}
+
+/** A tool with its argument types erased, as the registry lists them. */
+// deno-lint-ignore no-explicit-any
+export type AnyTool = ToolSpec<any>;
+
+/** Declares a tool, checking `call` against the argument schema. */
+export function tool<S extends z.ZodRawShape>(spec: ToolSpec<S>): AnyTool {
+  return spec as AnyTool;
+}
+
+// deno-lint-ignore no-explicit-any
+export interface Operation<B = any> {
   method: HttpMethod;
   /** OpenAPI form: `/v1/posts/{id}` (parameter names as in the Hono route). */
   path: string;
@@ -86,7 +150,7 @@ export interface Operation {
   idempotency?: IdempotencyRule;
   /** Query parameters, and path parameters that are not uuids. */
   params?: ParamDoc[];
-  body?: BodyDoc;
+  body?: BodyDoc<B>;
   /** Success (and redirect) responses by status. */
   responses: Record<number, ResponseDoc>;
   /** Board error codes this operation answers beyond those its auth and headers imply. */
@@ -97,6 +161,22 @@ export interface Operation {
   operatorOnly?: boolean;
   /** Website routes: board errors are answered as HTML pages with the code's status. */
   htmlErrors?: boolean;
+  /** Credential checks replacing those `auth` implies (`auth` still documents them). */
+  guards?: MiddlewareHandler<AppEnv>[];
+  /** Daily or per-network limits the call is counted against (`x-limits`). */
+  limits?: string[];
+  /**
+   * Calls the domain. Absent for operations served by their own router (OAuth, `/mcp`,
+   * `/mod`, the website), which the registry documents.
+   */
+  handler?: Handler<B>;
+  /** The MCP tool that performs this operation, if any. */
+  tool?: AnyTool;
+}
+
+/** Declares an operation, checking its handler against its body schema. */
+export function operation<B>(op: Operation<B>): Operation {
+  return op as Operation;
 }
 
 // ---- shared parameters ----------------------------------------------------------------

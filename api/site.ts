@@ -3,8 +3,8 @@
  * (plus this document). Moderator bodies are the schemas `routes/mod.ts` parses with.
  */
 import { z } from "zod";
-import * as boardOut from "../api/responses/board.ts";
-import * as modOut from "../api/responses/moderation.ts";
+import * as boardOut from "./responses/board.ts";
+import * as modOut from "./responses/moderation.ts";
 import {
   articleDecisionSchema,
   clockAdvanceSchema,
@@ -18,7 +18,7 @@ import {
   type Operation,
   pageParams,
   uuidQuery as uuidParam,
-} from "./api_catalog_kit.ts";
+} from "./operation.ts";
 
 const MOD = "Moderation (operator only)";
 /** Every /mod operation: operator-only, audited, 404 unless BOARD_MODERATOR_KEY is set. */

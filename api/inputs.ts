@@ -1,0 +1,93 @@
+/**
+ * Readers of operation inputs shared by the REST handlers (query strings) and the MCP
+ * tools (arguments), so both parse with the same bounds, names and errors.
+ */
+import type { Context } from "hono";
+import { ARTICLES_BLOCK_LIMIT } from "../domain/articles_block.ts";
+import type { Author } from "../domain/posts.ts";
+import { type PageParams, parsePageParams } from "../domain/paging.ts";
+import { topicSchema } from "../domain/schemas.ts";
+import { parseInput } from "../domain/validate.ts";
+import type { ToolContext } from "../mcp/kit.ts";
+import type { AppEnv } from "../routes/env.ts";
+import { pageQuery, queryParam } from "../routes/http.ts";
+
+type PageBounds = { min: number; max: number; default: number };
+
+/** The query names of the articles block paging on the named feeds. */
+export const ARTICLES_BLOCK_NAMES = {
+  limit: "articles_limit",
+  before: "articles_before",
+  after: "articles_after",
+};
+
+const str = (n: number | undefined) => (n === undefined ? undefined : String(n));
+
+/** Page params of tool arguments, through the same parser (and errors) as a query string. */
+export function pageOfArgs(
+  a: { limit?: number; before?: number; after?: number },
+  bounds?: PageBounds,
+  names?: { limit: string; before: string; after: string },
+): PageParams {
+  return parsePageParams(
+    { limit: str(a.limit), before: str(a.before), after: str(a.after) },
+    bounds,
+    names,
+  );
+}
+
+/** Page params plus `topic` of a feed or search query (the domain refuses a topic on `/b`). */
+export function feedQuery(c: Context) {
+  const page = pageQuery(c);
+  const rawTopic = queryParam(c, "topic");
+  const topic = rawTopic === undefined ? undefined : parseInput(topicSchema, rawTopic);
+  return { ...page, topic };
+}
+
+/** The articles block params of a feed query, and whether any was supplied. */
+export function articlesQuery(c: Context) {
+  const params = pageQuery(c, ARTICLES_BLOCK_LIMIT, ARTICLES_BLOCK_NAMES);
+  const supplied = Object.values(ARTICLES_BLOCK_NAMES).some((n) => c.req.query(n) !== undefined);
+  return { params, supplied };
+}
+
+/** The articles block params of `list_recent` arguments, and whether any was supplied. */
+export function articlesArgs(
+  a: { articles_limit?: number; articles_before?: number; articles_after?: number },
+) {
+  const params = pageOfArgs(
+    { limit: a.articles_limit, before: a.articles_before, after: a.articles_after },
+    ARTICLES_BLOCK_LIMIT,
+    ARTICLES_BLOCK_NAMES,
+  );
+  const supplied = a.articles_limit !== undefined || a.articles_before !== undefined ||
+    a.articles_after !== undefined;
+  return { params, supplied };
+}
+
+/** The author of a write: the calling agent, or anonymous on `/b`. */
+export function httpAuthor(c: Context<AppEnv>, named: boolean): Author {
+  const agent = named ? c.get("caller").agent : null;
+  return agent
+    ? { agentId: agent.id, name: agent.name, network: c.get("network") }
+    : { agentId: null, name: "anonymous", network: c.get("network") };
+}
+
+/** The author of a tool's write: the connected agent. */
+export function toolAuthor(ctx: ToolContext): Author {
+  return { agentId: ctx.caller.agent.id, name: ctx.caller.agent.name, network: ctx.network };
+}
+
+/** 201 with a new receipt, 200 with `replayed: true` for an idempotent retry. */
+export function receiptResponse(
+  c: Context,
+  r: { id: string; seq: number; thread_id: string | null; url: string; replayed?: true },
+) {
+  if (r.replayed) {
+    return c.json(
+      { id: r.id, seq: r.seq, replayed: true, thread_id: r.thread_id, url: r.url },
+      200,
+    );
+  }
+  return c.json({ id: r.id, seq: r.seq, thread_id: r.thread_id, url: r.url }, 201);
+}

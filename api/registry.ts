@@ -1,0 +1,31 @@
+/**
+ * The operation registry: every HTTP operation the app serves, each declared once with
+ * method, path, summary, credential, headers, the zod schemas of its inputs and of every
+ * answer, its error codes and limits, its handler and its MCP tool. The routes
+ * (routes/operation_routes.ts), `GET /openapi.json` (api/openapi.ts) and the MCP tool list
+ * (mcp/server.ts) are generated from it; tests/openapi_test.ts fails when a served route
+ * has no entry here or an entry names a route nobody serves.
+ */
+import { ARTICLE_OPERATIONS } from "./articles.ts";
+import { BOARD_OPERATIONS, BOARD_TOOLS_WITHOUT_ROUTE } from "./board.ts";
+import type { AnyTool, Operation } from "./operation.ts";
+import { OAUTH_MCP_OPERATIONS } from "./oauth.ts";
+import { VOTE_PIN_RULES_OPERATIONS } from "./votes.ts";
+import { SITE_OPERATIONS } from "./site.ts";
+
+export type { Operation } from "./operation.ts";
+
+/** Every documented operation, in document order. */
+export const OPERATIONS: readonly Operation[] = [
+  ...BOARD_OPERATIONS,
+  ...VOTE_PIN_RULES_OPERATIONS,
+  ...ARTICLE_OPERATIONS,
+  ...OAUTH_MCP_OPERATIONS,
+  ...SITE_OPERATIONS,
+];
+
+/** Every MCP tool: those of the operations, then the tools without a route of their own. */
+export const MCP_TOOLS: readonly AnyTool[] = [
+  ...OPERATIONS.flatMap((op) => (op.tool ? [op.tool] : [])),
+  ...BOARD_TOOLS_WITHOUT_ROUTE,
+];

@@ -1,0 +1,120 @@
+/**
+ * Hono routes generated from the operation registry (api/registry.ts): for each operation
+ * with a handler, its method and path, the credential check its `auth` names, then its
+ * inputs in a fixed order — the uuid path parameter, the `Idempotency-Key` its rule asks
+ * for, the JSON body parsed with its declared schema — and finally the handler.
+ * Prefix-wide guards (browser refusal and agent headers on `/v1` and `/b`, which also
+ * answer unknown paths there) stay in routes/app.ts.
+ */
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import type { Operation } from "../api/operation.ts";
+import { BoardError } from "../domain/errors.ts";
+import type { AppEnv } from "./env.ts";
+import {
+  hasBody,
+  idempotencyKey,
+  rejectBrowsers,
+  requireAgent,
+  requireAgentHeaders,
+  requireCaller,
+} from "./guards.ts";
+import { readJsonObject, uuidParam } from "./http.ts";
+import { parseInput } from "../domain/validate.ts";
+
+/** The credential check of an operation's `auth`. */
+function authGuards(op: Operation): MiddlewareHandler<AppEnv>[] {
+  switch (op.auth) {
+    case "none":
+      return [];
+    case "api_key":
+      return [requireAgent];
+    case "read":
+      return [requireCaller({ scope: "board:read" })];
+    case "write":
+      return [requireCaller({ scope: "board:write" })];
+    case "oauth_write":
+      // Raw API keys get 403 OAUTH_REQUIRED; tokens without board:write 403 insufficient_scope.
+      return [requireCaller({ scope: "board:write", apiKey: false })];
+    default:
+      throw new Error(`${op.operationId}: auth "${op.auth}" has no generated guard`);
+  }
+}
+
+/** Guards before and after authentication that the operation's header rule asks for. */
+function headerGuards(op: Operation, prefix: string) {
+  const before: MiddlewareHandler<AppEnv>[] = [];
+  const after: MiddlewareHandler<AppEnv>[] = [];
+  if (op.headers === "agent" && prefix !== "/v1" && prefix !== "/b") {
+    throw new Error(`${op.operationId}: agent headers are guarded only under /v1 and /b`);
+  }
+  if (op.refusesBrowsers || op.headers === "agent_with_key") before.push(rejectBrowsers);
+  if (op.headers === "agent_with_key") {
+    // API keys use the agent protocol headers; OAuth clients need neither.
+    after.push(async (c, next) => {
+      if (c.get("caller").via === "api_key") await requireAgentHeaders(c, () => Promise.resolve());
+      await next();
+    });
+  }
+  return { before, after };
+}
+
+const NO_IDEMPOTENCY_KEY =
+  'Votes take no "Idempotency-Key": a vote is idempotent by itself (an exact repeat returns the original receipt).';
+
+/** Reads the inputs the operation declares, in order: path id, idempotency key, body. */
+async function readInputs(op: Operation, c: Context<AppEnv>) {
+  const id = op.path.includes("{id}") ? uuidParam(c) : "";
+  let key = "";
+  if (op.idempotency === "required") key = idempotencyKey(c);
+  if (op.idempotency === "lookup") key = idempotencyKey(c, "lookup");
+  if (op.idempotency === "forbidden" && c.req.header("idempotency-key") !== undefined) {
+    throw new BoardError("INVALID_INPUT", NO_IDEMPOTENCY_KEY, { header: "Idempotency-Key" });
+  }
+  let body: unknown = undefined;
+  const json = op.body && (op.body.contentType ?? "application/json") === "application/json";
+  if (op.body && json) {
+    const raw = op.body.required === false && !hasBody(c.req.raw)
+      ? {}
+      : await readJsonObject(c.req.raw, op.body.maxBytes);
+    body = op.body.checkedByDomain ? raw : parseInput(op.body.schema, raw);
+  }
+  return { id, key, body };
+}
+
+/** The route path of an OpenAPI path below `prefix`: `/v1/posts/{id}` → `/posts/:id`. */
+function routePath(path: string, prefix: string): string {
+  return path.slice(prefix.length).replace(/\{([^}]+)\}/g, ":$1") || "/";
+}
+
+/**
+ * The routes of every operation below `prefix` that has a handler (`prefix` "" takes the
+ * operations outside `/v1` and `/b`).
+ */
+export function operationRoutes(ops: readonly Operation[], prefix: string): Hono<AppEnv> {
+  const r = new Hono<AppEnv>();
+  const own = (op: Operation) =>
+    prefix === ""
+      ? !op.path.startsWith("/v1/") && !op.path.startsWith("/b/")
+      : op.path.startsWith(`${prefix}/`);
+  for (const op of ops) {
+    const handler = op.handler;
+    if (!handler || !own(op)) continue;
+    const { before, after } = headerGuards(op, prefix);
+    r.on(
+      op.method.toUpperCase(),
+      [routePath(op.path, prefix)],
+      ...before,
+      ...(op.guards ?? authGuards(op)),
+      ...after,
+      async (c) => {
+        const answer = await handler(c, await readInputs(op, c));
+        if (answer instanceof Response) return answer;
+        if (typeof answer === "string") {
+          return c.body(answer, 200, { "Content-Type": "application/json" });
+        }
+        return c.json(answer, 200);
+      },
+    );
+  }
+  return r;
+}
