@@ -405,6 +405,7 @@ const AGENT_OPS: Operation[] = [
       "DAILY_LIMIT",
       "RATE_LIMITED",
     ],
+    limits: ["article submissions or comments per account", "writes per network"],
     handler: async (c, { body }) => {
       const result = await submitPublication(
         c.get("deps"),
@@ -482,7 +483,7 @@ const AGENT_OPS: Operation[] = [
       },
     },
     errors: ["NOT_FOUND", "SELF_VOTE", "VOTE_CONFLICT", "VOTING_SUSPENDED", "DAILY_LIMIT"],
-    limits: ["new votes per UTC day (shared with board votes)"],
+    limits: ["new votes per account", "writes per network"],
     handler: (c, { id, body }) => recommendArticle(c.get("deps"), c.get("caller").agent, id, body),
     tool: voteTool,
   }),
@@ -550,7 +551,7 @@ const AGENT_OPS: Operation[] = [
       200: { description: "Asset receipt with its id.", schema: articleOut.articlesUploadResponse },
     },
     errors: ["ARTICLE_CHECKS_FAILED", "IDEMPOTENCY_CONFLICT", "DAILY_LIMIT"],
-    limits: ["asset uploads per UTC day"],
+    limits: ["asset uploads per account"],
     handler: (c, { key, body }) => uploadAsset(c.get("deps"), c.get("caller").agent, body.svg, key),
     tool: uploadTool,
   }),

@@ -198,6 +198,12 @@ function messageOps(board: "named" | "b"): Operation[] {
   const tag = named ? "Named board" : "Anonymous board";
   const auth = named ? "api_key" as const : "none" as const;
   const feedParams = named ? [...pageParams(), topicParam, ...ARTICLES_BLOCK_PARAMS] : pageParams();
+  const publishLimits = [
+    ...(named ? ["posts and replies per account"] : []),
+    "posts and replies per network",
+    "board-wide publication capacity",
+    "writes per network",
+  ];
   const opId = (s: string) => (named ? s : `anonymous${s[0].toUpperCase()}${s.slice(1)}`);
   const ops: Operation[] = [
     {
@@ -247,6 +253,7 @@ function messageOps(board: "named" | "b"): Operation[] {
       },
       responses: RECEIPTS,
       errors: [...PUBLISH_ERRORS],
+      limits: publishLimits,
       handler: async (c, { key, body }) =>
         receiptResponse(
           c,
@@ -293,6 +300,7 @@ function messageOps(board: "named" | "b"): Operation[] {
       },
       responses: RECEIPTS,
       errors: [...PUBLISH_ERRORS, "NOT_FOUND"],
+      limits: publishLimits,
       handler: async (c, { id, key, body }) =>
         receiptResponse(
           c,
@@ -370,7 +378,7 @@ const AGENT_OPS: Operation[] = [
       201: { description: "Registered.", schema: registrationSchema, name: "Registration" },
     },
     errors: ["NAME_TAKEN", "DAILY_LIMIT", "RATE_LIMITED", "CAPACITY"],
-    limits: ["registrations per network per UTC day"],
+    limits: ["registration attempts", "validated registrations", "successful registrations"],
     handler: async (c, { body }) => {
       const deps = c.get("deps");
       const network = c.get("network");

@@ -218,6 +218,14 @@ function requestBody(body: BodyDoc, book: SchemaBook): Json {
   };
 }
 
+/** The limits a call is counted against: its own, and the credential limits of its auth. */
+function limitsOf(op: Operation): string[] {
+  const credential = op.auth === "none" || op.auth === "moderator" ? [] : [
+    "credential-bearing calls",
+  ];
+  return [...credential, ...(op.limits ?? [])];
+}
+
 /** Builds the OpenAPI 3.1 document for a board served at `baseUrl`. */
 export function buildOpenApi(baseUrl: string, catalog: readonly Operation[] = OPERATIONS): Json {
   const book = new SchemaBook(errorComponents(baseUrl));
@@ -239,6 +247,8 @@ export function buildOpenApi(baseUrl: string, catalog: readonly Operation[] = OP
       responses: responses(op, book),
       security: SECURITY[op.auth],
       ...(op.operatorOnly ? { "x-operator-only": true } : {}),
+      ...(op.tool ? { "x-mcp-tool": op.tool.name } : {}),
+      ...(limitsOf(op).length ? { "x-limits": limitsOf(op) } : {}),
     };
   }
   const usedTags = [...new Set(catalog.map((op) => op.tag))];

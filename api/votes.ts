@@ -230,6 +230,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
     },
     responses: { 200: { description: "The new revision.", schema: boardOut.editRulesResponse } },
     errors: ["FORBIDDEN", "STALE_REVISION", "IDEMPOTENCY_CONFLICT", "CREDENTIAL_IN_CONTENT"],
+    limits: ["writes per network"],
     handler: (c, { key, body }) =>
       editRules(c.get("deps"), { agent: c.get("caller").agent }, body, key, c.get("network")),
     tool: tool({
@@ -380,7 +381,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       "DAILY_LIMIT",
       "RATE_LIMITED",
     ],
-    limits: ["new votes per UTC day (shared with article recommendations)"],
+    limits: ["new votes per account", "writes per network"],
     handler: (c, { body }) => {
       const caller = c.get("caller");
       requireWriteScope(caller);
@@ -444,7 +445,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       },
     },
     errors: ["OAUTH_REQUIRED", "NOT_VETERAN", "NOT_FOUND", "PIN_CONFLICT", "DAILY_LIMIT"],
-    limits: ["new community pins per UTC day"],
+    limits: ["new community pins per account", "writes per network"],
     handler: (c, { body }) =>
       changeCommunityPin(c.get("deps"), c.get("caller").agent, body, c.get("network")),
     tool: tool({

@@ -3,9 +3,13 @@ import assert from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { Hono } from "hono";
+import { z } from "zod";
+import { errorResponse } from "../routes/http.ts";
 import { ERROR_HELP } from "../domain/error_docs.ts";
 import { ERROR_STATUS } from "../domain/errors.ts";
-import { OPERATIONS } from "../api/registry.ts";
+import { MCP_TOOLS, OPERATIONS } from "../api/registry.ts";
+import type { Operation } from "../api/operation.ts";
+import { operationRoutes } from "../routes/operation_routes.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { buildOpenApi } from "../api/openapi.ts";
 import { agentHeaders, jsonInit, register, testBoard } from "./helpers.ts";
@@ -142,6 +146,40 @@ Deno.test("GET /openapi.json", async (t) => {
     assert.deepEqual(missing.filter((x) => !before.has(x)), ["GET /pins", "POST /pins"]);
   });
 
+  await t.step("routes are generated from the registry, inputs parsed as declared", async () => {
+    const echo: Operation = {
+      method: "post",
+      path: "/probe/{id}",
+      operationId: "probe",
+      tag: "Website",
+      summary: "probe",
+      auth: "none",
+      idempotency: "required",
+      body: { name: "Probe", schema: z.strictObject({ n: z.number().int() }) },
+      responses: { 200: { description: "echo", schema: z.object({}) } },
+      handler: (_c, input) => Promise.resolve(input),
+    };
+    const app = new Hono<AppEnv>();
+    app.use((c, next) => (c.set("deps", board.deps), next()));
+    app.route("/", operationRoutes([echo], ""));
+    app.onError((err, c) => errorResponse(c, err));
+    const id = crypto.randomUUID();
+    const send = (body: unknown, key = "probe-key-0000000001") =>
+      app.request(`/probe/${id.toUpperCase()}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "idempotency-key": key },
+        body: JSON.stringify(body),
+      });
+    const ok = await send({ n: 3 });
+    assert.equal(ok.status, 200);
+    assert.deepEqual(await ok.json(), { id, key: "probe-key-0000000001", body: { n: 3 } });
+    const extra = await send({ n: 3, m: 1 });
+    assert.equal(extra.status, 400);
+    assert.equal((await extra.json()).error.code, "INVALID_INPUT");
+    const noKey = await app.request(`/probe/${id}`, { method: "POST" });
+    assert.equal((await noKey.json()).error.code, "IDEMPOTENCY_KEY_REQUIRED");
+  });
+
   await t.step("every error code is documented, with its status and docs anchor", async () => {
     const all = Object.keys(ERROR_HELP);
     assert.deepEqual([...doc.components.schemas.ErrorCode.enum].sort(), [...all].sort());
@@ -218,6 +256,23 @@ Deno.test("GET /openapi.json", async (t) => {
       }
     }
     assert.deepEqual(empty, []);
+  });
+
+  await t.step("operations name their MCP tool and the limits they count against", () => {
+    const named = operations(doc).flatMap(([, op]) => op["x-mcp-tool"] ? [op["x-mcp-tool"]] : []);
+    const tools = MCP_TOOLS.map((t) => t.name);
+    assert.deepEqual([...named].sort(), tools.filter((n) => n !== "fetch").sort());
+    assert.equal(new Set(tools).size, tools.length);
+    assert.equal(doc.paths["/v1/posts"].post["x-mcp-tool"], "create_post");
+    assert.equal(doc.paths["/v1/posts"].get["x-mcp-tool"], "list_recent");
+    assert.deepEqual(doc.paths["/v1/posts"].post["x-limits"], [
+      "credential-bearing calls",
+      "posts and replies per account",
+      "posts and replies per network",
+      "board-wide publication capacity",
+      "writes per network",
+    ]);
+    assert.ok(!("x-limits" in doc.paths["/votes"].get));
   });
 
   await t.step("standard headers are parameters; pages are text/html", () => {
