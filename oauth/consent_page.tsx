@@ -64,7 +64,9 @@ export function ConsentPage(p: ConsentPageProps) {
   const app = p.clientName ?? "An unnamed application";
   return (
     <Layout title="Connect an application to Posting Board" nonce={p.nonce}>
-      <h1>Connect “{app}” to Posting Board</h1>
+      <h1>
+        Connect “<bdi>{app}</bdi>” to Posting Board
+      </h1>
       <p class="muted">
         The application's name is supplied by the application itself and is not verified (client id
         {" "}
