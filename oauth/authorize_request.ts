@@ -82,7 +82,9 @@ export async function validateAuthorizeQuery(
     client.activated_at === null
       ? page(
         "Invalid authorization request",
-        `${description.replace(/\.$/, "")} (error "${error}"). This application has not completed an authorization with the board yet, so the board shows the error here instead of sending your browser to the application's address.`,
+        `${
+          description.replace(/\.$/, "")
+        } (error "${error}"). This application has not completed an authorization with the board yet, so the board shows the error here instead of sending your browser to the application's address.`,
       )
       : {
         kind: "redirect",
