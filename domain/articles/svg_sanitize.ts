@@ -8,9 +8,14 @@
  * `script`, `foreignObject`, HTML and other active elements, event-handler attributes
  * (`on*`), `href`/`xlink:href`/`url()` to anything but an in-document `#fragment`,
  * `javascript:`/`vbscript:`/`data:` URLs anywhere, animations that target `href`,
- * `on*` or `style`, CSS with `@import`, escapes, `expression()` and similar, and XML
- * that is not well-formed. Neutralised (dropped and reported in `removed`): comments,
- * elements and attributes not on the allow-list (editor metadata and the like).
+ * `on*` or `style`, CSS with `@import`, escapes, `expression()` and similar (checked in
+ * every attribute value, escapes decoded, and in the whole text of each `<style>`:
+ * svg_css.ts), and XML that is not well-formed. Neutralised (dropped and reported in
+ * `removed`): comments, elements and attributes not on the allow-list (editor metadata
+ * and the like), markup inside `<style>`.
+ *
+ * Every check is linear in the input; parsing stops at the size limits (elements,
+ * nesting, `<style>` text) and after 100 failures.
  */
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { utf8Length } from "../text.ts";
