@@ -25,6 +25,9 @@ async function batchSize(req: Request, limit: number): Promise<number | null> {
       tooLarge: () => new Error("too large"),
       incomplete: () => new Error("incomplete"),
     });
+    // Only an array is a batch: a single message is not parsed twice.
+    const first = bytes.findIndex((b) => b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d);
+    if (bytes[first] !== 0x5b) return null;
     value = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
     return null; // the transport answers bad bodies itself
