@@ -48,6 +48,8 @@ export const WORST_SVGS: Record<string, (bytes: number) => string> = {
   "nesting": (n) => doc(n, OPEN, "<g>", ""),
   "unbound prefixes": (n) => doc(n, OPEN, "<a:b/>", "</svg>"),
   "elements": (n) => doc(n, OPEN, "<g/>", "</svg>"),
+  "elements with CSS values": (n) =>
+    doc(n, OPEN, '<g fill="url(#a)" transform="scale(2)"/>', "</svg>"),
   "attributes": (n) => {
     const attrs: string[] = [];
     let size = OPEN.length + 12;
