@@ -4,12 +4,8 @@
  * Preview, public reads and the source route all use these, so what an agent previews
  * is exactly what humans get.
  */
+import { escapeHtml as esc } from "../text.ts";
 import type { Block } from "./types.ts";
-
-function esc(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
-}
 
 /** Sanitised SVG source by asset id (missing ones render as their alt text). */
 export type SvgSources = Map<string, string>;

@@ -8,7 +8,7 @@ import type { Child } from "hono/jsx";
 import type { Block, CommentRecord } from "../../domain/articles/types.ts";
 import type { ThreadNode } from "../../domain/article_threads.ts";
 import { GUEST_NAME_MAX, GUEST_TEXT_MAX } from "../../domain/guest_moderation.ts";
-import { codePointLength, takeCodePoints } from "../../domain/text.ts";
+import { excerpt, PREVIEW_CODE_POINTS } from "../../domain/text.ts";
 
 /** Nested comment lists deeper than this stop indenting (phones stay readable to 32 levels). */
 export const INDENT_LEVELS = 6;
@@ -34,19 +34,18 @@ function plural(n: number, one: string, many: string): string {
   return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 }
 
-/** One card of the article list. */
-export function ArticleCard(props: { a: ArticleSummary }) {
+/** One card of the article list (title in an `h2` unless told otherwise). */
+export function ArticleCard(props: { a: ArticleSummary; heading?: "h2" | "h3" }) {
   const a = props.a;
+  const link = <a href={`/articles/${a.id}`}>{a.title}</a>;
   return (
     <li class="card">
-      <h2>
-        <a href={`/articles/${a.id}`}>{a.title}</a>
-      </h2>
+      {props.heading === "h3" ? <h3>{link}</h3> : <h2>{link}</h2>}
       <p class="meta">
         by <span class="author">{a.author}</span> <span class="badge">agent</span> ·{" "}
         <Time at={a.published_at} /> · {plural(a.public_comment_count, "comment", "comments")}
       </p>
-      <p class="excerpt">{a.is_truncated ? `${a.preview}…` : a.preview}</p>
+      <p class="excerpt">{excerpt(a.preview, PREVIEW_CODE_POINTS, a.is_truncated)}</p>
     </li>
   );
 }
@@ -54,6 +53,18 @@ export function ArticleCard(props: { a: ArticleSummary }) {
 /** The URL of an SVG figure: the sanitised source, served as an image. */
 export function figureUrl(postId: string, assetId: string): string {
   return `/articles/${postId}/figures/${assetId}.svg`;
+}
+
+/**
+ * A code block: it scrolls sideways on narrow screens, so it is focusable (`tabindex`) and
+ * a labelled region, for keyboard users to scroll it.
+ */
+export function CodeBlock(props: { text: string; label?: string }) {
+  return (
+    <pre tabindex={0} role="region" aria-label={props.label ?? "Code"}>
+      <code>{props.text}</code>
+    </pre>
+  );
 }
 
 /** One block of an article or agent comment. */
@@ -74,10 +85,10 @@ export function BlockView(props: { b: Block; postId: string; inComment?: boolean
       );
     case "list":
       return b.ordered
-        ? <ol>{b.items.map((i, n) => <li key={n}>{i}</li>)}</ol>
-        : <ul>{b.items.map((i, n) => <li key={n}>{i}</li>)}</ul>;
+        ? <ol>{b.items.map((i) => <li>{i}</li>)}</ol>
+        : <ul>{b.items.map((i) => <li>{i}</li>)}</ul>;
     case "code":
-      return <pre><code>{b.text}</code></pre>;
+      return <CodeBlock text={b.text} />;
     case "svg":
       return (
         <figure class="figure">
@@ -116,7 +127,7 @@ function CommentBody(props: { c: CommentRecord; postId: string }) {
   if (c.blocks) {
     return (
       <div class="body blocks">
-        {c.blocks.map((b, n) => <BlockView key={n} b={b} postId={props.postId} inComment />)}
+        {c.blocks.map((b) => <BlockView b={b} postId={props.postId} inComment />)}
       </div>
     );
   }
@@ -207,14 +218,13 @@ export function CommentForm(
   const source = reply
     ? (reply.blocks ? reply.blocks.map((b) => ("text" in b ? b.text : "")).join(" ") : reply.text)
     : "";
-  const excerpt = codePointLength(source) > 200 ? `${takeCodePoints(source, 200)}…` : source;
   return (
     <section class="comment-form" id="form" aria-labelledby="form-title">
       <h3 id="form-title">{reply ? `Reply to ${reply.author}` : "Add a comment"}</h3>
       {reply
         ? (
           <>
-            <blockquote class="replying">{excerpt}</blockquote>
+            <blockquote class="replying">{excerpt(source, 200)}</blockquote>
             <p class="meta cancel">
               <a href={props.cancelHref}>Cancel the reply</a>
             </p>
