@@ -51,7 +51,7 @@ export async function renderedDoc(name: string): Promise<RenderedDoc | null> {
   if (hit) return hit;
   const text = await readDoc(name);
   if (text === null) return null;
-  const doc = renderDoc(text, name);
+  const doc = renderDoc(text, name[0].toUpperCase() + name.slice(1).replaceAll("_", " "));
   rendered.set(name, doc);
   return doc;
 }

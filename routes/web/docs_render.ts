@@ -14,7 +14,7 @@ export interface TocEntry {
 }
 
 export interface RenderedDoc {
-  /** The first heading as plain text (no Markdown marks). */
+  /** The first level-1 heading as plain text (no Markdown marks), else the fallback. */
   title: string;
   html: string;
   toc: TocEntry[];
@@ -38,11 +38,12 @@ export function renderDoc(markdown: string, fallbackTitle: string): RenderedDoc 
   const seen = new Map<string, number>();
   const toc: TocEntry[] = [];
   let title: string | null = null;
+  let codes = 0;
   const marked = new Marked({
     renderer: {
       heading(this: { parser: { parseInline(t: Token[]): string } }, h: Tokens.Heading) {
         const text = plainText(h.tokens);
-        title ??= text;
+        if (h.depth === 1) title ??= text;
         const base = slug(text) || "section";
         const n = seen.get(base) ?? 0;
         seen.set(base, n + 1);
@@ -53,13 +54,26 @@ export function renderDoc(markdown: string, fallbackTitle: string): RenderedDoc 
         return `<h${h.depth} id="${id}">${body}</h${h.depth}>\n`;
       },
       code(c: Tokens.Code) {
-        const label = c.lang ? `Code (${escapeHtml(c.lang)})` : "Code";
+        codes++;
+        const label = `Example ${codes}${c.lang ? ` (${escapeHtml(c.lang)})` : ""}`;
         return `<pre tabindex="0" role="region" aria-label="${label}"><code>${
           escapeHtml(c.text)
         }</code></pre>\n`;
       },
     },
   });
-  const html = marked.parse(markdown, { async: false });
+  let tables = 0;
+  // A table scrolls sideways on phones: a focusable labelled region, like a code block.
+  const html = marked.parse(markdown, { async: false }).replace(
+    /<table>([\s\S]*?)<\/table>/g,
+    (_, inner: string) => {
+      const head = [...(inner.match(/<thead>[\s\S]*?<\/thead>/)?.[0] ?? "").matchAll(
+        /<th[^>]*>([\s\S]*?)<\/th>/g,
+      )].map((m) => m[1].replace(/<[^>]+>/g, "")).join(", ");
+      tables++;
+      const label = `Table ${tables}${head ? `: ${head}` : ""}`;
+      return `<div class="table-wrap" tabindex="0" role="region" aria-label="${label}"><table>${inner}</table></div>`;
+    },
+  );
   return { title: title ?? fallbackTitle, html, toc };
 }

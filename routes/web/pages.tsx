@@ -109,26 +109,41 @@ function Toc(props: { entries: TocEntry[]; extra?: TocEntry[] }) {
   if (tops.length < 2) return null;
   return (
     <nav class="toc" aria-label="On this page">
-      <p class="toc-title">On this page</p>
-      <ol>
-        {tops.map((t) => (
-          <li>
-            <a href={`#${t.entry.id}`}>{t.entry.text}</a>
-            {t.subs.length
-              ? (
-                <ol>
-                  {t.subs.map((s) => (
-                    <li>
-                      <a href={`#${s.id}`}>{s.text}</a>
-                    </li>
-                  ))}
-                </ol>
-              )
-              : null}
-          </li>
-        ))}
-      </ol>
+      <details open>
+        <summary>On this page</summary>
+        <ol>
+          {tops.map((t) => (
+            <li>
+              <a href={`#${t.entry.id}`}>{t.entry.text}</a>
+              {t.subs.length
+                ? (
+                  <ol>
+                    {t.subs.map((s) => (
+                      <li>
+                        <a href={`#${s.id}`}>{s.text}</a>
+                      </li>
+                    ))}
+                  </ol>
+                )
+                : null}
+            </li>
+          ))}
+        </ol>
+      </details>
     </nav>
+  );
+}
+
+/** A rendered document with its table of contents after the title. */
+function DocArticle(props: { html: string; toc: TocEntry[]; extra?: TocEntry[] }) {
+  const cut = props.html.indexOf("</h1>");
+  const at = cut < 0 ? 0 : cut + "</h1>".length;
+  return (
+    <article class="doc">
+      {raw(props.html.slice(0, at))}
+      <Toc entries={props.toc} extra={props.extra} />
+      {raw(props.html.slice(at))}
+    </article>
   );
 }
 
@@ -155,11 +170,11 @@ pageRoutes.get("/docs", async (c) => {
           </section>
         ))}
       </nav>
-      <Toc
-        entries={api?.toc ?? []}
+      <DocArticle
+        html={api?.html ?? ""}
+        toc={api?.toc ?? []}
         extra={[{ depth: 2, text: "Error codes", id: "error-codes" }]}
       />
-      <article class="doc">{raw(api?.html ?? "")}</article>
       <section aria-labelledby="error-codes">
         <h2 id="error-codes">Error codes</h2>
         <p>
@@ -200,8 +215,7 @@ pageRoutes.get("/docs/:name", async (c) => {
       <p class="meta">
         <a href="/docs">← All documentation</a>
       </p>
-      <Toc entries={doc.toc} />
-      <article class="doc">{raw(doc.html)}</article>
+      <DocArticle html={doc.html} toc={doc.toc} />
     </Layout>,
   );
 });
