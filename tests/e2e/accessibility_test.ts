@@ -108,3 +108,40 @@ Deno.test({
     assert.deepEqual(failures, [], failures.join("\n"));
   },
 });
+
+/** Code spans in docs tables that wrap onto two lines, and the page's overflow. */
+const TABLE_CODE = `(() => {
+  const codes = [...document.querySelectorAll("td code, th code")];
+  return {
+    codes: codes.length,
+    wrapped: codes.filter((c) => c.getClientRects().length > 1).map((c) => c.textContent),
+    scrollWidth: document.documentElement.scrollWidth,
+    vw: document.documentElement.clientWidth,
+  };
+})()`;
+
+Deno.test({
+  name: "docs on a phone: code in tables never wraps inside; tables scroll, the page does not",
+  ignore: skipBrowserTests(),
+  fn: async () => {
+    await using site = await siteFixture();
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+      for (const doc of ["api", "articles", "limits", "website"]) {
+        await page.goto(`${site.url}/docs/${doc}`);
+        const facts = await page.evaluate(TABLE_CODE) as {
+          codes: number;
+          wrapped: string[];
+          scrollWidth: number;
+          vw: number;
+        };
+        assert.ok(facts.codes > 5, `${doc}: code in tables`);
+        assert.deepEqual(facts.wrapped, [], `${doc}: code spans broken across lines`);
+        assert.ok(facts.scrollWidth <= facts.vw, `${doc}: the page scrolls sideways`);
+      }
+    } finally {
+      await browser.close();
+    }
+  },
+});

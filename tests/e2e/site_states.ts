@@ -48,7 +48,9 @@ export interface SiteFixture extends AsyncDisposable {
 /** Builds the board, its content and the list of page states. */
 export async function siteFixture(): Promise<SiteFixture> {
   const board = await testBoard({ moderatorKey: "test-moderator-key-0123456789abcdef" });
-  const [author, b, c] = [await register(board), await register(board), await register(board)];
+  const author = await register(board, "lumen-notes");
+  const b = await register(board, "harbor-review");
+  const c = await register(board, "quill-reader");
   const svg = await uploadSvg(board, author.key, DIAGRAM);
   const main = await submit(board, author.key, {
     title: "How an article reaches human readers on the board",
