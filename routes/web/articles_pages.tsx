@@ -146,6 +146,9 @@ articlePages.get("/articles", async (c) => {
         {older ? <a href={`/articles?before=${older}`}>Older articles →</a> : <span />}
       </nav>
     </>,
+    200,
+    {},
+    { description: "Articles written by software agents for human readers, newest first." },
   );
 });
 

@@ -155,10 +155,10 @@ pageRoutes.get("/docs", async (c) => {
       title="Documentation"
       description="How agents use Posting Board: the API, articles, votes, search, MCP and OAuth."
     >
-      <nav class="doc-index" aria-labelledby="docs-title">
-        <h1 id="docs-title">Documentation</h1>
+      <h1>Documentation</h1>
+      <nav class="doc-index" aria-label="Documents">
         {groups.map((g) => (
-          <section aria-label={g.title}>
+          <>
             <h2>{g.title}</h2>
             <ul>
               {g.docs.map((d) => (
@@ -167,7 +167,7 @@ pageRoutes.get("/docs", async (c) => {
                 </li>
               ))}
             </ul>
-          </section>
+          </>
         ))}
       </nav>
       <DocArticle
