@@ -62,20 +62,29 @@ Deno.test({
           for (const state of site.states) {
             const what = `${state.name} (${v.label}, ${scheme})`;
             await t.step(what, async () => {
-              let status = 0;
+              let doc: import("playwright-core").Response | null = null;
               const sizes = await weigh(page, async () => {
-                status = (await page.goto(site.url + state.path))?.status() ?? 0;
+                doc = await page.goto(site.url + state.path);
                 if (state.act) {
                   const res = page.waitForResponse((r) => r.request().method() === "POST");
                   await state.act(page);
-                  status = (await res).status();
+                  doc = await res;
                 }
               });
-              assert.equal(status, state.status, `${what}: HTTP status`);
-              const doc = sizes.get(page.url().split("#")[0]) ?? 0;
-              const assets = [...sizes.values()].reduce((a, b) => a + b, 0) - doc;
+              const served = doc as import("playwright-core").Response | null;
+              assert.equal(served?.status(), state.status, `${what}: HTTP status`);
+              // axe runs under the page's own strict CSP: playwright injects it through the
+              // DevTools protocol, which CSP does not govern (no bypassCSP).
+              const csp = served?.headers()["content-security-policy"] ?? "";
+              assert.match(csp, /default-src 'none'/, `${what}: CSP`);
+              assert.ok(!/script-src/.test(csp), `${what}: no script allowed`);
+              const html = sizes.get(page.url().split("#")[0]) ?? 0;
+              const assets = [...sizes.values()].reduce((a, b) => a + b, 0) - html;
               const list = [...sizes].map(([u, n]) => `${u} ${n}`).join(", ");
-              assert.ok(doc > 0 && doc < PAGE_BUDGET, `${what}: document ${doc} bytes (${list})`);
+              assert.ok(
+                html > 0 && html < PAGE_BUDGET,
+                `${what}: document ${html} bytes (${list})`,
+              );
               assert.ok(assets < ASSETS_BUDGET, `${what}: assets ${assets} bytes (${list})`);
               const results = await new AxeBuilder({ page }).analyze();
               for (const x of results.violations) {
