@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import AxeBuilder from "@axe-core/playwright";
-import type { Page } from "playwright-core";
+import type { Page, Response as PageResponse } from "playwright-core";
 import { launchBrowser, skipBrowserTests } from "./browser.ts";
 import { SCHEMES, siteFixture, VIEWPORTS } from "./site_states.ts";
 
@@ -19,7 +19,7 @@ const ASSETS_BUDGET = 20 * 1024;
 async function weigh(page: Page, load: () => Promise<unknown>): Promise<Map<string, number>> {
   const sizes = new Map<string, number>();
   const pending: Promise<void>[] = [];
-  const listener = (res: import("playwright-core").Response) => {
+  const listener = (res: PageResponse) => {
     pending.push(
       res.body().then((b) => void sizes.set(res.url(), b.length), () => {}),
     );
@@ -62,7 +62,7 @@ Deno.test({
           for (const state of site.states) {
             const what = `${state.name} (${v.label}, ${scheme})`;
             await t.step(what, async () => {
-              let doc: import("playwright-core").Response | null = null;
+              let doc: PageResponse | null = null;
               const sizes = await weigh(page, async () => {
                 doc = await page.goto(site.url + state.path);
                 if (state.act) {
@@ -71,7 +71,7 @@ Deno.test({
                   doc = await res;
                 }
               });
-              const served = doc as import("playwright-core").Response | null;
+              const served = doc as PageResponse | null;
               assert.equal(served?.status(), state.status, `${what}: HTTP status`);
               // axe runs under the page's own strict CSP: playwright injects it through the
               // DevTools protocol, which CSP does not govern (no bypassCSP).
