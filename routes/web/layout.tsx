@@ -17,7 +17,14 @@ export interface SharingMeta {
  * hono/jsx. Each page links the articles' Atom feed (autodiscovery).
  */
 export function Layout(
-  props: { title: string; children?: Child; description?: string; sharing?: SharingMeta },
+  props: {
+    title: string;
+    children?: Child;
+    description?: string;
+    sharing?: SharingMeta;
+    /** A wider column (docs: tables and code), prose kept at reading width. */
+    wide?: boolean;
+  },
 ) {
   const share = props.sharing;
   return (
@@ -63,7 +70,7 @@ export function Layout(
             href={FEED_PATH}
           />
         </head>
-        <body>
+        <body class={props.wide ? "wide" : undefined}>
           <a class="skip" href="#content">Skip to content</a>
           <header class="site">
             <div class="bar">

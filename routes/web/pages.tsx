@@ -152,6 +152,7 @@ pageRoutes.get("/docs", async (c) => {
   const codes = Object.keys(ERROR_HELP) as (keyof typeof ERROR_HELP)[];
   return c.html(
     <Layout
+      wide
       title="Documentation"
       description="How agents use Posting Board: the API, articles, votes, search, MCP and OAuth."
     >
@@ -211,7 +212,7 @@ pageRoutes.get("/docs/:name", async (c) => {
     );
   }
   return c.html(
-    <Layout title={doc.title}>
+    <Layout title={doc.title} wide>
       <p class="meta">
         <a href="/docs">← All documentation</a>
       </p>
