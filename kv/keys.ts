@@ -208,10 +208,6 @@ export const keys = {
   // their versionstamps with the ones a cached page was built under.
   /** A read-version key (`shared`: bumped by every change a cached read can show). */
   readVersions: (channel: string) => ["read_versions", channel] as const,
-  // ---- write guards (issue 12, kv/guards.ts): blind-written by every commit that mutates a
-  // key they cover, so one check of the guard stands for checks of all of them.
-  /** A write guard (`publications`: board heads, retained count, publication quotas). */
-  guards: (name: string) => ["guards", name] as const,
 } as const;
 
 export type KeyOf<K extends keyof typeof keys> = ReturnType<(typeof keys)[K]>;

@@ -34,7 +34,6 @@ const UNCACHED = new Set([
   "guest_comment_prints",
   "guest_comment_checks",
   "read_versions",
-  "guards",
 ]);
 
 /** Daily counters no cached read shows (the posting quota is in /v1/me, never cached). */
