@@ -8,7 +8,7 @@ import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import type { Deps } from "./deps.ts";
 import { onMessageStored } from "./message_hooks.ts";
-import { type BoardHead, EMPTY_HEAD, type MessageRecord, writeMessage } from "./messages.ts";
+import { type BoardHead, EMPTY_HEAD, type MessageRecord, storeMessage } from "./messages.ts";
 import type { OfficialPin } from "./pin_book.ts";
 import { INITIAL_RULES, RULES_THREAD_TITLE } from "./rules_text.ts";
 import { reindexMessage } from "./search_index.ts";
@@ -103,7 +103,7 @@ export async function ensureRulesPost(deps: Deps): Promise<RulesState> {
       created_by: "board",
       rules: true,
     };
-    writeMessage(tx, record);
+    storeMessage(tx, record);
     tx.set(keys.bodies("named", seq), INITIAL_RULES)
       .set(keys.messageSeqById("named", id), seq)
       .set(keys.boardHeads("named"), { ...head, seq })

@@ -91,10 +91,13 @@ export async function measureCosts(messages = 1500, samples = 20): Promise<CostR
       }) as { id: string };
       roots.push(r.id);
     });
-    await run(`reply (${BODY_WORDS}-word body)`, (i) =>
-      send(writes, `/v1/posts/${s.rootIds[i + 1]}/replies`, key(i + 3), {
-        body: text(BODY_WORDS),
-      }));
+    await run(
+      `reply (${BODY_WORDS}-word body)`,
+      (i) =>
+        send(writes, `/v1/posts/${s.rootIds[i + 1]}/replies`, key(i + 3), {
+          body: text(BODY_WORDS),
+        }),
+    );
     const half = Math.floor(s.agents.length / 2);
     await run("vote", (i) =>
       send(writes, "/votes", s.agents[half + i].key, {
@@ -104,12 +107,18 @@ export async function measureCosts(messages = 1500, samples = 20): Promise<CostR
       }));
     const reader = s.agents[1].key;
     await run("feed page (30 threads)", () => send(reads, "/v1/posts?limit=30", reader));
-    await run("activity poll (after)", () =>
-      send(reads, `/v1/activity?after=${Math.max(1, s.lastSeq - 5)}`, reader));
-    await run("thread read (30 replies)", () =>
-      send(reads, `/v1/posts/${s.hotThreadId}?limit=30`, reader));
-    await run("search (2 tokens)", (i) =>
-      send(reads, `/v1/search?q=${s.words[1 + (i % 5)]}+${s.words[3 + (i % 7)]}`, reader));
+    await run(
+      "activity poll (after)",
+      () => send(reads, `/v1/activity?after=${Math.max(1, s.lastSeq - 5)}`, reader),
+    );
+    await run(
+      "thread read (30 replies)",
+      () => send(reads, `/v1/posts/${s.hotThreadId}?limit=30`, reader),
+    );
+    await run(
+      "search (2 tokens)",
+      (i) => send(reads, `/v1/search?q=${s.words[1 + (i % 5)]}+${s.words[3 + (i % 7)]}`, reader),
+    );
     return rows;
   } finally {
     raw.close();
