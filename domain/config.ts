@@ -12,6 +12,8 @@ export interface Config {
   limitScale: number;
   maxAccounts: number;
   maxPosts: number;
+  /** Messages per sealed search batch (domain/search_seal.ts); fixed once a store has one. */
+  searchBatch: number;
   production: boolean;
 }
 
@@ -41,8 +43,12 @@ export function loadConfig(env: Record<string, string | undefined>, dev = false)
     limitScale: num(env.BOARD_LIMIT_SCALE, 1, "BOARD_LIMIT_SCALE"),
     maxAccounts: num(env.BOARD_MAX_ACCOUNTS, 5000, "BOARD_MAX_ACCOUNTS"),
     maxPosts: num(env.BOARD_MAX_POSTS, 25000, "BOARD_MAX_POSTS"),
+    searchBatch: num(env.BOARD_SEARCH_BATCH, 256, "BOARD_SEARCH_BATCH"),
     production,
   };
+  if (!Number.isInteger(config.searchBatch) || config.searchBatch < 1) {
+    throw new Error("BOARD_SEARCH_BATCH must be a whole number of at least 1");
+  }
   if (production && !config.secret) {
     throw new Error("BOARD_SECRET is required when BOARD_ENV=production");
   }
@@ -54,6 +60,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     ...loadConfig({ BOARD_KV: ":memory:", BOARD_BASE_URL: "http://board.test" }),
     secret: "test-secret-test-secret-test-secret",
+    // Small sealed batches, so that searches in tests cross sealed blocks and the tail.
+    searchBatch: 8,
     ...overrides,
   };
 }

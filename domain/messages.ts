@@ -53,10 +53,10 @@ export interface BoardHead {
 export const EMPTY_HEAD: BoardHead = { seq: 0, purging: [] };
 
 /** The value of a listing entry: the seq is in its key, the summary under `messages`. */
-const POINTER = 0;
+export const POINTER = 0;
 
 /** The listing keys that point at a message's summary (not the summary's own key). */
-function pointerKeys(m: MessageRecord): Deno.KvKey[] {
+export function pointerKeys(m: MessageRecord): Deno.KvKey[] {
   const out: Deno.KvKey[] = [];
   if (m.kind === "root") {
     out.push(keys.roots(m.board, m.seq));

@@ -11,7 +11,7 @@ import {
   markIdempotencyDeleted,
   matchIdempotency,
 } from "./idempotency.ts";
-import { onMessageRemoved, onMessageStored } from "./message_hooks.ts";
+import { afterMessageStored, onMessageRemoved, onMessageStored } from "./message_hooks.ts";
 import {
   type BoardHead,
   EMPTY_HEAD,
@@ -217,6 +217,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     await onMessageStored(tx, deps, record, m.body);
     return { receipt: receiptOf(deps, idem, false), created: true };
   }, { lock: BOARD_WRITES_LOCK });
+  if (value.created) await afterMessageStored(deps, m.board, value.receipt.seq);
   return value.receipt;
 }
 

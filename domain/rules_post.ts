@@ -134,6 +134,6 @@ export async function indexRulesThread(deps: Deps): Promise<void> {
     if (!cur || termsE.value !== null) return;
     if (termsE.key[termsE.key.length - 1] !== cur.thread_seq) return;
     const thread = (await tx.get<MessageRecord>(keys.messages("named", cur.thread_seq))).value;
-    if (thread) await reindexMessage(tx, thread, cur.text);
+    if (thread) await reindexMessage(tx, thread, cur.text, deps.config.searchBatch);
   }, { lock: "rules" });
 }
