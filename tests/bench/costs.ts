@@ -15,6 +15,7 @@ import { createApp } from "../../routes/app.ts";
 import { prepareService } from "../../routes/service.ts";
 import { type Cost, meteredKv } from "./kv_cost.ts";
 import { rng, seedBoard, zipfText } from "./seed.ts";
+import { sealSearchBatches } from "../../domain/search_seal.ts";
 
 export interface CostRow {
   name: string;
@@ -47,11 +48,17 @@ export async function measureCosts(messages = 1500, samples = 20): Promise<CostR
       BOARD_KV: `${dir}/costs.kv`,
       BOARD_LIMIT_SCALE: "1000000",
       BOARD_MAX_POSTS: "1000000",
+      BOARD_SEARCH_BATCH: Deno.env.get("BOARD_SEARCH_BATCH"),
     });
     const writeDeps = makeDeps(versionedKv(meter.kv), new SystemClock(), config);
     await prepareService(writeDeps);
     const s = await seedBoard(writeDeps, { accounts: 300, messages, votes: 300 });
-    const writes = createApp(writeDeps);
+    // The measured writes never seal a batch themselves (another trigger seq): sealing is
+    // measured on its own below and shown per message.
+    const writes = createApp({
+      ...writeDeps,
+      config: { ...config, searchBatch: Number.MAX_SAFE_INTEGER },
+    });
     const reads = createApp(makeDeps(meter.kv, new SystemClock(), config));
     const text = zipfText(s.words, rng(7));
     let net = 0;
@@ -119,6 +126,20 @@ export async function measureCosts(messages = 1500, samples = 20): Promise<CostR
       "search (2 tokens)",
       (i) => send(reads, `/v1/search?q=${s.words[1 + (i % 5)]}+${s.words[3 + (i % 7)]}`, reader),
     );
+    meter.take();
+    const batches = await sealSearchBatches(writeDeps);
+    const sealing = meter.take();
+    if (batches > 0) {
+      const per = batches * config.searchBatch;
+      const perMessage = Object.fromEntries(
+        Object.entries(sealing).map(([k, v]) => [k, v / per]),
+      ) as unknown as Cost;
+      rows.splice(2, 0, {
+        name: `sealing search batches (per message, ${per} sealed)`,
+        samples: per,
+        cost: perMessage,
+      });
+    }
     return rows;
   } finally {
     raw.close();
