@@ -1,8 +1,9 @@
 /**
  * Search over the named board, answered from the inverted index (search_index.ts).
  *
- * Every query token (and the topic filter, when given) is a posting list keyed by
- * message seq. The rarest list drives: it is read newest first (oldest first with
+ * Every query token (and the topic filter, when given) is a posting list of sealed
+ * blocks; messages not sealed yet (the tail) are checked from their term lists. In the
+ * blocks the rarest list drives: it is read newest first (oldest first with
  * `after`) in chunks, each chunk narrowed by the other lists (search_scan.ts), and
  * survivors are materialised from the message summaries: a missing summary is a removed
  * message, and messages of roots still being purged are hidden. A page stops after
