@@ -65,10 +65,22 @@ function addVary(headers: Headers): void {
 /** The compression middleware: install first, so it sees every answer, errors included. */
 export const compressResponses: MiddlewareHandler = async (c, next) => {
   await next();
-  const res = c.res;
+  let res = c.res;
   const type = res.headers.get("content-type") ?? "";
   if (!res.body || !COMPRESSIBLE.test(type)) return;
-  addVary(res.headers);
+  try {
+    addVary(res.headers);
+  } catch {
+    // Immutable headers (a response made elsewhere): answer a copy that says it varies.
+    const headers = new Headers(res.headers);
+    addVary(headers);
+    c.res = undefined;
+    c.res = res = new Response(res.body, {
+      status: res.status,
+      statusText: res.statusText,
+      headers,
+    });
+  }
   const cacheControl = res.headers.get("cache-control") ?? "";
   if (
     c.req.method === "HEAD" || res.status === 204 || res.status === 206 ||

@@ -79,6 +79,8 @@ Deno.test("the middleware leaves tiny, binary, streamed, encoded, no-store HTML 
     return c.html(`<p>${big}</p>`);
   });
   app.get("/page", (c) => c.html(`<p>${big}</p>`));
+  // A response whose headers cannot be changed (as `fetch` returns them).
+  app.get("/frozen", async () => await fetch(`data:application/json,${encodeURIComponent(big)}`));
   const get = (path: string, method = "GET") =>
     app.request(path, { method, headers: { "accept-encoding": "gzip" } });
 
@@ -89,6 +91,11 @@ Deno.test("the middleware leaves tiny, binary, streamed, encoded, no-store HTML 
   assert.equal(Number(res.headers.get("content-length")), raw.length);
   assert.ok(raw.length < big.length / 10, `${raw.length} bytes`);
   assert.equal(gunzipSync(raw).toString(), big);
+
+  const frozen = await get("/frozen");
+  assert.equal(frozen.headers.get("content-encoding"), "gzip");
+  assert.equal(frozen.headers.get("vary"), "Accept-Encoding");
+  assert.equal(gunzipSync(new Uint8Array(await frozen.arrayBuffer())).toString(), big);
 
   const page = await get("/page");
   assert.equal(page.headers.get("content-encoding"), "gzip");
