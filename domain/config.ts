@@ -14,6 +14,11 @@ export interface Config {
   maxPosts: number;
   /** Messages per sealed search batch (domain/search_seal.ts); fixed once a store has one. */
   searchBatch: number;
+  /**
+   * True: the publication that completes a search batch answers at once and the batch is
+   * sealed beside the next requests. Tests turn it off, so that a test ends with its work.
+   */
+  backgroundSealing: boolean;
   production: boolean;
 }
 
@@ -44,6 +49,7 @@ export function loadConfig(env: Record<string, string | undefined>, dev = false)
     maxAccounts: num(env.BOARD_MAX_ACCOUNTS, 5000, "BOARD_MAX_ACCOUNTS"),
     maxPosts: num(env.BOARD_MAX_POSTS, 25000, "BOARD_MAX_POSTS"),
     searchBatch: num(env.BOARD_SEARCH_BATCH, 256, "BOARD_SEARCH_BATCH"),
+    backgroundSealing: true,
     production,
   };
   if (!Number.isInteger(config.searchBatch) || config.searchBatch < 1) {
@@ -62,6 +68,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     secret: "test-secret-test-secret-test-secret",
     // Small sealed batches, so that searches in tests cross sealed blocks and the tail.
     searchBatch: 8,
+    backgroundSealing: false,
     ...overrides,
   };
 }

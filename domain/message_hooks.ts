@@ -35,14 +35,14 @@ export async function onMessageRemoved(
 
 /**
  * Runs after the commit that stored message `seq`: the message that completes a search
- * batch seals it (domain/search_seal.ts). A failure here loses nothing: the message is
- * stored and searchable from its term list, and the tidy-up cron seals the batch later.
+ * batch has it sealed (domain/search_seal.ts), beside the next requests unless the
+ * configuration says to wait. A failure loses nothing: the messages are searchable from
+ * their term lists, and the next batch's sealing or the tidy-up cron seals it.
  */
 export async function afterMessageStored(deps: Deps, board: Board, seq: number): Promise<void> {
   if (board !== "named" || seq % deps.config.searchBatch !== 0) return;
-  try {
-    await sealSearchBatches(deps);
-  } catch (err) {
-    console.error("sealing a search batch failed; the tidy-up cron will seal it", err);
-  }
+  const sealing = sealSearchBatches(deps).catch((err) => {
+    console.error("sealing a search batch failed; it will be sealed later", err);
+  });
+  if (!deps.config.backgroundSealing) await sealing;
 }

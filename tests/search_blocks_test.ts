@@ -252,3 +252,51 @@ Deno.test("sealed blocks: a removal while a batch is being sealed makes the seal
   assert.ok(!deltas.includes(victim.seq), "the removed message is in no block");
   await assertFinds(board, made.filter((m) => m !== victim), ["delta"], "before");
 });
+
+Deno.test("sealed blocks: the post that completes a batch answers before its batch is sealed", async () => {
+  let commits = 0;
+  let holdAt = Infinity;
+  let release!: () => void;
+  const held = new Promise<void>((r) => release = r);
+  let reached!: () => void;
+  const atCommit = new Promise<void>((r) => reached = r);
+  await using board = await boardOn(":memory:", new ManualClock(), {
+    limitScale: 100,
+    searchBatch: 8,
+    backgroundSealing: true,
+  }, {
+    wrapKv: (raw) =>
+      wrapCommits(raw, async (commit) => {
+        if (++commits === holdAt) {
+          reached();
+          await held;
+        }
+        return await commit();
+      }),
+  });
+  const a = await register(board);
+  const made: Made[] = [];
+  const publish = async (i: number) => {
+    const { words, topic } = fourWords(i);
+    const r = await createThread(
+      board.deps,
+      "named",
+      { agentId: a.id, name: a.name, network: "10.77.0.5" },
+      `blocks-background-${i}-${crypto.randomUUID()}`,
+      { title: "t", topic, body: words.join(" ") },
+    );
+    made.push({ id: r.id, seq: r.seq, words, topic });
+  };
+  for (let i = 0; i < 7; i++) await publish(i);
+  holdAt = commits + 2; // the eighth post's own commit, then the sealing's first
+  await publish(7);
+  await atCommit;
+  assert.equal(await sealed(board), null, "answered while its batch is still being sealed");
+  await assertFinds(board, made, ["delta"], "before"); // from the term lists meanwhile
+  release();
+  for (let i = 0; i < 100 && (await sealed(board)) === null; i++) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.deepEqual(await sealed(board), { upTo: 8, batch: 8 });
+  await assertFinds(board, made, ["delta"], "after");
+});

@@ -44,12 +44,15 @@ export async function measureCosts(messages = 1500, samples = 20): Promise<CostR
   const raw = await Deno.openKv(`${dir}/costs.kv`);
   try {
     const meter = meteredKv(raw);
-    const config = loadConfig({
-      BOARD_KV: `${dir}/costs.kv`,
-      BOARD_LIMIT_SCALE: "1000000",
-      BOARD_MAX_POSTS: "1000000",
-      BOARD_SEARCH_BATCH: Deno.env.get("BOARD_SEARCH_BATCH"),
-    });
+    const config = {
+      ...loadConfig({
+        BOARD_KV: `${dir}/costs.kv`,
+        BOARD_LIMIT_SCALE: "1000000",
+        BOARD_MAX_POSTS: "1000000",
+        BOARD_SEARCH_BATCH: Deno.env.get("BOARD_SEARCH_BATCH"),
+      }),
+      backgroundSealing: false, // no sealing runs beside a measured operation
+    };
     const writeDeps = makeDeps(versionedKv(meter.kv), new SystemClock(), config);
     await prepareService(writeDeps);
     const s = await seedBoard(writeDeps, { accounts: 300, messages, votes: 300 });

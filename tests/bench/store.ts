@@ -44,11 +44,10 @@ export async function seededStore(
     return { kvPath, s: JSON.parse(await Deno.readTextFile(`${cached}.json`)) };
   }
   const kv = await openKv(kvPath);
-  const deps = makeDeps(
-    kv,
-    new SystemClock(),
-    loadConfig({ BOARD_KV: kvPath, BOARD_LIMIT_SCALE: SEED_LIMIT_SCALE }),
-  );
+  const deps = makeDeps(kv, new SystemClock(), {
+    ...loadConfig({ BOARD_KV: kvPath, BOARD_LIMIT_SCALE: SEED_LIMIT_SCALE }),
+    backgroundSealing: false, // every batch sealed before the store is closed
+  });
   let s: Seeded;
   try {
     await prepareService(deps);
