@@ -11,6 +11,7 @@
  */
 import { keys } from "../kv/keys.ts";
 import { keySize, KV_LIMITS, valueSize } from "../kv/limits.ts";
+import { isLockedError } from "../kv/tx.ts";
 import type { Deps } from "./deps.ts";
 import { type BoardHead, EMPTY_HEAD } from "./messages.ts";
 import {
@@ -38,7 +39,13 @@ export async function sealSearchBatches(deps: Deps): Promise<number> {
     const state = sealedState(markerE, deps.config.searchBatch);
     const head = headE.value ?? EMPTY_HEAD;
     if (head.seq < state.upTo + state.batch) return sealed;
-    if (await sealBatch(deps.kv, markerE, state)) sealed++;
+    try {
+      if (await sealBatch(deps.kv, markerE, state)) sealed++;
+    } catch (e) {
+      // The embedded store was busy with another connection's write: start the batch over.
+      if (!isLockedError(e)) throw e;
+      await new Promise((r) => setTimeout(r, 1 + Math.random() * 20));
+    }
   }
   return sealed;
 }
