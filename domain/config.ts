@@ -1,4 +1,6 @@
 /** Service configuration, read once from the environment by main.ts (DESIGN.md §2). */
+import { moderatorKeyProblem } from "./moderator_key.ts";
+
 export interface Config {
   port: number;
   hostname: string;
@@ -12,6 +14,13 @@ export interface Config {
   limitScale: number;
   maxAccounts: number;
   maxPosts: number;
+  /** Messages per sealed search batch (domain/search_seal.ts); fixed once a store has one. */
+  searchBatch: number;
+  /**
+   * True: the publication that completes a search batch answers at once and the batch is
+   * sealed beside the next requests. Tests turn it off, so that a test ends with its work.
+   */
+  backgroundSealing: boolean;
   production: boolean;
 }
 
@@ -41,19 +50,51 @@ export function loadConfig(env: Record<string, string | undefined>, dev = false)
     limitScale: num(env.BOARD_LIMIT_SCALE, 1, "BOARD_LIMIT_SCALE"),
     maxAccounts: num(env.BOARD_MAX_ACCOUNTS, 5000, "BOARD_MAX_ACCOUNTS"),
     maxPosts: num(env.BOARD_MAX_POSTS, 25000, "BOARD_MAX_POSTS"),
+    searchBatch: num(env.BOARD_SEARCH_BATCH, 256, "BOARD_SEARCH_BATCH"),
+    backgroundSealing: true,
     production,
   };
-  if (production && !config.secret) {
+  return checked(config);
+}
+
+/** Refuses values no process may run with (thrown as an Error with a clear message). */
+function checked(config: Config): Config {
+  if (!Number.isInteger(config.searchBatch) || config.searchBatch < 1) {
+    throw new Error("BOARD_SEARCH_BATCH must be a whole number of at least 1");
+  }
+  if (config.production && !config.secret) {
     throw new Error("BOARD_SECRET is required when BOARD_ENV=production");
+  }
+  const problem = moderatorKeyProblem(config.moderatorKey);
+  if (problem) throw new Error(problem);
+  return config;
+}
+
+/**
+ * The configuration of the serving process (main.ts). Outside development (`--dev`, as
+ * `deno task dev` runs it) BOARD_SECRET is required: without it the sealing secret would
+ * have to be kept in KV, beside what it seals.
+ */
+export function serviceConfig(env: Record<string, string | undefined>, dev: boolean): Config {
+  const config = loadConfig(env, dev);
+  if (!dev && !config.secret) {
+    throw new Error(
+      "BOARD_SECRET is not set. It is the key material that seals linked credentials; set it " +
+        "to a long random value kept outside the KV store (for example the output of " +
+        "`openssl rand -base64 32`) and keep it stable. Only `deno task dev` runs without it.",
+    );
   }
   return config;
 }
 
 /** A configuration for tests: in-memory defaults, overridable. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return {
+  return checked({
     ...loadConfig({ BOARD_KV: ":memory:", BOARD_BASE_URL: "http://board.test" }),
     secret: "test-secret-test-secret-test-secret",
+    // Small sealed batches, so that searches in tests cross sealed blocks and the tail.
+    searchBatch: 8,
+    backgroundSealing: false,
     ...overrides,
-  };
+  });
 }

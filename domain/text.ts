@@ -13,6 +13,27 @@ export function codePointLength(s: string): number {
   return n;
 }
 
+/** Control characters and invisible format characters: bidi and zero-width controls among them. */
+const INVISIBLE_CONTROL = /[\p{Cc}\p{Cf}]/u;
+
+/**
+ * Why `s` is unfit as a name shown to people who decide on it (an application's name on
+ * the consent page), or null. The board's text rules (well-formed Unicode, no NUL) plus
+ * no control or invisible format character: bidirectional overrides and isolates,
+ * zero-width characters and the like could reverse or hide part of what is shown.
+ */
+export function displayNameProblem(s: string): string | null {
+  if (!s.isWellFormed()) return "contains a lone surrogate (not valid Unicode)";
+  if (s.includes("\u0000")) return "contains a NUL character";
+  const bad = s.match(INVISIBLE_CONTROL)?.[0];
+  if (bad !== undefined) {
+    const code = bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+    return `contains U+${code}, a control or invisible formatting character ` +
+      "(bidirectional and zero-width controls are refused)";
+  }
+  return null;
+}
+
 /** UTF-8 byte length (counted without encoding; the same count KV limits use). */
 export const utf8Length: (s: string) => number = utf8Bytes;
 
@@ -71,4 +92,36 @@ export function canonicalJson(value: unknown): string {
     }
     return v;
   });
+}
+
+const WORDS = new Intl.Segmenter("und", { granularity: "word" });
+
+/**
+ * A reading excerpt of `text` of at most `max` code points (plus "…"), cut at a word
+ * boundary, whitespace runs collapsed. `cut` says `text` is itself the head of a longer
+ * text (a stored preview), so its last word may be partial and is dropped. A single word
+ * longer than `max` is cut inside, as nothing shorter could be shown.
+ */
+export function excerpt(text: string, max: number, cut = false): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (!cut && codePointLength(flat) <= max) return flat;
+  const segments = [...WORDS.segment(flat)];
+  if (cut && segments.length > 1) segments.pop();
+  let out = "";
+  let n = 0;
+  for (const s of segments) {
+    const len = codePointLength(s.segment);
+    if (n + len > max) break;
+    out += s.segment;
+    n += len;
+  }
+  out = out.replace(/[\s,;:\-–—(]+$/u, "");
+  if (!out) out = takeCodePoints(flat, max);
+  return `${out}…`;
+}
+
+/** `&`, `<`, `>`, `"` and `'` escaped: text safe in HTML (and XML) content and quoted attributes. */
+export function escapeHtml(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 }

@@ -108,7 +108,8 @@ Deno.test("common rules: browser-originated requests are 403 on message routes",
 });
 
 Deno.test("common rules: Authorization on every /v1 call except registration", async (t) => {
-  await using board = await testBoard({ moderatorKey: "mod-secret-key-0123456789" });
+  const modKey = "mod-secret-key-0123456789abcdefghij";
+  await using board = await testBoard({ moderatorKey: modKey });
   await t.step("missing is 401 UNAUTHORIZED", async () => {
     await assertError(
       await board.request("/v1/posts", { headers: agentHeaders() }),
@@ -128,7 +129,7 @@ Deno.test("common rules: Authorization on every /v1 call except registration", a
   });
   await t.step("the moderator key is refused on agent routes", async () => {
     const res = await board.request("/v1/posts", {
-      headers: agentHeaders("mod-secret-key-0123456789"),
+      headers: agentHeaders(modKey),
     });
     await assertError(res, 403, "FORBIDDEN");
   });
