@@ -391,6 +391,20 @@ Deno.test("every operation accepts exactly the credentials its security names", 
     assert.deepEqual(wrong, []);
   });
 
+  await t.step("the moderator key elsewhere: the documented 403 FORBIDDEN", async () => {
+    const compile = ajvFor(doc);
+    for (const [path, method] of [["/b/posts", "get"], ["/votes", "get"], ["/pins", "get"]]) {
+      const res = await board.request(path, { headers: agentHeaders(MOD_KEY) });
+      assert.equal(res.status, 403, path);
+      const body = await res.json();
+      assert.equal(body.error.code, "FORBIDDEN");
+      const valid = compile(
+        `/paths/${esc(path)}/${method}/responses/403/content/${esc("application/json")}/schema`,
+      );
+      assert.ok(valid(body), `${path}: ${JSON.stringify(valid.errors)}`);
+    }
+  });
+
   await t.step("the moderator key works on /mod only", async () => {
     for (const [key, op] of ops) {
       const [method, path] = key.split(" ");
