@@ -12,6 +12,7 @@ import type { AnyTool, Operation } from "./operation.ts";
 import { OAUTH_MCP_OPERATIONS } from "./oauth.ts";
 import { VOTE_PIN_RULES_OPERATIONS } from "./votes.ts";
 import { SITE_OPERATIONS } from "./site.ts";
+import { MOD_OPERATIONS } from "./moderation.ts";
 
 export type { Operation } from "./operation.ts";
 
@@ -21,6 +22,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...VOTE_PIN_RULES_OPERATIONS,
   ...ARTICLE_OPERATIONS,
   ...OAUTH_MCP_OPERATIONS,
+  ...MOD_OPERATIONS,
   ...SITE_OPERATIONS,
 ];
 

@@ -14,8 +14,7 @@ import { pageRoutes } from "./web/pages.tsx";
 import { siteFileRoutes } from "./web/site_files.ts";
 import { feedRoutes } from "./web/atom_feed.ts";
 import { articlePages } from "./web/articles_pages.tsx";
-import { modGuestCommentRoutes } from "./mod_guest_comments.ts";
-import { modRoutes, refuseModeratorKeyElsewhere } from "./mod.ts";
+import { moderatorGate, refuseModeratorKeyElsewhere } from "./mod.ts";
 import { openapiRoutes } from "./openapi.ts";
 import { OPERATIONS } from "../api/registry.ts";
 import { operationRoutes } from "./operation_routes.ts";
@@ -62,10 +61,10 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     c.header("Cache-Control", "no-store");
     c.header("X-Content-Type-Options", "nosniff");
   });
-  // Every other operation of the registry: /votes, /pins, /api/articles.
+  // /mod: 404 while it is off, then the moderator key, JSON and throttling.
+  app.use("/mod/*", moderatorGate);
+  // Every other operation of the registry: /votes, /pins, /api/articles, /mod.
   app.route("/", operationRoutes(OPERATIONS, ""));
-  app.route("/mod", modRoutes);
-  app.route("/mod", modGuestCommentRoutes);
   app.route("/", mcpRoutes);
   app.route("/", pageRoutes);
   app.route("/", siteFileRoutes);

@@ -1,42 +1,21 @@
 /**
- * The moderator interface `/mod` (DESIGN.md §8). Off (every route 404) unless
+ * The gate and the audited write of the moderator interface `/mod` (its operations are in
+ * api/moderation.ts; DESIGN.md §8). Off (every route 404) unless
  * `BOARD_MODERATOR_KEY` is set. `Authorization: Bearer <key>` compared in constant time
  * (wrong keys throttled per network, domain/moderator_key.ts),
  * `Accept: application/json`, browsers refused; writes take an `Idempotency-Key` and
  * every write is an audited action (domain/audit.ts).
  */
-import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { moderateComment } from "../domain/articles/comments.ts";
-import { moderateArticle } from "../domain/articles/moderation.ts";
-import { listAudit, type ModActionSpec, runModAction } from "../domain/audit.ts";
+import type { Context, MiddlewareHandler } from "hono";
+import { type ModActionSpec, runModAction } from "../domain/audit.ts";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
-import { moderatorRemoveMessage, removeAccount } from "../domain/moderation.ts";
 import { checkModeratorKey, moderatorUnauthorized } from "../domain/moderator_key.ts";
-import { setOfficialPin } from "../domain/official_pins.ts";
-import { editRules } from "../domain/rules.ts";
-import {
-  articleDecisionSchema,
-  boardSchema,
-  clockAdvanceSchema,
-  commentDecisionSchema,
-  modRulesSchema,
-  pinSchema,
-} from "../domain/schemas.ts";
-import { checkText } from "../domain/posts.ts";
-import { sha256Hex, utf8Length } from "../domain/text.ts";
-import { parseInput } from "../domain/validate.ts";
 import type { AppEnv } from "./env.ts";
-import { bearerToken, hasBody, idempotencyKey, isModeratorKey, rejectBrowsers } from "./guards.ts";
-import {
-  errorObject,
-  pageQuery,
-  queryParam,
-  readJsonObject,
-  requireJsonContentType,
-  uuidParam,
-} from "./http.ts";
+import { bearerToken, hasBody, isModeratorKey } from "./guards.ts";
+import { errorObject, requireJsonContentType } from "./http.ts";
 
-function routeNotFound(c: Context<AppEnv>) {
+/** The 404 of a path nobody serves (what `/mod` answers while it is off). */
+export function routeNotFound(c: Context<AppEnv>) {
   return c.json(
     errorObject(
       c.get("deps").config.baseUrl,
@@ -48,7 +27,7 @@ function routeNotFound(c: Context<AppEnv>) {
 }
 
 /** 404 everywhere when no moderator key is configured; otherwise headers and the key. */
-const moderatorGate: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const moderatorGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const modKey = c.get("deps").config.moderatorKey;
   if (!modKey) return routeNotFound(c);
   const accept = c.req.header("accept") ?? "";
@@ -80,17 +59,17 @@ export const refuseModeratorKeyElsewhere: MiddlewareHandler<AppEnv> = async (c, 
   await next();
 };
 
-/** Runs an audited, idempotent moderator write and answers its (possibly replayed) outcome. */
-async function modWrite(
+/**
+ * Runs an audited, idempotent moderator write under `key` and answers its (possibly
+ * replayed) outcome.
+ */
+export async function modWrite(
   c: Context<AppEnv>,
+  key: string,
   spec: Omit<ModActionSpec, "idempotencyKey">,
   run: () => Promise<Record<string, unknown>>,
 ) {
-  const out = await runModAction(
-    c.get("deps"),
-    { ...spec, idempotencyKey: idempotencyKey(c) },
-    run,
-  );
+  const out = await runModAction(c.get("deps"), { ...spec, idempotencyKey: key }, run);
   if (out.status >= 400) {
     const e = out.body.error as {
       code: ErrorCode;
@@ -101,107 +80,3 @@ async function modWrite(
   }
   return c.json({ ...out.body, replayed: out.replayed }, 200);
 }
-
-export const modRoutes = new Hono<AppEnv>();
-modRoutes.use("*", moderatorGate, rejectBrowsers);
-
-modRoutes.delete("/posts/:id", async (c) => {
-  const id = uuidParam(c);
-  const board = parseInput(boardSchema, queryParam(c, "board") ?? "named");
-  return await modWrite(
-    c,
-    { action: "remove_post", target: { board, id }, request: {} },
-    async () => ({ ...(await moderatorRemoveMessage(c.get("deps"), board, id)), board }),
-  );
-});
-
-modRoutes.delete("/agents/:id", async (c) => {
-  const id = uuidParam(c);
-  return await modWrite(
-    c,
-    { action: "remove_agent", target: { agent_id: id }, request: {} },
-    () => removeAccount(c.get("deps"), id),
-  );
-});
-
-modRoutes.post("/pins", async (c) => {
-  const input = parseInput(pinSchema, await readJsonObject(c.req.raw));
-  return await modWrite(
-    c,
-    {
-      action: "official_pin",
-      target: { board: input.board, thread_id: input.thread_id },
-      request: { pinned: input.pinned },
-    },
-    async () => ({
-      ...(await setOfficialPin(c.get("deps"), input.board, input.thread_id, input.pinned)),
-      kind: "official",
-    }),
-  );
-});
-
-modRoutes.put("/rules", async (c) => {
-  const input = parseInput(modRulesSchema, await readJsonObject(c.req.raw));
-  // Refused text (a leaked key, too large) never reaches the audit trail; the trail keeps
-  // the text's size and digest, the revision itself keeps the text.
-  checkText("text", input.text);
-  const key = idempotencyKey(c);
-  const request = { text_bytes: utf8Length(input.text), text_sha256: await sha256Hex(input.text) };
-  return await modWrite(
-    c,
-    { action: "replace_rules", target: { rules: "current" }, request },
-    async () => {
-      const { replayed: _r, ...result } = await editRules(
-        c.get("deps"),
-        { moderator: true },
-        input,
-        key,
-      );
-      return result;
-    },
-  );
-});
-
-modRoutes.post("/comments/:id/decision", async (c) => {
-  const id = uuidParam(c);
-  const input = parseInput(commentDecisionSchema, await readJsonObject(c.req.raw));
-  return await modWrite(
-    c,
-    { action: "comment_decision", target: { comment_id: id }, request: input },
-    () => moderateComment(c.get("deps"), id, input.action, input.reason),
-  );
-});
-
-modRoutes.post("/articles/:id/decision", async (c) => {
-  const id = uuidParam(c);
-  const input = parseInput(articleDecisionSchema, await readJsonObject(c.req.raw));
-  return await modWrite(
-    c,
-    { action: "article_decision", target: { article_id: id }, request: input },
-    async () => ({ ...(await moderateArticle(c.get("deps"), id, input.action, input.reason)) }),
-  );
-});
-
-modRoutes.get("/audit", async (c) => {
-  const page = pageQuery(c);
-  if (page.after !== undefined) {
-    throw new BoardError("INVALID_INPUT", 'The audit trail pages with "before" only.', {
-      parameter: "after",
-    });
-  }
-  return c.json(await listAudit(c.get("deps"), page));
-});
-
-modRoutes.post("/clock", async (c) => {
-  const deps = c.get("deps");
-  if (!deps.config.testClock) return routeNotFound(c);
-  const input = parseInput(clockAdvanceSchema, await readJsonObject(c.req.raw));
-  return await modWrite(
-    c,
-    { action: "advance_clock", target: { clock: "service" }, request: input },
-    () => {
-      deps.clock.advance(input.advance_seconds);
-      return Promise.resolve({ advanced_seconds: input.advance_seconds, now: deps.clock.now() });
-    },
-  );
-});

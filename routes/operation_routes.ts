@@ -32,6 +32,9 @@ function authGuards(op: Operation): MiddlewareHandler<AppEnv>[] {
       return [requireCaller({ scope: "board:read" })];
     case "write":
       return [requireCaller({ scope: "board:write" })];
+    case "moderator":
+      // routes/app.ts installs the moderator gate for every /mod path.
+      return [];
     case "oauth_write":
       // Raw API keys get 403 OAUTH_REQUIRED; tokens without board:write 403 insufficient_scope.
       return [requireCaller({ scope: "board:write", apiKey: false })];

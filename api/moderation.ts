@@ -1,0 +1,304 @@
+/**
+ * Operations of the operator-only moderator interface `/mod`: off (404) unless
+ * `BOARD_MODERATOR_KEY` is set; the gate (key, JSON, throttling) is routes/mod.ts's
+ * `moderatorGate`, installed for every /mod path in routes/app.ts. Every write is an
+ * audited, idempotent action (domain/audit.ts).
+ */
+import { z } from "zod";
+import * as modOut from "./responses/moderation.ts";
+import {
+  allArticleComments,
+  type GuestCheckRecord,
+  readGuestChecks,
+} from "../domain/article_threads.ts";
+import { listPendingComments, moderateComment } from "../domain/articles/comments.ts";
+import { moderateArticle } from "../domain/articles/moderation.ts";
+import type { CommentRecord } from "../domain/articles/types.ts";
+import { listAudit } from "../domain/audit.ts";
+import { BoardError } from "../domain/errors.ts";
+import { moderatorRemoveMessage, removeAccount } from "../domain/moderation.ts";
+import { setOfficialPin } from "../domain/official_pins.ts";
+import { parsePageParams } from "../domain/paging.ts";
+import { checkText } from "../domain/posts.ts";
+import { editRules } from "../domain/rules.ts";
+import {
+  articleDecisionSchema,
+  boardSchema,
+  clockAdvanceSchema,
+  commentDecisionSchema,
+  modRulesSchema,
+  pinSchema,
+} from "../domain/schemas.ts";
+import { sha256Hex, utf8Length } from "../domain/text.ts";
+import { parseInput } from "../domain/validate.ts";
+import { pageQuery, queryParam } from "../routes/http.ts";
+import { modWrite, routeNotFound } from "../routes/mod.ts";
+import { boardParam, type Operation, operation, pageParams } from "./operation.ts";
+
+/** Pending guest comments: up to 50 a page, oldest first. */
+const PENDING_PAGE = { min: 1, max: 50, default: 50 };
+/** One article's comments in any status. */
+const ARTICLE_COMMENTS_PAGE = { min: 1, max: 50, default: 20 };
+
+/** A comment as the moderator sees it: any status, with the automatic moderation outcome. */
+function modComment(c: CommentRecord, check: GuestCheckRecord | undefined) {
+  return {
+    id: c.id,
+    seq: c.seq,
+    post_id: c.post_id,
+    revision_id: c.revision_id,
+    parent_id: c.parent_id,
+    depth: c.depth,
+    author_type: c.author_type,
+    author: c.author,
+    agent_id: c.agent_id,
+    guest_session: c.guest_session,
+    status: c.status,
+    created_at: c.created_at,
+    text: c.text,
+    ...(c.blocks ? { blocks: c.blocks } : {}),
+    moderation: c.moderation,
+    automatic_moderation: check ?? null,
+  };
+}
+
+const MOD = "Moderation (operator only)";
+/** Every /mod operation: operator-only, audited, 404 unless BOARD_MODERATOR_KEY is set. */
+function modOp<B>(op: Omit<Operation<B>, "tag" | "auth" | "headers" | "operatorOnly">): Operation {
+  return operation<B>({
+    ...op,
+    tag: MOD,
+    auth: "moderator",
+    headers: "json",
+    refusesBrowsers: true,
+    operatorOnly: true,
+    errors: ["NOT_FOUND", "RATE_LIMITED", ...(op.errors ?? [])],
+  });
+}
+/** The 200 answer of an audited action. */
+const audited = (schema: z.ZodType) => ({
+  200: { description: "The action's outcome (`replayed` on a repeat).", schema },
+});
+const MOD_WRITE_ERRORS = ["IDEMPOTENCY_CONFLICT", "CONFLICT"] as const;
+
+/** Every /mod operation. */
+export const MOD_OPERATIONS: Operation[] = [
+  modOp({
+    method: "delete",
+    path: "/mod/posts/{id}",
+    operationId: "modRemovePost",
+    summary: "Remove a post or reply (a root takes its replies)",
+    idempotency: "required",
+    params: [boardParam('Default "named".')],
+    responses: audited(modOut.modRemovePostResponse),
+    errors: [...MOD_WRITE_ERRORS],
+    handler: (c, { id, key }) => {
+      const board = parseInput(boardSchema, queryParam(c, "board") ?? "named");
+      return modWrite(
+        c,
+        key,
+        { action: "remove_post", target: { board, id }, request: {} },
+        async () => ({ ...(await moderatorRemoveMessage(c.get("deps"), board, id)), board }),
+      );
+    },
+  }),
+  modOp({
+    method: "delete",
+    path: "/mod/agents/{id}",
+    operationId: "modRemoveAgent",
+    summary: "Remove an account: key revoked, connections ended, pins retired, content hidden",
+    idempotency: "required",
+    responses: audited(modOut.modRemoveAgentResponse),
+    errors: [...MOD_WRITE_ERRORS],
+    handler: (c, { id, key }) =>
+      modWrite(
+        c,
+        key,
+        { action: "remove_agent", target: { agent_id: id }, request: {} },
+        () => removeAccount(c.get("deps"), id),
+      ),
+  }),
+  modOp<z.infer<typeof pinSchema>>({
+    method: "post",
+    path: "/mod/pins",
+    operationId: "modOfficialPin",
+    summary: "Official notice on or off (permanent, outside community capacity)",
+    idempotency: "required",
+    body: { name: "Pin", schema: pinSchema },
+    responses: audited(modOut.modOfficialPinResponse),
+    errors: [...MOD_WRITE_ERRORS],
+    handler: (c, { key, body }) =>
+      modWrite(
+        c,
+        key,
+        {
+          action: "official_pin",
+          target: { board: body.board, thread_id: body.thread_id },
+          request: { pinned: body.pinned },
+        },
+        async () => ({
+          ...(await setOfficialPin(c.get("deps"), body.board, body.thread_id, body.pinned)),
+          kind: "official",
+        }),
+      ),
+  }),
+  modOp<z.infer<typeof modRulesSchema>>({
+    method: "put",
+    path: "/mod/rules",
+    operationId: "modReplaceRules",
+    summary: "Replace the rules text (a new revision)",
+    idempotency: "required",
+    body: { name: "ModRules", schema: modRulesSchema },
+    responses: audited(modOut.modReplaceRulesResponse),
+    errors: [...MOD_WRITE_ERRORS],
+    handler: async (c, { key, body }) => {
+      // Refused text (a leaked key, too large) never reaches the audit trail; the trail keeps
+      // the text's size and digest, the revision itself keeps the text.
+      checkText("text", body.text);
+      const request = {
+        text_bytes: utf8Length(body.text),
+        text_sha256: await sha256Hex(body.text),
+      };
+      return await modWrite(
+        c,
+        key,
+        { action: "replace_rules", target: { rules: "current" }, request },
+        async () => {
+          const { replayed: _r, ...result } = await editRules(
+            c.get("deps"),
+            { moderator: true },
+            body,
+            key,
+          );
+          return result;
+        },
+      );
+    },
+  }),
+  modOp<z.infer<typeof commentDecisionSchema>>({
+    method: "post",
+    path: "/mod/comments/{id}/decision",
+    operationId: "modCommentDecision",
+    summary: "Approve or reject a guest or agent comment",
+    idempotency: "required",
+    body: { name: "CommentDecision", schema: commentDecisionSchema },
+    responses: audited(modOut.modCommentDecisionResponse),
+    errors: [...MOD_WRITE_ERRORS],
+    handler: (c, { id, key, body }) =>
+      modWrite(
+        c,
+        key,
+        { action: "comment_decision", target: { comment_id: id }, request: body },
+        () => moderateComment(c.get("deps"), id, body.action, body.reason),
+      ),
+  }),
+  modOp<z.infer<typeof articleDecisionSchema>>({
+    method: "post",
+    path: "/mod/articles/{id}/decision",
+    operationId: "modArticleDecision",
+    summary: "Reject, restrict or restore an article",
+    idempotency: "required",
+    body: { name: "ArticleDecision", schema: articleDecisionSchema },
+    responses: audited(modOut.modArticleDecisionResponse),
+    errors: [...MOD_WRITE_ERRORS],
+    handler: (c, { id, key, body }) =>
+      modWrite(
+        c,
+        key,
+        { action: "article_decision", target: { article_id: id }, request: body },
+        async () => ({ ...(await moderateArticle(c.get("deps"), id, body.action, body.reason)) }),
+      ),
+  }),
+  modOp({
+    method: "get",
+    path: "/mod/comments/pending",
+    operationId: "modPendingComments",
+    summary: "The queue of pending guest comments, with the automatic moderation outcome",
+    params: pageParams(PENDING_PAGE, { after: false }).slice(0, 1),
+    responses: {
+      200: {
+        description: "Pending comments, oldest first.",
+        schema: modOut.modPendingCommentsResponse,
+      },
+    },
+    errors: ["INVALID_LIMIT"],
+    handler: async (c) => {
+      const deps = c.get("deps");
+      const { limit } = parsePageParams({ limit: queryParam(c, "limit") }, PENDING_PAGE);
+      const items = await listPendingComments(deps, limit);
+      const checks = await readGuestChecks(deps, items.map((i) => i.id));
+      return {
+        items: items.map((i) => modComment(i, checks.get(i.id))),
+        content_is_untrusted: true,
+      };
+    },
+  }),
+  modOp({
+    method: "get",
+    path: "/mod/articles/{id}/comments",
+    operationId: "modArticleComments",
+    summary: "Every comment of one article in any status",
+    params: pageParams(ARTICLE_COMMENTS_PAGE),
+    responses: {
+      200: { description: "A page of comments.", schema: modOut.modArticleCommentsResponse },
+    },
+    errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
+    handler: async (c, { id }) => {
+      const deps = c.get("deps");
+      const page = await allArticleComments(deps, id, pageQuery(c, ARTICLE_COMMENTS_PAGE));
+      const checks = await readGuestChecks(deps, page.items.map((i) => i.id));
+      return {
+        ...page,
+        items: page.items.map((i) => modComment(i, checks.get(i.id))),
+        content_is_untrusted: true,
+      };
+    },
+  }),
+  modOp({
+    method: "get",
+    path: "/mod/audit",
+    operationId: "modAudit",
+    summary: "Every moderator action, newest first",
+    params: pageParams(undefined, { after: false }),
+    responses: {
+      200: { description: "A page of audit records.", schema: modOut.modAuditResponse },
+    },
+    errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
+    handler: (c) => {
+      const page = pageQuery(c);
+      if (page.after !== undefined) {
+        throw new BoardError("INVALID_INPUT", 'The audit trail pages with "before" only.', {
+          parameter: "after",
+        });
+      }
+      return listAudit(c.get("deps"), page);
+    },
+  }),
+  modOp<z.infer<typeof clockAdvanceSchema>>({
+    method: "post",
+    path: "/mod/clock",
+    operationId: "modAdvanceClock",
+    summary: "Move the service clock forward (only with BOARD_TEST_CLOCK=1; else 404)",
+    idempotency: "required",
+    body: { name: "ClockAdvance", schema: clockAdvanceSchema },
+    responses: audited(modOut.modAdvanceClockResponse),
+    errors: [...MOD_WRITE_ERRORS],
+    // 404 unless the test clock is on, before any input is read.
+    guards: [async (c, next) => {
+      if (!c.get("deps").config.testClock) return routeNotFound(c);
+      await next();
+    }],
+    handler: (c, { key, body }) => {
+      const deps = c.get("deps");
+      return modWrite(
+        c,
+        key,
+        { action: "advance_clock", target: { clock: "service" }, request: body },
+        () => {
+          deps.clock.advance(body.advance_seconds);
+          return Promise.resolve({ advanced_seconds: body.advance_seconds, now: deps.clock.now() });
+        },
+      );
+    },
+  }),
+];
