@@ -325,7 +325,7 @@ const PUBLICATION_BODY = {
   name: "Publication",
   schema: publicationSchema,
   // checkPublication reports every failure at once (400 ARTICLE_CHECKS_FAILED).
-  checkedByDomain: true,
+  parsedBy: "domain" as const,
   maxBytes: ARTICLE_LIMITS.requestBytes,
   description:
     "An article (`title` + `blocks`), or a comment when `article_revision_id` is present.",

@@ -1,6 +1,7 @@
 /**
- * Catalog entries of the OAuth authorization server (endpoints and well-known documents)
- * and the MCP endpoint. OAuth requests are form-encoded and checked by hand in oauth/,
+ * Operations of the OAuth authorization server (endpoints and well-known documents; the
+ * handlers are in oauth/, one file per endpoint) and the MCP endpoint (served by
+ * mcp/route.ts). OAuth requests are form-encoded and checked by hand in oauth/,
  * the JSON-RPC envelope of /mcp by the MCP SDK: their parameters are described here;
  * client registration uses the SDK schema `POST /oauth/register` validates with.
  */
@@ -13,7 +14,14 @@ import {
   OAuthProtectedResourceMetadataSchema,
   OAuthTokensSchema,
 } from "../oauth/sdk.ts";
+import { handleAuthorizeGet, handleAuthorizePost } from "../oauth/authorize.tsx";
+import { NO_STORE, oauthEndpoint } from "../oauth/http.ts";
+import { authorizationServerMetadata, protectedResourceMetadata } from "../oauth/metadata.ts";
+import { handleRegister } from "../oauth/register.ts";
+import { handleRevoke } from "../oauth/revoke.ts";
+import { handleToken } from "../oauth/token.ts";
 import { OAUTH_PATHS, SCOPES } from "../oauth/urls.ts";
+import { handleWhoami } from "../oauth/whoami.ts";
 import { htmlPage, type Operation } from "./operation.ts";
 
 const FORM = "application/x-www-form-urlencoded";
@@ -61,6 +69,7 @@ const revokeForm = z.object({
 });
 
 const OAUTH_TAG = "OAuth";
+const DISCOVERY_CACHE = { "Cache-Control": "public, max-age=300" };
 const OAUTH_LIMITED = ["too_many_requests", "temporarily_unavailable"];
 
 const OAUTH_OPS: Operation[] = [
@@ -73,6 +82,11 @@ const OAUTH_OPS: Operation[] = [
     auth: "none",
     responses: { 200: { description: "Metadata.", schema: OAuthMetadataSchema } },
     oauthErrors: OAUTH_LIMITED,
+    handler: oauthEndpoint(
+      "metadata",
+      (c) =>
+        c.json(authorizationServerMetadata(c.get("deps").config.baseUrl), 200, DISCOVERY_CACHE),
+    ),
   },
   {
     method: "get",
@@ -83,6 +97,10 @@ const OAUTH_OPS: Operation[] = [
     auth: "none",
     responses: { 200: { description: "Metadata.", schema: OAuthProtectedResourceMetadataSchema } },
     oauthErrors: OAUTH_LIMITED,
+    handler: oauthEndpoint(
+      "metadata",
+      (c) => c.json(protectedResourceMetadata(c.get("deps").config.baseUrl), 200, DISCOVERY_CACHE),
+    ),
   },
   {
     method: "post",
@@ -91,11 +109,17 @@ const OAUTH_OPS: Operation[] = [
     tag: OAUTH_TAG,
     summary: "RFC 7591 dynamic client registration (public clients, no secret)",
     auth: "none",
-    body: { name: "OAuthClientMetadata", schema: OAuthClientMetadataSchema },
+    body: {
+      name: "OAuthClientMetadata",
+      schema: OAuthClientMetadataSchema,
+      // Answered with OAuth errors (RFC 7591), not board errors.
+      parsedBy: "handler",
+    },
     responses: {
       201: { description: "Client information.", schema: boardOut.oauthRegisterClientResponse },
     },
     oauthErrors: ["invalid_client_metadata", "invalid_redirect_uri", ...OAUTH_LIMITED],
+    handler: oauthEndpoint("register", handleRegister),
   },
   {
     method: "get",
@@ -117,6 +141,7 @@ const OAUTH_OPS: Operation[] = [
       400: htmlPage("Unknown client or redirect URI (shown, not redirected)."),
       429: htmlPage("Too many requests from this network."),
     },
+    handler: handleAuthorizeGet,
   },
   {
     method: "post",
@@ -134,6 +159,7 @@ const OAUTH_OPS: Operation[] = [
       403: htmlPage("Expired or foreign form."),
       429: htmlPage("Too many requests from this network."),
     },
+    handler: handleAuthorizePost,
   },
   {
     method: "post",
@@ -154,6 +180,7 @@ const OAUTH_OPS: Operation[] = [
       "unsupported_grant_type",
       ...OAUTH_LIMITED,
     ],
+    handler: oauthEndpoint("token", handleToken, NO_STORE),
   },
   {
     method: "post",
@@ -166,6 +193,7 @@ const OAUTH_OPS: Operation[] = [
     body: { name: "RevokeRequest", schema: revokeForm, contentType: FORM },
     responses: { 200: { description: "Revoked (also for unknown tokens)." } },
     oauthErrors: ["invalid_request", "invalid_client", ...OAUTH_LIMITED],
+    handler: oauthEndpoint("revoke", handleRevoke),
   },
   {
     method: "get",
@@ -181,6 +209,7 @@ const OAUTH_OPS: Operation[] = [
       },
     },
     oauthErrors: OAUTH_LIMITED,
+    handler: oauthEndpoint("whoami", handleWhoami),
   },
 ];
 

@@ -58,10 +58,12 @@ export interface BodyDoc<B = unknown> {
   /** Documents the body and (JSON bodies) parses it before the handler runs. */
   schema: z.ZodType<B>;
   /**
-   * The domain checks the body itself (reporting every failure at once): the handler gets
-   * the raw JSON object and `schema` only documents it.
+   * Who parses a JSON body instead of the generated route: `domain` (the route reads the
+   * JSON object and the domain checks it, reporting every failure at once) or `handler`
+   * (the handler reads the request itself, e.g. to answer OAuth errors). `schema` then only
+   * documents the body.
    */
-  checkedByDomain?: boolean;
+  parsedBy?: "domain" | "handler";
   /** Largest accepted JSON body in bytes (default `MAX_REQUEST_BYTES`). */
   maxBytes?: number;
   /** Default `application/json`. */

@@ -3,7 +3,7 @@
  * object with the right status, bounded form-body reading, and the per-operation rate
  * limit applied around every JSON endpoint.
  */
-import type { Context, Handler } from "hono";
+import type { Context } from "hono";
 import { BoardError } from "../domain/errors.ts";
 import { TxConflictError } from "../kv/tx.ts";
 import { readBoundedBytes } from "../routes/body_reader.ts";
@@ -73,7 +73,7 @@ export function oauthEndpoint(
   operation: string,
   handler: (c: Context<AppEnv>) => Promise<Response> | Response,
   headers: Record<string, string> = {},
-): Handler<AppEnv> {
+): (c: Context<AppEnv>) => Promise<Response> {
   return async (c) => {
     try {
       admitOAuthRequest(c.get("deps"), operation, c.get("network"));

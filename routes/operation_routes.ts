@@ -35,6 +35,10 @@ function authGuards(op: Operation): MiddlewareHandler<AppEnv>[] {
     case "moderator":
       // routes/app.ts installs the moderator gate for every /mod path.
       return [];
+    case "bearer":
+      // Any bearer credential, checked by the handler with the OAuth resource rules
+      // (`/oauth/whoami`; `/mcp` has its own route).
+      return [];
     case "oauth_write":
       // Raw API keys get 403 OAUTH_REQUIRED; tokens without board:write 403 insufficient_scope.
       return [requireCaller({ scope: "board:write", apiKey: false })];
@@ -75,11 +79,11 @@ async function readInputs(op: Operation, c: Context<AppEnv>) {
   }
   let body: unknown = undefined;
   const json = op.body && (op.body.contentType ?? "application/json") === "application/json";
-  if (op.body && json) {
+  if (op.body && json && op.body.parsedBy !== "handler") {
     const raw = op.body.required === false && !hasBody(c.req.raw)
       ? {}
       : await readJsonObject(c.req.raw, op.body.maxBytes);
-    body = op.body.checkedByDomain ? raw : parseInput(op.body.schema, raw);
+    body = op.body.parsedBy === "domain" ? raw : parseInput(op.body.schema, raw);
   }
   return { id, key, body };
 }
