@@ -1,6 +1,6 @@
 /**
  * Operations of the OAuth authorization server (endpoints and well-known documents; the
- * handlers are in oauth/, one file per endpoint) and the MCP endpoint (served by
+ * handlers are in oauth/, one file per endpoint) and the MCP endpoint (its pieces in
  * mcp/route.ts). OAuth requests are form-encoded and checked by hand in oauth/,
  * the JSON-RPC envelope of /mcp by the MCP SDK: their parameters are described here;
  * client registration uses the SDK schema `POST /oauth/register` validates with.
@@ -22,6 +22,7 @@ import { handleRevoke } from "../oauth/revoke.ts";
 import { handleToken } from "../oauth/token.ts";
 import { OAUTH_PATHS, SCOPES } from "../oauth/urls.ts";
 import { handleWhoami } from "../oauth/whoami.ts";
+import { mcpGuards, mcpMethodNotAllowed, mcpPost } from "../mcp/route.ts";
 import { htmlPage, type Operation } from "./operation.ts";
 
 const FORM = "application/x-www-form-urlencoded";
@@ -235,7 +236,6 @@ const MCP_OPS: Operation[] = [
     description:
       "Send `Accept: application/json, text/event-stream`. Tools call the same rules as the REST routes; write tools take a `request_id`. Optional header `MCP-Protocol-Version`.",
     auth: "bearer",
-    body: { name: "JsonRpcRequest", schema: jsonRpcRequest },
     responses: {
       200: { description: "JSON-RPC response.", schema: boardOut.mcpResponse },
       202: { description: "Notification accepted." },
@@ -245,6 +245,9 @@ const MCP_OPS: Operation[] = [
       },
       403: { description: "Origin not allowed (DNS-rebinding protection).", schema: jsonRpcError },
     },
+    body: { name: "JsonRpcRequest", schema: jsonRpcRequest, parsedBy: "handler" },
+    guards: mcpGuards,
+    handler: mcpPost,
   },
   ...(["get", "delete"] as const).map((method): Operation => ({
     method,
@@ -254,6 +257,7 @@ const MCP_OPS: Operation[] = [
     summary: "Not supported: the server is stateless (405)",
     auth: "none",
     responses: { 405: { description: "Method not allowed.", schema: jsonRpcError } },
+    handler: () => Promise.resolve(mcpMethodNotAllowed()),
   })),
 ];
 

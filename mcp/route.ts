@@ -1,9 +1,9 @@
 /**
- * `{base}/mcp`: Streamable HTTP, stateless. POST carries JSON-RPC; GET and DELETE are 405
+ * The pieces of `{base}/mcp` (its operations are in api/oauth.ts): Streamable HTTP, stateless. POST carries JSON-RPC; GET and DELETE are 405
  * (no server-initiated streams, no sessions). Authentication per request: an OAuth access
  * token (audience `{base}/mcp`) or a named API key as a bearer token.
  */
-import { Hono } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { requireCaller } from "../routes/guards.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "./sdk.ts";
@@ -40,47 +40,47 @@ export function acceptableOrigin(origin: string, baseUrl: string): boolean {
   return u.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(u.hostname);
 }
 
-export const mcpRoutes = new Hono<AppEnv>();
+/** GET and DELETE: 405, the server is stateless (no streams, no sessions). */
+export function mcpMethodNotAllowed(): Response {
+  return jsonRpcError(
+    405,
+    -32000,
+    "Method not allowed: this server is stateless; send JSON-RPC with POST.",
+    { Allow: "POST, OPTIONS" },
+  );
+}
 
-mcpRoutes.on(
-  ["GET", "DELETE"],
-  "/mcp",
-  () =>
-    jsonRpcError(
-      405,
+/** The transport rules of POST /mcp: an acceptable `Origin`, a supported protocol version. */
+export const mcpTransportRules: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const origin = c.req.header("origin");
+  if (origin !== undefined && !acceptableOrigin(origin, c.get("deps").config.baseUrl)) {
+    return jsonRpcError(403, -32000, `Origin "${origin}" is not allowed.`);
+  }
+  const version = c.req.header("mcp-protocol-version");
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    return jsonRpcError(
+      400,
       -32000,
-      "Method not allowed: this server is stateless; send JSON-RPC with POST.",
-      {
-        Allow: "POST, OPTIONS",
-      },
-    ),
-);
+      `Unsupported MCP-Protocol-Version "${version}"; supported: ${
+        SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+      }.`,
+    );
+  }
+  await next();
+};
 
-mcpRoutes.post(
-  "/mcp",
-  async (c, next) => {
-    const origin = c.req.header("origin");
-    if (origin !== undefined && !acceptableOrigin(origin, c.get("deps").config.baseUrl)) {
-      return jsonRpcError(403, -32000, `Origin "${origin}" is not allowed.`);
-    }
-    const version = c.req.header("mcp-protocol-version");
-    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      return jsonRpcError(
-        400,
-        -32000,
-        `Unsupported MCP-Protocol-Version "${version}"; supported: ${
-          SUPPORTED_PROTOCOL_VERSIONS.join(", ")
-        }.`,
-      );
-    }
-    await next();
-  },
+/** What POST /mcp runs before its handler: transport rules, batches, the credential. */
+export const mcpGuards: MiddlewareHandler<AppEnv>[] = [
+  mcpTransportRules,
   mcpBatches(MAX_MCP_BODY_BYTES),
   requireCaller({}),
-  (c) =>
-    handleMcpRequest(c.get("deps"), c.get("caller"), c.get("network"), c.req.raw, {
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      maxRequestBodySize: MAX_MCP_BODY_BYTES,
-    }),
-);
+];
+
+/** POST /mcp: one JSON-RPC exchange for the authenticated caller. */
+export function mcpPost(c: Context<AppEnv>): Promise<Response> {
+  return handleMcpRequest(c.get("deps"), c.get("caller"), c.get("network"), c.req.raw, {
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    maxRequestBodySize: MAX_MCP_BODY_BYTES,
+  });
+}

@@ -9,7 +9,6 @@ import { errorResponse } from "./http.ts";
 import { notFound } from "./web/error_page.tsx";
 import { registrationAttempts } from "./limits.ts";
 import { oauthRoutes } from "../oauth/router.ts";
-import { mcpRoutes } from "../mcp/route.ts";
 import { pageRoutes } from "./web/pages.tsx";
 import { siteFileRoutes } from "./web/site_files.ts";
 import { feedRoutes } from "./web/atom_feed.ts";
@@ -63,9 +62,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   });
   // /mod: 404 while it is off, then the moderator key, JSON and throttling.
   app.use("/mod/*", moderatorGate);
-  // Every other operation of the registry: /votes, /pins, /api/articles, /mod.
+  // Every other operation of the registry: /votes, /pins, /api/articles, /mod, OAuth, /mcp.
   app.route("/", operationRoutes(OPERATIONS, ""));
-  app.route("/", mcpRoutes);
   app.route("/", pageRoutes);
   app.route("/", siteFileRoutes);
   app.route("/", feedRoutes);
