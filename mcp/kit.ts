@@ -15,7 +15,7 @@ export interface ToolContext {
 export type Scope = "board:read" | "board:write";
 
 /** A tool's successful result: JSON text plus the same object as structured content. */
-export function ok(value: Record<string, unknown>): CallToolResult {
+function ok(value: Record<string, unknown>): CallToolResult {
   return {
     content: [{ type: "text", text: JSON.stringify(value) }],
     structuredContent: value,
@@ -23,7 +23,7 @@ export function ok(value: Record<string, unknown>): CallToolResult {
 }
 
 /** A tool error carrying the board's error object. */
-export function toolError(code: string, message: string, details?: unknown): CallToolResult {
+function toolError(code: string, message: string, details?: unknown): CallToolResult {
   const error = { error: { code, message, ...(details !== undefined ? { details } : {}) } };
   return { isError: true, content: [{ type: "text", text: JSON.stringify(error) }] };
 }
@@ -36,7 +36,7 @@ const MAX_PARSED = 64;
  * A tool's successful result from JSON text already serialised (the read cache's answers).
  * The structured copy of a text served again is shared: results are only serialised.
  */
-export function okJson(text: string): CallToolResult {
+function okJson(text: string): CallToolResult {
   let value = parsed.get(text);
   if (!value) {
     value = JSON.parse(text) as Record<string, unknown>;
@@ -47,19 +47,11 @@ export function okJson(text: string): CallToolResult {
 }
 
 /**
- * Runs a tool body with the scope check and error mapping every tool needs:
- * a missing scope or a BoardError becomes a tool error, never a protocol failure.
+ * Runs a tool body with the scope check and error mapping every tool needs (a missing
+ * scope or a BoardError becomes a tool error, never a protocol failure). The body answers
+ * an object, or JSON text already serialised (domain/cached_pages.ts).
  */
 export function runTool(
-  ctx: ToolContext,
-  scope: Scope,
-  body: () => Promise<object>,
-): Promise<CallToolResult> {
-  return guarded(ctx, scope, async () => ok({ ...(await body()) }));
-}
-
-/** `runTool` for a body that answers an object, or JSON text already serialised. */
-export function runToolAnswer(
   ctx: ToolContext,
   scope: Scope,
   body: () => Promise<object | string>,
@@ -68,15 +60,6 @@ export function runToolAnswer(
     const answer = await body();
     return typeof answer === "string" ? okJson(answer) : ok({ ...answer });
   });
-}
-
-/** `runTool` for a body that answers JSON text (domain/cached_pages.ts). */
-export function runToolJson(
-  ctx: ToolContext,
-  scope: Scope,
-  body: () => Promise<string>,
-): Promise<CallToolResult> {
-  return guarded(ctx, scope, async () => okJson(await body()));
 }
 
 async function guarded(

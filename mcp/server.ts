@@ -5,7 +5,7 @@
  */
 import { MCP_TOOLS } from "../api/registry.ts";
 import { rulesEditRight } from "../domain/rules.ts";
-import { runToolAnswer, type ToolContext } from "./kit.ts";
+import { runTool, type ToolContext } from "./kit.ts";
 import { AjvJsonSchemaValidator, McpServer } from "./sdk.ts";
 import { toolConfig } from "./tool_configs.ts";
 
@@ -53,7 +53,7 @@ export async function createMcpServer(
         annotations: t.annotations,
       })),
       // deno-lint-ignore no-explicit-any
-      (args: any) => runToolAnswer(ctx, t.scope, () => t.call(ctx, args)),
+      (args: any) => runTool(ctx, t.scope, () => t.call(ctx, args)),
     );
   }
   return server;
