@@ -148,7 +148,7 @@ export const readRulesRevisionResponse = z.object({
   text: z.string(),
   created_at: z.number().int(),
   updated_by: updatedBy,
-  base_revision: z.number().int(),
+  base_revision: z.number().int().nullable(),
 });
 
 /** GET /v1/voting 200 */
@@ -277,7 +277,7 @@ export const castVoteResponse = z.object({
 /** PUT /v1/rules 200 */
 export const editRulesResponse = z.object({
   revision: z.number().int(),
-  base_revision: z.number().int(),
+  base_revision: z.number().int().nullable(),
   updated_at: z.number().int(),
   updated_by: updatedBy,
   thread_id: uuid,
