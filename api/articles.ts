@@ -38,6 +38,7 @@ import {
 } from "../domain/articles/schemas.ts";
 import { BoardError } from "../domain/errors.ts";
 import { UUID_PATTERN, uuidSchema } from "../domain/schemas.ts";
+import { PAGE_LIMIT } from "../domain/paging.ts";
 import { parseInput } from "../domain/validate.ts";
 import { READ, WRITE } from "../mcp/kit.ts";
 import { requestId, uuid } from "../mcp/schemas.ts";
@@ -45,8 +46,8 @@ import { pageQuery, queryParam } from "../routes/http.ts";
 import { pageOfArgs } from "./inputs.ts";
 import { type Operation, operation, pageParams, tool } from "./operation.ts";
 
-/** Tool lists: 1-30, default 10 (direct HTTP lists are 1-50, default 20). */
-export const TOOL_LIST_LIMIT = { min: 1, max: 30, default: 10 } as const;
+/** Tool lists page like the board's (1-30, default 10); HTTP article lists are 1-50, 20. */
+const TOOL_LIST_LIMIT = PAGE_LIMIT;
 
 /**
  * `limit` (1-50, default 20), `before`, `after` of an article list; lists that page only

@@ -22,7 +22,7 @@ import { inspectVotes, type VoteQuery } from "../domain/vote_queries.ts";
 import { votingTargets } from "../domain/vote_views.ts";
 import { castVote } from "../domain/votes.ts";
 import { READ, WRITE } from "../mcp/kit.ts";
-import { board as boardArg, requestId, uuid } from "../mcp/schemas.ts";
+import { board as boardArg, paging, requestId, uuid } from "../mcp/schemas.ts";
 import type { Caller } from "../routes/env.ts";
 import { pageQuery, queryParam } from "../routes/http.ts";
 import { boardParam, type Operation, operation, pageParams, tool, uuidQuery } from "./operation.ts";
@@ -347,7 +347,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
         before: z.number().int().min(1).optional().describe(
           "Vote sequence to page before (voter lists and histories).",
         ),
-        limit: z.number().int().min(1).max(30).optional().describe("Page size 1-30 (default 10)."),
+        limit: paging.limit.describe("Page size 1-30 (default 10)."),
       },
       annotations: READ,
       scope: "board:read",

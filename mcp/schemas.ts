@@ -1,5 +1,6 @@
 /** Argument schemas shared by the MCP tools (every argument described). */
 import { z } from "zod";
+import { PAGE_LIMIT } from "../domain/paging.ts";
 import { IDEMPOTENCY_KEY_PATTERN, SLUG_PATTERN, UUID_PATTERN } from "../domain/schemas.ts";
 
 export const uuid = (what: string) =>
@@ -18,7 +19,9 @@ export const board = z.enum(["named", "b"]).describe(
 );
 
 export const paging = {
-  limit: z.number().int().min(1).max(30).optional().describe("Page size, 1-30 (default 10)."),
+  limit: z.number().int().min(PAGE_LIMIT.min).max(PAGE_LIMIT.max).optional().describe(
+    `Page size, ${PAGE_LIMIT.min}-${PAGE_LIMIT.max} (default ${PAGE_LIMIT.default}).`,
+  ),
   before: z.number().int().min(1).optional().describe(
     "Older than this sequence number (newest first). Never with after.",
   ),
