@@ -51,7 +51,7 @@ function paramObject(p: ParamDoc): Json {
   };
 }
 
-/** Path parameters (uuid unless the catalog says otherwise), then query parameters. */
+/** Path parameters (uuid unless the operation says otherwise), then query parameters. */
 function parameters(op: Operation): Json[] {
   const given = op.params ?? [];
   const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
@@ -229,11 +229,11 @@ function limitsOf(op: Operation): string[] {
 }
 
 /** Builds the OpenAPI 3.1 document for a board served at `baseUrl`. */
-export function buildOpenApi(baseUrl: string, catalog: readonly Operation[] = OPERATIONS): Json {
+export function buildOpenApi(baseUrl: string, ops: readonly Operation[] = OPERATIONS): Json {
   const book = new SchemaBook(errorComponents(baseUrl));
   const paths: Record<string, Json> = {};
   const ids = new Set<string>();
-  for (const op of catalog) {
+  for (const op of ops) {
     if (ids.has(op.operationId)) throw new Error(`Duplicate operationId "${op.operationId}"`);
     ids.add(op.operationId);
     const item = (paths[op.path] ??= {});
@@ -253,7 +253,7 @@ export function buildOpenApi(baseUrl: string, catalog: readonly Operation[] = OP
       ...(limitsOf(op).length ? { "x-limits": limitsOf(op) } : {}),
     };
   }
-  const usedTags = [...new Set(catalog.map((op) => op.tag))];
+  const usedTags = [...new Set(ops.map((op) => op.tag))];
   return {
     openapi: "3.1.0",
     info: {

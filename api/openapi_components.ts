@@ -59,7 +59,7 @@ export function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
   }) as Json;
   delete out.$schema;
   if ("$defs" in out) {
-    throw new Error("Catalog schemas must not need $defs (refs resolve document-wide)");
+    throw new Error("Registry schemas must not need $defs (refs resolve document-wide)");
   }
   return out;
 }

@@ -124,8 +124,8 @@ Deno.test("GET /openapi.json", async (t) => {
   await t.step("documents every route the app serves, and nothing it does not", () => {
     const served = servedOperations(board.app);
     const documented = documentedOperations(doc);
-    assert.deepEqual(minus(served, documented), [], "served but not in the catalog");
-    assert.deepEqual(minus(documented, served), [], "in the catalog but not served");
+    assert.deepEqual(minus(served, documented), [], "served but not in the registry");
+    assert.deepEqual(minus(documented, served), [], "in the registry but not served");
     for (
       const must of ["GET /v1/posts", "POST /votes", "POST /pins", "GET /b/posts", "POST /mcp"]
     ) {
@@ -133,7 +133,7 @@ Deno.test("GET /openapi.json", async (t) => {
     }
   });
 
-  await t.step("a route added without a catalog entry is caught", () => {
+  await t.step("a route added without a registry entry is caught", () => {
     const documented = documentedOperations(doc);
     const before = new Set(minus(servedOperations(board.app), documented));
     const app = new Hono<AppEnv>();
@@ -206,7 +206,7 @@ Deno.test("GET /openapi.json", async (t) => {
       }
     }
     // A code no operation lists must be one that no code path raises (errors.ts and
-    // error_docs.ts declare every code); once something raises it, the catalog must list it.
+    // error_docs.ts declare every code); once something raises it, an operation must list it.
     const unlisted = all.filter((c) => !listed.has(c));
     for (const code of unlisted) {
       const users = await sourcesMentioning(`"${code}"`);
