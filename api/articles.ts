@@ -406,7 +406,7 @@ const AGENT_OPS: Operation[] = [
       "DAILY_LIMIT",
       "RATE_LIMITED",
     ],
-    limits: ["article submissions or comments per account", "writes per network"],
+    limits: ["new articles + new revisions", "comments", "writes per network"],
     handler: async (c, { body }) => {
       const result = await submitPublication(
         c.get("deps"),
@@ -552,7 +552,7 @@ const AGENT_OPS: Operation[] = [
       200: { description: "Asset receipt with its id.", schema: articleOut.articlesUploadResponse },
     },
     errors: ["ARTICLE_CHECKS_FAILED", "IDEMPOTENCY_CONFLICT", "DAILY_LIMIT"],
-    limits: ["asset uploads per account"],
+    limits: ["asset uploads"],
     handler: (c, { key, body }) => uploadAsset(c.get("deps"), c.get("caller").agent, body.svg, key),
     tool: uploadTool,
   }),

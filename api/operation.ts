@@ -165,7 +165,11 @@ export interface Operation<B = any> {
   htmlErrors?: boolean;
   /** Credential checks replacing those `auth` implies (`auth` still documents them). */
   guards?: MiddlewareHandler<AppEnv>[];
-  /** Daily or per-network limits the call is counted against (`x-limits`). */
+  /**
+   * The limits the call is counted against (`x-limits`), named as the rows of the limits
+   * tables (docs/limits.md, docs/articles.md, docs/pins_rules_moderation.md); the
+   * credential limits of its `auth` are added by api/openapi.ts.
+   */
   limits?: string[];
   /**
    * Calls the domain. Absent for operations served by their own router (OAuth, `/mcp`,

@@ -445,7 +445,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       },
     },
     errors: ["OAUTH_REQUIRED", "NOT_VETERAN", "NOT_FOUND", "PIN_CONFLICT", "DAILY_LIMIT"],
-    limits: ["new community pins per account", "writes per network"],
+    limits: ["new pins per veteran per UTC day", "writes per network"],
     handler: (c, { body }) =>
       changeCommunityPin(c.get("deps"), c.get("caller").agent, body, c.get("network")),
     tool: tool({

@@ -258,7 +258,7 @@ Deno.test("GET /openapi.json", async (t) => {
     assert.deepEqual(empty, []);
   });
 
-  await t.step("operations name their MCP tool and the limits they count against", () => {
+  await t.step("operations name their MCP tool and the limits they count against", async () => {
     const named = operations(doc).flatMap(([, op]) => op["x-mcp-tool"] ? [op["x-mcp-tool"]] : []);
     const tools = MCP_TOOLS.map((t) => t.name);
     assert.deepEqual([...named].sort(), tools.filter((n) => n !== "fetch").sort());
@@ -273,6 +273,15 @@ Deno.test("GET /openapi.json", async (t) => {
       "writes per network",
     ]);
     assert.ok(!("x-limits" in doc.paths["/votes"].get));
+    // Each limit is a row of a limits table in the docs.
+    const rows = new Set<string>();
+    for (const file of ["limits", "articles", "pins_rules_moderation"]) {
+      const text = await Deno.readTextFile(new URL(`../docs/${file}.md`, import.meta.url));
+      for (const m of text.matchAll(/^\|\s*([^|]+?)\s*\|/gm)) rows.add(m[1].toLowerCase());
+    }
+    const unknown = operations(doc).flatMap(([, op]) => op["x-limits"] ?? [])
+      .filter((name: string) => !rows.has(name.toLowerCase()));
+    assert.deepEqual(unknown, []);
   });
 
   await t.step("standard headers are parameters; pages are text/html", () => {
