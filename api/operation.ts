@@ -161,8 +161,11 @@ export interface Operation<B = any> {
   oauthErrors?: string[];
   /** The operator's moderation interface (`x-operator-only: true`). */
   operatorOnly?: boolean;
-  /** Website routes: board errors are answered as HTML pages with the code's status. */
-  htmlErrors?: boolean;
+  /**
+   * Website routes: the handler's errors are answered by this function as HTML pages with
+   * the code's status, and the page answers a malformed `{id}` itself (a 404 page).
+   */
+  htmlErrors?: (err: unknown, c: Context<AppEnv>) => Response | Promise<Response>;
   /** Credential checks replacing those `auth` implies (`auth` still documents them). */
   guards?: MiddlewareHandler<AppEnv>[];
   /**

@@ -1,9 +1,22 @@
 /**
- * Operations of the website's pages and documents (plus this document), served by the
- * website's own routers (routes/web/) and documented here.
+ * Operations of the website's pages and documents (plus this document); the handlers that
+ * render them are in routes/web/.
  */
 import { z } from "zod";
 import * as boardOut from "./responses/board.ts";
+import { openapiDocument } from "../routes/openapi.ts";
+import {
+  articleFigureFile,
+  articleFigurePage,
+  articleListPage,
+  articlePageError,
+  articleReadPage,
+  commentPermalink,
+  guestCommentSubmit,
+} from "../routes/web/articles_pages.tsx";
+import { atomFeed } from "../routes/web/atom_feed.ts";
+import { docPage, docsPage, homePage, skillFile } from "../routes/web/pages.tsx";
+import { robotsTxt, siteFile } from "../routes/web/site_files.ts";
 import { htmlPage, type Operation, pageParams, uuidQuery as uuidParam } from "./operation.ts";
 
 const SITE = "Website";
@@ -26,6 +39,7 @@ const PAGE_OPS: Operation[] = [
     summary: "What the board is, the latest published articles and how an agent joins",
     auth: "none",
     responses: { 200: htmlPage("Home page.") },
+    handler: homePage,
   },
   {
     method: "get",
@@ -38,6 +52,7 @@ const PAGE_OPS: Operation[] = [
     responses: {
       200: htmlPage("The documents by group, docs/api.md rendered, the error-code list."),
     },
+    handler: docsPage,
   },
   {
     method: "get",
@@ -55,6 +70,7 @@ const PAGE_OPS: Operation[] = [
     }],
     responses: { 200: htmlPage("The document.") },
     errors: ["NOT_FOUND"],
+    handler: docPage,
   },
   {
     method: "get",
@@ -66,6 +82,7 @@ const PAGE_OPS: Operation[] = [
     responses: {
       200: { description: "Markdown.", contentType: "text/markdown", schema: { type: "string" } },
     },
+    handler: skillFile,
   },
   {
     method: "get",
@@ -77,6 +94,7 @@ const PAGE_OPS: Operation[] = [
     responses: {
       200: { description: "CSS.", contentType: "text/css", schema: { type: "string" } },
     },
+    handler: siteFile("/assets/site.css"),
   },
   {
     method: "get",
@@ -92,6 +110,7 @@ const PAGE_OPS: Operation[] = [
         schema: { type: "string" },
       },
     },
+    handler: atomFeed,
   },
   {
     method: "get",
@@ -103,6 +122,7 @@ const PAGE_OPS: Operation[] = [
     responses: {
       200: { description: "SVG.", contentType: "image/svg+xml", schema: { type: "string" } },
     },
+    handler: siteFile("/favicon.svg"),
   },
   {
     method: "get",
@@ -114,6 +134,7 @@ const PAGE_OPS: Operation[] = [
     responses: {
       200: { description: "ICO.", contentType: "image/x-icon", schema: { type: "string" } },
     },
+    handler: siteFile("/favicon.ico"),
   },
   {
     method: "get",
@@ -125,6 +146,7 @@ const PAGE_OPS: Operation[] = [
     responses: {
       200: { description: "Text.", contentType: "text/plain", schema: { type: "string" } },
     },
+    handler: (c) => Promise.resolve(robotsTxt(c)),
   },
   {
     method: "get",
@@ -136,6 +158,7 @@ const PAGE_OPS: Operation[] = [
     responses: {
       200: { description: "The OpenAPI document.", schema: boardOut.openapiDocumentResponse },
     },
+    handler: (c) => Promise.resolve(openapiDocument(c)),
   },
 ];
 
@@ -155,8 +178,9 @@ const ARTICLE_PAGE_OPS: Operation[] = [
       description: "Older than this position (the page's “older” link).",
     }],
     responses: { 200: htmlPage("The article list.") },
-    htmlErrors: true,
+    htmlErrors: articlePageError,
     errors: ["INVALID_CURSOR"],
+    handler: articleListPage,
   },
   {
     method: "get",
@@ -174,8 +198,9 @@ const ARTICLE_PAGE_OPS: Operation[] = [
       ),
     ],
     responses: { 200: htmlPage("The article page.") },
-    htmlErrors: true,
+    htmlErrors: articlePageError,
     errors: ["NOT_FOUND", "INVALID_CURSOR"],
+    handler: articleReadPage,
   },
   {
     method: "post",
@@ -193,7 +218,7 @@ const ARTICLE_PAGE_OPS: Operation[] = [
       },
       403: htmlPage("The form was stale or the guest session missing; the text is kept."),
     },
-    htmlErrors: true,
+    htmlErrors: articlePageError,
     errors: [
       "NOT_FOUND",
       "INVALID_INPUT",
@@ -202,6 +227,7 @@ const ARTICLE_PAGE_OPS: Operation[] = [
       "CONFLICT",
       "RATE_LIMITED",
     ],
+    handler: guestCommentSubmit,
   },
   {
     method: "get",
@@ -211,8 +237,9 @@ const ARTICLE_PAGE_OPS: Operation[] = [
     summary: "Permalink of a comment: redirects to its place on the article page",
     auth: "none",
     responses: { 303: { description: "To the article page at the comment." } },
-    htmlErrors: true,
+    htmlErrors: articlePageError,
     errors: ["NOT_FOUND"],
+    handler: commentPermalink,
   },
   {
     method: "get",
@@ -222,8 +249,9 @@ const ARTICLE_PAGE_OPS: Operation[] = [
     summary: "A figure of the article's public revision at full size, with its text description",
     auth: "none",
     responses: { 200: htmlPage("The full-size figure page.") },
-    htmlErrors: true,
+    htmlErrors: articlePageError,
     errors: ["NOT_FOUND"],
+    handler: articleFigurePage,
   },
   {
     method: "get",
@@ -242,8 +270,9 @@ const ARTICLE_PAGE_OPS: Operation[] = [
     responses: {
       200: { description: "SVG.", contentType: "image/svg+xml", schema: { type: "string" } },
     },
-    htmlErrors: true,
+    htmlErrors: articlePageError,
     errors: ["NOT_FOUND"],
+    handler: articleFigureFile,
   },
 ];
 

@@ -12,9 +12,8 @@ import { oauthRoutes } from "../oauth/router.ts";
 import { pageRoutes } from "./web/pages.tsx";
 import { siteFileRoutes } from "./web/site_files.ts";
 import { feedRoutes } from "./web/atom_feed.ts";
-import { articlePages } from "./web/articles_pages.tsx";
+import { articleNotFoundRoutes, articlePages } from "./web/articles_pages.tsx";
 import { moderatorGate, refuseModeratorKeyElsewhere } from "./mod.ts";
-import { openapiRoutes } from "./openapi.ts";
 import { OPERATIONS } from "../api/registry.ts";
 import { operationRoutes } from "./operation_routes.ts";
 
@@ -62,13 +61,15 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   });
   // /mod: 404 while it is off, then the moderator key, JSON and throttling.
   app.use("/mod/*", moderatorGate);
-  // Every other operation of the registry: /votes, /pins, /api/articles, /mod, OAuth, /mcp.
-  app.route("/", operationRoutes(OPERATIONS, ""));
+  // The website's headers, by path.
   app.route("/", pageRoutes);
   app.route("/", siteFileRoutes);
   app.route("/", feedRoutes);
   app.route("/", articlePages);
-  app.route("/", openapiRoutes);
+  // Every other operation of the registry: /votes, /pins, /api/articles, /mod, OAuth, /mcp,
+  // the website.
+  app.route("/", operationRoutes(OPERATIONS, ""));
+  app.route("/", articleNotFoundRoutes);
 
   app.notFound((c) =>
     notFound(c, `No route matches ${c.req.method} ${new URL(c.req.url).pathname}.`)

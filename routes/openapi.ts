@@ -1,13 +1,12 @@
 /** `GET /openapi.json`: the document api/openapi.ts builds, cached per base URL. */
-import { Hono } from "hono";
+import type { Context } from "hono";
 import { buildOpenApi } from "../api/openapi.ts";
 import type { AppEnv } from "./env.ts";
 
 const cache = new Map<string, string>();
 
-/** The document route (CORS-open: it is public and holds no credential). */
-export const openapiRoutes = new Hono<AppEnv>();
-openapiRoutes.get("/openapi.json", (c) => {
+/** The document (CORS-open: it is public and holds no credential). */
+export function openapiDocument(c: Context<AppEnv>): Response {
   const base = c.get("deps").config.baseUrl;
   let text = cache.get(base);
   if (text === undefined) cache.set(base, text = JSON.stringify(buildOpenApi(base)));
@@ -16,4 +15,4 @@ openapiRoutes.get("/openapi.json", (c) => {
     "Cache-Control": "public, max-age=300",
     "Access-Control-Allow-Origin": "*",
   });
-});
+}

@@ -70,7 +70,7 @@ const NO_IDEMPOTENCY_KEY =
 
 /** Reads the inputs the operation declares, in order: path id, idempotency key, body. */
 async function readInputs(op: Operation, c: Context<AppEnv>) {
-  const id = op.path.includes("{id}") ? uuidParam(c) : "";
+  const id = op.path.includes("{id}") && !op.htmlErrors ? uuidParam(c) : "";
   let key = "";
   if (op.idempotency === "required") key = idempotencyKey(c);
   if (op.idempotency === "lookup") key = idempotencyKey(c, "lookup");
@@ -114,12 +114,17 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
       ...(op.guards ?? authGuards(op)),
       ...after,
       async (c) => {
-        const answer = await handler(c, await readInputs(op, c));
-        if (answer instanceof Response) return answer;
-        if (typeof answer === "string") {
-          return c.body(answer, 200, { "Content-Type": "application/json" });
+        try {
+          const answer = await handler(c, await readInputs(op, c));
+          if (answer instanceof Response) return answer;
+          if (typeof answer === "string") {
+            return c.body(answer, 200, { "Content-Type": "application/json" });
+          }
+          return c.json(answer, 200);
+        } catch (err) {
+          if (op.htmlErrors) return await op.htmlErrors(err, c);
+          throw err;
         }
-        return c.json(answer, 200);
       },
     );
   }

@@ -67,6 +67,7 @@ const pageHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
 };
 
+/** The headers of the article pages (mounted before the routes of the registry). */
 export const articlePages = new Hono<AppEnv>();
 articlePages.use("/articles", pageHeaders);
 articlePages.use("/articles/*", pageHeaders);
@@ -96,7 +97,8 @@ function notFoundPage(c: Context<AppEnv>) {
   );
 }
 
-articlePages.onError((err, c) => {
+/** A handler's error as an HTML page with the code's status (board errors stay readable). */
+export function articlePageError(err: unknown, c: Context<AppEnv>): Response | Promise<Response> {
   if (err instanceof BoardError) {
     if (err.code === "NOT_FOUND") return notFoundPage(c);
     const title = err.status === 429 ? "Please wait" : "That did not work";
@@ -112,7 +114,7 @@ articlePages.onError((err, c) => {
     "Something went wrong",
     "Something went wrong on our side; try again later.",
   );
-});
+}
 
 /** The `:id` path parameter when it is a uuid, else null (a 404 page). */
 function articleId(c: Context<AppEnv>): string | null {
@@ -120,7 +122,8 @@ function articleId(c: Context<AppEnv>): string | null {
   return UUID_PATTERN.test(id) ? id : null;
 }
 
-articlePages.get("/articles", async (c) => {
+/** `GET /articles`: published articles, newest first. */
+export async function articleListPage(c: Context<AppEnv>) {
   const params = parsePageParams({ before: queryParam(c, "before") ?? null }, {
     min: 1,
     max: ARTICLES_PER_PAGE,
@@ -154,7 +157,7 @@ articlePages.get("/articles", async (c) => {
     {},
     { description: "Articles written by software agents for human readers, newest first." },
   );
-});
+}
 
 function query(params: Record<string, string | number | undefined>, hash = ""): string {
   const q = new URLSearchParams();
@@ -268,7 +271,8 @@ async function articlePage(
 
 const EMPTY_FORM: FormState = { text: "", name: "", message: null, field: null, replyTo: null };
 
-articlePages.get("/articles/:id", async (c) => {
+/** `GET /articles/{id}`: one article with its comments and the guest form. */
+export async function articleReadPage(c: Context<AppEnv>) {
   const id = articleId(c);
   if (!id) return notFoundPage(c);
   const deps = c.get("deps");
@@ -307,9 +311,10 @@ articlePages.get("/articles/:id", async (c) => {
     {},
     posted && UUID_PATTERN.test(posted) ? posted : null,
   );
-});
+}
 
-articlePages.post("/articles/:id/comments", async (c) => {
+/** `POST /articles/{id}/comments`: a guest comment from the form. */
+export async function guestCommentSubmit(c: Context<AppEnv>) {
   const id = articleId(c);
   if (!id) return notFoundPage(c);
   const deps = c.get("deps");
@@ -363,11 +368,12 @@ articlePages.post("/articles/:id/comments", async (c) => {
     const guest = { session: found, notice: null };
     return await articlePage(c, id, guest, state, {}, e.status, headers);
   }
-});
+}
 
-articlePages.get("/articles/:id/comments/:cid", async (c) => {
+/** `GET /articles/{id}/comments/{cid}`: to the comment on its page. */
+export async function commentPermalink(c: Context<AppEnv>) {
   const id = articleId(c);
-  const cid = c.req.param("cid");
+  const cid = c.req.param("cid") ?? "";
   if (!id || !UUID_PATTERN.test(cid)) return notFoundPage(c);
   const deps = c.get("deps");
   const bundle = await publicArticleBundle(deps, id);
@@ -378,11 +384,12 @@ articlePages.get("/articles/:id/comments/:cid", async (c) => {
   });
   if (!target) return notFoundPage(c);
   return c.redirect(`/articles/${id}?after=${target.seq - 1}#c-${cid}`, 303);
-});
+}
 
-articlePages.get("/articles/:id/figures/:file", async (c) => {
+/** `GET /articles/{id}/figures/{file}`: a figure's SVG. */
+export async function articleFigureFile(c: Context<AppEnv>) {
   const id = articleId(c);
-  const assetId = c.req.param("file").replace(/\.svg$/, "");
+  const assetId = (c.req.param("file") ?? "").replace(/\.svg$/, "");
   if (!id || !UUID_PATTERN.test(assetId)) return notFoundPage(c);
   const deps = c.get("deps");
   const bundle = await publicArticleBundle(deps, id);
@@ -394,11 +401,12 @@ articlePages.get("/articles/:id/figures/:file", async (c) => {
     "Content-Type": "image/svg+xml; charset=utf-8",
     "Cache-Control": "public, max-age=300",
   });
-});
+}
 
-articlePages.get("/articles/:id/figures/:asset/view", async (c) => {
+/** `GET /articles/{id}/figures/{asset}/view`: a figure enlarged on a page of its own. */
+export async function articleFigurePage(c: Context<AppEnv>) {
   const id = articleId(c);
-  const assetId = c.req.param("asset");
+  const assetId = c.req.param("asset") ?? "";
   if (!id || !UUID_PATTERN.test(assetId)) return notFoundPage(c);
   const deps = c.get("deps");
   const { article } = await publicArticle(deps, id);
@@ -448,7 +456,9 @@ articlePages.get("/articles/:id/figures/:asset/view", async (c) => {
       </p>
     </article>,
   );
-});
+}
 
-articlePages.all("/articles/*", (c) => notFoundPage(c));
-articlePages.all("/articles", (c) => notFoundPage(c));
+/** Any other path under /articles: the 404 page (mounted after the routes of the registry). */
+export const articleNotFoundRoutes = new Hono<AppEnv>();
+articleNotFoundRoutes.all("/articles/*", (c) => notFoundPage(c));
+articleNotFoundRoutes.all("/articles", (c) => notFoundPage(c));

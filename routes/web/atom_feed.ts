@@ -2,7 +2,7 @@
  * `GET /articles.atom`: the newest published articles as an Atom 1.0 feed (RFC 4287),
  * the same list and order as `/articles`. Every agent-written string is XML-escaped.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { publicFeed } from "../../domain/articles/reads.ts";
 import { escapeHtml, excerpt, PREVIEW_CODE_POINTS } from "../../domain/text.ts";
 import type { AppEnv } from "../env.ts";
@@ -28,10 +28,12 @@ function date(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
+/** The site headers of the feed (mounted before the routes of the registry). */
 export const feedRoutes = new Hono<AppEnv>();
 feedRoutes.use(FEED_PATH, siteHeaders);
 
-feedRoutes.get(FEED_PATH, async (c) => {
+/** `GET /articles.atom`: the feed. */
+export async function atomFeed(c: Context<AppEnv>) {
   const deps = c.get("deps");
   const base = deps.config.baseUrl;
   const feed = await publicFeed(deps, { limit: FEED_ENTRIES });
@@ -71,4 +73,4 @@ ${entries.join("")}</feed>
     "Content-Type": "application/atom+xml; charset=utf-8",
     "Cache-Control": "public, max-age=300",
   });
-});
+}

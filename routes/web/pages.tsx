@@ -1,5 +1,8 @@
-/** The human website's pages: home, the docs (index and each document), skill.md. */
-import { Hono } from "hono";
+/**
+ * The human website's pages: home, the docs (index and each document), skill.md. Their
+ * operations (api/site.ts) route to these handlers; `pageRoutes` adds the site headers.
+ */
+import { type Context, Hono } from "hono";
 import { raw } from "hono/html";
 import { publicFeed } from "../../domain/articles/reads.ts";
 import { ERROR_HELP } from "../../domain/error_docs.ts";
@@ -16,12 +19,14 @@ import { siteHeaders } from "./security.ts";
 /** Articles on the home page. */
 export const HOME_ARTICLES = 5;
 
+/** The site headers of the pages (mounted before the routes of the registry). */
 export const pageRoutes = new Hono<AppEnv>();
 for (const path of ["/", "/docs", "/docs/*", "/skill.md"]) {
   pageRoutes.use(path, siteHeaders);
 }
 
-pageRoutes.get("/", async (c) => {
+/** `GET /`: the home page. */
+export async function homePage(c: Context<AppEnv>) {
   const deps = c.get("deps");
   const base = deps.config.baseUrl;
   const latest = await publicFeed(deps, { limit: HOME_ARTICLES });
@@ -92,16 +97,17 @@ pageRoutes.get("/", async (c) => {
       </ul>
     </Layout>,
   );
-});
+}
 
-pageRoutes.get("/skill.md", async (c) => {
+/** `GET /skill.md`: the agent guide, with this board's base URL. */
+export async function skillFile(c: Context<AppEnv>) {
   const text = await readDoc("skill");
   if (text === null) return c.notFound();
   const base = c.get("deps").config.baseUrl;
   return c.body(text.replaceAll("{base_url}", base), 200, {
     "Content-Type": "text/markdown; charset=utf-8",
   });
-});
+}
 
 /** The table of contents of a document: level-2 headings, level-3 ones nested. */
 function Toc(props: { entries: TocEntry[]; extra?: TocEntry[] }) {
@@ -151,7 +157,8 @@ function DocArticle(props: { html: string; toc: TocEntry[]; extra?: TocEntry[] }
   );
 }
 
-pageRoutes.get("/docs", async (c) => {
+/** `GET /docs`: the docs index, the API document and every error code. */
+export async function docsPage(c: Context<AppEnv>) {
   const [api, groups] = await Promise.all([renderedDoc("api"), listDocs()]);
   const codes = Object.keys(ERROR_HELP) as (keyof typeof ERROR_HELP)[];
   return c.html(
@@ -203,10 +210,11 @@ pageRoutes.get("/docs", async (c) => {
       </section>
     </Layout>,
   );
-});
+}
 
-pageRoutes.get("/docs/:name", async (c) => {
-  const name = c.req.param("name").replace(/\.md$/, "");
+/** `GET /docs/{name}`: one document. */
+export async function docPage(c: Context<AppEnv>) {
+  const name = (c.req.param("name") ?? "").replace(/\.md$/, "");
   const doc = await renderedDoc(name);
   if (doc === null) {
     return notFound(
@@ -223,4 +231,4 @@ pageRoutes.get("/docs/:name", async (c) => {
       <DocArticle html={doc.html} toc={doc.toc} />
     </Layout>,
   );
-});
+}

@@ -1,5 +1,5 @@
 /** The website's static files: stylesheet, favicons, robots.txt. */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { AppEnv } from "../env.ts";
 import { siteHeaders } from "./security.ts";
 
@@ -35,17 +35,24 @@ const FILES: Record<string, { file: URL; type: string }> = {
 
 const cache = new Map<string, Uint8Array<ArrayBuffer>>();
 
+/** The site headers of the static files (mounted before the routes of the registry). */
 export const siteFileRoutes = new Hono<AppEnv>();
-for (const [path, { file, type }] of Object.entries(FILES)) {
-  siteFileRoutes.get(path, siteHeaders, async (c) => {
+for (const path of [...Object.keys(FILES), "/robots.txt"]) siteFileRoutes.use(path, siteHeaders);
+
+/** The handler of one static file (`path` is a key of FILES). */
+export function siteFile(path: string): (c: Context<AppEnv>) => Promise<Response> {
+  const { file, type } = FILES[path];
+  return async (c) => {
     let body = cache.get(path);
     if (!body) cache.set(path, body = await Deno.readFile(file));
     return c.body(body, 200, { "Content-Type": type, "Cache-Control": "public, max-age=3600" });
-  });
+  };
 }
 
-siteFileRoutes.get("/robots.txt", siteHeaders, (c) =>
-  c.body(ROBOTS_TXT, 200, {
+/** `GET /robots.txt`. */
+export function robotsTxt(c: Context<AppEnv>): Response {
+  return c.body(ROBOTS_TXT, 200, {
     "Content-Type": "text/plain; charset=utf-8",
     "Cache-Control": "public, max-age=3600",
-  }));
+  });
+}
