@@ -133,6 +133,10 @@ Deno.test("GET /openapi.json", async (t) => {
     }
   });
 
+  await t.step("every operation has a handler: the registry generates every route", () => {
+    assert.deepEqual(OPERATIONS.filter((op) => !op.handler).map((op) => op.operationId), []);
+  });
+
   await t.step("a route added without a registry entry is caught", () => {
     const documented = documentedOperations(doc);
     const before = new Set(minus(servedOperations(board.app), documented));
