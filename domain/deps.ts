@@ -1,5 +1,5 @@
 import type { Clock } from "./clock.ts";
-import type { Config } from "./config.ts";
+import type { Config } from "../routes/config.ts";
 import { uuidV7 } from "./ids.ts";
 
 /** What every domain function receives: the KV handle, the clock and configuration. */

@@ -13,9 +13,9 @@
 import { resumeConnectionTeardowns } from "../oauth/connections.ts";
 import { settleDue } from "./articles/lifecycle.ts";
 import type { Deps } from "./deps.ts";
-import { resumeAccountPurges } from "./moderation.ts";
-import { livePins } from "./pins.ts";
-import { resumePurges } from "./posts.ts";
+import { resumeAccountPurges } from "./moderation/actions.ts";
+import { livePins } from "./pins/live.ts";
+import { resumePurges } from "./board/posts.ts";
 
 export interface SweepReport {
   /** Root-thread purges finished (their replies removed). */

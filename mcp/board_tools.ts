@@ -1,12 +1,12 @@
 /** MCP tools for the named board: account, reads, writes. Each calls the same domain code as REST. */
 import type { McpServer } from "./sdk.ts";
 import { z } from "zod";
-import { feedPageJson, searchPageJson, threadPageJson } from "../domain/cached_pages.ts";
-import { readMessage } from "../domain/feeds.ts";
-import { accountState } from "../domain/me.ts";
+import { feedPageJson, searchPageJson, threadPageJson } from "../routes/cached_pages.ts";
+import { readMessage } from "../domain/board/feeds.ts";
+import { accountState } from "../domain/accounts/me.ts";
 import { parsePageParams } from "../domain/paging.ts";
-import { createReply, createThread, lookupPublication } from "../domain/posts.ts";
-import { ARTICLES_BLOCK_LIMIT } from "../domain/articles_block.ts";
+import { createReply, createThread, lookupPublication } from "../domain/board/posts.ts";
+import { ARTICLES_BLOCK_LIMIT } from "../domain/articles/feed_block.ts";
 import { READ, runTool, runToolJson, type ToolContext, WRITE } from "./kit.ts";
 import { board, paging, requestId, topic, uuid } from "./schemas.ts";
 import { toolConfig } from "./tool_configs.ts";

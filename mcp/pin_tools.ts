@@ -1,7 +1,7 @@
 /** MCP tools for pins and the rules post. */
 import { z } from "zod";
-import { assertPinCredential, changeCommunityPin } from "../domain/pin_actions.ts";
-import { editRules, rulesEditRight } from "../domain/rules.ts";
+import { assertPinCredential, changeCommunityPin } from "../domain/pins/community.ts";
+import { editRules, rulesEditRight } from "../domain/rules/edits.ts";
 import { runTool, type ToolContext, WRITE } from "./kit.ts";
 import { board, requestId, uuid } from "./schemas.ts";
 import type { McpServer } from "./sdk.ts";

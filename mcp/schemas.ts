@@ -1,6 +1,6 @@
 /** Argument schemas shared by the MCP tools (every argument described). */
 import { z } from "zod";
-import { IDEMPOTENCY_KEY_PATTERN, SLUG_PATTERN, UUID_PATTERN } from "../domain/schemas.ts";
+import { IDEMPOTENCY_KEY_PATTERN, SLUG_PATTERN, UUID_PATTERN } from "../routes/schemas.ts";
 
 export const uuid = (what: string) =>
   z.string().regex(UUID_PATTERN, "must be a uuid").describe(what);

@@ -12,8 +12,8 @@
  *
  * It imports no domain module with state, so `domain/accounts.ts` can call it without a cycle.
  */
-import type { Agent } from "../domain/accounts.ts";
-import { hashApiKey } from "../domain/api_keys.ts";
+import type { Agent } from "../domain/accounts/agents.ts";
+import { hashApiKey } from "../domain/accounts/api_keys.ts";
 import type { Deps } from "../domain/deps.ts";
 import { BoardError } from "../domain/errors.ts";
 import { timingSafeEqual } from "../domain/text.ts";

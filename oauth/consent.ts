@@ -11,12 +11,12 @@
  * hitting "name taken"; the reuse record is keyed by the request, so no other request or
  * session can reach it.
  */
-import { type Agent, findAgentByKey, registerAgent } from "../domain/accounts.ts";
-import { edgeLimiter } from "../domain/edge_limiter.ts";
-import { chargeNetworkRegistration } from "../domain/registration_limits.ts";
+import { type Agent, findAgentByKey, registerAgent } from "../domain/accounts/agents.ts";
+import { edgeLimiter } from "../domain/limits/edge.ts";
+import { chargeNetworkRegistration } from "../domain/accounts/registration_limits.ts";
 import type { Deps } from "../domain/deps.ts";
 import { BoardError } from "../domain/errors.ts";
-import type { ParticipationBasis } from "../domain/schemas.ts";
+import type { ParticipationBasis } from "../routes/schemas.ts";
 import { timingSafeEqual } from "../domain/text.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";

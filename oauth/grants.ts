@@ -7,8 +7,8 @@
  * every token of that connection at once, on every instance.
  */
 import { timingSafeEqual } from "../domain/text.ts";
-import type { Agent } from "../domain/accounts.ts";
-import { base64url, hashApiKey } from "../domain/api_keys.ts";
+import type { Agent } from "../domain/accounts/agents.ts";
+import { base64url, hashApiKey } from "../domain/accounts/api_keys.ts";
 import type { Deps } from "../domain/deps.ts";
 import { keys } from "../kv/keys.ts";
 import { transact, type Tx } from "../kv/tx.ts";

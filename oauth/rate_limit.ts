@@ -7,14 +7,14 @@
  *   spec allows for edge limits). One limiter per `Deps`, never one per request.
  */
 import type { Deps } from "../domain/deps.ts";
-import { MinuteCounter } from "../domain/edge_limiter.ts";
+import { MinuteCounter } from "../domain/limits/edge.ts";
 import {
   limitOf,
   type LimitSpec,
   wholeSeconds,
   WINDOW_EXPIRE_MS,
   windowAdmit,
-} from "../domain/rate_limits.ts";
+} from "../domain/limits/rates.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 

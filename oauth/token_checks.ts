@@ -3,7 +3,7 @@
  * and RFC 7009 revocation. Both read KV on every call, so a revocation is seen at once
  * by every instance.
  */
-import type { Agent } from "../domain/accounts.ts";
+import type { Agent } from "../domain/accounts/agents.ts";
 import type { Deps } from "../domain/deps.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";

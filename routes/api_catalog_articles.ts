@@ -12,8 +12,8 @@ import {
   blockSchemas,
   publicationEnvelopeSchema,
   withdrawSchema,
-} from "../domain/articles/schemas.ts";
-import { uuidSchema } from "../domain/schemas.ts";
+} from "./article_schemas.ts";
+import { uuidSchema } from "./schemas.ts";
 import { jsonObject, type Operation, pageParams } from "./api_catalog_kit.ts";
 
 /** Every block type's schema, as `checkPublication` validates each block. */

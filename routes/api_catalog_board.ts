@@ -4,14 +4,14 @@
  * (domain/schemas.ts); paging uses the same bounds objects as `parsePageParams`.
  */
 import { z } from "zod";
-import { ARTICLES_BLOCK_LIMIT } from "../domain/articles_block.ts";
-import { MAX_QUERY_CHARS, MAX_QUERY_TERMS } from "../domain/search_tokens.ts";
+import { ARTICLES_BLOCK_LIMIT } from "../domain/articles/feed_block.ts";
+import { MAX_QUERY_CHARS, MAX_QUERY_TERMS } from "../domain/search/tokens.ts";
 import {
   createAnonymousPostSchema,
   createPostSchema,
   createReplySchema,
   registerSchema,
-} from "../domain/schemas.ts";
+} from "./schemas.ts";
 import {
   feedPageSchema,
   jsonObject,

@@ -13,7 +13,7 @@ import {
   participationBases,
   topicSchema,
   uuidSchema,
-} from "../domain/schemas.ts";
+} from "./schemas.ts";
 
 export type HttpMethod = "get" | "post" | "put" | "delete";
 

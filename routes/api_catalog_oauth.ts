@@ -5,7 +5,7 @@
  * client registration uses the SDK schema `POST /oauth/register` validates with.
  */
 import { z } from "zod";
-import { registerSchema } from "../domain/schemas.ts";
+import { registerSchema } from "./schemas.ts";
 import {
   OAuthClientMetadataSchema,
   OAuthMetadataSchema,

@@ -9,7 +9,7 @@ import {
   commentDecisionSchema,
   modRulesSchema,
   pinSchema,
-} from "../domain/schemas.ts";
+} from "./schemas.ts";
 import {
   boardParam,
   htmlPage,

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { PAGE_LIMIT } from "../domain/paging.ts";
-import { pinSchema, rulesEditSchema, voteSchema } from "../domain/schemas.ts";
+import { pinSchema, rulesEditSchema, voteSchema } from "./schemas.ts";
 import {
   boardParam,
   jsonObject,

@@ -4,16 +4,16 @@
  * anonymous board (`/b`, no account, no topics, no author delete).
  */
 import { type Context, Hono } from "hono";
-import { ARTICLES_BLOCK_LIMIT } from "../domain/articles_block.ts";
-import { feedPageJson, threadPageJson } from "../domain/cached_pages.ts";
-import { type Author, createReply, createThread, removeMessage } from "../domain/posts.ts";
+import { ARTICLES_BLOCK_LIMIT } from "../domain/articles/feed_block.ts";
+import { feedPageJson, threadPageJson } from "./cached_pages.ts";
+import { type Author, createReply, createThread, removeMessage } from "../domain/board/posts.ts";
 import {
   createAnonymousPostSchema,
   createPostSchema,
   createReplySchema,
   topicSchema,
-} from "../domain/schemas.ts";
-import { parseInput } from "../domain/validate.ts";
+} from "./schemas.ts";
+import { parseInput } from "./validate.ts";
 import type { Board } from "../kv/keys.ts";
 import type { AppEnv } from "./env.ts";
 import { idempotencyKey, requireAgent } from "./guards.ts";

@@ -7,11 +7,11 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { moderateComment } from "../domain/articles/comments.ts";
 import { moderateArticle } from "../domain/articles/moderation.ts";
-import { listAudit, type ModActionSpec, runModAction } from "../domain/audit.ts";
+import { listAudit, type ModActionSpec, runModAction } from "../domain/moderation/audit.ts";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
-import { moderatorRemoveMessage, removeAccount } from "../domain/moderation.ts";
-import { setOfficialPin } from "../domain/official_pins.ts";
-import { editRules } from "../domain/rules.ts";
+import { moderatorRemoveMessage, removeAccount } from "../domain/moderation/actions.ts";
+import { setOfficialPin } from "../domain/pins/official.ts";
+import { editRules } from "../domain/rules/edits.ts";
 import {
   articleDecisionSchema,
   boardSchema,
@@ -19,10 +19,10 @@ import {
   commentDecisionSchema,
   modRulesSchema,
   pinSchema,
-} from "../domain/schemas.ts";
-import { checkText } from "../domain/posts.ts";
+} from "./schemas.ts";
+import { checkText } from "../domain/board/posts.ts";
 import { sha256Hex, timingSafeEqual, utf8Length } from "../domain/text.ts";
-import { parseInput } from "../domain/validate.ts";
+import { parseInput } from "./validate.ts";
 import type { AppEnv } from "./env.ts";
 import { bearerToken, hasBody, idempotencyKey, isModeratorKey, rejectBrowsers } from "./guards.ts";
 import {

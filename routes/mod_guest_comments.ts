@@ -11,7 +11,7 @@ import {
   allArticleComments,
   type GuestCheckRecord,
   readGuestChecks,
-} from "../domain/article_threads.ts";
+} from "../domain/articles/threads.ts";
 import { parsePageParams } from "../domain/paging.ts";
 import type { AppEnv } from "./env.ts";
 import { pageQuery, queryParam, uuidParam } from "./http.ts";

@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { ERROR_HELP } from "../domain/error_docs.ts";
-import { uuidSchema } from "../domain/schemas.ts";
+import { uuidSchema } from "./schemas.ts";
 import { oauthStatus } from "../oauth/http.ts";
 import { API_CATALOG } from "./api_catalog.ts";
 import {

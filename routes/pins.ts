@@ -1,10 +1,10 @@
 /** Pins at the app root: GET /pins (no auth) and POST /pins (OAuth board:write only). */
 import { Hono } from "hono";
 import { BoardError } from "../domain/errors.ts";
-import { changeCommunityPin } from "../domain/pin_actions.ts";
-import { listPins } from "../domain/pins.ts";
-import { boardSchema, pinSchema } from "../domain/schemas.ts";
-import { parseInput } from "../domain/validate.ts";
+import { changeCommunityPin } from "../domain/pins/community.ts";
+import { listPins } from "../domain/pins/live.ts";
+import { boardSchema, pinSchema } from "./schemas.ts";
+import { parseInput } from "./validate.ts";
 import type { AppEnv } from "./env.ts";
 import { rejectBrowsers, requireCaller } from "./guards.ts";
 import { queryParam, readJsonObject } from "./http.ts";

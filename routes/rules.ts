@@ -1,9 +1,14 @@
 /** The rules post under /v1: read, edit (optimistic concurrency), and every revision. */
 import { Hono } from "hono";
 import { BoardError } from "../domain/errors.ts";
-import { editRules, listRulesRevisions, readRules, readRulesRevision } from "../domain/rules.ts";
-import { rulesEditSchema } from "../domain/schemas.ts";
-import { parseInput } from "../domain/validate.ts";
+import {
+  editRules,
+  listRulesRevisions,
+  readRules,
+  readRulesRevision,
+} from "../domain/rules/edits.ts";
+import { rulesEditSchema } from "./schemas.ts";
+import { parseInput } from "./validate.ts";
 import type { AppEnv } from "./env.ts";
 import { idempotencyKey, requireAgent } from "./guards.ts";
 import { pageQuery, readJsonObject } from "./http.ts";

@@ -1,10 +1,10 @@
 /** Starts the service: start-up work (resumed purges, first-start records), then Deno.serve. */
 import type { Deps } from "../domain/deps.ts";
 import { firstStart } from "../domain/articles/policy.ts";
-import { resumeAccountPurges } from "../domain/moderation.ts";
+import { resumeAccountPurges } from "../domain/moderation/actions.ts";
 import { resumeConnectionTeardowns } from "../oauth/connections.ts";
-import { resumePurges } from "../domain/posts.ts";
-import { ensureRulesPost } from "../domain/rules_post.ts";
+import { resumePurges } from "../domain/board/posts.ts";
+import { ensureRulesPost } from "../domain/rules/post.ts";
 import { createApp } from "./app.ts";
 import { registerSweeps } from "./cron.ts";
 

@@ -1,14 +1,14 @@
 /** POST /v1/agents (registration), GET /v1/me, revoke, rotate-key, OAuth connections, lookup. */
 import { type Context, Hono } from "hono";
-import { AGENT_INSTRUCTIONS, registerAgent, revokeAgent } from "../domain/accounts.ts";
-import { edgeLimiter } from "../domain/edge_limiter.ts";
+import { AGENT_INSTRUCTIONS, registerAgent, revokeAgent } from "../domain/accounts/agents.ts";
+import { edgeLimiter } from "../domain/limits/edge.ts";
 import { BoardError } from "../domain/errors.ts";
-import { rotateKeyOnce, rotationReplayed } from "../domain/key_rotation.ts";
-import { accountState } from "../domain/me.ts";
-import { lookupPublication } from "../domain/posts.ts";
-import { chargeNetworkRegistration } from "../domain/registration_limits.ts";
-import { registerSchema } from "../domain/schemas.ts";
-import { parseInput } from "../domain/validate.ts";
+import { rotateKeyOnce, rotationReplayed } from "../domain/accounts/key_rotation.ts";
+import { accountState } from "../domain/accounts/me.ts";
+import { lookupPublication } from "../domain/board/posts.ts";
+import { chargeNetworkRegistration } from "../domain/accounts/registration_limits.ts";
+import { registerSchema } from "./schemas.ts";
+import { parseInput } from "./validate.ts";
 import type { AppEnv } from "./env.ts";
 import {
   bearerToken,

@@ -22,10 +22,10 @@ import {
   assetUploadSchema,
   excludeRevisionIdsSchema,
   withdrawSchema,
-} from "../domain/articles/schemas.ts";
+} from "./article_schemas.ts";
 import { BoardError } from "../domain/errors.ts";
-import { UUID_PATTERN } from "../domain/schemas.ts";
-import { parseInput } from "../domain/validate.ts";
+import { UUID_PATTERN } from "./schemas.ts";
+import { parseInput } from "./validate.ts";
 import type { AppEnv } from "./env.ts";
 import { hasBody, idempotencyKey, requireCaller } from "./guards.ts";
 import { pageQuery, queryParam, readJsonObject, uuidParam } from "./http.ts";

@@ -1,6 +1,6 @@
 /** GET /v1/search: named-board search, same page shape and cursors as the feeds. */
 import { Hono } from "hono";
-import { searchPageJson } from "../domain/cached_pages.ts";
+import { searchPageJson } from "./cached_pages.ts";
 import { feedQuery } from "./board_routes.ts";
 import type { AppEnv } from "./env.ts";
 import { requireAgent } from "./guards.ts";

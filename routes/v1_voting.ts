@@ -1,8 +1,8 @@
 /** GET /v1/voting: the caller's allowance and vote state on up to 30 messages. */
 import { Hono } from "hono";
 import { BoardError } from "../domain/errors.ts";
-import { boardSchema, UUID_PATTERN } from "../domain/schemas.ts";
-import { votingTargets } from "../domain/vote_views.ts";
+import { boardSchema, UUID_PATTERN } from "./schemas.ts";
+import { votingTargets } from "../domain/votes/views.ts";
 import type { AppEnv } from "./env.ts";
 import { requireCaller } from "./guards.ts";
 import { queryParam } from "./http.ts";

@@ -2,10 +2,10 @@
 import { type Context, Hono } from "hono";
 import { BoardError } from "../domain/errors.ts";
 import { parsePageParams } from "../domain/paging.ts";
-import { boardSchema, UUID_PATTERN, voteSchema } from "../domain/schemas.ts";
-import { parseInput } from "../domain/validate.ts";
-import { inspectVotes, type VoteQuery } from "../domain/vote_queries.ts";
-import { castVote } from "../domain/votes.ts";
+import { boardSchema, UUID_PATTERN, voteSchema } from "./schemas.ts";
+import { parseInput } from "./validate.ts";
+import { inspectVotes, type VoteQuery } from "../domain/votes/queries.ts";
+import { castVote } from "../domain/votes/cast.ts";
 import type { AppEnv, Caller } from "./env.ts";
 import { rejectBrowsers, requireAgentHeaders, requireCaller } from "./guards.ts";
 import { queryParam, readJsonObject } from "./http.ts";

@@ -5,9 +5,14 @@
  * re-indexing, and postings stored one per row before blocks.
  */
 import assert from "node:assert/strict";
-import { createThread, removeMessage } from "../domain/posts.ts";
-import { BLOCK_SPAN, blockSeqs, reindexMessage, unindexMessage } from "../domain/search_index.ts";
-import type { MessageRecord } from "../domain/messages.ts";
+import { createThread, removeMessage } from "../domain/board/posts.ts";
+import {
+  BLOCK_SPAN,
+  blockSeqs,
+  reindexMessage,
+  unindexMessage,
+} from "../domain/search/postings.ts";
+import type { MessageRecord } from "../domain/board/messages.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { register, type TestBoard, testBoard } from "./helpers.ts";

@@ -5,7 +5,7 @@
  * ARTICLE_CHECKS_FAILED (docs/articles.md "Automatic checks").
  */
 import type { z } from "zod";
-import { CREDENTIAL_PATTERN } from "../api_keys.ts";
+import { CREDENTIAL_PATTERN } from "../accounts/api_keys.ts";
 import { BoardError } from "../errors.ts";
 import { codePointLength, utf8Length } from "../text.ts";
 import { englishVerdict } from "./language.ts";
@@ -16,7 +16,7 @@ import {
   type BlockType,
   COMMENT_BLOCK_TYPES,
   publicationEnvelopeSchema,
-} from "./schemas.ts";
+} from "../../routes/article_schemas.ts";
 import type { AssetRecord, Block } from "./types.ts";
 
 export type CheckName = "schema" | "language" | "size" | "svg" | "content";

@@ -14,7 +14,7 @@
 import { keys } from "../../kv/keys.ts";
 import type { Deps } from "../deps.ts";
 import type { Page, PageParams } from "../paging.ts";
-import { noteChangeAt } from "../read_scope.ts";
+import { noteChangeAt } from "../../kv/read_scope.ts";
 import { AgentCache, loadBundles, type PostBundle, project } from "./lifecycle.ts";
 import type { PolicyContext } from "./policy.ts";
 import { classOf, readPosts } from "./store.ts";

@@ -5,11 +5,11 @@
  * timestamps with `deps.clock.now()` whenever a revision is looked at.
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts.ts";
+import type { Agent } from "../accounts/agents.ts";
 import type { Deps } from "../deps.ts";
-import { karmaOf } from "../karma.ts";
-import { reputationOf } from "../reputation.ts";
-import { noteChangeAt, noteUncacheable } from "../read_scope.ts";
+import { karmaOf } from "../votes/karma.ts";
+import { reputationOf } from "../votes/reputation.ts";
+import { noteChangeAt, noteUncacheable } from "../../kv/read_scope.ts";
 import { DAY, HOUR } from "./limits.ts";
 import type { RevisionRecord, Support } from "./types.ts";
 

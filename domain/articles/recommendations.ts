@@ -5,12 +5,12 @@
  * publishes the revision.
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts.ts";
+import type { Agent } from "../accounts/agents.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
-import { readStanding } from "../karma.ts";
-import { currentSuspension, votingSuspendedError } from "../suspension.ts";
-import { chargeNewVote } from "../vote_allowance.ts";
+import { readStanding } from "../votes/karma.ts";
+import { currentSuspension, votingSuspendedError } from "../votes/suspension.ts";
+import { chargeNewVote } from "../votes/allowance.ts";
 import {
   AgentCache,
   articleTransact,

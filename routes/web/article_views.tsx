@@ -6,8 +6,8 @@
  */
 import type { Child } from "hono/jsx";
 import type { Block, CommentRecord } from "../../domain/articles/types.ts";
-import type { ThreadNode } from "../../domain/article_threads.ts";
-import { GUEST_NAME_MAX, GUEST_TEXT_MAX } from "../../domain/guest_moderation.ts";
+import type { ThreadNode } from "../../domain/articles/threads.ts";
+import { GUEST_NAME_MAX, GUEST_TEXT_MAX } from "../../domain/articles/guest_moderation.ts";
 import { codePointLength, takeCodePoints } from "../../domain/text.ts";
 
 /** Nested comment lists deeper than this stop indenting (phones stay readable to 32 levels). */

@@ -15,12 +15,12 @@ import {
   replyable,
   type Viewer,
   visibleComment,
-} from "../../domain/article_threads.ts";
+} from "../../domain/articles/threads.ts";
 import { BoardError } from "../../domain/errors.ts";
-import { postGuestComment } from "../../domain/guest_comments.ts";
-import { csrfMatches } from "../../domain/guest_sessions.ts";
+import { postGuestComment } from "../../domain/articles/guest_comments.ts";
+import { csrfMatches } from "../../domain/articles/guest_sessions.ts";
 import { parsePageParams } from "../../domain/paging.ts";
-import { UUID_PATTERN } from "../../domain/schemas.ts";
+import { UUID_PATTERN } from "../schemas.ts";
 import { TxConflictError } from "../../kv/tx.ts";
 import type { AppEnv } from "../env.ts";
 import { queryParam } from "../http.ts";

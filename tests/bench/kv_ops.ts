@@ -1,6 +1,6 @@
 /** Counts the KV calls (get, getMany, list, commit) one request of each hot route makes: `deno run -A tests/bench/kv_ops.ts`. */
 import { SystemClock } from "../../domain/clock.ts";
-import { loadConfig } from "../../domain/config.ts";
+import { loadConfig } from "../../routes/config.ts";
 import { makeDeps } from "../../domain/deps.ts";
 import { createApp } from "../../routes/app.ts";
 import { prepareService } from "../../routes/service.ts";

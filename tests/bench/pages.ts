@@ -6,10 +6,10 @@
  * reuses a seeded store, as `deno task bench` does).
  */
 import { SystemClock } from "../../domain/clock.ts";
-import { loadConfig } from "../../domain/config.ts";
+import { loadConfig } from "../../routes/config.ts";
 import { makeDeps } from "../../domain/deps.ts";
-import { createThread } from "../../domain/posts.ts";
-import { castVote } from "../../domain/votes.ts";
+import { createThread } from "../../domain/board/posts.ts";
+import { castVote } from "../../domain/votes/cast.ts";
 import { openKv } from "../../kv/open.ts";
 import { seededStore } from "./run.ts";
 import { voteCast } from "./scenarios.ts";

@@ -9,7 +9,7 @@
  * reported is then the one measured when they were made).
  */
 import { SystemClock } from "../../domain/clock.ts";
-import { loadConfig } from "../../domain/config.ts";
+import { loadConfig } from "../../routes/config.ts";
 import { makeDeps } from "../../domain/deps.ts";
 import { openKv } from "../../kv/open.ts";
 import { prepareService } from "../../routes/service.ts";

@@ -9,16 +9,16 @@
  * Run alone: `deno run -A tests/bench/search.ts`.
  */
 import { ManualClock } from "../../domain/clock.ts";
-import { testConfig } from "../../domain/config.ts";
+import { testConfig } from "../../routes/config.ts";
 import { type Deps, makeDeps } from "../../domain/deps.ts";
 import {
   type BoardHead,
   EMPTY_HEAD,
   type MessageRecord,
   summaryKeys,
-} from "../../domain/messages.ts";
-import { indexedTermsOf } from "../../domain/search_index.ts";
-import { tokenize } from "../../domain/search_tokens.ts";
+} from "../../domain/board/messages.ts";
+import { indexedTermsOf } from "../../domain/search/postings.ts";
+import { tokenize } from "../../domain/search/tokens.ts";
 import { previewOf, utf8Length } from "../../domain/text.ts";
 import { keys } from "../../kv/keys.ts";
 import { KV_LIMITS } from "../../kv/limits.ts";

@@ -6,10 +6,10 @@
  * route far below the storage ceiling's one-key commit.
  */
 import { SystemClock } from "../../domain/clock.ts";
-import { loadConfig } from "../../domain/config.ts";
+import { loadConfig } from "../../routes/config.ts";
 import { makeDeps } from "../../domain/deps.ts";
-import { createThread } from "../../domain/posts.ts";
-import { castVote } from "../../domain/votes.ts";
+import { createThread } from "../../domain/board/posts.ts";
+import { castVote } from "../../domain/votes/cast.ts";
 import { versionedKv } from "../../kv/versioned_kv.ts";
 import { wrapCommits } from "../commit_wrapper.ts";
 import { voteCast } from "./scenarios.ts";

@@ -1,0 +1,319 @@
+/**
+ * Casting votes (spec "Vote" resource and transitions; docs/votes.md).
+ *
+ * One immutable vote per account per message, enforced by the commit's check that the
+ * vote key is still absent. The same commit charges the daily allowance, assigns the
+ * weight, rewrites the message summary (`score`, `up`, `down`) under every index copy,
+ * and updates the author's karma and suspension state — never read-then-write.
+ */
+import { BOARD_WRITES_LOCK, rememberBoardWrite } from "../board/write_pipeline.ts";
+import { type Board, keys } from "../../kv/keys.ts";
+import { VOTES_GUARD } from "../../kv/guards.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
+import type { Agent } from "../accounts/agents.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError, notFound } from "../errors.ts";
+import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
+import {
+  type BoardHead,
+  EMPTY_HEAD,
+  isHidden,
+  type MessageRecord,
+  writeMessage,
+} from "../board/messages.ts";
+import { isMaturePeer, receivedStats, type ReceivedVote, weightAt } from "./reputation.ts";
+import type { VoteInput } from "../../routes/schemas.ts";
+import {
+  applyKarmaChange,
+  recordSuspension,
+  SUSPEND_AT_KARMA,
+  SUSPEND_MIN_PEERS,
+  votingSuspendedError,
+} from "./suspension.ts";
+import { chargeNetworkWrite, networkWriteKey } from "../limits/rates.ts";
+import { chargeNewVote, newVoteAllowanceKey } from "./allowance.ts";
+import { onKarmaChanged } from "../pins/veterans.ts";
+
+/** A stored vote: identical under `votes`, `votes_by_target` and `votes_by_voter`. */
+export interface VoteRecord {
+  /** Board-wide vote sequence (the `before` cursor of vote lists). */
+  seq: number;
+  board: Board;
+  post_id: string;
+  target_seq: number;
+  voter_id: string;
+  /** The target's author account (null for `b` and board-made messages). */
+  author_id: string | null;
+  value: 1 | -1;
+  weight: number;
+  cast_at: number;
+}
+
+/** The vote receipt: the immutable vote, and whether this answer is a replay. */
+export interface VoteReceipt {
+  board: Board;
+  post_id: string;
+  value: 1 | -1;
+  weight: number;
+  seq: number;
+  cast_at: number;
+  voter_id: string;
+  replayed: boolean;
+}
+
+/** The public receipt of a stored vote. */
+export function receiptOf(v: VoteRecord, replayed: boolean): VoteReceipt {
+  return {
+    board: v.board,
+    post_id: v.post_id,
+    value: v.value,
+    weight: v.weight,
+    seq: v.seq,
+    cast_at: v.cast_at,
+    voter_id: v.voter_id,
+    replayed,
+  };
+}
+
+type Outcome =
+  | { kind: "cast" | "replayed"; vote: VoteRecord }
+  | { kind: "suspended"; standing: VotingStanding };
+
+/**
+ * Casts `voter`'s vote from `network` (a new vote also counts as one of the network's writes
+ * per minute). Exact repeats answer the original receipt (free, also while
+ * suspended); an opposite value is 409 VOTE_CONFLICT; a vote on one's own named message
+ * is 403 SELF_VOTE; an unknown, deleted or hidden target is 404.
+ */
+export async function castVote(
+  deps: Deps,
+  voter: Agent,
+  input: VoteInput,
+  network: string,
+): Promise<VoteReceipt> {
+  const postId = input.post_id.toLowerCase();
+  const { board, value } = input;
+  const { targetSeq, seed, heldR, coveredKeys } = await prefetchVote(
+    deps,
+    voter,
+    board,
+    postId,
+    network,
+  );
+  let seededHead = seed[2].value as BoardHead | null | undefined;
+
+  const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
+    const voteKey = keys.votes(board, targetSeq, voter.id);
+    // The guard first: the vote record, standings, veteran records, the allowance and the
+    // counter need no checks of their own (kv/guards.ts), so votes on different targets
+    // share one commit (group commit) with one check each, for the target.
+    const [, voteEntry, msgEntry, standingEntry] = await tx.getMany<unknown>([
+      VOTES_GUARD,
+      voteKey,
+      keys.messages(board, targetSeq),
+      keys.votingStandings(voter.id),
+    ]);
+    const msg = msgEntry.value as MessageRecord | null;
+    // Unchecked, as a peek: the first attempt uses the head read before the lock.
+    const head = (seededHead !== undefined
+      ? seededHead
+      : (await tx.peek<BoardHead>(keys.boardHeads(board))).value) ?? EMPTY_HEAD;
+    seededHead = undefined;
+    if (!msg || isHidden(msg, head)) {
+      throw notFound("message", postId);
+    }
+    if (board === "named" && msg.agent_id === voter.id) {
+      throw new BoardError(
+        "SELF_VOTE",
+        "An account cannot vote on its own named posts or replies.",
+        {
+          board,
+          post_id: postId,
+        },
+      );
+    }
+    const existing = voteEntry.value as VoteRecord | null;
+    if (existing) {
+      if (existing.value === value) {
+        return { kind: "replayed", vote: existing };
+      }
+      throw new BoardError(
+        "VOTE_CONFLICT",
+        `This account already voted ${existing.value} on this message; votes are immutable.`,
+        { board, post_id: postId, existing: receiptOf(existing, true) },
+      );
+    }
+
+    const now = deps.clock.now();
+    const standing = (standingEntry.value as VotingStanding | null) ?? EMPTY_STANDING;
+    if (standing.suspension) {
+      return { kind: "suspended", standing };
+    }
+    if (standing.karma <= SUSPEND_AT_KARMA) {
+      // A peer may have matured since the last karma update: record the suspension now.
+      const stats = await receivedStats(deps, voter.id);
+      if (stats.negativePeers >= SUSPEND_MIN_PEERS) {
+        const suspended = recordSuspension(standing, now);
+        tx.set(keys.votingStandings(voter.id), suspended);
+        return { kind: "suspended", standing: suspended };
+      }
+    }
+
+    await chargeNewVote(tx, deps, voter.id);
+    await chargeNetworkWrite(tx, deps, network);
+    const authorId = board === "named" ? msg.agent_id : null;
+    const [counterEntry, authorEntry] = await tx.getMany<unknown>([
+      keys.counters("votes"),
+      ...(authorId ? [keys.votingStandings(authorId)] : []),
+    ]);
+    // R is read without checks (as ever); the one computed before the lock serves when the
+    // checked standing still says karma > 0.
+    const R = standing.karma > 0 ? heldR ?? (await receivedStats(deps, voter.id)).R : 0;
+    const weight = weightAt(voter.created_at, standing.karma, R, now);
+    const seq = ((counterEntry.value as number | null) ?? 0) + 1;
+    const vote: VoteRecord = {
+      seq,
+      board,
+      post_id: postId,
+      target_seq: targetSeq,
+      voter_id: voter.id,
+      author_id: authorId,
+      value,
+      weight,
+      cast_at: now,
+    };
+    tx.set(voteKey, vote)
+      .set(keys.votesByTarget(board, targetSeq, seq), vote)
+      .set(keys.votesByVoter(voter.id, seq), vote)
+      .set(keys.counters("votes"), seq);
+    writeMessage(tx, {
+      ...msg,
+      score: msg.score + value * weight,
+      up: msg.up + (value === 1 ? 1 : 0),
+      down: msg.down + (value === -1 ? 1 : 0),
+    });
+    if (authorId) {
+      const received: ReceivedVote = { value, weight, cast_at: now, seq };
+      tx.set(keys.votesByRecipient(authorId, voter.id, targetSeq), received);
+      const authorStanding = (authorEntry?.value as VotingStanding | null) ?? EMPTY_STANDING;
+      const next = await applyKarmaChange(deps, authorId, authorStanding, {
+        delta: value * weight,
+        vote: { voterId: voter.id, value, weight, qualifies: isMaturePeer(voter, now) },
+      });
+      tx.set(keys.votingStandings(authorId), next);
+      // Veteran status and pin rights follow karma in this same commit (domain/veterans.ts).
+      await onKarmaChanged(tx, deps, authorId, authorStanding.karma, next.karma);
+    }
+    return { kind: "cast", vote };
+  }, {
+    lock: BOARD_WRITES_LOCK,
+    group: true,
+    seed,
+    prefetch: [
+      VOTES_GUARD,
+      ...coveredKeys,
+      ...seed.map((e) =>
+        e.key
+      ),
+    ],
+    remember: rememberBoardWrite,
+  });
+
+  if (outcome.kind === "suspended") {
+    throw votingSuspendedError(outcome.standing, outcome.standing.suspension!);
+  }
+  return receiptOf(outcome.vote, outcome.kind === "replayed");
+}
+
+/** A message's sequence number and author by id: both fixed for the message's life. */
+interface TargetFacts {
+  seq: number;
+  authorId: string | null;
+}
+
+const targetMemos = new WeakMap<Deno.Kv, Map<string, TargetFacts>>();
+const MAX_TARGET_MEMOS = 20_000;
+
+function targetMemo(kv: Deno.Kv): Map<string, TargetFacts> {
+  let m = targetMemos.get(kv);
+  if (!m) targetMemos.set(kv, m = new Map());
+  return m;
+}
+
+/**
+ * Reads, before the board-writes lock is taken, what a vote's commit will read that no guard
+ * covers — the target, the board head, the network's write window, the voter's standing
+ * (for the weight's R below) and the author's account — in one `getMany` once the target's
+ * seq and author are known to this process (they never change; the target's record itself
+ * is read every time, so a deleted target is still 404). The keys the votes guard covers
+ * (the vote, the standings, the veteran record, the allowance, the counter) are only named
+ * (`coveredKeys`): a seed cannot answer them (kv/guards.ts), the group reads them. With
+ * karma above zero, the voter's R (reputation part of the weight, read without checks) is
+ * computed here too. The commit checks every entry it relies on; a stale one costs a retry.
+ */
+async function prefetchVote(
+  deps: Deps,
+  voter: Agent,
+  board: Board,
+  postId: string,
+  network: string,
+): Promise<{
+  targetSeq: number;
+  seed: Deno.KvEntryMaybe<unknown>[];
+  heldR: number | null;
+  coveredKeys: Deno.KvKey[];
+}> {
+  const memo = targetMemo(deps.kv);
+  const memoKey = `${board}:${postId}`;
+  let facts = memo.get(memoKey);
+  if (!facts) {
+    const seq = (await deps.kv.get<number>(keys.messageSeqById(board, postId))).value;
+    if (seq === null) throw notFound("message", postId);
+    facts = { seq, authorId: null };
+  }
+  const known = memo.has(memoKey);
+  const seed = await deps.kv.getMany<unknown[]>([
+    keys.messages(board, facts.seq),
+    keys.votingStandings(voter.id),
+    keys.boardHeads(board),
+    networkWriteKey(network),
+    ...(known && facts.authorId ? [keys.agents(facts.authorId)] : []),
+  ]);
+  const msg = seed[0].value as MessageRecord | null;
+  if (!known && msg) {
+    facts = { seq: facts.seq, authorId: board === "named" ? msg.agent_id : null };
+    memo.set(memoKey, facts);
+    if (memo.size > MAX_TARGET_MEMOS) memo.delete(memo.keys().next().value!);
+    if (facts.authorId) seed.push(await deps.kv.get(keys.agents(facts.authorId)));
+  }
+  const standing = (seed[1].value as VotingStanding | null) ?? EMPTY_STANDING;
+  const R = standing.karma > 0 ? (await receivedStats(deps, voter.id)).R : null;
+  const coveredKeys: Deno.KvKey[] = [
+    keys.votes(board, facts.seq, voter.id),
+    keys.votingStandings(voter.id),
+    newVoteAllowanceKey(deps, voter.id),
+    keys.counters("votes"),
+    ...(facts.authorId
+      ? [keys.votingStandings(facts.authorId), keys.veterans(facts.authorId)]
+      : []),
+  ];
+  return { targetSeq: facts.seq, seed, heldR: R, coveredKeys };
+}
+
+/**
+ * Runs inside the commit that removes a message: a named message's votes leave its
+ * author's karma (its score is exactly their Σ value × weight). Karma regained this way
+ * while suspended is remembered so it cannot help recovery. One check, only when the
+ * score is not 0. The vote records stay (voter history marks the target unavailable).
+ */
+export async function removeMessageKarma(tx: Tx, deps: Deps, m: MessageRecord): Promise<void> {
+  if (m.board !== "named" || !m.agent_id || m.score === 0) return;
+  const entry = await tx.get<VotingStanding>(keys.votingStandings(m.agent_id));
+  const before = entry.value ?? EMPTY_STANDING;
+  const next = await applyKarmaChange(deps, m.agent_id, before, {
+    delta: -m.score,
+    removal: true,
+  });
+  tx.set(keys.votingStandings(m.agent_id), next);
+  await onKarmaChanged(tx, deps, m.agent_id, before.karma, next.karma);
+}
