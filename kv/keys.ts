@@ -14,6 +14,7 @@ export const keys = {
   agents: (id: string) => ["agents", id] as const,
   agentsPrefix: () => ["agents"] as const,
   agentIdByName: (name: string) => ["agent_id_by_name", name] as const,
+  agentIdByNamePrefix: () => ["agent_id_by_name"] as const,
   agentIdByKeyHash: (hash: string) => ["agent_id_by_key_hash", hash] as const,
 
   // ---- messages (threads and replies), per board
@@ -208,6 +209,9 @@ export const keys = {
   /** The first guest comment with this normalised text on an article (24 hours). */
   guestCommentPrints: (postId: string, textHash: string) =>
     ["guest_comment_prints", postId, textHash] as const,
+  /** A guest session's own post of this normalised text on an article (24 hours): the 409. */
+  guestSessionPrints: (postId: string, sessionHash: string, textHash: string) =>
+    ["guest_session_prints", postId, sessionHash, textHash] as const,
   /** The automatic moderation outcome of a guest comment. */
   guestCommentChecks: (commentId: string) => ["guest_comment_checks", commentId] as const,
   // ---- read caches (issue 12, docs/benchmark_notes.md): version keys, blind-written by
@@ -215,10 +219,6 @@ export const keys = {
   // their versionstamps with the ones a cached page was built under.
   /** A read-version key (`shared`: bumped by every change a cached read can show). */
   readVersions: (channel: string) => ["read_versions", channel] as const,
-  // ---- write guards (issue 12, kv/guards.ts): blind-written by every commit that mutates a
-  // key they cover, so one check of the guard stands for checks of all of them.
-  /** A write guard (`publications`: board heads, retained count, publication quotas). */
-  guards: (name: string) => ["guards", name] as const,
 } as const;
 
 export type KeyOf<K extends keyof typeof keys> = ReturnType<(typeof keys)[K]>;

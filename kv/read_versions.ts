@@ -33,9 +33,9 @@ const UNCACHED = new Set([
   "guest_session_starts",
   "guest_comment_counts",
   "guest_comment_prints",
+  "guest_session_prints",
   "guest_comment_checks",
   "read_versions",
-  "guards",
 ]);
 
 /** Daily counters no cached read shows (the posting quota is in /v1/me, never cached). */

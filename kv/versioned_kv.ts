@@ -1,12 +1,10 @@
 /**
- * The KV handle the service uses (issue 12): `Deno.Kv` unchanged, except that every write
- * — `set`, `delete`, and every atomic commit, whoever makes it — also blind-writes the
- * read-cache version keys (kv/read_versions.ts) and the write guards (kv/guards.ts) of
- * what it changes, in the same atomic.
+ * The KV handle the service uses: `Deno.Kv` unchanged, except that every write — `set`,
+ * `delete`, and every atomic commit, whoever makes it — also blind-writes the read-cache
+ * version key (kv/read_versions.ts) of what it changes, in the same atomic.
  * Read caches are enabled only on handles made here (`isVersioned`), so no write path can
  * change cached data without the caches noticing.
  */
-import { guardBumps } from "./guards.ts";
 import { markAgentWrites, readVersionBumps } from "./read_versions.ts";
 
 const versioned = new WeakSet<Deno.Kv>();
@@ -18,12 +16,12 @@ export function isVersioned(kv: Deno.Kv): boolean {
 
 /**
  * The keys a commit mutating `mutated` must also blind-write: the read-cache version
- * (kv/read_versions.ts) and the write guards (kv/guards.ts) of what it changes, each once
- * and never one the commit already writes itself.
+ * (kv/read_versions.ts) of what it changes, each once and never one the commit already
+ * writes itself.
  */
 export function commitBumps(mutated: Deno.KvKey[]): Deno.KvKey[] {
   const out: Deno.KvKey[] = [];
-  for (const k of [...readVersionBumps(mutated), ...guardBumps(mutated)]) {
+  for (const k of readVersionBumps(mutated)) {
     if (!mutated.some((m) => sameKey(m, k))) out.push(k);
   }
   return out;

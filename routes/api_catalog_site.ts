@@ -245,6 +245,10 @@ const ARTICLE_PAGE_OPS: Operation[] = [
     params: [
       ...pageParams(undefined, { after: true }).filter((p) => p.name !== "limit"),
       uuidParam("reply_to", "Open the form as a reply to this comment."),
+      uuidParam(
+        "posted",
+        "The comment this guest session just posted: it carries a notice of what became of it.",
+      ),
     ],
     responses: { 200: htmlPage("The article page.") },
     htmlErrors: true,
@@ -261,7 +265,9 @@ const ARTICLE_PAGE_OPS: Operation[] = [
     auth: "none",
     body: { name: "GuestCommentForm", schema: guestCommentForm, contentType: FORM },
     responses: {
-      303: { description: "Back to the article, at the new comment." },
+      303: {
+        description: "Back to the article, at the new comment (`?posted=<id>#c-<id>`).",
+      },
       403: htmlPage("The form was stale or the guest session missing; the text is kept."),
     },
     htmlErrors: true,
@@ -282,6 +288,17 @@ const ARTICLE_PAGE_OPS: Operation[] = [
     summary: "Permalink of a comment: redirects to its place on the article page",
     auth: "none",
     responses: { 303: { description: "To the article page at the comment." } },
+    htmlErrors: true,
+    errors: ["NOT_FOUND"],
+  },
+  {
+    method: "get",
+    path: "/articles/{id}/figures/{asset}/view",
+    operationId: "articleFigurePage",
+    tag: SITE,
+    summary: "A figure of the article's public revision at full size, with its text description",
+    auth: "none",
+    responses: { 200: htmlPage("The full-size figure page.") },
     htmlErrors: true,
     errors: ["NOT_FOUND"],
   },

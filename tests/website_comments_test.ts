@@ -213,7 +213,7 @@ Deno.test("moderation over HTTP: published at once, held, rejected, repeats", as
     const id = await writer.comment(a.id, "Ein klarer Artikel, danke!", { name: "Anna" });
     const { html } = await reader.get(`/articles/${a.id}`);
     assert.ok(commentTree(html).has(id));
-    assert.match(html, /<span class="author">Anna<\/span>/);
+    assert.match(html, /<bdi class="author">Anna<\/bdi>/);
     assert.deepEqual(await agentTexts(board, a), ["<human>Ein klarer Artikel, danke!</human>"]);
   });
   await t.step("rule failures are stored rejected: the session sees why", async () => {
@@ -286,6 +286,12 @@ Deno.test("form refusals: empty, 8,001 code points, control characters, long nam
       ["control characters", { text: "bell \u0007 here" }, /control characters/],
       ["a long name", { text: "Hello", name: "n".repeat(41) }, /at most 40 characters/],
       ["a two-line name", { text: "Hello", name: "a\nb" }, /one line/],
+      [
+        "a name with a bidi override (shown as another name)",
+        { text: "Hello", name: "\u202Etob-alol" },
+        /change the direction of text/,
+      ],
+      ["a name with a bidi isolate", { text: "Hello", name: "Eve\u2067" }, /direction of text/],
       ["a reply to nothing", { text: "Hello", parent_id: crypto.randomUUID() }, /not available/],
       ["a board API key", { text: `my key is pb_live_${"k".repeat(43)}` }, /API key or token/],
       [

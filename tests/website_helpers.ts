@@ -70,16 +70,16 @@ export class Guest {
     if (!this.csrf) await this.get(`/articles/${articleId}`);
     const { res, html } = await this.post(`/articles/${articleId}/comments`, { text, ...extra });
     assert.equal(res.status, 303, html.match(/role="alert"[^>]*>([^<]*)/)?.[1] ?? html);
-    const id = res.headers.get("location")?.match(/#c-([0-9a-f-]{36})$/)?.[1];
+    const id = res.headers.get("location")?.match(/\?posted=([0-9a-f-]{36})#c-\1$/)?.[1];
     assert.ok(id, res.headers.get("location") ?? "no location");
     return id;
   }
 }
 
-/** The refusal message shown above the form, if any (HTML-decoded). */
+/** The refusal message shown in the form, if any (its text, tags left out, HTML-decoded). */
 export function formMessage(html: string): string | null {
-  const m = html.match(/<p class="notice error" role="alert" id="form-error">([^<]*)<\/p>/);
-  return m ? decode(m[1]) : null;
+  const m = html.match(/<p class="notice error" role="alert" id="form-error">([\s\S]*?)<\/p>/);
+  return m ? decode(m[1].replace(/<[^>]*>/g, "")) : null;
 }
 
 /** The text kept in the form's textarea (HTML-decoded). */

@@ -8,8 +8,7 @@ import { BoardError } from "../errors.ts";
 import type { ParticipationBasis, RegisterInput } from "../../routes/schemas.ts";
 import { timingSafeEqual } from "../text.ts";
 import { retireCommunityPinsOf } from "../pins/book.ts";
-import { isVersioned } from "../../kv/versioned_kv.ts";
-import { attachSnapshot, snapshotMark, stampsOf, versionKeys } from "../../kv/read_cache.ts";
+import { attachSnapshot, snapshotMark, versionKeys } from "../../kv/read_cache.ts";
 
 export type AgentStatus = "active" | "revoked" | "removed";
 
@@ -100,89 +99,49 @@ export async function registerAgent(
 }
 
 /**
- * What this instance knows of a key hash, per KV handle: the agent id (an index entry never
- * names another agent) and the active record last read for it, with the read-cache version
- * it was read under (`stamps`).
+ * Agent ids by key hash, per KV handle: a credential cache that only spares the index read.
+ * An index entry never names another agent, and the record read on every request decides.
  */
-interface KnownKey {
-  id: string;
-  agent: Agent | null;
-  stamps: string | null;
-}
-
-const keysByHash = new WeakMap<Deno.Kv, Map<string, KnownKey>>();
-/** The newest read-cache version an authentication has read, per KV handle. */
-const latestStamps = new WeakMap<Deno.Kv, string>();
+const idsByHash = new WeakMap<Deno.Kv, Map<string, string>>();
 const MAX_KNOWN_HASHES = 20_000;
 
-function knownKeys(kv: Deno.Kv): Map<string, KnownKey> {
-  let m = keysByHash.get(kv);
-  if (!m) keysByHash.set(kv, m = new Map());
+function knownIds(kv: Deno.Kv): Map<string, string> {
+  let m = idsByHash.get(kv);
+  if (!m) idsByHash.set(kv, m = new Map());
   return m;
 }
 
 /**
- * Finds the active agent holding `apiKey`, or null. Once this instance has seen the key,
- * one KV read answers. The record alone decides: every commit that retires a key also
- * changes it (revocation and removal its `status`, rotation its `key_hash`), so a retired
- * key stops at once on every instance. And every change of an agent record also writes the
- * read-cache version (kv/read_versions.ts): while the version is the one the record was
- * read under, the record is unchanged, so the read is of that one key; otherwise of the
- * record and the version together. The versions read are attached to the returned record
+ * Finds the active agent holding `apiKey`, or null. The agent record is read on every call
+ * (with the read-cache versions, in one round trip) and alone decides: every commit that
+ * retires a key also changes it (revocation and removal its `status`, rotation its
+ * `key_hash`), so a retired key stops at once on every instance. Only the id the key's hash
+ * maps to is kept between requests. The versions read are attached to the returned record
  * for the request's cached read (domain/read_cache.ts).
  */
 export async function findAgentByKey(deps: Deps, apiKey: string): Promise<Agent | null> {
   if (!apiKeyShaped(apiKey)) return null;
   const hash = await hashApiKey(apiKey);
-  const known = knownKeys(deps.kv);
+  const known = knownIds(deps.kv);
   const mark = snapshotMark();
-  const k = known.get(hash);
-  if (k !== undefined) {
-    // Only while no newer version was seen since: under writes, read record and version at once.
-    if (k.agent && k.stamps !== null && k.stamps === latestStamps.get(deps.kv)) {
-      const versions = await deps.kv.getMany<unknown[]>(versionKeys());
-      const stamps = stampsOf(versions);
-      latestStamps.set(deps.kv, stamps);
-      if (stamps === k.stamps) return held(k.agent, versions, mark);
-    }
-    const [record, ...versions] = await deps.kv.getMany<unknown[]>([
-      keys.agents(k.id),
-      ...versionKeys(),
-    ]);
-    const agent = record.value as Agent | null;
-    if (agent && agent.status === "active" && timingSafeEqual(agent.key_hash, hash)) {
-      remember(deps, k, agent, versions);
-      return held(agent, versions, mark);
-    }
-    known.delete(hash); // retired, or (never) another agent's: look the key up afresh
+  let id = known.get(hash);
+  if (id === undefined) {
+    const idEntry = await deps.kv.get<string>(keys.agentIdByKeyHash(hash));
+    if (!idEntry.value) return null;
+    id = idEntry.value;
   }
-  const idEntry = await deps.kv.get<string>(keys.agentIdByKeyHash(hash));
-  if (!idEntry.value) return null;
-  const entry: KnownKey = { id: idEntry.value, agent: null, stamps: null };
-  known.set(hash, entry);
-  if (known.size > MAX_KNOWN_HASHES) known.delete(known.keys().next().value!);
   const [record, ...versions] = await deps.kv.getMany<unknown[]>([
-    keys.agents(entry.id),
+    keys.agents(id),
     ...versionKeys(),
   ]);
   const agent = record.value as Agent | null;
-  if (!agent || agent.status !== "active") return null;
-  if (!timingSafeEqual(agent.key_hash, hash)) return null;
-  remember(deps, entry, agent, versions);
+  if (!agent || agent.status !== "active" || !timingSafeEqual(agent.key_hash, hash)) {
+    known.delete(hash); // retired: look the key up afresh next time
+    return null;
+  }
+  known.set(hash, id);
+  if (known.size > MAX_KNOWN_HASHES) known.delete(known.keys().next().value!);
   return held(agent, versions, mark);
-}
-
-/** Keeps an active record with its versions (only where every write bumps them). */
-function remember(
-  deps: Deps,
-  k: KnownKey,
-  agent: Agent,
-  versions: Deno.KvEntryMaybe<unknown>[],
-): void {
-  if (!isVersioned(deps.kv)) return;
-  k.agent = agent;
-  k.stamps = stampsOf(versions);
-  latestStamps.set(deps.kv, k.stamps);
 }
 
 /** The request's own copy of a record, with the versions read for it attached. */

@@ -114,3 +114,32 @@ export async function svgSources(deps: Deps, assetIds: string[]): Promise<Map<st
   }
   return out;
 }
+
+/** A length in CSS pixels ("1200", "1200px", "12.5"), or null (percent, other units, junk). */
+function pixels(value: string | null): number | null {
+  const m = value?.trim().match(/^(\d+(?:\.\d+)?)(?:px)?$/);
+  const n = m ? Number(m[1]) : NaN;
+  return n > 0 && n <= 100_000 ? n : null;
+}
+
+/**
+ * The size an asset is drawn at on its own, in CSS pixels: its `width` and `height` (in
+ * px or unitless), either one completed from the `viewBox` proportions, else the `viewBox`
+ * size. Null when the asset is unknown or neither says (a browser then draws 300 × 150).
+ */
+export async function figureSize(
+  deps: Deps,
+  assetId: string,
+): Promise<{ width: number; height: number } | null> {
+  const a = await readAsset(deps.kv, assetId);
+  if (!a) return null;
+  const box = (a.view_box ?? "").trim().split(/[\s,]+/).map(Number);
+  const vb = box.length === 4 && box[2] > 0 && box[3] > 0 ? { w: box[2], h: box[3] } : null;
+  let width = pixels(a.width);
+  let height = pixels(a.height);
+  if (width === null && height === null && vb) [width, height] = [vb.w, vb.h];
+  else if (width !== null && height === null && vb) height = (width * vb.h) / vb.w;
+  else if (height !== null && width === null && vb) width = (height * vb.w) / vb.h;
+  if (width === null || height === null) return null;
+  return { width: Math.round(width), height: Math.round(height) };
+}

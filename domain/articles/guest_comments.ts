@@ -1,7 +1,7 @@
 /**
  * Posting a guest comment from the website (docs/website.md "Guest comments"): the form
- * rules, the rates per session and per network (exact KV counters), the same-session
- * duplicate refusal, then the articles domain stores the comment `pending` and the
+ * rules, the name rules, the rates per session and per network (exact KV counters), the
+ * same-session duplicate refusal, then the articles domain stores the comment `pending` and the
  * automatic moderation publishes it, keeps it pending for a moderator, or rejects it.
  */
 import { keys } from "../../kv/keys.ts";
@@ -10,6 +10,7 @@ import { createGuestComment, findComment, moderateComment } from "./comments.ts"
 import { ARTICLE_LIMITS } from "./limits.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
+import { checkGuestName } from "./guest_names.ts";
 import type { GuestSession } from "./guest_sessions.ts";
 import {
   assessGuestText,
@@ -47,10 +48,18 @@ export const GUEST_RATES = [
 /** How long the same text counts as a repeat on one article. */
 export const DUPLICATE_SECONDS = DAY;
 
+/** The first post of a normalised text on an article (the `duplicate` moderation rule). */
 interface PrintRecord {
   session: string;
   at: number;
   expires_at: number;
+}
+
+/** A session's own post of a normalised text on an article (the 409), once stored: its id. */
+interface SessionPrintRecord {
+  at: number;
+  expires_at: number;
+  comment_id: string | null;
 }
 
 export interface GuestCommentRequest {
@@ -95,22 +104,28 @@ async function checkParent(deps: Deps, postId: string, parentId: string): Promis
 }
 
 /**
- * Charges the four rates and records the text's fingerprint in one commit. Refuses
- * (nothing charged) a text this session already posted on the article within 24 hours.
- * Returns whether another session posted the same text there within 24 hours.
+ * Charges the four rates and records the text's fingerprints (the article's first post,
+ * this session's post) in one commit. Refuses (409, nothing charged) a text this session
+ * already posted on the article within 24 hours, whatever became of it — `details.comment_id`
+ * names that comment once stored. Returns whether another session posted the same text
+ * there first within 24 hours.
  */
 async function admit(deps: Deps, req: GuestCommentRequest, print: string): Promise<boolean> {
   const now = deps.clock.now();
   const scale = limitScale(deps);
   const { value } = await transact(deps.kv, async (tx) => {
     const printKey = keys.guestCommentPrints(req.post_id, print);
-    const seen = (await tx.get<PrintRecord>(printKey)).value;
-    const live = seen && seen.expires_at > now ? seen : null;
-    if (live && live.session === req.session.id) {
+    const ownKey = keys.guestSessionPrints(req.post_id, req.session.id, print);
+    const [first, own] = await tx.getMany<unknown>([printKey, ownKey]);
+    const firstRec = first.value as PrintRecord | null;
+    const ownRec = own.value as SessionPrintRecord | null;
+    const live = firstRec && firstRec.expires_at > now ? firstRec : null;
+    const mine = ownRec && ownRec.expires_at > now ? ownRec : null;
+    if (mine || live?.session === req.session.id) {
       throw new BoardError(
         "CONFLICT",
-        "You already posted this text on this article; it is shown below.",
-        { field: "text" },
+        "You already posted this text on this article within the last 24 hours, so it was not posted again.",
+        { field: "text", comment_id: mine?.comment_id ?? null },
       );
     }
     for (const rate of GUEST_RATES) {
@@ -134,23 +149,43 @@ async function admit(deps: Deps, req: GuestCommentRequest, print: string): Promi
       }
       tx.set(key, used + 1, { expireIn: (rate.size + HOUR) * 1000 });
     }
-    if (!live) {
-      const rec: PrintRecord = {
-        session: req.session.id,
-        at: now,
-        expires_at: now + DUPLICATE_SECONDS,
-      };
-      tx.set(printKey, rec, { expireIn: DUPLICATE_SECONDS * 1000 });
-    }
+    const expiry = { expireIn: DUPLICATE_SECONDS * 1000 };
+    const mark = { at: now, expires_at: now + DUPLICATE_SECONDS };
+    tx.set(ownKey, { ...mark, comment_id: null } satisfies SessionPrintRecord, expiry);
+    if (!live) tx.set(printKey, { ...mark, session: req.session.id } satisfies PrintRecord, expiry);
     return live !== null;
   });
   return value;
 }
 
 /**
+ * After a failed store, removes this session's fingerprints of the text (its own, and the
+ * article's first-post one when it is this session's), so the same text may be posted
+ * again and counts for nobody as a duplicate. The rate charges stay.
+ */
+async function forgetPrints(deps: Deps, req: GuestCommentRequest, print: string): Promise<void> {
+  await deps.kv.delete(keys.guestSessionPrints(req.post_id, req.session.id, print));
+  const firstKey = keys.guestCommentPrints(req.post_id, print);
+  const first = await deps.kv.get<PrintRecord>(firstKey);
+  if (first.value?.session === req.session.id) {
+    await deps.kv.atomic().check(first).delete(firstKey).commit();
+  }
+}
+
+/** Names the stored comment in this session's fingerprint (for the 409's link to it). */
+async function noteOwnComment(deps: Deps, key: Deno.KvKey, commentId: string): Promise<void> {
+  const entry = await deps.kv.get<SessionPrintRecord>(key);
+  if (!entry.value) return;
+  const left = Math.max(1, entry.value.expires_at - deps.clock.now());
+  // A lost race (the entry changed meanwhile) only loses the link, never the refusal.
+  await deps.kv.atomic().check(entry)
+    .set(key, { ...entry.value, comment_id: commentId }, { expireIn: left * 1000 }).commit();
+}
+
+/**
  * Posts a guest comment or reply. Refusals throw before anything is stored: 400
- * INVALID_INPUT (form, parent), 404 (article not public), 409 CONFLICT (this session's
- * repeat), 429 RATE_LIMITED. Otherwise the comment is stored `pending` and moderated at
+ * INVALID_INPUT (form, a name posing as an agent or the staff, parent), 404 (article not
+ * public), 409 CONFLICT (this session's repeat), 429 RATE_LIMITED. Otherwise the comment is stored `pending` and moderated at
  * once: `published` when the rules pass, `pending` when held for a moderator,
  * `rejected` when a rule fails (visible only to the session, with the findings).
  */
@@ -159,17 +194,23 @@ export async function postGuestComment(
   req: GuestCommentRequest,
 ): Promise<GuestCommentResult> {
   const { text, name } = checkGuestForm({ text: req.text, name: req.name });
-  await publicArticleBundle(deps, req.post_id);
+  const bundle = await publicArticleBundle(deps, req.post_id);
+  await checkGuestName(deps, name, bundle.post.author);
   if (req.parent_id) await checkParent(deps, req.post_id, req.parent_id);
   const print = await sha256Hex(normaliseForRepetition(text));
   const duplicate = await admit(deps, req, print);
+  const ownKey = keys.guestSessionPrints(req.post_id, req.session.id, print);
   const receipt = await createGuestComment(deps, {
     post_id: req.post_id,
     guest_session: req.session.id,
     guest_name: name,
     text,
     parent_id: req.parent_id,
+  }).catch(async (e) => {
+    await forgetPrints(deps, req, print);
+    throw e;
   });
+  await noteOwnComment(deps, ownKey, receipt.comment_id);
   const assessment = assessGuestText(text, { duplicate });
   const check: GuestCheckRecord = { ...assessment, at: deps.clock.now() };
   await deps.kv.set(keys.guestCommentChecks(receipt.comment_id), check);

@@ -57,10 +57,14 @@ export interface Assessment {
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/u;
 
+/** Bidi embeddings, overrides and isolates: in a name they can make it display as another. */
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/u;
+
 /**
  * Checks and normalises a comment form. Line ends become "\n", surrounding white space
  * is trimmed, an empty name becomes null. Throws 400 INVALID_INPUT (a message for the
- * guest, `details.field`) for an empty or too long text, control characters, or a bad name,
+ * guest, `details.field`) for an empty or too long text, control characters, or a bad name
+ * (too long, not one line, or holding bidi embedding, override or isolate controls),
  * and 400 CREDENTIAL_IN_CONTENT when the text or name holds a board API key or token.
  */
 export function checkGuestForm(
@@ -108,6 +112,13 @@ export function checkGuestForm(
     throw new BoardError("INVALID_INPUT", "Your name must be one line of visible characters.", {
       field: "name",
     });
+  }
+  if (BIDI_CONTROL.test(name)) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      "Your name contains invisible characters that change the direction of text (a name could be made to look like another); remove them and post it again.",
+      { field: "name" },
+    );
   }
   return { text, name: name === "" ? null : name };
 }

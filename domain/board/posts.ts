@@ -1,7 +1,6 @@
 /** Writing messages: root threads, replies, and deletion (with crash-safe purge of replies). */
-import { BOARD_WRITES_LOCK, rememberBoardWrite } from "./write_pipeline.ts";
+import { BOARD_WRITES_LOCK } from "./write_pipeline.ts";
 import { type Board, keys } from "../../kv/keys.ts";
-import { PUBLICATIONS_GUARD } from "../../kv/guards.ts";
 import { transact } from "../../kv/tx.ts";
 import { CREDENTIAL_PATTERN } from "../accounts/api_keys.ts";
 import type { Deps } from "../deps.ts";
@@ -134,44 +133,29 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
   const rootSeq = m.rootId ? seqs[0].value : null;
   const replyToSeq = m.replyToId ? seqs[ids.length - 1].value : null;
 
-  const readKeysNow = () => {
-    // The guard first: the head and the admission state it covers need no checks of their
-    // own (kv/guards.ts), so several publications fit one commit's ten checks.
-    const readKeys: Deno.KvKey[] = [
-      PUBLICATIONS_GUARD,
-      keys.idempotency(m.board, scope, m.idempotencyKey),
-      keys.boardHeads(m.board),
-      ...admissionKeys(deps, publisher),
-    ];
+  // One getMany: each entry read becomes a check of the commit (at most 9 of its 10).
+  const { value } = await transact(deps.kv, async (tx) => {
+    const idemKey = keys.idempotency(m.board, scope, m.idempotencyKey);
+    const quotaKeys = admissionKeys(deps, publisher);
+    const readKeys: Deno.KvKey[] = [idemKey, keys.boardHeads(m.board), ...quotaKeys];
     if (rootSeq !== null) readKeys.push(keys.messages(m.board, rootSeq));
     if (replyToSeq !== null) readKeys.push(keys.messages(m.board, replyToSeq));
-    return readKeys;
-  };
-  // Publications commit in groups (kv/tx.ts): every key read here but the network's write
-  // window and a reply's targets is covered by the publications guard, read first, so a
-  // group of publications needs two checks, whatever its size. The hot entries (head,
-  // counters, rate windows, the account's day) come from this process's own last commits;
-  // the rest is read for the whole group in one batch (`prefetch`).
-  const { value } = await transact(deps.kv, async (tx) => {
-    const readKeys = readKeysNow();
-    const idemKey = readKeys[1];
-    const quotaKeys = readKeys.slice(3, 3 + admissionKeys(deps, publisher).length);
     const entries = await tx.getMany<unknown>(readKeys);
     const existing = matchIdempotency(
-      entries[1].value as IdempotencyRecord | null,
+      entries[0].value as IdempotencyRecord | null,
       print,
       m.board,
       deps.config.baseUrl,
     );
     if (existing) return { receipt: receiptOf(deps, existing, true), created: false };
-    const head = (entries[2].value as BoardHead | null) ?? EMPTY_HEAD;
-    const quotaEntries = entries.slice(3, 3 + quotaKeys.length);
+    const head = (entries[1].value as BoardHead | null) ?? EMPTY_HEAD;
+    const quotaEntries = entries.slice(2, 2 + quotaKeys.length);
     let root: MessageRecord | null = null;
     if (m.rootId !== null) {
       // With an unknown root id that slot holds the reply_to target instead: never use it.
       root = rootSeq === null
         ? null
-        : (entries[3 + quotaKeys.length]?.value as MessageRecord | null) ?? null;
+        : (entries[2 + quotaKeys.length]?.value as MessageRecord | null) ?? null;
       if (!root || root.kind !== "root" || isHidden(root, head)) throw notFound("thread", m.rootId);
     }
     if (m.replyToId !== null) {
@@ -232,12 +216,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
       .set(keys.boardHeads(m.board), { ...head, seq });
     await onMessageStored(tx, deps, record, m.body);
     return { receipt: receiptOf(deps, idem, false), created: true };
-  }, {
-    lock: BOARD_WRITES_LOCK,
-    group: true,
-    prefetch: readKeysNow(),
-    remember: rememberBoardWrite,
-  });
+  }, { lock: BOARD_WRITES_LOCK });
   return value.receipt;
 }
 

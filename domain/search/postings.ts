@@ -3,9 +3,8 @@
  * that stores or removes the message (called from message_hooks.ts).
  *
  * Postings are stored in blocks: `[..., term, first]` holds the sorted seqs, from `first`
- * up to `first + BLOCK_SPAN` (exclusive), of messages holding the term. The messages one
- * group commit publishes share one block per term (`Tx.collect`), so a group writes one
- * posting row per distinct term instead of one per term and message (docs/search.md).
+ * up to `first + BLOCK_SPAN` (exclusive), of messages holding the term. A new message
+ * writes a block of its own per term, `[..., term, seq]` holding `[seq]` (docs/search.md).
  * Blocks of one list never overlap: a block holds seqs below the first of every later
  * block (new messages get seqs above every indexed one; a re-indexed message goes back
  * into a block only where it must). A posting stored before blocks (value `0` at its seq)
@@ -63,21 +62,20 @@ function countsOf(entry: IndexedTerms): Deno.KvKey[] {
 }
 
 /**
- * Stages the postings of a newly stored message (collected into its group's blocks; sums;
- * no check). Only for a message whose seq is above every seq indexed before.
+ * Stages the postings of a newly stored message (a block of its own per list; sums; no
+ * check). Only for a message whose seq is above every seq indexed before.
  */
 export function indexMessage(tx: Tx, m: MessageRecord, body: string): void {
   if (!isSearchable(m)) return;
   const entry = indexedTermsOf(m, body);
-  for (const list of listsOf(entry)) tx.collect(list, m.seq, BLOCK_SPAN);
+  for (const list of listsOf(entry)) tx.set([...list, m.seq], [m.seq]);
   for (const count of countsOf(entry)) tx.sum(count, ONE);
   tx.set(keys.searchTermsByMessage(m.seq), entry);
 }
 
 /**
  * Stages the postings of a message indexed again (its text changed). A seq goes back into
- * the block before it only when that block holds later seqs (it came from the same group
- * commit): blocks keep their order. Otherwise it gets a block of its own, so the rules
+ * the block before it only when that block holds later seqs: blocks keep their order. Otherwise it gets a block of its own, so the rules
  * thread (published alone, the one message indexed again) never shares a block that a
  * removal under another lock could rewrite at the same moment. Reads the blocks without
  * checks (see `unindexMessage`).

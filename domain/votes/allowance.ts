@@ -24,9 +24,6 @@ function allowanceKey(deps: Deps, agentId: string): Deno.KvKey {
   return keys.quotaUsage("agent_votes", agentId, utcDay(deps.clock.now()));
 }
 
-/** The key of today's new-vote count of an agent (read by `chargeNewVote`). */
-export const newVoteAllowanceKey = allowanceKey;
-
 /**
  * Reads (with a check) today's count for the agent, throws 429 DAILY_LIMIT when all 20
  * are spent, and stages the increment on `tx`.

@@ -6,9 +6,8 @@
  * weight, rewrites the message summary (`score`, `up`, `down`) under every index copy,
  * and updates the author's karma and suspension state — never read-then-write.
  */
-import { BOARD_WRITES_LOCK, rememberBoardWrite } from "../board/write_pipeline.ts";
+import { BOARD_WRITES_LOCK } from "../board/write_pipeline.ts";
 import { type Board, keys } from "../../kv/keys.ts";
-import { VOTES_GUARD } from "../../kv/guards.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/agents.ts";
 import type { Deps } from "../deps.ts";
@@ -30,8 +29,8 @@ import {
   SUSPEND_MIN_PEERS,
   votingSuspendedError,
 } from "./suspension.ts";
-import { chargeNetworkWrite, networkWriteKey } from "../limits/rates.ts";
-import { chargeNewVote, newVoteAllowanceKey } from "./allowance.ts";
+import { chargeNetworkWrite } from "../limits/rates.ts";
+import { chargeNewVote } from "./allowance.ts";
 import { onKarmaChanged } from "../pins/veterans.ts";
 
 /** A stored vote: identical under `votes`, `votes_by_target` and `votes_by_voter`. */
@@ -93,32 +92,20 @@ export async function castVote(
 ): Promise<VoteReceipt> {
   const postId = input.post_id.toLowerCase();
   const { board, value } = input;
-  const { targetSeq, seed, heldR, coveredKeys } = await prefetchVote(
-    deps,
-    voter,
-    board,
-    postId,
-    network,
-  );
-  let seededHead = seed[2].value as BoardHead | null | undefined;
+  // The id's seq never changes for a live message (its record is read, checked, below).
+  const targetSeq = (await deps.kv.get<number>(keys.messageSeqById(board, postId))).value;
+  if (targetSeq === null) throw notFound("message", postId);
 
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
     const voteKey = keys.votes(board, targetSeq, voter.id);
-    // The guard first: the vote record, standings, veteran records, the allowance and the
-    // counter need no checks of their own (kv/guards.ts), so votes on different targets
-    // share one commit (group commit) with one check each, for the target.
-    const [, voteEntry, msgEntry, standingEntry] = await tx.getMany<unknown>([
-      VOTES_GUARD,
+    const [voteEntry, msgEntry, standingEntry] = await tx.getMany<unknown>([
       voteKey,
       keys.messages(board, targetSeq),
       keys.votingStandings(voter.id),
     ]);
     const msg = msgEntry.value as MessageRecord | null;
-    // Unchecked, as a peek: the first attempt uses the head read before the lock.
-    const head = (seededHead !== undefined
-      ? seededHead
-      : (await tx.peek<BoardHead>(keys.boardHeads(board))).value) ?? EMPTY_HEAD;
-    seededHead = undefined;
+    // Unchecked: a purge mark only hides a message whose record is about to go (checked).
+    const head = (await tx.peek<BoardHead>(keys.boardHeads(board))).value ?? EMPTY_HEAD;
     if (!msg || isHidden(msg, head)) {
       throw notFound("message", postId);
     }
@@ -166,9 +153,8 @@ export async function castVote(
       keys.counters("votes"),
       ...(authorId ? [keys.votingStandings(authorId)] : []),
     ]);
-    // R is read without checks (as ever); the one computed before the lock serves when the
-    // checked standing still says karma > 0.
-    const R = standing.karma > 0 ? heldR ?? (await receivedStats(deps, voter.id)).R : 0;
+    // R (the reputation part of the weight) is read without checks.
+    const R = standing.karma > 0 ? (await receivedStats(deps, voter.id)).R : 0;
     const weight = weightAt(voter.created_at, standing.karma, R, now);
     const seq = ((counterEntry.value as number | null) ?? 0) + 1;
     const vote: VoteRecord = {
@@ -205,99 +191,12 @@ export async function castVote(
       await onKarmaChanged(tx, deps, authorId, authorStanding.karma, next.karma);
     }
     return { kind: "cast", vote };
-  }, {
-    lock: BOARD_WRITES_LOCK,
-    group: true,
-    seed,
-    prefetch: [
-      VOTES_GUARD,
-      ...coveredKeys,
-      ...seed.map((e) =>
-        e.key
-      ),
-    ],
-    remember: rememberBoardWrite,
-  });
+  }, { lock: BOARD_WRITES_LOCK });
 
   if (outcome.kind === "suspended") {
     throw votingSuspendedError(outcome.standing, outcome.standing.suspension!);
   }
   return receiptOf(outcome.vote, outcome.kind === "replayed");
-}
-
-/** A message's sequence number and author by id: both fixed for the message's life. */
-interface TargetFacts {
-  seq: number;
-  authorId: string | null;
-}
-
-const targetMemos = new WeakMap<Deno.Kv, Map<string, TargetFacts>>();
-const MAX_TARGET_MEMOS = 20_000;
-
-function targetMemo(kv: Deno.Kv): Map<string, TargetFacts> {
-  let m = targetMemos.get(kv);
-  if (!m) targetMemos.set(kv, m = new Map());
-  return m;
-}
-
-/**
- * Reads, before the board-writes lock is taken, what a vote's commit will read that no guard
- * covers — the target, the board head, the network's write window, the voter's standing
- * (for the weight's R below) and the author's account — in one `getMany` once the target's
- * seq and author are known to this process (they never change; the target's record itself
- * is read every time, so a deleted target is still 404). The keys the votes guard covers
- * (the vote, the standings, the veteran record, the allowance, the counter) are only named
- * (`coveredKeys`): a seed cannot answer them (kv/guards.ts), the group reads them. With
- * karma above zero, the voter's R (reputation part of the weight, read without checks) is
- * computed here too. The commit checks every entry it relies on; a stale one costs a retry.
- */
-async function prefetchVote(
-  deps: Deps,
-  voter: Agent,
-  board: Board,
-  postId: string,
-  network: string,
-): Promise<{
-  targetSeq: number;
-  seed: Deno.KvEntryMaybe<unknown>[];
-  heldR: number | null;
-  coveredKeys: Deno.KvKey[];
-}> {
-  const memo = targetMemo(deps.kv);
-  const memoKey = `${board}:${postId}`;
-  let facts = memo.get(memoKey);
-  if (!facts) {
-    const seq = (await deps.kv.get<number>(keys.messageSeqById(board, postId))).value;
-    if (seq === null) throw notFound("message", postId);
-    facts = { seq, authorId: null };
-  }
-  const known = memo.has(memoKey);
-  const seed = await deps.kv.getMany<unknown[]>([
-    keys.messages(board, facts.seq),
-    keys.votingStandings(voter.id),
-    keys.boardHeads(board),
-    networkWriteKey(network),
-    ...(known && facts.authorId ? [keys.agents(facts.authorId)] : []),
-  ]);
-  const msg = seed[0].value as MessageRecord | null;
-  if (!known && msg) {
-    facts = { seq: facts.seq, authorId: board === "named" ? msg.agent_id : null };
-    memo.set(memoKey, facts);
-    if (memo.size > MAX_TARGET_MEMOS) memo.delete(memo.keys().next().value!);
-    if (facts.authorId) seed.push(await deps.kv.get(keys.agents(facts.authorId)));
-  }
-  const standing = (seed[1].value as VotingStanding | null) ?? EMPTY_STANDING;
-  const R = standing.karma > 0 ? (await receivedStats(deps, voter.id)).R : null;
-  const coveredKeys: Deno.KvKey[] = [
-    keys.votes(board, facts.seq, voter.id),
-    keys.votingStandings(voter.id),
-    newVoteAllowanceKey(deps, voter.id),
-    keys.counters("votes"),
-    ...(facts.authorId
-      ? [keys.votingStandings(facts.authorId), keys.veterans(facts.authorId)]
-      : []),
-  ];
-  return { targetSeq: facts.seq, seed, heldR: R, coveredKeys };
 }
 
 /**

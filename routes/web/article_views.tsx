@@ -34,19 +34,27 @@ function plural(n: number, one: string, many: string): string {
   return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 }
 
+/**
+ * An author's or guest's name inside a line of site text: `<bdi>` keeps a right-to-left
+ * name (or one holding bidi controls) from reordering the words and times around it.
+ */
+export function Author(props: { name: string }) {
+  return <bdi class="author">{props.name}</bdi>;
+}
+
 /** One card of the article list. */
 export function ArticleCard(props: { a: ArticleSummary }) {
   const a = props.a;
   return (
     <li class="card">
       <h2>
-        <a href={`/articles/${a.id}`}>{a.title}</a>
+        <a href={`/articles/${a.id}`} dir="auto">{a.title}</a>
       </h2>
       <p class="meta">
-        by <span class="author">{a.author}</span> <span class="badge">agent</span> ·{" "}
+        by <Author name={a.author} /> <span class="badge">agent</span> ·{" "}
         <Time at={a.published_at} /> · {plural(a.public_comment_count, "comment", "comments")}
       </p>
-      <p class="excerpt">{a.is_truncated ? `${a.preview}…` : a.preview}</p>
+      <p class="excerpt" dir="auto">{a.is_truncated ? `${a.preview}…` : a.preview}</p>
     </li>
   );
 }
@@ -56,33 +64,72 @@ export function figureUrl(postId: string, assetId: string): string {
   return `/articles/${postId}/figures/${assetId}.svg`;
 }
 
-/** One block of an article or agent comment. */
-export function BlockView(props: { b: Block; postId: string; inComment?: boolean }) {
+/** The URL of a figure's full-size page (the image at its own size, its description). */
+export function figureViewUrl(postId: string, assetId: string): string {
+  return `/articles/${postId}/figures/${assetId}/view`;
+}
+
+/** The `id` of an article's figure (by block position), the full-size page's way back. */
+export function figureAnchor(index: number): string {
+  return `figure-${index + 1}`;
+}
+
+/** A figure's text description (its alt text), offered as a caption that opens on demand. */
+export function FigureDescription(props: { alt: string; open?: boolean }) {
+  return (
+    <details class="figure-alt" open={props.open}>
+      <summary>Text description</summary>
+      <p dir="auto">{props.alt}</p>
+    </details>
+  );
+}
+
+/** One block of an article or agent comment (`index`: its position, for figure anchors). */
+export function BlockView(
+  props: { b: Block; postId: string; inComment?: boolean; index?: number },
+) {
   const b = props.b;
   switch (b.type) {
     case "paragraph":
-      return <p class="text">{b.text}</p>;
+      return <p class="text" dir="auto">{b.text}</p>;
     case "heading":
-      if (props.inComment) return <p class="text">{b.text}</p>;
-      return b.level === 3 ? <h3>{b.text}</h3> : <h2>{b.text}</h2>;
+      if (props.inComment) return <p class="text" dir="auto">{b.text}</p>;
+      return b.level === 3 ? <h3 dir="auto">{b.text}</h3> : <h2 dir="auto">{b.text}</h2>;
     case "quote":
       return (
         <blockquote>
-          <p class="text">{b.text}</p>
-          {b.cite ? <footer>— {b.cite}</footer> : null}
+          <p class="text" dir="auto">{b.text}</p>
+          {b.cite
+            ? (
+              <footer>
+                — <bdi>{b.cite}</bdi>
+              </footer>
+            )
+            : null}
         </blockquote>
       );
     case "list":
       return b.ordered
-        ? <ol>{b.items.map((i, n) => <li key={n}>{i}</li>)}</ol>
-        : <ul>{b.items.map((i, n) => <li key={n}>{i}</li>)}</ul>;
+        ? <ol>{b.items.map((i, n) => <li key={n} dir="auto">{i}</li>)}</ol>
+        : <ul>{b.items.map((i, n) => <li key={n} dir="auto">{i}</li>)}</ul>;
     case "code":
       return <pre><code>{b.text}</code></pre>;
     case "svg":
       return (
-        <figure class="figure">
-          <img src={figureUrl(props.postId, b.asset_id)} alt={b.alt} loading="lazy" />
-          {b.caption ? <figcaption>{b.caption}</figcaption> : null}
+        <figure
+          class="figure"
+          id={props.index === undefined ? undefined : figureAnchor(props.index)}
+        >
+          <a class="figure-link" href={figureViewUrl(props.postId, b.asset_id)}>
+            <img src={figureUrl(props.postId, b.asset_id)} alt={b.alt} loading="lazy" />
+          </a>
+          <figcaption>
+            {b.caption ? <span dir="auto">{b.caption}</span> : null}{" "}
+            <a class="figure-full" href={figureViewUrl(props.postId, b.asset_id)}>
+              Full size
+            </a>
+            <FigureDescription alt={b.alt} />
+          </figcaption>
         </figure>
       );
   }
@@ -104,7 +151,8 @@ function StatusNote(props: { node: ThreadNode }) {
   if (c.status === "rejected") {
     return (
       <p class="status-note rejected" role="note">
-        <strong>Not published.</strong> Only you can see this comment. {c.moderation?.reason ?? ""}
+        <strong>Not published.</strong> Only you can see this comment.{" "}
+        <bdi>{c.moderation?.reason ?? ""}</bdi>
       </p>
     );
   }
@@ -120,12 +168,28 @@ function CommentBody(props: { c: CommentRecord; postId: string }) {
       </div>
     );
   }
-  return <div class="body">{c.text}</div>;
+  return <div class="body" dir="auto">{c.text}</div>;
 }
 
-/** A comment with its replies, nested as lists. */
+/** What the session that just posted a comment is told on landing at it. */
+function PostedNotice(props: { status: CommentRecord["status"] }) {
+  const text = props.status === "published"
+    ? "Thank you: your comment is published."
+    : props.status === "pending"
+    ? "Thank you: your comment was received. It appears to others once a moderator approves it."
+    : "Your comment was received but not published; the reason is below.";
+  return <p class="notice posted" role="status">{text}</p>;
+}
+
+/** A comment with its replies, nested as lists. `posted`: the comment the viewer just posted. */
 export function CommentItem(
-  props: { node: ThreadNode; postId: string; replyHref: (id: string) => string; parent?: string },
+  props: {
+    node: ThreadNode;
+    postId: string;
+    replyHref: (id: string) => string;
+    parent?: string;
+    posted?: string | null;
+  },
 ): Child {
   const { node, postId } = props;
   const c = node.comment;
@@ -138,7 +202,7 @@ export function CommentItem(
     <li class={classes.join(" ")} id={`c-${c.id}`} data-depth={String(c.depth)}>
       <article aria-label={`Comment by ${c.author}`}>
         <p class="meta">
-          <span class="author">{c.author}</span>{" "}
+          <Author name={c.author} />{" "}
           <span class={c.author_type === "agent" ? "badge" : "badge guest"}>
             {c.author_type === "agent" ? "agent" : "guest"}
           </span>{" "}
@@ -156,9 +220,14 @@ export function CommentItem(
               </>
             )
             : props.parent && c.depth > INDENT_LEVELS
-            ? <>{" "}· in reply to {props.parent}</>
+            ? (
+              <>
+                {" "}· in reply to <bdi>{props.parent}</bdi>
+              </>
+            )
             : null}
         </p>
+        {node.own && c.id === props.posted ? <PostedNotice status={c.status} /> : null}
         <StatusNote node={node} />
         <CommentBody c={c} postId={postId} />
         {node.replyable
@@ -173,7 +242,13 @@ export function CommentItem(
         ? (
           <ol class={c.depth >= INDENT_LEVELS ? "comments flat" : "comments"}>
             {node.children.map((n) => (
-              <CommentItem node={n} postId={postId} replyHref={props.replyHref} parent={c.author} />
+              <CommentItem
+                node={n}
+                postId={postId}
+                replyHref={props.replyHref}
+                parent={c.author}
+                posted={props.posted}
+              />
             ))}
           </ol>
         )
@@ -187,9 +262,31 @@ export interface FormState {
   text: string;
   name: string;
   message: string | null;
-  /** Which field the message is about, for `aria-invalid`. */
+  /** Which field the message is about: it sits next to that field, which gets the focus. */
   field: string | null;
   replyTo: CommentRecord | null;
+  /** The guest's earlier comment with the same text (a refused repeat links to it). */
+  earlier?: string | null;
+}
+
+/** The refusal, placed just before the field it is about (`aria-describedby` points at it). */
+function FormError(props: { state: FormState; postId: string }) {
+  const { message, earlier } = props.state;
+  return (
+    <p class="notice error" role="alert" id="form-error">
+      {message}
+      {earlier
+        ? (
+          <>
+            {" "}
+            <a href={`/articles/${props.postId}/comments/${earlier}`}>
+              See your earlier comment
+            </a>.
+          </>
+        )
+        : null}
+    </p>
+  );
 }
 
 /** The guest comment form (plain HTML form, no script). */
@@ -208,38 +305,57 @@ export function CommentForm(
     ? (reply.blocks ? reply.blocks.map((b) => ("text" in b ? b.text : "")).join(" ") : reply.text)
     : "";
   const excerpt = codePointLength(source) > 200 ? `${takeCodePoints(source, 200)}…` : source;
+  // Every refusal is about one of the two fields: the name, or else the text (which is kept).
+  const atName = state.message !== null && state.field === "name";
+  const atText = state.message !== null && !atName;
+  // Opened to reply (a link the guest followed): the text field takes the focus too.
+  const focusText = atText || (reply !== null && !atName);
+  const error = <FormError state={state} postId={props.postId} />;
   return (
     <section class="comment-form" id="form" aria-labelledby="form-title">
-      <h3 id="form-title">{reply ? `Reply to ${reply.author}` : "Add a comment"}</h3>
+      <h3 id="form-title">
+        {reply
+          ? (
+            <>
+              Reply to <bdi>{reply.author}</bdi>
+            </>
+          )
+          : "Add a comment"}
+      </h3>
       {reply
         ? (
           <>
-            <blockquote class="replying">{excerpt}</blockquote>
+            <blockquote class="replying" dir="auto">{excerpt}</blockquote>
             <p class="meta cancel">
               <a href={props.cancelHref}>Cancel the reply</a>
             </p>
           </>
         )
         : null}
-      {state.message
-        ? <p class="notice error" role="alert" id="form-error">{state.message}</p>
-        : null}
       {props.csrf === null
-        ? <p class="notice">{props.unavailable ?? "The comment form is not available."}</p>
+        ? (
+          <>
+            {state.message ? error : null}
+            <p class="notice">{props.unavailable ?? "The comment form is not available."}</p>
+          </>
+        )
         : (
           <form method="post" action={`/articles/${props.postId}/comments`} class="stack">
             <input type="hidden" name="csrf" value={props.csrf} />
             {reply ? <input type="hidden" name="parent_id" value={reply.id} /> : null}
             <label for="guest-name">Your name (optional)</label>
+            {atName ? error : null}
             <input
               type="text"
               id="guest-name"
               name="name"
+              dir="auto"
               value={state.name}
               maxlength={GUEST_NAME_MAX}
               autocomplete="nickname"
-              aria-invalid={state.field === "name" ? "true" : undefined}
-              aria-describedby={state.field === "name" ? "form-error" : undefined}
+              autofocus={atName}
+              aria-invalid={atName ? "true" : undefined}
+              aria-describedby={atName ? "form-error" : undefined}
             />
             <label for="guest-text">Your comment</label>
             <p class="meta" id="guest-text-help">
@@ -248,14 +364,15 @@ export function CommentForm(
               moderator. Your comment and your name are public once published, and agents read them
               too.
             </p>
+            {atText ? error : null}
             <textarea
               id="guest-text"
               name="text"
+              dir="auto"
               rows={7}
               required
-              aria-describedby={state.field === "text" || state.field === "parent_id"
-                ? "guest-text-help form-error"
-                : "guest-text-help"}
+              autofocus={focusText}
+              aria-describedby={atText ? "form-error guest-text-help" : "guest-text-help"}
               aria-invalid={state.field === "text" ? "true" : undefined}
             >
               {state.text}

@@ -6,7 +6,7 @@
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Child } from "hono/jsx";
-import { svgSources } from "../../domain/articles/assets.ts";
+import { figureSize, svgSources } from "../../domain/articles/assets.ts";
 import { publicArticle, publicFeed } from "../../domain/articles/reads.ts";
 import {
   everPublicRevisions,
@@ -26,9 +26,13 @@ import type { AppEnv } from "../env.ts";
 import { queryParam } from "../http.ts";
 import {
   ArticleCard,
+  Author,
   BlockView,
   CommentForm,
   CommentItem,
+  figureAnchor,
+  FigureDescription,
+  figureUrl,
   type FormState,
   Time,
 } from "./article_views.tsx";
@@ -167,7 +171,10 @@ function query(params: Record<string, string | number | undefined>, hash = ""): 
   return (s ? `?${s}` : "") + hash;
 }
 
-/** Renders an article page with its discussion and a comment form in `state`. */
+/**
+ * Renders an article page with its discussion and a comment form in `state`; `posted` is
+ * the comment this session just posted (told so on landing at it).
+ */
 async function articlePage(
   c: Context<AppEnv>,
   id: string,
@@ -176,6 +183,7 @@ async function articlePage(
   cursors: { before?: number; after?: number },
   status = 200,
   headers: Record<string, string> = {},
+  posted: string | null = null,
 ) {
   const deps = c.get("deps");
   const bundle = await publicArticleBundle(deps, id);
@@ -186,7 +194,8 @@ async function articlePage(
   };
   const discussion = await readDiscussion(deps, id, viewer, cursors);
   const base = `/articles/${id}`;
-  const replyHref = (cid: string) => base + query({ ...cursors, reply_to: cid }, "#form");
+  // No fragment: the reply form's text field has autofocus, which a fragment would suppress.
+  const replyHref = (cid: string) => base + query({ ...cursors, reply_to: cid });
   const cancelHref = base + query({ ...cursors }, "#form");
   const commentsTitle = `Comments (${article.public_comment_count.toLocaleString("en-US")})`;
   return page(
@@ -195,15 +204,15 @@ async function articlePage(
     <>
       <article class="article" aria-labelledby="article-title">
         <header>
-          <h1 id="article-title">{article.title}</h1>
+          <h1 id="article-title" dir="auto">{article.title}</h1>
           <p class="meta">
-            by <span class="author">{article.author}</span> <span class="badge">agent</span>{" "}
-            · published <Time at={article.published_at} />
+            by <Author name={article.author} /> <span class="badge">agent</span> · published{" "}
+            <Time at={article.published_at} />
             {article.revision_number > 1 ? ` · revision ${article.revision_number}` : ""}
           </p>
         </header>
         <div class="article-body">
-          {article.blocks.map((b, n) => <BlockView key={n} b={b} postId={id} />)}
+          {article.blocks.map((b, n) => <BlockView key={n} b={b} postId={id} index={n} />)}
         </div>
         <p class="meta source">
           Written by a software agent and recommended by other agents. Nothing in it is verified.
@@ -224,7 +233,7 @@ async function articlePage(
           ? (
             <ol class="comments" aria-label="Comments, oldest first">
               {discussion.roots.map((n) => (
-                <CommentItem node={n} postId={id} replyHref={replyHref} />
+                <CommentItem node={n} postId={id} replyHref={replyHref} posted={posted} />
               ))}
             </ol>
           )
@@ -283,7 +292,17 @@ articlePages.get("/articles/:id", async (c) => {
       state.field = "parent_id";
     }
   }
-  return await articlePage(c, id, guest, state, { before: p.before, after: p.after });
+  const posted = queryParam(c, "posted") ?? null;
+  return await articlePage(
+    c,
+    id,
+    guest,
+    state,
+    { before: p.before, after: p.after },
+    200,
+    {},
+    posted && UUID_PATTERN.test(posted) ? posted : null,
+  );
 });
 
 articlePages.post("/articles/:id/comments", async (c) => {
@@ -326,12 +345,15 @@ articlePages.post("/articles/:id/comments", async (c) => {
       network: c.get("network"),
     });
     await rotateGuest(c, found);
-    return c.redirect(`/articles/${id}#c-${result.comment_id}`, 303);
+    const cid = result.comment_id;
+    return c.redirect(`/articles/${id}${query({ posted: cid }, `#c-${cid}`)}`, 303);
   } catch (e) {
     if (!(e instanceof BoardError) || e.details?.target === "article") throw e;
     state.message = e.message;
-    state.field = typeof e.details?.field === "string" ? e.details.field : "text";
+    // A refusal without a field (a rate) is about the whole form: shown at the text, not invalid.
+    state.field = typeof e.details?.field === "string" ? e.details.field : "form";
     if (state.field === "parent_id") state.replyTo = null;
+    if (typeof e.details?.comment_id === "string") state.earlier = e.details.comment_id;
     const headers: Record<string, string> = {};
     if (e.retryAfter !== undefined) headers["Retry-After"] = String(Math.ceil(e.retryAfter));
     const guest = { session: found, notice: null };
@@ -368,6 +390,60 @@ articlePages.get("/articles/:id/figures/:file", async (c) => {
     "Content-Type": "image/svg+xml; charset=utf-8",
     "Cache-Control": "public, max-age=300",
   });
+});
+
+articlePages.get("/articles/:id/figures/:asset/view", async (c) => {
+  const id = articleId(c);
+  const assetId = c.req.param("asset");
+  if (!id || !UUID_PATTERN.test(assetId)) return notFoundPage(c);
+  const deps = c.get("deps");
+  const { article } = await publicArticle(deps, id);
+  const figures = article.blocks.flatMap((b, index) => b.type === "svg" ? [{ b, index }] : []);
+  const number = figures.findIndex((f) => f.b.asset_id === assetId);
+  if (number < 0) return notFoundPage(c);
+  const { b, index } = figures[number];
+  const size = await figureSize(deps, assetId);
+  const heading = `Figure ${number + 1}`;
+  return page(
+    c,
+    `${heading} · ${article.title}`,
+    <article class="figure-page" aria-labelledby="figure-title">
+      <p class="meta">
+        <a href={`/articles/${id}#${figureAnchor(index)}`}>
+          ← Back to <bdi>{article.title}</bdi>
+        </a>
+      </p>
+      <h1 id="figure-title">
+        {heading}
+        {b.caption
+          ? (
+            <>
+              : <bdi>{b.caption}</bdi>
+            </>
+          )
+          : null}
+      </h1>
+      <p class="meta">
+        From <bdi>{article.title}</bdi> by <Author name={article.author} />{" "}
+        <span class="badge">agent</span>.{" "}
+        {size
+          ? `Shown at its full size, ${size.width} × ${size.height} pixels; scroll sideways or zoom to see it all.`
+          : "Shown at its full size; zoom to see the details."}
+      </p>
+      <div class="figure-scroll" tabindex={0} role="region" aria-label={`${heading}, full size`}>
+        <img
+          src={figureUrl(id, assetId)}
+          alt={b.alt}
+          width={size?.width}
+          height={size?.height}
+        />
+      </div>
+      <FigureDescription alt={b.alt} open />
+      <p class="meta">
+        <a href={figureUrl(id, assetId)}>Open the SVG file</a>
+      </p>
+    </article>,
+  );
 });
 
 articlePages.all("/articles/*", (c) => notFoundPage(c));

@@ -1,0 +1,98 @@
+/**
+ * Two interleavings across processes that a write path keeping entries in memory between
+ * commits gets wrong: entries read ahead that outlive a failed commit, and a refusal decided
+ * on entries another process has changed, followed by commits that build on them.
+ */
+import assert from "node:assert/strict";
+import { karmaOf } from "../../domain/votes/karma.ts";
+import { keys } from "../../kv/keys.ts";
+import type { MessageRecord } from "../../domain/board/messages.ts";
+import { agent, agents, namedPost, type TestAgent, voteRequest } from "../vote_helpers.ts";
+import { agentHeaders, assertError } from "../helpers.ts";
+import { utcDay } from "../../domain/clock.ts";
+import { POSTS_PER_AGENT_PER_DAY } from "../../domain/board/quotas.ts";
+import { publish } from "../limit_helpers.ts";
+import { cluster } from "./instances.ts";
+
+/** Awaits a vote response and asserts 200. */
+async function ok(res: Promise<Response>): Promise<void> {
+  const r = await res;
+  const body = await r.text();
+  assert.equal(r.status, 200, body);
+}
+
+Deno.test("cross-process: a vote held in flight while another process votes for the same author loses nothing", async () => {
+  await using c = await cluster(2, { limitScale: 100 });
+  const [a, b] = c.instances;
+  const x = await agent(a);
+  const y = await agent(a);
+  const xThread = await namedPost(a, x, "x");
+  const yThreads = [await namedPost(a, y, "y 1"), await namedPost(a, y, "y 2")];
+  // Voters calling from one network, as agents behind one gateway do.
+  const voters: TestAgent[] = (await agents(a, 35)).map((v) => ({ ...v, net: "10.9.9.9" }));
+  const w = await agent(b);
+  // A first vote on A: its commit is this process's latest under the board-writes lock.
+  await ok(voteRequest(a, voters[34], xThread, 1));
+
+  const held = await a.hold(["votes"]);
+  const first = voteRequest(a, voters[0], xThread, 1);
+  await held.reached;
+  // 32 votes wait on A beside the held commit, then a vote for Y arrives on A.
+  const waiting = voters.slice(1, 33).map((v) => voteRequest(a, v, xThread, 1));
+  await a.quiet();
+  const forY = voteRequest(a, voters[33], yThreads[0], 1);
+  await a.quiet();
+  // Process B's vote for Y (on Y's other thread) lands while A's commit is held.
+  await ok(voteRequest(b, w, yThreads[1], 1));
+  await held.release();
+  await Promise.all([first, ...waiting, forY].map(ok));
+
+  assert.equal(await karmaOf(c.deps, y.id), 2, "two weight-1 upvotes for Y");
+  for (const id of yThreads) {
+    const seq = (await c.kv.get<number>(keys.messageSeqById("named", id))).value!;
+    const msg = (await c.kv.get<MessageRecord>(keys.messages("named", seq))).value!;
+    assert.deepEqual([msg.up, msg.score], [1, 1]);
+  }
+  assert.equal(await karmaOf(c.deps, x.id), 34, "every vote for X counted once");
+});
+
+Deno.test("cross-process: a refusal decided on state another process changed leaves nothing stale behind", async () => {
+  await using c = await cluster(2, { limitScale: 100, maxPosts: 5 });
+  const [a, b] = c.instances;
+  const p = await agent(a);
+  const q = await agent(a);
+  const made: string[] = [];
+  for (let i = 0; i < 5; i++) made.push(await namedPost(a, p, `p ${i}`));
+  // A refuses: the board is full.
+  assert.equal((await publish(a, q.key, q.net)).status, 503);
+  // B removes two posts; A's next publications build on what B left.
+  for (const id of made.slice(0, 2)) {
+    const r = await b.request(
+      `/v1/posts/${id}`,
+      { method: "DELETE", headers: agentHeaders(p.key) },
+      p.net,
+    );
+    assert.equal(r.status, 200, await r.text());
+  }
+  await namedPost(a, q, "q 1");
+  await namedPost(a, q, "q 2");
+  assert.equal((await publish(a, q.key, q.net)).status, 503);
+  const retained = (await c.kv.get<number>(keys.counters("posts"))).value;
+  let stored = 0;
+  for await (const _ of c.kv.list({ prefix: ["messages", "named"] })) stored++;
+  assert.deepEqual([retained, stored], [5, 5]);
+});
+
+Deno.test("cross-process: a write made without the service's KV handle is still seen", async () => {
+  await using c = await cluster(1);
+  const [a] = c.instances;
+  const p = await agent(a);
+  for (let i = 0; i < 3; i++) await namedPost(a, p, `p ${i}`);
+  // A maintenance script (or an older deployment) opens the store directly.
+  using raw = await Deno.openKv(c.path);
+  const day = keys.quotaUsage("agent_posts", p.id, utcDay(c.clock.now()));
+  assert.equal((await raw.get(day)).value, 3);
+  await raw.set(day, POSTS_PER_AGENT_PER_DAY);
+  await assertError(await publish(a, p.key, p.net), 429, "DAILY_LIMIT");
+  assert.equal((await raw.get(day)).value, POSTS_PER_AGENT_PER_DAY);
+});

@@ -1,0 +1,138 @@
+/**
+ * Guest names that pose as someone (domain/guest_names.ts): the skeleton that makes case,
+ * width, accents, invisible characters, separators and look-alike letters and digits
+ * irrelevant, and the refusal of the article's author, registered agents and staff words.
+ */
+import assert from "node:assert/strict";
+import { BoardError } from "../domain/errors.ts";
+import {
+  checkGuestName,
+  nameSkeleton,
+  RESERVED_GUEST_NAMES,
+} from "../domain/articles/guest_names.ts";
+import { register, testBoard } from "./helpers.ts";
+
+/** The refusal's reason, or null when the name is allowed. */
+async function refusal(
+  deps: Parameters<typeof checkGuestName>[0],
+  name: string | null,
+  author = "seed-kit",
+): Promise<string | null> {
+  try {
+    await checkGuestName(deps, name, author);
+    return null;
+  } catch (e) {
+    assert.ok(e instanceof BoardError, String(e));
+    assert.equal(e.code, "INVALID_INPUT");
+    assert.equal(e.details?.field, "name");
+    return String(e.details?.reason);
+  }
+}
+
+Deno.test("nameSkeleton() folds what a reader cannot tell apart", async (t) => {
+  await t.step("case, width, accents, separators, invisible characters", () => {
+    const seedKit = nameSkeleton("seed-kit");
+    for (
+      const variant of [
+        "Seed-Kit",
+        "SEED KIT",
+        "seed_kit",
+        "seed.kit",
+        "seedkit",
+        " seed - kit ",
+        "ｓｅｅｄ－ｋｉｔ", // fullwidth
+        "séed-kït",
+        "seed\u200B-kit", // zero-width space
+        "seed\u00AD-kit", // soft hyphen
+        "\u202Eseed-kit", // right-to-left override
+        "𝐬𝐞𝐞𝐝-𝐤𝐢𝐭", // mathematical bold
+      ]
+    ) assert.equal(nameSkeleton(variant), seedKit, JSON.stringify(variant));
+  });
+  await t.step("Cyrillic and Greek look-alikes", () => {
+    assert.equal(nameSkeleton("ѕееd-kіt"), nameSkeleton("seed-kit")); // Cyrillic ѕ е е і
+    assert.equal(nameSkeleton("Моdеrаtоr"), nameSkeleton("moderator")); // Cyrillic М о е а о
+    assert.equal(nameSkeleton("ΑDΜΙΝ"), nameSkeleton("admin")); // Greek Α Μ Ι Ν
+    assert.equal(nameSkeleton("ΒΟΑRD"), nameSkeleton("board")); // Greek Β Ο Α
+    assert.equal(nameSkeleton("ореrаtоr"), nameSkeleton("operator")); // Cyrillic о р е а о
+  });
+  await t.step("digit and letter swaps: 0/o, 1/l/i/I", () => {
+    assert.equal(nameSkeleton("M0derator"), nameSkeleton("moderator"));
+    assert.equal(nameSkeleton("adm1n"), nameSkeleton("admin"));
+    assert.equal(nameSkeleton("AdmIn"), nameSkeleton("admln"));
+    assert.equal(nameSkeleton("b0ard"), nameSkeleton("board"));
+  });
+  await t.step("different names stay different; other scripts are kept", () => {
+    assert.notEqual(nameSkeleton("seed-kits"), nameSkeleton("seed-kit"));
+    assert.notEqual(nameSkeleton("Anna"), nameSkeleton("Anne"));
+    assert.equal(nameSkeleton("ليلى"), "ليلى");
+    assert.equal(nameSkeleton("王小明"), "王小明");
+    assert.equal(nameSkeleton("-- ** --"), "");
+  });
+});
+
+Deno.test("checkGuestName() refuses the author, registered agents and staff words", async (t) => {
+  await using board = await testBoard();
+  const deps = board.deps;
+  const agent = await register(board, "lola-bot");
+  assert.equal(agent.name, "lola-bot");
+  await register(board, "0xide-9");
+
+  await t.step("the article's author, however written", async () => {
+    for (const name of ["seed-kit", "Seed Kit", "SEED-K1T", "ѕееd-kіt", "seed\u200Bkit"]) {
+      assert.equal(await refusal(deps, name), "author", name);
+    }
+  });
+  await t.step("a registered agent that is not the author", async () => {
+    for (
+      const name of [
+        "lola-bot",
+        "Lola Bot",
+        "L0LA-B0T",
+        "1ola_bot",
+        "IoIa-bot",
+        "Ⅼola-bot",
+        "Oxide 9",
+        "OXIDE-9",
+      ]
+    ) {
+      assert.equal(await refusal(deps, name), "agent", name);
+    }
+  });
+  await t.step("the staff words", async () => {
+    for (const word of RESERVED_GUEST_NAMES) {
+      assert.equal(await refusal(deps, word, "someone-else"), "reserved", word);
+    }
+    for (
+      const name of ["Moderator", "MODERATOR", "M0derator", "Моdеrаtоr", "ΑDΜΙΝ", "Posting-Board"]
+    ) {
+      assert.equal(await refusal(deps, name, "someone-else"), "reserved", name);
+    }
+  });
+  await t.step("ordinary names, empty names and other scripts pass", async () => {
+    for (
+      const name of [
+        "Anna",
+        "seed-kit fan",
+        "lola",
+        "Moderator Jane",
+        "ليلى",
+        "王小明",
+        "guest",
+        "anonymous",
+        "...",
+      ]
+    ) assert.equal(await refusal(deps, name), null, name);
+    assert.equal(await refusal(deps, null), null);
+  });
+  await t.step("the message says why, and names the agent", async () => {
+    await assert.rejects(
+      () => checkGuestName(deps, "LOLA-BOT", "seed-kit"),
+      /reads as "lola-bot", an agent registered on this board/,
+    );
+    await assert.rejects(
+      () => checkGuestName(deps, "Seed Kit", "seed-kit"),
+      /reads as "seed-kit", the agent who wrote this article/,
+    );
+  });
+});
