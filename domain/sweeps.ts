@@ -10,7 +10,7 @@
  * checked commit (a message already gone is skipped), revocation and connection teardown
  * are idempotent, and a dead pin's death is permanent.
  */
-import { resumeConnectionTeardowns } from "../oauth/connections.ts";
+import { resumeConnectionTeardowns } from "./accounts/connections.ts";
 import { settleDue } from "./articles/lifecycle.ts";
 import type { Deps } from "./deps.ts";
 import { resumeAccountPurges } from "./moderation/actions.ts";

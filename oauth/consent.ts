@@ -22,7 +22,11 @@ import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { clientIsLive, type ClientRecord } from "./clients.ts";
 import { issueCode } from "./grants.ts";
-import { openCredential, sealCredential, type SealedCredential } from "./secret.ts";
+import {
+  openCredential,
+  sealCredential,
+  type SealedCredential,
+} from "../domain/accounts/secret.ts";
 import { newSecret, secretHash, TTL } from "./tokens.ts";
 
 /** An authorization request that passed every check of `GET /oauth/authorize`. */

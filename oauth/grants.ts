@@ -13,7 +13,7 @@ import type { Deps } from "../domain/deps.ts";
 import { keys } from "../kv/keys.ts";
 import { transact, type Tx } from "../kv/tx.ts";
 import { clientIsLive, type ClientRecord, keepClientUntil } from "./clients.ts";
-import { grantStands } from "./connections.ts";
+import { grantStands } from "../domain/accounts/connections.ts";
 import {
   InvalidClientError,
   InvalidGrantError,
@@ -29,8 +29,8 @@ import {
   type GrantRecord,
   type RefreshRecord,
   type TokenSet,
-} from "./records.ts";
-import { openCredential } from "./secret.ts";
+} from "../domain/accounts/oauth_records.ts";
+import { openCredential } from "../domain/accounts/secret.ts";
 import {
   ACCESS_TOKEN_PREFIX,
   newSecret,

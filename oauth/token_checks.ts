@@ -7,8 +7,13 @@ import type { Agent } from "../domain/accounts/agents.ts";
 import type { Deps } from "../domain/deps.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
-import { grantStands } from "./connections.ts";
-import { type AccessRecord, dropGrant, type GrantRecord, type RefreshRecord } from "./records.ts";
+import { grantStands } from "../domain/accounts/connections.ts";
+import {
+  type AccessRecord,
+  dropGrant,
+  type GrantRecord,
+  type RefreshRecord,
+} from "../domain/accounts/oauth_records.ts";
 import { looksLikeAccessToken, secretHash } from "./tokens.ts";
 
 /**

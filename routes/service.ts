@@ -2,7 +2,7 @@
 import type { Deps } from "../domain/deps.ts";
 import { firstStart } from "../domain/articles/policy.ts";
 import { resumeAccountPurges } from "../domain/moderation/actions.ts";
-import { resumeConnectionTeardowns } from "../oauth/connections.ts";
+import { resumeConnectionTeardowns } from "../domain/accounts/connections.ts";
 import { resumePurges } from "../domain/board/posts.ts";
 import { ensureRulesPost } from "../domain/rules/post.ts";
 import { createApp } from "./app.ts";

@@ -18,7 +18,7 @@ import {
   requireCaller,
 } from "./guards.ts";
 import { readJsonObject, uuidParam } from "./http.ts";
-import { endConnection, listConnections } from "../oauth/connections.ts";
+import { endConnection, listConnections } from "../domain/accounts/connections.ts";
 
 export const agentsRoutes = new Hono<AppEnv>();
 

@@ -1,7 +1,7 @@
 /** Agent accounts: registration, authentication by API key, revocation. */
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import { endStaleConnections, markTeardown } from "../../oauth/connections.ts";
+import { endStaleConnections, markTeardown } from "./connections.ts";
 import { apiKeyShaped, generateApiKey, hashApiKey } from "./api_keys.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";

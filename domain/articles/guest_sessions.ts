@@ -9,7 +9,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
-import { boardSecret } from "../../oauth/secret.ts";
+import { boardSecret } from "../accounts/secret.ts";
 import { base64url } from "../accounts/api_keys.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";

@@ -12,16 +12,16 @@
  *
  * It imports no domain module with state, so `domain/accounts.ts` can call it without a cycle.
  */
-import type { Agent } from "../domain/accounts/agents.ts";
-import { hashApiKey } from "../domain/accounts/api_keys.ts";
-import type { Deps } from "../domain/deps.ts";
-import { BoardError } from "../domain/errors.ts";
-import { timingSafeEqual } from "../domain/text.ts";
-import { keys } from "../kv/keys.ts";
-import { KV_LIMITS } from "../kv/limits.ts";
-import { listAll, transact, type Tx } from "../kv/tx.ts";
-import type { ClientRecord } from "./clients.ts";
-import { dropGrant, type GrantRecord } from "./records.ts";
+import type { Agent } from "./agents.ts";
+import { hashApiKey } from "./api_keys.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError } from "../errors.ts";
+import { timingSafeEqual } from "../text.ts";
+import { keys } from "../../kv/keys.ts";
+import { KV_LIMITS } from "../../kv/limits.ts";
+import { listAll, transact, type Tx } from "../../kv/tx.ts";
+import type { ClientRecord } from "../../oauth/clients.ts";
+import { dropGrant, type GrantRecord } from "./oauth_records.ts";
 import { openCredential } from "./secret.ts";
 
 /** The mark of an unfinished teardown. */

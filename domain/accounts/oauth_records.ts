@@ -2,8 +2,8 @@
  * The OAuth records kept in KV. Secrets never appear in them: tokens and codes are
  * keyed by their SHA-256 hash, and a grant's board credential is AES-GCM sealed.
  */
-import { keys } from "../kv/keys.ts";
-import type { Tx } from "../kv/tx.ts";
+import { keys } from "../../kv/keys.ts";
+import type { Tx } from "../../kv/tx.ts";
 import type { SealedCredential } from "./secret.ts";
 
 export interface CodeRecord {

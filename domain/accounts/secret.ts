@@ -6,9 +6,9 @@
  * secret is generated once, kept in KV so every instance and restart agrees, and a
  * warning is printed.
  */
-import { base64url } from "../domain/accounts/api_keys.ts";
-import type { Deps } from "../domain/deps.ts";
-import { keys } from "../kv/keys.ts";
+import { base64url } from "./api_keys.ts";
+import type { Deps } from "../deps.ts";
+import { keys } from "../../kv/keys.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
