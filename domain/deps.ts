@@ -1,6 +1,22 @@
 import type { Clock } from "./clock.ts";
-import type { Config } from "../routes/config.ts";
 import { uuidV7 } from "./ids.ts";
+
+/** The service settings the rules read (built from the environment by routes/config.ts). */
+export interface Config {
+  port: number;
+  hostname: string;
+  kvPath: string | undefined;
+  baseUrl: string;
+  moderatorKey: string | undefined;
+  secret: string | undefined;
+  trustProxy: boolean;
+  testClock: boolean;
+  articlesGraceDays: number;
+  limitScale: number;
+  maxAccounts: number;
+  maxPosts: number;
+  production: boolean;
+}
 
 /** What every domain function receives: the KV handle, the clock and configuration. */
 export interface Deps {

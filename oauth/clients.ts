@@ -4,6 +4,7 @@
  * unless they complete an authorization.
  */
 import type { Deps } from "../domain/deps.ts";
+import type { ClientRecord } from "../domain/accounts/oauth_records.ts";
 import { keys } from "../kv/keys.ts";
 import type { Tx } from "../kv/tx.ts";
 import { InvalidClientMetadataError, type OAuthClientMetadata } from "./sdk.ts";
@@ -11,23 +12,10 @@ import { parseScopes, TTL } from "./tokens.ts";
 import { SCOPES } from "./urls.ts";
 
 /** Registration limits (documented in docs/oauth.md). */
-export const CLIENT_LIMITS = { redirectUris: 10, uriLength: 2000, nameLength: 200 } as const;
+export type { ClientRecord };
 
-export interface ClientRecord {
-  client_id: string;
-  client_name: string | null;
-  client_uri: string | null;
-  redirect_uris: string[];
-  /** Scopes the client may request. */
-  scopes: string[];
-  software_id: string | null;
-  software_version: string | null;
-  created_at: number;
-  /** Enforced in code; the KV entry also carries a matching `expireIn`. */
-  expires_at: number;
-  /** When the client first exchanged a code for tokens, or null. */
-  activated_at: number | null;
-}
+/** Registration limits (documented in docs/oauth.md). */
+export const CLIENT_LIMITS = { redirectUris: 10, uriLength: 2000, nameLength: 200 } as const;
 
 /** Thrown for a redirect URI the board refuses at registration (RFC 7591 `invalid_redirect_uri`). */
 export class InvalidRedirectUriError extends InvalidClientMetadataError {

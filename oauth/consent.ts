@@ -16,7 +16,7 @@ import { edgeLimiter } from "../domain/limits/edge.ts";
 import { chargeNetworkRegistration } from "../domain/accounts/registration_limits.ts";
 import type { Deps } from "../domain/deps.ts";
 import { BoardError } from "../domain/errors.ts";
-import type { ParticipationBasis } from "../routes/schemas.ts";
+import type { ParticipationBasis } from "../domain/accounts/agents.ts";
 import { timingSafeEqual } from "../domain/text.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";

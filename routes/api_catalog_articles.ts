@@ -9,10 +9,9 @@ import {
   appealSchema,
   articleVoteSchema,
   assetUploadSchema,
-  blockSchemas,
-  publicationEnvelopeSchema,
   withdrawSchema,
 } from "./article_schemas.ts";
+import { blockSchemas, publicationEnvelopeSchema } from "../domain/articles/content_rules.ts";
 import { uuidSchema } from "./schemas.ts";
 import { jsonObject, type Operation, pageParams } from "./api_catalog_kit.ts";
 

@@ -1,19 +1,7 @@
-/** Service configuration, read once from the environment by main.ts (DESIGN.md §2). */
-export interface Config {
-  port: number;
-  hostname: string;
-  kvPath: string | undefined;
-  baseUrl: string;
-  moderatorKey: string | undefined;
-  secret: string | undefined;
-  trustProxy: boolean;
-  testClock: boolean;
-  articlesGraceDays: number;
-  limitScale: number;
-  maxAccounts: number;
-  maxPosts: number;
-  production: boolean;
-}
+/** Service configuration, read once from the environment by main.ts (README "Configuration"). */
+import type { Config } from "../domain/deps.ts";
+
+export type { Config };
 
 function num(v: string | undefined, fallback: number, name: string): number {
   if (v === undefined || v === "") return fallback;

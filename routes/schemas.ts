@@ -3,19 +3,15 @@
  * Edges parse with these; the domain receives the typed values.
  */
 import { z } from "zod";
+import { participationBases } from "../domain/accounts/agents.ts";
+import { uuidSchema } from "../domain/articles/content_rules.ts";
+import { IDEMPOTENCY_KEY_PATTERN } from "../domain/idempotency.ts";
+import { UUID_PATTERN } from "../domain/ids.ts";
+import { SLUG_PATTERN } from "../domain/text.ts";
 
-export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
-export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export { IDEMPOTENCY_KEY_PATTERN, SLUG_PATTERN, UUID_PATTERN, uuidSchema };
 
-export const participationBases = [
-  "owner_directed",
-  "standing_authorization",
-  "autonomous_discovery",
-] as const;
-export type ParticipationBasis = (typeof participationBases)[number];
-
-export const uuidSchema = z.string().regex(UUID_PATTERN, "must be a uuid");
+export { participationBases };
 
 /** Free text shown to others: well-formed Unicode (no lone surrogates) and no NUL (issue 13). */
 const plainText = (max: number) =>
@@ -37,7 +33,6 @@ export const registerSchema = z.strictObject({
   message: "participation_basis (or the deprecated operator_authorized: true) is required",
   path: ["participation_basis"],
 });
-export type RegisterInput = z.infer<typeof registerSchema>;
 
 export const topicSchema = z.string().min(1).max(40).regex(
   SLUG_PATTERN,
@@ -67,7 +62,6 @@ export const voteSchema = z.strictObject({
   post_id: uuidSchema,
   value: z.literal([1, -1], { error: "must be the integer 1 (upvote) or -1 (downvote)" }),
 });
-export type VoteInput = z.infer<typeof voteSchema>;
 
 // ---- pins, rules, moderation (issue 6, docs/pins_rules_moderation.md)
 /** POST /pins and POST /mod/pins: exactly these three fields. */
@@ -76,7 +70,6 @@ export const pinSchema = z.strictObject({
   thread_id: uuidSchema,
   pinned: z.boolean(),
 });
-export type PinInput = z.infer<typeof pinSchema>;
 
 /** PUT /v1/rules: the whole new text and the revision it replaces. */
 export const rulesEditSchema = z.strictObject({

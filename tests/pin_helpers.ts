@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { type Agent, getAgent } from "../domain/accounts/agents.ts";
 import { changeCommunityPin } from "../domain/pins/community.ts";
-import type { PinInput } from "../routes/schemas.ts";
+import type { PinInput } from "../domain/pins/community.ts";
 import { agentHeaders, getJson, jsonInit, type TestBoard } from "./helpers.ts";
 import { connect } from "./oauth_helpers.ts";
 import { agent, agents, DAY, namedPost, type TestAgent, vote } from "./vote_helpers.ts";

@@ -5,10 +5,27 @@ import { endStaleConnections, markTeardown } from "./connections.ts";
 import { apiKeyShaped, generateApiKey, hashApiKey } from "./api_keys.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import type { ParticipationBasis, RegisterInput } from "../../routes/schemas.ts";
 import { timingSafeEqual } from "../text.ts";
 import { retireCommunityPinsOf } from "../pins/book.ts";
 import { attachSnapshot, snapshotMark, versionKeys } from "../../kv/read_cache.ts";
+
+/** Why an agent takes part (spec "Register"): asked at registration, shown to nobody else. */
+export const participationBases = [
+  "owner_directed",
+  "standing_authorization",
+  "autonomous_discovery",
+] as const;
+export type ParticipationBasis = (typeof participationBases)[number];
+
+/** A registration request, as the edges parse it (routes/schemas.ts `registerSchema`). */
+export interface RegisterInput {
+  name: string;
+  description?: string;
+  discovered_via?: string;
+  participation_basis?: ParticipationBasis;
+  /** Deprecated spelling of `participation_basis: "owner_directed"`. */
+  operator_authorized?: true;
+}
 
 export type AgentStatus = "active" | "revoked" | "removed";
 

@@ -20,8 +20,7 @@ import { timingSafeEqual } from "../text.ts";
 import { keys } from "../../kv/keys.ts";
 import { KV_LIMITS } from "../../kv/limits.ts";
 import { listAll, transact, type Tx } from "../../kv/tx.ts";
-import type { ClientRecord } from "../../oauth/clients.ts";
-import { dropGrant, type GrantRecord } from "./oauth_records.ts";
+import { type ClientRecord, dropGrant, type GrantRecord } from "./oauth_records.ts";
 import { openCredential } from "./secret.ts";
 
 /** The mark of an unfinished teardown. */

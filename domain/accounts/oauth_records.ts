@@ -77,3 +77,20 @@ export interface TokenSet {
 export function dropGrant(tx: Tx, grant: GrantRecord): void {
   tx.delete(keys.oauthGrants(grant.id)).delete(keys.oauthGrantsByAgent(grant.agent_id, grant.id));
 }
+
+/** A dynamically registered public OAuth client (registered in oauth/clients.ts). */
+export interface ClientRecord {
+  client_id: string;
+  client_name: string | null;
+  client_uri: string | null;
+  redirect_uris: string[];
+  /** Scopes the client may request. */
+  scopes: string[];
+  software_id: string | null;
+  software_version: string | null;
+  created_at: number;
+  /** Enforced in code; the KV entry also carries a matching `expireIn`. */
+  expires_at: number;
+  /** When the client first exchanged a code for tokens, or null. */
+  activated_at: number | null;
+}

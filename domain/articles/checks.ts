@@ -16,7 +16,7 @@ import {
   type BlockType,
   COMMENT_BLOCK_TYPES,
   publicationEnvelopeSchema,
-} from "../../routes/article_schemas.ts";
+} from "./content_rules.ts";
 import type { AssetRecord, Block } from "./types.ts";
 
 export type CheckName = "schema" | "language" | "size" | "svg" | "content";

@@ -29,7 +29,6 @@ import {
 } from "./live.ts";
 import { chargeNetworkWrite } from "../limits/rates.ts";
 import { supportOf } from "../votes/reputation.ts";
-import type { PinInput } from "../../routes/schemas.ts";
 import {
   isSuspended,
   mayEarn,
@@ -48,6 +47,13 @@ function dailyKey(deps: Deps, agentId: string): Deno.KvKey {
 type Outcome =
   | { kind: "ok"; pin: CommunityPin | null; changed: boolean; replayed: boolean; used: number }
   | { kind: "error"; error: BoardError };
+
+/** A pin request (routes/schemas.ts `pinSchema`): exactly these three fields. */
+export interface PinInput {
+  board: Board;
+  thread_id: string;
+  pinned: boolean;
+}
 
 /**
  * Pins change only through an OAuth connection with board:write (spec: "raw API keys cannot

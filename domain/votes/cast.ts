@@ -21,7 +21,6 @@ import {
   writeMessage,
 } from "../board/messages.ts";
 import { isMaturePeer, receivedStats, type ReceivedVote, weightAt } from "./reputation.ts";
-import type { VoteInput } from "../../routes/schemas.ts";
 import {
   applyKarmaChange,
   recordSuspension,
@@ -32,6 +31,13 @@ import {
 import { chargeNetworkWrite } from "../limits/rates.ts";
 import { chargeNewVote } from "./allowance.ts";
 import { onKarmaChanged } from "../pins/veterans.ts";
+
+/** A vote request (routes/schemas.ts `voteSchema`): exactly these three fields. */
+export interface VoteInput {
+  board: Board;
+  post_id: string;
+  value: 1 | -1;
+}
 
 /** A stored vote: identical under `votes`, `votes_by_target` and `votes_by_voter`. */
 export interface VoteRecord {

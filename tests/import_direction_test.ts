@@ -1,0 +1,93 @@
+/**
+ * Imports flow one way (docs/architecture.md "Layers"): the edges (routes/, mcp/, oauth/)
+ * call domain/, domain/ stores through kv/, and nothing below imports anything above.
+ * This test reads the import statements of every source file and fails on one that goes
+ * the wrong way.
+ */
+import assert from "node:assert/strict";
+import { dirname, join, normalize, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = normalize(join(dirname(fileURLToPath(import.meta.url)), ".."));
+
+/** The HTTP kit in routes/ that oauth/ may use: it imports nothing else of routes/, mcp/ or oauth/. */
+export const HTTP_KIT = new Set([
+  "routes/env.ts",
+  "routes/http.ts",
+  "routes/body_reader.ts",
+  "routes/schemas.ts",
+  "routes/web/layout.tsx",
+  "routes/web/security.ts",
+]);
+
+/** Where each top-level folder may import from (besides npm: and node: modules). */
+const ALLOWED: Record<string, (target: string) => boolean> = {
+  kv: (t) => t.startsWith("kv/"),
+  domain: (t) => t.startsWith("domain/") || t.startsWith("kv/"),
+  oauth: (t) =>
+    t.startsWith("oauth/") || t.startsWith("domain/") || t.startsWith("kv/") || HTTP_KIT.has(t),
+};
+
+/** Every relative module specifier a source text imports or re-exports, statically or not. */
+export function importsOf(source: string): string[] {
+  const found: string[] = [];
+  const re = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"']+)["']/g;
+  for (const m of source.matchAll(re)) found.push(m[1]);
+  return found;
+}
+
+async function* sourceFiles(dir: string): AsyncGenerator<string> {
+  for await (const e of Deno.readDir(join(ROOT, dir))) {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory) yield* sourceFiles(path);
+    else if (/\.(ts|tsx)$/.test(e.name)) yield path;
+  }
+}
+
+/** `[file, target]` for every import of a file under `dir`, target relative to the root. */
+async function importEdges(dir: string): Promise<[string, string][]> {
+  const edges: [string, string][] = [];
+  for await (const file of sourceFiles(dir)) {
+    const text = await Deno.readTextFile(join(ROOT, file));
+    for (const spec of importsOf(text)) {
+      const target = relative(ROOT, normalize(join(ROOT, dirname(file), spec)));
+      edges.push([file, target.replaceAll("\\", "/")]);
+    }
+  }
+  return edges;
+}
+
+Deno.test("importsOf finds static, type-only, re-exported and dynamic imports", () => {
+  const text = `import { a } from "./a.ts";\nimport type { B } from '../b.ts';\n` +
+    `export { c } from "./c.ts";\nconst d = await import("../d/d.ts");\nimport "./e.ts";\n` +
+    `import { z } from "zod";\n// "not/an/import.ts"`;
+  assert.deepEqual(importsOf(text), ["./a.ts", "../b.ts", "./c.ts", "../d/d.ts", "./e.ts"]);
+});
+
+for (const [dir, allowed] of Object.entries(ALLOWED)) {
+  Deno.test(`${dir}/ imports only what lies below it`, async () => {
+    const wrong = (await importEdges(dir)).filter(([, t]) => !allowed(t));
+    assert.deepEqual(wrong.map(([f, t]) => `${f} -> ${t}`), []);
+  });
+}
+
+Deno.test("the HTTP kit oauth/ uses imports nothing else of routes/, mcp/ or oauth/", async () => {
+  const wrong = (await importEdges("routes")).filter(([f, t]) =>
+    HTTP_KIT.has(f) && !(HTTP_KIT.has(t) || t.startsWith("domain/") || t.startsWith("kv/"))
+  );
+  assert.deepEqual(wrong.map(([f, t]) => `${f} -> ${t}`), []);
+});
+
+Deno.test("nothing but the CLIs and tests imports cli/", async () => {
+  const edges = [
+    ...await importEdges("routes"),
+    ...await importEdges("mcp"),
+    ...await importEdges("oauth"),
+    ...await importEdges("domain"),
+    ...await importEdges("kv"),
+  ];
+  assert.deepEqual(
+    edges.filter(([, t]) => t.startsWith("cli/")).map(([f, t]) => `${f} -> ${t}`),
+    [],
+  );
+});
