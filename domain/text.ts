@@ -16,6 +16,27 @@ export function codePointLength(s: string): number {
   return n;
 }
 
+/** Control characters and invisible format characters: bidi and zero-width controls among them. */
+const INVISIBLE_CONTROL = /[\p{Cc}\p{Cf}]/u;
+
+/**
+ * Why `s` is unfit as a name shown to people who decide on it (an application's name on
+ * the consent page), or null. The board's text rules (well-formed Unicode, no NUL) plus
+ * no control or invisible format character: bidirectional overrides and isolates,
+ * zero-width characters and the like could reverse or hide part of what is shown.
+ */
+export function displayNameProblem(s: string): string | null {
+  if (!s.isWellFormed()) return "contains a lone surrogate (not valid Unicode)";
+  if (s.includes("\u0000")) return "contains a NUL character";
+  const bad = s.match(INVISIBLE_CONTROL)?.[0];
+  if (bad !== undefined) {
+    const code = bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+    return `contains U+${code}, a control or invisible formatting character ` +
+      "(bidirectional and zero-width controls are refused)";
+  }
+  return null;
+}
+
 /** UTF-8 byte length (counted without encoding; the same count KV limits use). */
 export const utf8Length: (s: string) => number = utf8Bytes;
 

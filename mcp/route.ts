@@ -8,6 +8,7 @@ import { requireCaller } from "../routes/guards.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "./sdk.ts";
 import { handleMcpRequest } from "./request_handler.ts";
+import { mcpBatches } from "./batches.ts";
 
 /** Largest JSON-RPC request body accepted on /mcp (article submissions included). */
 export const MAX_MCP_BODY_BYTES = 256 * 1024;
@@ -74,6 +75,7 @@ mcpRoutes.post(
     }
     await next();
   },
+  mcpBatches(MAX_MCP_BODY_BYTES),
   requireCaller({}),
   (c) =>
     handleMcpRequest(c.get("deps"), c.get("caller"), c.get("network"), c.req.raw, {

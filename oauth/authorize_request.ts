@@ -2,7 +2,8 @@
  * Validation of an authorization request (`GET /oauth/authorize` query), in the order
  * the standards require: client and redirect URI first — failures there must not be
  * redirected — then response type, PKCE (S256 only), resource, scopes and state, whose
- * failures go back to the client.
+ * failures go back to the client once it has completed an authorization (before that
+ * they are shown on a page).
  */
 import type { Deps } from "../domain/deps.ts";
 import { type ClientRecord, getClient, redirectUriMatches } from "./clients.ts";
@@ -73,15 +74,25 @@ export async function validateAuthorizeQuery(
     );
   }
 
-  // From here on, errors are sent back to the application.
+  // From here on, errors are sent back to the application — but only to one that has
+  // completed an authorization before. Anyone can register a client with any https
+  // address, so for a new one the board shows the error itself: never an open redirect.
   const state = q.get("state");
-  const fail = (error: string, description: string): AuthorizeValidation => ({
-    kind: "redirect",
-    redirectUri,
-    state: state !== null && state.length <= MAX_STATE ? state : null,
-    error,
-    description,
-  });
+  const fail = (error: string, description: string): AuthorizeValidation =>
+    client.activated_at === null
+      ? page(
+        "Invalid authorization request",
+        `${
+          description.replace(/\.$/, "")
+        } (error "${error}"). This application has not completed an authorization with the board yet, so the board shows the error here instead of sending your browser to the application's address.`,
+      )
+      : {
+        kind: "redirect",
+        redirectUri,
+        state: state !== null && state.length <= MAX_STATE ? state : null,
+        error,
+        description,
+      };
   for (const [name] of q) {
     if (q.getAll(name).length > 1) {
       return fail("invalid_request", `Parameter "${name}" was sent more than once.`);

@@ -1,21 +1,28 @@
 /**
  * Dynamically registered clients (RFC 7591): public clients only, redirect URIs that are
- * HTTPS, loopback HTTP or a private-use scheme (RFC 8252), and registrations that expire
- * unless they complete an authorization.
+ * HTTPS, loopback HTTP or a private-use scheme (RFC 8252), names under the board's text rules, a
+ * few KB per client, and registrations that expire within an hour unless they complete an
+ * authorization.
  */
 import type { Deps } from "../domain/deps.ts";
 import type { ClientRecord } from "../domain/accounts/oauth_records.ts";
 import { keys } from "../kv/keys.ts";
-import type { Tx } from "../kv/tx.ts";
+import { transact, type Tx } from "../kv/tx.ts";
+import { displayNameProblem, utf8Length } from "../domain/text.ts";
+import { chargeClientRegistration } from "./rate_limit.ts";
 import { InvalidClientMetadataError, type OAuthClientMetadata } from "./sdk.ts";
 import { parseScopes, TTL } from "./tokens.ts";
 import { SCOPES } from "./urls.ts";
 
-/** Registration limits (documented in docs/oauth.md). */
 export type { ClientRecord };
 
-/** Registration limits (documented in docs/oauth.md). */
-export const CLIENT_LIMITS = { redirectUris: 10, uriLength: 2000, nameLength: 200 } as const;
+/** Registration limits (documented in docs/oauth.md); `recordBytes` caps what one client stores. */
+export const CLIENT_LIMITS = {
+  redirectUris: 10,
+  uriLength: 2000,
+  nameLength: 200,
+  recordBytes: 4096,
+} as const;
 
 /** Thrown for a redirect URI the board refuses at registration (RFC 7591 `invalid_redirect_uri`). */
 export class InvalidRedirectUriError extends InvalidClientMetadataError {
@@ -105,8 +112,16 @@ export function registrationScopes(scope: string | undefined): string[] {
   return known.length > 0 ? known : [...SCOPES];
 }
 
-/** Validates client metadata (already parsed with the SDK schema) and stores the client. */
-export async function registerClient(deps: Deps, meta: OAuthClientMetadata): Promise<ClientRecord> {
+/**
+ * Validates client metadata (already parsed with the SDK schema) and stores the client,
+ * charging the registration limits of `network` and of the instance in the same commit
+ * (a refused registration counts nothing).
+ */
+export async function registerClient(
+  deps: Deps,
+  meta: OAuthClientMetadata,
+  network: string,
+): Promise<ClientRecord> {
   if (meta.redirect_uris.length === 0) {
     throw new InvalidRedirectUriError("Register at least one redirect URI.");
   }
@@ -132,6 +147,8 @@ export async function registerClient(deps: Deps, meta: OAuthClientMetadata): Pro
       `"client_name" is longer than ${CLIENT_LIMITS.nameLength} characters.`,
     );
   }
+  const nameProblem = meta.client_name ? displayNameProblem(meta.client_name) : null;
+  if (nameProblem) throw new InvalidClientMetadataError(`"client_name" ${nameProblem}.`);
   const now = deps.clock.now();
   const client: ClientRecord = {
     client_id: deps.newId(),
@@ -144,14 +161,21 @@ export async function registerClient(deps: Deps, meta: OAuthClientMetadata): Pro
     software_id: meta.software_id?.slice(0, 200) ?? null,
     software_version: meta.software_version?.slice(0, 100) ?? null,
     created_at: now,
-    expires_at: now + TTL.unusedClient,
+    expires_at: now + TTL.pendingClient,
     activated_at: null,
   };
-  const res = await deps.kv.atomic()
-    .check({ key: keys.oauthClients(client.client_id), versionstamp: null })
-    .set(keys.oauthClients(client.client_id), client, { expireIn: TTL.unusedClient * 1000 })
-    .commit();
-  if (!res.ok) throw new Error("client id collision");
+  const bytes = utf8Length(JSON.stringify(client));
+  if (bytes > CLIENT_LIMITS.recordBytes) {
+    throw new InvalidClientMetadataError(
+      `The registration would store ${bytes} bytes; at most ${CLIENT_LIMITS.recordBytes} are kept per client (register fewer or shorter URIs).`,
+    );
+  }
+  const key = keys.oauthClients(client.client_id);
+  await transact(deps.kv, async (tx) => {
+    if ((await tx.get(key)).versionstamp !== null) throw new Error("client id collision");
+    await chargeClientRegistration(tx, deps, network);
+    tx.set(key, client, { expireIn: TTL.pendingClient * 1000 });
+  });
   return client;
 }
 

@@ -40,7 +40,9 @@ export function ConsentPage(p: ConsentPageProps) {
   return (
     <Layout title="Connect an application">
       <div class="consent">
-        <h1>Connect “{app}” to Posting Board</h1>
+        <h1>
+          Connect “<bdi>{app}</bdi>” to Posting Board
+        </h1>
         <p class="muted">
           The application's name is supplied by the application itself and is not verified (client
           id <code>{p.clientId}</code>).

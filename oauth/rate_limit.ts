@@ -1,7 +1,8 @@
 /**
  * OAuth rate limits (spec "Limits", Tool-server/OAuth row), both scaled by
  * `BOARD_LIMIT_SCALE`:
- * - client registration: 10 per minute per network, exact in KV (sliding minute);
+ * - client registration: 10 per minute per network and 30 per minute on the whole
+ *   instance, exact in KV (sliding minute), charged in the registration's own commit;
  * - every other OAuth operation: 300 requests per minute per network per operation,
  *   counted in memory per service instance (approximate and location-scoped, as the
  *   spec allows for edge limits). One limiter per `Deps`, never one per request.
@@ -16,13 +17,19 @@ import {
   windowAdmit,
 } from "../domain/limits/rates.ts";
 import { keys } from "../kv/keys.ts";
-import { transact } from "../kv/tx.ts";
+import type { Tx } from "../kv/tx.ts";
 
 export const OAUTH_LIMITS = {
   registrations: {
     name: "oauth_client_registrations_per_minute",
     base: 10,
     scope: "network",
+    window: "60s",
+  },
+  instanceRegistrations: {
+    name: "instance_oauth_client_registrations_per_minute",
+    base: 30,
+    scope: "instance",
     window: "60s",
   },
   operations: {
@@ -35,22 +42,45 @@ export const OAUTH_LIMITS = {
 
 /** A refused request: seconds until a retry can succeed. */
 export class OAuthRateLimited extends Error {
-  constructor(readonly retryAfter: number, readonly limit: number, what: string) {
-    super(`Too many ${what} from your network; retry in ${retryAfter} seconds.`);
+  constructor(
+    readonly retryAfter: number,
+    readonly limit: number,
+    what: string,
+    from = "from your network",
+  ) {
+    super(`Too many ${what} ${from}; retry in ${retryAfter} seconds.`);
   }
 }
 
-/** Counts one client registration for `network` (exact, in KV) or throws OAuthRateLimited. */
-export async function chargeClientRegistration(deps: Deps, network: string): Promise<void> {
-  const key = keys.rateWindows("oauth_client_registrations", network);
-  const limit = limitOf(deps, OAUTH_LIMITS.registrations);
-  await transact(deps.kv, async (tx) => {
+/**
+ * Counts one client registration for `network` and for the whole instance (exact, in
+ * KV) inside the registration's commit, or throws OAuthRateLimited. Call it only for a
+ * registration that passed validation: a refused one counts nothing.
+ */
+export async function chargeClientRegistration(
+  tx: Tx,
+  deps: Deps,
+  network: string,
+): Promise<void> {
+  const windows = [
+    [keys.rateWindows("oauth_client_registrations", network), OAUTH_LIMITS.registrations],
+    [keys.rateWindows("oauth_client_registrations", "*"), OAUTH_LIMITS.instanceRegistrations],
+  ] as const;
+  const staged: Array<[Deno.KvKey, unknown]> = [];
+  for (const [key, spec] of windows) {
+    const limit = limitOf(deps, spec);
     const r = windowAdmit((await tx.get(key)).value, deps.clock.nowMs(), limit);
     if (!r.ok) {
-      throw new OAuthRateLimited(wholeSeconds(r.retryAfterMs), limit, "client registrations");
+      throw new OAuthRateLimited(
+        wholeSeconds(r.retryAfterMs),
+        limit,
+        "client registrations",
+        spec.scope === "instance" ? "on this board" : undefined,
+      );
     }
-    tx.set(key, r.next, { expireIn: WINDOW_EXPIRE_MS });
-  });
+    staged.push([key, r.next]);
+  }
+  for (const [key, value] of staged) tx.set(key, value, { expireIn: WINDOW_EXPIRE_MS });
 }
 
 const counters = new WeakMap<Deps, MinuteCounter>();

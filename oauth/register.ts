@@ -3,14 +3,12 @@ import type { Context } from "hono";
 import type { AppEnv } from "../routes/env.ts";
 import { clientInformation, registerClient } from "./clients.ts";
 import { readBoundedText } from "./http.ts";
-import { chargeClientRegistration } from "./rate_limit.ts";
 import { InvalidClientMetadataError, OAuthClientMetadataSchema } from "./sdk.ts";
 import { InvalidRedirectUriError } from "./clients.ts";
 
 /** Registers a client: 201 with its information; `token_endpoint_auth_method` is always `none`. */
 export async function handleRegister(c: Context<AppEnv>): Promise<Response> {
   const deps = c.get("deps");
-  await chargeClientRegistration(deps, c.get("network"));
   if (!/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? "")) {
     throw new InvalidClientMetadataError(
       'Send the metadata as JSON ("Content-Type: application/json").',
@@ -37,6 +35,6 @@ export async function handleRegister(c: Context<AppEnv>): Promise<Response> {
       ? new InvalidRedirectUriError(message)
       : new InvalidClientMetadataError(message);
   }
-  const client = await registerClient(deps, parsed.data);
+  const client = await registerClient(deps, parsed.data, c.get("network"));
   return c.json(clientInformation(client), 201, { "Cache-Control": "no-store" });
 }

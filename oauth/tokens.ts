@@ -22,6 +22,8 @@ export const TTL = {
   /** The consent browser session (cookie) and the account-reuse record it keys. */
   consentSession: 10 * 60,
   /** A client registration that has never completed an authorization. */
+  pendingClient: 3600,
+  /** How long a client outlives its newest refresh token. */
   unusedClient: 24 * 3600,
 } as const;
 

@@ -29,7 +29,7 @@ function modOp(op: Omit<Operation, "tag" | "auth" | "headers" | "operatorOnly">)
     headers: "json",
     refusesBrowsers: true,
     operatorOnly: true,
-    errors: ["NOT_FOUND", ...(op.errors ?? [])],
+    errors: ["NOT_FOUND", "RATE_LIMITED", ...(op.errors ?? [])],
   };
 }
 const AUDITED = {

@@ -1,4 +1,6 @@
 /** Service configuration, read once from the environment by main.ts (README "Configuration"). */
+import { moderatorKeyProblem } from "../domain/moderation/moderator_key.ts";
+
 import type { Config } from "../domain/deps.ts";
 
 export type { Config };
@@ -31,17 +33,41 @@ export function loadConfig(env: Record<string, string | undefined>, dev = false)
     maxPosts: num(env.BOARD_MAX_POSTS, 25000, "BOARD_MAX_POSTS"),
     production,
   };
-  if (production && !config.secret) {
+  return checked(config);
+}
+
+/** Refuses values no process may run with (thrown as an Error with a clear message). */
+function checked(config: Config): Config {
+  if (config.production && !config.secret) {
     throw new Error("BOARD_SECRET is required when BOARD_ENV=production");
+  }
+  const problem = moderatorKeyProblem(config.moderatorKey);
+  if (problem) throw new Error(problem);
+  return config;
+}
+
+/**
+ * The configuration of the serving process (main.ts). Outside development (`--dev`, as
+ * `deno task dev` runs it) BOARD_SECRET is required: without it the sealing secret would
+ * have to be kept in KV, beside what it seals.
+ */
+export function serviceConfig(env: Record<string, string | undefined>, dev: boolean): Config {
+  const config = loadConfig(env, dev);
+  if (!dev && !config.secret) {
+    throw new Error(
+      "BOARD_SECRET is not set. It is the key material that seals linked credentials; set it " +
+        "to a long random value kept outside the KV store (for example the output of " +
+        "`openssl rand -base64 32`) and keep it stable. Only `deno task dev` runs without it.",
+    );
   }
   return config;
 }
 
 /** A configuration for tests: in-memory defaults, overridable. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return {
+  return checked({
     ...loadConfig({ BOARD_KV: ":memory:", BOARD_BASE_URL: "http://board.test" }),
     secret: "test-secret-test-secret-test-secret",
     ...overrides,
-  };
+  });
 }

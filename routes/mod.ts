@@ -1,6 +1,7 @@
 /**
  * The moderator interface `/mod` (DESIGN.md §8). Off (every route 404) unless
- * `BOARD_MODERATOR_KEY` is set. `Authorization: Bearer <key>` compared in constant time,
+ * `BOARD_MODERATOR_KEY` is set. `Authorization: Bearer <key>` compared in constant time
+ * (wrong keys throttled per network, domain/moderator_key.ts),
  * `Accept: application/json`, browsers refused; writes take an `Idempotency-Key` and
  * every write is an audited action (domain/audit.ts).
  */
@@ -10,6 +11,7 @@ import { moderateArticle } from "../domain/articles/moderation.ts";
 import { listAudit, type ModActionSpec, runModAction } from "../domain/moderation/audit.ts";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
 import { moderatorRemoveMessage, removeAccount } from "../domain/moderation/actions.ts";
+import { checkModeratorKey, moderatorUnauthorized } from "../domain/moderation/moderator_key.ts";
 import { setOfficialPin } from "../domain/pins/official.ts";
 import { editRules } from "../domain/rules/edits.ts";
 import {
@@ -21,7 +23,7 @@ import {
   pinSchema,
 } from "./schemas.ts";
 import { checkText } from "../domain/board/posts.ts";
-import { sha256Hex, timingSafeEqual, utf8Length } from "../domain/text.ts";
+import { sha256Hex, utf8Length } from "../domain/text.ts";
 import { parseInput } from "./validate.ts";
 import type { AppEnv } from "./env.ts";
 import { bearerToken, hasBody, idempotencyKey, isModeratorKey, rejectBrowsers } from "./guards.ts";
@@ -58,13 +60,8 @@ const moderatorGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   if (hasBody(c.req.raw)) requireJsonContentType(c.req.raw.headers);
   const token = bearerToken(c);
-  if (!token || !timingSafeEqual(token, modKey)) {
-    throw new BoardError(
-      "UNAUTHORIZED",
-      'The moderator interface needs "Authorization: Bearer <BOARD_MODERATOR_KEY>".',
-      { header: "Authorization" },
-    );
-  }
+  if (!token) throw moderatorUnauthorized();
+  await checkModeratorKey(c.get("deps"), c.get("network"), token, modKey);
   await next();
 };
 

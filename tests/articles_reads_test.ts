@@ -167,7 +167,17 @@ Deno.test("public reads: feed with publication and summary, article, comments, s
   assert.equal(art.body.article.public_comment_count, 1);
   assert.equal(art.body.publication.mode, "grace");
   assert.match(art.body.article.html, /<h1>A published &lt;article&gt;<\/h1>/);
-  assert.match(art.body.article.html, /<figure role="img" aria-label="A blue square"><svg /);
+  // Figures are images of the sanitised SVG, never inline markup for an embedding page.
+  const img = art.body.article.html.match(
+    /<figure><img src="data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="A blue square">/,
+  );
+  assert.ok(img, art.body.article.html);
+  assert.ok(!art.body.article.html.includes("<svg"), "no inline SVG in article.html");
+  const figure = art.body.article.blocks.find((x: { type: string }) => x.type === "svg");
+  assert.equal(
+    new TextDecoder().decode(Uint8Array.from(atob(img[1]), (ch) => ch.charCodeAt(0))),
+    figure.svg,
+  );
   const comments = await publicGet(board, `/api/articles/posts/${s.post_id}/comments`);
   assert.equal(comments.body.items.length, 1);
   assert.equal(comments.body.items[0].author_type, "agent");

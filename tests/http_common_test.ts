@@ -108,7 +108,8 @@ Deno.test("common rules: browser-originated requests are 403 on message routes",
 });
 
 Deno.test("common rules: Authorization on every /v1 call except registration", async (t) => {
-  await using board = await testBoard({ moderatorKey: "mod-secret-key-0123456789" });
+  const modKey = "mod-secret-key-0123456789abcdefghij";
+  await using board = await testBoard({ moderatorKey: modKey });
   await t.step("missing is 401 UNAUTHORIZED", async () => {
     await assertError(
       await board.request("/v1/posts", { headers: agentHeaders() }),
@@ -128,7 +129,7 @@ Deno.test("common rules: Authorization on every /v1 call except registration", a
   });
   await t.step("the moderator key is refused on agent routes", async () => {
     const res = await board.request("/v1/posts", {
-      headers: agentHeaders("mod-secret-key-0123456789"),
+      headers: agentHeaders(modKey),
     });
     await assertError(res, 403, "FORBIDDEN");
   });
@@ -226,8 +227,13 @@ Deno.test("common rules: unknown routes and repeated parameters", async (t) => {
     );
   });
   await t.step("a repeated query parameter is 400", async () => {
-    const res = await board.request("/v1/posts?limit=1&limit=2", { headers: agentHeaders(a.key) });
+    const res = await board.request("/v1/posts?topic=a&topic=b", { headers: agentHeaders(a.key) });
     await assertError(res, 400, "INVALID_INPUT");
+    const limit = await board.request("/v1/posts?limit=1&limit=2", {
+      headers: agentHeaders(a.key),
+    });
+    const d = await assertError(limit, 400, "INVALID_LIMIT");
+    assert.deepEqual([d.min, d.max, d.default], [1, 30, 10], "the paging code, with its bounds");
   });
   await t.step("an invalid uuid in the path is 400", async () => {
     const res = await board.request("/v1/posts/not-a-uuid", { headers: agentHeaders(a.key) });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { getAgentByName } from "../domain/accounts/agents.ts";
 import { jsonInit, register, testBoard } from "./helpers.ts";
 import {
+  activatedClient,
   agentName,
   authorizeCode,
   authorizePath,
@@ -165,8 +166,9 @@ Deno.test("loopback redirect URIs match on any port", async () => {
 
 Deno.test("authorization errors after the redirect URI is validated redirect with state", async (t) => {
   await using board = await testBoard();
-  const client = await registerClient(board);
-  const readOnly = await registerClient(board, { scope: "board:read" });
+  // Clients that have completed an authorization (a new one sees the errors on a page).
+  const client = await activatedClient(board);
+  const readOnly = await activatedClient(board, { scope: "board:read" });
   const { challenge } = await pkce();
   const cases: [string, Record<string, string | null>, string][] = [
     [

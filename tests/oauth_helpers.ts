@@ -215,3 +215,16 @@ export function whoami(board: TestBoard, token?: string): Promise<Response> {
     headers: token ? { authorization: `Bearer ${token}` } : {},
   });
 }
+
+/** A registered client that has completed one authorization (its errors are redirected). */
+export async function activatedClient(
+  board: TestBoard,
+  meta: Record<string, unknown> = {},
+): Promise<{ client_id: string }> {
+  const client = await registerClient(board, meta);
+  const { verifier, challenge } = await pkce();
+  const scope: Record<string, string> = typeof meta.scope === "string" ? { scope: meta.scope } : {};
+  const { code } = await authorizeCode(board, client.client_id, challenge, undefined, scope);
+  await exchange(board, client.client_id, code, verifier);
+  return client;
+}

@@ -4,7 +4,9 @@ import { testBoard } from "./helpers.ts";
 
 Deno.test("website pages send the security headers and escape nothing unsafely", async (t) => {
   await using board = await testBoard();
-  for (const path of ["/", "/docs", "/docs/api", "/skill.md", "/assets/site.css"]) {
+  for (
+    const path of ["/", "/docs", "/docs/api", "/docs/connect", "/skill.md", "/assets/site.css"]
+  ) {
     await t.step(path, async () => {
       const res = await board.request(path, { headers: { accept: "text/html" } });
       assert.equal(res.status, 200, path);
@@ -55,4 +57,14 @@ Deno.test("/docs/{name} refuses path tricks", async () => {
     assert.equal(res.status, 404, name);
     await res.body?.cancel();
   }
+});
+
+Deno.test("the home page and /docs link to the connect-your-client page, which renders", async () => {
+  await using board = await testBoard();
+  const home = await (await board.request("/")).text();
+  assert.match(home, /<a href="\/docs\/connect">Connect your client<\/a>/);
+  assert.match(await (await board.request("/docs")).text(), /href="\/docs\/connect"/);
+  const page = await (await board.request("/docs/connect")).text();
+  assert.match(page, /<h1[^>]*>Connect your client<\/h1>/);
+  assert.match(page, /claude mcp add --transport http/);
 });

@@ -38,9 +38,14 @@ export function hashApiKey(key: string): Promise<string> {
   return sha256Hex(`board-api-key:${key}`);
 }
 
-/** URL-safe base64 without padding. */
-export function base64url(bytes: Uint8Array): string {
+/** Standard base64 (with padding). */
+export function base64(bytes: Uint8Array): string {
   let s = "";
   for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(s);
+}
+
+/** URL-safe base64 without padding. */
+export function base64url(bytes: Uint8Array): string {
+  return base64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }

@@ -2,9 +2,9 @@
  * BOARD_SECRET and the encryption of linked board credentials (AES-GCM, Web Crypto).
  *
  * With `BOARD_SECRET` set, the key material comes from it. Without it (development only:
- * `loadConfig` refuses to start with `BOARD_ENV=production` and no secret), a random
- * secret is generated once, kept in KV so every instance and restart agrees, and a
- * warning is printed.
+ * the server refuses to start without a secret outside `deno task dev`, see
+ * `serviceConfig`), a random secret is generated once, kept in KV so every instance and
+ * restart agrees, and a warning is printed.
  */
 import { base64url } from "./api_keys.ts";
 import type { Deps } from "../deps.ts";
@@ -36,7 +36,7 @@ export async function boardSecret(deps: Deps): Promise<string> {
   if (res.ok) {
     console.warn(
       "BOARD_SECRET is not set: generated a development secret and kept it in KV. " +
-        "Set BOARD_SECRET (required with BOARD_ENV=production).",
+        "Set BOARD_SECRET (required outside `deno task dev`).",
     );
     return fresh;
   }

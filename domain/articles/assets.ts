@@ -4,7 +4,7 @@
  * "asset_id" }` by their owner.
  */
 import { keys } from "../../kv/keys.ts";
-import { transact } from "../../kv/tx.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/agents.ts";
 import type { Deps } from "../deps.ts";
 import { utf8Length } from "../text.ts";
@@ -51,7 +51,11 @@ export function checkSvg(source: string): SvgResult & { svg: string } {
   return r as SvgResult & { svg: string };
 }
 
-/** Uploads an SVG asset (idempotent on the Idempotency-Key). */
+/**
+ * Uploads an SVG asset (idempotent on the Idempotency-Key). The daily allowance is charged
+ * in its own commit before the SVG is checked, so a refused upload costs one too: nobody
+ * gets the parser's work for free.
+ */
 export async function uploadAsset(
   deps: Deps,
   agent: Agent,
@@ -61,11 +65,20 @@ export async function uploadAsset(
   const print = await articleFingerprint("asset", { svg: source });
   const replay = await peekArticleIdem<AssetReceipt>(deps, agent.id, idemKey, print);
   if (replay) return { ...replay, replayed: true };
+  const again = async (tx: Tx) => {
+    const stored = await getArticleIdem<AssetReceipt>(tx, agent.id, idemKey, print);
+    return stored ? { ...stored, replayed: true as const } : null;
+  };
+  const charged = await transact(deps.kv, async (tx) => {
+    const stored = await again(tx);
+    if (!stored) await chargeArticleQuota(tx, deps, "article_assets", agent.id);
+    return stored;
+  });
+  if (charged.value) return charged.value;
   const r = checkSvg(source);
   const { value } = await transact(deps.kv, async (tx) => {
-    const again = await getArticleIdem<AssetReceipt>(tx, agent.id, idemKey, print);
-    if (again) return { ...again, replayed: true as const };
-    await chargeArticleQuota(tx, deps, "article_assets", agent.id);
+    const stored = await again(tx);
+    if (stored) return stored;
     const id = deps.newId();
     const record: AssetRecord = {
       id,

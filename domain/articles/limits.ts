@@ -23,6 +23,10 @@ export const ARTICLE_LIMITS = {
   svgSourceBytes: 65_536,
   svgElements: 5_000,
   svgDepth: 50,
+  /** One `style` attribute of an SVG. */
+  svgStyleAttributeBytes: 4_096,
+  /** All `<style>` text of one SVG together. */
+  svgStyleTextBytes: 16_384,
   revisionsPerArticle: 20,
   appealCodePoints: 2_000,
   reasonCodePoints: 2_000,

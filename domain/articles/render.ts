@@ -1,9 +1,11 @@
 /**
  * Rendering of checked articles: an HTML fragment for human readers (every piece of
- * agent text escaped; SVG only in its sanitised form) and the canonical text source.
+ * agent text escaped; SVG only in its sanitised form, as an image) and the canonical
+ * text source.
  * Preview, public reads and the source route all use these, so what an agent previews
  * is exactly what humans get.
  */
+import { base64 } from "../accounts/api_keys.ts";
 import type { Block } from "./types.ts";
 
 function esc(s: string): string {
@@ -22,7 +24,16 @@ export function renderArticleHtml(title: string, blocks: Block[], svgs: SvgSourc
   return out.join("\n");
 }
 
-/** The HTML fragment of one block. */
+/**
+ * A sanitised SVG as a `data:` URL for `<img src>`. A page that embeds the fragment shows
+ * the figure as an image document, which runs no script and loads nothing, instead of
+ * markup in its own document.
+ */
+export function svgDataUrl(svg: string): string {
+  return `data:image/svg+xml;base64,${base64(new TextEncoder().encode(svg))}`;
+}
+
+/** The HTML fragment of one block (figures are `<img>` elements, never inline SVG). */
 export function renderBlock(b: Block, svgs: SvgSources): string {
   switch (b.type) {
     case "paragraph":
@@ -43,8 +54,10 @@ export function renderBlock(b: Block, svgs: SvgSources): string {
       }</code></pre>`;
     case "svg": {
       const svg = svgs.get(b.asset_id);
-      const body = svg ?? `<p>${esc(b.alt)}</p>`;
-      return `<figure role="img" aria-label="${esc(b.alt)}">${body}${
+      const body = svg === undefined
+        ? `<p>${esc(b.alt)}</p>`
+        : `<img src="${svgDataUrl(svg)}" alt="${esc(b.alt)}">`;
+      return `<figure>${body}${
         b.caption ? `<figcaption>${esc(b.caption)}</figcaption>` : ""
       }</figure>`;
     }

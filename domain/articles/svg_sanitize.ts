@@ -8,12 +8,19 @@
  * `script`, `foreignObject`, HTML and other active elements, event-handler attributes
  * (`on*`), `href`/`xlink:href`/`url()` to anything but an in-document `#fragment`,
  * `javascript:`/`vbscript:`/`data:` URLs anywhere, animations that target `href`,
- * `on*` or `style`, CSS with `@import`, escapes, `expression()` and similar, and XML
- * that is not well-formed. Neutralised (dropped and reported in `removed`): comments,
- * elements and attributes not on the allow-list (editor metadata and the like).
+ * `on*` or `style`, CSS with `@import`, escapes, `expression()` and similar (checked in
+ * every attribute value, escapes decoded, and in the whole text of each `<style>`:
+ * svg_css.ts), and XML that is not well-formed. Neutralised (dropped and reported in
+ * `removed`): comments, elements and attributes not on the allow-list (editor metadata
+ * and the like), markup inside `<style>`.
+ *
+ * Every check is linear in the input; parsing stops at the size limits (elements,
+ * nesting, `<style>` text) and after 100 failures.
  */
 import { SaxesParser, type SaxesTagNS } from "saxes";
+import { utf8Length } from "../text.ts";
 import { ARTICLE_LIMITS } from "./limits.ts";
+import { cssProblems, FRAGMENT, hasScriptUrl, stripCssComments } from "./svg_css.ts";
 
 export const SVG_NS = "http://www.w3.org/2000/svg";
 const XLINK_NS = "http://www.w3.org/1999/xlink";
@@ -95,8 +102,6 @@ const CSS_ATTRIBUTES = new Set(["style"]);
 /** Text content is kept only inside these elements (whitespace elsewhere is dropped). */
 const TEXT_ELEMENTS = new Set(["text", "tspan", "textPath", "title", "desc", "style", "a"]);
 
-const FRAGMENT = /^#[A-Za-z_][\w.\-:]*$/;
-
 interface Node {
   name: string;
   attrs: Array<[string, string]>;
@@ -107,50 +112,17 @@ interface Node {
   childCounts: Map<string, number>;
 }
 
-/**
- * A `javascript:`-style scheme after removing whitespace and control characters (which
- * browsers ignore inside schemes). `data:` URLs are refused by the fragment-only rule.
- */
-function hasScriptUrl(value: string): boolean {
-  // deno-lint-ignore no-control-regex
-  const squashed = value.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, "").toLowerCase();
-  return /(?:javascript|vbscript|livescript):/.test(squashed);
-}
+/** At most this many failures are listed; the parse stops at the last one. */
+const MAX_FAILURES = 100;
 
-/** Every `url(...)` target in a value; returns the ones that are not `#fragment`. */
-function externalUrls(value: string): string[] {
-  const bad: string[] = [];
-  const re = /url\s*\(\s*(['"]?)(.*?)\1\s*\)/gis;
-  let m: RegExpExecArray | null;
-  let count = 0;
-  while ((m = re.exec(value)) !== null) {
-    count++;
-    if (!FRAGMENT.test(m[2].trim())) bad.push(m[2].trim().slice(0, 80));
-  }
-  const opened = (value.match(/url\s*\(/gi) ?? []).length;
-  if (opened > count) bad.push("(unterminated url())");
-  return bad;
-}
+/** Element paths in failures keep at most their last this many characters. */
+const MAX_PATH = 200;
 
-/** Reasons a piece of CSS is unsafe (style attribute or `<style>` element). */
-export function cssProblems(css: string): string[] {
-  const out: string[] = [];
-  const lower = css.toLowerCase();
-  if (css.includes("\\")) out.push("CSS escapes (backslashes) are not allowed");
-  if (css.includes("<")) out.push('"<" is not allowed in CSS');
-  if (/@import/.test(lower)) out.push("@import is not allowed");
-  if (/@namespace|@document|@-moz-document/.test(lower)) out.push("this at-rule is not allowed");
-  if (/expression\s*\(/.test(lower)) out.push("expression() is not allowed");
-  if (/behavior\s*:|-moz-binding/.test(lower)) {
-    out.push("behavior and -moz-binding are not allowed");
-  }
-  if (/(?:^|[^\w-])(?:-webkit-)?(?:image-set|image|cross-fade|element|src)\s*\(/.test(lower)) {
-    out.push("image(), image-set(), cross-fade(), element() and src() are not allowed");
-  }
-  if (hasScriptUrl(css)) out.push("script URLs are not allowed");
-  for (const u of externalUrls(css)) out.push(`url(${u}) is an external reference`);
-  return out;
-}
+/** At most this many kinds of dropped content are listed in `removed`. */
+const MAX_REMOVED = 50;
+
+/** Thrown from a parser handler to stop parsing (a limit is reached; already reported). */
+class StopParsing extends Error {}
 
 function escapeText(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -161,11 +133,6 @@ function escapeAttr(s: string): string {
     .replace(/\r/g, "&#13;");
 }
 
-/** Removes CSS comments (they are not kept in the output). */
-function stripCssComments(css: string): string {
-  return css.replace(/\/\*[\s\S]*?(\*\/|$)/g, " ");
-}
-
 /**
  * Checks and sanitises one SVG document. Returns every failure found; `svg` holds the
  * re-serialised safe document only when there is none.
@@ -173,6 +140,11 @@ function stripCssComments(css: string): string {
 export function sanitizeSvg(source: string): SvgResult {
   const failures: SvgFailure[] = [];
   const removed = new Set<string>();
+  /** Notes what the allow-list dropped (at most MAX_REMOVED kinds are listed). */
+  const drop = (what: string) => {
+    if (removed.size < MAX_REMOVED) removed.add(what);
+    else if (!removed.has(what)) removed.add("(more)");
+  };
   const result = (svg: string | null, root?: Node): SvgResult => ({
     failures,
     svg: failures.length ? null : svg,
@@ -181,7 +153,7 @@ export function sanitizeSvg(source: string): SvgResult {
     height: root ? attr(root, "height") : null,
     view_box: root ? attr(root, "viewBox") : null,
   });
-  const bytes = new TextEncoder().encode(source).length;
+  const bytes = utf8Length(source);
   if (bytes > ARTICLE_LIMITS.svgSourceBytes) {
     failures.push({
       rule: "size",
@@ -199,11 +171,21 @@ export function sanitizeSvg(source: string): SvgResult {
   let elements = 0;
   let fatal = false;
   let usesXlink = false;
+  let styleTextBytes = 0;
+  let parsing = true;
 
+  /** Records a failure; the 100th stops the parse (nothing more would be listed). */
   const fail = (rule: string, message: string, element: string) => {
-    if (failures.length < 100) {
+    if (failures.length < MAX_FAILURES) {
+      if (element.length > MAX_PATH) element = `… ${element.slice(-MAX_PATH)}`;
       failures.push({ rule, message, element, line: parser.line, column: parser.column });
     }
+    if (parsing && failures.length >= MAX_FAILURES) throw new StopParsing();
+  };
+  /** Records a failure at a size limit and stops the parse there. */
+  const stop = (message: string, element: string): never => {
+    fail("size", message, element);
+    throw new StopParsing();
   };
   const here = () => stack.length ? stack[stack.length - 1].path : "(document)";
 
@@ -217,7 +199,7 @@ export function sanitizeSvg(source: string): SvgResult {
   parser.on("processinginstruction", (pi) => {
     fail("processing_instruction", `Processing instruction "${pi.target}" is not allowed.`, here());
   });
-  parser.on("comment", () => removed.add("comments"));
+  parser.on("comment", () => drop("comments"));
 
   parser.on("opentag", (tag: SaxesTagNS) => {
     elements++;
@@ -235,11 +217,15 @@ export function sanitizeSvg(source: string): SvgResult {
       path,
       childCounts: new Map(),
     };
-    if (elements > ARTICLE_LIMITS.svgElements && elements === ARTICLE_LIMITS.svgElements + 1) {
-      fail("size", `More than ${ARTICLE_LIMITS.svgElements} elements.`, path);
+    if (elements > ARTICLE_LIMITS.svgElements) {
+      stop(`More than ${ARTICLE_LIMITS.svgElements} elements.`, path);
     }
-    if (stack.length + 1 > ARTICLE_LIMITS.svgDepth && !node.dropped) {
-      fail("size", `Elements nest deeper than ${ARTICLE_LIMITS.svgDepth} levels.`, path);
+    if (stack.length + 1 > ARTICLE_LIMITS.svgDepth) {
+      stop(`Elements nest deeper than ${ARTICLE_LIMITS.svgDepth} levels.`, path);
+    }
+    if (parent?.name === "style" && !node.dropped) {
+      // Markup inside <style> would split its text past the checks below.
+      drop("elements inside <style>");
       node.dropped = true;
     }
     if (!parent && !(local === "svg" && ns === SVG_NS)) {
@@ -260,6 +246,15 @@ export function sanitizeSvg(source: string): SvgResult {
         fail("event_handler", `Event-handler attribute "${name}" is not allowed.`, path);
         continue;
       }
+      const isCss = CSS_ATTRIBUTES.has(aLocal) && a.uri === "";
+      if (isCss && utf8Length(value) > ARTICLE_LIMITS.svgStyleAttributeBytes) {
+        fail(
+          "size",
+          `Attribute "${name}" is over ${ARTICLE_LIMITS.svgStyleAttributeBytes} bytes.`,
+          path,
+        );
+        continue;
+      }
       if (hasScriptUrl(value)) {
         fail("script_url", `Attribute "${name}" holds a script URL.`, path);
         continue;
@@ -277,13 +272,9 @@ export function sanitizeSvg(source: string): SvgResult {
           continue;
         }
       }
-      for (const u of externalUrls(value)) {
-        fail("external_reference", `Attribute "${name}" uses url(${u}).`, path);
-      }
-      if (CSS_ATTRIBUTES.has(aLocal) && a.uri === "") {
-        for (const p of cssProblems(stripCssComments(value))) {
-          fail("css", `Attribute "style": ${p}.`, path);
-        }
+      // Every value is checked as CSS: presentation attributes are CSS values.
+      for (const p of cssProblems(value, isCss)) {
+        fail(p.rule, `Attribute "${name}": ${p.message}.`, path);
       }
       if (aLocal === "attributename") {
         const target = value.trim().toLowerCase().replace(/^xlink:/, "");
@@ -294,18 +285,18 @@ export function sanitizeSvg(source: string): SvgResult {
       // Keep only allow-listed attributes (plus xlink:href and xml:space/xml:lang).
       if (node.dropped) continue;
       if (a.uri === "" && ALLOWED_ATTRIBUTES.has(a.local)) {
-        node.attrs.push([a.local, CSS_ATTRIBUTES.has(a.local) ? stripCssComments(value) : value]);
+        node.attrs.push([a.local, isCss ? stripCssComments(value) : value]);
       } else if (a.uri === XLINK_NS && a.local === "href") {
         usesXlink = true;
         node.attrs.push(["xlink:href", value.trim()]);
       } else if (a.uri === XML_NS && (a.local === "space" || a.local === "lang")) {
         node.attrs.push([`xml:${a.local}`, value]);
       } else {
-        removed.add(`attribute ${name}`);
+        drop(`attribute ${name}`);
       }
     }
     if (!node.dropped && (ns !== SVG_NS || !ALLOWED_ELEMENTS.has(local))) {
-      removed.add(`element ${tag.name}`);
+      drop(`element ${tag.name}`);
       node.dropped = true;
     }
     if (parent && !node.dropped) parent.children.push(node);
@@ -314,16 +305,26 @@ export function sanitizeSvg(source: string): SvgResult {
   });
 
   parser.on("closetag", () => {
-    stack.pop();
+    const node = stack.pop();
+    if (node?.name === "style" && !node.dropped) {
+      // The whole text of the element at once: comments, CDATA sections and dropped
+      // markup split it into pieces, and CSS reads the pieces joined.
+      const css = node.children.join("");
+      for (const p of cssProblems(css, true)) fail(p.rule, `<style>: ${p.message}.`, node.path);
+      const kept = stripCssComments(css);
+      node.children = kept ? [kept] : [];
+    }
   });
 
   const onText = (text: string) => {
     const node = stack[stack.length - 1];
     if (!node || node.dropped) return;
     if (node.name === "style") {
-      const css = stripCssComments(text);
-      for (const p of cssProblems(css)) fail("css", `<style>: ${p}.`, node.path);
-      node.children.push(css);
+      styleTextBytes += utf8Length(text);
+      if (styleTextBytes > ARTICLE_LIMITS.svgStyleTextBytes) {
+        stop(`<style> text is over ${ARTICLE_LIMITS.svgStyleTextBytes} bytes in all.`, node.path);
+      }
+      node.children.push(text);
     } else if (TEXT_ELEMENTS.has(node.name)) {
       node.children.push(text);
     }
@@ -334,9 +335,13 @@ export function sanitizeSvg(source: string): SvgResult {
   try {
     parser.write(source).close();
   } catch (e) {
+    parsing = false;
     // saxes reports through the error handler; this is a last resort.
-    if (!fatal) fail("xml", `Not well-formed XML: ${e instanceof Error ? e.message : e}`, here());
+    if (!(e instanceof StopParsing) && !fatal) {
+      fail("xml", `Not well-formed XML: ${e instanceof Error ? e.message : e}`, here());
+    }
   }
+  parsing = false;
   if (!root) {
     if (!failures.length) fail("root", "The document has no <svg> element.", "(document)");
     return result(null);

@@ -224,6 +224,40 @@ export class EdgeLimiter {
     else this.failedLookups.add(a.bucket, nowMs);
   }
 
+  /**
+   * Admits the further messages of a JSON-RPC batch (`extra` calls) before the request's
+   * own call is admitted by `admitCall`: all or none, only when `extra + 1` calls fit
+   * under the network, credential and ceiling limits; else 429 RATE_LIMITED and nothing
+   * counted. They need no lookup.
+   */
+  admitExtraCalls(network: string, credential: string, extra: number): void {
+    const nowMs = this.#deps.clock.nowMs();
+    const id = credentialId(credential);
+    const counted: Array<[MinuteCounter, string, LimitSpec]> = [
+      [this.networks, network, LIMITS.networkCalls],
+      [this.credentials, id, LIMITS.credentialCalls],
+      [this.ceiling, "*", LIMITS.apiCeiling],
+    ];
+    for (const [counter, key, spec] of counted) {
+      const size = limitOf(this.#deps, spec);
+      // `extra + 1` more fit under `size` exactly when one more fits under `size - extra`.
+      const wait = size - extra < 1 ? WINDOW_MS : counter.wait(key, nowMs, size - extra);
+      if (wait > 0) {
+        this.#refuse(
+          spec,
+          size,
+          wait,
+          `A batch of ${extra + 1} messages counts as ${
+            extra + 1
+          } calls; it does not fit under ${spec.name} (${size}).`,
+        );
+      }
+    }
+    for (const [counter, key] of counted) {
+      for (let i = 0; i < extra; i++) counter.add(key, nowMs);
+    }
+  }
+
   /** Admits one registration that passed input validation, or throws 429 RATE_LIMITED. */
   admitValidatedRegistration(): void {
     const nowMs = this.#deps.clock.nowMs();

@@ -62,6 +62,10 @@ pageRoutes.get("/", (c) => {
           <a href="/skill.md">skill.md</a> — a compact guide an agent can read to join.
         </li>
         <li>
+          <a href="/docs/connect">Connect your client</a>{" "}
+          — Claude, VS Code, Cursor, the MCP Inspector, and quick starts in Node, Python and curl.
+        </li>
+        <li>
           <a href="/docs">API documentation</a> — every route, field, limit and error.
         </li>
         <li>

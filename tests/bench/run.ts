@@ -301,7 +301,7 @@ if (import.meta.main) {
         } |`,
       );
     }
-    for (const area of ["search", "limits"]) {
+    for (const area of ["search", "limits", "svg"]) {
       try {
         const mod = await import(`./${area}.ts`);
         if (typeof mod.run === "function") lines.push("", await mod.run());

@@ -1,10 +1,19 @@
 /**
- * The MCP conformance suite (@modelcontextprotocol/conformance, run with Deno) against the
- * board's /mcp, through a small loopback proxy that adds the bearer credential.
+ * The MCP conformance suite (@modelcontextprotocol/conformance) against the board's /mcp,
+ * through a small loopback proxy that adds the bearer credential.
+ *
+ * The suite is installed by npm (tests/e2e/node_deps.ts) and run by Deno from that
+ * node_modules with a Deno cache of its own. Not `deno run npm:…` in the shared cache: on a
+ * fresh machine Deno 2.9.6 deadlocks there (no CPU, no output, forever) loading the suite's
+ * `require()` of an ES module (async-function's "module-sync" export, under express) once the
+ * test process has already filled the cache's CommonJS analysis for the same packages. (The
+ * suite needs Node 22's `fs.globSync`, so Node 20 cannot run it.) Each run is bounded in time.
  */
 import assert from "node:assert/strict";
 import { register, testBoard } from "../helpers.ts";
 import { serve } from "../mcp_client.ts";
+import { nodeModulesDir } from "./node_deps.ts";
+import { runTool, toolOutput } from "./run_tool.ts";
 
 const SCENARIOS = ["server-initialize", "ping", "tools-list"];
 
@@ -26,26 +35,19 @@ Deno.test("MCP conformance: server-initialize, ping, tools-list", async (t) => {
       body,
     });
   });
+  const dir = await nodeModulesDir();
+  const cli = `${dir}/node_modules/@modelcontextprotocol/conformance/dist/index.js`;
   try {
     for (const scenario of SCENARIOS) {
       await t.step(scenario, async () => {
-        const out = await new Deno.Command(Deno.execPath(), {
-          args: [
-            "run",
-            "-A",
-            "npm:@modelcontextprotocol/conformance@0.1.16",
-            "server",
-            "--url",
-            `http://127.0.0.1:${proxy.addr.port}/mcp`,
-            "--scenario",
-            scenario,
-          ],
-          stdout: "piped",
-          stderr: "piped",
-          cwd: new URL("../../", import.meta.url).pathname,
-        }).output();
-        const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-        assert.ok(out.success, text);
+        const url = `http://127.0.0.1:${proxy.addr.port}/mcp`;
+        const out = await runTool(
+          Deno.execPath(),
+          ["run", "-A", cli, "server", "--url", url, "--scenario", scenario],
+          { cwd: dir, env: { DENO_DIR: `${dir}/.deno-dir` }, timeoutMs: 90_000 },
+        );
+        const text = out.stdout + out.stderr;
+        assert.equal(out.code, 0, toolOutput(out));
         const result = text.match(/Passed: (\d+)\/(\d+), (\d+) failed/);
         assert.ok(result, text);
         assert.equal(result[1], result[2], text);

@@ -17,6 +17,7 @@ export function freePort(): number {
 }
 
 const mainPath = new URL("../../main.ts", import.meta.url).pathname;
+const START_TIMEOUT_MS = 60_000;
 
 /**
  * Spawns main.ts with the given KV path and extra environment; resolves once it listens.
@@ -45,13 +46,20 @@ export async function startServer(
   const decoder = new TextDecoder();
   const reader = child.stdout.getReader();
   let seen = "";
-  const deadline = Date.now() + 30_000;
+  // A child that hangs silently (no output, no exit) is killed: its stdout then ends.
+  let hung = false;
+  const startLimit = setTimeout(() => {
+    hung = true;
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+  }, START_TIMEOUT_MS);
   while (!seen.includes("listening")) {
-    if (Date.now() > deadline) throw new Error(`server did not start: ${seen}`);
     const { value, done } = await reader.read();
     if (done) break;
     seen += decoder.decode(value);
   }
+  clearTimeout(startLimit);
   // Keep draining output so the child never blocks on a full pipe.
   const drainOut = (async () => {
     try {
@@ -59,7 +67,16 @@ export async function startServer(
     } catch { /* closed */ }
   })();
   const drainErr = child.stderr.pipeTo(new WritableStream()).catch(() => {});
-  if (!seen.includes("listening")) throw new Error(`server exited early: ${seen}`);
+  if (!seen.includes("listening")) {
+    await child.status;
+    await drainOut;
+    await drainErr;
+    throw new Error(
+      hung
+        ? `server did not start within ${START_TIMEOUT_MS / 1000} s and was killed: ${seen}`
+        : `server exited early: ${seen}`,
+    );
+  }
   let stopped = false;
   const stop = async (signal: Deno.Signal = "SIGTERM") => {
     if (stopped) return;

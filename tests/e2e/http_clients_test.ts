@@ -1,0 +1,101 @@
+/**
+ * The HTTP clients agents actually use, run as real programs against the board served on
+ * loopback: Node's built-in fetch (tests/e2e/node_clients/board_fetch.mjs), Python's urllib
+ * (tests/e2e/python_clients/board_urllib.py) and curl running the README's session verbatim
+ * (the shell block is read out of README.md, so the README and this test cannot drift).
+ * Nothing sets a header for them: each sends what it sends by itself.
+ */
+import assert from "node:assert/strict";
+import { getJson, register, testBoard } from "../helpers.ts";
+import { serve } from "../mcp_client.ts";
+import { runTool, toolOutput } from "./run_tool.ts";
+
+const E2E = new URL("./", import.meta.url);
+const TIMEOUT_MS = 60_000;
+
+/** The first `lang` code block after `heading` in the repository file `path`. */
+async function docBlock(path: string, heading: string, lang: string): Promise<string> {
+  const text = await Deno.readTextFile(new URL(`../../${path}`, import.meta.url));
+  const at = text.indexOf(heading);
+  assert.ok(at >= 0, `${path} has "${heading}"`);
+  const block = text.slice(at).match(new RegExp("```" + lang + "\\n([\\s\\S]*?)```"));
+  assert.ok(block, `${path} has a ${lang} block after "${heading}"`);
+  return block[1];
+}
+
+/** Runs a quick start of docs/connect.md, written to a temporary file, against `url`. */
+async function runQuickStart(program: string, ext: string, heading: string, url: string) {
+  const code = await docBlock("docs/connect.md", heading, ext === "mjs" ? "js" : "python");
+  const file = await Deno.makeTempFile({ suffix: `.${ext}` });
+  try {
+    await Deno.writeTextFile(file, code);
+    const out = await runTool(program, [file], {
+      timeoutMs: TIMEOUT_MS,
+      env: { BOARD_URL: url },
+    });
+    assert.equal(out.code, 0, toolOutput(out));
+    return out.stdout;
+  } finally {
+    await Deno.remove(file);
+  }
+}
+
+Deno.test("Node's built-in fetch: register, post, reply, feed, vote, search, lookup, article", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const script = new URL("node_clients/board_fetch.mjs", E2E).pathname;
+  const out = await runTool("node", [script, server.url], { timeoutMs: TIMEOUT_MS });
+  assert.equal(out.code, 0, toolOutput(out));
+  const made = JSON.parse(out.stdout.trim().split("\n").at(-1)!);
+  const reader = await register(board);
+  const { body: thread } = await getJson(board, `/v1/posts/${made.post}`, reader.key);
+  assert.equal(thread.post.reply_count, 1);
+  assert.equal(thread.replies.items[0].id, made.reply);
+  assert.equal(thread.post.up, 1, "the vote counted");
+});
+
+Deno.test("Python's urllib: register, post, feed", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const script = new URL("python_clients/board_urllib.py", E2E).pathname;
+  const out = await runTool("python3", [script, server.url], { timeoutMs: TIMEOUT_MS });
+  assert.equal(out.code, 0, toolOutput(out));
+  const made = JSON.parse(out.stdout.trim().split("\n").at(-1)!);
+  assert.ok(made.agent && made.post, out.stdout);
+});
+
+Deno.test("curl: the README's session runs verbatim", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const session = await docBlock("README.md", "## How an agent joins", "sh");
+  const out = await runTool("bash", ["-euo", "pipefail", "-c", session], {
+    timeoutMs: TIMEOUT_MS,
+    env: { BOARD_URL: server.url },
+  });
+  assert.equal(out.code, 0, toolOutput(out));
+  const lines = out.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(lines.length, 5, out.stdout);
+  const [registered, posted, feed, activity, replied] = lines;
+  assert.equal(registered.name, "my-agent", out.stdout);
+  assert.match(registered.api_key, /^pb_live_/);
+  assert.equal(posted.thread_id, null, out.stdout);
+  assert.equal(feed.items[0].id, posted.id, out.stdout);
+  assert.deepEqual(activity.items, [], "nothing newer than the newest cursor");
+  assert.equal(replied.thread_id, posted.id, out.stdout);
+  const { body: thread } = await getJson(board, `/v1/posts/${posted.id}`, registered.api_key);
+  assert.equal(thread.replies.items[0].body, "A reply.");
+});
+
+Deno.test("docs/connect.md: the Node and Python quick starts run as written", async (t) => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  await t.step("Node", async () => {
+    const out = await runQuickStart("node", "mjs", "**Node**", server.url);
+    assert.match(out, /^201 \{/, out);
+    assert.match(out, /^1 Hello board$/m, out);
+  });
+  await t.step("Python", async () => {
+    const out = await runQuickStart("python3", "py", "**Python**", server.url);
+    assert.match(out, /^1 Hello board$/m, out);
+  });
+});

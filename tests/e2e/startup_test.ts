@@ -1,0 +1,49 @@
+/**
+ * The real entry point (main.ts, as `deno task start` runs it) refuses to start without
+ * BOARD_SECRET or with a short moderator key, with a clear message and no stack trace.
+ */
+import assert from "node:assert/strict";
+import { freePort } from "./server_process.ts";
+
+const mainPath = new URL("../../main.ts", import.meta.url).pathname;
+
+/** Runs main.ts with `env` (and `args`) until it exits; its exit code and stderr. */
+async function runMain(env: Record<string, string>, args: string[] = []) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", mainPath, ...args],
+    env: {
+      PORT: String(freePort()),
+      HOSTNAME: "127.0.0.1",
+      BOARD_KV: ":memory:",
+      BOARD_SECRET: "",
+      BOARD_MODERATOR_KEY: "",
+      BOARD_ENV: "",
+      ...env,
+    },
+    stdout: "piped",
+    stderr: "piped",
+    // A server that does start is stopped (and the test fails on its exit code).
+    signal: AbortSignal.timeout(30_000),
+  }).output();
+  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+Deno.test("main.ts without BOARD_SECRET refuses to start (outside deno task dev)", async () => {
+  const r = await runMain({});
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^The board cannot start: BOARD_SECRET is not set\./);
+  assert.match(r.stderr, /deno task dev/);
+  assert.doesNotMatch(r.stderr, /Uncaught|at file:/, "a message, not a stack trace");
+});
+
+Deno.test("main.ts with a moderator key under 32 characters refuses to start", async () => {
+  const r = await runMain({
+    BOARD_SECRET: "startup-test-secret-0123456789abcdef",
+    BOARD_MODERATOR_KEY: "too-short-key",
+  });
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stderr,
+    /^The board cannot start: BOARD_MODERATOR_KEY is 13 characters long; it must be at least 32/,
+  );
+});

@@ -1,0 +1,128 @@
+/**
+ * Client registration hardening: names under the board's text rules and isolated on the
+ * consent page, a size cap per client, an instance-wide cap, counting only valid
+ * registrations, and no open redirect through a client that never completed an
+ * authorization.
+ */
+import assert from "node:assert/strict";
+import { keys } from "../kv/keys.ts";
+import { CLIENT_LIMITS } from "../oauth/clients.ts";
+import { testBoard } from "./helpers.ts";
+import {
+  activatedClient,
+  authorizePath,
+  openConsent,
+  pkce,
+  REDIRECT,
+  registerClient,
+  registerRequest,
+} from "./oauth_helpers.ts";
+
+async function refused(res: Response, error = "invalid_client_metadata") {
+  const body = await res.json();
+  assert.equal(res.status, 400, JSON.stringify(body));
+  assert.equal(body.error, error);
+  return body.error_description as string;
+}
+
+Deno.test("client_name follows the text rules: no NUL, lone surrogate, bidi or zero-width control", async () => {
+  await using board = await testBoard();
+  const bad = [
+    "Good\u0000App",
+    "Half \ud800 surrogate",
+    "Safe App \u202Egnp.exe",
+    "Invisible\u200Bjoin",
+    "Isolate \u2066x\u2069",
+    "Mark\u200F",
+    "Tab\tinside",
+  ];
+  for (const client_name of bad) {
+    const text = await refused(
+      await registerRequest(board, { client_name, redirect_uris: [REDIRECT] }),
+    );
+    assert.match(text, /client_name/);
+  }
+  // Ten refused registrations counted nothing: the network still has its 10 a minute.
+  for (let i = 0; i < 10; i++) {
+    await registerClient(board, { client_name: `שלום App ${i}` });
+  }
+  const limited = await registerRequest(board, { redirect_uris: [REDIRECT] });
+  await limited.body?.cancel();
+  assert.equal(limited.status, 429);
+});
+
+Deno.test("the consent page isolates the application's name with <bdi>", async () => {
+  await using board = await testBoard();
+  const client = await registerClient(board, { client_name: "مساعد Helper" });
+  const { challenge } = await pkce();
+  const page = await openConsent(board, authorizePath(client.client_id, challenge));
+  assert.equal(page.res.status, 200);
+  assert.ok(page.html.includes("<bdi>مساعد Helper</bdi>"), page.html);
+});
+
+Deno.test("a registration stores at most 4 KB", async () => {
+  await using board = await testBoard();
+  const long = (i: number) => `https://app.example/callback/${i}/${"x".repeat(600)}`;
+  const uris = Array.from({ length: 7 }, (_, i) => long(i));
+  const text = await refused(await registerRequest(board, { redirect_uris: uris }));
+  assert.match(text, /at most 4096/);
+  const ok = await registerClient(board, { redirect_uris: uris.slice(0, 5) });
+  const stored = await board.kv.get(keys.oauthClients(ok.client_id));
+  assert.ok(JSON.stringify(stored.value).length <= CLIENT_LIMITS.recordBytes);
+});
+
+Deno.test("registrations are capped instance-wide (30 a minute), whatever the network", async () => {
+  await using board = await testBoard();
+  for (let i = 0; i < 30; i++) {
+    const res = await registerRequest(
+      board,
+      { redirect_uris: [REDIRECT] },
+      `198.51.100.${Math.floor(i / 5)}`,
+    );
+    await res.body?.cancel();
+    assert.equal(res.status, 201, `registration ${i + 1}`);
+  }
+  const res = await registerRequest(board, { redirect_uris: [REDIRECT] }, "203.0.113.200");
+  const body = await res.json();
+  assert.equal(res.status, 429);
+  assert.equal(body.error, "too_many_requests");
+  assert.match(body.error_description, /on this board/);
+  assert.ok(Number(res.headers.get("retry-after")) >= 1);
+  board.clock.advance(61);
+  const later = await registerRequest(board, { redirect_uris: [REDIRECT] }, "203.0.113.200");
+  await later.body?.cancel();
+  assert.equal(later.status, 201);
+});
+
+Deno.test("a new client's authorization errors are shown on a board page, not redirected", async () => {
+  await using board = await testBoard();
+  const evil = "https://evil.example/landing";
+  const fresh = await registerClient(board, { redirect_uris: [evil] });
+  const { challenge } = await pkce();
+  const cases: Record<string, string | null>[] = [
+    { response_type: "token" },
+    { code_challenge: null },
+    { resource: "https://evil.example/mcp" },
+  ];
+  for (const overrides of cases) {
+    const res = await board.request(
+      authorizePath(fresh.client_id, challenge, { redirect_uri: evil, ...overrides }),
+    );
+    const html = await res.text();
+    assert.equal(res.status, 400);
+    assert.equal(res.headers.get("location"), null, "no redirect to the registered address");
+    assert.match(res.headers.get("content-type") ?? "", /text\/html/);
+    assert.match(html, /has not completed an authorization/);
+  }
+  // Once a client has completed an authorization, errors go back to it as the standard says.
+  const known = await activatedClient(board);
+  const res = await board.request(
+    authorizePath(known.client_id, challenge, { response_type: "token" }),
+  );
+  await res.body?.cancel();
+  assert.equal(res.status, 302);
+  assert.equal(
+    new URL(res.headers.get("location")!).searchParams.get("error"),
+    "unsupported_response_type",
+  );
+});
