@@ -1,9 +1,10 @@
 /**
- * What a cached read must know beyond the version keys it is validated by (issue 12,
- * domain/read_cache.ts): the earliest time its answer can change by the clock alone (a pin
- * expiring, an account ageing into a new right, a pending article falling due, the UTC day
- * ending), or that it cannot be cached at all. The domain code that compares a stored time
- * with the clock reports it here; outside a tracked read these calls do nothing.
+ * What a cached read must know beyond the version key it is validated by (kv/read_cache.ts):
+ * the earliest time its answer can change by the clock alone (a pin expiring, an account
+ * ageing into a new right, a pending article falling due, the UTC day ending), or that it
+ * cannot be cached at all. Time boundaries are recorded by the comparisons themselves
+ * (`reached` and `today` in domain/clock.ts), never by a separate call; outside a tracked
+ * read these records do nothing.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
@@ -17,7 +18,7 @@ export interface ReadScope {
 
 const scopes = new AsyncLocalStorage<ReadScope>();
 
-/** Reports that the answer being computed may change at `at` (Unix seconds). */
+/** Records that the answer being computed may change at `at` (Unix seconds): domain/clock.ts only. */
 export function noteChangeAt(at: number): void {
   const s = scopes.getStore();
   if (s && at < s.changesAt) s.changesAt = at;

@@ -6,10 +6,11 @@
  */
 import { keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts/agents.ts";
+import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { karmaOf } from "../votes/karma.ts";
 import { reputationOf } from "../votes/reputation.ts";
-import { noteChangeAt, noteUncacheable } from "../../kv/read_scope.ts";
+import { noteUncacheable } from "../../kv/read_scope.ts";
 import { DAY, HOUR } from "./limits.ts";
 import type { RevisionRecord, Support } from "./types.ts";
 
@@ -211,14 +212,11 @@ export async function decidePending(
   }
   const authorCreated = author?.created_at ?? Infinity;
   const ready = standardReadyAt(rev, authorCreated, ctx);
-  if (ready !== null && ready <= ctx.now && ready < rev.expires_at) {
+  if (ready !== null && ready < rev.expires_at && reached(ctx.now, ready)) {
     // The author's standing decides (its clock thresholds are reported by receivedStats).
     const standing = await authorStanding(deps, author);
     if (standing.qualified) return { state: "published", at: ready };
   }
-  if (ctx.now >= rev.expires_at) return { state: "expired", at: rev.expires_at };
-  // Read caches: still pending until support settles or the revision expires.
-  if (ready !== null && ready > ctx.now) noteChangeAt(ready);
-  noteChangeAt(rev.expires_at);
+  if (reached(ctx.now, rev.expires_at)) return { state: "expired", at: rev.expires_at };
   return { state: "pending" };
 }

@@ -11,13 +11,13 @@ import { readMany } from "../../kv/read_many.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/agents.ts";
+import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { invalidInput, notFound } from "../errors.ts";
 import { EMPTY_STANDING, type VotingStanding } from "../votes/karma.ts";
 import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "../board/messages.ts";
 import { type CommunityPin, type OfficialPin, samePin } from "./book.ts";
 import { threadUrl } from "../board/posts.ts";
-import { noteChangeAt } from "../../kv/read_scope.ts";
 import { isSuspended, recordObservedSuspension, type VeteranRecord } from "./veterans.ts";
 
 export const PIN_LIMITS = {
@@ -42,10 +42,10 @@ export function communityPinLive(
   threadAlive: boolean,
   now: number,
 ): boolean {
-  if (now >= p.expires_at || !threadAlive) return false;
+  if (!threadAlive) return false;
   if (!owner?.agent || owner.agent.status !== "active" || !owner.veteran) return false;
   if (isSuspended(owner.veteran, owner.karma)) return false;
-  return owner.veteran.suspensions <= p.suspensions;
+  return owner.veteran.suspensions <= p.suspensions && !reached(now, p.expires_at);
 }
 
 /** The values of `list`, in order (null where absent). */
@@ -159,7 +159,6 @@ export async function livePins(
     const owner = owners.get(p.agent_id);
     if (!communityPinLive(p, owner, threads.has(threadKey(p)), now)) dead.push(p);
     else if (!officialThreads.has(threadKey(p))) {
-      noteChangeAt(p.expires_at); // read caches: the pin expires then
       communityLive.push({
         kind: "community",
         pin: p,

@@ -1,10 +1,9 @@
 /** Veteran status and pin rights as shown in /v1/me (`pinning`) and the feed viewer. */
 import { keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts/agents.ts";
-import { nextUtcMidnight, utcDay } from "../clock.ts";
+import { nextUtcMidnight, today } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { livePins, PIN_LIMITS } from "./live.ts";
-import { noteChangeAt } from "../../kv/read_scope.ts";
 import { projectPinRights, VETERAN_RULES } from "./veterans.ts";
 
 /** The account's own live pin, whether today's new pin is spent, and free community slots. */
@@ -12,11 +11,10 @@ async function pinUsage(deps: Deps, agent: Agent) {
   const now = deps.clock.now();
   const [pins, used] = await Promise.all([
     livePins(deps),
-    deps.kv.get<number>(keys.quotaUsage("agent_pins", agent.id, utcDay(now))),
+    deps.kv.get<number>(keys.quotaUsage("agent_pins", agent.id, today(now))),
   ]);
   const community = pins.flatMap((p) => (p.kind === "community" ? [p.pin] : []));
   const mine = community.find((p) => p.agent_id === agent.id);
-  noteChangeAt(nextUtcMidnight(now)); // a new day's pin
   return {
     active_pin: mine
       ? { board: mine.board, thread_id: mine.thread_id, expires_at: mine.expires_at }

@@ -16,10 +16,10 @@
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/agents.ts";
+import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { EMPTY_STANDING, type VotingStanding } from "../votes/karma.ts";
 import { retireCommunityPinsOf } from "./book.ts";
-import { noteChangeAt } from "../../kv/read_scope.ts";
 import { supportOf } from "../votes/reputation.ts";
 
 export const VETERAN_RULES = {
@@ -68,7 +68,7 @@ export function mayEarn(
   rec: VeteranRecord | null,
   f: Pick<VeteranFacts, "now" | "createdAt" | "karma">,
 ): boolean {
-  return rec === null && f.now - f.createdAt >= VETERAN_RULES.min_age_seconds &&
+  return rec === null && reached(f.now, f.createdAt + VETERAN_RULES.min_age_seconds) &&
     f.karma >= VETERAN_RULES.min_karma;
 }
 
@@ -163,9 +163,6 @@ async function observePinRights(deps: Deps, agent: Agent, withSupporters: boolea
   const stored = vetEntry.value;
   const karma = (standingEntry.value ?? EMPTY_STANDING).karma;
   const base = { now, createdAt: agent.created_at, karma };
-  // Earning waits for the account's age (read caches must know when that changes).
-  const earnableAt = agent.created_at + VETERAN_RULES.min_age_seconds;
-  if (stored === null && now < earnableAt) noteChangeAt(earnableAt);
   const needSupporters = withSupporters || mayEarn(stored, base);
   const support = needSupporters
     ? await supportOf(deps, agent.id)

@@ -4,11 +4,10 @@
  */
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
-import { nextUtcMidnight, utcDay } from "../clock.ts";
+import { nextUtcMidnight, today } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { limitOf, type LimitSpec } from "../limits/rates.ts";
-import { noteChangeAt } from "../../kv/read_scope.ts";
 
 export const NEW_VOTES_PER_DAY = 20;
 
@@ -21,7 +20,7 @@ export const NEW_VOTES_LIMIT: LimitSpec = {
 };
 
 function allowanceKey(deps: Deps, agentId: string): Deno.KvKey {
-  return keys.quotaUsage("agent_votes", agentId, utcDay(deps.clock.now()));
+  return keys.quotaUsage("agent_votes", agentId, today(deps.clock.now()));
 }
 
 /**
@@ -58,7 +57,6 @@ export async function voteAllowance(deps: Deps, agentId: string) {
   const now = deps.clock.now();
   const used = (await deps.kv.get<number>(allowanceKey(deps, agentId))).value ?? 0;
   const limit = limitOf(deps, NEW_VOTES_LIMIT);
-  noteChangeAt(nextUtcMidnight(now)); // a new day's allowance
   return {
     daily_allowance: limit,
     used,

@@ -7,9 +7,9 @@
 import { type Board, keys } from "../../kv/keys.ts";
 import { listAll } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/agents.ts";
+import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "../board/messages.ts";
-import { noteChangeAt } from "../../kv/read_scope.ts";
 
 export const DAY = 86400;
 /** A peer is mature from this account age on. */
@@ -45,7 +45,7 @@ export interface ReceivedStats {
 
 /** True for an active account at least 7 days old at `now`. */
 export function isMaturePeer(agent: Agent | null | undefined, now: number): boolean {
-  return !!agent && agent.status === "active" && now - agent.created_at >= MATURE_AGE;
+  return !!agent && agent.status === "active" && reached(now, agent.created_at + MATURE_AGE);
 }
 
 /** 0 before 7 days, 1 from 7 to 29 days, 2 from 30 days. */
@@ -152,14 +152,10 @@ export async function receivedStats(
       if (!retained.has(seq)) continue;
       retainedNet += v.value;
       if (v.value === 1) upvoted = true;
-      if (now - v.cast_at >= REPUTATION_DELAY) settled += v.value;
-      else noteChangeAt(v.cast_at + REPUTATION_DELAY); // read caches: it settles then
+      if (reached(now, v.cast_at + REPUTATION_DELAY)) settled += v.value;
     }
     if (upvoted) stats.upvoters++;
     const voter = agents.get(voterId);
-    if (voter?.status === "active" && now - voter.created_at < MATURE_AGE) {
-      noteChangeAt(voter.created_at + MATURE_AGE); // the peer matures then
-    }
     if (!isMaturePeer(voter, now)) continue;
     if (settled > 0) stats.R++;
     if (retainedNet > 0) stats.P++;
