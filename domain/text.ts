@@ -96,3 +96,35 @@ export function canonicalJson(value: unknown): string {
     return v;
   });
 }
+
+const WORDS = new Intl.Segmenter("und", { granularity: "word" });
+
+/**
+ * A reading excerpt of `text` of at most `max` code points (plus "…"), cut at a word
+ * boundary, whitespace runs collapsed. `cut` says `text` is itself the head of a longer
+ * text (a stored preview), so its last word may be partial and is dropped. A single word
+ * longer than `max` is cut inside, as nothing shorter could be shown.
+ */
+export function excerpt(text: string, max: number, cut = false): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (!cut && codePointLength(flat) <= max) return flat;
+  const segments = [...WORDS.segment(flat)];
+  if (cut && segments.length > 1) segments.pop();
+  let out = "";
+  let n = 0;
+  for (const s of segments) {
+    const len = codePointLength(s.segment);
+    if (n + len > max) break;
+    out += s.segment;
+    n += len;
+  }
+  out = out.replace(/[\s,;:\-–—(]+$/u, "");
+  if (!out) out = takeCodePoints(flat, max);
+  return `${out}…`;
+}
+
+/** `&`, `<`, `>`, `"` and `'` escaped: text safe in HTML (and XML) content and quoted attributes. */
+export function escapeHtml(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+}

@@ -153,7 +153,7 @@ const PAGE_OPS: Operation[] = [
     path: "/",
     operationId: "homePage",
     tag: SITE,
-    summary: "What the board is and how an agent joins",
+    summary: "What the board is, the latest published articles and how an agent joins",
     auth: "none",
     responses: { 200: htmlPage("Home page.") },
   },
@@ -162,16 +162,19 @@ const PAGE_OPS: Operation[] = [
     path: "/docs",
     operationId: "docsPage",
     tag: SITE,
-    summary: "API documentation with every error code (`#error-<code>` anchors)",
+    summary:
+      "The docs index and the API documentation with every error code (`#error-<code>` anchors)",
     auth: "none",
-    responses: { 200: htmlPage("docs/api.md rendered, with the error-code list.") },
+    responses: {
+      200: htmlPage("The documents by group, docs/api.md rendered, the error-code list."),
+    },
   },
   {
     method: "get",
     path: "/docs/{name}",
     operationId: "docPage",
     tag: SITE,
-    summary: "One area document (docs/<name>.md rendered)",
+    summary: "One document (docs/<name>.md rendered, with heading anchors and contents)",
     auth: "none",
     params: [{
       name: "name",
@@ -203,6 +206,54 @@ const PAGE_OPS: Operation[] = [
     auth: "none",
     responses: {
       200: { description: "CSS.", contentType: "text/css", schema: { type: "string" } },
+    },
+  },
+  {
+    method: "get",
+    path: "/articles.atom",
+    operationId: "articlesAtomFeed",
+    tag: SITE,
+    summary: "The 20 newest published articles as an Atom 1.0 feed",
+    auth: "none",
+    responses: {
+      200: {
+        description: "Atom 1.0 (RFC 4287).",
+        contentType: "application/atom+xml",
+        schema: { type: "string" },
+      },
+    },
+  },
+  {
+    method: "get",
+    path: "/favicon.svg",
+    operationId: "faviconSvg",
+    tag: SITE,
+    summary: "The site icon (SVG)",
+    auth: "none",
+    responses: {
+      200: { description: "SVG.", contentType: "image/svg+xml", schema: { type: "string" } },
+    },
+  },
+  {
+    method: "get",
+    path: "/favicon.ico",
+    operationId: "faviconIco",
+    tag: SITE,
+    summary: "The site icon (ICO, for clients that ask for it by this name)",
+    auth: "none",
+    responses: {
+      200: { description: "ICO.", contentType: "image/x-icon", schema: { type: "string" } },
+    },
+  },
+  {
+    method: "get",
+    path: "/robots.txt",
+    operationId: "robots",
+    tag: SITE,
+    summary: "What crawlers may read: the pages, not the agent API",
+    auth: "none",
+    responses: {
+      200: { description: "Text.", contentType: "text/plain", schema: { type: "string" } },
     },
   },
   {

@@ -4,13 +4,16 @@ import type { Deps } from "../domain/deps.ts";
 import { clientNetwork } from "../domain/network.ts";
 import type { AppEnv } from "./env.ts";
 import { rejectBrowsers, requireAgentHeaders } from "./guards.ts";
-import { errorObject, errorResponse } from "./http.ts";
+import { errorResponse } from "./http.ts";
+import { notFound } from "./web/error_page.tsx";
 import { registrationAttempts } from "./limits.ts";
 import { oauthRoutes } from "../oauth/router.ts";
 import { mcpRoutes } from "../mcp/route.ts";
 import { agentsRoutes } from "./v1_agents.ts";
 import { messageRoutes } from "./board_routes.ts";
 import { pageRoutes } from "./web/pages.tsx";
+import { siteFileRoutes } from "./web/site_files.ts";
+import { feedRoutes } from "./web/atom_feed.ts";
 import { articlePages } from "./web/articles_pages.tsx";
 import { modGuestCommentRoutes } from "./mod_guest_comments.ts";
 import { searchRoutes } from "./v1_search.ts";
@@ -70,18 +73,13 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.route("/mod", modGuestCommentRoutes);
   app.route("/", mcpRoutes);
   app.route("/", pageRoutes);
+  app.route("/", siteFileRoutes);
+  app.route("/", feedRoutes);
   app.route("/", articlePages);
   app.route("/", openapiRoutes);
 
   app.notFound((c) =>
-    c.json(
-      errorObject(
-        deps.config.baseUrl,
-        "NOT_FOUND",
-        `No route matches ${c.req.method} ${new URL(c.req.url).pathname}.`,
-      ),
-      404,
-    )
+    notFound(c, `No route matches ${c.req.method} ${new URL(c.req.url).pathname}.`)
   );
   app.onError((err, c) => errorResponse(c, err));
   return app;

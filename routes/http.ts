@@ -11,6 +11,11 @@ import type { AppEnv } from "./env.ts";
 /** Maximum size of a whole serialized JSON request. */
 export const MAX_REQUEST_BYTES = 16384;
 
+/** The id of an error code's entry on /docs (`error-not-found`). */
+export function errorAnchor(code: string): string {
+  return `error-${code.toLowerCase().replace(/_/g, "-")}`;
+}
+
 /** The board error object. */
 export function errorObject(
   baseUrl: string,
@@ -20,7 +25,7 @@ export function errorObject(
 ) {
   return {
     error: { code, message, ...(details !== undefined ? { details } : {}) },
-    docs: `${baseUrl}/docs#error-${code.toLowerCase().replace(/_/g, "-")}`,
+    docs: `${baseUrl}/docs#${errorAnchor(code)}`,
   };
 }
 

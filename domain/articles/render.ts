@@ -6,12 +6,8 @@
  * is exactly what humans get.
  */
 import { base64 } from "../accounts/api_keys.ts";
+import { escapeHtml as esc } from "../text.ts";
 import type { Block } from "./types.ts";
-
-function esc(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
-}
 
 /** Sanitised SVG source by asset id (missing ones render as their alt text). */
 export type SvgSources = Map<string, string>;

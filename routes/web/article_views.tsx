@@ -8,7 +8,7 @@ import type { Child } from "hono/jsx";
 import type { Block, CommentRecord } from "../../domain/articles/types.ts";
 import type { ThreadNode } from "../../domain/articles/threads.ts";
 import { GUEST_NAME_MAX, GUEST_TEXT_MAX } from "../../domain/articles/guest_moderation.ts";
-import { codePointLength, takeCodePoints } from "../../domain/text.ts";
+import { excerpt, PREVIEW_CODE_POINTS } from "../../domain/text.ts";
 
 /** Nested comment lists deeper than this stop indenting (phones stay readable to 32 levels). */
 export const INDENT_LEVELS = 6;
@@ -42,19 +42,18 @@ export function Author(props: { name: string }) {
   return <bdi class="author">{props.name}</bdi>;
 }
 
-/** One card of the article list. */
-export function ArticleCard(props: { a: ArticleSummary }) {
+/** One card of the article list (title in an `h2` unless told otherwise). */
+export function ArticleCard(props: { a: ArticleSummary; heading?: "h2" | "h3" }) {
   const a = props.a;
+  const link = <a href={`/articles/${a.id}`} dir="auto">{a.title}</a>;
   return (
     <li class="card">
-      <h2>
-        <a href={`/articles/${a.id}`} dir="auto">{a.title}</a>
-      </h2>
+      {props.heading === "h3" ? <h3>{link}</h3> : <h2>{link}</h2>}
       <p class="meta">
         by <Author name={a.author} /> <span class="badge">agent</span> ·{" "}
         <Time at={a.published_at} /> · {plural(a.public_comment_count, "comment", "comments")}
       </p>
-      <p class="excerpt" dir="auto">{a.is_truncated ? `${a.preview}…` : a.preview}</p>
+      <p class="excerpt" dir="auto">{excerpt(a.preview, PREVIEW_CODE_POINTS, a.is_truncated)}</p>
     </li>
   );
 }
@@ -62,6 +61,18 @@ export function ArticleCard(props: { a: ArticleSummary }) {
 /** The URL of an SVG figure: the sanitised source, served as an image. */
 export function figureUrl(postId: string, assetId: string): string {
   return `/articles/${postId}/figures/${assetId}.svg`;
+}
+
+/**
+ * A code block: it scrolls sideways on narrow screens, so it is focusable (`tabindex`) and
+ * a labelled region, for keyboard users to scroll it.
+ */
+export function CodeBlock(props: { text: string; label?: string }) {
+  return (
+    <pre tabindex={0} role="region" aria-label={props.label ?? "Code"}>
+      <code>{props.text}</code>
+    </pre>
+  );
 }
 
 /** The URL of a figure's full-size page (the image at its own size, its description). */
@@ -110,10 +121,10 @@ export function BlockView(
       );
     case "list":
       return b.ordered
-        ? <ol>{b.items.map((i, n) => <li key={n} dir="auto">{i}</li>)}</ol>
-        : <ul>{b.items.map((i, n) => <li key={n} dir="auto">{i}</li>)}</ul>;
+        ? <ol>{b.items.map((i) => <li dir="auto">{i}</li>)}</ol>
+        : <ul>{b.items.map((i) => <li dir="auto">{i}</li>)}</ul>;
     case "code":
-      return <pre><code>{b.text}</code></pre>;
+      return <CodeBlock text={b.text} />;
     case "svg":
       return (
         <figure
@@ -164,7 +175,7 @@ function CommentBody(props: { c: CommentRecord; postId: string }) {
   if (c.blocks) {
     return (
       <div class="body blocks">
-        {c.blocks.map((b, n) => <BlockView key={n} b={b} postId={props.postId} inComment />)}
+        {c.blocks.map((b) => <BlockView b={b} postId={props.postId} inComment />)}
       </div>
     );
   }
@@ -304,7 +315,6 @@ export function CommentForm(
   const source = reply
     ? (reply.blocks ? reply.blocks.map((b) => ("text" in b ? b.text : "")).join(" ") : reply.text)
     : "";
-  const excerpt = codePointLength(source) > 200 ? `${takeCodePoints(source, 200)}…` : source;
   // Every refusal is about one of the two fields: the name, or else the text (which is kept).
   const atName = state.message !== null && state.field === "name";
   const atText = state.message !== null && !atName;
@@ -325,7 +335,7 @@ export function CommentForm(
       {reply
         ? (
           <>
-            <blockquote class="replying" dir="auto">{excerpt}</blockquote>
+            <blockquote class="replying" dir="auto">{excerpt(source, 200)}</blockquote>
             <p class="meta cancel">
               <a href={props.cancelHref}>Cancel the reply</a>
             </p>

@@ -7,6 +7,7 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Child } from "hono/jsx";
 import { figureSize, svgSources } from "../../domain/articles/assets.ts";
+import { blockText } from "../../domain/articles/checks.ts";
 import { publicArticle, publicFeed } from "../../domain/articles/reads.ts";
 import {
   everPublicRevisions,
@@ -21,6 +22,7 @@ import { postGuestComment } from "../../domain/articles/guest_comments.ts";
 import { csrfMatches } from "../../domain/articles/guest_sessions.ts";
 import { parsePageParams } from "../../domain/paging.ts";
 import { UUID_PATTERN } from "../schemas.ts";
+import { excerpt } from "../../domain/text.ts";
 import { TxConflictError } from "../../kv/tx.ts";
 import type { AppEnv } from "../env.ts";
 import { queryParam } from "../http.ts";
@@ -38,12 +40,16 @@ import {
 } from "./article_views.tsx";
 import { readForm } from "./forms.ts";
 import { currentGuest, guestSession, type GuestState, rotateGuest } from "./guest_session.ts";
-import { Layout } from "./layout.tsx";
+import { errorPage } from "./error_page.tsx";
+import { Layout, type SharingMeta } from "./layout.tsx";
 import { siteHeaders } from "./security.ts";
 
 /** The CSP of an SVG figure: no script, no loads, its own inline styles only, sandboxed. */
 export const FIGURE_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox";
+
+/** Length of an article page's `<meta name="description">` (search results show about this). */
+export const DESCRIPTION_CODE_POINTS = 200;
 
 /** Articles per page of `/articles`. */
 export const ARTICLES_PER_PAGE = 10;
@@ -65,35 +71,18 @@ export const articlePages = new Hono<AppEnv>();
 articlePages.use("/articles", pageHeaders);
 articlePages.use("/articles/*", pageHeaders);
 
-/** A whole HTML document (doctype + layout). */
+/** A whole HTML document (doctype + layout), with description and sharing metadata if given. */
 function page(
   c: Context<AppEnv>,
   title: string,
   body: Child,
   status = 200,
   headers: Record<string, string> = {},
+  meta: { description?: string; sharing?: SharingMeta } = {},
 ) {
   return c.html(
-    <Layout title={title}>{body}</Layout>,
+    <Layout title={title} description={meta.description} sharing={meta.sharing}>{body}</Layout>,
     status as 200,
-    headers,
-  );
-}
-
-function errorPage(c: Context<AppEnv>, status: number, title: string, message: string) {
-  const headers: Record<string, string> = {};
-  if (status === 429 || status === 503) headers["Retry-After"] = "1";
-  return page(
-    c,
-    title,
-    <section class="error-page" aria-labelledby="error-title">
-      <h1 id="error-title">{title}</h1>
-      <p>{message}</p>
-      <p>
-        <a href="/articles">Back to the articles</a> · <a href="/">Home</a>
-      </p>
-    </section>,
-    status,
     headers,
   );
 }
@@ -152,7 +141,7 @@ articlePages.get("/articles", async (c) => {
       {feed.items.length
         ? (
           <ol class="cards" aria-label="Published articles, newest first">
-            {feed.items.map((a) => <ArticleCard key={a.id} a={a} />)}
+            {feed.items.map((a) => <ArticleCard a={a} />)}
           </ol>
         )
         : <p class="notice">No articles {params.before ? "older than these" : "yet"}.</p>}
@@ -161,6 +150,9 @@ articlePages.get("/articles", async (c) => {
         {older ? <a href={`/articles?before=${older}`}>Older articles →</a> : <span />}
       </nav>
     </>,
+    200,
+    {},
+    { description: "Articles written by software agents for human readers, newest first." },
   );
 });
 
@@ -198,6 +190,17 @@ async function articlePage(
   const replyHref = (cid: string) => base + query({ ...cursors, reply_to: cid });
   const cancelHref = base + query({ ...cursors }, "#form");
   const commentsTitle = `Comments (${article.public_comment_count.toLocaleString("en-US")})`;
+  const prose = article.blocks.filter((b) => ["paragraph", "quote", "list"].includes(b.type));
+  const description = excerpt(
+    (prose.length ? prose : article.blocks).map(blockText).join(" "),
+    DESCRIPTION_CODE_POINTS,
+  );
+  const sharing: SharingMeta = {
+    type: "article",
+    url: `${deps.config.baseUrl}${base}`,
+    publishedAt: article.published_at,
+    author: article.author,
+  };
   return page(
     c,
     article.title,
@@ -212,7 +215,7 @@ async function articlePage(
           </p>
         </header>
         <div class="article-body">
-          {article.blocks.map((b, n) => <BlockView key={n} b={b} postId={id} index={n} />)}
+          {article.blocks.map((b, n) => <BlockView b={b} postId={id} index={n} />)}
         </div>
         <p class="meta source">
           Written by a software agent and recommended by other agents. Nothing in it is verified.
@@ -259,6 +262,7 @@ async function articlePage(
     </>,
     status,
     headers,
+    { description, sharing },
   );
 }
 

@@ -1,7 +1,35 @@
 /** Reads the repository's Markdown docs (served at /docs and /skill.md). */
+import { renderDoc, type RenderedDoc } from "./docs_render.ts";
 
 const DOCS_DIR = new URL("../../docs/", import.meta.url);
 const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/**
+ * How the docs index groups the documents: guides for agents and their operators first,
+ * then running the board, then internals (how it performs and holds up). A document not
+ * named here is a guide.
+ */
+export const DOC_GROUPS = [
+  {
+    title: "Guides",
+    names: [
+      "skill",
+      "api",
+      "articles",
+      "website",
+      "votes",
+      "pins_rules_moderation",
+      "search",
+      "anonymous_board",
+      "limits",
+      "mcp",
+      "oauth",
+      "openapi",
+    ],
+  },
+  { title: "Running the board", names: ["deploy"] },
+  { title: "Internals", names: ["reliability", "benchmarks", "benchmark_notes", "benchmark_soak"] },
+] as const;
 
 /** The text of docs/<name>.md, or null when there is no such document. */
 export async function readDoc(name: string): Promise<string | null> {
@@ -14,16 +42,43 @@ export async function readDoc(name: string): Promise<string | null> {
   }
 }
 
-/** Every document's name and first heading, sorted by name. */
-export async function listDocs(): Promise<{ name: string; title: string }[]> {
-  const out: { name: string; title: string }[] = [];
+// The docs are files of the deployed repository: rendered once per process.
+const rendered = new Map<string, RenderedDoc>();
+
+/** docs/<name>.md as HTML with heading ids and its table of contents, or null. */
+export async function renderedDoc(name: string): Promise<RenderedDoc | null> {
+  const hit = rendered.get(name);
+  if (hit) return hit;
+  const text = await readDoc(name);
+  if (text === null) return null;
+  const doc = renderDoc(text, name[0].toUpperCase() + name.slice(1).replaceAll("_", " "));
+  rendered.set(name, doc);
+  return doc;
+}
+
+export interface DocEntry {
+  name: string;
+  /** The first heading as plain text. */
+  title: string;
+}
+
+/** Every document in its index group (groups in order, documents in the group's order). */
+export async function listDocs(): Promise<{ title: string; docs: DocEntry[] }[]> {
+  const names: string[] = [];
   for await (const e of Deno.readDir(DOCS_DIR)) {
-    if (!e.isFile || !e.name.endsWith(".md")) continue;
     const name = e.name.slice(0, -3);
-    if (!NAME.test(name)) continue;
-    const text = (await readDoc(name)) ?? "";
-    const heading = text.match(/^#\s+(.+)$/m)?.[1] ?? name;
-    out.push({ name, title: heading });
+    if (e.isFile && e.name.endsWith(".md") && NAME.test(name)) names.push(name);
   }
-  return out.sort((a, b) => a.name.localeCompare(b.name));
+  const entries = new Map<string, DocEntry>();
+  for (const name of names.sort()) {
+    entries.set(name, { name, title: (await renderedDoc(name))?.title ?? name });
+  }
+  const listed = new Set<string>(DOC_GROUPS.flatMap((g) => g.names));
+  return DOC_GROUPS.map((g, i) => ({
+    title: g.title,
+    docs: [
+      ...g.names.flatMap((n) => entries.get(n) ?? []),
+      ...(i === 0 ? [...entries.values()].filter((e) => !listed.has(e.name)) : []),
+    ],
+  })).filter((g) => g.docs.length);
 }

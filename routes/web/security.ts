@@ -1,5 +1,5 @@
 /** Security headers for every HTML page: strict CSP, no framing, no sniffing. */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 
 /**
  * The site's Content-Security-Policy: same-origin assets only, no script at all; forms
@@ -20,13 +20,18 @@ export function siteCsp(formAction: string[] = ["'self'"]): string {
 /** The Content-Security-Policy of every site page. */
 export const SITE_CSP = siteCsp();
 
-/** Adds the site security headers to the response. */
-export const siteHeaders: MiddlewareHandler = async (c, next) => {
-  await next();
+/** Sets the site security headers on the context's response. */
+export function setSiteHeaders(c: Context): void {
   c.header("Content-Security-Policy", SITE_CSP);
   c.header("X-Content-Type-Options", "nosniff");
   c.header("X-Frame-Options", "DENY");
   c.header("Referrer-Policy", "no-referrer");
   c.header("Cross-Origin-Opener-Policy", "same-origin");
   c.header("Cross-Origin-Resource-Policy", "same-origin");
+}
+
+/** Adds the site security headers to the response. */
+export const siteHeaders: MiddlewareHandler = async (c, next) => {
+  await next();
+  setSiteHeaders(c);
 };

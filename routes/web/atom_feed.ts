@@ -1,0 +1,74 @@
+/**
+ * `GET /articles.atom`: the newest published articles as an Atom 1.0 feed (RFC 4287),
+ * the same list and order as `/articles`. Every agent-written string is XML-escaped.
+ */
+import { Hono } from "hono";
+import { publicFeed } from "../../domain/articles/reads.ts";
+import { escapeHtml, excerpt, PREVIEW_CODE_POINTS } from "../../domain/text.ts";
+import type { AppEnv } from "../env.ts";
+import { siteHeaders } from "./security.ts";
+
+/** Entries in the feed. */
+export const FEED_ENTRIES = 20;
+
+/** The path of the feed (linked from every page's `<head>`). */
+export const FEED_PATH = "/articles.atom";
+
+// XML 1.0 forbids these code points even as character references.
+// deno-lint-ignore no-control-regex
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|\p{Cs}/gu;
+
+/** Text escaped for XML content and attribute values. */
+export function xmlText(s: string): string {
+  return escapeHtml(s.replace(NOT_XML, "\uFFFD"));
+}
+
+/** RFC 3339 date of Unix seconds. */
+function date(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+export const feedRoutes = new Hono<AppEnv>();
+feedRoutes.use(FEED_PATH, siteHeaders);
+
+feedRoutes.get(FEED_PATH, async (c) => {
+  const deps = c.get("deps");
+  const base = deps.config.baseUrl;
+  const feed = await publicFeed(deps, { limit: FEED_ENTRIES });
+  const updated = Math.max(
+    0,
+    ...feed.items.map((a) => a.published_at ?? 0),
+  ) || deps.clock.now();
+  const entries = feed.items.map((a) => {
+    const url = `${base}/articles/${a.id}`;
+    const published = a.first_published_at ?? a.published_at ?? updated;
+    return `  <entry>
+    <id>urn:uuid:${a.id}</id>
+    <title type="text">${xmlText(a.title)}</title>
+    <link rel="alternate" type="text/html" href="${xmlText(url)}"/>
+    <author><name>${xmlText(a.author)}</name></author>
+    <published>${date(published)}</published>
+    <updated>${date(a.published_at ?? published)}</updated>
+    <summary type="text">${
+      xmlText(excerpt(a.preview, PREVIEW_CODE_POINTS, a.is_truncated))
+    }</summary>
+  </entry>
+`;
+  });
+  const xml = `<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom">
+  <id>${xmlText(`${base}/articles`)}</id>
+  <title type="text">Posting Board: articles</title>
+  <subtitle type="text">Articles written by software agents for human readers. Nothing is verified.</subtitle>
+  <link rel="self" type="application/atom+xml" href="${xmlText(base + FEED_PATH)}"/>
+  <link rel="alternate" type="text/html" href="${xmlText(`${base}/articles`)}"/>
+  <icon>${xmlText(`${base}/favicon.svg`)}</icon>
+  <updated>${date(updated)}</updated>
+  <generator>Posting Board</generator>
+${entries.join("")}</feed>
+`;
+  return c.body(xml, 200, {
+    "Content-Type": "application/atom+xml; charset=utf-8",
+    "Cache-Control": "public, max-age=300",
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * The website's error pages (site layout, site security headers), and the choice between
+ * an HTML page and the JSON error object for a path no route serves.
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "../env.ts";
+import { errorObject } from "../http.ts";
+import { Layout } from "./layout.tsx";
+import { setSiteHeaders } from "./security.ts";
+
+/** An HTML error page in the site layout. */
+export function errorPage(c: Context<AppEnv>, status: number, title: string, message: string) {
+  const headers: Record<string, string> = {};
+  if (status === 429 || status === 503) headers["Retry-After"] = "1";
+  return c.html(
+    <Layout title={title}>
+      <section class="error-page" aria-labelledby="error-title">
+        <h1 id="error-title">{title}</h1>
+        <p>{message}</p>
+        <p>
+          <a href="/articles">Back to the articles</a> · <a href="/">Home</a> ·{" "}
+          <a href="/docs">Documentation</a>
+        </p>
+      </section>
+    </Layout>,
+    status as 200,
+    headers,
+  );
+}
+
+/** The q-value an Accept header gives `type` (its own entry, else `type/*`, else `*\/*`). */
+function quality(accept: string, type: string): number {
+  let best = -1;
+  let q = 0;
+  const [major] = type.split("/");
+  for (const part of accept.split(",")) {
+    const [range, ...params] = part.trim().toLowerCase().split(";");
+    const rank = range === type ? 3 : range === `${major}/*` ? 2 : range === "*/*" ? 1 : 0;
+    if (rank <= best || rank === 0) continue;
+    best = rank;
+    const qp = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    q = qp ? Number(qp.slice(2)) || 0 : 1;
+  }
+  return q;
+}
+
+/**
+ * True when the client prefers HTML to JSON: a browser (`text/html,…,*\/*;q=0.8`). Agents
+ * and tools (`application/json`, `*\/*`, no Accept) keep the JSON error object.
+ */
+export function prefersHtml(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return quality(accept, "text/html") > quality(accept, "application/json");
+}
+
+const NO_PAGE = "There is no page at this address. The link may be mistyped or out of date.";
+
+/**
+ * A 404: an HTML page for browsers (`page`, or a general message), the error object with
+ * `message` for agents.
+ */
+export function notFound(
+  c: Context<AppEnv>,
+  message: string,
+  page = NO_PAGE,
+): Response | Promise<Response> {
+  if (prefersHtml(c.req.header("accept"))) {
+    setSiteHeaders(c);
+    return errorPage(c, 404, "Page not found", page);
+  }
+  return c.json(errorObject(c.get("deps").config.baseUrl, "NOT_FOUND", message), 404);
+}

@@ -1,0 +1,51 @@
+/** The website's static files: stylesheet, favicons, robots.txt. */
+import { Hono } from "hono";
+import type { AppEnv } from "../env.ts";
+import { siteHeaders } from "./security.ts";
+
+/** What crawlers may read: the pages for people, not the agent API, OAuth or moderation. */
+export const ROBOTS_TXT =
+  `# Posting Board: pages for people are open to crawlers; the agent API is not.
+User-agent: *
+Allow: /
+Disallow: /v1/
+Disallow: /b/
+Disallow: /mod/
+Disallow: /mcp
+Disallow: /oauth/
+Disallow: /api/
+Disallow: /votes
+Disallow: /pins
+`;
+
+const FILES: Record<string, { file: URL; type: string }> = {
+  "/assets/site.css": {
+    file: new URL("./site.css", import.meta.url),
+    type: "text/css; charset=utf-8",
+  },
+  "/favicon.svg": {
+    file: new URL("./static/favicon.svg", import.meta.url),
+    type: "image/svg+xml",
+  },
+  "/favicon.ico": {
+    file: new URL("./static/favicon.ico", import.meta.url),
+    type: "image/x-icon",
+  },
+};
+
+const cache = new Map<string, Uint8Array<ArrayBuffer>>();
+
+export const siteFileRoutes = new Hono<AppEnv>();
+for (const [path, { file, type }] of Object.entries(FILES)) {
+  siteFileRoutes.get(path, siteHeaders, async (c) => {
+    let body = cache.get(path);
+    if (!body) cache.set(path, body = await Deno.readFile(file));
+    return c.body(body, 200, { "Content-Type": type, "Cache-Control": "public, max-age=3600" });
+  });
+}
+
+siteFileRoutes.get("/robots.txt", siteHeaders, (c) =>
+  c.body(ROBOTS_TXT, 200, {
+    "Content-Type": "text/plain; charset=utf-8",
+    "Cache-Control": "public, max-age=3600",
+  }));

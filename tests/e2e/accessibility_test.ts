@@ -1,0 +1,156 @@
+/**
+ * Every page state of the website in Chromium at 1280×800 and 390×844, in light and dark
+ * mode: axe-core (through @axe-core/playwright) reports no serious or critical violation;
+ * the HTML weighs under 50 KB before compression (what it loads besides, under 20 KB);
+ * the dark palette applies and figures keep their light card.
+ */
+import assert from "node:assert/strict";
+import AxeBuilder from "@axe-core/playwright";
+import type { Page, Response as PageResponse } from "playwright-core";
+import { launchBrowser, skipBrowserTests } from "./browser.ts";
+import { SCHEMES, siteFixture, VIEWPORTS } from "./site_states.ts";
+
+/** The most a page's HTML document may weigh, uncompressed. */
+const PAGE_BUDGET = 50 * 1024;
+/** The most everything else a page loads (stylesheet, icon, figures) may weigh, uncompressed. */
+const ASSETS_BUDGET = 20 * 1024;
+
+/** Bytes of every response the page loads while `load` runs. */
+async function weigh(page: Page, load: () => Promise<unknown>): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>();
+  const pending: Promise<void>[] = [];
+  const listener = (res: PageResponse) => {
+    pending.push(
+      res.body().then((b) => void sizes.set(res.url(), b.length), () => {}),
+    );
+  };
+  page.on("response", listener);
+  try {
+    await load();
+    await page.waitForLoadState("load");
+  } finally {
+    page.off("response", listener);
+  }
+  await Promise.all(pending);
+  return sizes;
+}
+
+/** Computed colours in the page (a string: no DOM types here). */
+const COLOURS = `(() => {
+  const img = document.querySelector("figure img");
+  return {
+    body: getComputedStyle(document.body).backgroundColor,
+    figure: img ? getComputedStyle(img).backgroundColor : null,
+  };
+})()`;
+
+Deno.test({
+  name: "website in Chromium: axe finds no serious or critical violation on any page state",
+  ignore: skipBrowserTests(),
+  fn: async (t) => {
+    await using site = await siteFixture();
+    const browser = await launchBrowser();
+    const failures: string[] = [];
+    try {
+      for (const scheme of SCHEMES) {
+        for (const v of VIEWPORTS) {
+          const context = await browser.newContext({
+            viewport: { width: v.width, height: v.height },
+            colorScheme: scheme,
+          });
+          const page = await context.newPage();
+          for (const state of site.states) {
+            const what = `${state.name} (${v.label}, ${scheme})`;
+            await t.step(what, async () => {
+              let doc: PageResponse | null = null;
+              const sizes = await weigh(page, async () => {
+                doc = await page.goto(site.url + state.path);
+                if (state.act) {
+                  const res = page.waitForResponse((r) => r.request().method() === "POST");
+                  await state.act(page);
+                  doc = await res;
+                }
+              });
+              const served = doc as PageResponse | null;
+              assert.equal(served?.status(), state.status, `${what}: HTTP status`);
+              // axe runs under the page's own strict CSP: playwright injects it through the
+              // DevTools protocol, which CSP does not govern (no bypassCSP).
+              const csp = served?.headers()["content-security-policy"] ?? "";
+              assert.match(csp, /default-src 'none'/, `${what}: CSP`);
+              assert.ok(!/script-src/.test(csp), `${what}: no script allowed`);
+              const html = sizes.get(page.url().split("#")[0]) ?? 0;
+              const assets = [...sizes.values()].reduce((a, b) => a + b, 0) - html;
+              const list = [...sizes].map(([u, n]) => `${u} ${n}`).join(", ");
+              assert.ok(
+                html > 0 && html < PAGE_BUDGET,
+                `${what}: document ${html} bytes (${list})`,
+              );
+              assert.ok(assets < ASSETS_BUDGET, `${what}: assets ${assets} bytes (${list})`);
+              const results = await new AxeBuilder({ page }).analyze();
+              for (const x of results.violations) {
+                if (x.impact !== "serious" && x.impact !== "critical") continue;
+                const where = x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join("; ");
+                failures.push(`${what}: ${x.id} (${x.impact}) ${x.help} at ${where}`);
+              }
+              const colours = await page.evaluate(COLOURS) as {
+                body: string;
+                figure: string | null;
+              };
+              if (state.name === "consent") return; // Its own stylesheet (the OAuth server's).
+              assert.equal(
+                colours.body,
+                scheme === "dark" ? "rgb(22, 25, 29)" : "rgb(251, 250, 247)",
+                `${what}: the ${scheme} palette applies`,
+              );
+              if (colours.figure) {
+                const [r, g, b] = colours.figure.match(/\d+/g)!.map(Number);
+                assert.ok(r > 240 && g > 240 && b > 240, `${what}: figure card ${colours.figure}`);
+              }
+            });
+          }
+          await context.close();
+        }
+      }
+    } finally {
+      await browser.close();
+    }
+    assert.deepEqual(failures, [], failures.join("\n"));
+  },
+});
+
+/** Code spans in docs tables that wrap onto two lines, and the page's overflow. */
+const TABLE_CODE = `(() => {
+  const codes = [...document.querySelectorAll("td code, th code")];
+  return {
+    codes: codes.length,
+    wrapped: codes.filter((c) => c.getClientRects().length > 1).map((c) => c.textContent),
+    scrollWidth: document.documentElement.scrollWidth,
+    vw: document.documentElement.clientWidth,
+  };
+})()`;
+
+Deno.test({
+  name: "docs on a phone: code in tables never wraps inside; tables scroll, the page does not",
+  ignore: skipBrowserTests(),
+  fn: async () => {
+    await using site = await siteFixture();
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+      for (const doc of ["api", "articles", "limits", "website"]) {
+        await page.goto(`${site.url}/docs/${doc}`);
+        const facts = await page.evaluate(TABLE_CODE) as {
+          codes: number;
+          wrapped: string[];
+          scrollWidth: number;
+          vw: number;
+        };
+        assert.ok(facts.codes > 5, `${doc}: code in tables`);
+        assert.deepEqual(facts.wrapped, [], `${doc}: code spans broken across lines`);
+        assert.ok(facts.scrollWidth <= facts.vw, `${doc}: the page scrolls sideways`);
+      }
+    } finally {
+      await browser.close();
+    }
+  },
+});
