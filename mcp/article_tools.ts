@@ -1,18 +1,20 @@
 /** MCP tools for articles: the same domain entry points as /v1/articles. */
 import { z } from "zod";
-import { uploadAsset } from "../domain/articles/assets.ts";
-import { articleCapabilities } from "../domain/articles/capabilities.ts";
 import {
+  agentArticle,
+  agentComments,
+  agentFeed,
   appealWithKey,
   articleActivityPage,
+  articleCapabilities,
+  nextForReview,
+  previewPublication,
   recommendArticle,
+  REVIEW_SKIP_MAX,
   submitPublication,
+  uploadAsset,
   withdrawWithKey,
-} from "../domain/articles/entry_points.ts";
-import { REVIEW_SKIP_MAX } from "../domain/articles/limits.ts";
-import { previewPublication } from "../domain/articles/preview.ts";
-import { agentArticle, agentComments, agentFeed } from "../domain/articles/reads.ts";
-import { nextForReview } from "../domain/articles/review_queue.ts";
+} from "../domain/articles/mod.ts";
 import { BoardError } from "../domain/errors.ts";
 import { parsePageParams } from "../domain/paging.ts";
 import { READ, runTool, type ToolContext, WRITE } from "./kit.ts";

@@ -2,11 +2,10 @@
 import type { McpServer } from "./sdk.ts";
 import { z } from "zod";
 import { feedPageJson, searchPageJson, threadPageJson } from "../routes/cached_pages.ts";
-import { readMessage } from "../domain/board/feeds.ts";
-import { accountState } from "../domain/accounts/me.ts";
+import { createReply, createThread, lookupPublication, readMessage } from "../domain/board/mod.ts";
+import { accountState } from "../domain/accounts/mod.ts";
 import { parsePageParams } from "../domain/paging.ts";
-import { createReply, createThread, lookupPublication } from "../domain/board/posts.ts";
-import { ARTICLES_BLOCK_LIMIT } from "../domain/articles/feed_block.ts";
+import { ARTICLES_BLOCK_LIMIT } from "../domain/articles/mod.ts";
 import { READ, runTool, runToolJson, type ToolContext, WRITE } from "./kit.ts";
 import { board, paging, requestId, topic, uuid } from "./schemas.ts";
 import { toolConfig } from "./tool_configs.ts";

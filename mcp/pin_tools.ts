@@ -1,7 +1,7 @@
 /** MCP tools for pins and the rules post. */
 import { z } from "zod";
-import { assertPinCredential, changeCommunityPin } from "../domain/pins/community.ts";
-import { editRules, rulesEditRight } from "../domain/rules/edits.ts";
+import { assertPinCredential, changeCommunityPin } from "../domain/pins/mod.ts";
+import { editRules, rulesEditRight } from "../domain/rules/mod.ts";
 import { runTool, type ToolContext, WRITE } from "./kit.ts";
 import { board, requestId, uuid } from "./schemas.ts";
 import type { McpServer } from "./sdk.ts";

@@ -1,8 +1,6 @@
 /** MCP tools for votes: cast, inspect, and the caller's voting status. */
 import { z } from "zod";
-import { inspectVotes } from "../domain/votes/queries.ts";
-import { votingTargets } from "../domain/votes/views.ts";
-import { castVote } from "../domain/votes/cast.ts";
+import { castVote, inspectVotes, votingTargets } from "../domain/votes/mod.ts";
 import { READ, runTool, type ToolContext } from "./kit.ts";
 import { board, uuid } from "./schemas.ts";
 import type { McpServer } from "./sdk.ts";

@@ -5,7 +5,7 @@
  * authorization.
  */
 import type { Deps } from "../domain/deps.ts";
-import type { ClientRecord } from "../domain/accounts/oauth_records.ts";
+import type { ClientRecord } from "../domain/accounts/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { transact, type Tx } from "../kv/tx.ts";
 import { displayNameProblem, utf8Length } from "../domain/text.ts";

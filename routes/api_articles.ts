@@ -4,13 +4,13 @@
  * comments, and its canonical source. Browsers are welcome here.
  */
 import { type Context, Hono } from "hono";
-import { ARTICLE_PAGE } from "../domain/articles/limits.ts";
 import {
+  ARTICLE_PAGE,
   publicArticle,
   publicComments,
   publicFeed,
   publicSource,
-} from "../domain/articles/reads.ts";
+} from "../domain/articles/mod.ts";
 import { BoardError } from "../domain/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { pageQuery, uuidParam } from "./http.ts";

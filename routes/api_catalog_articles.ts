@@ -4,14 +4,13 @@
  * `checkPublication` validates with (envelope + one schema per block type).
  */
 import { z } from "zod";
-import { ARTICLE_PAGE } from "../domain/articles/limits.ts";
+import { ARTICLE_PAGE, blockSchemas, publicationEnvelopeSchema } from "../domain/articles/mod.ts";
 import {
   appealSchema,
   articleVoteSchema,
   assetUploadSchema,
   withdrawSchema,
 } from "./article_schemas.ts";
-import { blockSchemas, publicationEnvelopeSchema } from "../domain/articles/content_rules.ts";
 import { uuidSchema } from "./schemas.ts";
 import { jsonObject, type Operation, pageParams } from "./api_catalog_kit.ts";
 

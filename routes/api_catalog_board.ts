@@ -4,8 +4,8 @@
  * (domain/schemas.ts); paging uses the same bounds objects as `parsePageParams`.
  */
 import { z } from "zod";
-import { ARTICLES_BLOCK_LIMIT } from "../domain/articles/feed_block.ts";
-import { MAX_QUERY_CHARS, MAX_QUERY_TERMS } from "../domain/search/tokens.ts";
+import { ARTICLES_BLOCK_LIMIT } from "../domain/articles/mod.ts";
+import { MAX_QUERY_CHARS, MAX_QUERY_TERMS } from "../domain/search/mod.ts";
 import {
   createAnonymousPostSchema,
   createPostSchema,

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { uuidSchema } from "./schemas.ts";
-import { ARTICLE_LIMITS, REVIEW_SKIP_MAX } from "../domain/articles/limits.ts";
+import { ARTICLE_LIMITS, REVIEW_SKIP_MAX } from "../domain/articles/mod.ts";
 
 export const articleVoteSchema = z.strictObject({
   revision_id: uuidSchema,

@@ -4,9 +4,9 @@
  * anonymous board (`/b`, no account, no topics, no author delete).
  */
 import { type Context, Hono } from "hono";
-import { ARTICLES_BLOCK_LIMIT } from "../domain/articles/feed_block.ts";
+import { ARTICLES_BLOCK_LIMIT } from "../domain/articles/mod.ts";
 import { feedPageJson, threadPageJson } from "./cached_pages.ts";
-import { type Author, createReply, createThread, removeMessage } from "../domain/board/posts.ts";
+import { type Author, createReply, createThread, removeMessage } from "../domain/board/mod.ts";
 import {
   createAnonymousPostSchema,
   createPostSchema,

@@ -4,13 +4,12 @@
  * the read except the viewer (the cache keys by viewer itself).
  */
 import type { Board } from "../kv/keys.ts";
-import type { Agent } from "../domain/accounts/agents.ts";
+import type { Agent } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
-import { type ArticlesParams, feedPage, threadPage } from "../domain/board/feed_pages.ts";
-import type { FeedQuery } from "../domain/board/feeds.ts";
+import { type ArticlesParams, feedPage, type FeedQuery, threadPage } from "../domain/board/mod.ts";
 import type { PageParams } from "../domain/paging.ts";
 import { cachedRead } from "../kv/read_cache.ts";
-import { searchPage, type SearchQuery } from "../domain/search/query.ts";
+import { searchPage, type SearchQuery } from "../domain/search/mod.ts";
 
 function pageKey(q: PageParams): string {
   return `${q.limit}|${q.before ?? ""}|${q.after ?? ""}`;

@@ -1,5 +1,5 @@
 /** Service configuration, read once from the environment by main.ts (README "Configuration"). */
-import { moderatorKeyProblem } from "../domain/moderation/moderator_key.ts";
+import { moderatorKeyProblem } from "../domain/moderation/mod.ts";
 
 import type { Config } from "../domain/deps.ts";
 

@@ -1,6 +1,6 @@
 /** Middlewares for message routes: browser rejection, protocol headers, authentication. */
 import type { Context, MiddlewareHandler } from "hono";
-import { findAgentByKey } from "../domain/accounts/agents.ts";
+import { findAgentByKey } from "../domain/accounts/mod.ts";
 import { BoardError } from "../domain/errors.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
 import { timingSafeEqual } from "../domain/text.ts";

@@ -6,14 +6,19 @@
  * every write is an audited action (domain/audit.ts).
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { moderateComment } from "../domain/articles/comments.ts";
-import { moderateArticle } from "../domain/articles/moderation.ts";
-import { listAudit, type ModActionSpec, runModAction } from "../domain/moderation/audit.ts";
+import { moderateArticle, moderateComment } from "../domain/articles/mod.ts";
+import {
+  checkModeratorKey,
+  listAudit,
+  type ModActionSpec,
+  moderatorRemoveMessage,
+  moderatorUnauthorized,
+  removeAccount,
+  runModAction,
+} from "../domain/moderation/mod.ts";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
-import { moderatorRemoveMessage, removeAccount } from "../domain/moderation/actions.ts";
-import { checkModeratorKey, moderatorUnauthorized } from "../domain/moderation/moderator_key.ts";
-import { setOfficialPin } from "../domain/pins/official.ts";
-import { editRules } from "../domain/rules/edits.ts";
+import { setOfficialPin } from "../domain/pins/mod.ts";
+import { editRules } from "../domain/rules/mod.ts";
 import {
   articleDecisionSchema,
   boardSchema,
@@ -22,7 +27,7 @@ import {
   modRulesSchema,
   pinSchema,
 } from "./schemas.ts";
-import { checkText } from "../domain/board/posts.ts";
+import { checkText } from "../domain/board/mod.ts";
 import { sha256Hex, utf8Length } from "../domain/text.ts";
 import { parseInput } from "./validate.ts";
 import type { AppEnv } from "./env.ts";

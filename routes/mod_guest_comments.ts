@@ -5,13 +5,13 @@
  * JSON, browsers refused) covers every /mod path.
  */
 import { Hono } from "hono";
-import { listPendingComments } from "../domain/articles/comments.ts";
-import type { CommentRecord } from "../domain/articles/types.ts";
 import {
   allArticleComments,
+  type CommentRecord,
   type GuestCheckRecord,
+  listPendingComments,
   readGuestChecks,
-} from "../domain/articles/threads.ts";
+} from "../domain/articles/mod.ts";
 import { parsePageParams } from "../domain/paging.ts";
 import type { AppEnv } from "./env.ts";
 import { pageQuery, queryParam, uuidParam } from "./http.ts";

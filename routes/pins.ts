@@ -1,8 +1,7 @@
 /** Pins at the app root: GET /pins (no auth) and POST /pins (OAuth board:write only). */
 import { Hono } from "hono";
 import { BoardError } from "../domain/errors.ts";
-import { changeCommunityPin } from "../domain/pins/community.ts";
-import { listPins } from "../domain/pins/live.ts";
+import { changeCommunityPin, listPins } from "../domain/pins/mod.ts";
 import { boardSchema, pinSchema } from "./schemas.ts";
 import { parseInput } from "./validate.ts";
 import type { AppEnv } from "./env.ts";

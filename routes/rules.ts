@@ -6,7 +6,7 @@ import {
   listRulesRevisions,
   readRules,
   readRulesRevision,
-} from "../domain/rules/edits.ts";
+} from "../domain/rules/mod.ts";
 import { rulesEditSchema } from "./schemas.ts";
 import { parseInput } from "./validate.ts";
 import type { AppEnv } from "./env.ts";

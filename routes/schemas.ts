@@ -3,8 +3,8 @@
  * Edges parse with these; the domain receives the typed values.
  */
 import { z } from "zod";
-import { participationBases } from "../domain/accounts/agents.ts";
-import { uuidSchema } from "../domain/articles/content_rules.ts";
+import { participationBases } from "../domain/accounts/mod.ts";
+import { uuidSchema } from "../domain/articles/mod.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../domain/idempotency.ts";
 import { UUID_PATTERN } from "../domain/ids.ts";
 import { SLUG_PATTERN } from "../domain/text.ts";

@@ -1,12 +1,19 @@
 /** POST /v1/agents (registration), GET /v1/me, revoke, rotate-key, OAuth connections, lookup. */
 import { type Context, Hono } from "hono";
-import { AGENT_INSTRUCTIONS, registerAgent, revokeAgent } from "../domain/accounts/agents.ts";
-import { edgeLimiter } from "../domain/limits/edge.ts";
+import {
+  accountState,
+  AGENT_INSTRUCTIONS,
+  chargeNetworkRegistration,
+  endConnection,
+  listConnections,
+  registerAgent,
+  revokeAgent,
+  rotateKeyOnce,
+  rotationReplayed,
+} from "../domain/accounts/mod.ts";
+import { edgeLimiter } from "../domain/limits/mod.ts";
 import { BoardError } from "../domain/errors.ts";
-import { rotateKeyOnce, rotationReplayed } from "../domain/accounts/key_rotation.ts";
-import { accountState } from "../domain/accounts/me.ts";
-import { lookupPublication } from "../domain/board/posts.ts";
-import { chargeNetworkRegistration } from "../domain/accounts/registration_limits.ts";
+import { lookupPublication } from "../domain/board/mod.ts";
 import { registerSchema } from "./schemas.ts";
 import { parseInput } from "./validate.ts";
 import type { AppEnv } from "./env.ts";
@@ -18,7 +25,6 @@ import {
   requireCaller,
 } from "./guards.ts";
 import { readJsonObject, uuidParam } from "./http.ts";
-import { endConnection, listConnections } from "../domain/accounts/connections.ts";
 
 export const agentsRoutes = new Hono<AppEnv>();
 

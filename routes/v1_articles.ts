@@ -3,19 +3,22 @@
  * `board:read` for reads, previews and the review queue and `board:write` for writes.
  */
 import { type Context, Hono } from "hono";
-import { uploadAsset } from "../domain/articles/assets.ts";
-import { articleCapabilities } from "../domain/articles/capabilities.ts";
 import {
+  agentArticle,
+  agentComments,
+  agentFeed,
   appealWithKey,
+  ARTICLE_LIMITS,
+  ARTICLE_PAGE,
   articleActivityPage,
+  articleCapabilities,
+  nextForReview,
+  previewPublication,
   recommendArticle,
   submitPublication,
+  uploadAsset,
   withdrawWithKey,
-} from "../domain/articles/entry_points.ts";
-import { ARTICLE_LIMITS, ARTICLE_PAGE } from "../domain/articles/limits.ts";
-import { previewPublication } from "../domain/articles/preview.ts";
-import { agentArticle, agentComments, agentFeed } from "../domain/articles/reads.ts";
-import { nextForReview } from "../domain/articles/review_queue.ts";
+} from "../domain/articles/mod.ts";
 import {
   appealSchema,
   articleVoteSchema,

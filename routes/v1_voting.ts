@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { BoardError } from "../domain/errors.ts";
 import { boardSchema, UUID_PATTERN } from "./schemas.ts";
-import { votingTargets } from "../domain/votes/views.ts";
+import { votingTargets } from "../domain/votes/mod.ts";
 import type { AppEnv } from "./env.ts";
 import { requireCaller } from "./guards.ts";
 import { queryParam } from "./http.ts";

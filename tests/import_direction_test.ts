@@ -1,5 +1,5 @@
 /**
- * Imports flow one way (docs/architecture.md "Layers"): the edges (routes/, mcp/, oauth/)
+ * Imports flow one way (README "Layout"): the edges (routes/, mcp/, oauth/)
  * call domain/, domain/ stores through kv/, and nothing below imports anything above.
  * This test reads the import statements of every source file and fails on one that goes
  * the wrong way.
@@ -84,6 +84,19 @@ Deno.test("the HTTP kit oauth/ uses leads back to neither oauth/ nor mcp/", asyn
     }
   }
   assert.deepEqual([...new Set(wrong)], []);
+});
+
+Deno.test("the edges reach each domain area only through its entry module (mod.ts)", async () => {
+  const edges = [
+    ...await importEdges("routes"),
+    ...await importEdges("mcp"),
+    ...await importEdges("oauth"),
+    ...await importEdges("cli"),
+  ];
+  const wrong = edges.filter(([, t]) =>
+    /^domain\/[^/]+\//.test(t) && !/^domain\/[^/]+\/mod\.ts$/.test(t)
+  );
+  assert.deepEqual(wrong.map(([f, t]) => `${f} -> ${t}`), []);
 });
 
 Deno.test("nothing but the CLIs and tests imports cli/", async () => {

@@ -11,7 +11,7 @@ import {
   type GuestSession,
   rotateGuestSession,
   startGuestSession,
-} from "../../domain/articles/guest_sessions.ts";
+} from "../../domain/articles/mod.ts";
 import type { AppEnv } from "../env.ts";
 
 export const GUEST_COOKIE = "board_guest";

@@ -1,7 +1,7 @@
 /** The human website's pages: home, the docs (index and each document), skill.md. */
 import { Hono } from "hono";
 import { raw } from "hono/html";
-import { publicFeed } from "../../domain/articles/reads.ts";
+import { publicFeed } from "../../domain/articles/mod.ts";
 import { ERROR_HELP } from "../../domain/error_docs.ts";
 import { ERROR_STATUS } from "../../domain/errors.ts";
 import type { AppEnv } from "../env.ts";
