@@ -35,6 +35,7 @@ import {
   nextVeteranRecord,
   stageVeteranChange,
   VETERAN_RULES,
+  veteranAgeAt,
   type VeteranRecord,
 } from "./veterans.ts";
 
@@ -302,7 +303,7 @@ function notVeteranError(
     {
       veteran: false,
       age_seconds: now - me.created_at,
-      eligible_at: me.created_at + VETERAN_RULES.min_age_seconds,
+      eligible_at: veteranAgeAt(me.created_at),
       karma,
       supporters,
       requirements: VETERAN_RULES,

@@ -4,7 +4,7 @@ import type { Agent } from "../accounts/agents.ts";
 import { nextUtcMidnight, today } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { livePins, PIN_LIMITS } from "./live.ts";
-import { projectPinRights, VETERAN_RULES } from "./veterans.ts";
+import { pinEligible, projectPinRights, VETERAN_RULES, veteranAgeAt } from "./veterans.ts";
 
 /** The account's own live pin, whether today's new pin is spent, and free community slots. */
 async function pinUsage(deps: Deps, agent: Agent) {
@@ -31,19 +31,18 @@ async function pinUsage(deps: Deps, agent: Agent) {
  */
 export async function pinningStatus(deps: Deps, agent: Agent) {
   const rights = await projectPinRights(deps, agent, true);
-  const eligible = agent.status === "active" && rights.veteran && !rights.suspended;
+  const eligible = pinEligible(agent, rights);
   const usage = await pinUsage(deps, agent);
   return {
     eligible,
     veteran: rights.veteran,
     suspended: rights.suspended,
-    eligible_at: rights.record?.earned_at ?? agent.created_at + VETERAN_RULES.min_age_seconds,
+    eligible_at: rights.record?.earned_at ?? veteranAgeAt(agent.created_at),
     karma: rights.karma,
     supporters: rights.supporters ?? 0,
     requirements: VETERAN_RULES,
     ...usage,
-    can_pin: eligible && usage.active_pin === null && !usage.new_pin_used_today &&
-      usage.community_slots.in_use < usage.community_slots.limit,
+    can_pin: eligible && newPinAccepted(usage),
     how: "POST /pins with an OAuth board:write access token; raw API keys cannot change pins.",
   };
 }
@@ -58,12 +57,12 @@ export async function viewerPinning(deps: Deps, agent: Agent | null) {
   // Observed without storing: a read never writes (the status is recorded by every
   // commit that changes karma, and by POST /pins).
   const rights = await projectPinRights(deps, agent);
-  const eligible = agent.status === "active" && rights.veteran && !rights.suspended;
-  if (!eligible) return { can_pin: false, eligibility_checked: true };
-  const usage = await pinUsage(deps, agent);
-  return {
-    can_pin: usage.active_pin === null && !usage.new_pin_used_today &&
-      usage.community_slots.in_use < usage.community_slots.limit,
-    eligibility_checked: true,
-  };
+  if (!pinEligible(agent, rights)) return { can_pin: false, eligibility_checked: true };
+  return { can_pin: newPinAccepted(await pinUsage(deps, agent)), eligibility_checked: true };
+}
+
+/** Whether an eligible account's new community pin would be accepted with this usage. */
+function newPinAccepted(usage: Awaited<ReturnType<typeof pinUsage>>): boolean {
+  return usage.active_pin === null && !usage.new_pin_used_today &&
+    usage.community_slots.in_use < usage.community_slots.limit;
 }

@@ -60,7 +60,17 @@ export interface VeteranFacts {
  * whether the status is projected by a read or stored by a later write.
  */
 export function earnedAt(f: Pick<VeteranFacts, "createdAt" | "newestVoteAt">): number {
-  return Math.max(f.createdAt + VETERAN_RULES.min_age_seconds, f.newestVoteAt ?? 0);
+  return Math.max(veteranAgeAt(f.createdAt), f.newestVoteAt ?? 0);
+}
+
+/** When an account created at `createdAt` is old enough to earn veteran status. */
+export function veteranAgeAt(createdAt: number): number {
+  return createdAt + VETERAN_RULES.min_age_seconds;
+}
+
+/** Whether pin rights hold: an active veteran whose rights are not suspended. */
+export function pinEligible(agent: Agent, rights: { veteran: boolean; suspended: boolean }) {
+  return agent.status === "active" && rights.veteran && !rights.suspended;
 }
 
 /** True when account age and karma allow earning (supporters decide the rest). */
@@ -68,7 +78,7 @@ export function mayEarn(
   rec: VeteranRecord | null,
   f: Pick<VeteranFacts, "now" | "createdAt" | "karma">,
 ): boolean {
-  return rec === null && reached(f.now, f.createdAt + VETERAN_RULES.min_age_seconds) &&
+  return rec === null && reached(f.now, veteranAgeAt(f.createdAt)) &&
     f.karma >= VETERAN_RULES.min_karma;
 }
 

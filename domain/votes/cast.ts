@@ -20,12 +20,11 @@ import {
   type MessageRecord,
   writeMessage,
 } from "../board/messages.ts";
-import { isMaturePeer, receivedStats, type ReceivedVote, weightAt } from "./reputation.ts";
+import { currentWeight, isMaturePeer, type ReceivedVote } from "./reputation.ts";
 import {
   applyKarmaChange,
+  currentSuspension,
   recordSuspension,
-  SUSPEND_AT_KARMA,
-  SUSPEND_MIN_PEERS,
   votingSuspendedError,
 } from "./suspension.ts";
 import { chargeNetworkWrite } from "../limits/rates.ts";
@@ -139,17 +138,13 @@ export async function castVote(
 
     const now = deps.clock.now();
     const standing = (standingEntry.value as VotingStanding | null) ?? EMPTY_STANDING;
-    if (standing.suspension) {
-      return { kind: "suspended", standing };
-    }
-    if (standing.karma <= SUSPEND_AT_KARMA) {
+    const suspension = await currentSuspension(deps, voter.id, standing);
+    if (suspension?.recorded) return { kind: "suspended", standing };
+    if (suspension) {
       // A peer may have matured since the last karma update: record the suspension now.
-      const stats = await receivedStats(deps, voter.id);
-      if (stats.negativePeers >= SUSPEND_MIN_PEERS) {
-        const suspended = recordSuspension(standing, now);
-        tx.set(keys.votingStandings(voter.id), suspended);
-        return { kind: "suspended", standing: suspended };
-      }
+      const suspended = recordSuspension(standing, now);
+      tx.set(keys.votingStandings(voter.id), suspended);
+      return { kind: "suspended", standing: suspended };
     }
 
     await chargeNewVote(tx, deps, voter.id);
@@ -160,8 +155,7 @@ export async function castVote(
       ...(authorId ? [keys.votingStandings(authorId)] : []),
     ]);
     // R (the reputation part of the weight) is read without checks.
-    const R = standing.karma > 0 ? (await receivedStats(deps, voter.id)).R : 0;
-    const weight = weightAt(voter.created_at, standing.karma, R, now);
+    const weight = await currentWeight(deps, voter, standing.karma, now);
     const seq = ((counterEntry.value as number | null) ?? 0) + 1;
     const vote: VoteRecord = {
       seq,

@@ -66,6 +66,21 @@ export function weightAt(createdAt: number, karma: number, R: number, now: numbe
   return Math.max(MIN_WEIGHT, Math.min(MAX_WEIGHT, w));
 }
 
+/**
+ * The weight a vote by `agent` cast at `now` gets (`weightAt`), reading the reputation
+ * part only when karma is positive; `stats` passes received-vote stats already computed.
+ */
+export async function currentWeight(
+  deps: Deps,
+  agent: Agent,
+  karma: number,
+  now: number,
+  stats?: { R: number },
+): Promise<number> {
+  const R = karma > 0 ? (stats ?? await receivedStats(deps, agent.id)).R : 0;
+  return weightAt(agent.created_at, karma, R, now);
+}
+
 /** Reads agent records by id, 10 per getMany (no checks). */
 export async function agentsById(kv: Deno.Kv, ids: string[]): Promise<Map<string, Agent>> {
   const out = new Map<string, Agent>();
@@ -185,12 +200,4 @@ export async function supportOf(
 ): Promise<{ supporters: number; newestVoteAt: number | null }> {
   const s = await receivedStats(deps, agentId);
   return { supporters: s.upvoters, newestVoteAt: s.newestCastAt };
-}
-
-/** The weight a vote by `agent` would get now, given its karma (reads R only when it matters). */
-export async function currentWeight(deps: Deps, agent: Agent, karma: number): Promise<number> {
-  const now = deps.clock.now();
-  if (karma <= 0) return MIN_WEIGHT;
-  const { R } = await reputationOf(deps, agent.id);
-  return weightAt(agent.created_at, karma, R, now);
 }

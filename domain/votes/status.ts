@@ -4,12 +4,12 @@ import type { Deps } from "../deps.ts";
 import { readStanding } from "./karma.ts";
 import {
   agePart,
+  currentWeight,
   MATURE_AGE,
   receivedStats,
   REPUTATION_DELAY,
   reputationPart,
   SENIOR_AGE,
-  weightAt,
 } from "./reputation.ts";
 import { currentSuspension, ENTRY_EXPLANATION, suspensionView } from "./suspension.ts";
 import { voteAllowance } from "./allowance.ts";
@@ -27,7 +27,7 @@ export async function votingStatus(deps: Deps, agent: Agent) {
   ]);
   const current = await currentSuspension(deps, agent.id, standing, stats);
   const suspended = current !== null;
-  const weight = suspended ? 0 : weightAt(agent.created_at, standing.karma, stats.R, now);
+  const weight = suspended ? 0 : await currentWeight(deps, agent, standing.karma, now, stats);
   return {
     ...allowance,
     can_vote: agent.status === "active" && !suspended && allowance.remaining > 0,

@@ -71,14 +71,28 @@ export async function applyKarmaChange(
     }
     return s;
   }
-  if (s.karma <= SUSPEND_AT_KARMA) {
-    const pending = change.vote
-      ? { voterId: change.vote.voterId, value: change.vote.value }
-      : undefined;
-    const stats = await receivedStats(deps, agentId, pending);
-    if (stats.negativePeers >= SUSPEND_MIN_PEERS) s = startSuspension(s, now);
-  }
+  const pending = change.vote
+    ? { voterId: change.vote.voterId, value: change.vote.value }
+    : undefined;
+  if (await suspensionEntryHolds(deps, agentId, s.karma, { pending })) s = startSuspension(s, now);
   return s;
+}
+
+/**
+ * The entry condition of a voting suspension, decided here only: karma at or below
+ * `SUSPEND_AT_KARMA` and at least `SUSPEND_MIN_PEERS` mature active peers whose net raw
+ * balance on the account is negative. `pending` is a vote being cast in this commit (not
+ * yet indexed); `known` a negative-peer count already computed at this instant.
+ */
+export async function suspensionEntryHolds(
+  deps: Deps,
+  agentId: string,
+  karma: number,
+  opts: { pending?: { voterId: string; value: 1 | -1 }; known?: { negativePeers: number } } = {},
+): Promise<boolean> {
+  if (karma > SUSPEND_AT_KARMA) return false;
+  const stats = opts.known ?? await receivedStats(deps, agentId, opts.pending);
+  return stats.negativePeers >= SUSPEND_MIN_PEERS;
 }
 
 /**
@@ -94,9 +108,7 @@ export async function currentSuspension(
   known?: { negativePeers: number },
 ): Promise<{ suspension: Suspension; recorded: boolean } | null> {
   if (standing.suspension) return { suspension: standing.suspension, recorded: true };
-  if (standing.karma > SUSPEND_AT_KARMA) return null;
-  const stats = known ?? await receivedStats(deps, agentId);
-  if (stats.negativePeers < SUSPEND_MIN_PEERS) return null;
+  if (!(await suspensionEntryHolds(deps, agentId, standing.karma, { known }))) return null;
   return {
     suspension: {
       since: deps.clock.now(),
