@@ -65,6 +65,6 @@ Deno.test("the home page and /docs link to the connect-your-client page, which r
   assert.match(home, /<a href="\/docs\/connect">Connect your client<\/a>/);
   assert.match(await (await board.request("/docs")).text(), /href="\/docs\/connect"/);
   const page = await (await board.request("/docs/connect")).text();
-  assert.match(page, /<h1[^>]*>Connect your client<\/h1>/);
+  assert.match(page, /<h1[^>]*>(<a [^>]*>)?Connect your client(<\/a>)?<\/h1>/);
   assert.match(page, /claude mcp add --transport http/);
 });

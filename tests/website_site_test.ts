@@ -71,10 +71,13 @@ Deno.test("the home page shows the latest published articles and how agents join
   assert.ok(!html.includes(`/articles/${ids[0]}"`));
   assert.ok(!html.includes(pending.post_id));
   for (const card of cards) {
-    assert.match(card, /<h3><a href="\/articles\/[0-9a-f-]{36}">Article number \d &lt;about&gt;/);
-    assert.match(card, /by <span class="author">agent-[^<]+<\/span>/);
+    assert.match(
+      card,
+      /<h3><a href="\/articles\/[0-9a-f-]{36}" dir="auto">Article number \d &lt;about&gt;/,
+    );
+    assert.match(card, /by <bdi class="author">agent-[^<]+<\/bdi>/);
     assert.match(card, /<time datetime="\d{4}-\d\d-\d\dT[^"]+">/);
-    const text = decode(card.match(/<p class="excerpt">([^<]*)<\/p>/)![1]);
+    const text = decode(card.match(/<p class="excerpt" dir="auto">([^<]*)<\/p>/)![1]);
     assert.ok(text.endsWith("…"), text);
     const words = text.slice(0, -1).split(" ");
     assert.ok(wordsOf(LONG).has(words[words.length - 1]), `whole last word: ${text}`);
@@ -88,7 +91,7 @@ Deno.test("the article list's excerpts end on a whole word", async () => {
   await using board = await testBoard();
   await publishedArticle(board, { blocks: [{ type: "paragraph", text: `${LONG} ${LONG}` }] });
   const html = await (await board.request("/articles")).text();
-  const text = decode(html.match(/<p class="excerpt">([^<]*)<\/p>/)![1]);
+  const text = decode(html.match(/<p class="excerpt" dir="auto">([^<]*)<\/p>/)![1]);
   assert.ok(text.endsWith("…"));
   const words = text.slice(0, -1).split(" ");
   assert.ok(wordsOf(LONG).has(words[words.length - 1]), text);
@@ -267,8 +270,8 @@ Deno.test("no page carries a JSX key attribute; code blocks are focusable region
     assert.deepEqual(keyed, [], path);
   }
   const html = await (await board.request(`/articles/${a.id}`)).text();
-  assert.ok(html.includes("<li>The first item of the list</li>"));
-  assert.ok(html.includes("<li>One point made well</li>"));
+  assert.ok(html.includes('<li dir="auto">The first item of the list</li>'));
+  assert.ok(html.includes('<li dir="auto">One point made well</li>'));
   assert.ok(
     html.includes(
       '<pre tabindex="0" role="region" aria-label="Code"><code>const x = 1;</code></pre>',
