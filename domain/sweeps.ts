@@ -17,7 +17,7 @@ import { resumeAccountPurges } from "./moderation/actions.ts";
 import { livePins } from "./pins/live.ts";
 import { resumePurges } from "./board/posts.ts";
 
-export interface SweepReport {
+interface SweepReport {
   /** Root-thread purges finished (their replies removed). */
   purges_resumed: number;
   /** Account removals finished. */

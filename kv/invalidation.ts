@@ -25,7 +25,7 @@ export type Declaration = Invalidation | typeof LISTING;
 type Builder = (...args: any[]) => readonly unknown[];
 
 /** A key builder with its declaration. */
-export type Declared<F extends Builder> = F & { readonly invalidates: Declaration };
+type Declared<F extends Builder> = F & { readonly invalidates: Declaration };
 
 const byPrefix = new Map<string, Invalidation>();
 

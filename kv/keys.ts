@@ -275,5 +275,3 @@ export const keys = {
   /** A read-version key (`shared`: bumped by every change a cached read can show). */
   readVersions: unshown((channel: string) => ["read_versions", channel] as const),
 } as const satisfies Record<string, { readonly invalidates: Declaration }>;
-
-export type KeyOf<K extends keyof typeof keys> = ReturnType<(typeof keys)[K]>;

@@ -30,7 +30,7 @@ export function versionKeys(): Deno.KvKey[] {
 }
 
 /** The versionstamps of version-key entries, as one comparable string. */
-export function stampsOf(entries: Deno.KvEntryMaybe<unknown>[]): string {
+function stampsOf(entries: Deno.KvEntryMaybe<unknown>[]): string {
   let s = "";
   for (const e of entries) s += (e.versionstamp ?? "-") + ",";
   return s;
@@ -81,7 +81,7 @@ interface Entry {
 }
 
 /** Default byte budget of one instance's read cache. */
-export const READ_CACHE_BYTES = 24 * 1024 * 1024;
+const READ_CACHE_BYTES = 24 * 1024 * 1024;
 
 /**
  * Whole answers by viewer and query. Past the byte budget, entries go in insertion order,

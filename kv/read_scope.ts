@@ -9,7 +9,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 
 /** The time facts one tracked read collected. */
-export interface ReadScope {
+interface ReadScope {
   /** Unix seconds from which the answer may differ (Infinity: never by the clock alone). */
   changesAt: number;
   /** False when the answer depends on something no version key covers. */

@@ -18,7 +18,7 @@ export const participationBases = [
 export type ParticipationBasis = (typeof participationBases)[number];
 
 /** A registration request, as the edges parse it (routes/schemas.ts `registerSchema`). */
-export interface RegisterInput {
+interface RegisterInput {
   name: string;
   description?: string;
   discovered_via?: string;
@@ -27,7 +27,7 @@ export interface RegisterInput {
   operator_authorized?: true;
 }
 
-export type AgentStatus = "active" | "revoked" | "removed";
+type AgentStatus = "active" | "revoked" | "removed";
 
 export interface Agent {
   id: string;

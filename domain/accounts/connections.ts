@@ -32,7 +32,7 @@ interface TeardownMark {
  * The hash of the API key a grant was linked with: stored on the grant, or (for a grant
  * stored before the hash was kept) the hash of its sealed credential. Null if it does not open.
  */
-export async function grantKeyHash(deps: Deps, grant: GrantRecord): Promise<string | null> {
+async function grantKeyHash(deps: Deps, grant: GrantRecord): Promise<string | null> {
   if (grant.key_hash) return grant.key_hash;
   const key = await openCredential(deps, `agent:${grant.agent_id}`, grant.credential);
   return key ? await hashApiKey(key) : null;
@@ -110,7 +110,7 @@ export async function resumeConnectionTeardowns(deps: Deps): Promise<number> {
 }
 
 /** One standing connection as its owner sees it. No token or credential ever appears. */
-export interface ConnectionView {
+interface ConnectionView {
   id: string;
   client_id: string;
   client_name: string | null;
@@ -123,7 +123,7 @@ export interface ConnectionView {
 }
 
 /** Most connections one listing returns (newest first). */
-export const MAX_LISTED_CONNECTIONS = 100;
+const MAX_LISTED_CONNECTIONS = 100;
 
 /**
  * The standing OAuth connections of `agent`, newest first (at most 100; `truncated` says

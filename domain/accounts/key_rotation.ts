@@ -26,7 +26,7 @@ interface RotationReceipt {
 }
 
 /** What the route answers. */
-export interface RotationAnswer {
+interface RotationAnswer {
   id: string;
   name: string;
   api_key: string;

@@ -178,7 +178,7 @@ async function visibleItems(
 }
 
 /** The shape of one activity event for an agent. */
-export function eventItem(
+function eventItem(
   ev: ArticleEvent,
   b: PostBundle,
   rev: RevisionRecord,

@@ -39,7 +39,7 @@ async function ownBundle(
   return { post, revs };
 }
 
-export interface WithdrawReceipt {
+interface WithdrawReceipt {
   post_id: string;
   withdrawn_revision_ids: string[];
   article_state: string;
@@ -104,7 +104,7 @@ export async function withdrawArticle(
   return value;
 }
 
-export interface AppealReceipt {
+interface AppealReceipt {
   post_id: string;
   revision_id: string;
   appeal: NonNullable<RevisionRecord["appeal"]>;

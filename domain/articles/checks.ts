@@ -19,7 +19,7 @@ import {
 } from "./content_rules.ts";
 import type { AssetRecord, Block } from "./types.ts";
 
-export type CheckName = "schema" | "language" | "size" | "svg" | "content";
+type CheckName = "schema" | "language" | "size" | "svg" | "content";
 
 /** One failed check and where it is. */
 export interface CheckFailure {
@@ -50,10 +50,10 @@ export interface CheckedComment {
   blocks: Block[];
 }
 
-export type CheckedPublication = CheckedArticle | CheckedComment;
+type CheckedPublication = CheckedArticle | CheckedComment;
 
 /** What the checks need to know about referenced assets (owned by the submitter). */
-export type AssetLookup = (assetId: string) => Promise<AssetRecord | null>;
+type AssetLookup = (assetId: string) => Promise<AssetRecord | null>;
 
 const CHECK_NAMES: CheckName[] = ["schema", "language", "size", "svg", "content"];
 

@@ -27,7 +27,6 @@ export const publicationEnvelopeSchema = z.strictObject({
   article_revision_id: uuidSchema.optional(),
   parent_id: uuidSchema.optional(),
 });
-export type PublicationEnvelope = z.infer<typeof publicationEnvelopeSchema>;
 
 const text = z.string().min(1, "must not be empty");
 

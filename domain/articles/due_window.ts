@@ -21,10 +21,10 @@ import { classOf, readPosts } from "./store.ts";
 import type { ArticleEvent, ArticleHead } from "./types.ts";
 
 /** At most this many due transitions are shown before they are recorded. */
-export const WINDOW_MAX = 100;
+const WINDOW_MAX = 100;
 
 /** A due, unrecorded transition and the position it will be recorded at. */
-export interface DueSlot {
+interface DueSlot {
   seq: number;
   due_at: number;
   revision_id: string;
@@ -32,7 +32,7 @@ export interface DueSlot {
 }
 
 /** The stored head of the articles sequence and the due transitions after it. */
-export interface DueWindow {
+interface DueWindow {
   /** The head the slots are numbered from (Infinity when there are none: read everything stored). */
   head: number;
   /** Ascending positions head+1, head+2, … */
@@ -83,7 +83,7 @@ export async function dueWindow(deps: Deps, now: number): Promise<DueWindow> {
 }
 
 /** The event a due slot is shown as (visible only while its revision projects as published). */
-export function slotEvent(s: DueSlot): ArticleEvent {
+function slotEvent(s: DueSlot): ArticleEvent {
   return {
     seq: s.seq,
     type: "article_published",
@@ -154,7 +154,7 @@ export async function streamPage(
 }
 
 /** Each slot's post as stored and as projected to now. */
-export interface ProjectedSlot {
+interface ProjectedSlot {
   slot: DueSlot;
   stored: PostBundle;
   projected: PostBundle;

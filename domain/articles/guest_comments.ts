@@ -26,7 +26,7 @@ const HOUR = 3600;
 const DAY = 86_400;
 
 /** Guest comment rates (times BOARD_LIMIT_SCALE), over fixed clock hours and UTC days. */
-export const GUEST_RATES = [
+const GUEST_RATES = [
   { name: "session_guest_comments_per_hour", scope: "session", window: "1h", size: HOUR, base: 5 },
   {
     name: "session_guest_comments_per_day",
@@ -46,7 +46,7 @@ export const GUEST_RATES = [
 ] as const;
 
 /** How long the same text counts as a repeat on one article. */
-export const DUPLICATE_SECONDS = DAY;
+const DUPLICATE_SECONDS = DAY;
 
 /** The first post of a normalised text on an article (the `duplicate` moderation rule). */
 interface PrintRecord {
@@ -62,7 +62,7 @@ interface SessionPrintRecord {
   comment_id: string | null;
 }
 
-export interface GuestCommentRequest {
+interface GuestCommentRequest {
   post_id: string;
   parent_id: string | null;
   text: string;
@@ -71,7 +71,7 @@ export interface GuestCommentRequest {
   network: string;
 }
 
-export interface GuestCommentResult {
+interface GuestCommentResult {
   comment_id: string;
   status: "published" | "pending" | "rejected";
   depth: number;

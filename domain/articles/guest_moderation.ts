@@ -32,7 +32,7 @@ export const MODERATION_RULES = {
   lineRepeats: 3,
 } as const;
 
-export type ModerationRule =
+type ModerationRule =
   | "links"
   | "repeated_characters"
   | "repeated_text"

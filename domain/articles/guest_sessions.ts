@@ -19,7 +19,7 @@ import { sha256Hex, timingSafeEqual } from "../text.ts";
 /** A session lasts 30 days from its start (not extended by use). */
 export const GUEST_SESSION_SECONDS = 30 * 86_400;
 /** New guest sessions per network per fixed clock hour (times BOARD_LIMIT_SCALE). */
-export const SESSION_STARTS_PER_HOUR = 100;
+const SESSION_STARTS_PER_HOUR = 100;
 
 interface GuestSessionRecord {
   created_at: number;

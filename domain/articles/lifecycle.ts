@@ -152,10 +152,10 @@ export function stageBundle(
 }
 
 /** How long a revision whose support settled waits before its author's standing is looked at again. */
-export const STANDING_RECHECK = 15 * 60;
+const STANDING_RECHECK = 15 * 60;
 
 /** What recording the first due transition did. */
-export type SettleResult =
+type SettleResult =
   | { kind: "recorded"; outcome: PendingOutcome | null }
   | { kind: "not_first" };
 
@@ -217,7 +217,7 @@ export async function settleRevision(
 }
 
 /** At most this many due transitions are recorded by one call of `settleDue`. */
-export const SETTLE_MAX = 1000;
+const SETTLE_MAX = 1000;
 
 /**
  * Records the clock-driven transitions that have fallen due (publication after settled

@@ -14,7 +14,7 @@ import { noteUncacheable } from "../../kv/read_scope.ts";
 import { DAY, HOUR } from "./limits.ts";
 import type { RevisionRecord, Support } from "./types.ts";
 
-export const GRACE_RULES = { recommendations: 2 } as const;
+const GRACE_RULES = { recommendations: 2 } as const;
 
 export const STANDARD_RULES = {
   /** Eligible recommendations net of eligible downvotes. */
@@ -73,7 +73,7 @@ export async function policyContext(deps: Deps): Promise<PolicyContext> {
   };
 }
 
-export function inGrace(ctx: PolicyContext, at = ctx.now): boolean {
+function inGrace(ctx: PolicyContext, at = ctx.now): boolean {
   return at < ctx.graceEndsAt;
 }
 
@@ -113,7 +113,7 @@ export function addSupport(s: Support, value: 1 | -1, at: number): Support {
   return { ...s, up_times: [...s.up_times, at] };
 }
 
-export function eligibleUps(s: Support): number {
+function eligibleUps(s: Support): number {
   return s.up_times.length + s.up_overflow;
 }
 
@@ -122,7 +122,7 @@ export function eligibleUps(s: Support): number {
  * k = 11 + eligible downvotes (downvotes count at once, recommendations once 12 hours
  * old), plus 12 hours. Null while there are not enough recommendations.
  */
-export function supportReadyAt(s: Support): number | null {
+function supportReadyAt(s: Support): number | null {
   const k = STANDARD_RULES.recommendations + s.downs;
   if (eligibleUps(s) < k) return null;
   const at = k <= s.up_times.length ? s.up_times[k - 1] : s.up_times[s.up_times.length - 1];

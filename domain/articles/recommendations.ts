@@ -23,7 +23,7 @@ import { addSupport, dueAt, graceMet, policyContext } from "./policy.ts";
 import { ArticleWriter } from "./store.ts";
 import type { ArticlePost, RevisionRecord } from "./types.ts";
 
-export interface ArticleVoteRecord {
+interface ArticleVoteRecord {
   revision_id: string;
   post_id: string;
   voter_id: string;
@@ -33,7 +33,7 @@ export interface ArticleVoteRecord {
   eligible: boolean;
 }
 
-export interface ArticleVoteReceipt {
+interface ArticleVoteReceipt {
   post_id: string;
   revision_id: string;
   value: 1 | -1;

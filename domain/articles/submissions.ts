@@ -19,7 +19,7 @@ import { ArticleWriter, writeBlocks } from "./store.ts";
 import type { ArticlePost, Block, RevisionRecord } from "./types.ts";
 
 /** What a submission answers (202), and what a replay answers again. */
-export interface ArticleReceipt {
+interface ArticleReceipt {
   kind: "article";
   post_id: string;
   revision_id: string;
@@ -32,7 +32,7 @@ export interface ArticleReceipt {
 }
 
 /** Plain text of an article's blocks (for previews). */
-export function articlePlainText(blocks: Block[]): string {
+function articlePlainText(blocks: Block[]): string {
   return blocks.filter((b) => b.type !== "svg").map(blockText).join("\n\n");
 }
 

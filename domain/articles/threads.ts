@@ -39,7 +39,7 @@ export async function readGuestChecks(
 }
 
 /** Comment records one page of the discussion covers. */
-export const COMMENT_WINDOW = 200;
+const COMMENT_WINDOW = 200;
 
 /** The article as the public sees it now, or 404 NOT_FOUND (target "article"). */
 export async function publicArticleBundle(deps: Deps, postId: string): Promise<PostBundle> {
@@ -62,7 +62,7 @@ export interface Viewer {
 }
 
 /** Whether the viewer may see a comment: public, or the viewing session's own. */
-export function visibleTo(c: CommentRecord, v: Viewer): boolean {
+function visibleTo(c: CommentRecord, v: Viewer): boolean {
   if (c.status === "published" && v.everPublic.has(c.revision_id)) return true;
   return v.session !== null && c.author_type === "human_guest" && c.guest_session === v.session;
 }
@@ -85,7 +85,7 @@ export interface ThreadNode {
   children: ThreadNode[];
 }
 
-export interface Discussion {
+interface Discussion {
   roots: ThreadNode[];
   /** Comments shown on this page. */
   shown: number;

@@ -9,7 +9,7 @@
 import { type Board, keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 
-export type MessageKind = "root" | "reply";
+type MessageKind = "root" | "reply";
 
 export interface MessageRecord {
   board: Board;

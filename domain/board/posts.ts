@@ -23,7 +23,7 @@ import {
 import { admissionKeys, chargePublication, type Publisher, releaseRetained } from "./quotas.ts";
 import { previewOf, utf8Length } from "../text.ts";
 
-export const MAX_BODY_BYTES = 8192;
+const MAX_BODY_BYTES = 8192;
 
 /** Author identity of a write: an agent on the named board, anonymous on `b`. */
 export interface Author {

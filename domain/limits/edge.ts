@@ -82,7 +82,7 @@ export class MinuteCounter {
  * A short, non-reversible id of a credential (53-bit FNV-style hash), so raw keys and
  * tokens are never kept in the limiter's maps. A collision only merges two counters.
  */
-export function credentialId(credential: string): string {
+function credentialId(credential: string): string {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
   for (let i = 0; i < credential.length; i++) {

@@ -147,7 +147,7 @@ export type WindowValue = [number, number][];
 /** How long a window key must live after its newest write (the minute plus a margin). */
 export const WINDOW_EXPIRE_MS = 61_000;
 
-export type WindowResult =
+type WindowResult =
   | { ok: true; next: WindowValue; used: number }
   | { ok: false; used: number; retryAfterMs: number };
 
@@ -184,7 +184,7 @@ export function windowAdmit(stored: unknown, nowMs: number, limit: number): Wind
 
 // ---- board-wide publication capacity: a token bucket as GCRA ------------------------
 
-export type BucketResult =
+type BucketResult =
   | { ok: true; tatMs: number; available: number }
   | { ok: false; retryAfterMs: number };
 

@@ -36,7 +36,7 @@ async function messagesOf(deps: Deps, agentId: string): Promise<MessageRecord[]>
 }
 
 /** Removes every named message of a removed account; safe to re-run. Returns how many went. */
-export async function purgeAccountContent(deps: Deps, agentId: string): Promise<number> {
+async function purgeAccountContent(deps: Deps, agentId: string): Promise<number> {
   let removed = 0;
   // Roots first: each takes its replies (including this account's) with it.
   const own = (await messagesOf(deps, agentId)).sort((a, b) =>

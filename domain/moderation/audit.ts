@@ -14,7 +14,7 @@ import { BoardError } from "../errors.ts";
 import { fingerprint, idempotencyConflict } from "../idempotency.ts";
 import type { PageParams } from "../paging.ts";
 
-export type ModActionName =
+type ModActionName =
   | "remove_post"
   | "remove_agent"
   | "official_pin"
@@ -24,7 +24,7 @@ export type ModActionName =
   | "advance_clock";
 
 /** One moderator action as recorded. */
-export interface AuditRecord {
+interface AuditRecord {
   seq: number;
   action: ModActionName;
   target: Record<string, unknown>;
@@ -47,7 +47,7 @@ interface ModClaim {
 
 const SCOPE = "moderator";
 /** A claim older than this whose action never finished may be taken over by a retry. */
-export const CLAIM_TAKEOVER_SECONDS = 60;
+const CLAIM_TAKEOVER_SECONDS = 60;
 
 export interface ModActionSpec {
   action: ModActionName;
@@ -56,7 +56,7 @@ export interface ModActionSpec {
   idempotencyKey: string;
 }
 
-export interface ModOutcome {
+interface ModOutcome {
   status: number;
   body: Record<string, unknown>;
   replayed: boolean;

@@ -21,7 +21,7 @@ import { timingSafeEqual } from "../text.ts";
 /** The shortest moderator key the service starts with (characters). */
 export const MODERATOR_KEY_MIN_LENGTH = 32;
 
-export const MODERATOR_KEY_FAILURES: LimitSpec = {
+const MODERATOR_KEY_FAILURES: LimitSpec = {
   name: "network_moderator_key_failures_per_minute",
   base: 10,
   scope: "network",

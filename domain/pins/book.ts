@@ -31,7 +31,7 @@ export interface OfficialPin {
 }
 
 /** The community pin record as this transaction sees it (its own pending write first), with a check. */
-export async function readCommunityPins(tx: Tx): Promise<CommunityPin[]> {
+async function readCommunityPins(tx: Tx): Promise<CommunityPin[]> {
   const pending = tx.pending<CommunityPin[]>(keys.communityPins());
   if (pending !== undefined) return pending;
   return (await tx.get<CommunityPin[]>(keys.communityPins())).value ?? [];

@@ -44,7 +44,7 @@ export interface VeteranRecord {
  * Facts a transition is decided on. `supporters` (and `newestVoteAt`, the cast time of the
  * newest vote the account received) are computed only when earning is possible.
  */
-export interface VeteranFacts {
+interface VeteranFacts {
   now: number;
   createdAt: number;
   karma: number;
@@ -59,7 +59,7 @@ export interface VeteranFacts {
  * have held since the newest vote (or since before the age condition) — the same time
  * whether the status is projected by a read or stored by a later write.
  */
-export function earnedAt(f: Pick<VeteranFacts, "createdAt" | "newestVoteAt">): number {
+function earnedAt(f: Pick<VeteranFacts, "createdAt" | "newestVoteAt">): number {
   return Math.max(veteranAgeAt(f.createdAt), f.newestVoteAt ?? 0);
 }
 
@@ -154,7 +154,7 @@ export async function onKarmaChanged(
 }
 
 /** An account's pin rights as observed now. */
-export interface PinRights {
+interface PinRights {
   veteran: boolean;
   suspended: boolean;
   karma: number;

@@ -22,7 +22,7 @@ import { previewOf, utf8Length } from "../text.ts";
 export const RULES_PATH = "/v1/rules";
 
 /** The current rules, or 503 if the service has not created them (start-up not run). */
-export async function currentRules(deps: Deps): Promise<RulesState> {
+async function currentRules(deps: Deps): Promise<RulesState> {
   const cur = (await deps.kv.get<RulesState>(keys.rulesCurrent())).value;
   if (!cur) throw new BoardError("UNAVAILABLE", "The rules have not been created yet.", {}, 5);
   return cur;
@@ -39,7 +39,7 @@ export async function rulesEditRight(deps: Deps, agent: Agent | null) {
 }
 
 /** The `edit_current_rules` action template. */
-export function rulesActionTemplates() {
+function rulesActionTemplates() {
   return {
     edit_current_rules: {
       method: "PUT",
@@ -94,7 +94,7 @@ export async function rulesThreadEdit(deps: Deps, rootId: string, viewer: Agent 
   };
 }
 
-export interface RulesEdit {
+interface RulesEdit {
   text: string;
   /** Required for agents; moderators replace whatever is current. */
   base_revision?: number;

@@ -33,7 +33,7 @@ const ONE = 1n;
 const MINUS_ONE = (1n << 64n) - 1n;
 
 /** True for messages search covers: the named board only (never `b`, never articles). */
-export function isSearchable(m: MessageRecord): boolean {
+function isSearchable(m: MessageRecord): boolean {
   return m.board === "named";
 }
 

@@ -28,7 +28,7 @@ export interface SearchQuery extends PageParams {
   topic?: string;
 }
 
-export interface SearchOptions {
+interface SearchOptions {
   /** Work units the page may spend (default: `searchWorkBudget` of its list count). */
   workBudget?: number;
   /** When given, receives the work units and KV round trips the page spent. */
@@ -103,7 +103,7 @@ export async function searchRecords(
 }
 
 /** A search result page as feed items for a viewer. */
-export async function searchMessages(
+async function searchMessages(
   deps: Deps,
   viewer: Agent | null,
   query: SearchQuery,

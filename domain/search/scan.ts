@@ -50,7 +50,7 @@ export interface PostingList {
   topic?: string;
 }
 
-export interface ScanResult {
+interface ScanResult {
   /** Matches in scan order (newest first, or oldest first with `after`). */
   matches: MessageRecord[];
   /** True when `limit + 1` matches were found. */

@@ -26,7 +26,7 @@ const TOKEN = /[\p{L}\p{M}\p{N}_]+/gu;
 const encoder = new TextEncoder();
 
 /** Normalises text the way both the index and queries see it (NFKC + case folding). */
-export function normalizeText(text: string): string {
+function normalizeText(text: string): string {
   return text
     .replace(IGNORABLE, "")
     .normalize("NFKC")

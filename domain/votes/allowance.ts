@@ -12,7 +12,7 @@ import { limitOf, type LimitSpec } from "../limits/rates.ts";
 export const NEW_VOTES_PER_DAY = 20;
 
 /** The daily new-vote allowance (scaled by BOARD_LIMIT_SCALE like every daily allowance). */
-export const NEW_VOTES_LIMIT: LimitSpec = {
+const NEW_VOTES_LIMIT: LimitSpec = {
   name: "account_new_votes_per_day",
   base: NEW_VOTES_PER_DAY,
   scope: "account",

@@ -32,7 +32,7 @@ import { chargeNewVote } from "./allowance.ts";
 import { onKarmaChanged } from "../pins/veterans.ts";
 
 /** A vote request (routes/schemas.ts `voteSchema`): exactly these three fields. */
-export interface VoteInput {
+interface VoteInput {
   board: Board;
   post_id: string;
   value: 1 | -1;
@@ -54,7 +54,7 @@ export interface VoteRecord {
 }
 
 /** The vote receipt: the immutable vote, and whether this answer is a replay. */
-export interface VoteReceipt {
+interface VoteReceipt {
   board: Board;
   post_id: string;
   value: 1 | -1;

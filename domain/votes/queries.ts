@@ -24,14 +24,14 @@ export interface VoteQuery {
   limit?: number;
 }
 
-export type VoteQueryForm = "usage" | "summary" | "voters" | "agent" | "voter";
+type VoteQueryForm = "usage" | "summary" | "voters" | "agent" | "voter";
 
 function combination(message: string, parameters: string[]): BoardError {
   return new BoardError("INVALID_INPUT", message, { parameters });
 }
 
 /** Decides which form a query asks for; 400 naming the parameters that cannot go together. */
-export function voteQueryForm(q: VoteQuery): VoteQueryForm {
+function voteQueryForm(q: VoteQuery): VoteQueryForm {
   const given = (Object.keys(q) as (keyof VoteQuery)[]).filter((k) => q[k] !== undefined);
   if (given.length === 0) return "usage";
   const paging = q.before !== undefined || q.limit !== undefined;
@@ -83,7 +83,7 @@ export function voteQueryForm(q: VoteQuery): VoteQueryForm {
 }
 
 /** The compact usage answer of a bare GET /votes. */
-export function voteUsage(baseUrl: string) {
+function voteUsage(baseUrl: string) {
   return {
     form: "usage",
     url: `${baseUrl}/votes`,

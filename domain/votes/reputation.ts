@@ -18,8 +18,8 @@ export const MATURE_AGE = 7 * DAY;
 export const SENIOR_AGE = 30 * DAY;
 /** A received vote counts for reputation once it is this old. */
 export const REPUTATION_DELAY = 48 * 3600;
-export const MIN_WEIGHT = 1;
-export const MAX_WEIGHT = 5;
+const MIN_WEIGHT = 1;
+const MAX_WEIGHT = 5;
 
 /** A vote an account received on one of its named messages. */
 export interface ReceivedVote {
@@ -30,7 +30,7 @@ export interface ReceivedVote {
 }
 
 /** What the received-vote index says about one account (all counts are of distinct peers). */
-export interface ReceivedStats {
+interface ReceivedStats {
   /** Mature active peers whose net vote (≥ 48 h old, retained content) is positive. */
   R: number;
   /** Mature active peers whose net vote on retained content is positive. */
@@ -60,7 +60,7 @@ export function reputationPart(R: number): number {
 }
 
 /** The weight a vote cast at `now` gets: 1 + age part + reputation part in 1–5, or 1 while karma ≤ 0. */
-export function weightAt(createdAt: number, karma: number, R: number, now: number): number {
+function weightAt(createdAt: number, karma: number, R: number, now: number): number {
   if (karma <= 0) return MIN_WEIGHT;
   const w = 1 + agePart(createdAt, now) + reputationPart(R);
   return Math.max(MIN_WEIGHT, Math.min(MAX_WEIGHT, w));
@@ -116,7 +116,7 @@ export async function retainedSeqs(
 }
 
 /** Every received vote of an account, grouped by voter: voter id → [target seq, vote][]. */
-export async function receivedVotes(
+async function receivedVotes(
   kv: Deno.Kv,
   authorId: string,
 ): Promise<Map<string, Array<[number, ReceivedVote]>>> {

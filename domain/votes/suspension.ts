@@ -14,19 +14,19 @@ import { BoardError } from "../errors.ts";
 import type { Suspension, VotingStanding } from "./karma.ts";
 import { receivedStats } from "./reputation.ts";
 
-export const SUSPEND_AT_KARMA = -20;
-export const SUSPEND_MIN_PEERS = 3;
-export const RECOVER_AT_KARMA = -5;
-export const RECOVERY_POINTS = 15;
+const SUSPEND_AT_KARMA = -20;
+const SUSPEND_MIN_PEERS = 3;
+const RECOVER_AT_KARMA = -5;
+const RECOVERY_POINTS = 15;
 
-export const RECOVERY_EXPLANATION =
+const RECOVERY_EXPLANATION =
   `Voting recovers automatically once both hold: karma is at least ${RECOVER_AT_KARMA} (karma regained by deleting your own downvoted messages while suspended does not count) and you have received ${RECOVERY_POINTS} net weighted points after the suspension began from accounts that were active and at least 7 days old when they voted (their downvotes subtract). Exact repeats of votes you already cast still answer while suspended.`;
 
 export const ENTRY_EXPLANATION =
   `Voting is suspended when karma is ${SUSPEND_AT_KARMA} or lower and at least ${SUSPEND_MIN_PEERS} active accounts aged 7 days or more have a negative net balance of raw votes on your named messages.`;
 
 /** Karma as recovery counts it: without what deletions gave back during the suspension. */
-export function recoveryKarma(s: VotingStanding): number {
+function recoveryKarma(s: VotingStanding): number {
   return s.karma - (s.suspension?.deletion_credit ?? 0);
 }
 
@@ -39,7 +39,7 @@ function startSuspension(s: VotingStanding, now: number): VotingStanding {
 }
 
 /** A karma change to apply inside the commit that causes it. */
-export interface KarmaChange {
+interface KarmaChange {
   /** Change of karma (value × weight of a vote, or minus a removed message's score). */
   delta: number;
   /** A removal of the account's own message (its gain never helps recovery). */
@@ -84,7 +84,7 @@ export async function applyKarmaChange(
  * balance on the account is negative. `pending` is a vote being cast in this commit (not
  * yet indexed); `known` a negative-peer count already computed at this instant.
  */
-export async function suspensionEntryHolds(
+async function suspensionEntryHolds(
   deps: Deps,
   agentId: string,
   karma: number,

@@ -18,7 +18,7 @@ import { votingStatus } from "./status.ts";
  * voting is suspended. `daily_limit`: the 20 new votes of the UTC day are spent.
  * `sign_in_required`: no account. `unavailable`: unknown or deleted target (GET /v1/voting).
  */
-export type VoteState =
+type VoteState =
   | "available"
   | "cast"
   | "own_post"
