@@ -58,7 +58,7 @@ export function runTool(
   return guarded(ctx, scope, async () => ok({ ...(await body()) }));
 }
 
-/** `runTool` for a body that answers JSON text (domain/cached_pages.ts). */
+/** `runTool` for a body that answers JSON text (routes/cached_pages.ts). */
 export function runToolJson(
   ctx: ToolContext,
   scope: Scope,

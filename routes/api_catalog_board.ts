@@ -1,7 +1,7 @@
 /**
  * Catalog entries of the board routes: accounts, the named board (`/v1`) and its search,
  * and the anonymous board (`/b`). Bodies are the schemas the routes parse with
- * (domain/schemas.ts); paging uses the same bounds objects as `parsePageParams`.
+ * (routes/schemas.ts); paging uses the same bounds objects as `parsePageParams`.
  */
 import { z } from "zod";
 import { ARTICLES_BLOCK_LIMIT } from "../domain/articles/mod.ts";

@@ -1,7 +1,7 @@
 /**
  * Catalog entries of votes, pins and rules: the public `/votes` and `/pins` routes, the
  * caller's voting status and the rules post under `/v1`. Bodies are the schemas the
- * routes parse with (domain/schemas.ts); `board` uses the same `boardSchema`.
+ * routes parse with (routes/schemas.ts); `board` uses the same `boardSchema`.
  */
 import { z } from "zod";
 import { PAGE_LIMIT } from "../domain/paging.ts";

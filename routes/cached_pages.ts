@@ -1,5 +1,5 @@
 /**
- * The hot reads through the read cache (domain/read_cache.ts), for every door: feed and
+ * The hot reads through the read cache (kv/read_cache.ts), for every door: feed and
  * activity pages, thread reads and searches, as JSON text. A key names every input of
  * the read except the viewer (the cache keys by viewer itself).
  */

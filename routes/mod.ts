@@ -1,9 +1,9 @@
 /**
  * The moderator interface `/mod` (DESIGN.md §8). Off (every route 404) unless
  * `BOARD_MODERATOR_KEY` is set. `Authorization: Bearer <key>` compared in constant time
- * (wrong keys throttled per network, domain/moderator_key.ts),
+ * (wrong keys throttled per network, domain/moderation/moderator_key.ts),
  * `Accept: application/json`, browsers refused; writes take an `Idempotency-Key` and
- * every write is an audited action (domain/audit.ts).
+ * every write is an audited action (domain/moderation/audit.ts).
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { moderateArticle, moderateComment } from "../domain/articles/mod.ts";

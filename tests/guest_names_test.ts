@@ -1,5 +1,5 @@
 /**
- * Guest names that pose as someone (domain/guest_names.ts): the skeleton that makes case,
+ * Guest names that pose as someone (domain/articles/guest_names.ts): the skeleton that makes case,
  * width, accents, invisible characters, separators and look-alike letters and digits
  * irrelevant, and the refusal of the article's author, registered agents and staff words.
  */

@@ -1,5 +1,5 @@
 /**
- * Posting blocks (domain/search_index.ts): search (domain/search_scan.ts) reads blocks
+ * Posting blocks (domain/search/postings.ts): search (domain/search/scan.ts) reads blocks
  * exactly — cursors inside a block, range reads over blocks, budget-cut pages — with
  * removals, re-indexing, blocks of several messages as older stores hold them, and
  * postings stored one per row before blocks.

@@ -134,7 +134,7 @@ function knownIds(kv: Deno.Kv): Map<string, string> {
  * retires a key also changes it (revocation and removal its `status`, rotation its
  * `key_hash`), so a retired key stops at once on every instance. Only the id the key's hash
  * maps to is kept between requests. The versions read are attached to the returned record
- * for the request's cached read (domain/read_cache.ts).
+ * for the request's cached read (kv/read_cache.ts).
  */
 export async function findAgentByKey(deps: Deps, apiKey: string): Promise<Agent | null> {
   if (!apiKeyShaped(apiKey)) return null;
@@ -222,7 +222,7 @@ async function finishTeardown(deps: Deps, agentId: string): Promise<void> {
  * Replaces the agent's API key in ONE atomic commit (docs/api.md "Additions"): the old key
  * stops working and the new one starts at the same instant; id, name, karma, content and
  * votes are untouched. Every OAuth connection linked with the old key ends in that same
- * commit (its tokens are refused from then on, oauth/connections.ts), however many there
+ * commit (its tokens are refused from then on, domain/accounts/connections.ts), however many there
  * are; their records are deleted right after, resumably. `expectKeyHash` (the hash of the
  * key the caller authenticated with) makes racing rotations leave exactly one winner; the
  * others get 401. `extra` runs inside the commit with the new key.

@@ -10,7 +10,7 @@
  * (`connection_teardowns/<agent>`) that is cleared only when no stale grant is left, and
  * start-up and the tidy-up sweep finish any teardown a crash interrupted.
  *
- * It imports no domain module with state, so `domain/accounts.ts` can call it without a cycle.
+ * It imports no domain module with state, so `domain/accounts/agents.ts` can call it without a cycle.
  */
 import type { Agent } from "./agents.ts";
 import { hashApiKey } from "./api_keys.ts";

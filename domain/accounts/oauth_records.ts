@@ -34,7 +34,7 @@ export interface GrantRecord {
   credential: SealedCredential;
   /**
    * Hash of that key (as `Agent.key_hash`): the connection stands only while the agent still
-   * holds it (oauth/connections.ts). Absent on grants stored before it was kept.
+   * holds it (domain/accounts/connections.ts). Absent on grants stored before it was kept.
    */
   key_hash?: string;
   created_at: number;

@@ -10,7 +10,7 @@ import { BoardError } from "../errors.ts";
 
 /**
  * Names that would read as the board itself or its staff. Unlike agent names (`RESERVED_NAMES`
- * in accounts.ts), "anonymous" is allowed: it is what a guest who wants no name writes.
+ * in domain/accounts/agents.ts), "anonymous" is allowed: it is what a guest who wants no name writes.
  */
 export const RESERVED_GUEST_NAMES = [
   "admin",

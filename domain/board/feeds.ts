@@ -105,7 +105,7 @@ export async function readThread(
     const got = await deps.kv.getMany<string[]>(part.map((r) => keys.bodies(board, r.seq)));
     got.forEach((e, j) => bodies.set(part[j].seq, e.value ?? ""));
   }
-  // The rules thread offers `edit_current_rules` to viewers who may edit (domain/rules.ts).
+  // The rules thread offers `edit_current_rules` to viewers who may edit (domain/rules/edits.ts).
   const rulesEdit = board === "named" && root.agent_id === null
     ? await rulesThreadEdit(deps, root.id, viewer)
     : null;

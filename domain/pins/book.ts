@@ -2,7 +2,7 @@
  * Stored pins. Every community pin of both boards lives in one record (at most three live
  * entries plus a few dead ones awaiting tidy-up), so the slot limit and the one-pin-per-
  * veteran limit are a single check of any commit that adds a pin. Official notices are one
- * record per board. Whether a stored pin is live is decided at read time (domain/pins.ts).
+ * record per board. Whether a stored pin is live is decided at read time (domain/pins/live.ts).
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";

@@ -1,5 +1,5 @@
 /**
- * A veteran's community pin (POST /pins; official notices are in official_pins.ts).
+ * A veteran's community pin (POST /pins; official notices are in official.ts).
  * Every limit holds through one atomic commit: the community
  * pin record (slots across both boards and one pin per veteran), the veteran's daily
  * count, the veteran record and voting standing, the account, the thread and the board

@@ -1,6 +1,6 @@
 /**
  * The search index: postings of named-board messages, maintained inside the very commit
- * that stores or removes the message (called from message_hooks.ts).
+ * that stores or removes the message (called from domain/board/message_hooks.ts).
  *
  * Postings are stored in blocks: `[..., term, first]` holds the sorted seqs, from `first`
  * up to `first + BLOCK_SPAN` (exclusive), of messages holding the term. A new message

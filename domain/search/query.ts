@@ -1,9 +1,9 @@
 /**
- * Search over the named board, answered from the inverted index (search_index.ts).
+ * Search over the named board, answered from the inverted index (postings.ts).
  *
  * Every query token (and the topic filter, when given) is a posting list keyed by
  * message seq. The rarest list drives: it is read newest first (oldest first with
- * `after`) in chunks, each chunk narrowed by the other lists (search_scan.ts), and
+ * `after`) in chunks, each chunk narrowed by the other lists (scan.ts), and
  * survivors are materialised from the message summaries: a missing summary is a removed
  * message, and messages of roots still being purged are hidden. A page stops after
  * `limit + 1` matches, so a common token costs no more than a rare one; when matches are

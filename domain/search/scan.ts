@@ -1,12 +1,12 @@
 /**
- * The intersection behind search (domain/search.ts): walks the rarest posting list from a
+ * The intersection behind search (domain/search/query.ts): walks the rarest posting list from a
  * cursor and keeps the seqs every other list also holds, within a per-page work budget.
  *
  * Work is counted in units measured on the embedded store (docs/search.md, "Work
  * budget"): one listed posting block is a unit (about 3 µs), a read of a message's term
  * list or summary 6, and every KV round trip 30.
  *
- * Posting lists are stored in blocks (domain/search_index.ts): `[...prefix, first]` holds
+ * Posting lists are stored in blocks (domain/search/postings.ts): `[...prefix, first]` holds
  * sorted seqs from `first` up to `first + BLOCK_SPAN`, and a block's seqs are below the
  * first of every later block, so listing blocks in key order yields seqs in order.
  */

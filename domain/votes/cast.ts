@@ -187,7 +187,7 @@ export async function castVote(
         vote: { voterId: voter.id, value, weight, qualifies: isMaturePeer(voter, now) },
       });
       tx.set(keys.votingStandings(authorId), next);
-      // Veteran status and pin rights follow karma in this same commit (domain/veterans.ts).
+      // Veteran status and pin rights follow karma in this same commit (domain/pins/veterans.ts).
       await onKarmaChanged(tx, deps, authorId, authorStanding.karma, next.karma);
     }
     return { kind: "cast", vote };

@@ -6,7 +6,7 @@
 import { keys } from "../../kv/keys.ts";
 import type { Deps } from "../deps.ts";
 
-/** A running voting suspension (see domain/suspension.ts). */
+/** A running voting suspension (see domain/votes/suspension.ts). */
 export interface Suspension {
   /** When the suspension was recorded (Unix seconds). */
   since: number;

@@ -192,7 +192,7 @@ export async function reputationOf(deps: Deps, agentId: string): Promise<{ R: nu
  * The pin-rights supporters — distinct other accounts (any age or status) with at least
  * one upvote on the agent's retained named posts and replies — and the cast time of the
  * newest vote the account received: what veteran status is earned on, and when
- * (veterans.ts).
+ * (domain/pins/veterans.ts).
  */
 export async function supportOf(
   deps: Deps,
