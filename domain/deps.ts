@@ -15,6 +15,13 @@ export interface Config {
   limitScale: number;
   maxAccounts: number;
   maxPosts: number;
+  /** Messages per sealed search batch (domain/search/seal.ts); fixed once a store has one. */
+  searchBatch: number;
+  /**
+   * True: the publication that completes a search batch answers at once and the batch is
+   * sealed beside the next requests. Tests turn it off, so that a test ends with its work.
+   */
+  backgroundSealing: boolean;
   production: boolean;
 }
 

@@ -106,16 +106,39 @@ export async function listPage<T extends { seq: number }>(
   params: PageParams,
   keep: (item: T) => boolean = () => true,
 ): Promise<Page<T>> {
+  const page = await listEntryPage<T>(kv, prefix, params);
+  return { ...page, items: page.items.map((e) => e.value).filter(keep) };
+}
+
+/** The seqs (last key parts) of one page of a seq-keyed prefix, paged as `listPage`. */
+export async function listSeqPage(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  params: PageParams,
+): Promise<Page<number>> {
+  const page = await listEntryPage(kv, prefix, params);
+  return { ...page, items: page.items.map(seqOf) };
+}
+
+function seqOf(e: Deno.KvEntry<unknown>): number {
+  return e.key[e.key.length - 1] as number;
+}
+
+async function listEntryPage<T>(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  params: PageParams,
+): Promise<Page<Deno.KvEntry<T>>> {
   const { limit, before, after } = params;
-  const raw: T[] = [];
+  const raw: Deno.KvEntry<T>[] = [];
   if (after !== undefined) {
     const iter = kv.list<T>({ prefix, start: [...prefix, after + 1] }, { limit: limit + 1 });
-    for await (const e of iter) raw.push(e.value);
+    for await (const e of iter) raw.push(e);
     const more = raw.length > limit;
     const page = raw.slice(0, limit);
-    const highest = page.length ? page[page.length - 1].seq : null;
+    const highest = page.length ? seqOf(page[page.length - 1]) : null;
     return {
-      items: page.filter(keep).reverse(),
+      items: page.reverse(),
       next_before: null,
       next_after: more ? highest : null,
       newest_cursor: highest,
@@ -124,15 +147,13 @@ export async function listPage<T extends { seq: number }>(
   const selector: Deno.KvListSelector = before !== undefined
     ? { prefix, end: [...prefix, before] }
     : { prefix };
-  for await (const e of kv.list<T>(selector, { reverse: true, limit: limit + 1 })) {
-    raw.push(e.value);
-  }
+  for await (const e of kv.list<T>(selector, { reverse: true, limit: limit + 1 })) raw.push(e);
   const more = raw.length > limit;
   const page = raw.slice(0, limit);
   return {
-    items: page.filter(keep),
-    next_before: more && page.length ? page[page.length - 1].seq : null,
+    items: page,
+    next_before: more && page.length ? seqOf(page[page.length - 1]) : null,
     next_after: null,
-    newest_cursor: page.length ? page[0].seq : null,
+    newest_cursor: page.length ? seqOf(page[0]) : null,
   };
 }

@@ -16,6 +16,7 @@ import type { Deps } from "./deps.ts";
 import { resumeAccountPurges } from "./moderation/actions.ts";
 import { livePins } from "./pins/live.ts";
 import { resumePurges } from "./board/posts.ts";
+import { sealSearchBatches } from "./search/seal.ts";
 
 interface SweepReport {
   /** Root-thread purges finished (their replies removed). */
@@ -28,6 +29,8 @@ interface SweepReport {
   live_pins: number;
   /** Article transitions that had fallen due and were recorded (published or expired). */
   articles_settled: number;
+  /** Complete search batches sealed into posting blocks (left behind by a crash). */
+  search_batches_sealed: number;
 }
 
 /** Runs every tidy-up once and says what it did. */
@@ -39,11 +42,13 @@ export async function runSweeps(deps: Deps): Promise<SweepReport> {
   const pins = await livePins(deps, undefined, { tidy: true });
   // Reads only project due article transitions; this records them, first due first.
   const settled = await settleDue(deps);
+  const sealed = await sealSearchBatches(deps);
   return {
     purges_resumed: purges,
     account_purges_resumed: accounts,
     connection_teardowns_resumed: teardowns,
     live_pins: pins.length,
     articles_settled: settled,
+    search_batches_sealed: sealed,
   };
 }

@@ -82,18 +82,16 @@ export const keys = {
   rateBuckets: unshown((name: string) => ["rate_buckets", name] as const),
 
   // ---- search (issue 3): inverted index over the named board only (docs/search.md)
-  /** One posting: named message `seq` holds token `term` (value 0). */
-  searchPostings: shown((term: string, seq: number) => ["search_postings", term, seq] as const),
+  /** A posting block: the seqs of one sealed batch (from `first`) holding `term`. */
+  searchPostings: shown((term: string, first: number) => ["search_postings", term, first] as const),
   searchPostingsPrefix: listing((term: string) => ["search_postings", term] as const),
-  /** KvU64 number of postings of `term` (kept with `sum` in the posting's commit). */
-  searchTermCounts: shown((term: string) => ["search_term_counts", term] as const),
-  /** One posting of the topic filter: named message `seq` is in `topic` (value 0). */
-  searchTopicPostings: shown((topic: string, seq: number) =>
-    ["search_topic_postings", topic, seq] as const
+  /** A posting block of the topic filter: the seqs of one sealed batch in `topic`. */
+  searchTopicPostings: shown((topic: string, first: number) =>
+    ["search_topic_postings", topic, first] as const
   ),
   searchTopicPostingsPrefix: listing((topic: string) => ["search_topic_postings", topic] as const),
-  /** KvU64 number of postings of `topic`. */
-  searchTopicCounts: shown((topic: string) => ["search_topic_counts", topic] as const),
+  /** How far the posting blocks reach: `{ upTo, batch }` (domain/search/seal.ts). */
+  searchSealed: shown(() => ["search_sealed"] as const),
   /** The exact terms a message was indexed under, so removal deletes exactly those. */
   searchTermsByMessage: shown((seq: number) => ["search_terms_by_message", seq] as const),
 

@@ -204,7 +204,8 @@ interface TransactOptions {
 /** Raised when a transaction kept conflicting; mapped to 503 UNAVAILABLE at the edge. */
 export class TxConflictError extends Error {}
 
-function isLockedError(e: unknown): boolean {
+/** True for the embedded store's busy error (another connection holds the write lock). */
+export function isLockedError(e: unknown): boolean {
   return e instanceof Error && /database is locked|SQLITE_BUSY/i.test(e.message);
 }
 

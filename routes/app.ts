@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import type { Deps } from "../domain/deps.ts";
 import { clientNetwork } from "../domain/network.ts";
 import type { AppEnv } from "./env.ts";
+import { compressResponses } from "./compression.ts";
 import { rejectBrowsers, requireAgentHeaders } from "./guards.ts";
 import { errorResponse } from "./http.ts";
 import { notFound } from "./web/error_page.tsx";
@@ -30,6 +31,7 @@ import { openapiRoutes } from "./openapi.ts";
 export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
+  app.use(compressResponses);
   app.use(async (c, next) => {
     c.set("deps", deps);
     c.set(

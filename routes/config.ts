@@ -31,6 +31,8 @@ export function loadConfig(env: Record<string, string | undefined>, dev = false)
     limitScale: num(env.BOARD_LIMIT_SCALE, 1, "BOARD_LIMIT_SCALE"),
     maxAccounts: num(env.BOARD_MAX_ACCOUNTS, 5000, "BOARD_MAX_ACCOUNTS"),
     maxPosts: num(env.BOARD_MAX_POSTS, 25000, "BOARD_MAX_POSTS"),
+    searchBatch: num(env.BOARD_SEARCH_BATCH, 256, "BOARD_SEARCH_BATCH"),
+    backgroundSealing: true,
     production,
   };
   return checked(config);
@@ -38,6 +40,9 @@ export function loadConfig(env: Record<string, string | undefined>, dev = false)
 
 /** Refuses values no process may run with (thrown as an Error with a clear message). */
 function checked(config: Config): Config {
+  if (!Number.isInteger(config.searchBatch) || config.searchBatch < 1) {
+    throw new Error("BOARD_SEARCH_BATCH must be a whole number of at least 1");
+  }
   if (config.production && !config.secret) {
     throw new Error("BOARD_SECRET is required when BOARD_ENV=production");
   }
@@ -68,6 +73,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   return checked({
     ...loadConfig({ BOARD_KV: ":memory:", BOARD_BASE_URL: "http://board.test" }),
     secret: "test-secret-test-secret-test-secret",
+    // Small sealed batches, so that searches in tests cross sealed blocks and the tail.
+    searchBatch: 8,
+    backgroundSealing: false,
     ...overrides,
   });
 }

@@ -1,21 +1,26 @@
 /**
- * Posting blocks (domain/search/postings.ts): search (domain/search/scan.ts) reads blocks
- * exactly — cursors inside a block, range reads over blocks, budget-cut pages — with
- * removals, re-indexing, blocks of several messages as older stores hold them, and
- * postings stored one per row before blocks.
+ * Sealed posting blocks (domain/search/postings.ts, domain/search/seal.ts): search reads
+ * blocks and the tail of unsealed term lists exactly — cursors inside a block, range reads
+ * over blocks, budget-cut pages, across the sealed marker — with removals, re-indexing,
+ * and a removal racing a sealer.
  */
 import assert from "node:assert/strict";
 import { createThread, removeMessage } from "../domain/board/posts.ts";
 import {
-  BLOCK_SPAN,
   blockSeqs,
+  type IndexedTerms,
+  type PostingBlock,
   reindexMessage,
+  type SealedState,
   unindexMessage,
 } from "../domain/search/postings.ts";
+import { sealSearchBatches } from "../domain/search/seal.ts";
 import type { MessageRecord } from "../domain/board/messages.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
-import { register, type TestBoard, testBoard } from "./helpers.ts";
+import { wrapCommits } from "./commit_wrapper.ts";
+import { ManualClock } from "../domain/clock.ts";
+import { boardOn, register, type TestBoard, testBoard } from "./helpers.ts";
 import { fourWords, pageThrough } from "./search_helpers.ts";
 
 interface Made {
@@ -28,11 +33,11 @@ interface Made {
 /**
  * 90 messages published all at once: "gamma" in every 3rd,
  * "delta" in every 2nd, "alpha" in all but every 5th, "beta" in 7 of every 10; topics
- * alternate between "ops" and "general".
+ * alternate between "ops" and "general". The messages that complete a batch seal it.
  */
-async function concurrentBoard(board: TestBoard): Promise<Made[]> {
+async function concurrentBoard(board: TestBoard, count = 90): Promise<Made[]> {
   const a = await register(board);
-  return await Promise.all(Array.from({ length: 90 }, async (_, i) => {
+  return await Promise.all(Array.from({ length: count }, async (_, i) => {
     const { words, topic } = fourWords(i);
     const r = await createThread(
       board.deps,
@@ -47,26 +52,19 @@ async function concurrentBoard(board: TestBoard): Promise<Made[]> {
 
 /** The stored blocks of a posting list, in key order. */
 async function blocks(board: TestBoard, prefix: Deno.KvKey) {
-  const out: { first: number; seqs: number[] }[] = [];
-  for await (const e of board.kv.list({ prefix })) {
-    out.push({ first: e.key[e.key.length - 1] as number, seqs: blockSeqs(e.key, e.value) });
+  const out: { first: number; seqs: number[]; total: number }[] = [];
+  for await (const e of board.kv.list<PostingBlock>({ prefix })) {
+    out.push({
+      first: e.key[e.key.length - 1] as number,
+      seqs: blockSeqs(e.value),
+      total: e.value.total,
+    });
   }
   return out;
 }
 
-/**
- * Rewrites a posting list as older stores hold it: consecutive seqs share a block (up to
- * BLOCK_SPAN seqs from its first), keyed by the block's first seq.
- */
-async function shareBlocks(board: TestBoard, prefix: Deno.KvKey): Promise<void> {
-  const seqs = (await blocks(board, prefix)).flatMap((b) => b.seqs);
-  for (const s of seqs) await board.kv.delete([...prefix, s]);
-  for (let i = 0; i < seqs.length;) {
-    let j = i;
-    while (j < seqs.length && seqs[j] < seqs[i] + BLOCK_SPAN && j - i < 8) j++;
-    await board.kv.set([...prefix, seqs[i]], seqs.slice(i, j));
-    i = j;
-  }
+async function sealed(board: TestBoard): Promise<SealedState | null> {
+  return (await board.kv.get<SealedState>(keys.searchSealed())).value;
 }
 
 /**
@@ -89,41 +87,87 @@ async function assertFinds(
   assert.deepEqual(got, direction === "after" ? seqs.filter((s) => s > 1) : seqs.reverse());
 }
 
-Deno.test("posting blocks: paging is exact in both directions, whole and budget-cut", async (t) => {
-  await using board = await testBoard({ limitScale: 100 });
-  const all = await concurrentBoard(board);
-  // Some lists as older stores hold them (blocks of several messages), the rest one per row.
-  for (const word of ["alpha", "gamma"]) await shareBlocks(board, keys.searchPostingsPrefix(word));
-  const queries: { words: string[]; topic?: string }[] = [
-    { words: ["gamma"] },
-    { words: ["alpha"] },
-    { words: ["gamma", "delta"] },
-    { words: ["alpha", "beta"], topic: "ops" },
-    { words: ["gamma", "delta", "alpha", "beta"] },
-  ];
-  for (const { words, topic } of queries) {
-    for (const direction of ["before", "after"] as const) {
-      for (const budget of [undefined, 120, 40]) {
-        await t.step(
-          `${words.join(" ")}${topic ? ` in ${topic}` : ""}, ${direction}, budget ${
-            budget ?? "default"
-          }`,
-          async () => {
-            await assertFinds(board, all, words, direction, { topic, budget });
-          },
-        );
+Deno.test("sealed blocks: paging is exact in both directions, whole and budget-cut", async (t) => {
+  for (const batch of [8, 32]) {
+    await using board = await testBoard({ limitScale: 100, searchBatch: batch });
+    const all = await concurrentBoard(board);
+    await sealSearchBatches(board.deps); // a sealer that lost a race leaves it to the next
+    assert.equal((await sealed(board))!.upTo, Math.floor(90 / batch) * batch);
+    const queries: { words: string[]; topic?: string }[] = [
+      { words: ["gamma"] },
+      { words: ["alpha"] },
+      { words: ["gamma", "delta"] },
+      { words: ["alpha", "beta"], topic: "ops" },
+      { words: ["gamma", "delta", "alpha", "beta"] },
+    ];
+    for (const { words, topic } of queries) {
+      for (const direction of ["before", "after"] as const) {
+        for (const budget of [undefined, 120, 40]) {
+          await t.step(
+            `batch ${batch}: ${words.join(" ")}${
+              topic ? ` in ${topic}` : ""
+            }, ${direction}, budget ${budget ?? "default"}`,
+            async () => {
+              await assertFinds(board, all, words, direction, { topic, budget });
+            },
+          );
+        }
       }
     }
   }
 });
 
-Deno.test("posting blocks: a removed message leaves its block; the last one removes the row", async () => {
-  await using board = await testBoard({ limitScale: 100 });
+Deno.test("sealed blocks: one per term and batch, holding exactly its messages, with running totals", async () => {
+  await using board = await testBoard({ limitScale: 100, searchBatch: 8 });
+  const all = await concurrentBoard(board, 40);
+  await sealSearchBatches(board.deps);
+  assert.deepEqual(await sealed(board), { upTo: 40, batch: 8 });
+  for (const word of ["alpha", "beta", "gamma", "delta"]) {
+    const stored = await blocks(board, keys.searchPostingsPrefix(word));
+    const holders = all.filter((m) => m.words.includes(word)).map((m) => m.seq).sort((a, b) =>
+      a - b
+    );
+    let total = 0;
+    const expected = [];
+    for (let first = 1; first <= 40; first += 8) {
+      const seqs = holders.filter((s) => s >= first && s < first + 8);
+      if (!seqs.length) continue;
+      total += seqs.length;
+      expected.push({ first, seqs, total });
+    }
+    assert.deepEqual(stored, expected, word);
+  }
+  // The publish commit itself wrote the term list only: a message above the marker has no block.
+  const a = await register(board);
+  const extra = await createThread(
+    board.deps,
+    "named",
+    { agentId: a.id, name: a.name, network: "10.77.0.3" },
+    `blocks-extra-${crypto.randomUUID()}`,
+    { title: "t", topic: "ops", body: "alpha" },
+  );
+  const terms = (await board.kv.get<IndexedTerms>(keys.searchTermsByMessage(extra.seq))).value;
+  assert.deepEqual(terms, { terms: ["t", "alpha"], topic: "ops" });
+  assert.ok(
+    !(await blocks(board, keys.searchPostingsPrefix("alpha"))).some((b) =>
+      b.seqs.includes(extra.seq)
+    ),
+  );
+  await assertFinds(
+    board,
+    [...all, { ...extra, words: ["t", "alpha"], topic: "ops" }],
+    ["alpha"],
+    "before",
+  );
+});
+
+Deno.test("sealed blocks: a removed message leaves its block; the last one removes the row", async () => {
+  await using board = await testBoard({ limitScale: 100, searchBatch: 32 });
   const all = await concurrentBoard(board);
+  await sealSearchBatches(board.deps);
   const prefix = keys.searchPostingsPrefix("delta");
-  await shareBlocks(board, prefix);
-  const shared = (await blocks(board, prefix)).find((b) => b.seqs.length > 2)!;
-  assert.ok(shared, "a block of several messages");
+  const shared = (await blocks(board, prefix))[0];
+  assert.ok(shared.seqs.length > 2, "a block of several messages");
   const [firstSeq, middleSeq] = [shared.seqs[0], shared.seqs[1]];
   const bySeq = (s: number) => all.find((m) => m.seq === s)!;
   await removeMessage(board.deps, "named", bySeq(middleSeq).id, null);
@@ -141,67 +185,118 @@ Deno.test("posting blocks: a removed message leaves its block; the last one remo
   await assertFinds(board, rest, ["delta", "gamma"], "after");
 });
 
-Deno.test("posting blocks: a message indexed again goes back into the block that covers it", async () => {
-  await using board = await testBoard({ limitScale: 100 });
+Deno.test("sealed blocks: a message indexed again goes back into its batch's block", async () => {
+  await using board = await testBoard({ limitScale: 100, searchBatch: 32 });
   const all = await concurrentBoard(board);
+  await sealSearchBatches(board.deps);
   const prefix = keys.searchPostingsPrefix("delta");
-  await shareBlocks(board, prefix);
-  const shared = (await blocks(board, prefix)).find((b) => b.seqs.length > 2)!;
+  const shared = (await blocks(board, prefix))[1];
   const seq = shared.seqs[1];
   const m = (await board.kv.get<MessageRecord>(keys.messages("named", seq))).value!;
   const body = (await board.kv.get<string>(keys.bodies("named", seq))).value!;
-  await transact(board.kv, (tx) => unindexMessage(tx, m));
+  await transact(board.kv, (tx) => unindexMessage(tx, m, 32));
   assert.ok(!(await blocks(board, prefix)).flatMap((b) => b.seqs).includes(seq));
-  await transact(board.kv, (tx) => reindexMessage(tx, m, body));
+  await transact(board.kv, (tx) => reindexMessage(tx, m, body, 32));
   const back = (await blocks(board, prefix)).find((b) => b.first === shared.first)!;
   assert.deepEqual(back.seqs, shared.seqs, "the same row, in order");
   await assertFinds(board, all, ["delta"], "before");
+  await assertFinds(board, all, ["delta", "beta"], "after");
 });
 
-Deno.test("posting blocks: a message published alone and indexed again keeps a block of its own", async () => {
-  await using board = await testBoard({ limitScale: 100 });
-  const all = await concurrentBoard(board);
+Deno.test("sealed blocks: a removal while a batch is being sealed makes the sealer start over", async () => {
+  // The next commit after `holdNext` is set waits until released.
+  let holdNext = false;
+  let release!: () => void;
+  const held = new Promise<void>((r) => release = r);
+  let reached!: () => void;
+  const atCommit = new Promise<void>((r) => reached = r);
+  await using board = await boardOn(":memory:", new ManualClock(), {
+    limitScale: 100,
+    searchBatch: 8,
+  }, {
+    wrapKv: (raw) =>
+      wrapCommits(raw, async (commit) => {
+        if (holdNext) {
+          holdNext = false;
+          reached();
+          await held;
+        }
+        return await commit();
+      }),
+  });
+  // Published without the sealing that follows a batch's last message (another trigger seq).
+  const publishing = { ...board.deps, config: { ...board.deps.config, searchBatch: 1_000_000 } };
   const a = await register(board);
-  const alone = await createThread(
-    board.deps,
-    "named",
-    { agentId: a.id, name: a.name, network: "10.77.0.2" },
-    `blocks-alone-${crypto.randomUUID()}`,
-    { title: "t", topic: "ops", body: "delta alpha" },
-  );
-  const prefix = keys.searchPostingsPrefix("delta");
-  const m = (await board.kv.get<MessageRecord>(keys.messages("named", alone.seq))).value!;
-  await transact(board.kv, (tx) => unindexMessage(tx, m));
-  await transact(board.kv, (tx) => reindexMessage(tx, m, "delta alpha"));
-  const stored = await blocks(board, prefix);
-  // The block before it (within reach, of other messages) is left alone.
-  assert.deepEqual(stored.at(-1), { first: alone.seq, seqs: [alone.seq] });
-  assert.ok(stored.at(-2)!.first + BLOCK_SPAN > alone.seq, "a block before it was within reach");
-  const withAlone = [...all, {
-    id: alone.id,
-    seq: alone.seq,
-    words: ["delta", "alpha"],
-    topic: "ops",
-  }];
-  await assertFinds(board, withAlone, ["delta", "alpha"], "before");
+  const made: Made[] = [];
+  for (let i = 0; i < 8; i++) {
+    const { words, topic } = fourWords(i);
+    const r = await createThread(
+      publishing,
+      "named",
+      { agentId: a.id, name: a.name, network: "10.77.0.4" },
+      `blocks-race-${i}-${crypto.randomUUID()}`,
+      { title: "t", topic, body: words.join(" ") },
+    );
+    made.push({ id: r.id, seq: r.seq, words, topic });
+  }
+  assert.equal(await sealed(board), null);
+  holdNext = true;
+  const sealing = sealSearchBatches(board.deps);
+  await atCommit; // the sealer has read the batch's term lists and is committing blocks
+  const victim = made.find((m) => m.words.includes("delta"))!;
+  await removeMessage(board.deps, "named", victim.id, null);
+  release();
+  assert.equal(await sealing, 1, "sealed once, after starting over");
+  assert.deepEqual(await sealed(board), { upTo: 8, batch: 8 });
+  const deltas = (await blocks(board, keys.searchPostingsPrefix("delta"))).flatMap((b) => b.seqs);
+  assert.ok(!deltas.includes(victim.seq), "the removed message is in no block");
+  await assertFinds(board, made.filter((m) => m !== victim), ["delta"], "before");
 });
 
-Deno.test("posting blocks: postings stored one per row before blocks are searched and removed", async () => {
-  await using board = await testBoard({ limitScale: 100 });
-  const all = await concurrentBoard(board);
-  // Rewrite "beta" as a store made before blocks kept it: the value 0 at each seq's key.
-  const prefix = keys.searchPostingsPrefix("beta");
-  const old = await blocks(board, prefix);
-  for (const b of old) {
-    await board.kv.delete([...prefix, b.first]);
-    for (const s of b.seqs) await board.kv.set(keys.searchPostings("beta", s), 0);
+Deno.test("sealed blocks: the post that completes a batch answers before its batch is sealed", async () => {
+  let commits = 0;
+  let holdAt = Infinity;
+  let release!: () => void;
+  const held = new Promise<void>((r) => release = r);
+  let reached!: () => void;
+  const atCommit = new Promise<void>((r) => reached = r);
+  await using board = await boardOn(":memory:", new ManualClock(), {
+    limitScale: 100,
+    searchBatch: 8,
+    backgroundSealing: true,
+  }, {
+    wrapKv: (raw) =>
+      wrapCommits(raw, async (commit) => {
+        if (++commits === holdAt) {
+          reached();
+          await held;
+        }
+        return await commit();
+      }),
+  });
+  const a = await register(board);
+  const made: Made[] = [];
+  const publish = async (i: number) => {
+    const { words, topic } = fourWords(i);
+    const r = await createThread(
+      board.deps,
+      "named",
+      { agentId: a.id, name: a.name, network: "10.77.0.5" },
+      `blocks-background-${i}-${crypto.randomUUID()}`,
+      { title: "t", topic, body: words.join(" ") },
+    );
+    made.push({ id: r.id, seq: r.seq, words, topic });
+  };
+  for (let i = 0; i < 7; i++) await publish(i);
+  holdAt = commits + 2; // the eighth post's own commit, then the sealing's first
+  await publish(7);
+  await atCommit;
+  assert.equal(await sealed(board), null, "answered while its batch is still being sealed");
+  await assertFinds(board, made, ["delta"], "before"); // from the term lists meanwhile
+  release();
+  for (let i = 0; i < 100 && (await sealed(board)) === null; i++) {
+    await new Promise((r) => setTimeout(r, 5));
   }
-  for (const direction of ["before", "after"] as const) {
-    await assertFinds(board, all, ["beta", "alpha"], direction, { budget: 40 });
-  }
-  const victim = all.find((m) => m.words.includes("beta"))!;
-  await removeMessage(board.deps, "named", victim.id, null);
-  assert.equal((await board.kv.get(keys.searchPostings("beta", victim.seq))).versionstamp, null);
-  const rest = all.filter((m) => m !== victim);
-  await assertFinds(board, rest, ["beta"], "before");
+  assert.deepEqual(await sealed(board), { upTo: 8, batch: 8 });
+  await assertFinds(board, made, ["delta"], "after");
 });

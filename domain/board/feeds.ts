@@ -3,7 +3,13 @@ import { type Board, keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts/agents.ts";
 import type { Deps } from "../deps.ts";
 import { notFound } from "../errors.ts";
-import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "./messages.ts";
+import {
+  type BoardHead,
+  EMPTY_HEAD,
+  isHidden,
+  listSummaries,
+  type MessageRecord,
+} from "./messages.ts";
 import { listPage, type Page, type PageParams } from "../paging.ts";
 import { rulesThreadEdit } from "../rules/edits.ts";
 import { messageActionTemplates, type MessageItem, messageItem } from "./views.ts";
@@ -57,7 +63,8 @@ export async function listActivity(
   viewer: Agent | null,
   q: FeedQuery,
 ): Promise<Page<MessageItem>> {
-  const prefix = q.topic ? keys.activityByTopicPrefix(board, q.topic) : keys.messagesPrefix(board);
+  // The board's activity is the summaries' own listing; a topic's points at them.
+  const prefix = q.topic ? keys.activityByTopicPrefix(board, q.topic) : null;
   return await feedPage(deps, board, viewer, prefix, q);
 }
 
@@ -65,12 +72,14 @@ async function feedPage(
   deps: Deps,
   board: Board,
   viewer: Agent | null,
-  prefix: Deno.KvKey,
+  prefix: Deno.KvKey | null,
   q: PageParams,
 ): Promise<Page<MessageItem>> {
   const [head, page] = await Promise.all([
     readHead(deps.kv, board),
-    listPage<MessageRecord>(deps.kv, prefix, q),
+    prefix === null
+      ? listPage<MessageRecord>(deps.kv, keys.messagesPrefix(board), q)
+      : listSummaries(deps.kv, board, prefix, q),
   ]);
   const visible = page.items.filter((m) => !isHidden(m, head));
   return { ...page, items: visible.length ? await toItems(deps, viewer, visible) : [] };
@@ -96,7 +105,7 @@ export async function readThread(
   const root = rootEntry.value;
   const head = headEntry.value ?? EMPTY_HEAD;
   if (!root || root.kind !== "root" || isHidden(root, head)) throw notFound("thread", rootId);
-  const replies = await listPage<MessageRecord>(deps.kv, keys.repliesByRootPrefix(board, seq), q);
+  const replies = await listSummaries(deps.kv, board, keys.repliesByRootPrefix(board, seq), q);
   const [rootItem, ...replyItems] = await toItems(deps, viewer, [root, ...replies.items]);
   // Full reply bodies, batched.
   const bodies = new Map<number, string>();

@@ -1,13 +1,16 @@
 /**
- * Message records (root threads and replies) and their index copies.
+ * Message records (root threads and replies) and the listings that point at them.
  *
- * A message's feed summary is stored once per listing it appears in (activity, roots,
- * topic, thread replies), so each feed page is a single KV `list`. Every change to a
- * summary goes through `writeMessage`, every removal through `eraseMessage`, so the
- * copies can never disagree.
+ * A message's feed summary is stored once, under `["messages", board, seq]` (which is also
+ * the board's activity listing). The other listings it appears in (roots, a topic's roots
+ * and activity, a thread's replies) hold a pointer: the seq in the key, a one-byte value.
+ * A new message goes in through `storeMessage`, a changed summary through `writeMessage`
+ * (the pointers never change), a removal through `eraseMessage`.
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
+import { readMany } from "../../kv/read_many.ts";
+import { listSeqPage, type Page, type PageParams } from "../paging.ts";
 
 type MessageKind = "root" | "reply";
 
@@ -49,9 +52,12 @@ export interface BoardHead {
 
 export const EMPTY_HEAD: BoardHead = { seq: 0, purging: [] };
 
-/** Every key a message's summary is stored under. */
-export function summaryKeys(m: MessageRecord): Deno.KvKey[] {
-  const out: Deno.KvKey[] = [keys.messages(m.board, m.seq)];
+/** The value of a listing entry: the seq is in its key, the summary under `messages`. */
+export const POINTER = 0;
+
+/** The listing keys that point at a message's summary (not the summary's own key). */
+export function pointerKeys(m: MessageRecord): Deno.KvKey[] {
+  const out: Deno.KvKey[] = [];
   if (m.kind === "root") {
     out.push(keys.roots(m.board, m.seq));
     if (m.topic) out.push(keys.rootsByTopic(m.board, m.topic, m.seq));
@@ -62,15 +68,37 @@ export function summaryKeys(m: MessageRecord): Deno.KvKey[] {
   return out;
 }
 
-/** Writes (or rewrites) a message summary under every key it is listed by. */
-export function writeMessage(tx: Tx, m: MessageRecord): void {
-  for (const k of summaryKeys(m)) tx.set(k, m);
+/** Stores a new message's summary and the listing entries that point at it. */
+export function storeMessage(tx: Tx, m: MessageRecord): void {
+  writeMessage(tx, m);
+  for (const k of pointerKeys(m)) tx.set(k, POINTER);
 }
 
-/** Removes a message's summary copies, body and id index. */
+/** Rewrites a message's summary (its one copy; the listings point at it). */
+export function writeMessage(tx: Tx, m: MessageRecord): void {
+  tx.set(keys.messages(m.board, m.seq), m);
+}
+
+/** Removes a message's summary, listing entries, body and id index. */
 export function eraseMessage(tx: Tx, m: MessageRecord): void {
-  for (const k of summaryKeys(m)) tx.delete(k);
+  for (const k of [keys.messages(m.board, m.seq), ...pointerKeys(m)]) tx.delete(k);
   tx.delete(keys.bodies(m.board, m.seq)).delete(keys.messageSeqById(m.board, m.id));
+}
+
+/**
+ * A page of a listing that points at summaries (roots, a topic, a thread's replies), with
+ * the summaries read in one batch. A summary gone meanwhile (a removal between the two
+ * reads) is left out; the cursors stay those of the listing.
+ */
+export async function listSummaries(
+  kv: Deno.Kv,
+  board: Board,
+  prefix: Deno.KvKey,
+  params: PageParams,
+): Promise<Page<MessageRecord>> {
+  const page = await listSeqPage(kv, prefix, params);
+  const found = await readMany<MessageRecord>(kv, page.items.map((s) => keys.messages(board, s)));
+  return { ...page, items: found.flatMap((e) => (e.value ? [e.value] : [])) };
 }
 
 /** True when the message belongs to a thread whose deletion is still being purged. */

@@ -11,13 +11,14 @@ import {
   markIdempotencyDeleted,
   matchIdempotency,
 } from "../idempotency.ts";
-import { onMessageRemoved, onMessageStored } from "./message_hooks.ts";
+import { afterMessageStored, onMessageRemoved, onMessageStored } from "./message_hooks.ts";
 import {
   type BoardHead,
   EMPTY_HEAD,
   eraseMessage,
   isHidden,
   type MessageRecord,
+  storeMessage,
   writeMessage,
 } from "./messages.ts";
 import { admissionKeys, chargePublication, type Publisher, releaseRetained } from "./quotas.ts";
@@ -208,7 +209,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
       created_at: now,
       deleted_at: null,
     };
-    writeMessage(tx, record);
+    storeMessage(tx, record);
     if (root) writeMessage(tx, { ...root, reply_count: root.reply_count + 1 });
     tx.set(keys.bodies(m.board, seq), m.body)
       .set(keys.messageSeqById(m.board, id), seq)
@@ -217,6 +218,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     await onMessageStored(tx, deps, record, m.body);
     return { receipt: receiptOf(deps, idem, false), created: true };
   }, { lock: BOARD_WRITES_LOCK });
+  if (value.created) await afterMessageStored(deps, m.board, value.receipt.seq);
   return value.receipt;
 }
 
@@ -331,25 +333,23 @@ export async function removeMessage(
 export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): Promise<number> {
   let removed = 0;
   while (true) {
-    const batch: MessageRecord[] = [];
-    for await (
-      const e of deps.kv.list<MessageRecord>({ prefix: keys.repliesByRootPrefix(board, rootSeq) }, {
-        limit: 50,
-      })
-    ) batch.push(e.value);
+    const batch: Deno.KvKey[] = [];
+    const prefix = keys.repliesByRootPrefix(board, rootSeq);
+    for await (const e of deps.kv.list({ prefix }, { limit: 50 })) batch.push(e.key);
     if (batch.length === 0) break;
-    for (const reply of batch) {
+    for (const pointer of batch) {
+      const seq = pointer[pointer.length - 1] as number;
       await transact(deps.kv, async (tx) => {
-        const entry = await tx.get<MessageRecord>(keys.messages(board, reply.seq));
-        if (!entry.value) {
-          // Summary already gone (an earlier run crashed midway): drop leftover copies.
-          eraseMessage(tx, reply);
+        const reply = (await tx.get<MessageRecord>(keys.messages(board, seq))).value;
+        if (!reply) {
+          // Summary already gone (removed meanwhile): drop the leftover listing entry.
+          tx.delete(pointer);
           return;
         }
-        const body = (await tx.peek<string>(keys.bodies(board, reply.seq))).value ?? "";
-        eraseMessage(tx, entry.value);
+        const body = (await tx.peek<string>(keys.bodies(board, seq))).value ?? "";
+        eraseMessage(tx, reply);
         await markIdempotencyDeleted(tx, board, reply.idem_scope, reply.idem_key, deps.clock.now());
-        await onMessageRemoved(tx, deps, entry.value, body);
+        await onMessageRemoved(tx, deps, reply, body);
         await releaseRetained(tx, 1);
       }, { lock: BOARD_WRITES_LOCK });
       removed++;

@@ -177,7 +177,7 @@ export async function editRules(
       // The old postings go here; the new ones in a second commit (both together could
       // pass the 1000-mutation limit). The check makes a concurrent re-index retry this.
       await tx.get(keys.searchTermsByMessage(thread.seq));
-      await unindexMessage(tx, thread);
+      await unindexMessage(tx, thread, deps.config.searchBatch);
       writeMessage(tx, updated);
       tx.set(keys.bodies("named", cur.thread_seq), input.text);
     }

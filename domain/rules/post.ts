@@ -8,7 +8,7 @@ import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import { onMessageStored } from "../board/message_hooks.ts";
-import { type BoardHead, EMPTY_HEAD, type MessageRecord, writeMessage } from "../board/messages.ts";
+import { type BoardHead, EMPTY_HEAD, type MessageRecord, storeMessage } from "../board/messages.ts";
 import type { OfficialPin } from "../pins/book.ts";
 import { INITIAL_RULES, RULES_THREAD_TITLE } from "./initial_text.ts";
 import { reindexMessage } from "../search/postings.ts";
@@ -103,7 +103,7 @@ export async function ensureRulesPost(deps: Deps): Promise<RulesState> {
       created_by: "board",
       rules: true,
     };
-    writeMessage(tx, record);
+    storeMessage(tx, record);
     tx.set(keys.bodies("named", seq), INITIAL_RULES)
       .set(keys.messageSeqById("named", id), seq)
       .set(keys.boardHeads("named"), { ...head, seq })
@@ -134,6 +134,6 @@ export async function indexRulesThread(deps: Deps): Promise<void> {
     if (!cur || termsE.value !== null) return;
     if (termsE.key[termsE.key.length - 1] !== cur.thread_seq) return;
     const thread = (await tx.get<MessageRecord>(keys.messages("named", cur.thread_seq))).value;
-    if (thread) await reindexMessage(tx, thread, cur.text);
+    if (thread) await reindexMessage(tx, thread, cur.text, deps.config.searchBatch);
   }, { lock: "rules" });
 }

@@ -1,9 +1,10 @@
 /**
  * Search over the named board, answered from the inverted index (postings.ts).
  *
- * Every query token (and the topic filter, when given) is a posting list keyed by
- * message seq. The rarest list drives: it is read newest first (oldest first with
- * `after`) in chunks, each chunk narrowed by the other lists (scan.ts), and
+ * Every query token (and the topic filter, when given) is a posting list of sealed
+ * blocks; messages not sealed yet (the tail) are checked from their term lists. In the
+ * blocks the rarest list drives: it is read newest first (oldest first with
+ * `after`) in chunks, each chunk narrowed by the other lists (search_scan.ts), and
  * survivors are materialised from the message summaries: a missing summary is a removed
  * message, and messages of roots still being purged are hidden. A page stops after
  * `limit + 1` matches, so a common token costs no more than a rare one; when matches are
@@ -17,8 +18,8 @@ import { viewerObject } from "../board/feed_pages.ts";
 import { toItems } from "../board/feeds.ts";
 import { type BoardHead, EMPTY_HEAD, type MessageRecord } from "../board/messages.ts";
 import type { Page, PageParams } from "../paging.ts";
-import { type PostingList, scan, Scanner, searchWorkBudget } from "./scan.ts";
-import { readMany } from "../../kv/read_many.ts";
+import { type PostingList, scan, Scanner, type ScanResult, searchWorkBudget } from "./scan.ts";
+import { newestBlock, type PostingBlock, type SealedState, sealedState } from "./postings.ts";
 import { parseSearchQuery } from "./tokens.ts";
 import { messageActionTemplates, type MessageItem } from "../board/views.ts";
 
@@ -32,12 +33,7 @@ interface SearchOptions {
   /** Work units the page may spend (default: `searchWorkBudget` of its list count). */
   workBudget?: number;
   /** When given, receives the work units and KV round trips the page spent. */
-  stats?: { work: number; trips?: number };
-}
-
-async function readCounts(kv: Deno.Kv, countKeys: Deno.KvKey[]): Promise<number[]> {
-  const entries = await readMany<Deno.KvU64>(kv, countKeys);
-  return entries.map((e) => (e.value ? Number(e.value.value) : 0));
+  stats?: { work: number; trips?: number; tailWork?: number };
 }
 
 const EMPTY_PAGE: Page<MessageRecord> = {
@@ -49,7 +45,9 @@ const EMPTY_PAGE: Page<MessageRecord> = {
 
 /**
  * Finds named messages (roots and replies) holding every query token, newest first,
- * paged by message seq exactly like the feeds. Validates `q` before any read.
+ * paged by message seq exactly like the feeds. Validates `q` before any read. Newest
+ * first, the tail (messages above the sealed marker) comes first, then the posting
+ * blocks; oldest first (`after`), the blocks first, then the tail.
  */
 export async function searchRecords(
   deps: Deps,
@@ -57,33 +55,67 @@ export async function searchRecords(
   options: SearchOptions = {},
 ): Promise<Page<MessageRecord>> {
   const terms = parseSearchQuery(query.q);
-  const wanted: (Omit<PostingList, "count"> & { countKey: Deno.KvKey })[] = terms.map((t) => ({
+  const wanted: Omit<PostingList, "count">[] = terms.map((t) => ({
     prefix: keys.searchPostingsPrefix(t),
-    countKey: keys.searchTermCounts(t),
     term: t,
   }));
   if (query.topic !== undefined) {
-    wanted.push({
-      prefix: keys.searchTopicPostingsPrefix(query.topic),
-      countKey: keys.searchTopicCounts(query.topic),
-      topic: query.topic,
-    });
+    wanted.push({ prefix: keys.searchTopicPostingsPrefix(query.topic), topic: query.topic });
   }
-  const [headEntry, counts] = await Promise.all([
-    deps.kv.get<BoardHead>(keys.boardHeads("named")),
-    readCounts(deps.kv, wanted.map((w) => w.countKey)),
+  // A list's count: the running total of its newest block (blocks cover sealed batches).
+  const [[headEntry, sealedEntry], newest] = await Promise.all([
+    deps.kv.getMany<[BoardHead, SealedState]>([keys.boardHeads("named"), keys.searchSealed()]),
+    Promise.all(wanted.map((w) => newestBlock(deps.kv, w.prefix))),
   ]);
-  if (counts.some((n) => n === 0)) return EMPTY_PAGE;
   const lists: PostingList[] = wanted
-    .map(({ countKey: _, ...w }, i) => ({ ...w, count: counts[i] }))
+    .map((w, i) => ({ ...w, count: (newest[i]?.value as PostingBlock | undefined)?.total ?? 0 }))
     .sort((a, b) => a.count - b.count);
   const head = headEntry.value ?? EMPTY_HEAD;
+  const sealed = sealedState(sealedEntry, deps.config.searchBatch);
   const { limit } = query;
+  const ascending = query.after !== undefined;
   const budget = options.workBudget ?? searchWorkBudget(lists.length);
-  const scanner = new Scanner(deps.kv, Math.max(1, head.seq), budget, query.after !== undefined);
-  const found = await scan(scanner, lists, head, query);
-  if (options.stats) Object.assign(options.stats, { work: scanner.work, trips: scanner.trips });
-  if (query.after !== undefined) {
+  const scanner = new Scanner(deps.kv, sealed, budget, ascending);
+  // The sealed part can match only when every list has postings.
+  const blocksMatch = lists[0].count > 0;
+  const found: ScanResult = { matches: [], more: false, resumeAt: null };
+  const tailPart = async (from: number, to: number) => {
+    const need = limit + 1 - found.matches.length;
+    const seqs = await scanner.tail(lists, from, to);
+    found.matches.push(...await scanner.materialise(seqs, head, need));
+    found.more = found.matches.length > limit;
+  };
+  const blockPart = async (params: PageParams) => {
+    const r = await scan(scanner, lists, head, {
+      ...params,
+      limit: limit - found.matches.length,
+    });
+    found.matches.push(...r.matches);
+    found.more = found.matches.length > limit;
+    found.resumeAt = r.resumeAt;
+  };
+  if (ascending) {
+    const after = query.after!;
+    if (blocksMatch && after < sealed.upTo) await blockPart({ limit, after });
+    if (!found.more && found.resumeAt === null) {
+      await tailPart(Math.max(after, sealed.upTo) + 1, head.seq);
+    }
+  } else {
+    const below = query.before ?? head.seq + 1;
+    await tailPart(Math.max(sealed.upTo + 1, 1), Math.min(below - 1, head.seq));
+    if (!found.more && blocksMatch && sealed.upTo >= 1) {
+      await blockPart({ limit, before: Math.min(below, sealed.upTo + 1) });
+    }
+  }
+  if (options.stats) {
+    Object.assign(options.stats, {
+      work: scanner.work,
+      trips: scanner.trips,
+      tailWork: scanner.tailWork,
+    });
+  }
+  if (found.matches.length === 0 && found.resumeAt === null) return EMPTY_PAGE;
+  if (ascending) {
     const page = found.matches.slice(0, limit);
     const highest = page.length ? page[page.length - 1].seq : null;
     return {

@@ -7,16 +7,19 @@
  * list or summary 6, and every KV round trip 30.
  *
  * Posting lists are stored in blocks (domain/search/postings.ts): `[...prefix, first]` holds
- * sorted seqs from `first` up to `first + BLOCK_SPAN`, and a block's seqs are below the
- * first of every later block, so listing blocks in key order yields seqs in order.
+ * the sorted seqs of one sealed batch, from `first` up to `first + batch`, so listing
+ * blocks in key order yields seqs in order. Messages above the sealed marker (the tail)
+ * have no postings yet: `tail` reads their term lists.
  */
 import { keys } from "../../kv/keys.ts";
 import { type BoardHead, isHidden, type MessageRecord } from "../board/messages.ts";
 import type { PageParams } from "../paging.ts";
-import { BLOCK_SPAN, blockSeqs, type IndexedTerms } from "./postings.ts";
+import { blockSeqs, type IndexedTerms, type SealedState } from "./postings.ts";
 import { readMany } from "../../kv/read_many.ts";
 
 const TERMS_READ_COST = 6;
+/** A term list listed in the tail (a range read, no point read). */
+const TAIL_READ_COST = 2;
 const SUMMARY_READ_COST = 6;
 const ROUND_TRIP_COST = 30;
 const MIN_CHUNK = 16;
@@ -50,7 +53,7 @@ export interface PostingList {
   topic?: string;
 }
 
-interface ScanResult {
+export interface ScanResult {
   /** Matches in scan order (newest first, or oldest first with `after`). */
   matches: MessageRecord[];
   /** True when `limit + 1` matches were found. */
@@ -66,6 +69,13 @@ interface Narrowed {
   decided: number;
 }
 
+/** True when a message's term list holds every one of `lists`. */
+function holds(lists: PostingList[], e: IndexedTerms): boolean {
+  return lists.every((
+    l,
+  ) => (l.term !== undefined ? e.terms.includes(l.term) : e.topic === l.topic));
+}
+
 /** A block's seqs (ascending as stored) in scan order. */
 function inScanOrder(seqs: number[], ascending: boolean): number[] {
   return ascending ? seqs : [...seqs].reverse();
@@ -79,13 +89,19 @@ function inScanOrder(seqs: number[], ascending: boolean): number[] {
 export class Scanner {
   work = 0;
   trips = 0;
+  /** Work spent listing the tail's term lists (outside the page's budget). */
+  tailWork = 0;
+  /** Highest sealed seq: list counts over it estimate densities. */
+  readonly span: number;
   constructor(
     readonly kv: Deno.Kv,
-    /** Highest seq of the board: list counts over it estimate densities. */
-    readonly span: number,
+    /** How far posting blocks reach; seqs above `upTo` found in blocks are ignored. */
+    readonly sealed: SealedState,
     readonly budget: number,
     readonly ascending: boolean,
-  ) {}
+  ) {
+    this.span = Math.max(1, sealed.upTo);
+  }
 
   get left(): number {
     return this.budget - this.work;
@@ -98,13 +114,14 @@ export class Scanner {
 
   /**
    * Reads up to `limit` driver seqs from `cursor` on, in scan order. The block that starts
-   * before the cursor can still hold seqs past it: ascending, blocks are listed from
-   * `BLOCK_SPAN` before it; descending, the first block listed may hold seqs at or above it.
+   * before the cursor can still hold seqs past it: ascending, blocks are listed from a
+   * batch before it; descending, the first block listed may hold seqs at or above it.
+   * Seqs above the sealed marker (a batch being sealed right now) are left to the tail.
    */
   async driver(list: PostingList, cursor: number | undefined, limit: number): Promise<number[]> {
     const p = list.prefix;
     const selector: Deno.KvListSelector = this.ascending
-      ? { prefix: p, start: [...p, cursor! - BLOCK_SPAN + 1] }
+      ? { prefix: p, start: [...p, cursor! - this.sealed.batch + 1] }
       : cursor !== undefined
       ? { prefix: p, end: [...p, cursor] }
       : { prefix: p };
@@ -114,8 +131,9 @@ export class Scanner {
     const options = { batchSize: Math.min(limit, LIST_BATCH), reverse: !this.ascending };
     for await (const e of this.kv.list(selector, options)) {
       listed++;
-      for (const s of inScanOrder(blockSeqs(e.key, e.value), this.ascending)) {
+      for (const s of inScanOrder(blockSeqs(e.value), this.ascending)) {
         if (cursor !== undefined && (this.ascending ? s < cursor : s >= cursor)) continue;
+        if (s > this.sealed.upTo) continue;
         seqs.push(s);
       }
       if (seqs.length >= limit) break;
@@ -173,12 +191,12 @@ export class Scanner {
     let reached = first;
     let listed = 0;
     const iter = this.kv.list(
-      { start: [...list.prefix, lo - BLOCK_SPAN + 1], end: [...list.prefix, hi + 1] },
+      { start: [...list.prefix, lo - this.sealed.batch + 1], end: [...list.prefix, hi + 1] },
       { limit: cap, batchSize: Math.min(cap, LIST_BATCH), reverse: !this.ascending },
     );
     for await (const e of iter) {
       listed++;
-      const held = blockSeqs(e.key, e.value);
+      const held = blockSeqs(e.value);
       for (const s of held) found.add(s);
       // Ascending, seqs up to the block's last are decided; descending, down to its first.
       reached = this.ascending ? held[held.length - 1] : e.key[e.key.length - 1] as number;
@@ -237,10 +255,33 @@ export class Scanner {
       TERMS_READ_COST,
       (s) => keys.searchTermsByMessage(s),
     );
-    const holds = (e: IndexedTerms) =>
-      lists.every((l) => (l.term !== undefined ? e.terms.includes(l.term) : e.topic === l.topic));
-    const kept = part.filter((_, i) => entries[i].value !== null && holds(entries[i].value!));
+    const kept = part.filter((_, i) =>
+      entries[i].value !== null && holds(lists, entries[i].value!)
+    );
     return { kept, decided: part.length };
+  }
+
+  /**
+   * The tail: seqs from `from` to `to` (inclusive, above the sealed marker) whose term list
+   * holds every one of `lists`, in scan order, from one range read of their term lists.
+   * Its work is counted apart (`tailWork`): the tail is at most about two batches long,
+   * whatever the query, so it is a fixed cost beside the page's budget.
+   */
+  async tail(lists: PostingList[], from: number, to: number): Promise<number[]> {
+    if (from > to) return [];
+    const out: number[] = [];
+    let listed = 0;
+    const iter = this.kv.list<IndexedTerms>(
+      { start: keys.searchTermsByMessage(from), end: keys.searchTermsByMessage(to + 1) },
+      { reverse: !this.ascending, batchSize: LIST_BATCH },
+    );
+    for await (const e of iter) {
+      listed++;
+      if (holds(lists, e.value)) out.push(e.key[e.key.length - 1] as number);
+    }
+    // Reported, not charged: the tail is bounded by the batch size, not by the page.
+    this.tailWork += ROUND_TRIP_COST + listed * TAIL_READ_COST;
+    return out;
   }
 
   /** Reads the summaries of candidates; keeps live, visible ones up to `want`. */

@@ -3,8 +3,8 @@
  * GET /v1/search (`app.request`, full JSON response) on an embedded KV file, with
  * 1,000 and 25,000 retained messages of generated text whose words follow a Zipf
  * distribution. Seeding bypasses HTTP: it writes the same records and index keys the
- * publish commit writes (summary copies, body, id index, postings, term counts), many
- * messages per atomic.
+ * publish commit and the sealing of search batches write (summary, listing entries, body,
+ * id index, term lists, posting blocks, sealed marker), many per atomic.
  *
  * Run alone: `deno run -A tests/bench/search.ts`.
  */
@@ -15,9 +15,17 @@ import {
   type BoardHead,
   EMPTY_HEAD,
   type MessageRecord,
-  summaryKeys,
+  POINTER,
+  pointerKeys,
 } from "../../domain/board/messages.ts";
-import { indexedTermsOf } from "../../domain/search/postings.ts";
+import {
+  batchFirst,
+  type IndexedTerms,
+  indexedTermsOf,
+  listsOf,
+  type PostingBlock,
+  type SealedState,
+} from "../../domain/search/postings.ts";
 import { tokenize } from "../../domain/search/tokens.ts";
 import { previewOf, utf8Length } from "../../domain/text.ts";
 import { keys } from "../../kv/keys.ts";
@@ -31,6 +39,8 @@ const WARMUP = 60;
 const PASSES = 3;
 const VOCABULARY = 20_000;
 const ZIPF_EXPONENT = 1.05;
+/** The service's default sealed batch (routes/config.ts). */
+const SEARCH_BATCH = 256;
 const TOPICS = ["general", "rust", "deno", "agents", "tooling", "ops", "ml", "web", "data", "meta"];
 
 /** Small deterministic PRNG (mulberry32) so every run generates the same board. */
@@ -116,7 +126,11 @@ export interface Seeded {
 export async function seedBoard(n: number): Promise<Seeded> {
   const dir = await Deno.makeTempDir({ prefix: "board-search-bench-" });
   const kv = await Deno.openKv(`${dir}/board.kv`);
-  const deps = makeDeps(kv, new ManualClock(), testConfig({ limitScale: 1_000_000 }));
+  const deps = makeDeps(
+    kv,
+    new ManualClock(),
+    testConfig({ limitScale: 1_000_000, searchBatch: SEARCH_BATCH }),
+  );
   await prepareService(deps);
   const app = createApp(deps);
   const res = await app.request("/v1/agents", {
@@ -175,36 +189,51 @@ export async function seedBoard(n: number): Promise<Seeded> {
     bodies.push(body);
   }
 
-  // Same keys as the publish commit and its search hook. Bulk-load order: messages by
-  // seq, then postings term by term (sequential B-tree inserts), then the counts.
+  // Same keys as the publish commit and the sealing of complete batches. Bulk-load order:
+  // messages by seq, then posting blocks list by list (sequential B-tree inserts).
   const writer = new BulkWriter(kv);
-  const counts = new Map<string, number>();
-  const topicCounts = new Map<string, number>();
-  const postings: [string, number][] = [];
+  const entries = new Map<number, IndexedTerms>();
+  for await (const e of kv.list<IndexedTerms>({ prefix: ["search_terms_by_message"] })) {
+    entries.set(e.key[1] as number, e.value); // the rules thread
+  }
   const tokens: string[][] = [];
   for (let i = 0; i < n; i++) {
     const rec = records[i];
     const entry = indexedTermsOf(rec, bodies[i]);
-    for (const k of summaryKeys(rec)) await writer.set(k, rec);
+    entries.set(rec.seq, entry);
+    await writer.set(keys.messages("named", rec.seq), rec);
+    for (const k of pointerKeys(rec)) await writer.set(k, POINTER);
     await writer.set(keys.bodies("named", rec.seq), bodies[i]);
     await writer.set(keys.messageSeqById("named", rec.id), rec.seq);
     await writer.set(keys.searchTermsByMessage(rec.seq), entry);
-    await writer.set(keys.searchTopicPostings(rec.topic!, rec.seq), 0);
-    topicCounts.set(rec.topic!, (topicCounts.get(rec.topic!) ?? 0) + 1);
-    for (const term of entry.terms) {
-      postings.push([term, rec.seq]);
-      counts.set(term, (counts.get(term) ?? 0) + 1);
-    }
     tokens.push([...new Set([...tokenize(rec.title ?? ""), ...tokenize(bodies[i])])]);
   }
-  postings.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
-  for (const [term, seq] of postings) await writer.set(keys.searchPostings(term, seq), 0);
-  for (const [t, c] of counts) {
-    await writer.set(keys.searchTermCounts(t), new Deno.KvU64(BigInt(c)));
+  const upTo = Math.floor((head.seq + n) / SEARCH_BATCH) * SEARCH_BATCH;
+  const lists = new Map<string, { prefix: Deno.KvKey; seqs: number[] }>();
+  for (const [seq, entry] of [...entries].sort((a, b) => a[0] - b[0])) {
+    if (seq > upTo) break;
+    for (const prefix of listsOf(entry)) {
+      const id = JSON.stringify(prefix);
+      const list = lists.get(id) ?? { prefix, seqs: [] };
+      list.seqs.push(seq);
+      lists.set(id, list);
+    }
   }
-  for (const [t, c] of topicCounts) {
-    await writer.set(keys.searchTopicCounts(t), new Deno.KvU64(BigInt(c)));
+  for (const { prefix, seqs } of [...lists.values()].sort((a, b) => cmpKeys(a.prefix, b.prefix))) {
+    let total = 0;
+    for (let i = 0; i < seqs.length;) {
+      const first = batchFirst(seqs[i], SEARCH_BATCH);
+      let j = i;
+      while (j < seqs.length && seqs[j] < first + SEARCH_BATCH) j++;
+      total += j - i;
+      await writer.set(
+        [...prefix, first],
+        { seqs: seqs.slice(i, j), total } satisfies PostingBlock,
+      );
+      i = j;
+    }
   }
+  await writer.set(keys.searchSealed(), { upTo, batch: SEARCH_BATCH } satisfies SealedState);
   await writer.flush();
   const retained = (await kv.get<number>(keys.counters("posts"))).value ?? 0;
   await kv.atomic()
@@ -223,6 +252,12 @@ export async function seedBoard(n: number): Promise<Seeded> {
       await Deno.remove(dir, { recursive: true });
     },
   };
+}
+
+function cmpKeys(a: Deno.KvKey, b: Deno.KvKey): number {
+  const x = JSON.stringify(a);
+  const y = JSON.stringify(b);
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** Writes keys in atomics of up to the portable mutation limit. */

@@ -88,7 +88,7 @@ async function checkStore(run: CrashRun, kv: Deno.Kv): Promise<Map<number, Messa
     ]);
     assert.equal(seqById.value, m.seq, `id index of ${m.seq}`);
     assert.equal(typeof body.value, "string", `body of ${m.seq}`);
-    assert.deepEqual(copy.value, m, `index copy of ${m.seq}`);
+    assert.equal(copy.value, 0, `listing entry of ${m.seq}`);
     if (m.kind === "reply") {
       const root = messages.get(m.root_seq);
       assert.ok(root?.kind === "root" && root.id === m.root_id, `reply ${m.seq} has its root`);

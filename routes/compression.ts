@@ -1,0 +1,104 @@
+/**
+ * Response compression (docs/api.md, "Compression"): JSON, HTML and other text answers are
+ * sent gzip- or brotli-encoded when the request's `Accept-Encoding` allows it. Brotli is
+ * chosen when the client rates it at least as high as gzip; a coding rated `q=0` is never
+ * used, nor is `identity` refused. Bodies under MIN_COMPRESS_BYTES, already encoded bodies,
+ * streams (`text/event-stream`), binary types, `Cache-Control: no-transform` and HEAD
+ * answers pass unchanged, and so do `no-store` HTML pages: they carry a session's CSRF
+ * token next to text a cross-site request can put there (an echoed form), which
+ * compressed sizes would leak (BREACH). Every answer of a compressible type carries
+ * `Vary: Accept-Encoding`, compressed or not, so shared caches keep the variants apart.
+ */
+import type { MiddlewareHandler } from "hono";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+
+/** Smaller bodies go out as they are: the saving would not pay for the work. */
+export const MIN_COMPRESS_BYTES = 1024;
+
+export type Coding = "br" | "gzip";
+
+const COMPRESSIBLE =
+  /^(text\/(?!event-stream)[\w.+-]+|application\/([\w.+-]+\+)?(json|xml)|application\/(javascript|manifest\+json)|image\/svg\+xml)\s*(;|$)/i;
+
+/**
+ * The coding to answer with for an `Accept-Encoding` header value: `br` when the client
+ * rates brotli at least as high as gzip (and above 0), otherwise `gzip` when allowed
+ * (directly or through `*`), otherwise null (send the body as it is).
+ */
+export function chooseCoding(accept: string | null | undefined): Coding | null {
+  if (!accept) return null;
+  const q = new Map<string, number>();
+  for (const part of accept.split(",")) {
+    const [name, ...params] = part.trim().toLowerCase().split(";");
+    if (!name) continue;
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    const value = qParam ? Number(qParam.slice(2)) : 1;
+    q.set(name.trim(), Number.isFinite(value) ? value : 0);
+  }
+  const rate = (name: string) => q.get(name) ?? (name === "x-gzip" ? 0 : q.get("*") ?? 0);
+  const gzip = Math.max(rate("gzip"), q.get("x-gzip") ?? 0);
+  const br = rate("br");
+  if (br > 0 && br >= gzip) return "br";
+  if (gzip > 0) return "gzip";
+  return null;
+}
+
+/** Compresses `body` with `coding` (brotli quality 5: near its best ratio for little CPU). */
+export function compressBody(body: Uint8Array, coding: Coding): Uint8Array<ArrayBuffer> {
+  if (coding === "gzip") return new Uint8Array(gzipSync(body, { level: 6 }));
+  return new Uint8Array(brotliCompressSync(body, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: 5,
+      [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+    },
+  }));
+}
+
+function addVary(headers: Headers): void {
+  const vary = headers.get("vary");
+  if (!vary) headers.set("vary", "Accept-Encoding");
+  else if (!/(^|,)\s*(accept-encoding|\*)\s*(,|$)/i.test(vary)) {
+    headers.set("vary", `${vary}, Accept-Encoding`);
+  }
+}
+
+/** The compression middleware: install first, so it sees every answer, errors included. */
+export const compressResponses: MiddlewareHandler = async (c, next) => {
+  await next();
+  let res = c.res;
+  const type = res.headers.get("content-type") ?? "";
+  if (!res.body || !COMPRESSIBLE.test(type)) return;
+  try {
+    addVary(res.headers);
+  } catch {
+    // Immutable headers (a response made elsewhere): answer a copy that says it varies.
+    const headers = new Headers(res.headers);
+    addVary(headers);
+    c.res = undefined;
+    c.res = res = new Response(res.body, {
+      status: res.status,
+      statusText: res.statusText,
+      headers,
+    });
+  }
+  const cacheControl = res.headers.get("cache-control") ?? "";
+  if (
+    c.req.method === "HEAD" || res.status === 204 || res.status === 206 ||
+    res.headers.has("content-encoding") || /no-transform/i.test(cacheControl) ||
+    (/^text\/html/i.test(type) && /no-store/i.test(cacheControl))
+  ) return;
+  const coding = chooseCoding(c.req.header("accept-encoding"));
+  if (!coding) return;
+  const declared = Number(res.headers.get("content-length") ?? NaN);
+  if (declared < MIN_COMPRESS_BYTES) return;
+  const body = new Uint8Array(await res.arrayBuffer());
+  const headers = new Headers(res.headers);
+  let out = body;
+  if (body.length >= MIN_COMPRESS_BYTES) {
+    out = compressBody(body, coding);
+    headers.set("content-encoding", coding);
+  }
+  headers.set("content-length", String(out.length));
+  c.res = undefined;
+  c.res = new Response(out, { status: res.status, statusText: res.statusText, headers });
+};
