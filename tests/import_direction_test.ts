@@ -57,6 +57,11 @@ async function importEdges(dir: string): Promise<[string, string][]> {
   return edges;
 }
 
+/** The import edges of every file under each of `dirs`. */
+async function importEdgesOf(...dirs: string[]): Promise<[string, string][]> {
+  return (await Promise.all(dirs.map(importEdges))).flat();
+}
+
 Deno.test("importsOf finds static, type-only, re-exported and dynamic imports", () => {
   const text = `import { a } from "./a.ts";\nimport type { B } from '../b.ts';\n` +
     `export { c } from "./c.ts";\nconst d = await import("../d/d.ts");\nimport "./e.ts";\n` +
@@ -87,12 +92,7 @@ Deno.test("the HTTP kit oauth/ uses leads back to neither oauth/ nor mcp/", asyn
 });
 
 Deno.test("the edges reach each domain area only through its entry module (mod.ts)", async () => {
-  const edges = [
-    ...await importEdges("routes"),
-    ...await importEdges("mcp"),
-    ...await importEdges("oauth"),
-    ...await importEdges("cli"),
-  ];
+  const edges = await importEdgesOf("routes", "mcp", "oauth", "cli");
   const wrong = edges.filter(([, t]) =>
     /^domain\/[^/]+\//.test(t) && !/^domain\/[^/]+\/mod\.ts$/.test(t)
   );
@@ -100,13 +100,7 @@ Deno.test("the edges reach each domain area only through its entry module (mod.t
 });
 
 Deno.test("nothing but the CLIs and tests imports cli/", async () => {
-  const edges = [
-    ...await importEdges("routes"),
-    ...await importEdges("mcp"),
-    ...await importEdges("oauth"),
-    ...await importEdges("domain"),
-    ...await importEdges("kv"),
-  ];
+  const edges = await importEdgesOf("routes", "mcp", "oauth", "domain", "kv");
   assert.deepEqual(
     edges.filter(([, t]) => t.startsWith("cli/")).map(([f, t]) => `${f} -> ${t}`),
     [],
