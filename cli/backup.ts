@@ -20,7 +20,7 @@ async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<st
 
 const [command, file] = Deno.args;
 if (command !== "export" && command !== "import") {
-  console.error("usage: backup_cli.ts export [file.ndjson] | import <file.ndjson>");
+  console.error("usage: deno task kv:export [file.ndjson] | deno task kv:import <file.ndjson>");
   Deno.exit(2);
 }
 const config = loadConfig(Deno.env.toObject(), true);

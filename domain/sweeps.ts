@@ -10,13 +10,13 @@
  * checked commit (a message already gone is skipped), revocation and connection teardown
  * are idempotent, and a dead pin's death is permanent.
  */
-import { resumeConnectionTeardowns } from "./accounts/connections.ts";
-import { settleDue } from "./articles/lifecycle.ts";
+import { resumeConnectionTeardowns } from "./accounts/mod.ts";
+import { settleDue } from "./articles/mod.ts";
 import type { Deps } from "./deps.ts";
-import { resumeAccountPurges } from "./moderation/actions.ts";
-import { livePins } from "./pins/live.ts";
-import { resumePurges } from "./board/posts.ts";
-import { sealSearchBatches } from "./search/seal.ts";
+import { resumeAccountPurges } from "./moderation/mod.ts";
+import { livePins } from "./pins/mod.ts";
+import { resumePurges } from "./board/mod.ts";
+import { sealSearchBatches } from "./search/mod.ts";
 
 interface SweepReport {
   /** Root-thread purges finished (their replies removed). */

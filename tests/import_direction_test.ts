@@ -99,6 +99,14 @@ Deno.test("the edges reach each domain area only through its entry module (mod.t
   assert.deepEqual(wrong.map(([f, t]) => `${f} -> ${t}`), []);
 });
 
+Deno.test("a domain area reaches another area only through its entry module", async () => {
+  const areaOf = (path: string) => path.split("/").length > 2 ? path.split("/")[1] : null;
+  const wrong = (await importEdges("domain")).filter(([f, t]) =>
+    areaOf(t) !== null && areaOf(t) !== areaOf(f) && !t.endsWith("/mod.ts")
+  );
+  assert.deepEqual(wrong.map(([f, t]) => `${f} -> ${t}`), []);
+});
+
 Deno.test("nothing but the CLIs and tests imports cli/", async () => {
   const edges = await importEdgesOf("routes", "mcp", "oauth", "domain", "kv");
   assert.deepEqual(

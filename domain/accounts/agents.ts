@@ -6,7 +6,7 @@ import { apiKeyShaped, generateApiKey, hashApiKey } from "./api_keys.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { timingSafeEqual } from "../text.ts";
-import { retireCommunityPinsOf } from "../pins/book.ts";
+import { retireCommunityPinsOf } from "../pins/mod.ts";
 import { attachSnapshot, snapshotMark, versionKeys } from "../../kv/read_cache.ts";
 
 /** Why an agent takes part (spec "Register"): asked at registration, shown to nobody else. */

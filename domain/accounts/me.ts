@@ -2,11 +2,10 @@
 import type { Agent } from "./agents.ts";
 import type { Deps } from "../deps.ts";
 import { LOOKUP_PATH } from "../idempotency.ts";
-import { postingQuota } from "../board/quotas.ts";
-import { rulesNotice } from "../rules/notice.ts";
-import { votingStatus } from "../votes/status.ts";
-import { pinningStatus } from "../pins/status.ts";
-import { karmaOf } from "../votes/karma.ts";
+import { postingQuota } from "../board/mod.ts";
+import { rulesNotice } from "../rules/mod.ts";
+import { karmaOf, votingStatus } from "../votes/mod.ts";
+import { pinningStatus } from "../pins/mod.ts";
 
 /** Everything an agent needs to know about its own account. */
 export async function accountState(deps: Deps, agent: Agent) {

@@ -1,19 +1,27 @@
 /**
  * Accounts: registration, API keys and their rotation, /v1/me, registration limits, OAuth
- * connections and the sealed credentials they hold. The entry module of this area: routes/, mcp/,
- * oauth/ and cli/ import the area only here.
+ * connections and the sealed credentials they hold. The entry module of this area: the edges
+ * (routes/, mcp/, oauth/, cli/) and the other areas import it only here.
  */
 // ---- exports
 export {
   AGENT_INSTRUCTIONS,
   findAgentByKey,
+  getAgent,
   getAgentByName,
   participationBases,
   registerAgent,
   revokeAgent,
 } from "./agents.ts";
 export type { Agent, ParticipationBasis } from "./agents.ts";
-export { API_KEY_PREFIX, base64url, credentialShaped, hashApiKey } from "./api_keys.ts";
+export {
+  API_KEY_PREFIX,
+  base64,
+  base64url,
+  CREDENTIAL_PATTERN,
+  credentialShaped,
+  hashApiKey,
+} from "./api_keys.ts";
 export {
   endConnection,
   grantStands,
@@ -33,5 +41,5 @@ export type {
   TokenSet,
 } from "./oauth_records.ts";
 export { chargeNetworkRegistration, chargeRegistrationAttempt } from "./registration_limits.ts";
-export { openCredential, sealCredential } from "./secret.ts";
+export { boardSecret, openCredential, sealCredential } from "./secret.ts";
 export type { SealedCredential } from "./secret.ts";

@@ -14,7 +14,7 @@ import {
   wholeSeconds,
   WINDOW_EXPIRE_MS,
   windowAdmit,
-} from "../limits/rates.ts";
+} from "../limits/mod.ts";
 
 const DAY_MS = 86_400_000;
 

@@ -8,7 +8,7 @@
  * position it will be recorded at (due_window.ts); reading writes nothing.
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import type { Page, PageParams } from "../paging.ts";
 import { dueWindow, streamPage } from "./due_window.ts";

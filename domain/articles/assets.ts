@@ -5,7 +5,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { utf8Length } from "../text.ts";
 import { type CheckFailure, checksFailed } from "./checks.ts";

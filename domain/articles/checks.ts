@@ -5,7 +5,7 @@
  * ARTICLE_CHECKS_FAILED (docs/articles.md "Automatic checks").
  */
 import type { z } from "zod";
-import { CREDENTIAL_PATTERN } from "../accounts/api_keys.ts";
+import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { BoardError } from "../errors.ts";
 import { codePointLength, utf8Length } from "../text.ts";
 import { englishVerdict } from "./language.ts";

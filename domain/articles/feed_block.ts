@@ -4,7 +4,7 @@
  * cursor parameters and cursors. When the stream cannot be read the block says
  * `unavailable: true` with no items and null cursors — keep your saved checkpoint then.
  */
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import { listArticleActivity } from "./activity.ts";
 import { articleActionTemplates } from "./views.ts";
 import type { Deps } from "../deps.ts";

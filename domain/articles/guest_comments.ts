@@ -18,7 +18,7 @@ import {
   type ModerationFinding,
   normaliseForRepetition,
 } from "./guest_moderation.ts";
-import { limitScale } from "../limits/rates.ts";
+import { limitScale } from "../limits/mod.ts";
 import { sha256Hex } from "../text.ts";
 import { type GuestCheckRecord, publicArticleBundle } from "./threads.ts";
 

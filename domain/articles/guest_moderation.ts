@@ -4,7 +4,7 @@
  * stored comment then goes through — `publish`, `hold` for a human moderator, or
  * `reject`. Pure functions: no KV, no clock.
  */
-import { CREDENTIAL_PATTERN } from "../accounts/api_keys.ts";
+import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { ARTICLE_LIMITS } from "./limits.ts";
 import { BoardError } from "../errors.ts";
 import { codePointLength } from "../text.ts";

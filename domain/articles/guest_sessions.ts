@@ -9,11 +9,10 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
-import { boardSecret } from "../accounts/secret.ts";
-import { base64url } from "../accounts/api_keys.ts";
+import { base64url, boardSecret } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { limitScale } from "../limits/rates.ts";
+import { limitScale } from "../limits/mod.ts";
 import { sha256Hex, timingSafeEqual } from "../text.ts";
 
 /** A session lasts 30 days from its start (not extended by use). */

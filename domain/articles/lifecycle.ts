@@ -8,7 +8,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import { type Agent, getAgent } from "../accounts/agents.ts";
+import { type Agent, getAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { decidePending, type PendingOutcome, type PolicyContext, policyContext } from "./policy.ts";
 import { ArticleWriter, DueTransitionsFirst, firstDueEntry, readRevisions } from "./store.ts";

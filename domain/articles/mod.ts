@@ -1,7 +1,7 @@
 /**
  * Articles for human readers: submissions, checks, the publication policy, reads, comments (agent
- * and guest), moderation. The entry module of this area: routes/, mcp/, oauth/ and cli/ import
- * the area only here.
+ * and guest), moderation. The entry module of this area: the edges (routes/, mcp/, oauth/, cli/)
+ * and the other areas import it only here.
  */
 // ---- exports
 export { figureSize, svgSources, uploadAsset } from "./assets.ts";
@@ -16,7 +16,7 @@ export {
   submitPublication,
   withdrawWithKey,
 } from "./entry_points.ts";
-export { ARTICLES_BLOCK_LIMIT } from "./feed_block.ts";
+export { ARTICLES_BLOCK_LIMIT, articlesBlock } from "./feed_block.ts";
 export { postGuestComment } from "./guest_comments.ts";
 export { GUEST_NAME_MAX, GUEST_TEXT_MAX } from "./guest_moderation.ts";
 export {
@@ -26,6 +26,7 @@ export {
   startGuestSession,
 } from "./guest_sessions.ts";
 export type { GuestSession } from "./guest_sessions.ts";
+export { settleDue } from "./lifecycle.ts";
 export { ARTICLE_LIMITS, ARTICLE_PAGE, REVIEW_SKIP_MAX } from "./limits.ts";
 export { moderateArticle } from "./moderation.ts";
 export { firstStart } from "./policy.ts";

@@ -5,11 +5,10 @@
  * timestamps with `deps.clock.now()` whenever a revision is looked at.
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
-import { karmaOf } from "../votes/karma.ts";
-import { reputationOf } from "../votes/reputation.ts";
+import { karmaOf, reputationOf } from "../votes/mod.ts";
 import { noteUncacheable } from "../../kv/read_scope.ts";
 import { DAY, HOUR } from "./limits.ts";
 import type { RevisionRecord, Support } from "./types.ts";

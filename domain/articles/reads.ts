@@ -5,10 +5,10 @@
  * feed and its counters add the due transitions not yet recorded (due_window.ts).
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
-import type { BoardHead } from "../board/messages.ts";
+import type { BoardHead } from "../board/mod.ts";
 import type { PageParams } from "../paging.ts";
 import { svgSources } from "./assets.ts";
 import { dueWindow, projectWindow, publishesAt, statsDelta } from "./due_window.ts";

@@ -5,12 +5,15 @@
  * publishes the revision.
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
-import { readStanding } from "../votes/karma.ts";
-import { currentSuspension, votingSuspendedError } from "../votes/suspension.ts";
-import { chargeNewVote } from "../votes/allowance.ts";
+import {
+  chargeNewVote,
+  currentSuspension,
+  readStanding,
+  votingSuspendedError,
+} from "../votes/mod.ts";
 import {
   AgentCache,
   articleTransact,

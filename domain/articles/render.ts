@@ -5,7 +5,7 @@
  * Preview, public reads and the source route all use these, so what an agent previews
  * is exactly what humans get.
  */
-import { base64 } from "../accounts/api_keys.ts";
+import { base64 } from "../accounts/mod.ts";
 import { escapeHtml as esc } from "../text.ts";
 import type { Block } from "./types.ts";
 

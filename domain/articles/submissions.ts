@@ -5,7 +5,7 @@
  * feed entries and `article_submitted` event.
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { previewOf, utf8Length } from "../text.ts";

@@ -3,15 +3,14 @@
  * MCP tools): items, pinned notices, the articles block rule, viewer, templates.
  */
 import type { Board } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/agents.ts";
-import { articlesBlock } from "../articles/feed_block.ts";
+import type { Agent } from "../accounts/mod.ts";
+import { articlesBlock } from "../articles/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { type FeedQuery, listActivity, listThreads, readThread } from "./feeds.ts";
 import type { PageParams } from "../paging.ts";
-import { pinnedForFeed } from "../pins/feed.ts";
-import { viewerPinning } from "../pins/status.ts";
-import { rulesNotice } from "../rules/notice.ts";
+import { pinnedForFeed, viewerPinning } from "../pins/mod.ts";
+import { rulesNotice } from "../rules/mod.ts";
 import { messageActionTemplates } from "./views.ts";
 
 /** The `viewer` object carried once per response. */

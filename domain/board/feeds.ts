@@ -1,6 +1,6 @@
 /** Reading the board: root-thread feed, activity feed and thread reads. */
 import { type Board, keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { notFound } from "../errors.ts";
 import {
@@ -11,9 +11,9 @@ import {
   type MessageRecord,
 } from "./messages.ts";
 import { listPage, type Page, type PageParams } from "../paging.ts";
-import { rulesThreadEdit } from "../rules/edits.ts";
+import { rulesThreadEdit } from "../rules/mod.ts";
 import { messageActionTemplates, type MessageItem, messageItem } from "./views.ts";
-import { viewerVotes } from "../votes/views.ts";
+import { viewerVotes } from "../votes/mod.ts";
 
 export interface FeedQuery extends PageParams {
   topic?: string;

@@ -7,9 +7,8 @@ import type { Tx } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import type { MessageRecord } from "./messages.ts";
 import type { Board } from "../../kv/keys.ts";
-import { indexMessage, unindexMessage } from "../search/postings.ts";
-import { sealSearchBatches } from "../search/seal.ts";
-import { removeMessageKarma } from "../votes/cast.ts";
+import { indexMessage, sealSearchBatches, unindexMessage } from "../search/mod.ts";
+import { removeMessageKarma } from "../votes/mod.ts";
 
 /** Runs inside the commit that stores a new message. */
 export function onMessageStored(

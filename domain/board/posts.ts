@@ -2,7 +2,7 @@
 import { BOARD_WRITES_LOCK } from "./write_pipeline.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
-import { CREDENTIAL_PATTERN } from "../accounts/api_keys.ts";
+import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import {

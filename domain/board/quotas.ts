@@ -19,7 +19,7 @@ import {
   limitScale,
   networkWriteKey,
   wholeSeconds,
-} from "../limits/rates.ts";
+} from "../limits/mod.ts";
 
 /** The account allowance at `BOARD_LIMIT_SCALE=1`. */
 export const POSTS_PER_AGENT_PER_DAY = LIMITS.accountPosts.base;

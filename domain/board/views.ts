@@ -1,8 +1,8 @@
 /** Public shapes of messages in feeds, searches and threads, with their actions. */
 import type { Board } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { MessageRecord } from "./messages.ts";
-import type { VoteView } from "../votes/views.ts";
+import type { VoteView } from "../votes/mod.ts";
 
 /** How the caller reaches an action: a template name plus the arguments it fills in. */
 export interface ActionRef {

@@ -1,6 +1,7 @@
 /**
  * Moderator actions on content and accounts, the audit trail, and the moderator credential. The
- * entry module of this area: routes/, mcp/, oauth/ and cli/ import the area only here.
+ * entry module of this area: the edges (routes/, mcp/, oauth/, cli/) and the other areas import
+ * it only here.
  */
 // ---- exports
 export { moderatorRemoveMessage, removeAccount, resumeAccountPurges } from "./actions.ts";

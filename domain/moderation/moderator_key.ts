@@ -15,7 +15,7 @@ import {
   WINDOW_EXPIRE_MS,
   windowAdmit,
   type WindowValue,
-} from "../limits/rates.ts";
+} from "../limits/mod.ts";
 import { timingSafeEqual } from "../text.ts";
 
 /** The shortest moderator key the service starts with (characters). */

@@ -8,12 +8,12 @@
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import { nextUtcMidnight, utcDay } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { EMPTY_STANDING, type VotingStanding } from "../votes/karma.ts";
-import { type BoardHead, EMPTY_HEAD, type MessageRecord } from "../board/messages.ts";
+import { EMPTY_STANDING, supportOf, type VotingStanding } from "../votes/mod.ts";
+import { type BoardHead, EMPTY_HEAD, type MessageRecord } from "../board/mod.ts";
 import { type CommunityPin, type OfficialPin, samePin } from "./book.ts";
 import {
   communityPinLive,
@@ -27,8 +27,7 @@ import {
   threadKey,
   threadSeq,
 } from "./live.ts";
-import { chargeNetworkWrite } from "../limits/rates.ts";
-import { supportOf } from "../votes/reputation.ts";
+import { chargeNetworkWrite } from "../limits/mod.ts";
 import {
   isSuspended,
   mayEarn,

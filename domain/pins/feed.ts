@@ -1,8 +1,8 @@
 /** Pinned notices shown on the initial page of a board's feeds. */
 import type { Board } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { toItems } from "../board/feeds.ts";
+import { toItems } from "../board/mod.ts";
 import { livePins, pinnedBy } from "./live.ts";
 
 /**

@@ -10,14 +10,19 @@
 import { readMany } from "../../kv/read_many.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { invalidInput, notFound } from "../errors.ts";
-import { EMPTY_STANDING, type VotingStanding } from "../votes/karma.ts";
-import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "../board/messages.ts";
+import { EMPTY_STANDING, type VotingStanding } from "../votes/mod.ts";
+import {
+  type BoardHead,
+  EMPTY_HEAD,
+  isHidden,
+  type MessageRecord,
+  threadUrl,
+} from "../board/mod.ts";
 import { type CommunityPin, type OfficialPin, samePin } from "./book.ts";
-import { threadUrl } from "../board/posts.ts";
 import { isSuspended, recordObservedSuspension, type VeteranRecord } from "./veterans.ts";
 
 export const PIN_LIMITS = {

@@ -6,7 +6,7 @@ import { type Board, keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { type BoardHead, EMPTY_HEAD, type MessageRecord } from "../board/messages.ts";
+import { type BoardHead, EMPTY_HEAD, type MessageRecord } from "../board/mod.ts";
 import type { CommunityPin, OfficialPin } from "./book.ts";
 import { PIN_LIMITS, pinTarget, threadSeq } from "./live.ts";
 

@@ -1,6 +1,6 @@
 /** Veteran status and pin rights as shown in /v1/me (`pinning`) and the feed viewer. */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import { nextUtcMidnight, today } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { livePins, PIN_LIMITS } from "./live.ts";

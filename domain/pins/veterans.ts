@@ -15,12 +15,11 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
-import { EMPTY_STANDING, type VotingStanding } from "../votes/karma.ts";
+import { EMPTY_STANDING, supportOf, type VotingStanding } from "../votes/mod.ts";
 import { retireCommunityPinsOf } from "./book.ts";
-import { supportOf } from "../votes/reputation.ts";
 
 export const VETERAN_RULES = {
   min_age_seconds: 7 * 86400,

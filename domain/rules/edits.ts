@@ -6,17 +6,16 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import { type ActionReplay, matchReplay } from "../action_replays.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { fingerprint } from "../idempotency.ts";
-import { EMPTY_STANDING, type VotingStanding } from "../votes/karma.ts";
-import { type MessageRecord, writeMessage } from "../board/messages.ts";
-import { checkText, threadUrl } from "../board/posts.ts";
-import { chargeNetworkWrite } from "../limits/rates.ts";
+import { EMPTY_STANDING, type VotingStanding } from "../votes/mod.ts";
+import { checkText, type MessageRecord, threadUrl, writeMessage } from "../board/mod.ts";
+import { chargeNetworkWrite } from "../limits/mod.ts";
 import { indexRulesThread, type RulesEditor, type RulesRevision, type RulesState } from "./post.ts";
-import { unindexMessage } from "../search/postings.ts";
+import { unindexMessage } from "../search/mod.ts";
 import { previewOf, utf8Length } from "../text.ts";
 
 export const RULES_PATH = "/v1/rules";

@@ -3,15 +3,20 @@
  * official, permanently pinned named root thread by `board`, holding the initial rules;
  * and the rules thread's search postings, which follow the current text.
  */
-import { BOARD_WRITES_LOCK } from "../board/write_pipeline.ts";
+import {
+  BOARD_WRITES_LOCK,
+  type BoardHead,
+  EMPTY_HEAD,
+  type MessageRecord,
+  onMessageStored,
+  storeMessage,
+} from "../board/mod.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
-import { onMessageStored } from "../board/message_hooks.ts";
-import { type BoardHead, EMPTY_HEAD, type MessageRecord, storeMessage } from "../board/messages.ts";
-import type { OfficialPin } from "../pins/book.ts";
+import type { OfficialPin } from "../pins/mod.ts";
 import { INITIAL_RULES, RULES_THREAD_TITLE } from "./initial_text.ts";
-import { reindexMessage } from "../search/postings.ts";
+import { reindexMessage } from "../search/mod.ts";
 import { previewOf, utf8Length } from "../text.ts";
 
 /** Who wrote a revision. */

@@ -16,7 +16,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
-import type { MessageRecord } from "../board/messages.ts";
+import type { MessageRecord } from "../board/mod.ts";
 import { indexTerms } from "./tokens.ts";
 
 /** What a message was indexed under; stored so removal never depends on re-tokenising. */

@@ -12,16 +12,21 @@
  * (docs/search.md).
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { viewerObject } from "../board/feed_pages.ts";
-import { toItems } from "../board/feeds.ts";
-import { type BoardHead, EMPTY_HEAD, type MessageRecord } from "../board/messages.ts";
+import {
+  type BoardHead,
+  EMPTY_HEAD,
+  messageActionTemplates,
+  type MessageItem,
+  type MessageRecord,
+  toItems,
+  viewerObject,
+} from "../board/mod.ts";
 import type { Page, PageParams } from "../paging.ts";
 import { type PostingList, scan, Scanner, type ScanResult, searchWorkBudget } from "./scan.ts";
 import { newestBlock, type PostingBlock, type SealedState, sealedState } from "./postings.ts";
 import { parseSearchQuery } from "./tokens.ts";
-import { messageActionTemplates, type MessageItem } from "../board/views.ts";
 
 export interface SearchQuery extends PageParams {
   /** The raw query text (validated here, before anything is read). */

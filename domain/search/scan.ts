@@ -12,7 +12,7 @@
  * have no postings yet: `tail` reads their term lists.
  */
 import { keys } from "../../kv/keys.ts";
-import { type BoardHead, isHidden, type MessageRecord } from "../board/messages.ts";
+import { type BoardHead, isHidden, type MessageRecord } from "../board/mod.ts";
 import type { PageParams } from "../paging.ts";
 import { blockSeqs, type IndexedTerms, type SealedState } from "./postings.ts";
 import { readMany } from "../../kv/read_many.ts";

@@ -13,7 +13,7 @@ import { keys } from "../../kv/keys.ts";
 import { keySize, KV_LIMITS, valueSize } from "../../kv/limits.ts";
 import { isLockedError } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
-import { type BoardHead, EMPTY_HEAD } from "../board/messages.ts";
+import { type BoardHead, EMPTY_HEAD } from "../board/mod.ts";
 import {
   type IndexedTerms,
   listsOf,

@@ -7,7 +7,7 @@ import type { Tx } from "../../kv/tx.ts";
 import { nextUtcMidnight, today } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { limitOf, type LimitSpec } from "../limits/rates.ts";
+import { limitOf, type LimitSpec } from "../limits/mod.ts";
 
 export const NEW_VOTES_PER_DAY = 20;
 

@@ -6,20 +6,20 @@
  * weight, rewrites the message summary (`score`, `up`, `down`) under every index copy,
  * and updates the author's karma and suspension state — never read-then-write.
  */
-import { BOARD_WRITES_LOCK } from "../board/write_pipeline.ts";
-import { type Board, keys } from "../../kv/keys.ts";
-import { transact, type Tx } from "../../kv/tx.ts";
-import type { Agent } from "../accounts/agents.ts";
-import type { Deps } from "../deps.ts";
-import { BoardError, notFound } from "../errors.ts";
-import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
 import {
+  BOARD_WRITES_LOCK,
   type BoardHead,
   EMPTY_HEAD,
   isHidden,
   type MessageRecord,
   writeMessage,
-} from "../board/messages.ts";
+} from "../board/mod.ts";
+import { type Board, keys } from "../../kv/keys.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
+import type { Agent } from "../accounts/mod.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError, notFound } from "../errors.ts";
+import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
 import { currentWeight, isMaturePeer, type ReceivedVote } from "./reputation.ts";
 import {
   applyKarmaChange,
@@ -27,9 +27,9 @@ import {
   recordSuspension,
   votingSuspendedError,
 } from "./suspension.ts";
-import { chargeNetworkWrite } from "../limits/rates.ts";
+import { chargeNetworkWrite } from "../limits/mod.ts";
 import { chargeNewVote } from "./allowance.ts";
-import { onKarmaChanged } from "../pins/veterans.ts";
+import { onKarmaChanged } from "../pins/mod.ts";
 
 /** A vote request (routes/schemas.ts `voteSchema`): exactly these three fields. */
 interface VoteInput {

@@ -4,11 +4,11 @@
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import { listAll } from "../../kv/tx.ts";
-import { getAgent } from "../accounts/agents.ts";
+import { getAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { karmaOf } from "./karma.ts";
-import { findMessage } from "../board/messages.ts";
+import { findMessage } from "../board/mod.ts";
 import { PAGE_LIMIT } from "../paging.ts";
 import { agentsById, retainedSeqs } from "./reputation.ts";
 import type { VoteRecord } from "./cast.ts";

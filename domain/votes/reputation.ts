@@ -6,10 +6,10 @@
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import { listAll } from "../../kv/tx.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
-import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "../board/messages.ts";
+import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
 
 export const DAY = 86400;
 /** A peer is mature from this account age on. */

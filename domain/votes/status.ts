@@ -1,5 +1,5 @@
 /** The `voting` object of GET /v1/me and GET /v1/voting (docs/votes.md). */
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { readStanding } from "./karma.ts";
 import {

@@ -3,10 +3,10 @@
  * thread reads and GET /v1/voting, so the `vote` action is offered by exactly one rule.
  */
 import { type Board, keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
-import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "../board/messages.ts";
+import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
 import { currentSuspension } from "./suspension.ts";
 import { voteAllowance } from "./allowance.ts";
 import type { VoteRecord } from "./cast.ts";
