@@ -75,7 +75,7 @@ export const compressResponses: MiddlewareHandler = async (c, next) => {
     const headers = new Headers(res.headers);
     addVary(headers);
     c.res = undefined;
-    c.res = res = new Response(res.body, {
+    c.res = res = new Response(await res.arrayBuffer(), {
       status: res.status,
       statusText: res.statusText,
       headers,
@@ -88,13 +88,14 @@ export const compressResponses: MiddlewareHandler = async (c, next) => {
     (/^text\/html/i.test(type) && /no-store/i.test(cacheControl))
   ) return;
   const coding = chooseCoding(c.req.header("accept-encoding"));
-  if (!coding) return;
   const declared = Number(res.headers.get("content-length") ?? NaN);
   if (declared < MIN_COMPRESS_BYTES) return;
+  // Read whole (a compressible answer is never a stream): even uncompressed, the answer then
+  // goes out with its Content-Length, never chunked, whatever wrapped it on the way here.
   const body = new Uint8Array(await res.arrayBuffer());
   const headers = new Headers(res.headers);
   let out = body;
-  if (body.length >= MIN_COMPRESS_BYTES) {
+  if (coding && body.length >= MIN_COMPRESS_BYTES) {
     out = compressBody(body, coding);
     headers.set("content-encoding", coding);
   }

@@ -243,7 +243,7 @@ Deno.test("docs index: guides first, internals apart, titles without backticks",
     ),
   );
   // A document without a level-1 heading is named after its file.
-  assert.ok(index.includes('<a href="/docs/benchmark_notes">Benchmark notes</a>'));
+  assert.ok(index.includes('<a href="/docs/benchmark_soak">Benchmark soak</a>'));
   // Each document appears once.
   const all = sections.flatMap((s) => s.names);
   assert.equal(new Set(all).size, all.length);
