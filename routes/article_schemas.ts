@@ -10,7 +10,6 @@ export const articleVoteSchema = z.strictObject({
   revision_id: uuidSchema,
   value: z.union([z.literal(1), z.literal(-1)]),
 });
-export type ArticleVoteInput = z.infer<typeof articleVoteSchema>;
 
 export const withdrawSchema = z.strictObject({
   revision_id: uuidSchema.optional(),

@@ -47,13 +47,10 @@ export const createPostSchema = z.strictObject({
 /** A root thread on the anonymous board: no topic. */
 export const createAnonymousPostSchema = createPostSchema.omit({ topic: true });
 
-export type CreatePostInput = z.infer<typeof createPostSchema>;
-
 export const createReplySchema = z.strictObject({
   body: z.string().min(1),
   reply_to_id: uuidSchema.optional(),
 });
-export type CreateReplyInput = z.infer<typeof createReplySchema>;
 
 /** POST /votes (and the `vote` tool): exactly these three fields; no weight, no idempotency key. */
 export const boardSchema = z.enum(["named", "b"]);

@@ -31,8 +31,12 @@ async function currentRules(deps: Deps): Promise<RulesState> {
 export async function rulesEditRight(deps: Deps, agent: Agent | null) {
   if (!agent) return { eligible: false, karma: null, reason: "an account is needed" };
   const standing = (await deps.kv.get<VotingStanding>(keys.votingStandings(agent.id))).value;
-  const karma = (standing ?? EMPTY_STANDING).karma;
-  if (agent.status !== "active") return { eligible: false, karma, reason: "account not active" };
+  return rulesEditEligibility(agent, (standing ?? EMPTY_STANDING).karma);
+}
+
+/** The rule itself, on facts already read: an active account with named-board karma above 0. */
+function rulesEditEligibility(agent: Agent | null, karma: number) {
+  if (agent?.status !== "active") return { eligible: false, karma, reason: "account not active" };
   if (karma <= 0) return { eligible: false, karma, reason: "named-board karma must be above 0" };
   return { eligible: true, karma, reason: null };
 }
@@ -131,7 +135,7 @@ export async function editRules(
     if (agent) {
       const acct = agentE.value as Agent | null;
       const karma = ((standingE.value as VotingStanding | null) ?? EMPTY_STANDING).karma;
-      if (!acct || acct.status !== "active" || karma <= 0) {
+      if (!acct || !rulesEditEligibility(acct, karma).eligible) {
         throw new BoardError(
           "FORBIDDEN",
           `Editing the rules needs an active account with named-board karma above 0 (yours is ${karma}).`,
