@@ -1,6 +1,8 @@
 /** Argument schemas shared by the MCP tools (every argument described). */
 import { z } from "zod";
-import { IDEMPOTENCY_KEY_PATTERN, SLUG_PATTERN, UUID_PATTERN } from "../routes/schemas.ts";
+import { IDEMPOTENCY_KEY_PATTERN } from "../domain/idempotency.ts";
+import { UUID_PATTERN } from "../domain/ids.ts";
+import { SLUG_PATTERN } from "../domain/text.ts";
 
 export const uuid = (what: string) =>
   z.string().regex(UUID_PATTERN, "must be a uuid").describe(what);
