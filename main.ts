@@ -1,6 +1,6 @@
 /** Entry point: read configuration, open KV, build the app, serve. Nothing else. */
 import { SystemClock } from "./domain/clock.ts";
-import { type Config, serviceConfig } from "./domain/config.ts";
+import { type Config, serviceConfig } from "./routes/config.ts";
 import { makeDeps } from "./domain/deps.ts";
 import { startService } from "./routes/service.ts";
 import { openKv } from "./kv/open.ts";

@@ -6,17 +6,17 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import * as articleOut from "./responses/articles.ts";
-import { uploadAsset } from "../domain/articles/assets.ts";
-import { articleCapabilities } from "../domain/articles/capabilities.ts";
+import { uploadAsset } from "../domain/articles/mod.ts";
+import { articleCapabilities } from "../domain/articles/mod.ts";
 import {
   appealWithKey,
   articleActivityPage,
   recommendArticle,
   submitPublication,
   withdrawWithKey,
-} from "../domain/articles/entry_points.ts";
-import { ARTICLE_LIMITS, ARTICLE_PAGE, REVIEW_SKIP_MAX } from "../domain/articles/limits.ts";
-import { previewPublication } from "../domain/articles/preview.ts";
+} from "../domain/articles/mod.ts";
+import { ARTICLE_LIMITS, ARTICLE_PAGE, REVIEW_SKIP_MAX } from "../domain/articles/mod.ts";
+import { previewPublication } from "../domain/articles/mod.ts";
 import {
   agentArticle,
   agentComments,
@@ -25,21 +25,21 @@ import {
   publicComments,
   publicFeed,
   publicSource,
-} from "../domain/articles/reads.ts";
-import { nextForReview } from "../domain/articles/review_queue.ts";
+} from "../domain/articles/mod.ts";
+import { nextForReview } from "../domain/articles/mod.ts";
 import {
   appealSchema,
   articleVoteSchema,
   assetUploadSchema,
-  blockSchemas,
   excludeRevisionIdsSchema,
-  publicationEnvelopeSchema,
   withdrawSchema,
-} from "../domain/articles/schemas.ts";
+} from "../routes/article_schemas.ts";
+import { blockSchemas, publicationEnvelopeSchema } from "../domain/articles/mod.ts";
 import { BoardError } from "../domain/errors.ts";
-import { UUID_PATTERN, uuidSchema } from "../domain/schemas.ts";
+import { UUID_PATTERN } from "../domain/ids.ts";
+import { uuidSchema } from "../domain/articles/mod.ts";
 import { PAGE_LIMIT } from "../domain/paging.ts";
-import { parseInput } from "../domain/validate.ts";
+import { parseInput } from "../routes/validate.ts";
 import { READ, WRITE } from "../mcp/kit.ts";
 import { requestId, uuid } from "../mcp/schemas.ts";
 import { pageQuery, queryParam } from "../routes/http.ts";

@@ -3,11 +3,11 @@
  * tools (arguments), so both parse with the same bounds, names and errors.
  */
 import type { Context } from "hono";
-import { ARTICLES_BLOCK_LIMIT } from "../domain/articles_block.ts";
-import type { Author } from "../domain/posts.ts";
+import { ARTICLES_BLOCK_LIMIT } from "../domain/articles/mod.ts";
+import type { Author } from "../domain/board/mod.ts";
 import { type PageParams, parsePageParams } from "../domain/paging.ts";
-import { topicSchema } from "../domain/schemas.ts";
-import { parseInput } from "../domain/validate.ts";
+import { topicSchema } from "../routes/schemas.ts";
+import { parseInput } from "../routes/validate.ts";
 import type { ToolContext } from "../mcp/kit.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { pageQuery, queryParam } from "../routes/http.ts";

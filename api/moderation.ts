@@ -10,17 +10,17 @@ import {
   allArticleComments,
   type GuestCheckRecord,
   readGuestChecks,
-} from "../domain/article_threads.ts";
-import { listPendingComments, moderateComment } from "../domain/articles/comments.ts";
-import { moderateArticle } from "../domain/articles/moderation.ts";
-import type { CommentRecord } from "../domain/articles/types.ts";
-import { listAudit } from "../domain/audit.ts";
+} from "../domain/articles/mod.ts";
+import { listPendingComments, moderateComment } from "../domain/articles/mod.ts";
+import { moderateArticle } from "../domain/articles/mod.ts";
+import type { CommentRecord } from "../domain/articles/mod.ts";
+import { listAudit } from "../domain/moderation/mod.ts";
 import { BoardError } from "../domain/errors.ts";
-import { moderatorRemoveMessage, removeAccount } from "../domain/moderation.ts";
-import { setOfficialPin } from "../domain/official_pins.ts";
+import { moderatorRemoveMessage, removeAccount } from "../domain/moderation/mod.ts";
+import { setOfficialPin } from "../domain/pins/mod.ts";
 import { parsePageParams } from "../domain/paging.ts";
-import { checkText } from "../domain/posts.ts";
-import { editRules } from "../domain/rules.ts";
+import { checkText } from "../domain/board/mod.ts";
+import { editRules } from "../domain/rules/mod.ts";
 import {
   articleDecisionSchema,
   boardSchema,
@@ -28,9 +28,9 @@ import {
   commentDecisionSchema,
   modRulesSchema,
   pinSchema,
-} from "../domain/schemas.ts";
+} from "../routes/schemas.ts";
 import { sha256Hex, utf8Length } from "../domain/text.ts";
-import { parseInput } from "../domain/validate.ts";
+import { parseInput } from "../routes/validate.ts";
 import { pageQuery, queryParam } from "../routes/http.ts";
 import { modWrite, routeNotFound } from "../routes/mod.ts";
 import { boardParam, type Operation, operation, pageParams } from "./operation.ts";

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import * as boardOut from "./responses/board.ts";
-import { registerSchema } from "../domain/schemas.ts";
+import { registerSchema } from "../routes/schemas.ts";
 import {
   OAuthClientMetadataSchema,
   OAuthMetadataSchema,

@@ -8,19 +8,19 @@ import { z } from "zod";
 import * as boardOut from "./responses/board.ts";
 import { BoardError } from "../domain/errors.ts";
 import { PAGE_LIMIT, parsePageParams } from "../domain/paging.ts";
-import { assertPinCredential, changeCommunityPin } from "../domain/pin_actions.ts";
-import { listPins } from "../domain/pins.ts";
-import { editRules, listRulesRevisions, readRules, readRulesRevision } from "../domain/rules.ts";
+import { assertPinCredential, changeCommunityPin } from "../domain/pins/mod.ts";
+import { listPins } from "../domain/pins/mod.ts";
 import {
-  boardSchema,
-  pinSchema,
-  rulesEditSchema,
-  UUID_PATTERN,
-  voteSchema,
-} from "../domain/schemas.ts";
-import { inspectVotes, type VoteQuery } from "../domain/vote_queries.ts";
-import { votingTargets } from "../domain/vote_views.ts";
-import { castVote } from "../domain/votes.ts";
+  editRules,
+  listRulesRevisions,
+  readRules,
+  readRulesRevision,
+} from "../domain/rules/mod.ts";
+import { boardSchema, pinSchema, rulesEditSchema, voteSchema } from "../routes/schemas.ts";
+import { UUID_PATTERN } from "../domain/ids.ts";
+import { inspectVotes, type VoteQuery } from "../domain/votes/mod.ts";
+import { votingTargets } from "../domain/votes/mod.ts";
+import { castVote } from "../domain/votes/mod.ts";
 import { READ, WRITE } from "../mcp/kit.ts";
 import { board as boardArg, paging, requestId, uuid } from "../mcp/schemas.ts";
 import type { Caller } from "../routes/env.ts";

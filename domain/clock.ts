@@ -1,4 +1,6 @@
 /** The one source of time for the whole service: Unix seconds. */
+import { noteChangeAt } from "../kv/read_scope.ts";
+
 export interface Clock {
   /** Current time in whole Unix seconds. */
   now(): number;
@@ -51,4 +53,25 @@ export function utcDay(seconds: number): number {
 /** Unix seconds of the next UTC midnight after `seconds`. */
 export function nextUtcMidnight(seconds: number): number {
   return (utcDay(seconds) + 1) * 86400;
+}
+
+/**
+ * Whether the instant `now` has reached `at` (`now >= at`): how the rules compare a stored
+ * time with the clock. While it has not, whatever is being computed may change at `at`, so
+ * the comparison records that boundary for the read cache (kv/read_scope.ts): a cached
+ * answer is served only until the clock reaches it. Outside a cached read it records nothing.
+ */
+export function reached(now: number, at: number): boolean {
+  if (now >= at) return true;
+  noteChangeAt(at);
+  return false;
+}
+
+/**
+ * The UTC day of `now`, for today's counts and allowances: what is computed with it
+ * changes at the next UTC midnight, which is recorded like a boundary `reached` compares.
+ */
+export function today(now: number): number {
+  noteChangeAt(nextUtcMidnight(now));
+  return utcDay(now);
 }

@@ -1,6 +1,29 @@
 import type { Clock } from "./clock.ts";
-import type { Config } from "./config.ts";
 import { uuidV7 } from "./ids.ts";
+
+/** The service settings the rules read (built from the environment by routes/config.ts). */
+export interface Config {
+  port: number;
+  hostname: string;
+  kvPath: string | undefined;
+  baseUrl: string;
+  moderatorKey: string | undefined;
+  secret: string | undefined;
+  trustProxy: boolean;
+  testClock: boolean;
+  articlesGraceDays: number;
+  limitScale: number;
+  maxAccounts: number;
+  maxPosts: number;
+  /** Messages per sealed search batch (domain/search/seal.ts); fixed once a store has one. */
+  searchBatch: number;
+  /**
+   * True: the publication that completes a search batch answers at once and the batch is
+   * sealed beside the next requests. Tests turn it off, so that a test ends with its work.
+   */
+  backgroundSealing: boolean;
+  production: boolean;
+}
 
 /** What every domain function receives: the KV handle, the clock and configuration. */
 export interface Deps {

@@ -4,6 +4,9 @@ import type { Tx } from "../kv/tx.ts";
 import { BoardError } from "./errors.ts";
 import { canonicalJson, sha256Hex } from "./text.ts";
 
+/** What an `Idempotency-Key` may hold: 16-128 characters of A-Z a-z 0-9 _ -. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
+
 export interface IdempotencyRecord {
   fingerprint: string;
   board: Board;

@@ -8,6 +8,9 @@
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 /** A UUIDv7 string for the time `ms` (milliseconds since the epoch). */
+/** Any uuid in text form (any version), case-insensitive. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function uuidV7(ms: number): string {
   const b = crypto.getRandomValues(new Uint8Array(16));
   let t = Math.max(0, Math.floor(ms));

@@ -17,7 +17,7 @@ export interface Page<T> {
 export const PAGE_LIMIT = { min: 1, max: 30, default: 10 } as const;
 
 /** A query parameter as given: absent, once, or (ambiguous, refused) several times. */
-export type QueryValue = string | string[] | undefined | null;
+type QueryValue = string | string[] | undefined | null;
 
 /** The one value of a parameter, undefined when absent; `repeated` answers a repeated one. */
 function once(raw: QueryValue, repeated: (times: number) => BoardError): string | undefined {

@@ -10,15 +10,15 @@
  * checked commit (a message already gone is skipped), revocation and connection teardown
  * are idempotent, and a dead pin's death is permanent.
  */
-import { resumeConnectionTeardowns } from "../oauth/connections.ts";
-import { settleDue } from "./articles/lifecycle.ts";
+import { resumeConnectionTeardowns } from "./accounts/mod.ts";
+import { settleDue } from "./articles/mod.ts";
 import type { Deps } from "./deps.ts";
-import { resumeAccountPurges } from "./moderation.ts";
-import { livePins } from "./pins.ts";
-import { resumePurges } from "./posts.ts";
-import { sealSearchBatches } from "./search_seal.ts";
+import { resumeAccountPurges } from "./moderation/mod.ts";
+import { livePins } from "./pins/mod.ts";
+import { resumePurges } from "./board/mod.ts";
+import { sealSearchBatches } from "./search/mod.ts";
 
-export interface SweepReport {
+interface SweepReport {
   /** Root-thread purges finished (their replies removed). */
   purges_resumed: number;
   /** Account removals finished. */

@@ -6,6 +6,9 @@ const encoder = new TextEncoder();
 
 export const PREVIEW_CODE_POINTS = 280;
 
+/** Names and topics: lowercase letters, digits and hyphens, starting with a letter or digit. */
+export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
+
 /** Number of Unicode code points (astral characters count once, not twice). */
 export function codePointLength(s: string): number {
   let n = 0;

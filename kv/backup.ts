@@ -23,7 +23,7 @@ function unb64(s: string): Uint8Array {
 }
 
 /** Encodes a KV value or key part into plain JSON. */
-export function encodeValue(v: unknown): unknown {
+function encodeValue(v: unknown): unknown {
   if (typeof v === "bigint") return { $bigint: v.toString() } satisfies Tagged;
   if (v instanceof Uint8Array) return { $bytes: b64(v) } satisfies Tagged;
   if (v instanceof Deno.KvU64) return { $u64: v.value.toString() } satisfies Tagged;
@@ -39,7 +39,7 @@ export function encodeValue(v: unknown): unknown {
 }
 
 /** Reverses `encodeValue`. */
-export function decodeValue(v: unknown): unknown {
+function decodeValue(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(decodeValue);
   if (v && typeof v === "object") {
     const o = v as Record<string, unknown>;

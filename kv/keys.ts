@@ -2,221 +2,274 @@
  * Every Deno KV key the service uses comes from this module (STYLE.md #1).
  * Prefixes are plural snake_case; secondary indexes are named `x_by_y`.
  * Sequence numbers are always JS numbers in keys (never bigint).
+ *
+ * Every builder declares what a write under its keys invalidates (kv/invalidation.ts):
+ * `shown` (cached reads can show it: the read version is bumped), `unshown`, `ownShown`
+ * (also one account's own state: its own-write mark), `declare` for the rest, and
+ * `listing` for a range builder whose keys another builder declares.
  */
+import { type Declaration, declare, listing, ownShown, shown, unshown } from "./invalidation.ts";
+
 export type Board = "named" | "b";
+
+/** Daily counters no cached read shows (the posting quota is in /v1/me, never cached). */
+const UNSHOWN_QUOTAS = new Set(["agent_posts", "network_posts", "network_registrations"]);
+
+/** An `agent_*` daily counter is that account's own state. */
+const agentQuotaOwner = (k: Deno.KvKey) => String(k[1]).startsWith("agent_") ? String(k[2]) : null;
 
 export const keys = {
   // ---- service-wide
-  meta: (name: string) => ["meta", name] as const,
-  counters: (name: string) => ["counters", name] as const,
+  meta: unshown((name: string) => ["meta", name] as const),
+  counters: unshown((name: string) => ["counters", name] as const),
 
   // ---- accounts
-  agents: (id: string) => ["agents", id] as const,
-  agentsPrefix: () => ["agents"] as const,
-  agentIdByName: (name: string) => ["agent_id_by_name", name] as const,
-  agentIdByNamePrefix: () => ["agent_id_by_name"] as const,
-  agentIdByKeyHash: (hash: string) => ["agent_id_by_key_hash", hash] as const,
+  agents: ownShown(1, (id: string) => ["agents", id] as const),
+  agentsPrefix: listing(() => ["agents"] as const),
+  agentIdByName: unshown((name: string) => ["agent_id_by_name", name] as const),
+  agentIdByNamePrefix: listing(() => ["agent_id_by_name"] as const),
+  agentIdByKeyHash: unshown((hash: string) => ["agent_id_by_key_hash", hash] as const),
 
   // ---- messages (threads and replies), per board
   /** Head of a board: last sequence and roots whose purge is under way. */
-  boardHeads: (board: Board) => ["board_heads", board] as const,
+  boardHeads: shown((board: Board) => ["board_heads", board] as const),
   /** The feed summary of one message (everything but the full body), keyed by seq. */
-  messages: (board: Board, seq: number) => ["messages", board, seq] as const,
-  messagesPrefix: (board: Board) => ["messages", board] as const,
+  messages: shown((board: Board, seq: number) => ["messages", board, seq] as const),
+  messagesPrefix: listing((board: Board) => ["messages", board] as const),
   /** The full body of one message. */
-  bodies: (board: Board, seq: number) => ["bodies", board, seq] as const,
-  messageSeqById: (board: Board, id: string) => ["message_seq_by_id", board, id] as const,
-  roots: (board: Board, seq: number) => ["roots", board, seq] as const,
-  rootsPrefix: (board: Board) => ["roots", board] as const,
-  rootsByTopic: (board: Board, topic: string, seq: number) =>
-    ["roots_by_topic", board, topic, seq] as const,
-  rootsByTopicPrefix: (board: Board, topic: string) => ["roots_by_topic", board, topic] as const,
-  activityByTopic: (board: Board, topic: string, seq: number) =>
-    ["activity_by_topic", board, topic, seq] as const,
-  activityByTopicPrefix: (board: Board, topic: string) =>
-    ["activity_by_topic", board, topic] as const,
-  repliesByRoot: (board: Board, rootSeq: number, seq: number) =>
-    ["replies_by_root", board, rootSeq, seq] as const,
-  repliesByRootPrefix: (board: Board, rootSeq: number) =>
-    ["replies_by_root", board, rootSeq] as const,
+  bodies: shown((board: Board, seq: number) => ["bodies", board, seq] as const),
+  messageSeqById: shown((board: Board, id: string) => ["message_seq_by_id", board, id] as const),
+  roots: shown((board: Board, seq: number) => ["roots", board, seq] as const),
+  rootsPrefix: listing((board: Board) => ["roots", board] as const),
+  rootsByTopic: shown((board: Board, topic: string, seq: number) =>
+    ["roots_by_topic", board, topic, seq] as const
+  ),
+  rootsByTopicPrefix: listing((board: Board, topic: string) =>
+    ["roots_by_topic", board, topic] as const
+  ),
+  activityByTopic: shown((board: Board, topic: string, seq: number) =>
+    ["activity_by_topic", board, topic, seq] as const
+  ),
+  activityByTopicPrefix: listing((board: Board, topic: string) =>
+    ["activity_by_topic", board, topic] as const
+  ),
+  repliesByRoot: shown((board: Board, rootSeq: number, seq: number) =>
+    ["replies_by_root", board, rootSeq, seq] as const
+  ),
+  repliesByRootPrefix: listing((board: Board, rootSeq: number) =>
+    ["replies_by_root", board, rootSeq] as const
+  ),
   /** A root thread whose replies are still being purged after its deletion. */
-  purges: (board: Board, rootSeq: number) => ["purges", board, rootSeq] as const,
-  purgesPrefix: () => ["purges"] as const,
+  purges: shown((board: Board, rootSeq: number) => ["purges", board, rootSeq] as const),
+  purgesPrefix: listing(() => ["purges"] as const),
 
   // ---- idempotency: scope is an agent id (named) or a network (b)
-  idempotency: (board: Board, scope: string, key: string) =>
-    ["idempotency", board, scope, key] as const,
+  idempotency: declare(
+    { readCaches: false, owner: 2 },
+    (board: Board, scope: string, key: string) => ["idempotency", board, scope, key] as const,
+  ),
 
   // ---- quotas (daily counters carry expireIn; expiry is also enforced by the day in the key)
-  quotaUsage: (kind: string, subject: string, day: number) =>
-    ["quota_usage", kind, subject, day] as const,
+  quotaUsage: declare({
+    readCaches: (k) => !UNSHOWN_QUOTAS.has(String(k[1])),
+    owner: agentQuotaOwner,
+  }, (kind: string, subject: string, day: number) => ["quota_usage", kind, subject, day] as const),
 
   // ---- rate limits (issue 4): every key carries expireIn; expiry is also enforced in code
   /** A sliding one-minute window (counts per whole second) of one kind for one subject. */
-  rateWindows: (kind: string, subject: string) => ["rate_windows", kind, subject] as const,
+  rateWindows: unshown((kind: string, subject: string) => ["rate_windows", kind, subject] as const),
   /** A board-wide token bucket (GCRA: the theoretical arrival time in ms). */
-  rateBuckets: (name: string) => ["rate_buckets", name] as const,
+  rateBuckets: unshown((name: string) => ["rate_buckets", name] as const),
 
   // ---- search (issue 3): inverted index over the named board only (docs/search.md)
   /** A posting block: the seqs of one sealed batch (from `first`) holding `term`. */
-  searchPostings: (term: string, first: number) => ["search_postings", term, first] as const,
-  searchPostingsPrefix: (term: string) => ["search_postings", term] as const,
+  searchPostings: shown((term: string, first: number) => ["search_postings", term, first] as const),
+  searchPostingsPrefix: listing((term: string) => ["search_postings", term] as const),
   /** A posting block of the topic filter: the seqs of one sealed batch in `topic`. */
-  searchTopicPostings: (topic: string, first: number) =>
-    ["search_topic_postings", topic, first] as const,
-  searchTopicPostingsPrefix: (topic: string) => ["search_topic_postings", topic] as const,
-  /** How far the posting blocks reach: `{ upTo, batch }` (domain/search_seal.ts). */
-  searchSealed: () => ["search_sealed"] as const,
+  searchTopicPostings: shown((topic: string, first: number) =>
+    ["search_topic_postings", topic, first] as const
+  ),
+  searchTopicPostingsPrefix: listing((topic: string) => ["search_topic_postings", topic] as const),
+  /** How far the posting blocks reach: `{ upTo, batch }` (domain/search/seal.ts). */
+  searchSealed: shown(() => ["search_sealed"] as const),
   /** The exact terms a message was indexed under, so removal deletes exactly those. */
-  searchTermsByMessage: (seq: number) => ["search_terms_by_message", seq] as const,
+  searchTermsByMessage: shown((seq: number) => ["search_terms_by_message", seq] as const),
 
   // ---- votes, karma and voting standing (issue 5, docs/votes.md)
   /** One account's immutable vote on one message (the write-once uniqueness key). */
-  votes: (board: Board, targetSeq: number, voterId: string) =>
-    ["votes", board, targetSeq, voterId] as const,
+  votes: ownShown(
+    3,
+    (board: Board, targetSeq: number, voterId: string) =>
+      ["votes", board, targetSeq, voterId] as const,
+  ),
   /** The votes on one message, by vote sequence (voter lists). */
-  votesByTarget: (board: Board, targetSeq: number, voteSeq: number) =>
-    ["votes_by_target", board, targetSeq, voteSeq] as const,
-  votesByTargetPrefix: (board: Board, targetSeq: number) =>
-    ["votes_by_target", board, targetSeq] as const,
+  votesByTarget: unshown((board: Board, targetSeq: number, voteSeq: number) =>
+    ["votes_by_target", board, targetSeq, voteSeq] as const
+  ),
+  votesByTargetPrefix: listing((board: Board, targetSeq: number) =>
+    ["votes_by_target", board, targetSeq] as const
+  ),
   /** One account's outgoing votes, by vote sequence (voter history). */
-  votesByVoter: (voterId: string, voteSeq: number) => ["votes_by_voter", voterId, voteSeq] as const,
-  votesByVoterPrefix: (voterId: string) => ["votes_by_voter", voterId] as const,
+  votesByVoter: ownShown(
+    1,
+    (voterId: string, voteSeq: number) => ["votes_by_voter", voterId, voteSeq] as const,
+  ),
+  votesByVoterPrefix: listing((voterId: string) => ["votes_by_voter", voterId] as const),
   /** Named-board votes an account received, grouped by voter (reputation, suspension). */
-  votesByRecipient: (authorId: string, voterId: string, targetSeq: number) =>
-    ["votes_by_recipient", authorId, voterId, targetSeq] as const,
-  votesByRecipientPrefix: (authorId: string) => ["votes_by_recipient", authorId] as const,
+  votesByRecipient: shown((authorId: string, voterId: string, targetSeq: number) =>
+    ["votes_by_recipient", authorId, voterId, targetSeq] as const
+  ),
+  votesByRecipientPrefix: listing((authorId: string) => ["votes_by_recipient", authorId] as const),
   /** An account's karma aggregate and voting suspension state. */
-  votingStandings: (agentId: string) => ["voting_standings", agentId] as const,
+  votingStandings: ownShown(1, (agentId: string) => ["voting_standings", agentId] as const),
 
   // ---- OAuth authorization server (issue 10). Secrets appear only as SHA-256 hex hashes.
   /** A dynamically registered public client. */
-  oauthClients: (clientId: string) => ["oauth_clients", clientId] as const,
+  oauthClients: unshown((clientId: string) => ["oauth_clients", clientId] as const),
   /** A validated authorization request waiting for consent. */
-  oauthAuthRequests: (requestId: string) => ["oauth_auth_requests", requestId] as const,
+  oauthAuthRequests: unshown((requestId: string) => ["oauth_auth_requests", requestId] as const),
   /** A single-use consent-form CSRF token, by hash. */
-  oauthCsrfTokens: (tokenHash: string) => ["oauth_csrf_tokens", tokenHash] as const,
+  oauthCsrfTokens: unshown((tokenHash: string) => ["oauth_csrf_tokens", tokenHash] as const),
   /** An agent created on the consent page, reusable by the same authorization request for 10 minutes. */
-  oauthConsentAccounts: (requestId: string, name: string) =>
-    ["oauth_consent_accounts", requestId, name] as const,
+  oauthConsentAccounts: unshown((requestId: string, name: string) =>
+    ["oauth_consent_accounts", requestId, name] as const
+  ),
   /** A single-use authorization code, by hash. */
-  oauthCodes: (codeHash: string) => ["oauth_codes", codeHash] as const,
+  oauthCodes: unshown((codeHash: string) => ["oauth_codes", codeHash] as const),
   /** Marker left by a redeemed code: a second redemption revokes the grant it produced. */
-  oauthCodeUses: (codeHash: string) => ["oauth_code_uses", codeHash] as const,
+  oauthCodeUses: unshown((codeHash: string) => ["oauth_code_uses", codeHash] as const),
   /** A connection (grant) of one client to one agent. */
-  oauthGrants: (grantId: string) => ["oauth_grants", grantId] as const,
-  oauthGrantsByAgent: (agentId: string, grantId: string) =>
-    ["oauth_grants_by_agent", agentId, grantId] as const,
-  oauthGrantsByAgentPrefix: (agentId: string) => ["oauth_grants_by_agent", agentId] as const,
+  oauthGrants: unshown((grantId: string) => ["oauth_grants", grantId] as const),
+  oauthGrantsByAgent: unshown((agentId: string, grantId: string) =>
+    ["oauth_grants_by_agent", agentId, grantId] as const
+  ),
+  oauthGrantsByAgentPrefix: listing((agentId: string) =>
+    ["oauth_grants_by_agent", agentId] as const
+  ),
   /**
    * An account whose stale OAuth connections (linked with a key since rotated or revoked) are
    * still being deleted: written in the rotation or revocation commit, cleared when done.
    */
-  connectionTeardowns: (agentId: string) => ["connection_teardowns", agentId] as const,
-  connectionTeardownsPrefix: () => ["connection_teardowns"] as const,
+  connectionTeardowns: unshown((agentId: string) => ["connection_teardowns", agentId] as const),
+  connectionTeardownsPrefix: listing(() => ["connection_teardowns"] as const),
   /** An access token, by hash. */
-  oauthAccessTokens: (tokenHash: string) => ["oauth_access_tokens", tokenHash] as const,
+  oauthAccessTokens: unshown((tokenHash: string) => ["oauth_access_tokens", tokenHash] as const),
   /** A refresh token (current or rotated), by hash. */
-  oauthRefreshTokens: (tokenHash: string) => ["oauth_refresh_tokens", tokenHash] as const,
+  oauthRefreshTokens: unshown((tokenHash: string) => ["oauth_refresh_tokens", tokenHash] as const),
 
   // ---- articles for human readers (issue 8, docs/articles.md)
   /** The articles event sequence (activity) and list positions: `{ seq }`. */
-  articleHeads: () => ["article_heads"] as const,
+  articleHeads: shown(() => ["article_heads"] as const),
   /** Maintained counts for the public feed summary. */
-  articleStats: () => ["article_stats"] as const,
+  articleStats: shown(() => ["article_stats"] as const),
   /** One article (all its revisions share this post id). */
-  articlePosts: (postId: string) => ["article_posts", postId] as const,
+  articlePosts: shown((postId: string) => ["article_posts", postId] as const),
   /** One revision's metadata, support tally and moderation/appeal state. */
-  articleRevisions: (revisionId: string) => ["article_revisions", revisionId] as const,
+  articleRevisions: shown((revisionId: string) => ["article_revisions", revisionId] as const),
   /** One part of a revision's sanitised blocks (JSON split to stay under the value limit). */
-  articleRevisionParts: (revisionId: string, part: number) =>
-    ["article_revision_parts", revisionId, part] as const,
+  articleRevisionParts: shown((revisionId: string, part: number) =>
+    ["article_revision_parts", revisionId, part] as const
+  ),
   /** Agent feed: post id by the seq of its latest submission. */
-  articlePostIdBySeq: (seq: number) => ["article_post_id_by_seq", seq] as const,
-  articlePostIdBySeqPrefix: () => ["article_post_id_by_seq"] as const,
+  articlePostIdBySeq: shown((seq: number) => ["article_post_id_by_seq", seq] as const),
+  articlePostIdBySeqPrefix: listing(() => ["article_post_id_by_seq"] as const),
   /** Public feed: post id by the seq of its current publication. */
-  articlePublicPostIdBySeq: (seq: number) => ["article_public_post_id_by_seq", seq] as const,
-  articlePublicPostIdBySeqPrefix: () => ["article_public_post_id_by_seq"] as const,
+  articlePublicPostIdBySeq: shown((seq: number) => ["article_public_post_id_by_seq", seq] as const),
+  articlePublicPostIdBySeqPrefix: listing(() => ["article_public_post_id_by_seq"] as const),
   /** Review queue: pending revisions ordered by review count, then submission time. */
-  articleReviewQueue: (reviews: number, submittedAt: number, revisionId: string) =>
-    ["article_review_queue", reviews, submittedAt, revisionId] as const,
-  articleReviewQueuePrefix: () => ["article_review_queue"] as const,
+  articleReviewQueue: shown((reviews: number, submittedAt: number, revisionId: string) =>
+    ["article_review_queue", reviews, submittedAt, revisionId] as const
+  ),
+  articleReviewQueuePrefix: listing(() => ["article_review_queue"] as const),
   /** Pending revisions by the time a clock-driven transition may fall due. */
-  articleDue: (dueAt: number, revisionId: string) => ["article_due", dueAt, revisionId] as const,
-  articleDuePrefix: () => ["article_due"] as const,
+  articleDue: shown((dueAt: number, revisionId: string) =>
+    ["article_due", dueAt, revisionId] as const
+  ),
+  articleDuePrefix: listing(() => ["article_due"] as const),
   /** One account's recommendation on one revision (write-once). */
-  articleVotes: (revisionId: string, agentId: string) =>
-    ["article_votes", revisionId, agentId] as const,
-  articleVotesOf: (revisionId: string) => ["article_votes", revisionId] as const,
+  articleVotes: ownShown(
+    2,
+    (revisionId: string, agentId: string) => ["article_votes", revisionId, agentId] as const,
+  ),
+  articleVotesOf: listing((revisionId: string) => ["article_votes", revisionId] as const),
   /** Articles activity events by seq. */
-  articleEvents: (seq: number) => ["article_events", seq] as const,
-  articleEventsPrefix: () => ["article_events"] as const,
+  articleEvents: shown((seq: number) => ["article_events", seq] as const),
+  articleEventsPrefix: listing(() => ["article_events"] as const),
   /** Comments of one article by seq (the full comment record). */
-  articleComments: (postId: string, seq: number) => ["article_comments", postId, seq] as const,
-  articleCommentsPrefix: (postId: string) => ["article_comments", postId] as const,
+  articleComments: shown((postId: string, seq: number) =>
+    ["article_comments", postId, seq] as const
+  ),
+  articleCommentsPrefix: listing((postId: string) => ["article_comments", postId] as const),
   /** Where a comment lives: `{ post_id, seq }`. */
-  articleCommentLocators: (commentId: string) => ["article_comment_locators", commentId] as const,
+  articleCommentLocators: shown((commentId: string) =>
+    ["article_comment_locators", commentId] as const
+  ),
   /** Guest comments awaiting moderation, by seq (value: locator). */
-  articlePendingComments: (seq: number) => ["article_pending_comments", seq] as const,
-  articlePendingCommentsPrefix: () => ["article_pending_comments"] as const,
+  articlePendingComments: shown((seq: number) => ["article_pending_comments", seq] as const),
+  articlePendingCommentsPrefix: listing(() => ["article_pending_comments"] as const),
   /** Uploaded SVG asset metadata, and its sanitised source in parts. */
-  articleAssets: (assetId: string) => ["article_assets", assetId] as const,
-  articleAssetParts: (assetId: string, part: number) =>
-    ["article_asset_parts", assetId, part] as const,
+  articleAssets: shown((assetId: string) => ["article_assets", assetId] as const),
+  articleAssetParts: shown((assetId: string, part: number) =>
+    ["article_asset_parts", assetId, part] as const
+  ),
   /** Per-author article counters (`pending`). */
-  articleAuthors: (agentId: string) => ["article_authors", agentId] as const,
+  articleAuthors: ownShown(1, (agentId: string) => ["article_authors", agentId] as const),
   /** Idempotency of article writes (submissions, comments, assets, author actions). */
-  articleIdempotency: (agentId: string, key: string) =>
-    ["article_idempotency", agentId, key] as const,
+  articleIdempotency: unshown((agentId: string, key: string) =>
+    ["article_idempotency", agentId, key] as const
+  ),
   /** Open appeals for moderators, by submission time. */
-  articleOpenAppeals: (at: number, revisionId: string) =>
-    ["article_open_appeals", at, revisionId] as const,
-  articleOpenAppealsPrefix: () => ["article_open_appeals"] as const,
+  articleOpenAppeals: shown((at: number, revisionId: string) =>
+    ["article_open_appeals", at, revisionId] as const
+  ),
+  articleOpenAppealsPrefix: listing(() => ["article_open_appeals"] as const),
   // ---- veterans, pins, rules, moderation (issue 6, docs/pins_rules_moderation.md)
   /** An account's earned veteran status and pin-rights suspension state. */
-  veterans: (agentId: string) => ["veterans", agentId] as const,
+  veterans: ownShown(1, (agentId: string) => ["veterans", agentId] as const),
   /** Every community pin of both boards in one record, so slot and per-veteran limits are one check. */
-  communityPins: () => ["community_pins"] as const,
+  communityPins: shown(() => ["community_pins"] as const),
   /** The official notices of one board (permanent, outside community capacity). */
-  officialPins: (board: Board) => ["official_pins", board] as const,
+  officialPins: shown((board: Board) => ["official_pins", board] as const),
   /** The current rules: text, revision, editor, rules thread. */
-  rulesCurrent: () => ["rules_current"] as const,
+  rulesCurrent: shown(() => ["rules_current"] as const),
   /** Every rules revision ever made, by revision number. */
-  rulesRevisions: (revision: number) => ["rules_revisions", revision] as const,
-  rulesRevisionsPrefix: () => ["rules_revisions"] as const,
+  rulesRevisions: shown((revision: number) => ["rules_revisions", revision] as const),
+  rulesRevisionsPrefix: listing(() => ["rules_revisions"] as const),
   /** The outcome of a keyed write outside publication (rules edits, moderator actions). */
-  actionReplays: (scope: string, key: string) => ["action_replays", scope, key] as const,
+  actionReplays: unshown((scope: string, key: string) => ["action_replays", scope, key] as const),
   /** The moderator audit trail, by sequence. */
-  modAudit: (seq: number) => ["mod_audit", seq] as const,
-  modAuditPrefix: () => ["mod_audit"] as const,
+  modAudit: unshown((seq: number) => ["mod_audit", seq] as const),
+  modAuditPrefix: listing(() => ["mod_audit"] as const),
   /** An account removal whose content is still being removed (finished at start after a crash). */
-  accountPurges: (agentId: string) => ["account_purges", agentId] as const,
-  accountPurgesPrefix: () => ["account_purges"] as const,
+  accountPurges: unshown((agentId: string) => ["account_purges", agentId] as const),
+  accountPurgesPrefix: listing(() => ["account_purges"] as const),
   // ---- API key rotation (issue 13, docs/api.md "Additions"): written once per retired key
   /** The receipt of the rotation that retired the key with this hash (new key sealed, 10 min). */
-  keyRotations: (oldKeyHash: string) => ["key_rotations", oldKeyHash] as const,
+  keyRotations: unshown((oldKeyHash: string) => ["key_rotations", oldKeyHash] as const),
   // ---- human website: guest sessions and guest comments (issue 9, docs/website.md)
   /** A guest browser session, by the SHA-256 of its cookie value (KV expiry as well). */
-  guestSessions: (sessionHash: string) => ["guest_sessions", sessionHash] as const,
+  guestSessions: unshown((sessionHash: string) => ["guest_sessions", sessionHash] as const),
   /** Guest sessions started from one network in one fixed hour (an exact counter). */
-  guestSessionStarts: (network: string, hourStart: number) =>
-    ["guest_session_starts", network, hourStart] as const,
+  guestSessionStarts: unshown((network: string, hourStart: number) =>
+    ["guest_session_starts", network, hourStart] as const
+  ),
   /** Guest comments counted per scope ("session" | "network"), window and window start. */
-  guestCommentCounts: (scope: string, id: string, window: string, windowStart: number) =>
-    ["guest_comment_counts", scope, id, window, windowStart] as const,
+  guestCommentCounts: unshown((scope: string, id: string, window: string, windowStart: number) =>
+    ["guest_comment_counts", scope, id, window, windowStart] as const
+  ),
   /** The first guest comment with this normalised text on an article (24 hours). */
-  guestCommentPrints: (postId: string, textHash: string) =>
-    ["guest_comment_prints", postId, textHash] as const,
+  guestCommentPrints: unshown((postId: string, textHash: string) =>
+    ["guest_comment_prints", postId, textHash] as const
+  ),
   /** A guest session's own post of this normalised text on an article (24 hours): the 409. */
-  guestSessionPrints: (postId: string, sessionHash: string, textHash: string) =>
-    ["guest_session_prints", postId, sessionHash, textHash] as const,
+  guestSessionPrints: unshown((postId: string, sessionHash: string, textHash: string) =>
+    ["guest_session_prints", postId, sessionHash, textHash] as const
+  ),
   /** The automatic moderation outcome of a guest comment. */
-  guestCommentChecks: (commentId: string) => ["guest_comment_checks", commentId] as const,
+  guestCommentChecks: unshown((commentId: string) => ["guest_comment_checks", commentId] as const),
   // ---- read caches (issue 12, docs/benchmark_notes.md): version keys, blind-written by
   // every commit that changes what they cover (kv/read_versions.ts); readers compare
   // their versionstamps with the ones a cached page was built under.
   /** A read-version key (`shared`: bumped by every change a cached read can show). */
-  readVersions: (channel: string) => ["read_versions", channel] as const,
-} as const;
-
-export type KeyOf<K extends keyof typeof keys> = ReturnType<(typeof keys)[K]>;
+  readVersions: unshown((channel: string) => ["read_versions", channel] as const),
+} as const satisfies Record<string, { readonly invalidates: Declaration }>;

@@ -179,7 +179,7 @@ const locks = new Map<string, Promise<void>>();
  * (the KV checks do that; other processes never see it); it only spares hot keys from
  * retry storms within one process.
  */
-export async function withLocalLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+async function withLocalLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
   const prev = locks.get(name) ?? Promise.resolve();
   let release!: () => void;
   const mine = new Promise<void>((r) => (release = r));
@@ -194,7 +194,7 @@ export async function withLocalLock<T>(name: string, fn: () => Promise<T>): Prom
   }
 }
 
-export interface TransactOptions {
+interface TransactOptions {
   /** In-process lock name for hot keys (e.g. a board head): an optimisation only. */
   lock?: string;
   /** Attempts before giving up with a 503. */

@@ -19,7 +19,7 @@ export function isVersioned(kv: Deno.Kv): boolean {
  * (kv/read_versions.ts) of what it changes, each once and never one the commit already
  * writes itself.
  */
-export function commitBumps(mutated: Deno.KvKey[]): Deno.KvKey[] {
+function commitBumps(mutated: Deno.KvKey[]): Deno.KvKey[] {
   const out: Deno.KvKey[] = [];
   for (const k of readVersionBumps(mutated)) {
     if (!mutated.some((m) => sameKey(m, k))) out.push(k);

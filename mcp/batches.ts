@@ -5,7 +5,7 @@
  * limits, so batching cannot multiply a network's allowance.
  */
 import type { MiddlewareHandler } from "hono";
-import { edgeLimiter } from "../domain/edge_limiter.ts";
+import { edgeLimiter } from "../domain/limits/mod.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { bearerToken } from "../routes/guards.ts";
 import { readBoundedBytes } from "../routes/body_reader.ts";

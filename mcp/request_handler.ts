@@ -7,7 +7,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Deps } from "../domain/deps.ts";
-import { rulesEditRight } from "../domain/rules.ts";
+import { rulesEditRight } from "../domain/rules/mod.ts";
 import type { Caller } from "../routes/env.ts";
 import type { ToolContext } from "./kit.ts";
 import { WebStandardStreamableHTTPServerTransport } from "./sdk.ts";

@@ -4,7 +4,7 @@
  * mcp/request_handler.ts).
  */
 import { MCP_TOOLS } from "../api/registry.ts";
-import { rulesEditRight } from "../domain/rules.ts";
+import { rulesEditRight } from "../domain/rules/mod.ts";
 import { runTool, type ToolContext } from "./kit.ts";
 import { AjvJsonSchemaValidator, McpServer } from "./sdk.ts";
 import { toolConfig } from "./tool_configs.ts";

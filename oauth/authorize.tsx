@@ -10,7 +10,7 @@
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { BoardError } from "../domain/errors.ts";
-import { registerSchema } from "../domain/schemas.ts";
+import { registerSchema } from "../routes/schemas.ts";
 import { TxConflictError } from "../kv/tx.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { siteCsp } from "../routes/web/security.ts";

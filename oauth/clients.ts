@@ -5,6 +5,7 @@
  * authorization.
  */
 import type { Deps } from "../domain/deps.ts";
+import type { ClientRecord } from "../domain/accounts/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { transact, type Tx } from "../kv/tx.ts";
 import { displayNameProblem, utf8Length } from "../domain/text.ts";
@@ -13,6 +14,8 @@ import { InvalidClientMetadataError, type OAuthClientMetadata } from "./sdk.ts";
 import { parseScopes, TTL } from "./tokens.ts";
 import { SCOPES } from "./urls.ts";
 
+export type { ClientRecord };
+
 /** Registration limits (documented in docs/oauth.md); `recordBytes` caps what one client stores. */
 export const CLIENT_LIMITS = {
   redirectUris: 10,
@@ -20,22 +23,6 @@ export const CLIENT_LIMITS = {
   nameLength: 200,
   recordBytes: 4096,
 } as const;
-
-export interface ClientRecord {
-  client_id: string;
-  client_name: string | null;
-  client_uri: string | null;
-  redirect_uris: string[];
-  /** Scopes the client may request. */
-  scopes: string[];
-  software_id: string | null;
-  software_version: string | null;
-  created_at: number;
-  /** Enforced in code; the KV entry also carries a matching `expireIn`. */
-  expires_at: number;
-  /** When the client first exchanged a code for tokens, or null. */
-  activated_at: number | null;
-}
 
 /** Thrown for a redirect URI the board refuses at registration (RFC 7591 `invalid_redirect_uri`). */
 export class InvalidRedirectUriError extends InvalidClientMetadataError {

@@ -11,18 +11,24 @@
  * hitting "name taken"; the reuse record is keyed by the request, so no other request or
  * session can reach it.
  */
-import { type Agent, findAgentByKey, registerAgent } from "../domain/accounts.ts";
-import { edgeLimiter } from "../domain/edge_limiter.ts";
-import { chargeNetworkRegistration } from "../domain/registration_limits.ts";
+import {
+  type Agent,
+  chargeNetworkRegistration,
+  findAgentByKey,
+  openCredential,
+  type ParticipationBasis,
+  registerAgent,
+  sealCredential,
+  type SealedCredential,
+} from "../domain/accounts/mod.ts";
+import { edgeLimiter } from "../domain/limits/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import { BoardError } from "../domain/errors.ts";
-import type { ParticipationBasis } from "../domain/schemas.ts";
 import { timingSafeEqual } from "../domain/text.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { clientIsLive, type ClientRecord } from "./clients.ts";
 import { issueCode } from "./grants.ts";
-import { openCredential, sealCredential, type SealedCredential } from "./secret.ts";
 import { newSecret, secretHash, TTL } from "./tokens.ts";
 
 /** An authorization request that passed every check of `GET /oauth/authorize`. */

@@ -5,7 +5,7 @@
  * carrying the single-use hidden `csrf`. Every value shown is escaped by JSX; the client
  * name is labelled as unverified.
  */
-import { participationBases } from "../domain/schemas.ts";
+import { participationBases } from "../domain/accounts/mod.ts";
 import { Layout } from "../routes/web/layout.tsx";
 
 const SCOPE_TEXT: Record<string, string> = {

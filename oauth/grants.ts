@@ -7,13 +7,24 @@
  * every token of that connection at once, on every instance.
  */
 import { timingSafeEqual } from "../domain/text.ts";
-import type { Agent } from "../domain/accounts.ts";
-import { base64url, hashApiKey } from "../domain/api_keys.ts";
+import {
+  type AccessRecord,
+  type Agent,
+  base64url,
+  type CodeRecord,
+  type CodeUseRecord,
+  dropGrant,
+  type GrantRecord,
+  grantStands,
+  hashApiKey,
+  openCredential,
+  type RefreshRecord,
+  type TokenSet,
+} from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import { keys } from "../kv/keys.ts";
 import { transact, type Tx } from "../kv/tx.ts";
 import { clientIsLive, type ClientRecord, keepClientUntil } from "./clients.ts";
-import { grantStands } from "./connections.ts";
 import {
   InvalidClientError,
   InvalidGrantError,
@@ -21,16 +32,6 @@ import {
   InvalidTargetError,
 } from "./sdk.ts";
 import type { OAuthError } from "./sdk.ts";
-import {
-  type AccessRecord,
-  type CodeRecord,
-  type CodeUseRecord,
-  dropGrant,
-  type GrantRecord,
-  type RefreshRecord,
-  type TokenSet,
-} from "./records.ts";
-import { openCredential } from "./secret.ts";
 import {
   ACCESS_TOKEN_PREFIX,
   newSecret,

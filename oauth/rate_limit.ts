@@ -8,14 +8,14 @@
  *   spec allows for edge limits). One limiter per `Deps`, never one per request.
  */
 import type { Deps } from "../domain/deps.ts";
-import { MinuteCounter } from "../domain/edge_limiter.ts";
 import {
   limitOf,
   type LimitSpec,
+  MinuteCounter,
   wholeSeconds,
   WINDOW_EXPIRE_MS,
   windowAdmit,
-} from "../domain/rate_limits.ts";
+} from "../domain/limits/mod.ts";
 import { keys } from "../kv/keys.ts";
 import type { Tx } from "../kv/tx.ts";
 

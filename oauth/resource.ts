@@ -10,8 +10,7 @@
  * - a connection whose agent key was revoked, or a bad API key: the board error UNAUTHORIZED.
  */
 import type { MiddlewareHandler } from "hono";
-import { findAgentByKey } from "../domain/accounts.ts";
-import { API_KEY_PREFIX } from "../domain/api_keys.ts";
+import { API_KEY_PREFIX, findAgentByKey } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import type { ErrorCode } from "../domain/errors.ts";
 import { timingSafeEqual } from "../domain/text.ts";

@@ -3,12 +3,17 @@
  * and RFC 7009 revocation. Both read KV on every call, so a revocation is seen at once
  * by every instance.
  */
-import type { Agent } from "../domain/accounts.ts";
+import {
+  type AccessRecord,
+  type Agent,
+  dropGrant,
+  type GrantRecord,
+  grantStands,
+  type RefreshRecord,
+} from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
-import { grantStands } from "./connections.ts";
-import { type AccessRecord, dropGrant, type GrantRecord, type RefreshRecord } from "./records.ts";
 import { looksLikeAccessToken, secretHash } from "./tokens.ts";
 
 /**

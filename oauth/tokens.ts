@@ -4,7 +4,7 @@
  * stored only as its SHA-256 hash. Tokens are opaque: their meaning lives in KV, so a
  * revocation is seen by every instance on its next read.
  */
-import { base64url } from "../domain/api_keys.ts";
+import { base64url } from "../domain/accounts/mod.ts";
 import { sha256Hex } from "../domain/text.ts";
 
 /** Lifetimes in seconds. */

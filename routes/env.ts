@@ -1,4 +1,4 @@
-import type { Agent } from "../domain/accounts.ts";
+import type { Agent } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 
 /** What Deno.serve hands Hono as `c.env` (and what tests pass to `app.request`). */

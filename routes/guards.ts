@@ -1,8 +1,8 @@
 /** Middlewares for message routes: browser rejection, protocol headers, authentication. */
 import type { Context, MiddlewareHandler } from "hono";
-import { findAgentByKey } from "../domain/accounts.ts";
+import { findAgentByKey } from "../domain/accounts/mod.ts";
 import { BoardError } from "../domain/errors.ts";
-import { IDEMPOTENCY_KEY_PATTERN } from "../domain/schemas.ts";
+import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
 import { timingSafeEqual } from "../domain/text.ts";
 import { authenticateRequest, type AuthOptions, callerFromAccessToken } from "../oauth/resource.ts";
 import { API_KEY_SCOPES } from "../oauth/urls.ts";

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
 import { PAGE_LIMIT, type PageParams, parsePageParams } from "../domain/paging.ts";
-import { UUID_PATTERN } from "../domain/schemas.ts";
+import { UUID_PATTERN } from "./schemas.ts";
 import { TxConflictError } from "../kv/tx.ts";
 import { readBoundedBytes } from "./body_reader.ts";
 import type { AppEnv } from "./env.ts";

@@ -1,8 +1,7 @@
 /** HTTP hooks of the rate limits (docs/limits.md): registration attempts and edge limits. */
 import type { Context, MiddlewareHandler } from "hono";
-import { credentialShaped } from "../domain/api_keys.ts";
-import { edgeLimiter } from "../domain/edge_limiter.ts";
-import { chargeRegistrationAttempt } from "../domain/registration_limits.ts";
+import { chargeRegistrationAttempt, credentialShaped } from "../domain/accounts/mod.ts";
+import { edgeLimiter } from "../domain/limits/mod.ts";
 import type { AppEnv, Caller } from "./env.ts";
 
 /**

@@ -19,7 +19,7 @@ import {
   requireCaller,
 } from "./guards.ts";
 import { readJsonObject, uuidParam } from "./http.ts";
-import { parseInput } from "../domain/validate.ts";
+import { parseInput } from "./validate.ts";
 
 /** The credential check of an operation's `auth`. */
 function authGuards(op: Operation): MiddlewareHandler<AppEnv>[] {

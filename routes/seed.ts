@@ -4,7 +4,7 @@
  * goes through the HTTP app in-process, so the seed obeys every rule a real agent does.
  * Each agent writes from its own documentation-range network address.
  */
-import { getAgentByName } from "../domain/accounts.ts";
+import { getAgentByName } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import { createApp } from "./app.ts";
 

@@ -1,10 +1,10 @@
 /** Starts the service: start-up work (resumed purges, first-start records), then Deno.serve. */
 import type { Deps } from "../domain/deps.ts";
-import { firstStart } from "../domain/articles/policy.ts";
-import { resumeAccountPurges } from "../domain/moderation.ts";
-import { resumeConnectionTeardowns } from "../oauth/connections.ts";
-import { resumePurges } from "../domain/posts.ts";
-import { ensureRulesPost } from "../domain/rules_post.ts";
+import { firstStart } from "../domain/articles/mod.ts";
+import { resumeAccountPurges } from "../domain/moderation/mod.ts";
+import { resumeConnectionTeardowns } from "../domain/accounts/mod.ts";
+import { resumePurges } from "../domain/board/mod.ts";
+import { ensureRulesPost } from "../domain/rules/mod.ts";
 import { createApp } from "./app.ts";
 import { registerSweeps } from "./cron.ts";
 

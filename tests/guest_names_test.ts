@@ -1,11 +1,15 @@
 /**
- * Guest names that pose as someone (domain/guest_names.ts): the skeleton that makes case,
+ * Guest names that pose as someone (domain/articles/guest_names.ts): the skeleton that makes case,
  * width, accents, invisible characters, separators and look-alike letters and digits
  * irrelevant, and the refusal of the article's author, registered agents and staff words.
  */
 import assert from "node:assert/strict";
 import { BoardError } from "../domain/errors.ts";
-import { checkGuestName, nameSkeleton, RESERVED_GUEST_NAMES } from "../domain/guest_names.ts";
+import {
+  checkGuestName,
+  nameSkeleton,
+  RESERVED_GUEST_NAMES,
+} from "../domain/articles/guest_names.ts";
 import { register, testBoard } from "./helpers.ts";
 
 /** The refusal's reason, or null when the name is allowed. */

@@ -1,12 +1,12 @@
 /** Test harness: a fresh in-memory board per test, request builders and assertions. */
 import assert from "node:assert/strict";
 import { ManualClock } from "../domain/clock.ts";
-import { type Config, testConfig } from "../domain/config.ts";
+import { type Config, testConfig } from "../routes/config.ts";
 import { type Deps, makeDeps } from "../domain/deps.ts";
 import { createApp } from "../routes/app.ts";
 import { prepareService } from "../routes/service.ts";
 import { versionedKv } from "../kv/versioned_kv.ts";
-import { readCache } from "../domain/read_cache.ts";
+import { readCache } from "../kv/read_cache.ts";
 
 export interface TestBoard extends AsyncDisposable {
   app: ReturnType<typeof createApp>;

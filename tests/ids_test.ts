@@ -1,7 +1,7 @@
 /** Ids are UUIDv7 from the injected clock (domain/ids.ts): uuid form, time-ordered, unique. */
 import assert from "node:assert/strict";
 import { uuidV7 } from "../domain/ids.ts";
-import { UUID_PATTERN } from "../domain/schemas.ts";
+import { UUID_PATTERN } from "../routes/schemas.ts";
 import { post, register, testBoard } from "./helpers.ts";
 
 Deno.test("uuidV7(): uuid form, version 7, RFC 9562 variant, the time in its first 48 bits", () => {

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { nextUtcMidnight, utcDay } from "../domain/clock.ts";
-import { admissionKeys, chargePublication, type Publisher } from "../domain/quotas.ts";
-import { loadConfig } from "../domain/config.ts";
+import { admissionKeys, chargePublication, type Publisher } from "../domain/board/quotas.ts";
+import { loadConfig } from "../routes/config.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import {

@@ -3,8 +3,8 @@
  * burst), the right key never spends the allowance, and short keys are refused at start.
  */
 import assert from "node:assert/strict";
-import { loadConfig, serviceConfig, testConfig } from "../domain/config.ts";
-import { MODERATOR_KEY_MIN_LENGTH } from "../domain/moderator_key.ts";
+import { loadConfig, serviceConfig, testConfig } from "../routes/config.ts";
+import { MODERATOR_KEY_MIN_LENGTH } from "../domain/moderation/moderator_key.ts";
 import { assertError, testBoard } from "./helpers.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { getAgentByName, revokeAgent } from "../domain/accounts.ts";
+import { getAgentByName, revokeAgent } from "../domain/accounts/agents.ts";
 import { keys } from "../kv/keys.ts";
 import { consumeCsrfToken, createConsentAgent, newCsrfToken } from "../oauth/consent.ts";
 import { secretHash } from "../oauth/tokens.ts";

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
-import type { CommunityPin } from "../domain/pin_book.ts";
+import type { CommunityPin } from "../domain/pins/book.ts";
 import { assertError, getJson, jsonInit, testBoard } from "./helpers.ts";
 import {
   candidates,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
-import { purgeReplies, resumePurges } from "../domain/posts.ts";
+import { purgeReplies, resumePurges } from "../domain/board/posts.ts";
 import {
   agentHeaders,
   assertError,

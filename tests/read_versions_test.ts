@@ -1,14 +1,14 @@
 /**
- * The storage side of the read caches (issue 12): which version keys a write bumps
- * (kv/read_versions.ts), the versioned handle that bumps them on every write path
+ * The storage side of the read caches: which version keys a write bumps (the declarations
+ * in kv/keys.ts, kv/read_versions.ts), the versioned handle that bumps them on every write path
  * (kv/versioned_kv.ts), and transactions whose reads are checks of their commit (kv/tx.ts).
  */
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
 import {
   accountOf,
+  bumpsReadVersion,
   READ_VERSION_KEY,
-  readChannelOf,
   readVersionKeysOf,
 } from "../kv/read_versions.ts";
 import { transact } from "../kv/tx.ts";
@@ -16,39 +16,42 @@ import { isVersioned, versionedKv } from "../kv/versioned_kv.ts";
 
 const shared = READ_VERSION_KEY;
 
-Deno.test("readChannelOf() sorts every kind of write; every channel bumps the one shared key", async (t) => {
-  const cases: [string, Deno.KvKey, string | null, string | null][] = [
-    // [what, key, channel, account whose own write it is]
-    ["a named summary", keys.messages("named", 7), "named", null],
-    ["an anonymous body", keys.bodies("b", 7), "b", null],
-    ["a board head", keys.boardHeads("named"), "named", null],
-    ["a search posting", keys.searchPostings("word", 7), "named", null],
-    ["an account record", keys.agents("a1"), "site", "a1"],
-    ["a standing", keys.votingStandings("a1"), "site", "a1"],
-    ["a veteran record", keys.veterans("a1"), "site", "a1"],
-    ["a vote (its voter)", keys.votes("named", 7, "v1"), "agent", "v1"],
-    ["a voter's history", keys.votesByVoter("v1", 3), "agent", "v1"],
-    ["a received vote", keys.votesByRecipient("a1", "v1", 7), "site", null],
-    ["the daily votes", keys.quotaUsage("agent_votes", "a1", 1), "agent", "a1"],
-    ["the daily pins", keys.quotaUsage("agent_pins", "a1", 1), "agent", "a1"],
+Deno.test("the declarations with the keys sort every kind of write; each bumps the one shared key", async (t) => {
+  const cases: [string, Deno.KvKey, boolean, string | null][] = [
+    // [what, key, shown by cached reads, account whose own write it is]
+    ["a named summary", keys.messages("named", 7), true, null],
+    ["an anonymous body", keys.bodies("b", 7), true, null],
+    ["a board head", keys.boardHeads("named"), true, null],
+    ["a search posting", keys.searchPostings("word", 7), true, null],
+    ["an account record", keys.agents("a1"), true, "a1"],
+    ["a standing", keys.votingStandings("a1"), true, "a1"],
+    ["a veteran record", keys.veterans("a1"), true, "a1"],
+    ["a vote (its voter)", keys.votes("named", 7, "v1"), true, "v1"],
+    ["a voter's history", keys.votesByVoter("v1", 3), true, "v1"],
+    ["a received vote", keys.votesByRecipient("a1", "v1", 7), true, null],
+    ["the daily votes", keys.quotaUsage("agent_votes", "a1", 1), true, "a1"],
+    ["the daily pins", keys.quotaUsage("agent_pins", "a1", 1), true, "a1"],
     [
       "the daily posts (never shown in a cached read)",
       keys.quotaUsage("agent_posts", "a1", 1),
-      null,
+      false,
       "a1",
     ],
-    ["an article recommendation", keys.articleVotes("r1", "a1"), "site", "a1"],
-    ["an article event", keys.articleEvents(3), "site", null],
-    ["the community pins", keys.communityPins(), "site", null],
-    ["the rules", keys.rulesCurrent(), "site", null],
-    ["a rate window", keys.rateWindows("network_writes", "10.0.0.1"), null, null],
-    ["an idempotency record", keys.idempotency("named", "a1", "k"), null, "a1"],
-    ["a key nobody has listed yet (safe default)", ["something_new", 1], "site", null],
+    ["a network's daily posts", keys.quotaUsage("network_posts", "10.0.0.1", 1), false, null],
+    ["an article recommendation", keys.articleVotes("r1", "a1"), true, "a1"],
+    ["an article event", keys.articleEvents(3), true, null],
+    ["the community pins", keys.communityPins(), true, null],
+    ["the rules", keys.rulesCurrent(), true, null],
+    ["a rate window", keys.rateWindows("network_writes", "10.0.0.1"), false, null],
+    ["an idempotency record", keys.idempotency("named", "a1", "k"), false, "a1"],
+    ["an OAuth access token", keys.oauthAccessTokens("h"), false, null],
+    ["the read version itself", READ_VERSION_KEY, false, null],
+    ["a key nobody declared (safe default)", ["something_new", 1], true, null],
   ];
-  for (const [name, key, channel, account] of cases) {
+  for (const [name, key, shows, account] of cases) {
     await t.step(name, () => {
-      assert.equal(readChannelOf(key), channel);
-      assert.deepEqual(readVersionKeysOf(key), channel === null ? [] : [shared]);
+      assert.equal(bumpsReadVersion(key), shows);
+      assert.deepEqual(readVersionKeysOf(key), shows ? [shared] : []);
       assert.equal(accountOf(key), account);
     });
   }
@@ -103,7 +106,7 @@ Deno.test("transact(): a write from elsewhere between the read and the commit co
 });
 
 Deno.test("ReadCache: bounded by bytes, second chance for served entries, emptied by a newer version", async (t) => {
-  const { ReadCache } = await import("../domain/read_cache.ts");
+  const { ReadCache } = await import("../kv/read_cache.ts");
   const entry = (json: string) => ({ stamps: "s1,", from: 0, until: Infinity, json });
   await t.step("past the byte budget the oldest entry goes, unless it was served since", () => {
     const cache = new ReadCache(8000); // each entry below counts (1 + 400) x 2 bytes

@@ -1,11 +1,11 @@
 /**
- * Sealed posting blocks (domain/search_index.ts, domain/search_seal.ts): search reads
+ * Sealed posting blocks (domain/search/postings.ts, domain/search/seal.ts): search reads
  * blocks and the tail of unsealed term lists exactly — cursors inside a block, range reads
  * over blocks, budget-cut pages, across the sealed marker — with removals, re-indexing,
  * and a removal racing a sealer.
  */
 import assert from "node:assert/strict";
-import { createThread, removeMessage } from "../domain/posts.ts";
+import { createThread, removeMessage } from "../domain/board/posts.ts";
 import {
   blockSeqs,
   type IndexedTerms,
@@ -13,9 +13,9 @@ import {
   reindexMessage,
   type SealedState,
   unindexMessage,
-} from "../domain/search_index.ts";
-import { sealSearchBatches } from "../domain/search_seal.ts";
-import type { MessageRecord } from "../domain/messages.ts";
+} from "../domain/search/postings.ts";
+import { sealSearchBatches } from "../domain/search/seal.ts";
+import type { MessageRecord } from "../domain/board/messages.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { wrapCommits } from "./commit_wrapper.ts";

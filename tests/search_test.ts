@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../domain/clock.ts";
-import { testConfig } from "../domain/config.ts";
+import { testConfig } from "../routes/config.ts";
 import { makeDeps } from "../domain/deps.ts";
-import type { BoardHead } from "../domain/messages.ts";
-import { removeMessage } from "../domain/posts.ts";
-import { searchRecords } from "../domain/search.ts";
-import { blockSeqs } from "../domain/search_index.ts";
-import { MAX_INDEXED_TERMS, MAX_TERM_BYTES } from "../domain/search_tokens.ts";
+import type { BoardHead } from "../domain/board/messages.ts";
+import { removeMessage } from "../domain/board/posts.ts";
+import { searchRecords } from "../domain/search/query.ts";
+import { blockSeqs } from "../domain/search/postings.ts";
+import { MAX_INDEXED_TERMS, MAX_TERM_BYTES } from "../domain/search/tokens.ts";
 import { keys } from "../kv/keys.ts";
 import { fourWords, pageThrough } from "./search_helpers.ts";
 import {

@@ -1,8 +1,8 @@
 /** Tidy-up sweeps (domain/sweeps.ts) and their Deno.cron registration (routes/cron.ts). */
 import assert from "node:assert/strict";
-import type { CommunityPin } from "../domain/pin_book.ts";
-import { EMPTY_HEAD, eraseMessage, type MessageRecord } from "../domain/messages.ts";
-import type { BoardHead } from "../domain/messages.ts";
+import type { CommunityPin } from "../domain/pins/book.ts";
+import { EMPTY_HEAD, eraseMessage, type MessageRecord } from "../domain/board/messages.ts";
+import type { BoardHead } from "../domain/board/messages.ts";
 import { runSweeps } from "../domain/sweeps.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";

@@ -4,8 +4,12 @@
  * session and per network, 8,000 vs 8,001 code points, form refusals, the moderator reads.
  */
 import assert from "node:assert/strict";
-import { assessGuestText, countLinks, MODERATION_RULES } from "../domain/guest_moderation.ts";
-import { GUEST_SESSION_SECONDS } from "../domain/guest_sessions.ts";
+import {
+  assessGuestText,
+  countLinks,
+  MODERATION_RULES,
+} from "../domain/articles/guest_moderation.ts";
+import { GUEST_SESSION_SECONDS } from "../domain/articles/guest_sessions.ts";
 import { agentHeaders, assertError, freshNetwork, getJson, idemKey, testBoard } from "./helpers.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 import { commentTree, formMessage, Guest, keptText, publishedArticle } from "./website_helpers.ts";

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { moderateArticle } from "../domain/articles/moderation.ts";
 import { createGuestComment, moderateComment } from "../domain/articles/comments.ts";
-import { readDiscussion } from "../domain/article_threads.ts";
+import { readDiscussion } from "../domain/articles/threads.ts";
 import { SITE_CSP } from "../routes/web/security.ts";
 import { FIGURE_CSP } from "../routes/web/articles_pages.tsx";
 import { register, testBoard } from "./helpers.ts";

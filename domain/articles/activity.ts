@@ -8,7 +8,7 @@
  * position it will be recorded at (due_window.ts); reading writes nothing.
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import type { Page, PageParams } from "../paging.ts";
 import { dueWindow, streamPage } from "./due_window.ts";
@@ -178,7 +178,7 @@ async function visibleItems(
 }
 
 /** The shape of one activity event for an agent. */
-export function eventItem(
+function eventItem(
   ev: ArticleEvent,
   b: PostBundle,
   rev: RevisionRecord,

@@ -5,7 +5,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import type { Agent } from "../accounts.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { utf8Length } from "../text.ts";
 import { type CheckFailure, checksFailed } from "./checks.ts";
@@ -20,7 +20,7 @@ import { readAsset, readAssetSvg, writeAssetSvg } from "./store.ts";
 import { sanitizeSvg, type SvgResult } from "./svg_sanitize.ts";
 import type { AssetRecord } from "./types.ts";
 
-export interface AssetReceipt {
+interface AssetReceipt {
   asset_id: string;
   source_bytes: number;
   sanitized_bytes: number;
@@ -32,7 +32,7 @@ export interface AssetReceipt {
 }
 
 /** SVG failures as check failures (path `svg`, with element and position). */
-export function svgFailures(r: SvgResult, path = "svg"): CheckFailure[] {
+function svgFailures(r: SvgResult, path = "svg"): CheckFailure[] {
   return r.failures.map((f) => ({
     check: f.rule === "size" ? "size" : "svg",
     path,
@@ -45,7 +45,7 @@ export function svgFailures(r: SvgResult, path = "svg"): CheckFailure[] {
 }
 
 /** Checks an SVG and throws 400 ARTICLE_CHECKS_FAILED listing every failure. */
-export function checkSvg(source: string): SvgResult & { svg: string } {
+function checkSvg(source: string): SvgResult & { svg: string } {
   const r = sanitizeSvg(source);
   if (r.failures.length || r.svg === null) throw checksFailed(svgFailures(r));
   return r as SvgResult & { svg: string };

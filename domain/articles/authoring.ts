@@ -1,7 +1,7 @@
 /** Author actions on an article: withdraw (a revision or the whole article) and appeal. */
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import type { Agent } from "../accounts.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { getArticleIdem, peekArticleIdem, putArticleIdem } from "./idempotency.ts";
@@ -39,7 +39,7 @@ async function ownBundle(
   return { post, revs };
 }
 
-export interface WithdrawReceipt {
+interface WithdrawReceipt {
   post_id: string;
   withdrawn_revision_ids: string[];
   article_state: string;
@@ -104,7 +104,7 @@ export async function withdrawArticle(
   return value;
 }
 
-export interface AppealReceipt {
+interface AppealReceipt {
   post_id: string;
   revision_id: string;
   appeal: NonNullable<RevisionRecord["appeal"]>;

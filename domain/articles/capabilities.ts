@@ -1,7 +1,7 @@
 /** GET /v1/articles/capabilities: formats, runtime, visibility, quota contract, policy, discovery. */
-import type { Agent } from "../accounts.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { NEW_VOTES_PER_DAY } from "../vote_allowance.ts";
+import { NEW_VOTES_PER_DAY } from "../votes/mod.ts";
 import { ENGLISH_RULES } from "./language.ts";
 import { ARTICLE_LIMITS, ARTICLE_PAGE, ARTICLE_QUOTAS, REVIEW_SKIP_MAX } from "./limits.ts";
 import { policyContext, publicationObject } from "./policy.ts";

@@ -5,7 +5,7 @@
  * ARTICLE_CHECKS_FAILED (docs/articles.md "Automatic checks").
  */
 import type { z } from "zod";
-import { CREDENTIAL_PATTERN } from "../api_keys.ts";
+import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { BoardError } from "../errors.ts";
 import { codePointLength, utf8Length } from "../text.ts";
 import { englishVerdict } from "./language.ts";
@@ -16,10 +16,10 @@ import {
   type BlockType,
   COMMENT_BLOCK_TYPES,
   publicationEnvelopeSchema,
-} from "./schemas.ts";
+} from "./content_rules.ts";
 import type { AssetRecord, Block } from "./types.ts";
 
-export type CheckName = "schema" | "language" | "size" | "svg" | "content";
+type CheckName = "schema" | "language" | "size" | "svg" | "content";
 
 /** One failed check and where it is. */
 export interface CheckFailure {
@@ -50,10 +50,10 @@ export interface CheckedComment {
   blocks: Block[];
 }
 
-export type CheckedPublication = CheckedArticle | CheckedComment;
+type CheckedPublication = CheckedArticle | CheckedComment;
 
 /** What the checks need to know about referenced assets (owned by the submitter). */
-export type AssetLookup = (assetId: string) => Promise<AssetRecord | null>;
+type AssetLookup = (assetId: string) => Promise<AssetRecord | null>;
 
 const CHECK_NAMES: CheckName[] = ["schema", "language", "size", "svg", "content"];
 

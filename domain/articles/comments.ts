@@ -5,7 +5,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
-import type { Agent } from "../accounts.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { codePointLength } from "../text.ts";
@@ -19,7 +19,7 @@ import { ArticleWriter } from "./store.ts";
 import type { ArticlePost, CommentMeta, CommentRecord, RevisionRecord } from "./types.ts";
 import { commentable } from "./views.ts";
 
-export interface CommentReceipt {
+interface CommentReceipt {
   kind: "comment";
   comment_id: string;
   post_id: string;
@@ -223,7 +223,7 @@ export async function submitComment(
   return value;
 }
 
-export interface GuestCommentInput {
+interface GuestCommentInput {
   post_id: string;
   /** The guest browser session (the website passes a hash, never the cookie itself). */
   guest_session: string;

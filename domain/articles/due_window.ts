@@ -12,19 +12,19 @@
  * repeated (docs/articles.md "Due transitions").
  */
 import { keys } from "../../kv/keys.ts";
+import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import type { Page, PageParams } from "../paging.ts";
-import { noteChangeAt } from "../read_scope.ts";
 import { AgentCache, loadBundles, type PostBundle, project } from "./lifecycle.ts";
 import type { PolicyContext } from "./policy.ts";
 import { classOf, readPosts } from "./store.ts";
 import type { ArticleEvent, ArticleHead } from "./types.ts";
 
 /** At most this many due transitions are shown before they are recorded. */
-export const WINDOW_MAX = 100;
+const WINDOW_MAX = 100;
 
 /** A due, unrecorded transition and the position it will be recorded at. */
-export interface DueSlot {
+interface DueSlot {
   seq: number;
   due_at: number;
   revision_id: string;
@@ -32,7 +32,7 @@ export interface DueSlot {
 }
 
 /** The stored head of the articles sequence and the due transitions after it. */
-export interface DueWindow {
+interface DueWindow {
   /** The head the slots are numbered from (Infinity when there are none: read everything stored). */
   head: number;
   /** Ascending positions head+1, head+2, … */
@@ -59,22 +59,15 @@ export async function dueWindow(deps: Deps, now: number): Promise<DueWindow> {
   const prefix = keys.articleDuePrefix();
   let first: number | null = null;
   for await (const e of deps.kv.list({ prefix }, { limit: 1 })) first = e.key[1] as number;
-  if (first === null || first > now) {
-    if (first !== null) noteChangeAt(first); // what reads show changes when it falls due
-    return EMPTY;
-  }
-  for await (const e of deps.kv.list({ prefix, start: [...prefix, now + 1] }, { limit: 1 })) {
-    noteChangeAt(e.key[1] as number);
-  }
+  if (first === null || !reached(now, first)) return EMPTY;
   for (let attempt = 0; attempt < 3; attempt++) {
     const head = await readHead(deps.kv);
     const slots: DueSlot[] = [];
     for await (
-      const e of deps.kv.list<{ post_id: string }>(
-        { start: prefix, end: [...prefix, now + 1] },
-        { limit: WINDOW_MAX },
-      )
+      const e of deps.kv.list<{ post_id: string }>({ prefix }, { limit: WINDOW_MAX + 1 })
     ) {
+      // The first entry not yet due ends the window (and is when what reads show changes).
+      if (!reached(now, e.key[1] as number) || slots.length === WINDOW_MAX) break;
       slots.push({
         seq: head + slots.length + 1,
         due_at: e.key[1] as number,
@@ -90,7 +83,7 @@ export async function dueWindow(deps: Deps, now: number): Promise<DueWindow> {
 }
 
 /** The event a due slot is shown as (visible only while its revision projects as published). */
-export function slotEvent(s: DueSlot): ArticleEvent {
+function slotEvent(s: DueSlot): ArticleEvent {
   return {
     seq: s.seq,
     type: "article_published",
@@ -161,7 +154,7 @@ export async function streamPage(
 }
 
 /** Each slot's post as stored and as projected to now. */
-export interface ProjectedSlot {
+interface ProjectedSlot {
   slot: DueSlot;
   stored: PostBundle;
   projected: PostBundle;

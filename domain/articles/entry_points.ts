@@ -3,7 +3,7 @@
  * submission dispatch, recommendations, author actions and the activity page, each with
  * the `publication` policy object the spec asks for.
  */
-import type { Agent } from "../accounts.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import type { PageParams } from "../paging.ts";

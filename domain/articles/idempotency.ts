@@ -7,9 +7,9 @@ import type { Tx } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import { fingerprint, idempotencyConflict } from "../idempotency.ts";
 
-export type ArticleWriteKind = "article" | "comment" | "asset" | "withdraw" | "appeal";
+type ArticleWriteKind = "article" | "comment" | "asset" | "withdraw" | "appeal";
 
-export interface ArticleIdemRecord<R = Record<string, unknown>> {
+interface ArticleIdemRecord<R = Record<string, unknown>> {
   kind: ArticleWriteKind;
   fingerprint: string;
   result: R;
@@ -25,7 +25,7 @@ export function articleFingerprint(
 }
 
 /** The stored result for a replay, null for an unused key; 409 for another payload. */
-export function matchArticleIdem<R>(
+function matchArticleIdem<R>(
   existing: ArticleIdemRecord<R> | null,
   print: string,
 ): R | null {

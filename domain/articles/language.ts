@@ -39,7 +39,7 @@ const FOREIGN = new Set(
     "voor").split(" "),
 );
 
-export interface LanguageVerdict {
+interface LanguageVerdict {
   ok: boolean;
   /** Why the unit does not look like English (null when it does). */
   reason: string | null;

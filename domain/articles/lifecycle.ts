@@ -8,7 +8,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import { type Agent, getAgent } from "../accounts.ts";
+import { type Agent, getAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { decidePending, type PendingOutcome, type PolicyContext, policyContext } from "./policy.ts";
 import { ArticleWriter, DueTransitionsFirst, firstDueEntry, readRevisions } from "./store.ts";
@@ -152,10 +152,10 @@ export function stageBundle(
 }
 
 /** How long a revision whose support settled waits before its author's standing is looked at again. */
-export const STANDING_RECHECK = 15 * 60;
+const STANDING_RECHECK = 15 * 60;
 
 /** What recording the first due transition did. */
-export type SettleResult =
+type SettleResult =
   | { kind: "recorded"; outcome: PendingOutcome | null }
   | { kind: "not_first" };
 
@@ -217,7 +217,7 @@ export async function settleRevision(
 }
 
 /** At most this many due transitions are recorded by one call of `settleDue`. */
-export const SETTLE_MAX = 1000;
+const SETTLE_MAX = 1000;
 
 /**
  * Records the clock-driven transitions that have fallen due (publication after settled

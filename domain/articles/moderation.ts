@@ -21,9 +21,9 @@ import { ArticleWriter, getAll } from "./store.ts";
 import type { Appeal, ArticlePost, RevisionRecord } from "./types.ts";
 import { articleState } from "./views.ts";
 
-export type ArticleModerationAction = "reject" | "restrict" | "restore";
+type ArticleModerationAction = "reject" | "restrict" | "restore";
 
-export interface ArticleModerationResult {
+interface ArticleModerationResult {
   post_id: string;
   action: ArticleModerationAction;
   revision_id: string | null;
@@ -204,17 +204,4 @@ export async function moderateArticle(
     };
   });
   return value;
-}
-
-/** Open appeals, oldest first (for the moderator interface). */
-export async function listOpenAppeals(deps: Deps, limit = 50) {
-  const out: Array<{ post_id: string; revision_id: string; submitted_at: number }> = [];
-  for await (
-    const e of deps.kv.list<{ post_id: string; revision_id: string }>({
-      prefix: keys.articleOpenAppealsPrefix(),
-    }, { limit })
-  ) {
-    out.push({ ...e.value, submitted_at: e.key[1] as number });
-  }
-  return out;
 }

@@ -5,15 +5,15 @@
  * timestamps with `deps.clock.now()` whenever a revision is looked at.
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts.ts";
+import type { Agent } from "../accounts/mod.ts";
+import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
-import { karmaOf } from "../karma.ts";
-import { reputationOf } from "../reputation.ts";
-import { noteChangeAt, noteUncacheable } from "../read_scope.ts";
+import { karmaOf, reputationOf } from "../votes/mod.ts";
+import { noteUncacheable } from "../../kv/read_scope.ts";
 import { DAY, HOUR } from "./limits.ts";
 import type { RevisionRecord, Support } from "./types.ts";
 
-export const GRACE_RULES = { recommendations: 2 } as const;
+const GRACE_RULES = { recommendations: 2 } as const;
 
 export const STANDARD_RULES = {
   /** Eligible recommendations net of eligible downvotes. */
@@ -72,7 +72,7 @@ export async function policyContext(deps: Deps): Promise<PolicyContext> {
   };
 }
 
-export function inGrace(ctx: PolicyContext, at = ctx.now): boolean {
+function inGrace(ctx: PolicyContext, at = ctx.now): boolean {
   return at < ctx.graceEndsAt;
 }
 
@@ -112,7 +112,7 @@ export function addSupport(s: Support, value: 1 | -1, at: number): Support {
   return { ...s, up_times: [...s.up_times, at] };
 }
 
-export function eligibleUps(s: Support): number {
+function eligibleUps(s: Support): number {
   return s.up_times.length + s.up_overflow;
 }
 
@@ -121,7 +121,7 @@ export function eligibleUps(s: Support): number {
  * k = 11 + eligible downvotes (downvotes count at once, recommendations once 12 hours
  * old), plus 12 hours. Null while there are not enough recommendations.
  */
-export function supportReadyAt(s: Support): number | null {
+function supportReadyAt(s: Support): number | null {
   const k = STANDARD_RULES.recommendations + s.downs;
   if (eligibleUps(s) < k) return null;
   const at = k <= s.up_times.length ? s.up_times[k - 1] : s.up_times[s.up_times.length - 1];
@@ -211,14 +211,11 @@ export async function decidePending(
   }
   const authorCreated = author?.created_at ?? Infinity;
   const ready = standardReadyAt(rev, authorCreated, ctx);
-  if (ready !== null && ready <= ctx.now && ready < rev.expires_at) {
+  if (ready !== null && ready < rev.expires_at && reached(ctx.now, ready)) {
     // The author's standing decides (its clock thresholds are reported by receivedStats).
     const standing = await authorStanding(deps, author);
     if (standing.qualified) return { state: "published", at: ready };
   }
-  if (ctx.now >= rev.expires_at) return { state: "expired", at: rev.expires_at };
-  // Read caches: still pending until support settles or the revision expires.
-  if (ready !== null && ready > ctx.now) noteChangeAt(ready);
-  noteChangeAt(rev.expires_at);
+  if (reached(ctx.now, rev.expires_at)) return { state: "expired", at: rev.expires_at };
   return { state: "pending" };
 }

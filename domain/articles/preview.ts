@@ -2,7 +2,7 @@
  * POST /v1/articles/preview: the same checks and rendering as a submission or comment,
  * and nothing written (no idempotency record, no allowance charged).
  */
-import type { Agent } from "../accounts.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { ownAsset, svgSources } from "./assets.ts";

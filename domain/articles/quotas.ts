@@ -12,7 +12,7 @@ const DAILY = {
   article_assets: ARTICLE_QUOTAS.assetsPerDay,
 } as const;
 
-export type ArticleQuotaKind = keyof typeof DAILY;
+type ArticleQuotaKind = keyof typeof DAILY;
 
 /**
  * Reads (with a check) today's use of one allowance, throws 429 DAILY_LIMIT when it is

@@ -5,10 +5,10 @@
  * feed and its counters add the due transitions not yet recorded (due_window.ts).
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
-import type { BoardHead } from "../messages.ts";
+import type { BoardHead } from "../board/mod.ts";
 import type { PageParams } from "../paging.ts";
 import { svgSources } from "./assets.ts";
 import { dueWindow, projectWindow, publishesAt, statsDelta } from "./due_window.ts";
@@ -55,7 +55,7 @@ export function canSee(b: PostBundle, viewerId: string | null): boolean {
 }
 
 /** The agent row of an article (no blocks): ids, state, counts, context, actions. */
-export function agentRow(
+function agentRow(
   b: PostBundle,
   read: RevisionRecord,
   viewerId: string,
@@ -103,7 +103,7 @@ export function agentRow(
  * Current public counters, with the named board's message counter (null when unreadable).
  * `due` is how the due transitions not yet recorded move the stored counters.
  */
-export async function feedSummary(deps: Deps, due = { published: 0, awaiting: 0 }) {
+async function feedSummary(deps: Deps, due = { published: 0, awaiting: 0 }) {
   const stored = (await deps.kv.get<ArticleStats>(keys.articleStats())).value ?? EMPTY_STATS;
   const stats = {
     published_posts: Math.max(0, stored.published_posts + due.published),

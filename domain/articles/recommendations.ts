@@ -5,12 +5,15 @@
  * publishes the revision.
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
-import { readStanding } from "../karma.ts";
-import { currentSuspension, votingSuspendedError } from "../suspension.ts";
-import { chargeNewVote } from "../vote_allowance.ts";
+import {
+  chargeNewVote,
+  currentSuspension,
+  readStanding,
+  votingSuspendedError,
+} from "../votes/mod.ts";
 import {
   AgentCache,
   articleTransact,
@@ -23,7 +26,7 @@ import { addSupport, dueAt, graceMet, policyContext } from "./policy.ts";
 import { ArticleWriter } from "./store.ts";
 import type { ArticlePost, RevisionRecord } from "./types.ts";
 
-export interface ArticleVoteRecord {
+interface ArticleVoteRecord {
   revision_id: string;
   post_id: string;
   voter_id: string;
@@ -33,7 +36,7 @@ export interface ArticleVoteRecord {
   eligible: boolean;
 }
 
-export interface ArticleVoteReceipt {
+interface ArticleVoteReceipt {
   post_id: string;
   revision_id: string;
   value: 1 | -1;

@@ -5,12 +5,12 @@
  * Preview, public reads and the source route all use these, so what an agent previews
  * is exactly what humans get.
  */
-import { base64 } from "../api_keys.ts";
+import { base64 } from "../accounts/mod.ts";
 import { escapeHtml as esc } from "../text.ts";
 import type { Block } from "./types.ts";
 
 /** Sanitised SVG source by asset id (missing ones render as their alt text). */
-export type SvgSources = Map<string, string>;
+type SvgSources = Map<string, string>;
 
 /** The HTML fragment of an article. */
 export function renderArticleHtml(title: string, blocks: Block[], svgs: SvgSources): string {
@@ -25,7 +25,7 @@ export function renderArticleHtml(title: string, blocks: Block[], svgs: SvgSourc
  * the figure as an image document, which runs no script and loads nothing, instead of
  * markup in its own document.
  */
-export function svgDataUrl(svg: string): string {
+function svgDataUrl(svg: string): string {
   return `data:image/svg+xml;base64,${base64(new TextEncoder().encode(svg))}`;
 }
 

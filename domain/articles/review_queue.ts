@@ -5,7 +5,7 @@
  * written; skipping has no effect on anyone's standing.
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { AgentCache, loadBundles, project } from "./lifecycle.ts";
 import { REVIEW_SCAN_MAX } from "./limits.ts";

@@ -20,7 +20,7 @@ import type {
 } from "./types.ts";
 
 /** Splits a string into parts of at most PART_UNITS UTF-16 units, never inside a pair. */
-export function splitParts(s: string): string[] {
+function splitParts(s: string): string[] {
   const out: string[] = [];
   let i = 0;
   while (i < s.length) {

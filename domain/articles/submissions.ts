@@ -5,7 +5,7 @@
  * feed entries and `article_submitted` event.
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { previewOf, utf8Length } from "../text.ts";
@@ -19,7 +19,7 @@ import { ArticleWriter, writeBlocks } from "./store.ts";
 import type { ArticlePost, Block, RevisionRecord } from "./types.ts";
 
 /** What a submission answers (202), and what a replay answers again. */
-export interface ArticleReceipt {
+interface ArticleReceipt {
   kind: "article";
   post_id: string;
   revision_id: string;
@@ -32,7 +32,7 @@ export interface ArticleReceipt {
 }
 
 /** Plain text of an article's blocks (for previews). */
-export function articlePlainText(blocks: Block[]): string {
+function articlePlainText(blocks: Block[]): string {
   return blocks.filter((b) => b.type !== "svg").map(blockText).join("\n\n");
 }
 

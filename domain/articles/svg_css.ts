@@ -179,7 +179,7 @@ function holds(lower: string, ...words: string[]): boolean {
 }
 
 /** One reason CSS is unsafe: `css`, `external_reference` (a `url()`) or `script_url`. */
-export interface CssProblem {
+interface CssProblem {
   rule: "css" | "external_reference" | "script_url";
   message: string;
 }

@@ -22,14 +22,14 @@ import { utf8Length } from "../text.ts";
 import { ARTICLE_LIMITS } from "./limits.ts";
 import { cssProblems, FRAGMENT, hasScriptUrl, stripCssComments } from "./svg_css.ts";
 
-export const SVG_NS = "http://www.w3.org/2000/svg";
+const SVG_NS = "http://www.w3.org/2000/svg";
 const XLINK_NS = "http://www.w3.org/1999/xlink";
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
 const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
 const XHTML_NS = "http://www.w3.org/1999/xhtml";
 
 /** One reason an SVG is refused, with where it is. */
-export interface SvgFailure {
+interface SvgFailure {
   rule: string;
   message: string;
   /** Element path such as `svg > g[2] > script`. */

@@ -13,7 +13,7 @@ export type Block =
  * A revision's stored state. `superseded` marks a revision that was public until a newer
  * revision of the same article was published.
  */
-export type RevisionState =
+type RevisionState =
   | "pending"
   | "published"
   | "superseded"
@@ -117,7 +117,7 @@ export interface ArticlePost {
   created_by_key: string;
 }
 
-export type CommentStatus = "pending" | "published" | "rejected";
+type CommentStatus = "pending" | "published" | "rejected";
 
 export interface CommentRecord {
   id: string;

@@ -3,7 +3,7 @@
  * own action templates (never resolved through the named board's templates: every
  * name here starts with `article_`).
  */
-import type { ActionRef } from "../views.ts";
+import type { ActionRef } from "../board/mod.ts";
 import { takeCodePoints } from "../text.ts";
 import { codePointLength } from "../text.ts";
 import { blockText } from "./checks.ts";

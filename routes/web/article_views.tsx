@@ -5,9 +5,13 @@
  * are `<img>` elements pointing at the sanitised source served with its own CSP.
  */
 import type { Child } from "hono/jsx";
-import type { Block, CommentRecord } from "../../domain/articles/types.ts";
-import type { ThreadNode } from "../../domain/article_threads.ts";
-import { GUEST_NAME_MAX, GUEST_TEXT_MAX } from "../../domain/guest_moderation.ts";
+import {
+  type Block,
+  type CommentRecord,
+  GUEST_NAME_MAX,
+  GUEST_TEXT_MAX,
+  type ThreadNode,
+} from "../../domain/articles/mod.ts";
 import { excerpt, PREVIEW_CODE_POINTS } from "../../domain/text.ts";
 
 /** Nested comment lists deeper than this stop indenting (phones stay readable to 32 levels). */

@@ -6,22 +6,24 @@
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Child } from "hono/jsx";
-import { figureSize, svgSources } from "../../domain/articles/assets.ts";
-import { blockText } from "../../domain/articles/checks.ts";
-import { publicArticle, publicFeed } from "../../domain/articles/reads.ts";
 import {
+  blockText,
+  csrfMatches,
   everPublicRevisions,
+  figureSize,
+  postGuestComment,
+  publicArticle,
   publicArticleBundle,
+  publicFeed,
   readDiscussion,
   replyable,
+  svgSources,
   type Viewer,
   visibleComment,
-} from "../../domain/article_threads.ts";
+} from "../../domain/articles/mod.ts";
 import { BoardError } from "../../domain/errors.ts";
-import { postGuestComment } from "../../domain/guest_comments.ts";
-import { csrfMatches } from "../../domain/guest_sessions.ts";
 import { parsePageParams } from "../../domain/paging.ts";
-import { UUID_PATTERN } from "../../domain/schemas.ts";
+import { UUID_PATTERN } from "../schemas.ts";
 import { excerpt } from "../../domain/text.ts";
 import { TxConflictError } from "../../kv/tx.ts";
 import type { AppEnv } from "../env.ts";

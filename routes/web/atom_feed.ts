@@ -3,7 +3,7 @@
  * the same list and order as `/articles`. Every agent-written string is XML-escaped.
  */
 import { type Context, Hono } from "hono";
-import { publicFeed } from "../../domain/articles/reads.ts";
+import { publicFeed } from "../../domain/articles/mod.ts";
 import { escapeHtml, excerpt, PREVIEW_CODE_POINTS } from "../../domain/text.ts";
 import type { AppEnv } from "../env.ts";
 import { siteHeaders } from "./security.ts";

@@ -1,7 +1,7 @@
 /**
  * The guest session cookie of the website: `board_guest`, HttpOnly, SameSite=Lax,
  * Path=/articles, Secure when the base URL is https. The session itself (KV record,
- * CSRF token, rotation, limits) lives in domain/guest_sessions.ts.
+ * CSRF token, rotation, limits) lives in domain/articles/guest_sessions.ts.
  */
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
@@ -11,7 +11,7 @@ import {
   type GuestSession,
   rotateGuestSession,
   startGuestSession,
-} from "../../domain/guest_sessions.ts";
+} from "../../domain/articles/mod.ts";
 import type { AppEnv } from "../env.ts";
 
 export const GUEST_COOKIE = "board_guest";

@@ -4,7 +4,7 @@
  */
 import { type Context, Hono } from "hono";
 import { raw } from "hono/html";
-import { publicFeed } from "../../domain/articles/reads.ts";
+import { publicFeed } from "../../domain/articles/mod.ts";
 import { ERROR_HELP } from "../../domain/error_docs.ts";
 import { ERROR_STATUS } from "../../domain/errors.ts";
 import type { AppEnv } from "../env.ts";

@@ -8,14 +8,14 @@
  * `deno run -A tests/bench/costs.ts` prints the table on its own.
  */
 import { SystemClock } from "../../domain/clock.ts";
-import { loadConfig } from "../../domain/config.ts";
+import { loadConfig } from "../../routes/config.ts";
 import { makeDeps } from "../../domain/deps.ts";
 import { versionedKv } from "../../kv/versioned_kv.ts";
 import { createApp } from "../../routes/app.ts";
 import { prepareService } from "../../routes/service.ts";
 import { type Cost, meteredKv } from "./kv_cost.ts";
 import { rng, seedBoard, zipfText } from "./seed.ts";
-import { sealSearchBatches } from "../../domain/search_seal.ts";
+import { sealSearchBatches } from "../../domain/search/seal.ts";
 
 export interface CostRow {
   name: string;

@@ -9,12 +9,12 @@
  *
  * Run alone: `deno run -A tests/bench/limits.ts`.
  */
-import { registerAgent } from "../../domain/accounts.ts";
+import { registerAgent } from "../../domain/accounts/agents.ts";
 import { SystemClock } from "../../domain/clock.ts";
-import { testConfig } from "../../domain/config.ts";
+import { testConfig } from "../../routes/config.ts";
 import { makeDeps } from "../../domain/deps.ts";
-import { edgeLimiter } from "../../domain/edge_limiter.ts";
-import { admissionKeys, chargePublication, type Publisher } from "../../domain/quotas.ts";
+import { edgeLimiter } from "../../domain/limits/edge.ts";
+import { admissionKeys, chargePublication, type Publisher } from "../../domain/board/quotas.ts";
 import { Tx } from "../../kv/tx.ts";
 import { createApp } from "../../routes/app.ts";
 import { prepareService } from "../../routes/service.ts";

@@ -9,7 +9,7 @@
  * Run alone: `deno run -A tests/bench/search.ts`.
  */
 import { ManualClock } from "../../domain/clock.ts";
-import { testConfig } from "../../domain/config.ts";
+import { testConfig } from "../../routes/config.ts";
 import { type Deps, makeDeps } from "../../domain/deps.ts";
 import {
   type BoardHead,
@@ -17,7 +17,7 @@ import {
   type MessageRecord,
   POINTER,
   pointerKeys,
-} from "../../domain/messages.ts";
+} from "../../domain/board/messages.ts";
 import {
   batchFirst,
   type IndexedTerms,
@@ -25,8 +25,8 @@ import {
   listsOf,
   type PostingBlock,
   type SealedState,
-} from "../../domain/search_index.ts";
-import { tokenize } from "../../domain/search_tokens.ts";
+} from "../../domain/search/postings.ts";
+import { tokenize } from "../../domain/search/tokens.ts";
 import { previewOf, utf8Length } from "../../domain/text.ts";
 import { keys } from "../../kv/keys.ts";
 import { KV_LIMITS } from "../../kv/limits.ts";
@@ -39,7 +39,7 @@ const WARMUP = 60;
 const PASSES = 3;
 const VOCABULARY = 20_000;
 const ZIPF_EXPONENT = 1.05;
-/** The service's default sealed batch (domain/config.ts). */
+/** The service's default sealed batch (routes/config.ts). */
 const SEARCH_BATCH = 256;
 const TOPICS = ["general", "rust", "deno", "agents", "tooling", "ops", "ml", "web", "data", "meta"];
 

@@ -3,10 +3,10 @@
  * accounts, root threads, replies (one hot thread with 40 replies), and votes.
  * Text follows a Zipf-like word distribution.
  */
-import { type Agent, registerAgent } from "../../domain/accounts.ts";
+import { type Agent, registerAgent } from "../../domain/accounts/agents.ts";
 import type { Deps } from "../../domain/deps.ts";
-import { createReply, createThread } from "../../domain/posts.ts";
-import { castVote } from "../../domain/votes.ts";
+import { createReply, createThread } from "../../domain/board/posts.ts";
+import { castVote } from "../../domain/votes/cast.ts";
 import { keys } from "../../kv/keys.ts";
 
 const SYLLABLES = [

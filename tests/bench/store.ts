@@ -4,7 +4,7 @@
  * flags of `deno task start`, and a process's peak resident set.
  */
 import { SystemClock } from "../../domain/clock.ts";
-import { loadConfig } from "../../domain/config.ts";
+import { loadConfig } from "../../routes/config.ts";
 import { makeDeps } from "../../domain/deps.ts";
 import { openKv } from "../../kv/open.ts";
 import { prepareService } from "../../routes/service.ts";

@@ -7,7 +7,7 @@
  * `clock` is the one clock every process follows.
  */
 import { ManualClock } from "../../domain/clock.ts";
-import { type Config, testConfig } from "../../domain/config.ts";
+import { type Config, testConfig } from "../../routes/config.ts";
 import { type Deps, makeDeps } from "../../domain/deps.ts";
 import { versionedKv } from "../../kv/versioned_kv.ts";
 import { createApp } from "../../routes/app.ts";

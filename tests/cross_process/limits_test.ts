@@ -6,7 +6,7 @@
  * store while the other writes; the limit holds once it is released.
  */
 import assert from "node:assert/strict";
-import { registerAgent } from "../../domain/accounts.ts";
+import { registerAgent } from "../../domain/accounts/agents.ts";
 import { utcDay } from "../../domain/clock.ts";
 import { keys } from "../../kv/keys.ts";
 import { assertError, freshNetwork, idemKey } from "../helpers.ts";

@@ -15,7 +15,7 @@
  * Closing stdin closes the KV handles and ends the process.
  */
 import { ManualClock } from "../../domain/clock.ts";
-import { testConfig } from "../../domain/config.ts";
+import { testConfig } from "../../routes/config.ts";
 import { makeDeps } from "../../domain/deps.ts";
 import { versionedKv } from "../../kv/versioned_kv.ts";
 import { createApp } from "../../routes/app.ts";

@@ -1,0 +1,45 @@
+/**
+ * Accounts: registration, API keys and their rotation, /v1/me, registration limits, OAuth
+ * connections and the sealed credentials they hold. The entry module of this area: the edges
+ * (routes/, mcp/, oauth/, cli/) and the other areas import it only here.
+ */
+// ---- exports
+export {
+  AGENT_INSTRUCTIONS,
+  findAgentByKey,
+  getAgent,
+  getAgentByName,
+  participationBases,
+  registerAgent,
+  revokeAgent,
+} from "./agents.ts";
+export type { Agent, ParticipationBasis } from "./agents.ts";
+export {
+  API_KEY_PREFIX,
+  base64,
+  base64url,
+  CREDENTIAL_PATTERN,
+  credentialShaped,
+  hashApiKey,
+} from "./api_keys.ts";
+export {
+  endConnection,
+  grantStands,
+  listConnections,
+  resumeConnectionTeardowns,
+} from "./connections.ts";
+export { rotateKeyOnce, rotationReplayed } from "./key_rotation.ts";
+export { accountState } from "./me.ts";
+export { dropGrant } from "./oauth_records.ts";
+export type {
+  AccessRecord,
+  ClientRecord,
+  CodeRecord,
+  CodeUseRecord,
+  GrantRecord,
+  RefreshRecord,
+  TokenSet,
+} from "./oauth_records.ts";
+export { chargeNetworkRegistration, chargeRegistrationAttempt } from "./registration_limits.ts";
+export { boardSecret, openCredential, sealCredential } from "./secret.ts";
+export type { SealedCredential } from "./secret.ts";

@@ -1,0 +1,96 @@
+/**
+ * The OAuth records kept in KV. Secrets never appear in them: tokens and codes are
+ * keyed by their SHA-256 hash, and a grant's board credential is AES-GCM sealed.
+ */
+import { keys } from "../../kv/keys.ts";
+import type { Tx } from "../../kv/tx.ts";
+import type { SealedCredential } from "./secret.ts";
+
+export interface CodeRecord {
+  client_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  resource: string;
+  scopes: string[];
+  agent_id: string;
+  grant_id: string;
+  credential: SealedCredential;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface CodeUseRecord {
+  grant_id: string;
+  expires_at: number;
+}
+
+export interface GrantRecord {
+  id: string;
+  agent_id: string;
+  client_id: string;
+  scopes: string[];
+  resource: string;
+  /** The agent's API key, AES-GCM sealed; never returned to anyone. */
+  credential: SealedCredential;
+  /**
+   * Hash of that key (as `Agent.key_hash`): the connection stands only while the agent still
+   * holds it (domain/accounts/connections.ts). Absent on grants stored before it was kept.
+   */
+  key_hash?: string;
+  created_at: number;
+  refreshed_at: number;
+  /** Expiry of the newest refresh token. */
+  expires_at: number;
+  /** Hash of the current (not yet rotated) refresh token. */
+  refresh_hash: string;
+}
+
+export interface AccessRecord {
+  grant_id: string;
+  agent_id: string;
+  client_id: string;
+  scopes: string[];
+  audience: string;
+  issued_at: number;
+  expires_at: number;
+}
+
+export interface RefreshRecord {
+  grant_id: string;
+  client_id: string;
+  issued_at: number;
+  expires_at: number;
+  /** Set when the token was exchanged; presenting it again revokes the grant. */
+  rotated_at: number | null;
+}
+
+/** The body of a successful token response. */
+export interface TokenSet {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+/** Deletes a grant and its per-agent index entry: every token of it stops working. */
+export function dropGrant(tx: Tx, grant: GrantRecord): void {
+  tx.delete(keys.oauthGrants(grant.id)).delete(keys.oauthGrantsByAgent(grant.agent_id, grant.id));
+}
+
+/** A dynamically registered public OAuth client (registered in oauth/clients.ts). */
+export interface ClientRecord {
+  client_id: string;
+  client_name: string | null;
+  client_uri: string | null;
+  redirect_uris: string[];
+  /** Scopes the client may request. */
+  scopes: string[];
+  software_id: string | null;
+  software_version: string | null;
+  created_at: number;
+  /** Enforced in code; the KV entry also carries a matching `expireIn`. */
+  expires_at: number;
+  /** When the client first exchanged a code for tokens, or null. */
+  activated_at: number | null;
+}

@@ -1,0 +1,73 @@
+/**
+ * Registration limits per network, exact in KV: 10 attempts per minute (every request to
+ * the registration route counts, valid or not) and 50 successful registrations per UTC
+ * day (charged in the registration's own commit).
+ */
+import { keys } from "../../kv/keys.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
+import { nextUtcMidnight, utcDay } from "../clock.ts";
+import type { Deps } from "../deps.ts";
+import {
+  limitExceeded,
+  limitOf,
+  LIMITS,
+  wholeSeconds,
+  WINDOW_EXPIRE_MS,
+  windowAdmit,
+} from "../limits/mod.ts";
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Counts one registration attempt for `network` in its own commit, or throws 429
+ * RATE_LIMITED when the network has made its attempts for the minute. A refused attempt
+ * is not counted, so `Retry-After` is exact.
+ */
+export async function chargeRegistrationAttempt(deps: Deps, network: string): Promise<void> {
+  const key = keys.rateWindows("registration_attempts", network);
+  const limit = limitOf(deps, LIMITS.registrationAttempts);
+  await transact(deps.kv, async (tx) => {
+    const entry = await tx.get(key);
+    const r = windowAdmit(entry.value, deps.clock.nowMs(), limit);
+    if (!r.ok) {
+      throw limitExceeded(
+        "RATE_LIMITED",
+        LIMITS.registrationAttempts,
+        limit,
+        `Your network has made ${limit} registration attempts in the last minute; wait before trying again.`,
+        wholeSeconds(r.retryAfterMs),
+        deps.clock.now(),
+        { used: r.used },
+      );
+    }
+    tx.set(key, r.next, { expireIn: WINDOW_EXPIRE_MS });
+  });
+}
+
+/**
+ * Charges one successful registration to the network's daily allowance. Call inside the
+ * registration commit (`registerAgent`'s `extra`), so the allowance holds exactly.
+ */
+export async function chargeNetworkRegistration(
+  tx: Tx,
+  deps: Deps,
+  network: string,
+): Promise<void> {
+  const now = deps.clock.now();
+  const key = keys.quotaUsage("network_registrations", network, utcDay(now));
+  const limit = limitOf(deps, LIMITS.networkRegistrations);
+  const used = ((await tx.get<number>(key)).value as number | null) ?? 0;
+  if (used >= limit) {
+    const resetsAt = nextUtcMidnight(now);
+    throw limitExceeded(
+      "DAILY_LIMIT",
+      LIMITS.networkRegistrations,
+      limit,
+      `Your network has registered ${limit} agents this UTC day; registration reopens at the next UTC midnight.`,
+      resetsAt - now,
+      now,
+      { used },
+    );
+  }
+  tx.set(key, used + 1, { expireIn: 2 * DAY_MS });
+}

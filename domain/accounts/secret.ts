@@ -1,0 +1,128 @@
+/**
+ * BOARD_SECRET and the encryption of linked board credentials (AES-GCM, Web Crypto).
+ *
+ * With `BOARD_SECRET` set, the key material comes from it. Without it (development only:
+ * the server refuses to start without a secret outside `deno task dev`, see
+ * `serviceConfig`), a random secret is generated once, kept in KV so every instance and
+ * restart agrees, and a warning is printed.
+ */
+import { base64url } from "./api_keys.ts";
+import type { Deps } from "../deps.ts";
+import { keys } from "../../kv/keys.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A credential as stored: AES-256-GCM ciphertext, never the plain key. */
+export interface SealedCredential {
+  v: 1;
+  iv: string;
+  ct: string;
+}
+
+const cache = new WeakMap<Deno.Kv, Map<string, Promise<CryptoKey>>>();
+
+/** The raw secret: BOARD_SECRET, or the development secret kept in KV (created on first use). */
+export async function boardSecret(deps: Deps): Promise<string> {
+  if (deps.config.secret) return deps.config.secret;
+  if (deps.config.production) {
+    throw new Error("BOARD_SECRET is required when BOARD_ENV=production");
+  }
+  const key = keys.meta("board_secret");
+  const existing = await deps.kv.get<string>(key);
+  if (typeof existing.value === "string") return existing.value;
+  const fresh = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  const res = await deps.kv.atomic().check({ key, versionstamp: null }).set(key, fresh).commit();
+  if (res.ok) {
+    console.warn(
+      "BOARD_SECRET is not set: generated a development secret and kept it in KV. " +
+        "Set BOARD_SECRET (required outside `deno task dev`).",
+    );
+    return fresh;
+  }
+  const winner = await deps.kv.get<string>(key);
+  if (typeof winner.value !== "string") throw new Error("Could not read the development secret");
+  return winner.value;
+}
+
+/** The AES-GCM key derived (HKDF-SHA-256) from the board secret for one purpose. */
+function credentialKey(deps: Deps): Promise<CryptoKey> {
+  let perKv = cache.get(deps.kv);
+  if (!perKv) cache.set(deps.kv, perKv = new Map());
+  const id = deps.config.secret ?? "(kv)";
+  let key = perKv.get(id);
+  if (!key) {
+    key = (async () => {
+      const material = await crypto.subtle.importKey(
+        "raw",
+        encoder.encode(await boardSecret(deps)),
+        "HKDF",
+        false,
+        ["deriveKey"],
+      );
+      return await crypto.subtle.deriveKey(
+        {
+          name: "HKDF",
+          hash: "SHA-256",
+          salt: encoder.encode("posting-board"),
+          info: encoder.encode("oauth-linked-credential-v1"),
+        },
+        material,
+        { name: "AES-GCM", length: 256 },
+        false,
+        ["encrypt", "decrypt"],
+      );
+    })();
+    key.catch(() => perKv.delete(id));
+    perKv.set(id, key);
+  }
+  return key;
+}
+
+/**
+ * Encrypts an API key. `context` (e.g. `agent:<id>`) is bound as associated data: the
+ * ciphertext opens only with the same context, so it cannot be moved to another record.
+ */
+export async function sealCredential(
+  deps: Deps,
+  context: string,
+  apiKey: string,
+): Promise<SealedCredential> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const ct = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: encoder.encode(context) },
+    await credentialKey(deps),
+    encoder.encode(apiKey),
+  );
+  return { v: 1, iv: base64url(iv), ct: base64url(new Uint8Array(ct)) };
+}
+
+/** Decrypts a sealed credential, or null when it does not open (wrong secret or context). */
+export async function openCredential(
+  deps: Deps,
+  context: string,
+  sealed: SealedCredential,
+): Promise<string | null> {
+  try {
+    const plain = await crypto.subtle.decrypt(
+      {
+        name: "AES-GCM",
+        iv: fromBase64url(sealed.iv),
+        additionalData: encoder.encode(context),
+      },
+      await credentialKey(deps),
+      fromBase64url(sealed.ct),
+    );
+    return decoder.decode(plain);
+  } catch {
+    return null;
+  }
+}
+
+function fromBase64url(s: string): Uint8Array<ArrayBuffer> {
+  const b64 = s.replace(/-/g, "+").replace(/_/g, "/");
+  const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}

@@ -1,0 +1,252 @@
+/**
+ * The website's rules for guest comments (docs/website.md "Guest comments"): what a
+ * form may hold (refused before anything is stored) and the automatic text moderation a
+ * stored comment then goes through — `publish`, `hold` for a human moderator, or
+ * `reject`. Pure functions: no KV, no clock.
+ */
+import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
+import { ARTICLE_LIMITS } from "./limits.ts";
+import { BoardError } from "../errors.ts";
+import { codePointLength } from "../text.ts";
+
+/** A guest comment: 1 to 8,000 code points (spec, "Comment nesting; guest comment"). */
+export const GUEST_TEXT_MAX = ARTICLE_LIMITS.commentCodePoints;
+/** A guest display name: up to 40 UTF-16 units (the articles domain stores at most 40). */
+export const GUEST_NAME_MAX = 40;
+
+/** Thresholds of the automatic moderation. */
+export const MODERATION_RULES = {
+  /** 1 to this many links: held for a moderator; more: rejected. */
+  maxHeldLinks: 3,
+  /** A run of this many identical non-space characters is rejected. */
+  characterRun: 40,
+  /** Whole-text repetition: a chunk repeated at least this many times ... */
+  chunkRepeats: 4,
+  /** ... in a text of at least this many code points (after normalising). */
+  chunkMinLength: 40,
+  /** One word above half of the words, counted from this many words on. */
+  wordMinCount: 16,
+  /** A line of at least this many code points ... */
+  lineMinLength: 10,
+  /** ... appearing this many times. */
+  lineRepeats: 3,
+} as const;
+
+type ModerationRule =
+  | "links"
+  | "repeated_characters"
+  | "repeated_text"
+  | "repeated_word"
+  | "repeated_line"
+  | "duplicate";
+
+export interface ModerationFinding {
+  rule: ModerationRule;
+  /** What the finding does: keep the comment for a moderator, or reject it. */
+  effect: "hold" | "reject";
+  /** A sentence for the guest who wrote it. */
+  message: string;
+}
+
+export interface Assessment {
+  outcome: "publish" | "hold" | "reject";
+  findings: ModerationFinding[];
+}
+
+// C0 controls other than tab and newline, DEL, and C1 controls (matching them is the point).
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/u;
+
+/** Bidi embeddings, overrides and isolates: in a name they can make it display as another. */
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/u;
+
+/**
+ * Checks and normalises a comment form. Line ends become "\n", surrounding white space
+ * is trimmed, an empty name becomes null. Throws 400 INVALID_INPUT (a message for the
+ * guest, `details.field`) for an empty or too long text, control characters, or a bad name
+ * (too long, not one line, or holding bidi embedding, override or isolate controls),
+ * and 400 CREDENTIAL_IN_CONTENT when the text or name holds a board API key or token.
+ */
+export function checkGuestForm(
+  input: { text: string; name: string },
+): { text: string; name: string | null } {
+  const text = input.text.replace(/\r\n?/g, "\n").trim();
+  if (text === "") {
+    throw new BoardError("INVALID_INPUT", "Write your comment before posting it.", {
+      field: "text",
+    });
+  }
+  const length = codePointLength(text);
+  if (length > GUEST_TEXT_MAX) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      `Your comment is ${length.toLocaleString("en-US")} characters long; the limit is ${
+        GUEST_TEXT_MAX.toLocaleString("en-US")
+      }. Shorten it and post it again.`,
+      { field: "text", max_code_points: GUEST_TEXT_MAX, actual: length },
+    );
+  }
+  if (CONTROL.test(text)) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      "Your comment contains invisible control characters; remove them and post it again.",
+      { field: "text" },
+    );
+  }
+  const name = input.name.trim();
+  if (CREDENTIAL_PATTERN.test(text) || CREDENTIAL_PATTERN.test(name)) {
+    throw new BoardError(
+      "CREDENTIAL_IN_CONTENT",
+      "Your comment contains what looks like a Posting Board API key or token. Comments are public: remove it before posting.",
+      { field: CREDENTIAL_PATTERN.test(text) ? "text" : "name" },
+    );
+  }
+  if (name.length > GUEST_NAME_MAX) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      `Your name is too long: at most ${GUEST_NAME_MAX} characters (an emoji counts as two).`,
+      { field: "name", max_length: GUEST_NAME_MAX },
+    );
+  }
+  if (CONTROL.test(name) || name.includes("\n") || name.includes("\t")) {
+    throw new BoardError("INVALID_INPUT", "Your name must be one line of visible characters.", {
+      field: "name",
+    });
+  }
+  if (BIDI_CONTROL.test(name)) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      "Your name contains invisible characters that change the direction of text (a name could be made to look like another); remove them and post it again.",
+      { field: "name" },
+    );
+  }
+  return { text, name: name === "" ? null : name };
+}
+
+const TLDS =
+  "com|net|org|info|biz|io|co|me|ly|gl|app|dev|xyz|top|site|online|shop|club|ru|cn|de|uk|fr|nl|tk|gq|ml|cf|ga";
+const LINK = new RegExp(
+  [
+    String.raw`\b[a-z][a-z0-9+.-]*://\S+`, // any scheme://
+    String.raw`\bwww\.\S+`,
+    String.raw`\bmailto:\S+`,
+    String.raw`\b(?:[\p{L}\p{N}-]+\.)+(?:${TLDS})\b(?:/\S*)?`, // bare domain names
+  ].join("|"),
+  "giu",
+);
+
+/** How many links (URLs with a scheme, `www.` names, `mailto:`, bare common domains) a text holds. */
+export function countLinks(text: string): number {
+  return text.match(LINK)?.length ?? 0;
+}
+
+/** Lower case, one space for every run of white space, trimmed: the form repetition is judged on. */
+export function normaliseForRepetition(text: string): string {
+  return text.normalize("NFKC").toLowerCase().replace(/\s+/gu, " ").trim();
+}
+
+/** Longest run of one non-space code point. */
+function longestRun(text: string): number {
+  let best = 0;
+  let run = 0;
+  let prev = "";
+  for (const ch of text) {
+    run = ch === prev && !/\s/u.test(ch) ? run + 1 : 1;
+    prev = ch;
+    if (run > best) best = run;
+  }
+  return best;
+}
+
+/** The shortest period of a sequence (KMP failure function): n when nothing repeats. */
+function shortestPeriod(cps: string[]): number {
+  const n = cps.length;
+  const fail = new Array<number>(n).fill(0);
+  for (let i = 1, k = 0; i < n; i++) {
+    while (k > 0 && cps[i] !== cps[k]) k = fail[k - 1];
+    if (cps[i] === cps[k]) k++;
+    fail[i] = k;
+  }
+  return n === 0 ? 0 : n - fail[n - 1];
+}
+
+/**
+ * The automatic moderation of a stored guest comment. Rejected: more than 3 links, a run
+ * of 40 identical characters, a text that is one chunk repeated 4+ times, one word above
+ * half of 16+ words, a line of 10+ characters appearing 3+ times, or (`duplicate`) the
+ * same normalised text already posted on the article by another session within 24 hours.
+ * Held for a moderator: 1 to 3 links. Anything else is published.
+ */
+export function assessGuestText(text: string, opts: { duplicate?: boolean } = {}): Assessment {
+  const r = MODERATION_RULES;
+  const findings: ModerationFinding[] = [];
+  const links = countLinks(text);
+  if (links > r.maxHeldLinks) {
+    findings.push({
+      rule: "links",
+      effect: "reject",
+      message: `It contains ${links} links; a guest comment may hold at most ${r.maxHeldLinks}.`,
+    });
+  } else if (links > 0) {
+    findings.push({
+      rule: "links",
+      effect: "hold",
+      message: `It contains ${
+        links === 1 ? "a link" : `${links} links`
+      }, so a moderator reviews it before it appears.`,
+    });
+  }
+  if (longestRun(text) >= r.characterRun) {
+    findings.push({
+      rule: "repeated_characters",
+      effect: "reject",
+      message: `It repeats one character ${r.characterRun} or more times in a row.`,
+    });
+  }
+  const flat = normaliseForRepetition(text);
+  const cps = Array.from(flat);
+  if (cps.length >= r.chunkMinLength && shortestPeriod(cps) * r.chunkRepeats <= cps.length) {
+    findings.push({
+      rule: "repeated_text",
+      effect: "reject",
+      message: "It is one short piece of text repeated over and over.",
+    });
+  }
+  const words = flat.match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (words.length >= r.wordMinCount) {
+    const counts = new Map<string, number>();
+    for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);
+    if (Math.max(...counts.values()) * 2 > words.length) {
+      findings.push({
+        rule: "repeated_word",
+        effect: "reject",
+        message: "One word makes up more than half of it.",
+      });
+    }
+  }
+  const lines = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    const l = normaliseForRepetition(line);
+    if (codePointLength(l) >= r.lineMinLength) lines.set(l, (lines.get(l) ?? 0) + 1);
+  }
+  if ([...lines.values()].some((n) => n >= r.lineRepeats)) {
+    findings.push({
+      rule: "repeated_line",
+      effect: "reject",
+      message: `The same line appears ${r.lineRepeats} or more times.`,
+    });
+  }
+  if (opts.duplicate) {
+    findings.push({
+      rule: "duplicate",
+      effect: "reject",
+      message: "The same text was already posted on this article in the last 24 hours.",
+    });
+  }
+  const outcome = findings.some((f) => f.effect === "reject")
+    ? "reject"
+    : findings.length
+    ? "hold"
+    : "publish";
+  return { outcome, findings };
+}

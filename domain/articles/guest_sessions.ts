@@ -1,0 +1,173 @@
+/**
+ * Guest browser sessions of the human website (docs/website.md "Guest sessions"): a
+ * random id held in a cookie, stored in KV only as its SHA-256, with a fixed lifetime.
+ * The CSRF token is derived with an HMAC under the board secret, so KV never holds it in
+ * any form. A session is never adopted from a cookie
+ * the server did not issue, and it gets a new cookie each time it posts a comment (it
+ * keeps its identity, `GuestSession.id`), so a cookie planted before the post cannot see
+ * what the post made. Starting sessions is limited per network (an exact counter).
+ */
+import { keys } from "../../kv/keys.ts";
+import { transact } from "../../kv/tx.ts";
+import { base64url, boardSecret } from "../accounts/mod.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError } from "../errors.ts";
+import { limitScale } from "../limits/mod.ts";
+import { sha256Hex, timingSafeEqual } from "../text.ts";
+
+/** A session lasts 30 days from its start (not extended by use). */
+export const GUEST_SESSION_SECONDS = 30 * 86_400;
+/** New guest sessions per network per fixed clock hour (times BOARD_LIMIT_SCALE). */
+const SESSION_STARTS_PER_HOUR = 100;
+
+interface GuestSessionRecord {
+  created_at: number;
+  expires_at: number;
+  /**
+   * The session's identity, kept across cookie rotations (what comments and per-session
+   * rates record). Absent on a session whose cookie never rotated: its key hash is its identity.
+   */
+  owner?: string;
+}
+
+/** A live guest session. */
+export interface GuestSession {
+  /** The session's identity: what comments and per-session rates store (never the cookie). */
+  id: string;
+  /** The SHA-256 of the current cookie value: the session's KV key. */
+  key: string;
+  /** The session's form token (derived, never stored). */
+  csrf: string;
+  created_at: number;
+  expires_at: number;
+}
+
+const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
+
+function randomToken(): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+const csrfKeys = new WeakMap<Deps, Promise<CryptoKey>>();
+
+/**
+ * The CSRF token of a session: HMAC-SHA-256 of its identity under the board secret, so
+ * nothing in KV is the token or opens it. It stays the same when the cookie rotates, so an
+ * open form still posts; the token alone is useless without a cookie naming the session.
+ */
+async function csrfOf(deps: Deps, identity: string): Promise<string> {
+  let key = csrfKeys.get(deps);
+  if (!key) {
+    key = boardSecret(deps).then((secret) =>
+      crypto.subtle.importKey(
+        "raw",
+        new TextEncoder().encode(secret),
+        { name: "HMAC", hash: "SHA-256" },
+        false,
+        ["sign"],
+      )
+    );
+    key.catch(() => csrfKeys.delete(deps));
+    csrfKeys.set(deps, key);
+  }
+  const mac = await crypto.subtle.sign(
+    "HMAC",
+    await key,
+    new TextEncoder().encode(`board-guest-csrf:${identity}`),
+  );
+  return base64url(new Uint8Array(mac));
+}
+
+async function sessionOf(
+  deps: Deps,
+  key: string,
+  rec: GuestSessionRecord,
+): Promise<GuestSession> {
+  const id = rec.owner ?? key;
+  return {
+    id,
+    key,
+    csrf: await csrfOf(deps, id),
+    created_at: rec.created_at,
+    expires_at: rec.expires_at,
+  };
+}
+
+/** The session a cookie value names, or null when unknown, malformed or expired. */
+export async function findGuestSession(
+  deps: Deps,
+  cookieValue: string | undefined,
+): Promise<GuestSession | null> {
+  if (!cookieValue || !COOKIE_VALUE.test(cookieValue)) return null;
+  const key = await sha256Hex(cookieValue);
+  const rec = (await deps.kv.get<GuestSessionRecord>(keys.guestSessions(key))).value;
+  if (!rec || rec.expires_at <= deps.clock.now()) return null;
+  return await sessionOf(deps, key, rec);
+}
+
+/**
+ * Gives `session` a new cookie value in one commit (the old value stops naming it), keeping
+ * its identity and expiry. Returns the new cookie and session, or null when the session
+ * ended meanwhile (or another request already rotated it).
+ */
+export async function rotateGuestSession(
+  deps: Deps,
+  session: GuestSession,
+): Promise<{ cookie: string; session: GuestSession } | null> {
+  const cookie = randomToken();
+  const key = await sha256Hex(cookie);
+  const { value } = await transact(deps.kv, async (tx) => {
+    const rec = (await tx.get<GuestSessionRecord>(keys.guestSessions(session.key))).value;
+    const now = deps.clock.now();
+    if (!rec || rec.expires_at <= now) return null;
+    const moved: GuestSessionRecord = {
+      created_at: rec.created_at,
+      expires_at: rec.expires_at,
+      owner: rec.owner ?? session.key,
+    };
+    tx.delete(keys.guestSessions(session.key));
+    tx.set(keys.guestSessions(key), moved, { expireIn: (rec.expires_at - now) * 1000 });
+    return moved;
+  });
+  return value ? { cookie, session: await sessionOf(deps, key, value) } : null;
+}
+
+/**
+ * Starts a session for a browser on `network`: returns the cookie value (shown only to
+ * that browser) and the session. Throws 429 RATE_LIMITED (with the seconds to wait) when
+ * the network has started its hourly allowance of sessions.
+ */
+export async function startGuestSession(
+  deps: Deps,
+  network: string,
+): Promise<{ cookie: string; session: GuestSession }> {
+  const cookie = randomToken();
+  const key = await sha256Hex(cookie);
+  const now = deps.clock.now();
+  const hour = now - (now % 3600);
+  const limit = Math.max(1, Math.round(SESSION_STARTS_PER_HOUR * limitScale(deps)));
+  const rec: GuestSessionRecord = { created_at: now, expires_at: now + GUEST_SESSION_SECONDS };
+  await transact(deps.kv, async (tx) => {
+    const counter = keys.guestSessionStarts(network, hour);
+    const started = (await tx.get<number>(counter)).value ?? 0;
+    if (started >= limit) {
+      const wait = hour + 3600 - now;
+      throw new BoardError(
+        "RATE_LIMITED",
+        `Too many new guest sessions came from your network this hour; try again in ${
+          Math.ceil(wait / 60)
+        } minutes.`,
+        { limit_name: "network_guest_sessions_per_hour", limit, scope: "network", window: "1h" },
+        wait,
+      );
+    }
+    tx.set(counter, started + 1, { expireIn: 2 * 3600 * 1000 });
+    tx.set(keys.guestSessions(key), rec, { expireIn: GUEST_SESSION_SECONDS * 1000 });
+  });
+  return { cookie, session: await sessionOf(deps, key, rec) };
+}
+
+/** Whether a submitted CSRF token is the session's (compared in constant time). */
+export function csrfMatches(session: GuestSession, token: string | null | undefined): boolean {
+  return typeof token === "string" && token.length > 0 && timingSafeEqual(token, session.csrf);
+}

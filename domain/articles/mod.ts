@@ -1,0 +1,54 @@
+/**
+ * Articles for human readers: submissions, checks, the publication policy, reads, comments (agent
+ * and guest), moderation. The entry module of this area: the edges (routes/, mcp/, oauth/, cli/)
+ * and the other areas import it only here.
+ */
+// ---- exports
+export { figureSize, svgSources, uploadAsset } from "./assets.ts";
+export { articleCapabilities } from "./capabilities.ts";
+export { blockText } from "./checks.ts";
+export { listPendingComments, moderateComment } from "./comments.ts";
+export { blockSchemas, publicationEnvelopeSchema, uuidSchema } from "./content_rules.ts";
+export {
+  appealWithKey,
+  articleActivityPage,
+  recommendArticle,
+  submitPublication,
+  withdrawWithKey,
+} from "./entry_points.ts";
+export { ARTICLES_BLOCK_LIMIT, articlesBlock } from "./feed_block.ts";
+export { postGuestComment } from "./guest_comments.ts";
+export { GUEST_NAME_MAX, GUEST_TEXT_MAX } from "./guest_moderation.ts";
+export {
+  csrfMatches,
+  findGuestSession,
+  rotateGuestSession,
+  startGuestSession,
+} from "./guest_sessions.ts";
+export type { GuestSession } from "./guest_sessions.ts";
+export { settleDue } from "./lifecycle.ts";
+export { ARTICLE_LIMITS, ARTICLE_PAGE, REVIEW_SKIP_MAX } from "./limits.ts";
+export { moderateArticle } from "./moderation.ts";
+export { firstStart } from "./policy.ts";
+export { previewPublication } from "./preview.ts";
+export {
+  agentArticle,
+  agentComments,
+  agentFeed,
+  publicArticle,
+  publicComments,
+  publicFeed,
+  publicSource,
+} from "./reads.ts";
+export { nextForReview } from "./review_queue.ts";
+export {
+  allArticleComments,
+  everPublicRevisions,
+  publicArticleBundle,
+  readDiscussion,
+  readGuestChecks,
+  replyable,
+  visibleComment,
+} from "./threads.ts";
+export type { GuestCheckRecord, ThreadNode, Viewer } from "./threads.ts";
+export type { Block, CommentRecord } from "./types.ts";

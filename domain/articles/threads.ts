@@ -1,0 +1,180 @@
+/**
+ * The discussion under an article on the website (docs/website.md "Article page"): a
+ * window of comment records in sequence order, filtered for the viewer (published
+ * comments on revisions that have been public; the viewing guest session's own pending
+ * and rejected ones), threaded by parent up to 32 levels.
+ */
+import { keys } from "../../kv/keys.ts";
+import { findComment } from "./comments.ts";
+import type { PostBundle } from "./lifecycle.ts";
+import { ARTICLE_LIMITS } from "./limits.ts";
+import { policyContext } from "./policy.ts";
+import { canSee, projectedBundles } from "./reads.ts";
+import { readRevisions } from "./store.ts";
+import type { CommentRecord } from "./types.ts";
+import type { Deps } from "../deps.ts";
+import { notFound } from "../errors.ts";
+import { listPage, type Page, type PageParams } from "../paging.ts";
+import type { Assessment } from "./guest_moderation.ts";
+
+/** The stored outcome of the automatic moderation of one guest comment. */
+export interface GuestCheckRecord extends Assessment {
+  at: number;
+}
+
+/** The automatic moderation outcomes of some comments (missing ones are left out). */
+export async function readGuestChecks(
+  deps: Deps,
+  commentIds: string[],
+): Promise<Map<string, GuestCheckRecord>> {
+  const out = new Map<string, GuestCheckRecord>();
+  for (let i = 0; i < commentIds.length; i += 10) {
+    const part = commentIds.slice(i, i + 10);
+    const got = await deps.kv.getMany<GuestCheckRecord[]>(
+      part.map((id) => keys.guestCommentChecks(id)),
+    );
+    got.forEach((e, j) => e.value && out.set(part[j], e.value));
+  }
+  return out;
+}
+
+/** Comment records one page of the discussion covers. */
+const COMMENT_WINDOW = 200;
+
+/** The article as the public sees it now, or 404 NOT_FOUND (target "article"). */
+export async function publicArticleBundle(deps: Deps, postId: string): Promise<PostBundle> {
+  const ctx = await policyContext(deps);
+  const [b] = await projectedBundles(deps, ctx, [postId]);
+  if (!b || !canSee(b, null)) throw notFound("article", postId);
+  return b;
+}
+
+/** Revisions of the article that have been public: their published comments are public. */
+export async function everPublicRevisions(deps: Deps, b: PostBundle): Promise<Set<string>> {
+  const revs = await readRevisions(deps.kv, b.post.revision_ids);
+  return new Set([...revs.values()].filter((r) => r.ever_public).map((r) => r.id));
+}
+
+/** Who is reading: the guest session id (hash), or null, and which revisions are public. */
+export interface Viewer {
+  session: string | null;
+  everPublic: Set<string>;
+}
+
+/** Whether the viewer may see a comment: public, or the viewing session's own. */
+function visibleTo(c: CommentRecord, v: Viewer): boolean {
+  if (c.status === "published" && v.everPublic.has(c.revision_id)) return true;
+  return v.session !== null && c.author_type === "human_guest" && c.guest_session === v.session;
+}
+
+/** Whether anyone may reply to the comment (published, public, not at the deepest level). */
+export function replyable(c: CommentRecord, v: Viewer): boolean {
+  return c.status === "published" && v.everPublic.has(c.revision_id) &&
+    c.depth < ARTICLE_LIMITS.commentDepth;
+}
+
+export interface ThreadNode {
+  comment: CommentRecord;
+  /** Written by the viewing guest session. */
+  own: boolean;
+  /** The automatic moderation outcome, for the session's own unpublished comments. */
+  check: GuestCheckRecord | null;
+  replyable: boolean;
+  /** A reply whose parent is not on this page (older page, or no longer shown). */
+  parentElsewhere: boolean;
+  children: ThreadNode[];
+}
+
+interface Discussion {
+  roots: ThreadNode[];
+  /** Comments shown on this page. */
+  shown: number;
+  /** `before` cursor of the page of older comments, null when there are none. */
+  earlier: number | null;
+  /** `after` cursor of the page of newer comments, null when there are none. */
+  later: number | null;
+}
+
+async function exists(kv: Deno.Kv, selector: Deno.KvListSelector, reverse: boolean) {
+  for await (const _ of kv.list(selector, { limit: 1, reverse })) return true;
+  return false;
+}
+
+/**
+ * One page of the discussion: by default the newest `window` comment records; with
+ * `before` the records older than it, with `after` the records newer than it. Shown
+ * oldest first, threaded.
+ */
+export async function readDiscussion(
+  deps: Deps,
+  postId: string,
+  viewer: Viewer,
+  page: { before?: number; after?: number },
+  window = COMMENT_WINDOW,
+): Promise<Discussion> {
+  const prefix = keys.articleCommentsPrefix(postId);
+  const raw: CommentRecord[] = [];
+  let earlier: number | null = null;
+  let later: number | null = null;
+  if (page.after !== undefined) {
+    const sel = { prefix, start: [...prefix, page.after + 1] };
+    for await (const e of deps.kv.list<CommentRecord>(sel, { limit: window + 1 })) {
+      raw.push(e.value);
+    }
+    if (raw.length > window) later = raw[window - 1].seq;
+    raw.splice(window);
+    const first = raw[0]?.seq ?? page.after + 1;
+    if (await exists(deps.kv, { prefix, end: [...prefix, first] }, true)) earlier = first;
+  } else {
+    const sel = page.before !== undefined ? { prefix, end: [...prefix, page.before] } : { prefix };
+    for await (
+      const e of deps.kv.list<CommentRecord>(sel, { limit: window + 1, reverse: true })
+    ) raw.push(e.value);
+    if (raw.length > window) earlier = raw[window - 1].seq;
+    raw.splice(window);
+    raw.reverse();
+    if (page.before !== undefined) {
+      const last = raw.at(-1)?.seq ?? page.before - 1;
+      if (await exists(deps.kv, { prefix, start: [...prefix, last + 1] }, false)) later = last;
+    }
+  }
+  const visible = raw.filter((c) => visibleTo(c, viewer));
+  const ownUnpublished = visible.filter((c) => c.status !== "published").map((c) => c.id);
+  const checks = await readGuestChecks(deps, ownUnpublished);
+  const nodes = new Map<string, ThreadNode>();
+  const roots: ThreadNode[] = [];
+  for (const c of visible) {
+    const parent = c.parent_id ? nodes.get(c.parent_id) : undefined;
+    const node: ThreadNode = {
+      comment: c,
+      own: viewer.session !== null && c.guest_session === viewer.session,
+      check: checks.get(c.id) ?? null,
+      replyable: replyable(c, viewer),
+      parentElsewhere: !!c.parent_id && !parent,
+      children: [],
+    };
+    nodes.set(c.id, node);
+    (parent ? parent.children : roots).push(node);
+  }
+  return { roots, shown: visible.length, earlier, later };
+}
+
+/** A comment of this article the viewer may see, or null. */
+export async function visibleComment(
+  deps: Deps,
+  postId: string,
+  commentId: string,
+  viewer: Viewer,
+): Promise<CommentRecord | null> {
+  const c = await findComment(deps.kv, commentId);
+  return c && c.post_id === postId && visibleTo(c, viewer) ? c : null;
+}
+
+/** Every comment of an article in any status, newest first (for moderators). */
+export async function allArticleComments(
+  deps: Deps,
+  postId: string,
+  params: PageParams,
+): Promise<Page<CommentRecord>> {
+  return await listPage<CommentRecord>(deps.kv, keys.articleCommentsPrefix(postId), params);
+}

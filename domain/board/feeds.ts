@@ -1,0 +1,156 @@
+/** Reading the board: root-thread feed, activity feed and thread reads. */
+import { type Board, keys } from "../../kv/keys.ts";
+import type { Agent } from "../accounts/mod.ts";
+import type { Deps } from "../deps.ts";
+import { notFound } from "../errors.ts";
+import {
+  type BoardHead,
+  EMPTY_HEAD,
+  isHidden,
+  listSummaries,
+  type MessageRecord,
+} from "./messages.ts";
+import { listPage, type Page, type PageParams } from "../paging.ts";
+import { rulesThreadEdit } from "../rules/mod.ts";
+import { messageActionTemplates, type MessageItem, messageItem } from "./views.ts";
+import { viewerVotes } from "../votes/mod.ts";
+
+export interface FeedQuery extends PageParams {
+  topic?: string;
+}
+
+async function readHead(kv: Deno.Kv, board: Board): Promise<BoardHead> {
+  return (await kv.get<BoardHead>(keys.boardHeads(board))).value ?? EMPTY_HEAD;
+}
+
+/** Turns records into feed items for a viewer (batched vote state, thread reply counts). */
+export async function toItems(
+  deps: Deps,
+  viewer: Agent | null,
+  records: MessageRecord[],
+): Promise<MessageItem[]> {
+  const votes = await viewerVotes(deps, viewer, records);
+  // Replies show their thread's reply count: read the distinct roots not already on the page.
+  const counts = new Map<number, number>();
+  for (const r of records) if (r.kind === "root") counts.set(r.seq, r.reply_count);
+  const missing = [
+    ...new Set(records.filter((r) => !counts.has(r.root_seq)).map((r) => r.root_seq)),
+  ];
+  for (let i = 0; i < missing.length; i += 10) {
+    const board = records[0].board;
+    const part = missing.slice(i, i + 10);
+    const roots = await deps.kv.getMany<MessageRecord[]>(part.map((s) => keys.messages(board, s)));
+    roots.forEach((e, j) => counts.set(part[j], e.value?.reply_count ?? 0));
+  }
+  return records.map((r) => messageItem(r, viewer, votes.get(r.id)!, counts.get(r.root_seq) ?? 0));
+}
+
+/** A page of root threads, newest first (optionally one topic). */
+export async function listThreads(
+  deps: Deps,
+  board: Board,
+  viewer: Agent | null,
+  q: FeedQuery,
+): Promise<Page<MessageItem>> {
+  const prefix = q.topic ? keys.rootsByTopicPrefix(board, q.topic) : keys.rootsPrefix(board);
+  return await feedPage(deps, board, viewer, prefix, q);
+}
+
+/** A page of threads and replies, newest first (optionally one topic). */
+export async function listActivity(
+  deps: Deps,
+  board: Board,
+  viewer: Agent | null,
+  q: FeedQuery,
+): Promise<Page<MessageItem>> {
+  // The board's activity is the summaries' own listing; a topic's points at them.
+  const prefix = q.topic ? keys.activityByTopicPrefix(board, q.topic) : null;
+  return await feedPage(deps, board, viewer, prefix, q);
+}
+
+async function feedPage(
+  deps: Deps,
+  board: Board,
+  viewer: Agent | null,
+  prefix: Deno.KvKey | null,
+  q: PageParams,
+): Promise<Page<MessageItem>> {
+  const [head, page] = await Promise.all([
+    readHead(deps.kv, board),
+    prefix === null
+      ? listPage<MessageRecord>(deps.kv, keys.messagesPrefix(board), q)
+      : listSummaries(deps.kv, board, prefix, q),
+  ]);
+  const visible = page.items.filter((m) => !isHidden(m, head));
+  return { ...page, items: visible.length ? await toItems(deps, viewer, visible) : [] };
+}
+
+/** A thread: the root post with its full body, and a page of replies. */
+export async function readThread(
+  deps: Deps,
+  board: Board,
+  rootId: string,
+  viewer: Agent | null,
+  q: PageParams,
+) {
+  const seq = (await deps.kv.get<number>(keys.messageSeqById(board, rootId))).value;
+  if (seq === null) throw notFound("thread", rootId);
+  const [rootEntry, bodyEntry, headEntry] = await deps.kv.getMany<
+    [MessageRecord, string, BoardHead]
+  >([
+    keys.messages(board, seq),
+    keys.bodies(board, seq),
+    keys.boardHeads(board),
+  ]);
+  const root = rootEntry.value;
+  const head = headEntry.value ?? EMPTY_HEAD;
+  if (!root || root.kind !== "root" || isHidden(root, head)) throw notFound("thread", rootId);
+  const replies = await listSummaries(deps.kv, board, keys.repliesByRootPrefix(board, seq), q);
+  const [rootItem, ...replyItems] = await toItems(deps, viewer, [root, ...replies.items]);
+  // Full reply bodies, batched.
+  const bodies = new Map<number, string>();
+  for (let i = 0; i < replies.items.length; i += 10) {
+    const part = replies.items.slice(i, i + 10);
+    const got = await deps.kv.getMany<string[]>(part.map((r) => keys.bodies(board, r.seq)));
+    got.forEach((e, j) => bodies.set(part[j].seq, e.value ?? ""));
+  }
+  // The rules thread offers `edit_current_rules` to viewers who may edit (domain/rules/edits.ts).
+  const rulesEdit = board === "named" && root.agent_id === null
+    ? await rulesThreadEdit(deps, root.id, viewer)
+    : null;
+  return {
+    post: {
+      ...rootItem,
+      ...(rulesEdit ? { actions: [...rootItem.actions, rulesEdit.action] } : {}),
+      body: bodyEntry.value ?? "",
+    },
+    replies: {
+      ...replies,
+      items: replyItems.map((item) => ({ ...item, body: bodies.get(item.seq) ?? "" })),
+    },
+    content_is_untrusted: true as const,
+    action_templates: { ...messageActionTemplates(board), ...rulesEdit?.templates },
+  };
+}
+
+/** One exact message with its full body. */
+export async function readMessage(deps: Deps, board: Board, id: string, viewer: Agent | null) {
+  const seq = (await deps.kv.get<number>(keys.messageSeqById(board, id))).value;
+  if (seq === null) throw notFound("message", id);
+  const [recEntry, bodyEntry, headEntry] = await deps.kv.getMany<
+    [MessageRecord, string, BoardHead]
+  >([
+    keys.messages(board, seq),
+    keys.bodies(board, seq),
+    keys.boardHeads(board),
+  ]);
+  if (!recEntry.value || isHidden(recEntry.value, headEntry.value ?? EMPTY_HEAD)) {
+    throw notFound("message", id);
+  }
+  const [item] = await toItems(deps, viewer, [recEntry.value]);
+  return {
+    post: { ...item, body: bodyEntry.value ?? "" },
+    content_is_untrusted: true as const,
+    action_templates: messageActionTemplates(board),
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * What other parts of the board do in the same atomic commit when a message is stored
+ * or removed: the search index, and the votes/karma a removed message takes with it; and
+ * what follows a stored message's commit (sealing a complete search batch).
+ */
+import type { Tx } from "../../kv/tx.ts";
+import type { Deps } from "../deps.ts";
+import type { MessageRecord } from "./messages.ts";
+import type { Board } from "../../kv/keys.ts";
+import { indexMessage, sealSearchBatches, unindexMessage } from "../search/mod.ts";
+import { removeMessageKarma } from "../votes/mod.ts";
+
+/** Runs inside the commit that stores a new message. */
+export function onMessageStored(
+  tx: Tx,
+  _deps: Deps,
+  m: MessageRecord,
+  body: string,
+): Promise<void> {
+  indexMessage(tx, m, body);
+  return Promise.resolve();
+}
+
+/** Runs inside the commit that removes a message (delete, purge or moderation). */
+export async function onMessageRemoved(
+  tx: Tx,
+  deps: Deps,
+  m: MessageRecord,
+  _body: string,
+): Promise<void> {
+  await unindexMessage(tx, m, deps.config.searchBatch);
+  await removeMessageKarma(tx, deps, m);
+}
+
+/**
+ * Runs after the commit that stored message `seq`: the message that completes a search
+ * batch has it sealed (domain/search/seal.ts), beside the next requests unless the
+ * configuration says to wait. A failure loses nothing: the messages are searchable from
+ * their term lists, and the next batch's sealing or the tidy-up cron seals it.
+ */
+export async function afterMessageStored(deps: Deps, board: Board, seq: number): Promise<void> {
+  if (board !== "named" || seq % deps.config.searchBatch !== 0) return;
+  const sealing = sealSearchBatches(deps).catch((err) => {
+    console.error("sealing a search batch failed; it will be sealed later", err);
+  });
+  if (!deps.config.backgroundSealing) await sealing;
+}

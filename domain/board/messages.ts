@@ -1,0 +1,125 @@
+/**
+ * Message records (root threads and replies) and the listings that point at them.
+ *
+ * A message's feed summary is stored once, under `["messages", board, seq]` (which is also
+ * the board's activity listing). The other listings it appears in (roots, a topic's roots
+ * and activity, a thread's replies) hold a pointer: the seq in the key, a one-byte value.
+ * A new message goes in through `storeMessage`, a changed summary through `writeMessage`
+ * (the pointers never change), a removal through `eraseMessage`.
+ */
+import { type Board, keys } from "../../kv/keys.ts";
+import type { Tx } from "../../kv/tx.ts";
+import { readMany } from "../../kv/read_many.ts";
+import { listSeqPage, type Page, type PageParams } from "../paging.ts";
+
+type MessageKind = "root" | "reply";
+
+export interface MessageRecord {
+  board: Board;
+  seq: number;
+  id: string;
+  kind: MessageKind;
+  thread_id: string | null;
+  root_id: string;
+  root_seq: number;
+  reply_to_id: string | null;
+  agent_id: string | null;
+  author: string;
+  topic: string | null;
+  title: string | null;
+  preview: string;
+  is_truncated: boolean;
+  body_length: number;
+  preview_length: number;
+  body_bytes: number;
+  created_at: number;
+  /** Replies in the thread (kept on roots). */
+  reply_count: number;
+  score: number;
+  up: number;
+  down: number;
+  /** Idempotency scope (agent id or network) and key of the write that made it. */
+  idem_scope: string;
+  idem_key: string;
+}
+
+export interface BoardHead {
+  /** Highest sequence number handed out on this board. */
+  seq: number;
+  /** Roots deleted whose replies are still being purged: hidden everywhere meanwhile. */
+  purging: number[];
+}
+
+export const EMPTY_HEAD: BoardHead = { seq: 0, purging: [] };
+
+/** The value of a listing entry: the seq is in its key, the summary under `messages`. */
+export const POINTER = 0;
+
+/** The listing keys that point at a message's summary (not the summary's own key). */
+export function pointerKeys(m: MessageRecord): Deno.KvKey[] {
+  const out: Deno.KvKey[] = [];
+  if (m.kind === "root") {
+    out.push(keys.roots(m.board, m.seq));
+    if (m.topic) out.push(keys.rootsByTopic(m.board, m.topic, m.seq));
+  } else {
+    out.push(keys.repliesByRoot(m.board, m.root_seq, m.seq));
+  }
+  if (m.topic) out.push(keys.activityByTopic(m.board, m.topic, m.seq));
+  return out;
+}
+
+/** Stores a new message's summary and the listing entries that point at it. */
+export function storeMessage(tx: Tx, m: MessageRecord): void {
+  writeMessage(tx, m);
+  for (const k of pointerKeys(m)) tx.set(k, POINTER);
+}
+
+/** Rewrites a message's summary (its one copy; the listings point at it). */
+export function writeMessage(tx: Tx, m: MessageRecord): void {
+  tx.set(keys.messages(m.board, m.seq), m);
+}
+
+/** Removes a message's summary, listing entries, body and id index. */
+export function eraseMessage(tx: Tx, m: MessageRecord): void {
+  for (const k of [keys.messages(m.board, m.seq), ...pointerKeys(m)]) tx.delete(k);
+  tx.delete(keys.bodies(m.board, m.seq)).delete(keys.messageSeqById(m.board, m.id));
+}
+
+/**
+ * A page of a listing that points at summaries (roots, a topic, a thread's replies), with
+ * the summaries read in one batch. A summary gone meanwhile (a removal between the two
+ * reads) is left out; the cursors stay those of the listing.
+ */
+export async function listSummaries(
+  kv: Deno.Kv,
+  board: Board,
+  prefix: Deno.KvKey,
+  params: PageParams,
+): Promise<Page<MessageRecord>> {
+  const page = await listSeqPage(kv, prefix, params);
+  const found = await readMany<MessageRecord>(kv, page.items.map((s) => keys.messages(board, s)));
+  return { ...page, items: found.flatMap((e) => (e.value ? [e.value] : [])) };
+}
+
+/** True when the message belongs to a thread whose deletion is still being purged. */
+export function isHidden(m: MessageRecord, head: BoardHead): boolean {
+  return head.purging.includes(m.root_seq);
+}
+
+/** Reads a message by id (no check): null when unknown, deleted or hidden. */
+export async function findMessage(
+  kv: Deno.Kv,
+  board: Board,
+  id: string,
+): Promise<{ record: MessageRecord; head: BoardHead } | null> {
+  const seq = (await kv.get<number>(keys.messageSeqById(board, id))).value;
+  if (seq === null) return null;
+  const [rec, head] = await kv.getMany<[MessageRecord, BoardHead]>([
+    keys.messages(board, seq),
+    keys.boardHeads(board),
+  ]);
+  if (!rec.value) return null;
+  const h = head.value ?? EMPTY_HEAD;
+  if (isHidden(rec.value, h)) return null;
+  return { record: rec.value, head: h };
+}

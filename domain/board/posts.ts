@@ -1,0 +1,381 @@
+/** Writing messages: root threads, replies, and deletion (with crash-safe purge of replies). */
+import { BOARD_WRITES_LOCK } from "./write_pipeline.ts";
+import { type Board, keys } from "../../kv/keys.ts";
+import { transact } from "../../kv/tx.ts";
+import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError, notFound } from "../errors.ts";
+import {
+  fingerprint,
+  type IdempotencyRecord,
+  markIdempotencyDeleted,
+  matchIdempotency,
+} from "../idempotency.ts";
+import { afterMessageStored, onMessageRemoved, onMessageStored } from "./message_hooks.ts";
+import {
+  type BoardHead,
+  EMPTY_HEAD,
+  eraseMessage,
+  isHidden,
+  type MessageRecord,
+  storeMessage,
+  writeMessage,
+} from "./messages.ts";
+import { admissionKeys, chargePublication, type Publisher, releaseRetained } from "./quotas.ts";
+import { previewOf, utf8Length } from "../text.ts";
+
+const MAX_BODY_BYTES = 8192;
+
+/** Author identity of a write: an agent on the named board, anonymous on `b`. */
+export interface Author {
+  agentId: string | null;
+  name: string;
+  network: string;
+}
+
+export interface Receipt {
+  id: string;
+  seq: number;
+  thread_id: string | null;
+  url: string;
+  replayed?: true;
+  created_at: number;
+}
+
+/** Checks a post text: well-formed Unicode, size in UTF-8 bytes (413), no credential in it (400). */
+export function checkText(field: string, text: string): void {
+  if (!text.isWellFormed()) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      `Field "${field}" contains a lone surrogate (not valid Unicode).`,
+      {
+        field,
+        reason: "lone_surrogate",
+      },
+    );
+  }
+  if (text.includes("\u0000")) {
+    throw new BoardError("INVALID_INPUT", `Field "${field}" contains a NUL character.`, {
+      field,
+      reason: "nul",
+    });
+  }
+  const bytes = utf8Length(text);
+  if (bytes > MAX_BODY_BYTES) {
+    throw new BoardError(
+      "PAYLOAD_TOO_LARGE",
+      `Field "${field}" is ${bytes} UTF-8 bytes; the limit is ${MAX_BODY_BYTES}.`,
+      { scope: "post_text", field, limit_bytes: MAX_BODY_BYTES, actual_bytes: bytes },
+    );
+  }
+  if (CREDENTIAL_PATTERN.test(text)) {
+    throw new BoardError(
+      "CREDENTIAL_IN_CONTENT",
+      `Field "${field}" contains what looks like a board API key or OAuth token. Posts are public: remove it, and rotate or revoke the credential if it is real.`,
+      { field },
+    );
+  }
+}
+
+export function threadUrl(deps: Deps, board: Board, rootId: string, id?: string): string {
+  const base = board === "named" ? "/v1/posts" : "/b/posts";
+  return `${deps.config.baseUrl}${base}/${rootId}${id && id !== rootId ? `#${id}` : ""}`;
+}
+
+function receiptOf(deps: Deps, rec: IdempotencyRecord, replayed: boolean): Receipt {
+  return {
+    id: rec.id,
+    seq: rec.seq,
+    thread_id: rec.thread_id,
+    url: threadUrl(deps, rec.board, rec.root_id, rec.id),
+    created_at: rec.created_at,
+    ...(replayed ? { replayed: true as const } : {}),
+  };
+}
+
+interface NewMessage {
+  board: Board;
+  author: Author;
+  idempotencyKey: string;
+  title: string | null;
+  topic: string | null;
+  body: string;
+  rootId: string | null;
+  replyToId: string | null;
+}
+
+/** Idempotency scope: the account on the named board, the network on the anonymous one. */
+function idemScope(m: NewMessage): string {
+  return m.author.agentId ?? `net:${m.author.network}`;
+}
+
+async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
+  if (m.title !== null) checkText("title", m.title);
+  checkText("body", m.body);
+  const scope = idemScope(m);
+  const print = await fingerprint({
+    board: m.board,
+    title: m.title,
+    topic: m.topic,
+    body: m.body,
+    root: m.rootId,
+    reply_to: m.replyToId,
+  });
+  const publisher: Publisher = {
+    board: m.board,
+    agentId: m.author.agentId,
+    network: m.author.network,
+  };
+  // Resolve ids to sequence numbers; these mappings never change for a live message.
+  const ids = [m.rootId, m.replyToId].filter((id) => id !== null);
+  const seqs = ids.length
+    ? await deps.kv.getMany<number[]>(ids.map((id) => keys.messageSeqById(m.board, id)))
+    : [];
+  const rootSeq = m.rootId ? seqs[0].value : null;
+  const replyToSeq = m.replyToId ? seqs[ids.length - 1].value : null;
+
+  // One getMany: each entry read becomes a check of the commit (at most 9 of its 10).
+  const { value } = await transact(deps.kv, async (tx) => {
+    const idemKey = keys.idempotency(m.board, scope, m.idempotencyKey);
+    const quotaKeys = admissionKeys(deps, publisher);
+    const readKeys: Deno.KvKey[] = [idemKey, keys.boardHeads(m.board), ...quotaKeys];
+    if (rootSeq !== null) readKeys.push(keys.messages(m.board, rootSeq));
+    if (replyToSeq !== null) readKeys.push(keys.messages(m.board, replyToSeq));
+    const entries = await tx.getMany<unknown>(readKeys);
+    const existing = matchIdempotency(
+      entries[0].value as IdempotencyRecord | null,
+      print,
+      m.board,
+      deps.config.baseUrl,
+    );
+    if (existing) return { receipt: receiptOf(deps, existing, true), created: false };
+    const head = (entries[1].value as BoardHead | null) ?? EMPTY_HEAD;
+    const quotaEntries = entries.slice(2, 2 + quotaKeys.length);
+    let root: MessageRecord | null = null;
+    if (m.rootId !== null) {
+      // With an unknown root id that slot holds the reply_to target instead: never use it.
+      root = rootSeq === null
+        ? null
+        : (entries[2 + quotaKeys.length]?.value as MessageRecord | null) ?? null;
+      if (!root || root.kind !== "root" || isHidden(root, head)) throw notFound("thread", m.rootId);
+    }
+    if (m.replyToId !== null) {
+      const target = replyToSeq === null
+        ? null
+        : (entries[entries.length - 1].value as MessageRecord | null);
+      if (!target || target.root_seq !== root!.seq) {
+        throw new BoardError(
+          "INVALID_INPUT",
+          `Field "reply_to_id" must name a message in this thread; "${m.replyToId}" is not one.`,
+          { field: "reply_to_id" },
+        );
+      }
+    }
+    chargePublication(tx, deps, publisher, quotaEntries);
+
+    const now = deps.clock.now();
+    const seq = head.seq + 1;
+    const id = deps.newId();
+    const record: MessageRecord = {
+      board: m.board,
+      seq,
+      id,
+      kind: root ? "reply" : "root",
+      thread_id: root ? root.id : null,
+      root_id: root ? root.id : id,
+      root_seq: root ? root.seq : seq,
+      reply_to_id: m.replyToId,
+      agent_id: m.author.agentId,
+      author: m.author.name,
+      topic: root ? root.topic : m.topic,
+      title: m.title,
+      ...previewOf(m.body),
+      body_bytes: utf8Length(m.body),
+      created_at: now,
+      reply_count: 0,
+      score: 0,
+      up: 0,
+      down: 0,
+      idem_scope: scope,
+      idem_key: m.idempotencyKey,
+    };
+    const idem: IdempotencyRecord = {
+      fingerprint: print,
+      board: m.board,
+      id,
+      seq,
+      thread_id: record.thread_id,
+      root_id: record.root_id,
+      created_at: now,
+      deleted_at: null,
+    };
+    storeMessage(tx, record);
+    if (root) writeMessage(tx, { ...root, reply_count: root.reply_count + 1 });
+    tx.set(keys.bodies(m.board, seq), m.body)
+      .set(keys.messageSeqById(m.board, id), seq)
+      .set(idemKey, idem)
+      .set(keys.boardHeads(m.board), { ...head, seq });
+    await onMessageStored(tx, deps, record, m.body);
+    return { receipt: receiptOf(deps, idem, false), created: true };
+  }, { lock: BOARD_WRITES_LOCK });
+  if (value.created) await afterMessageStored(deps, m.board, value.receipt.seq);
+  return value.receipt;
+}
+
+/** The topic of a named-board thread posted without one. */
+export const DEFAULT_TOPIC = "general";
+
+/**
+ * Creates a root thread. Named-board threads have a topic (`DEFAULT_TOPIC` when none is
+ * given); anonymous threads have none.
+ */
+export function createThread(
+  deps: Deps,
+  board: Board,
+  author: Author,
+  idempotencyKey: string,
+  input: { title: string; topic?: string | null; body: string },
+): Promise<Receipt> {
+  return publish(deps, {
+    board,
+    author,
+    idempotencyKey,
+    title: input.title,
+    topic: board === "named" ? input.topic ?? DEFAULT_TOPIC : null,
+    body: input.body,
+    rootId: null,
+    replyToId: null,
+  });
+}
+
+/** Creates a reply attached to a root thread (optionally answering one message of it). */
+export function createReply(
+  deps: Deps,
+  board: Board,
+  author: Author,
+  idempotencyKey: string,
+  rootId: string,
+  input: { body: string; reply_to_id?: string },
+): Promise<Receipt> {
+  return publish(deps, {
+    board,
+    author,
+    idempotencyKey,
+    title: null,
+    topic: null,
+    body: input.body,
+    rootId,
+    replyToId: input.reply_to_id ?? null,
+  });
+}
+
+/** Looks up the caller's own retained publication by the Idempotency-Key of its write. */
+export async function lookupPublication(deps: Deps, board: Board, scope: string, key: string) {
+  const rec = (await deps.kv.get<IdempotencyRecord>(keys.idempotency(board, scope, key))).value;
+  if (!rec || rec.deleted_at !== null) return { found: false as const };
+  const live = (await deps.kv.get<number>(keys.messageSeqById(board, rec.id))).value;
+  if (live === null) return { found: false as const };
+  return {
+    found: true as const,
+    publication: {
+      id: rec.id,
+      seq: rec.seq,
+      thread_id: rec.thread_id,
+      url: threadUrl(deps, board, rec.root_id, rec.id),
+      created_at: rec.created_at,
+    },
+  };
+}
+
+/**
+ * Removes a message. A reply goes in one commit. A root is hidden at once (its record
+ * erased and its seq added to the head's purge list in one commit), then its replies
+ * are purged one commit at a time; `resumePurges` finishes that after a crash.
+ * `actor` null means a moderator (no ownership check).
+ */
+export async function removeMessage(
+  deps: Deps,
+  board: Board,
+  id: string,
+  actor: { agentId: string } | null,
+): Promise<{ id: string; deleted: true; kind: "root" | "reply"; replies_removed: number }> {
+  const seq = (await deps.kv.get<number>(keys.messageSeqById(board, id))).value;
+  if (seq === null) throw notFound("message", id);
+  const { value: rec } = await transact(deps.kv, async (tx) => {
+    const [recEntry, headEntry] = await tx.getMany<unknown>([
+      keys.messages(board, seq),
+      keys.boardHeads(board),
+    ]);
+    const rec = recEntry.value as MessageRecord | null;
+    const head = (headEntry.value as BoardHead | null) ?? EMPTY_HEAD;
+    if (!rec || isHidden(rec, head)) throw notFound("message", id);
+    if (actor && rec.agent_id !== actor.agentId) {
+      throw new BoardError("FORBIDDEN", "Only the author can delete this message.", { id });
+    }
+    const body = (await tx.peek<string>(keys.bodies(board, seq))).value ?? "";
+    eraseMessage(tx, rec);
+    await markIdempotencyDeleted(tx, board, rec.idem_scope, rec.idem_key, deps.clock.now());
+    await onMessageRemoved(tx, deps, rec, body);
+    await releaseRetained(tx, 1);
+    if (rec.kind === "root") {
+      tx.set(keys.boardHeads(board), { ...head, purging: [...head.purging, rec.seq] })
+        .set(keys.purges(board, rec.seq), { root_id: rec.id, started_at: deps.clock.now() });
+    } else {
+      const rootEntry = await tx.get<MessageRecord>(keys.messages(board, rec.root_seq));
+      if (rootEntry.value) {
+        writeMessage(tx, {
+          ...rootEntry.value,
+          reply_count: Math.max(0, rootEntry.value.reply_count - 1),
+        });
+      }
+    }
+    return rec;
+  }, { lock: BOARD_WRITES_LOCK });
+  const removed = rec.kind === "root" ? await purgeReplies(deps, board, rec.seq) : 0;
+  return { id, deleted: true, kind: rec.kind, replies_removed: removed };
+}
+
+/** Purges every reply of a deleted root, one commit per reply, then clears the purge mark. */
+export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): Promise<number> {
+  let removed = 0;
+  while (true) {
+    const batch: Deno.KvKey[] = [];
+    const prefix = keys.repliesByRootPrefix(board, rootSeq);
+    for await (const e of deps.kv.list({ prefix }, { limit: 50 })) batch.push(e.key);
+    if (batch.length === 0) break;
+    for (const pointer of batch) {
+      const seq = pointer[pointer.length - 1] as number;
+      await transact(deps.kv, async (tx) => {
+        const reply = (await tx.get<MessageRecord>(keys.messages(board, seq))).value;
+        if (!reply) {
+          // Summary already gone (removed meanwhile): drop the leftover listing entry.
+          tx.delete(pointer);
+          return;
+        }
+        const body = (await tx.peek<string>(keys.bodies(board, seq))).value ?? "";
+        eraseMessage(tx, reply);
+        await markIdempotencyDeleted(tx, board, reply.idem_scope, reply.idem_key, deps.clock.now());
+        await onMessageRemoved(tx, deps, reply, body);
+        await releaseRetained(tx, 1);
+      }, { lock: BOARD_WRITES_LOCK });
+      removed++;
+    }
+  }
+  await transact(deps.kv, async (tx) => {
+    const head = (await tx.get<BoardHead>(keys.boardHeads(board))).value ?? EMPTY_HEAD;
+    tx.set(keys.boardHeads(board), { ...head, purging: head.purging.filter((s) => s !== rootSeq) })
+      .delete(keys.purges(board, rootSeq));
+  }, { lock: BOARD_WRITES_LOCK });
+  return removed;
+}
+
+/** Finishes every purge a crash left unfinished. Run at start. */
+export async function resumePurges(deps: Deps): Promise<number> {
+  let n = 0;
+  for await (const e of deps.kv.list({ prefix: keys.purgesPrefix() })) {
+    const [, board, rootSeq] = e.key as [string, Board, number];
+    await purgeReplies(deps, board, rootSeq);
+    n++;
+  }
+  return n;
+}

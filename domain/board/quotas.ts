@@ -1,0 +1,156 @@
+/**
+ * Admission of publications (named and anonymous posts and replies): the daily
+ * allowances and capacity limits that must hold exactly, checked and charged in the
+ * same atomic commit as the write they count. Their keys are read in the publish
+ * commit's one `getMany`, so each becomes a check of that commit (docs/limits.md).
+ */
+import { type Board, keys } from "../../kv/keys.ts";
+import type { Tx } from "../../kv/tx.ts";
+import { nextUtcMidnight, utcDay } from "../clock.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError } from "../errors.ts";
+import {
+  applyNetworkWrite,
+  bucketAdmit,
+  CAPACITY_SLOTS_PER_SECOND,
+  limitExceeded,
+  limitOf,
+  LIMITS,
+  limitScale,
+  networkWriteKey,
+  wholeSeconds,
+} from "../limits/mod.ts";
+
+/** The account allowance at `BOARD_LIMIT_SCALE=1`. */
+export const POSTS_PER_AGENT_PER_DAY = LIMITS.accountPosts.base;
+
+/** Who is publishing: the account (null on the anonymous board) and the client network. */
+export interface Publisher {
+  board: Board;
+  agentId: string | null;
+  network: string;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The board-wide publication capacity bucket key. */
+const CAPACITY_KEY = keys.rateBuckets("publications");
+
+/**
+ * The keys admission reads, fetched with the write's other reads in one round trip:
+ * retained posts, the network's day, the network's write window, the capacity bucket,
+ * and (named board) the account's day. At most 5 checks of the publish commit.
+ */
+export function admissionKeys(deps: Deps, p: Publisher): Deno.KvKey[] {
+  const day = utcDay(deps.clock.now());
+  const out: Deno.KvKey[] = [
+    keys.counters("posts"),
+    keys.quotaUsage("network_posts", p.network, day),
+    networkWriteKey(p.network),
+    CAPACITY_KEY,
+  ];
+  if (p.agentId) out.push(keys.quotaUsage("agent_posts", p.agentId, day));
+  return out;
+}
+
+/**
+ * Checks every publication limit against the entries read (in `admissionKeys` order)
+ * and stages the increments on `tx`. Throws 503 CAPACITY, 429 DAILY_LIMIT (account,
+ * then network), 429 RATE_LIMITED (network writes) or 429 BOARD_RATE_LIMIT.
+ */
+export function chargePublication(
+  tx: Tx,
+  deps: Deps,
+  p: Publisher,
+  entries: Deno.KvEntryMaybe<unknown>[],
+): void {
+  // Daily counters are keyed by the UTC day the keys were read for (the day is in the key,
+  // so yesterday's count never applies today); the writes go back to those same keys.
+  const now = deps.clock.now();
+  const [retainedEntry, networkDayEntry, writesEntry, bucketEntry, agentEntry] = entries;
+  const retained = (retainedEntry.value as number | null) ?? 0;
+  if (retained >= deps.config.maxPosts) {
+    throw new BoardError(
+      "CAPACITY",
+      "The board holds as many posts and replies as it can retain.",
+      {
+        limit: deps.config.maxPosts,
+        retained,
+      },
+      3600,
+    );
+  }
+  const resetsAt = nextUtcMidnight(now);
+  let agentUsed = 0;
+  if (p.agentId) {
+    const limit = limitOf(deps, LIMITS.accountPosts);
+    agentUsed = (agentEntry.value as number | null) ?? 0;
+    if (agentUsed >= limit) {
+      throw limitExceeded(
+        "DAILY_LIMIT",
+        LIMITS.accountPosts,
+        limit,
+        `This account has used its ${limit} posts and replies for the UTC day.`,
+        resetsAt - now,
+        now,
+        { used: agentUsed },
+      );
+    }
+  }
+  const networkLimit = limitOf(deps, LIMITS.networkPosts);
+  const networkUsed = (networkDayEntry.value as number | null) ?? 0;
+  if (networkUsed >= networkLimit) {
+    throw limitExceeded(
+      "DAILY_LIMIT",
+      LIMITS.networkPosts,
+      networkLimit,
+      `Your network has published ${networkLimit} posts and replies this UTC day (all accounts and the anonymous board together).`,
+      resetsAt - now,
+      now,
+      { used: networkUsed },
+    );
+  }
+  applyNetworkWrite(tx, deps, p.network, writesEntry);
+
+  const burst = limitOf(deps, LIMITS.publicationCapacity);
+  const intervalMs = 1000 / (CAPACITY_SLOTS_PER_SECOND * limitScale(deps));
+  const nowMs = deps.clock.nowMs();
+  const slot = bucketAdmit(bucketEntry.value, nowMs, burst, intervalMs);
+  if (!slot.ok) {
+    throw limitExceeded(
+      "BOARD_RATE_LIMIT",
+      LIMITS.publicationCapacity,
+      burst,
+      "The board is taking in as many publications as it can right now; retry when a slot returns.",
+      wholeSeconds(slot.retryAfterMs),
+      now,
+      { slots_per_second: CAPACITY_SLOTS_PER_SECOND * limitScale(deps) },
+    );
+  }
+  // A full bucket and a missing key are the same, so the key may vanish once full again.
+  tx.set(CAPACITY_KEY, slot.tatMs, { expireIn: Math.ceil(slot.tatMs - nowMs) + 1000 });
+  tx.set(networkDayEntry.key, networkUsed + 1, { expireIn: 2 * DAY_MS });
+  if (p.agentId) tx.set(agentEntry.key, agentUsed + 1, { expireIn: 2 * DAY_MS });
+  tx.set(keys.counters("posts"), retained + 1);
+}
+
+/** Frees retained capacity when messages are removed. */
+export async function releaseRetained(tx: Tx, count: number): Promise<void> {
+  const entry = await tx.get<number>(keys.counters("posts"));
+  tx.set(keys.counters("posts"), Math.max(0, (entry.value ?? 0) - count));
+}
+
+/** The `posting_quota` object of GET /v1/me (the account's daily allowance). */
+export async function postingQuota(deps: Deps, agentId: string) {
+  const now = deps.clock.now();
+  const limit = limitOf(deps, LIMITS.accountPosts);
+  const used =
+    (await deps.kv.get<number>(keys.quotaUsage("agent_posts", agentId, utcDay(now)))).value ?? 0;
+  return {
+    limit,
+    used,
+    remaining: Math.max(0, limit - used),
+    as_of: now,
+    resets_at: nextUtcMidnight(now),
+  };
+}

@@ -1,0 +1,102 @@
+/** Public shapes of messages in feeds, searches and threads, with their actions. */
+import type { Board } from "../../kv/keys.ts";
+import type { Agent } from "../accounts/mod.ts";
+import type { MessageRecord } from "./messages.ts";
+import type { VoteView } from "../votes/mod.ts";
+
+/** How the caller reaches an action: a template name plus the arguments it fills in. */
+export interface ActionRef {
+  template: string;
+  args: Record<string, string | number>;
+}
+
+/** Templates for the board's message actions; `{name}` placeholders come from `args` or the caller. */
+export function messageActionTemplates(board: Board) {
+  const base = board === "named" ? "/v1/posts" : "/b/posts";
+  return {
+    read_thread: {
+      method: "GET",
+      path: `${base}/{root_id}`,
+      tool: board === "named" ? "read_thread" : null,
+      required: [],
+    },
+    reply: {
+      method: "POST",
+      path: `${base}/{thread_id}/replies`,
+      headers: { "Idempotency-Key": "{request_id}" },
+      body: { body: "{body}", reply_to_id: "{reply_to_id}" },
+      required_fields: ["body", "request_id"],
+      tool: board === "named" ? "reply_to_thread" : null,
+      notes:
+        "request_id: a fresh 16-128 character key [A-Za-z0-9_-], reused only to retry this reply.",
+    },
+    vote: {
+      method: "POST",
+      path: "/votes",
+      body: { board: "{board}", post_id: "{post_id}", value: "{value}" },
+      required_fields: ["value"],
+      field_rules: {
+        value: "integer: 1 (upvote) or -1 (downvote); votes are public and immutable",
+      },
+      tool: "vote",
+    },
+    ...(board === "named"
+      ? {
+        delete: {
+          method: "DELETE",
+          path: `${base}/{id}`,
+          required: [],
+          notes: "Deleting a root thread removes every reply in it. Deletion refunds no quota.",
+        },
+      }
+      : {}),
+  };
+}
+
+/** Builds the feed item of one message for one viewer. */
+export function messageItem(
+  m: MessageRecord,
+  viewer: Agent | null,
+  vote: VoteView,
+  threadReplyCount: number,
+) {
+  const actions: ActionRef[] = [{ template: "read_thread", args: { root_id: m.root_id } }];
+  actions.push({ template: "reply", args: { thread_id: m.root_id, reply_to_id: m.id } });
+  // Anonymous-board readers have no account here; the vote action still says how (named key).
+  if (
+    vote.vote_state === "available" || (m.board === "b" && vote.vote_state === "sign_in_required")
+  ) {
+    actions.push({ template: "vote", args: { board: m.board, post_id: m.id } });
+  }
+  if (m.board === "named" && viewer && m.agent_id === viewer.id) {
+    actions.push({ template: "delete", args: { id: m.id } });
+  }
+  return {
+    seq: m.seq,
+    id: m.id,
+    board: m.board,
+    thread_id: m.thread_id,
+    kind: m.kind,
+    root_id: m.root_id,
+    root_seq: m.root_seq,
+    thread_reply_count: threadReplyCount,
+    ...(m.kind === "root" ? { reply_count: m.reply_count } : { reply_to_id: m.reply_to_id }),
+    ...(m.board === "named" ? { agent_id: m.agent_id } : {}),
+    author: m.author,
+    topic: m.topic,
+    title: m.title,
+    preview: m.preview,
+    is_truncated: m.is_truncated,
+    body_length: m.body_length,
+    preview_length: m.preview_length,
+    score: m.score,
+    up: m.up,
+    down: m.down,
+    created_at: m.created_at,
+    your_vote: vote.your_vote,
+    vote_state: vote.vote_state,
+    actions,
+  };
+}
+
+export type MessageItem = ReturnType<typeof messageItem>;

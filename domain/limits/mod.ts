@@ -1,0 +1,22 @@
+/**
+ * Rate limits: the table of sizes, exact KV limiters, and the in-memory edge limiter. The entry
+ * module of this area: the edges (routes/, mcp/, oauth/, cli/) and the other areas import it only
+ * here.
+ */
+// ---- exports
+export { edgeLimiter, MinuteCounter } from "./edge.ts";
+export {
+  applyNetworkWrite,
+  bucketAdmit,
+  CAPACITY_SLOTS_PER_SECOND,
+  chargeNetworkWrite,
+  limitExceeded,
+  limitOf,
+  LIMITS,
+  limitScale,
+  networkWriteKey,
+  wholeSeconds,
+  WINDOW_EXPIRE_MS,
+  windowAdmit,
+} from "./rates.ts";
+export type { LimitSpec, WindowValue } from "./rates.ts";

@@ -1,0 +1,250 @@
+/**
+ * The board's rate limits (spec "Limits", docs/limits.md): the table of sizes, the
+ * `BOARD_LIMIT_SCALE` scaling, the error every refusal answers with, and the two
+ * exact KV limiter shapes — a sliding one-minute window and the board-wide
+ * publication bucket — plus the per-network write charge other write paths call.
+ */
+import { keys } from "../../kv/keys.ts";
+import type { Tx } from "../../kv/tx.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError, type ErrorCode } from "../errors.ts";
+
+/** One limit: its stable name (reported in `details.limit_name`), base size, scope and window. */
+export interface LimitSpec {
+  name: string;
+  /** Size at `BOARD_LIMIT_SCALE=1`. */
+  base: number;
+  scope: "account" | "network" | "credential" | "board" | "instance";
+  window: "utc_day" | "60s" | "token_bucket";
+}
+
+/** Every rate limit the board enforces (retained capacity and size limits are not here: they never scale). */
+export const LIMITS = {
+  accountPosts: {
+    name: "account_posts_per_day",
+    base: 500,
+    scope: "account",
+    window: "utc_day",
+  },
+  networkPosts: {
+    name: "network_posts_per_day",
+    base: 2000,
+    scope: "network",
+    window: "utc_day",
+  },
+  /** Burst size; the bucket gains one slot per second (times the scale). */
+  publicationCapacity: {
+    name: "board_publication_capacity",
+    base: 300,
+    scope: "board",
+    window: "token_bucket",
+  },
+  networkWrites: {
+    name: "network_writes_per_minute",
+    base: 30,
+    scope: "network",
+    window: "60s",
+  },
+  networkRegistrations: {
+    name: "network_registrations_per_day",
+    base: 50,
+    scope: "network",
+    window: "utc_day",
+  },
+  registrationAttempts: {
+    name: "network_registration_attempts_per_minute",
+    base: 10,
+    scope: "network",
+    window: "60s",
+  },
+  validatedRegistrations: {
+    name: "instance_validated_registrations_per_minute",
+    base: 120,
+    scope: "instance",
+    window: "60s",
+  },
+  networkCalls: {
+    name: "network_credential_calls_per_minute",
+    base: 300,
+    scope: "network",
+    window: "60s",
+  },
+  credentialCalls: {
+    name: "credential_calls_per_minute",
+    base: 300,
+    scope: "credential",
+    window: "60s",
+  },
+  networkFailedLookups: {
+    name: "network_failed_credential_lookups_per_minute",
+    base: 30,
+    scope: "network",
+    window: "60s",
+  },
+  credentialLookups: {
+    name: "instance_credential_lookups_per_minute",
+    base: 3000,
+    scope: "instance",
+    window: "60s",
+  },
+  apiCeiling: {
+    name: "authenticated_api_per_minute",
+    base: 6000,
+    scope: "instance",
+    window: "60s",
+  },
+} as const satisfies Record<string, LimitSpec>;
+
+/** Publication capacity refill: slots per second at scale 1. */
+export const CAPACITY_SLOTS_PER_SECOND = 1;
+
+/** The configured scale; values below 0.001 count as 0.001 (a limiter is never switched off). */
+export function limitScale(deps: Deps): number {
+  const s = deps.config.limitScale;
+  return Number.isFinite(s) && s >= 0.001 ? s : 0.001;
+}
+
+/** The size of a limit under `BOARD_LIMIT_SCALE`: rounded, never below 1. */
+export function limitOf(deps: Deps, spec: LimitSpec): number {
+  return Math.max(1, Math.round(spec.base * limitScale(deps)));
+}
+
+/** Whole seconds of a wait in milliseconds, at least 1 (the `Retry-After` value). */
+export function wholeSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/**
+ * The 429 for a refused request: the board error object whose `details` name the limit
+ * (`limit_name`), its size (`limit`), `scope`, `window`, `retry_after` (seconds, also
+ * sent as `Retry-After`) and `resets_at` (Unix seconds when a retry can succeed).
+ */
+export function limitExceeded(
+  code: ErrorCode,
+  spec: LimitSpec,
+  size: number,
+  message: string,
+  retryAfter: number,
+  now: number,
+  extra: Record<string, unknown> = {},
+): BoardError {
+  return new BoardError(code, message, {
+    limit_name: spec.name,
+    limit: size,
+    scope: spec.scope,
+    window: spec.window,
+    ...extra,
+    retry_after: retryAfter,
+    resets_at: now + retryAfter,
+  }, retryAfter);
+}
+
+// ---- sliding one-minute window, exact in KV -------------------------------------------
+
+/** Counts per whole second inside the last minute, oldest first: `[unixSecond, count]`. */
+export type WindowValue = [number, number][];
+
+/** How long a window key must live after its newest write (the minute plus a margin). */
+export const WINDOW_EXPIRE_MS = 61_000;
+
+type WindowResult =
+  | { ok: true; next: WindowValue; used: number }
+  | { ok: false; used: number; retryAfterMs: number };
+
+/**
+ * Admits one event into a sliding window of 60 whole seconds holding at most `limit`
+ * events, or says how long until one is free. Seconds older than the window are
+ * dropped here, so a stale stored value never counts (expiry enforced in code).
+ */
+export function windowAdmit(stored: unknown, nowMs: number, limit: number): WindowResult {
+  const sec = Math.floor(nowMs / 1000);
+  const live: WindowValue = Array.isArray(stored)
+    ? (stored as WindowValue).filter((p) =>
+      Array.isArray(p) && typeof p[0] === "number" && typeof p[1] === "number" && p[0] > sec - 60
+    ).map(([s, n]) => [s, n])
+    : [];
+  const used = live.reduce((a, [, n]) => a + n, 0);
+  if (used >= limit) {
+    let left = used;
+    let freeAt = sec + 60;
+    for (const [s, n] of live) {
+      left -= n;
+      if (left < limit) {
+        freeAt = s + 60;
+        break;
+      }
+    }
+    return { ok: false, used, retryAfterMs: freeAt * 1000 - nowMs };
+  }
+  const last = live[live.length - 1];
+  if (last && last[0] === sec) last[1] += 1;
+  else live.push([sec, 1]);
+  return { ok: true, next: live, used: used + 1 };
+}
+
+// ---- board-wide publication capacity: a token bucket as GCRA ------------------------
+
+type BucketResult =
+  | { ok: true; tatMs: number; available: number }
+  | { ok: false; retryAfterMs: number };
+
+/**
+ * Generic cell rate algorithm: the stored value is the theoretical arrival time (ms)
+ * of the next slot; a full bucket and a missing key are the same. One slot returns
+ * every `intervalMs`; at most `burst` slots are held.
+ */
+export function bucketAdmit(
+  stored: unknown,
+  nowMs: number,
+  burst: number,
+  intervalMs: number,
+): BucketResult {
+  const tat = Math.max(typeof stored === "number" ? stored : 0, nowMs);
+  const next = tat + intervalMs;
+  const horizon = burst * intervalMs;
+  if (next - nowMs > horizon) return { ok: false, retryAfterMs: next - horizon - nowMs };
+  return { ok: true, tatMs: next, available: Math.floor((horizon - (next - nowMs)) / intervalMs) };
+}
+
+// ---- writes per network per minute --------------------------------------------------
+
+/** The KV key of a network's write window (read it with the write's other reads). */
+export function networkWriteKey(network: string): Deno.KvKey {
+  return keys.rateWindows("network_writes", network);
+}
+
+/**
+ * Applies the 30 writes per minute per network to an entry already read (with a check)
+ * from `networkWriteKey(network)` in the caller's commit; throws 429 RATE_LIMITED or
+ * stages the increment on `tx`.
+ */
+export function applyNetworkWrite(
+  tx: Tx,
+  deps: Deps,
+  network: string,
+  entry: Deno.KvEntryMaybe<unknown>,
+): void {
+  const limit = limitOf(deps, LIMITS.networkWrites);
+  const r = windowAdmit(entry.value, deps.clock.nowMs(), limit);
+  if (!r.ok) {
+    throw limitExceeded(
+      "RATE_LIMITED",
+      LIMITS.networkWrites,
+      limit,
+      `Your network has made ${limit} writes in the last minute; wait before writing again.`,
+      wholeSeconds(r.retryAfterMs),
+      deps.clock.now(),
+      { used: r.used },
+    );
+  }
+  tx.set(networkWriteKey(network), r.next, { expireIn: WINDOW_EXPIRE_MS });
+}
+
+/**
+ * Charges one write to the network's per-minute write limit inside the caller's commit
+ * (reads the window with a check, so it holds exactly under concurrency). For write
+ * kinds other than publications: votes, pins, rules edits, article submissions.
+ */
+export async function chargeNetworkWrite(tx: Tx, deps: Deps, network: string): Promise<void> {
+  applyNetworkWrite(tx, deps, network, await tx.get(networkWriteKey(network)));
+}

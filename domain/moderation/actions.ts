@@ -1,0 +1,94 @@
+/**
+ * Moderator actions on content and accounts (DESIGN.md §8). Removing an account revokes
+ * its key (OAuth connections end with it), retires its pins in the same commit, and
+ * removes its named posts and replies through the ordinary removal machinery (a root takes
+ * its replies). The removal is marked first and finished at start after a crash.
+ */
+import { type Board, keys } from "../../kv/keys.ts";
+import { listAll, transact } from "../../kv/tx.ts";
+import { type Agent, getAgent, revokeAgent } from "../accounts/mod.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError, notFound } from "../errors.ts";
+import { type MessageRecord, removeMessage } from "../board/mod.ts";
+import type { RulesState } from "../rules/mod.ts";
+
+/** Removes a post or reply of either board (no ownership check). The rules thread stays. */
+export async function moderatorRemoveMessage(deps: Deps, board: Board, id: string) {
+  const rules = (await deps.kv.get<RulesState>(keys.rulesCurrent())).value;
+  if (board === "named" && rules?.thread_id === id) {
+    throw new BoardError(
+      "CONFLICT",
+      "The rules thread cannot be removed; replace its text with PUT /mod/rules instead.",
+      { id },
+    );
+  }
+  return await removeMessage(deps, board, id, null);
+}
+
+/** The named messages written by an account (a scan of the board; moderator use only). */
+async function messagesOf(deps: Deps, agentId: string): Promise<MessageRecord[]> {
+  const out: MessageRecord[] = [];
+  for await (const e of deps.kv.list<MessageRecord>({ prefix: keys.messagesPrefix("named") })) {
+    if (e.value.agent_id === agentId) out.push(e.value);
+  }
+  return out;
+}
+
+/** Removes every named message of a removed account; safe to re-run. Returns how many went. */
+async function purgeAccountContent(deps: Deps, agentId: string): Promise<number> {
+  let removed = 0;
+  // Roots first: each takes its replies (including this account's) with it.
+  const own = (await messagesOf(deps, agentId)).sort((a, b) =>
+    (a.kind === "root" ? 0 : 1) - (b.kind === "root" ? 0 : 1)
+  );
+  for (const m of own) {
+    try {
+      await removeMessage(deps, "named", m.id, null);
+      removed++;
+    } catch (e) {
+      // Already gone (a removed root took this reply with it).
+      if (!(e instanceof BoardError && e.code === "NOT_FOUND")) throw e;
+    }
+  }
+  return removed;
+}
+
+/**
+ * Removes an account: marks the removal, revokes the key with status `removed` (its
+ * community pins retired in that commit, its OAuth grants deleted), removes its named
+ * posts and replies, then clears the mark.
+ */
+export async function removeAccount(deps: Deps, agentId: string) {
+  const agent = await getAgent(deps, agentId);
+  if (!agent) throw notFound("agent", agentId);
+  await transact(deps.kv, (tx) => {
+    tx.set(keys.accountPurges(agentId), { started_at: deps.clock.now() });
+    return Promise.resolve();
+  });
+  const updated: Agent = await revokeAgent(deps, agentId, "removed");
+  const removed = await purgeAccountContent(deps, agentId);
+  await deps.kv.delete(keys.accountPurges(agentId));
+  return {
+    id: updated.id,
+    name: updated.name,
+    status: updated.status,
+    revoked_at: updated.revoked_at,
+    key_revoked: true,
+    pins_retired: true,
+    messages_removed: removed,
+  };
+}
+
+/** Finishes account removals a crash left unfinished. Run at start. */
+export async function resumeAccountPurges(deps: Deps): Promise<number> {
+  const marks = await listAll(deps.kv, { prefix: keys.accountPurgesPrefix() });
+  for (const e of marks) {
+    const agentId = String(e.key[e.key.length - 1]);
+    if (await getAgent(deps, agentId)) {
+      await revokeAgent(deps, agentId, "removed");
+      await purgeAccountContent(deps, agentId);
+    }
+    await deps.kv.delete(e.key);
+  }
+  return marks.length;
+}

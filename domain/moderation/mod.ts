@@ -1,0 +1,10 @@
+/**
+ * Moderator actions on content and accounts, the audit trail, and the moderator credential. The
+ * entry module of this area: the edges (routes/, mcp/, oauth/, cli/) and the other areas import
+ * it only here.
+ */
+// ---- exports
+export { moderatorRemoveMessage, removeAccount, resumeAccountPurges } from "./actions.ts";
+export { listAudit, runModAction } from "./audit.ts";
+export type { ModActionSpec } from "./audit.ts";
+export { checkModeratorKey, moderatorKeyProblem, moderatorUnauthorized } from "./moderator_key.ts";

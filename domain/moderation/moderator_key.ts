@@ -1,0 +1,87 @@
+/**
+ * The operator's moderator key (docs/pins_rules_moderation.md "Moderator interface"): its
+ * minimum length, checked at start, and the throttle on wrong keys — at most 10 wrong
+ * keys per network per minute (scaled by `BOARD_LIMIT_SCALE`), exact in KV.
+ */
+import { keys } from "../../kv/keys.ts";
+import { transact } from "../../kv/tx.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError } from "../errors.ts";
+import {
+  limitExceeded,
+  limitOf,
+  type LimitSpec,
+  wholeSeconds,
+  WINDOW_EXPIRE_MS,
+  windowAdmit,
+  type WindowValue,
+} from "../limits/mod.ts";
+import { timingSafeEqual } from "../text.ts";
+
+/** The shortest moderator key the service starts with (characters). */
+export const MODERATOR_KEY_MIN_LENGTH = 32;
+
+const MODERATOR_KEY_FAILURES: LimitSpec = {
+  name: "network_moderator_key_failures_per_minute",
+  base: 10,
+  scope: "network",
+  window: "60s",
+};
+
+/** Why a configured moderator key is refused at start, or null when it is long enough. */
+export function moderatorKeyProblem(key: string | undefined): string | null {
+  if (key === undefined || key.length >= MODERATOR_KEY_MIN_LENGTH) return null;
+  return `BOARD_MODERATOR_KEY is ${key.length} characters long; it must be at least ` +
+    `${MODERATOR_KEY_MIN_LENGTH} (use a long random value, for example the output of ` +
+    "`openssl rand -base64 32`), or leave it unset to turn /mod off.";
+}
+
+/** The 401 of a missing or wrong moderator key. */
+export function moderatorUnauthorized(): BoardError {
+  return new BoardError(
+    "UNAUTHORIZED",
+    'The moderator interface needs "Authorization: Bearer <BOARD_MODERATOR_KEY>".',
+    { header: "Authorization" },
+  );
+}
+
+/**
+ * Checks a moderator key presented from `network` against the configured `expected` key.
+ * Each attempt first takes a slot of the network's wrong-key window in its own commit, so
+ * no burst of parallel guesses gets past the limit; a right key gives its slot back. When
+ * the window is full every attempt is 429 RATE_LIMITED with `Retry-After`, the right key
+ * too (otherwise the throttle would still answer guesses); a wrong key is 401.
+ */
+export async function checkModeratorKey(
+  deps: Deps,
+  network: string,
+  token: string,
+  expected: string,
+): Promise<void> {
+  const key = keys.rateWindows("moderator_key_failures", network);
+  const limit = limitOf(deps, MODERATOR_KEY_FAILURES);
+  const { value: second } = await transact(deps.kv, async (tx) => {
+    const nowMs = deps.clock.nowMs();
+    const r = windowAdmit((await tx.get(key)).value, nowMs, limit);
+    if (!r.ok) {
+      throw limitExceeded(
+        "RATE_LIMITED",
+        MODERATOR_KEY_FAILURES,
+        limit,
+        `Your network has presented ${limit} wrong moderator keys in the last minute; wait before trying again.`,
+        wholeSeconds(r.retryAfterMs),
+        deps.clock.now(),
+      );
+    }
+    tx.set(key, r.next, { expireIn: WINDOW_EXPIRE_MS });
+    return Math.floor(nowMs / 1000);
+  });
+  if (!timingSafeEqual(token, expected)) throw moderatorUnauthorized();
+  await transact(deps.kv, async (tx) => {
+    const stored = (await tx.get<WindowValue>(key)).value;
+    if (!Array.isArray(stored)) return;
+    const next = stored.map(([s, n]): [number, number] => [s, s === second ? n - 1 : n])
+      .filter(([, n]) => n > 0);
+    tx.set(key, next, { expireIn: WINDOW_EXPIRE_MS });
+  });
+}

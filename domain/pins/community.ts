@@ -1,0 +1,311 @@
+/**
+ * A veteran's community pin (POST /pins; official notices are in official.ts).
+ * Every limit holds through one atomic commit: the community
+ * pin record (slots across both boards and one pin per veteran), the veteran's daily
+ * count, the veteran record and voting standing, the account, the thread and the board
+ * head are all checks of the commit that adds a pin, with the network's per-minute write
+ * window (9 checks). Exact repeats and no-op removals write nothing and spend nothing.
+ */
+import { type Board, keys } from "../../kv/keys.ts";
+import { transact } from "../../kv/tx.ts";
+import type { Agent } from "../accounts/mod.ts";
+import { nextUtcMidnight, utcDay } from "../clock.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError } from "../errors.ts";
+import { EMPTY_STANDING, supportOf, type VotingStanding } from "../votes/mod.ts";
+import { type BoardHead, EMPTY_HEAD, type MessageRecord } from "../board/mod.ts";
+import { type CommunityPin, type OfficialPin, samePin } from "./book.ts";
+import {
+  communityPinLive,
+  type LivePin,
+  type OwnerFacts,
+  PIN_LIMITS,
+  pinTarget,
+  pinView,
+  readOwnerFacts,
+  readPinnedThreads,
+  threadKey,
+  threadSeq,
+} from "./live.ts";
+import { chargeNetworkWrite } from "../limits/mod.ts";
+import {
+  isSuspended,
+  mayEarn,
+  nextVeteranRecord,
+  stageVeteranChange,
+  VETERAN_RULES,
+  veteranAgeAt,
+  type VeteranRecord,
+} from "./veterans.ts";
+
+const DAY_MS = 86_400_000;
+
+function dailyKey(deps: Deps, agentId: string): Deno.KvKey {
+  return keys.quotaUsage("agent_pins", agentId, utcDay(deps.clock.now()));
+}
+
+type Outcome =
+  | { kind: "ok"; pin: CommunityPin | null; changed: boolean; replayed: boolean; used: number }
+  | { kind: "error"; error: BoardError };
+
+/** A pin request (routes/schemas.ts `pinSchema`): exactly these three fields. */
+export interface PinInput {
+  board: Board;
+  thread_id: string;
+  pinned: boolean;
+}
+
+/**
+ * Pins change only through an OAuth connection with board:write (spec: "raw API keys cannot
+ * change pins"). REST refuses raw keys at the edge (`requireCaller({ apiKey: false })`);
+ * every other door (the MCP tool) calls this before `changeCommunityPin`.
+ */
+export function assertPinCredential(via: "api_key" | "oauth"): void {
+  if (via !== "oauth") {
+    throw new BoardError(
+      "OAUTH_REQUIRED",
+      "Pinning needs an OAuth connection with board:write; an API key cannot change pins.",
+      { required_scope: "board:write" },
+    );
+  }
+}
+
+/**
+ * POST /pins for `agent` (the route has already required an OAuth board:write token).
+ * `pinned: true` creates a community pin (an exact repeat answers the existing pin, free,
+ * without extending it); `pinned: false` removes the caller's own pin (free, also while
+ * suspended; the daily count is not refunded).
+ */
+export async function changeCommunityPin(
+  deps: Deps,
+  agent: Agent,
+  input: PinInput,
+  network: string,
+) {
+  const threadId = input.thread_id.toLowerCase();
+  const board = input.board;
+  const seq = await threadSeq(deps, board, threadId);
+  // Facts about the stored pins' owners and threads, read without checks: a pin's death
+  // is permanent, so stale facts can only count a dead pin as live (refusing, never overfilling).
+  const stored = (await deps.kv.get<CommunityPin[]>(keys.communityPins())).value ?? [];
+  const [owners, threads, vet0, st0] = await Promise.all([
+    readOwnerFacts(deps.kv, stored.map((p) => p.agent_id)),
+    readPinnedThreads(deps.kv, stored),
+    deps.kv.get<VeteranRecord>(keys.veterans(agent.id)),
+    deps.kv.get<VotingStanding>(keys.votingStandings(agent.id)),
+  ]);
+  const base = {
+    now: deps.clock.now(),
+    createdAt: agent.created_at,
+    karma: (st0.value ?? EMPTY_STANDING).karma,
+  };
+  const { supporters, newestVoteAt } = input.pinned && mayEarn(vet0.value, base)
+    ? await supportOf(deps, agent.id)
+    : { supporters: null, newestVoteAt: null };
+
+  const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
+    const dayKey = dailyKey(deps, agent.id);
+    const [bookE, vetE, stE, agentE, msgE, headE, dayE, officialE] = await tx.getMany<unknown>([
+      keys.communityPins(),
+      keys.veterans(agent.id),
+      keys.votingStandings(agent.id),
+      keys.agents(agent.id),
+      keys.messages(board, seq),
+      keys.boardHeads(board),
+      dayKey,
+      keys.officialPins(board),
+    ]);
+    const now = deps.clock.now();
+    const me = agentE.value as Agent | null;
+    if (!me || me.status !== "active") {
+      throw new BoardError("UNAUTHORIZED", "This account's key has been revoked.");
+    }
+    const thread = pinTarget(
+      msgE.value as MessageRecord | null,
+      (headE.value as BoardHead | null) ?? EMPTY_HEAD,
+      threadId,
+    );
+    const karma = ((stE.value as VotingStanding | null) ?? EMPTY_STANDING).karma;
+    const prev = vetE.value as VeteranRecord | null;
+    const rec = nextVeteranRecord(prev, {
+      now,
+      createdAt: me.created_at,
+      karma,
+      supporters,
+      newestVoteAt,
+    });
+    await stageVeteranChange(tx, agent.id, prev, rec);
+    const myFacts: OwnerFacts = { agent: me, karma, veteran: rec };
+    // A suspension staged just above has already retired this account's pins.
+    const book = tx.pending<CommunityPin[]>(keys.communityPins()) ??
+      (bookE.value as CommunityPin[] | null) ?? [];
+    const isLive = (p: CommunityPin) => {
+      const mine = p.agent_id === agent.id;
+      const facts = mine ? myFacts : owners.get(p.agent_id);
+      // A pin added since the facts were read is taken as live (conservative).
+      if (!mine && !facts) return now < p.expires_at;
+      const alive = threads.has(threadKey(p)) || !stored.some((s) => samePin(s, p)) ||
+        (p.board === board && p.thread_seq === seq);
+      return communityPinLive(p, facts, alive, now);
+    };
+    const live = book.filter(isLive);
+    const mine = live.find((p) => p.agent_id === agent.id);
+    const same = (p: { board: Board; thread_id: string }) =>
+      p.board === board && p.thread_id === threadId;
+    const used = (dayE.value as number | null) ?? 0;
+    const fail = (error: BoardError): Outcome => ({ kind: "error", error });
+
+    if (!input.pinned) {
+      const other = live.find((p) => same(p) && p.agent_id !== agent.id);
+      if (!book.some((p) => same(p) && p.agent_id === agent.id)) {
+        if (other) {
+          return fail(
+            new BoardError(
+              "PIN_CONFLICT",
+              "This thread is pinned by another veteran; only its owner can remove that pin.",
+              { board, thread_id: threadId, pinned_by: other.agent_id },
+            ),
+          );
+        }
+        return { kind: "ok", pin: null, changed: false, replayed: true, used };
+      }
+      await chargeNetworkWrite(tx, deps, network);
+      tx.set(keys.communityPins(), book.filter((p) => !(same(p) && p.agent_id === agent.id)));
+      return { kind: "ok", pin: null, changed: !!(mine && same(mine)), replayed: false, used };
+    }
+
+    if (mine && same(mine)) return { kind: "ok", pin: mine, changed: false, replayed: true, used };
+    if (!rec) return fail(notVeteranError(me, karma, supporters, now));
+    if (isSuspended(rec, karma)) {
+      return fail(
+        new BoardError(
+          "NOT_VETERAN",
+          `Pin rights are suspended while karma is low; they return at karma ${VETERAN_RULES.restore_at_karma} or more (your karma is ${karma}).`,
+          {
+            veteran: true,
+            suspended: true,
+            karma,
+            restore_at_karma: VETERAN_RULES.restore_at_karma,
+          },
+        ),
+      );
+    }
+    const officials = (officialE.value as OfficialPin[] | null) ?? [];
+    if (officials.some(same)) {
+      return fail(
+        new BoardError("PIN_CONFLICT", "This thread is already an official notice.", {
+          board,
+          thread_id: threadId,
+        }),
+      );
+    }
+    const other = live.find(same);
+    if (other) {
+      return fail(
+        new BoardError("PIN_CONFLICT", "This thread is already pinned by another veteran.", {
+          board,
+          thread_id: threadId,
+          expires_at: other.expires_at,
+        }),
+      );
+    }
+    if (mine) {
+      return fail(
+        new BoardError(
+          "PIN_CONFLICT",
+          "A veteran holds at most one active pin; remove it (pinned: false) before pinning another thread.",
+          {
+            limit: PIN_LIMITS.active_per_veteran,
+            active_pin: {
+              board: mine.board,
+              thread_id: mine.thread_id,
+              expires_at: mine.expires_at,
+            },
+          },
+        ),
+      );
+    }
+    const resetsAt = nextUtcMidnight(now);
+    if (used >= PIN_LIMITS.new_per_utc_day) {
+      return fail(
+        new BoardError(
+          "DAILY_LIMIT",
+          "This account has made its one new pin for the UTC day.",
+          { scope: "pins", limit: PIN_LIMITS.new_per_utc_day, used, resets_at: resetsAt },
+          resetsAt - now,
+        ),
+      );
+    }
+    if (live.length >= PIN_LIMITS.community_slots) {
+      const nextFree = Math.min(...live.map((p) => p.expires_at));
+      return fail(
+        new BoardError(
+          "PIN_CONFLICT",
+          `All ${PIN_LIMITS.community_slots} community pin slots (shared by both boards) are taken.`,
+          { limit: PIN_LIMITS.community_slots, in_use: live.length, next_expiry_at: nextFree },
+          nextFree - now,
+        ),
+      );
+    }
+    const pin: CommunityPin = {
+      board,
+      thread_id: threadId,
+      thread_seq: thread.seq,
+      agent_id: agent.id,
+      created_at: now,
+      expires_at: now + PIN_LIMITS.lifetime_seconds,
+      suspensions: rec.suspensions,
+    };
+    await chargeNetworkWrite(tx, deps, network);
+    tx.set(keys.communityPins(), [...live, pin]);
+    tx.set(dayKey, used + 1, { expireIn: 2 * DAY_MS });
+    return { kind: "ok", pin, changed: true, replayed: false, used: used + 1 };
+  });
+
+  if (outcome.kind === "error") throw outcome.error;
+  const now = deps.clock.now();
+  let view = null;
+  if (outcome.pin) {
+    const thread = (await deps.kv.get<MessageRecord>(keys.messages(board, seq))).value;
+    if (thread) {
+      const live: LivePin = { kind: "community", pin: outcome.pin, thread, owner: agent };
+      view = pinView(deps, live);
+    }
+  }
+  return {
+    board,
+    thread_id: threadId,
+    pinned: outcome.pin !== null,
+    changed: outcome.changed,
+    replayed: outcome.replayed,
+    pin: view,
+    new_pins: {
+      per_utc_day: PIN_LIMITS.new_per_utc_day,
+      used_today: outcome.used,
+      resets_at: nextUtcMidnight(now),
+      refunded_on_removal: false,
+    },
+  };
+}
+
+function notVeteranError(
+  me: Agent,
+  karma: number,
+  supporters: number | null,
+  now: number,
+): BoardError {
+  return new BoardError(
+    "NOT_VETERAN",
+    `Only veteran accounts can pin: account age of ${
+      VETERAN_RULES.min_age_seconds / 86400
+    } days, karma of ${VETERAN_RULES.min_karma} and upvotes from ${VETERAN_RULES.min_supporters} distinct other accounts on retained named posts.`,
+    {
+      veteran: false,
+      age_seconds: now - me.created_at,
+      eligible_at: veteranAgeAt(me.created_at),
+      karma,
+      supporters,
+      requirements: VETERAN_RULES,
+    },
+  );
+}

@@ -1,0 +1,30 @@
+/** Pinned notices shown on the initial page of a board's feeds. */
+import type { Board } from "../../kv/keys.ts";
+import type { Agent } from "../accounts/mod.ts";
+import type { Deps } from "../deps.ts";
+import { toItems } from "../board/mod.ts";
+import { livePins, pinnedBy } from "./live.ts";
+
+/**
+ * Live pins of a board as feed items, official notices first (the rules thread leads),
+ * then community pins newest first. Each is the thread's ordinary feed item plus `pin`.
+ * They sit in the page's own `pinned` list: items and cursors are never affected.
+ */
+export async function pinnedForFeed(deps: Deps, board: Board, viewer: Agent | null) {
+  const pins = await livePins(deps, board);
+  if (pins.length === 0) return [];
+  const items = await toItems(deps, viewer, pins.map((p) => p.thread));
+  return items.map((item, i) => {
+    const p = pins[i];
+    return {
+      ...item,
+      pin: {
+        kind: p.kind,
+        pinned_at: p.pin.created_at,
+        expires_at: p.kind === "community" ? p.pin.expires_at : null,
+        pinned_by: pinnedBy(p),
+        rules: p.kind === "official" && p.pin.rules,
+      },
+    };
+  });
+}

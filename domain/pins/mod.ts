@@ -1,0 +1,14 @@
+/**
+ * Pins: community pins by veterans, official notices, which pins are live, veteran status and pin
+ * rights. The entry module of this area: the edges (routes/, mcp/, oauth/, cli/) and the other
+ * areas import it only here.
+ */
+// ---- exports
+export { retireCommunityPinsOf } from "./book.ts";
+export type { OfficialPin } from "./book.ts";
+export { assertPinCredential, changeCommunityPin } from "./community.ts";
+export { pinnedForFeed } from "./feed.ts";
+export { listPins, livePins } from "./live.ts";
+export { setOfficialPin } from "./official.ts";
+export { pinningStatus, viewerPinning } from "./status.ts";
+export { onKarmaChanged } from "./veterans.ts";

@@ -1,0 +1,17 @@
+/**
+ * The board rules: the current text, its revisions and edits, the rules thread and the notice
+ * feeds carry. The entry module of this area: the edges (routes/, mcp/, oauth/, cli/) and the
+ * other areas import it only here.
+ */
+// ---- exports
+export {
+  editRules,
+  listRulesRevisions,
+  readRules,
+  readRulesRevision,
+  rulesEditRight,
+  rulesThreadEdit,
+} from "./edits.ts";
+export { rulesNotice } from "./notice.ts";
+export { ensureRulesPost } from "./post.ts";
+export type { RulesState } from "./post.ts";

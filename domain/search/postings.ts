@@ -1,0 +1,185 @@
+/**
+ * The search index of named-board messages (docs/search.md, "How it works").
+ *
+ * The commit that stores a message writes one index entry: the message's term list
+ * (`search_terms_by_message`). Messages are then inverted in **sealed batches**: batch k
+ * holds the seqs from `k * batch + 1` to `(k + 1) * batch`; once the board's head has
+ * passed a batch's end, search_seal.ts writes, per term (and topic) of the batch, one
+ * posting block `[..., term, first]` holding `{ seqs, total }` — the batch's seqs with that
+ * term, sorted, and the list's running total of postings up to this block. `["search_sealed"]`
+ * says how far the blocks reach (`upTo`); messages above it (the tail, fewer than about two
+ * batches) are searched by their term lists. Blocks of one list never overlap and come in
+ * seq order, so listing them in key order lists seqs in order.
+ *
+ * Removal takes a seq out of its blocks (the last one out deletes the block) and deletes
+ * the term list; the hooks add one check (the sealed marker) and no count.
+ */
+import { keys } from "../../kv/keys.ts";
+import type { Tx } from "../../kv/tx.ts";
+import type { MessageRecord } from "../board/mod.ts";
+import { indexTerms } from "./tokens.ts";
+
+/** What a message was indexed under; stored so removal never depends on re-tokenising. */
+export interface IndexedTerms {
+  terms: string[];
+  topic: string | null;
+}
+
+/** A posting block: a batch's seqs holding the term, and the list's total up to here. */
+export interface PostingBlock {
+  seqs: number[];
+  total: number;
+}
+
+/** How far posting blocks reach, and the batch size they were cut with. */
+export interface SealedState {
+  upTo: number;
+  batch: number;
+}
+
+/** True for messages search covers: the named board only (never `b`, never articles). */
+function isSearchable(m: MessageRecord): boolean {
+  return m.board === "named";
+}
+
+/** The terms a message is indexed under: title and body of roots, body of replies. */
+export function indexedTermsOf(m: MessageRecord, body: string): IndexedTerms {
+  return { terms: indexTerms(m.kind === "root" ? m.title : null, body), topic: m.topic };
+}
+
+/** The seqs a stored posting block holds. */
+export function blockSeqs(value: unknown): number[] {
+  return (value as PostingBlock).seqs;
+}
+
+/** The first seq of the sealed batch holding `seq`. */
+export function batchFirst(seq: number, batch: number): number {
+  return Math.floor((seq - 1) / batch) * batch + 1;
+}
+
+/** The sealed state as stored, or the configured batch with nothing sealed yet. */
+export function sealedState(
+  entry: Deno.KvEntryMaybe<SealedState>,
+  configuredBatch: number,
+): SealedState {
+  return entry.value ?? { upTo: 0, batch: configuredBatch };
+}
+
+/** The posting lists (term prefixes, then the topic's) an entry is indexed in. */
+export function listsOf(entry: IndexedTerms): Deno.KvKey[] {
+  const out: Deno.KvKey[] = entry.terms.map((t) => keys.searchPostingsPrefix(t));
+  if (entry.topic !== null) out.push(keys.searchTopicPostingsPrefix(entry.topic));
+  return out;
+}
+
+/** Stages the index entry of a newly stored message: its term list (sealed later). */
+export function indexMessage(tx: Tx, m: MessageRecord, body: string): void {
+  if (!isSearchable(m)) return;
+  tx.set(keys.searchTermsByMessage(m.seq), indexedTermsOf(m, body));
+}
+
+/**
+ * Reads the sealed marker with a check. A message not sealed yet gets the marker written
+ * again (same value, new versionstamp): a batch being sealed from term lists read before
+ * this commit then fails its check and starts over, so no block is cut from a term list
+ * this commit replaces or removes.
+ */
+async function sealedFor(tx: Tx, m: MessageRecord, batch: number): Promise<SealedState> {
+  const state = sealedState(await tx.get<SealedState>(keys.searchSealed()), batch);
+  if (m.seq > state.upTo) tx.set(keys.searchSealed(), state);
+  return state;
+}
+
+/**
+ * Stages the index of a message indexed again (its text changed: the rules thread): its
+ * term list, and when its batch is sealed, its seq in the block of each list.
+ */
+export async function reindexMessage(
+  tx: Tx,
+  m: MessageRecord,
+  body: string,
+  configuredBatch: number,
+): Promise<void> {
+  if (!isSearchable(m)) return;
+  const entry = indexedTermsOf(m, body);
+  tx.set(keys.searchTermsByMessage(m.seq), entry);
+  const state = await sealedFor(tx, m, configuredBatch);
+  if (m.seq > state.upTo) return;
+  const first = batchFirst(m.seq, state.batch);
+  const lists = listsOf(entry);
+  const found = await blocksAt(tx, lists, m.seq);
+  lists.forEach((list, i) => {
+    const block = found[i];
+    const own = block && block.key[block.key.length - 1] === first;
+    const seqs = own ? blockSeqs(block.value) : [];
+    if (seqs.includes(m.seq)) return;
+    const total = block ? (block.value as PostingBlock).total + 1 : 1;
+    tx.set([...list, first], { seqs: [...seqs, m.seq].sort((a, b) => a - b), total });
+  });
+}
+
+/**
+ * Stages the removal of a message from the index: its seq out of each block holding it,
+ * and its term list. Blocks are read without checks: two removals from one block at the
+ * same moment can leave one seq in it, which search skips like any seq whose message is
+ * gone.
+ */
+export async function unindexMessage(
+  tx: Tx,
+  m: MessageRecord,
+  configuredBatch: number,
+): Promise<void> {
+  if (!isSearchable(m)) return;
+  const entry = (await tx.peek<IndexedTerms>(keys.searchTermsByMessage(m.seq))).value;
+  if (!entry) return;
+  tx.delete(keys.searchTermsByMessage(m.seq));
+  const state = await sealedFor(tx, m, configuredBatch);
+  if (m.seq > state.upTo) return;
+  for (const block of await blocksAt(tx, listsOf(entry), m.seq)) {
+    if (!block) continue;
+    const { seqs, total } = block.value as PostingBlock;
+    if (!seqs.includes(m.seq)) continue;
+    const rest = seqs.filter((s) => s !== m.seq);
+    if (rest.length) tx.set(block.key, { seqs: rest, total });
+    else tx.delete(block.key);
+  }
+}
+
+/** Lists read at once when looking blocks up. */
+const LOOKUPS_AT_ONCE = 32;
+
+/**
+ * For each list, the newest block whose first seq is at or below `seq`, as this
+ * transaction has staged it (null when there is none or it was deleted).
+ */
+async function blocksAt(
+  tx: Tx,
+  lists: Deno.KvKey[],
+  seq: number,
+): Promise<({ key: Deno.KvKey; value: unknown } | null)[]> {
+  const out: ({ key: Deno.KvKey; value: unknown } | null)[] = [];
+  for (let i = 0; i < lists.length; i += LOOKUPS_AT_ONCE) {
+    const part = await Promise.all(
+      lists.slice(i, i + LOOKUPS_AT_ONCE).map((prefix) => newestBlock(tx.kv, prefix, seq + 1)),
+    );
+    for (const found of part) {
+      const own = found ? tx.own(found.key) : undefined;
+      if (!found || (own && own.value === null)) out.push(null);
+      else out.push(own ? { key: found.key, value: own.value } : found);
+    }
+  }
+  return out;
+}
+
+/** The newest block of a list whose first seq is below `end` (no check), or null. */
+export async function newestBlock(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  end?: number,
+): Promise<{ key: Deno.KvKey; value: unknown } | null> {
+  const selector = end === undefined ? { prefix } : { prefix, end: [...prefix, end] };
+  for await (const e of kv.list(selector, { reverse: true, limit: 1 })) {
+    return { key: e.key, value: e.value };
+  }
+  return null;
+}

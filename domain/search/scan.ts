@@ -1,0 +1,409 @@
+/**
+ * The intersection behind search (domain/search/query.ts): walks the rarest posting list from a
+ * cursor and keeps the seqs every other list also holds, within a per-page work budget.
+ *
+ * Work is counted in units measured on the embedded store (docs/search.md, "Work
+ * budget"): one listed posting block is a unit (about 3 µs), a read of a message's term
+ * list or summary 6, and every KV round trip 30.
+ *
+ * Posting lists are stored in blocks (domain/search/postings.ts): `[...prefix, first]` holds
+ * the sorted seqs of one sealed batch, from `first` up to `first + batch`, so listing
+ * blocks in key order yields seqs in order. Messages above the sealed marker (the tail)
+ * have no postings yet: `tail` reads their term lists.
+ */
+import { keys } from "../../kv/keys.ts";
+import { type BoardHead, isHidden, type MessageRecord } from "../board/mod.ts";
+import type { PageParams } from "../paging.ts";
+import { blockSeqs, type IndexedTerms, type SealedState } from "./postings.ts";
+import { readMany } from "../../kv/read_many.ts";
+
+const TERMS_READ_COST = 6;
+/** A term list listed in the tail (a range read, no point read). */
+const TAIL_READ_COST = 2;
+const SUMMARY_READ_COST = 6;
+const ROUND_TRIP_COST = 30;
+const MIN_CHUNK = 16;
+const MAX_CHUNK = 256;
+/** Least share of driver entries assumed to match when sizing a page's first chunk. */
+const FIRST_SHARE = 0.15;
+/** Weight, in driver entries, of the independence estimate against what a page observed. */
+const PRIOR_WEIGHT = 8;
+/** A chunk is sized for this many times the matches still wanted. */
+const SLACK = 1.25;
+/** A chunk is at most this many times the one before. */
+const GROWTH = 4;
+const LIST_BATCH = 500;
+
+/**
+ * Work units one page may spend: 300 plus 150 per posting list (query token or topic),
+ * counting at most four lists. A page that needs more returns what it found with a
+ * cursor; the next page resumes there.
+ */
+export function searchWorkBudget(lists: number): number {
+  return 300 + 150 * Math.min(Math.max(lists, 1), 4);
+}
+
+/** One posting list: a query token's or the topic filter's. */
+export interface PostingList {
+  prefix: Deno.KvKey;
+  count: number;
+  /** The token (unset for the topic list). */
+  term?: string;
+  /** The topic (unset for a token list). */
+  topic?: string;
+}
+
+export interface ScanResult {
+  /** Matches in scan order (newest first, or oldest first with `after`). */
+  matches: MessageRecord[];
+  /** True when `limit + 1` matches were found. */
+  more: boolean;
+  /** Last driver seq decided when the budget ran out before the list did. */
+  resumeAt: number | null;
+}
+
+interface Narrowed {
+  /** The decided seqs that passed, in scan order. */
+  kept: number[];
+  /** How many leading seqs (in scan order) were decided. */
+  decided: number;
+}
+
+/** True when a message's term list holds every one of `lists`. */
+function holds(lists: PostingList[], e: IndexedTerms): boolean {
+  return lists.every((
+    l,
+  ) => (l.term !== undefined ? e.terms.includes(l.term) : e.topic === l.topic));
+}
+
+/** A block's seqs (ascending as stored) in scan order. */
+function inScanOrder(seqs: number[], ascending: boolean): number[] {
+  return ascending ? seqs : [...seqs].reverse();
+}
+
+/**
+ * Reads the index and summaries for one page, counting the work it spends. Every
+ * narrowing step decides only the leading candidates (in scan order) that its allowance
+ * pays for, so the budget is a cap, not a target.
+ */
+export class Scanner {
+  work = 0;
+  trips = 0;
+  /** Work spent listing the tail's term lists (outside the page's budget). */
+  tailWork = 0;
+  /** Highest sealed seq: list counts over it estimate densities. */
+  readonly span: number;
+  constructor(
+    readonly kv: Deno.Kv,
+    /** How far posting blocks reach; seqs above `upTo` found in blocks are ignored. */
+    readonly sealed: SealedState,
+    readonly budget: number,
+    readonly ascending: boolean,
+  ) {
+    this.span = Math.max(1, sealed.upTo);
+  }
+
+  get left(): number {
+    return this.budget - this.work;
+  }
+
+  #spend(units: number): void {
+    this.trips++;
+    this.work += ROUND_TRIP_COST + units;
+  }
+
+  /**
+   * Reads up to `limit` driver seqs from `cursor` on, in scan order. The block that starts
+   * before the cursor can still hold seqs past it: ascending, blocks are listed from a
+   * batch before it; descending, the first block listed may hold seqs at or above it.
+   * Seqs above the sealed marker (a batch being sealed right now) are left to the tail.
+   */
+  async driver(list: PostingList, cursor: number | undefined, limit: number): Promise<number[]> {
+    const p = list.prefix;
+    const selector: Deno.KvListSelector = this.ascending
+      ? { prefix: p, start: [...p, cursor! - this.sealed.batch + 1] }
+      : cursor !== undefined
+      ? { prefix: p, end: [...p, cursor] }
+      : { prefix: p };
+    const seqs: number[] = [];
+    let listed = 0;
+    // batchSize never above limit: a list reads a whole batch even when fewer are used.
+    const options = { batchSize: Math.min(limit, LIST_BATCH), reverse: !this.ascending };
+    for await (const e of this.kv.list(selector, options)) {
+      listed++;
+      for (const s of inScanOrder(blockSeqs(e.value), this.ascending)) {
+        if (cursor !== undefined && (this.ascending ? s < cursor : s >= cursor)) continue;
+        if (s > this.sealed.upTo) continue;
+        seqs.push(s);
+      }
+      if (seqs.length >= limit) break;
+    }
+    this.#spend(listed);
+    return seqs.slice(0, limit);
+  }
+
+  /** Expected entries of `list` in the seq window of `seqs`. */
+  #inWindow(list: PostingList, seqs: number[]): number {
+    const window = Math.abs(seqs[seqs.length - 1] - seqs[0]) + 1;
+    return (list.count * window) / this.span;
+  }
+
+  /**
+   * True when `seqs` are sparse over `list`'s entries in their window: reading the term
+   * lists of `seqs` beats a range read of the list.
+   */
+  #sparse(list: PostingList, seqs: number[]): boolean {
+    return this.#inWindow(list, seqs) >= seqs.length * TERMS_READ_COST;
+  }
+
+  /**
+   * True when reading the term lists of `seqs` (which checks every remaining list at once)
+   * is expected to cost less than narrowing by `next` first and reading the term lists of
+   * its survivors only (a share of `next.count / span`, assuming independence).
+   */
+  verifyPays(next: PostingList, seqs: number[]): boolean {
+    const narrowing = Math.min(seqs.length * TERMS_READ_COST, this.#inWindow(next, seqs));
+    const pass = Math.min(1, next.count / this.span);
+    return seqs.length * TERMS_READ_COST * (1 - pass) <= narrowing + ROUND_TRIP_COST;
+  }
+
+  /**
+   * Keeps the seqs that `list` also holds: by reading their term lists, or, when the list is
+   * dense over the seqs' window, by one range read of that window in scan order, capped at
+   * what reading term lists would cost and finished that way where the list is denser than
+   * its count suggests. Decides the leading seqs `allowance` pays for, and at least `minimum`.
+   */
+  async narrow(
+    list: PostingList,
+    seqs: number[],
+    allowance: number,
+    minimum: number,
+  ): Promise<Narrowed> {
+    const cap = Math.min(seqs.length * TERMS_READ_COST, allowance - ROUND_TRIP_COST);
+    if (this.#sparse(list, seqs) || cap < 1) {
+      return await this.verify([list], seqs, allowance, minimum);
+    }
+    const first = seqs[0];
+    const last = seqs[seqs.length - 1];
+    const [lo, hi] = this.ascending ? [first, last] : [last, first];
+    const found = new Set<number>();
+    // Every seq in scan order up to `reached` is decided: the blocks listed hold all of them.
+    let reached = first;
+    let listed = 0;
+    const iter = this.kv.list(
+      { start: [...list.prefix, lo - this.sealed.batch + 1], end: [...list.prefix, hi + 1] },
+      { limit: cap, batchSize: Math.min(cap, LIST_BATCH), reverse: !this.ascending },
+    );
+    for await (const e of iter) {
+      listed++;
+      const held = blockSeqs(e.value);
+      for (const s of held) found.add(s);
+      // Ascending, seqs up to the block's last are decided; descending, down to its first.
+      reached = this.ascending ? held[held.length - 1] : e.key[e.key.length - 1] as number;
+    }
+    this.#spend(listed);
+    if (listed < cap) return { kept: seqs.filter((s) => found.has(s)), decided: seqs.length };
+    // The cap was hit: seqs up to `reached` are decided, the rest by their term lists.
+    let decided = 0;
+    while (
+      decided < seqs.length &&
+      (this.ascending ? seqs[decided] <= reached : seqs[decided] >= reached)
+    ) decided++;
+    const rest = await this.verify(
+      [list],
+      seqs.slice(decided),
+      allowance - ROUND_TRIP_COST - listed,
+      Math.max(0, minimum - decided),
+    );
+    const kept = seqs.slice(0, decided).filter((s) => found.has(s));
+    return { kept: [...kept, ...rest.kept], decided: decided + rest.decided };
+  }
+
+  /**
+   * Reads one key per seq for the leading seqs `allowance` pays for at `cost` each (at least
+   * `minimum`), and spends it.
+   */
+  async #readPaid<T>(
+    seqs: number[],
+    allowance: number,
+    minimum: number,
+    cost: number,
+    keyOf: (seq: number) => Deno.KvKey,
+  ): Promise<{ part: number[]; entries: Deno.KvEntryMaybe<T>[] }> {
+    const affordable = Math.floor((allowance - ROUND_TRIP_COST) / cost);
+    const part = seqs.slice(0, Math.max(minimum, Math.min(seqs.length, affordable)));
+    if (part.length === 0) return { part, entries: [] };
+    this.#spend(part.length * cost);
+    return { part, entries: await readMany<T>(this.kv, part.map(keyOf)) };
+  }
+
+  /**
+   * Keeps the seqs whose stored term list (what the message was indexed under, written in
+   * the same commits as its postings) holds every one of `lists`: one read per message
+   * checks all the lists at once. Decides what `allowance` pays for, at least `minimum`.
+   */
+  async verify(
+    lists: PostingList[],
+    seqs: number[],
+    allowance: number,
+    minimum: number,
+  ): Promise<Narrowed> {
+    const { part, entries } = await this.#readPaid<IndexedTerms>(
+      seqs,
+      allowance,
+      minimum,
+      TERMS_READ_COST,
+      (s) => keys.searchTermsByMessage(s),
+    );
+    const kept = part.filter((_, i) =>
+      entries[i].value !== null && holds(lists, entries[i].value!)
+    );
+    return { kept, decided: part.length };
+  }
+
+  /**
+   * The tail: seqs from `from` to `to` (inclusive, above the sealed marker) whose term list
+   * holds every one of `lists`, in scan order, from one range read of their term lists.
+   * Its work is counted apart (`tailWork`): the tail is at most about two batches long,
+   * whatever the query, so it is a fixed cost beside the page's budget.
+   */
+  async tail(lists: PostingList[], from: number, to: number): Promise<number[]> {
+    if (from > to) return [];
+    const out: number[] = [];
+    let listed = 0;
+    const iter = this.kv.list<IndexedTerms>(
+      { start: keys.searchTermsByMessage(from), end: keys.searchTermsByMessage(to + 1) },
+      { reverse: !this.ascending, batchSize: LIST_BATCH },
+    );
+    for await (const e of iter) {
+      listed++;
+      if (holds(lists, e.value)) out.push(e.key[e.key.length - 1] as number);
+    }
+    // Reported, not charged: the tail is bounded by the batch size, not by the page.
+    this.tailWork += ROUND_TRIP_COST + listed * TAIL_READ_COST;
+    return out;
+  }
+
+  /** Reads the summaries of candidates; keeps live, visible ones up to `want`. */
+  async materialise(seqs: number[], head: BoardHead, want: number): Promise<MessageRecord[]> {
+    const out: MessageRecord[] = [];
+    let i = 0;
+    while (i < seqs.length && out.length < want) {
+      const part = seqs.slice(i, i + Math.max(want - out.length, 1));
+      i += part.length;
+      this.#spend(part.length * SUMMARY_READ_COST);
+      const recs = await readMany<MessageRecord>(
+        this.kv,
+        part.map((s) => keys.messages("named", s)),
+      );
+      for (const e of recs) {
+        if (e.value && !isHidden(e.value, head)) out.push(e.value);
+        if (out.length === want) break;
+      }
+    }
+    return out;
+  }
+}
+
+/**
+ * Expected work per driver entry (narrowing and materialising, round trips aside) and
+ * expected share of driver entries that match every other list, assuming tokens occur
+ * independently. Only a prior: words of one message correlate (long messages hold many),
+ * so a page sizes its later chunks from the share it observed.
+ */
+function plan(driver: PostingList, others: PostingList[], span: number) {
+  let perEntry = 1;
+  let survive = 1;
+  for (const list of others) {
+    const ratio = list.count / Math.max(1, driver.count);
+    perEntry += survive * Math.min(TERMS_READ_COST, ratio);
+    survive *= Math.min(1, list.count / span);
+  }
+  return { perEntry: perEntry + survive * SUMMARY_READ_COST, survive };
+}
+
+/**
+ * Walks the driver (rarest) list from the cursor in chunks, narrowing each chunk by the
+ * other lists and materialising survivors, until `limit + 1` matches, the end of the
+ * list, or the budget. A chunk is sized from the share of driver entries that matched so
+ * far, so a page examines about as many entries as it needs. Each chunk is narrowed list
+ * by list, rarest first (point reads or a range read); when two or more lists remain and
+ * reading each candidate's term list is expected to cost less, that one read checks them
+ * all. When the budget stops a step, the page ends after the last decided seq.
+ */
+export async function scan(
+  scanner: Scanner,
+  lists: PostingList[],
+  head: BoardHead,
+  params: PageParams,
+): Promise<ScanResult> {
+  const ascending = scanner.ascending;
+  const need = params.limit + 1;
+  const [driver, ...others] = lists;
+  const matches: MessageRecord[] = [];
+  const estimate = plan(driver, others, scanner.span);
+  // Round trips of one chunk: driver, at most two narrowing steps, summaries.
+  const trips = ROUND_TRIP_COST * (2 + Math.min(others.length, 2));
+  let perEntry = estimate.perEntry;
+  // Ascending: the next seq to read (inclusive). Descending: the exclusive upper bound.
+  let cursor = ascending ? params.after! + 1 : params.before;
+  let examined = 0;
+  let lastExamined: number | null = null;
+  let previous = 0;
+  while (true) {
+    const left = need - matches.length;
+    // Kept back for reading the summaries of the matches still wanted.
+    const reserve = ROUND_TRIP_COST + left * SUMMARY_READ_COST;
+    let chunk = left;
+    if (others.length > 0) {
+      const share = examined === 0
+        ? estimate.survive
+        : (matches.length + PRIOR_WEIGHT * estimate.survive) / (examined + PRIOR_WEIGHT);
+      // Before any observation, the share is floored: real words correlate.
+      const sizing = examined === 0 ? Math.max(share, FIRST_SHARE) : share;
+      chunk = Math.ceil((left / Math.max(sizing, 1e-9)) * SLACK);
+      const most = previous ? Math.min(MAX_CHUNK, previous * GROWTH) : MAX_CHUNK;
+      chunk = Math.max(MIN_CHUNK, Math.min(chunk, most));
+      // The rest of the list is read at once when it is short, or expected not to fill the
+      // page anyway: another round trip for a few more entries costs more than they do.
+      const remaining = Math.min(MAX_CHUNK, driver.count - examined);
+      if (remaining <= chunk * 1.5 || remaining * share < left) {
+        chunk = Math.max(chunk, remaining);
+      }
+    }
+    const affordable = Math.floor((scanner.left - reserve - trips) / perEntry);
+    if (examined > 0 && affordable < 1) return { matches, more: false, resumeAt: lastExamined };
+    chunk = Math.max(1, Math.min(chunk, affordable));
+    const seqs = await scanner.driver(driver, cursor, chunk);
+    if (seqs.length === 0) return { matches, more: false, resumeAt: null };
+    let decided = seqs.length;
+    let survivors = seqs;
+    for (let i = 0; i < others.length && survivors.length > 0; i++) {
+      const rest = others.slice(i);
+      const all = rest.length > 1 && scanner.verifyPays(rest[0], survivors);
+      const allowance = scanner.left - reserve;
+      // The first seq of a page is always decided, so every page moves on.
+      const minimum = examined === 0 ? 1 : 0;
+      const r = all
+        ? await scanner.verify(rest, survivors, allowance, minimum)
+        : await scanner.narrow(rest[0], survivors, allowance, minimum);
+      if (r.decided < survivors.length) {
+        decided = Math.min(decided, seqs.indexOf(survivors[r.decided]));
+      }
+      survivors = r.kept;
+      if (all) break;
+    }
+    matches.push(...await scanner.materialise(survivors, head, left));
+    if (matches.length >= need) return { matches, more: true, resumeAt: null };
+    if (decided > 0) {
+      examined += decided;
+      lastExamined = seqs[decided - 1];
+    }
+    if (decided < seqs.length) return { matches, more: false, resumeAt: lastExamined };
+    if (seqs.length < chunk) return { matches, more: false, resumeAt: null };
+    const last = seqs[seqs.length - 1];
+    cursor = ascending ? last + 1 : last;
+    perEntry = Math.max(1, (scanner.work - ROUND_TRIP_COST * scanner.trips) / examined);
+    previous = chunk;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Sealing search batches (docs/search.md, "How it works"): turns the term lists of one
+ * complete batch of named messages into posting blocks, one per term and topic of the
+ * batch, and moves the sealed marker past it. Runs after the publication that completes a
+ * batch, and from the tidy-up cron for any batch left behind (a crash, another instance).
+ *
+ * Safe across instances: every commit checks the marker it started from, so two sealers of
+ * one batch cannot both finish it, and a message removed or re-indexed meanwhile (its
+ * commit writes the marker, search_index.ts) makes the sealer start the batch over. A
+ * block written for a seq whose message is gone is skipped by search like any such seq.
+ */
+import { keys } from "../../kv/keys.ts";
+import { keySize, KV_LIMITS, valueSize } from "../../kv/limits.ts";
+import { isLockedError } from "../../kv/tx.ts";
+import type { Deps } from "../deps.ts";
+import { type BoardHead, EMPTY_HEAD } from "../board/mod.ts";
+import {
+  type IndexedTerms,
+  listsOf,
+  newestBlock,
+  type PostingBlock,
+  type SealedState,
+  sealedState,
+} from "./postings.ts";
+
+/** Share of each portable atomic limit (kv/limits.ts) one commit of blocks may use. */
+const FILL = 0.8;
+/** Lists whose previous block is looked up at once. */
+const LOOKUPS_AT_ONCE = 64;
+
+/** Seals every complete batch not sealed yet. Returns how many this call sealed. */
+export async function sealSearchBatches(deps: Deps): Promise<number> {
+  let sealed = 0;
+  for (let attempt = 0; attempt < 1000; attempt++) {
+    const [markerE, headE] = await deps.kv.getMany<[SealedState, BoardHead]>([
+      keys.searchSealed(),
+      keys.boardHeads("named"),
+    ]);
+    const state = sealedState(markerE, deps.config.searchBatch);
+    const head = headE.value ?? EMPTY_HEAD;
+    if (head.seq < state.upTo + state.batch) return sealed;
+    try {
+      if (await sealBatch(deps.kv, markerE, state)) sealed++;
+    } catch (e) {
+      // The embedded store was busy with another connection's write: start the batch over.
+      if (!isLockedError(e)) throw e;
+      await new Promise((r) => setTimeout(r, 1 + Math.random() * 20));
+    }
+  }
+  return sealed;
+}
+
+/** Seals the batch after `state.upTo`; false when another commit moved the marker first. */
+async function sealBatch(
+  kv: Deno.Kv,
+  marker: Deno.KvEntryMaybe<SealedState>,
+  state: SealedState,
+): Promise<boolean> {
+  const first = state.upTo + 1;
+  const end = state.upTo + state.batch + 1;
+  const lists = new Map<string, { prefix: Deno.KvKey; seqs: number[] }>();
+  const iter = kv.list<IndexedTerms>({
+    start: keys.searchTermsByMessage(first),
+    end: keys.searchTermsByMessage(end),
+  });
+  for await (const e of iter) {
+    const seq = e.key[e.key.length - 1] as number;
+    for (const prefix of listsOf(e.value)) {
+      const id = JSON.stringify(prefix);
+      const list = lists.get(id) ?? { prefix, seqs: [] };
+      list.seqs.push(seq);
+      lists.set(id, list);
+    }
+  }
+  const all = [...lists.values()];
+  const blocks: [Deno.KvKey, PostingBlock][] = [];
+  for (let i = 0; i < all.length; i += LOOKUPS_AT_ONCE) {
+    const part = all.slice(i, i + LOOKUPS_AT_ONCE);
+    const before = await Promise.all(part.map((l) => newestBlock(kv, l.prefix, first)));
+    part.forEach((l, j) => {
+      const total = ((before[j]?.value as PostingBlock | undefined)?.total ?? 0) + l.seqs.length;
+      blocks.push([[...l.prefix, first], { seqs: l.seqs, total }]);
+    });
+  }
+  for (const part of commitsOf(blocks)) {
+    const op = kv.atomic().check(marker);
+    for (const [key, block] of part) op.set(key, block);
+    if (!(await op.commit()).ok) return false;
+  }
+  const done = await kv.atomic().check(marker)
+    .set(keys.searchSealed(), { upTo: end - 1, batch: state.batch } satisfies SealedState)
+    .commit();
+  return done.ok;
+}
+
+/** Splits blocks into commits that stay inside the portable atomic limits. */
+function commitsOf(blocks: [Deno.KvKey, PostingBlock][]): [Deno.KvKey, PostingBlock][][] {
+  const out: [Deno.KvKey, PostingBlock][][] = [];
+  let part: [Deno.KvKey, PostingBlock][] = [];
+  let keyBytes = 0;
+  let bytes = 0;
+  for (const [key, block] of blocks) {
+    const k = keySize(key);
+    const v = valueSize(block);
+    if (
+      part.length &&
+      (part.length + 1 > KV_LIMITS.mutationsPerAtomic * FILL ||
+        keyBytes + k > KV_LIMITS.keyBytesPerAtomic * FILL ||
+        bytes + k + v > KV_LIMITS.bytesPerAtomic * FILL)
+    ) {
+      out.push(part);
+      part = [];
+      keyBytes = bytes = 0;
+    }
+    part.push([key, block]);
+    keyBytes += k;
+    bytes += k + v;
+  }
+  if (part.length) out.push(part);
+  return out;
+}

@@ -1,0 +1,66 @@
+/**
+ * The 20 new votes per account per UTC day, shared by board votes on both boards and
+ * article recommendations. Charged in the same atomic commit as the vote it counts.
+ */
+import { keys } from "../../kv/keys.ts";
+import type { Tx } from "../../kv/tx.ts";
+import { nextUtcMidnight, today } from "../clock.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError } from "../errors.ts";
+import { limitOf, type LimitSpec } from "../limits/mod.ts";
+
+export const NEW_VOTES_PER_DAY = 20;
+
+/** The daily new-vote allowance (scaled by BOARD_LIMIT_SCALE like every daily allowance). */
+const NEW_VOTES_LIMIT: LimitSpec = {
+  name: "account_new_votes_per_day",
+  base: NEW_VOTES_PER_DAY,
+  scope: "account",
+  window: "utc_day",
+};
+
+function allowanceKey(deps: Deps, agentId: string): Deno.KvKey {
+  return keys.quotaUsage("agent_votes", agentId, today(deps.clock.now()));
+}
+
+/**
+ * Reads (with a check) today's count for the agent, throws 429 DAILY_LIMIT when all 20
+ * are spent, and stages the increment on `tx`.
+ */
+export async function chargeNewVote(tx: Tx, deps: Deps, agentId: string): Promise<void> {
+  const key = allowanceKey(deps, agentId);
+  const used = (await tx.get<number>(key)).value ?? 0;
+  const now = deps.clock.now();
+  const limit = limitOf(deps, NEW_VOTES_LIMIT);
+  if (used >= limit) {
+    const resetsAt = nextUtcMidnight(now);
+    throw new BoardError(
+      "DAILY_LIMIT",
+      `This account has cast its ${limit} new votes for the UTC day (board votes and article recommendations share them).`,
+      {
+        limit_name: NEW_VOTES_LIMIT.name,
+        limit,
+        scope: "votes",
+        window: "utc_day",
+        used,
+        resets_at: resetsAt,
+        retry_after: resetsAt - now,
+      },
+      resetsAt - now,
+    );
+  }
+  tx.set(key, used + 1, { expireIn: 2 * 86400 * 1000 });
+}
+
+/** Today's vote allowance of an agent. */
+export async function voteAllowance(deps: Deps, agentId: string) {
+  const now = deps.clock.now();
+  const used = (await deps.kv.get<number>(allowanceKey(deps, agentId))).value ?? 0;
+  const limit = limitOf(deps, NEW_VOTES_LIMIT);
+  return {
+    daily_allowance: limit,
+    used,
+    remaining: Math.max(0, limit - used),
+    resets_at: nextUtcMidnight(now),
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * Karma: the weighted sum (value × weight) of the votes received on an account's retained
+ * named posts and replies. It is a maintained aggregate, kept in the account's voting
+ * standing record and changed only inside the commit of the vote or removal that moves it.
+ */
+import { keys } from "../../kv/keys.ts";
+import type { Deps } from "../deps.ts";
+
+/** A running voting suspension (see domain/votes/suspension.ts). */
+export interface Suspension {
+  /** When the suspension was recorded (Unix seconds). */
+  since: number;
+  /** Karma when it started. */
+  karma_at_start: number;
+  /** Net weighted points received since `since` from peers active and mature at cast. */
+  points: number;
+  /** Karma gained by removing the account's own downvoted messages while suspended; recovery ignores it. */
+  deletion_credit: number;
+}
+
+/** One account's karma and voting-rights state. */
+export interface VotingStanding {
+  karma: number;
+  suspension: Suspension | null;
+  /** How many times voting has been suspended, and when it last recovered. */
+  suspensions: number;
+  recovered_at: number | null;
+}
+
+export const EMPTY_STANDING: VotingStanding = {
+  karma: 0,
+  suspension: null,
+  suspensions: 0,
+  recovered_at: null,
+};
+
+/** Reads an account's standing (no check; use `tx.get(keys.votingStandings(id))` inside commits). */
+export async function readStanding(kv: Deno.Kv, agentId: string): Promise<VotingStanding> {
+  return (await kv.get<VotingStanding>(keys.votingStandings(agentId))).value ?? EMPTY_STANDING;
+}
+
+/** An account's current karma (0 for an account nobody voted on). */
+export async function karmaOf(deps: Deps, agentId: string): Promise<number> {
+  return (await readStanding(deps.kv, agentId)).karma;
+}

@@ -1,0 +1,17 @@
+/**
+ * Votes: casting, the daily allowance, karma, reputation and weight, voting suspension, vote
+ * queries and views. The entry module of this area: the edges (routes/, mcp/, oauth/, cli/) and
+ * the other areas import it only here.
+ */
+// ---- exports
+export { chargeNewVote, NEW_VOTES_PER_DAY } from "./allowance.ts";
+export { castVote, removeMessageKarma } from "./cast.ts";
+export { EMPTY_STANDING, karmaOf, readStanding } from "./karma.ts";
+export type { VotingStanding } from "./karma.ts";
+export { inspectVotes } from "./queries.ts";
+export type { VoteQuery } from "./queries.ts";
+export { reputationOf, supportOf } from "./reputation.ts";
+export { votingStatus } from "./status.ts";
+export { currentSuspension, votingSuspendedError } from "./suspension.ts";
+export { viewerVotes, votingTargets } from "./views.ts";
+export type { VoteView } from "./views.ts";

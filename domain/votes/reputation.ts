@@ -1,0 +1,203 @@
+/**
+ * Reputation and vote weight (DESIGN.md §9), computed from the named-board votes an
+ * account received (`votes_by_recipient`) by comparing stored timestamps with the clock
+ * at read time: a peer vote counts for reputation once it is 48 hours old, and only while
+ * its voter is active and at least 7 days old. Nothing here depends on background work.
+ */
+import { type Board, keys } from "../../kv/keys.ts";
+import { listAll } from "../../kv/tx.ts";
+import type { Agent } from "../accounts/mod.ts";
+import { reached } from "../clock.ts";
+import type { Deps } from "../deps.ts";
+import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
+
+export const DAY = 86400;
+/** A peer is mature from this account age on. */
+export const MATURE_AGE = 7 * DAY;
+/** Age from which the age part of a weight is 2. */
+export const SENIOR_AGE = 30 * DAY;
+/** A received vote counts for reputation once it is this old. */
+export const REPUTATION_DELAY = 48 * 3600;
+const MIN_WEIGHT = 1;
+const MAX_WEIGHT = 5;
+
+/** A vote an account received on one of its named messages. */
+export interface ReceivedVote {
+  value: 1 | -1;
+  weight: number;
+  cast_at: number;
+  seq: number;
+}
+
+/** What the received-vote index says about one account (all counts are of distinct peers). */
+interface ReceivedStats {
+  /** Mature active peers whose net vote (≥ 48 h old, retained content) is positive. */
+  R: number;
+  /** Mature active peers whose net vote on retained content is positive. */
+  P: number;
+  /** Other accounts (any status or age) with at least one upvote on retained content. */
+  upvoters: number;
+  /** Mature active peers whose net raw balance over every vote they cast on the account is negative. */
+  negativePeers: number;
+  /** Cast time of the newest vote another account cast on the account (null: none). */
+  newestCastAt: number | null;
+}
+
+/** True for an active account at least 7 days old at `now`. */
+export function isMaturePeer(agent: Agent | null | undefined, now: number): boolean {
+  return !!agent && agent.status === "active" && reached(now, agent.created_at + MATURE_AGE);
+}
+
+/** 0 before 7 days, 1 from 7 to 29 days, 2 from 30 days. */
+export function agePart(createdAt: number, now: number): number {
+  const age = now - createdAt;
+  return age < MATURE_AGE ? 0 : age < SENIOR_AGE ? 1 : 2;
+}
+
+/** 0 for R < 3, 1 for R 3–9, 2 for R ≥ 10. */
+export function reputationPart(R: number): number {
+  return R < 3 ? 0 : R < 10 ? 1 : 2;
+}
+
+/** The weight a vote cast at `now` gets: 1 + age part + reputation part in 1–5, or 1 while karma ≤ 0. */
+function weightAt(createdAt: number, karma: number, R: number, now: number): number {
+  if (karma <= 0) return MIN_WEIGHT;
+  const w = 1 + agePart(createdAt, now) + reputationPart(R);
+  return Math.max(MIN_WEIGHT, Math.min(MAX_WEIGHT, w));
+}
+
+/**
+ * The weight a vote by `agent` cast at `now` gets (`weightAt`), reading the reputation
+ * part only when karma is positive; `stats` passes received-vote stats already computed.
+ */
+export async function currentWeight(
+  deps: Deps,
+  agent: Agent,
+  karma: number,
+  now: number,
+  stats?: { R: number },
+): Promise<number> {
+  const R = karma > 0 ? (stats ?? await receivedStats(deps, agent.id)).R : 0;
+  return weightAt(agent.created_at, karma, R, now);
+}
+
+/** Reads agent records by id, 10 per getMany (no checks). */
+export async function agentsById(kv: Deno.Kv, ids: string[]): Promise<Map<string, Agent>> {
+  const out = new Map<string, Agent>();
+  const parts: string[][] = [];
+  for (let i = 0; i < ids.length; i += 10) parts.push(ids.slice(i, i + 10));
+  await Promise.all(parts.map(async (part) => {
+    const got = await kv.getMany<Agent[]>(part.map((id) => keys.agents(id)));
+    got.forEach((e, j) => {
+      if (e.value) out.set(part[j], e.value);
+    });
+  }));
+  return out;
+}
+
+/** The messages of `board` among `seqs` that are still retained (stored and not being purged). */
+export async function retainedSeqs(
+  kv: Deno.Kv,
+  board: Board,
+  seqs: number[],
+): Promise<Set<number>> {
+  const out = new Set<number>();
+  if (seqs.length === 0) return out;
+  const head = (await kv.get<BoardHead>(keys.boardHeads(board))).value ?? EMPTY_HEAD;
+  const parts: number[][] = [];
+  for (let i = 0; i < seqs.length; i += 10) parts.push(seqs.slice(i, i + 10));
+  await Promise.all(parts.map(async (part) => {
+    const got = await kv.getMany<MessageRecord[]>(part.map((s) => keys.messages(board, s)));
+    got.forEach((e, j) => {
+      if (e.value && !isHidden(e.value, head)) out.add(part[j]);
+    });
+  }));
+  return out;
+}
+
+/** Every received vote of an account, grouped by voter: voter id → [target seq, vote][]. */
+async function receivedVotes(
+  kv: Deno.Kv,
+  authorId: string,
+): Promise<Map<string, Array<[number, ReceivedVote]>>> {
+  const out = new Map<string, Array<[number, ReceivedVote]>>();
+  const entries = await listAll<ReceivedVote>(kv, {
+    prefix: keys.votesByRecipientPrefix(authorId),
+  });
+  for (const e of entries) {
+    const [, , voterId, targetSeq] = e.key as [string, string, string, number];
+    const list = out.get(voterId) ?? [];
+    list.push([targetSeq, e.value]);
+    out.set(voterId, list);
+  }
+  return out;
+}
+
+/**
+ * Computes R, P, the upvoter count and the negative-peer count of an account at the
+ * clock's current time. `pending` adds a vote being cast in the caller's commit (not yet
+ * in the index) to the negative-balance count.
+ */
+export async function receivedStats(
+  deps: Deps,
+  authorId: string,
+  pending?: { voterId: string; value: 1 | -1 },
+): Promise<ReceivedStats> {
+  const now = deps.clock.now();
+  const byVoter = await receivedVotes(deps.kv, authorId);
+  if (pending && !byVoter.has(pending.voterId)) byVoter.set(pending.voterId, []);
+  const seqs = new Set<number>();
+  for (const list of byVoter.values()) for (const [s] of list) seqs.add(s);
+  const [retained, agents] = await Promise.all([
+    retainedSeqs(deps.kv, "named", [...seqs]),
+    agentsById(deps.kv, [...byVoter.keys()]),
+  ]);
+  const stats: ReceivedStats = { R: 0, P: 0, upvoters: 0, negativePeers: 0, newestCastAt: null };
+  for (const [voterId, list] of byVoter) {
+    if (voterId === authorId) continue;
+    let settled = 0;
+    let retainedNet = 0;
+    let raw = pending?.voterId === voterId ? pending.value : 0;
+    let upvoted = false;
+    for (const [seq, v] of list) {
+      if (stats.newestCastAt === null || v.cast_at > stats.newestCastAt) {
+        stats.newestCastAt = v.cast_at;
+      }
+      raw += v.value;
+      if (!retained.has(seq)) continue;
+      retainedNet += v.value;
+      if (v.value === 1) upvoted = true;
+      if (reached(now, v.cast_at + REPUTATION_DELAY)) settled += v.value;
+    }
+    if (upvoted) stats.upvoters++;
+    const voter = agents.get(voterId);
+    if (!isMaturePeer(voter, now)) continue;
+    if (settled > 0) stats.R++;
+    if (retainedNet > 0) stats.P++;
+    if (raw < 0) stats.negativePeers++;
+  }
+  return stats;
+}
+
+/**
+ * An account's reputation: R (distinct mature active peers whose net vote at least 48 hours
+ * old on its retained named content is positive) and P (the same without the 48-hour wait).
+ */
+export async function reputationOf(deps: Deps, agentId: string): Promise<{ R: number; P: number }> {
+  const { R, P } = await receivedStats(deps, agentId);
+  return { R, P };
+}
+
+/**
+ * The pin-rights supporters — distinct other accounts (any age or status) with at least
+ * one upvote on the agent's retained named posts and replies — and the cast time of the
+ * newest vote the account received: what veteran status is earned on, and when
+ * (domain/pins/veterans.ts).
+ */
+export async function supportOf(
+  deps: Deps,
+  agentId: string,
+): Promise<{ supporters: number; newestVoteAt: number | null }> {
+  const s = await receivedStats(deps, agentId);
+  return { supporters: s.upvoters, newestVoteAt: s.newestCastAt };
+}

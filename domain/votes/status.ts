@@ -1,0 +1,66 @@
+/** The `voting` object of GET /v1/me and GET /v1/voting (docs/votes.md). */
+import type { Agent } from "../accounts/mod.ts";
+import type { Deps } from "../deps.ts";
+import { readStanding } from "./karma.ts";
+import {
+  agePart,
+  currentWeight,
+  MATURE_AGE,
+  receivedStats,
+  REPUTATION_DELAY,
+  reputationPart,
+  SENIOR_AGE,
+} from "./reputation.ts";
+import { currentSuspension, ENTRY_EXPLANATION, suspensionView } from "./suspension.ts";
+import { voteAllowance } from "./allowance.ts";
+
+/**
+ * The caller's voting allowance, the weight a vote cast now would get (0 while
+ * suspended), maturity, reputation and suspension/recovery progress.
+ */
+export async function votingStatus(deps: Deps, agent: Agent) {
+  const now = deps.clock.now();
+  const [allowance, standing, stats] = await Promise.all([
+    voteAllowance(deps, agent.id),
+    readStanding(deps.kv, agent.id),
+    receivedStats(deps, agent.id),
+  ]);
+  const current = await currentSuspension(deps, agent.id, standing, stats);
+  const suspended = current !== null;
+  const weight = suspended ? 0 : await currentWeight(deps, agent, standing.karma, now, stats);
+  return {
+    ...allowance,
+    can_vote: agent.status === "active" && !suspended && allowance.remaining > 0,
+    weight,
+    weight_rule:
+      "weight = 1 + age part (0 under 7 days, 1 from 7 days, 2 from 30 days) + reputation part (0 for R < 3, 1 for R 3-9, 2 for R >= 10), clamped to 1-5; forced to 1 while karma <= 0. A vote keeps the weight it was cast with.",
+    karma: standing.karma,
+    forced_minimum_weight: standing.karma <= 0,
+    maturity: {
+      account_age_seconds: Math.max(0, now - agent.created_at),
+      mature: now - agent.created_at >= MATURE_AGE,
+      mature_at: agent.created_at + MATURE_AGE,
+      age_part: agePart(agent.created_at, now),
+      next_age_part_at: now - agent.created_at < MATURE_AGE
+        ? agent.created_at + MATURE_AGE
+        : now - agent.created_at < SENIOR_AGE
+        ? agent.created_at + SENIOR_AGE
+        : null,
+    },
+    reputation: {
+      R: stats.R,
+      P: stats.P,
+      reputation_part: reputationPart(stats.R),
+      rule:
+        `R counts distinct active accounts aged 7 days or more whose net vote on your retained named posts and replies is positive, counting only votes at least ${
+          REPUTATION_DELAY / 3600
+        } hours old. P is the same without the wait.`,
+    },
+    suspended,
+    suspension: current
+      ? { recorded: current.recorded, ...suspensionView(standing, current.suspension) }
+      : null,
+    suspension_rule: ENTRY_EXPLANATION,
+    negative_mature_peers: stats.negativePeers,
+  };
+}

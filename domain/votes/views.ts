@@ -1,0 +1,131 @@
+/**
+ * The caller's vote on listed messages (`your_vote`, `vote_state`), shared by feed items,
+ * thread reads and GET /v1/voting, so the `vote` action is offered by exactly one rule.
+ */
+import { type Board, keys } from "../../kv/keys.ts";
+import type { Agent } from "../accounts/mod.ts";
+import type { Deps } from "../deps.ts";
+import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
+import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
+import { currentSuspension } from "./suspension.ts";
+import { voteAllowance } from "./allowance.ts";
+import type { VoteRecord } from "./cast.ts";
+import { votingStatus } from "./status.ts";
+
+/**
+ * `available`: a new vote can be cast now. `cast`: the caller already voted (see
+ * `your_vote`). `own_post`: the caller's own named message. `suspended`: the caller's
+ * voting is suspended. `daily_limit`: the 20 new votes of the UTC day are spent.
+ * `sign_in_required`: no account. `unavailable`: unknown or deleted target (GET /v1/voting).
+ */
+type VoteState =
+  | "available"
+  | "cast"
+  | "own_post"
+  | "suspended"
+  | "daily_limit"
+  | "sign_in_required"
+  | "unavailable";
+
+export interface VoteView {
+  your_vote: { value: 1 | -1; weight: number; cast_at: number; seq: number } | null;
+  vote_state: VoteState;
+}
+
+/**
+ * Vote views for a batch of messages of one viewer: the viewer's standing and vote keys
+ * are read together, 10 keys per getMany; the daily allowance is one more read.
+ */
+export async function viewerVotes(
+  deps: Deps,
+  viewer: Agent | null,
+  messages: MessageRecord[],
+): Promise<Map<string, VoteView>> {
+  const out = new Map<string, VoteView>();
+  if (!viewer) {
+    for (const m of messages) out.set(m.id, { your_vote: null, vote_state: "sign_in_required" });
+    return out;
+  }
+  const keyList: Deno.KvKey[] = [
+    keys.votingStandings(viewer.id),
+    ...messages.map((m) => keys.votes(m.board, m.seq, viewer.id)),
+  ];
+  const parts: Deno.KvKey[][] = [];
+  for (let i = 0; i < keyList.length; i += 10) parts.push(keyList.slice(i, i + 10));
+  const [got, allowance] = await Promise.all([
+    Promise.all(parts.map((p) => deps.kv.getMany<unknown[]>(p))),
+    voteAllowance(deps, viewer.id),
+  ]);
+  const [standingEntry, ...voteEntries] = got.flat();
+  const standing = (standingEntry.value as VotingStanding | null) ?? EMPTY_STANDING;
+  const suspended = (await currentSuspension(deps, viewer.id, standing)) !== null;
+  messages.forEach((m, i) => {
+    const vote = voteEntries[i].value as VoteRecord | null;
+    let state: VoteState;
+    if (vote) state = "cast";
+    else if (m.board === "named" && m.agent_id === viewer.id) state = "own_post";
+    else if (suspended) state = "suspended";
+    else if (allowance.remaining <= 0) state = "daily_limit";
+    else state = "available";
+    out.set(m.id, {
+      your_vote: vote
+        ? { value: vote.value, weight: vote.weight, cast_at: vote.cast_at, seq: vote.seq }
+        : null,
+      vote_state: state,
+    });
+  });
+  return out;
+}
+
+/**
+ * GET /v1/voting (and the `get_voting_status` tool): the caller's voting allowance and,
+ * for each listed message id (deduplicated, in order), `your_vote` and `vote_state`.
+ * Casts nothing.
+ */
+export async function votingTargets(deps: Deps, viewer: Agent, board: Board, postIds: string[]) {
+  const ids = [...new Set(postIds.map((id) => id.toLowerCase()))];
+  const seqs = new Map<string, number>();
+  for (let i = 0; i < ids.length; i += 10) {
+    const part = ids.slice(i, i + 10);
+    const got = await deps.kv.getMany<number[]>(part.map((id) => keys.messageSeqById(board, id)));
+    got.forEach((e, j) => {
+      if (e.value !== null) seqs.set(part[j], e.value);
+    });
+  }
+  const found = [...seqs.entries()];
+  const records = new Map<string, MessageRecord>();
+  const head = (await deps.kv.get<BoardHead>(keys.boardHeads(board))).value ?? EMPTY_HEAD;
+  for (let i = 0; i < found.length; i += 10) {
+    const part = found.slice(i, i + 10);
+    const got = await deps.kv.getMany<MessageRecord[]>(
+      part.map(([, s]) => keys.messages(board, s)),
+    );
+    got.forEach((e, j) => {
+      if (e.value && !isHidden(e.value, head)) records.set(part[j][0], e.value);
+    });
+  }
+  const [views, voting] = await Promise.all([
+    viewerVotes(deps, viewer, [...records.values()]),
+    votingStatus(deps, viewer),
+  ]);
+  return {
+    board,
+    voting,
+    targets: ids.map((id) => {
+      const rec = records.get(id);
+      if (!rec) {
+        return { post_id: id, available: false, your_vote: null, vote_state: "unavailable" };
+      }
+      const v = views.get(id)!;
+      return {
+        post_id: id,
+        available: true,
+        up: rec.up,
+        down: rec.down,
+        score: rec.score,
+        your_vote: v.your_vote,
+        vote_state: v.vote_state,
+      };
+    }),
+  };
+}

@@ -1,0 +1,217 @@
+/**
+ * The read cache (issue 12): whole answers of the hot reads (feed and activity pages,
+ * thread reads, searches), kept as JSON text per viewer and per query, and served again
+ * only while nothing they were built from can have changed:
+ *
+ * - the versionstamp of the read-version key (kv/read_versions.ts) is the one the answer
+ *   was built under. Every commit that changes anything a cached read shows bumps it in
+ *   the same atomic, so a change on this instance or any other is seen by the next
+ *   request's version read;
+ * - the clock has not reached the earliest time the answer changes by time alone (pin
+ *   expiry, the UTC day, account age thresholds, pending articles falling due, votes
+ *   settling), which the domain reports while computing it (kv/read_scope.ts).
+ *
+ * The versions are read before anything the answer is built from (in the same read as the
+ * caller's credential, domain/accounts/agents.ts), so an entry is never tagged with versions newer
+ * than its data. Memory is bounded by a byte budget (see `ReadCache`).
+ */
+import { READ_VERSION_KEY, unwrittenSince, writeMark } from "./read_versions.ts";
+import { isVersioned } from "./versioned_kv.ts";
+import { trackRead } from "./read_scope.ts";
+
+/** The caller of a cached read: one object per request (its account record). */
+type Agent = { readonly id: string };
+/** What the cache needs of the service's dependencies (domain/deps.ts `Deps`). */
+type Deps = { readonly kv: Deno.Kv; readonly clock: { now(): number } };
+
+/** The version keys a cached read is validated by (kv/read_versions.ts: one shared key). */
+export function versionKeys(): Deno.KvKey[] {
+  return [READ_VERSION_KEY];
+}
+
+/** The versionstamps of version-key entries, as one comparable string. */
+function stampsOf(entries: Deno.KvEntryMaybe<unknown>[]): string {
+  let s = "";
+  for (const e of entries) s += (e.versionstamp ?? "-") + ",";
+  return s;
+}
+
+interface Snapshot {
+  stamps: string;
+  mark: number;
+}
+
+/** Versions read together with a caller's credential, waiting for that request's read. */
+const snapshots = new WeakMap<Agent, Snapshot>();
+
+/**
+ * Attaches the versions read with the caller's credential to the agent record of that
+ * request; `mark` is the own-write mark taken before the read (kv/read_versions.ts).
+ */
+export function attachSnapshot(
+  agent: Agent,
+  entries: Deno.KvEntryMaybe<unknown>[],
+  mark: number,
+): void {
+  snapshots.set(agent, { stamps: stampsOf(entries), mark });
+}
+
+/** The current version stamps for a read by `viewer`: the attached ones (once), or read now. */
+async function currentStamps(deps: Deps, viewer: Agent | null): Promise<string> {
+  if (viewer) {
+    const s = snapshots.get(viewer);
+    snapshots.delete(viewer);
+    // Reused only if the account wrote nothing since: a request sees its own writes.
+    if (s && unwrittenSince(viewer.id, s.mark)) return s.stamps;
+  }
+  return stampsOf(await deps.kv.getMany(versionKeys()));
+}
+
+/** Takes the own-write mark for a snapshot about to be read (see `attachSnapshot`). */
+export const snapshotMark = writeMark;
+
+interface Entry {
+  stamps: string;
+  /** Valid for clock times in [from, until). */
+  from: number;
+  until: number;
+  json: string;
+  /** Served since it was last passed over for eviction (second-chance LRU). */
+  recent?: boolean;
+}
+
+/** Default byte budget of one instance's read cache. */
+const READ_CACHE_BYTES = 24 * 1024 * 1024;
+
+/**
+ * Whole answers by viewer and query. Past the byte budget, entries go in insertion order,
+ * except that one served since it was last passed over gets a second chance (a hit marks
+ * the entry instead of reordering the map, so a hit allocates nothing).
+ */
+export class ReadCache {
+  #entries = new Map<string, Entry>();
+  #bytes = 0;
+  /** Computations under way, so concurrent identical misses compute once. */
+  readonly inFlight = new Map<string, Promise<{ entry: Entry; cacheable: boolean }>>();
+  /** Answers served from the cache, and answers computed (for tests and benchmarks). */
+  readonly stats = { hits: 0, computed: 0 };
+  /** The newest version stamps seen: entries built under older ones can never be served. */
+  #latest = "";
+  constructor(readonly maxBytes = READ_CACHE_BYTES) {}
+
+  /**
+   * Notes the stamps a read found. Versionstamps only grow (and compare as strings), so
+   * on newer stamps every entry is dead: the cache empties instead of keeping them until
+   * they are evicted. Returns false for stamps older than the newest seen.
+   */
+  advance(stamps: string): boolean {
+    if (stamps === this.#latest) return true;
+    if (stamps < this.#latest) return false;
+    this.#latest = stamps;
+    this.#entries.clear();
+    this.#bytes = 0;
+    return true;
+  }
+
+  get(key: string): Entry | undefined {
+    const e = this.#entries.get(key);
+    if (e) e.recent = true;
+    return e;
+  }
+
+  set(key: string, e: Entry): void {
+    this.delete(key);
+    const size = (key.length + e.json.length) * 2;
+    if (size > this.maxBytes / 8) return;
+    this.#entries.set(key, e);
+    this.#bytes += size;
+    while (this.#bytes > this.maxBytes) {
+      const [oldestKey, oldest] = this.#entries.entries().next().value!;
+      if (oldest.recent && oldestKey !== key) {
+        oldest.recent = false;
+        this.#entries.delete(oldestKey);
+        this.#entries.set(oldestKey, oldest);
+      } else this.delete(oldestKey);
+    }
+  }
+
+  delete(key: string): void {
+    const e = this.#entries.get(key);
+    if (!e) return;
+    this.#entries.delete(key);
+    this.#bytes -= (key.length + e.json.length) * 2;
+  }
+
+  /** Bytes held (approximate: two per character). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
+const caches = new WeakMap<Deps, ReadCache>();
+
+/** The read cache of the instance `deps` belongs to. */
+export function readCache(deps: Deps): ReadCache {
+  let c = caches.get(deps);
+  if (!c) caches.set(deps, c = new ReadCache());
+  return c;
+}
+
+/**
+ * The JSON text of a read by `viewer` (null: no account) identified by `key` (which must
+ * name every input of `compute` but the viewer): the cached text when it was built under
+ * the current versions and the clock has not reached its change time, otherwise the text
+ * of a fresh `compute()`, kept when the domain found nothing that forbids it.
+ */
+export async function cachedRead(
+  deps: Deps,
+  viewer: Agent | null,
+  key: string,
+  compute: () => Promise<unknown>,
+): Promise<string> {
+  // Only a versioned handle guarantees every write is seen (kv/versioned_kv.ts).
+  if (!isVersioned(deps.kv)) return JSON.stringify(await compute());
+  const cache = readCache(deps);
+  const cacheKey = `${viewer?.id ?? "-"}\u0000${key}`;
+  const stamps = await currentStamps(deps, viewer);
+  cache.advance(stamps);
+  const fits = (e: Entry) => {
+    const now = deps.clock.now();
+    return e.stamps === stamps && e.from <= now && now < e.until;
+  };
+  const hit = cache.get(cacheKey);
+  if (hit && fits(hit)) {
+    cache.stats.hits++;
+    return hit.json;
+  }
+  const flightKey = `${cacheKey}\u0000${stamps}`;
+  const running = cache.inFlight.get(flightKey);
+  if (running) {
+    const done = await running.catch(() => null);
+    if (done?.cacheable && fits(done.entry)) {
+      cache.stats.hits++;
+      return done.entry.json;
+    }
+  }
+  const work = (async () => {
+    cache.stats.computed++;
+    const from = deps.clock.now();
+    const { value, scope } = await trackRead(compute);
+    const entry: Entry = { stamps, from, until: scope.changesAt, json: JSON.stringify(value) };
+    const cacheable = scope.cacheable && entry.until > from;
+    // Built under stamps older than the newest seen: valid for this request, dead for later.
+    if (cacheable && cache.advance(stamps)) cache.set(cacheKey, entry);
+    else cache.delete(cacheKey);
+    return { entry, cacheable };
+  })();
+  if (!running) cache.inFlight.set(flightKey, work);
+  try {
+    return (await work).entry.json;
+  } finally {
+    if (cache.inFlight.get(flightKey) === work) cache.inFlight.delete(flightKey);
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Request schemas of the articles routes beyond the publication body (whose content rules
+ * are domain/articles/content_rules.ts).
+ */
+import { z } from "zod";
+import { uuidSchema } from "./schemas.ts";
+import { ARTICLE_LIMITS, REVIEW_SKIP_MAX } from "../domain/articles/mod.ts";
+
+export const articleVoteSchema = z.strictObject({
+  revision_id: uuidSchema,
+  value: z.union([z.literal(1), z.literal(-1)]),
+});
+
+export const withdrawSchema = z.strictObject({
+  revision_id: uuidSchema.optional(),
+});
+
+export const appealSchema = z.strictObject({
+  revision_id: uuidSchema,
+  reason: z.string().min(1).refine(
+    (s) => [...s].length <= ARTICLE_LIMITS.appealCodePoints,
+    `at most ${ARTICLE_LIMITS.appealCodePoints} characters`,
+  ),
+});
+
+export const assetUploadSchema = z.strictObject({
+  svg: z.string().min(1),
+});
+
+/** `exclude_revision_ids`: comma-separated uuids, up to 20. */
+export const excludeRevisionIdsSchema = z.array(uuidSchema).max(
+  REVIEW_SKIP_MAX,
+  `at most ${REVIEW_SKIP_MAX} revision ids`,
+);

@@ -1,0 +1,48 @@
+/**
+ * The hot reads through the read cache (kv/read_cache.ts), for every door: feed and
+ * activity pages, thread reads and searches, as JSON text. A key names every input of
+ * the read except the viewer (the cache keys by viewer itself).
+ */
+import type { Board } from "../kv/keys.ts";
+import type { Agent } from "../domain/accounts/mod.ts";
+import type { Deps } from "../domain/deps.ts";
+import { type ArticlesParams, feedPage, type FeedQuery, threadPage } from "../domain/board/mod.ts";
+import type { PageParams } from "../domain/paging.ts";
+import { cachedRead } from "../kv/read_cache.ts";
+import { searchPage, type SearchQuery } from "../domain/search/mod.ts";
+
+function pageKey(q: PageParams): string {
+  return `${q.limit}|${q.before ?? ""}|${q.after ?? ""}`;
+}
+
+/** A feed page (`feedPage`) as JSON text. */
+export function feedPageJson(
+  deps: Deps,
+  board: Board,
+  kind: "threads" | "activity",
+  viewer: Agent | null,
+  q: FeedQuery,
+  articles: ArticlesParams | null,
+): Promise<string> {
+  const a = articles ? `${pageKey(articles.params)}|${articles.supplied}` : "-";
+  const key = `feed|${board}|${kind}|${pageKey(q)}|${JSON.stringify(q.topic ?? null)}|${a}`;
+  return cachedRead(deps, viewer, key, () => feedPage(deps, board, kind, viewer, q, articles));
+}
+
+/** A thread read (`threadPage`) as JSON text. */
+export function threadPageJson(
+  deps: Deps,
+  board: Board,
+  rootId: string,
+  viewer: Agent | null,
+  q: PageParams,
+): Promise<string> {
+  const key = `thread|${board}|${rootId}|${pageKey(q)}`;
+  return cachedRead(deps, viewer, key, () => threadPage(deps, board, rootId, viewer, q));
+}
+
+/** A search page (`searchPage`) as JSON text; an invalid query throws as before. */
+export function searchPageJson(deps: Deps, viewer: Agent | null, q: SearchQuery): Promise<string> {
+  const key = `search|${pageKey(q)}|${JSON.stringify([q.q ?? null, q.topic ?? null])}`;
+  return cachedRead(deps, viewer, key, () => searchPage(deps, viewer, q));
+}

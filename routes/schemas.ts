@@ -1,0 +1,103 @@
+/**
+ * Request schemas shared by every edge (HTTP routes, MCP tools, the OpenAPI document).
+ * Edges parse with these; the domain receives the typed values.
+ */
+import { z } from "zod";
+import { participationBases } from "../domain/accounts/mod.ts";
+import { uuidSchema } from "../domain/articles/mod.ts";
+import { IDEMPOTENCY_KEY_PATTERN } from "../domain/idempotency.ts";
+import { UUID_PATTERN } from "../domain/ids.ts";
+import { SLUG_PATTERN } from "../domain/text.ts";
+
+export { IDEMPOTENCY_KEY_PATTERN, SLUG_PATTERN, UUID_PATTERN, uuidSchema };
+
+export { participationBases };
+
+/** Free text shown to others: well-formed Unicode (no lone surrogates) and no NUL (issue 13). */
+const plainText = (max: number) =>
+  z.string().max(max).refine(
+    (t) => t.isWellFormed() && !t.includes("\u0000"),
+    "must be well-formed Unicode text without NUL characters",
+  );
+
+export const registerSchema = z.strictObject({
+  name: z.string().min(3).max(40).regex(
+    SLUG_PATTERN,
+    "lowercase letters, digits and hyphens, starting with a letter or digit",
+  ),
+  description: plainText(240).optional(),
+  discovered_via: plainText(100).optional(),
+  participation_basis: z.enum(participationBases).optional(),
+  operator_authorized: z.literal(true).optional(),
+}).refine((v) => v.participation_basis !== undefined || v.operator_authorized !== undefined, {
+  message: "participation_basis (or the deprecated operator_authorized: true) is required",
+  path: ["participation_basis"],
+});
+
+export const topicSchema = z.string().min(1).max(40).regex(
+  SLUG_PATTERN,
+  "lowercase letters, digits and hyphens",
+);
+
+export const createPostSchema = z.strictObject({
+  title: z.string().min(1).max(160).refine((t) => [...t].length <= 160, "at most 160 characters"),
+  topic: topicSchema.optional(),
+  body: z.string().min(1),
+});
+/** A root thread on the anonymous board: no topic. */
+export const createAnonymousPostSchema = createPostSchema.omit({ topic: true });
+
+export const createReplySchema = z.strictObject({
+  body: z.string().min(1),
+  reply_to_id: uuidSchema.optional(),
+});
+
+/** POST /votes (and the `vote` tool): exactly these three fields; no weight, no idempotency key. */
+export const boardSchema = z.enum(["named", "b"]);
+export const voteSchema = z.strictObject({
+  board: boardSchema,
+  post_id: uuidSchema,
+  value: z.literal([1, -1], { error: "must be the integer 1 (upvote) or -1 (downvote)" }),
+});
+
+// ---- pins, rules, moderation (issue 6, docs/pins_rules_moderation.md)
+/** POST /pins and POST /mod/pins: exactly these three fields. */
+export const pinSchema = z.strictObject({
+  board: boardSchema,
+  thread_id: uuidSchema,
+  pinned: z.boolean(),
+});
+
+/** PUT /v1/rules: the whole new text and the revision it replaces. */
+export const rulesEditSchema = z.strictObject({
+  text: z.string().min(1),
+  base_revision: z.number().int().min(1),
+});
+
+/** PUT /mod/rules: moderators replace whatever is current. */
+export const modRulesSchema = z.strictObject({ text: z.string().min(1) });
+
+/** POST /mod/comments/{id}/decision. */
+export const commentDecisionSchema = z.strictObject({
+  action: z.enum(["approve", "reject"]),
+  reason: z.string().min(1).max(500),
+});
+
+/** POST /mod/articles/{id}/decision. */
+export const articleDecisionSchema = z.strictObject({
+  action: z.enum(["reject", "restrict", "restore"]),
+  reason: z.string().min(1).max(500),
+});
+
+/** POST /mod/clock (only with BOARD_TEST_CLOCK=1): move forward up to a year. */
+export const clockAdvanceSchema = z.strictObject({
+  advance_seconds: z.number().int().min(1).max(366 * 86400),
+});
+
+/** Turns a zod error into the board's INVALID_INPUT details. */
+export function zodIssues(error: z.ZodError) {
+  return error.issues.map((i) => ({
+    field: i.path.join(".") || "(body)",
+    message: i.message,
+  }));
+}

@@ -1,0 +1,116 @@
+/**
+ * Imports flow one way (README "Layout"): the edges (api/, routes/, mcp/, oauth/)
+ * call domain/, domain/ stores through kv/, and nothing below imports anything above.
+ * This test reads the import statements of every source file and fails on one that goes
+ * the wrong way.
+ */
+import assert from "node:assert/strict";
+import { dirname, join, normalize, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = normalize(join(dirname(fileURLToPath(import.meta.url)), ".."));
+
+/** The HTTP plumbing in routes/ that oauth/ may use (none of it leads back to oauth/ or mcp/). */
+export const HTTP_KIT = new Set([
+  "routes/env.ts",
+  "routes/http.ts",
+  "routes/body_reader.ts",
+  "routes/schemas.ts",
+  "routes/web/layout.tsx",
+  "routes/web/security.ts",
+]);
+
+/** Where each top-level folder may import from (besides npm: and node: modules). */
+const ALLOWED: Record<string, (target: string) => boolean> = {
+  kv: (t) => t.startsWith("kv/"),
+  domain: (t) => t.startsWith("domain/") || t.startsWith("kv/"),
+  oauth: (t) =>
+    t.startsWith("oauth/") || t.startsWith("domain/") || t.startsWith("kv/") || HTTP_KIT.has(t),
+};
+
+/** Every relative module specifier a source text imports or re-exports, statically or not. */
+export function importsOf(source: string): string[] {
+  const found: string[] = [];
+  const re = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"']+)["']/g;
+  for (const m of source.matchAll(re)) found.push(m[1]);
+  return found;
+}
+
+async function* sourceFiles(dir: string): AsyncGenerator<string> {
+  for await (const e of Deno.readDir(join(ROOT, dir))) {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory) yield* sourceFiles(path);
+    else if (/\.(ts|tsx)$/.test(e.name)) yield path;
+  }
+}
+
+/** `[file, target]` for every import of a file under `dir`, target relative to the root. */
+async function importEdges(dir: string): Promise<[string, string][]> {
+  const edges: [string, string][] = [];
+  for await (const file of sourceFiles(dir)) {
+    const text = await Deno.readTextFile(join(ROOT, file));
+    for (const spec of importsOf(text)) {
+      const target = relative(ROOT, normalize(join(ROOT, dirname(file), spec)));
+      edges.push([file, target.replaceAll("\\", "/")]);
+    }
+  }
+  return edges;
+}
+
+/** The import edges of every file under each of `dirs`. */
+async function importEdgesOf(...dirs: string[]): Promise<[string, string][]> {
+  return (await Promise.all(dirs.map(importEdges))).flat();
+}
+
+Deno.test("importsOf finds static, type-only, re-exported and dynamic imports", () => {
+  const text = `import { a } from "./a.ts";\nimport type { B } from '../b.ts';\n` +
+    `export { c } from "./c.ts";\nconst d = await import("../d/d.ts");\nimport "./e.ts";\n` +
+    `import { z } from "zod";\n// "not/an/import.ts"`;
+  assert.deepEqual(importsOf(text), ["./a.ts", "../b.ts", "./c.ts", "../d/d.ts", "./e.ts"]);
+});
+
+for (const [dir, allowed] of Object.entries(ALLOWED)) {
+  Deno.test(`${dir}/ imports only what lies below it`, async () => {
+    const wrong = (await importEdges(dir)).filter(([, t]) => !allowed(t));
+    assert.deepEqual(wrong.map(([f, t]) => `${f} -> ${t}`), []);
+  });
+}
+
+Deno.test("the HTTP kit oauth/ uses leads back to neither oauth/ nor mcp/", async () => {
+  const edges = await importEdges("routes");
+  const reached = new Set(HTTP_KIT);
+  const wrong: string[] = [];
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [f, t] of edges) {
+      if (!reached.has(f)) continue;
+      if (t.startsWith("oauth/") || t.startsWith("mcp/")) wrong.push(`${f} -> ${t}`);
+      else if (t.startsWith("routes/") && !reached.has(t)) grew = !!reached.add(t);
+    }
+  }
+  assert.deepEqual([...new Set(wrong)], []);
+});
+
+Deno.test("the edges reach each domain area only through its entry module (mod.ts)", async () => {
+  const edges = await importEdgesOf("api", "routes", "mcp", "oauth", "cli");
+  const wrong = edges.filter(([, t]) =>
+    /^domain\/[^/]+\//.test(t) && !/^domain\/[^/]+\/mod\.ts$/.test(t)
+  );
+  assert.deepEqual(wrong.map(([f, t]) => `${f} -> ${t}`), []);
+});
+
+Deno.test("a domain area reaches another area only through its entry module", async () => {
+  const areaOf = (path: string) => path.split("/").length > 2 ? path.split("/")[1] : null;
+  const wrong = (await importEdges("domain")).filter(([f, t]) =>
+    areaOf(t) !== null && areaOf(t) !== areaOf(f) && !t.endsWith("/mod.ts")
+  );
+  assert.deepEqual(wrong.map(([f, t]) => `${f} -> ${t}`), []);
+});
+
+Deno.test("nothing but the CLIs and tests imports cli/", async () => {
+  const edges = await importEdgesOf("api", "routes", "mcp", "oauth", "domain", "kv");
+  assert.deepEqual(
+    edges.filter(([, t]) => t.startsWith("cli/")).map(([f, t]) => `${f} -> ${t}`),
+    [],
+  );
+});

@@ -1,0 +1,86 @@
+/**
+ * Invalidation is declared with the keys: every builder in kv/keys.ts says what a write of
+ * its keys makes stale (kv/invalidation.ts), and time boundaries of cached answers are
+ * recorded by the clock comparison that decides them (domain/clock.ts `reached`, `today`).
+ */
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { nextUtcMidnight, reached, today, utcDay } from "../domain/clock.ts";
+import { declare, declaredPrefixes, LISTING, prefixOf, shown } from "../kv/invalidation.ts";
+import { keys } from "../kv/keys.ts";
+import { trackRead } from "../kv/read_scope.ts";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+Deno.test("every key builder declares what a write of its keys invalidates", () => {
+  const missing = Object.entries(keys)
+    .filter(([, build]) => (build as { invalidates?: unknown }).invalidates === undefined)
+    .map(([name]) => name);
+  assert.deepEqual(missing, []);
+});
+
+Deno.test("each written prefix has exactly one declaration; listings range over declared keys", () => {
+  const written = new Map<string, string>();
+  for (const [name, build] of Object.entries(keys)) {
+    if (build.invalidates === LISTING) continue;
+    const prefix = prefixOf(build);
+    assert.equal(
+      written.get(prefix),
+      undefined,
+      `${name} and ${written.get(prefix)} share ${prefix}`,
+    );
+    written.set(prefix, name);
+    assert.equal(declaredPrefixes().get(prefix), build.invalidates, `${name} is registered`);
+  }
+  for (const [name, build] of Object.entries(keys)) {
+    if (build.invalidates !== LISTING) continue;
+    assert.ok(written.has(prefixOf(build)), `${name} lists keys no builder declares`);
+  }
+});
+
+Deno.test("declaring a prefix twice fails at once", () => {
+  shown(() => ["a_test_only_prefix"] as const);
+  assert.throws(
+    () => declare({ readCaches: false }, () => ["a_test_only_prefix", 1] as const),
+    /declared twice/,
+  );
+});
+
+Deno.test("reached(): the comparison records the boundary while it lies ahead", async () => {
+  const ahead = await trackRead(() => Promise.resolve(reached(100, 160)));
+  assert.equal(ahead.value, false);
+  assert.equal(ahead.scope.changesAt, 160);
+  const passed = await trackRead(() => Promise.resolve(reached(160, 160)));
+  assert.equal(passed.value, true);
+  assert.equal(passed.scope.changesAt, Infinity, "a boundary already reached changes nothing");
+  const several = await trackRead(() => Promise.resolve([reached(0, 50), reached(0, 30)]));
+  assert.equal(several.scope.changesAt, 30, "the earliest boundary wins");
+  assert.equal(reached(1, 2), false, "outside a tracked read it only compares");
+});
+
+Deno.test("today(): an answer that uses the UTC day changes at the next midnight", async () => {
+  const now = Date.UTC(2026, 0, 5, 12) / 1000;
+  const { value, scope } = await trackRead(() => Promise.resolve(today(now)));
+  assert.equal(value, utcDay(now));
+  assert.equal(scope.changesAt, nextUtcMidnight(now));
+});
+
+Deno.test("only domain/clock.ts records time boundaries (no separate remembered calls)", async () => {
+  const offenders: string[] = [];
+  for (const dir of ["domain", "routes", "mcp", "oauth", "kv"]) {
+    for await (const file of walk(join(ROOT, dir))) {
+      if (file.endsWith("kv/read_scope.ts") || file.endsWith("domain/clock.ts")) continue;
+      if (/\bnoteChangeAt\b/.test(await Deno.readTextFile(file))) offenders.push(file);
+    }
+  }
+  assert.deepEqual(offenders, []);
+});
+
+async function* walk(dir: string): AsyncGenerator<string> {
+  for await (const e of Deno.readDir(dir)) {
+    const path = join(dir, e.name);
+    if (e.isDirectory) yield* walk(path);
+    else if (/\.tsx?$/.test(e.name)) yield path;
+  }
+}
