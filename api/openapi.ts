@@ -222,9 +222,9 @@ function requestBody(body: BodyDoc, book: SchemaBook): Json {
 
 /** The limits a call is counted against: its own, and the credential limits of its auth. */
 function limitsOf(op: Operation): string[] {
-  const credential = op.auth === "none" || op.auth === "moderator" ? [] : [
-    "credential-bearing calls",
-  ];
+  // Board credentials pass the edge limiter; OAuth endpoints (`oauthErrors`) have their own.
+  const edge = op.auth !== "none" && op.auth !== "moderator" && !op.oauthErrors;
+  const credential = edge ? ["credential-bearing calls"] : [];
   return [...credential, ...(op.limits ?? [])];
 }
 
