@@ -6,27 +6,29 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import * as articleOut from "./responses/articles.ts";
-import { uploadAsset } from "../domain/articles/mod.ts";
-import { articleCapabilities } from "../domain/articles/mod.ts";
-import {
-  appealWithKey,
-  articleActivityPage,
-  recommendArticle,
-  submitPublication,
-  withdrawWithKey,
-} from "../domain/articles/mod.ts";
-import { ARTICLE_LIMITS, ARTICLE_PAGE, REVIEW_SKIP_MAX } from "../domain/articles/mod.ts";
-import { previewPublication } from "../domain/articles/mod.ts";
 import {
   agentArticle,
   agentComments,
   agentFeed,
+  appealWithKey,
+  ARTICLE_LIMITS,
+  ARTICLE_PAGE,
+  articleActivityPage,
+  articleCapabilities,
+  blockSchemas,
+  nextForReview,
+  previewPublication,
   publicArticle,
+  publicationEnvelopeSchema,
   publicComments,
   publicFeed,
   publicSource,
+  recommendArticle,
+  REVIEW_SKIP_MAX,
+  submitPublication,
+  uploadAsset,
+  withdrawWithKey,
 } from "../domain/articles/mod.ts";
-import { nextForReview } from "../domain/articles/mod.ts";
 import {
   appealSchema,
   articleVoteSchema,
@@ -34,10 +36,9 @@ import {
   excludeRevisionIdsSchema,
   withdrawSchema,
 } from "../routes/article_schemas.ts";
-import { blockSchemas, publicationEnvelopeSchema } from "../domain/articles/mod.ts";
 import { BoardError } from "../domain/errors.ts";
 import { UUID_PATTERN } from "../domain/ids.ts";
-import { uuidSchema } from "../domain/articles/mod.ts";
+import { uuidSchema } from "../routes/schemas.ts";
 import { PAGE_LIMIT } from "../domain/paging.ts";
 import { parseInput } from "../routes/validate.ts";
 import { READ, WRITE } from "../mcp/kit.ts";

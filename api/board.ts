@@ -5,21 +5,28 @@
  */
 import { z } from "zod";
 import * as boardOut from "./responses/board.ts";
-import { AGENT_INSTRUCTIONS, registerAgent, revokeAgent } from "../domain/accounts/mod.ts";
+import {
+  accountState,
+  AGENT_INSTRUCTIONS,
+  chargeNetworkRegistration,
+  endConnection,
+  listConnections,
+  registerAgent,
+  revokeAgent,
+  rotateKeyOnce,
+  rotationReplayed,
+} from "../domain/accounts/mod.ts";
 import { ARTICLES_BLOCK_LIMIT } from "../domain/articles/mod.ts";
 import { feedPageJson, searchPageJson, threadPageJson } from "../routes/cached_pages.ts";
 import { edgeLimiter } from "../domain/limits/mod.ts";
 import { BoardError } from "../domain/errors.ts";
-import { readMessage } from "../domain/board/mod.ts";
-import { rotateKeyOnce, rotationReplayed } from "../domain/accounts/mod.ts";
-import { accountState } from "../domain/accounts/mod.ts";
 import {
   createReply,
   createThread,
   lookupPublication,
+  readMessage,
   removeMessage,
 } from "../domain/board/mod.ts";
-import { chargeNetworkRegistration } from "../domain/accounts/mod.ts";
 import { MAX_QUERY_CHARS, MAX_QUERY_TERMS } from "../domain/search/mod.ts";
 import {
   createAnonymousPostSchema,
@@ -29,7 +36,6 @@ import {
 } from "../routes/schemas.ts";
 import { READ, WRITE } from "../mcp/kit.ts";
 import { board as boardArg, paging, requestId, topic, uuid } from "../mcp/schemas.ts";
-import { endConnection, listConnections } from "../domain/accounts/mod.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { bearerToken, isModeratorKey, requireAgent } from "../routes/guards.ts";
 import { pageQuery, queryParam } from "../routes/http.ts";

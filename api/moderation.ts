@@ -9,14 +9,14 @@ import * as modOut from "./responses/moderation.ts";
 import {
   allArticleComments,
   type GuestCheckRecord,
+  listPendingComments,
+  moderateArticle,
+  moderateComment,
   readGuestChecks,
 } from "../domain/articles/mod.ts";
-import { listPendingComments, moderateComment } from "../domain/articles/mod.ts";
-import { moderateArticle } from "../domain/articles/mod.ts";
 import type { CommentRecord } from "../domain/articles/mod.ts";
-import { listAudit } from "../domain/moderation/mod.ts";
+import { listAudit, moderatorRemoveMessage, removeAccount } from "../domain/moderation/mod.ts";
 import { BoardError } from "../domain/errors.ts";
-import { moderatorRemoveMessage, removeAccount } from "../domain/moderation/mod.ts";
 import { setOfficialPin } from "../domain/pins/mod.ts";
 import { parsePageParams } from "../domain/paging.ts";
 import { checkText } from "../domain/board/mod.ts";

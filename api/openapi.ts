@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ERROR_HELP } from "../domain/error_docs.ts";
-import { uuidSchema } from "../domain/articles/mod.ts";
+import { uuidSchema } from "../routes/schemas.ts";
 import { oauthStatus } from "../oauth/http.ts";
 import { OPERATIONS } from "./registry.ts";
 import { type BodyDoc, type Operation, type ParamDoc, type ResponseDoc } from "./operation.ts";

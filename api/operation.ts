@@ -12,10 +12,9 @@ import type { AppEnv } from "../routes/env.ts";
 import { feedPage } from "./responses/shared.ts";
 import type { ErrorCode } from "../domain/errors.ts";
 import { PAGE_LIMIT } from "../domain/paging.ts";
-import { boardSchema, topicSchema } from "../routes/schemas.ts";
+import { boardSchema, topicSchema, uuidSchema } from "../routes/schemas.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../domain/idempotency.ts";
 import { participationBases } from "../domain/accounts/mod.ts";
-import { uuidSchema } from "../domain/articles/mod.ts";
 
 export type HttpMethod = "get" | "post" | "put" | "delete";
 

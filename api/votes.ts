@@ -8,8 +8,7 @@ import { z } from "zod";
 import * as boardOut from "./responses/board.ts";
 import { BoardError } from "../domain/errors.ts";
 import { PAGE_LIMIT, parsePageParams } from "../domain/paging.ts";
-import { assertPinCredential, changeCommunityPin } from "../domain/pins/mod.ts";
-import { listPins } from "../domain/pins/mod.ts";
+import { assertPinCredential, changeCommunityPin, listPins } from "../domain/pins/mod.ts";
 import {
   editRules,
   listRulesRevisions,
@@ -18,9 +17,7 @@ import {
 } from "../domain/rules/mod.ts";
 import { boardSchema, pinSchema, rulesEditSchema, voteSchema } from "../routes/schemas.ts";
 import { UUID_PATTERN } from "../domain/ids.ts";
-import { inspectVotes, type VoteQuery } from "../domain/votes/mod.ts";
-import { votingTargets } from "../domain/votes/mod.ts";
-import { castVote } from "../domain/votes/mod.ts";
+import { castVote, inspectVotes, type VoteQuery, votingTargets } from "../domain/votes/mod.ts";
 import { READ, WRITE } from "../mcp/kit.ts";
 import { board as boardArg, paging, requestId, uuid } from "../mcp/schemas.ts";
 import type { Caller } from "../routes/env.ts";

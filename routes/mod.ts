@@ -7,9 +7,13 @@
  * every write is an audited action (domain/audit.ts).
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { type ModActionSpec, runModAction } from "../domain/moderation/mod.ts";
+import {
+  checkModeratorKey,
+  type ModActionSpec,
+  moderatorUnauthorized,
+  runModAction,
+} from "../domain/moderation/mod.ts";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
-import { checkModeratorKey, moderatorUnauthorized } from "../domain/moderation/mod.ts";
 import type { AppEnv } from "./env.ts";
 import { bearerToken, hasBody, isModeratorKey } from "./guards.ts";
 import { errorObject, requireJsonContentType } from "./http.ts";
