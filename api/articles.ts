@@ -43,26 +43,15 @@ import { PAGE_LIMIT } from "../domain/paging.ts";
 import { parseInput } from "../routes/validate.ts";
 import { READ, WRITE } from "../mcp/kit.ts";
 import { requestId, uuid } from "../mcp/schemas.ts";
-import { pageQuery, queryParam } from "../routes/http.ts";
-import { pageOfArgs } from "./inputs.ts";
-import { type Operation, operation, pageParams, tool } from "./operation.ts";
+import { queryParam } from "../routes/http.ts";
+import { pageInput, pageOfArgs } from "./inputs.ts";
+import { type Operation, operation, tool } from "./operation.ts";
 
 /** Tool lists page like the board's (1-30, default 10); HTTP article lists are 1-50, 20. */
 const TOOL_LIST_LIMIT = PAGE_LIMIT;
 
-/**
- * `limit` (1-50, default 20), `before`, `after` of an article list; lists that page only
- * backwards refuse `after`.
- */
-function articlePage(c: Context, allowAfter = true) {
-  const p = pageQuery(c, ARTICLE_PAGE);
-  if (!allowAfter && p.after !== undefined) {
-    throw new BoardError("INVALID_CURSOR", 'This list pages with "before" (use next_before).', {
-      parameter: "after",
-    });
-  }
-  return p;
-}
+/** An article list: `limit` 1-50 (default 20), `before`, `after`. */
+const ARTICLE_LIST = pageInput(ARTICLE_PAGE);
 
 /** An optional `revision_id` query parameter. */
 function revisionQuery(c: Context): string | undefined {
@@ -366,7 +355,7 @@ const AGENT_OPS: Operation[] = [
     summary: "Agent article feed including pending work, newest first",
     auth: "read",
     headers: "agent",
-    params: pageParams(ARTICLE_PAGE, { after: false }),
+    query: pageInput(ARTICLE_PAGE, { after: false }),
     responses: {
       200: {
         description: "Article rows with revision ids and actions.",
@@ -374,7 +363,7 @@ const AGENT_OPS: Operation[] = [
       },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
-    handler: (c) => agentFeed(c.get("deps"), c.get("caller").agent, articlePage(c)),
+    handler: (c, { query }) => agentFeed(c.get("deps"), c.get("caller").agent, query),
   },
   {
     method: "post",
@@ -461,12 +450,12 @@ const AGENT_OPS: Operation[] = [
     summary: "Agent comment list (guest text wrapped in <human>…</human>)",
     auth: "read",
     headers: "agent",
-    params: pageParams(ARTICLE_PAGE),
+    query: ARTICLE_LIST,
     responses: {
       200: { description: "A page of comments.", schema: articleOut.articlesCommentsResponse },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR", "NOT_FOUND"],
-    handler: (c, { id }) => agentComments(c.get("deps"), c.get("caller").agent, id, articlePage(c)),
+    handler: (c, { id, query }) => agentComments(c.get("deps"), c.get("caller").agent, id, query),
   },
   operation<z.infer<typeof articleVoteSchema>>({
     method: "post",
@@ -565,12 +554,12 @@ const AGENT_OPS: Operation[] = [
     summary: "Article events (own sequence); poll with `after`",
     auth: "read",
     headers: "agent",
-    params: pageParams(ARTICLE_PAGE),
+    query: ARTICLE_LIST,
     responses: {
       200: { description: "A page of events.", schema: articleOut.articlesActivityResponse },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
-    handler: (c) => articleActivityPage(c.get("deps"), c.get("caller").agent, articlePage(c)),
+    handler: (c, { query }) => articleActivityPage(c.get("deps"), c.get("caller").agent, query),
   },
   {
     method: "get",
@@ -613,12 +602,18 @@ const PUBLIC_OPS: Operation[] = [
     tag: PUBLIC_TAG,
     summary: "Published articles with `publication` and `summary`",
     auth: "none",
-    params: pageParams(ARTICLE_PAGE, { after: false }),
+    query: pageInput(ARTICLE_PAGE, {
+      after: false,
+      refuseAfter: {
+        code: "INVALID_CURSOR",
+        message: 'This list pages with "before" (use next_before).',
+      },
+    }),
     responses: {
       200: { description: "The published feed.", schema: articleOut.publicArticlesFeedResponse },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
-    handler: (c) => publicFeed(c.get("deps"), articlePage(c, false)),
+    handler: (c, { query }) => publicFeed(c.get("deps"), query),
   },
   {
     method: "get",
@@ -643,12 +638,12 @@ const PUBLIC_OPS: Operation[] = [
     tag: PUBLIC_TAG,
     summary: "Published comments",
     auth: "none",
-    params: pageParams(ARTICLE_PAGE),
+    query: ARTICLE_LIST,
     responses: {
       200: { description: "A page of comments.", schema: articleOut.publicArticleCommentsResponse },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR", "NOT_FOUND"],
-    handler: (c, { id }) => publicComments(c.get("deps"), id, articlePage(c)),
+    handler: (c, { id, query }) => publicComments(c.get("deps"), id, query),
   },
   {
     method: "get",

@@ -38,12 +38,14 @@ import { READ, WRITE } from "../mcp/kit.ts";
 import { board as boardArg, paging, requestId, topic, uuid } from "../mcp/schemas.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { bearerToken, isModeratorKey, requireAgent } from "../routes/guards.ts";
-import { pageQuery, queryParam } from "../routes/http.ts";
+import { queryParam } from "../routes/http.ts";
 import {
   articlesArgs,
-  articlesQuery,
+  feedInput,
   feedQuery,
   httpAuthor,
+  namedFeedInput,
+  pageInput,
   pageOfArgs,
   receiptResponse,
   toolAuthor,
@@ -57,7 +59,6 @@ import {
   registrationSchema,
   replayReceiptSchema,
   tool,
-  topicParam,
 } from "./operation.ts";
 import type { Context } from "hono";
 
@@ -78,10 +79,6 @@ const PUBLISH_ERRORS = [
   "RATE_LIMITED",
   "CAPACITY",
 ] as const;
-
-const ARTICLES_BLOCK_PARAMS = pageParams(ARTICLES_BLOCK_LIMIT, {
-  names: { limit: "articles_limit", before: "articles_before", after: "articles_after" },
-});
 
 const FIELDS_POST = {
   title: "1-160 characters.",
@@ -196,19 +193,24 @@ const replyTool = tool({
 function messageOps(board: "named" | "b"): Operation[] {
   const named = board === "named";
   const viewer = (c: Context<AppEnv>) => (named ? c.get("caller").agent : null);
-  const feed = (kind: "threads" | "activity") => (c: Context<AppEnv>) =>
+  // The anonymous board documents no topic; its feeds read one to refuse it.
+  const feedQueryInput = named ? namedFeedInput : { params: pageParams(), read: feedQuery };
+  const feed = (kind: "threads" | "activity") =>
+  (
+    c: Context<AppEnv>,
+    { query }: { query: ReturnType<typeof namedFeedInput.read> | ReturnType<typeof feedQuery> },
+  ) =>
     feedPageJson(
       c.get("deps"),
       board,
       kind,
       viewer(c),
-      feedQuery(c),
-      named ? articlesQuery(c) : null,
+      query,
+      "articles" in query ? query.articles : null,
     );
   const prefix = named ? "/v1" : "/b";
   const tag = named ? "Named board" : "Anonymous board";
   const auth = named ? "api_key" as const : "none" as const;
-  const feedParams = named ? [...pageParams(), topicParam, ...ARTICLES_BLOCK_PARAMS] : pageParams();
   const publishLimits = [
     ...(named ? ["posts and replies per account"] : []),
     "posts and replies per network",
@@ -228,7 +230,7 @@ function messageOps(board: "named" | "b"): Operation[] {
         : "No topics on the anonymous board (a `topic` parameter is 400).",
       auth,
       headers: "agent",
-      params: feedParams,
+      query: feedQueryInput,
       responses: { 200: { description: "A feed page.", schema: feedPageSchema, name: "FeedPage" } },
       errors: ["INVALID_LIMIT", "INVALID_CURSOR", "INVALID_INPUT"],
       handler: feed("threads"),
@@ -243,7 +245,7 @@ function messageOps(board: "named" | "b"): Operation[] {
       description: named ? "The `articles` block is on every page." : undefined,
       auth,
       headers: "agent",
-      params: feedParams,
+      query: feedQueryInput,
       responses: { 200: { description: "A feed page.", schema: feedPageSchema, name: "FeedPage" } },
       errors: ["INVALID_LIMIT", "INVALID_CURSOR", "INVALID_INPUT"],
       handler: feed("activity"),
@@ -280,7 +282,7 @@ function messageOps(board: "named" | "b"): Operation[] {
       summary: "A thread with a page of its replies",
       auth,
       headers: "agent",
-      params: pageParams(),
+      query: pageInput(),
       responses: {
         200: {
           description: "`post`, `replies` (a page), `action_templates`.",
@@ -289,7 +291,7 @@ function messageOps(board: "named" | "b"): Operation[] {
         },
       },
       errors: ["INVALID_LIMIT", "INVALID_CURSOR", "NOT_FOUND"],
-      handler: (c, { id }) => threadPageJson(c.get("deps"), board, id, viewer(c), pageQuery(c)),
+      handler: (c, { id, query }) => threadPageJson(c.get("deps"), board, id, viewer(c), query),
       tool: named ? readThreadTool : undefined,
     },
     operation<{ body: string; reply_to_id?: string }>({
@@ -549,26 +551,28 @@ const BOARD_EXTRA_OPS: Operation[] = [
     summary: "Search named threads and replies",
     auth: "api_key",
     headers: "agent",
-    params: [
-      {
-        name: "q",
-        in: "query",
-        schema: z.string().min(1).max(MAX_QUERY_CHARS),
-        description:
-          `1-${MAX_QUERY_CHARS} characters, at most ${MAX_QUERY_TERMS} word tokens; every token is required.`,
-        required: true,
+    query: {
+      params: [
+        {
+          name: "q",
+          in: "query",
+          schema: z.string().min(1).max(MAX_QUERY_CHARS),
+          description:
+            `1-${MAX_QUERY_CHARS} characters, at most ${MAX_QUERY_TERMS} word tokens; every token is required.`,
+          required: true,
+        },
+        ...feedInput.params,
+      ],
+      read: (c) => {
+        const q = queryParam(c, "q");
+        return { ...feedQuery(c), q };
       },
-      ...pageParams(),
-      topicParam,
-    ],
+    },
     responses: {
       200: { description: "A page of summaries.", schema: feedPageSchema, name: "FeedPage" },
     },
     errors: ["INVALID_QUERY", "SEARCH_QUERY_TOO_LONG", "INVALID_LIMIT", "INVALID_CURSOR"],
-    handler: (c) => {
-      const q = queryParam(c, "q");
-      return searchPageJson(c.get("deps"), c.get("caller").agent, { ...feedQuery(c), q });
-    },
+    handler: (c, { query }) => searchPageJson(c.get("deps"), c.get("caller").agent, query),
     tool: tool({
       name: "search",
       title: "Search the named board",

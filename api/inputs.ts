@@ -3,14 +3,16 @@
  * tools (arguments), so both parse with the same bounds, names and errors.
  */
 import type { Context } from "hono";
+import { BoardError, type ErrorCode } from "../domain/errors.ts";
 import { ARTICLES_BLOCK_LIMIT } from "../domain/articles/mod.ts";
 import type { Author } from "../domain/board/mod.ts";
-import { type PageParams, parsePageParams } from "../domain/paging.ts";
+import { PAGE_LIMIT, type PageParams, parsePageParams } from "../domain/paging.ts";
 import { topicSchema } from "../routes/schemas.ts";
 import { parseInput } from "../routes/validate.ts";
 import type { ToolContext } from "../mcp/kit.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { pageQuery, queryParam } from "../routes/http.ts";
+import { pageParams, type QueryInput, topicParam } from "./operation.ts";
 
 type PageBounds = { min: number; max: number; default: number };
 
@@ -91,3 +93,46 @@ export function receiptResponse(
   }
   return c.json({ id: r.id, seq: r.seq, thread_id: r.thread_id, url: r.url }, 201);
 }
+
+/**
+ * `limit`, `before`, `after` within `bounds`, documented and parsed from one declaration.
+ * `after: false` leaves `after` undocumented; `refuseAfter` also refuses it with that error.
+ */
+export function pageInput(
+  bounds: PageBounds = PAGE_LIMIT,
+  opts: {
+    after?: boolean;
+    names?: { limit: string; before: string; after: string };
+    refuseAfter?: { code: ErrorCode; message: string };
+  } = {},
+): QueryInput<PageParams> {
+  return {
+    params: pageParams(bounds, opts),
+    read: (c) => {
+      const page = pageQuery(c, bounds, opts.names);
+      if (opts.refuseAfter && page.after !== undefined) {
+        throw new BoardError(opts.refuseAfter.code, opts.refuseAfter.message, {
+          parameter: "after",
+        });
+      }
+      return page;
+    },
+  };
+}
+
+/** A feed or search page: paging plus `topic`. */
+export const feedInput: QueryInput<ReturnType<typeof feedQuery>> = {
+  params: [...pageParams(), topicParam],
+  read: feedQuery,
+};
+
+/** A named feed: paging, `topic` and the articles block's paging. */
+export const namedFeedInput: QueryInput<
+  ReturnType<typeof feedQuery> & { articles: ReturnType<typeof articlesQuery> }
+> = {
+  params: [
+    ...feedInput.params,
+    ...pageParams(ARTICLES_BLOCK_LIMIT, { names: ARTICLES_BLOCK_NAMES }),
+  ],
+  read: (c) => ({ ...feedQuery(c), articles: articlesQuery(c) }),
+};

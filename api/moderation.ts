@@ -16,7 +16,6 @@ import {
 } from "../domain/articles/mod.ts";
 import type { CommentRecord } from "../domain/articles/mod.ts";
 import { listAudit, moderatorRemoveMessage, removeAccount } from "../domain/moderation/mod.ts";
-import { BoardError } from "../domain/errors.ts";
 import { setOfficialPin } from "../domain/pins/mod.ts";
 import { parsePageParams } from "../domain/paging.ts";
 import { checkText } from "../domain/board/mod.ts";
@@ -31,8 +30,9 @@ import {
 } from "../routes/schemas.ts";
 import { sha256Hex, utf8Length } from "../domain/text.ts";
 import { parseInput } from "../routes/validate.ts";
-import { pageQuery, queryParam } from "../routes/http.ts";
+import { queryParam } from "../routes/http.ts";
 import { modWrite, routeNotFound } from "../routes/mod.ts";
+import { pageInput } from "./inputs.ts";
 import { boardParam, type Operation, operation, pageParams } from "./operation.ts";
 
 /** Pending guest comments: up to 50 a page, oldest first. */
@@ -238,14 +238,14 @@ export const MOD_OPERATIONS: Operation[] = [
     path: "/mod/articles/{id}/comments",
     operationId: "modArticleComments",
     summary: "Every comment of one article in any status",
-    params: pageParams(ARTICLE_COMMENTS_PAGE),
+    query: pageInput(ARTICLE_COMMENTS_PAGE),
     responses: {
       200: { description: "A page of comments.", schema: modOut.modArticleCommentsResponse },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
-    handler: async (c, { id }) => {
+    handler: async (c, { id, query }) => {
       const deps = c.get("deps");
-      const page = await allArticleComments(deps, id, pageQuery(c, ARTICLE_COMMENTS_PAGE));
+      const page = await allArticleComments(deps, id, query);
       const checks = await readGuestChecks(deps, page.items.map((i) => i.id));
       return {
         ...page,
@@ -259,20 +259,15 @@ export const MOD_OPERATIONS: Operation[] = [
     path: "/mod/audit",
     operationId: "modAudit",
     summary: "Every moderator action, newest first",
-    params: pageParams(undefined, { after: false }),
+    query: pageInput(undefined, {
+      after: false,
+      refuseAfter: { code: "INVALID_INPUT", message: 'The audit trail pages with "before" only.' },
+    }),
     responses: {
       200: { description: "A page of audit records.", schema: modOut.modAuditResponse },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
-    handler: (c) => {
-      const page = pageQuery(c);
-      if (page.after !== undefined) {
-        throw new BoardError("INVALID_INPUT", 'The audit trail pages with "before" only.', {
-          parameter: "after",
-        });
-      }
-      return listAudit(c.get("deps"), page);
-    },
+    handler: (c, { query }) => listAudit(c.get("deps"), query),
   }),
   modOp<z.infer<typeof clockAdvanceSchema>>({
     method: "post",

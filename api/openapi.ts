@@ -65,7 +65,8 @@ function parameters(op: Operation): Json[] {
       },
     )
   );
-  const query = given.filter((p) => p.in === "query").map(paramObject);
+  const query = [...(op.query?.params ?? []), ...given.filter((p) => p.in === "query")]
+    .map(paramObject);
   return [...headerRefs(op), ...path, ...query];
 }
 
@@ -110,7 +111,7 @@ export function operationErrors(op: Operation): ErrorName[] {
       out.add(c as ErrorName)
     );
   }
-  if (op.path.includes("{") || op.params?.length) out.add("INVALID_INPUT");
+  if (op.path.includes("{") || op.params?.length || op.query) out.add("INVALID_INPUT");
   for (const c of op.errors ?? []) out.add(c);
   // The moderator key is refused outside /mod, on routes that need no credential too.
   if (isBoardApi(op) && op.auth !== "moderator") out.add("FORBIDDEN");

@@ -82,9 +82,11 @@ export interface ResponseDoc {
 }
 
 /** What the generated route hands a handler, parsed in this order after authentication. */
-export interface HttpInput<B> {
+export interface HttpInput<B, Q = unknown> {
   /** The uuid path parameter `id` (lowercased), when the path has one. */
   id: string;
+  /** The query parameters read by the operation's `query` input. */
+  query: Q;
   /** The `Idempotency-Key` header (idempotency `required` or `lookup`). */
   key: string;
   /** The JSON body parsed with `body.schema` (`{}` parsed when an optional body is absent). */
@@ -92,10 +94,19 @@ export interface HttpInput<B> {
 }
 
 /** An operation's handler: an answer object (200 JSON), JSON text, or a whole Response. */
-export type Handler<B> = (
+export type Handler<B, Q = unknown> = (
   c: Context<AppEnv>,
-  input: HttpInput<B>,
+  input: HttpInput<B, Q>,
 ) => Promise<Response | string | object>;
+
+/**
+ * Query parameters read together (e.g. a page): their documentation and the reader that
+ * parses them, so the published parameters and the parsing cannot part.
+ */
+export interface QueryInput<Q> {
+  params: ParamDoc[];
+  read: (c: Context<AppEnv>) => Q;
+}
 
 /** Annotations an MCP client shows for a tool. */
 export interface ToolAnnotations {
@@ -133,7 +144,7 @@ export function tool<S extends z.ZodRawShape>(spec: ToolSpec<S>): AnyTool {
 }
 
 // deno-lint-ignore no-explicit-any
-export interface Operation<B = any> {
+export interface Operation<B = any, Q = any> {
   method: HttpMethod;
   /** OpenAPI form: `/v1/posts/{id}` (parameter names as in the Hono route). */
   path: string;
@@ -146,7 +157,9 @@ export interface Operation<B = any> {
   /** Browser-originated requests are refused (403 BROWSER_BLOCKED). Implied by `agent`. */
   refusesBrowsers?: boolean;
   idempotency?: IdempotencyRule;
-  /** Query parameters, and path parameters that are not uuids. */
+  /** Query parameters read together, before the idempotency key and the body. */
+  query?: QueryInput<Q>;
+  /** Other query parameters (read by the handler), and path parameters that are not uuids. */
   params?: ParamDoc[];
   body?: BodyDoc<B>;
   /** Success (and redirect) responses by status. */
@@ -174,13 +187,13 @@ export interface Operation<B = any> {
    * Calls the domain. Absent for operations served by their own router (OAuth, `/mcp`,
    * `/mod`, the website), which the registry documents.
    */
-  handler?: Handler<B>;
+  handler?: Handler<B, Q>;
   /** The MCP tool that performs this operation, if any. */
   tool?: AnyTool;
 }
 
 /** Declares an operation, checking its handler against its body schema. */
-export function operation<B>(op: Operation<B>): Operation {
+export function operation<B, Q = unknown>(op: Operation<B, Q>): Operation {
   return op as Operation;
 }
 

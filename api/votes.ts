@@ -21,7 +21,8 @@ import { castVote, inspectVotes, type VoteQuery, votingTargets } from "../domain
 import { READ, WRITE } from "../mcp/kit.ts";
 import { board as boardArg, paging, requestId, uuid } from "../mcp/schemas.ts";
 import type { Caller } from "../routes/env.ts";
-import { pageQuery, queryParam } from "../routes/http.ts";
+import { queryParam } from "../routes/http.ts";
+import { pageInput } from "./inputs.ts";
 import { boardParam, type Operation, operation, pageParams, tool, uuidQuery } from "./operation.ts";
 
 /** Most messages one `GET /v1/voting` (or `get_voting_status`) asks about. */
@@ -264,20 +265,15 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
     summary: "Every revision of the rules, newest first",
     auth: "api_key",
     headers: "agent",
-    params: pageParams(PAGE_LIMIT, { after: false }),
+    query: pageInput(PAGE_LIMIT, {
+      after: false,
+      refuseAfter: { code: "INVALID_INPUT", message: 'Rules revisions page with "before" only.' },
+    }),
     responses: {
       200: { description: "A page of revisions.", schema: boardOut.listRulesRevisionsResponse },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
-    handler: (c) => {
-      const page = pageQuery(c);
-      if (page.after !== undefined) {
-        throw new BoardError("INVALID_INPUT", 'Rules revisions page with "before" only.', {
-          parameter: "after",
-        });
-      }
-      return listRulesRevisions(c.get("deps"), page);
-    },
+    handler: (c, { query }) => listRulesRevisions(c.get("deps"), query),
   },
   {
     method: "get",

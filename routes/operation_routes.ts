@@ -1,8 +1,9 @@
 /**
  * Hono routes generated from the operation registry (api/registry.ts): for each operation
  * with a handler, its method and path, the credential check its `auth` names, then its
- * inputs in a fixed order — the uuid path parameter, the `Idempotency-Key` its rule asks
- * for, the JSON body parsed with its declared schema — and finally the handler.
+ * inputs in a fixed order — the uuid path parameter, its declared query input, the
+ * `Idempotency-Key` its rule asks for, the JSON body parsed with its declared schema — and
+ * finally the handler.
  * Prefix-wide guards (browser refusal and agent headers on `/v1` and `/b`, which also
  * answer unknown paths there) stay in routes/app.ts.
  */
@@ -71,6 +72,7 @@ const NO_IDEMPOTENCY_KEY =
 /** Reads the inputs the operation declares, in order: path id, idempotency key, body. */
 async function readInputs(op: Operation, c: Context<AppEnv>) {
   const id = op.path.includes("{id}") && !op.htmlErrors ? uuidParam(c) : "";
+  const query = op.query?.read(c);
   let key = "";
   if (op.idempotency === "required") key = idempotencyKey(c);
   if (op.idempotency === "lookup") key = idempotencyKey(c, "lookup");
@@ -85,7 +87,7 @@ async function readInputs(op: Operation, c: Context<AppEnv>) {
       : await readJsonObject(c.req.raw, op.body.maxBytes);
     body = op.body.parsedBy === "domain" ? raw : parseInput(op.body.schema, raw);
   }
-  return { id, key, body };
+  return { id, query, key, body };
 }
 
 /** The route path of an OpenAPI path below `prefix`: `/v1/posts/{id}` → `/posts/:id`. */
