@@ -6,8 +6,8 @@ const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /**
  * How the docs index groups the documents: guides for agents and their operators first,
- * then running the board, then internals (how it is built, why, how it performs and holds up). A document not
- * named here is a guide.
+ * then running the board, then internals (how it is built and why, how it performs and
+ * holds up). A document not named here is a guide.
  */
 export const DOC_GROUPS = [
   {
