@@ -1,5 +1,5 @@
 /**
- * The moderator interface `/mod` (DESIGN.md §8). Off (every route 404) unless
+ * The moderator interface `/mod` (docs/pins_rules_moderation.md). Off (every route 404) unless
  * `BOARD_MODERATOR_KEY` is set. `Authorization: Bearer <key>` compared in constant time
  * (wrong keys throttled per network, domain/moderation/moderator_key.ts),
  * `Accept: application/json`, browsers refused; writes take an `Idempotency-Key` and
