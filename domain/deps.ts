@@ -19,7 +19,7 @@ export interface Config {
   searchBatch: number;
   /**
    * True: the publication that completes a search batch answers at once and the batch is
-   * sealed beside the next requests. Tests turn it off, so that a test ends with its work.
+   * sealed while the next requests are served. Tests turn it off, so that a test ends with its work.
    */
   backgroundSealing: boolean;
   production: boolean;

@@ -24,7 +24,7 @@ export function fingerprint(payload: Record<string, unknown>): Promise<string> {
   return sha256Hex(canonicalJson(payload));
 }
 
-/** The lookup route agents use to check whether a write landed. */
+/** The lookup route agents use to check whether a write was stored. */
 export const LOOKUP_PATH = "/v1/me/publications/lookup";
 
 /**

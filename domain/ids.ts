@@ -2,7 +2,7 @@
  * Identifiers: UUID version 7 (RFC 9562) — 48 bits of Unix milliseconds from the injected
  * clock, then 74 random bits. Ids made later sort later, so the indexes keyed by id
  * (`message_seq_by_id`, `agents`, …) grow at their end instead of on random B-tree pages
- * (issue 12: a post's commit touches fewer pages). Still unguessable (74 random bits);
+ * (so a post's commit touches fewer pages). Still unguessable (74 random bits);
  * the time they show is the record's `created_at`, which is public anyway.
  */
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));

@@ -1,5 +1,5 @@
 /**
- * Network identity (DESIGN.md §3): an IPv4 address, or the /64 of an IPv6 address.
+ * Network identity (docs/limits.md): an IPv4 address, or the /64 of an IPv6 address.
  * IPv4-mapped IPv6 addresses count as their IPv4 address.
  */
 export function networkOf(address: string): string {

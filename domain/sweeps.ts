@@ -1,6 +1,6 @@
 /**
  * Tidy-up sweeps run by `Deno.cron` (routes/cron.ts). Correctness never depends on them
- * (DESIGN.md §9): every read compares stored timestamps with the clock, and start-up
+ * (docs/deploy.md): every read compares stored timestamps with the clock, and start-up
  * already resumes unfinished purges. A sweep only finishes work a crash left behind on a
  * long-running deployment, drops records known to be dead, and records article
  * transitions that have fallen due (reads show them without writing; the next article

@@ -68,8 +68,8 @@ export function previewOf(body: string) {
 /**
  * SHA-256 of a string, hex encoded. Computed with `node:crypto` (built into Deno): the same
  * digest as Web Crypto's, but synchronous and about 30 times cheaper — Web Crypto's
- * `digest` was the largest single cost of an authenticated read (issue 12,
- * docs/benchmark_notes.md). The signature stays async for its callers.
+ * `digest` was the largest single cost of an authenticated read
+ * (docs/benchmark_notes.md). The signature stays async for its callers.
  */
 export function sha256Hex(s: string): Promise<string> {
   return Promise.resolve(createHash("sha256").update(s, "utf8").digest("hex"));

@@ -2,7 +2,7 @@
  * Whole-store backup as newline-delimited JSON: one line per entry,
  * `{"key": [...], "value": ...}` with a type tag for what JSON cannot hold
  * (bigint, Uint8Array, KvU64, Date, undefined). Expiry deadlines are not readable from
- * KV and are not exported: every expiry is enforced in code anyway (DESIGN.md §11).
+ * KV and are not exported: every expiry is enforced in code anyway (docs/deploy.md).
  */
 
 type Tagged =

@@ -1,5 +1,5 @@
 /**
- * Every Deno KV key the service uses comes from this module (STYLE.md #1).
+ * Every Deno KV key the service uses comes from this module.
  * Prefixes are plural snake_case; secondary indexes are named `x_by_y`.
  * Sequence numbers are always JS numbers in keys (never bigint).
  *
@@ -75,13 +75,13 @@ export const keys = {
     owner: agentQuotaOwner,
   }, (kind: string, subject: string, day: number) => ["quota_usage", kind, subject, day] as const),
 
-  // ---- rate limits (issue 4): every key carries expireIn; expiry is also enforced in code
+  // ---- rate limits (docs/limits.md): every key carries expireIn; expiry is also enforced in code
   /** A sliding one-minute window (counts per whole second) of one kind for one subject. */
   rateWindows: unshown((kind: string, subject: string) => ["rate_windows", kind, subject] as const),
   /** A board-wide token bucket (GCRA: the theoretical arrival time in ms). */
   rateBuckets: unshown((name: string) => ["rate_buckets", name] as const),
 
-  // ---- search (issue 3): inverted index over the named board only (docs/search.md)
+  // ---- search: inverted index over the named board only (docs/search.md)
   /** A posting block: the seqs of one sealed batch (from `first`) holding `term`. */
   searchPostings: shown((term: string, first: number) => ["search_postings", term, first] as const),
   searchPostingsPrefix: listing((term: string) => ["search_postings", term] as const),
@@ -95,7 +95,7 @@ export const keys = {
   /** The exact terms a message was indexed under, so removal deletes exactly those. */
   searchTermsByMessage: shown((seq: number) => ["search_terms_by_message", seq] as const),
 
-  // ---- votes, karma and voting standing (issue 5, docs/votes.md)
+  // ---- votes, karma and voting standing (docs/votes.md)
   /** One account's immutable vote on one message (the write-once uniqueness key). */
   votes: ownShown(
     3,
@@ -123,7 +123,7 @@ export const keys = {
   /** An account's karma aggregate and voting suspension state. */
   votingStandings: ownShown(1, (agentId: string) => ["voting_standings", agentId] as const),
 
-  // ---- OAuth authorization server (issue 10). Secrets appear only as SHA-256 hex hashes.
+  // ---- OAuth authorization server (docs/oauth.md). Secrets appear only as SHA-256 hex hashes.
   /** A dynamically registered public client. */
   oauthClients: unshown((clientId: string) => ["oauth_clients", clientId] as const),
   /** A validated authorization request waiting for consent. */
@@ -157,7 +157,7 @@ export const keys = {
   /** A refresh token (current or rotated), by hash. */
   oauthRefreshTokens: unshown((tokenHash: string) => ["oauth_refresh_tokens", tokenHash] as const),
 
-  // ---- articles for human readers (issue 8, docs/articles.md)
+  // ---- articles for human readers (docs/articles.md)
   /** The articles event sequence (activity) and list positions: `{ seq }`. */
   articleHeads: shown(() => ["article_heads"] as const),
   /** Maintained counts for the public feed summary. */
@@ -223,7 +223,7 @@ export const keys = {
     ["article_open_appeals", at, revisionId] as const
   ),
   articleOpenAppealsPrefix: listing(() => ["article_open_appeals"] as const),
-  // ---- veterans, pins, rules, moderation (issue 6, docs/pins_rules_moderation.md)
+  // ---- veterans, pins, rules, moderation (docs/pins_rules_moderation.md)
   /** An account's earned veteran status and pin-rights suspension state. */
   veterans: ownShown(1, (agentId: string) => ["veterans", agentId] as const),
   /** Every community pin of both boards in one record, so slot and per-veteran limits are one check. */
@@ -243,10 +243,10 @@ export const keys = {
   /** An account removal whose content is still being removed (finished at start after a crash). */
   accountPurges: unshown((agentId: string) => ["account_purges", agentId] as const),
   accountPurgesPrefix: listing(() => ["account_purges"] as const),
-  // ---- API key rotation (issue 13, docs/api.md "Additions"): written once per retired key
+  // ---- API key rotation (docs/api.md "Additions beyond the spec"): written once per retired key
   /** The receipt of the rotation that retired the key with this hash (new key sealed, 10 min). */
   keyRotations: unshown((oldKeyHash: string) => ["key_rotations", oldKeyHash] as const),
-  // ---- human website: guest sessions and guest comments (issue 9, docs/website.md)
+  // ---- human website: guest sessions and guest comments (docs/website.md)
   /** A guest browser session, by the SHA-256 of its cookie value (KV expiry as well). */
   guestSessions: unshown((sessionHash: string) => ["guest_sessions", sessionHash] as const),
   /** Guest sessions started from one network in one fixed hour (an exact counter). */
@@ -267,7 +267,7 @@ export const keys = {
   ),
   /** The automatic moderation outcome of a guest comment. */
   guestCommentChecks: unshown((commentId: string) => ["guest_comment_checks", commentId] as const),
-  // ---- read caches (issue 12, docs/benchmark_notes.md): version keys, blind-written by
+  // ---- read caches (docs/architecture.md): version keys, blind-written by
   // every commit that changes what they cover (kv/read_versions.ts); readers compare
   // their versionstamps with the ones a cached page was built under.
   /** A read-version key (`shared`: bumped by every change a cached read can show). */

@@ -1,4 +1,4 @@
-/** The strictest atomic limits across embedded KV, Deno Deploy and denokv (DESIGN.md §11). */
+/** The strictest atomic limits across embedded KV, Deno Deploy and denokv (docs/deploy.md). */
 export const KV_LIMITS = {
   checksPerAtomic: 10,
   mutationsPerAtomic: 1000,

@@ -11,7 +11,7 @@ export function isKvConnectUrl(path: string | undefined): boolean {
  * `DENO_KV_ACCESS_TOKEN`); undefined means the platform's default store (Deno Deploy).
  * A file path gets its folder created first. `open` is injectable for tests. The handle
  * bumps the read caches' version keys on every write (kv/versioned_kv.ts). A file gets a
- * second handle for reads, so that reads run beside commits (kv/versioned_kv.ts).
+ * second handle for reads, so that reads run while a commit is in flight (kv/versioned_kv.ts).
  */
 export async function openKv(
   path: string | undefined,

@@ -1,5 +1,5 @@
 /**
- * The read cache (issue 12): whole answers of the hot reads (feed and activity pages,
+ * The read cache: whole answers of the hot reads (feed and activity pages,
  * thread reads, searches), kept as JSON text per viewer and per query, and served again
  * only while nothing they were built from can have changed:
  *

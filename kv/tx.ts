@@ -1,10 +1,10 @@
 /**
- * Optimistic transactions over Deno KV (STYLE.md #2).
+ * Optimistic transactions over Deno KV.
  *
  * Every entry read through a `Tx` becomes a `.check()` of the final commit, so a
  * read-then-write can never act on stale data: if anything it read changed, the
  * whole function runs again on fresh reads. Mutations are buffered and committed as one
- * atomic, asserted against the portable limits of DESIGN.md §11. Nothing is carried from
+ * atomic, asserted against the portable limits of kv/limits.ts. Nothing is carried from
  * one attempt, or one transaction, to the next: every attempt reads the store.
  */
 import { keySize, KV_LIMITS, valueSize } from "./limits.ts";

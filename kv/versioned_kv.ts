@@ -82,7 +82,7 @@ const READS = new Set<PropertyKey>(["get", "getMany", "list"]);
  * Wraps a KV handle so that every write bumps the read-cache versions (see above). With
  * `reader`, a second handle on the same SQLite file, `get`, `getMany` and `list` go to it:
  * the embedded store serves each handle on its own thread, so reads do not queue behind a
- * commit in flight (SQLite's WAL lets them run beside it, and a read started after a commit
+ * commit in flight (SQLite's WAL lets them run while it is in flight, and a read started after a commit
  * returned sees it). `close` (and disposal) closes both.
  */
 export function versionedKv(kv: Deno.Kv, reader?: Deno.Kv): Deno.Kv {

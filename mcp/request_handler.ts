@@ -1,6 +1,6 @@
 /**
- * Stateless Streamable HTTP: every request gets a fresh McpServer and a fresh transport
- * (issue 11), so an answer can only ever reach its own client. What is shared is only what
+ * Stateless Streamable HTTP: every request gets a fresh McpServer and a fresh transport,
+ * so an answer can only ever reach its own client. What is shared is only what
  * never depends on a request: the tool definitions and schemas (mcp/tool_configs.ts). Tool
  * handlers read the caller and network of the request they run for from an
  * AsyncLocalStorage scope entered around that request.

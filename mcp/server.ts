@@ -19,7 +19,7 @@ export const MCP_INSTRUCTIONS = [
 
 /**
  * The SDK's JSON Schema validator serves only elicitation, which this server never asks
- * for: one shared instance instead of a new Ajv per request (issue 12).
+ * for: one shared instance instead of a new Ajv per request.
  */
 let validator: AjvJsonSchemaValidator | undefined;
 

@@ -1,6 +1,6 @@
 /**
  * Tool definitions (title, description, argument schemas, annotations) built once per
- * process (issue 12): they hold no caller state, and building zod schemas for twenty tools
+ * process: they hold no caller state, and building zod schemas for twenty tools
  * on every request was most of the cost of an MCP call. Servers stay one per request.
  */
 // @ts-types="@modelcontextprotocol/sdk/server/zod-compat.js"

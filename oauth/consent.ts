@@ -1,5 +1,5 @@
 /**
- * The consent step (DESIGN.md §10): validated authorization requests waiting on the
+ * The consent step (docs/oauth.md "Consent"): validated authorization requests waiting on the
  * page, their single-use CSRF tokens, the account created or linked there, and the
  * authorization code that completes the request.
  *

@@ -1,5 +1,5 @@
 /**
- * The consent page (DESIGN.md §10), server-rendered with hono/jsx inside the website's
+ * The consent page (docs/oauth.md "Consent"), server-rendered with hono/jsx inside the website's
  * layout and stylesheet (routes/web/): create a new agent (`mode=create`, `name`,
  * `participation_basis`) or link an existing key (`mode=link`, `api_key`), each form
  * carrying the single-use hidden `csrf`. Every value shown is escaped by JSX; the client

@@ -89,7 +89,7 @@ export async function readBoundedText(req: Request, limit = MAX_OAUTH_BODY_BYTES
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > limit) throw new InvalidRequestError(`The request body exceeds ${limit} bytes.`);
   const bytes = await readBoundedBytes(req, limit, {
-    // A client that stops mid-body is an invalid request, not a server error (issue 13).
+    // A client that stops mid-body is an invalid request, not a server error.
     incomplete: () => new InvalidRequestError("The request body ended before it was complete."),
     tooLarge: () => new InvalidRequestError(`The request body exceeds ${limit} bytes.`),
   });

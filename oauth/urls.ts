@@ -1,5 +1,5 @@
 /**
- * Every OAuth URL the service publishes comes from `oauthUrls` (STYLE.md #9): the
+ * Every OAuth URL the service publishes comes from `oauthUrls`: the
  * issuer, the endpoints, the protected-resource metadata named in `WWW-Authenticate`
  * challenges, and the resource (token audience). Routes are mounted on `OAUTH_PATHS`,
  * so a published URL and the route that answers it can never disagree.

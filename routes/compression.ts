@@ -1,5 +1,5 @@
 /**
- * Response compression (docs/api.md, "Compression"): JSON, HTML and other text answers are
+ * Response compression (docs/api.md, "Compressed responses"): JSON, HTML and other text answers are
  * sent gzip- or brotli-encoded when the request's `Accept-Encoding` allows it. Brotli is
  * chosen when the client rates it at least as high as gzip; a coding rated `q=0` is never
  * used, nor is `identity` refused. Bodies under MIN_COMPRESS_BYTES, already encoded bodies,

@@ -1,10 +1,10 @@
 /**
  * The gate and the audited write of the moderator interface `/mod` (its operations are in
- * api/moderation.ts; DESIGN.md §8). Off (every route 404) unless
+ * api/moderation.ts; docs/pins_rules_moderation.md). Off (every route 404) unless
  * `BOARD_MODERATOR_KEY` is set. `Authorization: Bearer <key>` compared in constant time
- * (wrong keys throttled per network, domain/moderator_key.ts),
+ * (wrong keys throttled per network, domain/moderation/moderator_key.ts),
  * `Accept: application/json`, browsers refused; writes take an `Idempotency-Key` and
- * every write is an audited action (domain/audit.ts).
+ * every write is an audited action (domain/moderation/audit.ts).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import {

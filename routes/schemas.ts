@@ -13,7 +13,7 @@ export { IDEMPOTENCY_KEY_PATTERN, SLUG_PATTERN, UUID_PATTERN, uuidSchema };
 
 export { participationBases };
 
-/** Free text shown to others: well-formed Unicode (no lone surrogates) and no NUL (issue 13). */
+/** Free text shown to others: well-formed Unicode (no lone surrogates) and no NUL. */
 const plainText = (max: number) =>
   z.string().max(max).refine(
     (t) => t.isWellFormed() && !t.includes("\u0000"),
@@ -60,7 +60,7 @@ export const voteSchema = z.strictObject({
   value: z.literal([1, -1], { error: "must be the integer 1 (upvote) or -1 (downvote)" }),
 });
 
-// ---- pins, rules, moderation (issue 6, docs/pins_rules_moderation.md)
+// ---- pins, rules, moderation (docs/pins_rules_moderation.md)
 /** POST /pins and POST /mod/pins: exactly these three fields. */
 export const pinSchema = z.strictObject({
   board: boardSchema,

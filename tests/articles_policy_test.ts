@@ -1,6 +1,7 @@
 /**
- * The standard publication rule after grace (DESIGN.md §9), with K, R and P earned
- * through real board votes (POST /votes) and time moved only by the injected clock.
+ * The standard publication rule after grace (docs/articles.md "Publication policy"), with
+ * K, R and P earned through real board votes (POST /votes) and time moved only by the
+ * injected clock.
  */
 import assert from "node:assert/strict";
 import { firstStart, STANDARD_RULES, standardReadyAt } from "../domain/articles/policy.ts";

@@ -1,7 +1,7 @@
 /**
- * The moderator interface `/mod` (DESIGN.md §8): off without a key, the key checked and
- * refused elsewhere, every route, idempotent replays, the audit trail, the test clock,
- * and the operator CLI.
+ * The moderator interface `/mod` (docs/pins_rules_moderation.md): off without a key, the
+ * key checked and refused elsewhere, every route, idempotent replays, the audit trail, the
+ * test clock, and the operator CLI.
  */
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";

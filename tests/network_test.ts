@@ -1,5 +1,5 @@
 /**
- * Network identity (DESIGN.md §3): IPv4 address or IPv6 /64; X-Forwarded-For only with
+ * Network identity (docs/limits.md): IPv4 address or IPv6 /64; X-Forwarded-For only with
  * BOARD_TRUST_PROXY=1. Unit rules, then per-network limits shared (or not) through HTTP.
  */
 import assert from "node:assert/strict";

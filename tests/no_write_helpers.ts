@@ -1,5 +1,5 @@
 /**
- * Helpers of the "reads write nothing" tests (issue 12): a whole-store snapshot (every key
+ * Helpers of the "reads write nothing" tests: a whole-store snapshot (every key
  * with its versionstamp) to compare before and after a read, and an author whose standing
  * lets the standard publication rule publish once support has settled.
  */

@@ -1,5 +1,5 @@
 /**
- * Reads write nothing (issue 12): a clock-driven article transition that has fallen due
+ * Reads write nothing: a clock-driven article transition that has fallen due
  * is shown by every read — REST and MCP, the activity stream, the articles block, the
  * feeds, the public pages — without a single KV write, at the stream position it keeps
  * once the sweep (or the next article change) records it (docs/articles.md "Due

@@ -1,5 +1,5 @@
 /**
- * Reads write nothing (issue 12): `GET /v1/me` and the MCP `get_my_agent` tool show a
+ * Reads write nothing: `GET /v1/me` and the MCP `get_my_agent` tool show a
  * veteran status the clock (or a vote) has earned without storing it, with the
  * `eligible_at` the record gets when the next write that touches the account's standing
  * stores it (docs/pins_rules_moderation.md).

@@ -1,7 +1,7 @@
 /**
- * The rules post (DESIGN.md §5): created once at first start as the first official pinned
- * thread, read at GET /v1/rules, edited with PUT /v1/rules by active accounts with
- * positive karma (optimistic concurrency, every revision kept), and the
+ * The rules post (docs/pins_rules_moderation.md): created once at first start as the first
+ * official pinned thread, read at GET /v1/rules, edited with PUT /v1/rules by active
+ * accounts with positive karma (optimistic concurrency, every revision kept), and the
  * `edit_current_rules` action offered on the rules thread to eligible viewers only.
  */
 import assert from "node:assert/strict";

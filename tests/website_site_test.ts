@@ -234,6 +234,11 @@ Deno.test("docs index: guides first, internals apart, titles without backticks",
     }
   }
   assert.ok(sections[2].names.includes("benchmarks") && sections[2].names.includes("reliability"));
+  assert.deepEqual(
+    sections[2].names.slice(0, 2),
+    ["architecture", "decisions"],
+    "maintainers' docs",
+  );
   assert.ok(!sections[0].names.includes("benchmarks"));
   assert.ok(sections[0].names.includes("api") && sections[0].names.includes("skill"));
   assert.ok(!index.includes("`"), "no raw backticks in link titles");

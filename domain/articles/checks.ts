@@ -1,8 +1,8 @@
 /**
- * The automatic checks every submission, comment and preview runs (DESIGN.md §6):
- * schema, English language, sizes, SVG references and no credentials in content.
- * Every failure is collected with where it is, then reported together as one 400
- * ARTICLE_CHECKS_FAILED (docs/articles.md "Automatic checks").
+ * The automatic checks every submission, comment and preview runs (docs/articles.md
+ * "Automatic checks"): schema, English language, sizes, SVG references and no credentials
+ * in content. Every failure is collected with where it is, then reported together as one
+ * 400 ARTICLE_CHECKS_FAILED (docs/articles.md "Automatic checks").
  */
 import type { z } from "zod";
 import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";

@@ -1,5 +1,5 @@
 /**
- * Due transitions as reads see them, without writing (issue 12: a read never writes).
+ * Due transitions as reads see them, without writing (a read never writes).
  *
  * A clock-driven transition (publication once support has settled, expiry) is recorded
  * by the periodic sweep or by the next article change (`settleDue`, lifecycle.ts), first

@@ -1,5 +1,5 @@
 /**
- * Article moderation for the moderator interface (DESIGN.md §8, `POST
+ * Article moderation for the moderator interface (docs/articles.md, `POST
  * /mod/articles/{id}/decision`): reject, restrict, restore — and the open appeals they
  * decide. Authorisation and the audit trail belong to the caller (the /mod routes).
  */

@@ -1,8 +1,8 @@
 /**
- * The publication policy (spec "States and transitions", DESIGN.md §9): the grace
- * period counted from the board's first start, the standard rules after it, and the
- * clock-driven decisions (settled support, author age, expiry) made by comparing stored
- * timestamps with `deps.clock.now()` whenever a revision is looked at.
+ * The publication policy (spec "States and transitions", docs/articles.md "Publication
+ * policy"): the grace period counted from the board's first start, the standard rules after
+ * it, and the clock-driven decisions (settled support, author age, expiry) made by
+ * comparing stored timestamps with `deps.clock.now()` whenever a revision is looked at.
  */
 import { keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts/mod.ts";

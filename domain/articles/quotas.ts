@@ -1,4 +1,4 @@
-/** Daily allowances of the articles feature (docs/articles.md "Allowances"). */
+/** Daily allowances of the articles feature (docs/articles.md "Limits and allowances"). */
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import { nextUtcMidnight, utcDay } from "../clock.ts";

@@ -34,7 +34,7 @@ export async function onMessageRemoved(
 
 /**
  * Runs after the commit that stored message `seq`: the message that completes a search
- * batch has it sealed (domain/search/seal.ts), beside the next requests unless the
+ * batch has it sealed (domain/search/seal.ts) while the next requests are served, unless the
  * configuration says to wait. A failure loses nothing: the messages are searchable from
  * their term lists, and the next batch's sealing or the tidy-up cron seals it.
  */

@@ -24,4 +24,4 @@ export type { Author } from "./posts.ts";
 export { postingQuota } from "./quotas.ts";
 export { messageActionTemplates } from "./views.ts";
 export type { ActionRef, MessageItem } from "./views.ts";
-export { BOARD_WRITES_LOCK } from "./write_pipeline.ts";
+export { BOARD_WRITES_LOCK } from "./write_lock.ts";

@@ -1,5 +1,5 @@
 /** Writing messages: root threads, replies, and deletion (with crash-safe purge of replies). */
-import { BOARD_WRITES_LOCK } from "./write_pipeline.ts";
+import { BOARD_WRITES_LOCK } from "./write_lock.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
 import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";

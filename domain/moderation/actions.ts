@@ -1,8 +1,8 @@
 /**
- * Moderator actions on content and accounts (DESIGN.md §8). Removing an account revokes
- * its key (OAuth connections end with it), retires its pins in the same commit, and
- * removes its named posts and replies through the ordinary removal machinery (a root takes
- * its replies). The removal is marked first and finished at start after a crash.
+ * Moderator actions on content and accounts (docs/pins_rules_moderation.md). Removing an
+ * account revokes its key (OAuth connections end with it), retires its pins in the same
+ * commit, and removes its named posts and replies through the ordinary removal machinery (a
+ * root takes its replies). The removal is marked first and finished at start after a crash.
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import { listAll, transact } from "../../kv/tx.ts";

@@ -1,7 +1,7 @@
 /**
- * Reading and editing the rules (DESIGN.md §5). The rules thread's body is always the
- * current text. Any active account with positive named-board karma may replace it
- * (optimistic concurrency on `base_revision`); moderators may replace it too. Every
+ * Reading and editing the rules (docs/pins_rules_moderation.md). The rules thread's body is
+ * always the current text. Any active account with positive named-board karma may replace
+ * it (optimistic concurrency on `base_revision`); moderators may replace it too. Every
  * revision is kept. The record and the thread are made in domain/rules/post.ts.
  */
 import { keys } from "../../kv/keys.ts";

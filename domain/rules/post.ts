@@ -1,7 +1,7 @@
 /**
- * The rules post record and its thread (DESIGN.md §5): created once at first start as an
- * official, permanently pinned named root thread by `board`, holding the initial rules;
- * and the rules thread's search postings, which follow the current text.
+ * The rules post record and its thread (docs/pins_rules_moderation.md): created once at
+ * first start as an official, permanently pinned named root thread by `board`, holding the
+ * initial rules; and the rules thread's search postings, which follow the current text.
  */
 import {
   BOARD_WRITES_LOCK,

@@ -265,7 +265,7 @@ export class Scanner {
    * The tail: seqs from `from` to `to` (inclusive, above the sealed marker) whose term list
    * holds every one of `lists`, in scan order, from one range read of their term lists.
    * Its work is counted apart (`tailWork`): the tail is at most about two batches long,
-   * whatever the query, so it is a fixed cost beside the page's budget.
+   * whatever the query, so it is a fixed cost outside the page's budget.
    */
   async tail(lists: PostingList[], from: number, to: number): Promise<number[]> {
     if (from > to) return [];

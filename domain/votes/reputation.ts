@@ -1,5 +1,5 @@
 /**
- * Reputation and vote weight (DESIGN.md §9), computed from the named-board votes an
+ * Reputation and vote weight (docs/votes.md), computed from the named-board votes an
  * account received (`votes_by_recipient`) by comparing stored timestamps with the clock
  * at read time: a peer vote counts for reputation once it is 48 hours old, and only while
  * its voter is active and at least 7 days old. Nothing here depends on background work.

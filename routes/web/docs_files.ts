@@ -6,8 +6,8 @@ const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /**
  * How the docs index groups the documents: guides for agents and their operators first,
- * then running the board, then internals (how it performs and holds up). A document not
- * named here is a guide.
+ * then running the board, then internals (how it is built and why, how it performs and
+ * holds up). A document not named here is a guide.
  */
 export const DOC_GROUPS = [
   {
@@ -28,7 +28,17 @@ export const DOC_GROUPS = [
     ],
   },
   { title: "Running the board", names: ["deploy"] },
-  { title: "Internals", names: ["reliability", "benchmarks", "benchmark_notes", "benchmark_soak"] },
+  {
+    title: "Internals",
+    names: [
+      "architecture",
+      "decisions",
+      "reliability",
+      "benchmarks",
+      "benchmark_notes",
+      "benchmark_soak",
+    ],
+  },
 ] as const;
 
 /** The text of docs/<name>.md, or null when there is no such document. */

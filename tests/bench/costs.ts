@@ -51,7 +51,7 @@ export async function measureCosts(messages = 1500, samples = 20): Promise<CostR
         BOARD_MAX_POSTS: "1000000",
         BOARD_SEARCH_BATCH: Deno.env.get("BOARD_SEARCH_BATCH"),
       }),
-      backgroundSealing: false, // no sealing runs beside a measured operation
+      backgroundSealing: false, // no sealing runs during a measured operation
     };
     const writeDeps = makeDeps(versionedKv(meter.kv), new SystemClock(), config);
     await prepareService(writeDeps);

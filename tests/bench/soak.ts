@@ -1,5 +1,5 @@
 /**
- * `deno task bench:soak`: the memory soak (issue 12). Ten minutes (SOAK_SECONDS) of mixed
+ * `deno task bench:soak`: the memory soak. Ten minutes (SOAK_SECONDS) of mixed
  * load on the real server over loopback — feeds, activity polling, thread reads, searches
  * and MCP list_recent by many agents, with posts, replies and votes mixed in — while the
  * server's resident set is sampled every 5 s. Target: at most 10% RSS growth after the

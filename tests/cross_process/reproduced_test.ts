@@ -37,7 +37,7 @@ Deno.test("cross-process: a vote held in flight while another process votes for 
   const held = await a.hold(["votes"]);
   const first = voteRequest(a, voters[0], xThread, 1);
   await held.reached;
-  // 32 votes wait on A beside the held commit, then a vote for Y arrives on A.
+  // 32 votes queue on A behind the held commit, then a vote for Y arrives on A.
   const waiting = voters.slice(1, 33).map((v) => voteRequest(a, v, xThread, 1));
   await a.quiet();
   const forY = voteRequest(a, voters[33], yThreads[0], 1);

@@ -50,7 +50,7 @@ Deno.test("cross-process: votes", async (t) => {
       const body = await res.json();
       assert.equal(res.status, 200, JSON.stringify(body));
       assert.equal(body.replayed, true);
-      // The opposite value, landed elsewhere first, makes the held one a conflict.
+      // The opposite value, committed elsewhere first, makes the held one a conflict.
       const w = await agent(b);
       const conflict = await whileHeld(
         a,

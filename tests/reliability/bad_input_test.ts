@@ -96,7 +96,8 @@ Deno.test("bad input: >= 1,000 malformed requests across every route never get a
     });
   }
   assert.ok(sent >= 1000, `corpus size ${sent}`);
-  // Refused moderator actions are audited by design (DESIGN.md §8): the only writes allowed.
+  // Refused moderator actions are audited by design (docs/pins_rules_moderation.md): the only
+  // writes allowed.
   const audit =
     /^(added|changed) \[("mod_audit"|"action_replays","moderator"|"counters","mod_audit")/;
   const changes = kvChanges(before, await kvSnapshot(board.kv)).filter((c) => !audit.test(c));
