@@ -37,14 +37,12 @@ function authGuards(op: Operation): MiddlewareHandler<AppEnv>[] {
       // routes/app.ts installs the moderator gate for every /mod path.
       return [];
     case "bearer":
-      // Any bearer credential, checked by the handler with the OAuth resource rules
-      // (`/oauth/whoami`; `/mcp` has its own route).
+      // Any bearer credential: checked by the handler with the OAuth resource rules
+      // (`/oauth/whoami`) or by the operation's own guards (`/mcp`).
       return [];
     case "oauth_write":
       // Raw API keys get 403 OAUTH_REQUIRED; tokens without board:write 403 insufficient_scope.
       return [requireCaller({ scope: "board:write", apiKey: false })];
-    default:
-      throw new Error(`${op.operationId}: auth "${op.auth}" has no generated guard`);
   }
 }
 
