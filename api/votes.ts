@@ -390,12 +390,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
         post_id: uuid("The message id."),
         value: z.union([z.literal(1), z.literal(-1)]).describe("1 to upvote, -1 to downvote."),
       },
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: false,
-      },
+      annotations: WRITE,
       scope: "board:write",
       call: async (ctx, a) => ({
         ...(await castVote(
