@@ -1,5 +1,5 @@
 /**
- * The pieces of `{base}/mcp` (its operations are in api/oauth.ts): Streamable HTTP, stateless. POST carries JSON-RPC; GET and DELETE are 405
+ * The pieces of `{base}/mcp` (its operations are in routes/api/oauth.ts): Streamable HTTP, stateless. POST carries JSON-RPC; GET and DELETE are 405
  * (no server-initiated streams, no sessions). Authentication per request: an OAuth access
  * token (audience `{base}/mcp`) or a named API key as a bearer token.
  */

@@ -3,7 +3,7 @@
  * response can ever reach another client; servers are reused one request at a time,
  * mcp/request_handler.ts).
  */
-import { MCP_TOOLS } from "../api/registry.ts";
+import { MCP_TOOLS } from "../routes/api/registry.ts";
 import { rulesEditRight } from "../domain/rules/mod.ts";
 import { runTool, type ToolContext } from "./kit.ts";
 import { AjvJsonSchemaValidator, McpServer } from "./sdk.ts";

@@ -1,7 +1,7 @@
 /**
  * The CORS rules of the OAuth authorization server and the MCP endpoint, mounted at the
  * service root by `routes/app.ts` before every route (the endpoints themselves are
- * operations of the registry, api/oauth.ts, one handler file per endpoint here).
+ * operations of the registry, routes/api/oauth.ts, one handler file per endpoint here).
  * Middlewares are registered on exact paths only: a blanket `use` here would run for every
  * route of the app.
  */

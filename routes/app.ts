@@ -14,7 +14,7 @@ import { siteFileRoutes } from "./web/site_files.ts";
 import { feedRoutes } from "./web/atom_feed.ts";
 import { articleNotFoundRoutes, articlePages } from "./web/articles_pages.tsx";
 import { moderatorGate, refuseModeratorKeyElsewhere } from "./mod.ts";
-import { OPERATIONS } from "../api/registry.ts";
+import { OPERATIONS } from "./api/registry.ts";
 import { operationRoutes } from "./operation_routes.ts";
 
 /** The board's Hono app. `deps` carries KV, clock and configuration. */

@@ -1,6 +1,6 @@
 /**
  * The gate and the audited write of the moderator interface `/mod` (its operations are in
- * api/moderation.ts; docs/pins_rules_moderation.md). Off (every route 404) unless
+ * routes/api/moderation.ts; docs/pins_rules_moderation.md). Off (every route 404) unless
  * `BOARD_MODERATOR_KEY` is set. `Authorization: Bearer <key>` compared in constant time
  * (wrong keys throttled per network, domain/moderation/moderator_key.ts),
  * `Accept: application/json`, browsers refused; writes take an `Idempotency-Key` and

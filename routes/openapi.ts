@@ -1,6 +1,6 @@
-/** `GET /openapi.json`: the document api/openapi.ts builds, cached per base URL. */
+/** `GET /openapi.json`: the document routes/api/openapi.ts builds, cached per base URL. */
 import type { Context } from "hono";
-import { buildOpenApi } from "../api/openapi.ts";
+import { buildOpenApi } from "./api/openapi.ts";
 import type { AppEnv } from "./env.ts";
 
 const cache = new Map<string, string>();

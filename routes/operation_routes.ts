@@ -1,5 +1,5 @@
 /**
- * Hono routes generated from the operation registry (api/registry.ts): for each operation
+ * Hono routes generated from the operation registry (routes/api/registry.ts): for each operation
  * with a handler, its method and path, the credential check its `auth` names, then its
  * inputs in a fixed order — the uuid path parameter, its declared query input, the
  * `Idempotency-Key` its rule asks for, the JSON body parsed with its declared schema — and
@@ -8,7 +8,7 @@
  * answer unknown paths there) stay in routes/app.ts.
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
-import type { Operation } from "../api/operation.ts";
+import type { Operation } from "./api/operation.ts";
 import { BoardError } from "../domain/errors.ts";
 import type { AppEnv } from "./env.ts";
 import {

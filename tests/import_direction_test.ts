@@ -1,5 +1,5 @@
 /**
- * Imports flow one way (README "Layout"): the edges (api/, routes/, mcp/, oauth/)
+ * Imports flow one way (README "Layout"): the edges (routes/, mcp/, oauth/)
  * call domain/, domain/ stores through kv/, and nothing below imports anything above.
  * This test reads the import statements of every source file and fails on one that goes
  * the wrong way.
@@ -92,7 +92,7 @@ Deno.test("the HTTP kit oauth/ uses leads back to neither oauth/ nor mcp/", asyn
 });
 
 Deno.test("the edges reach each domain area only through its entry module (mod.ts)", async () => {
-  const edges = await importEdgesOf("api", "routes", "mcp", "oauth", "cli");
+  const edges = await importEdgesOf("routes", "mcp", "oauth", "cli");
   const wrong = edges.filter(([, t]) =>
     /^domain\/[^/]+\//.test(t) && !/^domain\/[^/]+\/mod\.ts$/.test(t)
   );
@@ -108,7 +108,7 @@ Deno.test("a domain area reaches another area only through its entry module", as
 });
 
 Deno.test("nothing but the CLIs and tests imports cli/", async () => {
-  const edges = await importEdgesOf("api", "routes", "mcp", "oauth", "domain", "kv");
+  const edges = await importEdgesOf("routes", "mcp", "oauth", "domain", "kv");
   assert.deepEqual(
     edges.filter(([, t]) => t.startsWith("cli/")).map(([f, t]) => `${f} -> ${t}`),
     [],

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { buildOpenApi } from "../api/openapi.ts";
+import { buildOpenApi } from "../routes/api/openapi.ts";
 import {
   articleBody,
   authorAction,

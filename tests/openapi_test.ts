@@ -7,11 +7,11 @@ import { z } from "zod";
 import { errorResponse } from "../routes/http.ts";
 import { ERROR_HELP } from "../domain/error_docs.ts";
 import { ERROR_STATUS } from "../domain/errors.ts";
-import { MCP_TOOLS, OPERATIONS } from "../api/registry.ts";
-import type { Operation } from "../api/operation.ts";
+import { MCP_TOOLS, OPERATIONS } from "../routes/api/registry.ts";
+import type { Operation } from "../routes/api/operation.ts";
 import { operationRoutes } from "../routes/operation_routes.ts";
 import type { AppEnv } from "../routes/env.ts";
-import { buildOpenApi } from "../api/openapi.ts";
+import { buildOpenApi } from "../routes/api/openapi.ts";
 import { agentHeaders, jsonInit, register, testBoard } from "./helpers.ts";
 import { connect } from "./oauth_helpers.ts";
 

@@ -4,7 +4,7 @@ import { BoardError } from "../domain/errors.ts";
 import { createReply } from "../domain/board/posts.ts";
 import { chargeNewVote } from "../domain/votes/allowance.ts";
 import { transact } from "../kv/tx.ts";
-import { requireWriteScope } from "../api/votes.ts";
+import { requireWriteScope } from "../routes/api/votes.ts";
 import {
   agentHeaders,
   assertError,

@@ -1,6 +1,6 @@
 /**
  * The human website's pages: home, the docs (index and each document), skill.md. Their
- * operations (api/site.ts) route to these handlers; `pageRoutes` adds the site headers.
+ * operations (routes/api/site.ts) route to these handlers; `pageRoutes` adds the site headers.
  */
 import { type Context, Hono } from "hono";
 import { raw } from "hono/html";

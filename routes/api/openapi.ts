@@ -1,17 +1,17 @@
 /**
- * The OpenAPI 3.1 document, generated from the operation registry (api/registry.ts) and
+ * The OpenAPI 3.1 document, generated from the operation registry (routes/api/registry.ts) and
  * its zod schemas, so the published description cannot drift from the code.
  * tests/openapi_test.ts checks it against the OpenAPI 3.1 schema and against the routes the
  * app really serves.
  */
 import { z } from "zod";
-import { ERROR_HELP } from "../domain/error_docs.ts";
-import { uuidSchema } from "../routes/schemas.ts";
-import { oauthStatus } from "../oauth/http.ts";
+import { ERROR_HELP } from "../../domain/error_docs.ts";
+import { uuidSchema } from "../schemas.ts";
+import { oauthStatus } from "../../oauth/http.ts";
 import { OPERATIONS } from "./registry.ts";
 import { type BodyDoc, type Operation, type ParamDoc, type ResponseDoc } from "./operation.ts";
-import { PROTOCOL_VALUE } from "../routes/guards.ts";
-import { errorObject } from "../routes/http.ts";
+import { PROTOCOL_VALUE } from "../guards.ts";
+import { errorObject } from "../http.ts";
 import {
   ERROR_CODES,
   errorComponents,

@@ -13,13 +13,13 @@ import {
   moderateArticle,
   moderateComment,
   readGuestChecks,
-} from "../domain/articles/mod.ts";
-import type { CommentRecord } from "../domain/articles/mod.ts";
-import { listAudit, moderatorRemoveMessage, removeAccount } from "../domain/moderation/mod.ts";
-import { setOfficialPin } from "../domain/pins/mod.ts";
-import { parsePageParams } from "../domain/paging.ts";
-import { checkText } from "../domain/board/mod.ts";
-import { editRules } from "../domain/rules/mod.ts";
+} from "../../domain/articles/mod.ts";
+import type { CommentRecord } from "../../domain/articles/mod.ts";
+import { listAudit, moderatorRemoveMessage, removeAccount } from "../../domain/moderation/mod.ts";
+import { setOfficialPin } from "../../domain/pins/mod.ts";
+import { parsePageParams } from "../../domain/paging.ts";
+import { checkText } from "../../domain/board/mod.ts";
+import { editRules } from "../../domain/rules/mod.ts";
 import {
   articleDecisionSchema,
   boardSchema,
@@ -27,11 +27,11 @@ import {
   commentDecisionSchema,
   modRulesSchema,
   pinSchema,
-} from "../routes/schemas.ts";
-import { sha256Hex, utf8Length } from "../domain/text.ts";
-import { parseInput } from "../routes/validate.ts";
-import { queryParam } from "../routes/http.ts";
-import { modWrite, routeNotFound } from "../routes/mod.ts";
+} from "../schemas.ts";
+import { sha256Hex, utf8Length } from "../../domain/text.ts";
+import { parseInput } from "../validate.ts";
+import { queryParam } from "../http.ts";
+import { modWrite, routeNotFound } from "../mod.ts";
 import { pageInput } from "./inputs.ts";
 import { boardParam, type Operation, operation, pageParams } from "./operation.ts";
 

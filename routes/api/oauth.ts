@@ -7,22 +7,22 @@
  */
 import { z } from "zod";
 import * as boardOut from "./responses/board.ts";
-import { registerSchema } from "../routes/schemas.ts";
+import { registerSchema } from "../schemas.ts";
 import {
   OAuthClientMetadataSchema,
   OAuthMetadataSchema,
   OAuthProtectedResourceMetadataSchema,
   OAuthTokensSchema,
-} from "../oauth/sdk.ts";
-import { handleAuthorizeGet, handleAuthorizePost } from "../oauth/authorize.tsx";
-import { NO_STORE, oauthEndpoint } from "../oauth/http.ts";
-import { authorizationServerMetadata, protectedResourceMetadata } from "../oauth/metadata.ts";
-import { handleRegister } from "../oauth/register.ts";
-import { handleRevoke } from "../oauth/revoke.ts";
-import { handleToken } from "../oauth/token.ts";
-import { OAUTH_PATHS, SCOPES } from "../oauth/urls.ts";
-import { handleWhoami } from "../oauth/whoami.ts";
-import { mcpGuards, mcpMethodNotAllowed, mcpPost } from "../mcp/route.ts";
+} from "../../oauth/sdk.ts";
+import { handleAuthorizeGet, handleAuthorizePost } from "../../oauth/authorize.tsx";
+import { NO_STORE, oauthEndpoint } from "../../oauth/http.ts";
+import { authorizationServerMetadata, protectedResourceMetadata } from "../../oauth/metadata.ts";
+import { handleRegister } from "../../oauth/register.ts";
+import { handleRevoke } from "../../oauth/revoke.ts";
+import { handleToken } from "../../oauth/token.ts";
+import { OAUTH_PATHS, SCOPES } from "../../oauth/urls.ts";
+import { handleWhoami } from "../../oauth/whoami.ts";
+import { mcpGuards, mcpMethodNotAllowed, mcpPost } from "../../mcp/route.ts";
 import { htmlPage, type Operation } from "./operation.ts";
 
 const FORM = "application/x-www-form-urlencoded";

@@ -1,20 +1,20 @@
 /**
- * The vocabulary of the operation registry (api/registry.ts): what one operation holds —
+ * The vocabulary of the operation registry (routes/api/registry.ts): what one operation holds —
  * its HTTP shape, inputs, answers, errors, credential, limits, the handler that calls the
  * domain, and its MCP tool — and the parameter and response pieces many operations share.
- * The Hono routes (routes/operation_routes.ts), `/openapi.json` (api/openapi.ts) and the
+ * The Hono routes (routes/operation_routes.ts), `/openapi.json` (routes/api/openapi.ts) and the
  * MCP tool list (mcp/server.ts) are generated from these entries.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
-import type { Scope, ToolContext } from "../mcp/kit.ts";
-import type { AppEnv } from "../routes/env.ts";
+import type { Scope, ToolContext } from "../../mcp/kit.ts";
+import type { AppEnv } from "../env.ts";
 import { feedPage } from "./responses/shared.ts";
-import type { ErrorCode } from "../domain/errors.ts";
-import { PAGE_LIMIT } from "../domain/paging.ts";
-import { boardSchema, topicSchema, uuidSchema } from "../routes/schemas.ts";
-import { IDEMPOTENCY_KEY_PATTERN } from "../domain/idempotency.ts";
-import { participationBases } from "../domain/accounts/mod.ts";
+import type { ErrorCode } from "../../domain/errors.ts";
+import { PAGE_LIMIT } from "../../domain/paging.ts";
+import { boardSchema, topicSchema, uuidSchema } from "../schemas.ts";
+import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
+import { participationBases } from "../../domain/accounts/mod.ts";
 
 export type HttpMethod = "get" | "post" | "put" | "delete";
 
@@ -180,7 +180,7 @@ export interface Operation<B = any, Q = any> {
   /**
    * The limits the call is counted against (`x-limits`), named as the rows of the limits
    * tables (docs/limits.md, docs/articles.md, docs/pins_rules_moderation.md); the
-   * credential limits of its `auth` are added by api/openapi.ts.
+   * credential limits of its `auth` are added by routes/api/openapi.ts.
    */
   limits?: string[];
   /**

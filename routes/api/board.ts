@@ -15,30 +15,30 @@ import {
   revokeAgent,
   rotateKeyOnce,
   rotationReplayed,
-} from "../domain/accounts/mod.ts";
-import { ARTICLES_BLOCK_LIMIT } from "../domain/articles/mod.ts";
-import { feedPageJson, searchPageJson, threadPageJson } from "../routes/cached_pages.ts";
-import { edgeLimiter } from "../domain/limits/mod.ts";
-import { BoardError } from "../domain/errors.ts";
+} from "../../domain/accounts/mod.ts";
+import { ARTICLES_BLOCK_LIMIT } from "../../domain/articles/mod.ts";
+import { feedPageJson, searchPageJson, threadPageJson } from "../cached_pages.ts";
+import { edgeLimiter } from "../../domain/limits/mod.ts";
+import { BoardError } from "../../domain/errors.ts";
 import {
   createReply,
   createThread,
   lookupPublication,
   readMessage,
   removeMessage,
-} from "../domain/board/mod.ts";
-import { MAX_QUERY_CHARS, MAX_QUERY_TERMS } from "../domain/search/mod.ts";
+} from "../../domain/board/mod.ts";
+import { MAX_QUERY_CHARS, MAX_QUERY_TERMS } from "../../domain/search/mod.ts";
 import {
   createAnonymousPostSchema,
   createPostSchema,
   createReplySchema,
   registerSchema,
-} from "../routes/schemas.ts";
-import { READ, WRITE } from "../mcp/kit.ts";
-import { board as boardArg, paging, requestId, topic, uuid } from "../mcp/schemas.ts";
-import type { AppEnv } from "../routes/env.ts";
-import { bearerToken, isModeratorKey, requireAgent } from "../routes/guards.ts";
-import { queryParam } from "../routes/http.ts";
+} from "../schemas.ts";
+import { READ, WRITE } from "../../mcp/kit.ts";
+import { board as boardArg, paging, requestId, topic, uuid } from "../../mcp/schemas.ts";
+import type { AppEnv } from "../env.ts";
+import { bearerToken, isModeratorKey, requireAgent } from "../guards.ts";
+import { queryParam } from "../http.ts";
 import {
   articlesArgs,
   feedInput,

@@ -1,5 +1,5 @@
 /**
- * The MCP tools of the article operations (api/articles.ts): the spec's tool names and
+ * The MCP tools of the article operations (routes/api/articles.ts): the spec's tool names and
  * arguments, each mapped to the same domain call as its route. `articles_read` reads what
  * five routes read, by `action`.
  */
@@ -18,11 +18,11 @@ import {
   submitPublication,
   uploadAsset,
   withdrawWithKey,
-} from "../domain/articles/mod.ts";
-import { BoardError } from "../domain/errors.ts";
-import { PAGE_LIMIT } from "../domain/paging.ts";
-import { READ, WRITE } from "../mcp/kit.ts";
-import { requestId, uuid } from "../mcp/schemas.ts";
+} from "../../domain/articles/mod.ts";
+import { BoardError } from "../../domain/errors.ts";
+import { PAGE_LIMIT } from "../../domain/paging.ts";
+import { READ, WRITE } from "../../mcp/kit.ts";
+import { requestId, uuid } from "../../mcp/schemas.ts";
 import { pageOfArgs } from "./inputs.ts";
 import { tool } from "./operation.ts";
 

@@ -4,12 +4,12 @@
  * headers and the security schemes.
  */
 import { z } from "zod";
-import { ERROR_HELP } from "../domain/error_docs.ts";
-import { ERROR_STATUS } from "../domain/errors.ts";
-import { oauthUrls, SCOPES } from "../oauth/urls.ts";
+import { ERROR_HELP } from "../../domain/error_docs.ts";
+import { ERROR_STATUS } from "../../domain/errors.ts";
+import { oauthUrls, SCOPES } from "../../oauth/urls.ts";
 import { idempotencyKeySchema } from "./operation.ts";
-import { PROTOCOL_VALUE } from "../routes/guards.ts";
-import { errorObject } from "../routes/http.ts";
+import { PROTOCOL_VALUE } from "../guards.ts";
+import { errorObject } from "../http.ts";
 
 export type Json = Record<string, unknown>;
 export type ErrorName = keyof typeof ERROR_HELP;

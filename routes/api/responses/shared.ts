@@ -4,7 +4,7 @@
  * Schemas describe what the board answers; answers may carry fields added later.
  */
 import { z } from "zod";
-import { uuidSchema } from "../../routes/schemas.ts";
+import { uuidSchema } from "../../schemas.ts";
 
 export const uuid = uuidSchema;
 

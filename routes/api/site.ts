@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import * as boardOut from "./responses/board.ts";
-import { openapiDocument } from "../routes/openapi.ts";
+import { openapiDocument } from "../openapi.ts";
 import {
   articleFigureFile,
   articleFigurePage,
@@ -13,10 +13,10 @@ import {
   articleReadPage,
   commentPermalink,
   guestCommentSubmit,
-} from "../routes/web/articles_pages.tsx";
-import { atomFeed } from "../routes/web/atom_feed.ts";
-import { docPage, docsPage, homePage, skillFile } from "../routes/web/pages.tsx";
-import { robotsTxt, siteFile } from "../routes/web/site_files.ts";
+} from "../web/articles_pages.tsx";
+import { atomFeed } from "../web/atom_feed.ts";
+import { docPage, docsPage, homePage, skillFile } from "../web/pages.tsx";
+import { robotsTxt, siteFile } from "../web/site_files.ts";
 import { htmlPage, type Operation, pageParams, uuidQuery as uuidParam } from "./operation.ts";
 
 const SITE = "Website";

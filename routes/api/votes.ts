@@ -6,22 +6,22 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import * as boardOut from "./responses/board.ts";
-import { BoardError } from "../domain/errors.ts";
-import { PAGE_LIMIT, parsePageParams } from "../domain/paging.ts";
-import { assertPinCredential, changeCommunityPin, listPins } from "../domain/pins/mod.ts";
+import { BoardError } from "../../domain/errors.ts";
+import { PAGE_LIMIT, parsePageParams } from "../../domain/paging.ts";
+import { assertPinCredential, changeCommunityPin, listPins } from "../../domain/pins/mod.ts";
 import {
   editRules,
   listRulesRevisions,
   readRules,
   readRulesRevision,
-} from "../domain/rules/mod.ts";
-import { boardSchema, pinSchema, rulesEditSchema, voteSchema } from "../routes/schemas.ts";
-import { UUID_PATTERN } from "../domain/ids.ts";
-import { castVote, inspectVotes, type VoteQuery, votingTargets } from "../domain/votes/mod.ts";
-import { READ, WRITE } from "../mcp/kit.ts";
-import { board as boardArg, paging, requestId, uuid } from "../mcp/schemas.ts";
-import type { Caller } from "../routes/env.ts";
-import { queryParam } from "../routes/http.ts";
+} from "../../domain/rules/mod.ts";
+import { boardSchema, pinSchema, rulesEditSchema, voteSchema } from "../schemas.ts";
+import { UUID_PATTERN } from "../../domain/ids.ts";
+import { castVote, inspectVotes, type VoteQuery, votingTargets } from "../../domain/votes/mod.ts";
+import { READ, WRITE } from "../../mcp/kit.ts";
+import { board as boardArg, paging, requestId, uuid } from "../../mcp/schemas.ts";
+import type { Caller } from "../env.ts";
+import { queryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
 import { boardParam, type Operation, operation, pageParams, tool, uuidQuery } from "./operation.ts";
 

@@ -3,15 +3,15 @@
  * tools (arguments), so both parse with the same bounds, names and errors.
  */
 import type { Context } from "hono";
-import { BoardError, type ErrorCode } from "../domain/errors.ts";
-import { ARTICLES_BLOCK_LIMIT } from "../domain/articles/mod.ts";
-import type { Author } from "../domain/board/mod.ts";
-import { PAGE_LIMIT, type PageParams, parsePageParams } from "../domain/paging.ts";
-import { topicSchema } from "../routes/schemas.ts";
-import { parseInput } from "../routes/validate.ts";
-import type { ToolContext } from "../mcp/kit.ts";
-import type { AppEnv } from "../routes/env.ts";
-import { pageQuery, queryParam } from "../routes/http.ts";
+import { BoardError, type ErrorCode } from "../../domain/errors.ts";
+import { ARTICLES_BLOCK_LIMIT } from "../../domain/articles/mod.ts";
+import type { Author } from "../../domain/board/mod.ts";
+import { PAGE_LIMIT, type PageParams, parsePageParams } from "../../domain/paging.ts";
+import { topicSchema } from "../schemas.ts";
+import { parseInput } from "../validate.ts";
+import type { ToolContext } from "../../mcp/kit.ts";
+import type { AppEnv } from "../env.ts";
+import { pageQuery, queryParam } from "../http.ts";
 import { pageParams, type QueryInput, topicParam } from "./operation.ts";
 
 type PageBounds = { min: number; max: number; default: number };

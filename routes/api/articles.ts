@@ -27,19 +27,19 @@ import {
   submitPublication,
   uploadAsset,
   withdrawWithKey,
-} from "../domain/articles/mod.ts";
+} from "../../domain/articles/mod.ts";
 import {
   appealSchema,
   articleVoteSchema,
   assetUploadSchema,
   excludeRevisionIdsSchema,
   withdrawSchema,
-} from "../routes/article_schemas.ts";
-import { BoardError } from "../domain/errors.ts";
-import { UUID_PATTERN } from "../domain/ids.ts";
-import { uuidSchema } from "../routes/schemas.ts";
-import { parseInput } from "../routes/validate.ts";
-import { queryParam } from "../routes/http.ts";
+} from "../article_schemas.ts";
+import { BoardError } from "../../domain/errors.ts";
+import { UUID_PATTERN } from "../../domain/ids.ts";
+import { uuidSchema } from "../schemas.ts";
+import { parseInput } from "../validate.ts";
+import { queryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
 import {
   appealTool,
