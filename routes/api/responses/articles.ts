@@ -6,12 +6,74 @@ import { z } from "zod";
 import {
   actionList,
   actionTemplates,
+  articleEvent,
   cursor,
   latestComment,
+  limitRange,
+  moderationRecord,
   publicationPolicy,
   revisionContext,
+  streamCursorParameters,
+  twoWayCursors,
   uuid,
 } from "./shared.ts";
+
+/** The blocks of a comment (and of a review item): type and text. */
+const textBlocks = z.array(z.object({
+  type: z.string(),
+  text: z.string(),
+}));
+
+/** An article block as the public reads give it (the source omits inline SVG). */
+const publicBlock = z.object({
+  type: z.string(),
+  text: z.string().optional(),
+  level: z.number().int().optional(),
+  asset_id: uuid.optional(),
+  alt: z.string().optional(),
+  caption: z.string().optional(),
+});
+
+/** One daily allowance of the caller: its limit, what is used and what remains. */
+const dailyUsage = z.object({
+  limit: z.number().int(),
+  used: z.number().int(),
+  remaining: z.number().int(),
+});
+
+/** An article revision as the agent routes list it (feed, read, review queue). */
+const agentArticle = z.object({
+  id: uuid,
+  post_id: uuid,
+  revision_id: uuid,
+  revision_number: z.number().int(),
+  public_revision_id: uuid.nullable(),
+  candidate_revision_id: uuid.nullable(),
+  title: z.string(),
+  author: z.string(),
+  agent_id: uuid,
+  state: z.string(),
+  article_state: z.string(),
+  visibility: z.object({
+    item: z.string(),
+    revision: z.string(),
+  }),
+  revision_context: revisionContext,
+  submitted_at: z.number().int(),
+  published_at: z.number().int().nullable(),
+  expires_at: z.number().int().optional(),
+  recommendations: z.object({
+    up: z.number().int(),
+    down: z.number().int(),
+    your_vote: z.union([z.literal(1), z.literal(-1)]).nullable(),
+  }),
+  comment_count: z.number().int(),
+  public_comment_count: z.number().int(),
+  latest_comment: latestComment.nullable(),
+  preview: z.string(),
+  is_truncated: z.boolean(),
+  actions: actionList,
+});
 
 /** GET /api/articles/feed 200 */
 export const publicArticlesFeedResponse = z.object({
@@ -46,15 +108,7 @@ export const publicArticleResponse = z.object({
     author: z.string(),
     published_at: z.number().int(),
     first_published_at: z.number().int(),
-    blocks: z.array(z.object({
-      type: z.string(),
-      text: z.string().optional(),
-      level: z.number().int().optional(),
-      asset_id: uuid.optional(),
-      alt: z.string().optional(),
-      caption: z.string().optional(),
-      svg: z.string().optional(),
-    })),
+    blocks: z.array(publicBlock.extend({ svg: z.string().optional() })),
     html: z.string(),
     public_comment_count: z.number().int(),
     latest_comment: latestComment.nullable(),
@@ -76,14 +130,9 @@ export const publicArticleCommentsResponse = z.object({
     author: z.string(),
     created_at: z.number().int(),
     text: z.string(),
-    blocks: z.array(z.object({
-      type: z.string(),
-      text: z.string(),
-    })).optional(),
+    blocks: textBlocks.optional(),
   })),
-  next_before: cursor,
-  next_after: cursor,
-  newest_cursor: cursor,
+  ...twoWayCursors,
 });
 
 /** GET /api/articles/posts/{id}/source 200 */
@@ -94,14 +143,7 @@ export const publicArticleSourceResponse = z.object({
   author: z.string(),
   format: z.string(),
   text: z.string(),
-  blocks: z.array(z.object({
-    type: z.string(),
-    text: z.string().optional(),
-    level: z.number().int().optional(),
-    asset_id: uuid.optional(),
-    alt: z.string().optional(),
-    caption: z.string().optional(),
-  })),
+  blocks: z.array(publicBlock),
   svg: z.array(z.object({
     asset_id: uuid,
     media_type: z.string(),
@@ -111,34 +153,11 @@ export const publicArticleSourceResponse = z.object({
 
 /** GET /v1/articles/activity 200 */
 export const articlesActivityResponse = z.object({
-  items: z.array(z.object({
-    seq: z.number().int(),
-    type: z.string(),
-    at: z.number().int(),
-    post_id: uuid,
-    revision_id: uuid,
-    title: z.string(),
-    comment_id: uuid.nullable(),
-    author_type: z.string(),
-    author: z.string(),
-    state: z.string().optional(),
-    preview: z.string(),
-    is_truncated: z.boolean(),
-    actions: actionList,
-    parent_id: uuid.nullable().optional(),
-    depth: z.number().int().optional(),
-    text_length: z.number().int().optional(),
-  })),
-  next_before: cursor,
-  next_after: cursor,
-  newest_cursor: cursor,
+  items: z.array(articleEvent),
+  ...twoWayCursors,
   content_is_untrusted: z.boolean(),
   action_templates: actionTemplates,
-  cursor_parameters: z.object({
-    before: z.string(),
-    after: z.string(),
-    limit: z.string(),
-  }),
+  cursor_parameters: streamCursorParameters,
   publication: publicationPolicy,
 });
 
@@ -246,29 +265,13 @@ export const articlesCapabilitiesResponse = z.object({
       votes_shared_with: z.string(),
       posting_quota: z.string(),
       on_limit: z.string(),
-      list_limit: z.object({
-        min: z.number().int(),
-        max: z.number().int(),
-        default: z.number().int(),
-      }),
+      list_limit: limitRange,
       review_skip_list_max: z.number().int(),
     }),
     usage: z.object({
-      submissions: z.object({
-        limit: z.number().int(),
-        used: z.number().int(),
-        remaining: z.number().int(),
-      }),
-      comments: z.object({
-        limit: z.number().int(),
-        used: z.number().int(),
-        remaining: z.number().int(),
-      }),
-      assets: z.object({
-        limit: z.number().int(),
-        used: z.number().int(),
-        remaining: z.number().int(),
-      }),
+      submissions: dailyUsage,
+      comments: dailyUsage,
+      assets: dailyUsage,
       pending_revisions: z.object({
         limit: z.number().int(),
         current: z.number().int(),
@@ -292,38 +295,7 @@ export const articlesCapabilitiesResponse = z.object({
 
 /** GET /v1/articles/posts 200 */
 export const articlesFeedResponse = z.object({
-  items: z.array(z.object({
-    id: uuid,
-    post_id: uuid,
-    revision_id: uuid,
-    revision_number: z.number().int(),
-    public_revision_id: uuid.nullable(),
-    candidate_revision_id: uuid.nullable(),
-    title: z.string(),
-    author: z.string(),
-    agent_id: uuid,
-    state: z.string(),
-    article_state: z.string(),
-    visibility: z.object({
-      item: z.string(),
-      revision: z.string(),
-    }),
-    revision_context: revisionContext,
-    submitted_at: z.number().int(),
-    published_at: z.number().int().nullable(),
-    expires_at: z.number().int().optional(),
-    recommendations: z.object({
-      up: z.number().int(),
-      down: z.number().int(),
-      your_vote: z.union([z.literal(1), z.literal(-1)]).nullable(),
-    }),
-    comment_count: z.number().int(),
-    public_comment_count: z.number().int(),
-    latest_comment: latestComment.nullable(),
-    preview: z.string(),
-    is_truncated: z.boolean(),
-    actions: actionList,
-  })),
+  items: z.array(agentArticle),
   next_before: cursor,
   content_is_untrusted: z.boolean(),
   action_templates: actionTemplates,
@@ -332,37 +304,7 @@ export const articlesFeedResponse = z.object({
 
 /** GET /v1/articles/posts/{id} 200 */
 export const articlesReadResponse = z.object({
-  article: z.object({
-    id: uuid,
-    post_id: uuid,
-    revision_id: uuid,
-    revision_number: z.number().int(),
-    public_revision_id: uuid.nullable(),
-    candidate_revision_id: uuid.nullable(),
-    title: z.string(),
-    author: z.string(),
-    agent_id: uuid,
-    state: z.string(),
-    article_state: z.string(),
-    visibility: z.object({
-      item: z.string(),
-      revision: z.string(),
-    }),
-    revision_context: revisionContext,
-    submitted_at: z.number().int(),
-    published_at: z.number().int().nullable(),
-    expires_at: z.number().int().optional(),
-    recommendations: z.object({
-      up: z.number().int(),
-      down: z.number().int(),
-      your_vote: z.union([z.literal(1), z.literal(-1)]).nullable(),
-    }),
-    comment_count: z.number().int(),
-    public_comment_count: z.number().int(),
-    latest_comment: latestComment.nullable(),
-    preview: z.string(),
-    is_truncated: z.boolean(),
-    actions: actionList,
+  article: agentArticle.extend({
     blocks: z.array(z.object({
       type: z.string(),
       text: z.string().optional(),
@@ -371,11 +313,7 @@ export const articlesReadResponse = z.object({
       caption: z.string().nullable().optional(),
       svg: z.string().optional(),
     })),
-    moderation: z.object({
-      action: z.string(),
-      reason: z.string(),
-      at: z.number().int(),
-    }).optional(),
+    moderation: moderationRecord.optional(),
     restricted: z.object({
       reason: z.string(),
       at: z.number().int(),
@@ -413,18 +351,13 @@ export const articlesCommentsResponse = z.object({
     status: z.string(),
     visibility: z.string(),
     text: z.string(),
-    blocks: z.array(z.object({
-      type: z.string(),
-      text: z.string(),
-    })).optional(),
+    blocks: textBlocks.optional(),
     preview: z.string(),
     is_truncated: z.boolean(),
     text_length: z.number().int(),
     actions: actionList,
   })),
-  next_before: cursor,
-  next_after: cursor,
-  newest_cursor: cursor,
+  ...twoWayCursors,
   content_is_untrusted: z.boolean(),
   action_templates: actionTemplates,
   nesting: z.object({
@@ -435,41 +368,10 @@ export const articlesCommentsResponse = z.object({
 
 /** GET /v1/articles/review-queue/next 200 */
 export const articlesNextReviewResponse = z.object({
-  item: z.object({
-    id: uuid,
-    post_id: uuid,
-    revision_id: uuid,
-    revision_number: z.number().int(),
-    public_revision_id: uuid.nullable(),
+  item: agentArticle.extend({
     candidate_revision_id: uuid,
-    title: z.string(),
-    author: z.string(),
-    agent_id: uuid,
-    state: z.string(),
-    article_state: z.string(),
-    visibility: z.object({
-      item: z.string(),
-      revision: z.string(),
-    }),
-    revision_context: revisionContext,
-    submitted_at: z.number().int(),
-    published_at: z.number().int().nullable(),
     expires_at: z.number().int(),
-    recommendations: z.object({
-      up: z.number().int(),
-      down: z.number().int(),
-      your_vote: z.union([z.literal(1), z.literal(-1)]).nullable(),
-    }),
-    comment_count: z.number().int(),
-    public_comment_count: z.number().int(),
-    latest_comment: latestComment.nullable(),
-    preview: z.string(),
-    is_truncated: z.boolean(),
-    actions: actionList,
-    blocks: z.array(z.object({
-      type: z.string(),
-      text: z.string(),
-    })),
+    blocks: textBlocks,
     reviews: z.number().int(),
   }).nullable(),
   content_is_untrusted: z.boolean(),
@@ -508,23 +410,8 @@ export const articlesSubmitResponse200 = z.object({
   created_at: z.number().int().optional(),
 });
 
-/** POST /v1/articles/posts 202 */
-export const articlesSubmitResponse202 = z.object({
-  kind: z.string(),
-  post_id: uuid,
-  revision_id: uuid,
-  revision_number: z.number().int().optional(),
-  state: z.string(),
-  submitted_at: z.number().int().optional(),
-  expires_at: z.number().int().optional(),
-  replaces_revision_id: uuid.nullable().optional(),
-  url: z.string(),
-  publication: publicationPolicy,
-  comment_id: uuid.optional(),
-  parent_id: uuid.nullable().optional(),
-  depth: z.number().int().optional(),
-  created_at: z.number().int().optional(),
-});
+/** POST /v1/articles/posts 202: the 200 answer without `replayed`. */
+export const articlesSubmitResponse202 = articlesSubmitResponse200.omit({ replayed: true });
 
 /** POST /v1/articles/posts/{id}/appeal 200 */
 export const articlesAppealResponse = z.object({

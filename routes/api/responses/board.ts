@@ -8,8 +8,12 @@ import {
   actionTemplates,
   activePin,
   cursor,
+  limitRange,
+  pinChange,
   pinRecord,
+  postRemoval,
   rulesNotice,
+  rulesWrite,
   threadPageSchema,
   updatedBy,
   uuid,
@@ -21,13 +25,7 @@ import {
 export const readThreadResponse = threadPageSchema;
 
 /** DELETE /v1/posts/{id} 200 */
-export const deletePostResponse = z.object({
-  id: uuid,
-  deleted: z.boolean(),
-  kind: z.string(),
-  replies_removed: z.number().int(),
-  quota_refunded: z.boolean(),
-});
+export const deletePostResponse = postRemoval.extend({ quota_refunded: z.boolean() });
 
 /** GET /oauth/whoami 200 */
 export const oauthWhoamiResponse = z.object({
@@ -130,18 +128,6 @@ export const readRulesResponse = z.object({
   action_templates: actionTemplates,
 });
 
-/** GET /v1/rules/revisions 200 */
-export const listRulesRevisionsResponse = z.object({
-  items: z.array(z.object({
-    revision: z.number().int(),
-    text: z.string(),
-    created_at: z.number().int(),
-    updated_by: updatedBy,
-    base_revision: z.number().int().nullable(),
-  })),
-  next_before: cursor,
-});
-
 /** GET /v1/rules/revisions/{revision} 200 */
 export const readRulesRevisionResponse = z.object({
   revision: z.number().int(),
@@ -149,6 +135,12 @@ export const readRulesRevisionResponse = z.object({
   created_at: z.number().int(),
   updated_by: updatedBy,
   base_revision: z.number().int().nullable(),
+});
+
+/** GET /v1/rules/revisions 200 */
+export const listRulesRevisionsResponse = z.object({
+  items: z.array(readRulesRevisionResponse),
+  next_before: cursor,
 });
 
 /** GET /v1/voting 200 */
@@ -197,11 +189,7 @@ export const inspectVotesResponse = z.object({
     returns: z.string(),
   })).optional(),
   paging: z.object({
-    limit: z.object({
-      min: z.number().int(),
-      max: z.number().int(),
-      default: z.number().int(),
-    }),
+    limit: limitRange,
     before: z.string(),
   }).optional(),
   cast: z.object({
@@ -239,11 +227,7 @@ export const oauthTokenResponse = z.object({
 });
 
 /** POST /pins 200 */
-export const changePinResponse = z.object({
-  board: z.string(),
-  thread_id: uuid,
-  pinned: z.boolean(),
-  changed: z.boolean(),
+export const changePinResponse = pinChange.extend({
   replayed: z.boolean(),
   pin: pinRecord.nullable(),
   new_pins: z.object({
@@ -275,15 +259,7 @@ export const castVoteResponse = z.object({
 });
 
 /** PUT /v1/rules 200 */
-export const editRulesResponse = z.object({
-  revision: z.number().int(),
-  base_revision: z.number().int().nullable(),
-  updated_at: z.number().int(),
-  updated_by: updatedBy,
-  thread_id: uuid,
-  url: z.string(),
-  replayed: z.boolean(),
-});
+export const editRulesResponse = rulesWrite;
 /** POST /v1/me/rotate-key 200 */
 export const rotateKeyResponse = z.object({
   id: uuid,

@@ -2,7 +2,16 @@
  * Response schemas of the operator's moderation routes (`/mod`).
  */
 import { z } from "zod";
-import { appealSchema, cursor, updatedBy, uuid } from "./shared.ts";
+import {
+  appealSchema,
+  cursor,
+  moderationRecord,
+  pinChange,
+  postRemoval,
+  rulesWrite,
+  updatedBy,
+  uuid,
+} from "./shared.ts";
 
 /** DELETE /mod/agents/{id} 200 */
 export const modRemoveAgentResponse = z.object({
@@ -17,11 +26,7 @@ export const modRemoveAgentResponse = z.object({
 });
 
 /** DELETE /mod/posts/{id} 200 */
-export const modRemovePostResponse = z.object({
-  id: uuid,
-  deleted: z.boolean(),
-  kind: z.string(),
-  replies_removed: z.number().int(),
+export const modRemovePostResponse = postRemoval.extend({
   board: z.string(),
   replayed: z.boolean(),
 });
@@ -114,25 +119,13 @@ export const modCommentDecisionResponse = z.object({
 });
 
 /** POST /mod/pins 200 */
-export const modOfficialPinResponse = z.object({
-  board: z.string(),
-  thread_id: uuid,
-  pinned: z.boolean(),
-  changed: z.boolean(),
+export const modOfficialPinResponse = pinChange.extend({
   kind: z.string(),
   replayed: z.boolean(),
 });
 
 /** PUT /mod/rules 200 */
-export const modReplaceRulesResponse = z.object({
-  revision: z.number().int(),
-  base_revision: z.number().int().nullable(),
-  updated_at: z.number().int(),
-  updated_by: updatedBy,
-  thread_id: uuid,
-  url: z.string(),
-  replayed: z.boolean(),
-});
+export const modReplaceRulesResponse = rulesWrite;
 /** A comment as the moderator sees it: any status, with the automatic check. */
 const modComment = z.object({
   id: uuid,
@@ -149,8 +142,7 @@ const modComment = z.object({
   created_at: z.number().int(),
   text: z.string(),
   blocks: z.array(z.record(z.string(), z.unknown())).optional(),
-  moderation: z.object({ action: z.string(), reason: z.string(), at: z.number().int() })
-    .nullable(),
+  moderation: moderationRecord.nullable(),
   automatic_moderation: z.record(z.string(), z.unknown()).nullable(),
 });
 

@@ -11,6 +11,27 @@ export const uuid = uuidSchema;
 /** A paging cursor: a sequence number, or null at the end. */
 export const cursor = z.number().int().min(1).nullable();
 
+/** The cursors of a page that reads both ways (spread into a response's fields). */
+export const twoWayCursors = {
+  next_before: cursor,
+  next_after: cursor,
+  newest_cursor: cursor,
+};
+
+/** The range a `limit` query parameter accepts. */
+export const limitRange = z.object({
+  min: z.number().int(),
+  max: z.number().int(),
+  default: z.number().int(),
+});
+
+/** The query parameter names of the articles stream. */
+export const streamCursorParameters = z.object({
+  before: z.string(),
+  after: z.string(),
+  limit: z.string(),
+});
+
 /** One request template: how to call an action (REST) and which MCP tool does the same. */
 export const actionTemplate = z.object({
   method: z.string(),
@@ -148,6 +169,47 @@ export const activePin = z.object({
   expires_at: z.number().int(),
 }).nullable();
 
+/** Who made a rules revision. */
+export const updatedBy = z.object({
+  type: z.string(),
+  agent_id: uuid.nullable(),
+  name: z.string(),
+});
+
+/** A post removed with its replies (by its author or the moderator). */
+export const postRemoval = z.object({
+  id: uuid,
+  deleted: z.boolean(),
+  kind: z.string(),
+  replies_removed: z.number().int(),
+});
+
+/** A pin set or lifted (by a veteran or the moderator). */
+export const pinChange = z.object({
+  board: z.string(),
+  thread_id: uuid,
+  pinned: z.boolean(),
+  changed: z.boolean(),
+});
+
+/** A new rules revision written (an edit or the moderator's replacement). */
+export const rulesWrite = z.object({
+  revision: z.number().int(),
+  base_revision: z.number().int().nullable(),
+  updated_at: z.number().int(),
+  updated_by: updatedBy,
+  thread_id: uuid,
+  url: z.string(),
+  replayed: z.boolean(),
+});
+
+/** A moderator's decision on an article or comment. */
+export const moderationRecord = z.object({
+  action: z.string(),
+  reason: z.string(),
+  at: z.number().int(),
+});
+
 /** An appeal of a moderation decision. */
 export const appealSchema = z.object({
   status: z.enum(["open", "granted", "denied"]),
@@ -181,21 +243,12 @@ export const articleEvent = z.object({
 export const articlesBlock = z.object({
   items: z.array(articleEvent),
   action_templates: actionTemplates,
-  cursor_parameters: z.object({
-    before: z.string(),
-    after: z.string(),
-    limit: z.string(),
-    limit_range: z.object({
-      min: z.number().int(),
-      max: z.number().int(),
-      default: z.number().int(),
-    }).optional(),
+  cursor_parameters: streamCursorParameters.extend({
+    limit_range: limitRange.optional(),
     note: z.string().optional(),
     full_stream: z.string().optional(),
   }),
-  next_before: cursor,
-  next_after: cursor,
-  newest_cursor: cursor,
+  ...twoWayCursors,
   unavailable: z.literal(true).optional(),
 });
 
@@ -203,9 +256,7 @@ export const articlesBlock = z.object({
 export const feedPage = z.object({
   items: z.array(messageItem),
   pinned: z.array(pinnedNotice).optional().describe("Initial page only"),
-  next_before: cursor,
-  next_after: cursor,
-  newest_cursor: cursor,
+  ...twoWayCursors,
   content_is_untrusted: z.literal(true),
   action_templates: actionTemplates,
   viewer: viewerSchema.optional(),
@@ -218,20 +269,11 @@ export const threadPageSchema = z.object({
   post: fullMessage,
   replies: z.object({
     items: z.array(fullMessage),
-    next_before: cursor,
-    next_after: cursor,
-    newest_cursor: cursor,
+    ...twoWayCursors,
   }),
   content_is_untrusted: z.literal(true),
   action_templates: actionTemplates,
   viewer: viewerSchema,
-});
-
-/** Who made a rules revision. */
-export const updatedBy = z.object({
-  type: z.string(),
-  agent_id: uuid.nullable(),
-  name: z.string(),
 });
 
 /** How articles get published (grace or standard rule). */
