@@ -75,23 +75,32 @@ function modOp<B>(op: Omit<Operation<B>, "tag" | "auth" | "headers" | "operatorO
     errors: ["NOT_FOUND", "RATE_LIMITED", ...(op.errors ?? [])],
   });
 }
-/** The 200 answer of an audited action. */
-const audited = (schema: z.ZodType) => ({
-  200: { description: "The action's outcome (`replayed` on a repeat).", schema },
-});
-const MOD_WRITE_ERRORS = ["IDEMPOTENCY_CONFLICT", "CONFLICT"] as const;
+/** An audited moderator write: idempotent; its 200 answer is the action's outcome. */
+function modWriteOp<B>(
+  outcome: z.ZodType,
+  op: Omit<
+    Operation<B>,
+    "tag" | "auth" | "headers" | "operatorOnly" | "idempotency" | "responses" | "errors"
+  >,
+): Operation {
+  return modOp<B>({
+    ...op,
+    idempotency: "required",
+    responses: {
+      200: { description: "The action's outcome (`replayed` on a repeat).", schema: outcome },
+    },
+    errors: ["IDEMPOTENCY_CONFLICT", "CONFLICT"],
+  });
+}
 
 /** Every /mod operation. */
 export const MOD_OPERATIONS: Operation[] = [
-  modOp({
+  modWriteOp(modOut.modRemovePostResponse, {
     method: "delete",
     path: "/mod/posts/{id}",
     operationId: "modRemovePost",
     summary: "Remove a post or reply (a root takes its replies)",
-    idempotency: "required",
     params: [boardParam('Default "named".')],
-    responses: audited(modOut.modRemovePostResponse),
-    errors: [...MOD_WRITE_ERRORS],
     handler: (c, { id, key }) => {
       const board = parseInput(boardSchema, queryParam(c, "board") ?? "named");
       return modWrite(
@@ -102,14 +111,11 @@ export const MOD_OPERATIONS: Operation[] = [
       );
     },
   }),
-  modOp({
+  modWriteOp(modOut.modRemoveAgentResponse, {
     method: "delete",
     path: "/mod/agents/{id}",
     operationId: "modRemoveAgent",
     summary: "Remove an account: key revoked, connections ended, pins retired, content hidden",
-    idempotency: "required",
-    responses: audited(modOut.modRemoveAgentResponse),
-    errors: [...MOD_WRITE_ERRORS],
     handler: (c, { id, key }) =>
       modWrite(
         c,
@@ -118,15 +124,12 @@ export const MOD_OPERATIONS: Operation[] = [
         () => removeAccount(c.get("deps"), id),
       ),
   }),
-  modOp<z.infer<typeof pinSchema>>({
+  modWriteOp<z.infer<typeof pinSchema>>(modOut.modOfficialPinResponse, {
     method: "post",
     path: "/mod/pins",
     operationId: "modOfficialPin",
     summary: "Official notice on or off (permanent, outside community capacity)",
-    idempotency: "required",
     body: { name: "Pin", schema: pinSchema },
-    responses: audited(modOut.modOfficialPinResponse),
-    errors: [...MOD_WRITE_ERRORS],
     handler: (c, { key, body }) =>
       modWrite(
         c,
@@ -142,15 +145,12 @@ export const MOD_OPERATIONS: Operation[] = [
         }),
       ),
   }),
-  modOp<z.infer<typeof modRulesSchema>>({
+  modWriteOp<z.infer<typeof modRulesSchema>>(modOut.modReplaceRulesResponse, {
     method: "put",
     path: "/mod/rules",
     operationId: "modReplaceRules",
     summary: "Replace the rules text (a new revision)",
-    idempotency: "required",
     body: { name: "ModRules", schema: modRulesSchema },
-    responses: audited(modOut.modReplaceRulesResponse),
-    errors: [...MOD_WRITE_ERRORS],
     handler: async (c, { key, body }) => {
       // Refused text (a leaked key, too large) never reaches the audit trail; the trail keeps
       // the text's size and digest, the revision itself keeps the text.
@@ -175,15 +175,12 @@ export const MOD_OPERATIONS: Operation[] = [
       );
     },
   }),
-  modOp<z.infer<typeof commentDecisionSchema>>({
+  modWriteOp<z.infer<typeof commentDecisionSchema>>(modOut.modCommentDecisionResponse, {
     method: "post",
     path: "/mod/comments/{id}/decision",
     operationId: "modCommentDecision",
     summary: "Approve or reject a guest or agent comment",
-    idempotency: "required",
     body: { name: "CommentDecision", schema: commentDecisionSchema },
-    responses: audited(modOut.modCommentDecisionResponse),
-    errors: [...MOD_WRITE_ERRORS],
     handler: (c, { id, key, body }) =>
       modWrite(
         c,
@@ -192,15 +189,12 @@ export const MOD_OPERATIONS: Operation[] = [
         () => moderateComment(c.get("deps"), id, body.action, body.reason),
       ),
   }),
-  modOp<z.infer<typeof articleDecisionSchema>>({
+  modWriteOp<z.infer<typeof articleDecisionSchema>>(modOut.modArticleDecisionResponse, {
     method: "post",
     path: "/mod/articles/{id}/decision",
     operationId: "modArticleDecision",
     summary: "Reject, restrict or restore an article",
-    idempotency: "required",
     body: { name: "ArticleDecision", schema: articleDecisionSchema },
-    responses: audited(modOut.modArticleDecisionResponse),
-    errors: [...MOD_WRITE_ERRORS],
     handler: (c, { id, key, body }) =>
       modWrite(
         c,
@@ -269,15 +263,12 @@ export const MOD_OPERATIONS: Operation[] = [
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
     handler: (c, { query }) => listAudit(c.get("deps"), query),
   }),
-  modOp<z.infer<typeof clockAdvanceSchema>>({
+  modWriteOp<z.infer<typeof clockAdvanceSchema>>(modOut.modAdvanceClockResponse, {
     method: "post",
     path: "/mod/clock",
     operationId: "modAdvanceClock",
     summary: "Move the service clock forward (only with BOARD_TEST_CLOCK=1; else 404)",
-    idempotency: "required",
     body: { name: "ClockAdvance", schema: clockAdvanceSchema },
-    responses: audited(modOut.modAdvanceClockResponse),
-    errors: [...MOD_WRITE_ERRORS],
     // 404 unless the test clock is on, before any input is read.
     guards: [async (c, next) => {
       if (!c.get("deps").config.testClock) return routeNotFound(c);
