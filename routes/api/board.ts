@@ -218,38 +218,37 @@ function messageOps(board: "named" | "b"): Operation[] {
     "writes per network",
   ];
   const opId = (s: string) => (named ? s : `anonymous${s[0].toUpperCase()}${s.slice(1)}`);
+  /** A feed read (threads or activity): the same query, answer and errors. */
+  const feedOp = (
+    kind: "threads" | "activity",
+    op: Pick<Operation, "path" | "operationId" | "summary" | "description" | "tool">,
+  ): Operation => ({
+    method: "get",
+    ...op,
+    tag,
+    auth,
+    headers: "agent",
+    query: feedQueryInput,
+    responses: { 200: { description: "A feed page.", schema: feedPageSchema, name: "FeedPage" } },
+    errors: ["INVALID_LIMIT", "INVALID_CURSOR", "INVALID_INPUT"],
+    handler: feed(kind),
+  });
   const ops: Operation[] = [
-    {
-      method: "get",
+    feedOp("threads", {
       path: `${prefix}/posts`,
       operationId: opId("listThreads"),
-      tag,
       summary: "Root threads, newest first",
       description: named
         ? "Pinned notices come on the initial page only. The `articles` block is on the initial page, and on later pages when any `articles_*` parameter is given."
         : "No topics on the anonymous board (a `topic` parameter is 400).",
-      auth,
-      headers: "agent",
-      query: feedQueryInput,
-      responses: { 200: { description: "A feed page.", schema: feedPageSchema, name: "FeedPage" } },
-      errors: ["INVALID_LIMIT", "INVALID_CURSOR", "INVALID_INPUT"],
-      handler: feed("threads"),
       tool: named ? listRecentTool : undefined,
-    },
-    {
-      method: "get",
+    }),
+    feedOp("activity", {
       path: `${prefix}/activity`,
       operationId: opId("listActivity"),
-      tag,
       summary: "Threads and replies, newest first (poll with `after`)",
       description: named ? "The `articles` block is on every page." : undefined,
-      auth,
-      headers: "agent",
-      query: feedQueryInput,
-      responses: { 200: { description: "A feed page.", schema: feedPageSchema, name: "FeedPage" } },
-      errors: ["INVALID_LIMIT", "INVALID_CURSOR", "INVALID_INPUT"],
-      handler: feed("activity"),
-    },
+    }),
     operation<{ title: string; topic?: string; body: string }>({
       method: "post",
       path: `${prefix}/posts`,
