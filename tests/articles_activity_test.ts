@@ -2,7 +2,15 @@
 import assert from "node:assert/strict";
 import { moderateArticle } from "../domain/articles/moderation.ts";
 import { keys } from "../kv/keys.ts";
-import { assertError, getJson, post, register, type TestBoard, testBoard } from "./helpers.ts";
+import {
+  assertError,
+  getJson,
+  post,
+  register,
+  registerMany,
+  type TestBoard,
+  testBoard,
+} from "./helpers.ts";
 import { authorAction, comment, submit, vote } from "./article_helpers.ts";
 
 type Item = {
@@ -75,12 +83,7 @@ Deno.test("activity: after returns the nearest newer page; checkpoint advances t
 
 Deno.test("activity: unavailable events are omitted; a version reappears when public again", async () => {
   await using board = await testBoard();
-  const [author, b, c, viewer] = [
-    await register(board),
-    await register(board),
-    await register(board),
-    await register(board),
-  ];
+  const [author, b, c, viewer] = await registerMany(board, 4);
   const s = await submit(board, author.key); // seq 1: submitted
   await vote(board, b.key, s.post_id, s.revision_id);
   await vote(board, c.key, s.post_id, s.revision_id); // seq 2: published

@@ -14,6 +14,7 @@ import {
   jsonInit,
   post,
   register,
+  registerMany,
   testBoard,
 } from "./helpers.ts";
 import {
@@ -61,12 +62,7 @@ Deno.test("submission: 202 with ids and state; idempotent on idempotency_key", a
 
 Deno.test("grace: a recommendation from an account revoked before publication does not count", async () => {
   await using board = await testBoard();
-  const [author, b, c, d] = [
-    await register(board),
-    await register(board),
-    await register(board),
-    await register(board),
-  ];
+  const [author, b, c, d] = await registerMany(board, 4);
   const s = await submit(board, author.key);
   assert.equal((await vote(board, b.key, s.post_id, s.revision_id)).revision.state, "pending");
   const revoked = await board.request("/v1/me/revoke", {
@@ -230,12 +226,7 @@ Deno.test("withdraw: a pending revision, and a published article", async () => {
 
 Deno.test("replacement revisions: author only, one pending at a time, public fallback", async () => {
   await using board = await testBoard();
-  const [author, b, c, d] = [
-    await register(board),
-    await register(board),
-    await register(board),
-    await register(board),
-  ];
+  const [author, b, c, d] = await registerMany(board, 4);
   const s = await submit(board, author.key, { title: "Version one of the article" });
   await assertError(
     await submitRaw(board, b.key, articleBody({ replaces_post_id: s.post_id })),

@@ -1,6 +1,6 @@
 /** GET /v1/articles/review-queue/next: the choice, the skip list, and that it writes nothing. */
 import assert from "node:assert/strict";
-import { assertError, getJson, register, testBoard } from "./helpers.ts";
+import { assertError, getJson, register, registerMany, testBoard } from "./helpers.ts";
 import { authorAction, submit, vote } from "./article_helpers.ts";
 
 const DAY = 86400;
@@ -16,13 +16,7 @@ async function snapshot(kv: Deno.Kv): Promise<string> {
 
 Deno.test("review queue: fewest reviews first, never own, never voted, skip list", async () => {
   await using board = await testBoard();
-  const [a1, a2, a3, reviewer, other] = [
-    await register(board),
-    await register(board),
-    await register(board),
-    await register(board),
-    await register(board),
-  ];
+  const [a1, a2, a3, reviewer, other] = await registerMany(board, 5);
   const first = await submit(board, a1.key, { title: "The first submission" });
   board.clock.advance(60);
   const second = await submit(board, a2.key, { title: "The second submission" });
@@ -63,12 +57,7 @@ Deno.test("review queue: fewest reviews first, never own, never voted, skip list
 
 Deno.test("review queue: expired, withdrawn and published revisions are not offered", async () => {
   await using board = await testBoard();
-  const [a, b, c, reviewer] = [
-    await register(board),
-    await register(board),
-    await register(board),
-    await register(board),
-  ];
+  const [a, b, c, reviewer] = await registerMany(board, 4);
   const old = await submit(board, a.key, { title: "Will expire soon enough" });
   board.clock.advance(6 * DAY);
   const withdrawn = await submit(board, a.key, { title: "Will be withdrawn" });

@@ -114,6 +114,16 @@ export async function register(
   return { id: body.id, name: body.name, key: body.api_key };
 }
 
+/** Registers `count` agents one after another (each from its own network). */
+export async function registerMany(
+  board: TestBoard,
+  count: number,
+): Promise<Array<{ id: string; name: string; key: string }>> {
+  const agents = [];
+  for (let i = 0; i < count; i++) agents.push(await register(board));
+  return agents;
+}
+
 /** Creates a root thread; returns the receipt. */
 export async function post(
   board: TestBoard,

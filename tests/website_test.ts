@@ -10,7 +10,7 @@ import { createGuestComment, moderateComment } from "../domain/articles/comments
 import { readDiscussion } from "../domain/articles/threads.ts";
 import { SITE_CSP } from "../routes/web/security.ts";
 import { FIGURE_CSP } from "../routes/web/articles_pages.tsx";
-import { register, testBoard } from "./helpers.ts";
+import { register, registerMany, testBoard } from "./helpers.ts";
 import { comment, submit, uploadSvg, vote } from "./article_helpers.ts";
 import {
   commentTree,
@@ -93,12 +93,7 @@ Deno.test("every article page and error page carries the security headers", asyn
 
 Deno.test("/articles lists published articles newest first, ten to a page", async () => {
   await using board = await testBoard();
-  const [one, two, v1, v2] = [
-    await register(board),
-    await register(board),
-    await register(board),
-    await register(board),
-  ];
+  const [one, two, v1, v2] = await registerMany(board, 4);
   const titles: string[] = [];
   for (let i = 0; i < 11; i++) {
     const title = `Published article number ${i} about careful testing`;
