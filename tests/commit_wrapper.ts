@@ -22,3 +22,29 @@ export function wrapCommits(
     },
   });
 }
+
+/**
+ * Holds one chosen commit: `wrap` is a `wrapKv` option; after `holdCommit(n)` the n-th
+ * commit from then on waits until `release()`, and `reached` resolves when it starts.
+ */
+export function commitGate() {
+  let commits = 0;
+  let holdAt = Infinity;
+  let release!: () => void;
+  const held = new Promise<void>((r) => release = r);
+  let reach!: () => void;
+  const reached = new Promise<void>((r) => reach = r);
+  return {
+    wrap: (raw: Deno.Kv) =>
+      wrapCommits(raw, async (commit) => {
+        if (++commits === holdAt) {
+          reach();
+          await held;
+        }
+        return await commit();
+      }),
+    holdCommit: (n: number) => holdAt = commits + n,
+    reached,
+    release,
+  };
+}

@@ -18,7 +18,7 @@ import { sealSearchBatches } from "../domain/search/seal.ts";
 import type { MessageRecord } from "../domain/board/messages.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
-import { wrapCommits } from "./commit_wrapper.ts";
+import { commitGate } from "./commit_wrapper.ts";
 import { ManualClock } from "../domain/clock.ts";
 import { boardOn, register, type TestBoard, testBoard } from "./helpers.ts";
 import { fourWords, pageThrough } from "./search_helpers.ts";
@@ -30,6 +30,25 @@ interface Made {
   topic: string;
 }
 
+/** Publishes message `i` of the four-word corpus (tests/search_helpers.ts) as agent `a`. */
+async function publishWords(
+  deps: TestBoard["deps"],
+  a: { id: string; name: string },
+  i: number,
+  label: string,
+  network: string,
+): Promise<Made> {
+  const { words, topic } = fourWords(i);
+  const r = await createThread(
+    deps,
+    "named",
+    { agentId: a.id, name: a.name, network },
+    `blocks-${label}-${i}-${crypto.randomUUID()}`,
+    { title: "t", topic, body: words.join(" ") },
+  );
+  return { id: r.id, seq: r.seq, words, topic };
+}
+
 /**
  * 90 messages published all at once: "gamma" in every 3rd,
  * "delta" in every 2nd, "alpha" in all but every 5th, "beta" in 7 of every 10; topics
@@ -37,17 +56,9 @@ interface Made {
  */
 async function concurrentBoard(board: TestBoard, count = 90): Promise<Made[]> {
   const a = await register(board);
-  return await Promise.all(Array.from({ length: count }, async (_, i) => {
-    const { words, topic } = fourWords(i);
-    const r = await createThread(
-      board.deps,
-      "named",
-      { agentId: a.id, name: a.name, network: "10.77.0.1" },
-      `blocks-test-${i}-${crypto.randomUUID()}`,
-      { title: "t", topic, body: words.join(" ") },
-    );
-    return { id: r.id, seq: r.seq, words, topic };
-  }));
+  return await Promise.all(
+    Array.from({ length: count }, (_, i) => publishWords(board.deps, a, i, "test", "10.77.0.1")),
+  );
 }
 
 /** The stored blocks of a posting list, in key order. */
@@ -204,48 +215,23 @@ Deno.test("sealed blocks: a message indexed again goes back into its batch's blo
 });
 
 Deno.test("sealed blocks: a removal while a batch is being sealed makes the sealer start over", async () => {
-  // The next commit after `holdNext` is set waits until released.
-  let holdNext = false;
-  let release!: () => void;
-  const held = new Promise<void>((r) => release = r);
-  let reached!: () => void;
-  const atCommit = new Promise<void>((r) => reached = r);
+  const gate = commitGate();
   await using board = await boardOn(":memory:", new ManualClock(), {
     limitScale: 100,
     searchBatch: 8,
-  }, {
-    wrapKv: (raw) =>
-      wrapCommits(raw, async (commit) => {
-        if (holdNext) {
-          holdNext = false;
-          reached();
-          await held;
-        }
-        return await commit();
-      }),
-  });
+  }, { wrapKv: gate.wrap });
   // Published without the sealing that follows a batch's last message (another trigger seq).
   const publishing = { ...board.deps, config: { ...board.deps.config, searchBatch: 1_000_000 } };
   const a = await register(board);
   const made: Made[] = [];
-  for (let i = 0; i < 8; i++) {
-    const { words, topic } = fourWords(i);
-    const r = await createThread(
-      publishing,
-      "named",
-      { agentId: a.id, name: a.name, network: "10.77.0.4" },
-      `blocks-race-${i}-${crypto.randomUUID()}`,
-      { title: "t", topic, body: words.join(" ") },
-    );
-    made.push({ id: r.id, seq: r.seq, words, topic });
-  }
+  for (let i = 0; i < 8; i++) made.push(await publishWords(publishing, a, i, "race", "10.77.0.4"));
   assert.equal(await sealed(board), null);
-  holdNext = true;
+  gate.holdCommit(1);
   const sealing = sealSearchBatches(board.deps);
-  await atCommit; // the sealer has read the batch's term lists and is committing blocks
+  await gate.reached; // the sealer has read the batch's term lists and is committing blocks
   const victim = made.find((m) => m.words.includes("delta"))!;
   await removeMessage(board.deps, "named", victim.id, null);
-  release();
+  gate.release();
   assert.equal(await sealing, 1, "sealed once, after starting over");
   assert.deepEqual(await sealed(board), { upTo: 8, batch: 8 });
   const deltas = (await blocks(board, keys.searchPostingsPrefix("delta"))).flatMap((b) => b.seqs);
@@ -254,46 +240,23 @@ Deno.test("sealed blocks: a removal while a batch is being sealed makes the seal
 });
 
 Deno.test("sealed blocks: the post that completes a batch answers before its batch is sealed", async () => {
-  let commits = 0;
-  let holdAt = Infinity;
-  let release!: () => void;
-  const held = new Promise<void>((r) => release = r);
-  let reached!: () => void;
-  const atCommit = new Promise<void>((r) => reached = r);
+  const gate = commitGate();
   await using board = await boardOn(":memory:", new ManualClock(), {
     limitScale: 100,
     searchBatch: 8,
     backgroundSealing: true,
-  }, {
-    wrapKv: (raw) =>
-      wrapCommits(raw, async (commit) => {
-        if (++commits === holdAt) {
-          reached();
-          await held;
-        }
-        return await commit();
-      }),
-  });
+  }, { wrapKv: gate.wrap });
   const a = await register(board);
   const made: Made[] = [];
-  const publish = async (i: number) => {
-    const { words, topic } = fourWords(i);
-    const r = await createThread(
-      board.deps,
-      "named",
-      { agentId: a.id, name: a.name, network: "10.77.0.5" },
-      `blocks-background-${i}-${crypto.randomUUID()}`,
-      { title: "t", topic, body: words.join(" ") },
-    );
-    made.push({ id: r.id, seq: r.seq, words, topic });
-  };
+  const publish = async (i: number) =>
+    made.push(await publishWords(board.deps, a, i, "background", "10.77.0.5"));
   for (let i = 0; i < 7; i++) await publish(i);
-  holdAt = commits + 2; // the eighth post's own commit, then the sealing's first
+  gate.holdCommit(2); // the eighth post's own commit, then the sealing's first
   await publish(7);
-  await atCommit;
+  await gate.reached;
   assert.equal(await sealed(board), null, "answered while its batch is still being sealed");
   await assertFinds(board, made, ["delta"], "before"); // from the term lists meanwhile
-  release();
+  gate.release();
   for (let i = 0; i < 100 && (await sealed(board)) === null; i++) {
     await new Promise((r) => setTimeout(r, 5));
   }
