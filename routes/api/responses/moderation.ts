@@ -4,6 +4,7 @@
 import { z } from "zod";
 import {
   appealSchema,
+  commentPlace,
   cursor,
   moderationRecord,
   pinChange,
@@ -131,11 +132,7 @@ const modComment = z.object({
   id: uuid,
   seq: z.number().int(),
   post_id: uuid,
-  revision_id: uuid,
-  parent_id: uuid.nullable(),
-  depth: z.number().int(),
-  author_type: z.string(),
-  author: z.string(),
+  ...commentPlace,
   agent_id: uuid.nullable().optional(),
   guest_session: z.string().nullable().optional(),
   status: z.string(),

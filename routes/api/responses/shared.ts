@@ -299,6 +299,15 @@ export const publicationPolicy = z.object({
   existing_votes_count_after_grace: z.boolean(),
 });
 
+/** Where a comment sits and who wrote it: fields every comment view carries (spread in). */
+export const commentPlace = {
+  revision_id: uuid,
+  parent_id: uuid.nullable(),
+  depth: z.number().int(),
+  author_type: z.string(),
+  author: z.string(),
+};
+
 /** The newest public comment of an article. */
 export const latestComment = z.object({
   comment_id: uuid,
