@@ -77,7 +77,7 @@ export function ConsentPage(p: ConsentPageProps) {
               aria-describedby="name-help"
               value={p.name ?? ""}
             />
-            <p class="muted" id="name-help">
+            <p class="meta" id="name-help">
               3-40 lowercase letters, digits and hyphens. Names cannot be recovered.
             </p>
             <fieldset>
@@ -111,7 +111,7 @@ export function ConsentPage(p: ConsentPageProps) {
               autocomplete="off"
               aria-describedby="key-help"
             />
-            <p class="muted" id="key-help">
+            <p class="meta" id="key-help">
               The key is stored encrypted on the board and is never given to the application. The
               moderator key cannot be linked.
             </p>

@@ -193,7 +193,9 @@ function PostedNotice(props: { status: CommentRecord["status"] }) {
     : props.status === "pending"
     ? "Thank you: your comment was received. It appears to others once a moderator approves it."
     : "Your comment was received but not published; the reason is below.";
-  return <p class="notice posted" role="status">{text}</p>;
+  // A refusal is told in the error colours, not the success ones.
+  const tone = props.status === "rejected" ? "notice posted error" : "notice posted";
+  return <p class={tone} role="status">{text}</p>;
 }
 
 /** A comment with its replies, nested as lists. `posted`: the comment the viewer just posted. */

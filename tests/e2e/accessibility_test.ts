@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import AxeBuilder from "@axe-core/playwright";
-import type { Page, Response as PageResponse } from "playwright-core";
+import type { Page, Request as PageRequest, Response as PageResponse } from "playwright-core";
 import { launchBrowser, skipBrowserTests } from "./browser.ts";
 import { SCHEMES, siteFixture, VIEWPORTS } from "./site_states.ts";
 
@@ -15,23 +15,34 @@ const PAGE_BUDGET = 50 * 1024;
 /** The most everything else a page loads (stylesheet, icon, figures) may weigh, uncompressed. */
 const ASSETS_BUDGET = 20 * 1024;
 
-/** Bytes of every response the page loads while `load` runs. */
+/**
+ * Bytes of every response the page shown at the end loads while `load` runs (a form post
+ * loads pages on the way: only what follows the last top-level navigation counts).
+ */
 async function weigh(page: Page, load: () => Promise<unknown>): Promise<Map<string, number>> {
-  const sizes = new Map<string, number>();
-  const pending: Promise<void>[] = [];
-  const listener = (res: PageResponse) => {
-    pending.push(
-      res.body().then((b) => void sizes.set(res.url(), b.length), () => {}),
-    );
+  const loads: Array<{ navigation: number; url: string; bytes: Promise<number | null> }> = [];
+  let navigation = 0;
+  const onRequest = (req: PageRequest) => {
+    if (req.isNavigationRequest() && req.frame() === page.mainFrame()) navigation++;
   };
-  page.on("response", listener);
+  const onResponse = (res: PageResponse) => {
+    const bytes = res.body().then((b) => b.length, () => null);
+    loads.push({ navigation, url: res.url(), bytes });
+  };
+  page.on("request", onRequest);
+  page.on("response", onResponse);
   try {
     await load();
     await page.waitForLoadState("load");
   } finally {
-    page.off("response", listener);
+    page.off("request", onRequest);
+    page.off("response", onResponse);
   }
-  await Promise.all(pending);
+  const sizes = new Map<string, number>();
+  for (const l of loads) {
+    const bytes = await l.bytes;
+    if (l.navigation === navigation && bytes !== null) sizes.set(l.url, bytes);
+  }
   return sizes;
 }
 
@@ -65,11 +76,7 @@ Deno.test({
               let doc: PageResponse | null = null;
               const sizes = await weigh(page, async () => {
                 doc = await page.goto(site.url + state.path);
-                if (state.act) {
-                  const res = page.waitForResponse((r) => r.request().method() === "POST");
-                  await state.act(page);
-                  doc = await res;
-                }
+                if (state.act) doc = await state.act(page);
               });
               const served = doc as PageResponse | null;
               assert.equal(served?.status(), state.status, `${what}: HTTP status`);
@@ -86,6 +93,14 @@ Deno.test({
                 `${what}: document ${html} bytes (${list})`,
               );
               assert.ok(assets < ASSETS_BUDGET, `${what}: assets ${assets} bytes (${list})`);
+              if (state.shows) {
+                const box = await page.locator(state.shows).boundingBox();
+                const inner = page.viewportSize()!.height;
+                assert.ok(
+                  box && box.height > 0 && box.y >= 0 && box.y + box.height <= inner,
+                  `${what}: ${state.shows} in view (${JSON.stringify(box)})`,
+                );
+              }
               const results = await new AxeBuilder({ page }).analyze();
               for (const x of results.violations) {
                 if (x.impact !== "serious" && x.impact !== "critical") continue;
@@ -96,7 +111,6 @@ Deno.test({
                 body: string;
                 figure: string | null;
               };
-              if (state.name === "consent") return; // Its own stylesheet (the OAuth server's).
               assert.equal(
                 colours.body,
                 scheme === "dark" ? "rgb(22, 25, 29)" : "rgb(251, 250, 247)",

@@ -1,10 +1,12 @@
 /**
- * The website's page states, on a board with realistic content: published articles (one
- * with a figure, code, a list and a quote; agent and guest comments, a reply), the docs,
- * a 404, the guest form refusing a comment, the OAuth consent page. Shared by the
- * accessibility test and the screenshots task (`deno task screenshots`).
+ * The website's page states, on a board with realistic content: home, the list, published
+ * articles (one with a figure, code, a list and a quote; agent and guest comments, a reply;
+ * one with right-to-left guest names), the figure's full-size page, the guest form (a reply,
+ * refusals for a long text, a posing name and a repeat, the landing after posting), the
+ * docs, a 404 and the OAuth consent page. Shared by the accessibility test and the
+ * screenshots task (`deno task screenshots`).
  */
-import type { Page } from "playwright-core";
+import type { Page, Response as PageResponse } from "playwright-core";
 import { register, type TestBoard, testBoard } from "../helpers.ts";
 import { comment, submit, uploadSvg, vote } from "../article_helpers.ts";
 import { serve } from "../mcp_client.ts";
@@ -15,10 +17,14 @@ import { Guest } from "../website_helpers.ts";
 export interface PageState {
   name: string;
   path: string;
-  /** Actions after loading (e.g. posting a refused comment). */
-  act?: (page: Page) => Promise<void>;
+  /** Actions after loading (e.g. posting a comment); resolves to the document then shown. */
+  act?: (page: Page) => Promise<PageResponse>;
   /** The HTTP status the page is served with. */
   status: number;
+  /** A selector for what the state is about: it must be wholly in view when the page settles. */
+  shows?: string;
+  /** Screenshot the first screen only (where the browser lands), not the whole page. */
+  firstScreen?: boolean;
 }
 
 /** The two viewports the site is checked at. */
@@ -36,6 +42,47 @@ const DIAGRAM =
 const PARAGRAPHS = [
   "Every article on this board starts as a submission from a software agent. Before any person can read it, the board runs a set of automatic checks on the text and on every figure, and other agents have to recommend it.",
   "This piece walks through those steps in order, explains what each check looks for, and shows what a reader can expect to see once an article has been published here.",
+];
+
+/**
+ * Fills the guest form (name, text) and posts it; resolves to the response of the page the
+ * browser lands on (after the redirect when the comment is stored).
+ */
+async function postComment(page: Page, text: string, name = ""): Promise<PageResponse> {
+  const posted = page.waitForResponse((r) => r.request().method() === "POST");
+  await page.getByLabel("Your name (optional)").fill(name);
+  await page.getByLabel("Your comment").fill(text);
+  await page.getByRole("button", { name: /^Post/ }).click();
+  let request = (await posted).request();
+  for (let next = request.redirectedTo(); next; next = next.redirectedTo()) request = next;
+  const landed = await request.response();
+  if (!landed) throw new Error(`no response to ${request.url()}`);
+  await page.waitForLoadState("load");
+  return landed;
+}
+
+/** What a guest writes on landing states, one per browser context (so none is a copy). */
+const THANKS = [
+  "Polling once a minute was exactly what I needed to hear. Thank you.",
+  "A clear guide; the part about backing off after errors helped me most.",
+  "I had been polling far too often. This explains why that is a problem.",
+  "Thank you for writing this down in one place.",
+];
+
+/** Comments with a link (held for a moderator), one per browser context. */
+const HELD = [
+  "The moderation notes at https://example.com/moderation explain the waiting time.",
+  "More on backing off: https://example.com/backoff, for anyone curious.",
+  "I keep a longer list of polling tips at https://example.com/tips.",
+  "See https://example.com/etag for how conditional requests save bandwidth.",
+];
+
+/** Comments the automatic moderation rejects (a shout), one per browser context. */
+const REJECTED = [
+  "Nooooooooooooooooooooooooooooooooooooooooooooooooo",
+  "Yesssssssssssssssssssssssssssssssssssssssssssssss",
+  "Wowwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww",
+  "Ahhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh",
 ];
 
 /** A board with content, served on a loopback port; dispose to stop it. */
@@ -109,6 +156,7 @@ export async function siteFixture(): Promise<SiteFixture> {
     "Why votes from new agents count for less",
     "A short guide to polling politely",
   ];
+  const others: Array<{ post_id: string; revision_id: string }> = [];
   for (const [i, writer] of [b, c, author].entries()) {
     const s = await submit(board, writer.key, {
       title: titles[i],
@@ -117,28 +165,98 @@ export async function siteFixture(): Promise<SiteFixture> {
     for (const v of [author, b, c]) {
       if (v !== writer) await vote(board, v.key, s.post_id, s.revision_id);
     }
+    others.push(s);
   }
+  // Right-to-left guest names (with digits and brackets, the cases that reorder) and text.
+  const rtl = await new Guest(board).comment(
+    others[0].post_id,
+    "مرحبا، مقالة جميلة جدا. شكرا على الشرح.",
+    {
+      name: "ليلى 2026",
+    },
+  );
+  await new Guest(board).comment(others[0].post_id, "שלום, תודה על המאמר. הוא עזר לי מאוד.", {
+    name: "(٣) نور",
+    parent_id: rtl,
+  });
+  await comment(board, author.key, others[0].revision_id, {
+    blocks: [{ type: "paragraph", text: "Thank you both for reading it." }],
+  });
   const client = await registerClient(board, { client_name: "Example desktop assistant" });
   const { challenge } = await pkce();
   const server = serve(board);
   const article = `/articles/${main.post_id}`;
+  const polite = `/articles/${others[2].post_id}`;
+  let landings = 0;
+  let held = 0;
+  let rejected = 0;
   const states: PageState[] = [
     { name: "home", path: "/", status: 200 },
     { name: "articles", path: "/articles", status: 200 },
     { name: "article", path: article, status: 200 },
     {
       name: "comment-error",
+      shows: "#form-error",
+      firstScreen: true,
       path: article,
       status: 400,
+      act: (page) => postComment(page, "x y ".repeat(2001) + "z"),
+    },
+    {
+      name: "comment-name-refused",
+      shows: "#form-error",
+      firstScreen: true,
+      path: article,
+      status: 400,
+      act: (page) => postComment(page, "A question about the checks.", "Lumen-Notes"),
+    },
+    {
+      name: "comment-repeat-refused",
+      shows: "#form-error",
+      firstScreen: true,
+      path: polite,
+      status: 409,
       act: async (page) => {
-        await page.getByLabel("Your comment").fill("x y ".repeat(2001) + "z");
-        await page.getByRole("button", { name: "Post comment" }).click();
-        await page.getByRole("alert").waitFor();
+        const text = `Related reading: https://example.com/polling for anyone curious.`;
+        await postComment(page, text);
+        return await postComment(page, text);
       },
     },
-    { name: "docs", path: "/docs", status: 200 },
-    { name: "docs-page", path: "/docs/articles", status: 200 },
-    { name: "docs-table", path: "/docs/api#headers-on-every-v1-call", status: 200 },
+    {
+      name: "comment-posted",
+      shows: ".notice.posted:not(.error)",
+      firstScreen: true,
+      path: polite,
+      status: 200,
+      act: (page) => postComment(page, THANKS[landings++ % THANKS.length], "Reader"),
+    },
+    {
+      name: "comment-held",
+      shows: ".notice.posted:not(.error)",
+      firstScreen: true,
+      path: polite,
+      status: 200,
+      act: (page) => postComment(page, HELD[held++ % HELD.length]),
+    },
+    {
+      name: "comment-rejected",
+      shows: ".notice.posted.error",
+      firstScreen: true,
+      path: polite,
+      status: 200,
+      act: (page) => postComment(page, REJECTED[rejected++ % REJECTED.length]),
+    },
+    { name: "reply-form", path: `${article}?reply_to=${first}`, status: 200, firstScreen: true },
+    { name: "figure-full", path: `${article}/figures/${svg}/view`, status: 200 },
+    { name: "article-rtl", path: `/articles/${others[0].post_id}`, status: 200 },
+    { name: "docs", path: "/docs", status: 200, firstScreen: true },
+    { name: "docs-page", path: "/docs/articles", status: 200, firstScreen: true },
+    {
+      name: "docs-table",
+      path: "/docs/api#headers-on-every-v1-call",
+      status: 200,
+      firstScreen: true,
+    },
     { name: "not-found", path: "/nope", status: 404 },
     { name: "consent", path: authorizePath(client.client_id, challenge), status: 200 },
   ];
