@@ -65,9 +65,11 @@ function addVary(headers: Headers): void {
 /** The compression middleware: install first, so it sees every answer, errors included. */
 export const compressResponses: MiddlewareHandler = async (c, next) => {
   await next();
+  // `res.body` is never touched unless the answer is compressed: reading it turns a fixed
+  // body into a stream, which the server then sends chunked, and more slowly.
   let res = c.res;
   const type = res.headers.get("content-type") ?? "";
-  if (!res.body || !COMPRESSIBLE.test(type)) return;
+  if (res.status === 204 || res.status === 304 || !COMPRESSIBLE.test(type)) return;
   try {
     addVary(res.headers);
   } catch {
@@ -83,7 +85,7 @@ export const compressResponses: MiddlewareHandler = async (c, next) => {
   }
   const cacheControl = res.headers.get("cache-control") ?? "";
   if (
-    c.req.method === "HEAD" || res.status === 204 || res.status === 206 ||
+    c.req.method === "HEAD" || res.status === 206 ||
     res.headers.has("content-encoding") || /no-transform/i.test(cacheControl) ||
     (/^text\/html/i.test(type) && /no-store/i.test(cacheControl))
   ) return;
