@@ -20,6 +20,7 @@ import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { wrapCommits } from "./commit_wrapper.ts";
 import { ManualClock } from "../domain/clock.ts";
+import type { Config } from "../domain/config.ts";
 import { boardOn, register, type TestBoard, testBoard } from "./helpers.ts";
 import { fourWords, pageThrough } from "./search_helpers.ts";
 
@@ -203,27 +204,43 @@ Deno.test("sealed blocks: a message indexed again goes back into its batch's blo
   await assertFinds(board, all, ["delta", "beta"], "after");
 });
 
-Deno.test("sealed blocks: a removal while a batch is being sealed makes the sealer start over", async () => {
-  // The next commit after `holdNext` is set waits until released.
-  let holdNext = false;
+/**
+ * A board (batches of 8) whose commit number `gate.holdAt` (counted from its start) waits
+ * until `gate.release()`; `gate.reached` resolves when that commit is waiting.
+ */
+async function gatedBoard(extra: Partial<Config> = {}) {
+  let commits = 0;
   let release!: () => void;
   const held = new Promise<void>((r) => release = r);
   let reached!: () => void;
-  const atCommit = new Promise<void>((r) => reached = r);
-  await using board = await boardOn(":memory:", new ManualClock(), {
+  const gate = {
+    holdAt: Infinity,
+    get commits() {
+      return commits;
+    },
+    reached: new Promise<void>((r) => reached = r),
+    release: () => release(),
+  };
+  const board = await boardOn(":memory:", new ManualClock(), {
     limitScale: 100,
     searchBatch: 8,
+    ...extra,
   }, {
     wrapKv: (raw) =>
       wrapCommits(raw, async (commit) => {
-        if (holdNext) {
-          holdNext = false;
+        if (++commits === gate.holdAt) {
           reached();
           await held;
         }
         return await commit();
       }),
   });
+  return { board, gate };
+}
+
+Deno.test("sealed blocks: a removal while a batch is being sealed makes the sealer start over", async () => {
+  const { board: gated, gate } = await gatedBoard();
+  await using board = gated;
   // Published without the sealing that follows a batch's last message (another trigger seq).
   const publishing = { ...board.deps, config: { ...board.deps.config, searchBatch: 1_000_000 } };
   const a = await register(board);
@@ -240,12 +257,12 @@ Deno.test("sealed blocks: a removal while a batch is being sealed makes the seal
     made.push({ id: r.id, seq: r.seq, words, topic });
   }
   assert.equal(await sealed(board), null);
-  holdNext = true;
+  gate.holdAt = gate.commits + 1;
   const sealing = sealSearchBatches(board.deps);
-  await atCommit; // the sealer has read the batch's term lists and is committing blocks
+  await gate.reached; // the sealer has read the batch's term lists and is committing blocks
   const victim = made.find((m) => m.words.includes("delta"))!;
   await removeMessage(board.deps, "named", victim.id, null);
-  release();
+  gate.release();
   assert.equal(await sealing, 1, "sealed once, after starting over");
   assert.deepEqual(await sealed(board), { upTo: 8, batch: 8 });
   const deltas = (await blocks(board, keys.searchPostingsPrefix("delta"))).flatMap((b) => b.seqs);
@@ -254,26 +271,8 @@ Deno.test("sealed blocks: a removal while a batch is being sealed makes the seal
 });
 
 Deno.test("sealed blocks: the post that completes a batch answers before its batch is sealed", async () => {
-  let commits = 0;
-  let holdAt = Infinity;
-  let release!: () => void;
-  const held = new Promise<void>((r) => release = r);
-  let reached!: () => void;
-  const atCommit = new Promise<void>((r) => reached = r);
-  await using board = await boardOn(":memory:", new ManualClock(), {
-    limitScale: 100,
-    searchBatch: 8,
-    backgroundSealing: true,
-  }, {
-    wrapKv: (raw) =>
-      wrapCommits(raw, async (commit) => {
-        if (++commits === holdAt) {
-          reached();
-          await held;
-        }
-        return await commit();
-      }),
-  });
+  const { board: gated, gate } = await gatedBoard({ backgroundSealing: true });
+  await using board = gated;
   const a = await register(board);
   const made: Made[] = [];
   const publish = async (i: number) => {
@@ -288,12 +287,12 @@ Deno.test("sealed blocks: the post that completes a batch answers before its bat
     made.push({ id: r.id, seq: r.seq, words, topic });
   };
   for (let i = 0; i < 7; i++) await publish(i);
-  holdAt = commits + 2; // the eighth post's own commit, then the sealing's first
+  gate.holdAt = gate.commits + 2; // the eighth post's own commit, then the sealing's first
   await publish(7);
-  await atCommit;
+  await gate.reached;
   assert.equal(await sealed(board), null, "answered while its batch is still being sealed");
   await assertFinds(board, made, ["delta"], "before"); // from the term lists meanwhile
-  release();
+  gate.release();
   for (let i = 0; i < 100 && (await sealed(board)) === null; i++) {
     await new Promise((r) => setTimeout(r, 5));
   }
