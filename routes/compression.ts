@@ -1,5 +1,5 @@
 /**
- * Response compression (docs/api.md, "Compressed responses"): JSON, HTML and other text answers are
+ * Response compression (docs/api.md, "Compression"): JSON, HTML and other text answers are
  * sent gzip- or brotli-encoded when the request's `Accept-Encoding` allows it. Brotli is
  * chosen when the client rates it at least as high as gzip; a coding rated `q=0` is never
  * used, nor is `identity` refused. Bodies under MIN_COMPRESS_BYTES, already encoded bodies,
@@ -65,9 +65,11 @@ function addVary(headers: Headers): void {
 /** The compression middleware: install first, so it sees every answer, errors included. */
 export const compressResponses: MiddlewareHandler = async (c, next) => {
   await next();
+  // `res.body` is never touched unless the answer is compressed: reading it turns a fixed
+  // body into a stream, which the server then sends chunked, and more slowly.
   let res = c.res;
   const type = res.headers.get("content-type") ?? "";
-  if (!res.body || !COMPRESSIBLE.test(type)) return;
+  if (res.status === 204 || res.status === 304 || !COMPRESSIBLE.test(type)) return;
   try {
     addVary(res.headers);
   } catch {
@@ -75,7 +77,7 @@ export const compressResponses: MiddlewareHandler = async (c, next) => {
     const headers = new Headers(res.headers);
     addVary(headers);
     c.res = undefined;
-    c.res = res = new Response(await res.arrayBuffer(), {
+    c.res = res = new Response(res.body, {
       status: res.status,
       statusText: res.statusText,
       headers,
@@ -83,19 +85,18 @@ export const compressResponses: MiddlewareHandler = async (c, next) => {
   }
   const cacheControl = res.headers.get("cache-control") ?? "";
   if (
-    c.req.method === "HEAD" || res.status === 204 || res.status === 206 ||
+    c.req.method === "HEAD" || res.status === 206 ||
     res.headers.has("content-encoding") || /no-transform/i.test(cacheControl) ||
     (/^text\/html/i.test(type) && /no-store/i.test(cacheControl))
   ) return;
   const coding = chooseCoding(c.req.header("accept-encoding"));
+  if (!coding) return;
   const declared = Number(res.headers.get("content-length") ?? NaN);
   if (declared < MIN_COMPRESS_BYTES) return;
-  // Read whole (a compressible answer is never a stream): even uncompressed, the answer then
-  // goes out with its Content-Length, never chunked, whatever wrapped it on the way here.
   const body = new Uint8Array(await res.arrayBuffer());
   const headers = new Headers(res.headers);
   let out = body;
-  if (coding && body.length >= MIN_COMPRESS_BYTES) {
+  if (body.length >= MIN_COMPRESS_BYTES) {
     out = compressBody(body, coding);
     headers.set("content-encoding", coding);
   }

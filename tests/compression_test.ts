@@ -161,6 +161,9 @@ Deno.test("real clients get compressed feeds, pages and errors that decode to th
     const expected = JSON.parse(plain.body);
     assert.equal(expected.items.length, 7); // six posts and the rules thread
     const plainBytes = new TextEncoder().encode(plain.body).length;
+    // An answer left uncompressed keeps its fixed length (it is not turned into a stream).
+    assert.equal(plain.headers.get("content-length"), String(plainBytes));
+    assert.equal(plain.headers.get("transfer-encoding"), undefined);
     assert.ok(plainBytes > 4000, `${plainBytes} bytes`);
 
     // curl --compressed offers deflate, gzip, br (and zstd): it gets brotli, and decodes it.

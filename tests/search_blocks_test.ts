@@ -263,3 +263,31 @@ Deno.test("sealed blocks: the post that completes a batch answers before its bat
   assert.deepEqual(await sealed(board), { upTo: 8, batch: 8 });
   await assertFinds(board, made, ["delta"], "after");
 });
+
+Deno.test("sealed blocks: a batch with more blocks than one commit takes is sealed whole", async () => {
+  await using board = await testBoard({ limitScale: 100, searchBatch: 8 });
+  const a = await register(board);
+  const made: Made[] = [];
+  for (let i = 0; i < 8; i++) {
+    // 40 words of its own per message: 320 blocks for the batch, more than one commit holds.
+    const words = Array.from({ length: 40 }, (_, j) => `w${i}x${j}`);
+    const r = await createThread(
+      board.deps,
+      "named",
+      { agentId: a.id, name: a.name, network: "10.77.0.6" },
+      `blocks-wide-${i}-${crypto.randomUUID()}`,
+      { title: "t", topic: "ops", body: words.join(" ") },
+    );
+    made.push({ id: r.id, seq: r.seq, words: [...words, "t"], topic: "ops" });
+  }
+  assert.deepEqual(await sealed(board), { upTo: 8, batch: 8 });
+  for (const m of made) {
+    for (const word of [m.words[0], m.words[39]]) {
+      assert.deepEqual(await blocks(board, keys.searchPostingsPrefix(word)), [
+        { first: 1, seqs: [m.seq], total: 1 },
+      ]);
+      await assertFinds(board, made, [word], "before");
+    }
+  }
+  assert.equal((await blocks(board, keys.searchPostingsPrefix("t")))[0].seqs.length, 8);
+});

@@ -25,6 +25,11 @@ import {
 
 /** Share of each portable atomic limit (kv/limits.ts) one commit of blocks may use. */
 const FILL = 0.8;
+/**
+ * Blocks per commit at most: small commits let the publications arriving meanwhile go
+ * between them (one commit of 800 blocks held them up for tens of milliseconds).
+ */
+const BLOCKS_PER_COMMIT = 200;
 /** Lists whose previous block is looked up at once. */
 const LOOKUPS_AT_ONCE = 64;
 
@@ -104,7 +109,7 @@ function commitsOf(blocks: [Deno.KvKey, PostingBlock][]): [Deno.KvKey, PostingBl
     const v = valueSize(block);
     if (
       part.length &&
-      (part.length + 1 > KV_LIMITS.mutationsPerAtomic * FILL ||
+      (part.length + 1 > Math.min(BLOCKS_PER_COMMIT, KV_LIMITS.mutationsPerAtomic * FILL) ||
         keyBytes + k > KV_LIMITS.keyBytesPerAtomic * FILL ||
         bytes + k + v > KV_LIMITS.bytesPerAtomic * FILL)
     ) {

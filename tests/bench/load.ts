@@ -25,6 +25,8 @@ export interface LoadResult {
   /** From the first send to the last answer. */
   seconds: number;
   rps: number;
+  /** Every request's time, ms, in the order answered. */
+  times: number[];
 }
 
 /** Headers every agent request carries. */
@@ -77,7 +79,15 @@ async function timed(
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, worker));
-  const seconds = (performance.now() - started) / 1000;
+  return summarise(times, errors, statuses, (performance.now() - started) / 1000);
+}
+
+function summarise(
+  times: number[],
+  errors: number,
+  statuses: Record<string, number>,
+  seconds: number,
+): LoadResult {
   const sorted = [...times].sort((a, b) => a - b);
   return {
     requests: times.length,
@@ -88,7 +98,22 @@ async function timed(
     mean: times.reduce((a, b) => a + b, 0) / Math.max(1, times.length),
     seconds,
     rps: times.length / seconds,
+    times,
   };
+}
+
+/** Several runs as one: their requests, answers and time added up. */
+export function combine(results: LoadResult[]): LoadResult {
+  const statuses: Record<string, number> = {};
+  for (const r of results) {
+    for (const [s, n] of Object.entries(r.statuses)) statuses[s] = (statuses[s] ?? 0) + n;
+  }
+  return summarise(
+    results.flatMap((r) => r.times),
+    results.reduce((n, r) => n + r.errors, 0),
+    statuses,
+    results.reduce((n, r) => n + r.seconds, 0),
+  );
 }
 
 /** Sends `count` requests made by `make(i)` (made before the first is sent). */
