@@ -59,9 +59,17 @@ async function view(page: Page, selector: string): Promise<ViewFacts> {
   return facts;
 }
 
-/** Asserts the element is wholly inside the viewport. */
+/**
+ * Asserts the element is wholly inside the viewport. Chromium scrolls to an autofocused field
+ * when it next renders after the load, so a busy machine may show the page a moment later:
+ * the check waits up to 3 s for the browser's own scroll (the page runs no script).
+ */
 async function assertInView(page: Page, selector: string, what: string): Promise<ViewFacts> {
-  const f = await view(page, selector);
+  let f = await view(page, selector);
+  for (let i = 0; i < 30 && !(f.top >= 0 && f.bottom <= f.inner); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    f = await view(page, selector);
+  }
   assert.ok(f.height > 0, `${what}: ${selector} is rendered`);
   assert.ok(
     f.top >= 0 && f.bottom <= f.inner,
