@@ -210,6 +210,24 @@ export function isLockedError(e: unknown): boolean {
 }
 
 /**
+ * Commits a one-off atomic that `build` makes (records written once, outside `transact`),
+ * making it again after a short back-off while another process holds the embedded store's
+ * write lock (two processes starting on a new file at once).
+ */
+export async function commitUnlocked(
+  build: () => Deno.AtomicOperation,
+): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await build().commit();
+    } catch (e) {
+      if (!isLockedError(e) || attempt >= 30) throw e;
+    }
+    await new Promise((r) => setTimeout(r, 5 + Math.random() * 10 * Math.min(attempt + 1, 10)));
+  }
+}
+
+/**
  * Runs `fn` against a fresh Tx and commits its buffered writes atomically, retrying
  * the whole function (with a short random back-off) when any entry it read has changed.
  * Errors thrown by `fn` abort without writing. Returns what `fn` returned plus the commit

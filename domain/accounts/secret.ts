@@ -9,6 +9,7 @@
 import { base64url } from "./api_keys.ts";
 import type { Deps } from "../deps.ts";
 import { keys } from "../../kv/keys.ts";
+import { commitUnlocked } from "../../kv/tx.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -32,7 +33,9 @@ export async function boardSecret(deps: Deps): Promise<string> {
   const existing = await deps.kv.get<string>(key);
   if (typeof existing.value === "string") return existing.value;
   const fresh = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const res = await deps.kv.atomic().check({ key, versionstamp: null }).set(key, fresh).commit();
+  const res = await commitUnlocked(() =>
+    deps.kv.atomic().check({ key, versionstamp: null }).set(key, fresh)
+  );
   if (res.ok) {
     console.warn(
       "BOARD_SECRET is not set: generated a development secret and kept it in KV. " +

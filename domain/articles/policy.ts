@@ -5,6 +5,7 @@
  * comparing stored timestamps with `deps.clock.now()` whenever a revision is looked at.
  */
 import { keys } from "../../kv/keys.ts";
+import { commitUnlocked } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
@@ -49,8 +50,9 @@ export async function firstStart(deps: Deps): Promise<number> {
       firstStarts.set(deps.kv, entry.value); // written once, never changed
       return entry.value;
     }
-    const res = await deps.kv.atomic().check({ key, versionstamp: null })
-      .set(key, deps.clock.now()).commit();
+    const res = await commitUnlocked(() =>
+      deps.kv.atomic().check({ key, versionstamp: null }).set(key, deps.clock.now())
+    );
     if (res.ok) return deps.clock.now();
   }
   throw new Error("could not record the board's first start");

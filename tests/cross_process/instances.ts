@@ -261,11 +261,11 @@ export async function cluster(n: number, config: Partial<Config> = {}): Promise<
     for (const c of closed) if (c.status === "rejected") throw c.reason;
   };
   try {
-    // One after another: their first writes (start-up records) would race for a new file.
+    // All at once: their start-up records race for a new file, as on a real deployment.
     for (let i = 0; i < n; i++) {
       instances.push(new Instance(`process ${"ABCDEFGH"[i]}`, kvPath, config, local));
-      await instances[i].ready();
     }
+    await Promise.all(instances.map((i) => i.ready()));
   } catch (e) {
     await close().catch(() => {}); // the start-up error says more
     throw e;
