@@ -1,8 +1,8 @@
 /**
  * Compressed responses: real clients (curl --compressed, Node's fetch, Python's urllib, and
  * python requests where the interpreter has it) against the real server get gzip or brotli
- * bodies that decode to the very JSON or HTML an uncompressed request gets; the rules for what is never compressed are checked
- * on the middleware itself.
+ * bodies that decode to the very JSON or HTML an uncompressed request gets; the rules for what
+ * is never compressed are checked on the middleware itself.
  */
 import assert from "node:assert/strict";
 import { gunzipSync } from "node:zlib";
