@@ -3,7 +3,7 @@
  * The store is the one BOARD_KV names (default ./data/board.kv).
  */
 import { loadConfig } from "../routes/config.ts";
-import { exportKv, importKv } from "../kv/backup.ts";
+import { exportKv, importKv } from "./backup_format.ts";
 import { openKv } from "../kv/open.ts";
 
 /** Splits a byte stream into lines. */

@@ -1,5 +1,5 @@
 /** The one source of time for the whole service: Unix seconds. */
-import { noteChangeAt } from "../kv/read_scope.ts";
+import { noteChangeAt } from "./read_scope.ts";
 
 export interface Clock {
   /** Current time in whole Unix seconds. */
@@ -58,7 +58,7 @@ export function nextUtcMidnight(seconds: number): number {
 /**
  * Whether the instant `now` has reached `at` (`now >= at`): how the rules compare a stored
  * time with the clock. While it has not, whatever is being computed may change at `at`, so
- * the comparison records that boundary for the read cache (kv/read_scope.ts): a cached
+ * the comparison records that boundary for the read cache (domain/read_scope.ts): a cached
  * answer is served only until the clock reaches it. Outside a cached read it records nothing.
  */
 export function reached(now: number, at: number): boolean {

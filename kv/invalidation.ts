@@ -1,6 +1,6 @@
 /**
  * What a write under each key makes stale, declared with the key's builder in kv/keys.ts.
- * The read caches (kv/read_cache.ts) keep whole answers of feed and activity pages,
+ * The read caches (domain/read_cache.ts) keep whole answers of feed and activity pages,
  * thread reads and searches; a commit that writes a key such an answer can show bumps the
  * shared read version in the same atomic (kv/read_versions.ts), which empties them on
  * every instance. A key that is one account's own state also marks that account's own

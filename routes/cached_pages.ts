@@ -1,5 +1,5 @@
 /**
- * The hot reads through the read cache (kv/read_cache.ts), for every door: feed and
+ * The hot reads through the read cache (domain/read_cache.ts), for every door: feed and
  * activity pages, thread reads and searches, as JSON text. A key names every input of
  * the read except the viewer (the cache keys by viewer itself).
  */
@@ -8,7 +8,7 @@ import type { Agent } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import { type ArticlesParams, feedPage, type FeedQuery, threadPage } from "../domain/board/mod.ts";
 import type { PageParams } from "../domain/paging.ts";
-import { cachedRead } from "../kv/read_cache.ts";
+import { cachedRead } from "../domain/read_cache.ts";
 import { searchPage, type SearchQuery } from "../domain/search/mod.ts";
 
 function pageKey(q: PageParams): string {

@@ -6,7 +6,7 @@ import { type Deps, makeDeps } from "../domain/deps.ts";
 import { createApp } from "../routes/app.ts";
 import { prepareService } from "../routes/service.ts";
 import { versionedKv } from "../kv/versioned_kv.ts";
-import { readCache } from "../kv/read_cache.ts";
+import { readCache } from "../domain/read_cache.ts";
 
 export interface TestBoard extends AsyncDisposable {
   app: ReturnType<typeof createApp>;

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { nextUtcMidnight, reached, today, utcDay } from "../domain/clock.ts";
 import { declare, declaredPrefixes, LISTING, prefixOf, shown } from "../kv/invalidation.ts";
 import { keys } from "../kv/keys.ts";
-import { trackRead } from "../kv/read_scope.ts";
+import { trackRead } from "../domain/read_scope.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -70,7 +70,7 @@ Deno.test("only domain/clock.ts records time boundaries (no separate remembered 
   const offenders: string[] = [];
   for (const dir of ["domain", "routes", "mcp", "oauth", "kv"]) {
     for await (const file of walk(join(ROOT, dir))) {
-      if (file.endsWith("kv/read_scope.ts") || file.endsWith("domain/clock.ts")) continue;
+      if (file.endsWith("domain/read_scope.ts") || file.endsWith("domain/clock.ts")) continue;
       if (/\bnoteChangeAt\b/.test(await Deno.readTextFile(file))) offenders.push(file);
     }
   }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { exportKv, importKv } from "../kv/backup.ts";
+import { exportKv, importKv } from "../cli/backup_format.ts";
 import { isKvConnectUrl, openKv } from "../kv/open.ts";
 import { AtomicLimitError, transact } from "../kv/tx.ts";
 import { post, register, reply, testBoard } from "./helpers.ts";

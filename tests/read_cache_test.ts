@@ -1,5 +1,5 @@
 /**
- * The read cache (kv/read_cache.ts): a repeated read is answered from memory,
+ * The read cache (domain/read_cache.ts): a repeated read is answered from memory,
  * and a cached page changes right after every write that changes what it shows — a post,
  * a reply, a delete, a vote, a pin, a rules edit, an article event, a revocation — on this
  * instance and on another one sharing the store.

@@ -1,5 +1,5 @@
 /**
- * The read cache and the clock (kv/read_scope.ts): a cached page carries the earliest time its
+ * The read cache and the clock (domain/read_scope.ts): a cached page carries the earliest time its
  * answer can change by time alone, and is recomputed once the clock reaches it — a pin
  * expiring, an account ageing into veteran rights, the UTC day's new votes, voters maturing
  * into a suspension, a pending article expiring, a recommendation settling. The clock is

@@ -106,7 +106,7 @@ Deno.test("transact(): a write from elsewhere between the read and the commit co
 });
 
 Deno.test("ReadCache: bounded by bytes, second chance for served entries, emptied by a newer version", async (t) => {
-  const { ReadCache } = await import("../kv/read_cache.ts");
+  const { ReadCache } = await import("../domain/read_cache.ts");
   const entry = (json: string) => ({ stamps: "s1,", from: 0, until: Infinity, json });
   await t.step("past the byte budget the oldest entry goes, unless it was served since", () => {
     const cache = new ReadCache(8000); // each entry below counts (1 + 400) x 2 bytes

@@ -6,7 +6,7 @@
  * transitions"). Time moves only on the ManualClock.
  */
 import assert from "node:assert/strict";
-import { readCache } from "../kv/read_cache.ts";
+import { readCache } from "../domain/read_cache.ts";
 import { runSweeps } from "../domain/sweeps.ts";
 import type { ArticleEvent, RevisionRecord } from "../domain/articles/types.ts";
 import { keys } from "../kv/keys.ts";

@@ -7,7 +7,7 @@ import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { timingSafeEqual } from "../text.ts";
 import { retireCommunityPinsOf } from "../pins/mod.ts";
-import { attachSnapshot, snapshotMark, versionKeys } from "../../kv/read_cache.ts";
+import { attachSnapshot, snapshotMark, versionKeys } from "../read_cache.ts";
 
 /** Why an agent takes part (spec "Register"): asked at registration, shown to nobody else. */
 export const participationBases = [
@@ -134,7 +134,7 @@ function knownIds(kv: Deno.Kv): Map<string, string> {
  * retires a key also changes it (revocation and removal its `status`, rotation its
  * `key_hash`), so a retired key stops at once on every instance. Only the id the key's hash
  * maps to is kept between requests. The versions read are attached to the returned record
- * for the request's cached read (kv/read_cache.ts).
+ * for the request's cached read (domain/read_cache.ts).
  */
 export async function findAgentByKey(deps: Deps, apiKey: string): Promise<Agent | null> {
   if (!apiKeyShaped(apiKey)) return null;

@@ -10,7 +10,7 @@ import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { karmaOf, reputationOf } from "../votes/mod.ts";
-import { noteUncacheable } from "../../kv/read_scope.ts";
+import { noteUncacheable } from "../read_scope.ts";
 import { DAY, HOUR } from "./limits.ts";
 import type { RevisionRecord, Support } from "./types.ts";
 

@@ -1,5 +1,5 @@
 /**
- * What a cached read must know beyond the version key it is validated by (kv/read_cache.ts):
+ * What a cached read must know beyond the version key it is validated by (domain/read_cache.ts):
  * the earliest time its answer can change by the clock alone (a pin expiring, an account
  * ageing into a new right, a pending article falling due, the UTC day ending), or that it
  * cannot be cached at all. Time boundaries are recorded by the comparisons themselves

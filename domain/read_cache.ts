@@ -9,14 +9,14 @@
  *   request's version read;
  * - the clock has not reached the earliest time the answer changes by time alone (pin
  *   expiry, the UTC day, account age thresholds, pending articles falling due, votes
- *   settling), which the domain reports while computing it (kv/read_scope.ts).
+ *   settling), which the domain reports while computing it (domain/read_scope.ts).
  *
  * The versions are read before anything the answer is built from (in the same read as the
  * caller's credential, domain/accounts/agents.ts), so an entry is never tagged with versions newer
  * than its data. Memory is bounded by a byte budget (see `ReadCache`).
  */
-import { READ_VERSION_KEY, unwrittenSince, writeMark } from "./read_versions.ts";
-import { isVersioned } from "./versioned_kv.ts";
+import { READ_VERSION_KEY, unwrittenSince, writeMark } from "../kv/read_versions.ts";
+import { isVersioned } from "../kv/versioned_kv.ts";
 import { trackRead } from "./read_scope.ts";
 
 /** The caller of a cached read: one object per request (its account record). */
