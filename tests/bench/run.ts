@@ -17,8 +17,9 @@
  * would. Only seeding scales the limits (store.ts).
  *
  * Environment: BENCH_READS (requests per read route, default 1000); BENCH_SEED_DIR
- * (optional: keep the seeded store there and reuse it on later runs — for development).
- * Writes docs/benchmarks.md.
+ * (optional: keep the seeded store there and reuse it on later runs — for development);
+ * BENCH_PHASES=reads (development: only the reads phase, its table printed and
+ * docs/benchmarks.md left as it is). Writes docs/benchmarks.md.
  */
 import { startServer } from "../e2e/server_process.ts";
 import { BODY_WORDS, costTable, measureCosts } from "./costs.ts";
@@ -49,6 +50,8 @@ const BURST = 300;
 const BURSTS = 3;
 /** Rounds of alternating real and bare requests per read route. */
 const READ_ROUNDS = 4;
+/** Only the reads phase, printed (development A/B runs); otherwise every phase. */
+const READS_ONLY = Deno.env.get("BENCH_PHASES") === "reads";
 
 /** Modules adding a section to the report: each exports `run(): Promise<string>`. */
 const SECTIONS = ["search", "limits", "svg"];
@@ -133,6 +136,18 @@ function writeRequest(path: string, key: string, body: unknown, idempotent = tru
   };
 }
 
+/** The rows of the reads table: each read against the bare app measured beside it. */
+function readRows(routes: ReadRoute[], results: LoadResult[], bareResults: LoadResult[]) {
+  return routes.map((route, i) => {
+    const r = results[i];
+    const bareR = bareResults[i];
+    const share = r.rps / bareR.rps;
+    return `| ${route.name} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.rps, 0)} | ${
+      fmt(bareR.rps, 0)
+    } | ${fmt(share * 100, 0)}% ${verdict(share >= 0.5)} | ${statusText(r)} |`;
+  });
+}
+
 /** Starts the bare Hono app answering `pages` (`{ "GET path": body }`); returns its URL. */
 async function bareServer(dir: string, pages: Record<string, unknown>) {
   const file = `${dir}/pages.json`;
@@ -213,6 +228,11 @@ if (import.meta.main) {
     });
     rssByPhase.push(["reads", reads.rss]);
     const bareResults = reads.value.bareResults;
+    if (READS_ONLY) {
+      console.log(readRows(routes, reads.value.results, bareResults).join("\n"));
+      await Deno.remove(dir, { recursive: true });
+      Deno.exit(0);
+    }
 
     // Write latency: posts and votes in one phase, replies in another (the publication
     // bucket holds 300: each phase's posts fit in one fresh bucket).
@@ -355,16 +375,7 @@ if (import.meta.main) {
       "| read | p50 ms | p99 ms | per second | bare app per second | share | answers |",
       "|---|---:|---:|---:|---:|---:|---|",
     );
-    routes.forEach((route, i) => {
-      const r = reads.value.results[i];
-      const bareR = bareResults[i];
-      const share = r.rps / bareR.rps;
-      lines.push(
-        `| ${route.name} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.rps, 0)} | ${
-          fmt(bareR.rps, 0)
-        } | ${fmt(share * 100, 0)}% ${verdict(share >= 0.5)} | ${statusText(r)} |`,
-      );
-    });
+    lines.push(...readRows(routes, reads.value.results, bareResults));
     const w = reads.value.wire;
     lines.push(
       "",
