@@ -7,7 +7,8 @@ import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { timingSafeEqual } from "../text.ts";
 import { retireCommunityPinsOf } from "../pins/mod.ts";
-import { attachSnapshot, snapshotMark, versionKeys } from "../read_cache.ts";
+import { attachSnapshot, snapshotMark } from "../read_cache.ts";
+import { readAgentWithVersions } from "./agent_reads.ts";
 
 /** Why an agent takes part (spec "Register"): asked at registration, shown to nobody else. */
 export const participationBases = [
@@ -130,7 +131,8 @@ function knownIds(kv: Deno.Kv): Map<string, string> {
 
 /**
  * Finds the active agent holding `apiKey`, or null. The agent record is read on every call
- * (with the read-cache versions, in one round trip) and alone decides: every commit that
+ * (with the read-cache versions, in one round trip that starts after the call, shared with
+ * concurrent calls: domain/accounts/agent_reads.ts) and alone decides: every commit that
  * retires a key also changes it (revocation and removal its `status`, rotation its
  * `key_hash`), so a retired key stops at once on every instance. Only the id the key's hash
  * maps to is kept between requests. The versions read are attached to the returned record
@@ -147,10 +149,7 @@ export async function findAgentByKey(deps: Deps, apiKey: string): Promise<Agent 
     if (!idEntry.value) return null;
     id = idEntry.value;
   }
-  const [record, ...versions] = await deps.kv.getMany<unknown[]>([
-    keys.agents(id),
-    ...versionKeys(),
-  ]);
+  const { record, versions } = await readAgentWithVersions(deps.kv, id);
   const agent = record.value as Agent | null;
   if (!agent || agent.status !== "active" || !timingSafeEqual(agent.key_hash, hash)) {
     known.delete(hash); // retired: look the key up afresh next time
