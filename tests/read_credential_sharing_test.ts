@@ -28,6 +28,7 @@ const sameKey = (a: Deno.KvKey, b: Deno.KvKey) =>
 function versionReadGate() {
   const reads: Deno.KvKey[][] = [];
   let armed = false;
+  let failNext = false;
   let gate = Promise.withResolvers<void>();
   let reached = Promise.withResolvers<void>();
   return {
@@ -43,6 +44,10 @@ function versionReadGate() {
               const entries = await target.getMany(keyList, options);
               if (keyList.some((k) => sameKey(k, READ_VERSION_KEY))) {
                 reads.push(keyList);
+                if (failNext) {
+                  failNext = false;
+                  throw new Error("the store is unavailable");
+                }
                 if (armed) {
                   armed = false;
                   reached.resolve();
@@ -56,6 +61,10 @@ function versionReadGate() {
           return typeof v === "function" ? v.bind(target) : v;
         },
       }),
+    /** The next version read fails (after it has read). */
+    fail() {
+      failNext = true;
+    },
     hold() {
       armed = true;
       gate = Promise.withResolvers<void>();
@@ -162,4 +171,18 @@ Deno.test("shared credential reads: requests waiting together share getMany call
   assert.equal(round.length, 3, JSON.stringify(round.map((r) => r.length)));
   assert.deepEqual(round.map((r) => r.length).sort((x, y) => x - y), [2, 3, 10]);
   assert.ok(round.every((r) => r.some((k) => sameKey(k, READ_VERSION_KEY))));
+});
+
+Deno.test("shared credential reads: a failed read answers 500 to its waiters; the next request reads afresh", async () => {
+  const gate = versionReadGate();
+  await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv: gate.wrap });
+  const agent = await register(board);
+  await cachedRead(board, "/v1/posts", agent.key);
+  gate.fail();
+  const failed = await read(board, agent.key);
+  assert.equal(failed.status, 500);
+  await failed.body?.cancel();
+  const next = await read(board, agent.key);
+  assert.equal(next.status, 200);
+  await next.body?.cancel();
 });

@@ -42,35 +42,34 @@ class AgentReads {
   async #drain(): Promise<void> {
     this.#reading = true;
     while (this.#waiting.length) {
-      const round = this.#waiting;
+      const round = Map.groupBy(this.#waiting, (w) => w.id);
       this.#waiting = [];
-      const ids = [...new Set(round.map((w) => w.id))];
+      const ids = [...round.keys()];
       const per = KV_LIMITS.keysPerGetMany - versionKeys().length;
       const parts = [];
-      for (let i = 0; i < ids.length; i += per) parts.push(this.#readPart(ids.slice(i, i + per)));
-      const reads = new Map<string, AgentRead>();
-      let failure: { error: unknown } | null = null;
-      for (const part of await Promise.allSettled(parts)) {
-        if (part.status === "rejected") failure = { error: part.reason };
-        else for (const [id, read] of part.value) reads.set(id, read);
+      for (let i = 0; i < ids.length; i += per) {
+        parts.push(this.#readPart(ids.slice(i, i + per), round));
       }
-      for (const w of round) {
-        const read = reads.get(w.id);
-        if (read) w.resolve(read);
-        else w.reject(failure?.error);
-      }
+      await Promise.all(parts);
     }
     this.#reading = false;
   }
 
-  async #readPart(ids: string[]): Promise<[string, AgentRead][]> {
+  /** One `getMany` for the accounts `ids`, handed to their waiters (or its failure). */
+  async #readPart(ids: string[], round: Map<string, Waiting[]>): Promise<void> {
     const versionCount = versionKeys().length;
-    const entries = await this.kv.getMany<unknown[]>([
-      ...versionKeys(),
-      ...ids.map((id) => keys.agents(id)),
-    ]);
-    const versions = entries.slice(0, versionCount);
-    return ids.map((id, i) => [id, { record: entries[versionCount + i], versions }]);
+    try {
+      const entries = await this.kv.getMany<unknown[]>([
+        ...versionKeys(),
+        ...ids.map((id) => keys.agents(id)),
+      ]);
+      const versions = entries.slice(0, versionCount);
+      ids.forEach((id, i) => {
+        for (const w of round.get(id)!) w.resolve({ record: entries[versionCount + i], versions });
+      });
+    } catch (e) {
+      for (const id of ids) for (const w of round.get(id)!) w.reject(e);
+    }
   }
 }
 
