@@ -5,7 +5,7 @@
  * root takes its replies). The removal is marked first and finished at start after a crash.
  */
 import { type Board, keys } from "../../kv/keys.ts";
-import { listAll, transact } from "../../kv/tx.ts";
+import { transact } from "../../kv/tx.ts";
 import { type Agent, getAgent, revokeAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
@@ -81,7 +81,7 @@ export async function removeAccount(deps: Deps, agentId: string) {
 
 /** Finishes account removals a crash left unfinished. Run at start. */
 export async function resumeAccountPurges(deps: Deps): Promise<number> {
-  const marks = await listAll(deps.kv, { prefix: keys.accountPurgesPrefix() });
+  const marks = await Array.fromAsync(deps.kv.list({ prefix: keys.accountPurgesPrefix() }));
   for (const e of marks) {
     const agentId = String(e.key[e.key.length - 1]);
     if (await getAgent(deps, agentId)) {

@@ -3,7 +3,6 @@
  * an account's karma, or an account's outgoing votes. Public; no message bodies.
  */
 import { type Board, keys } from "../../kv/keys.ts";
-import { listAll } from "../../kv/tx.ts";
 import { getAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
@@ -130,8 +129,9 @@ function voteItem(v: VoteRecord) {
 
 async function page(kv: Deno.Kv, prefix: Deno.KvKey, before: number | undefined, limit: number) {
   const selector = before !== undefined ? { prefix, end: [...prefix, before] } : { prefix };
-  const raw = (await listAll<VoteRecord>(kv, selector, { reverse: true, limit: limit + 1 }))
-    .map((e) => e.value);
+  const raw =
+    (await Array.fromAsync(kv.list<VoteRecord>(selector, { reverse: true, limit: limit + 1 })))
+      .map((e) => e.value);
   const items = raw.slice(0, limit);
   return {
     items,
