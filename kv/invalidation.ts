@@ -15,24 +15,19 @@ export interface Invalidation {
   readonly owner?: number | ((key: Deno.KvKey) => string | null);
 }
 
-/**
- * A key builder: its keys are `prefix` followed by the arguments. `invalidates` is null for
- * a range builder (for `list`) whose keys another builder declares.
- */
+/** The leading arguments of a builder: a range of keys fixes some of them. */
+type Leading<A extends unknown[]> = A extends [...infer H, unknown] ? A | Leading<H> : A;
+
+/** A key builder: its keys are `prefix` followed by the arguments. */
 export interface KeyBuilder<A extends Deno.KvKeyPart[]> {
   (...args: A): readonly [string, ...A];
+  /** The prefix of the keys (for `list`) whose first arguments are `args`. */
+  range(...args: Leading<A>): Deno.KvKey;
   readonly prefix: string;
-  readonly invalidates: Invalidation | null;
+  readonly invalidates: Invalidation;
 }
 
 const byPrefix = new Map<string, Invalidation>();
-
-function builder<A extends Deno.KvKeyPart[]>(
-  prefix: string,
-  invalidates: Invalidation | null,
-): KeyBuilder<A> {
-  return Object.assign((...args: A) => [prefix, ...args] as const, { prefix, invalidates });
-}
 
 /** Declares what writes of the keys under `prefix` invalidate. One declaration per prefix. */
 export function declare<A extends Deno.KvKeyPart[] = []>(
@@ -41,7 +36,8 @@ export function declare<A extends Deno.KvKeyPart[] = []>(
 ): KeyBuilder<A> {
   if (byPrefix.has(prefix)) throw new Error(`key prefix ${prefix} is declared twice`);
   byPrefix.set(prefix, invalidates);
-  return builder(prefix, invalidates);
+  const range = (...args: Leading<A>): Deno.KvKey => [prefix, ...args];
+  return Object.assign((...args: A) => [prefix, ...args] as const, { range, prefix, invalidates });
 }
 
 /** A key whose contents cached reads show: writing it bumps the read version. */
@@ -56,10 +52,6 @@ export const unshown = <A extends Deno.KvKeyPart[] = []>(prefix: string) =>
 export const ownShown = <A extends Deno.KvKeyPart[] = []>(prefix: string, owner: number) =>
   declare<A>(prefix, { readCaches: true, owner });
 
-/** A range of keys another builder declares (for `list`; never written itself). */
-export const listing = <A extends Deno.KvKeyPart[] = []>(prefix: string) =>
-  builder<A>(prefix, null);
-
 /** The declaration that governs a write of `key`; a key nobody declared counts as shown. */
 export function invalidationOf(key: Deno.KvKey): Invalidation {
   return byPrefix.get(String(key[0])) ?? { readCaches: true };
@@ -69,9 +61,4 @@ export function invalidationOf(key: Deno.KvKey): Invalidation {
 export function bumpsReadVersion(key: Deno.KvKey): boolean {
   const { readCaches } = invalidationOf(key);
   return typeof readCaches === "function" ? readCaches(key) : readCaches;
-}
-
-/** Every declared prefix with its declaration (for tests and docs). */
-export function declaredPrefixes(): ReadonlyMap<string, Invalidation> {
-  return byPrefix;
 }

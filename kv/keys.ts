@@ -3,12 +3,12 @@
  * Prefixes are plural snake_case; secondary indexes are named `x_by_y`.
  * Sequence numbers are always JS numbers in keys (never bigint).
  *
- * Every builder makes keys of its prefix followed by its arguments, and declares what a write
- * under its keys invalidates (kv/invalidation.ts): `shown` (cached reads can show it: the read
- * version is bumped), `unshown`, `ownShown` (also one account's own state), `declare` for the
- * rest, and `listing` for a range builder whose keys another builder declares.
+ * Every builder makes keys of its prefix followed by its arguments (`range` makes the prefix
+ * of a range to list, from its first arguments), and declares what a write under its keys
+ * invalidates (kv/invalidation.ts): `shown` (cached reads can show it: the read version is
+ * bumped), `unshown`, `ownShown` (also one account's own state), and `declare` for the rest.
  */
-import { declare, type KeyBuilder, listing, ownShown, shown, unshown } from "./invalidation.ts";
+import { declare, type KeyBuilder, ownShown, shown, unshown } from "./invalidation.ts";
 
 export type Board = "named" | "b";
 
@@ -25,9 +25,7 @@ export const keys = {
 
   // ---- accounts
   agents: ownShown<[id: string]>("agents", 1),
-  agentsPrefix: listing("agents"),
   agentIdByName: unshown<[name: string]>("agent_id_by_name"),
-  agentIdByNamePrefix: listing("agent_id_by_name"),
   agentIdByKeyHash: unshown<[hash: string]>("agent_id_by_key_hash"),
 
   // ---- messages (threads and replies), per board
@@ -35,21 +33,15 @@ export const keys = {
   boardHeads: shown<[board: Board]>("board_heads"),
   /** The feed summary of one message (everything but the full body), keyed by seq. */
   messages: shown<[board: Board, seq: number]>("messages"),
-  messagesPrefix: listing<[board: Board]>("messages"),
   /** The full body of one message. */
   bodies: shown<[board: Board, seq: number]>("bodies"),
   messageSeqById: shown<[board: Board, id: string]>("message_seq_by_id"),
   roots: shown<[board: Board, seq: number]>("roots"),
-  rootsPrefix: listing<[board: Board]>("roots"),
   rootsByTopic: shown<[board: Board, topic: string, seq: number]>("roots_by_topic"),
-  rootsByTopicPrefix: listing<[board: Board, topic: string]>("roots_by_topic"),
   activityByTopic: shown<[board: Board, topic: string, seq: number]>("activity_by_topic"),
-  activityByTopicPrefix: listing<[board: Board, topic: string]>("activity_by_topic"),
   repliesByRoot: shown<[board: Board, rootSeq: number, seq: number]>("replies_by_root"),
-  repliesByRootPrefix: listing<[board: Board, rootSeq: number]>("replies_by_root"),
   /** A root thread whose replies are still being purged after its deletion. */
   purges: shown<[board: Board, rootSeq: number]>("purges"),
-  purgesPrefix: listing("purges"),
 
   // ---- idempotency: scope is an agent id (named) or a network (b)
   idempotency: declare<[board: Board, scope: string, key: string]>("idempotency", {
@@ -72,10 +64,8 @@ export const keys = {
   // ---- search: inverted index over the named board only (docs/search.md)
   /** A posting block: the seqs of one sealed batch (from `first`) holding `term`. */
   searchPostings: shown<[term: string, first: number]>("search_postings"),
-  searchPostingsPrefix: listing<[term: string]>("search_postings"),
   /** A posting block of the topic filter: the seqs of one sealed batch in `topic`. */
   searchTopicPostings: shown<[topic: string, first: number]>("search_topic_postings"),
-  searchTopicPostingsPrefix: listing<[topic: string]>("search_topic_postings"),
   /** How far the posting blocks reach: `{ upTo, batch }` (domain/search/seal.ts). */
   searchSealed: shown("search_sealed"),
   /** The exact terms a message was indexed under, so removal deletes exactly those. */
@@ -86,15 +76,12 @@ export const keys = {
   votes: ownShown<[board: Board, targetSeq: number, voterId: string]>("votes", 3),
   /** The votes on one message, by vote sequence (voter lists). */
   votesByTarget: unshown<[board: Board, targetSeq: number, voteSeq: number]>("votes_by_target"),
-  votesByTargetPrefix: listing<[board: Board, targetSeq: number]>("votes_by_target"),
   /** One account's outgoing votes, by vote sequence (voter history). */
   votesByVoter: ownShown<[voterId: string, voteSeq: number]>("votes_by_voter", 1),
-  votesByVoterPrefix: listing<[voterId: string]>("votes_by_voter"),
   /** Named-board votes an account received, grouped by voter (reputation, suspension). */
   votesByRecipient: shown<[authorId: string, voterId: string, targetSeq: number]>(
     "votes_by_recipient",
   ),
-  votesByRecipientPrefix: listing<[authorId: string]>("votes_by_recipient"),
   /** An account's karma aggregate and voting suspension state. */
   votingStandings: ownShown<[agentId: string]>("voting_standings", 1),
 
@@ -114,13 +101,11 @@ export const keys = {
   /** A connection (grant) of one client to one agent. */
   oauthGrants: unshown<[grantId: string]>("oauth_grants"),
   oauthGrantsByAgent: unshown<[agentId: string, grantId: string]>("oauth_grants_by_agent"),
-  oauthGrantsByAgentPrefix: listing<[agentId: string]>("oauth_grants_by_agent"),
   /**
    * An account whose stale OAuth connections (linked with a key since rotated or revoked) are
    * still being deleted: written in the rotation or revocation commit, cleared when done.
    */
   connectionTeardowns: unshown<[agentId: string]>("connection_teardowns"),
-  connectionTeardownsPrefix: listing("connection_teardowns"),
   /** An access token, by hash. */
   oauthAccessTokens: unshown<[tokenHash: string]>("oauth_access_tokens"),
   /** A refresh token (current or rotated), by hash. */
@@ -139,32 +124,24 @@ export const keys = {
   articleRevisionParts: shown<[revisionId: string, part: number]>("article_revision_parts"),
   /** Agent feed: post id by the seq of its latest submission. */
   articlePostIdBySeq: shown<[seq: number]>("article_post_id_by_seq"),
-  articlePostIdBySeqPrefix: listing("article_post_id_by_seq"),
   /** Public feed: post id by the seq of its current publication. */
   articlePublicPostIdBySeq: shown<[seq: number]>("article_public_post_id_by_seq"),
-  articlePublicPostIdBySeqPrefix: listing("article_public_post_id_by_seq"),
   /** Review queue: pending revisions ordered by review count, then submission time. */
   articleReviewQueue: shown<[reviews: number, submittedAt: number, revisionId: string]>(
     "article_review_queue",
   ),
-  articleReviewQueuePrefix: listing("article_review_queue"),
   /** Pending revisions by the time a clock-driven transition may fall due. */
   articleDue: shown<[dueAt: number, revisionId: string]>("article_due"),
-  articleDuePrefix: listing("article_due"),
   /** One account's recommendation on one revision (write-once). */
   articleVotes: ownShown<[revisionId: string, agentId: string]>("article_votes", 2),
-  articleVotesOf: listing<[revisionId: string]>("article_votes"),
   /** Articles activity events by seq. */
   articleEvents: shown<[seq: number]>("article_events"),
-  articleEventsPrefix: listing("article_events"),
   /** Comments of one article by seq (the full comment record). */
   articleComments: shown<[postId: string, seq: number]>("article_comments"),
-  articleCommentsPrefix: listing<[postId: string]>("article_comments"),
   /** Where a comment lives: `{ post_id, seq }`. */
   articleCommentLocators: shown<[commentId: string]>("article_comment_locators"),
   /** Guest comments awaiting moderation, by seq (value: locator). */
   articlePendingComments: shown<[seq: number]>("article_pending_comments"),
-  articlePendingCommentsPrefix: listing("article_pending_comments"),
   /** Uploaded SVG asset metadata, and its sanitised source in parts. */
   articleAssets: shown<[assetId: string]>("article_assets"),
   articleAssetParts: shown<[assetId: string, part: number]>("article_asset_parts"),
@@ -185,15 +162,12 @@ export const keys = {
   rulesCurrent: shown("rules_current"),
   /** Every rules revision ever made, by revision number. */
   rulesRevisions: shown<[revision: number]>("rules_revisions"),
-  rulesRevisionsPrefix: listing("rules_revisions"),
   /** The outcome of a keyed write outside publication (rules edits, moderator actions). */
   actionReplays: unshown<[scope: string, key: string]>("action_replays"),
   /** The moderator audit trail, by sequence. */
   modAudit: unshown<[seq: number]>("mod_audit"),
-  modAuditPrefix: listing("mod_audit"),
   /** An account removal whose content is still being removed (finished at start after a crash). */
   accountPurges: unshown<[agentId: string]>("account_purges"),
-  accountPurgesPrefix: listing("account_purges"),
   // ---- API key rotation (docs/api.md "Additions beyond the spec"): written once per retired key
   /** The receipt of the rotation that retired the key with this hash (new key sealed, 10 min). */
   keyRotations: unshown<[oldKeyHash: string]>("key_rotations"),

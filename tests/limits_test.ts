@@ -280,7 +280,7 @@ Deno.test("concurrency: 100 parallel posts from an account with 10 posts left la
   const me = await getJson(board, "/v1/me", a.key);
   assert.equal(me.body.posting_quota.used, 500);
   let roots = 0;
-  for await (const _ of board.kv.list({ prefix: keys.rootsPrefix("named") })) roots++;
+  for await (const _ of board.kv.list({ prefix: keys.roots.range("named") })) roots++;
   assert.equal(roots, 10);
 });
 

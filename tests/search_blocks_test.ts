@@ -134,7 +134,7 @@ Deno.test("sealed blocks: one per term and batch, holding exactly its messages, 
   await sealSearchBatches(board.deps);
   assert.deepEqual(await sealed(board), { upTo: 40, batch: 8 });
   for (const word of ["alpha", "beta", "gamma", "delta"]) {
-    const stored = await blocks(board, keys.searchPostingsPrefix(word));
+    const stored = await blocks(board, keys.searchPostings.range(word));
     const holders = all.filter((m) => m.words.includes(word)).map((m) => m.seq).sort((a, b) =>
       a - b
     );
@@ -160,7 +160,7 @@ Deno.test("sealed blocks: one per term and batch, holding exactly its messages, 
   const terms = (await board.kv.get<IndexedTerms>(keys.searchTermsByMessage(extra.seq))).value;
   assert.deepEqual(terms, { terms: ["t", "alpha"], topic: "ops" });
   assert.ok(
-    !(await blocks(board, keys.searchPostingsPrefix("alpha"))).some((b) =>
+    !(await blocks(board, keys.searchPostings.range("alpha"))).some((b) =>
       b.seqs.includes(extra.seq)
     ),
   );
@@ -176,7 +176,7 @@ Deno.test("sealed blocks: a removed message leaves its block; the last one remov
   await using board = await testBoard({ limitScale: 100, searchBatch: 32 });
   const all = await concurrentBoard(board);
   await sealSearchBatches(board.deps);
-  const prefix = keys.searchPostingsPrefix("delta");
+  const prefix = keys.searchPostings.range("delta");
   const shared = (await blocks(board, prefix))[0];
   assert.ok(shared.seqs.length > 2, "a block of several messages");
   const [firstSeq, middleSeq] = [shared.seqs[0], shared.seqs[1]];
@@ -200,7 +200,7 @@ Deno.test("sealed blocks: a message indexed again goes back into its batch's blo
   await using board = await testBoard({ limitScale: 100, searchBatch: 32 });
   const all = await concurrentBoard(board);
   await sealSearchBatches(board.deps);
-  const prefix = keys.searchPostingsPrefix("delta");
+  const prefix = keys.searchPostings.range("delta");
   const shared = (await blocks(board, prefix))[1];
   const seq = shared.seqs[1];
   const m = (await board.kv.get<MessageRecord>(keys.messages("named", seq))).value!;
@@ -234,7 +234,7 @@ Deno.test("sealed blocks: a removal while a batch is being sealed makes the seal
   gate.release();
   assert.equal(await sealing, 1, "sealed once, after starting over");
   assert.deepEqual(await sealed(board), { upTo: 8, batch: 8 });
-  const deltas = (await blocks(board, keys.searchPostingsPrefix("delta"))).flatMap((b) => b.seqs);
+  const deltas = (await blocks(board, keys.searchPostings.range("delta"))).flatMap((b) => b.seqs);
   assert.ok(!deltas.includes(victim.seq), "the removed message is in no block");
   await assertFinds(board, made.filter((m) => m !== victim), ["delta"], "before");
 });
@@ -283,11 +283,11 @@ Deno.test("sealed blocks: a batch with more blocks than one commit takes is seal
   assert.deepEqual(await sealed(board), { upTo: 8, batch: 8 });
   for (const m of made) {
     for (const word of [m.words[0], m.words[39]]) {
-      assert.deepEqual(await blocks(board, keys.searchPostingsPrefix(word)), [
+      assert.deepEqual(await blocks(board, keys.searchPostings.range(word)), [
         { first: 1, seqs: [m.seq], total: 1 },
       ]);
       await assertFinds(board, made, [word], "before");
     }
   }
-  assert.equal((await blocks(board, keys.searchPostingsPrefix("t")))[0].seqs.length, 8);
+  assert.equal((await blocks(board, keys.searchPostings.range("t")))[0].seqs.length, 8);
 });

@@ -264,7 +264,7 @@ Deno.test("GET /v1/search: deleted content never appears", async (t) => {
     assert.deepEqual(await seqs(board, a.key, { q: "zanzibar" }), []);
     assert.deepEqual(await seqs(board, a.key, { q: "survivor" }), []);
     const postings = await Array.fromAsync(
-      board.kv.list({ prefix: keys.searchPostingsPrefix("zanzibar") }),
+      board.kv.list({ prefix: keys.searchPostings.range("zanzibar") }),
     );
     assert.equal(postings.length, 0);
   });
@@ -392,7 +392,7 @@ Deno.test("GET /v1/search: the anonymous board is never indexed or found", async
   assert.equal(res.status, 201, await res.text());
   assert.deepEqual(await seqs(board, a.key, { q: "wombat" }), []);
   const postings = await Array.fromAsync(
-    board.kv.list({ prefix: keys.searchPostingsPrefix("wombat") }),
+    board.kv.list({ prefix: keys.searchPostings.range("wombat") }),
   );
   assert.equal(postings.length, 0);
   const named = await post(board, a.key, { title: "Named wombat", body: "x" });
@@ -590,7 +590,7 @@ Deno.test("searchRecords(): one read of each candidate's term list checks the re
 /** The keys of the posting blocks of `term` that hold `seq`. */
 async function blockHolders(board: TestBoard, term: string, seq: number) {
   const out: Deno.KvKey[] = [];
-  for await (const e of board.kv.list({ prefix: keys.searchPostingsPrefix(term) })) {
+  for await (const e of board.kv.list({ prefix: keys.searchPostings.range(term) })) {
     if (blockSeqs(e.value).includes(seq)) out.push(e.key);
   }
   return out;

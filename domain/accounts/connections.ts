@@ -77,7 +77,7 @@ export async function endStaleConnections(deps: Deps, agentId: string): Promise<
   for (let pass = 0; pass < 5; pass++) {
     const mark = await deps.kv.get<TeardownMark>(keys.connectionTeardowns(agentId));
     const index = await Array.fromAsync(
-      deps.kv.list({ prefix: keys.oauthGrantsByAgentPrefix(agentId) }),
+      deps.kv.list({ prefix: keys.oauthGrantsByAgent.range(agentId) }),
     );
     for (let i = 0; i < index.length; i += KV_LIMITS.keysPerGetMany) {
       const batch = index.slice(i, i + KV_LIMITS.keysPerGetMany);
@@ -106,7 +106,7 @@ export async function endStaleConnections(deps: Deps, agentId: string): Promise<
 
 /** Finishes the connection teardowns a crash left unfinished (start-up and the sweep). */
 export async function resumeConnectionTeardowns(deps: Deps): Promise<number> {
-  const marks = await Array.fromAsync(deps.kv.list({ prefix: keys.connectionTeardownsPrefix() }));
+  const marks = await Array.fromAsync(deps.kv.list({ prefix: keys.connectionTeardowns.range() }));
   for (const e of marks) await endStaleConnections(deps, String(e.key[e.key.length - 1]));
   return marks.length;
 }
@@ -137,7 +137,7 @@ export async function listConnections(
 ): Promise<{ connections: ConnectionView[]; truncated: boolean }> {
   const now = deps.clock.now();
   const index = await Array.fromAsync(
-    deps.kv.list({ prefix: keys.oauthGrantsByAgentPrefix(agent.id) }),
+    deps.kv.list({ prefix: keys.oauthGrantsByAgent.range(agent.id) }),
   );
   const live: GrantRecord[] = [];
   for (let i = 0; i < index.length; i += KV_LIMITS.keysPerGetMany) {

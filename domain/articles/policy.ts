@@ -162,7 +162,7 @@ export async function graceMet(
   let active = opts.cast?.counts ? 1 : 0;
   for await (
     const e of deps.kv.list<{ voter_id: string; value: number; eligible: boolean }>({
-      prefix: keys.articleVotesOf(rev.id),
+      prefix: keys.articleVotes.range(rev.id),
     })
   ) {
     if (active >= GRACE_RULES.recommendations) break;

@@ -52,7 +52,7 @@ export async function listThreads(
   viewer: Agent | null,
   q: FeedQuery,
 ): Promise<Page<MessageItem>> {
-  const prefix = q.topic ? keys.rootsByTopicPrefix(board, q.topic) : keys.rootsPrefix(board);
+  const prefix = q.topic ? keys.rootsByTopic.range(board, q.topic) : keys.roots.range(board);
   return await feedPage(deps, board, viewer, prefix, q);
 }
 
@@ -64,7 +64,7 @@ export async function listActivity(
   q: FeedQuery,
 ): Promise<Page<MessageItem>> {
   // The board's activity is the summaries' own listing; a topic's points at them.
-  const prefix = q.topic ? keys.activityByTopicPrefix(board, q.topic) : null;
+  const prefix = q.topic ? keys.activityByTopic.range(board, q.topic) : null;
   return await feedPage(deps, board, viewer, prefix, q);
 }
 
@@ -78,7 +78,7 @@ async function feedPage(
   const [head, page] = await Promise.all([
     readHead(deps.kv, board),
     prefix === null
-      ? listPage<MessageRecord>(deps.kv, keys.messagesPrefix(board), q)
+      ? listPage<MessageRecord>(deps.kv, keys.messages.range(board), q)
       : listSummaries(deps.kv, board, prefix, q),
   ]);
   const visible = page.items.filter((m) => !isHidden(m, head));
@@ -105,7 +105,7 @@ export async function readThread(
   const root = rootEntry.value;
   const head = headEntry.value ?? EMPTY_HEAD;
   if (!root || root.kind !== "root" || isHidden(root, head)) throw notFound("thread", rootId);
-  const replies = await listSummaries(deps.kv, board, keys.repliesByRootPrefix(board, seq), q);
+  const replies = await listSummaries(deps.kv, board, keys.repliesByRoot.range(board, seq), q);
   const [rootItem, ...replyItems] = await toItems(deps, viewer, [root, ...replies.items]);
   // Full reply bodies, batched.
   const bodies = new Map<number, string>();

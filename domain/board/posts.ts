@@ -340,7 +340,7 @@ export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): P
   let removed = 0;
   while (true) {
     const batch: Deno.KvKey[] = [];
-    const prefix = keys.repliesByRootPrefix(board, rootSeq);
+    const prefix = keys.repliesByRoot.range(board, rootSeq);
     for await (const e of deps.kv.list({ prefix }, { limit: 50 })) batch.push(e.key);
     if (batch.length === 0) break;
     for (const pointer of batch) {
@@ -372,7 +372,7 @@ export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): P
 /** Finishes every purge a crash left unfinished. Run at start. */
 export async function resumePurges(deps: Deps): Promise<number> {
   let n = 0;
-  for await (const e of deps.kv.list({ prefix: keys.purgesPrefix() })) {
+  for await (const e of deps.kv.list({ prefix: keys.purges.range() })) {
     const [, board, rootSeq] = e.key as [string, Board, number];
     await purgeReplies(deps, board, rootSeq);
     n++;

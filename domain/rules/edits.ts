@@ -212,7 +212,7 @@ function revisionView(r: RulesRevision) {
 
 /** Every revision, newest first: `before` (a revision number) and `limit` page through them. */
 export async function listRulesRevisions(deps: Deps, q: { limit: number; before?: number }) {
-  const prefix = keys.rulesRevisionsPrefix();
+  const prefix = keys.rulesRevisions.range();
   const selector: Deno.KvListSelector = q.before !== undefined
     ? { prefix, end: keys.rulesRevisions(q.before) }
     : { prefix };

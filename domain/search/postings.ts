@@ -67,8 +67,8 @@ export function sealedState(
 
 /** The posting lists (term prefixes, then the topic's) an entry is indexed in. */
 export function listsOf(entry: IndexedTerms): Deno.KvKey[] {
-  const out: Deno.KvKey[] = entry.terms.map((t) => keys.searchPostingsPrefix(t));
-  if (entry.topic !== null) out.push(keys.searchTopicPostingsPrefix(entry.topic));
+  const out: Deno.KvKey[] = entry.terms.map((t) => keys.searchPostings.range(t));
+  if (entry.topic !== null) out.push(keys.searchTopicPostings.range(entry.topic));
   return out;
 }
 

@@ -61,11 +61,11 @@ export async function searchRecords(
 ): Promise<Page<MessageRecord>> {
   const terms = parseSearchQuery(query.q);
   const wanted: Omit<PostingList, "count">[] = terms.map((t) => ({
-    prefix: keys.searchPostingsPrefix(t),
+    prefix: keys.searchPostings.range(t),
     term: t,
   }));
   if (query.topic !== undefined) {
-    wanted.push({ prefix: keys.searchTopicPostingsPrefix(query.topic), topic: query.topic });
+    wanted.push({ prefix: keys.searchTopicPostings.range(query.topic), topic: query.topic });
   }
   // A list's count: the running total of its newest block (blocks cover sealed batches).
   const [[headEntry, sealedEntry], newest] = await Promise.all([

@@ -157,7 +157,7 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
   if (form === "voter") {
     const agent = await getAgent(deps, q.voter!.toLowerCase());
     if (!agent) throw notFound("agent", q.voter);
-    const p = await page(deps.kv, keys.votesByVoterPrefix(agent.id), q.before, limit);
+    const p = await page(deps.kv, keys.votesByVoter.range(agent.id), q.before, limit);
     const [named, anon] = await Promise.all(
       (["named", "b"] as const).map((b) =>
         retainedSeqs(deps.kv, b, p.items.filter((v) => v.board === b).map((v) => v.target_seq))
@@ -187,7 +187,7 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
     score: m.score,
   };
   if (form === "summary") return { form: "vote_summary", ...summary };
-  const p = await page(deps.kv, keys.votesByTargetPrefix(board, m.seq), q.before, limit);
+  const p = await page(deps.kv, keys.votesByTarget.range(board, m.seq), q.before, limit);
   const names = await agentsById(deps.kv, [...new Set(p.items.map((v) => v.voter_id))]);
   return {
     form: "voter_list",

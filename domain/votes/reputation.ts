@@ -120,7 +120,7 @@ async function receivedVotes(
   authorId: string,
 ): Promise<Map<string, Array<[number, ReceivedVote]>>> {
   const out = new Map<string, Array<[number, ReceivedVote]>>();
-  for await (const e of kv.list<ReceivedVote>({ prefix: keys.votesByRecipientPrefix(authorId) })) {
+  for await (const e of kv.list<ReceivedVote>({ prefix: keys.votesByRecipient.range(authorId) })) {
     const [, , voterId, targetSeq] = e.key as [string, string, string, number];
     const list = out.get(voterId) ?? [];
     list.push([targetSeq, e.value]);

@@ -63,12 +63,12 @@ async function checkStore(run: CrashRun, kv: Deno.Kv): Promise<Map<number, Messa
   const head = (await kv.get<BoardHead>(keys.boardHeads("named"))).value;
   assert.ok(head, "board head exists");
   assert.deepEqual(head.purging, [], "every purge finished at start");
-  for await (const _ of kv.list({ prefix: keys.purgesPrefix() })) {
+  for await (const _ of kv.list({ prefix: keys.purges.range() })) {
     assert.fail("a purge mark survived the restart");
   }
   const messages = new Map<number, MessageRecord>();
   const byId = new Map<string, MessageRecord>();
-  for await (const e of kv.list<MessageRecord>({ prefix: keys.messagesPrefix("named") })) {
+  for await (const e of kv.list<MessageRecord>({ prefix: keys.messages.range("named") })) {
     const m = e.value;
     assert.equal(m.seq, e.key[2], "summary stored under its seq");
     assert.ok(!byId.has(m.id), `id ${m.id} stored twice`);
