@@ -11,11 +11,6 @@ import { READ_VERSION_KEY } from "./keys.ts";
 import { keySize, KV_LIMITS, valueSize } from "./limits.ts";
 import { readMany } from "./read_many.ts";
 
-type Mutation =
-  | { type: "set"; key: Deno.KvKey; value: unknown; expireIn?: number }
-  | { type: "delete"; key: Deno.KvKey }
-  | { type: "sum"; key: Deno.KvKey; value: bigint };
-
 /** Thrown when an atomic would exceed the portable KV limits. A programming error. */
 export class AtomicLimitError extends Error {}
 
@@ -29,7 +24,7 @@ export class Tx {
    * The mutations of each key, in order: a set or delete replaces what came before it,
    * sums after it are kept (they add to it).
    */
-  #mutations = new Map<string, Mutation[]>();
+  #mutations = new Map<string, Deno.KvMutation[]>();
 
   constructor(kv: Deno.Kv) {
     this.kv = kv;
@@ -75,7 +70,8 @@ export class Tx {
   /** Adds to a KvU64 counter (no check needed: sums commute). */
   sum(key: Deno.KvKey, value: bigint): this {
     const id = idOf(key);
-    this.#mutations.set(id, [...this.#mutations.get(id) ?? [], { type: "sum", key, value }]);
+    const sum: Deno.KvMutation = { type: "sum", key, value: new Deno.KvU64(value) };
+    this.#mutations.set(id, [...this.#mutations.get(id) ?? [], sum]);
     return this;
   }
 
@@ -115,18 +111,11 @@ export class Tx {
     }
     if (keyBytes > KV_LIMITS.keyBytesPerAtomic) throw fail(`${keyBytes} key bytes`);
     if (bytes + keyBytes > KV_LIMITS.bytesPerAtomic) throw fail(`${bytes + keyBytes} bytes`);
-    const op = this.kv.atomic();
-    for (const c of checks) op.check(c);
-    for (const m of mutations) {
-      if (m.type === "set") op.set(m.key, m.value, m.expireIn ? { expireIn: m.expireIn } : {});
-      else if (m.type === "delete") op.delete(m.key);
-      else op.sum(m.key, m.value);
-    }
-    return op;
+    return this.kv.atomic().check(...checks).mutate(...mutations);
   }
 }
 
-const locks = new Map<string, Promise<void>>();
+const locks = new Map<string, Promise<unknown>>();
 
 /**
  * Serialises work on one name within this process. Correctness never depends on it
@@ -134,25 +123,14 @@ const locks = new Map<string, Promise<void>>();
  * retry storms within one process.
  */
 async function withLocalLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  const prev = locks.get(name) ?? Promise.resolve();
-  let release!: () => void;
-  const mine = new Promise<void>((r) => (release = r));
-  const chained = prev.then(() => mine);
-  locks.set(name, chained);
-  await prev;
+  const mine = (locks.get(name) ?? Promise.resolve()).then(fn);
+  const settled = mine.catch(() => {});
+  locks.set(name, settled);
   try {
-    return await fn();
+    return await mine;
   } finally {
-    release();
-    if (locks.get(name) === chained) locks.delete(name);
+    if (locks.get(name) === settled) locks.delete(name);
   }
-}
-
-interface TransactOptions {
-  /** In-process lock name for hot keys (e.g. a board head): an optimisation only. */
-  lock?: string;
-  /** Attempts before giving up with a 503. */
-  attempts?: number;
 }
 
 /** Raised when a transaction kept conflicting; mapped to 503 UNAVAILABLE at the edge. */
@@ -173,11 +151,13 @@ export function isLockedError(e: unknown): boolean {
 export async function transact<T>(
   kv: Deno.Kv,
   fn: (tx: Tx) => Promise<T>,
-  options: TransactOptions = {},
+  options: {
+    /** In-process lock name for hot keys (e.g. a board head): an optimisation only. */
+    lock?: string;
+  } = {},
 ): Promise<{ value: T; versionstamp: string | null }> {
   const run = async () => {
-    const attempts = options.attempts ?? 60;
-    for (let attempt = 0; attempt < attempts; attempt++) {
+    for (let attempt = 0; attempt < 60; attempt++) {
       const tx = new Tx(kv);
       const value = await fn(tx);
       if (tx.isEmpty) return { value, versionstamp: null };

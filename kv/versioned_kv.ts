@@ -22,41 +22,30 @@ export function onCommit(listener: (mutated: Deno.KvKey[]) => void): void {
   listeners.push(listener);
 }
 
+/** The methods of an atomic operation that write the key they are given first. */
+const WRITES = new Set<PropertyKey>(["set", "delete", "sum", "min", "max"]);
+
 /** Wraps an atomic operation so that its commit also bumps the version of what it mutates. */
 function versionedAtomic(op: Deno.AtomicOperation): Deno.AtomicOperation {
   const mutated: Deno.KvKey[] = [];
   const wrapper: Deno.AtomicOperation = new Proxy(op, {
     get(target, prop) {
-      switch (prop) {
-        case "set":
-        case "delete":
-        case "sum":
-        case "min":
-        case "max":
-        case "check":
-          return (...args: unknown[]) => {
-            if (prop !== "check") mutated.push(args[0] as Deno.KvKey);
-            (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
-            return wrapper;
-          };
-        case "mutate":
-          return (...ms: Deno.KvMutation[]) => {
-            for (const m of ms) mutated.push(m.key);
-            target.mutate(...ms);
-            return wrapper;
-          };
-        case "commit":
-          return async () => {
-            if (mutated.some(bumpsReadVersion)) target.set(READ_VERSION_KEY, 1);
-            const res = await target.commit();
-            if (res.ok) { for (const listener of listeners) listener(mutated); }
-            return res;
-          };
-        default: {
-          const v = Reflect.get(target, prop, target);
-          return typeof v === "function" ? v.bind(target) : v;
-        }
+      if (prop === "commit") {
+        return async () => {
+          if (mutated.some(bumpsReadVersion)) target.set(READ_VERSION_KEY, 1);
+          const res = await target.commit();
+          if (res.ok) { for (const listener of listeners) listener(mutated); }
+          return res;
+        };
       }
+      const method = Reflect.get(target, prop, target);
+      if (typeof method !== "function") return method;
+      return (...args: unknown[]) => {
+        if (WRITES.has(prop)) mutated.push(args[0] as Deno.KvKey);
+        if (prop === "mutate") { for (const m of args as Deno.KvMutation[]) mutated.push(m.key); }
+        const out = method.apply(target, args);
+        return out === target ? wrapper : out; // chained calls stay on the wrapper
+      };
     },
   });
   return wrapper;
