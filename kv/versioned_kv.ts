@@ -43,8 +43,8 @@ function versionedAtomic(op: Deno.AtomicOperation): Deno.AtomicOperation {
       return (...args: unknown[]) => {
         if (WRITES.has(prop)) mutated.push(args[0] as Deno.KvKey);
         if (prop === "mutate") { for (const m of args as Deno.KvMutation[]) mutated.push(m.key); }
-        const out = method.apply(target, args);
-        return out === target ? wrapper : out; // chained calls stay on the wrapper
+        method.apply(target, args);
+        return wrapper; // every method but commit returns the operation, for chaining
       };
     },
   });

@@ -85,6 +85,11 @@ Deno.test("versionedKv(): set, delete and atomic commits bump the version keys; 
     assert.equal(unwrittenSince("a9", before), true, "and marks nothing");
     await raw.set(keys.messages("named", 3), 1);
     assert.equal(await stamp(), s3, "the plain handle never bumps (caches stay off on it)");
+    const x = await kv.get(["x"]);
+    const mutated = await kv.atomic().check(x)
+      .mutate({ type: "set", key: keys.bodies("b", 4), value: "body" }).commit();
+    assert.equal(mutated.ok, true);
+    assert.notEqual(await stamp(), s3, "a mutate() after a check() bumps too (what transact uses)");
   } finally {
     raw.close();
   }
