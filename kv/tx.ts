@@ -20,11 +20,8 @@ const idOf = (key: Deno.KvKey): string => JSON.stringify(key);
 export class Tx {
   readonly kv: Deno.Kv;
   #checks = new Map<string, Deno.AtomicCheck>();
-  /**
-   * The mutations of each key, in order: a set or delete replaces what came before it,
-   * sums after it are kept (they add to it).
-   */
-  #mutations = new Map<string, Deno.KvMutation[]>();
+  /** The staged write of each key: the last set or delete wins. */
+  #mutations = new Map<string, Deno.KvMutation>();
 
   constructor(kv: Deno.Kv) {
     this.kv = kv;
@@ -58,28 +55,20 @@ export class Tx {
   }
 
   set(key: Deno.KvKey, value: unknown, options?: { expireIn?: number }): this {
-    this.#mutations.set(idOf(key), [{ type: "set", key, value, expireIn: options?.expireIn }]);
+    this.#mutations.set(idOf(key), { type: "set", key, value, expireIn: options?.expireIn });
     return this;
   }
 
   delete(key: Deno.KvKey): this {
-    this.#mutations.set(idOf(key), [{ type: "delete", key }]);
-    return this;
-  }
-
-  /** Adds to a KvU64 counter (no check needed: sums commute). */
-  sum(key: Deno.KvKey, value: bigint): this {
-    const id = idOf(key);
-    const sum: Deno.KvMutation = { type: "sum", key, value: new Deno.KvU64(value) };
-    this.#mutations.set(id, [...this.#mutations.get(id) ?? [], sum]);
+    this.#mutations.set(idOf(key), { type: "delete", key });
     return this;
   }
 
   /** This transaction's own staged write of `key`: its value (null when deleted), or undefined. */
   own<T>(key: Deno.KvKey): { value: T | null } | undefined {
-    const first = this.#mutations.get(idOf(key))?.[0];
-    if (first?.type === "set") return { value: first.value as T };
-    return first?.type === "delete" ? { value: null } : undefined;
+    const staged = this.#mutations.get(idOf(key));
+    if (staged?.type === "set") return { value: staged.value as T };
+    return staged ? { value: null } : undefined; // deleted
   }
 
   get isEmpty(): boolean {
@@ -92,7 +81,7 @@ export class Tx {
    */
   build(): Deno.AtomicOperation {
     const checks = [...this.#checks.values()];
-    const mutations = [...this.#mutations.values()].flat();
+    const mutations = [...this.#mutations.values()];
     const fail = (what: string) => new AtomicLimitError(`atomic has ${what}`);
     if (checks.length > KV_LIMITS.checksPerAtomic) throw fail(`${checks.length} checks`);
     if (mutations.length + 1 > KV_LIMITS.mutationsPerAtomic) {

@@ -113,6 +113,21 @@ Deno.test("transact() refuses an atomic beyond the portable limits", async (t) =
   });
 });
 
+Deno.test("Tx: the last set or delete of a key wins, counts once, and own() sees it", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  await kv.set(["gone"], 1);
+  await transact(kv, (tx) => {
+    for (let i = 0; i < 1500; i++) tx.set(["k"], i); // one mutation, not 1,500
+    assert.deepEqual(tx.own(["k"]), { value: 1499 });
+    tx.set(["gone"], 2).delete(["gone"]);
+    assert.deepEqual(tx.own(["gone"]), { value: null });
+    assert.equal(tx.own(["never"]), undefined);
+    return Promise.resolve();
+  });
+  assert.equal((await kv.get(["k"])).value, 1499);
+  assert.equal((await kv.get(["gone"])).versionstamp, null);
+});
+
 Deno.test("kv export/import round-trips the whole store", async () => {
   await using board = await testBoard();
   const a = await register(board);
