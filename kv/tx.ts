@@ -27,25 +27,21 @@ export class Tx {
     this.kv = kv;
   }
 
-  /** Makes the commit depend on an entry read (the first read of a key counts). */
-  #record(entry: Deno.KvEntryMaybe<unknown>): void {
-    const id = idOf(entry.key);
-    if (!this.#checks.has(id)) {
-      this.#checks.set(id, { key: entry.key, versionstamp: entry.versionstamp });
-    }
-  }
-
   /** Reads a key and makes the commit depend on it being unchanged. */
   async get<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
-    const entry = await this.kv.get<T>(key);
-    this.#record(entry);
-    return entry;
+    return (await this.getMany<T>([key]))[0];
   }
 
-  /** Reads several keys (any number; batched by 10) and checks them all. */
+  /**
+   * Reads several keys (any number; batched by 10) and makes the commit depend on each being
+   * unchanged (the first read of a key counts).
+   */
   async getMany<T>(keyList: Deno.KvKey[]): Promise<Deno.KvEntryMaybe<T>[]> {
     const entries = await readMany<T>(this.kv, keyList);
-    for (const e of entries) this.#record(e);
+    for (const { key, versionstamp } of entries) {
+      const id = idOf(key);
+      if (!this.#checks.has(id)) this.#checks.set(id, { key, versionstamp });
+    }
     return entries;
   }
 
