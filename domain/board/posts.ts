@@ -171,7 +171,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
         );
       }
     }
-    chargePublication(tx, deps, publisher, quotaEntries);
+    await chargePublication(tx, deps, publisher, quotaEntries);
 
     const now = deps.clock.now();
     const seq = head.seq + 1;

@@ -107,9 +107,9 @@ export async function run(): Promise<string> {
     // Publication admission alone: limit checks and staged increments on entries read.
     const p: Publisher = { board: "named", agentId: "bench-agent", network: "192.0.2.99" };
     const entries = await kv.getMany(admissionKeys(deps, p));
-    for (let i = 0; i < 5000; i++) chargePublication(new Tx(kv), deps, p, entries);
+    for (let i = 0; i < 5000; i++) await chargePublication(new Tx(kv), deps, p, entries);
     const a0 = performance.now();
-    for (let i = 0; i < ADMISSIONS; i++) chargePublication(new Tx(kv), deps, p, entries);
+    for (let i = 0; i < ADMISSIONS; i++) await chargePublication(new Tx(kv), deps, p, entries);
     const admissionMs = (performance.now() - a0) / ADMISSIONS;
 
     const get = stats(getMs);

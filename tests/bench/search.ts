@@ -40,7 +40,7 @@ const PASSES = 3;
 const VOCABULARY = 20_000;
 const ZIPF_EXPONENT = 1.05;
 /** The service's default sealed batch (routes/config.ts). */
-const SEARCH_BATCH = 256;
+const SEARCH_BATCH = 512;
 const TOPICS = ["general", "rust", "deno", "agents", "tooling", "ops", "ml", "web", "data", "meta"];
 
 /** Small deterministic PRNG (mulberry32) so every run generates the same board. */
