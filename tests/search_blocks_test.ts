@@ -8,14 +8,13 @@ import assert from "node:assert/strict";
 import { createThread, removeMessage } from "../domain/board/posts.ts";
 import {
   blockSeqs,
-  type IndexedTerms,
   type PostingBlock,
   reindexMessage,
   type SealedState,
   unindexMessage,
 } from "../domain/search/postings.ts";
 import { sealSearchBatches } from "../domain/search/seal.ts";
-import type { MessageRecord } from "../domain/board/messages.ts";
+import { bodyText, type MessageRecord, type StoredBody } from "../domain/board/messages.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { commitGate } from "./commit_wrapper.ts";
@@ -157,8 +156,8 @@ Deno.test("sealed blocks: one per term and batch, holding exactly its messages, 
     `blocks-extra-${crypto.randomUUID()}`,
     { title: "t", topic: "ops", body: "alpha" },
   );
-  const terms = (await board.kv.get<IndexedTerms>(keys.searchTermsByMessage(extra.seq))).value;
-  assert.deepEqual(terms, { terms: ["t", "alpha"], topic: "ops" });
+  const stored = (await board.kv.get<StoredBody>(keys.bodies("named", extra.seq))).value;
+  assert.deepEqual(stored, { rest: "", terms: ["t", "alpha"], topic: "ops" });
   assert.ok(
     !(await blocks(board, keys.searchPostingsPrefix("alpha"))).some((b) =>
       b.seqs.includes(extra.seq)
@@ -204,7 +203,7 @@ Deno.test("sealed blocks: a message indexed again goes back into its batch's blo
   const shared = (await blocks(board, prefix))[1];
   const seq = shared.seqs[1];
   const m = (await board.kv.get<MessageRecord>(keys.messages("named", seq))).value!;
-  const body = (await board.kv.get<string>(keys.bodies("named", seq))).value!;
+  const body = bodyText(m, (await board.kv.get(keys.bodies("named", seq))).value);
   await transact(board.kv, (tx) => unindexMessage(tx, m, 32));
   assert.ok(!(await blocks(board, prefix)).flatMap((b) => b.seqs).includes(seq));
   await transact(board.kv, (tx) => reindexMessage(tx, m, body, 32));

@@ -1,5 +1,6 @@
 /**
- * Sealing search batches (docs/search.md, "How it works"): turns the term lists of one
+ * Sealing search batches (docs/search.md, "How it works"): turns the term lists (in the body
+ * entries) of one
  * complete batch of named messages into posting blocks, one per term and topic of the
  * batch, and moves the sealed marker past it. Runs after the publication that completes a
  * batch, and from the tidy-up cron for any batch left behind (a crash, another instance).
@@ -15,12 +16,12 @@ import { isLockedError } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import { type BoardHead, EMPTY_HEAD } from "../board/mod.ts";
 import {
-  type IndexedTerms,
   listsOf,
   newestBlock,
   type PostingBlock,
   type SealedState,
   sealedState,
+  termListsOf,
 } from "./postings.ts";
 
 /** Share of each portable atomic limit (kv/limits.ts) one commit of blocks may use. */
@@ -64,13 +65,14 @@ async function sealBatch(
   const first = state.upTo + 1;
   const end = state.upTo + state.batch + 1;
   const lists = new Map<string, { prefix: Deno.KvKey; seqs: number[] }>();
-  const iter = kv.list<IndexedTerms>({
-    start: keys.searchTermsByMessage(first),
-    end: keys.searchTermsByMessage(end),
-  });
-  for await (const e of iter) {
+  const entries: Deno.KvEntry<unknown>[] = [];
+  const iter = kv.list({ start: keys.bodies("named", first), end: keys.bodies("named", end) });
+  for await (const e of iter) entries.push(e);
+  const terms = await termListsOf(kv, entries);
+  for (const [i, e] of entries.entries()) {
+    if (terms[i] === null) continue;
     const seq = e.key[e.key.length - 1] as number;
-    for (const prefix of listsOf(e.value)) {
+    for (const prefix of listsOf(terms[i]!)) {
       const id = JSON.stringify(prefix);
       const list = lists.get(id) ?? { prefix, seqs: [] };
       list.seqs.push(seq);
