@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { createThread, removeMessage } from "../domain/board/posts.ts";
 import {
   blockSeqs,
-  type PostingBlock,
+  decodeBlock,
+  encodeBlock,
   reindexMessage,
   type SealedState,
   unindexMessage,
@@ -63,11 +64,11 @@ async function concurrentBoard(board: TestBoard, count = 90): Promise<Made[]> {
 /** The stored blocks of a posting list, in key order. */
 async function blocks(board: TestBoard, prefix: Deno.KvKey) {
   const out: { first: number; seqs: number[]; total: number }[] = [];
-  for await (const e of board.kv.list<PostingBlock>({ prefix })) {
+  for await (const e of board.kv.list({ prefix })) {
     out.push({
       first: e.key[e.key.length - 1] as number,
       seqs: blockSeqs(e.value),
-      total: e.value.total,
+      total: decodeBlock(e.value).total,
     });
   }
   return out;
@@ -289,4 +290,32 @@ Deno.test("sealed blocks: a batch with more blocks than one commit takes is seal
     }
   }
   assert.equal((await blocks(board, keys.searchPostingsPrefix("t")))[0].seqs.length, 8);
+});
+
+Deno.test("posting blocks: stored as varints; blocks a store wrote before still read", async () => {
+  for (
+    const block of [{ seqs: [1], total: 1 }, { seqs: [127, 128, 16_384, 2 ** 31], total: 9e6 }]
+  ) {
+    assert.deepEqual(decodeBlock(encodeBlock(block)), block);
+  }
+  assert.equal(encodeBlock({ seqs: [25_000], total: 3 }).length, 4);
+  await using board = await testBoard({ limitScale: 100, searchBatch: 8 });
+  const all = await concurrentBoard(board, 40);
+  await sealSearchBatches(board.deps);
+  // Rewrite every other block of each list as a store written before held it.
+  for (const word of ["alpha", "beta", "gamma", "delta"]) {
+    const prefix = keys.searchPostingsPrefix(word);
+    for (const [i, b] of (await blocks(board, prefix)).entries()) {
+      if (i % 2 === 0) await board.kv.set([...prefix, b.first], { seqs: b.seqs, total: b.total });
+    }
+  }
+  await assertFinds(board, all, ["gamma", "delta"], "before");
+  await assertFinds(board, all, ["alpha", "beta"], "after", { budget: 120 });
+  // Removal rewrites an old-shape block in the new shape.
+  const prefix = keys.searchPostingsPrefix("gamma");
+  const [first] = await blocks(board, prefix);
+  await removeMessage(board.deps, "named", all.find((m) => m.seq === first.seqs[0])!.id, null);
+  const raw = (await board.kv.get([...prefix, first.first])).value;
+  assert.ok(raw instanceof Uint8Array);
+  assert.deepEqual(decodeBlock(raw).seqs, first.seqs.slice(1));
 });

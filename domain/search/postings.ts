@@ -5,9 +5,9 @@
  * (domain/board/messages.ts, `StoredBody`; a store written before kept it apart, under
  * `search_terms_by_message`). Messages are then inverted in **sealed batches**: batch k
  * holds the seqs from `k * batch + 1` to `(k + 1) * batch`; once the board's head has
- * passed a batch's end, search_seal.ts writes, per term (and topic) of the batch, one
- * posting block `[..., term, first]` holding `{ seqs, total }` — the batch's seqs with that
- * term, sorted, and the list's running total of postings up to this block. `["search_sealed"]`
+ * passed a batch's end, seal.ts writes, per term (and topic) of the batch, one
+ * posting block `[..., term, first]` holding the batch's seqs with that term, sorted, and
+ * the list's running total of postings up to this block (`encodeBlock`). `["search_sealed"]`
  * says how far the blocks reach (`upTo`); messages above it (the tail, fewer than about two
  * batches) are searched by their term lists. Blocks of one list never overlap and come in
  * seq order, so listing them in key order lists seqs in order.
@@ -49,9 +49,53 @@ export function indexedTermsOf(m: MessageRecord, body: string): IndexedTerms {
   return { terms: indexTerms(m.kind === "root" ? m.title : null, body), topic: m.topic };
 }
 
+/**
+ * A posting block as stored: unsigned LEB128 varints, the running total first, then each
+ * seq as its gap from the one before (the first from 0): a block of one seq takes about
+ * five bytes. A store written before holds `{ seqs, total }` objects; `decodeBlock` reads
+ * both.
+ */
+export function encodeBlock(block: PostingBlock): Uint8Array {
+  const out: number[] = [];
+  const put = (n: number) => {
+    while (n >= 0x80) {
+      out.push((n % 0x80) | 0x80);
+      n = Math.floor(n / 0x80);
+    }
+    out.push(n);
+  };
+  put(block.total);
+  let last = 0;
+  for (const s of block.seqs) {
+    put(s - last);
+    last = s;
+  }
+  return new Uint8Array(out);
+}
+
+/** A stored posting block, in either shape. */
+export function decodeBlock(value: unknown): PostingBlock {
+  if (!(value instanceof Uint8Array)) return value as PostingBlock;
+  const numbers: number[] = [];
+  let n = 0;
+  let scale = 1;
+  for (const byte of value) {
+    n += (byte & 0x7f) * scale;
+    scale *= 0x80;
+    if (byte < 0x80) {
+      numbers.push(n);
+      n = 0;
+      scale = 1;
+    }
+  }
+  const seqs = numbers.slice(1);
+  for (let i = 1; i < seqs.length; i++) seqs[i] += seqs[i - 1];
+  return { total: numbers[0], seqs };
+}
+
 /** The seqs a stored posting block holds. */
 export function blockSeqs(value: unknown): number[] {
-  return (value as PostingBlock).seqs;
+  return decodeBlock(value).seqs;
 }
 
 /** The first seq of the sealed batch holding `seq`. */
@@ -151,8 +195,8 @@ export async function reindexMessage(
     const own = block && block.key[block.key.length - 1] === first;
     const seqs = own ? blockSeqs(block.value) : [];
     if (seqs.includes(m.seq)) return;
-    const total = block ? (block.value as PostingBlock).total + 1 : 1;
-    tx.set([...list, first], { seqs: [...seqs, m.seq].sort((a, b) => a - b), total });
+    const total = block ? decodeBlock(block.value).total + 1 : 1;
+    tx.set([...list, first], encodeBlock({ seqs: [...seqs, m.seq].sort((a, b) => a - b), total }));
   });
 }
 
@@ -177,10 +221,10 @@ export async function unindexMessage(
   if (m.seq > state.upTo) return;
   for (const block of await blocksAt(tx, listsOf(entry), m.seq)) {
     if (!block) continue;
-    const { seqs, total } = block.value as PostingBlock;
+    const { seqs, total } = decodeBlock(block.value);
     if (!seqs.includes(m.seq)) continue;
     const rest = seqs.filter((s) => s !== m.seq);
-    if (rest.length) tx.set(block.key, { seqs: rest, total });
+    if (rest.length) tx.set(block.key, encodeBlock({ seqs: rest, total }));
     else tx.delete(block.key);
   }
 }

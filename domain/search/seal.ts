@@ -16,6 +16,8 @@ import { isLockedError } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import { type BoardHead, EMPTY_HEAD } from "../board/mod.ts";
 import {
+  decodeBlock,
+  encodeBlock,
   listsOf,
   newestBlock,
   type PostingBlock,
@@ -85,13 +87,13 @@ async function sealBatch(
     const part = all.slice(i, i + LOOKUPS_AT_ONCE);
     const before = await Promise.all(part.map((l) => newestBlock(kv, l.prefix, first)));
     part.forEach((l, j) => {
-      const total = ((before[j]?.value as PostingBlock | undefined)?.total ?? 0) + l.seqs.length;
+      const total = (before[j] ? decodeBlock(before[j]!.value).total : 0) + l.seqs.length;
       blocks.push([[...l.prefix, first], { seqs: l.seqs, total }]);
     });
   }
   for (const part of commitsOf(blocks)) {
     const op = kv.atomic().check(marker);
-    for (const [key, block] of part) op.set(key, block);
+    for (const [key, block] of part) op.set(key, encodeBlock(block));
     if (!(await op.commit()).ok) return false;
   }
   const done = await kv.atomic().check(marker)

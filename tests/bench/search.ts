@@ -22,10 +22,10 @@ import {
 } from "../../domain/board/messages.ts";
 import {
   batchFirst,
+  encodeBlock,
   type IndexedTerms,
   indexedTermsOf,
   listsOf,
-  type PostingBlock,
   type SealedState,
 } from "../../domain/search/postings.ts";
 import { tokenize } from "../../domain/search/tokens.ts";
@@ -231,7 +231,7 @@ export async function seedBoard(n: number): Promise<Seeded> {
       total += j - i;
       await writer.set(
         [...prefix, first],
-        { seqs: seqs.slice(i, j), total } satisfies PostingBlock,
+        encodeBlock({ seqs: seqs.slice(i, j), total }),
       );
       i = j;
     }
