@@ -36,7 +36,7 @@ export const keys = {
   /** The feed summary of one message (everything but the full body), keyed by seq. */
   messages: shown((board: Board, seq: number) => ["messages", board, seq] as const),
   messagesPrefix: listing((board: Board) => ["messages", board] as const),
-  /** The full body of one message. */
+  /** A message's body entry: the text after its preview, and its search terms (`StoredBody`). */
   bodies: shown((board: Board, seq: number) => ["bodies", board, seq] as const),
   messageSeqById: shown((board: Board, id: string) => ["message_seq_by_id", board, id] as const),
   roots: shown((board: Board, seq: number) => ["roots", board, seq] as const),
@@ -92,7 +92,7 @@ export const keys = {
   searchTopicPostingsPrefix: listing((topic: string) => ["search_topic_postings", topic] as const),
   /** How far the posting blocks reach: `{ upTo, batch }` (domain/search/seal.ts). */
   searchSealed: shown(() => ["search_sealed"] as const),
-  /** The exact terms a message was indexed under, so removal deletes exactly those. */
+  /** A message's term list as stores written before kept it (now in its body entry). */
   searchTermsByMessage: shown((seq: number) => ["search_terms_by_message", seq] as const),
 
   // ---- votes, karma and voting standing (docs/votes.md)
