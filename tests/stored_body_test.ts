@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import type { MessageRecord, StoredBody } from "../domain/board/messages.ts";
 import { sealSearchBatches } from "../domain/search/seal.ts";
+import { editRules } from "../domain/rules/edits.ts";
 import { PREVIEW_CODE_POINTS } from "../domain/text.ts";
 import { keys } from "../kv/keys.ts";
 import {
@@ -98,4 +99,24 @@ Deno.test("body entry: a store written before (whole text, terms apart) reads, s
   assert.equal((await board.kv.get(keys.searchTermsByMessage(old.seq))).versionstamp, null);
   assert.equal((await board.kv.get(keys.bodies("named", old.seq))).versionstamp, null);
   assert.deepEqual(await searchSeqs(board, a.key, "old+axolotl"), []);
+});
+
+Deno.test("body entry: the rules thread of a store written before is indexed again after an edit", async () => {
+  await using board = await testBoard({}, { rulesPost: true });
+  const a = await register(board);
+  const cur = (await board.kv.get<{ thread_id: string; thread_seq: number }>(keys.rulesCurrent()))
+    .value!;
+  const seq = cur.thread_seq;
+  const summary = (await board.kv.get<MessageRecord>(keys.messages("named", seq))).value!;
+  const stored = (await board.kv.get<StoredBody>(keys.bodies("named", seq))).value!;
+  const text = summary.preview + stored.rest;
+  await board.kv.atomic()
+    .set(keys.bodies("named", seq), text)
+    .set(keys.searchTermsByMessage(seq), { terms: stored.terms, topic: stored.topic })
+    .commit();
+  await editRules(board.deps, { moderator: true }, { text: "Be kind to the okapi." }, idemKey());
+  assert.equal((await board.kv.get(keys.searchTermsByMessage(seq))).versionstamp, null);
+  assert.deepEqual(await searchSeqs(board, a.key, "okapi"), [seq]);
+  const thread = await getJson(board, `/v1/posts/${cur.thread_id}`, a.key);
+  assert.equal(thread.body.post.body, "Be kind to the okapi.");
 });
