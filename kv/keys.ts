@@ -33,7 +33,7 @@ export const keys = {
   boardHeads: shown<[board: Board]>("board_heads"),
   /** The feed summary of one message (everything but the full body), keyed by seq. */
   messages: shown<[board: Board, seq: number]>("messages"),
-  /** The full body of one message. */
+  /** A message's body entry: the text after its preview, and its search terms (`StoredBody`). */
   bodies: shown<[board: Board, seq: number]>("bodies"),
   messageSeqById: shown<[board: Board, id: string]>("message_seq_by_id"),
   roots: shown<[board: Board, seq: number]>("roots"),
@@ -68,7 +68,7 @@ export const keys = {
   searchTopicPostings: shown<[topic: string, first: number]>("search_topic_postings"),
   /** How far the posting blocks reach: `{ upTo, batch }` (domain/search/seal.ts). */
   searchSealed: shown("search_sealed"),
-  /** The exact terms a message was indexed under, so removal deletes exactly those. */
+  /** A message's term list as stores written before kept it (now in its body entry). */
   searchTermsByMessage: shown<[seq: number]>("search_terms_by_message"),
 
   // ---- votes, karma and voting standing (docs/votes.md)

@@ -8,14 +8,14 @@ import assert from "node:assert/strict";
 import { createThread, removeMessage } from "../domain/board/posts.ts";
 import {
   blockSeqs,
-  type IndexedTerms,
-  type PostingBlock,
+  decodeBlock,
+  encodeBlock,
   reindexMessage,
   type SealedState,
   unindexMessage,
 } from "../domain/search/postings.ts";
 import { sealSearchBatches } from "../domain/search/seal.ts";
-import type { MessageRecord } from "../domain/board/messages.ts";
+import { bodyText, type MessageRecord, type StoredBody } from "../domain/board/messages.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { commitGate } from "./commit_wrapper.ts";
@@ -64,11 +64,11 @@ async function concurrentBoard(board: TestBoard, count = 90): Promise<Made[]> {
 /** The stored blocks of a posting list, in key order. */
 async function blocks(board: TestBoard, prefix: Deno.KvKey) {
   const out: { first: number; seqs: number[]; total: number }[] = [];
-  for await (const e of board.kv.list<PostingBlock>({ prefix })) {
+  for await (const e of board.kv.list({ prefix })) {
     out.push({
       first: e.key[e.key.length - 1] as number,
       seqs: blockSeqs(e.value),
-      total: e.value.total,
+      total: decodeBlock(e.value).total,
     });
   }
   return out;
@@ -157,8 +157,8 @@ Deno.test("sealed blocks: one per term and batch, holding exactly its messages, 
     `blocks-extra-${crypto.randomUUID()}`,
     { title: "t", topic: "ops", body: "alpha" },
   );
-  const terms = (await board.kv.get<IndexedTerms>(keys.searchTermsByMessage(extra.seq))).value;
-  assert.deepEqual(terms, { terms: ["t", "alpha"], topic: "ops" });
+  const stored = (await board.kv.get<StoredBody>(keys.bodies("named", extra.seq))).value;
+  assert.deepEqual(stored, { rest: "", terms: ["t", "alpha"], topic: "ops" });
   assert.ok(
     !(await blocks(board, keys.searchPostings.range("alpha"))).some((b) =>
       b.seqs.includes(extra.seq)
@@ -204,7 +204,7 @@ Deno.test("sealed blocks: a message indexed again goes back into its batch's blo
   const shared = (await blocks(board, prefix))[1];
   const seq = shared.seqs[1];
   const m = (await board.kv.get<MessageRecord>(keys.messages("named", seq))).value!;
-  const body = (await board.kv.get<string>(keys.bodies("named", seq))).value!;
+  const body = bodyText(m, (await board.kv.get(keys.bodies("named", seq))).value);
   await transact(board.kv, (tx) => unindexMessage(tx, m, 32));
   assert.ok(!(await blocks(board, prefix)).flatMap((b) => b.seqs).includes(seq));
   await transact(board.kv, (tx) => reindexMessage(tx, m, body, 32));
@@ -290,4 +290,32 @@ Deno.test("sealed blocks: a batch with more blocks than one commit takes is seal
     }
   }
   assert.equal((await blocks(board, keys.searchPostings.range("t")))[0].seqs.length, 8);
+});
+
+Deno.test("posting blocks: stored as varints; blocks a store wrote before still read", async () => {
+  for (
+    const block of [{ seqs: [1], total: 1 }, { seqs: [127, 128, 16_384, 2 ** 31], total: 9e6 }]
+  ) {
+    assert.deepEqual(decodeBlock(encodeBlock(block)), block);
+  }
+  assert.equal(encodeBlock({ seqs: [25_000], total: 3 }).length, 4);
+  await using board = await testBoard({ limitScale: 100, searchBatch: 8 });
+  const all = await concurrentBoard(board, 40);
+  await sealSearchBatches(board.deps);
+  // Rewrite every other block of each list as a store written before held it.
+  for (const word of ["alpha", "beta", "gamma", "delta"]) {
+    const prefix = keys.searchPostings.range(word);
+    for (const [i, b] of (await blocks(board, prefix)).entries()) {
+      if (i % 2 === 0) await board.kv.set([...prefix, b.first], { seqs: b.seqs, total: b.total });
+    }
+  }
+  await assertFinds(board, all, ["gamma", "delta"], "before");
+  await assertFinds(board, all, ["alpha", "beta"], "after", { budget: 120 });
+  // Removal rewrites an old-shape block in the new shape.
+  const prefix = keys.searchPostings.range("gamma");
+  const [first] = await blocks(board, prefix);
+  await removeMessage(board.deps, "named", all.find((m) => m.seq === first.seqs[0])!.id, null);
+  const raw = (await board.kv.get([...prefix, first.first])).value;
+  assert.ok(raw instanceof Uint8Array);
+  assert.deepEqual(decodeBlock(raw).seqs, first.seqs.slice(1));
 });

@@ -5,6 +5,7 @@ import type { Deps } from "../deps.ts";
 import { notFound } from "../errors.ts";
 import {
   type BoardHead,
+  bodyText,
   EMPTY_HEAD,
   isHidden,
   listSummaries,
@@ -96,7 +97,7 @@ export async function readThread(
   const seq = (await deps.kv.get<number>(keys.messageSeqById(board, rootId))).value;
   if (seq === null) throw notFound("thread", rootId);
   const [rootEntry, bodyEntry, headEntry] = await deps.kv.getMany<
-    [MessageRecord, string, BoardHead]
+    [MessageRecord, unknown, BoardHead]
   >([
     keys.messages(board, seq),
     keys.bodies(board, seq),
@@ -111,8 +112,8 @@ export async function readThread(
   const bodies = new Map<number, string>();
   for (let i = 0; i < replies.items.length; i += 10) {
     const part = replies.items.slice(i, i + 10);
-    const got = await deps.kv.getMany<string[]>(part.map((r) => keys.bodies(board, r.seq)));
-    got.forEach((e, j) => bodies.set(part[j].seq, e.value ?? ""));
+    const got = await deps.kv.getMany<unknown[]>(part.map((r) => keys.bodies(board, r.seq)));
+    got.forEach((e, j) => bodies.set(part[j].seq, bodyText(part[j], e.value)));
   }
   // The rules thread offers `edit_current_rules` to viewers who may edit (domain/rules/edits.ts).
   const rulesEdit = board === "named" && root.agent_id === null
@@ -122,7 +123,7 @@ export async function readThread(
     post: {
       ...rootItem,
       ...(rulesEdit ? { actions: [...rootItem.actions, rulesEdit.action] } : {}),
-      body: bodyEntry.value ?? "",
+      body: bodyText(root, bodyEntry.value),
     },
     replies: {
       ...replies,
@@ -138,7 +139,7 @@ export async function readMessage(deps: Deps, board: Board, id: string, viewer: 
   const seq = (await deps.kv.get<number>(keys.messageSeqById(board, id))).value;
   if (seq === null) throw notFound("message", id);
   const [recEntry, bodyEntry, headEntry] = await deps.kv.getMany<
-    [MessageRecord, string, BoardHead]
+    [MessageRecord, unknown, BoardHead]
   >([
     keys.messages(board, seq),
     keys.bodies(board, seq),
@@ -149,7 +150,7 @@ export async function readMessage(deps: Deps, board: Board, id: string, viewer: 
   }
   const [item] = await toItems(deps, viewer, [recEntry.value]);
   return {
-    post: { ...item, body: bodyEntry.value ?? "" },
+    post: { ...item, body: bodyText(recEntry.value, bodyEntry.value) },
     content_is_untrusted: true as const,
     action_templates: messageActionTemplates(board),
   };

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { utcDay } from "../../domain/clock.ts";
 import { keys } from "../../kv/keys.ts";
+import { networkRecordOf, networkWriteKey } from "../../domain/limits/mod.ts";
 import {
   freshNetwork,
   getJson,
@@ -81,8 +82,8 @@ Deno.test("idempotency under races: replies, /b posts, and two payloads on one k
       assert.equal(count(rs, 200), 49);
       assert.equal(new Set(rs.map((r) => r.body.id)).size, 1);
       assert.equal(await countPrefix(board, keys.roots.range("b")), 1);
-      const day = utcDay(board.clock.now());
-      assert.equal((await board.kv.get(keys.quotaUsage("network_posts", net, day))).value, 1);
+      const rec = networkRecordOf((await board.kv.get(networkWriteKey(net))).value);
+      assert.deepEqual([rec.day, rec.posts], [utcDay(board.clock.now()), 1]);
     },
   );
 
