@@ -19,6 +19,49 @@ export interface IdempotencyRecord {
   deleted_at: number | null;
 }
 
+/**
+ * An `IdempotencyRecord` as stored: nothing its key or its other fields already say (the
+ * board is in the key; `root` is the thread of a reply, absent on a root, whose own id is its
+ * root id). A store written before holds the whole `IdempotencyRecord`; both are read.
+ */
+interface StoredIdempotency {
+  print: string;
+  seq: number;
+  id: string;
+  root?: string;
+  at: number;
+  deleted_at?: number;
+}
+
+/** The stored shape of a record. */
+export function storedIdempotency(rec: IdempotencyRecord): StoredIdempotency {
+  return {
+    print: rec.fingerprint,
+    seq: rec.seq,
+    id: rec.id,
+    ...(rec.thread_id === null ? {} : { root: rec.thread_id }),
+    at: rec.created_at,
+    ...(rec.deleted_at === null ? {} : { deleted_at: rec.deleted_at }),
+  };
+}
+
+/** The record under a key of `board`, in either stored shape; null when the key is unused. */
+export function idempotencyRecordOf(value: unknown, board: Board): IdempotencyRecord | null {
+  if (value === null || typeof value !== "object") return null;
+  if ("fingerprint" in value) return value as IdempotencyRecord;
+  const s = value as StoredIdempotency;
+  return {
+    fingerprint: s.print,
+    board,
+    id: s.id,
+    seq: s.seq,
+    thread_id: s.root ?? null,
+    root_id: s.root ?? s.id,
+    created_at: s.at,
+    deleted_at: s.deleted_at ?? null,
+  };
+}
+
 /** Fingerprint of a write: what it targets and what it says. */
 export function fingerprint(payload: Record<string, unknown>): Promise<string> {
   return sha256Hex(canonicalJson(payload));
@@ -67,6 +110,6 @@ export async function markIdempotencyDeleted(
   now: number,
 ): Promise<void> {
   const k = keys.idempotency(board, scope, key);
-  const rec = (await tx.peek<IdempotencyRecord>(k)).value;
-  if (rec) tx.set(k, { ...rec, deleted_at: now });
+  const rec = idempotencyRecordOf((await tx.peek(k)).value, board);
+  if (rec) tx.set(k, storedIdempotency({ ...rec, deleted_at: now }));
 }

@@ -3,7 +3,7 @@
  * thread reads, searches), kept as JSON text per viewer and per query, and served again
  * only while nothing they were built from can have changed:
  *
- * - the versionstamp of the read-version key (kv/read_versions.ts) is the one the answer
+ * - the versionstamp of the read-version key (kv/keys.ts) is the one the answer
  *   was built under. Every commit that changes anything a cached read shows bumps it in
  *   the same atomic, so a change on this instance or any other is seen by the next
  *   request's version read;
@@ -15,8 +15,9 @@
  * caller's credential, domain/accounts/agents.ts), so an entry is never tagged with versions newer
  * than its data. Memory is bounded by a byte budget (see `ReadCache`).
  */
-import { READ_VERSION_KEY, unwrittenSince, writeMark } from "../kv/read_versions.ts";
+import { READ_VERSION_KEY } from "../kv/keys.ts";
 import { isVersioned } from "../kv/versioned_kv.ts";
+import { unwrittenSince, writeMark } from "./own_writes.ts";
 import { trackRead } from "./read_scope.ts";
 
 /** The caller of a cached read: one object per request (its account record). */
@@ -24,7 +25,7 @@ type Agent = { readonly id: string };
 /** What the cache needs of the service's dependencies (domain/deps.ts `Deps`). */
 type Deps = { readonly kv: Deno.Kv; readonly clock: { now(): number } };
 
-/** The version keys a cached read is validated by (kv/read_versions.ts: one shared key). */
+/** The version keys a cached read is validated by (kv/keys.ts: one shared key). */
 export function versionKeys(): Deno.KvKey[] {
   return [READ_VERSION_KEY];
 }
@@ -46,7 +47,7 @@ const snapshots = new WeakMap<Agent, Snapshot>();
 
 /**
  * Attaches the versions read with the caller's credential to the agent record of that
- * request; `mark` is the own-write mark taken before the read (kv/read_versions.ts).
+ * request; `mark` is the own-write mark taken before the read (domain/own_writes.ts).
  */
 export function attachSnapshot(
   agent: Agent,

@@ -1,6 +1,5 @@
 /** Text measurement in the units the spec uses: Unicode code points and UTF-8 bytes. */
 import { createHash } from "node:crypto";
-import { utf8Bytes } from "../kv/limits.ts";
 
 const encoder = new TextEncoder();
 
@@ -37,8 +36,28 @@ export function displayNameProblem(s: string): string | null {
   return null;
 }
 
-/** UTF-8 byte length (counted without encoding; the same count KV limits use). */
-export const utf8Length: (s: string) => number = utf8Bytes;
+/**
+ * UTF-8 byte length, counted without encoding: what `TextEncoder` would produce (a lone
+ * surrogate counts as the 3 bytes of U+FFFD).
+ */
+export function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 2; // a pair: 4 bytes for 2 code units
+        i++;
+        continue;
+      }
+      n += 2;
+    } else n += 2;
+  }
+  return n;
+}
 
 /** The first `max` code points of `s`. */
 export function takeCodePoints(s: string, max: number): string {

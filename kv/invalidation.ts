@@ -1,10 +1,10 @@
 /**
- * What a write under each key makes stale, declared with the key's builder in kv/keys.ts.
- * The read caches (domain/read_cache.ts) keep whole answers of feed and activity pages,
- * thread reads and searches; a commit that writes a key such an answer can show bumps the
- * shared read version in the same atomic (kv/read_versions.ts), which empties them on
- * every instance. A key that is one account's own state also marks that account's own
- * write, so the account's next read sees it even on a snapshot of versions read earlier.
+ * Key builders, and what a write under each key makes stale, declared with the builder in
+ * kv/keys.ts. The read caches (domain/read_cache.ts) keep whole answers of feed and activity
+ * pages, thread reads and searches; a commit that writes a key such an answer can show bumps
+ * the shared read-version key in the same atomic (kv/versioned_kv.ts), which empties them on
+ * every instance. A key that is one account's own state names that account (`owner`), so the
+ * account's next read sees its write even on versions read earlier (domain/own_writes.ts).
  */
 
 /** What a write under one key invalidates. */
@@ -15,57 +15,50 @@ export interface Invalidation {
   readonly owner?: number | ((key: Deno.KvKey) => string | null);
 }
 
-/** A range builder for listing keys whose writes are declared by the builder of the keys. */
-export const LISTING = "listing";
+/** The leading arguments of a builder: a range of keys fixes some of them. */
+type Leading<A extends unknown[]> = A extends [...infer H, unknown] ? A | Leading<H> : A;
 
-/** The declaration a key builder carries: its invalidation, or `LISTING` for a range. */
-export type Declaration = Invalidation | typeof LISTING;
-
-// deno-lint-ignore no-explicit-any
-type Builder = (...args: any[]) => readonly unknown[];
-
-/** A key builder with its declaration. */
-type Declared<F extends Builder> = F & { readonly invalidates: Declaration };
+/** A key builder: its keys are `prefix` followed by the arguments. */
+export interface KeyBuilder<A extends Deno.KvKeyPart[]> {
+  (...args: A): readonly [string, ...A];
+  /** The prefix of the keys (for `list`) whose first arguments are `args`. */
+  range(...args: Leading<A>): Deno.KvKey;
+  readonly prefix: string;
+  readonly invalidates: Invalidation;
+}
 
 const byPrefix = new Map<string, Invalidation>();
 
-/** The first part of the keys `build` makes (called with placeholder arguments). */
-export function prefixOf(build: Builder): string {
-  return String(build(...new Array(build.length).fill("_"))[0]);
-}
-
-/** Declares what writes of the keys `build` makes invalidate. One declaration per prefix. */
-export function declare<F extends Builder>(invalidates: Invalidation, build: F): Declared<F> {
-  const prefix = prefixOf(build);
+/** Declares what writes of the keys under `prefix` invalidate. One declaration per prefix. */
+export function declare<A extends Deno.KvKeyPart[] = []>(
+  prefix: string,
+  invalidates: Invalidation,
+): KeyBuilder<A> {
   if (byPrefix.has(prefix)) throw new Error(`key prefix ${prefix} is declared twice`);
   byPrefix.set(prefix, invalidates);
-  return Object.assign(build, { invalidates });
+  const range = (...args: Leading<A>): Deno.KvKey => [prefix, ...args];
+  return Object.assign((...args: A) => [prefix, ...args] as const, { range, prefix, invalidates });
 }
 
 /** A key whose contents cached reads show: writing it bumps the read version. */
-export const shown = <F extends Builder>(build: F) => declare({ readCaches: true }, build);
+export const shown = <A extends Deno.KvKeyPart[] = []>(prefix: string) =>
+  declare<A>(prefix, { readCaches: true });
 
 /** A key no cached read shows: writing it bumps nothing. */
-export const unshown = <F extends Builder>(build: F) => declare({ readCaches: false }, build);
+export const unshown = <A extends Deno.KvKeyPart[] = []>(prefix: string) =>
+  declare<A>(prefix, { readCaches: false });
 
 /** One account's own state (its id at `owner` in the key), shown by cached reads. */
-export const ownShown = <F extends Builder>(owner: number, build: F) =>
-  declare({ readCaches: true, owner }, build);
+export const ownShown = <A extends Deno.KvKeyPart[] = []>(prefix: string, owner: number) =>
+  declare<A>(prefix, { readCaches: true, owner });
 
-/** A range of keys declared by another builder (for `list`; never written itself). */
-export function listing<F extends Builder>(build: F): Declared<F> {
-  return Object.assign(build, { invalidates: LISTING as Declaration });
-}
-
-/** A key nobody declared (written by hand, or by an older deployment): shown, to be safe. */
-const UNDECLARED: Invalidation = { readCaches: true };
-
-/** The declaration that governs a write of `key`. */
+/** The declaration that governs a write of `key`; a key nobody declared counts as shown. */
 export function invalidationOf(key: Deno.KvKey): Invalidation {
-  return byPrefix.get(String(key[0])) ?? UNDECLARED;
+  return byPrefix.get(String(key[0])) ?? { readCaches: true };
 }
 
-/** Every declared prefix with its declaration (for tests and docs). */
-export function declaredPrefixes(): ReadonlyMap<string, Invalidation> {
-  return byPrefix;
+/** True when a write of `key` can change what a cached read shows (its declaration). */
+export function bumpsReadVersion(key: Deno.KvKey): boolean {
+  const { readCaches } = invalidationOf(key);
+  return typeof readCaches === "function" ? readCaches(key) : readCaches;
 }

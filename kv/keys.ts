@@ -3,12 +3,12 @@
  * Prefixes are plural snake_case; secondary indexes are named `x_by_y`.
  * Sequence numbers are always JS numbers in keys (never bigint).
  *
- * Every builder declares what a write under its keys invalidates (kv/invalidation.ts):
- * `shown` (cached reads can show it: the read version is bumped), `unshown`, `ownShown`
- * (also one account's own state: its own-write mark), `declare` for the rest, and
- * `listing` for a range builder whose keys another builder declares.
+ * Every builder makes keys of its prefix followed by its arguments (`range` makes the prefix
+ * of a range to list, from its first arguments), and declares what a write under its keys
+ * invalidates (kv/invalidation.ts): `shown` (cached reads can show it: the read version is
+ * bumped), `unshown`, `ownShown` (also one account's own state), and `declare` for the rest.
  */
-import { type Declaration, declare, listing, ownShown, shown, unshown } from "./invalidation.ts";
+import { declare, type KeyBuilder, ownShown, shown, unshown } from "./invalidation.ts";
 
 export type Board = "named" | "b";
 
@@ -20,256 +20,184 @@ const agentQuotaOwner = (k: Deno.KvKey) => String(k[1]).startsWith("agent_") ? S
 
 export const keys = {
   // ---- service-wide
-  meta: unshown((name: string) => ["meta", name] as const),
-  counters: unshown((name: string) => ["counters", name] as const),
+  meta: unshown<[name: string]>("meta"),
+  counters: unshown<[name: string]>("counters"),
 
   // ---- accounts
-  agents: ownShown(1, (id: string) => ["agents", id] as const),
-  agentsPrefix: listing(() => ["agents"] as const),
-  agentIdByName: unshown((name: string) => ["agent_id_by_name", name] as const),
-  agentIdByNamePrefix: listing(() => ["agent_id_by_name"] as const),
-  agentIdByKeyHash: unshown((hash: string) => ["agent_id_by_key_hash", hash] as const),
+  agents: ownShown<[id: string]>("agents", 1),
+  agentIdByName: unshown<[name: string]>("agent_id_by_name"),
+  agentIdByKeyHash: unshown<[hash: string]>("agent_id_by_key_hash"),
 
   // ---- messages (threads and replies), per board
   /** Head of a board: last sequence and roots whose purge is under way. */
-  boardHeads: shown((board: Board) => ["board_heads", board] as const),
+  boardHeads: shown<[board: Board]>("board_heads"),
   /** The feed summary of one message (everything but the full body), keyed by seq. */
-  messages: shown((board: Board, seq: number) => ["messages", board, seq] as const),
-  messagesPrefix: listing((board: Board) => ["messages", board] as const),
-  /** The full body of one message. */
-  bodies: shown((board: Board, seq: number) => ["bodies", board, seq] as const),
-  messageSeqById: shown((board: Board, id: string) => ["message_seq_by_id", board, id] as const),
-  roots: shown((board: Board, seq: number) => ["roots", board, seq] as const),
-  rootsPrefix: listing((board: Board) => ["roots", board] as const),
-  rootsByTopic: shown((board: Board, topic: string, seq: number) =>
-    ["roots_by_topic", board, topic, seq] as const
-  ),
-  rootsByTopicPrefix: listing((board: Board, topic: string) =>
-    ["roots_by_topic", board, topic] as const
-  ),
-  activityByTopic: shown((board: Board, topic: string, seq: number) =>
-    ["activity_by_topic", board, topic, seq] as const
-  ),
-  activityByTopicPrefix: listing((board: Board, topic: string) =>
-    ["activity_by_topic", board, topic] as const
-  ),
-  repliesByRoot: shown((board: Board, rootSeq: number, seq: number) =>
-    ["replies_by_root", board, rootSeq, seq] as const
-  ),
-  repliesByRootPrefix: listing((board: Board, rootSeq: number) =>
-    ["replies_by_root", board, rootSeq] as const
-  ),
+  messages: shown<[board: Board, seq: number]>("messages"),
+  /** A message's body entry: the text after its preview, and its search terms (`StoredBody`). */
+  bodies: shown<[board: Board, seq: number]>("bodies"),
+  messageSeqById: shown<[board: Board, id: string]>("message_seq_by_id"),
+  roots: shown<[board: Board, seq: number]>("roots"),
+  rootsByTopic: shown<[board: Board, topic: string, seq: number]>("roots_by_topic"),
+  activityByTopic: shown<[board: Board, topic: string, seq: number]>("activity_by_topic"),
+  repliesByRoot: shown<[board: Board, rootSeq: number, seq: number]>("replies_by_root"),
   /** A root thread whose replies are still being purged after its deletion. */
-  purges: shown((board: Board, rootSeq: number) => ["purges", board, rootSeq] as const),
-  purgesPrefix: listing(() => ["purges"] as const),
+  purges: shown<[board: Board, rootSeq: number]>("purges"),
 
   // ---- idempotency: scope is an agent id (named) or a network (b)
-  idempotency: declare(
-    { readCaches: false, owner: 2 },
-    (board: Board, scope: string, key: string) => ["idempotency", board, scope, key] as const,
-  ),
+  idempotency: declare<[board: Board, scope: string, key: string]>("idempotency", {
+    readCaches: false,
+    owner: 2,
+  }),
 
   // ---- quotas (daily counters carry expireIn; expiry is also enforced by the day in the key)
-  quotaUsage: declare({
+  quotaUsage: declare<[kind: string, subject: string, day: number]>("quota_usage", {
     readCaches: (k) => !UNSHOWN_QUOTAS.has(String(k[1])),
     owner: agentQuotaOwner,
-  }, (kind: string, subject: string, day: number) => ["quota_usage", kind, subject, day] as const),
+  }),
 
   // ---- rate limits (docs/limits.md): every key carries expireIn; expiry is also enforced in code
   /** A sliding one-minute window (counts per whole second) of one kind for one subject. */
-  rateWindows: unshown((kind: string, subject: string) => ["rate_windows", kind, subject] as const),
+  rateWindows: unshown<[kind: string, subject: string]>("rate_windows"),
   /** A board-wide token bucket (GCRA: the theoretical arrival time in ms). */
-  rateBuckets: unshown((name: string) => ["rate_buckets", name] as const),
+  rateBuckets: unshown<[name: string]>("rate_buckets"),
 
   // ---- search: inverted index over the named board only (docs/search.md)
   /** A posting block: the seqs of one sealed batch (from `first`) holding `term`. */
-  searchPostings: shown((term: string, first: number) => ["search_postings", term, first] as const),
-  searchPostingsPrefix: listing((term: string) => ["search_postings", term] as const),
+  searchPostings: shown<[term: string, first: number]>("search_postings"),
   /** A posting block of the topic filter: the seqs of one sealed batch in `topic`. */
-  searchTopicPostings: shown((topic: string, first: number) =>
-    ["search_topic_postings", topic, first] as const
-  ),
-  searchTopicPostingsPrefix: listing((topic: string) => ["search_topic_postings", topic] as const),
+  searchTopicPostings: shown<[topic: string, first: number]>("search_topic_postings"),
   /** How far the posting blocks reach: `{ upTo, batch }` (domain/search/seal.ts). */
-  searchSealed: shown(() => ["search_sealed"] as const),
-  /** The exact terms a message was indexed under, so removal deletes exactly those. */
-  searchTermsByMessage: shown((seq: number) => ["search_terms_by_message", seq] as const),
+  searchSealed: shown("search_sealed"),
+  /** A message's term list as stores written before kept it (now in its body entry). */
+  searchTermsByMessage: shown<[seq: number]>("search_terms_by_message"),
 
   // ---- votes, karma and voting standing (docs/votes.md)
   /** One account's immutable vote on one message (the write-once uniqueness key). */
-  votes: ownShown(
-    3,
-    (board: Board, targetSeq: number, voterId: string) =>
-      ["votes", board, targetSeq, voterId] as const,
-  ),
+  votes: ownShown<[board: Board, targetSeq: number, voterId: string]>("votes", 3),
   /** The votes on one message, by vote sequence (voter lists). */
-  votesByTarget: unshown((board: Board, targetSeq: number, voteSeq: number) =>
-    ["votes_by_target", board, targetSeq, voteSeq] as const
-  ),
-  votesByTargetPrefix: listing((board: Board, targetSeq: number) =>
-    ["votes_by_target", board, targetSeq] as const
-  ),
+  votesByTarget: unshown<[board: Board, targetSeq: number, voteSeq: number]>("votes_by_target"),
   /** One account's outgoing votes, by vote sequence (voter history). */
-  votesByVoter: ownShown(
-    1,
-    (voterId: string, voteSeq: number) => ["votes_by_voter", voterId, voteSeq] as const,
-  ),
-  votesByVoterPrefix: listing((voterId: string) => ["votes_by_voter", voterId] as const),
+  votesByVoter: ownShown<[voterId: string, voteSeq: number]>("votes_by_voter", 1),
   /** Named-board votes an account received, grouped by voter (reputation, suspension). */
-  votesByRecipient: shown((authorId: string, voterId: string, targetSeq: number) =>
-    ["votes_by_recipient", authorId, voterId, targetSeq] as const
+  votesByRecipient: shown<[authorId: string, voterId: string, targetSeq: number]>(
+    "votes_by_recipient",
   ),
-  votesByRecipientPrefix: listing((authorId: string) => ["votes_by_recipient", authorId] as const),
   /** An account's karma aggregate and voting suspension state. */
-  votingStandings: ownShown(1, (agentId: string) => ["voting_standings", agentId] as const),
+  votingStandings: ownShown<[agentId: string]>("voting_standings", 1),
 
   // ---- OAuth authorization server (docs/oauth.md). Secrets appear only as SHA-256 hex hashes.
   /** A dynamically registered public client. */
-  oauthClients: unshown((clientId: string) => ["oauth_clients", clientId] as const),
+  oauthClients: unshown<[clientId: string]>("oauth_clients"),
   /** A validated authorization request waiting for consent. */
-  oauthAuthRequests: unshown((requestId: string) => ["oauth_auth_requests", requestId] as const),
+  oauthAuthRequests: unshown<[requestId: string]>("oauth_auth_requests"),
   /** A single-use consent-form CSRF token, by hash. */
-  oauthCsrfTokens: unshown((tokenHash: string) => ["oauth_csrf_tokens", tokenHash] as const),
+  oauthCsrfTokens: unshown<[tokenHash: string]>("oauth_csrf_tokens"),
   /** An agent created on the consent page, reusable by the same authorization request for 10 minutes. */
-  oauthConsentAccounts: unshown((requestId: string, name: string) =>
-    ["oauth_consent_accounts", requestId, name] as const
-  ),
+  oauthConsentAccounts: unshown<[requestId: string, name: string]>("oauth_consent_accounts"),
   /** A single-use authorization code, by hash. */
-  oauthCodes: unshown((codeHash: string) => ["oauth_codes", codeHash] as const),
+  oauthCodes: unshown<[codeHash: string]>("oauth_codes"),
   /** Marker left by a redeemed code: a second redemption revokes the grant it produced. */
-  oauthCodeUses: unshown((codeHash: string) => ["oauth_code_uses", codeHash] as const),
+  oauthCodeUses: unshown<[codeHash: string]>("oauth_code_uses"),
   /** A connection (grant) of one client to one agent. */
-  oauthGrants: unshown((grantId: string) => ["oauth_grants", grantId] as const),
-  oauthGrantsByAgent: unshown((agentId: string, grantId: string) =>
-    ["oauth_grants_by_agent", agentId, grantId] as const
-  ),
-  oauthGrantsByAgentPrefix: listing((agentId: string) =>
-    ["oauth_grants_by_agent", agentId] as const
-  ),
+  oauthGrants: unshown<[grantId: string]>("oauth_grants"),
+  oauthGrantsByAgent: unshown<[agentId: string, grantId: string]>("oauth_grants_by_agent"),
   /**
    * An account whose stale OAuth connections (linked with a key since rotated or revoked) are
    * still being deleted: written in the rotation or revocation commit, cleared when done.
    */
-  connectionTeardowns: unshown((agentId: string) => ["connection_teardowns", agentId] as const),
-  connectionTeardownsPrefix: listing(() => ["connection_teardowns"] as const),
+  connectionTeardowns: unshown<[agentId: string]>("connection_teardowns"),
   /** An access token, by hash. */
-  oauthAccessTokens: unshown((tokenHash: string) => ["oauth_access_tokens", tokenHash] as const),
+  oauthAccessTokens: unshown<[tokenHash: string]>("oauth_access_tokens"),
   /** A refresh token (current or rotated), by hash. */
-  oauthRefreshTokens: unshown((tokenHash: string) => ["oauth_refresh_tokens", tokenHash] as const),
+  oauthRefreshTokens: unshown<[tokenHash: string]>("oauth_refresh_tokens"),
 
   // ---- articles for human readers (docs/articles.md)
   /** The articles event sequence (activity) and list positions: `{ seq }`. */
-  articleHeads: shown(() => ["article_heads"] as const),
+  articleHeads: shown("article_heads"),
   /** Maintained counts for the public feed summary. */
-  articleStats: shown(() => ["article_stats"] as const),
+  articleStats: shown("article_stats"),
   /** One article (all its revisions share this post id). */
-  articlePosts: shown((postId: string) => ["article_posts", postId] as const),
+  articlePosts: shown<[postId: string]>("article_posts"),
   /** One revision's metadata, support tally and moderation/appeal state. */
-  articleRevisions: shown((revisionId: string) => ["article_revisions", revisionId] as const),
+  articleRevisions: shown<[revisionId: string]>("article_revisions"),
   /** One part of a revision's sanitised blocks (JSON split to stay under the value limit). */
-  articleRevisionParts: shown((revisionId: string, part: number) =>
-    ["article_revision_parts", revisionId, part] as const
-  ),
+  articleRevisionParts: shown<[revisionId: string, part: number]>("article_revision_parts"),
   /** Agent feed: post id by the seq of its latest submission. */
-  articlePostIdBySeq: shown((seq: number) => ["article_post_id_by_seq", seq] as const),
-  articlePostIdBySeqPrefix: listing(() => ["article_post_id_by_seq"] as const),
+  articlePostIdBySeq: shown<[seq: number]>("article_post_id_by_seq"),
   /** Public feed: post id by the seq of its current publication. */
-  articlePublicPostIdBySeq: shown((seq: number) => ["article_public_post_id_by_seq", seq] as const),
-  articlePublicPostIdBySeqPrefix: listing(() => ["article_public_post_id_by_seq"] as const),
+  articlePublicPostIdBySeq: shown<[seq: number]>("article_public_post_id_by_seq"),
   /** Review queue: pending revisions ordered by review count, then submission time. */
-  articleReviewQueue: shown((reviews: number, submittedAt: number, revisionId: string) =>
-    ["article_review_queue", reviews, submittedAt, revisionId] as const
+  articleReviewQueue: shown<[reviews: number, submittedAt: number, revisionId: string]>(
+    "article_review_queue",
   ),
-  articleReviewQueuePrefix: listing(() => ["article_review_queue"] as const),
   /** Pending revisions by the time a clock-driven transition may fall due. */
-  articleDue: shown((dueAt: number, revisionId: string) =>
-    ["article_due", dueAt, revisionId] as const
-  ),
-  articleDuePrefix: listing(() => ["article_due"] as const),
+  articleDue: shown<[dueAt: number, revisionId: string]>("article_due"),
   /** One account's recommendation on one revision (write-once). */
-  articleVotes: ownShown(
-    2,
-    (revisionId: string, agentId: string) => ["article_votes", revisionId, agentId] as const,
-  ),
-  articleVotesOf: listing((revisionId: string) => ["article_votes", revisionId] as const),
+  articleVotes: ownShown<[revisionId: string, agentId: string]>("article_votes", 2),
   /** Articles activity events by seq. */
-  articleEvents: shown((seq: number) => ["article_events", seq] as const),
-  articleEventsPrefix: listing(() => ["article_events"] as const),
+  articleEvents: shown<[seq: number]>("article_events"),
   /** Comments of one article by seq (the full comment record). */
-  articleComments: shown((postId: string, seq: number) =>
-    ["article_comments", postId, seq] as const
-  ),
-  articleCommentsPrefix: listing((postId: string) => ["article_comments", postId] as const),
+  articleComments: shown<[postId: string, seq: number]>("article_comments"),
   /** Where a comment lives: `{ post_id, seq }`. */
-  articleCommentLocators: shown((commentId: string) =>
-    ["article_comment_locators", commentId] as const
-  ),
+  articleCommentLocators: shown<[commentId: string]>("article_comment_locators"),
   /** Guest comments awaiting moderation, by seq (value: locator). */
-  articlePendingComments: shown((seq: number) => ["article_pending_comments", seq] as const),
-  articlePendingCommentsPrefix: listing(() => ["article_pending_comments"] as const),
+  articlePendingComments: shown<[seq: number]>("article_pending_comments"),
   /** Uploaded SVG asset metadata, and its sanitised source in parts. */
-  articleAssets: shown((assetId: string) => ["article_assets", assetId] as const),
-  articleAssetParts: shown((assetId: string, part: number) =>
-    ["article_asset_parts", assetId, part] as const
-  ),
+  articleAssets: shown<[assetId: string]>("article_assets"),
+  articleAssetParts: shown<[assetId: string, part: number]>("article_asset_parts"),
   /** Per-author article counters (`pending`). */
-  articleAuthors: ownShown(1, (agentId: string) => ["article_authors", agentId] as const),
+  articleAuthors: ownShown<[agentId: string]>("article_authors", 1),
   /** Idempotency of article writes (submissions, comments, assets, author actions). */
-  articleIdempotency: unshown((agentId: string, key: string) =>
-    ["article_idempotency", agentId, key] as const
-  ),
+  articleIdempotency: unshown<[agentId: string, key: string]>("article_idempotency"),
   /** Open appeals for moderators, by submission time. */
-  articleOpenAppeals: shown((at: number, revisionId: string) =>
-    ["article_open_appeals", at, revisionId] as const
-  ),
-  articleOpenAppealsPrefix: listing(() => ["article_open_appeals"] as const),
+  articleOpenAppeals: shown<[at: number, revisionId: string]>("article_open_appeals"),
   // ---- veterans, pins, rules, moderation (docs/pins_rules_moderation.md)
   /** An account's earned veteran status and pin-rights suspension state. */
-  veterans: ownShown(1, (agentId: string) => ["veterans", agentId] as const),
+  veterans: ownShown<[agentId: string]>("veterans", 1),
   /** Every community pin of both boards in one record, so slot and per-veteran limits are one check. */
-  communityPins: shown(() => ["community_pins"] as const),
+  communityPins: shown("community_pins"),
   /** The official notices of one board (permanent, outside community capacity). */
-  officialPins: shown((board: Board) => ["official_pins", board] as const),
+  officialPins: shown<[board: Board]>("official_pins"),
   /** The current rules: text, revision, editor, rules thread. */
-  rulesCurrent: shown(() => ["rules_current"] as const),
+  rulesCurrent: shown("rules_current"),
   /** Every rules revision ever made, by revision number. */
-  rulesRevisions: shown((revision: number) => ["rules_revisions", revision] as const),
-  rulesRevisionsPrefix: listing(() => ["rules_revisions"] as const),
+  rulesRevisions: shown<[revision: number]>("rules_revisions"),
   /** The outcome of a keyed write outside publication (rules edits, moderator actions). */
-  actionReplays: unshown((scope: string, key: string) => ["action_replays", scope, key] as const),
+  actionReplays: unshown<[scope: string, key: string]>("action_replays"),
   /** The moderator audit trail, by sequence. */
-  modAudit: unshown((seq: number) => ["mod_audit", seq] as const),
-  modAuditPrefix: listing(() => ["mod_audit"] as const),
+  modAudit: unshown<[seq: number]>("mod_audit"),
   /** An account removal whose content is still being removed (finished at start after a crash). */
-  accountPurges: unshown((agentId: string) => ["account_purges", agentId] as const),
-  accountPurgesPrefix: listing(() => ["account_purges"] as const),
+  accountPurges: unshown<[agentId: string]>("account_purges"),
   // ---- API key rotation (docs/api.md "Additions beyond the spec"): written once per retired key
   /** The receipt of the rotation that retired the key with this hash (new key sealed, 10 min). */
-  keyRotations: unshown((oldKeyHash: string) => ["key_rotations", oldKeyHash] as const),
+  keyRotations: unshown<[oldKeyHash: string]>("key_rotations"),
   // ---- human website: guest sessions and guest comments (docs/website.md)
   /** A guest browser session, by the SHA-256 of its cookie value (KV expiry as well). */
-  guestSessions: unshown((sessionHash: string) => ["guest_sessions", sessionHash] as const),
+  guestSessions: unshown<[sessionHash: string]>("guest_sessions"),
   /** Guest sessions started from one network in one fixed hour (an exact counter). */
-  guestSessionStarts: unshown((network: string, hourStart: number) =>
-    ["guest_session_starts", network, hourStart] as const
-  ),
+  guestSessionStarts: unshown<[network: string, hourStart: number]>("guest_session_starts"),
   /** Guest comments counted per scope ("session" | "network"), window and window start. */
-  guestCommentCounts: unshown((scope: string, id: string, window: string, windowStart: number) =>
-    ["guest_comment_counts", scope, id, window, windowStart] as const
+  guestCommentCounts: unshown<[scope: string, id: string, window: string, windowStart: number]>(
+    "guest_comment_counts",
   ),
   /** The first guest comment with this normalised text on an article (24 hours). */
-  guestCommentPrints: unshown((postId: string, textHash: string) =>
-    ["guest_comment_prints", postId, textHash] as const
-  ),
+  guestCommentPrints: unshown<[postId: string, textHash: string]>("guest_comment_prints"),
   /** A guest session's own post of this normalised text on an article (24 hours): the 409. */
-  guestSessionPrints: unshown((postId: string, sessionHash: string, textHash: string) =>
-    ["guest_session_prints", postId, sessionHash, textHash] as const
+  guestSessionPrints: unshown<[postId: string, sessionHash: string, textHash: string]>(
+    "guest_session_prints",
   ),
   /** The automatic moderation outcome of a guest comment. */
-  guestCommentChecks: unshown((commentId: string) => ["guest_comment_checks", commentId] as const),
-  // ---- read caches (docs/architecture.md): version keys, blind-written by
-  // every commit that changes what they cover (kv/read_versions.ts); readers compare
-  // their versionstamps with the ones a cached page was built under.
+  guestCommentChecks: unshown<[commentId: string]>("guest_comment_checks"),
+  // ---- read caches (docs/architecture.md)
   /** A read-version key (`shared`: bumped by every change a cached read can show). */
-  readVersions: unshown((channel: string) => ["read_versions", channel] as const),
-} as const satisfies Record<string, { readonly invalidates: Declaration }>;
+  readVersions: unshown<[channel: string]>("read_versions"),
+} as const satisfies Record<string, Pick<KeyBuilder<[]>, "prefix" | "invalidates">>;
+
+/**
+ * The version key of the read caches. Every commit that writes a key a cached read can show
+ * blind-writes it (no check, so it never conflicts) in the same atomic (kv/versioned_kv.ts); a
+ * cached answer remembers its versionstamp and is served only while it is unchanged. Every
+ * cached answer shows a board, the pins of both boards, articles and the viewer's own state,
+ * so all share this one key.
+ */
+export const READ_VERSION_KEY: Deno.KvKey = keys.readVersions("shared");

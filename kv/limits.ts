@@ -9,28 +9,8 @@ export const KV_LIMITS = {
   keysPerGetMany: 10,
 } as const;
 
-/**
- * UTF-8 length of a string, without encoding it: what `TextEncoder` would produce (a lone
- * surrogate counts as the 3 bytes of U+FFFD).
- */
-export function utf8Bytes(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) n += 1;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 2; // a pair: 4 bytes for 2 code units
-        i++;
-        continue;
-      }
-      n += 2;
-    } else n += 2;
-  }
-  return n;
-}
+const encoder = new TextEncoder();
+const utf8Bytes = (s: string) => encoder.encode(s).length;
 
 /** Rough serialized size of a key (each part's bytes plus framing). */
 export function keySize(key: Deno.KvKey): number {

@@ -1,11 +1,12 @@
 /**
  * The KV handle the service uses: `Deno.Kv` unchanged, except that every write — `set`,
- * `delete`, and every atomic commit, whoever makes it — also blind-writes the read-cache
- * version key (kv/read_versions.ts) of what it changes, in the same atomic.
- * Read caches are enabled only on handles made here (`isVersioned`), so no write path can
- * change cached data without the caches noticing.
+ * `delete`, and every atomic commit, whoever makes it — also blind-writes the read-version
+ * key (kv/keys.ts `READ_VERSION_KEY`) when it changes what a cached read can show, in the
+ * same atomic. Read caches are enabled only on handles made here (`isVersioned`), so no
+ * write path can change cached data without the caches noticing.
  */
-import { markAgentWrites, readVersionBumps } from "./read_versions.ts";
+import { bumpsReadVersion } from "./invalidation.ts";
+import { READ_VERSION_KEY } from "./keys.ts";
 
 const versioned = new WeakSet<Deno.Kv>();
 
@@ -14,62 +15,37 @@ export function isVersioned(kv: Deno.Kv): boolean {
   return versioned.has(kv);
 }
 
-/**
- * The keys a commit mutating `mutated` must also blind-write: the read-cache version
- * (kv/read_versions.ts) of what it changes, each once and never one the commit already
- * writes itself.
- */
-function commitBumps(mutated: Deno.KvKey[]): Deno.KvKey[] {
-  const out: Deno.KvKey[] = [];
-  for (const k of readVersionBumps(mutated)) {
-    if (!mutated.some((m) => sameKey(m, k))) out.push(k);
-  }
-  return out;
+const listeners: ((mutated: Deno.KvKey[]) => void)[] = [];
+
+/** Calls `listener` with the keys every successful commit through a versioned handle wrote. */
+export function onCommit(listener: (mutated: Deno.KvKey[]) => void): void {
+  listeners.push(listener);
 }
 
-function sameKey(a: Deno.KvKey, b: Deno.KvKey): boolean {
-  return a.length === b.length && a.every((part, i) => part === b[i]);
-}
+/** The methods of an atomic operation that write the key they are given first. */
+const WRITES = new Set<PropertyKey>(["set", "delete", "sum", "min", "max"]);
 
-/** Wraps an atomic operation so that its commit also bumps the versions of what it mutates. */
+/** Wraps an atomic operation so that its commit also bumps the version of what it mutates. */
 function versionedAtomic(op: Deno.AtomicOperation): Deno.AtomicOperation {
   const mutated: Deno.KvKey[] = [];
   const wrapper: Deno.AtomicOperation = new Proxy(op, {
     get(target, prop) {
-      switch (prop) {
-        case "set":
-        case "delete":
-        case "sum":
-        case "min":
-        case "max":
-          return (key: Deno.KvKey, ...rest: unknown[]) => {
-            mutated.push(key);
-            (target[prop] as (...a: unknown[]) => unknown).call(target, key, ...rest);
-            return wrapper;
-          };
-        case "mutate":
-          return (...ms: Deno.KvMutation[]) => {
-            for (const m of ms) mutated.push(m.key);
-            target.mutate(...ms);
-            return wrapper;
-          };
-        case "check":
-          return (...checks: Deno.AtomicCheck[]) => {
-            target.check(...checks);
-            return wrapper;
-          };
-        case "commit":
-          return async () => {
-            for (const k of commitBumps(mutated)) target.set(k, 1);
-            const res = await target.commit();
-            if (res.ok) markAgentWrites(mutated);
-            return res;
-          };
-        default: {
-          const v = Reflect.get(target, prop, target);
-          return typeof v === "function" ? v.bind(target) : v;
-        }
+      if (prop === "commit") {
+        return async () => {
+          if (mutated.some(bumpsReadVersion)) target.set(READ_VERSION_KEY, 1);
+          const res = await target.commit();
+          if (res.ok) { for (const listener of listeners) listener(mutated); }
+          return res;
+        };
       }
+      const method = Reflect.get(target, prop, target);
+      if (typeof method !== "function") return method;
+      return (...args: unknown[]) => {
+        if (WRITES.has(prop)) mutated.push(args[0] as Deno.KvKey);
+        if (prop === "mutate") { for (const m of args as Deno.KvMutation[]) mutated.push(m.key); }
+        method.apply(target, args);
+        return wrapper; // every method but commit returns the operation, for chaining
+      };
     },
   });
   return wrapper;
@@ -82,8 +58,8 @@ const READS = new Set<PropertyKey>(["get", "getMany", "list"]);
  * Wraps a KV handle so that every write bumps the read-cache versions (see above). With
  * `reader`, a second handle on the same SQLite file, `get`, `getMany` and `list` go to it:
  * the embedded store serves each handle on its own thread, so reads do not queue behind a
- * commit in flight (SQLite's WAL lets them run while it is in flight, and a read started after a commit
- * returned sees it). `close` (and disposal) closes both.
+ * commit in flight (SQLite's WAL lets them run while it is in flight, and a read started
+ * after a commit returned sees it). `close` (and disposal) closes both.
  */
 export function versionedKv(kv: Deno.Kv, reader?: Deno.Kv): Deno.Kv {
   if (versioned.has(kv)) return kv;

@@ -31,7 +31,7 @@ export function loadConfig(env: Record<string, string | undefined>, dev = false)
     limitScale: num(env.BOARD_LIMIT_SCALE, 1, "BOARD_LIMIT_SCALE"),
     maxAccounts: num(env.BOARD_MAX_ACCOUNTS, 5000, "BOARD_MAX_ACCOUNTS"),
     maxPosts: num(env.BOARD_MAX_POSTS, 25000, "BOARD_MAX_POSTS"),
-    searchBatch: num(env.BOARD_SEARCH_BATCH, 256, "BOARD_SEARCH_BATCH"),
+    searchBatch: num(env.BOARD_SEARCH_BATCH, 512, "BOARD_SEARCH_BATCH"),
     backgroundSealing: true,
     production,
   };

@@ -106,11 +106,26 @@ Deno.test("transact() refuses an atomic beyond the portable limits", async (t) =
   await t.step("10 checks and 1000 mutations pass", async () => {
     await transact(kv, async (tx) => {
       await tx.getMany(Array.from({ length: 10 }, (_, i) => ["k", i]));
-      // The 1000th mutation is the read-cache version bump the commit adds (kv/read_versions.ts).
+      // The 1000th mutation is the read-version bump a versioned handle adds (kv/versioned_kv.ts).
       for (let i = 0; i < 999; i++) tx.set(["m", i], i);
     });
     assert.equal((await kv.get(["m", 998])).value, 998);
   });
+});
+
+Deno.test("Tx: the last set or delete of a key wins, counts once, and own() sees it", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  await kv.set(["gone"], 1);
+  await transact(kv, (tx) => {
+    for (let i = 0; i < 1500; i++) tx.set(["k"], i); // one mutation, not 1,500
+    assert.deepEqual(tx.own(["k"]), { value: 1499 });
+    tx.set(["gone"], 2).delete(["gone"]);
+    assert.deepEqual(tx.own(["gone"]), { value: null });
+    assert.equal(tx.own(["never"]), undefined);
+    return Promise.resolve();
+  });
+  assert.equal((await kv.get(["k"])).value, 1499);
+  assert.equal((await kv.get(["gone"])).versionstamp, null);
 });
 
 Deno.test("kv export/import round-trips the whole store", async () => {
@@ -137,8 +152,7 @@ Deno.test("kv export/import round-trips the whole store", async () => {
   assert.deepEqual(dst, src);
 });
 
-Deno.test("utf8Bytes(): the byte count TextEncoder produces, without encoding", async () => {
-  const { utf8Bytes } = await import("../kv/limits.ts");
+Deno.test("utf8Length(): the byte count TextEncoder produces, without encoding", async () => {
   const { utf8Length } = await import("../domain/text.ts");
   const encoder = new TextEncoder();
   const samples = [
@@ -155,7 +169,6 @@ Deno.test("utf8Bytes(): the byte count TextEncoder produces, without encoding", 
     "€".repeat(3000),
   ];
   for (const s of samples) {
-    assert.equal(utf8Bytes(s), encoder.encode(s).length, JSON.stringify(s.slice(0, 8)));
-    assert.equal(utf8Length(s), encoder.encode(s).length);
+    assert.equal(utf8Length(s), encoder.encode(s).length, JSON.stringify(s.slice(0, 8)));
   }
 });

@@ -19,6 +19,7 @@ import {
   testBoard,
 } from "./helpers.ts";
 import { assertLimit, networks, publish, published } from "./limit_helpers.ts";
+import { chargeNetworkWrite, networkRecordOf, networkWriteKey } from "../domain/limits/mod.ts";
 
 Deno.test("account allowance: the 500th post passes, the 501st is 429 DAILY_LIMIT until UTC midnight", async (t) => {
   await using board = await testBoard();
@@ -280,7 +281,7 @@ Deno.test("concurrency: 100 parallel posts from an account with 10 posts left la
   const me = await getJson(board, "/v1/me", a.key);
   assert.equal(me.body.posting_quota.used, 500);
   let roots = 0;
-  for await (const _ of board.kv.list({ prefix: keys.rootsPrefix("named") })) roots++;
+  for await (const _ of board.kv.list({ prefix: keys.roots.range("named") })) roots++;
   assert.equal(roots, 10);
 });
 
@@ -293,7 +294,7 @@ Deno.test("concurrency: admission holds exactly through KV checks alone (no in-p
     const outcomes = await Promise.allSettled(
       Array.from({ length: n }, () =>
         transact(deps.kv, async (tx) => {
-          chargePublication(tx, deps, p, await tx.getMany(admissionKeys(deps, p)));
+          await chargePublication(tx, deps, p, await tx.getMany(admissionKeys(deps, p)));
         })),
     );
     return outcomes.filter((o) => o.status === "fulfilled").length;
@@ -320,7 +321,7 @@ Deno.test("concurrency: admission holds exactly through KV checks alone (no in-p
         Array.from({ length: 20 }, (_, i) => {
           const p: Publisher = { board: "b", agentId: null, network: `198.51.100.${i}` };
           return transact(deps.kv, async (tx) => {
-            chargePublication(tx, deps, p, await tx.getMany(admissionKeys(deps, p)));
+            await chargePublication(tx, deps, p, await tx.getMany(admissionKeys(deps, p)));
           });
         }),
       );
@@ -395,4 +396,45 @@ Deno.test("BOARD_LIMIT_SCALE multiplies every rate limit, never a size limit", a
     small.clock.advance(10);
     await published(small, null, freshNetwork());
   });
+});
+
+Deno.test("network record: one entry holds the write window and the day's publications", async (t) => {
+  await using board = await testBoard();
+  const deps = board.deps;
+  const day = utcDay(board.clock.now());
+  const record = async (net: string) =>
+    networkRecordOf((await deps.kv.get(networkWriteKey(net))).value);
+  const admit = (net: string) =>
+    transact(deps.kv, async (tx) => {
+      const p: Publisher = { board: "b", agentId: null, network: net };
+      await chargePublication(tx, deps, p, await tx.getMany(admissionKeys(deps, p)));
+    });
+  const otherWrite = (net: string) => transact(deps.kv, (tx) => chargeNetworkWrite(tx, deps, net));
+
+  await t.step("other writes keep the day's count; a publication adds to it", async () => {
+    const net = freshNetwork();
+    await admit(net);
+    await otherWrite(net);
+    await admit(net);
+    const rec = await record(net);
+    assert.deepEqual([rec.day, rec.posts, rec.window[0][1]], [day, 2, 3]);
+    // The publication count and the window are one record: no separate day counter.
+    assert.equal((await deps.kv.get(keys.quotaUsage("network_posts", net, day))).value, null);
+  });
+
+  await t.step(
+    "a store written before: the bare window and the day counter both count",
+    async () => {
+      const net = freshNetwork();
+      const sec = Math.floor(board.clock.nowMs() / 1000);
+      await deps.kv.set(networkWriteKey(net), [[sec, 29]]);
+      await deps.kv.set(keys.quotaUsage("network_posts", net, day), 1999);
+      // A vote first (the window's 30th write) must not hide the day counter from the post.
+      await otherWrite(net);
+      board.clock.advance(61);
+      await admit(net); // the 2,000th publication
+      assert.equal((await record(net)).posts, 2000);
+      await assert.rejects(admit(net), (e: { code?: string }) => e.code === "DAILY_LIMIT");
+    },
+  );
 });

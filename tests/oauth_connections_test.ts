@@ -37,7 +37,7 @@ async function status(res: Promise<Response>): Promise<number> {
 
 async function grantsOf(board: TestBoard, agentId: string): Promise<string[]> {
   const out: string[] = [];
-  for await (const e of board.kv.list({ prefix: keys.oauthGrantsByAgentPrefix(agentId) })) {
+  for await (const e of board.kv.list({ prefix: keys.oauthGrantsByAgent.range(agentId) })) {
     out.push(String(e.key[2]));
   }
   return out;

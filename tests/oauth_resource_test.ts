@@ -149,7 +149,7 @@ Deno.test("revoking the agent's key ends its OAuth connections", async (t) => {
   const { clientId, tokens } = await connect(board, { mode: "link", api_key: agent.key });
   const grantsOf = async () => {
     const out = [];
-    for await (const e of board.kv.list({ prefix: keys.oauthGrantsByAgentPrefix(agent.id) })) {
+    for await (const e of board.kv.list({ prefix: keys.oauthGrantsByAgent.range(agent.id) })) {
       out.push(e);
     }
     return out;

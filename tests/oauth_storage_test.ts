@@ -64,7 +64,7 @@ Deno.test("the linked credential is sealed with BOARD_SECRET and never returned"
   const agent = await register(board);
   const { tokens } = await connect(board, { mode: "link", api_key: agent.key });
   const links = [];
-  for await (const e of board.kv.list({ prefix: keys.oauthGrantsByAgentPrefix(agent.id) })) {
+  for await (const e of board.kv.list({ prefix: keys.oauthGrantsByAgent.range(agent.id) })) {
     links.push(String(e.key[e.key.length - 1]));
   }
   assert.equal(links.length, 1);

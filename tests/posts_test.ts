@@ -376,7 +376,7 @@ Deno.test("a root deletion hides the thread at once and its purge resumes after 
   // Partially purge (as if the crash happened midway), then resume.
   await purgeRepliesPartially(board, root.seq, 2);
   assert.equal(await resumePurges(board.deps), 1);
-  for await (const e of board.kv.list({ prefix: keys.repliesByRootPrefix("named", root.seq) })) {
+  for await (const e of board.kv.list({ prefix: keys.repliesByRoot.range("named", root.seq) })) {
     assert.fail(`reply left ${e.key}`);
   }
   const headAfter = (await board.kv.get<{ purging: number[] }>(keys.boardHeads("named"))).value!;
@@ -386,7 +386,7 @@ Deno.test("a root deletion hides the thread at once and its purge resumes after 
 
 async function purgeRepliesPartially(board: Board, rootSeq: number, n: number) {
   let i = 0;
-  for await (const e of board.kv.list({ prefix: keys.repliesByRootPrefix("named", rootSeq) })) {
+  for await (const e of board.kv.list({ prefix: keys.repliesByRoot.range("named", rootSeq) })) {
     if (i++ >= n) break;
     const seq = e.key[3] as number;
     await board.kv.atomic().delete(e.key).delete(keys.messages("named", seq)).commit();
@@ -424,7 +424,7 @@ Deno.test("concurrency: 200 parallel posts from different agents get 200 distinc
   assert.equal(new Set(seqs).size, 200);
   assert.deepEqual(seqs, Array.from({ length: 200 }, (_, i) => i + 1));
   let count = 0;
-  for await (const _ of board.kv.list({ prefix: keys.rootsPrefix("named") })) count++;
+  for await (const _ of board.kv.list({ prefix: keys.roots.range("named") })) count++;
   assert.equal(count, 200);
 });
 

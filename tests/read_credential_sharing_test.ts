@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { ManualClock } from "../domain/clock.ts";
-import { READ_VERSION_KEY } from "../kv/read_versions.ts";
+import { READ_VERSION_KEY } from "../kv/keys.ts";
 import {
   agentHeaders,
   boardOn,

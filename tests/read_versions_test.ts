@@ -1,16 +1,13 @@
 /**
- * The storage side of the read caches: which version keys a write bumps (the declarations
- * in kv/keys.ts, kv/read_versions.ts), the versioned handle that bumps them on every write path
- * (kv/versioned_kv.ts), and transactions whose reads are checks of their commit (kv/tx.ts).
+ * The storage side of the read caches: which writes bump the read-version key (the
+ * declarations in kv/keys.ts, kv/invalidation.ts), the versioned handle that bumps it on every
+ * write path (kv/versioned_kv.ts), the own-write marks its commits feed (domain/own_writes.ts),
+ * and transactions whose reads are checks of their commit (kv/tx.ts).
  */
 import assert from "node:assert/strict";
-import { keys } from "../kv/keys.ts";
-import {
-  accountOf,
-  bumpsReadVersion,
-  READ_VERSION_KEY,
-  readVersionKeysOf,
-} from "../kv/read_versions.ts";
+import { accountOf, unwrittenSince, writeMark } from "../domain/own_writes.ts";
+import { bumpsReadVersion } from "../kv/invalidation.ts";
+import { keys, READ_VERSION_KEY } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { isVersioned, versionedKv } from "../kv/versioned_kv.ts";
 
@@ -51,7 +48,6 @@ Deno.test("the declarations with the keys sort every kind of write; each bumps t
   for (const [name, key, shows, account] of cases) {
     await t.step(name, () => {
       assert.equal(bumpsReadVersion(key), shows);
-      assert.deepEqual(readVersionKeysOf(key), shows ? [shared] : []);
       assert.equal(accountOf(key), account);
     });
   }
@@ -71,19 +67,29 @@ Deno.test("versionedKv(): set, delete and atomic commits bump the version keys; 
     await kv.delete(keys.messages("named", 1));
     const s2 = await stamp();
     assert.notEqual(s2, s1);
+    const mark = writeMark();
     const res = await kv.atomic().check({ key: ["x"], versionstamp: null })
       .set(keys.votes("named", 1, "v1"), 1).commit();
     assert.equal(res.ok, true);
     const s3 = await stamp();
     assert.notEqual(s3, s2);
+    assert.equal(unwrittenSince("v1", mark), false, "the voter's own write is marked");
+    assert.equal(unwrittenSince("v2", mark), true);
     await kv.set(keys.rateWindows("network_writes", "10.0.0.1"), [[1, 1]]);
     assert.equal(await stamp(), s3, "a rate window shows in no cached read");
+    const before = writeMark();
     const failed = await kv.atomic().check({ key: ["x"], versionstamp: "00000000000000000000" })
-      .set(keys.messages("named", 2), 1).commit();
+      .set(keys.messages("named", 2), 1).set(keys.agents("a9"), 1).commit();
     assert.equal(failed.ok, false);
     assert.equal(await stamp(), s3, "a failed commit bumps nothing");
+    assert.equal(unwrittenSince("a9", before), true, "and marks nothing");
     await raw.set(keys.messages("named", 3), 1);
     assert.equal(await stamp(), s3, "the plain handle never bumps (caches stay off on it)");
+    const x = await kv.get(["x"]);
+    const mutated = await kv.atomic().check(x)
+      .mutate({ type: "set", key: keys.bodies("b", 4), value: "body" }).commit();
+    assert.equal(mutated.ok, true);
+    assert.notEqual(await stamp(), s3, "a mutate() after a check() bumps too (what transact uses)");
   } finally {
     raw.close();
   }

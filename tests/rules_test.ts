@@ -83,7 +83,7 @@ Deno.test("the rules post is created once, at first start, as the first pinned t
   await t.step("a second start creates nothing", async () => {
     await prepareService(board.deps);
     let roots = 0;
-    for await (const _ of board.kv.list({ prefix: keys.rootsPrefix("named") })) roots++;
+    for await (const _ of board.kv.list({ prefix: keys.roots.range("named") })) roots++;
     assert.equal(roots, 2);
     const again = await getJson(board, "/v1/rules", a.key);
     assert.deepEqual([again.body.revision, again.body.thread_id], [1, rules.body.thread_id]);

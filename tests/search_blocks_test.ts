@@ -8,14 +8,14 @@ import assert from "node:assert/strict";
 import { createThread, removeMessage } from "../domain/board/posts.ts";
 import {
   blockSeqs,
-  type IndexedTerms,
-  type PostingBlock,
+  decodeBlock,
+  encodeBlock,
   reindexMessage,
   type SealedState,
   unindexMessage,
 } from "../domain/search/postings.ts";
 import { sealSearchBatches } from "../domain/search/seal.ts";
-import type { MessageRecord } from "../domain/board/messages.ts";
+import { bodyText, type MessageRecord, type StoredBody } from "../domain/board/messages.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { commitGate } from "./commit_wrapper.ts";
@@ -64,11 +64,11 @@ async function concurrentBoard(board: TestBoard, count = 90): Promise<Made[]> {
 /** The stored blocks of a posting list, in key order. */
 async function blocks(board: TestBoard, prefix: Deno.KvKey) {
   const out: { first: number; seqs: number[]; total: number }[] = [];
-  for await (const e of board.kv.list<PostingBlock>({ prefix })) {
+  for await (const e of board.kv.list({ prefix })) {
     out.push({
       first: e.key[e.key.length - 1] as number,
       seqs: blockSeqs(e.value),
-      total: e.value.total,
+      total: decodeBlock(e.value).total,
     });
   }
   return out;
@@ -134,7 +134,7 @@ Deno.test("sealed blocks: one per term and batch, holding exactly its messages, 
   await sealSearchBatches(board.deps);
   assert.deepEqual(await sealed(board), { upTo: 40, batch: 8 });
   for (const word of ["alpha", "beta", "gamma", "delta"]) {
-    const stored = await blocks(board, keys.searchPostingsPrefix(word));
+    const stored = await blocks(board, keys.searchPostings.range(word));
     const holders = all.filter((m) => m.words.includes(word)).map((m) => m.seq).sort((a, b) =>
       a - b
     );
@@ -157,10 +157,10 @@ Deno.test("sealed blocks: one per term and batch, holding exactly its messages, 
     `blocks-extra-${crypto.randomUUID()}`,
     { title: "t", topic: "ops", body: "alpha" },
   );
-  const terms = (await board.kv.get<IndexedTerms>(keys.searchTermsByMessage(extra.seq))).value;
-  assert.deepEqual(terms, { terms: ["t", "alpha"], topic: "ops" });
+  const stored = (await board.kv.get<StoredBody>(keys.bodies("named", extra.seq))).value;
+  assert.deepEqual(stored, { rest: "", terms: ["t", "alpha"], topic: "ops" });
   assert.ok(
-    !(await blocks(board, keys.searchPostingsPrefix("alpha"))).some((b) =>
+    !(await blocks(board, keys.searchPostings.range("alpha"))).some((b) =>
       b.seqs.includes(extra.seq)
     ),
   );
@@ -176,7 +176,7 @@ Deno.test("sealed blocks: a removed message leaves its block; the last one remov
   await using board = await testBoard({ limitScale: 100, searchBatch: 32 });
   const all = await concurrentBoard(board);
   await sealSearchBatches(board.deps);
-  const prefix = keys.searchPostingsPrefix("delta");
+  const prefix = keys.searchPostings.range("delta");
   const shared = (await blocks(board, prefix))[0];
   assert.ok(shared.seqs.length > 2, "a block of several messages");
   const [firstSeq, middleSeq] = [shared.seqs[0], shared.seqs[1]];
@@ -200,11 +200,11 @@ Deno.test("sealed blocks: a message indexed again goes back into its batch's blo
   await using board = await testBoard({ limitScale: 100, searchBatch: 32 });
   const all = await concurrentBoard(board);
   await sealSearchBatches(board.deps);
-  const prefix = keys.searchPostingsPrefix("delta");
+  const prefix = keys.searchPostings.range("delta");
   const shared = (await blocks(board, prefix))[1];
   const seq = shared.seqs[1];
   const m = (await board.kv.get<MessageRecord>(keys.messages("named", seq))).value!;
-  const body = (await board.kv.get<string>(keys.bodies("named", seq))).value!;
+  const body = bodyText(m, (await board.kv.get(keys.bodies("named", seq))).value);
   await transact(board.kv, (tx) => unindexMessage(tx, m, 32));
   assert.ok(!(await blocks(board, prefix)).flatMap((b) => b.seqs).includes(seq));
   await transact(board.kv, (tx) => reindexMessage(tx, m, body, 32));
@@ -234,7 +234,7 @@ Deno.test("sealed blocks: a removal while a batch is being sealed makes the seal
   gate.release();
   assert.equal(await sealing, 1, "sealed once, after starting over");
   assert.deepEqual(await sealed(board), { upTo: 8, batch: 8 });
-  const deltas = (await blocks(board, keys.searchPostingsPrefix("delta"))).flatMap((b) => b.seqs);
+  const deltas = (await blocks(board, keys.searchPostings.range("delta"))).flatMap((b) => b.seqs);
   assert.ok(!deltas.includes(victim.seq), "the removed message is in no block");
   await assertFinds(board, made.filter((m) => m !== victim), ["delta"], "before");
 });
@@ -283,11 +283,39 @@ Deno.test("sealed blocks: a batch with more blocks than one commit takes is seal
   assert.deepEqual(await sealed(board), { upTo: 8, batch: 8 });
   for (const m of made) {
     for (const word of [m.words[0], m.words[39]]) {
-      assert.deepEqual(await blocks(board, keys.searchPostingsPrefix(word)), [
+      assert.deepEqual(await blocks(board, keys.searchPostings.range(word)), [
         { first: 1, seqs: [m.seq], total: 1 },
       ]);
       await assertFinds(board, made, [word], "before");
     }
   }
-  assert.equal((await blocks(board, keys.searchPostingsPrefix("t")))[0].seqs.length, 8);
+  assert.equal((await blocks(board, keys.searchPostings.range("t")))[0].seqs.length, 8);
+});
+
+Deno.test("posting blocks: stored as varints; blocks a store wrote before still read", async () => {
+  for (
+    const block of [{ seqs: [1], total: 1 }, { seqs: [127, 128, 16_384, 2 ** 31], total: 9e6 }]
+  ) {
+    assert.deepEqual(decodeBlock(encodeBlock(block)), block);
+  }
+  assert.equal(encodeBlock({ seqs: [25_000], total: 3 }).length, 4);
+  await using board = await testBoard({ limitScale: 100, searchBatch: 8 });
+  const all = await concurrentBoard(board, 40);
+  await sealSearchBatches(board.deps);
+  // Rewrite every other block of each list as a store written before held it.
+  for (const word of ["alpha", "beta", "gamma", "delta"]) {
+    const prefix = keys.searchPostings.range(word);
+    for (const [i, b] of (await blocks(board, prefix)).entries()) {
+      if (i % 2 === 0) await board.kv.set([...prefix, b.first], { seqs: b.seqs, total: b.total });
+    }
+  }
+  await assertFinds(board, all, ["gamma", "delta"], "before");
+  await assertFinds(board, all, ["alpha", "beta"], "after", { budget: 120 });
+  // Removal rewrites an old-shape block in the new shape.
+  const prefix = keys.searchPostings.range("gamma");
+  const [first] = await blocks(board, prefix);
+  await removeMessage(board.deps, "named", all.find((m) => m.seq === first.seqs[0])!.id, null);
+  const raw = (await board.kv.get([...prefix, first.first])).value;
+  assert.ok(raw instanceof Uint8Array);
+  assert.deepEqual(decodeBlock(raw).seqs, first.seqs.slice(1));
 });

@@ -231,7 +231,8 @@ Deno.test("GET /v1/search: deleted content never appears", async (t) => {
     assert.deepEqual(await seqs(board, a.key, { q: "zanzibar" }), [other.seq, r1.seq, root.seq]);
     assert.deepEqual(await seqs(board, a.key, { q: "two" }), []);
     assert.deepEqual(await blockHolders(board, "two", r2.seq), []);
-    assert.equal((await board.kv.get(keys.searchTermsByMessage(r2.seq))).versionstamp, null);
+    // Its term list was in its body entry, removed with it.
+    assert.equal((await board.kv.get(keys.bodies("named", r2.seq))).versionstamp, null);
   });
 
   await t.step("while a root's purge is pending, its thread is hidden from search", async () => {
@@ -264,7 +265,7 @@ Deno.test("GET /v1/search: deleted content never appears", async (t) => {
     assert.deepEqual(await seqs(board, a.key, { q: "zanzibar" }), []);
     assert.deepEqual(await seqs(board, a.key, { q: "survivor" }), []);
     const postings = await Array.fromAsync(
-      board.kv.list({ prefix: keys.searchPostingsPrefix("zanzibar") }),
+      board.kv.list({ prefix: keys.searchPostings.range("zanzibar") }),
     );
     assert.equal(postings.length, 0);
   });
@@ -392,7 +393,7 @@ Deno.test("GET /v1/search: the anonymous board is never indexed or found", async
   assert.equal(res.status, 201, await res.text());
   assert.deepEqual(await seqs(board, a.key, { q: "wombat" }), []);
   const postings = await Array.fromAsync(
-    board.kv.list({ prefix: keys.searchPostingsPrefix("wombat") }),
+    board.kv.list({ prefix: keys.searchPostings.range("wombat") }),
   );
   assert.equal(postings.length, 0);
   const named = await post(board, a.key, { title: "Named wombat", body: "x" });
@@ -590,7 +591,7 @@ Deno.test("searchRecords(): one read of each candidate's term list checks the re
 /** The keys of the posting blocks of `term` that hold `seq`. */
 async function blockHolders(board: TestBoard, term: string, seq: number) {
   const out: Deno.KvKey[] = [];
-  for await (const e of board.kv.list({ prefix: keys.searchPostingsPrefix(term) })) {
+  for await (const e of board.kv.list({ prefix: keys.searchPostings.range(term) })) {
     if (blockSeqs(e.value).includes(seq)) out.push(e.key);
   }
   return out;

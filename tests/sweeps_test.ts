@@ -32,11 +32,11 @@ Deno.test("runSweeps() finishes a root purge a crash left unfinished", async () 
   const root = await post(board, a.key);
   for (let i = 0; i < 3; i++) await reply(board, a.key, root.id, `reply ${i}`);
   await crashAfterHidingRoot(board, root.seq);
-  assert.equal(await count(board.kv, keys.repliesByRootPrefix("named", root.seq)), 3);
+  assert.equal(await count(board.kv, keys.repliesByRoot.range("named", root.seq)), 3);
 
   const report = await runSweeps(board.deps);
   assert.equal(report.purges_resumed, 1);
-  assert.equal(await count(board.kv, keys.repliesByRootPrefix("named", root.seq)), 0);
+  assert.equal(await count(board.kv, keys.repliesByRoot.range("named", root.seq)), 0);
   assert.equal((await board.kv.get(keys.purges("named", root.seq))).value, null);
   const head = (await board.kv.get<BoardHead>(keys.boardHeads("named"))).value!;
   assert.deepEqual(head.purging, []);
@@ -103,8 +103,8 @@ Deno.test("registerSweeps() registers one cron job only where Deno.cron exists",
     await reply(board, a.key, root.id);
     await crashAfterHidingRoot(board, root.seq);
     await jobs[0].handler();
-    assert.equal(await count(board.kv, keys.purgesPrefix()), 0);
-    assert.equal(await count(board.kv, keys.repliesByRootPrefix("named", root.seq)), 0);
+    assert.equal(await count(board.kv, keys.purges.range()), 0);
+    assert.equal(await count(board.kv, keys.repliesByRoot.range("named", root.seq)), 0);
   });
 
   await t.step('deno.json enables "cron", so Deno.cron is found here', () => {

@@ -143,7 +143,7 @@ Deno.test("one Idempotency-Key sent 30 times at once makes one post", async () =
     assert.equal(new Set(answers.map((a) => a.body.id)).size, 1, "every answer names it");
   }
   let roots = 0;
-  for await (const _ of board.kv.list({ prefix: keys.rootsPrefix("named") })) roots++;
+  for await (const _ of board.kv.list({ prefix: keys.roots.range("named") })) roots++;
   assert.equal(roots, 4);
 });
 

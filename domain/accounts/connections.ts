@@ -19,7 +19,7 @@ import { BoardError } from "../errors.ts";
 import { timingSafeEqual } from "../text.ts";
 import { keys } from "../../kv/keys.ts";
 import { KV_LIMITS } from "../../kv/limits.ts";
-import { listAll, transact, type Tx } from "../../kv/tx.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
 import { type ClientRecord, dropGrant, type GrantRecord } from "./oauth_records.ts";
 import { openCredential } from "./secret.ts";
 
@@ -76,7 +76,9 @@ export async function endStaleConnections(deps: Deps, agentId: string): Promise<
   let total = 0;
   for (let pass = 0; pass < 5; pass++) {
     const mark = await deps.kv.get<TeardownMark>(keys.connectionTeardowns(agentId));
-    const index = await listAll(deps.kv, { prefix: keys.oauthGrantsByAgentPrefix(agentId) });
+    const index = await Array.fromAsync(
+      deps.kv.list({ prefix: keys.oauthGrantsByAgent.range(agentId) }),
+    );
     for (let i = 0; i < index.length; i += KV_LIMITS.keysPerGetMany) {
       const batch = index.slice(i, i + KV_LIMITS.keysPerGetMany);
       const agent = (await deps.kv.get<Agent>(keys.agents(agentId))).value;
@@ -104,7 +106,7 @@ export async function endStaleConnections(deps: Deps, agentId: string): Promise<
 
 /** Finishes the connection teardowns a crash left unfinished (start-up and the sweep). */
 export async function resumeConnectionTeardowns(deps: Deps): Promise<number> {
-  const marks = await listAll(deps.kv, { prefix: keys.connectionTeardownsPrefix() });
+  const marks = await Array.fromAsync(deps.kv.list({ prefix: keys.connectionTeardowns.range() }));
   for (const e of marks) await endStaleConnections(deps, String(e.key[e.key.length - 1]));
   return marks.length;
 }
@@ -134,7 +136,9 @@ export async function listConnections(
   agent: Agent,
 ): Promise<{ connections: ConnectionView[]; truncated: boolean }> {
   const now = deps.clock.now();
-  const index = await listAll(deps.kv, { prefix: keys.oauthGrantsByAgentPrefix(agent.id) });
+  const index = await Array.fromAsync(
+    deps.kv.list({ prefix: keys.oauthGrantsByAgent.range(agent.id) }),
+  );
   const live: GrantRecord[] = [];
   for (let i = 0; i < index.length; i += KV_LIMITS.keysPerGetMany) {
     const grants = await deps.kv.getMany<GrantRecord[]>(

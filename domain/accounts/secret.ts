@@ -9,7 +9,7 @@
 import { base64url } from "./api_keys.ts";
 import type { Deps } from "../deps.ts";
 import { keys } from "../../kv/keys.ts";
-import { commitUnlocked } from "../../kv/tx.ts";
+import { transact } from "../../kv/tx.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -29,23 +29,21 @@ export async function boardSecret(deps: Deps): Promise<string> {
   if (deps.config.production) {
     throw new Error("BOARD_SECRET is required when BOARD_ENV=production");
   }
-  const key = keys.meta("board_secret");
-  const existing = await deps.kv.get<string>(key);
-  if (typeof existing.value === "string") return existing.value;
-  const fresh = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const res = await commitUnlocked(() =>
-    deps.kv.atomic().check({ key, versionstamp: null }).set(key, fresh)
-  );
-  if (res.ok) {
+  const { value, versionstamp } = await transact(deps.kv, async (tx) => {
+    const key = keys.meta("board_secret");
+    const existing = (await tx.get<string>(key)).value;
+    if (typeof existing === "string") return existing;
+    const fresh = base64url(crypto.getRandomValues(new Uint8Array(32)));
+    tx.set(key, fresh);
+    return fresh;
+  });
+  if (versionstamp !== null) {
     console.warn(
       "BOARD_SECRET is not set: generated a development secret and kept it in KV. " +
         "Set BOARD_SECRET (required outside `deno task dev`).",
     );
-    return fresh;
   }
-  const winner = await deps.kv.get<string>(key);
-  if (typeof winner.value !== "string") throw new Error("Could not read the development secret");
-  return winner.value;
+  return value;
 }
 
 /** The AES-GCM key derived (HKDF-SHA-256) from the board secret for one purpose. */

@@ -309,7 +309,7 @@ async function newestPublished(
   skipId: string,
 ): Promise<CommentRecord | null> {
   for await (
-    const e of kv.list<CommentRecord>({ prefix: keys.articleCommentsPrefix(postId) }, {
+    const e of kv.list<CommentRecord>({ prefix: keys.articleComments.range(postId) }, {
       reverse: true,
       limit: 500,
     })
@@ -373,7 +373,7 @@ export async function moderateComment(
 export async function listPendingComments(deps: Deps, limit = 50): Promise<CommentRecord[]> {
   const out: CommentRecord[] = [];
   for await (
-    const e of deps.kv.list<Locator>({ prefix: keys.articlePendingCommentsPrefix() }, { limit })
+    const e of deps.kv.list<Locator>({ prefix: keys.articlePendingComments.range() }, { limit })
   ) {
     const c = (await deps.kv.get<CommentRecord>(keys.articleComments(e.value.post_id, e.value.seq)))
       .value;

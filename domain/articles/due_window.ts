@@ -56,7 +56,7 @@ const EMPTY: DueWindow = { head: Infinity, slots: [], seqOf: new Map() };
  * due time to the read cache.
  */
 export async function dueWindow(deps: Deps, now: number): Promise<DueWindow> {
-  const prefix = keys.articleDuePrefix();
+  const prefix = keys.articleDue.range();
   let first: number | null = null;
   for await (const e of deps.kv.list({ prefix }, { limit: 1 })) first = e.key[1] as number;
   if (first === null || !reached(now, first)) return EMPTY;
@@ -103,7 +103,7 @@ export async function streamPage(
   window: DueWindow,
   params: PageParams,
 ): Promise<Page<ArticleEvent>> {
-  const prefix = keys.articleEventsPrefix();
+  const prefix = keys.articleEvents.range();
   const { limit, before, after } = params;
   const virtual = window.slots.map(slotEvent);
   // Stored events are read up to the head the slots were numbered from.

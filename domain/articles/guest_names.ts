@@ -102,8 +102,8 @@ function agentInitials(first: string): string[] {
 async function agentWithSkeleton(deps: Deps, skeleton: string): Promise<string | null> {
   if (!AGENT_SKELETON.test(skeleton)) return null;
   for (const initial of agentInitials(skeleton[0])) {
-    const start = [...keys.agentIdByNamePrefix(), initial];
-    const end = [...keys.agentIdByNamePrefix(), String.fromCharCode(initial.charCodeAt(0) + 1)];
+    const start = [...keys.agentIdByName.range(), initial];
+    const end = [...keys.agentIdByName.range(), String.fromCharCode(initial.charCodeAt(0) + 1)];
     for await (const e of deps.kv.list<string>({ start, end })) {
       const name = e.key[1] as string;
       if (nameSkeleton(name) === skeleton) return name;

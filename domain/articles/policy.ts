@@ -5,7 +5,7 @@
  * comparing stored timestamps with `deps.clock.now()` whenever a revision is looked at.
  */
 import { keys } from "../../kv/keys.ts";
-import { commitUnlocked } from "../../kv/tx.ts";
+import { transact } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
@@ -37,25 +37,21 @@ const MAX_UP_TIMES = 4000;
 const firstStarts = new WeakMap<Deno.Kv, number>();
 
 /**
- * The board's first start (Unix seconds), recorded once: the first caller writes it with
- * a versionstamp-null check; everyone after reads the stored value.
+ * The board's first start (Unix seconds), recorded once: the first caller writes it in a
+ * transaction that checks it is still unset; everyone after reads the stored value.
  */
 export async function firstStart(deps: Deps): Promise<number> {
   const known = firstStarts.get(deps.kv);
   if (known !== undefined) return known;
-  const key = keys.meta("first_start");
-  for (let i = 0; i < 20; i++) {
-    const entry = await deps.kv.get<number>(key);
-    if (entry.value !== null) {
-      firstStarts.set(deps.kv, entry.value); // written once, never changed
-      return entry.value;
-    }
-    const res = await commitUnlocked(() =>
-      deps.kv.atomic().check({ key, versionstamp: null }).set(key, deps.clock.now())
-    );
-    if (res.ok) return deps.clock.now();
-  }
-  throw new Error("could not record the board's first start");
+  const { value } = await transact(deps.kv, async (tx) => {
+    const key = keys.meta("first_start");
+    const stored = (await tx.get<number>(key)).value;
+    if (stored !== null) return stored;
+    tx.set(key, deps.clock.now());
+    return deps.clock.now();
+  });
+  firstStarts.set(deps.kv, value); // written once, never changed
+  return value;
 }
 
 export interface PolicyContext {
@@ -166,7 +162,7 @@ export async function graceMet(
   let active = opts.cast?.counts ? 1 : 0;
   for await (
     const e of deps.kv.list<{ voter_id: string; value: number; eligible: boolean }>({
-      prefix: keys.articleVotesOf(rev.id),
+      prefix: keys.articleVotes.range(rev.id),
     })
   ) {
     if (active >= GRACE_RULES.recommendations) break;

@@ -158,7 +158,7 @@ export async function agentFeed(deps: Deps, viewer: Agent, params: PageParams) {
     );
   }
   const ctx = await policyContext(deps);
-  const { ids, more } = await listIds(deps.kv, keys.articlePostIdBySeqPrefix(), params);
+  const { ids, more } = await listIds(deps.kv, keys.articlePostIdBySeq.range(), params);
   const bundles = await projectedBundles(deps, ctx, ids.map(([, id]) => id));
   const visible = bundles.filter((b) => canSee(b, viewer.id));
   const reads = visible.map((b) => {
@@ -228,7 +228,7 @@ export async function publicFeed(deps: Deps, params: PageParams) {
     .reverse();
   const { ids, more } = await listIds(
     deps.kv,
-    keys.articlePublicPostIdBySeqPrefix(),
+    keys.articlePublicPostIdBySeq.range(),
     params,
     top,
     window.head + 1,
@@ -324,7 +324,7 @@ async function newestComment(
   keep: (c: CommentRecord) => boolean,
 ): Promise<CommentRecord | null> {
   for await (
-    const e of deps.kv.list<CommentRecord>({ prefix: keys.articleCommentsPrefix(postId) }, {
+    const e of deps.kv.list<CommentRecord>({ prefix: keys.articleComments.range(postId) }, {
       reverse: true,
       limit: 500,
     })
@@ -341,7 +341,7 @@ async function commentPage(
   params: PageParams,
   keep: (c: CommentRecord) => boolean,
 ) {
-  const prefix = keys.articleCommentsPrefix(postId);
+  const prefix = keys.articleComments.range(postId);
   const { limit, before, after } = params;
   const raw: CommentRecord[] = [];
   if (after !== undefined) {

@@ -28,7 +28,7 @@ export async function nextForReview(deps: Deps, viewer: Agent, exclude: string[]
   const agents = new AgentCache(deps);
   let examined = 0;
   let cursor: Deno.KvKey | undefined;
-  const prefix = keys.articleReviewQueuePrefix();
+  const prefix = keys.articleReviewQueue.range();
   while (examined < REVIEW_SCAN_MAX) {
     const batch: QueueEntry[] = [];
     for await (

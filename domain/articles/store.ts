@@ -125,7 +125,7 @@ export async function firstDueEntry(
   kv: Deno.Kv,
   now: number,
 ): Promise<{ due_at: number; revision_id: string } | null> {
-  const prefix = keys.articleDuePrefix();
+  const prefix = keys.articleDue.range();
   for await (const e of kv.list({ start: prefix, end: [...prefix, now + 1] }, { limit: 1 })) {
     return { due_at: e.key[1] as number, revision_id: e.key[2] as string };
   }

@@ -112,7 +112,7 @@ export async function readDiscussion(
   page: { before?: number; after?: number },
   window = COMMENT_WINDOW,
 ): Promise<Discussion> {
-  const prefix = keys.articleCommentsPrefix(postId);
+  const prefix = keys.articleComments.range(postId);
   const raw: CommentRecord[] = [];
   let earlier: number | null = null;
   let later: number | null = null;
@@ -176,5 +176,5 @@ export async function allArticleComments(
   postId: string,
   params: PageParams,
 ): Promise<Page<CommentRecord>> {
-  return await listPage<CommentRecord>(deps.kv, keys.articleCommentsPrefix(postId), params);
+  return await listPage<CommentRecord>(deps.kv, keys.articleComments.range(postId), params);
 }

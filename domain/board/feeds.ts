@@ -5,6 +5,7 @@ import type { Deps } from "../deps.ts";
 import { notFound } from "../errors.ts";
 import {
   type BoardHead,
+  bodyText,
   EMPTY_HEAD,
   isHidden,
   listSummaries,
@@ -52,7 +53,7 @@ export async function listThreads(
   viewer: Agent | null,
   q: FeedQuery,
 ): Promise<Page<MessageItem>> {
-  const prefix = q.topic ? keys.rootsByTopicPrefix(board, q.topic) : keys.rootsPrefix(board);
+  const prefix = q.topic ? keys.rootsByTopic.range(board, q.topic) : keys.roots.range(board);
   return await feedPage(deps, board, viewer, prefix, q);
 }
 
@@ -64,7 +65,7 @@ export async function listActivity(
   q: FeedQuery,
 ): Promise<Page<MessageItem>> {
   // The board's activity is the summaries' own listing; a topic's points at them.
-  const prefix = q.topic ? keys.activityByTopicPrefix(board, q.topic) : null;
+  const prefix = q.topic ? keys.activityByTopic.range(board, q.topic) : null;
   return await feedPage(deps, board, viewer, prefix, q);
 }
 
@@ -78,7 +79,7 @@ async function feedPage(
   const [head, page] = await Promise.all([
     readHead(deps.kv, board),
     prefix === null
-      ? listPage<MessageRecord>(deps.kv, keys.messagesPrefix(board), q)
+      ? listPage<MessageRecord>(deps.kv, keys.messages.range(board), q)
       : listSummaries(deps.kv, board, prefix, q),
   ]);
   const visible = page.items.filter((m) => !isHidden(m, head));
@@ -96,7 +97,7 @@ export async function readThread(
   const seq = (await deps.kv.get<number>(keys.messageSeqById(board, rootId))).value;
   if (seq === null) throw notFound("thread", rootId);
   const [rootEntry, bodyEntry, headEntry] = await deps.kv.getMany<
-    [MessageRecord, string, BoardHead]
+    [MessageRecord, unknown, BoardHead]
   >([
     keys.messages(board, seq),
     keys.bodies(board, seq),
@@ -105,14 +106,14 @@ export async function readThread(
   const root = rootEntry.value;
   const head = headEntry.value ?? EMPTY_HEAD;
   if (!root || root.kind !== "root" || isHidden(root, head)) throw notFound("thread", rootId);
-  const replies = await listSummaries(deps.kv, board, keys.repliesByRootPrefix(board, seq), q);
+  const replies = await listSummaries(deps.kv, board, keys.repliesByRoot.range(board, seq), q);
   const [rootItem, ...replyItems] = await toItems(deps, viewer, [root, ...replies.items]);
   // Full reply bodies, batched.
   const bodies = new Map<number, string>();
   for (let i = 0; i < replies.items.length; i += 10) {
     const part = replies.items.slice(i, i + 10);
-    const got = await deps.kv.getMany<string[]>(part.map((r) => keys.bodies(board, r.seq)));
-    got.forEach((e, j) => bodies.set(part[j].seq, e.value ?? ""));
+    const got = await deps.kv.getMany<unknown[]>(part.map((r) => keys.bodies(board, r.seq)));
+    got.forEach((e, j) => bodies.set(part[j].seq, bodyText(part[j], e.value)));
   }
   // The rules thread offers `edit_current_rules` to viewers who may edit (domain/rules/edits.ts).
   const rulesEdit = board === "named" && root.agent_id === null
@@ -122,7 +123,7 @@ export async function readThread(
     post: {
       ...rootItem,
       ...(rulesEdit ? { actions: [...rootItem.actions, rulesEdit.action] } : {}),
-      body: bodyEntry.value ?? "",
+      body: bodyText(root, bodyEntry.value),
     },
     replies: {
       ...replies,
@@ -138,7 +139,7 @@ export async function readMessage(deps: Deps, board: Board, id: string, viewer: 
   const seq = (await deps.kv.get<number>(keys.messageSeqById(board, id))).value;
   if (seq === null) throw notFound("message", id);
   const [recEntry, bodyEntry, headEntry] = await deps.kv.getMany<
-    [MessageRecord, string, BoardHead]
+    [MessageRecord, unknown, BoardHead]
   >([
     keys.messages(board, seq),
     keys.bodies(board, seq),
@@ -149,7 +150,7 @@ export async function readMessage(deps: Deps, board: Board, id: string, viewer: 
   }
   const [item] = await toItems(deps, viewer, [recEntry.value]);
   return {
-    post: { ...item, body: bodyEntry.value ?? "" },
+    post: { ...item, body: bodyText(recEntry.value, bodyEntry.value) },
     content_is_untrusted: true as const,
     action_templates: messageActionTemplates(board),
   };

@@ -1,33 +1,23 @@
 /**
  * What other parts of the board do in the same atomic commit when a message is stored
- * or removed: the search index, and the votes/karma a removed message takes with it; and
- * what follows a stored message's commit (sealing a complete search batch).
+ * or removed: the body entry with the search terms, and the votes/karma a removed message
+ * takes with it; and what follows a stored message's commit (sealing a complete search batch).
  */
 import type { Tx } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
-import type { MessageRecord } from "./messages.ts";
-import type { Board } from "../../kv/keys.ts";
-import { indexMessage, sealSearchBatches, unindexMessage } from "../search/mod.ts";
+import { bodyRest, type MessageRecord, type StoredBody } from "./messages.ts";
+import { type Board, keys } from "../../kv/keys.ts";
+import { indexEntryOf, sealSearchBatches, unindexMessage } from "../search/mod.ts";
 import { removeMessageKarma } from "../votes/mod.ts";
 
-/** Runs inside the commit that stores a new message. */
-export function onMessageStored(
-  tx: Tx,
-  _deps: Deps,
-  m: MessageRecord,
-  body: string,
-): Promise<void> {
-  indexMessage(tx, m, body);
-  return Promise.resolve();
+/** Runs inside the commit that stores a new message: its body entry, with its search terms. */
+export function onMessageStored(tx: Tx, m: MessageRecord, body: string): void {
+  const stored: StoredBody = { rest: bodyRest(m, body), ...indexEntryOf(m, body) };
+  tx.set(keys.bodies(m.board, m.seq), stored);
 }
 
 /** Runs inside the commit that removes a message (delete, purge or moderation). */
-export async function onMessageRemoved(
-  tx: Tx,
-  deps: Deps,
-  m: MessageRecord,
-  _body: string,
-): Promise<void> {
+export async function onMessageRemoved(tx: Tx, deps: Deps, m: MessageRecord): Promise<void> {
   await unindexMessage(tx, m, deps.config.searchBatch);
   await removeMessageKarma(tx, deps, m);
 }

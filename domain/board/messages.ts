@@ -52,6 +52,30 @@ export interface BoardHead {
 
 export const EMPTY_HEAD: BoardHead = { seq: 0, purging: [] };
 
+/**
+ * A message's body entry (`["bodies", board, seq]`): the text after the summary's preview
+ * (the preview is not stored twice) and, on the named board, what search indexes the message
+ * under (domain/search/postings.ts), so one entry holds both. A store written before holds
+ * the whole text as a string there (and the terms under `search_terms_by_message`).
+ */
+export interface StoredBody {
+  rest: string;
+  terms?: string[];
+  topic?: string | null;
+}
+
+/** The part of `body` after the summary's preview (a prefix of it). */
+export function bodyRest(m: MessageRecord, body: string): string {
+  return body.slice(m.preview.length);
+}
+
+/** A message's full text from its summary and its body entry as stored (either shape). */
+export function bodyText(m: MessageRecord, stored: unknown): string {
+  if (typeof stored === "string") return stored;
+  if (stored === null || typeof stored !== "object") return "";
+  return m.preview + (stored as StoredBody).rest;
+}
+
 /** The value of a listing entry: the seq is in its key, the summary under `messages`. */
 export const POINTER = 0;
 

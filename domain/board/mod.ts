@@ -9,8 +9,15 @@ export type { ArticlesParams } from "./feed_pages.ts";
 export { readMessage, toItems } from "./feeds.ts";
 export type { FeedQuery } from "./feeds.ts";
 export { onMessageStored } from "./message_hooks.ts";
-export { EMPTY_HEAD, findMessage, isHidden, storeMessage, writeMessage } from "./messages.ts";
-export type { BoardHead, MessageRecord } from "./messages.ts";
+export {
+  bodyRest,
+  EMPTY_HEAD,
+  findMessage,
+  isHidden,
+  storeMessage,
+  writeMessage,
+} from "./messages.ts";
+export type { BoardHead, MessageRecord, StoredBody } from "./messages.ts";
 export {
   checkText,
   createReply,

@@ -8,8 +8,10 @@ import { BoardError, notFound } from "../errors.ts";
 import {
   fingerprint,
   type IdempotencyRecord,
+  idempotencyRecordOf,
   markIdempotencyDeleted,
   matchIdempotency,
+  storedIdempotency,
 } from "../idempotency.ts";
 import { afterMessageStored, onMessageRemoved, onMessageStored } from "./message_hooks.ts";
 import {
@@ -143,7 +145,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     if (replyToSeq !== null) readKeys.push(keys.messages(m.board, replyToSeq));
     const entries = await tx.getMany<unknown>(readKeys);
     const existing = matchIdempotency(
-      entries[0].value as IdempotencyRecord | null,
+      idempotencyRecordOf(entries[0].value, m.board),
       print,
       m.board,
       deps.config.baseUrl,
@@ -171,7 +173,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
         );
       }
     }
-    chargePublication(tx, deps, publisher, quotaEntries);
+    await chargePublication(tx, deps, publisher, quotaEntries);
 
     const now = deps.clock.now();
     const seq = head.seq + 1;
@@ -211,11 +213,10 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     };
     storeMessage(tx, record);
     if (root) writeMessage(tx, { ...root, reply_count: root.reply_count + 1 });
-    tx.set(keys.bodies(m.board, seq), m.body)
-      .set(keys.messageSeqById(m.board, id), seq)
-      .set(idemKey, idem)
+    tx.set(keys.messageSeqById(m.board, id), seq)
+      .set(idemKey, storedIdempotency(idem))
       .set(keys.boardHeads(m.board), { ...head, seq });
-    await onMessageStored(tx, deps, record, m.body);
+    onMessageStored(tx, record, m.body);
     return { receipt: receiptOf(deps, idem, false), created: true };
   }, { lock: BOARD_WRITES_LOCK });
   if (value.created) await afterMessageStored(deps, m.board, value.receipt.seq);
@@ -271,7 +272,8 @@ export function createReply(
 
 /** Looks up the caller's own retained publication by the Idempotency-Key of its write. */
 export async function lookupPublication(deps: Deps, board: Board, scope: string, key: string) {
-  const rec = (await deps.kv.get<IdempotencyRecord>(keys.idempotency(board, scope, key))).value;
+  const stored = (await deps.kv.get(keys.idempotency(board, scope, key))).value;
+  const rec = idempotencyRecordOf(stored, board);
   if (!rec || rec.deleted_at !== null) return { found: false as const };
   const live = (await deps.kv.get<number>(keys.messageSeqById(board, rec.id))).value;
   if (live === null) return { found: false as const };
@@ -312,10 +314,9 @@ export async function removeMessage(
     if (actor && rec.agent_id !== actor.agentId) {
       throw new BoardError("FORBIDDEN", "Only the author can delete this message.", { id });
     }
-    const body = (await tx.peek<string>(keys.bodies(board, seq))).value ?? "";
     eraseMessage(tx, rec);
     await markIdempotencyDeleted(tx, board, rec.idem_scope, rec.idem_key, deps.clock.now());
-    await onMessageRemoved(tx, deps, rec, body);
+    await onMessageRemoved(tx, deps, rec);
     await releaseRetained(tx, 1);
     if (rec.kind === "root") {
       tx.set(keys.boardHeads(board), { ...head, purging: [...head.purging, rec.seq] })
@@ -340,7 +341,7 @@ export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): P
   let removed = 0;
   while (true) {
     const batch: Deno.KvKey[] = [];
-    const prefix = keys.repliesByRootPrefix(board, rootSeq);
+    const prefix = keys.repliesByRoot.range(board, rootSeq);
     for await (const e of deps.kv.list({ prefix }, { limit: 50 })) batch.push(e.key);
     if (batch.length === 0) break;
     for (const pointer of batch) {
@@ -352,10 +353,9 @@ export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): P
           tx.delete(pointer);
           return;
         }
-        const body = (await tx.peek<string>(keys.bodies(board, seq))).value ?? "";
         eraseMessage(tx, reply);
         await markIdempotencyDeleted(tx, board, reply.idem_scope, reply.idem_key, deps.clock.now());
-        await onMessageRemoved(tx, deps, reply, body);
+        await onMessageRemoved(tx, deps, reply);
         await releaseRetained(tx, 1);
       }, { lock: BOARD_WRITES_LOCK });
       removed++;
@@ -372,7 +372,7 @@ export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): P
 /** Finishes every purge a crash left unfinished. Run at start. */
 export async function resumePurges(deps: Deps): Promise<number> {
   let n = 0;
-  for await (const e of deps.kv.list({ prefix: keys.purgesPrefix() })) {
+  for await (const e of deps.kv.list({ prefix: keys.purges.range() })) {
     const [, board, rootSeq] = e.key as [string, Board, number];
     await purgeReplies(deps, board, rootSeq);
     n++;

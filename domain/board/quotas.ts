@@ -17,6 +17,7 @@ import {
   limitOf,
   LIMITS,
   limitScale,
+  networkRecordOf,
   networkWriteKey,
   wholeSeconds,
 } from "../limits/mod.ts";
@@ -38,19 +39,31 @@ const CAPACITY_KEY = keys.rateBuckets("publications");
 
 /**
  * The keys admission reads, fetched with the write's other reads in one round trip:
- * retained posts, the network's day, the network's write window, the capacity bucket,
- * and (named board) the account's day. At most 5 checks of the publish commit.
+ * retained posts, the network's record (its write window and its day's publications), the
+ * capacity bucket, and (named board) the account's day. At most 4 checks of the publish
+ * commit (5 on a network's first publication of a day, see `networkPostsToday`).
  */
 export function admissionKeys(deps: Deps, p: Publisher): Deno.KvKey[] {
-  const day = utcDay(deps.clock.now());
-  const out: Deno.KvKey[] = [
-    keys.counters("posts"),
-    keys.quotaUsage("network_posts", p.network, day),
-    networkWriteKey(p.network),
-    CAPACITY_KEY,
-  ];
-  if (p.agentId) out.push(keys.quotaUsage("agent_posts", p.agentId, day));
+  const out: Deno.KvKey[] = [keys.counters("posts"), networkWriteKey(p.network), CAPACITY_KEY];
+  if (p.agentId) {
+    out.push(keys.quotaUsage("agent_posts", p.agentId, utcDay(deps.clock.now())));
+  }
   return out;
+}
+
+/**
+ * The network's publications today: from its record, or, when the record holds no count
+ * for today, from the day counter a store written before kept apart (read with a check).
+ */
+async function networkPostsToday(
+  tx: Tx,
+  network: string,
+  day: number,
+  entry: Deno.KvEntryMaybe<unknown>,
+): Promise<number> {
+  const rec = networkRecordOf(entry.value);
+  if (rec.day === day) return rec.posts;
+  return (await tx.get<number>(keys.quotaUsage("network_posts", network, day))).value ?? 0;
 }
 
 /**
@@ -58,16 +71,16 @@ export function admissionKeys(deps: Deps, p: Publisher): Deno.KvKey[] {
  * and stages the increments on `tx`. Throws 503 CAPACITY, 429 DAILY_LIMIT (account,
  * then network), 429 RATE_LIMITED (network writes) or 429 BOARD_RATE_LIMIT.
  */
-export function chargePublication(
+export async function chargePublication(
   tx: Tx,
   deps: Deps,
   p: Publisher,
   entries: Deno.KvEntryMaybe<unknown>[],
-): void {
+): Promise<void> {
   // Daily counters are keyed by the UTC day the keys were read for (the day is in the key,
-  // so yesterday's count never applies today); the writes go back to those same keys.
+  // or in the network's record, so yesterday's count never applies today).
   const now = deps.clock.now();
-  const [retainedEntry, networkDayEntry, writesEntry, bucketEntry, agentEntry] = entries;
+  const [retainedEntry, networkEntry, bucketEntry, agentEntry] = entries;
   const retained = (retainedEntry.value as number | null) ?? 0;
   if (retained >= deps.config.maxPosts) {
     throw new BoardError(
@@ -98,7 +111,7 @@ export function chargePublication(
     }
   }
   const networkLimit = limitOf(deps, LIMITS.networkPosts);
-  const networkUsed = (networkDayEntry.value as number | null) ?? 0;
+  const networkUsed = await networkPostsToday(tx, p.network, utcDay(now), networkEntry);
   if (networkUsed >= networkLimit) {
     throw limitExceeded(
       "DAILY_LIMIT",
@@ -110,7 +123,7 @@ export function chargePublication(
       { used: networkUsed },
     );
   }
-  applyNetworkWrite(tx, deps, p.network, writesEntry);
+  applyNetworkWrite(tx, deps, p.network, networkEntry, networkUsed + 1);
 
   const burst = limitOf(deps, LIMITS.publicationCapacity);
   const intervalMs = 1000 / (CAPACITY_SLOTS_PER_SECOND * limitScale(deps));
@@ -129,7 +142,6 @@ export function chargePublication(
   }
   // A full bucket and a missing key are the same, so the key may vanish once full again.
   tx.set(CAPACITY_KEY, slot.tatMs, { expireIn: Math.ceil(slot.tatMs - nowMs) + 1000 });
-  tx.set(networkDayEntry.key, networkUsed + 1, { expireIn: 2 * DAY_MS });
   if (p.agentId) tx.set(agentEntry.key, agentUsed + 1, { expireIn: 2 * DAY_MS });
   tx.set(keys.counters("posts"), retained + 1);
 }

@@ -14,6 +14,7 @@ export {
   limitOf,
   LIMITS,
   limitScale,
+  networkRecordOf,
   networkWriteKey,
   wholeSeconds,
   WINDOW_EXPIRE_MS,

@@ -7,6 +7,7 @@
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
+import { utcDay } from "../clock.ts";
 import { BoardError, type ErrorCode } from "../errors.ts";
 
 /** One limit: its stable name (reported in `details.limit_name`), base size, scope and window. */
@@ -206,26 +207,49 @@ export function bucketAdmit(
   return { ok: true, tatMs: next, available: Math.floor((horizon - (next - nowMs)) / intervalMs) };
 }
 
-// ---- writes per network per minute --------------------------------------------------
+// ---- writes per network per minute, and publications per network per UTC day ------
 
-/** The KV key of a network's write window (read it with the write's other reads). */
+/**
+ * A network's one record: its sliding write window and its publications of one UTC day
+ * (`day`, `posts`), so a publication charges both limits with one entry. A store written
+ * before holds the bare window (an array) here and the day's count under
+ * `quota_usage/network_posts` (read by `networkPostsToday` until the day has passed).
+ */
+export interface NetworkRecord {
+  window: WindowValue;
+  day: number;
+  posts: number;
+}
+
+/** The KV key of a network's record (read it with the write's other reads). */
 export function networkWriteKey(network: string): Deno.KvKey {
   return keys.rateWindows("network_writes", network);
+}
+
+/** A stored network record in either shape (an older store keeps the bare window). */
+export function networkRecordOf(value: unknown): NetworkRecord {
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    return value as NetworkRecord;
+  }
+  return { window: Array.isArray(value) ? value as WindowValue : [], day: -1, posts: 0 };
 }
 
 /**
  * Applies the 30 writes per minute per network to an entry already read (with a check)
  * from `networkWriteKey(network)` in the caller's commit; throws 429 RATE_LIMITED or
- * stages the increment on `tx`.
+ * stages the record with the write counted. `postsToday` (a publication) sets today's
+ * publication count; other writes keep the day and count stored.
  */
 export function applyNetworkWrite(
   tx: Tx,
   deps: Deps,
   network: string,
   entry: Deno.KvEntryMaybe<unknown>,
+  postsToday?: number,
 ): void {
   const limit = limitOf(deps, LIMITS.networkWrites);
-  const r = windowAdmit(entry.value, deps.clock.nowMs(), limit);
+  const stored = networkRecordOf(entry.value);
+  const r = windowAdmit(stored.window, deps.clock.nowMs(), limit);
   if (!r.ok) {
     throw limitExceeded(
       "RATE_LIMITED",
@@ -237,7 +261,15 @@ export function applyNetworkWrite(
       { used: r.used },
     );
   }
-  tx.set(networkWriteKey(network), r.next, { expireIn: WINDOW_EXPIRE_MS });
+  const today = utcDay(deps.clock.now());
+  const { day, posts } = postsToday === undefined ? stored : { day: today, posts: postsToday };
+  // The record lives as long as its window, or to the end of the day its count covers.
+  const expireIn = day === today && posts > 0
+    ? (today + 1) * 86_400_000 - deps.clock.nowMs() + WINDOW_EXPIRE_MS
+    : WINDOW_EXPIRE_MS;
+  tx.set(networkWriteKey(network), { window: r.next, day, posts } satisfies NetworkRecord, {
+    expireIn,
+  });
 }
 
 /**

@@ -5,7 +5,7 @@
  * root takes its replies). The removal is marked first and finished at start after a crash.
  */
 import { type Board, keys } from "../../kv/keys.ts";
-import { listAll, transact } from "../../kv/tx.ts";
+import { transact } from "../../kv/tx.ts";
 import { type Agent, getAgent, revokeAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
@@ -28,7 +28,7 @@ export async function moderatorRemoveMessage(deps: Deps, board: Board, id: strin
 /** The named messages written by an account (a scan of the board; moderator use only). */
 async function messagesOf(deps: Deps, agentId: string): Promise<MessageRecord[]> {
   const out: MessageRecord[] = [];
-  for await (const e of deps.kv.list<MessageRecord>({ prefix: keys.messagesPrefix("named") })) {
+  for await (const e of deps.kv.list<MessageRecord>({ prefix: keys.messages.range("named") })) {
     if (e.value.agent_id === agentId) out.push(e.value);
   }
   return out;
@@ -81,7 +81,7 @@ export async function removeAccount(deps: Deps, agentId: string) {
 
 /** Finishes account removals a crash left unfinished. Run at start. */
 export async function resumeAccountPurges(deps: Deps): Promise<number> {
-  const marks = await listAll(deps.kv, { prefix: keys.accountPurgesPrefix() });
+  const marks = await Array.fromAsync(deps.kv.list({ prefix: keys.accountPurges.range() }));
   for (const e of marks) {
     const agentId = String(e.key[e.key.length - 1]);
     if (await getAgent(deps, agentId)) {

@@ -165,7 +165,7 @@ async function finish(
 
 /** GET /mod/audit: every moderator action, newest first; `before` is an audit seq. */
 export async function listAudit(deps: Deps, q: PageParams) {
-  const prefix = keys.modAuditPrefix();
+  const prefix = keys.modAudit.range();
   const selector: Deno.KvListSelector = q.before !== undefined
     ? { prefix, end: keys.modAudit(q.before) }
     : { prefix };

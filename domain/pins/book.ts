@@ -32,8 +32,8 @@ export interface OfficialPin {
 
 /** The community pin record as this transaction sees it (its own pending write first), with a check. */
 async function readCommunityPins(tx: Tx): Promise<CommunityPin[]> {
-  const pending = tx.pending<CommunityPin[]>(keys.communityPins());
-  if (pending !== undefined) return pending;
+  const staged = tx.own<CommunityPin[]>(keys.communityPins())?.value;
+  if (staged) return staged;
   return (await tx.get<CommunityPin[]>(keys.communityPins())).value ?? [];
 }
 

@@ -137,7 +137,7 @@ export async function changeCommunityPin(
     await stageVeteranChange(tx, agent.id, prev, rec);
     const myFacts: OwnerFacts = { agent: me, karma, veteran: rec };
     // A suspension staged just above has already retired this account's pins.
-    const book = tx.pending<CommunityPin[]>(keys.communityPins()) ??
+    const book = tx.own<CommunityPin[]>(keys.communityPins())?.value ??
       (bookE.value as CommunityPin[] | null) ?? [];
     const isLive = (p: CommunityPin) => {
       const mine = p.agent_id === agent.id;

@@ -12,7 +12,14 @@ import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { fingerprint } from "../idempotency.ts";
 import { EMPTY_STANDING, type VotingStanding } from "../votes/mod.ts";
-import { checkText, type MessageRecord, threadUrl, writeMessage } from "../board/mod.ts";
+import {
+  bodyRest,
+  checkText,
+  type MessageRecord,
+  type StoredBody,
+  threadUrl,
+  writeMessage,
+} from "../board/mod.ts";
 import { chargeNetworkWrite } from "../limits/mod.ts";
 import { indexRulesThread, type RulesEditor, type RulesRevision, type RulesState } from "./post.ts";
 import { unindexMessage } from "../search/mod.ts";
@@ -179,10 +186,16 @@ export async function editRules(
       };
       // The old postings go here; the new ones in a second commit (both together could
       // pass the 1000-mutation limit). The check makes a concurrent re-index retry this.
-      await tx.get(keys.searchTermsByMessage(thread.seq));
+      await tx.get(keys.bodies("named", thread.seq));
       await unindexMessage(tx, thread, deps.config.searchBatch);
       writeMessage(tx, updated);
-      tx.set(keys.bodies("named", cur.thread_seq), input.text);
+      // Without its term list: the second commit indexes it (`indexRulesThread`).
+      tx.set(
+        keys.bodies("named", cur.thread_seq),
+        {
+          rest: bodyRest(updated, input.text),
+        } satisfies StoredBody,
+      );
     }
     const body = {
       revision,
@@ -212,7 +225,7 @@ function revisionView(r: RulesRevision) {
 
 /** Every revision, newest first: `before` (a revision number) and `limit` page through them. */
 export async function listRulesRevisions(deps: Deps, q: { limit: number; before?: number }) {
-  const prefix = keys.rulesRevisionsPrefix();
+  const prefix = keys.rulesRevisions.range();
   const selector: Deno.KvListSelector = q.before !== undefined
     ? { prefix, end: keys.rulesRevisions(q.before) }
     : { prefix };

@@ -16,7 +16,7 @@ import { transact } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import type { OfficialPin } from "../pins/mod.ts";
 import { INITIAL_RULES, RULES_THREAD_TITLE } from "./initial_text.ts";
-import { reindexMessage } from "../search/mod.ts";
+import { isIndexed, reindexMessage } from "../search/mod.ts";
 import { previewOf, utf8Length } from "../text.ts";
 
 /** Who wrote a revision. */
@@ -109,14 +109,13 @@ export async function ensureRulesPost(deps: Deps): Promise<RulesState> {
       rules: true,
     };
     storeMessage(tx, record);
-    tx.set(keys.bodies("named", seq), INITIAL_RULES)
-      .set(keys.messageSeqById("named", id), seq)
+    tx.set(keys.messageSeqById("named", id), seq)
       .set(keys.boardHeads("named"), { ...head, seq })
       .set(keys.counters("posts"), ((postsE.value as number | null) ?? 0) + 1)
       .set(keys.rulesCurrent(), state)
       .set(keys.rulesRevisions(1), revision)
       .set(keys.officialPins("named"), [pin, ...((offE.value as OfficialPin[] | null) ?? [])]);
-    await onMessageStored(tx, deps, record, INITIAL_RULES);
+    onMessageStored(tx, record, INITIAL_RULES);
     return state;
   }, { lock: BOARD_WRITES_LOCK });
   await indexRulesThread(deps);
@@ -129,15 +128,14 @@ export async function ensureRulesPost(deps: Deps): Promise<RulesState> {
  */
 export async function indexRulesThread(deps: Deps): Promise<void> {
   await transact(deps.kv, async (tx) => {
-    const [curE, termsE] = await tx.getMany<unknown>([
+    const threadSeq = (await deps.kv.get<RulesState>(keys.rulesCurrent())).value?.thread_seq ?? 0;
+    const [curE, bodyE, apartE] = await tx.getMany<unknown>([
       keys.rulesCurrent(),
-      keys.searchTermsByMessage(
-        (await deps.kv.get<RulesState>(keys.rulesCurrent())).value?.thread_seq ?? 0,
-      ),
+      keys.bodies("named", threadSeq),
+      keys.searchTermsByMessage(threadSeq),
     ]);
     const cur = curE.value as RulesState | null;
-    if (!cur || termsE.value !== null) return;
-    if (termsE.key[termsE.key.length - 1] !== cur.thread_seq) return;
+    if (!cur || cur.thread_seq !== threadSeq || isIndexed(bodyE.value, apartE.value)) return;
     const thread = (await tx.get<MessageRecord>(keys.messages("named", cur.thread_seq))).value;
     if (thread) await reindexMessage(tx, thread, cur.text, deps.config.searchBatch);
   }, { lock: "rules" });

@@ -3,7 +3,7 @@
  * this area: the edges (routes/, mcp/, oauth/, cli/) and the other areas import it only here.
  */
 // ---- exports
-export { indexMessage, reindexMessage, unindexMessage } from "./postings.ts";
+export { indexEntryOf, isIndexed, reindexMessage, unindexMessage } from "./postings.ts";
 export { searchPage } from "./query.ts";
 export type { SearchQuery } from "./query.ts";
 export { sealSearchBatches } from "./seal.ts";

@@ -1,22 +1,24 @@
 /**
  * The search index of named-board messages (docs/search.md, "How it works").
  *
- * The commit that stores a message writes one index entry: the message's term list
- * (`search_terms_by_message`). Messages are then inverted in **sealed batches**: batch k
+ * The commit that stores a message writes its term list in the message's body entry
+ * (domain/board/messages.ts, `StoredBody`; a store written before kept it apart, under
+ * `search_terms_by_message`). Messages are then inverted in **sealed batches**: batch k
  * holds the seqs from `k * batch + 1` to `(k + 1) * batch`; once the board's head has
- * passed a batch's end, search_seal.ts writes, per term (and topic) of the batch, one
- * posting block `[..., term, first]` holding `{ seqs, total }` — the batch's seqs with that
- * term, sorted, and the list's running total of postings up to this block. `["search_sealed"]`
+ * passed a batch's end, seal.ts writes, per term (and topic) of the batch, one
+ * posting block `[..., term, first]` holding the batch's seqs with that term, sorted, and
+ * the list's running total of postings up to this block (`encodeBlock`). `["search_sealed"]`
  * says how far the blocks reach (`upTo`); messages above it (the tail, fewer than about two
  * batches) are searched by their term lists. Blocks of one list never overlap and come in
  * seq order, so listing them in key order lists seqs in order.
  *
- * Removal takes a seq out of its blocks (the last one out deletes the block) and deletes
- * the term list; the hooks add one check (the sealed marker) and no count.
+ * Removal takes a seq out of its blocks (the last one out deletes the block); the term list
+ * goes with the body entry. The hooks add one check (the sealed marker) and no count.
  */
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
-import type { MessageRecord } from "../board/mod.ts";
+import { readMany } from "../../kv/read_many.ts";
+import { bodyRest, type MessageRecord, type StoredBody } from "../board/mod.ts";
 import { indexTerms } from "./tokens.ts";
 
 /** What a message was indexed under; stored so removal never depends on re-tokenising. */
@@ -47,9 +49,53 @@ export function indexedTermsOf(m: MessageRecord, body: string): IndexedTerms {
   return { terms: indexTerms(m.kind === "root" ? m.title : null, body), topic: m.topic };
 }
 
+/**
+ * A posting block as stored: unsigned LEB128 varints, the running total first, then each
+ * seq as its gap from the one before (the first from 0): a block of one seq takes about
+ * five bytes. A store written before holds `{ seqs, total }` objects; `decodeBlock` reads
+ * both.
+ */
+export function encodeBlock(block: PostingBlock): Uint8Array {
+  const out: number[] = [];
+  const put = (n: number) => {
+    while (n >= 0x80) {
+      out.push((n % 0x80) | 0x80);
+      n = Math.floor(n / 0x80);
+    }
+    out.push(n);
+  };
+  put(block.total);
+  let last = 0;
+  for (const s of block.seqs) {
+    put(s - last);
+    last = s;
+  }
+  return new Uint8Array(out);
+}
+
+/** A stored posting block, in either shape. */
+export function decodeBlock(value: unknown): PostingBlock {
+  if (!(value instanceof Uint8Array)) return value as PostingBlock;
+  const numbers: number[] = [];
+  let n = 0;
+  let scale = 1;
+  for (const byte of value) {
+    n += (byte & 0x7f) * scale;
+    scale *= 0x80;
+    if (byte < 0x80) {
+      numbers.push(n);
+      n = 0;
+      scale = 1;
+    }
+  }
+  const seqs = numbers.slice(1);
+  for (let i = 1; i < seqs.length; i++) seqs[i] += seqs[i - 1];
+  return { total: numbers[0], seqs };
+}
+
 /** The seqs a stored posting block holds. */
 export function blockSeqs(value: unknown): number[] {
-  return (value as PostingBlock).seqs;
+  return decodeBlock(value).seqs;
 }
 
 /** The first seq of the sealed batch holding `seq`. */
@@ -67,15 +113,50 @@ export function sealedState(
 
 /** The posting lists (term prefixes, then the topic's) an entry is indexed in. */
 export function listsOf(entry: IndexedTerms): Deno.KvKey[] {
-  const out: Deno.KvKey[] = entry.terms.map((t) => keys.searchPostingsPrefix(t));
-  if (entry.topic !== null) out.push(keys.searchTopicPostingsPrefix(entry.topic));
+  const out: Deno.KvKey[] = entry.terms.map((t) => keys.searchPostings.range(t));
+  if (entry.topic !== null) out.push(keys.searchTopicPostings.range(entry.topic));
   return out;
 }
 
-/** Stages the index entry of a newly stored message: its term list (sealed later). */
-export function indexMessage(tx: Tx, m: MessageRecord, body: string): void {
-  if (!isSearchable(m)) return;
-  tx.set(keys.searchTermsByMessage(m.seq), indexedTermsOf(m, body));
+/** What a new message's body entry holds for search: its term list (sealed later), if any. */
+export function indexEntryOf(m: MessageRecord, body: string): Partial<IndexedTerms> {
+  return isSearchable(m) ? indexedTermsOf(m, body) : {};
+}
+
+/**
+ * The term list a stored body entry holds: null when it holds none (not indexed, or gone),
+ * undefined for a whole-text body of a store written before (its list is kept apart).
+ */
+function termsIn(stored: unknown): IndexedTerms | null | undefined {
+  if (typeof stored === "string") return undefined;
+  const b = stored as StoredBody | null;
+  return b?.terms ? { terms: b.terms, topic: b.topic ?? null } : null;
+}
+
+/** True when the body entry as stored, or the term list kept apart, says the message is indexed. */
+export function isIndexed(stored: unknown, apart: unknown): boolean {
+  return termsIn(stored) !== null && (typeof stored !== "string" || apart !== null);
+}
+
+/**
+ * The term lists of named-board body entries read (null where a message is gone or not
+ * indexed); the lists of a store written before, kept apart, are read in one batch.
+ */
+export async function termListsOf(
+  kv: Deno.Kv,
+  entries: Deno.KvEntryMaybe<unknown>[],
+): Promise<(IndexedTerms | null)[]> {
+  const out = entries.map((e) => termsIn(e.value));
+  const apart = out.flatMap((t, i) => t === undefined ? [i] : []);
+  if (apart.length) {
+    const seqOf = (i: number) => entries[i].key[entries[i].key.length - 1] as number;
+    const found = await readMany<IndexedTerms>(
+      kv,
+      apart.map((i) => keys.searchTermsByMessage(seqOf(i))),
+    );
+    apart.forEach((i, j) => out[i] = found[j].value);
+  }
+  return out as (IndexedTerms | null)[];
 }
 
 /**
@@ -92,7 +173,8 @@ async function sealedFor(tx: Tx, m: MessageRecord, batch: number): Promise<Seale
 
 /**
  * Stages the index of a message indexed again (its text changed: the rules thread): its
- * term list, and when its batch is sealed, its seq in the block of each list.
+ * body entry with its term list, and when its batch is sealed, its seq in the block of each
+ * list.
  */
 export async function reindexMessage(
   tx: Tx,
@@ -102,7 +184,7 @@ export async function reindexMessage(
 ): Promise<void> {
   if (!isSearchable(m)) return;
   const entry = indexedTermsOf(m, body);
-  tx.set(keys.searchTermsByMessage(m.seq), entry);
+  tx.set(keys.bodies(m.board, m.seq), { rest: bodyRest(m, body), ...entry } satisfies StoredBody);
   const state = await sealedFor(tx, m, configuredBatch);
   if (m.seq > state.upTo) return;
   const first = batchFirst(m.seq, state.batch);
@@ -113,16 +195,17 @@ export async function reindexMessage(
     const own = block && block.key[block.key.length - 1] === first;
     const seqs = own ? blockSeqs(block.value) : [];
     if (seqs.includes(m.seq)) return;
-    const total = block ? (block.value as PostingBlock).total + 1 : 1;
-    tx.set([...list, first], { seqs: [...seqs, m.seq].sort((a, b) => a - b), total });
+    const total = block ? decodeBlock(block.value).total + 1 : 1;
+    tx.set([...list, first], encodeBlock({ seqs: [...seqs, m.seq].sort((a, b) => a - b), total }));
   });
 }
 
 /**
- * Stages the removal of a message from the index: its seq out of each block holding it,
- * and its term list. Blocks are read without checks: two removals from one block at the
- * same moment can leave one seq in it, which search skips like any seq whose message is
- * gone.
+ * Stages the removal of a message from the index: its seq out of each block holding it
+ * (the caller removes or rewrites the body entry that holds its term list; a list kept
+ * apart by a store written before is deleted here). Blocks are read without checks: two
+ * removals from one block at the same moment can leave one seq in it, which search skips
+ * like any seq whose message is gone.
  */
 export async function unindexMessage(
   tx: Tx,
@@ -130,17 +213,18 @@ export async function unindexMessage(
   configuredBatch: number,
 ): Promise<void> {
   if (!isSearchable(m)) return;
-  const entry = (await tx.peek<IndexedTerms>(keys.searchTermsByMessage(m.seq))).value;
+  const stored = await tx.peek(keys.bodies(m.board, m.seq));
+  const [entry] = await termListsOf(tx.kv, [stored]);
   if (!entry) return;
-  tx.delete(keys.searchTermsByMessage(m.seq));
+  if (typeof stored.value === "string") tx.delete(keys.searchTermsByMessage(m.seq));
   const state = await sealedFor(tx, m, configuredBatch);
   if (m.seq > state.upTo) return;
   for (const block of await blocksAt(tx, listsOf(entry), m.seq)) {
     if (!block) continue;
-    const { seqs, total } = block.value as PostingBlock;
+    const { seqs, total } = decodeBlock(block.value);
     if (!seqs.includes(m.seq)) continue;
     const rest = seqs.filter((s) => s !== m.seq);
-    if (rest.length) tx.set(block.key, { seqs: rest, total });
+    if (rest.length) tx.set(block.key, encodeBlock({ seqs: rest, total }));
     else tx.delete(block.key);
   }
 }

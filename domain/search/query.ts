@@ -25,7 +25,7 @@ import {
 } from "../board/mod.ts";
 import type { Page, PageParams } from "../paging.ts";
 import { type PostingList, scan, Scanner, type ScanResult, searchWorkBudget } from "./scan.ts";
-import { newestBlock, type PostingBlock, type SealedState, sealedState } from "./postings.ts";
+import { decodeBlock, newestBlock, type SealedState, sealedState } from "./postings.ts";
 import { parseSearchQuery } from "./tokens.ts";
 
 export interface SearchQuery extends PageParams {
@@ -61,11 +61,11 @@ export async function searchRecords(
 ): Promise<Page<MessageRecord>> {
   const terms = parseSearchQuery(query.q);
   const wanted: Omit<PostingList, "count">[] = terms.map((t) => ({
-    prefix: keys.searchPostingsPrefix(t),
+    prefix: keys.searchPostings.range(t),
     term: t,
   }));
   if (query.topic !== undefined) {
-    wanted.push({ prefix: keys.searchTopicPostingsPrefix(query.topic), topic: query.topic });
+    wanted.push({ prefix: keys.searchTopicPostings.range(query.topic), topic: query.topic });
   }
   // A list's count: the running total of its newest block (blocks cover sealed batches).
   const [[headEntry, sealedEntry], newest] = await Promise.all([
@@ -73,7 +73,7 @@ export async function searchRecords(
     Promise.all(wanted.map((w) => newestBlock(deps.kv, w.prefix))),
   ]);
   const lists: PostingList[] = wanted
-    .map((w, i) => ({ ...w, count: (newest[i]?.value as PostingBlock | undefined)?.total ?? 0 }))
+    .map((w, i) => ({ ...w, count: newest[i] ? decodeBlock(newest[i]!.value).total : 0 }))
     .sort((a, b) => a.count - b.count);
   const head = headEntry.value ?? EMPTY_HEAD;
   const sealed = sealedState(sealedEntry, deps.config.searchBatch);

@@ -9,12 +9,12 @@
  * Posting lists are stored in blocks (domain/search/postings.ts): `[...prefix, first]` holds
  * the sorted seqs of one sealed batch, from `first` up to `first + batch`, so listing
  * blocks in key order yields seqs in order. Messages above the sealed marker (the tail)
- * have no postings yet: `tail` reads their term lists.
+ * have no postings yet: `tail` reads their term lists (held in their body entries).
  */
 import { keys } from "../../kv/keys.ts";
 import { type BoardHead, isHidden, type MessageRecord } from "../board/mod.ts";
 import type { PageParams } from "../paging.ts";
-import { blockSeqs, type IndexedTerms, type SealedState } from "./postings.ts";
+import { blockSeqs, type IndexedTerms, type SealedState, termListsOf } from "./postings.ts";
 import { readMany } from "../../kv/read_many.ts";
 
 const TERMS_READ_COST = 6;
@@ -248,16 +248,15 @@ export class Scanner {
     allowance: number,
     minimum: number,
   ): Promise<Narrowed> {
-    const { part, entries } = await this.#readPaid<IndexedTerms>(
+    const { part, entries } = await this.#readPaid<unknown>(
       seqs,
       allowance,
       minimum,
       TERMS_READ_COST,
-      (s) => keys.searchTermsByMessage(s),
+      (s) => keys.bodies("named", s),
     );
-    const kept = part.filter((_, i) =>
-      entries[i].value !== null && holds(lists, entries[i].value!)
-    );
+    const terms = await termListsOf(this.kv, entries);
+    const kept = part.filter((_, i) => terms[i] !== null && holds(lists, terms[i]!));
     return { kept, decided: part.length };
   }
 
@@ -269,16 +268,17 @@ export class Scanner {
    */
   async tail(lists: PostingList[], from: number, to: number): Promise<number[]> {
     if (from > to) return [];
-    const out: number[] = [];
-    let listed = 0;
-    const iter = this.kv.list<IndexedTerms>(
-      { start: keys.searchTermsByMessage(from), end: keys.searchTermsByMessage(to + 1) },
+    const entries: Deno.KvEntry<unknown>[] = [];
+    const iter = this.kv.list(
+      { start: keys.bodies("named", from), end: keys.bodies("named", to + 1) },
       { reverse: !this.ascending, batchSize: LIST_BATCH },
     );
-    for await (const e of iter) {
-      listed++;
-      if (holds(lists, e.value)) out.push(e.key[e.key.length - 1] as number);
-    }
+    for await (const e of iter) entries.push(e);
+    const listed = entries.length;
+    const terms = await termListsOf(this.kv, entries);
+    const out = entries.flatMap((e, i) =>
+      terms[i] !== null && holds(lists, terms[i]!) ? [e.key[e.key.length - 1] as number] : []
+    );
     // Reported, not charged: the tail is bounded by the batch size, not by the page.
     this.tailWork += ROUND_TRIP_COST + listed * TAIL_READ_COST;
     return out;

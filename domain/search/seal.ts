@@ -1,5 +1,6 @@
 /**
- * Sealing search batches (docs/search.md, "How it works"): turns the term lists of one
+ * Sealing search batches (docs/search.md, "How it works"): turns the term lists (in the body
+ * entries) of one
  * complete batch of named messages into posting blocks, one per term and topic of the
  * batch, and moves the sealed marker past it. Runs after the publication that completes a
  * batch, and from the tidy-up cron for any batch left behind (a crash, another instance).
@@ -15,12 +16,14 @@ import { isLockedError } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import { type BoardHead, EMPTY_HEAD } from "../board/mod.ts";
 import {
-  type IndexedTerms,
+  decodeBlock,
+  encodeBlock,
   listsOf,
   newestBlock,
   type PostingBlock,
   type SealedState,
   sealedState,
+  termListsOf,
 } from "./postings.ts";
 
 /** Share of each portable atomic limit (kv/limits.ts) one commit of blocks may use. */
@@ -64,13 +67,14 @@ async function sealBatch(
   const first = state.upTo + 1;
   const end = state.upTo + state.batch + 1;
   const lists = new Map<string, { prefix: Deno.KvKey; seqs: number[] }>();
-  const iter = kv.list<IndexedTerms>({
-    start: keys.searchTermsByMessage(first),
-    end: keys.searchTermsByMessage(end),
-  });
-  for await (const e of iter) {
+  const entries: Deno.KvEntry<unknown>[] = [];
+  const iter = kv.list({ start: keys.bodies("named", first), end: keys.bodies("named", end) });
+  for await (const e of iter) entries.push(e);
+  const terms = await termListsOf(kv, entries);
+  for (const [i, e] of entries.entries()) {
+    if (terms[i] === null) continue;
     const seq = e.key[e.key.length - 1] as number;
-    for (const prefix of listsOf(e.value)) {
+    for (const prefix of listsOf(terms[i]!)) {
       const id = JSON.stringify(prefix);
       const list = lists.get(id) ?? { prefix, seqs: [] };
       list.seqs.push(seq);
@@ -83,13 +87,13 @@ async function sealBatch(
     const part = all.slice(i, i + LOOKUPS_AT_ONCE);
     const before = await Promise.all(part.map((l) => newestBlock(kv, l.prefix, first)));
     part.forEach((l, j) => {
-      const total = ((before[j]?.value as PostingBlock | undefined)?.total ?? 0) + l.seqs.length;
+      const total = (before[j] ? decodeBlock(before[j]!.value).total : 0) + l.seqs.length;
       blocks.push([[...l.prefix, first], { seqs: l.seqs, total }]);
     });
   }
   for (const part of commitsOf(blocks)) {
     const op = kv.atomic().check(marker);
-    for (const [key, block] of part) op.set(key, block);
+    for (const [key, block] of part) op.set(key, encodeBlock(block));
     if (!(await op.commit()).ok) return false;
   }
   const done = await kv.atomic().check(marker)

@@ -3,7 +3,6 @@
  * an account's karma, or an account's outgoing votes. Public; no message bodies.
  */
 import { type Board, keys } from "../../kv/keys.ts";
-import { listAll } from "../../kv/tx.ts";
 import { getAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
@@ -130,8 +129,9 @@ function voteItem(v: VoteRecord) {
 
 async function page(kv: Deno.Kv, prefix: Deno.KvKey, before: number | undefined, limit: number) {
   const selector = before !== undefined ? { prefix, end: [...prefix, before] } : { prefix };
-  const raw = (await listAll<VoteRecord>(kv, selector, { reverse: true, limit: limit + 1 }))
-    .map((e) => e.value);
+  const raw =
+    (await Array.fromAsync(kv.list<VoteRecord>(selector, { reverse: true, limit: limit + 1 })))
+      .map((e) => e.value);
   const items = raw.slice(0, limit);
   return {
     items,
@@ -157,7 +157,7 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
   if (form === "voter") {
     const agent = await getAgent(deps, q.voter!.toLowerCase());
     if (!agent) throw notFound("agent", q.voter);
-    const p = await page(deps.kv, keys.votesByVoterPrefix(agent.id), q.before, limit);
+    const p = await page(deps.kv, keys.votesByVoter.range(agent.id), q.before, limit);
     const [named, anon] = await Promise.all(
       (["named", "b"] as const).map((b) =>
         retainedSeqs(deps.kv, b, p.items.filter((v) => v.board === b).map((v) => v.target_seq))
@@ -187,7 +187,7 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
     score: m.score,
   };
   if (form === "summary") return { form: "vote_summary", ...summary };
-  const p = await page(deps.kv, keys.votesByTargetPrefix(board, m.seq), q.before, limit);
+  const p = await page(deps.kv, keys.votesByTarget.range(board, m.seq), q.before, limit);
   const names = await agentsById(deps.kv, [...new Set(p.items.map((v) => v.voter_id))]);
   return {
     form: "voter_list",

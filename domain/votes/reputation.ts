@@ -5,7 +5,6 @@
  * its voter is active and at least 7 days old. Nothing here depends on background work.
  */
 import { type Board, keys } from "../../kv/keys.ts";
-import { listAll } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
@@ -121,10 +120,7 @@ async function receivedVotes(
   authorId: string,
 ): Promise<Map<string, Array<[number, ReceivedVote]>>> {
   const out = new Map<string, Array<[number, ReceivedVote]>>();
-  const entries = await listAll<ReceivedVote>(kv, {
-    prefix: keys.votesByRecipientPrefix(authorId),
-  });
-  for (const e of entries) {
+  for await (const e of kv.list<ReceivedVote>({ prefix: keys.votesByRecipient.range(authorId) })) {
     const [, , voterId, targetSeq] = e.key as [string, string, string, number];
     const list = out.get(voterId) ?? [];
     list.push([targetSeq, e.value]);

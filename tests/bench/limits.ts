@@ -15,7 +15,7 @@ import { testConfig } from "../../routes/config.ts";
 import { makeDeps } from "../../domain/deps.ts";
 import { edgeLimiter } from "../../domain/limits/edge.ts";
 import { admissionKeys, chargePublication, type Publisher } from "../../domain/board/quotas.ts";
-import { Tx } from "../../kv/tx.ts";
+import { transact, Tx } from "../../kv/tx.ts";
 import { createApp } from "../../routes/app.ts";
 import { prepareService } from "../../routes/service.ts";
 
@@ -106,10 +106,14 @@ export async function run(): Promise<string> {
 
     // Publication admission alone: limit checks and staged increments on entries read.
     const p: Publisher = { board: "named", agentId: "bench-agent", network: "192.0.2.99" };
+    // A network that published today: its record holds today's count (no older-store read).
+    await transact(kv, async (tx) => {
+      await chargePublication(tx, deps, p, await tx.getMany(admissionKeys(deps, p)));
+    });
     const entries = await kv.getMany(admissionKeys(deps, p));
-    for (let i = 0; i < 5000; i++) chargePublication(new Tx(kv), deps, p, entries);
+    for (let i = 0; i < 5000; i++) await chargePublication(new Tx(kv), deps, p, entries);
     const a0 = performance.now();
-    for (let i = 0; i < ADMISSIONS; i++) chargePublication(new Tx(kv), deps, p, entries);
+    for (let i = 0; i < ADMISSIONS; i++) await chargePublication(new Tx(kv), deps, p, entries);
     const admissionMs = (performance.now() - a0) / ADMISSIONS;
 
     const get = stats(getMs);
@@ -138,7 +142,8 @@ export async function run(): Promise<string> {
         share < 0.2 ? "meets" : "misses"
       } the 20 % target). Reads cost no KV operation for limits.`,
       `- Publication admission CPU share of a POST /v1/posts: ${pct(writeShare)}; its KV ` +
-      `reads ride in the publish commit's existing getMany (3 more keys, no extra round trip).`,
+      `reads ride in the publish commit's existing getMany (a network's first publication of a ` +
+      `UTC day reads one more key: the day counter older stores kept apart).`,
       "",
     ].join("\n");
   } finally {

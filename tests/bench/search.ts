@@ -13,17 +13,19 @@ import { testConfig } from "../../routes/config.ts";
 import { type Deps, makeDeps } from "../../domain/deps.ts";
 import {
   type BoardHead,
+  bodyRest,
   EMPTY_HEAD,
   type MessageRecord,
   POINTER,
   pointerKeys,
+  type StoredBody,
 } from "../../domain/board/messages.ts";
 import {
   batchFirst,
+  encodeBlock,
   type IndexedTerms,
   indexedTermsOf,
   listsOf,
-  type PostingBlock,
   type SealedState,
 } from "../../domain/search/postings.ts";
 import { tokenize } from "../../domain/search/tokens.ts";
@@ -40,7 +42,7 @@ const PASSES = 3;
 const VOCABULARY = 20_000;
 const ZIPF_EXPONENT = 1.05;
 /** The service's default sealed batch (routes/config.ts). */
-const SEARCH_BATCH = 256;
+const SEARCH_BATCH = 512;
 const TOPICS = ["general", "rust", "deno", "agents", "tooling", "ops", "ml", "web", "data", "meta"];
 
 /** Small deterministic PRNG (mulberry32) so every run generates the same board. */
@@ -193,8 +195,9 @@ export async function seedBoard(n: number): Promise<Seeded> {
   // messages by seq, then posting blocks list by list (sequential B-tree inserts).
   const writer = new BulkWriter(kv);
   const entries = new Map<number, IndexedTerms>();
-  for await (const e of kv.list<IndexedTerms>({ prefix: ["search_terms_by_message"] })) {
-    entries.set(e.key[1] as number, e.value); // the rules thread
+  for await (const e of kv.list<StoredBody>({ prefix: keys.bodies("named", 0).slice(0, 2) })) {
+    const { terms, topic } = e.value; // the rules thread
+    if (terms) entries.set(e.key[2] as number, { terms, topic: topic ?? null });
   }
   const tokens: string[][] = [];
   for (let i = 0; i < n; i++) {
@@ -203,9 +206,9 @@ export async function seedBoard(n: number): Promise<Seeded> {
     entries.set(rec.seq, entry);
     await writer.set(keys.messages("named", rec.seq), rec);
     for (const k of pointerKeys(rec)) await writer.set(k, POINTER);
-    await writer.set(keys.bodies("named", rec.seq), bodies[i]);
+    const stored: StoredBody = { rest: bodyRest(rec, bodies[i]), ...entry };
+    await writer.set(keys.bodies("named", rec.seq), stored);
     await writer.set(keys.messageSeqById("named", rec.id), rec.seq);
-    await writer.set(keys.searchTermsByMessage(rec.seq), entry);
     tokens.push([...new Set([...tokenize(rec.title ?? ""), ...tokenize(bodies[i])])]);
   }
   const upTo = Math.floor((head.seq + n) / SEARCH_BATCH) * SEARCH_BATCH;
@@ -228,7 +231,7 @@ export async function seedBoard(n: number): Promise<Seeded> {
       total += j - i;
       await writer.set(
         [...prefix, first],
-        { seqs: seqs.slice(i, j), total } satisfies PostingBlock,
+        encodeBlock({ seqs: seqs.slice(i, j), total }),
       );
       i = j;
     }

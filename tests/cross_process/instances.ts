@@ -196,9 +196,12 @@ export class Instance implements TestBoard {
     };
   }
 
-  /** Resolves once no KV operation of the instance has been in flight for a while. */
-  async quiet(): Promise<void> {
-    await this.#call("quiet", { type: "quiet" });
+  /**
+   * Resolves once no KV operation of the instance has been in flight for `idleMs` (longer
+   * spans also cover work between reads, such as hashing, on a busy machine).
+   */
+  async quiet(idleMs = 40): Promise<void> {
+    await this.#call("quiet", { type: "quiet", idleMs });
   }
 
   /** Ends the worker (its stdin closes; it closes its KV handles and exits). */

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { registerAgent } from "../../domain/accounts/agents.ts";
 import { utcDay } from "../../domain/clock.ts";
 import { keys } from "../../kv/keys.ts";
+import { networkRecordOf, networkWriteKey } from "../../domain/limits/mod.ts";
 import { assertError, freshNetwork, idemKey } from "../helpers.ts";
 import { publish, published, registerFrom } from "../limit_helpers.ts";
 import { cluster, whileHeld } from "./instances.ts";
@@ -89,8 +90,8 @@ Deno.test("cross-process: publication and registration limits", async (t) => {
     );
     const details = await assertError(res, 429, "DAILY_LIMIT");
     assert.equal(details.scope, "network");
-    const day = utcDay(c.clock.now());
-    assert.equal((await c.kv.get(keys.quotaUsage("network_posts", net, day))).value, 20);
+    const rec = networkRecordOf((await c.kv.get(networkWriteKey(net))).value);
+    assert.deepEqual([rec.day, rec.posts], [utcDay(c.clock.now()), 20]);
   });
 
   await t.step("the board's publication burst is shared by both processes", async () => {

@@ -7,12 +7,15 @@ import assert from "node:assert/strict";
 import { karmaOf } from "../../domain/votes/karma.ts";
 import { keys } from "../../kv/keys.ts";
 import type { MessageRecord } from "../../domain/board/messages.ts";
-import { agent, agents, namedPost, type TestAgent, voteRequest } from "../vote_helpers.ts";
-import { agentHeaders, assertError } from "../helpers.ts";
+import { agent, agents, me, namedPost, type TestAgent, voteRequest } from "../vote_helpers.ts";
+import { agentHeaders, assertError, freshNetwork, getJson } from "../helpers.ts";
 import { utcDay } from "../../domain/clock.ts";
 import { POSTS_PER_AGENT_PER_DAY } from "../../domain/board/quotas.ts";
 import { publish } from "../limit_helpers.ts";
 import { cluster } from "./instances.ts";
+
+/** How long a process must do no KV work before its requests count as queued. */
+const QUEUED_MS = 150;
 
 /** Awaits a vote response and asserts 200. */
 async function ok(res: Promise<Response>): Promise<void> {
@@ -56,31 +59,63 @@ Deno.test("cross-process: a vote held in flight while another process votes for 
   assert.equal(await karmaOf(c.deps, x.id), 34, "every vote for X counted once");
 });
 
-Deno.test("cross-process: a refusal decided on state another process changed leaves nothing stale behind", async () => {
-  await using c = await cluster(2, { limitScale: 100, maxPosts: 5 });
+/*
+ * A refusal decided on remembered entries another process has changed. A write path that
+ * keeps entries in memory between commits gets this wrong: process A remembers the
+ * retained-posts count at capacity from its own last publication. While A's commit of a
+ * vote is held, a publication by Q and 31 votes that are refused (X on X's own post) fill
+ * the next group of A's queue, and a publication by R from a second network (its own write
+ * window) queues behind them, reading R's daily count ahead. B removes three posts and R
+ * publishes on B. Released, A refuses Q (CAPACITY) on the remembered count; no commit of A
+ * failed, so only that refusal tells A that another process wrote: A decides Q again on
+ * fresh reads and publishes it. R's publication then runs on the daily count read before
+ * B's publication and writes 1 where 2 are due.
+ */
+Deno.test("cross-process: a refusal decided on a count another process changed leaves nothing stale for the publications queued behind it", async () => {
+  await using c = await cluster(2, { limitScale: 100, maxPosts: 6 });
   const [a, b] = c.instances;
-  const p = await agent(a);
-  const q = await agent(a);
+  const [p, q, r, w, x] = await agents(a, 5);
+  const xThread = await namedPost(a, x, "x");
   const made: string[] = [];
   for (let i = 0; i < 5; i++) made.push(await namedPost(a, p, `p ${i}`));
-  // A refuses: the board is full.
-  assert.equal((await publish(a, q.key, q.net)).status, 503);
-  // B removes two posts; A's next publications build on what B left.
-  for (const id of made.slice(0, 2)) {
-    const r = await b.request(
+  // The board is full; A's last commit was a publication.
+
+  const held = await a.hold(["votes"]);
+  const first = voteRequest(a, w, xThread, 1);
+  await held.reached;
+  // Each request waits in A's queue in this order before B writes anything.
+  const atCapacity = publish(a, q.key, q.net);
+  await a.quiet(QUEUED_MS);
+  const selfVotes = Array.from({ length: 31 }, () => voteRequest(a, x, xThread, 1));
+  await a.quiet(QUEUED_MS);
+  const fromSecondNetwork = publish(a, r.key, freshNetwork());
+  await a.quiet(QUEUED_MS);
+  // B frees three places, and R publishes one post on B.
+  for (const id of made.slice(0, 3)) {
+    const res = await b.request(
       `/v1/posts/${id}`,
       { method: "DELETE", headers: agentHeaders(p.key) },
       p.net,
     );
-    assert.equal(r.status, 200, await r.text());
+    assert.equal(res.status, 200, await res.text());
   }
-  await namedPost(a, q, "q 1");
-  await namedPost(a, q, "q 2");
-  assert.equal((await publish(a, q.key, q.net)).status, 503);
-  const retained = (await c.kv.get<number>(keys.counters("posts"))).value;
-  let stored = 0;
-  for await (const _ of c.kv.list({ prefix: ["messages", "named"] })) stored++;
-  assert.deepEqual([retained, stored], [5, 5]);
+  await namedPost(b, r, "r on B");
+  await held.release();
+
+  await ok(first);
+  const qAnswer = await atCapacity;
+  assert.equal(qAnswer.status, 201, await qAnswer.text());
+  for (const res of await Promise.all(selfVotes)) await assertError(res, 403, "SELF_VOTE");
+  const rAnswer = await fromSecondNetwork;
+  assert.equal(rAnswer.status, 201, await rAnswer.text());
+
+  for (const on of [a, b]) {
+    assert.equal((await me(on, r)).posting_quota.used, 2, "R's two posts both counted");
+  }
+  // The board is full again: 6 retained, counted exactly.
+  await assertError(await publish(b, x.key, x.net), 503, "CAPACITY");
+  const feed = await getJson(a, "/v1/posts?limit=30", x.key);
+  assert.equal(feed.body.items.length, 6);
 });
 
 Deno.test("cross-process: a write made without the service's KV handle is still seen", async () => {

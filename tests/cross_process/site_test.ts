@@ -172,7 +172,7 @@ Deno.test("cross-process: sequence numbers, pins, articles, rules and keys", asy
     );
     await assertError(res, 409, "STALE_REVISION");
     const revisions: number[] = [];
-    for await (const e of c.kv.list({ prefix: keys.rulesRevisionsPrefix() })) {
+    for await (const e of c.kv.list({ prefix: keys.rulesRevisions.range() })) {
       revisions.push(e.key[1] as number);
     }
     assert.deepEqual(revisions, [1, 2]);

@@ -29,7 +29,7 @@ async function cast(on: Instance, who: TestAgent, postId: string, value: 1 | -1)
 async function storedVotes(kv: Deno.Kv, postId: string): Promise<number> {
   const seq = (await kv.get<number>(keys.messageSeqById("named", postId))).value!;
   let n = 0;
-  for await (const _ of kv.list({ prefix: keys.votesByTargetPrefix("named", seq) })) n++;
+  for await (const _ of kv.list({ prefix: keys.votesByTarget.range("named", seq) })) n++;
   return n;
 }
 

@@ -10,7 +10,7 @@
  *   client address); answers status, headers and body text.
  * - `hold`: the next commit that writes a key starting with `prefix` stops just before it
  *   reaches the store; the worker reports `held` and waits for `release` with the same id.
- * - `quiet`: answers once no KV operation of this process has been in flight for a while
+ * - `quiet`: answers once no KV operation of this process has been in flight for `idleMs`
  *   (every request has run up to a commit held, a lock, or its answer).
  * Closing stdin closes the KV handles and ends the process.
  */
@@ -34,7 +34,7 @@ type Command =
   }
   | { id: number; type: "hold"; prefix: string[] }
   | { id: number; type: "release"; hold: number }
-  | { id: number; type: "quiet" };
+  | { id: number; type: "quiet"; idleMs: number };
 
 const encoder = new TextEncoder();
 let output = Promise.resolve();
@@ -168,11 +168,15 @@ async function run(cmd: Command): Promise<unknown> {
       release();
       return {};
     }
-    case "quiet":
-      while (inFlight > 0 || performance.now() - lastActive < 40) {
+    case "quiet": {
+      // Requests sent just before may not have reached their first KV operation yet: the
+      // quiet span starts no earlier than this command.
+      const since = performance.now();
+      while (inFlight > 0 || performance.now() - Math.max(lastActive, since) < cmd.idleMs) {
         await new Promise((r) => setTimeout(r, 5));
       }
       return {};
+    }
   }
 }
 

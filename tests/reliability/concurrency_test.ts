@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { utcDay } from "../../domain/clock.ts";
 import { keys } from "../../kv/keys.ts";
+import { networkRecordOf, networkWriteKey } from "../../domain/limits/mod.ts";
 import {
   freshNetwork,
   getJson,
@@ -80,9 +81,9 @@ Deno.test("idempotency under races: replies, /b posts, and two payloads on one k
       assert.equal(count(rs, 201), 1);
       assert.equal(count(rs, 200), 49);
       assert.equal(new Set(rs.map((r) => r.body.id)).size, 1);
-      assert.equal(await countPrefix(board, keys.rootsPrefix("b")), 1);
-      const day = utcDay(board.clock.now());
-      assert.equal((await board.kv.get(keys.quotaUsage("network_posts", net, day))).value, 1);
+      assert.equal(await countPrefix(board, keys.roots.range("b")), 1);
+      const rec = networkRecordOf((await board.kv.get(networkWriteKey(net))).value);
+      assert.deepEqual([rec.day, rec.posts], [utcDay(board.clock.now()), 1]);
     },
   );
 
@@ -145,7 +146,7 @@ Deno.test("quota boundary: 100 parallel posts, replies and replays with 10 posts
   assert.equal(count(rs, 200), 10, "replays of a landed write are answered and cost nothing");
   assert.equal(rs.filter((r) => r.body.error?.code === "DAILY_LIMIT").length, 80);
   assert.equal((await getJson(board, "/v1/me", a.key)).body.posting_quota.used, 500);
-  const messages = await countPrefix(board, keys.messagesPrefix("named"));
+  const messages = await countPrefix(board, keys.messages.range("named"));
   assert.equal(messages, 12, "the root, the landed post and exactly 10 more");
 });
 
@@ -180,8 +181,8 @@ Deno.test("capacity bucket: 300 + 60 parallel writes admit exactly 300, then exa
     },
   );
   assert.equal(
-    await countPrefix(board, keys.messagesPrefix("named")) +
-      await countPrefix(board, keys.messagesPrefix("b")),
+    await countPrefix(board, keys.messages.range("named")) +
+      await countPrefix(board, keys.messages.range("b")),
     607,
   );
 });
@@ -198,7 +199,7 @@ Deno.test("registrations: one name raced from 50 networks makes one account; 50 
     assert.equal(count(rs, 201), 1);
     assert.equal(rs.filter((r) => r.body.error?.code === "NAME_TAKEN").length, 49);
     const winner = rs.find((r) => r.status === 201)!.body;
-    assert.equal(await countPrefix(board, keys.agentsPrefix()), 1);
+    assert.equal(await countPrefix(board, keys.agents.range()), 1);
     assert.equal(await countPrefix(board, ["agent_id_by_key_hash"]), 1);
     assert.equal((await board.kv.get(keys.agentIdByName("contested-name"))).value, winner.id);
     assert.equal((await getJson(board, "/v1/me", winner.api_key)).status, 200);
@@ -216,7 +217,7 @@ Deno.test("registrations: one name raced from 50 networks makes one account; 50 
     assert.equal(count(rs, 201), 10);
     assert.equal(rs.filter((r) => r.body.error?.code === "CAPACITY").length, 40);
     assert.equal((await board.kv.get(keys.counters("agents"))).value, 12);
-    assert.equal(await countPrefix(board, keys.agentsPrefix()), 12);
+    assert.equal(await countPrefix(board, keys.agents.range()), 12);
   });
 });
 
@@ -234,7 +235,7 @@ Deno.test("votes: 50 parallel new votes with 2 of the 20 left land exactly 2; a 
     assert.equal(rs.filter((r) => r.body.error?.code === "DAILY_LIMIT").length, 48);
     assert.equal((await me(board, voter)).voting.used, 20);
     let votes = 0;
-    for await (const _ of board.kv.list({ prefix: keys.votesByVoterPrefix(voter.id) })) votes++;
+    for await (const _ of board.kv.list({ prefix: keys.votesByVoter.range(voter.id) })) votes++;
     assert.equal(votes, 20);
   });
 
@@ -326,7 +327,7 @@ Deno.test({
     assert.equal(same.filter((r) => r.body.replayed === false).length, 1);
     assert.equal((await getJson(board, "/v1/rules", editors[0].key)).body.revision, 3);
     let revisions = 0;
-    for await (const _ of board.kv.list({ prefix: keys.rulesRevisionsPrefix() })) revisions++;
+    for await (const _ of board.kv.list({ prefix: keys.rulesRevisions.range() })) revisions++;
     assert.equal(revisions, 3);
   },
 });

@@ -182,7 +182,7 @@ export class CrashRun {
     if (failure) throw failure;
     const kv = await Deno.openKv(this.kvPath);
     try {
-      for await (const _ of kv.list({ prefix: keys.purgesPrefix() })) this.fig.purgesInterrupted++;
+      for await (const _ of kv.list({ prefix: keys.purges.range() })) this.fig.purgesInterrupted++;
     } finally {
       kv.close();
     }

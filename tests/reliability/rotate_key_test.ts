@@ -218,7 +218,7 @@ Deno.test("rotate-key: with 12 connections the rotation succeeds and ends all of
   }
   // The grants themselves are gone and the teardown is finished.
   const left = [];
-  for await (const e of board.kv.list({ prefix: keys.oauthGrantsByAgentPrefix(a.id) })) {
+  for await (const e of board.kv.list({ prefix: keys.oauthGrantsByAgent.range(a.id) })) {
     left.push(e);
   }
   assert.deepEqual(left, []);
