@@ -4,10 +4,10 @@
  *
  * A request's read always starts after the request arrived: it never joins a read already
  * in flight, which could predate a write committed before the request arrived (a revoked
- * key, another instance's post). While one read is in flight, arriving requests wait; when
- * it returns, one `getMany` per up to nine distinct accounts (with the version keys) reads
- * for all of them. Idle, a request reads at once; under load, eight requests in flight make
- * about two KV round trips instead of eight. Nothing read is kept after it is handed out.
+ * key, another instance's post). While two reads are in flight, arriving requests wait;
+ * when one returns, the next starts for all of them: one `getMany` per up to nine distinct
+ * accounts, with the version keys. Idle, a request reads at once; under load, requests in
+ * flight share fewer KV round trips. Nothing read is kept after it is handed out.
  */
 import { keys } from "../../kv/keys.ts";
 import { KV_LIMITS } from "../../kv/limits.ts";
@@ -25,34 +25,40 @@ interface Waiting {
   reject(e: unknown): void;
 }
 
+/**
+ * Reads in flight at once per KV handle. With one, a request arriving during a read waits
+ * for it and then for its own; two let it start at once while the next ones wait, and
+ * measured faster than both one and unshared reads (docs/benchmark_notes.md "Reads").
+ */
+const MAX_IN_FLIGHT = 2;
+
 class AgentReads {
   #waiting: Waiting[] = [];
-  #reading = false;
+  #inFlight = 0;
   constructor(readonly kv: Deno.Kv) {}
 
   read(id: string): Promise<AgentRead> {
     const read = new Promise<AgentRead>((resolve, reject) => {
       this.#waiting.push({ id, resolve, reject });
     });
-    if (!this.#reading) this.#drain();
+    if (this.#inFlight < MAX_IN_FLIGHT) this.#round();
     return read;
   }
 
-  /** Reads for everyone waiting, round after round, until nobody arrived meanwhile. */
-  async #drain(): Promise<void> {
-    this.#reading = true;
-    while (this.#waiting.length) {
-      const round = Map.groupBy(this.#waiting, (w) => w.id);
-      this.#waiting = [];
-      const ids = [...round.keys()];
-      const per = KV_LIMITS.keysPerGetMany - versionKeys().length;
-      const parts = [];
-      for (let i = 0; i < ids.length; i += per) {
-        parts.push(this.#readPart(ids.slice(i, i + per), round));
-      }
-      await Promise.all(parts);
+  /** One read for everyone waiting now; when it returns, the next for those who came since. */
+  async #round(): Promise<void> {
+    this.#inFlight++;
+    const round = Map.groupBy(this.#waiting, (w) => w.id);
+    this.#waiting = [];
+    const ids = [...round.keys()];
+    const per = KV_LIMITS.keysPerGetMany - versionKeys().length;
+    const parts = [];
+    for (let i = 0; i < ids.length; i += per) {
+      parts.push(this.#readPart(ids.slice(i, i + per), round));
     }
-    this.#reading = false;
+    await Promise.all(parts);
+    this.#inFlight--;
+    if (this.#waiting.length) this.#round();
   }
 
   /** One `getMany` for the accounts `ids`, handed to their waiters (or its failure). */
