@@ -28,7 +28,8 @@ interface Waiting {
 /**
  * Reads in flight at once per KV handle. With one, a request arriving during a read waits
  * for it and then for its own; two let it start at once while the next ones wait, and
- * measured faster than both one and unshared reads (docs/benchmark_notes.md "Reads").
+ * measured faster than one, than unshared reads, and no slower than three
+ * (docs/benchmark_notes.md "Reads").
  */
 const MAX_IN_FLIGHT = 2;
 
