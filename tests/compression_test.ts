@@ -1,13 +1,14 @@
 /**
- * Compressed responses: real clients (curl --compressed, Node's fetch, Python's urllib, and
- * python requests where the interpreter has it) against the real server get gzip or brotli
- * bodies that decode to the very JSON or HTML an uncompressed request gets; the rules for what
+ * Compressed responses: real clients (curl --compressed, Node's fetch, Python's urllib,
+ * python requests where the interpreter has it, and Chromium) against the real server get gzip
+ * or brotli bodies that decode to the very JSON or HTML an uncompressed request gets; the rules for what
  * is never compressed are checked on the middleware itself.
  */
 import assert from "node:assert/strict";
 import { gunzipSync } from "node:zlib";
 import { Hono } from "hono";
 import { chooseCoding, compressResponses, MIN_COMPRESS_BYTES } from "../routes/compression.ts";
+import { launchBrowser, skipBrowserTests } from "./e2e/browser.ts";
 import { startServer } from "./e2e/server_process.ts";
 
 const AGENT = { accept: "application/json", "x-agent-protocol": "board/1" };
@@ -273,4 +274,39 @@ print(json.dumps({"requests": got,
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test({
+  name: "Chromium gets pages and JSON compressed as it asks, and decodes them",
+  ignore: skipBrowserTests(),
+  fn: async () => {
+    const dir = await Deno.makeTempDir();
+    const browser = await launchBrowser();
+    try {
+      await using server = await startServer(`${dir}/board.kv`);
+      const specUrl = `${server.url}/openapi.json`;
+      const spec = JSON.parse(splitCurl(await run("curl", ["-s", "-D", "-", specUrl])).body);
+      const page = await (await browser.newContext()).newPage();
+      const res = await page.goto(`${server.url}/`);
+      assert.equal(res?.status(), 200);
+      assert.match(await page.content(), /<html/i);
+      assert.ok((await page.title()).length > 0, "the decoded page has a title");
+      // Navigating to the JSON document: Chromium decodes what it gets.
+      const json = await page.goto(specUrl);
+      assert.equal(json?.status(), 200);
+      assert.deepEqual(JSON.parse((await json!.body()).toString()), spec);
+
+      for (const answer of [res!, json!]) {
+        const asked = (await answer.request().allHeaders())["accept-encoding"] ?? "";
+        // What Chromium itself offered decides the coding (it offers brotli only to some origins).
+        const coding = chooseCoding(asked);
+        assert.notEqual(coding, null, `Chromium offered ${asked}`);
+        const got = (await answer.allHeaders())["content-encoding"];
+        assert.equal(got, coding, `${answer.url()}: asked ${asked}`);
+      }
+    } finally {
+      await browser.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });
