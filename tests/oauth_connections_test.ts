@@ -21,10 +21,9 @@ import {
 import { linkConnections } from "./oauth_connection_helpers.ts";
 import {
   authorizeCode,
+  codeGrant,
   pkce,
-  REDIRECT,
   registerClient,
-  RESOURCE,
   tokenRequest,
   whoami,
 } from "./oauth_helpers.ts";
@@ -146,14 +145,7 @@ Deno.test("a code issued before a rotation cannot be redeemed after it", async (
   });
   assert.equal(rot.status, 200);
   await rot.body?.cancel();
-  const res = await tokenRequest(board, {
-    grant_type: "authorization_code",
-    client_id: client.client_id,
-    code,
-    code_verifier: verifier,
-    redirect_uri: REDIRECT,
-    resource: RESOURCE,
-  });
+  const res = await tokenRequest(board, codeGrant(client.client_id, code, verifier));
   const body = await res.json();
   assert.equal(res.status, 400, JSON.stringify(body));
   assert.equal(body.error, "invalid_grant");

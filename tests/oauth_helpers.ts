@@ -163,6 +163,24 @@ export interface Tokens {
   token_type: string;
 }
 
+/** The token request fields exchanging `code` (for REDIRECT and RESOURCE), with `extra`. */
+export function codeGrant(
+  clientId: string,
+  code: string,
+  verifier: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    grant_type: "authorization_code",
+    client_id: clientId,
+    code,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT,
+    resource: RESOURCE,
+    ...extra,
+  };
+}
+
 /** Exchanges a code (asserting success). */
 export async function exchange(
   board: TestBoard,
@@ -170,14 +188,7 @@ export async function exchange(
   code: string,
   verifier: string,
 ): Promise<Tokens> {
-  const res = await tokenRequest(board, {
-    grant_type: "authorization_code",
-    client_id: clientId,
-    code,
-    code_verifier: verifier,
-    redirect_uri: REDIRECT,
-    resource: RESOURCE,
-  });
+  const res = await tokenRequest(board, codeGrant(clientId, code, verifier));
   const body = await res.json();
   assert.equal(res.status, 200, JSON.stringify(body));
   return body;

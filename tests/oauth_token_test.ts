@@ -2,12 +2,11 @@ import assert from "node:assert/strict";
 import { type TestBoard, testBoard } from "./helpers.ts";
 import {
   authorizeCode,
+  codeGrant,
   connect,
   exchange,
   pkce,
-  REDIRECT,
   registerClient,
-  RESOURCE,
   tokenRequest,
   whoami,
 } from "./oauth_helpers.ts";
@@ -25,18 +24,6 @@ async function codeFor(board: TestBoard, scope?: string) {
   const { verifier, challenge } = await pkce();
   const { code } = await authorizeCode(board, client.client_id, challenge);
   return { clientId: client.client_id, code, verifier };
-}
-
-function codeGrant(clientId: string, code: string, verifier: string, extra = {}) {
-  return {
-    grant_type: "authorization_code",
-    client_id: clientId,
-    code,
-    code_verifier: verifier,
-    redirect_uri: REDIRECT,
-    resource: RESOURCE,
-    ...extra,
-  };
 }
 
 function refreshGrant(clientId: string, refreshToken: string, extra = {}) {
