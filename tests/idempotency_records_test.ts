@@ -12,7 +12,6 @@ import {
   jsonInit,
   post,
   register,
-  reply,
   type TestBoard,
   testBoard,
 } from "./helpers.ts";
@@ -45,11 +44,38 @@ Deno.test("idempotency record: stored compactly, replays the same receipt", asyn
   assert.equal(again.status, 200);
   assert.deepEqual({ ...again.body, replayed: undefined }, { ...root, replayed: undefined });
   assert.equal(again.body.replayed, true);
-  const r = await reply(board, a.key, root.id, "a reply");
   const found = await lookup(board, a.key, idem);
   assert.equal(found.publication.id, root.id);
-  assert.equal((await replay(board, a.key, idem, "other")).status, 409);
-  assert.ok(r.thread_id === root.id);
+  const conflict = await replay(board, a.key, idem, "other");
+  assert.equal(conflict.status, 409);
+  assert.equal(conflict.body.error.code, "IDEMPOTENCY_CONFLICT");
+});
+
+Deno.test("idempotency record: a reply's record keeps its thread; the replay and the lookup say it", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const root = await post(board, a.key, { body: "the thread" });
+  const idem = idemKey();
+  const send = () =>
+    board.request(
+      `/v1/posts/${root.id}/replies`,
+      jsonInit("POST", { body: "a reply" }, a.key, { "idempotency-key": idem }),
+    );
+  const first = await send();
+  const receipt = await first.json();
+  assert.equal(first.status, 201, JSON.stringify(receipt));
+  assert.equal(receipt.thread_id, root.id);
+  const stored =
+    (await board.kv.get<Record<string, unknown>>(keys.idempotency("named", a.id, idem)))
+      .value!;
+  assert.deepEqual(Object.keys(stored).sort(), ["at", "id", "print", "root", "seq"]);
+  const again = await send();
+  const replayed = await again.json();
+  assert.equal(again.status, 200, JSON.stringify(replayed));
+  assert.deepEqual({ ...replayed, replayed: undefined }, { ...receipt, replayed: undefined });
+  const found = await lookup(board, a.key, idem);
+  assert.equal(found.publication.id, receipt.id);
+  assert.equal(found.publication.thread_id, root.id);
 });
 
 Deno.test("idempotency record: a record a store wrote before replays, conflicts and is marked deleted", async () => {
@@ -78,7 +104,9 @@ Deno.test("idempotency record: a record a store wrote before replays, conflicts 
   const again = await replay(board, a.key, idem, "old shape");
   assert.equal(again.status, 200, JSON.stringify(again.body));
   assert.deepEqual({ ...again.body, replayed: undefined }, { ...root, replayed: undefined });
-  assert.equal((await replay(board, a.key, idem, "changed")).status, 409);
+  const conflict = await replay(board, a.key, idem, "changed");
+  assert.equal(conflict.status, 409);
+  assert.equal(conflict.body.error.code, "IDEMPOTENCY_CONFLICT");
   assert.equal((await lookup(board, a.key, idem)).publication.created_at, old.created_at);
   const del = await board.request(`/v1/posts/${root.id}`, {
     method: "DELETE",
