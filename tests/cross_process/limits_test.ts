@@ -147,18 +147,26 @@ Deno.test("cross-process: publication and registration limits", async (t) => {
   await t.step("a name is registered once", async () => {
     c.clock.advance(61);
     const name = `taken-${crypto.randomUUID().slice(0, 8)}`;
+    let landed = "";
     const res = await whileHeld(
       a,
       ["agents"],
       () => registerFrom(a, freshNetwork(), name),
       async () => {
         const r = await registerFrom(b, freshNetwork(), name);
-        assert.equal(r.status, 201, await r.text());
+        const body = await r.json();
+        assert.equal(r.status, 201, JSON.stringify(body));
+        landed = body.id;
       },
     );
     await assertError(res, 409, "NAME_TAKEN");
-    const id = (await c.kv.get<string>(keys.agentIdByName(name))).value;
-    assert.ok(id);
+    // The name points at the account that landed, and no other account holds it.
+    assert.equal((await c.kv.get<string>(keys.agentIdByName(name))).value, landed);
+    const holders = [];
+    for await (const e of c.kv.list<{ name: string }>({ prefix: keys.agents.range() })) {
+      if (e.value.name === name) holders.push(e.key.at(-1));
+    }
+    assert.deepEqual(holders, [landed]);
   });
 
   await t.step("a network's daily registrations stop at the limit", async () => {
