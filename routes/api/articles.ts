@@ -175,7 +175,7 @@ const AGENT_OPS: Operation[] = [
         c.get("deps"),
         c.get("caller").agent,
         body,
-        c.req.header("idempotency-key"),
+        { headerKey: c.req.header("idempotency-key") },
       );
       return c.json(result, result.replayed ? 200 : 202);
     },
