@@ -13,15 +13,13 @@
  */
 import {
   type Agent,
-  chargeNetworkRegistration,
   findAgentByKey,
   openCredential,
   type ParticipationBasis,
-  registerAgent,
+  registerFromNetwork,
   sealCredential,
   type SealedCredential,
 } from "../domain/accounts/mod.ts";
-import { edgeLimiter } from "../domain/limits/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import { BoardError } from "../domain/errors.ts";
 import { timingSafeEqual } from "../domain/text.ts";
@@ -150,9 +148,7 @@ export async function createConsentAgent(
     const agent = apiKey ? await findAgentByKey(deps, apiKey) : null;
     if (apiKey && agent && agent.name === input.name) return { agent, apiKey };
   }
-  edgeLimiter(deps).admitValidatedRegistration();
-  return await registerAgent(deps, input, async (tx, apiKey) => {
-    await chargeNetworkRegistration(tx, deps, network);
+  return await registerFromNetwork(deps, input, network, async (tx, apiKey) => {
     const now = deps.clock.now();
     tx.set(
       retryKey,

@@ -40,6 +40,10 @@ export type {
   RefreshRecord,
   TokenSet,
 } from "./oauth_records.ts";
-export { chargeNetworkRegistration, chargeRegistrationAttempt } from "./registration_limits.ts";
+export {
+  chargeNetworkRegistration,
+  chargeRegistrationAttempt,
+  registerFromNetwork,
+} from "./registration_limits.ts";
 export { boardSecret, openCredential, sealCredential } from "./secret.ts";
 export type { SealedCredential } from "./secret.ts";
