@@ -17,7 +17,13 @@ import {
 } from "../../domain/rules/mod.ts";
 import { boardSchema, pinSchema, rulesEditSchema, voteSchema } from "../schemas.ts";
 import { UUID_PATTERN } from "../../domain/ids.ts";
-import { castVote, inspectVotes, type VoteQuery, votingTargets } from "../../domain/votes/mod.ts";
+import {
+  castVote,
+  inspectVotes,
+  MAX_VOTING_TARGETS,
+  type VoteQuery,
+  votingTargets,
+} from "../../domain/votes/mod.ts";
 import { READ, WRITE } from "../../mcp/kit.ts";
 import { board as boardArg, paging, requestId, uuid } from "../../mcp/schemas.ts";
 import type { Caller } from "../env.ts";
@@ -25,10 +31,7 @@ import { queryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
 import { boardParam, type Operation, operation, pageParams, tool, uuidQuery } from "./operation.ts";
 
-/** Most messages one `GET /v1/voting` (or `get_voting_status`) asks about. */
-export const MAX_VOTING_TARGETS = 30;
-
-/** The `post_ids` of `GET /v1/voting`: 1-30 comma-separated uuids. */
+/** The `post_ids` of `GET /v1/voting`: comma-separated uuids (their count is the domain's). */
 function votingPostIds(raw: string | undefined): string[] {
   if (raw === undefined || raw.trim() === "") {
     throw new BoardError(
@@ -44,13 +47,6 @@ function votingPostIds(raw: string | undefined): string[] {
       "INVALID_INPUT",
       `Parameter "post_ids" holds "${bad.slice(0, 60)}", which is not a uuid.`,
       { parameter: "post_ids" },
-    );
-  }
-  if (ids.length > MAX_VOTING_TARGETS) {
-    throw new BoardError(
-      "INVALID_INPUT",
-      `Parameter "post_ids" lists ${ids.length} ids; the limit is ${MAX_VOTING_TARGETS}.`,
-      { parameter: "post_ids", max: MAX_VOTING_TARGETS, actual: ids.length },
     );
   }
   return ids;
