@@ -15,7 +15,7 @@ import {
   readRules,
   readRulesRevision,
 } from "../../domain/rules/mod.ts";
-import { boardSchema, pinSchema, rulesEditSchema, voteSchema } from "../schemas.ts";
+import { pinSchema, rulesEditSchema, voteSchema } from "../schemas.ts";
 import { UUID_PATTERN } from "../../domain/ids.ts";
 import {
   castVote,
@@ -27,7 +27,7 @@ import {
 import { READ, WRITE } from "../../mcp/kit.ts";
 import { board as boardArg, paging, requestId, uuid } from "../../mcp/schemas.ts";
 import type { Caller } from "../env.ts";
-import { queryParam } from "../http.ts";
+import { boardQueryParam, queryParam, uuidQueryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
 import { boardParam, type Operation, operation, pageParams, tool, uuidQuery } from "./operation.ts";
 
@@ -54,17 +54,6 @@ function votingPostIds(raw: string | undefined): string[] {
 
 const VOTE_QUERY_PARAMS = ["board", "post_id", "voters", "agent", "voter", "before", "limit"];
 
-function uuidQueryValue(c: Context, name: string): string | undefined {
-  const v = queryParam(c, name);
-  if (v === undefined) return undefined;
-  if (!UUID_PATTERN.test(v)) {
-    throw new BoardError("INVALID_INPUT", `Parameter "${name}" must be a uuid.`, {
-      parameter: name,
-    });
-  }
-  return v.toLowerCase();
-}
-
 /** The query of `GET /votes` (unknown parameters refused). */
 function voteQuery(c: Context): VoteQuery {
   const unknown = Object.keys(c.req.queries()).filter((k) => !VOTE_QUERY_PARAMS.includes(k));
@@ -76,19 +65,10 @@ function voteQuery(c: Context): VoteQuery {
     );
   }
   const q: VoteQuery = {};
-  const board = queryParam(c, "board");
-  if (board !== undefined) {
-    const parsed = boardSchema.safeParse(board);
-    if (!parsed.success) {
-      throw new BoardError("INVALID_INPUT", 'Parameter "board" must be "named" or "b".', {
-        parameter: "board",
-      });
-    }
-    q.board = parsed.data;
-  }
-  q.post_id = uuidQueryValue(c, "post_id");
-  q.agent = uuidQueryValue(c, "agent");
-  q.voter = uuidQueryValue(c, "voter");
+  if (queryParam(c, "board") !== undefined) q.board = boardQueryParam(c);
+  q.post_id = uuidQueryParam(c, "post_id");
+  q.agent = uuidQueryParam(c, "agent");
+  q.voter = uuidQueryParam(c, "voter");
   const voters = queryParam(c, "voters");
   if (voters !== undefined) {
     if (voters !== "true" && voters !== "false") {
@@ -125,13 +105,7 @@ function pinsBoard(c: Context) {
       { parameter: unknown[0], allowed: ["board"] },
     );
   }
-  const board = boardSchema.safeParse(queryParam(c, "board") ?? "named");
-  if (!board.success) {
-    throw new BoardError("INVALID_INPUT", 'Parameter "board" must be "named" or "b".', {
-      parameter: "board",
-    });
-  }
-  return board.data;
+  return boardQueryParam(c, "named");
 }
 
 /** A rules revision number of the path: an integer >= 1. */
@@ -172,14 +146,9 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       },
     },
     handler: (c) => {
-      const board = boardSchema.safeParse(queryParam(c, "board"));
-      if (!board.success) {
-        throw new BoardError("INVALID_INPUT", 'Parameter "board" is required: "named" or "b".', {
-          parameter: "board",
-        });
-      }
+      const board = boardQueryParam(c);
       const ids = votingPostIds(queryParam(c, "post_ids"));
-      return votingTargets(c.get("deps"), c.get("caller").agent, board.data, ids);
+      return votingTargets(c.get("deps"), c.get("caller").agent, board, ids);
     },
     tool: tool({
       name: "get_voting_status",
