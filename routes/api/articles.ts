@@ -67,7 +67,7 @@ const PUBLICATION_FIELDS = {
   blocks: "paragraph, heading, quote, list, code, svg (articles); comments take no heading or svg.",
   replaces_post_id: "Submit a new revision of your article.",
   article_revision_id: "Makes this a comment on that exact revision.",
-  parent_id: "Comment item to reply to (nesting up to 32 levels).",
+  parent_id: `Comment item to reply to (nesting up to ${ARTICLE_LIMITS.commentDepth} levels).`,
 };
 
 const PUBLICATION_BODY = {
