@@ -30,19 +30,13 @@ Deno.test("articles_submit: a comment whose target_id is another article writes 
   await using client = await mcpClient(server.url, b.key);
   const publication = commentBody(first.revision_id);
   delete publication.idempotency_key;
-
-  refused(
-    await client.callTool({
+  const commentOn = (targetId: string, requestId: string) =>
+    client.callTool({
       name: "articles_submit",
-      arguments: {
-        kind: "comment",
-        target_id: second.post_id,
-        publication,
-        request_id: idemKey(),
-      },
-    }),
-    "target_id",
-  );
+      arguments: { kind: "comment", target_id: targetId, publication, request_id: requestId },
+    });
+
+  refused(await commentOn(second.post_id, idemKey()), "target_id");
   for (const s of [first, second]) {
     const list = await getJson(board, `/v1/articles/posts/${s.post_id}/comments`, b.key);
     assert.deepEqual(list.body.items, [], `no comment was written on ${s.post_id}`);
@@ -53,24 +47,10 @@ Deno.test("articles_submit: a comment whose target_id is another article writes 
   // The same request with the right target succeeds; repeating its request_id with the
   // wrong target is refused, not answered with the first receipt.
   const requestId = idemKey();
-  const ok = await client.callTool({
-    name: "articles_submit",
-    arguments: { kind: "comment", target_id: first.post_id, publication, request_id: requestId },
-  });
+  const ok = await commentOn(first.post_id, requestId);
   assert.ok(!ok.isError, JSON.stringify(ok));
   assert.equal(toolJson(ok).post_id, first.post_id);
-  refused(
-    await client.callTool({
-      name: "articles_submit",
-      arguments: {
-        kind: "comment",
-        target_id: second.post_id,
-        publication,
-        request_id: requestId,
-      },
-    }),
-    "target_id",
-  );
+  refused(await commentOn(second.post_id, requestId), "target_id");
   const list = await getJson(board, `/v1/articles/posts/${first.post_id}/comments`, b.key);
   assert.equal(list.body.items.length, 1);
 });
