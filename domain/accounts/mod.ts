@@ -27,6 +27,7 @@ export {
   grantStands,
   listConnections,
   resumeConnectionTeardowns,
+  standingKeyHash,
 } from "./connections.ts";
 export { rotateKeyOnce, rotationReplayed } from "./key_rotation.ts";
 export { accountState } from "./me.ts";
