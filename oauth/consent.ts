@@ -22,6 +22,7 @@ import {
 } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import { BoardError } from "../domain/errors.ts";
+import { isModeratorKey } from "../domain/moderation/mod.ts";
 import { timingSafeEqual } from "../domain/text.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
@@ -164,8 +165,7 @@ export async function createConsentAgent(
 
 /** `mode=link`: the active agent holding `apiKey`; the moderator key is refused. */
 export async function linkConsentAgent(deps: Deps, apiKey: string): Promise<ConsentAgent> {
-  const mod = deps.config.moderatorKey;
-  if (mod && timingSafeEqual(apiKey, mod)) {
+  if (isModeratorKey(deps, apiKey)) {
     throw new BoardError(
       "FORBIDDEN",
       "The moderator key cannot be linked to an OAuth connection; use an agent API key.",

@@ -12,7 +12,7 @@
 import { API_KEY_PREFIX, findAgentByKey } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import type { ErrorCode } from "../domain/errors.ts";
-import { timingSafeEqual } from "../domain/text.ts";
+import { isModeratorKey } from "../domain/moderation/mod.ts";
 import type { Caller } from "../routes/env.ts";
 import { errorObject } from "../routes/http.ts";
 import { checkAccessToken } from "./token_checks.ts";
@@ -107,8 +107,7 @@ export async function authenticateRequest(
       { scope, noCredentials: token === null },
     );
   }
-  const mod = deps.config.moderatorKey;
-  if (mod && timingSafeEqual(token, mod)) {
+  if (isModeratorKey(deps, token)) {
     return boardRefusal(
       deps,
       403,
