@@ -12,7 +12,7 @@ import { policyContext } from "./policy.ts";
 import { canSee, projectedBundles } from "./reads.ts";
 import { readRevisions } from "./store.ts";
 import type { CommentRecord } from "./types.ts";
-import { commentText } from "./views.ts";
+import { commentPlace, commentText } from "./views.ts";
 import type { Deps } from "../deps.ts";
 import { notFound } from "../errors.ts";
 import { listPage, type Page, type PageParams } from "../paging.ts";
@@ -46,14 +46,7 @@ export async function readGuestChecks(
 export async function moderatorComments(deps: Deps, comments: CommentRecord[]) {
   const checks = await readGuestChecks(deps, comments.map((c) => c.id));
   return comments.map((c) => ({
-    id: c.id,
-    seq: c.seq,
-    post_id: c.post_id,
-    revision_id: c.revision_id,
-    parent_id: c.parent_id,
-    depth: c.depth,
-    author_type: c.author_type,
-    author: c.author,
+    ...commentPlace(c),
     agent_id: c.agent_id,
     guest_session: c.guest_session,
     status: c.status,
