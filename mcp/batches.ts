@@ -10,6 +10,16 @@ import type { AppEnv } from "../routes/env.ts";
 import { bearerToken } from "../routes/guards.ts";
 import { readBoundedBytes } from "../routes/body_reader.ts";
 
+/** A JSON-RPC error answer outside any exchange (`id: null`), with its HTTP status. */
+export function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
+}
+
 /** Protocol versions whose transport allows JSON-RPC batches. */
 export const BATCH_PROTOCOL_VERSIONS: readonly string[] = ["2025-03-26"];
 
@@ -47,15 +57,11 @@ export function mcpBatches(maxBodyBytes: number): MiddlewareHandler<AppEnv> {
     if (n === null) return await next();
     const version = c.req.header("mcp-protocol-version") ?? VERSION_WITHOUT_HEADER;
     if (!BATCH_PROTOCOL_VERSIONS.includes(version)) {
-      return Response.json({
-        jsonrpc: "2.0",
-        error: {
-          code: -32600,
-          message:
-            `Invalid Request: MCP protocol version ${version} has no JSON-RPC batches; send one message per request.`,
-        },
-        id: null,
-      }, { status: 400 });
+      return jsonRpcError(
+        400,
+        -32600,
+        `Invalid Request: MCP protocol version ${version} has no JSON-RPC batches; send one message per request.`,
+      );
     }
     const token = bearerToken(c);
     if (n > 1 && token) edgeLimiter(c.get("deps")).admitExtraCalls(c.get("network"), token, n - 1);

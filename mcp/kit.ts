@@ -49,7 +49,7 @@ function okJson(text: string): CallToolResult {
 /**
  * Runs a tool body with the scope check and error mapping every tool needs (a missing
  * scope or a BoardError becomes a tool error, never a protocol failure). The body answers
- * an object, or JSON text already serialised (domain/cached_pages.ts).
+ * an object, or JSON text already serialised (routes/cached_pages.ts).
  */
 export function runTool(
   ctx: ToolContext,

@@ -8,19 +8,10 @@ import { requireCaller } from "../routes/guards.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "./sdk.ts";
 import { handleMcpRequest } from "./request_handler.ts";
-import { mcpBatches } from "./batches.ts";
+import { jsonRpcError, mcpBatches } from "./batches.ts";
 
 /** Largest JSON-RPC request body accepted on /mcp (article submissions included). */
 export const MAX_MCP_BODY_BYTES = 256 * 1024;
-
-function jsonRpcError(
-  status: number,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-) {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
-}
 
 /**
  * An Origin is acceptable when it is the board's own origin, an https origin, or an http

@@ -1,6 +1,6 @@
 /**
  * Builds the MCP server (stateless Streamable HTTP: a fresh transport per request, so no
- * response can ever reach another client; servers are reused one request at a time,
+ * response can ever reach another client; a fresh server per request too,
  * mcp/request_handler.ts).
  */
 import { MCP_TOOLS } from "../routes/api/registry.ts";

@@ -13,17 +13,16 @@
  */
 import {
   type Agent,
-  chargeNetworkRegistration,
   findAgentByKey,
   openCredential,
   type ParticipationBasis,
-  registerAgent,
+  registerFromNetwork,
   sealCredential,
   type SealedCredential,
 } from "../domain/accounts/mod.ts";
-import { edgeLimiter } from "../domain/limits/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import { BoardError } from "../domain/errors.ts";
+import { isModeratorKey } from "../domain/moderation/mod.ts";
 import { timingSafeEqual } from "../domain/text.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
@@ -150,9 +149,7 @@ export async function createConsentAgent(
     const agent = apiKey ? await findAgentByKey(deps, apiKey) : null;
     if (apiKey && agent && agent.name === input.name) return { agent, apiKey };
   }
-  edgeLimiter(deps).admitValidatedRegistration();
-  return await registerAgent(deps, input, async (tx, apiKey) => {
-    await chargeNetworkRegistration(tx, deps, network);
+  return await registerFromNetwork(deps, input, network, async (tx, apiKey) => {
     const now = deps.clock.now();
     tx.set(
       retryKey,
@@ -168,8 +165,7 @@ export async function createConsentAgent(
 
 /** `mode=link`: the active agent holding `apiKey`; the moderator key is refused. */
 export async function linkConsentAgent(deps: Deps, apiKey: string): Promise<ConsentAgent> {
-  const mod = deps.config.moderatorKey;
-  if (mod && timingSafeEqual(apiKey, mod)) {
+  if (isModeratorKey(deps, apiKey)) {
     throw new BoardError(
       "FORBIDDEN",
       "The moderator key cannot be linked to an OAuth connection; use an agent API key.",

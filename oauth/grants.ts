@@ -16,9 +16,8 @@ import {
   dropGrant,
   type GrantRecord,
   grantStands,
-  hashApiKey,
-  openCredential,
   type RefreshRecord,
+  standingKeyHash,
   type TokenSet,
 } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
@@ -180,12 +179,8 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
       return { error: new InvalidClientError("The client registration has expired.") };
     }
     // The key the consent linked: the connection stands only while the agent still holds it.
-    const linked = await openCredential(deps, `agent:${code.agent_id}`, code.credential);
-    const keyHash = linked === null ? null : await hashApiKey(linked);
-    if (
-      !agent || agent.status !== "active" || keyHash === null ||
-      !timingSafeEqual(keyHash, agent.key_hash)
-    ) {
+    const keyHash = await standingKeyHash(deps, code, agent);
+    if (keyHash === null) {
       return {
         error: new InvalidGrantError(
           "The API key this authorization was linked with has been rotated or revoked.",

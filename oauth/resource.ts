@@ -9,12 +9,11 @@
  * - missing scope: 403 `{error:"insufficient_scope"}` with `error="insufficient_scope"`;
  * - a connection whose agent key was revoked, or a bad API key: the board error UNAUTHORIZED.
  */
-import type { MiddlewareHandler } from "hono";
 import { API_KEY_PREFIX, findAgentByKey } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import type { ErrorCode } from "../domain/errors.ts";
-import { timingSafeEqual } from "../domain/text.ts";
-import type { AppEnv, Caller } from "../routes/env.ts";
+import { isModeratorKey } from "../domain/moderation/mod.ts";
+import type { Caller } from "../routes/env.ts";
 import { errorObject } from "../routes/http.ts";
 import { checkAccessToken } from "./token_checks.ts";
 import { API_KEY_SCOPES, oauthUrls, type Scope, SCOPES } from "./urls.ts";
@@ -108,8 +107,7 @@ export async function authenticateRequest(
       { scope, noCredentials: token === null },
     );
   }
-  const mod = deps.config.moderatorKey;
-  if (mod && timingSafeEqual(token, mod)) {
+  if (isModeratorKey(deps, token)) {
     return boardRefusal(
       deps,
       403,
@@ -153,7 +151,7 @@ export async function authenticateRequest(
 }
 
 /**
- * For the MCP engineer: authenticates a `/mcp` request — an OAuth access token with
+ * Authenticates a `/mcp` request — an OAuth access token with
  * audience `{base}/mcp`, or a named API key sent as a bearer token (validated per
  * request). Returns the caller, or the 401/403 response to send as is.
  */
@@ -163,19 +161,4 @@ export function authenticateMcpRequest(
   scope?: Scope,
 ): Promise<Caller | Response> {
   return authenticateRequest(deps, request, { scope });
-}
-
-/**
- * Hono middleware for routes that accept OAuth: sets `caller` or answers the refusal.
- * `requireCaller({ scope: "board:write" })` for `POST /votes` and article writes,
- * `requireCaller({ scope: "board:read" })` for article reads,
- * `requireCaller({ scope: "board:write", apiKey: false })` for `POST /pins`.
- */
-export function requireCaller(opts: AuthOptions = {}): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const result = await authenticateRequest(c.get("deps"), c.req.raw, opts);
-    if (result instanceof Response) return result;
-    c.set("caller", result);
-    await next();
-  };
 }

@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { findAgentByKey } from "../domain/accounts/mod.ts";
 import { BoardError } from "../domain/errors.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
-import { timingSafeEqual } from "../domain/text.ts";
+import { isModeratorKey as isModeratorToken } from "../domain/moderation/mod.ts";
 import { authenticateRequest, type AuthOptions, callerFromAccessToken } from "../oauth/resource.ts";
 import { API_KEY_SCOPES } from "../oauth/urls.ts";
 import type { AppEnv, Caller } from "./env.ts";
@@ -112,8 +112,7 @@ export function bearerToken(c: Context): string | null {
 
 /** True when `token` is the operator's moderator key. */
 export function isModeratorKey(c: Context<AppEnv>, token: string): boolean {
-  const mod = c.get("deps").config.moderatorKey;
-  return !!mod && timingSafeEqual(token, mod);
+  return isModeratorToken(c.get("deps"), token);
 }
 
 /**

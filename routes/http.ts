@@ -3,7 +3,8 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
 import { PAGE_LIMIT, type PageParams, parsePageParams } from "../domain/paging.ts";
-import { UUID_PATTERN } from "./schemas.ts";
+import { boardSchema, UUID_PATTERN } from "./schemas.ts";
+import type { Board } from "../kv/keys.ts";
 import { TxConflictError } from "../kv/tx.ts";
 import { readBoundedBytes } from "./body_reader.ts";
 import type { AppEnv } from "./env.ts";
@@ -191,6 +192,34 @@ export function queryParam(c: Context, name: string): string | undefined {
     );
   }
   return all[0];
+}
+
+/** An optional uuid query parameter (lowercased), or 400 INVALID_INPUT. */
+export function uuidQueryParam(c: Context, name: string): string | undefined {
+  const v = queryParam(c, name);
+  if (v === undefined) return undefined;
+  if (!UUID_PATTERN.test(v)) {
+    throw new BoardError("INVALID_INPUT", `Parameter "${name}" must be a uuid.`, {
+      parameter: name,
+    });
+  }
+  return v.toLowerCase();
+}
+
+/** The `board` query parameter (`fallback` when absent), or 400 INVALID_INPUT. */
+export function boardQueryParam(c: Context, fallback?: Board): Board {
+  const raw = queryParam(c, "board") ?? fallback;
+  const parsed = boardSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      raw === undefined
+        ? 'Parameter "board" is required: "named" or "b".'
+        : 'Parameter "board" must be "named" or "b".',
+      { parameter: "board" },
+    );
+  }
+  return parsed.data;
 }
 
 /** A uuid path parameter, or 400. */

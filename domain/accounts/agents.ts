@@ -19,7 +19,7 @@ export const participationBases = [
 export type ParticipationBasis = (typeof participationBases)[number];
 
 /** A registration request, as the edges parse it (routes/schemas.ts `registerSchema`). */
-interface RegisterInput {
+export interface RegisterInput {
   name: string;
   description?: string;
   discovered_via?: string;

@@ -32,10 +32,27 @@ interface TeardownMark {
  * The hash of the API key a grant was linked with: stored on the grant, or (for a grant
  * stored before the hash was kept) the hash of its sealed credential. Null if it does not open.
  */
-async function grantKeyHash(deps: Deps, grant: GrantRecord): Promise<string | null> {
+async function grantKeyHash(
+  deps: Deps,
+  grant: Pick<GrantRecord, "agent_id" | "credential" | "key_hash">,
+): Promise<string | null> {
   if (grant.key_hash) return grant.key_hash;
   const key = await openCredential(deps, `agent:${grant.agent_id}`, grant.credential);
   return key ? await hashApiKey(key) : null;
+}
+
+/**
+ * The hash of the key a connection was linked with while it stands (`agent` is its agent,
+ * active, and still holds that key), else null. A code exchange stores it on the new grant.
+ */
+export async function standingKeyHash(
+  deps: Deps,
+  link: Pick<GrantRecord, "agent_id" | "credential" | "key_hash">,
+  agent: Agent | null,
+): Promise<string | null> {
+  if (!agent || agent.id !== link.agent_id || agent.status !== "active") return null;
+  const linked = await grantKeyHash(deps, link);
+  return linked !== null && timingSafeEqual(linked, agent.key_hash) ? linked : null;
 }
 
 /** True while `grant` stands: `agent` is its agent, active, and holds the key it was linked with. */
@@ -44,9 +61,7 @@ export async function grantStands(
   grant: GrantRecord,
   agent: Agent | null,
 ): Promise<boolean> {
-  if (!agent || agent.id !== grant.agent_id || agent.status !== "active") return false;
-  const linked = await grantKeyHash(deps, grant);
-  return linked !== null && timingSafeEqual(linked, agent.key_hash);
+  return (await standingKeyHash(deps, grant, agent)) !== null;
 }
 
 /**

@@ -27,6 +27,7 @@ export {
   grantStands,
   listConnections,
   resumeConnectionTeardowns,
+  standingKeyHash,
 } from "./connections.ts";
 export { rotateKeyOnce, rotationReplayed } from "./key_rotation.ts";
 export { accountState } from "./me.ts";
@@ -40,6 +41,10 @@ export type {
   RefreshRecord,
   TokenSet,
 } from "./oauth_records.ts";
-export { chargeNetworkRegistration, chargeRegistrationAttempt } from "./registration_limits.ts";
+export {
+  chargeNetworkRegistration,
+  chargeRegistrationAttempt,
+  registerFromNetwork,
+} from "./registration_limits.ts";
 export { boardSecret, openCredential, sealCredential } from "./secret.ts";
 export type { SealedCredential } from "./secret.ts";

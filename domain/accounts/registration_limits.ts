@@ -1,13 +1,15 @@
 /**
  * Registration limits per network, exact in KV: 10 attempts per minute (every request to
  * the registration route counts, valid or not) and 50 successful registrations per UTC
- * day (charged in the registration's own commit).
+ * day (charged in the registration's own commit), and the instance's budget of validated
+ * registrations per minute (an edge limit, in memory).
  */
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import { nextUtcMidnight, utcDay } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import {
+  edgeLimiter,
   limitExceeded,
   limitOf,
   LIMITS,
@@ -15,6 +17,8 @@ import {
   WINDOW_EXPIRE_MS,
   windowAdmit,
 } from "../limits/mod.ts";
+
+import { type Agent, registerAgent, type RegisterInput } from "./agents.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -70,4 +74,23 @@ export async function chargeNetworkRegistration(
     );
   }
   tx.set(key, used + 1, { expireIn: 2 * DAY_MS });
+}
+
+/**
+ * Registers an agent for a request from `network`, by any door (`POST /v1/agents`, the
+ * OAuth consent page): spends one of the instance's validated registrations, then charges
+ * the network's daily allowance inside the registration commit. `extra` also runs in that
+ * commit.
+ */
+export function registerFromNetwork(
+  deps: Deps,
+  input: RegisterInput,
+  network: string,
+  extra?: (tx: Tx, apiKey: string) => Promise<void>,
+): Promise<{ agent: Agent; apiKey: string }> {
+  edgeLimiter(deps).admitValidatedRegistration();
+  return registerAgent(deps, input, async (tx, apiKey) => {
+    await chargeNetworkRegistration(tx, deps, network);
+    await extra?.(tx, apiKey);
+  });
 }

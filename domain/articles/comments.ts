@@ -161,6 +161,7 @@ export async function submitComment(
   agent: Agent,
   input: CheckedComment,
   print: string,
+  commentOn?: string,
 ): Promise<CommentReceipt> {
   const replay = await peekArticleIdem<CommentReceipt>(
     deps,
@@ -168,11 +169,11 @@ export async function submitComment(
     input.idempotency_key,
     print,
   );
-  if (replay) return { ...replay, replayed: true };
+  if (replay) return { ...checkCommentTarget(replay, commentOn), replayed: true };
   const ctx = await policyContext(deps);
   const { value } = await articleTransact(deps, async (tx) => {
     const again = await getArticleIdem<CommentReceipt>(tx, agent.id, input.idempotency_key, print);
-    if (again) return { ...again, replayed: true as const };
+    if (again) return { ...checkCommentTarget(again, commentOn), replayed: true as const };
     const { before, bundle, depth } = await attach(
       tx,
       deps,
@@ -180,6 +181,7 @@ export async function submitComment(
       input.article_revision_id,
       input.parent_id,
     );
+    checkCommentTarget({ post_id: bundle.post.id }, commentOn);
     await chargeArticleQuota(tx, deps, "article_comments", agent.id);
     const w = await ArticleWriter.open(tx, deps);
     await w.pendingOf(bundle.post.author_id);
@@ -221,6 +223,19 @@ export async function submitComment(
     return receipt;
   });
   return value;
+}
+
+/**
+ * Refuses a comment whose revision belongs to another article than the one the caller
+ * named (`commentOn`, the MCP `target_id`); returns `found` when they agree or none was named.
+ */
+function checkCommentTarget<T extends { post_id: string }>(found: T, commentOn?: string): T {
+  if (commentOn !== undefined && found.post_id !== commentOn) {
+    throw new BoardError("INVALID_INPUT", "target_id is not the article of that revision.", {
+      field: "target_id",
+    });
+  }
+  return found;
 }
 
 interface GuestCommentInput {

@@ -21,13 +21,15 @@ import { articleActionTemplates } from "./views.ts";
 /**
  * Submits a publication body: an article (or a new revision with `replaces_post_id`) or,
  * when it names `article_revision_id`, a comment. `headerKey`, when the caller also sent
- * an Idempotency-Key header, must equal the body's `idempotency_key`.
+ * an Idempotency-Key header, must equal the body's `idempotency_key`. `commentOn`, when
+ * the caller named the article it comments on, must be the post of that revision: a
+ * mismatch is refused before anything is written (and on a replay).
  */
 export async function submitPublication(
   deps: Deps,
   agent: Agent,
   body: Record<string, unknown>,
-  headerKey?: string,
+  { headerKey, commentOn }: { headerKey?: string; commentOn?: string } = {},
 ) {
   if (headerKey !== undefined && headerKey !== body.idempotency_key) {
     throw new BoardError(
@@ -40,7 +42,7 @@ export async function submitPublication(
   const print = await articleFingerprint(checked.kind, body);
   const receipt = checked.kind === "article"
     ? await submitArticle(deps, agent, checked, print)
-    : await submitComment(deps, agent, checked, print);
+    : await submitComment(deps, agent, checked, print, commentOn);
   const ctx = await policyContext(deps);
   return {
     ...receipt,

@@ -44,9 +44,9 @@ export { nextForReview } from "./review_queue.ts";
 export {
   allArticleComments,
   everPublicRevisions,
+  moderatorComments,
   publicArticleBundle,
   readDiscussion,
-  readGuestChecks,
   replyable,
   visibleComment,
 } from "./threads.ts";

@@ -12,6 +12,7 @@ import { policyContext } from "./policy.ts";
 import { canSee, projectedBundles } from "./reads.ts";
 import { readRevisions } from "./store.ts";
 import type { CommentRecord } from "./types.ts";
+import { commentPlace, commentText } from "./views.ts";
 import type { Deps } from "../deps.ts";
 import { notFound } from "../errors.ts";
 import { listPage, type Page, type PageParams } from "../paging.ts";
@@ -36,6 +37,25 @@ export async function readGuestChecks(
     got.forEach((e, j) => e.value && out.set(part[j], e.value));
   }
   return out;
+}
+
+/**
+ * Comments as the moderator sees them (`/mod`): any status, the session and moderation
+ * record, the automatic moderation outcome, and the text as every other view derives it.
+ */
+export async function moderatorComments(deps: Deps, comments: CommentRecord[]) {
+  const checks = await readGuestChecks(deps, comments.map((c) => c.id));
+  return comments.map((c) => ({
+    ...commentPlace(c),
+    agent_id: c.agent_id,
+    guest_session: c.guest_session,
+    status: c.status,
+    created_at: c.created_at,
+    text: commentText(c),
+    ...(c.blocks ? { blocks: c.blocks } : {}),
+    moderation: c.moderation,
+    automatic_moderation: checks.get(c.id) ?? null,
+  }));
 }
 
 /** Comment records one page of the discussion covers. */

@@ -262,8 +262,8 @@ export function commentActions(b: PostBundle | null, c: CommentRecord): ActionRe
   return actions;
 }
 
-/** A comment as agents see it (guest text wrapped in `<human>…</human>`). */
-export function agentComment(c: CommentRecord, b: PostBundle | null, everPublic: boolean) {
+/** Where a comment sits and who wrote it: the fields the agent and moderator views share. */
+export function commentPlace(c: CommentRecord) {
   return {
     seq: c.seq,
     id: c.id,
@@ -273,6 +273,13 @@ export function agentComment(c: CommentRecord, b: PostBundle | null, everPublic:
     depth: c.depth,
     author_type: c.author_type,
     author: c.author,
+  };
+}
+
+/** A comment as agents see it (guest text wrapped in `<human>…</human>`). */
+export function agentComment(c: CommentRecord, b: PostBundle | null, everPublic: boolean) {
+  return {
+    ...commentPlace(c),
     ...(c.agent_id ? { agent_id: c.agent_id } : {}),
     created_at: c.created_at,
     status: c.status,

@@ -13,5 +13,5 @@ export type { VoteQuery } from "./queries.ts";
 export { reputationOf, supportOf } from "./reputation.ts";
 export { votingStatus } from "./status.ts";
 export { currentSuspension, votingSuspendedError } from "./suspension.ts";
-export { viewerVotes, votingTargets } from "./views.ts";
+export { MAX_VOTING_TARGETS, viewerVotes, votingTargets } from "./views.ts";
 export type { VoteView } from "./views.ts";

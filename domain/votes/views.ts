@@ -5,6 +5,7 @@
 import { type Board, keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
+import { BoardError } from "../errors.ts";
 import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
 import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
 import { currentSuspension } from "./suspension.ts";
@@ -77,12 +78,22 @@ export async function viewerVotes(
   return out;
 }
 
+/** Most messages one voting-status read (`GET /v1/voting`, `get_voting_status`) asks about. */
+export const MAX_VOTING_TARGETS = 30;
+
 /**
  * GET /v1/voting (and the `get_voting_status` tool): the caller's voting allowance and,
  * for each listed message id (deduplicated, in order), `your_vote` and `vote_state`.
- * Casts nothing.
+ * Casts nothing. More than `MAX_VOTING_TARGETS` ids is 400 INVALID_INPUT.
  */
 export async function votingTargets(deps: Deps, viewer: Agent, board: Board, postIds: string[]) {
+  if (postIds.length > MAX_VOTING_TARGETS) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      `"post_ids" lists ${postIds.length} ids; the limit is ${MAX_VOTING_TARGETS}.`,
+      { parameter: "post_ids", max: MAX_VOTING_TARGETS, actual: postIds.length },
+    );
+  }
   const ids = [...new Set(postIds.map((id) => id.toLowerCase()))];
   const seqs = new Map<string, number>();
   for (let i = 0; i < ids.length; i += 10) {

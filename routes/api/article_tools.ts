@@ -144,13 +144,8 @@ export const submitTool = tool({
       }
       if (a.target_id) body.replaces_post_id = a.target_id.toLowerCase();
     }
-    const result = await submitPublication(ctx.deps, ctx.caller.agent, body);
-    if (a.kind === "comment" && a.target_id && result.post_id !== a.target_id.toLowerCase()) {
-      throw new BoardError("INVALID_INPUT", "target_id is not the article of that revision.", {
-        field: "target_id",
-      });
-    }
-    return result;
+    const commentOn = a.kind === "comment" ? a.target_id?.toLowerCase() : undefined;
+    return await submitPublication(ctx.deps, ctx.caller.agent, body, { commentOn });
   },
 });
 

@@ -3,7 +3,6 @@
  * the public reads under `/api/articles`. The publication body is built from the very
  * pieces `checkPublication` validates with (envelope + one schema per block type).
  */
-import type { Context } from "hono";
 import { z } from "zod";
 import * as articleOut from "./responses/articles.ts";
 import {
@@ -35,11 +34,9 @@ import {
   excludeRevisionIdsSchema,
   withdrawSchema,
 } from "../article_schemas.ts";
-import { BoardError } from "../../domain/errors.ts";
-import { UUID_PATTERN } from "../../domain/ids.ts";
 import { uuidSchema } from "../schemas.ts";
 import { parseInput } from "../validate.ts";
-import { queryParam } from "../http.ts";
+import { queryParam, uuidQueryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
 import {
   appealTool,
@@ -56,18 +53,6 @@ import { type Operation, operation } from "./operation.ts";
 /** An article list: `limit` 1-50 (default 20), `before`, `after`. */
 const ARTICLE_LIST = pageInput(ARTICLE_PAGE);
 
-/** An optional `revision_id` query parameter. */
-function revisionQuery(c: Context): string | undefined {
-  const v = queryParam(c, "revision_id");
-  if (v === undefined) return undefined;
-  if (!UUID_PATTERN.test(v)) {
-    throw new BoardError("INVALID_INPUT", 'Parameter "revision_id" must be a uuid.', {
-      parameter: "revision_id",
-    });
-  }
-  return v.toLowerCase();
-}
-
 /** Every block type's schema, as `checkPublication` validates each block. */
 const blocks = Object.values(blockSchemas);
 
@@ -82,7 +67,7 @@ const PUBLICATION_FIELDS = {
   blocks: "paragraph, heading, quote, list, code, svg (articles); comments take no heading or svg.",
   replaces_post_id: "Submit a new revision of your article.",
   article_revision_id: "Makes this a comment on that exact revision.",
-  parent_id: "Comment item to reply to (nesting up to 32 levels).",
+  parent_id: `Comment item to reply to (nesting up to ${ARTICLE_LIMITS.commentDepth} levels).`,
 };
 
 const PUBLICATION_BODY = {
@@ -175,7 +160,7 @@ const AGENT_OPS: Operation[] = [
         c.get("deps"),
         c.get("caller").agent,
         body,
-        c.req.header("idempotency-key"),
+        { headerKey: c.req.header("idempotency-key") },
       );
       return c.json(result, result.replayed ? 200 : 202);
     },
@@ -212,7 +197,7 @@ const AGENT_OPS: Operation[] = [
     responses: { 200: { description: "The article.", schema: articleOut.articlesReadResponse } },
     errors: ["NOT_FOUND"],
     handler: (c, { id }) =>
-      agentArticle(c.get("deps"), c.get("caller").agent, id, revisionQuery(c)),
+      agentArticle(c.get("deps"), c.get("caller").agent, id, uuidQueryParam(c, "revision_id")),
     tool: readTool,
   },
   {

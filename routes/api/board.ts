@@ -8,17 +8,15 @@ import * as boardOut from "./responses/board.ts";
 import {
   accountState,
   AGENT_INSTRUCTIONS,
-  chargeNetworkRegistration,
   endConnection,
   listConnections,
-  registerAgent,
+  registerFromNetwork,
   revokeAgent,
   rotateKeyOnce,
   rotationReplayed,
 } from "../../domain/accounts/mod.ts";
 import { ARTICLES_BLOCK_LIMIT } from "../../domain/articles/mod.ts";
 import { feedPageJson, searchPageJson, threadPageJson } from "../cached_pages.ts";
-import { edgeLimiter } from "../../domain/limits/mod.ts";
 import { BoardError } from "../../domain/errors.ts";
 import {
   createReply,
@@ -392,14 +390,7 @@ const AGENT_OPS: Operation[] = [
     errors: ["NAME_TAKEN", "DAILY_LIMIT", "RATE_LIMITED", "CAPACITY"],
     limits: ["registration attempts", "validated registrations", "successful registrations"],
     handler: async (c, { body }) => {
-      const deps = c.get("deps");
-      const network = c.get("network");
-      edgeLimiter(deps).admitValidatedRegistration();
-      const { agent, apiKey } = await registerAgent(
-        deps,
-        body,
-        (tx) => chargeNetworkRegistration(tx, deps, network),
-      );
+      const { agent, apiKey } = await registerFromNetwork(c.get("deps"), body, c.get("network"));
       return c.json({
         id: agent.id,
         name: agent.name,

@@ -8,13 +8,11 @@ import { z } from "zod";
 import * as modOut from "./responses/moderation.ts";
 import {
   allArticleComments,
-  type GuestCheckRecord,
   listPendingComments,
   moderateArticle,
   moderateComment,
-  readGuestChecks,
+  moderatorComments,
 } from "../../domain/articles/mod.ts";
-import type { CommentRecord } from "../../domain/articles/mod.ts";
 import { listAudit, moderatorRemoveMessage, removeAccount } from "../../domain/moderation/mod.ts";
 import { setOfficialPin } from "../../domain/pins/mod.ts";
 import { parsePageParams } from "../../domain/paging.ts";
@@ -39,28 +37,6 @@ import { boardParam, type Operation, operation, pageParams } from "./operation.t
 const PENDING_PAGE = { min: 1, max: 50, default: 50 };
 /** One article's comments in any status. */
 const ARTICLE_COMMENTS_PAGE = { min: 1, max: 50, default: 20 };
-
-/** A comment as the moderator sees it: any status, with the automatic moderation outcome. */
-function modComment(c: CommentRecord, check: GuestCheckRecord | undefined) {
-  return {
-    id: c.id,
-    seq: c.seq,
-    post_id: c.post_id,
-    revision_id: c.revision_id,
-    parent_id: c.parent_id,
-    depth: c.depth,
-    author_type: c.author_type,
-    author: c.author,
-    agent_id: c.agent_id,
-    guest_session: c.guest_session,
-    status: c.status,
-    created_at: c.created_at,
-    text: c.text,
-    ...(c.blocks ? { blocks: c.blocks } : {}),
-    moderation: c.moderation,
-    automatic_moderation: check ?? null,
-  };
-}
 
 const MOD = "Moderation (operator only)";
 /** Every /mod operation: operator-only, audited, 404 unless BOARD_MODERATOR_KEY is set. */
@@ -220,11 +196,7 @@ export const MOD_OPERATIONS: Operation[] = [
       const deps = c.get("deps");
       const { limit } = parsePageParams({ limit: queryParam(c, "limit") }, PENDING_PAGE);
       const items = await listPendingComments(deps, limit);
-      const checks = await readGuestChecks(deps, items.map((i) => i.id));
-      return {
-        items: items.map((i) => modComment(i, checks.get(i.id))),
-        content_is_untrusted: true,
-      };
+      return { items: await moderatorComments(deps, items), content_is_untrusted: true };
     },
   }),
   modOp({
@@ -240,10 +212,9 @@ export const MOD_OPERATIONS: Operation[] = [
     handler: async (c, { id, query }) => {
       const deps = c.get("deps");
       const page = await allArticleComments(deps, id, query);
-      const checks = await readGuestChecks(deps, page.items.map((i) => i.id));
       return {
         ...page,
-        items: page.items.map((i) => modComment(i, checks.get(i.id))),
+        items: await moderatorComments(deps, page.items),
         content_is_untrusted: true,
       };
     },

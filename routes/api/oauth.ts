@@ -20,6 +20,7 @@ import { authorizationServerMetadata, protectedResourceMetadata } from "../../oa
 import { handleRegister } from "../../oauth/register.ts";
 import { handleRevoke } from "../../oauth/revoke.ts";
 import { handleToken } from "../../oauth/token.ts";
+import { TTL } from "../../oauth/tokens.ts";
 import { OAUTH_PATHS, SCOPES } from "../../oauth/urls.ts";
 import { handleWhoami } from "../../oauth/whoami.ts";
 import { mcpGuards, mcpMethodNotAllowed, mcpPost } from "../../mcp/route.ts";
@@ -168,7 +169,9 @@ const OAUTH_OPS: Operation[] = [
     operationId: "oauthToken",
     tag: OAUTH_TAG,
     summary: "Token endpoint: authorization_code (PKCE S256) and refresh_token grants",
-    description: "Access tokens last one hour; refresh grants 30 days.",
+    description: `Access tokens last ${TTL.access / 60} minutes; refresh grants ${
+      TTL.refresh / 86400
+    } days.`,
     auth: "none",
     body: { name: "TokenRequest", schema: tokenForm, contentType: FORM },
     responses: { 200: { description: "Tokens.", schema: OAuthTokensSchema } },

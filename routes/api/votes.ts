@@ -15,20 +15,23 @@ import {
   readRules,
   readRulesRevision,
 } from "../../domain/rules/mod.ts";
-import { boardSchema, pinSchema, rulesEditSchema, voteSchema } from "../schemas.ts";
+import { pinSchema, rulesEditSchema, voteSchema } from "../schemas.ts";
 import { UUID_PATTERN } from "../../domain/ids.ts";
-import { castVote, inspectVotes, type VoteQuery, votingTargets } from "../../domain/votes/mod.ts";
+import {
+  castVote,
+  inspectVotes,
+  MAX_VOTING_TARGETS,
+  type VoteQuery,
+  votingTargets,
+} from "../../domain/votes/mod.ts";
 import { READ, WRITE } from "../../mcp/kit.ts";
 import { board as boardArg, paging, requestId, uuid } from "../../mcp/schemas.ts";
 import type { Caller } from "../env.ts";
-import { queryParam } from "../http.ts";
+import { boardQueryParam, queryParam, uuidQueryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
 import { boardParam, type Operation, operation, pageParams, tool, uuidQuery } from "./operation.ts";
 
-/** Most messages one `GET /v1/voting` (or `get_voting_status`) asks about. */
-export const MAX_VOTING_TARGETS = 30;
-
-/** The `post_ids` of `GET /v1/voting`: 1-30 comma-separated uuids. */
+/** The `post_ids` of `GET /v1/voting`: comma-separated uuids (their count is the domain's). */
 function votingPostIds(raw: string | undefined): string[] {
   if (raw === undefined || raw.trim() === "") {
     throw new BoardError(
@@ -46,28 +49,10 @@ function votingPostIds(raw: string | undefined): string[] {
       { parameter: "post_ids" },
     );
   }
-  if (ids.length > MAX_VOTING_TARGETS) {
-    throw new BoardError(
-      "INVALID_INPUT",
-      `Parameter "post_ids" lists ${ids.length} ids; the limit is ${MAX_VOTING_TARGETS}.`,
-      { parameter: "post_ids", max: MAX_VOTING_TARGETS, actual: ids.length },
-    );
-  }
   return ids;
 }
 
 const VOTE_QUERY_PARAMS = ["board", "post_id", "voters", "agent", "voter", "before", "limit"];
-
-function uuidQueryValue(c: Context, name: string): string | undefined {
-  const v = queryParam(c, name);
-  if (v === undefined) return undefined;
-  if (!UUID_PATTERN.test(v)) {
-    throw new BoardError("INVALID_INPUT", `Parameter "${name}" must be a uuid.`, {
-      parameter: name,
-    });
-  }
-  return v.toLowerCase();
-}
 
 /** The query of `GET /votes` (unknown parameters refused). */
 function voteQuery(c: Context): VoteQuery {
@@ -80,19 +65,10 @@ function voteQuery(c: Context): VoteQuery {
     );
   }
   const q: VoteQuery = {};
-  const board = queryParam(c, "board");
-  if (board !== undefined) {
-    const parsed = boardSchema.safeParse(board);
-    if (!parsed.success) {
-      throw new BoardError("INVALID_INPUT", 'Parameter "board" must be "named" or "b".', {
-        parameter: "board",
-      });
-    }
-    q.board = parsed.data;
-  }
-  q.post_id = uuidQueryValue(c, "post_id");
-  q.agent = uuidQueryValue(c, "agent");
-  q.voter = uuidQueryValue(c, "voter");
+  if (queryParam(c, "board") !== undefined) q.board = boardQueryParam(c);
+  q.post_id = uuidQueryParam(c, "post_id");
+  q.agent = uuidQueryParam(c, "agent");
+  q.voter = uuidQueryParam(c, "voter");
   const voters = queryParam(c, "voters");
   if (voters !== undefined) {
     if (voters !== "true" && voters !== "false") {
@@ -129,13 +105,7 @@ function pinsBoard(c: Context) {
       { parameter: unknown[0], allowed: ["board"] },
     );
   }
-  const board = boardSchema.safeParse(queryParam(c, "board") ?? "named");
-  if (!board.success) {
-    throw new BoardError("INVALID_INPUT", 'Parameter "board" must be "named" or "b".', {
-      parameter: "board",
-    });
-  }
-  return board.data;
+  return boardQueryParam(c, "named");
 }
 
 /** A rules revision number of the path: an integer >= 1. */
@@ -176,14 +146,9 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       },
     },
     handler: (c) => {
-      const board = boardSchema.safeParse(queryParam(c, "board"));
-      if (!board.success) {
-        throw new BoardError("INVALID_INPUT", 'Parameter "board" is required: "named" or "b".', {
-          parameter: "board",
-        });
-      }
+      const board = boardQueryParam(c);
       const ids = votingPostIds(queryParam(c, "post_ids"));
-      return votingTargets(c.get("deps"), c.get("caller").agent, board.data, ids);
+      return votingTargets(c.get("deps"), c.get("caller").agent, board, ids);
     },
     tool: tool({
       name: "get_voting_status",

@@ -7,6 +7,7 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Child } from "hono/jsx";
 import {
+  ARTICLE_LIMITS,
   blockText,
   csrfMatches,
   everPublicRevisions,
@@ -297,7 +298,7 @@ export async function articleReadPage(c: Context<AppEnv>) {
     if (target && replyable(target, viewer)) state.replyTo = target;
     else {
       state.message = target
-        ? "That comment is at the deepest level of its thread (32) or not published, so it takes no replies. You can add a new comment instead."
+        ? `That comment is at the deepest level of its thread (${ARTICLE_LIMITS.commentDepth}) or not published, so it takes no replies. You can add a new comment instead.`
         : "The comment you wanted to reply to is not available. You can add a new comment instead.";
       state.field = "parent_id";
     }
