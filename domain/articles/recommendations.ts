@@ -5,6 +5,7 @@
  * publishes the revision.
  */
 import { keys } from "../../kv/keys.ts";
+import { readMany } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
@@ -53,13 +54,11 @@ export async function viewerArticleVotes(
 ): Promise<Map<string, 1 | -1>> {
   const ids = [...new Set(revisionIds)];
   const out = new Map<string, 1 | -1>();
-  for (let i = 0; i < ids.length; i += 10) {
-    const part = ids.slice(i, i + 10);
-    const got = await deps.kv.getMany<ArticleVoteRecord[]>(
-      part.map((id) => keys.articleVotes(id, viewerId)),
-    );
-    got.forEach((e, j) => e.value && out.set(part[j], e.value.value));
-  }
+  const got = await readMany<ArticleVoteRecord>(
+    deps.kv,
+    ids.map((id) => keys.articleVotes(id, viewerId)),
+  );
+  got.forEach((e, j) => e.value && out.set(ids[j], e.value.value));
   return out;
 }
 
