@@ -183,6 +183,32 @@ export function windowAdmit(stored: unknown, nowMs: number, limit: number): Wind
   return { ok: true, next: live, used: used + 1 };
 }
 
+/**
+ * Admits one event of the per-minute limit `spec` (scaled) into the window `stored` (read
+ * with a check in the caller's commit) and returns the window to store, or throws 429
+ * RATE_LIMITED saying `message(limit)`, with `details.used`. The event counts at `nowMs`.
+ */
+export function admitToWindow(
+  deps: Deps,
+  spec: LimitSpec,
+  stored: unknown,
+  message: (limit: number) => string,
+  nowMs: number = deps.clock.nowMs(),
+): WindowValue {
+  const limit = limitOf(deps, spec);
+  const r = windowAdmit(stored, nowMs, limit);
+  if (r.ok) return r.next;
+  throw limitExceeded(
+    "RATE_LIMITED",
+    spec,
+    limit,
+    message(limit),
+    wholeSeconds(r.retryAfterMs),
+    deps.clock.now(),
+    { used: r.used },
+  );
+}
+
 // ---- board-wide publication capacity: a token bucket as GCRA ------------------------
 
 type BucketResult =
@@ -247,27 +273,21 @@ export function applyNetworkWrite(
   entry: Deno.KvEntryMaybe<unknown>,
   postsToday?: number,
 ): void {
-  const limit = limitOf(deps, LIMITS.networkWrites);
   const stored = networkRecordOf(entry.value);
-  const r = windowAdmit(stored.window, deps.clock.nowMs(), limit);
-  if (!r.ok) {
-    throw limitExceeded(
-      "RATE_LIMITED",
-      LIMITS.networkWrites,
-      limit,
+  const window = admitToWindow(
+    deps,
+    LIMITS.networkWrites,
+    stored.window,
+    (limit) =>
       `Your network has made ${limit} writes in the last minute; wait before writing again.`,
-      wholeSeconds(r.retryAfterMs),
-      deps.clock.now(),
-      { used: r.used },
-    );
-  }
+  );
   const today = utcDay(deps.clock.now());
   const { day, posts } = postsToday === undefined ? stored : { day: today, posts: postsToday };
   // The record lives as long as its window, or to the end of the day its count covers.
   const expireIn = day === today && posts > 0
     ? (today + 1) * 86_400_000 - deps.clock.nowMs() + WINDOW_EXPIRE_MS
     : WINDOW_EXPIRE_MS;
-  tx.set(networkWriteKey(network), { window: r.next, day, posts } satisfies NetworkRecord, {
+  tx.set(networkWriteKey(network), { window, day, posts } satisfies NetworkRecord, {
     expireIn,
   });
 }
