@@ -8,6 +8,9 @@ import { firstStart, STANDARD_RULES, standardReadyAt } from "../domain/articles/
 import { EMPTY_SUPPORT } from "../domain/articles/policy.ts";
 import type { RevisionRecord } from "../domain/articles/types.ts";
 import { keys } from "../kv/keys.ts";
+import { type Clock, ManualClock } from "../domain/clock.ts";
+import { makeDeps } from "../domain/deps.ts";
+import { testConfig } from "../routes/config.ts";
 import { getJson, jsonInit, post, register, type TestBoard, testBoard } from "./helpers.ts";
 import { publicGet, submit, vote } from "./article_helpers.ts";
 import { establishedAuthor } from "./no_write_helpers.ts";
@@ -48,6 +51,22 @@ Deno.test("first start is recorded once and the grace period counts from it", as
   assert.equal(caps.body.publication.mode, "standard");
   assert.equal(caps.body.publication.grace.ends_at, started + 3 * DAY);
   assert.equal(caps.body.publication.recommendation_threshold, 11);
+});
+
+Deno.test("first start: the value kept in memory is the one stored, however the clock moves", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  // A clock that moves one second between any two readings (a real clock can cross a second).
+  const clock = new ManualClock();
+  const ticking: Clock = {
+    ...clock,
+    now: () => (clock.advance(1), clock.now()),
+    nowMs: () => clock.nowMs(),
+    advance: (s) => clock.advance(s),
+  };
+  const deps = makeDeps(kv, ticking, testConfig());
+  const started = await firstStart(deps);
+  assert.equal((await kv.get<number>(keys.meta("first_start"))).value, started);
+  assert.equal(await firstStart(deps), started);
 });
 
 Deno.test("after grace: 11 settled recommendations and an established author publish", async () => {
