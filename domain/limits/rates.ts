@@ -7,7 +7,6 @@
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
-import { utcDay } from "../clock.ts";
 import { BoardError, type ErrorCode } from "../errors.ts";
 
 /** One limit: its stable name (reported in `details.limit_name`), base size, scope and window. */
@@ -263,15 +262,15 @@ export function networkRecordOf(value: unknown): NetworkRecord {
 /**
  * Applies the 30 writes per minute per network to an entry already read (with a check)
  * from `networkWriteKey(network)` in the caller's commit; throws 429 RATE_LIMITED or
- * stages the record with the write counted. `postsToday` (a publication) sets today's
- * publication count; other writes keep the day and count stored.
+ * stages the record with the write counted. `publications` (a publication) sets the count of
+ * the UTC day it was read for; other writes keep the day and count stored.
  */
 export function applyNetworkWrite(
   tx: Tx,
   deps: Deps,
   network: string,
   entry: Deno.KvEntryMaybe<unknown>,
-  postsToday?: number,
+  publications?: { day: number; posts: number },
 ): void {
   const stored = networkRecordOf(entry.value);
   const window = admitToWindow(
@@ -281,14 +280,11 @@ export function applyNetworkWrite(
     (limit) =>
       `Your network has made ${limit} writes in the last minute; wait before writing again.`,
   );
-  const today = utcDay(deps.clock.now());
-  const { day, posts } = postsToday === undefined ? stored : { day: today, posts: postsToday };
+  const { day, posts } = publications ?? stored;
   // The record lives as long as its window, or to the end of the day its count covers.
-  const expireIn = day === today && posts > 0
-    ? (today + 1) * 86_400_000 - deps.clock.nowMs() + WINDOW_EXPIRE_MS
-    : WINDOW_EXPIRE_MS;
+  const dayLeft = posts > 0 ? (day + 1) * 86_400_000 - deps.clock.nowMs() : 0;
   tx.set(networkWriteKey(network), { window, day, posts } satisfies NetworkRecord, {
-    expireIn,
+    expireIn: Math.max(0, dayLeft) + WINDOW_EXPIRE_MS,
   });
 }
 
