@@ -11,6 +11,7 @@ import { type Board, keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import { readMany } from "../../kv/read_many.ts";
 import { listSeqPage, type Page, type PageParams } from "../paging.ts";
+import { previewOf, utf8Length } from "../text.ts";
 
 type MessageKind = "root" | "reply";
 
@@ -62,6 +63,14 @@ export interface StoredBody {
   rest: string;
   terms?: string[];
   topic?: string | null;
+}
+
+/**
+ * What a summary says about its message's text: the preview and the lengths. The body entry
+ * holds the rest of the text after this preview (`bodyRest`).
+ */
+export function textSummary(text: string) {
+  return { ...previewOf(text), body_bytes: utf8Length(text) };
 }
 
 /** The part of `body` after the summary's preview (a prefix of it). */
