@@ -8,6 +8,7 @@ import {
   type BoardHead,
   bodyText,
   EMPTY_HEAD,
+  findMessage,
   isHidden,
   listSummaries,
   type MessageRecord,
@@ -89,27 +90,6 @@ async function feedPage(
   return { ...page, items: visible.length ? await toItems(deps, viewer, visible) : [] };
 }
 
-/**
- * A visible message by id with its full text, from one read of its summary, body entry
- * and board head (after the id's seq); null when it is gone or hidden by a purge.
- */
-async function messageById(
-  kv: Deno.Kv,
-  board: Board,
-  id: string,
-): Promise<{ message: MessageRecord; body: string } | null> {
-  const seq = (await kv.get<number>(keys.messageSeqById(board, id))).value;
-  if (seq === null) return null;
-  const [recEntry, bodyEntry, headEntry] = await kv.getMany<[MessageRecord, unknown, BoardHead]>([
-    keys.messages(board, seq),
-    keys.bodies(board, seq),
-    keys.boardHeads(board),
-  ]);
-  const message = recEntry.value;
-  if (!message || isHidden(message, headEntry.value ?? EMPTY_HEAD)) return null;
-  return { message, body: bodyText(message, bodyEntry.value) };
-}
-
 /** A thread: the root post with its full body, and a page of replies. */
 export async function readThread(
   deps: Deps,
@@ -118,9 +98,9 @@ export async function readThread(
   viewer: Agent | null,
   q: PageParams,
 ) {
-  const found = await messageById(deps.kv, board, rootId);
-  if (!found || found.message.kind !== "root") throw notFound("thread", rootId);
-  const root = found.message;
+  const found = await findMessage(deps.kv, board, rootId, true);
+  if (!found || found.record.kind !== "root") throw notFound("thread", rootId);
+  const root = found.record;
   const prefix = keys.repliesByRoot.range(board, root.seq);
   const replies = await listSummaries(deps.kv, board, prefix, q);
   const [rootItem, ...replyItems] = await toItems(deps, viewer, [root, ...replies.items]);
@@ -149,9 +129,9 @@ export async function readThread(
 
 /** One exact message with its full body. */
 export async function readMessage(deps: Deps, board: Board, id: string, viewer: Agent | null) {
-  const found = await messageById(deps.kv, board, id);
+  const found = await findMessage(deps.kv, board, id, true);
   if (!found) throw notFound("message", id);
-  const [item] = await toItems(deps, viewer, [found.message]);
+  const [item] = await toItems(deps, viewer, [found.record]);
   return {
     post: { ...item, body: found.body },
     content_is_untrusted: true as const,

@@ -139,20 +139,24 @@ export function isHidden(m: MessageRecord, head: BoardHead): boolean {
   return head.purging.includes(m.root_seq);
 }
 
-/** Reads a message by id (no check): null when unknown, deleted or hidden. */
+/**
+ * Reads a message by id (no check): null when unknown, deleted or hidden. With `withBody`,
+ * its full text comes from the same read (`body`; "" without it).
+ */
 export async function findMessage(
   kv: Deno.Kv,
   board: Board,
   id: string,
-): Promise<{ record: MessageRecord; head: BoardHead } | null> {
+  withBody = false,
+): Promise<{ record: MessageRecord; head: BoardHead; body: string } | null> {
   const seq = (await kv.get<number>(keys.messageSeqById(board, id))).value;
   if (seq === null) return null;
-  const [rec, head] = await kv.getMany<[MessageRecord, BoardHead]>([
-    keys.messages(board, seq),
-    keys.boardHeads(board),
-  ]);
-  if (!rec.value) return null;
-  const h = head.value ?? EMPTY_HEAD;
-  if (isHidden(rec.value, h)) return null;
-  return { record: rec.value, head: h };
+  const wanted: Deno.KvKey[] = [keys.messages(board, seq), keys.boardHeads(board)];
+  if (withBody) wanted.push(keys.bodies(board, seq));
+  const [rec, head, stored] = await kv.getMany<unknown[]>(wanted);
+  const record = rec.value as MessageRecord | null;
+  if (!record) return null;
+  const h = (head.value as BoardHead | null) ?? EMPTY_HEAD;
+  if (isHidden(record, h)) return null;
+  return { record, head: h, body: stored ? bodyText(record, stored.value) : "" };
 }
