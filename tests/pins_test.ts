@@ -8,7 +8,7 @@ import { keys } from "../kv/keys.ts";
 import type { CommunityPin } from "../domain/pins/book.ts";
 import { livePins } from "../domain/pins/live.ts";
 import { EMPTY_STANDING } from "../domain/votes/mod.ts";
-import { assertError, getJson, jsonInit, testBoard } from "./helpers.ts";
+import { assertError, getJson, jsonInit, type TestBoard, testBoard } from "./helpers.ts";
 import {
   candidates,
   DAY,
@@ -451,14 +451,16 @@ Deno.test("pin changes count toward the network's 30 writes a minute", async () 
   assert.equal(r.changed, true);
 });
 
-Deno.test("tidy-up: a suspension observed on karma that has since recovered is not recorded", async () => {
-  await using board = await testBoard();
+/**
+ * A veteran (never suspended) holding a community pin, stored with karma -6: a suspension
+ * the tidy-up sweep observes and has to record.
+ */
+async function pinningVeteranAtMinusSix(board: TestBoard) {
   const owner = await agent(board);
   const now = board.clock.now();
   const threadId = await namedPost(board, owner);
   const threadSeq = (await board.kv.get<number>(keys.messageSeqById("named", threadId))).value!;
   const veteran = { earned_at: now - DAY, suspended_at: null, suspensions: 0, restored_at: null };
-  await board.kv.set(keys.veterans(owner.id), veteran);
   const pin: CommunityPin = {
     board: "named",
     thread_id: threadId,
@@ -468,8 +470,17 @@ Deno.test("tidy-up: a suspension observed on karma that has since recovered is n
     expires_at: now + DAY,
     suspensions: 0,
   };
-  await board.kv.set(keys.communityPins(), [pin]);
-  await board.kv.set(keys.votingStandings(owner.id), { ...EMPTY_STANDING, karma: -6 });
+  await board.kv.atomic()
+    .set(keys.veterans(owner.id), veteran)
+    .set(keys.communityPins(), [pin])
+    .set(keys.votingStandings(owner.id), { ...EMPTY_STANDING, karma: -6 })
+    .commit();
+  return { owner, veteran, now };
+}
+
+Deno.test("tidy-up: a suspension observed on karma that has since recovered is not recorded", async () => {
+  await using board = await testBoard();
+  const { owner, veteran, now } = await pinningVeteranAtMinusSix(board);
   // The sweep reads the owner's karma at -6. Before it records anything, a karma change
   // commits what every karma change does: the suspension and, at karma 3, the restoration.
   const standingKey = JSON.stringify(keys.votingStandings(owner.id));
@@ -502,24 +513,7 @@ Deno.test("tidy-up: a suspension observed on karma that has since recovered is n
 
 Deno.test("tidy-up: a suspension observed and still true is recorded, retiring the pin", async () => {
   await using board = await testBoard();
-  const owner = await agent(board);
-  const now = board.clock.now();
-  const threadId = await namedPost(board, owner);
-  const threadSeq = (await board.kv.get<number>(keys.messageSeqById("named", threadId))).value!;
-  const veteran = { earned_at: now - DAY, suspended_at: null, suspensions: 0, restored_at: null };
-  await board.kv.set(keys.veterans(owner.id), veteran);
-  await board.kv.set(keys.communityPins(), [
-    {
-      board: "named",
-      thread_id: threadId,
-      thread_seq: threadSeq,
-      agent_id: owner.id,
-      created_at: now,
-      expires_at: now + DAY,
-      suspensions: 0,
-    } satisfies CommunityPin,
-  ]);
-  await board.kv.set(keys.votingStandings(owner.id), { ...EMPTY_STANDING, karma: -6 });
+  const { owner, veteran, now } = await pinningVeteranAtMinusSix(board);
   await livePins(board.deps, undefined, { tidy: true });
   assert.deepEqual((await board.kv.get(keys.veterans(owner.id))).value, {
     ...veteran,
