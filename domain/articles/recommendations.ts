@@ -12,7 +12,8 @@ import { BoardError, notFound } from "../errors.ts";
 import {
   chargeNewVote,
   currentSuspension,
-  readStanding,
+  EMPTY_STANDING,
+  type VotingStanding,
   votingSuspendedError,
 } from "../votes/mod.ts";
 import {
@@ -74,8 +75,6 @@ export async function castArticleVote(
 ): Promise<ArticleVoteReceipt> {
   const revisionId = input.revision_id.toLowerCase();
   const ctx = await policyContext(deps);
-  const standing = await readStanding(deps.kv, voter.id);
-  const suspension = await currentSuspension(deps, voter.id, standing);
   const author = await (async () => {
     const post = (await deps.kv.get<ArticlePost>(keys.articlePosts(postId))).value;
     return post ? (await new AgentCache(deps).get(post.author_id)) : null;
@@ -83,10 +82,11 @@ export async function castArticleVote(
 
   const { value } = await articleTransact(deps, async (tx) => {
     const voteKey = keys.articleVotes(revisionId, voter.id);
-    const [voteEntry, postEntry, revEntry] = await tx.getMany<unknown>([
+    const [voteEntry, postEntry, revEntry, standingEntry] = await tx.getMany<unknown>([
       voteKey,
       keys.articlePosts(postId),
       keys.articleRevisions(revisionId),
+      keys.votingStandings(voter.id),
     ]);
     const post = postEntry.value as ArticlePost | null;
     const rev = revEntry.value as RevisionRecord | null;
@@ -127,6 +127,9 @@ export async function castArticleVote(
         { target: "article revision", id: revisionId, state: current.state },
       );
     }
+    // The voter's standing is a check of this commit: a suspension recorded meanwhile refuses.
+    const standing = (standingEntry.value as VotingStanding | null) ?? EMPTY_STANDING;
+    const suspension = await currentSuspension(deps, voter.id, standing);
     if (suspension) throw votingSuspendedError(standing, suspension.suspension);
     await chargeNewVote(tx, deps, voter.id);
 
