@@ -238,7 +238,8 @@ export function bucketAdmit(
  * A network's one record: its sliding write window and its publications of one UTC day
  * (`day`, `posts`), so a publication charges both limits with one entry. A store written
  * before holds the bare window (an array) here and the day's count under
- * `quota_usage/network_posts` (read by `networkPostsToday` until the day has passed).
+ * `quota_usage/network_posts`: `networkPostsToday` reads that counter, with a check, for a
+ * network's first publication of each day (the record then holds no count for the day).
  */
 export interface NetworkRecord {
   window: WindowValue;
