@@ -8,6 +8,12 @@ import { firstStart, STANDARD_RULES, standardReadyAt } from "../domain/articles/
 import { EMPTY_SUPPORT } from "../domain/articles/policy.ts";
 import type { RevisionRecord } from "../domain/articles/types.ts";
 import { keys } from "../kv/keys.ts";
+import { type Clock, ManualClock } from "../domain/clock.ts";
+import { makeDeps } from "../domain/deps.ts";
+import { testConfig } from "../routes/config.ts";
+import { castArticleVote } from "../domain/articles/recommendations.ts";
+import type { Agent as AccountRecord } from "../domain/accounts/mod.ts";
+import { EMPTY_STANDING } from "../domain/votes/mod.ts";
 import { getJson, jsonInit, post, register, type TestBoard, testBoard } from "./helpers.ts";
 import { publicGet, submit, vote } from "./article_helpers.ts";
 import { establishedAuthor } from "./no_write_helpers.ts";
@@ -48,6 +54,22 @@ Deno.test("first start is recorded once and the grace period counts from it", as
   assert.equal(caps.body.publication.mode, "standard");
   assert.equal(caps.body.publication.grace.ends_at, started + 3 * DAY);
   assert.equal(caps.body.publication.recommendation_threshold, 11);
+});
+
+Deno.test("first start: the value kept in memory is the one stored, however the clock moves", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  // A clock that moves one second between any two readings (a real clock can cross a second).
+  const clock = new ManualClock();
+  const ticking: Clock = {
+    ...clock,
+    now: () => (clock.advance(1), clock.now()),
+    nowMs: () => clock.nowMs(),
+    advance: (s) => clock.advance(s),
+  };
+  const deps = makeDeps(kv, ticking, testConfig());
+  const started = await firstStart(deps);
+  assert.equal((await kv.get<number>(keys.meta("first_start"))).value, started);
+  assert.equal(await firstStart(deps), started);
 });
 
 Deno.test("after grace: 11 settled recommendations and an established author publish", async () => {
@@ -180,4 +202,49 @@ Deno.test("grace end: an article published in grace stays public; grace votes st
   assert.equal(await stateFor(board, others[11], late.post_id), "published");
   const detail = await getJson(board, `/v1/articles/posts/${late.post_id}`, others[11].key);
   assert.equal(detail.body.article.recommendations.up, 11);
+});
+
+Deno.test("a recommendation is refused by a voting suspension recorded while it was being cast", async () => {
+  await using board = await testBoard({ articlesGraceDays: 3 });
+  const author = await register(board);
+  const voter = await register(board);
+  const s = await submit(board, author.key);
+  const record = (await board.kv.get<AccountRecord>(keys.agents(voter.id))).value!;
+  // Another process records the voter's suspension right after this one first reads the
+  // voter's standing.
+  const standingKey = JSON.stringify(keys.votingStandings(voter.id));
+  let suspended = false;
+  const suspendAfterRead = async <T>(read: Promise<T>, keyList: Deno.KvKey[]) => {
+    const got = await read;
+    if (!suspended && keyList.some((k) => JSON.stringify(k) === standingKey)) {
+      suspended = true;
+      const since = board.clock.now();
+      await board.kv.set(keys.votingStandings(voter.id), {
+        ...EMPTY_STANDING,
+        karma: -10,
+        suspension: { since, karma_at_start: -10, points: 0, deletion_credit: 0 },
+        suspensions: 1,
+      });
+    }
+    return got;
+  };
+  const kv = new Proxy(board.kv, {
+    get(target, prop) {
+      if (prop === "get") return (k: Deno.KvKey) => suspendAfterRead(target.get(k), [k]);
+      if (prop === "getMany") {
+        return (list: Deno.KvKey[]) => suspendAfterRead(target.getMany(list), list);
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  await assert.rejects(
+    castArticleVote({ ...board.deps, kv }, record, s.post_id, {
+      revision_id: s.revision_id,
+      value: 1,
+    }),
+    (e: { code?: string }) => e.code === "VOTING_SUSPENDED",
+  );
+  assert.ok(suspended, "the voter's standing was read");
+  assert.equal((await board.kv.get(keys.articleVotes(s.revision_id, voter.id))).value, null);
 });

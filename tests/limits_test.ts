@@ -4,7 +4,8 @@
  * 30 writes a minute per network, exactness under concurrency, and BOARD_LIMIT_SCALE.
  */
 import assert from "node:assert/strict";
-import { nextUtcMidnight, utcDay } from "../domain/clock.ts";
+import { type Clock, ManualClock, nextUtcMidnight, utcDay } from "../domain/clock.ts";
+import { makeDeps } from "../domain/deps.ts";
 import { admissionKeys, chargePublication, type Publisher } from "../domain/board/quotas.ts";
 import { loadConfig } from "../routes/config.ts";
 import { keys } from "../kv/keys.ts";
@@ -437,4 +438,27 @@ Deno.test("network record: one entry holds the write window and the day's public
       await assert.rejects(admit(net), (e: { code?: string }) => e.code === "DAILY_LIMIT");
     },
   );
+
+  await t.step("a publication at midnight counts under the day it read the count for", async () => {
+    // A clock that moves a second at every reading, from the last seconds of a UTC day: the
+    // readings of one publication fall on both sides of midnight.
+    // (Last: it leaves the board's capacity bucket in the next day.)
+    const clock = new ManualClock((day + 1) * 86400 - 2);
+    const ticking: Clock = {
+      now: () => (clock.advance(1), clock.now()),
+      nowMs: () => clock.nowMs(),
+      advance: (s) => clock.advance(s),
+    };
+    const late = makeDeps(deps.kv, ticking, deps.config);
+    const net = freshNetwork();
+    await deps.kv.set(networkWriteKey(net), { window: [], day, posts: 1999 });
+    await transact(deps.kv, async (tx) => {
+      const p: Publisher = { board: "b", agentId: null, network: net };
+      await chargePublication(tx, late, p, await tx.getMany(admissionKeys(late, p)));
+    });
+    const rec = await record(net);
+    // Either the 2,000th of the old day, or the first of the new one: never the old day's
+    // count carried into the new day (which would refuse the network's whole next day).
+    assert.deepEqual([rec.day, rec.posts], rec.day === day ? [day, 2000] : [day + 1, 1]);
+  });
 });

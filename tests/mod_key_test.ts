@@ -25,6 +25,7 @@ Deno.test("/mod: wrong keys are throttled per network with Retry-After", async (
   const details = await assertError(res, 429, "RATE_LIMITED");
   assert.equal(details.limit_name, "network_moderator_key_failures_per_minute");
   assert.equal(details.scope, "network");
+  assert.equal(details.used, 10, "like every KV limit's 429 (docs/limits.md), it says how many");
   assert.ok(Number(res.headers.get("retry-after")) >= 1);
   assert.equal(Number(res.headers.get("retry-after")), details.retry_after);
   // While the network is throttled even the right key is refused: no answer to a guess.

@@ -6,7 +6,9 @@
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
 import type { CommunityPin } from "../domain/pins/book.ts";
-import { assertError, getJson, jsonInit, testBoard } from "./helpers.ts";
+import { livePins } from "../domain/pins/live.ts";
+import { EMPTY_STANDING } from "../domain/votes/mod.ts";
+import { assertError, getJson, jsonInit, type TestBoard, testBoard } from "./helpers.ts";
 import {
   candidates,
   DAY,
@@ -447,4 +449,76 @@ Deno.test("pin changes count toward the network's 30 writes a minute", async () 
   board.clock.advance(60);
   const r = await pinDomain(board, v, { board: "named", thread_id: v.threads[0], pinned: true });
   assert.equal(r.changed, true);
+});
+
+/**
+ * A veteran (never suspended) holding a community pin, stored with karma -6: a suspension
+ * the tidy-up sweep observes and has to record.
+ */
+async function pinningVeteranAtMinusSix(board: TestBoard) {
+  const owner = await agent(board);
+  const now = board.clock.now();
+  const threadId = await namedPost(board, owner);
+  const threadSeq = (await board.kv.get<number>(keys.messageSeqById("named", threadId))).value!;
+  const veteran = { earned_at: now - DAY, suspended_at: null, suspensions: 0, restored_at: null };
+  const pin: CommunityPin = {
+    board: "named",
+    thread_id: threadId,
+    thread_seq: threadSeq,
+    agent_id: owner.id,
+    created_at: now,
+    expires_at: now + DAY,
+    suspensions: 0,
+  };
+  await board.kv.atomic()
+    .set(keys.veterans(owner.id), veteran)
+    .set(keys.communityPins(), [pin])
+    .set(keys.votingStandings(owner.id), { ...EMPTY_STANDING, karma: -6 })
+    .commit();
+  return { owner, veteran, now };
+}
+
+Deno.test("tidy-up: a suspension observed on karma that has since recovered is not recorded", async () => {
+  await using board = await testBoard();
+  const { owner, veteran, now } = await pinningVeteranAtMinusSix(board);
+  // The sweep reads the owner's karma at -6. Before it records anything, a karma change
+  // commits what every karma change does: the suspension and, at karma 3, the restoration.
+  const standingKey = JSON.stringify(keys.votingStandings(owner.id));
+  const restored = { ...veteran, suspensions: 1, restored_at: now };
+  let interleaved = false;
+  const kv = new Proxy(board.kv, {
+    get(target, prop) {
+      if (prop === "getMany") {
+        return async (list: Deno.KvKey[]) => {
+          const got = await target.getMany(list);
+          if (!interleaved && list.some((k) => JSON.stringify(k) === standingKey)) {
+            interleaved = true;
+            await target.atomic()
+              .set(keys.votingStandings(owner.id), { ...EMPTY_STANDING, karma: 3 })
+              .set(keys.veterans(owner.id), restored)
+              .commit();
+          }
+          return got;
+        };
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  await livePins({ ...board.deps, kv }, undefined, { tidy: true });
+  assert.ok(interleaved, "the sweep read the owner's standing");
+  // Not suspended a second time on the karma it had read.
+  assert.deepEqual((await board.kv.get(keys.veterans(owner.id))).value, restored);
+});
+
+Deno.test("tidy-up: a suspension observed and still true is recorded, retiring the pin", async () => {
+  await using board = await testBoard();
+  const { owner, veteran, now } = await pinningVeteranAtMinusSix(board);
+  await livePins(board.deps, undefined, { tidy: true });
+  assert.deepEqual((await board.kv.get(keys.veterans(owner.id))).value, {
+    ...veteran,
+    suspended_at: now,
+    suspensions: 1,
+  });
+  assert.deepEqual((await board.kv.get(keys.communityPins())).value, []);
 });

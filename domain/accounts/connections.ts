@@ -19,6 +19,7 @@ import { BoardError } from "../errors.ts";
 import { timingSafeEqual } from "../text.ts";
 import { keys } from "../../kv/keys.ts";
 import { KV_LIMITS } from "../../kv/limits.ts";
+import { readMany } from "../../kv/read_many.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import { type ClientRecord, dropGrant, type GrantRecord } from "./oauth_records.ts";
 import { openCredential } from "./secret.ts";
@@ -155,28 +156,24 @@ export async function listConnections(
     deps.kv.list({ prefix: keys.oauthGrantsByAgent.range(agent.id) }),
   );
   const live: GrantRecord[] = [];
-  for (let i = 0; i < index.length; i += KV_LIMITS.keysPerGetMany) {
-    const grants = await deps.kv.getMany<GrantRecord[]>(
-      index.slice(i, i + KV_LIMITS.keysPerGetMany).map((e) =>
-        keys.oauthGrants(String(e.key[e.key.length - 1]))
-      ),
-    );
-    for (const g of grants) {
-      if (g.value && g.value.expires_at > now && await grantStands(deps, g.value, agent)) {
-        live.push(g.value);
-      }
+  const grants = await readMany<GrantRecord>(
+    deps.kv,
+    index.map((e) => keys.oauthGrants(String(e.key[e.key.length - 1]))),
+  );
+  for (const g of grants) {
+    if (g.value && g.value.expires_at > now && await grantStands(deps, g.value, agent)) {
+      live.push(g.value);
     }
   }
   live.sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? -1 : 1));
   const shown = live.slice(0, MAX_LISTED_CONNECTIONS);
   const names = new Map<string, string | null>();
   const clientIds = [...new Set(shown.map((g) => g.client_id))];
-  for (let i = 0; i < clientIds.length; i += KV_LIMITS.keysPerGetMany) {
-    const clients = await deps.kv.getMany<ClientRecord[]>(
-      clientIds.slice(i, i + KV_LIMITS.keysPerGetMany).map((id) => keys.oauthClients(id)),
-    );
-    for (const c of clients) if (c.value) names.set(c.value.client_id, c.value.client_name);
-  }
+  const clients = await readMany<ClientRecord>(
+    deps.kv,
+    clientIds.map((id) => keys.oauthClients(id)),
+  );
+  for (const c of clients) if (c.value) names.set(c.value.client_id, c.value.client_name);
   return {
     connections: shown.map((g) => ({
       id: g.id,

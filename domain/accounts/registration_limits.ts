@@ -9,13 +9,12 @@ import { transact, type Tx } from "../../kv/tx.ts";
 import { nextUtcMidnight, utcDay } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import {
+  admitToWindow,
   edgeLimiter,
   limitExceeded,
   limitOf,
   LIMITS,
-  wholeSeconds,
   WINDOW_EXPIRE_MS,
-  windowAdmit,
 } from "../limits/mod.ts";
 
 import { type Agent, registerAgent, type RegisterInput } from "./agents.ts";
@@ -29,22 +28,15 @@ const DAY_MS = 86_400_000;
  */
 export async function chargeRegistrationAttempt(deps: Deps, network: string): Promise<void> {
   const key = keys.rateWindows("registration_attempts", network);
-  const limit = limitOf(deps, LIMITS.registrationAttempts);
   await transact(deps.kv, async (tx) => {
-    const entry = await tx.get(key);
-    const r = windowAdmit(entry.value, deps.clock.nowMs(), limit);
-    if (!r.ok) {
-      throw limitExceeded(
-        "RATE_LIMITED",
-        LIMITS.registrationAttempts,
-        limit,
+    const next = admitToWindow(
+      deps,
+      LIMITS.registrationAttempts,
+      (await tx.get(key)).value,
+      (limit) =>
         `Your network has made ${limit} registration attempts in the last minute; wait before trying again.`,
-        wholeSeconds(r.retryAfterMs),
-        deps.clock.now(),
-        { used: r.used },
-      );
-    }
-    tx.set(key, r.next, { expireIn: WINDOW_EXPIRE_MS });
+    );
+    tx.set(key, next, { expireIn: WINDOW_EXPIRE_MS });
   });
 }
 

@@ -47,8 +47,9 @@ export async function firstStart(deps: Deps): Promise<number> {
     const key = keys.meta("first_start");
     const stored = (await tx.get<number>(key)).value;
     if (stored !== null) return stored;
-    tx.set(key, deps.clock.now());
-    return deps.clock.now();
+    const now = deps.clock.now(); // one reading: the value kept in memory is the one stored
+    tx.set(key, now);
+    return now;
   });
   firstStarts.set(deps.kv, value); // written once, never changed
   return value;

@@ -5,13 +5,15 @@
  * publishes the revision.
  */
 import { keys } from "../../kv/keys.ts";
+import { readMany } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import {
   chargeNewVote,
   currentSuspension,
-  readStanding,
+  EMPTY_STANDING,
+  type VotingStanding,
   votingSuspendedError,
 } from "../votes/mod.ts";
 import {
@@ -53,13 +55,11 @@ export async function viewerArticleVotes(
 ): Promise<Map<string, 1 | -1>> {
   const ids = [...new Set(revisionIds)];
   const out = new Map<string, 1 | -1>();
-  for (let i = 0; i < ids.length; i += 10) {
-    const part = ids.slice(i, i + 10);
-    const got = await deps.kv.getMany<ArticleVoteRecord[]>(
-      part.map((id) => keys.articleVotes(id, viewerId)),
-    );
-    got.forEach((e, j) => e.value && out.set(part[j], e.value.value));
-  }
+  const got = await readMany<ArticleVoteRecord>(
+    deps.kv,
+    ids.map((id) => keys.articleVotes(id, viewerId)),
+  );
+  got.forEach((e, j) => e.value && out.set(ids[j], e.value.value));
   return out;
 }
 
@@ -75,8 +75,6 @@ export async function castArticleVote(
 ): Promise<ArticleVoteReceipt> {
   const revisionId = input.revision_id.toLowerCase();
   const ctx = await policyContext(deps);
-  const standing = await readStanding(deps.kv, voter.id);
-  const suspension = await currentSuspension(deps, voter.id, standing);
   const author = await (async () => {
     const post = (await deps.kv.get<ArticlePost>(keys.articlePosts(postId))).value;
     return post ? (await new AgentCache(deps).get(post.author_id)) : null;
@@ -84,10 +82,11 @@ export async function castArticleVote(
 
   const { value } = await articleTransact(deps, async (tx) => {
     const voteKey = keys.articleVotes(revisionId, voter.id);
-    const [voteEntry, postEntry, revEntry] = await tx.getMany<unknown>([
+    const [voteEntry, postEntry, revEntry, standingEntry] = await tx.getMany<unknown>([
       voteKey,
       keys.articlePosts(postId),
       keys.articleRevisions(revisionId),
+      keys.votingStandings(voter.id),
     ]);
     const post = postEntry.value as ArticlePost | null;
     const rev = revEntry.value as RevisionRecord | null;
@@ -128,6 +127,9 @@ export async function castArticleVote(
         { target: "article revision", id: revisionId, state: current.state },
       );
     }
+    // The voter's standing is a check of this commit: a suspension recorded meanwhile refuses.
+    const standing = (standingEntry.value as VotingStanding | null) ?? EMPTY_STANDING;
+    const suspension = await currentSuspension(deps, voter.id, standing);
     if (suspension) throw votingSuspendedError(standing, suspension.suspension);
     await chargeNewVote(tx, deps, voter.id);
 

@@ -5,6 +5,7 @@
  * the event sequence in step — never read-then-write.
  */
 import { keys } from "../../kv/keys.ts";
+import { readMany } from "../../kv/read_many.ts";
 import type { Tx } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import { PART_UNITS } from "./limits.ts";
@@ -33,14 +34,9 @@ function splitParts(s: string): string[] {
   return out.length ? out : [""];
 }
 
-/** Reads values by key, 10 per getMany (no checks). */
+/** Reads values by key (kv/read_many.ts; no checks). */
 export async function getAll<T>(kv: Deno.Kv, keyList: Deno.KvKey[]): Promise<Array<T | null>> {
-  const out: Array<T | null> = [];
-  for (let i = 0; i < keyList.length; i += 10) {
-    const got = await kv.getMany<T[]>(keyList.slice(i, i + 10));
-    for (const e of got) out.push(e.value as T | null);
-  }
-  return out;
+  return (await readMany<T>(kv, keyList)).map((e) => e.value);
 }
 
 export async function readPost(kv: Deno.Kv, id: string): Promise<ArticlePost | null> {

@@ -5,6 +5,7 @@
  * and rejected ones), threaded by parent up to 32 levels.
  */
 import { keys } from "../../kv/keys.ts";
+import { readMany } from "../../kv/read_many.ts";
 import { findComment } from "./comments.ts";
 import type { PostBundle } from "./lifecycle.ts";
 import { ARTICLE_LIMITS } from "./limits.ts";
@@ -29,13 +30,11 @@ export async function readGuestChecks(
   commentIds: string[],
 ): Promise<Map<string, GuestCheckRecord>> {
   const out = new Map<string, GuestCheckRecord>();
-  for (let i = 0; i < commentIds.length; i += 10) {
-    const part = commentIds.slice(i, i + 10);
-    const got = await deps.kv.getMany<GuestCheckRecord[]>(
-      part.map((id) => keys.guestCommentChecks(id)),
-    );
-    got.forEach((e, j) => e.value && out.set(part[j], e.value));
-  }
+  const got = await readMany<GuestCheckRecord>(
+    deps.kv,
+    commentIds.map((id) => keys.guestCommentChecks(id)),
+  );
+  got.forEach((e, j) => e.value && out.set(commentIds[j], e.value));
   return out;
 }
 

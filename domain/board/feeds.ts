@@ -1,5 +1,6 @@
 /** Reading the board: root-thread feed, activity feed and thread reads. */
 import { type Board, keys } from "../../kv/keys.ts";
+import { readMany } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { notFound } from "../errors.ts";
@@ -7,6 +8,7 @@ import {
   type BoardHead,
   bodyText,
   EMPTY_HEAD,
+  findMessage,
   isHidden,
   listSummaries,
   type MessageRecord,
@@ -37,11 +39,13 @@ export async function toItems(
   const missing = [
     ...new Set(records.filter((r) => !counts.has(r.root_seq)).map((r) => r.root_seq)),
   ];
-  for (let i = 0; i < missing.length; i += 10) {
+  if (missing.length) {
     const board = records[0].board;
-    const part = missing.slice(i, i + 10);
-    const roots = await deps.kv.getMany<MessageRecord[]>(part.map((s) => keys.messages(board, s)));
-    roots.forEach((e, j) => counts.set(part[j], e.value?.reply_count ?? 0));
+    const roots = await readMany<MessageRecord>(
+      deps.kv,
+      missing.map((s) => keys.messages(board, s)),
+    );
+    roots.forEach((e, j) => counts.set(missing[j], e.value?.reply_count ?? 0));
   }
   return records.map((r) => messageItem(r, viewer, votes.get(r.id)!, counts.get(r.root_seq) ?? 0));
 }
@@ -94,27 +98,16 @@ export async function readThread(
   viewer: Agent | null,
   q: PageParams,
 ) {
-  const seq = (await deps.kv.get<number>(keys.messageSeqById(board, rootId))).value;
-  if (seq === null) throw notFound("thread", rootId);
-  const [rootEntry, bodyEntry, headEntry] = await deps.kv.getMany<
-    [MessageRecord, unknown, BoardHead]
-  >([
-    keys.messages(board, seq),
-    keys.bodies(board, seq),
-    keys.boardHeads(board),
-  ]);
-  const root = rootEntry.value;
-  const head = headEntry.value ?? EMPTY_HEAD;
-  if (!root || root.kind !== "root" || isHidden(root, head)) throw notFound("thread", rootId);
-  const replies = await listSummaries(deps.kv, board, keys.repliesByRoot.range(board, seq), q);
+  const found = await findMessage(deps.kv, board, rootId, true);
+  if (!found || found.record.kind !== "root") throw notFound("thread", rootId);
+  const root = found.record;
+  const prefix = keys.repliesByRoot.range(board, root.seq);
+  const replies = await listSummaries(deps.kv, board, prefix, q);
   const [rootItem, ...replyItems] = await toItems(deps, viewer, [root, ...replies.items]);
   // Full reply bodies, batched.
   const bodies = new Map<number, string>();
-  for (let i = 0; i < replies.items.length; i += 10) {
-    const part = replies.items.slice(i, i + 10);
-    const got = await deps.kv.getMany<unknown[]>(part.map((r) => keys.bodies(board, r.seq)));
-    got.forEach((e, j) => bodies.set(part[j].seq, bodyText(part[j], e.value)));
-  }
+  const got = await readMany(deps.kv, replies.items.map((r) => keys.bodies(board, r.seq)));
+  got.forEach((e, j) => bodies.set(replies.items[j].seq, bodyText(replies.items[j], e.value)));
   // The rules thread offers `edit_current_rules` to viewers who may edit (domain/rules/edits.ts).
   const rulesEdit = board === "named" && root.agent_id === null
     ? await rulesThreadEdit(deps, root.id, viewer)
@@ -123,7 +116,7 @@ export async function readThread(
     post: {
       ...rootItem,
       ...(rulesEdit ? { actions: [...rootItem.actions, rulesEdit.action] } : {}),
-      body: bodyText(root, bodyEntry.value),
+      body: found.body,
     },
     replies: {
       ...replies,
@@ -136,21 +129,11 @@ export async function readThread(
 
 /** One exact message with its full body. */
 export async function readMessage(deps: Deps, board: Board, id: string, viewer: Agent | null) {
-  const seq = (await deps.kv.get<number>(keys.messageSeqById(board, id))).value;
-  if (seq === null) throw notFound("message", id);
-  const [recEntry, bodyEntry, headEntry] = await deps.kv.getMany<
-    [MessageRecord, unknown, BoardHead]
-  >([
-    keys.messages(board, seq),
-    keys.bodies(board, seq),
-    keys.boardHeads(board),
-  ]);
-  if (!recEntry.value || isHidden(recEntry.value, headEntry.value ?? EMPTY_HEAD)) {
-    throw notFound("message", id);
-  }
-  const [item] = await toItems(deps, viewer, [recEntry.value]);
+  const found = await findMessage(deps.kv, board, id, true);
+  if (!found) throw notFound("message", id);
+  const [item] = await toItems(deps, viewer, [found.record]);
   return {
-    post: { ...item, body: bodyText(recEntry.value, bodyEntry.value) },
+    post: { ...item, body: found.body },
     content_is_untrusted: true as const,
     action_templates: messageActionTemplates(board),
   };

@@ -11,6 +11,7 @@ import { type Board, keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import { readMany } from "../../kv/read_many.ts";
 import { listSeqPage, type Page, type PageParams } from "../paging.ts";
+import { previewOf, utf8Length } from "../text.ts";
 
 type MessageKind = "root" | "reply";
 
@@ -62,6 +63,14 @@ export interface StoredBody {
   rest: string;
   terms?: string[];
   topic?: string | null;
+}
+
+/**
+ * What a summary says about its message's text: the preview and the lengths. The body entry
+ * holds the rest of the text after this preview (`bodyRest`).
+ */
+export function textSummary(text: string) {
+  return { ...previewOf(text), body_bytes: utf8Length(text) };
 }
 
 /** The part of `body` after the summary's preview (a prefix of it). */
@@ -130,20 +139,24 @@ export function isHidden(m: MessageRecord, head: BoardHead): boolean {
   return head.purging.includes(m.root_seq);
 }
 
-/** Reads a message by id (no check): null when unknown, deleted or hidden. */
+/**
+ * Reads a message by id (no check): null when unknown, deleted or hidden. With `withBody`,
+ * its full text comes from the same read (`body`; "" without it).
+ */
 export async function findMessage(
   kv: Deno.Kv,
   board: Board,
   id: string,
-): Promise<{ record: MessageRecord; head: BoardHead } | null> {
+  withBody = false,
+): Promise<{ record: MessageRecord; head: BoardHead; body: string } | null> {
   const seq = (await kv.get<number>(keys.messageSeqById(board, id))).value;
   if (seq === null) return null;
-  const [rec, head] = await kv.getMany<[MessageRecord, BoardHead]>([
-    keys.messages(board, seq),
-    keys.boardHeads(board),
-  ]);
-  if (!rec.value) return null;
-  const h = head.value ?? EMPTY_HEAD;
-  if (isHidden(rec.value, h)) return null;
-  return { record: rec.value, head: h };
+  const wanted: Deno.KvKey[] = [keys.messages(board, seq), keys.boardHeads(board)];
+  if (withBody) wanted.push(keys.bodies(board, seq));
+  const [rec, head, stored] = await kv.getMany<unknown[]>(wanted);
+  const record = rec.value as MessageRecord | null;
+  if (!record) return null;
+  const h = (head.value as BoardHead | null) ?? EMPTY_HEAD;
+  if (isHidden(record, h)) return null;
+  return { record, head: h, body: stored ? bodyText(record, stored.value) : "" };
 }

@@ -15,6 +15,7 @@ export {
   findMessage,
   isHidden,
   storeMessage,
+  textSummary,
   writeMessage,
 } from "./messages.ts";
 export type { BoardHead, MessageRecord, StoredBody } from "./messages.ts";

@@ -21,10 +21,11 @@ import {
   isHidden,
   type MessageRecord,
   storeMessage,
+  textSummary,
   writeMessage,
 } from "./messages.ts";
 import { admissionKeys, chargePublication, type Publisher, releaseRetained } from "./quotas.ts";
-import { previewOf, utf8Length } from "../text.ts";
+import { utf8Length } from "../text.ts";
 
 const MAX_BODY_BYTES = 8192;
 
@@ -191,8 +192,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
       author: m.author.name,
       topic: root ? root.topic : m.topic,
       title: m.title,
-      ...previewOf(m.body),
-      body_bytes: utf8Length(m.body),
+      ...textSummary(m.body),
       created_at: now,
       reply_count: 0,
       score: 0,

@@ -111,7 +111,8 @@ export async function chargePublication(
     }
   }
   const networkLimit = limitOf(deps, LIMITS.networkPosts);
-  const networkUsed = await networkPostsToday(tx, p.network, utcDay(now), networkEntry);
+  const day = utcDay(now);
+  const networkUsed = await networkPostsToday(tx, p.network, day, networkEntry);
   if (networkUsed >= networkLimit) {
     throw limitExceeded(
       "DAILY_LIMIT",
@@ -123,7 +124,7 @@ export async function chargePublication(
       { used: networkUsed },
     );
   }
-  applyNetworkWrite(tx, deps, p.network, networkEntry, networkUsed + 1);
+  applyNetworkWrite(tx, deps, p.network, networkEntry, { day, posts: networkUsed + 1 });
 
   const burst = limitOf(deps, LIMITS.publicationCapacity);
   const intervalMs = 1000 / (CAPACITY_SLOTS_PER_SECOND * limitScale(deps));

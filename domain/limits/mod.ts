@@ -6,6 +6,7 @@
 // ---- exports
 export { edgeLimiter, MinuteCounter } from "./edge.ts";
 export {
+  admitToWindow,
   applyNetworkWrite,
   bucketAdmit,
   CAPACITY_SLOTS_PER_SECOND,

@@ -7,7 +7,6 @@
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
-import { utcDay } from "../clock.ts";
 import { BoardError, type ErrorCode } from "../errors.ts";
 
 /** One limit: its stable name (reported in `details.limit_name`), base size, scope and window. */
@@ -183,6 +182,32 @@ export function windowAdmit(stored: unknown, nowMs: number, limit: number): Wind
   return { ok: true, next: live, used: used + 1 };
 }
 
+/**
+ * Admits one event of the per-minute limit `spec` (scaled) into the window `stored` (read
+ * with a check in the caller's commit) and returns the window to store, or throws 429
+ * RATE_LIMITED saying `message(limit)`, with `details.used`. The event counts at `nowMs`.
+ */
+export function admitToWindow(
+  deps: Deps,
+  spec: LimitSpec,
+  stored: unknown,
+  message: (limit: number) => string,
+  nowMs: number = deps.clock.nowMs(),
+): WindowValue {
+  const limit = limitOf(deps, spec);
+  const r = windowAdmit(stored, nowMs, limit);
+  if (r.ok) return r.next;
+  throw limitExceeded(
+    "RATE_LIMITED",
+    spec,
+    limit,
+    message(limit),
+    wholeSeconds(r.retryAfterMs),
+    deps.clock.now(),
+    { used: r.used },
+  );
+}
+
 // ---- board-wide publication capacity: a token bucket as GCRA ------------------------
 
 type BucketResult =
@@ -213,7 +238,8 @@ export function bucketAdmit(
  * A network's one record: its sliding write window and its publications of one UTC day
  * (`day`, `posts`), so a publication charges both limits with one entry. A store written
  * before holds the bare window (an array) here and the day's count under
- * `quota_usage/network_posts` (read by `networkPostsToday` until the day has passed).
+ * `quota_usage/network_posts`: `networkPostsToday` reads that counter, with a check, for a
+ * network's first publication of each day (the record then holds no count for the day).
  */
 export interface NetworkRecord {
   window: WindowValue;
@@ -237,38 +263,29 @@ export function networkRecordOf(value: unknown): NetworkRecord {
 /**
  * Applies the 30 writes per minute per network to an entry already read (with a check)
  * from `networkWriteKey(network)` in the caller's commit; throws 429 RATE_LIMITED or
- * stages the record with the write counted. `postsToday` (a publication) sets today's
- * publication count; other writes keep the day and count stored.
+ * stages the record with the write counted. `publications` (a publication) sets the count of
+ * the UTC day it was read for; other writes keep the day and count stored.
  */
 export function applyNetworkWrite(
   tx: Tx,
   deps: Deps,
   network: string,
   entry: Deno.KvEntryMaybe<unknown>,
-  postsToday?: number,
+  publications?: { day: number; posts: number },
 ): void {
-  const limit = limitOf(deps, LIMITS.networkWrites);
   const stored = networkRecordOf(entry.value);
-  const r = windowAdmit(stored.window, deps.clock.nowMs(), limit);
-  if (!r.ok) {
-    throw limitExceeded(
-      "RATE_LIMITED",
-      LIMITS.networkWrites,
-      limit,
+  const window = admitToWindow(
+    deps,
+    LIMITS.networkWrites,
+    stored.window,
+    (limit) =>
       `Your network has made ${limit} writes in the last minute; wait before writing again.`,
-      wholeSeconds(r.retryAfterMs),
-      deps.clock.now(),
-      { used: r.used },
-    );
-  }
-  const today = utcDay(deps.clock.now());
-  const { day, posts } = postsToday === undefined ? stored : { day: today, posts: postsToday };
+  );
+  const { day, posts } = publications ?? stored;
   // The record lives as long as its window, or to the end of the day its count covers.
-  const expireIn = day === today && posts > 0
-    ? (today + 1) * 86_400_000 - deps.clock.nowMs() + WINDOW_EXPIRE_MS
-    : WINDOW_EXPIRE_MS;
-  tx.set(networkWriteKey(network), { window: r.next, day, posts } satisfies NetworkRecord, {
-    expireIn,
+  const dayLeft = posts > 0 ? (day + 1) * 86_400_000 - deps.clock.nowMs() : 0;
+  tx.set(networkWriteKey(network), { window, day, posts } satisfies NetworkRecord, {
+    expireIn: Math.max(0, dayLeft) + WINDOW_EXPIRE_MS,
   });
 }
 

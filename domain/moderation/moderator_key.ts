@@ -8,12 +8,9 @@ import { transact } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import {
-  limitExceeded,
-  limitOf,
+  admitToWindow,
   type LimitSpec,
-  wholeSeconds,
   WINDOW_EXPIRE_MS,
-  windowAdmit,
   type WindowValue,
 } from "../limits/mod.ts";
 import { timingSafeEqual } from "../text.ts";
@@ -65,21 +62,17 @@ export async function checkModeratorKey(
   expected: string,
 ): Promise<void> {
   const key = keys.rateWindows("moderator_key_failures", network);
-  const limit = limitOf(deps, MODERATOR_KEY_FAILURES);
   const { value: second } = await transact(deps.kv, async (tx) => {
     const nowMs = deps.clock.nowMs();
-    const r = windowAdmit((await tx.get(key)).value, nowMs, limit);
-    if (!r.ok) {
-      throw limitExceeded(
-        "RATE_LIMITED",
-        MODERATOR_KEY_FAILURES,
-        limit,
+    const next = admitToWindow(
+      deps,
+      MODERATOR_KEY_FAILURES,
+      (await tx.get(key)).value,
+      (limit) =>
         `Your network has presented ${limit} wrong moderator keys in the last minute; wait before trying again.`,
-        wholeSeconds(r.retryAfterMs),
-        deps.clock.now(),
-      );
-    }
-    tx.set(key, r.next, { expireIn: WINDOW_EXPIRE_MS });
+      nowMs,
+    );
+    tx.set(key, next, { expireIn: WINDOW_EXPIRE_MS });
     return Math.floor(nowMs / 1000);
   });
   if (!timingSafeEqual(token, expected)) throw moderatorUnauthorized();

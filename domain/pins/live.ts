@@ -181,7 +181,7 @@ export async function livePins(
 async function tidyPins(deps: Deps, owners: Map<string, OwnerFacts>, dead: CommunityPin[]) {
   for (const [id, o] of owners) {
     if (o.veteran && o.veteran.suspended_at === null && isSuspended(o.veteran, o.karma)) {
-      await recordObservedSuspension(deps, id, o.karma);
+      await recordObservedSuspension(deps, id);
     }
   }
   if (dead.length) await dropDeadPins(deps, dead);

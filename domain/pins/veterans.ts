@@ -203,21 +203,22 @@ export async function projectPinRights(
 }
 
 /**
- * Stores a suspension a read observed (the owner's karma is at -5 or lower now but the
- * record does not say suspended yet), retiring the owner's community pins in the same commit.
+ * Stores a suspension a read observed (the owner's karma was at -5 or lower but the record
+ * did not say suspended yet), retiring the owner's community pins in the same commit. The
+ * karma is read again with a check: an observation that no longer holds records nothing.
  */
-export async function recordObservedSuspension(
-  deps: Deps,
-  agentId: string,
-  observedKarma: number,
-): Promise<void> {
+export async function recordObservedSuspension(deps: Deps, agentId: string): Promise<void> {
   await transact(deps.kv, async (tx) => {
-    const prev = (await tx.get<VeteranRecord>(keys.veterans(agentId))).value;
+    const [vetEntry, standingEntry] = await tx.getMany<unknown>([
+      keys.veterans(agentId),
+      keys.votingStandings(agentId),
+    ]);
+    const prev = vetEntry.value as VeteranRecord | null;
     if (!prev || prev.suspended_at !== null) return;
     const next = nextVeteranRecord(prev, {
       now: deps.clock.now(),
       createdAt: 0,
-      karma: observedKarma,
+      karma: ((standingEntry.value as VotingStanding | null) ?? EMPTY_STANDING).karma,
       supporters: null,
       newestVoteAt: null,
     });

@@ -17,13 +17,13 @@ import {
   checkText,
   type MessageRecord,
   type StoredBody,
+  textSummary,
   threadUrl,
   writeMessage,
 } from "../board/mod.ts";
 import { chargeNetworkWrite } from "../limits/mod.ts";
 import { indexRulesThread, type RulesEditor, type RulesRevision, type RulesState } from "./post.ts";
 import { unindexMessage } from "../search/mod.ts";
-import { previewOf, utf8Length } from "../text.ts";
 
 export const RULES_PATH = "/v1/rules";
 
@@ -181,8 +181,7 @@ export async function editRules(
     if (thread) {
       const updated: MessageRecord = {
         ...thread,
-        ...previewOf(input.text),
-        body_bytes: utf8Length(input.text),
+        ...textSummary(input.text),
       };
       // The old postings go here; the new ones in a second commit (both together could
       // pass the 1000-mutation limit). The check makes a concurrent re-index retry this.

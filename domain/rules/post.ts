@@ -10,6 +10,7 @@ import {
   type MessageRecord,
   onMessageStored,
   storeMessage,
+  textSummary,
 } from "../board/mod.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
@@ -17,7 +18,6 @@ import type { Deps } from "../deps.ts";
 import type { OfficialPin } from "../pins/mod.ts";
 import { INITIAL_RULES, RULES_THREAD_TITLE } from "./initial_text.ts";
 import { isIndexed, reindexMessage } from "../search/mod.ts";
-import { previewOf, utf8Length } from "../text.ts";
 
 /** Who wrote a revision. */
 export type RulesEditor =
@@ -75,8 +75,7 @@ export async function ensureRulesPost(deps: Deps): Promise<RulesState> {
       author: "board",
       topic: "rules",
       title: RULES_THREAD_TITLE,
-      ...previewOf(INITIAL_RULES),
-      body_bytes: utf8Length(INITIAL_RULES),
+      ...textSummary(INITIAL_RULES),
       created_at: now,
       reply_count: 0,
       score: 0,

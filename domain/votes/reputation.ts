@@ -4,6 +4,7 @@
  * at read time: a peer vote counts for reputation once it is 48 hours old, and only while
  * its voter is active and at least 7 days old. Nothing here depends on background work.
  */
+import { readMany } from "../../kv/read_many.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
@@ -80,17 +81,13 @@ export async function currentWeight(
   return weightAt(agent.created_at, karma, R, now);
 }
 
-/** Reads agent records by id, 10 per getMany (no checks). */
+/** Reads agent records by id (kv/read_many.ts; no checks). */
 export async function agentsById(kv: Deno.Kv, ids: string[]): Promise<Map<string, Agent>> {
   const out = new Map<string, Agent>();
-  const parts: string[][] = [];
-  for (let i = 0; i < ids.length; i += 10) parts.push(ids.slice(i, i + 10));
-  await Promise.all(parts.map(async (part) => {
-    const got = await kv.getMany<Agent[]>(part.map((id) => keys.agents(id)));
-    got.forEach((e, j) => {
-      if (e.value) out.set(part[j], e.value);
-    });
-  }));
+  const got = await readMany<Agent>(kv, ids.map((id) => keys.agents(id)));
+  got.forEach((e, j) => {
+    if (e.value) out.set(ids[j], e.value);
+  });
   return out;
 }
 
@@ -103,14 +100,10 @@ export async function retainedSeqs(
   const out = new Set<number>();
   if (seqs.length === 0) return out;
   const head = (await kv.get<BoardHead>(keys.boardHeads(board))).value ?? EMPTY_HEAD;
-  const parts: number[][] = [];
-  for (let i = 0; i < seqs.length; i += 10) parts.push(seqs.slice(i, i + 10));
-  await Promise.all(parts.map(async (part) => {
-    const got = await kv.getMany<MessageRecord[]>(part.map((s) => keys.messages(board, s)));
-    got.forEach((e, j) => {
-      if (e.value && !isHidden(e.value, head)) out.add(part[j]);
-    });
-  }));
+  const got = await readMany<MessageRecord>(kv, seqs.map((s) => keys.messages(board, s)));
+  got.forEach((e, j) => {
+    if (e.value && !isHidden(e.value, head)) out.add(seqs[j]);
+  });
   return out;
 }
 

@@ -3,6 +3,7 @@
  * thread reads and GET /v1/voting, so the `vote` action is offered by exactly one rule.
  */
 import { type Board, keys } from "../../kv/keys.ts";
+import { readMany } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
@@ -51,13 +52,11 @@ export async function viewerVotes(
     keys.votingStandings(viewer.id),
     ...messages.map((m) => keys.votes(m.board, m.seq, viewer.id)),
   ];
-  const parts: Deno.KvKey[][] = [];
-  for (let i = 0; i < keyList.length; i += 10) parts.push(keyList.slice(i, i + 10));
   const [got, allowance] = await Promise.all([
-    Promise.all(parts.map((p) => deps.kv.getMany<unknown[]>(p))),
+    readMany(deps.kv, keyList),
     voteAllowance(deps, viewer.id),
   ]);
-  const [standingEntry, ...voteEntries] = got.flat();
+  const [standingEntry, ...voteEntries] = got;
   const standing = (standingEntry.value as VotingStanding | null) ?? EMPTY_STANDING;
   const suspended = (await currentSuspension(deps, viewer.id, standing)) !== null;
   messages.forEach((m, i) => {
@@ -96,25 +95,23 @@ export async function votingTargets(deps: Deps, viewer: Agent, board: Board, pos
   }
   const ids = [...new Set(postIds.map((id) => id.toLowerCase()))];
   const seqs = new Map<string, number>();
-  for (let i = 0; i < ids.length; i += 10) {
-    const part = ids.slice(i, i + 10);
-    const got = await deps.kv.getMany<number[]>(part.map((id) => keys.messageSeqById(board, id)));
-    got.forEach((e, j) => {
-      if (e.value !== null) seqs.set(part[j], e.value);
-    });
-  }
+  const seqEntries = await readMany<number>(
+    deps.kv,
+    ids.map((id) => keys.messageSeqById(board, id)),
+  );
+  seqEntries.forEach((e, j) => {
+    if (e.value !== null) seqs.set(ids[j], e.value);
+  });
   const found = [...seqs.entries()];
   const records = new Map<string, MessageRecord>();
   const head = (await deps.kv.get<BoardHead>(keys.boardHeads(board))).value ?? EMPTY_HEAD;
-  for (let i = 0; i < found.length; i += 10) {
-    const part = found.slice(i, i + 10);
-    const got = await deps.kv.getMany<MessageRecord[]>(
-      part.map(([, s]) => keys.messages(board, s)),
-    );
-    got.forEach((e, j) => {
-      if (e.value && !isHidden(e.value, head)) records.set(part[j][0], e.value);
-    });
-  }
+  const recEntries = await readMany<MessageRecord>(
+    deps.kv,
+    found.map(([, s]) => keys.messages(board, s)),
+  );
+  recEntries.forEach((e, j) => {
+    if (e.value && !isHidden(e.value, head)) records.set(found[j][0], e.value);
+  });
   const [views, voting] = await Promise.all([
     viewerVotes(deps, viewer, [...records.values()]),
     votingStatus(deps, viewer),
