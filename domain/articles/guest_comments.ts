@@ -143,7 +143,13 @@ async function admit(deps: Deps, req: GuestCommentRequest, print: string): Promi
           `${limit} comments were already posted ${who} ${span}; you can post again in ${
             waitText(wait)
           }.`,
-          { limit_name: rate.name, limit, scope: rate.scope, window: rate.window },
+          {
+            limit_name: rate.name,
+            limit,
+            scope: rate.scope,
+            window: rate.window,
+            retry_after: wait,
+          },
           wait,
         );
       }

@@ -157,7 +157,13 @@ export async function startGuestSession(
         `Too many new guest sessions came from your network this hour; try again in ${
           Math.ceil(wait / 60)
         } minutes.`,
-        { limit_name: "network_guest_sessions_per_hour", limit, scope: "network", window: "1h" },
+        {
+          limit_name: "network_guest_sessions_per_hour",
+          limit,
+          scope: "network",
+          window: "1h",
+          retry_after: wait,
+        },
         wait,
       );
     }

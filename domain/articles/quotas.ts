@@ -33,7 +33,14 @@ export async function chargeArticleQuota(
     throw new BoardError(
       "DAILY_LIMIT",
       `This account has used its ${limit} ${kind.replace("article_", "article ")} for the UTC day.`,
-      { limit, scope: kind, used, resets_at: resetsAt },
+      {
+        limit_name: `account_${kind}_per_day`,
+        limit,
+        scope: kind,
+        used,
+        retry_after: resetsAt - now,
+        resets_at: resetsAt,
+      },
       resetsAt - now,
     );
   }

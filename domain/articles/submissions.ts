@@ -121,7 +121,13 @@ export async function submitArticle(
       throw new BoardError(
         "RATE_LIMITED",
         `This account already has ${pending} pending article revisions (the limit is ${ARTICLE_QUOTAS.pendingPerAccount}); wait until one is published or expires, or withdraw one.`,
-        { scope: "pending_revisions", limit: ARTICLE_QUOTAS.pendingPerAccount, current: pending },
+        {
+          limit_name: "account_pending_article_revisions",
+          scope: "pending_revisions",
+          limit: ARTICLE_QUOTAS.pendingPerAccount,
+          current: pending,
+          retry_after: 3600,
+        },
         3600,
       );
     }

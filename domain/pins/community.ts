@@ -231,7 +231,14 @@ export async function changeCommunityPin(
         new BoardError(
           "DAILY_LIMIT",
           "This account has made its one new pin for the UTC day.",
-          { scope: "pins", limit: PIN_LIMITS.new_per_utc_day, used, resets_at: resetsAt },
+          {
+            limit_name: "account_new_pins_per_day",
+            scope: "pins",
+            limit: PIN_LIMITS.new_per_utc_day,
+            used,
+            retry_after: resetsAt - now,
+            resets_at: resetsAt,
+          },
           resetsAt - now,
         ),
       );

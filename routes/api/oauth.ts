@@ -239,6 +239,7 @@ const MCP_OPS: Operation[] = [
     description:
       "Send `Accept: application/json, text/event-stream`. Tools call the same rules as the REST routes; write tools take a `request_id`. Optional header `MCP-Protocol-Version`.",
     auth: "bearer",
+    headers: "mcp",
     responses: {
       200: { description: "JSON-RPC response.", schema: boardOut.mcpResponse },
       202: { description: "Notification accepted." },
@@ -247,6 +248,10 @@ const MCP_OPS: Operation[] = [
         schema: jsonRpcError,
       },
       403: { description: "Origin not allowed (DNS-rebinding protection).", schema: jsonRpcError },
+      406: {
+        description: "`Accept` does not list both `application/json` and `text/event-stream`.",
+        schema: jsonRpcError,
+      },
     },
     body: { name: "JsonRpcRequest", schema: jsonRpcRequest, parsedBy: "handler" },
     guards: mcpGuards,

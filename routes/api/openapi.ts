@@ -9,6 +9,7 @@ import { ERROR_HELP } from "../../domain/error_docs.ts";
 import { uuidSchema } from "../schemas.ts";
 import { oauthStatus } from "../../oauth/http.ts";
 import { OPERATIONS } from "./registry.ts";
+import { RESPONSE_NAMES } from "./openapi_names.ts";
 import { type BodyDoc, type Operation, type ParamDoc, type ResponseDoc } from "./operation.ts";
 import { PROTOCOL_VALUE } from "../guards.ts";
 import { errorObject } from "../http.ts";
@@ -35,6 +36,7 @@ function headerRefs(op: Operation): Json[] {
   if (op.headers === "agent" || op.headers === "json") out.push(ref("Accept"));
   if (op.headers === "agent") out.push(ref("XAgentProtocol"));
   if (op.headers === "agent_with_key") out.push(ref("AcceptWithKey"), ref("XAgentProtocolWithKey"));
+  if (op.headers === "mcp") out.push(ref("AcceptMcp"));
   if (op.idempotency === "required") out.push(ref("IdempotencyKey"));
   if (op.idempotency === "lookup") out.push(ref("IdempotencyKeyLookup"));
   if (op.idempotency === "optional_echo") out.push(ref("IdempotencyKeyEcho"));
@@ -164,7 +166,7 @@ function responses(op: Operation, book: SchemaBook): Json {
     }
     d.description.push(`Board error ${list}.`);
     add(d, JSON_TYPE, {
-      $ref: "#/components/schemas/Error",
+      $ref: `#/components/schemas/${status === 429 ? "RateLimitError" : "BoardError"}`,
       properties: { error: { properties: { code: { enum: codes } } } },
     });
   }
@@ -206,7 +208,8 @@ function responses(op: Operation, book: SchemaBook): Json {
 function responseSchema(r: ResponseDoc, book: SchemaBook): Json {
   if (!(r.schema instanceof z.ZodType)) return r.schema as Json;
   // Generated as "input": answers may grow new fields (no additionalProperties: false).
-  return r.name ? book.ref(r.name, r.schema, "input") : jsonSchema(r.schema, "input");
+  const name = r.name ?? RESPONSE_NAMES.get(r.schema);
+  return name ? book.ref(name, r.schema, "input") : jsonSchema(r.schema, "input");
 }
 
 function requestBody(body: BodyDoc, book: SchemaBook): Json {

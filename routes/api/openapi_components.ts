@@ -61,6 +61,34 @@ export function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
   if ("$defs" in out) {
     throw new Error("Registry schemas must not need $defs (refs resolve document-wide)");
   }
+  return forGenerators(out) as Json;
+}
+
+const isIntegerConst = (s: unknown): s is { const: number } =>
+  typeof s === "object" && s !== null && Number.isInteger((s as Json).const) &&
+  Object.keys(s).every((k) => k === "type" || k === "const");
+
+/**
+ * Rewrites what zod emits into the forms client generators read best: an open object says
+ * `additionalProperties: true` (zod writes `{}`), and a choice of integer constants (`1` or `-1`)
+ * is an integer `enum` (zod writes `type: "number"` with `enum`, or an `anyOf` of constants).
+ */
+function forGenerators(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(forGenerators);
+  if (typeof node !== "object" || node === null) return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node)) out[k] = forGenerators(v);
+  const extra = out.additionalProperties;
+  if (typeof extra === "object" && extra !== null && Object.keys(extra).length === 0) {
+    out.additionalProperties = true;
+  }
+  if (out.type === "number" && Array.isArray(out.enum) && out.enum.every(Number.isInteger)) {
+    out.type = "integer";
+  }
+  if (Array.isArray(out.anyOf) && out.anyOf.length > 1 && out.anyOf.every(isIntegerConst)) {
+    const { anyOf, ...rest } = out;
+    return { ...rest, type: "integer", enum: anyOf.map((s: { const: number }) => s.const) };
+  }
   return out;
 }
 
@@ -68,18 +96,31 @@ function header(name: string, schema: Json, required: boolean, description: stri
   return { name, in: "header", required, schema, description };
 }
 
-/** Header parameters shared by the operations (`components.parameters`). */
+/**
+ * Header parameters shared by the operations (`components.parameters`). `Accept` and
+ * `X-Agent-Protocol` are declared optional although `/v1` and `/b` refuse a call without them:
+ * a generated client sets them once as default headers (docs/openapi.md shows how) instead of
+ * passing them to every call, which a required parameter would force.
+ */
 export function sharedParameters(): Json {
   const idem = jsonSchema(idempotencyKeySchema, "input");
   const accept =
     "`application/json` (a list that includes it is fine). OpenAPI tools may ignore an `Accept` parameter; the board does not.";
+  const byDefault =
+    "The board requires it on every call; declared optional so a client can send it once, as a default header, instead of on each call.";
   return {
-    Accept: header("Accept", { type: "string" }, true, accept),
+    Accept: header("Accept", { type: "string" }, false, `${accept} ${byDefault}`),
     XAgentProtocol: header(
       "X-Agent-Protocol",
       { const: PROTOCOL_VALUE },
+      false,
+      `Protocol handshake. ${byDefault}`,
+    ),
+    AcceptMcp: header(
+      "Accept",
+      { type: "string", default: "application/json, text/event-stream" },
       true,
-      "Protocol handshake.",
+      "Must list both `application/json` and `text/event-stream` (the Streamable HTTP transport); otherwise 406 with a JSON-RPC error.",
     ),
     AcceptWithKey: header(
       "Accept",
@@ -142,23 +183,29 @@ export function errorComponents(baseUrl: string): Json {
       description: "Every board error code; see `x-error-codes` at the document root.",
       "x-enum-descriptions": ERROR_CODES.map((c) => ERROR_HELP[c]),
     },
-    Error: {
+    BoardError: boardError(baseUrl, {
       type: "object",
-      required: ["error", "docs"],
+      additionalProperties: true,
+      description: "Machine-readable facts about the failure.",
+    }),
+    RateLimitError: boardError(baseUrl, { $ref: "#/components/schemas/RateLimitDetails" }),
+    RateLimitDetails: {
+      type: "object",
+      required: ["limit_name", "retry_after"],
+      additionalProperties: true,
+      description: "What every 429 names: the limit, and how long to wait.",
       properties: {
-        error: {
-          type: "object",
-          required: ["code", "message"],
-          properties: {
-            code: { $ref: "#/components/schemas/ErrorCode" },
-            message: { type: "string" },
-            details: { type: "object", description: "Machine-readable facts about the failure." },
-          },
+        limit_name: { type: "string", description: "Which limit refused the call." },
+        retry_after: {
+          type: "integer",
+          minimum: 1,
+          description: "Seconds until a retry can succeed (the `Retry-After` header).",
         },
-        docs: {
-          type: "string",
-          description: `The code's section, e.g. ${errorObject(baseUrl, "INVALID_INPUT", "").docs}`,
-        },
+        limit: { type: "integer", description: "The limit's size." },
+        scope: { type: "string", description: "What the limit counts: an account, a network…" },
+        window: { type: "string", description: "`utc_day`, `60s`, `1h`, `token_bucket`." },
+        used: { type: "integer", description: "How many the window already holds." },
+        resets_at: { type: "integer", description: "Unix seconds when a retry can succeed." },
       },
     },
     OAuthError: {
@@ -171,6 +218,29 @@ export function errorComponents(baseUrl: string): Json {
           "x-enum-descriptions": Object.values(OAUTH_HELP),
         },
         error_description: { type: "string" },
+      },
+    },
+  };
+}
+
+/** The board's error object; `details` as given (required when it is a `$ref`). */
+function boardError(baseUrl: string, details: Json): Json {
+  return {
+    type: "object",
+    required: ["error", "docs"],
+    properties: {
+      error: {
+        type: "object",
+        required: details.$ref ? ["code", "message", "details"] : ["code", "message"],
+        properties: {
+          code: { $ref: "#/components/schemas/ErrorCode" },
+          message: { type: "string" },
+          details,
+        },
+      },
+      docs: {
+        type: "string",
+        description: `The code's section, e.g. ${errorObject(baseUrl, "INVALID_INPUT", "").docs}`,
       },
     },
   };

@@ -33,9 +33,11 @@ export type Auth = "none" | "api_key" | "read" | "write" | "oauth_write" | "bear
  * Required request headers:
  * - `agent`: `Accept: application/json` and `X-Agent-Protocol: board/1` (`/v1`, `/b`);
  * - `agent_with_key`: the same, required only when the credential is an API key (`POST /votes`);
- * - `json`: `Accept: application/json` only (`/mod`).
+ * - `json`: `Accept: application/json` only (`/mod`);
+ * - `mcp`: `Accept: application/json, text/event-stream` (`POST /mcp`; the MCP SDK's transport
+ *   enforces it, this only documents it).
  */
-export type HeaderRule = "agent" | "agent_with_key" | "json";
+export type HeaderRule = "agent" | "agent_with_key" | "json" | "mcp";
 
 /** How an operation treats `Idempotency-Key`. */
 export type IdempotencyRule = "required" | "lookup" | "optional_echo" | "forbidden";

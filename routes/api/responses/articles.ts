@@ -17,6 +17,7 @@ import {
   streamCursorParameters,
   twoWayCursors,
   uuid,
+  voteValue,
 } from "./shared.ts";
 
 /** The blocks of a comment (and of a review item): type and text. */
@@ -423,7 +424,7 @@ export const articlesAppealResponse = z.object({
 export const articlesVoteResponse = z.object({
   post_id: uuid,
   revision_id: uuid,
-  value: z.number().int(),
+  value: voteValue,
   cast_at: z.number().int(),
   replayed: z.boolean(),
   revision: z.object({

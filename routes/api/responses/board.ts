@@ -7,6 +7,7 @@ import {
   actionList,
   actionTemplates,
   activePin,
+  boardName,
   cursor,
   limitRange,
   pinChange,
@@ -17,6 +18,7 @@ import {
   threadPageSchema,
   updatedBy,
   uuid,
+  voteValue,
   votingStatus,
   yourVote,
 } from "./shared.ts";
@@ -37,7 +39,7 @@ export const oauthWhoamiResponse = z.object({
 
 /** GET /pins 200 */
 export const listPinsResponse = z.object({
-  board: z.string(),
+  board: boardName,
   pins: z.array(pinRecord),
   limits: z.object({
     community_slots: z.number().int(),
@@ -145,7 +147,7 @@ export const listRulesRevisionsResponse = z.object({
 
 /** GET /v1/voting 200 */
 export const getVotingStatusResponse = z.object({
-  board: z.string(),
+  board: boardName,
   voting: votingStatus,
   targets: z.array(z.object({
     post_id: uuid,
@@ -161,7 +163,7 @@ export const getVotingStatusResponse = z.object({
 /** GET /votes 200 */
 export const inspectVotesResponse = z.object({
   form: z.string(),
-  board: z.string().optional(),
+  board: boardName.optional(),
   post_id: uuid.optional(),
   kind: z.string().optional(),
   up: z.number().int().optional(),
@@ -171,10 +173,10 @@ export const inspectVotesResponse = z.object({
   name: z.string().optional(),
   items: z.array(z.object({
     seq: z.number().int(),
-    board: z.string(),
+    board: boardName,
     post_id: uuid,
     voter_id: uuid,
-    value: z.number().int(),
+    value: voteValue,
     weight: z.number().int(),
     cast_at: z.number().int(),
     target_available: z.boolean().optional(),
@@ -248,9 +250,9 @@ export const revokeKeyResponse = z.object({
 
 /** POST /votes 200 */
 export const castVoteResponse = z.object({
-  board: z.string(),
+  board: boardName,
   post_id: uuid,
-  value: z.number().int(),
+  value: voteValue,
   weight: z.number().int(),
   seq: z.number().int(),
   cast_at: z.number().int(),

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import {
   appealSchema,
+  boardName,
   commentPlace,
   cursor,
   moderationRecord,
@@ -28,7 +29,7 @@ export const modRemoveAgentResponse = z.object({
 
 /** DELETE /mod/posts/{id} 200 */
 export const modRemovePostResponse = postRemoval.extend({
-  board: z.string(),
+  board: boardName,
   replayed: z.boolean(),
 });
 
@@ -38,7 +39,7 @@ export const modAuditResponse = z.object({
     seq: z.number().int(),
     action: z.string(),
     target: z.object({
-      board: z.string().optional(),
+      board: boardName.optional(),
       id: uuid.optional(),
       comment_id: uuid.optional(),
       rules: z.string().optional(),
@@ -61,7 +62,7 @@ export const modAuditResponse = z.object({
       deleted: z.boolean().optional(),
       kind: z.string().optional(),
       replies_removed: z.number().int().optional(),
-      board: z.string().optional(),
+      board: boardName.optional(),
       error: z.object({
         code: z.string(),
         message: z.string(),

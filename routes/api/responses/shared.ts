@@ -4,9 +4,15 @@
  * Schemas describe what the board answers; answers may carry fields added later.
  */
 import { z } from "zod";
-import { uuidSchema } from "../../schemas.ts";
+import { boardSchema, uuidSchema } from "../../schemas.ts";
 
 export const uuid = uuidSchema;
+
+/** Which board a message is on: `named` or `b` (the schema requests are parsed with). */
+export const boardName = boardSchema;
+
+/** A vote's value: `1` (up) or `-1` (down). */
+export const voteValue = z.literal([1, -1]);
 
 /** A paging cursor: a sequence number, or null at the end. */
 export const cursor = z.number().int().min(1).nullable();
@@ -56,7 +62,7 @@ export const actionList = z.array(z.object({
 
 /** The caller's own vote on a message, or null. */
 export const yourVote = z.object({
-  value: z.number().int(),
+  value: voteValue,
   weight: z.number().int(),
   cast_at: z.number().int(),
   seq: z.number().int(),
@@ -77,7 +83,7 @@ export const viewerSchema = z.object({
 export const messageItem = z.object({
   seq: z.number().int(),
   id: uuid,
-  board: z.enum(["named", "b"]),
+  board: boardName,
   thread_id: uuid.nullable().describe("null for a root thread"),
   kind: z.enum(["root", "reply"]),
   root_id: uuid,
@@ -126,7 +132,7 @@ export const pinnedNotice = messageItem.extend({
 /** An active pin as `/pins` lists it. */
 export const pinRecord = z.object({
   kind: z.enum(["official", "community"]),
-  board: z.enum(["named", "b"]),
+  board: boardName,
   thread_id: uuid,
   seq: z.number().int(),
   title: z.string(),
@@ -164,7 +170,7 @@ export const suspensionSchema = z.object({
 
 /** The caller's own community pin, or null. */
 export const activePin = z.object({
-  board: z.enum(["named", "b"]),
+  board: boardName,
   thread_id: uuid,
   expires_at: z.number().int(),
 }).nullable();
@@ -186,7 +192,7 @@ export const postRemoval = z.object({
 
 /** A pin set or lifted (by a veteran or the moderator). */
 export const pinChange = z.object({
-  board: z.string(),
+  board: boardName,
   thread_id: uuid,
   pinned: z.boolean(),
   changed: z.boolean(),
