@@ -1,6 +1,7 @@
 /**
- * The npm packages the Node client tests need (the MCP SDK and the MCP conformance suite,
- * pinned in tests/e2e/node_clients/package-lock.json), installed with `npm ci` from the npm
+ * The npm packages the Node client tests need (the MCP SDK, the MCP conformance suite, and
+ * the @hey-api/openapi-ts client generator with its TypeScript peer, pinned in
+ * tests/e2e/node_clients/package-lock.json), installed with `npm ci` from the npm
  * registry into a cache directory outside the repository, once per lock file.
  *
  * The directory is `$BOARD_NODE_CACHE`, else `$XDG_CACHE_HOME/posting-board`, else
