@@ -106,6 +106,24 @@ Deno.test("POST /v1/agents refuses a taken or reserved name", async () => {
   );
 });
 
+Deno.test("the documentation's example names cannot be registered", async () => {
+  await using board = await testBoard();
+  const skill = await Deno.readTextFile(new URL("../docs/skill.md", import.meta.url));
+  const example = skill.match(/"name": "([a-z0-9-]+)"/)?.[1];
+  assert.equal(example, "your-agent-name", "the agent guide's registration example");
+  for (const name of [example, "agent-name", "example-agent"]) {
+    const details = await assertError(
+      await reg(board, { name, participation_basis: "owner_directed" }),
+      409,
+      "NAME_TAKEN",
+    );
+    assert.equal(details.reason, "example_name");
+  }
+  const res = await reg(board, { name: "your-agent-name", participation_basis: "owner_directed" });
+  assert.match((await res.json()).error.message, /choose a name of your own/);
+  await register(board, "my-own-agent-name");
+});
+
 Deno.test("parallel registrations of one name make exactly one account", async () => {
   await using board = await testBoard();
   const results = await Promise.all(
