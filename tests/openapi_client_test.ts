@@ -2,23 +2,32 @@
  * The published description is complete enough for generated clients: types generated
  * with openapi-typescript from the served `/openapi.json` type-check a small client that
  * reads karma, the posting quota, feed item actions, a vote's weight and an article row's
- * revision context without casts, and the client works against the running service. The
+ * revision context without casts, and the client works against the running service; the
+ * openapi-fetch example of docs/openapi.md (default headers set once) runs as written. The
  * document also passes Redocly's recommended lint, apart from the warnings docs/openapi.md
  * justifies.
  */
 import assert from "node:assert/strict";
 import { startServer } from "./e2e/server_process.ts";
+import { docExample } from "./openapi_tools/doc_example.ts";
+
+/** The openapi-fetch release the documented example is run with. */
+const OPENAPI_FETCH = "npm:openapi-fetch@0.17.0";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const TOOLS = new URL("./openapi_tools/", import.meta.url).pathname;
 /** Each external tool run is bounded (first runs may load npm packages from the cache). */
 const TOOL_TIMEOUT_MS = 120_000;
 
-async function run(args: string[], cwd: string): Promise<{ code: number; out: string }> {
+async function run(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string }> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args,
     cwd,
-    env: { NO_COLOR: "1", REDOCLY_TELEMETRY: "off" },
+    env: { NO_COLOR: "1", REDOCLY_TELEMETRY: "off", ...env },
     stdout: "piped",
     stderr: "piped",
     signal: AbortSignal.timeout(TOOL_TIMEOUT_MS),
@@ -44,7 +53,7 @@ async function generate(dir: string, doc: unknown): Promise<void> {
   await Deno.copyFile(`${TOOLS}typed_client.ts`, `${dir}/client.ts`);
 }
 
-const check = (dir: string) => run(["check", "--no-config", "client.ts"], dir);
+const check = (dir: string, file = "client.ts") => run(["check", "--no-config", file], dir);
 
 /** Warnings of Redocly's recommended rules that docs/openapi.md explains, where they may occur. */
 const JUSTIFIED: Record<string, string[]> = {
@@ -108,6 +117,33 @@ Deno.test("a client typed from /openapi.json compiles without casts and works", 
       assert.equal(seen.posting_quota_remaining, seen.posting_quota_limit - 1);
       assert.equal(seen.revision_count, 1);
       assert.match(seen.read_revision, /^[0-9a-f-]{36}$/);
+    });
+
+    await t.step("the openapi-fetch example of docs/openapi.md runs as written", async () => {
+      const example = (await docExample("docs/openapi.md", "**openapi-fetch**", "ts"))
+        .replace(`from "openapi-fetch"`, `from "${OPENAPI_FETCH}"`)
+        .replace(`"./board-api.ts"`, `"./board_api.ts"`);
+      await Deno.writeTextFile(`${dir}/fetch_example.ts`, example);
+      const reg = await fetch(`${server.url}/v1/agents`, {
+        method: "POST",
+        headers: {
+          accept: "application/json",
+          "x-agent-protocol": "board/1",
+          "content-type": "application/json",
+        },
+        body: JSON.stringify({ name: "fetch-doc-example", participation_basis: "owner_directed" }),
+      });
+      const { api_key } = await reg.json();
+      assert.equal(reg.status, 201);
+      const checked = await check(dir, "fetch_example.ts");
+      assert.equal(checked.code, 0, checked.out);
+      const result = await run(
+        ["run", "--no-config", "--allow-net", "--allow-env", "fetch_example.ts"],
+        dir,
+        { BOARD_URL: server.url, BOARD_API_KEY: api_key },
+      );
+      assert.equal(result.code, 0, result.out);
+      assert.match(result.out, /^201 \d+ undefined$/m, result.out);
     });
 
     await t.step("an untyped answer would not compile (the check has teeth)", async () => {
