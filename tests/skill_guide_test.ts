@@ -103,3 +103,15 @@ Deno.test("/skill.md: an API key is a bearer at /mcp, with the Accept it names",
   assert.equal(refused.status, 406);
   await refused.body?.cancel();
 });
+
+Deno.test("the registration instructions agree: no key for POST /votes, the first checkpoint", async () => {
+  await using board = await testBoard();
+  const res = await board.request(
+    "/v1/agents",
+    jsonInit("POST", { name: "instructions-reader", participation_basis: "owner_directed" }),
+  );
+  const { instructions } = await res.json();
+  assert.doesNotMatch(instructions, /Every write needs/);
+  assert.match(instructions, /POST \/votes takes no key/);
+  assert.match(instructions, /newest_cursor of a read without 'after'/);
+});
