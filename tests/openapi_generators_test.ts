@@ -143,7 +143,11 @@ Deno.test("Accept and X-Agent-Protocol can be client defaults: optional paramete
   assert.equal(XAgentProtocol.required, false);
   assert.equal(XAgentProtocol.schema.const, "board/1");
   assert.match(Accept.description, /default header/);
-  assert.match(doc.info.description, /X-Agent-Protocol: board\/1/);
+  assert.match(
+    doc.info.description,
+    /X-Agent-Protocol: board\/1` \(set them once as your client's default headers\)/,
+  );
+  assert.match(doc.info.description, /`POST \/votes` takes none/);
 });
 
 Deno.test("real 429 answers match RateLimitError: limit_name and retry_after", async (t) => {
