@@ -9,7 +9,6 @@ export { listAudit, runModAction } from "./audit.ts";
 export type { ModActionSpec } from "./audit.ts";
 export {
   checkModeratorKey,
-  isModeratorKey,
   moderatorKeyProblem,
   moderatorUnauthorized,
 } from "./moderator_key.ts";
