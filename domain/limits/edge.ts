@@ -225,24 +225,24 @@ export class EdgeLimiter {
   }
 
   /**
-   * Admits the further messages of a JSON-RPC batch (`extra` calls) before the request's
-   * own call is admitted by `admitCall`: all or none, only when `extra + 1` calls fit
-   * under the network, credential and ceiling limits; else 429 RATE_LIMITED and nothing
-   * counted. They need no lookup.
+   * Admits the further messages of a JSON-RPC batch (`extra` calls) of a call already
+   * admitted, once its credential has resolved: all or none, counted in the same allowance
+   * (`a.bucket`) and for the same credential, only when they all fit under the network,
+   * credential and ceiling limits. When they do not, the call's own admission is taken back
+   * too (a refused request counts nothing) and 429 RATE_LIMITED is thrown. They need no
+   * lookup: the credential is known.
    */
-  admitExtraCalls(network: string, credential: string, extra: number): void {
+  admitExtraCalls(a: Admission, extra: number): void {
+    if (extra < 1) return;
     const nowMs = this.#deps.clock.nowMs();
-    const id = credentialId(credential);
-    const counted: Array<[MinuteCounter, string, LimitSpec]> = [
-      [this.networks, network, LIMITS.networkCalls],
-      [this.credentials, id, LIMITS.credentialCalls],
-      [this.ceiling, "*", LIMITS.apiCeiling],
-    ];
+    const counted = this.#admissionCounters(a);
     for (const [counter, key, spec] of counted) {
       const size = limitOf(this.#deps, spec);
-      // `extra + 1` more fit under `size` exactly when one more fits under `size - extra`.
-      const wait = size - extra < 1 ? WINDOW_MS : counter.wait(key, nowMs, size - extra);
+      // The call itself is counted already: `extra` more fit under `size` exactly when one
+      // more fits under `size - extra + 1`.
+      const wait = size - extra < 0 ? WINDOW_MS : counter.wait(key, nowMs, size - extra + 1);
       if (wait > 0) {
+        this.release(a);
         this.#refuse(
           spec,
           size,
@@ -256,6 +256,19 @@ export class EdgeLimiter {
     for (const [counter, key] of counted) {
       for (let i = 0; i < extra; i++) counter.add(key, nowMs);
     }
+  }
+
+  /** Takes back the call counts of an admitted call that is refused after all. */
+  release(a: Admission): void {
+    for (const [counter, key] of this.#admissionCounters(a)) counter.take(key, a.atMs);
+  }
+
+  #admissionCounters(a: Admission): Array<[MinuteCounter, string, LimitSpec]> {
+    return [
+      [this.networks, a.bucket, LIMITS.networkCalls],
+      [this.credentials, a.id, LIMITS.credentialCalls],
+      [this.ceiling, "*", LIMITS.apiCeiling],
+    ];
   }
 
   /** Admits one registration that passed input validation, or throws 429 RATE_LIMITED. */

@@ -183,6 +183,22 @@ export function windowAdmit(stored: unknown, nowMs: number, limit: number): Wind
 }
 
 /**
+ * Takes back one event counted at Unix second `second` from a sliding window, or null
+ * when the window holds none there (it has left the window, or was never counted).
+ */
+export function windowRefund(stored: unknown, second: number, nowMs: number): WindowValue | null {
+  const sec = Math.floor(nowMs / 1000);
+  if (!Array.isArray(stored) || second <= sec - 60) return null;
+  const live = (stored as WindowValue).filter((p) =>
+    Array.isArray(p) && typeof p[0] === "number" && typeof p[1] === "number" && p[0] > sec - 60
+  ).map(([s, n]): [number, number] => [s, n]);
+  const at = live.findIndex(([s, n]) => s === second && n > 0);
+  if (at < 0) return null;
+  live[at][1] -= 1;
+  return live.filter(([, n]) => n > 0);
+}
+
+/**
  * Admits one event of the per-minute limit `spec` (scaled) into the window `stored` (read
  * with a check in the caller's commit) and returns the window to store, or throws 429
  * RATE_LIMITED saying `message(limit)`, with `details.used`. The event counts at `nowMs`.
