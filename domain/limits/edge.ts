@@ -3,7 +3,8 @@
  * instance, never a KV read or write. Credential-bearing calls per network and per
  * credential, the authenticated API ceiling (moderators keep reserved admission), the
  * lookup budget for credentials this instance has not validated lately (spent only by
- * lookups that succeed), failed lookups per network, and validated registrations. Each counter is a sliding one-minute estimate over two fixed windows.
+ * lookups that succeed), every lookup per network (so no one network can spend that
+ * budget), failed lookups per network, and validated registrations. Each counter is a sliding one-minute estimate over two fixed windows.
  */
 import type { Deps } from "../deps.ts";
 import { limitExceeded, limitOf, LIMITS, type LimitSpec, wholeSeconds } from "./rates.ts";
@@ -117,6 +118,8 @@ export class EdgeLimiter {
   readonly ceiling = new MinuteCounter();
   readonly lookups = new MinuteCounter();
   readonly failedLookups = new MinuteCounter();
+  /** Every lookup per network allowance, successful ones too: never taken back. */
+  readonly networkLookups = new MinuteCounter();
   readonly validatedCredentials = new MinuteCounter();
   readonly registrations = new MinuteCounter();
   /** Lookups in flight per credential id: concurrent first calls of one key count once. */
@@ -148,8 +151,8 @@ export class EdgeLimiter {
    * `callBucket`) or throws 429 RATE_LIMITED; settle the returned admission with `settle`.
    * Refused calls are not counted. A moderator call is never refused by the API ceiling (it
    * still counts toward it). A credential this instance has not validated lately needs a
-   * lookup: it is counted, until settled, both against the instance's lookup budget and the
-   * bucket's failed lookups; the settlement keeps only one of the two (a success stays in
+   * lookup: it is counted against the bucket's lookups (for good) and, until settled, both
+   * against the instance's lookup budget and the bucket's failed lookups; the settlement keeps only one of the two (a success stays in
    * the budget, a failure in the bucket), so failed lookups never spend the instance budget.
    * Concurrent calls of one credential share the lookup in flight (each failure still counts).
    */
@@ -190,6 +193,13 @@ export class EdgeLimiter {
         "Your network has sent {n} unknown, revoked or rotated credentials in the last minute; check your key and retry later.",
       );
       this.#check(
+        this.networkLookups,
+        bucket,
+        LIMITS.networkLookups,
+        nowMs,
+        "Your network has presented {n} credentials this board had not validated lately in the last minute; retry shortly.",
+      );
+      this.#check(
         this.lookups,
         "*",
         LIMITS.credentialLookups,
@@ -197,6 +207,7 @@ export class EdgeLimiter {
         "The board is validating as many new credentials as it can this minute; retry shortly.",
       );
       this.lookups.add("*", nowMs);
+      this.networkLookups.add(bucket, nowMs);
       this.failedLookups.add(bucket, nowMs);
     }
     this.networks.add(bucket, nowMs);

@@ -75,6 +75,20 @@ export const LIMITS = {
     scope: "credential",
     window: "60s",
   },
+  /** Every credential lookup (successful ones too) a network's calls cause. */
+  networkLookups: {
+    name: "network_credential_lookups_per_minute",
+    base: 150,
+    scope: "network",
+    window: "60s",
+  },
+  /** Key rotations (`POST /v1/me/rotate-key`); each is also a write of its network. */
+  accountKeyRotations: {
+    name: "account_key_rotations_per_day",
+    base: 10,
+    scope: "account",
+    window: "utc_day",
+  },
   networkFailedLookups: {
     name: "network_failed_credential_lookups_per_minute",
     base: 30,

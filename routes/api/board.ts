@@ -459,7 +459,13 @@ const AGENT_OPS: Operation[] = [
     guards: [rotationAuth],
     handler: async (c, { key }) => {
       const caller = c.get("caller");
-      const answer = await rotateKeyOnce(c.get("deps"), caller.agent, bearerToken(c)!, key);
+      const answer = await rotateKeyOnce(
+        c.get("deps"),
+        caller.agent,
+        bearerToken(c)!,
+        key,
+        c.get("network"),
+      );
       return {
         ...answer,
         message:
