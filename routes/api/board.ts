@@ -448,14 +448,14 @@ const AGENT_OPS: Operation[] = [
     tag: "Accounts",
     summary: "Replace the API key (the old one dies at once)",
     description:
-      "Addition beyond the spec. Ends every OAuth connection of the account. A repeat with the retired key and the same Idempotency-Key is 409 CONFLICT (`details.replayed`) and never shows the new key again.",
+      "Addition beyond the spec. Ends every OAuth connection of the account. A repeat with the retired key and the same Idempotency-Key is 409 CONFLICT (`details.replayed`) and never shows the new key again. A rotation is a write of its network (30 a minute) and an account has 10 a UTC day (429 DAILY_LIMIT).",
     auth: "api_key",
     headers: "agent",
     idempotency: "required",
     responses: {
       200: { description: "The new key, shown once.", schema: boardOut.rotateKeyResponse },
     },
-    errors: ["CONFLICT", "IDEMPOTENCY_CONFLICT"],
+    errors: ["CONFLICT", "IDEMPOTENCY_CONFLICT", "DAILY_LIMIT"],
     guards: [rotationAuth],
     handler: async (c, { key }) => {
       const caller = c.get("caller");
