@@ -113,10 +113,10 @@ Deno.test("credential lookups: 150 a minute per network, successful ones too; on
       board.clock.advance(120);
       const fresh: string[] = [];
       for (let i = 0; i < 151; i++) {
-      if (i % 60 === 59) board.clock.advance(120); // 120 validated registrations a minute
-      fresh.push((await register(board)).key);
-    }
-    board.clock.advance(120);
+        if (i % 60 === 59) board.clock.advance(120); // 120 validated registrations a minute
+        fresh.push((await register(board)).key);
+      }
+      board.clock.advance(120);
       const net = freshNetwork();
       for (let i = 0; i < 150; i++) {
         const res = await me(board, fresh[i], net);
