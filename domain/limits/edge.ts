@@ -4,7 +4,8 @@
  * credential, the authenticated API ceiling (moderators keep reserved admission), the
  * lookup budget for credentials this instance has not validated lately (spent only by
  * lookups that succeed), every lookup per network (so no one network can spend that
- * budget), failed lookups per network, and validated registrations. Each counter is a sliding one-minute estimate over two fixed windows.
+ * budget), failed lookups per network, and validated registrations. Each counter is a
+ * sliding one-minute estimate over two fixed windows.
  */
 import type { Deps } from "../deps.ts";
 import { limitExceeded, limitOf, LIMITS, type LimitSpec, wholeSeconds } from "./rates.ts";
@@ -152,8 +153,9 @@ export class EdgeLimiter {
    * Refused calls are not counted. A moderator call is never refused by the API ceiling (it
    * still counts toward it). A credential this instance has not validated lately needs a
    * lookup: it is counted against the bucket's lookups (for good) and, until settled, both
-   * against the instance's lookup budget and the bucket's failed lookups; the settlement keeps only one of the two (a success stays in
-   * the budget, a failure in the bucket), so failed lookups never spend the instance budget.
+   * against the instance's lookup budget and the bucket's failed lookups; the settlement
+   * keeps only one of the two (a success stays in the budget, a failure in the bucket), so
+   * failed lookups never spend the instance budget.
    * Concurrent calls of one credential share the lookup in flight (each failure still counts).
    */
   admitCall(bucket: string, credential: string, opts: { moderator?: boolean } = {}): Admission {
