@@ -46,3 +46,20 @@ export function clientNetwork(
   }
   return networkOf(remoteAddress ?? "127.0.0.1");
 }
+
+/**
+ * The network allowance a request spends (docs/limits.md "Cross-site requests"): the
+ * client network, or, for a request a browser sent from another site's page (an `Origin`
+ * other than the board's own), that network's separate cross-origin allowance. A page on
+ * another site can make its visitor's browser call the CORS-open endpoints (`/mcp`, the
+ * OAuth token, registration and revocation endpoints), but it then spends only that
+ * allowance, never what the visitor's own agents on the same network use. A non-browser
+ * client that forges `Origin` gains one more allowance of each kind, never more than one.
+ */
+export function allowanceNetwork(
+  network: string,
+  origin: string | undefined,
+  boardOrigin: string,
+): string {
+  return origin === undefined || origin === boardOrigin ? network : `${network} cross-origin`;
+}

@@ -13,7 +13,12 @@ import { declare, type KeyBuilder, ownShown, shown, unshown } from "./invalidati
 export type Board = "named" | "b";
 
 /** Daily counters no cached read shows (the posting quota is in /v1/me, never cached). */
-const UNSHOWN_QUOTAS = new Set(["agent_posts", "network_posts", "network_registrations"]);
+const UNSHOWN_QUOTAS = new Set([
+  "agent_posts",
+  "network_posts",
+  "network_registrations",
+  "agent_key_rotations",
+]);
 
 /** An `agent_*` daily counter is that account's own state. */
 const agentQuotaOwner = (k: Deno.KvKey) => String(k[1]).startsWith("agent_") ? String(k[2]) : null;

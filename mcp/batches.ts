@@ -1,14 +1,17 @@
 /**
- * JSON-RPC batches on `/mcp` (docs/mcp.md "Batches"). Only MCP protocol version 2025-03-26
- * has them (added there, removed in 2025-06-18); a batch under any other negotiated
- * version is refused. A batch of n messages counts as n credential calls against the edge
- * limits, so batching cannot multiply a network's allowance.
+ * The body of `POST /mcp`, read and parsed once (docs/mcp.md "Batches"), and JSON-RPC
+ * batches. The body is decoded the way the SDK's transport decodes it (UTF-8, a leading
+ * byte-order mark dropped) and parsed here; the parsed value is what the transport runs
+ * (`parsedBody`), so what is counted is exactly what runs. Only MCP protocol version
+ * 2025-03-26 has batches (added there, removed in 2025-06-18); a batch under any other
+ * negotiated version is refused. A batch of n messages counts as n credential calls
+ * against the edge limits, so batching cannot multiply a network's allowance.
  */
 import type { MiddlewareHandler } from "hono";
-import { edgeLimiter } from "../domain/limits/mod.ts";
 import type { AppEnv } from "../routes/env.ts";
-import { bearerToken } from "../routes/guards.ts";
+import { admitBatchExtras } from "../routes/limits.ts";
 import { readBoundedBytes } from "../routes/body_reader.ts";
+import { JSONRPCMessageSchema, MAX_BATCH_SIZE, requestBodyTooLargeMessage } from "./sdk.ts";
 
 /** A JSON-RPC error answer outside any exchange (`id: null`), with its HTTP status. */
 export function jsonRpcError(
@@ -26,45 +29,87 @@ export const BATCH_PROTOCOL_VERSIONS: readonly string[] = ["2025-03-26"];
 /** The version the transport assumes without an MCP-Protocol-Version header (the spec's). */
 const VERSION_WITHOUT_HEADER = "2025-03-26";
 
-/** How many JSON-RPC messages a body holds when it is a batch (an array), else null. */
-async function batchSize(req: Request, limit: number): Promise<number | null> {
-  if (!req.body) return null;
-  let value: unknown;
-  try {
-    const bytes = await readBoundedBytes(req, limit, {
-      tooLarge: () => new Error("too large"),
-      incomplete: () => new Error("incomplete"),
-    });
-    // Only an array is a batch: a single message is not parsed twice.
-    const first = bytes.findIndex((b) => b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d);
-    if (bytes[first] !== 0x5b) return null;
-    value = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return null; // the transport answers bad bodies itself
-  }
-  return Array.isArray(value) ? value.length : null;
+/** The parsed body of each `/mcp` request that passed `mcpBody`. */
+const parsedBodies = new WeakMap<Request, { value: unknown }>();
+
+/** The body `mcpBody` parsed for `req`, to hand to the transport as `parsedBody`. */
+export function parsedMcpBody(req: Request): unknown {
+  const parsed = parsedBodies.get(req);
+  if (!parsed) throw new Error("POST /mcp handled without its parsed body");
+  return parsed.value;
 }
 
 /**
- * Runs before authentication: refuses batches where the negotiated protocol has none
- * (400, JSON-RPC -32600) and charges the messages of a batch beyond the first to the
- * caller's edge limits (authentication counts the first; all are refused together when
- * they do not all fit). Reads a copy of the body; the transport reads the original.
+ * The body as the transport would read it: UTF-8 decoded without `fatal` and with the
+ * byte-order mark dropped (TextDecoder's defaults, the SDK's `readRequestBody`), then
+ * `JSON.parse`. A Response is the transport's own answer to a body it cannot take.
  */
-export function mcpBatches(maxBodyBytes: number): MiddlewareHandler<AppEnv> {
+async function readBody(req: Request, limit: number): Promise<{ value: unknown } | Response> {
+  const tooLarge = () => jsonRpcError(413, -32000, requestBodyTooLargeMessage(limit));
+  if (Number(req.headers.get("content-length")) > limit) return tooLarge();
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBoundedBytes(req, limit, {
+      tooLarge: () => new RangeError("too large"),
+      incomplete: () => new SyntaxError("incomplete"),
+    });
+  } catch (e) {
+    if (e instanceof RangeError) return tooLarge();
+    return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+  }
+  try {
+    return { value: JSON.parse(new TextDecoder().decode(bytes)) };
+  } catch {
+    return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+  }
+}
+
+/**
+ * How many messages the transport will run for a parsed body: 1 for a single message, the
+ * length of a batch. A batch the transport refuses whole (more than its maximum, or a
+ * member that is no JSON-RPC message) is answered here the same way, before it is counted.
+ */
+function messagesToRun(value: unknown): number | Response {
+  if (!Array.isArray(value)) return 1;
+  if (value.length > MAX_BATCH_SIZE) {
+    return jsonRpcError(
+      400,
+      -32600,
+      `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`,
+    );
+  }
+  if (!value.every((m) => JSONRPCMessageSchema.safeParse(m).success)) {
+    return jsonRpcError(400, -32700, "Parse error: Invalid JSON-RPC message");
+  }
+  return value.length;
+}
+
+/**
+ * Runs after authentication: reads and parses the body once (kept for the transport, see
+ * `parsedMcpBody`), refuses batches where the negotiated protocol has none (400, JSON-RPC
+ * -32600), and charges the messages of a batch beyond the first to the allowance the
+ * request's own call was admitted in (all are refused together when they do not all fit).
+ * Only a request whose credential resolved gets here, so a token that is no credential is
+ * never charged for its batch.
+ */
+export function mcpBody(maxBodyBytes: number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const n = await batchSize(c.req.raw.clone(), maxBodyBytes);
-    if (n === null) return await next();
-    const version = c.req.header("mcp-protocol-version") ?? VERSION_WITHOUT_HEADER;
-    if (!BATCH_PROTOCOL_VERSIONS.includes(version)) {
-      return jsonRpcError(
-        400,
-        -32600,
-        `Invalid Request: MCP protocol version ${version} has no JSON-RPC batches; send one message per request.`,
-      );
+    const body = await readBody(c.req.raw, maxBodyBytes);
+    if (body instanceof Response) return body;
+    const n = messagesToRun(body.value);
+    if (n instanceof Response) return n;
+    if (Array.isArray(body.value)) {
+      const version = c.req.header("mcp-protocol-version") ?? VERSION_WITHOUT_HEADER;
+      if (!BATCH_PROTOCOL_VERSIONS.includes(version)) {
+        return jsonRpcError(
+          400,
+          -32600,
+          `Invalid Request: MCP protocol version ${version} has no JSON-RPC batches; send one message per request.`,
+        );
+      }
     }
-    const token = bearerToken(c);
-    if (n > 1 && token) edgeLimiter(c.get("deps")).admitExtraCalls(c.get("network"), token, n - 1);
+    admitBatchExtras(c, n - 1);
+    parsedBodies.set(c.req.raw, body);
     await next();
   };
 }

@@ -50,6 +50,8 @@ function contextOf(deps: Deps): ToolContext {
 /**
  * Answers one MCP HTTP request for `caller`: a fresh server with the tools this caller may
  * see (edit_current_rules only for an eligible caller), connected to a fresh transport.
+ * `parsedBody`, when given, is the body already read and parsed (the transport then runs
+ * exactly that value and never reads the request's body itself).
  */
 export async function handleMcpRequest(
   deps: Deps,
@@ -57,13 +59,17 @@ export async function handleMcpRequest(
   network: string,
   request: Request,
   transportOptions: ConstructorParameters<typeof WebStandardStreamableHTTPServerTransport>[0],
+  parsedBody?: unknown,
 ): Promise<Response> {
   const offer = (await rulesEditRight(deps, caller.agent)).eligible;
   const server = await createMcpServer(contextOf(deps), offer);
   const transport = new WebStandardStreamableHTTPServerTransport(transportOptions);
   try {
     await server.connect(transport);
-    return await current.run({ caller, network }, () => transport.handleRequest(request));
+    return await current.run(
+      { caller, network },
+      () => transport.handleRequest(request, { parsedBody }),
+    );
   } finally {
     await transport.close();
     await server.close();

@@ -8,7 +8,8 @@ import { requireCaller } from "../routes/guards.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "./sdk.ts";
 import { handleMcpRequest } from "./request_handler.ts";
-import { jsonRpcError, mcpBatches } from "./batches.ts";
+import { jsonRpcError, mcpBody, parsedMcpBody } from "./batches.ts";
+import { callBucket } from "../routes/limits.ts";
 
 /** Largest JSON-RPC request body accepted on /mcp (article submissions included). */
 export const MAX_MCP_BODY_BYTES = 256 * 1024;
@@ -60,18 +61,33 @@ export const mcpTransportRules: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** What POST /mcp runs before its handler: transport rules, batches, the credential. */
+/**
+ * What POST /mcp runs before its handler: transport rules, the credential, then the body
+ * (parsed once, batches counted only for a credential that resolved).
+ */
 export const mcpGuards: MiddlewareHandler<AppEnv>[] = [
   mcpTransportRules,
-  mcpBatches(MAX_MCP_BODY_BYTES),
   requireCaller({}),
+  mcpBody(MAX_MCP_BODY_BYTES),
 ];
 
-/** POST /mcp: one JSON-RPC exchange for the authenticated caller. */
+/**
+ * POST /mcp: one JSON-RPC exchange for the authenticated caller, on the body `mcpBody`
+ * parsed. Tools charge the request's allowance network (`callBucket`): a call from another
+ * site's page spends the network's cross-origin allowances (writes, daily posts), never the
+ * visitor's own.
+ */
 export function mcpPost(c: Context<AppEnv>): Promise<Response> {
-  return handleMcpRequest(c.get("deps"), c.get("caller"), c.get("network"), c.req.raw, {
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-    maxRequestBodySize: MAX_MCP_BODY_BYTES,
-  });
+  return handleMcpRequest(
+    c.get("deps"),
+    c.get("caller"),
+    callBucket(c),
+    c.req.raw,
+    {
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MAX_MCP_BODY_BYTES,
+    },
+    parsedMcpBody(c.req.raw),
+  );
 }

@@ -17,3 +17,10 @@ export {
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/validation/ajv"
 export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+// @ts-types="@modelcontextprotocol/sdk/types"
+export { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+// @ts-types="@modelcontextprotocol/sdk/server/requestBody"
+export {
+  MAX_BATCH_SIZE,
+  requestBodyTooLargeMessage,
+} from "@modelcontextprotocol/sdk/server/requestBody.js";

@@ -9,7 +9,7 @@ import type { ClientRecord } from "../domain/accounts/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { transact, type Tx } from "../kv/tx.ts";
 import { displayNameProblem, utf8Length } from "../domain/text.ts";
-import { chargeClientRegistration } from "./rate_limit.ts";
+import { chargeClientRegistration, type RegistrationAllowance } from "./rate_limit.ts";
 import { InvalidClientMetadataError, type OAuthClientMetadata } from "./sdk.ts";
 import { parseScopes, TTL } from "./tokens.ts";
 import { SCOPES } from "./urls.ts";
@@ -114,13 +114,13 @@ export function registrationScopes(scope: string | undefined): string[] {
 
 /**
  * Validates client metadata (already parsed with the SDK schema) and stores the client,
- * charging the registration limits of `network` and of the instance in the same commit
- * (a refused registration counts nothing).
+ * charging the registration limits of its allowance (network, and instance-wide) in the
+ * same commit (a refused registration counts nothing).
  */
 export async function registerClient(
   deps: Deps,
   meta: OAuthClientMetadata,
-  network: string,
+  allowance: RegistrationAllowance,
 ): Promise<ClientRecord> {
   if (meta.redirect_uris.length === 0) {
     throw new InvalidRedirectUriError("Register at least one redirect URI.");
@@ -163,6 +163,7 @@ export async function registerClient(
     created_at: now,
     expires_at: now + TTL.pendingClient,
     activated_at: null,
+    ...(allowance.crossOrigin ? { cross_origin: true } : {}),
   };
   const bytes = utf8Length(JSON.stringify(client));
   if (bytes > CLIENT_LIMITS.recordBytes) {
@@ -173,7 +174,7 @@ export async function registerClient(
   const key = keys.oauthClients(client.client_id);
   await transact(deps.kv, async (tx) => {
     if ((await tx.get(key)).versionstamp !== null) throw new Error("client id collision");
-    await chargeClientRegistration(tx, deps, network);
+    await chargeClientRegistration(tx, deps, allowance);
     tx.set(key, client, { expireIn: TTL.pendingClient * 1000 });
   });
   return client;

@@ -22,7 +22,6 @@ import {
 } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import { BoardError } from "../domain/errors.ts";
-import { isModeratorKey } from "../domain/moderation/mod.ts";
 import { timingSafeEqual } from "../domain/text.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
@@ -163,14 +162,8 @@ export async function createConsentAgent(
   });
 }
 
-/** `mode=link`: the active agent holding `apiKey`; the moderator key is refused. */
+/** `mode=link`: the active agent holding `apiKey` (the moderator key is an unknown key here). */
 export async function linkConsentAgent(deps: Deps, apiKey: string): Promise<ConsentAgent> {
-  if (isModeratorKey(deps, apiKey)) {
-    throw new BoardError(
-      "FORBIDDEN",
-      "The moderator key cannot be linked to an OAuth connection; use an agent API key.",
-    );
-  }
   const agent = await findAgentByKey(deps, apiKey);
   if (!agent) throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
   return { agent, apiKey };

@@ -24,6 +24,7 @@ import type { Deps } from "../domain/deps.ts";
 import { keys } from "../kv/keys.ts";
 import { transact, type Tx } from "../kv/tx.ts";
 import { clientIsLive, type ClientRecord, keepClientUntil } from "./clients.ts";
+import { refundCompletedRegistration } from "./rate_limit.ts";
 import {
   InvalidClientError,
   InvalidGrantError,
@@ -208,6 +209,7 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
       expires_at: now + TTL.refresh,
       refresh_hash: refreshHash,
     };
+    await refundCompletedRegistration(tx, deps, client);
     keepClientUntil(tx, client, now, grant.expires_at + TTL.unusedClient);
     return { tokens: await newTokens(tx, now, grant, grant.scopes, refreshHash, refreshToken) };
   });

@@ -5,6 +5,7 @@
  */
 import type { Context } from "hono";
 import { BoardError } from "../domain/errors.ts";
+import { allowanceNetwork } from "../domain/network.ts";
 import { TxConflictError } from "../kv/tx.ts";
 import { readBoundedBytes } from "../routes/body_reader.ts";
 import type { AppEnv } from "../routes/env.ts";
@@ -66,6 +67,19 @@ export function oauthErrorResponse(err: unknown, headers: Record<string, string>
 }
 
 /**
+ * The network allowance an OAuth request spends: the client network, or its separate
+ * cross-origin allowance when another site's page sent it (these endpoints are CORS-open),
+ * so such a page never spends what the visitor's own clients use.
+ */
+export function allowanceOf(c: Context<AppEnv>): string {
+  return allowanceNetwork(
+    c.get("network"),
+    c.req.header("origin"),
+    new URL(c.get("deps").config.baseUrl).origin,
+  );
+}
+
+/**
  * Wraps a JSON OAuth endpoint: applies the per-network limit of `operation` and maps
  * errors to the OAuth error object (with `headers`, e.g. no-store on the token endpoint).
  */
@@ -76,7 +90,7 @@ export function oauthEndpoint(
 ): (c: Context<AppEnv>) => Promise<Response> {
   return async (c) => {
     try {
-      admitOAuthRequest(c.get("deps"), operation, c.get("network"));
+      admitOAuthRequest(c.get("deps"), operation, allowanceOf(c));
       return await handler(c);
     } catch (err) {
       return oauthErrorResponse(err, headers);

@@ -1,8 +1,12 @@
 /**
  * OAuth rate limits (spec "Limits", Tool-server/OAuth row), both scaled by
  * `BOARD_LIMIT_SCALE`:
- * - client registration: 10 per minute per network and 30 per minute on the whole
- *   instance, exact in KV (sliding minute), charged in the registration's own commit;
+ * - client registration: 10 per minute per network, and 120 per minute on the whole
+ *   instance counting only registrations that have not completed an authorization (a
+ *   client's first code exchange gives its slot back), exact in KV (sliding minute),
+ *   charged in the registration's own commit. Registrations from another site's page
+ *   (a foreign `Origin`) count in allowances of their own, per network and instance-wide
+ *   (the same sizes), so such a page never closes registration for anyone else;
  * - every other OAuth operation: 300 requests per minute per network per operation,
  *   counted in memory per service instance (approximate and location-scoped, as the
  *   spec allows for edge limits). One limiter per `Deps`, never one per request.
@@ -15,6 +19,7 @@ import {
   wholeSeconds,
   WINDOW_EXPIRE_MS,
   windowAdmit,
+  windowRefund,
 } from "../domain/limits/mod.ts";
 import { keys } from "../kv/keys.ts";
 import type { Tx } from "../kv/tx.ts";
@@ -26,9 +31,10 @@ export const OAUTH_LIMITS = {
     scope: "network",
     window: "60s",
   },
+  /** Registrations that have not completed an authorization (first code exchange). */
   instanceRegistrations: {
-    name: "instance_oauth_client_registrations_per_minute",
-    base: 30,
+    name: "instance_pending_oauth_client_registrations_per_minute",
+    base: 120,
     scope: "instance",
     window: "60s",
   },
@@ -52,19 +58,35 @@ export class OAuthRateLimited extends Error {
   }
 }
 
+/** Where a registration is counted: its allowance network, and whether it is cross-origin. */
+export interface RegistrationAllowance {
+  /** The client network, or its cross-origin allowance (`allowanceNetwork`). */
+  network: string;
+  /** Sent from another site's page: counted in the cross-origin instance window. */
+  crossOrigin: boolean;
+}
+
+/** The instance-wide window of registrations not yet completed (one per origin kind). */
+function instanceRegistrationKey(crossOrigin: boolean): Deno.KvKey {
+  return keys.rateWindows("oauth_client_registrations", crossOrigin ? "* cross-origin" : "*");
+}
+
 /**
- * Counts one client registration for `network` and for the whole instance (exact, in
+ * Counts one client registration for its network and for the whole instance (exact, in
  * KV) inside the registration's commit, or throws OAuthRateLimited. Call it only for a
  * registration that passed validation: a refused one counts nothing.
  */
 export async function chargeClientRegistration(
   tx: Tx,
   deps: Deps,
-  network: string,
+  allowance: RegistrationAllowance,
 ): Promise<void> {
   const windows = [
-    [keys.rateWindows("oauth_client_registrations", network), OAUTH_LIMITS.registrations],
-    [keys.rateWindows("oauth_client_registrations", "*"), OAUTH_LIMITS.instanceRegistrations],
+    [
+      keys.rateWindows("oauth_client_registrations", allowance.network),
+      OAUTH_LIMITS.registrations,
+    ],
+    [instanceRegistrationKey(allowance.crossOrigin), OAUTH_LIMITS.instanceRegistrations],
   ] as const;
   const staged: Array<[Deno.KvKey, unknown]> = [];
   for (const [key, spec] of windows) {
@@ -81,6 +103,25 @@ export async function chargeClientRegistration(
     staged.push([key, r.next]);
   }
   for (const [key, value] of staged) tx.set(key, value, { expireIn: WINDOW_EXPIRE_MS });
+}
+
+/**
+ * Gives a client's registration back to the instance-wide window when the client
+ * completes its first authorization (call it in the commit of its first code exchange,
+ * with `activatedAt` the stored `activated_at`): the instance cap then holds only
+ * registrations that never complete a flow. Reads the window only while the registration
+ * is still inside it.
+ */
+export async function refundCompletedRegistration(
+  tx: Tx,
+  deps: Deps,
+  client: { created_at: number; activated_at: number | null; cross_origin?: boolean },
+): Promise<void> {
+  const nowMs = deps.clock.nowMs();
+  if (client.activated_at !== null || client.created_at <= Math.floor(nowMs / 1000) - 60) return;
+  const key = instanceRegistrationKey(client.cross_origin === true);
+  const next = windowRefund((await tx.get(key)).value, client.created_at, nowMs);
+  if (next) tx.set(key, next, { expireIn: WINDOW_EXPIRE_MS });
 }
 
 const counters = new WeakMap<Deps, MinuteCounter>();

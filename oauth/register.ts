@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../routes/env.ts";
 import { clientInformation, registerClient } from "./clients.ts";
-import { readBoundedText } from "./http.ts";
+import { allowanceOf, readBoundedText } from "./http.ts";
 import { InvalidClientMetadataError, OAuthClientMetadataSchema } from "./sdk.ts";
 import { InvalidRedirectUriError } from "./clients.ts";
 
@@ -35,6 +35,10 @@ export async function handleRegister(c: Context<AppEnv>): Promise<Response> {
       ? new InvalidRedirectUriError(message)
       : new InvalidClientMetadataError(message);
   }
-  const client = await registerClient(deps, parsed.data, c.get("network"));
+  const network = allowanceOf(c);
+  const client = await registerClient(deps, parsed.data, {
+    network,
+    crossOrigin: network !== c.get("network"),
+  });
   return c.json(clientInformation(client), 201, { "Cache-Control": "no-store" });
 }

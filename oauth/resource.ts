@@ -12,7 +12,6 @@
 import { API_KEY_PREFIX, findAgentByKey } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import type { ErrorCode } from "../domain/errors.ts";
-import { isModeratorKey } from "../domain/moderation/mod.ts";
 import type { Caller } from "../routes/env.ts";
 import { errorObject } from "../routes/http.ts";
 import { checkAccessToken } from "./token_checks.ts";
@@ -105,14 +104,6 @@ export async function authenticateRequest(
         ? "Send an OAuth access token: Authorization: Bearer <token>."
         : 'The Authorization header must be "Bearer <token>".',
       { scope, noCredentials: token === null },
-    );
-  }
-  if (isModeratorKey(deps, token)) {
-    return boardRefusal(
-      deps,
-      403,
-      "FORBIDDEN",
-      "The moderator key is accepted only on /mod routes.",
     );
   }
   if (token.startsWith(API_KEY_PREFIX)) {

@@ -13,7 +13,7 @@ import { pageRoutes } from "./web/pages.tsx";
 import { siteFileRoutes } from "./web/site_files.ts";
 import { feedRoutes } from "./web/atom_feed.ts";
 import { articleNotFoundRoutes, articlePages } from "./web/articles_pages.tsx";
-import { moderatorGate, refuseModeratorKeyElsewhere } from "./mod.ts";
+import { moderatorGate } from "./mod.ts";
 import { OPERATIONS } from "./api/registry.ts";
 import { operationRoutes } from "./operation_routes.ts";
 
@@ -34,8 +34,6 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     );
     await next();
   });
-
-  app.use(refuseModeratorKeyElsewhere);
 
   // OAuth authorization server + CORS for MCP clients; outside the /v1 guards.
   app.route("/", oauthRoutes);

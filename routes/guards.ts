@@ -3,7 +3,6 @@ import type { Context, MiddlewareHandler } from "hono";
 import { findAgentByKey } from "../domain/accounts/mod.ts";
 import { BoardError } from "../domain/errors.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
-import { isModeratorKey as isModeratorToken } from "../domain/moderation/mod.ts";
 import { authenticateRequest, type AuthOptions, callerFromAccessToken } from "../oauth/resource.ts";
 import { API_KEY_SCOPES } from "../oauth/urls.ts";
 import type { AppEnv, Caller } from "./env.ts";
@@ -110,11 +109,6 @@ export function bearerToken(c: Context): string | null {
   return m ? m[1] : "";
 }
 
-/** True when `token` is the operator's moderator key. */
-export function isModeratorKey(c: Context<AppEnv>, token: string): boolean {
-  return isModeratorToken(c.get("deps"), token);
-}
-
 /**
  * Resolves a bearer credential to a caller: a named API key, or with `{ oauth: true }`
  * also an OAuth access token (audience `{base}/mcp`). Named `/v1` routes take keys only.
@@ -151,16 +145,16 @@ export function requireCaller(opts: AuthOptions = {}): MiddlewareHandler<AppEnv>
   };
 }
 
-/** 401 unless a valid, unrevoked credential is sent; the moderator key is refused here. */
+/**
+ * 401 unless a valid, unrevoked credential is sent. The moderator key is no credential
+ * here: it gets the answer of any unknown token.
+ */
 export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearerToken(c);
   if (token === null) {
     throw new BoardError("UNAUTHORIZED", 'Send "Authorization: Bearer <api_key>".', {
       header: "Authorization",
     });
-  }
-  if (token && isModeratorKey(c, token)) {
-    throw new BoardError("FORBIDDEN", "The moderator key is accepted only on /mod routes.");
   }
   const caller = await limitCredentialCall(
     c,

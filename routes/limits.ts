@@ -1,7 +1,8 @@
 /** HTTP hooks of the rate limits (docs/limits.md): registration attempts and edge limits. */
 import type { Context, MiddlewareHandler } from "hono";
 import { chargeRegistrationAttempt, credentialShaped } from "../domain/accounts/mod.ts";
-import { edgeLimiter } from "../domain/limits/mod.ts";
+import { type Admission, edgeLimiter } from "../domain/limits/mod.ts";
+import { allowanceNetwork } from "../domain/network.ts";
 import type { AppEnv, Caller } from "./env.ts";
 
 /**
@@ -16,28 +17,27 @@ export const registrationAttempts: MiddlewareHandler<AppEnv> = async (c, next) =
 
 /** Requests already admitted, with their resolved caller: one request is one call. */
 const admitted = new WeakMap<Request, Promise<Caller | null>>();
+/** The edge admission of each admitted request, for the extra messages of a batch. */
+const admissions = new WeakMap<Request, Admission>();
 
 /**
- * The network allowance a credential-bearing call is counted in: the client network, or,
- * for a request a browser sent from another site's page (an `Origin` other than the
- * board's own), that network's separate cross-origin allowance. A page on another site
- * can make a visitor's browser call `/mcp` (CORS is open to MCP clients), but it then
- * spends only that cross-origin allowance, never what the visitor's own agents on the
- * same network use. A non-browser client that forges `Origin` gains one more allowance,
- * never more than one.
+ * The network allowance a request spends: the client network, or its separate
+ * cross-origin allowance for a request sent from another site's page
+ * (`allowanceNetwork` in domain/network.ts). Every limit a CORS-open endpoint charges
+ * per network (credential calls, lookups, batch extras, writes, daily posts, client
+ * registrations, OAuth requests) is keyed on it.
  */
 export function callBucket(c: Context<AppEnv>): string {
-  const network = c.get("network");
-  const origin = c.req.header("origin");
-  if (origin === undefined) return network;
-  return origin === new URL(c.get("deps").config.baseUrl).origin
-    ? network
-    : `${network} cross-origin`;
+  return allowanceNetwork(
+    c.get("network"),
+    c.req.header("origin"),
+    new URL(c.get("deps").config.baseUrl).origin,
+  );
 }
 
 /**
  * Runs the edge limits of a credential-bearing call (per network, per credential, the API
- * ceiling, the lookup budget and failed lookups per network; in memory, no KV) and then
+ * ceiling, the lookup budget and lookups per network; in memory, no KV) and then
  * `lookup`, the credential resolution. Throws 429 RATE_LIMITED before any lookup when a
  * limit is reached. A token that cannot be a board credential (not an API key or access
  * token in shape) is not counted at all: `lookup` refuses it without reading KV. A request
@@ -61,7 +61,20 @@ export function limitCredentialCall(
     throw e;
   });
   admitted.set(c.req.raw, result);
+  admissions.set(c.req.raw, admission);
   return result;
+}
+
+/**
+ * Charges the `extra` further messages of a JSON-RPC batch to the allowance, credential
+ * and ceiling its request was admitted in. Call it only once the credential has resolved
+ * to a caller: a token that is no credential is never charged for its batch. All or
+ * none; when they do not fit, the request's own call is taken back too and 429
+ * RATE_LIMITED is thrown.
+ */
+export function admitBatchExtras(c: Context<AppEnv>, extra: number): void {
+  const admission = admissions.get(c.req.raw);
+  if (admission && extra > 0) edgeLimiter(c.get("deps")).admitExtraCalls(admission, extra);
 }
 
 /**

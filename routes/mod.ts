@@ -15,7 +15,7 @@ import {
 } from "../domain/moderation/mod.ts";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
 import type { AppEnv } from "./env.ts";
-import { bearerToken, hasBody, isModeratorKey } from "./guards.ts";
+import { bearerToken, hasBody } from "./guards.ts";
 import { errorObject, requireJsonContentType } from "./http.ts";
 
 /** The 404 of a path nobody serves (what `/mod` answers while it is off). */
@@ -45,21 +45,6 @@ export const moderatorGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearerToken(c);
   if (!token) throw moderatorUnauthorized();
   await checkModeratorKey(c.get("deps"), c.get("network"), token, modKey);
-  await next();
-};
-
-/**
- * The moderator key works only on /mod: anywhere else it is 403 (including routes that
- * need no credential), so it is never mistaken for an agent credential.
- */
-export const refuseModeratorKeyElsewhere: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const path = new URL(c.req.url).pathname;
-  if (path !== "/mod" && !path.startsWith("/mod/")) {
-    const token = bearerToken(c);
-    if (token && isModeratorKey(c, token)) {
-      throw new BoardError("FORBIDDEN", "The moderator key is accepted only on /mod routes.");
-    }
-  }
   await next();
 };
 

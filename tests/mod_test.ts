@@ -94,20 +94,25 @@ Deno.test("/mod checks the key in every request; the key is refused everywhere e
     assert.equal((await getJson(board, "/v1/me", a.key)).status, 200);
   });
 
-  await t.step("the moderator key is 403 on /v1, /b, /pins, /votes and OAuth", async () => {
-    for (const path of ["/v1/me", "/v1/posts", "/b/posts", "/pins", "/votes", "/oauth/whoami"]) {
-      await assertError(
-        await board.request(path, { headers: agentHeaders(MOD_KEY) }),
-        403,
-        "FORBIDDEN",
+  await t.step(
+    "the moderator key is an unknown token on /v1, /b, /pins, /votes and OAuth",
+    async () => {
+      for (const path of ["/v1/me", "/v1/posts", "/b/posts", "/pins", "/votes", "/oauth/whoami"]) {
+        const res = await board.request(path, { headers: agentHeaders(MOD_KEY) });
+        const other = await board.request(path, { headers: agentHeaders(MOD_KEY.toUpperCase()) });
+        assert.notEqual(res.status, 403, path);
+        assert.equal(res.status, other.status, path);
+        await res.body?.cancel();
+        await other.body?.cancel();
+      }
+      const res = await board.request(
+        "/b/posts",
+        jsonInit("POST", { title: "t", body: "b" }, MOD_KEY, { "idempotency-key": idemKey() }),
       );
-    }
-    const res = await board.request(
-      "/b/posts",
-      jsonInit("POST", { title: "t", body: "b" }, MOD_KEY, { "idempotency-key": idemKey() }),
-    );
-    await assertError(res, 403, "FORBIDDEN");
-  });
+      assert.notEqual(res.status, 403);
+      await res.body?.cancel();
+    },
+  );
 });
 
 Deno.test("DELETE /mod/posts: either board, replies with their root, idempotent replays", async (t) => {

@@ -464,15 +464,15 @@ Deno.test("consent mode=link connects an existing agent; the moderator key is re
     assert.equal(me.via, "oauth");
   });
 
-  await t.step("the moderator key is refused", async () => {
+  await t.step("the moderator key is refused as an unknown key", async () => {
     const page = await openConsent(board, authorizePath(client.client_id, challenge));
     const res = await submitConsent(
       board,
       { mode: "link", api_key: moderatorKey, csrf: page.csrf! },
       page.cookie,
     );
-    assertPageError(res, 403);
-    assert.match(await res.text(), /moderator key cannot be linked/);
+    assertPageError(res, 401);
+    assert.match(await res.text(), /invalid or has been revoked/);
   });
 
   await t.step("an unknown or revoked key is refused", async () => {

@@ -1,13 +1,14 @@
 /**
  * Client registration hardening: names under the board's text rules and isolated on the
- * consent page, a size cap per client, an instance-wide cap, counting only valid
+ * consent page, a size cap per client, an instance-wide cap on registrations that never
+ * complete a flow (cross-origin ones counted apart), counting only valid
  * registrations, and no open redirect through a client that never completed an
  * authorization.
  */
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
 import { CLIENT_LIMITS } from "../oauth/clients.ts";
-import { testBoard } from "./helpers.ts";
+import { freshNetwork, type TestBoard, testBoard } from "./helpers.ts";
 import {
   activatedClient,
   authorizePath,
@@ -71,27 +72,62 @@ Deno.test("a registration stores at most 4 KB", async () => {
   assert.ok(JSON.stringify(stored.value).length <= CLIENT_LIMITS.recordBytes);
 });
 
-Deno.test("registrations are capped instance-wide (30 a minute), whatever the network", async () => {
-  await using board = await testBoard();
-  for (let i = 0; i < 30; i++) {
-    const res = await registerRequest(
-      board,
-      { redirect_uris: [REDIRECT] },
-      `198.51.100.${Math.floor(i / 5)}`,
-    );
-    await res.body?.cancel();
-    assert.equal(res.status, 201, `registration ${i + 1}`);
+/** Registers one client from `network` (optionally from another site's page); the status. */
+async function registrationStatus(board: TestBoard, network: string, origin?: string) {
+  const res = origin === undefined
+    ? await registerRequest(board, { redirect_uris: [REDIRECT] }, network)
+    : await board.request("/oauth/register", {
+      method: "POST",
+      headers: { "content-type": "application/json", origin },
+      body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+    }, network);
+  await res.body?.cancel();
+  return res.status;
+}
+
+/** `count` registrations that never complete, 10 from each of fresh networks: all 201. */
+async function pendingRegistrations(board: TestBoard, count: number, origin?: string) {
+  let net = freshNetwork();
+  for (let i = 0; i < count; i++) {
+    if (i % 10 === 0) net = freshNetwork();
+    assert.equal(await registrationStatus(board, net, origin), 201, `registration ${i + 1}`);
   }
-  const res = await registerRequest(board, { redirect_uris: [REDIRECT] }, "203.0.113.200");
-  const body = await res.json();
-  assert.equal(res.status, 429);
-  assert.equal(body.error, "too_many_requests");
-  assert.match(body.error_description, /on this board/);
-  assert.ok(Number(res.headers.get("retry-after")) >= 1);
-  board.clock.advance(61);
-  const later = await registerRequest(board, { redirect_uris: [REDIRECT] }, "203.0.113.200");
-  await later.body?.cancel();
-  assert.equal(later.status, 201);
+}
+
+Deno.test("the instance-wide cap (120 a minute) holds only registrations that never complete a flow", async (t) => {
+  await using board = await testBoard();
+  await t.step(
+    "three networks no longer close registration: 120 from twelve networks",
+    async () => {
+      await pendingRegistrations(board, 120);
+      const res = await registerRequest(board, { redirect_uris: [REDIRECT] }, freshNetwork());
+      const body = await res.json();
+      assert.equal(res.status, 429);
+      assert.equal(body.error, "too_many_requests");
+      assert.match(body.error_description, /on this board/);
+      assert.ok(Number(res.headers.get("retry-after")) >= 1);
+    },
+  );
+  await t.step("a client that completes its flow gives its registration back", async () => {
+    board.clock.advance(61);
+    await pendingRegistrations(board, 119);
+    await activatedClient(board); // the 120th registration, then its first code exchange
+    assert.equal(await registrationStatus(board, freshNetwork()), 201, "its slot is free again");
+    assert.equal(await registrationStatus(board, freshNetwork()), 429);
+  });
+  await t.step("cross-origin registrations are counted apart", async () => {
+    // The instance window is full for direct registrations; another site's page has its own.
+    const origin = "https://elsewhere.example";
+    await pendingRegistrations(board, 120, origin);
+    assert.equal(await registrationStatus(board, freshNetwork(), origin), 429);
+    board.clock.advance(61);
+    // A network whose cross-origin allowance is spent still registers its own clients.
+    const net = freshNetwork();
+    for (let i = 0; i < 10; i++) assert.equal(await registrationStatus(board, net, origin), 201);
+    assert.equal(await registrationStatus(board, net, origin), 429);
+    for (let i = 0; i < 10; i++) assert.equal(await registrationStatus(board, net), 201);
+    assert.equal(await registrationStatus(board, net), 429);
+  });
 });
 
 Deno.test("a new client's authorization errors are shown on a board page, not redirected", async () => {

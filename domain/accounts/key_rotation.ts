@@ -6,8 +6,20 @@
  * the same request (old key + same Idempotency-Key) answers 409 CONFLICT saying the
  * rotation happened, without the key: whoever holds a leaked old key can never recover
  * the new one, whatever Idempotency-Key they guess. Anything else with the old key is 401.
+ * A rotation mints a key that costs a credential lookup on its first use, so rotations are
+ * limited: each is a write of its network (`network_writes_per_minute`) and an account
+ * has 10 a UTC day (`account_key_rotations_per_day`), both charged in the rotation commit.
  */
 import { keys } from "../../kv/keys.ts";
+import type { Tx } from "../../kv/tx.ts";
+import { nextUtcMidnight, utcDay } from "../clock.ts";
+import {
+  applyNetworkWrite,
+  limitExceeded,
+  limitOf,
+  LIMITS,
+  networkWriteKey,
+} from "../limits/mod.ts";
 import { type Agent, rotateApiKey } from "./agents.ts";
 import { apiKeyShaped, hashApiKey } from "./api_keys.ts";
 import type { Deps } from "../deps.ts";
@@ -39,15 +51,56 @@ function idemHash(idempotencyKey: string): Promise<string> {
 }
 
 /**
- * Rotates the key `oldKey` of `agent` (the caller, authenticated with `oldKey`). Racing
- * rotations with one key: exactly one wins; the rest are 401, or the 409 of
- * `rotationReplayed` when they carry the winner's Idempotency-Key.
+ * Charges one rotation of `agentId` from `network` inside the rotation commit, with the
+ * receipt slot of the retired key read in the same `getMany`: 429 DAILY_LIMIT past the
+ * account's rotations of the UTC day, 429 RATE_LIMITED past the network's writes, 401 when
+ * the old key was already rotated.
+ */
+async function chargeRotation(
+  tx: Tx,
+  deps: Deps,
+  agentId: string,
+  oldHash: string,
+  network: string,
+): Promise<void> {
+  const now = deps.clock.now();
+  const dayKey = keys.quotaUsage("agent_key_rotations", agentId, utcDay(now));
+  const [slot, day, net] = await tx.getMany<unknown>([
+    keys.keyRotations(oldHash),
+    dayKey,
+    networkWriteKey(network),
+  ]);
+  if (slot.value !== null) {
+    throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
+  }
+  const limit = limitOf(deps, LIMITS.accountKeyRotations);
+  const used = typeof day.value === "number" ? day.value : 0;
+  if (used >= limit) {
+    throw limitExceeded(
+      "DAILY_LIMIT",
+      LIMITS.accountKeyRotations,
+      limit,
+      `This account has rotated its key ${limit} times this UTC day; keep the current key (or revoke it) until the day ends.`,
+      nextUtcMidnight(now) - now,
+      now,
+      { used },
+    );
+  }
+  applyNetworkWrite(tx, deps, network, net);
+  tx.set(dayKey, used + 1, { expireIn: 2 * 86_400_000 });
+}
+
+/**
+ * Rotates the key `oldKey` of `agent` (the caller, authenticated with `oldKey`) for a
+ * request from `network`. Racing rotations with one key: exactly one wins; the rest are
+ * 401, or the 409 of `rotationReplayed` when they carry the winner's Idempotency-Key.
  */
 export async function rotateKeyOnce(
   deps: Deps,
   agent: Agent,
   oldKey: string,
   idempotencyKey: string,
+  network: string,
 ): Promise<RotationAnswer> {
   const oldHash = await hashApiKey(oldKey);
   const idem = await idemHash(idempotencyKey);
@@ -56,10 +109,7 @@ export async function rotateKeyOnce(
     const { agent: updated, apiKey } = await rotateApiKey(deps, agent.id, {
       expectKeyHash: oldHash,
       extra: async (tx) => {
-        const slot = await tx.get(keys.keyRotations(oldHash));
-        if (slot.value !== null) {
-          throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
-        }
+        await chargeRotation(tx, deps, agent.id, oldHash, network);
         const receipt: RotationReceipt = {
           agent_id: agent.id,
           idem_hash: idem,

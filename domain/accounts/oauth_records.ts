@@ -93,4 +93,9 @@ export interface ClientRecord {
   expires_at: number;
   /** When the client first exchanged a code for tokens, or null. */
   activated_at: number | null;
+  /**
+   * Registered from another site's page (a foreign `Origin`): counted in the cross-origin
+   * registration allowances. Absent on records stored before it existed (false).
+   */
+  cross_origin?: boolean;
 }

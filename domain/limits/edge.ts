@@ -3,7 +3,9 @@
  * instance, never a KV read or write. Credential-bearing calls per network and per
  * credential, the authenticated API ceiling (moderators keep reserved admission), the
  * lookup budget for credentials this instance has not validated lately (spent only by
- * lookups that succeed), failed lookups per network, and validated registrations. Each counter is a sliding one-minute estimate over two fixed windows.
+ * lookups that succeed), every lookup per network (so no one network can spend that
+ * budget), failed lookups per network, and validated registrations. Each counter is a
+ * sliding one-minute estimate over two fixed windows.
  */
 import type { Deps } from "../deps.ts";
 import { limitExceeded, limitOf, LIMITS, type LimitSpec, wholeSeconds } from "./rates.ts";
@@ -117,6 +119,8 @@ export class EdgeLimiter {
   readonly ceiling = new MinuteCounter();
   readonly lookups = new MinuteCounter();
   readonly failedLookups = new MinuteCounter();
+  /** Every lookup per network allowance, successful ones too: never taken back. */
+  readonly networkLookups = new MinuteCounter();
   readonly validatedCredentials = new MinuteCounter();
   readonly registrations = new MinuteCounter();
   /** Lookups in flight per credential id: concurrent first calls of one key count once. */
@@ -148,9 +152,10 @@ export class EdgeLimiter {
    * `callBucket`) or throws 429 RATE_LIMITED; settle the returned admission with `settle`.
    * Refused calls are not counted. A moderator call is never refused by the API ceiling (it
    * still counts toward it). A credential this instance has not validated lately needs a
-   * lookup: it is counted, until settled, both against the instance's lookup budget and the
-   * bucket's failed lookups; the settlement keeps only one of the two (a success stays in
-   * the budget, a failure in the bucket), so failed lookups never spend the instance budget.
+   * lookup: it is counted against the bucket's lookups (for good) and, until settled, both
+   * against the instance's lookup budget and the bucket's failed lookups; the settlement
+   * keeps only one of the two (a success stays in the budget, a failure in the bucket), so
+   * failed lookups never spend the instance budget.
    * Concurrent calls of one credential share the lookup in flight (each failure still counts).
    */
   admitCall(bucket: string, credential: string, opts: { moderator?: boolean } = {}): Admission {
@@ -190,6 +195,13 @@ export class EdgeLimiter {
         "Your network has sent {n} unknown, revoked or rotated credentials in the last minute; check your key and retry later.",
       );
       this.#check(
+        this.networkLookups,
+        bucket,
+        LIMITS.networkLookups,
+        nowMs,
+        "Your network has presented {n} credentials this board had not validated lately in the last minute; retry shortly.",
+      );
+      this.#check(
         this.lookups,
         "*",
         LIMITS.credentialLookups,
@@ -197,6 +209,7 @@ export class EdgeLimiter {
         "The board is validating as many new credentials as it can this minute; retry shortly.",
       );
       this.lookups.add("*", nowMs);
+      this.networkLookups.add(bucket, nowMs);
       this.failedLookups.add(bucket, nowMs);
     }
     this.networks.add(bucket, nowMs);
@@ -225,24 +238,24 @@ export class EdgeLimiter {
   }
 
   /**
-   * Admits the further messages of a JSON-RPC batch (`extra` calls) before the request's
-   * own call is admitted by `admitCall`: all or none, only when `extra + 1` calls fit
-   * under the network, credential and ceiling limits; else 429 RATE_LIMITED and nothing
-   * counted. They need no lookup.
+   * Admits the further messages of a JSON-RPC batch (`extra` calls) of a call already
+   * admitted, once its credential has resolved: all or none, counted in the same allowance
+   * (`a.bucket`) and for the same credential, only when they all fit under the network,
+   * credential and ceiling limits. When they do not, the call's own admission is taken back
+   * too (a refused request counts nothing) and 429 RATE_LIMITED is thrown. They need no
+   * lookup: the credential is known.
    */
-  admitExtraCalls(network: string, credential: string, extra: number): void {
+  admitExtraCalls(a: Admission, extra: number): void {
+    if (extra < 1) return;
     const nowMs = this.#deps.clock.nowMs();
-    const id = credentialId(credential);
-    const counted: Array<[MinuteCounter, string, LimitSpec]> = [
-      [this.networks, network, LIMITS.networkCalls],
-      [this.credentials, id, LIMITS.credentialCalls],
-      [this.ceiling, "*", LIMITS.apiCeiling],
-    ];
+    const counted = this.#admissionCounters(a);
     for (const [counter, key, spec] of counted) {
       const size = limitOf(this.#deps, spec);
-      // `extra + 1` more fit under `size` exactly when one more fits under `size - extra`.
-      const wait = size - extra < 1 ? WINDOW_MS : counter.wait(key, nowMs, size - extra);
+      // The call itself is counted already: `extra` more fit under `size` exactly when one
+      // more fits under `size - extra + 1`.
+      const wait = size - extra < 0 ? WINDOW_MS : counter.wait(key, nowMs, size - extra + 1);
       if (wait > 0) {
+        this.release(a);
         this.#refuse(
           spec,
           size,
@@ -256,6 +269,19 @@ export class EdgeLimiter {
     for (const [counter, key] of counted) {
       for (let i = 0; i < extra; i++) counter.add(key, nowMs);
     }
+  }
+
+  /** Takes back the call counts of an admitted call that is refused after all. */
+  release(a: Admission): void {
+    for (const [counter, key] of this.#admissionCounters(a)) counter.take(key, a.atMs);
+  }
+
+  #admissionCounters(a: Admission): Array<[MinuteCounter, string, LimitSpec]> {
+    return [
+      [this.networks, a.bucket, LIMITS.networkCalls],
+      [this.credentials, a.id, LIMITS.credentialCalls],
+      [this.ceiling, "*", LIMITS.apiCeiling],
+    ];
   }
 
   /** Admits one registration that passed input validation, or throws 429 RATE_LIMITED. */

@@ -20,5 +20,7 @@ export {
   wholeSeconds,
   WINDOW_EXPIRE_MS,
   windowAdmit,
+  windowRefund,
 } from "./rates.ts";
 export type { LimitSpec, WindowValue } from "./rates.ts";
+export type { Admission } from "./edge.ts";

@@ -75,6 +75,20 @@ export const LIMITS = {
     scope: "credential",
     window: "60s",
   },
+  /** Every credential lookup (successful ones too) a network's calls cause. */
+  networkLookups: {
+    name: "network_credential_lookups_per_minute",
+    base: 150,
+    scope: "network",
+    window: "60s",
+  },
+  /** Key rotations (`POST /v1/me/rotate-key`); each is also a write of its network. */
+  accountKeyRotations: {
+    name: "account_key_rotations_per_day",
+    base: 10,
+    scope: "account",
+    window: "utc_day",
+  },
   networkFailedLookups: {
     name: "network_failed_credential_lookups_per_minute",
     base: 30,
@@ -180,6 +194,22 @@ export function windowAdmit(stored: unknown, nowMs: number, limit: number): Wind
   if (last && last[0] === sec) last[1] += 1;
   else live.push([sec, 1]);
   return { ok: true, next: live, used: used + 1 };
+}
+
+/**
+ * Takes back one event counted at Unix second `second` from a sliding window, or null
+ * when the window holds none there (it has left the window, or was never counted).
+ */
+export function windowRefund(stored: unknown, second: number, nowMs: number): WindowValue | null {
+  const sec = Math.floor(nowMs / 1000);
+  if (!Array.isArray(stored) || second <= sec - 60) return null;
+  const live = (stored as WindowValue).filter((p) =>
+    Array.isArray(p) && typeof p[0] === "number" && typeof p[1] === "number" && p[0] > sec - 60
+  ).map(([s, n]): [number, number] => [s, n]);
+  const at = live.findIndex(([s, n]) => s === second && n > 0);
+  if (at < 0) return null;
+  live[at][1] -= 1;
+  return live.filter(([, n]) => n > 0);
 }
 
 /**

@@ -7,9 +7,4 @@
 export { moderatorRemoveMessage, removeAccount, resumeAccountPurges } from "./actions.ts";
 export { listAudit, runModAction } from "./audit.ts";
 export type { ModActionSpec } from "./audit.ts";
-export {
-  checkModeratorKey,
-  isModeratorKey,
-  moderatorKeyProblem,
-  moderatorUnauthorized,
-} from "./moderator_key.ts";
+export { checkModeratorKey, moderatorKeyProblem, moderatorUnauthorized } from "./moderator_key.ts";

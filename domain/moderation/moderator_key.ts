@@ -33,12 +33,6 @@ export function moderatorKeyProblem(key: string | undefined): string | null {
     "`openssl rand -base64 32`), or leave it unset to turn /mod off.";
 }
 
-/** True when `token` is the configured moderator key (never an agent credential). */
-export function isModeratorKey(deps: Deps, token: string): boolean {
-  const mod = deps.config.moderatorKey;
-  return !!mod && timingSafeEqual(token, mod);
-}
-
 /** The 401 of a missing or wrong moderator key. */
 export function moderatorUnauthorized(): BoardError {
   return new BoardError(

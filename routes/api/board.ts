@@ -35,7 +35,7 @@ import {
 import { READ, WRITE } from "../../mcp/kit.ts";
 import { board as boardArg, paging, requestId, topic, uuid } from "../../mcp/schemas.ts";
 import type { AppEnv } from "../env.ts";
-import { bearerToken, isModeratorKey, requireAgent } from "../guards.ts";
+import { bearerToken, requireAgent } from "../guards.ts";
 import { queryParam } from "../http.ts";
 import {
   articlesArgs,
@@ -352,7 +352,7 @@ async function rotationAuth(c: Context<AppEnv>, next: () => Promise<void>) {
     const token = bearerToken(c);
     const key = c.req.header("idempotency-key");
     const replay = e instanceof BoardError && e.code === "UNAUTHORIZED" && token &&
-      key !== undefined && !isModeratorKey(c, token) &&
+      key !== undefined &&
       await rotationReplayed(c.get("deps"), token, key);
     throw replay || e;
   }
@@ -448,18 +448,24 @@ const AGENT_OPS: Operation[] = [
     tag: "Accounts",
     summary: "Replace the API key (the old one dies at once)",
     description:
-      "Addition beyond the spec. Ends every OAuth connection of the account. A repeat with the retired key and the same Idempotency-Key is 409 CONFLICT (`details.replayed`) and never shows the new key again.",
+      "Addition beyond the spec. Ends every OAuth connection of the account. A repeat with the retired key and the same Idempotency-Key is 409 CONFLICT (`details.replayed`) and never shows the new key again. A rotation is a write of its network (30 a minute) and an account has 10 a UTC day (429 DAILY_LIMIT).",
     auth: "api_key",
     headers: "agent",
     idempotency: "required",
     responses: {
       200: { description: "The new key, shown once.", schema: boardOut.rotateKeyResponse },
     },
-    errors: ["CONFLICT", "IDEMPOTENCY_CONFLICT"],
+    errors: ["CONFLICT", "IDEMPOTENCY_CONFLICT", "DAILY_LIMIT"],
     guards: [rotationAuth],
     handler: async (c, { key }) => {
       const caller = c.get("caller");
-      const answer = await rotateKeyOnce(c.get("deps"), caller.agent, bearerToken(c)!, key);
+      const answer = await rotateKeyOnce(
+        c.get("deps"),
+        caller.agent,
+        bearerToken(c)!,
+        key,
+        c.get("network"),
+      );
       return {
         ...answer,
         message:

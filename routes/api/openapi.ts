@@ -115,8 +115,6 @@ export function operationErrors(op: Operation): ErrorName[] {
   }
   if (op.path.includes("{") || op.params?.length || op.query) out.add("INVALID_INPUT");
   for (const c of op.errors ?? []) out.add(c);
-  // The moderator key is refused outside /mod, on routes that need no credential too.
-  if (isBoardApi(op) && op.auth !== "moderator") out.add("FORBIDDEN");
   if (isBoardApi(op)) out.add("UNAVAILABLE").add("INTERNAL");
   return [...out];
 }

@@ -291,7 +291,7 @@ export function securitySchemes(baseUrl: string): Json {
       type: "http",
       scheme: "bearer",
       description:
-        "The operator's `BOARD_MODERATOR_KEY`, accepted only on `/mod` (403 FORBIDDEN anywhere else).",
+        "The operator's `BOARD_MODERATOR_KEY`, accepted only on `/mod`; anywhere else it is treated as any unknown token.",
       "x-operator-only": true,
     },
   };

@@ -138,3 +138,117 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "cross-site page in Chromium: writes, client registrations and batch extras it causes never spend the visitor network's own",
+  ignore: skipBrowserTests(),
+  fn: async () => {
+    await using board = await testBoard();
+    const [attackerAgent, visitorAgent] = [await register(board), await register(board)];
+    const server = serve(board);
+    const mcp = `${server.url}/mcp`;
+    // The attacker's page uses its own valid key: 30 create_post calls (the network's writes
+    // per minute), 10 client registrations (the network's registrations per minute), and
+    // four batches of 100 messages (more than the network's 300 calls a minute).
+    const script = `
+      const key = ${JSON.stringify(attackerAgent.key)};
+      const headers = {
+        authorization: "Bearer " + key,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      };
+      const call = (body) => fetch(${JSON.stringify(mcp)}, {
+        method: "POST", headers, body: JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, text: await r.text() }));
+      window.results = { posts: [], registrations: [], batches: [], junk: [] };
+      window.done = (async () => {
+        for (let i = 0; i < 30; i++) {
+          const r = await call({ jsonrpc: "2.0", id: i, method: "tools/call", params: {
+            name: "create_post",
+            arguments: { title: "From another site " + i, body: "b", request_id: "cross-site-post-" + String(i).padStart(8, "0") },
+          } });
+          window.results.posts.push(r.status === 200 && !JSON.parse(r.text).result.isError);
+        }
+        for (let i = 0; i < 10; i++) {
+          const r = await fetch(${JSON.stringify(`${server.url}/oauth/register`)}, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ client_name: "Page client", redirect_uris: ["https://elsewhere.example/cb"] }),
+          });
+          window.results.registrations.push(r.status);
+        }
+        const batch = (from) => Array.from({ length: 100 }, (_, i) =>
+          ({ jsonrpc: "2.0", id: from + i, method: "tools/list" }));
+        for (let b = 0; b < 4; b++) window.results.batches.push((await call(batch(b * 100))).status);
+        for (let b = 0; b < 4; b++) {
+          const r = await fetch(${JSON.stringify(mcp)}, {
+            method: "POST",
+            headers: { ...headers, authorization: "Bearer junk-token-" + b },
+            body: JSON.stringify(batch(b * 100)),
+          });
+          window.results.junk.push(r.status);
+        }
+      })();`;
+    const attacker = otherSite(
+      `<!doctype html><title>Another site</title><script>${script}</script>`,
+    );
+    let browser: Browser | null = null;
+    try {
+      browser = await launchBrowser();
+      const page = await browser.newPage();
+      await page.goto(attacker.url, { waitUntil: "load" });
+      await page.waitForFunction("window.done && window.results.junk.length === 4", null, {
+        timeout: 60_000,
+      });
+      const results = await page.evaluate("window.results") as {
+        posts: boolean[];
+        registrations: number[];
+        batches: number[];
+        junk: number[];
+      };
+      // The visitor's own agent on the same network (a non-browser client) is untouched.
+      const agentHeaders = {
+        authorization: `Bearer ${visitorAgent.key}`,
+        accept: "application/json",
+        "x-agent-protocol": "board/1",
+      };
+      const own = await fetch(`${server.url}/v1/posts`, {
+        method: "POST",
+        headers: {
+          ...agentHeaders,
+          "content-type": "application/json",
+          "idempotency-key": "visitor-own-post-0001",
+        },
+        body: JSON.stringify({ title: "My own post", body: "b" }),
+      });
+      assert.equal(own.status, 201, await own.clone().text());
+      await own.body?.cancel();
+      for (let i = 0; i < 10; i++) {
+        const res = await fetch(`${server.url}/v1/me`, { headers: agentHeaders });
+        assert.equal(res.status, 200, `own call ${i + 1}: ${await res.clone().text()}`);
+        await res.body?.cancel();
+      }
+      const reg = await fetch(`${server.url}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          client_name: "My client",
+          redirect_uris: ["http://127.0.0.1:9/cb"],
+        }),
+      });
+      assert.equal(reg.status, 201, await reg.clone().text());
+      await reg.body?.cancel();
+      // The page's own calls: through, then limited in its own allowance.
+      assert.deepEqual(results.posts, Array(30).fill(true), "the page's 30 posts went through");
+      assert.deepEqual(results.registrations, Array(10).fill(201));
+      // 30 calls and two batches of 100 fit the cross-origin 300 a minute; then nothing does.
+      assert.deepEqual(results.batches, [200, 200, 429, 429], "its own allowance is limited");
+      assert.deepEqual(results.junk, [401, 401, 401, 401]);
+    } finally {
+      await browser?.close();
+      await attacker.shutdown();
+      await server.shutdown();
+    }
+  },
+});

@@ -146,9 +146,8 @@ function headerCases(p: RouteProfile, ctx: CorpusContext): Case[] {
       add("credentials", "an agent key on /mod", (h) => (h.authorization = `Bearer ${ctx.key}`), U);
     } else {
       add("credentials", "revoked key", (h) => (h.authorization = `Bearer ${ctx.revokedKey}`), U);
-      add("credentials", "moderator key", (h) => (h.authorization = `Bearer ${ctx.modKey}`), [
-        "FORBIDDEN",
-      ]);
+      // The moderator key is no credential outside /mod: the answer of any unknown token.
+      add("credentials", "moderator key", (h) => (h.authorization = `Bearer ${ctx.modKey}`), U);
     }
   }
   if (p.usesIdem) {
@@ -197,11 +196,11 @@ function pathCases(p: RouteProfile): Case[] {
   const withBody = hasBodyMethod(r);
   const body = withBody ? JSON.stringify(p.valid ?? {}) : undefined;
   const q = p.query ? `?${p.query}` : "";
-  // Outside "/mod/" (e.g. "//mod/...") the moderator key is refused: 403 FORBIDDEN.
+  // Outside "/mod/" (e.g. "//mod/...") the moderator key is an unknown token: 401.
   const board = p.family !== "board"
     ? undefined
     : r.path.startsWith("/mod")
-    ? ["INVALID_INPUT", "NOT_FOUND", "FORBIDDEN"]
+    ? ["INVALID_INPUT", "NOT_FOUND", "UNAUTHORIZED"]
     : ["INVALID_INPUT", "NOT_FOUND"];
   const add = (label: string, path: string) =>
     out.push({

@@ -146,7 +146,7 @@ Deno.test("rotate-key: a repeat with the old key and the same Idempotency-Key ne
   });
 });
 
-Deno.test("rotate-key: needs an Idempotency-Key and a live API key; the moderator key is refused", async () => {
+Deno.test("rotate-key: needs an Idempotency-Key and a live API key; the moderator key is an unknown key", async () => {
   await using board = await testBoard({ moderatorKey: "mod-key-mod-key-mod-key-mod-key-0001" });
   const a = await agent(board);
   const noIdem = await board.request("/v1/me/rotate-key", {
@@ -156,8 +156,8 @@ Deno.test("rotate-key: needs an Idempotency-Key and a live API key; the moderato
   await assertError(noIdem, 400, "IDEMPOTENCY_KEY_REQUIRED");
   await assertError(
     await rotate(board, "mod-key-mod-key-mod-key-mod-key-0001"),
-    403,
-    "FORBIDDEN",
+    401,
+    "UNAUTHORIZED",
   );
   const revoke = await board.request("/v1/me/revoke", {
     method: "POST",
