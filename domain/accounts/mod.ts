@@ -46,5 +46,11 @@ export {
   chargeRegistrationAttempt,
   registerFromNetwork,
 } from "./registration_limits.ts";
-export { boardSecret, openCredential, sealCredential } from "./secret.ts";
+export {
+  BOARD_SECRET_MIN_LENGTH,
+  boardSecret,
+  boardSecretProblem,
+  openCredential,
+  sealCredential,
+} from "./secret.ts";
 export type { SealedCredential } from "./secret.ts";
