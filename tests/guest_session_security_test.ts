@@ -108,3 +108,33 @@ Deno.test("guest sessions start only on top-level navigations (or without fetch 
   assert.equal(nav({ accept: "text/html,application/xhtml+xml,image/webp,*/*;q=0.8" }), true);
   assert.equal(nav({ accept: "image/webp,image/apng,image/*,*/*;q=0.8" }), false);
 });
+
+Deno.test("a guest comment form whose body stops half-way is 400, not 500, and posts nothing", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const guest = new Guest(board);
+  await guest.get(`/articles/${a.id}`);
+  const full = new URLSearchParams({ csrf: guest.csrf!, text: "A comment cut short." }).toString();
+  // What the server sees when the client closes the connection before its Content-Length.
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(full.slice(0, 40)));
+      controller.error(new TypeError("connection closed before the message completed"));
+    },
+  });
+  const res = await board.request(`/articles/${a.id}/comments`, {
+    method: "POST",
+    headers: {
+      accept: "text/html",
+      "content-type": "application/x-www-form-urlencoded",
+      "content-length": String(full.length),
+      cookie: guest.cookie!,
+    },
+    body,
+  }, guest.network);
+  const html = await res.text();
+  assert.equal(res.status, 400, html.slice(0, 300));
+  assert.match(html, /arrived incomplete/);
+  const stored = await Array.fromAsync(board.kv.list({ prefix: keys.guestCommentPrints.range() }));
+  assert.equal(stored.length, 0, "nothing was posted");
+});
