@@ -23,12 +23,21 @@ export {
   hashApiKey,
 } from "./api_keys.ts";
 export {
+  capConnections,
   endConnection,
+  endStaleConnections,
   grantStands,
-  listConnections,
+  MAX_CONNECTIONS_PER_ACCOUNT,
   resumeConnectionTeardowns,
   standingKeyHash,
+  TEARDOWN_RUN_ENTRIES,
 } from "./connections.ts";
+export {
+  CONNECTION_PAGE_LIMIT,
+  connectionCursor,
+  type ConnectionPageParams,
+  listConnections,
+} from "./connection_list.ts";
 export { rotateKeyOnce, rotationReplayed } from "./key_rotation.ts";
 export { accountState } from "./me.ts";
 export { dropGrant } from "./oauth_records.ts";
