@@ -5,13 +5,11 @@
  * directly, as before the cap existed).
  */
 import assert from "node:assert/strict";
-import type { Agent, GrantRecord } from "../domain/accounts/mod.ts";
 import {
   MAX_CONNECTIONS_PER_ACCOUNT,
   TEARDOWN_RUN_ENTRIES,
 } from "../domain/accounts/connections.ts";
 import { ManualClock } from "../domain/clock.ts";
-import { uuidV7 } from "../domain/ids.ts";
 import { runSweeps } from "../domain/sweeps.ts";
 import { keys } from "../kv/keys.ts";
 import { meteredKv } from "./bench/kv_cost.ts";
@@ -25,7 +23,7 @@ import {
   type TestBoard,
   testBoard,
 } from "./helpers.ts";
-import { linkConnections } from "./oauth_connection_helpers.ts";
+import { linkConnections, seedGrants } from "./oauth_connection_helpers.ts";
 import { tokenRequest, whoami } from "./oauth_helpers.ts";
 
 async function status(res: Promise<Response>): Promise<number> {
@@ -39,43 +37,6 @@ async function indexSize(board: TestBoard, agentId: string): Promise<number> {
   let n = 0;
   for await (const _ of board.kv.list({ prefix: keys.oauthGrantsByAgent.range(agentId) })) n++;
   return n;
-}
-
-/**
- * Writes `n` standing connections of `agentId` straight into KV, oldest first, as code
- * exchanges stored them before the cap existed; returns their ids, oldest first.
- */
-export async function seedGrants(
-  kv: Deno.Kv,
-  agentId: string,
-  n: number,
-  now: number,
-): Promise<string[]> {
-  const agent = (await kv.get<Agent>(keys.agents(agentId))).value!;
-  const ids: string[] = [];
-  for (let start = 0; start < n; start += 100) {
-    const op = kv.atomic();
-    for (let i = start; i < Math.min(n, start + 100); i++) {
-      const id = uuidV7((now - 86_400) * 1000 + i);
-      ids.push(id);
-      const grant: GrantRecord = {
-        id,
-        agent_id: agentId,
-        client_id: "seeded-client",
-        scopes: ["board:read"],
-        resource: "http://board.test/mcp",
-        credential: { v: 1, iv: "", ct: "" },
-        key_hash: agent.key_hash,
-        created_at: now - 86_400,
-        refreshed_at: now - 86_400,
-        expires_at: now + 20 * 86_400,
-        refresh_hash: `seeded-${i}`,
-      };
-      op.set(keys.oauthGrants(id), grant).set(keys.oauthGrantsByAgent(agentId, id), "seeded");
-    }
-    assert.ok((await op.commit()).ok);
-  }
-  return ids;
 }
 
 Deno.test("an account holds at most 100 connections: the next one ends the oldest", async () => {
