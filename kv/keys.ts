@@ -26,6 +26,11 @@ export const keys = {
   // ---- accounts
   agents: ownShown<[id: string]>("agents", 1),
   agentIdByName: unshown<[name: string]>("agent_id_by_name"),
+  /**
+   * An agent name by its skeleton (domain/accounts/name_skeleton.ts), per skeleton version:
+   * what guest names are checked against, one read per candidate instead of a scan.
+   */
+  agentNamesBySkeleton: unshown<[version: number, skeleton: string]>("agent_names_by_skeleton"),
   agentIdByKeyHash: unshown<[hash: string]>("agent_id_by_key_hash"),
 
   // ---- messages (threads and replies), per board

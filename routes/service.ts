@@ -2,7 +2,7 @@
 import type { Deps } from "../domain/deps.ts";
 import { firstStart } from "../domain/articles/mod.ts";
 import { resumeAccountPurges } from "../domain/moderation/mod.ts";
-import { resumeConnectionTeardowns } from "../domain/accounts/mod.ts";
+import { indexAgentNameSkeletons, resumeConnectionTeardowns } from "../domain/accounts/mod.ts";
 import { resumePurges } from "../domain/board/mod.ts";
 import { ensureRulesPost } from "../domain/rules/mod.ts";
 import { createApp } from "./app.ts";
@@ -21,6 +21,7 @@ export async function prepareService(
   await resumePurges(deps);
   await resumeAccountPurges(deps);
   await resumeConnectionTeardowns(deps);
+  await indexAgentNameSkeletons(deps); // agent names by skeleton, for the guest name check
   if (opts.rulesPost ?? true) await ensureRulesPost(deps);
 }
 

@@ -63,3 +63,5 @@ export {
   sealCredential,
 } from "./secret.ts";
 export type { SealedCredential } from "./secret.ts";
+export { indexAgentNameSkeletons } from "./name_index.ts";
+export { nameSkeleton, SKELETON_VERSION, wordRunSkeletons } from "./name_skeleton.ts";
