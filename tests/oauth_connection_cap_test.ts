@@ -24,7 +24,14 @@ import {
   testBoard,
 } from "./helpers.ts";
 import { linkConnections, seedGrants } from "./oauth_connection_helpers.ts";
-import { tokenRequest, whoami } from "./oauth_helpers.ts";
+import {
+  authorizeCode,
+  exchange,
+  pkce,
+  registerClient,
+  tokenRequest,
+  whoami,
+} from "./oauth_helpers.ts";
 
 async function status(res: Promise<Response>): Promise<number> {
   const r = await res;
@@ -174,4 +181,27 @@ Deno.test("an account stored above the cap is trimmed to its newest 100 after it
   }
   for (const id of ids.slice(-99)) assert.ok(kept.has(id));
   for (const id of ids.slice(0, -99)) assert.ok(!kept.has(id));
+});
+
+Deno.test("two code exchanges at once one below the cap leave the account at the cap", async () => {
+  await using board = await testBoard({ limitScale: 100 });
+  const a = await register(board);
+  await seedGrants(board.kv, a.id, MAX_CONNECTIONS_PER_ACCOUNT - 1, board.clock.now());
+  // Two clients: the exchanges share no record but the account's.
+  const codes = [];
+  for (let i = 0; i < 2; i++) {
+    const client = await registerClient(board);
+    const { verifier, challenge } = await pkce();
+    const { code } = await authorizeCode(board, client.client_id, challenge, {
+      mode: "link",
+      api_key: a.key,
+    });
+    codes.push({ clientId: client.client_id, code, verifier });
+  }
+  const both = await Promise.all(
+    codes.map((c) => exchange(board, c.clientId, c.code, c.verifier)),
+  );
+  assert.equal(both.length, 2);
+  assert.equal(await indexSize(board, a.id), MAX_CONNECTIONS_PER_ACCOUNT);
+  for (const t of both) assert.equal(await status(whoami(board, t.access_token)), 200);
 });
