@@ -125,6 +125,7 @@ Deno.test("GET /v1/me/connections stays bounded with 5,000 connections stored be
         ["limit=101", "INVALID_LIMIT"],
         ["before=12", "INVALID_CURSOR"],
         [`before=${ids[0]}&before=${ids[1]}`, "INVALID_CURSOR"],
+        [`after=${ids[0]}`, "INVALID_CURSOR"],
       ]
     ) {
       const res = await board.request(`/v1/me/connections?${q}`, { headers: agentHeaders(a.key) });

@@ -153,6 +153,13 @@ export const connectionPageInput: QueryInput<ConnectionPageParams> = {
   ],
   read: (c) => {
     const { limit } = parsePageParams({ limit: c.req.queries("limit") }, CONNECTION_PAGE_LIMIT);
+    if (c.req.queries("after") !== undefined) {
+      throw new BoardError(
+        "INVALID_CURSOR",
+        'Connections page with "before" only (follow "next_before"); "after" is not taken.',
+        { parameter: "after" },
+      );
+    }
     const before = c.req.queries("before");
     if (before && before.length > 1) {
       throw new BoardError(
