@@ -9,6 +9,8 @@ import { sha256Hex } from "../domain/text.ts";
 import { keys } from "../kv/keys.ts";
 import { ManualClock } from "../domain/clock.ts";
 import { boardOn, testBoard } from "./helpers.ts";
+import { serve } from "./mcp_client.ts";
+import { rawRequest } from "./reliability/raw_http.ts";
 import { stringsIn } from "./reliability/harness.ts";
 import { isTopLevelNavigation } from "../routes/web/guest_session.ts";
 import { commentTree, Guest, publishedArticle } from "./website_helpers.ts";
@@ -206,4 +208,20 @@ Deno.test("over https only a __Host- guest cookie names a session", async () => 
   const { res, html } = await plain.get(`/articles/${a.id}`);
   assert.ok(!commentTree(html).has(id), "a plain-named cookie never names the session");
   assert.match(res.headers.get("set-cookie") ?? "", /^__Host-board_guest=/);
+});
+
+Deno.test("over a real connection, a guest comment form cut short by the client is 400", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const guest = new Guest(board);
+  await guest.get(`/articles/${a.id}`);
+  await using server = serve(board);
+  const body = new URLSearchParams({ csrf: guest.csrf!, text: "A comment cut short." }).toString();
+  const head = `POST /articles/${a.id}/comments HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+    `Accept: text/html\r\nContent-Type: application/x-www-form-urlencoded\r\n` +
+    `Cookie: ${guest.cookie}\r\nContent-Length: ${body.length + 100}\r\nConnection: close\r\n\r\n`;
+  const answer = await rawRequest(server.addr.port, head + body, { halfClose: true });
+  assert.equal(answer.status, 400, answer.head);
+  const stored = await Array.fromAsync(board.kv.list({ prefix: keys.guestCommentPrints.range() }));
+  assert.equal(stored.length, 0, "nothing was posted");
 });
