@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  markAccountsOverCap,
   MAX_CONNECTIONS_PER_ACCOUNT,
   TEARDOWN_RUN_ENTRIES,
 } from "../domain/accounts/connections.ts";
@@ -205,4 +206,25 @@ Deno.test("two code exchanges at once one below the cap leave the account at the
   assert.equal(both.length, 2);
   assert.equal(await indexSize(board, a.id), MAX_CONNECTIONS_PER_ACCOUNT);
   for (const t of both) assert.equal(await status(whoami(board, t.access_token)), 200);
+});
+
+Deno.test("start-up marks accounts stored above the cap once; the sweep trims them to 100", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const b = await register(board);
+  const ids = await seedGrants(board.kv, a.id, 400, board.clock.now());
+  await seedGrants(board.kv, b.id, 20, board.clock.now());
+  await board.kv.delete(keys.meta("connection_cap_marked")); // as on a store from before the cap
+  assert.equal(await markAccountsOverCap(board.deps), 1);
+  assert.ok((await board.kv.get(keys.connectionTeardowns(a.id))).value);
+  assert.equal((await board.kv.get(keys.connectionTeardowns(b.id))).value, null);
+  assert.equal(await markAccountsOverCap(board.deps), 0, "once per cap");
+  await runSweeps(board.deps);
+  assert.equal(await indexSize(board, a.id), MAX_CONNECTIONS_PER_ACCOUNT);
+  assert.equal(await indexSize(board, b.id), 20);
+  const list = await getJson(board, "/v1/me/connections", a.key);
+  assert.deepEqual(
+    list.body.connections.map((c: { id: string }) => c.id),
+    ids.slice(-MAX_CONNECTIONS_PER_ACCOUNT).reverse(),
+  );
 });

@@ -191,6 +191,41 @@ export async function endStaleConnections(deps: Deps, agentId: string): Promise<
   return { deleted, done };
 }
 
+/** The meta entry saying which cap the accounts stored above it were last marked for. */
+const CAP_MARKED = keys.meta("connection_cap_marked");
+
+/**
+ * Once per cap value (start-up): marks for teardown every account that holds more connections
+ * than the cap (stored before the cap existed), so the bounded teardown runs of the sweep trim
+ * each to its newest `MAX_CONNECTIONS_PER_ACCOUNT`. Streams the grant index (ordered by
+ * account) counting one account at a time; holds only the ids of the accounts to mark.
+ * Returns how many it marked.
+ */
+export async function markAccountsOverCap(deps: Deps): Promise<number> {
+  const done = await deps.kv.get<number>(CAP_MARKED);
+  if (done.value === MAX_CONNECTIONS_PER_ACCOUNT) return 0;
+  const over: string[] = [];
+  let current: string | null = null;
+  let count = 0;
+  for await (const e of deps.kv.list({ prefix: keys.oauthGrantsByAgent.range() })) {
+    const agentId = String(e.key[1]);
+    if (agentId !== current) [current, count] = [agentId, 0];
+    if (++count === MAX_CONNECTIONS_PER_ACCOUNT + 1) over.push(agentId);
+  }
+  const now = deps.clock.now();
+  const commits: Promise<unknown>[] = [];
+  for (let i = 0; i < over.length; i += GRANTS_PER_COMMIT) {
+    const op = deps.kv.atomic();
+    for (const agentId of over.slice(i, i + GRANTS_PER_COMMIT)) {
+      op.set(keys.connectionTeardowns(agentId), { started_at: now } satisfies TeardownMark);
+    }
+    commits.push(op.commit());
+  }
+  await Promise.all(commits);
+  await deps.kv.atomic().check(done).set(CAP_MARKED, MAX_CONNECTIONS_PER_ACCOUNT).commit();
+  return over.length;
+}
+
 /** Teardown marks one sweep takes up, and index entries it reads in all. */
 const SWEEP_BUDGET = { marks: 50, entries: 20 * TEARDOWN_RUN_ENTRIES } as const;
 

@@ -27,6 +27,7 @@ export {
   endConnection,
   endStaleConnections,
   grantStands,
+  markAccountsOverCap,
   MAX_CONNECTIONS_PER_ACCOUNT,
   resumeConnectionTeardowns,
   standingKeyHash,
