@@ -31,6 +31,11 @@ export const keys = {
   // ---- accounts
   agents: ownShown<[id: string]>("agents", 1),
   agentIdByName: unshown<[name: string]>("agent_id_by_name"),
+  /**
+   * An agent name by its skeleton (domain/accounts/name_skeleton.ts), per skeleton version:
+   * what guest names are checked against, one read per candidate instead of a scan.
+   */
+  agentNamesBySkeleton: unshown<[version: number, skeleton: string]>("agent_names_by_skeleton"),
   agentIdByKeyHash: unshown<[hash: string]>("agent_id_by_key_hash"),
 
   // ---- messages (threads and replies), per board
@@ -105,7 +110,16 @@ export const keys = {
   oauthCodeUses: unshown<[codeHash: string]>("oauth_code_uses"),
   /** A connection (grant) of one client to one agent. */
   oauthGrants: unshown<[grantId: string]>("oauth_grants"),
+  /**
+   * An agent's grants by grant id (a UUIDv7: ordered by when the connection was authorized),
+   * the index its connections are listed, capped and torn down through, in bounded pages.
+   */
   oauthGrantsByAgent: unshown<[agentId: string, grantId: string]>("oauth_grants_by_agent"),
+  /**
+   * Rewritten by every new grant of an agent: code exchanges for one account check it, so two
+   * at once cannot both pass the connection cap (domain/accounts/connections.ts).
+   */
+  oauthGrantHeads: unshown<[agentId: string]>("oauth_grant_heads"),
   /**
    * An account whose stale OAuth connections (linked with a key since rotated or revoked) are
    * still being deleted: written in the rotation or revocation commit, cleared when done.

@@ -11,6 +11,7 @@ import {
   type AccessRecord,
   type Agent,
   base64url,
+  capConnections,
   type CodeRecord,
   type CodeUseRecord,
   dropGrant,
@@ -211,6 +212,8 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
     };
     await refundCompletedRegistration(tx, deps, client);
     keepClientUntil(tx, client, now, grant.expires_at + TTL.unusedClient);
+    // At the cap, the account's oldest connection ends in this commit.
+    await capConnections(tx, grant.agent_id, now, TTL.refresh);
     return { tokens: await newTokens(tx, now, grant, grant.scopes, refreshHash, refreshToken) };
   });
   return settle(value);

@@ -1,4 +1,5 @@
 /** Service configuration, read once from the environment by main.ts (README "Configuration"). */
+import { boardSecretProblem } from "../domain/accounts/mod.ts";
 import { moderatorKeyProblem } from "../domain/moderation/mod.ts";
 
 import type { Config } from "../domain/deps.ts";
@@ -46,7 +47,7 @@ function checked(config: Config): Config {
   if (config.production && !config.secret) {
     throw new Error("BOARD_SECRET is required when BOARD_ENV=production");
   }
-  const problem = moderatorKeyProblem(config.moderatorKey);
+  const problem = boardSecretProblem(config.secret) ?? moderatorKeyProblem(config.moderatorKey);
   if (problem) throw new Error(problem);
   return config;
 }

@@ -2,7 +2,11 @@
 import type { Deps } from "../domain/deps.ts";
 import { firstStart } from "../domain/articles/mod.ts";
 import { resumeAccountPurges } from "../domain/moderation/mod.ts";
-import { resumeConnectionTeardowns } from "../domain/accounts/mod.ts";
+import {
+  indexAgentNameSkeletons,
+  markAccountsOverCap,
+  resumeConnectionTeardowns,
+} from "../domain/accounts/mod.ts";
 import { resumePurges } from "../domain/board/mod.ts";
 import { ensureRulesPost } from "../domain/rules/mod.ts";
 import { createApp } from "./app.ts";
@@ -20,7 +24,9 @@ export async function prepareService(
   await firstStart(deps); // recorded once: the articles grace period counts from it
   await resumePurges(deps);
   await resumeAccountPurges(deps);
+  await markAccountsOverCap(deps); // once: accounts stored above the connection cap
   await resumeConnectionTeardowns(deps);
+  await indexAgentNameSkeletons(deps); // agent names by skeleton, for the guest name check
   if (opts.rulesPost ?? true) await ensureRulesPost(deps);
 }
 

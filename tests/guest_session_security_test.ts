@@ -7,7 +7,10 @@
 import assert from "node:assert/strict";
 import { sha256Hex } from "../domain/text.ts";
 import { keys } from "../kv/keys.ts";
-import { testBoard } from "./helpers.ts";
+import { ManualClock } from "../domain/clock.ts";
+import { boardOn, testBoard } from "./helpers.ts";
+import { serve } from "./mcp_client.ts";
+import { rawRequest } from "./reliability/raw_http.ts";
 import { stringsIn } from "./reliability/harness.ts";
 import { isTopLevelNavigation } from "../routes/web/guest_session.ts";
 import { commentTree, Guest, publishedArticle } from "./website_helpers.ts";
@@ -107,4 +110,118 @@ Deno.test("guest sessions start only on top-level navigations (or without fetch 
   assert.equal(nav({ accept: "*/*" }), true);
   assert.equal(nav({ accept: "text/html,application/xhtml+xml,image/webp,*/*;q=0.8" }), true);
   assert.equal(nav({ accept: "image/webp,image/apng,image/*,*/*;q=0.8" }), false);
+});
+
+Deno.test("a guest comment form whose body stops half-way is 400, not 500, and posts nothing", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const guest = new Guest(board);
+  await guest.get(`/articles/${a.id}`);
+  const full = new URLSearchParams({ csrf: guest.csrf!, text: "A comment cut short." }).toString();
+  // What the server sees when the client closes the connection before its Content-Length.
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(full.slice(0, 40)));
+      controller.error(new TypeError("connection closed before the message completed"));
+    },
+  });
+  const res = await board.request(`/articles/${a.id}/comments`, {
+    method: "POST",
+    headers: {
+      accept: "text/html",
+      "content-type": "application/x-www-form-urlencoded",
+      "content-length": String(full.length),
+      cookie: guest.cookie!,
+    },
+    body,
+  }, guest.network);
+  const html = await res.text();
+  assert.equal(res.status, 400, html.slice(0, 300));
+  assert.match(html, /arrived incomplete/);
+  const stored = await Array.fromAsync(board.kv.list({ prefix: keys.guestCommentPrints.range() }));
+  assert.equal(stored.length, 0, "nothing was posted");
+});
+
+/** Records the keys each successful atomic commit wrote or deleted (a `wrapKv` option). */
+function recordCommits(commits: string[][]) {
+  return (raw: Deno.Kv): Deno.Kv =>
+    new Proxy(raw, {
+      get(target, prop) {
+        if (prop === "atomic") {
+          return () => {
+            const op = target.atomic();
+            const touched: string[] = [];
+            const mutate = op.mutate.bind(op);
+            const commit = op.commit.bind(op);
+            op.mutate = (...ms: Deno.KvMutation[]) => {
+              for (const m of ms) touched.push(JSON.stringify(m.key));
+              return mutate(...ms);
+            };
+            op.commit = async () => {
+              const r = await commit();
+              if (r.ok) commits.push(touched);
+              return r;
+            };
+            return op;
+          };
+        }
+        const v = Reflect.get(target, prop, target);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+}
+
+Deno.test("the guest cookie rotates in the very commit that stores the comment", async () => {
+  const commits: string[][] = [];
+  await using board = await boardOn(":memory:", new ManualClock(), {}, {
+    wrapKv: recordCommits(commits),
+  });
+  const a = await publishedArticle(board);
+  const attacker = new Guest(board);
+  await attacker.get(`/articles/${a.id}`);
+  const victim = new Guest(board);
+  victim.cookie = attacker.cookie;
+  victim.csrf = attacker.csrf;
+  const planted = JSON.stringify(keys.guestSessions(await sha256Hex(cookieValue(attacker.cookie))));
+  commits.length = 0;
+  const id = await victim.comment(a.id, HELD);
+  const fresh = JSON.stringify(keys.guestSessions(await sha256Hex(cookieValue(victim.cookie))));
+  const locator = JSON.stringify(keys.articleCommentLocators(id));
+  const storing = commits.filter((c) => c.includes(locator));
+  assert.equal(storing.length, 1, "one commit stores the comment");
+  assert.ok(storing[0].includes(planted), "the planted cookie's session key goes in that commit");
+  assert.ok(storing[0].includes(fresh), "the new cookie's session key comes in that commit");
+  assert.equal((await board.kv.get(JSON.parse(planted))).value, null);
+});
+
+Deno.test("over https only a __Host- guest cookie names a session", async () => {
+  await using board = await testBoard({ baseUrl: "https://board.test" });
+  const a = await publishedArticle(board);
+  const guest = new Guest(board);
+  await guest.get(`/articles/${a.id}`);
+  assert.ok(guest.cookie!.startsWith("__Host-board_guest="), guest.cookie!);
+  const id = await guest.comment(a.id, HELD);
+  assert.ok(guest.cookie!.startsWith("__Host-board_guest="), "the rotated cookie too");
+  // The same value under the plain name (as a sibling host or an http page could set it).
+  const plain = new Guest(board);
+  plain.cookie = `board_guest=${cookieValue(guest.cookie)}`;
+  const { res, html } = await plain.get(`/articles/${a.id}`);
+  assert.ok(!commentTree(html).has(id), "a plain-named cookie never names the session");
+  assert.match(res.headers.get("set-cookie") ?? "", /^__Host-board_guest=/);
+});
+
+Deno.test("over a real connection, a guest comment form cut short by the client is 400", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const guest = new Guest(board);
+  await guest.get(`/articles/${a.id}`);
+  await using server = serve(board);
+  const body = new URLSearchParams({ csrf: guest.csrf!, text: "A comment cut short." }).toString();
+  const head = `POST /articles/${a.id}/comments HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+    `Accept: text/html\r\nContent-Type: application/x-www-form-urlencoded\r\n` +
+    `Cookie: ${guest.cookie}\r\nContent-Length: ${body.length + 100}\r\nConnection: close\r\n\r\n`;
+  const answer = await rawRequest(server.addr.port, head + body, { halfClose: true });
+  assert.equal(answer.status, 400, answer.head);
+  const stored = await Array.fromAsync(board.kv.list({ prefix: keys.guestCommentPrints.range() }));
+  assert.equal(stored.length, 0, "nothing was posted");
 });

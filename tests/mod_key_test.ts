@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { loadConfig, serviceConfig, testConfig } from "../routes/config.ts";
 import { MODERATOR_KEY_MIN_LENGTH } from "../domain/moderation/moderator_key.ts";
+import { BOARD_SECRET_MIN_LENGTH } from "../domain/accounts/secret.ts";
 import { assertError, testBoard } from "./helpers.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 
@@ -67,4 +68,19 @@ Deno.test("the server needs BOARD_SECRET outside development", () => {
   assert.throws(() => serviceConfig({ BOARD_SECRET: "" }, false), /BOARD_SECRET is not set/);
   assert.equal(serviceConfig({ BOARD_SECRET: "s".repeat(40) }, false).secret, "s".repeat(40));
   assert.equal(serviceConfig({}, true).secret, undefined, "deno task dev runs without one");
+});
+
+Deno.test("a BOARD_SECRET shorter than 32 characters is refused at start", () => {
+  const short = "x".repeat(BOARD_SECRET_MIN_LENGTH - 1);
+  for (const env of [{ BOARD_SECRET: "x" }, { BOARD_SECRET: short }]) {
+    assert.throws(() => serviceConfig(env, false), /BOARD_SECRET is \d+ characters long/);
+    assert.throws(() => serviceConfig(env, true), /it must be at least 32/, "dev too when set");
+    assert.throws(
+      () => loadConfig({ ...env, BOARD_ENV: "production" }),
+      /it must be at least 32/,
+    );
+  }
+  assert.throws(() => testConfig({ secret: short }), /at least 32/);
+  const ok = "x".repeat(BOARD_SECRET_MIN_LENGTH);
+  assert.equal(serviceConfig({ BOARD_SECRET: ok }, false).secret, ok);
 });

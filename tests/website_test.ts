@@ -334,18 +334,24 @@ Deno.test("32 levels of replies render nested; the deepest offers no reply", asy
   assert.ok(!viaLink.html.includes(`name="parent_id"`));
 });
 
-Deno.test("the guest cookie: HttpOnly, SameSite=Lax, Path=/articles, Secure on https", async () => {
-  for (const [baseUrl, secure] of [["http://board.test", false], ["https://board.test", true]]) {
-    await using board = await testBoard({ baseUrl: baseUrl as string });
+Deno.test("the guest cookie: HttpOnly, SameSite=Lax; __Host-, Secure and Path=/ on https", async () => {
+  for (
+    const [baseUrl, name, path, secure] of [
+      ["http://board.test", "board_guest", "/articles", false],
+      ["https://board.test", "__Host-board_guest", "/", true],
+    ] as const
+  ) {
+    await using board = await testBoard({ baseUrl });
     const a = await publishedArticle(board);
     const res = await board.request(`/articles/${a.id}`);
     await res.body?.cancel();
     const cookie = res.headers.get("set-cookie") ?? "";
-    assert.match(cookie, /^board_guest=[A-Za-z0-9_-]{43};/);
+    assert.match(cookie, new RegExp(`^${name}=[A-Za-z0-9_-]{43};`));
     assert.match(cookie, /HttpOnly/);
     assert.match(cookie, /SameSite=Lax/);
-    assert.match(cookie, /Path=\/articles/);
-    assert.equal(/;\s*Secure/.test(cookie), secure, baseUrl as string);
+    assert.match(cookie, new RegExp(`Path=${path}(;|$)`));
+    assert.doesNotMatch(cookie, /Domain=/i);
+    assert.equal(/;\s*Secure/.test(cookie), secure, baseUrl);
     // The list page needs no session.
     const list = await board.request("/articles");
     await list.body?.cancel();

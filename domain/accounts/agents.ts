@@ -3,6 +3,7 @@ import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import { endStaleConnections, markTeardown } from "./connections.ts";
 import { apiKeyShaped, generateApiKey, hashApiKey } from "./api_keys.ts";
+import { nameSkeleton, SKELETON_VERSION } from "./name_skeleton.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { timingSafeEqual } from "../text.ts";
@@ -132,6 +133,7 @@ export async function registerAgent(
     };
     tx.set(keys.agents(agent.id), agent)
       .set(keys.agentIdByName(agent.name), agent.id)
+      .set(keys.agentNamesBySkeleton(SKELETON_VERSION, nameSkeleton(agent.name)), agent.name)
       .set(keys.agentIdByKeyHash(keyHash), agent.id)
       .set(keys.counters("agents"), retained + 1);
     return agent;

@@ -1,14 +1,16 @@
 /**
- * An account's OAuth connections (grants): which ones stand, listing them for their owner,
- * ending one, and ending every connection a key rotation or revocation left stale.
+ * An account's OAuth connections (grants): which ones stand, the cap on how many an account
+ * holds, ending one, and ending every connection a key rotation or revocation left stale.
+ * Listing them for their owner is in connection_list.ts.
  *
  * A connection stands only while its agent is active and still holds the API key the
  * connection was linked with (`GrantRecord.key_hash`). Every token check reads the grant
  * and the agent, so a rotation or revocation ends every connection of the old key in its
- * own commit, however many there are; the grants themselves are then deleted in batches
- * (`endStaleConnections`), resumably: the rotation or revocation commit leaves a mark
+ * own commit, however many there are; the grants themselves are then deleted in bounded
+ * runs (`endStaleConnections`), resumably: the rotation or revocation commit leaves a mark
  * (`connection_teardowns/<agent>`) that is cleared only when no stale grant is left, and
- * start-up and the tidy-up sweep finish any teardown a crash interrupted.
+ * start-up and the tidy-up sweep finish any teardown a crash interrupted. No step reads an
+ * account's whole index: every read of it is a bounded page.
  *
  * It imports no domain module with state, so `domain/accounts/agents.ts` can call it without a cycle.
  */
@@ -18,10 +20,9 @@ import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { timingSafeEqual } from "../text.ts";
 import { keys } from "../../kv/keys.ts";
-import { KV_LIMITS } from "../../kv/limits.ts";
 import { readMany } from "../../kv/read_many.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import { type ClientRecord, dropGrant, type GrantRecord } from "./oauth_records.ts";
+import { dropGrant, type GrantRecord } from "./oauth_records.ts";
 import { openCredential } from "./secret.ts";
 
 /** The mark of an unfinished teardown. */
@@ -74,118 +75,183 @@ export function markTeardown(tx: Tx, agentId: string, now: number): void {
 }
 
 /** Stages the deletion of a grant, its per-agent index entry and its current refresh token. */
-function deleteGrant(op: Deno.AtomicOperation, grant: GrantRecord): void {
+function deleteGrant(op: Deno.AtomicOperation | Tx, grant: GrantRecord): void {
   op.delete(keys.oauthGrants(grant.id))
     .delete(keys.oauthGrantsByAgent(grant.agent_id, grant.id))
     .delete(keys.oauthRefreshTokens(grant.refresh_hash));
 }
 
 /**
- * Deletes every grant of `agentId` that no longer stands (all of them once the agent is
- * revoked or removed), in batches of at most ten grants per commit, then clears the
- * teardown mark if it is unchanged since this pass began (a newer rotation's mark stays,
- * and this pass runs again). Idempotent and safe alongside live requests: a grant that
- * does not stand never stands again, and grants linked with the current key are kept.
- * Returns how many grants it deleted.
+ * Most OAuth connections one account holds (docs/oauth.md "Connections per account"). The
+ * code exchange that would pass it ends the account's oldest connection in its own commit.
  */
-export async function endStaleConnections(deps: Deps, agentId: string): Promise<number> {
-  let total = 0;
-  for (let pass = 0; pass < 5; pass++) {
-    const mark = await deps.kv.get<TeardownMark>(keys.connectionTeardowns(agentId));
-    const index = await Array.fromAsync(
-      deps.kv.list({ prefix: keys.oauthGrantsByAgent.range(agentId) }),
-    );
-    for (let i = 0; i < index.length; i += KV_LIMITS.keysPerGetMany) {
-      const batch = index.slice(i, i + KV_LIMITS.keysPerGetMany);
-      const agent = (await deps.kv.get<Agent>(keys.agents(agentId))).value;
-      const grants = await deps.kv.getMany<GrantRecord[]>(
-        batch.map((e) => keys.oauthGrants(String(e.key[e.key.length - 1]))),
-      );
-      const op = deps.kv.atomic();
-      let stale = 0;
-      for (const [j, g] of grants.entries()) {
-        if (g.value === null) op.delete(batch[j].key); // index entry of a grant that expired
-        else if (!(await grantStands(deps, g.value, agent))) {
-          deleteGrant(op, g.value);
-          stale++;
-        }
-      }
-      await op.commit();
-      total += stale;
-    }
-    if (mark.value === null) return total;
-    const cleared = await deps.kv.atomic().check(mark).delete(mark.key).commit();
-    if (cleared.ok) return total;
-  }
-  return total;
-}
-
-/** Finishes the connection teardowns a crash left unfinished (start-up and the sweep). */
-export async function resumeConnectionTeardowns(deps: Deps): Promise<number> {
-  const marks = await Array.fromAsync(deps.kv.list({ prefix: keys.connectionTeardowns.range() }));
-  for (const e of marks) await endStaleConnections(deps, String(e.key[e.key.length - 1]));
-  return marks.length;
-}
-
-/** One standing connection as its owner sees it. No token or credential ever appears. */
-interface ConnectionView {
-  id: string;
-  client_id: string;
-  client_name: string | null;
-  scopes: string[];
-  created_at: number;
-  /** When the client last redeemed its code or a refresh token (access tokens last an hour). */
-  last_used_at: number;
-  /** When the connection ends unless the client refreshes it again. */
-  expires_at: number;
-}
-
-/** Most connections one listing returns (newest first). */
-const MAX_LISTED_CONNECTIONS = 100;
+export const MAX_CONNECTIONS_PER_ACCOUNT = 100;
 
 /**
- * The standing OAuth connections of `agent`, newest first (at most 100; `truncated` says
- * when there are more). Reads only.
+ * Index entries one teardown run reads (in one list call, its grants in parallel `getMany`
+ * batches, its deletions in commits of at most `GRANTS_PER_COMMIT`). Larger than the cap, so
+ * one run ends every connection of an account that never held more than the cap.
  */
-export async function listConnections(
-  deps: Deps,
-  agent: Agent,
-): Promise<{ connections: ConnectionView[]; truncated: boolean }> {
-  const now = deps.clock.now();
-  const index = await Array.fromAsync(
-    deps.kv.list({ prefix: keys.oauthGrantsByAgent.range(agent.id) }),
+export const TEARDOWN_RUN_ENTRIES = 300;
+/** Grants deleted per commit (3 mutations and about 300 key bytes each). */
+const GRANTS_PER_COMMIT = 100;
+
+/** The grant id an index entry of `oauthGrantsByAgent` names. */
+const grantIdOf = (e: Deno.KvEntry<unknown>): string => String(e.key[e.key.length - 1]);
+
+/**
+ * Inside a code exchange commit that adds a connection to `agentId`: keeps the account at
+ * `MAX_CONNECTIONS_PER_ACCOUNT`. Reads (and so checks) the account's grant head, which it
+ * rewrites, so concurrent exchanges for one account serialize; lists at most cap + 1 index
+ * entries, newest first; when the cap is reached, the oldest of the newest `cap` connections
+ * ends in this commit (grant, index entry, refresh token), so the new one makes it `cap`
+ * again. An account holding more than the cap (stored before the cap existed) also gets a
+ * teardown mark: the bounded teardown then ends every connection past the newest `cap`.
+ * Returns the id of the connection it ended, or null.
+ */
+export async function capConnections(
+  tx: Tx,
+  agentId: string,
+  now: number,
+  keepFor: number,
+): Promise<string | null> {
+  await tx.get(keys.oauthGrantHeads(agentId));
+  tx.set(keys.oauthGrantHeads(agentId), { updated_at: now }, { expireIn: keepFor * 1000 });
+  const newest = await Array.fromAsync(
+    tx.kv.list({ prefix: keys.oauthGrantsByAgent.range(agentId) }, {
+      reverse: true,
+      limit: MAX_CONNECTIONS_PER_ACCOUNT + 1,
+    }),
   );
-  const live: GrantRecord[] = [];
+  if (newest.length < MAX_CONNECTIONS_PER_ACCOUNT) return null;
+  if (newest.length > MAX_CONNECTIONS_PER_ACCOUNT) markTeardown(tx, agentId, now);
+  const oldest = newest[MAX_CONNECTIONS_PER_ACCOUNT - 1];
+  const grant = (await tx.get<GrantRecord>(keys.oauthGrants(grantIdOf(oldest)))).value;
+  if (grant) deleteGrant(tx, grant);
+  else tx.delete(oldest.key); // the index entry of a grant that expired
+  return grantIdOf(oldest);
+}
+
+/** What one teardown run did. */
+export interface TeardownRun {
+  /** Grants deleted. */
+  deleted: number;
+  /** True when the account's index was read to its end (the teardown mark is then cleared). */
+  done: boolean;
+}
+
+/**
+ * One bounded teardown run for `agentId`: reads at most `TEARDOWN_RUN_ENTRIES` entries of
+ * its index, newest first, and deletes every grant among them that no longer stands (all of
+ * them once the agent is revoked or removed), every grant past the newest
+ * `MAX_CONNECTIONS_PER_ACCOUNT` standing ones, and index entries of expired grants. When the
+ * index was read to its end it clears the teardown mark, if unchanged since the run began (a
+ * newer rotation's mark stays, and a later run handles it). Idempotent and safe alongside
+ * live requests: a grant that does not stand never stands again, and grants linked with the
+ * current key are kept up to the cap. Never holds more than one run's entries in memory.
+ */
+export async function endStaleConnections(deps: Deps, agentId: string): Promise<TeardownRun> {
+  const [mark, agentEntry] = await deps.kv.getMany<[TeardownMark, Agent]>([
+    keys.connectionTeardowns(agentId),
+    keys.agents(agentId),
+  ]);
+  const agent = agentEntry.value;
+  const index = await Array.fromAsync(
+    deps.kv.list({ prefix: keys.oauthGrantsByAgent.range(agentId) }, {
+      reverse: true,
+      limit: TEARDOWN_RUN_ENTRIES + 1,
+    }),
+  );
+  const done = index.length <= TEARDOWN_RUN_ENTRIES;
+  const run = index.slice(0, TEARDOWN_RUN_ENTRIES);
   const grants = await readMany<GrantRecord>(
     deps.kv,
-    index.map((e) => keys.oauthGrants(String(e.key[e.key.length - 1]))),
+    run.map((e) => keys.oauthGrants(grantIdOf(e))),
   );
-  for (const g of grants) {
-    if (g.value && g.value.expires_at > now && await grantStands(deps, g.value, agent)) {
-      live.push(g.value);
-    }
+  const ends: Array<(op: Deno.AtomicOperation) => void> = [];
+  let kept = 0;
+  for (const [i, g] of grants.entries()) {
+    const grant = g.value;
+    if (grant === null) ends.push((op) => op.delete(run[i].key));
+    else if (kept >= MAX_CONNECTIONS_PER_ACCOUNT || !(await grantStands(deps, grant, agent))) {
+      ends.push((op) => deleteGrant(op, grant));
+    } else kept++;
   }
-  live.sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? -1 : 1));
-  const shown = live.slice(0, MAX_LISTED_CONNECTIONS);
-  const names = new Map<string, string | null>();
-  const clientIds = [...new Set(shown.map((g) => g.client_id))];
-  const clients = await readMany<ClientRecord>(
-    deps.kv,
-    clientIds.map((id) => keys.oauthClients(id)),
+  const commits: Promise<Deno.KvCommitResult | Deno.KvCommitError>[] = [];
+  for (let i = 0; i < ends.length; i += GRANTS_PER_COMMIT) {
+    const op = deps.kv.atomic();
+    for (const end of ends.slice(i, i + GRANTS_PER_COMMIT)) end(op);
+    commits.push(op.commit());
+  }
+  await Promise.all(commits);
+  const deleted = grants.filter((g) => g.value !== null).length - kept;
+  if (done && mark.value !== null) {
+    await deps.kv.atomic().check(mark).delete(mark.key).commit();
+  }
+  return { deleted, done };
+}
+
+/** The meta entry saying which cap the accounts stored above it were last marked for. */
+const CAP_MARKED = keys.meta("connection_cap_marked");
+
+/**
+ * Once per cap value (start-up): marks for teardown every account that holds more connections
+ * than the cap (stored before the cap existed), so the bounded teardown runs of the sweep trim
+ * each to its newest `MAX_CONNECTIONS_PER_ACCOUNT`. Streams the grant index (ordered by
+ * account) counting one account at a time; holds only the ids of the accounts to mark.
+ * Returns how many it marked.
+ */
+export async function markAccountsOverCap(deps: Deps): Promise<number> {
+  const done = await deps.kv.get<number>(CAP_MARKED);
+  if (done.value === MAX_CONNECTIONS_PER_ACCOUNT) return 0;
+  const over: string[] = [];
+  let current: string | null = null;
+  let count = 0;
+  for await (const e of deps.kv.list({ prefix: keys.oauthGrantsByAgent.range() })) {
+    const agentId = String(e.key[1]);
+    if (agentId !== current) [current, count] = [agentId, 0];
+    if (++count === MAX_CONNECTIONS_PER_ACCOUNT + 1) over.push(agentId);
+  }
+  const now = deps.clock.now();
+  const commits: Promise<unknown>[] = [];
+  for (let i = 0; i < over.length; i += GRANTS_PER_COMMIT) {
+    const op = deps.kv.atomic();
+    for (const agentId of over.slice(i, i + GRANTS_PER_COMMIT)) {
+      op.set(keys.connectionTeardowns(agentId), { started_at: now } satisfies TeardownMark);
+    }
+    commits.push(op.commit());
+  }
+  await Promise.all(commits);
+  await deps.kv.atomic().check(done).set(CAP_MARKED, MAX_CONNECTIONS_PER_ACCOUNT).commit();
+  return over.length;
+}
+
+/** Teardown marks one sweep takes up, and index entries it reads in all. */
+const SWEEP_BUDGET = { marks: 50, entries: 20 * TEARDOWN_RUN_ENTRIES } as const;
+
+/**
+ * Finishes connection teardowns a crash (or an account holding more than the cap) left
+ * unfinished: start-up and the tidy-up sweep. Bounded per call (`SWEEP_BUDGET`): the marks
+ * of the accounts not reached stay, and the next sweep goes on. Returns the teardowns finished.
+ */
+export async function resumeConnectionTeardowns(deps: Deps): Promise<number> {
+  const marks = await Array.fromAsync(
+    deps.kv.list({ prefix: keys.connectionTeardowns.range() }, { limit: SWEEP_BUDGET.marks }),
   );
-  for (const c of clients) if (c.value) names.set(c.value.client_id, c.value.client_name);
-  return {
-    connections: shown.map((g) => ({
-      id: g.id,
-      client_id: g.client_id,
-      client_name: names.get(g.client_id) ?? null,
-      scopes: g.scopes,
-      created_at: g.created_at,
-      last_used_at: g.refreshed_at,
-      expires_at: g.expires_at,
-    })),
-    truncated: live.length > shown.length,
-  };
+  let finished = 0;
+  let budget = SWEEP_BUDGET.entries;
+  for (const e of marks) {
+    if (budget <= 0) break;
+    const agentId = String(e.key[e.key.length - 1]);
+    // Bounded runs, one after another, until this account is done or the budget is spent.
+    let run: TeardownRun;
+    do {
+      run = await endStaleConnections(deps, agentId);
+      budget -= TEARDOWN_RUN_ENTRIES;
+    } while (!run.done && budget > 0);
+    if (run.done) finished++;
+  }
+  return finished;
 }
 
 /**

@@ -23,12 +23,22 @@ export {
   hashApiKey,
 } from "./api_keys.ts";
 export {
+  capConnections,
   endConnection,
+  endStaleConnections,
   grantStands,
-  listConnections,
+  markAccountsOverCap,
+  MAX_CONNECTIONS_PER_ACCOUNT,
   resumeConnectionTeardowns,
   standingKeyHash,
+  TEARDOWN_RUN_ENTRIES,
 } from "./connections.ts";
+export {
+  CONNECTION_PAGE_LIMIT,
+  connectionCursor,
+  type ConnectionPageParams,
+  listConnections,
+} from "./connection_list.ts";
 export { rotateKeyOnce, rotationReplayed } from "./key_rotation.ts";
 export { accountState } from "./me.ts";
 export { dropGrant } from "./oauth_records.ts";
@@ -46,5 +56,13 @@ export {
   chargeRegistrationAttempt,
   registerFromNetwork,
 } from "./registration_limits.ts";
-export { boardSecret, openCredential, sealCredential } from "./secret.ts";
+export {
+  BOARD_SECRET_MIN_LENGTH,
+  boardSecret,
+  boardSecretProblem,
+  openCredential,
+  sealCredential,
+} from "./secret.ts";
 export type { SealedCredential } from "./secret.ts";
+export { indexAgentNameSkeletons } from "./name_index.ts";
+export { nameSkeleton, SKELETON_VERSION, wordRunSkeletons } from "./name_skeleton.ts";

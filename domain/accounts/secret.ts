@@ -21,6 +21,17 @@ export interface SealedCredential {
   ct: string;
 }
 
+/** The shortest BOARD_SECRET the server starts with (as for the moderator key). */
+export const BOARD_SECRET_MIN_LENGTH = 32;
+
+/** Why `secret` (BOARD_SECRET as given) cannot be used, or null when it can (or is unset). */
+export function boardSecretProblem(secret: string | undefined): string | null {
+  if (secret === undefined || secret.length >= BOARD_SECRET_MIN_LENGTH) return null;
+  return `BOARD_SECRET is ${secret.length} characters long; it must be at least ` +
+    `${BOARD_SECRET_MIN_LENGTH} (use a long random value, for example the output of ` +
+    "`openssl rand -base64 32`).";
+}
+
 const cache = new WeakMap<Deno.Kv, Map<string, Promise<CryptoKey>>>();
 
 /** The raw secret: BOARD_SECRET, or the development secret kept in KV (created on first use). */

@@ -246,6 +246,11 @@ interface GuestCommentInput {
   guest_name?: string | null;
   text: string;
   parent_id?: string | null;
+  /**
+   * Staged inside the commit that stores the comment (the guest cookie's rotation): an error
+   * it throws stores nothing.
+   */
+  stage?: (tx: Tx) => Promise<unknown>;
 }
 
 /**
@@ -300,6 +305,7 @@ export async function createGuestComment(
     tx.set(keys.articleComments(comment.post_id, seq), comment)
       .set(keys.articleCommentLocators(id), { post_id: comment.post_id, seq })
       .set(keys.articlePendingComments(seq), { post_id: comment.post_id, seq });
+    await input.stage?.(tx);
     // Record a projected transition (if any) so counters stay exact.
     if (projected !== current) stageBundle(w, current, projected);
     w.finish();

@@ -11,7 +11,7 @@ import { ARTICLE_LIMITS } from "./limits.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { checkGuestName } from "./guest_names.ts";
-import type { GuestSession } from "./guest_sessions.ts";
+import { type GuestSession, newGuestRotation, stageGuestRotation } from "./guest_sessions.ts";
 import {
   assessGuestText,
   checkGuestForm,
@@ -76,6 +76,11 @@ interface GuestCommentResult {
   status: "published" | "pending" | "rejected";
   depth: number;
   findings: ModerationFinding[];
+  /**
+   * The session's new cookie, given in the commit that stored the comment: the old value
+   * (planted in the browser, say) never names a session that holds this comment.
+   */
+  rotated: { cookie: string; session: GuestSession };
 }
 
 function waitText(seconds: number): string {
@@ -206,12 +211,16 @@ export async function postGuestComment(
   const print = await sha256Hex(normaliseForRepetition(text));
   const duplicate = await admit(deps, req, print);
   const ownKey = keys.guestSessionPrints(req.post_id, req.session.id, print);
+  const rotation = await newGuestRotation();
+  // Set by the commit that stores the comment (run again on each attempt).
+  const staged: { session?: GuestSession } = {};
   const receipt = await createGuestComment(deps, {
     post_id: req.post_id,
     guest_session: req.session.id,
     guest_name: name,
     text,
     parent_id: req.parent_id,
+    stage: async (tx) => staged.session = await stageGuestRotation(tx, deps, req.session, rotation),
   }).catch(async (e) => {
     await forgetPrints(deps, req, print);
     throw e;
@@ -243,5 +252,6 @@ export async function postGuestComment(
     status,
     depth: receipt.depth,
     findings: assessment.findings,
+    rotated: { cookie: rotation.cookie, session: staged.session! },
   };
 }

@@ -2,13 +2,13 @@
  * Guest browser sessions of the human website (docs/website.md "Guest sessions"): a
  * random id held in a cookie, stored in KV only as its SHA-256, with a fixed lifetime.
  * The CSRF token is derived with an HMAC under the board secret, so KV never holds it in
- * any form. A session is never adopted from a cookie
- * the server did not issue, and it gets a new cookie each time it posts a comment (it
- * keeps its identity, `GuestSession.id`), so a cookie planted before the post cannot see
+ * any form. A session is never adopted from a cookie the server did not issue, and it gets
+ * a new cookie in the very commit that stores each comment it posts (it keeps its identity,
+ * `GuestSession.id`), so a cookie planted before the post never names a session holding
  * what the post made. Starting sessions is limited per network (an exact counter).
  */
 import { keys } from "../../kv/keys.ts";
-import { transact } from "../../kv/tx.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
 import { base64url, boardSecret } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
@@ -105,31 +105,47 @@ export async function findGuestSession(
   return await sessionOf(deps, key, rec);
 }
 
+/** A new cookie value for a session, and the SHA-256 it is stored under. */
+export interface GuestRotation {
+  cookie: string;
+  key: string;
+}
+
+/** Draws the new cookie value of a rotation (nothing is written). */
+export async function newGuestRotation(): Promise<GuestRotation> {
+  const cookie = randomToken();
+  return { cookie, key: await sha256Hex(cookie) };
+}
+
 /**
- * Gives `session` a new cookie value in one commit (the old value stops naming it), keeping
- * its identity and expiry. Returns the new cookie and session, or null when the session
- * ended meanwhile (or another request already rotated it).
+ * Stages, inside the caller's commit, the move of `session` to `rotation`'s cookie (the old
+ * value stops naming it in that same commit), keeping its identity and expiry. The session's
+ * record is read with a check, so the commit fails if another request rotated or ended it.
+ * Throws 403 FORBIDDEN when the session ended meanwhile (the commit then stores nothing).
  */
-export async function rotateGuestSession(
+export async function stageGuestRotation(
+  tx: Tx,
   deps: Deps,
   session: GuestSession,
-): Promise<{ cookie: string; session: GuestSession } | null> {
-  const cookie = randomToken();
-  const key = await sha256Hex(cookie);
-  const { value } = await transact(deps.kv, async (tx) => {
-    const rec = (await tx.get<GuestSessionRecord>(keys.guestSessions(session.key))).value;
-    const now = deps.clock.now();
-    if (!rec || rec.expires_at <= now) return null;
-    const moved: GuestSessionRecord = {
-      created_at: rec.created_at,
-      expires_at: rec.expires_at,
-      owner: rec.owner ?? session.key,
-    };
-    tx.delete(keys.guestSessions(session.key));
-    tx.set(keys.guestSessions(key), moved, { expireIn: (rec.expires_at - now) * 1000 });
-    return moved;
-  });
-  return value ? { cookie, session: await sessionOf(deps, key, value) } : null;
+  rotation: GuestRotation,
+): Promise<GuestSession> {
+  const rec = (await tx.get<GuestSessionRecord>(keys.guestSessions(session.key))).value;
+  const now = deps.clock.now();
+  if (!rec || rec.expires_at <= now) {
+    throw new BoardError(
+      "FORBIDDEN",
+      "Your guest session has ended. Your text is kept below: post it again.",
+      { field: "csrf" },
+    );
+  }
+  const moved: GuestSessionRecord = {
+    created_at: rec.created_at,
+    expires_at: rec.expires_at,
+    owner: rec.owner ?? session.key,
+  };
+  tx.delete(keys.guestSessions(session.key));
+  tx.set(keys.guestSessions(rotation.key), moved, { expireIn: (rec.expires_at - now) * 1000 });
+  return { ...session, key: rotation.key, id: moved.owner! };
 }
 
 /**

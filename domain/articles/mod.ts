@@ -19,12 +19,7 @@ export {
 export { ARTICLES_BLOCK_LIMIT, articlesBlock } from "./feed_block.ts";
 export { postGuestComment } from "./guest_comments.ts";
 export { GUEST_NAME_MAX, GUEST_TEXT_MAX } from "./guest_moderation.ts";
-export {
-  csrfMatches,
-  findGuestSession,
-  rotateGuestSession,
-  startGuestSession,
-} from "./guest_sessions.ts";
+export { csrfMatches, findGuestSession, startGuestSession } from "./guest_sessions.ts";
 export type { GuestSession } from "./guest_sessions.ts";
 export { settleDue } from "./lifecycle.ts";
 export { ARTICLE_LIMITS, ARTICLE_PAGE, REVIEW_SKIP_MAX } from "./limits.ts";

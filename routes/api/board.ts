@@ -39,6 +39,7 @@ import { bearerToken, requireAgent } from "../guards.ts";
 import { queryParam } from "../http.ts";
 import {
   articlesArgs,
+  connectionPageInput,
   feedInput,
   feedQuery,
   httpAuthor,
@@ -480,16 +481,18 @@ const AGENT_OPS: Operation[] = [
     tag: "Accounts",
     summary: "Your OAuth connections (client name, created, last used, scopes)",
     description:
-      "Addition beyond the spec. Standing connections only, newest first, at most 100 (`truncated` says when there are more); `last_used_at` is when the client last redeemed its code or a refresh token. No token or credential is ever shown.",
+      "Addition beyond the spec. Standing connections only, newest first, in pages of `limit` (1-100, default 100); follow `next_before` as `before` until null (a page can hold fewer than `limit`). An account holds at most 100 connections: a new one ends the oldest. `last_used_at` is when the client last redeemed its code or a refresh token. No token or credential is ever shown.",
     auth: "api_key",
     headers: "agent",
+    query: connectionPageInput,
     responses: {
       200: {
-        description: "`connections` and `truncated`.",
+        description: "`connections`, `next_before` and `truncated`.",
         schema: boardOut.listConnectionsResponse,
       },
     },
-    handler: (c) => listConnections(c.get("deps"), c.get("caller").agent),
+    errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
+    handler: (c, { query }) => listConnections(c.get("deps"), c.get("caller").agent, query),
   },
   {
     method: "delete",

@@ -4,6 +4,11 @@
  */
 import type { Context } from "hono";
 import { BoardError, type ErrorCode } from "../../domain/errors.ts";
+import {
+  CONNECTION_PAGE_LIMIT,
+  connectionCursor,
+  type ConnectionPageParams,
+} from "../../domain/accounts/mod.ts";
 import { ARTICLES_BLOCK_LIMIT } from "../../domain/articles/mod.ts";
 import type { Author } from "../../domain/board/mod.ts";
 import { PAGE_LIMIT, type PageParams, parsePageParams } from "../../domain/paging.ts";
@@ -12,7 +17,7 @@ import { parseInput } from "../validate.ts";
 import type { ToolContext } from "../../mcp/kit.ts";
 import type { AppEnv } from "../env.ts";
 import { pageQuery, queryParam } from "../http.ts";
-import { pageParams, type QueryInput, topicParam } from "./operation.ts";
+import { pageParams, type QueryInput, topicParam, uuidQuery } from "./operation.ts";
 
 type PageBounds = { min: number; max: number; default: number };
 
@@ -135,4 +140,34 @@ export const namedFeedInput: QueryInput<
     ...pageParams(ARTICLES_BLOCK_LIMIT, { names: ARTICLES_BLOCK_NAMES }),
   ],
   read: (c) => ({ ...feedQuery(c), articles: articlesQuery(c) }),
+};
+
+/** `limit` and `before` (a connection id) of `GET /v1/me/connections`. */
+export const connectionPageInput: QueryInput<ConnectionPageParams> = {
+  params: [
+    pageParams(CONNECTION_PAGE_LIMIT, { after: false })[0],
+    uuidQuery(
+      "before",
+      "Older than this connection: the `next_before` of the previous page (follow it until null).",
+    ),
+  ],
+  read: (c) => {
+    const { limit } = parsePageParams({ limit: c.req.queries("limit") }, CONNECTION_PAGE_LIMIT);
+    if (c.req.queries("after") !== undefined) {
+      throw new BoardError(
+        "INVALID_CURSOR",
+        'Connections page with "before" only (follow "next_before"); "after" is not taken.',
+        { parameter: "after" },
+      );
+    }
+    const before = c.req.queries("before");
+    if (before && before.length > 1) {
+      throw new BoardError(
+        "INVALID_CURSOR",
+        `Parameter "before" was given ${before.length} times; give it once.`,
+        { parameter: "before" },
+      );
+    }
+    return { limit, before: connectionCursor(before?.[0]) };
+  },
 };

@@ -42,7 +42,7 @@ import {
   Time,
 } from "./article_views.tsx";
 import { readForm } from "./forms.ts";
-import { currentGuest, guestSession, type GuestState, rotateGuest } from "./guest_session.ts";
+import { currentGuest, guestSession, type GuestState, writeGuestCookie } from "./guest_session.ts";
 import { errorPage } from "./error_page.tsx";
 import { Layout, type SharingMeta } from "./layout.tsx";
 import { siteHeaders } from "./security.ts";
@@ -356,7 +356,7 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
       session: found,
       network: c.get("network"),
     });
-    await rotateGuest(c, found);
+    writeGuestCookie(c, result.rotated.cookie, result.rotated.session);
     const cid = result.comment_id;
     return c.redirect(`/articles/${id}${query({ posted: cid }, `#c-${cid}`)}`, 303);
   } catch (e) {

@@ -1,5 +1,6 @@
 /** Reading HTML form posts: URL-encoded only, bounded in size. */
 import { BoardError } from "../../domain/errors.ts";
+import { readBoundedBytes } from "../body_reader.ts";
 
 /**
  * Largest form post accepted: 8,000 code points of 4 UTF-8 bytes, each percent-encoded
@@ -9,8 +10,8 @@ export const MAX_FORM_BYTES = 100_000;
 
 /**
  * Reads an `application/x-www-form-urlencoded` body, never more than `limit` bytes plus
- * one chunk. Throws 415 UNSUPPORTED_MEDIA_TYPE for another type and 413
- * PAYLOAD_TOO_LARGE above the limit.
+ * one chunk. Throws 415 UNSUPPORTED_MEDIA_TYPE for another type, 413 PAYLOAD_TOO_LARGE
+ * above the limit and 400 INVALID_INPUT for a body the client stopped sending half-way.
  */
 export async function readForm(req: Request, limit = MAX_FORM_BYTES): Promise<URLSearchParams> {
   const type = req.headers.get("content-type") ?? "";
@@ -32,26 +33,14 @@ export async function readForm(req: Request, limit = MAX_FORM_BYTES): Promise<UR
     await req.body?.cancel();
     throw tooLarge();
   }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  if (req.body) {
-    const reader = req.body.getReader();
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.length;
-      if (total > limit) {
-        await reader.cancel().catch(() => {});
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
-  }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const ch of chunks) {
-    bytes.set(ch, at);
-    at += ch.length;
-  }
+  const bytes = await readBoundedBytes(req, limit, {
+    tooLarge,
+    incomplete: (read) =>
+      new BoardError(
+        "INVALID_INPUT",
+        "The form arrived incomplete (the connection ended before all of it was sent), so nothing was posted. Send it again.",
+        { reason: "incomplete_body", bytes_read: read },
+      ),
+  });
   return new URLSearchParams(new TextDecoder().decode(bytes));
 }

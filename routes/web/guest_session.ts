@@ -1,7 +1,10 @@
 /**
- * The guest session cookie of the website: `board_guest`, HttpOnly, SameSite=Lax,
- * Path=/articles, Secure when the base URL is https. The session itself (KV record,
- * CSRF token, rotation, limits) lives in domain/articles/guest_sessions.ts.
+ * The guest session cookie of the website. Over https it is **`__Host-board_guest`** with
+ * `Secure; Path=/` (the prefix makes browsers refuse it unless it was set by this very host
+ * over https, without a `Domain`: a sibling subdomain or a plain-http page cannot plant one);
+ * over http (development) it is `board_guest` with `Path=/articles`. Both are HttpOnly and
+ * SameSite=Lax. The session itself (KV record, CSRF token, rotation, limits) lives in
+ * domain/articles/guest_sessions.ts.
  */
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
@@ -9,12 +12,21 @@ import { BoardError } from "../../domain/errors.ts";
 import {
   findGuestSession,
   type GuestSession,
-  rotateGuestSession,
   startGuestSession,
 } from "../../domain/articles/mod.ts";
 import type { AppEnv } from "../env.ts";
 
+/** The cookie's name over http (development). */
 export const GUEST_COOKIE = "board_guest";
+/** The cookie's name where the board is served over https. */
+export const SECURE_GUEST_COOKIE = "__Host-board_guest";
+
+/** The cookie's name and path for this deployment (`__Host-` needs https and `Path=/`). */
+function guestCookie(c: Context<AppEnv>): { name: string; path: string; secure: boolean } {
+  return c.get("deps").config.baseUrl.startsWith("https:")
+    ? { name: SECURE_GUEST_COOKIE, path: "/", secure: true }
+    : { name: GUEST_COOKIE, path: "/articles", secure: false };
+}
 
 /** The guest session, or why there is none (shown where the comment form would be). */
 export type GuestState = { session: GuestSession; notice: null } | {
@@ -22,19 +34,21 @@ export type GuestState = { session: GuestSession; notice: null } | {
   notice: string;
 };
 
-function writeCookie(c: Context<AppEnv>, value: string, session: GuestSession): void {
-  setCookie(c, GUEST_COOKIE, value, {
+/** Sets the guest cookie to `value`, to last as long as `session`. */
+export function writeGuestCookie(c: Context<AppEnv>, value: string, session: GuestSession): void {
+  const { name, path, secure } = guestCookie(c);
+  setCookie(c, name, value, {
     httpOnly: true,
     sameSite: "Lax",
-    secure: c.get("deps").config.baseUrl.startsWith("https:"),
-    path: "/articles",
+    secure,
+    path,
     maxAge: Math.max(1, session.expires_at - c.get("deps").clock.now()),
   });
 }
 
 /** The browser's live session, if its cookie names one. */
 export async function currentGuest(c: Context<AppEnv>): Promise<GuestSession | null> {
-  return await findGuestSession(c.get("deps"), getCookie(c, GUEST_COOKIE));
+  return await findGuestSession(c.get("deps"), getCookie(c, guestCookie(c).name));
 }
 
 /**
@@ -69,7 +83,7 @@ export async function guestSession(c: Context<AppEnv>): Promise<GuestState> {
   }
   try {
     const { cookie, session } = await startGuestSession(c.get("deps"), c.get("network"));
-    writeCookie(c, cookie, session);
+    writeGuestCookie(c, cookie, session);
     return { session, notice: null };
   } catch (e) {
     if (e instanceof BoardError && e.code === "RATE_LIMITED") {
@@ -77,14 +91,4 @@ export async function guestSession(c: Context<AppEnv>): Promise<GuestState> {
     }
     throw e;
   }
-}
-
-/**
- * After the session gained something only it may see (a comment it posted): a new cookie
- * for the same session, so a cookie value known to anyone else (planted in this browser,
- * say) no longer names it.
- */
-export async function rotateGuest(c: Context<AppEnv>, session: GuestSession): Promise<void> {
-  const rotated = await rotateGuestSession(c.get("deps"), session);
-  if (rotated) writeCookie(c, rotated.cookie, rotated.session);
 }

