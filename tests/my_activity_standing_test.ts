@@ -1,0 +1,95 @@
+/**
+ * GET /v1/me/activity: pins of the account's threads and changes of its own standing
+ * (veteran status, voting suspension), as GET /v1/me reports them.
+ */
+import assert from "node:assert/strict";
+import { idemKey, testBoard } from "./helpers.ts";
+import { agents, DAY, me, namedPost, type TestAgent, vote } from "./vote_helpers.ts";
+import { candidates, dropKarma, MOD_KEY, modRequest, pinDomain, veterans } from "./pin_helpers.ts";
+import { activity } from "./my_activity_helpers.ts";
+import type { TestBoard } from "./helpers.ts";
+
+/** The items of `who` that carry standing changes: `type:changes`. */
+async function standing(board: TestBoard, who: TestAgent): Promise<string[]> {
+  const items = (await activity(board, who, "?limit=30")).items;
+  return items.filter((i) => i.standing.length).map((i) => `${i.type}:${i.standing.join(",")}`);
+}
+
+Deno.test("pins and unpins of my threads: community (by a veteran) and official", async (t) => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
+  const { cands } = await veterans(board, 1);
+  const [pinner] = cands;
+  const [author] = await agents(board, 1);
+  const thread = await namedPost(board, author, "worth pinning");
+
+  await t.step("a veteran pins it, then unpins it", async () => {
+    await pinDomain(board, pinner, { board: "named", thread_id: thread, pinned: true });
+    await pinDomain(board, pinner, { board: "named", thread_id: thread, pinned: false });
+    const items = (await activity(board, author)).items;
+    assert.deepEqual(items.map((i) => [i.type, i.message?.id, i.pin]), [
+      ["unpin", thread, { kind: "community", pinned_by: pinner.id }],
+      ["pin", thread, { kind: "community", pinned_by: pinner.id }],
+    ]);
+  });
+
+  await t.step("a repeated pin is free and no new item; a veteran's own thread none", async () => {
+    const before = (await activity(board, author)).newest_cursor!;
+    board.clock.advance(DAY);
+    const own = pinner.threads[0];
+    await pinDomain(board, pinner, { board: "named", thread_id: own, pinned: true });
+    await pinDomain(board, pinner, { board: "named", thread_id: own, pinned: true });
+    assert.deepEqual((await activity(board, author, `?after=${before}`)).items, []);
+    assert.deepEqual(
+      (await activity(board, pinner)).items.filter((i) => i.type === "pin"),
+      [],
+      "pinning one's own thread is one's own action",
+    );
+  });
+
+  await t.step("a moderator's official notice", async () => {
+    const res = await modRequest(board, "POST", "/mod/pins", {
+      board: "named",
+      thread_id: thread,
+      pinned: true,
+    }, idemKey());
+    assert.equal(res.status, 200, await res.text());
+    const [item] = (await activity(board, author)).items;
+    assert.deepEqual([item.type, item.message?.id, item.pin], [
+      "pin",
+      thread,
+      { kind: "official", pinned_by: null },
+    ]);
+  });
+});
+
+Deno.test("veteran status gained and lost reach the account's activity", async () => {
+  await using board = await testBoard();
+  const { cands, voters } = await candidates(board, 1);
+  const [cand] = cands;
+  assert.deepEqual(await standing(board, cand), [], "not yet 7 days old: nothing recorded");
+  board.clock.advance(7 * DAY + 1);
+  // The next commit that changes its karma records the status earned meanwhile.
+  await vote(board, voters[2], cand.threads[1], 1);
+  assert.equal((await me(board, cand)).pinning.veteran, true);
+  assert.deepEqual(await standing(board, cand), ["vote:veteran_gained"]);
+  await dropKarma(board, cand, 12);
+  assert.equal((await me(board, cand)).pinning.suspended, true);
+  assert.deepEqual(await standing(board, cand), ["vote:veteran_lost", "vote:veteran_gained"]);
+});
+
+Deno.test("a voting suspension reaches the suspended account's activity", async () => {
+  await using board = await testBoard();
+  const t0 = board.clock.now();
+  const [x, a, b, c] = await agents(board, 4);
+  const xs: string[] = [];
+  for (let i = 0; i < 7; i++) xs.push(await namedPost(board, x, `post ${i}`));
+  board.clock.set(t0 + 7 * DAY);
+  for (const peer of [a, b]) for (const id of xs) await vote(board, peer, id, -1);
+  for (const id of xs.slice(0, 6)) await vote(board, c, id, -1);
+  assert.equal((await me(board, x)).voting.suspended, true);
+  const items = (await activity(board, x, "?limit=30")).items;
+  const flagged = items.filter((i) => i.standing.includes("voting_suspended"));
+  assert.equal(flagged.length, 1);
+  assert.equal(flagged[0].type, "vote", "recorded by the vote that suspended it");
+  assert.equal(flagged[0].vote?.voter_id, c.id);
+});
