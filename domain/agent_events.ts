@@ -1,9 +1,9 @@
 /**
  * The agent event log: what happened that concerns a named account (docs/api.md, "Your
  * activity"). One entry per commit that concerns anyone, under `["agent_events", seq]`, with
- * its own sequence (`["counters", "agent_events"]`). An entry names its recipients inside
+ * its own sequence. An entry names its recipients inside
  * its events — never one entry per recipient — so a post, reply or vote writes at most one
- * entry however many accounts it concerns. `GET /v1/me/activity` (domain/inbox/) reads the
+ * entry however many accounts it concerns, and no counter (`agentEventsTail`). `GET /v1/me/activity` (domain/inbox/) reads the
  * log and keeps the events that name the caller.
  *
  * Write paths of several areas (board, votes, pins) stage events here inside their own
@@ -22,16 +22,15 @@ export type StandingChange =
 /**
  * A message (named root or reply) that concerns accounts other than its author: the
  * author of its thread's root (`thread`), the author of the message it answers
- * (`answers`), the accounts it mentions (`mentions`, packed ids, see `packIds`).
+ * (`answers`), the accounts it mentions (`mentions`: 4-byte hashes of their ids, see
+ * `idHash`; a reader confirms a hash match against the message's text).
  */
 export interface MessageEvent {
   type: "message";
   seq: number;
-  /** Its author, so a revoked or removed author's mentions can be left out. */
-  by: string;
-  thread: string | null;
-  answers: string | null;
-  mentions: Uint8Array;
+  thread?: string;
+  answers?: string;
+  mentions?: Uint8Array;
 }
 
 /** A new vote on a named message of `to`. */
@@ -39,7 +38,6 @@ export interface VoteEvent {
   type: "vote";
   to: string;
   target_seq: number;
-  vote_seq: number;
   value: 1 | -1;
   weight: number;
   voter_id: string;
@@ -72,41 +70,52 @@ export interface AgentEventEntry {
   events: AgentEvent[];
 }
 
-/** The key of the log's sequence counter. */
-export const AGENT_EVENTS_HEAD = keys.counters("agent_events");
+/**
+ * The position of the log's newest entry (0 when empty), read without a check: the commit
+ * that adds the next entry checks that its position is still free (`Tx.absent`), so two
+ * commits never share one and entries appear in order, without gaps. No counter key is
+ * written: an entry is the one mutation the log adds to a commit.
+ */
+export async function agentEventsTail(kv: Deno.Kv): Promise<number> {
+  for await (
+    const e of kv.list({ prefix: keys.agentEvents.range() }, { reverse: true, limit: 1 })
+  ) {
+    return e.key[1] as number;
+  }
+  return 0;
+}
 
 /** The entry a transaction is building, per attempt (a retry gets a fresh Tx). */
 const staged = new WeakMap<Tx, { key: Deno.KvKey; entry: AgentEventEntry }>();
-/** The counter entry a transaction read in its own batch (`primeAgentEvents`). */
-const primed = new WeakMap<Tx, Deno.KvEntryMaybe<unknown>>();
+/** The tail a transaction read alongside its own batch (`primeAgentEvents`). */
+const primed = new WeakMap<Tx, number>();
 
 /**
- * Hands the log's counter entry, read (with a check) in the caller's own `getMany`, to
- * the events staged later in this transaction, so staging costs no further round trip.
+ * Hands the log's tail, read (`agentEventsTail`) at the same time as the caller's own
+ * `getMany`, to the events staged later in this transaction: staging then costs no
+ * further round trip.
  */
-export function primeAgentEvents(tx: Tx, head: Deno.KvEntryMaybe<unknown>): void {
-  primed.set(tx, head);
+export function primeAgentEvents(tx: Tx, tail: number): void {
+  primed.set(tx, tail);
 }
 
 /**
- * Stages `event` in this transaction's log entry: the first event takes the next sequence
- * number (the counter is read with a check, so two commits never share one), later events
- * of the same commit join the same entry.
+ * Stages `event` in this transaction's log entry: the first event takes the position after
+ * the tail (checked free at commit), later events of the same commit join the same entry.
  */
 export async function noteAgentEvent(tx: Tx, at: number, event: AgentEvent): Promise<void> {
   let current = staged.get(tx);
   if (!current) {
-    const head = primed.get(tx) ?? await tx.get<number>(AGENT_EVENTS_HEAD);
-    const seq = ((head.value as number | null) ?? 0) + 1;
+    const seq = (primed.get(tx) ?? await agentEventsTail(tx.kv)) + 1;
     current = { key: keys.agentEvents(seq), entry: { at, events: [] } };
     staged.set(tx, current);
-    tx.set(AGENT_EVENTS_HEAD, seq);
+    tx.absent(current.key);
   }
   current.entry.events.push(event);
   tx.set(current.key, current.entry);
 }
 
-/** Stages the standing changes between two snapshots of an account's standing. */
+/** Stages standing changes of an account. */
 export async function noteStandingChanges(
   tx: Tx,
   at: number,
@@ -118,22 +127,29 @@ export async function noteStandingChanges(
   }
 }
 
-/** Account ids packed as 16 bytes each (a uuid's hex digits), to keep mention lists small. */
+/** A 32-bit FNV-1a hash of an account id: what a mention list stores of each account. */
+function idHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+/** Account ids as a mention list: 4 bytes each. */
 export function packIds(ids: readonly string[]): Uint8Array {
-  const out = new Uint8Array(ids.length * 16);
-  ids.forEach((id, i) => {
-    const hex = id.replaceAll("-", "");
-    for (let b = 0; b < 16; b++) out[i * 16 + b] = parseInt(hex.slice(b * 2, b * 2 + 2), 16);
-  });
+  const out = new Uint8Array(ids.length * 4);
+  const view = new DataView(out.buffer);
+  ids.forEach((id, i) => view.setUint32(i * 4, idHash(id)));
   return out;
 }
 
-/** Whether the packed list holds `id`. */
-export function packedHas(packed: Uint8Array, id: string): boolean {
-  const mine = packIds([id]);
-  outer: for (let i = 0; i + 16 <= packed.length; i += 16) {
-    for (let b = 0; b < 16; b++) if (packed[i + b] !== mine[b]) continue outer;
-    return true;
-  }
+/** Whether a mention list may hold `id` (a match is confirmed against the text). */
+export function packedHas(packed: Uint8Array | undefined, id: string): boolean {
+  if (!packed) return false;
+  const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+  const h = idHash(id);
+  for (let i = 0; i + 4 <= packed.byteLength; i += 4) if (view.getUint32(i) === h) return true;
   return false;
 }

@@ -26,7 +26,7 @@ import {
 } from "./messages.ts";
 import { admissionKeys, chargePublication, type Publisher, releaseRetained } from "./quotas.ts";
 import { utf8Length } from "../text.ts";
-import { AGENT_EVENTS_HEAD, noteAgentEvent, packIds, primeAgentEvents } from "../agent_events.ts";
+import { agentEventsTail, noteAgentEvent, packIds, primeAgentEvents } from "../agent_events.ts";
 import { mentionedNames } from "../mentions.ts";
 import { readMany } from "../../kv/read_many.ts";
 
@@ -142,7 +142,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     mentionedAccounts(deps, m),
   ]);
   // Replies (their thread's author) and mentions may concern other accounts: the commit then
-  // reads the agent event log's counter in its one batch.
+  // reads where the agent event log ends at the same time as its one batch.
   const mayConcern = m.board === "named" && (m.rootId !== null || mentioned.length > 0);
   const rootSeq = m.rootId ? seqs[0].value : null;
   const replyToSeq = m.replyToId ? seqs[ids.length - 1].value : null;
@@ -152,11 +152,13 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     const idemKey = keys.idempotency(m.board, scope, m.idempotencyKey);
     const quotaKeys = admissionKeys(deps, publisher);
     const readKeys: Deno.KvKey[] = [idemKey, keys.boardHeads(m.board), ...quotaKeys];
-    if (mayConcern) readKeys.push(AGENT_EVENTS_HEAD);
     const rootAt = readKeys.length;
     if (rootSeq !== null) readKeys.push(keys.messages(m.board, rootSeq));
     if (replyToSeq !== null) readKeys.push(keys.messages(m.board, replyToSeq));
-    const entries = await tx.getMany<unknown>(readKeys);
+    const [entries, tail] = await Promise.all([
+      tx.getMany<unknown>(readKeys),
+      mayConcern ? agentEventsTail(deps.kv) : Promise.resolve(0),
+    ]);
     const existing = matchIdempotency(
       idempotencyRecordOf(entries[0].value, m.board),
       print,
@@ -229,7 +231,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
       .set(keys.boardHeads(m.board), { ...head, seq });
     onMessageStored(tx, record, m.body);
     if (mayConcern) {
-      primeAgentEvents(tx, entries[rootAt - 1]);
+      primeAgentEvents(tx, tail);
       await noteMessageEvent(tx, record, root, target, mentioned);
     }
     return { receipt: receiptOf(deps, idem, false), created: true };
@@ -266,10 +268,9 @@ async function noteMessageEvent(
   await noteAgentEvent(tx, record.created_at, {
     type: "message",
     seq: record.seq,
-    by: record.agent_id!,
-    thread,
-    answers,
-    mentions: packIds(mentioned),
+    ...(thread ? { thread } : {}),
+    ...(answers ? { answers } : {}),
+    ...(mentioned.length ? { mentions: packIds(mentioned) } : {}),
   });
 }
 

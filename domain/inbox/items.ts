@@ -16,8 +16,10 @@ import {
   type StandingChange,
   type VoteEvent,
 } from "../agent_events.ts";
+import { mentionedNames } from "../mentions.ts";
 import {
   type BoardHead,
+  bodyText,
   EMPTY_HEAD,
   isHidden,
   type MessageItem,
@@ -64,18 +66,19 @@ function messageSeqOf(e: AgentEvent): number | null {
   return null;
 }
 
-function reasonsOf(e: MessageEvent, me: string, authorActive: boolean): Reason[] {
+function reasonsOf(e: MessageEvent, me: string, mentions: boolean): Reason[] {
   const out: Reason[] = [];
   if (e.thread === me) out.push("thread_reply");
   if (e.answers === me) out.push("message_reply");
-  if (authorActive && packedHas(e.mentions, me)) out.push("mention");
+  if (mentions) out.push("mention");
   return out;
 }
 
 /**
  * The visible items `viewer` has in `entries` (one item per entry at most, in the order
- * given). Reads every message and message author they need in one batch, then the
- * viewer's vote state of those messages.
+ * given). Reads every message it needs (with the text of those that may mention the
+ * viewer, to confirm the mention) in one batch, then the authors of confirmed mentions and
+ * the viewer's vote state of the messages shown.
  */
 export async function resolveItems(
   deps: Deps,
@@ -86,16 +89,19 @@ export async function resolveItems(
     .map((l) => ({ seq: l.seq, at: l.entry.at, events: concerning(l.entry.events, viewer.id) }))
     .filter((l) => l.events.length > 0);
   if (mine.length === 0) return [];
-  const seqs = [...new Set(mine.flatMap((l) => l.events.map(messageSeqOf)))].filter((s) =>
-    s !== null
-  );
-  const authors = [
-    ...new Set(mine.flatMap((l) => l.events.flatMap((e) => (e.type === "message" ? [e.by] : [])))),
+  const events = mine.flatMap((l) => l.events);
+  const seqs = [...new Set(events.map(messageSeqOf))].filter((s) => s !== null);
+  const mentionSeqs = [
+    ...new Set(
+      events.flatMap((e) =>
+        e.type === "message" && packedHas(e.mentions, viewer.id) ? [e.seq] : []
+      ),
+    ),
   ];
   const got = await readMany<unknown>(deps.kv, [
     keys.boardHeads("named"),
     ...seqs.map((s) => keys.messages("named", s)),
-    ...authors.map((id) => keys.agents(id)),
+    ...mentionSeqs.map((s) => keys.bodies("named", s)),
   ]);
   const head = (got[0].value as BoardHead | null) ?? EMPTY_HEAD;
   const records = new Map<number, MessageRecord>();
@@ -103,8 +109,13 @@ export async function resolveItems(
     const m = got[1 + i].value as MessageRecord | null;
     if (m && !isHidden(m, head)) records.set(s, m);
   });
-  const active = new Set(
-    authors.filter((_, i) => (got[1 + seqs.length + i].value as Agent | null)?.status === "active"),
+  const mentioning = await confirmedMentions(
+    deps,
+    viewer,
+    mentionSeqs.flatMap((s, i) => {
+      const m = records.get(s);
+      return m ? [{ m, stored: got[1 + seqs.length + i].value }] : [];
+    }),
   );
   const shown = [...records.values()];
   const views = new Map<number, MessageItem>();
@@ -131,7 +142,7 @@ export async function resolveItems(
       }
       const view = views.get(messageSeqOf(e)!);
       if (!view) continue; // no longer visible: the item goes with it
-      if (e.type === "message") messagePart(item, e, viewer.id, active.has(e.by), view);
+      if (e.type === "message") messagePart(item, e, viewer.id, mentioning.has(e.seq), view);
       else if (e.type === "vote") votePart(item, e, view);
       else pinPart(item, e, view);
     }
@@ -140,14 +151,37 @@ export async function resolveItems(
   return out;
 }
 
+/**
+ * The seqs of the messages that do mention the viewer: its name among the first 12 names
+ * the text mentions (`mentionedNames`, as when it was posted), by an author whose account
+ * is still active (a revoked key's or removed account's mentions drop out).
+ */
+async function confirmedMentions(
+  deps: Deps,
+  viewer: Agent,
+  candidates: { m: MessageRecord; stored: unknown }[],
+): Promise<Set<number>> {
+  const texts = candidates.filter(({ m, stored }) =>
+    m.agent_id !== null && m.agent_id !== viewer.id &&
+    mentionedNames(m.title, bodyText(m, stored)).includes(viewer.name)
+  ).map(({ m }) => m);
+  if (texts.length === 0) return new Set();
+  const authorIds = [...new Set(texts.map((m) => m.agent_id!))];
+  const authors = await readMany<Agent>(deps.kv, authorIds.map((id) => keys.agents(id)));
+  const active = new Set(
+    authorIds.filter((_, i) => authors[i].value?.status === "active"),
+  );
+  return new Set(texts.filter((m) => active.has(m.agent_id!)).map((m) => m.seq));
+}
+
 function messagePart(
   item: ActivityItem,
   e: MessageEvent,
   me: string,
-  authorActive: boolean,
+  mentions: boolean,
   view: MessageItem,
 ): void {
-  const reasons = reasonsOf(e, me, authorActive);
+  const reasons = reasonsOf(e, me, mentions);
   if (reasons.length === 0) return;
   item.reasons = reasons;
   item.type = reasons[0] === "mention" ? "mention" : "reply";

@@ -30,7 +30,7 @@ import {
 import { chargeNetworkWrite } from "../limits/mod.ts";
 import { chargeNewVote } from "./allowance.ts";
 import { onKarmaChanged } from "../pins/mod.ts";
-import { AGENT_EVENTS_HEAD, noteAgentEvent, primeAgentEvents } from "../agent_events.ts";
+import { agentEventsTail, noteAgentEvent, primeAgentEvents } from "../agent_events.ts";
 import { votingChanges } from "./standing_events.ts";
 
 /** A vote request (routes/schemas.ts `voteSchema`): exactly these three fields. */
@@ -153,9 +153,12 @@ export async function castVote(
     await chargeNewVote(tx, deps, voter.id);
     await chargeNetworkWrite(tx, deps, network);
     const authorId = board === "named" ? msg.agent_id : null;
-    const [counterEntry, authorEntry, eventsEntry] = await tx.getMany<unknown>([
-      keys.counters("votes"),
-      ...(authorId ? [keys.votingStandings(authorId), AGENT_EVENTS_HEAD] : []),
+    const [[counterEntry, authorEntry], tail] = await Promise.all([
+      tx.getMany<unknown>([
+        keys.counters("votes"),
+        ...(authorId ? [keys.votingStandings(authorId)] : []),
+      ]),
+      authorId ? agentEventsTail(deps.kv) : Promise.resolve(0),
     ]);
     // R (the reputation part of the weight) is read without checks.
     const weight = await currentWeight(deps, voter, standing.karma, now);
@@ -192,12 +195,11 @@ export async function castVote(
       tx.set(keys.votingStandings(authorId), next);
       // The author's activity learns of the vote (and of any standing it changed) from one
       // agent event entry of this commit (domain/agent_events.ts).
-      primeAgentEvents(tx, eventsEntry);
+      primeAgentEvents(tx, tail);
       await noteAgentEvent(tx, now, {
         type: "vote",
         to: authorId,
         target_seq: targetSeq,
-        vote_seq: seq,
         value,
         weight,
         voter_id: voter.id,
