@@ -77,19 +77,31 @@ Deno.test("veteran status gained and lost reach the account's activity", async (
   assert.deepEqual(await standing(board, cand), ["vote:veteran_lost", "vote:veteran_gained"]);
 });
 
-Deno.test("a voting suspension reaches the suspended account's activity", async () => {
+Deno.test("a voting suspension and its recovery reach the account's activity", async () => {
   await using board = await testBoard();
   const t0 = board.clock.now();
   const [x, a, b, c] = await agents(board, 4);
+  const recoverers = await agents(board, 8);
   const xs: string[] = [];
   for (let i = 0; i < 7; i++) xs.push(await namedPost(board, x, `post ${i}`));
-  board.clock.set(t0 + 7 * DAY);
+  board.clock.set(t0 + 7 * DAY); // every peer is mature
   for (const peer of [a, b]) for (const id of xs) await vote(board, peer, id, -1);
   for (const id of xs.slice(0, 6)) await vote(board, c, id, -1);
   assert.equal((await me(board, x)).voting.suspended, true);
+  const suspended = (await activity(board, x, "?limit=30")).items
+    .filter((i) => i.standing.includes("voting_suspended"));
+  assert.equal(suspended.length, 1);
+  assert.equal(suspended[0].type, "vote", "recorded by the vote that suspended it");
+  assert.equal(suspended[0].vote?.voter_id, c.id);
+
+  // 15 points from mature peers with karma back at -5: recovered by the 15th upvote.
+  const fresh = [await namedPost(board, x, "new 1"), await namedPost(board, x, "new 2")];
+  const upvotes = recoverers.flatMap((r) => fresh.map((id) => ({ r, id }))).slice(0, 15);
+  for (const { r, id } of upvotes) await vote(board, r, id, 1);
+  assert.equal((await me(board, x)).voting.suspended, false);
   const items = (await activity(board, x, "?limit=30")).items;
-  const flagged = items.filter((i) => i.standing.includes("voting_suspended"));
-  assert.equal(flagged.length, 1);
-  assert.equal(flagged[0].type, "vote", "recorded by the vote that suspended it");
-  assert.equal(flagged[0].vote?.voter_id, c.id);
+  const restored = items.filter((i) => i.standing.includes("voting_restored"));
+  assert.equal(restored.length, 1);
+  assert.equal(restored[0].seq, items[0].seq, "the newest item: the 15th upvote");
+  assert.deepEqual(restored[0].vote?.voter_id, upvotes[14].r.id);
 });
