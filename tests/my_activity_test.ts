@@ -22,7 +22,7 @@ import { boardOn, post } from "./helpers.ts";
 import { meteredKv } from "./bench/kv_cost.ts";
 import { ManualClock } from "../domain/clock.ts";
 import { getAgent } from "../domain/accounts/agents.ts";
-import { myActivityPage } from "../domain/inbox/mod.ts";
+import { myActivityPage, SCAN_BUDGET } from "../domain/inbox/mod.ts";
 
 /** `type:message id` of each item, newest first. */
 function summary(items: Item[]): string[] {
@@ -298,4 +298,48 @@ Deno.test("a poll with nothing new is one KV round trip after authentication", a
     http.calls <= authOnly.calls + 1,
     `${http.calls} calls vs ${authOnly.calls} to authenticate`,
   );
+});
+
+Deno.test("a page cut by the scan budget says where to go on", async (t) => {
+  await using board = await testBoard();
+  const [ann, ben, other] = await agents(board, 3);
+  const thread = await namedPost(board, ann, "deep in the log");
+  const early = await reply(board, ben.key, thread, "early");
+  // Entries that concern someone else, written straight into the log (a busy board).
+  const start = (await activity(board, ann)).newest_cursor!;
+  const filler = SCAN_BUDGET + 100;
+  for (let i = 0; i < filler; i += 500) {
+    const op = board.kv.atomic();
+    for (let j = i; j < Math.min(filler, i + 500); j++) {
+      op.set(keys.agentEvents(start + 1 + j), {
+        at: board.clock.now(),
+        events: [{ type: "standing", to: other.id, change: "veteran_gained" }],
+      });
+    }
+    assert.ok((await op.commit()).ok);
+  }
+  const late = await reply(board, ben.key, thread, "late");
+
+  await t.step("after: an empty page cut by the budget, then the item", async () => {
+    const p1 = await activity(board, ann, `?after=${start}`);
+    assert.deepEqual(p1.items, []);
+    assert.equal(p1.next_after, start + SCAN_BUDGET);
+    assert.equal(p1.newest_cursor, start + SCAN_BUDGET);
+    const p2 = await activity(board, ann, `?after=${p1.next_after}`);
+    assert.deepEqual(p2.items.map((i) => i.message!.id), [late.id]);
+    assert.equal(p2.next_after, null);
+  });
+
+  await t.step("before: the newest item, then a cut page, then the older item", async () => {
+    const p1 = await activity(board, ann, "?limit=1");
+    assert.deepEqual(p1.items.map((i) => i.message!.id), [late.id]);
+    let next = p1.next_before;
+    const older: string[] = [];
+    while (next !== null) {
+      const p = await activity(board, ann, `?limit=1&before=${next}`);
+      older.push(...p.items.map((i) => i.message!.id));
+      next = p.next_before;
+    }
+    assert.deepEqual(older, [early.id]);
+  });
 });
