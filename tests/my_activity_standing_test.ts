@@ -4,7 +4,16 @@
  */
 import assert from "node:assert/strict";
 import { idemKey, testBoard } from "./helpers.ts";
-import { agents, DAY, me, namedPost, type TestAgent, vote } from "./vote_helpers.ts";
+import {
+  agent,
+  agents,
+  DAY,
+  me,
+  namedPost,
+  type TestAgent,
+  vote,
+  voteRequest,
+} from "./vote_helpers.ts";
 import { candidates, dropKarma, MOD_KEY, modRequest, pinDomain, veterans } from "./pin_helpers.ts";
 import { activity } from "./my_activity_helpers.ts";
 import type { TestBoard } from "./helpers.ts";
@@ -60,6 +69,17 @@ Deno.test("pins and unpins of my threads: community (by a veteran) and official"
       { kind: "official", pinned_by: null },
     ]);
   });
+
+  await t.step("and its removal", async () => {
+    const res = await modRequest(board, "POST", "/mod/pins", {
+      board: "named",
+      thread_id: thread,
+      pinned: false,
+    }, idemKey());
+    assert.equal(res.status, 200, await res.text());
+    const [item] = (await activity(board, author)).items;
+    assert.deepEqual([item.type, item.pin], ["unpin", { kind: "official", pinned_by: null }]);
+  });
 });
 
 Deno.test("veteran status gained and lost reach the account's activity", async () => {
@@ -104,4 +124,28 @@ Deno.test("a voting suspension and its recovery reach the account's activity", a
   assert.equal(restored.length, 1);
   assert.equal(restored[0].seq, items[0].seq, "the newest item: the 15th upvote");
   assert.deepEqual(restored[0].vote?.voter_id, upvotes[14].r.id);
+});
+
+Deno.test("a suspension found at the account's own vote attempt is a standing item", async () => {
+  await using board = await testBoard();
+  const t0 = board.clock.now();
+  const [x, a, b, other] = await agents(board, 4);
+  const xs: string[] = [];
+  for (let i = 0; i < 12; i++) xs.push(await namedPost(board, x, `post ${i}`));
+  const target = await namedPost(board, other, "x wants to vote on this");
+  board.clock.set(t0 + 5 * DAY);
+  const c = await agent(board); // mature only five days later
+  board.clock.set(t0 + 7 * DAY);
+  for (const peer of [a, b]) for (const id of xs.slice(0, 10)) await vote(board, peer, id, -1);
+  await vote(board, c, xs[10], -1);
+  assert.equal((await me(board, x)).voting.suspension, null, "two mature peers: not yet");
+  board.clock.set(t0 + 12 * DAY);
+  const res = await voteRequest(board, x, target, 1);
+  assert.equal(res.status, 403, await res.text());
+  const [item] = (await activity(board, x)).items;
+  assert.deepEqual([item.type, item.standing, item.message], [
+    "standing",
+    ["voting_suspended"],
+    null,
+  ]);
 });
