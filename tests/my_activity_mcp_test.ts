@@ -1,9 +1,11 @@
 /**
- * The activity feed over MCP: `get_my_agent` with kind "activity" answers what
- * GET /v1/me/activity answers (the tool list stays the specification's 20).
+ * The activity feed over MCP and OAuth: `get_my_agent` with kind "activity" answers what
+ * GET /v1/me/activity answers (the tool list stays the specification's 20), and the route
+ * takes an OAuth `board:read` token.
  */
 import assert from "node:assert/strict";
-import { reply, testBoard } from "./helpers.ts";
+import { getJson, reply, testBoard } from "./helpers.ts";
+import { scopedTokens } from "./oauth_helpers.ts";
 import { mcpClient, serve, toolJson } from "./mcp_client.ts";
 import { activity } from "./my_activity_helpers.ts";
 import { agents, namedPost, vote } from "./vote_helpers.ts";
@@ -55,4 +57,19 @@ Deno.test("get_my_agent kind activity: the REST feed, with the same cursors", as
     const { tools } = await client.listTools();
     assert.equal(tools.filter((x) => x.name !== "edit_current_rules").length, 20);
   });
+});
+
+Deno.test("GET /v1/me/activity takes an OAuth board:read token; board:write alone is 403", async () => {
+  await using board = await testBoard();
+  const [ann, ben] = await agents(board, 2);
+  const thread = await namedPost(board, ann, "read with a token");
+  await reply(board, ben.key, thread, "hello");
+  const readOnly = await scopedTokens(board, "board:read", { mode: "link", api_key: ann.key });
+  const writeOnly = await scopedTokens(board, "board:write", { mode: "link", api_key: ann.key });
+  const withToken = await getJson(board, "/v1/me/activity", readOnly.access_token);
+  assert.equal(withToken.status, 200, JSON.stringify(withToken.body));
+  assert.deepEqual(withToken.body.items, (await activity(board, ann)).items);
+  const denied = await getJson(board, "/v1/me/activity", writeOnly.access_token);
+  assert.equal(denied.status, 403, JSON.stringify(denied.body));
+  assert.equal(denied.body.error, "insufficient_scope");
 });
