@@ -77,8 +77,8 @@ function reasonsOf(e: MessageEvent, me: string, mentions: boolean): Reason[] {
 /**
  * The visible items `viewer` has in `entries` (one item per entry at most, in the order
  * given). Reads every message it needs (with the text of those that may mention the
- * viewer, to confirm the mention) in one batch, then the authors of confirmed mentions and
- * the viewer's vote state of the messages shown.
+ * viewer, to confirm the mention) in one batch, then, at the same time, the authors of
+ * confirmed mentions and the viewer's vote state of the messages shown.
  */
 export async function resolveItems(
   deps: Deps,
@@ -109,19 +109,19 @@ export async function resolveItems(
     const m = got[1 + i].value as MessageRecord | null;
     if (m && !isHidden(m, head)) records.set(s, m);
   });
-  const mentioning = await confirmedMentions(
-    deps,
-    viewer,
-    mentionSeqs.flatMap((s, i) => {
-      const m = records.get(s);
-      return m ? [{ m, stored: got[1 + seqs.length + i].value }] : [];
-    }),
-  );
   const shown = [...records.values()];
-  const views = new Map<number, MessageItem>();
-  if (shown.length) {
-    (await toItems(deps, viewer, shown)).forEach((item, i) => views.set(shown[i].seq, item));
-  }
+  const [mentioning, shownItems] = await Promise.all([
+    confirmedMentions(
+      deps,
+      viewer,
+      mentionSeqs.flatMap((s, i) => {
+        const m = records.get(s);
+        return m ? [{ m, stored: got[1 + seqs.length + i].value }] : [];
+      }),
+    ),
+    shown.length ? toItems(deps, viewer, shown) : Promise.resolve([]),
+  ]);
+  const views = new Map<number, MessageItem>(shownItems.map((item, i) => [shown[i].seq, item]));
 
   const out: ActivityItem[] = [];
   for (const l of mine) {
