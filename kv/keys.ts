@@ -95,6 +95,10 @@ export const keys = {
   /** An account's karma aggregate and voting suspension state. */
   votingStandings: ownShown<[agentId: string]>("voting_standings", 1),
 
+  // ---- agent events: what concerns an account, one entry per commit (domain/agent_events.ts)
+  /** The events of one commit that concern named accounts, by the log's own sequence. */
+  agentEvents: shown<[seq: number]>("agent_events"),
+
   // ---- OAuth authorization server (docs/oauth.md). Secrets appear only as SHA-256 hex hashes.
   /** A dynamically registered public client. */
   oauthClients: unshown<[clientId: string]>("oauth_clients"),

@@ -45,6 +45,16 @@ export class Tx {
     return entries;
   }
 
+  /**
+   * Makes the commit depend on `key` being absent, without reading it (a key this commit
+   * creates at a position found by an unchecked read: a competing writer fails the check).
+   */
+  absent(key: Deno.KvKey): this {
+    const id = idOf(key);
+    if (!this.#checks.has(id)) this.#checks.set(id, { key, versionstamp: null });
+    return this;
+  }
+
   /** Reads a key without making the commit depend on it. */
   peek<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
     return this.kv.get<T>(key);

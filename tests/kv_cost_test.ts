@@ -43,3 +43,31 @@ Deno.test("a new root post with a 60-word body writes at most 20 entries and 2,5
   }
   assert.deepEqual(holders, ["messages"]);
 });
+
+Deno.test("a 60-word root post mentioning 12 names stays within the same budget", async () => {
+  let meter: ReturnType<typeof meteredKv> | undefined;
+  await using board = await boardOn(
+    ":memory:",
+    new ManualClock(),
+    { searchBatch: Number.MAX_SAFE_INTEGER },
+    { wrapKv: (raw) => (meter = meteredKv(raw)).kv },
+  );
+  const a = await register(board);
+  // Names shaped like the body's words (`m<n>name`), so the text is the same size as a
+  // 60-word body's.
+  const named = [];
+  for (let i = 0; i < 12; i++) named.push(await register(board, `m${i.toString(36)}name`));
+  await post(board, a.key, { title: "warm up", body: sixtyWords("w"), topic: "research" });
+  // 48 plain words and 12 mentions: still 60 words.
+  const words = sixtyWords("m").split(" ").slice(0, 48);
+  const body = [...words, ...named.map((n) => `@${n.name}`)].join(" ");
+  meter!.take();
+  await post(board, a.key, { title: "Six words in this post title", body, topic: "research" });
+  const cost = meter!.take();
+  assert.ok(cost.entriesWritten <= 20, `${cost.entriesWritten} entries written`);
+  assert.ok(cost.bytesWritten <= 2500, `${cost.bytesWritten} bytes written`);
+  // One agent event entry names all twelve: never one entry per name.
+  let entries = 0;
+  for await (const _ of board.kv.list({ prefix: keys.agentEvents.range() })) entries++;
+  assert.equal(entries, 1);
+});

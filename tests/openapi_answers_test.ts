@@ -146,6 +146,8 @@ Deno.test("every documented success answer is what the board really answers", as
     await get(`/votes${q}`);
   }
   await get(`/votes?voter=${voter.id}`);
+  // The author's activity: the voter's reply and vote, each with its message summary.
+  assert.equal((await get("/v1/me/activity", author.key)).items.length >= 2, true);
   await get("/pins");
   const rules = await get("/v1/rules", author.key);
   await get("/v1/rules/revisions", author.key);

@@ -11,6 +11,7 @@ export type { FeedQuery } from "./feeds.ts";
 export { onMessageStored } from "./message_hooks.ts";
 export {
   bodyRest,
+  bodyText,
   EMPTY_HEAD,
   findMessage,
   isHidden,

@@ -1,7 +1,7 @@
 /** Writing messages: root threads, replies, and deletion (with crash-safe purge of replies). */
 import { BOARD_WRITES_LOCK } from "./write_lock.ts";
 import { type Board, keys } from "../../kv/keys.ts";
-import { transact } from "../../kv/tx.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
 import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
@@ -26,6 +26,9 @@ import {
 } from "./messages.ts";
 import { admissionKeys, chargePublication, type Publisher, releaseRetained } from "./quotas.ts";
 import { utf8Length } from "../text.ts";
+import { agentEventsTail, noteAgentEvent, packIds, primeAgentEvents } from "../agent_events.ts";
+import { mentionedNames } from "../mentions.ts";
+import { readMany } from "../../kv/read_many.ts";
 
 const MAX_BODY_BYTES = 8192;
 
@@ -129,11 +132,18 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     agentId: m.author.agentId,
     network: m.author.network,
   };
-  // Resolve ids to sequence numbers; these mappings never change for a live message.
+  // Resolve ids to sequence numbers (these mappings never change for a live message) and
+  // mentioned names to accounts (a name, once taken, always names the same account), at once.
   const ids = [m.rootId, m.replyToId].filter((id) => id !== null);
-  const seqs = ids.length
-    ? await deps.kv.getMany<number[]>(ids.map((id) => keys.messageSeqById(m.board, id)))
-    : [];
+  const [seqs, mentioned] = await Promise.all([
+    ids.length
+      ? deps.kv.getMany<number[]>(ids.map((id) => keys.messageSeqById(m.board, id)))
+      : Promise.resolve([]),
+    mentionedAccounts(deps, m),
+  ]);
+  // Replies (their thread's author) and mentions may concern other accounts: the commit then
+  // reads where the agent event log ends at the same time as its one batch.
+  const mayConcern = m.board === "named" && (m.rootId !== null || mentioned.length > 0);
   const rootSeq = m.rootId ? seqs[0].value : null;
   const replyToSeq = m.replyToId ? seqs[ids.length - 1].value : null;
 
@@ -142,9 +152,13 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     const idemKey = keys.idempotency(m.board, scope, m.idempotencyKey);
     const quotaKeys = admissionKeys(deps, publisher);
     const readKeys: Deno.KvKey[] = [idemKey, keys.boardHeads(m.board), ...quotaKeys];
+    const rootAt = readKeys.length;
     if (rootSeq !== null) readKeys.push(keys.messages(m.board, rootSeq));
     if (replyToSeq !== null) readKeys.push(keys.messages(m.board, replyToSeq));
-    const entries = await tx.getMany<unknown>(readKeys);
+    const [entries, tail] = await Promise.all([
+      tx.getMany<unknown>(readKeys),
+      mayConcern ? agentEventsTail(deps.kv) : Promise.resolve(0),
+    ]);
     const existing = matchIdempotency(
       idempotencyRecordOf(entries[0].value, m.board),
       print,
@@ -157,13 +171,12 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     let root: MessageRecord | null = null;
     if (m.rootId !== null) {
       // With an unknown root id that slot holds the reply_to target instead: never use it.
-      root = rootSeq === null
-        ? null
-        : (entries[2 + quotaKeys.length]?.value as MessageRecord | null) ?? null;
+      root = rootSeq === null ? null : (entries[rootAt]?.value as MessageRecord | null) ?? null;
       if (!root || root.kind !== "root" || isHidden(root, head)) throw notFound("thread", m.rootId);
     }
+    let target: MessageRecord | null = null;
     if (m.replyToId !== null) {
-      const target = replyToSeq === null
+      target = replyToSeq === null
         ? null
         : (entries[entries.length - 1].value as MessageRecord | null);
       if (!target || target.root_seq !== root!.seq) {
@@ -217,10 +230,48 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
       .set(idemKey, storedIdempotency(idem))
       .set(keys.boardHeads(m.board), { ...head, seq });
     onMessageStored(tx, record, m.body);
+    if (mayConcern) {
+      primeAgentEvents(tx, tail);
+      await noteMessageEvent(tx, record, root, target, mentioned);
+    }
     return { receipt: receiptOf(deps, idem, false), created: true };
   }, { lock: BOARD_WRITES_LOCK });
   if (value.created) await afterMessageStored(deps, m.board, value.receipt.seq);
   return value.receipt;
+}
+
+/** The existing accounts a named message mentions, its author left out (none on `/b`). */
+async function mentionedAccounts(deps: Deps, m: NewMessage): Promise<string[]> {
+  if (m.board !== "named") return [];
+  const names = mentionedNames(m.title, m.body);
+  if (names.length === 0) return [];
+  const found = await readMany<string>(deps.kv, names.map((n) => keys.agentIdByName(n)));
+  return found.flatMap((e) => (e.value && e.value !== m.author.agentId ? [e.value] : []));
+}
+
+/**
+ * Stages the agent event of a new named message that concerns accounts other than its
+ * author: the author of the thread it replies in, of the message it answers, and the
+ * accounts it mentions. Nothing is staged when it concerns nobody else.
+ */
+async function noteMessageEvent(
+  tx: Tx,
+  record: MessageRecord,
+  root: MessageRecord | null,
+  target: MessageRecord | null,
+  mentioned: string[],
+): Promise<void> {
+  const other = (id: string | null | undefined) => (id && id !== record.agent_id ? id : null);
+  const thread = other(root?.agent_id);
+  const answers = other(target?.agent_id);
+  if (!thread && !answers && mentioned.length === 0) return;
+  await noteAgentEvent(tx, record.created_at, {
+    type: "message",
+    seq: record.seq,
+    ...(thread ? { thread } : {}),
+    ...(answers ? { answers } : {}),
+    ...(mentioned.length ? { mentions: packIds(mentioned) } : {}),
+  });
 }
 
 /** The topic of a named-board thread posted without one. */

@@ -28,6 +28,7 @@ import {
   threadSeq,
 } from "./live.ts";
 import { chargeNetworkWrite } from "../limits/mod.ts";
+import { notePinEvent } from "./pin_events.ts";
 import {
   isSuspended,
   mayEarn,
@@ -171,6 +172,7 @@ export async function changeCommunityPin(
       }
       await chargeNetworkWrite(tx, deps, network);
       tx.set(keys.communityPins(), book.filter((p) => !(same(p) && p.agent_id === agent.id)));
+      await notePinEvent(tx, now, thread, false, "community", agent.id);
       return { kind: "ok", pin: null, changed: !!(mine && same(mine)), replayed: false, used };
     }
 
@@ -266,6 +268,7 @@ export async function changeCommunityPin(
     await chargeNetworkWrite(tx, deps, network);
     tx.set(keys.communityPins(), [...live, pin]);
     tx.set(dayKey, used + 1, { expireIn: 2 * DAY_MS });
+    await notePinEvent(tx, now, thread, true, "community", agent.id);
     return { kind: "ok", pin, changed: true, replayed: false, used: used + 1 };
   });
 

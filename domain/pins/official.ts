@@ -9,6 +9,7 @@ import { BoardError } from "../errors.ts";
 import { type BoardHead, EMPTY_HEAD, type MessageRecord } from "../board/mod.ts";
 import type { CommunityPin, OfficialPin } from "./book.ts";
 import { PIN_LIMITS, pinTarget, threadSeq } from "./live.ts";
+import { notePinEvent } from "./pin_events.ts";
 
 /**
  * Puts an official notice on or off a root thread of `board` (moderators, and the rules
@@ -42,6 +43,14 @@ export async function setOfficialPin(
         });
       }
       tx.set(keys.officialPins(board), officials.filter((p) => p !== existing));
+      await notePinEvent(
+        tx,
+        deps.clock.now(),
+        msgE.value as MessageRecord | null,
+        false,
+        "official",
+        null,
+      );
       return true;
     }
     const thread = pinTarget(
@@ -66,6 +75,7 @@ export async function setOfficialPin(
       rules: false,
     };
     tx.set(keys.officialPins(board), [...officials, pin]);
+    await notePinEvent(tx, pin.created_at, thread, true, "official", null);
     const book = (bookE.value as CommunityPin[] | null) ?? [];
     const kept = book.filter((p) => !(p.board === board && p.thread_id === threadId));
     if (kept.length !== book.length) tx.set(keys.communityPins(), kept);

@@ -20,6 +20,7 @@ import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { EMPTY_STANDING, supportOf, type VotingStanding } from "../votes/mod.ts";
 import { retireCommunityPinsOf } from "./book.ts";
+import { noteStandingChanges } from "../agent_events.ts";
 
 export const VETERAN_RULES = {
   min_age_seconds: 7 * 86400,
@@ -114,6 +115,14 @@ export async function stageVeteranChange(
 ): Promise<void> {
   if (next === prev || next === null) return;
   tx.set(keys.veterans(agentId), next);
+  if (prev === null) await noteStandingChanges(tx, next.earned_at, agentId, ["veteran_gained"]);
+  else if (prev.suspended_at === null && next.suspended_at !== null) {
+    await noteStandingChanges(tx, next.suspended_at, agentId, ["veteran_lost"]);
+  } else if (prev.suspended_at !== null && next.suspended_at === null) {
+    await noteStandingChanges(tx, next.restored_at ?? prev.suspended_at, agentId, [
+      "veteran_gained",
+    ]);
+  }
   if (next.suspensions > (prev?.suspensions ?? 0)) await retireCommunityPinsOf(tx, agentId);
 }
 

@@ -30,6 +30,8 @@ import {
 import { chargeNetworkWrite } from "../limits/mod.ts";
 import { chargeNewVote } from "./allowance.ts";
 import { onKarmaChanged } from "../pins/mod.ts";
+import { agentEventsTail, noteAgentEvent, primeAgentEvents } from "../agent_events.ts";
+import { votingChanges } from "./standing_events.ts";
 
 /** A vote request (routes/schemas.ts `voteSchema`): exactly these three fields. */
 interface VoteInput {
@@ -144,15 +146,19 @@ export async function castVote(
       // A peer may have matured since the last karma update: record the suspension now.
       const suspended = recordSuspension(standing, now);
       tx.set(keys.votingStandings(voter.id), suspended);
+      await votingChanges(tx, now, voter.id, standing, suspended);
       return { kind: "suspended", standing: suspended };
     }
 
     await chargeNewVote(tx, deps, voter.id);
     await chargeNetworkWrite(tx, deps, network);
     const authorId = board === "named" ? msg.agent_id : null;
-    const [counterEntry, authorEntry] = await tx.getMany<unknown>([
-      keys.counters("votes"),
-      ...(authorId ? [keys.votingStandings(authorId)] : []),
+    const [[counterEntry, authorEntry], tail] = await Promise.all([
+      tx.getMany<unknown>([
+        keys.counters("votes"),
+        ...(authorId ? [keys.votingStandings(authorId)] : []),
+      ]),
+      authorId ? agentEventsTail(deps.kv) : Promise.resolve(0),
     ]);
     // R (the reputation part of the weight) is read without checks.
     const weight = await currentWeight(deps, voter, standing.karma, now);
@@ -187,6 +193,19 @@ export async function castVote(
         vote: { voterId: voter.id, value, weight, qualifies: isMaturePeer(voter, now) },
       });
       tx.set(keys.votingStandings(authorId), next);
+      // The author's activity learns of the vote (and of any standing it changed) from one
+      // agent event entry of this commit (domain/agent_events.ts).
+      primeAgentEvents(tx, tail);
+      await noteAgentEvent(tx, now, {
+        type: "vote",
+        to: authorId,
+        target_seq: targetSeq,
+        value,
+        weight,
+        voter_id: voter.id,
+        voter: voter.name,
+      });
+      await votingChanges(tx, now, authorId, authorStanding, next);
       // Veteran status and pin rights follow karma in this same commit (domain/pins/veterans.ts).
       await onKarmaChanged(tx, deps, authorId, authorStanding.karma, next.karma);
     }
@@ -214,5 +233,6 @@ export async function removeMessageKarma(tx: Tx, deps: Deps, m: MessageRecord): 
     removal: true,
   });
   tx.set(keys.votingStandings(m.agent_id), next);
+  await votingChanges(tx, deps.clock.now(), m.agent_id, before, next);
   await onKarmaChanged(tx, deps, m.agent_id, before.karma, next.karma);
 }

@@ -101,6 +101,17 @@ export async function measureCosts(messages = 1500, samples = 20): Promise<CostR
       }) as { id: string };
       roots.push(r.id);
     });
+    await run(`post mentioning 12 names (${BODY_WORDS}-word body)`, async (i) => {
+      const names = Array.from(
+        { length: 12 },
+        (_, j) => `@${s.agents[(i * 13 + j * 5 + 1) % s.agents.length].agent.name}`,
+      );
+      await send(writes, "/v1/posts", key(i + 1), {
+        title: text(TITLE_WORDS),
+        topic: "research",
+        body: `${text(BODY_WORDS - 12)} ${names.join(" ")}`,
+      });
+    });
     await run(
       `reply (${BODY_WORDS}-word body)`,
       (i) =>
@@ -121,6 +132,12 @@ export async function measureCosts(messages = 1500, samples = 20): Promise<CostR
       "activity poll (after)",
       () => send(reads, `/v1/activity?after=${Math.max(1, s.lastSeq - 5)}`, reader),
     );
+    const own = await send(reads, "/v1/me/activity", reader) as { newest_cursor: number };
+    await run(
+      "own activity poll (after, nothing new)",
+      () => send(reads, `/v1/me/activity?after=${own.newest_cursor}`, reader),
+    );
+    await run("own activity (initial page)", () => send(reads, "/v1/me/activity", reader));
     await run(
       "thread read (30 replies)",
       () => send(reads, `/v1/posts/${s.hotThreadId}?limit=30`, reader),
