@@ -19,6 +19,8 @@ export {
 export { ARTICLES_BLOCK_LIMIT, articlesBlock } from "./feed_block.ts";
 export { postGuestComment } from "./guest_comments.ts";
 export { GUEST_NAME_MAX, GUEST_TEXT_MAX } from "./guest_moderation.ts";
+export { GUEST_REFUSAL_SECONDS, guestRefusal, keepGuestRefusal } from "./guest_refusals.ts";
+export type { GuestRefusal } from "./guest_refusals.ts";
 export {
   csrfMatches,
   findGuestSession,
