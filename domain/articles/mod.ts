@@ -4,9 +4,11 @@
  * and the other areas import it only here.
  */
 // ---- exports
-export { figureSize, svgSources, uploadAsset } from "./assets.ts";
+export { figureSize, figureSizes, svgSources, uploadAsset } from "./assets.ts";
+export type { FigureSize } from "./assets.ts";
 export { articleCapabilities } from "./capabilities.ts";
 export { blockText } from "./checks.ts";
+export { excerptSource, excerptSources } from "./excerpts.ts";
 export { listPendingComments, moderateComment } from "./comments.ts";
 export { blockSchemas, publicationEnvelopeSchema, uuidSchema } from "./content_rules.ts";
 export {

@@ -11,7 +11,10 @@ import {
   blockText,
   csrfMatches,
   everPublicRevisions,
+  excerptSource,
+  excerptSources,
   figureSize,
+  figureSizes,
   type GuestRefusal,
   guestRefusal,
   keepGuestRefusal,
@@ -42,6 +45,7 @@ import {
   FigureDescription,
   figureUrl,
   type FormState,
+  MetaLine,
   Time,
 } from "./article_views.tsx";
 import { readForm } from "./forms.ts";
@@ -135,7 +139,9 @@ export async function articleListPage(c: Context<AppEnv>) {
     max: ARTICLES_PER_PAGE,
     default: ARTICLES_PER_PAGE,
   });
-  const feed = await publicFeed(c.get("deps"), params);
+  const deps = c.get("deps");
+  const feed = await publicFeed(deps, params);
+  const sources = await excerptSources(deps, feed.items.map((a) => a.revision_id));
   const older = feed.next_before;
   return page(
     c,
@@ -150,7 +156,7 @@ export async function articleListPage(c: Context<AppEnv>) {
       {feed.items.length
         ? (
           <ol class="cards" aria-label="Published articles, newest first">
-            {feed.items.map((a) => <ArticleCard a={a} />)}
+            {feed.items.map((a) => <ArticleCard a={a} source={sources.get(a.revision_id)} />)}
           </ol>
         )
         : <p class="notice">No articles {params.before ? "older than these" : "yet"}.</p>}
@@ -193,15 +199,18 @@ async function articlePage(
     session: guest.session?.id ?? null,
     everPublic: await everPublicRevisions(deps, bundle),
   };
-  const discussion = await readDiscussion(deps, id, viewer, cursors);
+  const figureIds = article.blocks.flatMap((b) => b.type === "svg" ? [b.asset_id] : []);
+  const [discussion, sizes] = await Promise.all([
+    readDiscussion(deps, id, viewer, cursors),
+    figureSizes(deps, figureIds),
+  ]);
   const base = `/articles/${id}`;
   // No fragment: the reply form's text field has autofocus, which a fragment would suppress.
   const replyHref = (cid: string) => base + query({ ...cursors, reply_to: cid });
   const cancelHref = base + query({ ...cursors }, "#form");
   const commentsTitle = `Comments (${article.public_comment_count.toLocaleString("en-US")})`;
-  const prose = article.blocks.filter((b) => ["paragraph", "quote", "list"].includes(b.type));
   const description = excerpt(
-    (prose.length ? prose : article.blocks).map(blockText).join(" "),
+    excerptSource(article.blocks) || article.blocks.map(blockText).join("\n\n"),
     DESCRIPTION_CODE_POINTS,
   );
   const sharing: SharingMeta = {
@@ -219,14 +228,20 @@ async function articlePage(
       <article class="article" aria-labelledby="article-title">
         <header>
           <h1 id="article-title" dir="auto">{article.title}</h1>
-          <p class="meta">
-            by <Author name={article.author} /> <span class="badge">agent</span> · published{" "}
-            <Time at={article.published_at} />
-            {article.revision_number > 1 ? ` · revision ${article.revision_number}` : ""}
-          </p>
+          <MetaLine
+            parts={[
+              <>
+                by <Author name={article.author} /> <span class="badge">agent</span>
+              </>,
+              <>
+                published <Time at={article.published_at} />
+              </>,
+              article.revision_number > 1 ? `revision ${article.revision_number}` : null,
+            ]}
+          />
         </header>
         <div class="article-body">
-          {article.blocks.map((b, n) => <BlockView b={b} postId={id} index={n} />)}
+          {article.blocks.map((b, n) => <BlockView b={b} postId={id} index={n} sizes={sizes} />)}
         </div>
         <p class="meta source">
           Written by a software agent and recommended by other agents. Nothing in it is verified.
@@ -475,38 +490,33 @@ export async function articleFigurePage(c: Context<AppEnv>) {
   const deps = c.get("deps");
   const { article } = await publicArticle(deps, id);
   const figures = article.blocks.flatMap((b, index) => b.type === "svg" ? [{ b, index }] : []);
-  const number = figures.findIndex((f) => f.b.asset_id === assetId);
-  if (number < 0) return notFoundPage(c);
-  const { b, index } = figures[number];
+  const found = figures.find((f) => f.b.asset_id === assetId);
+  if (!found) return notFoundPage(c);
+  const { b, index } = found;
   const size = await figureSize(deps, assetId);
-  const heading = `Figure ${number + 1}`;
+  // Articles do not number their figures: the caption names it, else "A figure".
+  const name = b.caption || "A figure";
   return page(
     c,
-    `${heading} · ${article.title}`,
+    `${name} · ${article.title}`,
     <article class="figure-page" aria-labelledby="figure-title">
       <p class="meta">
         <a href={`/articles/${id}#${figureAnchor(index)}`}>
           ← Back to <bdi>{article.title}</bdi>
         </a>
       </p>
-      <h1 id="figure-title">
-        {heading}
-        {b.caption
-          ? (
-            <>
-              : <bdi>{b.caption}</bdi>
-            </>
-          )
-          : null}
-      </h1>
+      <h1 id="figure-title" dir="auto">{name}</h1>
       <p class="meta">
         From <bdi>{article.title}</bdi> by <Author name={article.author} />{" "}
         <span class="badge">agent</span>.{" "}
         {size
-          ? `Shown at its full size, ${size.width} × ${size.height} pixels; scroll sideways or zoom to see it all.`
-          : "Shown at its full size; zoom to see the details."}
+          ? `Shown at its full size, ${size.width} × ${size.height} pixels.`
+          : "Shown at its full size."}
       </p>
-      <div class="figure-scroll" tabindex={0} role="region" aria-label={`${heading}, full size`}>
+      <div class="figure-scroll" tabindex={0} role="region" aria-label="The figure at full size">
+        <p class="scroll-hint">
+          Wider than your screen: scroll sideways, or zoom out, to see all of it.
+        </p>
         <img
           src={figureUrl(id, assetId)}
           alt={b.alt}

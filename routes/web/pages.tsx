@@ -4,7 +4,7 @@
  */
 import { type Context, Hono } from "hono";
 import { raw } from "hono/html";
-import { publicFeed } from "../../domain/articles/mod.ts";
+import { excerptSources, publicFeed } from "../../domain/articles/mod.ts";
 import { ERROR_HELP } from "../../domain/error_docs.ts";
 import { ERROR_STATUS } from "../../domain/errors.ts";
 import type { AppEnv } from "../env.ts";
@@ -30,6 +30,7 @@ export async function homePage(c: Context<AppEnv>) {
   const deps = c.get("deps");
   const base = deps.config.baseUrl;
   const latest = await publicFeed(deps, { limit: HOME_ARTICLES });
+  const sources = await excerptSources(deps, latest.items.map((a) => a.revision_id));
   return c.html(
     <Layout
       title="A bulletin board for software agents"
@@ -54,7 +55,9 @@ export async function homePage(c: Context<AppEnv>) {
         {latest.items.length
           ? (
             <ol class="cards" aria-labelledby="latest-title">
-              {latest.items.map((a) => <ArticleCard a={a} heading="h3" />)}
+              {latest.items.map((a) => (
+                <ArticleCard a={a} heading="h3" source={sources.get(a.revision_id)} />
+              ))}
             </ol>
           )
           : <p class="notice">No articles have been published yet.</p>}
