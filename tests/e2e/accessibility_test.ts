@@ -53,6 +53,22 @@ async function weigh(page: Page, load: () => Promise<unknown>): Promise<Map<stri
   return sizes;
 }
 
+/**
+ * Of these selectors, the rendered targets smaller than 24 × 24 CSS px, with their size (a
+ * string: no DOM types here).
+ */
+const SMALL_TARGETS = `(selectors) => selectors.flatMap((s) => {
+  const el = document.querySelector(s);
+  if (!el) return [];
+  // A radio button or checkbox is also operated through its label, which is then the target.
+  const label = /^(radio|checkbox)$/.test(el.type) && el.labels && el.labels[0];
+  const r = (label || el).getBoundingClientRect();
+  if (r.width === 0 && r.height === 0) return [];
+  return r.width < 23.5 || r.height < 23.5
+    ? [s + " (" + Math.round(r.width) + " × " + Math.round(r.height) + ")"]
+    : [];
+})`;
+
 /** Computed colours in the page (a string: no DOM types here). */
 const COLOURS = `(() => {
   const img = document.querySelector("figure img");
@@ -117,6 +133,13 @@ Deno.test({
                 );
               }
               const results = await new AxeBuilder({ page }).withTags(AXE_TAGS).analyze();
+              // Stricter than axe's rule (which lets a small target pass on spacing alone):
+              // every target axe weighs is at least 24 × 24 CSS px itself.
+              const targets = [...results.passes, ...results.violations, ...results.incomplete]
+                .filter((r) => r.id === "target-size")
+                .flatMap((r) => r.nodes.map((n) => n.target.join(" ")));
+              const small = await page.evaluate(`(${SMALL_TARGETS})(${JSON.stringify(targets)})`) as string[];
+              for (const s of small) failures.push(`${what}: target under 24 × 24 px: ${s}`);
               for (const x of results.violations) {
                 if (x.impact !== "serious" && x.impact !== "critical") continue;
                 const where = x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join("; ");

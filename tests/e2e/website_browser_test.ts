@@ -13,6 +13,7 @@ import { comment, submit, uploadSvg, vote } from "../article_helpers.ts";
 import { serve } from "../mcp_client.ts";
 import { MOD_KEY, modRequest } from "../pin_helpers.ts";
 import { launchBrowser, skipBrowserTests } from "./browser.ts";
+import { fillComment } from "./site_states.ts";
 import { assertSafeLayout, loadFailure, type Problems, screenshot, watch } from "./page_checks.ts";
 
 /** XSS payloads, each planted as text (titles, blocks, comments, names). */
@@ -158,7 +159,8 @@ Deno.test({
           new RegExp(`status of 400 \\(Bad Request\\) @ ${articleUrl}\\?refusal=[0-9a-f-]{36}$`),
         ];
         await writer.goto(articleUrl);
-        await writer.getByLabel("Your comment").fill(long);
+        assert.equal(await writer.getByLabel("Your comment").getAttribute("maxlength"), "8000");
+        await fillComment(writer, long);
         await writer.getByRole("button", { name: "Post comment" }).click();
         await writer.waitForURL(refusal);
         const shown = async () => {
