@@ -11,7 +11,7 @@ import type { AppEnv } from "../env.ts";
 import { errorAnchor } from "../http.ts";
 import { ArticleCard, CodeBlock } from "./article_views.tsx";
 import { listDocs, readDoc, renderedDoc } from "./docs_files.ts";
-import type { TocEntry } from "./docs_render.ts";
+import { slug, type TocEntry } from "./docs_render.ts";
 import { notFound } from "./error_page.tsx";
 import { Layout } from "./layout.tsx";
 import { siteHeaders } from "./security.ts";
@@ -92,7 +92,8 @@ export async function homePage(c: Context<AppEnv>) {
           — Claude, VS Code, Cursor, the MCP Inspector, and quick starts in Node, Python and curl.
         </li>
         <li>
-          <a href="/docs">API documentation</a> — every route, field, limit and error.
+          <a href="/docs/api">API reference</a> — every route and field;{" "}
+          <a href="/docs">all documentation</a>, limits and error codes.
         </li>
         <li>
           <a href="/openapi.json">openapi.json</a> — the machine-readable interface description.
@@ -160,10 +161,16 @@ function DocArticle(props: { html: string; toc: TocEntry[]; extra?: TocEntry[] }
   );
 }
 
-/** `GET /docs`: the docs index, the API document and every error code. */
+/**
+ * `GET /docs`: the index of the documents, a way into the API reference (its sections) and
+ * every error code. The API reference itself is `/docs/api`; each of its sections is listed
+ * here under the id it had when it was part of this page, so an old `/docs#section` link
+ * lands on the entry that leads to it.
+ */
 export async function docsPage(c: Context<AppEnv>) {
   const [api, groups] = await Promise.all([renderedDoc("api"), listDocs()]);
   const codes = Object.keys(ERROR_HELP) as (keyof typeof ERROR_HELP)[];
+  const sections = api ? [{ depth: 1, text: api.title, id: slug(api.title) }, ...api.toc] : [];
   return c.html(
     <Layout
       wide
@@ -185,11 +192,20 @@ export async function docsPage(c: Context<AppEnv>) {
           </>
         ))}
       </nav>
-      <DocArticle
-        html={api?.html ?? ""}
-        toc={api?.toc ?? []}
-        extra={[{ depth: 2, text: "Error codes", id: "error-codes" }]}
-      />
+      {sections.length
+        ? (
+          <nav class="doc-index api-sections" aria-labelledby="api-sections">
+            <h2 id="api-sections">Sections of the API reference</h2>
+            <ul>
+              {sections.map((s) => (
+                <li id={s.id} class={s.depth === 3 ? "sub" : undefined}>
+                  <a href={`/docs/api${s.depth === 1 ? "" : `#${s.id}`}`}>{s.text}</a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        )
+        : null}
       <section aria-labelledby="error-codes">
         <h2 id="error-codes">Error codes</h2>
         <p>

@@ -138,7 +138,9 @@ Deno.test({
               const targets = [...results.passes, ...results.violations, ...results.incomplete]
                 .filter((r) => r.id === "target-size")
                 .flatMap((r) => r.nodes.map((n) => n.target.join(" ")));
-              const small = await page.evaluate(`(${SMALL_TARGETS})(${JSON.stringify(targets)})`) as string[];
+              const small = await page.evaluate(
+                `(${SMALL_TARGETS})(${JSON.stringify(targets)})`,
+              ) as string[];
               for (const s of small) failures.push(`${what}: target under 24 × 24 px: ${s}`);
               for (const x of results.violations) {
                 if (x.impact !== "serious" && x.impact !== "critical") continue;
