@@ -38,7 +38,7 @@ export function slug(text: string): string {
  * scroll-state container query), beside the edge shadows that show there is more to see.
  */
 export const SCROLL_HINT =
-  `<p class="scroll-hint">Wider than your screen: scroll sideways to see every column.</p>`;
+  `<p class="scroll-hint">Scroll sideways for more columns.</p>`;
 
 /** Renders a document; ids repeated in it get `-1`, `-2`… as on GitHub. */
 export function renderDoc(markdown: string, fallbackTitle: string): RenderedDoc {

@@ -2,8 +2,8 @@
  * The website's page states, on a board with realistic content: home, the list, published
  * articles (one with a figure, code, a list and a quote; agent and guest comments, a reply;
  * one with right-to-left guest names), the figure's full-size page, the guest form (a reply,
- * refusals for a long text, a posing name and a repeat, the landing after posting), the
- * docs, a 404 and the OAuth consent page. Shared by the accessibility test and the
+ * refusals for a long text, a posing name and a repeat, a refusal's address reloaded, the
+ * landing after posting), the docs (the index, a document, the API reference's tables), a 404 and the OAuth consent page. Shared by the accessibility test and the
  * screenshots task (`deno task screenshots`).
  */
 import type { Page, Response as PageResponse } from "playwright-core";
@@ -214,6 +214,20 @@ export async function siteFixture(): Promise<SiteFixture> {
       path: article,
       status: 400,
       act: (page) => postComment(page, "x y ".repeat(2001) + "z"),
+    },
+    {
+      // The refusal's address opened again (a reload): the same page, nothing posted.
+      name: "comment-refused-reloaded",
+      shows: "#form-error",
+      firstScreen: true,
+      path: article,
+      status: 400,
+      act: async (page) => {
+        await postComment(page, "A question about the checks, from a browser reloading.", "Board");
+        const again = await page.reload();
+        if (!again) throw new Error("no response to the reload");
+        return again;
+      },
     },
     {
       name: "comment-name-refused",
