@@ -61,6 +61,7 @@ const JUSTIFIED: Record<string, string[]> = {
   "operation-2xx-response": [
     "POST /oauth/authorize",
     "POST /articles/{id}/comments",
+    "GET /articles/{id}/comments",
     "GET /articles/{id}/comments/{cid}",
     "GET /mcp",
     "DELETE /mcp",

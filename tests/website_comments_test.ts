@@ -334,7 +334,7 @@ Deno.test("rates: 5 an hour and 20 a day per session", async (t) => {
     assert.equal(r.res.headers.get("retry-after"), "3600");
     assert.equal(
       formMessage(r.html),
-      "5 comments were already posted from this browser this hour; you can post again in 60 minutes.",
+      "5 comments were already posted from this browser this hour, counting those held for a moderator or not published; you can post again in 60 minutes.",
     );
     assert.equal(keptText(r.html), t6);
     board.clock.advance(1800);

@@ -4,7 +4,7 @@
  * with its text description; the alt text is also offered under the figure itself.
  */
 import assert from "node:assert/strict";
-import { figureSize } from "../domain/articles/assets.ts";
+import { figureSize, figureSizes } from "../domain/articles/assets.ts";
 import { SITE_CSP } from "../routes/web/security.ts";
 import { register, testBoard } from "./helpers.ts";
 import { submit, uploadSvg, vote } from "./article_helpers.ts";
@@ -34,6 +34,12 @@ Deno.test("figureSize() reads the drawn size from width, height and viewBox", as
   }
   await t.step("an unknown asset", async () => {
     assert.equal(await figureSize(board.deps, crypto.randomUUID()), null);
+  });
+  await t.step("figureSizes() reads several in one batch, leaving out the unknown", async () => {
+    const a = await uploadSvg(board, agent.key, svg('viewBox="0 0 1200 400"'));
+    const none = await uploadSvg(board, agent.key, svg(""));
+    const sizes = await figureSizes(board.deps, [a, none, crypto.randomUUID(), a]);
+    assert.deepEqual([...sizes], [[a, { width: 1200, height: 400 }]]);
   });
 });
 
@@ -66,7 +72,7 @@ Deno.test("each figure links to a full-size page with its description", async (t
       assert.match(
         figure,
         new RegExp(
-          `<a class="figure-link" href="${view}"><img src="[^"]+${wide}\\.svg" alt="${alt}"`,
+          `<a class="figure-link" href="${view}"><img src="[^"]+${wide}\\.svg" alt="${alt}" width="1400" height="380" loading="lazy">`,
         ),
       );
       assert.match(figure, new RegExp(`<a class="figure-full" href="${view}">Full size</a>`));
@@ -84,10 +90,13 @@ Deno.test("each figure links to a full-size page with its description", async (t
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("content-security-policy"), SITE_CSP);
     assert.ok(!/<script/i.test(html) && !html.includes("<svg"), "no script, no inline SVG");
-    assert.match(html, /<h1 id="figure-title">Figure 1: <bdi>The request flow<\/bdi><\/h1>/);
+    // Articles do not number their figures: the caption is the heading.
+    assert.match(html, /<h1 id="figure-title" dir="auto">The request flow<\/h1>/);
+    assert.match(html, /<title>The request flow · /);
+    assert.ok(!/Figure \d/.test(html), "no figure number");
     assert.match(
       html,
-      /<div class="figure-scroll" tabindex="0" role="region" aria-label="Figure 1, full size">/,
+      /<div class="figure-scroll" tabindex="0" role="region" aria-label="The figure at full size"><p class="scroll-hint">/,
     );
     assert.match(
       html,
@@ -95,7 +104,8 @@ Deno.test("each figure links to a full-size page with its description", async (t
         `<img src="/articles/${s.post_id}/figures/${wide}\\.svg" alt="${alt}" width="1400" height="380">`,
       ),
     );
-    assert.match(html, /1400 × 380 pixels/);
+    // The scroll hint is shown by the stylesheet only when the figure is wider than the screen.
+    assert.match(html, /Shown at its full size, 1400 × 380 pixels\.<\/p>/);
     assert.match(
       html,
       new RegExp(
@@ -107,7 +117,7 @@ Deno.test("each figure links to a full-size page with its description", async (t
   });
   await t.step("the second figure, without a caption", async () => {
     const { html } = await guest.get(`/articles/${s.post_id}/figures/${small}/view`);
-    assert.match(html, /<h1 id="figure-title">Figure 2<\/h1>/);
+    assert.match(html, /<h1 id="figure-title" dir="auto">A figure<\/h1>/);
     assert.match(html, /width="320" height="120"/);
     assert.ok(html.includes(`href="/articles/${s.post_id}#figure-4"`));
   });

@@ -36,11 +36,15 @@ export class Guest {
     return { res, html };
   }
 
-  /** POSTs a form (the CSRF token is added unless `fields.csrf` is given or null). */
+  /**
+   * POSTs a form (the CSRF token is added unless `fields.csrf` is given or null). A refused
+   * comment answers 303 to the page that shows the refusal: that page is followed, and `res`
+   * and `html` are its answer (`posted` is the POST's own answer, `refusal` the address).
+   */
   async post(
     path: string,
     fields: Record<string, string | null>,
-  ): Promise<{ res: Response; html: string }> {
+  ): Promise<{ res: Response; html: string; posted: Response; refusal: string | null }> {
     const body = new URLSearchParams();
     const all = { csrf: this.csrf, ...fields };
     for (const [k, v] of Object.entries(all)) if (v !== null) body.set(k, v);
@@ -55,10 +59,15 @@ export class Guest {
       redirect: "manual",
     }, this.network);
     this.#keep(res);
+    const location = res.headers.get("location");
+    if (res.status === 303 && location && /[?&]refusal=/.test(location)) {
+      await res.body?.cancel();
+      return { ...await this.get(location), posted: res, refusal: location };
+    }
     const html = await res.text();
     const token = html.match(/name="csrf" value="([^"]+)"/)?.[1];
     if (token) this.csrf = token;
-    return { res, html };
+    return { res, html, posted: res, refusal: null };
   }
 
   /** Opens the article (for a session and token), posts a comment, expects a 303; returns its id. */

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { excerpt } from "../domain/text.ts";
+import { excerptSource } from "../domain/articles/excerpts.ts";
 import { register, testBoard } from "./helpers.ts";
 import { comment, submit } from "./article_helpers.ts";
 import { decode, publishedArticle, tagsWithAttributes } from "./website_helpers.ts";
@@ -76,7 +77,10 @@ Deno.test("the home page shows the latest published articles and how agents join
       /<h3><a href="\/articles\/[0-9a-f-]{36}" dir="auto">Article number \d &lt;about&gt;/,
     );
     assert.match(card, /by <bdi class="author">agent-[^<]+<\/bdi>/);
-    assert.match(card, /<time datetime="\d{4}-\d\d-\d\dT[^"]+">/);
+    assert.match(
+      card,
+      /<time datetime="\d{4}-\d\d-\d\dT[^"]+" title="\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC">\d{1,2} [A-Z][a-z]+ \d{4}<\/time>/,
+    );
     const text = decode(card.match(/<p class="excerpt" dir="auto">([^<]*)<\/p>/)![1]);
     assert.ok(text.endsWith("…"), text);
     const words = text.slice(0, -1).split(" ");
@@ -207,7 +211,9 @@ Deno.test("docs: headings link to themselves, contents after the title, code and
   assert.ok(html.includes("<code>POST /v1/articles/preview</code></a></h3>"));
   assert.ok(toc.includes('<a href="#post-v1articlespreview">POST /v1/articles/preview</a>'));
   const pres = [...html.matchAll(/<pre\b([^>]*)>/g)].map((m) => m[1]);
-  const tables = [...html.matchAll(/<div class="table-wrap"([^>]*)><table>/g)].map((m) => m[1]);
+  const tables = [
+    ...html.matchAll(/<div class="table-wrap"([^>]*)><p class="scroll-hint">[^<]*<\/p><table>/g),
+  ].map((m) => m[1]);
   assert.ok(pres.length > 3 && tables.length > 3);
   assert.equal(html.match(/<table>/g)!.length, tables.length, "every table is wrapped");
   const labels = new Set<string>();
@@ -287,4 +293,55 @@ Deno.test("no page carries a JSX key attribute; code blocks are focusable region
     home,
     /<pre tabindex="0" role="region" aria-label="Registering an agent with curl">/,
   );
+});
+
+Deno.test("excerpts are cut from the paragraphs, never running a heading into a sentence", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board, {
+    title: "Polling without push",
+    blocks: [
+      { type: "paragraph", text: "Polling too often is a nuisance." },
+      { type: "heading", text: "The polling loop", level: 2 },
+      { type: "paragraph", text: "The board has no push." },
+      { type: "code", text: "while true; do curl $B/v1/activity; sleep 60; done" },
+    ],
+  });
+  const want = "Polling too often is a nuisance. The board has no push.";
+  for (const path of ["/", "/articles"]) {
+    const html = await (await board.request(path)).text();
+    const text = decode(html.match(/<p class="excerpt" dir="auto">([^<]*)<\/p>/)![1]);
+    assert.equal(text, want, path);
+  }
+  const page = await (await board.request(`/articles/${a.id}`)).text();
+  assert.ok(page.includes(`<meta name="description" content="${want}">`));
+  const feed = await (await board.request("/articles.atom")).text();
+  assert.ok(feed.includes(`<summary type="text">${want}</summary>`), feed);
+  // An article without paragraphs is excerpted from its quotes and lists.
+  assert.equal(
+    excerptSource([
+      { type: "heading", text: "Notes", level: 2 },
+      { type: "list", ordered: false, items: ["One point.", "Another."] },
+    ]),
+    "One point.\nAnother.",
+  );
+});
+
+Deno.test("docs index: its own page; the API reference's old anchors lead to it", async () => {
+  await using board = await testBoard();
+  const index = await (await board.request("/docs")).text();
+  const api = await (await board.request("/docs/api")).text();
+  assert.ok(index.length < api.length / 2, `index ${index.length} bytes, API ${api.length}`);
+  assert.ok(!index.includes('<nav class="toc"'), "no document rendered on the index");
+  // Every heading of the API reference (once part of /docs) is an entry of the index under
+  // the same id, linking to the heading on /docs/api.
+  const headings = [...api.matchAll(/<h([123]) id="([^"]+)">/g)].map((m) => m[2]);
+  assert.ok(headings.length > 15);
+  for (const id of headings) {
+    const entry = index.match(new RegExp(`<li id="${id}"[^>]*><a href="([^"]+)">`));
+    assert.ok(entry, `/docs#${id} is gone`);
+    const href = entry[1];
+    assert.equal(href, href.includes("#") ? `/docs/api#${id}` : "/docs/api");
+  }
+  // Error objects link to /docs#error-<code>: still here.
+  assert.ok(index.includes('<div id="error-not-found">'));
 });

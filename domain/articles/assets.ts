@@ -16,7 +16,7 @@ import {
   putArticleIdem,
 } from "./idempotency.ts";
 import { chargeArticleQuota } from "./quotas.ts";
-import { readAsset, readAssetSvg, writeAssetSvg } from "./store.ts";
+import { getAll, readAsset, readAssetSvg, writeAssetSvg } from "./store.ts";
 import { sanitizeSvg, type SvgResult } from "./svg_sanitize.ts";
 import type { AssetRecord } from "./types.ts";
 
@@ -135,17 +135,18 @@ function pixels(value: string | null): number | null {
   return n > 0 && n <= 100_000 ? n : null;
 }
 
+/** A figure's size in CSS pixels. */
+export interface FigureSize {
+  width: number;
+  height: number;
+}
+
 /**
  * The size an asset is drawn at on its own, in CSS pixels: its `width` and `height` (in
  * px or unitless), either one completed from the `viewBox` proportions, else the `viewBox`
- * size. Null when the asset is unknown or neither says (a browser then draws 300 × 150).
+ * size. Null when neither says (a browser then draws 300 × 150).
  */
-export async function figureSize(
-  deps: Deps,
-  assetId: string,
-): Promise<{ width: number; height: number } | null> {
-  const a = await readAsset(deps.kv, assetId);
-  if (!a) return null;
+function sizeOf(a: AssetRecord): FigureSize | null {
   const box = (a.view_box ?? "").trim().split(/[\s,]+/).map(Number);
   const vb = box.length === 4 && box[2] > 0 && box[3] > 0 ? { w: box[2], h: box[3] } : null;
   let width = pixels(a.width);
@@ -155,4 +156,28 @@ export async function figureSize(
   else if (height !== null && width === null && vb) width = (height * vb.w) / vb.h;
   if (width === null || height === null) return null;
   return { width: Math.round(width), height: Math.round(height) };
+}
+
+/** The size of one asset (`sizeOf`), or null when it is unknown or has none. */
+export async function figureSize(deps: Deps, assetId: string): Promise<FigureSize | null> {
+  const a = await readAsset(deps.kv, assetId);
+  return a ? sizeOf(a) : null;
+}
+
+/**
+ * The sizes of several assets read in one batch (an article's figures, so that each `<img>`
+ * has its intrinsic width and height and the page does not shift as they load).
+ */
+export async function figureSizes(
+  deps: Deps,
+  assetIds: string[],
+): Promise<Map<string, FigureSize>> {
+  const ids = [...new Set(assetIds)];
+  const records = await getAll<AssetRecord>(deps.kv, ids.map((id) => keys.articleAssets(id)));
+  const out = new Map<string, FigureSize>();
+  records.forEach((a, i) => {
+    const size = a ? sizeOf(a) : null;
+    if (size) out.set(ids[i], size);
+  });
+  return out;
 }

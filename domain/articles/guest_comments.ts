@@ -145,7 +145,7 @@ async function admit(deps: Deps, req: GuestCommentRequest, print: string): Promi
         const span = rate.window === "1h" ? "this hour" : "today (UTC)";
         throw new BoardError(
           "RATE_LIMITED",
-          `${limit} comments were already posted ${who} ${span}; you can post again in ${
+          `${limit} comments were already posted ${who} ${span}, counting those held for a moderator or not published; you can post again in ${
             waitText(wait)
           }.`,
           {

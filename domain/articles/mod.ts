@@ -4,9 +4,11 @@
  * and the other areas import it only here.
  */
 // ---- exports
-export { figureSize, svgSources, uploadAsset } from "./assets.ts";
+export { figureSize, figureSizes, svgSources, uploadAsset } from "./assets.ts";
+export type { FigureSize } from "./assets.ts";
 export { articleCapabilities } from "./capabilities.ts";
 export { blockText } from "./checks.ts";
+export { excerptSource, excerptSources } from "./excerpts.ts";
 export { listPendingComments, moderateComment } from "./comments.ts";
 export { blockSchemas, publicationEnvelopeSchema, uuidSchema } from "./content_rules.ts";
 export {
@@ -19,6 +21,8 @@ export {
 export { ARTICLES_BLOCK_LIMIT, articlesBlock } from "./feed_block.ts";
 export { postGuestComment } from "./guest_comments.ts";
 export { GUEST_NAME_MAX, GUEST_TEXT_MAX } from "./guest_moderation.ts";
+export { GUEST_REFUSAL_SECONDS, guestRefusal, keepGuestRefusal } from "./guest_refusals.ts";
+export type { GuestRefusal } from "./guest_refusals.ts";
 export { csrfMatches, findGuestSession, startGuestSession } from "./guest_sessions.ts";
 export type { GuestSession } from "./guest_sessions.ts";
 export { settleDue } from "./lifecycle.ts";

@@ -12,6 +12,7 @@ import {
   articlePageError,
   articleReadPage,
   commentPermalink,
+  guestCommentFormRedirect,
   guestCommentSubmit,
 } from "../web/articles_pages.tsx";
 import { atomFeed } from "../web/atom_feed.ts";
@@ -196,11 +197,33 @@ const ARTICLE_PAGE_OPS: Operation[] = [
         "posted",
         "The comment this guest session just posted: it carries a notice of what became of it.",
       ),
+      uuidParam(
+        "refusal",
+        "This guest session's refused comment form: shown with its message and kept text (with the refusal's status, 400, 403, 409 or 429), for an hour.",
+      ),
     ],
-    responses: { 200: htmlPage("The article page.") },
+    responses: {
+      200: htmlPage("The article page."),
+      400: htmlPage("The page of a refused comment (`?refusal=`): the form, its text kept."),
+      403: htmlPage("The page of a comment refused for a stale form or a missing session."),
+      409: htmlPage("The page of a comment refused as a repeat of the session's own."),
+      429: htmlPage("The page of a comment refused by a rate (`Retry-After`)."),
+    },
     htmlErrors: articlePageError,
     errors: ["NOT_FOUND", "INVALID_CURSOR"],
     handler: articleReadPage,
+  },
+  {
+    method: "get",
+    path: "/articles/{id}/comments",
+    operationId: "guestCommentFormPage",
+    tag: SITE,
+    summary: "The comment form's address opened as a page: redirects to the article's form",
+    auth: "none",
+    responses: { 303: { description: "To the article page at its comment form (`#form`)." } },
+    htmlErrors: articlePageError,
+    errors: ["NOT_FOUND"],
+    handler: guestCommentFormRedirect,
   },
   {
     method: "post",
@@ -214,19 +237,12 @@ const ARTICLE_PAGE_OPS: Operation[] = [
     body: { name: "GuestCommentForm", schema: guestCommentForm, contentType: FORM },
     responses: {
       303: {
-        description: "Back to the article, at the new comment (`?posted=<id>#c-<id>`).",
+        description:
+          "Back to the article: at the new comment (`?posted=<id>#c-<id>`), or, when the comment is refused (invalid, stale form, repeat, rate), to the page showing the refusal with the text kept (`?refusal=<id>`).",
       },
-      403: htmlPage("The form was stale or the guest session missing; the text is kept."),
     },
     htmlErrors: articlePageError,
-    errors: [
-      "NOT_FOUND",
-      "INVALID_INPUT",
-      "PAYLOAD_TOO_LARGE",
-      "UNSUPPORTED_MEDIA_TYPE",
-      "CONFLICT",
-      "RATE_LIMITED",
-    ],
+    errors: ["NOT_FOUND", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"],
     handler: guestCommentSubmit,
   },
   {

@@ -8,6 +8,7 @@ import type { Child } from "hono/jsx";
 import {
   type Block,
   type CommentRecord,
+  type FigureSize,
   GUEST_NAME_MAX,
   GUEST_TEXT_MAX,
   type ThreadNode,
@@ -17,15 +18,56 @@ import { excerpt, PREVIEW_CODE_POINTS } from "../../domain/text.ts";
 /** Nested comment lists deeper than this stop indenting (phones stay readable to 32 levels). */
 export const INDENT_LEVELS = 6;
 
-/** "2025-11-21 07:37 UTC" for Unix seconds, with the ISO form for `<time datetime>`. */
-export function Time(props: { at: number | null }) {
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
+
+/**
+ * A readable date for Unix seconds, in UTC (the server knows no reader's time zone):
+ * "21 November 2025", or with `clock` "21 Nov 2025, 07:37 UTC". The exact moment is the
+ * `datetime` (ISO 8601) and the `title` ("2025-11-21 07:37:05 UTC").
+ */
+export function Time(props: { at: number | null; clock?: boolean }) {
   if (props.at === null) return null;
-  const iso = new Date(props.at * 1000).toISOString();
-  return <time datetime={iso}>{`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`}</time>;
+  const d = new Date(props.at * 1000);
+  const iso = d.toISOString();
+  const month = MONTHS[d.getUTCMonth()];
+  const day = `${d.getUTCDate()} ${props.clock ? month.slice(0, 3) : month} ${d.getUTCFullYear()}`;
+  const text = props.clock ? `${day}, ${iso.slice(11, 16)} UTC` : day;
+  return <time datetime={iso} title={`${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`}>{text}</time>;
+}
+
+/**
+ * A line of facts separated by "·" (author, date, count…). Each fact is a flex item whose
+ * separator comes before it; the separator of a fact that starts a new line falls outside the
+ * line's box and is clipped, so a wrapped line never ends or starts with a dangling "·".
+ */
+export function MetaLine(props: { parts: Child[]; class?: string }) {
+  return (
+    <p class={`meta line${props.class ? ` ${props.class}` : ""}`}>
+      <span class="parts">
+        {props.parts.filter((p) => p !== null && p !== false && p !== "").map((p) => (
+          <span class="part">{p}</span>
+        ))}
+      </span>
+    </p>
+  );
 }
 
 export interface ArticleSummary {
   id: string;
+  revision_id: string;
   title: string;
   author: string;
   published_at: number | null;
@@ -46,18 +88,38 @@ export function Author(props: { name: string }) {
   return <bdi class="author">{props.name}</bdi>;
 }
 
-/** One card of the article list (title in an `h2` unless told otherwise). */
-export function ArticleCard(props: { a: ArticleSummary; heading?: "h2" | "h3" }) {
+/**
+ * The excerpt of an article card or feed entry: cut from the article's paragraphs
+ * (`source`, see `excerptSources`), else from the stored preview of all its blocks.
+ */
+export function cardExcerpt(a: ArticleSummary, source: string | undefined): string {
+  return source
+    ? excerpt(source, PREVIEW_CODE_POINTS)
+    : excerpt(a.preview, PREVIEW_CODE_POINTS, a.is_truncated);
+}
+
+/**
+ * One card of the article list (title in an `h2` unless told otherwise); `source`: the
+ * article's paragraphs, which the excerpt is cut from.
+ */
+export function ArticleCard(
+  props: { a: ArticleSummary; heading?: "h2" | "h3"; source?: string },
+) {
   const a = props.a;
   const link = <a href={`/articles/${a.id}`} dir="auto">{a.title}</a>;
   return (
     <li class="card">
       {props.heading === "h3" ? <h3>{link}</h3> : <h2>{link}</h2>}
-      <p class="meta">
-        by <Author name={a.author} /> <span class="badge">agent</span> ·{" "}
-        <Time at={a.published_at} /> · {plural(a.public_comment_count, "comment", "comments")}
-      </p>
-      <p class="excerpt" dir="auto">{excerpt(a.preview, PREVIEW_CODE_POINTS, a.is_truncated)}</p>
+      <MetaLine
+        parts={[
+          <>
+            by <Author name={a.author} /> <span class="badge">agent</span>
+          </>,
+          <Time at={a.published_at} />,
+          plural(a.public_comment_count, "comment", "comments"),
+        ]}
+      />
+      <p class="excerpt" dir="auto">{cardExcerpt(a, props.source)}</p>
     </li>
   );
 }
@@ -99,9 +161,18 @@ export function FigureDescription(props: { alt: string; open?: boolean }) {
   );
 }
 
-/** One block of an article or agent comment (`index`: its position, for figure anchors). */
+/**
+ * One block of an article or agent comment (`index`: its position, for figure anchors;
+ * `sizes`: the figures' intrinsic sizes, so the page keeps its layout while they load).
+ */
 export function BlockView(
-  props: { b: Block; postId: string; inComment?: boolean; index?: number },
+  props: {
+    b: Block;
+    postId: string;
+    inComment?: boolean;
+    index?: number;
+    sizes?: Map<string, FigureSize>;
+  },
 ) {
   const b = props.b;
   switch (b.type) {
@@ -129,14 +200,21 @@ export function BlockView(
         : <ul>{b.items.map((i) => <li dir="auto">{i}</li>)}</ul>;
     case "code":
       return <CodeBlock text={b.text} />;
-    case "svg":
+    case "svg": {
+      const size = props.sizes?.get(b.asset_id);
       return (
         <figure
           class="figure"
           id={props.index === undefined ? undefined : figureAnchor(props.index)}
         >
           <a class="figure-link" href={figureViewUrl(props.postId, b.asset_id)}>
-            <img src={figureUrl(props.postId, b.asset_id)} alt={b.alt} loading="lazy" />
+            <img
+              src={figureUrl(props.postId, b.asset_id)}
+              alt={b.alt}
+              width={size?.width}
+              height={size?.height}
+              loading="lazy"
+            />
           </a>
           <figcaption>
             {b.caption ? <span dir="auto">{b.caption}</span> : null}{" "}
@@ -147,6 +225,7 @@ export function BlockView(
           </figcaption>
         </figure>
       );
+    }
   }
 }
 
@@ -218,32 +297,32 @@ export function CommentItem(
   return (
     <li class={classes.join(" ")} id={`c-${c.id}`} data-depth={String(c.depth)}>
       <article aria-label={`Comment by ${c.author}`}>
-        <p class="meta">
-          <Author name={c.author} />{" "}
-          <span class={c.author_type === "agent" ? "badge" : "badge guest"}>
-            {c.author_type === "agent" ? "agent" : "guest"}
-          </span>{" "}
-          ·{" "}
-          <a href={permalink}>
-            <Time at={c.created_at} />
-          </a>
-          {node.parentElsewhere && c.parent_id
-            ? (
-              <>
-                {" "}·{" "}
+        <MetaLine
+          parts={[
+            <>
+              <Author name={c.author} />{" "}
+              <span class={c.author_type === "agent" ? "badge" : "badge guest"}>
+                {c.author_type === "agent" ? "agent" : "guest"}
+              </span>
+            </>,
+            <a href={permalink}>
+              <Time at={c.created_at} clock />
+            </a>,
+            node.parentElsewhere && c.parent_id
+              ? (
                 <a href={`/articles/${postId}/comments/${c.parent_id}`}>
                   in reply to an earlier comment
                 </a>
-              </>
-            )
-            : props.parent && c.depth > INDENT_LEVELS
-            ? (
-              <>
-                {" "}· in reply to <bdi>{props.parent}</bdi>
-              </>
-            )
-            : null}
-        </p>
+              )
+              : props.parent && c.depth > INDENT_LEVELS
+              ? (
+                <>
+                  in reply to <bdi>{props.parent}</bdi>
+                </>
+              )
+              : null,
+          ]}
+        />
         {node.own && c.id === props.posted ? <PostedNotice status={c.status} /> : null}
         <StatusNote node={node} />
         <CommentBody c={c} postId={postId} />
@@ -388,6 +467,7 @@ export function CommentForm(
               rows={7}
               required
               autofocus={focusText}
+              maxlength={GUEST_TEXT_MAX}
               aria-describedby={atText ? "form-error guest-text-help" : "guest-text-help"}
               aria-invalid={state.field === "text" ? "true" : undefined}
             >

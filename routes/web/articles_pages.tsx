@@ -11,7 +11,13 @@ import {
   blockText,
   csrfMatches,
   everPublicRevisions,
+  excerptSource,
+  excerptSources,
   figureSize,
+  figureSizes,
+  type GuestRefusal,
+  guestRefusal,
+  keepGuestRefusal,
   postGuestComment,
   publicArticle,
   publicArticleBundle,
@@ -39,6 +45,7 @@ import {
   FigureDescription,
   figureUrl,
   type FormState,
+  MetaLine,
   Time,
 } from "./article_views.tsx";
 import { readForm } from "./forms.ts";
@@ -132,7 +139,9 @@ export async function articleListPage(c: Context<AppEnv>) {
     max: ARTICLES_PER_PAGE,
     default: ARTICLES_PER_PAGE,
   });
-  const feed = await publicFeed(c.get("deps"), params);
+  const deps = c.get("deps");
+  const feed = await publicFeed(deps, params);
+  const sources = await excerptSources(deps, feed.items.map((a) => a.revision_id));
   const older = feed.next_before;
   return page(
     c,
@@ -147,7 +156,7 @@ export async function articleListPage(c: Context<AppEnv>) {
       {feed.items.length
         ? (
           <ol class="cards" aria-label="Published articles, newest first">
-            {feed.items.map((a) => <ArticleCard a={a} />)}
+            {feed.items.map((a) => <ArticleCard a={a} source={sources.get(a.revision_id)} />)}
           </ol>
         )
         : <p class="notice">No articles {params.before ? "older than these" : "yet"}.</p>}
@@ -190,15 +199,18 @@ async function articlePage(
     session: guest.session?.id ?? null,
     everPublic: await everPublicRevisions(deps, bundle),
   };
-  const discussion = await readDiscussion(deps, id, viewer, cursors);
+  const figureIds = article.blocks.flatMap((b) => b.type === "svg" ? [b.asset_id] : []);
+  const [discussion, sizes] = await Promise.all([
+    readDiscussion(deps, id, viewer, cursors),
+    figureSizes(deps, figureIds),
+  ]);
   const base = `/articles/${id}`;
   // No fragment: the reply form's text field has autofocus, which a fragment would suppress.
   const replyHref = (cid: string) => base + query({ ...cursors, reply_to: cid });
   const cancelHref = base + query({ ...cursors }, "#form");
   const commentsTitle = `Comments (${article.public_comment_count.toLocaleString("en-US")})`;
-  const prose = article.blocks.filter((b) => ["paragraph", "quote", "list"].includes(b.type));
   const description = excerpt(
-    (prose.length ? prose : article.blocks).map(blockText).join(" "),
+    excerptSource(article.blocks) || article.blocks.map(blockText).join("\n\n"),
     DESCRIPTION_CODE_POINTS,
   );
   const sharing: SharingMeta = {
@@ -207,21 +219,29 @@ async function articlePage(
     publishedAt: article.published_at,
     author: article.author,
   };
+  // A refusal changes the title too: it is what a screen reader announces and a tab shows.
+  const title = status >= 400 ? `Comment not posted: ${article.title}` : article.title;
   return page(
     c,
-    article.title,
+    title,
     <>
       <article class="article" aria-labelledby="article-title">
         <header>
           <h1 id="article-title" dir="auto">{article.title}</h1>
-          <p class="meta">
-            by <Author name={article.author} /> <span class="badge">agent</span> · published{" "}
-            <Time at={article.published_at} />
-            {article.revision_number > 1 ? ` · revision ${article.revision_number}` : ""}
-          </p>
+          <MetaLine
+            parts={[
+              <>
+                by <Author name={article.author} /> <span class="badge">agent</span>
+              </>,
+              <>
+                published <Time at={article.published_at} />
+              </>,
+              article.revision_number > 1 ? `revision ${article.revision_number}` : null,
+            ]}
+          />
         </header>
         <div class="article-body">
-          {article.blocks.map((b, n) => <BlockView b={b} postId={id} index={n} />)}
+          {article.blocks.map((b, n) => <BlockView b={b} postId={id} index={n} sizes={sizes} />)}
         </div>
         <p class="meta source">
           Written by a software agent and recommended by other agents. Nothing in it is verified.
@@ -303,17 +323,73 @@ export async function articleReadPage(c: Context<AppEnv>) {
       state.field = "parent_id";
     }
   }
+  const refusalId = queryParam(c, "refusal");
+  const refusal = guest.session && refusalId && UUID_PATTERN.test(refusalId)
+    ? await guestRefusal(deps, guest.session.id, id, refusalId)
+    : null;
+  let status = 200;
+  const headers: Record<string, string> = {};
+  if (refusal) {
+    Object.assign(state, {
+      text: refusal.text,
+      name: refusal.name,
+      message: refusal.message,
+      field: refusal.field,
+      earlier: refusal.earlier,
+      replyTo: null,
+    });
+    if (refusal.parent_id) {
+      const viewer = {
+        session: guest.session?.id ?? null,
+        everPublic: await everPublicRevisions(deps, bundle),
+      };
+      const target = await visibleComment(deps, id, refusal.parent_id, viewer);
+      state.replyTo = target && replyable(target, viewer) ? target : null;
+    }
+    status = refusal.status;
+    const wait = refusal.retry_at === null ? 0 : refusal.retry_at - deps.clock.now();
+    if (wait > 0) headers["Retry-After"] = String(Math.ceil(wait));
+  }
   const posted = queryParam(c, "posted") ?? null;
   return await articlePage(
     c,
     id,
     guest,
     state,
-    { before: p.before, after: p.after },
-    200,
-    {},
+    refusal ? {} : { before: p.before, after: p.after },
+    status,
+    headers,
     posted && UUID_PATTERN.test(posted) ? posted : null,
   );
+}
+
+/**
+ * Keeps a refused form for the session and answers 303 to the article page that shows it
+ * (Post/Redirect/Get: the address left in the browser answers GET, and a reload never posts
+ * again). Without a session to keep it in, 303 to the article's form.
+ */
+async function redirectToRefusal(
+  c: Context<AppEnv>,
+  id: string,
+  guest: GuestState,
+  refusal: Omit<GuestRefusal, "id" | "expires_at" | "post_id">,
+  headers: Record<string, string> = {},
+) {
+  for (const [k, v] of Object.entries(headers)) c.header(k, v);
+  if (!guest.session) return c.redirect(`/articles/${id}#form`, 303);
+  const kept = await keepGuestRefusal(c.get("deps"), guest.session.id, {
+    ...refusal,
+    post_id: id,
+  });
+  return c.redirect(`/articles/${id}${query({ refusal: kept.id })}`, 303);
+}
+
+/** `GET /articles/{id}/comments`: the form's address, reloaded or shared: to the form. */
+export async function guestCommentFormRedirect(c: Context<AppEnv>) {
+  const id = articleId(c);
+  if (!id) return notFoundPage(c);
+  await publicArticleBundle(c.get("deps"), id); // a 404 page when the article is not public
+  return c.redirect(`/articles/${id}#form`, 303);
 }
 
 /** `POST /articles/{id}/comments`: a guest comment from the form. */
@@ -321,38 +397,34 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
   const id = articleId(c);
   if (!id) return notFoundPage(c);
   const deps = c.get("deps");
-  const bundle = await publicArticleBundle(deps, id);
+  await publicArticleBundle(deps, id); // a 404 page when the article is not public
   const form = await readForm(c.req.raw);
   const parentId = form.get("parent_id") || null;
-  const state: FormState = {
-    ...EMPTY_FORM,
+  const kept = {
     text: form.get("text") ?? "",
     name: form.get("name") ?? "",
+    parent_id: parentId && UUID_PATTERN.test(parentId) ? parentId : null,
+    earlier: null,
+    retry_at: null,
   };
   const found = await currentGuest(c);
-  if (parentId && UUID_PATTERN.test(parentId)) {
-    // Kept in the re-rendered form when this post is refused for another reason.
-    const viewer = {
-      session: found?.id ?? null,
-      everPublic: await everPublicRevisions(deps, bundle),
-    };
-    const target = await visibleComment(deps, id, parentId, viewer);
-    state.replyTo = target && replyable(target, viewer) ? target : null;
-  }
   if (!found || !csrfMatches(found, form.get("csrf"))) {
     const guest = found ? { session: found, notice: null } : await guestSession(c);
-    state.message = found
-      ? "This form was out of date or was not sent from this page. Your text is kept below: check it and post it again."
-      : "Your guest session had expired or your browser did not send its cookie (cookies are needed to comment). Your text is kept below: post it again.";
-    state.field = "csrf";
-    return await articlePage(c, id, guest, state, {}, 403);
+    return await redirectToRefusal(c, id, guest, {
+      ...kept,
+      message: found
+        ? "This form was out of date or was not sent from this page. Your text is kept below: check it and post it again."
+        : "Your guest session had expired or your browser did not send its cookie (cookies are needed to comment). Your text is kept below: post it again.",
+      field: "csrf",
+      status: 403,
+    });
   }
   try {
     const result = await postGuestComment(deps, {
       post_id: id,
       parent_id: parentId,
-      text: state.text,
-      name: state.name,
+      text: kept.text,
+      name: kept.name,
       session: found,
       network: c.get("network"),
     });
@@ -361,15 +433,19 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
     return c.redirect(`/articles/${id}${query({ posted: cid }, `#c-${cid}`)}`, 303);
   } catch (e) {
     if (!(e instanceof BoardError) || e.details?.target === "article") throw e;
-    state.message = e.message;
     // A refusal without a field (a rate) is about the whole form: shown at the text, not invalid.
-    state.field = typeof e.details?.field === "string" ? e.details.field : "form";
-    if (state.field === "parent_id") state.replyTo = null;
-    if (typeof e.details?.comment_id === "string") state.earlier = e.details.comment_id;
+    const field = typeof e.details?.field === "string" ? e.details.field : "form";
     const headers: Record<string, string> = {};
     if (e.retryAfter !== undefined) headers["Retry-After"] = String(Math.ceil(e.retryAfter));
-    const guest = { session: found, notice: null };
-    return await articlePage(c, id, guest, state, {}, e.status, headers);
+    return await redirectToRefusal(c, id, { session: found, notice: null }, {
+      ...kept,
+      parent_id: field === "parent_id" ? null : kept.parent_id,
+      message: e.message,
+      field,
+      status: e.status,
+      earlier: typeof e.details?.comment_id === "string" ? e.details.comment_id : null,
+      retry_at: e.retryAfter === undefined ? null : deps.clock.now() + Math.ceil(e.retryAfter),
+    }, headers);
   }
 }
 
@@ -414,38 +490,33 @@ export async function articleFigurePage(c: Context<AppEnv>) {
   const deps = c.get("deps");
   const { article } = await publicArticle(deps, id);
   const figures = article.blocks.flatMap((b, index) => b.type === "svg" ? [{ b, index }] : []);
-  const number = figures.findIndex((f) => f.b.asset_id === assetId);
-  if (number < 0) return notFoundPage(c);
-  const { b, index } = figures[number];
+  const found = figures.find((f) => f.b.asset_id === assetId);
+  if (!found) return notFoundPage(c);
+  const { b, index } = found;
   const size = await figureSize(deps, assetId);
-  const heading = `Figure ${number + 1}`;
+  // Articles do not number their figures: the caption names it, else "A figure".
+  const name = b.caption || "A figure";
   return page(
     c,
-    `${heading} · ${article.title}`,
+    `${name} · ${article.title}`,
     <article class="figure-page" aria-labelledby="figure-title">
       <p class="meta">
         <a href={`/articles/${id}#${figureAnchor(index)}`}>
           ← Back to <bdi>{article.title}</bdi>
         </a>
       </p>
-      <h1 id="figure-title">
-        {heading}
-        {b.caption
-          ? (
-            <>
-              : <bdi>{b.caption}</bdi>
-            </>
-          )
-          : null}
-      </h1>
+      <h1 id="figure-title" dir="auto">{name}</h1>
       <p class="meta">
         From <bdi>{article.title}</bdi> by <Author name={article.author} />{" "}
         <span class="badge">agent</span>.{" "}
         {size
-          ? `Shown at its full size, ${size.width} × ${size.height} pixels; scroll sideways or zoom to see it all.`
-          : "Shown at its full size; zoom to see the details."}
+          ? `Shown at its full size, ${size.width} × ${size.height} pixels.`
+          : "Shown at its full size."}
       </p>
-      <div class="figure-scroll" tabindex={0} role="region" aria-label={`${heading}, full size`}>
+      <div class="figure-scroll" tabindex={0} role="region" aria-label="The figure at full size">
+        <p class="scroll-hint">
+          Wider than your screen: scroll sideways, or zoom out, to see all of it.
+        </p>
         <img
           src={figureUrl(id, assetId)}
           alt={b.alt}

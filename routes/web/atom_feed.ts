@@ -3,8 +3,9 @@
  * the same list and order as `/articles`. Every agent-written string is XML-escaped.
  */
 import { type Context, Hono } from "hono";
-import { publicFeed } from "../../domain/articles/mod.ts";
-import { escapeHtml, excerpt, PREVIEW_CODE_POINTS } from "../../domain/text.ts";
+import { excerptSources, publicFeed } from "../../domain/articles/mod.ts";
+import { escapeHtml } from "../../domain/text.ts";
+import { cardExcerpt } from "./article_views.tsx";
 import type { AppEnv } from "../env.ts";
 import { siteHeaders } from "./security.ts";
 
@@ -37,6 +38,7 @@ export async function atomFeed(c: Context<AppEnv>) {
   const deps = c.get("deps");
   const base = deps.config.baseUrl;
   const feed = await publicFeed(deps, { limit: FEED_ENTRIES });
+  const sources = await excerptSources(deps, feed.items.map((a) => a.revision_id));
   const updated = Math.max(
     0,
     ...feed.items.map((a) => a.published_at ?? 0),
@@ -51,9 +53,7 @@ export async function atomFeed(c: Context<AppEnv>) {
     <author><name>${xmlText(a.author)}</name></author>
     <published>${date(published)}</published>
     <updated>${date(a.published_at ?? published)}</updated>
-    <summary type="text">${
-      xmlText(excerpt(a.preview, PREVIEW_CODE_POINTS, a.is_truncated))
-    }</summary>
+    <summary type="text">${xmlText(cardExcerpt(a, sources.get(a.revision_id)))}</summary>
   </entry>
 `;
   });

@@ -1,8 +1,8 @@
 /**
  * Markdown docs as HTML pages: every heading gets a GitHub-style id (so `#fragment` links
  * written for the repository work on the site too) and a self-link, level-2 and -3
- * headings make the table of contents, and code blocks are focusable labelled regions
- * (they scroll sideways on phones). The docs are repository files, not user input.
+ * headings make the table of contents, and code blocks and tables are focusable labelled
+ * regions (they scroll sideways on phones; a wide table says so). The docs are repository files, not user input.
  */
 import { Marked, type Token, type Tokens } from "marked";
 import { escapeHtml } from "../../domain/text.ts";
@@ -32,6 +32,12 @@ export function plainText(tokens: Token[]): string {
 export function slug(text: string): string {
   return text.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "").replace(/ /g, "-");
 }
+
+/**
+ * Said above a table only while it is wider than its region (the stylesheet shows it through a
+ * scroll-state container query), beside the edge shadows that show there is more to see.
+ */
+export const SCROLL_HINT = `<p class="scroll-hint">Scroll sideways for more columns.</p>`;
 
 /** Renders a document; ids repeated in it get `-1`, `-2`… as on GitHub. */
 export function renderDoc(markdown: string, fallbackTitle: string): RenderedDoc {
@@ -72,7 +78,7 @@ export function renderDoc(markdown: string, fallbackTitle: string): RenderedDoc 
       )].map((m) => m[1].replace(/<[^>]+>/g, "")).join(", ");
       tables++;
       const label = `Table ${tables}${head ? `: ${head}` : ""}`;
-      return `<div class="table-wrap" tabindex="0" role="region" aria-label="${label}"><table>${inner}</table></div>`;
+      return `<div class="table-wrap" tabindex="0" role="region" aria-label="${label}">${SCROLL_HINT}<table>${inner}</table></div>`;
     },
   );
   return { title: title ?? fallbackTitle, html, toc };

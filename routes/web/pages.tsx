@@ -4,14 +4,14 @@
  */
 import { type Context, Hono } from "hono";
 import { raw } from "hono/html";
-import { publicFeed } from "../../domain/articles/mod.ts";
+import { excerptSources, publicFeed } from "../../domain/articles/mod.ts";
 import { ERROR_HELP } from "../../domain/error_docs.ts";
 import { ERROR_STATUS } from "../../domain/errors.ts";
 import type { AppEnv } from "../env.ts";
 import { errorAnchor } from "../http.ts";
 import { ArticleCard, CodeBlock } from "./article_views.tsx";
 import { listDocs, readDoc, renderedDoc } from "./docs_files.ts";
-import type { TocEntry } from "./docs_render.ts";
+import { slug, type TocEntry } from "./docs_render.ts";
 import { notFound } from "./error_page.tsx";
 import { Layout } from "./layout.tsx";
 import { siteHeaders } from "./security.ts";
@@ -30,6 +30,7 @@ export async function homePage(c: Context<AppEnv>) {
   const deps = c.get("deps");
   const base = deps.config.baseUrl;
   const latest = await publicFeed(deps, { limit: HOME_ARTICLES });
+  const sources = await excerptSources(deps, latest.items.map((a) => a.revision_id));
   return c.html(
     <Layout
       title="A bulletin board for software agents"
@@ -54,7 +55,9 @@ export async function homePage(c: Context<AppEnv>) {
         {latest.items.length
           ? (
             <ol class="cards" aria-labelledby="latest-title">
-              {latest.items.map((a) => <ArticleCard a={a} heading="h3" />)}
+              {latest.items.map((a) => (
+                <ArticleCard a={a} heading="h3" source={sources.get(a.revision_id)} />
+              ))}
             </ol>
           )
           : <p class="notice">No articles have been published yet.</p>}
@@ -89,7 +92,8 @@ export async function homePage(c: Context<AppEnv>) {
           — Claude, VS Code, Cursor, the MCP Inspector, and quick starts in Node, Python and curl.
         </li>
         <li>
-          <a href="/docs">API documentation</a> — every route, field, limit and error.
+          <a href="/docs/api">API reference</a> — every route and field;{" "}
+          <a href="/docs">all documentation</a>, limits and error codes.
         </li>
         <li>
           <a href="/openapi.json">openapi.json</a> — the machine-readable interface description.
@@ -157,10 +161,16 @@ function DocArticle(props: { html: string; toc: TocEntry[]; extra?: TocEntry[] }
   );
 }
 
-/** `GET /docs`: the docs index, the API document and every error code. */
+/**
+ * `GET /docs`: the index of the documents, a way into the API reference (its sections) and
+ * every error code. The API reference itself is `/docs/api`; each of its sections is listed
+ * here under the id it had when it was part of this page, so an old `/docs#section` link
+ * lands on the entry that leads to it.
+ */
 export async function docsPage(c: Context<AppEnv>) {
   const [api, groups] = await Promise.all([renderedDoc("api"), listDocs()]);
   const codes = Object.keys(ERROR_HELP) as (keyof typeof ERROR_HELP)[];
+  const sections = api ? [{ depth: 1, text: api.title, id: slug(api.title) }, ...api.toc] : [];
   return c.html(
     <Layout
       wide
@@ -182,11 +192,20 @@ export async function docsPage(c: Context<AppEnv>) {
           </>
         ))}
       </nav>
-      <DocArticle
-        html={api?.html ?? ""}
-        toc={api?.toc ?? []}
-        extra={[{ depth: 2, text: "Error codes", id: "error-codes" }]}
-      />
+      {sections.length
+        ? (
+          <nav class="doc-index api-sections" aria-labelledby="api-sections">
+            <h2 id="api-sections">Sections of the API reference</h2>
+            <ul>
+              {sections.map((s) => (
+                <li id={s.id} class={s.depth === 3 ? "sub" : undefined}>
+                  <a href={`/docs/api${s.depth === 1 ? "" : `#${s.id}`}`}>{s.text}</a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        )
+        : null}
       <section aria-labelledby="error-codes">
         <h2 id="error-codes">Error codes</h2>
         <p>

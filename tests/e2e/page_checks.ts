@@ -14,6 +14,8 @@ export interface Problems {
    * as "Failed to load resource". Only these exact URLs and statuses are excused.
    */
   expected: Set<string>;
+  /** Console lines excused by pattern (an address with an id the test learns later). */
+  expectedMatching?: RegExp[];
 }
 
 /** The console line Chromium writes for an error status of `url`. */
@@ -30,7 +32,9 @@ export function watch(page: Page, problems: Problems): void {
   page.on("console", (m) => {
     if (m.type() !== "error") return;
     const line = `${m.text()} @ ${m.location().url}`;
-    if (!problems.expected.has(line)) problems.errors.push(line);
+    if (problems.expected.has(line)) return;
+    if (problems.expectedMatching?.some((re) => re.test(line))) return;
+    problems.errors.push(line);
   });
   page.on("pageerror", (e) => problems.errors.push(String(e)));
 }

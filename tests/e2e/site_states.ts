@@ -2,8 +2,8 @@
  * The website's page states, on a board with realistic content: home, the list, published
  * articles (one with a figure, code, a list and a quote; agent and guest comments, a reply;
  * one with right-to-left guest names), the figure's full-size page, the guest form (a reply,
- * refusals for a long text, a posing name and a repeat, the landing after posting), the
- * docs, a 404 and the OAuth consent page. Shared by the accessibility test and the
+ * refusals for a long text, a posing name and a repeat, a refusal's address reloaded, the
+ * landing after posting), the docs (the index, a document, the API reference's tables), a 404 and the OAuth consent page. Shared by the accessibility test and the
  * screenshots task (`deno task screenshots`).
  */
 import type { Page, Response as PageResponse } from "playwright-core";
@@ -45,13 +45,26 @@ const PARAGRAPHS = [
 ];
 
 /**
+ * Types `text` into the comment field. A text beyond the field's `maxlength` (which the
+ * browser stops at while typing) is set directly, as a browser without that limit would send
+ * it: the server's own refusal is what the page shows then.
+ */
+export async function fillComment(page: Page, text: string): Promise<void> {
+  const field = page.getByLabel("Your comment");
+  if (text.length <= 8000) return await field.fill(text);
+  await field.evaluate((el: { value: string }, v: string) => {
+    el.value = v;
+  }, text);
+}
+
+/**
  * Fills the guest form (name, text) and posts it; resolves to the response of the page the
  * browser lands on (after the redirect when the comment is stored).
  */
 async function postComment(page: Page, text: string, name = ""): Promise<PageResponse> {
   const posted = page.waitForResponse((r) => r.request().method() === "POST");
   await page.getByLabel("Your name (optional)").fill(name);
-  await page.getByLabel("Your comment").fill(text);
+  await fillComment(page, text);
   await page.getByRole("button", { name: /^Post/ }).click();
   let request = (await posted).request();
   for (let next = request.redirectedTo(); next; next = next.redirectedTo()) request = next;
@@ -201,6 +214,20 @@ export async function siteFixture(): Promise<SiteFixture> {
       path: article,
       status: 400,
       act: (page) => postComment(page, "x y ".repeat(2001) + "z"),
+    },
+    {
+      // The refusal's address opened again (a reload): the same page, nothing posted.
+      name: "comment-refused-reloaded",
+      shows: "#form-error",
+      firstScreen: true,
+      path: article,
+      status: 400,
+      act: async (page) => {
+        await postComment(page, "A question about the checks, from a browser reloading.", "Board");
+        const again = await page.reload();
+        if (!again) throw new Error("no response to the reload");
+        return again;
+      },
     },
     {
       name: "comment-name-refused",

@@ -289,7 +289,7 @@ Deno.test({
           assert.ok(Math.abs(h.name.top - h.time.top) < 8, "one line");
           assert.ok(h.name.right <= h.badge.left + 1, "the name, then the badge");
           assert.ok(h.badge.right <= h.time.left + 1, "the badge, then the time");
-          assert.match(h.timeText, /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+          assert.match(h.timeText, /^\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC$/);
           assert.ok(h.timeFirst < h.timeLast, "the time reads left to right");
         }
         await page.locator(`#c-${ids[0]}`).scrollIntoViewIfNeeded();
@@ -355,6 +355,174 @@ Deno.test({
         await page.getByRole("link", { name: /Back to/ }).click();
         await page.waitForURL(/#figure-7$/);
         await assertInView(page, "#figure-7 img", "back at the figure");
+        await ctx.close();
+      });
+    } finally {
+      await browser?.close();
+      await server.shutdown();
+    }
+  },
+});
+
+/** Sum of the page's layout shifts so far (read from the buffered entries). */
+const LAYOUT_SHIFT = `new Promise((resolve) => {
+  new PerformanceObserver((list, observer) => {
+    observer.disconnect();
+    resolve(list.getEntries().filter((e) => !e.hadRecentInput).reduce((n, e) => n + e.value, 0));
+  }).observe({ type: "layout-shift", buffered: true });
+  setTimeout(() => resolve(0), 500);
+})`;
+
+/**
+ * For every line of facts (`.meta.line`): the parts that start a line, and whether each of
+ * them has its separator pushed out of the line's box (where it is clipped).
+ */
+const SEPARATORS = `[...document.querySelectorAll(".meta.line")].map((line) => {
+  const box = line.getBoundingClientRect();
+  const parts = [...line.querySelectorAll(".part")].map((p) => p.getBoundingClientRect());
+  const starts = parts.filter((r, i) => i === 0 || r.top > parts[i - 1].top + 2);
+  return {
+    lines: new Set(parts.map((r) => Math.round(r.top))).size,
+    clipped: starts.every((r) => r.left < box.left - 4),
+    inside: parts.every((r) => r.right <= box.right + 1),
+    clip: getComputedStyle(line).clipPath,
+  };
+})`;
+
+/** The scroll hints of the page: whether each is shown, and whether its region scrolls. */
+const HINTS = `[...document.querySelectorAll(".scroll-hint")].map((h) => {
+  const region = h.parentElement;
+  return {
+    shown: h.getBoundingClientRect().height > 0,
+    scrolls: region.scrollWidth > region.clientWidth + 1,
+  };
+})`;
+
+Deno.test({
+  name: "layout in Chromium: no layout shift as figures load, no dangling separator, scroll cues",
+  ignore: skipBrowserTests(),
+  sanitizeResources: true,
+  sanitizeOps: true,
+  fn: async (t) => {
+    await using board = await testBoard();
+    const [author, b, c] = [await register(board), await register(board), await register(board)];
+    const svg = await uploadSvg(board, author.key, WIDE_SVG);
+    const s = await submit(board, author.key, {
+      title: "A figure in the middle of a page",
+      blocks: [
+        ...Array.from({ length: 2 }, () => ({ type: "paragraph", text: PARAGRAPH.repeat(2) })),
+        { type: "svg", asset_id: svg, alt: "Seven stages in a row", caption: "The stages" },
+        ...Array.from({ length: 4 }, () => ({ type: "paragraph", text: PARAGRAPH.repeat(2) })),
+      ],
+    });
+    await vote(board, b.key, s.post_id, s.revision_id);
+    await vote(board, c.key, s.post_id, s.revision_id);
+    const server = serve(board);
+    const articleUrl = `${server.url}/articles/${s.post_id}`;
+    let browser: Browser | null = null;
+    try {
+      browser = await launchBrowser();
+      for (const [label, width, height] of SIZES) {
+        await t.step(`${label}: the article does not shift as its figure loads`, async () => {
+          const ctx = await browser!.newContext({ viewport: { width, height } });
+          const page = await ctx.newPage();
+          // The figure is held back until the page has been measured without it.
+          let release = () => {};
+          const held = new Promise<void>((r) => release = r);
+          await page.route("**/figures/*.svg", async (route) => {
+            await held;
+            await route.continue();
+          });
+          await page.goto(articleUrl, { waitUntil: "domcontentloaded" });
+          // Measured with the stylesheet applied (the document may be parsed before it loads).
+          for (let i = 0; i < 50; i++) {
+            const styled = await page.evaluate(
+              `getComputedStyle(document.body).backgroundColor === "rgb(251, 250, 247)"`,
+            );
+            if (styled) break;
+            await page.waitForTimeout(100);
+          }
+          const before = await page.evaluate(
+            `[document.documentElement.scrollHeight, document.querySelector("figure img").getBoundingClientRect().height]`,
+          ) as number[];
+          assert.ok(before[1] > 50, `${label}: the image's box is reserved (${before[1]}px)`);
+          await page.locator("figure").scrollIntoViewIfNeeded();
+          release();
+          await imageLoaded(page, "figure img");
+          await page.evaluate(`window.scrollTo(0, document.documentElement.scrollHeight)`);
+          const after = await page.evaluate(
+            `[document.documentElement.scrollHeight, document.querySelector("figure img").getBoundingClientRect().height]`,
+          ) as number[];
+          assert.deepEqual(after, before, `${label}: page and image heights before and after`);
+          assert.equal(await page.evaluate(LAYOUT_SHIFT), 0, `${label}: cumulative layout shift`);
+          await ctx.close();
+        });
+      }
+
+      await t.step(
+        "a wrapped line of facts leaves no separator at a line's start or end",
+        async () => {
+          const ctx = await browser!.newContext({ viewport: { width: 390, height: 844 } });
+          const page = await ctx.newPage();
+          await page.goto(articleUrl);
+          // A long name wraps the comment's header line on a phone.
+          await page.getByLabel("Your name (optional)").fill("Bartholomew Fitzgerald-Okonkwo");
+          await page.getByLabel("Your comment").fill("A comment with a long name above it.");
+          await page.getByRole("button", { name: "Post comment" }).click();
+          await page.waitForURL(/#c-/);
+          const lines = await page.evaluate(SEPARATORS) as Array<
+            { lines: number; clipped: boolean; inside: boolean; clip: string }
+          >;
+          assert.ok(lines.some((l) => l.lines > 1), `a line wraps: ${JSON.stringify(lines)}`);
+          for (const l of lines) {
+            assert.ok(l.clipped && l.inside, JSON.stringify(l));
+            assert.match(l.clip, /^inset\(/);
+          }
+          await ctx.close();
+        },
+      );
+
+      await t.step("scroll cues only where something scrolls", async () => {
+        for (const [label, width, height] of SIZES) {
+          const ctx = await browser!.newContext({ viewport: { width, height } });
+          const page = await ctx.newPage();
+          await page.goto(`${articleUrl}/figures/${svg}/view`);
+          await imageLoaded(page, ".figure-scroll img");
+          const figure = await page.evaluate(HINTS) as Array<{ shown: boolean; scrolls: boolean }>;
+          assert.deepEqual(
+            figure,
+            [{ shown: true, scrolls: true }],
+            `${label}: the 1400 px figure`,
+          );
+          await page.goto(`${server.url}/docs/api`);
+          const tables = await page.evaluate(HINTS) as Array<{ shown: boolean; scrolls: boolean }>;
+          assert.ok(tables.length > 3);
+          for (const h of tables) {
+            assert.equal(h.shown, h.scrolls, `${label}: ${JSON.stringify(h)}`);
+          }
+          if (label === "phone") assert.ok(tables.some((h) => h.scrolls), "a table scrolls");
+          await ctx.close();
+        }
+        // A figure that fits the screen says nothing about scrolling.
+        const ctx = await browser!.newContext({ viewport: { width: 1280, height: 800 } });
+        const page = await ctx.newPage();
+        const small = await uploadSvg(
+          board,
+          author.key,
+          `<svg xmlns="http://www.w3.org/2000/svg" width="320" height="120"><rect width="5" height="5"/></svg>`,
+        );
+        const s2 = await submit(board, author.key, {
+          blocks: [
+            { type: "paragraph", text: PARAGRAPH },
+            { type: "svg", asset_id: small, alt: "A small legend" },
+          ],
+        });
+        await vote(board, b.key, s2.post_id, s2.revision_id);
+        await vote(board, c.key, s2.post_id, s2.revision_id);
+        await page.goto(`${server.url}/articles/${s2.post_id}/figures/${small}/view`);
+        await imageLoaded(page, ".figure-scroll img");
+        assert.deepEqual(await page.evaluate(HINTS), [{ shown: false, scrolls: false }]);
+        assert.ok(!(await page.locator("main").innerText()).includes("scroll sideways"));
         await ctx.close();
       });
     } finally {

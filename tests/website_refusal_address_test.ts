@@ -1,0 +1,137 @@
+/**
+ * A refused guest comment leaves an address that answers GET (docs/website.md "Refusals"):
+ * the form post answers 303 to the article page with `?refusal=<id>`, which shows the
+ * message, the kept text and name to the session that posted (reloading it shows the same,
+ * posting nothing); another browser, a later refusal or an hour later show the article
+ * without it; the form's own address (`/articles/{id}/comments`) opened as a page goes to the
+ * form; a text larger than one KV value is kept whole.
+ */
+import assert from "node:assert/strict";
+import { testBoard } from "./helpers.ts";
+import { formMessage, Guest, keptText, publishedArticle } from "./website_helpers.ts";
+
+/** The page `<title>`. */
+function titleOf(html: string): string {
+  return html.match(/<title>([^<]*)<\/title>/)![1];
+}
+
+/** Comments on the page. */
+function commentCount(html: string): number {
+  return [...html.matchAll(/<li class="comment[^"]*" id="c-/g)].length;
+}
+
+Deno.test("a refused comment answers 303 to an address that shows it on GET", async (t) => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board, { title: "Polling politely" });
+  const guest = new Guest(board);
+  await guest.get(`/articles/${a.id}`);
+  const text = "Kept across the redirect.";
+  const r = await guest.post(`/articles/${a.id}/comments`, { text, name: "Moderator" });
+
+  await t.step("the post answers 303 to the article with ?refusal=", () => {
+    assert.equal(r.posted.status, 303);
+    assert.match(r.refusal!, new RegExp(`^/articles/${a.id}\\?refusal=[0-9a-f-]{36}$`));
+  });
+  await t.step("the address shows the refusal, the kept text and name, a new title", () => {
+    assert.equal(r.res.status, 400);
+    assert.match(formMessage(r.html)!, /reads as/);
+    assert.equal(keptText(r.html), text);
+    assert.match(r.html, /id="guest-name"[^>]*value="Moderator"/);
+    assert.equal(titleOf(r.html), "Comment not posted: Polling politely · Posting Board");
+  });
+  await t.step("opening it again (a reload) shows the same and posts nothing", async () => {
+    const again = await guest.get(r.refusal!);
+    assert.equal(again.res.status, 400);
+    assert.equal(keptText(again.html), text);
+    assert.equal(commentCount(again.html), 0);
+  });
+  await t.step("another browser at the same address sees the article, no refusal", async () => {
+    const other = await new Guest(board).get(r.refusal!);
+    assert.equal(other.res.status, 200);
+    assert.equal(formMessage(other.html), null);
+    assert.equal(keptText(other.html), "");
+    assert.ok(!other.html.includes(text));
+    assert.equal(titleOf(other.html), "Polling politely · Posting Board");
+  });
+  await t.step("a later refusal replaces it; the older address shows no refusal", async () => {
+    const later = await guest.post(`/articles/${a.id}/comments`, { text: "   " });
+    assert.notEqual(later.refusal, r.refusal);
+    const old = await guest.get(r.refusal!);
+    assert.equal(old.res.status, 200);
+    assert.equal(formMessage(old.html), null);
+  });
+  await t.step("an hour later the address shows the article without it", async () => {
+    const fresh = await guest.post(`/articles/${a.id}/comments`, { text: "x".repeat(8001) });
+    assert.equal(fresh.res.status, 400);
+    board.clock.advance(3600);
+    const gone = await guest.get(fresh.refusal!);
+    assert.equal(gone.res.status, 200);
+    assert.equal(formMessage(gone.html), null);
+  });
+  await t.step("a refusal for another article's address is not shown there", async () => {
+    const b = await publishedArticle(board);
+    const here = await guest.post(`/articles/${a.id}/comments`, { text: "   " });
+    const id = new URL(here.refusal!, "http://x").searchParams.get("refusal");
+    const there = await guest.get(`/articles/${b.id}?refusal=${id}`);
+    assert.equal(there.res.status, 200);
+    assert.equal(formMessage(there.html), null);
+  });
+});
+
+Deno.test("a refused reply keeps its target; a rate refusal keeps Retry-After", async () => {
+  await using board = await testBoard({ limitScale: 0.2 });
+  const a = await publishedArticle(board);
+  const first = await new Guest(board).comment(a.id, "The first comment, to reply to.");
+  const guest = new Guest(board);
+  await guest.get(`/articles/${a.id}?reply_to=${first}`);
+  const r = await guest.post(`/articles/${a.id}/comments`, { text: "", parent_id: first });
+  assert.equal(r.res.status, 400);
+  assert.match(r.html, new RegExp(`name="parent_id" value="${first}"`));
+  assert.match(r.html, /Post reply/);
+  await guest.comment(a.id, "One this hour.");
+  const rate = await guest.post(`/articles/${a.id}/comments`, { text: "Two this hour." });
+  assert.equal(rate.posted.status, 303);
+  assert.equal(rate.res.status, 429);
+  assert.equal(keptText(rate.html), "Two this hour.");
+  const wait = Number(rate.res.headers.get("retry-after"));
+  assert.ok(wait > 0 && wait <= 3600, `Retry-After ${wait}`);
+  board.clock.advance(60);
+  const later = await guest.get(rate.refusal!);
+  assert.equal(Number(later.res.headers.get("retry-after")), wait - 60);
+});
+
+Deno.test("a refusal without a session keeps nothing; the form's address goes to the form", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const form = await board.request(`/articles/${a.id}/comments`, {
+    headers: { accept: "text/html" },
+    redirect: "manual",
+  });
+  assert.equal(form.status, 303);
+  assert.equal(form.headers.get("location"), `/articles/${a.id}#form`);
+  await form.body?.cancel();
+  const missing = await board.request(`/articles/${crypto.randomUUID()}/comments`, {
+    headers: { accept: "text/html" },
+  });
+  assert.equal(missing.status, 404);
+  await missing.body?.cancel();
+  // A browser without the cookie gets a session with the refusal (403), text kept.
+  const stranger = new Guest(board);
+  const r = await stranger.post(`/articles/${a.id}/comments`, { text: "No cookie yet." });
+  assert.equal(r.posted.status, 303);
+  assert.equal(r.res.status, 403);
+  assert.equal(keptText(r.html), "No cookie yet.");
+});
+
+Deno.test("a text larger than one KV value is kept whole", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const guest = new Guest(board);
+  await guest.get(`/articles/${a.id}`);
+  // 90,000 bytes: more than a KV value holds (64 KiB), within the form's 100,000 bytes.
+  const text = "word ".repeat(18_000).trim();
+  const r = await guest.post(`/articles/${a.id}/comments`, { text });
+  assert.equal(r.res.status, 400);
+  assert.match(formMessage(r.html)!, /89,999 characters long; the limit is 8,000/);
+  assert.equal(keptText(r.html), text);
+});
