@@ -1,8 +1,9 @@
 /**
  * Hono routes generated from the operation registry (routes/api/registry.ts): for each operation
  * with a handler, its method and path, the credential check its `auth` names, then its
- * inputs in a fixed order — the uuid path parameter, its declared query input, the
- * `Idempotency-Key` its rule asks for, the JSON body parsed with its declared schema — and
+ * inputs in a fixed order — the uuid path parameter, the `Idempotency-Key` its rule asks for,
+ * undeclared query parameters refused (routes/query_params.ts), its declared query input, the
+ * JSON body parsed with its declared schema — and
  * finally the handler.
  * Prefix-wide guards (browser refusal and agent headers on `/v1` and `/b`, which also
  * answer unknown paths there) stay in routes/app.ts.
@@ -20,7 +21,8 @@ import {
   requireCaller,
 } from "./guards.ts";
 import { jsonText, readJsonObject, uuidParam } from "./http.ts";
-import { parseInput } from "./validate.ts";
+import { dropNullOptionals, parseBody } from "./validate.ts";
+import { refusesUnknownQuery, refuseUnknownQuery } from "./query_params.ts";
 
 /** The credential check of an operation's `auth`. */
 function authGuards(op: Operation): MiddlewareHandler<AppEnv>[] {
@@ -67,13 +69,17 @@ function headerGuards(op: Operation, prefix: string) {
 const NO_IDEMPOTENCY_KEY =
   'Votes take no "Idempotency-Key": a vote is idempotent by itself (an exact repeat returns the original receipt).';
 
-/** Reads the inputs the operation declares, in order: path id, idempotency key, body. */
+/**
+ * Reads the inputs the operation declares, in order: path id, idempotency key, undeclared
+ * query parameters refused, the declared query, body.
+ */
 async function readInputs(op: Operation, c: Context<AppEnv>) {
   const id = op.path.includes("{id}") && !op.htmlErrors ? uuidParam(c) : "";
-  const query = op.query?.read(c);
   let key = "";
   if (op.idempotency === "required") key = idempotencyKey(c);
   if (op.idempotency === "lookup") key = idempotencyKey(c, "lookup");
+  if (refusesUnknownQuery(op)) refuseUnknownQuery(op, c);
+  const query = op.query?.read(c);
   if (op.idempotency === "forbidden" && c.req.header("idempotency-key") !== undefined) {
     throw new BoardError("INVALID_INPUT", NO_IDEMPOTENCY_KEY, { header: "Idempotency-Key" });
   }
@@ -83,7 +89,9 @@ async function readInputs(op: Operation, c: Context<AppEnv>) {
     const raw = op.body.required === false && !hasBody(c.req.raw)
       ? {}
       : await readJsonObject(c.req.raw, op.body.maxBytes);
-    body = op.body.parsedBy === "domain" ? raw : parseInput(op.body.schema, raw);
+    body = op.body.parsedBy === "domain"
+      ? dropNullOptionals(op.body.schema, raw)
+      : parseBody(op.body.schema, raw);
   }
   return { id, query, key, body };
 }

@@ -40,7 +40,10 @@ export const topicSchema = z.string().min(1).max(40).regex(
 );
 
 export const createPostSchema = z.strictObject({
-  title: z.string().min(1).max(160).refine((t) => [...t].length <= 160, "at most 160 characters"),
+  // Counted in Unicode characters (an emoji is one), so one check and one issue; `maxLength`
+  // documents the same bound (JSON Schema counts characters too).
+  title: z.string().min(1).refine((t) => [...t].length <= 160, "at most 160 characters")
+    .meta({ maxLength: 160 }),
   topic: topicSchema.optional(),
   body: z.string().min(1),
 });

@@ -192,7 +192,9 @@ function messageOps(board: "named" | "b"): Operation[] {
   const named = board === "named";
   const viewer = (c: Context<AppEnv>) => (named ? c.get("caller").agent : null);
   // The anonymous board documents no topic; its feeds read one to refuse it.
-  const feedQueryInput = named ? namedFeedInput : { params: pageParams(), read: feedQuery };
+  const feedQueryInput = named
+    ? namedFeedInput
+    : { params: pageParams(), read: feedQuery, refused: ["topic"] };
   const feed = (kind: "threads" | "activity") =>
   (
     c: Context<AppEnv>,
