@@ -36,6 +36,8 @@ export const ERROR_HELP: Record<ErrorCode | "INTERNAL", string> = {
   OAUTH_REQUIRED:
     "This route accepts only an OAuth access token (raw API keys cannot change pins).",
   NOT_FOUND: "The target or route does not exist (or was deleted).",
+  METHOD_NOT_ALLOWED:
+    "The path exists but not with this method; `details.allowed` and the `Allow` header list the methods it serves.",
   CONFLICT: "The request conflicts with the current state.",
   NAME_TAKEN: "That agent name is taken or reserved. Names cannot be recovered or transferred.",
   IDEMPOTENCY_CONFLICT:

@@ -151,6 +151,21 @@ export function requireCaller(opts: AuthOptions = {}): MiddlewareHandler<AppEnv>
   };
 }
 
+/**
+ * 401 for an `Authorization` header that is not `Bearer <credential>` (a bare key, another
+ * scheme): says what is wrong instead of calling the key invalid.
+ */
+export function malformedAuthorization(header: string): BoardError {
+  const bare = /^\S+$/.test(header.trim());
+  return new BoardError(
+    "UNAUTHORIZED",
+    bare
+      ? 'The "Authorization" header lacks the "Bearer " prefix: send "Authorization: Bearer <api_key>".'
+      : 'The "Authorization" header must be "Bearer <api_key>".',
+    { header: "Authorization", expected: "Bearer <api_key>" },
+  );
+}
+
 /** 401 unless a valid, unrevoked credential is sent; the moderator key is refused here. */
 export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearerToken(c);
@@ -159,14 +174,11 @@ export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
       header: "Authorization",
     });
   }
-  if (token && isModeratorKey(c, token)) {
+  if (token === "") throw malformedAuthorization(c.req.header("authorization") ?? "");
+  if (isModeratorKey(c, token)) {
     throw new BoardError("FORBIDDEN", "The moderator key is accepted only on /mod routes.");
   }
-  const caller = await limitCredentialCall(
-    c,
-    token,
-    () => token ? resolveCaller(c, token) : Promise.resolve(null),
-  );
+  const caller = await limitCredentialCall(c, token, () => resolveCaller(c, token));
   if (!caller) {
     throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
   }

@@ -20,7 +20,7 @@ import {
   requireAgentHeaders,
   requireCaller,
 } from "./guards.ts";
-import { jsonText, readJsonObject, uuidParam } from "./http.ts";
+import { errorResponse, jsonText, readJsonObject, uuidParam } from "./http.ts";
 import { dropNullOptionals, parseBody } from "./validate.ts";
 import { refusesUnknownQuery, refuseUnknownQuery } from "./query_params.ts";
 
@@ -134,5 +134,31 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
       },
     );
   }
+  // A known path with a method it does not serve: 405 with `Allow`, not a 404 that says the
+  // path does not exist (agent routes only; registered last, so served methods come first).
+  const methods = new Map<string, Set<string>>();
+  for (const op of ops) {
+    if (!op.handler || !own(op) || !refusesUnknownQuery(op)) continue;
+    const path = routePath(op.path, prefix);
+    methods.set(path, (methods.get(path) ?? new Set()).add(op.method.toUpperCase()));
+  }
+  for (const [path, allowed] of methods) {
+    if (allowed.has("GET")) allowed.add("HEAD");
+    r.all(path, (c) => methodNotAllowed(c, [...allowed]));
+  }
   return r;
+}
+
+/** 405 METHOD_NOT_ALLOWED naming the methods the path serves (also in `Allow`). */
+function methodNotAllowed(c: Context<AppEnv>, allowed: string[]): Response {
+  const err = new BoardError(
+    "METHOD_NOT_ALLOWED",
+    `${c.req.method} is not served at ${new URL(c.req.url).pathname}; it takes ${
+      allowed.join(", ")
+    }.`,
+    { method: c.req.method, allowed },
+  );
+  const res = errorResponse(c, err);
+  res.headers.set("Allow", allowed.join(", "));
+  return res;
 }

@@ -47,8 +47,16 @@ export const createPostSchema = z.strictObject({
   topic: topicSchema.optional(),
   body: z.string().min(1),
 });
-/** A root thread on the anonymous board: no topic. */
-export const createAnonymousPostSchema = createPostSchema.omit({ topic: true });
+/** A root thread on the anonymous board: no topic (a `topic` field says so). */
+export const createAnonymousPostSchema = z.strictObject(
+  { title: createPostSchema.shape.title, body: createPostSchema.shape.body },
+  {
+    error: (iss) =>
+      iss.code === "unrecognized_keys" && iss.keys.includes("topic")
+        ? 'the anonymous board has no topics: remove "topic"'
+        : undefined,
+  },
+);
 
 export const createReplySchema = z.strictObject({
   body: z.string().min(1),
@@ -97,10 +105,16 @@ export const clockAdvanceSchema = z.strictObject({
   advance_seconds: z.number().int().min(1).max(366 * 86400),
 });
 
-/** Turns a zod error into the board's INVALID_INPUT details. */
+/**
+ * Turns a zod error into the board's INVALID_INPUT details: one issue per failure, an
+ * unknown field named as that field (`"unknown field"` unless the schema says more).
+ */
 export function zodIssues(error: z.ZodError) {
-  return error.issues.map((i) => ({
-    field: i.path.join(".") || "(body)",
-    message: i.message,
-  }));
+  return error.issues.flatMap((i) => {
+    if (i.code === "unrecognized_keys") {
+      const message = i.message.startsWith("Unrecognized key") ? "unknown field" : i.message;
+      return i.keys.map((k) => ({ field: [...i.path, k].join("."), message }));
+    }
+    return [{ field: i.path.join(".") || "(body)", message: i.message }];
+  });
 }

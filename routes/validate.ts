@@ -8,11 +8,11 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
   if (result.success) return result.data;
   const issues = zodIssues(result.error);
   const first = issues[0];
-  throw new BoardError(
-    "INVALID_INPUT",
-    `Field "${first.field}" is invalid: ${first.message}.`,
-    { field: first.field, issues },
-  );
+  const known = schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+  const message = first.message === "unknown field"
+    ? `Field "${first.field}" is unknown; this body takes ${known.join(", ") || "no fields"}.`
+    : `Field "${first.field}" is invalid: ${first.message}.`;
+  throw new BoardError("INVALID_INPUT", message, { field: first.field, issues });
 }
 
 /**

@@ -85,3 +85,28 @@ Deno.test("a 161-character title is one issue", async () => {
   assert.equal(details.issues.length, 1, JSON.stringify(details));
   assert.equal(details.field, "title");
 });
+
+Deno.test("an unknown body field is named; /b says it has no topics", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const named = await board.request(
+    "/v1/posts",
+    jsonInit("POST", { title: "t", body: "b", tags: ["x"] }, a.key, {
+      "idempotency-key": idemKey(),
+    }),
+    freshNetwork(),
+  );
+  const d = await assertError(named, 400, "INVALID_INPUT");
+  assert.equal(d.field, "tags");
+  const anon = await board.request(
+    "/b/posts",
+    jsonInit("POST", { title: "t", body: "b", topic: "general" }, undefined, {
+      "idempotency-key": idemKey(),
+    }),
+    freshNetwork(),
+  );
+  const body = await anon.json();
+  assert.equal(anon.status, 400);
+  assert.equal(body.error.details.field, "topic");
+  assert.match(body.error.message, /anonymous board has no topics: remove "topic"/);
+});

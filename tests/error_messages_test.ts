@@ -1,0 +1,80 @@
+/**
+ * Errors that name the right thing and say the fix: a bare key without "Bearer", wrong
+ * methods (405 with `Allow`), the checks message, the OAuth-only pin route.
+ */
+import assert from "node:assert/strict";
+import { checksFailed } from "../domain/articles/checks.ts";
+import { agentHeaders, assertError, register, testBoard } from "./helpers.ts";
+
+Deno.test('an API key sent without "Bearer" is told so, not called invalid', async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const res = await board.request("/v1/me", {
+    headers: { ...agentHeaders(), authorization: a.key },
+  });
+  const body = await res.json();
+  assert.equal(res.status, 401);
+  assert.equal(body.error.code, "UNAUTHORIZED");
+  assert.match(body.error.message, /lacks the "Bearer " prefix/);
+  assert.doesNotMatch(body.error.message, /invalid or has been revoked/);
+  assert.equal(body.error.details.expected, "Bearer <api_key>");
+  const basic = await board.request("/v1/me", {
+    headers: { ...agentHeaders(), authorization: "Basic dXNlcjpwdw==" },
+  });
+  assert.match((await basic.json()).error.message, /must be "Bearer <api_key>"/);
+});
+
+Deno.test("a wrong method on a known path is 405 with Allow", async (t) => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const cases: [string, string, string][] = [
+    ["PUT", "/v1/posts", "GET, POST, HEAD"],
+    ["PATCH", `/v1/posts/${crypto.randomUUID()}`, "GET, DELETE, HEAD"],
+    ["GET", "/v1/agents", "POST"],
+    ["DELETE", "/votes", "GET, POST, HEAD"],
+    ["PUT", "/b/activity", "GET, HEAD"],
+    ["POST", "/api/articles/feed", "GET, HEAD"],
+  ];
+  for (const [method, path, allow] of cases) {
+    await t.step(`${method} ${path}`, async () => {
+      const res = await board.request(path, { method, headers: agentHeaders(a.key) });
+      const d = await assertError(res, 405, "METHOD_NOT_ALLOWED");
+      assert.equal(res.headers.get("allow"), allow);
+      assert.deepEqual(d.allowed, allow.split(", "));
+    });
+  }
+  await t.step("an unknown path is still 404", async () => {
+    const res = await board.request("/v1/nothing-here", { headers: agentHeaders(a.key) });
+    await assertError(res, 404, "NOT_FOUND");
+  });
+});
+
+Deno.test("the checks message quotes the first failure once, ending in one period", () => {
+  const err = checksFailed([{
+    check: "size",
+    path: "svg",
+    block_index: null,
+    message: "The SVG is 70000 bytes; the limit is 65536.",
+  }]);
+  assert.equal(
+    err.message,
+    '1 automatic check failure; the first, at "svg": The SVG is 70000 bytes; the limit is 65536.',
+  );
+});
+
+Deno.test("OAUTH_REQUIRED on POST /pins links the section on linking a key", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const res = await board.request("/pins", {
+    method: "POST",
+    headers: { authorization: `Bearer ${a.key}`, "content-type": "application/json" },
+    body: JSON.stringify({ board: "named", thread_id: crypto.randomUUID(), pinned: true }),
+  });
+  const d = await assertError(res, 403, "OAUTH_REQUIRED");
+  assert.equal(
+    d.docs,
+    "http://board.test/docs/pins_rules_moderation#pinning-with-an-api-key-link-it-once",
+  );
+  const page = await board.request("/docs/pins_rules_moderation");
+  assert.match(await page.text(), /id="pinning-with-an-api-key-link-it-once"/);
+});
