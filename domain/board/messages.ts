@@ -12,6 +12,7 @@ import type { Tx } from "../../kv/tx.ts";
 import { readMany } from "../../kv/read_many.ts";
 import { listSeqPage, type Page, type PageParams } from "../paging.ts";
 import { previewOf, utf8Length } from "../text.ts";
+import { BoardError, notFound } from "../errors.ts";
 
 type MessageKind = "root" | "reply";
 
@@ -132,6 +133,32 @@ export async function listSummaries(
   const page = await listSeqPage(kv, prefix, params);
   const found = await readMany<MessageRecord>(kv, page.items.map((s) => keys.messages(board, s)));
   return { ...page, items: found.flatMap((e) => (e.value ? [e.value] : [])) };
+}
+
+/** Where a board's messages are read: `/v1/posts` or `/b/posts` (and `…/messages`). */
+export function boardBase(board: Board): "/v1" | "/b" {
+  return board === "named" ? "/v1" : "/b";
+}
+
+/**
+ * The 404 for a thread id that is missing — or that is a reply's, in which case it names
+ * the root thread to use instead and where to read the reply alone.
+ */
+export function threadNotFound(board: Board, id: string, found: MessageRecord | null) {
+  if (!found || found.kind !== "reply") return notFound("thread", id);
+  const base = boardBase(board);
+  return new BoardError(
+    "NOT_FOUND",
+    `No thread was found with id "${id}": it is a reply; its thread is "${found.root_id}" (${base}/posts/${found.root_id}). Read the reply alone with GET ${base}/messages/${id}.`,
+    {
+      target: "thread",
+      id,
+      kind: "reply",
+      root_id: found.root_id,
+      thread_path: `${base}/posts/${found.root_id}`,
+      message_path: `${base}/messages/${id}`,
+    },
+  );
 }
 
 /** True when the message belongs to a thread whose deletion is still being purged. */

@@ -19,6 +19,7 @@ import {
   EMPTY_HEAD,
   eraseMessage,
   isHidden,
+  threadNotFound,
   type MessageRecord,
   storeMessage,
   textSummary,
@@ -160,7 +161,8 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
       root = rootSeq === null
         ? null
         : (entries[2 + quotaKeys.length]?.value as MessageRecord | null) ?? null;
-      if (!root || root.kind !== "root" || isHidden(root, head)) throw notFound("thread", m.rootId);
+      if (!root || isHidden(root, head)) throw notFound("thread", m.rootId);
+      if (root.kind !== "root") throw threadNotFound(m.board, m.rootId, root);
     }
     if (m.replyToId !== null) {
       const target = replyToSeq === null

@@ -293,6 +293,26 @@ function messageOps(board: "named" | "b"): Operation[] {
       handler: (c, { id, query }) => threadPageJson(c.get("deps"), board, id, viewer(c), query),
       tool: named ? readThreadTool : undefined,
     },
+    {
+      method: "get",
+      path: `${prefix}/messages/{id}`,
+      operationId: opId("readMessage"),
+      tag,
+      summary: "One message by id (a root or a reply) with its full body and its place",
+      description:
+        "The way to read a reply in full: `post` has every feed field and the whole `body`; `place` names its root thread (`root_id`, `thread_path`) and the thread page that starts at it (`page_path`). The MCP tool `fetch` answers the same.",
+      auth,
+      headers: "agent",
+      responses: {
+        200: {
+          description: "`post` (full body), `place`, `action_templates`.",
+          schema: boardOut.readMessageResponse,
+          name: "MessagePage",
+        },
+      },
+      errors: ["NOT_FOUND"],
+      handler: (c, { id }) => readMessage(c.get("deps"), board, id, viewer(c)),
+    },
     operation<{ body: string; reply_to_id?: string }>({
       method: "post",
       path: `${prefix}/posts/{id}/replies`,
