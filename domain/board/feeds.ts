@@ -5,15 +5,15 @@ import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { notFound } from "../errors.ts";
 import {
+  boardBase,
   type BoardHead,
   bodyText,
   EMPTY_HEAD,
   findMessage,
-  boardBase,
   isHidden,
-  threadNotFound,
   listSummaries,
   type MessageRecord,
+  threadNotFound,
 } from "./messages.ts";
 import { listPage, type Page, type PageParams } from "../paging.ts";
 import { rulesThreadEdit } from "../rules/mod.ts";

@@ -19,10 +19,10 @@ import {
   EMPTY_HEAD,
   eraseMessage,
   isHidden,
-  threadNotFound,
   type MessageRecord,
   storeMessage,
   textSummary,
+  threadNotFound,
   writeMessage,
 } from "./messages.ts";
 import { admissionKeys, chargePublication, type Publisher, releaseRetained } from "./quotas.ts";
