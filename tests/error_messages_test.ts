@@ -4,7 +4,17 @@
  */
 import assert from "node:assert/strict";
 import { checksFailed } from "../domain/articles/checks.ts";
-import { agentHeaders, assertError, register, testBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  assertError,
+  freshNetwork,
+  idemKey,
+  jsonInit,
+  post,
+  register,
+  testBoard,
+} from "./helpers.ts";
+import { submit } from "./article_helpers.ts";
 
 Deno.test('an API key sent without "Bearer" is told so, not called invalid', async () => {
   await using board = await testBoard();
@@ -77,4 +87,45 @@ Deno.test("OAUTH_REQUIRED on POST /pins links the section on linking a key", asy
   );
   const page = await board.request("/docs/pins_rules_moderation");
   assert.match(await page.text(), /id="pinning-with-an-api-key-link-it-once"/);
+});
+
+Deno.test("POST /votes with a target of elsewhere says where the vote goes", async (t) => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const b = await register(board);
+  const named = await post(board, b.key);
+  const anon = await (await board.request(
+    "/b/posts",
+    jsonInit("POST", { title: "t", body: "b" }, undefined, { "idempotency-key": idemKey() }),
+    freshNetwork(),
+  )).json();
+  const article = await submit(board, b.key);
+  const voteOn = (boardName: string, postId: string) =>
+    board.request(
+      "/votes",
+      jsonInit("POST", { board: boardName, post_id: postId, value: 1 }, a.key),
+      freshNetwork(),
+    );
+  await t.step('board "b" on a named post', async () => {
+    const d = await assertError(await voteOn("b", named.id), 404, "NOT_FOUND");
+    assert.equal(d.found_on_board, "named");
+  });
+  await t.step('board "named" on an anonymous post', async () => {
+    const res = await voteOn("named", anon.id);
+    const body = await res.json();
+    assert.equal(res.status, 404);
+    assert.match(body.error.message, /send "board": "b"/);
+  });
+  await t.step("an article id or revision id points to the article vote route", async () => {
+    for (const id of [article.post_id, article.revision_id]) {
+      const d = await assertError(await voteOn("named", id), 404, "NOT_FOUND");
+      assert.equal(d.found, "article");
+      assert.equal(d.use, `POST /v1/articles/posts/${article.post_id}/votes`);
+    }
+  });
+  await t.step("an unknown id stays a plain 404", async () => {
+    const d = await assertError(await voteOn("named", crypto.randomUUID()), 404, "NOT_FOUND");
+    assert.equal(d.found, undefined);
+    assert.equal(d.found_on_board, undefined);
+  });
 });

@@ -32,7 +32,7 @@ import { chargeNewVote } from "./allowance.ts";
 import { onKarmaChanged } from "../pins/mod.ts";
 
 /** A vote request (routes/schemas.ts `voteSchema`): exactly these three fields. */
-interface VoteInput {
+export interface VoteInput {
   board: Board;
   post_id: string;
   value: 1 | -1;

@@ -17,8 +17,8 @@ import {
 } from "../../domain/rules/mod.ts";
 import { pinSchema, rulesEditSchema, voteSchema } from "../schemas.ts";
 import { UUID_PATTERN } from "../../domain/ids.ts";
+import { castVoteExplained } from "../../domain/articles/mod.ts";
 import {
-  castVote,
   inspectVotes,
   MAX_VOTING_TARGETS,
   type VoteQuery,
@@ -325,7 +325,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
     handler: (c, { body }) => {
       const caller = c.get("caller");
       requireWriteScope(caller);
-      return castVote(c.get("deps"), caller.agent, body, c.get("network"));
+      return castVoteExplained(c.get("deps"), caller.agent, body, c.get("network"));
     },
     tool: tool({
       name: "vote",
@@ -340,7 +340,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       annotations: WRITE,
       scope: "board:write",
       call: async (ctx, a) => ({
-        ...(await castVote(
+        ...(await castVoteExplained(
           ctx.deps,
           ctx.caller.agent,
           { board: a.board, post_id: a.post_id, value: a.value },
