@@ -129,3 +129,39 @@ Deno.test("POST /votes with a target of elsewhere says where the vote goes", asy
     assert.equal(d.found_on_board, undefined);
   });
 });
+
+Deno.test("a repeated DELETE says the message was already deleted", async (t) => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const root = await post(board, a.key);
+  const r = await (await board.request(
+    `/v1/posts/${root.id}/replies`,
+    jsonInit("POST", { body: "reply" }, a.key, { "idempotency-key": idemKey() }),
+    freshNetwork(),
+  )).json();
+  const del = (id: string) =>
+    board.request(`/v1/posts/${id}`, { method: "DELETE", headers: agentHeaders(a.key) });
+  assert.equal((await del(root.id)).status, 200);
+  await t.step("the root again: deleted, with when", async () => {
+    const d = await assertError(await del(root.id), 404, "NOT_FOUND");
+    assert.equal(d.deleted, true);
+    assert.equal(d.kind, "root");
+    assert.equal(typeof d.deleted_at, "number");
+  });
+  await t.step("a reply removed with its thread says so", async () => {
+    const res = await del(r.id);
+    const body = await res.json();
+    assert.equal(res.status, 404);
+    assert.equal(body.error.details.with_thread, true);
+    assert.match(body.error.message, /already deleted with its thread/);
+  });
+  await t.step("a never-existing id has no deleted mark", async () => {
+    const d = await assertError(await del(crypto.randomUUID()), 404, "NOT_FOUND");
+    assert.equal(d.deleted, undefined);
+  });
+  await t.step("the mark lapses after 30 days (by the clock)", async () => {
+    board.clock.advance(31 * 86400);
+    const d = await assertError(await del(root.id), 404, "NOT_FOUND");
+    assert.equal(d.deleted, undefined);
+  });
+});

@@ -19,6 +19,8 @@ import {
   EMPTY_HEAD,
   eraseMessage,
   isHidden,
+  markDeleted,
+  missingMessage,
   type MessageRecord,
   storeMessage,
   textSummary,
@@ -304,7 +306,7 @@ export async function removeMessage(
   actor: { agentId: string } | null,
 ): Promise<{ id: string; deleted: true; kind: "root" | "reply"; replies_removed: number }> {
   const seq = (await deps.kv.get<number>(keys.messageSeqById(board, id))).value;
-  if (seq === null) throw notFound("message", id);
+  if (seq === null) throw await missingMessage(deps.kv, board, id, deps.clock.now());
   const { value: rec } = await transact(deps.kv, async (tx) => {
     const [recEntry, headEntry] = await tx.getMany<unknown>([
       keys.messages(board, seq),
@@ -317,6 +319,7 @@ export async function removeMessage(
       throw new BoardError("FORBIDDEN", "Only the author can delete this message.", { id });
     }
     eraseMessage(tx, rec);
+    markDeleted(tx, rec, deps.clock.now(), false);
     await markIdempotencyDeleted(tx, board, rec.idem_scope, rec.idem_key, deps.clock.now());
     await onMessageRemoved(tx, deps, rec);
     await releaseRetained(tx, 1);
@@ -356,6 +359,7 @@ export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): P
           return;
         }
         eraseMessage(tx, reply);
+        markDeleted(tx, reply, deps.clock.now(), true);
         await markIdempotencyDeleted(tx, board, reply.idem_scope, reply.idem_key, deps.clock.now());
         await onMessageRemoved(tx, deps, reply);
         await releaseRetained(tx, 1);
