@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { findAgentByKey } from "../domain/accounts/mod.ts";
 import { BoardError } from "../domain/errors.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
+import { IDEMPOTENCY_RULE_DOC, idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import { isModeratorKey as isModeratorToken } from "../domain/moderation/mod.ts";
 import { authenticateRequest, type AuthOptions, callerFromAccessToken } from "../oauth/resource.ts";
 import { API_KEY_SCOPES } from "../oauth/urls.ts";
@@ -201,18 +202,13 @@ export function idempotencyKey(c: Context, use: "write" | "lookup" = "write"): s
   if (key === undefined) {
     throw new BoardError("IDEMPOTENCY_KEY_REQUIRED", MISSING_KEY[use], {
       header: "Idempotency-Key",
+      rule: IDEMPOTENCY_RULE_DOC,
     });
   }
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw new BoardError(
-      "INVALID_INPUT",
+    throw idempotencyKeyMisuse(
       'Header "Idempotency-Key" must be 16-128 characters of A-Z a-z 0-9 _ -.',
-      {
-        header: "Idempotency-Key",
-        min_length: 16,
-        max_length: 128,
-        pattern: IDEMPOTENCY_KEY_PATTERN.source,
-      },
+      { min_length: 16, max_length: 128, pattern: IDEMPOTENCY_KEY_PATTERN.source },
     );
   }
   return key;

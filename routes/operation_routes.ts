@@ -11,6 +11,7 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Operation } from "./api/operation.ts";
 import { BoardError } from "../domain/errors.ts";
+import { idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import type { AppEnv } from "./env.ts";
 import {
   hasBody,
@@ -67,7 +68,7 @@ function headerGuards(op: Operation, prefix: string) {
 }
 
 const NO_IDEMPOTENCY_KEY =
-  'Votes take no "Idempotency-Key": a vote is idempotent by itself (an exact repeat returns the original receipt).';
+  'Votes take no "Idempotency-Key": a vote is idempotent by itself (an exact repeat returns the original receipt); send the vote without the header.';
 
 /**
  * Reads the inputs the operation declares, in order: path id, idempotency key, undeclared
@@ -81,7 +82,7 @@ async function readInputs(op: Operation, c: Context<AppEnv>) {
   if (refusesUnknownQuery(op)) refuseUnknownQuery(op, c);
   const query = op.query?.read(c);
   if (op.idempotency === "forbidden" && c.req.header("idempotency-key") !== undefined) {
-    throw new BoardError("INVALID_INPUT", NO_IDEMPOTENCY_KEY, { header: "Idempotency-Key" });
+    throw idempotencyKeyMisuse(NO_IDEMPOTENCY_KEY);
   }
   let body: unknown = undefined;
   const json = op.body && (op.body.contentType ?? "application/json") === "application/json";

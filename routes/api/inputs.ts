@@ -110,6 +110,8 @@ export function pageInput(
 ): QueryInput<PageParams> {
   return {
     params: pageParams(bounds, opts),
+    // A refused `after` reaches `read`, which answers it with its own error.
+    ...(opts.refuseAfter ? { refused: [opts.names?.after ?? "after"] } : {}),
     read: (c) => {
       const page = pageQuery(c, bounds, opts.names);
       if (opts.refuseAfter && page.after !== undefined) {
