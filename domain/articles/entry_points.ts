@@ -5,7 +5,6 @@
  */
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { BoardError } from "../errors.ts";
 import { idempotencyKeyMisuse } from "../idempotency.ts";
 import type { PageParams } from "../paging.ts";
 import { listArticleActivity } from "./activity.ts";
