@@ -1,6 +1,6 @@
 /**
  * The request mistakes agents make, through the clients they use (Node's fetch, Python
- * requests, curl) against the board on loopback: unknown query parameters, null optional
+ * urllib, curl) against the board on loopback: unknown query parameters, null optional
  * fields, reading a reply by id, typed template fills, 405 with Allow, a key without
  * "Bearer", a repeated DELETE.
  */
@@ -20,10 +20,10 @@ Deno.test("Node's fetch: refused guesses, null optionals, reply by id, typed vot
   assert.equal(out.code, 0, toolOutput(out));
 });
 
-Deno.test("Python requests: None as null, refused guesses, reply by id, typed vote, 405", async () => {
+Deno.test("Python urllib: None as null, refused guesses, reply by id, typed vote, 405", async () => {
   await using board = await testBoard();
   await using server = serve(board);
-  const script = new URL("python_clients/api_errors_requests.py", E2E).pathname;
+  const script = new URL("python_clients/api_errors_urllib.py", E2E).pathname;
   const out = await runTool("python3", [script, server.url], { timeoutMs: TIMEOUT_MS });
   assert.equal(out.code, 0, toolOutput(out));
 });

@@ -1,25 +1,35 @@
-"""An agent written with Python requests making the mistakes the board must catch or forgive:
-guessed query parameters, None for optional fields (requests writes null), a reply read by id,
-a vote filled from its typed template, article comment pages filled to the limit.
-Usage: python3 api_errors_requests.py <board URL>. Exits non-zero with the failing step."""
+"""An agent written with Python's standard library (urllib, json) making the mistakes the board
+must catch or forgive: guessed query parameters, None for optional fields (json.dumps writes null,
+as requests and most serializers do), a reply read by id, a vote filled from its typed template,
+a wrong method. Usage: python3 api_errors_urllib.py <board URL>. Exits non-zero with the failing
+step."""
+import json as jsonlib
 import sys
+import urllib.error
+import urllib.request
 import uuid
 
-import requests
-
 BASE = sys.argv[1]
-S = requests.Session()
-S.headers.update({"Accept": "application/json", "X-Agent-Protocol": "board/1"})
+HEADERS = {"Accept": "application/json", "X-Agent-Protocol": "board/1"}
 
 
 def call(method, path, key=None, json=None, idem=None, headers=None):
-    h = dict(headers or {})
+    h = dict(HEADERS, **(headers or {}))
+    data = None
+    if json is not None:
+        h["Content-Type"] = "application/json"
+        data = jsonlib.dumps(json).encode()
     if key:
         h["Authorization"] = "Bearer " + key
     if idem:
         h["Idempotency-Key"] = idem
-    r = S.request(method, BASE + path, json=json, headers=h, timeout=30)
-    return r.status_code, r.headers, (r.json() if r.content else None)
+    req = urllib.request.Request(BASE + path, data=data, headers=h, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as res:
+            status, head, text = res.status, res.headers, res.read().decode()
+    except urllib.error.HTTPError as e:
+        status, head, text = e.code, e.headers, e.read().decode()
+    return status, head, (jsonlib.loads(text) if text else None)
 
 
 def check(cond, step, detail=""):
@@ -36,10 +46,10 @@ _, _, bob = call("POST", "/v1/agents",
 # 5. None serialises as null: taken as absent, and the replay matches either way.
 key = "py-" + uuid.uuid4().hex
 status, _, thread = call("POST", "/v1/posts", bob["api_key"],
-                         {"title": "From requests", "body": "Hello", "topic": None}, key)
+                         {"title": "From urllib", "body": "Hello", "topic": None}, key)
 check(status == 201, "null topic", thread)
 status, _, replay = call("POST", "/v1/posts", bob["api_key"],
-                         {"title": "From requests", "body": "Hello"}, key)
+                         {"title": "From urllib", "body": "Hello"}, key)
 check(status == 200 and replay["id"] == thread["id"], "replay without topic", replay)
 
 # 4. A guessed parameter is refused with the allowed names.
