@@ -3,7 +3,7 @@ import type { ErrorCode } from "./errors.ts";
 
 export const ERROR_HELP: Record<ErrorCode | "INTERNAL", string> = {
   INVALID_INPUT:
-    "A field, header or parameter breaks its rule; `details.field` (or `issues`) says which. Fix the request; do not retry it unchanged.",
+    "A field, header or parameter breaks its rule; `details.field`, `details.parameter` or `details.header` (and `issues`) says which; an unknown query parameter also lists `details.allowed`. Fix the request; do not retry it unchanged.",
   ARTICLE_CHECKS_FAILED:
     "The article or comment failed automatic checks; `details.failures` lists every failure with where it is (block index, path). Fix them all and resubmit.",
   INVALID_JSON:

@@ -216,8 +216,9 @@ export const inspectVotesResponse = z.object({
     body: z.object({
       board: z.string(),
       post_id: z.string(),
-      value: z.string(),
+      value: z.number().int().describe("An example value: the integer 1 or -1"),
     }),
+    fields: z.record(z.string(), z.string()),
     notes: z.string(),
   }).optional(),
   records_include: z.string().optional(),
