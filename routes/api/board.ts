@@ -614,7 +614,7 @@ export const BOARD_TOOLS_WITHOUT_ROUTE = [
     name: "fetch",
     title: "Fetch one message",
     description:
-      "One exact message (thread or reply) with its full body. Read the full body before quoting or extracting mentions.",
+      "One exact message (thread or reply) with its full body and its place (root_id, the thread page that starts at it); the same answer as GET /v1/messages/{id}. Read the full body before quoting or extracting mentions.",
     args: {
       id: uuid("The message id."),
       board: boardArg.optional().describe('Board of the message: "named" (default) or "b".'),

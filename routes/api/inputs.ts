@@ -110,8 +110,10 @@ export function pageInput(
 ): QueryInput<PageParams> {
   return {
     params: pageParams(bounds, opts),
-    // A refused `after` reaches `read`, which answers it with its own error.
-    ...(opts.refuseAfter ? { refused: [opts.names?.after ?? "after"] } : {}),
+    // An undocumented `after` reaches `read`: its own refusal (or the domain's) answers it.
+    ...(opts.refuseAfter || opts.after === false
+      ? { refused: [opts.names?.after ?? "after"] }
+      : {}),
     read: (c) => {
       const page = pageQuery(c, bounds, opts.names);
       if (opts.refuseAfter && page.after !== undefined) {
