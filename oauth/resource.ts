@@ -110,6 +110,8 @@ export async function authenticateRequest(
       "invalid_token",
       token === null
         ? "Send an OAuth access token: Authorization: Bearer <token>."
+        : /^\S+$/.test(request.headers.get("authorization")?.trim() ?? "")
+        ? 'The Authorization header lacks the "Bearer " prefix: send "Authorization: Bearer <token>".'
         : 'The Authorization header must be "Bearer <token>".',
       { scope, noCredentials: token === null },
     );

@@ -165,3 +165,15 @@ Deno.test("a repeated DELETE says the message was already deleted", async (t) =>
     assert.equal(d.deleted, undefined);
   });
 });
+
+Deno.test("a bare key on a route that also takes OAuth tokens is told the prefix is missing", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const res = await board.request("/v1/voting?board=named&post_ids=" + crypto.randomUUID(), {
+    headers: { ...agentHeaders(), authorization: a.key },
+  });
+  const body = await res.json();
+  assert.equal(res.status, 401);
+  assert.equal(body.error, "invalid_token");
+  assert.match(body.error_description, /lacks the "Bearer " prefix/);
+});
