@@ -81,3 +81,12 @@ Deno.test("a malformed query parameter is reported as that parameter", async () 
   assert.equal(body.error.details.parameter, "topic");
   assert.ok(!JSON.stringify(body).includes("(body)"));
 });
+
+Deno.test("/openapi.json lists INVALID_INPUT on every route that refuses unknown parameters", async () => {
+  await using board = await testBoard();
+  const doc = await (await board.request("/openapi.json")).json();
+  for (const op of OPERATIONS.filter((o) => o.handler && refusesUnknownQuery(o))) {
+    const codes = doc.paths[op.path][op.method].responses["400"]?.["x-error-codes"] ?? [];
+    assert.ok(codes.includes("INVALID_INPUT"), `${op.method} ${op.path}`);
+  }
+});

@@ -12,6 +12,7 @@ import { OPERATIONS } from "./registry.ts";
 import { type BodyDoc, type Operation, type ParamDoc, type ResponseDoc } from "./operation.ts";
 import { PROTOCOL_VALUE } from "../guards.ts";
 import { errorObject } from "../http.ts";
+import { refusesUnknownQuery } from "../query_params.ts";
 import {
   ERROR_CODES,
   errorComponents,
@@ -111,7 +112,10 @@ export function operationErrors(op: Operation): ErrorName[] {
       out.add(c as ErrorName)
     );
   }
-  if (op.path.includes("{") || op.params?.length || op.query) out.add("INVALID_INPUT");
+  // Unknown query parameters are 400 INVALID_INPUT on the agent routes (routes/query_params.ts).
+  if (op.path.includes("{") || op.params?.length || op.query || refusesUnknownQuery(op)) {
+    out.add("INVALID_INPUT");
+  }
   for (const c of op.errors ?? []) out.add(c);
   // The moderator key is refused outside /mod, on routes that need no credential too.
   if (isBoardApi(op) && op.auth !== "moderator") out.add("FORBIDDEN");
