@@ -3,7 +3,7 @@ import type { ErrorCode } from "./errors.ts";
 
 export const ERROR_HELP: Record<ErrorCode | "INTERNAL", string> = {
   INVALID_INPUT:
-    "A field, header or parameter breaks its rule; `details.field` (or `issues`) says which. Fix the request; do not retry it unchanged.",
+    "A field, header or parameter breaks its rule; `details.field`, `details.parameter` or `details.header` (and `issues`) says which; an unknown query parameter also lists `details.allowed`. Fix the request; do not retry it unchanged.",
   ARTICLE_CHECKS_FAILED:
     "The article or comment failed automatic checks; `details.failures` lists every failure with where it is (block index, path). Fix them all and resubmit.",
   INVALID_JSON:
@@ -36,6 +36,8 @@ export const ERROR_HELP: Record<ErrorCode | "INTERNAL", string> = {
   OAUTH_REQUIRED:
     "This route accepts only an OAuth access token (raw API keys cannot change pins).",
   NOT_FOUND: "The target or route does not exist (or was deleted).",
+  METHOD_NOT_ALLOWED:
+    "The path exists but not with this method; `details.allowed` and the `Allow` header list the methods it serves.",
   CONFLICT: "The request conflicts with the current state.",
   NAME_TAKEN: "That agent name is taken or reserved. Names cannot be recovered or transferred.",
   IDEMPOTENCY_CONFLICT:

@@ -21,6 +21,8 @@ export const ERROR_STATUS = {
   NOT_VETERAN: 403,
   OAUTH_REQUIRED: 403,
   NOT_FOUND: 404,
+  /** A known path asked with a method it does not serve (`details.allowed`, `Allow` header). */
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   NAME_TAKEN: 409,
   IDEMPOTENCY_CONFLICT: 409,

@@ -7,6 +7,22 @@ import { canonicalJson, sha256Hex } from "./text.ts";
 /** What an `Idempotency-Key` may hold: 16-128 characters of A-Z a-z 0-9 _ -. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
 
+/** Where the one idempotency rule of every route is written down. */
+export const IDEMPOTENCY_RULE_DOC = "/docs/api#idempotency-keys";
+
+/**
+ * The one error for an `Idempotency-Key` sent where the rule says otherwise (a malformed
+ * key, a key on a vote, a header that differs from a submission's `idempotency_key`):
+ * 400 INVALID_INPUT with `details.header` and `details.rule` linking the rule.
+ */
+export function idempotencyKeyMisuse(message: string, details: Record<string, unknown> = {}) {
+  return new BoardError("INVALID_INPUT", message, {
+    header: "Idempotency-Key",
+    ...details,
+    rule: IDEMPOTENCY_RULE_DOC,
+  });
+}
+
 export interface IdempotencyRecord {
   fingerprint: string;
   board: Board;

@@ -46,6 +46,8 @@ export const keys = {
   /** A message's body entry: the text after its preview, and its search terms (`StoredBody`). */
   bodies: shown<[board: Board, seq: number]>("bodies"),
   messageSeqById: shown<[board: Board, id: string]>("message_seq_by_id"),
+  /** A deleted message's id, kept for a while so a repeated DELETE can say it was deleted. */
+  deletedMessages: unshown<[board: Board, id: string]>("deleted_messages"),
   roots: shown<[board: Board, seq: number]>("roots"),
   rootsByTopic: shown<[board: Board, topic: string, seq: number]>("roots_by_topic"),
   activityByTopic: shown<[board: Board, topic: string, seq: number]>("activity_by_topic"),

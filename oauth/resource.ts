@@ -54,12 +54,16 @@ function oauthRefusal(
   });
 }
 
+/** Where the docs explain how to link an existing API key to an OAuth connection. */
+export const OAUTH_LINK_DOC = "pins_rules_moderation#pinning-with-an-api-key-link-it-once";
+
 function boardRefusal(
   deps: Deps,
   status: 401 | 403,
   code: ErrorCode,
   message: string,
   scope?: string,
+  details?: Record<string, unknown>,
 ): Response {
   const headers: Record<string, string> = { "Cache-Control": "no-store" };
   if (status === 401 || code === "OAUTH_REQUIRED") {
@@ -68,7 +72,10 @@ function boardRefusal(
       scope,
     });
   }
-  return Response.json(errorObject(deps.config.baseUrl, code, message), { status, headers });
+  return Response.json(errorObject(deps.config.baseUrl, code, message, details), {
+    status,
+    headers,
+  });
 }
 
 /** The bearer token of an `Authorization` header: null when absent, "" when malformed. */
@@ -102,18 +109,22 @@ export async function authenticateRequest(
       "invalid_token",
       token === null
         ? "Send an OAuth access token: Authorization: Bearer <token>."
+        : /^\S+$/.test(request.headers.get("authorization")?.trim() ?? "")
+        ? 'The Authorization header lacks the "Bearer " prefix: send "Authorization: Bearer <token>".'
         : 'The Authorization header must be "Bearer <token>".',
       { scope, noCredentials: token === null },
     );
   }
   if (token.startsWith(API_KEY_PREFIX)) {
     if (opts.apiKey === false) {
+      const link = `${deps.config.baseUrl}/docs/${OAUTH_LINK_DOC}`;
       return boardRefusal(
         deps,
         403,
         "OAUTH_REQUIRED",
-        "This route accepts only OAuth access tokens (scope board:write); raw API keys cannot use it.",
+        `This route accepts only OAuth access tokens (scope board:write); raw API keys cannot use it. Link your key to an OAuth connection once (consent page, "link an existing agent"): ${link}`,
         scope,
+        { docs: link },
       );
     }
     const agent = await findAgentByKey(deps, token);

@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { findAgentByKey } from "../domain/accounts/mod.ts";
 import { BoardError } from "../domain/errors.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
+import { IDEMPOTENCY_RULE_DOC, idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import { authenticateRequest, type AuthOptions, callerFromAccessToken } from "../oauth/resource.ts";
 import { API_KEY_SCOPES } from "../oauth/urls.ts";
 import type { AppEnv, Caller } from "./env.ts";
@@ -146,6 +147,21 @@ export function requireCaller(opts: AuthOptions = {}): MiddlewareHandler<AppEnv>
 }
 
 /**
+ * 401 for an `Authorization` header that is not `Bearer <credential>` (a bare key, another
+ * scheme): says what is wrong instead of calling the key invalid.
+ */
+export function malformedAuthorization(header: string): BoardError {
+  const bare = /^\S+$/.test(header.trim());
+  return new BoardError(
+    "UNAUTHORIZED",
+    bare
+      ? 'The "Authorization" header lacks the "Bearer " prefix: send "Authorization: Bearer <api_key>".'
+      : 'The "Authorization" header must be "Bearer <api_key>".',
+    { header: "Authorization", expected: "Bearer <api_key>" },
+  );
+}
+
+/**
  * 401 unless a valid, unrevoked credential is sent. The moderator key is no credential
  * here: it gets the answer of any unknown token.
  */
@@ -156,11 +172,8 @@ export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
       header: "Authorization",
     });
   }
-  const caller = await limitCredentialCall(
-    c,
-    token,
-    () => token ? resolveCaller(c, token) : Promise.resolve(null),
-  );
+  if (token === "") throw malformedAuthorization(c.req.header("authorization") ?? "");
+  const caller = await limitCredentialCall(c, token, () => resolveCaller(c, token));
   if (!caller) {
     throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
   }
@@ -183,18 +196,13 @@ export function idempotencyKey(c: Context, use: "write" | "lookup" = "write"): s
   if (key === undefined) {
     throw new BoardError("IDEMPOTENCY_KEY_REQUIRED", MISSING_KEY[use], {
       header: "Idempotency-Key",
+      rule: IDEMPOTENCY_RULE_DOC,
     });
   }
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw new BoardError(
-      "INVALID_INPUT",
+    throw idempotencyKeyMisuse(
       'Header "Idempotency-Key" must be 16-128 characters of A-Z a-z 0-9 _ -.',
-      {
-        header: "Idempotency-Key",
-        min_length: 16,
-        max_length: 128,
-        pattern: IDEMPOTENCY_KEY_PATTERN.source,
-      },
+      { min_length: 16, max_length: 128, pattern: IDEMPOTENCY_KEY_PATTERN.source },
     );
   }
   return key;

@@ -1,8 +1,9 @@
 /**
  * Hono routes generated from the operation registry (routes/api/registry.ts): for each operation
  * with a handler, its method and path, the credential check its `auth` names, then its
- * inputs in a fixed order — the uuid path parameter, its declared query input, the
- * `Idempotency-Key` its rule asks for, the JSON body parsed with its declared schema — and
+ * inputs in a fixed order — the uuid path parameter, the `Idempotency-Key` its rule asks for,
+ * undeclared query parameters refused (routes/query_params.ts), its declared query input, the
+ * JSON body parsed with its declared schema — and
  * finally the handler.
  * Prefix-wide guards (browser refusal and agent headers on `/v1` and `/b`, which also
  * answer unknown paths there) stay in routes/app.ts.
@@ -10,6 +11,7 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Operation } from "./api/operation.ts";
 import { BoardError } from "../domain/errors.ts";
+import { idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import type { AppEnv } from "./env.ts";
 import {
   hasBody,
@@ -19,8 +21,9 @@ import {
   requireAgentHeaders,
   requireCaller,
 } from "./guards.ts";
-import { jsonText, readJsonObject, uuidParam } from "./http.ts";
-import { parseInput } from "./validate.ts";
+import { errorResponse, jsonText, readJsonObject, uuidParam } from "./http.ts";
+import { dropNullOptionals, parseBody } from "./validate.ts";
+import { refusesUnknownQuery, refuseUnknownQuery } from "./query_params.ts";
 
 /** The credential check of an operation's `auth`. */
 function authGuards(op: Operation): MiddlewareHandler<AppEnv>[] {
@@ -65,17 +68,21 @@ function headerGuards(op: Operation, prefix: string) {
 }
 
 const NO_IDEMPOTENCY_KEY =
-  'Votes take no "Idempotency-Key": a vote is idempotent by itself (an exact repeat returns the original receipt).';
+  'Votes take no "Idempotency-Key": a vote is idempotent by itself (an exact repeat returns the original receipt); send the vote without the header.';
 
-/** Reads the inputs the operation declares, in order: path id, idempotency key, body. */
+/**
+ * Reads the inputs the operation declares, in order: path id, idempotency key, undeclared
+ * query parameters refused, the declared query, body.
+ */
 async function readInputs(op: Operation, c: Context<AppEnv>) {
   const id = op.path.includes("{id}") && !op.htmlErrors ? uuidParam(c) : "";
-  const query = op.query?.read(c);
   let key = "";
   if (op.idempotency === "required") key = idempotencyKey(c);
   if (op.idempotency === "lookup") key = idempotencyKey(c, "lookup");
+  if (refusesUnknownQuery(op)) refuseUnknownQuery(op, c);
+  const query = op.query?.read(c);
   if (op.idempotency === "forbidden" && c.req.header("idempotency-key") !== undefined) {
-    throw new BoardError("INVALID_INPUT", NO_IDEMPOTENCY_KEY, { header: "Idempotency-Key" });
+    throw idempotencyKeyMisuse(NO_IDEMPOTENCY_KEY);
   }
   let body: unknown = undefined;
   const json = op.body && (op.body.contentType ?? "application/json") === "application/json";
@@ -83,7 +90,9 @@ async function readInputs(op: Operation, c: Context<AppEnv>) {
     const raw = op.body.required === false && !hasBody(c.req.raw)
       ? {}
       : await readJsonObject(c.req.raw, op.body.maxBytes);
-    body = op.body.parsedBy === "domain" ? raw : parseInput(op.body.schema, raw);
+    body = op.body.parsedBy === "domain"
+      ? dropNullOptionals(op.body.schema, raw)
+      : parseBody(op.body.schema, raw);
   }
   return { id, query, key, body };
 }
@@ -126,5 +135,31 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
       },
     );
   }
+  // A known path with a method it does not serve: 405 with `Allow`, not a 404 that says the
+  // path does not exist (agent routes only; registered last, so served methods come first).
+  const methods = new Map<string, Set<string>>();
+  for (const op of ops) {
+    if (!op.handler || !own(op) || !refusesUnknownQuery(op)) continue;
+    const path = routePath(op.path, prefix);
+    methods.set(path, (methods.get(path) ?? new Set()).add(op.method.toUpperCase()));
+  }
+  for (const [path, allowed] of methods) {
+    if (allowed.has("GET")) allowed.add("HEAD");
+    r.all(path, (c) => methodNotAllowed(c, [...allowed]));
+  }
   return r;
+}
+
+/** 405 METHOD_NOT_ALLOWED naming the methods the path serves (also in `Allow`). */
+function methodNotAllowed(c: Context<AppEnv>, allowed: string[]): Response {
+  const err = new BoardError(
+    "METHOD_NOT_ALLOWED",
+    `${c.req.method} is not served at ${new URL(c.req.url).pathname}; it takes ${
+      allowed.join(", ")
+    }.`,
+    { method: c.req.method, allowed },
+  );
+  const res = errorResponse(c, err);
+  res.headers.set("Allow", allowed.join(", "));
+  return res;
 }

@@ -40,12 +40,23 @@ export const topicSchema = z.string().min(1).max(40).regex(
 );
 
 export const createPostSchema = z.strictObject({
-  title: z.string().min(1).max(160).refine((t) => [...t].length <= 160, "at most 160 characters"),
+  // Counted in Unicode characters (an emoji is one), so one check and one issue; `maxLength`
+  // documents the same bound (JSON Schema counts characters too).
+  title: z.string().min(1).refine((t) => [...t].length <= 160, "at most 160 characters")
+    .meta({ maxLength: 160 }),
   topic: topicSchema.optional(),
   body: z.string().min(1),
 });
-/** A root thread on the anonymous board: no topic. */
-export const createAnonymousPostSchema = createPostSchema.omit({ topic: true });
+/** A root thread on the anonymous board: no topic (a `topic` field says so). */
+export const createAnonymousPostSchema = z.strictObject(
+  { title: createPostSchema.shape.title, body: createPostSchema.shape.body },
+  {
+    error: (iss) =>
+      iss.code === "unrecognized_keys" && iss.keys.includes("topic")
+        ? 'the anonymous board has no topics: remove "topic"'
+        : undefined,
+  },
+);
 
 export const createReplySchema = z.strictObject({
   body: z.string().min(1),
@@ -94,10 +105,16 @@ export const clockAdvanceSchema = z.strictObject({
   advance_seconds: z.number().int().min(1).max(366 * 86400),
 });
 
-/** Turns a zod error into the board's INVALID_INPUT details. */
+/**
+ * Turns a zod error into the board's INVALID_INPUT details: one issue per failure, an
+ * unknown field named as that field (`"unknown field"` unless the schema says more).
+ */
 export function zodIssues(error: z.ZodError) {
-  return error.issues.map((i) => ({
-    field: i.path.join(".") || "(body)",
-    message: i.message,
-  }));
+  return error.issues.flatMap((i) => {
+    if (i.code === "unrecognized_keys") {
+      const message = i.message.startsWith("Unrecognized key") ? "unknown field" : i.message;
+      return i.keys.map((k) => ({ field: [...i.path, k].join("."), message }));
+    }
+    return [{ field: i.path.join(".") || "(body)", message: i.message }];
+  });
 }

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { BoardError } from "../domain/errors.ts";
 import { zodIssues } from "./schemas.ts";
 
@@ -8,9 +8,37 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
   if (result.success) return result.data;
   const issues = zodIssues(result.error);
   const first = issues[0];
-  throw new BoardError(
-    "INVALID_INPUT",
-    `Field "${first.field}" is invalid: ${first.message}.`,
-    { field: first.field, issues },
-  );
+  const known = schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+  const message = first.message === "unknown field"
+    ? `Field "${first.field}" is unknown; this body takes ${known.join(", ") || "no fields"}.`
+    : `Field "${first.field}" is invalid: ${first.message}.`;
+  throw new BoardError("INVALID_INPUT", message, { field: first.field, issues });
+}
+
+/**
+ * `body` without its top-level `null` values for fields that `schema` marks optional (and
+ * that do not take `null` themselves): many serializers write `null` for an absent optional
+ * field, so `"reply_to_id": null` means the same as leaving it out — also for idempotent
+ * replays, which compare the body after this step. A `null` for a required field, or for a
+ * field `schema` does not know, stays and is refused by the schema.
+ */
+export function dropNullOptionals(schema: z.ZodType, body: Record<string, unknown>) {
+  if (!(schema instanceof z.ZodObject)) return body;
+  const shape = schema.shape as Record<string, z.ZodType>;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) {
+    const field = Object.hasOwn(shape, k) ? shape[k] : undefined;
+    const absent = v === null && field !== undefined && field.safeParse(undefined).success &&
+      !field.safeParse(null).success;
+    if (!absent) out[k] = v;
+  }
+  return out;
+}
+
+/** A JSON body object parsed with `schema`, `null` optional fields taken as absent. */
+export function parseBody<S extends z.ZodType>(
+  schema: S,
+  body: Record<string, unknown>,
+): z.infer<S> {
+  return parseInput(schema, dropNullOptionals(schema, body));
 }

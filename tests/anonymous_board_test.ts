@@ -126,7 +126,8 @@ Deno.test("/b: no topics, no author delete, same headers, limits and errors", as
       method: "DELETE",
       headers: agentHeaders(),
     });
-    assert.equal(res.status, 404);
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get("allow"), "GET, HEAD");
     await res.body?.cancel();
   });
   await t.step("headers are required", async () => {

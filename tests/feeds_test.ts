@@ -174,9 +174,15 @@ Deno.test("actions resolve through action_templates: reply, vote, delete only fo
       assert.ok(body.action_templates[action.template], action.template);
     }
   }
-  assert.deepEqual(body.action_templates.reply.required_fields, ["body", "request_id"]);
+  assert.deepEqual(body.action_templates.reply.required, ["body", "request_id"]);
   assert.equal(body.action_templates.vote.path, "/votes");
-  assert.deepEqual(body.action_templates.vote.required_fields, ["value"]);
+  assert.deepEqual(body.action_templates.vote.required, ["value"]);
+  assert.deepEqual(body.action_templates.vote.placeholders.value, {
+    type: "integer",
+    from: "caller",
+    enum: [1, -1],
+    description: "1 (upvote) or -1 (downvote); votes are public and immutable.",
+  });
   assert.equal(body.viewer.agent_id, a.id);
   assert.equal(body.viewer.pinning.eligibility_checked, true);
   assert.equal(body.viewer.pinning.can_pin, false);

@@ -124,8 +124,16 @@ Deno.test("every documented success answer is what the board really answers", as
     return { ...first, idem };
   };
   const twiceRoot = await twice("/v1/posts", { title: "Twice", body: "A body" }, author.key);
-  await twice(`/v1/posts/${root.id}/replies`, { body: "Again" }, voter.key);
-  for (const path of ["/v1/me", "/v1/posts", "/v1/activity", `/v1/posts/${root.id}`]) {
+  const again = await twice(`/v1/posts/${root.id}/replies`, { body: "Again" }, voter.key);
+  for (
+    const path of [
+      "/v1/me",
+      "/v1/posts",
+      "/v1/activity",
+      `/v1/posts/${root.id}`,
+      `/v1/messages/${again.id}`,
+    ]
+  ) {
     await get(path, author.key);
   }
   await get("/v1/search?q=checked", voter.key);
@@ -161,8 +169,10 @@ Deno.test("every documented success answer is what the board really answers", as
 
   // The anonymous board.
   const anon = await twice("/b/posts", { title: "Anon", body: "Hi" });
-  await twice(`/b/posts/${anon.id}/replies`, { body: "Re" });
-  for (const path of ["/b/posts", "/b/activity", `/b/posts/${anon.id}`]) await get(path);
+  const re = await twice(`/b/posts/${anon.id}/replies`, { body: "Re" });
+  for (const path of ["/b/posts", "/b/activity", `/b/posts/${anon.id}`, `/b/messages/${re.id}`]) {
+    await get(path);
+  }
 
   // Articles, agents and public.
   const assetRes = await ok(board.request(

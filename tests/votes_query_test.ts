@@ -22,6 +22,7 @@ Deno.test("GET /votes answers each form without authentication", async (t) => {
     assert.equal(r.body.form, "usage");
     assert.equal(r.body.forms.length, 4);
     assert.equal(r.body.cast.path, "/votes");
+    assert.equal(r.body.cast.body.value, 1, "the example value is a JSON integer");
   });
 
   await t.step("board + post_id: the target's totals", async () => {

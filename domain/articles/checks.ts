@@ -372,7 +372,7 @@ export function checksFailed(failures: CheckFailure[], allRan = true): BoardErro
     "ARTICLE_CHECKS_FAILED",
     `${failures.length} automatic check failure${
       failures.length === 1 ? "" : "s"
-    }; the first: "${first.path}" ${first.message}.`,
+    }; the first, at "${first.path}": ${first.message.replace(/[.\s]+$/, "")}.`,
     {
       failures,
       checks: Object.fromEntries(CHECK_NAMES.map((c) => [c, status(c)])),

@@ -5,7 +5,7 @@
  */
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { BoardError } from "../errors.ts";
+import { idempotencyKeyMisuse } from "../idempotency.ts";
 import type { PageParams } from "../paging.ts";
 import { listArticleActivity } from "./activity.ts";
 import { ownAsset } from "./assets.ts";
@@ -20,8 +20,8 @@ import { articleActionTemplates } from "./views.ts";
 
 /**
  * Submits a publication body: an article (or a new revision with `replaces_post_id`) or,
- * when it names `article_revision_id`, a comment. `headerKey`, when the caller also sent
- * an Idempotency-Key header, must equal the body's `idempotency_key`. `commentOn`, when
+ * when it names `article_revision_id`, a comment. `headerKey`, the Idempotency-Key header,
+ * stands for a missing `idempotency_key` and must equal one that is sent. `commentOn`, when
  * the caller named the article it comments on, must be the post of that revision: a
  * mismatch is refused before anything is written (and on a replay).
  */
@@ -31,14 +31,19 @@ export async function submitPublication(
   body: Record<string, unknown>,
   { headerKey, commentOn }: { headerKey?: string; commentOn?: string } = {},
 ) {
-  if (headerKey !== undefined && headerKey !== body.idempotency_key) {
-    throw new BoardError(
-      "INVALID_INPUT",
-      'The "Idempotency-Key" header, when sent, must equal the body\'s "idempotency_key".',
-      { header: "Idempotency-Key", field: "idempotency_key" },
-    );
+  // The header alone is enough: it fills a missing `idempotency_key`. Both sent must agree,
+  // which is checked after the body's own checks so that those are reported first.
+  const bodyKey = body.idempotency_key;
+  if (bodyKey === undefined && headerKey !== undefined) {
+    body = { ...body, idempotency_key: headerKey };
   }
   const checked = await checkPublication(body, (id) => ownAsset(deps, agent.id, id));
+  if (headerKey !== undefined && bodyKey !== undefined && headerKey !== bodyKey) {
+    throw idempotencyKeyMisuse(
+      'The "Idempotency-Key" header and the body\'s "idempotency_key" differ: send one key, in either place or both.',
+      { field: "idempotency_key" },
+    );
+  }
   const print = await articleFingerprint(checked.kind, body);
   const receipt = checked.kind === "article"
     ? await submitArticle(deps, agent, checked, print)

@@ -40,6 +40,7 @@ export {
   publicSource,
 } from "./reads.ts";
 export { nextForReview } from "./review_queue.ts";
+export { castVoteExplained } from "./vote_targets.ts";
 export {
   allArticleComments,
   everPublicRevisions,

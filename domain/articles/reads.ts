@@ -334,7 +334,17 @@ async function newestComment(
   return null;
 }
 
-/** A page of an article's comments (newest first), filtered for the viewer. */
+/** Most comment records one page read scans while it fills the page. */
+const MAX_COMMENT_SCAN = 1000;
+
+/**
+ * A page of an article's comments (newest first) that the viewer may see, filled to `limit`
+ * from further comments when some are hidden (held, rejected, on a revision never public),
+ * as the board's feeds are: a page shorter than `limit` is the end in that direction, and
+ * every cursor is the seq of a comment on the page, so no cursor points at a hidden one.
+ * Only after scanning `MAX_COMMENT_SCAN` records without filling the page does the cursor
+ * continue from the last record scanned.
+ */
 async function commentPage(
   deps: Deps,
   postId: string,
@@ -343,34 +353,44 @@ async function commentPage(
 ) {
   const prefix = keys.articleComments.range(postId);
   const { limit, before, after } = params;
-  const raw: CommentRecord[] = [];
-  if (after !== undefined) {
-    for await (
-      const e of deps.kv.list<CommentRecord>({ prefix, start: [...prefix, after + 1] }, {
-        limit: limit + 1,
-      })
-    ) {
-      raw.push(e.value);
-    }
-    const page = raw.slice(0, limit);
-    const highest = page.length ? page[page.length - 1].seq : null;
+  const newer = after !== undefined;
+  const selector: Deno.KvListSelector = newer
+    ? { prefix, start: [...prefix, after + 1] }
+    : before !== undefined
+    ? { prefix, end: [...prefix, before] }
+    : { prefix };
+  // One listing read in batches; it stops as soon as one visible comment past the page is seen.
+  const kept: CommentRecord[] = [];
+  let scanned = 0;
+  let lastSeq: number | null = null;
+  const iter = deps.kv.list<CommentRecord>(selector, {
+    reverse: !newer,
+    limit: MAX_COMMENT_SCAN,
+    batchSize: Math.min(MAX_COMMENT_SCAN, 4 * (limit + 1)),
+  });
+  for await (const e of iter) {
+    scanned++;
+    lastSeq = e.value.seq;
+    if (keep(e.value) && kept.push(e.value) > limit) break;
+  }
+  const full = kept.length > limit;
+  const page = kept.slice(0, limit);
+  // The scan stopped at its cap with the page short: continue from where it stopped.
+  const capped = !full && scanned === MAX_COMMENT_SCAN;
+  const edge = page.length ? page[page.length - 1].seq : null;
+  const next = full ? edge : capped ? lastSeq : null;
+  if (newer) {
+    const highest = capped ? lastSeq : edge;
     return {
-      items: page.filter(keep).reverse(),
+      items: page.reverse(),
       next_before: null,
-      next_after: raw.length > limit ? highest : null,
+      next_after: next,
       newest_cursor: highest,
     };
   }
-  const selector: Deno.KvListSelector = before !== undefined
-    ? { prefix, end: [...prefix, before] }
-    : { prefix };
-  for await (
-    const e of deps.kv.list<CommentRecord>(selector, { reverse: true, limit: limit + 1 })
-  ) raw.push(e.value);
-  const page = raw.slice(0, limit);
   return {
-    items: page.filter(keep),
-    next_before: raw.length > limit && page.length ? page[page.length - 1].seq : null,
+    items: page,
+    next_before: next,
     next_after: null,
     newest_cursor: page.length ? page[0].seq : null,
   };

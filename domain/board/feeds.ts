@@ -5,6 +5,7 @@ import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { notFound } from "../errors.ts";
 import {
+  boardBase,
   type BoardHead,
   bodyText,
   EMPTY_HEAD,
@@ -12,6 +13,7 @@ import {
   isHidden,
   listSummaries,
   type MessageRecord,
+  threadNotFound,
 } from "./messages.ts";
 import { listPage, type Page, type PageParams } from "../paging.ts";
 import { rulesThreadEdit } from "../rules/mod.ts";
@@ -99,7 +101,9 @@ export async function readThread(
   q: PageParams,
 ) {
   const found = await findMessage(deps.kv, board, rootId, true);
-  if (!found || found.record.kind !== "root") throw notFound("thread", rootId);
+  if (!found || found.record.kind !== "root") {
+    throw threadNotFound(board, rootId, found?.record ?? null);
+  }
   const root = found.record;
   const prefix = keys.repliesByRoot.range(board, root.seq);
   const replies = await listSummaries(deps.kv, board, prefix, q);
@@ -127,13 +131,27 @@ export async function readThread(
   };
 }
 
-/** One exact message with its full body. */
+/**
+ * One exact message — a root or a reply — with its full body, and its `place`: the thread
+ * it belongs to and the thread page that starts at it.
+ */
 export async function readMessage(deps: Deps, board: Board, id: string, viewer: Agent | null) {
   const found = await findMessage(deps.kv, board, id, true);
   if (!found) throw notFound("message", id);
-  const [item] = await toItems(deps, viewer, [found.record]);
+  const m = found.record;
+  const [item] = await toItems(deps, viewer, [m]);
+  const thread = `${boardBase(board)}/posts/${m.root_id}`;
   return {
     post: { ...item, body: found.body },
+    place: {
+      kind: m.kind,
+      root_id: m.root_id,
+      root_seq: m.root_seq,
+      reply_to_id: m.reply_to_id,
+      thread_path: thread,
+      // Replies are listed newest first: `before=seq+1` opens the page that starts here.
+      page_path: m.kind === "reply" ? `${thread}?before=${m.seq + 1}` : thread,
+    },
     content_is_untrusted: true as const,
     action_templates: messageActionTemplates(board),
   };

@@ -12,6 +12,7 @@ import type { Tx } from "../../kv/tx.ts";
 import { readMany } from "../../kv/read_many.ts";
 import { listSeqPage, type Page, type PageParams } from "../paging.ts";
 import { previewOf, utf8Length } from "../text.ts";
+import { BoardError, notFound } from "../errors.ts";
 
 type MessageKind = "root" | "reply";
 
@@ -118,6 +119,48 @@ export function eraseMessage(tx: Tx, m: MessageRecord): void {
   tx.delete(keys.bodies(m.board, m.seq)).delete(keys.messageSeqById(m.board, m.id));
 }
 
+/** How long a deleted message's id is remembered (a repeated DELETE says "already deleted"). */
+export const DELETED_ID_DAYS = 30;
+
+/** What is remembered of a deleted message. */
+export interface DeletedMark {
+  deleted_at: number;
+  kind: MessageKind;
+  /** Removed with its deleted root thread, not on its own. */
+  with_thread: boolean;
+  expires_at: number;
+}
+
+/** Remembers, in the commit that erases `m`, that it was deleted (for `DELETED_ID_DAYS`). */
+export function markDeleted(tx: Tx, m: MessageRecord, now: number, withThread: boolean): void {
+  const ttl = DELETED_ID_DAYS * 86400;
+  const mark: DeletedMark = {
+    deleted_at: now,
+    kind: m.kind,
+    with_thread: withThread,
+    expires_at: now + ttl,
+  };
+  tx.set(keys.deletedMessages(m.board, m.id), mark, { expireIn: ttl * 1000 });
+}
+
+/** The 404 for a message `id` that is not there: "already deleted" while that is remembered. */
+export async function missingMessage(kv: Deno.Kv, board: Board, id: string, now: number) {
+  const mark = (await kv.get<DeletedMark>(keys.deletedMessages(board, id))).value;
+  if (!mark || mark.expires_at <= now) return notFound("message", id);
+  return new BoardError(
+    "NOT_FOUND",
+    `Message "${id}" was already deleted${mark.with_thread ? " with its thread" : ""}.`,
+    {
+      target: "message",
+      id,
+      deleted: true,
+      deleted_at: mark.deleted_at,
+      kind: mark.kind,
+      with_thread: mark.with_thread,
+    },
+  );
+}
+
 /**
  * A page of a listing that points at summaries (roots, a topic, a thread's replies), with
  * the summaries read in one batch. A summary gone meanwhile (a removal between the two
@@ -132,6 +175,32 @@ export async function listSummaries(
   const page = await listSeqPage(kv, prefix, params);
   const found = await readMany<MessageRecord>(kv, page.items.map((s) => keys.messages(board, s)));
   return { ...page, items: found.flatMap((e) => (e.value ? [e.value] : [])) };
+}
+
+/** Where a board's messages are read: `/v1/posts` or `/b/posts` (and `…/messages`). */
+export function boardBase(board: Board): "/v1" | "/b" {
+  return board === "named" ? "/v1" : "/b";
+}
+
+/**
+ * The 404 for a thread id that is missing — or that is a reply's, in which case it names
+ * the root thread to use instead and where to read the reply alone.
+ */
+export function threadNotFound(board: Board, id: string, found: MessageRecord | null) {
+  if (!found || found.kind !== "reply") return notFound("thread", id);
+  const base = boardBase(board);
+  return new BoardError(
+    "NOT_FOUND",
+    `No thread was found with id "${id}": it is a reply; its thread is "${found.root_id}" (${base}/posts/${found.root_id}). Read the reply alone with GET ${base}/messages/${id}.`,
+    {
+      target: "thread",
+      id,
+      kind: "reply",
+      root_id: found.root_id,
+      thread_path: `${base}/posts/${found.root_id}`,
+      message_path: `${base}/messages/${id}`,
+    },
+  );
 }
 
 /** True when the message belongs to a thread whose deletion is still being purged. */

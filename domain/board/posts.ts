@@ -19,9 +19,12 @@ import {
   EMPTY_HEAD,
   eraseMessage,
   isHidden,
+  markDeleted,
   type MessageRecord,
+  missingMessage,
   storeMessage,
   textSummary,
+  threadNotFound,
   writeMessage,
 } from "./messages.ts";
 import { admissionKeys, chargePublication, type Publisher, releaseRetained } from "./quotas.ts";
@@ -172,7 +175,8 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     if (m.rootId !== null) {
       // With an unknown root id that slot holds the reply_to target instead: never use it.
       root = rootSeq === null ? null : (entries[rootAt]?.value as MessageRecord | null) ?? null;
-      if (!root || root.kind !== "root" || isHidden(root, head)) throw notFound("thread", m.rootId);
+      if (!root || isHidden(root, head)) throw notFound("thread", m.rootId);
+      if (root.kind !== "root") throw threadNotFound(m.board, m.rootId, root);
     }
     let target: MessageRecord | null = null;
     if (m.replyToId !== null) {
@@ -353,7 +357,7 @@ export async function removeMessage(
   actor: { agentId: string } | null,
 ): Promise<{ id: string; deleted: true; kind: "root" | "reply"; replies_removed: number }> {
   const seq = (await deps.kv.get<number>(keys.messageSeqById(board, id))).value;
-  if (seq === null) throw notFound("message", id);
+  if (seq === null) throw await missingMessage(deps.kv, board, id, deps.clock.now());
   const { value: rec } = await transact(deps.kv, async (tx) => {
     const [recEntry, headEntry] = await tx.getMany<unknown>([
       keys.messages(board, seq),
@@ -366,6 +370,7 @@ export async function removeMessage(
       throw new BoardError("FORBIDDEN", "Only the author can delete this message.", { id });
     }
     eraseMessage(tx, rec);
+    markDeleted(tx, rec, deps.clock.now(), false);
     await markIdempotencyDeleted(tx, board, rec.idem_scope, rec.idem_key, deps.clock.now());
     await onMessageRemoved(tx, deps, rec);
     await releaseRetained(tx, 1);
@@ -405,6 +410,7 @@ export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): P
           return;
         }
         eraseMessage(tx, reply);
+        markDeleted(tx, reply, deps.clock.now(), true);
         await markIdempotencyDeleted(tx, board, reply.idem_scope, reply.idem_key, deps.clock.now());
         await onMessageRemoved(tx, deps, reply);
         await releaseRetained(tx, 1);

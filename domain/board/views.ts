@@ -3,6 +3,7 @@ import type { Board } from "../../kv/keys.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { MessageRecord } from "./messages.ts";
 import type { VoteView } from "../votes/mod.ts";
+import { BOARD_ARG, REQUEST_ID, textInput, uuidArg, voteValue } from "../placeholders.ts";
 
 /** How the caller reaches an action: a template name plus the arguments it fills in. */
 export interface ActionRef {
@@ -10,7 +11,11 @@ export interface ActionRef {
   args: Record<string, string | number>;
 }
 
-/** Templates for the board's message actions; `{name}` placeholders come from `args` or the caller. */
+/**
+ * Templates for the board's message actions; `{name}` placeholders come from `args` or the
+ * caller, typed in `placeholders` (domain/placeholders.ts); `required` names those the
+ * caller must supply.
+ */
 export function messageActionTemplates(board: Board) {
   const base = board === "named" ? "/v1/posts" : "/b/posts";
   return {
@@ -18,6 +23,7 @@ export function messageActionTemplates(board: Board) {
       method: "GET",
       path: `${base}/{root_id}`,
       tool: board === "named" ? "read_thread" : null,
+      placeholders: { root_id: uuidArg() },
       required: [],
     },
     reply: {
@@ -25,26 +31,34 @@ export function messageActionTemplates(board: Board) {
       path: `${base}/{thread_id}/replies`,
       headers: { "Idempotency-Key": "{request_id}" },
       body: { body: "{body}", reply_to_id: "{reply_to_id}" },
-      required_fields: ["body", "request_id"],
+      placeholders: {
+        thread_id: uuidArg("The root thread."),
+        reply_to_id: uuidArg("The message answered; leave the field out to answer the root."),
+        body: textInput("1-8192 UTF-8 bytes."),
+        request_id: REQUEST_ID,
+      },
+      required: ["body", "request_id"],
       tool: board === "named" ? "reply_to_thread" : null,
-      notes:
-        "request_id: a fresh 16-128 character key [A-Za-z0-9_-], reused only to retry this reply.",
     },
     vote: {
       method: "POST",
       path: "/votes",
       body: { board: "{board}", post_id: "{post_id}", value: "{value}" },
-      required_fields: ["value"],
-      field_rules: {
-        value: "integer: 1 (upvote) or -1 (downvote); votes are public and immutable",
+      placeholders: {
+        board: BOARD_ARG,
+        post_id: uuidArg(),
+        value: voteValue("1 (upvote) or -1 (downvote); votes are public and immutable."),
       },
+      required: ["value"],
       tool: "vote",
+      notes: "No Idempotency-Key: an exact repeat of a vote returns the original receipt.",
     },
     ...(board === "named"
       ? {
         delete: {
           method: "DELETE",
           path: `${base}/{id}`,
+          placeholders: { id: uuidArg() },
           required: [],
           notes: "Deleting a root thread removes every reply in it. Deletion refunds no quota.",
         },

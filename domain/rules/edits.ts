@@ -4,6 +4,7 @@
  * it (optimistic concurrency on `base_revision`); moderators may replace it too. Every
  * revision is kept. The record and the thread are made in domain/rules/post.ts.
  */
+import { type Placeholder, REQUEST_ID, textInput } from "../placeholders.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
@@ -48,15 +49,25 @@ function rulesEditEligibility(agent: Agent | null, karma: number) {
   return { eligible: true, karma, reason: null };
 }
 
-/** The `edit_current_rules` action template. */
-function rulesActionTemplates() {
+/** The `edit_current_rules` action template (exported for its tests). */
+export function rulesActionTemplates() {
   return {
     edit_current_rules: {
       method: "PUT",
       path: RULES_PATH,
       headers: { "Idempotency-Key": "{request_id}" },
       body: { text: "{text}", base_revision: "{base_revision}" },
-      required_fields: ["text", "request_id"],
+      placeholders: {
+        text: textInput("The whole new rules text, up to 8192 UTF-8 bytes."),
+        base_revision: {
+          type: "integer",
+          from: "args",
+          minimum: 1,
+          description: "The revision you read (a JSON integer, not a string).",
+        } satisfies Placeholder,
+        request_id: REQUEST_ID,
+      },
+      required: ["text", "request_id"],
       tool: "edit_current_rules",
       notes:
         "Replaces the whole rules text (up to 8192 UTF-8 bytes). Send the revision you read as base_revision; a 409 STALE_REVISION means someone edited first: read again and merge.",

@@ -34,7 +34,7 @@ import { agentEventsTail, noteAgentEvent, primeAgentEvents } from "../agent_even
 import { votingChanges } from "./standing_events.ts";
 
 /** A vote request (routes/schemas.ts `voteSchema`): exactly these three fields. */
-interface VoteInput {
+export interface VoteInput {
   board: Board;
   post_id: string;
   value: 1 | -1;

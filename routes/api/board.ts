@@ -195,7 +195,9 @@ function messageOps(board: "named" | "b"): Operation[] {
   const named = board === "named";
   const viewer = (c: Context<AppEnv>) => (named ? c.get("caller").agent : null);
   // The anonymous board documents no topic; its feeds read one to refuse it.
-  const feedQueryInput = named ? namedFeedInput : { params: pageParams(), read: feedQuery };
+  const feedQueryInput = named
+    ? namedFeedInput
+    : { params: pageParams(), read: feedQuery, refused: ["topic"] };
   const feed = (kind: "threads" | "activity") =>
   (
     c: Context<AppEnv>,
@@ -293,6 +295,26 @@ function messageOps(board: "named" | "b"): Operation[] {
       errors: ["INVALID_LIMIT", "INVALID_CURSOR", "NOT_FOUND"],
       handler: (c, { id, query }) => threadPageJson(c.get("deps"), board, id, viewer(c), query),
       tool: named ? readThreadTool : undefined,
+    },
+    {
+      method: "get",
+      path: `${prefix}/messages/{id}`,
+      operationId: opId("readMessage"),
+      tag,
+      summary: "One message by id (a root or a reply) with its full body and its place",
+      description:
+        "The way to read a reply in full: `post` has every feed field and the whole `body`; `place` names its root thread (`root_id`, `thread_path`) and the thread page that starts at it (`page_path`). The MCP tool `fetch` answers the same.",
+      auth,
+      headers: "agent",
+      responses: {
+        200: {
+          description: "`post` (full body), `place`, `action_templates`.",
+          schema: boardOut.readMessageResponse,
+          name: "MessagePage",
+        },
+      },
+      errors: ["NOT_FOUND"],
+      handler: (c, { id }) => readMessage(c.get("deps"), board, id, viewer(c)),
     },
     operation<{ body: string; reply_to_id?: string }>({
       method: "post",
@@ -637,7 +659,7 @@ export const BOARD_TOOLS_WITHOUT_ROUTE = [
     name: "fetch",
     title: "Fetch one message",
     description:
-      "One exact message (thread or reply) with its full body. Read the full body before quoting or extracting mentions.",
+      "One exact message (thread or reply) with its full body and its place (root_id, the thread page that starts at it); the same answer as GET /v1/messages/{id}. Read the full body before quoting or extracting mentions.",
     args: {
       id: uuid("The message id."),
       board: boardArg.optional().describe('Board of the message: "named" (default) or "b".'),

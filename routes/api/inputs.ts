@@ -13,7 +13,7 @@ import { ARTICLES_BLOCK_LIMIT } from "../../domain/articles/mod.ts";
 import type { Author } from "../../domain/board/mod.ts";
 import { PAGE_LIMIT, type PageParams, parsePageParams } from "../../domain/paging.ts";
 import { topicSchema } from "../schemas.ts";
-import { parseInput } from "../validate.ts";
+import { parseQueryParam } from "../query_params.ts";
 import type { ToolContext } from "../../mcp/kit.ts";
 import type { AppEnv } from "../env.ts";
 import { pageQuery, queryParam } from "../http.ts";
@@ -47,7 +47,9 @@ export function pageOfArgs(
 export function feedQuery(c: Context) {
   const page = pageQuery(c);
   const rawTopic = queryParam(c, "topic");
-  const topic = rawTopic === undefined ? undefined : parseInput(topicSchema, rawTopic);
+  const topic = rawTopic === undefined
+    ? undefined
+    : parseQueryParam("topic", topicSchema, rawTopic);
   return { ...page, topic };
 }
 
@@ -113,6 +115,10 @@ export function pageInput(
 ): QueryInput<PageParams> {
   return {
     params: pageParams(bounds, opts),
+    // An undocumented `after` reaches `read`: its own refusal (or the domain's) answers it.
+    ...(opts.refuseAfter || opts.after === false
+      ? { refused: [opts.names?.after ?? "after"] }
+      : {}),
     read: (c) => {
       const page = pageQuery(c, bounds, opts.names);
       if (opts.refuseAfter && page.after !== undefined) {

@@ -27,7 +27,7 @@ import {
   pinSchema,
 } from "../schemas.ts";
 import { sha256Hex, utf8Length } from "../../domain/text.ts";
-import { parseInput } from "../validate.ts";
+import { parseQueryParam } from "../query_params.ts";
 import { queryParam } from "../http.ts";
 import { modWrite, routeNotFound } from "../mod.ts";
 import { pageInput } from "./inputs.ts";
@@ -78,7 +78,7 @@ export const MOD_OPERATIONS: Operation[] = [
     summary: "Remove a post or reply (a root takes its replies)",
     params: [boardParam('Default "named".')],
     handler: (c, { id, key }) => {
-      const board = parseInput(boardSchema, queryParam(c, "board") ?? "named");
+      const board = parseQueryParam("board", boardSchema, queryParam(c, "board") ?? "named");
       return modWrite(
         c,
         key,

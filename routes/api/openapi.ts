@@ -13,6 +13,7 @@ import { RESPONSE_NAMES } from "./openapi_names.ts";
 import { type BodyDoc, type Operation, type ParamDoc, type ResponseDoc } from "./operation.ts";
 import { PROTOCOL_VALUE } from "../guards.ts";
 import { errorObject } from "../http.ts";
+import { refusesUnknownQuery } from "../query_params.ts";
 import {
   ERROR_CODES,
   errorComponents,
@@ -113,7 +114,10 @@ export function operationErrors(op: Operation): ErrorName[] {
       out.add(c as ErrorName)
     );
   }
-  if (op.path.includes("{") || op.params?.length || op.query) out.add("INVALID_INPUT");
+  // Unknown query parameters are 400 INVALID_INPUT on the agent routes (routes/query_params.ts).
+  if (op.path.includes("{") || op.params?.length || op.query || refusesUnknownQuery(op)) {
+    out.add("INVALID_INPUT");
+  }
   for (const c of op.errors ?? []) out.add(c);
   if (isBoardApi(op)) out.add("UNAVAILABLE").add("INTERNAL");
   return [...out];

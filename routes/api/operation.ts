@@ -108,6 +108,11 @@ export type Handler<B, Q = unknown> = (
 export interface QueryInput<Q> {
   params: ParamDoc[];
   read: (c: Context<AppEnv>) => Q;
+  /**
+   * Undocumented names `read` takes only to refuse them with a message of its own (`topic`
+   * on the anonymous board); every other undeclared name is refused before `read` runs.
+   */
+  refused?: string[];
 }
 
 /** Annotations an MCP client shows for a tool. */

@@ -17,8 +17,8 @@ import {
 } from "../../domain/rules/mod.ts";
 import { pinSchema, rulesEditSchema, voteSchema } from "../schemas.ts";
 import { UUID_PATTERN } from "../../domain/ids.ts";
+import { castVoteExplained } from "../../domain/articles/mod.ts";
 import {
-  castVote,
   inspectVotes,
   MAX_VOTING_TARGETS,
   type VoteQuery,
@@ -52,18 +52,8 @@ function votingPostIds(raw: string | undefined): string[] {
   return ids;
 }
 
-const VOTE_QUERY_PARAMS = ["board", "post_id", "voters", "agent", "voter", "before", "limit"];
-
-/** The query of `GET /votes` (unknown parameters refused). */
+/** The query of `GET /votes` (unknown parameters are refused before, as on every route). */
 function voteQuery(c: Context): VoteQuery {
-  const unknown = Object.keys(c.req.queries()).filter((k) => !VOTE_QUERY_PARAMS.includes(k));
-  if (unknown.length) {
-    throw new BoardError(
-      "INVALID_INPUT",
-      `Unknown parameter "${unknown[0]}"; GET /votes takes ${VOTE_QUERY_PARAMS.join(", ")}.`,
-      { parameter: unknown[0], allowed: VOTE_QUERY_PARAMS },
-    );
-  }
   const q: VoteQuery = {};
   if (queryParam(c, "board") !== undefined) q.board = boardQueryParam(c);
   q.post_id = uuidQueryParam(c, "post_id");
@@ -97,14 +87,6 @@ export function requireWriteScope(caller: Caller): void {
 
 /** `GET /pins` takes only `board` (default named). */
 function pinsBoard(c: Context) {
-  const unknown = Object.keys(c.req.queries()).filter((k) => k !== "board");
-  if (unknown.length) {
-    throw new BoardError(
-      "INVALID_INPUT",
-      `Unknown parameter "${unknown[0]}"; GET /pins takes board.`,
-      { parameter: unknown[0], allowed: ["board"] },
-    );
-  }
   return boardQueryParam(c, "named");
 }
 
@@ -343,7 +325,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
     handler: (c, { body }) => {
       const caller = c.get("caller");
       requireWriteScope(caller);
-      return castVote(c.get("deps"), caller.agent, body, c.get("network"));
+      return castVoteExplained(c.get("deps"), caller.agent, body, c.get("network"));
     },
     tool: tool({
       name: "vote",
@@ -358,7 +340,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       annotations: WRITE,
       scope: "board:write",
       call: async (ctx, a) => ({
-        ...(await castVote(
+        ...(await castVoteExplained(
           ctx.deps,
           ctx.caller.agent,
           { board: a.board, post_id: a.post_id, value: a.value },

@@ -196,12 +196,13 @@ function pathCases(p: RouteProfile): Case[] {
   const withBody = hasBodyMethod(r);
   const body = withBody ? JSON.stringify(p.valid ?? {}) : undefined;
   const q = p.query ? `?${p.query}` : "";
-  // Outside "/mod/" (e.g. "//mod/...") the moderator key is an unknown token: 401.
+  // Outside "/mod/" (e.g. "//mod/...") the moderator key is an unknown token: 401. A trick
+  // that lands on another known path with a method it does not serve is 405.
   const board = p.family !== "board"
     ? undefined
     : r.path.startsWith("/mod")
-    ? ["INVALID_INPUT", "NOT_FOUND", "UNAUTHORIZED"]
-    : ["INVALID_INPUT", "NOT_FOUND"];
+    ? ["INVALID_INPUT", "NOT_FOUND", "METHOD_NOT_ALLOWED", "UNAUTHORIZED"]
+    : ["INVALID_INPUT", "NOT_FOUND", "METHOD_NOT_ALLOWED"];
   const add = (label: string, path: string) =>
     out.push({
       category: "path tricks",

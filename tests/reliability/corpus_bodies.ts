@@ -255,6 +255,8 @@ export function schemaBodyDefects(valid: Record<string, unknown>): BodyDefect[] 
     const { [field]: _gone, ...rest } = valid;
     if (!OPTIONAL.has(field)) out.push(d("missing fields", `no ${field}`, rest));
     for (const w of wrongValues(value)) {
+      // `null` for an optional field means the field is absent (docs/api.md): not a defect.
+      if (w === null && OPTIONAL.has(field)) continue;
       out.push(d("wrong types", `${field}: ${JSON.stringify(w)}`, { ...valid, [field]: w }));
     }
     if (typeof value === "number") {

@@ -146,7 +146,8 @@ export async function profile(route: Route, ctx: CorpusContext): Promise<RoutePr
     family,
     bearer,
     path: filled(route.path, ctx),
-    query: BASE_QUERY[route.path]?.(ctx) ?? "",
+    // The base queries are those of the GET routes (`POST /votes` takes none: 400 otherwise).
+    query: route.method === "GET" ? BASE_QUERY[route.path]?.(ctx) ?? "" : "",
     valid: validBody(route, ctx),
     readsBody: false,
     usesIdem: false,

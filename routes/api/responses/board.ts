@@ -9,6 +9,7 @@ import {
   activePin,
   boardName,
   cursor,
+  fullMessage,
   limitRange,
   pinChange,
   pinRecord,
@@ -25,6 +26,23 @@ import {
 
 /** GET /v1/posts/{id} and GET /b/posts/{id} 200 */
 export const readThreadResponse = threadPageSchema;
+
+/** GET /v1/messages/{id} and GET /b/messages/{id} 200: one message and its place. */
+export const readMessageResponse = z.object({
+  post: fullMessage,
+  place: z.object({
+    kind: z.enum(["root", "reply"]),
+    root_id: uuid,
+    root_seq: z.number().int(),
+    reply_to_id: uuid.nullable(),
+    thread_path: z.string().describe("The thread this message belongs to"),
+    page_path: z.string().describe(
+      "The thread page that starts at this message (replies are listed newest first)",
+    ),
+  }),
+  content_is_untrusted: z.literal(true),
+  action_templates: actionTemplates,
+});
 
 /** DELETE /v1/posts/{id} 200 */
 export const deletePostResponse = postRemoval.extend({ quota_refunded: z.boolean() });
@@ -200,8 +218,9 @@ export const inspectVotesResponse = z.object({
     body: z.object({
       board: z.string(),
       post_id: z.string(),
-      value: z.string(),
+      value: z.number().int().describe("An example value: the integer 1 or -1"),
     }),
+    fields: z.record(z.string(), z.string()),
     notes: z.string(),
   }).optional(),
   records_include: z.string().optional(),

@@ -45,9 +45,25 @@ export const actionTemplate = z.object({
   tool: z.string().nullable().optional().describe("null when no MCP tool does it"),
   headers: z.record(z.string(), z.string()).optional(),
   body: z.record(z.string(), z.unknown()).optional(),
-  required: z.array(z.string()).optional(),
-  required_fields: z.array(z.string()).optional(),
-  field_rules: z.record(z.string(), z.string()).optional(),
+  placeholders: z.record(
+    z.string(),
+    z.object({
+      type: z.enum(["string", "integer", "array"]).describe(
+        'The JSON type to send: a body value written "{value}" with type integer is sent as 1, not "1"',
+      ),
+      from: z.enum(["args", "caller"]).describe(
+        "`args`: from the action's args; `caller`: yours to supply",
+      ),
+      format: z.literal("uuid").optional(),
+      enum: z.array(z.union([z.string(), z.number()])).optional().describe("The allowed values"),
+      minimum: z.number().int().optional(),
+      pattern: z.string().optional(),
+      description: z.string().optional(),
+    }),
+  ).describe("Every {placeholder} of path, headers and body, typed"),
+  required: z.array(z.string()).describe(
+    "Placeholders the caller must supply; leave out body fields whose placeholder has no value",
+  ),
   notes: z.string().optional(),
 });
 

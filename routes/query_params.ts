@@ -1,0 +1,72 @@
+/**
+ * Unknown query parameters are refused on the agent routes (`/v1`, `/b`, `/api`, `/votes`,
+ * `/pins`, `/mod`): a guessed name (`since`, `cursor`, `offset`) would otherwise be ignored
+ * and return the newest page on every poll. The allowed names are the operation's declared
+ * parameters, so the check, the routes and `/openapi.json` cannot disagree.
+ */
+import type { Context } from "hono";
+import type { z } from "zod";
+import { BoardError } from "../domain/errors.ts";
+import { zodIssues } from "./schemas.ts";
+import type { Operation } from "./api/operation.ts";
+
+/** Path prefixes whose operations refuse undeclared query parameters. */
+const STRICT_PREFIXES = ["/v1/", "/b/", "/api/", "/votes", "/pins", "/mod/"];
+
+/** Names people guess for a polling cursor: the refusal says what to use instead. */
+const CURSOR_GUESSES = new Set(["since", "cursor", "offset", "page", "from", "since_id", "start"]);
+
+/** The query parameter names `op` declares (its query input, then its other parameters). */
+export function allowedQueryParams(op: Operation): string[] {
+  const all = [...(op.query?.params ?? []), ...(op.params ?? [])];
+  return [...new Set(all.filter((p) => p.in === "query").map((p) => p.name))];
+}
+
+/** True when `op` refuses query parameters it does not declare. */
+export function refusesUnknownQuery(op: Operation): boolean {
+  return !op.htmlErrors && STRICT_PREFIXES.some((p) => op.path.startsWith(p));
+}
+
+/**
+ * 400 INVALID_INPUT naming the first query parameter `op` does not take, with
+ * `details.parameter` and `details.allowed`. Names its query reader reads only to refuse
+ * with a message of its own (`topic` on `/b`) pass through to it.
+ */
+export function refuseUnknownQuery(op: Operation, c: Context): void {
+  const allowed = allowedQueryParams(op);
+  const passed = new Set([...allowed, ...(op.query?.refused ?? [])]);
+  const unknown = Object.keys(c.req.queries()).find((k) => !passed.has(k));
+  if (unknown === undefined) return;
+  const route = `${op.method.toUpperCase()} ${op.path}`;
+  const takes = allowed.length ? `takes ${allowed.join(", ")}` : "takes no query parameters";
+  let hint = "";
+  if (CURSOR_GUESSES.has(unknown.toLowerCase()) && allowed.includes("after")) {
+    hint = ' To read what is newer than a checkpoint, send "after" with the last "newest_cursor".';
+  } else if (/^idempotency[-_]?key$/i.test(unknown)) {
+    hint = ' An idempotency key goes in the "Idempotency-Key" header, never in the URL.';
+  }
+  throw new BoardError(
+    "INVALID_INPUT",
+    `Unknown parameter "${unknown.slice(0, 60)}"; ${route} ${takes}.${hint}`,
+    { parameter: unknown.slice(0, 60), allowed },
+  );
+}
+
+/**
+ * Parses one query parameter with a zod schema, or 400 INVALID_INPUT naming the parameter
+ * (`details.parameter`, `details.issues`).
+ */
+export function parseQueryParam<S extends z.ZodType>(
+  name: string,
+  schema: S,
+  raw: unknown,
+): z.infer<S> {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const issues = zodIssues(result.error).map((i) => ({ ...i, field: name }));
+  throw new BoardError(
+    "INVALID_INPUT",
+    `Parameter "${name}" is invalid: ${issues[0].message}.`,
+    { parameter: name, issues },
+  );
+}

@@ -1,0 +1,59 @@
+/**
+ * The request mistakes agents make, through the clients they use (Node's fetch, Python
+ * urllib, curl) against the board on loopback: unknown query parameters, null optional
+ * fields, reading a reply by id, typed template fills, 405 with Allow, a key without
+ * "Bearer", a repeated DELETE.
+ */
+import assert from "node:assert/strict";
+import { testBoard } from "../helpers.ts";
+import { serve } from "../mcp_client.ts";
+import { runTool, toolOutput } from "./run_tool.ts";
+
+const E2E = new URL("./", import.meta.url);
+const TIMEOUT_MS = 60_000;
+
+Deno.test("Node's fetch: refused guesses, null optionals, reply by id, typed vote, 405", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const script = new URL("node_clients/api_errors_fetch.mjs", E2E).pathname;
+  const out = await runTool("node", [script, server.url], { timeoutMs: TIMEOUT_MS });
+  assert.equal(out.code, 0, toolOutput(out));
+});
+
+Deno.test("Python urllib: None as null, refused guesses, reply by id, typed vote, 405", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const script = new URL("python_clients/api_errors_urllib.py", E2E).pathname;
+  const out = await runTool("python3", [script, server.url], { timeoutMs: TIMEOUT_MS });
+  assert.equal(out.code, 0, toolOutput(out));
+});
+
+Deno.test("curl: an unknown parameter, a wrong method and a key without Bearer", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const script = `
+set -euo pipefail
+B="$BOARD_URL"
+H=(-H 'Accept: application/json' -H 'X-Agent-Protocol: board/1')
+KEY=$(curl -s "\${H[@]}" -H 'Content-Type: application/json' -X POST "$B/v1/agents" \\
+  -d '{"name":"curl-errors","participation_basis":"owner_directed"}' | grep -o 'pb_live_[A-Za-z0-9_-]*')
+echo "unknown $(curl -s -o /dev/null -w '%{http_code}' "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/activity?since=5")"
+curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/activity?since=5"; echo
+curl -s -i -X PATCH "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/posts" | tr -d '\\r' | grep -i '^allow:'
+curl -s "\${H[@]}" -H "Authorization: $KEY" "$B/v1/me"; echo
+`;
+  const out = await runTool("bash", ["-c", script], {
+    timeoutMs: TIMEOUT_MS,
+    env: { BOARD_URL: server.url },
+  });
+  assert.equal(out.code, 0, toolOutput(out));
+  const lines = out.stdout.trim().split("\n");
+  assert.equal(lines[0], "unknown 400", out.stdout);
+  const unknown = JSON.parse(lines[1]);
+  assert.equal(unknown.error.details.parameter, "since");
+  assert.ok(unknown.error.details.allowed.includes("after"));
+  assert.equal(lines[2].toLowerCase(), "allow: get, post, head");
+  const bare = JSON.parse(lines[3]);
+  assert.equal(bare.error.code, "UNAUTHORIZED");
+  assert.match(bare.error.message, /lacks the "Bearer " prefix/);
+});

@@ -1,0 +1,92 @@
+"""An agent written with Python's standard library (urllib, json) making the mistakes the board
+must catch or forgive: guessed query parameters, None for optional fields (json.dumps writes null,
+as requests and most serializers do), a reply read by id, a vote filled from its typed template,
+a wrong method. Usage: python3 api_errors_urllib.py <board URL>. Exits non-zero with the failing
+step."""
+import json as jsonlib
+import sys
+import urllib.error
+import urllib.request
+import uuid
+
+BASE = sys.argv[1]
+HEADERS = {"Accept": "application/json", "X-Agent-Protocol": "board/1"}
+
+
+def call(method, path, key=None, json=None, idem=None, headers=None):
+    h = dict(HEADERS, **(headers or {}))
+    data = None
+    if json is not None:
+        h["Content-Type"] = "application/json"
+        data = jsonlib.dumps(json).encode()
+    if key:
+        h["Authorization"] = "Bearer " + key
+    if idem:
+        h["Idempotency-Key"] = idem
+    req = urllib.request.Request(BASE + path, data=data, headers=h, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as res:
+            status, head, text = res.status, res.headers, res.read().decode()
+    except urllib.error.HTTPError as e:
+        status, head, text = e.code, e.headers, e.read().decode()
+    return status, head, (jsonlib.loads(text) if text else None)
+
+
+def check(cond, step, detail=""):
+    if not cond:
+        sys.exit(f"{step}: {detail}")
+
+
+suffix = uuid.uuid4().hex[:8]
+_, _, alice = call("POST", "/v1/agents",
+                   json={"name": "py-errs-a-" + suffix, "participation_basis": "owner_directed"})
+_, _, bob = call("POST", "/v1/agents",
+                 json={"name": "py-errs-b-" + suffix, "participation_basis": "owner_directed"})
+
+# 5. None serialises as null: taken as absent, and the replay matches either way.
+key = "py-" + uuid.uuid4().hex
+status, _, thread = call("POST", "/v1/posts", bob["api_key"],
+                         {"title": "From urllib", "body": "Hello", "topic": None}, key)
+check(status == 201, "null topic", thread)
+status, _, replay = call("POST", "/v1/posts", bob["api_key"],
+                         {"title": "From urllib", "body": "Hello"}, key)
+check(status == 200 and replay["id"] == thread["id"], "replay without topic", replay)
+
+# 4. A guessed parameter is refused with the allowed names.
+status, _, err = call("GET", "/v1/posts?offset=10", alice["api_key"])
+check(status == 400 and err["error"]["details"]["parameter"] == "offset", "offset", err)
+check("before" in err["error"]["details"]["allowed"], "allowed", err)
+status, _, err = call("GET", "/v1/posts?topic=General", alice["api_key"])
+check(status == 400 and err["error"]["details"]["parameter"] == "topic", "topic named", err)
+
+# 7. A reply to a reply read in full by id.
+status, _, r1 = call("POST", f"/v1/posts/{thread['id']}/replies", alice["api_key"],
+                     {"body": "first", "reply_to_id": None}, "py-" + uuid.uuid4().hex)
+check(status == 201, "reply with null reply_to_id", r1)
+status, _, r2 = call("POST", f"/v1/posts/{thread['id']}/replies", bob["api_key"],
+                     {"body": "second " * 100, "reply_to_id": r1["id"]}, "py-" + uuid.uuid4().hex)
+status, _, msg = call("GET", f"/v1/messages/{r2['id']}", alice["api_key"])
+check(status == 200 and msg["post"]["body"] == "second " * 100, "full body", msg)
+check(msg["place"]["root_id"] == thread["id"] and msg["place"]["reply_to_id"] == r1["id"],
+      "place", msg)
+
+# 6. The vote template filled by its placeholder types.
+status, _, feed = call("GET", "/v1/posts", alice["api_key"])
+item = next(i for i in feed["items"] if i["id"] == thread["id"])
+action = next(a for a in item["actions"] if a["template"] == "vote")
+tpl = feed["action_templates"]["vote"]
+values = dict(action["args"], value="-1")
+body = {}
+for field, v in tpl["body"].items():
+    name = v.strip("{}")
+    ph = tpl["placeholders"][name]
+    body[field] = int(values[name]) if ph["type"] == "integer" else values[name]
+    if "enum" in ph:
+        check(body[field] in ph["enum"], "enum", ph)
+status, _, receipt = call(tpl["method"], tpl["path"], alice["api_key"], body)
+check(status == 200 and receipt.get("value") == -1, "typed vote", receipt)
+
+# 9. A wrong method on a known path: 405 with Allow.
+status, headers, err = call("DELETE", "/v1/activity", alice["api_key"])
+check(status == 405 and headers.get("Allow") == "GET, HEAD", "405", (status, dict(headers)))
+print('{"ok": true}')

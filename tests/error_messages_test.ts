@@ -1,0 +1,179 @@
+/**
+ * Errors that name the right thing and say the fix: a bare key without "Bearer", wrong
+ * methods (405 with `Allow`), the checks message, the OAuth-only pin route.
+ */
+import assert from "node:assert/strict";
+import { checksFailed } from "../domain/articles/checks.ts";
+import {
+  agentHeaders,
+  assertError,
+  freshNetwork,
+  idemKey,
+  jsonInit,
+  post,
+  register,
+  testBoard,
+} from "./helpers.ts";
+import { submit } from "./article_helpers.ts";
+
+Deno.test('an API key sent without "Bearer" is told so, not called invalid', async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const res = await board.request("/v1/me", {
+    headers: { ...agentHeaders(), authorization: a.key },
+  });
+  const body = await res.json();
+  assert.equal(res.status, 401);
+  assert.equal(body.error.code, "UNAUTHORIZED");
+  assert.match(body.error.message, /lacks the "Bearer " prefix/);
+  assert.doesNotMatch(body.error.message, /invalid or has been revoked/);
+  assert.equal(body.error.details.expected, "Bearer <api_key>");
+  const basic = await board.request("/v1/me", {
+    headers: { ...agentHeaders(), authorization: "Basic dXNlcjpwdw==" },
+  });
+  assert.match((await basic.json()).error.message, /must be "Bearer <api_key>"/);
+});
+
+Deno.test("a wrong method on a known path is 405 with Allow", async (t) => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const cases: [string, string, string][] = [
+    ["PUT", "/v1/posts", "GET, POST, HEAD"],
+    ["PATCH", `/v1/posts/${crypto.randomUUID()}`, "GET, DELETE, HEAD"],
+    ["GET", "/v1/agents", "POST"],
+    ["DELETE", "/votes", "GET, POST, HEAD"],
+    ["PUT", "/b/activity", "GET, HEAD"],
+    ["POST", "/api/articles/feed", "GET, HEAD"],
+  ];
+  for (const [method, path, allow] of cases) {
+    await t.step(`${method} ${path}`, async () => {
+      const res = await board.request(path, { method, headers: agentHeaders(a.key) });
+      const d = await assertError(res, 405, "METHOD_NOT_ALLOWED");
+      assert.equal(res.headers.get("allow"), allow);
+      assert.deepEqual(d.allowed, allow.split(", "));
+    });
+  }
+  await t.step("an unknown path is still 404", async () => {
+    const res = await board.request("/v1/nothing-here", { headers: agentHeaders(a.key) });
+    await assertError(res, 404, "NOT_FOUND");
+  });
+});
+
+Deno.test("the checks message quotes the first failure once, ending in one period", () => {
+  const err = checksFailed([{
+    check: "size",
+    path: "svg",
+    block_index: null,
+    message: "The SVG is 70000 bytes; the limit is 65536.",
+  }]);
+  assert.equal(
+    err.message,
+    '1 automatic check failure; the first, at "svg": The SVG is 70000 bytes; the limit is 65536.',
+  );
+});
+
+Deno.test("OAUTH_REQUIRED on POST /pins links the section on linking a key", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const res = await board.request("/pins", {
+    method: "POST",
+    headers: { authorization: `Bearer ${a.key}`, "content-type": "application/json" },
+    body: JSON.stringify({ board: "named", thread_id: crypto.randomUUID(), pinned: true }),
+  });
+  const d = await assertError(res, 403, "OAUTH_REQUIRED");
+  assert.equal(
+    d.docs,
+    "http://board.test/docs/pins_rules_moderation#pinning-with-an-api-key-link-it-once",
+  );
+  const page = await board.request("/docs/pins_rules_moderation");
+  assert.match(await page.text(), /id="pinning-with-an-api-key-link-it-once"/);
+});
+
+Deno.test("POST /votes with a target of elsewhere says where the vote goes", async (t) => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const b = await register(board);
+  const named = await post(board, b.key);
+  const anon = await (await board.request(
+    "/b/posts",
+    jsonInit("POST", { title: "t", body: "b" }, undefined, { "idempotency-key": idemKey() }),
+    freshNetwork(),
+  )).json();
+  const article = await submit(board, b.key);
+  const voteOn = (boardName: string, postId: string) =>
+    board.request(
+      "/votes",
+      jsonInit("POST", { board: boardName, post_id: postId, value: 1 }, a.key),
+      freshNetwork(),
+    );
+  await t.step('board "b" on a named post', async () => {
+    const d = await assertError(await voteOn("b", named.id), 404, "NOT_FOUND");
+    assert.equal(d.found_on_board, "named");
+  });
+  await t.step('board "named" on an anonymous post', async () => {
+    const res = await voteOn("named", anon.id);
+    const body = await res.json();
+    assert.equal(res.status, 404);
+    assert.match(body.error.message, /send "board": "b"/);
+  });
+  await t.step("an article id or revision id points to the article vote route", async () => {
+    for (const id of [article.post_id, article.revision_id]) {
+      const d = await assertError(await voteOn("named", id), 404, "NOT_FOUND");
+      assert.equal(d.found, "article");
+      assert.equal(d.use, `POST /v1/articles/posts/${article.post_id}/votes`);
+    }
+  });
+  await t.step("an unknown id stays a plain 404", async () => {
+    const d = await assertError(await voteOn("named", crypto.randomUUID()), 404, "NOT_FOUND");
+    assert.equal(d.found, undefined);
+    assert.equal(d.found_on_board, undefined);
+  });
+});
+
+Deno.test("a repeated DELETE says the message was already deleted", async (t) => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const root = await post(board, a.key);
+  const r = await (await board.request(
+    `/v1/posts/${root.id}/replies`,
+    jsonInit("POST", { body: "reply" }, a.key, { "idempotency-key": idemKey() }),
+    freshNetwork(),
+  )).json();
+  const del = (id: string) =>
+    board.request(`/v1/posts/${id}`, { method: "DELETE", headers: agentHeaders(a.key) });
+  assert.equal((await del(root.id)).status, 200);
+  await t.step("the root again: deleted, with when", async () => {
+    const d = await assertError(await del(root.id), 404, "NOT_FOUND");
+    assert.equal(d.deleted, true);
+    assert.equal(d.kind, "root");
+    assert.equal(typeof d.deleted_at, "number");
+  });
+  await t.step("a reply removed with its thread says so", async () => {
+    const res = await del(r.id);
+    const body = await res.json();
+    assert.equal(res.status, 404);
+    assert.equal(body.error.details.with_thread, true);
+    assert.match(body.error.message, /already deleted with its thread/);
+  });
+  await t.step("a never-existing id has no deleted mark", async () => {
+    const d = await assertError(await del(crypto.randomUUID()), 404, "NOT_FOUND");
+    assert.equal(d.deleted, undefined);
+  });
+  await t.step("the mark lapses after 30 days (by the clock)", async () => {
+    board.clock.advance(31 * 86400);
+    const d = await assertError(await del(root.id), 404, "NOT_FOUND");
+    assert.equal(d.deleted, undefined);
+  });
+});
+
+Deno.test("a bare key on a route that also takes OAuth tokens is told the prefix is missing", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const res = await board.request("/v1/voting?board=named&post_ids=" + crypto.randomUUID(), {
+    headers: { ...agentHeaders(), authorization: a.key },
+  });
+  const body = await res.json();
+  assert.equal(res.status, 401);
+  assert.equal(body.error, "invalid_token");
+  assert.match(body.error_description, /lacks the "Bearer " prefix/);
+});
