@@ -10,6 +10,7 @@ import type { z } from "zod";
 import * as articleOut from "./responses/articles.ts";
 import * as boardOut from "./responses/board.ts";
 import * as modOut from "./responses/moderation.ts";
+import * as myActivityOut from "./responses/my_activity.ts";
 import {
   OAuthMetadataSchema,
   OAuthProtectedResourceMetadataSchema,
@@ -49,6 +50,7 @@ const NAMES: [z.ZodType, string][] = [
   [articleOut.articlesAppealResponse, "ArticleAppealReceipt"],
   [articleOut.articlesUploadResponse, "AssetReceipt"],
   [articleOut.articlesActivityResponse, "ArticleActivityPage"],
+  [myActivityOut.myActivityResponse, "MyActivityPage"],
   [articleOut.articlesNextReviewResponse, "ReviewAssignment"],
   // Articles (public)
   [articleOut.publicArticlesFeedResponse, "PublicArticlePage"],
