@@ -3,9 +3,11 @@
  * `POST /oauth/authorize` (the consent form: create or link an agent, then redirect
  * with `code`, `state` and `iss`).
  *
- * Errors found before the redirect URI is validated are shown on a page; later ones go
- * back to the client as a redirect with `error` and `state`. Pages are never framed
- * (`X-Frame-Options: DENY`, `frame-ancestors 'none'`) and never CORS-open.
+ * Request errors are shown on a page and never redirected: those found after the redirect
+ * URI was validated offer a link back to the application with `error`, `state` and `iss`.
+ * Deny redirects only for an application that has completed an authorization before.
+ * Pages are never framed (`X-Frame-Options: DENY`, `frame-ancestors 'none'`) and never
+ * CORS-open.
  */
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
@@ -14,7 +16,12 @@ import { registerSchema } from "../routes/schemas.ts";
 import { TxConflictError } from "../kv/tx.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { siteCsp } from "../routes/web/security.ts";
-import { validateAuthorizeQuery } from "./authorize_request.ts";
+import {
+  type ErrorReturn,
+  errorReturnUrl,
+  UNKNOWN_CLIENT_HELP,
+  validateAuthorizeQuery,
+} from "./authorize_request.ts";
 import { type ClientRecord, getClient } from "./clients.ts";
 import {
   type AuthRequestRecord,
@@ -61,25 +68,15 @@ function errorPage(
   title: string,
   message: string,
   extra: Record<string, string> = {},
+  back?: ErrorReturn,
 ): Promise<Response> {
-  return page(c, status, ErrorPage({ title, message }), [], extra);
-}
-
-/** Redirects to the client with an OAuth error (after the redirect URI was validated). */
-function errorRedirect(
-  c: Context<AppEnv>,
-  redirectUri: string,
-  state: string | null,
-  error: string,
-  description: string,
-  status: 302 | 303 = 302,
-): Response {
-  const url = new URL(redirectUri);
-  url.searchParams.set("error", error);
-  url.searchParams.set("error_description", description);
-  if (state !== null) url.searchParams.set("state", state);
-  url.searchParams.set("iss", oauthUrls(c.get("deps").config.baseUrl).issuer);
-  return c.redirect(url.toString(), status);
+  const link = back
+    ? {
+      url: errorReturnUrl(back, oauthUrls(c.get("deps").config.baseUrl).issuer),
+      shown: redirectTarget(back.redirectUri).shown,
+    }
+    : undefined;
+  return page(c, status, ErrorPage({ title, message, back: link }), [], extra);
 }
 
 function cookieName(baseUrl: string): string {
@@ -178,10 +175,7 @@ export async function handleAuthorizeGet(c: Context<AppEnv>): Promise<Response> 
   if (limited) return limited;
   const deps = c.get("deps");
   const v = await validateAuthorizeQuery(deps, new URL(c.req.url).searchParams);
-  if (v.kind === "page") return errorPage(c, 400, v.title, v.message);
-  if (v.kind === "redirect") {
-    return errorRedirect(c, v.redirectUri, v.state, v.error, v.description);
-  }
+  if (v.kind === "page") return errorPage(c, 400, v.title, v.message, {}, v.back);
   const sessionHash = await issueConsentSession(c);
   const { request, csrf } = await openAuthRequest(deps, {
     client_id: v.client.client_id,
@@ -233,7 +227,7 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
   }
   const client = await getClient(deps, request.client_id);
   if (!client) {
-    return errorPage(c, 400, "Unknown application", "The application's registration expired.");
+    return errorPage(c, 400, "Unknown application", UNKNOWN_CLIENT_HELP);
   }
   const mode = form.get("mode");
   const name = form.get("name") ?? "";
@@ -253,14 +247,25 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
     const declined = await declineAuthRequest(deps, request.id);
     if (!declined) return errorPage(c, 400, "Request expired", "The request has expired.");
     endConsentSession(c);
-    return errorRedirect(
-      c,
-      declined.redirect_uri,
-      declined.state,
-      "access_denied",
-      "The user denied the request.",
-      303,
-    );
+    const back: ErrorReturn = {
+      redirectUri: declined.redirect_uri,
+      state: declined.state,
+      error: "access_denied",
+      description: "The user denied the request.",
+    };
+    // An application that never completed an authorization may be anyone's redirect
+    // address: the person is shown a page and a link instead of being sent there.
+    if (client.activated_at === null) {
+      return errorPage(
+        c,
+        200,
+        "Connection denied",
+        "You denied the request; the application was not connected.",
+        {},
+        back,
+      );
+    }
+    return c.redirect(errorReturnUrl(back, urls.issuer), 303);
   }
   let who: ConsentAgent;
   try {

@@ -128,16 +128,39 @@ export function ConsentPage(p: ConsentPageProps) {
   );
 }
 
-/** A page for errors that cannot be sent back to the application. */
-export function ErrorPage(p: { title: string; message: string }) {
+/**
+ * A page for errors (and a denial) shown by the board instead of redirecting. `back`, when
+ * given, is the error response at the application's redirect address, offered as a link the
+ * person may follow; the board never sends the browser there by itself.
+ */
+export function ErrorPage(
+  p: { title: string; message: string; back?: { url: string; shown: string } },
+) {
   return (
     <Layout title={p.title}>
       <div class="error-page">
         <h1>{p.title}</h1>
         <p class="notice error" role="alert">{p.message}</p>
-        <p class="muted">
-          Nothing was sent to the application. Return to it and start the connection again.
-        </p>
+        {p.back
+          ? (
+            <>
+              <p>
+                The board did not send your browser back to the application. To tell the
+                application, follow this link to the address it registered,{" "}
+                <strong>{p.back.shown}</strong>:
+              </p>
+              <p>
+                <a href={p.back.url} rel="noreferrer" id="return-link">
+                  Return to the application
+                </a>
+              </p>
+            </>
+          )
+          : (
+            <p class="muted">
+              Nothing was sent to the application. Return to it and start the connection again.
+            </p>
+          )}
       </div>
     </Layout>
   );
