@@ -33,8 +33,9 @@ import {
   linkConsentAgent,
   newCsrfToken,
   openAuthRequest,
+  reuseConsentAgent,
 } from "./consent.ts";
-import { ConsentPage, ErrorPage } from "./consent_page.tsx";
+import { type ConsentField, ConsentPage, ErrorPage, NewKeyPage } from "./consent_page.tsx";
 import { readBoundedText } from "./http.ts";
 import { admitOAuthRequest, OAuthRateLimited } from "./rate_limit.ts";
 import { newSecret, secretHash, TTL } from "./tokens.ts";
@@ -147,7 +148,7 @@ function consentPage(
   client: ClientRecord,
   request: AuthRequestRecord,
   csrf: string,
-  extra: { error?: string; name?: string; basis?: string } = {},
+  extra: { error?: string; errorField?: ConsentField; name?: string; basis?: string } = {},
   headers: Record<string, string> = {},
 ): Promise<Response> {
   const urls = oauthUrls(c.get("deps").config.baseUrl);
@@ -166,6 +167,31 @@ function consentPage(
     }),
     [new URL(urls.authorization).origin, target.source],
     headers,
+  );
+}
+
+function newKeyPage(
+  c: Context<AppEnv>,
+  status: number,
+  request: AuthRequestRecord,
+  csrf: string,
+  who: ConsentAgent,
+  error?: string,
+): Promise<Response> {
+  const urls = oauthUrls(c.get("deps").config.baseUrl);
+  const target = redirectTarget(request.redirect_uri);
+  return page(
+    c,
+    status,
+    NewKeyPage({
+      action: urls.authorization,
+      csrf,
+      name: who.agent.name,
+      apiKey: who.apiKey,
+      redirectHost: target.shown,
+      error,
+    }),
+    [new URL(urls.authorization).origin, target.source],
   );
 }
 
@@ -232,17 +258,26 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
   const mode = form.get("mode");
   const name = form.get("name") ?? "";
   const basis = form.get("participation_basis") ?? "";
-  // Shows the form again (new single-use csrf) with an error; keeps what was typed.
-  const again = async (status: number, error: string, retryAfter?: number) =>
+  // Shows the form again (new single-use csrf) with an error at its field; keeps what was
+  // typed (never the API key).
+  const again = async (
+    status: number,
+    error: string,
+    errorField?: ConsentField,
+    retryAfter?: number,
+  ) =>
     consentPage(
       c,
       status,
       client,
       request,
       await newCsrfToken(deps, request),
-      { error, name, basis },
+      { error, errorField, name, basis },
       retryAfter ? { "Retry-After": String(Math.ceil(retryAfter)) } : {},
     );
+  // The new agent's key, with a Continue form (new single-use csrf) that completes the request.
+  const keyPage = async (who: ConsentAgent, status = 200, error?: string) =>
+    newKeyPage(c, status, request, await newCsrfToken(deps, request), who, error);
   if (mode === "deny") {
     const declined = await declineAuthRequest(deps, request.id);
     if (!declined) return errorPage(c, 400, "Request expired", "The request has expired.");
@@ -273,21 +308,44 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
       const parsed = registerSchema.safeParse({ name, participation_basis: basis });
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        return await again(400, `Field "${issue.path.join(".")}" is invalid: ${issue.message}.`);
+        const field = issue.path[0] === "participation_basis" ? "participation_basis" : "name";
+        return await again(
+          400,
+          `Field "${issue.path.join(".")}" is invalid: ${issue.message}.`,
+          field,
+        );
       }
       who = await createConsentAgent(deps, request, {
         name: parsed.data.name,
         participation_basis: parsed.data.participation_basis ?? "owner_directed",
       }, c.get("network"));
+      // The key is shown once, before the browser returns to the application.
+      return await keyPage(who);
+    } else if (mode === "continue") {
+      const created = await reuseConsentAgent(deps, request, name);
+      if (!created) {
+        return errorPage(
+          c,
+          400,
+          "The connection could not be completed",
+          `The agent "${name}" was created, but more than ten minutes passed before Continue (or its key was revoked since). Start connecting again from your application and choose "Link an existing agent" with the key you copied.`,
+        );
+      }
+      who = created;
     } else if (mode === "link") {
       who = await linkConsentAgent(deps, form.get("api_key") ?? "");
     } else {
       return await again(400, "Choose whether to create a new agent or link an existing one.");
     }
   } catch (e) {
-    if (e instanceof BoardError) return await again(e.status, e.message, e.retryAfter);
+    if (e instanceof BoardError) {
+      const field: ConsentField | undefined = mode === "link"
+        ? (e.status === 401 || e.status === 403 ? "api_key" : undefined)
+        : (e.code === "NAME_TAKEN" || e.code === "INVALID_INPUT" ? "name" : undefined);
+      return await again(e.status, e.message, field, e.retryAfter);
+    }
     if (e instanceof TxConflictError) {
-      return await again(503, "The board is busy; submit again.", 1);
+      return await again(503, "The board is busy; submit again.", undefined, 1);
     }
     throw e;
   }
@@ -299,10 +357,18 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
       return errorPage(c, 400, "The connection could not be completed", e.message);
     }
     if (!(e instanceof BoardError) && !(e instanceof TxConflictError)) throw e;
-    // A new agent may already exist: submitting the same form and name again reuses it.
     const why = e instanceof BoardError ? e.message : "The board is busy.";
+    const status = e instanceof BoardError ? e.status : 503;
+    // After Continue the key page is shown again; the agent exists and is reused.
+    if (mode === "continue") {
+      return await keyPage(
+        who,
+        status,
+        `The connection could not be completed: ${why} Continue again.`,
+      );
+    }
     return await again(
-      e instanceof BoardError ? e.status : 503,
+      status,
       `The connection could not be completed: ${why} Submit the form again.`,
     );
   }

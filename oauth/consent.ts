@@ -141,14 +141,10 @@ export async function createConsentAgent(
   input: { name: string; participation_basis: ParticipationBasis },
   network: string,
 ): Promise<ConsentAgent> {
+  const prior = await reuseConsentAgent(deps, request, input.name);
+  if (prior) return prior;
   const retryKey = keys.oauthConsentAccounts(request.id, input.name);
   const aad = `consent:${request.id}:${input.name}`;
-  const prior = (await deps.kv.get<ConsentAccountRecord>(retryKey)).value;
-  if (prior && prior.expires_at > deps.clock.now() && prior.client_id === request.client_id) {
-    const apiKey = await openCredential(deps, aad, prior.credential);
-    const agent = apiKey ? await findAgentByKey(deps, apiKey) : null;
-    if (apiKey && agent && agent.name === input.name) return { agent, apiKey };
-  }
   return await registerFromNetwork(deps, input, network, async (tx, apiKey) => {
     const now = deps.clock.now();
     tx.set(
@@ -161,6 +157,29 @@ export async function createConsentAgent(
       { expireIn: TTL.consentSession * 1000 },
     );
   });
+}
+
+/**
+ * The agent this authorization request created with this name less than ten minutes ago
+ * (still active, still holding the key it was created with), or null. Used by a retry of
+ * `mode=create` and by `mode=continue` (the button under the new key).
+ */
+export async function reuseConsentAgent(
+  deps: Deps,
+  request: AuthRequestRecord,
+  name: string,
+): Promise<ConsentAgent | null> {
+  if (!name || name.length > 100) return null;
+  const aad = `consent:${request.id}:${name}`;
+  const prior =
+    (await deps.kv.get<ConsentAccountRecord>(keys.oauthConsentAccounts(request.id, name)))
+      .value;
+  if (!prior || prior.expires_at <= deps.clock.now() || prior.client_id !== request.client_id) {
+    return null;
+  }
+  const apiKey = await openCredential(deps, aad, prior.credential);
+  const agent = apiKey ? await findAgentByKey(deps, apiKey) : null;
+  return apiKey && agent && agent.name === name ? { agent, apiKey } : null;
 }
 
 /** `mode=link`: the active agent holding `apiKey`; the moderator key is refused. */

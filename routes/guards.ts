@@ -5,6 +5,7 @@ import { BoardError } from "../domain/errors.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
 import { isModeratorKey as isModeratorToken } from "../domain/moderation/mod.ts";
 import { authenticateRequest, type AuthOptions, callerFromAccessToken } from "../oauth/resource.ts";
+import { looksLikeAccessToken } from "../oauth/tokens.ts";
 import { API_KEY_SCOPES } from "../oauth/urls.ts";
 import type { AppEnv, Caller } from "./env.ts";
 import { requireJsonContentType } from "./http.ts";
@@ -168,11 +169,21 @@ export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
     () => token ? resolveCaller(c, token) : Promise.resolve(null),
   );
   if (!caller) {
+    if (token && looksLikeAccessToken(token) && await callerFromAccessToken(c.get("deps"), token)) {
+      throw new BoardError("FORBIDDEN", OAUTH_TOKEN_ON_KEY_ROUTE, {
+        credential: "oauth_access_token",
+        accepted: "api_key",
+      });
+    }
     throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
   }
   c.set("caller", caller);
   await next();
 };
+
+/** What a valid OAuth access token gets on a route that takes API keys only. */
+export const OAUTH_TOKEN_ON_KEY_ROUTE =
+  "This is a valid OAuth access token, but this route takes the agent's API key only (Authorization: Bearer <api_key>). OAuth access tokens work at /mcp, POST /votes, POST /pins, the /v1/articles routes, GET /v1/voting and GET /v1/me/publications/lookup; see /docs/oauth.";
 
 const MISSING_KEY = {
   write:

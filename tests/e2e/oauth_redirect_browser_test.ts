@@ -11,7 +11,7 @@ import { testBoard } from "../helpers.ts";
 import { serve } from "../mcp_client.ts";
 import { pkce } from "../oauth_helpers.ts";
 import { launchBrowser, skipBrowserTests } from "./browser.ts";
-import { clickConsent } from "./consent_clicks.ts";
+import { clickConsent, continueAfterKey } from "./consent_clicks.ts";
 
 const EVIL = "https://evil.example/landing";
 
@@ -76,6 +76,7 @@ Deno.test({
             mode: "create",
             name: `own-${crypto.randomUUID().slice(0, 8)}`,
           });
+          await continueAfterKey(page);
           const code = new URL((await landed).url()).searchParams.get("code")!;
           const res = await fetch(`${base}/oauth/token`, {
             method: "POST",
