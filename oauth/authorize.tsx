@@ -30,6 +30,7 @@ import {
   consumeCsrfToken,
   createConsentAgent,
   declineAuthRequest,
+  extendAuthRequest,
   linkConsentAgent,
   newCsrfToken,
   openAuthRequest,
@@ -110,6 +111,12 @@ async function issueConsentSession(c: Context<AppEnv>): Promise<string> {
 async function postedConsentSession(c: Context<AppEnv>): Promise<string | null> {
   const value = getCookie(c, cookieName(c.get("deps").config.baseUrl));
   return value && /^[A-Za-z0-9_-]{43}$/.test(value) ? await secretHash("consent", value) : null;
+}
+
+/** Gives the consent session the browser holds a fresh lifetime (while a new key is shown). */
+function renewConsentSession(c: Context<AppEnv>): void {
+  const value = getCookie(c, cookieName(c.get("deps").config.baseUrl));
+  if (value) writeSessionCookie(c, value, TTL.consentSession);
 }
 
 /** Ends the consent session once its request is completed or declined. */
@@ -276,8 +283,21 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
       retryAfter ? { "Retry-After": String(Math.ceil(retryAfter)) } : {},
     );
   // The new agent's key, with a Continue form (new single-use csrf) that completes the request.
-  const keyPage = async (who: ConsentAgent, status = 200, error?: string) =>
-    newKeyPage(c, status, request, await newCsrfToken(deps, request), who, error);
+  // The request, its pending client and the consent session are kept ten more minutes, so
+  // the person has time to copy the key.
+  const keyPage = async (who: ConsentAgent, status = 200, error?: string) => {
+    const kept = await extendAuthRequest(deps, request);
+    if (!kept) {
+      return errorPage(
+        c,
+        400,
+        "Request expired",
+        "This authorization request has expired; start again from your application.",
+      );
+    }
+    renewConsentSession(c);
+    return newKeyPage(c, status, kept, await newCsrfToken(deps, kept), who, error);
+  };
   if (mode === "deny") {
     const declined = await declineAuthRequest(deps, request.id);
     if (!declined) return errorPage(c, 400, "Request expired", "The request has expired.");

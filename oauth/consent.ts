@@ -25,7 +25,7 @@ import { BoardError } from "../domain/errors.ts";
 import { isModeratorKey } from "../domain/moderation/mod.ts";
 import { timingSafeEqual } from "../domain/text.ts";
 import { keys } from "../kv/keys.ts";
-import { transact } from "../kv/tx.ts";
+import { transact, type Tx } from "../kv/tx.ts";
 import { clientIsLive, type ClientRecord } from "./clients.ts";
 import { issueCode } from "./grants.ts";
 import { newSecret, secretHash, TTL } from "./tokens.ts";
@@ -71,15 +71,65 @@ export async function openAuthRequest(
     expires_at: now + TTL.authRequest,
   };
   const csrf = newSecret();
-  await deps.kv.atomic()
-    .set(keys.oauthAuthRequests(request.id), request, { expireIn: TTL.authRequest * 1000 })
-    .set(
-      keys.oauthCsrfTokens(await secretHash("csrf", csrf)),
+  const csrfKey = keys.oauthCsrfTokens(await secretHash("csrf", csrf));
+  await transact(deps.kv, async (tx) => {
+    const client = (await tx.get<ClientRecord>(keys.oauthClients(request.client_id))).value;
+    keepPendingClient(tx, client, request.expires_at, now);
+    tx.set(keys.oauthAuthRequests(request.id), request, { expireIn: TTL.authRequest * 1000 });
+    tx.set(
+      csrfKey,
       { request_id: request.id, expires_at: request.expires_at } satisfies CsrfRecord,
       { expireIn: TTL.authRequest * 1000 },
-    )
-    .commit();
+    );
+  });
   return { request, csrf };
+}
+
+/**
+ * A registration that never completed an authorization expires an hour after it was made;
+ * while a person has a consent page of it open, it is kept until the request expires plus
+ * the lifetime of a code, so the person can always finish (docs/oauth.md "Registration").
+ */
+function keepPendingClient(
+  tx: Tx,
+  client: ClientRecord | null,
+  requestEnd: number,
+  now: number,
+): void {
+  const until = requestEnd + TTL.code;
+  if (!clientIsLive(client, now) || client.activated_at !== null || client.expires_at >= until) {
+    return;
+  }
+  tx.set(keys.oauthClients(client.client_id), { ...client, expires_at: until }, {
+    expireIn: (until - now) * 1000,
+  });
+}
+
+/**
+ * Keeps a request open for the time a person needs on the page that shows a new key (ten
+ * minutes from now, at least), together with its pending client. Returns the request as
+ * now stored, or null when it has expired or was completed meanwhile.
+ */
+export async function extendAuthRequest(
+  deps: Deps,
+  request: AuthRequestRecord,
+): Promise<AuthRequestRecord | null> {
+  const { value } = await transact(deps.kv, async (tx) => {
+    const now = deps.clock.now();
+    const [requestEntry, clientEntry] = await tx.getMany<unknown>([
+      keys.oauthAuthRequests(request.id),
+      keys.oauthClients(request.client_id),
+    ]);
+    const stored = requestEntry.value as AuthRequestRecord | null;
+    if (!stored || stored.expires_at <= now) return null;
+    const until = Math.max(stored.expires_at, now + TTL.consentSession);
+    if (until === stored.expires_at) return stored;
+    const updated = { ...stored, expires_at: until };
+    keepPendingClient(tx, clientEntry.value as ClientRecord | null, until, now);
+    tx.set(keys.oauthAuthRequests(request.id), updated, { expireIn: (until - now) * 1000 });
+    return updated;
+  });
+  return value;
 }
 
 /** A fresh CSRF token for a request whose page is shown again (after a form error). */

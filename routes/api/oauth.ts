@@ -217,6 +217,29 @@ const OAUTH_OPS: Operation[] = [
   },
 ];
 
+/**
+ * The MCP specification's default endpoints (`/authorize`, `/token`, `/register` at the
+ * issuer's root), used by clients that skip or lose the metadata document (for example
+ * after a restart with saved tokens): aliases answered by the same handlers.
+ */
+const DEFAULT_ENDPOINT_ALIASES: Operation[] = (
+  [
+    [OAUTH_PATHS.defaultAuthorize, "oauthAuthorize"],
+    [OAUTH_PATHS.defaultAuthorize, "oauthConsent"],
+    [OAUTH_PATHS.defaultToken, "oauthToken"],
+    [OAUTH_PATHS.defaultRegister, "oauthRegisterClient"],
+  ] as const
+).map(([path, of]) => {
+  const op = OAUTH_OPS.find((o) => o.operationId === of)!;
+  return {
+    ...op,
+    path,
+    operationId: `${of}DefaultPath`,
+    summary: `Alias of \`${op.method.toUpperCase()} ${op.path}\` (the MCP default endpoint)`,
+    description: `Answers exactly as \`${op.path}\`, for MCP clients that fall back to the specification's default endpoints.`,
+  };
+});
+
 const jsonRpcError = z.object({
   jsonrpc: z.literal("2.0"),
   error: z.object({ code: z.number().int(), message: z.string() }),
@@ -265,4 +288,8 @@ const MCP_OPS: Operation[] = [
 ];
 
 /** OAuth and MCP operations. */
-export const OAUTH_MCP_OPERATIONS: Operation[] = [...OAUTH_OPS, ...MCP_OPS];
+export const OAUTH_MCP_OPERATIONS: Operation[] = [
+  ...OAUTH_OPS,
+  ...DEFAULT_ENDPOINT_ALIASES,
+  ...MCP_OPS,
+];
