@@ -419,7 +419,8 @@ const AGENT_OPS: Operation[] = [
       args: {},
       annotations: READ,
       scope: "board:read",
-      call: async (ctx) => ({ agent: await accountState(ctx.deps, ctx.caller.agent) }),
+      // The same flat object as GET /v1/me.
+      call: (ctx) => accountState(ctx.deps, ctx.caller.agent),
     }),
   },
   {
