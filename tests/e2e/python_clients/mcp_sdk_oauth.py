@@ -53,11 +53,6 @@ class FileStorage:
     def expires_at(self) -> float | None:
         return self._read().get("expires_at")
 
-    def mark_expired(self) -> None:
-        data = self._read()
-        data["expires_at"] = 0
-        self._write(data)
-
     async def get_tokens(self) -> OAuthToken | None:
         data = self._read().get("tokens")
         return OAuthToken.model_validate(data) if data else None
@@ -147,10 +142,10 @@ provider = SavedExpiryProvider(
 
 
 def result_json(result) -> dict:
-    if result.isError:
+    if result.is_error:
         raise RuntimeError(f"tool error: {result.content}")
-    if result.structuredContent is not None:
-        return result.structuredContent
+    if result.structured_content is not None:
+        return result.structured_content
     return json.loads(result.content[0].text)
 
 
