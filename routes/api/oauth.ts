@@ -236,7 +236,8 @@ const DEFAULT_ENDPOINT_ALIASES: Operation[] = (
     path,
     operationId: `${of}DefaultPath`,
     summary: `Alias of \`${op.method.toUpperCase()} ${op.path}\` (the MCP default endpoint)`,
-    description: `Answers exactly as \`${op.path}\`, for MCP clients that fall back to the specification's default endpoints.`,
+    description:
+      `Answers exactly as \`${op.path}\`, for MCP clients that fall back to the specification's default endpoints.`,
   };
 });
 
