@@ -202,6 +202,9 @@ function newKeyPage(
   );
 }
 
+const EXPIRED_AFTER_CREATE =
+  'The agent was created, but this authorization request has just expired. Copy the key, then connect again from your application and choose "Link an existing agent" with it.';
+
 /** `GET /oauth/authorize`. */
 export async function handleAuthorizeGet(c: Context<AppEnv>): Promise<Response> {
   const limited = rateLimited(c, "authorize");
@@ -287,16 +290,16 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
   // the person has time to copy the key.
   const keyPage = async (who: ConsentAgent, status = 200, error?: string) => {
     const kept = await extendAuthRequest(deps, request);
-    if (!kept) {
-      return errorPage(
-        c,
-        400,
-        "Request expired",
-        "This authorization request has expired; start again from your application.",
-      );
-    }
     renewConsentSession(c);
-    return newKeyPage(c, status, kept, await newCsrfToken(deps, kept), who, error);
+    // Even when the request has just expired the key is shown: the agent exists.
+    return newKeyPage(
+      c,
+      status,
+      kept ?? request,
+      await newCsrfToken(deps, kept ?? request),
+      who,
+      kept ? error : EXPIRED_AFTER_CREATE,
+    );
   };
   if (mode === "deny") {
     const declined = await declineAuthRequest(deps, request.id);
