@@ -13,6 +13,7 @@ export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 export {
   type CallToolResult,
   LATEST_PROTOCOL_VERSION,
+  type ServerCapabilities,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/validation/ajv"

@@ -6,7 +6,7 @@
 import { MCP_TOOLS } from "../routes/api/registry.ts";
 import { rulesEditRight } from "../domain/rules/mod.ts";
 import { runTool, type ToolContext } from "./kit.ts";
-import { AjvJsonSchemaValidator, McpServer } from "./sdk.ts";
+import { AjvJsonSchemaValidator, McpServer, type ServerCapabilities } from "./sdk.ts";
 import { toolConfig } from "./tool_configs.ts";
 
 export const MCP_INSTRUCTIONS = [
@@ -57,5 +57,12 @@ export async function createMcpServer(
       (args: any) => runTool(ctx, t.scope, () => t.call(ctx, args)),
     );
   }
+  // Registering tools makes the SDK advertise `tools.listChanged`, but a stateless server
+  // never sends that notification: advertise only what the server does (`tools: {}`).
+  // `getCapabilities()` (typed private in the pinned SDK) returns the very object the
+  // `initialize` result carries; tests/mcp_board_tools_test.ts checks the answer.
+  const caps = (server.server as unknown as { getCapabilities(): ServerCapabilities })
+    .getCapabilities();
+  delete caps.tools?.listChanged;
   return server;
 }

@@ -3,9 +3,11 @@
  * `POST /oauth/authorize` (the consent form: create or link an agent, then redirect
  * with `code`, `state` and `iss`).
  *
- * Errors found before the redirect URI is validated are shown on a page; later ones go
- * back to the client as a redirect with `error` and `state`. Pages are never framed
- * (`X-Frame-Options: DENY`, `frame-ancestors 'none'`) and never CORS-open.
+ * Request errors are shown on a page and never redirected: those found after the redirect
+ * URI was validated offer a link back to the application with `error`, `state` and `iss`.
+ * Deny redirects only for an application that has completed an authorization before.
+ * Pages are never framed (`X-Frame-Options: DENY`, `frame-ancestors 'none'`) and never
+ * CORS-open.
  */
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
@@ -14,7 +16,12 @@ import { registerSchema } from "../routes/schemas.ts";
 import { TxConflictError } from "../kv/tx.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { siteCsp } from "../routes/web/security.ts";
-import { validateAuthorizeQuery } from "./authorize_request.ts";
+import {
+  type ErrorReturn,
+  errorReturnUrl,
+  UNKNOWN_CLIENT_HELP,
+  validateAuthorizeQuery,
+} from "./authorize_request.ts";
 import { type ClientRecord, getClient } from "./clients.ts";
 import {
   type AuthRequestRecord,
@@ -23,11 +30,13 @@ import {
   consumeCsrfToken,
   createConsentAgent,
   declineAuthRequest,
+  extendAuthRequest,
   linkConsentAgent,
   newCsrfToken,
   openAuthRequest,
+  reuseConsentAgent,
 } from "./consent.ts";
-import { ConsentPage, ErrorPage } from "./consent_page.tsx";
+import { type ConsentField, ConsentPage, ErrorPage, NewKeyPage } from "./consent_page.tsx";
 import { readBoundedText } from "./http.ts";
 import { admitOAuthRequest, OAuthRateLimited } from "./rate_limit.ts";
 import { newSecret, secretHash, TTL } from "./tokens.ts";
@@ -61,25 +70,15 @@ function errorPage(
   title: string,
   message: string,
   extra: Record<string, string> = {},
+  back?: ErrorReturn,
 ): Promise<Response> {
-  return page(c, status, ErrorPage({ title, message }), [], extra);
-}
-
-/** Redirects to the client with an OAuth error (after the redirect URI was validated). */
-function errorRedirect(
-  c: Context<AppEnv>,
-  redirectUri: string,
-  state: string | null,
-  error: string,
-  description: string,
-  status: 302 | 303 = 302,
-): Response {
-  const url = new URL(redirectUri);
-  url.searchParams.set("error", error);
-  url.searchParams.set("error_description", description);
-  if (state !== null) url.searchParams.set("state", state);
-  url.searchParams.set("iss", oauthUrls(c.get("deps").config.baseUrl).issuer);
-  return c.redirect(url.toString(), status);
+  const link = back
+    ? {
+      url: errorReturnUrl(back, oauthUrls(c.get("deps").config.baseUrl).issuer),
+      shown: redirectTarget(back.redirectUri).shown,
+    }
+    : undefined;
+  return page(c, status, ErrorPage({ title, message, back: link }), [], extra);
 }
 
 function cookieName(baseUrl: string): string {
@@ -112,6 +111,12 @@ async function issueConsentSession(c: Context<AppEnv>): Promise<string> {
 async function postedConsentSession(c: Context<AppEnv>): Promise<string | null> {
   const value = getCookie(c, cookieName(c.get("deps").config.baseUrl));
   return value && /^[A-Za-z0-9_-]{43}$/.test(value) ? await secretHash("consent", value) : null;
+}
+
+/** Gives the consent session the browser holds a fresh lifetime (while a new key is shown). */
+function renewConsentSession(c: Context<AppEnv>): void {
+  const value = getCookie(c, cookieName(c.get("deps").config.baseUrl));
+  if (value) writeSessionCookie(c, value, TTL.consentSession);
 }
 
 /** Ends the consent session once its request is completed or declined. */
@@ -150,7 +155,7 @@ function consentPage(
   client: ClientRecord,
   request: AuthRequestRecord,
   csrf: string,
-  extra: { error?: string; name?: string; basis?: string } = {},
+  extra: { error?: string; errorField?: ConsentField; name?: string; basis?: string } = {},
   headers: Record<string, string> = {},
 ): Promise<Response> {
   const urls = oauthUrls(c.get("deps").config.baseUrl);
@@ -172,16 +177,41 @@ function consentPage(
   );
 }
 
+function newKeyPage(
+  c: Context<AppEnv>,
+  status: number,
+  request: AuthRequestRecord,
+  csrf: string,
+  who: ConsentAgent,
+  error?: string,
+): Promise<Response> {
+  const urls = oauthUrls(c.get("deps").config.baseUrl);
+  const target = redirectTarget(request.redirect_uri);
+  return page(
+    c,
+    status,
+    NewKeyPage({
+      action: urls.authorization,
+      csrf,
+      name: who.agent.name,
+      apiKey: who.apiKey,
+      redirectHost: target.shown,
+      error,
+    }),
+    [new URL(urls.authorization).origin, target.source],
+  );
+}
+
+const EXPIRED_AFTER_CREATE =
+  'The agent was created, but this authorization request has just expired. Copy the key, then connect again from your application and choose "Link an existing agent" with it.';
+
 /** `GET /oauth/authorize`. */
 export async function handleAuthorizeGet(c: Context<AppEnv>): Promise<Response> {
   const limited = rateLimited(c, "authorize");
   if (limited) return limited;
   const deps = c.get("deps");
   const v = await validateAuthorizeQuery(deps, new URL(c.req.url).searchParams);
-  if (v.kind === "page") return errorPage(c, 400, v.title, v.message);
-  if (v.kind === "redirect") {
-    return errorRedirect(c, v.redirectUri, v.state, v.error, v.description);
-  }
+  if (v.kind === "page") return errorPage(c, 400, v.title, v.message, {}, v.back);
   const sessionHash = await issueConsentSession(c);
   const { request, csrf } = await openAuthRequest(deps, {
     client_id: v.client.client_id,
@@ -233,34 +263,67 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
   }
   const client = await getClient(deps, request.client_id);
   if (!client) {
-    return errorPage(c, 400, "Unknown application", "The application's registration expired.");
+    return errorPage(c, 400, "Unknown application", UNKNOWN_CLIENT_HELP);
   }
   const mode = form.get("mode");
   const name = form.get("name") ?? "";
   const basis = form.get("participation_basis") ?? "";
-  // Shows the form again (new single-use csrf) with an error; keeps what was typed.
-  const again = async (status: number, error: string, retryAfter?: number) =>
+  // Shows the form again (new single-use csrf) with an error at its field; keeps what was
+  // typed (never the API key).
+  const again = async (
+    status: number,
+    error: string,
+    errorField?: ConsentField,
+    retryAfter?: number,
+  ) =>
     consentPage(
       c,
       status,
       client,
       request,
       await newCsrfToken(deps, request),
-      { error, name, basis },
+      { error, errorField, name, basis },
       retryAfter ? { "Retry-After": String(Math.ceil(retryAfter)) } : {},
     );
+  // The new agent's key, with a Continue form (new single-use csrf) that completes the request.
+  // The request, its pending client and the consent session are kept ten more minutes, so
+  // the person has time to copy the key.
+  const keyPage = async (who: ConsentAgent, status = 200, error?: string) => {
+    const kept = await extendAuthRequest(deps, request);
+    renewConsentSession(c);
+    // Even when the request has just expired the key is shown: the agent exists.
+    return newKeyPage(
+      c,
+      status,
+      kept ?? request,
+      await newCsrfToken(deps, kept ?? request),
+      who,
+      kept ? error : EXPIRED_AFTER_CREATE,
+    );
+  };
   if (mode === "deny") {
     const declined = await declineAuthRequest(deps, request.id);
     if (!declined) return errorPage(c, 400, "Request expired", "The request has expired.");
     endConsentSession(c);
-    return errorRedirect(
-      c,
-      declined.redirect_uri,
-      declined.state,
-      "access_denied",
-      "The user denied the request.",
-      303,
-    );
+    const back: ErrorReturn = {
+      redirectUri: declined.redirect_uri,
+      state: declined.state,
+      error: "access_denied",
+      description: "The user denied the request.",
+    };
+    // An application that never completed an authorization may be anyone's redirect
+    // address: the person is shown a page and a link instead of being sent there.
+    if (client.activated_at === null) {
+      return errorPage(
+        c,
+        200,
+        "Connection denied",
+        "You denied the request; the application was not connected.",
+        {},
+        back,
+      );
+    }
+    return c.redirect(errorReturnUrl(back, urls.issuer), 303);
   }
   let who: ConsentAgent;
   try {
@@ -268,21 +331,44 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
       const parsed = registerSchema.safeParse({ name, participation_basis: basis });
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        return await again(400, `Field "${issue.path.join(".")}" is invalid: ${issue.message}.`);
+        const field = issue.path[0] === "participation_basis" ? "participation_basis" : "name";
+        return await again(
+          400,
+          `Field "${issue.path.join(".")}" is invalid: ${issue.message}.`,
+          field,
+        );
       }
       who = await createConsentAgent(deps, request, {
         name: parsed.data.name,
         participation_basis: parsed.data.participation_basis ?? "owner_directed",
       }, c.get("network"));
+      // The key is shown once, before the browser returns to the application.
+      return await keyPage(who);
+    } else if (mode === "continue") {
+      const created = await reuseConsentAgent(deps, request, name);
+      if (!created) {
+        return errorPage(
+          c,
+          400,
+          "The connection could not be completed",
+          `The agent "${name}" was created, but more than ten minutes passed before Continue (or its key was revoked since). Start connecting again from your application and choose "Link an existing agent" with the key you copied.`,
+        );
+      }
+      who = created;
     } else if (mode === "link") {
       who = await linkConsentAgent(deps, form.get("api_key") ?? "");
     } else {
       return await again(400, "Choose whether to create a new agent or link an existing one.");
     }
   } catch (e) {
-    if (e instanceof BoardError) return await again(e.status, e.message, e.retryAfter);
+    if (e instanceof BoardError) {
+      const field: ConsentField | undefined = mode === "link"
+        ? (e.status === 401 || e.status === 403 ? "api_key" : undefined)
+        : (e.code === "NAME_TAKEN" || e.code === "INVALID_INPUT" ? "name" : undefined);
+      return await again(e.status, e.message, field, e.retryAfter);
+    }
     if (e instanceof TxConflictError) {
-      return await again(503, "The board is busy; submit again.", 1);
+      return await again(503, "The board is busy; submit again.", undefined, 1);
     }
     throw e;
   }
@@ -294,10 +380,18 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
       return errorPage(c, 400, "The connection could not be completed", e.message);
     }
     if (!(e instanceof BoardError) && !(e instanceof TxConflictError)) throw e;
-    // A new agent may already exist: submitting the same form and name again reuses it.
     const why = e instanceof BoardError ? e.message : "The board is busy.";
+    const status = e instanceof BoardError ? e.status : 503;
+    // After Continue the key page is shown again; the agent exists and is reused.
+    if (mode === "continue") {
+      return await keyPage(
+        who,
+        status,
+        `The connection could not be completed: ${why} Continue again.`,
+      );
+    }
     return await again(
-      e instanceof BoardError ? e.status : 503,
+      status,
       `The connection could not be completed: ${why} Submit the form again.`,
     );
   }

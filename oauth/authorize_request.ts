@@ -1,28 +1,36 @@
 /**
  * Validation of an authorization request (`GET /oauth/authorize` query), in the order
- * the standards require: client and redirect URI first — failures there must not be
- * redirected — then response type, PKCE (S256 only), resource, scopes and state, whose
- * failures go back to the client once it has completed an authorization (before that
- * they are shown on a page).
+ * the standards require: client and redirect URI first, then response type, PKCE (S256
+ * only), resource, scopes and state. Every failure is shown on a board page; the browser
+ * is never redirected for an error. Anyone can register a client with any address (and
+ * complete a flow with an agent of their own), so redirecting request errors would make
+ * the board an open redirect. For failures after the redirect URI was validated the page
+ * carries a link back to the application with the standard error parameters.
  */
 import type { Deps } from "../domain/deps.ts";
-import { type ClientRecord, getClient, redirectUriMatches } from "./clients.ts";
+import { type ClientRecord, getClient, redirectUriMatches, redirectUriProblem } from "./clients.ts";
 import { parseScopes } from "./tokens.ts";
 import { oauthUrls, SCOPES } from "./urls.ts";
 
 const CHALLENGE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+/**
+ * What the "Unknown application" page tells the person: an application that saved an
+ * expired registration keeps sending it until it forgets it.
+ */
+export const UNKNOWN_CLIENT_HELP =
+  "This application is not registered with the board, or its registration expired. If the application saved its registration, it keeps sending the old one: make it forget it, then connect again. Usually removing the board's server from the application and adding it again does this; otherwise delete the application's saved sign-in data for this board (for example the stored client information of an MCP SDK client, or the ~/.mcp-auth folder of mcp-remote).";
+
 /** Longest `state` accepted (it is echoed back). */
 export const MAX_STATE = 2048;
 
 /** The outcome of validating an authorization request. */
 export type AuthorizeValidation =
-  | { kind: "page"; title: string; message: string }
   | {
-    kind: "redirect";
-    redirectUri: string;
-    state: string | null;
-    error: string;
-    description: string;
+    kind: "page";
+    title: string;
+    message: string;
+    /** The error response for the application, offered as a link (never followed by itself). */
+    back?: ErrorReturn;
   }
   | {
     kind: "ok";
@@ -34,8 +42,29 @@ export type AuthorizeValidation =
     resource: string;
   };
 
+/** An OAuth error response the person may take back to the application by a link. */
+export interface ErrorReturn {
+  redirectUri: string;
+  state: string | null;
+  error: string;
+  description: string;
+}
+
 function page(title: string, message: string): AuthorizeValidation {
   return { kind: "page", title, message };
+}
+
+/**
+ * The address of an error response (`error`, `error_description`, `state`, `iss`) at the
+ * application's redirect URI.
+ */
+export function errorReturnUrl(back: ErrorReturn, issuer: string): string {
+  const url = new URL(back.redirectUri);
+  url.searchParams.set("error", back.error);
+  url.searchParams.set("error_description", back.description);
+  if (back.state !== null) url.searchParams.set("state", back.state);
+  url.searchParams.set("iss", issuer);
+  return url.toString();
 }
 
 /** Validates the query of an authorization request. */
@@ -53,9 +82,7 @@ export async function validateAuthorizeQuery(
   if (!client) {
     return page(
       "Unknown application",
-      clientId
-        ? "This application is not registered with the board, or its registration expired."
-        : 'The request has no "client_id".',
+      clientId ? UNKNOWN_CLIENT_HELP : 'The request has no "client_id".',
     );
   }
   const given = q.get("redirect_uri");
@@ -74,25 +101,28 @@ export async function validateAuthorizeQuery(
     );
   }
 
-  // From here on, errors are sent back to the application — but only to one that has
-  // completed an authorization before. Anyone can register a client with any https
-  // address, so for a new one the board shows the error itself: never an open redirect.
+  // A registration stored before a scheme was refused is not honoured either.
+  const problem = redirectUriProblem(redirectUri);
+  if (problem) {
+    return page(
+      "Redirect address refused",
+      `The application's redirect address ${problem}. The board does not send browsers there.`,
+    );
+  }
+
+  // From here on, errors are shown with a link back to the application (never redirected).
   const state = q.get("state");
-  const fail = (error: string, description: string): AuthorizeValidation =>
-    client.activated_at === null
-      ? page(
-        "Invalid authorization request",
-        `${
-          description.replace(/\.$/, "")
-        } (error "${error}"). This application has not completed an authorization with the board yet, so the board shows the error here instead of sending your browser to the application's address.`,
-      )
-      : {
-        kind: "redirect",
-        redirectUri,
-        state: state !== null && state.length <= MAX_STATE ? state : null,
-        error,
-        description,
-      };
+  const fail = (error: string, description: string): AuthorizeValidation => ({
+    kind: "page",
+    title: "Invalid authorization request",
+    message: `${description.replace(/\.$/, "")} (error "${error}").`,
+    back: {
+      redirectUri,
+      state: state !== null && state.length <= MAX_STATE ? state : null,
+      error,
+      description,
+    },
+  });
   for (const [name] of q) {
     if (q.getAll(name).length > 1) {
       return fail("invalid_request", `Parameter "${name}" was sent more than once.`);

@@ -55,12 +55,71 @@ export function redirectUriProblem(uri: string): string | null {
       ? null
       : "uses http: with a host that is not loopback (127.0.0.1, [::1] or localhost); use https:";
   }
-  if (REFUSED_SCHEMES.has(url.protocol)) {
-    return `uses the scheme "${url.protocol}", which is not a redirect target`;
+  return privateSchemeProblem(url.protocol);
+}
+
+/**
+ * Private-use schemes of known MCP clients that are not in reverse-DNS form, accepted by
+ * name (docs/oauth.md "Redirect URIs"). Every other private-use scheme must be reverse-DNS.
+ */
+export const KNOWN_CLIENT_SCHEMES: readonly string[] = [
+  "cursor:",
+  "vscode:",
+  "vscode-insiders:",
+  "windsurf:",
+];
+
+/**
+ * Generic top-level domains a reverse-DNS scheme may start with (besides every two-letter
+ * country code): `com.example.app:` is reverse-DNS, `claude.ai:` is not.
+ */
+const GENERIC_TLDS = new Set([
+  "com",
+  "org",
+  "net",
+  "edu",
+  "gov",
+  "mil",
+  "int",
+  "app",
+  "dev",
+  "info",
+  "biz",
+  "cloud",
+  "tech",
+  "xyz",
+  "page",
+  "software",
+  "systems",
+  "codes",
+  "tools",
+  "chat",
+  "team",
+  "works",
+  "studio",
+  "online",
+  "site",
+]);
+
+const LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+
+/** True for a scheme in reverse-DNS form (RFC 8252 §7.1), such as `com.example.agent:`. */
+export function isReverseDnsScheme(protocol: string): boolean {
+  const labels = protocol.replace(/:$/, "").toLowerCase().split(".");
+  if (labels.length < 2 || !labels.every((l) => LABEL.test(l))) return false;
+  return /^[a-z]{2}$/.test(labels[0]) || GENERIC_TLDS.has(labels[0]);
+}
+
+/** Why a non-http(s) scheme is refused as a redirect target, or null when it is accepted. */
+function privateSchemeProblem(protocol: string): string | null {
+  const scheme = protocol.toLowerCase();
+  if (REFUSED_SCHEMES.has(scheme) || OS_HANDLER_SCHEMES.has(scheme) || /^ms-/.test(scheme)) {
+    return `uses the scheme "${scheme}", which is not a redirect target`;
   }
-  // A private-use scheme of a native application (RFC 8252 §7.1): cursor:, vscode:,
-  // com.example.app:. The URL parser has already checked the scheme's syntax.
-  return null;
+  if (KNOWN_CLIENT_SCHEMES.includes(scheme) || isReverseDnsScheme(scheme)) return null;
+  return `uses the private-use scheme "${scheme}", which is neither in reverse-DNS form (such as "com.example.app:") nor one of the known clients' schemes (${
+    KNOWN_CLIENT_SCHEMES.map((k) => `"${k}"`).join(", ")
+  })`;
 }
 
 /**
@@ -84,6 +143,31 @@ const REFUSED_SCHEMES = new Set([
   "mailto:",
   "tel:",
   "sms:",
+]);
+
+/**
+ * Schemes that open an operating-system handler (search, diagnostics, settings, installers,
+ * Android intents, shell): refused even though the reverse-DNS rule would already refuse
+ * most of them, so no future list change can let one through. Every `ms-…` scheme is refused
+ * as well.
+ */
+const OS_HANDLER_SCHEMES = new Set([
+  "search-ms:",
+  "search:",
+  "intent:",
+  "android-app:",
+  "shell:",
+  "its:",
+  "mk:",
+  "hcp:",
+  "res:",
+  "jar:",
+  "x-apple-systempreferences:",
+  "smb:",
+  "nfs:",
+  "afp:",
+  "steam:",
+  "itms-services:",
 ]);
 
 /**

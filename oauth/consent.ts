@@ -24,7 +24,7 @@ import type { Deps } from "../domain/deps.ts";
 import { BoardError } from "../domain/errors.ts";
 import { timingSafeEqual } from "../domain/text.ts";
 import { keys } from "../kv/keys.ts";
-import { transact } from "../kv/tx.ts";
+import { transact, type Tx } from "../kv/tx.ts";
 import { clientIsLive, type ClientRecord } from "./clients.ts";
 import { issueCode } from "./grants.ts";
 import { newSecret, secretHash, TTL } from "./tokens.ts";
@@ -70,15 +70,65 @@ export async function openAuthRequest(
     expires_at: now + TTL.authRequest,
   };
   const csrf = newSecret();
-  await deps.kv.atomic()
-    .set(keys.oauthAuthRequests(request.id), request, { expireIn: TTL.authRequest * 1000 })
-    .set(
-      keys.oauthCsrfTokens(await secretHash("csrf", csrf)),
+  const csrfKey = keys.oauthCsrfTokens(await secretHash("csrf", csrf));
+  await transact(deps.kv, async (tx) => {
+    const client = (await tx.get<ClientRecord>(keys.oauthClients(request.client_id))).value;
+    keepPendingClient(tx, client, request.expires_at, now);
+    tx.set(keys.oauthAuthRequests(request.id), request, { expireIn: TTL.authRequest * 1000 });
+    tx.set(
+      csrfKey,
       { request_id: request.id, expires_at: request.expires_at } satisfies CsrfRecord,
       { expireIn: TTL.authRequest * 1000 },
-    )
-    .commit();
+    );
+  });
   return { request, csrf };
+}
+
+/**
+ * A registration that never completed an authorization expires an hour after it was made;
+ * while a person has a consent page of it open, it is kept until the request expires plus
+ * the lifetime of a code, so the person can always finish (docs/oauth.md "Registration").
+ */
+function keepPendingClient(
+  tx: Tx,
+  client: ClientRecord | null,
+  requestEnd: number,
+  now: number,
+): void {
+  const until = requestEnd + TTL.code;
+  if (!clientIsLive(client, now) || client.activated_at !== null || client.expires_at >= until) {
+    return;
+  }
+  tx.set(keys.oauthClients(client.client_id), { ...client, expires_at: until }, {
+    expireIn: (until - now) * 1000,
+  });
+}
+
+/**
+ * Keeps a request open for the time a person needs on the page that shows a new key (ten
+ * minutes from now, at least), together with its pending client. Returns the request as
+ * now stored, or null when it has expired or was completed meanwhile.
+ */
+export async function extendAuthRequest(
+  deps: Deps,
+  request: AuthRequestRecord,
+): Promise<AuthRequestRecord | null> {
+  const { value } = await transact(deps.kv, async (tx) => {
+    const now = deps.clock.now();
+    const [requestEntry, clientEntry] = await tx.getMany<unknown>([
+      keys.oauthAuthRequests(request.id),
+      keys.oauthClients(request.client_id),
+    ]);
+    const stored = requestEntry.value as AuthRequestRecord | null;
+    if (!stored || stored.expires_at <= now) return null;
+    const until = Math.max(stored.expires_at, now + TTL.consentSession);
+    if (until === stored.expires_at) return stored;
+    const updated = { ...stored, expires_at: until };
+    keepPendingClient(tx, clientEntry.value as ClientRecord | null, until, now);
+    tx.set(keys.oauthAuthRequests(request.id), updated, { expireIn: (until - now) * 1000 });
+    return updated;
+  });
+  return value;
 }
 
 /** A fresh CSRF token for a request whose page is shown again (after a form error). */
@@ -140,14 +190,10 @@ export async function createConsentAgent(
   input: { name: string; participation_basis: ParticipationBasis },
   network: string,
 ): Promise<ConsentAgent> {
+  const prior = await reuseConsentAgent(deps, request, input.name);
+  if (prior) return prior;
   const retryKey = keys.oauthConsentAccounts(request.id, input.name);
   const aad = `consent:${request.id}:${input.name}`;
-  const prior = (await deps.kv.get<ConsentAccountRecord>(retryKey)).value;
-  if (prior && prior.expires_at > deps.clock.now() && prior.client_id === request.client_id) {
-    const apiKey = await openCredential(deps, aad, prior.credential);
-    const agent = apiKey ? await findAgentByKey(deps, apiKey) : null;
-    if (apiKey && agent && agent.name === input.name) return { agent, apiKey };
-  }
   return await registerFromNetwork(deps, input, network, async (tx, apiKey) => {
     const now = deps.clock.now();
     tx.set(
@@ -160,6 +206,29 @@ export async function createConsentAgent(
       { expireIn: TTL.consentSession * 1000 },
     );
   });
+}
+
+/**
+ * The agent this authorization request created with this name less than ten minutes ago
+ * (still active, still holding the key it was created with), or null. Used by a retry of
+ * `mode=create` and by `mode=continue` (the button under the new key).
+ */
+export async function reuseConsentAgent(
+  deps: Deps,
+  request: AuthRequestRecord,
+  name: string,
+): Promise<ConsentAgent | null> {
+  if (!name || name.length > 100) return null;
+  const aad = `consent:${request.id}:${name}`;
+  const prior =
+    (await deps.kv.get<ConsentAccountRecord>(keys.oauthConsentAccounts(request.id, name)))
+      .value;
+  if (!prior || prior.expires_at <= deps.clock.now() || prior.client_id !== request.client_id) {
+    return null;
+  }
+  const apiKey = await openCredential(deps, aad, prior.credential);
+  const agent = apiKey ? await findAgentByKey(deps, apiKey) : null;
+  return apiKey && agent && agent.name === name ? { agent, apiKey } : null;
 }
 
 /** `mode=link`: the active agent holding `apiKey` (the moderator key is an unknown key here). */

@@ -14,6 +14,8 @@ export const CORS_PATHS = [
   OAUTH_PATHS.token,
   OAUTH_PATHS.register,
   OAUTH_PATHS.revoke,
+  OAUTH_PATHS.defaultToken,
+  OAUTH_PATHS.defaultRegister,
 ] as const;
 
 /** The CORS middleware for `CORS_PATHS`. */

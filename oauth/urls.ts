@@ -15,6 +15,10 @@ export const OAUTH_PATHS = {
   revoke: "/oauth/revoke",
   whoami: "/oauth/whoami",
   mcp: "/mcp",
+  /** The MCP specification's default endpoints, served as aliases of the three above. */
+  defaultAuthorize: "/authorize",
+  defaultToken: "/token",
+  defaultRegister: "/register",
 } as const;
 
 /** The OAuth scopes the board grants. */

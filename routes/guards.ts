@@ -5,6 +5,7 @@ import { BoardError } from "../domain/errors.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
 import { IDEMPOTENCY_RULE_DOC, idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import { authenticateRequest, type AuthOptions, callerFromAccessToken } from "../oauth/resource.ts";
+import { looksLikeAccessToken } from "../oauth/tokens.ts";
 import { API_KEY_SCOPES } from "../oauth/urls.ts";
 import type { AppEnv, Caller } from "./env.ts";
 import { requireJsonContentType } from "./http.ts";
@@ -175,11 +176,21 @@ export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (token === "") throw malformedAuthorization(c.req.header("authorization") ?? "");
   const caller = await limitCredentialCall(c, token, () => resolveCaller(c, token));
   if (!caller) {
+    if (token && looksLikeAccessToken(token) && await callerFromAccessToken(c.get("deps"), token)) {
+      throw new BoardError("FORBIDDEN", OAUTH_TOKEN_ON_KEY_ROUTE, {
+        credential: "oauth_access_token",
+        accepted: "api_key",
+      });
+    }
     throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
   }
   c.set("caller", caller);
   await next();
 };
+
+/** What a valid OAuth access token gets on a route that takes API keys only. */
+export const OAUTH_TOKEN_ON_KEY_ROUTE =
+  "This is a valid OAuth access token, but this route takes the agent's API key only (Authorization: Bearer <api_key>). OAuth access tokens work at /mcp, POST /votes, POST /pins, the /v1/articles routes, GET /v1/voting and GET /v1/me/publications/lookup; see /docs/oauth.";
 
 const MISSING_KEY = {
   write:

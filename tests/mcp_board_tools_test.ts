@@ -70,7 +70,7 @@ Deno.test("MCP board tools: a post made over MCP is a post on the board, and vic
       );
       assert.equal(lookup.found, true);
       const me = toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
-      assert.equal((me.agent as { id: string }).id, a.id);
+      assert.equal(me.id, a.id);
     },
   );
 
@@ -170,7 +170,7 @@ Deno.test("MCP: 20 parallel tool calls from different agents each get their own 
     await using client = await mcpClient(server.url, a.key);
     return toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
   }));
-  results.forEach((r, i) => assert.equal((r.agent as { id: string }).id, agents[i].id));
+  results.forEach((r, i) => assert.equal(r.id, agents[i].id));
 });
 
 Deno.test("MCP over a real OAuth token: read scope reads, cannot write; write scope writes", async () => {
@@ -215,5 +215,26 @@ Deno.test("MCP over a real OAuth token: read scope reads, cannot write; write sc
     `/v1/posts/${toolJson(made).id}`,
     (await register(board)).key,
   );
-  assert.equal(thread.body.post.agent_id, (me.agent as { id: string }).id);
+  assert.equal(thread.body.post.agent_id, me.id);
+});
+
+Deno.test("MCP: get_my_agent is the flat GET /v1/me object; tools.listChanged is not advertised", async (t) => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const a = await register(board);
+  await using client = await mcpClient(server.url, a.key);
+
+  await t.step("get_my_agent answers exactly what GET /v1/me answers", async () => {
+    const tool = toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
+    const rest = await getJson(board, "/v1/me", a.key);
+    assert.equal(rest.status, 200);
+    assert.deepEqual(tool, rest.body);
+    assert.equal(tool.id, a.id);
+    assert.equal("agent" in tool, false, "not wrapped");
+  });
+
+  await t.step("initialize advertises tools without listChanged (a stateless server)", () => {
+    const caps = client.getServerCapabilities();
+    assert.deepEqual(caps?.tools, {});
+  });
 });

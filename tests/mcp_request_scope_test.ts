@@ -28,7 +28,7 @@ async function rpc(board: TestBoard, who: TestAgent, method: string, params: unk
 
 async function myName(board: TestBoard, who: TestAgent): Promise<string> {
   const result = await rpc(board, who, "tools/call", { name: "get_my_agent", arguments: {} });
-  return result.structuredContent.agent.name;
+  return result.structuredContent.name;
 }
 
 Deno.test("MCP pool: each tool call acts for its own caller, one after another and together", async () => {

@@ -90,11 +90,7 @@ Deno.test("MCP: every tool succeeds and fails as REST does", async (t) => {
   });
 
   await t.step("get_my_agent", async () => {
-    assert.equal(
-      (okJson(await v.callTool({ name: "get_my_agent", arguments: {} })).agent as { id: string })
-        .id,
-      vet.id,
-    );
+    assert.equal(okJson(await v.callTool({ name: "get_my_agent", arguments: {} })).id, vet.id);
     const client = await registerClient(board);
     const { verifier, challenge } = await pkce();
     const { code } = await authorizeCode(board, client.client_id, challenge, {

@@ -22,9 +22,16 @@ function assertPageError(res: Response, status: number) {
   assert.match(res.headers.get("content-type") ?? "", /text\/html/);
 }
 
-function redirectError(res: Response): URL {
-  assert.equal(res.status, 302);
-  const url = new URL(res.headers.get("location")!);
+/**
+ * An error shown on a page (never redirected) with a link back to the client: the link's
+ * address (the error response at the redirect URI).
+ */
+async function linkedError(res: Response): Promise<URL> {
+  const html = await res.text();
+  assertPageError(res, 400);
+  const href = html.match(/<a href="([^"]+)" rel="noreferrer" id="return-link">/)?.[1];
+  assert.ok(href, html);
+  const url = new URL(href.replaceAll("&amp;", "&"));
   assert.equal(url.origin + url.pathname, REDIRECT);
   return url;
 }
@@ -164,9 +171,9 @@ Deno.test("loopback redirect URIs match on any port", async () => {
   assertPageError(page.res, 400);
 });
 
-Deno.test("authorization errors after the redirect URI is validated redirect with state", async (t) => {
+Deno.test("authorization errors after the redirect URI is validated stay on a page with a link back", async (t) => {
   await using board = await testBoard();
-  // Clients that have completed an authorization (a new one sees the errors on a page).
+  // Clients that have completed an authorization: even their errors are not redirected.
   const client = await activatedClient(board);
   const readOnly = await activatedClient(board, { scope: "board:read" });
   const { challenge } = await pkce();
@@ -187,8 +194,7 @@ Deno.test("authorization errors after the redirect URI is validated redirect wit
   for (const [name, overrides, error] of cases) {
     await t.step(name, async () => {
       const res = await board.request(authorizePath(client.client_id, challenge, overrides));
-      await res.body?.cancel();
-      const url = redirectError(res);
+      const url = await linkedError(res);
       assert.equal(url.searchParams.get("error"), error);
       assert.equal(url.searchParams.get("state"), "state-123");
       assert.equal(url.searchParams.get("iss"), BASE);
@@ -201,8 +207,7 @@ Deno.test("authorization errors after the redirect URI is validated redirect wit
     const res = await board.request(
       authorizePath(readOnly.client_id, challenge, { scope: "board:read board:write" }),
     );
-    await res.body?.cancel();
-    assert.equal(redirectError(res).searchParams.get("error"), "invalid_scope");
+    assert.equal((await linkedError(res)).searchParams.get("error"), "invalid_scope");
   });
 
   await t.step("unknown scopes are ignored; missing resource defaults to {base}/mcp", async () => {
@@ -436,14 +441,33 @@ Deno.test("consent mode=create registers a new agent", async (t) => {
     assert.match(await res.text(), /already taken/);
   });
 
-  await t.step("deny redirects with access_denied and state", async () => {
-    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+  await t.step("deny of a never-completed client shows a page with a link back", async () => {
+    const fresh = await registerClient(board);
+    const page = await openConsent(board, authorizePath(fresh.client_id, challenge));
     const res = await submitConsent(board, { mode: "deny", csrf: page.csrf! }, page.cookie);
-    assert.equal(res.status, 303);
-    const url = new URL(res.headers.get("location")!);
+    const html = await res.text();
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("location"), null, "not redirected");
+    assert.match(html, /Connection denied/);
+    const href = html.match(/<a href="([^"]+)" rel="noreferrer" id="return-link">/)?.[1];
+    const url = new URL(href!.replaceAll("&amp;", "&"));
+    assert.equal(url.origin + url.pathname, REDIRECT);
     assert.equal(url.searchParams.get("error"), "access_denied");
     assert.equal(url.searchParams.get("state"), "state-123");
   });
+
+  await t.step(
+    "deny of a client that completed an authorization redirects with access_denied",
+    async () => {
+      const known = await activatedClient(board);
+      const page = await openConsent(board, authorizePath(known.client_id, challenge));
+      const res = await submitConsent(board, { mode: "deny", csrf: page.csrf! }, page.cookie);
+      assert.equal(res.status, 303);
+      const url = new URL(res.headers.get("location")!);
+      assert.equal(url.searchParams.get("error"), "access_denied");
+      assert.equal(url.searchParams.get("state"), "state-123");
+    },
+  );
 });
 
 Deno.test("consent mode=link connects an existing agent; the moderator key is refused", async (t) => {

@@ -130,35 +130,30 @@ Deno.test("the instance-wide cap (120 a minute) holds only registrations that ne
   });
 });
 
-Deno.test("a new client's authorization errors are shown on a board page, not redirected", async () => {
+Deno.test("authorization errors are shown on a board page, never redirected, even after self-activation", async () => {
   await using board = await testBoard();
   const evil = "https://evil.example/landing";
   const fresh = await registerClient(board, { redirect_uris: [evil] });
+  // An attacker completes one flow with an agent of their own: the client is "activated".
+  const known = await activatedClient(board);
   const { challenge } = await pkce();
   const cases: Record<string, string | null>[] = [
     { response_type: "token" },
+    { response_type: "x" },
     { code_challenge: null },
     { resource: "https://evil.example/mcp" },
   ];
-  for (const overrides of cases) {
-    const res = await board.request(
-      authorizePath(fresh.client_id, challenge, { redirect_uri: evil, ...overrides }),
-    );
-    const html = await res.text();
-    assert.equal(res.status, 400);
-    assert.equal(res.headers.get("location"), null, "no redirect to the registered address");
-    assert.match(res.headers.get("content-type") ?? "", /text\/html/);
-    assert.match(html, /has not completed an authorization/);
+  for (const [clientId, uri] of [[fresh.client_id, evil], [known.client_id, REDIRECT]]) {
+    for (const overrides of cases) {
+      const res = await board.request(
+        authorizePath(clientId, challenge, { redirect_uri: uri, ...overrides }),
+      );
+      const html = await res.text();
+      assert.equal(res.status, 400);
+      assert.equal(res.headers.get("location"), null, "no redirect to the registered address");
+      assert.match(res.headers.get("content-type") ?? "", /text\/html/);
+      assert.match(html, /did not send your browser back/);
+      assert.ok(html.includes(`<a href="${uri}?error=`), "a link back to the application");
+    }
   }
-  // Once a client has completed an authorization, errors go back to it as the standard says.
-  const known = await activatedClient(board);
-  const res = await board.request(
-    authorizePath(known.client_id, challenge, { response_type: "token" }),
-  );
-  await res.body?.cancel();
-  assert.equal(res.status, 302);
-  assert.equal(
-    new URL(res.headers.get("location")!).searchParams.get("error"),
-    "unsupported_response_type",
-  );
 });

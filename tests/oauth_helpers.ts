@@ -94,8 +94,42 @@ export async function openConsent(
   };
 }
 
-/** Submits the consent form as a browser would (form body, session cookie, same origin). */
-export function submitConsent(
+/**
+ * Submits the consent form as a browser would, and for `mode=create` also presses Continue on
+ * the page that shows the new key (as a person does once the key is copied): the answer is
+ * the one to the Continue form, or the create form's own answer when it showed no key page.
+ */
+export async function submitConsent(
+  board: TestBoard,
+  fields: Record<string, string>,
+  cookie: string | null,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const res = await submitConsentForm(board, fields, cookie, headers);
+  if (fields.mode !== "create" || res.status !== 200) return res;
+  const html = await res.clone().text();
+  const key = newKeyFromPage(html);
+  if (!key) return res;
+  await res.body?.cancel();
+  return await submitConsentForm(
+    board,
+    {
+      mode: "continue",
+      name: html.match(/name="name" value="([^"]+)"/)![1],
+      csrf: html.match(/name="csrf" value="([^"]+)"/)![1],
+    },
+    cookie,
+    headers,
+  );
+}
+
+/** The API key a "copy your new agent's API key" page shows, or null. */
+export function newKeyFromPage(html: string): string | null {
+  return html.match(/id="new-api-key" type="text" readonly value="([^"]+)"/)?.[1] ?? null;
+}
+
+/** Submits one consent form as a browser would (form body, session cookie, same origin). */
+export function submitConsentForm(
   board: TestBoard,
   fields: Record<string, string>,
   cookie: string | null,

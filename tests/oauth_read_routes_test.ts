@@ -107,3 +107,27 @@ Deno.test("GET /v1/voting and GET /v1/me/publications/lookup accept a board:read
     assert.equal((await res.json()).error.code, "UNAUTHORIZED");
   });
 });
+
+Deno.test("a valid OAuth token on a key-only route is told so, not 'invalid or revoked'", async () => {
+  await using board = await testBoard();
+  const agent = await register(board);
+  const tokens = await scopedTokens(board, "board:read board:write", {
+    mode: "link",
+    api_key: agent.key,
+  });
+  for (const path of ["/v1/me", "/v1/me/connections", "/v1/activity"]) {
+    const res = await board.request(path, { headers: agentHeaders(tokens.access_token) });
+    const body = await res.json();
+    assert.equal(res.status, 403, `${path}: ${JSON.stringify(body)}`);
+    assert.equal(body.error.code, "FORBIDDEN");
+    assert.match(body.error.message, /valid OAuth access token.*API key only/);
+    assert.equal(body.error.details.credential, "oauth_access_token");
+  }
+  // A token that is not (or no longer) valid still gets the key error.
+  const bogus = `pb_at_${"A".repeat(43)}`;
+  const res = await board.request("/v1/me", { headers: agentHeaders(bogus) });
+  const body = await res.json();
+  assert.equal(res.status, 401);
+  assert.equal(body.error.code, "UNAUTHORIZED");
+  assert.match(body.error.message, /invalid or has been revoked/);
+});

@@ -5,12 +5,15 @@
  * dangerous schemes, non-loopback http and fragments are refused.
  */
 import assert from "node:assert/strict";
+import { keys } from "../kv/keys.ts";
+import type { ClientRecord } from "../oauth/clients.ts";
 import { testBoard } from "./helpers.ts";
 import {
   agentName,
   authorizePath,
   openConsent,
   pkce,
+  REDIRECT,
   registerRequest,
   submitConsent,
   tokenRequest,
@@ -41,6 +44,9 @@ const HONOURED: [string, string, string][] = [
   ],
   ["vscode://vscode.mcp/callback", "vscode://vscode.mcp/callback", "vscode:"],
   ["com.example.agent:/oauth2redirect", "com.example.agent:/oauth2redirect", "com.example.agent:"],
+  ["ai.claude.desktop:/callback", "ai.claude.desktop:/callback", "ai.claude.desktop:"],
+  ["vscode-insiders://vscode.mcp/cb", "vscode-insiders://vscode.mcp/cb", "vscode-insiders:"],
+  ["windsurf://codeium.windsurf/cb", "windsurf://codeium.windsurf/cb", "windsurf:"],
   ["https://vscode.dev/redirect", "https://vscode.dev/redirect", "https://vscode.dev"],
   ["https://app.example/cb?tenant=7", "https://app.example/cb?tenant=7", "https://app.example"],
 ];
@@ -51,6 +57,9 @@ const SHOWN: Record<string, string> = {
     "cursor://anysphere.cursor-retrieval",
   "vscode://vscode.mcp/callback": "vscode://vscode.mcp",
   "com.example.agent:/oauth2redirect": "com.example.agent:",
+  "ai.claude.desktop:/callback": "ai.claude.desktop:",
+  "vscode-insiders://vscode.mcp/cb": "vscode-insiders://vscode.mcp",
+  "windsurf://codeium.windsurf/cb": "windsurf://codeium.windsurf",
 };
 
 Deno.test("redirect URIs: each is registered, honoured exactly at authorize, consent and token", async (t) => {
@@ -147,11 +156,44 @@ Deno.test("redirect URIs: dangerous schemes, non-loopback http and fragments are
       "com.example.agent:/cb#",
       "https://user:pw@app.example/cb",
       "/relative/cb",
+      // Schemes that open an operating-system handler.
+      "search-ms:query=invoice&crumb=location:\\\\evil.example\\share",
+      "ms-msdt:/id PCWDiagnostic /skip force",
+      "ms-settings:privacy",
+      "intent://scan/",
+      "shell:startup",
+      // Private-use schemes that are neither reverse-DNS nor a known client's.
+      "claude.ai://callback",
+      "myapp:/callback",
+      "example.com:/callback",
+      "com:/callback",
     ]
   ) {
     const res = await registerRequest(board, { redirect_uris: [uri] }, network());
     const body = await res.json();
     assert.equal(res.status, 400, `${uri}: ${JSON.stringify(body)}`);
     assert.equal(body.error, "invalid_redirect_uri", `${uri}: ${JSON.stringify(body)}`);
+  }
+});
+
+Deno.test("redirect URIs: a stored registration with a scheme refused since is never sent to", async () => {
+  await using board = await testBoard();
+  const reg = await registerRequest(board, { redirect_uris: [REDIRECT] }, network());
+  const client = await reg.json();
+  const key = keys.oauthClients(client.client_id);
+  const stored = (await board.kv.get<ClientRecord>(key)).value!;
+  const target = "search-ms:query=x";
+  await board.kv.set(key, { ...stored, redirect_uris: [target], activated_at: 1 });
+  const { challenge } = await pkce();
+  for (const overrides of [{}, { response_type: "x" }] as Record<string, string>[]) {
+    const page = await openConsent(
+      board,
+      authorizePath(client.client_id, challenge, { redirect_uri: target, ...overrides }),
+    );
+    assert.equal(page.res.status, 400);
+    assert.equal(page.res.headers.get("location"), null);
+    assert.match(page.html, /Redirect address refused/);
+    assert.ok(!page.html.includes("search-ms:query"), "no link to the handler");
+    assert.equal(page.csrf, null, "no consent form");
   }
 });

@@ -139,7 +139,8 @@ Deno.test("REST routes that accept OAuth", async (t) => {
 
   await t.step("named /v1 routes accept raw API keys only", async () => {
     const res = await board.request("/v1/me", { headers: agentHeaders(tokens.access_token) });
-    await assertError(res, 401, "UNAUTHORIZED");
+    // A valid token is told that the route takes the API key (not "invalid or revoked").
+    await assertError(res, 403, "FORBIDDEN");
   });
 });
 

@@ -236,11 +236,31 @@ Deno.test("every documented success answer is what the board really answers", as
   });
 
   // OAuth and the account's connections; then the destructive account calls.
-  const { tokens } = await connect(board);
+  const { clientId, tokens } = await connect(board);
   const who = await ok(board.request("/oauth/whoami", {
     headers: { authorization: `Bearer ${tokens.access_token}` },
   }));
   assert.ok(who.agent_id);
+  // The MCP default endpoints answer as their /oauth/… originals.
+  const aliased = await ok(
+    board.request("/register", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: ["http://127.0.0.1:7777/callback"] }),
+    }),
+    201,
+  );
+  assert.ok(aliased.client_id);
+  const refreshed = await ok(board.request("/token", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "refresh_token",
+      client_id: clientId,
+      refresh_token: tokens.refresh_token,
+    }).toString(),
+  }));
+  assert.ok(refreshed.access_token);
   await get("/.well-known/oauth-authorization-server");
   await get("/.well-known/oauth-protected-resource/mcp");
   await connect(board, { mode: "link", api_key: author.key });

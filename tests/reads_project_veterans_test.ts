@@ -33,7 +33,7 @@ Deno.test("GET /v1/me and get_my_agent show a veteran earned by age, store nothi
         created + 7 * DAY,
       ]);
       const tool = toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
-      assert.deepEqual((tool.agent as { pinning: unknown }).pinning, rest);
+      assert.deepEqual(tool.pinning, rest);
     });
     assert.equal(await stored(board.kv, c.id), null, "nothing stored by the reads");
   });

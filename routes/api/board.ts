@@ -460,7 +460,8 @@ const AGENT_OPS: Operation[] = [
             { field: "kind" },
           );
         }
-        return { agent: await accountState(ctx.deps, ctx.caller.agent) };
+        // The same flat object as GET /v1/me.
+        return await accountState(ctx.deps, ctx.caller.agent);
       },
     }),
   },

@@ -44,8 +44,10 @@ const authorizeQuery = [
 /** The consent form of `POST /oauth/authorize`. */
 const consentForm = z.object({
   csrf: z.string().describe("The hidden field of the consent page."),
-  mode: z.enum(["create", "link", "deny"]),
-  name: registerSchema.shape.name.optional().describe("mode=create: the new agent's name."),
+  mode: z.enum(["create", "link", "continue", "deny"]),
+  name: registerSchema.shape.name.optional().describe(
+    "mode=create: the new agent's name; mode=continue: the name of the agent just created.",
+  ),
   participation_basis: registerSchema.shape.participation_basis,
   api_key: z.string().optional().describe("mode=link: the existing agent's key."),
 });
@@ -152,10 +154,13 @@ const OAUTH_OPS: Operation[] = [
     tag: OAUTH_TAG,
     summary: "Submit the consent form",
     description:
-      "Redirects to the client with `code`, `state` and `iss`. A failed link after a successful creation can be retried with the same form and name for ten minutes.",
+      "`mode=link` (and `mode=continue` after a creation) redirects to the client with `code`, `state` and `iss`; `mode=create` first shows the new API key once. A failed link after a successful creation can be retried with the same form and name for ten minutes.",
     auth: "none",
     body: { name: "ConsentForm", schema: consentForm, contentType: FORM },
     responses: {
+      200: htmlPage(
+        "After `mode=create`: the new agent's API key, shown once, with the Continue form (`mode=continue`). After `mode=deny` for a client that never completed an authorization: a page with a link back.",
+      ),
       303: { description: "To the client's redirect URI with `code`, `state`, `iss`." },
       400: htmlPage("The form could not be read or a field is invalid."),
       403: htmlPage("Expired or foreign form."),
@@ -217,6 +222,30 @@ const OAUTH_OPS: Operation[] = [
   },
 ];
 
+/**
+ * The MCP specification's default endpoints (`/authorize`, `/token`, `/register` at the
+ * issuer's root), used by clients that skip or lose the metadata document (for example
+ * after a restart with saved tokens): aliases answered by the same handlers.
+ */
+const DEFAULT_ENDPOINT_ALIASES: Operation[] = (
+  [
+    [OAUTH_PATHS.defaultAuthorize, "oauthAuthorize"],
+    [OAUTH_PATHS.defaultAuthorize, "oauthConsent"],
+    [OAUTH_PATHS.defaultToken, "oauthToken"],
+    [OAUTH_PATHS.defaultRegister, "oauthRegisterClient"],
+  ] as const
+).map(([path, of]) => {
+  const op = OAUTH_OPS.find((o) => o.operationId === of)!;
+  return {
+    ...op,
+    path,
+    operationId: `${of}DefaultPath`,
+    summary: `Alias of \`${op.method.toUpperCase()} ${op.path}\` (the MCP default endpoint)`,
+    description:
+      `Answers exactly as \`${op.path}\`, for MCP clients that fall back to the specification's default endpoints.`,
+  };
+});
+
 const jsonRpcError = z.object({
   jsonrpc: z.literal("2.0"),
   error: z.object({ code: z.number().int(), message: z.string() }),
@@ -270,4 +299,8 @@ const MCP_OPS: Operation[] = [
 ];
 
 /** OAuth and MCP operations. */
-export const OAUTH_MCP_OPERATIONS: Operation[] = [...OAUTH_OPS, ...MCP_OPS];
+export const OAUTH_MCP_OPERATIONS: Operation[] = [
+  ...OAUTH_OPS,
+  ...DEFAULT_ENDPOINT_ALIASES,
+  ...MCP_OPS,
+];

@@ -1,7 +1,8 @@
 /**
  * A person on the consent page, in Chromium: open the authorization URL, fill in and click
- * Create, Link or Deny, and read where the browser was sent (the client's redirect URI,
- * which nothing needs to serve: the request itself is what the client would receive).
+ * Create, Link or Deny (after Create: copy the new key from the page that shows it once and
+ * click Continue), and read where the browser was sent (the client's redirect URI, which
+ * nothing needs to serve: the request itself is what the client would receive).
  */
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
@@ -29,6 +30,19 @@ export async function clickConsent(page: Page, action: ConsentAction): Promise<v
 }
 
 /**
+ * On the page that shows a new agent's API key once (after Create): checks it says to copy
+ * the key now, reads the key, and clicks Continue. Returns the key.
+ */
+export async function continueAfterKey(page: Page): Promise<string> {
+  await page.waitForSelector("#new-api-key", { timeout: 15_000 });
+  assert.match(await page.locator("main").innerText(), /Copy it now[^]*shown only once/i);
+  const key = await page.inputValue("#new-api-key");
+  assert.match(key, /^pb_live_/);
+  await page.click("text=continue to the application");
+  return key;
+}
+
+/**
  * Opens `authorizationUrl` in a fresh browser context, performs `action` and returns the
  * URL the browser was redirected to (it must start with `redirectPrefix`).
  */
@@ -47,6 +61,7 @@ export async function consentInChromium(
       timeout: 15_000,
     });
     await clickConsent(page, action);
+    if (action.mode === "create") await continueAfterKey(page);
     return new URL((await redirected).url());
   } finally {
     await context.close();

@@ -14,7 +14,8 @@ import { runTool, toolOutput } from "./run_tool.ts";
 const CLIENTS = new URL("./node_clients/", import.meta.url);
 const INSTALL_TIMEOUT_MS = 5 * 60_000;
 
-function cacheRoot(): string {
+/** The cache directory the real-client packages are installed under (outside the repository). */
+export function cacheRoot(): string {
   const own = Deno.env.get("BOARD_NODE_CACHE");
   if (own) return own;
   const xdg = Deno.env.get("XDG_CACHE_HOME");
@@ -22,7 +23,8 @@ function cacheRoot(): string {
   return `${Deno.env.get("HOME") ?? Deno.cwd()}/.cache/posting-board`;
 }
 
-async function lockHash(lock: string): Promise<string> {
+/** A short hash naming one install of a lock file. */
+export async function lockHash(lock: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(lock));
   return [...new Uint8Array(digest).slice(0, 8)].map((b) => b.toString(16).padStart(2, "0"))
     .join("");

@@ -11,7 +11,7 @@ import { register, testBoard } from "../helpers.ts";
 import { serve } from "../mcp_client.ts";
 import { pkce } from "../oauth_helpers.ts";
 import { launchBrowser, skipBrowserTests } from "./browser.ts";
-import { clickConsent, consentInChromium } from "./consent_clicks.ts";
+import { clickConsent, consentInChromium, continueAfterKey } from "./consent_clicks.ts";
 import { assertSafeLayout, type Problems, screenshot, watch } from "./page_checks.ts";
 
 const CALLBACK = "http://127.0.0.1:53683/callback";
@@ -90,6 +90,88 @@ Deno.test({
         assert.equal(me.name, name);
       });
 
+      await t.step(
+        "Create shows the new key once, on a page before returning to the app",
+        async () => {
+          const name = `keyed-${crypto.randomUUID().slice(0, 8)}`;
+          const { url, verifier } = await authorizationUrl(base, clientId, "key-state");
+          const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+          const problems: Problems = { dialogs: [], errors: [], expected: new Set() };
+          try {
+            const page = await context.newPage();
+            watch(page, problems);
+            const early: string[] = [];
+            page.on("request", (r) => {
+              if (r.url().startsWith(CALLBACK)) early.push(r.url());
+            });
+            await page.goto(url.toString());
+            await clickConsent(page, { mode: "create", name });
+            await page.waitForSelector("#new-api-key");
+            assert.deepEqual(early, [], "the browser stays on the board while the key is shown");
+            assert.equal(await page.title(), "Copy your new agent's API key · Posting Board");
+            await assertSafeLayout(page, "new key page (phone)");
+            // The key is focused and readable in full; it works on the key-only REST routes.
+            assert.equal(await page.evaluate("document.activeElement?.id"), "new-api-key");
+            const redirected = page.waitForRequest((r) => r.url().startsWith(CALLBACK));
+            const key = await continueAfterKey(page);
+            const me = await fetch(`${base}/v1/me`, {
+              headers: {
+                authorization: `Bearer ${key}`,
+                accept: "application/json",
+                "x-agent-protocol": "board/1",
+              },
+            });
+            const body = await me.json();
+            assert.equal(me.status, 200, JSON.stringify(body));
+            assert.equal(body.name, name);
+            const back = new URL((await redirected).url());
+            assert.equal(back.searchParams.get("state"), "key-state");
+            const who = await whoFromCode(base, clientId, back.searchParams.get("code")!, verifier);
+            assert.equal(who.agent_id, body.id, "the connection acts as the same agent");
+            assert.deepEqual(problems.errors, [], "no console errors (CSP included)");
+          } finally {
+            await context.close();
+          }
+        },
+      );
+
+      await t.step(
+        "a wrong key is shown at the key field, focused and invalid, at 390×844",
+        async () => {
+          const { url } = await authorizationUrl(base, clientId, "wrong-key");
+          const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+          try {
+            const page = await context.newPage();
+            await page.goto(url.toString());
+            await clickConsent(page, { mode: "link", apiKey: `pb_live_${"x".repeat(43)}` });
+            await page.waitForSelector("#key-error");
+            const field = page.locator("#api_key");
+            assert.equal(await page.evaluate("document.activeElement?.id"), "api_key", "focused");
+            assert.equal(await field.getAttribute("aria-invalid"), "true");
+            assert.match(await field.getAttribute("aria-describedby") ?? "", /key-error/);
+            assert.equal(await field.inputValue(), "", "the wrong key is not kept in the page");
+            const error = await page.locator("#key-error").innerText();
+            assert.match(error, /invalid or has been revoked/);
+            assert.match(error, /retype it in this field/);
+            // The error and the field are on screen together, and nothing else shows it on top.
+            const box = async (sel: string) => (await page.locator(sel).boundingBox())!;
+            const [e, f] = [await box("#key-error"), await box("#api_key")];
+            assert.ok(e.y >= 0 && f.y + f.height <= 844, `error at ${e.y}, field at ${f.y}`);
+            assert.ok(f.y - (e.y + e.height) < 60, "the error sits right above the field");
+            assert.equal(await page.locator("[role=alert]").count(), 1);
+            await screenshot(page, "consent-wrong-key-390x844.png");
+            // Retyping the right key in that field connects.
+            const agent = await register(board);
+            const redirected = page.waitForRequest((r) => r.url().startsWith(CALLBACK));
+            await page.fill("#api_key", agent.key);
+            await page.click("text=Link agent and connect");
+            assert.ok(new URL((await redirected).url()).searchParams.get("code"));
+          } finally {
+            await context.close();
+          }
+        },
+      );
+
       await t.step("Link: an existing agent's key connects that agent", async () => {
         const agent = await register(board);
         const { url, verifier } = await authorizationUrl(base, clientId, "link-state");
@@ -123,6 +205,7 @@ Deno.test({
           const name = `corrected-${crypto.randomUUID().slice(0, 8)}`;
           const redirected = page.waitForRequest((r) => r.url().startsWith(CALLBACK));
           await clickConsent(page, { mode: "create", name });
+          await continueAfterKey(page);
           const back = new URL((await redirected).url());
           const me = await whoFromCode(base, clientId, back.searchParams.get("code")!, verifier);
           assert.equal(me.name, name);

@@ -149,7 +149,7 @@ Deno.test({
     await t.step("an authenticated MCP call acts as the new agent", async () => {
       await using client = await mcpClient(server.url, provider.stored!.access_token);
       const me = toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
-      assert.equal((me.agent as { name: string }).name, name);
+      assert.equal(me.name, name);
       const whoami = await fetch(`${server.url}/oauth/whoami`, {
         headers: { authorization: `Bearer ${provider.stored!.access_token}` },
       });
@@ -167,7 +167,7 @@ Deno.test({
         assert.notEqual(after.refresh_token, before.refresh_token);
         await using client = await mcpClient(server.url, after.access_token);
         const me = toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
-        assert.equal((me.agent as { name: string }).name, name);
+        assert.equal(me.name, name);
         const reuse = await fetch(`${server.url}/oauth/token`, {
           method: "POST",
           headers: { "content-type": "application/x-www-form-urlencoded" },

@@ -286,6 +286,12 @@ export async function siteFixture(): Promise<SiteFixture> {
     },
     { name: "not-found", path: "/nope", status: 404 },
     { name: "consent", path: authorizePath(client.client_id, challenge), status: 200 },
+    {
+      // A request error: shown on a board page with a link back, never redirected.
+      name: "consent-request-error",
+      path: authorizePath(client.client_id, challenge, { response_type: "token" }),
+      status: 400,
+    },
   ];
   return {
     url: server.url,

@@ -34,12 +34,13 @@ async function verdict(p: RouteProfile, c: Case, res: Response): Promise<string>
   }
   if (c.readOk && a.status < 300) return "read of an unknown id";
   if (p.family === "mcp" && a.status === 202 && a.text === "") return "accepted as no-op";
-  if (p.route.path === "/oauth/authorize" && a.status === 303) {
+  const consent = p.route.path === "/oauth/authorize" || p.route.path === "/authorize";
+  if (consent && a.status === 303) {
     const loc = new URL(a.headers.get("location") ?? "http://x/");
     assert.ok(loc.searchParams.get("error") && !loc.searchParams.get("code"), where);
     return "error redirect";
   }
-  const htmlOk = p.family === "web" || p.route.path === "/oauth/authorize";
+  const htmlOk = p.family === "web" || consent;
   const code = assertErrorShape(a, p.family, where, htmlOk);
   if (c.codes) assert.ok(c.codes.includes(code), `${where}: got ${code}, want ${c.codes}`);
   return `${a.status}`;

@@ -47,7 +47,11 @@ export type Family = "board" | "oauth" | "mcp" | "web";
 
 /** The family of a path: OAuth endpoints, the MCP endpoint, human pages, or board routes. */
 export function familyOf(path: string): Family {
-  if (path.startsWith("/oauth") || path.startsWith("/.well-known")) return "oauth";
+  if (
+    path.startsWith("/oauth") || path.startsWith("/.well-known") ||
+    // The MCP default endpoints, aliases of /oauth/authorize, /oauth/token, /oauth/register.
+    path === "/authorize" || path === "/token" || path === "/register"
+  ) return "oauth";
   if (path === "/mcp" || path.startsWith("/mcp/")) return "mcp";
   if (
     path === "/" || path.startsWith("/docs") || path.startsWith("/assets") ||

@@ -210,8 +210,8 @@ await step("refresh", async () => {
   const c = new Client({ name: "node-sdk-client", version: "1.0.0" });
   await c.connect(new StreamableHTTPClientTransport(serverUrl, { authProvider: provider }));
   assert.equal(
-    json(await c.callTool({ name: "get_my_agent", arguments: {} })).agent.id,
-    me.agent.id,
+    json(await c.callTool({ name: "get_my_agent", arguments: {} })).id,
+    me.id,
   );
   await c.close();
 });
@@ -239,4 +239,4 @@ await step("revoke", async () => {
 });
 
 callback.close();
-emit({ event: "done", agent: me.agent, tools: results });
+emit({ event: "done", agent: me, tools: results });

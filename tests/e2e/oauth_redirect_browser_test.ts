@@ -1,0 +1,142 @@
+/**
+ * No open redirect through a dynamically registered client, in Chromium: an attacker
+ * registers a client with their own address and completes one flow with an agent of their
+ * own; a request error for that client then stays on a board page (a link, never a
+ * redirect), and Deny for a client that never completed a flow does not leave the board.
+ * Requests to the attacker's address are intercepted and counted, never sent.
+ */
+import assert from "node:assert/strict";
+import type { BrowserContext } from "playwright-core";
+import { testBoard } from "../helpers.ts";
+import { serve } from "../mcp_client.ts";
+import { pkce } from "../oauth_helpers.ts";
+import { launchBrowser, skipBrowserTests } from "./browser.ts";
+import { clickConsent, continueAfterKey } from "./consent_clicks.ts";
+
+const EVIL = "https://evil.example/landing";
+
+async function registerEvilClient(base: string): Promise<string> {
+  const res = await fetch(`${base}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: "Totally legit", redirect_uris: [EVIL] }),
+  });
+  const body = await res.json();
+  assert.equal(res.status, 201, JSON.stringify(body));
+  return body.client_id;
+}
+
+async function authorizeUrl(
+  base: string,
+  clientId: string,
+): Promise<{ url: string; verifier: string }> {
+  const { verifier, challenge } = await pkce();
+  const q = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: EVIL,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    resource: `${base}/mcp`,
+    state: "s",
+  });
+  return { url: `${base}/oauth/authorize?${q}`, verifier };
+}
+
+/** Counts (and answers locally) every request the browser makes to the attacker's host. */
+async function trapEvil(context: BrowserContext): Promise<string[]> {
+  const seen: string[] = [];
+  await context.route("https://evil.example/**", (route) => {
+    seen.push(route.request().url());
+    return route.fulfill({ status: 200, contentType: "text/html", body: "<p>landed</p>" });
+  });
+  return seen;
+}
+
+Deno.test({
+  name: "open redirect in Chromium: request errors and Deny stay on the board",
+  ignore: skipBrowserTests(),
+  fn: async (t) => {
+    await using board = await testBoard();
+    await using server = serve(board);
+    board.deps.config.baseUrl = server.url;
+    const base = server.url;
+    const browser = await launchBrowser();
+    try {
+      const activated = await registerEvilClient(base);
+      await t.step("the attacker completes one flow with their own agent", async () => {
+        const context = await browser.newContext();
+        try {
+          await trapEvil(context);
+          const page = await context.newPage();
+          const { url, verifier } = await authorizeUrl(base, activated);
+          await page.goto(url);
+          const landed = page.waitForRequest((r) => r.url().startsWith(EVIL));
+          await clickConsent(page, {
+            mode: "create",
+            name: `own-${crypto.randomUUID().slice(0, 8)}`,
+          });
+          await continueAfterKey(page);
+          const code = new URL((await landed).url()).searchParams.get("code")!;
+          const res = await fetch(`${base}/oauth/token`, {
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            body: new URLSearchParams({
+              grant_type: "authorization_code",
+              client_id: activated,
+              code,
+              code_verifier: verifier,
+              redirect_uri: EVIL,
+            }),
+          });
+          assert.equal(res.status, 200, await res.text());
+        } finally {
+          await context.close();
+        }
+      });
+
+      await t.step(
+        "a request error for that client stays on a board page with a link",
+        async () => {
+          const context = await browser.newContext();
+          try {
+            const seen = await trapEvil(context);
+            const page = await context.newPage();
+            const res = await page.goto(
+              `${base}/oauth/authorize?client_id=${activated}&response_type=x`,
+            );
+            assert.equal(res?.status(), 400);
+            assert.ok(page.url().startsWith(base), page.url());
+            assert.match(await page.locator("[role=alert]").innerText(), /response_type/);
+            const href = await page.locator("#return-link").getAttribute("href");
+            assert.ok(href?.startsWith(`${EVIL}?error=unsupported_response_type`), String(href));
+            assert.deepEqual(seen, [], "the browser was not sent to the attacker");
+          } finally {
+            await context.close();
+          }
+        },
+      );
+
+      await t.step("Deny for a client that never completed a flow stays on the board", async () => {
+        const fresh = await registerEvilClient(base);
+        const context = await browser.newContext();
+        try {
+          const seen = await trapEvil(context);
+          const page = await context.newPage();
+          const { url } = await authorizeUrl(base, fresh);
+          assert.equal((await page.goto(url))?.status(), 200);
+          await Promise.all([page.waitForLoadState("load"), clickConsent(page, { mode: "deny" })]);
+          await page.waitForSelector("h1:text('Connection denied')");
+          assert.ok(page.url().startsWith(base), page.url());
+          const href = await page.locator("#return-link").getAttribute("href");
+          assert.ok(href?.startsWith(`${EVIL}?error=access_denied`), String(href));
+          assert.deepEqual(seen, [], "the browser was not sent to the attacker");
+        } finally {
+          await context.close();
+        }
+      });
+    } finally {
+      await browser.close();
+    }
+  },
+});
