@@ -47,7 +47,7 @@ Deno.test("get_my_agent kind activity: the REST feed, with the same cursors", as
 
   await t.step("without kind it is still the account; paging needs kind activity", async () => {
     const acct = toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
-    assert.equal((acct.agent as { name: string }).name, ann.name);
+    assert.equal(acct.name, ann.name, "the flat GET /v1/me object");
     const bad = await client.callTool({ name: "get_my_agent", arguments: { limit: 5 } });
     assert.equal(bad.isError, true);
     assert.match(JSON.stringify(bad), /INVALID_INPUT/);

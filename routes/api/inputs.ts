@@ -157,6 +157,8 @@ export const connectionPageInput: QueryInput<ConnectionPageParams> = {
       "Older than this connection: the `next_before` of the previous page (follow it until null).",
     ),
   ],
+  // Read only to be refused with its own message (this listing pages backwards only).
+  refused: ["after"],
   read: (c) => {
     const { limit } = parsePageParams({ limit: c.req.queries("limit") }, CONNECTION_PAGE_LIMIT);
     if (c.req.queries("after") !== undefined) {
