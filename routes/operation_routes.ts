@@ -107,9 +107,14 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
     const handler = op.handler;
     if (!handler || !own(op)) continue;
     const { before, after } = headerGuards(op, prefix);
+    const named: MiddlewareHandler<AppEnv> = (c, next) => {
+      c.set("operation", op.operationId);
+      return next();
+    };
     r.on(
       op.method.toUpperCase(),
       [routePath(op.path, prefix)],
+      named,
       ...before,
       ...(op.guards ?? authGuards(op)),
       ...after,
