@@ -23,7 +23,7 @@ export interface Config {
    */
   backgroundSealing: boolean;
   /**
-   * True when Deno exports OpenTelemetry data (`OTEL_DENO=true`): each request's span then
+   * True when Deno exports OpenTelemetry data (`OTEL_DENO=true`, or on Deno Deploy): each request's span then
    * names its operation and carries its KV round trips (routes/telemetry.ts).
    */
   telemetry: boolean;
