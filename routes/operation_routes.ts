@@ -19,7 +19,8 @@ import {
   requireAgentHeaders,
   requireCaller,
 } from "./guards.ts";
-import { jsonText, readJsonObject, uuidParam } from "./http.ts";
+import { readJsonObject, uuidParam } from "./http.ts";
+import { cachedJsonAnswer } from "./compression.ts";
 import { parseInput } from "./validate.ts";
 
 /** The credential check of an operation's `auth`. */
@@ -122,7 +123,7 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
         try {
           const answer = await handler(c, await readInputs(op, c));
           if (answer instanceof Response) return answer;
-          if (typeof answer === "string") return jsonText(c, answer);
+          if (typeof answer === "string") return cachedJsonAnswer(c, answer);
           return c.json(answer, 200);
         } catch (err) {
           if (op.htmlErrors) return await op.htmlErrors(err, c);
