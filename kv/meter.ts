@@ -20,18 +20,57 @@ export class KvMeter {
   /** Attempts run again after a conflict or a busy store (kv/tx.ts). */
   retries = 0;
   #inFlight = 0;
+  #queue: Held[] = [];
+  #scheduled = false;
 
-  /** Records a call issued now; returns the function that records its end. */
-  begin(): () => void {
+  /**
+   * `lockstep` (tests): calls are held and sent together, one round at a time, as if every
+   * round trip took the same time. A round is sent once the code issuing calls has nothing
+   * left to do but wait, so the count is the dependency depth of the calls, the same on
+   * every run, whatever the store's own timing.
+   */
+  constructor(readonly options: { lockstep?: boolean } = {}) {}
+
+  /** Runs one KV call, counting it. */
+  run<T>(call: () => Promise<T>): Promise<T> {
     this.calls++;
+    if (this.options.lockstep) return this.#held(call);
     if (this.#inFlight++ === 0) this.roundTrips++;
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
-      this.#inFlight--;
-    };
+    return call().finally(() => this.#inFlight--);
   }
+
+  #held<T>(call: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ call, resolve, reject } as Held);
+      if (!this.#scheduled) this.#schedule();
+    });
+  }
+
+  /** The next round goes once the issuing code has run to its next wait (a macrotask). */
+  #schedule(): void {
+    this.#scheduled = true;
+    setTimeout(() => this.#round(), 0);
+  }
+
+  /** Sends every held call at once; answers all of them when all are back: one round trip. */
+  async #round(): Promise<void> {
+    const round = this.#queue;
+    this.#queue = [];
+    this.roundTrips++;
+    const results = await Promise.allSettled(round.map((held) => held.call()));
+    results.forEach((r, i) =>
+      r.status === "fulfilled" ? round[i].resolve(r.value) : round[i].reject(r.reason)
+    );
+    this.#scheduled = false;
+    if (this.#queue.length > 0) this.#schedule();
+  }
+}
+
+/** A call held for the next lockstep round. */
+interface Held {
+  call: () => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
 }
 
 let source: () => KvMeter | undefined = () => undefined;
@@ -49,9 +88,7 @@ export function currentMeter(): KvMeter | undefined {
 /** Runs one KV call, reporting it to the current meter. */
 export function metered<T>(call: () => Promise<T>): Promise<T> {
   const meter = source();
-  if (!meter) return call();
-  const end = meter.begin();
-  return call().finally(end);
+  return meter ? meter.run(call) : call();
 }
 
 /** A list iterator whose first page read is reported to the current meter. */
