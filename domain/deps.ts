@@ -22,6 +22,11 @@ export interface Config {
    * sealed while the next requests are served. Tests turn it off, so that a test ends with its work.
    */
   backgroundSealing: boolean;
+  /**
+   * True when Deno exports OpenTelemetry data (`OTEL_DENO=true`, or on Deno Deploy): each request's span then
+   * names its operation and carries its KV round trips (routes/telemetry.ts).
+   */
+  telemetry: boolean;
   production: boolean;
 }
 

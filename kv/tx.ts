@@ -10,6 +10,7 @@
 import { READ_VERSION_KEY } from "./keys.ts";
 import { keySize, KV_LIMITS, valueSize } from "./limits.ts";
 import { readMany } from "./read_many.ts";
+import { currentMeter } from "./meter.ts";
 
 /** Thrown when an atomic would exceed the portable KV limits. A programming error. */
 export class AtomicLimitError extends Error {}
@@ -156,12 +157,15 @@ export async function transact<T>(
       const tx = new Tx(kv);
       const value = await fn(tx);
       if (tx.isEmpty) return { value, versionstamp: null };
+      const meter = currentMeter();
       try {
         const res = await tx.build().commit();
         if (res.ok) return { value, versionstamp: res.versionstamp };
+        if (meter) meter.conflicts++;
       } catch (e) {
         if (!isLockedError(e)) throw e;
       }
+      if (meter) meter.retries++;
       const wait = Math.min(50, 1 + Math.random() * 2 ** Math.min(attempt, 5));
       await new Promise((r) => setTimeout(r, wait));
     }

@@ -3,10 +3,12 @@
  * `delete`, and every atomic commit, whoever makes it — also blind-writes the read-version
  * key (kv/keys.ts `READ_VERSION_KEY`) when it changes what a cached read can show, in the
  * same atomic. Read caches are enabled only on handles made here (`isVersioned`), so no
- * write path can change cached data without the caches noticing.
+ * write path can change cached data without the caches noticing. Every read and commit is
+ * also reported to the current KV meter (kv/meter.ts), when one is installed.
  */
 import { bumpsReadVersion } from "./invalidation.ts";
 import { READ_VERSION_KEY } from "./keys.ts";
+import { metered, meteredList } from "./meter.ts";
 
 const versioned = new WeakSet<Deno.Kv>();
 
@@ -33,7 +35,7 @@ function versionedAtomic(op: Deno.AtomicOperation): Deno.AtomicOperation {
       if (prop === "commit") {
         return async () => {
           if (mutated.some(bumpsReadVersion)) target.set(READ_VERSION_KEY, 1);
-          const res = await target.commit();
+          const res = await metered(() => target.commit());
           if (res.ok) { for (const listener of listeners) listener(mutated); }
           return res;
         };
@@ -84,12 +86,17 @@ export function versionedKv(kv: Deno.Kv, reader?: Deno.Kv): Deno.Kv {
         const from = reader && READS.has(prop) ? reader : target;
         const v = Reflect.get(from, prop, from);
         if (typeof v !== "function") return v;
+        const call = v.bind(from);
         fn = (prop === "close" || prop === Symbol.dispose) && reader
           ? () => {
             reader.close();
             target.close();
           }
-          : v.bind(from);
+          : prop === "list"
+          ? (...args: unknown[]) => meteredList(call(...args))
+          : prop === "get" || prop === "getMany"
+          ? (...args: unknown[]) => metered(() => call(...args))
+          : call;
         bound.set(prop, fn);
       }
       return fn;

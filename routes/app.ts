@@ -4,6 +4,7 @@ import type { Deps } from "../domain/deps.ts";
 import { clientNetwork } from "../domain/network.ts";
 import type { AppEnv } from "./env.ts";
 import { compressResponses } from "./compression.ts";
+import { requestTelemetry } from "./telemetry.ts";
 import { rejectBrowsers, requireAgentHeaders } from "./guards.ts";
 import { errorResponse } from "./http.ts";
 import { notFound } from "./web/error_page.tsx";
@@ -21,6 +22,7 @@ import { operationRoutes } from "./operation_routes.ts";
 export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
+  if (deps.config.telemetry) app.use(requestTelemetry());
   app.use(compressResponses);
   app.use(async (c, next) => {
     c.set("deps", deps);

@@ -9,7 +9,7 @@
  * compressed sizes would leak (BREACH). Every answer of a compressible type carries
  * `Vary: Accept-Encoding`, compressed or not, so shared caches keep the variants apart.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
 /** Smaller bodies go out as they are: the saving would not pay for the work. */
@@ -52,6 +52,65 @@ export function compressBody(body: Uint8Array, coding: Coding): Uint8Array<Array
       [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
     },
   }));
+}
+
+/**
+ * Compressed copies of the cached hot reads (routes/cached_pages.ts), one map per coding,
+ * keyed by the answer's text itself: a copy is served again for as long as the read cache
+ * answers the same text, and can never be stale (another text is another key). Least
+ * recently used copies go first once the copies and their texts pass the byte budget.
+ */
+export class CompressedCopies {
+  #kept = new Map<string, Partial<Record<Coding, Uint8Array<ArrayBuffer>>>>();
+  #bytes = 0;
+  constructor(readonly budget: number) {}
+
+  /** `text` compressed with `coding`: the kept copy, or a new one (then kept). */
+  get(text: string, coding: Coding): Uint8Array<ArrayBuffer> {
+    let copies = this.#kept.get(text);
+    if (copies) this.#kept.delete(text); // re-inserted below: most recently used last
+    else {
+      copies = {};
+      this.#bytes += text.length * 2;
+    }
+    this.#kept.set(text, copies);
+    let copy = copies[coding];
+    if (!copy) {
+      copy = copies[coding] = compressBody(new TextEncoder().encode(text), coding);
+      this.#bytes += copy.length;
+      this.#evict();
+    }
+    return copy;
+  }
+
+  #evict(): void {
+    for (const [text, copies] of this.#kept) {
+      if (this.#bytes <= this.budget) return;
+      this.#kept.delete(text);
+      this.#bytes -= text.length * 2 + (copies.br?.length ?? 0) + (copies.gzip?.length ?? 0);
+    }
+  }
+}
+
+/** Memory for compressed copies of cached reads, per instance (docs/architecture.md). */
+export const COMPRESSED_COPIES_BUDGET = 16 * 1024 * 1024;
+const copies = new CompressedCopies(COMPRESSED_COPIES_BUDGET);
+
+/**
+ * The answer for a cached JSON text: compressed from a kept copy when the request accepts
+ * gzip or brotli and the text is large enough, else the text as it is (which the
+ * compression middleware then leaves alone, or compresses if it is a HEAD or small body).
+ */
+export function cachedJsonAnswer(c: Context, text: string): Response {
+  const coding = c.req.method === "GET" && text.length >= MIN_COMPRESS_BYTES
+    ? chooseCoding(c.req.header("accept-encoding"))
+    : null;
+  if (!coding) return c.body(text, 200, { "Content-Type": "application/json" });
+  return c.body(copies.get(text, coding), 200, {
+    "Content-Type": "application/json",
+    "Content-Encoding": coding,
+    "Vary": "Accept-Encoding",
+  });
 }
 
 function addVary(headers: Headers): void {

@@ -21,5 +21,7 @@ export type AppEnv = {
     deps: Deps;
     network: string;
     caller: Caller;
+    /** The registry's operation id of the matched route (routes/operation_routes.ts). */
+    operation: string;
   };
 };

@@ -232,8 +232,3 @@ export function uuidParam(c: Context, name = "id"): string {
   }
   return v.toLowerCase();
 }
-
-/** A 200 response carrying JSON text already serialised (the read cache's answers). */
-export function jsonText(c: Context, text: string): Response {
-  return c.body(text, 200, { "Content-Type": "application/json" });
-}

@@ -21,7 +21,8 @@ import {
   requireAgentHeaders,
   requireCaller,
 } from "./guards.ts";
-import { errorResponse, jsonText, readJsonObject, uuidParam } from "./http.ts";
+import { errorResponse, readJsonObject, uuidParam } from "./http.ts";
+import { cachedJsonAnswer } from "./compression.ts";
 import { dropNullOptionals, parseBody } from "./validate.ts";
 import { refusesUnknownQuery, refuseUnknownQuery } from "./query_params.ts";
 
@@ -116,9 +117,14 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
     const handler = op.handler;
     if (!handler || !own(op)) continue;
     const { before, after } = headerGuards(op, prefix);
+    const named: MiddlewareHandler<AppEnv> = (c, next) => {
+      c.set("operation", op.operationId);
+      return next();
+    };
     r.on(
       op.method.toUpperCase(),
       [routePath(op.path, prefix)],
+      named,
       ...before,
       ...(op.guards ?? authGuards(op)),
       ...after,
@@ -126,7 +132,7 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
         try {
           const answer = await handler(c, await readInputs(op, c));
           if (answer instanceof Response) return answer;
-          if (typeof answer === "string") return jsonText(c, answer);
+          if (typeof answer === "string") return cachedJsonAnswer(c, answer);
           return c.json(answer, 200);
         } catch (err) {
           if (op.htmlErrors) return await op.htmlErrors(err, c);

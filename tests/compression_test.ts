@@ -5,9 +5,15 @@
  * is never compressed are checked on the middleware itself.
  */
 import assert from "node:assert/strict";
-import { gunzipSync } from "node:zlib";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { Hono } from "hono";
-import { chooseCoding, compressResponses, MIN_COMPRESS_BYTES } from "../routes/compression.ts";
+import {
+  chooseCoding,
+  CompressedCopies,
+  compressResponses,
+  MIN_COMPRESS_BYTES,
+} from "../routes/compression.ts";
+import { post, register, testBoard } from "./helpers.ts";
 import { launchBrowser, skipBrowserTests } from "./e2e/browser.ts";
 import { startServer } from "./e2e/server_process.ts";
 
@@ -315,4 +321,55 @@ Deno.test({
       await Deno.remove(dir, { recursive: true });
     }
   },
+});
+
+Deno.test("cached reads keep their compressed copies, keyed by the text, within a byte budget", async (t) => {
+  const text = JSON.stringify({ items: Array.from({ length: 200 }, (_, i) => ({ i, t: "x" })) });
+  await t.step("the same text in the same coding is compressed once", () => {
+    const copies = new CompressedCopies(1_000_000);
+    const first = copies.get(text, "gzip");
+    assert.equal(copies.get(text, "gzip"), first, "the kept copy is served again");
+    assert.equal(new TextDecoder().decode(gunzipSync(first)), text);
+    assert.notEqual(copies.get(text, "br"), first, "each coding has its own copy");
+    assert.notEqual(copies.get(text + " ", "gzip"), first, "another text is another copy");
+  });
+  await t.step("past the budget the least recently used copies go first", () => {
+    const copies = new CompressedCopies(text.length * 2 * 2 + 2_000);
+    const a = copies.get(text, "gzip");
+    const b = copies.get(text + " ", "gzip");
+    copies.get(text, "gzip"); // a is now the most recently used
+    copies.get(text + "  ", "gzip"); // over budget: b goes
+    assert.equal(copies.get(text, "gzip"), a);
+    assert.notEqual(copies.get(text + " ", "gzip"), b);
+  });
+});
+
+Deno.test("a cached feed read answers gzip and brotli from its kept copy, same content", async () => {
+  await using board = await testBoard();
+  const agent = await register(board);
+  for (let i = 0; i < 12; i++) {
+    await post(board, agent.key, {
+      title: `Post number ${i} about compression`,
+      topic: "general",
+      body: "Some words to make the feed page longer than a kilobyte. ".repeat(4),
+    });
+  }
+  const read = (coding: string) =>
+    board.request("/v1/posts?limit=30", {
+      headers: { ...AGENT, authorization: `Bearer ${agent.key}`, "accept-encoding": coding },
+    });
+  const plain = await (await read("identity")).text();
+  const gz = await read("gzip");
+  assert.equal(gz.headers.get("content-encoding"), "gzip");
+  assert.match(gz.headers.get("vary") ?? "", /Accept-Encoding/i);
+  const gzBytes = new Uint8Array(await gz.arrayBuffer());
+  assert.equal(new TextDecoder().decode(gunzipSync(gzBytes)), plain);
+  const again = new Uint8Array(await (await read("gzip")).arrayBuffer());
+  assert.deepEqual(again, gzBytes, "the same bytes again");
+  const br = await read("br");
+  assert.equal(br.headers.get("content-encoding"), "br");
+  assert.equal(
+    new TextDecoder().decode(brotliDecompressSync(new Uint8Array(await br.arrayBuffer()))),
+    plain,
+  );
 });

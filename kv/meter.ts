@@ -1,0 +1,104 @@
+/**
+ * What one unit of work (a request) costs in KV calls: how many calls it made, how many
+ * sequential round trips they took, and how many commits conflicted or had to be retried.
+ * On Deno Deploy every call crosses the network, so the round trips are the latency a
+ * request pays for KV (docs/architecture.md, "Round trips").
+ *
+ * A call issued while another of the same unit is still in flight joins that round trip;
+ * a call issued when none is in flight starts the next one. A `list` counts as one call,
+ * made when its first page is read.
+ *
+ * The service's KV handle (kv/versioned_kv.ts) reports every call to the meter that
+ * `currentMeter()` names at that moment. Nothing is metered until a source is installed:
+ * the telemetry middleware installs one per request span, tests install their own.
+ */
+export class KvMeter {
+  calls = 0;
+  roundTrips = 0;
+  /** Commits refused because something they checked had changed. */
+  conflicts = 0;
+  /** Attempts run again after a conflict or a busy store (kv/tx.ts). */
+  retries = 0;
+  #inFlight = 0;
+  #queue: Held[] = [];
+  #scheduled = false;
+
+  /**
+   * `lockstep` (tests): calls are held and sent together, one round at a time, as if every
+   * round trip took the same time. A round is sent once the code issuing calls has nothing
+   * left to do but wait, so the count is the dependency depth of the calls, the same on
+   * every run, whatever the store's own timing.
+   */
+  constructor(readonly options: { lockstep?: boolean } = {}) {}
+
+  /** Runs one KV call, counting it. */
+  run<T>(call: () => Promise<T>): Promise<T> {
+    this.calls++;
+    if (this.options.lockstep) return this.#held(call);
+    if (this.#inFlight++ === 0) this.roundTrips++;
+    return call().finally(() => this.#inFlight--);
+  }
+
+  #held<T>(call: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ call, resolve, reject } as Held);
+      if (!this.#scheduled) this.#schedule();
+    });
+  }
+
+  /** The next round goes once the issuing code has run to its next wait (a macrotask). */
+  #schedule(): void {
+    this.#scheduled = true;
+    setTimeout(() => this.#round(), 0);
+  }
+
+  /** Sends every held call at once; answers all of them when all are back: one round trip. */
+  async #round(): Promise<void> {
+    const round = this.#queue;
+    this.#queue = [];
+    this.roundTrips++;
+    const results = await Promise.allSettled(round.map((held) => held.call()));
+    results.forEach((r, i) =>
+      r.status === "fulfilled" ? round[i].resolve(r.value) : round[i].reject(r.reason)
+    );
+    this.#scheduled = false;
+    if (this.#queue.length > 0) this.#schedule();
+  }
+}
+
+/** A call held for the next lockstep round. */
+interface Held {
+  call: () => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+}
+
+let source: () => KvMeter | undefined = () => undefined;
+
+/** Names the meter that KV calls made from now on report to (undefined: none). */
+export function setMeterSource(fn: () => KvMeter | undefined): void {
+  source = fn;
+}
+
+/** The meter of the work running now, if any. */
+export function currentMeter(): KvMeter | undefined {
+  return source();
+}
+
+/** Runs one KV call, reporting it to the current meter. */
+export function metered<T>(call: () => Promise<T>): Promise<T> {
+  const meter = source();
+  return meter ? meter.run(call) : call();
+}
+
+/** A list iterator whose first page read is reported to the current meter. */
+export function meteredList<T>(it: Deno.KvListIterator<T>): Deno.KvListIterator<T> {
+  let first = true;
+  const next = it.next.bind(it);
+  it.next = () => {
+    if (!first) return next();
+    first = false;
+    return metered(next);
+  };
+  return it;
+}
