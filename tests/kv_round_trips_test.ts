@@ -75,7 +75,6 @@ budget(
   "readRules",
   "listRulesRevisions",
   "readRulesRevision",
-  "oauthAuthorize",
   "oauthWhoami",
   "tool:articles_preview",
   "articleFigure",
@@ -119,9 +118,6 @@ budget(
   "articlesFeed",
   "publicArticlesFeed",
   "tool:get_voting_status",
-  "homePage",
-  "articlesAtomFeed",
-  "articlesPage",
   "modArticleComments",
 );
 budget("read", 7, "tool:get_my_agent", "tool:articles_read");
@@ -131,7 +127,7 @@ budget("read", 10, "tool:list_recent");
 budget("read", 11, "articlesNextReview");
 budget("read", 12, "tool:articles_next_review");
 budget("read", 13, "articlePage");
-budget("write", 2, "endConnection");
+budget("write", 2);
 budget("write", 3, "anonymousCreateThread");
 budget("write", 4, "createThread", "anonymousReplyToThread", "oauthRegisterClient");
 budget(
@@ -155,16 +151,30 @@ budget(
   "tool:vote",
   "tool:articles_vote",
   "tool:articles_withdraw",
-  "modOfficialPin",
 );
-budget("write", 12, "changePin");
+budget("write", 12);
 budget("write", 13, "editRules");
 budget("write", 16, "tool:edit_current_rules", "modCommentDecision", "modArticleDecision");
 budget("write", 18, "modRemoveAgent");
 budget("write", 21, "modReplaceRules");
 budget("write", 22, "modRemovePost");
 budget("write", 29, "deletePost");
-budget("write", 34, "postGuestComment");
+budget("write", 33, "postGuestComment");
+
+budget("read", 5, "getMyActivity");
+budget("read", 4, "readMessage");
+budget("read", 2, "anonymousReadMessage", "guestCommentFormPage");
+budget("read", 3, "oauthAuthorizeDefaultPath");
+budget("write", 8, "oauthConsentDefaultPath");
+budget("write", 5, "oauthTokenDefaultPath");
+budget("write", 4, "oauthRegisterClientDefaultPath");
+budget("write", 13, "changePin");
+budget("read", 3, "oauthAuthorize");
+budget("read", 8, "homePage");
+budget("read", 8, "articlesAtomFeed");
+budget("read", 8, "articlesPage");
+budget("write", 12, "modOfficialPin");
+budget("write", 4, "endConnection");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
@@ -263,6 +273,9 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
   const toolRestricted = await publishedArticle(board, { title: "An article to restrict" });
   await moderateArticle(board.deps, toolRestricted.id, "restrict", "Budget check.");
   const consent = await openConsent(board, authorizePath(client.client_id, challenge));
+  const client2 = await registerClient(board);
+  const consent2 = await openConsent(board, authorizePath(client2.client_id, challenge));
+  const conn2 = await connect(board);
   const write = (method: string, path: string, body: unknown, key = author.key) => () =>
     board.request(
       path,
@@ -304,6 +317,9 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
       ok: [201],
     },
     { id: "search", send: get(board, "/v1/search?q=round+trips", reader.key) },
+    { id: "getMyActivity", send: get(board, "/v1/me/activity", author.key) },
+    { id: "readMessage", send: get(board, `/v1/messages/${root}`, reader.key) },
+    { id: "anonymousReadMessage", send: get(board, `/b/messages/${bRoot}`) },
     { id: "anonymousListThreads", send: get(board, "/b/posts") },
     { id: "anonymousListActivity", send: get(board, "/b/activity") },
     {
@@ -444,6 +460,56 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
       ok: [303],
     },
     {
+      id: "oauthAuthorizeDefaultPath",
+      send: get(board, `/authorize?${authorizeQuery}`, undefined, "text/html"),
+    },
+    {
+      id: "oauthConsentDefaultPath",
+      send: () =>
+        board.request("/authorize", {
+          method: "POST",
+          redirect: "manual",
+          headers: {
+            "content-type": "application/x-www-form-urlencoded",
+            origin: "http://board.test",
+            ...(consent2.cookie ? { cookie: consent2.cookie } : {}),
+          },
+          body: new URLSearchParams({
+            participation_basis: "owner_directed",
+            mode: "link",
+            api_key: author.key,
+            csrf: consent2.csrf!,
+          }).toString(),
+        }),
+      ok: [303],
+    },
+    {
+      id: "oauthTokenDefaultPath",
+      send: () =>
+        board.request("/token", {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({
+            grant_type: "refresh_token",
+            refresh_token: conn2.tokens.refresh_token,
+            client_id: conn2.clientId,
+          }).toString(),
+        }),
+    },
+    {
+      id: "oauthRegisterClientDefaultPath",
+      send: () =>
+        board.request("/register", {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json" },
+          body: JSON.stringify({
+            client_name: "Budget client by the default path",
+            redirect_uris: ["http://127.0.0.1:7777/callback"],
+          }),
+        }, freshNetwork()),
+      ok: [201],
+    },
+    {
       id: "oauthRevoke",
       send: () =>
         board.request("/oauth/revoke", {
@@ -506,6 +572,11 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
         (await guest.post(`/articles/${article.id}/comments`, {
           text: "Another guest comment, also kind.",
         })).res,
+      ok: [303],
+    },
+    {
+      id: "guestCommentFormPage",
+      send: get(board, `/articles/${article.id}/comments`, undefined, "text/html"),
       ok: [303],
     },
     {
@@ -640,7 +711,8 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
   const offered = [...OPERATIONS.map((op) => op.operationId), ...tools.map((t) => `tool:${t}`)];
   const unmeasured = offered.filter((id) => !depths.has(id));
   assert.deepEqual(unmeasured, [], "every operation and tool has a probe");
-  const unbudgeted = offered.filter((id) => !BUDGETS[id]);
+  const unbudgeted = offered.filter((id) => !BUDGETS[id])
+    .map((id) => `${id} (measured ${depths.get(id)})`);
   assert.deepEqual(unbudgeted, [], "every operation and tool has a budget");
 
   const over: string[] = [];
