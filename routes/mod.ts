@@ -8,12 +8,12 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import {
+  auditedAction,
   checkModeratorKey,
   type ModActionSpec,
   moderatorUnauthorized,
-  runModAction,
 } from "../domain/moderation/mod.ts";
-import { BoardError, type ErrorCode } from "../domain/errors.ts";
+import { BoardError } from "../domain/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { bearerToken, hasBody, isModeratorKey } from "./guards.ts";
 import { errorObject, requireJsonContentType } from "./http.ts";
@@ -73,14 +73,6 @@ export async function modWrite(
   spec: Omit<ModActionSpec, "idempotencyKey">,
   run: () => Promise<Record<string, unknown>>,
 ) {
-  const out = await runModAction(c.get("deps"), { ...spec, idempotencyKey: key }, run);
-  if (out.status >= 400) {
-    const e = out.body.error as {
-      code: ErrorCode;
-      message: string;
-      details?: Record<string, unknown>;
-    };
-    throw new BoardError(e.code, e.message, { ...e.details, replayed: out.replayed });
-  }
-  return c.json({ ...out.body, replayed: out.replayed }, 200);
+  const out = await auditedAction(c.get("deps"), { ...spec, idempotencyKey: key }, run);
+  return c.json(out.answer, 200);
 }

@@ -4,6 +4,8 @@
  * and the other areas import it only here.
  */
 // ---- exports
+export { listOpenAppeals, OPEN_APPEALS_MAX } from "./appeals.ts";
+export type { OpenAppeal } from "./appeals.ts";
 export { figureSize, svgSources, uploadAsset } from "./assets.ts";
 export { articleCapabilities } from "./capabilities.ts";
 export { blockText } from "./checks.ts";
