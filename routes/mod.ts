@@ -17,6 +17,7 @@ import { BoardError } from "../domain/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { bearerToken, hasBody, isModeratorKey } from "./guards.ts";
 import { errorObject, requireJsonContentType } from "./http.ts";
+import { DESK_PATH } from "./web/desk_session.ts";
 
 /** The 404 of a path nobody serves (what `/mod` answers while it is off). */
 export function routeNotFound(c: Context<AppEnv>) {
@@ -30,8 +31,14 @@ export function routeNotFound(c: Context<AppEnv>) {
   );
 }
 
-/** 404 everywhere when no moderator key is configured; otherwise headers and the key. */
+/**
+ * 404 everywhere when no moderator key is configured; otherwise headers and the key. The
+ * moderator desk under /mod/desk is left to its own guard (a session cookie, not the key).
+ */
 export const moderatorGate: MiddlewareHandler<AppEnv> = async (c, next) => {
+  // The moderator desk (routes/web/desk_pages.tsx) is the browser side: its own guard.
+  const path = new URL(c.req.url).pathname;
+  if (path === DESK_PATH || path.startsWith(`${DESK_PATH}/`)) return await next();
   const modKey = c.get("deps").config.moderatorKey;
   if (!modKey) return routeNotFound(c);
   const accept = c.req.header("accept") ?? "";
