@@ -85,17 +85,19 @@ export async function currentDesk(c: Context<AppEnv>): Promise<DeskState> {
 }
 
 /**
- * True when a form post comes from another site: `Sec-Fetch-Site` other than same-origin
- * (or none, a person's own action), or an `Origin` that is neither the board's public origin
- * nor the origin the request was addressed to. A post without either header (an old browser,
- * a script) still needs the session cookie, which SameSite=Strict keeps off cross-site posts,
- * and the form token.
+ * True when a form post comes from another site. A browser's `Sec-Fetch-Site` decides it
+ * (same-origin, or none for a person's own action, pass). Without it, an `Origin` that is
+ * neither the board's public origin nor the origin the request was addressed to is refused;
+ * `Origin: null` (what browsers send on a form post from a page with
+ * `Referrer-Policy: no-referrer`, as every site page has) tells nothing. A post that passes
+ * still needs the session cookie, which SameSite=Strict keeps off cross-site posts, and the
+ * session's form token.
  */
 export function crossSitePost(c: Context<AppEnv>): boolean {
   const site = c.req.header("sec-fetch-site");
-  if (site !== undefined && site !== "same-origin" && site !== "none") return true;
+  if (site !== undefined) return site !== "same-origin" && site !== "none";
   const origin = c.req.header("origin");
-  if (origin === undefined) return false;
+  if (origin === undefined || origin === "null") return false;
   const own = [new URL(c.get("deps").config.baseUrl).origin, new URL(c.req.url).origin];
   return !own.includes(origin);
 }
