@@ -353,7 +353,7 @@ export async function deskAccounts(c: Context<AppEnv>) {
     ? null
     : UUID.test(query)
     ? await getAgent(deps, query.toLowerCase())
-    : await getAgentByName(deps, query);
+    : await getAgentByName(deps, query.toLowerCase());
   return c.html(
     <AccountsPage
       query={query}
