@@ -447,3 +447,28 @@ Deno.test("the JSON interface still refuses browsers; the desk does not take the
   const desk = new DeskBrowser(board, freshNetwork(), { authorization: `Bearer ${MOD_KEY}` });
   assertRedirect((await desk.get("/mod/desk")).res, "/mod/desk/sign-in");
 });
+
+Deno.test("a same-origin post from a no-referrer page (Origin: null) is judged by fetch metadata", async () => {
+  await using board = await testBoard(withMod);
+  const held = await heldComment(board);
+  const desk = new DeskBrowser(board);
+  await desk.signIn();
+  await desk.get("/mod/desk");
+  const fields = {
+    target: "comment",
+    id: held.comment,
+    decision: "approve",
+    reason: "ok",
+    idempotency_key: desk.idem[0],
+  };
+  const forged = await desk.post("/mod/desk", fields, {
+    origin: "null",
+    "sec-fetch-site": "cross-site",
+  });
+  assert.equal(forged.res.status, 403);
+  const { res } = await desk.post("/mod/desk", fields, {
+    origin: "null",
+    "sec-fetch-site": "same-origin",
+  });
+  assertRedirect(res, "/mod/desk?done=1");
+});
