@@ -329,28 +329,31 @@ export function AuditPage(
       {props.items.length
         ? (
           <div class="table-wrap" tabindex={0} role="region" aria-label="Audit entries">
-            <table>
+            <table class="audit">
               <thead>
                 <tr>
-                  <th scope="col">#</th>
-                  <th scope="col">Started</th>
-                  <th scope="col">Action</th>
+                  <th scope="col" class="nowrap">#</th>
+                  <th scope="col" class="nowrap">Started</th>
+                  <th scope="col" class="nowrap">Action</th>
                   <th scope="col">Target</th>
                   <th scope="col">Request</th>
-                  <th scope="col">Outcome</th>
+                  <th scope="col" class="nowrap">Outcome</th>
                 </tr>
               </thead>
               <tbody>
                 {props.items.map((r) => (
                   <tr id={`audit-${r.seq}`}>
-                    <td>{r.seq}</td>
-                    <td>
+                    <td class="nowrap">{r.seq}</td>
+                    <td class="nowrap">
                       <Time at={r.started_at} />
                     </td>
-                    <td>{r.action}</td>
+                    <td class="nowrap">{r.action}</td>
                     <td>{describe(r.target)}</td>
                     <td>{describe(r.request)}</td>
-                    <td>{r.outcome}{r.status !== null ? ` (${r.status})` : ""}</td>
+                    <td class="nowrap">
+                      {r.outcome}
+                      {r.status !== null ? ` (${r.status})` : ""}
+                    </td>
                   </tr>
                 ))}
               </tbody>
