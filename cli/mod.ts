@@ -14,7 +14,11 @@ Commands:
   pin <thread-id> [--board named|b]       make a root thread an official notice (permanent)
   unpin <thread-id> [--board named|b]     take an official notice down
   rules <file | ->                        replace the rules text (from a file, or - for stdin)
+  pending [--limit N]                     held comments and open article appeals, oldest first
   comment-decision <id> approve|reject --reason <text>
+                                          decide a comment (a held one from "pending")
+  appeal-decision <article-id> grant|deny --reason <text>
+                                          decide an open appeal (grant restores, deny rejects)
   article-decision <id> reject|restrict|restore --reason <text>
   audit [--limit N] [--before SEQ]        the audit trail, newest first
   clock <seconds>                         move the service clock forward (BOARD_TEST_CLOCK=1 only)
@@ -34,6 +38,11 @@ export interface CliRequest {
   path: string;
   body?: Record<string, unknown>;
   write: boolean;
+  /**
+   * More reads answered together with this one: the printed answer is one object with each
+   * answer under its name (`pending`: the comment queue and the open appeals).
+   */
+  together?: { name: string; also: Array<{ name: string; path: string }> };
 }
 
 class UsageError extends Error {}
@@ -83,6 +92,33 @@ export async function modRequestOf(
         method: "POST",
         path: `/mod/${kind}/${need(a, "id")}/decision`,
         body: { action: need(b, "decision"), reason: need(opts.reason, "--reason") },
+        write: true,
+      };
+    }
+    case "pending": {
+      const q = opts.limit ? `?${new URLSearchParams({ limit: opts.limit })}` : "";
+      return {
+        method: "GET",
+        path: `/mod/comments/pending${q}`,
+        write: false,
+        together: {
+          name: "held_comments",
+          also: [{ name: "article_appeals", path: `/mod/articles/appeals${q}` }],
+        },
+      };
+    }
+    case "appeal-decision": {
+      const decision = need(b, "decision (grant or deny)");
+      if (decision !== "grant" && decision !== "deny") {
+        throw new UsageError('appeal-decision takes "grant" or "deny".');
+      }
+      return {
+        method: "POST",
+        path: `/mod/articles/${need(a, "article id")}/decision`,
+        body: {
+          action: decision === "grant" ? "restore" : "reject",
+          reason: need(opts.reason, "--reason"),
+        },
         write: true,
       };
     }
@@ -174,6 +210,20 @@ export async function runModCli(
       body: request.body ? JSON.stringify(request.body) : undefined,
     }),
   );
+  if (request.together && res.ok) {
+    // Reads answered together: one object, each answer under its name; the first error wins.
+    const all: Record<string, unknown> = { [request.together.name]: await res.json() };
+    for (const more of request.together.also) {
+      const next = await fetchImpl(new Request(`${base}${more.path}`, { headers }));
+      if (!next.ok) {
+        out(await next.text());
+        return 1;
+      }
+      all[more.name] = await next.json();
+    }
+    out(JSON.stringify(all, null, 2));
+    return 0;
+  }
   const text = await res.text();
   try {
     out(JSON.stringify(JSON.parse(text), null, 2));

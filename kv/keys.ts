@@ -193,6 +193,8 @@ export const keys = {
   modAudit: unshown<[seq: number]>("mod_audit"),
   /** An account removal whose content is still being removed (finished at start after a crash). */
   accountPurges: unshown<[agentId: string]>("account_purges"),
+  /** A moderator desk session, by the SHA-256 of its cookie value (KV expiry as well). */
+  modDeskSessions: unshown<[sessionHash: string]>("mod_desk_sessions"),
   // ---- API key rotation (docs/api.md "Additions beyond the spec"): written once per retired key
   /** The receipt of the rotation that retired the key with this hash (new key sealed, 10 min). */
   keyRotations: unshown<[oldKeyHash: string]>("key_rotations"),

@@ -8,15 +8,16 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import {
+  auditedAction,
   checkModeratorKey,
   type ModActionSpec,
   moderatorUnauthorized,
-  runModAction,
 } from "../domain/moderation/mod.ts";
-import { BoardError, type ErrorCode } from "../domain/errors.ts";
+import { BoardError } from "../domain/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { bearerToken, hasBody } from "./guards.ts";
 import { errorObject, requireJsonContentType } from "./http.ts";
+import { DESK_PATH } from "./web/desk_session.ts";
 
 /** The 404 of a path nobody serves (what `/mod` answers while it is off). */
 export function routeNotFound(c: Context<AppEnv>) {
@@ -30,8 +31,14 @@ export function routeNotFound(c: Context<AppEnv>) {
   );
 }
 
-/** 404 everywhere when no moderator key is configured; otherwise headers and the key. */
+/**
+ * 404 everywhere when no moderator key is configured; otherwise headers and the key. The
+ * moderator desk under /mod/desk is left to its own guard (a session cookie, not the key).
+ */
 export const moderatorGate: MiddlewareHandler<AppEnv> = async (c, next) => {
+  // The moderator desk (routes/web/desk_pages.tsx) is the browser side: its own guard.
+  const path = new URL(c.req.url).pathname;
+  if (path === DESK_PATH || path.startsWith(`${DESK_PATH}/`)) return await next();
   const modKey = c.get("deps").config.moderatorKey;
   if (!modKey) return routeNotFound(c);
   const accept = c.req.header("accept") ?? "";
@@ -58,14 +65,6 @@ export async function modWrite(
   spec: Omit<ModActionSpec, "idempotencyKey">,
   run: () => Promise<Record<string, unknown>>,
 ) {
-  const out = await runModAction(c.get("deps"), { ...spec, idempotencyKey: key }, run);
-  if (out.status >= 400) {
-    const e = out.body.error as {
-      code: ErrorCode;
-      message: string;
-      details?: Record<string, unknown>;
-    };
-    throw new BoardError(e.code, e.message, { ...e.details, replayed: out.replayed });
-  }
-  return c.json({ ...out.body, replayed: out.replayed }, 200);
+  const out = await auditedAction(c.get("deps"), { ...spec, idempotencyKey: key }, run);
+  return c.json(out.answer, 200);
 }

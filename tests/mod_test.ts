@@ -20,6 +20,8 @@ import {
 import { DAY, listPins, MOD_KEY, modRequest, pinDomain, veterans } from "./pin_helpers.ts";
 import { agent, anonymousPost, namedPost } from "./vote_helpers.ts";
 import { comment, submit } from "./article_helpers.ts";
+import { moderateArticle } from "../domain/articles/mod.ts";
+import { Guest, publishedArticle } from "./website_helpers.ts";
 
 const withMod = { moderatorKey: MOD_KEY };
 
@@ -481,6 +483,43 @@ Deno.test("deno task mod: the CLI wraps the /mod calls", async (t) => {
     assert.equal(JSON.parse(replay.out).replayed, true);
     const audit = await run(["audit", "--limit", "5"]);
     assert.equal(JSON.parse(audit.out).items[0].action, "remove_post");
+  });
+
+  await t.step("pending lists held comments and open appeals; their decisions", async () => {
+    const article = await submit(board, a.key, { title: "An article to appeal" });
+    await moderateArticle(board.deps, article.post_id, "reject", "Off topic");
+    const appeal = await board.request(
+      `/v1/articles/posts/${article.post_id}/appeal`,
+      jsonInit("POST", { revision_id: article.revision_id, reason: "Please look again" }, a.key, {
+        "idempotency-key": idemKey(),
+      }),
+    );
+    assert.equal(appeal.status, 200);
+    await appeal.body?.cancel();
+    const published = await publishedArticle(board);
+    const held = await new Guest(board).comment(
+      published.id,
+      "A link for the moderator: https://example.com/cli",
+    );
+    const r = await run(["pending", "--limit", "10"]);
+    assert.equal(r.code, 0, r.out + r.err);
+    const listed = JSON.parse(r.out);
+    assert.deepEqual(listed.held_comments.items.map((c: { id: string }) => c.id), [held]);
+    assert.deepEqual(
+      listed.article_appeals.items.map((i: { post_id: string }) => i.post_id),
+      [article.post_id],
+    );
+    const approve = await run(["comment-decision", held, "approve", "--reason", "Fine link"]);
+    assert.equal(JSON.parse(approve.out).status, "published", approve.out);
+    const grant = await run(["appeal-decision", article.post_id, "grant", "--reason", "Fair"]);
+    assert.equal(grant.code, 0, grant.out);
+    assert.equal(JSON.parse(grant.out).appeal.status, "granted");
+    assert.equal(
+      (await run(["appeal-decision", article.post_id, "maybe", "--reason", "x"])).code,
+      2,
+    );
+    const empty = JSON.parse((await run(["pending"])).out);
+    assert.deepEqual([empty.held_comments.items, empty.article_appeals.items], [[], []]);
   });
 
   await t.step("usage errors and a missing key exit 2; an error answer exits 1", async () => {

@@ -210,6 +210,7 @@ Deno.test("every documented success answer is what the board really answers", as
 
   // Moderation.
   await mod("GET", "/mod/comments/pending");
+  await mod("GET", "/mod/articles/appeals");
   await mod("GET", `/mod/articles/${art.post_id}/comments`);
   await mod("POST", `/mod/comments/${c1.comment_id}/decision`, {
     action: "reject",

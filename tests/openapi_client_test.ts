@@ -64,6 +64,11 @@ const JUSTIFIED: Record<string, string[]> = {
     "GET /articles/{id}/comments/{cid}",
     "GET /mcp",
     "DELETE /mcp",
+    // The moderator desk's forms end in a redirect (post, redirect, get).
+    "POST /mod/desk",
+    "POST /mod/desk/sign-in",
+    "POST /mod/desk/sign-out",
+    "POST /mod/desk/accounts",
   ],
 };
 

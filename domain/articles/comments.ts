@@ -15,7 +15,7 @@ import { AgentCache, articleTransact, type PostBundle, project, stageBundle } fr
 import { ARTICLE_LIMITS } from "./limits.ts";
 import { type PolicyContext, policyContext } from "./policy.ts";
 import { chargeArticleQuota } from "./quotas.ts";
-import { ArticleWriter } from "./store.ts";
+import { ArticleWriter, getAll } from "./store.ts";
 import type { ArticlePost, CommentMeta, CommentRecord, RevisionRecord } from "./types.ts";
 import { commentable } from "./views.ts";
 
@@ -390,15 +390,17 @@ export async function moderateComment(
   return value;
 }
 
-/** Guest comments waiting for moderation, oldest first (for the moderator interface). */
+/**
+ * Comments waiting for moderation, oldest first (for the moderator interface): one list of
+ * the pending index, then the comments in one batched read.
+ */
 export async function listPendingComments(deps: Deps, limit = 50): Promise<CommentRecord[]> {
-  const out: CommentRecord[] = [];
-  for await (
-    const e of deps.kv.list<Locator>({ prefix: keys.articlePendingComments.range() }, { limit })
-  ) {
-    const c = (await deps.kv.get<CommentRecord>(keys.articleComments(e.value.post_id, e.value.seq)))
-      .value;
-    if (c) out.push(c);
-  }
-  return out;
+  const held = await Array.fromAsync(
+    deps.kv.list<Locator>({ prefix: keys.articlePendingComments.range() }, { limit }),
+  );
+  const found = await getAll<CommentRecord>(
+    deps.kv,
+    held.map((e) => keys.articleComments(e.value.post_id, e.value.seq)),
+  );
+  return found.filter((c): c is CommentRecord => !!c);
 }

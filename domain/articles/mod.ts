@@ -4,6 +4,8 @@
  * and the other areas import it only here.
  */
 // ---- exports
+export { listOpenAppeals, OPEN_APPEALS_MAX } from "./appeals.ts";
+export type { OpenAppeal } from "./appeals.ts";
 export { figureSize, figureSizes, svgSources, uploadAsset } from "./assets.ts";
 export type { FigureSize } from "./assets.ts";
 export { articleCapabilities } from "./capabilities.ts";

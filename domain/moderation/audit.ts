@@ -24,7 +24,7 @@ type ModActionName =
   | "advance_clock";
 
 /** One moderator action as recorded. */
-interface AuditRecord {
+export interface AuditRecord {
   seq: number;
   action: ModActionName;
   target: Record<string, unknown>;
@@ -60,6 +60,8 @@ interface ModOutcome {
   status: number;
   body: Record<string, unknown>;
   replayed: boolean;
+  /** The action's audit record. */
+  seq: number;
 }
 
 /**
@@ -112,7 +114,7 @@ export async function runModAction(
     if (!claim) tx.set(keys.counters("mod_audit"), seq);
     return { replay: null, seq };
   });
-  if (claimed.replay) return { ...claimed.replay, replayed: true };
+  if (claimed.replay) return { ...claimed.replay, replayed: true, seq: claimed.seq };
 
   const status = 200;
   let body: Record<string, unknown>;
@@ -124,7 +126,7 @@ export async function runModAction(
     throw err;
   }
   await finish(deps, claimKey, claimed.seq, print, null, { status, body }, false);
-  return { status, body, replayed: false };
+  return { status, body, replayed: false, seq: claimed.seq };
 }
 
 async function finish(
@@ -180,4 +182,9 @@ export async function listAudit(deps: Deps, q: PageParams) {
     items: page,
     next_before: raw.length > q.limit ? page[page.length - 1].seq : null,
   };
+}
+
+/** One audit record by its seq, or null. */
+export async function auditRecord(deps: Deps, seq: number): Promise<AuditRecord | null> {
+  return (await deps.kv.get<AuditRecord>(keys.modAudit(seq))).value;
 }

@@ -5,6 +5,25 @@
  */
 // ---- exports
 export { moderatorRemoveMessage, removeAccount, resumeAccountPurges } from "./actions.ts";
-export { listAudit, runModAction } from "./audit.ts";
+export { auditRecord, listAudit, runModAction } from "./audit.ts";
+export type { AuditRecord } from "./audit.ts";
+export {
+  deskCsrfMatches,
+  endModeratorSession,
+  findModeratorSession,
+  MOD_DESK_SESSION_SECONDS,
+  randomDeskToken,
+  signInModerator,
+  signInToken,
+  signInTokenMatches,
+} from "./desk_sessions.ts";
+export type { DeskSession } from "./desk_sessions.ts";
+export { auditedAction, decideArticle, decideComment, removeAccountAudited } from "./decisions.ts";
+export type {
+  ArticleDecision,
+  AuditedAnswer,
+  AuditedOutcome,
+  CommentDecision,
+} from "./decisions.ts";
 export type { ModActionSpec } from "./audit.ts";
 export { checkModeratorKey, moderatorKeyProblem, moderatorUnauthorized } from "./moderator_key.ts";

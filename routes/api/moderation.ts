@@ -8,12 +8,18 @@ import { z } from "zod";
 import * as modOut from "./responses/moderation.ts";
 import {
   allArticleComments,
+  listOpenAppeals,
   listPendingComments,
-  moderateArticle,
-  moderateComment,
   moderatorComments,
+  OPEN_APPEALS_MAX,
 } from "../../domain/articles/mod.ts";
-import { listAudit, moderatorRemoveMessage, removeAccount } from "../../domain/moderation/mod.ts";
+import {
+  decideArticle,
+  decideComment,
+  listAudit,
+  moderatorRemoveMessage,
+  removeAccountAudited,
+} from "../../domain/moderation/mod.ts";
 import { setOfficialPin } from "../../domain/pins/mod.ts";
 import { parsePageParams } from "../../domain/paging.ts";
 import { checkText } from "../../domain/board/mod.ts";
@@ -35,6 +41,8 @@ import { boardParam, type Operation, operation, pageParams } from "./operation.t
 
 /** Pending guest comments: up to 50 a page, oldest first. */
 const PENDING_PAGE = { min: 1, max: 50, default: 50 };
+/** Open appeals: up to 50 a page, oldest first. */
+const APPEALS_PAGE = { min: 1, max: OPEN_APPEALS_MAX, default: OPEN_APPEALS_MAX };
 /** One article's comments in any status. */
 const ARTICLE_COMMENTS_PAGE = { min: 1, max: 50, default: 20 };
 
@@ -92,13 +100,7 @@ export const MOD_OPERATIONS: Operation[] = [
     path: "/mod/agents/{id}",
     operationId: "modRemoveAgent",
     summary: "Remove an account: key revoked, connections ended, pins retired, content hidden",
-    handler: (c, { id, key }) =>
-      modWrite(
-        c,
-        key,
-        { action: "remove_agent", target: { agent_id: id }, request: {} },
-        () => removeAccount(c.get("deps"), id),
-      ),
+    handler: async (c, { id, key }) => (await removeAccountAudited(c.get("deps"), id, key)).answer,
   }),
   modWriteOp<z.infer<typeof pinSchema>>(modOut.modOfficialPinResponse, {
     method: "post",
@@ -157,13 +159,8 @@ export const MOD_OPERATIONS: Operation[] = [
     operationId: "modCommentDecision",
     summary: "Approve or reject a guest or agent comment",
     body: { name: "CommentDecision", schema: commentDecisionSchema },
-    handler: (c, { id, key, body }) =>
-      modWrite(
-        c,
-        key,
-        { action: "comment_decision", target: { comment_id: id }, request: body },
-        () => moderateComment(c.get("deps"), id, body.action, body.reason),
-      ),
+    handler: async (c, { id, key, body }) =>
+      (await decideComment(c.get("deps"), id, body, key)).answer,
   }),
   modWriteOp<z.infer<typeof articleDecisionSchema>>(modOut.modArticleDecisionResponse, {
     method: "post",
@@ -171,13 +168,8 @@ export const MOD_OPERATIONS: Operation[] = [
     operationId: "modArticleDecision",
     summary: "Reject, restrict or restore an article",
     body: { name: "ArticleDecision", schema: articleDecisionSchema },
-    handler: (c, { id, key, body }) =>
-      modWrite(
-        c,
-        key,
-        { action: "article_decision", target: { article_id: id }, request: body },
-        async () => ({ ...(await moderateArticle(c.get("deps"), id, body.action, body.reason)) }),
-      ),
+    handler: async (c, { id, key, body }) =>
+      (await decideArticle(c.get("deps"), id, body, key)).answer,
   }),
   modOp({
     method: "get",
@@ -197,6 +189,23 @@ export const MOD_OPERATIONS: Operation[] = [
       const { limit } = parsePageParams({ limit: queryParam(c, "limit") }, PENDING_PAGE);
       const items = await listPendingComments(deps, limit);
       return { items: await moderatorComments(deps, items), content_is_untrusted: true };
+    },
+  }),
+  modOp({
+    method: "get",
+    path: "/mod/articles/appeals",
+    operationId: "modOpenAppeals",
+    summary: "The article review queue: open appeals, oldest first",
+    description:
+      "An appeal asks a moderator to look again at a rejected revision or a restricted article. Decide it with `POST /mod/articles/{id}/decision`: `restore` grants it, `reject` denies it.",
+    params: pageParams(APPEALS_PAGE, { after: false }).slice(0, 1),
+    responses: {
+      200: { description: "Open appeals, oldest first.", schema: modOut.modOpenAppealsResponse },
+    },
+    errors: ["INVALID_LIMIT"],
+    handler: async (c) => {
+      const { limit } = parsePageParams({ limit: queryParam(c, "limit") }, APPEALS_PAGE);
+      return { items: await listOpenAppeals(c.get("deps"), limit), content_is_untrusted: true };
     },
   }),
   modOp({

@@ -13,6 +13,7 @@ import { OAUTH_MCP_OPERATIONS } from "./oauth.ts";
 import { VOTE_PIN_RULES_OPERATIONS } from "./votes.ts";
 import { SITE_OPERATIONS } from "./site.ts";
 import { MOD_OPERATIONS } from "./moderation.ts";
+import { MOD_DESK_OPERATIONS } from "./mod_desk.ts";
 
 export type { Operation } from "./operation.ts";
 
@@ -23,6 +24,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...ARTICLE_OPERATIONS,
   ...OAUTH_MCP_OPERATIONS,
   ...MOD_OPERATIONS,
+  ...MOD_DESK_OPERATIONS,
   ...SITE_OPERATIONS,
 ];
 

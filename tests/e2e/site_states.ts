@@ -3,12 +3,16 @@
  * articles (one with a figure, code, a list and a quote; agent and guest comments, a reply;
  * one with right-to-left guest names), the figure's full-size page, the guest form (a reply,
  * refusals for a long text, a posing name and a repeat, a refusal's address reloaded, the
- * landing after posting), the docs (the index, a document, the API reference's tables), a 404 and the OAuth consent page. Shared by the accessibility test and the
- * screenshots task (`deno task screenshots`).
+ * landing after posting), the docs (the index, a document, the API reference's tables), a 404,
+ * the OAuth consent page and the moderator desk (sign-in, a refused key, the queue of held
+ * comments and appeals, a decision made, the audit trail, the confirmation step of an account
+ * removal). Shared by the accessibility test and the screenshots task (`deno task screenshots`).
  */
 import type { Page, Response as PageResponse } from "playwright-core";
 import { register, type TestBoard, testBoard } from "../helpers.ts";
-import { comment, submit, uploadSvg, vote } from "../article_helpers.ts";
+import { authorAction, comment, submit, uploadSvg, vote } from "../article_helpers.ts";
+import { moderateArticle } from "../../domain/articles/mod.ts";
+import { MOD_KEY } from "../pin_helpers.ts";
 import { serve } from "../mcp_client.ts";
 import { authorizePath, pkce, registerClient } from "../oauth_helpers.ts";
 import { Guest } from "../website_helpers.ts";
@@ -98,6 +102,27 @@ const REJECTED = [
   "Ahhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh",
 ];
 
+/**
+ * Submits the desk's sign-in form with `key`; resolves to the response of the page the
+ * browser lands on (the queue after the redirect, or the refusal).
+ */
+async function signIn(page: Page, key: string): Promise<PageResponse> {
+  const posted = page.waitForResponse((r) => r.request().method() === "POST");
+  await page.getByLabel("Moderator key").fill(key);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  return await landing(page, posted);
+}
+
+/** The response of the page a form post ends on (after any redirects). */
+async function landing(page: Page, posted: Promise<PageResponse>): Promise<PageResponse> {
+  let request = (await posted).request();
+  for (let next = request.redirectedTo(); next; next = next.redirectedTo()) request = next;
+  const landed = await request.response();
+  if (!landed) throw new Error(`no response to ${request.url()}`);
+  await page.waitForLoadState("load");
+  return landed;
+}
+
 /** A board with content, served on a loopback port; dispose to stop it. */
 export interface SiteFixture extends AsyncDisposable {
   url: string;
@@ -107,7 +132,7 @@ export interface SiteFixture extends AsyncDisposable {
 
 /** Builds the board, its content and the list of page states. */
 export async function siteFixture(): Promise<SiteFixture> {
-  const board = await testBoard({ moderatorKey: "test-moderator-key-0123456789abcdef" });
+  const board = await testBoard({ moderatorKey: MOD_KEY });
   const author = await register(board, "lumen-notes");
   const b = await register(board, "harbor-review");
   const c = await register(board, "quill-reader");
@@ -195,6 +220,23 @@ export async function siteFixture(): Promise<SiteFixture> {
   await comment(board, author.key, others[0].revision_id, {
     blocks: [{ type: "paragraph", text: "Thank you both for reading it." }],
   });
+  // For the moderator desk: a held guest comment and an open appeal of a rejected article.
+  await new Guest(board).comment(
+    others[1].post_id,
+    "The weights are explained at https://example.com/weights for anyone curious.",
+    { name: "Ada" },
+  );
+  const appealed = await submit(board, c.key, {
+    title: "Notes on rate limits for polling agents",
+    blocks: [{ type: "paragraph", text: PARAGRAPHS[1] }],
+  });
+  await moderateArticle(board.deps, appealed.post_id, "reject", "Repeats an earlier article.");
+  const appeal = await authorAction(board, c.key, `/v1/articles/posts/${appealed.post_id}/appeal`, {
+    revision_id: appealed.revision_id,
+    reason: "It covers limits the earlier article does not mention.",
+  });
+  if (appeal.status !== 200) throw new Error(await appeal.text());
+  await appeal.body?.cancel();
   const client = await registerClient(board, { client_name: "Example desktop assistant" });
   const { challenge } = await pkce();
   const server = serve(board);
@@ -292,6 +334,37 @@ export async function siteFixture(): Promise<SiteFixture> {
       path: authorizePath(client.client_id, challenge, { response_type: "token" }),
       status: 400,
     },
+    { name: "desk-sign-in", path: "/mod/desk/sign-in", status: 200 },
+    {
+      name: "desk-sign-in-refused",
+      shows: "#key-error",
+      firstScreen: true,
+      path: "/mod/desk/sign-in",
+      status: 401,
+      act: (page) => signIn(page, "not-the-moderator-key-but-just-as-long"),
+    },
+    {
+      name: "desk-queue",
+      path: "/mod/desk/sign-in",
+      status: 200,
+      act: (page) => signIn(page, MOD_KEY),
+    },
+    {
+      name: "desk-decided",
+      shows: ".notice.posted",
+      firstScreen: true,
+      path: "/mod/desk",
+      status: 200,
+      act: async (page) => {
+        const form = page.locator("form.decision").first();
+        await form.getByLabel("Reason (kept in the audit trail)").fill("A useful link.");
+        const posted = page.waitForResponse((r) => r.request().method() === "POST");
+        await form.getByRole("button", { name: "Approve" }).click();
+        return await landing(page, posted);
+      },
+    },
+    { name: "desk-audit", path: "/mod/desk/audit", status: 200 },
+    { name: "desk-remove-account", path: "/mod/desk/accounts?agent=quill-reader", status: 200 },
   ];
   return {
     url: server.url,

@@ -14,7 +14,14 @@ import {
   profile,
   type RouteProfile,
 } from "./bad_input_corpus.ts";
-import { answer, assertErrorShape, kvChanges, kvSnapshot, listRoutes } from "./harness.ts";
+import {
+  answer,
+  assertErrorShape,
+  isDeskPath,
+  kvChanges,
+  kvSnapshot,
+  listRoutes,
+} from "./harness.ts";
 
 const MOD_KEY = "reliability-moderator-key-0123456789abcdef";
 
@@ -33,6 +40,11 @@ async function verdict(p: RouteProfile, c: Case, res: Response): Promise<string>
     return "ignored";
   }
   if (c.readOk && a.status < 300) return "read of an unknown id";
+  // The moderator desk's pages, asked without a desk session, send the browser to sign in.
+  if (isDeskPath(p.route.path) && a.status === 303) {
+    assert.match(a.headers.get("location") ?? "", /^\/mod\/desk\/sign-in/, where);
+    return "desk sign-in";
+  }
   if (p.family === "mcp" && a.status === 202 && a.text === "") return "accepted as no-op";
   const consent = p.route.path === "/oauth/authorize" || p.route.path === "/authorize";
   if (consent && a.status === 303) {

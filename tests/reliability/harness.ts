@@ -55,13 +55,20 @@ export function familyOf(path: string): Family {
   if (path === "/mcp" || path.startsWith("/mcp/")) return "mcp";
   if (
     path === "/" || path.startsWith("/docs") || path.startsWith("/assets") ||
-    path === "/skill.md" || path === "/openapi.json" || path.startsWith("/articles")
+    path === "/skill.md" || path === "/openapi.json" || path.startsWith("/articles") ||
+    isDeskPath(path)
   ) return "web";
   return "board";
 }
 
+/** The moderator desk: human pages under /mod (a session cookie, not the moderator key). */
+export function isDeskPath(path: string): boolean {
+  return path === "/mod/desk" || path.startsWith("/mod/desk/");
+}
+
 /** Message routes and other routes where the spec refuses browsers (spec "What the service does" 4). */
 export function refusesBrowsers(r: Route): boolean {
+  if (isDeskPath(r.path)) return false;
   return r.path.startsWith("/v1/") || r.path.startsWith("/b/") || r.path.startsWith("/mod") ||
     (r.method !== "GET" && (r.path === "/votes" || r.path === "/pins"));
 }

@@ -1,5 +1,5 @@
 /**
- * Credentials: stored only as hashes (API keys, OAuth tokens and codes) or encrypted
+ * Credentials: stored only as hashes (API keys, OAuth tokens and codes, desk sessions) or encrypted
  * (linked credentials); compared in constant time; the moderator key works only on
  * /mod; a revoked key and its OAuth connections stop at once.
  */
@@ -20,6 +20,7 @@ import {
   tokenRequest,
   whoami,
 } from "../oauth_helpers.ts";
+import { DeskBrowser } from "../desk_helpers.ts";
 import { answer, assertErrorShape, fillPath, kvEntries, listRoutes, stringsIn } from "./harness.ts";
 
 const MOD_KEY = "reliability-moderator-key-0123456789abcdef";
@@ -65,6 +66,14 @@ Deno.test("KV scan: no API key, OAuth token, code, CSRF token, cookie or secret 
   const page = await openConsent(board, authorizePath(client.client_id, challenge));
   assert.ok(page.csrf && page.cookie);
   secrets.push(page.csrf!, page.cookie!.split("=").slice(1).join("="));
+  // The moderator desk: a signed-in session (its cookie, its form token, the sign-in nonce).
+  const desk = new DeskBrowser(board);
+  await desk.get("/mod/desk/sign-in");
+  secrets.push(desk.cookies.get("board_mod_sign_in")!, desk.csrf!);
+  await desk.signIn(MOD_KEY);
+  await desk.get("/mod/desk");
+  assert.ok(desk.cookies.get("board_mod") && desk.csrf);
+  secrets.push(desk.cookies.get("board_mod")!, desk.csrf!);
 
   let grants = 0;
   for (const [key, value] of await kvEntries(board.kv)) {

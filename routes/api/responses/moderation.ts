@@ -158,3 +158,21 @@ export const modArticleCommentsResponse = z.object({
   newest_cursor: cursor.optional(),
   content_is_untrusted: z.literal(true),
 });
+
+/** GET /mod/articles/appeals 200 */
+export const modOpenAppealsResponse = z.object({
+  items: z.array(z.object({
+    post_id: uuid,
+    revision_id: uuid,
+    revision_number: z.number().int(),
+    title: z.string(),
+    author_id: uuid,
+    author: z.string(),
+    revision_state: z.string(),
+    preview: z.string().describe("The revision's preview text, as its author wrote it."),
+    restricted: z.object({ reason: z.string(), at: z.number().int() }).nullable(),
+    moderation: moderationRecord.extend({ previous_state: z.string().nullable() }).nullable(),
+    appeal: z.object({ reason: z.string(), submitted_at: z.number().int() }),
+  })),
+  content_is_untrusted: z.literal(true),
+});

@@ -1,0 +1,104 @@
+/**
+ * The audited moderator actions that both the JSON interface (`/mod`, routes/api/moderation.ts)
+ * and the moderator desk (routes/web/desk_pages.tsx) perform: each is one function here, so
+ * the two record the same audit entry (action, target, request) and run the same rule.
+ */
+import { moderateArticle, moderateComment } from "../articles/mod.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError, type ErrorCode } from "../errors.ts";
+import { removeAccount } from "./actions.ts";
+import { type ModActionSpec, runModAction } from "./audit.ts";
+
+/** An audited action's answer: the outcome's body and `replayed` on a repeat. */
+export type AuditedAnswer = Record<string, unknown> & { replayed: boolean };
+
+/** An audited action's answer and the seq of its audit record. */
+export interface AuditedOutcome {
+  answer: AuditedAnswer;
+  auditSeq: number;
+}
+
+/**
+ * Runs an audited, idempotent moderator action under `spec.idempotencyKey` and returns its
+ * (possibly replayed) outcome with its audit seq; a refused outcome is thrown as its BoardError (a replayed
+ * refusal carries `replayed: true` in its details).
+ */
+export async function auditedAction(
+  deps: Deps,
+  spec: ModActionSpec,
+  run: () => Promise<Record<string, unknown>>,
+): Promise<AuditedOutcome> {
+  const out = await runModAction(deps, spec, run);
+  if (out.status >= 400) {
+    const e = out.body.error as {
+      code: ErrorCode;
+      message: string;
+      details?: Record<string, unknown>;
+    };
+    throw new BoardError(e.code, e.message, { ...e.details, replayed: out.replayed });
+  }
+  return { answer: { ...out.body, replayed: out.replayed }, auditSeq: out.seq };
+}
+
+/** A decision on a held (or any) article comment. */
+export interface CommentDecision {
+  action: "approve" | "reject";
+  reason: string;
+}
+
+/** Approves or rejects a comment (`comment_decision` in the audit trail). */
+export function decideComment(
+  deps: Deps,
+  commentId: string,
+  decision: CommentDecision,
+  idempotencyKey: string,
+): Promise<AuditedOutcome> {
+  return auditedAction(
+    deps,
+    {
+      action: "comment_decision",
+      target: { comment_id: commentId },
+      request: { action: decision.action, reason: decision.reason },
+      idempotencyKey,
+    },
+    () => moderateComment(deps, commentId, decision.action, decision.reason),
+  );
+}
+
+/** A decision on an article (an open appeal is decided by `restore` or `reject`). */
+export interface ArticleDecision {
+  action: "reject" | "restrict" | "restore";
+  reason: string;
+}
+
+/** Rejects, restricts or restores an article (`article_decision` in the audit trail). */
+export function decideArticle(
+  deps: Deps,
+  postId: string,
+  decision: ArticleDecision,
+  idempotencyKey: string,
+): Promise<AuditedOutcome> {
+  return auditedAction(
+    deps,
+    {
+      action: "article_decision",
+      target: { article_id: postId },
+      request: { action: decision.action, reason: decision.reason },
+      idempotencyKey,
+    },
+    async () => ({ ...(await moderateArticle(deps, postId, decision.action, decision.reason)) }),
+  );
+}
+
+/** Removes an account (`remove_agent` in the audit trail; see `removeAccount`). */
+export function removeAccountAudited(
+  deps: Deps,
+  agentId: string,
+  idempotencyKey: string,
+): Promise<AuditedOutcome> {
+  return auditedAction(
+    deps,
+    { action: "remove_agent", target: { agent_id: agentId }, request: {}, idempotencyKey },
+    () => removeAccount(deps, agentId),
+  );
+}
