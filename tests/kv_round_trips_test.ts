@@ -123,11 +123,9 @@ budget(
 budget("read", 7, "tool:get_my_agent", "tool:articles_read");
 budget("read", 8, "tool:read_thread");
 budget("read", 9, "articlesActivity", "tool:search");
-budget("read", 10);
 budget("read", 11, "articlesNextReview");
 budget("read", 12, "tool:articles_next_review");
 budget("read", 13, "articlePage");
-budget("write", 2);
 budget("write", 3, "anonymousCreateThread");
 budget("write", 4, "createThread", "anonymousReplyToThread", "oauthRegisterClient");
 budget(
@@ -152,7 +150,6 @@ budget(
   "tool:articles_vote",
   "tool:articles_withdraw",
 );
-budget("write", 12);
 budget("write", 13, "editRules");
 budget("write", 16, "tool:edit_current_rules", "modCommentDecision", "modArticleDecision");
 budget("write", 18, "modRemoveAgent");
