@@ -137,6 +137,31 @@ export function isLockedError(e: unknown): boolean {
   return e instanceof Error && /database is locked|SQLITE_BUSY/i.test(e.message);
 }
 
+/** The pause before attempt `attempt + 1`: short, random, growing (ms). */
+function backoff(attempt: number): Promise<void> {
+  const wait = Math.min(50, 1 + Math.random() * 2 ** Math.min(attempt, 5));
+  return new Promise((r) => setTimeout(r, wait));
+}
+
+/**
+ * Commits the atomic `build` makes, made anew and tried again while another process holds
+ * the embedded store's write lock (`database is locked`). For writes that `transact` does not
+ * fit (an atomic built by other code); its checks, if any, are answered as usual (`ok`).
+ */
+export async function commitRetryingLock(
+  build: () => Deno.AtomicOperation,
+): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+  for (let attempt = 0; attempt < 60; attempt++) {
+    try {
+      return await build().commit();
+    } catch (e) {
+      if (!isLockedError(e)) throw e;
+    }
+    await backoff(attempt);
+  }
+  throw new TxConflictError("the store stayed locked");
+}
+
 /**
  * Runs `fn` against a fresh Tx and commits its buffered writes atomically, retrying
  * the whole function (with a short random back-off) when any entry it read has changed,
@@ -166,8 +191,7 @@ export async function transact<T>(
         if (!isLockedError(e)) throw e;
       }
       if (meter) meter.retries++;
-      const wait = Math.min(50, 1 + Math.random() * 2 ** Math.min(attempt, 5));
-      await new Promise((r) => setTimeout(r, wait));
+      await backoff(attempt);
     }
     throw new TxConflictError("transaction kept conflicting");
   };

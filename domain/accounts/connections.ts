@@ -21,7 +21,7 @@ import { BoardError } from "../errors.ts";
 import { timingSafeEqual } from "../text.ts";
 import { keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
-import { transact, type Tx } from "../../kv/tx.ts";
+import { commitRetryingLock, transact, type Tx } from "../../kv/tx.ts";
 import { dropGrant, type GrantRecord } from "./oauth_records.ts";
 import { openCredential } from "./secret.ts";
 
@@ -179,14 +179,17 @@ export async function endStaleConnections(deps: Deps, agentId: string): Promise<
   }
   const commits: Promise<Deno.KvCommitResult | Deno.KvCommitError>[] = [];
   for (let i = 0; i < ends.length; i += GRANTS_PER_COMMIT) {
-    const op = deps.kv.atomic();
-    for (const end of ends.slice(i, i + GRANTS_PER_COMMIT)) end(op);
-    commits.push(op.commit());
+    const batch = ends.slice(i, i + GRANTS_PER_COMMIT);
+    commits.push(commitRetryingLock(() => {
+      const op = deps.kv.atomic();
+      for (const end of batch) end(op);
+      return op;
+    }));
   }
   await Promise.all(commits);
   const deleted = grants.filter((g) => g.value !== null).length - kept;
   if (done && mark.value !== null) {
-    await deps.kv.atomic().check(mark).delete(mark.key).commit();
+    await commitRetryingLock(() => deps.kv.atomic().check(mark).delete(mark.key));
   }
   return { deleted, done };
 }
@@ -213,16 +216,24 @@ export async function markAccountsOverCap(deps: Deps): Promise<number> {
     if (++count === MAX_CONNECTIONS_PER_ACCOUNT + 1) over.push(agentId);
   }
   const now = deps.clock.now();
+  // Through `transact`: retried while another instance starting together holds the store.
   const commits: Promise<unknown>[] = [];
   for (let i = 0; i < over.length; i += GRANTS_PER_COMMIT) {
-    const op = deps.kv.atomic();
-    for (const agentId of over.slice(i, i + GRANTS_PER_COMMIT)) {
-      op.set(keys.connectionTeardowns(agentId), { started_at: now } satisfies TeardownMark);
-    }
-    commits.push(op.commit());
+    const batch = over.slice(i, i + GRANTS_PER_COMMIT);
+    commits.push(transact(deps.kv, (tx) => {
+      for (const agentId of batch) {
+        tx.set(keys.connectionTeardowns(agentId), { started_at: now } satisfies TeardownMark);
+      }
+      return Promise.resolve();
+    }));
   }
   await Promise.all(commits);
-  await deps.kv.atomic().check(done).set(CAP_MARKED, MAX_CONNECTIONS_PER_ACCOUNT).commit();
+  await transact(deps.kv, async (tx) => {
+    const marked = await tx.get<number>(CAP_MARKED);
+    if (marked.value !== MAX_CONNECTIONS_PER_ACCOUNT) {
+      tx.set(CAP_MARKED, MAX_CONNECTIONS_PER_ACCOUNT);
+    }
+  });
   return over.length;
 }
 

@@ -7,6 +7,7 @@
  */
 import type { Deps } from "../deps.ts";
 import { keys } from "../../kv/keys.ts";
+import { transact } from "../../kv/tx.ts";
 import { nameSkeleton, SKELETON_VERSION } from "./name_skeleton.ts";
 
 /** The meta entry holding the skeleton version the index was last completed for. */
@@ -19,27 +20,35 @@ export async function indexAgentNameSkeletons(deps: Deps): Promise<number> {
   const done = await deps.kv.get<number>(INDEXED);
   if (done.value === SKELETON_VERSION) return 0;
   let written = 0;
-  let op = deps.kv.atomic();
-  let staged = 0;
+  let staged: Deno.KvMutation[] = [];
+  // Through `transact`: retried while another instance starting together holds the store.
   const flush = async () => {
-    if (staged === 0) return;
-    await op.commit();
-    op = deps.kv.atomic();
-    staged = 0;
+    const batch = staged;
+    staged = [];
+    if (batch.length === 0) return;
+    await transact(deps.kv, (tx) => {
+      for (const m of batch) m.type === "set" ? tx.set(m.key, m.value) : tx.delete(m.key);
+      return Promise.resolve();
+    });
   };
   // Entries of other versions go; one per agent name is written for this version.
   for await (const e of deps.kv.list({ prefix: keys.agentNamesBySkeleton.range() })) {
     if (e.key[1] === SKELETON_VERSION) continue;
-    op.delete(e.key);
-    if (++staged >= BATCH) await flush();
+    staged.push({ type: "delete", key: e.key });
+    if (staged.length >= BATCH) await flush();
   }
   for await (const e of deps.kv.list<string>({ prefix: keys.agentIdByName.range() })) {
     const name = String(e.key[e.key.length - 1]);
-    op.set(keys.agentNamesBySkeleton(SKELETON_VERSION, nameSkeleton(name)), name);
+    const key = keys.agentNamesBySkeleton(SKELETON_VERSION, nameSkeleton(name));
+    staged.push({ type: "set", key, value: name });
     written++;
-    if (++staged >= BATCH) await flush();
+    if (staged.length >= BATCH) await flush();
   }
   await flush();
-  await deps.kv.atomic().check(done).set(INDEXED, SKELETON_VERSION).commit();
+  await transact(deps.kv, async (tx) => {
+    if ((await tx.get<number>(INDEXED)).value !== SKELETON_VERSION) {
+      tx.set(INDEXED, SKELETON_VERSION);
+    }
+  });
   return written;
 }

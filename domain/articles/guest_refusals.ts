@@ -7,6 +7,7 @@
  * commit and read in one `getMany`.
  */
 import { keys } from "../../kv/keys.ts";
+import { commitRetryingLock } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 
 /** How long a refusal stays readable (seconds). */
@@ -62,15 +63,17 @@ export async function keepGuestRefusal(
   const { text: _text, ...rest } = refusal;
   const record: StoredRefusal = { ...rest, id, expires_at, parts };
   const expireIn = GUEST_REFUSAL_SECONDS * 1000;
-  const op = deps.kv.atomic().set(keys.guestRefusals(session), record, { expireIn });
-  for (let i = 0; i < MAX_PARTS; i++) {
-    const key = keys.guestRefusalTexts(session, i);
-    if (i < parts) {
-      const part: StoredPart = { id, bytes: bytes.slice(i * PART_BYTES, (i + 1) * PART_BYTES) };
-      op.set(key, part, { expireIn });
-    } else op.delete(key);
-  }
-  const res = await op.commit();
+  const res = await commitRetryingLock(() => {
+    const op = deps.kv.atomic().set(keys.guestRefusals(session), record, { expireIn });
+    for (let i = 0; i < MAX_PARTS; i++) {
+      const key = keys.guestRefusalTexts(session, i);
+      if (i < parts) {
+        const part: StoredPart = { id, bytes: bytes.slice(i * PART_BYTES, (i + 1) * PART_BYTES) };
+        op.set(key, part, { expireIn });
+      } else op.delete(key);
+    }
+    return op;
+  });
   if (!res.ok) throw new Error("storing a guest refusal failed");
   return { ...refusal, id, expires_at };
 }
