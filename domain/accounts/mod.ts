@@ -62,6 +62,7 @@ export {
   boardSecretProblem,
   openCredential,
   sealCredential,
+  secretMac,
 } from "./secret.ts";
 export type { SealedCredential } from "./secret.ts";
 export { indexAgentNameSkeletons } from "./name_index.ts";

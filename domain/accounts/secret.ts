@@ -138,3 +138,29 @@ function fromBase64url(s: string): Uint8Array<ArrayBuffer> {
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
   return out;
 }
+
+const macKeys = new WeakMap<Deps, Promise<CryptoKey>>();
+
+/**
+ * HMAC-SHA-256 of `text` under the board secret, base64url: tokens that nothing in KV is or
+ * opens (the guest and desk CSRF tokens, the desk's key binding). Callers prefix `text` with
+ * their purpose, so one token never serves another.
+ */
+export async function secretMac(deps: Deps, text: string): Promise<string> {
+  let key = macKeys.get(deps);
+  if (!key) {
+    key = boardSecret(deps).then((secret) =>
+      crypto.subtle.importKey(
+        "raw",
+        new TextEncoder().encode(secret),
+        { name: "HMAC", hash: "SHA-256" },
+        false,
+        ["sign"],
+      )
+    );
+    key.catch(() => macKeys.delete(deps));
+    macKeys.set(deps, key);
+  }
+  const sig = await crypto.subtle.sign("HMAC", await key, new TextEncoder().encode(text));
+  return base64url(new Uint8Array(sig));
+}

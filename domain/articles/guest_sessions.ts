@@ -9,7 +9,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import { base64url, boardSecret } from "../accounts/mod.ts";
+import { base64url, secretMac } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { limitScale } from "../limits/mod.ts";
@@ -48,34 +48,13 @@ function randomToken(): string {
   return base64url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
-const csrfKeys = new WeakMap<Deps, Promise<CryptoKey>>();
-
 /**
  * The CSRF token of a session: HMAC-SHA-256 of its identity under the board secret, so
  * nothing in KV is the token or opens it. It stays the same when the cookie rotates, so an
  * open form still posts; the token alone is useless without a cookie naming the session.
  */
-async function csrfOf(deps: Deps, identity: string): Promise<string> {
-  let key = csrfKeys.get(deps);
-  if (!key) {
-    key = boardSecret(deps).then((secret) =>
-      crypto.subtle.importKey(
-        "raw",
-        new TextEncoder().encode(secret),
-        { name: "HMAC", hash: "SHA-256" },
-        false,
-        ["sign"],
-      )
-    );
-    key.catch(() => csrfKeys.delete(deps));
-    csrfKeys.set(deps, key);
-  }
-  const mac = await crypto.subtle.sign(
-    "HMAC",
-    await key,
-    new TextEncoder().encode(`board-guest-csrf:${identity}`),
-  );
-  return base64url(new Uint8Array(mac));
+function csrfOf(deps: Deps, identity: string): Promise<string> {
+  return secretMac(deps, `board-guest-csrf:${identity}`);
 }
 
 async function sessionOf(

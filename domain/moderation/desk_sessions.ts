@@ -9,7 +9,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
-import { base64url, boardSecret } from "../accounts/mod.ts";
+import { base64url, secretMac } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { sha256Hex, timingSafeEqual } from "../text.ts";
 import { checkModeratorKey, moderatorUnauthorized } from "./moderator_key.ts";
@@ -36,27 +36,8 @@ export interface DeskSession {
 
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
 
-const macKeys = new WeakMap<Deps, Promise<CryptoKey>>();
-
 /** HMAC-SHA-256 of `text` under the board secret, base64url. */
-async function mac(deps: Deps, text: string): Promise<string> {
-  let key = macKeys.get(deps);
-  if (!key) {
-    key = boardSecret(deps).then((secret) =>
-      crypto.subtle.importKey(
-        "raw",
-        new TextEncoder().encode(secret),
-        { name: "HMAC", hash: "SHA-256" },
-        false,
-        ["sign"],
-      )
-    );
-    key.catch(() => macKeys.delete(deps));
-    macKeys.set(deps, key);
-  }
-  const sig = await crypto.subtle.sign("HMAC", await key, new TextEncoder().encode(text));
-  return base64url(new Uint8Array(sig));
-}
+const mac = secretMac;
 
 /** A fresh random value of 32 bytes (cookie values and sign-in nonces). */
 export function randomDeskToken(): string {
