@@ -31,13 +31,11 @@ export async function lockHash(lock: string): Promise<string> {
 }
 
 /**
- * The directory holding `node_modules` with the pinned packages, installing it first if
- * needed. Scripts that import those packages must run from this directory (see `nodeScript`).
+ * Runs `install` once per `dir`: test files run in parallel, so the install is serialised by
+ * an exclusive lock on a file there, and a finished install leaves a marker that every later
+ * run (and every waiting one) takes as done.
  */
-export async function nodeModulesDir(): Promise<string> {
-  const pkg = await Deno.readTextFile(new URL("package.json", CLIENTS));
-  const lock = await Deno.readTextFile(new URL("package-lock.json", CLIENTS));
-  const dir = `${cacheRoot()}/node-${await lockHash(pkg + lock)}`;
+export async function installOnce(dir: string, install: () => Promise<void>): Promise<void> {
   await Deno.mkdir(dir, { recursive: true });
   const done = `${dir}/.installed`;
   using lockFile = await Deno.open(`${dir}/.install-lock`, { create: true, write: true });
@@ -45,8 +43,24 @@ export async function nodeModulesDir(): Promise<string> {
   try {
     try {
       await Deno.stat(done);
-      return dir;
+      return;
     } catch { /* not installed yet */ }
+    await install();
+    await Deno.writeTextFile(done, new Date().toISOString());
+  } finally {
+    await lockFile.unlock();
+  }
+}
+
+/**
+ * The directory holding `node_modules` with the pinned packages, installing it first if
+ * needed. Scripts that import those packages must run from this directory (see `nodeScript`).
+ */
+export async function nodeModulesDir(): Promise<string> {
+  const pkg = await Deno.readTextFile(new URL("package.json", CLIENTS));
+  const lock = await Deno.readTextFile(new URL("package-lock.json", CLIENTS));
+  const dir = `${cacheRoot()}/node-${await lockHash(pkg + lock)}`;
+  await installOnce(dir, async () => {
     await Deno.writeTextFile(`${dir}/package.json`, pkg);
     await Deno.writeTextFile(`${dir}/package-lock.json`, lock);
     const r = await runTool(
@@ -57,11 +71,8 @@ export async function nodeModulesDir(): Promise<string> {
     if (r.code !== 0) {
       throw new Error(`npm ci of the Node test packages failed in ${dir}\n${toolOutput(r)}`);
     }
-    await Deno.writeTextFile(done, new Date().toISOString());
-    return dir;
-  } finally {
-    await lockFile.unlock();
-  }
+  });
+  return dir;
 }
 
 /**

@@ -7,7 +7,7 @@
  * Test files run in parallel, so the install is serialised by an exclusive lock on a file
  * there; a finished install leaves a marker and is reused by every later run.
  */
-import { cacheRoot, lockHash } from "./node_deps.ts";
+import { cacheRoot, installOnce, lockHash } from "./node_deps.ts";
 import { runTool, toolOutput } from "./run_tool.ts";
 
 const CLIENTS = new URL("./python_clients/", import.meta.url);
@@ -20,16 +20,8 @@ const INSTALL_TIMEOUT_MS = 5 * 60_000;
 export async function pythonWithSdk(): Promise<string> {
   const requirements = await Deno.readTextFile(new URL("requirements.txt", CLIENTS));
   const dir = `${cacheRoot()}/python-${await lockHash(requirements)}`;
-  await Deno.mkdir(dir, { recursive: true });
   const python = `${dir}/venv/bin/python`;
-  const done = `${dir}/.installed`;
-  using lockFile = await Deno.open(`${dir}/.install-lock`, { create: true, write: true });
-  await lockFile.lock(true);
-  try {
-    try {
-      await Deno.stat(done);
-      return python;
-    } catch { /* not installed yet */ }
+  await installOnce(dir, async () => {
     await Deno.remove(`${dir}/venv`, { recursive: true }).catch(() => {});
     await Deno.writeTextFile(`${dir}/requirements.txt`, requirements);
     const steps: [string, string[]][] = [
@@ -52,11 +44,8 @@ export async function pythonWithSdk(): Promise<string> {
         throw new Error(`Installing the Python test packages failed in ${dir}\n${toolOutput(r)}`);
       }
     }
-    await Deno.writeTextFile(done, new Date().toISOString());
-    return python;
-  } finally {
-    await lockFile.unlock();
-  }
+  });
+  return python;
 }
 
 if (import.meta.main) console.log(`Python test packages: ${await pythonWithSdk()}`);
