@@ -13,7 +13,7 @@ export {
   registerAgent,
   revokeAgent,
 } from "./agents.ts";
-export type { Agent, ParticipationBasis } from "./agents.ts";
+export type { Agent, ParticipationBasis, RetireHoldings } from "./agents.ts";
 export {
   API_KEY_PREFIX,
   base64,
@@ -40,7 +40,6 @@ export {
   listConnections,
 } from "./connection_list.ts";
 export { rotateKeyOnce, rotationReplayed } from "./key_rotation.ts";
-export { accountState } from "./me.ts";
 export { dropGrant } from "./oauth_records.ts";
 export type {
   AccessRecord,

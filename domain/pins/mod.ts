@@ -7,8 +7,7 @@
 export { retireCommunityPinsOf } from "./book.ts";
 export type { OfficialPin } from "./book.ts";
 export { assertPinCredential, changeCommunityPin } from "./community.ts";
-export { pinnedForFeed } from "./feed.ts";
-export { listPins, livePins } from "./live.ts";
+export { listPins, livePins, pinnedBy } from "./live.ts";
 export { setOfficialPin } from "./official.ts";
 export { pinningStatus, viewerPinning } from "./status.ts";
 export { onKarmaChanged } from "./veterans.ts";

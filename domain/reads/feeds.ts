@@ -12,10 +12,11 @@ import {
   isHidden,
   listSummaries,
   type MessageRecord,
-} from "./messages.ts";
+} from "../board/mod.ts";
 import { listPage, type Page, type PageParams } from "../paging.ts";
 import { rulesThreadEdit } from "../rules/mod.ts";
-import { messageActionTemplates, type MessageItem, messageItem } from "./views.ts";
+import { messageActionTemplates } from "../board/mod.ts";
+import { type MessageItem, messageItem } from "./message_items.ts";
 import { viewerVotes } from "../votes/mod.ts";
 
 export interface FeedQuery extends PageParams {

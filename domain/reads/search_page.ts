@@ -18,15 +18,24 @@ import {
   type BoardHead,
   EMPTY_HEAD,
   messageActionTemplates,
-  type MessageItem,
   type MessageRecord,
-  toItems,
-  viewerObject,
 } from "../board/mod.ts";
 import type { Page, PageParams } from "../paging.ts";
-import { type PostingList, scan, Scanner, type ScanResult, searchWorkBudget } from "./scan.ts";
-import { decodeBlock, newestBlock, type SealedState, sealedState } from "./postings.ts";
-import { parseSearchQuery } from "./tokens.ts";
+import {
+  decodeBlock,
+  newestBlock,
+  parseSearchQuery,
+  type PostingList,
+  scan,
+  Scanner,
+  type ScanResult,
+  type SealedState,
+  sealedState,
+  searchWorkBudget,
+} from "../search/mod.ts";
+import { toItems } from "./feeds.ts";
+import { viewerObject } from "./feed_pages.ts";
+import type { MessageItem } from "./message_items.ts";
 
 export interface SearchQuery extends PageParams {
   /** The raw query text (validated here, before anything is read). */

@@ -17,8 +17,8 @@ import {
 } from "../../domain/rules/mod.ts";
 import { pinSchema, rulesEditSchema, voteSchema } from "../schemas.ts";
 import { UUID_PATTERN } from "../../domain/ids.ts";
+import { castVote } from "../../domain/writes/mod.ts";
 import {
-  castVote,
   inspectVotes,
   MAX_VOTING_TARGETS,
   type VoteQuery,
