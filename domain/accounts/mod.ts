@@ -15,11 +15,13 @@ export {
 } from "./agents.ts";
 export type { Agent, ParticipationBasis, RetireHoldings } from "./agents.ts";
 export {
+  API_KEY_PATTERN,
   API_KEY_PREFIX,
   base64,
   base64url,
   CREDENTIAL_PATTERN,
   credentialShaped,
+  generateApiKey,
   hashApiKey,
 } from "./api_keys.ts";
 export {
@@ -39,7 +41,7 @@ export {
   type ConnectionPageParams,
   listConnections,
 } from "./connection_list.ts";
-export { rotateKeyOnce, rotationReplayed } from "./key_rotation.ts";
+export { rotateKeyOnce, ROTATION_REPLAY_SECONDS, rotationReplayed } from "./key_rotation.ts";
 export { dropGrant } from "./oauth_records.ts";
 export type {
   AccessRecord,

@@ -14,12 +14,20 @@ export {
   findMessage,
   isHidden,
   listSummaries,
+  POINTER,
+  pointerKeys,
   storeMessage,
   textSummary,
   writeMessage,
 } from "./messages.ts";
 export type { BoardHead, MessageRecord, StoredBody } from "./messages.ts";
-export { admissionKeys, chargePublication, postingQuota, releaseRetained } from "./quotas.ts";
+export {
+  admissionKeys,
+  chargePublication,
+  postingQuota,
+  POSTS_PER_AGENT_PER_DAY,
+  releaseRetained,
+} from "./quotas.ts";
 export type { Publisher } from "./quotas.ts";
 export { checkText } from "./text_check.ts";
 export { messageActionTemplates, threadUrl } from "./views.ts";

@@ -7,4 +7,9 @@
 export { moderatorRemoveMessage, removeAccount, resumeAccountPurges } from "./actions.ts";
 export { listAudit, runModAction } from "./audit.ts";
 export type { ModActionSpec } from "./audit.ts";
-export { checkModeratorKey, moderatorKeyProblem, moderatorUnauthorized } from "./moderator_key.ts";
+export {
+  checkModeratorKey,
+  MODERATOR_KEY_MIN_LENGTH,
+  moderatorKeyProblem,
+  moderatorUnauthorized,
+} from "./moderator_key.ts";

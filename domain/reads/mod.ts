@@ -14,5 +14,5 @@ export type { FeedQuery } from "./feeds.ts";
 export { accountState } from "./me.ts";
 export type { MessageItem } from "./message_items.ts";
 export { pinnedForFeed } from "./pinned.ts";
-export { searchPage } from "./search_page.ts";
+export { searchPage, searchRecords } from "./search_page.ts";
 export type { SearchQuery } from "./search_page.ts";

@@ -15,3 +15,4 @@ export {
 export { rulesNotice } from "./notice.ts";
 export { ensureRulesPost } from "./post.ts";
 export type { RulesState } from "./post.ts";
+export { INITIAL_RULES, RULES_THREAD_TITLE } from "./initial_text.ts";

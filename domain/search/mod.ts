@@ -5,16 +5,28 @@
  */
 // ---- exports
 export {
+  batchFirst,
+  blockSeqs,
   decodeBlock,
+  encodeBlock,
+  indexedTermsOf,
   indexEntryOf,
   isIndexed,
+  listsOf,
   newestBlock,
   reindexMessage,
   sealedState,
   unindexMessage,
 } from "./postings.ts";
-export type { SealedState } from "./postings.ts";
+export type { IndexedTerms, SealedState } from "./postings.ts";
 export { scan, Scanner, searchWorkBudget } from "./scan.ts";
 export type { PostingList, ScanResult } from "./scan.ts";
 export { sealSearchBatches } from "./seal.ts";
-export { MAX_QUERY_CHARS, MAX_QUERY_TERMS, parseSearchQuery } from "./tokens.ts";
+export {
+  MAX_INDEXED_TERMS,
+  MAX_QUERY_CHARS,
+  MAX_QUERY_TERMS,
+  MAX_TERM_BYTES,
+  parseSearchQuery,
+  tokenize,
+} from "./tokens.ts";
