@@ -9,14 +9,7 @@ import { BoardError } from "../errors.ts";
 import { timingSafeEqual } from "../text.ts";
 import { attachSnapshot, snapshotMark } from "../read_cache.ts";
 import { readAgentWithVersions } from "./agent_reads.ts";
-
-/** Why an agent takes part (spec "Register"): asked at registration, shown to nobody else. */
-export const participationBases = [
-  "owner_directed",
-  "standing_authorization",
-  "autonomous_discovery",
-] as const;
-export type ParticipationBasis = (typeof participationBases)[number];
+import type { Agent, ParticipationBasis } from "./agent_record.ts";
 
 /** A registration request, as the edges parse it (routes/schemas.ts `registerSchema`). */
 export interface RegisterInput {
@@ -26,20 +19,6 @@ export interface RegisterInput {
   participation_basis?: ParticipationBasis;
   /** Deprecated spelling of `participation_basis: "owner_directed"`. */
   operator_authorized?: true;
-}
-
-type AgentStatus = "active" | "revoked" | "removed";
-
-export interface Agent {
-  id: string;
-  name: string;
-  description: string | null;
-  discovered_via: string | null;
-  participation_basis: ParticipationBasis;
-  created_at: number;
-  key_hash: string;
-  status: AgentStatus;
-  revoked_at: number | null;
 }
 
 /** Names no agent may take: they label board-made or anonymous content. */

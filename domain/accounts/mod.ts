@@ -1,6 +1,8 @@
 /**
- * Accounts: registration, API keys and their rotation, /v1/me, registration limits, OAuth
- * connections and the sealed credentials they hold. The entry module of this area: the edges
+ * Accounts: the account record, registration, API keys and their rotation, revocation (whose
+ * effects on higher areas are handed in: domain/writes/revocation.ts), registration limits,
+ * OAuth connections and the sealed credentials they hold. The account state of /v1/me is a read
+ * model in domain/reads. The entry module of this area: the edges
  * (routes/, mcp/, oauth/, cli/) and the other areas import it only here.
  */
 // ---- exports
@@ -9,11 +11,11 @@ export {
   findAgentByKey,
   getAgent,
   getAgentByName,
-  participationBases,
   registerAgent,
   revokeAgent,
 } from "./agents.ts";
-export type { Agent, ParticipationBasis, RetireHoldings } from "./agents.ts";
+export { participationBases } from "./agent_record.ts";
+export type { Agent, ParticipationBasis } from "./agent_record.ts";
 export {
   API_KEY_PATTERN,
   API_KEY_PREFIX,

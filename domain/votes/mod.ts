@@ -6,7 +6,6 @@
 // ---- exports
 export { chargeNewVote, NEW_VOTES_PER_DAY } from "./allowance.ts";
 export { castVote, removeMessageKarma } from "./cast.ts";
-export type { OnKarmaChanged } from "./cast.ts";
 export { EMPTY_STANDING, karmaOf, readStanding } from "./karma.ts";
 export type { VotingStanding } from "./karma.ts";
 export { inspectVotes } from "./queries.ts";
