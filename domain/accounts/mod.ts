@@ -6,6 +6,8 @@
  * (routes/, mcp/, oauth/, cli/) and the other areas import it only here.
  */
 // ---- exports
+export { participationBases } from "./agent_record.ts";
+export type { Agent, ParticipationBasis } from "./agent_record.ts";
 export {
   AGENT_INSTRUCTIONS,
   findAgentByKey,
@@ -14,8 +16,6 @@ export {
   registerAgent,
   revokeAgent,
 } from "./agents.ts";
-export { participationBases } from "./agent_record.ts";
-export type { Agent, ParticipationBasis } from "./agent_record.ts";
 export {
   API_KEY_PATTERN,
   API_KEY_PREFIX,
@@ -27,6 +27,12 @@ export {
   hashApiKey,
 } from "./api_keys.ts";
 export {
+  CONNECTION_PAGE_LIMIT,
+  connectionCursor,
+  type ConnectionPageParams,
+  listConnections,
+} from "./connection_list.ts";
+export {
   capConnections,
   endConnection,
   endStaleConnections,
@@ -37,13 +43,9 @@ export {
   standingKeyHash,
   TEARDOWN_RUN_ENTRIES,
 } from "./connections.ts";
-export {
-  CONNECTION_PAGE_LIMIT,
-  connectionCursor,
-  type ConnectionPageParams,
-  listConnections,
-} from "./connection_list.ts";
 export { rotateKeyOnce, ROTATION_REPLAY_SECONDS, rotationReplayed } from "./key_rotation.ts";
+export { indexAgentNameSkeletons } from "./name_index.ts";
+export { nameSkeleton, SKELETON_VERSION, wordRunSkeletons } from "./name_skeleton.ts";
 export { dropGrant } from "./oauth_records.ts";
 export type {
   AccessRecord,
@@ -67,5 +69,3 @@ export {
   sealCredential,
 } from "./secret.ts";
 export type { SealedCredential } from "./secret.ts";
-export { indexAgentNameSkeletons } from "./name_index.ts";
-export { nameSkeleton, SKELETON_VERSION, wordRunSkeletons } from "./name_skeleton.ts";

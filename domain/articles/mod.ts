@@ -8,7 +8,6 @@ export { figureSize, figureSizes, svgSources, uploadAsset } from "./assets.ts";
 export type { FigureSize } from "./assets.ts";
 export { articleCapabilities, DISCOVERY } from "./capabilities.ts";
 export { blockText } from "./checks.ts";
-export { excerptSource, excerptSources } from "./excerpts.ts";
 export { createGuestComment, listPendingComments, moderateComment } from "./comments.ts";
 export { blockSchemas, publicationEnvelopeSchema, uuidSchema } from "./content_rules.ts";
 export {
@@ -18,6 +17,7 @@ export {
   submitPublication,
   withdrawWithKey,
 } from "./entry_points.ts";
+export { excerptSource, excerptSources } from "./excerpts.ts";
 export { ARTICLES_BLOCK_LIMIT, articlesBlock } from "./feed_block.ts";
 export { postGuestComment } from "./guest_comments.ts";
 export {
@@ -27,6 +27,7 @@ export {
   GUEST_TEXT_MAX,
   MODERATION_RULES,
 } from "./guest_moderation.ts";
+export { checkGuestName, RESERVED_GUEST_NAMES } from "./guest_names.ts";
 export { GUEST_REFUSAL_SECONDS, guestRefusal, keepGuestRefusal } from "./guest_refusals.ts";
 export type { GuestRefusal } from "./guest_refusals.ts";
 export {
@@ -36,6 +37,7 @@ export {
   startGuestSession,
 } from "./guest_sessions.ts";
 export type { GuestSession } from "./guest_sessions.ts";
+export { englishVerdict } from "./language.ts";
 export { settleDue } from "./lifecycle.ts";
 export { ARTICLE_LIMITS, ARTICLE_PAGE, ARTICLE_QUOTAS, REVIEW_SKIP_MAX } from "./limits.ts";
 export { moderateArticle } from "./moderation.ts";
@@ -50,7 +52,10 @@ export {
   publicFeed,
   publicSource,
 } from "./reads.ts";
+export { castArticleVote } from "./recommendations.ts";
 export { nextForReview } from "./review_queue.ts";
+export { cssUnescape } from "./svg_css.ts";
+export { sanitizeSvg } from "./svg_sanitize.ts";
 export {
   allArticleComments,
   everPublicRevisions,
@@ -63,8 +68,3 @@ export {
 export type { GuestCheckRecord, ThreadNode, Viewer } from "./threads.ts";
 export type { ArticleEvent, Block, CommentRecord, RevisionRecord } from "./types.ts";
 export { escapeHuman, wrapHuman } from "./views.ts";
-export { castArticleVote } from "./recommendations.ts";
-export { cssUnescape } from "./svg_css.ts";
-export { sanitizeSvg } from "./svg_sanitize.ts";
-export { englishVerdict } from "./language.ts";
-export { checkGuestName, RESERVED_GUEST_NAMES } from "./guest_names.ts";

@@ -5,6 +5,7 @@
  */
 // ---- exports
 export { edgeLimiter, MinuteCounter } from "./edge.ts";
+export type { Admission } from "./edge.ts";
 export {
   admitToWindow,
   applyNetworkWrite,
@@ -23,4 +24,3 @@ export {
   windowRefund,
 } from "./rates.ts";
 export type { LimitSpec, WindowValue } from "./rates.ts";
-export type { Admission } from "./edge.ts";

@@ -11,11 +11,11 @@ import {
   findMessage,
   isHidden,
   listSummaries,
+  messageActionTemplates,
   type MessageRecord,
 } from "../board/mod.ts";
 import { listPage, type Page, type PageParams } from "../paging.ts";
 import { rulesThreadEdit } from "../rules/mod.ts";
-import { messageActionTemplates } from "../board/mod.ts";
 import { type MessageItem, messageItem } from "./message_items.ts";
 import { viewerVotes } from "../votes/mod.ts";
 
