@@ -5,7 +5,6 @@
  */
 // ---- exports
 export { edgeLimiter, MinuteCounter } from "./edge.ts";
-export type { Admission } from "./edge.ts";
 export {
   admitToWindow,
   applyNetworkWrite,
@@ -24,3 +23,4 @@ export {
   windowRefund,
 } from "./rates.ts";
 export type { LimitSpec, WindowValue } from "./rates.ts";
+export type { Admission } from "./edge.ts";
