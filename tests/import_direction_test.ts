@@ -195,7 +195,12 @@ async function importEdges(roots: string[]): Promise<[string, string][]> {
 }
 
 const SOURCE_ROOTS = ["kv", "domain", ...EDGE_ROOTS];
-const sourceEdges = importEdges(SOURCE_ROOTS);
+let readSources: Promise<[string, string][]> | null = null;
+
+/** The import edges of every source file, read once, by the first test that needs them. */
+function sourceEdges(): Promise<[string, string][]> {
+  return readSources ??= importEdges(SOURCE_ROOTS);
+}
 
 function graphOf(edges: [string, string][]): Map<string, string[]> {
   const graph = new Map<string, string[]>();
@@ -255,7 +260,7 @@ Deno.test("docs/architecture.md draws the area order AREA_ORDER declares", async
 });
 
 Deno.test("no import cycle among the source files", async () => {
-  const graph = graphOf(await sourceEdges);
+  const graph = graphOf(await sourceEdges());
   const wrong = cyclicSets(graph)
     .filter((set) => !set.every((f) => KNOWN_EDGE_CYCLE.has(f)))
     .map((set) => ({ files: set, loop: loopThrough(graph, set, set[0]).join(" -> ") }));
@@ -263,17 +268,19 @@ Deno.test("no import cycle among the source files", async () => {
 });
 
 Deno.test("domain/ and kv/ hold no import cycle at all", async () => {
-  const inner = (await sourceEdges).filter(([f]) => layerOf(f) === "kv" || layerOf(f) === "domain");
+  const inner = (await sourceEdges()).filter(([f]) =>
+    layerOf(f) === "kv" || layerOf(f) === "domain"
+  );
   assert.deepEqual(cyclicSets(graphOf(inner)), []);
 });
 
 Deno.test("the known edge cycle lists only files still in it", async () => {
-  const cyclic = new Set(cyclicSets(graphOf(await sourceEdges)).flat());
+  const cyclic = new Set(cyclicSets(graphOf(await sourceEdges())).flat());
   assert.deepEqual([...KNOWN_EDGE_CYCLE].filter((f) => !cyclic.has(f)), []);
 });
 
 Deno.test("no import goes against the layers or the area order", async () => {
-  const wrong = (await sourceEdges).flatMap(([f, t]) => {
+  const wrong = (await sourceEdges()).flatMap(([f, t]) => {
     const problem = orderProblem(f, t);
     return problem ? [`${f} -> ${t}: ${problem}`] : [];
   });
@@ -281,7 +288,7 @@ Deno.test("no import goes against the layers or the area order", async () => {
 });
 
 Deno.test("oauth/ uses nothing of routes/ but the HTTP kit, and reaches no mcp/", async () => {
-  const wrong = (await sourceEdges).filter(([f, t]) =>
+  const wrong = (await sourceEdges()).filter(([f, t]) =>
     f.startsWith("oauth/") &&
     (t.startsWith("mcp/") || t.startsWith("cli/") || (t.startsWith("routes/") && !HTTP_KIT.has(t)))
   );
@@ -289,7 +296,7 @@ Deno.test("oauth/ uses nothing of routes/ but the HTTP kit, and reaches no mcp/"
 });
 
 Deno.test("the HTTP kit oauth/ uses leads back to neither oauth/ nor mcp/", async () => {
-  const edges = (await sourceEdges).filter(([f]) => f.startsWith("routes/"));
+  const edges = (await sourceEdges()).filter(([f]) => f.startsWith("routes/"));
   const reached = new Set(HTTP_KIT);
   const wrong: string[] = [];
   for (let grew = true; grew;) {
@@ -304,7 +311,7 @@ Deno.test("the HTTP kit oauth/ uses leads back to neither oauth/ nor mcp/", asyn
 });
 
 Deno.test("the edges and the tests reach each domain area only through its mod.ts", async () => {
-  const edges = [...await sourceEdges, ...await importEdges(["tests"])];
+  const edges = [...await sourceEdges(), ...await importEdges(["tests"])];
   const wrong = edges.filter(([f, t]) =>
     !f.startsWith("domain/") && /^domain\/[^/]+\//.test(t) && !/^domain\/[^/]+\/mod\.ts$/.test(t)
   );
@@ -312,7 +319,7 @@ Deno.test("the edges and the tests reach each domain area only through its mod.t
 });
 
 Deno.test("a domain area reaches another area only through its entry module", async () => {
-  const wrong = (await sourceEdges).filter(([f, t]) => {
+  const wrong = (await sourceEdges()).filter(([f, t]) => {
     const a = areaOf(f), b = areaOf(t);
     return a !== null && b !== null && b !== "" && a !== b && !t.endsWith("/mod.ts");
   });
@@ -320,7 +327,7 @@ Deno.test("a domain area reaches another area only through its entry module", as
 });
 
 Deno.test("nothing but the CLIs and tests imports cli/", async () => {
-  const wrong = (await sourceEdges).filter(([f, t]) =>
+  const wrong = (await sourceEdges()).filter(([f, t]) =>
     t.startsWith("cli/") && !f.startsWith("cli/")
   );
   assert.deepEqual(wrong.map(([f, t]) => `${f} -> ${t}`), []);
