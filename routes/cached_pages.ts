@@ -6,10 +6,16 @@
 import type { Board } from "../kv/keys.ts";
 import type { Agent } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
-import { type ArticlesParams, feedPage, type FeedQuery, threadPage } from "../domain/board/mod.ts";
+import {
+  type ArticlesParams,
+  feedPage,
+  type FeedQuery,
+  searchPage,
+  type SearchQuery,
+  threadPage,
+} from "../domain/reads/mod.ts";
 import type { PageParams } from "../domain/paging.ts";
 import { cachedRead } from "../domain/read_cache.ts";
-import { searchPage, type SearchQuery } from "../domain/search/mod.ts";
 
 function pageKey(q: PageParams): string {
   return `${q.limit}|${q.before ?? ""}|${q.after ?? ""}`;

@@ -4,7 +4,7 @@
  * the server starts, never from tests: a registered cron keeps a process alive.
  */
 import type { Deps } from "../domain/deps.ts";
-import { runSweeps } from "../domain/sweeps.ts";
+import { runSweeps } from "../domain/upkeep/mod.ts";
 
 /** Name and schedule of the one sweep job (UTC; every 15 minutes). */
 export const SWEEP_CRON = { name: "board-tidy-up", schedule: "*/15 * * * *" } as const;

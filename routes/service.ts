@@ -7,7 +7,7 @@ import {
   markAccountsOverCap,
   resumeConnectionTeardowns,
 } from "../domain/accounts/mod.ts";
-import { resumePurges } from "../domain/board/mod.ts";
+import { resumePurges } from "../domain/writes/mod.ts";
 import { ensureRulesPost } from "../domain/rules/mod.ts";
 import { createApp } from "./app.ts";
 import { registerSweeps } from "./cron.ts";

@@ -1,6 +1,6 @@
 /** The articles activity stream and the `articles` block of /v1/posts and /v1/activity. */
 import assert from "node:assert/strict";
-import { moderateArticle } from "../domain/articles/moderation.ts";
+import { moderateArticle } from "../domain/articles/mod.ts";
 import { keys } from "../kv/keys.ts";
 import {
   assertError,

@@ -1,6 +1,6 @@
 /** Automatic checks of submissions, comments and previews: every failure, listed with where it is. */
 import assert from "node:assert/strict";
-import { englishVerdict } from "../domain/articles/language.ts";
+import { englishVerdict } from "../domain/articles/mod.ts";
 import { assertError, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
 import {
   articleBody,

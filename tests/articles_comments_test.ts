@@ -2,10 +2,11 @@
 import assert from "node:assert/strict";
 import {
   createGuestComment,
+  escapeHuman,
   listPendingComments,
   moderateComment,
-} from "../domain/articles/comments.ts";
-import { escapeHuman, wrapHuman } from "../domain/articles/views.ts";
+  wrapHuman,
+} from "../domain/articles/mod.ts";
 import { assertError, getJson, register, testBoard } from "./helpers.ts";
 import { comment, commentBody, publicGet, submit, submitRaw, vote } from "./article_helpers.ts";
 

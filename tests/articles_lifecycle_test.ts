@@ -4,8 +4,8 @@
  * moderation and appeals.
  */
 import assert from "node:assert/strict";
-import { moderateArticle } from "../domain/articles/moderation.ts";
-import { runSweeps } from "../domain/sweeps.ts";
+import { moderateArticle } from "../domain/articles/mod.ts";
+import { runSweeps } from "../domain/upkeep/mod.ts";
 import { keys } from "../kv/keys.ts";
 import {
   agentHeaders,

@@ -4,16 +4,20 @@
  * injected clock.
  */
 import assert from "node:assert/strict";
-import { firstStart, STANDARD_RULES, standardReadyAt } from "../domain/articles/policy.ts";
-import { EMPTY_SUPPORT } from "../domain/articles/policy.ts";
-import type { RevisionRecord } from "../domain/articles/types.ts";
+import type { Agent as AccountRecord } from "../domain/accounts/mod.ts";
+import {
+  castArticleVote,
+  EMPTY_SUPPORT,
+  firstStart,
+  type RevisionRecord,
+  STANDARD_RULES,
+  standardReadyAt,
+} from "../domain/articles/mod.ts";
+import { EMPTY_STANDING } from "../domain/votes/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { type Clock, ManualClock } from "../domain/clock.ts";
 import { makeDeps } from "../domain/deps.ts";
 import { testConfig } from "../routes/config.ts";
-import { castArticleVote } from "../domain/articles/recommendations.ts";
-import type { Agent as AccountRecord } from "../domain/accounts/mod.ts";
-import { EMPTY_STANDING } from "../domain/votes/mod.ts";
 import { getJson, jsonInit, post, register, type TestBoard, testBoard } from "./helpers.ts";
 import { publicGet, submit, vote } from "./article_helpers.ts";
 import { establishedAuthor } from "./no_write_helpers.ts";

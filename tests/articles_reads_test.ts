@@ -1,6 +1,6 @@
 /** Article reads: capabilities, agent feed and article, public feed/article/comments/source, auth. */
 import assert from "node:assert/strict";
-import { DISCOVERY } from "../domain/articles/capabilities.ts";
+import { DISCOVERY } from "../domain/articles/mod.ts";
 import { agentHeaders, getJson, post, register, testBoard } from "./helpers.ts";
 import {
   articleBody,

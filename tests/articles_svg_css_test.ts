@@ -3,9 +3,12 @@
  * upload allowance charged before the sanitiser runs.
  */
 import assert from "node:assert/strict";
-import { ARTICLE_LIMITS, ARTICLE_QUOTAS } from "../domain/articles/limits.ts";
-import { cssUnescape } from "../domain/articles/svg_css.ts";
-import { sanitizeSvg } from "../domain/articles/svg_sanitize.ts";
+import {
+  ARTICLE_LIMITS,
+  ARTICLE_QUOTAS,
+  cssUnescape,
+  sanitizeSvg,
+} from "../domain/articles/mod.ts";
 import { SIMPLE_SVG } from "./article_helpers.ts";
 import { assertError, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
 

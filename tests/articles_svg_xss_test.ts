@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { SaxesParser } from "saxes";
-import { sanitizeSvg } from "../domain/articles/svg_sanitize.ts";
+import { sanitizeSvg } from "../domain/articles/mod.ts";
 import { assertError, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
 
 const NS = 'xmlns="http://www.w3.org/2000/svg"';

@@ -4,8 +4,8 @@
  * minute with reserved admission for moderators, and the credential lookup budget.
  */
 import assert from "node:assert/strict";
-import { registerAgent } from "../domain/accounts/agents.ts";
-import { edgeLimiter, MinuteCounter } from "../domain/limits/edge.ts";
+import { registerAgent } from "../domain/accounts/mod.ts";
+import { edgeLimiter, MinuteCounter } from "../domain/limits/mod.ts";
 import type { BoardError } from "../domain/errors.ts";
 import { agentHeaders, freshNetwork, getJson, register, testBoard } from "./helpers.ts";
 import type { TestBoard } from "./helpers.ts";

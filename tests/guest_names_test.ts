@@ -5,9 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { BoardError } from "../domain/errors.ts";
-import { checkGuestName, RESERVED_GUEST_NAMES } from "../domain/articles/guest_names.ts";
-import { nameSkeleton } from "../domain/accounts/name_skeleton.ts";
-import { indexAgentNameSkeletons } from "../domain/accounts/name_index.ts";
+import { indexAgentNameSkeletons, nameSkeleton } from "../domain/accounts/mod.ts";
+import { checkGuestName, RESERVED_GUEST_NAMES } from "../domain/articles/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { register, testBoard } from "./helpers.ts";
 

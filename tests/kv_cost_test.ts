@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { ManualClock } from "../domain/clock.ts";
-import type { MessageRecord } from "../domain/board/messages.ts";
+import type { MessageRecord } from "../domain/board/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { meteredKv } from "./bench/kv_cost.ts";
 import { boardOn, post, register } from "./helpers.ts";

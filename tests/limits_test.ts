@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { type Clock, ManualClock, nextUtcMidnight, utcDay } from "../domain/clock.ts";
 import { makeDeps } from "../domain/deps.ts";
-import { admissionKeys, chargePublication, type Publisher } from "../domain/board/quotas.ts";
+import { admissionKeys, chargePublication, type Publisher } from "../domain/board/mod.ts";
+import { chargeNetworkWrite, networkRecordOf, networkWriteKey } from "../domain/limits/mod.ts";
 import { loadConfig } from "../routes/config.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
@@ -20,7 +21,6 @@ import {
   testBoard,
 } from "./helpers.ts";
 import { assertLimit, networks, publish, published } from "./limit_helpers.ts";
-import { chargeNetworkWrite, networkRecordOf, networkWriteKey } from "../domain/limits/mod.ts";
 
 Deno.test("account allowance: the 500th post passes, the 501st is 429 DAILY_LIMIT until UTC midnight", async (t) => {
   await using board = await testBoard();

@@ -4,7 +4,7 @@
  * tool has a success and a failure case.
  */
 import assert from "node:assert/strict";
-import { moderateArticle } from "../domain/articles/moderation.ts";
+import { moderateArticle } from "../domain/articles/mod.ts";
 import { articleBody, SIMPLE_SVG, submit } from "./article_helpers.ts";
 import { getJson, idemKey, post, register, testBoard } from "./helpers.ts";
 import { type Client, mcpClient, serve, toolJson } from "./mcp_client.ts";

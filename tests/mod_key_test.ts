@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { loadConfig, serviceConfig, testConfig } from "../routes/config.ts";
-import { MODERATOR_KEY_MIN_LENGTH } from "../domain/moderation/moderator_key.ts";
-import { BOARD_SECRET_MIN_LENGTH } from "../domain/accounts/secret.ts";
+import { BOARD_SECRET_MIN_LENGTH } from "../domain/accounts/mod.ts";
+import { MODERATOR_KEY_MIN_LENGTH } from "../domain/moderation/mod.ts";
 import { assertError, testBoard } from "./helpers.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 

@@ -5,7 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
-import { createThread } from "../domain/board/posts.ts";
+import { getAgent } from "../domain/accounts/mod.ts";
+import { myActivityPage, SCAN_BUDGET } from "../domain/inbox/mod.ts";
+import { createThread } from "../domain/writes/mod.ts";
 import {
   assertError,
   freshNetwork,
@@ -21,8 +23,6 @@ import { activity, type Item } from "./my_activity_helpers.ts";
 import { boardOn, post } from "./helpers.ts";
 import { meteredKv } from "./bench/kv_cost.ts";
 import { ManualClock } from "../domain/clock.ts";
-import { getAgent } from "../domain/accounts/agents.ts";
-import { myActivityPage, SCAN_BUDGET } from "../domain/inbox/mod.ts";
 
 /** `type:message id` of each item, newest first. */
 function summary(items: Item[]): string[] {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { getAgentByName } from "../domain/accounts/agents.ts";
+import { getAgentByName } from "../domain/accounts/mod.ts";
 import { jsonInit, register, testBoard } from "./helpers.ts";
 import {
   activatedClient,

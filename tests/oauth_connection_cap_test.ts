@@ -9,9 +9,9 @@ import {
   markAccountsOverCap,
   MAX_CONNECTIONS_PER_ACCOUNT,
   TEARDOWN_RUN_ENTRIES,
-} from "../domain/accounts/connections.ts";
+} from "../domain/accounts/mod.ts";
 import { ManualClock } from "../domain/clock.ts";
-import { runSweeps } from "../domain/sweeps.ts";
+import { runSweeps } from "../domain/upkeep/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { meteredKv } from "./bench/kv_cost.ts";
 import {

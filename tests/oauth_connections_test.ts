@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { ManualClock } from "../domain/clock.ts";
-import { runSweeps } from "../domain/sweeps.ts";
+import { runSweeps } from "../domain/upkeep/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { wrapCommits } from "./commit_wrapper.ts";
 import {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { getAgentByName, revokeAgent } from "../domain/accounts/agents.ts";
+import { getAgentByName } from "../domain/accounts/mod.ts";
+import { revokeAgent } from "../domain/writes/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { consumeCsrfToken, createConsentAgent, newCsrfToken } from "../oauth/consent.ts";
 import { secretHash } from "../oauth/tokens.ts";

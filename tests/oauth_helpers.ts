@@ -1,6 +1,6 @@
 /** OAuth test helpers: PKCE, client registration, the consent form, token requests. */
 import assert from "node:assert/strict";
-import { base64url } from "../domain/accounts/api_keys.ts";
+import { base64url } from "../domain/accounts/mod.ts";
 import type { TestBoard } from "./helpers.ts";
 
 export const BASE = "http://board.test";

@@ -5,7 +5,7 @@
  * with its `WWW-Authenticate` challenge.
  */
 import assert from "node:assert/strict";
-import { revokeAgent } from "../domain/accounts/agents.ts";
+import { revokeAgent } from "../domain/writes/mod.ts";
 import { agentHeaders, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
 import { BASE, scopedTokens } from "./oauth_helpers.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type Handler, Hono } from "hono";
-import type { Agent } from "../domain/accounts/agents.ts";
+import type { Agent } from "../domain/accounts/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { authenticateMcpRequest } from "../oauth/resource.ts";
 import { createApp } from "../routes/app.ts";

@@ -1,11 +1,15 @@
 import assert from "node:assert/strict";
-import { API_KEY_PATTERN } from "../domain/accounts/api_keys.ts";
+import {
+  API_KEY_PATTERN,
+  boardSecret,
+  type GrantRecord,
+  openCredential,
+  sealCredential,
+} from "../domain/accounts/mod.ts";
 import { ManualClock } from "../domain/clock.ts";
 import { loadConfig, testConfig } from "../routes/config.ts";
 import { makeDeps } from "../domain/deps.ts";
 import { keys } from "../kv/keys.ts";
-import type { GrantRecord } from "../domain/accounts/oauth_records.ts";
-import { boardSecret, openCredential, sealCredential } from "../domain/accounts/secret.ts";
 import { OAUTH_TOKEN_PATTERN } from "../oauth/tokens.ts";
 import { register, testBoard } from "./helpers.ts";
 import {

@@ -1,8 +1,7 @@
 /** Helpers of the pin, rules and moderation tests: veterans made through real votes, pin calls. */
 import assert from "node:assert/strict";
-import { type Agent, getAgent } from "../domain/accounts/agents.ts";
-import { changeCommunityPin } from "../domain/pins/community.ts";
-import type { PinInput } from "../domain/pins/community.ts";
+import { type Agent, getAgent } from "../domain/accounts/mod.ts";
+import { changeCommunityPin, type PinInput } from "../domain/pins/mod.ts";
 import { agentHeaders, getJson, jsonInit, type TestBoard } from "./helpers.ts";
 import { connect } from "./oauth_helpers.ts";
 import { agent, agents, DAY, namedPost, type TestAgent, vote } from "./vote_helpers.ts";

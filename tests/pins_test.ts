@@ -5,8 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
-import type { CommunityPin } from "../domain/pins/book.ts";
-import { livePins } from "../domain/pins/live.ts";
+import { type CommunityPin, livePins } from "../domain/pins/mod.ts";
 import { EMPTY_STANDING } from "../domain/votes/mod.ts";
 import { assertError, getJson, jsonInit, type TestBoard, testBoard } from "./helpers.ts";
 import {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
-import { purgeReplies, resumePurges } from "../domain/board/posts.ts";
+import { purgeReplies, resumePurges } from "../domain/writes/mod.ts";
 import {
   agentHeaders,
   assertError,

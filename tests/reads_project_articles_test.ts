@@ -7,8 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { readCache } from "../domain/read_cache.ts";
-import { runSweeps } from "../domain/sweeps.ts";
-import type { ArticleEvent, RevisionRecord } from "../domain/articles/types.ts";
+import { runSweeps } from "../domain/upkeep/mod.ts";
+import type { ArticleEvent, RevisionRecord } from "../domain/articles/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { getJson, register, type TestBoard, testBoard } from "./helpers.ts";
 import { comment, publicGet, submit, vote } from "./article_helpers.ts";

@@ -5,7 +5,7 @@
  * stores it (docs/pins_rules_moderation.md).
  */
 import assert from "node:assert/strict";
-import type { VeteranRecord } from "../domain/pins/veterans.ts";
+import type { VeteranRecord } from "../domain/pins/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { testBoard } from "./helpers.ts";
 import { mcpClient, serve, toolJson } from "./mcp_client.ts";

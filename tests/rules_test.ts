@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
 import { prepareService } from "../routes/service.ts";
-import { INITIAL_RULES, RULES_THREAD_TITLE } from "../domain/rules/initial_text.ts";
+import { INITIAL_RULES, RULES_THREAD_TITLE } from "../domain/rules/mod.ts";
 import {
   agentHeaders,
   assertError,

@@ -5,17 +5,17 @@
  * and a removal racing a sealer.
  */
 import assert from "node:assert/strict";
-import { createThread, removeMessage } from "../domain/board/posts.ts";
+import { bodyText, type MessageRecord, type StoredBody } from "../domain/board/mod.ts";
 import {
   blockSeqs,
   decodeBlock,
   encodeBlock,
   reindexMessage,
   type SealedState,
+  sealSearchBatches,
   unindexMessage,
-} from "../domain/search/postings.ts";
-import { sealSearchBatches } from "../domain/search/seal.ts";
-import { bodyText, type MessageRecord, type StoredBody } from "../domain/board/messages.ts";
+} from "../domain/search/mod.ts";
+import { createThread, removeMessage } from "../domain/writes/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { commitGate } from "./commit_wrapper.ts";

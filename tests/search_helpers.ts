@@ -1,5 +1,5 @@
 /** Paging helpers for search tests. */
-import { searchRecords } from "../domain/search/query.ts";
+import { searchRecords } from "../domain/reads/mod.ts";
 import type { TestBoard } from "./helpers.ts";
 
 /** Every page of a query from the start, with the work each page spent. */

@@ -2,11 +2,10 @@ import assert from "node:assert/strict";
 import { ManualClock } from "../domain/clock.ts";
 import { testConfig } from "../routes/config.ts";
 import { makeDeps } from "../domain/deps.ts";
-import type { BoardHead } from "../domain/board/messages.ts";
-import { removeMessage } from "../domain/board/posts.ts";
-import { searchRecords } from "../domain/search/query.ts";
-import { blockSeqs } from "../domain/search/postings.ts";
-import { MAX_INDEXED_TERMS, MAX_TERM_BYTES } from "../domain/search/tokens.ts";
+import type { BoardHead } from "../domain/board/mod.ts";
+import { searchRecords } from "../domain/reads/mod.ts";
+import { blockSeqs, MAX_INDEXED_TERMS, MAX_TERM_BYTES } from "../domain/search/mod.ts";
+import { removeMessage } from "../domain/writes/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { fourWords, pageThrough } from "./search_helpers.ts";
 import {

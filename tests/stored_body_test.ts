@@ -4,9 +4,9 @@
  * and term lists kept apart, reads and searches the same without a migration.
  */
 import assert from "node:assert/strict";
-import type { MessageRecord, StoredBody } from "../domain/board/messages.ts";
-import { sealSearchBatches } from "../domain/search/seal.ts";
-import { editRules } from "../domain/rules/edits.ts";
+import type { MessageRecord, StoredBody } from "../domain/board/mod.ts";
+import { editRules } from "../domain/rules/mod.ts";
+import { sealSearchBatches } from "../domain/search/mod.ts";
 import { PREVIEW_CODE_POINTS } from "../domain/text.ts";
 import { keys } from "../kv/keys.ts";
 import {

@@ -1,9 +1,13 @@
-/** Tidy-up sweeps (domain/sweeps.ts) and their Deno.cron registration (routes/cron.ts). */
+/** Tidy-up sweeps (domain/upkeep/sweeps.ts) and their Deno.cron registration (routes/cron.ts). */
 import assert from "node:assert/strict";
-import type { CommunityPin } from "../domain/pins/book.ts";
-import { EMPTY_HEAD, eraseMessage, type MessageRecord } from "../domain/board/messages.ts";
-import type { BoardHead } from "../domain/board/messages.ts";
-import { runSweeps } from "../domain/sweeps.ts";
+import {
+  type BoardHead,
+  EMPTY_HEAD,
+  eraseMessage,
+  type MessageRecord,
+} from "../domain/board/mod.ts";
+import type { CommunityPin } from "../domain/pins/mod.ts";
+import { runSweeps } from "../domain/upkeep/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import { denoCron, registerSweeps, SWEEP_CRON } from "../routes/cron.ts";

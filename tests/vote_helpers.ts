@@ -1,6 +1,6 @@
 /** Helpers shared by the vote tests: agents with their own network, votes, `b` messages. */
 import assert from "node:assert/strict";
-import { createThread } from "../domain/board/posts.ts";
+import { createThread } from "../domain/writes/mod.ts";
 import {
   agentHeaders,
   freshNetwork,

@@ -1,8 +1,8 @@
 /** POST /votes: the vote transitions, validation, the daily allowance, score, karma, concurrency. */
 import assert from "node:assert/strict";
 import { BoardError } from "../domain/errors.ts";
-import { createReply } from "../domain/board/posts.ts";
-import { chargeNewVote } from "../domain/votes/allowance.ts";
+import { chargeNewVote } from "../domain/votes/mod.ts";
+import { createReply } from "../domain/writes/mod.ts";
 import { transact } from "../kv/tx.ts";
 import { requireWriteScope } from "../routes/api/votes.ts";
 import {

@@ -7,9 +7,9 @@ import assert from "node:assert/strict";
 import {
   assessGuestText,
   countLinks,
+  GUEST_SESSION_SECONDS,
   MODERATION_RULES,
-} from "../domain/articles/guest_moderation.ts";
-import { GUEST_SESSION_SECONDS } from "../domain/articles/guest_sessions.ts";
+} from "../domain/articles/mod.ts";
 import { agentHeaders, assertError, freshNetwork, getJson, idemKey, testBoard } from "./helpers.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 import { commentTree, formMessage, Guest, keptText, publishedArticle } from "./website_helpers.ts";

@@ -4,7 +4,7 @@
  * with its text description; the alt text is also offered under the figure itself.
  */
 import assert from "node:assert/strict";
-import { figureSize, figureSizes } from "../domain/articles/assets.ts";
+import { figureSize, figureSizes } from "../domain/articles/mod.ts";
 import { SITE_CSP } from "../routes/web/security.ts";
 import { register, testBoard } from "./helpers.ts";
 import { submit, uploadSvg, vote } from "./article_helpers.ts";

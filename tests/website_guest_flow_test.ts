@@ -6,8 +6,7 @@
  * that pose as the author, an agent or the staff are refused with the text kept.
  */
 import assert from "node:assert/strict";
-import { postGuestComment } from "../domain/articles/guest_comments.ts";
-import { findGuestSession } from "../domain/articles/guest_sessions.ts";
+import { findGuestSession, postGuestComment } from "../domain/articles/mod.ts";
 import { register, testBoard } from "./helpers.ts";
 import { commentTree, formMessage, Guest, keptText, publishedArticle } from "./website_helpers.ts";
 

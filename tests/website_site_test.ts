@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { excerpt } from "../domain/text.ts";
-import { excerptSource } from "../domain/articles/excerpts.ts";
+import { excerptSource } from "../domain/articles/mod.ts";
 import { register, testBoard } from "./helpers.ts";
 import { comment, submit } from "./article_helpers.ts";
 import { decode, publishedArticle, tagsWithAttributes } from "./website_helpers.ts";

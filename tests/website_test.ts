@@ -5,9 +5,12 @@
  * and comment paging, cookies.
  */
 import assert from "node:assert/strict";
-import { moderateArticle } from "../domain/articles/moderation.ts";
-import { createGuestComment, moderateComment } from "../domain/articles/comments.ts";
-import { readDiscussion } from "../domain/articles/threads.ts";
+import {
+  createGuestComment,
+  moderateArticle,
+  moderateComment,
+  readDiscussion,
+} from "../domain/articles/mod.ts";
 import { SITE_CSP } from "../routes/web/security.ts";
 import { FIGURE_CSP } from "../routes/web/articles_pages.tsx";
 import { register, registerMany, testBoard } from "./helpers.ts";

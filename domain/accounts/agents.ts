@@ -7,17 +7,9 @@ import { nameSkeleton, SKELETON_VERSION } from "./name_skeleton.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { timingSafeEqual } from "../text.ts";
-import { retireCommunityPinsOf } from "../pins/mod.ts";
 import { attachSnapshot, snapshotMark } from "../read_cache.ts";
 import { readAgentWithVersions } from "./agent_reads.ts";
-
-/** Why an agent takes part (spec "Register"): asked at registration, shown to nobody else. */
-export const participationBases = [
-  "owner_directed",
-  "standing_authorization",
-  "autonomous_discovery",
-] as const;
-export type ParticipationBasis = (typeof participationBases)[number];
+import type { Agent, ParticipationBasis } from "./agent_record.ts";
 
 /** A registration request, as the edges parse it (routes/schemas.ts `registerSchema`). */
 export interface RegisterInput {
@@ -27,20 +19,6 @@ export interface RegisterInput {
   participation_basis?: ParticipationBasis;
   /** Deprecated spelling of `participation_basis: "owner_directed"`. */
   operator_authorized?: true;
-}
-
-type AgentStatus = "active" | "revoked" | "removed";
-
-export interface Agent {
-  id: string;
-  name: string;
-  description: string | null;
-  discovered_via: string | null;
-  participation_basis: ParticipationBasis;
-  created_at: number;
-  key_hash: string;
-  status: AgentStatus;
-  revoked_at: number | null;
 }
 
 /** Names no agent may take: they label board-made or anonymous content. */
@@ -204,13 +182,20 @@ export async function getAgentByName(deps: Deps, name: string): Promise<Agent | 
 }
 
 /**
+ * What a higher area retires in the commit that revokes an account (its community pins,
+ * domain/pins). Handed in by the caller: accounts sit below pins and never import them.
+ */
+export type RetireHoldings = (tx: Tx, agentId: string) => Promise<unknown>;
+
+/**
  * Permanently invalidates the agent's key (status `revoked`) or removes the account
  * (`removed`, by moderators). Contributions remain; pins and connections are retired in the same commit.
  */
 export async function revokeAgent(
   deps: Deps,
   agentId: string,
-  status: "revoked" | "removed" = "revoked",
+  status: "revoked" | "removed",
+  retireHoldings: RetireHoldings,
 ): Promise<Agent> {
   const { value } = await transact(deps.kv, async (tx) => {
     const entry = await tx.get<Agent>(keys.agents(agentId));
@@ -220,7 +205,7 @@ export async function revokeAgent(
     const updated: Agent = { ...agent, status, revoked_at: agent.revoked_at ?? deps.clock.now() };
     tx.set(keys.agents(agentId), updated).delete(keys.agentIdByKeyHash(agent.key_hash));
     // Other parts retire what the account held in this same commit (pins, OAuth grants).
-    await retireCommunityPinsOf(tx, agentId);
+    await retireHoldings(tx, agentId);
     markTeardown(tx, agentId, deps.clock.now());
     return updated;
   });

@@ -4,7 +4,7 @@
  * most `limit + 1` index entries, their grants and their clients, however many connections
  * the account holds.
  */
-import type { Agent } from "./agents.ts";
+import type { Agent } from "./agent_record.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { UUID_PATTERN } from "../ids.ts";

@@ -12,9 +12,10 @@
  * start-up and the tidy-up sweep finish any teardown a crash interrupted. No step reads an
  * account's whole index: every read of it is a bounded page.
  *
- * It imports no domain module with state, so `domain/accounts/agents.ts` can call it without a cycle.
+ * It imports no domain module with state, and the account record only from agent_record.ts,
+ * so `domain/accounts/agents.ts` can call it without a cycle.
  */
-import type { Agent } from "./agents.ts";
+import type { Agent } from "./agent_record.ts";
 import { hashApiKey } from "./api_keys.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";

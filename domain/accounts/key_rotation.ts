@@ -20,7 +20,8 @@ import {
   LIMITS,
   networkWriteKey,
 } from "../limits/mod.ts";
-import { type Agent, rotateApiKey } from "./agents.ts";
+import type { Agent } from "./agent_record.ts";
+import { rotateApiKey } from "./agents.ts";
 import { apiKeyShaped, hashApiKey } from "./api_keys.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";

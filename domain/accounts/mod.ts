@@ -1,27 +1,37 @@
 /**
- * Accounts: registration, API keys and their rotation, /v1/me, registration limits, OAuth
- * connections and the sealed credentials they hold. The entry module of this area: the edges
+ * Accounts: the account record, registration, API keys and their rotation, revocation (whose
+ * effects on higher areas are handed in: domain/writes/revocation.ts), registration limits,
+ * OAuth connections and the sealed credentials they hold. The account state of /v1/me is a read
+ * model in domain/reads. The entry module of this area: the edges
  * (routes/, mcp/, oauth/, cli/) and the other areas import it only here.
  */
 // ---- exports
+export { participationBases } from "./agent_record.ts";
+export type { Agent, ParticipationBasis } from "./agent_record.ts";
 export {
   AGENT_INSTRUCTIONS,
   findAgentByKey,
   getAgent,
   getAgentByName,
-  participationBases,
   registerAgent,
   revokeAgent,
 } from "./agents.ts";
-export type { Agent, ParticipationBasis } from "./agents.ts";
 export {
+  API_KEY_PATTERN,
   API_KEY_PREFIX,
   base64,
   base64url,
   CREDENTIAL_PATTERN,
   credentialShaped,
+  generateApiKey,
   hashApiKey,
 } from "./api_keys.ts";
+export {
+  CONNECTION_PAGE_LIMIT,
+  connectionCursor,
+  type ConnectionPageParams,
+  listConnections,
+} from "./connection_list.ts";
 export {
   capConnections,
   endConnection,
@@ -33,14 +43,9 @@ export {
   standingKeyHash,
   TEARDOWN_RUN_ENTRIES,
 } from "./connections.ts";
-export {
-  CONNECTION_PAGE_LIMIT,
-  connectionCursor,
-  type ConnectionPageParams,
-  listConnections,
-} from "./connection_list.ts";
-export { rotateKeyOnce, rotationReplayed } from "./key_rotation.ts";
-export { accountState } from "./me.ts";
+export { rotateKeyOnce, ROTATION_REPLAY_SECONDS, rotationReplayed } from "./key_rotation.ts";
+export { indexAgentNameSkeletons } from "./name_index.ts";
+export { nameSkeleton, SKELETON_VERSION, wordRunSkeletons } from "./name_skeleton.ts";
 export { dropGrant } from "./oauth_records.ts";
 export type {
   AccessRecord,
@@ -65,5 +70,3 @@ export {
   secretMac,
 } from "./secret.ts";
 export type { SealedCredential } from "./secret.ts";
-export { indexAgentNameSkeletons } from "./name_index.ts";
-export { nameSkeleton, SKELETON_VERSION, wordRunSkeletons } from "./name_skeleton.ts";

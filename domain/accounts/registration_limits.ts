@@ -17,7 +17,8 @@ import {
   WINDOW_EXPIRE_MS,
 } from "../limits/mod.ts";
 
-import { type Agent, registerAgent, type RegisterInput } from "./agents.ts";
+import type { Agent } from "./agent_record.ts";
+import { registerAgent, type RegisterInput } from "./agents.ts";
 
 const DAY_MS = 86_400_000;
 

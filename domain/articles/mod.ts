@@ -8,10 +8,9 @@ export { listOpenAppeals, OPEN_APPEALS_MAX } from "./appeals.ts";
 export type { OpenAppeal } from "./appeals.ts";
 export { figureSize, figureSizes, svgSources, uploadAsset } from "./assets.ts";
 export type { FigureSize } from "./assets.ts";
-export { articleCapabilities } from "./capabilities.ts";
+export { articleCapabilities, DISCOVERY } from "./capabilities.ts";
 export { blockText } from "./checks.ts";
-export { excerptSource, excerptSources } from "./excerpts.ts";
-export { listPendingComments, moderateComment } from "./comments.ts";
+export { createGuestComment, listPendingComments, moderateComment } from "./comments.ts";
 export { blockSchemas, publicationEnvelopeSchema, uuidSchema } from "./content_rules.ts";
 export {
   appealWithKey,
@@ -20,17 +19,31 @@ export {
   submitPublication,
   withdrawWithKey,
 } from "./entry_points.ts";
+export { excerptSource, excerptSources } from "./excerpts.ts";
 export { ARTICLES_BLOCK_LIMIT, articlesBlock } from "./feed_block.ts";
 export { postGuestComment } from "./guest_comments.ts";
-export { GUEST_NAME_MAX, GUEST_TEXT_MAX } from "./guest_moderation.ts";
+export {
+  assessGuestText,
+  countLinks,
+  GUEST_NAME_MAX,
+  GUEST_TEXT_MAX,
+  MODERATION_RULES,
+} from "./guest_moderation.ts";
+export { checkGuestName, RESERVED_GUEST_NAMES } from "./guest_names.ts";
 export { GUEST_REFUSAL_SECONDS, guestRefusal, keepGuestRefusal } from "./guest_refusals.ts";
 export type { GuestRefusal } from "./guest_refusals.ts";
-export { csrfMatches, findGuestSession, startGuestSession } from "./guest_sessions.ts";
+export {
+  csrfMatches,
+  findGuestSession,
+  GUEST_SESSION_SECONDS,
+  startGuestSession,
+} from "./guest_sessions.ts";
 export type { GuestSession } from "./guest_sessions.ts";
+export { englishVerdict } from "./language.ts";
 export { settleDue } from "./lifecycle.ts";
-export { ARTICLE_LIMITS, ARTICLE_PAGE, REVIEW_SKIP_MAX } from "./limits.ts";
+export { ARTICLE_LIMITS, ARTICLE_PAGE, ARTICLE_QUOTAS, REVIEW_SKIP_MAX } from "./limits.ts";
 export { moderateArticle } from "./moderation.ts";
-export { firstStart } from "./policy.ts";
+export { EMPTY_SUPPORT, firstStart, STANDARD_RULES, standardReadyAt } from "./policy.ts";
 export { previewPublication } from "./preview.ts";
 export {
   agentArticle,
@@ -41,8 +54,11 @@ export {
   publicFeed,
   publicSource,
 } from "./reads.ts";
+export { castArticleVote } from "./recommendations.ts";
 export { nextForReview } from "./review_queue.ts";
 export { castVoteExplained } from "./vote_targets.ts";
+export { cssUnescape } from "./svg_css.ts";
+export { sanitizeSvg } from "./svg_sanitize.ts";
 export {
   allArticleComments,
   everPublicRevisions,
@@ -53,4 +69,5 @@ export {
   visibleComment,
 } from "./threads.ts";
 export type { GuestCheckRecord, ThreadNode, Viewer } from "./threads.ts";
-export type { Block, CommentRecord } from "./types.ts";
+export type { ArticleEvent, Block, CommentRecord, RevisionRecord } from "./types.ts";
+export { escapeHuman, wrapHuman } from "./views.ts";

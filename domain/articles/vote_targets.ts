@@ -5,7 +5,8 @@
  * areas, which it names.
  */
 import { type Board, keys } from "../../kv/keys.ts";
-import { castVote, type VoteInput } from "../votes/mod.ts";
+import type { VoteInput } from "../votes/mod.ts";
+import { castVote } from "../writes/mod.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";

@@ -1,36 +1,39 @@
 /**
- * The boards: posting threads and replies, feeds and thread reads, publication quotas and
- * idempotency, message views. The entry module of this area: the edges (routes/, mcp/, oauth/,
- * cli/) and the other areas import it only here.
+ * The boards' message store: message records, bodies and listings, the board write lock,
+ * publication quotas, the text checks of a message, its address and action templates. The
+ * lowest content area: it imports only accounts and limits. Publishing and removing
+ * messages live in domain/writes, feeds and thread reads in domain/reads. The entry module
+ * of this area: the edges (routes/, mcp/, oauth/, cli/) and the other areas import it only here.
  */
 // ---- exports
-export { feedPage, threadPage, viewerObject } from "./feed_pages.ts";
-export type { ArticlesParams } from "./feed_pages.ts";
-export { readMessage, toItems } from "./feeds.ts";
-export type { FeedQuery } from "./feeds.ts";
-export { onMessageStored } from "./message_hooks.ts";
 export {
+  boardBase,
   bodyRest,
   bodyText,
   EMPTY_HEAD,
+  eraseMessage,
   findMessage,
   isHidden,
+  listSummaries,
+  markDeleted,
+  missingMessage,
+  POINTER,
+  pointerKeys,
   storeMessage,
   textSummary,
+  threadNotFound,
   writeMessage,
 } from "./messages.ts";
 export type { BoardHead, MessageRecord, StoredBody } from "./messages.ts";
 export {
-  checkText,
-  createReply,
-  createThread,
-  lookupPublication,
-  removeMessage,
-  resumePurges,
-  threadUrl,
-} from "./posts.ts";
-export type { Author } from "./posts.ts";
-export { postingQuota } from "./quotas.ts";
-export { messageActionTemplates } from "./views.ts";
-export type { ActionRef, MessageItem } from "./views.ts";
+  admissionKeys,
+  chargePublication,
+  postingQuota,
+  POSTS_PER_AGENT_PER_DAY,
+  releaseRetained,
+} from "./quotas.ts";
+export type { Publisher } from "./quotas.ts";
+export { checkText } from "./text_check.ts";
+export { messageActionTemplates, threadUrl } from "./views.ts";
+export type { ActionRef } from "./views.ts";
 export { BOARD_WRITES_LOCK } from "./write_lock.ts";

@@ -22,10 +22,9 @@ import {
   bodyText,
   EMPTY_HEAD,
   isHidden,
-  type MessageItem,
   type MessageRecord,
-  toItems,
 } from "../board/mod.ts";
+import { type MessageItem, toItems } from "../reads/mod.ts";
 import type { Deps } from "../deps.ts";
 import type { LogEntry } from "./log_scan.ts";
 

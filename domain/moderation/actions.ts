@@ -6,10 +6,11 @@
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
-import { type Agent, getAgent, revokeAgent } from "../accounts/mod.ts";
+import { type Agent, getAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
-import { type MessageRecord, removeMessage } from "../board/mod.ts";
+import type { MessageRecord } from "../board/mod.ts";
+import { removeMessage, revokeAgent } from "../writes/mod.ts";
 import type { RulesState } from "../rules/mod.ts";
 
 /** Removes a post or reply of either board (no ownership check). The rules thread stays. */

@@ -26,4 +26,9 @@ export type {
   CommentDecision,
 } from "./decisions.ts";
 export type { ModActionSpec } from "./audit.ts";
-export { checkModeratorKey, moderatorKeyProblem, moderatorUnauthorized } from "./moderator_key.ts";
+export {
+  checkModeratorKey,
+  MODERATOR_KEY_MIN_LENGTH,
+  moderatorKeyProblem,
+  moderatorUnauthorized,
+} from "./moderator_key.ts";

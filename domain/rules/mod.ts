@@ -12,6 +12,7 @@ export {
   rulesEditRight,
   rulesThreadEdit,
 } from "./edits.ts";
+export { INITIAL_RULES, RULES_THREAD_TITLE } from "./initial_text.ts";
 export { rulesNotice } from "./notice.ts";
 export { ensureRulesPost } from "./post.ts";
 export type { RulesState } from "./post.ts";

@@ -8,10 +8,10 @@ import {
   type BoardHead,
   EMPTY_HEAD,
   type MessageRecord,
-  onMessageStored,
   storeMessage,
   textSummary,
 } from "../board/mod.ts";
+import { onMessageStored } from "../writes/mod.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";

@@ -1,10 +1,32 @@
 /**
- * Search over the named board: tokenisation, the posting index and queries. The entry module of
+ * Search over the named board: tokenisation, the posting index and its scan (the search page
+ * that shows the matches is a read model, domain/reads/search_page.ts). The entry module of
  * this area: the edges (routes/, mcp/, oauth/, cli/) and the other areas import it only here.
  */
 // ---- exports
-export { indexEntryOf, isIndexed, reindexMessage, unindexMessage } from "./postings.ts";
-export { searchPage } from "./query.ts";
-export type { SearchQuery } from "./query.ts";
+export {
+  batchFirst,
+  blockSeqs,
+  decodeBlock,
+  encodeBlock,
+  indexedTermsOf,
+  indexEntryOf,
+  isIndexed,
+  listsOf,
+  newestBlock,
+  reindexMessage,
+  sealedState,
+  unindexMessage,
+} from "./postings.ts";
+export type { IndexedTerms, SealedState } from "./postings.ts";
+export { scan, Scanner, searchWorkBudget } from "./scan.ts";
+export type { PostingList, ScanResult } from "./scan.ts";
 export { sealSearchBatches } from "./seal.ts";
-export { MAX_QUERY_CHARS, MAX_QUERY_TERMS } from "./tokens.ts";
+export {
+  MAX_INDEXED_TERMS,
+  MAX_QUERY_CHARS,
+  MAX_QUERY_TERMS,
+  MAX_TERM_BYTES,
+  parseSearchQuery,
+  tokenize,
+} from "./tokens.ts";

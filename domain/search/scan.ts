@@ -1,5 +1,5 @@
 /**
- * The intersection behind search (domain/search/query.ts): walks the rarest posting list from a
+ * The intersection behind search (domain/reads/search_page.ts): walks the rarest posting list from a
  * cursor and keeps the seqs every other list also holds, within a per-page work budget.
  *
  * Work is counted in units measured on the embedded store (docs/search.md, "Work

@@ -29,9 +29,20 @@ import {
 } from "./suspension.ts";
 import { chargeNetworkWrite } from "../limits/mod.ts";
 import { chargeNewVote } from "./allowance.ts";
-import { onKarmaChanged } from "../pins/mod.ts";
 import { agentEventsTail, noteAgentEvent, primeAgentEvents } from "../agent_events.ts";
 import { votingChanges } from "./standing_events.ts";
+
+/**
+ * What a higher area does in the same commit when an account's karma changes (veteran
+ * status, domain/pins). Handed in by the caller: votes sit below pins and never import them.
+ */
+export type OnKarmaChanged = (
+  tx: Tx,
+  deps: Deps,
+  agentId: string,
+  karmaBefore: number,
+  karmaAfter: number,
+) => Promise<void>;
 
 /** A vote request (routes/schemas.ts `voteSchema`): exactly these three fields. */
 export interface VoteInput {
@@ -96,6 +107,7 @@ export async function castVote(
   voter: Agent,
   input: VoteInput,
   network: string,
+  onKarmaChanged: OnKarmaChanged,
 ): Promise<VoteReceipt> {
   const postId = input.post_id.toLowerCase();
   const { board, value } = input;
@@ -224,7 +236,12 @@ export async function castVote(
  * while suspended is remembered so it cannot help recovery. One check, only when the
  * score is not 0. The vote records stay (voter history marks the target unavailable).
  */
-export async function removeMessageKarma(tx: Tx, deps: Deps, m: MessageRecord): Promise<void> {
+export async function removeMessageKarma(
+  tx: Tx,
+  deps: Deps,
+  m: MessageRecord,
+  onKarmaChanged: OnKarmaChanged,
+): Promise<void> {
   if (m.board !== "named" || !m.agent_id || m.score === 0) return;
   const entry = await tx.get<VotingStanding>(keys.votingStandings(m.agent_id));
   const before = entry.value ?? EMPTY_STANDING;

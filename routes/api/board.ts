@@ -8,25 +8,24 @@ import * as boardOut from "./responses/board.ts";
 import * as myActivityOut from "./responses/my_activity.ts";
 import { myActivityPage } from "../../domain/inbox/mod.ts";
 import {
-  accountState,
   AGENT_INSTRUCTIONS,
   endConnection,
   listConnections,
   registerFromNetwork,
-  revokeAgent,
   rotateKeyOnce,
   rotationReplayed,
 } from "../../domain/accounts/mod.ts";
 import { ARTICLES_BLOCK_LIMIT } from "../../domain/articles/mod.ts";
 import { feedPageJson, searchPageJson, threadPageJson } from "../cached_pages.ts";
 import { BoardError } from "../../domain/errors.ts";
+import { accountState, readMessage } from "../../domain/reads/mod.ts";
 import {
   createReply,
   createThread,
   lookupPublication,
-  readMessage,
   removeMessage,
-} from "../../domain/board/mod.ts";
+  revokeAgent,
+} from "../../domain/writes/mod.ts";
 import { MAX_QUERY_CHARS, MAX_QUERY_TERMS } from "../../domain/search/mod.ts";
 import {
   createAnonymousPostSchema,

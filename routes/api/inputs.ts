@@ -10,7 +10,7 @@ import {
   type ConnectionPageParams,
 } from "../../domain/accounts/mod.ts";
 import { ARTICLES_BLOCK_LIMIT } from "../../domain/articles/mod.ts";
-import type { Author } from "../../domain/board/mod.ts";
+import type { Author } from "../../domain/writes/mod.ts";
 import { PAGE_LIMIT, type PageParams, parsePageParams } from "../../domain/paging.ts";
 import { topicSchema } from "../schemas.ts";
 import { parseQueryParam } from "../query_params.ts";

@@ -7,12 +7,9 @@
  *
  * Run alone: `deno run -A tests/bench/connections.ts`.
  */
-import {
-  MAX_CONNECTIONS_PER_ACCOUNT,
-  TEARDOWN_RUN_ENTRIES,
-} from "../../domain/accounts/connections.ts";
+import { MAX_CONNECTIONS_PER_ACCOUNT, TEARDOWN_RUN_ENTRIES } from "../../domain/accounts/mod.ts";
 import { ManualClock } from "../../domain/clock.ts";
-import { runSweeps } from "../../domain/sweeps.ts";
+import { runSweeps } from "../../domain/upkeep/mod.ts";
 import { agentHeaders, boardOn, idemKey, register, type TestBoard } from "../helpers.ts";
 import { seedGrants } from "../oauth_connection_helpers.ts";
 import { meteredKv } from "./kv_cost.ts";

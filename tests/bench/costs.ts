@@ -15,7 +15,7 @@ import { createApp } from "../../routes/app.ts";
 import { prepareService } from "../../routes/service.ts";
 import { type Cost, meteredKv } from "./kv_cost.ts";
 import { rng, seedBoard, zipfText } from "./seed.ts";
-import { sealSearchBatches } from "../../domain/search/seal.ts";
+import { sealSearchBatches } from "../../domain/search/mod.ts";
 
 export interface CostRow {
   name: string;

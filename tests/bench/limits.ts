@@ -9,12 +9,12 @@
  *
  * Run alone: `deno run -A tests/bench/limits.ts`.
  */
-import { registerAgent } from "../../domain/accounts/agents.ts";
+import { registerAgent } from "../../domain/accounts/mod.ts";
+import { admissionKeys, chargePublication, type Publisher } from "../../domain/board/mod.ts";
+import { edgeLimiter } from "../../domain/limits/mod.ts";
 import { SystemClock } from "../../domain/clock.ts";
 import { testConfig } from "../../routes/config.ts";
 import { makeDeps } from "../../domain/deps.ts";
-import { edgeLimiter } from "../../domain/limits/edge.ts";
-import { admissionKeys, chargePublication, type Publisher } from "../../domain/board/quotas.ts";
 import { transact, Tx } from "../../kv/tx.ts";
 import { createApp } from "../../routes/app.ts";
 import { prepareService } from "../../routes/service.ts";

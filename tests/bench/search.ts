@@ -19,7 +19,7 @@ import {
   POINTER,
   pointerKeys,
   type StoredBody,
-} from "../../domain/board/messages.ts";
+} from "../../domain/board/mod.ts";
 import {
   batchFirst,
   encodeBlock,
@@ -27,8 +27,8 @@ import {
   indexedTermsOf,
   listsOf,
   type SealedState,
-} from "../../domain/search/postings.ts";
-import { tokenize } from "../../domain/search/tokens.ts";
+  tokenize,
+} from "../../domain/search/mod.ts";
 import { previewOf, utf8Length } from "../../domain/text.ts";
 import { keys } from "../../kv/keys.ts";
 import { KV_LIMITS } from "../../kv/limits.ts";

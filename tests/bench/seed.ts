@@ -3,10 +3,9 @@
  * accounts, root threads, replies (one hot thread with 40 replies), and votes.
  * Text follows a Zipf-like word distribution.
  */
-import { type Agent, registerAgent } from "../../domain/accounts/agents.ts";
+import { type Agent, registerAgent } from "../../domain/accounts/mod.ts";
+import { castVote, createReply, createThread } from "../../domain/writes/mod.ts";
 import type { Deps } from "../../domain/deps.ts";
-import { createReply, createThread } from "../../domain/board/posts.ts";
-import { castVote } from "../../domain/votes/cast.ts";
 import { keys } from "../../kv/keys.ts";
 
 const SYLLABLES = [

@@ -7,8 +7,7 @@
  *
  * Run alone: `deno run -A tests/bench/svg.ts`.
  */
-import { sanitizeSvg } from "../../domain/articles/svg_sanitize.ts";
-import { ARTICLE_LIMITS } from "../../domain/articles/limits.ts";
+import { ARTICLE_LIMITS, sanitizeSvg } from "../../domain/articles/mod.ts";
 
 const OPEN = '<svg xmlns="http://www.w3.org/2000/svg">';
 const TARGET_MS = 50;

@@ -6,10 +6,10 @@
  * store while the other writes; the limit holds once it is released.
  */
 import assert from "node:assert/strict";
-import { registerAgent } from "../../domain/accounts/agents.ts";
+import { registerAgent } from "../../domain/accounts/mod.ts";
+import { networkRecordOf, networkWriteKey } from "../../domain/limits/mod.ts";
 import { utcDay } from "../../domain/clock.ts";
 import { keys } from "../../kv/keys.ts";
-import { networkRecordOf, networkWriteKey } from "../../domain/limits/mod.ts";
 import { assertError, freshNetwork, idemKey } from "../helpers.ts";
 import { publish, published, registerFrom } from "../limit_helpers.ts";
 import { cluster, whileHeld } from "./instances.ts";

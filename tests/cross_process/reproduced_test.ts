@@ -4,13 +4,12 @@
  * on entries another process has changed, followed by commits that build on them.
  */
 import assert from "node:assert/strict";
-import { karmaOf } from "../../domain/votes/karma.ts";
+import { type MessageRecord, POSTS_PER_AGENT_PER_DAY } from "../../domain/board/mod.ts";
+import { karmaOf } from "../../domain/votes/mod.ts";
 import { keys } from "../../kv/keys.ts";
-import type { MessageRecord } from "../../domain/board/messages.ts";
 import { agent, agents, me, namedPost, type TestAgent, voteRequest } from "../vote_helpers.ts";
 import { agentHeaders, assertError, freshNetwork, getJson } from "../helpers.ts";
 import { utcDay } from "../../domain/clock.ts";
-import { POSTS_PER_AGENT_PER_DAY } from "../../domain/board/quotas.ts";
 import { publish } from "../limit_helpers.ts";
 import { cluster } from "./instances.ts";
 

@@ -4,8 +4,8 @@
  * every rule holds once it is released.
  */
 import assert from "node:assert/strict";
-import type { MessageRecord } from "../../domain/board/messages.ts";
-import { ensureRulesPost } from "../../domain/rules/post.ts";
+import type { MessageRecord } from "../../domain/board/mod.ts";
+import { ensureRulesPost } from "../../domain/rules/mod.ts";
 import { keys } from "../../kv/keys.ts";
 import { submit, vote as recommend, voteRaw as recommendRaw } from "../article_helpers.ts";
 import { agentHeaders, assertError, freshNetwork, idemKey, jsonInit } from "../helpers.ts";

@@ -3,7 +3,7 @@
  * other process votes; every rule still holds once it is released.
  */
 import assert from "node:assert/strict";
-import { readStanding } from "../../domain/votes/karma.ts";
+import { readStanding } from "../../domain/votes/mod.ts";
 import { keys } from "../../kv/keys.ts";
 import { assertError } from "../helpers.ts";
 import {

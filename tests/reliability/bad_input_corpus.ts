@@ -5,7 +5,7 @@
  * error codes a correct board answers where the layer decides them. Routes are profiled
  * first (corpus_profile.ts); bodies come from corpus_bodies.ts.
  */
-import { generateApiKey } from "../../domain/accounts/api_keys.ts";
+import { generateApiKey } from "../../domain/accounts/mod.ts";
 import { type BodyDefect, genericBodyDefects, schemaBodyDefects } from "./corpus_bodies.ts";
 import {
   ACTS_WITHOUT_BODY,

@@ -5,7 +5,7 @@
  * nothing of it is stored, not even in the moderator audit trail.
  */
 import assert from "node:assert/strict";
-import { generateApiKey } from "../../domain/accounts/api_keys.ts";
+import { generateApiKey } from "../../domain/accounts/mod.ts";
 import { idemKey, jsonInit, post, register, testBoard } from "../helpers.ts";
 import { articleBody, ENGLISH_TEXT, submitRaw } from "../article_helpers.ts";
 import { mcpClient, serve } from "../mcp_client.ts";

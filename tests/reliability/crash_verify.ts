@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { utcDay } from "../../domain/clock.ts";
 import { idempotencyRecordOf } from "../../domain/idempotency.ts";
-import type { BoardHead, MessageRecord } from "../../domain/board/messages.ts";
-import { keys } from "../../kv/keys.ts";
+import type { BoardHead, MessageRecord } from "../../domain/board/mod.ts";
 import { networkRecordOf, networkWriteKey } from "../../domain/limits/mod.ts";
+import { keys } from "../../kv/keys.ts";
 import type { ServerProcess } from "../e2e/server_process.ts";
 import type { CrashRun, Pending } from "./crash_harness.ts";
 

@@ -1,7 +1,6 @@
 /** POST /v1/me/rotate-key (addition beyond the spec): one atomic step, old key dead at once. */
 import assert from "node:assert/strict";
-import { hashApiKey } from "../../domain/accounts/api_keys.ts";
-import { ROTATION_REPLAY_SECONDS } from "../../domain/accounts/key_rotation.ts";
+import { hashApiKey, ROTATION_REPLAY_SECONDS } from "../../domain/accounts/mod.ts";
 import { keys } from "../../kv/keys.ts";
 import { agentHeaders, assertError, getJson, idemKey, testBoard } from "../helpers.ts";
 import type { TestBoard } from "../helpers.ts";

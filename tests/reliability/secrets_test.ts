@@ -4,7 +4,7 @@
  * /mod; a revoked key and its OAuth connections stop at once.
  */
 import assert from "node:assert/strict";
-import { API_KEY_PATTERN } from "../../domain/accounts/api_keys.ts";
+import { API_KEY_PATTERN } from "../../domain/accounts/mod.ts";
 import { timingSafeEqual } from "../../domain/text.ts";
 import { OAUTH_TOKEN_PATTERN } from "../../oauth/tokens.ts";
 import { agentHeaders, idemKey, post, register, testBoard } from "../helpers.ts";

@@ -1,8 +1,6 @@
 /** Writing messages: root threads, replies, and deletion (with crash-safe purge of replies). */
-import { BOARD_WRITES_LOCK } from "./write_lock.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import {
@@ -15,25 +13,28 @@ import {
 } from "../idempotency.ts";
 import { afterMessageStored, onMessageRemoved, onMessageStored } from "./message_hooks.ts";
 import {
+  admissionKeys,
+  BOARD_WRITES_LOCK,
   type BoardHead,
+  chargePublication,
+  checkText,
   EMPTY_HEAD,
   eraseMessage,
   isHidden,
   markDeleted,
   type MessageRecord,
   missingMessage,
+  type Publisher,
+  releaseRetained,
   storeMessage,
   textSummary,
   threadNotFound,
+  threadUrl,
   writeMessage,
-} from "./messages.ts";
-import { admissionKeys, chargePublication, type Publisher, releaseRetained } from "./quotas.ts";
-import { utf8Length } from "../text.ts";
+} from "../board/mod.ts";
 import { agentEventsTail, noteAgentEvent, packIds, primeAgentEvents } from "../agent_events.ts";
 import { mentionedNames } from "../mentions.ts";
 import { readMany } from "../../kv/read_many.ts";
-
-const MAX_BODY_BYTES = 8192;
 
 /** Author identity of a write: an agent on the named board, anonymous on `b`. */
 export interface Author {
@@ -49,46 +50,6 @@ export interface Receipt {
   url: string;
   replayed?: true;
   created_at: number;
-}
-
-/** Checks a post text: well-formed Unicode, size in UTF-8 bytes (413), no credential in it (400). */
-export function checkText(field: string, text: string): void {
-  if (!text.isWellFormed()) {
-    throw new BoardError(
-      "INVALID_INPUT",
-      `Field "${field}" contains a lone surrogate (not valid Unicode).`,
-      {
-        field,
-        reason: "lone_surrogate",
-      },
-    );
-  }
-  if (text.includes("\u0000")) {
-    throw new BoardError("INVALID_INPUT", `Field "${field}" contains a NUL character.`, {
-      field,
-      reason: "nul",
-    });
-  }
-  const bytes = utf8Length(text);
-  if (bytes > MAX_BODY_BYTES) {
-    throw new BoardError(
-      "PAYLOAD_TOO_LARGE",
-      `Field "${field}" is ${bytes} UTF-8 bytes; the limit is ${MAX_BODY_BYTES}.`,
-      { scope: "post_text", field, limit_bytes: MAX_BODY_BYTES, actual_bytes: bytes },
-    );
-  }
-  if (CREDENTIAL_PATTERN.test(text)) {
-    throw new BoardError(
-      "CREDENTIAL_IN_CONTENT",
-      `Field "${field}" contains what looks like a board API key or OAuth token. Posts are public: remove it, and rotate or revoke the credential if it is real.`,
-      { field },
-    );
-  }
-}
-
-export function threadUrl(deps: Deps, board: Board, rootId: string, id?: string): string {
-  const base = board === "named" ? "/v1/posts" : "/b/posts";
-  return `${deps.config.baseUrl}${base}/${rootId}${id && id !== rootId ? `#${id}` : ""}`;
 }
 
 function receiptOf(deps: Deps, rec: IdempotencyRecord, replayed: boolean): Receipt {

@@ -2,8 +2,8 @@
 import type { Board } from "../../kv/keys.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { toItems } from "../board/mod.ts";
-import { livePins, pinnedBy } from "./live.ts";
+import { livePins, pinnedBy } from "../pins/mod.ts";
+import { toItems } from "./feeds.ts";
 
 /**
  * Live pins of a board as feed items, official notices first (the rules thread leads),

@@ -1,5 +1,5 @@
 /** The account state of GET /v1/me. */
-import type { Agent } from "./agents.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { LOOKUP_PATH } from "../idempotency.ts";
 import { postingQuota } from "../board/mod.ts";

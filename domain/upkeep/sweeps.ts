@@ -10,13 +10,13 @@
  * checked commit (a message already gone is skipped), revocation and connection teardown
  * are idempotent, and a dead pin's death is permanent.
  */
-import { resumeConnectionTeardowns } from "./accounts/mod.ts";
-import { settleDue } from "./articles/mod.ts";
-import type { Deps } from "./deps.ts";
-import { resumeAccountPurges } from "./moderation/mod.ts";
-import { livePins } from "./pins/mod.ts";
-import { resumePurges } from "./board/mod.ts";
-import { sealSearchBatches } from "./search/mod.ts";
+import { resumeConnectionTeardowns } from "../accounts/mod.ts";
+import { settleDue } from "../articles/mod.ts";
+import type { Deps } from "../deps.ts";
+import { resumeAccountPurges } from "../moderation/mod.ts";
+import { livePins } from "../pins/mod.ts";
+import { resumePurges } from "../writes/mod.ts";
+import { sealSearchBatches } from "../search/mod.ts";
 
 interface SweepReport {
   /** Root-thread purges finished (their replies removed). */

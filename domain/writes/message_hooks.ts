@@ -5,10 +5,11 @@
  */
 import type { Tx } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
-import { bodyRest, type MessageRecord, type StoredBody } from "./messages.ts";
+import { bodyRest, type MessageRecord, type StoredBody } from "../board/mod.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import { indexEntryOf, sealSearchBatches, unindexMessage } from "../search/mod.ts";
 import { removeMessageKarma } from "../votes/mod.ts";
+import { onKarmaChanged } from "../pins/mod.ts";
 
 /** Runs inside the commit that stores a new message: its body entry, with its search terms. */
 export function onMessageStored(tx: Tx, m: MessageRecord, body: string): void {
@@ -19,7 +20,7 @@ export function onMessageStored(tx: Tx, m: MessageRecord, body: string): void {
 /** Runs inside the commit that removes a message (delete, purge or moderation). */
 export async function onMessageRemoved(tx: Tx, deps: Deps, m: MessageRecord): Promise<void> {
   await unindexMessage(tx, m, deps.config.searchBatch);
-  await removeMessageKarma(tx, deps, m);
+  await removeMessageKarma(tx, deps, m, onKarmaChanged);
 }
 
 /**

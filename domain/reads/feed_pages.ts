@@ -9,9 +9,10 @@ import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { type FeedQuery, listActivity, listThreads, readThread } from "./feeds.ts";
 import type { PageParams } from "../paging.ts";
-import { pinnedForFeed, viewerPinning } from "../pins/mod.ts";
+import { viewerPinning } from "../pins/mod.ts";
+import { pinnedForFeed } from "./pinned.ts";
 import { rulesNotice } from "../rules/mod.ts";
-import { messageActionTemplates } from "./views.ts";
+import { messageActionTemplates } from "../board/mod.ts";
 
 /** The `viewer` object carried once per response. */
 export async function viewerObject(deps: Deps, agent: Agent | null) {

@@ -1,10 +1,10 @@
 /**
- * Search over the named board, answered from the inverted index (postings.ts).
+ * Search over the named board, answered from the inverted index (domain/search/postings.ts).
  *
  * Every query token (and the topic filter, when given) is a posting list of sealed
  * blocks; messages not sealed yet (the tail) are checked from their term lists. In the
  * blocks the rarest list drives: it is read newest first (oldest first with
- * `after`) in chunks, each chunk narrowed by the other lists (search_scan.ts), and
+ * `after`) in chunks, each chunk narrowed by the other lists (domain/search/scan.ts), and
  * survivors are materialised from the message summaries: a missing summary is a removed
  * message, and messages of roots still being purged are hidden. A page stops after
  * `limit + 1` matches, so a common token costs no more than a rare one; when matches are
@@ -18,15 +18,24 @@ import {
   type BoardHead,
   EMPTY_HEAD,
   messageActionTemplates,
-  type MessageItem,
   type MessageRecord,
-  toItems,
-  viewerObject,
 } from "../board/mod.ts";
 import type { Page, PageParams } from "../paging.ts";
-import { type PostingList, scan, Scanner, type ScanResult, searchWorkBudget } from "./scan.ts";
-import { decodeBlock, newestBlock, type SealedState, sealedState } from "./postings.ts";
-import { parseSearchQuery } from "./tokens.ts";
+import {
+  decodeBlock,
+  newestBlock,
+  parseSearchQuery,
+  type PostingList,
+  scan,
+  Scanner,
+  type ScanResult,
+  type SealedState,
+  sealedState,
+  searchWorkBudget,
+} from "../search/mod.ts";
+import { toItems } from "./feeds.ts";
+import { viewerObject } from "./feed_pages.ts";
+import type { MessageItem } from "./message_items.ts";
 
 export interface SearchQuery extends PageParams {
   /** The raw query text (validated here, before anything is read). */

@@ -12,12 +12,13 @@ import {
   findMessage,
   isHidden,
   listSummaries,
+  messageActionTemplates,
   type MessageRecord,
   threadNotFound,
-} from "./messages.ts";
+} from "../board/mod.ts";
 import { listPage, type Page, type PageParams } from "../paging.ts";
 import { rulesThreadEdit } from "../rules/mod.ts";
-import { messageActionTemplates, type MessageItem, messageItem } from "./views.ts";
+import { type MessageItem, messageItem } from "./message_items.ts";
 import { viewerVotes } from "../votes/mod.ts";
 
 export interface FeedQuery extends PageParams {

@@ -1,0 +1,17 @@
+/** Revoking an account's key or removing the account, with its community pins retired. */
+import { type Agent, revokeAgent as revokeAccountOnly } from "../accounts/mod.ts";
+import type { Deps } from "../deps.ts";
+import { retireCommunityPinsOf } from "../pins/mod.ts";
+
+/**
+ * Permanently invalidates the agent's key (status `revoked`) or removes the account
+ * (`removed`, by moderators): domain/accounts/agents.ts, with the account's community pins
+ * retired in the same commit.
+ */
+export function revokeAgent(
+  deps: Deps,
+  agentId: string,
+  status: "revoked" | "removed" = "revoked",
+): Promise<Agent> {
+  return revokeAccountOnly(deps, agentId, status, retireCommunityPinsOf);
+}
