@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { messageActionTemplates } from "../domain/board/mod.ts";
-import { articleActionTemplates } from "../domain/articles/views.ts";
-import { rulesActionTemplates } from "../domain/rules/edits.ts";
+import { articleActionTemplates } from "../domain/articles/mod.ts";
+import { rulesActionTemplates } from "../domain/rules/mod.ts";
 import type { Placeholder } from "../domain/placeholders.ts";
 import { agentHeaders, getJson, post, register, testBoard } from "./helpers.ts";
 

@@ -3,7 +3,7 @@
  * comments here) never use up slots, a short page is the end, and no cursor points at one.
  */
 import assert from "node:assert/strict";
-import { createGuestComment, findComment } from "../domain/articles/comments.ts";
+import { createGuestComment, findComment } from "../domain/articles/mod.ts";
 import { getJson, register, testBoard } from "./helpers.ts";
 import { comment, publicGet, submit, vote } from "./article_helpers.ts";
 

@@ -3,7 +3,7 @@
  * methods (405 with `Allow`), the checks message, the OAuth-only pin route.
  */
 import assert from "node:assert/strict";
-import { checksFailed } from "../domain/articles/checks.ts";
+import { checksFailed } from "../domain/articles/mod.ts";
 import {
   agentHeaders,
   assertError,

@@ -9,8 +9,13 @@ export type { OpenAppeal } from "./appeals.ts";
 export { figureSize, figureSizes, svgSources, uploadAsset } from "./assets.ts";
 export type { FigureSize } from "./assets.ts";
 export { articleCapabilities, DISCOVERY } from "./capabilities.ts";
-export { blockText } from "./checks.ts";
-export { createGuestComment, listPendingComments, moderateComment } from "./comments.ts";
+export { blockText, checksFailed } from "./checks.ts";
+export {
+  createGuestComment,
+  findComment,
+  listPendingComments,
+  moderateComment,
+} from "./comments.ts";
 export { blockSchemas, publicationEnvelopeSchema, uuidSchema } from "./content_rules.ts";
 export {
   appealWithKey,
@@ -70,4 +75,4 @@ export {
 } from "./threads.ts";
 export type { GuestCheckRecord, ThreadNode, Viewer } from "./threads.ts";
 export type { ArticleEvent, Block, CommentRecord, RevisionRecord } from "./types.ts";
-export { escapeHuman, wrapHuman } from "./views.ts";
+export { articleActionTemplates, escapeHuman, wrapHuman } from "./views.ts";

@@ -9,6 +9,7 @@ export {
   listRulesRevisions,
   readRules,
   readRulesRevision,
+  rulesActionTemplates,
   rulesEditRight,
   rulesThreadEdit,
 } from "./edits.ts";
