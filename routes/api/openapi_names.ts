@@ -66,6 +66,7 @@ const NAMES: [z.ZodType, string][] = [
   [boardOut.mcpResponse, "JsonRpcResponse"],
   // Moderation (operator only)
   [modOut.modRemovePostResponse, "ModPostRemoval"],
+  [modOut.modOpenAppealsResponse, "OpenAppealPage"],
   [modOut.modRemoveAgentResponse, "ModAgentRemoval"],
   [modOut.modOfficialPinResponse, "OfficialPinChange"],
   [modOut.modCommentDecisionResponse, "ModCommentDecisionReceipt"],
