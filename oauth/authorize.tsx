@@ -11,9 +11,8 @@
  */
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import { BoardError } from "../domain/errors.ts";
+import { BoardError, TxConflictError } from "../domain/errors.ts";
 import { registerSchema } from "../routes/schemas.ts";
-import { TxConflictError } from "../kv/tx.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { siteCsp } from "../routes/web/security.ts";
 import {
@@ -22,7 +21,7 @@ import {
   UNKNOWN_CLIENT_HELP,
   validateAuthorizeQuery,
 } from "./authorize_request.ts";
-import { type ClientRecord, getClient } from "./clients.ts";
+import { type ClientRecord, getClient } from "../domain/accounts/mod.ts";
 import {
   type AuthRequestRecord,
   completeAuthRequest,
@@ -35,11 +34,11 @@ import {
   newCsrfToken,
   openAuthRequest,
   reuseConsentAgent,
-} from "./consent.ts";
+} from "../domain/accounts/mod.ts";
 import { type ConsentField, ConsentPage, ErrorPage, NewKeyPage } from "./consent_page.tsx";
 import { readBoundedText } from "./http.ts";
-import { admitOAuthRequest, OAuthRateLimited } from "./rate_limit.ts";
-import { newSecret, secretHash, TTL } from "./tokens.ts";
+import { admitOAuthRequest, OAuthRateLimited } from "../domain/accounts/mod.ts";
+import { newSecret, secretHash, TTL } from "../domain/accounts/mod.ts";
 import { oauthUrls } from "./urls.ts";
 
 type Html = ReturnType<typeof ConsentPage>;

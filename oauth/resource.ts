@@ -14,7 +14,7 @@ import type { Deps } from "../domain/deps.ts";
 import type { ErrorCode } from "../domain/errors.ts";
 import type { Caller } from "../routes/env.ts";
 import { errorObject } from "../routes/http.ts";
-import { checkAccessToken } from "./token_checks.ts";
+import { checkAccessToken } from "../domain/accounts/mod.ts";
 import { API_KEY_SCOPES, oauthUrls, type Scope, SCOPES } from "./urls.ts";
 
 export interface AuthOptions {

@@ -5,7 +5,7 @@ import { BoardError } from "../domain/errors.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
 import { IDEMPOTENCY_RULE_DOC, idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import { authenticateRequest, type AuthOptions, callerFromAccessToken } from "../oauth/resource.ts";
-import { looksLikeAccessToken } from "../oauth/tokens.ts";
+import { looksLikeAccessToken } from "../domain/accounts/mod.ts";
 import { API_KEY_SCOPES } from "../oauth/urls.ts";
 import type { AppEnv, Caller } from "./env.ts";
 import { requireJsonContentType } from "./http.ts";

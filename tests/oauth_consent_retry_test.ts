@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
 import { getAgentByName, revokeAgent } from "../domain/accounts/agents.ts";
 import { keys } from "../kv/keys.ts";
-import { consumeCsrfToken, createConsentAgent, newCsrfToken } from "../oauth/consent.ts";
-import { secretHash } from "../oauth/tokens.ts";
+import {
+  consumeCsrfToken,
+  createConsentAgent,
+  newCsrfToken,
+} from "../domain/accounts/oauth_consent.ts";
+import { secretHash } from "../domain/accounts/oauth_tokens.ts";
 import { jsonInit, type TestBoard, testBoard } from "./helpers.ts";
 import {
   agentName,

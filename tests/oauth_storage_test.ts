@@ -6,7 +6,7 @@ import { makeDeps } from "../domain/deps.ts";
 import { keys } from "../kv/keys.ts";
 import type { GrantRecord } from "../domain/accounts/oauth_records.ts";
 import { boardSecret, openCredential, sealCredential } from "../domain/accounts/secret.ts";
-import { OAUTH_TOKEN_PATTERN } from "../oauth/tokens.ts";
+import { OAUTH_TOKEN_PATTERN } from "../domain/accounts/oauth_tokens.ts";
 import { register, testBoard } from "./helpers.ts";
 import {
   authorizePath,

@@ -20,7 +20,7 @@ import { authorizationServerMetadata, protectedResourceMetadata } from "../../oa
 import { handleRegister } from "../../oauth/register.ts";
 import { handleRevoke } from "../../oauth/revoke.ts";
 import { handleToken } from "../../oauth/token.ts";
-import { TTL } from "../../oauth/tokens.ts";
+import { TTL } from "../../domain/accounts/mod.ts";
 import { OAUTH_PATHS, SCOPES } from "../../oauth/urls.ts";
 import { handleWhoami } from "../../oauth/whoami.ts";
 import { mcpGuards, mcpMethodNotAllowed, mcpPost } from "../../mcp/route.ts";
