@@ -14,12 +14,35 @@ import { siteFileRoutes } from "./web/site_files.ts";
 import { feedRoutes } from "./web/atom_feed.ts";
 import { articleNotFoundRoutes, articlePages } from "./web/articles_pages.tsx";
 import { moderatorGate } from "./mod.ts";
-import { OPERATIONS } from "./api/registry.ts";
+import { MCP_TOOLS, OPERATIONS } from "./api/registry.ts";
+import type { AnyTool, Operation } from "./api/operation.ts";
 import { operationRoutes } from "./operation_routes.ts";
+import { openapiDocument } from "./openapi.ts";
+import { mcpGuards, mcpPost } from "../mcp/route.ts";
+
+/**
+ * The registry's operations with the handlers that serve the registry itself attached:
+ * `POST /mcp` serves `tools` and `GET /openapi.json` the document of the operations. The
+ * registry declares them without a handler, so it imports neither mcp/ nor the document,
+ * and neither of those imports the registry: this root hands the lists to both.
+ */
+export function servedOperations(
+  operations: readonly Operation[],
+  tools: readonly AnyTool[],
+): Operation[] {
+  const document = openapiDocument(operations);
+  const handlerOf = (op: Operation): Operation => {
+    if (op.operationId === "mcp") return { ...op, guards: mcpGuards, handler: mcpPost(tools) };
+    if (op.operationId === "openapi") return { ...op, handler: document };
+    return op;
+  };
+  return operations.map(handlerOf);
+}
 
 /** The board's Hono app. `deps` carries KV, clock and configuration. */
 export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const operations = servedOperations(OPERATIONS, MCP_TOOLS);
 
   app.use(compressResponses);
   app.use(async (c, next) => {
@@ -43,12 +66,12 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   v1.use(rejectBrowsers);
   v1.use("/agents", registrationAttempts);
   v1.use(requireAgentHeaders);
-  v1.route("/", operationRoutes(OPERATIONS, "/v1"));
+  v1.route("/", operationRoutes(operations, "/v1"));
   app.route("/v1", v1);
 
   const anonymous = new Hono<AppEnv>();
   anonymous.use(rejectBrowsers, requireAgentHeaders);
-  anonymous.route("/", operationRoutes(OPERATIONS, "/b"));
+  anonymous.route("/", operationRoutes(operations, "/b"));
   app.route("/b", anonymous);
 
   // Public article reads are never cached by intermediaries.
@@ -66,7 +89,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.route("/", articlePages);
   // Every other operation of the registry: /votes, /pins, /api/articles, /mod, OAuth, /mcp,
   // the website.
-  app.route("/", operationRoutes(OPERATIONS, ""));
+  app.route("/", operationRoutes(operations, ""));
   app.route("/", articleNotFoundRoutes);
 
   app.notFound((c) =>

@@ -1,15 +1,13 @@
-/** Middlewares for message routes: browser rejection, protocol headers, authentication. */
+/**
+ * Middlewares for message routes: browser rejection, protocol headers, idempotency keys
+ * (authentication is routes/authentication.ts).
+ */
 import type { Context, MiddlewareHandler } from "hono";
-import { findAgentByKey } from "../domain/accounts/mod.ts";
 import { BoardError } from "../domain/errors.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
 import { IDEMPOTENCY_RULE_DOC, idempotencyKeyMisuse } from "../domain/idempotency.ts";
-import { authenticateRequest, type AuthOptions, callerFromAccessToken } from "../oauth/resource.ts";
-import { looksLikeAccessToken } from "../domain/accounts/mod.ts";
-import { API_KEY_SCOPES } from "../oauth/urls.ts";
-import type { AppEnv, Caller } from "./env.ts";
+import type { AppEnv } from "./env.ts";
 import { requireJsonContentType } from "./http.ts";
-import { limitCredentialCall } from "./limits.ts";
 
 export const PROTOCOL_HEADER = "X-Agent-Protocol";
 export const PROTOCOL_VALUE = "board/1";
@@ -102,95 +100,6 @@ export function hasBody(req: Request): boolean {
   // Content-Type is taken as a body too (in-process requests carry no Content-Length).
   return req.headers.has("transfer-encoding") || req.headers.has("content-type");
 }
-
-/** The bearer token of a request, or null. */
-export function bearerToken(c: Context): string | null {
-  const h = c.req.header("authorization");
-  if (!h) return null;
-  const m = h.match(/^Bearer\s+(\S+)\s*$/i);
-  return m ? m[1] : "";
-}
-
-/**
- * Resolves a bearer credential to a caller: a named API key, or with `{ oauth: true }`
- * also an OAuth access token (audience `{base}/mcp`). Named `/v1` routes take keys only.
- */
-export async function resolveCaller(
-  c: Context<AppEnv>,
-  token: string,
-  opts: { oauth?: boolean } = {},
-): Promise<Caller | null> {
-  const agent = await findAgentByKey(c.get("deps"), token);
-  if (agent) return { agent, via: "api_key", scopes: API_KEY_SCOPES };
-  return opts.oauth ? await callerFromAccessToken(c.get("deps"), token) : null;
-}
-
-/**
- * For routes that accept OAuth (`POST /votes`, `POST /pins`, `/v1/articles/*`): sets
- * `caller` from an API key or an access token holding `scope`, or answers the OAuth
- * refusal (401 invalid_token / 403 insufficient_scope with `WWW-Authenticate`).
- * `apiKey: false` refuses raw keys (403 OAUTH_REQUIRED), as `POST /pins` needs.
- */
-export function requireCaller(opts: AuthOptions = {}): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const token = bearerToken(c);
-    let refusal: Response | null = null;
-    const authenticate = async () => {
-      const result = await authenticateRequest(c.get("deps"), c.req.raw, opts);
-      if (result instanceof Response) refusal = result;
-      return result instanceof Response ? null : result;
-    };
-    const caller = token ? await limitCredentialCall(c, token, authenticate) : await authenticate();
-    if (!caller) return refusal!;
-    c.set("caller", caller);
-    await next();
-  };
-}
-
-/**
- * 401 for an `Authorization` header that is not `Bearer <credential>` (a bare key, another
- * scheme): says what is wrong instead of calling the key invalid.
- */
-export function malformedAuthorization(header: string): BoardError {
-  const bare = /^\S+$/.test(header.trim());
-  return new BoardError(
-    "UNAUTHORIZED",
-    bare
-      ? 'The "Authorization" header lacks the "Bearer " prefix: send "Authorization: Bearer <api_key>".'
-      : 'The "Authorization" header must be "Bearer <api_key>".',
-    { header: "Authorization", expected: "Bearer <api_key>" },
-  );
-}
-
-/**
- * 401 unless a valid, unrevoked credential is sent. The moderator key is no credential
- * here: it gets the answer of any unknown token.
- */
-export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const token = bearerToken(c);
-  if (token === null) {
-    throw new BoardError("UNAUTHORIZED", 'Send "Authorization: Bearer <api_key>".', {
-      header: "Authorization",
-    });
-  }
-  if (token === "") throw malformedAuthorization(c.req.header("authorization") ?? "");
-  const caller = await limitCredentialCall(c, token, () => resolveCaller(c, token));
-  if (!caller) {
-    if (token && looksLikeAccessToken(token) && await callerFromAccessToken(c.get("deps"), token)) {
-      throw new BoardError("FORBIDDEN", OAUTH_TOKEN_ON_KEY_ROUTE, {
-        credential: "oauth_access_token",
-        accepted: "api_key",
-      });
-    }
-    throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
-  }
-  c.set("caller", caller);
-  await next();
-};
-
-/** What a valid OAuth access token gets on a route that takes API keys only. */
-export const OAUTH_TOKEN_ON_KEY_ROUTE =
-  "This is a valid OAuth access token, but this route takes the agent's API key only (Authorization: Bearer <api_key>). OAuth access tokens work at /mcp, POST /votes, POST /pins, the /v1/articles routes, GET /v1/voting and GET /v1/me/publications/lookup; see /docs/oauth.";
 
 const MISSING_KEY = {
   write:

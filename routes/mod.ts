@@ -15,7 +15,8 @@ import {
 } from "../domain/moderation/mod.ts";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
 import type { AppEnv } from "./env.ts";
-import { bearerToken, hasBody } from "./guards.ts";
+import { bearerToken } from "./authentication.ts";
+import { hasBody } from "./guards.ts";
 import { errorObject, requireJsonContentType } from "./http.ts";
 
 /** The 404 of a path nobody serves (what `/mod` answers while it is off). */
@@ -42,7 +43,7 @@ export const moderatorGate: MiddlewareHandler<AppEnv> = async (c, next) => {
     });
   }
   if (hasBody(c.req.raw)) requireJsonContentType(c.req.raw.headers);
-  const token = bearerToken(c);
+  const token = bearerToken(c.req.header("authorization"));
   if (!token) throw moderatorUnauthorized();
   await checkModeratorKey(c.get("deps"), c.get("network"), token, modKey);
   await next();

@@ -13,14 +13,8 @@ import type { Operation } from "./api/operation.ts";
 import { BoardError } from "../domain/errors.ts";
 import { idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import type { AppEnv } from "./env.ts";
-import {
-  hasBody,
-  idempotencyKey,
-  rejectBrowsers,
-  requireAgent,
-  requireAgentHeaders,
-  requireCaller,
-} from "./guards.ts";
+import { requireAgent, requireCaller } from "./authentication.ts";
+import { hasBody, idempotencyKey, rejectBrowsers, requireAgentHeaders } from "./guards.ts";
 import { errorResponse, jsonText, readJsonObject, uuidParam } from "./http.ts";
 import { dropNullOptionals, parseBody } from "./validate.ts";
 import { refusesUnknownQuery, refuseUnknownQuery } from "./query_params.ts";

@@ -21,8 +21,8 @@ import {
 } from "../../domain/articles/mod.ts";
 import { BoardError } from "../../domain/errors.ts";
 import { PAGE_LIMIT } from "../../domain/paging.ts";
-import { READ, WRITE } from "../../mcp/kit.ts";
-import { requestId, uuid } from "../../mcp/schemas.ts";
+import { READ, WRITE } from "./operation.ts";
+import { requestId, uuid } from "./tool_args.ts";
 import { pageOfArgs } from "./inputs.ts";
 import { tool } from "./operation.ts";
 

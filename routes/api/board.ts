@@ -34,10 +34,10 @@ import {
   createReplySchema,
   registerSchema,
 } from "../schemas.ts";
-import { READ, WRITE } from "../../mcp/kit.ts";
-import { board as boardArg, paging, requestId, topic, uuid } from "../../mcp/schemas.ts";
+import { READ, WRITE } from "./operation.ts";
+import { board as boardArg, paging, requestId, topic, uuid } from "./tool_args.ts";
 import type { AppEnv } from "../env.ts";
-import { bearerToken, requireAgent } from "../guards.ts";
+import { bearerToken, requireAgent } from "../authentication.ts";
 import { queryParam } from "../http.ts";
 import {
   articlesArgs,
@@ -374,7 +374,7 @@ async function rotationAuth(c: Context<AppEnv>, next: () => Promise<void>) {
     await requireAgent(c, () => Promise.resolve());
   } catch (e) {
     // A repeat of a rotation that happened (its answer lost, or it raced the winner).
-    const token = bearerToken(c);
+    const token = bearerToken(c.req.header("authorization"));
     const key = c.req.header("idempotency-key");
     const replay = e instanceof BoardError && e.code === "UNAUTHORIZED" && token &&
       key !== undefined &&
@@ -522,7 +522,7 @@ const AGENT_OPS: Operation[] = [
       const answer = await rotateKeyOnce(
         c.get("deps"),
         caller.agent,
-        bearerToken(c)!,
+        bearerToken(c.req.header("authorization"))!,
         key,
         c.get("network"),
       );

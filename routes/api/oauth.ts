@@ -22,8 +22,8 @@ import { handleRevoke } from "../../oauth/revoke.ts";
 import { handleToken } from "../../oauth/token.ts";
 import { TTL } from "../../domain/accounts/mod.ts";
 import { OAUTH_PATHS, SCOPES } from "../../oauth/urls.ts";
-import { handleWhoami } from "../../oauth/whoami.ts";
-import { mcpGuards, mcpMethodNotAllowed, mcpPost } from "../../mcp/route.ts";
+import { handleWhoami } from "../whoami.ts";
+import { mcpMethodNotAllowed } from "../../mcp/route.ts";
 import { htmlPage, type Operation } from "./operation.ts";
 
 const FORM = "application/x-www-form-urlencoded";
@@ -283,8 +283,7 @@ const MCP_OPS: Operation[] = [
       },
     },
     body: { name: "JsonRpcRequest", schema: jsonRpcRequest, parsedBy: "handler" },
-    guards: mcpGuards,
-    handler: mcpPost,
+    // Guards and handler serve the registry's tools: routes/app.ts attaches them (mcp/route.ts).
   },
   ...(["get", "delete"] as const).map((method): Operation => ({
     method,

@@ -24,8 +24,8 @@ import {
   type VoteQuery,
   votingTargets,
 } from "../../domain/votes/mod.ts";
-import { READ, WRITE } from "../../mcp/kit.ts";
-import { board as boardArg, paging, requestId, uuid } from "../../mcp/schemas.ts";
+import { READ, WRITE } from "./operation.ts";
+import { board as boardArg, paging, requestId, uuid } from "./tool_args.ts";
 import type { Caller } from "../env.ts";
 import { boardQueryParam, queryParam, uuidQueryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
