@@ -115,3 +115,43 @@ Deno.test("nothing but the CLIs and tests imports cli/", async () => {
     [],
   );
 });
+
+/** The files of each import cycle (strongly connected set of more than one file) of `edges`. */
+export function importCycles(edges: [string, string][]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const [f, t] of edges) next.set(f, [...(next.get(f) ?? []), t]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of next.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const set: string[] = [];
+    for (let w = ""; w !== v;) set.push(w = stack.pop()!);
+    if (set.length > 1) cycles.push(set.sort());
+  };
+  for (const v of next.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+Deno.test("importCycles finds a cycle and only that", () => {
+  const edges: [string, string][] = [["a", "b"], ["b", "c"], ["c", "a"], ["c", "d"], ["d", "e"]];
+  assert.deepEqual(importCycles(edges), [["a", "b", "c"]]);
+});
+
+Deno.test("the edges (routes/, mcp/, oauth/) import one another without a cycle", async () => {
+  // The registry is handed to the routes, /openapi.json and the MCP server by routes/app.ts.
+  const edges = (await importEdgesOf("routes", "mcp", "oauth")).filter(([, t]) =>
+    !t.startsWith("domain/") && !t.startsWith("kv/")
+  );
+  assert.deepEqual(importCycles(edges), []);
+});
