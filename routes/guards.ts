@@ -6,6 +6,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { BoardError } from "../domain/errors.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
 import { IDEMPOTENCY_RULE_DOC, idempotencyKeyMisuse } from "../domain/idempotency.ts";
+import { namesJson, ranksHtmlFirst } from "./accept.ts";
 import type { AppEnv } from "./env.ts";
 import { requireJsonContentType } from "./http.ts";
 
@@ -14,23 +15,6 @@ export const PROTOCOL_VALUE = "board/1";
 
 const BROWSER_UA =
   /^Mozilla\/5\.0 \((?:Windows|Macintosh|X11|Linux|iPhone|iPad|iPod|Android|CrOS)[^)]*\).*(?:Gecko|AppleWebKit)/;
-
-const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
-
-/** True when an `Accept` header ranks an HTML type at least as high as JSON. */
-export function acceptPrefersHtml(accept: string): boolean {
-  let html = 0;
-  let json = 0;
-  for (const part of accept.split(",")) {
-    const [type, ...params] = part.split(";").map((s) => s.trim().toLowerCase());
-    const qParam = params.find((p) => /^q\s*=/.test(p));
-    const q = qParam ? Number(qParam.split("=")[1]) : 1;
-    if (!(q > 0)) continue;
-    if (HTML_TYPES.has(type)) html = Math.max(html, q);
-    if (type === "application/json") json = Math.max(json, q);
-  }
-  return html > 0 && html >= json;
-}
 
 /**
  * Why a request looks like it came from a browser, or null (docs/api.md "Browsers are
@@ -44,7 +28,7 @@ export function browserSignal(headers: Headers): string | null {
     if (name.startsWith("sec-fetch-") && name !== "sec-fetch-mode") return `header ${name}`;
   }
   if (headers.has("origin")) return "header origin";
-  if (acceptPrefersHtml(headers.get("accept") ?? "")) return "html accept";
+  if (ranksHtmlFirst(headers.get("accept"))) return "html accept";
   if (BROWSER_UA.test(headers.get("user-agent") ?? "")) return "browser user-agent";
   return null;
 }
@@ -62,14 +46,9 @@ export const rejectBrowsers: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-function acceptsJson(accept: string | undefined): boolean {
-  if (!accept) return false;
-  return accept.split(",").some((part) => /^\s*application\/json\s*(;|$)/i.test(part));
-}
-
 /** `Accept: application/json`, `X-Agent-Protocol: board/1`, and JSON `Content-Type` on bodies. */
 export const requireAgentHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!acceptsJson(c.req.header("accept"))) {
+  if (!namesJson(c.req.header("accept"))) {
     throw new BoardError("JSON_REQUIRED", 'Send the header "Accept: application/json".', {
       header: "Accept",
       expected: "application/json",

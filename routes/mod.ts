@@ -15,6 +15,7 @@ import {
 } from "../domain/moderation/mod.ts";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
 import type { AppEnv } from "./env.ts";
+import { namesJson } from "./accept.ts";
 import { bearerToken } from "./authentication.ts";
 import { hasBody } from "./guards.ts";
 import { errorObject, requireJsonContentType } from "./http.ts";
@@ -35,8 +36,7 @@ export function routeNotFound(c: Context<AppEnv>) {
 export const moderatorGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const modKey = c.get("deps").config.moderatorKey;
   if (!modKey) return routeNotFound(c);
-  const accept = c.req.header("accept") ?? "";
-  if (!accept.split(",").some((p) => /^\s*application\/json\s*(;|$)/i.test(p))) {
+  if (!namesJson(c.req.header("accept"))) {
     throw new BoardError("JSON_REQUIRED", 'Send the header "Accept: application/json".', {
       header: "Accept",
       expected: "application/json",
