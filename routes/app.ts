@@ -8,12 +8,12 @@ import { rejectBrowsers, requireAgentHeaders } from "./guards.ts";
 import { errorResponse } from "./http.ts";
 import { notFound } from "./web/error_page.tsx";
 import { registrationAttempts } from "./limits.ts";
-import { oauthRoutes } from "../oauth/router.ts";
-import { pageRoutes } from "./web/pages.tsx";
-import { siteFileRoutes } from "./web/site_files.ts";
-import { feedRoutes } from "./web/atom_feed.ts";
-import { articleNotFoundRoutes, articlePages } from "./web/articles_pages.tsx";
-import { moderatorGate } from "./mod.ts";
+import { oauthCors } from "../oauth/cors.ts";
+import { sitePageHeaders } from "./web/pages.tsx";
+import { siteFileHeaders } from "./web/site_files.ts";
+import { feedHeaders } from "./web/atom_feed.ts";
+import { articleNotFoundRoutes, articlePageHeaders } from "./web/articles_pages.tsx";
+import { moderatorGate } from "./moderator_gate.ts";
 import { MCP_TOOLS, OPERATIONS } from "./api/registry.ts";
 import type { AnyTool, Operation } from "./api/operation.ts";
 import { operationRoutes } from "./operation_routes.ts";
@@ -26,7 +26,7 @@ import { mcpGuards, mcpPost } from "../mcp/route.ts";
  * registry declares them without a handler, so it imports neither mcp/ nor the document,
  * and neither of those imports the registry: this root hands the lists to both.
  */
-export function servedOperations(
+export function withRegistryHandlers(
   operations: readonly Operation[],
   tools: readonly AnyTool[],
 ): Operation[] {
@@ -42,7 +42,7 @@ export function servedOperations(
 /** The board's Hono app. `deps` carries KV, clock and configuration. */
 export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const operations = servedOperations(OPERATIONS, MCP_TOOLS);
+  const operations = withRegistryHandlers(OPERATIONS, MCP_TOOLS);
 
   app.use(compressResponses);
   app.use(async (c, next) => {
@@ -59,7 +59,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   });
 
   // OAuth authorization server + CORS for MCP clients; outside the /v1 guards.
-  app.route("/", oauthRoutes);
+  app.route("/", oauthCors);
 
   const v1 = new Hono<AppEnv>();
   // The browser check comes first: a refused browser request is counted against nothing.
@@ -83,10 +83,10 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   // /mod: 404 while it is off, then the moderator key, JSON and throttling.
   app.use("/mod/*", moderatorGate);
   // The website's headers, by path.
-  app.route("/", pageRoutes);
-  app.route("/", siteFileRoutes);
-  app.route("/", feedRoutes);
-  app.route("/", articlePages);
+  app.route("/", sitePageHeaders);
+  app.route("/", siteFileHeaders);
+  app.route("/", feedHeaders);
+  app.route("/", articlePageHeaders);
   // Every other operation of the registry: /votes, /pins, /api/articles, /mod, OAuth, /mcp,
   // the website.
   app.route("/", operationRoutes(operations, ""));

@@ -10,7 +10,7 @@ import { ERROR_STATUS } from "../domain/errors.ts";
 import { MCP_TOOLS, OPERATIONS } from "../routes/api/registry.ts";
 import type { Operation } from "../routes/api/operation.ts";
 import { operationRoutes } from "../routes/operation_routes.ts";
-import { servedOperations } from "../routes/app.ts";
+import { withRegistryHandlers } from "../routes/app.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { buildOpenApi } from "../routes/api/openapi.ts";
 import { agentHeaders, jsonInit, register, testBoard } from "./helpers.ts";
@@ -138,7 +138,7 @@ Deno.test("GET /openapi.json", async (t) => {
     // The two that serve the registry itself get theirs from the composition root.
     const bare = OPERATIONS.filter((op) => !op.handler).map((op) => op.operationId);
     assert.deepEqual(bare, ["mcp", "openapi"]);
-    const served = servedOperations(OPERATIONS, MCP_TOOLS);
+    const served = withRegistryHandlers(OPERATIONS, MCP_TOOLS);
     assert.deepEqual(served.filter((op) => !op.handler).map((op) => op.operationId), []);
   });
 
