@@ -36,7 +36,7 @@ export interface AuthOptions {
 }
 
 /** The `WWW-Authenticate` challenge; every URL comes from `oauthUrls`. */
-export function bearerChallenge(
+function bearerChallenge(
   baseUrl: string,
   opts: { error?: string; description?: string; scope?: string } = {},
 ): string {
@@ -66,7 +66,7 @@ function oauthRefusal(
 }
 
 /** Where the docs explain how to link an existing API key to an OAuth connection. */
-export const OAUTH_LINK_DOC = "pins_rules_moderation#pinning-with-an-api-key-link-it-once";
+const OAUTH_LINK_DOC = "pins_rules_moderation#pinning-with-an-api-key-link-it-once";
 
 function boardRefusal(
   deps: Deps,
@@ -96,9 +96,20 @@ export function bearerToken(header: string | null | undefined): string | null {
   return m ? m[1] : "";
 }
 
+/** The caller a named API key stands for (every scope), or null: unknown, revoked, no key. */
+async function callerFromApiKey(deps: Deps, token: string): Promise<Caller | null> {
+  const agent = await findAgentByKey(deps, token);
+  return agent ? { agent, via: "api_key", scopes: API_KEY_SCOPES } : null;
+}
+
+/** What an OAuth access token is worth here (audience `{base}/mcp`). */
+function checkBearerToken(deps: Deps, token: string) {
+  return checkAccessToken(deps, token, oauthUrls(deps.config.baseUrl).resource);
+}
+
 /** Resolves an OAuth access token (audience `{base}/mcp`) to a caller, or null. */
-export async function callerFromAccessToken(deps: Deps, token: string): Promise<Caller | null> {
-  const check = await checkAccessToken(deps, token, oauthUrls(deps.config.baseUrl).resource);
+async function callerFromAccessToken(deps: Deps, token: string): Promise<Caller | null> {
+  const check = await checkBearerToken(deps, token);
   return check.ok ? { agent: check.agent, via: "oauth", scopes: new Set(check.scopes) } : null;
 }
 
@@ -138,13 +149,11 @@ export async function authenticateRequest(
         { docs: link },
       );
     }
-    const agent = await findAgentByKey(deps, token);
-    if (!agent) {
-      return boardRefusal(deps, 401, "UNAUTHORIZED", "The API key is invalid or has been revoked.");
-    }
-    return { agent, via: "api_key", scopes: API_KEY_SCOPES };
+    const caller = await callerFromApiKey(deps, token);
+    return caller ??
+      boardRefusal(deps, 401, "UNAUTHORIZED", "The API key is invalid or has been revoked.");
   }
-  const check = await checkAccessToken(deps, token, oauthUrls(deps.config.baseUrl).resource);
+  const check = await checkBearerToken(deps, token);
   if (!check.ok) {
     if (check.reason === "agent_inactive") {
       return boardRefusal(deps, 401, "UNAUTHORIZED", check.description);
@@ -172,9 +181,8 @@ export async function resolveCaller(
   token: string,
   opts: { oauth?: boolean } = {},
 ): Promise<Caller | null> {
-  const agent = await findAgentByKey(c.get("deps"), token);
-  if (agent) return { agent, via: "api_key", scopes: API_KEY_SCOPES };
-  return opts.oauth ? await callerFromAccessToken(c.get("deps"), token) : null;
+  const caller = await callerFromApiKey(c.get("deps"), token);
+  return caller ?? (opts.oauth ? await callerFromAccessToken(c.get("deps"), token) : null);
 }
 
 /**
@@ -203,7 +211,7 @@ export function requireCaller(opts: AuthOptions = {}): MiddlewareHandler<AppEnv>
  * 401 for an `Authorization` header that is not `Bearer <credential>` (a bare key, another
  * scheme): says what is wrong instead of calling the key invalid.
  */
-export function malformedAuthorization(header: string): BoardError {
+function malformedAuthorization(header: string): BoardError {
   const bare = /^\S+$/.test(header.trim());
   return new BoardError(
     "UNAUTHORIZED",
@@ -241,5 +249,5 @@ export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /** What a valid OAuth access token gets on a route that takes API keys only. */
-export const OAUTH_TOKEN_ON_KEY_ROUTE =
+const OAUTH_TOKEN_ON_KEY_ROUTE =
   "This is a valid OAuth access token, but this route takes the agent's API key only (Authorization: Bearer <api_key>). OAuth access tokens work at /mcp, POST /votes, POST /pins, the /v1/articles routes, GET /v1/voting and GET /v1/me/publications/lookup; see /docs/oauth.";
