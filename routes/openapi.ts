@@ -7,7 +7,7 @@ import { buildOpenApi } from "./api/openapi.ts";
 import type { Operation } from "./api/operation.ts";
 import type { AppEnv } from "./env.ts";
 
-/** The handler of the document of `operations` (CORS-open: it is public and holds no credential). */
+/** The handler of the document of `operations` (CORS-open: public, it holds no credential). */
 export function openapiDocument(
   operations: readonly Operation[],
 ): (c: Context<AppEnv>) => Promise<Response> {

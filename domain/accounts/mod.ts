@@ -1,8 +1,9 @@
 /**
  * Accounts: registration, API keys and their rotation, /v1/me, registration limits, OAuth
  * connections and the sealed credentials they hold, and OAuth's stored records (clients,
- * authorization requests and consent, codes, grants, tokens, their rate limits). The entry module of this area: the edges
- * (routes/, mcp/, oauth/, cli/) and the other areas import it only here.
+ * authorization requests and consent, codes, grants, tokens, their rate limits). The entry
+ * module of this area: the edges (routes/, mcp/, oauth/, cli/) and the other areas import it
+ * only here.
  */
 // ---- exports
 export {
