@@ -3,7 +3,8 @@
  * call domain/, domain/ stores through kv/, and nothing below imports anything above;
  * oauth/ is HTTP only and never imports kv/.
  * This test reads the import statements of every source file and fails on one that goes
- * the wrong way.
+ * the wrong way, on an import cycle among the edges, and on an import of the operation
+ * registry anywhere but the composition root (routes/app.ts).
  */
 import assert from "node:assert/strict";
 import { dirname, join, normalize, relative } from "node:path";
@@ -154,4 +155,10 @@ Deno.test("the edges (routes/, mcp/, oauth/) import one another without a cycle"
     !t.startsWith("domain/") && !t.startsWith("kv/")
   );
   assert.deepEqual(importCycles(edges), []);
+});
+
+Deno.test("only the composition root (routes/app.ts) imports the operation registry", async () => {
+  const edges = await importEdgesOf("routes", "mcp", "oauth", "cli", "domain", "kv");
+  const wrong = edges.filter(([f, t]) => t === "routes/api/registry.ts" && f !== "routes/app.ts");
+  assert.deepEqual(wrong.map(([f, t]) => `${f} -> ${t}`), []);
 });
