@@ -21,24 +21,28 @@ import {
   UNKNOWN_CLIENT_HELP,
   validateAuthorizeQuery,
 } from "./authorize_request.ts";
-import { type ClientRecord, getClient } from "../domain/accounts/mod.ts";
 import {
+  admitOAuthRequest,
   type AuthRequestRecord,
+  type ClientRecord,
   completeAuthRequest,
   type ConsentAgent,
   consumeCsrfToken,
   createConsentAgent,
   declineAuthRequest,
   extendAuthRequest,
+  getClient,
   linkConsentAgent,
   newCsrfToken,
+  newSecret,
+  OAuthRateLimited,
   openAuthRequest,
   reuseConsentAgent,
+  secretHash,
+  TTL,
 } from "../domain/accounts/mod.ts";
 import { type ConsentField, ConsentPage, ErrorPage, NewKeyPage } from "./consent_page.tsx";
 import { readBoundedText } from "./http.ts";
-import { admitOAuthRequest, OAuthRateLimited } from "../domain/accounts/mod.ts";
-import { newSecret, secretHash, TTL } from "../domain/accounts/mod.ts";
 import { oauthUrls } from "./urls.ts";
 
 type Html = ReturnType<typeof ConsentPage>;

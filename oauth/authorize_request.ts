@@ -11,10 +11,10 @@ import type { Deps } from "../domain/deps.ts";
 import {
   type ClientRecord,
   getClient,
+  parseScopes,
   redirectUriMatches,
   redirectUriProblem,
 } from "../domain/accounts/mod.ts";
-import { parseScopes } from "../domain/accounts/mod.ts";
 import { oauthUrls, SCOPES } from "./urls.ts";
 
 const CHALLENGE_PATTERN = /^[A-Za-z0-9_-]{43}$/;

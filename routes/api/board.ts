@@ -34,7 +34,18 @@ import {
   createReplySchema,
   registerSchema,
 } from "../schemas.ts";
-import { READ, WRITE } from "./operation.ts";
+import {
+  feedPageSchema,
+  type Operation,
+  operation,
+  pageParams,
+  READ,
+  receiptSchema,
+  registrationSchema,
+  replayReceiptSchema,
+  tool,
+  WRITE,
+} from "./operation.ts";
 import { board as boardArg, paging, requestId, topic, uuid } from "./tool_args.ts";
 import type { AppEnv } from "../env.ts";
 import { bearerToken, requireAgent } from "../authentication.ts";
@@ -51,16 +62,6 @@ import {
   receiptResponse,
   toolAuthor,
 } from "./inputs.ts";
-import {
-  feedPageSchema,
-  type Operation,
-  operation,
-  pageParams,
-  receiptSchema,
-  registrationSchema,
-  replayReceiptSchema,
-  tool,
-} from "./operation.ts";
 import type { Context } from "hono";
 
 const RECEIPTS = {
