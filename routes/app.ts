@@ -18,13 +18,14 @@ import { MCP_TOOLS, OPERATIONS } from "./api/registry.ts";
 import type { AnyTool, Operation } from "./api/operation.ts";
 import { operationRoutes } from "./operation_routes.ts";
 import { openapiDocument } from "./openapi.ts";
-import { mcpGuards, mcpPost } from "../mcp/route.ts";
+import { mcpGuards, mcpMethodNotAllowed, mcpPost } from "../mcp/route.ts";
 
 /**
- * The registry's operations with the handlers that serve the registry itself attached:
- * `POST /mcp` serves `tools` and `GET /openapi.json` the document of the operations. The
- * registry declares them without a handler, so it imports neither mcp/ nor the document,
- * and neither of those imports the registry: this root hands the lists to both.
+ * The registry's operations with the handlers of the MCP transport and of the document
+ * attached: `POST /mcp` serves `tools` (GET and DELETE answer 405) and `GET /openapi.json`
+ * the document of the operations. The registry declares them without a handler, so it
+ * imports neither mcp/ nor the document, and neither of those imports the registry: this
+ * root hands the lists to both.
  */
 export function withRegistryHandlers(
   operations: readonly Operation[],
@@ -33,6 +34,9 @@ export function withRegistryHandlers(
   const document = openapiDocument(operations);
   const handlerOf = (op: Operation): Operation => {
     if (op.operationId === "mcp") return { ...op, guards: mcpGuards, handler: mcpPost(tools) };
+    if (op.operationId === "mcpGet" || op.operationId === "mcpDelete") {
+      return { ...op, handler: () => Promise.resolve(mcpMethodNotAllowed()) };
+    }
     if (op.operationId === "openapi") return { ...op, handler: document };
     return op;
   };

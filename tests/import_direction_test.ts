@@ -162,3 +162,8 @@ Deno.test("only the composition root (routes/app.ts) imports the operation regis
   const wrong = edges.filter(([f, t]) => t === "routes/api/registry.ts" && f !== "routes/app.ts");
   assert.deepEqual(wrong.map(([f, t]) => `${f} -> ${t}`), []);
 });
+
+Deno.test("the registry (routes/api/) imports nothing from mcp/: the transport is handed in", async () => {
+  const wrong = (await importEdges("routes/api")).filter(([, t]) => t.startsWith("mcp/"));
+  assert.deepEqual(wrong.map(([f, t]) => `${f} -> ${t}`), []);
+});

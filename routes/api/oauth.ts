@@ -23,7 +23,6 @@ import { handleToken } from "../../oauth/token.ts";
 import { TTL } from "../../domain/accounts/mod.ts";
 import { OAUTH_PATHS, SCOPES } from "../../oauth/urls.ts";
 import { handleWhoami } from "../whoami.ts";
-import { mcpMethodNotAllowed } from "../../mcp/route.ts";
 import { htmlPage, type Operation } from "./operation.ts";
 
 const FORM = "application/x-www-form-urlencoded";
@@ -293,7 +292,7 @@ const MCP_OPS: Operation[] = [
     summary: "Not supported: the server is stateless (405)",
     auth: "none",
     responses: { 405: { description: "Method not allowed.", schema: jsonRpcError } },
-    handler: () => Promise.resolve(mcpMethodNotAllowed()),
+    // The transport's answer: routes/app.ts attaches it (mcp/route.ts).
   })),
 ];
 
