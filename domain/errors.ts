@@ -75,3 +75,6 @@ export function notFound(what: string, id?: string): BoardError {
     ...(id ? { id } : {}),
   });
 }
+
+/** A store commit that kept conflicting (kv/tx.ts); the edges answer it 503 RETRY. */
+export { TxConflictError } from "../kv/tx.ts";

@@ -1,18 +1,11 @@
-/** What every MCP tool shares: scope checks, results, board errors as tool errors. */
+/**
+ * How a registry tool runs over MCP: the scope check, its result as MCP content, board
+ * errors as tool errors. (The tool vocabulary itself is the registry's: routes/api/operation.ts.)
+ */
 import type { CallToolResult } from "./sdk.ts";
-import type { Deps } from "../domain/deps.ts";
-import { BoardError } from "../domain/errors.ts";
-import type { Caller } from "../routes/env.ts";
-import { TxConflictError } from "../kv/tx.ts";
-
-/** What a tool handler gets: the domain deps, the authenticated caller, the client network. */
-export interface ToolContext {
-  deps: Deps;
-  caller: Caller;
-  network: string;
-}
-
-export type Scope = "board:read" | "board:write";
+import { BoardError, TxConflictError } from "../domain/errors.ts";
+import type { Scope } from "../domain/accounts/mod.ts";
+import type { ToolContext } from "../routes/api/operation.ts";
 
 /** A tool's successful result: JSON text plus the same object as structured content. */
 function ok(value: Record<string, unknown>): CallToolResult {
@@ -86,18 +79,3 @@ async function guarded(
     throw e;
   }
 }
-
-/** Annotations for read-only tools. */
-export const READ = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-} as const;
-/** Annotations for writes that replay safely with the same request_id. */
-export const WRITE = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-} as const;

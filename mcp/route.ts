@@ -1,10 +1,12 @@
 /**
- * The pieces of `{base}/mcp` (its operations are in routes/api/oauth.ts): Streamable HTTP, stateless. POST carries JSON-RPC; GET and DELETE are 405
+ * The pieces of `{base}/mcp` (its operations are declared in routes/api/oauth.ts; routes/app.ts
+ * attaches the guards and handler below): Streamable HTTP, stateless. POST carries JSON-RPC; GET and DELETE are 405
  * (no server-initiated streams, no sessions). Authentication per request: an OAuth access
  * token (audience `{base}/mcp`) or a named API key as a bearer token.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { requireCaller } from "../routes/guards.ts";
+import { requireCaller } from "../routes/authentication.ts";
+import type { AnyTool } from "../routes/api/operation.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "./sdk.ts";
 import { handleMcpRequest } from "./request_handler.ts";
@@ -72,22 +74,24 @@ export const mcpGuards: MiddlewareHandler<AppEnv>[] = [
 ];
 
 /**
- * POST /mcp: one JSON-RPC exchange for the authenticated caller, on the body `mcpBody`
- * parsed. Tools charge the request's allowance network (`callBucket`): a call from another
- * site's page spends the network's cross-origin allowances (writes, daily posts), never the
- * visitor's own.
+ * The handler of POST /mcp serving `tools` (the registry's, handed in by routes/app.ts): one
+ * JSON-RPC exchange for the authenticated caller, on the body `mcpBody` parsed. Tools charge
+ * the request's allowance network (`callBucket`): a call from another site's page spends the
+ * network's cross-origin allowances (writes, daily posts), never the visitor's own.
  */
-export function mcpPost(c: Context<AppEnv>): Promise<Response> {
-  return handleMcpRequest(
-    c.get("deps"),
-    c.get("caller"),
-    callBucket(c),
-    c.req.raw,
-    {
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      maxRequestBodySize: MAX_MCP_BODY_BYTES,
-    },
-    parsedMcpBody(c.req.raw),
-  );
+export function mcpPost(tools: readonly AnyTool[]): (c: Context<AppEnv>) => Promise<Response> {
+  return (c) =>
+    handleMcpRequest(
+      tools,
+      c.get("deps"),
+      c.get("caller"),
+      callBucket(c),
+      c.req.raw,
+      {
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+        maxRequestBodySize: MAX_MCP_BODY_BYTES,
+      },
+      parsedMcpBody(c.req.raw),
+    );
 }

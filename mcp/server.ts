@@ -3,9 +3,8 @@
  * response can ever reach another client; a fresh server per request too,
  * mcp/request_handler.ts).
  */
-import { MCP_TOOLS } from "../routes/api/registry.ts";
-import { rulesEditRight } from "../domain/rules/mod.ts";
-import { runTool, type ToolContext } from "./kit.ts";
+import type { AnyTool, ToolContext } from "../routes/api/operation.ts";
+import { runTool } from "./kit.ts";
 import { AjvJsonSchemaValidator, McpServer, type ServerCapabilities } from "./sdk.ts";
 import { toolConfig } from "./tool_configs.ts";
 
@@ -25,14 +24,14 @@ export const MCP_INSTRUCTIONS = [
 let validator: AjvJsonSchemaValidator | undefined;
 
 /**
- * A server with every tool this caller may see. Handlers read `ctx.caller` and
- * `ctx.network` when called, so `ctx` may be a live view of the current request
- * (mcp/request_handler.ts); `offerRulesEdit` then fixes whether edit_current_rules is listed.
+ * A server for one request with every tool of `tools` (the registry's, handed in by
+ * routes/app.ts) this caller may see: `offerRulesEdit` says whether edit_current_rules is listed.
  */
-export async function createMcpServer(
+export function createMcpServer(
+  tools: readonly AnyTool[],
   ctx: ToolContext,
-  offerRulesEdit?: boolean,
-): Promise<McpServer> {
+  offerRulesEdit: boolean,
+): McpServer {
   const server = new McpServer(
     { name: "posting-board", title: "Posting Board", version: "1.7.0" },
     {
@@ -42,9 +41,8 @@ export async function createMcpServer(
     },
   );
   // edit_current_rules is offered only to callers who may edit the rules.
-  const rulesEditor = offerRulesEdit ?? (await rulesEditRight(ctx.deps, ctx.caller.agent)).eligible;
-  for (const t of MCP_TOOLS) {
-    if (t.rulesEditorsOnly && !rulesEditor) continue;
+  for (const t of tools) {
+    if (t.rulesEditorsOnly && !offerRulesEdit) continue;
     server.registerTool(
       t.name,
       toolConfig(t.name, () => ({

@@ -11,9 +11,8 @@
  */
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import { BoardError } from "../domain/errors.ts";
+import { BoardError, TxConflictError } from "../domain/errors.ts";
 import { registerSchema } from "../routes/schemas.ts";
-import { TxConflictError } from "../kv/tx.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { siteCsp } from "../routes/web/security.ts";
 import {
@@ -22,24 +21,28 @@ import {
   UNKNOWN_CLIENT_HELP,
   validateAuthorizeQuery,
 } from "./authorize_request.ts";
-import { type ClientRecord, getClient } from "./clients.ts";
 import {
+  admitOAuthRequest,
   type AuthRequestRecord,
+  type ClientRecord,
   completeAuthRequest,
   type ConsentAgent,
   consumeCsrfToken,
   createConsentAgent,
   declineAuthRequest,
   extendAuthRequest,
+  getClient,
   linkConsentAgent,
   newCsrfToken,
+  newSecret,
+  OAuthRateLimited,
   openAuthRequest,
   reuseConsentAgent,
-} from "./consent.ts";
+  secretHash,
+  TTL,
+} from "../domain/accounts/mod.ts";
 import { type ConsentField, ConsentPage, ErrorPage, NewKeyPage } from "./consent_page.tsx";
 import { readBoundedText } from "./http.ts";
-import { admitOAuthRequest, OAuthRateLimited } from "./rate_limit.ts";
-import { newSecret, secretHash, TTL } from "./tokens.ts";
 import { oauthUrls } from "./urls.ts";
 
 type Html = ReturnType<typeof ConsentPage>;

@@ -8,8 +8,13 @@
  * carries a link back to the application with the standard error parameters.
  */
 import type { Deps } from "../domain/deps.ts";
-import { type ClientRecord, getClient, redirectUriMatches, redirectUriProblem } from "./clients.ts";
-import { parseScopes } from "./tokens.ts";
+import {
+  type ClientRecord,
+  getClient,
+  parseScopes,
+  redirectUriMatches,
+  redirectUriProblem,
+} from "../domain/accounts/mod.ts";
 import { oauthUrls, SCOPES } from "./urls.ts";
 
 const CHALLENGE_PATTERN = /^[A-Za-z0-9_-]{43}$/;

@@ -3,7 +3,9 @@
  * discovery documents, and the token, registration and revocation endpoints. The
  * consent page and every other route stay closed to cross-origin scripts.
  */
+import { Hono } from "hono";
 import { cors } from "hono/cors";
+import type { AppEnv } from "../routes/env.ts";
 import { OAUTH_PATHS } from "./urls.ts";
 
 /** Paths that answer cross-origin requests from any origin (no cookies involved). */
@@ -19,7 +21,7 @@ export const CORS_PATHS = [
 ] as const;
 
 /** The CORS middleware for `CORS_PATHS`. */
-export const mcpClientCors = cors({
+const mcpClientCors = cors({
   origin: "*",
   allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
   allowHeaders: [
@@ -32,3 +34,12 @@ export const mcpClientCors = cors({
   exposeHeaders: ["WWW-Authenticate", "Mcp-Session-Id"],
   maxAge: 600,
 });
+
+/**
+ * The CORS rules, mounted at the service root by `routes/app.ts` before every route (the
+ * endpoints themselves are operations of the registry, routes/api/oauth.ts). It registers
+ * middlewares on exact paths only: a blanket `use` would run for every route of the app.
+ */
+export const oauthCors = new Hono<AppEnv>();
+for (const path of CORS_PATHS) oauthCors.use(path, mcpClientCors);
+oauthCors.use(`${OAUTH_PATHS.mcp}/*`, mcpClientCors);

@@ -4,12 +4,11 @@
  * limit applied around every JSON endpoint.
  */
 import type { Context } from "hono";
-import { BoardError } from "../domain/errors.ts";
+import { BoardError, TxConflictError } from "../domain/errors.ts";
 import { allowanceNetwork } from "../domain/network.ts";
-import { TxConflictError } from "../kv/tx.ts";
 import { readBoundedBytes } from "../routes/body_reader.ts";
 import type { AppEnv } from "../routes/env.ts";
-import { admitOAuthRequest, OAuthRateLimited } from "./rate_limit.ts";
+import { admitOAuthRequest, OAuthRateLimited } from "../domain/accounts/mod.ts";
 import {
   InvalidRequestError,
   OAuthError,

@@ -1,10 +1,13 @@
 /** `POST /oauth/register`: RFC 7591 dynamic client registration (public clients only). */
 import type { Context } from "hono";
 import type { AppEnv } from "../routes/env.ts";
-import { clientInformation, registerClient } from "./clients.ts";
+import {
+  clientInformation,
+  InvalidRedirectUriError,
+  registerClient,
+} from "../domain/accounts/mod.ts";
 import { allowanceOf, readBoundedText } from "./http.ts";
 import { InvalidClientMetadataError, OAuthClientMetadataSchema } from "./sdk.ts";
-import { InvalidRedirectUriError } from "./clients.ts";
 
 /** Registers a client: 201 with its information; `token_endpoint_auth_method` is always `none`. */
 export async function handleRegister(c: Context<AppEnv>): Promise<Response> {

@@ -1,8 +1,7 @@
 /** `POST /oauth/revoke`: RFC 7009 token revocation (form body; 200 for unknown tokens). */
 import type { Context } from "hono";
 import type { AppEnv } from "../routes/env.ts";
-import { getClient } from "./clients.ts";
-import { revokeToken } from "./token_checks.ts";
+import { getClient, revokeToken } from "../domain/accounts/mod.ts";
 import { readForm, required, single } from "./http.ts";
 import { InvalidClientError } from "./sdk.ts";
 

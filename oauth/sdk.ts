@@ -1,5 +1,6 @@
 /**
- * The MCP SDK's OAuth schemas and error classes, imported once with their real types.
+ * The MCP SDK's OAuth schemas, imported once with their real types, and its error classes
+ * (imported by domain/accounts, whose OAuth records throw them).
  *
  * The SDK's `exports` map sends `./*` types to `dist/esm/*.d.ts`, so a deep `.js`
  * import would otherwise type-check as `any`; `@ts-types` points each at its `.d.ts`.
@@ -16,7 +17,6 @@ export {
   type OAuthTokens,
   OAuthTokensSchema,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-// @ts-types="@modelcontextprotocol/sdk/server/auth/errors"
 export {
   InsufficientScopeError,
   InvalidClientError,
@@ -32,4 +32,4 @@ export {
   TooManyRequestsError,
   UnsupportedGrantTypeError,
   UnsupportedResponseTypeError,
-} from "@modelcontextprotocol/sdk/server/auth/errors.js";
+} from "../domain/accounts/mod.ts";

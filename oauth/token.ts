@@ -4,8 +4,12 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../routes/env.ts";
-import { getClient } from "./clients.ts";
-import { CODE_VERIFIER_PATTERN, exchangeCode, refreshGrant } from "./grants.ts";
+import {
+  CODE_VERIFIER_PATTERN,
+  exchangeCode,
+  getClient,
+  refreshGrant,
+} from "../domain/accounts/mod.ts";
 import { NO_STORE, readForm, required, single } from "./http.ts";
 import { InvalidClientError, InvalidRequestError, UnsupportedGrantTypeError } from "./sdk.ts";
 

@@ -21,12 +21,7 @@ export const OAUTH_PATHS = {
   defaultRegister: "/register",
 } as const;
 
-/** The OAuth scopes the board grants. */
-export const SCOPES = ["board:read", "board:write"] as const;
-export type Scope = (typeof SCOPES)[number];
-
-/** The scopes a raw API key holds (every agent scope): one shared set, never modified. */
-export const API_KEY_SCOPES: Set<string> = new Set(SCOPES);
+export { API_KEY_SCOPES, type Scope, SCOPES } from "../domain/accounts/mod.ts";
 
 export interface OAuthUrls {
   /** Issuer: exactly the configured base URL. */

@@ -9,18 +9,45 @@ import { rejectBrowsers, requireAgentHeaders } from "./guards.ts";
 import { errorResponse } from "./http.ts";
 import { notFound } from "./web/error_page.tsx";
 import { registrationAttempts } from "./limits.ts";
-import { oauthRoutes } from "../oauth/router.ts";
-import { pageRoutes } from "./web/pages.tsx";
-import { siteFileRoutes } from "./web/site_files.ts";
-import { feedRoutes } from "./web/atom_feed.ts";
-import { articleNotFoundRoutes, articlePages } from "./web/articles_pages.tsx";
-import { moderatorGate } from "./mod.ts";
-import { OPERATIONS } from "./api/registry.ts";
+import { oauthCors } from "../oauth/cors.ts";
+import { sitePageHeaders } from "./web/pages.tsx";
+import { siteFileHeaders } from "./web/site_files.ts";
+import { feedHeaders } from "./web/atom_feed.ts";
+import { articleNotFoundRoutes, articlePageHeaders } from "./web/articles_pages.tsx";
+import { moderatorGate } from "./moderator_gate.ts";
+import { MCP_TOOLS, OPERATIONS } from "./api/registry.ts";
+import type { AnyTool, Operation } from "./api/operation.ts";
 import { operationRoutes } from "./operation_routes.ts";
+import { openapiDocument } from "./openapi.ts";
+import { mcpGuards, mcpMethodNotAllowed, mcpPost } from "../mcp/route.ts";
+
+/**
+ * The registry's operations with the handlers of the MCP transport and of the document
+ * attached: `POST /mcp` serves `tools` (GET and DELETE answer 405) and `GET /openapi.json`
+ * the document of the operations. The registry declares them without a handler, so it
+ * imports neither mcp/ nor the document, and neither of those imports the registry: this
+ * root hands the lists to both.
+ */
+export function withRegistryHandlers(
+  operations: readonly Operation[],
+  tools: readonly AnyTool[],
+): Operation[] {
+  const document = openapiDocument(operations);
+  const handlerOf = (op: Operation): Operation => {
+    if (op.operationId === "mcp") return { ...op, guards: mcpGuards, handler: mcpPost(tools) };
+    if (op.operationId === "mcpGet" || op.operationId === "mcpDelete") {
+      return { ...op, handler: () => Promise.resolve(mcpMethodNotAllowed()) };
+    }
+    if (op.operationId === "openapi") return { ...op, handler: document };
+    return op;
+  };
+  return operations.map(handlerOf);
+}
 
 /** The board's Hono app. `deps` carries KV, clock and configuration. */
 export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const operations = withRegistryHandlers(OPERATIONS, MCP_TOOLS);
 
   if (deps.config.telemetry) app.use(requestTelemetry());
   app.use(compressResponses);
@@ -38,19 +65,19 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   });
 
   // OAuth authorization server + CORS for MCP clients; outside the /v1 guards.
-  app.route("/", oauthRoutes);
+  app.route("/", oauthCors);
 
   const v1 = new Hono<AppEnv>();
   // The browser check comes first: a refused browser request is counted against nothing.
   v1.use(rejectBrowsers);
   v1.use("/agents", registrationAttempts);
   v1.use(requireAgentHeaders);
-  v1.route("/", operationRoutes(OPERATIONS, "/v1"));
+  v1.route("/", operationRoutes(operations, "/v1"));
   app.route("/v1", v1);
 
   const anonymous = new Hono<AppEnv>();
   anonymous.use(rejectBrowsers, requireAgentHeaders);
-  anonymous.route("/", operationRoutes(OPERATIONS, "/b"));
+  anonymous.route("/", operationRoutes(operations, "/b"));
   app.route("/b", anonymous);
 
   // Public article reads are never cached by intermediaries.
@@ -62,13 +89,13 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   // /mod: 404 while it is off, then the moderator key, JSON and throttling.
   app.use("/mod/*", moderatorGate);
   // The website's headers, by path.
-  app.route("/", pageRoutes);
-  app.route("/", siteFileRoutes);
-  app.route("/", feedRoutes);
-  app.route("/", articlePages);
+  app.route("/", sitePageHeaders);
+  app.route("/", siteFileHeaders);
+  app.route("/", feedHeaders);
+  app.route("/", articlePageHeaders);
   // Every other operation of the registry: /votes, /pins, /api/articles, /mod, OAuth, /mcp,
   // the website.
-  app.route("/", operationRoutes(OPERATIONS, ""));
+  app.route("/", operationRoutes(operations, ""));
   app.route("/", articleNotFoundRoutes);
 
   app.notFound((c) =>

@@ -1,38 +1,20 @@
-/** Middlewares for message routes: browser rejection, protocol headers, authentication. */
+/**
+ * Middlewares for message routes: browser rejection, protocol headers, idempotency keys
+ * (authentication is routes/authentication.ts).
+ */
 import type { Context, MiddlewareHandler } from "hono";
-import { findAgentByKey } from "../domain/accounts/mod.ts";
 import { BoardError } from "../domain/errors.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
 import { IDEMPOTENCY_RULE_DOC, idempotencyKeyMisuse } from "../domain/idempotency.ts";
-import { authenticateRequest, type AuthOptions, callerFromAccessToken } from "../oauth/resource.ts";
-import { looksLikeAccessToken } from "../oauth/tokens.ts";
-import { API_KEY_SCOPES } from "../oauth/urls.ts";
-import type { AppEnv, Caller } from "./env.ts";
+import { namesJson, ranksHtmlFirst } from "./accept.ts";
+import type { AppEnv } from "./env.ts";
 import { requireJsonContentType } from "./http.ts";
-import { limitCredentialCall } from "./limits.ts";
 
 export const PROTOCOL_HEADER = "X-Agent-Protocol";
 export const PROTOCOL_VALUE = "board/1";
 
 const BROWSER_UA =
   /^Mozilla\/5\.0 \((?:Windows|Macintosh|X11|Linux|iPhone|iPad|iPod|Android|CrOS)[^)]*\).*(?:Gecko|AppleWebKit)/;
-
-const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
-
-/** True when an `Accept` header ranks an HTML type at least as high as JSON. */
-export function acceptPrefersHtml(accept: string): boolean {
-  let html = 0;
-  let json = 0;
-  for (const part of accept.split(",")) {
-    const [type, ...params] = part.split(";").map((s) => s.trim().toLowerCase());
-    const qParam = params.find((p) => /^q\s*=/.test(p));
-    const q = qParam ? Number(qParam.split("=")[1]) : 1;
-    if (!(q > 0)) continue;
-    if (HTML_TYPES.has(type)) html = Math.max(html, q);
-    if (type === "application/json") json = Math.max(json, q);
-  }
-  return html > 0 && html >= json;
-}
 
 /**
  * Why a request looks like it came from a browser, or null (docs/api.md "Browsers are
@@ -46,7 +28,7 @@ export function browserSignal(headers: Headers): string | null {
     if (name.startsWith("sec-fetch-") && name !== "sec-fetch-mode") return `header ${name}`;
   }
   if (headers.has("origin")) return "header origin";
-  if (acceptPrefersHtml(headers.get("accept") ?? "")) return "html accept";
+  if (ranksHtmlFirst(headers.get("accept"))) return "html accept";
   if (BROWSER_UA.test(headers.get("user-agent") ?? "")) return "browser user-agent";
   return null;
 }
@@ -64,14 +46,9 @@ export const rejectBrowsers: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-function acceptsJson(accept: string | undefined): boolean {
-  if (!accept) return false;
-  return accept.split(",").some((part) => /^\s*application\/json\s*(;|$)/i.test(part));
-}
-
 /** `Accept: application/json`, `X-Agent-Protocol: board/1`, and JSON `Content-Type` on bodies. */
 export const requireAgentHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!acceptsJson(c.req.header("accept"))) {
+  if (!namesJson(c.req.header("accept"))) {
     throw new BoardError("JSON_REQUIRED", 'Send the header "Accept: application/json".', {
       header: "Accept",
       expected: "application/json",
@@ -102,95 +79,6 @@ export function hasBody(req: Request): boolean {
   // Content-Type is taken as a body too (in-process requests carry no Content-Length).
   return req.headers.has("transfer-encoding") || req.headers.has("content-type");
 }
-
-/** The bearer token of a request, or null. */
-export function bearerToken(c: Context): string | null {
-  const h = c.req.header("authorization");
-  if (!h) return null;
-  const m = h.match(/^Bearer\s+(\S+)\s*$/i);
-  return m ? m[1] : "";
-}
-
-/**
- * Resolves a bearer credential to a caller: a named API key, or with `{ oauth: true }`
- * also an OAuth access token (audience `{base}/mcp`). Named `/v1` routes take keys only.
- */
-export async function resolveCaller(
-  c: Context<AppEnv>,
-  token: string,
-  opts: { oauth?: boolean } = {},
-): Promise<Caller | null> {
-  const agent = await findAgentByKey(c.get("deps"), token);
-  if (agent) return { agent, via: "api_key", scopes: API_KEY_SCOPES };
-  return opts.oauth ? await callerFromAccessToken(c.get("deps"), token) : null;
-}
-
-/**
- * For routes that accept OAuth (`POST /votes`, `POST /pins`, `/v1/articles/*`): sets
- * `caller` from an API key or an access token holding `scope`, or answers the OAuth
- * refusal (401 invalid_token / 403 insufficient_scope with `WWW-Authenticate`).
- * `apiKey: false` refuses raw keys (403 OAUTH_REQUIRED), as `POST /pins` needs.
- */
-export function requireCaller(opts: AuthOptions = {}): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const token = bearerToken(c);
-    let refusal: Response | null = null;
-    const authenticate = async () => {
-      const result = await authenticateRequest(c.get("deps"), c.req.raw, opts);
-      if (result instanceof Response) refusal = result;
-      return result instanceof Response ? null : result;
-    };
-    const caller = token ? await limitCredentialCall(c, token, authenticate) : await authenticate();
-    if (!caller) return refusal!;
-    c.set("caller", caller);
-    await next();
-  };
-}
-
-/**
- * 401 for an `Authorization` header that is not `Bearer <credential>` (a bare key, another
- * scheme): says what is wrong instead of calling the key invalid.
- */
-export function malformedAuthorization(header: string): BoardError {
-  const bare = /^\S+$/.test(header.trim());
-  return new BoardError(
-    "UNAUTHORIZED",
-    bare
-      ? 'The "Authorization" header lacks the "Bearer " prefix: send "Authorization: Bearer <api_key>".'
-      : 'The "Authorization" header must be "Bearer <api_key>".',
-    { header: "Authorization", expected: "Bearer <api_key>" },
-  );
-}
-
-/**
- * 401 unless a valid, unrevoked credential is sent. The moderator key is no credential
- * here: it gets the answer of any unknown token.
- */
-export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const token = bearerToken(c);
-  if (token === null) {
-    throw new BoardError("UNAUTHORIZED", 'Send "Authorization: Bearer <api_key>".', {
-      header: "Authorization",
-    });
-  }
-  if (token === "") throw malformedAuthorization(c.req.header("authorization") ?? "");
-  const caller = await limitCredentialCall(c, token, () => resolveCaller(c, token));
-  if (!caller) {
-    if (token && looksLikeAccessToken(token) && await callerFromAccessToken(c.get("deps"), token)) {
-      throw new BoardError("FORBIDDEN", OAUTH_TOKEN_ON_KEY_ROUTE, {
-        credential: "oauth_access_token",
-        accepted: "api_key",
-      });
-    }
-    throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
-  }
-  c.set("caller", caller);
-  await next();
-};
-
-/** What a valid OAuth access token gets on a route that takes API keys only. */
-export const OAUTH_TOKEN_ON_KEY_ROUTE =
-  "This is a valid OAuth access token, but this route takes the agent's API key only (Authorization: Bearer <api_key>). OAuth access tokens work at /mcp, POST /votes, POST /pins, the /v1/articles routes, GET /v1/voting and GET /v1/me/publications/lookup; see /docs/oauth.";
 
 const MISSING_KEY = {
   write:

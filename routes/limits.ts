@@ -76,11 +76,3 @@ export function admitBatchExtras(c: Context<AppEnv>, extra: number): void {
   const admission = admissions.get(c.req.raw);
   if (admission && extra > 0) edgeLimiter(c.get("deps")).admitExtraCalls(admission, extra);
 }
-
-/**
- * Edge admission of a moderator call (for `/mod` routes, after the key is verified):
- * per-network and per-credential limits apply, the API ceiling never refuses it.
- */
-export function admitModeratorCall(c: Context<AppEnv>, token: string): void {
-  edgeLimiter(c.get("deps")).admitCall(c.get("network"), token, { moderator: true });
-}

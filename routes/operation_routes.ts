@@ -13,14 +13,8 @@ import type { Operation } from "./api/operation.ts";
 import { BoardError } from "../domain/errors.ts";
 import { idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import type { AppEnv } from "./env.ts";
-import {
-  hasBody,
-  idempotencyKey,
-  rejectBrowsers,
-  requireAgent,
-  requireAgentHeaders,
-  requireCaller,
-} from "./guards.ts";
+import { requireAgent, requireCaller } from "./authentication.ts";
+import { hasBody, idempotencyKey, rejectBrowsers, requireAgentHeaders } from "./guards.ts";
 import { errorResponse, readJsonObject, uuidParam } from "./http.ts";
 import { cachedJsonAnswer } from "./compression.ts";
 import { dropNullOptionals, parseBody } from "./validate.ts";

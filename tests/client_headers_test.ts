@@ -5,7 +5,8 @@
  * 403 BROWSER_BLOCKED and writes nothing, even where Chromium leaves out Sec-Fetch-*.
  */
 import assert from "node:assert/strict";
-import { acceptPrefersHtml, browserSignal } from "../routes/guards.ts";
+import { ranksHtmlFirst } from "../routes/accept.ts";
+import { browserSignal } from "../routes/guards.ts";
 import { loadFixtures, replayInit } from "./client_headers/fixtures.ts";
 import { idemKey, register, testBoard } from "./helpers.ts";
 
@@ -109,12 +110,12 @@ Deno.test("browser rule: Sec-Fetch-Mode alone is not a browser; each real signal
 });
 
 Deno.test("browser rule: an Accept is a browser's only when it ranks HTML at least as high as JSON", () => {
-  assert.equal(acceptPrefersHtml("text/html,application/xhtml+xml,*/*;q=0.8"), true);
-  assert.equal(acceptPrefersHtml("application/json, text/html"), true);
-  assert.equal(acceptPrefersHtml("application/xhtml+xml;q=0.9, application/json;q=0.9"), true);
-  assert.equal(acceptPrefersHtml("application/json, text/html;q=0.5"), false);
-  assert.equal(acceptPrefersHtml("application/json"), false);
-  assert.equal(acceptPrefersHtml("*/*"), false);
-  assert.equal(acceptPrefersHtml("text/html;q=0, application/json"), false);
-  assert.equal(acceptPrefersHtml(""), false);
+  assert.equal(ranksHtmlFirst("text/html,application/xhtml+xml,*/*;q=0.8"), true);
+  assert.equal(ranksHtmlFirst("application/json, text/html"), true);
+  assert.equal(ranksHtmlFirst("application/xhtml+xml;q=0.9, application/json;q=0.9"), true);
+  assert.equal(ranksHtmlFirst("application/json, text/html;q=0.5"), false);
+  assert.equal(ranksHtmlFirst("application/json"), false);
+  assert.equal(ranksHtmlFirst("*/*"), false);
+  assert.equal(ranksHtmlFirst("text/html;q=0, application/json"), false);
+  assert.equal(ranksHtmlFirst(""), false);
 });

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
-import { CLIENT_LIMITS } from "../oauth/clients.ts";
+import { CLIENT_LIMITS } from "../domain/accounts/mod.ts";
 import { freshNetwork, type TestBoard, testBoard } from "./helpers.ts";
 import {
   activatedClient,

@@ -2,8 +2,12 @@ import assert from "node:assert/strict";
 import { getAgentByName } from "../domain/accounts/mod.ts";
 import { revokeAgent } from "../domain/writes/mod.ts";
 import { keys } from "../kv/keys.ts";
-import { consumeCsrfToken, createConsentAgent, newCsrfToken } from "../oauth/consent.ts";
-import { secretHash } from "../oauth/tokens.ts";
+import {
+  consumeCsrfToken,
+  createConsentAgent,
+  newCsrfToken,
+  secretHash,
+} from "../domain/accounts/mod.ts";
 import { jsonInit, type TestBoard, testBoard } from "./helpers.ts";
 import {
   agentName,

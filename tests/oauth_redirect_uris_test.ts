@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
-import type { ClientRecord } from "../oauth/clients.ts";
+import type { ClientRecord } from "../domain/accounts/mod.ts";
 import { testBoard } from "./helpers.ts";
 import {
   agentName,

@@ -2,10 +2,9 @@ import assert from "node:assert/strict";
 import { type Handler, Hono } from "hono";
 import type { Agent } from "../domain/accounts/mod.ts";
 import { keys } from "../kv/keys.ts";
-import { authenticateMcpRequest } from "../oauth/resource.ts";
 import { createApp } from "../routes/app.ts";
 import type { AppEnv } from "../routes/env.ts";
-import { requireCaller, resolveCaller } from "../routes/guards.ts";
+import { authenticateRequest, requireCaller, resolveCaller } from "../routes/authentication.ts";
 import {
   agentHeaders,
   assertError,
@@ -192,7 +191,7 @@ Deno.test("token validation refuses a non-active agent even if its grants linger
   assert.match(res.headers.get("www-authenticate") ?? "", /error="invalid_token"/);
 });
 
-Deno.test("authenticateMcpRequest accepts OAuth tokens and named API keys", async (t) => {
+Deno.test("authenticateRequest accepts OAuth tokens and named API keys at /mcp", async (t) => {
   const moderatorKey = "moderator-key-for-tests-0123456789abcdef";
   await using board = await testBoard({ moderatorKey });
   const agent = await register(board);
@@ -204,7 +203,7 @@ Deno.test("authenticateMcpRequest accepts OAuth tokens and named API keys", asyn
     });
 
   await t.step("access token with audience {base}/mcp", async () => {
-    const caller = await authenticateMcpRequest(board.deps, mcp(tokens.access_token));
+    const caller = await authenticateRequest(board.deps, mcp(tokens.access_token));
     assert.ok(!(caller instanceof Response));
     assert.equal(caller.agent.id, agent.id);
     assert.equal(caller.via, "oauth");
@@ -212,21 +211,21 @@ Deno.test("authenticateMcpRequest accepts OAuth tokens and named API keys", asyn
   });
 
   await t.step("named API key as a bearer token", async () => {
-    const caller = await authenticateMcpRequest(board.deps, mcp(agent.key), "board:write");
+    const caller = await authenticateRequest(board.deps, mcp(agent.key), { scope: "board:write" });
     assert.ok(!(caller instanceof Response));
     assert.equal(caller.via, "api_key");
   });
 
   await t.step("refusals are ready-made responses", async () => {
-    const none = await authenticateMcpRequest(board.deps, mcp());
+    const none = await authenticateRequest(board.deps, mcp());
     assert.ok(none instanceof Response);
     assert.equal(none.status, 401);
     await none.body?.cancel();
-    const bad = await authenticateMcpRequest(board.deps, mcp("pb_live_" + "y".repeat(43)));
+    const bad = await authenticateRequest(board.deps, mcp("pb_live_" + "y".repeat(43)));
     assert.ok(bad instanceof Response);
     await assertError(bad, 401, "UNAUTHORIZED");
     // The moderator key is no credential here: the answer of any unknown token.
-    const mod = await authenticateMcpRequest(board.deps, mcp(moderatorKey));
+    const mod = await authenticateRequest(board.deps, mcp(moderatorKey));
     assert.ok(mod instanceof Response);
     assert.equal(mod.status, 401);
     await mod.body?.cancel();

@@ -3,6 +3,7 @@ import {
   API_KEY_PATTERN,
   boardSecret,
   type GrantRecord,
+  OAUTH_TOKEN_PATTERN,
   openCredential,
   sealCredential,
 } from "../domain/accounts/mod.ts";
@@ -10,7 +11,6 @@ import { ManualClock } from "../domain/clock.ts";
 import { loadConfig, testConfig } from "../routes/config.ts";
 import { makeDeps } from "../domain/deps.ts";
 import { keys } from "../kv/keys.ts";
-import { OAUTH_TOKEN_PATTERN } from "../oauth/tokens.ts";
 import { register, testBoard } from "./helpers.ts";
 import {
   authorizePath,

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { buildOpenApi } from "../routes/api/openapi.ts";
+import { OPERATIONS } from "../routes/api/registry.ts";
 import { articleBody, submit, submitRaw } from "./article_helpers.ts";
 import { assertError, freshNetwork, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
 import { namedPost, type TestAgent, vote, voteRequest } from "./vote_helpers.ts";
@@ -16,7 +17,7 @@ import { namedPost, type TestAgent, vote, voteRequest } from "./vote_helpers.ts"
 type Json = Record<string, any>;
 const METHODS = ["get", "put", "post", "delete"];
 const esc = (s: string) => s.replaceAll("~", "~0").replaceAll("/", "~1");
-const doc = buildOpenApi("http://board.test") as Json;
+const doc = buildOpenApi("http://board.test", OPERATIONS) as Json;
 
 function operations(): [string, Json][] {
   return Object.entries(doc.paths as Json).flatMap(([path, item]) =>

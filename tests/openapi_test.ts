@@ -10,6 +10,7 @@ import { ERROR_STATUS } from "../domain/errors.ts";
 import { MCP_TOOLS, OPERATIONS } from "../routes/api/registry.ts";
 import type { Operation } from "../routes/api/operation.ts";
 import { operationRoutes } from "../routes/operation_routes.ts";
+import { withRegistryHandlers } from "../routes/app.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { buildOpenApi } from "../routes/api/openapi.ts";
 import { agentHeaders, jsonInit, register, testBoard } from "./helpers.ts";
@@ -134,7 +135,11 @@ Deno.test("GET /openapi.json", async (t) => {
   });
 
   await t.step("every operation has a handler: the registry generates every route", () => {
-    assert.deepEqual(OPERATIONS.filter((op) => !op.handler).map((op) => op.operationId), []);
+    // Those of the MCP transport and the document get theirs from the composition root.
+    const bare = OPERATIONS.filter((op) => !op.handler).map((op) => op.operationId);
+    assert.deepEqual(bare, ["mcp", "mcpGet", "mcpDelete", "openapi"]);
+    const served = withRegistryHandlers(OPERATIONS, MCP_TOOLS);
+    assert.deepEqual(served.filter((op) => !op.handler).map((op) => op.operationId), []);
   });
 
   await t.step("a route added without a registry entry is caught", () => {
@@ -365,7 +370,7 @@ const DESTRUCTIVE = new Set(["POST /v1/me/revoke", "POST /v1/me/rotate-key"]);
 Deno.test("every operation accepts exactly the credentials its security names", async (t) => {
   // Scaled limits: the probes present wrong keys to every /mod route from one network.
   await using board = await testBoard({ moderatorKey: MOD_KEY, limitScale: 1000 });
-  const doc = buildOpenApi(board.deps.config.baseUrl) as Json;
+  const doc = buildOpenApi(board.deps.config.baseUrl, OPERATIONS) as Json;
   const ops = operations(doc);
   const schemes = (op: Json) => (op.security as Json[]).flatMap((s) => Object.keys(s));
 

@@ -1,8 +1,9 @@
 /**
  * Accounts: the account record, registration, API keys and their rotation, revocation (whose
  * effects on higher areas are handed in: domain/writes/revocation.ts), registration limits,
- * OAuth connections and the sealed credentials they hold. The account state of /v1/me is a read
- * model in domain/reads. The entry module of this area: the edges
+ * OAuth connections and the sealed credentials they hold, and OAuth's stored records (clients,
+ * authorization requests and consent, codes, grants, tokens, their rate limits). The account
+ * state of /v1/me is a read model in domain/reads. The entry module of this area: the edges
  * (routes/, mcp/, oauth/, cli/) and the other areas import it only here.
  */
 // ---- exports
@@ -46,7 +47,59 @@ export {
 export { rotateKeyOnce, ROTATION_REPLAY_SECONDS, rotationReplayed } from "./key_rotation.ts";
 export { indexAgentNameSkeletons } from "./name_index.ts";
 export { nameSkeleton, SKELETON_VERSION, wordRunSkeletons } from "./name_skeleton.ts";
+export {
+  CLIENT_LIMITS,
+  clientInformation,
+  getClient,
+  InvalidRedirectUriError,
+  redirectUriMatches,
+  redirectUriProblem,
+  registerClient,
+} from "./oauth_clients.ts";
+export {
+  type AuthRequestRecord,
+  completeAuthRequest,
+  type ConsentAgent,
+  consumeCsrfToken,
+  createConsentAgent,
+  declineAuthRequest,
+  extendAuthRequest,
+  linkConsentAgent,
+  newCsrfToken,
+  openAuthRequest,
+  reuseConsentAgent,
+} from "./oauth_consent.ts";
+export {
+  InsufficientScopeError,
+  InvalidClientError,
+  InvalidClientMetadataError,
+  InvalidGrantError,
+  InvalidRequestError,
+  InvalidScopeError,
+  InvalidTargetError,
+  InvalidTokenError,
+  OAuthError,
+  ServerError,
+  TemporarilyUnavailableError,
+  TooManyRequestsError,
+  UnsupportedGrantTypeError,
+  UnsupportedResponseTypeError,
+} from "./oauth_errors.ts";
+export { CODE_VERIFIER_PATTERN, exchangeCode, refreshGrant } from "./oauth_grants.ts";
+export { admitOAuthRequest, OAuthRateLimited } from "./oauth_rate_limits.ts";
 export { dropGrant } from "./oauth_records.ts";
+export { type AccessCheck, checkAccessToken, revokeToken } from "./oauth_token_checks.ts";
+export {
+  API_KEY_SCOPES,
+  looksLikeAccessToken,
+  newSecret,
+  OAUTH_TOKEN_PATTERN,
+  parseScopes,
+  type Scope,
+  SCOPES,
+  secretHash,
+  TTL,
+} from "./oauth_tokens.ts";
 export type {
   AccessRecord,
   ClientRecord,

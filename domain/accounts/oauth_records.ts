@@ -78,7 +78,7 @@ export function dropGrant(tx: Tx, grant: GrantRecord): void {
   tx.delete(keys.oauthGrants(grant.id)).delete(keys.oauthGrantsByAgent(grant.agent_id, grant.id));
 }
 
-/** A dynamically registered public OAuth client (registered in oauth/clients.ts). */
+/** A dynamically registered public OAuth client (registered in oauth_clients.ts). */
 export interface ClientRecord {
   client_id: string;
   client_name: string | null;

@@ -21,10 +21,9 @@ import {
 } from "../../domain/articles/mod.ts";
 import { BoardError } from "../../domain/errors.ts";
 import { PAGE_LIMIT } from "../../domain/paging.ts";
-import { READ, WRITE } from "../../mcp/kit.ts";
-import { requestId, uuid } from "../../mcp/schemas.ts";
+import { READ, tool, WRITE } from "./operation.ts";
+import { requestId, uuid } from "./tool_args.ts";
 import { pageOfArgs } from "./inputs.ts";
-import { tool } from "./operation.ts";
 
 /** Tool lists page like the board's (1-30, default 10); HTTP article lists are 1-50, 20. */
 const TOOL_LIST_LIMIT = PAGE_LIMIT;

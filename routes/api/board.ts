@@ -33,10 +33,21 @@ import {
   createReplySchema,
   registerSchema,
 } from "../schemas.ts";
-import { READ, WRITE } from "../../mcp/kit.ts";
-import { board as boardArg, paging, requestId, topic, uuid } from "../../mcp/schemas.ts";
+import {
+  feedPageSchema,
+  type Operation,
+  operation,
+  pageParams,
+  READ,
+  receiptSchema,
+  registrationSchema,
+  replayReceiptSchema,
+  tool,
+  WRITE,
+} from "./operation.ts";
+import { board as boardArg, paging, requestId, topic, uuid } from "./tool_args.ts";
 import type { AppEnv } from "../env.ts";
-import { bearerToken, requireAgent } from "../guards.ts";
+import { bearerToken, requireAgent } from "../authentication.ts";
 import { queryParam } from "../http.ts";
 import {
   articlesArgs,
@@ -50,16 +61,6 @@ import {
   receiptResponse,
   toolAuthor,
 } from "./inputs.ts";
-import {
-  feedPageSchema,
-  type Operation,
-  operation,
-  pageParams,
-  receiptSchema,
-  registrationSchema,
-  replayReceiptSchema,
-  tool,
-} from "./operation.ts";
 import type { Context } from "hono";
 
 const RECEIPTS = {
@@ -373,7 +374,7 @@ async function rotationAuth(c: Context<AppEnv>, next: () => Promise<void>) {
     await requireAgent(c, () => Promise.resolve());
   } catch (e) {
     // A repeat of a rotation that happened (its answer lost, or it raced the winner).
-    const token = bearerToken(c);
+    const token = bearerToken(c.req.header("authorization"));
     const key = c.req.header("idempotency-key");
     const replay = e instanceof BoardError && e.code === "UNAUTHORIZED" && token &&
       key !== undefined &&
@@ -521,7 +522,7 @@ const AGENT_OPS: Operation[] = [
       const answer = await rotateKeyOnce(
         c.get("deps"),
         caller.agent,
-        bearerToken(c)!,
+        bearerToken(c.req.header("authorization"))!,
         key,
         c.get("network"),
       );

@@ -14,7 +14,7 @@ import type { Author } from "../../domain/writes/mod.ts";
 import { PAGE_LIMIT, type PageParams, parsePageParams } from "../../domain/paging.ts";
 import { topicSchema } from "../schemas.ts";
 import { parseQueryParam } from "../query_params.ts";
-import type { ToolContext } from "../../mcp/kit.ts";
+import type { ToolContext } from "./operation.ts";
 import type { AppEnv } from "../env.ts";
 import { pageQuery, queryParam } from "../http.ts";
 import { pageParams, type QueryInput, topicParam, uuidQuery } from "./operation.ts";

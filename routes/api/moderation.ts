@@ -1,6 +1,6 @@
 /**
  * Operations of the operator-only moderator interface `/mod`: off (404) unless
- * `BOARD_MODERATOR_KEY` is set; the gate (key, JSON, throttling) is routes/mod.ts's
+ * `BOARD_MODERATOR_KEY` is set; the gate (key, JSON, throttling) is routes/moderator_gate.ts's
  * `moderatorGate`, installed for every /mod path in routes/app.ts. Every write is an
  * audited, idempotent action (domain/audit.ts).
  */
@@ -35,7 +35,7 @@ import {
 import { sha256Hex, utf8Length } from "../../domain/text.ts";
 import { parseQueryParam } from "../query_params.ts";
 import { queryParam } from "../http.ts";
-import { modWrite, routeNotFound } from "../mod.ts";
+import { modWrite, routeNotFound } from "../moderator_gate.ts";
 import { pageInput } from "./inputs.ts";
 import { boardParam, type Operation, operation, pageParams } from "./operation.ts";
 

@@ -20,10 +20,9 @@ import { authorizationServerMetadata, protectedResourceMetadata } from "../../oa
 import { handleRegister } from "../../oauth/register.ts";
 import { handleRevoke } from "../../oauth/revoke.ts";
 import { handleToken } from "../../oauth/token.ts";
-import { TTL } from "../../oauth/tokens.ts";
+import { TTL } from "../../domain/accounts/mod.ts";
 import { OAUTH_PATHS, SCOPES } from "../../oauth/urls.ts";
-import { handleWhoami } from "../../oauth/whoami.ts";
-import { mcpGuards, mcpMethodNotAllowed, mcpPost } from "../../mcp/route.ts";
+import { handleWhoami } from "../whoami.ts";
 import { htmlPage, type Operation } from "./operation.ts";
 
 const FORM = "application/x-www-form-urlencoded";
@@ -283,8 +282,7 @@ const MCP_OPS: Operation[] = [
       },
     },
     body: { name: "JsonRpcRequest", schema: jsonRpcRequest, parsedBy: "handler" },
-    guards: mcpGuards,
-    handler: mcpPost,
+    // Guards and handler serve the registry's tools: routes/app.ts attaches them (mcp/route.ts).
   },
   ...(["get", "delete"] as const).map((method): Operation => ({
     method,
@@ -294,7 +292,7 @@ const MCP_OPS: Operation[] = [
     summary: "Not supported: the server is stateless (405)",
     auth: "none",
     responses: { 405: { description: "Method not allowed.", schema: jsonRpcError } },
-    handler: () => Promise.resolve(mcpMethodNotAllowed()),
+    // The transport's answer: routes/app.ts attaches it (mcp/route.ts).
   })),
 ];
 

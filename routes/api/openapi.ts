@@ -8,7 +8,6 @@ import { z } from "zod";
 import { ERROR_HELP } from "../../domain/error_docs.ts";
 import { uuidSchema } from "../schemas.ts";
 import { oauthStatus } from "../../oauth/http.ts";
-import { OPERATIONS } from "./registry.ts";
 import { RESPONSE_NAMES } from "./openapi_names.ts";
 import { type BodyDoc, type Operation, type ParamDoc, type ResponseDoc } from "./operation.ts";
 import { PROTOCOL_VALUE } from "../guards.ts";
@@ -235,7 +234,7 @@ function limitsOf(op: Operation): string[] {
 }
 
 /** Builds the OpenAPI 3.1 document for a board served at `baseUrl`. */
-export function buildOpenApi(baseUrl: string, ops: readonly Operation[] = OPERATIONS): Json {
+export function buildOpenApi(baseUrl: string, ops: readonly Operation[]): Json {
   const book = new SchemaBook(errorComponents(baseUrl));
   const paths: Record<string, Json> = {};
   const ids = new Set<string>();

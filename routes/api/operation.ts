@@ -3,18 +3,21 @@
  * its HTTP shape, inputs, answers, errors, credential, limits, the handler that calls the
  * domain, and its MCP tool — and the parameter and response pieces many operations share.
  * The Hono routes (routes/operation_routes.ts), `/openapi.json` (routes/api/openapi.ts) and the
- * MCP tool list (mcp/server.ts) are generated from these entries.
+ * MCP tool list are generated from these entries; the tool vocabulary (context, scopes,
+ * annotations, argument schemas in tool_args.ts) is the registry's, and mcp/ only serves it.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
-import type { Scope, ToolContext } from "../../mcp/kit.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv, Caller } from "../env.ts";
+import type { Deps } from "../../domain/deps.ts";
 import { feedPage } from "./responses/shared.ts";
 import type { ErrorCode } from "../../domain/errors.ts";
 import { PAGE_LIMIT } from "../../domain/paging.ts";
 import { boardSchema, topicSchema, uuidSchema } from "../schemas.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
-import { participationBases } from "../../domain/accounts/mod.ts";
+import { participationBases, type Scope } from "../../domain/accounts/mod.ts";
+
+export type { Scope };
 
 export type HttpMethod = "get" | "post" | "put" | "delete";
 
@@ -122,6 +125,29 @@ export interface ToolAnnotations {
   idempotentHint: boolean;
   openWorldHint: boolean;
 }
+
+/**
+/** What a tool's `call` gets: the domain deps, the authenticated caller, the client network. */
+export interface ToolContext {
+  deps: Deps;
+  caller: Caller;
+  network: string;
+}
+
+/** Annotations for read-only tools. */
+export const READ = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+/** Annotations for writes that replay safely with the same request_id. */
+export const WRITE = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
 
 /**
  * How an operation is offered as an MCP tool: its name, text and argument schema (the

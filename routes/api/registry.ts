@@ -1,9 +1,10 @@
 /**
  * The operation registry: every HTTP operation the app serves, each declared once with
  * method, path, summary, credential, headers, the zod schemas of its inputs and of every
- * answer, its error codes and limits, its handler and its MCP tool. The routes
- * (routes/operation_routes.ts), `GET /openapi.json` (routes/api/openapi.ts) and the MCP tool list
- * (mcp/server.ts) are generated from it; tests/openapi_test.ts fails when a served route
+ * answer, its error codes and limits, its handler and its MCP tool. The composition root
+ * (routes/app.ts) hands these lists out: the routes (routes/operation_routes.ts),
+ * `GET /openapi.json` (routes/api/openapi.ts) and the MCP server (mcp/server.ts) are generated
+ * from what it passes them, and none of them imports this module; tests/openapi_test.ts fails when a served route
  * has no entry here or an entry names a route nobody serves.
  */
 import { ARTICLE_OPERATIONS } from "./articles.ts";

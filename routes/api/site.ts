@@ -4,7 +4,6 @@
  */
 import { z } from "zod";
 import * as boardOut from "./responses/board.ts";
-import { openapiDocument } from "../openapi.ts";
 import {
   articleFigureFile,
   articleFigurePage,
@@ -159,7 +158,7 @@ const PAGE_OPS: Operation[] = [
     responses: {
       200: { description: "The OpenAPI document.", schema: boardOut.openapiDocumentResponse },
     },
-    handler: (c) => Promise.resolve(openapiDocument(c)),
+    // The handler needs the registry itself: routes/app.ts attaches it (openapiDocument).
   },
 ];
 

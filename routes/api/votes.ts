@@ -24,12 +24,20 @@ import {
   type VoteQuery,
   votingTargets,
 } from "../../domain/votes/mod.ts";
-import { READ, WRITE } from "../../mcp/kit.ts";
-import { board as boardArg, paging, requestId, uuid } from "../../mcp/schemas.ts";
+import {
+  boardParam,
+  type Operation,
+  operation,
+  pageParams,
+  READ,
+  tool,
+  uuidQuery,
+  WRITE,
+} from "./operation.ts";
+import { board as boardArg, paging, requestId, uuid } from "./tool_args.ts";
 import type { Caller } from "../env.ts";
 import { boardQueryParam, queryParam, uuidQueryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
-import { boardParam, type Operation, operation, pageParams, tool, uuidQuery } from "./operation.ts";
 
 /** The `post_ids` of `GET /v1/voting`: comma-separated uuids (their count is the domain's). */
 function votingPostIds(raw: string | undefined): string[] {

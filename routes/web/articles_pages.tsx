@@ -78,9 +78,9 @@ const pageHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /** The headers of the article pages (mounted before the routes of the registry). */
-export const articlePages = new Hono<AppEnv>();
-articlePages.use("/articles", pageHeaders);
-articlePages.use("/articles/*", pageHeaders);
+export const articlePageHeaders = new Hono<AppEnv>();
+articlePageHeaders.use("/articles", pageHeaders);
+articlePageHeaders.use("/articles/*", pageHeaders);
 
 /** A whole HTML document (doctype + layout), with description and sharing metadata if given. */
 function page(

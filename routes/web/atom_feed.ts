@@ -30,8 +30,8 @@ function date(seconds: number): string {
 }
 
 /** The site headers of the feed (mounted before the routes of the registry). */
-export const feedRoutes = new Hono<AppEnv>();
-feedRoutes.use(FEED_PATH, siteHeaders);
+export const feedHeaders = new Hono<AppEnv>();
+feedHeaders.use(FEED_PATH, siteHeaders);
 
 /** `GET /articles.atom`: the feed. */
 export async function atomFeed(c: Context<AppEnv>) {

@@ -3,6 +3,7 @@
  * an HTML page and the JSON error object for a path no route serves.
  */
 import type { Context } from "hono";
+import { prefersHtml } from "../accept.ts";
 import type { AppEnv } from "../env.ts";
 import { errorObject } from "../http.ts";
 import { Layout } from "./layout.tsx";
@@ -26,31 +27,6 @@ export function errorPage(c: Context<AppEnv>, status: number, title: string, mes
     status as 200,
     headers,
   );
-}
-
-/** The q-value an Accept header gives `type` (its own entry, else `type/*`, else `*\/*`). */
-function quality(accept: string, type: string): number {
-  let best = -1;
-  let q = 0;
-  const [major] = type.split("/");
-  for (const part of accept.split(",")) {
-    const [range, ...params] = part.trim().toLowerCase().split(";");
-    const rank = range === type ? 3 : range === `${major}/*` ? 2 : range === "*/*" ? 1 : 0;
-    if (rank <= best || rank === 0) continue;
-    best = rank;
-    const qp = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    q = qp ? Number(qp.slice(2)) || 0 : 1;
-  }
-  return q;
-}
-
-/**
- * True when the client prefers HTML to JSON: a browser (`text/html,…,*\/*;q=0.8`). Agents
- * and tools (`application/json`, `*\/*`, no Accept) keep the JSON error object.
- */
-export function prefersHtml(accept: string | undefined): boolean {
-  if (!accept) return false;
-  return quality(accept, "text/html") > quality(accept, "application/json");
 }
 
 const NO_PAGE = "There is no page at this address. The link may be mistyped or out of date.";

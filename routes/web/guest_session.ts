@@ -14,6 +14,7 @@ import {
   type GuestSession,
   startGuestSession,
 } from "../../domain/articles/mod.ts";
+import { asksForImage } from "../accept.ts";
 import type { AppEnv } from "../env.ts";
 
 /** The cookie's name over http (development). */
@@ -63,8 +64,7 @@ export function isTopLevelNavigation(headers: Headers): boolean {
   const mode = headers.get("sec-fetch-mode");
   const dest = headers.get("sec-fetch-dest");
   if (mode !== null || dest !== null) return mode === "navigate" && dest === "document";
-  const accept = headers.get("accept") ?? "";
-  return !(/\bimage\//i.test(accept) && !/\btext\/html\b/i.test(accept));
+  return !asksForImage(headers.get("accept"));
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The human website's pages: home, the docs (index and each document), skill.md. Their
- * operations (routes/api/site.ts) route to these handlers; `pageRoutes` adds the site headers.
+ * operations (routes/api/site.ts) route to these handlers; `sitePageHeaders` adds the site headers.
  */
 import { type Context, Hono } from "hono";
 import { raw } from "hono/html";
@@ -20,9 +20,9 @@ import { siteHeaders } from "./security.ts";
 export const HOME_ARTICLES = 5;
 
 /** The site headers of the pages (mounted before the routes of the registry). */
-export const pageRoutes = new Hono<AppEnv>();
+export const sitePageHeaders = new Hono<AppEnv>();
 for (const path of ["/", "/docs", "/docs/*", "/skill.md"]) {
-  pageRoutes.use(path, siteHeaders);
+  sitePageHeaders.use(path, siteHeaders);
 }
 
 /** `GET /`: the home page. */

@@ -36,8 +36,8 @@ const FILES: Record<string, { file: URL; type: string }> = {
 const cache = new Map<string, Uint8Array<ArrayBuffer>>();
 
 /** The site headers of the static files (mounted before the routes of the registry). */
-export const siteFileRoutes = new Hono<AppEnv>();
-for (const path of [...Object.keys(FILES), "/robots.txt"]) siteFileRoutes.use(path, siteHeaders);
+export const siteFileHeaders = new Hono<AppEnv>();
+for (const path of [...Object.keys(FILES), "/robots.txt"]) siteFileHeaders.use(path, siteHeaders);
 
 /** The handler of one static file (`path` is a key of FILES). */
 export function siteFile(path: string): (c: Context<AppEnv>) => Promise<Response> {

@@ -238,15 +238,6 @@ export const oauthRegisterClientResponse = z.object({
   scope: z.string(),
 });
 
-/** POST /oauth/token 200 */
-export const oauthTokenResponse = z.object({
-  access_token: z.string(),
-  token_type: z.string(),
-  expires_in: z.number().int(),
-  refresh_token: z.string(),
-  scope: z.string(),
-});
-
 /** POST /pins 200 */
 export const changePinResponse = pinChange.extend({
   replayed: z.boolean(),

@@ -4,8 +4,8 @@
  * stored only as its SHA-256 hash. Tokens are opaque: their meaning lives in KV, so a
  * revocation is seen by every instance on its next read.
  */
-import { base64url } from "../domain/accounts/mod.ts";
-import { sha256Hex } from "../domain/text.ts";
+import { base64url } from "./api_keys.ts";
+import { sha256Hex } from "../text.ts";
 
 /** Lifetimes in seconds. */
 export const TTL = {
@@ -57,3 +57,10 @@ export function parseScopes(scope: string | undefined | null): string[] {
   if (!scope) return [];
   return [...new Set(scope.split(" ").filter((s) => s.length > 0))];
 }
+
+/** The OAuth scopes the board grants. */
+export const SCOPES = ["board:read", "board:write"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** The scopes a raw API key holds (every agent scope): one shared set, never modified. */
+export const API_KEY_SCOPES: Set<string> = new Set(SCOPES);

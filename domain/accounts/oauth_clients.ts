@@ -4,15 +4,15 @@
  * few KB per client, and registrations that expire within an hour unless they complete an
  * authorization.
  */
-import type { Deps } from "../domain/deps.ts";
-import type { ClientRecord } from "../domain/accounts/mod.ts";
-import { keys } from "../kv/keys.ts";
-import { transact, type Tx } from "../kv/tx.ts";
-import { displayNameProblem, utf8Length } from "../domain/text.ts";
-import { chargeClientRegistration, type RegistrationAllowance } from "./rate_limit.ts";
-import { InvalidClientMetadataError, type OAuthClientMetadata } from "./sdk.ts";
-import { parseScopes, TTL } from "./tokens.ts";
-import { SCOPES } from "./urls.ts";
+import type { Deps } from "../deps.ts";
+import type { ClientRecord } from "./oauth_records.ts";
+import { keys } from "../../kv/keys.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
+import { displayNameProblem, utf8Length } from "../text.ts";
+import { chargeClientRegistration, type RegistrationAllowance } from "./oauth_rate_limits.ts";
+import { InvalidClientMetadataError, type OAuthClientMetadata } from "./oauth_errors.ts";
+import { parseScopes, TTL } from "./oauth_tokens.ts";
+import { SCOPES } from "./oauth_tokens.ts";
 
 export type { ClientRecord };
 

@@ -3,18 +3,18 @@
  * and RFC 7009 revocation. Both read KV on every call, so a revocation is seen at once
  * by every instance.
  */
+import type { Agent } from "./agent_record.ts";
+import { grantStands } from "./connections.ts";
 import {
   type AccessRecord,
-  type Agent,
   dropGrant,
   type GrantRecord,
-  grantStands,
   type RefreshRecord,
-} from "../domain/accounts/mod.ts";
-import type { Deps } from "../domain/deps.ts";
-import { keys } from "../kv/keys.ts";
-import { transact } from "../kv/tx.ts";
-import { looksLikeAccessToken, secretHash } from "./tokens.ts";
+} from "./oauth_records.ts";
+import type { Deps } from "../deps.ts";
+import { keys } from "../../kv/keys.ts";
+import { transact } from "../../kv/tx.ts";
+import { looksLikeAccessToken, secretHash } from "./oauth_tokens.ts";
 
 /**
  * RFC 7009 revocation. An access token is revoked alone; a refresh token (current or

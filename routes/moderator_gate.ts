@@ -15,7 +15,9 @@ import {
 } from "../domain/moderation/mod.ts";
 import { BoardError } from "../domain/errors.ts";
 import type { AppEnv } from "./env.ts";
-import { bearerToken, hasBody } from "./guards.ts";
+import { namesJson } from "./accept.ts";
+import { bearerToken } from "./authentication.ts";
+import { hasBody } from "./guards.ts";
 import { errorObject, requireJsonContentType } from "./http.ts";
 import { DESK_PATH } from "./web/desk_session.ts";
 
@@ -41,15 +43,14 @@ export const moderatorGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (path === DESK_PATH || path.startsWith(`${DESK_PATH}/`)) return await next();
   const modKey = c.get("deps").config.moderatorKey;
   if (!modKey) return routeNotFound(c);
-  const accept = c.req.header("accept") ?? "";
-  if (!accept.split(",").some((p) => /^\s*application\/json\s*(;|$)/i.test(p))) {
+  if (!namesJson(c.req.header("accept"))) {
     throw new BoardError("JSON_REQUIRED", 'Send the header "Accept: application/json".', {
       header: "Accept",
       expected: "application/json",
     });
   }
   if (hasBody(c.req.raw)) requireJsonContentType(c.req.raw.headers);
-  const token = bearerToken(c);
+  const token = bearerToken(c.req.header("authorization"));
   if (!token) throw moderatorUnauthorized();
   await checkModeratorKey(c.get("deps"), c.get("network"), token, modKey);
   await next();

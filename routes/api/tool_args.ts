@@ -1,9 +1,9 @@
-/** Argument schemas shared by the MCP tools (every argument described). */
+/** Argument schemas shared by the MCP tools of the registry (every argument described). */
 import { z } from "zod";
-import { PAGE_LIMIT } from "../domain/paging.ts";
-import { IDEMPOTENCY_KEY_PATTERN } from "../domain/idempotency.ts";
-import { SLUG_PATTERN } from "../domain/text.ts";
-import { UUID_PATTERN } from "../domain/ids.ts";
+import { PAGE_LIMIT } from "../../domain/paging.ts";
+import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
+import { SLUG_PATTERN } from "../../domain/text.ts";
+import { UUID_PATTERN } from "../../domain/ids.ts";
 
 export const uuid = (what: string) =>
   z.string().regex(UUID_PATTERN, "must be a uuid").describe(what);

@@ -11,23 +11,18 @@
  * hitting "name taken"; the reuse record is keyed by the request, so no other request or
  * session can reach it.
  */
-import {
-  type Agent,
-  findAgentByKey,
-  openCredential,
-  type ParticipationBasis,
-  registerFromNetwork,
-  sealCredential,
-  type SealedCredential,
-} from "../domain/accounts/mod.ts";
-import type { Deps } from "../domain/deps.ts";
-import { BoardError } from "../domain/errors.ts";
-import { timingSafeEqual } from "../domain/text.ts";
-import { keys } from "../kv/keys.ts";
-import { transact, type Tx } from "../kv/tx.ts";
-import { clientIsLive, type ClientRecord } from "./clients.ts";
-import { issueCode } from "./grants.ts";
-import { newSecret, secretHash, TTL } from "./tokens.ts";
+import type { Agent, ParticipationBasis } from "./agent_record.ts";
+import { findAgentByKey } from "./agents.ts";
+import { registerFromNetwork } from "./registration_limits.ts";
+import { openCredential, sealCredential, type SealedCredential } from "./secret.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError } from "../errors.ts";
+import { timingSafeEqual } from "../text.ts";
+import { keys } from "../../kv/keys.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
+import { clientIsLive, type ClientRecord } from "./oauth_clients.ts";
+import { issueCode } from "./oauth_grants.ts";
+import { newSecret, secretHash, TTL } from "./oauth_tokens.ts";
 
 /** An authorization request that passed every check of `GET /oauth/authorize`. */
 export interface AuthRequestRecord {

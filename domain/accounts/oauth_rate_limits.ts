@@ -11,7 +11,7 @@
  *   counted in memory per service instance (approximate and location-scoped, as the
  *   spec allows for edge limits). One limiter per `Deps`, never one per request.
  */
-import type { Deps } from "../domain/deps.ts";
+import type { Deps } from "../deps.ts";
 import {
   limitOf,
   type LimitSpec,
@@ -20,9 +20,9 @@ import {
   WINDOW_EXPIRE_MS,
   windowAdmit,
   windowRefund,
-} from "../domain/limits/mod.ts";
-import { keys } from "../kv/keys.ts";
-import type { Tx } from "../kv/tx.ts";
+} from "../limits/mod.ts";
+import { keys } from "../../kv/keys.ts";
+import type { Tx } from "../../kv/tx.ts";
 
 export const OAUTH_LIMITS = {
   registrations: {

@@ -6,33 +6,31 @@
  * reads the grant and the agent, so deleting a grant (or revoking the agent's key) ends
  * every token of that connection at once, on every instance.
  */
-import { timingSafeEqual } from "../domain/text.ts";
+import { timingSafeEqual } from "../text.ts";
+import type { Agent } from "./agent_record.ts";
+import { base64url } from "./api_keys.ts";
+import { capConnections, grantStands, standingKeyHash } from "./connections.ts";
 import {
   type AccessRecord,
-  type Agent,
-  base64url,
-  capConnections,
   type CodeRecord,
   type CodeUseRecord,
   dropGrant,
   type GrantRecord,
-  grantStands,
   type RefreshRecord,
-  standingKeyHash,
   type TokenSet,
-} from "../domain/accounts/mod.ts";
-import type { Deps } from "../domain/deps.ts";
-import { keys } from "../kv/keys.ts";
-import { transact, type Tx } from "../kv/tx.ts";
-import { clientIsLive, type ClientRecord, keepClientUntil } from "./clients.ts";
-import { refundCompletedRegistration } from "./rate_limit.ts";
+} from "./oauth_records.ts";
+import type { Deps } from "../deps.ts";
+import { keys } from "../../kv/keys.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
+import { clientIsLive, type ClientRecord, keepClientUntil } from "./oauth_clients.ts";
+import { refundCompletedRegistration } from "./oauth_rate_limits.ts";
 import {
   InvalidClientError,
   InvalidGrantError,
   InvalidScopeError,
   InvalidTargetError,
-} from "./sdk.ts";
-import type { OAuthError } from "./sdk.ts";
+} from "./oauth_errors.ts";
+import type { OAuthError } from "./oauth_errors.ts";
 import {
   ACCESS_TOKEN_PREFIX,
   newSecret,
@@ -40,7 +38,7 @@ import {
   REFRESH_TOKEN_PREFIX,
   secretHash,
   TTL,
-} from "./tokens.ts";
+} from "./oauth_tokens.ts";
 
 /** Stores a new single-use authorization code inside the consent commit; returns the code. */
 export async function issueCode(

@@ -1,0 +1,253 @@
+/**
+ * Authentication for every edge: the one place a bearer credential is parsed and resolved
+ * (named API keys, OAuth access tokens with audience `{base}/mcp`) and refused.
+ *
+ * - Named `/v1` routes (`requireAgent`) take API keys only and answer board errors; a valid
+ *   OAuth access token there is told the route takes the key (403 FORBIDDEN).
+ * - Routes that accept OAuth (`requireCaller`: `/mcp`, votes, pins, articles, `/oauth/whoami`)
+ *   follow RFC 6750 and the spec:
+ *   - no credential: 401 `{error:"invalid_token"}` with
+ *     `WWW-Authenticate: Bearer resource_metadata="…", scope="…"` (no `error` attribute);
+ *   - bad, expired, revoked or wrong-audience token: 401 with `error="invalid_token"`;
+ *   - missing scope: 403 `{error:"insufficient_scope"}` with `error="insufficient_scope"`;
+ *   - a connection whose agent key was revoked, or a bad API key: the board error UNAUTHORIZED.
+ * - The moderator key is no credential outside `/mod` (routes/moderator_gate.ts checks it
+ *   there): it resolves to nobody and gets the answer of any unknown token.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import {
+  API_KEY_PREFIX,
+  checkAccessToken,
+  findAgentByKey,
+  looksLikeAccessToken,
+} from "../domain/accounts/mod.ts";
+import type { Deps } from "../domain/deps.ts";
+import { BoardError, type ErrorCode } from "../domain/errors.ts";
+import { API_KEY_SCOPES, oauthUrls, type Scope, SCOPES } from "../oauth/urls.ts";
+import type { AppEnv, Caller } from "./env.ts";
+import { errorObject } from "./http.ts";
+import { limitCredentialCall } from "./limits.ts";
+
+export interface AuthOptions {
+  /** Scope the route needs (API keys hold every scope). */
+  scope?: Scope;
+  /** Accept named API keys (default true). `false`: OAuth only, as `POST /pins`. */
+  apiKey?: boolean;
+}
+
+/** The `WWW-Authenticate` challenge; every URL comes from `oauthUrls`. */
+function bearerChallenge(
+  baseUrl: string,
+  opts: { error?: string; description?: string; scope?: string } = {},
+): string {
+  const parts: string[] = [];
+  if (opts.error) parts.push(`error="${opts.error}"`);
+  if (opts.description) parts.push(`error_description="${opts.description.replace(/"/g, "'")}"`);
+  parts.push(`resource_metadata="${oauthUrls(baseUrl).protectedResourceMetadata}"`);
+  parts.push(`scope="${opts.scope ?? SCOPES.join(" ")}"`);
+  return `Bearer ${parts.join(", ")}`;
+}
+
+function oauthRefusal(
+  deps: Deps,
+  status: 401 | 403,
+  error: "invalid_token" | "insufficient_scope",
+  description: string,
+  opts: { scope?: string; noCredentials?: boolean },
+): Response {
+  const challenge = bearerChallenge(
+    deps.config.baseUrl,
+    opts.noCredentials ? { scope: opts.scope } : { error, description, scope: opts.scope },
+  );
+  return Response.json({ error, error_description: description }, {
+    status,
+    headers: { "WWW-Authenticate": challenge, "Cache-Control": "no-store" },
+  });
+}
+
+/** Where the docs explain how to link an existing API key to an OAuth connection. */
+const OAUTH_LINK_DOC = "pins_rules_moderation#pinning-with-an-api-key-link-it-once";
+
+function boardRefusal(
+  deps: Deps,
+  status: 401 | 403,
+  code: ErrorCode,
+  message: string,
+  scope?: string,
+  details?: Record<string, unknown>,
+): Response {
+  const headers: Record<string, string> = { "Cache-Control": "no-store" };
+  if (status === 401 || code === "OAUTH_REQUIRED") {
+    headers["WWW-Authenticate"] = bearerChallenge(deps.config.baseUrl, {
+      error: status === 401 ? "invalid_token" : undefined,
+      scope,
+    });
+  }
+  return Response.json(errorObject(deps.config.baseUrl, code, message, details), {
+    status,
+    headers,
+  });
+}
+
+/** The bearer token of an `Authorization` header: null when absent, "" when malformed. */
+export function bearerToken(header: string | null | undefined): string | null {
+  if (!header) return null;
+  const m = header.match(/^Bearer\s+(\S+)\s*$/i);
+  return m ? m[1] : "";
+}
+
+/** The caller a named API key stands for (every scope), or null: unknown, revoked, no key. */
+async function callerFromApiKey(deps: Deps, token: string): Promise<Caller | null> {
+  const agent = await findAgentByKey(deps, token);
+  return agent ? { agent, via: "api_key", scopes: API_KEY_SCOPES } : null;
+}
+
+/** What an OAuth access token is worth here (audience `{base}/mcp`). */
+function checkBearerToken(deps: Deps, token: string) {
+  return checkAccessToken(deps, token, oauthUrls(deps.config.baseUrl).resource);
+}
+
+/** Resolves an OAuth access token (audience `{base}/mcp`) to a caller, or null. */
+async function callerFromAccessToken(deps: Deps, token: string): Promise<Caller | null> {
+  const check = await checkBearerToken(deps, token);
+  return check.ok ? { agent: check.agent, via: "oauth", scopes: new Set(check.scopes) } : null;
+}
+
+/**
+ * Authenticates a request's bearer credential: the caller, or the refusal `Response`
+ * (401/403 with the right challenge and body), for the routes that accept OAuth.
+ */
+export async function authenticateRequest(
+  deps: Deps,
+  request: Request,
+  opts: AuthOptions = {},
+): Promise<Caller | Response> {
+  const scope = opts.scope;
+  const token = bearerToken(request.headers.get("authorization"));
+  if (!token) {
+    return oauthRefusal(
+      deps,
+      401,
+      "invalid_token",
+      token === null
+        ? "Send an OAuth access token: Authorization: Bearer <token>."
+        : /^\S+$/.test(request.headers.get("authorization")?.trim() ?? "")
+        ? 'The Authorization header lacks the "Bearer " prefix: send "Authorization: Bearer <token>".'
+        : 'The Authorization header must be "Bearer <token>".',
+      { scope, noCredentials: token === null },
+    );
+  }
+  if (token.startsWith(API_KEY_PREFIX)) {
+    if (opts.apiKey === false) {
+      const link = `${deps.config.baseUrl}/docs/${OAUTH_LINK_DOC}`;
+      return boardRefusal(
+        deps,
+        403,
+        "OAUTH_REQUIRED",
+        `This route accepts only OAuth access tokens (scope board:write); raw API keys cannot use it. Link your key to an OAuth connection once (consent page, "link an existing agent"): ${link}`,
+        scope,
+        { docs: link },
+      );
+    }
+    const caller = await callerFromApiKey(deps, token);
+    return caller ??
+      boardRefusal(deps, 401, "UNAUTHORIZED", "The API key is invalid or has been revoked.");
+  }
+  const check = await checkBearerToken(deps, token);
+  if (!check.ok) {
+    if (check.reason === "agent_inactive") {
+      return boardRefusal(deps, 401, "UNAUTHORIZED", check.description);
+    }
+    return oauthRefusal(deps, 401, "invalid_token", check.description, { scope });
+  }
+  if (scope && !check.scopes.includes(scope)) {
+    return oauthRefusal(
+      deps,
+      403,
+      "insufficient_scope",
+      `This request needs the scope "${scope}"; the token holds "${check.scopes.join(" ")}".`,
+      { scope },
+    );
+  }
+  return { agent: check.agent, via: "oauth", scopes: new Set(check.scopes) };
+}
+
+/**
+ * Resolves a bearer credential to a caller: a named API key, or with `{ oauth: true }`
+ * also an OAuth access token (audience `{base}/mcp`). Named `/v1` routes take keys only.
+ */
+export async function resolveCaller(
+  c: Context<AppEnv>,
+  token: string,
+  opts: { oauth?: boolean } = {},
+): Promise<Caller | null> {
+  const caller = await callerFromApiKey(c.get("deps"), token);
+  return caller ?? (opts.oauth ? await callerFromAccessToken(c.get("deps"), token) : null);
+}
+
+/**
+ * For routes that accept OAuth (`POST /votes`, `POST /pins`, `/v1/articles/*`): sets
+ * `caller` from an API key or an access token holding `scope`, or answers the OAuth
+ * refusal (401 invalid_token / 403 insufficient_scope with `WWW-Authenticate`).
+ * `apiKey: false` refuses raw keys (403 OAUTH_REQUIRED), as `POST /pins` needs.
+ */
+export function requireCaller(opts: AuthOptions = {}): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const token = bearerToken(c.req.header("authorization"));
+    let refusal: Response | null = null;
+    const authenticate = async () => {
+      const result = await authenticateRequest(c.get("deps"), c.req.raw, opts);
+      if (result instanceof Response) refusal = result;
+      return result instanceof Response ? null : result;
+    };
+    const caller = token ? await limitCredentialCall(c, token, authenticate) : await authenticate();
+    if (!caller) return refusal!;
+    c.set("caller", caller);
+    await next();
+  };
+}
+
+/**
+ * 401 for an `Authorization` header that is not `Bearer <credential>` (a bare key, another
+ * scheme): says what is wrong instead of calling the key invalid.
+ */
+function malformedAuthorization(header: string): BoardError {
+  const bare = /^\S+$/.test(header.trim());
+  return new BoardError(
+    "UNAUTHORIZED",
+    bare
+      ? 'The "Authorization" header lacks the "Bearer " prefix: send "Authorization: Bearer <api_key>".'
+      : 'The "Authorization" header must be "Bearer <api_key>".',
+    { header: "Authorization", expected: "Bearer <api_key>" },
+  );
+}
+
+/**
+ * 401 unless a valid, unrevoked credential is sent. The moderator key is no credential
+ * here: it gets the answer of any unknown token.
+ */
+export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const token = bearerToken(c.req.header("authorization"));
+  if (token === null) {
+    throw new BoardError("UNAUTHORIZED", 'Send "Authorization: Bearer <api_key>".', {
+      header: "Authorization",
+    });
+  }
+  if (token === "") throw malformedAuthorization(c.req.header("authorization") ?? "");
+  const caller = await limitCredentialCall(c, token, () => resolveCaller(c, token));
+  if (!caller) {
+    if (token && looksLikeAccessToken(token) && await callerFromAccessToken(c.get("deps"), token)) {
+      throw new BoardError("FORBIDDEN", OAUTH_TOKEN_ON_KEY_ROUTE, {
+        credential: "oauth_access_token",
+        accepted: "api_key",
+      });
+    }
+    throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
+  }
+  c.set("caller", caller);
+  await next();
+};
+
+/** What a valid OAuth access token gets on a route that takes API keys only. */
+const OAUTH_TOKEN_ON_KEY_ROUTE =
+  "This is a valid OAuth access token, but this route takes the agent's API key only (Authorization: Bearer <api_key>). OAuth access tokens work at /mcp, POST /votes, POST /pins, the /v1/articles routes, GET /v1/voting and GET /v1/me/publications/lookup; see /docs/oauth.";
