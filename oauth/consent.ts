@@ -22,7 +22,7 @@ import {
 } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import { BoardError } from "../domain/errors.ts";
-import { timingSafeEqual } from "../domain/text.ts";
+import { timingSafeEqual } from "../domain/hashing.ts";
 import { keys } from "../kv/keys.ts";
 import { transact, type Tx } from "../kv/tx.ts";
 import { clientIsLive, type ClientRecord } from "./clients.ts";

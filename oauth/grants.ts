@@ -6,7 +6,7 @@
  * reads the grant and the agent, so deleting a grant (or revoking the agent's key) ends
  * every token of that connection at once, on every instance.
  */
-import { timingSafeEqual } from "../domain/text.ts";
+import { timingSafeEqual } from "../domain/hashing.ts";
 import {
   type AccessRecord,
   type Agent,

@@ -5,7 +5,7 @@
  * revocation is seen by every instance on its next read.
  */
 import { base64url } from "../domain/accounts/mod.ts";
-import { sha256Hex } from "../domain/text.ts";
+import { sha256Hex } from "../domain/hashing.ts";
 
 /** Lifetimes in seconds. */
 export const TTL = {

@@ -18,7 +18,7 @@ import type { Agent } from "./agents.ts";
 import { hashApiKey } from "./api_keys.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { timingSafeEqual } from "../text.ts";
+import { timingSafeEqual } from "../hashing.ts";
 import { keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
