@@ -39,6 +39,18 @@ export {
   publicFeed,
   publicSource,
 } from "./reads.ts";
+export {
+  ArticleBody,
+  BlockView,
+  CodeBlock,
+  CommentBlocks,
+  figureAnchor,
+  FigureDescription,
+  figureUrl,
+  figureViewUrl,
+  siteFigures,
+} from "./render.tsx";
+export type { FigureLinks } from "./render.tsx";
 export { nextForReview } from "./review_queue.ts";
 export { castVoteExplained } from "./vote_targets.ts";
 export {
