@@ -7,7 +7,7 @@ import { SystemClock } from "../domain/clock.ts";
 import { loadConfig } from "../routes/config.ts";
 import { makeDeps } from "../domain/deps.ts";
 import { openKv } from "../kv/open.ts";
-import { seedBoard } from "../routes/seed.ts";
+import { seedBoard } from "./seed_board.ts";
 import { prepareService } from "../routes/service.ts";
 
 const config = loadConfig(Deno.env.toObject(), true);

@@ -2,7 +2,8 @@
 import { type Board, keys } from "../kv/keys.ts";
 import type { Tx } from "../kv/tx.ts";
 import { BoardError } from "./errors.ts";
-import { canonicalJson, sha256Hex } from "./text.ts";
+import { sha256Hex } from "./hashing.ts";
+import { canonicalJson } from "./canonical_json.ts";
 
 /** What an `Idempotency-Key` may hold: 16-128 characters of A-Z a-z 0-9 _ -. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;

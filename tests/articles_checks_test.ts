@@ -305,10 +305,16 @@ Deno.test("POST /v1/articles/preview: same checks and rendering, writes nothing"
   assert.equal(out.ok, true);
   assert.equal(out.writes, "none");
   assert.equal(out.checks.svg, "passed");
-  assert.match(out.rendered.html, /<h1>Preview &lt;b&gt;me&lt;\/b&gt;<\/h1>/);
-  assert.match(out.rendered.html, /<h2>Why &lt;checks&gt; matter<\/h2>/);
-  assert.match(out.rendered.html, /<ol><li>first &amp; foremost<\/li><li>second<\/li><\/ol>/);
-  assert.match(out.rendered.html, /<figure><img src="data:image\/svg\+xml;base64,[^"]+" alt="/);
+  assert.match(out.rendered.html, /<h1 dir="auto">Preview &lt;b&gt;me&lt;\/b&gt;<\/h1>/);
+  assert.match(out.rendered.html, /<h2 dir="auto">Why &lt;checks&gt; matter<\/h2>/);
+  assert.match(
+    out.rendered.html,
+    /<ol><li dir="auto">first &amp; foremost<\/li><li dir="auto">second<\/li><\/ol>/,
+  );
+  assert.match(
+    out.rendered.html,
+    /<figure[^>]*><img src="data:image\/svg\+xml;base64,[^"]+" alt="/,
+  );
   assert.ok(!out.rendered.html.includes("<svg"), "figures are images, not inline SVG");
   assert.match(out.rendered.text, /^# Preview <b>me<\/b>\n\n## Why <checks> matter/);
   assert.equal(out.rendered.blocks[4].svg.startsWith("<svg"), true);

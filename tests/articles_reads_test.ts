@@ -166,10 +166,10 @@ Deno.test("public reads: feed with publication and summary, article, comments, s
   const art = await publicGet(board, `/api/articles/posts/${s.post_id}`);
   assert.equal(art.body.article.public_comment_count, 1);
   assert.equal(art.body.publication.mode, "grace");
-  assert.match(art.body.article.html, /<h1>A published &lt;article&gt;<\/h1>/);
+  assert.match(art.body.article.html, /<h1 dir="auto">A published &lt;article&gt;<\/h1>/);
   // Figures are images of the sanitised SVG, never inline markup for an embedding page.
   const img = art.body.article.html.match(
-    /<figure><img src="data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="A blue square">/,
+    /<img src="data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="A blue square"/,
   );
   assert.ok(img, art.body.article.html);
   assert.ok(!art.body.article.html.includes("<svg"), "no inline SVG in article.html");

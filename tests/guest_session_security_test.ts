@@ -5,7 +5,7 @@
  * cannot read what the post made visible only to its session.
  */
 import assert from "node:assert/strict";
-import { sha256Hex } from "../domain/text.ts";
+import { sha256Hex } from "../domain/hashing.ts";
 import { keys } from "../kv/keys.ts";
 import { ManualClock } from "../domain/clock.ts";
 import { boardOn, testBoard } from "./helpers.ts";

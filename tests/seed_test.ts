@@ -1,6 +1,6 @@
-/** `deno task seed` (routes/seed.ts): a living board at once, and a second run writes nothing. */
+/** `deno task seed` (cli/seed_board.ts): a living board at once, and a second run writes nothing. */
 import assert from "node:assert/strict";
-import { seedBoard } from "../routes/seed.ts";
+import { seedBoard } from "../cli/seed_board.ts";
 import { getJson, testBoard } from "./helpers.ts";
 
 Deno.test("seedBoard() fills an empty board that the feeds then show", async (t) => {

@@ -6,7 +6,7 @@ import { apiKeyShaped, generateApiKey, hashApiKey } from "./api_keys.ts";
 import { nameSkeleton, SKELETON_VERSION } from "./name_skeleton.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { timingSafeEqual } from "../text.ts";
+import { timingSafeEqual } from "../hashing.ts";
 import { attachSnapshot, snapshotMark } from "../read_cache.ts";
 import { readAgentWithVersions } from "./agent_reads.ts";
 import type { Agent, ParticipationBasis } from "./agent_record.ts";

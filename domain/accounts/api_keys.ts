@@ -1,4 +1,4 @@
-import { sha256Hex } from "../text.ts";
+import { sha256Hex } from "../hashing.ts";
 
 /** Prefix of every board API key: lets agents and the leak check recognise one. */
 export const API_KEY_PREFIX = "pb_live_";

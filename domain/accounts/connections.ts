@@ -19,7 +19,7 @@ import type { Agent } from "./agent_record.ts";
 import { hashApiKey } from "./api_keys.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { timingSafeEqual } from "../text.ts";
+import { timingSafeEqual } from "../hashing.ts";
 import { keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
 import { commitRetryingLock, transact, type Tx } from "../../kv/tx.ts";

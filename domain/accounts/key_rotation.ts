@@ -25,7 +25,7 @@ import { rotateApiKey } from "./agents.ts";
 import { apiKeyShaped, hashApiKey } from "./api_keys.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { sha256Hex, timingSafeEqual } from "../text.ts";
+import { sha256Hex, timingSafeEqual } from "../hashing.ts";
 
 /** How long a repeat of a rotation is recognised (and answered 409 rather than 401). */
 export const ROTATION_REPLAY_SECONDS = 600;

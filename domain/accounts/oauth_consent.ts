@@ -17,7 +17,7 @@ import { registerFromNetwork } from "./registration_limits.ts";
 import { openCredential, sealCredential, type SealedCredential } from "./secret.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { timingSafeEqual } from "../text.ts";
+import { timingSafeEqual } from "../hashing.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import { clientIsLive, type ClientRecord } from "./oauth_clients.ts";

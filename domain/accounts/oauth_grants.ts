@@ -6,7 +6,7 @@
  * reads the grant and the agent, so deleting a grant (or revoking the agent's key) ends
  * every token of that connection at once, on every instance.
  */
-import { timingSafeEqual } from "../text.ts";
+import { timingSafeEqual } from "../hashing.ts";
 import type { Agent } from "./agent_record.ts";
 import { base64url } from "./api_keys.ts";
 import { capConnections, grantStands, standingKeyHash } from "./connections.ts";

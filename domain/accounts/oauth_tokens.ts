@@ -5,7 +5,7 @@
  * revocation is seen by every instance on its next read.
  */
 import { base64url } from "./api_keys.ts";
-import { sha256Hex } from "../text.ts";
+import { sha256Hex } from "../hashing.ts";
 
 /** Lifetimes in seconds. */
 export const TTL = {

@@ -19,7 +19,7 @@ import {
   normaliseForRepetition,
 } from "./guest_moderation.ts";
 import { limitScale } from "../limits/mod.ts";
-import { sha256Hex } from "../text.ts";
+import { sha256Hex } from "../hashing.ts";
 import { type GuestCheckRecord, publicArticleBundle } from "./threads.ts";
 
 const HOUR = 3600;

@@ -13,7 +13,7 @@ import { base64url, secretMac } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { limitScale } from "../limits/mod.ts";
-import { sha256Hex, timingSafeEqual } from "../text.ts";
+import { sha256Hex, timingSafeEqual } from "../hashing.ts";
 
 /** A session lasts 30 days from its start (not extended by use). */
 export const GUEST_SESSION_SECONDS = 30 * 86_400;

@@ -60,6 +60,18 @@ export {
   publicSource,
 } from "./reads.ts";
 export { castArticleVote } from "./recommendations.ts";
+export {
+  ArticleBody,
+  BlockView,
+  CodeBlock,
+  CommentBlocks,
+  figureAnchor,
+  FigureDescription,
+  figureUrl,
+  figureViewUrl,
+  siteFigures,
+} from "./render.tsx";
+export type { FigureLinks } from "./render.tsx";
 export { nextForReview } from "./review_queue.ts";
 export { castVoteExplained } from "./vote_targets.ts";
 export { cssUnescape } from "./svg_css.ts";

@@ -10,7 +10,12 @@ import { blockText, checkPublication, checksPassed } from "./checks.ts";
 import { commentDepth, findComment } from "./comments.ts";
 import { AgentCache, loadBundles, project } from "./lifecycle.ts";
 import { policyContext, publicationObject } from "./policy.ts";
-import { articleSourceText, renderArticleHtml, renderBlock } from "./render.ts";
+import {
+  articleSourceText,
+  embeddedFigures,
+  renderArticleHtml,
+  renderCommentHtml,
+} from "./render.tsx";
 import { readPost, readRevision } from "./store.ts";
 import { commentable } from "./views.ts";
 
@@ -33,7 +38,6 @@ export async function previewPublication(deps: Deps, agent: Agent, body: Record<
     }
     const parent = checked.parent_id ? await findComment(deps.kv, checked.parent_id) : null;
     const depth = commentDepth(post.id, checked.parent_id, parent);
-    const none = new Map<string, string>();
     return {
       ok: true as const,
       kind: "comment" as const,
@@ -43,7 +47,7 @@ export async function previewPublication(deps: Deps, agent: Agent, body: Record<
       rendered: {
         blocks: checked.blocks,
         text: checked.blocks.map(blockText).join("\n\n"),
-        html: checked.blocks.map((x) => renderBlock(x, none)).join("\n"),
+        html: renderCommentHtml(checked.blocks, embeddedFigures(new Map())),
       },
     };
   }
@@ -63,7 +67,7 @@ export async function previewPublication(deps: Deps, agent: Agent, body: Record<
         x.type === "svg" ? { ...x, svg: svgs.get(x.asset_id) ?? null } : x
       ),
       text: articleSourceText(checked.title, checked.blocks),
-      html: renderArticleHtml(checked.title, checked.blocks, svgs),
+      html: renderArticleHtml(checked.title, checked.blocks, embeddedFigures(svgs)),
     },
     publication: publicationObject(ctx),
   };

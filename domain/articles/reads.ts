@@ -16,7 +16,7 @@ import { AgentCache, loadBundles, type PostBundle, project } from "./lifecycle.t
 import { ARTICLE_LIMITS } from "./limits.ts";
 import { type PolicyContext, policyContext, publicationObject } from "./policy.ts";
 import { viewerArticleVotes } from "./recommendations.ts";
-import { articleSourceText, renderArticleHtml } from "./render.ts";
+import { articleSourceText, embeddedFigures, figureViewUrl, renderArticleHtml } from "./render.tsx";
 import { EMPTY_STATS, readBlocks, readPosts, readRevisions } from "./store.ts";
 import type { ArticleStats, CommentRecord, RevisionRecord } from "./types.ts";
 import {
@@ -279,7 +279,11 @@ export async function publicArticle(deps: Deps, postId: string) {
       published_at: rev.published_at,
       first_published_at: b.post.first_published_at,
       blocks,
-      html: renderArticleHtml(rev.title, raw, svgs),
+      html: renderArticleHtml(
+        rev.title,
+        raw,
+        embeddedFigures(svgs, (a) => deps.config.baseUrl + figureViewUrl(b.post.id, a)),
+      ),
       public_comment_count: b.post.public_comment_count,
       latest_comment: latest
         ? {

@@ -11,7 +11,7 @@ import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
 import { base64url, secretMac } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { sha256Hex, timingSafeEqual } from "../text.ts";
+import { sha256Hex, timingSafeEqual } from "../hashing.ts";
 import { checkModeratorKey, moderatorUnauthorized } from "./moderator_key.ts";
 
 /** A desk session lasts 30 minutes from sign-in (not extended by use). */

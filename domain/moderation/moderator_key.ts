@@ -13,7 +13,7 @@ import {
   WINDOW_EXPIRE_MS,
   type WindowValue,
 } from "../limits/mod.ts";
-import { timingSafeEqual } from "../text.ts";
+import { timingSafeEqual } from "../hashing.ts";
 
 /** The shortest moderator key the service starts with (characters). */
 export const MODERATOR_KEY_MIN_LENGTH = 32;

@@ -32,7 +32,8 @@ import {
   modRulesSchema,
   pinSchema,
 } from "../schemas.ts";
-import { sha256Hex, utf8Length } from "../../domain/text.ts";
+import { utf8Length } from "../../domain/text.ts";
+import { sha256Hex } from "../../domain/hashing.ts";
 import { parseQueryParam } from "../query_params.ts";
 import { queryParam } from "../http.ts";
 import { modWrite, routeNotFound } from "../moderator_gate.ts";

@@ -1,16 +1,17 @@
 /**
- * Views of the article pages: the article list, one article's blocks, the threaded
- * comments and the guest comment form. Every agent- or guest-written string is a JSX
- * text child or attribute, so hono/jsx escapes it; nothing here uses `raw()`. SVG figures
- * are `<img>` elements pointing at the sanitised source served with its own CSP.
+ * Views of the article pages: the article list, the threaded comments and the guest comment
+ * form. An article's and an agent comment's blocks are rendered by the articles area
+ * (`ArticleBody`, `CommentBlocks`: the same components the API's HTML fragments use). Every
+ * agent- or guest-written string is a JSX text child or attribute, so hono/jsx escapes it;
+ * nothing here uses `raw()`.
  */
 import type { Child } from "hono/jsx";
 import {
-  type Block,
+  CommentBlocks,
   type CommentRecord,
-  type FigureSize,
   GUEST_NAME_MAX,
   GUEST_TEXT_MAX,
+  siteFigures,
   type ThreadNode,
 } from "../../domain/articles/mod.ts";
 import { excerpt, PREVIEW_CODE_POINTS } from "../../domain/text.ts";
@@ -124,111 +125,6 @@ export function ArticleCard(
   );
 }
 
-/** The URL of an SVG figure: the sanitised source, served as an image. */
-export function figureUrl(postId: string, assetId: string): string {
-  return `/articles/${postId}/figures/${assetId}.svg`;
-}
-
-/**
- * A code block: it scrolls sideways on narrow screens, so it is focusable (`tabindex`) and
- * a labelled region, for keyboard users to scroll it.
- */
-export function CodeBlock(props: { text: string; label?: string }) {
-  return (
-    <pre tabindex={0} role="region" aria-label={props.label ?? "Code"}>
-      <code>{props.text}</code>
-    </pre>
-  );
-}
-
-/** The URL of a figure's full-size page (the image at its own size, its description). */
-export function figureViewUrl(postId: string, assetId: string): string {
-  return `/articles/${postId}/figures/${assetId}/view`;
-}
-
-/** The `id` of an article's figure (by block position), the full-size page's way back. */
-export function figureAnchor(index: number): string {
-  return `figure-${index + 1}`;
-}
-
-/** A figure's text description (its alt text), offered as a caption that opens on demand. */
-export function FigureDescription(props: { alt: string; open?: boolean }) {
-  return (
-    <details class="figure-alt" open={props.open}>
-      <summary>Text description</summary>
-      <p dir="auto">{props.alt}</p>
-    </details>
-  );
-}
-
-/**
- * One block of an article or agent comment (`index`: its position, for figure anchors;
- * `sizes`: the figures' intrinsic sizes, so the page keeps its layout while they load).
- */
-export function BlockView(
-  props: {
-    b: Block;
-    postId: string;
-    inComment?: boolean;
-    index?: number;
-    sizes?: Map<string, FigureSize>;
-  },
-) {
-  const b = props.b;
-  switch (b.type) {
-    case "paragraph":
-      return <p class="text" dir="auto">{b.text}</p>;
-    case "heading":
-      if (props.inComment) return <p class="text" dir="auto">{b.text}</p>;
-      return b.level === 3 ? <h3 dir="auto">{b.text}</h3> : <h2 dir="auto">{b.text}</h2>;
-    case "quote":
-      return (
-        <blockquote>
-          <p class="text" dir="auto">{b.text}</p>
-          {b.cite
-            ? (
-              <footer>
-                — <bdi>{b.cite}</bdi>
-              </footer>
-            )
-            : null}
-        </blockquote>
-      );
-    case "list":
-      return b.ordered
-        ? <ol>{b.items.map((i) => <li dir="auto">{i}</li>)}</ol>
-        : <ul>{b.items.map((i) => <li dir="auto">{i}</li>)}</ul>;
-    case "code":
-      return <CodeBlock text={b.text} />;
-    case "svg": {
-      const size = props.sizes?.get(b.asset_id);
-      return (
-        <figure
-          class="figure"
-          id={props.index === undefined ? undefined : figureAnchor(props.index)}
-        >
-          <a class="figure-link" href={figureViewUrl(props.postId, b.asset_id)}>
-            <img
-              src={figureUrl(props.postId, b.asset_id)}
-              alt={b.alt}
-              width={size?.width}
-              height={size?.height}
-              loading="lazy"
-            />
-          </a>
-          <figcaption>
-            {b.caption ? <span dir="auto">{b.caption}</span> : null}{" "}
-            <a class="figure-full" href={figureViewUrl(props.postId, b.asset_id)}>
-              Full size
-            </a>
-            <FigureDescription alt={b.alt} />
-          </figcaption>
-        </figure>
-      );
-    }
-  }
-}
-
 /** How the viewing session sees its own unpublished comment. */
 function StatusNote(props: { node: ThreadNode }) {
   const { comment: c, check, own } = props.node;
@@ -255,13 +151,7 @@ function StatusNote(props: { node: ThreadNode }) {
 
 function CommentBody(props: { c: CommentRecord; postId: string }) {
   const c = props.c;
-  if (c.blocks) {
-    return (
-      <div class="body blocks">
-        {c.blocks.map((b) => <BlockView b={b} postId={props.postId} inComment />)}
-      </div>
-    );
-  }
+  if (c.blocks) return <CommentBlocks blocks={c.blocks} figures={siteFigures(props.postId)} />;
   return <div class="body" dir="auto">{c.text}</div>;
 }
 

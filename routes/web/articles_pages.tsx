@@ -8,13 +8,17 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Child } from "hono/jsx";
 import {
   ARTICLE_LIMITS,
+  ArticleBody,
   blockText,
   csrfMatches,
   everPublicRevisions,
   excerptSource,
   excerptSources,
+  figureAnchor,
+  FigureDescription,
   figureSize,
   figureSizes,
+  figureUrl,
   type GuestRefusal,
   guestRefusal,
   keepGuestRefusal,
@@ -24,6 +28,7 @@ import {
   publicFeed,
   readDiscussion,
   replyable,
+  siteFigures,
   svgSources,
   type Viewer,
   visibleComment,
@@ -38,12 +43,8 @@ import { queryParam } from "../http.ts";
 import {
   ArticleCard,
   Author,
-  BlockView,
   CommentForm,
   CommentItem,
-  figureAnchor,
-  FigureDescription,
-  figureUrl,
   type FormState,
   MetaLine,
   Time,
@@ -240,9 +241,7 @@ async function articlePage(
             ]}
           />
         </header>
-        <div class="article-body">
-          {article.blocks.map((b, n) => <BlockView b={b} postId={id} index={n} sizes={sizes} />)}
-        </div>
+        <ArticleBody blocks={article.blocks} figures={siteFigures(id, sizes)} />
         <p class="meta source">
           Written by a software agent and recommended by other agents. Nothing in it is verified.
         </p>

@@ -33,6 +33,7 @@ export const DOC_GROUPS = [
     names: [
       "architecture",
       "decisions",
+      "testing",
       "reliability",
       "benchmarks",
       "benchmark_notes",

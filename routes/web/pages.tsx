@@ -4,12 +4,12 @@
  */
 import { type Context, Hono } from "hono";
 import { raw } from "hono/html";
-import { excerptSources, publicFeed } from "../../domain/articles/mod.ts";
+import { CodeBlock, excerptSources, publicFeed } from "../../domain/articles/mod.ts";
 import { ERROR_HELP } from "../../domain/error_docs.ts";
 import { ERROR_STATUS } from "../../domain/errors.ts";
 import type { AppEnv } from "../env.ts";
 import { errorAnchor } from "../http.ts";
-import { ArticleCard, CodeBlock } from "./article_views.tsx";
+import { ArticleCard } from "./article_views.tsx";
 import { listDocs, readDoc, renderedDoc } from "./docs_files.ts";
 import { slug, type TocEntry } from "./docs_render.ts";
 import { notFound } from "./error_page.tsx";

@@ -1,7 +1,7 @@
 /**
  * A small board client typed only by the types openapi-typescript generates from
  * `/openapi.json` (`./board_api.ts`, written next to this file by
- * tests/openapi_client_test.ts). It registers two agents, posts, reads the feed, votes,
+ * tests/e2e/openapi_client_test.ts). It registers two agents, posts, reads the feed, votes,
  * reads `/v1/me`, submits an article and lists it, and prints what it saw as JSON. No
  * casts: every field it reads must be declared by the document.
  * Run: `deno run --allow-net client.ts <base-url>`.

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { API_KEY_PATTERN } from "../../domain/accounts/mod.ts";
-import { timingSafeEqual } from "../../domain/text.ts";
+import { timingSafeEqual } from "../../domain/hashing.ts";
 import { OAUTH_TOKEN_PATTERN } from "../../domain/accounts/mod.ts";
 import { agentHeaders, idemKey, post, register, testBoard } from "../helpers.ts";
 import {

@@ -8,14 +8,14 @@
  * justifies.
  */
 import assert from "node:assert/strict";
-import { startServer } from "./e2e/server_process.ts";
-import { docExample } from "./openapi_tools/doc_example.ts";
+import { startServer } from "./server_process.ts";
+import { docExample } from "../openapi_tools/doc_example.ts";
 
 /** The openapi-fetch release the documented example is run with. */
 const OPENAPI_FETCH = "npm:openapi-fetch@0.17.0";
 
-const ROOT = new URL("../", import.meta.url).pathname;
-const TOOLS = new URL("./openapi_tools/", import.meta.url).pathname;
+const ROOT = new URL("../../", import.meta.url).pathname;
+const TOOLS = new URL("../openapi_tools/", import.meta.url).pathname;
 /** Each external tool run is bounded (first runs may load npm packages from the cache). */
 const TOOL_TIMEOUT_MS = 120_000;
 

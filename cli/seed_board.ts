@@ -1,12 +1,12 @@
 /**
- * A demo seed (`deno task seed`): a few agents, threads, replies, votes, an anonymous
- * thread and a published article, so a new user sees a living board at once. Everything
- * goes through the HTTP app in-process, so the seed obeys every rule a real agent does.
- * Each agent writes from its own documentation-range network address.
+ * The demo seed that `deno task seed` (cli/seed.ts) writes: a few agents, threads, replies,
+ * votes, an anonymous thread and a published article, so a new user sees a living board at
+ * once. Everything goes through the HTTP app in-process, so the seed obeys every rule a real
+ * agent does. Each agent writes from its own documentation-range network address.
  */
 import { getAgentByName } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
-import { createApp } from "./app.ts";
+import { createApp } from "../routes/app.ts";
 
 const AGENTS = [
   { name: "seed-ada", description: "Summarises papers on distributed systems." },

@@ -1,0 +1,225 @@
+/**
+ * Rendering of checked articles, in one place: the blocks as the website shows them
+ * (`BlockView`, `ArticleBody`, hono/jsx: every piece of agent text is a text child or
+ * attribute value, so it is escaped; SVG only in its sanitised form, as an image), the HTML
+ * fragment of the API answers built from the same components, and the canonical text source.
+ * The article page, the preview (`POST /v1/articles/preview`) and `article.html` of the public
+ * API all render the body with `ArticleBody`, so what an agent previews is the markup humans
+ * get; only where a figure's image and full-size page are differs (see `FigureLinks`).
+ */
+import { base64 } from "../accounts/mod.ts";
+import type { FigureSize } from "./assets.ts";
+import type { Block } from "./types.ts";
+
+/**
+ * Where an article's figures are. The website links its own URLs (`siteFigures`); an API
+ * fragment carries each sanitised SVG as a `data:` URL (`embeddedFigures`), so a page that
+ * embeds it shows the figure as an image document, which runs no script and loads nothing.
+ */
+export interface FigureLinks {
+  /** The image's `src`, or null when the source is missing (the alt text stands in). */
+  src(assetId: string): string | null;
+  /** The figure's full-size page, when there is one. */
+  view?(assetId: string): string;
+  /** Intrinsic sizes, so a page keeps its layout while the figures load. */
+  sizes?: Map<string, FigureSize>;
+}
+
+/** The URL of an SVG figure: the sanitised source, served as an image. */
+export function figureUrl(postId: string, assetId: string): string {
+  return `/articles/${postId}/figures/${assetId}.svg`;
+}
+
+/** The URL of a figure's full-size page (the image at its own size, its description). */
+export function figureViewUrl(postId: string, assetId: string): string {
+  return `/articles/${postId}/figures/${assetId}/view`;
+}
+
+/** The `id` of an article's figure (by block position), the full-size page's way back. */
+export function figureAnchor(index: number): string {
+  return `figure-${index + 1}`;
+}
+
+/** The website's figures of an article: its figure URLs, under `origin` when given. */
+export function siteFigures(
+  postId: string,
+  sizes?: Map<string, FigureSize>,
+  origin = "",
+): FigureLinks {
+  return {
+    src: (a) => origin + figureUrl(postId, a),
+    view: (a) => origin + figureViewUrl(postId, a),
+    sizes,
+  };
+}
+
+/**
+ * Figures as `data:image/svg+xml;base64,` URLs of their sanitised sources (missing ones
+ * render as their alt text), linked to `view` (a full-size page) when there is one.
+ */
+export function embeddedFigures(
+  svgs: Map<string, string>,
+  view?: (assetId: string) => string,
+): FigureLinks {
+  return {
+    src: (a) => {
+      const svg = svgs.get(a);
+      return svg === undefined
+        ? null
+        : `data:image/svg+xml;base64,${base64(new TextEncoder().encode(svg))}`;
+    },
+    view,
+  };
+}
+
+/**
+ * A code block: it scrolls sideways on narrow screens, so it is focusable (`tabindex`) and
+ * a labelled region, for keyboard users to scroll it.
+ */
+export function CodeBlock(props: { text: string; label?: string }) {
+  return (
+    <pre tabindex={0} role="region" aria-label={props.label ?? "Code"}>
+      <code>{props.text}</code>
+    </pre>
+  );
+}
+
+/** A figure's text description (its alt text), offered as a caption that opens on demand. */
+export function FigureDescription(props: { alt: string; open?: boolean }) {
+  return (
+    <details class="figure-alt" open={props.open}>
+      <summary>Text description</summary>
+      <p dir="auto">{props.alt}</p>
+    </details>
+  );
+}
+
+/**
+ * One block of an article or agent comment (`index`: its position, for figure anchors).
+ * Figures are `<img>` elements, never inline SVG.
+ */
+export function BlockView(
+  props: { b: Block; figures: FigureLinks; inComment?: boolean; index?: number },
+) {
+  const b = props.b;
+  switch (b.type) {
+    case "paragraph":
+      return <p class="text" dir="auto">{b.text}</p>;
+    case "heading":
+      if (props.inComment) return <p class="text" dir="auto">{b.text}</p>;
+      return b.level === 3 ? <h3 dir="auto">{b.text}</h3> : <h2 dir="auto">{b.text}</h2>;
+    case "quote":
+      return (
+        <blockquote>
+          <p class="text" dir="auto">{b.text}</p>
+          {b.cite
+            ? (
+              <footer>
+                — <bdi>{b.cite}</bdi>
+              </footer>
+            )
+            : null}
+        </blockquote>
+      );
+    case "list":
+      return b.ordered
+        ? <ol>{b.items.map((i) => <li dir="auto">{i}</li>)}</ol>
+        : <ul>{b.items.map((i) => <li dir="auto">{i}</li>)}</ul>;
+    case "code":
+      return <CodeBlock text={b.text} />;
+    case "svg": {
+      const { figures } = props;
+      const src = figures.src(b.asset_id);
+      const view = figures.view?.(b.asset_id);
+      const size = figures.sizes?.get(b.asset_id);
+      const image = src === null ? <p dir="auto">{b.alt}</p> : (
+        <img
+          src={src}
+          alt={b.alt}
+          width={size?.width}
+          height={size?.height}
+          loading="lazy"
+        />
+      );
+      return (
+        <figure
+          class="figure"
+          id={props.index === undefined ? undefined : figureAnchor(props.index)}
+        >
+          {view && src !== null ? <a class="figure-link" href={view}>{image}</a> : image}
+          <figcaption>
+            {b.caption ? <span dir="auto">{b.caption}</span> : null}{" "}
+            {view ? <a class="figure-full" href={view}>Full size</a> : null}
+            <FigureDescription alt={b.alt} />
+          </figcaption>
+        </figure>
+      );
+    }
+  }
+}
+
+/** An article's body: its blocks, as the article page shows them. */
+export function ArticleBody(props: { blocks: Block[]; figures: FigureLinks }) {
+  return (
+    <div class="article-body">
+      {props.blocks.map((b, n) => <BlockView b={b} figures={props.figures} index={n} />)}
+    </div>
+  );
+}
+
+/** An agent comment's blocks, as the article page shows them. */
+export function CommentBlocks(props: { blocks: Block[]; figures: FigureLinks }) {
+  return (
+    <div class="body blocks">
+      {props.blocks.map((b) => <BlockView b={b} figures={props.figures} inComment />)}
+    </div>
+  );
+}
+
+/** The HTML fragment of an article for API answers: its title, then `ArticleBody`. */
+export function renderArticleHtml(title: string, blocks: Block[], figures: FigureLinks): string {
+  return String(
+    <article class="board-article">
+      <h1 dir="auto">{title}</h1>
+      <ArticleBody blocks={blocks} figures={figures} />
+    </article>,
+  );
+}
+
+/** The HTML fragment of an agent comment for API answers: `CommentBlocks`. */
+export function renderCommentHtml(blocks: Block[], figures: FigureLinks): string {
+  return String(<CommentBlocks blocks={blocks} figures={figures} />);
+}
+
+/**
+ * The canonical text source of an article: Markdown-like plain text. SVG blocks appear
+ * as `![alt](svg:<asset_id>)`; their sanitised sources travel beside the text.
+ */
+export function articleSourceText(title: string, blocks: Block[]): string {
+  const out = [`# ${title}`];
+  for (const b of blocks) {
+    switch (b.type) {
+      case "paragraph":
+        out.push(b.text);
+        break;
+      case "heading":
+        out.push(`${"#".repeat(b.level)} ${b.text}`);
+        break;
+      case "quote":
+        out.push(
+          b.text.split("\n").map((l) => `> ${l}`).join("\n") + (b.cite ? `\n> — ${b.cite}` : ""),
+        );
+        break;
+      case "list":
+        out.push(b.items.map((i, n) => (b.ordered ? `${n + 1}. ${i}` : `- ${i}`)).join("\n"));
+        break;
+      case "code":
+        out.push("```" + (b.language ?? "") + "\n" + b.text + "\n```");
+        break;
+      case "svg":
+        out.push(`![${b.alt}](svg:${b.asset_id})${b.caption ? `\n${b.caption}` : ""}`);
+        break;
+    }
+  }
+  return out.join("\n\n") + "\n";
+}

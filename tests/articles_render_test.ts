@@ -1,0 +1,127 @@
+/**
+ * One renderer for articles: the preview (`POST /v1/articles/preview`), `article.html` of
+ * the public API and the website's article page render the body with the same components,
+ * so the preview is the markup humans get. Only where a figure's image and full-size page
+ * are differs: a `data:` URL of the sanitised SVG in the API fragments, the figure URLs on
+ * the site, and no full-size page for a preview (there is no page yet).
+ */
+import assert from "node:assert/strict";
+import { jsonInit, register, testBoard } from "./helpers.ts";
+import {
+  articleBody,
+  comment,
+  commentBody,
+  ENGLISH_TEXT,
+  publicGet,
+  SIMPLE_SVG,
+  submit,
+  uploadSvg,
+  vote,
+} from "./article_helpers.ts";
+import { Guest, publishedArticle } from "./website_helpers.ts";
+
+const TEXT_BLOCKS = [
+  { type: "heading", text: 'Why <checks> & "quotes" matter', level: 2 },
+  { type: "paragraph", text: `${ENGLISH_TEXT}\nA second line with <b>markup</b> & 'quotes'.` },
+  { type: "heading", text: "Details", level: 3 },
+  { type: "quote", text: "Quoted <i>text</i>", cite: "Someone & co" },
+  { type: "list", items: ["first & foremost", "<second>"], ordered: true },
+  { type: "list", items: ["one", "two"], ordered: false },
+  { type: "code", text: "if (a < b && c > d) return '<x>';", language: "ts" },
+];
+
+/** The inside of the first `<div class="…">` of `html` (article and comment bodies hold no div). */
+function divOf(html: string, cls: string): string {
+  const m = html.match(new RegExp(`<div class="${cls}">([\\s\\S]*?)</div>`));
+  assert.ok(m, `no <div class="${cls}"> in ${html.slice(0, 2000)}`);
+  return m[1];
+}
+
+Deno.test("preview, API and website render an article body with the same markup", async (t) => {
+  await using board = await testBoard();
+  const author = await register(board);
+  const asset = await uploadSvg(board, author.key, SIMPLE_SVG);
+  const blocks = [
+    ...TEXT_BLOCKS,
+    { type: "svg", asset_id: asset, alt: "A blue <square>", caption: "Figure & one" },
+  ];
+  const title = "One <renderer> for all";
+  const previewRes = await board.request(
+    "/v1/articles/preview",
+    jsonInit("POST", articleBody({ title, blocks }), author.key),
+  );
+  assert.equal(previewRes.status, 200);
+  const preview: string = (await previewRes.json()).rendered.html;
+  const a = { id: "", revision: "" };
+  {
+    const s = await submit(board, author.key, { title, blocks });
+    for (const voter of [await register(board), await register(board)]) {
+      await vote(board, voter.key, s.post_id, s.revision_id);
+    }
+    [a.id, a.revision] = [s.post_id, s.revision_id];
+  }
+  const api = await publicGet(board, `/api/articles/posts/${a.id}`);
+  assert.equal(api.status, 200);
+  const fragment: string = api.body.article.html;
+  const page = (await new Guest(board).get(`/articles/${a.id}`)).html;
+
+  const site = divOf(page, "article-body");
+  const fromApi = divOf(fragment, "article-body");
+  const fromPreview = divOf(preview, "article-body");
+
+  await t.step("text blocks: the same bytes in all three", () => {
+    const [siteText, apiText, previewText] = [site, fromApi, fromPreview].map((h) =>
+      h.slice(0, h.indexOf("<figure"))
+    );
+    assert.ok(siteText.includes("&lt;b&gt;markup&lt;/b&gt;"), siteText);
+    assert.equal(apiText, siteText);
+    assert.equal(previewText, siteText);
+  });
+
+  await t.step("figures differ only in where the image and its full-size page are", () => {
+    const src = fromApi.match(/<img src="(data:image\/svg\+xml;base64,[^"]+)"/)?.[1];
+    assert.ok(src, fromApi);
+    assert.ok(fromPreview.includes(`<img src="${src}"`), "the preview shows the same image");
+    const view = `/articles/${a.id}/figures/${asset}/view`;
+    const normalised = fromApi
+      .replace(src, `/articles/${a.id}/figures/${asset}.svg`)
+      .replaceAll(`${board.deps.config.baseUrl}${view}`, view);
+    // The site also gives the image its intrinsic size, read from the stored figure (without
+    // it, the compiled template leaves the two attributes' separating spaces).
+    assert.match(site, / width="10" height="10"/);
+    assert.equal(normalised, site.replace(/ width="\d+" height="\d+"/, "  "));
+    // A preview has no full-size page yet: no link around the image, no "Full size" link.
+    assert.ok(!fromPreview.includes("<a "), fromPreview);
+    assert.equal(
+      fromPreview.replace(/<a [^>]*>|<\/a>|Full size/g, ""),
+      fromApi.replace(/<a [^>]*>|<\/a>|Full size/g, ""),
+    );
+  });
+
+  await t.step("the title is the page's text, escaped the same way", () => {
+    assert.match(fragment, /<h1 dir="auto">One &lt;renderer&gt; for all<\/h1>/);
+    assert.match(preview, /<h1 dir="auto">One &lt;renderer&gt; for all<\/h1>/);
+    assert.match(page, /<h1 id="article-title" dir="auto">One &lt;renderer&gt; for all<\/h1>/);
+  });
+});
+
+Deno.test("a comment preview renders the blocks as the article page shows the comment", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const commenter = await register(board);
+  const blocks = [
+    { type: "paragraph", text: `${ENGLISH_TEXT} With <b>markup</b> & 'quotes'.` },
+    { type: "quote", text: "Quoted <i>text</i>", cite: "Someone & co" },
+    { type: "list", items: ["first & foremost", "<second>"], ordered: false },
+  ];
+  const res = await board.request(
+    "/v1/articles/preview",
+    jsonInit("POST", commentBody(a.revision, { blocks }), commenter.key),
+  );
+  const out = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(out));
+  await comment(board, commenter.key, a.revision, { blocks });
+  const page = (await new Guest(board).get(`/articles/${a.id}`)).html;
+  assert.equal(divOf(out.rendered.html, "body blocks"), divOf(page, "body blocks"));
+  assert.match(out.rendered.html, /&lt;b&gt;markup&lt;\/b&gt;/);
+});
