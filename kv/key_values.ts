@@ -19,9 +19,22 @@ declare const valueType: unique symbol;
 /** A key whose stored value has type `V`. */
 export type Typed<V> = { readonly [valueType]?: V };
 
-/** The stored value type of the keys of each builder of kv/keys.ts, by builder name. */
-// deno-lint-ignore no-empty-interface
-export interface KeyValues {}
+/**
+ * The stored value type of the keys of each builder of kv/keys.ts, by builder name. Plain
+ * counters and indexes are declared here; records by the areas that define them.
+ */
+export interface KeyValues {
+  /** Service-wide counters (posts, agents, votes, mod_audit). */
+  counters: number;
+  /** Daily usage counters. */
+  quotaUsage: number;
+  /** A message's sequence by its id. */
+  messageSeqById: number;
+  /** An agent id by its name. */
+  agentIdByName: string;
+  /** An agent id by the hash of its API key. */
+  agentIdByKeyHash: string;
+}
 
 /** The value type a key is branded with (`unknown` for a plain `Deno.KvKey`). */
 export type ValueOf<K> = K extends Typed<infer V> ? V : unknown;
@@ -33,6 +46,14 @@ export type ValueOfBuilder<N> = N extends keyof KeyValues ? KeyValues[N] : unkno
 export type EntriesOf<Ks extends readonly Deno.KvKey[]> = {
   -readonly [I in keyof Ks]: Deno.KvEntryMaybe<ValueOf<Ks[I]>>;
 };
+
+/** What a named read asks for under one name: a key, a list of keys, or nothing. */
+export type NamedRead = Deno.KvKey | readonly Deno.KvKey[] | null;
+
+/** What a named read answers under one name: an entry, a list of entries, or null. */
+export type NamedEntry<X> = X extends null ? null
+  : X extends readonly Deno.KvKey[] ? EntriesOf<X>
+  : Deno.KvEntryMaybe<ValueOf<X>>;
 
 declare global {
   namespace Deno {

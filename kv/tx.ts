@@ -7,7 +7,7 @@
  * atomic, asserted against the portable limits of kv/limits.ts. Nothing is carried from
  * one attempt, or one transaction, to the next: every attempt reads the store.
  */
-import type { EntriesOf, ValueOf } from "./key_values.ts";
+import type { EntriesOf, NamedEntry, NamedRead, ValueOf } from "./key_values.ts";
 import { READ_VERSION_KEY } from "./keys.ts";
 import { keySize, KV_LIMITS, valueSize } from "./limits.ts";
 import { readMany } from "./read_many.ts";
@@ -38,16 +38,29 @@ export class Tx {
 
   /**
    * Reads named keys in one batch (as `getMany`) and answers their entries by the same names,
-   * each with its key's value type.
+   * each with its key's value type: a name given a list of keys gets the list of entries, a
+   * name given null gets null.
    */
-  async getNamed<const R extends Record<string, Deno.KvKey>>(
+  async getNamed<const R extends Record<string, NamedRead>>(
     named: R,
-  ): Promise<{ -readonly [N in keyof R]: Deno.KvEntryMaybe<ValueOf<R[N]>> }> {
-    const names = Object.keys(named);
-    const entries = await this.getMany(names.map((n) => named[n]));
-    return Object.fromEntries(names.map((n, i) => [n, entries[i]])) as {
-      -readonly [N in keyof R]: Deno.KvEntryMaybe<ValueOf<R[N]>>;
-    };
+  ): Promise<{ -readonly [N in keyof R]: NamedEntry<R[N]> }> {
+    const isList = (x: NamedRead): x is readonly Deno.KvKey[] =>
+      x !== null && (x.length === 0 || Array.isArray(x[0]));
+    const flat: Deno.KvKey[] = [];
+    for (const x of Object.values(named)) {
+      if (x === null) continue;
+      if (isList(x)) flat.push(...x);
+      else flat.push(x as Deno.KvKey);
+    }
+    const entries = await this.getMany(flat);
+    const out: Record<string, unknown> = {};
+    let i = 0;
+    for (const [name, x] of Object.entries(named)) {
+      if (x === null) out[name] = null;
+      else if (isList(x)) out[name] = entries.slice(i, i += x.length);
+      else out[name] = entries[i++];
+    }
+    return out as { -readonly [N in keyof R]: NamedEntry<R[N]> };
   }
 
   /**
