@@ -23,7 +23,7 @@ export interface FeedQuery extends PageParams {
 }
 
 async function readHead(kv: Deno.Kv, board: Board): Promise<BoardHead> {
-  return (await kv.get<BoardHead>(keys.boardHeads(board))).value ?? EMPTY_HEAD;
+  return (await kv.get(keys.boardHeads(board))).value ?? EMPTY_HEAD;
 }
 
 /** Turns records into feed items for a viewer (batched vote state, thread reply counts). */
