@@ -65,7 +65,7 @@ async function chargeRotation(
 ): Promise<void> {
   const now = deps.clock.now();
   const dayKey = keys.quotaUsage("agent_key_rotations", agentId, utcDay(now));
-  const [slot, day, net] = await tx.getMany<unknown>([
+  const [slot, day, net] = await tx.getMany([
     keys.keyRotations(oldHash),
     dayKey,
     networkWriteKey(network),
