@@ -10,7 +10,7 @@
 import type { EntriesOf, NamedEntry, NamedRead, ValueOf } from "./key_values.ts";
 import { READ_VERSION_KEY } from "./keys.ts";
 import { keySize, KV_LIMITS, valueSize } from "./limits.ts";
-import { readMany } from "./read_many.ts";
+import { flattenNamed, readMany, unflattenNamed } from "./read_many.ts";
 
 /** Thrown when an atomic would exceed the portable KV limits. A programming error. */
 export class AtomicLimitError extends Error {}
@@ -44,23 +44,7 @@ export class Tx {
   async getNamed<const R extends Record<string, NamedRead>>(
     named: R,
   ): Promise<{ -readonly [N in keyof R]: NamedEntry<R[N]> }> {
-    const isList = (x: NamedRead): x is readonly Deno.KvKey[] =>
-      x !== null && (x.length === 0 || Array.isArray(x[0]));
-    const flat: Deno.KvKey[] = [];
-    for (const x of Object.values(named)) {
-      if (x === null) continue;
-      if (isList(x)) flat.push(...x);
-      else flat.push(x as Deno.KvKey);
-    }
-    const entries = await this.getMany(flat);
-    const out: Record<string, unknown> = {};
-    let i = 0;
-    for (const [name, x] of Object.entries(named)) {
-      if (x === null) out[name] = null;
-      else if (isList(x)) out[name] = entries.slice(i, i += x.length);
-      else out[name] = entries[i++];
-    }
-    return out as { -readonly [N in keyof R]: NamedEntry<R[N]> };
+    return unflattenNamed(named, await this.getMany(flattenNamed(named)));
   }
 
   /**
