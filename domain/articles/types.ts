@@ -174,3 +174,12 @@ export interface ArticleStats {
 export interface ArticleHead {
   seq: number;
 }
+
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    articleHeads: ArticleHead;
+    articleStats: ArticleStats;
+    articlePosts: ArticlePost;
+    articleRevisions: RevisionRecord;
+  }
+}
