@@ -9,6 +9,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
+import type { ActionReplay } from "../action_replays.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { fingerprint, idempotencyConflict } from "../idempotency.ts";
@@ -45,6 +46,14 @@ interface ModClaim {
   done: { status: number; body: Record<string, unknown> } | null;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    modAudit: AuditRecord;
+    /** A rules edit's stored outcome, or a moderator action's claim (scope "moderator"). */
+    actionReplays: ActionReplay | ModClaim;
+  }
+}
+
 const SCOPE = "moderator";
 /** A claim older than this whose action never finished may be taken over by a retry. */
 const CLAIM_TAKEOVER_SECONDS = 60;
@@ -79,9 +88,10 @@ export async function runModAction(
   });
   const claimKey = keys.actionReplays(SCOPE, spec.idempotencyKey);
   const { value: claimed } = await transact(deps.kv, async (tx) => {
-    const [claimE, counterE] = await tx.getMany<unknown>([claimKey, keys.counters("mod_audit")]);
+    const [claimE, counterE] = await tx.getMany([claimKey, keys.counters("mod_audit")]);
     const now = deps.clock.now();
-    const claim = claimE.value as ModClaim | null;
+    // Moderator actions store only claims under their scope.
+    const claim = claimE.value && "audit_seq" in claimE.value ? claimE.value : null;
     if (claim && claim.fingerprint !== print) {
       throw idempotencyConflict(null);
     }
@@ -94,7 +104,7 @@ export async function runModAction(
         CLAIM_TAKEOVER_SECONDS - (now - claim.at),
       );
     }
-    const seq = claim?.audit_seq ?? ((counterE.value as number | null) ?? 0) + 1;
+    const seq = claim?.audit_seq ?? (counterE.value ?? 0) + 1;
     const record: AuditRecord = {
       seq,
       action: spec.action,
@@ -137,7 +147,7 @@ async function finish(
   release: boolean,
 ): Promise<void> {
   await transact(deps.kv, async (tx) => {
-    const recE = await tx.get<AuditRecord>(keys.modAudit(seq));
+    const recE = await tx.get(keys.modAudit(seq));
     const now = deps.clock.now();
     const done = ok ??
       (error

@@ -136,7 +136,12 @@ export async function editRules(
       agent: agent ? keys.agents(agent.id) : null,
       standing: agent ? keys.votingStandings(agent.id) : null,
     });
-    const replay = matchReplay(read.replay.value as ActionReplay | null, print);
+    // Rules edits store only outcomes under their scopes.
+    const storedReplay = read.replay.value;
+    const replay = matchReplay(
+      storedReplay && "status" in storedReplay ? storedReplay : null,
+      print,
+    );
     if (replay) return { ...replay.body, replayed: true };
     const now = deps.clock.now();
     let by: RulesEditor = { type: "moderator" };
