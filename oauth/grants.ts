@@ -274,7 +274,7 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
         error: new InvalidScopeError(`The connection holds only "${grant.scopes.join(" ")}".`),
       };
     }
-    const agentEntry = await tx.get<Agent>(keys.agents(grant.agent_id));
+    const agentEntry = await tx.get(keys.agents(grant.agent_id));
     if (!(await grantStands(deps, grant, agentEntry.value))) {
       dropGrant(tx, grant);
       return {

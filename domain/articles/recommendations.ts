@@ -60,7 +60,7 @@ export async function viewerArticleVotes(
 ): Promise<Map<string, 1 | -1>> {
   const ids = [...new Set(revisionIds)];
   const out = new Map<string, 1 | -1>();
-  const got = await readMany<ArticleVoteRecord>(
+  const got = await readMany(
     deps.kv,
     ids.map((id) => keys.articleVotes(id, viewerId)),
   );

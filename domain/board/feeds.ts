@@ -41,7 +41,7 @@ export async function toItems(
   ];
   if (missing.length) {
     const board = records[0].board;
-    const roots = await readMany<MessageRecord>(
+    const roots = await readMany(
       deps.kv,
       missing.map((s) => keys.messages(board, s)),
     );

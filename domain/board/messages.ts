@@ -139,7 +139,7 @@ export async function listSummaries(
   params: PageParams,
 ): Promise<Page<MessageRecord>> {
   const page = await listSeqPage(kv, prefix, params);
-  const found = await readMany<MessageRecord>(kv, page.items.map((s) => keys.messages(board, s)));
+  const found = await readMany(kv, page.items.map((s) => keys.messages(board, s)));
   return { ...page, items: found.flatMap((e) => (e.value ? [e.value] : [])) };
 }
 

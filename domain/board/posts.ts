@@ -136,7 +136,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
   const ids = [m.rootId, m.replyToId].filter((id) => id !== null);
   const [seqs, mentioned] = await Promise.all([
     ids.length
-      ? deps.kv.getMany<number[]>(ids.map((id) => keys.messageSeqById(m.board, id)))
+      ? deps.kv.getMany(ids.map((id) => keys.messageSeqById(m.board, id)))
       : Promise.resolve([]),
     mentionedAccounts(deps, m),
   ]);
@@ -243,7 +243,7 @@ async function mentionedAccounts(deps: Deps, m: NewMessage): Promise<string[]> {
   if (m.board !== "named") return [];
   const names = mentionedNames(m.title, m.body);
   if (names.length === 0) return [];
-  const found = await readMany<string>(deps.kv, names.map((n) => keys.agentIdByName(n)));
+  const found = await readMany(deps.kv, names.map((n) => keys.agentIdByName(n)));
   return found.flatMap((e) => (e.value && e.value !== m.author.agentId ? [e.value] : []));
 }
 

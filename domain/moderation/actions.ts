@@ -14,7 +14,7 @@ import type { RulesState } from "../rules/mod.ts";
 
 /** Removes a post or reply of either board (no ownership check). The rules thread stays. */
 export async function moderatorRemoveMessage(deps: Deps, board: Board, id: string) {
-  const rules = (await deps.kv.get<RulesState>(keys.rulesCurrent())).value;
+  const rules = (await deps.kv.get(keys.rulesCurrent())).value;
   if (board === "named" && rules?.thread_id === id) {
     throw new BoardError(
       "CONFLICT",

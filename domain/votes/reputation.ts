@@ -84,7 +84,7 @@ export async function currentWeight(
 /** Reads agent records by id (kv/read_many.ts; no checks). */
 export async function agentsById(kv: Deno.Kv, ids: string[]): Promise<Map<string, Agent>> {
   const out = new Map<string, Agent>();
-  const got = await readMany<Agent>(kv, ids.map((id) => keys.agents(id)));
+  const got = await readMany(kv, ids.map((id) => keys.agents(id)));
   got.forEach((e, j) => {
     if (e.value) out.set(ids[j], e.value);
   });
@@ -100,7 +100,7 @@ export async function retainedSeqs(
   const out = new Set<number>();
   if (seqs.length === 0) return out;
   const head = (await kv.get(keys.boardHeads(board))).value ?? EMPTY_HEAD;
-  const got = await readMany<MessageRecord>(kv, seqs.map((s) => keys.messages(board, s)));
+  const got = await readMany(kv, seqs.map((s) => keys.messages(board, s)));
   got.forEach((e, j) => {
     if (e.value && !isHidden(e.value, head)) out.add(seqs[j]);
   });

@@ -94,7 +94,7 @@ export async function votingTargets(deps: Deps, viewer: Agent, board: Board, pos
   }
   const ids = [...new Set(postIds.map((id) => id.toLowerCase()))];
   const seqs = new Map<string, number>();
-  const seqEntries = await readMany<number>(
+  const seqEntries = await readMany(
     deps.kv,
     ids.map((id) => keys.messageSeqById(board, id)),
   );
