@@ -81,7 +81,7 @@ export async function listConnections(
   );
   const scanned = index.slice(0, page.limit);
   const more = index.length > page.limit;
-  const grants = await readMany<GrantRecord>(
+  const grants = await readMany(
     deps.kv,
     scanned.map((e) => keys.oauthGrants(String(e.key[e.key.length - 1]))),
   );
@@ -92,7 +92,7 @@ export async function listConnections(
     }
   }
   const clientIds = [...new Set(shown.map((g) => g.client_id))];
-  const clients = await readMany<ClientRecord>(
+  const clients = await readMany(
     deps.kv,
     clientIds.map((id) => keys.oauthClients(id)),
   );

@@ -37,6 +37,12 @@ interface RotationReceipt {
   expires_at: number;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    keyRotations: RotationReceipt;
+  }
+}
+
 /** What the route answers. */
 interface RotationAnswer {
   id: string;
@@ -148,7 +154,7 @@ export async function rotationReplayed(
 ): Promise<BoardError | null> {
   if (!apiKeyShaped(oldKey)) return null;
   const oldHash = await hashApiKey(oldKey);
-  const receipt = (await deps.kv.get<RotationReceipt>(keys.keyRotations(oldHash))).value;
+  const receipt = (await deps.kv.get(keys.keyRotations(oldHash))).value;
   if (!receipt || receipt.expires_at <= deps.clock.now()) return null;
   if (!timingSafeEqual(receipt.idem_hash, await idemHash(idempotencyKey))) return null;
   return new BoardError(

@@ -36,18 +36,24 @@ interface Locator {
   seq: number;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    articleCommentLocators: Locator;
+  }
+}
+
 /** Reads a comment by id (no check). */
 export async function findComment(kv: Deno.Kv, id: string): Promise<CommentRecord | null> {
-  const loc = (await kv.get<Locator>(keys.articleCommentLocators(id))).value;
+  const loc = (await kv.get(keys.articleCommentLocators(id))).value;
   if (!loc) return null;
-  return (await kv.get<CommentRecord>(keys.articleComments(loc.post_id, loc.seq))).value;
+  return (await kv.get(keys.articleComments(loc.post_id, loc.seq))).value;
 }
 
 /** Reads a comment by id inside a commit (checked). */
 async function getComment(tx: Tx, id: string): Promise<CommentRecord | null> {
-  const loc = (await tx.peek<Locator>(keys.articleCommentLocators(id))).value;
+  const loc = (await tx.peek(keys.articleCommentLocators(id))).value;
   if (!loc) return null;
-  return (await tx.get<CommentRecord>(keys.articleComments(loc.post_id, loc.seq))).value;
+  return (await tx.get(keys.articleComments(loc.post_id, loc.seq))).value;
 }
 
 function metaOf(c: CommentRecord): CommentMeta {
@@ -396,7 +402,7 @@ export async function listPendingComments(deps: Deps, limit = 50): Promise<Comme
   for await (
     const e of deps.kv.list<Locator>({ prefix: keys.articlePendingComments.range() }, { limit })
   ) {
-    const c = (await deps.kv.get<CommentRecord>(keys.articleComments(e.value.post_id, e.value.seq)))
+    const c = (await deps.kv.get(keys.articleComments(e.value.post_id, e.value.seq)))
       .value;
     if (c) out.push(c);
   }

@@ -91,7 +91,7 @@ export function writeAssetSvg(tx: Tx, assetId: string, svg: string): number {
 }
 
 export async function readAsset(kv: Deno.Kv, id: string): Promise<AssetRecord | null> {
-  return (await kv.get<AssetRecord>(keys.articleAssets(id))).value;
+  return (await kv.get(keys.articleAssets(id))).value;
 }
 
 /** Reads an asset's sanitised SVG. */

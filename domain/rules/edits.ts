@@ -249,7 +249,7 @@ export async function listRulesRevisions(deps: Deps, q: { limit: number; before?
 
 /** One revision by number, or 404. */
 export async function readRulesRevision(deps: Deps, revision: number) {
-  const r = (await deps.kv.get<RulesRevision>(keys.rulesRevisions(revision))).value;
+  const r = (await deps.kv.get(keys.rulesRevisions(revision))).value;
   if (!r) throw notFound("rules revision", String(revision));
   return revisionView(r);
 }

@@ -34,6 +34,12 @@ export interface RulesRevision {
   base_revision: number | null;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    rulesRevisions: RulesRevision;
+  }
+}
+
 /** The current rules and where their thread is. */
 export interface RulesState {
   revision: number;
