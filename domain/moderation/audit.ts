@@ -9,7 +9,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
-import type { ActionReplay } from "../action_replays.ts";
+import type { ActionClaim } from "../action_replays.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { fingerprint, idempotencyConflict } from "../idempotency.ts";
@@ -39,18 +39,11 @@ interface AuditRecord {
 }
 
 /** The stored state of a moderator Idempotency-Key. */
-interface ModClaim {
-  fingerprint: string;
-  audit_seq: number;
-  at: number;
-  done: { status: number; body: Record<string, unknown> } | null;
-}
+type ModClaim = ActionClaim;
 
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
     modAudit: AuditRecord;
-    /** A rules edit's stored outcome, or a moderator action's claim (scope "moderator"). */
-    actionReplays: ActionReplay | ModClaim;
   }
 }
 
