@@ -11,7 +11,7 @@ import { UUID_PATTERN } from "../ids.ts";
 import { keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
 import { grantStands, MAX_CONNECTIONS_PER_ACCOUNT } from "./connections.ts";
-import type { ClientRecord, GrantRecord } from "./oauth_records.ts";
+import type { GrantRecord } from "./oauth_records.ts";
 
 /** One standing connection as its owner sees it. No token or credential ever appears. */
 export interface ConnectionView {

@@ -10,7 +10,6 @@ import { type Agent, getAgent, revokeAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { type MessageRecord, removeMessage } from "../board/mod.ts";
-import type { RulesState } from "../rules/mod.ts";
 
 /** Removes a post or reply of either board (no ownership check). The rules thread stays. */
 export async function moderatorRemoveMessage(deps: Deps, board: Board, id: string) {

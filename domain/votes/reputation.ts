@@ -9,7 +9,7 @@ import { type Board, keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
-import { EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
+import { EMPTY_HEAD, isHidden } from "../board/mod.ts";
 
 export const DAY = 86400;
 /** A peer is mature from this account age on. */
