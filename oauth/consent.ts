@@ -25,7 +25,7 @@ import { BoardError } from "../domain/errors.ts";
 import { timingSafeEqual } from "../domain/text.ts";
 import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
-import { clientIsLive, type ClientRecord } from "./clients.ts";
+import { clientIsLive } from "./clients.ts";
 import { issueCode } from "./grants.ts";
 import { newSecret, secretHash, TTL } from "./tokens.ts";
 

@@ -9,7 +9,6 @@ import {
   dropGrant,
   type GrantRecord,
   grantStands,
-  type RefreshRecord,
 } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import { keys } from "../kv/keys.ts";
