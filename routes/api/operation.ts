@@ -158,9 +158,10 @@ export function tool<S extends z.ZodRawShape>(spec: ToolSpec<S>): AnyTool {
   return spec as AnyTool;
 }
 
-// deno-lint-ignore no-explicit-any
 export interface Operation<
+  // deno-lint-ignore no-explicit-any
   B = any,
+  // deno-lint-ignore no-explicit-any
   Q = any,
   Rs extends Record<number, ResponseDoc> = Record<number, ResponseDoc>,
 > {
