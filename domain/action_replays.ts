@@ -14,6 +14,24 @@ export interface ActionReplay {
 }
 
 /**
+ * The stored state of a moderator action's Idempotency-Key (domain/moderation/audit.ts): its
+ * audit entry, when it was claimed, and its outcome once done.
+ */
+export interface ActionClaim {
+  fingerprint: string;
+  audit_seq: number;
+  at: number;
+  done: { status: number; body: Record<string, unknown> } | null;
+}
+
+declare module "../kv/key_values.ts" {
+  interface KeyValues {
+    /** A rules edit's stored outcome, or a moderator action's claim (scope "moderator"). */
+    actionReplays: ActionReplay | ActionClaim;
+  }
+}
+
+/**
  * The stored outcome for a key when the request matches (a replay), null for an unused
  * key, or 409 IDEMPOTENCY_CONFLICT when the key was used for a different request.
  */

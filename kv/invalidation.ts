@@ -6,6 +6,7 @@
  * every instance. A key that is one account's own state names that account (`owner`), so the
  * account's next read sees its write even on versions read earlier (domain/own_writes.ts).
  */
+import type { Typed } from "./key_values.ts";
 
 /** What a write under one key invalidates. */
 export interface Invalidation {
@@ -18,9 +19,9 @@ export interface Invalidation {
 /** The leading arguments of a builder: a range of keys fixes some of them. */
 type Leading<A extends unknown[]> = A extends [...infer H, unknown] ? A | Leading<H> : A;
 
-/** A key builder: its keys are `prefix` followed by the arguments. */
-export interface KeyBuilder<A extends Deno.KvKeyPart[]> {
-  (...args: A): readonly [string, ...A];
+/** A key builder: its keys are `prefix` followed by the arguments, holding values of type `V`. */
+export interface KeyBuilder<A extends Deno.KvKeyPart[], V = unknown> {
+  (...args: A): readonly [string, ...A] & Typed<V>;
   /** The prefix of the keys (for `list`) whose first arguments are `args`. */
   range(...args: Leading<A>): Deno.KvKey;
   readonly prefix: string;

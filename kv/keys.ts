@@ -9,6 +9,7 @@
  * bumped), `unshown`, `ownShown` (also one account's own state), and `declare` for the rest.
  */
 import { declare, type KeyBuilder, ownShown, shown, unshown } from "./invalidation.ts";
+import type { ValueOfBuilder } from "./key_values.ts";
 
 export type Board = "named" | "b";
 
@@ -23,7 +24,7 @@ const UNSHOWN_QUOTAS = new Set([
 /** An `agent_*` daily counter is that account's own state. */
 const agentQuotaOwner = (k: Deno.KvKey) => String(k[1]).startsWith("agent_") ? String(k[2]) : null;
 
-export const keys = {
+const builders = {
   // ---- service-wide
   meta: unshown<[name: string]>("meta"),
   counters: unshown<[name: string]>("counters"),
@@ -223,6 +224,14 @@ export const keys = {
   /** A read-version key (`shared`: bumped by every change a cached read can show). */
   readVersions: unshown<[channel: string]>("read_versions"),
 } as const satisfies Record<string, Pick<KeyBuilder<[]>, "prefix" | "invalidates">>;
+
+/** The builders, each making keys typed with the value its area declares (kv/key_values.ts). */
+type TypedBuilders<B> = {
+  readonly [N in keyof B]: B[N] extends KeyBuilder<infer A> ? KeyBuilder<A, ValueOfBuilder<N>>
+    : B[N];
+};
+
+export const keys = builders as unknown as TypedBuilders<typeof builders>;
 
 /**
  * The version key of the read caches. Every commit that writes a key a cached read can show

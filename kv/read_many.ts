@@ -1,15 +1,71 @@
 /** Reading any number of keys in one round trip's time (kv/limits.ts caps a getMany). */
+import type { EntriesOf, NamedEntry, NamedRead } from "./key_values.ts";
 import { KV_LIMITS } from "./limits.ts";
 
-/** Reads `keyList` in getMany batches of the most one takes, all batches at once, in order. */
-export async function readMany<T>(
+/**
+ * Reads `keyList` in getMany batches of the most one takes, all batches at once, in order;
+ * each entry has its key's value type (a tuple of keys gives a tuple of entries).
+ */
+export function readMany<const Ks extends readonly Deno.KvKey[]>(
+  kv: Deno.Kv,
+  keyList: Ks,
+): Promise<EntriesOf<Ks>>;
+/** Untyped keys read as `T` (prefer keys whose builders declare their value). */
+export function readMany<T>(
   kv: Deno.Kv,
   keyList: readonly Deno.KvKey[],
-): Promise<Deno.KvEntryMaybe<T>[]> {
-  const parts: Promise<Deno.KvEntryMaybe<T>[]>[] = [];
+): Promise<Deno.KvEntryMaybe<T>[]>;
+export async function readMany(
+  kv: Deno.Kv,
+  keyList: readonly Deno.KvKey[],
+): Promise<Deno.KvEntryMaybe<unknown>[]> {
+  const parts: Promise<Deno.KvEntryMaybe<unknown>[]>[] = [];
   for (let i = 0; i < keyList.length; i += KV_LIMITS.keysPerGetMany) {
-    const part = keyList.slice(i, i + KV_LIMITS.keysPerGetMany);
-    parts.push(kv.getMany<T[]>(part) as Promise<Deno.KvEntryMaybe<T>[]>);
+    const part: readonly Deno.KvKey[] = keyList.slice(i, i + KV_LIMITS.keysPerGetMany);
+    parts.push(kv.getMany(part));
   }
   return (await Promise.all(parts)).flat();
+}
+
+/** The entries of a named read, in the order `flattenNamed` listed their keys. */
+type NamedEntries<R> = { -readonly [N in keyof R]: NamedEntry<R[N]> };
+
+const isList = (x: NamedRead): x is readonly Deno.KvKey[] =>
+  x !== null && (x.length === 0 || Array.isArray(x[0]));
+
+/** The keys of a named read, in one list (names given null read nothing). */
+export function flattenNamed(named: Record<string, NamedRead>): Deno.KvKey[] {
+  const flat: Deno.KvKey[] = [];
+  for (const x of Object.values(named)) {
+    if (x === null) continue;
+    if (isList(x)) flat.push(...x);
+    else flat.push(x as Deno.KvKey);
+  }
+  return flat;
+}
+
+/** The entries read for `flattenNamed(named)`, back under their names. */
+export function unflattenNamed<R extends Record<string, NamedRead>>(
+  named: R,
+  entries: readonly Deno.KvEntryMaybe<unknown>[],
+): NamedEntries<R> {
+  const out: Record<string, unknown> = {};
+  let i = 0;
+  for (const [name, x] of Object.entries(named)) {
+    if (x === null) out[name] = null;
+    else if (isList(x)) out[name] = entries.slice(i, i += x.length);
+    else out[name] = entries[i++];
+  }
+  return out as NamedEntries<R>;
+}
+
+/**
+ * Reads named keys (a key, a list of keys, or null under each name) as `readMany` does, and
+ * answers the entries under the same names, each with its key's value type.
+ */
+export async function readNamed<const R extends Record<string, NamedRead>>(
+  kv: Deno.Kv,
+  named: R,
+): Promise<NamedEntries<R>> {
+  return unflattenNamed(named, await readMany(kv, flattenNamed(named)));
 }

@@ -7,9 +7,10 @@
  * atomic, asserted against the portable limits of kv/limits.ts. Nothing is carried from
  * one attempt, or one transaction, to the next: every attempt reads the store.
  */
+import type { EntriesOf, NamedEntry, NamedRead, ValueOf } from "./key_values.ts";
 import { READ_VERSION_KEY } from "./keys.ts";
 import { keySize, KV_LIMITS, valueSize } from "./limits.ts";
-import { readMany } from "./read_many.ts";
+import { flattenNamed, readMany, unflattenNamed } from "./read_many.ts";
 import { currentMeter } from "./meter.ts";
 
 /** Thrown when an atomic would exceed the portable KV limits. A programming error. */
@@ -29,16 +30,33 @@ export class Tx {
   }
 
   /** Reads a key and makes the commit depend on it being unchanged. */
-  async get<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
-    return (await this.getMany<T>([key]))[0];
+  get<K extends Deno.KvKey>(key: K): Promise<Deno.KvEntryMaybe<ValueOf<K>>>;
+  /** An untyped key read as `T` (prefer a key whose builder declares its value). */
+  get<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>>;
+  async get(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<unknown>> {
+    return (await this.getMany([key]))[0];
+  }
+
+  /**
+   * Reads named keys in one batch (as `getMany`) and answers their entries by the same names,
+   * each with its key's value type: a name given a list of keys gets the list of entries, a
+   * name given null gets null.
+   */
+  async getNamed<const R extends Record<string, NamedRead>>(
+    named: R,
+  ): Promise<{ -readonly [N in keyof R]: NamedEntry<R[N]> }> {
+    return unflattenNamed(named, await this.getMany(flattenNamed(named)));
   }
 
   /**
    * Reads several keys (any number; batched by 10) and makes the commit depend on each being
    * unchanged (the first read of a key counts).
    */
-  async getMany<T>(keyList: Deno.KvKey[]): Promise<Deno.KvEntryMaybe<T>[]> {
-    const entries = await readMany<T>(this.kv, keyList);
+  getMany<const Ks extends readonly Deno.KvKey[]>(keyList: Ks): Promise<EntriesOf<Ks>>;
+  /** Untyped keys read as `T` (prefer keys whose builders declare their value). */
+  getMany<T>(keyList: readonly Deno.KvKey[]): Promise<Deno.KvEntryMaybe<T>[]>;
+  async getMany(keyList: readonly Deno.KvKey[]): Promise<Deno.KvEntryMaybe<unknown>[]> {
+    const entries = await readMany(this.kv, keyList);
     for (const { key, versionstamp } of entries) {
       const id = idOf(key);
       if (!this.#checks.has(id)) this.#checks.set(id, { key, versionstamp });
@@ -57,11 +75,14 @@ export class Tx {
   }
 
   /** Reads a key without making the commit depend on it. */
-  peek<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
-    return this.kv.get<T>(key);
+  peek<K extends Deno.KvKey>(key: K): Promise<Deno.KvEntryMaybe<ValueOf<K>>>;
+  peek<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>>;
+  peek(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<unknown>> {
+    return this.kv.get(key);
   }
 
-  set(key: Deno.KvKey, value: unknown, options?: { expireIn?: number }): this {
+  /** Stages a write of `value`, which must have the value type of the key. */
+  set<K extends Deno.KvKey>(key: K, value: ValueOf<K>, options?: { expireIn?: number }): this {
     this.#mutations.set(idOf(key), { type: "set", key, value, expireIn: options?.expireIn });
     return this;
   }
@@ -72,9 +93,11 @@ export class Tx {
   }
 
   /** This transaction's own staged write of `key`: its value (null when deleted), or undefined. */
-  own<T>(key: Deno.KvKey): { value: T | null } | undefined {
+  own<K extends Deno.KvKey>(key: K): { value: ValueOf<K> | null } | undefined;
+  own<T>(key: Deno.KvKey): { value: T | null } | undefined;
+  own(key: Deno.KvKey): { value: unknown } | undefined {
     const staged = this.#mutations.get(idOf(key));
-    if (staged?.type === "set") return { value: staged.value as T };
+    if (staged?.type === "set") return { value: staged.value };
     return staged ? { value: null } : undefined; // deleted
   }
 

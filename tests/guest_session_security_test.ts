@@ -31,7 +31,7 @@ Deno.test("guest CSRF token: nothing in KV is the token or holds it", async () =
   assert.ok(token.length >= 32);
   const record = (await board.kv.get(
     keys.guestSessions(await sha256Hex(cookieValue(guest.cookie))),
-  )).value as Record<string, unknown>;
+  )).value!;
   assert.deepEqual(Object.keys(record).sort(), ["created_at", "expires_at"]);
   for await (const e of board.kv.list({ prefix: [] })) {
     for (const s of stringsIn([e.key, e.value])) {

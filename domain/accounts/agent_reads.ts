@@ -9,13 +9,17 @@
  * accounts, with the version keys. Idle, a request reads at once; under load, requests in
  * flight share fewer KV round trips. Nothing read is kept after it is handed out.
  */
+import type { ValueOf } from "../../kv/key_values.ts";
 import { keys } from "../../kv/keys.ts";
 import { KV_LIMITS } from "../../kv/limits.ts";
 import { versionKeys } from "../read_cache.ts";
 
+/** What an account's key holds (its area declares it: domain/accounts/agents.ts). */
+type AgentRecord = ValueOf<ReturnType<typeof keys.agents>>;
+
 /** An account record and the read-cache versions, from one `getMany`. */
 export interface AgentRead {
-  record: Deno.KvEntryMaybe<unknown>;
+  record: Deno.KvEntryMaybe<AgentRecord>;
   versions: Deno.KvEntryMaybe<unknown>[];
 }
 
@@ -66,13 +70,15 @@ class AgentReads {
   async #readPart(ids: string[], round: Map<string, Waiting[]>): Promise<void> {
     const versionCount = versionKeys().length;
     try {
-      const entries = await this.kv.getMany<unknown[]>([
+      const entries = await this.kv.getMany([
         ...versionKeys(),
         ...ids.map((id) => keys.agents(id)),
       ]);
       const versions = entries.slice(0, versionCount);
+      // The entries after the versions are the accounts' (the tuple type cannot say which).
+      const records = entries.slice(versionCount) as Deno.KvEntryMaybe<AgentRecord>[];
       ids.forEach((id, i) => {
-        for (const w of round.get(id)!) w.resolve({ record: entries[versionCount + i], versions });
+        for (const w of round.get(id)!) w.resolve({ record: records[i], versions });
       });
     } catch (e) {
       for (const id of ids) for (const w of round.get(id)!) w.reject(e);

@@ -21,3 +21,9 @@ export interface Agent {
   status: AgentStatus;
   revoked_at: number | null;
 }
+
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    agents: Agent;
+  }
+}

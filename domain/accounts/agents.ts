@@ -81,7 +81,7 @@ export async function registerAgent(
   const keyHash = await hashApiKey(apiKey);
   const basis: ParticipationBasis = input.participation_basis ?? "owner_directed";
   const { value: agent } = await transact(deps.kv, async (tx) => {
-    const [byName, count] = await tx.getMany<unknown>([
+    const [byName, count] = await tx.getMany([
       keys.agentIdByName(input.name),
       keys.counters("agents"),
     ]);
@@ -90,7 +90,7 @@ export async function registerAgent(
         field: "name",
       });
     }
-    const retained = (count.value as number | null) ?? 0;
+    const retained = count.value ?? 0;
     if (retained >= deps.config.maxAccounts) {
       throw new BoardError("CAPACITY", "The board holds as many accounts as it can retain.", {
         limit: deps.config.maxAccounts,
@@ -148,12 +148,12 @@ export async function findAgentByKey(deps: Deps, apiKey: string): Promise<Agent 
   const mark = snapshotMark();
   let id = known.get(hash);
   if (id === undefined) {
-    const idEntry = await deps.kv.get<string>(keys.agentIdByKeyHash(hash));
+    const idEntry = await deps.kv.get(keys.agentIdByKeyHash(hash));
     if (!idEntry.value) return null;
     id = idEntry.value;
   }
   const { record, versions } = await readAgentWithVersions(deps.kv, id);
-  const agent = record.value as Agent | null;
+  const agent = record.value;
   if (!agent || agent.status !== "active" || !timingSafeEqual(agent.key_hash, hash)) {
     known.delete(hash); // retired: look the key up afresh next time
     return null;
@@ -172,12 +172,12 @@ function held(agent: Agent, versions: Deno.KvEntryMaybe<unknown>[], mark: number
 
 /** Reads an agent by id. */
 export async function getAgent(deps: Deps, id: string): Promise<Agent | null> {
-  return (await deps.kv.get<Agent>(keys.agents(id))).value;
+  return (await deps.kv.get(keys.agents(id))).value;
 }
 
 /** Reads an agent by name. */
 export async function getAgentByName(deps: Deps, name: string): Promise<Agent | null> {
-  const id = (await deps.kv.get<string>(keys.agentIdByName(name))).value;
+  const id = (await deps.kv.get(keys.agentIdByName(name))).value;
   return id ? await getAgent(deps, id) : null;
 }
 
@@ -198,7 +198,7 @@ export async function revokeAgent(
   retireHoldings: RetireHoldings,
 ): Promise<Agent> {
   const { value } = await transact(deps.kv, async (tx) => {
-    const entry = await tx.get<Agent>(keys.agents(agentId));
+    const entry = await tx.get(keys.agents(agentId));
     if (!entry.value) throw new BoardError("NOT_FOUND", `No agent was found with id "${agentId}".`);
     const agent = entry.value;
     if (agent.status === status || agent.status === "removed") return agent;
@@ -244,7 +244,7 @@ export async function rotateApiKey(
   const apiKey = generateApiKey();
   const keyHash = await hashApiKey(apiKey);
   const { value: agent } = await transact(deps.kv, async (tx) => {
-    const entry = await tx.get<Agent>(keys.agents(agentId));
+    const entry = await tx.get(keys.agents(agentId));
     const agent = entry.value;
     if (
       !agent || agent.status !== "active" ||

@@ -11,7 +11,7 @@ import { UUID_PATTERN } from "../ids.ts";
 import { keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
 import { grantStands, MAX_CONNECTIONS_PER_ACCOUNT } from "./connections.ts";
-import type { ClientRecord, GrantRecord } from "./oauth_records.ts";
+import type { GrantRecord } from "./oauth_records.ts";
 
 /** One standing connection as its owner sees it. No token or credential ever appears. */
 export interface ConnectionView {
@@ -81,7 +81,7 @@ export async function listConnections(
   );
   const scanned = index.slice(0, page.limit);
   const more = index.length > page.limit;
-  const grants = await readMany<GrantRecord>(
+  const grants = await readMany(
     deps.kv,
     scanned.map((e) => keys.oauthGrants(String(e.key[e.key.length - 1]))),
   );
@@ -92,7 +92,7 @@ export async function listConnections(
     }
   }
   const clientIds = [...new Set(shown.map((g) => g.client_id))];
-  const clients = await readMany<ClientRecord>(
+  const clients = await readMany(
     deps.kv,
     clientIds.map((id) => keys.oauthClients(id)),
   );

@@ -31,6 +31,12 @@ interface TeardownMark {
   started_at: number;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    connectionTeardowns: TeardownMark;
+  }
+}
+
 /**
  * The hash of the API key a grant was linked with: stored on the grant, or (for a grant
  * stored before the hash was kept) the hash of its sealed credential. Null if it does not open.
@@ -127,7 +133,7 @@ export async function capConnections(
   if (newest.length < MAX_CONNECTIONS_PER_ACCOUNT) return null;
   if (newest.length > MAX_CONNECTIONS_PER_ACCOUNT) markTeardown(tx, agentId, now);
   const oldest = newest[MAX_CONNECTIONS_PER_ACCOUNT - 1];
-  const grant = (await tx.get<GrantRecord>(keys.oauthGrants(grantIdOf(oldest)))).value;
+  const grant = (await tx.get(keys.oauthGrants(grantIdOf(oldest)))).value;
   if (grant) deleteGrant(tx, grant);
   else tx.delete(oldest.key); // the index entry of a grant that expired
   return grantIdOf(oldest);
@@ -165,7 +171,7 @@ export async function endStaleConnections(deps: Deps, agentId: string): Promise<
   );
   const done = index.length <= TEARDOWN_RUN_ENTRIES;
   const run = index.slice(0, TEARDOWN_RUN_ENTRIES);
-  const grants = await readMany<GrantRecord>(
+  const grants = await readMany(
     deps.kv,
     run.map((e) => keys.oauthGrants(grantIdOf(e))),
   );
@@ -277,7 +283,7 @@ export async function endConnection(
   connectionId: string,
 ): Promise<{ id: string; ended: true; client_id: string }> {
   const { value } = await transact(deps.kv, async (tx) => {
-    const entry = await tx.get<GrantRecord>(keys.oauthGrants(connectionId));
+    const entry = await tx.get(keys.oauthGrants(connectionId));
     const grant = entry.value;
     if (
       !grant || grant.agent_id !== agent.id || grant.expires_at <= deps.clock.now() ||

@@ -38,6 +38,12 @@ interface RotationReceipt {
   expires_at: number;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    keyRotations: RotationReceipt;
+  }
+}
+
 /** What the route answers. */
 interface RotationAnswer {
   id: string;
@@ -66,7 +72,7 @@ async function chargeRotation(
 ): Promise<void> {
   const now = deps.clock.now();
   const dayKey = keys.quotaUsage("agent_key_rotations", agentId, utcDay(now));
-  const [slot, day, net] = await tx.getMany<unknown>([
+  const [slot, day, net] = await tx.getMany([
     keys.keyRotations(oldHash),
     dayKey,
     networkWriteKey(network),
@@ -149,7 +155,7 @@ export async function rotationReplayed(
 ): Promise<BoardError | null> {
   if (!apiKeyShaped(oldKey)) return null;
   const oldHash = await hashApiKey(oldKey);
-  const receipt = (await deps.kv.get<RotationReceipt>(keys.keyRotations(oldHash))).value;
+  const receipt = (await deps.kv.get(keys.keyRotations(oldHash))).value;
   if (!receipt || receipt.expires_at <= deps.clock.now()) return null;
   if (!timingSafeEqual(receipt.idem_hash, await idemHash(idempotencyKey))) return null;
   return new BoardError(

@@ -289,7 +289,7 @@ export function clientIsLive(client: ClientRecord | null, now: number): client i
 /** Reads a live client, or null (unknown or expired). */
 export async function getClient(deps: Deps, clientId: string): Promise<ClientRecord | null> {
   if (!clientId || clientId.length > 100) return null;
-  const client = (await deps.kv.get<ClientRecord>(keys.oauthClients(clientId))).value;
+  const client = (await deps.kv.get(keys.oauthClients(clientId))).value;
   return clientIsLive(client, deps.clock.now()) ? client : null;
 }
 

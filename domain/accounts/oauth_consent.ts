@@ -258,7 +258,7 @@ export async function completeAuthRequest(
         "This authorization request has expired or was already completed; start again from your application.",
       );
     }
-    const client = (await tx.get<ClientRecord>(keys.oauthClients(request.client_id))).value;
+    const client = (await tx.get(keys.oauthClients(request.client_id))).value;
     if (!clientIsLive(client, now)) {
       throw new BoardError("NOT_FOUND", "The application's registration has expired.");
     }

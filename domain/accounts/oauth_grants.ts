@@ -129,12 +129,12 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
   const refreshHash = await secretHash("refresh", refreshToken);
   const { value } = await transact(deps.kv, async (tx): Promise<Outcome> => {
     const now = deps.clock.now();
-    const entry = await tx.get<CodeRecord>(keys.oauthCodes(codeHash));
+    const entry = await tx.get(keys.oauthCodes(codeHash));
     const code = entry.value;
     if (!code) {
-      const use = await tx.get<CodeUseRecord>(keys.oauthCodeUses(codeHash));
+      const use = await tx.get(keys.oauthCodeUses(codeHash));
       if (use.value && use.value.expires_at > now) {
-        const grant = await tx.get<GrantRecord>(keys.oauthGrants(use.value.grant_id));
+        const grant = await tx.get(keys.oauthGrants(use.value.grant_id));
         if (grant.value) dropGrant(tx, grant.value);
         tx.delete(keys.oauthCodeUses(codeHash));
         return {
@@ -235,7 +235,7 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
   const refreshHash = await secretHash("refresh", refreshToken);
   const { value } = await transact(deps.kv, async (tx): Promise<Outcome> => {
     const now = deps.clock.now();
-    const entry = await tx.get<RefreshRecord>(keys.oauthRefreshTokens(oldHash));
+    const entry = await tx.get(keys.oauthRefreshTokens(oldHash));
     const old = entry.value;
     if (!old || old.expires_at <= now) {
       return { error: new InvalidGrantError("The refresh token is invalid or expired.") };
@@ -272,7 +272,7 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
         error: new InvalidScopeError(`The connection holds only "${grant.scopes.join(" ")}".`),
       };
     }
-    const agentEntry = await tx.get<Agent>(keys.agents(grant.agent_id));
+    const agentEntry = await tx.get(keys.agents(grant.agent_id));
     if (!(await grantStands(deps, grant, agentEntry.value))) {
       dropGrant(tx, grant);
       return {

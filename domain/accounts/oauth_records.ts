@@ -99,3 +99,14 @@ export interface ClientRecord {
    */
   cross_origin?: boolean;
 }
+
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    oauthCodes: CodeRecord;
+    oauthCodeUses: CodeUseRecord;
+    oauthGrants: GrantRecord;
+    oauthAccessTokens: AccessRecord;
+    oauthRefreshTokens: RefreshRecord;
+    oauthClients: ClientRecord;
+  }
+}

@@ -5,12 +5,7 @@
  */
 import type { Agent } from "./agent_record.ts";
 import { grantStands } from "./connections.ts";
-import {
-  type AccessRecord,
-  dropGrant,
-  type GrantRecord,
-  type RefreshRecord,
-} from "./oauth_records.ts";
+import { type AccessRecord, dropGrant, type GrantRecord } from "./oauth_records.ts";
 import type { Deps } from "../deps.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
@@ -33,17 +28,17 @@ export async function revokeToken(
   await transact(deps.kv, async (tx) => {
     for (const kind of order) {
       if (kind === "access") {
-        const entry = await tx.get<AccessRecord>(keys.oauthAccessTokens(accessHash));
+        const entry = await tx.get(keys.oauthAccessTokens(accessHash));
         if (!entry.value) continue;
         if (clientId === undefined || entry.value.client_id === clientId) {
           tx.delete(keys.oauthAccessTokens(accessHash));
         }
         return;
       }
-      const entry = await tx.get<RefreshRecord>(keys.oauthRefreshTokens(refreshHash));
+      const entry = await tx.get(keys.oauthRefreshTokens(refreshHash));
       if (!entry.value) continue;
       if (clientId !== undefined && entry.value.client_id !== clientId) return;
-      const grant = await tx.get<GrantRecord>(keys.oauthGrants(entry.value.grant_id));
+      const grant = await tx.get(keys.oauthGrants(entry.value.grant_id));
       if (grant.value) dropGrant(tx, grant.value);
       tx.delete(keys.oauthRefreshTokens(refreshHash));
       return;
@@ -71,9 +66,8 @@ export async function checkAccessToken(
     return { ok: false, reason: "invalid", description: "The access token is not valid." };
   }
   const now = deps.clock.now();
-  const record =
-    (await deps.kv.get<AccessRecord>(keys.oauthAccessTokens(await secretHash("access", token))))
-      .value;
+  const record = (await deps.kv.get(keys.oauthAccessTokens(await secretHash("access", token))))
+    .value;
   if (!record) {
     return { ok: false, reason: "invalid", description: "The access token is not valid." };
   }
@@ -96,7 +90,7 @@ export async function checkAccessToken(
   if (!agent || agent.status !== "active") {
     if (grant) {
       await transact(deps.kv, async (tx) => {
-        const g = await tx.get<GrantRecord>(keys.oauthGrants(grant.id));
+        const g = await tx.get(keys.oauthGrants(grant.id));
         if (g.value) dropGrant(tx, g.value);
       });
     }

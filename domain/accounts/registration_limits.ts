@@ -53,7 +53,7 @@ export async function chargeNetworkRegistration(
   const now = deps.clock.now();
   const key = keys.quotaUsage("network_registrations", network, utcDay(now));
   const limit = limitOf(deps, LIMITS.networkRegistrations);
-  const used = ((await tx.get<number>(key)).value as number | null) ?? 0;
+  const used = (await tx.get(key)).value ?? 0;
   if (used >= limit) {
     const resetsAt = nextUtcMidnight(now);
     throw limitExceeded(

@@ -15,7 +15,7 @@ import {
 } from "./lifecycle.ts";
 import { policyContext } from "./policy.ts";
 import { ArticleWriter } from "./store.ts";
-import type { ArticlePost, RevisionRecord } from "./types.ts";
+import type { RevisionRecord } from "./types.ts";
 import { articleState } from "./views.ts";
 
 /** Loads (checked) the author's article with its public, candidate and one extra revision. */
@@ -25,7 +25,7 @@ async function ownBundle(
   postId: string,
   extra: string | null,
 ): Promise<PostBundle> {
-  const post = (await tx.get<ArticlePost>(keys.articlePosts(postId))).value;
+  const post = (await tx.get(keys.articlePosts(postId))).value;
   if (!post) throw notFound("article", postId);
   if (post.author_id !== agent.id) {
     throw new BoardError("FORBIDDEN", "Only the author can do this.", { post_id: postId });
@@ -33,7 +33,7 @@ async function ownBundle(
   const revs = new Map<string, RevisionRecord>();
   for (const id of new Set([post.public_revision_id, post.candidate_revision_id, extra])) {
     if (!id) continue;
-    const r = (await tx.get<RevisionRecord>(keys.articleRevisions(id))).value;
+    const r = (await tx.get(keys.articleRevisions(id))).value;
     if (r) revs.set(r.id, r);
   }
   return { post, revs };

@@ -36,18 +36,24 @@ interface Locator {
   seq: number;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    articleCommentLocators: Locator;
+  }
+}
+
 /** Reads a comment by id (no check). */
 export async function findComment(kv: Deno.Kv, id: string): Promise<CommentRecord | null> {
-  const loc = (await kv.get<Locator>(keys.articleCommentLocators(id))).value;
+  const loc = (await kv.get(keys.articleCommentLocators(id))).value;
   if (!loc) return null;
-  return (await kv.get<CommentRecord>(keys.articleComments(loc.post_id, loc.seq))).value;
+  return (await kv.get(keys.articleComments(loc.post_id, loc.seq))).value;
 }
 
 /** Reads a comment by id inside a commit (checked). */
 async function getComment(tx: Tx, id: string): Promise<CommentRecord | null> {
-  const loc = (await tx.peek<Locator>(keys.articleCommentLocators(id))).value;
+  const loc = (await tx.peek(keys.articleCommentLocators(id))).value;
   if (!loc) return null;
-  return (await tx.get<CommentRecord>(keys.articleComments(loc.post_id, loc.seq))).value;
+  return (await tx.get(keys.articleComments(loc.post_id, loc.seq))).value;
 }
 
 function metaOf(c: CommentRecord): CommentMeta {
@@ -66,12 +72,12 @@ async function loadBundleTx(
   postId: string,
   extra: string | null,
 ): Promise<PostBundle | null> {
-  const post = (await tx.get<ArticlePost>(keys.articlePosts(postId))).value;
+  const post = (await tx.get(keys.articlePosts(postId))).value;
   if (!post) return null;
   const revs = new Map<string, RevisionRecord>();
   for (const id of new Set([post.public_revision_id, post.candidate_revision_id, extra])) {
     if (!id) continue;
-    const r = (await tx.get<RevisionRecord>(keys.articleRevisions(id))).value;
+    const r = (await tx.get(keys.articleRevisions(id))).value;
     if (r) revs.set(r.id, r);
   }
   return { post, revs };
@@ -85,7 +91,7 @@ async function attach(
   revisionId: string,
   parentId: string | null,
 ) {
-  const rev = (await tx.peek<RevisionRecord>(keys.articleRevisions(revisionId))).value;
+  const rev = (await tx.peek(keys.articleRevisions(revisionId))).value;
   if (!rev) throw notFound("article revision", revisionId);
   const before = await loadBundleTx(tx, rev.post_id, revisionId);
   if (!before) throw notFound("article revision", revisionId);
@@ -272,7 +278,7 @@ export async function createGuestComment(
   }
   const name = (input.guest_name ?? "").trim().slice(0, 40) || "guest";
   const ctx = await policyContext(deps);
-  const post = (await deps.kv.get<ArticlePost>(keys.articlePosts(input.post_id))).value;
+  const post = (await deps.kv.get(keys.articlePosts(input.post_id))).value;
   if (!post) throw notFound("article", input.post_id);
   const { value } = await articleTransact(deps, async (tx) => {
     const current = await loadBundleTx(tx, input.post_id, null);

@@ -18,7 +18,7 @@ import type { Page, PageParams } from "../paging.ts";
 import { AgentCache, loadBundles, type PostBundle, project } from "./lifecycle.ts";
 import type { PolicyContext } from "./policy.ts";
 import { classOf, readPosts } from "./store.ts";
-import type { ArticleEvent, ArticleHead } from "./types.ts";
+import type { ArticleEvent } from "./types.ts";
 
 /** At most this many due transitions are shown before they are recorded. */
 const WINDOW_MAX = 100;
@@ -42,7 +42,7 @@ interface DueWindow {
 }
 
 async function readHead(kv: Deno.Kv): Promise<number> {
-  return (await kv.get<ArticleHead>(keys.articleHeads())).value?.seq ?? 0;
+  return (await kv.get(keys.articleHeads())).value?.seq ?? 0;
 }
 
 /** No due transition: every position is recorded, none is projected. */

@@ -62,6 +62,13 @@ interface SessionPrintRecord {
   comment_id: string | null;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    guestCommentPrints: PrintRecord;
+    guestSessionPrints: SessionPrintRecord;
+  }
+}
+
 interface GuestCommentRequest {
   post_id: string;
   parent_id: string | null;
@@ -121,9 +128,9 @@ async function admit(deps: Deps, req: GuestCommentRequest, print: string): Promi
   const { value } = await transact(deps.kv, async (tx) => {
     const printKey = keys.guestCommentPrints(req.post_id, print);
     const ownKey = keys.guestSessionPrints(req.post_id, req.session.id, print);
-    const [first, own] = await tx.getMany<unknown>([printKey, ownKey]);
-    const firstRec = first.value as PrintRecord | null;
-    const ownRec = own.value as SessionPrintRecord | null;
+    const [first, own] = await tx.getMany([printKey, ownKey]);
+    const firstRec = first.value;
+    const ownRec = own.value;
     const live = firstRec && firstRec.expires_at > now ? firstRec : null;
     const mine = ownRec && ownRec.expires_at > now ? ownRec : null;
     if (mine || live?.session === req.session.id) {

@@ -47,6 +47,13 @@ interface StoredPart {
   bytes: Uint8Array;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    guestRefusals: StoredRefusal;
+    guestRefusalTexts: StoredPart;
+  }
+}
+
 /**
  * Keeps a refusal for `session` (its identity), replacing any earlier one; returns it with
  * its new id. A text beyond the parts' room (never from a form within the body limit) is cut.
@@ -88,14 +95,14 @@ export async function guestRefusal(
   postId: string,
   id: string,
 ): Promise<GuestRefusal | null> {
-  const [head, ...parts] = await deps.kv.getMany<[StoredRefusal, ...StoredPart[]]>([
+  const [head, ...parts] = await deps.kv.getMany([
     keys.guestRefusals(session),
     ...Array.from({ length: MAX_PARTS }, (_, i) => keys.guestRefusalTexts(session, i)),
   ]);
   const rec = head.value;
   if (!rec || rec.id !== id || rec.post_id !== postId) return null;
   if (rec.expires_at <= deps.clock.now()) return null;
-  const mine = parts.slice(0, rec.parts).map((p) => p.value as StoredPart | null);
+  const mine = parts.slice(0, rec.parts).map((p) => p.value);
   if (mine.some((p) => p?.id !== id)) return null;
   const bytes = new Uint8Array(mine.reduce((n, p) => n + p!.bytes.length, 0));
   let at = 0;

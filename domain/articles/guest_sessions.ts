@@ -30,6 +30,12 @@ interface GuestSessionRecord {
   owner?: string;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    guestSessions: GuestSessionRecord;
+  }
+}
+
 /** A live guest session. */
 export interface GuestSession {
   /** The session's identity: what comments and per-session rates store (never the cookie). */
@@ -79,7 +85,7 @@ export async function findGuestSession(
 ): Promise<GuestSession | null> {
   if (!cookieValue || !COOKIE_VALUE.test(cookieValue)) return null;
   const key = await sha256Hex(cookieValue);
-  const rec = (await deps.kv.get<GuestSessionRecord>(keys.guestSessions(key))).value;
+  const rec = (await deps.kv.get(keys.guestSessions(key))).value;
   if (!rec || rec.expires_at <= deps.clock.now()) return null;
   return await sessionOf(deps, key, rec);
 }
@@ -108,7 +114,7 @@ export async function stageGuestRotation(
   session: GuestSession,
   rotation: GuestRotation,
 ): Promise<GuestSession> {
-  const rec = (await tx.get<GuestSessionRecord>(keys.guestSessions(session.key))).value;
+  const rec = (await tx.get(keys.guestSessions(session.key))).value;
   const now = deps.clock.now();
   if (!rec || rec.expires_at <= now) {
     throw new BoardError(

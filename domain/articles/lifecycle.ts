@@ -174,8 +174,8 @@ export async function settleRevision(
   const ctx = await policyContext(deps);
   const dueKey = keys.articleDue(entry.due_at, entry.revision_id);
   const { value } = await transact(deps.kv, async (tx): Promise<SettleResult> => {
-    const rev = (await tx.get<RevisionRecord>(keys.articleRevisions(entry.revision_id))).value;
-    const post = rev ? (await tx.get<ArticlePost>(keys.articlePosts(rev.post_id))).value : null;
+    const rev = (await tx.get(keys.articleRevisions(entry.revision_id))).value;
+    const post = rev ? (await tx.get(keys.articlePosts(rev.post_id))).value : null;
     const w = await ArticleWriter.open(tx, deps, { settling: true });
     const first = await firstDueEntry(tx.kv, ctx.now);
     if (first?.revision_id !== entry.revision_id || first.due_at !== entry.due_at) {
@@ -192,7 +192,7 @@ export async function settleRevision(
     }
     const revs = new Map<string, RevisionRecord>([[rev.id, rev]]);
     if (post.public_revision_id) {
-      const pub = (await tx.get<RevisionRecord>(keys.articleRevisions(post.public_revision_id)))
+      const pub = (await tx.get(keys.articleRevisions(post.public_revision_id)))
         .value;
       if (pub) revs.set(pub.id, pub);
     }

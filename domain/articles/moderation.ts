@@ -18,7 +18,7 @@ import {
 } from "./lifecycle.ts";
 import { dueAt, PENDING_LIFETIME, policyContext } from "./policy.ts";
 import { ArticleWriter, getAll } from "./store.ts";
-import type { Appeal, ArticlePost, RevisionRecord } from "./types.ts";
+import type { Appeal, RevisionRecord } from "./types.ts";
 import { articleState } from "./views.ts";
 
 type ArticleModerationAction = "reject" | "restrict" | "restore";
@@ -59,7 +59,7 @@ export async function moderateArticle(
   reason: string,
 ): Promise<ArticleModerationResult> {
   const ctx = await policyContext(deps);
-  const post0 = (await deps.kv.get<ArticlePost>(keys.articlePosts(id))).value;
+  const post0 = (await deps.kv.get(keys.articlePosts(id))).value;
   if (!post0) throw notFound("article", id);
   // Revisions with moderation history (bounded by the revision limit), read to find appeals.
   const all = (await getAll<RevisionRecord>(
@@ -70,7 +70,7 @@ export async function moderateArticle(
   const rejected = all.filter((r) => r.state === "rejected").at(-1)?.id ?? null;
 
   const { value } = await articleTransact(deps, async (tx) => {
-    const post = (await tx.get<ArticlePost>(keys.articlePosts(id))).value;
+    const post = (await tx.get(keys.articlePosts(id))).value;
     if (!post) throw notFound("article", id);
     const revs = new Map<string, RevisionRecord>();
     for (
@@ -82,7 +82,7 @@ export async function moderateArticle(
       ])
     ) {
       if (!rid) continue;
-      const r = (await tx.get<RevisionRecord>(keys.articleRevisions(rid))).value;
+      const r = (await tx.get(keys.articleRevisions(rid))).value;
       if (r) revs.set(r.id, r);
     }
     const before: PostBundle = { post, revs };

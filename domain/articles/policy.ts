@@ -169,7 +169,7 @@ export async function graceMet(
     if (active >= GRACE_RULES.recommendations) break;
     const v = e.value;
     if (v.value !== 1 || !v.eligible || v.voter_id === opts.cast?.voter_id) continue;
-    const voter = (await deps.kv.get<Agent>(keys.agents(v.voter_id))).value;
+    const voter = (await deps.kv.get(keys.agents(v.voter_id))).value;
     if (voter?.status !== "active") continue;
     if (!opts.confirm || await opts.confirm(v.voter_id)) active++;
   }

@@ -52,7 +52,7 @@ export async function articleQuotaUse(deps: Deps, agentId: string) {
   const now = deps.clock.now();
   const day = utcDay(now);
   const kinds = Object.keys(DAILY) as ArticleQuotaKind[];
-  const got = await deps.kv.getMany<number[]>(kinds.map((k) => keys.quotaUsage(k, agentId, day)));
+  const got = await deps.kv.getMany(kinds.map((k) => keys.quotaUsage(k, agentId, day)));
   const pending = (await deps.kv.get<{ pending: number }>(keys.articleAuthors(agentId))).value;
   return {
     ...Object.fromEntries(kinds.map((k, i) => [k.replace("article_", ""), {

@@ -8,7 +8,6 @@ import { keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
-import type { BoardHead } from "../board/mod.ts";
 import type { PageParams } from "../paging.ts";
 import { svgSources } from "./assets.ts";
 import { dueWindow, projectWindow, publishesAt, statsDelta } from "./due_window.ts";
@@ -18,7 +17,7 @@ import { type PolicyContext, policyContext, publicationObject } from "./policy.t
 import { viewerArticleVotes } from "./recommendations.ts";
 import { articleSourceText, embeddedFigures, figureViewUrl, renderArticleHtml } from "./render.tsx";
 import { EMPTY_STATS, readBlocks, readPosts, readRevisions } from "./store.ts";
-import type { ArticleStats, CommentRecord, RevisionRecord } from "./types.ts";
+import type { CommentRecord, RevisionRecord } from "./types.ts";
 import {
   agentComment,
   articleActions,
@@ -104,14 +103,14 @@ function agentRow(
  * `due` is how the due transitions not yet recorded move the stored counters.
  */
 async function feedSummary(deps: Deps, due = { published: 0, awaiting: 0 }) {
-  const stored = (await deps.kv.get<ArticleStats>(keys.articleStats())).value ?? EMPTY_STATS;
+  const stored = (await deps.kv.get(keys.articleStats())).value ?? EMPTY_STATS;
   const stats = {
     published_posts: Math.max(0, stored.published_posts + due.published),
     awaiting_review_posts: Math.max(0, stored.awaiting_review_posts + due.awaiting),
   };
   let messageCount: number | null = null;
   try {
-    messageCount = (await deps.kv.get<BoardHead>(keys.boardHeads("named"))).value?.seq ?? 0;
+    messageCount = (await deps.kv.get(keys.boardHeads("named"))).value?.seq ?? 0;
   } catch {
     messageCount = null;
   }

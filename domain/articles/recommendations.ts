@@ -13,7 +13,6 @@ import {
   chargeNewVote,
   currentSuspension,
   EMPTY_STANDING,
-  type VotingStanding,
   votingSuspendedError,
 } from "../votes/mod.ts";
 import {
@@ -26,7 +25,7 @@ import {
 } from "./lifecycle.ts";
 import { addSupport, dueAt, graceMet, policyContext } from "./policy.ts";
 import { ArticleWriter } from "./store.ts";
-import type { ArticlePost, RevisionRecord } from "./types.ts";
+import type { RevisionRecord } from "./types.ts";
 
 interface ArticleVoteRecord {
   revision_id: string;
@@ -36,6 +35,12 @@ interface ArticleVoteRecord {
   cast_at: number;
   /** Counted toward publication (cast by an active account with ordinary voting rights). */
   eligible: boolean;
+}
+
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    articleVotes: ArticleVoteRecord;
+  }
 }
 
 interface ArticleVoteReceipt {
@@ -55,7 +60,7 @@ export async function viewerArticleVotes(
 ): Promise<Map<string, 1 | -1>> {
   const ids = [...new Set(revisionIds)];
   const out = new Map<string, 1 | -1>();
-  const got = await readMany<ArticleVoteRecord>(
+  const got = await readMany(
     deps.kv,
     ids.map((id) => keys.articleVotes(id, viewerId)),
   );
@@ -76,22 +81,22 @@ export async function castArticleVote(
   const revisionId = input.revision_id.toLowerCase();
   const ctx = await policyContext(deps);
   const author = await (async () => {
-    const post = (await deps.kv.get<ArticlePost>(keys.articlePosts(postId))).value;
+    const post = (await deps.kv.get(keys.articlePosts(postId))).value;
     return post ? (await new AgentCache(deps).get(post.author_id)) : null;
   })();
 
   const { value } = await articleTransact(deps, async (tx) => {
     const voteKey = keys.articleVotes(revisionId, voter.id);
-    const [voteEntry, postEntry, revEntry, standingEntry] = await tx.getMany<unknown>([
+    const [voteEntry, postEntry, revEntry, standingEntry] = await tx.getMany([
       voteKey,
       keys.articlePosts(postId),
       keys.articleRevisions(revisionId),
       keys.votingStandings(voter.id),
     ]);
-    const post = postEntry.value as ArticlePost | null;
-    const rev = revEntry.value as RevisionRecord | null;
+    const post = postEntry.value;
+    const rev = revEntry.value;
     if (!post || !rev || rev.post_id !== post.id) throw notFound("article revision", revisionId);
-    const existing = voteEntry.value as ArticleVoteRecord | null;
+    const existing = voteEntry.value;
     if (existing) {
       if (existing.value === input.value) {
         return receiptOf(existing, rev, true);
@@ -111,7 +116,7 @@ export async function castArticleVote(
     const revs = new Map<string, RevisionRecord>([[rev.id, rev]]);
     for (const id of [post.public_revision_id, post.candidate_revision_id]) {
       if (!id || revs.has(id)) continue;
-      const r = (await tx.get<RevisionRecord>(keys.articleRevisions(id))).value;
+      const r = (await tx.get(keys.articleRevisions(id))).value;
       if (r) revs.set(r.id, r);
     }
     const before: PostBundle = { post, revs };
@@ -128,7 +133,7 @@ export async function castArticleVote(
       );
     }
     // The voter's standing is a check of this commit: a suspension recorded meanwhile refuses.
-    const standing = (standingEntry.value as VotingStanding | null) ?? EMPTY_STANDING;
+    const standing = standingEntry.value ?? EMPTY_STANDING;
     const suspension = await currentSuspension(deps, voter.id, standing);
     if (suspension) throw votingSuspendedError(standing, suspension.suspension);
     await chargeNewVote(tx, deps, voter.id);
@@ -162,7 +167,7 @@ export async function castArticleVote(
       updated.state === "pending" &&
       await graceMet(deps, updated, ctx, {
         cast: { voter_id: voter.id, counts: vote.value === 1 && vote.eligible },
-        confirm: async (id) => (await tx.get<Agent>(keys.agents(id))).value?.status === "active",
+        confirm: async (id) => (await tx.get(keys.agents(id))).value?.status === "active",
       })
     ) {
       after = publishTransform(after, updated, now, after.post.public_seq);

@@ -40,11 +40,11 @@ export async function getAll<T>(kv: Deno.Kv, keyList: Deno.KvKey[]): Promise<Arr
 }
 
 export async function readPost(kv: Deno.Kv, id: string): Promise<ArticlePost | null> {
-  return (await kv.get<ArticlePost>(keys.articlePosts(id))).value;
+  return (await kv.get(keys.articlePosts(id))).value;
 }
 
 export async function readRevision(kv: Deno.Kv, id: string): Promise<RevisionRecord | null> {
-  return (await kv.get<RevisionRecord>(keys.articleRevisions(id))).value;
+  return (await kv.get(keys.articleRevisions(id))).value;
 }
 
 /** Reads revisions by id into a map (missing ones are left out). */
@@ -91,7 +91,7 @@ export function writeAssetSvg(tx: Tx, assetId: string, svg: string): number {
 }
 
 export async function readAsset(kv: Deno.Kv, id: string): Promise<AssetRecord | null> {
-  return (await kv.get<AssetRecord>(keys.articleAssets(id))).value;
+  return (await kv.get(keys.articleAssets(id))).value;
 }
 
 /** Reads an asset's sanitised SVG. */
@@ -171,12 +171,12 @@ export class ArticleWriter {
     opts: { settling?: boolean } = {},
   ): Promise<ArticleWriter> {
     const w = new ArticleWriter(tx, deps);
-    const [head, stats] = await tx.getMany<unknown>([keys.articleHeads(), keys.articleStats()]);
+    const [head, stats] = await tx.getMany([keys.articleHeads(), keys.articleStats()]);
     if (!opts.settling && await firstDueEntry(tx.kv, deps.clock.now())) {
       throw new DueTransitionsFirst();
     }
-    w.#head = (head.value as ArticleHead | null) ?? { seq: 0 };
-    w.#stats = (stats.value as ArticleStats | null) ?? { ...EMPTY_STATS };
+    w.#head = head.value ?? { seq: 0 };
+    w.#stats = stats.value ?? { ...EMPTY_STATS };
     return w;
   }
 

@@ -71,7 +71,7 @@ export async function submitArticle(
     let before: PostBundle | null = null;
     let current: PostBundle | null = null;
     if (input.replaces_post_id) {
-      const post = (await tx.get<ArticlePost>(keys.articlePosts(input.replaces_post_id))).value;
+      const post = (await tx.get(keys.articlePosts(input.replaces_post_id))).value;
       if (!post) throw notFound("article", input.replaces_post_id);
       if (post.author_id !== agent.id) {
         throw new BoardError(
@@ -101,7 +101,7 @@ export async function submitArticle(
       const revs = new Map<string, RevisionRecord>();
       for (const id of [post.public_revision_id, post.candidate_revision_id]) {
         if (!id) continue;
-        const r = (await tx.get<RevisionRecord>(keys.articleRevisions(id))).value;
+        const r = (await tx.get(keys.articleRevisions(id))).value;
         if (r) revs.set(r.id, r);
       }
       before = { post, revs };

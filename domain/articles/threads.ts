@@ -24,13 +24,19 @@ export interface GuestCheckRecord extends Assessment {
   at: number;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    guestCommentChecks: GuestCheckRecord;
+  }
+}
+
 /** The automatic moderation outcomes of some comments (missing ones are left out). */
 export async function readGuestChecks(
   deps: Deps,
   commentIds: string[],
 ): Promise<Map<string, GuestCheckRecord>> {
   const out = new Map<string, GuestCheckRecord>();
-  const got = await readMany<GuestCheckRecord>(
+  const got = await readMany(
     deps.kv,
     commentIds.map((id) => keys.guestCommentChecks(id)),
   );

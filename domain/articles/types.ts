@@ -166,6 +166,13 @@ export interface AssetRecord {
   removed: string[];
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    articleComments: CommentRecord;
+    articleAssets: AssetRecord;
+  }
+}
+
 export interface ArticleStats {
   published_posts: number;
   awaiting_review_posts: number;
@@ -173,4 +180,13 @@ export interface ArticleStats {
 
 export interface ArticleHead {
   seq: number;
+}
+
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    articleHeads: ArticleHead;
+    articleStats: ArticleStats;
+    articlePosts: ArticlePost;
+    articleRevisions: RevisionRecord;
+  }
 }

@@ -54,6 +54,15 @@ export interface BoardHead {
 
 export const EMPTY_HEAD: BoardHead = { seq: 0, purging: [] };
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    messages: MessageRecord;
+    boardHeads: BoardHead;
+    /** A body entry: `StoredBody`, or the whole text as a string in a store written before. */
+    bodies: StoredBody | string;
+  }
+}
+
 /**
  * A message's body entry (`["bodies", board, seq]`): the text after the summary's preview
  * (the preview is not stored twice) and, on the named board, what search indexes the message
@@ -173,7 +182,7 @@ export async function listSummaries(
   params: PageParams,
 ): Promise<Page<MessageRecord>> {
   const page = await listSeqPage(kv, prefix, params);
-  const found = await readMany<MessageRecord>(kv, page.items.map((s) => keys.messages(board, s)));
+  const found = await readMany(kv, page.items.map((s) => keys.messages(board, s)));
   return { ...page, items: found.flatMap((e) => (e.value ? [e.value] : [])) };
 }
 
@@ -218,14 +227,16 @@ export async function findMessage(
   id: string,
   withBody = false,
 ): Promise<{ record: MessageRecord; head: BoardHead; body: string } | null> {
-  const seq = (await kv.get<number>(keys.messageSeqById(board, id))).value;
+  const seq = (await kv.get(keys.messageSeqById(board, id))).value;
   if (seq === null) return null;
-  const wanted: Deno.KvKey[] = [keys.messages(board, seq), keys.boardHeads(board)];
-  if (withBody) wanted.push(keys.bodies(board, seq));
-  const [rec, head, stored] = await kv.getMany<unknown[]>(wanted);
-  const record = rec.value as MessageRecord | null;
+  const [rec, head, stored] = await kv.getMany([
+    keys.messages(board, seq),
+    keys.boardHeads(board),
+    ...(withBody ? [keys.bodies(board, seq)] : []),
+  ]);
+  const record = rec.value;
   if (!record) return null;
-  const h = (head.value as BoardHead | null) ?? EMPTY_HEAD;
+  const h = head.value ?? EMPTY_HEAD;
   if (isHidden(record, h)) return null;
   return { record, head: h, body: stored ? bodyText(record, stored.value) : "" };
 }

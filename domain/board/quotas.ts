@@ -4,6 +4,7 @@
  * same atomic commit as the write they count. Their keys are read in the publish
  * commit's one `getMany`, so each becomes a check of that commit (docs/limits.md).
  */
+import type { EntriesOf } from "../../kv/key_values.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import { nextUtcMidnight, utcDay } from "../clock.ts";
@@ -43,12 +44,11 @@ const CAPACITY_KEY = keys.rateBuckets("publications");
  * capacity bucket, and (named board) the account's day. At most 4 checks of the publish
  * commit (5 on a network's first publication of a day, see `networkPostsToday`).
  */
-export function admissionKeys(deps: Deps, p: Publisher): Deno.KvKey[] {
-  const out: Deno.KvKey[] = [keys.counters("posts"), networkWriteKey(p.network), CAPACITY_KEY];
-  if (p.agentId) {
-    out.push(keys.quotaUsage("agent_posts", p.agentId, utcDay(deps.clock.now())));
-  }
-  return out;
+export function admissionKeys(deps: Deps, p: Publisher) {
+  const agentDay = p.agentId
+    ? [keys.quotaUsage("agent_posts", p.agentId, utcDay(deps.clock.now()))]
+    : [];
+  return [keys.counters("posts"), networkWriteKey(p.network), CAPACITY_KEY, ...agentDay] as const;
 }
 
 /**
@@ -63,7 +63,7 @@ async function networkPostsToday(
 ): Promise<number> {
   const rec = networkRecordOf(entry.value);
   if (rec.day === day) return rec.posts;
-  return (await tx.get<number>(keys.quotaUsage("network_posts", network, day))).value ?? 0;
+  return (await tx.get(keys.quotaUsage("network_posts", network, day))).value ?? 0;
 }
 
 /**
@@ -75,13 +75,13 @@ export async function chargePublication(
   tx: Tx,
   deps: Deps,
   p: Publisher,
-  entries: Deno.KvEntryMaybe<unknown>[],
+  entries: EntriesOf<ReturnType<typeof admissionKeys>>,
 ): Promise<void> {
   // Daily counters are keyed by the UTC day the keys were read for (the day is in the key,
   // or in the network's record, so yesterday's count never applies today).
   const now = deps.clock.now();
   const [retainedEntry, networkEntry, bucketEntry, agentEntry] = entries;
-  const retained = (retainedEntry.value as number | null) ?? 0;
+  const retained = retainedEntry.value ?? 0;
   if (retained >= deps.config.maxPosts) {
     throw new BoardError(
       "CAPACITY",
@@ -97,7 +97,7 @@ export async function chargePublication(
   let agentUsed = 0;
   if (p.agentId) {
     const limit = limitOf(deps, LIMITS.accountPosts);
-    agentUsed = (agentEntry.value as number | null) ?? 0;
+    agentUsed = agentEntry?.value ?? 0;
     if (agentUsed >= limit) {
       throw limitExceeded(
         "DAILY_LIMIT",
@@ -149,7 +149,7 @@ export async function chargePublication(
 
 /** Frees retained capacity when messages are removed. */
 export async function releaseRetained(tx: Tx, count: number): Promise<void> {
-  const entry = await tx.get<number>(keys.counters("posts"));
+  const entry = await tx.get(keys.counters("posts"));
   tx.set(keys.counters("posts"), Math.max(0, (entry.value ?? 0) - count));
 }
 
@@ -157,8 +157,7 @@ export async function releaseRetained(tx: Tx, count: number): Promise<void> {
 export async function postingQuota(deps: Deps, agentId: string) {
   const now = deps.clock.now();
   const limit = limitOf(deps, LIMITS.accountPosts);
-  const used =
-    (await deps.kv.get<number>(keys.quotaUsage("agent_posts", agentId, utcDay(now)))).value ?? 0;
+  const used = (await deps.kv.get(keys.quotaUsage("agent_posts", agentId, utcDay(now)))).value ?? 0;
   return {
     limit,
     used,

@@ -6,7 +6,7 @@
  * or whose account was removed no longer mentions anyone.
  */
 import { keys } from "../../kv/keys.ts";
-import { readMany } from "../../kv/read_many.ts";
+import { readMany, readNamed } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import {
   type AgentEvent,
@@ -17,13 +17,7 @@ import {
   type VoteEvent,
 } from "../agent_events.ts";
 import { mentionedNames } from "../mentions.ts";
-import {
-  type BoardHead,
-  bodyText,
-  EMPTY_HEAD,
-  isHidden,
-  type MessageRecord,
-} from "../board/mod.ts";
+import { bodyText, EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
 import { type MessageItem, toItems } from "../reads/mod.ts";
 import type { Deps } from "../deps.ts";
 import type { LogEntry } from "./log_scan.ts";
@@ -97,15 +91,15 @@ export async function resolveItems(
       ),
     ),
   ];
-  const got = await readMany<unknown>(deps.kv, [
-    keys.boardHeads("named"),
-    ...seqs.map((s) => keys.messages("named", s)),
-    ...mentionSeqs.map((s) => keys.bodies("named", s)),
-  ]);
-  const head = (got[0].value as BoardHead | null) ?? EMPTY_HEAD;
+  const got = await readNamed(deps.kv, {
+    head: keys.boardHeads("named"),
+    messages: seqs.map((s) => keys.messages("named", s)),
+    bodies: mentionSeqs.map((s) => keys.bodies("named", s)),
+  });
+  const head = got.head.value ?? EMPTY_HEAD;
   const records = new Map<number, MessageRecord>();
   seqs.forEach((s, i) => {
-    const m = got[1 + i].value as MessageRecord | null;
+    const m = got.messages[i].value;
     if (m && !isHidden(m, head)) records.set(s, m);
   });
   const shown = [...records.values()];
@@ -115,7 +109,7 @@ export async function resolveItems(
       viewer,
       mentionSeqs.flatMap((s, i) => {
         const m = records.get(s);
-        return m ? [{ m, stored: got[1 + seqs.length + i].value }] : [];
+        return m ? [{ m, stored: got.bodies[i].value }] : [];
       }),
     ),
     shown.length ? toItems(deps, viewer, shown) : Promise.resolve([]),
@@ -166,7 +160,7 @@ async function confirmedMentions(
   ).map(({ m }) => m);
   if (texts.length === 0) return new Set();
   const authorIds = [...new Set(texts.map((m) => m.agent_id!))];
-  const authors = await readMany<Agent>(deps.kv, authorIds.map((id) => keys.agents(id)));
+  const authors = await readMany(deps.kv, authorIds.map((id) => keys.agents(id)));
   const active = new Set(
     authorIds.filter((_, i) => authors[i].value?.status === "active"),
   );

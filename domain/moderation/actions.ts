@@ -11,11 +11,10 @@ import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import type { MessageRecord } from "../board/mod.ts";
 import { removeMessage, revokeAgent } from "../writes/mod.ts";
-import type { RulesState } from "../rules/mod.ts";
 
 /** Removes a post or reply of either board (no ownership check). The rules thread stays. */
 export async function moderatorRemoveMessage(deps: Deps, board: Board, id: string) {
-  const rules = (await deps.kv.get<RulesState>(keys.rulesCurrent())).value;
+  const rules = (await deps.kv.get(keys.rulesCurrent())).value;
   if (board === "named" && rules?.thread_id === id) {
     throw new BoardError(
       "CONFLICT",

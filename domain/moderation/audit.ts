@@ -9,6 +9,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
+import type { ActionClaim } from "../action_replays.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { fingerprint, idempotencyConflict } from "../idempotency.ts";
@@ -38,11 +39,12 @@ export interface AuditRecord {
 }
 
 /** The stored state of a moderator Idempotency-Key. */
-interface ModClaim {
-  fingerprint: string;
-  audit_seq: number;
-  at: number;
-  done: { status: number; body: Record<string, unknown> } | null;
+type ModClaim = ActionClaim;
+
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    modAudit: AuditRecord;
+  }
 }
 
 const SCOPE = "moderator";
@@ -81,9 +83,10 @@ export async function runModAction(
   });
   const claimKey = keys.actionReplays(SCOPE, spec.idempotencyKey);
   const { value: claimed } = await transact(deps.kv, async (tx) => {
-    const [claimE, counterE] = await tx.getMany<unknown>([claimKey, keys.counters("mod_audit")]);
+    const [claimE, counterE] = await tx.getMany([claimKey, keys.counters("mod_audit")]);
     const now = deps.clock.now();
-    const claim = claimE.value as ModClaim | null;
+    // Moderator actions store only claims under their scope.
+    const claim = claimE.value && "audit_seq" in claimE.value ? claimE.value : null;
     if (claim && claim.fingerprint !== print) {
       throw idempotencyConflict(null);
     }
@@ -96,7 +99,7 @@ export async function runModAction(
         CLAIM_TAKEOVER_SECONDS - (now - claim.at),
       );
     }
-    const seq = claim?.audit_seq ?? ((counterE.value as number | null) ?? 0) + 1;
+    const seq = claim?.audit_seq ?? (counterE.value ?? 0) + 1;
     const record: AuditRecord = {
       seq,
       action: spec.action,
@@ -139,7 +142,7 @@ async function finish(
   release: boolean,
 ): Promise<void> {
   await transact(deps.kv, async (tx) => {
-    const recE = await tx.get<AuditRecord>(keys.modAudit(seq));
+    const recE = await tx.get(keys.modAudit(seq));
     const now = deps.clock.now();
     const done = ok ??
       (error

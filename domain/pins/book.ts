@@ -30,11 +30,18 @@ export interface OfficialPin {
   rules: boolean;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    communityPins: CommunityPin[];
+    officialPins: OfficialPin[];
+  }
+}
+
 /** The community pin record as this transaction sees it (its own pending write first), with a check. */
 async function readCommunityPins(tx: Tx): Promise<CommunityPin[]> {
-  const staged = tx.own<CommunityPin[]>(keys.communityPins())?.value;
+  const staged = tx.own(keys.communityPins())?.value;
   if (staged) return staged;
-  return (await tx.get<CommunityPin[]>(keys.communityPins())).value ?? [];
+  return (await tx.get(keys.communityPins())).value ?? [];
 }
 
 /**

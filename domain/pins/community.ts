@@ -12,9 +12,9 @@ import type { Agent } from "../accounts/mod.ts";
 import { nextUtcMidnight, utcDay } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { EMPTY_STANDING, supportOf, type VotingStanding } from "../votes/mod.ts";
-import { type BoardHead, EMPTY_HEAD, type MessageRecord } from "../board/mod.ts";
-import { type CommunityPin, type OfficialPin, samePin } from "./book.ts";
+import { EMPTY_STANDING, supportOf } from "../votes/mod.ts";
+import { EMPTY_HEAD } from "../board/mod.ts";
+import { type CommunityPin, samePin } from "./book.ts";
 import {
   communityPinLive,
   type LivePin,
@@ -36,12 +36,11 @@ import {
   stageVeteranChange,
   VETERAN_RULES,
   veteranAgeAt,
-  type VeteranRecord,
 } from "./veterans.ts";
 
 const DAY_MS = 86_400_000;
 
-function dailyKey(deps: Deps, agentId: string): Deno.KvKey {
+function dailyKey(deps: Deps, agentId: string) {
   return keys.quotaUsage("agent_pins", agentId, utcDay(deps.clock.now()));
 }
 
@@ -88,12 +87,12 @@ export async function changeCommunityPin(
   const seq = await threadSeq(deps, board, threadId);
   // Facts about the stored pins' owners and threads, read without checks: a pin's death
   // is permanent, so stale facts can only count a dead pin as live (refusing, never overfilling).
-  const stored = (await deps.kv.get<CommunityPin[]>(keys.communityPins())).value ?? [];
+  const stored = (await deps.kv.get(keys.communityPins())).value ?? [];
   const [owners, threads, vet0, st0] = await Promise.all([
     readOwnerFacts(deps.kv, stored.map((p) => p.agent_id)),
     readPinnedThreads(deps.kv, stored),
-    deps.kv.get<VeteranRecord>(keys.veterans(agent.id)),
-    deps.kv.get<VotingStanding>(keys.votingStandings(agent.id)),
+    deps.kv.get(keys.veterans(agent.id)),
+    deps.kv.get(keys.votingStandings(agent.id)),
   ]);
   const base = {
     now: deps.clock.now(),
@@ -106,7 +105,7 @@ export async function changeCommunityPin(
 
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
     const dayKey = dailyKey(deps, agent.id);
-    const [bookE, vetE, stE, agentE, msgE, headE, dayE, officialE] = await tx.getMany<unknown>([
+    const [bookE, vetE, stE, agentE, msgE, headE, dayE, officialE] = await tx.getMany([
       keys.communityPins(),
       keys.veterans(agent.id),
       keys.votingStandings(agent.id),
@@ -117,17 +116,17 @@ export async function changeCommunityPin(
       keys.officialPins(board),
     ]);
     const now = deps.clock.now();
-    const me = agentE.value as Agent | null;
+    const me = agentE.value;
     if (!me || me.status !== "active") {
       throw new BoardError("UNAUTHORIZED", "This account's key has been revoked.");
     }
     const thread = pinTarget(
-      msgE.value as MessageRecord | null,
-      (headE.value as BoardHead | null) ?? EMPTY_HEAD,
+      msgE.value,
+      headE.value ?? EMPTY_HEAD,
       threadId,
     );
-    const karma = ((stE.value as VotingStanding | null) ?? EMPTY_STANDING).karma;
-    const prev = vetE.value as VeteranRecord | null;
+    const karma = (stE.value ?? EMPTY_STANDING).karma;
+    const prev = vetE.value;
     const rec = nextVeteranRecord(prev, {
       now,
       createdAt: me.created_at,
@@ -138,8 +137,8 @@ export async function changeCommunityPin(
     await stageVeteranChange(tx, agent.id, prev, rec);
     const myFacts: OwnerFacts = { agent: me, karma, veteran: rec };
     // A suspension staged just above has already retired this account's pins.
-    const book = tx.own<CommunityPin[]>(keys.communityPins())?.value ??
-      (bookE.value as CommunityPin[] | null) ?? [];
+    const book = tx.own(keys.communityPins())?.value ??
+      bookE.value ?? [];
     const isLive = (p: CommunityPin) => {
       const mine = p.agent_id === agent.id;
       const facts = mine ? myFacts : owners.get(p.agent_id);
@@ -153,7 +152,7 @@ export async function changeCommunityPin(
     const mine = live.find((p) => p.agent_id === agent.id);
     const same = (p: { board: Board; thread_id: string }) =>
       p.board === board && p.thread_id === threadId;
-    const used = (dayE.value as number | null) ?? 0;
+    const used = dayE.value ?? 0;
     const fail = (error: BoardError): Outcome => ({ kind: "error", error });
 
     if (!input.pinned) {
@@ -192,7 +191,7 @@ export async function changeCommunityPin(
         ),
       );
     }
-    const officials = (officialE.value as OfficialPin[] | null) ?? [];
+    const officials = officialE.value ?? [];
     if (officials.some(same)) {
       return fail(
         new BoardError("PIN_CONFLICT", "This thread is already an official notice.", {
@@ -276,7 +275,7 @@ export async function changeCommunityPin(
   const now = deps.clock.now();
   let view = null;
   if (outcome.pin) {
-    const thread = (await deps.kv.get<MessageRecord>(keys.messages(board, seq))).value;
+    const thread = (await deps.kv.get(keys.messages(board, seq))).value;
     if (thread) {
       const live: LivePin = { kind: "community", pin: outcome.pin, thread, owner: agent };
       view = pinView(deps, live);

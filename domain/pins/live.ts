@@ -119,7 +119,7 @@ export function pinTarget(
 
 /** Resolves a thread id to its sequence, or 404. */
 export async function threadSeq(deps: Deps, board: Board, threadId: string): Promise<number> {
-  const seq = (await deps.kv.get<number>(keys.messageSeqById(board, threadId))).value;
+  const seq = (await deps.kv.get(keys.messageSeqById(board, threadId))).value;
   if (seq === null) throw notFound("thread", threadId);
   return seq;
 }
@@ -190,7 +190,7 @@ async function tidyPins(deps: Deps, owners: Map<string, OwnerFacts>, dead: Commu
 /** Removes community pins known to be dead (tidy-up only; reads never depend on it). */
 async function dropDeadPins(deps: Deps, dead: CommunityPin[]): Promise<void> {
   await transact(deps.kv, async (tx) => {
-    const pins = (await tx.get<CommunityPin[]>(keys.communityPins())).value ?? [];
+    const pins = (await tx.get(keys.communityPins())).value ?? [];
     const kept = pins.filter((p) => !dead.some((d) => samePin(p, d)));
     if (kept.length !== pins.length) tx.set(keys.communityPins(), kept);
   });

@@ -6,8 +6,8 @@ import { type Board, keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { type BoardHead, EMPTY_HEAD, type MessageRecord } from "../board/mod.ts";
-import type { CommunityPin, OfficialPin } from "./book.ts";
+import { EMPTY_HEAD } from "../board/mod.ts";
+import type { OfficialPin } from "./book.ts";
 import { PIN_LIMITS, pinTarget, threadSeq } from "./live.ts";
 import { notePinEvent } from "./pin_events.ts";
 
@@ -26,13 +26,13 @@ export async function setOfficialPin(
   const threadId = threadIdRaw.toLowerCase();
   const seq = await threadSeq(deps, board, threadId);
   const { value } = await transact(deps.kv, async (tx) => {
-    const [offE, msgE, headE, bookE] = await tx.getMany<unknown>([
+    const [offE, msgE, headE, bookE] = await tx.getMany([
       keys.officialPins(board),
       keys.messages(board, seq),
       keys.boardHeads(board),
       keys.communityPins(),
     ]);
-    const officials = (offE.value as OfficialPin[] | null) ?? [];
+    const officials = offE.value ?? [];
     const existing = officials.find((p) => p.thread_id === threadId);
     if (!pinned) {
       if (!existing) return false;
@@ -46,7 +46,7 @@ export async function setOfficialPin(
       await notePinEvent(
         tx,
         deps.clock.now(),
-        msgE.value as MessageRecord | null,
+        msgE.value,
         false,
         "official",
         null,
@@ -54,8 +54,8 @@ export async function setOfficialPin(
       return true;
     }
     const thread = pinTarget(
-      msgE.value as MessageRecord | null,
-      (headE.value as BoardHead | null) ?? EMPTY_HEAD,
+      msgE.value,
+      headE.value ?? EMPTY_HEAD,
       threadId,
     );
     if (existing) return false;
@@ -76,7 +76,7 @@ export async function setOfficialPin(
     };
     tx.set(keys.officialPins(board), [...officials, pin]);
     await notePinEvent(tx, pin.created_at, thread, true, "official", null);
-    const book = (bookE.value as CommunityPin[] | null) ?? [];
+    const book = bookE.value ?? [];
     const kept = book.filter((p) => !(p.board === board && p.thread_id === threadId));
     if (kept.length !== book.length) tx.set(keys.communityPins(), kept);
     return true;

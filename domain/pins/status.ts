@@ -11,7 +11,7 @@ async function pinUsage(deps: Deps, agent: Agent) {
   const now = deps.clock.now();
   const [pins, used] = await Promise.all([
     livePins(deps),
-    deps.kv.get<number>(keys.quotaUsage("agent_pins", agent.id, today(now))),
+    deps.kv.get(keys.quotaUsage("agent_pins", agent.id, today(now))),
   ]);
   const community = pins.flatMap((p) => (p.kind === "community" ? [p.pin] : []));
   const mine = community.find((p) => p.agent_id === agent.id);

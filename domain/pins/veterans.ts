@@ -40,6 +40,12 @@ export interface VeteranRecord {
   restored_at: number | null;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    veterans: VeteranRecord;
+  }
+}
+
 /**
  * Facts a transition is decided on. `supporters` (and `newestVoteAt`, the cast time of the
  * newest vote the account received) are computed only when earning is possible.
@@ -140,9 +146,9 @@ export async function onKarmaChanged(
   karmaBefore: number,
   karmaAfter: number,
 ): Promise<void> {
-  const agent = (await tx.peek<Agent>(keys.agents(agentId))).value;
+  const agent = (await tx.peek(keys.agents(agentId))).value;
   if (!agent) return;
-  const prev = (await tx.get<VeteranRecord>(keys.veterans(agentId))).value;
+  const prev = (await tx.get(keys.veterans(agentId))).value;
   const now = deps.clock.now();
   let rec = prev;
   const before = { now, createdAt: agent.created_at, karma: karmaBefore };
@@ -218,16 +224,16 @@ export async function projectPinRights(
  */
 export async function recordObservedSuspension(deps: Deps, agentId: string): Promise<void> {
   await transact(deps.kv, async (tx) => {
-    const [vetEntry, standingEntry] = await tx.getMany<unknown>([
+    const [vetEntry, standingEntry] = await tx.getMany([
       keys.veterans(agentId),
       keys.votingStandings(agentId),
     ]);
-    const prev = vetEntry.value as VeteranRecord | null;
+    const prev = vetEntry.value;
     if (!prev || prev.suspended_at !== null) return;
     const next = nextVeteranRecord(prev, {
       now: deps.clock.now(),
       createdAt: 0,
-      karma: ((standingEntry.value as VotingStanding | null) ?? EMPTY_STANDING).karma,
+      karma: (standingEntry.value ?? EMPTY_STANDING).karma,
       supporters: null,
       newestVoteAt: null,
     });

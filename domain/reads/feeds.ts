@@ -26,7 +26,7 @@ export interface FeedQuery extends PageParams {
 }
 
 async function readHead(kv: Deno.Kv, board: Board): Promise<BoardHead> {
-  return (await kv.get<BoardHead>(keys.boardHeads(board))).value ?? EMPTY_HEAD;
+  return (await kv.get(keys.boardHeads(board))).value ?? EMPTY_HEAD;
 }
 
 /** Turns records into feed items for a viewer (batched vote state, thread reply counts). */
@@ -44,7 +44,7 @@ export async function toItems(
   ];
   if (missing.length) {
     const board = records[0].board;
-    const roots = await readMany<MessageRecord>(
+    const roots = await readMany(
       deps.kv,
       missing.map((s) => keys.messages(board, s)),
     );

@@ -12,7 +12,7 @@ import { type ActionReplay, matchReplay } from "../action_replays.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { fingerprint } from "../idempotency.ts";
-import { EMPTY_STANDING, type VotingStanding } from "../votes/mod.ts";
+import { EMPTY_STANDING } from "../votes/mod.ts";
 import {
   bodyRest,
   checkText,
@@ -30,7 +30,7 @@ export const RULES_PATH = "/v1/rules";
 
 /** The current rules, or 503 if the service has not created them (start-up not run). */
 async function currentRules(deps: Deps): Promise<RulesState> {
-  const cur = (await deps.kv.get<RulesState>(keys.rulesCurrent())).value;
+  const cur = (await deps.kv.get(keys.rulesCurrent())).value;
   if (!cur) throw new BoardError("UNAVAILABLE", "The rules have not been created yet.", {}, 5);
   return cur;
 }
@@ -38,7 +38,7 @@ async function currentRules(deps: Deps): Promise<RulesState> {
 /** Whether `agent` may edit the rules: active, and named-board karma above zero. */
 export async function rulesEditRight(deps: Deps, agent: Agent | null) {
   if (!agent) return { eligible: false, karma: null, reason: "an account is needed" };
-  const standing = (await deps.kv.get<VotingStanding>(keys.votingStandings(agent.id))).value;
+  const standing = (await deps.kv.get(keys.votingStandings(agent.id))).value;
   return rulesEditEligibility(agent, (standing ?? EMPTY_STANDING).karma);
 }
 
@@ -106,7 +106,7 @@ export async function readRules(deps: Deps, viewer: Agent | null) {
  * viewers), or null when `rootId` is not the rules thread or the viewer may not edit.
  */
 export async function rulesThreadEdit(deps: Deps, rootId: string, viewer: Agent | null) {
-  const cur = (await deps.kv.get<RulesState>(keys.rulesCurrent())).value;
+  const cur = (await deps.kv.get(keys.rulesCurrent())).value;
   if (!cur || cur.thread_id !== rootId) return null;
   if (!(await rulesEditRight(deps, viewer)).eligible) return null;
   return {
@@ -141,18 +141,24 @@ export async function editRules(
   const print = await fingerprint({ text: input.text, base_revision: input.base_revision ?? null });
   const { value } = await transact(deps.kv, async (tx) => {
     const replayKey = keys.actionReplays(scope, idempotencyKey);
-    const [curE, replayE, agentE, standingE] = await tx.getMany<unknown>([
-      keys.rulesCurrent(),
-      replayKey,
-      ...(agent ? [keys.agents(agent.id), keys.votingStandings(agent.id)] : []),
-    ]);
-    const replay = matchReplay(replayE.value as ActionReplay | null, print);
+    const read = await tx.getNamed({
+      cur: keys.rulesCurrent(),
+      replay: replayKey,
+      agent: agent ? keys.agents(agent.id) : null,
+      standing: agent ? keys.votingStandings(agent.id) : null,
+    });
+    // Rules edits store only outcomes under their scopes.
+    const storedReplay = read.replay.value;
+    const replay = matchReplay(
+      storedReplay && "status" in storedReplay ? storedReplay : null,
+      print,
+    );
     if (replay) return { ...replay.body, replayed: true };
     const now = deps.clock.now();
     let by: RulesEditor = { type: "moderator" };
     if (agent) {
-      const acct = agentE.value as Agent | null;
-      const karma = ((standingE.value as VotingStanding | null) ?? EMPTY_STANDING).karma;
+      const acct = read.agent?.value ?? null;
+      const karma = (read.standing?.value ?? EMPTY_STANDING).karma;
       if (!acct || !rulesEditEligibility(acct, karma).eligible) {
         throw new BoardError(
           "FORBIDDEN",
@@ -163,7 +169,7 @@ export async function editRules(
       by = { type: "agent", agent_id: acct.id, name: acct.name };
       if (network !== null) await chargeNetworkWrite(tx, deps, network);
     }
-    const cur = curE.value as RulesState | null;
+    const cur = read.cur.value;
     if (!cur) throw new BoardError("UNAVAILABLE", "The rules have not been created yet.", {}, 5);
     if (agent && input.base_revision !== cur.revision) {
       throw new BoardError(
@@ -188,7 +194,7 @@ export async function editRules(
       base_revision: agent ? cur.revision : null,
     };
     tx.set(keys.rulesCurrent(), next).set(keys.rulesRevisions(revision), rev);
-    const thread = (await tx.get<MessageRecord>(keys.messages("named", cur.thread_seq))).value;
+    const thread = (await tx.get(keys.messages("named", cur.thread_seq))).value;
     if (thread) {
       const updated: MessageRecord = {
         ...thread,
@@ -254,7 +260,7 @@ export async function listRulesRevisions(deps: Deps, q: { limit: number; before?
 
 /** One revision by number, or 404. */
 export async function readRulesRevision(deps: Deps, revision: number) {
-  const r = (await deps.kv.get<RulesRevision>(keys.rulesRevisions(revision))).value;
+  const r = (await deps.kv.get(keys.rulesRevisions(revision))).value;
   if (!r) throw notFound("rules revision", String(revision));
   return revisionView(r);
 }

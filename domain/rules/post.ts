@@ -5,7 +5,6 @@
  */
 import {
   BOARD_WRITES_LOCK,
-  type BoardHead,
   EMPTY_HEAD,
   type MessageRecord,
   storeMessage,
@@ -35,6 +34,12 @@ export interface RulesRevision {
   base_revision: number | null;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    rulesRevisions: RulesRevision;
+  }
+}
+
 /** The current rules and where their thread is. */
 export interface RulesState {
   revision: number;
@@ -45,20 +50,26 @@ export interface RulesState {
   thread_seq: number;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    rulesCurrent: RulesState;
+  }
+}
+
 /**
  * Creates the rules thread, revision 1 and its official pin, once: a second start finds
  * the current rules record and creates nothing.
  */
 export async function ensureRulesPost(deps: Deps): Promise<RulesState> {
   const { value } = await transact(deps.kv, async (tx) => {
-    const [curE, headE, postsE, offE] = await tx.getMany<unknown>([
+    const [curE, headE, postsE, offE] = await tx.getMany([
       keys.rulesCurrent(),
       keys.boardHeads("named"),
       keys.counters("posts"),
       keys.officialPins("named"),
     ]);
-    if (curE.value) return curE.value as RulesState;
-    const head = (headE.value as BoardHead | null) ?? EMPTY_HEAD;
+    if (curE.value) return curE.value;
+    const head = headE.value ?? EMPTY_HEAD;
     const now = deps.clock.now();
     const seq = head.seq + 1;
     const id = deps.newId();
@@ -110,10 +121,10 @@ export async function ensureRulesPost(deps: Deps): Promise<RulesState> {
     storeMessage(tx, record);
     tx.set(keys.messageSeqById("named", id), seq)
       .set(keys.boardHeads("named"), { ...head, seq })
-      .set(keys.counters("posts"), ((postsE.value as number | null) ?? 0) + 1)
+      .set(keys.counters("posts"), (postsE.value ?? 0) + 1)
       .set(keys.rulesCurrent(), state)
       .set(keys.rulesRevisions(1), revision)
-      .set(keys.officialPins("named"), [pin, ...((offE.value as OfficialPin[] | null) ?? [])]);
+      .set(keys.officialPins("named"), [pin, ...(offE.value ?? [])]);
     onMessageStored(tx, record, INITIAL_RULES);
     return state;
   }, { lock: BOARD_WRITES_LOCK });
@@ -127,15 +138,15 @@ export async function ensureRulesPost(deps: Deps): Promise<RulesState> {
  */
 export async function indexRulesThread(deps: Deps): Promise<void> {
   await transact(deps.kv, async (tx) => {
-    const threadSeq = (await deps.kv.get<RulesState>(keys.rulesCurrent())).value?.thread_seq ?? 0;
-    const [curE, bodyE, apartE] = await tx.getMany<unknown>([
+    const threadSeq = (await deps.kv.get(keys.rulesCurrent())).value?.thread_seq ?? 0;
+    const [curE, bodyE, apartE] = await tx.getMany([
       keys.rulesCurrent(),
       keys.bodies("named", threadSeq),
       keys.searchTermsByMessage(threadSeq),
     ]);
-    const cur = curE.value as RulesState | null;
+    const cur = curE.value;
     if (!cur || cur.thread_seq !== threadSeq || isIndexed(bodyE.value, apartE.value)) return;
-    const thread = (await tx.get<MessageRecord>(keys.messages("named", cur.thread_seq))).value;
+    const thread = (await tx.get(keys.messages("named", cur.thread_seq))).value;
     if (thread) await reindexMessage(tx, thread, cur.text, deps.config.searchBatch);
   }, { lock: "rules" });
 }

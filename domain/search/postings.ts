@@ -39,6 +39,12 @@ export interface SealedState {
   batch: number;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    searchSealed: SealedState;
+  }
+}
+
 /** True for messages search covers: the named board only (never `b`, never articles). */
 function isSearchable(m: MessageRecord): boolean {
   return m.board === "named";
@@ -166,7 +172,7 @@ export async function termListsOf(
  * this commit replaces or removes.
  */
 async function sealedFor(tx: Tx, m: MessageRecord, batch: number): Promise<SealedState> {
-  const state = sealedState(await tx.get<SealedState>(keys.searchSealed()), batch);
+  const state = sealedState(await tx.get(keys.searchSealed()), batch);
   if (m.seq > state.upTo) tx.set(keys.searchSealed(), state);
   return state;
 }

@@ -292,7 +292,7 @@ export class Scanner {
       const part = seqs.slice(i, i + Math.max(want - out.length, 1));
       i += part.length;
       this.#spend(part.length * SUMMARY_READ_COST);
-      const recs = await readMany<MessageRecord>(
+      const recs = await readMany(
         this.kv,
         part.map((s) => keys.messages("named", s)),
       );

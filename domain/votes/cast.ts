@@ -8,7 +8,6 @@
  */
 import {
   BOARD_WRITES_LOCK,
-  type BoardHead,
   EMPTY_HEAD,
   isHidden,
   type MessageRecord,
@@ -66,6 +65,12 @@ export interface VoteRecord {
   cast_at: number;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    votes: VoteRecord;
+  }
+}
+
 /** The vote receipt: the immutable vote, and whether this answer is a replay. */
 interface VoteReceipt {
   board: Board;
@@ -112,19 +117,19 @@ export async function castVote(
   const postId = input.post_id.toLowerCase();
   const { board, value } = input;
   // The id's seq never changes for a live message (its record is read, checked, below).
-  const targetSeq = (await deps.kv.get<number>(keys.messageSeqById(board, postId))).value;
+  const targetSeq = (await deps.kv.get(keys.messageSeqById(board, postId))).value;
   if (targetSeq === null) throw notFound("message", postId);
 
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
     const voteKey = keys.votes(board, targetSeq, voter.id);
-    const [voteEntry, msgEntry, standingEntry] = await tx.getMany<unknown>([
+    const [voteEntry, msgEntry, standingEntry] = await tx.getMany([
       voteKey,
       keys.messages(board, targetSeq),
       keys.votingStandings(voter.id),
     ]);
-    const msg = msgEntry.value as MessageRecord | null;
+    const msg = msgEntry.value;
     // Unchecked: a purge mark only hides a message whose record is about to go (checked).
-    const head = (await tx.peek<BoardHead>(keys.boardHeads(board))).value ?? EMPTY_HEAD;
+    const head = (await tx.peek(keys.boardHeads(board))).value ?? EMPTY_HEAD;
     if (!msg || isHidden(msg, head)) {
       throw notFound("message", postId);
     }
@@ -138,7 +143,7 @@ export async function castVote(
         },
       );
     }
-    const existing = voteEntry.value as VoteRecord | null;
+    const existing = voteEntry.value;
     if (existing) {
       if (existing.value === value) {
         return { kind: "replayed", vote: existing };
@@ -151,7 +156,7 @@ export async function castVote(
     }
 
     const now = deps.clock.now();
-    const standing = (standingEntry.value as VotingStanding | null) ?? EMPTY_STANDING;
+    const standing = standingEntry.value ?? EMPTY_STANDING;
     const suspension = await currentSuspension(deps, voter.id, standing);
     if (suspension?.recorded) return { kind: "suspended", standing };
     if (suspension) {
@@ -166,7 +171,7 @@ export async function castVote(
     await chargeNetworkWrite(tx, deps, network);
     const authorId = board === "named" ? msg.agent_id : null;
     const [[counterEntry, authorEntry], tail] = await Promise.all([
-      tx.getMany<unknown>([
+      tx.getMany([
         keys.counters("votes"),
         ...(authorId ? [keys.votingStandings(authorId)] : []),
       ]),
@@ -174,7 +179,7 @@ export async function castVote(
     ]);
     // R (the reputation part of the weight) is read without checks.
     const weight = await currentWeight(deps, voter, standing.karma, now);
-    const seq = ((counterEntry.value as number | null) ?? 0) + 1;
+    const seq = (counterEntry.value ?? 0) + 1;
     const vote: VoteRecord = {
       seq,
       board,
@@ -199,7 +204,7 @@ export async function castVote(
     if (authorId) {
       const received: ReceivedVote = { value, weight, cast_at: now, seq };
       tx.set(keys.votesByRecipient(authorId, voter.id, targetSeq), received);
-      const authorStanding = (authorEntry?.value as VotingStanding | null) ?? EMPTY_STANDING;
+      const authorStanding = authorEntry?.value ?? EMPTY_STANDING;
       const next = await applyKarmaChange(deps, authorId, authorStanding, {
         delta: value * weight,
         vote: { voterId: voter.id, value, weight, qualifies: isMaturePeer(voter, now) },
@@ -243,7 +248,7 @@ export async function removeMessageKarma(
   onKarmaChanged: OnKarmaChanged,
 ): Promise<void> {
   if (m.board !== "named" || !m.agent_id || m.score === 0) return;
-  const entry = await tx.get<VotingStanding>(keys.votingStandings(m.agent_id));
+  const entry = await tx.get(keys.votingStandings(m.agent_id));
   const before = entry.value ?? EMPTY_STANDING;
   const next = await applyKarmaChange(deps, m.agent_id, before, {
     delta: -m.score,

@@ -34,9 +34,15 @@ export const EMPTY_STANDING: VotingStanding = {
   recovered_at: null,
 };
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    votingStandings: VotingStanding;
+  }
+}
+
 /** Reads an account's standing (no check; use `tx.get(keys.votingStandings(id))` inside commits). */
 export async function readStanding(kv: Deno.Kv, agentId: string): Promise<VotingStanding> {
-  return (await kv.get<VotingStanding>(keys.votingStandings(agentId))).value ?? EMPTY_STANDING;
+  return (await kv.get(keys.votingStandings(agentId))).value ?? EMPTY_STANDING;
 }
 
 /** An account's current karma (0 for an account nobody voted on). */

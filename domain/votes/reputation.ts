@@ -9,7 +9,7 @@ import { type Board, keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
-import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
+import { EMPTY_HEAD, isHidden } from "../board/mod.ts";
 
 export const DAY = 86400;
 /** A peer is mature from this account age on. */
@@ -84,7 +84,7 @@ export async function currentWeight(
 /** Reads agent records by id (kv/read_many.ts; no checks). */
 export async function agentsById(kv: Deno.Kv, ids: string[]): Promise<Map<string, Agent>> {
   const out = new Map<string, Agent>();
-  const got = await readMany<Agent>(kv, ids.map((id) => keys.agents(id)));
+  const got = await readMany(kv, ids.map((id) => keys.agents(id)));
   got.forEach((e, j) => {
     if (e.value) out.set(ids[j], e.value);
   });
@@ -99,8 +99,8 @@ export async function retainedSeqs(
 ): Promise<Set<number>> {
   const out = new Set<number>();
   if (seqs.length === 0) return out;
-  const head = (await kv.get<BoardHead>(keys.boardHeads(board))).value ?? EMPTY_HEAD;
-  const got = await readMany<MessageRecord>(kv, seqs.map((s) => keys.messages(board, s)));
+  const head = (await kv.get(keys.boardHeads(board))).value ?? EMPTY_HEAD;
+  const got = await readMany(kv, seqs.map((s) => keys.messages(board, s)));
   got.forEach((e, j) => {
     if (e.value && !isHidden(e.value, head)) out.add(seqs[j]);
   });

@@ -7,11 +7,10 @@ import { readMany } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
-import { type BoardHead, EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
+import { EMPTY_STANDING } from "./karma.ts";
+import { EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
 import { currentSuspension } from "./suspension.ts";
 import { voteAllowance } from "./allowance.ts";
-import type { VoteRecord } from "./cast.ts";
 import { votingStatus } from "./status.ts";
 
 /**
@@ -48,19 +47,19 @@ export async function viewerVotes(
     for (const m of messages) out.set(m.id, { your_vote: null, vote_state: "sign_in_required" });
     return out;
   }
-  const keyList: Deno.KvKey[] = [
+  const keyList = [
     keys.votingStandings(viewer.id),
     ...messages.map((m) => keys.votes(m.board, m.seq, viewer.id)),
-  ];
+  ] as const;
   const [got, allowance] = await Promise.all([
     readMany(deps.kv, keyList),
     voteAllowance(deps, viewer.id),
   ]);
   const [standingEntry, ...voteEntries] = got;
-  const standing = (standingEntry.value as VotingStanding | null) ?? EMPTY_STANDING;
+  const standing = standingEntry.value ?? EMPTY_STANDING;
   const suspended = (await currentSuspension(deps, viewer.id, standing)) !== null;
   messages.forEach((m, i) => {
-    const vote = voteEntries[i].value as VoteRecord | null;
+    const vote = voteEntries[i].value;
     let state: VoteState;
     if (vote) state = "cast";
     else if (m.board === "named" && m.agent_id === viewer.id) state = "own_post";
@@ -95,7 +94,7 @@ export async function votingTargets(deps: Deps, viewer: Agent, board: Board, pos
   }
   const ids = [...new Set(postIds.map((id) => id.toLowerCase()))];
   const seqs = new Map<string, number>();
-  const seqEntries = await readMany<number>(
+  const seqEntries = await readMany(
     deps.kv,
     ids.map((id) => keys.messageSeqById(board, id)),
   );
@@ -104,7 +103,7 @@ export async function votingTargets(deps: Deps, viewer: Agent, board: Board, pos
   });
   const found = [...seqs.entries()];
   const records = new Map<string, MessageRecord>();
-  const head = (await deps.kv.get<BoardHead>(keys.boardHeads(board))).value ?? EMPTY_HEAD;
+  const head = (await deps.kv.get(keys.boardHeads(board))).value ?? EMPTY_HEAD;
   const recEntries = await readMany<MessageRecord>(
     deps.kv,
     found.map(([, s]) => keys.messages(board, s)),

@@ -15,7 +15,6 @@ import { afterMessageStored, onMessageRemoved, onMessageStored } from "./message
 import {
   admissionKeys,
   BOARD_WRITES_LOCK,
-  type BoardHead,
   chargePublication,
   checkText,
   EMPTY_HEAD,
@@ -101,7 +100,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
   const ids = [m.rootId, m.replyToId].filter((id) => id !== null);
   const [seqs, mentioned] = await Promise.all([
     ids.length
-      ? deps.kv.getMany<number[]>(ids.map((id) => keys.messageSeqById(m.board, id)))
+      ? deps.kv.getMany(ids.map((id) => keys.messageSeqById(m.board, id)))
       : Promise.resolve([]),
     mentionedAccounts(deps, m),
   ]);
@@ -115,35 +114,34 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
   const { value } = await transact(deps.kv, async (tx) => {
     const idemKey = keys.idempotency(m.board, scope, m.idempotencyKey);
     const quotaKeys = admissionKeys(deps, publisher);
-    const readKeys: Deno.KvKey[] = [idemKey, keys.boardHeads(m.board), ...quotaKeys];
-    const rootAt = readKeys.length;
-    if (rootSeq !== null) readKeys.push(keys.messages(m.board, rootSeq));
-    if (replyToSeq !== null) readKeys.push(keys.messages(m.board, replyToSeq));
-    const [entries, tail] = await Promise.all([
-      tx.getMany<unknown>(readKeys),
+    const [read, tail] = await Promise.all([
+      tx.getNamed({
+        idem: idemKey,
+        head: keys.boardHeads(m.board),
+        quota: quotaKeys,
+        root: rootSeq === null ? null : keys.messages(m.board, rootSeq),
+        target: replyToSeq === null ? null : keys.messages(m.board, replyToSeq),
+      }),
       mayConcern ? agentEventsTail(deps.kv) : Promise.resolve(0),
     ]);
     const existing = matchIdempotency(
-      idempotencyRecordOf(entries[0].value, m.board),
+      idempotencyRecordOf(read.idem.value, m.board),
       print,
       m.board,
       deps.config.baseUrl,
     );
     if (existing) return { receipt: receiptOf(deps, existing, true), created: false };
-    const head = (entries[1].value as BoardHead | null) ?? EMPTY_HEAD;
-    const quotaEntries = entries.slice(2, 2 + quotaKeys.length);
+    const head = read.head.value ?? EMPTY_HEAD;
+    const quotaEntries = read.quota;
     let root: MessageRecord | null = null;
     if (m.rootId !== null) {
-      // With an unknown root id that slot holds the reply_to target instead: never use it.
-      root = rootSeq === null ? null : (entries[rootAt]?.value as MessageRecord | null) ?? null;
+      root = read.root?.value ?? null;
       if (!root || isHidden(root, head)) throw notFound("thread", m.rootId);
       if (root.kind !== "root") throw threadNotFound(m.board, m.rootId, root);
     }
     let target: MessageRecord | null = null;
     if (m.replyToId !== null) {
-      target = replyToSeq === null
-        ? null
-        : (entries[entries.length - 1].value as MessageRecord | null);
+      target = read.target?.value ?? null;
       if (!target || target.root_seq !== root!.seq) {
         throw new BoardError(
           "INVALID_INPUT",
@@ -210,7 +208,7 @@ async function mentionedAccounts(deps: Deps, m: NewMessage): Promise<string[]> {
   if (m.board !== "named") return [];
   const names = mentionedNames(m.title, m.body);
   if (names.length === 0) return [];
-  const found = await readMany<string>(deps.kv, names.map((n) => keys.agentIdByName(n)));
+  const found = await readMany(deps.kv, names.map((n) => keys.agentIdByName(n)));
   return found.flatMap((e) => (e.value && e.value !== m.author.agentId ? [e.value] : []));
 }
 
@@ -291,7 +289,7 @@ export async function lookupPublication(deps: Deps, board: Board, scope: string,
   const stored = (await deps.kv.get(keys.idempotency(board, scope, key))).value;
   const rec = idempotencyRecordOf(stored, board);
   if (!rec || rec.deleted_at !== null) return { found: false as const };
-  const live = (await deps.kv.get<number>(keys.messageSeqById(board, rec.id))).value;
+  const live = (await deps.kv.get(keys.messageSeqById(board, rec.id))).value;
   if (live === null) return { found: false as const };
   return {
     found: true as const,
@@ -317,15 +315,15 @@ export async function removeMessage(
   id: string,
   actor: { agentId: string } | null,
 ): Promise<{ id: string; deleted: true; kind: "root" | "reply"; replies_removed: number }> {
-  const seq = (await deps.kv.get<number>(keys.messageSeqById(board, id))).value;
+  const seq = (await deps.kv.get(keys.messageSeqById(board, id))).value;
   if (seq === null) throw await missingMessage(deps.kv, board, id, deps.clock.now());
   const { value: rec } = await transact(deps.kv, async (tx) => {
-    const [recEntry, headEntry] = await tx.getMany<unknown>([
+    const [recEntry, headEntry] = await tx.getMany([
       keys.messages(board, seq),
       keys.boardHeads(board),
     ]);
-    const rec = recEntry.value as MessageRecord | null;
-    const head = (headEntry.value as BoardHead | null) ?? EMPTY_HEAD;
+    const rec = recEntry.value;
+    const head = headEntry.value ?? EMPTY_HEAD;
     if (!rec || isHidden(rec, head)) throw notFound("message", id);
     if (actor && rec.agent_id !== actor.agentId) {
       throw new BoardError("FORBIDDEN", "Only the author can delete this message.", { id });
@@ -339,7 +337,7 @@ export async function removeMessage(
       tx.set(keys.boardHeads(board), { ...head, purging: [...head.purging, rec.seq] })
         .set(keys.purges(board, rec.seq), { root_id: rec.id, started_at: deps.clock.now() });
     } else {
-      const rootEntry = await tx.get<MessageRecord>(keys.messages(board, rec.root_seq));
+      const rootEntry = await tx.get(keys.messages(board, rec.root_seq));
       if (rootEntry.value) {
         writeMessage(tx, {
           ...rootEntry.value,
@@ -364,7 +362,7 @@ export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): P
     for (const pointer of batch) {
       const seq = pointer[pointer.length - 1] as number;
       await transact(deps.kv, async (tx) => {
-        const reply = (await tx.get<MessageRecord>(keys.messages(board, seq))).value;
+        const reply = (await tx.get(keys.messages(board, seq))).value;
         if (!reply) {
           // Summary already gone (removed meanwhile): drop the leftover listing entry.
           tx.delete(pointer);
@@ -380,7 +378,7 @@ export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): P
     }
   }
   await transact(deps.kv, async (tx) => {
-    const head = (await tx.get<BoardHead>(keys.boardHeads(board))).value ?? EMPTY_HEAD;
+    const head = (await tx.get(keys.boardHeads(board))).value ?? EMPTY_HEAD;
     tx.set(keys.boardHeads(board), { ...head, purging: head.purging.filter((s) => s !== rootSeq) })
       .delete(keys.purges(board, rootSeq));
   }, { lock: BOARD_WRITES_LOCK });

@@ -98,11 +98,24 @@ export interface HttpInput<B, Q = unknown> {
   body: B;
 }
 
-/** An operation's handler: an answer object (200 JSON), JSON text, or a whole Response. */
-export type Handler<B, Q = unknown> = (
+/**
+ * The JSON answer of a success response: what its zod schema parses to (`object` when it
+ * documents no zod schema).
+ */
+type AnswerOfDoc<D> = D extends { schema: z.ZodType } ? z.infer<D["schema"]> : object;
+
+/** The JSON answer an operation declares: that of its 200 or 201 response. */
+export type AnswerOf<Rs> = Rs extends { 200: infer D } ? AnswerOfDoc<D>
+  : Rs extends { 201: infer D } ? AnswerOfDoc<D>
+  : object;
+
+/**
+ * An operation's handler: its declared answer (200/201 JSON), JSON text, or a whole Response.
+ */
+export type Handler<B, Q = unknown, A = object> = (
   c: Context<AppEnv>,
   input: HttpInput<B, Q>,
-) => Promise<Response | string | object>;
+) => Promise<Response | string | A>;
 
 /**
  * Query parameters read together (e.g. a page): their documentation and the reader that
@@ -176,8 +189,13 @@ export function tool<S extends z.ZodRawShape>(spec: ToolSpec<S>): AnyTool {
   return spec as AnyTool;
 }
 
-// deno-lint-ignore no-explicit-any
-export interface Operation<B = any, Q = any> {
+export interface Operation<
+  // deno-lint-ignore no-explicit-any
+  B = any,
+  // deno-lint-ignore no-explicit-any
+  Q = any,
+  Rs extends Record<number, ResponseDoc> = Record<number, ResponseDoc>,
+> {
   method: HttpMethod;
   /** OpenAPI form: `/v1/posts/{id}` (parameter names as in the Hono route). */
   path: string;
@@ -196,7 +214,7 @@ export interface Operation<B = any, Q = any> {
   params?: ParamDoc[];
   body?: BodyDoc<B>;
   /** Success (and redirect) responses by status. */
-  responses: Record<number, ResponseDoc>;
+  responses: Rs;
   /** Board error codes this operation answers beyond those its auth and headers imply. */
   errors?: ErrorCode[];
   /** OAuth-style errors (`{error, error_description}`) by OAuth code, for OAuth endpoints. */
@@ -220,13 +238,22 @@ export interface Operation<B = any, Q = any> {
    * Calls the domain. Absent for operations served by their own router (OAuth, `/mcp`,
    * `/mod`, the website), which the registry documents.
    */
-  handler?: Handler<B, Q>;
+  handler?: Handler<B, Q, AnswerOf<Rs>>;
   /** The MCP tool that performs this operation, if any. */
   tool?: AnyTool;
 }
 
-/** Declares an operation, checking its handler against its body schema. */
-export function operation<B, Q = unknown>(op: Operation<B, Q>): Operation {
+/**
+ * Declares an operation, checking its handler against its body schema and its answer
+ * against the schema of its 200 or 201 response.
+ */
+export function operation<
+  B,
+  Q = unknown,
+  const Rs extends Record<number, ResponseDoc> = Record<number, ResponseDoc>,
+>(
+  op: Operation<B, Q, Rs>,
+): Operation {
   return op as Operation;
 }
 
