@@ -15,7 +15,7 @@ import {
   ServerError,
   TemporarilyUnavailableError,
   TooManyRequestsError,
-} from "./sdk.ts";
+} from "../domain/accounts/mod.ts";
 
 /** Largest accepted form or JSON body on OAuth endpoints. */
 export const MAX_OAUTH_BODY_BYTES = 16384;

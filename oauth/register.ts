@@ -7,7 +7,8 @@ import {
   registerClient,
 } from "../domain/accounts/mod.ts";
 import { allowanceOf, readBoundedText } from "./http.ts";
-import { InvalidClientMetadataError, OAuthClientMetadataSchema } from "./sdk.ts";
+import { OAuthClientMetadataSchema } from "./sdk.ts";
+import { InvalidClientMetadataError } from "../domain/accounts/mod.ts";
 
 /** Registers a client: 201 with its information; `token_endpoint_auth_method` is always `none`. */
 export async function handleRegister(c: Context<AppEnv>): Promise<Response> {

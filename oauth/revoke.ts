@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../routes/env.ts";
 import { getClient, revokeToken } from "../domain/accounts/mod.ts";
 import { readForm, required, single } from "./http.ts";
-import { InvalidClientError } from "./sdk.ts";
+import { InvalidClientError } from "../domain/accounts/mod.ts";
 
 /**
  * Revokes an access token (alone) or a refresh token (its whole connection). A public

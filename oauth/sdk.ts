@@ -1,6 +1,6 @@
 /**
- * The MCP SDK's OAuth schemas, imported once with their real types, and its error classes
- * (imported by domain/accounts, whose OAuth records throw them).
+ * The MCP SDK's OAuth schemas, imported once with their real types. Its error classes are
+ * in domain/accounts (oauth_errors.ts), whose OAuth records throw them.
  *
  * The SDK's `exports` map sends `./*` types to `dist/esm/*.d.ts`, so a deep `.js`
  * import would otherwise type-check as `any`; `@ts-types` points each at its `.d.ts`.
@@ -17,19 +17,3 @@ export {
   type OAuthTokens,
   OAuthTokensSchema,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-export {
-  InsufficientScopeError,
-  InvalidClientError,
-  InvalidClientMetadataError,
-  InvalidGrantError,
-  InvalidRequestError,
-  InvalidScopeError,
-  InvalidTargetError,
-  InvalidTokenError,
-  OAuthError,
-  ServerError,
-  TemporarilyUnavailableError,
-  TooManyRequestsError,
-  UnsupportedGrantTypeError,
-  UnsupportedResponseTypeError,
-} from "../domain/accounts/mod.ts";

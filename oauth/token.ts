@@ -11,7 +11,11 @@ import {
   refreshGrant,
 } from "../domain/accounts/mod.ts";
 import { NO_STORE, readForm, required, single } from "./http.ts";
-import { InvalidClientError, InvalidRequestError, UnsupportedGrantTypeError } from "./sdk.ts";
+import {
+  InvalidClientError,
+  InvalidRequestError,
+  UnsupportedGrantTypeError,
+} from "../domain/accounts/mod.ts";
 
 /** Handles a token request (form-encoded body). */
 export async function handleToken(c: Context<AppEnv>): Promise<Response> {

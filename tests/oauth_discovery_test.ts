@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import {
-  InvalidGrantError,
   OAuthClientMetadataSchema,
   OAuthMetadataSchema,
   OAuthProtectedResourceMetadataSchema,
 } from "../oauth/sdk.ts";
+import { InvalidGrantError } from "../domain/accounts/mod.ts";
 import { oauthUrls } from "../oauth/urls.ts";
 import { testBoard } from "./helpers.ts";
 import { BASE, whoami } from "./oauth_helpers.ts";

@@ -69,22 +69,7 @@ export {
   openAuthRequest,
   reuseConsentAgent,
 } from "./oauth_consent.ts";
-export {
-  InsufficientScopeError,
-  InvalidClientError,
-  InvalidClientMetadataError,
-  InvalidGrantError,
-  InvalidRequestError,
-  InvalidScopeError,
-  InvalidTargetError,
-  InvalidTokenError,
-  OAuthError,
-  ServerError,
-  TemporarilyUnavailableError,
-  TooManyRequestsError,
-  UnsupportedGrantTypeError,
-  UnsupportedResponseTypeError,
-} from "./oauth_errors.ts";
+export * from "./oauth_errors.ts";
 export { CODE_VERIFIER_PATTERN, exchangeCode, refreshGrant } from "./oauth_grants.ts";
 export { admitOAuthRequest, OAuthRateLimited } from "./oauth_rate_limits.ts";
 export { dropGrant } from "./oauth_records.ts";
