@@ -29,19 +29,30 @@ export class KvMeter {
    * left to do but wait, so the count is the dependency depth of the calls, the same on
    * every run, whatever the store's own timing.
    */
-  constructor(readonly options: { lockstep?: boolean } = {}) {}
+  constructor(readonly options: { lockstep?: boolean; trace?: boolean } = {}) {}
 
-  /** Runs one KV call, counting it. */
-  run<T>(call: () => Promise<T>): Promise<T> {
+  /**
+   * With `trace`, each round trip's calls: what was called and from where (the first stack
+   * frame outside kv/), for finding the awaits a read plan can fold together.
+   */
+  readonly rounds: string[][] = [];
+
+  /** Runs one KV call, counting it; `label` names it in a trace. */
+  run<T>(call: () => Promise<T>, label = "call"): Promise<T> {
     this.calls++;
-    if (this.options.lockstep) return this.#held(call);
+    if (this.options.trace) label = `${label} ${callSite()}`;
+    if (this.options.lockstep) return this.#held(call, label);
+    if (this.options.trace) {
+      if (this.#inFlight === 0) this.rounds.push([]);
+      this.rounds.at(-1)!.push(label);
+    }
     if (this.#inFlight++ === 0) this.roundTrips++;
     return call().finally(() => this.#inFlight--);
   }
 
-  #held<T>(call: () => Promise<T>): Promise<T> {
+  #held<T>(call: () => Promise<T>, label: string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ call, resolve, reject } as Held);
+      this.#queue.push({ call, label, resolve, reject } as Held);
       if (!this.#scheduled) this.#schedule();
     });
   }
@@ -57,6 +68,7 @@ export class KvMeter {
     const round = this.#queue;
     this.#queue = [];
     this.roundTrips++;
+    if (this.options.trace) this.rounds.push(round.map((held) => held.label));
     const results = await Promise.allSettled(round.map((held) => held.call()));
     results.forEach((r, i) =>
       r.status === "fulfilled" ? round[i].resolve(r.value) : round[i].reject(r.reason)
@@ -69,8 +81,17 @@ export class KvMeter {
 /** A call held for the next lockstep round. */
 interface Held {
   call: () => Promise<unknown>;
+  label: string;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
+}
+
+/** The first stack frame outside kv/ and the runtime: where a KV call was made. */
+function callSite(): string {
+  const frames = (new Error().stack ?? "").split("\n").slice(1);
+  const frame = frames.find((f) => f.includes("file://") && !f.includes("/kv/"));
+  const m = frame?.match(/file:\/\/.*?\/((?:domain|routes|oauth|mcp|cli|tests)\/[^)]*)/);
+  return m ? m[1] : "?";
 }
 
 let source: () => KvMeter | undefined = () => undefined;
@@ -85,20 +106,23 @@ export function currentMeter(): KvMeter | undefined {
   return source();
 }
 
-/** Runs one KV call, reporting it to the current meter. */
-export function metered<T>(call: () => Promise<T>): Promise<T> {
+/** Runs one KV call, reporting it to the current meter; `label` names it in a trace. */
+export function metered<T>(call: () => Promise<T>, label?: () => string): Promise<T> {
   const meter = source();
-  return meter ? meter.run(call) : call();
+  return meter ? meter.run(call, meter.options.trace && label ? label() : undefined) : call();
 }
 
 /** A list iterator whose first page read is reported to the current meter. */
-export function meteredList<T>(it: Deno.KvListIterator<T>): Deno.KvListIterator<T> {
+export function meteredList<T>(
+  it: Deno.KvListIterator<T>,
+  label?: () => string,
+): Deno.KvListIterator<T> {
   let first = true;
   const next = it.next.bind(it);
   it.next = () => {
     if (!first) return next();
     first = false;
-    return metered(next);
+    return metered(next, label);
   };
   return it;
 }

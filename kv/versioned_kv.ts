@@ -35,7 +35,10 @@ function versionedAtomic(op: Deno.AtomicOperation): Deno.AtomicOperation {
       if (prop === "commit") {
         return async () => {
           if (mutated.some(bumpsReadVersion)) target.set(READ_VERSION_KEY, 1);
-          const res = await metered(() => target.commit());
+          const res = await metered(
+            () => target.commit(),
+            () => `commit ${mutated.map((k) => String(k[0])).join(",")}`,
+          );
           if (res.ok) { for (const listener of listeners) listener(mutated); }
           return res;
         };
@@ -51,6 +54,15 @@ function versionedAtomic(op: Deno.AtomicOperation): Deno.AtomicOperation {
     },
   });
   return wrapper;
+}
+
+/** A short description of a call's keys or selector, for a meter's trace. */
+function describe(arg: unknown): string {
+  const short = (key: unknown) => Array.isArray(key) ? String(key[0]) : "?";
+  if (Array.isArray(arg) && Array.isArray(arg[0])) return arg.map(short).join(",");
+  if (Array.isArray(arg)) return short(arg);
+  const sel = arg as { prefix?: unknown; start?: unknown } | undefined;
+  return short(sel?.prefix ?? sel?.start);
 }
 
 /** The reads a second handle on the same file can serve (kv/open.ts). */
@@ -93,9 +105,10 @@ export function versionedKv(kv: Deno.Kv, reader?: Deno.Kv): Deno.Kv {
             target.close();
           }
           : prop === "list"
-          ? (...args: unknown[]) => meteredList(call(...args))
+          ? (...args: unknown[]) => meteredList(call(...args), () => `list ${describe(args[0])}`)
           : prop === "get" || prop === "getMany"
-          ? (...args: unknown[]) => metered(() => call(...args))
+          ? (...args: unknown[]) =>
+            metered(() => call(...args), () => `${String(prop)} ${describe(args[0])}`)
           : call;
         bound.set(prop, fn);
       }

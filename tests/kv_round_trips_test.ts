@@ -196,15 +196,27 @@ interface Probe {
   ok?: number[];
 }
 
+/**
+ * Probes whose round trips are printed, call by call (`BOARD_KV_TRACE=getMe,castVote`, or
+ * `all`): where each KV call was made, for planning an operation's reads.
+ */
+const TRACED = new Set((Deno.env.get("BOARD_KV_TRACE") ?? "").split(",").filter(Boolean));
+
 /** Sends `probe` with a fresh meter; its status and KV depth. */
 async function measure(probe: Probe): Promise<{ status: number; depth: number; text: string }> {
   await probe.prepare?.();
-  const meter = new KvMeter({ lockstep: true });
+  const trace = TRACED.has(probe.id) || TRACED.has("all");
+  const meter = new KvMeter({ lockstep: true, trace });
   setMeterSource(() => meter);
   try {
     const res = await probe.send();
     // Pages a helper has read already (the desk's browser) leave no body to read.
     const text = res.bodyUsed ? "" : await res.text();
+    if (trace) {
+      console.log(
+        `${probe.id}:\n${meter.rounds.map((r, i) => `  ${i + 1}. ${r.join(" | ")}`).join("\n")}`,
+      );
+    }
     return { status: res.status, depth: meter.roundTrips, text };
   } finally {
     setMeterSource(() => undefined);
