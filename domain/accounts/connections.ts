@@ -31,9 +31,15 @@ interface TeardownMark {
   started_at: number;
 }
 
+/** An account's grant head: rewritten by every new grant of the account. */
+interface GrantHead {
+  updated_at: number;
+}
+
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
     connectionTeardowns: TeardownMark;
+    oauthGrantHeads: GrantHead;
   }
 }
 
@@ -158,7 +164,7 @@ export interface TeardownRun {
  * current key are kept up to the cap. Never holds more than one run's entries in memory.
  */
 export async function endStaleConnections(deps: Deps, agentId: string): Promise<TeardownRun> {
-  const [mark, agentEntry] = await deps.kv.getMany<[TeardownMark, Agent]>([
+  const [mark, agentEntry] = await deps.kv.getMany([
     keys.connectionTeardowns(agentId),
     keys.agents(agentId),
   ]);

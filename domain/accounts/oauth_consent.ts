@@ -52,6 +52,14 @@ interface ConsentAccountRecord {
   expires_at: number;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    oauthAuthRequests: AuthRequestRecord;
+    oauthCsrfTokens: CsrfRecord;
+    oauthConsentAccounts: ConsentAccountRecord;
+  }
+}
+
 /** Stores a validated request and its first CSRF token; returns both handles. */
 export async function openAuthRequest(
   deps: Deps,
@@ -67,7 +75,7 @@ export async function openAuthRequest(
   const csrf = newSecret();
   const csrfKey = keys.oauthCsrfTokens(await secretHash("csrf", csrf));
   await transact(deps.kv, async (tx) => {
-    const client = (await tx.get<ClientRecord>(keys.oauthClients(request.client_id))).value;
+    const client = (await tx.get(keys.oauthClients(request.client_id))).value;
     keepPendingClient(tx, client, request.expires_at, now);
     tx.set(keys.oauthAuthRequests(request.id), request, { expireIn: TTL.authRequest * 1000 });
     tx.set(
@@ -110,16 +118,16 @@ export async function extendAuthRequest(
 ): Promise<AuthRequestRecord | null> {
   const { value } = await transact(deps.kv, async (tx) => {
     const now = deps.clock.now();
-    const [requestEntry, clientEntry] = await tx.getMany<unknown>([
+    const [requestEntry, clientEntry] = await tx.getMany([
       keys.oauthAuthRequests(request.id),
       keys.oauthClients(request.client_id),
     ]);
-    const stored = requestEntry.value as AuthRequestRecord | null;
+    const stored = requestEntry.value;
     if (!stored || stored.expires_at <= now) return null;
     const until = Math.max(stored.expires_at, now + TTL.consentSession);
     if (until === stored.expires_at) return stored;
     const updated = { ...stored, expires_at: until };
-    keepPendingClient(tx, clientEntry.value as ClientRecord | null, until, now);
+    keepPendingClient(tx, clientEntry.value, until, now);
     tx.set(keys.oauthAuthRequests(request.id), updated, { expireIn: (until - now) * 1000 });
     return updated;
   });
@@ -152,12 +160,12 @@ export async function consumeCsrfToken(
   const hash = await secretHash("csrf", csrf);
   const { value } = await transact(deps.kv, async (tx) => {
     const now = deps.clock.now();
-    const entry = await tx.get<CsrfRecord>(keys.oauthCsrfTokens(hash));
+    const entry = await tx.get(keys.oauthCsrfTokens(hash));
     if (!entry.value) return null;
     tx.delete(keys.oauthCsrfTokens(hash));
     if (entry.value.expires_at <= now) return null;
     const request =
-      (await tx.get<AuthRequestRecord>(keys.oauthAuthRequests(entry.value.request_id)))
+      (await tx.get(keys.oauthAuthRequests(entry.value.request_id)))
         .value;
     if (
       !request || request.expires_at <= now || !timingSafeEqual(request.session_hash, sessionHash)
@@ -216,7 +224,7 @@ export async function reuseConsentAgent(
   if (!name || name.length > 100) return null;
   const aad = `consent:${request.id}:${name}`;
   const prior =
-    (await deps.kv.get<ConsentAccountRecord>(keys.oauthConsentAccounts(request.id, name)))
+    (await deps.kv.get(keys.oauthConsentAccounts(request.id, name)))
       .value;
   if (!prior || prior.expires_at <= deps.clock.now() || prior.client_id !== request.client_id) {
     return null;
@@ -247,11 +255,11 @@ export async function completeAuthRequest(
   const grantId = deps.newId();
   const { value } = await transact(deps.kv, async (tx) => {
     const now = deps.clock.now();
-    const [reqEntry, agentEntry] = await tx.getMany<unknown>([
+    const [reqEntry, agentEntry] = await tx.getMany([
       keys.oauthAuthRequests(requestId),
       keys.agents(who.agent.id),
     ]);
-    const request = reqEntry.value as AuthRequestRecord | null;
+    const request = reqEntry.value;
     if (!request || request.expires_at <= now) {
       throw new BoardError(
         "NOT_FOUND",
@@ -262,7 +270,7 @@ export async function completeAuthRequest(
     if (!clientIsLive(client, now)) {
       throw new BoardError("NOT_FOUND", "The application's registration has expired.");
     }
-    if ((agentEntry.value as Agent | null)?.status !== "active") {
+    if (agentEntry.value?.status !== "active") {
       throw new BoardError("UNAUTHORIZED", "The agent's API key has been revoked.");
     }
     tx.delete(keys.oauthAuthRequests(requestId));
@@ -287,7 +295,7 @@ export async function declineAuthRequest(
   requestId: string,
 ): Promise<AuthRequestRecord | null> {
   const { value } = await transact(deps.kv, async (tx) => {
-    const entry = await tx.get<AuthRequestRecord>(keys.oauthAuthRequests(requestId));
+    const entry = await tx.get(keys.oauthAuthRequests(requestId));
     if (!entry.value || entry.value.expires_at <= deps.clock.now()) return null;
     tx.delete(keys.oauthAuthRequests(requestId));
     return entry.value;

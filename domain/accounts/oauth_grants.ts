@@ -7,7 +7,6 @@
  * every token of that connection at once, on every instance.
  */
 import { timingSafeEqual } from "../hashing.ts";
-import type { Agent } from "./agent_record.ts";
 import { base64url } from "./api_keys.ts";
 import { capConnections, grantStands, standingKeyHash } from "./connections.ts";
 import {
@@ -169,12 +168,12 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
         error: new InvalidGrantError("The PKCE code_verifier does not match the challenge."),
       };
     }
-    const [clientEntry, agentEntry] = await tx.getMany<unknown>([
+    const [clientEntry, agentEntry] = await tx.getMany([
       keys.oauthClients(code.client_id),
       keys.agents(code.agent_id),
     ]);
-    const client = clientEntry.value as ClientRecord | null;
-    const agent = agentEntry.value as Agent | null;
+    const client = clientEntry.value;
+    const agent = agentEntry.value;
     if (!clientIsLive(client, now)) {
       return { error: new InvalidClientError("The client registration has expired.") };
     }
@@ -243,11 +242,11 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
     if (old.client_id !== req.client.client_id) {
       return { error: new InvalidGrantError("The refresh token was issued to another client.") };
     }
-    const [grantEntry, clientEntry] = await tx.getMany<unknown>([
+    const [grantEntry, clientEntry] = await tx.getMany([
       keys.oauthGrants(old.grant_id),
       keys.oauthClients(old.client_id),
     ]);
-    const grant = grantEntry.value as GrantRecord | null;
+    const grant = grantEntry.value;
     if (!grant || grant.expires_at <= now) {
       return { error: new InvalidGrantError("The connection was revoked.") };
     }
@@ -259,7 +258,7 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
         ),
       };
     }
-    const client = clientEntry.value as ClientRecord | null;
+    const client = clientEntry.value;
     if (!clientIsLive(client, now)) {
       return { error: new InvalidClientError("The client registration has expired.") };
     }

@@ -5,7 +5,7 @@
  */
 import type { Agent } from "./agent_record.ts";
 import { grantStands } from "./connections.ts";
-import { type AccessRecord, dropGrant, type GrantRecord } from "./oauth_records.ts";
+import { type AccessRecord, dropGrant } from "./oauth_records.ts";
 import type { Deps } from "../deps.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
@@ -81,7 +81,7 @@ export async function checkAccessToken(
       description: `The access token was issued for "${record.audience}", not "${audience}".`,
     };
   }
-  const [grantEntry, agentEntry] = await deps.kv.getMany<[GrantRecord, Agent]>([
+  const [grantEntry, agentEntry] = await deps.kv.getMany([
     keys.oauthGrants(record.grant_id),
     keys.agents(record.agent_id),
   ]);

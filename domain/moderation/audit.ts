@@ -189,5 +189,5 @@ export async function listAudit(deps: Deps, q: PageParams) {
 
 /** One audit record by its seq, or null. */
 export async function auditRecord(deps: Deps, seq: number): Promise<AuditRecord | null> {
-  return (await deps.kv.get<AuditRecord>(keys.modAudit(seq))).value;
+  return (await deps.kv.get(keys.modAudit(seq))).value;
 }

@@ -24,6 +24,12 @@ interface DeskSessionRecord {
   key_mac: string;
 }
 
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    modDeskSessions: DeskSessionRecord;
+  }
+}
+
 /** A live desk session. */
 export interface DeskSession {
   /** The SHA-256 of the cookie value: the session's KV key. */
@@ -110,7 +116,7 @@ export async function findModeratorSession(
   const expected = deps.config.moderatorKey;
   if (!expected || !cookieValue || !COOKIE_VALUE.test(cookieValue)) return null;
   const key = await sha256Hex(cookieValue);
-  const rec = (await deps.kv.get<DeskSessionRecord>(keys.modDeskSessions(key))).value;
+  const rec = (await deps.kv.get(keys.modDeskSessions(key))).value;
   if (!rec || rec.expires_at <= deps.clock.now()) return null;
   if (!timingSafeEqual(rec.key_mac, await mac(deps, `mod-key:${expected}`))) return null;
   return await sessionOf(deps, key, rec);

@@ -11,7 +11,6 @@ import {
   admitToWindow,
   type LimitSpec,
   WINDOW_EXPIRE_MS,
-  type WindowValue,
 } from "../limits/mod.ts";
 import { timingSafeEqual } from "../hashing.ts";
 
@@ -71,7 +70,7 @@ export async function checkModeratorKey(
   });
   if (!timingSafeEqual(token, expected)) throw moderatorUnauthorized();
   await transact(deps.kv, async (tx) => {
-    const stored = (await tx.get<WindowValue>(key)).value;
+    const stored = (await tx.get(key)).value;
     if (!Array.isArray(stored)) return;
     const next = stored.map(([s, n]): [number, number] => [s, s === second ? n - 1 : n])
       .filter(([, n]) => n > 0);
