@@ -187,6 +187,17 @@ budget("read", 13, "listActivity");
 budget("read", 14, "tool:list_recent");
 budget("read", 7, "modPendingComments");
 
+// OAuth, account lifecycle and the moderator's account operations
+budget("read", 1, "oauthWhoami");
+budget("write", 3, "oauthToken", "oauthTokenDefaultPath", "oauthRevoke", "endConnection");
+budget("write", 3, "rotateKey", "revokeKey");
+budget("write", 4, "registerAgent");
+budget("write", 12, "modDeskRemoveAccount");
+budget("write", 14, "modRemoveAgent");
+// Cheaper through the OAuth access token check (one round trip instead of two).
+budget("write", 12, "changePin");
+budget("write", 9, "tool:pin_thread");
+
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
   id: string;

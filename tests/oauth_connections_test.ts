@@ -18,7 +18,8 @@ import {
   type TestBoard,
   testBoard,
 } from "./helpers.ts";
-import { linkConnections } from "./oauth_connection_helpers.ts";
+import { linkConnections, seedGrants } from "./oauth_connection_helpers.ts";
+import { GRANTS_ENDED_IN_COMMIT } from "../domain/accounts/mod.ts";
 import {
   authorizeCode,
   codeGrant,
@@ -162,8 +163,13 @@ Deno.test("a teardown interrupted by a crash: tokens are refused at once, the sw
   try {
     await using board = await boardOn(path, new ManualClock(), {}, { wrapKv: wrap });
     const a = await register(board);
+    // More connections than the rotation commit deletes itself: older ones, stored directly.
+    await seedGrants(board.kv, a.id, GRANTS_ENDED_IN_COMMIT + 20, board.clock.now());
     const conns = await linkConnections(board, a.key, 12);
-    // The rotation commit lands; every later commit (the teardown batches) fails.
+    const held = (await grantsOf(board, a.id)).length;
+    assert.ok(held > GRANTS_ENDED_IN_COMMIT);
+    // The rotation commit lands (deleting the newest connections it holds); every later
+    // commit (the teardown batches) fails.
     failAfter = 1;
     const error = console.error;
     const logged: unknown[] = [];
@@ -182,8 +188,8 @@ Deno.test("a teardown interrupted by a crash: tokens are refused at once, the sw
     assert.equal(logged.length, 1, "the interrupted teardown is logged");
     failAfter = Infinity;
 
-    // Nothing was deleted, yet no token of the old key works.
-    assert.equal((await grantsOf(board, a.id)).length, 12);
+    // Only what the rotation commit holds was deleted, yet no token of the old key works.
+    assert.equal((await grantsOf(board, a.id)).length, held - GRANTS_ENDED_IN_COMMIT);
     assert.ok((await board.kv.get(keys.connectionTeardowns(a.id))).value);
     for (const c of conns) {
       assert.equal(await status(whoami(board, c.tokens.access_token)), 401);

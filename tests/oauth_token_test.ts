@@ -48,8 +48,12 @@ Deno.test("authorization code exchange", async (t) => {
     assert.equal(body.token_type, "Bearer");
     assert.equal(body.expires_in, 3600);
     assert.equal(body.scope, "board:read board:write");
-    assert.match(body.access_token, /^pb_at_[A-Za-z0-9_-]{43}$/);
-    assert.match(body.refresh_token, /^pb_rt_[A-Za-z0-9_-]{43}$/);
+    // The secret, then the agent and grant the token names (read with it in one batch).
+    const named = /^pb_(?:at|rt)_[A-Za-z0-9_-]{43}\.[0-9a-f-]{36}\.[0-9a-f-]{36}$/;
+    assert.match(body.access_token, named);
+    assert.match(body.refresh_token, named);
+    assert.match(body.access_token, /^pb_at_/);
+    assert.match(body.refresh_token, /^pb_rt_/);
   });
 
   await t.step("wrong PKCE verifier refused, and the code is burned", async () => {

@@ -1,7 +1,7 @@
 /** Agent accounts: registration, authentication by API key, revocation. */
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import { endStaleConnections, markTeardown } from "./connections.ts";
+import { endAccountGrants, endStaleConnections, readAccountGrants } from "./connections.ts";
 import { apiKeyShaped, generateApiKey, hashApiKey } from "./api_keys.ts";
 import { nameSkeleton, SKELETON_VERSION } from "./name_skeleton.ts";
 import type { Deps } from "../deps.ts";
@@ -64,7 +64,10 @@ export const AGENT_INSTRUCTIONS = [
 export async function registerAgent(
   deps: Deps,
   input: RegisterInput,
-  /** Runs inside the registration commit; receives the new key (OAuth seals it for the consent retry). */
+  /**
+   * Runs inside the registration commit, its reads with the registration's; receives the new
+   * key (OAuth seals it for the consent retry).
+   */
   extra?: (tx: Tx, apiKey: string) => Promise<void>,
 ): Promise<{ agent: Agent; apiKey: string }> {
   if (RESERVED_NAMES.has(input.name)) {
@@ -81,10 +84,14 @@ export async function registerAgent(
   const keyHash = await hashApiKey(apiKey);
   const basis: ParticipationBasis = input.participation_basis ?? "owner_directed";
   const { value: agent } = await transact(deps.kv, async (tx) => {
-    const [byName, count] = await tx.getMany([
-      keys.agentIdByName(input.name),
-      keys.counters("agents"),
+    // The caller's reads (`extra`) go out with the name and the count; its refusal counts
+    // only for a registration that would otherwise be made.
+    const [read, extraDone] = await Promise.allSettled([
+      tx.getMany([keys.agentIdByName(input.name), keys.counters("agents")]),
+      extra?.(tx, apiKey),
     ]);
+    if (read.status === "rejected") throw read.reason;
+    const [byName, count] = read.value;
     if (byName.value !== null) {
       throw new BoardError("NAME_TAKEN", `The name "${input.name}" is already taken.`, {
         field: "name",
@@ -97,7 +104,7 @@ export async function registerAgent(
         retained,
       }, 3600);
     }
-    await extra?.(tx, apiKey);
+    if (extraDone.status === "rejected") throw extraDone.reason;
     const agent: Agent = {
       id: deps.newId(),
       name: input.name,
@@ -189,35 +196,48 @@ export type RetireHoldings = (tx: Tx, agentId: string) => Promise<unknown>;
 
 /**
  * Permanently invalidates the agent's key (status `revoked`) or removes the account
- * (`removed`, by moderators). Contributions remain; pins and connections are retired in the same commit.
+ * (`removed`, by moderators). Contributions remain; pins and connections are retired in the
+ * same commit. Reads the account, what `retireHoldings` reads and the account's connections
+ * in one batch (retiring the holdings of an account that is already not active stages
+ * nothing: they went with the commit that ended it). `also` stages more in that commit.
  */
 export async function revokeAgent(
   deps: Deps,
   agentId: string,
   status: "revoked" | "removed",
   retireHoldings: RetireHoldings,
+  also?: (tx: Tx) => void,
 ): Promise<Agent> {
   const { value } = await transact(deps.kv, async (tx) => {
-    const entry = await tx.get(keys.agents(agentId));
+    const [entry, grants] = await Promise.all([
+      tx.get(keys.agents(agentId)),
+      readAccountGrants(tx, agentId),
+      // Other parts retire what the account held in this same commit (pins).
+      retireHoldings(tx, agentId),
+    ]);
     if (!entry.value) throw new BoardError("NOT_FOUND", `No agent was found with id "${agentId}".`);
     const agent = entry.value;
-    if (agent.status === status || agent.status === "removed") return agent;
-    const updated: Agent = { ...agent, status, revoked_at: agent.revoked_at ?? deps.clock.now() };
+    if (agent.status === status || agent.status === "removed") {
+      return { agent, teardown: false };
+    }
+    const now = deps.clock.now();
+    const updated: Agent = { ...agent, status, revoked_at: agent.revoked_at ?? now };
     tx.set(keys.agents(agentId), updated).delete(keys.agentIdByKeyHash(agent.key_hash));
-    // Other parts retire what the account held in this same commit (pins, OAuth grants).
-    await retireHoldings(tx, agentId);
-    markTeardown(tx, agentId, deps.clock.now());
-    return updated;
+    also?.(tx);
+    return { agent: updated, teardown: endAccountGrants(tx, agentId, grants, now) };
   });
-  // Every OAuth token of a non-active agent is refused from the commit on; this deletes them.
-  await finishTeardown(deps, agentId);
-  return value;
+  // Every OAuth token of a non-active agent is refused from the commit on, and the commit
+  // deleted its connections; an account holding more than one commit deletes has the rest
+  // deleted here.
+  if (value.teardown) await finishTeardown(deps, agentId);
+  return value.agent;
 }
 
 /**
- * Deletes the connections a rotation or revocation ended. A failure here is only logged:
- * the key change has committed and its tokens are already refused; the teardown mark it
- * left makes start-up and the tidy-up sweep finish the deletion.
+ * Deletes the connections a rotation or revocation ended but could not delete in its own
+ * commit. A failure here is only logged: the key change has committed and its tokens are
+ * already refused; the teardown mark it left makes start-up and the tidy-up sweep finish
+ * the deletion.
  */
 async function finishTeardown(deps: Deps, agentId: string): Promise<void> {
   try {
@@ -231,10 +251,12 @@ async function finishTeardown(deps: Deps, agentId: string): Promise<void> {
  * Replaces the agent's API key in ONE atomic commit (docs/api.md "Additions"): the old key
  * stops working and the new one starts at the same instant; id, name, karma, content and
  * votes are untouched. Every OAuth connection linked with the old key ends in that same
- * commit (its tokens are refused from then on, domain/accounts/connections.ts), however many there
- * are; their records are deleted right after, resumably. `expectKeyHash` (the hash of the
- * key the caller authenticated with) makes racing rotations leave exactly one winner; the
- * others get 401. `extra` runs inside the commit with the new key.
+ * commit (its tokens are refused from then on, domain/accounts/connections.ts), and is
+ * deleted in it (an account holding more than one commit deletes has the rest deleted right
+ * after, resumably). `expectKeyHash` (the hash of the key the caller authenticated with)
+ * makes racing rotations leave exactly one winner; the others get 401. `extra` runs inside
+ * the commit with the new key, its reads in the same batch as the account's (its refusal
+ * counts only for a caller that still holds the key).
  */
 export async function rotateApiKey(
   deps: Deps,
@@ -243,23 +265,31 @@ export async function rotateApiKey(
 ): Promise<{ agent: Agent; apiKey: string }> {
   const apiKey = generateApiKey();
   const keyHash = await hashApiKey(apiKey);
-  const { value: agent } = await transact(deps.kv, async (tx) => {
-    const entry = await tx.get(keys.agents(agentId));
-    const agent = entry.value;
+  const { value } = await transact(deps.kv, async (tx) => {
+    const [entry, grants, extra] = await Promise.allSettled([
+      tx.get(keys.agents(agentId)),
+      readAccountGrants(tx, agentId),
+      opts.extra?.(tx, apiKey),
+    ]);
+    if (entry.status === "rejected") throw entry.reason;
+    if (grants.status === "rejected") throw grants.reason;
+    const agent = entry.value.value;
     if (
       !agent || agent.status !== "active" ||
       (opts.expectKeyHash !== undefined && !timingSafeEqual(agent.key_hash, opts.expectKeyHash))
     ) {
       throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
     }
-    markTeardown(tx, agentId, deps.clock.now());
-    await opts.extra?.(tx, apiKey);
+    if (extra.status === "rejected") throw extra.reason;
     const updated: Agent = { ...agent, key_hash: keyHash };
     tx.set(keys.agents(agentId), updated)
       .delete(keys.agentIdByKeyHash(agent.key_hash))
       .set(keys.agentIdByKeyHash(keyHash), agentId);
-    return updated;
+    return {
+      agent: updated,
+      teardown: endAccountGrants(tx, agentId, grants.value, deps.clock.now()),
+    };
   });
-  await finishTeardown(deps, agentId);
-  return { agent, apiKey };
+  if (value.teardown) await finishTeardown(deps, agentId);
+  return { agent: value.agent, apiKey };
 }

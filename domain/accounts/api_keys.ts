@@ -12,7 +12,14 @@ export const API_KEY_PATTERN = /pb_live_[A-Za-z0-9_-]{43}/;
 export const CREDENTIAL_PATTERN = /pb_(?:live|at|rt)_[A-Za-z0-9_-]{43}/;
 
 const API_KEY_SHAPE = /^pb_live_[A-Za-z0-9_-]{43}$/;
-const BEARER_CREDENTIAL_SHAPE = /^pb_(?:live|at)_[A-Za-z0-9_-]{43}$/;
+
+/**
+ * An OAuth access token: 43 characters of secret, then (tokens issued since they carry them)
+ * `.` and the ids of its agent and its grant, so that a check knows every key it reads at
+ * once (domain/accounts/oauth_token_checks.ts). The hash stored covers the whole token.
+ */
+export const ACCESS_TOKEN_SHAPE =
+  /^pb_at_[A-Za-z0-9_-]{43}(?:\.[A-Za-z0-9-]{1,64}\.[A-Za-z0-9-]{1,64})?$/;
 
 /** True when `token` has exactly the shape of a board API key. */
 export function apiKeyShaped(token: string): boolean {
@@ -24,7 +31,7 @@ export function apiKeyShaped(token: string): boolean {
  * access token. Anything else can never authenticate, so it is refused without a lookup.
  */
 export function credentialShaped(token: string): boolean {
-  return BEARER_CREDENTIAL_SHAPE.test(token);
+  return API_KEY_SHAPE.test(token) || ACCESS_TOKEN_SHAPE.test(token);
 }
 
 /** A new high-entropy API key (256 random bits). */

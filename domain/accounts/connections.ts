@@ -36,10 +36,18 @@ interface GrantHead {
   updated_at: number;
 }
 
+/**
+ * What an account's grant index entry holds: the client and the hash of the grant's current
+ * refresh token (rewritten with it), so the connections can be ended without reading the
+ * grants. Entries stored before held the client id only.
+ */
+export type GrantIndexValue = { client_id: string; refresh_hash: string } | string;
+
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
     connectionTeardowns: TeardownMark;
     oauthGrantHeads: GrantHead;
+    oauthGrantsByAgent: GrantIndexValue;
   }
 }
 
@@ -112,30 +120,48 @@ const GRANTS_PER_COMMIT = 100;
 /** The grant id an index entry of `oauthGrantsByAgent` names. */
 const grantIdOf = (e: Deno.KvEntry<unknown>): string => String(e.key[e.key.length - 1]);
 
+/** An entry of the grant index of an account, newest first (`readNewestConnections`). */
+export type GrantIndexEntry = Deno.KvEntry<GrantIndexValue>;
+
+/**
+ * The account's grant head (read, so checked by the commit) and at most `limit` of its
+ * newest grant index entries, read together: the reads of a commit that adds a connection
+ * (`capConnections`) or ends them all (`endAccountGrants`). A code exchange rewrites the
+ * head, so a commit that read it conflicts with any new connection of the account.
+ */
+export async function readNewestConnections(
+  tx: Tx,
+  agentId: string,
+  limit = MAX_CONNECTIONS_PER_ACCOUNT + 1,
+): Promise<GrantIndexEntry[]> {
+  const [, newest] = await Promise.all([
+    tx.get(keys.oauthGrantHeads(agentId)),
+    Array.fromAsync(
+      tx.kv.list({ prefix: keys.oauthGrantsByAgent.range(agentId) }, { reverse: true, limit }),
+    ),
+  ]);
+  return newest as GrantIndexEntry[];
+}
+
 /**
  * Inside a code exchange commit that adds a connection to `agentId`: keeps the account at
- * `MAX_CONNECTIONS_PER_ACCOUNT`. Reads (and so checks) the account's grant head, which it
- * rewrites, so concurrent exchanges for one account serialize; lists at most cap + 1 index
- * entries, newest first; when the cap is reached, the oldest of the newest `cap` connections
- * ends in this commit (grant, index entry, refresh token), so the new one makes it `cap`
- * again. An account holding more than the cap (stored before the cap existed) also gets a
- * teardown mark: the bounded teardown then ends every connection past the newest `cap`.
- * Returns the id of the connection it ended, or null.
+ * `MAX_CONNECTIONS_PER_ACCOUNT`. `newest` is what `readNewestConnections` read in the
+ * commit's read batch (the head is checked and rewritten here, so concurrent exchanges for
+ * one account serialize; at most cap + 1 index entries, newest first). When the cap is
+ * reached, the oldest of the newest `cap` connections ends in this commit (grant, index
+ * entry, refresh token), so the new one makes it `cap` again: the one case that reads once
+ * more (that grant). An account holding more than the cap (stored before the cap existed)
+ * also gets a teardown mark: the bounded teardown then ends every connection past the newest
+ * `cap`. Returns the id of the connection it ended, or null.
  */
 export async function capConnections(
   tx: Tx,
   agentId: string,
   now: number,
   keepFor: number,
+  newest: GrantIndexEntry[],
 ): Promise<string | null> {
-  await tx.get(keys.oauthGrantHeads(agentId));
   tx.set(keys.oauthGrantHeads(agentId), { updated_at: now }, { expireIn: keepFor * 1000 });
-  const newest = await Array.fromAsync(
-    tx.kv.list({ prefix: keys.oauthGrantsByAgent.range(agentId) }, {
-      reverse: true,
-      limit: MAX_CONNECTIONS_PER_ACCOUNT + 1,
-    }),
-  );
   if (newest.length < MAX_CONNECTIONS_PER_ACCOUNT) return null;
   if (newest.length > MAX_CONNECTIONS_PER_ACCOUNT) markTeardown(tx, agentId, now);
   const oldest = newest[MAX_CONNECTIONS_PER_ACCOUNT - 1];
@@ -143,6 +169,43 @@ export async function capConnections(
   if (grant) deleteGrant(tx, grant);
   else tx.delete(oldest.key); // the index entry of a grant that expired
   return grantIdOf(oldest);
+}
+
+/**
+ * Connections a rotation or revocation deletes in its own commit (3 mutations and about 250
+ * key bytes each). An account holding more (only one stored before the cap existed) gets a
+ * teardown mark instead for the rest, and the bounded teardown runs delete them.
+ */
+export const GRANTS_ENDED_IN_COMMIT = MAX_CONNECTIONS_PER_ACCOUNT;
+
+/** What a rotation or revocation reads to end the account's connections in its commit. */
+export function readAccountGrants(tx: Tx, agentId: string): Promise<GrantIndexEntry[]> {
+  return readNewestConnections(tx, agentId, GRANTS_ENDED_IN_COMMIT + 1);
+}
+
+/**
+ * Inside a rotation or revocation commit (which changes the account record, so no connection
+ * of it stands any more): deletes the connections `read` (from `readAccountGrants`) found,
+ * each grant, its index entry and, where the entry names it, its current refresh token (a
+ * token left without its grant is refused, and expires). When the account holds more than
+ * `GRANTS_ENDED_IN_COMMIT`, marks the teardown for the rest and returns true: the caller then
+ * runs `endStaleConnections` after the commit. Returns false when nothing is left.
+ */
+export function endAccountGrants(
+  tx: Tx,
+  agentId: string,
+  read: GrantIndexEntry[],
+  now: number,
+): boolean {
+  for (const entry of read.slice(0, GRANTS_ENDED_IN_COMMIT)) {
+    tx.delete(keys.oauthGrants(grantIdOf(entry))).delete(entry.key);
+    if (typeof entry.value === "object" && entry.value !== null) {
+      tx.delete(keys.oauthRefreshTokens(entry.value.refresh_hash));
+    }
+  }
+  if (read.length <= GRANTS_ENDED_IN_COMMIT) return false;
+  markTeardown(tx, agentId, now);
+  return true;
 }
 
 /** What one teardown run did. */

@@ -37,6 +37,7 @@ export {
   capConnections,
   endConnection,
   endStaleConnections,
+  GRANTS_ENDED_IN_COMMIT,
   grantStands,
   markAccountsOverCap,
   MAX_CONNECTIONS_PER_ACCOUNT,

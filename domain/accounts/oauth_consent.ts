@@ -164,9 +164,8 @@ export async function consumeCsrfToken(
     if (!entry.value) return null;
     tx.delete(keys.oauthCsrfTokens(hash));
     if (entry.value.expires_at <= now) return null;
-    const request =
-      (await tx.get(keys.oauthAuthRequests(entry.value.request_id)))
-        .value;
+    const request = (await tx.get(keys.oauthAuthRequests(entry.value.request_id)))
+      .value;
     if (
       !request || request.expires_at <= now || !timingSafeEqual(request.session_hash, sessionHash)
     ) return null;
@@ -223,9 +222,8 @@ export async function reuseConsentAgent(
 ): Promise<ConsentAgent | null> {
   if (!name || name.length > 100) return null;
   const aad = `consent:${request.id}:${name}`;
-  const prior =
-    (await deps.kv.get(keys.oauthConsentAccounts(request.id, name)))
-      .value;
+  const prior = (await deps.kv.get(keys.oauthConsentAccounts(request.id, name)))
+    .value;
   if (!prior || prior.expires_at <= deps.clock.now() || prior.client_id !== request.client_id) {
     return null;
   }

@@ -8,7 +8,12 @@
  */
 import { timingSafeEqual } from "../hashing.ts";
 import { base64url } from "./api_keys.ts";
-import { capConnections, grantStands, standingKeyHash } from "./connections.ts";
+import {
+  capConnections,
+  grantStands,
+  readNewestConnections,
+  standingKeyHash,
+} from "./connections.ts";
 import {
   type AccessRecord,
   type CodeRecord,
@@ -22,7 +27,7 @@ import type { Deps } from "../deps.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import { clientIsLive, type ClientRecord, keepClientUntil } from "./oauth_clients.ts";
-import { refundCompletedRegistration } from "./oauth_rate_limits.ts";
+import { refundCompletedRegistration, refundWindowKey } from "./oauth_rate_limits.ts";
 import {
   InvalidClientError,
   InvalidGrantError,
@@ -32,20 +37,26 @@ import {
 import type { OAuthError } from "./oauth_errors.ts";
 import {
   ACCESS_TOKEN_PREFIX,
-  newSecret,
+  codeAgentId,
+  newNamedCode,
+  newNamedToken,
   parseScopes,
   REFRESH_TOKEN_PREFIX,
   secretHash,
+  tokenNames,
   TTL,
 } from "./oauth_tokens.ts";
 
-/** Stores a new single-use authorization code inside the consent commit; returns the code. */
+/**
+ * Stores a new single-use authorization code inside the consent commit; returns the code,
+ * which names the agent it links (`newNamedCode`) so that its exchange reads everything at once.
+ */
 export async function issueCode(
   tx: Tx,
   now: number,
   fields: Omit<CodeRecord, "created_at" | "expires_at">,
 ): Promise<string> {
-  const code = newSecret();
+  const code = newNamedCode(fields.agent_id);
   const record: CodeRecord = { ...fields, created_at: now, expires_at: now + TTL.code };
   tx.set(keys.oauthCodes(await secretHash("code", code)), record, { expireIn: TTL.code * 1000 });
   return code;
@@ -60,15 +71,18 @@ export async function pkceMatches(verifier: string, challenge: string): Promise<
 /** A syntactically valid PKCE code verifier (RFC 7636 §4.1). */
 export const CODE_VERIFIER_PATTERN = /^[A-Za-z0-9._~-]{43,128}$/;
 
+/**
+ * Stages a grant with a new access token and the refresh token `refresh` (made by
+ * `newRefresh` for this grant), both naming the agent and the grant.
+ */
 async function newTokens(
   tx: Tx,
   now: number,
   grant: GrantRecord,
   accessScopes: string[],
-  refreshHash: string,
-  refreshToken: string,
+  refresh: NewRefresh,
 ): Promise<TokenSet> {
-  const access = newSecret(ACCESS_TOKEN_PREFIX);
+  const access = newNamedToken(ACCESS_TOKEN_PREFIX, { agentId: grant.agent_id, grantId: grant.id });
   const accessRecord: AccessRecord = {
     grant_id: grant.id,
     agent_id: grant.agent_id,
@@ -88,18 +102,32 @@ async function newTokens(
   tx.set(keys.oauthAccessTokens(await secretHash("access", access)), accessRecord, {
     expireIn: TTL.access * 1000,
   })
-    .set(keys.oauthRefreshTokens(refreshHash), refreshRecord, { expireIn: TTL.refresh * 1000 })
+    .set(keys.oauthRefreshTokens(refresh.hash), refreshRecord, { expireIn: TTL.refresh * 1000 })
     .set(keys.oauthGrants(grant.id), grant, { expireIn: TTL.refresh * 1000 })
-    .set(keys.oauthGrantsByAgent(grant.agent_id, grant.id), grant.client_id, {
-      expireIn: TTL.refresh * 1000,
-    });
+    .set(
+      keys.oauthGrantsByAgent(grant.agent_id, grant.id),
+      { client_id: grant.client_id, refresh_hash: refresh.hash },
+      { expireIn: TTL.refresh * 1000 },
+    );
   return {
     access_token: access,
     token_type: "Bearer",
     expires_in: TTL.access,
-    refresh_token: refreshToken,
+    refresh_token: refresh.token,
     scope: accessScopes.join(" "),
   };
+}
+
+/** A new refresh token and its stored hash. */
+interface NewRefresh {
+  token: string;
+  hash: string;
+}
+
+/** A new refresh token for the grant `grantId` of `agentId`. */
+async function newRefresh(agentId: string, grantId: string): Promise<NewRefresh> {
+  const token = newNamedToken(REFRESH_TOKEN_PREFIX, { agentId, grantId });
+  return { token, hash: await secretHash("refresh", token) };
 }
 
 type Outcome = { tokens: TokenSet } | { error: OAuthError };
@@ -124,16 +152,25 @@ export interface CodeExchange {
  */
 export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<TokenSet> {
   const codeHash = await secretHash("code", req.code);
-  const refreshToken = newSecret(REFRESH_TOKEN_PREFIX);
-  const refreshHash = await secretHash("refresh", refreshToken);
+  // The agent the code names: its record and connections are read with the code.
+  const named = codeAgentId(req.code);
   const { value } = await transact(deps.kv, async (tx): Promise<Outcome> => {
     const now = deps.clock.now();
-    const entry = await tx.get(keys.oauthCodes(codeHash));
-    const code = entry.value;
+    const [read, namedConnections] = await Promise.all([
+      tx.getNamed({
+        code: keys.oauthCodes(codeHash),
+        use: keys.oauthCodeUses(codeHash),
+        client: keys.oauthClients(req.client.client_id),
+        agent: named === null ? null : keys.agents(named),
+        refund: refundWindowKey(req.client, deps.clock.nowMs()),
+      }),
+      named === null ? null : readNewestConnections(tx, named),
+    ]);
+    const code = read.code.value;
     if (!code) {
-      const use = await tx.get(keys.oauthCodeUses(codeHash));
-      if (use.value && use.value.expires_at > now) {
-        const grant = await tx.get(keys.oauthGrants(use.value.grant_id));
+      const use = read.use.value;
+      if (use && use.expires_at > now) {
+        const grant = await tx.get(keys.oauthGrants(use.grant_id));
         if (grant.value) dropGrant(tx, grant.value);
         tx.delete(keys.oauthCodeUses(codeHash));
         return {
@@ -168,12 +205,11 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
         error: new InvalidGrantError("The PKCE code_verifier does not match the challenge."),
       };
     }
-    const [clientEntry, agentEntry] = await tx.getMany([
-      keys.oauthClients(code.client_id),
-      keys.agents(code.agent_id),
-    ]);
-    const client = clientEntry.value;
-    const agent = agentEntry.value;
+    const client = read.client.value;
+    // A code issued before codes named their agent reads the agent now.
+    const agent = named === code.agent_id && read.agent
+      ? read.agent.value
+      : (await tx.get(keys.agents(code.agent_id))).value;
     if (!clientIsLive(client, now)) {
       return { error: new InvalidClientError("The client registration has expired.") };
     }
@@ -194,6 +230,7 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
       } satisfies CodeUseRecord,
       { expireIn: TTL.codeUse * 1000 },
     );
+    const refresh = await newRefresh(code.agent_id, code.grant_id);
     const grant: GrantRecord = {
       id: code.grant_id,
       agent_id: code.agent_id,
@@ -205,13 +242,16 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
       created_at: now,
       refreshed_at: now,
       expires_at: now + TTL.refresh,
-      refresh_hash: refreshHash,
+      refresh_hash: refresh.hash,
     };
-    await refundCompletedRegistration(tx, deps, client);
+    await refundCompletedRegistration(tx, deps, client, read.refund);
     keepClientUntil(tx, client, now, grant.expires_at + TTL.unusedClient);
     // At the cap, the account's oldest connection ends in this commit.
-    await capConnections(tx, grant.agent_id, now, TTL.refresh);
-    return { tokens: await newTokens(tx, now, grant, grant.scopes, refreshHash, refreshToken) };
+    const newest = named === code.agent_id && namedConnections
+      ? namedConnections
+      : await readNewestConnections(tx, grant.agent_id);
+    await capConnections(tx, grant.agent_id, now, TTL.refresh, newest);
+    return { tokens: await newTokens(tx, now, grant, grant.scopes, refresh) };
   });
   return settle(value);
 }
@@ -230,23 +270,27 @@ export interface RefreshExchange {
  */
 export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<TokenSet> {
   const oldHash = await secretHash("refresh", req.refreshToken);
-  const refreshToken = newSecret(REFRESH_TOKEN_PREFIX);
-  const refreshHash = await secretHash("refresh", refreshToken);
+  // The grant and agent the token names are read with it (a token issued before tokens
+  // named them reads them after).
+  const named = tokenNames(req.refreshToken);
   const { value } = await transact(deps.kv, async (tx): Promise<Outcome> => {
     const now = deps.clock.now();
-    const entry = await tx.get(keys.oauthRefreshTokens(oldHash));
-    const old = entry.value;
+    const read = await tx.getNamed({
+      old: keys.oauthRefreshTokens(oldHash),
+      client: keys.oauthClients(req.client.client_id),
+      grant: named === null ? null : keys.oauthGrants(named.grantId),
+      agent: named === null ? null : keys.agents(named.agentId),
+    });
+    const old = read.old.value;
     if (!old || old.expires_at <= now) {
       return { error: new InvalidGrantError("The refresh token is invalid or expired.") };
     }
     if (old.client_id !== req.client.client_id) {
       return { error: new InvalidGrantError("The refresh token was issued to another client.") };
     }
-    const [grantEntry, clientEntry] = await tx.getMany([
-      keys.oauthGrants(old.grant_id),
-      keys.oauthClients(old.client_id),
-    ]);
-    const grant = grantEntry.value;
+    const grant = named?.grantId === old.grant_id && read.grant
+      ? read.grant.value
+      : (await tx.get(keys.oauthGrants(old.grant_id))).value;
     if (!grant || grant.expires_at <= now) {
       return { error: new InvalidGrantError("The connection was revoked.") };
     }
@@ -258,7 +302,7 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
         ),
       };
     }
-    const client = clientEntry.value;
+    const client = read.client.value;
     if (!clientIsLive(client, now)) {
       return { error: new InvalidClientError("The client registration has expired.") };
     }
@@ -271,8 +315,10 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
         error: new InvalidScopeError(`The connection holds only "${grant.scopes.join(" ")}".`),
       };
     }
-    const agentEntry = await tx.get(keys.agents(grant.agent_id));
-    if (!(await grantStands(deps, grant, agentEntry.value))) {
+    const agent = named?.agentId === grant.agent_id && read.agent
+      ? read.agent.value
+      : (await tx.get(keys.agents(grant.agent_id))).value;
+    if (!(await grantStands(deps, grant, agent))) {
       dropGrant(tx, grant);
       return {
         error: new InvalidGrantError(
@@ -283,15 +329,16 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
     tx.set(keys.oauthRefreshTokens(oldHash), { ...old, rotated_at: now } satisfies RefreshRecord, {
       expireIn: Math.max(1, old.expires_at - now) * 1000,
     });
+    const refresh = await newRefresh(grant.agent_id, grant.id);
     const renewed: GrantRecord = {
       ...grant,
       refreshed_at: now,
       expires_at: now + TTL.refresh,
-      refresh_hash: refreshHash,
+      refresh_hash: refresh.hash,
     };
     keepClientUntil(tx, client, now, renewed.expires_at + TTL.unusedClient);
     const scopes = asked.length > 0 ? asked : grant.scopes;
-    return { tokens: await newTokens(tx, now, renewed, scopes, refreshHash, refreshToken) };
+    return { tokens: await newTokens(tx, now, renewed, scopes, refresh) };
   });
   return settle(value);
 }

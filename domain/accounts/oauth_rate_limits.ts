@@ -106,21 +106,40 @@ export async function chargeClientRegistration(
 }
 
 /**
+ * The instance-wide window a client's first code exchange gives its registration back to, or
+ * null when there is nothing to give back (the client completed an authorization before, or
+ * its registration has left the window). A code exchange reads it in its read batch.
+ */
+export function refundWindowKey(
+  client: { created_at: number; activated_at: number | null; cross_origin?: boolean },
+  nowMs: number,
+): Deno.KvKey | null {
+  if (client.activated_at !== null || client.created_at <= Math.floor(nowMs / 1000) - 60) {
+    return null;
+  }
+  return instanceRegistrationKey(client.cross_origin === true);
+}
+
+/**
  * Gives a client's registration back to the instance-wide window when the client
  * completes its first authorization (call it in the commit of its first code exchange,
  * with `activatedAt` the stored `activated_at`): the instance cap then holds only
  * registrations that never complete a flow. Reads the window only while the registration
- * is still inside it.
+ * is still inside it; `read` is the window entry when the commit read it already (the key
+ * `refundWindowKey` named).
  */
 export async function refundCompletedRegistration(
   tx: Tx,
   deps: Deps,
   client: { created_at: number; activated_at: number | null; cross_origin?: boolean },
+  read: Deno.KvEntryMaybe<unknown> | null = null,
 ): Promise<void> {
   const nowMs = deps.clock.nowMs();
-  if (client.activated_at !== null || client.created_at <= Math.floor(nowMs / 1000) - 60) return;
-  const key = instanceRegistrationKey(client.cross_origin === true);
-  const next = windowRefund((await tx.get(key)).value, client.created_at, nowMs);
+  const key = refundWindowKey(client, nowMs);
+  if (key === null) return;
+  const sameKey = read !== null && JSON.stringify(read.key) === JSON.stringify(key);
+  const entry = sameKey ? read : await tx.get(key);
+  const next = windowRefund(entry.value, client.created_at, nowMs);
   if (next) tx.set(key, next, { expireIn: WINDOW_EXPIRE_MS });
 }
 

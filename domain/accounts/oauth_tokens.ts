@@ -2,9 +2,12 @@
  * Token format and lifetimes. Every OAuth secret (code, access token, refresh token,
  * CSRF token, consent cookie) is 256 random bits from Web Crypto, handed out once and
  * stored only as its SHA-256 hash. Tokens are opaque: their meaning lives in KV, so a
- * revocation is seen by every instance on its next read.
+ * revocation is seen by every instance on its next read. Access and refresh tokens, and codes,
+ * also name the records a check reads with them (the agent's id, and for tokens the grant's),
+ * after the secret: the whole token is hashed, so changing a name finds no record, and the
+ * check reads every record it needs in one batch.
  */
-import { base64url } from "./api_keys.ts";
+import { ACCESS_TOKEN_SHAPE, base64url } from "./api_keys.ts";
 import { sha256Hex } from "../hashing.ts";
 
 /** Lifetimes in seconds. */
@@ -50,7 +53,42 @@ export function looksLikeAccessToken(token: string): boolean {
   return ACCESS_TOKEN_SHAPE.test(token);
 }
 
-const ACCESS_TOKEN_SHAPE = /^pb_at_[A-Za-z0-9_-]{43}$/;
+/** The records a token or code names: its agent, and for a token its grant. */
+export interface TokenNames {
+  agentId: string;
+  grantId: string;
+}
+
+/** An id as a token names it (ids are UUIDs; the hash check makes any other value harmless). */
+const ID = "[A-Za-z0-9-]{1,64}";
+const NAMED_TOKEN = new RegExp(`^pb_(?:at|rt)_[A-Za-z0-9_-]{43}\\.(${ID})\\.(${ID})$`);
+const NAMED_CODE = new RegExp(`^[A-Za-z0-9_-]{43}\\.(${ID})$`);
+
+/**
+ * A new access or refresh token naming its agent and grant (`<secret>.<agent id>.<grant id>`).
+ */
+export function newNamedToken(prefix: string, names: TokenNames): string {
+  return `${newSecret(prefix)}.${names.agentId}.${names.grantId}`;
+}
+
+/**
+ * The agent and grant an access or refresh token names, or null for a token issued before
+ * tokens named them (those are checked with one read more until they expire).
+ */
+export function tokenNames(token: string): TokenNames | null {
+  const m = NAMED_TOKEN.exec(token);
+  return m ? { agentId: m[1], grantId: m[2] } : null;
+}
+
+/** A new authorization code naming the agent it links (`<secret>.<agent id>`). */
+export function newNamedCode(agentId: string): string {
+  return `${newSecret()}.${agentId}`;
+}
+
+/** The agent an authorization code names, or null (a code issued before codes named it). */
+export function codeAgentId(code: string): string | null {
+  return NAMED_CODE.exec(code)?.[1] ?? null;
+}
 
 /** Splits a space-delimited scope string into unique values, keeping order. */
 export function parseScopes(scope: string | undefined | null): string[] {

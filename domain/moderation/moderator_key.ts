@@ -7,11 +7,7 @@ import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import {
-  admitToWindow,
-  type LimitSpec,
-  WINDOW_EXPIRE_MS,
-} from "../limits/mod.ts";
+import { admitToWindow, type LimitSpec, WINDOW_EXPIRE_MS } from "../limits/mod.ts";
 import { timingSafeEqual } from "../hashing.ts";
 
 /** The shortest moderator key the service starts with (characters). */
