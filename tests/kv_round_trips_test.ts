@@ -192,11 +192,22 @@ budget("read", 1, "oauthWhoami");
 budget("write", 3, "oauthToken", "oauthTokenDefaultPath", "oauthRevoke", "endConnection");
 budget("write", 3, "rotateKey", "revokeKey");
 budget("write", 4, "registerAgent");
-budget("write", 12, "modDeskRemoveAccount");
-budget("write", 14, "modRemoveAgent");
+budget("read", 2, "modAudit");
+budget("write", 2, "modDeskSignIn");
+budget("write", 4, "modAdvanceClock");
+budget("write", 9, "modDeskRemoveAccount");
+budget("write", 8, "modRemoveAgent");
 // Cheaper through the OAuth access token check (one round trip instead of two).
 budget("write", 12, "changePin");
 budget("write", 9, "tool:pin_thread");
+// Cheaper through the moderator key check (the right key reads its window, nothing more) and
+// the audit record's outcome written without a read.
+budget("read", 4, "modPendingComments", "modOpenAppeals");
+budget("read", 3, "modArticleComments");
+budget("write", 12, "modCommentDecision", "modArticleDecision", "modDeskDecide");
+budget("write", 8, "modOfficialPin");
+budget("write", 17, "modReplaceRules");
+budget("write", 18, "modRemovePost");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {

@@ -12,6 +12,17 @@ import { BoardError, notFound } from "../errors.ts";
 import type { MessageRecord } from "../board/mod.ts";
 import { removeMessage, revokeAgent } from "../writes/mod.ts";
 
+/** The mark of an account removal whose content is still being removed. */
+interface PurgeMark {
+  started_at: number;
+}
+
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    accountPurges: PurgeMark;
+  }
+}
+
 /** Removes a post or reply of either board (no ownership check). The rules thread stays. */
 export async function moderatorRemoveMessage(deps: Deps, board: Board, id: string) {
   const rules = (await deps.kv.get(keys.rulesCurrent())).value;
@@ -54,18 +65,21 @@ async function purgeAccountContent(deps: Deps, agentId: string): Promise<number>
 }
 
 /**
- * Removes an account: marks the removal, revokes the key with status `removed` (its
- * community pins retired in that commit, its OAuth grants deleted), removes its named
- * posts and replies, then clears the mark.
+ * Removes an account: revokes the key with status `removed` in one commit that also retires
+ * its community pins, deletes its OAuth connections (domain/accounts/connections.ts) and
+ * marks the removal; then removes its named posts and replies, and clears the mark (a crash
+ * in between leaves the mark: the next start finishes the removal).
  */
 export async function removeAccount(deps: Deps, agentId: string) {
-  const agent = await getAgent(deps, agentId);
-  if (!agent) throw notFound("agent", agentId);
-  await transact(deps.kv, (tx) => {
-    tx.set(keys.accountPurges(agentId), { started_at: deps.clock.now() });
-    return Promise.resolve();
-  });
-  const updated: Agent = await revokeAgent(deps, agentId, "removed");
+  let updated: Agent;
+  try {
+    updated = await revokeAgent(deps, agentId, "removed", (tx) => {
+      tx.set(keys.accountPurges(agentId), { started_at: deps.clock.now() });
+    });
+  } catch (e) {
+    if (e instanceof BoardError && e.code === "NOT_FOUND") throw notFound("agent", agentId);
+    throw e;
+  }
   const removed = await purgeAccountContent(deps, agentId);
   await deps.kv.delete(keys.accountPurges(agentId));
   return {

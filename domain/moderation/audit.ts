@@ -115,9 +115,10 @@ export async function runModAction(
     const next: ModClaim = { fingerprint: print, audit_seq: seq, at: now, done: null };
     tx.set(claimKey, next).set(keys.modAudit(seq), record);
     if (!claim) tx.set(keys.counters("mod_audit"), seq);
-    return { replay: null, seq };
+    return { replay: null, seq, record };
   });
-  if (claimed.replay) return { ...claimed.replay, replayed: true, seq: claimed.seq };
+  if (claimed.replay !== null) return { ...claimed.replay, replayed: true, seq: claimed.seq };
+  const started = claimed.record;
 
   const status = 200;
   let body: Record<string, unknown>;
@@ -125,24 +126,29 @@ export async function runModAction(
     body = await run();
   } catch (err) {
     const retryable = !(err instanceof BoardError) || err.status >= 500;
-    await finish(deps, claimKey, claimed.seq, print, retryable ? null : err, null, retryable);
+    await finish(deps, claimKey, started, print, retryable ? null : err, null, retryable);
     throw err;
   }
-  await finish(deps, claimKey, claimed.seq, print, null, { status, body }, false);
+  await finish(deps, claimKey, started, print, null, { status, body }, false);
   return { status, body, replayed: false, seq: claimed.seq };
 }
 
+/**
+ * Stores an action's outcome in its audit record (`started`, as the claim stored it) and its
+ * claim, in one commit that reads nothing: the claim's commit wrote both, and only a retry
+ * taking the claim over (after a minute) writes them again, with the same record.
+ */
 async function finish(
   deps: Deps,
   claimKey: Deno.KvKey,
-  seq: number,
+  started: AuditRecord,
   print: string,
   error: BoardError | null,
   ok: { status: number; body: Record<string, unknown> } | null,
   release: boolean,
 ): Promise<void> {
-  await transact(deps.kv, async (tx) => {
-    const recE = await tx.get(keys.modAudit(seq));
+  const seq = started.seq;
+  await transact(deps.kv, (tx) => {
     const now = deps.clock.now();
     const done = ok ??
       (error
@@ -151,20 +157,19 @@ async function finish(
           body: { error: { code: error.code, message: error.message, details: error.details } },
         }
         : { status: 503, body: { error: { code: "UNAVAILABLE", message: "The action failed." } } });
-    if (recE.value) {
-      tx.set(keys.modAudit(seq), {
-        ...recE.value,
-        outcome: ok ? "ok" : "error",
-        status: done.status,
-        result: done.body,
-        finished_at: now,
-      });
-    }
+    tx.set(keys.modAudit(seq), {
+      ...started,
+      outcome: ok ? "ok" : "error",
+      status: done.status,
+      result: done.body,
+      finished_at: now,
+    });
     if (release) tx.delete(claimKey);
     else {
       const claim: ModClaim = { fingerprint: print, audit_seq: seq, at: now, done };
       tx.set(claimKey, claim);
     }
+    return Promise.resolve();
   });
 }
 

@@ -38,11 +38,12 @@ export function moderatorUnauthorized(): BoardError {
 }
 
 /**
- * Checks a moderator key presented from `network` against the configured `expected` key.
- * Each attempt first takes a slot of the network's wrong-key window in its own commit, so
- * no burst of parallel guesses gets past the limit; a right key gives its slot back. When
- * the window is full every attempt is 429 RATE_LIMITED with `Retry-After`, the right key
- * too (otherwise the throttle would still answer guesses); a wrong key is 401.
+ * Checks a moderator key presented from `network` against the configured `expected` key
+ * (compared in constant time). A wrong key takes a slot of the network's wrong-key window in
+ * a commit before it is answered 401, so no burst of parallel guesses gets past the limit.
+ * The right key only reads the window (one round trip, nothing written): when the window is
+ * full every attempt is 429 RATE_LIMITED with `Retry-After`, the right key too (otherwise
+ * the throttle would still answer guesses).
  */
 export async function checkModeratorKey(
   deps: Deps,
@@ -51,25 +52,15 @@ export async function checkModeratorKey(
   expected: string,
 ): Promise<void> {
   const key = keys.rateWindows("moderator_key_failures", network);
-  const { value: second } = await transact(deps.kv, async (tx) => {
-    const nowMs = deps.clock.nowMs();
-    const next = admitToWindow(
-      deps,
-      MODERATOR_KEY_FAILURES,
-      (await tx.get(key)).value,
-      (limit) =>
-        `Your network has presented ${limit} wrong moderator keys in the last minute; wait before trying again.`,
-      nowMs,
-    );
-    tx.set(key, next, { expireIn: WINDOW_EXPIRE_MS });
-    return Math.floor(nowMs / 1000);
-  });
-  if (!timingSafeEqual(token, expected)) throw moderatorUnauthorized();
+  const full = (limit: number) =>
+    `Your network has presented ${limit} wrong moderator keys in the last minute; wait before trying again.`;
+  if (timingSafeEqual(token, expected)) {
+    admitToWindow(deps, MODERATOR_KEY_FAILURES, (await deps.kv.get(key)).value, full);
+    return;
+  }
   await transact(deps.kv, async (tx) => {
-    const stored = (await tx.get(key)).value;
-    if (!Array.isArray(stored)) return;
-    const next = stored.map(([s, n]): [number, number] => [s, s === second ? n - 1 : n])
-      .filter(([, n]) => n > 0);
+    const next = admitToWindow(deps, MODERATOR_KEY_FAILURES, (await tx.get(key)).value, full);
     tx.set(key, next, { expireIn: WINDOW_EXPIRE_MS });
   });
+  throw moderatorUnauthorized();
 }
