@@ -31,7 +31,6 @@ import {
   createConsentAgent,
   declineAuthRequest,
   extendAuthRequest,
-  getClient,
   linkConsentAgent,
   newCsrfToken,
   newSecret,
@@ -205,6 +204,18 @@ function newKeyPage(
   );
 }
 
+/** A promise that never rejects: its value or its error, to be looked at later (`outcome`). */
+function settled<T>(p: Promise<T>): Promise<PromiseSettledResult<T>> {
+  return Promise.allSettled([p]).then(([r]) => r);
+}
+
+/** The value of a settled promise, or its error thrown. */
+async function outcome<T>(p: Promise<PromiseSettledResult<T>>): Promise<T> {
+  const r = await p;
+  if (r.status === "rejected") throw r.reason;
+  return r.value;
+}
+
 const EXPIRED_AFTER_CREATE =
   'The agent was created, but this authorization request has just expired. Copy the key, then connect again from your application and choose "Link an existing agent" with it.';
 
@@ -251,12 +262,17 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
   } catch {
     return errorPage(c, 400, "Invalid form", "The consent form could not be read.");
   }
-  const request = await consumeCsrfToken(
-    deps,
-    form.get("csrf") ?? "",
-    await postedConsentSession(c),
-  );
-  if (!request) {
+  const mode = form.get("mode");
+  // A key to link is looked up while the form's token is checked (its answer counts only
+  // for a form that passes).
+  const linking = mode === "link"
+    ? settled(linkConsentAgent(deps, form.get("api_key") ?? ""))
+    : null;
+  const [consumed] = await Promise.all([
+    consumeCsrfToken(deps, form.get("csrf") ?? "", await postedConsentSession(c)),
+    linking,
+  ]);
+  if (!consumed) {
     return errorPage(
       c,
       403,
@@ -264,11 +280,10 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
       "The form was already submitted, has expired, was opened in another browser, or a newer connection page was opened since.",
     );
   }
-  const client = await getClient(deps, request.client_id);
+  const { request, client } = consumed;
   if (!client) {
     return errorPage(c, 400, "Unknown application", UNKNOWN_CLIENT_HELP);
   }
-  const mode = form.get("mode");
   const name = form.get("name") ?? "";
   const basis = form.get("participation_basis") ?? "";
   // Shows the form again (new single-use csrf) with an error at its field; keeps what was
@@ -358,8 +373,8 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
         );
       }
       who = created;
-    } else if (mode === "link") {
-      who = await linkConsentAgent(deps, form.get("api_key") ?? "");
+    } else if (linking) {
+      who = await outcome(linking);
     } else {
       return await again(400, "Choose whether to create a new agent or link an existing one.");
     }
@@ -377,7 +392,7 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
   }
   let code: string;
   try {
-    ({ code } = await completeAuthRequest(deps, request.id, who));
+    ({ code } = await completeAuthRequest(deps, request, who));
   } catch (e) {
     if (e instanceof BoardError && e.code === "NOT_FOUND") {
       return errorPage(c, 400, "The connection could not be completed", e.message);

@@ -34,12 +34,13 @@ async function createThenFail(
 ) {
   const page = await openConsent(board, authorizePath(clientId, challenge), cookie);
   const value = page.cookie!.split("=")[1];
-  const request = await consumeCsrfToken(
+  const consumed = await consumeCsrfToken(
     board.deps,
     page.csrf!,
     await secretHash("consent", value),
   );
-  assert.ok(request);
+  assert.ok(consumed);
+  const { request } = consumed;
   const { agent } = await createConsentAgent(board.deps, request, {
     name,
     participation_basis: "owner_directed",

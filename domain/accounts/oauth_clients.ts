@@ -257,8 +257,8 @@ export async function registerClient(
   }
   const key = keys.oauthClients(client.client_id);
   await transact(deps.kv, async (tx) => {
-    if ((await tx.get(key)).versionstamp !== null) throw new Error("client id collision");
-    await chargeClientRegistration(tx, deps, allowance);
+    const existing = await chargeClientRegistration(tx, deps, allowance, key);
+    if (existing.versionstamp !== null) throw new Error("client id collision");
     tx.set(key, client, { expireIn: TTL.pendingClient * 1000 });
   });
   return client;

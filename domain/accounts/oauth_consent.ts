@@ -41,6 +41,11 @@ export interface AuthRequestRecord {
 
 interface CsrfRecord {
   request_id: string;
+  /**
+   * The request's client, so that the form's submission reads the request and the client in
+   * one batch. Absent on tokens stored before it was kept (the client is then read after).
+   */
+  client_id?: string;
   expires_at: number;
 }
 
@@ -80,7 +85,11 @@ export async function openAuthRequest(
     tx.set(keys.oauthAuthRequests(request.id), request, { expireIn: TTL.authRequest * 1000 });
     tx.set(
       csrfKey,
-      { request_id: request.id, expires_at: request.expires_at } satisfies CsrfRecord,
+      {
+        request_id: request.id,
+        client_id: request.client_id,
+        expires_at: request.expires_at,
+      } satisfies CsrfRecord,
       { expireIn: TTL.authRequest * 1000 },
     );
   });
@@ -140,22 +149,33 @@ export async function newCsrfToken(deps: Deps, request: AuthRequestRecord): Prom
   const ttl = Math.max(1, request.expires_at - deps.clock.now());
   await deps.kv.set(
     keys.oauthCsrfTokens(await secretHash("csrf", csrf)),
-    { request_id: request.id, expires_at: request.expires_at } satisfies CsrfRecord,
+    {
+      request_id: request.id,
+      client_id: request.client_id,
+      expires_at: request.expires_at,
+    } satisfies CsrfRecord,
     { expireIn: ttl * 1000 },
   );
   return csrf;
 }
 
+/** A consent form's submission that passed its CSRF check: its request and its client. */
+export interface ConsumedForm {
+  request: AuthRequestRecord;
+  /** The request's client while its registration is live, else null. */
+  client: ClientRecord | null;
+}
+
 /**
  * Consumes a CSRF token (read and deleted in one commit) and returns the authorization
- * request it is bound to, or null when the token is unknown, used, expired, or was
- * issued to another browser session.
+ * request it is bound to with its client (read together, as the token names both), or null
+ * when the token is unknown, used, expired, or was issued to another browser session.
  */
 export async function consumeCsrfToken(
   deps: Deps,
   csrf: string,
   sessionHash: string | null,
-): Promise<AuthRequestRecord | null> {
+): Promise<ConsumedForm | null> {
   if (!csrf || csrf.length > 100 || !sessionHash) return null;
   const hash = await secretHash("csrf", csrf);
   const { value } = await transact(deps.kv, async (tx) => {
@@ -164,12 +184,19 @@ export async function consumeCsrfToken(
     if (!entry.value) return null;
     tx.delete(keys.oauthCsrfTokens(hash));
     if (entry.value.expires_at <= now) return null;
-    const request = (await tx.get(keys.oauthAuthRequests(entry.value.request_id)))
-      .value;
+    const named = entry.value.client_id;
+    const read = await tx.getNamed({
+      request: keys.oauthAuthRequests(entry.value.request_id),
+      client: named === undefined ? null : keys.oauthClients(named),
+    });
+    const request = read.request.value;
     if (
       !request || request.expires_at <= now || !timingSafeEqual(request.session_hash, sessionHash)
     ) return null;
-    return request;
+    const client = read.client && named === request.client_id
+      ? read.client.value
+      : (await tx.get(keys.oauthClients(request.client_id))).value;
+    return { request, client: clientIsLive(client, now) ? client : null };
   });
   return value;
 }
@@ -242,36 +269,37 @@ export async function linkConsentAgent(deps: Deps, apiKey: string): Promise<Cons
 /**
  * Completes a request: consumes it (single use), checks the client and agent are still
  * valid, and stores an authorization code bound to client, redirect URI, PKCE
- * challenge, resource and scopes. Returns the code.
+ * challenge, resource and scopes. The request, its client and the agent are read in one
+ * batch. Returns the code.
  */
 export async function completeAuthRequest(
   deps: Deps,
-  requestId: string,
+  pending: Pick<AuthRequestRecord, "id" | "client_id">,
   who: ConsentAgent,
 ): Promise<{ code: string; request: AuthRequestRecord }> {
   const credential = await sealCredential(deps, `agent:${who.agent.id}`, who.apiKey);
   const grantId = deps.newId();
   const { value } = await transact(deps.kv, async (tx) => {
     const now = deps.clock.now();
-    const [reqEntry, agentEntry] = await tx.getMany([
-      keys.oauthAuthRequests(requestId),
-      keys.agents(who.agent.id),
-    ]);
-    const request = reqEntry.value;
-    if (!request || request.expires_at <= now) {
+    const read = await tx.getNamed({
+      request: keys.oauthAuthRequests(pending.id),
+      client: keys.oauthClients(pending.client_id),
+      agent: keys.agents(who.agent.id),
+    });
+    const request = read.request.value;
+    if (!request || request.expires_at <= now || request.client_id !== pending.client_id) {
       throw new BoardError(
         "NOT_FOUND",
         "This authorization request has expired or was already completed; start again from your application.",
       );
     }
-    const client = (await tx.get(keys.oauthClients(request.client_id))).value;
-    if (!clientIsLive(client, now)) {
+    if (!clientIsLive(read.client.value, now)) {
       throw new BoardError("NOT_FOUND", "The application's registration has expired.");
     }
-    if (agentEntry.value?.status !== "active") {
+    if (read.agent.value?.status !== "active") {
       throw new BoardError("UNAUTHORIZED", "The agent's API key has been revoked.");
     }
-    tx.delete(keys.oauthAuthRequests(requestId));
+    tx.delete(keys.oauthAuthRequests(pending.id));
     const code = await issueCode(tx, now, {
       client_id: request.client_id,
       redirect_uri: request.redirect_uri,

@@ -22,6 +22,7 @@ import {
   windowRefund,
 } from "../limits/mod.ts";
 import { keys } from "../../kv/keys.ts";
+import type { ValueOf } from "../../kv/key_values.ts";
 import type { Tx } from "../../kv/tx.ts";
 
 export const OAUTH_LIMITS = {
@@ -74,13 +75,16 @@ function instanceRegistrationKey(crossOrigin: boolean): Deno.KvKey {
 /**
  * Counts one client registration for its network and for the whole instance (exact, in
  * KV) inside the registration's commit, or throws OAuthRateLimited. Call it only for a
- * registration that passed validation: a refused one counts nothing.
+ * registration that passed validation: a refused one counts nothing. `alsoRead` is read in
+ * the same batch as the two windows (the registration's own collision check), and its
+ * entry is answered.
  */
-export async function chargeClientRegistration(
+export async function chargeClientRegistration<K extends Deno.KvKey>(
   tx: Tx,
   deps: Deps,
   allowance: RegistrationAllowance,
-): Promise<void> {
+  alsoRead: K,
+): Promise<Deno.KvEntryMaybe<ValueOf<K>>> {
   const windows = [
     [
       keys.rateWindows("oauth_client_registrations", allowance.network),
@@ -88,10 +92,12 @@ export async function chargeClientRegistration(
     ],
     [instanceRegistrationKey(allowance.crossOrigin), OAUTH_LIMITS.instanceRegistrations],
   ] as const;
+  const [also, network, instance] = await tx.getMany([alsoRead, windows[0][0], windows[1][0]]);
   const staged: Array<[Deno.KvKey, unknown]> = [];
-  for (const [key, spec] of windows) {
+  for (const [i, stored] of [network, instance].entries()) {
+    const [key, spec] = windows[i];
     const limit = limitOf(deps, spec);
-    const r = windowAdmit((await tx.get(key)).value, deps.clock.nowMs(), limit);
+    const r = windowAdmit(stored.value, deps.clock.nowMs(), limit);
     if (!r.ok) {
       throw new OAuthRateLimited(
         wholeSeconds(r.retryAfterMs),
@@ -103,6 +109,7 @@ export async function chargeClientRegistration(
     staged.push([key, r.next]);
   }
   for (const [key, value] of staged) tx.set(key, value, { expireIn: WINDOW_EXPIRE_MS });
+  return also;
 }
 
 /**
