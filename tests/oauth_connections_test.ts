@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { ManualClock } from "../domain/clock.ts";
 import { runSweeps } from "../domain/upkeep/mod.ts";
 import { keys } from "../kv/keys.ts";
-import { wrapCommits } from "./commit_wrapper.ts";
+import { commitGate, wrapCommits } from "./commit_wrapper.ts";
 import {
   agentHeaders,
   assertError,
@@ -212,4 +212,38 @@ Deno.test("a teardown interrupted by a crash: tokens are refused at once, the sw
   } finally {
     await Deno.remove(path).catch(() => {});
   }
+});
+
+Deno.test("a code exchange committed while a rotation is under way leaves no connection behind", async () => {
+  const gate = commitGate();
+  await using board = await boardOn(":memory:", new ManualClock(), { limitScale: 100 }, {
+    wrapKv: gate.wrap,
+  });
+  const a = await register(board);
+  const client = await registerClient(board);
+  const { verifier, challenge } = await pkce();
+  const { code } = await authorizeCode(board, client.client_id, challenge, {
+    mode: "link",
+    api_key: a.key,
+  });
+  // The rotation has read the account and its (empty) connection index; its commit is held
+  // while the exchange adds a connection linked with the old key.
+  gate.holdCommit(1);
+  const rotation = board.request("/v1/me/rotate-key", {
+    method: "POST",
+    headers: agentHeaders(a.key, { "idempotency-key": idemKey() }),
+  });
+  await gate.reached;
+  const exchanged = await tokenRequest(board, codeGrant(client.client_id, code, verifier));
+  const tokens = await exchanged.json();
+  assert.equal(exchanged.status, 200, JSON.stringify(tokens));
+  assert.equal((await grantsOf(board, a.id)).length, 1);
+  gate.release();
+  const rot = await rotation;
+  assert.equal(rot.status, 200);
+  await rot.body?.cancel();
+  // The rotation read the account's grant head, which the exchange rewrote: its commit failed
+  // its check, and the retry saw the new connection and deleted it with the key.
+  assert.deepEqual(await grantsOf(board, a.id), []);
+  assert.equal(await status(whoami(board, tokens.access_token)), 401);
 });
