@@ -197,7 +197,8 @@ budget("write", 5, "oauthConsent", "oauthConsentDefaultPath");
 budget("read", 2, "modAudit");
 budget("write", 2, "modDeskSignIn");
 budget("write", 4, "modAdvanceClock");
-budget("write", 9, "modDeskRemoveAccount");
+budget("write", 8, "modDeskRemoveAccount");
+budget("read", 2, "modDeskAccounts");
 budget("write", 8, "modRemoveAgent");
 // Cheaper through the OAuth access token check (one round trip instead of two).
 budget("write", 12, "changePin");

@@ -14,6 +14,7 @@ import {
   moderatorComments,
 } from "../../domain/articles/mod.ts";
 import { type Agent, getAgent, getAgentByName } from "../../domain/accounts/mod.ts";
+import type { Deps } from "../../domain/deps.ts";
 import { BoardError } from "../../domain/errors.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
 import {
@@ -41,6 +42,7 @@ import {
   crossSitePost,
   currentDesk,
   DESK_PATH,
+  holdsDeskCookie,
   signInNonce,
   writeSessionCookie,
   writeSignInNonce,
@@ -108,9 +110,10 @@ async function signedIn(c: Context<AppEnv>): Promise<DeskSession | Response> {
  * (nothing is changed): 403 for another site's post or a wrong token, the sign-in page for a
  * session that ended.
  */
-async function postedForm(
+async function postedForm<T = undefined>(
   c: Context<AppEnv>,
-): Promise<{ session: DeskSession; form: URLSearchParams } | Response> {
+  alsoRead?: (form: URLSearchParams) => Promise<T>,
+): Promise<{ session: DeskSession; form: URLSearchParams; also: T | undefined } | Response> {
   if (crossSitePost(c)) {
     return refusal(
       c,
@@ -120,7 +123,11 @@ async function postedForm(
     );
   }
   const form = await readForm(c.req.raw, DESK_FORM_BYTES);
-  const state = await currentDesk(c);
+  // What the form's action reads goes out with the session's read (only with a session cookie).
+  const [state, also] = await Promise.all([
+    currentDesk(c),
+    alsoRead && holdsDeskCookie(c) ? alsoRead(form) : undefined,
+  ]);
   if (!state.session) {
     if (state.ended) clearSessionCookie(c);
     return c.redirect(`${DESK_PATH}/sign-in?ended=1`, 303);
@@ -133,7 +140,7 @@ async function postedForm(
       "The form was out of date or was not sent from this desk's pages. Nothing was changed: open the page again and repeat the action.",
     );
   }
-  return { session: state.session, form };
+  return { session: state.session, form, also };
 }
 
 /** A well-formed Idempotency-Key from a form's hidden field, or null. */
@@ -344,16 +351,23 @@ function facts(a: Agent) {
  * `GET /mod/desk/accounts`: the look-up form; with `?agent=<name or id>`, the account and the
  * confirmation step of its removal.
  */
+/** The account a desk look-up names: by id (a uuid) or by name. */
+function findAccount(deps: Deps, query: string): Promise<Agent | null> {
+  return UUID.test(query)
+    ? getAgent(deps, query.toLowerCase())
+    : getAgentByName(deps, query.toLowerCase());
+}
+
 export async function deskAccounts(c: Context<AppEnv>) {
-  const s = await signedIn(c);
-  if (s instanceof Response) return s;
   const deps = c.get("deps");
   const query = (c.req.query("agent") ?? "").trim().slice(0, 200);
-  const agent = !query
-    ? null
-    : UUID.test(query)
-    ? await getAgent(deps, query.toLowerCase())
-    : await getAgentByName(deps, query.toLowerCase());
+  // The account is looked up while the session is checked (with a session cookie only), and
+  // shown only to a live session.
+  const [s, agent] = await Promise.all([
+    signedIn(c),
+    query && holdsDeskCookie(c) ? findAccount(deps, query) : null,
+  ]);
+  if (s instanceof Response) return s;
   return c.html(
     <AccountsPage
       query={query}
@@ -371,13 +385,16 @@ export async function deskAccounts(c: Context<AppEnv>) {
  * the same audited domain function as `DELETE /mod/agents/{id}`.
  */
 export async function deskRemoveAccount(c: Context<AppEnv>) {
-  const checked = await postedForm(c);
+  const deps = c.get("deps");
+  const accountOf = (form: URLSearchParams) => {
+    const id = (form.get("agent_id") ?? "").toLowerCase();
+    return UUID.test(id) ? getAgent(deps, id) : Promise.resolve(null);
+  };
+  const checked = await postedForm(c, accountOf);
   if (checked instanceof Response) return checked;
   const { session, form } = checked;
-  const deps = c.get("deps");
-  const id = (form.get("agent_id") ?? "").toLowerCase();
   const idem = formIdempotencyKey(form);
-  const agent = UUID.test(id) ? await getAgent(deps, id) : null;
+  const agent = checked.also ?? null;
   const page = (problem: string, status: number) =>
     c.html(
       <AccountsPage

@@ -85,6 +85,14 @@ export async function currentDesk(c: Context<AppEnv>): Promise<DeskState> {
 }
 
 /**
+ * True when the request carries a desk session cookie: what a page may look up while the
+ * session is checked (for a live session only; a request without one reads nothing).
+ */
+export function holdsDeskCookie(c: Context<AppEnv>): boolean {
+  return getCookie(c, deskCookies(c).session) !== undefined;
+}
+
+/**
  * True when a form post comes from another site. A browser's `Sec-Fetch-Site` decides it
  * (same-origin, or none for a person's own action, pass). Without it, an `Origin` that is
  * neither the board's public origin nor the origin the request was addressed to is refused;
