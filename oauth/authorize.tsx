@@ -38,6 +38,7 @@ import {
   openAuthRequest,
   reuseConsentAgent,
   secretHash,
+  submitLinkForm,
   TTL,
 } from "../domain/accounts/mod.ts";
 import { type ConsentField, ConsentPage, ErrorPage, NewKeyPage } from "./consent_page.tsx";
@@ -204,18 +205,6 @@ function newKeyPage(
   );
 }
 
-/** A promise that never rejects: its value or its error, to be looked at later (`outcome`). */
-function settled<T>(p: Promise<T>): Promise<PromiseSettledResult<T>> {
-  return Promise.allSettled([p]).then(([r]) => r);
-}
-
-/** The value of a settled promise, or its error thrown. */
-async function outcome<T>(p: Promise<PromiseSettledResult<T>>): Promise<T> {
-  const r = await p;
-  if (r.status === "rejected") throw r.reason;
-  return r.value;
-}
-
 const EXPIRED_AFTER_CREATE =
   'The agent was created, but this authorization request has just expired. Copy the key, then connect again from your application and choose "Link an existing agent" with it.';
 
@@ -263,15 +252,22 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
     return errorPage(c, 400, "Invalid form", "The consent form could not be read.");
   }
   const mode = form.get("mode");
-  // A key to link is looked up while the form's token is checked (its answer counts only
-  // for a form that passes).
-  const linking = mode === "link"
-    ? settled(linkConsentAgent(deps, form.get("api_key") ?? ""))
+  const csrf = form.get("csrf") ?? "";
+  const sessionHash = await postedConsentSession(c);
+  // Linking an existing agent is one commit: the form's token is consumed and the request
+  // completed together, the key looked up while the token is read (its answer counts only
+  // for a form that passes). Every other mode consumes the token first.
+  const linked = mode === "link"
+    ? await submitLinkForm(
+      deps,
+      csrf,
+      sessionHash,
+      linkConsentAgent(deps, form.get("api_key") ?? ""),
+    )
     : null;
-  const [consumed] = await Promise.all([
-    consumeCsrfToken(deps, form.get("csrf") ?? "", await postedConsentSession(c)),
-    linking,
-  ]);
+  const consumed = mode === "link"
+    ? linked?.form ?? null
+    : await consumeCsrfToken(deps, csrf, sessionHash);
   if (!consumed) {
     return errorPage(
       c,
@@ -373,8 +369,10 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
         );
       }
       who = created;
-    } else if (linking) {
-      who = await outcome(linking);
+    } else if (linked) {
+      if ("code" in linked) return redirectWithCode(c, linked.request, linked.code);
+      if ("linkError" in linked) throw linked.linkError;
+      return await notCompleted(linked.completeError, null);
     } else {
       return await again(400, "Choose whether to create a new agent or link an existing one.");
     }
@@ -394,16 +392,27 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
   try {
     ({ code } = await completeAuthRequest(deps, request, who));
   } catch (e) {
+    if (!(e instanceof BoardError) && !(e instanceof TxConflictError)) throw e;
+    return await notCompleted(e, mode === "continue" ? who : null);
+  }
+  return redirectWithCode(c, request, code);
+
+  /**
+   * The request could not be completed: a page for a request gone, else the form again
+   * (after Continue the key page again: the agent exists and is reused).
+   */
+  async function notCompleted(
+    e: BoardError | TxConflictError,
+    created: ConsentAgent | null,
+  ): Promise<Response> {
     if (e instanceof BoardError && e.code === "NOT_FOUND") {
       return errorPage(c, 400, "The connection could not be completed", e.message);
     }
-    if (!(e instanceof BoardError) && !(e instanceof TxConflictError)) throw e;
     const why = e instanceof BoardError ? e.message : "The board is busy.";
     const status = e instanceof BoardError ? e.status : 503;
-    // After Continue the key page is shown again; the agent exists and is reused.
-    if (mode === "continue") {
+    if (created) {
       return await keyPage(
-        who,
+        created,
         status,
         `The connection could not be completed: ${why} Continue again.`,
       );
@@ -413,10 +422,18 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
       `The connection could not be completed: ${why} Submit the form again.`,
     );
   }
+}
+
+/** Ends the consent session and sends the browser back to the application with its code. */
+function redirectWithCode(
+  c: Context<AppEnv>,
+  request: AuthRequestRecord,
+  code: string,
+): Response {
   endConsentSession(c);
   const url = new URL(request.redirect_uri);
   url.searchParams.set("code", code);
   if (request.state !== null) url.searchParams.set("state", request.state);
-  url.searchParams.set("iss", urls.issuer);
+  url.searchParams.set("iss", oauthUrls(c.get("deps").config.baseUrl).issuer);
   return c.redirect(url.toString(), 303);
 }

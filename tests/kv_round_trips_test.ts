@@ -193,7 +193,7 @@ budget("write", 3, "oauthToken", "oauthTokenDefaultPath", "oauthRevoke", "endCon
 budget("write", 3, "rotateKey", "revokeKey");
 budget("write", 4, "registerAgent");
 budget("write", 2, "oauthRegisterClient", "oauthRegisterClientDefaultPath");
-budget("write", 5, "oauthConsent", "oauthConsentDefaultPath");
+budget("write", 3, "oauthConsent", "oauthConsentDefaultPath");
 budget("read", 2, "modAudit");
 budget("write", 2, "modDeskSignIn");
 budget("write", 4, "modAdvanceClock");

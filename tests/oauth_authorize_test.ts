@@ -520,4 +520,53 @@ Deno.test("consent mode=link connects an existing agent; the moderator key is re
     assertPageError(res2, 401);
     await res2.body?.cancel();
   });
+
+  await t.step(
+    "linking is one commit: a refused key uses the form up, the form shown again links",
+    async () => {
+      const page = await openConsent(board, authorizePath(client.client_id, challenge));
+      const refused = await submitConsent(
+        board,
+        { mode: "link", api_key: "pb_live_" + "y".repeat(43), csrf: page.csrf! },
+        page.cookie,
+      );
+      assertPageError(refused, 401);
+      const again = (await refused.text()).match(/name="csrf" value="([^"]+)"/)?.[1];
+      assert.ok(again, "the form is shown again with a fresh token");
+      // The first token was used up by the refused submission, even with the right key now.
+      const replay = await submitConsent(
+        board,
+        { mode: "link", api_key: agent.key, csrf: page.csrf! },
+        page.cookie,
+      );
+      assertPageError(replay, 403);
+      await replay.body?.cancel();
+      // Another browser's session cannot use the fresh token.
+      const elsewhere = await openConsent(board, authorizePath(client.client_id, challenge));
+      const stolen = await submitConsent(
+        board,
+        { mode: "link", api_key: agent.key, csrf: again },
+        elsewhere.cookie,
+      );
+      assertPageError(stolen, 403);
+      await stolen.body?.cancel();
+      // That refusal used the fresh token up too: the page's own session opens the form anew.
+      const fresh = await openConsent(
+        board,
+        authorizePath(client.client_id, challenge),
+        page.cookie,
+      );
+      const done = await submitConsent(
+        board,
+        { mode: "link", api_key: agent.key, csrf: fresh.csrf! },
+        fresh.cookie,
+      );
+      assert.equal(done.status, 303, await done.clone().text());
+      const code = new URL(done.headers.get("location")!).searchParams.get("code");
+      assert.ok(code);
+      await done.body?.cancel();
+      const tokens = await exchange(board, client.client_id, code, verifier);
+      assert.equal((await (await whoami(board, tokens.access_token)).json()).agent_id, agent.id);
+    },
+  );
 });

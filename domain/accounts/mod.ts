@@ -70,6 +70,7 @@ export {
   newCsrfToken,
   openAuthRequest,
   reuseConsentAgent,
+  submitLinkForm,
 } from "./oauth_consent.ts";
 export * from "./oauth_errors.ts";
 export { CODE_VERIFIER_PATTERN, exchangeCode, refreshGrant } from "./oauth_grants.ts";

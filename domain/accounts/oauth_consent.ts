@@ -315,6 +315,79 @@ export async function completeAuthRequest(
   return value;
 }
 
+/** What a consent form that links an existing agent came to (`submitLinkForm`). */
+export type LinkedForm =
+  | { form: ConsumedForm; code: string; request: AuthRequestRecord }
+  /** The key did not resolve to an active agent (`linkConsentAgent`'s refusal). */
+  | { form: ConsumedForm; linkError: unknown }
+  /** The agent or the request changed meanwhile: the request was not completed. */
+  | { form: ConsumedForm; completeError: BoardError };
+
+/**
+ * `mode=link` in one commit: consumes the form's CSRF token (as `consumeCsrfToken`) and, when
+ * `who` (the key's agent, looked up meanwhile) resolved, completes the request for it (as
+ * `completeAuthRequest`). Reads the token and then the request, its client and the agent in one
+ * batch. Answers null when the token does not pass; otherwise the consumed form with the code,
+ * or with why the request was not completed (the token is used up all the same).
+ */
+export async function submitLinkForm(
+  deps: Deps,
+  csrf: string,
+  sessionHash: string | null,
+  who: Promise<ConsentAgent>,
+): Promise<LinkedForm | null> {
+  const resolved = Promise.allSettled([who]).then(([r]) => r);
+  if (!csrf || csrf.length > 100 || !sessionHash) {
+    await resolved;
+    return null;
+  }
+  const hash = await secretHash("csrf", csrf);
+  const grantId = deps.newId();
+  const { value } = await transact(deps.kv, async (tx): Promise<LinkedForm | null> => {
+    const now = deps.clock.now();
+    const [entry, agentFound] = await Promise.all([tx.get(keys.oauthCsrfTokens(hash)), resolved]);
+    if (!entry.value) return null;
+    tx.delete(keys.oauthCsrfTokens(hash));
+    if (entry.value.expires_at <= now) return null;
+    const named = entry.value.client_id;
+    const linked = agentFound.status === "fulfilled" ? agentFound.value : null;
+    const read = await tx.getNamed({
+      request: keys.oauthAuthRequests(entry.value.request_id),
+      client: named === undefined ? null : keys.oauthClients(named),
+      agent: linked ? keys.agents(linked.agent.id) : null,
+    });
+    const request = read.request.value;
+    if (
+      !request || request.expires_at <= now || !timingSafeEqual(request.session_hash, sessionHash)
+    ) return null;
+    const client = read.client && named === request.client_id
+      ? read.client.value
+      : (await tx.get(keys.oauthClients(request.client_id))).value;
+    const form = { request, client: clientIsLive(client, now) ? client : null };
+    if (!form.client) return { form, linkError: null };
+    if (agentFound.status === "rejected") return { form, linkError: agentFound.reason };
+    if (!linked || read.agent?.value?.status !== "active") {
+      return {
+        form,
+        completeError: new BoardError("UNAUTHORIZED", "The agent's API key has been revoked."),
+      };
+    }
+    tx.delete(keys.oauthAuthRequests(request.id));
+    const code = await issueCode(tx, now, {
+      client_id: request.client_id,
+      redirect_uri: request.redirect_uri,
+      code_challenge: request.code_challenge,
+      resource: request.resource,
+      scopes: request.scopes,
+      agent_id: linked.agent.id,
+      grant_id: grantId,
+      credential: await sealCredential(deps, `agent:${linked.agent.id}`, linked.apiKey),
+    });
+    return { form, code, request };
+  });
+  return value;
+}
+
 /** Ends a request the user declined; returns it (for the error redirect) or null. */
 export async function declineAuthRequest(
   deps: Deps,
