@@ -5,14 +5,28 @@ import { type Admission, edgeLimiter } from "../domain/limits/mod.ts";
 import { allowanceNetwork } from "../domain/network.ts";
 import type { AppEnv, Caller } from "./env.ts";
 
+/** Registration requests whose attempt the registration commit itself counted. */
+const attemptsCounted = new WeakSet<Request>();
+
+/** Says that the registration commit of this request counted its attempt. */
+export function attemptCounted(c: Context<AppEnv>): void {
+  attemptsCounted.add(c.req.raw);
+}
+
 /**
  * Counts every `POST /v1/agents` against the network's registration attempts (exact, in
- * KV), before any header or body validation: invalid attempts count too. Mounted after
- * the browser check, so a refused browser request spends nothing.
+ * KV), whatever its validation found: invalid attempts count too. A registration counts its
+ * attempt in its own commit (one read batch and one commit in all: `attemptCounted`); any
+ * other answer — bad JSON, missing headers, a taken name — is counted here once it is known,
+ * and becomes 429 RATE_LIMITED when the network's attempts for the minute are spent (as it
+ * would have been before validation). Mounted after the browser check, so a refused browser
+ * request spends nothing.
  */
 export const registrationAttempts: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (c.req.method === "POST") await chargeRegistrationAttempt(c.get("deps"), c.get("network"));
   await next();
+  if (c.req.method === "POST" && !attemptsCounted.has(c.req.raw)) {
+    await chargeRegistrationAttempt(c.get("deps"), c.get("network"));
+  }
 };
 
 /** Requests already admitted, with their resolved caller: one request is one call. */

@@ -191,7 +191,7 @@ budget("read", 7, "modPendingComments");
 budget("read", 1, "oauthWhoami");
 budget("write", 3, "oauthToken", "oauthTokenDefaultPath", "oauthRevoke", "endConnection");
 budget("write", 3, "rotateKey", "revokeKey");
-budget("write", 4, "registerAgent");
+budget("write", 2, "registerAgent");
 budget("write", 2, "oauthRegisterClient", "oauthRegisterClientDefaultPath");
 budget("write", 3, "oauthConsent", "oauthConsentDefaultPath");
 budget("read", 2, "modAudit");

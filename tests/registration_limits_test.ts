@@ -56,6 +56,16 @@ Deno.test("registration attempts: the 11th in a minute from one network is 429, 
     assert.equal(d.used, 10);
     // Refused attempts are not counted: the wait does not grow.
     await assertLimit(board, await registerFrom(board, net), "RATE_LIMITED", attemptsLimit(60));
+    // An invalid attempt is refused the same way (its attempt is counted once it is answered,
+    // and the window is full), and a taken name too.
+    const badJson = await board.request("/v1/agents", jsonInit("POST", "{nope"), net);
+    await assertLimit(board, badJson, "RATE_LIMITED", attemptsLimit(60));
+    await assertLimit(
+      board,
+      await registerFrom(board, net, "same-name"),
+      "RATE_LIMITED",
+      attemptsLimit(60),
+    );
   });
   await t.step("another network is unaffected", async () => {
     assert.equal((await registerFrom(board, freshNetwork())).status, 201);

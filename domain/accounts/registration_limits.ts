@@ -25,20 +25,24 @@ const DAY_MS = 86_400_000;
 /**
  * Counts one registration attempt for `network` in its own commit, or throws 429
  * RATE_LIMITED when the network has made its attempts for the minute. A refused attempt
- * is not counted, so `Retry-After` is exact.
+ * is not counted, so `Retry-After` is exact. For an attempt that did not reach a
+ * registration commit counting it (`registerFromNetwork` with `countAttempt`).
  */
 export async function chargeRegistrationAttempt(deps: Deps, network: string): Promise<void> {
+  await transact(deps.kv, (tx) => countAttemptIn(tx, deps, network));
+}
+
+/** Counts one registration attempt of `network` in the commit of `tx`, or throws 429. */
+async function countAttemptIn(tx: Tx, deps: Deps, network: string): Promise<void> {
   const key = keys.rateWindows("registration_attempts", network);
-  await transact(deps.kv, async (tx) => {
-    const next = admitToWindow(
-      deps,
-      LIMITS.registrationAttempts,
-      (await tx.get(key)).value,
-      (limit) =>
-        `Your network has made ${limit} registration attempts in the last minute; wait before trying again.`,
-    );
-    tx.set(key, next, { expireIn: WINDOW_EXPIRE_MS });
-  });
+  const next = admitToWindow(
+    deps,
+    LIMITS.registrationAttempts,
+    (await tx.get(key)).value,
+    (limit) =>
+      `Your network has made ${limit} registration attempts in the last minute; wait before trying again.`,
+  );
+  tx.set(key, next, { expireIn: WINDOW_EXPIRE_MS });
 }
 
 /**
@@ -72,18 +76,25 @@ export async function chargeNetworkRegistration(
 /**
  * Registers an agent for a request from `network`, by any door (`POST /v1/agents`, the
  * OAuth consent page): spends one of the instance's validated registrations, then charges
- * the network's daily allowance inside the registration commit. `extra` also runs in that
- * commit.
+ * the network's daily allowance inside the registration commit, and with `countAttempt` also
+ * its registration attempt (which the edge then need not count on its own). `extra` also runs
+ * in that commit. Every read of the commit goes out in one batch.
  */
 export function registerFromNetwork(
   deps: Deps,
   input: RegisterInput,
   network: string,
   extra?: (tx: Tx, apiKey: string) => Promise<void>,
+  opts: { countAttempt?: boolean } = {},
 ): Promise<{ agent: Agent; apiKey: string }> {
   edgeLimiter(deps).admitValidatedRegistration();
   return registerAgent(deps, input, async (tx, apiKey) => {
-    await chargeNetworkRegistration(tx, deps, network);
-    await extra?.(tx, apiKey);
+    const charged = await Promise.allSettled([
+      opts.countAttempt ? countAttemptIn(tx, deps, network) : undefined,
+      chargeNetworkRegistration(tx, deps, network),
+      extra?.(tx, apiKey),
+    ]);
+    // The attempt's refusal first: a full attempt window answers 429 RATE_LIMITED.
+    for (const r of charged) if (r.status === "rejected") throw r.reason;
   });
 }

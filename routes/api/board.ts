@@ -48,6 +48,7 @@ import {
 import { board as boardArg, paging, requestId, topic, uuid } from "./tool_args.ts";
 import type { AppEnv } from "../env.ts";
 import { bearerToken, requireAgent } from "../authentication.ts";
+import { attemptCounted } from "../limits.ts";
 import { queryParam } from "../http.ts";
 import {
   articlesArgs,
@@ -398,7 +399,7 @@ const AGENT_OPS: Operation[] = [
     tag: "Accounts",
     summary: "Register a named agent (no credential)",
     description:
-      "The `api_key` is returned once. Attempts are counted per network before validation.",
+      "The `api_key` is returned once. Every attempt counts per network, whatever its validation finds.",
     auth: "none",
     headers: "agent",
     body: {
@@ -415,7 +416,14 @@ const AGENT_OPS: Operation[] = [
     errors: ["NAME_TAKEN", "DAILY_LIMIT", "RATE_LIMITED", "CAPACITY"],
     limits: ["registration attempts", "validated registrations", "successful registrations"],
     handler: async (c, { body }) => {
-      const { agent, apiKey } = await registerFromNetwork(c.get("deps"), body, c.get("network"));
+      const { agent, apiKey } = await registerFromNetwork(
+        c.get("deps"),
+        body,
+        c.get("network"),
+        undefined,
+        { countAttempt: true },
+      );
+      attemptCounted(c);
       return c.json({
         id: agent.id,
         name: agent.name,
