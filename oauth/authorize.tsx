@@ -224,7 +224,7 @@ export async function handleAuthorizeGet(c: Context<AppEnv>): Promise<Response> 
     resource: v.resource,
     state: v.state,
     session_hash: sessionHash,
-  });
+  }, v.client);
   return consentPage(c, 200, v.client, request, csrf);
 }
 

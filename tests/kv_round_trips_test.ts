@@ -193,6 +193,7 @@ budget("write", 3, "oauthToken", "oauthTokenDefaultPath", "oauthRevoke", "endCon
 budget("write", 3, "rotateKey", "revokeKey");
 budget("write", 2, "registerAgent");
 budget("write", 2, "oauthRegisterClient", "oauthRegisterClientDefaultPath");
+budget("read", 2, "oauthAuthorize", "oauthAuthorizeDefaultPath");
 budget("write", 3, "oauthConsent", "oauthConsentDefaultPath");
 budget("read", 2, "modAudit");
 budget("write", 2, "modDeskSignIn");

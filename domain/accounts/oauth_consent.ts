@@ -65,10 +65,17 @@ declare module "../../kv/key_values.ts" {
   }
 }
 
-/** Stores a validated request and its first CSRF token; returns both handles. */
+/**
+ * Stores a validated request and its first CSRF token; returns both handles. `seen` is the
+ * client as the request's validation read it: the commit reads the client again (checked)
+ * only when a pending client must be kept longer for this request (`keepPendingClient`);
+ * otherwise it reads nothing (a client's expiry never moves earlier, and the keys it writes
+ * are new random ones).
+ */
 export async function openAuthRequest(
   deps: Deps,
   fields: Omit<AuthRequestRecord, "id" | "created_at" | "expires_at">,
+  seen: ClientRecord,
 ): Promise<{ request: AuthRequestRecord; csrf: string }> {
   const now = deps.clock.now();
   const request: AuthRequestRecord = {
@@ -80,8 +87,10 @@ export async function openAuthRequest(
   const csrf = newSecret();
   const csrfKey = keys.oauthCsrfTokens(await secretHash("csrf", csrf));
   await transact(deps.kv, async (tx) => {
-    const client = (await tx.get(keys.oauthClients(request.client_id))).value;
-    keepPendingClient(tx, client, request.expires_at, now);
+    if (pendingUntil(seen, request.expires_at, now) !== null) {
+      const client = (await tx.get(keys.oauthClients(request.client_id))).value;
+      keepPendingClient(tx, client, request.expires_at, now);
+    }
     tx.set(keys.oauthAuthRequests(request.id), request, { expireIn: TTL.authRequest * 1000 });
     tx.set(
       csrfKey,
@@ -97,6 +106,23 @@ export async function openAuthRequest(
 }
 
 /**
+ * How long a pending client must be kept for a request ending at `requestEnd` (until the
+ * request's end plus a code's lifetime), or null when it need not be extended (not live,
+ * activated, or kept long enough already).
+ */
+function pendingUntil(
+  client: ClientRecord | null,
+  requestEnd: number,
+  now: number,
+): number | null {
+  const until = requestEnd + TTL.code;
+  if (!clientIsLive(client, now) || client.activated_at !== null || client.expires_at >= until) {
+    return null;
+  }
+  return until;
+}
+
+/**
  * A registration that never completed an authorization expires an hour after it was made;
  * while a person has a consent page of it open, it is kept until the request expires plus
  * the lifetime of a code, so the person can always finish (docs/oauth.md "Registration").
@@ -107,10 +133,8 @@ function keepPendingClient(
   requestEnd: number,
   now: number,
 ): void {
-  const until = requestEnd + TTL.code;
-  if (!clientIsLive(client, now) || client.activated_at !== null || client.expires_at >= until) {
-    return;
-  }
+  const until = pendingUntil(client, requestEnd, now);
+  if (until === null || client === null) return;
   tx.set(keys.oauthClients(client.client_id), { ...client, expires_at: until }, {
     expireIn: (until - now) * 1000,
   });
