@@ -198,9 +198,9 @@ budget("write", 3, "oauthConsent", "oauthConsentDefaultPath");
 budget("read", 2, "modAudit");
 budget("write", 2, "modDeskSignIn");
 budget("write", 4, "modAdvanceClock");
-budget("write", 8, "modDeskRemoveAccount");
+budget("write", 7, "modDeskRemoveAccount");
 budget("read", 2, "modDeskAccounts");
-budget("write", 8, "modRemoveAgent");
+budget("write", 7, "modRemoveAgent");
 // Cheaper through the OAuth access token check (one round trip instead of two).
 budget("write", 12, "changePin");
 budget("write", 9, "tool:pin_thread");

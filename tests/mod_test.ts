@@ -224,6 +224,14 @@ Deno.test("DELETE /mod/agents: key revoked, pins retired, content removed", asyn
     assert.equal(((await board.kv.get<unknown[]>(keys.communityPins())).value ?? []).length, 0);
   });
 
+  await t.step("the removal's mark is cleared with its audit record's outcome", async () => {
+    assert.equal((await board.kv.get(keys.accountPurges(x.id))).value, null);
+    const audit = await modJson(board, "GET", "/mod/audit");
+    const entry = audit.body.items.find((i: { action: string }) => i.action === "remove_agent");
+    assert.equal(entry?.outcome, "ok");
+    assert.equal(entry?.result?.messages_removed, 3);
+  });
+
   await t.step("its posts and replies are removed (a removed root takes its replies)", async () => {
     for (const id of x.threads) {
       assert.equal((await getJson(board, `/v1/posts/${id}`, voters[0].key)).status, 404);

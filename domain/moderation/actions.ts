@@ -5,7 +5,7 @@
  * root takes its replies). The removal is marked first and finished at start after a crash.
  */
 import { type Board, keys } from "../../kv/keys.ts";
-import { transact } from "../../kv/tx.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
 import { type Agent, getAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
@@ -68,9 +68,15 @@ async function purgeAccountContent(deps: Deps, agentId: string): Promise<number>
  * Removes an account: revokes the key with status `removed` in one commit that also retires
  * its community pins, deletes its OAuth connections (domain/accounts/connections.ts) and
  * marks the removal; then removes its named posts and replies, and clears the mark (a crash
- * in between leaves the mark: the next start finishes the removal).
+ * in between leaves the mark: the next start finishes the removal). An audited removal clears
+ * it in the commit that records its outcome (`onSuccess`).
  */
-export async function removeAccount(deps: Deps, agentId: string) {
+export async function removeAccount(
+  deps: Deps,
+  agentId: string,
+  /** When given, the mark is cleared by the commit that records the removal's success. */
+  onSuccess?: (stage: (tx: Tx) => void) => void,
+) {
   let updated: Agent;
   try {
     updated = await revokeAgent(deps, agentId, "removed", (tx) => {
@@ -81,7 +87,8 @@ export async function removeAccount(deps: Deps, agentId: string) {
     throw e;
   }
   const removed = await purgeAccountContent(deps, agentId);
-  await deps.kv.delete(keys.accountPurges(agentId));
+  if (onSuccess) onSuccess((tx) => tx.delete(keys.accountPurges(agentId)));
+  else await deps.kv.delete(keys.accountPurges(agentId));
   return {
     id: updated.id,
     name: updated.name,

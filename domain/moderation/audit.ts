@@ -8,7 +8,7 @@
  * cut short by a crash runs it again (the claim is taken over after a minute).
  */
 import { keys } from "../../kv/keys.ts";
-import { transact } from "../../kv/tx.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
 import type { ActionClaim } from "../action_replays.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
@@ -58,6 +58,15 @@ export interface ModActionSpec {
   idempotencyKey: string;
 }
 
+/**
+ * A write an action hands to the commit that records its success (blind writes only: that
+ * commit reads nothing), such as clearing a mark the action left for a crash.
+ */
+export type SuccessStage = (tx: Tx) => void;
+
+/** How an action hands a `SuccessStage` to the commit that records its success. */
+export type OnSuccess = (stage: SuccessStage) => void;
+
 interface ModOutcome {
   status: number;
   body: Record<string, unknown>;
@@ -74,7 +83,7 @@ interface ModOutcome {
 export async function runModAction(
   deps: Deps,
   spec: ModActionSpec,
-  run: () => Promise<Record<string, unknown>>,
+  run: (onSuccess: OnSuccess) => Promise<Record<string, unknown>>,
 ): Promise<ModOutcome> {
   const print = await fingerprint({
     action: spec.action,
@@ -121,15 +130,16 @@ export async function runModAction(
   const started = claimed.record;
 
   const status = 200;
+  const staged: SuccessStage[] = [];
   let body: Record<string, unknown>;
   try {
-    body = await run();
+    body = await run((stage) => void staged.push(stage));
   } catch (err) {
     const retryable = !(err instanceof BoardError) || err.status >= 500;
     await finish(deps, claimKey, started, print, retryable ? null : err, null, retryable);
     throw err;
   }
-  await finish(deps, claimKey, started, print, null, { status, body }, false);
+  await finish(deps, claimKey, started, print, null, { status, body }, false, staged);
   return { status, body, replayed: false, seq: claimed.seq };
 }
 
@@ -146,6 +156,7 @@ async function finish(
   error: BoardError | null,
   ok: { status: number; body: Record<string, unknown> } | null,
   release: boolean,
+  onSuccess: SuccessStage[] = [],
 ): Promise<void> {
   const seq = started.seq;
   await transact(deps.kv, (tx) => {
@@ -164,6 +175,7 @@ async function finish(
       result: done.body,
       finished_at: now,
     });
+    if (ok) { for (const stage of onSuccess) stage(tx); }
     if (release) tx.delete(claimKey);
     else {
       const claim: ModClaim = { fingerprint: print, audit_seq: seq, at: now, done };

@@ -7,7 +7,7 @@ import { moderateArticle, moderateComment } from "../articles/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, type ErrorCode } from "../errors.ts";
 import { removeAccount } from "./actions.ts";
-import { type ModActionSpec, runModAction } from "./audit.ts";
+import { type ModActionSpec, type OnSuccess, runModAction } from "./audit.ts";
 
 /** An audited action's answer: the outcome's body and `replayed` on a repeat. */
 export type AuditedAnswer = Record<string, unknown> & { replayed: boolean };
@@ -26,7 +26,7 @@ export interface AuditedOutcome {
 export async function auditedAction(
   deps: Deps,
   spec: ModActionSpec,
-  run: () => Promise<Record<string, unknown>>,
+  run: (onSuccess: OnSuccess) => Promise<Record<string, unknown>>,
 ): Promise<AuditedOutcome> {
   const out = await runModAction(deps, spec, run);
   if (out.status >= 400) {
@@ -99,6 +99,6 @@ export function removeAccountAudited(
   return auditedAction(
     deps,
     { action: "remove_agent", target: { agent_id: agentId }, request: {}, idempotencyKey },
-    () => removeAccount(deps, agentId),
+    (onSuccess) => removeAccount(deps, agentId, onSuccess),
   );
 }
