@@ -1,6 +1,7 @@
 /** Writing messages: root threads, replies, and deletion (with crash-safe purge of replies). */
 import { type Board, keys } from "../../kv/keys.ts";
-import { transact, type Tx } from "../../kv/tx.ts";
+import { transact, transactPrepared, type Tx } from "../../kv/tx.ts";
+import { unmetered } from "../../kv/meter.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import {
@@ -11,12 +12,20 @@ import {
   matchIdempotency,
   storedIdempotency,
 } from "../idempotency.ts";
-import { afterMessageStored, onMessageRemoved, onMessageStored } from "./message_hooks.ts";
+import {
+  afterMessageStored,
+  onMessageRemoved,
+  onMessageStored,
+  removalReadPlan,
+} from "./message_hooks.ts";
 import {
   admissionKeys,
+  admissionPlannedKeys,
   BOARD_WRITES_LOCK,
   chargePublication,
   checkText,
+  checkTitle,
+  checkTopic,
   EMPTY_HEAD,
   eraseMessage,
   isHidden,
@@ -33,7 +42,7 @@ import {
 } from "../board/mod.ts";
 import { agentEventsTail, noteAgentEvent, packIds, primeAgentEvents } from "../agent_events.ts";
 import { mentionedNames } from "../mentions.ts";
-import { readMany } from "../../kv/read_many.ts";
+import { flattenNamed, readMany } from "../../kv/read_many.ts";
 
 /** Author identity of a write: an agent on the named board, anonymous on `b`. */
 export interface Author {
@@ -42,13 +51,17 @@ export interface Author {
   network: string;
 }
 
+/**
+ * The write receipt of a post or reply, the same through every edge: the spec's fields
+ * (`id`, `seq`, `thread_id`, `url`) and `replayed: true` on an idempotent replay. When it
+ * was stored is what `lookupPublication` adds.
+ */
 export interface Receipt {
   id: string;
   seq: number;
   thread_id: string | null;
   url: string;
   replayed?: true;
-  created_at: number;
 }
 
 function receiptOf(deps: Deps, rec: IdempotencyRecord, replayed: boolean): Receipt {
@@ -57,7 +70,6 @@ function receiptOf(deps: Deps, rec: IdempotencyRecord, replayed: boolean): Recei
     seq: rec.seq,
     thread_id: rec.thread_id,
     url: threadUrl(deps, rec.board, rec.root_id, rec.id),
-    created_at: rec.created_at,
     ...(replayed ? { replayed: true as const } : {}),
   };
 }
@@ -79,7 +91,8 @@ function idemScope(m: NewMessage): string {
 }
 
 async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
-  if (m.title !== null) checkText("title", m.title);
+  if (m.title !== null) checkTitle(m.title);
+  if (m.topic !== null) checkTopic(m.topic);
   checkText("body", m.body);
   const scope = idemScope(m);
   const print = await fingerprint({
@@ -110,18 +123,21 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
   const rootSeq = m.rootId ? seqs[0].value : null;
   const replyToSeq = m.replyToId ? seqs[ids.length - 1].value : null;
 
-  // One getMany: each entry read becomes a check of the commit (at most 9 of its 10).
+  // One planned batch: each entry read with `getNamed` becomes a check of the commit (at
+  // most 9 of its 10); the admission key read only on a store written before is planned too
+  // and checked only when used. The in-process lock covers this one batch and the commit.
   const { value } = await transact(deps.kv, async (tx) => {
     const idemKey = keys.idempotency(m.board, scope, m.idempotencyKey);
-    const quotaKeys = admissionKeys(deps, publisher);
+    const plan = {
+      idem: idemKey,
+      head: keys.boardHeads(m.board),
+      quota: admissionKeys(deps, publisher),
+      root: rootSeq === null ? null : keys.messages(m.board, rootSeq),
+      target: replyToSeq === null ? null : keys.messages(m.board, replyToSeq),
+    };
+    tx.prefetch([...flattenNamed(plan), ...admissionPlannedKeys(deps, publisher)]);
     const [read, tail] = await Promise.all([
-      tx.getNamed({
-        idem: idemKey,
-        head: keys.boardHeads(m.board),
-        quota: quotaKeys,
-        root: rootSeq === null ? null : keys.messages(m.board, rootSeq),
-        target: replyToSeq === null ? null : keys.messages(m.board, replyToSeq),
-      }),
+      tx.getNamed(plan),
       mayConcern ? agentEventsTail(deps.kv) : Promise.resolve(0),
     ]);
     const existing = matchIdempotency(
@@ -304,10 +320,18 @@ export async function lookupPublication(deps: Deps, board: Board, scope: string,
 }
 
 /**
- * Removes a message. A reply goes in one commit. A root is hidden at once (its record
- * erased and its seq added to the head's purge list in one commit), then its replies
- * are purged one commit at a time; `resumePurges` finishes that after a crash.
+ * Removes a message in one commit. A reply goes at once. A root is hidden at once (its
+ * record erased and its seq added to the head's purge list in that commit), and its replies
+ * are purged after it (`afterThreadRemoved`); `resumePurges` finishes that after a crash.
  * `actor` null means a moderator (no ownership check).
+ *
+ * Read plan: the message's id index, then one planned batch (the message, its body entry
+ * with its search terms, the sealed-search marker, and for an author's own delete the
+ * author's karma records), then the keys that depend on the message (its Idempotency-Key
+ * record, its root when it is a reply, the author's karma records for a moderator, the
+ * search posting blocks holding it) together. Those are read before the board lock is
+ * taken; under the lock only the board head and the retained-posts counter are read, with
+ * the first batch when the lock is free, then the one commit.
  */
 export async function removeMessage(
   deps: Deps,
@@ -317,38 +341,91 @@ export async function removeMessage(
 ): Promise<{ id: string; deleted: true; kind: "root" | "reply"; replies_removed: number }> {
   const seq = (await deps.kv.get(keys.messageSeqById(board, id))).value;
   if (seq === null) throw await missingMessage(deps.kv, board, id, deps.clock.now());
-  const { value: rec } = await transact(deps.kv, async (tx) => {
-    const [recEntry, headEntry] = await tx.getMany([
-      keys.messages(board, seq),
-      keys.boardHeads(board),
-    ]);
-    const rec = recEntry.value;
-    const head = headEntry.value ?? EMPTY_HEAD;
-    if (!rec || isHidden(rec, head)) throw notFound("message", id);
-    if (actor && rec.agent_id !== actor.agentId) {
-      throw new BoardError("FORBIDDEN", "Only the author can delete this message.", { id });
-    }
-    eraseMessage(tx, rec);
-    markDeleted(tx, rec, deps.clock.now(), false);
-    await markIdempotencyDeleted(tx, board, rec.idem_scope, rec.idem_key, deps.clock.now());
-    await onMessageRemoved(tx, deps, rec);
-    await releaseRetained(tx, 1);
-    if (rec.kind === "root") {
-      tx.set(keys.boardHeads(board), { ...head, purging: [...head.purging, rec.seq] })
-        .set(keys.purges(board, rec.seq), { root_id: rec.id, started_at: deps.clock.now() });
-    } else {
-      const rootEntry = await tx.get(keys.messages(board, rec.root_seq));
-      if (rootEntry.value) {
-        writeMessage(tx, {
-          ...rootEntry.value,
-          reply_count: Math.max(0, rootEntry.value.reply_count - 1),
-        });
+  const { value: rec } = await transactPrepared(
+    deps.kv,
+    (tx) => stageRemoval(tx, deps, board, seq, id, actor),
+    async (tx, staged) => {
+      const [hot, rec] = await Promise.all([
+        tx.getNamed({ head: keys.boardHeads(board), retained: keys.counters("posts") }),
+        staged,
+      ]);
+      const head = hot.head.value ?? EMPTY_HEAD;
+      if (isHidden(rec, head)) throw notFound("message", id);
+      if (actor && rec.agent_id !== actor.agentId) {
+        throw new BoardError("FORBIDDEN", "Only the author can delete this message.", { id });
       }
+      await releaseRetained(tx, 1);
+      if (rec.kind === "root") {
+        tx.set(keys.boardHeads(board), { ...head, purging: [...head.purging, rec.seq] })
+          .set(keys.purges(board, rec.seq), { root_id: rec.id, started_at: deps.clock.now() });
+      }
+      return rec;
+    },
+    { lock: BOARD_WRITES_LOCK },
+  );
+  if (rec.kind === "root") await afterThreadRemoved(deps, board, rec.seq);
+  return {
+    id,
+    deleted: true,
+    kind: rec.kind,
+    replies_removed: rec.kind === "root" ? rec.reply_count : 0,
+  };
+}
+
+/**
+ * Reads what removing message `seq` needs (the read plan of `removeMessage`) and stages
+ * every write but the board head's and the retained counter's (the caller checks that the
+ * message is not hidden and may be removed by `actor` before it commits): the message erased and
+ * remembered as deleted, its Idempotency-Key record marked, its search postings retracted,
+ * its karma taken back, its root's reply count lowered. Answers the message removed.
+ */
+async function stageRemoval(
+  tx: Tx,
+  deps: Deps,
+  board: Board,
+  seq: number,
+  id: string,
+  actor: { agentId: string } | null,
+): Promise<MessageRecord> {
+  const now = deps.clock.now();
+  tx.prefetch([
+    keys.messages(board, seq),
+    ...removalReadPlan(board, seq, actor?.agentId ?? null),
+  ]);
+  const rec = (await tx.get(keys.messages(board, seq))).value;
+  if (!rec) throw notFound("message", id);
+  const root = rec.kind === "reply" ? keys.messages(board, rec.root_seq) : null;
+  // The keys that depend on the message, in one batch with the search blocks' lookups.
+  tx.prefetch([
+    keys.idempotency(board, rec.idem_scope, rec.idem_key),
+    ...(root ? [root] : []),
+    ...(actor ? [] : removalReadPlan(board, seq, rec.agent_id)),
+  ]);
+  eraseMessage(tx, rec);
+  markDeleted(tx, rec, now, false);
+  await onMessageRemoved(tx, deps, rec);
+  await markIdempotencyDeleted(tx, board, rec.idem_scope, rec.idem_key, now);
+  if (root) {
+    const rootRec = (await tx.get(root)).value;
+    if (rootRec) {
+      writeMessage(tx, { ...rootRec, reply_count: Math.max(0, rootRec.reply_count - 1) });
     }
-    return rec;
-  }, { lock: BOARD_WRITES_LOCK });
-  const removed = rec.kind === "root" ? await purgeReplies(deps, board, rec.seq) : 0;
-  return { id, deleted: true, kind: rec.kind, replies_removed: removed };
+  }
+  return rec;
+}
+
+/**
+ * After the commit that hid root thread `rootSeq`: its replies are purged (`purgeReplies`),
+ * apart from the request (its KV calls are not the request's, kv/meter.ts). In production
+ * the answer does not wait for it (`backgroundPurges`); a purge cut short (a crash, an
+ * isolate stopped) is finished by `resumePurges` at start and by the tidy-up cron, and the
+ * thread stays hidden everywhere meanwhile. Tests wait for it.
+ */
+async function afterThreadRemoved(deps: Deps, board: Board, rootSeq: number): Promise<void> {
+  const purging = unmetered(() => purgeReplies(deps, board, rootSeq)).catch((err) => {
+    console.error("purging a deleted thread's replies failed; it resumes later", err);
+  });
+  if (!deps.config.backgroundPurges) await purging;
 }
 
 /** Purges every reply of a deleted root, one commit per reply, then clears the purge mark. */
