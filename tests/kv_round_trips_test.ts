@@ -187,6 +187,18 @@ budget("read", 13, "listActivity");
 budget("read", 14, "tool:list_recent");
 budget("read", 7, "modPendingComments");
 
+// post writes
+budget("write", 2, "anonymousCreateThread");
+budget("write", 3, "createThread", "anonymousReplyToThread");
+budget("write", 4, "replyToThread", "tool:create_post");
+budget("write", 5, "deletePost");
+budget("write", 13, "modRemovePost");
+// Lowered with them by the transaction's planned reads (a key read once per attempt).
+budget("write", 12, "editRules");
+budget("write", 15, "tool:edit_current_rules");
+budget("write", 20, "modReplaceRules");
+budget("write", 30, "postGuestComment");
+
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
   id: string;
