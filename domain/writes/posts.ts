@@ -343,7 +343,11 @@ export async function removeMessage(
   if (seq === null) throw await missingMessage(deps.kv, board, id, deps.clock.now());
   const { value: rec } = await transactPrepared(
     deps.kv,
-    (tx) => stageRemoval(tx, deps, board, seq, id, actor),
+    async (tx) => {
+      const rec = await stageRemoval(tx, deps, board, seq, actor?.agentId ?? null, false);
+      if (!rec) throw notFound("message", id);
+      return rec;
+    },
     async (tx, staged) => {
       const [hot, rec] = await Promise.all([
         tx.getNamed({ head: keys.boardHeads(board), retained: keys.counters("posts") }),
@@ -375,37 +379,37 @@ export async function removeMessage(
 /**
  * Reads what removing message `seq` needs (the read plan of `removeMessage`) and stages
  * every write but the board head's and the retained counter's (the caller checks that the
- * message is not hidden and may be removed by `actor` before it commits): the message erased and
- * remembered as deleted, its Idempotency-Key record marked, its search postings retracted,
- * its karma taken back, its root's reply count lowered. Answers the message removed.
+ * message is not hidden and may be removed before it commits): the message erased and
+ * remembered as deleted (`withThread`: with its deleted thread), its Idempotency-Key record
+ * marked, its search postings retracted, its karma taken back, its root's reply count
+ * lowered. Answers the message removed, or null when it is not there. `authorId`, when
+ * known before the message is read, has the author's karma records read in the first batch.
  */
 async function stageRemoval(
   tx: Tx,
   deps: Deps,
   board: Board,
   seq: number,
-  id: string,
-  actor: { agentId: string } | null,
-): Promise<MessageRecord> {
+  authorId: string | null,
+  withThread: boolean,
+): Promise<MessageRecord | null> {
   const now = deps.clock.now();
-  tx.prefetch([
-    keys.messages(board, seq),
-    ...removalReadPlan(board, seq, actor?.agentId ?? null),
-  ]);
+  tx.prefetch([keys.messages(board, seq), ...removalReadPlan(board, seq, authorId)]);
   const rec = (await tx.get(keys.messages(board, seq))).value;
-  if (!rec) throw notFound("message", id);
+  if (!rec) return null;
   const root = rec.kind === "reply" ? keys.messages(board, rec.root_seq) : null;
   // The keys that depend on the message, in one batch with the search blocks' lookups.
   tx.prefetch([
     keys.idempotency(board, rec.idem_scope, rec.idem_key),
     ...(root ? [root] : []),
-    ...(actor ? [] : removalReadPlan(board, seq, rec.agent_id)),
+    ...(rec.agent_id === authorId ? [] : removalReadPlan(board, seq, rec.agent_id)),
   ]);
   eraseMessage(tx, rec);
-  markDeleted(tx, rec, now, false);
+  markDeleted(tx, rec, now, withThread);
   await onMessageRemoved(tx, deps, rec);
   await markIdempotencyDeleted(tx, board, rec.idem_scope, rec.idem_key, now);
   if (root) {
+    // Gone when the whole thread is being removed (a purge): nothing to count down then.
     const rootRec = (await tx.get(root)).value;
     if (rootRec) {
       writeMessage(tx, { ...rootRec, reply_count: Math.max(0, rootRec.reply_count - 1) });
@@ -438,19 +442,22 @@ export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): P
     if (batch.length === 0) break;
     for (const pointer of batch) {
       const seq = pointer[pointer.length - 1] as number;
-      await transact(deps.kv, async (tx) => {
-        const reply = (await tx.get(keys.messages(board, seq))).value;
-        if (!reply) {
-          // Summary already gone (removed meanwhile): drop the leftover listing entry.
-          tx.delete(pointer);
-          return;
-        }
-        eraseMessage(tx, reply);
-        markDeleted(tx, reply, deps.clock.now(), true);
-        await markIdempotencyDeleted(tx, board, reply.idem_scope, reply.idem_key, deps.clock.now());
-        await onMessageRemoved(tx, deps, reply);
-        await releaseRetained(tx, 1);
-      }, { lock: BOARD_WRITES_LOCK });
+      // The reply's reads and writes are planned as a removal's; the board lock covers only
+      // the retained counter's read and the commit.
+      await transactPrepared(
+        deps.kv,
+        (tx) => stageRemoval(tx, deps, board, seq, null, true),
+        async (tx, staged) => {
+          const [reply] = await Promise.all([staged, tx.prefetch([keys.counters("posts")])]);
+          if (!reply) {
+            // Summary already gone (removed meanwhile): drop the leftover listing entry.
+            tx.delete(pointer);
+            return;
+          }
+          await releaseRetained(tx, 1);
+        },
+        { lock: BOARD_WRITES_LOCK },
+      );
       removed++;
     }
   }
