@@ -188,11 +188,10 @@ budget("read", 14, "tool:list_recent");
 budget("read", 7, "modPendingComments");
 
 // post writes
-budget("write", 2, "anonymousCreateThread");
-budget("write", 3, "createThread", "anonymousReplyToThread");
-budget("write", 4, "replyToThread", "tool:create_post");
-budget("write", 5, "deletePost");
-budget("write", 13, "modRemovePost");
+budget("write", 2, "anonymousCreateThread", "anonymousReplyToThread");
+budget("write", 3, "createThread", "replyToThread");
+budget("write", 4, "tool:create_post", "tool:reply_to_thread", "deletePost");
+budget("write", 12, "modRemovePost");
 // Lowered with them by the transaction's planned reads (a key read once per attempt).
 budget("write", 12, "editRules");
 budget("write", 15, "tool:edit_current_rules");

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../domain/clock.ts";
 import { BoardError } from "../domain/errors.ts";
+import { claimedSeq } from "../domain/board/mod.ts";
 import { createThread, removeMessage } from "../domain/writes/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
@@ -234,4 +235,73 @@ Deno.test("deleting a thread answers once it is hidden; its replies are purged a
   assert.deepEqual(await replies(), []);
   assert.equal((await board.kv.get(keys.purges("named", root.seq))).value, null);
   assert.equal((await board.kv.get(keys.counters("posts"))).value, 0);
+});
+
+Deno.test("message ids carry their seq; an id made before or naming another seq still works", async (t) => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const author = { agentId: a.id, name: a.name, network: "10.80.0.2" };
+  const thread = await createThread(board.deps, "named", author, idemKey(), {
+    title: "Carried",
+    body: "b",
+  });
+  const replyVia = (id: string) =>
+    board.request(
+      `/v1/posts/${id}/replies`,
+      jsonInit("POST", { body: "r" }, a.key, { "idempotency-key": idemKey() }),
+      freshNetwork(),
+    );
+
+  await t.step("a new message's id is a uuid v7 whose last group is its seq", () => {
+    assert.match(
+      thread.id,
+      /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
+    assert.equal(claimedSeq(thread.id), thread.seq);
+    assert.equal(parseInt(thread.id.slice(24), 16), thread.seq);
+  });
+
+  await t.step("an id that names another message's seq reaches nothing", async () => {
+    const forged = "01234567-89ab-7cde-8f01-" + thread.id.slice(24);
+    assert.equal(claimedSeq(forged), thread.seq);
+    const res = await replyVia(forged);
+    assert.equal(res.status, 404);
+    await res.body?.cancel();
+    await assert.rejects(removeMessage(board.deps, "named", forged, null), (e) => {
+      assert.ok(e instanceof BoardError && e.code === "NOT_FOUND");
+      return true;
+    });
+    const read = await getJson(board, `/v1/posts/${thread.id}`, a.key);
+    assert.equal(read.body.post.reply_count, 0);
+  });
+
+  await t.step(
+    "a message whose id carries no seq (made before) is found by the index",
+    async () => {
+      // Rewrite the thread as a store written before would hold it: a random id.
+      const old = crypto.randomUUID();
+      const rec = (await board.kv.get(keys.messages("named", thread.seq))).value!;
+      const idem = keys.idempotency("named", a.id, rec.idem_key);
+      const stored = (await board.kv.get(idem)).value!;
+      await board.kv.atomic()
+        .set(keys.messages("named", thread.seq), { ...rec, id: old, root_id: old })
+        .set(idem, { ...stored, id: old, root_id: old })
+        .delete(keys.messageSeqById("named", thread.id))
+        .set(keys.messageSeqById("named", old), thread.seq)
+        .commit();
+      const res = await replyVia(old);
+      assert.equal(res.status, 201);
+      const receipt = await res.json();
+      assert.equal(receipt.thread_id, old);
+      assert.equal(claimedSeq(receipt.id), receipt.seq);
+      const removed = await removeMessage(board.deps, "named", old, { agentId: a.id });
+      assert.deepEqual(removed, { id: old, deleted: true, kind: "root", replies_removed: 1 });
+      const again = await board.request(`/v1/posts/${receipt.id}`, {
+        method: "DELETE",
+        headers: agentHeaders(a.key),
+      });
+      assert.equal(again.status, 404);
+      assert.equal((await again.json()).error.details.with_thread, true);
+    },
+  );
 });

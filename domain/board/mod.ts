@@ -41,6 +41,7 @@ export {
   TITLE_MAX_CHARS,
   TOPIC_MAX_CHARS,
 } from "./text_check.ts";
+export { claimedSeq, messageId } from "./message_ids.ts";
 export { messageActionTemplates, threadUrl } from "./views.ts";
 export type { ActionRef } from "./views.ts";
 export { BOARD_WRITES_LOCK } from "./write_lock.ts";

@@ -26,10 +26,12 @@ import {
   checkText,
   checkTitle,
   checkTopic,
+  claimedSeq,
   EMPTY_HEAD,
   eraseMessage,
   isHidden,
   markDeleted,
+  messageId,
   type MessageRecord,
   missingMessage,
   type Publisher,
@@ -42,7 +44,7 @@ import {
 } from "../board/mod.ts";
 import { agentEventsTail, noteAgentEvent, packIds, primeAgentEvents } from "../agent_events.ts";
 import { mentionedNames } from "../mentions.ts";
-import { flattenNamed, readMany } from "../../kv/read_many.ts";
+import { flattenNamed } from "../../kv/read_many.ts";
 
 /** Author identity of a write: an agent on the named board, anonymous on `b`. */
 export interface Author {
@@ -108,37 +110,38 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     agentId: m.author.agentId,
     network: m.author.network,
   };
-  // Resolve ids to sequence numbers (these mappings never change for a live message) and
-  // mentioned names to accounts (a name, once taken, always names the same account), at once.
-  const ids = [m.rootId, m.replyToId].filter((id) => id !== null);
-  const [seqs, mentioned] = await Promise.all([
-    ids.length
-      ? deps.kv.getMany(ids.map((id) => keys.messageSeqById(m.board, id)))
-      : Promise.resolve([]),
-    mentionedAccounts(deps, m),
-  ]);
   // Replies (their thread's author) and mentions may concern other accounts: the commit then
   // reads where the agent event log ends at the same time as its one batch.
-  const mayConcern = m.board === "named" && (m.rootId !== null || mentioned.length > 0);
-  const rootSeq = m.rootId ? seqs[0].value : null;
-  const replyToSeq = m.replyToId ? seqs[ids.length - 1].value : null;
+  const names = m.board === "named" ? mentionedNames(m.title, m.body) : [];
+  const mayConcern = m.board === "named" && (m.rootId !== null || names.length > 0);
+  const claimed = (id: string | null) => (id === null ? [] : messageReadPlan(m.board, id));
 
-  // One planned batch: each entry read with `getNamed` becomes a check of the commit (at
-  // most 9 of its 10); the admission key read only on a store written before is planned too
-  // and checked only when used. The in-process lock covers this one batch and the commit.
+  // One planned batch: the entries read with `getNamed` become checks of the commit (with
+  // the thread and the message answered, at most 9 of its 10); the admission key read only
+  // on a store written before, the thread and the message answered at the seqs their ids
+  // claim and the mentioned names are planned too and checked only when used (a mentioned
+  // name, once taken, always names the same account). The in-process lock covers this one
+  // batch and the commit.
   const { value } = await transact(deps.kv, async (tx) => {
     const idemKey = keys.idempotency(m.board, scope, m.idempotencyKey);
     const plan = {
       idem: idemKey,
       head: keys.boardHeads(m.board),
       quota: admissionKeys(deps, publisher),
-      root: rootSeq === null ? null : keys.messages(m.board, rootSeq),
-      target: replyToSeq === null ? null : keys.messages(m.board, replyToSeq),
     };
-    tx.prefetch([...flattenNamed(plan), ...admissionPlannedKeys(deps, publisher)]);
-    const [read, tail] = await Promise.all([
+    tx.prefetch([
+      ...flattenNamed(plan),
+      ...admissionPlannedKeys(deps, publisher),
+      ...claimed(m.rootId),
+      ...claimed(m.replyToId),
+      ...names.map((n) => keys.agentIdByName(n)),
+    ]);
+    const [read, tail, rootFound, targetFound, mentioned] = await Promise.all([
       tx.getNamed(plan),
       mayConcern ? agentEventsTail(deps.kv) : Promise.resolve(0),
+      m.rootId === null ? null : messageById(tx, m.board, m.rootId),
+      m.replyToId === null ? null : messageById(tx, m.board, m.replyToId),
+      mentionedAccounts(tx, m.author.agentId, names),
     ]);
     const existing = matchIdempotency(
       idempotencyRecordOf(read.idem.value, m.board),
@@ -149,15 +152,13 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     if (existing) return { receipt: receiptOf(deps, existing, true), created: false };
     const head = read.head.value ?? EMPTY_HEAD;
     const quotaEntries = read.quota;
-    let root: MessageRecord | null = null;
+    const root = rootFound;
     if (m.rootId !== null) {
-      root = read.root?.value ?? null;
       if (!root || isHidden(root, head)) throw notFound("thread", m.rootId);
       if (root.kind !== "root") throw threadNotFound(m.board, m.rootId, root);
     }
-    let target: MessageRecord | null = null;
+    const target = targetFound;
     if (m.replyToId !== null) {
-      target = read.target?.value ?? null;
       if (!target || target.root_seq !== root!.seq) {
         throw new BoardError(
           "INVALID_INPUT",
@@ -170,7 +171,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
 
     const now = deps.clock.now();
     const seq = head.seq + 1;
-    const id = deps.newId();
+    const id = messageId(deps, seq);
     const record: MessageRecord = {
       board: m.board,
       seq,
@@ -219,13 +220,42 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
   return value.receipt;
 }
 
-/** The existing accounts a named message mentions, its author left out (none on `/b`). */
-async function mentionedAccounts(deps: Deps, m: NewMessage): Promise<string[]> {
-  if (m.board !== "named") return [];
-  const names = mentionedNames(m.title, m.body);
-  if (names.length === 0) return [];
-  const found = await readMany(deps.kv, names.map((n) => keys.agentIdByName(n)));
-  return found.flatMap((e) => (e.value && e.value !== m.author.agentId ? [e.value] : []));
+/**
+ * The existing accounts among the names a named message mentions, its author left out
+ * (read unchecked: a name, once taken, always names the same account).
+ */
+async function mentionedAccounts(
+  tx: Tx,
+  authorId: string | null,
+  names: string[],
+): Promise<string[]> {
+  const found = await Promise.all(names.map((n) => tx.peek(keys.agentIdByName(n))));
+  return found.flatMap((e) => (e.value && e.value !== authorId ? [e.value] : []));
+}
+
+/**
+ * The keys `messageById` reads, for the caller's planned batch: the record at the seq the
+ * id carries (`claimedSeq`), and the id index for an id that carries none or another
+ * message's (an id made before).
+ */
+function messageReadPlan(board: Board, id: string): Deno.KvKey[] {
+  const seq = claimedSeq(id);
+  return [...(seq === null ? [] : [keys.messages(board, seq)]), keys.messageSeqById(board, id)];
+}
+
+/**
+ * The record of message `id`, read with a check: at the seq its id carries, or, for an id
+ * that carries none or another message's (an id made before), at the seq its index names
+ * (one more round trip then). Null when there is none. Plan `messageReadPlan` first.
+ */
+async function messageById(tx: Tx, board: Board, id: string): Promise<MessageRecord | null> {
+  const seq = claimedSeq(id);
+  if (seq !== null) {
+    const at = keys.messages(board, seq);
+    if ((await tx.peek(at)).value?.id === id) return (await tx.get(at)).value;
+  }
+  const indexed = (await tx.peek(keys.messageSeqById(board, id))).value;
+  return indexed === null ? null : (await tx.get(keys.messages(board, indexed))).value;
 }
 
 /**
@@ -325,13 +355,14 @@ export async function lookupPublication(deps: Deps, board: Board, scope: string,
  * are purged after it (`afterThreadRemoved`); `resumePurges` finishes that after a crash.
  * `actor` null means a moderator (no ownership check).
  *
- * Read plan: the message's id index, then one planned batch (the message, its body entry
- * with its search terms, the sealed-search marker, and for an author's own delete the
- * author's karma records), then the keys that depend on the message (its Idempotency-Key
- * record, its root when it is a reply, the author's karma records for a moderator, the
- * search posting blocks holding it) together. Those are read before the board lock is
- * taken; under the lock only the board head and the retained-posts counter are read, with
- * the first batch when the lock is free, then the one commit.
+ * Read plan: one planned batch at the seq the id carries (the message, its body entry with
+ * its search terms, the sealed-search marker, and for an author's own delete the author's
+ * karma records; an id made before goes by the id index, one round trip more), then the keys
+ * that depend on the message (its Idempotency-Key record, its root when it is a reply, the
+ * author's karma records for a moderator, the search posting blocks holding it) together.
+ * Those are read before the board lock is taken; under the lock only the board head and the
+ * retained-posts counter are read, with the first batch when the lock is free, then the one
+ * commit.
  */
 export async function removeMessage(
   deps: Deps,
@@ -339,12 +370,24 @@ export async function removeMessage(
   id: string,
   actor: { agentId: string } | null,
 ): Promise<{ id: string; deleted: true; kind: "root" | "reply"; replies_removed: number }> {
-  const seq = (await deps.kv.get(keys.messageSeqById(board, id))).value;
-  if (seq === null) throw await missingMessage(deps.kv, board, id, deps.clock.now());
+  const authorId = actor?.agentId ?? null;
   const { value: rec } = await transactPrepared(
     deps.kv,
     async (tx) => {
-      const rec = await stageRemoval(tx, deps, board, seq, actor?.agentId ?? null, false);
+      // The first batch at the seq the id carries; an id made before goes by the index.
+      const claimed = claimedSeq(id);
+      tx.prefetch([
+        keys.messageSeqById(board, id),
+        ...(claimed === null ? [] : removalKeys(board, claimed, authorId)),
+      ]);
+      const atClaim = claimed === null
+        ? null
+        : (await tx.peek(keys.messages(board, claimed))).value;
+      const seq = atClaim?.id === id
+        ? claimed
+        : (await tx.peek(keys.messageSeqById(board, id))).value;
+      if (seq === null) throw await missingMessage(deps.kv, board, id, deps.clock.now());
+      const rec = await stageRemoval(tx, deps, board, seq, authorId, false);
       if (!rec) throw notFound("message", id);
       return rec;
     },
@@ -394,7 +437,7 @@ async function stageRemoval(
   withThread: boolean,
 ): Promise<MessageRecord | null> {
   const now = deps.clock.now();
-  tx.prefetch([keys.messages(board, seq), ...removalReadPlan(board, seq, authorId)]);
+  tx.prefetch(removalKeys(board, seq, authorId));
   const rec = (await tx.get(keys.messages(board, seq))).value;
   if (!rec) return null;
   const root = rec.kind === "reply" ? keys.messages(board, rec.root_seq) : null;
@@ -416,6 +459,11 @@ async function stageRemoval(
     }
   }
   return rec;
+}
+
+/** The first batch of a removal of message `seq` (`stageRemoval`). */
+function removalKeys(board: Board, seq: number, authorId: string | null): Deno.KvKey[] {
+  return [keys.messages(board, seq), ...removalReadPlan(board, seq, authorId)];
 }
 
 /**
