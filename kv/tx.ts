@@ -265,7 +265,12 @@ export async function transactPrepared<P, T>(
   const run = async () => {
     for (let attempt = 0; attempt < 60; attempt++) {
       const { tx, prepared } = attempt === 0 ? first : start();
-      const value = await fn(tx, prepared);
+      let value: T;
+      try {
+        value = await fn(tx, prepared);
+      } finally {
+        await prepared.catch(() => {}); // no work of this attempt outlives it
+      }
       if (tx.isEmpty) return { value, versionstamp: null };
       const meter = currentMeter();
       try {

@@ -392,10 +392,11 @@ export async function removeMessage(
       return rec;
     },
     async (tx, staged) => {
-      const [hot, rec] = await Promise.all([
-        tx.getNamed({ head: keys.boardHeads(board), retained: keys.counters("posts") }),
-        staged,
-      ]);
+      const hot = await tx.getNamed({
+        head: keys.boardHeads(board),
+        retained: keys.counters("posts"),
+      });
+      const rec = await staged;
       const head = hot.head.value ?? EMPTY_HEAD;
       if (isHidden(rec, head)) throw notFound("message", id);
       if (actor && rec.agent_id !== actor.agentId) {
@@ -496,7 +497,8 @@ export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): P
         deps.kv,
         (tx) => stageRemoval(tx, deps, board, seq, null, true),
         async (tx, staged) => {
-          const [reply] = await Promise.all([staged, tx.prefetch([keys.counters("posts")])]);
+          await tx.prefetch([keys.counters("posts")]);
+          const reply = await staged;
           if (!reply) {
             // Summary already gone (removed meanwhile): drop the leftover listing entry.
             tx.delete(pointer);
