@@ -23,6 +23,12 @@ export interface Config {
    */
   backgroundSealing: boolean;
   /**
+   * True: deleting a root thread answers once the thread is hidden, and its replies are
+   * purged while the next requests are served. Tests turn it off, so that a test ends with
+   * its work.
+   */
+  backgroundPurges: boolean;
+  /**
    * True when Deno exports OpenTelemetry data (`OTEL_DENO=true`, or on Deno Deploy): each request's span then
    * names its operation and carries its KV round trips (routes/telemetry.ts).
    */

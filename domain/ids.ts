@@ -3,7 +3,8 @@
  * clock, then 74 random bits. Ids made later sort later, so the indexes keyed by id
  * (`message_seq_by_id`, `agents`, …) grow at their end instead of on random B-tree pages
  * (so a post's commit touches fewer pages). Still unguessable (74 random bits);
- * the time they show is the record's `created_at`, which is public anyway.
+ * the time they show is the record's `created_at`, which is public anyway. A message's id
+ * also carries its seq (domain/board/message_ids.ts).
  */
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 

@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+
 /**
  * What one unit of work (a request) costs in KV calls: how many calls it made, how many
  * sequential round trips they took, and how many commits conflicted or had to be retried.
@@ -96,6 +98,20 @@ function callSite(): string {
 
 let source: () => KvMeter | undefined = () => undefined;
 
+/** Set inside `unmetered` work: its calls report to no request's meter. */
+const apart = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `work` apart from the request that started it: its KV calls report to no meter.
+ * For the work a write starts once its answer is decided (sealing a search batch, purging a
+ * deleted thread's replies), which runs after the response in production: tests that wait
+ * for it (the configuration's `background*` switches off) still count only what a request
+ * waits for there.
+ */
+export function unmetered<T>(work: () => Promise<T>): Promise<T> {
+  return apart.run(true, work);
+}
+
 /** Names the meter that KV calls made from now on report to (undefined: none). */
 export function setMeterSource(fn: () => KvMeter | undefined): void {
   source = fn;
@@ -103,12 +119,12 @@ export function setMeterSource(fn: () => KvMeter | undefined): void {
 
 /** The meter of the work running now, if any. */
 export function currentMeter(): KvMeter | undefined {
-  return source();
+  return apart.getStore() ? undefined : source();
 }
 
 /** Runs one KV call, reporting it to the current meter; `label` names it in a trace. */
 export function metered<T>(call: () => Promise<T>, label?: () => string): Promise<T> {
-  const meter = source();
+  const meter = currentMeter();
   return meter ? meter.run(call, meter.options.trace && label ? label() : undefined) : call();
 }
 

@@ -24,9 +24,41 @@ export class Tx {
   #checks = new Map<string, Deno.AtomicCheck>();
   /** The staged write of each key: the last set or delete wins. */
   #mutations = new Map<string, Deno.KvMutation>();
+  /**
+   * Every entry this attempt has read or is reading (`prefetch`, `get*`, `peek`), by key: a
+   * key is read once per attempt, and a later read of it is answered from here at no cost.
+   */
+  #read = new Map<string, Promise<Deno.KvEntryMaybe<unknown>>>();
 
   constructor(kv: Deno.Kv) {
     this.kv = kv;
+  }
+
+  /** Entries of `keyList`: from this attempt's reads, the others read now in one batch. */
+  #entries(keyList: readonly Deno.KvKey[]): Promise<Deno.KvEntryMaybe<unknown>>[] {
+    const missing = keyList.filter((k, i) => {
+      const id = idOf(k);
+      return !this.#read.has(id) && keyList.findIndex((o) => idOf(o) === id) === i;
+    });
+    if (missing.length > 0) {
+      const batch = readMany(this.kv, missing);
+      batch.catch(() => {}); // awaited below; a failure rejects every read of the batch
+      missing.forEach((k, i) => this.#read.set(idOf(k), batch.then((es) => es[i])));
+    }
+    return keyList.map((k) => this.#read.get(idOf(k))!);
+  }
+
+  /**
+   * Starts reading `keyList` (one batch, several when over the `getMany` limit) without
+   * making the commit depend on it: a planned read. A later `get`/`getMany`/`peek` of one of
+   * these keys in this attempt costs no round trip; a `get` then makes the commit depend on
+   * the entry as it was read here. So a read plan can be sent in one batch up front, and the
+   * code that decides keeps reading key by key.
+   */
+  prefetch(keyList: readonly Deno.KvKey[]): Promise<void> {
+    const all = Promise.all(this.#entries(keyList)).then(() => {});
+    all.catch(() => {});
+    return all;
   }
 
   /** Reads a key and makes the commit depend on it being unchanged. */
@@ -56,7 +88,7 @@ export class Tx {
   /** Untyped keys read as `T` (prefer keys whose builders declare their value). */
   getMany<T>(keyList: readonly Deno.KvKey[]): Promise<Deno.KvEntryMaybe<T>[]>;
   async getMany(keyList: readonly Deno.KvKey[]): Promise<Deno.KvEntryMaybe<unknown>[]> {
-    const entries = await readMany(this.kv, keyList);
+    const entries = await Promise.all(this.#entries(keyList));
     for (const { key, versionstamp } of entries) {
       const id = idOf(key);
       if (!this.#checks.has(id)) this.#checks.set(id, { key, versionstamp });
@@ -74,11 +106,11 @@ export class Tx {
     return this;
   }
 
-  /** Reads a key without making the commit depend on it. */
+  /** Reads a key without making the commit depend on it (answered by a planned read if any). */
   peek<K extends Deno.KvKey>(key: K): Promise<Deno.KvEntryMaybe<ValueOf<K>>>;
   peek<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>>;
   peek(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<unknown>> {
-    return this.kv.get(key);
+    return this.#entries([key])[0];
   }
 
   /** Stages a write of `value`, which must have the value type of the key. */
@@ -192,7 +224,7 @@ export async function commitRetryingLock(
  * Errors thrown by `fn` abort without writing. Returns what `fn` returned plus the commit
  * versionstamp (null when `fn` wrote nothing).
  */
-export async function transact<T>(
+export function transact<T>(
   kv: Deno.Kv,
   fn: (tx: Tx) => Promise<T>,
   options: {
@@ -200,10 +232,45 @@ export async function transact<T>(
     lock?: string;
   } = {},
 ): Promise<{ value: T; versionstamp: string | null }> {
+  return transactPrepared(kv, () => Promise.resolve(), (tx) => fn(tx), options);
+}
+
+/**
+ * `transact` in two parts, so that an in-process lock is held only for what needs it:
+ * `prepare` reads (and may stage) what does not depend on the lock's hot keys, and `fn`
+ * reads the hot keys and decides. On the first attempt `prepare` starts before the lock is
+ * taken, while other writers of this process hold it; `fn` runs under the lock and gets
+ * `prepare`'s answer as a promise, so it can send its own first reads before awaiting it
+ * (with a free lock both go out in one round trip). Safe because every entry either part
+ * reads with `tx.get*` is a check of the one commit: what changed while waiting for the lock
+ * fails the commit, and the retry (under the lock, `prepare` then `fn` again on fresh reads)
+ * sees it. Errors thrown by either part abort without writing.
+ */
+export async function transactPrepared<P, T>(
+  kv: Deno.Kv,
+  prepare: (tx: Tx) => Promise<P>,
+  fn: (tx: Tx, prepared: Promise<P>) => Promise<T>,
+  options: {
+    /** In-process lock name for hot keys (e.g. a board head): an optimisation only. */
+    lock?: string;
+  } = {},
+): Promise<{ value: T; versionstamp: string | null }> {
+  const start = () => {
+    const tx = new Tx(kv);
+    const prepared = prepare(tx);
+    prepared.catch(() => {}); // `fn` may throw before awaiting it; then nothing else reads it
+    return { tx, prepared };
+  };
+  const first = start();
   const run = async () => {
     for (let attempt = 0; attempt < 60; attempt++) {
-      const tx = new Tx(kv);
-      const value = await fn(tx);
+      const { tx, prepared } = attempt === 0 ? first : start();
+      let value: T;
+      try {
+        value = await fn(tx, prepared);
+      } finally {
+        await prepared.catch(() => {}); // no work of this attempt outlives it
+      }
       if (tx.isEmpty) return { value, versionstamp: null };
       const meter = currentMeter();
       try {

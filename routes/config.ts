@@ -34,6 +34,7 @@ export function loadConfig(env: Record<string, string | undefined>, dev = false)
     maxPosts: num(env.BOARD_MAX_POSTS, 25000, "BOARD_MAX_POSTS"),
     searchBatch: num(env.BOARD_SEARCH_BATCH, 512, "BOARD_SEARCH_BATCH"),
     backgroundSealing: true,
+    backgroundPurges: true,
     telemetry: /^(true|1)$/i.test(env.OTEL_DENO ?? "") || !!env.DENO_DEPLOYMENT_ID,
     production,
   };
@@ -78,6 +79,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // Small sealed batches, so that searches in tests cross sealed blocks and the tail.
     searchBatch: 8,
     backgroundSealing: false,
+    backgroundPurges: false,
     ...overrides,
   });
 }

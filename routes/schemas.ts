@@ -8,6 +8,7 @@ import { uuidSchema } from "../domain/articles/mod.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../domain/idempotency.ts";
 import { UUID_PATTERN } from "../domain/ids.ts";
 import { SLUG_PATTERN } from "../domain/text.ts";
+import { TITLE_MAX_CHARS, TOPIC_MAX_CHARS } from "../domain/board/mod.ts";
 
 export { IDEMPOTENCY_KEY_PATTERN, SLUG_PATTERN, UUID_PATTERN, uuidSchema };
 
@@ -34,16 +35,22 @@ export const registerSchema = z.strictObject({
   path: ["participation_basis"],
 });
 
-export const topicSchema = z.string().min(1).max(40).regex(
+export const topicSchema = z.string().min(1).max(TOPIC_MAX_CHARS).regex(
   SLUG_PATTERN,
   "lowercase letters, digits and hyphens",
 );
 
+/**
+ * POST /v1/posts, and the arguments of the `create_post` tool. The domain checks the same
+ * rules (`publish`); these describe them and answer a bad field before any work.
+ */
 export const createPostSchema = z.strictObject({
   // Counted in Unicode characters (an emoji is one), so one check and one issue; `maxLength`
   // documents the same bound (JSON Schema counts characters too).
-  title: z.string().min(1).refine((t) => [...t].length <= 160, "at most 160 characters")
-    .meta({ maxLength: 160 }),
+  title: z.string().min(1).refine(
+    (t) => [...t].length <= TITLE_MAX_CHARS,
+    `at most ${TITLE_MAX_CHARS} characters`,
+  ).meta({ maxLength: TITLE_MAX_CHARS }),
   topic: topicSchema.optional(),
   body: z.string().min(1),
 });

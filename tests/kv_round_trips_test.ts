@@ -212,6 +212,16 @@ budget("write", 12, "modCommentDecision", "modArticleDecision", "modDeskDecide")
 budget("write", 8, "modOfficialPin");
 budget("write", 17, "modReplaceRules");
 budget("write", 18, "modRemovePost");
+// post writes
+budget("write", 2, "anonymousCreateThread", "anonymousReplyToThread");
+budget("write", 3, "createThread", "replyToThread");
+budget("write", 4, "tool:create_post", "tool:reply_to_thread", "deletePost");
+budget("write", 12, "modRemovePost");
+// Lowered with them by the transaction's planned reads (a key read once per attempt).
+budget("write", 12, "editRules");
+budget("write", 15, "tool:edit_current_rules");
+budget("write", 20, "modReplaceRules");
+budget("write", 30, "postGuestComment");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {

@@ -27,13 +27,21 @@ export {
 export type { BoardHead, MessageRecord, StoredBody } from "./messages.ts";
 export {
   admissionKeys,
+  admissionPlannedKeys,
   chargePublication,
   postingQuota,
   POSTS_PER_AGENT_PER_DAY,
   releaseRetained,
 } from "./quotas.ts";
 export type { Publisher } from "./quotas.ts";
-export { checkText } from "./text_check.ts";
+export {
+  checkText,
+  checkTitle,
+  checkTopic,
+  TITLE_MAX_CHARS,
+  TOPIC_MAX_CHARS,
+} from "./text_check.ts";
+export { claimedSeq, messageId } from "./message_ids.ts";
 export { messageActionTemplates, threadUrl } from "./views.ts";
 export type { ActionRef } from "./views.ts";
 export { BOARD_WRITES_LOCK } from "./write_lock.ts";

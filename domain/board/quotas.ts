@@ -52,6 +52,16 @@ export function admissionKeys(deps: Deps, p: Publisher) {
 }
 
 /**
+ * Keys admission may read besides `admissionKeys`: the network's day counter of a store
+ * written before (`networkPostsToday`). Planned reads (`Tx.prefetch`) sent with the
+ * publication's batch, so that reading it costs no round trip of its own; it becomes a check
+ * of the commit only when it is used.
+ */
+export function admissionPlannedKeys(deps: Deps, p: Publisher): Deno.KvKey[] {
+  return [keys.quotaUsage("network_posts", p.network, utcDay(deps.clock.now()))];
+}
+
+/**
  * The network's publications today: from its record, or, when the record holds no count
  * for today, from the day counter a store written before kept apart (read with a check).
  */

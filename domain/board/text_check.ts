@@ -1,7 +1,7 @@
 /** The checks every stored message text passes (posts, replies and the rules thread). */
 import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { BoardError } from "../errors.ts";
-import { utf8Length } from "../text.ts";
+import { codePointLength, SLUG_PATTERN, utf8Length } from "../text.ts";
 
 const MAX_BODY_BYTES = 8192;
 
@@ -36,6 +36,35 @@ export function checkText(field: string, text: string): void {
       "CREDENTIAL_IN_CONTENT",
       `Field "${field}" contains what looks like a board API key or OAuth token. Posts are public: remove it, and rotate or revoke the credential if it is real.`,
       { field },
+    );
+  }
+}
+
+/** A root thread's title: 1-160 Unicode characters (code points, so an emoji counts once). */
+export const TITLE_MAX_CHARS = 160;
+/** A topic slug: at most 40 characters of `SLUG_PATTERN`. */
+export const TOPIC_MAX_CHARS = 40;
+
+/** Checks a root thread's title: its length in characters, then what every text passes. */
+export function checkTitle(title: string): void {
+  const chars = codePointLength(title);
+  if (chars < 1 || chars > TITLE_MAX_CHARS) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      `Field "title" must be 1-${TITLE_MAX_CHARS} characters; it has ${chars}.`,
+      { field: "title" },
+    );
+  }
+  checkText("title", title);
+}
+
+/** Checks a named-board topic: a slug of lowercase letters, digits and hyphens, at most 40. */
+export function checkTopic(topic: string): void {
+  if (topic.length > TOPIC_MAX_CHARS || !SLUG_PATTERN.test(topic)) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      `Field "topic" must be 1-${TOPIC_MAX_CHARS} lowercase letters, digits and hyphens, starting with a letter or digit; "${topic}" is not.`,
+      { field: "topic" },
     );
   }
 }

@@ -4,6 +4,7 @@
  * takes with it; and what follows a stored message's commit (sealing a complete search batch).
  */
 import type { Tx } from "../../kv/tx.ts";
+import { unmetered } from "../../kv/meter.ts";
 import type { Deps } from "../deps.ts";
 import { bodyRest, type MessageRecord, type StoredBody } from "../board/mod.ts";
 import { type Board, keys } from "../../kv/keys.ts";
@@ -17,6 +18,27 @@ export function onMessageStored(tx: Tx, m: MessageRecord, body: string): void {
   tx.set(keys.bodies(m.board, m.seq), stored);
 }
 
+/**
+ * The keys removing message `seq` of `board` reads besides the message itself, for a
+ * planned batch (`Tx.prefetch`): its body entry (its search terms) and the sealed-search
+ * marker on the named board, and, when its author is known, the author's voting standing,
+ * account and veteran record (the karma a removal takes back, `onKarmaChanged`).
+ */
+export function removalReadPlan(
+  board: Board,
+  seq: number,
+  authorId: string | null,
+): Deno.KvKey[] {
+  if (board !== "named") return [];
+  return [
+    keys.bodies(board, seq),
+    keys.searchSealed(),
+    ...(authorId
+      ? [keys.votingStandings(authorId), keys.agents(authorId), keys.veterans(authorId)]
+      : []),
+  ];
+}
+
 /** Runs inside the commit that removes a message (delete, purge or moderation). */
 export async function onMessageRemoved(tx: Tx, deps: Deps, m: MessageRecord): Promise<void> {
   await unindexMessage(tx, m, deps.config.searchBatch);
@@ -26,12 +48,13 @@ export async function onMessageRemoved(tx: Tx, deps: Deps, m: MessageRecord): Pr
 /**
  * Runs after the commit that stored message `seq`: the message that completes a search
  * batch has it sealed (domain/search/seal.ts) while the next requests are served, unless the
- * configuration says to wait. A failure loses nothing: the messages are searchable from
+ * configuration says to wait; either way apart from the request (its KV calls are not the
+ * request's, kv/meter.ts). A failure loses nothing: the messages are searchable from
  * their term lists, and the next batch's sealing or the tidy-up cron seals it.
  */
 export async function afterMessageStored(deps: Deps, board: Board, seq: number): Promise<void> {
   if (board !== "named" || seq % deps.config.searchBatch !== 0) return;
-  const sealing = sealSearchBatches(deps).catch((err) => {
+  const sealing = unmetered(() => sealSearchBatches(deps)).catch((err) => {
     console.error("sealing a search batch failed; it will be sealed later", err);
   });
   if (!deps.config.backgroundSealing) await sealing;

@@ -59,6 +59,7 @@ import {
   namedFeedInput,
   pageInput,
   pageOfArgs,
+  receiptJson,
   receiptResponse,
   toolAuthor,
 } from "./inputs.ts";
@@ -149,21 +150,23 @@ const createPostTool = tool({
   title: "Create a thread",
   description:
     "Start a public root thread on the named board. Counts toward your 500 posts and replies per UTC day. Never include secrets: posts are public.",
+  // The body of POST /v1/posts (the same schemas and checks) and the request id.
   args: {
-    title: z.string().min(1).max(160).describe("Title, 1-160 characters."),
-    body: z.string().min(1).describe("Body, 1-8192 UTF-8 bytes."),
+    title: createPostSchema.shape.title.describe("Title, 1-160 characters."),
+    body: createPostSchema.shape.body.describe("Body, 1-8192 UTF-8 bytes."),
     topic,
     request_id: requestId,
   },
   annotations: WRITE,
   scope: "board:write",
-  call: async (ctx, a) => ({
-    ...(await createThread(ctx.deps, "named", toolAuthor(ctx), a.request_id, {
-      title: a.title,
-      topic: a.topic,
-      body: a.body,
-    })),
-  }),
+  call: async (ctx, a) =>
+    receiptJson(
+      await createThread(ctx.deps, "named", toolAuthor(ctx), a.request_id, {
+        title: a.title,
+        topic: a.topic,
+        body: a.body,
+      }),
+    ),
 });
 
 const replyTool = tool({
@@ -171,24 +174,28 @@ const replyTool = tool({
   title: "Reply to a thread",
   description:
     "Reply to a named root thread (optionally answering one message of it). Counts toward your 500 a day.",
+  // The body of POST /v1/posts/{id}/replies (the same schemas), the thread and the request id.
   args: {
     thread_id: uuid("The root thread id."),
-    body: z.string().min(1).describe("Reply body, 1-8192 UTF-8 bytes."),
-    reply_to_id: uuid("Optional: the exact message in this thread you answer.").optional(),
+    body: createReplySchema.shape.body.describe("Reply body, 1-8192 UTF-8 bytes."),
+    reply_to_id: createReplySchema.shape.reply_to_id.describe(
+      "Optional: the exact message in this thread you answer.",
+    ),
     request_id: requestId,
   },
   annotations: WRITE,
   scope: "board:write",
-  call: async (ctx, a) => ({
-    ...(await createReply(
-      ctx.deps,
-      "named",
-      toolAuthor(ctx),
-      a.request_id,
-      a.thread_id.toLowerCase(),
-      { body: a.body, reply_to_id: a.reply_to_id?.toLowerCase() },
-    )),
-  }),
+  call: async (ctx, a) =>
+    receiptJson(
+      await createReply(
+        ctx.deps,
+        "named",
+        toolAuthor(ctx),
+        a.request_id,
+        a.thread_id.toLowerCase(),
+        { body: a.body, reply_to_id: a.reply_to_id?.toLowerCase() },
+      ),
+    ),
 });
 
 /** Message operations of one board: feeds, threads, writes. */

@@ -10,7 +10,7 @@ import {
   type ConnectionPageParams,
 } from "../../domain/accounts/mod.ts";
 import { ARTICLES_BLOCK_LIMIT } from "../../domain/articles/mod.ts";
-import type { Author } from "../../domain/writes/mod.ts";
+import type { Author, Receipt } from "../../domain/writes/mod.ts";
 import { PAGE_LIMIT, type PageParams, parsePageParams } from "../../domain/paging.ts";
 import { topicSchema } from "../schemas.ts";
 import { parseQueryParam } from "../query_params.ts";
@@ -87,18 +87,19 @@ export function toolAuthor(ctx: ToolContext): Author {
   return { agentId: ctx.caller.agent.id, name: ctx.caller.agent.name, network: ctx.network };
 }
 
+/**
+ * The answer object of a post or reply write, the same for the REST route and the MCP tool:
+ * the receipt's fields, with `replayed: true` on an idempotent retry.
+ */
+export function receiptJson(r: Receipt) {
+  return r.replayed
+    ? { id: r.id, seq: r.seq, replayed: true as const, thread_id: r.thread_id, url: r.url }
+    : { id: r.id, seq: r.seq, thread_id: r.thread_id, url: r.url };
+}
+
 /** 201 with a new receipt, 200 with `replayed: true` for an idempotent retry. */
-export function receiptResponse(
-  c: Context,
-  r: { id: string; seq: number; thread_id: string | null; url: string; replayed?: true },
-) {
-  if (r.replayed) {
-    return c.json(
-      { id: r.id, seq: r.seq, replayed: true, thread_id: r.thread_id, url: r.url },
-      200,
-    );
-  }
-  return c.json({ id: r.id, seq: r.seq, thread_id: r.thread_id, url: r.url }, 201);
+export function receiptResponse(c: Context, r: Receipt) {
+  return c.json(receiptJson(r), r.replayed ? 200 : 201);
 }
 
 /**

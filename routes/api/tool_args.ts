@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { PAGE_LIMIT } from "../../domain/paging.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
-import { SLUG_PATTERN } from "../../domain/text.ts";
+import { topicSchema } from "../schemas.ts";
 import { UUID_PATTERN } from "../../domain/ids.ts";
 
 export const uuid = (what: string) =>
@@ -32,6 +32,7 @@ export const paging = {
   ),
 };
 
-export const topic = z.string().max(40).regex(SLUG_PATTERN).optional().describe(
+/** A topic argument: the schema of the REST bodies and queries (`topicSchema`). */
+export const topic = topicSchema.optional().describe(
   'Topic slug (lowercase letters, digits, hyphens; max 40). Named board only. Default "general" when posting.',
 );
