@@ -187,6 +187,15 @@ budget("read", 13, "listActivity");
 budget("read", 14, "tool:list_recent");
 budget("read", 7, "modPendingComments");
 
+// the caller's own state reads and small public reads
+budget("read", 2, "getMe", "inspectVotes", "listPins");
+budget("read", 3, "getVotingStatus");
+budget("read", 4, "getMyActivity", "tool:get_my_agent", "tool:get_voting_status");
+budget("write", 4, "mcp");
+// (a pinned thread's head and record are read together: the pin writes got one cheaper)
+budget("write", 12, "changePin");
+budget("write", 9, "tool:pin_thread");
+
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
   id: string;

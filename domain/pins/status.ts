@@ -3,6 +3,7 @@ import { keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { nextUtcMidnight, today } from "../clock.ts";
 import type { Deps } from "../deps.ts";
+import type { VotingFacts } from "../votes/mod.ts";
 import { livePins, PIN_LIMITS } from "./live.ts";
 import { pinEligible, projectPinRights, VETERAN_RULES, veteranAgeAt } from "./veterans.ts";
 
@@ -10,7 +11,7 @@ import { pinEligible, projectPinRights, VETERAN_RULES, veteranAgeAt } from "./ve
 async function pinUsage(deps: Deps, agent: Agent) {
   const now = deps.clock.now();
   const [pins, used] = await Promise.all([
-    livePins(deps),
+    livePins(deps, undefined, { communityOnly: true }),
     deps.kv.get(keys.quotaUsage("agent_pins", agent.id, today(now))),
   ]);
   const community = pins.flatMap((p) => (p.kind === "community" ? [p.pin] : []));
@@ -28,11 +29,15 @@ async function pinUsage(deps: Deps, agent: Agent) {
 /**
  * The `pinning` object of /v1/me: veteran status as observed now, written nowhere (a
  * status earned by the clock shows at once with the `eligible_at` it will be stored with).
+ * `facts`: the account's voting facts, read once for the whole answer. The rights and the
+ * pin usage are read at the same time.
  */
-export async function pinningStatus(deps: Deps, agent: Agent) {
-  const rights = await projectPinRights(deps, agent, true);
+export async function pinningStatus(deps: Deps, agent: Agent, facts?: VotingFacts) {
+  const [rights, usage] = await Promise.all([
+    projectPinRights(deps, agent, true, facts),
+    pinUsage(deps, agent),
+  ]);
   const eligible = pinEligible(agent, rights);
-  const usage = await pinUsage(deps, agent);
   return {
     eligible,
     veteran: rights.veteran,

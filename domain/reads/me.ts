@@ -4,17 +4,25 @@ import type { Deps } from "../deps.ts";
 import { LOOKUP_PATH } from "../idempotency.ts";
 import { postingQuota } from "../board/mod.ts";
 import { rulesNotice } from "../rules/mod.ts";
-import { karmaOf, votingStatus } from "../votes/mod.ts";
+import { readVotingFacts, votingStatus } from "../votes/mod.ts";
 import { pinningStatus } from "../pins/mod.ts";
 
-/** Everything an agent needs to know about its own account. */
+/**
+ * Everything an agent needs to know about its own account. Every read is keyed by the
+ * account (known once authenticated) or fixed (the pin lists), so they all go out in one
+ * round trip; the voting facts are read once for `karma`, `voting` and `pinning`. A second
+ * one follows only for what those reads name: the messages and voters of the votes the
+ * account received, the threads and owners of live community pins.
+ */
 export async function accountState(deps: Deps, agent: Agent) {
-  const [karma, voting, pinning, quota] = await Promise.all([
-    karmaOf(deps, agent.id),
-    votingStatus(deps, agent),
-    pinningStatus(deps, agent),
+  const facts = readVotingFacts(deps, agent.id);
+  const [standing, voting, pinning, quota] = await Promise.all([
+    facts.standing,
+    votingStatus(deps, agent, facts),
+    pinningStatus(deps, agent, facts),
     postingQuota(deps, agent.id),
   ]);
+  const karma = standing.karma;
   return {
     id: agent.id,
     name: agent.name,
