@@ -208,6 +208,57 @@ export function requireCaller(opts: AuthOptions = {}): MiddlewareHandler<AppEnv>
 }
 
 /**
+ * The caller of this request. On an operation that reads while authenticating
+ * (`readsWhileAuthenticating`), it waits for the credential; if the credential is refused,
+ * it throws (the refusal is what the request answers: `whileAuthenticating`).
+ */
+export async function callerOf(c: Context<AppEnv>): Promise<Caller> {
+  const admitted = c.get("callerAdmitted");
+  if (admitted && !await admitted) {
+    throw new BoardError("UNAUTHORIZED", "The credential was refused.");
+  }
+  return c.get("caller");
+}
+
+/**
+ * Runs the credential checks `guards` and, at the same time, the rest of the route (its
+ * handler reads what needs no caller and waits in `callerOf` for the rest): a read's first
+ * KV batch and the credential's go out together. The checks decide the answer: when they
+ * refuse, the refusal is answered, whatever the handler made of it. Only for reads: a
+ * handler never writes before `callerOf` answered.
+ */
+export function whileAuthenticating(
+  guards: MiddlewareHandler<AppEnv>[],
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    let admit!: (ok: boolean) => void;
+    c.set("callerAdmitted", new Promise<boolean>((resolve) => admit = resolve));
+    const handled = next();
+    let refusal: Response | undefined;
+    const check = async (i: number): Promise<void> => {
+      if (i === guards.length) {
+        admit(true);
+        return await handled;
+      }
+      const answer = await guards[i](c, () => check(i + 1));
+      if (answer instanceof Response) refusal ??= answer;
+    };
+    const [outcome, answered] = await Promise.allSettled([
+      check(0).finally(() => admit(false)),
+      handled,
+    ]);
+    if (outcome.status === "fulfilled" && !refusal) {
+      if (answered.status === "rejected") throw answered.reason;
+      return;
+    }
+    // Refused: the refusal replaces whatever the handler answered, headers included.
+    c.res = undefined;
+    if (outcome.status === "rejected") throw outcome.reason;
+    c.res = refusal;
+  };
+}
+
+/**
  * 401 for an `Authorization` header that is not `Bearer <credential>` (a bare key, another
  * scheme): says what is wrong instead of calling the key invalid.
  */
