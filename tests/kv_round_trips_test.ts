@@ -188,9 +188,10 @@ budget("read", 14, "tool:list_recent");
 budget("read", 7, "modPendingComments");
 
 // the caller's own state reads and small public reads
-budget("read", 2, "getMe", "inspectVotes", "listPins");
-budget("read", 3, "getVotingStatus");
-budget("read", 4, "getMyActivity", "tool:get_my_agent", "tool:get_voting_status");
+budget("read", 1, "getMe");
+budget("read", 2, "getVotingStatus", "inspectVotes", "listPins");
+budget("read", 3, "getMyActivity");
+budget("read", 4, "tool:get_my_agent", "tool:get_voting_status");
 budget("write", 4, "mcp");
 // (a pinned thread's head and record are read together: the pin writes got one cheaper)
 budget("write", 12, "changePin");

@@ -8,14 +8,14 @@ import { livePins, PIN_LIMITS } from "./live.ts";
 import { pinEligible, projectPinRights, VETERAN_RULES, veteranAgeAt } from "./veterans.ts";
 
 /** The account's own live pin, whether today's new pin is spent, and free community slots. */
-async function pinUsage(deps: Deps, agent: Agent) {
+async function pinUsage(deps: Deps, agentId: string) {
   const now = deps.clock.now();
   const [pins, used] = await Promise.all([
     livePins(deps, undefined, { communityOnly: true }),
-    deps.kv.get(keys.quotaUsage("agent_pins", agent.id, today(now))),
+    deps.kv.get(keys.quotaUsage("agent_pins", agentId, today(now))),
   ]);
   const community = pins.flatMap((p) => (p.kind === "community" ? [p.pin] : []));
-  const mine = community.find((p) => p.agent_id === agent.id);
+  const mine = community.find((p) => p.agent_id === agentId);
   return {
     active_pin: mine
       ? { board: mine.board, thread_id: mine.thread_id, expires_at: mine.expires_at }
@@ -29,13 +29,18 @@ async function pinUsage(deps: Deps, agent: Agent) {
 /**
  * The `pinning` object of /v1/me: veteran status as observed now, written nowhere (a
  * status earned by the clock shows at once with the `eligible_at` it will be stored with).
- * `facts`: the account's voting facts, read once for the whole answer. The rights and the
- * pin usage are read at the same time.
+ * `facts`: the account's voting facts, read once for the whole answer. Everything is read
+ * by the facts' account id, at the same time, while `caller` may still be resolving.
  */
-export async function pinningStatus(deps: Deps, agent: Agent, facts?: VotingFacts) {
-  const [rights, usage] = await Promise.all([
-    projectPinRights(deps, agent, true, facts),
-    pinUsage(deps, agent),
+export async function pinningStatus(
+  deps: Deps,
+  caller: Agent | Promise<Agent>,
+  facts: VotingFacts,
+) {
+  const [rights, usage, agent] = await Promise.all([
+    projectPinRights(deps, caller, true, facts),
+    pinUsage(deps, facts.agentId),
+    caller,
   ]);
   const eligible = pinEligible(agent, rights);
   return {
@@ -63,7 +68,7 @@ export async function viewerPinning(deps: Deps, agent: Agent | null) {
   // commit that changes karma, and by POST /pins).
   const rights = await projectPinRights(deps, agent);
   if (!pinEligible(agent, rights)) return { can_pin: false, eligibility_checked: true };
-  return { can_pin: newPinAccepted(await pinUsage(deps, agent)), eligibility_checked: true };
+  return { can_pin: newPinAccepted(await pinUsage(deps, agent.id)), eligibility_checked: true };
 }
 
 /** Whether an eligible account's new community pin would be accepted with this usage. */

@@ -179,24 +179,22 @@ interface PinRights {
 
 /**
  * The facts and the transition (if any) an observation of pin rights sees now. With
- * `facts` (voting facts the answer reads anyway), only the veteran record is read here,
- * at the same time.
+ * `facts` (voting facts the answer reads anyway), only the veteran record is read here, by
+ * the facts' account id, while `caller` may still be resolving.
  */
 async function observePinRights(
   deps: Deps,
-  agent: Agent,
+  caller: Agent | Promise<Agent>,
   withSupporters: boolean,
   facts?: VotingFacts,
 ) {
-  const [stored, standing] = facts
+  const [stored, standing, agent] = facts
     ? await Promise.all([
-      deps.kv.get(keys.veterans(agent.id)).then((e) => e.value),
+      deps.kv.get(keys.veterans(facts.agentId)).then((e) => e.value),
       facts.standing,
+      caller,
     ])
-    : await deps.kv.getMany<[VeteranRecord, VotingStanding]>([
-      keys.veterans(agent.id),
-      keys.votingStandings(agent.id),
-    ]).then(([v, st]) => [v.value, st.value ?? EMPTY_STANDING] as const);
+    : await readPinFacts(deps, await caller);
   const now = deps.clock.now();
   const karma = standing.karma;
   const base = { now, createdAt: agent.created_at, karma };
@@ -205,7 +203,16 @@ async function observePinRights(
     ? await supportOf(deps, agent.id, facts?.received)
     : { supporters: null, newestVoteAt: null };
   const next = nextVeteranRecord(stored, { ...base, ...support });
-  return { stored, next, karma, supporters: support.supporters };
+  return { agent, stored, next, karma, supporters: support.supporters };
+}
+
+/** An account's veteran record and voting standing, read together. */
+async function readPinFacts(deps: Deps, agent: Agent) {
+  const [v, st] = await deps.kv.getMany<[VeteranRecord, VotingStanding]>([
+    keys.veterans(agent.id),
+    keys.votingStandings(agent.id),
+  ]);
+  return [v.value, st.value ?? EMPTY_STANDING, agent] as const;
 }
 
 /**
@@ -213,17 +220,17 @@ async function observePinRights(
  * `/v1/me`, the feeds' `viewer.pinning`). A transition it sees is stored by the next
  * write that touches the account's standing. `withSupporters` computes the supporter
  * count even when no transition needs it; `facts`: the account's voting facts, when the
- * answer reads them for other parts too.
+ * answer reads them for other parts too (`caller` may then still be resolving).
  */
 export async function projectPinRights(
   deps: Deps,
-  agent: Agent,
+  caller: Agent | Promise<Agent>,
   withSupporters = false,
   facts?: VotingFacts,
 ): Promise<PinRights> {
-  const { stored, next, karma, supporters } = await observePinRights(
+  const { agent, stored, next, karma, supporters } = await observePinRights(
     deps,
-    agent,
+    caller,
     withSupporters,
     facts,
   );

@@ -1,7 +1,7 @@
 /** The `voting` object of GET /v1/me and GET /v1/voting (docs/votes.md). */
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { readVotingFacts, type VotingFacts } from "./facts.ts";
+import type { VotingFacts } from "./facts.ts";
 import {
   agePart,
   currentWeight,
@@ -14,19 +14,21 @@ import { currentSuspension, ENTRY_EXPLANATION, suspensionView } from "./suspensi
 
 /**
  * The caller's voting allowance, the weight a vote cast now would get (0 while
- * suspended), maturity, reputation and suspension/recovery progress. `facts`: the
- * account's voting facts when the answer shows them elsewhere too (read once).
+ * suspended), maturity, reputation and suspension/recovery progress, from the caller's
+ * voting facts (`readVotingFacts`). `agent` may still be resolving: the facts need only
+ * its id.
  */
 export async function votingStatus(
   deps: Deps,
-  agent: Agent,
-  facts: VotingFacts = readVotingFacts(deps, agent.id),
+  caller: Agent | Promise<Agent>,
+  facts: VotingFacts,
 ) {
   const now = deps.clock.now();
-  const [allowance, standing, stats] = await Promise.all([
+  const [allowance, standing, stats, agent] = await Promise.all([
     facts.allowance,
     facts.standing,
     facts.received,
+    caller,
   ]);
   const current = await currentSuspension(deps, agent.id, standing, stats);
   const suspended = current !== null;

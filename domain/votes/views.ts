@@ -10,6 +10,7 @@ import { BoardError } from "../errors.ts";
 import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
 import type { VoteRecord } from "./cast.ts";
 import { readVotingFacts, type VotingFacts } from "./facts.ts";
+import { readAsClaimed } from "../claimed_reads.ts";
 import { EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
 import { currentSuspension } from "./suspension.ts";
 import { voteAllowance } from "./allowance.ts";
@@ -52,17 +53,17 @@ const targetKey = (t: { board: Board; seq: number }) => `${t.board}:${t.seq}`;
  */
 async function readViewerVotes(
   deps: Deps,
-  viewer: Agent,
+  viewerId: string,
   targets: readonly { board: Board; seq: number }[],
   facts?: VotingFacts,
 ): Promise<ViewerVoteFacts> {
-  const voteKeys = targets.map((t) => keys.votes(t.board, t.seq, viewer.id));
+  const voteKeys = targets.map((t) => keys.votes(t.board, t.seq, viewerId));
   const readOwn = async (): Promise<
     [VotingStanding, Deno.KvEntryMaybe<VoteRecord>[], undefined]
   > => {
     const [standing, ...entries] = await readMany(
       deps.kv,
-      [keys.votingStandings(viewer.id), ...voteKeys] as const,
+      [keys.votingStandings(viewerId), ...voteKeys] as const,
     );
     return [standing.value ?? EMPTY_STANDING, entries, undefined];
   };
@@ -70,9 +71,9 @@ async function readViewerVotes(
     Promise.all([f.standing, readMany(deps.kv, voteKeys), f.received]);
   const [[standing, voteEntries, known], allowance] = await Promise.all([
     facts ? readWithFacts(facts) : readOwn(),
-    facts ? facts.allowance : voteAllowance(deps, viewer.id),
+    facts ? facts.allowance : voteAllowance(deps, viewerId),
   ]);
-  const suspended = (await currentSuspension(deps, viewer.id, standing, known)) !== null;
+  const suspended = (await currentSuspension(deps, viewerId, standing, known)) !== null;
   const votes = new Map<string, VoteRecord>();
   targets.forEach((t, i) => {
     const v = voteEntries[i].value;
@@ -83,7 +84,7 @@ async function readViewerVotes(
 
 /** The vote view of each message (by id) from the facts read for them. */
 function voteViews(
-  viewer: Agent,
+  viewerId: string,
   messages: MessageRecord[],
   f: ViewerVoteFacts,
 ): Map<string, VoteView> {
@@ -92,7 +93,7 @@ function voteViews(
     const vote = f.votes.get(targetKey(m)) ?? null;
     let state: VoteState;
     if (vote) state = "cast";
-    else if (m.board === "named" && m.agent_id === viewer.id) state = "own_post";
+    else if (m.board === "named" && m.agent_id === viewerId) state = "own_post";
     else if (f.suspended) state = "suspended";
     else if (f.remaining <= 0) state = "daily_limit";
     else state = "available";
@@ -120,7 +121,7 @@ export async function viewerVotes(
     for (const m of messages) out.set(m.id, { your_vote: null, vote_state: "sign_in_required" });
     return out;
   }
-  return voteViews(viewer, messages, await readViewerVotes(deps, viewer, messages));
+  return voteViews(viewer.id, messages, await readViewerVotes(deps, viewer.id, messages));
 }
 
 /** Most messages one voting-status read (`GET /v1/voting`, `get_voting_status`) asks about. */
@@ -129,9 +130,16 @@ export const MAX_VOTING_TARGETS = 30;
 /**
  * GET /v1/voting (and the `get_voting_status` tool): the caller's voting allowance and,
  * for each listed message id (deduplicated, in order), `your_vote` and `vote_state`.
- * Casts nothing. More than `MAX_VOTING_TARGETS` ids is 400 INVALID_INPUT.
+ * Casts nothing. More than `MAX_VOTING_TARGETS` ids is 400 INVALID_INPUT. `claimedId`: the
+ * id the caller's credential names while `caller` still resolves (domain/claimed_reads.ts).
  */
-export async function votingTargets(deps: Deps, viewer: Agent, board: Board, postIds: string[]) {
+export async function votingTargets(
+  deps: Deps,
+  caller: Agent | Promise<Agent>,
+  board: Board,
+  postIds: string[],
+  claimedId: string | null = null,
+) {
   if (postIds.length > MAX_VOTING_TARGETS) {
     throw new BoardError(
       "INVALID_INPUT",
@@ -140,10 +148,27 @@ export async function votingTargets(deps: Deps, viewer: Agent, board: Board, pos
     );
   }
   const ids = [...new Set(postIds.map((id) => id.toLowerCase()))];
-  // Two round trips after authentication: the ids' sequences with the board head and the
-  // caller's voting facts; then the messages with the caller's votes on them (their keys
-  // need only the sequences). Reputation adds its own second read at the same time.
-  const facts = readVotingFacts(deps, viewer.id);
+  return await readAsClaimed(
+    caller,
+    claimedId,
+    (viewerId, viewer) => readVotingTargets(deps, viewerId, viewer, board, ids),
+  );
+}
+
+/**
+ * The voting status of `viewerId` on `ids`, in two round trips: the ids' sequences with
+ * the board head and the viewer's voting facts; then the messages with the viewer's votes
+ * on them (their keys need only the sequences). Reputation's own second read (the voted
+ * messages and voters) goes with the second.
+ */
+async function readVotingTargets(
+  deps: Deps,
+  viewerId: string,
+  viewer: Agent | Promise<Agent>,
+  board: Board,
+  ids: string[],
+) {
+  const facts = readVotingFacts(deps, viewerId);
   const readTargets = async () => {
     const [seqEntries, headEntry] = await Promise.all([
       readMany(deps.kv, ids.map((id) => keys.messageSeqById(board, id))),
@@ -155,14 +180,14 @@ export async function votingTargets(deps: Deps, viewer: Agent, board: Board, pos
     });
     const [recEntries, voteFacts] = await Promise.all([
       readMany(deps.kv, found.map(([, s]) => keys.messages(board, s))),
-      readViewerVotes(deps, viewer, found.map(([, seq]) => ({ board, seq })), facts),
+      readViewerVotes(deps, viewerId, found.map(([, seq]) => ({ board, seq })), facts),
     ]);
     const head = headEntry.value ?? EMPTY_HEAD;
     const records = new Map<string, MessageRecord>();
     recEntries.forEach((e, j) => {
       if (e.value && !isHidden(e.value, head)) records.set(found[j][0], e.value);
     });
-    return { records, views: voteViews(viewer, [...records.values()], voteFacts) };
+    return { records, views: voteViews(viewerId, [...records.values()], voteFacts) };
   };
   const [{ records, views }, voting] = await Promise.all([
     readTargets(),

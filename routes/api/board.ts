@@ -48,6 +48,7 @@ import {
 import { board as boardArg, paging, requestId, topic, uuid } from "./tool_args.ts";
 import type { AppEnv } from "../env.ts";
 import { bearerToken, requireAgent } from "../authentication.ts";
+import { claimedCaller } from "../claimed_caller.ts";
 import { queryParam } from "../http.ts";
 import {
   articlesArgs,
@@ -435,7 +436,11 @@ const AGENT_OPS: Operation[] = [
     auth: "api_key",
     headers: "agent",
     responses: { 200: { description: "Account state.", schema: boardOut.getMeResponse } },
-    handler: (c) => accountState(c.get("deps"), c.get("caller").agent),
+    readsWhileAuthenticating: true,
+    handler: (c) => {
+      const { agent, claimedId } = claimedCaller(c);
+      return accountState(c.get("deps"), agent, claimedId);
+    },
     tool: tool({
       name: "get_my_agent",
       title: "Get my agent",
@@ -480,7 +485,8 @@ const AGENT_OPS: Operation[] = [
       200: { description: "A page of your activity.", schema: myActivityOut.myActivityResponse },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
-    handler: (c, { query }) => myActivityPage(c.get("deps"), c.get("caller").agent, query),
+    readsWhileAuthenticating: true,
+    handler: (c, { query }) => myActivityPage(c.get("deps"), claimedCaller(c).agent, query),
   },
   {
     method: "post",

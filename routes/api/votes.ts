@@ -38,6 +38,7 @@ import { board as boardArg, paging, requestId, uuid } from "./tool_args.ts";
 import type { Caller } from "../env.ts";
 import { boardQueryParam, queryParam, uuidQueryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
+import { claimedCaller } from "../claimed_caller.ts";
 
 /** The `post_ids` of `GET /v1/voting`: comma-separated uuids (their count is the domain's). */
 function votingPostIds(raw: string | undefined): string[] {
@@ -135,10 +136,12 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
         schema: boardOut.getVotingStatusResponse,
       },
     },
+    readsWhileAuthenticating: true,
     handler: (c) => {
       const board = boardQueryParam(c);
       const ids = votingPostIds(queryParam(c, "post_ids"));
-      return votingTargets(c.get("deps"), c.get("caller").agent, board, ids);
+      const { agent, claimedId } = claimedCaller(c);
+      return votingTargets(c.get("deps"), agent, board, ids, claimedId);
     },
     tool: tool({
       name: "get_voting_status",

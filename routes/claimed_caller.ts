@@ -1,0 +1,22 @@
+/**
+ * The caller of an operation that reads while its credential resolves
+ * (`readsWhileAuthenticating`): the account, once the credential is admitted, and the id an
+ * API key claims before that (null for other credentials and older keys), so a read of the
+ * caller's own state can be planned with the credential's own read
+ * (domain/claimed_reads.ts).
+ */
+import type { Context } from "hono";
+import { type Agent, agentIdOfKey } from "../domain/accounts/mod.ts";
+import type { AppEnv } from "./env.ts";
+import { bearerToken, callerOf } from "./authentication.ts";
+
+export function claimedCaller(c: Context<AppEnv>): {
+  agent: Promise<Agent>;
+  claimedId: string | null;
+} {
+  const agent = callerOf(c).then((caller) => caller.agent);
+  // A refusal is answered by the credential checks; the handler may not be waiting yet.
+  agent.catch(() => {});
+  const token = bearerToken(c.req.header("authorization"));
+  return { agent, claimedId: token ? agentIdOfKey(token) : null };
+}
