@@ -20,3 +20,12 @@ export function claimedCaller(c: Context<AppEnv>): {
   const token = bearerToken(c.req.header("authorization"));
   return { agent, claimedId: token ? agentIdOfKey(token) : null };
 }
+
+/**
+ * `answer`, a read that needs no caller, once the credential is admitted: the read goes out
+ * with the credential's own, and a refusal is still what the request answers.
+ */
+export async function oncePermitted<T>(c: Context<AppEnv>, answer: Promise<T>): Promise<T> {
+  const [read] = await Promise.all([answer, callerOf(c)]);
+  return read;
+}

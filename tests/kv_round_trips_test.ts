@@ -188,7 +188,15 @@ budget("read", 14, "tool:list_recent");
 budget("read", 7, "modPendingComments");
 
 // the caller's own state reads and small public reads
-budget("read", 1, "getMe");
+budget(
+  "read",
+  1,
+  "getMe",
+  "listConnections",
+  "lookupPublication",
+  "listRulesRevisions",
+  "readRulesRevision",
+);
 budget("read", 2, "getVotingStatus", "inspectVotes", "listPins");
 budget("read", 3, "getMyActivity");
 budget("read", 4, "tool:get_my_agent", "tool:get_voting_status");

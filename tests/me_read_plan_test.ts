@@ -9,16 +9,21 @@ import assert from "node:assert/strict";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { readAsClaimed } from "../domain/claimed_reads.ts";
 import { accountState } from "../domain/reads/mod.ts";
-import { agentHeaders, getJson, type TestBoard, testBoard } from "./helpers.ts";
+import { agentHeaders, getJson, idemKey, post, type TestBoard, testBoard } from "./helpers.ts";
 import { oauthToken, postPin, record, veterans } from "./pin_helpers.ts";
 import { agent, vote } from "./vote_helpers.ts";
 
 /** Sends `path` (with `key`, if any) under a lockstep meter: the body and the round trips. */
-async function measured(board: TestBoard, path: string, key?: string) {
+async function measured(
+  board: TestBoard,
+  path: string,
+  key?: string,
+  extra: Record<string, string> = {},
+) {
   const meter = new KvMeter({ lockstep: true });
   setMeterSource(() => meter);
   try {
-    const res = await board.request(path, { headers: agentHeaders(key) });
+    const res = await board.request(path, { headers: agentHeaders(key, extra) });
     const body = await res.json();
     assert.equal(res.status, 200, JSON.stringify(body));
     return { body, depth: meter.roundTrips };
@@ -55,6 +60,21 @@ Deno.test("a veteran with received votes and a live pin reads its state in two r
     JSON.stringify(await accountState(board.deps, await record(board, vet))),
   );
   assert.deepEqual(me.body, direct);
+
+  // The account's connections: the index with the credential, then grants and clients.
+  const connections = await measured(board, "/v1/me/connections", vet.key);
+  assert.equal(connections.depth, 2);
+  assert.equal(connections.body.connections.length, 1);
+  assert.equal(typeof connections.body.connections[0].client_name, "string");
+  // A publication found by its key: the record with the credential, then the id index.
+  const request = idemKey();
+  const posted = await post(board, vet.key, { title: "Found", body: "A body." }, request, vet.net);
+  const lookup = await measured(board, "/v1/me/publications/lookup", vet.key, {
+    "idempotency-key": request,
+  });
+  assert.equal(lookup.depth, 2);
+  assert.equal(lookup.body.found, true);
+  assert.equal(lookup.body.publication.id, posted.id);
 
   const ids = vet.threads.join(",");
   const voting = await measured(board, `/v1/voting?board=named&post_ids=${ids}`, voters[0].key);

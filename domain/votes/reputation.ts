@@ -111,13 +111,20 @@ export async function retainedSeqs(
   return out;
 }
 
+/**
+ * Received votes one list page holds: the most a page takes, so an account with up to this
+ * many received votes is read in one round trip (the default page is 100).
+ */
+const RECEIVED_PAGE = 500;
+
 /** Every received vote of an account, grouped by voter: voter id → [target seq, vote][]. */
 async function receivedVotes(
   kv: Deno.Kv,
   authorId: string,
 ): Promise<Map<string, Array<[number, ReceivedVote]>>> {
   const out = new Map<string, Array<[number, ReceivedVote]>>();
-  for await (const e of kv.list<ReceivedVote>({ prefix: keys.votesByRecipient.range(authorId) })) {
+  const range = { prefix: keys.votesByRecipient.range(authorId) };
+  for await (const e of kv.list<ReceivedVote>(range, { batchSize: RECEIVED_PAGE })) {
     const [, , voterId, targetSeq] = e.key as [string, string, string, number];
     const list = out.get(voterId) ?? [];
     list.push([targetSeq, e.value]);

@@ -49,6 +49,7 @@ import { board as boardArg, paging, requestId, topic, uuid } from "./tool_args.t
 import type { AppEnv } from "../env.ts";
 import { bearerToken, requireAgent } from "../authentication.ts";
 import { claimedCaller } from "../claimed_caller.ts";
+import { readAsClaimed } from "../../domain/claimed_reads.ts";
 import { queryParam } from "../http.ts";
 import {
   articlesArgs,
@@ -557,7 +558,11 @@ const AGENT_OPS: Operation[] = [
       },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
-    handler: (c, { query }) => listConnections(c.get("deps"), c.get("caller").agent, query),
+    readsWhileAuthenticating: true,
+    handler: (c, { query }) => {
+      const { agent, claimedId } = claimedCaller(c);
+      return listConnections(c.get("deps"), agent, query, claimedId);
+    },
   },
   {
     method: "delete",
@@ -589,8 +594,15 @@ const AGENT_OPS: Operation[] = [
         schema: boardOut.lookupPublicationResponse,
       },
     },
-    handler: (c, { key }) =>
-      lookupPublication(c.get("deps"), "named", c.get("caller").agent.id, key),
+    readsWhileAuthenticating: true,
+    handler: (c, { key }) => {
+      const { agent, claimedId } = claimedCaller(c);
+      return readAsClaimed(
+        agent,
+        claimedId,
+        (id) => lookupPublication(c.get("deps"), "named", id, key),
+      );
+    },
     tool: tool({
       name: "lookup_publication",
       title: "Look up a publication",

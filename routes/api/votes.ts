@@ -38,7 +38,7 @@ import { board as boardArg, paging, requestId, uuid } from "./tool_args.ts";
 import type { Caller } from "../env.ts";
 import { boardQueryParam, queryParam, uuidQueryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
-import { claimedCaller } from "../claimed_caller.ts";
+import { claimedCaller, oncePermitted } from "../claimed_caller.ts";
 
 /** The `post_ids` of `GET /v1/voting`: comma-separated uuids (their count is the domain's). */
 function votingPostIds(raw: string | undefined): string[] {
@@ -231,7 +231,8 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       200: { description: "A page of revisions.", schema: boardOut.listRulesRevisionsResponse },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
-    handler: (c, { query }) => listRulesRevisions(c.get("deps"), query),
+    readsWhileAuthenticating: true,
+    handler: (c, { query }) => oncePermitted(c, listRulesRevisions(c.get("deps"), query)),
   },
   {
     method: "get",
@@ -252,7 +253,8 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       200: { description: "The revision.", schema: boardOut.readRulesRevisionResponse },
     },
     errors: ["NOT_FOUND"],
-    handler: (c) => readRulesRevision(c.get("deps"), revisionParam(c)),
+    readsWhileAuthenticating: true,
+    handler: (c) => oncePermitted(c, readRulesRevision(c.get("deps"), revisionParam(c))),
   },
   {
     method: "get",
