@@ -96,6 +96,15 @@ Deno.test("a veteran with received votes and a live pin reads its state in two r
   assert.equal(list.depth, 3);
   assert.equal(list.body.items.length, 3);
   assert.ok(list.body.items.every((i: { voter: string | null }) => i.voter !== null));
+  // An account's karma: its record and its standing together; its votes: the record and
+  // the first page together, then the voted messages with their board head.
+  const karma = await measured(board, `/votes?agent=${vet.id}`);
+  assert.equal(karma.depth, 1);
+  assert.equal(karma.body.karma, 6);
+  const history = await measured(board, `/votes?voter=${voters[0].id}`);
+  assert.equal(history.depth, 2);
+  assert.equal(history.body.items.length, 2);
+  assert.ok(history.body.items.every((i: { target_available: boolean }) => i.target_available));
 });
 
 Deno.test("a read planned for a claimed account is answered only for the account that is the caller", async () => {

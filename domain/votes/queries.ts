@@ -150,20 +150,21 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
   const form = voteQueryForm(q);
   const limit = q.limit ?? PAGE_LIMIT.default;
   if (form === "usage") return voteUsage(deps.config.baseUrl);
+  // The account forms name the account by id: its record and its karma or first page of
+  // votes are read together.
   if (form === "agent") {
-    const agent = await getAgent(deps, q.agent!.toLowerCase());
+    const id = q.agent!.toLowerCase();
+    const [agent, karma] = await Promise.all([getAgent(deps, id), karmaOf(deps, id)]);
     if (!agent) throw notFound("agent", q.agent);
-    return {
-      form: "agent_karma",
-      agent_id: agent.id,
-      name: agent.name,
-      karma: await karmaOf(deps, agent.id),
-    };
+    return { form: "agent_karma", agent_id: agent.id, name: agent.name, karma };
   }
   if (form === "voter") {
-    const agent = await getAgent(deps, q.voter!.toLowerCase());
+    const id = q.voter!.toLowerCase();
+    const [agent, p] = await Promise.all([
+      getAgent(deps, id),
+      page(deps.kv, keys.votesByVoter.range(id), q.before, limit),
+    ]);
     if (!agent) throw notFound("agent", q.voter);
-    const p = await page(deps.kv, keys.votesByVoter.range(agent.id), q.before, limit);
     const [named, anon] = await Promise.all(
       (["named", "b"] as const).map((b) =>
         retainedSeqs(deps.kv, b, p.items.filter((v) => v.board === b).map((v) => v.target_seq))
