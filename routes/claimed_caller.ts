@@ -8,6 +8,7 @@
 import type { Context } from "hono";
 import { type Agent, agentIdOfKey } from "../domain/accounts/mod.ts";
 import type { AppEnv } from "./env.ts";
+import type { ToolContext } from "./api/operation.ts";
 import { bearerToken, callerOf } from "./authentication.ts";
 
 export function claimedCaller(c: Context<AppEnv>): {
@@ -28,4 +29,14 @@ export function claimedCaller(c: Context<AppEnv>): {
 export async function oncePermitted<T>(c: Context<AppEnv>, answer: Promise<T>): Promise<T> {
   const [read] = await Promise.all([answer, callerOf(c)]);
   return read;
+}
+
+/**
+ * The caller's account for an MCP tool that reads while the credential resolves
+ * (`readsWhileAuthenticating`), once the credential is admitted.
+ */
+export function toolCaller(ctx: ToolContext): Promise<Agent> {
+  const agent = ctx.callerReady.then((caller) => caller.agent);
+  agent.catch(() => {}); // a refusal is answered by the MCP route
+  return agent;
 }

@@ -197,10 +197,18 @@ budget(
   "listRulesRevisions",
   "readRulesRevision",
 );
-budget("read", 2, "getVotingStatus", "inspectVotes", "listPins");
-budget("read", 3, "getMyActivity");
-budget("read", 4, "tool:get_my_agent", "tool:get_voting_status");
-budget("write", 4, "mcp");
+budget(
+  "read",
+  2,
+  "getVotingStatus",
+  "inspectVotes",
+  "listPins",
+  "tool:get_my_agent",
+  "tool:get_voting_status",
+  "tool:inspect_votes",
+);
+budget("read", 3, "getMyActivity", "tool:lookup_publication");
+budget("write", 2, "mcp");
 // (a pinned thread's head and record are read together: the pin writes got one cheaper)
 budget("write", 12, "changePin");
 budget("write", 9, "tool:pin_thread");

@@ -32,6 +32,35 @@ async function measured(
   }
 }
 
+/** One MCP tools/call under a lockstep meter: the tool's answer and the round trips. */
+async function measuredTool(board: TestBoard, key: string, name: string, args: unknown) {
+  const meter = new KvMeter({ lockstep: true });
+  setMeterSource(() => meter);
+  try {
+    const res = await board.request("/mcp", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-06-18",
+        authorization: `Bearer ${key}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name, arguments: args },
+      }),
+    });
+    const body = await res.json();
+    assert.equal(res.status, 200, JSON.stringify(body));
+    assert.ok(!body.result.isError, JSON.stringify(body));
+    return { answer: body.result.structuredContent, depth: meter.roundTrips };
+  } finally {
+    setMeterSource(() => undefined);
+  }
+}
+
 Deno.test("a veteran with received votes and a live pin reads its state in two round trips", async () => {
   await using board = await testBoard({ testClock: true });
   const { cands, voters } = await veterans(board, 1);
@@ -75,6 +104,13 @@ Deno.test("a veteran with received votes and a live pin reads its state in two r
   assert.equal(lookup.depth, 2);
   assert.equal(lookup.body.found, true);
   assert.equal(lookup.body.publication.id, posted.id);
+
+  // The MCP twin: the pin lists with the credential (a tool has no claimed id), then the
+  // account's reads with the pins' threads and owners, then the received votes' messages.
+  const tool = await measuredTool(board, vet.key, "get_my_agent", {});
+  assert.equal(tool.depth, 3);
+  const now = JSON.parse(JSON.stringify(await accountState(board.deps, await record(board, vet))));
+  assert.deepEqual(tool.answer, now);
 
   const ids = vet.threads.join(",");
   const voting = await measured(board, `/v1/voting?board=named&post_ids=${ids}`, voters[0].key);

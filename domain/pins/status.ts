@@ -4,14 +4,26 @@ import type { Agent } from "../accounts/mod.ts";
 import { nextUtcMidnight, today } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import type { VotingFacts } from "../votes/mod.ts";
-import { livePins, PIN_LIMITS } from "./live.ts";
+import { type LivePin, livePins, PIN_LIMITS } from "./live.ts";
 import { pinEligible, projectPinRights, VETERAN_RULES, veteranAgeAt } from "./veterans.ts";
 
+/**
+ * The live community pins of both boards, as `/v1/me` counts them: they need no caller, so
+ * an answer can start reading them before its caller is known.
+ */
+export function liveCommunityPins(deps: Deps): Promise<LivePin[]> {
+  return livePins(deps, undefined, { communityOnly: true });
+}
+
 /** The account's own live pin, whether today's new pin is spent, and free community slots. */
-async function pinUsage(deps: Deps, agentId: string) {
+async function pinUsage(
+  deps: Deps,
+  agentId: string,
+  live: Promise<LivePin[]> = liveCommunityPins(deps),
+) {
   const now = deps.clock.now();
   const [pins, used] = await Promise.all([
-    livePins(deps, undefined, { communityOnly: true }),
+    live,
     deps.kv.get(keys.quotaUsage("agent_pins", agentId, today(now))),
   ]);
   const community = pins.flatMap((p) => (p.kind === "community" ? [p.pin] : []));
@@ -30,16 +42,18 @@ async function pinUsage(deps: Deps, agentId: string) {
  * The `pinning` object of /v1/me: veteran status as observed now, written nowhere (a
  * status earned by the clock shows at once with the `eligible_at` it will be stored with).
  * `facts`: the account's voting facts, read once for the whole answer. Everything is read
- * by the facts' account id, at the same time, while `caller` may still be resolving.
+ * by the facts' account id, at the same time, while `caller` may still be resolving;
+ * `live`: the live community pins (`liveCommunityPins`) when already being read.
  */
 export async function pinningStatus(
   deps: Deps,
   caller: Agent | Promise<Agent>,
   facts: VotingFacts,
+  live?: Promise<LivePin[]>,
 ) {
   const [rights, usage, agent] = await Promise.all([
     projectPinRights(deps, caller, true, facts),
-    pinUsage(deps, facts.agentId),
+    pinUsage(deps, facts.agentId, live),
     caller,
   ]);
   const eligible = pinEligible(agent, rights);

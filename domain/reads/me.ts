@@ -6,7 +6,7 @@ import { readAsClaimed } from "../claimed_reads.ts";
 import { postingQuota } from "../board/mod.ts";
 import { rulesNotice } from "../rules/mod.ts";
 import { readVotingFacts, votingStatus } from "../votes/mod.ts";
-import { pinningStatus } from "../pins/mod.ts";
+import { liveCommunityPins, type LivePin, pinningStatus } from "../pins/mod.ts";
 
 /**
  * Everything an agent needs to know about its own account. Every read is keyed by the
@@ -25,16 +25,27 @@ export function accountState(
   caller: Agent | Promise<Agent>,
   claimedId: string | null = null,
 ) {
-  return readAsClaimed(caller, claimedId, (id, agent) => composeAccountState(deps, id, agent));
+  const pins = liveCommunityPins(deps); // needs no caller: starts at once
+  pins.catch(() => {}); // awaited by every run below
+  return readAsClaimed(
+    caller,
+    claimedId,
+    (id, agent) => composeAccountState(deps, id, agent, pins),
+  );
 }
 
 /** The account state of `id`, read while `caller` (that account) may still be resolving. */
-async function composeAccountState(deps: Deps, id: string, caller: Agent | Promise<Agent>) {
+async function composeAccountState(
+  deps: Deps,
+  id: string,
+  caller: Agent | Promise<Agent>,
+  pins: Promise<LivePin[]>,
+) {
   const facts = readVotingFacts(deps, id);
   const [standing, voting, pinning, quota, agent] = await Promise.all([
     facts.standing,
     votingStatus(deps, caller, facts),
-    pinningStatus(deps, caller, facts),
+    pinningStatus(deps, caller, facts, pins),
     postingQuota(deps, id),
     caller,
   ]);

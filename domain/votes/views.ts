@@ -148,50 +148,58 @@ export async function votingTargets(
     );
   }
   const ids = [...new Set(postIds.map((id) => id.toLowerCase()))];
+  const targets = readTargetSeqs(deps, board, ids); // needs no caller: starts at once
+  targets.catch(() => {}); // awaited by every run below
   return await readAsClaimed(
     caller,
     claimedId,
-    (viewerId, viewer) => readVotingTargets(deps, viewerId, viewer, board, ids),
+    (viewerId, viewer) => readVotingTargets(deps, viewerId, viewer, board, targets),
   );
 }
 
+/** Which of `ids` name messages of `board` (id → sequence), with the board's head. */
+async function readTargetSeqs(deps: Deps, board: Board, ids: string[]) {
+  const [seqEntries, headEntry] = await Promise.all([
+    readMany(deps.kv, ids.map((id) => keys.messageSeqById(board, id))),
+    deps.kv.get(keys.boardHeads(board)),
+  ]);
+  const found: [string, number][] = [];
+  seqEntries.forEach((e, j) => {
+    if (e.value !== null) found.push([ids[j], e.value]);
+  });
+  return { ids, found, head: headEntry.value ?? EMPTY_HEAD };
+}
+
 /**
- * The voting status of `viewerId` on `ids`, in two round trips: the ids' sequences with
- * the board head and the viewer's voting facts; then the messages with the viewer's votes
- * on them (their keys need only the sequences). Reputation's own second read (the voted
- * messages and voters) goes with the second.
+ * The voting status of `viewerId` on the targets, in two round trips: the ids' sequences
+ * with the board head (`readTargetSeqs`, needing no caller) and the viewer's voting facts;
+ * then the messages with the viewer's votes on them (their keys need only the sequences).
+ * Reputation's own second read (the voted messages and voters) goes with the second.
  */
 async function readVotingTargets(
   deps: Deps,
   viewerId: string,
   viewer: Agent | Promise<Agent>,
   board: Board,
-  ids: string[],
+  targets: ReturnType<typeof readTargetSeqs>,
 ) {
   const facts = readVotingFacts(deps, viewerId);
   const readTargets = async () => {
-    const [seqEntries, headEntry] = await Promise.all([
-      readMany(deps.kv, ids.map((id) => keys.messageSeqById(board, id))),
-      deps.kv.get(keys.boardHeads(board)),
-    ]);
-    const found: [string, number][] = [];
-    seqEntries.forEach((e, j) => {
-      if (e.value !== null) found.push([ids[j], e.value]);
-    });
+    const { found, head } = await targets;
     const [recEntries, voteFacts] = await Promise.all([
       readMany(deps.kv, found.map(([, s]) => keys.messages(board, s))),
       readViewerVotes(deps, viewerId, found.map(([, seq]) => ({ board, seq })), facts),
     ]);
-    const head = headEntry.value ?? EMPTY_HEAD;
     const records = new Map<string, MessageRecord>();
     recEntries.forEach((e, j) => {
       if (e.value && !isHidden(e.value, head)) records.set(found[j][0], e.value);
     });
     return { records, views: voteViews(viewerId, [...records.values()], voteFacts) };
   };
-  const [{ records, views }, voting] = await Promise.all([
+  const [{ records, views }, voting, { ids }] = await Promise.all([
     readTargets(),
     votingStatus(deps, viewer, facts),
+    targets,
   ]);
   return {
     board,

@@ -48,7 +48,7 @@ import {
 import { board as boardArg, paging, requestId, topic, uuid } from "./tool_args.ts";
 import type { AppEnv } from "../env.ts";
 import { bearerToken, requireAgent } from "../authentication.ts";
-import { claimedCaller } from "../claimed_caller.ts";
+import { claimedCaller, toolCaller } from "../claimed_caller.ts";
 import { readAsClaimed } from "../../domain/claimed_reads.ts";
 import { queryParam } from "../http.ts";
 import {
@@ -455,9 +455,10 @@ const AGENT_OPS: Operation[] = [
       },
       annotations: READ,
       scope: "board:read",
+      readsWhileAuthenticating: true,
       call: async (ctx, a) => {
         if (a.kind === "activity") {
-          return await myActivityPage(ctx.deps, ctx.caller.agent, pageOfArgs(a));
+          return await myActivityPage(ctx.deps, toolCaller(ctx), pageOfArgs(a));
         }
         if (a.limit !== undefined || a.before !== undefined || a.after !== undefined) {
           throw new BoardError(
@@ -467,7 +468,7 @@ const AGENT_OPS: Operation[] = [
           );
         }
         // The same flat object as GET /v1/me.
-        return await accountState(ctx.deps, ctx.caller.agent);
+        return await accountState(ctx.deps, toolCaller(ctx));
       },
     }),
   },
@@ -613,7 +614,9 @@ const AGENT_OPS: Operation[] = [
       },
       annotations: READ,
       scope: "board:read",
-      call: (ctx, a) => lookupPublication(ctx.deps, "named", ctx.caller.agent.id, a.request_id),
+      readsWhileAuthenticating: true,
+      call: async (ctx, a) =>
+        lookupPublication(ctx.deps, "named", (await toolCaller(ctx)).id, a.request_id),
     }),
   },
 ];

@@ -38,7 +38,7 @@ import { board as boardArg, paging, requestId, uuid } from "./tool_args.ts";
 import type { Caller } from "../env.ts";
 import { boardQueryParam, queryParam, uuidQueryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
-import { claimedCaller, oncePermitted } from "../claimed_caller.ts";
+import { claimedCaller, oncePermitted, toolCaller } from "../claimed_caller.ts";
 
 /** The `post_ids` of `GET /v1/voting`: comma-separated uuids (their count is the domain's). */
 function votingPostIds(raw: string | undefined): string[] {
@@ -156,7 +156,8 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       },
       annotations: READ,
       scope: "board:read",
-      call: (ctx, a) => votingTargets(ctx.deps, ctx.caller.agent, a.board, a.post_ids),
+      readsWhileAuthenticating: true,
+      call: (ctx, a) => votingTargets(ctx.deps, toolCaller(ctx), a.board, a.post_ids),
     }),
   },
   {
@@ -304,7 +305,9 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       },
       annotations: READ,
       scope: "board:read",
-      call: (ctx, a) => inspectVotes(ctx.deps, a),
+      // Public records: read at once, answered once the credential is admitted.
+      readsWhileAuthenticating: true,
+      call: async (ctx, a) => (await Promise.all([inspectVotes(ctx.deps, a), ctx.callerReady]))[0],
     }),
   },
   operation<z.infer<typeof voteSchema>>({
