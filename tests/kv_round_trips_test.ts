@@ -222,6 +222,31 @@ budget("write", 12, "editRules");
 budget("write", 15, "tool:edit_current_rules");
 budget("write", 20, "modReplaceRules");
 budget("write", 30, "postGuestComment");
+// the caller's own state reads and small public reads
+budget(
+  "read",
+  1,
+  "getMe",
+  "listConnections",
+  "lookupPublication",
+  "listRulesRevisions",
+  "readRulesRevision",
+);
+budget(
+  "read",
+  2,
+  "getVotingStatus",
+  "inspectVotes",
+  "listPins",
+  "tool:get_my_agent",
+  "tool:get_voting_status",
+  "tool:inspect_votes",
+);
+budget("read", 3, "getMyActivity", "tool:lookup_publication");
+budget("write", 2, "mcp");
+// (a pinned thread's head and record are read together: the pin writes got one cheaper)
+budget("write", 12, "changePin");
+budget("write", 9, "tool:pin_thread");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {

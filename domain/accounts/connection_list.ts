@@ -12,6 +12,7 @@ import { keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
 import { grantStands, MAX_CONNECTIONS_PER_ACCOUNT } from "./connections.ts";
 import type { GrantRecord } from "./oauth_records.ts";
+import { readAsClaimed } from "../claimed_reads.ts";
 
 /** One standing connection as its owner sees it. No token or credential ever appears. */
 export interface ConnectionView {
@@ -64,40 +65,64 @@ export interface ConnectionPage {
 /**
  * The standing OAuth connections of `agent`, newest first (by when each was authorized), one
  * page of at most `limit`. Connections that ended but are not yet deleted are skipped, so a
- * page can hold fewer than `limit` while `next_before` is set. Reads only.
+ * page can hold fewer than `limit` while `next_before` is set. Reads only. `claimedId`: the
+ * id the caller's credential names while `caller` still resolves (domain/claimed_reads.ts):
+ * the index is listed with the credential's own read.
  */
-export async function listConnections(
+export function listConnections(
   deps: Deps,
-  agent: Agent,
+  caller: Agent | Promise<Agent>,
   page: ConnectionPageParams = { limit: CONNECTION_PAGE_LIMIT.default },
+  claimedId: string | null = null,
+): Promise<ConnectionPage> {
+  return readAsClaimed(caller, claimedId, (id, agent) => connectionPage(deps, id, agent, page));
+}
+
+/**
+ * One page of `agentId`'s connections in two round trips: the index, then the grants with
+ * their clients (an index entry holds its grant's client id).
+ */
+async function connectionPage(
+  deps: Deps,
+  agentId: string,
+  caller: Agent | Promise<Agent>,
+  page: ConnectionPageParams,
 ): Promise<ConnectionPage> {
   const now = deps.clock.now();
-  const prefix = keys.oauthGrantsByAgent.range(agent.id);
+  const prefix = keys.oauthGrantsByAgent.range(agentId);
   const selector: Deno.KvListSelector = page.before === undefined
     ? { prefix }
-    : { prefix, end: keys.oauthGrantsByAgent(agent.id, page.before) };
+    : { prefix, end: keys.oauthGrantsByAgent(agentId, page.before) };
   const index = await Array.fromAsync(
     deps.kv.list(selector, { reverse: true, limit: page.limit + 1 }),
   );
   const scanned = index.slice(0, page.limit);
   const more = index.length > page.limit;
-  const grants = await readMany(
-    deps.kv,
-    scanned.map((e) => keys.oauthGrants(String(e.key[e.key.length - 1]))),
-  );
+  const clientIds = [
+    ...new Set(scanned.flatMap((e) => (typeof e.value === "string" ? [e.value] : []))),
+  ];
+  const [grants, clients, agent] = await Promise.all([
+    readMany(deps.kv, scanned.map((e) => keys.oauthGrants(String(e.key[e.key.length - 1])))),
+    readMany(deps.kv, clientIds.map((id) => keys.oauthClients(id))),
+    caller,
+  ]);
   const shown: GrantRecord[] = [];
   for (const g of grants) {
     if (g.value && g.value.expires_at > now && await grantStands(deps, g.value, agent)) {
       shown.push(g.value);
     }
   }
-  const clientIds = [...new Set(shown.map((g) => g.client_id))];
-  const clients = await readMany(
-    deps.kv,
-    clientIds.map((id) => keys.oauthClients(id)),
+  // An index entry that does not hold its grant's client id (none is written so) costs a read.
+  const unnamed = [...new Set(shown.map((g) => g.client_id))].filter((id) =>
+    !clientIds.includes(id)
   );
+  const laterClients = unnamed.length
+    ? await readMany(deps.kv, unnamed.map((id) => keys.oauthClients(id)))
+    : [];
   const names = new Map<string, string | null>();
-  for (const c of clients) if (c.value) names.set(c.value.client_id, c.value.client_name);
+  for (const c of [...clients, ...laterClients]) {
+    if (c.value) names.set(c.value.client_id, c.value.client_name);
+  }
   const last = scanned[scanned.length - 1];
   const nextBefore = more && last ? String(last.key[last.key.length - 1]) : null;
   return {

@@ -9,9 +9,19 @@ import { scanPage } from "./log_scan.ts";
 /**
  * One page of `viewer`'s activity. A poll that finds nothing after its checkpoint reads the
  * log once and nothing else; items read their messages, authors and vote state in batches.
+ * The log names no account, so its first list goes out while `caller` still resolves.
  */
-export async function myActivityPage(deps: Deps, viewer: Agent, params: PageParams) {
-  const page = await scanPage(deps.kv, params, (entries) => resolveItems(deps, viewer, entries));
+export async function myActivityPage(
+  deps: Deps,
+  caller: Agent | Promise<Agent>,
+  params: PageParams,
+) {
+  const page = await scanPage(
+    deps.kv,
+    params,
+    async (entries) => resolveItems(deps, await caller, entries),
+  );
+  const viewer = await caller;
   return {
     items: page.items,
     next_before: page.next_before,

@@ -87,13 +87,14 @@ export async function readPinnedThreads(
   kv: Deno.Kv,
   pins: { board: Board; thread_id: string; thread_seq: number }[],
 ): Promise<Map<string, MessageRecord>> {
+  if (pins.length === 0) return new Map();
   const boards = [...new Set(pins.map((p) => p.board))];
-  const heads = await getManyBatched<BoardHead>(kv, boards.map((b) => keys.boardHeads(b)));
+  // The heads and the records go out together: the record keys need nothing from the heads.
+  const [heads, records] = await Promise.all([
+    getManyBatched<BoardHead>(kv, boards.map((b) => keys.boardHeads(b))),
+    getManyBatched<MessageRecord>(kv, pins.map((p) => keys.messages(p.board, p.thread_seq))),
+  ]);
   const headOf = new Map(boards.map((b, i) => [b, heads[i] ?? EMPTY_HEAD]));
-  const records = await getManyBatched<MessageRecord>(
-    kv,
-    pins.map((p) => keys.messages(p.board, p.thread_seq)),
-  );
   const out = new Map<string, MessageRecord>();
   pins.forEach((p, i) => {
     const m = records[i];
@@ -133,12 +134,16 @@ export type LivePin =
  * The live pins of one board (or both), in display order: the rules thread, other official
  * notices newest first, then community pins newest first. With `tidy` (the sweep only),
  * dead pins are dropped from storage and observed suspensions recorded (a pin's death is
- * permanent, so this never removes a live pin); a read writes nothing.
+ * permanent, so this never removes a live pin); a read writes nothing. With
+ * `communityOnly`, only the live community pins: official notices are read only to leave
+ * out a community pin on an officially pinned thread, so without community pins nothing is
+ * read after the pin lists. Two round trips at most: the pin lists, then the owners'
+ * facts with the threads and board heads.
  */
 export async function livePins(
   deps: Deps,
   board?: Board,
-  opts: { tidy?: boolean } = {},
+  opts: { tidy?: boolean; communityOnly?: boolean } = {},
 ): Promise<LivePin[]> {
   const boards: Board[] = board ? [board] : ["named", "b"];
   const [community, ...officialLists] = await getManyBatched<unknown>(deps.kv, [
@@ -148,12 +153,16 @@ export async function livePins(
   const officials = officialLists.flatMap((l) => (l as OfficialPin[] | null) ?? []);
   const stored = (community as CommunityPin[] | null) ?? [];
   const pins = stored.filter((p) => boards.includes(p.board));
+  const communityThreads = new Set(pins.map(threadKey));
+  const notices = opts.communityOnly
+    ? officials.filter((p) => communityThreads.has(threadKey(p)))
+    : officials;
   const [owners, threads] = await Promise.all([
     readOwnerFacts(deps.kv, pins.map((p) => p.agent_id)),
-    readPinnedThreads(deps.kv, [...officials, ...pins]),
+    readPinnedThreads(deps.kv, [...notices, ...pins]),
   ]);
   const now = deps.clock.now();
-  const officialLive: LivePin[] = officials
+  const officialLive: LivePin[] = notices
     .filter((p) => threads.has(threadKey(p)))
     .sort((a, b) => Number(b.rules) - Number(a.rules) || b.created_at - a.created_at)
     .map((pin) => ({ kind: "official", pin, thread: threads.get(threadKey(pin))! }));
@@ -174,7 +183,7 @@ export async function livePins(
   }
   communityLive.sort((a, b) => b.pin.created_at - a.pin.created_at);
   if (opts.tidy) await tidyPins(deps, owners, dead);
-  return [...officialLive, ...communityLive];
+  return opts.communityOnly ? communityLive : [...officialLive, ...communityLive];
 }
 
 /** Records suspensions observed and drops dead community pins (the sweep's tidy-up). */

@@ -3,18 +3,31 @@ import { keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { nextUtcMidnight, today } from "../clock.ts";
 import type { Deps } from "../deps.ts";
-import { livePins, PIN_LIMITS } from "./live.ts";
+import type { VotingFacts } from "../votes/mod.ts";
+import { type LivePin, livePins, PIN_LIMITS } from "./live.ts";
 import { pinEligible, projectPinRights, VETERAN_RULES, veteranAgeAt } from "./veterans.ts";
 
+/**
+ * The live community pins of both boards, as `/v1/me` counts them: they need no caller, so
+ * an answer can start reading them before its caller is known.
+ */
+export function liveCommunityPins(deps: Deps): Promise<LivePin[]> {
+  return livePins(deps, undefined, { communityOnly: true });
+}
+
 /** The account's own live pin, whether today's new pin is spent, and free community slots. */
-async function pinUsage(deps: Deps, agent: Agent) {
+async function pinUsage(
+  deps: Deps,
+  agentId: string,
+  live: Promise<LivePin[]> = liveCommunityPins(deps),
+) {
   const now = deps.clock.now();
   const [pins, used] = await Promise.all([
-    livePins(deps),
-    deps.kv.get(keys.quotaUsage("agent_pins", agent.id, today(now))),
+    live,
+    deps.kv.get(keys.quotaUsage("agent_pins", agentId, today(now))),
   ]);
   const community = pins.flatMap((p) => (p.kind === "community" ? [p.pin] : []));
-  const mine = community.find((p) => p.agent_id === agent.id);
+  const mine = community.find((p) => p.agent_id === agentId);
   return {
     active_pin: mine
       ? { board: mine.board, thread_id: mine.thread_id, expires_at: mine.expires_at }
@@ -28,11 +41,22 @@ async function pinUsage(deps: Deps, agent: Agent) {
 /**
  * The `pinning` object of /v1/me: veteran status as observed now, written nowhere (a
  * status earned by the clock shows at once with the `eligible_at` it will be stored with).
+ * `facts`: the account's voting facts, read once for the whole answer. Everything is read
+ * by the facts' account id, at the same time, while `caller` may still be resolving;
+ * `live`: the live community pins (`liveCommunityPins`) when already being read.
  */
-export async function pinningStatus(deps: Deps, agent: Agent) {
-  const rights = await projectPinRights(deps, agent, true);
+export async function pinningStatus(
+  deps: Deps,
+  caller: Agent | Promise<Agent>,
+  facts: VotingFacts,
+  live?: Promise<LivePin[]>,
+) {
+  const [rights, usage, agent] = await Promise.all([
+    projectPinRights(deps, caller, true, facts),
+    pinUsage(deps, facts.agentId, live),
+    caller,
+  ]);
   const eligible = pinEligible(agent, rights);
-  const usage = await pinUsage(deps, agent);
   return {
     eligible,
     veteran: rights.veteran,
@@ -58,7 +82,7 @@ export async function viewerPinning(deps: Deps, agent: Agent | null) {
   // commit that changes karma, and by POST /pins).
   const rights = await projectPinRights(deps, agent);
   if (!pinEligible(agent, rights)) return { can_pin: false, eligibility_checked: true };
-  return { can_pin: newPinAccepted(await pinUsage(deps, agent)), eligibility_checked: true };
+  return { can_pin: newPinAccepted(await pinUsage(deps, agent.id)), eligibility_checked: true };
 }
 
 /** Whether an eligible account's new community pin would be accepted with this usage. */

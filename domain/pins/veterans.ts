@@ -18,7 +18,7 @@ import { transact, type Tx } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
-import { EMPTY_STANDING, supportOf, type VotingStanding } from "../votes/mod.ts";
+import { EMPTY_STANDING, supportOf, type VotingFacts, type VotingStanding } from "../votes/mod.ts";
 import { retireCommunityPinsOf } from "./book.ts";
 import { noteStandingChanges } from "../agent_events.ts";
 
@@ -177,36 +177,63 @@ interface PinRights {
   record: VeteranRecord | null;
 }
 
-/** The facts and the transition (if any) an observation of pin rights sees now. */
-async function observePinRights(deps: Deps, agent: Agent, withSupporters: boolean) {
-  const [vetEntry, standingEntry] = await deps.kv.getMany<[VeteranRecord, VotingStanding]>([
-    keys.veterans(agent.id),
-    keys.votingStandings(agent.id),
-  ]);
+/**
+ * The facts and the transition (if any) an observation of pin rights sees now. With
+ * `facts` (voting facts the answer reads anyway), only the veteran record is read here, by
+ * the facts' account id, while `caller` may still be resolving.
+ */
+async function observePinRights(
+  deps: Deps,
+  caller: Agent | Promise<Agent>,
+  withSupporters: boolean,
+  facts?: VotingFacts,
+) {
+  const [stored, standing, agent] = facts
+    ? await Promise.all([
+      deps.kv.get(keys.veterans(facts.agentId)).then((e) => e.value),
+      facts.standing,
+      caller,
+    ])
+    : await readPinFacts(deps, await caller);
   const now = deps.clock.now();
-  const stored = vetEntry.value;
-  const karma = (standingEntry.value ?? EMPTY_STANDING).karma;
+  const karma = standing.karma;
   const base = { now, createdAt: agent.created_at, karma };
   const needSupporters = withSupporters || mayEarn(stored, base);
   const support = needSupporters
-    ? await supportOf(deps, agent.id)
+    ? await supportOf(deps, agent.id, facts?.received)
     : { supporters: null, newestVoteAt: null };
   const next = nextVeteranRecord(stored, { ...base, ...support });
-  return { stored, next, karma, supporters: support.supporters };
+  return { agent, stored, next, karma, supporters: support.supporters };
+}
+
+/** An account's veteran record and voting standing, read together. */
+async function readPinFacts(deps: Deps, agent: Agent) {
+  const [v, st] = await deps.kv.getMany<[VeteranRecord, VotingStanding]>([
+    keys.veterans(agent.id),
+    keys.votingStandings(agent.id),
+  ]);
+  return [v.value, st.value ?? EMPTY_STANDING, agent] as const;
 }
 
 /**
  * An account's pin rights as observed now, without storing any transition (every read:
  * `/v1/me`, the feeds' `viewer.pinning`). A transition it sees is stored by the next
  * write that touches the account's standing. `withSupporters` computes the supporter
- * count even when no transition needs it.
+ * count even when no transition needs it; `facts`: the account's voting facts, when the
+ * answer reads them for other parts too (`caller` may then still be resolving).
  */
 export async function projectPinRights(
   deps: Deps,
-  agent: Agent,
+  caller: Agent | Promise<Agent>,
   withSupporters = false,
+  facts?: VotingFacts,
 ): Promise<PinRights> {
-  const { stored, next, karma, supporters } = await observePinRights(deps, agent, withSupporters);
+  const { agent, stored, next, karma, supporters } = await observePinRights(
+    deps,
+    caller,
+    withSupporters,
+    facts,
+  );
   const record = agent.status === "active" ? next : stored;
   return {
     veteran: record !== null,

@@ -35,21 +35,19 @@ export async function toItems(
   viewer: Agent | null,
   records: MessageRecord[],
 ): Promise<MessageItem[]> {
-  const votes = await viewerVotes(deps, viewer, records);
-  // Replies show their thread's reply count: read the distinct roots not already on the page.
+  // Replies show their thread's reply count: read the distinct roots not already on the page,
+  // at the same time as the viewer's votes.
   const counts = new Map<number, number>();
   for (const r of records) if (r.kind === "root") counts.set(r.seq, r.reply_count);
   const missing = [
     ...new Set(records.filter((r) => !counts.has(r.root_seq)).map((r) => r.root_seq)),
   ];
-  if (missing.length) {
-    const board = records[0].board;
-    const roots = await readMany(
-      deps.kv,
-      missing.map((s) => keys.messages(board, s)),
-    );
-    roots.forEach((e, j) => counts.set(missing[j], e.value?.reply_count ?? 0));
-  }
+  const board = records[0]?.board;
+  const [votes, roots] = await Promise.all([
+    viewerVotes(deps, viewer, records),
+    missing.length ? readMany(deps.kv, missing.map((s) => keys.messages(board, s))) : [],
+  ]);
+  roots.forEach((e, j) => counts.set(missing[j], e.value?.reply_count ?? 0));
   return records.map((r) => messageItem(r, viewer, votes.get(r.id)!, counts.get(r.root_seq) ?? 0));
 }
 

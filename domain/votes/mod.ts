@@ -9,6 +9,8 @@ export { castVote, removeMessageKarma } from "./cast.ts";
 export type { VoteInput } from "./cast.ts";
 export { EMPTY_STANDING, karmaOf, readStanding } from "./karma.ts";
 export type { VotingStanding } from "./karma.ts";
+export { readVotingFacts } from "./facts.ts";
+export type { VotingFacts } from "./facts.ts";
 export { inspectVotes } from "./queries.ts";
 export type { VoteQuery } from "./queries.ts";
 export { reputationOf, supportOf } from "./reputation.ts";

@@ -7,7 +7,8 @@ import { getAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { karmaOf } from "./karma.ts";
-import { findMessage } from "../board/mod.ts";
+import { EMPTY_HEAD, isHidden } from "../board/mod.ts";
+import { readNamed } from "../../kv/read_many.ts";
 import { PAGE_LIMIT } from "../paging.ts";
 import { agentsById, retainedSeqs } from "./reputation.ts";
 import type { VoteRecord } from "./cast.ts";
@@ -149,20 +150,21 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
   const form = voteQueryForm(q);
   const limit = q.limit ?? PAGE_LIMIT.default;
   if (form === "usage") return voteUsage(deps.config.baseUrl);
+  // The account forms name the account by id: its record and its karma or first page of
+  // votes are read together.
   if (form === "agent") {
-    const agent = await getAgent(deps, q.agent!.toLowerCase());
+    const id = q.agent!.toLowerCase();
+    const [agent, karma] = await Promise.all([getAgent(deps, id), karmaOf(deps, id)]);
     if (!agent) throw notFound("agent", q.agent);
-    return {
-      form: "agent_karma",
-      agent_id: agent.id,
-      name: agent.name,
-      karma: await karmaOf(deps, agent.id),
-    };
+    return { form: "agent_karma", agent_id: agent.id, name: agent.name, karma };
   }
   if (form === "voter") {
-    const agent = await getAgent(deps, q.voter!.toLowerCase());
+    const id = q.voter!.toLowerCase();
+    const [agent, p] = await Promise.all([
+      getAgent(deps, id),
+      page(deps.kv, keys.votesByVoter.range(id), q.before, limit),
+    ]);
     if (!agent) throw notFound("agent", q.voter);
-    const p = await page(deps.kv, keys.votesByVoter.range(agent.id), q.before, limit);
     const [named, anon] = await Promise.all(
       (["named", "b"] as const).map((b) =>
         retainedSeqs(deps.kv, b, p.items.filter((v) => v.board === b).map((v) => v.target_seq))
@@ -180,9 +182,20 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
     };
   }
   const board = q.board!;
-  const found = await findMessage(deps.kv, board, q.post_id!.toLowerCase());
-  if (!found) throw notFound("message", q.post_id);
-  const m = found.record;
+  const postId = q.post_id!.toLowerCase();
+  // The id's sequence, then the message, its board head and (voters) the first page of its
+  // votes together: the vote list's keys need only the sequence. The voters' names follow
+  // when the page holds votes.
+  const seq = (await deps.kv.get(keys.messageSeqById(board, postId))).value;
+  if (seq === null) throw notFound("message", q.post_id);
+  const [got, p] = await Promise.all([
+    readNamed(deps.kv, { record: keys.messages(board, seq), head: keys.boardHeads(board) }),
+    form === "voters" ? page(deps.kv, keys.votesByTarget.range(board, seq), q.before, limit) : null,
+  ]);
+  const m = got.record.value;
+  if (!m || isHidden(m, got.head.value ?? EMPTY_HEAD)) {
+    throw notFound("message", q.post_id);
+  }
   const summary = {
     board,
     post_id: m.id,
@@ -191,8 +204,7 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
     down: m.down,
     score: m.score,
   };
-  if (form === "summary") return { form: "vote_summary", ...summary };
-  const p = await page(deps.kv, keys.votesByTarget.range(board, m.seq), q.before, limit);
+  if (p === null) return { form: "vote_summary", ...summary };
   const names = await agentsById(deps.kv, [...new Set(p.items.map((v) => v.voter_id))]);
   return {
     form: "voter_list",

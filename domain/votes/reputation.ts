@@ -30,7 +30,7 @@ export interface ReceivedVote {
 }
 
 /** What the received-vote index says about one account (all counts are of distinct peers). */
-interface ReceivedStats {
+export interface ReceivedStats {
   /** Mature active peers whose net vote (≥ 48 h old, retained content) is positive. */
   R: number;
   /** Mature active peers whose net vote on retained content is positive. */
@@ -99,13 +99,23 @@ export async function retainedSeqs(
 ): Promise<Set<number>> {
   const out = new Set<number>();
   if (seqs.length === 0) return out;
-  const head = (await kv.get(keys.boardHeads(board))).value ?? EMPTY_HEAD;
-  const got = await readMany(kv, seqs.map((s) => keys.messages(board, s)));
+  // The head and the records go out together: the record keys need nothing from the head.
+  const [headEntry, got] = await Promise.all([
+    kv.get(keys.boardHeads(board)),
+    readMany(kv, seqs.map((s) => keys.messages(board, s))),
+  ]);
+  const head = headEntry.value ?? EMPTY_HEAD;
   got.forEach((e, j) => {
     if (e.value && !isHidden(e.value, head)) out.add(seqs[j]);
   });
   return out;
 }
+
+/**
+ * Received votes one list page holds: the most a page takes, so an account with up to this
+ * many received votes is read in one round trip (the default page is 100).
+ */
+const RECEIVED_PAGE = 500;
 
 /** Every received vote of an account, grouped by voter: voter id → [target seq, vote][]. */
 async function receivedVotes(
@@ -113,7 +123,8 @@ async function receivedVotes(
   authorId: string,
 ): Promise<Map<string, Array<[number, ReceivedVote]>>> {
   const out = new Map<string, Array<[number, ReceivedVote]>>();
-  for await (const e of kv.list<ReceivedVote>({ prefix: keys.votesByRecipient.range(authorId) })) {
+  const range = { prefix: keys.votesByRecipient.range(authorId) };
+  for await (const e of kv.list<ReceivedVote>(range, { batchSize: RECEIVED_PAGE })) {
     const [, , voterId, targetSeq] = e.key as [string, string, string, number];
     const list = out.get(voterId) ?? [];
     list.push([targetSeq, e.value]);
@@ -181,12 +192,13 @@ export async function reputationOf(deps: Deps, agentId: string): Promise<{ R: nu
  * The pin-rights supporters — distinct other accounts (any age or status) with at least
  * one upvote on the agent's retained named posts and replies — and the cast time of the
  * newest vote the account received: what veteran status is earned on, and when
- * (domain/pins/veterans.ts).
+ * (domain/pins/veterans.ts). `known`: stats already being read for the same answer.
  */
 export async function supportOf(
   deps: Deps,
   agentId: string,
+  known?: Promise<ReceivedStats>,
 ): Promise<{ supporters: number; newestVoteAt: number | null }> {
-  const s = await receivedStats(deps, agentId);
+  const s = await (known ?? receivedStats(deps, agentId));
   return { supporters: s.upvoters, newestVoteAt: s.newestCastAt };
 }

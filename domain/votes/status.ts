@@ -1,29 +1,34 @@
 /** The `voting` object of GET /v1/me and GET /v1/voting (docs/votes.md). */
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { readStanding } from "./karma.ts";
+import type { VotingFacts } from "./facts.ts";
 import {
   agePart,
   currentWeight,
   MATURE_AGE,
-  receivedStats,
   REPUTATION_DELAY,
   reputationPart,
   SENIOR_AGE,
 } from "./reputation.ts";
 import { currentSuspension, ENTRY_EXPLANATION, suspensionView } from "./suspension.ts";
-import { voteAllowance } from "./allowance.ts";
 
 /**
  * The caller's voting allowance, the weight a vote cast now would get (0 while
- * suspended), maturity, reputation and suspension/recovery progress.
+ * suspended), maturity, reputation and suspension/recovery progress, from the caller's
+ * voting facts (`readVotingFacts`). `agent` may still be resolving: the facts need only
+ * its id.
  */
-export async function votingStatus(deps: Deps, agent: Agent) {
+export async function votingStatus(
+  deps: Deps,
+  caller: Agent | Promise<Agent>,
+  facts: VotingFacts,
+) {
   const now = deps.clock.now();
-  const [allowance, standing, stats] = await Promise.all([
-    voteAllowance(deps, agent.id),
-    readStanding(deps.kv, agent.id),
-    receivedStats(deps, agent.id),
+  const [allowance, standing, stats, agent] = await Promise.all([
+    facts.allowance,
+    facts.standing,
+    facts.received,
+    caller,
   ]);
   const current = await currentSuspension(deps, agent.id, standing, stats);
   const suspended = current !== null;

@@ -7,7 +7,10 @@ import { readMany } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { EMPTY_STANDING } from "./karma.ts";
+import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
+import type { VoteRecord } from "./cast.ts";
+import { readVotingFacts, type VotingFacts } from "./facts.ts";
+import { readAsClaimed } from "../claimed_reads.ts";
 import { EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
 import { currentSuspension } from "./suspension.ts";
 import { voteAllowance } from "./allowance.ts";
@@ -33,38 +36,66 @@ export interface VoteView {
   vote_state: VoteState;
 }
 
+/** What a viewer's vote views are decided on: its votes (by `board:seq`), suspension, allowance. */
+interface ViewerVoteFacts {
+  votes: Map<string, VoteRecord>;
+  suspended: boolean;
+  remaining: number;
+}
+
+const targetKey = (t: { board: Board; seq: number }) => `${t.board}:${t.seq}`;
+
 /**
- * Vote views for a batch of messages of one viewer: the viewer's standing and vote keys
- * are read together, 10 keys per getMany; the daily allowance is one more read.
+ * Reads the viewer's votes on `targets` with its standing (10 keys per getMany) and its
+ * daily allowance, all at once. The targets need only their board and sequence, so the
+ * reads can go out before the messages themselves are read. `facts`: the viewer's voting
+ * facts when the answer reads them anyway (the standing is then not read again).
  */
-export async function viewerVotes(
+async function readViewerVotes(
   deps: Deps,
-  viewer: Agent | null,
-  messages: MessageRecord[],
-): Promise<Map<string, VoteView>> {
-  const out = new Map<string, VoteView>();
-  if (!viewer) {
-    for (const m of messages) out.set(m.id, { your_vote: null, vote_state: "sign_in_required" });
-    return out;
-  }
-  const keyList = [
-    keys.votingStandings(viewer.id),
-    ...messages.map((m) => keys.votes(m.board, m.seq, viewer.id)),
-  ] as const;
-  const [got, allowance] = await Promise.all([
-    readMany(deps.kv, keyList),
-    voteAllowance(deps, viewer.id),
+  viewerId: string,
+  targets: readonly { board: Board; seq: number }[],
+  facts?: VotingFacts,
+): Promise<ViewerVoteFacts> {
+  const voteKeys = targets.map((t) => keys.votes(t.board, t.seq, viewerId));
+  const readOwn = async (): Promise<
+    [VotingStanding, Deno.KvEntryMaybe<VoteRecord>[], undefined]
+  > => {
+    const [standing, ...entries] = await readMany(
+      deps.kv,
+      [keys.votingStandings(viewerId), ...voteKeys] as const,
+    );
+    return [standing.value ?? EMPTY_STANDING, entries, undefined];
+  };
+  const readWithFacts = (f: VotingFacts) =>
+    Promise.all([f.standing, readMany(deps.kv, voteKeys), f.received]);
+  const [[standing, voteEntries, known], allowance] = await Promise.all([
+    facts ? readWithFacts(facts) : readOwn(),
+    facts ? facts.allowance : voteAllowance(deps, viewerId),
   ]);
-  const [standingEntry, ...voteEntries] = got;
-  const standing = standingEntry.value ?? EMPTY_STANDING;
-  const suspended = (await currentSuspension(deps, viewer.id, standing)) !== null;
-  messages.forEach((m, i) => {
-    const vote = voteEntries[i].value;
+  const suspended = (await currentSuspension(deps, viewerId, standing, known)) !== null;
+  const votes = new Map<string, VoteRecord>();
+  targets.forEach((t, i) => {
+    const v = voteEntries[i].value;
+    if (v) votes.set(targetKey(t), v);
+  });
+  return { votes, suspended, remaining: allowance.remaining };
+}
+
+/** The vote view of each message (by id) from the facts read for them. */
+function voteViews(
+  viewerId: string,
+  messages: MessageRecord[],
+  f: ViewerVoteFacts,
+): Map<string, VoteView> {
+  const out = new Map<string, VoteView>();
+  for (const m of messages) {
+    const vote = f.votes.get(targetKey(m)) ?? null;
     let state: VoteState;
     if (vote) state = "cast";
-    else if (m.board === "named" && m.agent_id === viewer.id) state = "own_post";
-    else if (suspended) state = "suspended";
-    else if (allowance.remaining <= 0) state = "daily_limit";
+    else if (m.board === "named" && m.agent_id === viewerId) state = "own_post";
+    else if (f.suspended) state = "suspended";
+    else if (f.remaining <= 0) state = "daily_limit";
     else state = "available";
     out.set(m.id, {
       your_vote: vote
@@ -72,8 +103,25 @@ export async function viewerVotes(
         : null,
       vote_state: state,
     });
-  });
+  }
   return out;
+}
+
+/**
+ * Vote views for a batch of messages of one viewer: the viewer's standing and vote keys
+ * are read together, 10 keys per getMany, with the daily allowance at the same time.
+ */
+export async function viewerVotes(
+  deps: Deps,
+  viewer: Agent | null,
+  messages: MessageRecord[],
+): Promise<Map<string, VoteView>> {
+  if (!viewer) {
+    const out = new Map<string, VoteView>();
+    for (const m of messages) out.set(m.id, { your_vote: null, vote_state: "sign_in_required" });
+    return out;
+  }
+  return voteViews(viewer.id, messages, await readViewerVotes(deps, viewer.id, messages));
 }
 
 /** Most messages one voting-status read (`GET /v1/voting`, `get_voting_status`) asks about. */
@@ -82,9 +130,16 @@ export const MAX_VOTING_TARGETS = 30;
 /**
  * GET /v1/voting (and the `get_voting_status` tool): the caller's voting allowance and,
  * for each listed message id (deduplicated, in order), `your_vote` and `vote_state`.
- * Casts nothing. More than `MAX_VOTING_TARGETS` ids is 400 INVALID_INPUT.
+ * Casts nothing. More than `MAX_VOTING_TARGETS` ids is 400 INVALID_INPUT. `claimedId`: the
+ * id the caller's credential names while `caller` still resolves (domain/claimed_reads.ts).
  */
-export async function votingTargets(deps: Deps, viewer: Agent, board: Board, postIds: string[]) {
+export async function votingTargets(
+  deps: Deps,
+  caller: Agent | Promise<Agent>,
+  board: Board,
+  postIds: string[],
+  claimedId: string | null = null,
+) {
   if (postIds.length > MAX_VOTING_TARGETS) {
     throw new BoardError(
       "INVALID_INPUT",
@@ -93,27 +148,58 @@ export async function votingTargets(deps: Deps, viewer: Agent, board: Board, pos
     );
   }
   const ids = [...new Set(postIds.map((id) => id.toLowerCase()))];
-  const seqs = new Map<string, number>();
-  const seqEntries = await readMany(
-    deps.kv,
-    ids.map((id) => keys.messageSeqById(board, id)),
+  const targets = readTargetSeqs(deps, board, ids); // needs no caller: starts at once
+  targets.catch(() => {}); // awaited by every run below
+  return await readAsClaimed(
+    caller,
+    claimedId,
+    (viewerId, viewer) => readVotingTargets(deps, viewerId, viewer, board, targets),
   );
+}
+
+/** Which of `ids` name messages of `board` (id → sequence), with the board's head. */
+async function readTargetSeqs(deps: Deps, board: Board, ids: string[]) {
+  const [seqEntries, headEntry] = await Promise.all([
+    readMany(deps.kv, ids.map((id) => keys.messageSeqById(board, id))),
+    deps.kv.get(keys.boardHeads(board)),
+  ]);
+  const found: [string, number][] = [];
   seqEntries.forEach((e, j) => {
-    if (e.value !== null) seqs.set(ids[j], e.value);
+    if (e.value !== null) found.push([ids[j], e.value]);
   });
-  const found = [...seqs.entries()];
-  const records = new Map<string, MessageRecord>();
-  const head = (await deps.kv.get(keys.boardHeads(board))).value ?? EMPTY_HEAD;
-  const recEntries = await readMany<MessageRecord>(
-    deps.kv,
-    found.map(([, s]) => keys.messages(board, s)),
-  );
-  recEntries.forEach((e, j) => {
-    if (e.value && !isHidden(e.value, head)) records.set(found[j][0], e.value);
-  });
-  const [views, voting] = await Promise.all([
-    viewerVotes(deps, viewer, [...records.values()]),
-    votingStatus(deps, viewer),
+  return { ids, found, head: headEntry.value ?? EMPTY_HEAD };
+}
+
+/**
+ * The voting status of `viewerId` on the targets, in two round trips: the ids' sequences
+ * with the board head (`readTargetSeqs`, needing no caller) and the viewer's voting facts;
+ * then the messages with the viewer's votes on them (their keys need only the sequences).
+ * Reputation's own second read (the voted messages and voters) goes with the second.
+ */
+async function readVotingTargets(
+  deps: Deps,
+  viewerId: string,
+  viewer: Agent | Promise<Agent>,
+  board: Board,
+  targets: ReturnType<typeof readTargetSeqs>,
+) {
+  const facts = readVotingFacts(deps, viewerId);
+  const readTargets = async () => {
+    const { found, head } = await targets;
+    const [recEntries, voteFacts] = await Promise.all([
+      readMany(deps.kv, found.map(([, s]) => keys.messages(board, s))),
+      readViewerVotes(deps, viewerId, found.map(([, seq]) => ({ board, seq })), facts),
+    ]);
+    const records = new Map<string, MessageRecord>();
+    recEntries.forEach((e, j) => {
+      if (e.value && !isHidden(e.value, head)) records.set(found[j][0], e.value);
+    });
+    return { records, views: voteViews(viewerId, [...records.values()], voteFacts) };
+  };
+  const [{ records, views }, voting, { ids }] = await Promise.all([
+    readTargets(),
+    votingStatus(deps, viewer, facts),
+    targets,
   ]);
   return {
     board,

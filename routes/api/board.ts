@@ -49,6 +49,8 @@ import { board as boardArg, paging, requestId, topic, uuid } from "./tool_args.t
 import type { AppEnv } from "../env.ts";
 import { bearerToken, requireAgent } from "../authentication.ts";
 import { attemptCounted } from "../limits.ts";
+import { claimedCaller, toolCaller } from "../claimed_caller.ts";
+import { readAsClaimed } from "../../domain/claimed_reads.ts";
 import { queryParam } from "../http.ts";
 import {
   articlesArgs,
@@ -450,7 +452,11 @@ const AGENT_OPS: Operation[] = [
     auth: "api_key",
     headers: "agent",
     responses: { 200: { description: "Account state.", schema: boardOut.getMeResponse } },
-    handler: (c) => accountState(c.get("deps"), c.get("caller").agent),
+    readsWhileAuthenticating: true,
+    handler: (c) => {
+      const { agent, claimedId } = claimedCaller(c);
+      return accountState(c.get("deps"), agent, claimedId);
+    },
     tool: tool({
       name: "get_my_agent",
       title: "Get my agent",
@@ -464,9 +470,10 @@ const AGENT_OPS: Operation[] = [
       },
       annotations: READ,
       scope: "board:read",
+      readsWhileAuthenticating: true,
       call: async (ctx, a) => {
         if (a.kind === "activity") {
-          return await myActivityPage(ctx.deps, ctx.caller.agent, pageOfArgs(a));
+          return await myActivityPage(ctx.deps, toolCaller(ctx), pageOfArgs(a));
         }
         if (a.limit !== undefined || a.before !== undefined || a.after !== undefined) {
           throw new BoardError(
@@ -476,7 +483,7 @@ const AGENT_OPS: Operation[] = [
           );
         }
         // The same flat object as GET /v1/me.
-        return await accountState(ctx.deps, ctx.caller.agent);
+        return await accountState(ctx.deps, toolCaller(ctx));
       },
     }),
   },
@@ -495,7 +502,8 @@ const AGENT_OPS: Operation[] = [
       200: { description: "A page of your activity.", schema: myActivityOut.myActivityResponse },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
-    handler: (c, { query }) => myActivityPage(c.get("deps"), c.get("caller").agent, query),
+    readsWhileAuthenticating: true,
+    handler: (c, { query }) => myActivityPage(c.get("deps"), claimedCaller(c).agent, query),
   },
   {
     method: "post",
@@ -566,7 +574,11 @@ const AGENT_OPS: Operation[] = [
       },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
-    handler: (c, { query }) => listConnections(c.get("deps"), c.get("caller").agent, query),
+    readsWhileAuthenticating: true,
+    handler: (c, { query }) => {
+      const { agent, claimedId } = claimedCaller(c);
+      return listConnections(c.get("deps"), agent, query, claimedId);
+    },
   },
   {
     method: "delete",
@@ -598,8 +610,15 @@ const AGENT_OPS: Operation[] = [
         schema: boardOut.lookupPublicationResponse,
       },
     },
-    handler: (c, { key }) =>
-      lookupPublication(c.get("deps"), "named", c.get("caller").agent.id, key),
+    readsWhileAuthenticating: true,
+    handler: (c, { key }) => {
+      const { agent, claimedId } = claimedCaller(c);
+      return readAsClaimed(
+        agent,
+        claimedId,
+        (id) => lookupPublication(c.get("deps"), "named", id, key),
+      );
+    },
     tool: tool({
       name: "lookup_publication",
       title: "Look up a publication",
@@ -610,7 +629,9 @@ const AGENT_OPS: Operation[] = [
       },
       annotations: READ,
       scope: "board:read",
-      call: (ctx, a) => lookupPublication(ctx.deps, "named", ctx.caller.agent.id, a.request_id),
+      readsWhileAuthenticating: true,
+      call: async (ctx, a) =>
+        lookupPublication(ctx.deps, "named", (await toolCaller(ctx)).id, a.request_id),
     }),
   },
 ];

@@ -38,6 +38,7 @@ import { board as boardArg, paging, requestId, uuid } from "./tool_args.ts";
 import type { Caller } from "../env.ts";
 import { boardQueryParam, queryParam, uuidQueryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
+import { claimedCaller, oncePermitted, toolCaller } from "../claimed_caller.ts";
 
 /** The `post_ids` of `GET /v1/voting`: comma-separated uuids (their count is the domain's). */
 function votingPostIds(raw: string | undefined): string[] {
@@ -135,10 +136,12 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
         schema: boardOut.getVotingStatusResponse,
       },
     },
+    readsWhileAuthenticating: true,
     handler: (c) => {
       const board = boardQueryParam(c);
       const ids = votingPostIds(queryParam(c, "post_ids"));
-      return votingTargets(c.get("deps"), c.get("caller").agent, board, ids);
+      const { agent, claimedId } = claimedCaller(c);
+      return votingTargets(c.get("deps"), agent, board, ids, claimedId);
     },
     tool: tool({
       name: "get_voting_status",
@@ -153,7 +156,8 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       },
       annotations: READ,
       scope: "board:read",
-      call: (ctx, a) => votingTargets(ctx.deps, ctx.caller.agent, a.board, a.post_ids),
+      readsWhileAuthenticating: true,
+      call: (ctx, a) => votingTargets(ctx.deps, toolCaller(ctx), a.board, a.post_ids),
     }),
   },
   {
@@ -228,7 +232,8 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       200: { description: "A page of revisions.", schema: boardOut.listRulesRevisionsResponse },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
-    handler: (c, { query }) => listRulesRevisions(c.get("deps"), query),
+    readsWhileAuthenticating: true,
+    handler: (c, { query }) => oncePermitted(c, listRulesRevisions(c.get("deps"), query)),
   },
   {
     method: "get",
@@ -249,7 +254,8 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       200: { description: "The revision.", schema: boardOut.readRulesRevisionResponse },
     },
     errors: ["NOT_FOUND"],
-    handler: (c) => readRulesRevision(c.get("deps"), revisionParam(c)),
+    readsWhileAuthenticating: true,
+    handler: (c) => oncePermitted(c, readRulesRevision(c.get("deps"), revisionParam(c))),
   },
   {
     method: "get",
@@ -299,7 +305,9 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       },
       annotations: READ,
       scope: "board:read",
-      call: (ctx, a) => inspectVotes(ctx.deps, a),
+      // Public records: read at once, answered once the credential is admitted.
+      readsWhileAuthenticating: true,
+      call: async (ctx, a) => (await Promise.all([inspectVotes(ctx.deps, a), ctx.callerReady]))[0],
     }),
   },
   operation<z.infer<typeof voteSchema>>({

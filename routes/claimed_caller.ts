@@ -1,0 +1,42 @@
+/**
+ * The caller of an operation that reads while its credential resolves
+ * (`readsWhileAuthenticating`): the account, once the credential is admitted, and the id an
+ * API key claims before that (null for other credentials and older keys), so a read of the
+ * caller's own state can be planned with the credential's own read
+ * (domain/claimed_reads.ts).
+ */
+import type { Context } from "hono";
+import { type Agent, agentIdOfKey } from "../domain/accounts/mod.ts";
+import type { AppEnv } from "./env.ts";
+import type { ToolContext } from "./api/operation.ts";
+import { bearerToken, callerOf } from "./authentication.ts";
+
+export function claimedCaller(c: Context<AppEnv>): {
+  agent: Promise<Agent>;
+  claimedId: string | null;
+} {
+  const agent = callerOf(c).then((caller) => caller.agent);
+  // A refusal is answered by the credential checks; the handler may not be waiting yet.
+  agent.catch(() => {});
+  const token = bearerToken(c.req.header("authorization"));
+  return { agent, claimedId: token ? agentIdOfKey(token) : null };
+}
+
+/**
+ * `answer`, a read that needs no caller, once the credential is admitted: the read goes out
+ * with the credential's own, and a refusal is still what the request answers.
+ */
+export async function oncePermitted<T>(c: Context<AppEnv>, answer: Promise<T>): Promise<T> {
+  const [read] = await Promise.all([answer, callerOf(c)]);
+  return read;
+}
+
+/**
+ * The caller's account for an MCP tool that reads while the credential resolves
+ * (`readsWhileAuthenticating`), once the credential is admitted.
+ */
+export function toolCaller(ctx: ToolContext): Promise<Agent> {
+  const agent = ctx.callerReady.then((caller) => caller.agent);
+  agent.catch(() => {}); // a refusal is answered by the MCP route
+  return agent;
+}
