@@ -9,13 +9,27 @@ import { rulesEditRight } from "../domain/rules/mod.ts";
 import type { AnyTool } from "../routes/api/operation.ts";
 import type { Caller } from "../routes/env.ts";
 import { WebStandardStreamableHTTPServerTransport } from "./sdk.ts";
-import { createMcpServer } from "./server.ts";
+import { createMcpServer, type RulesEditOffer } from "./server.ts";
+
+/**
+ * Whether answering `body` (one JSON-RPC message or a batch) shows the caller's tool list:
+ * only `tools/list` does. Every other message (initialize, ping, a tool call) runs the same
+ * whatever the caller's standing, so the rules-edit right is read only for a list.
+ */
+export function listsTools(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) =>
+    typeof m === "object" && m !== null && (m as { method?: unknown }).method === "tools/list"
+  );
+}
 
 /**
  * Answers one MCP HTTP request for `caller`: a fresh server with the tools of `tools` this
- * caller may see (edit_current_rules only for an eligible caller), connected to a fresh
- * transport that runs `parsedBody`, the body already read and parsed (the transport never
- * reads the request's body itself).
+ * caller may see, connected to a fresh transport that runs `parsedBody`, the body already
+ * read and parsed (the transport never reads the request's body itself). Only a
+ * `tools/list` reads the caller's rules-edit right (edit_current_rules is listed for an
+ * eligible caller only); a call of edit_current_rules is decided by the edit itself, which
+ * refuses an ineligible caller (FORBIDDEN) in its own read batch.
  */
 export async function handleMcpRequest(
   tools: readonly AnyTool[],
@@ -26,7 +40,9 @@ export async function handleMcpRequest(
   transportOptions: ConstructorParameters<typeof WebStandardStreamableHTTPServerTransport>[0],
   parsedBody: unknown,
 ): Promise<Response> {
-  const offer = (await rulesEditRight(deps, caller.agent)).eligible;
+  const offer: RulesEditOffer = listsTools(parsedBody)
+    ? ((await rulesEditRight(deps, caller.agent)).eligible ? "listed" : "hidden")
+    : "callable";
   const server = createMcpServer(tools, { deps, caller, network }, offer);
   const transport = new WebStandardStreamableHTTPServerTransport(transportOptions);
   try {
