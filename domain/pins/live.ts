@@ -82,14 +82,20 @@ export function threadKey(p: { board: Board; thread_seq: number }): string {
   return `${p.board}:${p.thread_seq}`;
 }
 
-/** Reads the pinned threads' records (no checks): live ones only, keyed by `threadKey`. */
+/**
+ * Reads the pinned threads' records (no checks): live ones only, keyed by `threadKey`.
+ * `heads`: the boards' heads when the caller has read them already (else read here first).
+ */
 export async function readPinnedThreads(
   kv: Deno.Kv,
   pins: { board: Board; thread_id: string; thread_seq: number }[],
+  heads?: ReadonlyMap<Board, BoardHead>,
 ): Promise<Map<string, MessageRecord>> {
   const boards = [...new Set(pins.map((p) => p.board))];
-  const heads = await getManyBatched<BoardHead>(kv, boards.map((b) => keys.boardHeads(b)));
-  const headOf = new Map(boards.map((b, i) => [b, heads[i] ?? EMPTY_HEAD]));
+  const headOf = heads ?? new Map(
+    (await getManyBatched<BoardHead>(kv, boards.map((b) => keys.boardHeads(b))))
+      .map((h, i) => [boards[i], h ?? EMPTY_HEAD]),
+  );
   const records = await getManyBatched<MessageRecord>(
     kv,
     pins.map((p) => keys.messages(p.board, p.thread_seq)),
