@@ -35,6 +35,7 @@ import {
   unindexMessage,
 } from "../search/mod.ts";
 import { noteRulesThread, rulesIndexEntry, rulesThreadHint } from "./thread_hint.ts";
+import type { CommitRider } from "../commit_rider.ts";
 
 export const RULES_PATH = "/v1/rules";
 
@@ -152,7 +153,8 @@ const LISTS_IN_ONE_COMMIT = 64;
  * standing, the network's write window, the thread's summary and body entry, the sealed
  * marker), with the search blocks of the lists the new text joins or leaves looked up
  * beside it; both guessed from where the rules thread was last seen (`rulesThreadHint`).
- * A wrong guess costs one more read round, then one commit.
+ * A wrong guess costs one more read round, then one commit. `rider`: work of a higher area
+ * in the same commit (the moderator's audit record).
  */
 export async function editRules(
   deps: Deps,
@@ -160,6 +162,7 @@ export async function editRules(
   input: RulesEdit,
   idempotencyKey: string,
   network: string | null = null,
+  rider?: CommitRider,
 ) {
   checkText("text", input.text);
   const agent = "agent" in editor ? editor.agent : null;
@@ -178,7 +181,7 @@ export async function editRules(
     const guessed = change0 && change0.leave.length + change0.join.length <= LISTS_IN_ONE_COMMIT
       ? change0
       : null;
-    const [read, blocks] = await Promise.all([
+    const [read, blocks, turn] = await Promise.all([
       tx.getNamed({
         cur: keys.rulesCurrent(),
         replay: replayKey,
@@ -190,6 +193,7 @@ export async function editRules(
       hint && guessed
         ? lookupBlocks(tx.kv, [...guessed.leave, ...guessed.join], hint.threadSeq)
         : new Map() as BlockLookups,
+      rider?.read(tx),
     ]);
     // Rules edits store only outcomes under their scopes.
     const storedReplay = read.replay.value;
@@ -197,7 +201,10 @@ export async function editRules(
       storedReplay && "status" in storedReplay ? storedReplay : null,
       print,
     );
-    if (replay) return { answer: { ...replay.body, replayed: true }, indexed: true, state: null };
+    if (replay) {
+      turn?.finish(tx, replay.body);
+      return { answer: { ...replay.body, replayed: true }, indexed: true, state: null };
+    }
     const now = deps.clock.now();
     let by: RulesEditor = { type: "moderator" };
     if (agent) {
@@ -286,6 +293,7 @@ export async function editRules(
     };
     const stored: ActionReplay = { fingerprint: print, status: 200, body, at: now };
     tx.set(replayKey, stored);
+    turn?.finish(tx, body);
     return { answer: { ...body, replayed: false }, indexed, state: next };
   }, { lock: "rules" });
   if (value.state) noteRulesThread(deps.kv, value.state);
