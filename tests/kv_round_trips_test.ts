@@ -192,7 +192,7 @@ budget("read", 2, "mcp");
 budget("write", 3, "editRules", "tool:edit_current_rules");
 budget("write", 4, "modReplaceRules");
 budget("write", 5, "tool:pin_thread", "modOfficialPin");
-budget("write", 6, "changePin");
+budget("write", 7, "changePin");
 // Lowered by the MCP route (no rules-edit-right read before a tool call) and the moderator
 // gate (the right key: a read and a check, not two commits); the operations are others'.
 budget("read", 1, "tool:articles_preview");

@@ -10,12 +10,13 @@
  * Read plan: one batch of everything keyed by the request (the checks above but the
  * thread, the thread's id index, the other board's head, the event log's tail), then one
  * of what it names (the thread; the stored pins' owners and threads, unchecked), then the
- * commit. An account old enough to earn veteran status counts its supporters beside both.
+ * commit. An account that may earn veteran status now (no record yet, old enough, karma
+ * enough: known from the first batch) counts its supporters beside the second.
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
-import { nextUtcMidnight, reached, utcDay } from "../clock.ts";
+import { nextUtcMidnight, utcDay } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { EMPTY_STANDING, supportOf } from "../votes/mod.ts";
@@ -99,15 +100,8 @@ export async function changeCommunityPin(
   const threadId = input.thread_id.toLowerCase();
   const board = input.board;
   const otherBoard: Board = board === "named" ? "b" : "named";
-  // Supporters count only while veteran status can be earned now: the account's age is
-  // known before any read, so the count starts beside the first batch when age allows.
-  const mayNeedSupport = input.pinned &&
-    reached(deps.clock.now(), veteranAgeAt(agent.created_at));
-
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
     const dayKey = dailyKey(deps, agent.id);
-    const support = mayNeedSupport ? supportOf(deps, agent.id) : null;
-    support?.catch(() => {}); // awaited below, unless this attempt ends first
     // One batch: what the commit checks, the thread's id index and the other board's head
     // (no checks: the index never changes, the head only shows the pinned threads), and
     // the event log's tail.
@@ -139,14 +133,20 @@ export async function changeCommunityPin(
       [board, read.head.value ?? EMPTY_HEAD],
       [otherBoard, loose.otherHead.value ?? EMPTY_HEAD],
     ]);
-    const [msgE, owners, threads] = await Promise.all([
+    const now = deps.clock.now();
+    const karma = (read.standing.value ?? EMPTY_STANDING).karma;
+    const prev = read.vet.value;
+    const base = { now, createdAt: agent.created_at, karma };
+    // Supporters count only while veteran status can be earned now (beside the second batch).
+    const noSupport = { supporters: null, newestVoteAt: null };
+    const [msgE, owners, threads, { supporters, newestVoteAt }] = await Promise.all([
       tx.get(keys.messages(board, seq)),
       readOwnerFacts(tx.kv, stored.map((p) => p.agent_id)),
       readPinnedThreads(tx.kv, stored, heads),
+      input.pinned && mayEarn(prev, base) ? supportOf(deps, agent.id) : noSupport,
     ]);
-    const bookE = read.book, vetE = read.vet, stE = read.standing, agentE = read.agent;
+    const bookE = read.book, agentE = read.agent;
     const headE = read.head, dayE = read.day, officialE = read.official;
-    const now = deps.clock.now();
     const me = agentE.value;
     if (!me || me.status !== "active") {
       throw new BoardError("UNAUTHORIZED", "This account's key has been revoked.");
@@ -156,13 +156,12 @@ export async function changeCommunityPin(
       headE.value ?? EMPTY_HEAD,
       threadId,
     );
-    const karma = (stE.value ?? EMPTY_STANDING).karma;
-    const prev = vetE.value;
-    const base = { now, createdAt: me.created_at, karma };
-    const { supporters, newestVoteAt } = input.pinned && mayEarn(prev, base)
-      ? await (support ?? supportOf(deps, agent.id))
-      : { supporters: null, newestVoteAt: null };
-    const rec = nextVeteranRecord(prev, { ...base, supporters, newestVoteAt });
+    const rec = nextVeteranRecord(prev, {
+      ...base,
+      createdAt: me.created_at,
+      supporters,
+      newestVoteAt,
+    });
     await stageVeteranChange(tx, agent.id, prev, rec);
     const myFacts: OwnerFacts = { agent: me, karma, veteran: rec };
     // A suspension staged just above has already retired this account's pins.
