@@ -6,7 +6,7 @@
  */
 import type { Deps } from "../domain/deps.ts";
 import { rulesEditRight } from "../domain/rules/mod.ts";
-import type { AnyTool } from "../routes/api/operation.ts";
+import type { AnyTool, ToolContext } from "../routes/api/operation.ts";
 import type { Caller } from "../routes/env.ts";
 import { WebStandardStreamableHTTPServerTransport } from "./sdk.ts";
 import { createMcpServer, type RulesEditOffer } from "./server.ts";
@@ -24,7 +24,38 @@ export function listsTools(body: unknown): boolean {
 }
 
 /**
- * Answers one MCP HTTP request for `caller`: a fresh server with the tools of `tools` this
+ * True when `body` is one call of a tool that reads while the credential resolves: the
+ * only request the server starts on before the credential has resolved.
+ */
+function readsWhileAuthenticating(tools: readonly AnyTool[], body: unknown): boolean {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
+  const { method, params } = body as { method?: unknown; params?: { name?: unknown } };
+  if (method !== "tools/call") return false;
+  return tools.some((t) => t.name === params?.name && t.readsWhileAuthenticating);
+}
+
+/** A tool context whose `caller` is there once `callerReady` resolved. */
+function contextWhileAuthenticating(
+  deps: Deps,
+  network: string,
+  callerReady: Promise<Caller>,
+): ToolContext {
+  let known: Caller | undefined;
+  const ready = callerReady.then((caller) => known = caller);
+  ready.catch(() => {}); // a refused credential is answered by the route
+  return {
+    deps,
+    network,
+    callerReady: ready,
+    get caller(): Caller {
+      if (!known) throw new Error("a tool used its caller before the credential resolved");
+      return known;
+    },
+  };
+}
+
+/**
+ * Answers one MCP HTTP request for the caller of `callerReady`: a fresh server with the tools of `tools` this
  * caller may see, connected to a fresh transport that runs `parsedBody`, the body already
  * read and parsed (the transport never reads the request's body itself). Only a
  * `tools/list` reads the caller's rules-edit right (edit_current_rules is listed for an
@@ -34,16 +65,21 @@ export function listsTools(body: unknown): boolean {
 export async function handleMcpRequest(
   tools: readonly AnyTool[],
   deps: Deps,
-  caller: Caller,
+  callerReady: Promise<Caller>,
   network: string,
   request: Request,
   transportOptions: ConstructorParameters<typeof WebStandardStreamableHTTPServerTransport>[0],
   parsedBody: unknown,
 ): Promise<Response> {
+  const early = readsWhileAuthenticating(tools, parsedBody);
+  const ctx = early
+    ? contextWhileAuthenticating(deps, network, callerReady)
+    : { deps, network, caller: await callerReady, callerReady };
+  // Only a list shows the rules edit by the caller's right (a list is never started early).
   const offer: RulesEditOffer = listsTools(parsedBody)
-    ? ((await rulesEditRight(deps, caller.agent)).eligible ? "listed" : "hidden")
+    ? ((await rulesEditRight(deps, ctx.caller.agent)).eligible ? "listed" : "hidden")
     : "callable";
-  const server = createMcpServer(tools, { deps, caller, network }, offer);
+  const server = createMcpServer(tools, ctx, offer);
   const transport = new WebStandardStreamableHTTPServerTransport(transportOptions);
   try {
     await server.connect(transport);
