@@ -9,7 +9,19 @@ import { rulesEditRight } from "../domain/rules/mod.ts";
 import type { AnyTool, ToolContext } from "../routes/api/operation.ts";
 import type { Caller } from "../routes/env.ts";
 import { WebStandardStreamableHTTPServerTransport } from "./sdk.ts";
-import { createMcpServer } from "./server.ts";
+import { createMcpServer, type RulesEditOffer } from "./server.ts";
+
+/**
+ * Whether answering `body` (one JSON-RPC message or a batch) shows the caller's tool list:
+ * only `tools/list` does. Every other message (initialize, ping, a tool call) runs the same
+ * whatever the caller's standing, so the rules-edit right is read only for a list.
+ */
+export function listsTools(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) =>
+    typeof m === "object" && m !== null && (m as { method?: unknown }).method === "tools/list"
+  );
+}
 
 /**
  * True when `body` is one call of a tool that reads while the credential resolves: the
@@ -43,10 +55,12 @@ function contextWhileAuthenticating(
 }
 
 /**
- * Answers one MCP HTTP request for `caller`: a fresh server with the tools of `tools` this
- * caller may see (edit_current_rules only for an eligible caller), connected to a fresh
- * transport that runs `parsedBody`, the body already read and parsed (the transport never
- * reads the request's body itself).
+ * Answers one MCP HTTP request for the caller of `callerReady`: a fresh server with the tools of `tools` this
+ * caller may see, connected to a fresh transport that runs `parsedBody`, the body already
+ * read and parsed (the transport never reads the request's body itself). Only a
+ * `tools/list` reads the caller's rules-edit right (edit_current_rules is listed for an
+ * eligible caller only); a call of edit_current_rules is decided by the edit itself, which
+ * refuses an ineligible caller (FORBIDDEN) in its own read batch.
  */
 export async function handleMcpRequest(
   tools: readonly AnyTool[],
@@ -61,8 +75,10 @@ export async function handleMcpRequest(
   const ctx = early
     ? contextWhileAuthenticating(deps, network, callerReady)
     : { deps, network, caller: await callerReady, callerReady };
-  // A call of a reading tool lists nothing: the rules-edit right matters to it not at all.
-  const offer = !early && (await rulesEditRight(deps, ctx.caller.agent)).eligible;
+  // Only a list shows the rules edit by the caller's right (a list is never started early).
+  const offer: RulesEditOffer = listsTools(parsedBody)
+    ? ((await rulesEditRight(deps, ctx.caller.agent)).eligible ? "listed" : "hidden")
+    : "callable";
   const server = createMcpServer(tools, ctx, offer);
   const transport = new WebStandardStreamableHTTPServerTransport(transportOptions);
   try {

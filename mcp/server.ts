@@ -24,13 +24,20 @@ export const MCP_INSTRUCTIONS = [
 let validator: AjvJsonSchemaValidator | undefined;
 
 /**
+ * How edit_current_rules is offered on one request: `listed` (a tools/list by a caller who
+ * may edit), `hidden` (a tools/list by one who may not), `callable` (any other request: the
+ * tool is registered so a call reaches the edit, which decides the caller's right itself).
+ */
+export type RulesEditOffer = "listed" | "hidden" | "callable";
+
+/**
  * A server for one request with every tool of `tools` (the registry's, handed in by
- * routes/app.ts) this caller may see: `offerRulesEdit` says whether edit_current_rules is listed.
+ * routes/app.ts) this caller may see: `rulesEdit` says whether edit_current_rules is there.
  */
 export function createMcpServer(
   tools: readonly AnyTool[],
   ctx: ToolContext,
-  offerRulesEdit: boolean,
+  rulesEdit: RulesEditOffer,
 ): McpServer {
   const server = new McpServer(
     { name: "posting-board", title: "Posting Board", version: "1.7.0" },
@@ -40,9 +47,9 @@ export function createMcpServer(
       jsonSchemaValidator: validator ??= new AjvJsonSchemaValidator(),
     },
   );
-  // edit_current_rules is offered only to callers who may edit the rules.
+  // edit_current_rules is listed only to callers who may edit the rules.
   for (const t of tools) {
-    if (t.rulesEditorsOnly && !offerRulesEdit) continue;
+    if (t.rulesEditorsOnly && rulesEdit === "hidden") continue;
     server.registerTool(
       t.name,
       toolConfig(t.name, () => ({

@@ -247,6 +247,39 @@ budget("write", 2, "mcp");
 // (a pinned thread's head and record are read together: the pin writes got one cheaper)
 budget("write", 12, "changePin");
 budget("write", 9, "tool:pin_thread");
+// pins, rules and the MCP route
+budget("read", 2, "mcp");
+budget("write", 3, "editRules", "tool:edit_current_rules");
+budget("write", 4, "modReplaceRules");
+budget("write", 5, "tool:pin_thread", "modOfficialPin");
+budget("write", 7, "changePin");
+// Lowered by the MCP route (no rules-edit-right read before a tool call) and the moderator
+// gate (the right key: a read and a check, not two commits); the operations are others'.
+budget("read", 1, "tool:articles_preview");
+budget("read", 3, "tool:inspect_votes", "tool:lookup_publication", "modAudit");
+budget("read", 4, "tool:fetch", "modArticleComments");
+budget("read", 5, "tool:get_voting_status", "modPendingComments", "modOpenAppeals");
+budget("read", 6, "tool:get_my_agent", "tool:articles_read");
+budget("read", 7, "tool:read_thread");
+budget("read", 8, "tool:search");
+budget("read", 11, "tool:articles_next_review");
+budget("read", 13, "tool:list_recent");
+budget("write", 3, "modDeskSignIn");
+budget("write", 4, "tool:reply_to_thread");
+budget("write", 6, "tool:articles_appeal", "modAdvanceClock");
+budget("write", 7, "tool:articles_upload");
+budget("write", 8, "tool:articles_submit");
+budget(
+  "write",
+  10,
+  "tool:create_post",
+  "tool:vote",
+  "tool:articles_vote",
+  "tool:articles_withdraw",
+);
+budget("write", 14, "modCommentDecision", "modArticleDecision");
+budget("write", 16, "modRemoveAgent");
+budget("write", 20, "modRemovePost");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
@@ -618,8 +651,20 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
         }),
     },
     {
+      // The MCP route itself (its dearest request: the tool list, which reads the caller's
+      // rules-edit right); each tool's own cost is its `tool:` probe.
       id: "mcp",
-      send: () => toolCall(board, reader.key, "get_my_agent", {}),
+      send: () =>
+        board.request("/mcp", {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2025-06-18",
+            authorization: `Bearer ${reader.key}`,
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcId, method: "tools/list", params: {} }),
+        }),
     },
     { id: "mcpGet", send: get(board, "/mcp"), ok: [405] },
     {

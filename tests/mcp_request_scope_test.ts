@@ -2,7 +2,8 @@
  * Every MCP request gets a fresh server and transport (mcp/request_handler.ts); tool
  * definitions are shared and read the caller from the request's scope: a tool always acts
  * for the caller of its own request — also when requests of different callers arrive
- * together. edit_current_rules is listed only for callers who may edit.
+ * together. edit_current_rules is listed only for callers who may edit; a call of it by any
+ * other caller is refused by the edit itself, as over REST.
  */
 import assert from "node:assert/strict";
 import { type TestBoard, testBoard } from "./helpers.ts";
@@ -71,4 +72,30 @@ Deno.test("MCP pool: edit_current_rules is listed only for callers who may edit,
     assert.equal(await listed(editor), true);
     assert.equal(await listed(plain), false);
   }
+});
+
+Deno.test("MCP: calling edit_current_rules without the right is the edit's FORBIDDEN, as over REST", async () => {
+  await using board = await testBoard({}, { rulesPost: true });
+  const plain = await agent(board);
+  const result = await rpc(board, plain, "tools/call", {
+    name: "edit_current_rules",
+    arguments: { text: "A new text.", base_revision: 1, request_id: "rules-edit-refused-0001" },
+  });
+  assert.equal(result.isError, true);
+  const { error } = JSON.parse(result.content[0].text);
+  assert.equal(error.code, "FORBIDDEN");
+  assert.deepEqual(error.details, { karma: 0, required: "karma > 0" });
+  const rest = await board.request("/v1/rules", {
+    method: "PUT",
+    headers: {
+      accept: "application/json",
+      "content-type": "application/json",
+      "x-agent-protocol": "board/1",
+      authorization: `Bearer ${plain.key}`,
+      "idempotency-key": "rules-edit-refused-0002",
+    },
+    body: JSON.stringify({ text: "A new text.", base_revision: 1 }),
+  }, plain.net);
+  assert.equal(rest.status, 403);
+  assert.deepEqual((await rest.json()).error.details, error.details);
 });

@@ -5,11 +5,14 @@
  * (`outcome: "started"`) and marks the Idempotency-Key as in progress. When the action
  * ends, one commit stores its outcome in both. So an action never runs without an audit
  * record, a retry with the same key answers the first outcome, and a retry of an action
- * cut short by a crash runs it again (the claim is taken over after a minute).
+ * cut short by a crash runs it again (the claim is taken over after a minute). An action
+ * that is itself one commit (an official pin, a rules replacement) takes its claim and its
+ * finished record in that commit instead (`runModActionInOneCommit`).
  */
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import type { ActionClaim } from "../action_replays.ts";
+import type { ActionClaim, ActionReplay } from "../action_replays.ts";
+import type { CommitRider, RiderTurn } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { fingerprint, idempotencyConflict } from "../idempotency.ts";
@@ -67,12 +70,172 @@ export type SuccessStage = (tx: Tx) => void;
 /** How an action hands a `SuccessStage` to the commit that records its success. */
 export type OnSuccess = (stage: SuccessStage) => void;
 
-interface ModOutcome {
+export interface ModOutcome {
   status: number;
   body: Record<string, unknown>;
   replayed: boolean;
   /** The action's audit record. */
   seq: number;
+}
+
+/**
+ * What a stored claim means for a new attempt under its key: the recorded outcome to replay,
+ * or the audit seq to use (`fresh`: a new one, counted). A claim with another request's
+ * fingerprint is 409; one still running (under a minute old) is 409 CONFLICT.
+ */
+function decideClaim(
+  claimE: Deno.KvEntryMaybe<ActionReplay | ActionClaim>,
+  counterE: Deno.KvEntryMaybe<number>,
+  print: string,
+  now: number,
+):
+  | { replay: { status: number; body: Record<string, unknown> }; seq: number }
+  | { seq: number; fresh: boolean } {
+  // Moderator actions store only claims under their scope.
+  const claim = claimE.value && "audit_seq" in claimE.value ? claimE.value : null;
+  if (claim && claim.fingerprint !== print) throw idempotencyConflict(null);
+  if (claim?.done) return { replay: claim.done, seq: claim.audit_seq };
+  if (claim && now - claim.at < CLAIM_TAKEOVER_SECONDS) {
+    throw new BoardError(
+      "CONFLICT",
+      "An action with this Idempotency-Key is still running; retry shortly.",
+      { header: "Idempotency-Key" },
+      CLAIM_TAKEOVER_SECONDS - (now - claim.at),
+    );
+  }
+  return claim
+    ? { seq: claim.audit_seq, fresh: false }
+    : { seq: (counterE.value ?? 0) + 1, fresh: true };
+}
+
+/** An audit record of `spec`: started, or finished with `done`. */
+function auditRecordOf(
+  spec: ModActionSpec,
+  seq: number,
+  now: number,
+  done: { ok: boolean; status: number; body: Record<string, unknown> } | null,
+): AuditRecord {
+  return {
+    seq,
+    action: spec.action,
+    target: spec.target,
+    request: spec.request,
+    idempotency_key: spec.idempotencyKey,
+    started_at: now,
+    outcome: done ? (done.ok ? "ok" : "error") : "started",
+    status: done?.status ?? null,
+    result: done?.body ?? null,
+    finished_at: done ? now : null,
+  };
+}
+
+/** An outcome already recorded under the action's Idempotency-Key (thrown out of its commit). */
+export class RecordedOutcome extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+    readonly seq: number,
+  ) {
+    super("recorded outcome");
+  }
+}
+
+/** A fingerprint of what an action does, for its Idempotency-Key. */
+function actionPrint(spec: ModActionSpec): Promise<string> {
+  return fingerprint({ action: spec.action, target: spec.target, request: spec.request });
+}
+
+/**
+ * Runs a moderator action whose work is one commit, with its audit record and its
+ * Idempotency-Key claim in that same commit: `perform` hands the rider it gets to the
+ * domain function, which reads the claim and the audit counter in its own read batch and
+ * stages the finished record with its answer. A recorded outcome under the key is replayed
+ * (`RecordedOutcome`) without writing. A refusal (a BoardError below 500) is recorded, with
+ * its audit record, in a commit of its own, then thrown; a 503-class failure records nothing,
+ * so a retry runs again. No action runs without its record: both land in one commit.
+ */
+export async function runModActionInOneCommit(
+  deps: Deps,
+  spec: ModActionSpec,
+  perform: (rider: CommitRider) => Promise<Record<string, unknown>>,
+  bodyOf: (answer: Record<string, unknown>) => Record<string, unknown> = (a) => a,
+): Promise<ModOutcome> {
+  const print = await actionPrint(spec);
+  const claimKey = keys.actionReplays(SCOPE, spec.idempotencyKey);
+  let seq = 0;
+  const rider: CommitRider = {
+    async read(tx): Promise<RiderTurn> {
+      const [claimE, counterE] = await tx.getMany([claimKey, keys.counters("mod_audit")]);
+      const now = deps.clock.now();
+      const decided = decideClaim(claimE, counterE, print, now);
+      if ("replay" in decided) {
+        throw new RecordedOutcome(decided.replay.status, decided.replay.body, decided.seq);
+      }
+      seq = decided.seq;
+      const fresh = decided.fresh;
+      return {
+        finish(tx, answer) {
+          const done = { status: 200, body: bodyOf(answer) };
+          tx.set(
+            keys.modAudit(decided.seq),
+            auditRecordOf(spec, decided.seq, now, { ok: true, ...done }),
+          );
+          tx.set(
+            claimKey,
+            { fingerprint: print, audit_seq: decided.seq, at: now, done } satisfies ModClaim,
+          );
+          if (fresh) tx.set(keys.counters("mod_audit"), decided.seq);
+        },
+      };
+    },
+  };
+  try {
+    const body = bodyOf(await perform(rider));
+    return { status: 200, body, replayed: false, seq };
+  } catch (err) {
+    if (err instanceof RecordedOutcome) {
+      return { status: err.status, body: err.body, replayed: true, seq: err.seq };
+    }
+    if (!(err instanceof BoardError) || err.status >= 500) throw err;
+    const earlier = await recordRefusal(deps, spec, print, claimKey, err);
+    if (earlier) return earlier;
+    throw err;
+  }
+}
+
+/**
+ * Records a refused one-commit action under its key: the audit record (outcome "error") and
+ * the claim holding the refusal, so a retry answers it (null). If the key was meanwhile
+ * used, its recorded outcome is answered instead.
+ */
+async function recordRefusal(
+  deps: Deps,
+  spec: ModActionSpec,
+  print: string,
+  claimKey: ReturnType<typeof keys.actionReplays>,
+  error: BoardError,
+): Promise<ModOutcome | null> {
+  const { value } = await transact(deps.kv, async (tx) => {
+    const [claimE, counterE] = await tx.getMany([claimKey, keys.counters("mod_audit")]);
+    const now = deps.clock.now();
+    const decided = decideClaim(claimE, counterE, print, now);
+    if ("replay" in decided) return { ...decided.replay, replayed: true, seq: decided.seq };
+    const done = {
+      status: error.status,
+      body: { error: { code: error.code, message: error.message, details: error.details } },
+    };
+    tx.set(
+      keys.modAudit(decided.seq),
+      auditRecordOf(spec, decided.seq, now, { ok: false, ...done }),
+    );
+    tx.set(
+      claimKey,
+      { fingerprint: print, audit_seq: decided.seq, at: now, done } satisfies ModClaim,
+    );
+    if (decided.fresh) tx.set(keys.counters("mod_audit"), decided.seq);
+    return null;
+  });
+  return value;
 }
 
 /**
@@ -85,45 +248,18 @@ export async function runModAction(
   spec: ModActionSpec,
   run: (onSuccess: OnSuccess) => Promise<Record<string, unknown>>,
 ): Promise<ModOutcome> {
-  const print = await fingerprint({
-    action: spec.action,
-    target: spec.target,
-    request: spec.request,
-  });
+  const print = await actionPrint(spec);
   const claimKey = keys.actionReplays(SCOPE, spec.idempotencyKey);
   const { value: claimed } = await transact(deps.kv, async (tx) => {
     const [claimE, counterE] = await tx.getMany([claimKey, keys.counters("mod_audit")]);
     const now = deps.clock.now();
-    // Moderator actions store only claims under their scope.
-    const claim = claimE.value && "audit_seq" in claimE.value ? claimE.value : null;
-    if (claim && claim.fingerprint !== print) {
-      throw idempotencyConflict(null);
-    }
-    if (claim?.done) return { replay: claim.done, seq: claim.audit_seq };
-    if (claim && now - claim.at < CLAIM_TAKEOVER_SECONDS) {
-      throw new BoardError(
-        "CONFLICT",
-        "An action with this Idempotency-Key is still running; retry shortly.",
-        { header: "Idempotency-Key" },
-        CLAIM_TAKEOVER_SECONDS - (now - claim.at),
-      );
-    }
-    const seq = claim?.audit_seq ?? (counterE.value ?? 0) + 1;
-    const record: AuditRecord = {
-      seq,
-      action: spec.action,
-      target: spec.target,
-      request: spec.request,
-      idempotency_key: spec.idempotencyKey,
-      started_at: now,
-      outcome: "started",
-      status: null,
-      result: null,
-      finished_at: null,
-    };
+    const decided = decideClaim(claimE, counterE, print, now);
+    if ("replay" in decided) return decided;
+    const { seq, fresh } = decided;
+    const record = auditRecordOf(spec, seq, now, null);
     const next: ModClaim = { fingerprint: print, audit_seq: seq, at: now, done: null };
     tx.set(claimKey, next).set(keys.modAudit(seq), record);
-    if (!claim) tx.set(keys.counters("mod_audit"), seq);
+    if (fresh) tx.set(keys.counters("mod_audit"), seq);
     return { replay: null, seq, record };
   });
   if (claimed.replay !== null) return { ...claimed.replay, replayed: true, seq: claimed.seq };

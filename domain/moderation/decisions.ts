@@ -7,7 +7,7 @@ import { moderateArticle, moderateComment } from "../articles/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, type ErrorCode } from "../errors.ts";
 import { removeAccount } from "./actions.ts";
-import { type ModActionSpec, type OnSuccess, runModAction } from "./audit.ts";
+import { type ModActionSpec, type ModOutcome, type OnSuccess, runModAction } from "./audit.ts";
 
 /** An audited action's answer: the outcome's body and `replayed` on a repeat. */
 export type AuditedAnswer = Record<string, unknown> & { replayed: boolean };
@@ -28,7 +28,14 @@ export async function auditedAction(
   spec: ModActionSpec,
   run: (onSuccess: OnSuccess) => Promise<Record<string, unknown>>,
 ): Promise<AuditedOutcome> {
-  const out = await runModAction(deps, spec, run);
+  return outcomeOf(await runModAction(deps, spec, run));
+}
+
+/**
+ * An audited action's outcome as answered: a refusal (recorded, or replayed) is thrown as its
+ * BoardError (a replayed refusal carries `replayed: true` in its details).
+ */
+export function outcomeOf(out: ModOutcome): AuditedOutcome {
   if (out.status >= 400) {
     const e = out.body.error as {
       code: ErrorCode;

@@ -26,6 +26,7 @@ export type {
   CommentDecision,
 } from "./decisions.ts";
 export type { ModActionSpec } from "./audit.ts";
+export { officialPinAudited, replaceRulesAudited } from "./notices.ts";
 export {
   checkModeratorKey,
   MODERATOR_KEY_MIN_LENGTH,

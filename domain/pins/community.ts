@@ -4,7 +4,14 @@
  * pin record (slots across both boards and one pin per veteran), the veteran's daily
  * count, the veteran record and voting standing, the account, the thread and the board
  * head are all checks of the commit that adds a pin, with the network's per-minute write
- * window (9 checks). Exact repeats and no-op removals write nothing and spend nothing.
+ * window (9 checks; the agent event log's next position makes 10). Exact repeats and
+ * no-op removals write nothing and spend nothing.
+ *
+ * Read plan: one batch of everything keyed by the request (the checks above but the
+ * thread, the thread's id index, the other board's head, the event log's tail), then one
+ * of what it names (the thread; the stored pins' owners and threads, unchecked), then the
+ * commit. An account that may earn veteran status now (no record yet, old enough, karma
+ * enough: known from the first batch) counts its supporters beside the second.
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
@@ -13,11 +20,13 @@ import { nextUtcMidnight, utcDay } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { EMPTY_STANDING, supportOf } from "../votes/mod.ts";
-import { EMPTY_HEAD } from "../board/mod.ts";
+import { type BoardHead, EMPTY_HEAD, type MessageRecord } from "../board/mod.ts";
+import { readNamed } from "../../kv/read_many.ts";
+import { agentEventsTail, primeAgentEvents } from "../agent_events.ts";
+import { notFound } from "../errors.ts";
 import { type CommunityPin, samePin } from "./book.ts";
 import {
   communityPinLive,
-  type LivePin,
   type OwnerFacts,
   PIN_LIMITS,
   pinTarget,
@@ -25,9 +34,8 @@ import {
   readOwnerFacts,
   readPinnedThreads,
   threadKey,
-  threadSeq,
 } from "./live.ts";
-import { chargeNetworkWrite } from "../limits/mod.ts";
+import { applyNetworkWrite, networkWriteKey } from "../limits/mod.ts";
 import { notePinEvent } from "./pin_events.ts";
 import {
   isSuspended,
@@ -45,7 +53,14 @@ function dailyKey(deps: Deps, agentId: string) {
 }
 
 type Outcome =
-  | { kind: "ok"; pin: CommunityPin | null; changed: boolean; replayed: boolean; used: number }
+  | {
+    kind: "ok";
+    pin: CommunityPin | null;
+    changed: boolean;
+    replayed: boolean;
+    used: number;
+    thread: MessageRecord;
+  }
   | { kind: "error"; error: BoardError };
 
 /** A pin request (routes/schemas.ts `pinSchema`): exactly these three fields. */
@@ -84,38 +99,54 @@ export async function changeCommunityPin(
 ) {
   const threadId = input.thread_id.toLowerCase();
   const board = input.board;
-  const seq = await threadSeq(deps, board, threadId);
-  // Facts about the stored pins' owners and threads, read without checks: a pin's death
-  // is permanent, so stale facts can only count a dead pin as live (refusing, never overfilling).
-  const stored = (await deps.kv.get(keys.communityPins())).value ?? [];
-  const [owners, threads, vet0, st0] = await Promise.all([
-    readOwnerFacts(deps.kv, stored.map((p) => p.agent_id)),
-    readPinnedThreads(deps.kv, stored),
-    deps.kv.get(keys.veterans(agent.id)),
-    deps.kv.get(keys.votingStandings(agent.id)),
-  ]);
-  const base = {
-    now: deps.clock.now(),
-    createdAt: agent.created_at,
-    karma: (st0.value ?? EMPTY_STANDING).karma,
-  };
-  const { supporters, newestVoteAt } = input.pinned && mayEarn(vet0.value, base)
-    ? await supportOf(deps, agent.id)
-    : { supporters: null, newestVoteAt: null };
-
+  const otherBoard: Board = board === "named" ? "b" : "named";
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
     const dayKey = dailyKey(deps, agent.id);
-    const [bookE, vetE, stE, agentE, msgE, headE, dayE, officialE] = await tx.getMany([
-      keys.communityPins(),
-      keys.veterans(agent.id),
-      keys.votingStandings(agent.id),
-      keys.agents(agent.id),
-      keys.messages(board, seq),
-      keys.boardHeads(board),
-      dayKey,
-      keys.officialPins(board),
+    // One batch: what the commit checks, the thread's id index and the other board's head
+    // (no checks: the index never changes, the head only shows the pinned threads), and
+    // the event log's tail.
+    const [read, loose, tail] = await Promise.all([
+      tx.getNamed({
+        book: keys.communityPins(),
+        vet: keys.veterans(agent.id),
+        standing: keys.votingStandings(agent.id),
+        agent: keys.agents(agent.id),
+        head: keys.boardHeads(board),
+        day: dayKey,
+        official: keys.officialPins(board),
+        window: networkWriteKey(network),
+      }),
+      readNamed(tx.kv, {
+        seq: keys.messageSeqById(board, threadId),
+        otherHead: keys.boardHeads(otherBoard),
+      }),
+      agentEventsTail(tx.kv),
+    ]);
+    const seq = loose.seq.value;
+    if (seq === null) throw notFound("thread", threadId);
+    primeAgentEvents(tx, tail);
+    // Facts about the stored pins' owners and threads, read without checks: a pin's death
+    // is permanent, so stale facts can only count a dead pin as live (refusing, never
+    // overfilling). The thread itself is a check.
+    const stored = read.book.value ?? [];
+    const heads = new Map<Board, BoardHead>([
+      [board, read.head.value ?? EMPTY_HEAD],
+      [otherBoard, loose.otherHead.value ?? EMPTY_HEAD],
     ]);
     const now = deps.clock.now();
+    const karma = (read.standing.value ?? EMPTY_STANDING).karma;
+    const prev = read.vet.value;
+    const base = { now, createdAt: agent.created_at, karma };
+    // Supporters count only while veteran status can be earned now (beside the second batch).
+    const noSupport = { supporters: null, newestVoteAt: null };
+    const [msgE, owners, threads, { supporters, newestVoteAt }] = await Promise.all([
+      tx.get(keys.messages(board, seq)),
+      readOwnerFacts(tx.kv, stored.map((p) => p.agent_id)),
+      readPinnedThreads(tx.kv, stored, heads),
+      input.pinned && mayEarn(prev, base) ? supportOf(deps, agent.id) : noSupport,
+    ]);
+    const bookE = read.book, agentE = read.agent;
+    const headE = read.head, dayE = read.day, officialE = read.official;
     const me = agentE.value;
     if (!me || me.status !== "active") {
       throw new BoardError("UNAUTHORIZED", "This account's key has been revoked.");
@@ -125,12 +156,9 @@ export async function changeCommunityPin(
       headE.value ?? EMPTY_HEAD,
       threadId,
     );
-    const karma = (stE.value ?? EMPTY_STANDING).karma;
-    const prev = vetE.value;
     const rec = nextVeteranRecord(prev, {
-      now,
+      ...base,
       createdAt: me.created_at,
-      karma,
       supporters,
       newestVoteAt,
     });
@@ -167,15 +195,24 @@ export async function changeCommunityPin(
             ),
           );
         }
-        return { kind: "ok", pin: null, changed: false, replayed: true, used };
+        return { kind: "ok", pin: null, changed: false, replayed: true, used, thread };
       }
-      await chargeNetworkWrite(tx, deps, network);
+      applyNetworkWrite(tx, deps, network, read.window);
       tx.set(keys.communityPins(), book.filter((p) => !(same(p) && p.agent_id === agent.id)));
       await notePinEvent(tx, now, thread, false, "community", agent.id);
-      return { kind: "ok", pin: null, changed: !!(mine && same(mine)), replayed: false, used };
+      return {
+        kind: "ok",
+        pin: null,
+        changed: !!(mine && same(mine)),
+        replayed: false,
+        used,
+        thread,
+      };
     }
 
-    if (mine && same(mine)) return { kind: "ok", pin: mine, changed: false, replayed: true, used };
+    if (mine && same(mine)) {
+      return { kind: "ok", pin: mine, changed: false, replayed: true, used, thread };
+    }
     if (!rec) return fail(notVeteranError(me, karma, supporters, now));
     if (isSuspended(rec, karma)) {
       return fail(
@@ -264,23 +301,19 @@ export async function changeCommunityPin(
       expires_at: now + PIN_LIMITS.lifetime_seconds,
       suspensions: rec.suspensions,
     };
-    await chargeNetworkWrite(tx, deps, network);
+    applyNetworkWrite(tx, deps, network, read.window);
     tx.set(keys.communityPins(), [...live, pin]);
     tx.set(dayKey, used + 1, { expireIn: 2 * DAY_MS });
     await notePinEvent(tx, now, thread, true, "community", agent.id);
-    return { kind: "ok", pin, changed: true, replayed: false, used: used + 1 };
+    return { kind: "ok", pin, changed: true, replayed: false, used: used + 1, thread };
   });
 
   if (outcome.kind === "error") throw outcome.error;
   const now = deps.clock.now();
-  let view = null;
-  if (outcome.pin) {
-    const thread = (await deps.kv.get(keys.messages(board, seq))).value;
-    if (thread) {
-      const live: LivePin = { kind: "community", pin: outcome.pin, thread, owner: agent };
-      view = pinView(deps, live);
-    }
-  }
+  // The thread as the commit checked it (a pin changes no message).
+  const view = outcome.pin
+    ? pinView(deps, { kind: "community", pin: outcome.pin, thread: outcome.thread, owner: agent })
+    : null;
   return {
     board,
     thread_id: threadId,

@@ -82,19 +82,24 @@ export function threadKey(p: { board: Board; thread_seq: number }): string {
   return `${p.board}:${p.thread_seq}`;
 }
 
-/** Reads the pinned threads' records (no checks): live ones only, keyed by `threadKey`. */
+/**
+ * Reads the pinned threads' records (no checks): live ones only, keyed by `threadKey`.
+ * `heads`: the boards' heads when the caller has read them already (else read here first).
+ */
 export async function readPinnedThreads(
   kv: Deno.Kv,
   pins: { board: Board; thread_id: string; thread_seq: number }[],
+  heads?: ReadonlyMap<Board, BoardHead>,
 ): Promise<Map<string, MessageRecord>> {
   if (pins.length === 0) return new Map();
   const boards = [...new Set(pins.map((p) => p.board))];
-  // The heads and the records go out together: the record keys need nothing from the heads.
-  const [heads, records] = await Promise.all([
-    getManyBatched<BoardHead>(kv, boards.map((b) => keys.boardHeads(b))),
+  // The heads (unless given) and the records go out together: the record keys need nothing
+  // from the heads.
+  const [readHeads, records] = await Promise.all([
+    heads ? null : getManyBatched<BoardHead>(kv, boards.map((b) => keys.boardHeads(b))),
     getManyBatched<MessageRecord>(kv, pins.map((p) => keys.messages(p.board, p.thread_seq))),
   ]);
-  const headOf = new Map(boards.map((b, i) => [b, heads[i] ?? EMPTY_HEAD]));
+  const headOf = heads ?? new Map(boards.map((b, i) => [b, readHeads![i] ?? EMPTY_HEAD]));
   const out = new Map<string, MessageRecord>();
   pins.forEach((p, i) => {
     const m = records[i];

@@ -5,16 +5,19 @@
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
-import { BoardError } from "../errors.ts";
+import { BoardError, notFound } from "../errors.ts";
 import { EMPTY_HEAD } from "../board/mod.ts";
 import type { OfficialPin } from "./book.ts";
-import { PIN_LIMITS, pinTarget, threadSeq } from "./live.ts";
+import { PIN_LIMITS, pinTarget } from "./live.ts";
+import { agentEventsTail, primeAgentEvents } from "../agent_events.ts";
+import type { CommitRider } from "../commit_rider.ts";
 import { notePinEvent } from "./pin_events.ts";
 
 /**
  * Puts an official notice on or off a root thread of `board` (moderators, and the rules
  * thread at first start). Official notices are permanent and outside community capacity;
  * a community pin on the same thread is retired. The rules thread cannot be unpinned.
+ * `rider`: work of a higher area in the same commit (the moderator's audit record).
  */
 export async function setOfficialPin(
   deps: Deps,
@@ -22,20 +25,34 @@ export async function setOfficialPin(
   threadIdRaw: string,
   pinned: boolean,
   by: "board" | "moderator" = "moderator",
+  rider?: CommitRider,
 ): Promise<{ board: Board; thread_id: string; pinned: boolean; changed: boolean }> {
   const threadId = threadIdRaw.toLowerCase();
-  const seq = await threadSeq(deps, board, threadId);
   const { value } = await transact(deps.kv, async (tx) => {
-    const [offE, msgE, headE, bookE] = await tx.getMany([
-      keys.officialPins(board),
-      keys.messages(board, seq),
-      keys.boardHeads(board),
-      keys.communityPins(),
+    // One batch: the checked records, the thread's id index (it never changes), the event
+    // log's tail and the rider's keys; then the thread it names; then the commit.
+    const [read, seqE, tail, turn] = await Promise.all([
+      tx.getNamed({
+        official: keys.officialPins(board),
+        head: keys.boardHeads(board),
+        book: keys.communityPins(),
+      }),
+      tx.peek(keys.messageSeqById(board, threadId)),
+      agentEventsTail(tx.kv),
+      rider?.read(tx),
     ]);
-    const officials = offE.value ?? [];
+    if (seqE.value === null) throw notFound("thread", threadId);
+    primeAgentEvents(tx, tail);
+    const msgE = await tx.get(keys.messages(board, seqE.value));
+    const officials = read.official.value ?? [];
     const existing = officials.find((p) => p.thread_id === threadId);
+    const answer = (changed: boolean) => {
+      const out = { board, thread_id: threadId, pinned, changed };
+      turn?.finish(tx, out);
+      return out;
+    };
     if (!pinned) {
-      if (!existing) return false;
+      if (!existing) return answer(false);
       if (existing.rules) {
         throw new BoardError("PIN_CONFLICT", "The rules thread is permanently pinned.", {
           board,
@@ -43,22 +60,11 @@ export async function setOfficialPin(
         });
       }
       tx.set(keys.officialPins(board), officials.filter((p) => p !== existing));
-      await notePinEvent(
-        tx,
-        deps.clock.now(),
-        msgE.value,
-        false,
-        "official",
-        null,
-      );
-      return true;
+      await notePinEvent(tx, deps.clock.now(), msgE.value, false, "official", null);
+      return answer(true);
     }
-    const thread = pinTarget(
-      msgE.value,
-      headE.value ?? EMPTY_HEAD,
-      threadId,
-    );
-    if (existing) return false;
+    const thread = pinTarget(msgE.value, read.head.value ?? EMPTY_HEAD, threadId);
+    if (existing) return answer(false);
     if (officials.length >= PIN_LIMITS.official_per_board) {
       throw new BoardError(
         "PIN_CONFLICT",
@@ -76,10 +82,10 @@ export async function setOfficialPin(
     };
     tx.set(keys.officialPins(board), [...officials, pin]);
     await notePinEvent(tx, pin.created_at, thread, true, "official", null);
-    const book = bookE.value ?? [];
+    const book = read.book.value ?? [];
     const kept = book.filter((p) => !(p.board === board && p.thread_id === threadId));
     if (kept.length !== book.length) tx.set(keys.communityPins(), kept);
-    return true;
+    return answer(true);
   });
-  return { board, thread_id: threadId, pinned, changed: value };
+  return value;
 }

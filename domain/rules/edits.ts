@@ -22,9 +22,20 @@ import {
   threadUrl,
   writeMessage,
 } from "../board/mod.ts";
-import { chargeNetworkWrite } from "../limits/mod.ts";
+import { applyNetworkWrite, networkWriteKey } from "../limits/mod.ts";
 import { indexRulesThread, type RulesEditor, type RulesRevision, type RulesState } from "./post.ts";
-import { unindexMessage } from "../search/mod.ts";
+import {
+  type BlockLookups,
+  changedLists,
+  indexedTermsOf,
+  isSealed,
+  lookupBlocks,
+  stageIndexChange,
+  storedTerms,
+  unindexMessage,
+} from "../search/mod.ts";
+import { noteRulesThread, rulesIndexEntry, rulesThreadHint } from "./thread_hint.ts";
+import type { CommitRider } from "../commit_rider.ts";
 
 export const RULES_PATH = "/v1/rules";
 
@@ -32,6 +43,7 @@ export const RULES_PATH = "/v1/rules";
 async function currentRules(deps: Deps): Promise<RulesState> {
   const cur = (await deps.kv.get(keys.rulesCurrent())).value;
   if (!cur) throw new BoardError("UNAVAILABLE", "The rules have not been created yet.", {}, 5);
+  noteRulesThread(deps.kv, cur);
   return cur;
 }
 
@@ -122,11 +134,27 @@ interface RulesEdit {
 }
 
 /**
+ * At most this many search lists change in the edit's own commit (each is one block
+ * rewritten, looked up beside the read batch): when the thread's batch is sealed and its
+ * term lists differ more from the text it replaces, the edit takes the old postings out in
+ * its commit and indexes the new text in a second one (`indexRulesThread`), as both
+ * together could pass the atomic limits (1000 mutations, 800 kB).
+ */
+const LISTS_IN_ONE_COMMIT = 64;
+
+/**
  * Replaces the rules text with a new revision. `editor` is an agent (must be active with
  * karma > 0: 403 otherwise; a stale base_revision is 409 STALE_REVISION) or the
  * moderator. The revision, the current record, the thread's body and summary and its
  * search postings change in one commit. A retry with the same Idempotency-Key and text
  * answers the first result with `replayed: true`.
+ *
+ * Read plan: one batch (the current record, the replay record, the account and its
+ * standing, the network's write window, the thread's summary and body entry, the sealed
+ * marker), with the search blocks of the lists the new text joins or leaves looked up
+ * beside it; both guessed from where the rules thread was last seen (`rulesThreadHint`).
+ * A wrong guess costs one more read round, then one commit. `rider`: work of a higher area
+ * in the same commit (the moderator's audit record).
  */
 export async function editRules(
   deps: Deps,
@@ -134,26 +162,49 @@ export async function editRules(
   input: RulesEdit,
   idempotencyKey: string,
   network: string | null = null,
+  rider?: CommitRider,
 ) {
   checkText("text", input.text);
   const agent = "agent" in editor ? editor.agent : null;
   const scope = agent ? `rules:${agent.id}` : "rules:moderator";
   const print = await fingerprint({ text: input.text, base_revision: input.base_revision ?? null });
+  const newEntry = rulesIndexEntry(input.text);
   const { value } = await transact(deps.kv, async (tx) => {
     const replayKey = keys.actionReplays(scope, idempotencyKey);
-    const read = await tx.getNamed({
-      cur: keys.rulesCurrent(),
-      replay: replayKey,
-      agent: agent ? keys.agents(agent.id) : null,
-      standing: agent ? keys.votingStandings(agent.id) : null,
+    const hint = rulesThreadHint(deps.kv);
+    const threadKeys = (seq: number) => ({
+      thread: keys.messages("named", seq),
+      body: keys.bodies("named", seq),
+      sealed: keys.searchSealed(),
     });
+    const change0 = hint && changedLists(rulesIndexEntry(hint.text), newEntry);
+    const guessed = change0 && change0.leave.length + change0.join.length <= LISTS_IN_ONE_COMMIT
+      ? change0
+      : null;
+    const [read, blocks, turn] = await Promise.all([
+      tx.getNamed({
+        cur: keys.rulesCurrent(),
+        replay: replayKey,
+        agent: agent ? keys.agents(agent.id) : null,
+        standing: agent ? keys.votingStandings(agent.id) : null,
+        window: agent && network !== null ? networkWriteKey(network) : null,
+        ...(hint ? threadKeys(hint.threadSeq) : { thread: null, body: null, sealed: null }),
+      }),
+      hint && guessed
+        ? lookupBlocks(tx.kv, [...guessed.leave, ...guessed.join], hint.threadSeq)
+        : new Map() as BlockLookups,
+      rider?.read(tx),
+    ]);
     // Rules edits store only outcomes under their scopes.
     const storedReplay = read.replay.value;
     const replay = matchReplay(
       storedReplay && "status" in storedReplay ? storedReplay : null,
       print,
     );
-    if (replay) return { ...replay.body, replayed: true };
+    if (replay) {
+      turn?.finish(tx, replay.body);
+      return { answer: { ...replay.body, replayed: true }, indexed: true, state: null };
+    }
     const now = deps.clock.now();
     let by: RulesEditor = { type: "moderator" };
     if (agent) {
@@ -167,7 +218,7 @@ export async function editRules(
         );
       }
       by = { type: "agent", agent_id: acct.id, name: acct.name };
-      if (network !== null) await chargeNetworkWrite(tx, deps, network);
+      if (read.window) applyNetworkWrite(tx, deps, network!, read.window);
     }
     const cur = read.cur.value;
     if (!cur) throw new BoardError("UNAVAILABLE", "The rules have not been created yet.", {}, 5);
@@ -194,24 +245,43 @@ export async function editRules(
       base_revision: agent ? cur.revision : null,
     };
     tx.set(keys.rulesCurrent(), next).set(keys.rulesRevisions(revision), rev);
-    const thread = (await tx.get(keys.messages("named", cur.thread_seq))).value;
+    // The thread as read in the batch, or (the guess was wrong) read now.
+    const at = read.thread && hint?.threadSeq === cur.thread_seq
+      ? { thread: read.thread, body: read.body!, sealed: read.sealed! }
+      : await tx.getNamed(threadKeys(cur.thread_seq));
+    const thread = at.thread.value;
+    let indexed = true;
     if (thread) {
-      const updated: MessageRecord = {
-        ...thread,
-        ...textSummary(input.text),
-      };
-      // The old postings go here; the new ones in a second commit (both together could
-      // pass the 1000-mutation limit). The check makes a concurrent re-index retry this.
-      await tx.get(keys.bodies("named", thread.seq));
-      await unindexMessage(tx, thread, deps.config.searchBatch);
+      const updated: MessageRecord = { ...thread, ...textSummary(input.text) };
       writeMessage(tx, updated);
-      // Without its term list: the second commit indexes it (`indexRulesThread`).
-      tx.set(
-        keys.bodies("named", cur.thread_seq),
-        {
-          rest: bodyRest(updated, input.text),
-        } satisfies StoredBody,
-      );
+      const before = storedTerms(at.body.value);
+      const change = before && changedLists(before, indexedTermsOf(updated, input.text));
+      const sealed = isSealed(thread.seq, at.sealed);
+      const lists = change ? [...change.leave, ...change.join] : [];
+      if (before && (!sealed || lists.length <= LISTS_IN_ONE_COMMIT)) {
+        // Lists the guess missed are looked up now (one more round, only then).
+        if (sealed) await lookupBlocks(tx.kv, lists, thread.seq, blocks);
+        stageIndexChange(
+          tx,
+          updated,
+          input.text,
+          before,
+          at.sealed,
+          deps.config.searchBatch,
+          blocks,
+        );
+      } else {
+        // The old postings go here; the new ones in a second commit (both together could
+        // pass the atomic limits). The body entry's check makes a concurrent re-index
+        // retry this.
+        await unindexMessage(tx, thread, deps.config.searchBatch);
+        // Without its term list: the second commit indexes it (`indexRulesThread`).
+        tx.set(
+          keys.bodies("named", cur.thread_seq),
+          { rest: bodyRest(updated, input.text) } satisfies StoredBody,
+        );
+        indexed = false;
+      }
     }
     const body = {
       revision,
@@ -223,10 +293,12 @@ export async function editRules(
     };
     const stored: ActionReplay = { fingerprint: print, status: 200, body, at: now };
     tx.set(replayKey, stored);
-    return { ...body, replayed: false };
+    turn?.finish(tx, body);
+    return { answer: { ...body, replayed: false }, indexed, state: next };
   }, { lock: "rules" });
-  if (!value.replayed) await indexRulesThread(deps);
-  return value;
+  if (value.state) noteRulesThread(deps.kv, value.state);
+  if (!value.indexed) await indexRulesThread(deps);
+  return value.answer;
 }
 
 function revisionView(r: RulesRevision) {

@@ -17,6 +17,7 @@ import type { Deps } from "../deps.ts";
 import type { OfficialPin } from "../pins/mod.ts";
 import { INITIAL_RULES, RULES_THREAD_TITLE } from "./initial_text.ts";
 import { isIndexed, reindexMessage } from "../search/mod.ts";
+import { noteRulesThread } from "./thread_hint.ts";
 
 /** Who wrote a revision. */
 export type RulesEditor =
@@ -128,6 +129,7 @@ export async function ensureRulesPost(deps: Deps): Promise<RulesState> {
     onMessageStored(tx, record, INITIAL_RULES);
     return state;
   }, { lock: BOARD_WRITES_LOCK });
+  noteRulesThread(deps.kv, value);
   await indexRulesThread(deps);
   return value;
 }

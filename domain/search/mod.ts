@@ -7,22 +7,28 @@
 export {
   batchFirst,
   blockSeqs,
+  changedLists,
   decodeBlock,
   encodeBlock,
   indexedTermsOf,
   indexEntryOf,
   isIndexed,
+  isSealed,
   listsOf,
+  lookupBlocks,
   newestBlock,
   reindexMessage,
   sealedState,
+  stageIndexChange,
+  storedTerms,
   unindexMessage,
 } from "./postings.ts";
-export type { IndexedTerms, SealedState } from "./postings.ts";
+export type { BlockLookups, IndexedTerms, SealedState } from "./postings.ts";
 export { scan, Scanner, searchWorkBudget } from "./scan.ts";
 export type { PostingList, ScanResult } from "./scan.ts";
 export { sealSearchBatches } from "./seal.ts";
 export {
+  indexTerms,
   MAX_INDEXED_TERMS,
   MAX_QUERY_CHARS,
   MAX_QUERY_TERMS,

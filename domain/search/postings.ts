@@ -273,3 +273,100 @@ export async function newestBlock(
   }
   return null;
 }
+
+/** Each posting list's newest block at or below a seq, read without checks, by list. */
+export type BlockLookups = Map<string, { key: Deno.KvKey; value: unknown } | null>;
+
+const listId = (list: Deno.KvKey) => JSON.stringify(list);
+
+/**
+ * The lists a message's index changes in when its entry goes from `before` to `after`:
+ * those it leaves and those it joins (a list in both keeps the seq and is not touched).
+ */
+export function changedLists(
+  before: IndexedTerms,
+  after: IndexedTerms,
+): { leave: Deno.KvKey[]; join: Deno.KvKey[] } {
+  const was = new Map(listsOf(before).map((l) => [listId(l), l]));
+  const will = new Map(listsOf(after).map((l) => [listId(l), l]));
+  return {
+    leave: [...was].filter(([id]) => !will.has(id)).map(([, l]) => l),
+    join: [...will].filter(([id]) => !was.has(id)).map(([, l]) => l),
+  };
+}
+
+/**
+ * Looks up, without checks, the newest block at or below `seq` of each list in `lists`
+ * that `into` does not hold yet, all at once (callers bound how many), adding them to
+ * `into`. Issued beside the caller's own read batch, they cost no round trip of their own.
+ */
+export async function lookupBlocks(
+  kv: Deno.Kv,
+  lists: Deno.KvKey[],
+  seq: number,
+  into: BlockLookups = new Map(),
+): Promise<BlockLookups> {
+  const todo = lists.filter((l) => !into.has(listId(l)));
+  const found = await Promise.all(todo.map((prefix) => newestBlock(kv, prefix, seq + 1)));
+  todo.forEach((l, j) => into.set(listId(l), found[j]));
+  return into;
+}
+
+/** The term list a stored body entry holds (null: none, or a whole-text body of a store written before). */
+export function storedTerms(stored: unknown): IndexedTerms | null {
+  return termsIn(stored) ?? null;
+}
+
+/** True when the message at `seq` sits in a sealed batch (its postings are in blocks). */
+export function isSealed(seq: number, sealed: Deno.KvEntryMaybe<SealedState>): boolean {
+  return seq <= sealedState(sealed, 1).upTo;
+}
+
+/**
+ * Stages a text change of an indexed message in one commit: its body entry with the new
+ * term list, and when its batch is sealed, its seq out of the blocks of the lists it leaves
+ * and into those of the lists it joins. `before` is the term list its stored body entry
+ * holds, `sealed` the sealed marker read with a check, and `blocks` holds a lookup of
+ * every list `changedLists(before, …)` names (`lookupBlocks`).
+ */
+export function stageIndexChange(
+  tx: Tx,
+  m: MessageRecord,
+  body: string,
+  before: IndexedTerms,
+  sealed: Deno.KvEntryMaybe<SealedState>,
+  configuredBatch: number,
+  blocks: BlockLookups,
+): void {
+  const entry = indexedTermsOf(m, body);
+  tx.set(keys.bodies(m.board, m.seq), { rest: bodyRest(m, body), ...entry } satisfies StoredBody);
+  const state = sealedState(sealed, configuredBatch);
+  if (m.seq > state.upTo) {
+    tx.set(keys.searchSealed(), state);
+    return;
+  }
+  const first = batchFirst(m.seq, state.batch);
+  const { leave, join } = changedLists(before, entry);
+  const blockOf = (list: Deno.KvKey) => {
+    const found = blocks.get(listId(list));
+    if (found === undefined) throw new Error("stageIndexChange: a list was not looked up");
+    return found;
+  };
+  for (const list of leave) {
+    const block = blockOf(list);
+    if (!block) continue;
+    const { seqs, total } = decodeBlock(block.value);
+    if (!seqs.includes(m.seq)) continue;
+    const rest = seqs.filter((s) => s !== m.seq);
+    if (rest.length) tx.set(block.key, encodeBlock({ seqs: rest, total }));
+    else tx.delete(block.key);
+  }
+  for (const list of join) {
+    const block = blockOf(list);
+    const own = block && block.key[block.key.length - 1] === first;
+    const seqs = own ? blockSeqs(block.value) : [];
+    if (seqs.includes(m.seq)) continue;
+    const total = block ? decodeBlock(block.value).total + 1 : 1;
+    tx.set([...list, first], encodeBlock({ seqs: [...seqs, m.seq].sort((a, b) => a - b), total }));
+  }
+}

@@ -18,12 +18,11 @@ import {
   decideComment,
   listAudit,
   moderatorRemoveMessage,
+  officialPinAudited,
   removeAccountAudited,
+  replaceRulesAudited,
 } from "../../domain/moderation/mod.ts";
-import { setOfficialPin } from "../../domain/pins/mod.ts";
 import { parsePageParams } from "../../domain/paging.ts";
-import { checkText } from "../../domain/board/mod.ts";
-import { editRules } from "../../domain/rules/mod.ts";
 import {
   articleDecisionSchema,
   boardSchema,
@@ -32,8 +31,6 @@ import {
   modRulesSchema,
   pinSchema,
 } from "../schemas.ts";
-import { utf8Length } from "../../domain/text.ts";
-import { sha256Hex } from "../../domain/hashing.ts";
 import { parseQueryParam } from "../query_params.ts";
 import { queryParam } from "../http.ts";
 import { modWrite, routeNotFound } from "../moderator_gate.ts";
@@ -109,20 +106,8 @@ export const MOD_OPERATIONS: Operation[] = [
     operationId: "modOfficialPin",
     summary: "Official notice on or off (permanent, outside community capacity)",
     body: { name: "Pin", schema: pinSchema },
-    handler: (c, { key, body }) =>
-      modWrite(
-        c,
-        key,
-        {
-          action: "official_pin",
-          target: { board: body.board, thread_id: body.thread_id },
-          request: { pinned: body.pinned },
-        },
-        async () => ({
-          ...(await setOfficialPin(c.get("deps"), body.board, body.thread_id, body.pinned)),
-          kind: "official",
-        }),
-      ),
+    handler: async (c, { key, body }) =>
+      (await officialPinAudited(c.get("deps"), body, key)).answer,
   }),
   modWriteOp<z.infer<typeof modRulesSchema>>(modOut.modReplaceRulesResponse, {
     method: "put",
@@ -130,29 +115,8 @@ export const MOD_OPERATIONS: Operation[] = [
     operationId: "modReplaceRules",
     summary: "Replace the rules text (a new revision)",
     body: { name: "ModRules", schema: modRulesSchema },
-    handler: async (c, { key, body }) => {
-      // Refused text (a leaked key, too large) never reaches the audit trail; the trail keeps
-      // the text's size and digest, the revision itself keeps the text.
-      checkText("text", body.text);
-      const request = {
-        text_bytes: utf8Length(body.text),
-        text_sha256: await sha256Hex(body.text),
-      };
-      return await modWrite(
-        c,
-        key,
-        { action: "replace_rules", target: { rules: "current" }, request },
-        async () => {
-          const { replayed: _r, ...result } = await editRules(
-            c.get("deps"),
-            { moderator: true },
-            body,
-            key,
-          );
-          return result;
-        },
-      );
-    },
+    handler: async (c, { key, body }) =>
+      (await replaceRulesAudited(c.get("deps"), body.text, key)).answer,
   }),
   modWriteOp<z.infer<typeof commentDecisionSchema>>(modOut.modCommentDecisionResponse, {
     method: "post",

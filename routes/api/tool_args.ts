@@ -36,3 +36,19 @@ export const paging = {
 export const topic = topicSchema.optional().describe(
   'Topic slug (lowercase letters, digits, hyphens; max 40). Named board only. Default "general" when posting.',
 );
+
+/**
+ * The arguments of a tool whose fields are those of a REST body: the body schema's own
+ * fields (the same types and checks, so the two edges cannot drift), each described for
+ * the tool.
+ */
+export function bodyArgs<S extends Record<string, z.ZodType>>(
+  body: z.ZodObject<S>,
+  described: { [K in keyof S]: string },
+): S {
+  const out: Record<string, z.ZodType> = {};
+  for (const name of Object.keys(body.shape) as (keyof S & string)[]) {
+    out[name] = body.shape[name].describe(described[name]);
+  }
+  return out as S;
+}

@@ -34,7 +34,7 @@ import {
   uuidQuery,
   WRITE,
 } from "./operation.ts";
-import { board as boardArg, paging, requestId, uuid } from "./tool_args.ts";
+import { board as boardArg, bodyArgs, paging, requestId, uuid } from "./tool_args.ts";
 import type { Caller } from "../env.ts";
 import { boardQueryParam, queryParam, uuidQueryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
@@ -196,10 +196,10 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       description:
         "Replace the text of the current rules (the first pinned post). Send the revision you read as base_revision; if the rules changed since, the edit is refused and you must read them again. Every revision is kept.",
       args: {
-        text: z.string().min(1).describe("The complete new rules text."),
-        base_revision: z.number().int().min(1).describe(
-          "The rules revision your text replaces (from GET /v1/rules).",
-        ),
+        ...bodyArgs(rulesEditSchema, {
+          text: "The complete new rules text.",
+          base_revision: "The rules revision your text replaces (from GET /v1/rules).",
+        }),
         request_id: requestId,
       },
       annotations: WRITE,
@@ -404,20 +404,16 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       title: "Pin a thread (veterans)",
       description:
         "Veterans pin a root thread of either board as a temporary community notice (7 days; one active pin per veteran, 3 community slots across both boards, 1 new pin per UTC day), or remove their own pin with pinned:false. An exact repeat is free and does not extend expiry.",
-      args: {
-        board: boardArg,
-        thread_id: uuid("The root thread id."),
-        pinned: z.boolean().describe("true to pin, false to remove your own pin."),
-      },
+      args: bodyArgs(pinSchema, {
+        board: boardArg.description!,
+        thread_id: "The root thread id.",
+        pinned: "true to pin, false to remove your own pin.",
+      }),
       annotations: WRITE,
       scope: "board:write",
       call: (ctx, a) => {
         assertPinCredential(ctx.caller.via);
-        return changeCommunityPin(ctx.deps, ctx.caller.agent, {
-          board: a.board,
-          thread_id: a.thread_id,
-          pinned: a.pinned,
-        }, ctx.network);
+        return changeCommunityPin(ctx.deps, ctx.caller.agent, a, ctx.network);
       },
     }),
   }),

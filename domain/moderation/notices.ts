@@ -1,0 +1,64 @@
+/**
+ * The moderator's notices: official pins and the rules text. Each is one commit holding the
+ * change, its audit record and its Idempotency-Key claim (`runModActionInOneCommit`): the
+ * pins and rules areas take the audit as a rider of their own commit.
+ */
+import type { Board } from "../../kv/keys.ts";
+import { checkText } from "../board/mod.ts";
+import type { Deps } from "../deps.ts";
+import { sha256Hex } from "../hashing.ts";
+import { setOfficialPin } from "../pins/mod.ts";
+import { editRules } from "../rules/mod.ts";
+import { utf8Length } from "../text.ts";
+import { runModActionInOneCommit } from "./audit.ts";
+import { type AuditedOutcome, outcomeOf } from "./decisions.ts";
+
+/** Puts an official notice on or off a thread (`official_pin` in the audit trail). */
+export async function officialPinAudited(
+  deps: Deps,
+  input: { board: Board; thread_id: string; pinned: boolean },
+  idempotencyKey: string,
+): Promise<AuditedOutcome> {
+  const spec = {
+    action: "official_pin" as const,
+    target: { board: input.board, thread_id: input.thread_id },
+    request: { pinned: input.pinned },
+    idempotencyKey,
+  };
+  return outcomeOf(
+    await runModActionInOneCommit(
+      deps,
+      spec,
+      (rider) =>
+        setOfficialPin(deps, input.board, input.thread_id, input.pinned, "moderator", rider),
+      (answer) => ({ ...answer, kind: "official" }),
+    ),
+  );
+}
+
+/**
+ * Replaces the rules text (`replace_rules` in the audit trail). Refused text (a leaked key,
+ * too large) never reaches the audit trail; the trail keeps the text's size and digest, the
+ * revision itself keeps the text.
+ */
+export async function replaceRulesAudited(
+  deps: Deps,
+  text: string,
+  idempotencyKey: string,
+): Promise<AuditedOutcome> {
+  checkText("text", text);
+  const spec = {
+    action: "replace_rules" as const,
+    target: { rules: "current" },
+    request: { text_bytes: utf8Length(text), text_sha256: await sha256Hex(text) },
+    idempotencyKey,
+  };
+  return outcomeOf(
+    await runModActionInOneCommit(
+      deps,
+      spec,
+      (rider) => editRules(deps, { moderator: true }, { text }, idempotencyKey, null, rider),
+      ({ replayed: _, ...result }) => result,
+    ),
+  );
+}

@@ -1,0 +1,103 @@
+/**
+ * A rules edit keeps the rules thread's search postings exact in its one commit: the lists
+ * its new text leaves lose the thread, the lists it joins gain it, on the instance that
+ * last saw the rules and on another instance whose idea of the current text is stale
+ * (domain/rules/thread_hint.ts: a wrong guess costs a read round, never a wrong posting),
+ * and when the change is too large for one commit (two commits).
+ */
+import assert from "node:assert/strict";
+import { ManualClock } from "../domain/clock.ts";
+import { editRules } from "../domain/rules/mod.ts";
+import { blockSeqs, type SealedState, sealSearchBatches } from "../domain/search/mod.ts";
+import { createThread } from "../domain/writes/mod.ts";
+import { keys } from "../kv/keys.ts";
+import { boardOn, getJson, register, type TestBoard } from "./helpers.ts";
+
+/** The seqs of a term's sealed posting blocks. */
+async function postings(board: TestBoard, term: string): Promise<number[]> {
+  const out: number[] = [];
+  for await (const e of board.kv.list({ prefix: keys.searchPostings.range(term) })) {
+    out.push(...blockSeqs(e.value));
+  }
+  return out;
+}
+
+/** Asserts which of `terms` list the rules thread (sealed blocks) and what search finds. */
+async function assertIndexed(
+  board: TestBoard,
+  key: string,
+  seq: number,
+  threadId: string,
+  listed: string[],
+  unlisted: string[],
+) {
+  for (const t of listed) assert.ok((await postings(board, t)).includes(seq), `${t} lists it`);
+  for (const t of unlisted) assert.ok(!(await postings(board, t)).includes(seq), `${t} does not`);
+  for (const t of listed) {
+    const found = await getJson(board, `/v1/search?q=${t}`, key);
+    assert.equal(found.status, 200);
+    const ids = (found.body.items as { id: string }[]).map((i) => i.id);
+    assert.ok(ids.includes(threadId), `search for ${t} finds the rules thread`);
+  }
+}
+
+Deno.test("rules edits keep the thread's sealed postings exact, on either instance", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "board-rules-index-" });
+  try {
+    const clock = new ManualClock();
+    const config = { searchBatch: 8, limitScale: 100 };
+    await using a = await boardOn(`${dir}/board.kv`, clock, config, { rulesPost: true });
+    const author = await register(a);
+    for (let i = 0; i < 12; i++) {
+      await createThread(
+        a.deps,
+        "named",
+        { agentId: author.id, name: author.name, network: "10.9.0.1" },
+        `rules-index-filler-${i}-0000`,
+        { title: `Filler ${i}`, topic: "general", body: "filler words only" },
+      );
+    }
+    await sealSearchBatches(a.deps);
+    const cur = (await a.kv.get(keys.rulesCurrent())).value!;
+    const sealed = (await a.kv.get<SealedState>(keys.searchSealed())).value!;
+    assert.ok(sealed.upTo >= cur.thread_seq, "the rules thread's batch is sealed");
+    const seq = cur.thread_seq;
+    const id = cur.thread_id;
+    assert.ok((await postings(a, "flood")).includes(seq), "the first text is indexed");
+
+    // Most of the text changes: more lists than one commit takes (two commits).
+    await editRules(
+      a.deps,
+      { moderator: true },
+      { text: "alpha bravo charlie" },
+      "rules-ix-1-000000",
+    );
+    await assertIndexed(a, author.key, seq, id, ["alpha", "bravo", "charlie"], ["flood"]);
+    // A small change on the instance that made the last edit: one commit.
+    await editRules(
+      a.deps,
+      { moderator: true },
+      { text: "alpha bravo delta" },
+      "rules-ix-2-000000",
+    );
+    await assertIndexed(a, author.key, seq, id, ["alpha", "bravo", "delta"], ["charlie"]);
+
+    // Another instance, opened at "alpha bravo delta"; the text then changes on the first,
+    // so the second's guess of the current text is stale when it edits.
+    await using b = await boardOn(`${dir}/board.kv`, clock, config, { rulesPost: true });
+    await editRules(a.deps, { moderator: true }, { text: "alpha echo delta" }, "rules-ix-3-000000");
+    await editRules(
+      b.deps,
+      { moderator: true },
+      { text: "alpha foxtrot delta" },
+      "rules-ix-4-000000",
+    );
+    await assertIndexed(b, author.key, seq, id, ["alpha", "foxtrot", "delta"], ["echo", "bravo"]);
+    await assertIndexed(a, author.key, seq, id, ["alpha", "foxtrot", "delta"], ["echo", "bravo"]);
+    const rules = await getJson(a, "/v1/rules", author.key);
+    assert.equal(rules.body.text, "alpha foxtrot delta");
+    assert.equal(rules.body.revision, 5);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
