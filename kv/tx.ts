@@ -22,6 +22,13 @@ const idOf = (key: Deno.KvKey): string => JSON.stringify(key);
 export class Tx {
   readonly kv: Deno.Kv;
   #checks = new Map<string, Deno.AtomicCheck>();
+  /**
+   * The entry each key was first read as. A key read again in the same attempt answers this
+   * entry without a round trip: the commit checks that very versionstamp, so a newer value
+   * could never be committed on anyway. So a plan may read every key up front in one batch
+   * and the code after it reads through the transaction as usual, at no cost.
+   */
+  #read = new Map<string, Deno.KvEntryMaybe<unknown>>();
   /** The staged write of each key: the last set or delete wins. */
   #mutations = new Map<string, Deno.KvMutation>();
 
@@ -50,18 +57,23 @@ export class Tx {
 
   /**
    * Reads several keys (any number; batched by 10) and makes the commit depend on each being
-   * unchanged (the first read of a key counts).
+   * unchanged (the first read of a key counts, and a key read before is answered from it).
    */
   getMany<const Ks extends readonly Deno.KvKey[]>(keyList: Ks): Promise<EntriesOf<Ks>>;
   /** Untyped keys read as `T` (prefer keys whose builders declare their value). */
   getMany<T>(keyList: readonly Deno.KvKey[]): Promise<Deno.KvEntryMaybe<T>[]>;
   async getMany(keyList: readonly Deno.KvKey[]): Promise<Deno.KvEntryMaybe<unknown>[]> {
-    const entries = await readMany(this.kv, keyList);
-    for (const { key, versionstamp } of entries) {
-      const id = idOf(key);
-      if (!this.#checks.has(id)) this.#checks.set(id, { key, versionstamp });
+    const missing = keyList.filter((key) => !this.#read.has(idOf(key)));
+    if (missing.length > 0) {
+      for (const entry of await readMany(this.kv, missing)) {
+        const id = idOf(entry.key);
+        if (!this.#read.has(id)) this.#read.set(id, entry);
+        if (!this.#checks.has(id)) {
+          this.#checks.set(id, { key: entry.key, versionstamp: entry.versionstamp });
+        }
+      }
     }
-    return entries;
+    return keyList.map((key) => this.#read.get(idOf(key))!);
   }
 
   /**

@@ -154,6 +154,8 @@ export class ArticleWriter {
   #statsDirty = false;
   #pending = new Map<string, number>();
   #pendingBase = new Map<string, number>();
+  /** A clock-driven transition is due and unrecorded: the first staged write refuses. */
+  #dueFirst = false;
 
   private constructor(tx: Tx, deps: Deps) {
     this.#tx = tx;
@@ -161,22 +163,45 @@ export class ArticleWriter {
   }
 
   /**
-   * Opens a writer: reads (and checks) the sequence head and the counters. Throws
-   * `DueTransitionsFirst` while a due transition is unrecorded, unless `settling` (the
-   * commit that records the first of them, lifecycle.ts `settleRevision`).
+   * Opens a writer: reads (and checks) the sequence head and the counters, and looks at the
+   * due index in the same round trip. While a due transition is unrecorded, its first staged
+   * write throws `DueTransitionsFirst` (so a replay or a refusal still answers without
+   * writing), unless `settling` (the commit that records the first of them, lifecycle.ts
+   * `settleRevision`).
    */
   static async open(
     tx: Tx,
     deps: Deps,
-    opts: { settling?: boolean } = {},
+    opts: {
+      settling?: boolean;
+      /** Authors whose pending count the commit may change (read in the same batch). */
+      authors?: readonly string[];
+      /**
+       * The operation's own keys, read (and checked) in the same batch, so that its later
+       * `tx.get` of them costs no round trip: one read plan for the whole commit.
+       */
+      prefetch?: readonly Deno.KvKey[];
+    } = {},
   ): Promise<ArticleWriter> {
     const w = new ArticleWriter(tx, deps);
-    const [head, stats] = await tx.getMany([keys.articleHeads(), keys.articleStats()]);
-    if (!opts.settling && await firstDueEntry(tx.kv, deps.clock.now())) {
-      throw new DueTransitionsFirst();
-    }
+    const authors = [...new Set(opts.authors ?? [])];
+    const [{ head, stats, counts }, due] = await Promise.all([
+      tx.getNamed({
+        head: keys.articleHeads(),
+        stats: keys.articleStats(),
+        counts: authors.map((id) => keys.articleAuthors(id)),
+        prefetch: opts.prefetch ?? [],
+      }),
+      opts.settling ? null : firstDueEntry(tx.kv, deps.clock.now()),
+    ]);
+    w.#dueFirst = due !== null;
     w.#head = head.value ?? { seq: 0 };
     w.#stats = stats.value ?? { ...EMPTY_STATS };
+    authors.forEach((id, i) => {
+      const pending = counts[i].value?.pending ?? 0;
+      w.#pending.set(id, pending);
+      w.#pendingBase.set(id, pending);
+    });
     return w;
   }
 
@@ -184,8 +209,13 @@ export class ArticleWriter {
     return this.#tx;
   }
 
+  #refuseWhileDue(): void {
+    if (this.#dueFirst) throw new DueTransitionsFirst();
+  }
+
   /** The next number of the articles sequence (events and list positions share it). */
   nextSeq(): number {
+    this.#refuseWhileDue();
     this.#head = { seq: this.#head.seq + 1 };
     this.#headDirty = true;
     return this.#head.seq;
@@ -194,7 +224,7 @@ export class ArticleWriter {
   /** The author's current pending count (read and checked once per commit). */
   async pendingOf(agentId: string): Promise<number> {
     if (!this.#pending.has(agentId)) {
-      const v = (await this.#tx.get<{ pending: number }>(keys.articleAuthors(agentId))).value;
+      const v = (await this.#tx.get(keys.articleAuthors(agentId))).value;
       this.#pending.set(agentId, v?.pending ?? 0);
       this.#pendingBase.set(agentId, v?.pending ?? 0);
     }
@@ -217,6 +247,7 @@ export class ArticleWriter {
 
   /** Saves a post and moves its feed entries and the public counters with it. */
   savePost(before: ArticlePost | null, after: ArticlePost): void {
+    this.#refuseWhileDue();
     const tx = this.#tx;
     tx.set(keys.articlePosts(after.id), after);
     if (before?.list_seq !== after.list_seq) {
@@ -249,6 +280,7 @@ export class ArticleWriter {
    * pending) and its author's pending count. `pendingOf(author)` must have been called.
    */
   saveRevision(before: RevisionRecord | null, after: RevisionRecord): void {
+    this.#refuseWhileDue();
     const tx = this.#tx;
     const wasPending = before?.state === "pending";
     const isPending = after.state === "pending";
@@ -284,6 +316,7 @@ export class ArticleWriter {
 
   /** Stages the head, counters and author counts. */
   finish(): void {
+    this.#refuseWhileDue();
     if (this.#headDirty) this.#tx.set(keys.articleHeads(), this.#head);
     if (this.#statsDirty) this.#tx.set(keys.articleStats(), this.#stats);
     for (const [id, n] of this.#pending) {

@@ -115,6 +115,11 @@ export interface ArticlePost {
   latest_comment: CommentMeta | null;
   /** Idempotency key of the submission that created it. */
   created_by_key: string;
+  /**
+   * When the author's account was created (it never changes): a copy, so that a decision on
+   * a pending revision reads no account record. Missing on posts stored before it existed.
+   */
+  author_created_at?: number;
 }
 
 type CommentStatus = "pending" | "published" | "rejected";
@@ -188,5 +193,14 @@ declare module "../../kv/key_values.ts" {
     articleStats: ArticleStats;
     articlePosts: ArticlePost;
     articleRevisions: RevisionRecord;
+    /** One part of a revision's blocks as JSON (parts joined in order). */
+    articleRevisionParts: string;
+    /** One part of an asset's sanitised SVG. */
+    articleAssetParts: string;
+    /** The agent feed: the post id at its list position. */
+    articlePostIdBySeq: string;
+    articleEvents: ArticleEvent;
+    /** Per-author article counters. */
+    articleAuthors: { pending: number };
   }
 }
