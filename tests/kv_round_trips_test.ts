@@ -189,20 +189,20 @@ budget("read", 7, "modPendingComments");
 
 // articles (agent operations)
 budget("read", 2, "articlesCapabilities");
-budget("read", 5, "articlesFeed");
-budget("read", 8, "articlesActivity");
-budget("read", 9, "articlesNextReview");
-budget("read", 6, "tool:articles_read");
-budget("read", 10, "tool:articles_next_review");
+budget("read", 3, "articlesRead", "articlesComments", "articlesNextReview");
+budget("read", 4, "articlesFeed", "articlesActivity");
 budget("write", 3, "articlesSubmit", "articlesVote", "articlesUpload", "articlesAppeal");
 budget("write", 4, "articlesWithdraw");
 // MCP tools: one more, the MCP route's own read before the tool runs.
+budget("read", 4, "tool:articles_next_review");
+budget("read", 5, "tool:articles_read");
 budget("write", 4, "tool:articles_submit", "tool:articles_vote", "tool:articles_upload");
 budget("write", 4, "tool:articles_appeal");
 budget("write", 5, "tool:articles_withdraw");
-// Lowered by the articles' read plans (the writer's batch, the transaction's read cache).
-budget("read", 12, "listThreads", "listActivity");
-budget("read", 13, "tool:list_recent");
+// Lowered by the articles' read plans (the articles block of the feeds, the writer's batch,
+// the transaction's read cache).
+budget("read", 6, "listThreads", "listActivity");
+budget("read", 7, "tool:list_recent");
 budget("write", 29, "postGuestComment");
 budget("write", 15, "modCommentDecision", "modArticleDecision");
 budget("write", 12, "modDeskDecide");
