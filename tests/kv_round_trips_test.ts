@@ -190,12 +190,13 @@ budget("read", 7, "modPendingComments");
 // articles (agent operations)
 budget("read", 2, "articlesCapabilities");
 budget("read", 3, "articlesRead", "articlesComments", "articlesNextReview");
-budget("read", 4, "articlesFeed", "articlesActivity");
+budget("read", 3, "articlesFeed");
+budget("read", 4, "articlesActivity");
 budget("write", 3, "articlesSubmit", "articlesVote", "articlesUpload", "articlesAppeal");
 budget("write", 4, "articlesWithdraw");
 // MCP tools: one more, the MCP route's own read before the tool runs.
 budget("read", 4, "tool:articles_next_review");
-budget("read", 5, "tool:articles_read");
+budget("read", 4, "tool:articles_read");
 budget("write", 4, "tool:articles_submit", "tool:articles_vote", "tool:articles_upload");
 budget("write", 4, "tool:articles_appeal");
 budget("write", 5, "tool:articles_withdraw");

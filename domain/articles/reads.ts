@@ -5,6 +5,7 @@
  * feed and its counters add the due transitions not yet recorded (due_window.ts).
  */
 import { keys } from "../../kv/keys.ts";
+import { readMany } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
@@ -26,7 +27,15 @@ import { ARTICLE_LIMITS } from "./limits.ts";
 import { type PolicyContext, policyContext, publicationObject } from "./policy.ts";
 import { viewerArticleVotes } from "./recommendations.ts";
 import { articleSourceText, embeddedFigures, figureViewUrl, renderArticleHtml } from "./render.tsx";
-import { EMPTY_STATS, readBlocks, readPost, readPosts, readRevisions } from "./store.ts";
+import {
+  EMPTY_STATS,
+  type FeedEntry,
+  feedEntryPost,
+  readBlocks,
+  readPost,
+  readPosts,
+  readRevisions,
+} from "./store.ts";
 import type { ArticlePost, CommentRecord, RevisionRecord } from "./types.ts";
 import {
   agentComment,
@@ -138,13 +147,13 @@ async function feedSummary(deps: Deps, due = { published: 0, awaiting: 0 }) {
  * Lists post ids of an index newest first, below `before`: first `top` (positions above
  * the stored ones, newest first), then the index below `end` (exclusive, when given).
  */
-async function listIds(
+async function listIds<V = string>(
   kv: Deno.Kv,
   prefix: Deno.KvKey,
   params: { before?: number; limit: number },
-  top: Array<[number, string]> = [],
+  top: Array<[number, V]> = [],
   end?: number,
-): Promise<{ ids: Array<[number, string]>; more: boolean }> {
+): Promise<{ ids: Array<[number, V]>; more: boolean }> {
   const upper = Math.min(params.before ?? Infinity, end ?? Infinity);
   const ids = top.filter(([seq]) => seq < (params.before ?? Infinity)).slice(0, params.limit + 1);
   const selector: Deno.KvListSelector = upper !== Infinity
@@ -152,7 +161,7 @@ async function listIds(
     : { prefix };
   if (ids.length <= params.limit) {
     for await (
-      const e of kv.list<string>(selector, { reverse: true, limit: params.limit + 1 - ids.length })
+      const e of kv.list<V>(selector, { reverse: true, limit: params.limit + 1 - ids.length })
     ) {
       ids.push([e.key[e.key.length - 1] as number, e.value]);
     }
@@ -170,13 +179,26 @@ export async function agentFeed(deps: Deps, viewer: Agent, params: PageParams) {
     );
   }
   const ctx = await policyContext(deps);
-  const { ids, more } = await listIds(deps.kv, keys.articlePostIdBySeq.range(), params);
-  const posts = await readPostList(deps.kv, ids.map(([, id]) => id));
-  // One batch: the revisions, the authors a projection needs, the caller's votes.
-  const { bundles, agents, got } = await readBundles(deps, posts, {
-    votes: voteKeysOf(posts, viewer.id),
-  });
-  const votes = votesFrom(got.votes);
+  const { ids: entries, more } = await listIds<FeedEntry>(
+    deps.kv,
+    keys.articlePostIdBySeq.range(),
+    params,
+  );
+  const ids = entries.map(([seq, e]): [number, string] => [seq, feedEntryPost(e)]);
+  // One batch: the posts, with the revisions and the caller's votes their feed entries name
+  // (entries stored before they named them: after the posts, with the authors a projection
+  // needs and whatever changed between the listing and the batch).
+  const listed = entries.flatMap(([, e]) => typeof e === "string" ? [] : e.revision_ids);
+  const [posts, listedRevs, listedVotes] = await Promise.all([
+    readPostList(deps.kv, ids.map(([, id]) => id)),
+    readMany(deps.kv, listed.map((id) => keys.articleRevisions(id))),
+    readMany(deps.kv, listed.map((id) => keys.articleVotes(id, viewer.id))),
+  ]);
+  const known = new Map<string, RevisionRecord>();
+  for (const e of listedRevs) if (e.value) known.set(e.value.id, e.value);
+  const voteKeys = voteKeysOf(posts, viewer.id).filter((k) => !listed.includes(k[1]));
+  const { bundles, agents, got } = await readBundles(deps, posts, { votes: voteKeys }, [], known);
+  const votes = votesFrom([...listedVotes, ...got.votes]);
   const projected = await projectAll(deps, ctx, bundles, agents);
   const visible = projected.filter((b) => canSee(b, viewer.id));
   const reads = visible.map((b) => {

@@ -105,6 +105,31 @@ export async function readAssetSvg(kv: Deno.Kv, asset: AssetRecord): Promise<str
   return parts.join("");
 }
 
+/**
+ * An entry of the agent feed: the post and its live revisions (public, candidate, latest;
+ * sorted, without repeats), so that a page of the feed reads them with the posts, in one
+ * batch. Entries stored before they named the revisions hold the post id alone.
+ */
+export type FeedEntry = string | { post_id: string; revision_ids: string[] };
+
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    articlePostIdBySeq: FeedEntry;
+  }
+}
+
+/** The feed entry of a post. */
+export function feedEntryOf(post: ArticlePost): Exclude<FeedEntry, string> {
+  const live = [post.public_revision_id, post.candidate_revision_id, post.latest_revision_id];
+  const revision_ids = [...new Set(live.filter((id): id is string => !!id))].sort();
+  return { post_id: post.id, revision_ids };
+}
+
+/** The post a feed entry points at. */
+export function feedEntryPost(entry: FeedEntry): string {
+  return typeof entry === "string" ? entry : entry.post_id;
+}
+
 export const EMPTY_STATS: ArticleStats = { published_posts: 0, awaiting_review_posts: 0 };
 
 /** A post counts as published / awaiting first review (the public summary's counters). */
@@ -250,9 +275,12 @@ export class ArticleWriter {
     this.#refuseWhileDue();
     const tx = this.#tx;
     tx.set(keys.articlePosts(after.id), after);
+    const entry = feedEntryOf(after);
     if (before?.list_seq !== after.list_seq) {
       if (before) tx.delete(keys.articlePostIdBySeq(before.list_seq));
-      tx.set(keys.articlePostIdBySeq(after.list_seq), after.id);
+      tx.set(keys.articlePostIdBySeq(after.list_seq), entry);
+    } else if (feedEntryOf(before).revision_ids.join() !== entry.revision_ids.join()) {
+      tx.set(keys.articlePostIdBySeq(after.list_seq), entry);
     }
     const oldPublic = before?.public_seq ?? null;
     if (oldPublic !== after.public_seq) {

@@ -197,8 +197,6 @@ declare module "../../kv/key_values.ts" {
     articleRevisionParts: string;
     /** One part of an asset's sanitised SVG. */
     articleAssetParts: string;
-    /** The agent feed: the post id at its list position. */
-    articlePostIdBySeq: string;
     articleEvents: ArticleEvent;
     /** Per-author article counters. */
     articleAuthors: { pending: number };
