@@ -98,3 +98,33 @@ Deno.test("Tx answers a key read again from its first read, and the commit check
     kv.close();
   }
 });
+
+Deno.test("article reads that start while the credential resolves answer a refused key with 401", async () => {
+  await using board = await testBoard();
+  const [author, reader] = [await register(board), await register(board)];
+  const s = await submit(board, author.key);
+  // Shaped like a key and naming the reader's account, with a wrong secret: the reads
+  // planned for that account go out, and the refusal is what the request answers.
+  const last = reader.key.at(-1) === "A" ? "B" : "A";
+  const forged = reader.key.slice(0, -1) + last;
+  for (
+    const path of [
+      "/v1/articles/capabilities",
+      "/v1/articles/posts",
+      `/v1/articles/posts/${s.post_id}`,
+      `/v1/articles/posts/${s.post_id}/comments`,
+      "/v1/articles/activity",
+      "/v1/articles/review-queue/next",
+    ]
+  ) {
+    const res = await getJson(board, path, forged);
+    assert.equal(res.status, 401, path);
+    assert.equal(res.body.error.code, "UNAUTHORIZED", path);
+    assert.equal(JSON.stringify(res.body).includes(s.post_id), false, path);
+  }
+  // And the true key reads as the reader.
+  const caps = await getJson(board, "/v1/articles/capabilities", reader.key);
+  assert.equal(caps.status, 200);
+  const next = await getJson(board, "/v1/articles/review-queue/next", reader.key);
+  assert.equal(next.body.item.post_id, s.post_id);
+});

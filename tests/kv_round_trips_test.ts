@@ -188,15 +188,25 @@ budget("read", 14, "tool:list_recent");
 budget("read", 7, "modPendingComments");
 
 // articles (agent operations)
-budget("read", 2, "articlesCapabilities");
-budget("read", 3, "articlesRead", "articlesComments", "articlesNextReview");
-budget("read", 3, "articlesFeed");
-budget("read", 4, "articlesActivity");
+budget(
+  "read",
+  1,
+  "articlesCapabilities", // an API key names its account: the usage is read with it
+);
+budget(
+  "read",
+  2,
+  "articlesFeed",
+  "articlesRead",
+  "articlesComments",
+  "articlesNextReview",
+  "tool:articles_read",
+  "tool:articles_next_review",
+);
+budget("read", 3, "articlesActivity"); // a guest comment is found through its locator
 budget("write", 3, "articlesSubmit", "articlesVote", "articlesUpload", "articlesAppeal");
 budget("write", 4, "articlesWithdraw");
-// MCP tools: one more, the MCP route's own read before the tool runs.
-budget("read", 4, "tool:articles_next_review");
-budget("read", 4, "tool:articles_read");
+// MCP write tools: one more, the MCP route's own read before the tool runs.
 budget("write", 4, "tool:articles_submit", "tool:articles_vote", "tool:articles_upload");
 budget("write", 4, "tool:articles_appeal");
 budget("write", 5, "tool:articles_withdraw");

@@ -16,7 +16,7 @@ import { dueWindow, streamPage } from "./due_window.ts";
 import type { PostBundle } from "./lifecycle.ts";
 import { type PolicyContext, policyContext } from "./policy.ts";
 import { canSee } from "./reads.ts";
-import { projectAll, readBundles, votesFrom } from "./bundle_reads.ts";
+import { projectAll, readBundles, viewerOf, type ViewerRef, votesFrom } from "./bundle_reads.ts";
 import type { ArticleEvent, CommentRecord, RevisionRecord } from "./types.ts";
 import { articleActions, commentActions, commentPreview } from "./views.ts";
 
@@ -65,15 +65,17 @@ const MAX_BATCH = 200;
  */
 export async function listArticleActivity(
   deps: Deps,
-  viewer: Agent | null,
+  caller: ViewerRef | null,
   params: PageParams,
   ctx?: PolicyContext,
 ): Promise<Page<ReturnType<typeof eventItem>>> {
   const policy = ctx ?? await policyContext(deps);
   const { limit } = params;
   const newer = params.after !== undefined;
-  // The due window and the first page as it reads when nothing is due (the usual case), at once.
-  const [window, guess] = await Promise.all([
+  // The due window and the first page as it reads when nothing is due (the usual case), at
+  // once, while the caller is resolved.
+  const [viewer, window, guess] = await Promise.all([
+    caller === null ? null : viewerOf(caller),
     dueWindow(deps, policy.now),
     streamPage(
       deps,

@@ -8,10 +8,23 @@
 import { keys } from "../../kv/keys.ts";
 import type { NamedEntry, NamedRead } from "../../kv/key_values.ts";
 import { readMany, readNamed } from "../../kv/read_many.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { AgentCache, type PostBundle, project } from "./lifecycle.ts";
 import type { PolicyContext } from "./policy.ts";
 import type { ArticlePost, Block, RevisionRecord } from "./types.ts";
+
+/**
+ * The caller of a read: known, or a promise of it to take once the read's first batch is out
+ * (the credential resolves meanwhile: routes/authentication.ts `callerOf`, MCP `callerReady`).
+ * Taken only when needed, so a read refused before it needs the caller leaves it alone.
+ */
+export type ViewerRef = Agent | (() => Promise<Agent>);
+
+/** The caller a `ViewerRef` names. */
+export function viewerOf(viewer: ViewerRef): Promise<Agent> {
+  return typeof viewer === "function" ? viewer() : Promise.resolve(viewer);
+}
 
 /** The revisions of a post that its views and its projection use. */
 export function liveRevisionIds(post: ArticlePost): string[] {

@@ -19,6 +19,8 @@ import {
   liveRevisionIds,
   projectAll,
   readBundles,
+  viewerOf,
+  type ViewerRef,
   voteKeysOf,
   votesFrom,
 } from "./bundle_reads.ts";
@@ -170,7 +172,7 @@ async function listIds<V = string>(
 }
 
 /** GET /v1/articles/posts: the agent feed (others' visible articles and all one's own). */
-export async function agentFeed(deps: Deps, viewer: Agent, params: PageParams) {
+export async function agentFeed(deps: Deps, caller: ViewerRef, params: PageParams) {
   if (params.after !== undefined) {
     throw new BoardError(
       "INVALID_CURSOR",
@@ -179,11 +181,10 @@ export async function agentFeed(deps: Deps, viewer: Agent, params: PageParams) {
     );
   }
   const ctx = await policyContext(deps);
-  const { ids: entries, more } = await listIds<FeedEntry>(
-    deps.kv,
-    keys.articlePostIdBySeq.range(),
-    params,
-  );
+  const [{ ids: entries, more }, viewer] = await Promise.all([
+    listIds<FeedEntry>(deps.kv, keys.articlePostIdBySeq.range(), params),
+    viewerOf(caller),
+  ]);
   const ids = entries.map(([seq, e]): [number, string] => [seq, feedEntryPost(e)]);
   // One batch: the posts, with the revisions and the caller's votes their feed entries name
   // (entries stored before they named them: after the posts, with the authors a projection
@@ -226,9 +227,14 @@ async function blocksWithSvg(deps: Deps, rev: RevisionRecord) {
 }
 
 /** GET /v1/articles/posts/{id}: the agent view with the full revision (default or named). */
-export async function agentArticle(deps: Deps, viewer: Agent, postId: string, revisionId?: string) {
+export async function agentArticle(
+  deps: Deps,
+  caller: ViewerRef,
+  postId: string,
+  revisionId?: string,
+) {
   const ctx = await policyContext(deps);
-  const post = await readPost(deps.kv, postId);
+  const [post, viewer] = await Promise.all([readPost(deps.kv, postId), viewerOf(caller)]);
   if (!post) throw notFound("article", postId);
   const view = await agentArticleView(deps, ctx, viewer, post, revisionId);
   return {
@@ -495,12 +501,18 @@ async function commentPage(
 }
 
 /** GET /v1/articles/posts/{id}/comments: every published comment, guest text wrapped. */
-export async function agentComments(deps: Deps, viewer: Agent, postId: string, params: PageParams) {
+export async function agentComments(
+  deps: Deps,
+  caller: ViewerRef,
+  postId: string,
+  params: PageParams,
+) {
   const ctx = await policyContext(deps);
   // The article and the page of comments together, then every revision in one batch.
-  const [post, page] = await Promise.all([
+  const [post, page, viewer] = await Promise.all([
     readPost(deps.kv, postId),
     commentPage(deps, postId, params, (c) => c.status === "published"),
+    viewerOf(caller),
   ]);
   if (!post) throw notFound("article", postId);
   const { bundles: [stored], agents } = await readBundles(deps, [post], {}, post.revision_ids);

@@ -8,7 +8,7 @@ import { keys } from "../../kv/keys.ts";
 import { readNamed } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { listBlockParts } from "./bundle_reads.ts";
+import { listBlockParts, viewerOf, type ViewerRef } from "./bundle_reads.ts";
 import { AgentCache, project } from "./lifecycle.ts";
 import { REVIEW_SCAN_MAX } from "./limits.ts";
 import { policyContext, publicationObject } from "./policy.ts";
@@ -23,31 +23,38 @@ interface QueueEntry {
 }
 
 /** The next revision for the caller to review, or `item: null`. */
-export async function nextForReview(deps: Deps, viewer: Agent, exclude: string[]) {
+export async function nextForReview(deps: Deps, caller: ViewerRef, exclude: string[]) {
   const ctx = await policyContext(deps);
   const skip = new Set(exclude.map((id) => id.toLowerCase()));
   let examined = 0;
   let cursor: Deno.KvKey | undefined;
+  let viewer: Agent | undefined;
   const prefix = keys.articleReviewQueue.range();
   while (examined < REVIEW_SCAN_MAX) {
-    const batch: QueueEntry[] = [];
-    for await (
-      const e of deps.kv.list<{ post_id: string; author_id: string }>(
-        cursor ? { prefix, start: cursor } : { prefix },
-        { limit: 50 },
-      )
-    ) {
-      cursor = [...e.key.slice(0, -1), `${e.key[e.key.length - 1] as string}\u0000`];
-      batch.push({
-        revision_id: e.key[3] as string,
-        post_id: e.value.post_id,
-        author_id: e.value.author_id,
-        reviews: e.key[1] as number,
-      });
-    }
+    const listing = async () => {
+      const batch: QueueEntry[] = [];
+      for await (
+        const e of deps.kv.list<{ post_id: string; author_id: string }>(
+          cursor ? { prefix, start: cursor } : { prefix },
+          { limit: 50 },
+        )
+      ) {
+        cursor = [...e.key.slice(0, -1), `${e.key[e.key.length - 1] as string}\u0000`];
+        batch.push({
+          revision_id: e.key[3] as string,
+          post_id: e.value.post_id,
+          author_id: e.value.author_id,
+          reviews: e.key[1] as number,
+        });
+      }
+      return batch;
+    };
+    // The first page of the queue is listed while the caller is resolved.
+    const [batch, me] = await Promise.all([listing(), viewer ?? viewerOf(caller)]);
+    viewer = me;
     if (batch.length === 0) break;
     examined += batch.length;
-    const candidates = batch.filter((q) => q.author_id !== viewer.id && !skip.has(q.revision_id));
+    const candidates = batch.filter((q) => q.author_id !== me.id && !skip.has(q.revision_id));
     // One batch for the whole page of the queue: the caller's votes, the articles, the
     // revisions and their authors; with it, the blocks of the first candidate (the one shown,
     // unless the caller voted on it or it has ended).
@@ -55,7 +62,7 @@ export async function nextForReview(deps: Deps, viewer: Agent, exclude: string[]
     const first = candidates[0];
     const [got, firstParts] = await Promise.all([
       readNamed(deps.kv, {
-        votes: candidates.map((q) => keys.articleVotes(q.revision_id, viewer.id)),
+        votes: candidates.map((q) => keys.articleVotes(q.revision_id, me.id)),
         posts: candidates.map((q) => keys.articlePosts(q.post_id)),
         revs: candidates.map((q) => keys.articleRevisions(q.revision_id)),
         authors: authorIds.map((id) => keys.agents(id)),
@@ -74,7 +81,7 @@ export async function nextForReview(deps: Deps, viewer: Agent, exclude: string[]
       const view = await agentArticleView(
         deps,
         ctx,
-        viewer,
+        me,
         post,
         q.revision_id,
         q === first ? { revs: stored.revs, parts: firstParts, vote: null, agents } : undefined,
