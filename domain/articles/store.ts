@@ -154,8 +154,8 @@ export async function firstDueEntry(
 }
 
 /**
- * Thrown by `ArticleWriter.open` while a clock-driven transition is due and not yet
- * recorded: reads show it at the next positions of the sequence (due_window.ts), so it
+ * Thrown by an `ArticleWriter`'s first staged write while a clock-driven transition is due
+ * and not yet recorded: reads show it at the next positions of the sequence (due_window.ts), so it
  * must be recorded before any other change takes a position (`articleTransact` in
  * lifecycle.ts records it and runs the change again).
  */
