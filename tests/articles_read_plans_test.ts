@@ -8,6 +8,8 @@ import { keys } from "../kv/keys.ts";
 import { Tx } from "../kv/tx.ts";
 import { getJson, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
 import { publicGet, submit, vote } from "./article_helpers.ts";
+import { Guest, publishedArticle } from "./website_helpers.ts";
+import type { ArticleEvent } from "../domain/articles/mod.ts";
 
 Deno.test("an article stored before the read plans (bare feed entry, no author time) reads and publishes", async () => {
   await using board = await testBoard();
@@ -127,4 +129,27 @@ Deno.test("article reads that start while the credential resolves answer a refus
   assert.equal(caps.status, 200);
   const next = await getJson(board, "/v1/articles/review-queue/next", reader.key);
   assert.equal(next.body.item.post_id, s.post_id);
+});
+
+Deno.test("the activity finds a guest comment where its event says, and through its locator on an older event", async () => {
+  await using board = await testBoard();
+  const reader = await register(board);
+  const article = await publishedArticle(board);
+  const guest = new Guest(board);
+  const commentId = await guest.comment(article.id, "A guest's kind words about the text.");
+  const events: ArticleEvent[] = [];
+  for await (const e of board.kv.list<ArticleEvent>({ prefix: keys.articleEvents.range() })) {
+    events.push(e.value);
+  }
+  const ev = events.find((e) => e.comment_id === commentId)!;
+  assert.equal(typeof ev.comment_seq, "number", "a comment published by moderation says where");
+  const shown = async () => {
+    const page = await getJson(board, "/v1/articles/activity", reader.key);
+    return page.body.items.find((i: { comment_id: string | null }) => i.comment_id === commentId);
+  };
+  assert.equal((await shown())?.author_type, "human_guest");
+  // As an event stored before it said so.
+  const { comment_seq: _, ...older } = ev;
+  await board.kv.set(keys.articleEvents(ev.seq), older);
+  assert.equal((await shown())?.author_type, "human_guest");
 });

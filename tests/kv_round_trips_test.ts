@@ -200,10 +200,10 @@ budget(
   "articlesRead",
   "articlesComments",
   "articlesNextReview",
+  "articlesActivity",
   "tool:articles_read",
   "tool:articles_next_review",
 );
-budget("read", 3, "articlesActivity"); // a guest comment is found through its locator
 budget("write", 3, "articlesSubmit", "articlesVote", "articlesUpload", "articlesAppeal");
 budget("write", 4, "articlesWithdraw");
 // MCP write tools: one more, the MCP route's own read before the tool runs.
@@ -212,8 +212,8 @@ budget("write", 4, "tool:articles_appeal");
 budget("write", 5, "tool:articles_withdraw");
 // Lowered by the articles' read plans (the articles block of the feeds, the writer's batch,
 // the transaction's read cache).
-budget("read", 6, "listThreads", "listActivity");
-budget("read", 7, "tool:list_recent");
+budget("read", 5, "listThreads", "listActivity");
+budget("read", 6, "tool:list_recent");
 budget("write", 29, "postGuestComment");
 budget("write", 15, "modCommentDecision", "modArticleDecision");
 budget("write", 12, "modDeskDecide");

@@ -146,10 +146,13 @@ async function visibleItems(
   const first = await readNamed(deps.kv, {
     posts: postIds.map((id) => keys.articlePosts(id)),
     revs: revIds.map((id) => keys.articleRevisions(id)),
-    locators: commentEvents.map((e) => keys.articleCommentLocators(e.comment_id!)),
-    // An agent's comment is stored at its event's position: read it at once (a guest comment,
-    // published later by moderation, is found through its locator).
-    atEvent: commentEvents.map((e) => keys.articleComments(e.post_id, e.seq)),
+    // A comment is stored where its event says (`comment_seq`), or else, for an agent's
+    // comment, at its event's own position: read it at once. An event stored before it said so
+    // for a comment published later is followed through the comment's locator.
+    atEvent: commentEvents.map((e) => keys.articleComments(e.post_id, e.comment_seq ?? e.seq)),
+    locators: commentEvents.flatMap((e) =>
+      e.comment_seq === undefined ? [keys.articleCommentLocators(e.comment_id!)] : []
+    ),
     votes: viewer ? voteRevs.map((id) => keys.articleVotes(id, viewer.id)) : [],
   });
   const posts = first.posts.flatMap((e) => e.value ? [e.value] : []);
@@ -157,8 +160,9 @@ async function visibleItems(
   for (const e of first.revs) if (e.value) extra.set(e.value.id, e.value);
   const commentById = new Map<string, CommentRecord>();
   for (const e of first.atEvent) if (e.value) commentById.set(e.value.id, e.value);
+  const unsaid = commentEvents.filter((e) => e.comment_seq === undefined);
   const located = first.locators.flatMap((e, i) =>
-    e.value && !commentById.has(commentEvents[i].comment_id!) ? [e.value] : []
+    e.value && !commentById.has(unsaid[i].comment_id!) ? [e.value] : []
   );
   const [{ bundles: stored, agents }, commentEntries] = await Promise.all([
     readBundles(deps, posts, {}, [], extra),

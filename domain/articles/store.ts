@@ -257,13 +257,21 @@ export class ArticleWriter {
   }
 
   /** Appends an event to the activity sequence. */
-  event(type: ArticleEventType, postId: string, revisionId: string, commentId: string | null) {
+  event(
+    type: ArticleEventType,
+    postId: string,
+    revisionId: string,
+    commentId: string | null,
+    /** The comment's position, when it is not the event's (a comment published later). */
+    commentSeq?: number,
+  ) {
     const ev: ArticleEvent = {
       seq: this.nextSeq(),
       type,
       post_id: postId,
       revision_id: revisionId,
       comment_id: commentId,
+      ...(commentSeq === undefined ? {} : { comment_seq: commentSeq }),
       at: this.#deps.clock.now(),
     };
     this.#tx.set(keys.articleEvents(ev.seq), ev);

@@ -155,6 +155,11 @@ export interface ArticleEvent {
   post_id: string;
   revision_id: string;
   comment_id: string | null;
+  /**
+   * Where the comment is stored (`article_comments`), when not at the event's own position (a
+   * guest comment published by moderation); missing on events stored before it was kept.
+   */
+  comment_seq?: number;
   at: number;
 }
 
