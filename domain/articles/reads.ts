@@ -303,9 +303,8 @@ export async function agentArticleView(
   ]);
   const raw = blocksFromParts(read, parts);
   const svgs = read.asset_ids.length ? await listSvgSources(deps.kv, read.asset_ids) : new Map();
-  const blocks = raw.map((
-    x,
-  ) => (x.type === "svg" ? { ...x, svg: svgs.get(x.asset_id) ?? null } : x));
+  const svgOf = (id: string): string | null => svgs.get(id) ?? null;
+  const blocks = raw.map((x) => (x.type === "svg" ? { ...x, svg: svgOf(x.asset_id) } : x));
   return { ...agentRow(b, read, viewer.id, vote), blocks };
 }
 
