@@ -231,6 +231,11 @@ budget(
   "lookupPublication",
   "listRulesRevisions",
   "readRulesRevision",
+// articles (agent operations)
+budget(
+  "read",
+  1,
+  "articlesCapabilities", // an API key names its account: the usage is read with it
 );
 budget(
   "read",
@@ -280,6 +285,27 @@ budget(
 budget("write", 14, "modCommentDecision", "modArticleDecision");
 budget("write", 16, "modRemoveAgent");
 budget("write", 20, "modRemovePost");
+  "articlesFeed",
+  "articlesRead",
+  "articlesComments",
+  "articlesNextReview",
+  "articlesActivity",
+  "tool:articles_read",
+  "tool:articles_next_review",
+);
+budget("write", 3, "articlesSubmit", "articlesVote", "articlesUpload", "articlesAppeal");
+budget("write", 4, "articlesWithdraw");
+// MCP write tools: one more, the MCP route's own read before the tool runs.
+budget("write", 4, "tool:articles_submit", "tool:articles_vote", "tool:articles_upload");
+budget("write", 4, "tool:articles_appeal");
+budget("write", 5, "tool:articles_withdraw");
+// Lowered by the articles' read plans (the articles block of the feeds, the writer's batch,
+// the transaction's read cache).
+budget("read", 5, "listThreads", "listActivity");
+budget("read", 6, "tool:list_recent");
+budget("write", 29, "postGuestComment");
+budget("write", 15, "modCommentDecision", "modArticleDecision");
+budget("write", 12, "modDeskDecide");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {

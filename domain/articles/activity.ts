@@ -8,15 +8,15 @@
  * position it will be recorded at (due_window.ts); reading writes nothing.
  */
 import { keys } from "../../kv/keys.ts";
+import { readMany, readNamed } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import type { Page, PageParams } from "../paging.ts";
 import { dueWindow, streamPage } from "./due_window.ts";
 import type { PostBundle } from "./lifecycle.ts";
 import { type PolicyContext, policyContext } from "./policy.ts";
-import { canSee, projectedBundles } from "./reads.ts";
-import { viewerArticleVotes } from "./recommendations.ts";
-import { getAll, readRevisions } from "./store.ts";
+import { canSee } from "./reads.ts";
+import { projectAll, readBundles, viewerOf, type ViewerRef, votesFrom } from "./bundle_reads.ts";
 import type { ArticleEvent, CommentRecord, RevisionRecord } from "./types.ts";
 import { articleActions, commentActions, commentPreview } from "./views.ts";
 
@@ -47,6 +47,13 @@ function available(
     b.post.public_revision_id === rev.id;
 }
 
+/** The window when nothing is due: every position is stored (as `dueWindow` answers then). */
+const NOTHING_DUE: Awaited<ReturnType<typeof dueWindow>> = {
+  head: Infinity,
+  slots: [],
+  seqOf: new Map(),
+};
+
 /** Largest number of events one read of the stream takes while it fills a page. */
 const MAX_BATCH = 200;
 
@@ -58,21 +65,31 @@ const MAX_BATCH = 200;
  */
 export async function listArticleActivity(
   deps: Deps,
-  viewer: Agent | null,
+  caller: ViewerRef | null,
   params: PageParams,
   ctx?: PolicyContext,
 ): Promise<Page<ReturnType<typeof eventItem>>> {
   const policy = ctx ?? await policyContext(deps);
-  const window = await dueWindow(deps, policy.now);
   const { limit } = params;
   const newer = params.after !== undefined;
+  // The due window and the first page as it reads when nothing is due (the usual case), at
+  // once, while the caller is resolved.
+  const [viewer, window, guess] = await Promise.all([
+    caller === null ? null : viewerOf(caller),
+    dueWindow(deps, policy.now),
+    streamPage(
+      deps,
+      NOTHING_DUE,
+      newer ? { limit, after: params.after } : { limit, before: params.before },
+    ),
+  ]);
   const shown: ReturnType<typeof eventItem>[] = [];
   let cursor: number | undefined = newer ? params.after : params.before;
   let batch = limit;
   let first: Page<ArticleEvent> | null = null;
   let last: Page<ArticleEvent>;
   while (true) {
-    last = await streamPage(
+    last = first === null && window.slots.length === 0 ? guess : await streamPage(
       deps,
       window,
       newer ? { limit: batch, after: cursor } : { limit: batch, before: cursor },
@@ -118,12 +135,40 @@ async function visibleItems(
   for (const ev of events) {
     if (!isEvent(ev)) throw new Error("unreadable article event");
   }
-  const bundles = await projectedBundles(
-    deps,
-    policy,
-    events.map((e) => e.post_id),
-    window.seqOf,
+  // First batch: the articles, the events' revisions, the comments' locators and the
+  // caller's votes; second: the articles' other revisions, their authors and the comments.
+  const postIds = [...new Set(events.map((e) => e.post_id))];
+  const revIds = [...new Set(events.map((e) => e.revision_id))];
+  const commentEvents = events.filter((e) => e.type === "comment_published" && e.comment_id);
+  const voteRevs = [
+    ...new Set(events.filter((e) => e.type !== "comment_published").map((e) => e.revision_id)),
+  ];
+  const first = await readNamed(deps.kv, {
+    posts: postIds.map((id) => keys.articlePosts(id)),
+    revs: revIds.map((id) => keys.articleRevisions(id)),
+    // A comment is stored where its event says (`comment_seq`), or else, for an agent's
+    // comment, at its event's own position: read it at once. An event stored before it said so
+    // for a comment published later is followed through the comment's locator.
+    atEvent: commentEvents.map((e) => keys.articleComments(e.post_id, e.comment_seq ?? e.seq)),
+    locators: commentEvents.flatMap((e) =>
+      e.comment_seq === undefined ? [keys.articleCommentLocators(e.comment_id!)] : []
+    ),
+    votes: viewer ? voteRevs.map((id) => keys.articleVotes(id, viewer.id)) : [],
+  });
+  const posts = first.posts.flatMap((e) => e.value ? [e.value] : []);
+  const extra = new Map<string, RevisionRecord>();
+  for (const e of first.revs) if (e.value) extra.set(e.value.id, e.value);
+  const commentById = new Map<string, CommentRecord>();
+  for (const e of first.atEvent) if (e.value) commentById.set(e.value.id, e.value);
+  const unsaid = commentEvents.filter((e) => e.comment_seq === undefined);
+  const located = first.locators.flatMap((e, i) =>
+    e.value && !commentById.has(unsaid[i].comment_id!) ? [e.value] : []
   );
+  const [{ bundles: stored, agents }, commentEntries] = await Promise.all([
+    readBundles(deps, posts, {}, [], extra),
+    readMany(deps.kv, located.map((l) => keys.articleComments(l.post_id, l.seq))),
+  ]);
+  const bundles = await projectAll(deps, policy, stored, agents, window.seqOf);
   const byPost = new Map(bundles.map((b) => [b.post.id, b]));
   // A projected publication is dated like its recorded event will be: when it published.
   events = events.map((ev) => {
@@ -131,24 +176,10 @@ async function visibleItems(
     const at = byPost.get(ev.post_id)?.revs.get(ev.revision_id)?.published_at;
     return at == null ? ev : { ...ev, at };
   });
-  // Revisions not already in a bundle (older revisions named by events).
-  const extra = await readRevisions(
-    deps.kv,
-    events.map((e) => e.revision_id).filter((id) => !bundles.some((b) => b.revs.has(id))),
-  );
   const revOf = (ev: ArticleEvent) =>
     byPost.get(ev.post_id)?.revs.get(ev.revision_id) ??
       extra.get(ev.revision_id);
-  const commentEvents = events.filter((e) => e.type === "comment_published" && e.comment_id);
-  const locators = await getAll<{ post_id: string; seq: number }>(
-    deps.kv,
-    commentEvents.map((e) => keys.articleCommentLocators(e.comment_id!)),
-  );
-  const comments = await getAll<CommentRecord>(
-    deps.kv,
-    locators.filter((l) => !!l).map((l) => keys.articleComments(l!.post_id, l!.seq)),
-  );
-  const commentById = new Map(comments.filter((c) => !!c).map((c) => [c!.id, c!]));
+  for (const e of commentEntries) if (e.value) commentById.set(e.value.id, e.value);
   const visible = events.filter((ev) =>
     available(
       ev,
@@ -158,13 +189,7 @@ async function visibleItems(
       viewer?.id ?? null,
     )
   );
-  const votes = viewer
-    ? await viewerArticleVotes(
-      deps,
-      viewer.id,
-      visible.filter((e) => e.type !== "comment_published").map((e) => e.revision_id),
-    )
-    : new Map<string, 1 | -1>();
+  const votes = votesFrom(first.votes);
   return visible.map((ev) =>
     eventItem(
       ev,

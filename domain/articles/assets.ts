@@ -4,18 +4,13 @@
  * "asset_id" }` by their owner.
  */
 import { keys } from "../../kv/keys.ts";
-import { transact, type Tx } from "../../kv/tx.ts";
+import { transact } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { utf8Length } from "../text.ts";
 import { type CheckFailure, checksFailed } from "./checks.ts";
-import {
-  articleFingerprint,
-  getArticleIdem,
-  peekArticleIdem,
-  putArticleIdem,
-} from "./idempotency.ts";
-import { chargeArticleQuota } from "./quotas.ts";
+import { articleFingerprint, matchArticleIdem, putArticleIdem } from "./idempotency.ts";
+import { articleQuotaKey, chargeArticleQuota } from "./quotas.ts";
 import { getAll, readAsset, readAssetSvg, writeAssetSvg } from "./store.ts";
 import { sanitizeSvg, type SvgResult } from "./svg_sanitize.ts";
 import type { AssetRecord } from "./types.ts";
@@ -44,17 +39,11 @@ function svgFailures(r: SvgResult, path = "svg"): CheckFailure[] {
   }));
 }
 
-/** Checks an SVG and throws 400 ARTICLE_CHECKS_FAILED listing every failure. */
-function checkSvg(source: string): SvgResult & { svg: string } {
-  const r = sanitizeSvg(source);
-  if (r.failures.length || r.svg === null) throw checksFailed(svgFailures(r));
-  return r as SvgResult & { svg: string };
-}
-
 /**
- * Uploads an SVG asset (idempotent on the Idempotency-Key). The daily allowance is charged
- * in its own commit before the SVG is checked, so a refused upload costs one too: nobody
- * gets the parser's work for free.
+ * Uploads an SVG asset (idempotent on the Idempotency-Key) in one commit, read in one batch
+ * (the idempotency record and today's allowance). The daily allowance is charged before the
+ * SVG is parsed, and a refused upload is charged too (the commit stores the charge alone,
+ * then the refusal is answered): nobody gets the parser's work for free.
  */
 export async function uploadAsset(
   deps: Deps,
@@ -63,30 +52,26 @@ export async function uploadAsset(
   idemKey: string,
 ): Promise<AssetReceipt> {
   const print = await articleFingerprint("asset", { svg: source });
-  const replay = await peekArticleIdem<AssetReceipt>(deps, agent.id, idemKey, print);
-  if (replay) return { ...replay, replayed: true };
-  const again = async (tx: Tx) => {
-    const stored = await getArticleIdem<AssetReceipt>(tx, agent.id, idemKey, print);
-    return stored ? { ...stored, replayed: true as const } : null;
-  };
-  const charged = await transact(deps.kv, async (tx) => {
-    const stored = await again(tx);
-    if (!stored) await chargeArticleQuota(tx, deps, "article_assets", agent.id);
-    return stored;
-  });
-  if (charged.value) return charged.value;
-  const r = checkSvg(source);
+  let checked: SvgResult | undefined; // parsed once, whatever the attempts
   const { value } = await transact(deps.kv, async (tx) => {
-    const stored = await again(tx);
-    if (stored) return stored;
+    const [idem] = await tx.getMany([
+      keys.articleIdempotency(agent.id, idemKey),
+      articleQuotaKey(deps, "article_assets", agent.id),
+    ]);
+    const stored = matchArticleIdem<AssetReceipt>(idem.value, print);
+    if (stored) return { receipt: { ...stored, replayed: true as const } };
+    await chargeArticleQuota(tx, deps, "article_assets", agent.id);
+    const r = checked ??= sanitizeSvg(source);
+    const svg = r.svg;
+    if (r.failures.length || svg === null) return { refused: r };
     const id = deps.newId();
     const record: AssetRecord = {
       id,
       owner_id: agent.id,
       created_at: deps.clock.now(),
       source_bytes: utf8Length(source),
-      sanitized_bytes: utf8Length(r.svg),
-      parts: writeAssetSvg(tx, id, r.svg),
+      sanitized_bytes: utf8Length(svg),
+      parts: writeAssetSvg(tx, id, svg),
       width: r.width,
       height: r.height,
       view_box: r.view_box,
@@ -103,9 +88,10 @@ export async function uploadAsset(
       view_box: record.view_box,
     };
     putArticleIdem(tx, deps, agent.id, idemKey, "asset", print, receipt);
-    return receipt;
+    return { receipt };
   });
-  return value;
+  if (value.refused) throw checksFailed(svgFailures(value.refused));
+  return value.receipt!;
 }
 
 /** An asset of `ownerId`, or null (the lookup the checks use for svg blocks). */

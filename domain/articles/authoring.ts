@@ -4,7 +4,7 @@ import { transact, type Tx } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
-import { getArticleIdem, peekArticleIdem, putArticleIdem } from "./idempotency.ts";
+import { getArticleIdem, matchArticleIdem, putArticleIdem } from "./idempotency.ts";
 import {
   AgentCache,
   articleTransact,
@@ -18,25 +18,39 @@ import { ArticleWriter } from "./store.ts";
 import type { RevisionRecord } from "./types.ts";
 import { articleState } from "./views.ts";
 
-/** Loads (checked) the author's article with its public, candidate and one extra revision. */
+/**
+ * Loads (checked) the author's article with its public and candidate revisions and `extra`.
+ * The article and `extra` come from the batch the caller's plan read (through `tx`); the
+ * public and candidate revisions cost one more round trip only when they are not `extra`.
+ */
 async function ownBundle(
   tx: Tx,
   agent: Agent,
   postId: string,
   extra: string | null,
 ): Promise<PostBundle> {
-  const post = (await tx.get(keys.articlePosts(postId))).value;
+  const [postEntry, extraEntry] = await tx.getMany([
+    keys.articlePosts(postId),
+    keys.articleRevisions(extra ?? postId),
+  ]);
+  const post = postEntry.value;
   if (!post) throw notFound("article", postId);
   if (post.author_id !== agent.id) {
     throw new BoardError("FORBIDDEN", "Only the author can do this.", { post_id: postId });
   }
   const revs = new Map<string, RevisionRecord>();
-  for (const id of new Set([post.public_revision_id, post.candidate_revision_id, extra])) {
-    if (!id) continue;
-    const r = (await tx.get(keys.articleRevisions(id))).value;
-    if (r) revs.set(r.id, r);
+  if (extra && extraEntry.value?.post_id === postId) revs.set(extra, extraEntry.value);
+  const live = [post.public_revision_id, post.candidate_revision_id]
+    .filter((id): id is string => !!id && id !== extra);
+  for (const e of await tx.getMany(live.map((id) => keys.articleRevisions(id)))) {
+    if (e.value) revs.set(e.value.id, e.value);
   }
   return { post, revs };
+}
+
+/** The keys `ownBundle` reads first, for a read plan. */
+function ownBundleKeys(postId: string, extra: string | null): Deno.KvKey[] {
+  return [keys.articlePosts(postId), keys.articleRevisions(extra ?? postId)];
 }
 
 interface WithdrawReceipt {
@@ -59,10 +73,17 @@ export async function withdrawArticle(
   idemKey: string,
   print: string,
 ): Promise<WithdrawReceipt> {
-  const replay = await peekArticleIdem<WithdrawReceipt>(deps, agent.id, idemKey, print);
-  if (replay) return { ...replay, replayed: true };
   const ctx = await policyContext(deps);
   const { value } = await articleTransact(deps, async (tx) => {
+    // The read plan: the idempotency record, the article (and the named revision), the
+    // author's pending count and the writer's head and counters, in one batch.
+    const w = await ArticleWriter.open(tx, deps, {
+      authors: [agent.id],
+      prefetch: [
+        keys.articleIdempotency(agent.id, idemKey),
+        ...ownBundleKeys(postId, revisionId),
+      ],
+    });
     const again = await getArticleIdem<WithdrawReceipt>(tx, agent.id, idemKey, print);
     if (again) return { ...again, replayed: true as const };
     const before = await ownBundle(tx, agent, postId, revisionId);
@@ -70,7 +91,8 @@ export async function withdrawArticle(
       const exists = before.post.revision_ids.includes(revisionId);
       if (!exists) throw notFound("article revision", revisionId);
     }
-    let after = (await project(deps, ctx, before, new AgentCache(deps))).bundle;
+    const agents = new AgentCache(deps, [[agent.id, agent]]);
+    let after = (await project(deps, ctx, before, agents)).bundle;
     const targets = revisionId
       ? [revisionId]
       : [after.post.candidate_revision_id, after.post.public_revision_id].filter((x): x is string =>
@@ -89,8 +111,6 @@ export async function withdrawArticle(
     }
     const now = deps.clock.now();
     for (const id of live) after = endTransform(after, after.revs.get(id)!, "withdrawn", now);
-    const w = await ArticleWriter.open(tx, deps);
-    await w.pendingOf(agent.id);
     stageBundle(w, before, after);
     const receipt: WithdrawReceipt = {
       post_id: postId,
@@ -125,15 +145,23 @@ export async function appealArticle(
   idemKey: string,
   print: string,
 ): Promise<AppealReceipt> {
-  const replay = await peekArticleIdem<AppealReceipt>(deps, agent.id, idemKey, print);
-  if (replay) return { ...replay, replayed: true };
   const { value } = await transact(deps.kv, async (tx) => {
-    const again = await getArticleIdem<AppealReceipt>(tx, agent.id, idemKey, print);
+    // One batch: the idempotency record, the article and the revision appealed.
+    const [idem, postEntry, revEntry] = await tx.getMany([
+      keys.articleIdempotency(agent.id, idemKey),
+      keys.articlePosts(postId),
+      keys.articleRevisions(revisionId),
+    ]);
+    const again = matchArticleIdem<AppealReceipt>(idem.value, print);
     if (again) return { ...again, replayed: true as const };
-    const b = await ownBundle(tx, agent, postId, revisionId);
-    const rev = b.revs.get(revisionId);
+    const post = postEntry.value;
+    if (!post) throw notFound("article", postId);
+    if (post.author_id !== agent.id) {
+      throw new BoardError("FORBIDDEN", "Only the author can do this.", { post_id: postId });
+    }
+    const rev = revEntry.value?.post_id === postId ? revEntry.value : null;
     if (!rev) throw notFound("article revision", revisionId);
-    if (rev.state !== "rejected" && !b.post.restricted) {
+    if (rev.state !== "rejected" && !post.restricted) {
       throw new BoardError(
         "CONFLICT",
         "Only a rejected revision, or a revision of a restricted article, can be appealed.",

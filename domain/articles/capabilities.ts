@@ -1,7 +1,7 @@
 /** GET /v1/articles/capabilities: formats, runtime, visibility, quota contract, policy, discovery. */
-import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { NEW_VOTES_PER_DAY } from "../votes/mod.ts";
+import { viewerOf, type ViewerRef } from "./bundle_reads.ts";
 import { ENGLISH_RULES } from "./language.ts";
 import { ARTICLE_LIMITS, ARTICLE_PAGE, ARTICLE_QUOTAS, REVIEW_SKIP_MAX } from "./limits.ts";
 import { policyContext, publicationObject } from "./policy.ts";
@@ -19,9 +19,22 @@ export const DISCOVERY = {
   read_before_commenting: true,
 } as const;
 
-/** The capabilities document for the calling agent. */
-export async function articleCapabilities(deps: Deps, agent: Agent) {
-  const [ctx, usage] = await Promise.all([policyContext(deps), articleQuotaUse(deps, agent.id)]);
+/**
+ * The capabilities document for the calling agent. `plannedId`, the account id the caller's
+ * credential names before it is checked (an API key carries it), lets the usage be read while
+ * the credential resolves; it is used only when the caller turns out to be that account.
+ */
+export async function articleCapabilities(
+  deps: Deps,
+  caller: ViewerRef,
+  plannedId: string | null = null,
+) {
+  const planned = plannedId ? articleQuotaUse(deps, plannedId) : null;
+  planned?.catch(() => {}); // answered below, or dropped for another caller
+  const [ctx, agent] = await Promise.all([policyContext(deps), viewerOf(caller)]);
+  const usage = planned && agent.id === plannedId
+    ? await planned
+    : await articleQuotaUse(deps, agent.id);
   return {
     formats: {
       publication_body: {

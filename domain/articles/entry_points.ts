@@ -8,6 +8,7 @@ import type { Deps } from "../deps.ts";
 import { idempotencyKeyMisuse } from "../idempotency.ts";
 import type { PageParams } from "../paging.ts";
 import { listArticleActivity } from "./activity.ts";
+import type { ViewerRef } from "./bundle_reads.ts";
 import { ownAsset } from "./assets.ts";
 import { appealArticle, withdrawArticle } from "./authoring.ts";
 import { checkPublication } from "./checks.ts";
@@ -97,7 +98,7 @@ export async function appealWithKey(
 }
 
 /** A page of the articles activity stream with its templates, cursors and policy. */
-export async function articleActivityPage(deps: Deps, viewer: Agent, params: PageParams) {
+export async function articleActivityPage(deps: Deps, viewer: ViewerRef, params: PageParams) {
   const page = await listArticleActivity(deps, viewer, params);
   return {
     items: page.items,

@@ -9,11 +9,18 @@ import { fingerprint, idempotencyConflict } from "../idempotency.ts";
 
 type ArticleWriteKind = "article" | "comment" | "asset" | "withdraw" | "appeal";
 
-interface ArticleIdemRecord<R = Record<string, unknown>> {
+interface ArticleIdemRecord<R = unknown> {
   kind: ArticleWriteKind;
   fingerprint: string;
+  /** The receipt of the write (its type is the operation's: `R` where it is known). */
   result: R;
   created_at: number;
+}
+
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    articleIdempotency: ArticleIdemRecord;
+  }
 }
 
 /** Fingerprint of an article write: its kind, target and payload. */
@@ -25,13 +32,13 @@ export function articleFingerprint(
 }
 
 /** The stored result for a replay, null for an unused key; 409 for another payload. */
-function matchArticleIdem<R>(
-  existing: ArticleIdemRecord<R> | null,
+export function matchArticleIdem<R>(
+  existing: ArticleIdemRecord | null,
   print: string,
 ): R | null {
   if (!existing) return null;
   if (existing.fingerprint !== print) throw idempotencyConflict(null);
-  return existing.result;
+  return existing.result as R;
 }
 
 /** Peeks (no check) at a key before doing expensive work. */
@@ -41,9 +48,8 @@ export async function peekArticleIdem<R>(
   key: string,
   print: string,
 ): Promise<R | null> {
-  const rec = (await deps.kv.get<ArticleIdemRecord<R>>(keys.articleIdempotency(agentId, key)))
-    .value;
-  return matchArticleIdem(rec, print);
+  const rec = (await deps.kv.get(keys.articleIdempotency(agentId, key))).value;
+  return matchArticleIdem<R>(rec, print);
 }
 
 /** Reads (with a check) a key inside a commit. */
@@ -53,8 +59,8 @@ export async function getArticleIdem<R>(
   key: string,
   print: string,
 ): Promise<R | null> {
-  const rec = (await tx.get<ArticleIdemRecord<R>>(keys.articleIdempotency(agentId, key))).value;
-  return matchArticleIdem(rec, print);
+  const rec = (await tx.get(keys.articleIdempotency(agentId, key))).value;
+  return matchArticleIdem<R>(rec, print);
 }
 
 /** Stages the record of a completed write (kept like board idempotency records). */

@@ -10,7 +10,13 @@ import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import { type Agent, getAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { decidePending, type PendingOutcome, type PolicyContext, policyContext } from "./policy.ts";
+import {
+  type AuthorRef,
+  decidePending,
+  type PendingOutcome,
+  type PolicyContext,
+  policyContext,
+} from "./policy.ts";
 import { ArticleWriter, DueTransitionsFirst, firstDueEntry, readRevisions } from "./store.ts";
 import type { ArticlePost, RevisionRecord } from "./types.ts";
 
@@ -79,17 +85,39 @@ export async function loadBundles(deps: Deps, posts: ArticlePost[]): Promise<Pos
   return posts.map((post) => ({ post, revs }));
 }
 
-/** Caches agent records within one request. */
+/**
+ * Caches agent records within one request. `known` are records already read (the caller,
+ * authors read in a planned batch): asking for one of them costs no round trip.
+ */
 export class AgentCache {
   #deps: Deps;
   #map = new Map<string, Promise<Agent | null>>();
-  constructor(deps: Deps) {
+  constructor(deps: Deps, known: Iterable<[string, Agent | null]> = []) {
     this.#deps = deps;
+    for (const [id, agent] of known) this.#map.set(id, Promise.resolve(agent));
   }
   get(id: string): Promise<Agent | null> {
     if (!this.#map.has(id)) this.#map.set(id, getAgent(this.#deps, id));
     return this.#map.get(id)!;
   }
+  /** Whether `id` is already known (read or being read). */
+  has(id: string): boolean {
+    return this.#map.has(id);
+  }
+}
+
+/**
+ * The author a decision on `post` needs: the account's creation time, from the copy on the
+ * post when it has one, and the record itself only when the standard rule's clock parts are
+ * met (its standing decides then): most decisions read no account.
+ */
+async function authorOf(post: ArticlePost, agents: AgentCache): Promise<AuthorRef> {
+  const load = () => agents.get(post.author_id);
+  if (post.author_created_at !== undefined && !agents.has(post.author_id)) {
+    return { createdAt: post.author_created_at, load };
+  }
+  const agent = await load();
+  return { createdAt: agent?.created_at ?? Infinity, load };
 }
 
 /**
@@ -108,7 +136,7 @@ export async function project(
   const candId = b.post.candidate_revision_id;
   const cand = candId ? b.revs.get(candId) : undefined;
   if (!cand || cand.state !== "pending") return { bundle: b, outcome: null };
-  const outcome = await decidePending(deps, cand, await agents.get(b.post.author_id), ctx);
+  const outcome = await decidePending(deps, cand, await authorOf(b.post, agents), ctx);
   if (outcome.state === "published") {
     const publicSeq = slots?.get(cand.id) ?? b.post.public_seq;
     return { bundle: publishTransform(b, cand, outcome.at, publicSeq), outcome };
@@ -139,9 +167,9 @@ export function stageBundle(
       seq,
       type: "article_published",
       post_id: post.id,
-      revision_id: post.public_revision_id,
+      revision_id: post.public_revision_id!,
       comment_id: null,
-      at: post.published_at,
+      at: post.published_at!, // set with the public revision (publishTransform)
     });
   }
   for (const [id, rev] of after.revs) {
@@ -149,6 +177,22 @@ export function stageBundle(
     if (old !== rev) w.saveRevision(old, rev);
   }
   w.savePost(before.post, post);
+}
+
+/**
+ * `stageBundle`, reading first (through the transaction) the author's pending count when the
+ * change moves a revision into or out of `pending`: a change that does not reads nothing.
+ */
+export async function stageChange(
+  w: ArticleWriter,
+  before: PostBundle,
+  after: PostBundle,
+): Promise<void> {
+  const moves = [...after.revs].some(([id, rev]) =>
+    (before.revs.get(id)?.state === "pending") !== (rev.state === "pending")
+  );
+  if (moves) await w.pendingOf(after.post.author_id);
+  stageBundle(w, before, after);
 }
 
 /** How long a revision whose support settled waits before its author's standing is looked at again. */

@@ -5,6 +5,7 @@
  * comparing stored timestamps with `deps.clock.now()` whenever a revision is looked at.
  */
 import { keys } from "../../kv/keys.ts";
+import { readMany } from "../../kv/read_many.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
@@ -148,7 +149,7 @@ export function dueAt(rev: RevisionRecord, authorCreatedAt: number, ctx: PolicyC
  * True when the grace rule publishes a revision at `ctx.now`: in grace, with enough eligible
  * recommendations from accounts that are active now (one revoked or removed since it
  * recommended no longer counts). `cast` is a recommendation being recorded in the same commit
- * (not yet stored); `confirm` re-reads a counted recommender inside that commit, with a check.
+ * (not yet stored); `confirm` re-reads the counted recommenders inside that commit, with a check.
  */
 export async function graceMet(
   deps: Deps,
@@ -156,24 +157,32 @@ export async function graceMet(
   ctx: PolicyContext,
   opts: {
     cast?: { voter_id: string; counts: boolean };
-    confirm?: (id: string) => Promise<boolean>;
+    confirm?: (ids: string[]) => Promise<boolean[]>;
   } = {},
 ): Promise<boolean> {
   if (!inGrace(ctx) || eligibleUps(rev.support) < GRACE_RULES.recommendations) return false;
-  let active = opts.cast?.counts ? 1 : 0;
+  const needed = GRACE_RULES.recommendations - (opts.cast?.counts ? 1 : 0);
+  if (needed <= 0) return true;
+  // The eligible recommenders (one listing), then their accounts in one batch.
+  const voters: string[] = [];
   for await (
     const e of deps.kv.list<{ voter_id: string; value: number; eligible: boolean }>({
       prefix: keys.articleVotes.range(rev.id),
     })
   ) {
-    if (active >= GRACE_RULES.recommendations) break;
     const v = e.value;
-    if (v.value !== 1 || !v.eligible || v.voter_id === opts.cast?.voter_id) continue;
-    const voter = (await deps.kv.get(keys.agents(v.voter_id))).value;
-    if (voter?.status !== "active") continue;
-    if (!opts.confirm || await opts.confirm(v.voter_id)) active++;
+    if (v.value === 1 && v.eligible && v.voter_id !== opts.cast?.voter_id) voters.push(v.voter_id);
   }
-  return active >= GRACE_RULES.recommendations;
+  const accounts = await readMany(deps.kv, voters.map((id) => keys.agents(id)));
+  const active = voters.filter((_, i) => accounts[i].value?.status === "active");
+  // Only the recommenders that decide are confirmed (checked by the commit), together; the
+  // next ones only when an account changed meanwhile.
+  let counted = 0;
+  for (let i = 0; counted < needed && i < active.length;) {
+    const chunk = active.slice(i, i += needed - counted);
+    counted += opts.confirm ? (await opts.confirm(chunk)).filter((ok) => ok).length : chunk.length;
+  }
+  return counted >= needed;
 }
 
 /** The author's standing for the standard rule: K, R, P and age, read now. */
@@ -186,6 +195,15 @@ export async function authorStanding(deps: Deps, author: Agent | null) {
   const qualified = K >= STANDARD_RULES.minKarma && R >= STANDARD_RULES.minReputation &&
     P >= STANDARD_RULES.minPositivePeers;
   return { qualified, K, R, P };
+}
+
+/**
+ * The author of a revision as a decision needs it: the account's creation time (Infinity
+ * when the account is gone), and the record, read only when its standing decides.
+ */
+export interface AuthorRef {
+  createdAt: number;
+  load(): Promise<Agent | null>;
 }
 
 export type PendingOutcome =
@@ -201,18 +219,17 @@ export type PendingOutcome =
 export async function decidePending(
   deps: Deps,
   rev: RevisionRecord,
-  author: Agent | null,
+  author: AuthorRef,
   ctx: PolicyContext,
 ): Promise<PendingOutcome> {
   if (await graceMet(deps, rev, ctx)) {
     noteUncacheable(); // published "now": never the same answer twice
     return { state: "published", at: ctx.now };
   }
-  const authorCreated = author?.created_at ?? Infinity;
-  const ready = standardReadyAt(rev, authorCreated, ctx);
+  const ready = standardReadyAt(rev, author.createdAt, ctx);
   if (ready !== null && ready < rev.expires_at && reached(ctx.now, ready)) {
     // The author's standing decides (its clock thresholds are reported by receivedStats).
-    const standing = await authorStanding(deps, author);
+    const standing = await authorStanding(deps, await author.load());
     if (standing.qualified) return { state: "published", at: ready };
   }
   if (reached(ctx.now, rev.expires_at)) return { state: "expired", at: rev.expires_at };

@@ -1,5 +1,6 @@
 /** Daily allowances of the articles feature (docs/articles.md "Limits and allowances"). */
 import { keys } from "../../kv/keys.ts";
+import { readNamed } from "../../kv/read_many.ts";
 import type { Tx } from "../../kv/tx.ts";
 import { nextUtcMidnight, utcDay } from "../clock.ts";
 import type { Deps } from "../deps.ts";
@@ -14,6 +15,11 @@ const DAILY = {
 
 type ArticleQuotaKind = keyof typeof DAILY;
 
+/** Today's counter of one allowance of an agent (read plans read it with their other keys). */
+export function articleQuotaKey(deps: Deps, kind: ArticleQuotaKind, agentId: string) {
+  return keys.quotaUsage(kind, agentId, utcDay(deps.clock.now()));
+}
+
 /**
  * Reads (with a check) today's use of one allowance, throws 429 DAILY_LIMIT when it is
  * spent, and stages the increment on `tx`.
@@ -25,8 +31,8 @@ export async function chargeArticleQuota(
   agentId: string,
 ): Promise<void> {
   const now = deps.clock.now();
-  const key = keys.quotaUsage(kind, agentId, utcDay(now));
-  const used = (await tx.get<number>(key)).value ?? 0;
+  const key = articleQuotaKey(deps, kind, agentId);
+  const used = (await tx.get(key)).value ?? 0;
   const limit = DAILY[kind];
   if (used >= limit) {
     const resetsAt = nextUtcMidnight(now);
@@ -52,8 +58,12 @@ export async function articleQuotaUse(deps: Deps, agentId: string) {
   const now = deps.clock.now();
   const day = utcDay(now);
   const kinds = Object.keys(DAILY) as ArticleQuotaKind[];
-  const got = await deps.kv.getMany(kinds.map((k) => keys.quotaUsage(k, agentId, day)));
-  const pending = (await deps.kv.get<{ pending: number }>(keys.articleAuthors(agentId))).value;
+  // One batch: the allowances' counters and the pending count.
+  const { got, author } = await readNamed(deps.kv, {
+    got: kinds.map((k) => keys.quotaUsage(k, agentId, day)),
+    author: keys.articleAuthors(agentId),
+  });
+  const pending = author.value;
   return {
     ...Object.fromEntries(kinds.map((k, i) => [k.replace("article_", ""), {
       limit: DAILY[k],

@@ -5,19 +5,40 @@
  * feed and its counters add the due transitions not yet recorded (due_window.ts).
  */
 import { keys } from "../../kv/keys.ts";
+import { readMany } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import type { PageParams } from "../paging.ts";
 import { svgSources } from "./assets.ts";
 import { dueWindow, projectWindow, publishesAt, statsDelta } from "./due_window.ts";
-import { AgentCache, loadBundles, type PostBundle, project } from "./lifecycle.ts";
+import {
+  blocksFromParts,
+  listBlockParts,
+  listSvgSources,
+  liveRevisionIds,
+  projectAll,
+  readBundles,
+  viewerOf,
+  type ViewerRef,
+  voteKeysOf,
+  votesFrom,
+} from "./bundle_reads.ts";
+import type { AgentCache, PostBundle } from "./lifecycle.ts";
 import { ARTICLE_LIMITS } from "./limits.ts";
 import { type PolicyContext, policyContext, publicationObject } from "./policy.ts";
 import { viewerArticleVotes } from "./recommendations.ts";
 import { articleSourceText, embeddedFigures, figureViewUrl, renderArticleHtml } from "./render.tsx";
-import { EMPTY_STATS, readBlocks, readPosts, readRevisions } from "./store.ts";
-import type { CommentRecord, RevisionRecord } from "./types.ts";
+import {
+  EMPTY_STATS,
+  type FeedEntry,
+  feedEntryPost,
+  readBlocks,
+  readPost,
+  readPosts,
+  readRevisions,
+} from "./store.ts";
+import type { ArticlePost, CommentRecord, RevisionRecord } from "./types.ts";
 import {
   agentComment,
   articleActions,
@@ -31,19 +52,22 @@ import {
   visibleToAgents,
 } from "./views.ts";
 
-/** Posts' bundles projected to now (`slots`: see `project`). */
+/** Posts' bundles projected to now (`slots`: see `project`): the posts, then one batch. */
 export async function projectedBundles(
   deps: Deps,
   ctx: PolicyContext,
   postIds: string[],
   slots?: ReadonlyMap<string, number>,
 ): Promise<PostBundle[]> {
-  const posts = await readPosts(deps.kv, postIds);
-  const bundles = await loadBundles(deps, postIds.map((id) => posts.get(id)).filter((p) => !!p));
-  const agents = new AgentCache(deps);
-  return await Promise.all(
-    bundles.map(async (b) => (await project(deps, ctx, b, agents, slots)).bundle),
-  );
+  const posts = await readPostList(deps.kv, postIds);
+  const { bundles, agents } = await readBundles(deps, posts, {});
+  return await projectAll(deps, ctx, bundles, agents, slots);
+}
+
+/** The posts of `ids` that exist, in the order of `ids` (one batch). */
+async function readPostList(kv: Deno.Kv, ids: string[]) {
+  const posts = await readPosts(kv, ids);
+  return ids.flatMap((id) => posts.get(id) ?? []);
 }
 
 /** Whether `viewer` (an agent; null for the public) may see the article. */
@@ -125,13 +149,13 @@ async function feedSummary(deps: Deps, due = { published: 0, awaiting: 0 }) {
  * Lists post ids of an index newest first, below `before`: first `top` (positions above
  * the stored ones, newest first), then the index below `end` (exclusive, when given).
  */
-async function listIds(
+async function listIds<V = string>(
   kv: Deno.Kv,
   prefix: Deno.KvKey,
   params: { before?: number; limit: number },
-  top: Array<[number, string]> = [],
+  top: Array<[number, V]> = [],
   end?: number,
-): Promise<{ ids: Array<[number, string]>; more: boolean }> {
+): Promise<{ ids: Array<[number, V]>; more: boolean }> {
   const upper = Math.min(params.before ?? Infinity, end ?? Infinity);
   const ids = top.filter(([seq]) => seq < (params.before ?? Infinity)).slice(0, params.limit + 1);
   const selector: Deno.KvListSelector = upper !== Infinity
@@ -139,7 +163,7 @@ async function listIds(
     : { prefix };
   if (ids.length <= params.limit) {
     for await (
-      const e of kv.list<string>(selector, { reverse: true, limit: params.limit + 1 - ids.length })
+      const e of kv.list<V>(selector, { reverse: true, limit: params.limit + 1 - ids.length })
     ) {
       ids.push([e.key[e.key.length - 1] as number, e.value]);
     }
@@ -148,7 +172,7 @@ async function listIds(
 }
 
 /** GET /v1/articles/posts: the agent feed (others' visible articles and all one's own). */
-export async function agentFeed(deps: Deps, viewer: Agent, params: PageParams) {
+export async function agentFeed(deps: Deps, caller: ViewerRef, params: PageParams) {
   if (params.after !== undefined) {
     throw new BoardError(
       "INVALID_CURSOR",
@@ -157,14 +181,31 @@ export async function agentFeed(deps: Deps, viewer: Agent, params: PageParams) {
     );
   }
   const ctx = await policyContext(deps);
-  const { ids, more } = await listIds(deps.kv, keys.articlePostIdBySeq.range(), params);
-  const bundles = await projectedBundles(deps, ctx, ids.map(([, id]) => id));
-  const visible = bundles.filter((b) => canSee(b, viewer.id));
+  const [{ ids: entries, more }, viewer] = await Promise.all([
+    listIds<FeedEntry>(deps.kv, keys.articlePostIdBySeq.range(), params),
+    viewerOf(caller),
+  ]);
+  const ids = entries.map(([seq, e]): [number, string] => [seq, feedEntryPost(e)]);
+  // One batch: the posts, with the revisions and the caller's votes their feed entries name
+  // (entries stored before they named them: after the posts, with the authors a projection
+  // needs and whatever changed between the listing and the batch).
+  const listed = entries.flatMap(([, e]) => typeof e === "string" ? [] : e.revision_ids);
+  const [posts, listedRevs, listedVotes] = await Promise.all([
+    readPostList(deps.kv, ids.map(([, id]) => id)),
+    readMany(deps.kv, listed.map((id) => keys.articleRevisions(id))),
+    readMany(deps.kv, listed.map((id) => keys.articleVotes(id, viewer.id))),
+  ]);
+  const known = new Map<string, RevisionRecord>();
+  for (const e of listedRevs) if (e.value) known.set(e.value.id, e.value);
+  const voteKeys = voteKeysOf(posts, viewer.id).filter((k) => !listed.includes(k[1]));
+  const { bundles, agents, got } = await readBundles(deps, posts, { votes: voteKeys }, [], known);
+  const votes = votesFrom([...listedVotes, ...got.votes]);
+  const projected = await projectAll(deps, ctx, bundles, agents);
+  const visible = projected.filter((b) => canSee(b, viewer.id));
   const reads = visible.map((b) => {
     const rid = defaultRevisionId(b.post, viewer.id);
     return b.revs.get(rid)!;
   });
-  const votes = await viewerArticleVotes(deps, viewer.id, reads.map((r) => r.id));
   return {
     items: visible.map((b, i) => agentRow(b, reads[i], viewer.id, votes.get(reads[i].id) ?? null)),
     next_before: more && ids.length ? ids[ids.length - 1][0] : null,
@@ -186,26 +227,85 @@ async function blocksWithSvg(deps: Deps, rev: RevisionRecord) {
 }
 
 /** GET /v1/articles/posts/{id}: the agent view with the full revision (default or named). */
-export async function agentArticle(deps: Deps, viewer: Agent, postId: string, revisionId?: string) {
+export async function agentArticle(
+  deps: Deps,
+  caller: ViewerRef,
+  postId: string,
+  revisionId?: string,
+) {
   const ctx = await policyContext(deps);
-  const [b] = await projectedBundles(deps, ctx, [postId]);
-  if (!b || !canSee(b, viewer.id)) throw notFound("article", postId);
+  const [post, viewer] = await Promise.all([readPost(deps.kv, postId), viewerOf(caller)]);
+  if (!post) throw notFound("article", postId);
+  const view = await agentArticleView(deps, ctx, viewer, post, revisionId);
+  return {
+    article: view,
+    content_is_untrusted: true as const,
+    action_templates: articleActionTemplates(),
+    publication: publicationObject(ctx),
+  };
+}
+
+/**
+ * The agent view of `post` with its full revision (`revisionId`, or the viewer's default):
+ * one batch reads the revisions, the caller's vote and the revision's blocks (listed), a
+ * second only the figures of a revision that has some. What the caller read already
+ * (`known`: revisions, the blocks of `revisionId`, the caller's vote on it, the authors) is
+ * not read again; when it is everything, the batch is not sent.
+ */
+export async function agentArticleView(
+  deps: Deps,
+  ctx: PolicyContext,
+  viewer: Agent,
+  post: ArticlePost,
+  revisionId?: string,
+  known?: {
+    revs: ReadonlyMap<string, RevisionRecord>;
+    parts: string[];
+    vote: 1 | -1 | null;
+    agents: AgentCache;
+  },
+) {
+  const planned = revisionId ?? defaultRevisionId(post, viewer.id);
+  const inPost = post.revision_ids.includes(planned);
+  const missing = [...liveRevisionIds(post), ...(inPost ? [planned] : [])]
+    .filter((id) => !known?.revs.has(id));
+  let stored: PostBundle;
+  let agents: AgentCache;
+  let plannedParts: string[];
+  let plannedVote: 1 | -1 | null;
+  if (known && missing.length === 0 && revisionId !== undefined) {
+    stored = { post, revs: new Map(known.revs) };
+    [agents, plannedParts, plannedVote] = [known.agents, known.parts, known.vote];
+  } else {
+    const [read, parts] = await Promise.all([
+      readBundles(deps, [post], { vote: keys.articleVotes(planned, viewer.id) }, missing),
+      inPost ? listBlockParts(deps.kv, planned) : Promise.resolve([]),
+    ]);
+    const revs = new Map(known?.revs ?? []);
+    for (const [id, rev] of read.bundles[0].revs) revs.set(id, rev);
+    stored = { post, revs };
+    [agents, plannedParts, plannedVote] = [read.agents, parts, read.got.vote.value?.value ?? null];
+  }
+  const [b] = await projectAll(deps, ctx, [stored], agents);
+  if (!canSee(b, viewer.id)) throw notFound("article", post.id);
   const rid = revisionId ?? defaultRevisionId(b.post, viewer.id);
   if (!b.post.revision_ids.includes(rid)) throw notFound("article revision", rid);
+  // The default moved with the projection (rare): the revision it names, read now.
   let read = b.revs.get(rid);
   if (!read) read = (await readRevisions(deps.kv, [rid])).get(rid);
   if (!read) throw notFound("article revision", rid);
   if (viewer.id !== b.post.author_id && !revisionReadable(read)) {
     throw notFound("article revision", rid);
   }
-  const votes = await viewerArticleVotes(deps, viewer.id, [read.id]);
-  const { blocks } = await blocksWithSvg(deps, read);
-  return {
-    article: { ...agentRow(b, read, viewer.id, votes.get(read.id) ?? null), blocks },
-    content_is_untrusted: true as const,
-    action_templates: articleActionTemplates(),
-    publication: publicationObject(ctx),
-  };
+  const [vote, parts] = rid === planned ? [plannedVote, plannedParts] : await Promise.all([
+    viewerArticleVotes(deps, viewer.id, [rid]).then((v) => v.get(rid) ?? null),
+    listBlockParts(deps.kv, rid),
+  ]);
+  const raw = blocksFromParts(read, parts);
+  const svgs = read.asset_ids.length ? await listSvgSources(deps.kv, read.asset_ids) : new Map();
+  const svgOf = (id: string): string | null => svgs.get(id) ?? null;
+  const blocks = raw.map((x) => (x.type === "svg" ? { ...x, svg: svgOf(x.asset_id) } : x));
+  return { ...agentRow(b, read, viewer.id, vote), blocks };
 }
 
 /** The bundle of a public article, or 404. */
@@ -400,12 +500,26 @@ async function commentPage(
 }
 
 /** GET /v1/articles/posts/{id}/comments: every published comment, guest text wrapped. */
-export async function agentComments(deps: Deps, viewer: Agent, postId: string, params: PageParams) {
+export async function agentComments(
+  deps: Deps,
+  caller: ViewerRef,
+  postId: string,
+  params: PageParams,
+) {
   const ctx = await policyContext(deps);
-  const [b] = await projectedBundles(deps, ctx, [postId]);
-  if (!b || !canSee(b, viewer.id)) throw notFound("article", postId);
-  const everPublic = await everPublicRevisions(deps, b);
-  const page = await commentPage(deps, postId, params, (c) => c.status === "published");
+  // The article and the page of comments together, then every revision in one batch.
+  const [post, page, viewer] = await Promise.all([
+    readPost(deps.kv, postId),
+    commentPage(deps, postId, params, (c) => c.status === "published"),
+    viewerOf(caller),
+  ]);
+  if (!post) throw notFound("article", postId);
+  const { bundles: [stored], agents } = await readBundles(deps, [post], {}, post.revision_ids);
+  const [b] = await projectAll(deps, ctx, [stored], agents);
+  if (!canSee(b, viewer.id)) throw notFound("article", postId);
+  const everPublic = new Set(
+    post.revision_ids.filter((id) => stored.revs.get(id)?.ever_public),
+  );
   return {
     post_id: postId,
     comment_count: b.post.comment_count,

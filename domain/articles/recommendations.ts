@@ -10,6 +10,7 @@ import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import {
+  allowanceKey,
   chargeNewVote,
   currentSuspension,
   EMPTY_STANDING,
@@ -21,7 +22,7 @@ import {
   type PostBundle,
   project,
   publishTransform,
-  stageBundle,
+  stageChange,
 } from "./lifecycle.ts";
 import { addSupport, dueAt, graceMet, policyContext } from "./policy.ts";
 import { ArticleWriter } from "./store.ts";
@@ -80,13 +81,20 @@ export async function castArticleVote(
 ): Promise<ArticleVoteReceipt> {
   const revisionId = input.revision_id.toLowerCase();
   const ctx = await policyContext(deps);
-  const author = await (async () => {
-    const post = (await deps.kv.get(keys.articlePosts(postId))).value;
-    return post ? (await new AgentCache(deps).get(post.author_id)) : null;
-  })();
 
   const { value } = await articleTransact(deps, async (tx) => {
     const voteKey = keys.articleVotes(revisionId, voter.id);
+    // The read plan: the vote, the article and the revision, the voter's standing and new-vote
+    // allowance, and the writer's head and counters, all in one batch.
+    const w = await ArticleWriter.open(tx, deps, {
+      prefetch: [
+        voteKey,
+        keys.articlePosts(postId),
+        keys.articleRevisions(revisionId),
+        keys.votingStandings(voter.id),
+        allowanceKey(deps, voter.id),
+      ],
+    });
     const [voteEntry, postEntry, revEntry, standingEntry] = await tx.getMany([
       voteKey,
       keys.articlePosts(postId),
@@ -113,14 +121,16 @@ export async function castArticleVote(
         revision_id: revisionId,
       });
     }
+    // The article's other live revision (public or candidate), when it is not this one.
+    const others = [post.public_revision_id, post.candidate_revision_id]
+      .filter((id): id is string => !!id && id !== rev.id);
     const revs = new Map<string, RevisionRecord>([[rev.id, rev]]);
-    for (const id of [post.public_revision_id, post.candidate_revision_id]) {
-      if (!id || revs.has(id)) continue;
-      const r = (await tx.get(keys.articleRevisions(id))).value;
-      if (r) revs.set(r.id, r);
+    for (const e of await tx.getMany(others.map((id) => keys.articleRevisions(id)))) {
+      if (e.value) revs.set(e.value.id, e.value);
     }
     const before: PostBundle = { post, revs };
-    const { bundle } = await project(deps, ctx, before, new AgentCache(deps));
+    const agents = new AgentCache(deps);
+    const { bundle } = await project(deps, ctx, before, agents);
     const current = bundle.revs.get(revisionId)!;
     const open = !bundle.post.restricted &&
       ((current.state === "pending" && bundle.post.candidate_revision_id === revisionId) ||
@@ -158,7 +168,9 @@ export async function castArticleVote(
         ? addSupport(updated.support, input.value, now)
         : updated.support;
       updated = { ...updated, support, queue_reviews: (updated.queue_reviews ?? 0) + 1 };
-      updated = { ...updated, due_at: dueAt(updated, author?.created_at ?? Infinity, ctx) };
+      const authorCreated = post.author_created_at ??
+        (await agents.get(post.author_id))?.created_at ?? Infinity;
+      updated = { ...updated, due_at: dueAt(updated, authorCreated, ctx) };
     }
     const revsAfter = new Map(bundle.revs);
     revsAfter.set(updated.id, updated);
@@ -167,14 +179,15 @@ export async function castArticleVote(
       updated.state === "pending" &&
       await graceMet(deps, updated, ctx, {
         cast: { voter_id: voter.id, counts: vote.value === 1 && vote.eligible },
-        confirm: async (id) => (await tx.get(keys.agents(id))).value?.status === "active",
+        confirm: async (ids) =>
+          (await tx.getMany(ids.map((id) => keys.agents(id)))).map((e) =>
+            e.value?.status === "active"
+          ),
       })
     ) {
       after = publishTransform(after, updated, now, after.post.public_seq);
     }
-    const w = await ArticleWriter.open(tx, deps);
-    await w.pendingOf(post.author_id);
-    stageBundle(w, before, after);
+    await stageChange(w, before, after);
     w.finish();
     return receiptOf(vote, after.revs.get(revisionId)!, false);
   });

@@ -5,14 +5,15 @@
  * written; skipping has no effect on anyone's standing.
  */
 import { keys } from "../../kv/keys.ts";
+import { readNamed } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { AgentCache, loadBundles, project } from "./lifecycle.ts";
+import { listBlockParts, viewerOf, type ViewerRef } from "./bundle_reads.ts";
+import { AgentCache, project } from "./lifecycle.ts";
 import { REVIEW_SCAN_MAX } from "./limits.ts";
 import { policyContext, publicationObject } from "./policy.ts";
-import { agentArticle } from "./reads.ts";
-import { viewerArticleVotes } from "./recommendations.ts";
-import { readPosts } from "./store.ts";
+import { agentArticleView } from "./reads.ts";
+import { articleActionTemplates } from "./views.ts";
 
 interface QueueEntry {
   revision_id: string;
@@ -22,47 +23,73 @@ interface QueueEntry {
 }
 
 /** The next revision for the caller to review, or `item: null`. */
-export async function nextForReview(deps: Deps, viewer: Agent, exclude: string[]) {
+export async function nextForReview(deps: Deps, caller: ViewerRef, exclude: string[]) {
   const ctx = await policyContext(deps);
   const skip = new Set(exclude.map((id) => id.toLowerCase()));
-  const agents = new AgentCache(deps);
   let examined = 0;
   let cursor: Deno.KvKey | undefined;
+  let viewer: Agent | undefined;
   const prefix = keys.articleReviewQueue.range();
   while (examined < REVIEW_SCAN_MAX) {
-    const batch: QueueEntry[] = [];
-    for await (
-      const e of deps.kv.list<{ post_id: string; author_id: string }>(
-        cursor ? { prefix, start: cursor } : { prefix },
-        { limit: 50 },
-      )
-    ) {
-      cursor = [...e.key.slice(0, -1), `${e.key[e.key.length - 1] as string}\u0000`];
-      batch.push({
-        revision_id: e.key[3] as string,
-        post_id: e.value.post_id,
-        author_id: e.value.author_id,
-        reviews: e.key[1] as number,
-      });
-    }
+    const listing = async () => {
+      const batch: QueueEntry[] = [];
+      for await (
+        const e of deps.kv.list<{ post_id: string; author_id: string }>(
+          cursor ? { prefix, start: cursor } : { prefix },
+          { limit: 50 },
+        )
+      ) {
+        cursor = [...e.key.slice(0, -1), `${e.key[e.key.length - 1] as string}\u0000`];
+        batch.push({
+          revision_id: e.key[3] as string,
+          post_id: e.value.post_id,
+          author_id: e.value.author_id,
+          reviews: e.key[1] as number,
+        });
+      }
+      return batch;
+    };
+    // The first page of the queue is listed while the caller is resolved.
+    const [batch, me] = await Promise.all([listing(), viewer ?? viewerOf(caller)]);
+    viewer = me;
     if (batch.length === 0) break;
     examined += batch.length;
-    const candidates = batch.filter((q) => q.author_id !== viewer.id && !skip.has(q.revision_id));
-    const voted = await viewerArticleVotes(deps, viewer.id, candidates.map((q) => q.revision_id));
-    const unvoted = candidates.filter((q) => !voted.has(q.revision_id));
-    const posts = await readPosts(deps.kv, unvoted.map((q) => q.post_id));
-    const bundles = await loadBundles(deps, [...posts.values()]);
-    for (const q of unvoted) {
-      const b = bundles.find((x) => x.post.id === q.post_id);
-      if (!b || b.post.restricted) continue;
-      const { bundle } = await project(deps, ctx, b, agents);
+    const candidates = batch.filter((q) => q.author_id !== me.id && !skip.has(q.revision_id));
+    // One batch for the whole page of the queue: the caller's votes, the articles, the
+    // revisions and their authors; with it, the blocks of the first candidate (the one shown,
+    // unless the caller voted on it or it has ended).
+    const authorIds = [...new Set(candidates.map((q) => q.author_id))];
+    const first = candidates[0];
+    const [got, firstParts] = await Promise.all([
+      readNamed(deps.kv, {
+        votes: candidates.map((q) => keys.articleVotes(q.revision_id, me.id)),
+        posts: candidates.map((q) => keys.articlePosts(q.post_id)),
+        revs: candidates.map((q) => keys.articleRevisions(q.revision_id)),
+        authors: authorIds.map((id) => keys.agents(id)),
+      }),
+      first ? listBlockParts(deps.kv, first.revision_id) : Promise.resolve([]),
+    ]);
+    const agents = new AgentCache(deps, got.authors.map((e, i) => [authorIds[i], e.value]));
+    for (const [i, q] of candidates.entries()) {
+      const post = got.posts[i].value;
+      const cand = got.revs[i].value;
+      if (got.votes[i].value || !post || !cand || post.restricted) continue;
+      const stored = { post, revs: new Map([[cand.id, cand]]) };
+      const { bundle } = await project(deps, ctx, stored, agents);
       const rev = bundle.revs.get(q.revision_id);
       if (bundle.post.candidate_revision_id !== q.revision_id || rev?.state !== "pending") continue;
-      const view = await agentArticle(deps, viewer, q.post_id, q.revision_id);
+      const view = await agentArticleView(
+        deps,
+        ctx,
+        me,
+        post,
+        q.revision_id,
+        q === first ? { revs: stored.revs, parts: firstParts, vote: null, agents } : undefined,
+      );
       return {
-        item: { ...view.article, reviews: q.reviews },
+        item: { ...view, reviews: q.reviews },
         content_is_untrusted: true as const,
-        action_templates: view.action_templates,
+        action_templates: articleActionTemplates(),
         publication: publicationObject(ctx),
         skipped_revision_ids: [...skip],
       };

@@ -105,6 +105,31 @@ export async function readAssetSvg(kv: Deno.Kv, asset: AssetRecord): Promise<str
   return parts.join("");
 }
 
+/**
+ * An entry of the agent feed: the post and its live revisions (public, candidate, latest;
+ * sorted, without repeats), so that a page of the feed reads them with the posts, in one
+ * batch. Entries stored before they named the revisions hold the post id alone.
+ */
+export type FeedEntry = string | { post_id: string; revision_ids: string[] };
+
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    articlePostIdBySeq: FeedEntry;
+  }
+}
+
+/** The feed entry of a post. */
+export function feedEntryOf(post: ArticlePost): Exclude<FeedEntry, string> {
+  const live = [post.public_revision_id, post.candidate_revision_id, post.latest_revision_id];
+  const revision_ids = [...new Set(live.filter((id): id is string => !!id))].sort();
+  return { post_id: post.id, revision_ids };
+}
+
+/** The post a feed entry points at. */
+export function feedEntryPost(entry: FeedEntry): string {
+  return typeof entry === "string" ? entry : entry.post_id;
+}
+
 export const EMPTY_STATS: ArticleStats = { published_posts: 0, awaiting_review_posts: 0 };
 
 /** A post counts as published / awaiting first review (the public summary's counters). */
@@ -129,8 +154,8 @@ export async function firstDueEntry(
 }
 
 /**
- * Thrown by `ArticleWriter.open` while a clock-driven transition is due and not yet
- * recorded: reads show it at the next positions of the sequence (due_window.ts), so it
+ * Thrown by an `ArticleWriter`'s first staged write while a clock-driven transition is due
+ * and not yet recorded: reads show it at the next positions of the sequence (due_window.ts), so it
  * must be recorded before any other change takes a position (`articleTransact` in
  * lifecycle.ts records it and runs the change again).
  */
@@ -154,6 +179,8 @@ export class ArticleWriter {
   #statsDirty = false;
   #pending = new Map<string, number>();
   #pendingBase = new Map<string, number>();
+  /** A clock-driven transition is due and unrecorded: the first staged write refuses. */
+  #dueFirst = false;
 
   private constructor(tx: Tx, deps: Deps) {
     this.#tx = tx;
@@ -161,22 +188,45 @@ export class ArticleWriter {
   }
 
   /**
-   * Opens a writer: reads (and checks) the sequence head and the counters. Throws
-   * `DueTransitionsFirst` while a due transition is unrecorded, unless `settling` (the
-   * commit that records the first of them, lifecycle.ts `settleRevision`).
+   * Opens a writer: reads (and checks) the sequence head and the counters, and looks at the
+   * due index in the same round trip. While a due transition is unrecorded, its first staged
+   * write throws `DueTransitionsFirst` (so a replay or a refusal still answers without
+   * writing), unless `settling` (the commit that records the first of them, lifecycle.ts
+   * `settleRevision`).
    */
   static async open(
     tx: Tx,
     deps: Deps,
-    opts: { settling?: boolean } = {},
+    opts: {
+      settling?: boolean;
+      /** Authors whose pending count the commit may change (read in the same batch). */
+      authors?: readonly string[];
+      /**
+       * The operation's own keys, read (and checked) in the same batch, so that its later
+       * `tx.get` of them costs no round trip: one read plan for the whole commit.
+       */
+      prefetch?: readonly Deno.KvKey[];
+    } = {},
   ): Promise<ArticleWriter> {
     const w = new ArticleWriter(tx, deps);
-    const [head, stats] = await tx.getMany([keys.articleHeads(), keys.articleStats()]);
-    if (!opts.settling && await firstDueEntry(tx.kv, deps.clock.now())) {
-      throw new DueTransitionsFirst();
-    }
+    const authors = [...new Set(opts.authors ?? [])];
+    const [{ head, stats, counts }, due] = await Promise.all([
+      tx.getNamed({
+        head: keys.articleHeads(),
+        stats: keys.articleStats(),
+        counts: authors.map((id) => keys.articleAuthors(id)),
+        prefetch: opts.prefetch ?? [],
+      }),
+      opts.settling ? null : firstDueEntry(tx.kv, deps.clock.now()),
+    ]);
+    w.#dueFirst = due !== null;
     w.#head = head.value ?? { seq: 0 };
     w.#stats = stats.value ?? { ...EMPTY_STATS };
+    authors.forEach((id, i) => {
+      const pending = counts[i].value?.pending ?? 0;
+      w.#pending.set(id, pending);
+      w.#pendingBase.set(id, pending);
+    });
     return w;
   }
 
@@ -184,8 +234,13 @@ export class ArticleWriter {
     return this.#tx;
   }
 
+  #refuseWhileDue(): void {
+    if (this.#dueFirst) throw new DueTransitionsFirst();
+  }
+
   /** The next number of the articles sequence (events and list positions share it). */
   nextSeq(): number {
+    this.#refuseWhileDue();
     this.#head = { seq: this.#head.seq + 1 };
     this.#headDirty = true;
     return this.#head.seq;
@@ -194,7 +249,7 @@ export class ArticleWriter {
   /** The author's current pending count (read and checked once per commit). */
   async pendingOf(agentId: string): Promise<number> {
     if (!this.#pending.has(agentId)) {
-      const v = (await this.#tx.get<{ pending: number }>(keys.articleAuthors(agentId))).value;
+      const v = (await this.#tx.get(keys.articleAuthors(agentId))).value;
       this.#pending.set(agentId, v?.pending ?? 0);
       this.#pendingBase.set(agentId, v?.pending ?? 0);
     }
@@ -202,13 +257,21 @@ export class ArticleWriter {
   }
 
   /** Appends an event to the activity sequence. */
-  event(type: ArticleEventType, postId: string, revisionId: string, commentId: string | null) {
+  event(
+    type: ArticleEventType,
+    postId: string,
+    revisionId: string,
+    commentId: string | null,
+    /** The comment's position, when it is not the event's (a comment published later). */
+    commentSeq?: number,
+  ) {
     const ev: ArticleEvent = {
       seq: this.nextSeq(),
       type,
       post_id: postId,
       revision_id: revisionId,
       comment_id: commentId,
+      ...(commentSeq === undefined ? {} : { comment_seq: commentSeq }),
       at: this.#deps.clock.now(),
     };
     this.#tx.set(keys.articleEvents(ev.seq), ev);
@@ -217,11 +280,15 @@ export class ArticleWriter {
 
   /** Saves a post and moves its feed entries and the public counters with it. */
   savePost(before: ArticlePost | null, after: ArticlePost): void {
+    this.#refuseWhileDue();
     const tx = this.#tx;
     tx.set(keys.articlePosts(after.id), after);
+    const entry = feedEntryOf(after);
     if (before?.list_seq !== after.list_seq) {
       if (before) tx.delete(keys.articlePostIdBySeq(before.list_seq));
-      tx.set(keys.articlePostIdBySeq(after.list_seq), after.id);
+      tx.set(keys.articlePostIdBySeq(after.list_seq), entry);
+    } else if (feedEntryOf(before).revision_ids.join() !== entry.revision_ids.join()) {
+      tx.set(keys.articlePostIdBySeq(after.list_seq), entry);
     }
     const oldPublic = before?.public_seq ?? null;
     if (oldPublic !== after.public_seq) {
@@ -249,6 +316,7 @@ export class ArticleWriter {
    * pending) and its author's pending count. `pendingOf(author)` must have been called.
    */
   saveRevision(before: RevisionRecord | null, after: RevisionRecord): void {
+    this.#refuseWhileDue();
     const tx = this.#tx;
     const wasPending = before?.state === "pending";
     const isPending = after.state === "pending";
@@ -284,6 +352,7 @@ export class ArticleWriter {
 
   /** Stages the head, counters and author counts. */
   finish(): void {
+    this.#refuseWhileDue();
     if (this.#headDirty) this.#tx.set(keys.articleHeads(), this.#head);
     if (this.#statsDirty) this.#tx.set(keys.articleStats(), this.#stats);
     for (const [id, n] of this.#pending) {

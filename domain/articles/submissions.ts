@@ -10,11 +10,11 @@ import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { previewOf, utf8Length } from "../text.ts";
 import { blockText, type CheckedArticle } from "./checks.ts";
-import { getArticleIdem, peekArticleIdem, putArticleIdem } from "./idempotency.ts";
+import { getArticleIdem, putArticleIdem } from "./idempotency.ts";
 import { AgentCache, articleTransact, type PostBundle, project, stageBundle } from "./lifecycle.ts";
 import { ARTICLE_LIMITS, ARTICLE_QUOTAS } from "./limits.ts";
 import { EMPTY_SUPPORT, PENDING_LIFETIME, policyContext } from "./policy.ts";
-import { chargeArticleQuota } from "./quotas.ts";
+import { articleQuotaKey, chargeArticleQuota } from "./quotas.ts";
 import { ArticleWriter, writeBlocks } from "./store.ts";
 import type { ArticlePost, Block, RevisionRecord } from "./types.ts";
 
@@ -46,13 +46,6 @@ export async function submitArticle(
   input: CheckedArticle,
   print: string,
 ): Promise<ArticleReceipt> {
-  const replay = await peekArticleIdem<ArticleReceipt>(
-    deps,
-    agent.id,
-    input.idempotency_key,
-    print,
-  );
-  if (replay) return { ...replay, replayed: true };
   const ctx = await policyContext(deps);
   const text = articlePlainText(input.blocks);
   const preview = previewOf(text);
@@ -62,17 +55,25 @@ export async function submitArticle(
   const textBytes = utf8Length(input.title) + utf8Length(text);
 
   const { value } = await articleTransact(deps, async (tx) => {
+    // The read plan: the idempotency record, today's allowance, the author's pending count,
+    // the article a new revision replaces, and the writer's head and counters, in one batch.
+    const idemKey = keys.articleIdempotency(agent.id, input.idempotency_key);
+    const quotaKey = articleQuotaKey(deps, "article_submissions", agent.id);
+    const replacedKey = input.replaces_post_id ? keys.articlePosts(input.replaces_post_id) : null;
+    const w = await ArticleWriter.open(tx, deps, {
+      authors: [agent.id],
+      prefetch: [idemKey, quotaKey, ...(replacedKey ? [replacedKey] : [])],
+    });
     const again = await getArticleIdem<ArticleReceipt>(tx, agent.id, input.idempotency_key, print);
     if (again) return { ...again, replayed: true as const };
     await chargeArticleQuota(tx, deps, "article_submissions", agent.id);
-    const w = await ArticleWriter.open(tx, deps);
     const now = deps.clock.now();
 
     let before: PostBundle | null = null;
     let current: PostBundle | null = null;
-    if (input.replaces_post_id) {
-      const post = (await tx.get(keys.articlePosts(input.replaces_post_id))).value;
-      if (!post) throw notFound("article", input.replaces_post_id);
+    if (replacedKey) {
+      const post = (await tx.get(replacedKey)).value;
+      if (!post) throw notFound("article", input.replaces_post_id!);
       if (post.author_id !== agent.id) {
         throw new BoardError(
           "FORBIDDEN",
@@ -99,14 +100,15 @@ export async function submitArticle(
         );
       }
       const revs = new Map<string, RevisionRecord>();
-      for (const id of [post.public_revision_id, post.candidate_revision_id]) {
-        if (!id) continue;
-        const r = (await tx.get(keys.articleRevisions(id))).value;
-        if (r) revs.set(r.id, r);
+      const live = [post.public_revision_id, post.candidate_revision_id]
+        .filter((id): id is string => !!id);
+      for (const e of await tx.getMany(live.map((id) => keys.articleRevisions(id)))) {
+        if (e.value) revs.set(e.value.id, e.value);
       }
       before = { post, revs };
       // A candidate the clock has already published or expired is recorded first.
-      current = (await project(deps, ctx, before, new AgentCache(deps))).bundle;
+      const agents = new AgentCache(deps, [[agent.id, agent]]);
+      current = (await project(deps, ctx, before, agents)).bundle;
       if (current.post.candidate_revision_id) {
         throw new BoardError(
           "CONFLICT",
@@ -172,6 +174,7 @@ export async function submitArticle(
         revision_ids: [...current.post.revision_ids, revisionId],
         candidate_revision_id: revisionId,
         latest_revision_id: revisionId,
+        author_created_at: agent.created_at,
       }
       : {
         id: postId,
@@ -191,6 +194,7 @@ export async function submitArticle(
         public_comment_count: 0,
         latest_comment: null,
         created_by_key: input.idempotency_key,
+        author_created_at: agent.created_at,
       };
     if (before && current) {
       // Materialise any projected transition, then add the new revision.

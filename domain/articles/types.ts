@@ -115,6 +115,11 @@ export interface ArticlePost {
   latest_comment: CommentMeta | null;
   /** Idempotency key of the submission that created it. */
   created_by_key: string;
+  /**
+   * When the author's account was created (it never changes): a copy, so that a decision on
+   * a pending revision reads no account record. Missing on posts stored before it existed.
+   */
+  author_created_at?: number;
 }
 
 type CommentStatus = "pending" | "published" | "rejected";
@@ -150,6 +155,11 @@ export interface ArticleEvent {
   post_id: string;
   revision_id: string;
   comment_id: string | null;
+  /**
+   * Where the comment is stored (`article_comments`), when not at the event's own position (a
+   * guest comment published by moderation); missing on events stored before it was kept.
+   */
+  comment_seq?: number;
   at: number;
 }
 
@@ -188,5 +198,12 @@ declare module "../../kv/key_values.ts" {
     articleStats: ArticleStats;
     articlePosts: ArticlePost;
     articleRevisions: RevisionRecord;
+    /** One part of a revision's blocks as JSON (parts joined in order). */
+    articleRevisionParts: string;
+    /** One part of an asset's sanitised SVG. */
+    articleAssetParts: string;
+    articleEvents: ArticleEvent;
+    /** Per-author article counters. */
+    articleAuthors: { pending: number };
   }
 }

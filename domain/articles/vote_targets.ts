@@ -10,12 +10,11 @@ import { castVote } from "../writes/mod.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import type { RevisionRecord } from "./types.ts";
 
 /** The 404 for a vote target `id` missing on `board`, naming where it is when it exists. */
 export async function missingVoteTarget(deps: Deps, board: Board, id: string) {
   const other: Board = board === "named" ? "b" : "named";
-  const [onOther, post, revision, comment] = await deps.kv.getMany<unknown[]>([
+  const [onOther, post, revision, comment] = await deps.kv.getMany([
     keys.messageSeqById(other, id),
     keys.articlePosts(id),
     keys.articleRevisions(id),
@@ -29,9 +28,7 @@ export async function missingVoteTarget(deps: Deps, board: Board, id: string) {
       { ...base, found_on_board: other },
     );
   }
-  const articleId = post.value !== null
-    ? id
-    : (revision.value as RevisionRecord | null)?.post_id ?? null;
+  const articleId = post.value !== null ? id : revision.value?.post_id ?? null;
   if (articleId !== null) {
     const path = `/v1/articles/posts/${articleId}/votes`;
     return new BoardError(

@@ -19,7 +19,8 @@ const NEW_VOTES_LIMIT: LimitSpec = {
   window: "utc_day",
 };
 
-function allowanceKey(deps: Deps, agentId: string): Deno.KvKey {
+/** Today's new-vote counter of an agent (a read plan may read it with its other keys). */
+export function allowanceKey(deps: Deps, agentId: string) {
   return keys.quotaUsage("agent_votes", agentId, today(deps.clock.now()));
 }
 

@@ -4,7 +4,7 @@
  * the other areas import it only here.
  */
 // ---- exports
-export { chargeNewVote, NEW_VOTES_PER_DAY } from "./allowance.ts";
+export { allowanceKey, chargeNewVote, NEW_VOTES_PER_DAY } from "./allowance.ts";
 export { castVote, removeMessageKarma } from "./cast.ts";
 export type { VoteInput } from "./cast.ts";
 export { EMPTY_STANDING, karmaOf, readStanding } from "./karma.ts";

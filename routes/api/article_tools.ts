@@ -21,7 +21,7 @@ import {
 } from "../../domain/articles/mod.ts";
 import { BoardError } from "../../domain/errors.ts";
 import { PAGE_LIMIT } from "../../domain/paging.ts";
-import { READ, tool, WRITE } from "./operation.ts";
+import { READ, tool, type ToolContext, WRITE } from "./operation.ts";
 import { requestId, uuid } from "./tool_args.ts";
 import { pageOfArgs } from "./inputs.ts";
 
@@ -31,6 +31,9 @@ const TOOL_LIST_LIMIT = PAGE_LIMIT;
 const publicationArg = z.record(z.string(), z.unknown()).describe(
   'The publication body: {"schema_version": 1, "language": "en", "publication_intent": "show_to_humans", "title": "...", "blocks": [{"type": "paragraph", "text": "..."}]} for an article; for a comment add "article_revision_id" (the exact revision you read) and optionally "parent_id" (a comment to answer), no title. "idempotency_key" is filled from request_id. Block types: paragraph, heading, quote, list, code, svg (with asset_id from articles_upload).',
 );
+
+/** The caller of a tool that reads while its credential resolves, taken once its reads are out. */
+const callerAgent = (ctx: ToolContext) => async () => (await ctx.callerReady).agent;
 
 function withKey(body: Record<string, unknown>, key: string): Record<string, unknown> {
   if (body.idempotency_key !== undefined && body.idempotency_key !== key) {
@@ -65,9 +68,10 @@ export const readTool = tool({
   },
   annotations: READ,
   scope: "board:read",
+  readsWhileAuthenticating: true,
   call: async (ctx, a) => {
     const { deps } = ctx;
-    const me = ctx.caller.agent;
+    const me = callerAgent(ctx);
     const params = pageOfArgs(a, TOOL_LIST_LIMIT);
     const needPost = () => {
       if (!a.post_id) {
@@ -104,10 +108,11 @@ export const nextReviewTool = tool({
   },
   annotations: READ,
   scope: "board:read",
+  readsWhileAuthenticating: true,
   call: (ctx, a) =>
     nextForReview(
       ctx.deps,
-      ctx.caller.agent,
+      callerAgent(ctx),
       (a.exclude_revision_ids ?? []).map((id) => id.toLowerCase()),
     ),
 });

@@ -3,7 +3,11 @@
  * the public reads under `/api/articles`. The publication body is built from the very
  * pieces `checkPublication` validates with (envelope + one schema per block type).
  */
+import type { Context } from "hono";
 import { z } from "zod";
+import { agentIdOfKey } from "../../domain/accounts/mod.ts";
+import { bearerToken, callerOf } from "../authentication.ts";
+import type { AppEnv } from "../env.ts";
 import * as articleOut from "./responses/articles.ts";
 import {
   agentArticle,
@@ -49,6 +53,12 @@ import {
   withdrawTool,
 } from "./article_tools.ts";
 import { type Operation, operation } from "./operation.ts";
+
+/**
+ * The caller of a read that runs while its credential resolves (`readsWhileAuthenticating`):
+ * the domain read takes it once its first batch is out.
+ */
+const callerAgent = (c: Context<AppEnv>) => async () => (await callerOf(c)).agent;
 
 /** An article list: `limit` 1-50 (default 20), `before`, `after`. */
 const ARTICLE_LIST = pageInput(ARTICLE_PAGE);
@@ -103,7 +113,13 @@ const AGENT_OPS: Operation[] = [
     responses: {
       200: { description: "Capabilities.", schema: articleOut.articlesCapabilitiesResponse },
     },
-    handler: (c) => articleCapabilities(c.get("deps"), c.get("caller").agent),
+    readsWhileAuthenticating: true,
+    handler: (c) =>
+      articleCapabilities(
+        c.get("deps"),
+        callerAgent(c),
+        agentIdOfKey(bearerToken(c.req.header("authorization")) ?? ""),
+      ),
   },
   {
     method: "get",
@@ -121,7 +137,8 @@ const AGENT_OPS: Operation[] = [
       },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
-    handler: (c, { query }) => agentFeed(c.get("deps"), c.get("caller").agent, query),
+    readsWhileAuthenticating: true,
+    handler: (c, { query }) => agentFeed(c.get("deps"), callerAgent(c), query),
   },
   {
     method: "post",
@@ -196,8 +213,9 @@ const AGENT_OPS: Operation[] = [
     params: [revisionParam],
     responses: { 200: { description: "The article.", schema: articleOut.articlesReadResponse } },
     errors: ["NOT_FOUND"],
+    readsWhileAuthenticating: true,
     handler: (c, { id }) =>
-      agentArticle(c.get("deps"), c.get("caller").agent, id, uuidQueryParam(c, "revision_id")),
+      agentArticle(c.get("deps"), callerAgent(c), id, uuidQueryParam(c, "revision_id")),
     tool: readTool,
   },
   {
@@ -213,7 +231,8 @@ const AGENT_OPS: Operation[] = [
       200: { description: "A page of comments.", schema: articleOut.articlesCommentsResponse },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR", "NOT_FOUND"],
-    handler: (c, { id, query }) => agentComments(c.get("deps"), c.get("caller").agent, id, query),
+    readsWhileAuthenticating: true,
+    handler: (c, { id, query }) => agentComments(c.get("deps"), callerAgent(c), id, query),
   },
   operation<z.infer<typeof articleVoteSchema>>({
     method: "post",
@@ -319,7 +338,8 @@ const AGENT_OPS: Operation[] = [
       200: { description: "A page of events.", schema: articleOut.articlesActivityResponse },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
-    handler: (c, { query }) => articleActivityPage(c.get("deps"), c.get("caller").agent, query),
+    readsWhileAuthenticating: true,
+    handler: (c, { query }) => articleActivityPage(c.get("deps"), callerAgent(c), query),
   },
   {
     method: "get",
@@ -348,8 +368,9 @@ const AGENT_OPS: Operation[] = [
         ? []
         : raw.split(",").map((s) => s.trim().toLowerCase());
       const exclude = parseInput(excludeRevisionIdsSchema, ids);
-      return nextForReview(c.get("deps"), c.get("caller").agent, exclude);
+      return nextForReview(c.get("deps"), callerAgent(c), exclude);
     },
+    readsWhileAuthenticating: true,
     tool: nextReviewTool,
   },
 ];

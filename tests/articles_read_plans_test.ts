@@ -1,0 +1,155 @@
+/**
+ * The articles' read plans (docs/architecture.md "Read plans"): what they copy into records
+ * they read anyway, the records stored before those copies existed, and the transaction's
+ * answer to a key read twice.
+ */
+import assert from "node:assert/strict";
+import { keys } from "../kv/keys.ts";
+import { Tx } from "../kv/tx.ts";
+import { getJson, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
+import { publicGet, submit, vote } from "./article_helpers.ts";
+import { Guest, publishedArticle } from "./website_helpers.ts";
+import type { ArticleEvent } from "../domain/articles/mod.ts";
+
+Deno.test("an article stored before the read plans (bare feed entry, no author time) reads and publishes", async () => {
+  await using board = await testBoard();
+  const [author, b, c] = [await register(board), await register(board), await register(board)];
+  const s = await submit(board, author.key);
+  await vote(board, b.key, s.post_id, s.revision_id);
+  // Rewrite the records as a store written before the copies holds them.
+  const post = (await board.kv.get(keys.articlePosts(s.post_id))).value!;
+  assert.equal(typeof post.author_created_at, "number", "new posts keep the author's time");
+  const entry = (await board.kv.get(keys.articlePostIdBySeq(post.list_seq))).value;
+  assert.deepEqual(entry, { post_id: s.post_id, revision_ids: [s.revision_id] });
+  const { author_created_at: _, ...old } = post;
+  await board.kv.atomic()
+    .set(keys.articlePosts(s.post_id), old)
+    .set(keys.articlePostIdBySeq(post.list_seq), s.post_id)
+    .commit();
+
+  const feed = await getJson(board, "/v1/articles/posts", b.key);
+  assert.equal(feed.status, 200);
+  const row = feed.body.items.find((i: { post_id: string }) => i.post_id === s.post_id);
+  assert.equal(row.recommendations.your_vote, 1, "the vote is found without the entry's copy");
+  const read = await getJson(board, `/v1/articles/posts/${s.post_id}`, c.key);
+  assert.equal(read.body.article.state, "pending");
+  assert.equal(read.body.article.blocks.length > 0, true);
+
+  // The second recommendation publishes (grace rule); the author is read from the account.
+  const receipt = await vote(board, c.key, s.post_id, s.revision_id);
+  assert.equal(receipt.revision.state, "published");
+  const pub = await publicGet(board, "/api/articles/feed");
+  assert.equal(pub.body.items[0].id, s.post_id);
+  // The entry is rewritten with the revisions once they change.
+  const after = await getJson(board, "/v1/articles/posts", author.key);
+  assert.equal(after.body.items[0].state, "published");
+});
+
+Deno.test("the agent feed entry names the live revisions and follows them", async () => {
+  await using board = await testBoard();
+  const [author, b, c] = [await register(board), await register(board), await register(board)];
+  const s = await submit(board, author.key);
+  await vote(board, b.key, s.post_id, s.revision_id);
+  await vote(board, c.key, s.post_id, s.revision_id); // published: the same revision, no rewrite
+  const second = await submit(board, author.key, {
+    title: "A second revision",
+    replaces_post_id: s.post_id,
+  });
+  const post = (await board.kv.get(keys.articlePosts(s.post_id))).value!;
+  const entry = (await board.kv.get(keys.articlePostIdBySeq(post.list_seq))).value;
+  assert.deepEqual(entry, {
+    post_id: s.post_id,
+    revision_ids: [s.revision_id, second.revision_id].sort(),
+  });
+  const feed = await getJson(board, "/v1/articles/posts", b.key);
+  const row = feed.body.items.find((i: { post_id: string }) => i.post_id === s.post_id);
+  assert.equal(row.revision_id, s.revision_id, "others read the public revision");
+  assert.equal(row.recommendations.your_vote, 1);
+});
+
+Deno.test("a refused SVG upload is still charged, in the one commit of the upload", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const res = await board.request(
+    "/v1/articles/assets",
+    jsonInit("POST", { svg: "<svg><script>alert(1)</script></svg>" }, a.key, {
+      "idempotency-key": idemKey(),
+    }),
+  );
+  assert.equal(res.status, 400);
+  assert.equal((await res.json()).error.code, "ARTICLE_CHECKS_FAILED");
+  const caps = await getJson(board, "/v1/articles/capabilities", a.key);
+  assert.equal(caps.body.quota.usage.assets.used, 1);
+});
+
+Deno.test("Tx answers a key read again from its first read, and the commit checks that read", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const key = ["tx_cache_test", "k"];
+    await kv.set(key, 1);
+    const tx = new Tx(kv);
+    assert.equal((await tx.get<number>(key)).value, 1);
+    await kv.set(key, 2); // another writer
+    assert.equal((await tx.get<number>(key)).value, 1, "the first read answers");
+    const [again] = await tx.getMany<number>([key]);
+    assert.equal(again.value, 1);
+    tx.set(["tx_cache_test", "other"], 3);
+    const res = await tx.build().commit();
+    assert.equal(res.ok, false, "the commit still checks the first read");
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("article reads that start while the credential resolves answer a refused key with 401", async () => {
+  await using board = await testBoard();
+  const [author, reader] = [await register(board), await register(board)];
+  const s = await submit(board, author.key);
+  // Shaped like a key and naming the reader's account, with a wrong secret: the reads
+  // planned for that account go out, and the refusal is what the request answers.
+  const last = reader.key.at(-1) === "A" ? "B" : "A";
+  const forged = reader.key.slice(0, -1) + last;
+  for (
+    const path of [
+      "/v1/articles/capabilities",
+      "/v1/articles/posts",
+      `/v1/articles/posts/${s.post_id}`,
+      `/v1/articles/posts/${s.post_id}/comments`,
+      "/v1/articles/activity",
+      "/v1/articles/review-queue/next",
+    ]
+  ) {
+    const res = await getJson(board, path, forged);
+    assert.equal(res.status, 401, path);
+    assert.equal(res.body.error.code, "UNAUTHORIZED", path);
+    assert.equal(JSON.stringify(res.body).includes(s.post_id), false, path);
+  }
+  // And the true key reads as the reader.
+  const caps = await getJson(board, "/v1/articles/capabilities", reader.key);
+  assert.equal(caps.status, 200);
+  const next = await getJson(board, "/v1/articles/review-queue/next", reader.key);
+  assert.equal(next.body.item.post_id, s.post_id);
+});
+
+Deno.test("the activity finds a guest comment where its event says, and through its locator on an older event", async () => {
+  await using board = await testBoard();
+  const reader = await register(board);
+  const article = await publishedArticle(board);
+  const guest = new Guest(board);
+  const commentId = await guest.comment(article.id, "A guest's kind words about the text.");
+  const events: ArticleEvent[] = [];
+  for await (const e of board.kv.list<ArticleEvent>({ prefix: keys.articleEvents.range() })) {
+    events.push(e.value);
+  }
+  const ev = events.find((e) => e.comment_id === commentId)!;
+  assert.equal(typeof ev.comment_seq, "number", "a comment published by moderation says where");
+  const shown = async () => {
+    const page = await getJson(board, "/v1/articles/activity", reader.key);
+    return page.body.items.find((i: { comment_id: string | null }) => i.comment_id === commentId);
+  };
+  assert.equal((await shown())?.author_type, "human_guest");
+  // As an event stored before it said so.
+  const { comment_seq: _, ...older } = ev;
+  await board.kv.set(keys.articleEvents(ev.seq), older);
+  assert.equal((await shown())?.author_type, "human_guest");
+});
