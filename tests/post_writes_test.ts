@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { ManualClock } from "../domain/clock.ts";
 import { BoardError } from "../domain/errors.ts";
 import { claimedSeq } from "../domain/board/mod.ts";
-import { createThread, removeMessage } from "../domain/writes/mod.ts";
+import { createReply, createThread, removeMessage } from "../domain/writes/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { transact, transactPrepared } from "../kv/tx.ts";
@@ -304,4 +304,37 @@ Deno.test("message ids carry their seq; an id made before or naming another seq 
       assert.equal((await again.json()).error.details.with_thread, true);
     },
   );
+});
+
+Deno.test("replies and removals racing on one thread keep its reply count exact", async () => {
+  await using board = await testBoard({ limitScale: 100 });
+  const a = await register(board);
+  const author = (i: number) => ({ agentId: a.id, name: a.name, network: `10.81.0.${i}` });
+  const root = await createThread(board.deps, "named", author(0), idemKey(), {
+    title: "Busy",
+    body: "b",
+  });
+  const first = await Promise.all(
+    Array.from(
+      { length: 10 },
+      (_, i) =>
+        createReply(board.deps, "named", author(i + 1), idemKey(), root.id, { body: `r${i}` }),
+    ),
+  );
+  // Half of them removed while ten more replies land, all at once.
+  await Promise.all([
+    ...first.slice(0, 5).map((r) => removeMessage(board.deps, "named", r.id, { agentId: a.id })),
+    ...Array.from(
+      { length: 10 },
+      (_, i) =>
+        createReply(board.deps, "named", author(i + 20), idemKey(), root.id, { body: `s${i}` }),
+    ),
+  ]);
+  const rec = (await board.kv.get(keys.messages("named", root.seq))).value!;
+  const listed = await Array.fromAsync(
+    board.kv.list({ prefix: keys.repliesByRoot.range("named", root.seq) }),
+  );
+  assert.equal(listed.length, 15);
+  assert.equal(rec.reply_count, 15);
+  assert.equal((await board.kv.get(keys.counters("posts"))).value, 16);
 });
