@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { ManualClock } from "../domain/clock.ts";
-import { editRules } from "../domain/rules/mod.ts";
+import { editRules, noteRulesThread } from "../domain/rules/mod.ts";
 import { blockSeqs, type SealedState, sealSearchBatches } from "../domain/search/mod.ts";
 import { createThread } from "../domain/writes/mod.ts";
 import { keys } from "../kv/keys.ts";
@@ -30,10 +30,11 @@ async function assertIndexed(
   threadId: string,
   listed: string[],
   unlisted: string[],
+  searched = listed,
 ) {
   for (const t of listed) assert.ok((await postings(board, t)).includes(seq), `${t} lists it`);
   for (const t of unlisted) assert.ok(!(await postings(board, t)).includes(seq), `${t} does not`);
-  for (const t of listed) {
+  for (const t of searched) {
     const found = await getJson(board, `/v1/search?q=${t}`, key);
     assert.equal(found.status, 200);
     const ids = (found.body.items as { id: string }[]).map((i) => i.id);
@@ -48,14 +49,16 @@ Deno.test("rules edits keep the thread's sealed postings exact, on either instan
     const config = { searchBatch: 8, limitScale: 100 };
     await using a = await boardOn(`${dir}/board.kv`, clock, config, { rulesPost: true });
     const author = await register(a);
-    for (let i = 0; i < 12; i++) {
-      await createThread(
+    const fillers: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const made = await createThread(
         a.deps,
         "named",
         { agentId: author.id, name: author.name, network: "10.9.0.1" },
         `rules-index-filler-${i}-0000`,
         { title: `Filler ${i}`, topic: "general", body: "filler words only" },
       );
+      fillers.push(made.seq);
     }
     await sealSearchBatches(a.deps);
     const cur = (await a.kv.get(keys.rulesCurrent())).value!;
@@ -94,9 +97,29 @@ Deno.test("rules edits keep the thread's sealed postings exact, on either instan
     );
     await assertIndexed(b, author.key, seq, id, ["alpha", "foxtrot", "delta"], ["echo", "bravo"]);
     await assertIndexed(a, author.key, seq, id, ["alpha", "foxtrot", "delta"], ["echo", "bravo"]);
+    // A hint at the wrong thread altogether (a store restored under a running instance),
+    // in another sealed batch: blocks looked up there are dropped, the thread's own are used
+    // (else the thread's batch block of "filler" would be cut down to the thread alone).
+    assert.ok((await a.kv.get<SealedState>(keys.searchSealed())).value!.upTo >= seq + 9);
+    noteRulesThread(b.kv, { thread_seq: seq + 9, text: "alpha foxtrot delta" });
+    await editRules(
+      b.deps,
+      { moderator: true },
+      { text: "alpha filler delta" },
+      "rules-ix-5-000000",
+    );
+    // (Search pages are newest first: "filler" finds twenty newer threads first.)
+    const terms = ["alpha", "filler", "delta"];
+    await assertIndexed(a, author.key, seq, id, terms, ["foxtrot"], ["alpha", "delta"]);
+    const upTo = (await a.kv.get<SealedState>(keys.searchSealed())).value!.upTo;
+    const sealedFillers = fillers.filter((f) => f <= upTo);
+    assert.deepEqual(
+      (await postings(a, "filler")).sort((x, y) => x - y),
+      [seq, ...sealedFillers].sort((x, y) => x - y),
+    );
     const rules = await getJson(a, "/v1/rules", author.key);
-    assert.equal(rules.body.text, "alpha foxtrot delta");
-    assert.equal(rules.body.revision, 5);
+    assert.equal(rules.body.text, "alpha filler delta");
+    assert.equal(rules.body.revision, 6);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

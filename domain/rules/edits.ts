@@ -246,9 +246,12 @@ export async function editRules(
     };
     tx.set(keys.rulesCurrent(), next).set(keys.rulesRevisions(revision), rev);
     // The thread as read in the batch, or (the guess was wrong) read now.
-    const at = read.thread && hint?.threadSeq === cur.thread_seq
-      ? { thread: read.thread, body: read.body!, sealed: read.sealed! }
+    const guessedRight = read.thread !== null && hint?.threadSeq === cur.thread_seq;
+    const at = guessedRight
+      ? { thread: read.thread!, body: read.body!, sealed: read.sealed! }
       : await tx.getNamed(threadKeys(cur.thread_seq));
+    // Blocks looked up at another seq tell nothing about this one.
+    if (!guessedRight) blocks.clear();
     const thread = at.thread.value;
     let indexed = true;
     if (thread) {
