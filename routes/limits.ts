@@ -1,6 +1,7 @@
 /** HTTP hooks of the rate limits (docs/limits.md): registration attempts and edge limits. */
 import type { Context, MiddlewareHandler } from "hono";
 import { chargeRegistrationAttempt, credentialShaped } from "../domain/accounts/mod.ts";
+import { BoardError } from "../domain/errors.ts";
 import { type Admission, edgeLimiter } from "../domain/limits/mod.ts";
 import { allowanceNetwork } from "../domain/network.ts";
 import type { AppEnv, Caller } from "./env.ts";
@@ -24,8 +25,12 @@ export function attemptCounted(c: Context<AppEnv>): void {
  */
 export const registrationAttempts: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
-  if (c.req.method === "POST" && !attemptsCounted.has(c.req.raw)) {
+  if (c.req.method !== "POST" || attemptsCounted.has(c.req.raw)) return;
+  try {
     await chargeRegistrationAttempt(c.get("deps"), c.get("network"));
+  } catch (e) {
+    // An answer that already says to wait (429) stands; any other becomes the 429.
+    if (!(e instanceof BoardError && e.status === 429 && c.res.status === 429)) throw e;
   }
 };
 

@@ -90,11 +90,12 @@ export function registerFromNetwork(
   edgeLimiter(deps).admitValidatedRegistration();
   return registerAgent(deps, input, async (tx, apiKey) => {
     const charged = await Promise.allSettled([
-      opts.countAttempt ? countAttemptIn(tx, deps, network) : undefined,
       chargeNetworkRegistration(tx, deps, network),
+      opts.countAttempt ? countAttemptIn(tx, deps, network) : undefined,
       extra?.(tx, apiKey),
     ]);
-    // The attempt's refusal first: a full attempt window answers 429 RATE_LIMITED.
+    // The day's allowance first (a spent allowance says when registration reopens), then a
+    // full attempt window (429 RATE_LIMITED).
     for (const r of charged) if (r.status === "rejected") throw r.reason;
   });
 }
