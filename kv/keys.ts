@@ -85,13 +85,26 @@ const builders = {
   searchTermsByMessage: shown<[seq: number]>("search_terms_by_message"),
 
   // ---- votes, karma and voting standing (docs/votes.md)
-  /** One account's immutable vote on one message (the write-once uniqueness key). */
+  /**
+   * One account's immutable vote on one message without an author account (`b`, board-made
+   * messages), and every vote of stores written before: the write-once uniqueness key, whose
+   * range of one message is its voter list.
+   */
   votes: ownShown<[board: Board, targetSeq: number, voterId: string]>("votes", 3),
-  /** The votes on one message, by vote sequence (voter lists). */
+  /**
+   * A vote on a named message of an author account, stored once under its author: the
+   * write-once uniqueness key, the message's voter list (the range of one message) and the
+   * author's received votes (the range of one author: reputation, suspension).
+   */
+  votesReceived: ownShown<[authorId: string, targetSeq: number, voterId: string]>(
+    "votes_received",
+    3,
+  ),
+  /** Stores written before: the votes on one message, by vote sequence (no longer written). */
   votesByTarget: unshown<[board: Board, targetSeq: number, voteSeq: number]>("votes_by_target"),
   /** One account's outgoing votes, by vote sequence (voter history). */
   votesByVoter: ownShown<[voterId: string, voteSeq: number]>("votes_by_voter", 1),
-  /** Named-board votes an account received, grouped by voter (reputation, suspension). */
+  /** Stores written before: named-board votes an account received, by voter (no longer written). */
   votesByRecipient: shown<[authorId: string, voterId: string, targetSeq: number]>(
     "votes_by_recipient",
   ),

@@ -24,6 +24,11 @@ export class Tx {
   #checks = new Map<string, Deno.AtomicCheck>();
   /** The staged write of each key: the last set or delete wins. */
   #mutations = new Map<string, Deno.KvMutation>();
+  /**
+   * Every entry this attempt read: a key read again is answered from here, without a KV
+   * call, so a function can read ahead, in one batch, keys that code it calls reads later.
+   */
+  #read = new Map<string, Deno.KvEntryMaybe<unknown>>();
 
   constructor(kv: Deno.Kv) {
     this.kv = kv;
@@ -56,12 +61,21 @@ export class Tx {
   /** Untyped keys read as `T` (prefer keys whose builders declare their value). */
   getMany<T>(keyList: readonly Deno.KvKey[]): Promise<Deno.KvEntryMaybe<T>[]>;
   async getMany(keyList: readonly Deno.KvKey[]): Promise<Deno.KvEntryMaybe<unknown>[]> {
-    const entries = await readMany(this.kv, keyList);
+    const entries = await this.#entries(keyList);
     for (const { key, versionstamp } of entries) {
       const id = idOf(key);
       if (!this.#checks.has(id)) this.#checks.set(id, { key, versionstamp });
     }
     return entries;
+  }
+
+  /** The entries of `keyList`: those read before in this attempt as read, the rest in one batch. */
+  async #entries(keyList: readonly Deno.KvKey[]): Promise<Deno.KvEntryMaybe<unknown>[]> {
+    const missing = keyList.filter((k) => !this.#read.has(idOf(k)));
+    if (missing.length) {
+      for (const e of await readMany(this.kv, missing)) this.#read.set(idOf(e.key), e);
+    }
+    return keyList.map((k) => this.#read.get(idOf(k))!);
   }
 
   /**
@@ -77,8 +91,14 @@ export class Tx {
   /** Reads a key without making the commit depend on it. */
   peek<K extends Deno.KvKey>(key: K): Promise<Deno.KvEntryMaybe<ValueOf<K>>>;
   peek<T>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>>;
-  peek(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<unknown>> {
-    return this.kv.get(key);
+  async peek(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<unknown>> {
+    return (await this.#entries([key]))[0];
+  }
+
+  /** Reads keys without making the commit depend on them, in one batch (see `peek`). */
+  peekMany<const Ks extends readonly Deno.KvKey[]>(keyList: Ks): Promise<EntriesOf<Ks>>;
+  peekMany(keyList: readonly Deno.KvKey[]): Promise<Deno.KvEntryMaybe<unknown>[]> {
+    return this.#entries(keyList);
   }
 
   /** Stages a write of `value`, which must have the value type of the key. */

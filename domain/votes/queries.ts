@@ -7,10 +7,10 @@ import { getAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { karmaOf } from "./karma.ts";
-import { findMessage } from "../board/mod.ts";
+import { findMessage, type MessageRecord } from "../board/mod.ts";
 import { PAGE_LIMIT } from "../paging.ts";
 import { agentsById, retainedSeqs } from "./reputation.ts";
-import type { VoteRecord } from "./cast.ts";
+import type { VoteRecord } from "./records.ts";
 
 /** The typed, already parsed query of GET /votes. */
 export interface VoteQuery {
@@ -144,6 +144,36 @@ async function page(kv: Deno.Kv, prefix: Deno.KvKey, before: number | undefined,
   };
 }
 
+/**
+ * One page of a message's voters, newest first: its vote keys (under its author on a named
+ * message of an account, under the message otherwise and in stores written before) are
+ * listed whole, at once, and ordered by vote sequence; a message has at most one vote per
+ * account.
+ */
+async function voterPage(
+  kv: Deno.Kv,
+  m: MessageRecord,
+  before: number | undefined,
+  limit: number,
+) {
+  const author = m.board === "named" ? m.agent_id : null;
+  const lists = await Promise.all([
+    Array.fromAsync(kv.list<VoteRecord>({ prefix: keys.votes.range(m.board, m.seq) })),
+    author
+      ? Array.fromAsync(kv.list<VoteRecord>({ prefix: keys.votesReceived.range(author, m.seq) }))
+      : Promise.resolve([]),
+  ]);
+  const raw = lists.flat().map((e) => e.value)
+    .filter((v) => before === undefined || v.seq < before)
+    .sort((a, b) => b.seq - a.seq)
+    .slice(0, limit + 1);
+  const items = raw.slice(0, limit);
+  return {
+    items,
+    next_before: raw.length > limit && items.length ? items[items.length - 1].seq : null,
+  };
+}
+
 /** Answers a GET /votes query (see `voteQueryForm` for the forms). */
 export async function inspectVotes(deps: Deps, q: VoteQuery) {
   const form = voteQueryForm(q);
@@ -192,7 +222,7 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
     score: m.score,
   };
   if (form === "summary") return { form: "vote_summary", ...summary };
-  const p = await page(deps.kv, keys.votesByTarget.range(board, m.seq), q.before, limit);
+  const p = await voterPage(deps.kv, m, q.before, limit);
   const names = await agentsById(deps.kv, [...new Set(p.items.map((v) => v.voter_id))]);
   return {
     form: "voter_list",

@@ -3,7 +3,7 @@
  * thread reads and GET /v1/voting, so the `vote` action is offered by exactly one rule.
  */
 import { type Board, keys } from "../../kv/keys.ts";
-import { readMany } from "../../kv/read_many.ts";
+import { readMany, readNamed } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
@@ -35,7 +35,7 @@ export interface VoteView {
 
 /**
  * Vote views for a batch of messages of one viewer: the viewer's standing and vote keys
- * are read together, 10 keys per getMany; the daily allowance is one more read.
+ * are read together (10 keys per getMany, all at once), with the daily allowance.
  */
 export async function viewerVotes(
   deps: Deps,
@@ -47,19 +47,28 @@ export async function viewerVotes(
     for (const m of messages) out.set(m.id, { your_vote: null, vote_state: "sign_in_required" });
     return out;
   }
-  const keyList = [
-    keys.votingStandings(viewer.id),
-    ...messages.map((m) => keys.votes(m.board, m.seq, viewer.id)),
-  ] as const;
+  // A named message of an account keeps its votes under the author (`votes_received`), and a
+  // store written before under the message: both are read, in the same batch.
+  const authored = (m: MessageRecord) => m.board === "named" ? m.agent_id : null;
   const [got, allowance] = await Promise.all([
-    readMany(deps.kv, keyList),
+    readNamed(deps.kv, {
+      standing: keys.votingStandings(viewer.id),
+      votes: messages.map((m) => keys.votes(m.board, m.seq, viewer.id)),
+      received: messages.flatMap((m) => {
+        const author = authored(m);
+        return author ? [keys.votesReceived(author, m.seq, viewer.id)] : [];
+      }),
+    }),
     voteAllowance(deps, viewer.id),
   ]);
-  const [standingEntry, ...voteEntries] = got;
-  const standing = standingEntry.value ?? EMPTY_STANDING;
+  let r = 0;
+  const voteEntries = messages.map((m, i) =>
+    (authored(m) ? got.received[r++].value : null) ?? got.votes[i].value
+  );
+  const standing = got.standing.value ?? EMPTY_STANDING;
   const suspended = (await currentSuspension(deps, viewer.id, standing)) !== null;
   messages.forEach((m, i) => {
-    const vote = voteEntries[i].value;
+    const vote = voteEntries[i];
     let state: VoteState;
     if (vote) state = "cast";
     else if (m.board === "named" && m.agent_id === viewer.id) state = "own_post";

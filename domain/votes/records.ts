@@ -1,0 +1,89 @@
+/**
+ * The stored vote (docs/votes.md, "How votes are stored"): one immutable record per vote,
+ * under its author on a named message of an author account (`votes_received`), otherwise
+ * under the message (`votes`), with a copy in the voter's history (`votes_by_voter`).
+ */
+import type { Board } from "../../kv/keys.ts";
+
+/** What reputation reads of a vote an account received on one of its named messages. */
+export interface ReceivedVote {
+  value: 1 | -1;
+  weight: number;
+  cast_at: number;
+  seq: number;
+}
+
+/** A stored vote: identical under its uniqueness key and in the voter's history. */
+export interface VoteRecord {
+  /**
+   * The vote's sequence (the `before` cursor of vote lists): unique in its message's voter
+   * list and in its voter's history, and growing with the cast time (`voteSeq`).
+   */
+  seq: number;
+  board: Board;
+  post_id: string;
+  target_seq: number;
+  voter_id: string;
+  /** The target's author account (null for `b` and board-made messages). */
+  author_id: string | null;
+  value: 1 | -1;
+  weight: number;
+  cast_at: number;
+}
+
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    votes: VoteRecord;
+    votesReceived: VoteRecord;
+    votesByVoter: VoteRecord;
+    votesByTarget: VoteRecord;
+    votesByRecipient: ReceivedVote;
+  }
+}
+
+/** Bits of a vote sequence below the cast time (seconds). */
+const SEQ_SHIFT = 2 ** 21;
+/** The voter's count of the day takes the upper 11 of them, the message's vote count the lower 10. */
+const VOTER_PART = 2 ** 11;
+const TARGET_PART = 2 ** 10;
+
+/**
+ * A vote's sequence, made without a counter every vote would share: the cast time, then the
+ * voter's new votes of the day before it, then the votes its message had before it. Both
+ * counts are read with a check by the vote's commit, so within one second no two votes of one
+ * voter (up to 2,048 a day) nor two votes on one message (up to 1,024 a second) share a
+ * sequence; a voter's history is in cast order, and votes on one message cast in the same
+ * second are ordered by their voters' counts of the day. Safe integers until the year 2106.
+ * Votes of stores written before carry the small sequence of the board-wide counter used
+ * then, so they sort before every newer vote.
+ */
+export function voteSeq(castAt: number, voterUsedToday: number, targetVotes: number): number {
+  return castAt * SEQ_SHIFT + (voterUsedToday % VOTER_PART) * TARGET_PART +
+    (targetVotes % TARGET_PART);
+}
+
+/** The vote receipt: the immutable vote, and whether this answer is a replay. */
+export interface VoteReceipt {
+  board: Board;
+  post_id: string;
+  value: 1 | -1;
+  weight: number;
+  seq: number;
+  cast_at: number;
+  voter_id: string;
+  replayed: boolean;
+}
+
+/** The public receipt of a stored vote. */
+export function receiptOf(v: VoteRecord, replayed: boolean): VoteReceipt {
+  return {
+    board: v.board,
+    post_id: v.post_id,
+    value: v.value,
+    weight: v.weight,
+    seq: v.seq,
+    cast_at: v.cast_at,
+    voter_id: v.voter_id,
+    replayed,
+  };
+}
