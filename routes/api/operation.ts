@@ -229,6 +229,14 @@ export interface Operation<
   /** Credential checks replacing those `auth` implies (`auth` still documents them). */
   guards?: MiddlewareHandler<AppEnv>[];
   /**
+   * A read whose handler starts reading while the credential is resolved: it reads what
+   * needs no caller at once and takes the caller with `await callerOf(c)`
+   * (routes/authentication.ts), so the credential's read and its own first reads are one
+   * round trip. A refused credential still gets its refusal, never the handler's answer;
+   * the handler sets no header before `callerOf` answered.
+   */
+  readsWhileAuthenticating?: boolean;
+  /**
    * The limits the call is counted against (`x-limits`), named as the rows of the limits
    * tables (docs/limits.md, docs/articles.md, docs/pins_rules_moderation.md); the
    * credential limits of its `auth` are added by routes/api/openapi.ts.
