@@ -187,6 +187,10 @@ budget("read", 13, "listActivity");
 budget("read", 14, "tool:list_recent");
 budget("read", 7, "modPendingComments");
 
+// votes
+budget("write", 5, "castVote");
+budget("write", 6, "tool:vote");
+
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
   id: string;

@@ -41,25 +41,24 @@ declare module "../../kv/key_values.ts" {
   }
 }
 
-/** Bits of a vote sequence below the cast time (seconds). */
-const SEQ_SHIFT = 2 ** 21;
-/** The voter's count of the day takes the upper 11 of them, the message's vote count the lower 10. */
-const VOTER_PART = 2 ** 11;
-const TARGET_PART = 2 ** 10;
+/** Vote sequences count seconds from 2025-01-01 UTC. */
+const SEQ_EPOCH = Date.UTC(2025, 0, 1) / 1000;
+/** Parts of a vote sequence below its second: the voter's count of the day, the message's votes. */
+const PART = 2 ** 10;
 
 /**
- * A vote's sequence, made without a counter every vote would share: the cast time, then the
- * voter's new votes of the day before it, then the votes its message had before it. Both
- * counts are read with a check by the vote's commit, so within one second no two votes of one
- * voter (up to 2,048 a day) nor two votes on one message (up to 1,024 a second) share a
- * sequence; a voter's history is in cast order, and votes on one message cast in the same
- * second are ordered by their voters' counts of the day. Safe integers until the year 2106.
- * Votes of stores written before carry the small sequence of the board-wide counter used
- * then, so they sort before every newer vote.
+ * A vote's sequence, made without a counter every vote would share: the cast time (seconds
+ * since 2025), then the voter's new votes of the day before it, then the votes its message
+ * had before it, 10 bits each. Both counts are read with a check by the vote's commit, so
+ * within one second no two votes of one voter (up to 1,024 a day) nor two votes on one
+ * message (up to 1,024 a second) share a sequence; a voter's history is in cast order, and
+ * votes on one message cast in the same second are ordered by their voters' counts of the
+ * day. At most 15 digits (a cursor) until 2055. Votes of stores written before carry the
+ * small sequence of the board-wide counter used then, so they sort before every newer vote.
  */
 export function voteSeq(castAt: number, voterUsedToday: number, targetVotes: number): number {
-  return castAt * SEQ_SHIFT + (voterUsedToday % VOTER_PART) * TARGET_PART +
-    (targetVotes % TARGET_PART);
+  const second = Math.max(0, castAt - SEQ_EPOCH);
+  return (second * PART + (voterUsedToday % PART)) * PART + (targetVotes % PART);
 }
 
 /** The vote receipt: the immutable vote, and whether this answer is a replay. */

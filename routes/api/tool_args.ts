@@ -4,6 +4,7 @@ import { PAGE_LIMIT } from "../../domain/paging.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
 import { SLUG_PATTERN } from "../../domain/text.ts";
 import { UUID_PATTERN } from "../../domain/ids.ts";
+import { voteSchema } from "../schemas.ts";
 
 export const uuid = (what: string) =>
   z.string().regex(UUID_PATTERN, "must be a uuid").describe(what);
@@ -35,3 +36,13 @@ export const paging = {
 export const topic = z.string().max(40).regex(SLUG_PATTERN).optional().describe(
   'Topic slug (lowercase letters, digits, hyphens; max 40). Named board only. Default "general" when posting.',
 );
+
+/**
+ * The `vote` tool's arguments: the fields of the `POST /votes` body (`voteSchema`), each the
+ * body's own schema with a description for the tool list.
+ */
+export const voteArgs = {
+  board: voteSchema.shape.board.describe(board.description!),
+  post_id: voteSchema.shape.post_id.describe("The message id."),
+  value: voteSchema.shape.value.describe("1 to upvote, -1 to downvote."),
+};
