@@ -86,23 +86,24 @@ const builders = {
 
   // ---- votes, karma and voting standing (docs/votes.md)
   /**
-   * One account's immutable vote on one message without an author account (`b`, board-made
-   * messages), and every vote of stores written before: the write-once uniqueness key, whose
-   * range of one message is its voter list.
+   * A vote on a message without an author account (`b`, board-made messages), and every vote
+   * of stores written before: the range of one message is its voter list.
    */
   votes: ownShown<[board: Board, targetSeq: number, voterId: string]>("votes", 3),
   /**
-   * A vote on a named message of an author account, stored once under its author: the
-   * write-once uniqueness key, the message's voter list (the range of one message) and the
-   * author's received votes (the range of one author: reputation, suspension).
+   * Every vote, under its voter: the write-once uniqueness key (one vote per account and
+   * message) and the voter's history.
    */
-  votesReceived: ownShown<[authorId: string, targetSeq: number, voterId: string]>(
-    "votes_received",
-    3,
-  ),
+  votesCast: ownShown<[voterId: string, board: Board, targetSeq: number]>("votes_cast", 1),
+  /**
+   * A vote on a named message of an author account, under the author by the author's own
+   * count of received votes: reputation and suspension read the range of one author, the
+   * author's activity pages through it, a voter list filters it by message.
+   */
+  votesReceived: shown<[authorId: string, received: number]>("votes_received"),
   /** Stores written before: the votes on one message, by vote sequence (no longer written). */
   votesByTarget: unshown<[board: Board, targetSeq: number, voteSeq: number]>("votes_by_target"),
-  /** One account's outgoing votes, by vote sequence (voter history). */
+  /** Stores written before: one account's outgoing votes, by vote sequence (no longer written). */
   votesByVoter: ownShown<[voterId: string, voteSeq: number]>("votes_by_voter", 1),
   /** Stores written before: named-board votes an account received, by voter (no longer written). */
   votesByRecipient: shown<[authorId: string, voterId: string, targetSeq: number]>(

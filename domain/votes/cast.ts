@@ -24,9 +24,15 @@ import {
 } from "./suspension.ts";
 import { applyNetworkWrite, networkWriteKey } from "../limits/mod.ts";
 import { allowanceKey, applyNewVote } from "./allowance.ts";
-import { agentEventsTail, noteAgentEvent, primeAgentEvents } from "../agent_events.ts";
+import { agentEventsTail, captureAgentEvents, primeAgentEvents } from "../agent_events.ts";
 import { votingChanges } from "./standing_events.ts";
-import { receiptOf, type VoteReceipt, type VoteRecord, voteSeq } from "./records.ts";
+import {
+  type ReceivedRecord,
+  receiptOf,
+  type VoteReceipt,
+  type VoteRecord,
+  voteSeq,
+} from "./records.ts";
 
 /**
  * What a higher area does in the same commit when an account's karma changes (veteran
@@ -61,13 +67,6 @@ export interface VoteInput {
  */
 export async function readVoteTarget(deps: Deps, input: VoteInput): Promise<number | null> {
   return (await deps.kv.get(keys.messageSeqById(input.board, input.post_id.toLowerCase()))).value;
-}
-
-/** The key a vote is stored under: its author's on a named message of an account, else its message's. */
-function voteKey(board: Board, targetSeq: number, authorId: string | null, voterId: string) {
-  return authorId
-    ? keys.votesReceived(authorId, targetSeq, voterId)
-    : keys.votes(board, targetSeq, voterId);
 }
 
 type Outcome =
@@ -105,18 +104,20 @@ export async function castVote(
     const [got, headEntry, tail, voterStats] = await Promise.all([
       tx.getNamed({
         message: keys.messages(board, targetSeq),
-        vote: keys.votes(board, targetSeq, voter.id),
+        vote: keys.votesCast(voter.id, board, targetSeq),
+        // A vote of a store written before sits under the message on every board.
+        older: keys.votes(board, targetSeq, voter.id),
         standing: keys.votingStandings(voter.id),
         allowance: allowanceKey(deps, voter.id),
         network: networkWriteKey(network),
       }),
       // Unchecked: a purge mark only hides a message whose record is about to go (checked).
       tx.peek(keys.boardHeads(board)),
-      board === "named" ? agentEventsTail(deps.kv) : Promise.resolve(null),
+      // Unchecked: where a received vote sits among the log's entries (its `anchor`).
+      board === "named" ? agentEventsTail(deps.kv) : Promise.resolve(0),
       // Unchecked, as the weight's reputation part and a pending suspension always were.
       receivedStats(deps, voter.id),
     ]);
-    if (tail !== null) primeAgentEvents(tx, tail);
     const msg = got.message.value;
     if (!msg || isHidden(msg, headEntry.value ?? EMPTY_HEAD)) throw notFound("message", postId);
     if (board === "named" && msg.agent_id === voter.id) {
@@ -126,10 +127,7 @@ export async function castVote(
         { board, post_id: postId },
       );
     }
-    const authorId = board === "named" ? msg.agent_id : null;
-    const author = authorId ? await readAuthor(tx, authorId, targetSeq, voter.id, karmaReads) : null;
-    // A vote of a store written before sits under the message on every board.
-    const existing = author?.vote.value ?? got.vote.value;
+    const existing = got.vote.value ?? got.older.value;
     if (existing) {
       if (existing.value === value) return { kind: "replayed", vote: existing };
       throw new BoardError(
@@ -144,12 +142,15 @@ export async function castVote(
     if (suspension?.recorded) return { kind: "suspended", standing };
     if (suspension) {
       // A peer may have matured since the last karma update: record the suspension now.
+      primeAgentEvents(tx, tail);
       const suspended = recordSuspension(standing, now);
       tx.set(keys.votingStandings(voter.id), suspended);
       await votingChanges(tx, now, voter.id, standing, suspended);
       return { kind: "suspended", standing: suspended };
     }
 
+    const authorId = board === "named" ? msg.agent_id : null;
+    const ahead = authorId ? await readAuthor(tx, authorId, karmaReads) : null;
     const used = applyNewVote(tx, deps, voter.id, got.allowance.value ?? 0);
     applyNetworkWrite(tx, deps, network, got.network);
     const weight = await currentWeight(deps, voter, standing.karma, now, voterStats);
@@ -165,36 +166,43 @@ export async function castVote(
       weight,
       cast_at: now,
     };
-    tx.set(voteKey(board, targetSeq, authorId, voter.id), vote)
-      .set(keys.votesByVoter(voter.id, seq), vote);
+    tx.set(keys.votesCast(voter.id, board, targetSeq), vote);
     writeMessage(tx, {
       ...msg,
       score: msg.score + value * weight,
       up: msg.up + (value === 1 ? 1 : 0),
       down: msg.down + (value === -1 ? 1 : 0),
     });
-    if (authorId && author) {
-      const authorStanding = author.standing.value ?? EMPTY_STANDING;
-      const next = await applyKarmaChange(deps, authorId, authorStanding, {
+    if (!authorId || !ahead) {
+      tx.set(keys.votes(board, targetSeq, voter.id), vote);
+      return { kind: "cast", vote };
+    }
+    // The author's standing changes of this commit go into the received vote, which the
+    // author's activity shows (domain/inbox), not into the event log every writer appends to.
+    const events = captureAgentEvents(tx);
+    const before = ahead.standing.value ?? EMPTY_STANDING;
+    const received = (before.received ?? 0) + 1;
+    const anchor = Math.max(tail, before.anchor ?? 0);
+    const next = {
+      ...await applyKarmaChange(deps, authorId, before, {
         delta: value * weight,
         vote: { voterId: voter.id, value, weight, qualifies: isMaturePeer(voter, now) },
-      });
-      tx.set(keys.votingStandings(authorId), next);
-      // The author's activity learns of the vote (and of any standing it changed) from one
-      // agent event entry of this commit (domain/agent_events.ts).
-      await noteAgentEvent(tx, now, {
-        type: "vote",
-        to: authorId,
-        target_seq: targetSeq,
-        value,
-        weight,
-        voter_id: voter.id,
-        voter: voter.name,
-      });
-      await votingChanges(tx, now, authorId, authorStanding, next);
-      // Veteran status and pin rights follow karma in this same commit (domain/pins/veterans.ts).
-      await onKarmaChanged(tx, deps, authorId, authorStanding.karma, next.karma);
-    }
+      }),
+      received,
+      anchor,
+    };
+    tx.set(keys.votingStandings(authorId), next);
+    await votingChanges(tx, now, authorId, before, next);
+    // Veteran status and pin rights follow karma in this same commit (domain/pins/veterans.ts).
+    await onKarmaChanged(tx, deps, authorId, before.karma, next.karma);
+    const record: ReceivedRecord = {
+      ...vote,
+      voter: voter.name,
+      received,
+      anchor,
+      changes: events.flatMap((e) => e.type === "standing" && e.to === authorId ? [e.change] : []),
+    };
+    tx.set(keys.votesReceived(authorId, received), record);
     return { kind: "cast", vote };
   });
 
@@ -205,23 +213,13 @@ export async function castVote(
 }
 
 /**
- * The author's keys a vote on their named message reads, in one batch: the vote key under
- * the author and the standing (checked), and what `karmaReads` names for the karma effect.
+ * The author's keys a vote on their named message reads, in one batch: the standing
+ * (checked), and what `karmaReads` names for the karma effect.
  */
-async function readAuthor(
-  tx: Tx,
-  authorId: string,
-  targetSeq: number,
-  voterId: string,
-  karmaReads: KarmaReads,
-) {
+async function readAuthor(tx: Tx, authorId: string, karmaReads: KarmaReads) {
   const ahead = karmaReads(authorId);
   const [got] = await Promise.all([
-    tx.getNamed({
-      vote: keys.votesReceived(authorId, targetSeq, voterId),
-      standing: keys.votingStandings(authorId),
-      ahead: ahead.checked,
-    }),
+    tx.getNamed({ standing: keys.votingStandings(authorId), ahead: ahead.checked }),
     ahead.unchecked.length ? tx.peekMany(ahead.unchecked) : Promise.resolve([]),
   ]);
   return got;

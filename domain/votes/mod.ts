@@ -7,7 +7,7 @@
 export { chargeNewVote, NEW_VOTES_PER_DAY } from "./allowance.ts";
 export { castVote, readVoteTarget, removeMessageKarma } from "./cast.ts";
 export type { KarmaReads, VoteInput } from "./cast.ts";
-export type { VoteRecord } from "./records.ts";
+export type { ReceivedRecord, VoteRecord } from "./records.ts";
 export { EMPTY_STANDING, karmaOf, readStanding } from "./karma.ts";
 export type { VotingStanding } from "./karma.ts";
 export { inspectVotes } from "./queries.ts";

@@ -132,11 +132,11 @@ function voteItem(v: VoteRecord) {
   };
 }
 
-async function page(kv: Deno.Kv, prefix: Deno.KvKey, before: number | undefined, limit: number) {
-  const selector = before !== undefined ? { prefix, end: [...prefix, before] } : { prefix };
-  const raw =
-    (await Array.fromAsync(kv.list<VoteRecord>(selector, { reverse: true, limit: limit + 1 })))
-      .map((e) => e.value);
+/** The newest `limit` of `votes` below `before` by vote sequence, and the next `before`. */
+function pageOf(votes: VoteRecord[], before: number | undefined, limit: number) {
+  const raw = votes.filter((v) => before === undefined || v.seq < before)
+    .sort((a, b) => b.seq - a.seq)
+    .slice(0, limit + 1);
   const items = raw.slice(0, limit);
   return {
     items,
@@ -144,11 +144,26 @@ async function page(kv: Deno.Kv, prefix: Deno.KvKey, before: number | undefined,
   };
 }
 
+const listed = async (kv: Deno.Kv, prefix: Deno.KvKey) =>
+  (await Array.fromAsync(kv.list<VoteRecord>({ prefix }))).map((e) => e.value);
+
 /**
- * One page of a message's voters, newest first: its vote keys (under its author on a named
- * message of an account, under the message otherwise and in stores written before) are
- * listed whole, at once, and ordered by vote sequence; a message has at most one vote per
- * account.
+ * One page of an account's outgoing votes, newest first: its votes (`votes_cast`, and
+ * `votes_by_voter` of a store written before) are listed whole, at once, and ordered by
+ * vote sequence.
+ */
+async function historyPage(kv: Deno.Kv, voterId: string, before: number | undefined, limit: number) {
+  const lists = await Promise.all([
+    listed(kv, keys.votesCast.range(voterId)),
+    listed(kv, keys.votesByVoter.range(voterId)),
+  ]);
+  return pageOf(lists.flat(), before, limit);
+}
+
+/**
+ * One page of a message's voters, newest first: its votes (under its author on a named
+ * message of an account, filtered by message; under the message otherwise and in stores
+ * written before) are listed whole, at once, and ordered by vote sequence.
  */
 async function voterPage(
   kv: Deno.Kv,
@@ -158,20 +173,14 @@ async function voterPage(
 ) {
   const author = m.board === "named" ? m.agent_id : null;
   const lists = await Promise.all([
-    Array.fromAsync(kv.list<VoteRecord>({ prefix: keys.votes.range(m.board, m.seq) })),
+    listed(kv, keys.votes.range(m.board, m.seq)),
     author
-      ? Array.fromAsync(kv.list<VoteRecord>({ prefix: keys.votesReceived.range(author, m.seq) }))
+      ? listed(kv, keys.votesReceived.range(author)).then((vs) =>
+        vs.filter((v) => v.target_seq === m.seq)
+      )
       : Promise.resolve([]),
   ]);
-  const raw = lists.flat().map((e) => e.value)
-    .filter((v) => before === undefined || v.seq < before)
-    .sort((a, b) => b.seq - a.seq)
-    .slice(0, limit + 1);
-  const items = raw.slice(0, limit);
-  return {
-    items,
-    next_before: raw.length > limit && items.length ? items[items.length - 1].seq : null,
-  };
+  return pageOf(lists.flat(), before, limit);
 }
 
 /** Answers a GET /votes query (see `voteQueryForm` for the forms). */
@@ -192,7 +201,7 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
   if (form === "voter") {
     const agent = await getAgent(deps, q.voter!.toLowerCase());
     if (!agent) throw notFound("agent", q.voter);
-    const p = await page(deps.kv, keys.votesByVoter.range(agent.id), q.before, limit);
+    const p = await historyPage(deps.kv, agent.id, q.before, limit);
     const [named, anon] = await Promise.all(
       (["named", "b"] as const).map((b) =>
         retainedSeqs(deps.kv, b, p.items.filter((v) => v.board === b).map((v) => v.target_seq))

@@ -1,9 +1,11 @@
 /**
- * The stored vote (docs/votes.md, "How votes are stored"): one immutable record per vote,
- * under its author on a named message of an author account (`votes_received`), otherwise
- * under the message (`votes`), with a copy in the voter's history (`votes_by_voter`).
+ * The stored vote (docs/votes.md, "How votes are stored"): one immutable record per vote
+ * under its voter (`votes_cast`), and a copy under its author on a named message of an
+ * author account (`votes_received`, by the author's count of received votes), otherwise
+ * under the message (`votes`).
  */
 import type { Board } from "../../kv/keys.ts";
+import type { StandingChange } from "../agent_events.ts";
 
 /** What reputation reads of a vote an account received on one of its named messages. */
 export interface ReceivedVote {
@@ -31,10 +33,29 @@ export interface VoteRecord {
   cast_at: number;
 }
 
+/**
+ * A vote as its author received it: the vote, the voter's name, and what the author's
+ * activity shows of its commit (`GET /v1/me/activity`).
+ */
+export interface ReceivedRecord extends VoteRecord {
+  /** The voter's name at cast. */
+  voter: string;
+  /** The author's count of received votes, this one included (the key's last part). */
+  received: number;
+  /**
+   * The agent event log's last position when the vote was cast (never lower than the
+   * author's previous received vote's): where the vote sits among the log's entries.
+   */
+  anchor: number;
+  /** Changes of the author's standing recorded by the vote's commit. */
+  changes: StandingChange[];
+}
+
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
     votes: VoteRecord;
-    votesReceived: VoteRecord;
+    votesCast: VoteRecord;
+    votesReceived: ReceivedRecord;
     votesByVoter: VoteRecord;
     votesByTarget: VoteRecord;
     votesByRecipient: ReceivedVote;

@@ -47,24 +47,17 @@ export async function viewerVotes(
     for (const m of messages) out.set(m.id, { your_vote: null, vote_state: "sign_in_required" });
     return out;
   }
-  // A named message of an account keeps its votes under the author (`votes_received`), and a
-  // store written before under the message: both are read, in the same batch.
-  const authored = (m: MessageRecord) => m.board === "named" ? m.agent_id : null;
+  // Every vote sits under its voter (`votes_cast`); a store written before kept it under the
+  // message: both are read, in the same batch.
   const [got, allowance] = await Promise.all([
     readNamed(deps.kv, {
       standing: keys.votingStandings(viewer.id),
-      votes: messages.map((m) => keys.votes(m.board, m.seq, viewer.id)),
-      received: messages.flatMap((m) => {
-        const author = authored(m);
-        return author ? [keys.votesReceived(author, m.seq, viewer.id)] : [];
-      }),
+      cast: messages.map((m) => keys.votesCast(viewer.id, m.board, m.seq)),
+      older: messages.map((m) => keys.votes(m.board, m.seq, viewer.id)),
     }),
     voteAllowance(deps, viewer.id),
   ]);
-  let r = 0;
-  const voteEntries = messages.map((m, i) =>
-    (authored(m) ? got.received[r++].value : null) ?? got.votes[i].value
-  );
+  const voteEntries = messages.map((_, i) => got.cast[i].value ?? got.older[i].value);
   const standing = got.standing.value ?? EMPTY_STANDING;
   const suspended = (await currentSuspension(deps, viewer.id, standing)) !== null;
   messages.forEach((m, i) => {
