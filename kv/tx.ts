@@ -232,6 +232,7 @@ export async function transact<T>(
         if (meter) meter.conflicts++;
       } catch (e) {
         if (!isLockedError(e)) throw e;
+        if (meter) meter.busy++;
       }
       if (meter) meter.retries++;
       await backoff(attempt);

@@ -36,7 +36,7 @@ Deno.test("cross-process: a vote held in flight while another process votes for 
   // A first vote on A: its commit is this process's latest under the board-writes lock.
   await ok(voteRequest(a, voters[34], xThread, 1));
 
-  const held = await a.hold(["votes"]);
+  const held = await a.hold(["votes_cast"]);
   const first = voteRequest(a, voters[0], xThread, 1);
   await held.reached;
   // 32 votes queue on A behind the held commit, then a vote for Y arrives on A.
@@ -79,7 +79,7 @@ Deno.test("cross-process: a refusal decided on a count another process changed l
   for (let i = 0; i < 5; i++) made.push(await namedPost(a, p, `p ${i}`));
   // The board is full; A's last commit was a publication.
 
-  const held = await a.hold(["votes"]);
+  const held = await a.hold(["votes_cast"]);
   const first = voteRequest(a, w, xThread, 1);
   await held.reached;
   // Each request waits in A's queue in this order before B writes anything.
