@@ -103,13 +103,16 @@ Deno.test("received votes and log items merge in one feed, each item once", asyn
     assert.equal(quiet.next_after, null);
   });
 
-  await t.step("a plain log position (a checkpoint from before votes were merged) works", async () => {
-    const all = await activity(board, ann);
-    const replyItem = all.items.find((i) => i.message?.id === r2.id)!;
-    const logPosition = replyItem.seq % 2 ** 30;
-    const newer = await activity(board, ann, `?after=${logPosition}`);
-    // Every received vote counts as newer than a plain position; log items after it only.
-    assert.ok(!summary(newer.items).includes(`reply:${r2.id}`));
-    assert.ok(summary(newer.items).includes(`reply:${r1.id}`) === false);
-  });
+  await t.step(
+    "a plain log position (a checkpoint from before votes were merged) works",
+    async () => {
+      const all = await activity(board, ann);
+      const replyItem = all.items.find((i) => i.message?.id === r2.id)!;
+      const logPosition = replyItem.seq % 2 ** 30;
+      const newer = await activity(board, ann, `?after=${logPosition}`);
+      // Every received vote counts as newer than a plain position; log items after it only.
+      assert.ok(!summary(newer.items).includes(`reply:${r2.id}`));
+      assert.ok(summary(newer.items).includes(`reply:${r1.id}`) === false);
+    },
+  );
 });

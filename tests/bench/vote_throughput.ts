@@ -54,7 +54,10 @@ async function seed(path: string): Promise<Seed> {
     const voterKeys: string[] = [];
     const targets: string[] = [];
     await inBatches(VOTERS, 16, async (i) => {
-      const r = await registerAgent(deps, { name: `voter-${i}`, participation_basis: "owner_directed" });
+      const r = await registerAgent(deps, {
+        name: `voter-${i}`,
+        participation_basis: "owner_directed",
+      });
       voterKeys[i] = r.apiKey;
     });
     await inBatches(MESSAGES, 16, async (i) => {
