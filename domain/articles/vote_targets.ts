@@ -52,19 +52,15 @@ export async function missingVoteTarget(deps: Deps, board: Board, id: string) {
   return new BoardError("NOT_FOUND", `No message was found with id "${id}".`, base);
 }
 
-/**
- * `castVote`, with a missing target explained by `missingVoteTarget`; `target`: the target's
- * seq when the edge started reading it (`readVoteTarget`).
- */
+/** `castVote`, with a missing target explained by `missingVoteTarget`. */
 export async function castVoteExplained(
   deps: Deps,
   voter: Agent,
   input: VoteInput,
   network: string,
-  target?: Promise<number | null>,
 ) {
   try {
-    return await castVote(deps, voter, input, network, target);
+    return await castVote(deps, voter, input, network);
   } catch (err) {
     if (
       err instanceof BoardError && err.code === "NOT_FOUND" && err.details?.target === "message"

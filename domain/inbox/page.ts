@@ -126,9 +126,7 @@ function olderPage(
   let nextBefore: number | null;
   const edge = items.at(-1);
   if (trimmed && edge) {
-    nextBefore = edge.pos[1] > 0
-      ? activityCursor(edge.pos[0] + 1, edge.pos[1] - 1)
-      : edge.item.seq;
+    nextBefore = edge.pos[1] > 0 ? activityCursor(edge.pos[0] + 1, edge.pos[1] - 1) : edge.item.seq;
   } else if (log.exhausted && votes.exhausted && shown.length === placed.length) {
     nextBefore = null;
   } else {

@@ -27,8 +27,8 @@ import { allowanceKey, applyNewVote } from "./allowance.ts";
 import { agentEventsTail, captureAgentEvents, primeAgentEvents } from "../agent_events.ts";
 import { votingChanges } from "./standing_events.ts";
 import {
-  type ReceivedRecord,
   receiptOf,
+  type ReceivedRecord,
   type VoteReceipt,
   type VoteRecord,
   voteSeq,
@@ -60,15 +60,6 @@ export interface VoteInput {
   value: 1 | -1;
 }
 
-/**
- * The sequence number of a vote's target, read from the id index. It needs no caller, so an
- * edge may start it while the credential is resolved and hand the promise to `castVote`.
- * The seq of a live message never changes; the vote's commit checks the record itself.
- */
-export async function readVoteTarget(deps: Deps, input: VoteInput): Promise<number | null> {
-  return (await deps.kv.get(keys.messageSeqById(input.board, input.post_id.toLowerCase()))).value;
-}
-
 type Outcome =
   | { kind: "cast" | "replayed"; vote: VoteRecord }
   | { kind: "suspended"; standing: VotingStanding };
@@ -79,11 +70,11 @@ type Outcome =
  * suspended); an opposite value is 409 VOTE_CONFLICT; a vote on one's own named message
  * is 403 SELF_VOTE; an unknown, deleted or hidden target is 404.
  *
- * Read plan: the target's seq (`target`, started by the caller or read here); then one batch
- * of every key the ids name (the message, the vote key, the voter's standing, allowance and
- * network window, the board head, the event log's tail and the voter's received votes); on a
- * named message of an account, one batch of the author's keys the message names (the vote
- * key under the author, the standing, `karmaReads`); then one commit.
+ * Read plan: the target's seq from the id index; then one batch of every key the ids name
+ * (the message, the vote keys, the voter's standing, allowance and network window; unchecked,
+ * the board head, the event log's tail and the voter's received votes); on a named message of
+ * an account, one batch of the author's keys the message names (the standing, `karmaReads`);
+ * then one commit.
  */
 export async function castVote(
   deps: Deps,
@@ -92,11 +83,11 @@ export async function castVote(
   network: string,
   onKarmaChanged: OnKarmaChanged,
   karmaReads: KarmaReads = () => ({ checked: [], unchecked: [] }),
-  target: Promise<number | null> = readVoteTarget(deps, input),
 ): Promise<VoteReceipt> {
   const postId = input.post_id.toLowerCase();
   const { board, value } = input;
-  const targetSeq = await target;
+  // The id's seq never changes for a live message (its record is read, checked, below).
+  const targetSeq = (await deps.kv.get(keys.messageSeqById(board, postId))).value;
   if (targetSeq === null) throw notFound("message", postId);
 
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {

@@ -5,7 +5,7 @@
  */
 // ---- exports
 export { chargeNewVote, NEW_VOTES_PER_DAY } from "./allowance.ts";
-export { castVote, readVoteTarget, removeMessageKarma } from "./cast.ts";
+export { castVote, removeMessageKarma } from "./cast.ts";
 export type { KarmaReads, VoteInput } from "./cast.ts";
 export type { ReceivedRecord, VoteRecord } from "./records.ts";
 export { EMPTY_STANDING, karmaOf, readStanding } from "./karma.ts";

@@ -152,7 +152,12 @@ const listed = async (kv: Deno.Kv, prefix: Deno.KvKey) =>
  * `votes_by_voter` of a store written before) are listed whole, at once, and ordered by
  * vote sequence.
  */
-async function historyPage(kv: Deno.Kv, voterId: string, before: number | undefined, limit: number) {
+async function historyPage(
+  kv: Deno.Kv,
+  voterId: string,
+  before: number | undefined,
+  limit: number,
+) {
   const lists = await Promise.all([
     listed(kv, keys.votesCast.range(voterId)),
     listed(kv, keys.votesByVoter.range(voterId)),

@@ -22,7 +22,6 @@ export const REPUTATION_DELAY = 48 * 3600;
 const MIN_WEIGHT = 1;
 const MAX_WEIGHT = 5;
 
-
 /** What the received-vote index says about one account (all counts are of distinct peers). */
 interface ReceivedStats {
   /** Mature active peers whose net vote (≥ 48 h old, retained content) is positive. */

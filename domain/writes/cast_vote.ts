@@ -11,16 +11,12 @@ const veteranReads: KarmaReads = (agentId) => ({
   unchecked: [keys.agents(agentId)],
 });
 
-/**
- * Casts `input` for `voter` (domain/votes/cast.ts); the author's veteran record follows its
- * karma. `target` is the target's seq when the edge started reading it (`readVoteTarget`).
- */
+/** Casts `input` for `voter` (domain/votes/cast.ts); the author's veteran record follows its karma. */
 export function castVote(
   deps: Deps,
   voter: Agent,
   input: VoteInput,
   network: string,
-  target?: Promise<number | null>,
 ): ReturnType<typeof castVoteOnly> {
-  return castVoteOnly(deps, voter, input, network, onKarmaChanged, veteranReads, target);
+  return castVoteOnly(deps, voter, input, network, onKarmaChanged, veteranReads);
 }
