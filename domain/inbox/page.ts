@@ -74,7 +74,7 @@ export async function myActivityPage(deps: Deps, viewer: Agent, params: PagePara
   ];
   const page = newer
     ? newerPage(placed, log, votes, examined, from!, limit)
-    : olderPage(placed, log, votes, examined, from, limit);
+    : olderPage(placed, log, votes, examined, limit);
   return {
     ...page,
     content_is_untrusted: true as const,
@@ -108,7 +108,6 @@ function olderPage(
   log: { lowest: number | null; highest: number | null } & Streams,
   votes: Streams,
   examined: ReceivedEntry[],
-  from: { log: number; votes: number } | null,
   limit: number,
 ) {
   // Examined newest first: the lowest examined is the last one.
