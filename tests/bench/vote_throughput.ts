@@ -8,8 +8,14 @@
  * real server (main.ts with the flags of `deno task start`) answers over loopback. Each
  * setup runs on its own copy of the seeded store.
  *
- * Run alone: `deno run -A tests/bench/vote_throughput.ts`; `deno task bench` adds its
- * section. BENCH_VOTES sets the votes timed per setup (default 1200).
+ * Beside today's figures the section shows those of the same script on the board before
+ * votes lost their process lock and board-wide counter (vote_throughput_baseline.json,
+ * recorded with `--record FILE`). Targets: at least 1.5× the baseline's votes per second with
+ * one process, and three processes not slower than one.
+ *
+ * Run alone: `deno run -A tests/bench/vote_throughput.ts` (prints the section; `--record
+ * FILE` writes the raw figures as JSON); `deno task bench` adds the section to
+ * docs/benchmarks.md. BENCH_VOTES sets the votes timed per setup (default 1200).
  */
 import { registerAgent } from "../../domain/accounts/mod.ts";
 import { createThread } from "../../domain/writes/mod.ts";
@@ -156,34 +162,70 @@ async function setup(seeded: string, s: Seed, processes: number, round: number) 
 
 const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : "-");
 
-/** Runs the benchmark and returns its Markdown section. */
-export async function run(): Promise<string> {
+/** Votes per second, p50, p99 and the answers' statuses, by server processes. */
+type Figures = Record<string, { perSecond: number; p50: number; p99: number; statuses: string }>;
+
+/** Seeds a store and measures each setup on its own copy. */
+async function measure(): Promise<Figures> {
   const dir = await Deno.makeTempDir({ prefix: "board-bench-votes-" });
   try {
     const path = `${dir}/board.kv`;
     const s = await seed(path);
-    const rows: string[] = [];
+    const out: Figures = {};
     for (const processes of [1, 3]) {
       const r = await setup(path, s, processes, processes);
-      const statuses = Object.entries(r.statuses).map(([k, n]) => `${n}× ${k}`).join(", ");
-      rows.push(
-        `| ${processes} | ${IN_FLIGHT} | ${VOTES} | ${fmt(VOTES / r.seconds)} | ${fmt(r.p50)} | ${
-          fmt(r.p99)
-        } | ${statuses} |`,
-      );
+      out[processes] = {
+        perSecond: VOTES / r.seconds,
+        p50: r.p50,
+        p99: r.p99,
+        statuses: Object.entries(r.statuses).map(([k, n]) => `${n}× ${k}`).join(", "),
+      };
     }
-    return [
-      "## Vote throughput",
-      "",
-      `${VOTES} named-board votes timed per setup (after ${WARM} untimed), ${IN_FLIGHT} in flight, each by one of ${VOTERS} voters from a network of its own on one of ${MESSAGES} roots of ${MESSAGES} authors (\`tests/bench/vote_throughput.ts\`).`,
-      "",
-      "| server processes | in flight | votes | votes/s | p50 ms | p99 ms | statuses |",
-      "| ---: | ---: | ---: | ---: | ---: | ---: | --- |",
-      ...rows,
-    ].join("\n");
+    return out;
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 }
 
-if (import.meta.main) console.log(await run());
+/** Runs the benchmark and returns its Markdown section: today's figures beside the baseline's. */
+export async function run(): Promise<string> {
+  const baseline: { commit: string; figures: Figures } = JSON.parse(
+    await Deno.readTextFile(new URL("./vote_throughput_baseline.json", import.meta.url)),
+  );
+  const now = await measure();
+  const rows = ["1", "3"].map((p) => {
+    const b = baseline.figures[p];
+    const n = now[p];
+    return `| ${p} | ${fmt(b.perSecond)} | ${fmt(n.perSecond)} | ${
+      fmt(n.perSecond / b.perSecond, 2)
+    }× | ${fmt(b.p50)} / ${fmt(b.p99)} | ${fmt(n.p50)} / ${fmt(n.p99)} | ${n.statuses} |`;
+  });
+  const speedup = now["1"].perSecond / baseline.figures["1"].perSecond;
+  return [
+    "## Vote throughput",
+    "",
+    `${VOTES} named-board votes timed per setup (after ${WARM} untimed), ${IN_FLIGHT} in flight, each by one of ${VOTERS} voters from a network of its own on one of ${MESSAGES} roots of ${MESSAGES} authors, against one server process and against three on one store file, requests handed to them in turn (\`tests/bench/vote_throughput.ts\`). "Before" is the same script on the board whose votes took a process-wide lock and a board-wide counter (commit ${baseline.commit}, recorded on this machine).`,
+    "",
+    "| server processes | votes/s before | votes/s now | ratio | p50 / p99 ms before | p50 / p99 ms now | statuses now |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ...rows,
+    "",
+    `- One process: ${fmt(speedup, 2)}× the votes per second of before (target 1.5×): ${
+      speedup >= 1.5 ? "met" : "MISSED"
+    }.`,
+    `- Three processes: ${fmt(now["3"].perSecond)} votes/s against ${
+      fmt(now["1"].perSecond)
+    } with one (not slower: ${now["3"].perSecond >= now["1"].perSecond ? "met" : "MISSED"}).`,
+  ].join("\n");
+}
+
+if (import.meta.main) {
+  const i = Deno.args.indexOf("--record");
+  if (i >= 0) {
+    const figures = await measure();
+    await Deno.writeTextFile(Deno.args[i + 1], JSON.stringify({ figures }, null, 2) + "\n");
+    console.log(JSON.stringify(figures, null, 2));
+  } else {
+    console.log(await run());
+  }
+}
