@@ -105,7 +105,7 @@ export async function castVote(
       // Unchecked: a purge mark only hides a message whose record is about to go (checked).
       tx.peek(keys.boardHeads(board)),
       // Unchecked: where a received vote sits among the log's entries (its `anchor`).
-      board === "named" ? agentEventsTail(deps.kv) : Promise.resolve(0),
+      board === "named" ? agentEventsTail(deps.kv) : Promise.resolve(null),
       // Unchecked, as the weight's reputation part and a pending suspension always were.
       receivedStats(deps, voter.id),
     ]);
@@ -133,7 +133,7 @@ export async function castVote(
     if (suspension?.recorded) return { kind: "suspended", standing };
     if (suspension) {
       // A peer may have matured since the last karma update: record the suspension now.
-      primeAgentEvents(tx, tail);
+      if (tail !== null) primeAgentEvents(tx, tail);
       const suspended = recordSuspension(standing, now);
       tx.set(keys.votingStandings(voter.id), suspended);
       await votingChanges(tx, now, voter.id, standing, suspended);
@@ -173,7 +173,7 @@ export async function castVote(
     const events = captureAgentEvents(tx);
     const before = ahead.standing.value ?? EMPTY_STANDING;
     const received = (before.received ?? 0) + 1;
-    const anchor = Math.max(tail, before.anchor ?? 0);
+    const anchor = Math.max(tail ?? 0, before.anchor ?? 0);
     const next = {
       ...await applyKarmaChange(deps, authorId, before, {
         delta: value * weight,
