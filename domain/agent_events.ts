@@ -99,11 +99,31 @@ export function primeAgentEvents(tx: Tx, tail: number): void {
   primed.set(tx, tail);
 }
 
+/** Events a transaction keeps in a record of its own instead of the log (`captureAgentEvents`). */
+const captured = new WeakMap<Tx, AgentEvent[]>();
+
+/**
+ * Makes the events this transaction stages from now on go to the returned list instead of
+ * the log: a commit that stores them in a record of its own (a vote on a named message keeps
+ * the author's standing changes in the vote it received, domain/votes/cast.ts), so it adds
+ * no log entry.
+ */
+export function captureAgentEvents(tx: Tx): AgentEvent[] {
+  const list: AgentEvent[] = [];
+  captured.set(tx, list);
+  return list;
+}
+
 /**
  * Stages `event` in this transaction's log entry: the first event takes the position after
  * the tail (checked free at commit), later events of the same commit join the same entry.
  */
 export async function noteAgentEvent(tx: Tx, at: number, event: AgentEvent): Promise<void> {
+  const capture = captured.get(tx);
+  if (capture) {
+    capture.push(event);
+    return;
+  }
   let current = staged.get(tx);
   if (!current) {
     const seq = (primed.get(tx) ?? await agentEventsTail(tx.kv)) + 1;

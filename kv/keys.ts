@@ -85,13 +85,27 @@ const builders = {
   searchTermsByMessage: shown<[seq: number]>("search_terms_by_message"),
 
   // ---- votes, karma and voting standing (docs/votes.md)
-  /** One account's immutable vote on one message (the write-once uniqueness key). */
+  /**
+   * A vote on a message without an author account (`b`, board-made messages), and every vote
+   * of stores written before: the range of one message is its voter list.
+   */
   votes: ownShown<[board: Board, targetSeq: number, voterId: string]>("votes", 3),
-  /** The votes on one message, by vote sequence (voter lists). */
+  /**
+   * Every vote, under its voter: the write-once uniqueness key (one vote per account and
+   * message) and the voter's history.
+   */
+  votesCast: ownShown<[voterId: string, board: Board, targetSeq: number]>("votes_cast", 1),
+  /**
+   * A vote on a named message of an author account, under the author by the author's own
+   * count of received votes: reputation and suspension read the range of one author, the
+   * author's activity pages through it, a voter list filters it by message.
+   */
+  votesReceived: shown<[authorId: string, received: number]>("votes_received"),
+  /** Stores written before: the votes on one message, by vote sequence (no longer written). */
   votesByTarget: unshown<[board: Board, targetSeq: number, voteSeq: number]>("votes_by_target"),
-  /** One account's outgoing votes, by vote sequence (voter history). */
+  /** Stores written before: one account's outgoing votes, by vote sequence (no longer written). */
   votesByVoter: ownShown<[voterId: string, voteSeq: number]>("votes_by_voter", 1),
-  /** Named-board votes an account received, grouped by voter (reputation, suspension). */
+  /** Stores written before: named-board votes an account received, by voter (no longer written). */
   votesByRecipient: shown<[authorId: string, voterId: string, targetSeq: number]>(
     "votes_by_recipient",
   ),

@@ -21,6 +21,11 @@ export class KvMeter {
   conflicts = 0;
   /** Attempts run again after a conflict or a busy store (kv/tx.ts). */
   retries = 0;
+  /**
+   * Of those, attempts run again because another process held the embedded store's write
+   * lock (`database is locked`; a networked store has no such lock): not a conflict.
+   */
+  busy = 0;
   #inFlight = 0;
   #queue: Held[] = [];
   #scheduled = false;

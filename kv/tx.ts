@@ -113,6 +113,12 @@ export class Tx {
     return this.#entries([key])[0];
   }
 
+  /** Reads keys without making the commit depend on them, in one batch (see `peek`). */
+  peekMany<const Ks extends readonly Deno.KvKey[]>(keyList: Ks): Promise<EntriesOf<Ks>>;
+  peekMany(keyList: readonly Deno.KvKey[]): Promise<Deno.KvEntryMaybe<unknown>[]> {
+    return Promise.all(this.#entries(keyList));
+  }
+
   /** Stages a write of `value`, which must have the value type of the key. */
   set<K extends Deno.KvKey>(key: K, value: ValueOf<K>, options?: { expireIn?: number }): this {
     this.#mutations.set(idOf(key), { type: "set", key, value, expireIn: options?.expireIn });
@@ -279,6 +285,7 @@ export async function transactPrepared<P, T>(
         if (meter) meter.conflicts++;
       } catch (e) {
         if (!isLockedError(e)) throw e;
+        if (meter) meter.busy++;
       }
       if (meter) meter.retries++;
       await backoff(attempt);

@@ -187,6 +187,15 @@ budget("read", 13, "listActivity");
 budget("read", 14, "tool:list_recent");
 budget("read", 7, "modPendingComments");
 
+// votes
+budget("write", 5, "castVote");
+budget("write", 6, "tool:vote");
+// cheaper through the transaction's read-ahead (a key read again in one attempt is not re-read)
+budget("write", 12, "editRules");
+budget("write", 15, "tool:edit_current_rules");
+budget("write", 20, "modReplaceRules");
+budget("write", 30, "postGuestComment");
+
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
   id: string;

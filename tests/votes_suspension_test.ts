@@ -4,6 +4,7 @@ import { agentHeaders, assertError, getJson, type TestBoard, testBoard } from ".
 import {
   agent,
   agents,
+  anonymousPost,
   DAY,
   me,
   namedPost,
@@ -233,4 +234,41 @@ Deno.test("recovery needs karma >= -5 and 15 qualifying points; deletions cannot
     assert.equal(s.weight, 2);
     assert.equal((await vote(board, x, targets[0], 1)).weight, 2);
   });
+});
+
+Deno.test("a suspension found at a vote attempt on a `b` message is recorded at once", async () => {
+  await using board = await testBoard();
+  const t0 = board.clock.now();
+  const [x, a, b] = await agents(board, 3);
+  const xs = await posts(board, x, 11);
+  // Replies fill the agent event log, so its next free position is not the first.
+  for (const id of xs.slice(0, 3)) {
+    const r = await board.request(
+      `/v1/posts/${id}/replies`,
+      {
+        method: "POST",
+        headers: {
+          ...agentHeaders(a.key),
+          "content-type": "application/json",
+          "idempotency-key": crypto.randomUUID(),
+        },
+        body: JSON.stringify({ body: "a reply" }),
+      },
+      a.net,
+    );
+    assert.equal(r.status, 201, await r.text());
+  }
+  const target = await anonymousPost(board, "x votes here");
+  board.clock.set(t0 + 5 * DAY);
+  const c = await agent(board); // mature only five days later
+  board.clock.set(t0 + 7 * DAY);
+  for (const peer of [a, b]) await downvoteAll(board, peer, xs.slice(0, 10));
+  await vote(board, c, xs[10], -1);
+  board.clock.set(t0 + 12 * DAY);
+  // The third peer matured: the attempt records the suspension (one commit, no retry storm).
+  await assertError(await voteRequest(board, x, target, 1, "b"), 403, "VOTING_SUSPENDED");
+  const status = await me(board, x);
+  assert.equal(status.voting.suspension.recorded, true);
+  const activity = await getJson(board, "/v1/me/activity", x.key);
+  assert.deepEqual(activity.body.items[0].standing, ["voting_suspended"]);
 });

@@ -1,12 +1,11 @@
 /**
- * Paging over the agent event log (domain/agent_events.ts) for one account, with the board's
- * cursor rules: entries that do not concern the account, or whose items are no longer
- * visible, are stepped over, and the cursors are positions in the log. A request examines
- * at most `SCAN_BUDGET` entries; a page cut by that budget says where to go on.
+ * Scanning the agent event log (domain/agent_events.ts) for one account: entries that do not
+ * concern the account, or whose items are no longer visible, are stepped over. A request
+ * examines at most `SCAN_BUDGET` entries; domain/inbox/page.ts makes the page and its cursors.
  */
 import { keys } from "../../kv/keys.ts";
 import type { AgentEventEntry } from "../agent_events.ts";
-import type { Page, PageParams } from "../paging.ts";
+import type { PageParams } from "../paging.ts";
 
 /** Entries one list call returns at most (one KV round trip). */
 export const SCAN_BATCH = 500;
@@ -40,61 +39,48 @@ async function listLog(
   return out;
 }
 
+/** What one scan of the log found: the visible items, in scan order, and how far it looked. */
+export interface LogScan<T> {
+  /** Items found, in scan order (oldest first with `after`, newest first otherwise). */
+  found: T[];
+  /** The lowest and highest positions examined (null: none). */
+  lowest: number | null;
+  highest: number | null;
+  /** True when the log holds nothing further in the scan's direction. */
+  exhausted: boolean;
+}
+
 /**
- * One page of the account's items (newest first). `after`: the nearest newer items;
- * `newest_cursor` is the highest position returned, or, when every item after the
- * checkpoint is on the page, the highest position examined (so a poll that finds nothing
- * for the account still moves its checkpoint past what it examined); null when the log
- * holds nothing after the checkpoint. Default and `before`: older items, `newest_cursor`
- * the highest position examined.
+ * Scans the log from a cursor (`after`: upwards, otherwise downwards from `before` or the
+ * newest entry) until more than `limit` items are found, the log ends, or `SCAN_BUDGET`
+ * entries were examined.
  */
-export async function scanPage<T extends { seq: number }>(
+export async function scanLog<T>(
   kv: Deno.Kv,
   params: PageParams,
   resolve: Resolve<T>,
-): Promise<Page<T>> {
-  const { limit } = params;
+): Promise<LogScan<T>> {
   const newer = params.after !== undefined;
   const found: T[] = [];
   let cursor = newer ? params.after : params.before;
   let scanned = 0;
+  let lowest: number | null = null;
   let highest: number | null = null;
   let exhausted = false;
   while (true) {
     const want = Math.min(SCAN_BATCH, SCAN_BUDGET - scanned);
-    const batch = await listLog(
-      kv,
-      newer ? { after: cursor } : { before: cursor },
-      want,
-      !newer,
-    );
+    const batch = await listLog(kv, newer ? { after: cursor } : { before: cursor }, want, !newer);
     scanned += batch.length;
     exhausted = batch.length < want;
     if (batch.length) {
+      const first = batch[0].seq;
       const last = batch[batch.length - 1].seq;
       cursor = last;
-      highest = newer ? last : (highest ?? batch[0].seq);
+      lowest = Math.min(lowest ?? Infinity, first, last);
+      highest = Math.max(highest ?? -Infinity, first, last);
       found.push(...await resolve(batch));
     }
-    if (found.length > limit || exhausted || scanned >= SCAN_BUDGET) break;
+    if (found.length > params.limit || exhausted || scanned >= SCAN_BUDGET) break;
   }
-  // `found` runs oldest first with `after`, newest first otherwise.
-  const trimmed = found.length > limit;
-  const page = found.slice(0, limit);
-  const edge = page.length ? page[page.length - 1].seq : null;
-  if (newer) {
-    const newest = trimmed ? edge : highest;
-    return {
-      items: page.reverse(),
-      next_before: null,
-      next_after: trimmed || !exhausted ? newest : null,
-      newest_cursor: newest,
-    };
-  }
-  return {
-    items: page,
-    next_before: trimmed ? edge : exhausted ? null : cursor ?? null,
-    next_after: null,
-    newest_cursor: highest,
-  };
+  return { found, lowest, highest, exhausted };
 }

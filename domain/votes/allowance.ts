@@ -19,18 +19,26 @@ const NEW_VOTES_LIMIT: LimitSpec = {
   window: "utc_day",
 };
 
-/** Today's new-vote counter of an agent (a read plan may read it with its other keys). */
+/** Today's new-vote count of an account (read it with the vote's other reads). */
 export function allowanceKey(deps: Deps, agentId: string) {
   return keys.quotaUsage("agent_votes", agentId, today(deps.clock.now()));
 }
 
 /**
  * Reads (with a check) today's count for the agent, throws 429 DAILY_LIMIT when all 20
- * are spent, and stages the increment on `tx`.
+ * are spent, and stages the increment on `tx`. Answers the count before this vote.
  */
-export async function chargeNewVote(tx: Tx, deps: Deps, agentId: string): Promise<void> {
+export async function chargeNewVote(tx: Tx, deps: Deps, agentId: string): Promise<number> {
   const key = allowanceKey(deps, agentId);
-  const used = (await tx.get<number>(key)).value ?? 0;
+  return applyNewVote(tx, deps, agentId, (await tx.get(key)).value ?? 0);
+}
+
+/**
+ * `chargeNewVote` on today's count already read with a check (`allowanceKey`) in the
+ * caller's commit: throws 429 DAILY_LIMIT or stages the increment; answers `used`.
+ */
+export function applyNewVote(tx: Tx, deps: Deps, agentId: string, used: number): number {
+  const key = allowanceKey(deps, agentId);
   const now = deps.clock.now();
   const limit = limitOf(deps, NEW_VOTES_LIMIT);
   if (used >= limit) {
@@ -51,12 +59,13 @@ export async function chargeNewVote(tx: Tx, deps: Deps, agentId: string): Promis
     );
   }
   tx.set(key, used + 1, { expireIn: 2 * 86400 * 1000 });
+  return used;
 }
 
 /** Today's vote allowance of an agent. */
 export async function voteAllowance(deps: Deps, agentId: string) {
   const now = deps.clock.now();
-  const used = (await deps.kv.get<number>(allowanceKey(deps, agentId))).value ?? 0;
+  const used = (await deps.kv.get(allowanceKey(deps, agentId))).value ?? 0;
   const limit = limitOf(deps, NEW_VOTES_LIMIT);
   return {
     daily_allowance: limit,

@@ -3,33 +3,36 @@
  *
  * One immutable vote per account per message, enforced by the commit's check that the
  * vote key is still absent. The same commit charges the daily allowance, assigns the
- * weight, rewrites the message summary (`score`, `up`, `down`) under every index copy,
- * and updates the author's karma and suspension state — never read-then-write.
+ * weight, rewrites the message summary (`score`, `up`, `down`), and updates the author's
+ * karma and suspension state — never read-then-write. Nothing every vote shares is both
+ * read and written (no board-wide counter, no process lock): votes by different voters on
+ * messages of different authors never touch the same key, in one process or many.
  */
-import {
-  BOARD_WRITES_LOCK,
-  EMPTY_HEAD,
-  isHidden,
-  type MessageRecord,
-  writeMessage,
-} from "../board/mod.ts";
+import { EMPTY_HEAD, isHidden, type MessageRecord, writeMessage } from "../board/mod.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
-import { currentWeight, isMaturePeer, type ReceivedVote } from "./reputation.ts";
+import { currentWeight, isMaturePeer, receivedStats } from "./reputation.ts";
 import {
   applyKarmaChange,
   currentSuspension,
   recordSuspension,
   votingSuspendedError,
 } from "./suspension.ts";
-import { chargeNetworkWrite } from "../limits/mod.ts";
-import { chargeNewVote } from "./allowance.ts";
-import { agentEventsTail, noteAgentEvent, primeAgentEvents } from "../agent_events.ts";
+import { applyNetworkWrite, networkWriteKey } from "../limits/mod.ts";
+import { allowanceKey, applyNewVote } from "./allowance.ts";
+import { agentEventsTail, captureAgentEvents, primeAgentEvents } from "../agent_events.ts";
 import { votingChanges } from "./standing_events.ts";
+import {
+  receiptOf,
+  type ReceivedRecord,
+  type VoteReceipt,
+  type VoteRecord,
+  voteSeq,
+} from "./records.ts";
 
 /**
  * What a higher area does in the same commit when an account's karma changes (veteran
@@ -43,58 +46,18 @@ export type OnKarmaChanged = (
   karmaAfter: number,
 ) => Promise<void>;
 
+/**
+ * The keys of an author that `OnKarmaChanged` reads, so the vote reads them in its own batch
+ * (the transaction answers them again from what it read): `checked` as `tx.get` reads them,
+ * `unchecked` as `tx.peek` does.
+ */
+export type KarmaReads = (agentId: string) => { checked: Deno.KvKey[]; unchecked: Deno.KvKey[] };
+
 /** A vote request (routes/schemas.ts `voteSchema`): exactly these three fields. */
 export interface VoteInput {
   board: Board;
   post_id: string;
   value: 1 | -1;
-}
-
-/** A stored vote: identical under `votes`, `votes_by_target` and `votes_by_voter`. */
-export interface VoteRecord {
-  /** Board-wide vote sequence (the `before` cursor of vote lists). */
-  seq: number;
-  board: Board;
-  post_id: string;
-  target_seq: number;
-  voter_id: string;
-  /** The target's author account (null for `b` and board-made messages). */
-  author_id: string | null;
-  value: 1 | -1;
-  weight: number;
-  cast_at: number;
-}
-
-declare module "../../kv/key_values.ts" {
-  interface KeyValues {
-    votes: VoteRecord;
-  }
-}
-
-/** The vote receipt: the immutable vote, and whether this answer is a replay. */
-interface VoteReceipt {
-  board: Board;
-  post_id: string;
-  value: 1 | -1;
-  weight: number;
-  seq: number;
-  cast_at: number;
-  voter_id: string;
-  replayed: boolean;
-}
-
-/** The public receipt of a stored vote. */
-export function receiptOf(v: VoteRecord, replayed: boolean): VoteReceipt {
-  return {
-    board: v.board,
-    post_id: v.post_id,
-    value: v.value,
-    weight: v.weight,
-    seq: v.seq,
-    cast_at: v.cast_at,
-    voter_id: v.voter_id,
-    replayed,
-  };
 }
 
 type Outcome =
@@ -106,6 +69,12 @@ type Outcome =
  * per minute). Exact repeats answer the original receipt (free, also while
  * suspended); an opposite value is 409 VOTE_CONFLICT; a vote on one's own named message
  * is 403 SELF_VOTE; an unknown, deleted or hidden target is 404.
+ *
+ * Read plan: the target's seq from the id index; then one batch of every key the ids name
+ * (the message, the vote keys, the voter's standing, allowance and network window; unchecked,
+ * the board head, the event log's tail and the voter's received votes); on a named message of
+ * an account, one batch of the author's keys the message names (the standing, `karmaReads`);
+ * then one commit.
  */
 export async function castVote(
   deps: Deps,
@@ -113,6 +82,7 @@ export async function castVote(
   input: VoteInput,
   network: string,
   onKarmaChanged: OnKarmaChanged,
+  karmaReads: KarmaReads = () => ({ checked: [], unchecked: [] }),
 ): Promise<VoteReceipt> {
   const postId = input.post_id.toLowerCase();
   const { board, value } = input;
@@ -121,33 +91,36 @@ export async function castVote(
   if (targetSeq === null) throw notFound("message", postId);
 
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
-    const voteKey = keys.votes(board, targetSeq, voter.id);
-    const [voteEntry, msgEntry, standingEntry] = await tx.getMany([
-      voteKey,
-      keys.messages(board, targetSeq),
-      keys.votingStandings(voter.id),
+    const now = deps.clock.now();
+    const [got, headEntry, tail, voterStats] = await Promise.all([
+      tx.getNamed({
+        message: keys.messages(board, targetSeq),
+        vote: keys.votesCast(voter.id, board, targetSeq),
+        // A vote of a store written before sits under the message on every board.
+        older: keys.votes(board, targetSeq, voter.id),
+        standing: keys.votingStandings(voter.id),
+        allowance: allowanceKey(deps, voter.id),
+        network: networkWriteKey(network),
+      }),
+      // Unchecked: a purge mark only hides a message whose record is about to go (checked).
+      tx.peek(keys.boardHeads(board)),
+      // Unchecked: where a received vote sits among the log's entries (its `anchor`).
+      board === "named" ? agentEventsTail(deps.kv) : Promise.resolve(null),
+      // Unchecked, as the weight's reputation part and a pending suspension always were.
+      receivedStats(deps, voter.id),
     ]);
-    const msg = msgEntry.value;
-    // Unchecked: a purge mark only hides a message whose record is about to go (checked).
-    const head = (await tx.peek(keys.boardHeads(board))).value ?? EMPTY_HEAD;
-    if (!msg || isHidden(msg, head)) {
-      throw notFound("message", postId);
-    }
+    const msg = got.message.value;
+    if (!msg || isHidden(msg, headEntry.value ?? EMPTY_HEAD)) throw notFound("message", postId);
     if (board === "named" && msg.agent_id === voter.id) {
       throw new BoardError(
         "SELF_VOTE",
         "An account cannot vote on its own named posts or replies.",
-        {
-          board,
-          post_id: postId,
-        },
+        { board, post_id: postId },
       );
     }
-    const existing = voteEntry.value;
+    const existing = got.vote.value ?? got.older.value;
     if (existing) {
-      if (existing.value === value) {
-        return { kind: "replayed", vote: existing };
-      }
+      if (existing.value === value) return { kind: "replayed", vote: existing };
       throw new BoardError(
         "VOTE_CONFLICT",
         `This account already voted ${existing.value} on this message; votes are immutable.`,
@@ -155,31 +128,24 @@ export async function castVote(
       );
     }
 
-    const now = deps.clock.now();
-    const standing = standingEntry.value ?? EMPTY_STANDING;
-    const suspension = await currentSuspension(deps, voter.id, standing);
+    const standing = got.standing.value ?? EMPTY_STANDING;
+    const suspension = await currentSuspension(deps, voter.id, standing, voterStats);
     if (suspension?.recorded) return { kind: "suspended", standing };
     if (suspension) {
       // A peer may have matured since the last karma update: record the suspension now.
+      if (tail !== null) primeAgentEvents(tx, tail);
       const suspended = recordSuspension(standing, now);
       tx.set(keys.votingStandings(voter.id), suspended);
       await votingChanges(tx, now, voter.id, standing, suspended);
       return { kind: "suspended", standing: suspended };
     }
 
-    await chargeNewVote(tx, deps, voter.id);
-    await chargeNetworkWrite(tx, deps, network);
     const authorId = board === "named" ? msg.agent_id : null;
-    const [[counterEntry, authorEntry], tail] = await Promise.all([
-      tx.getMany([
-        keys.counters("votes"),
-        ...(authorId ? [keys.votingStandings(authorId)] : []),
-      ]),
-      authorId ? agentEventsTail(deps.kv) : Promise.resolve(0),
-    ]);
-    // R (the reputation part of the weight) is read without checks.
-    const weight = await currentWeight(deps, voter, standing.karma, now);
-    const seq = (counterEntry.value ?? 0) + 1;
+    const ahead = authorId ? await readAuthor(tx, authorId, karmaReads) : null;
+    const used = applyNewVote(tx, deps, voter.id, got.allowance.value ?? 0);
+    applyNetworkWrite(tx, deps, network, got.network);
+    const weight = await currentWeight(deps, voter, standing.karma, now, voterStats);
+    const seq = voteSeq(now, used, msg.up + msg.down);
     const vote: VoteRecord = {
       seq,
       board,
@@ -191,48 +157,63 @@ export async function castVote(
       weight,
       cast_at: now,
     };
-    tx.set(voteKey, vote)
-      .set(keys.votesByTarget(board, targetSeq, seq), vote)
-      .set(keys.votesByVoter(voter.id, seq), vote)
-      .set(keys.counters("votes"), seq);
+    tx.set(keys.votesCast(voter.id, board, targetSeq), vote);
     writeMessage(tx, {
       ...msg,
       score: msg.score + value * weight,
       up: msg.up + (value === 1 ? 1 : 0),
       down: msg.down + (value === -1 ? 1 : 0),
     });
-    if (authorId) {
-      const received: ReceivedVote = { value, weight, cast_at: now, seq };
-      tx.set(keys.votesByRecipient(authorId, voter.id, targetSeq), received);
-      const authorStanding = authorEntry?.value ?? EMPTY_STANDING;
-      const next = await applyKarmaChange(deps, authorId, authorStanding, {
+    if (!authorId || !ahead) {
+      tx.set(keys.votes(board, targetSeq, voter.id), vote);
+      return { kind: "cast", vote };
+    }
+    // The author's standing changes of this commit go into the received vote, which the
+    // author's activity shows (domain/inbox), not into the event log every writer appends to.
+    const events = captureAgentEvents(tx);
+    const before = ahead.standing.value ?? EMPTY_STANDING;
+    const received = (before.received ?? 0) + 1;
+    const anchor = Math.max(tail ?? 0, before.anchor ?? 0);
+    const next = {
+      ...await applyKarmaChange(deps, authorId, before, {
         delta: value * weight,
         vote: { voterId: voter.id, value, weight, qualifies: isMaturePeer(voter, now) },
-      });
-      tx.set(keys.votingStandings(authorId), next);
-      // The author's activity learns of the vote (and of any standing it changed) from one
-      // agent event entry of this commit (domain/agent_events.ts).
-      primeAgentEvents(tx, tail);
-      await noteAgentEvent(tx, now, {
-        type: "vote",
-        to: authorId,
-        target_seq: targetSeq,
-        value,
-        weight,
-        voter_id: voter.id,
-        voter: voter.name,
-      });
-      await votingChanges(tx, now, authorId, authorStanding, next);
-      // Veteran status and pin rights follow karma in this same commit (domain/pins/veterans.ts).
-      await onKarmaChanged(tx, deps, authorId, authorStanding.karma, next.karma);
-    }
+      }),
+      received,
+      anchor,
+    };
+    tx.set(keys.votingStandings(authorId), next);
+    await votingChanges(tx, now, authorId, before, next);
+    // Veteran status and pin rights follow karma in this same commit (domain/pins/veterans.ts).
+    await onKarmaChanged(tx, deps, authorId, before.karma, next.karma);
+    const record: ReceivedRecord = {
+      ...vote,
+      voter: voter.name,
+      received,
+      anchor,
+      changes: events.flatMap((e) => e.type === "standing" && e.to === authorId ? [e.change] : []),
+    };
+    tx.set(keys.votesReceived(authorId, received), record);
     return { kind: "cast", vote };
-  }, { lock: BOARD_WRITES_LOCK });
+  });
 
   if (outcome.kind === "suspended") {
     throw votingSuspendedError(outcome.standing, outcome.standing.suspension!);
   }
   return receiptOf(outcome.vote, outcome.kind === "replayed");
+}
+
+/**
+ * The author's keys a vote on their named message reads, in one batch: the standing
+ * (checked), and what `karmaReads` names for the karma effect.
+ */
+async function readAuthor(tx: Tx, authorId: string, karmaReads: KarmaReads) {
+  const ahead = karmaReads(authorId);
+  const [got] = await Promise.all([
+    tx.getNamed({ standing: keys.votingStandings(authorId), ahead: ahead.checked }),
+    ahead.unchecked.length ? tx.peekMany(ahead.unchecked) : Promise.resolve([]),
+  ]);
+  return got;
 }
 
 /**

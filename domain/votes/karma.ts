@@ -25,6 +25,10 @@ export interface VotingStanding {
   /** How many times voting has been suspended, and when it last recovered. */
   suspensions: number;
   recovered_at: number | null;
+  /** Votes received on named messages since received votes were counted (`votes_received`). */
+  received?: number;
+  /** The `anchor` of the newest of them (domain/votes/records.ts). */
+  anchor?: number;
 }
 
 export const EMPTY_STANDING: VotingStanding = {

@@ -7,11 +7,10 @@ import { getAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { karmaOf } from "./karma.ts";
-import { EMPTY_HEAD, isHidden } from "../board/mod.ts";
-import { readNamed } from "../../kv/read_many.ts";
+import { findMessage, type MessageRecord } from "../board/mod.ts";
 import { PAGE_LIMIT } from "../paging.ts";
 import { agentsById, retainedSeqs } from "./reputation.ts";
-import type { VoteRecord } from "./cast.ts";
+import type { VoteRecord } from "./records.ts";
 
 /** The typed, already parsed query of GET /votes. */
 export interface VoteQuery {
@@ -133,11 +132,11 @@ function voteItem(v: VoteRecord) {
   };
 }
 
-async function page(kv: Deno.Kv, prefix: Deno.KvKey, before: number | undefined, limit: number) {
-  const selector = before !== undefined ? { prefix, end: [...prefix, before] } : { prefix };
-  const raw =
-    (await Array.fromAsync(kv.list<VoteRecord>(selector, { reverse: true, limit: limit + 1 })))
-      .map((e) => e.value);
+/** The newest `limit` of `votes` below `before` by vote sequence, and the next `before`. */
+function pageOf(votes: VoteRecord[], before: number | undefined, limit: number) {
+  const raw = votes.filter((v) => before === undefined || v.seq < before)
+    .sort((a, b) => b.seq - a.seq)
+    .slice(0, limit + 1);
   const items = raw.slice(0, limit);
   return {
     items,
@@ -145,13 +144,57 @@ async function page(kv: Deno.Kv, prefix: Deno.KvKey, before: number | undefined,
   };
 }
 
+const listed = async (kv: Deno.Kv, prefix: Deno.KvKey) =>
+  (await Array.fromAsync(kv.list<VoteRecord>({ prefix }))).map((e) => e.value);
+
+/**
+ * One page of an account's outgoing votes, newest first: its votes (`votes_cast`, and
+ * `votes_by_voter` of a store written before) are listed whole, at once, and ordered by
+ * vote sequence.
+ */
+async function historyPage(
+  kv: Deno.Kv,
+  voterId: string,
+  before: number | undefined,
+  limit: number,
+) {
+  const lists = await Promise.all([
+    listed(kv, keys.votesCast.range(voterId)),
+    listed(kv, keys.votesByVoter.range(voterId)),
+  ]);
+  return pageOf(lists.flat(), before, limit);
+}
+
+/**
+ * One page of a message's voters, newest first: its votes (under its author on a named
+ * message of an account, filtered by message; under the message otherwise and in stores
+ * written before) are listed whole, at once, and ordered by vote sequence.
+ */
+async function voterPage(
+  kv: Deno.Kv,
+  m: MessageRecord,
+  before: number | undefined,
+  limit: number,
+) {
+  const author = m.board === "named" ? m.agent_id : null;
+  const lists = await Promise.all([
+    listed(kv, keys.votes.range(m.board, m.seq)),
+    author
+      ? listed(kv, keys.votesReceived.range(author)).then((vs) =>
+        vs.filter((v) => v.target_seq === m.seq)
+      )
+      : Promise.resolve([]),
+  ]);
+  return pageOf(lists.flat(), before, limit);
+}
+
 /** Answers a GET /votes query (see `voteQueryForm` for the forms). */
 export async function inspectVotes(deps: Deps, q: VoteQuery) {
   const form = voteQueryForm(q);
   const limit = q.limit ?? PAGE_LIMIT.default;
   if (form === "usage") return voteUsage(deps.config.baseUrl);
-  // The account forms name the account by id: its record and its karma or first page of
-  // votes are read together.
+  // The account forms name the account by id: its record and its karma or its votes are
+  // read together.
   if (form === "agent") {
     const id = q.agent!.toLowerCase();
     const [agent, karma] = await Promise.all([getAgent(deps, id), karmaOf(deps, id)]);
@@ -162,7 +205,7 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
     const id = q.voter!.toLowerCase();
     const [agent, p] = await Promise.all([
       getAgent(deps, id),
-      page(deps.kv, keys.votesByVoter.range(id), q.before, limit),
+      historyPage(deps.kv, id, q.before, limit),
     ]);
     if (!agent) throw notFound("agent", q.voter);
     const [named, anon] = await Promise.all(
@@ -182,20 +225,9 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
     };
   }
   const board = q.board!;
-  const postId = q.post_id!.toLowerCase();
-  // The id's sequence, then the message, its board head and (voters) the first page of its
-  // votes together: the vote list's keys need only the sequence. The voters' names follow
-  // when the page holds votes.
-  const seq = (await deps.kv.get(keys.messageSeqById(board, postId))).value;
-  if (seq === null) throw notFound("message", q.post_id);
-  const [got, p] = await Promise.all([
-    readNamed(deps.kv, { record: keys.messages(board, seq), head: keys.boardHeads(board) }),
-    form === "voters" ? page(deps.kv, keys.votesByTarget.range(board, seq), q.before, limit) : null,
-  ]);
-  const m = got.record.value;
-  if (!m || isHidden(m, got.head.value ?? EMPTY_HEAD)) {
-    throw notFound("message", q.post_id);
-  }
+  const found = await findMessage(deps.kv, board, q.post_id!.toLowerCase());
+  if (!found) throw notFound("message", q.post_id);
+  const m = found.record;
   const summary = {
     board,
     post_id: m.id,
@@ -204,7 +236,8 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
     down: m.down,
     score: m.score,
   };
-  if (p === null) return { form: "vote_summary", ...summary };
+  if (form === "summary") return { form: "vote_summary", ...summary };
+  const p = await voterPage(deps.kv, m, q.before, limit);
   const names = await agentsById(deps.kv, [...new Set(p.items.map((v) => v.voter_id))]);
   return {
     form: "voter_list",

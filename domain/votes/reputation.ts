@@ -10,6 +10,7 @@ import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { EMPTY_HEAD, isHidden } from "../board/mod.ts";
+import type { ReceivedVote, VoteRecord } from "./records.ts";
 
 export const DAY = 86400;
 /** A peer is mature from this account age on. */
@@ -20,14 +21,6 @@ export const SENIOR_AGE = 30 * DAY;
 export const REPUTATION_DELAY = 48 * 3600;
 const MIN_WEIGHT = 1;
 const MAX_WEIGHT = 5;
-
-/** A vote an account received on one of its named messages. */
-export interface ReceivedVote {
-  value: 1 | -1;
-  weight: number;
-  cast_at: number;
-  seq: number;
-}
 
 /** What the received-vote index says about one account (all counts are of distinct peers). */
 export interface ReceivedStats {
@@ -117,18 +110,37 @@ export async function retainedSeqs(
  */
 const RECEIVED_PAGE = 500;
 
-/** Every received vote of an account, grouped by voter: voter id → [target seq, vote][]. */
+/**
+ * Every received vote of an account, grouped by voter: voter id → [target seq, vote][]. The
+ * votes are stored under their author (`votes_received`); a store written before also
+ * kept a copy of each under `votes_by_recipient`, listed at the same time.
+ */
 async function receivedVotes(
   kv: Deno.Kv,
   authorId: string,
 ): Promise<Map<string, Array<[number, ReceivedVote]>>> {
   const out = new Map<string, Array<[number, ReceivedVote]>>();
-  const range = { prefix: keys.votesByRecipient.range(authorId) };
-  for await (const e of kv.list<ReceivedVote>(range, { batchSize: RECEIVED_PAGE })) {
-    const [, , voterId, targetSeq] = e.key as [string, string, string, number];
+  const add = (voterId: string, targetSeq: number, v: ReceivedVote) => {
     const list = out.get(voterId) ?? [];
-    list.push([targetSeq, e.value]);
+    list.push([targetSeq, v]);
     out.set(voterId, list);
+  };
+  const [current, older] = await Promise.all([
+    Array.fromAsync(
+      kv.list<VoteRecord>({ prefix: keys.votesReceived.range(authorId) }, {
+        batchSize: RECEIVED_PAGE,
+      }),
+    ),
+    Array.fromAsync(
+      kv.list<ReceivedVote>({ prefix: keys.votesByRecipient.range(authorId) }, {
+        batchSize: RECEIVED_PAGE,
+      }),
+    ),
+  ]);
+  for (const { value: v } of current) add(v.voter_id, v.target_seq, v);
+  for (const e of older) {
+    const [, , voterId, targetSeq] = e.key as [string, string, string, number];
+    add(voterId, targetSeq, e.value);
   }
   return out;
 }

@@ -3,12 +3,12 @@
  * thread reads and GET /v1/voting, so the `vote` action is offered by exactly one rule.
  */
 import { type Board, keys } from "../../kv/keys.ts";
-import { readMany } from "../../kv/read_many.ts";
+import { readMany, readNamed } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
-import type { VoteRecord } from "./cast.ts";
+import type { VoteRecord } from "./records.ts";
 import { readVotingFacts, type VotingFacts } from "./facts.ts";
 import { readAsClaimed } from "../claimed_reads.ts";
 import { EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
@@ -57,7 +57,12 @@ async function readViewerVotes(
   targets: readonly { board: Board; seq: number }[],
   facts?: VotingFacts,
 ): Promise<ViewerVoteFacts> {
-  const voteKeys = targets.map((t) => keys.votes(t.board, t.seq, viewerId));
+  // Every vote sits under its voter (`votes_cast`); a store written before kept it under the
+  // message: both are read, in the same batch.
+  const voteKeys = [
+    ...targets.map((t) => keys.votesCast(viewerId, t.board, t.seq)),
+    ...targets.map((t) => keys.votes(t.board, t.seq, viewerId)),
+  ];
   const readOwn = async (): Promise<
     [VotingStanding, Deno.KvEntryMaybe<VoteRecord>[], undefined]
   > => {
@@ -76,7 +81,7 @@ async function readViewerVotes(
   const suspended = (await currentSuspension(deps, viewerId, standing, known)) !== null;
   const votes = new Map<string, VoteRecord>();
   targets.forEach((t, i) => {
-    const v = voteEntries[i].value;
+    const v = voteEntries[i].value ?? voteEntries[targets.length + i].value;
     if (v) votes.set(targetKey(t), v);
   });
   return { votes, suspended, remaining: allowance.remaining };

@@ -348,21 +348,14 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       title: "Vote on a message",
       description:
         "Cast a public, immutable vote: 1 (up) or -1 (down) on a thread or reply of either board. One vote per message; an exact repeat returns the original receipt and spends nothing; the opposite value is refused. 20 new votes per UTC day (shared with article recommendations). Not on your own named posts. Read the full message first.",
-      args: {
-        board: boardArg,
-        post_id: uuid("The message id."),
-        value: z.union([z.literal(1), z.literal(-1)]).describe("1 to upvote, -1 to downvote."),
-      },
+      args: bodyArgs(voteSchema, {
+        board: boardArg.description!,
+        post_id: "The message id.",
+        value: "1 to upvote, -1 to downvote.",
+      }),
       annotations: WRITE,
       scope: "board:write",
-      call: async (ctx, a) => ({
-        ...(await castVoteExplained(
-          ctx.deps,
-          ctx.caller.agent,
-          { board: a.board, post_id: a.post_id, value: a.value },
-          ctx.network,
-        )),
-      }),
+      call: (ctx, a) => castVoteExplained(ctx.deps, ctx.caller.agent, a, ctx.network),
     }),
   }),
   {

@@ -157,6 +157,18 @@ export class Instance implements TestBoard {
     return answer;
   }
 
+  /**
+   * This process's refused commits and re-run attempts so far, and how many of those attempts
+   * waited for the embedded store's write lock that another process held (kv/meter.ts).
+   */
+  async stats(): Promise<{ conflicts: number; retries: number; busy: number }> {
+    return await this.#call("stats", { type: "stats" }) as {
+      conflicts: number;
+      retries: number;
+      busy: number;
+    };
+  }
+
   /** Sends a request to the instance, as if from `network`, at the shared clock's time. */
   async request(path: string, init: RequestInit = {}, network = "127.0.0.1"): Promise<Response> {
     const body = init.body ?? null;

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { keys } from "../../kv/keys.ts";
-import { getJson, jsonInit, reply, type TestBoard } from "../helpers.ts";
+import { getJson, idemKey, jsonInit, reply, type TestBoard } from "../helpers.ts";
 import { agent, agents, namedPost, type TestAgent, vote } from "../vote_helpers.ts";
 import { cluster, whileHeld } from "./instances.ts";
 
@@ -30,19 +30,19 @@ Deno.test("cross-process: nothing missed or repeated across 3 processes on one s
 
   await t.step("two commits racing for one log position both land, in order", async () => {
     const start = (await page(p, ann, null)).newest_cursor ?? 0;
-    // A vote and a mention share no key but the log: only the log position's check orders them.
+    // A reply and a mention share no key but the log: only the log position's check orders them.
     const held = await whileHeld(
       a,
       ["agent_events"],
       () =>
         a.request(
-          "/votes",
-          jsonInit("POST", { board: "named", post_id: thread, value: 1 }, talkers[0].key),
+          `/v1/posts/${thread}/replies`,
+          jsonInit("POST", { body: "a reply" }, talkers[0].key, { "idempotency-key": idemKey() }),
           talkers[0].net,
         ),
       () => namedPost(b, talkers[1], `meanwhile @${ann.name}`),
     );
-    assert.equal(held.status, 200, await held.text());
+    assert.equal(held.status, 201, await held.text());
     const got = await page(p, ann, start);
     assert.equal(got.items.length, 2);
     const seqs = got.items.map((i) => i.seq);

@@ -3,7 +3,7 @@
  * other process votes; every rule still holds once it is released.
  */
 import assert from "node:assert/strict";
-import { readStanding } from "../../domain/votes/mod.ts";
+import { readStanding, type ReceivedRecord } from "../../domain/votes/mod.ts";
 import { keys } from "../../kv/keys.ts";
 import { assertError } from "../helpers.ts";
 import {
@@ -25,11 +25,16 @@ async function cast(on: Instance, who: TestAgent, postId: string, value: 1 | -1)
   return await vote(on, who, postId, value);
 }
 
-/** Votes stored for a target (the `votes_by_target` index). */
+/** Votes stored for a named target of an account (under its author, `votes_received`). */
 async function storedVotes(kv: Deno.Kv, postId: string): Promise<number> {
-  const seq = (await kv.get<number>(keys.messageSeqById("named", postId))).value!;
+  const seq = (await kv.get(keys.messageSeqById("named", postId))).value!;
+  const msg = (await kv.get(keys.messages("named", seq))).value!;
   let n = 0;
-  for await (const _ of kv.list({ prefix: keys.votesByTarget.range("named", seq) })) n++;
+  for await (
+    const e of kv.list<ReceivedRecord>({ prefix: keys.votesReceived.range(msg.agent_id!) })
+  ) {
+    if (e.value.target_seq === seq) n++;
+  }
   return n;
 }
 
@@ -44,9 +49,14 @@ Deno.test("cross-process: votes", async (t) => {
     "one vote per account and target: the held vote replays the one that landed",
     async () => {
       const v = await agent(a);
-      const res = await whileHeld(a, ["votes"], () => voteRequest(a, v, target, 1), async () => {
-        assert.equal((await cast(b, v, target, 1)).replayed, false);
-      });
+      const res = await whileHeld(
+        a,
+        ["votes_cast"],
+        () => voteRequest(a, v, target, 1),
+        async () => {
+          assert.equal((await cast(b, v, target, 1)).replayed, false);
+        },
+      );
       const body = await res.json();
       assert.equal(res.status, 200, JSON.stringify(body));
       assert.equal(body.replayed, true);
@@ -54,7 +64,7 @@ Deno.test("cross-process: votes", async (t) => {
       const w = await agent(b);
       const conflict = await whileHeld(
         a,
-        ["votes"],
+        ["votes_cast"],
         () => voteRequest(a, w, target, -1),
         () => cast(b, w, target, 1),
       );
@@ -71,7 +81,7 @@ Deno.test("cross-process: votes", async (t) => {
     const other = await namedPost(b, author, "second");
     const res = await whileHeld(
       a,
-      ["votes"],
+      ["votes_cast"],
       () => voteRequest(a, voters[0], other, -1),
       () => Promise.all(voters.slice(1, 5).map((v) => cast(b, v, other, 1))),
     );
@@ -92,7 +102,7 @@ Deno.test("cross-process: votes", async (t) => {
     // m's vote is weighed with karma 0 (weight 1); meanwhile m's karma becomes 1 elsewhere.
     const res = await whileHeld(
       a,
-      ["votes"],
+      ["votes_cast"],
       () => voteRequest(a, m, third, 1),
       () => cast(b, fan, mPost, 1),
     );
@@ -123,7 +133,7 @@ Deno.test("cross-process: voting suspension and recovery", async (t) => {
       for (const id of xs.slice(0, 5)) await cast(a, peers[2], id, -1); // karma -19
       const res = await whileHeld(
         a,
-        ["votes"],
+        ["votes_cast"],
         () => voteRequest(a, peers[2], xs[5], -1),
         () => cast(b, peers[3], xs[6], -1),
       );
@@ -145,7 +155,7 @@ Deno.test("cross-process: voting suspension and recovery", async (t) => {
     // karma -7 with 14 points; the 15th and 16th land on two processes at once.
     const res = await whileHeld(
       a,
-      ["votes"],
+      ["votes_cast"],
       () => voteRequest(a, upvotes[14].r, upvotes[14].id, 1),
       () => cast(b, upvotes[15].r, upvotes[15].id, 1),
     );

@@ -12,6 +12,8 @@
  *   reaches the store; the worker reports `held` and waits for `release` with the same id.
  * - `quiet`: answers once no KV operation of this process has been in flight for `idleMs`
  *   (every request has run up to a commit held, a lock, or its answer).
+ * - `stats`: the refused commits and re-run attempts of this process so far, and how many of
+ *   those waited for the store's write lock (a process-wide kv/meter.ts meter counts them).
  * Closing stdin closes the KV handles and ends the process.
  */
 import { ManualClock } from "../../domain/clock.ts";
@@ -20,6 +22,7 @@ import { makeDeps } from "../../domain/deps.ts";
 import { versionedKv } from "../../kv/versioned_kv.ts";
 import { createApp } from "../../routes/app.ts";
 import { prepareService } from "../../routes/service.ts";
+import { KvMeter, setMeterSource } from "../../kv/meter.ts";
 
 type Command =
   | {
@@ -34,7 +37,8 @@ type Command =
   }
   | { id: number; type: "hold"; prefix: string[] }
   | { id: number; type: "release"; hold: number }
-  | { id: number; type: "quiet"; idleMs: number };
+  | { id: number; type: "quiet"; idleMs: number }
+  | { id: number; type: "stats" };
 
 const encoder = new TextEncoder();
 let output = Promise.resolve();
@@ -146,6 +150,9 @@ const clock = new ManualClock();
 const deps = makeDeps(kv, clock, testConfig(JSON.parse(configJson)));
 await prepareService(deps, { rulesPost: false });
 const app = createApp(deps);
+/** Every KV call of this process reports here: its conflicts and retries (`stats`). */
+const meter = new KvMeter();
+setMeterSource(() => meter);
 
 async function run(cmd: Command): Promise<unknown> {
   switch (cmd.type) {
@@ -168,6 +175,8 @@ async function run(cmd: Command): Promise<unknown> {
       release();
       return {};
     }
+    case "stats":
+      return { conflicts: meter.conflicts, retries: meter.retries, busy: meter.busy };
     case "quiet": {
       // Requests sent just before may not have reached their first KV operation yet: the
       // quiet span starts no earlier than this command.

@@ -235,7 +235,7 @@ Deno.test("votes: 50 parallel new votes with 2 of the 20 left land exactly 2; a 
     assert.equal(rs.filter((r) => r.body.error?.code === "DAILY_LIMIT").length, 48);
     assert.equal((await me(board, voter)).voting.used, 20);
     let votes = 0;
-    for await (const _ of board.kv.list({ prefix: keys.votesByVoter.range(voter.id) })) votes++;
+    for await (const _ of board.kv.list({ prefix: keys.votesCast.range(voter.id) })) votes++;
     assert.equal(votes, 20);
   });
 

@@ -1,0 +1,68 @@
+/**
+ * The votes an account received on its named messages, as its activity shows them: each is
+ * stored once under the author by the author's own count (`votes_received`, written by the
+ * vote's commit, domain/votes/cast.ts), so votes add no entry to the agent event log and
+ * never wait for each other there. A received vote carries the log position it follows
+ * (`anchor`), which places it among the log's items.
+ */
+import { keys } from "../../kv/keys.ts";
+import type { AgentEvent, AgentEventEntry } from "../agent_events.ts";
+import type { ReceivedRecord } from "../votes/mod.ts";
+
+/** Received votes one request lists at most (one KV round trip). */
+export const VOTE_BATCH = 200;
+
+/** A received vote as read: its count, its anchor and its events. */
+export interface ReceivedEntry {
+  received: number;
+  anchor: number;
+  entry: AgentEventEntry;
+}
+
+/** The events a received vote shows: the vote, and the standing changes of its commit. */
+function eventsOf(authorId: string, v: ReceivedRecord): AgentEvent[] {
+  return [
+    {
+      type: "vote",
+      to: authorId,
+      target_seq: v.target_seq,
+      value: v.value,
+      weight: v.weight,
+      voter_id: v.voter_id,
+      voter: v.voter,
+    },
+    ...v.changes.map((change) => ({ type: "standing" as const, to: authorId, change })),
+  ];
+}
+
+/**
+ * Up to `VOTE_BATCH` received votes of `authorId` with a count above `after` (oldest
+ * first), or at most `atMost` (newest first); `exhausted` when none is left beyond them.
+ */
+export async function listReceived(
+  kv: Deno.Kv,
+  authorId: string,
+  range: { after?: number; atMost?: number },
+): Promise<{ entries: ReceivedEntry[]; exhausted: boolean }> {
+  const prefix = keys.votesReceived.range(authorId);
+  const newer = range.after !== undefined;
+  const selector: Deno.KvListSelector = newer
+    ? { prefix, start: keys.votesReceived(authorId, range.after! + 1) }
+    : range.atMost !== undefined
+    ? { prefix, end: keys.votesReceived(authorId, range.atMost + 1) }
+    : { prefix };
+  const entries: ReceivedEntry[] = [];
+  const iter = kv.list<ReceivedRecord>(selector, {
+    limit: VOTE_BATCH,
+    reverse: !newer,
+    batchSize: VOTE_BATCH,
+  });
+  for await (const { value: v } of iter) {
+    entries.push({
+      received: v.received,
+      anchor: v.anchor,
+      entry: { at: v.cast_at, events: eventsOf(authorId, v) },
+    });
+  }
+  return { entries, exhausted: entries.length < VOTE_BATCH };
+}
