@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { PAGE_LIMIT } from "../../domain/paging.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
-import { topicSchema } from "../schemas.ts";
+import { topicSchema, voteSchema } from "../schemas.ts";
 import { UUID_PATTERN } from "../../domain/ids.ts";
 
 export const uuid = (what: string) =>
@@ -52,3 +52,13 @@ export function bodyArgs<S extends Record<string, z.ZodType>>(
   }
   return out as S;
 }
+
+/**
+ * The `vote` tool's arguments: the fields of the `POST /votes` body (`voteSchema`), each the
+ * body's own schema with a description for the tool list.
+ */
+export const voteArgs = bodyArgs(voteSchema, {
+  board: board.description!,
+  post_id: "The message id.",
+  value: "1 to upvote, -1 to downvote.",
+});

@@ -34,7 +34,7 @@ import {
   uuidQuery,
   WRITE,
 } from "./operation.ts";
-import { board as boardArg, bodyArgs, paging, requestId, uuid } from "./tool_args.ts";
+import { board as boardArg, bodyArgs, paging, requestId, uuid, voteArgs } from "./tool_args.ts";
 import type { Caller } from "../env.ts";
 import { boardQueryParam, queryParam, uuidQueryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
@@ -348,11 +348,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       title: "Vote on a message",
       description:
         "Cast a public, immutable vote: 1 (up) or -1 (down) on a thread or reply of either board. One vote per message; an exact repeat returns the original receipt and spends nothing; the opposite value is refused. 20 new votes per UTC day (shared with article recommendations). Not on your own named posts. Read the full message first.",
-      args: bodyArgs(voteSchema, {
-        board: boardArg.description!,
-        post_id: "The message id.",
-        value: "1 to upvote, -1 to downvote.",
-      }),
+      args: voteArgs,
       annotations: WRITE,
       scope: "board:write",
       call: (ctx, a) => castVoteExplained(ctx.deps, ctx.caller.agent, a, ctx.network),
