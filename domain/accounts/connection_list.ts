@@ -10,7 +10,7 @@ import { BoardError } from "../errors.ts";
 import { UUID_PATTERN } from "../ids.ts";
 import { keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
-import { grantStands, MAX_CONNECTIONS_PER_ACCOUNT } from "./connections.ts";
+import { type GrantIndexValue, grantStands, MAX_CONNECTIONS_PER_ACCOUNT } from "./connections.ts";
 import type { GrantRecord } from "./oauth_records.ts";
 import { readAsClaimed } from "../claimed_reads.ts";
 
@@ -94,12 +94,12 @@ async function connectionPage(
     ? { prefix }
     : { prefix, end: keys.oauthGrantsByAgent(agentId, page.before) };
   const index = await Array.fromAsync(
-    deps.kv.list(selector, { reverse: true, limit: page.limit + 1 }),
+    deps.kv.list<GrantIndexValue>(selector, { reverse: true, limit: page.limit + 1 }),
   );
   const scanned = index.slice(0, page.limit);
   const more = index.length > page.limit;
   const clientIds = [
-    ...new Set(scanned.flatMap((e) => (typeof e.value === "string" ? [e.value] : []))),
+    ...new Set(scanned.map((e) => (typeof e.value === "string" ? e.value : e.value.client_id))),
   ];
   const [grants, clients, agent] = await Promise.all([
     readMany(deps.kv, scanned.map((e) => keys.oauthGrants(String(e.key[e.key.length - 1])))),

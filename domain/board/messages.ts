@@ -9,7 +9,8 @@
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
-import { readMany } from "../../kv/read_many.ts";
+import { readMany, readNamed } from "../../kv/read_many.ts";
+import { claimedSeq } from "./message_ids.ts";
 import { listSeqPage, type Page, type PageParams } from "../paging.ts";
 import { previewOf, utf8Length } from "../text.ts";
 import { BoardError, notFound } from "../errors.ts";
@@ -227,16 +228,25 @@ export async function findMessage(
   id: string,
   withBody = false,
 ): Promise<{ record: MessageRecord; head: BoardHead; body: string } | null> {
-  const seq = (await kv.get(keys.messageSeqById(board, id))).value;
-  if (seq === null) return null;
-  const [rec, head, stored] = await kv.getMany([
-    keys.messages(board, seq),
-    keys.boardHeads(board),
-    ...(withBody ? [keys.bodies(board, seq)] : []),
-  ]);
-  const record = rec.value;
+  // An id made by this board names its sequence (`claimedSeq`): the record is read with the
+  // id index and the head, and the index decides only when the claim is not the message's.
+  const at = (seq: number | null) => ({
+    record: seq === null ? null : keys.messages(board, seq),
+    body: seq === null || !withBody ? null : keys.bodies(board, seq),
+  });
+  const first = await readNamed(kv, {
+    seq: keys.messageSeqById(board, id),
+    head: keys.boardHeads(board),
+    ...at(claimedSeq(id)),
+  });
+  let { record: rec, body: stored } = first;
+  if (rec?.value?.id !== id) {
+    if (first.seq.value === null) return null;
+    ({ record: rec, body: stored } = await readNamed(kv, at(first.seq.value)));
+  }
+  const record = rec?.value;
   if (!record) return null;
-  const h = head.value ?? EMPTY_HEAD;
+  const h = first.head.value ?? EMPTY_HEAD;
   if (isHidden(record, h)) return null;
   return { record, head: h, body: stored ? bodyText(record, stored.value) : "" };
 }

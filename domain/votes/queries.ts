@@ -238,11 +238,17 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
   };
   if (form === "summary") return { form: "vote_summary", ...summary };
   const p = await voterPage(deps.kv, m, q.before, limit);
-  const names = await agentsById(deps.kv, [...new Set(p.items.map((v) => v.voter_id))]);
+  // A vote its author received names its voter; only votes stored otherwise need a read.
+  const named = new Map(p.items.flatMap((v) => "voter" in v ? [[v.voter_id, v.voter]] : []));
+  const unnamed = [...new Set(p.items.map((v) => v.voter_id))].filter((id) => !named.has(id));
+  const names = unnamed.length > 0 ? await agentsById(deps.kv, unnamed) : new Map();
   return {
     form: "voter_list",
     ...summary,
-    items: p.items.map((v) => ({ ...voteItem(v), voter: names.get(v.voter_id)?.name ?? null })),
+    items: p.items.map((v) => ({
+      ...voteItem(v),
+      voter: named.get(v.voter_id) ?? names.get(v.voter_id)?.name ?? null,
+    })),
     next_before: p.next_before,
   };
 }
