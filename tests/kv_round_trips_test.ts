@@ -187,6 +187,17 @@ budget("read", 13, "listActivity");
 budget("read", 14, "tool:list_recent");
 budget("read", 7, "modPendingComments");
 
+// website, guest comments and moderation
+budget("write", 3, "postGuestComment");
+budget("write", 12, "modCommentDecision");
+budget("write", 15, "modArticleDecision");
+budget("write", 9, "modDeskDecide");
+// (ArticleWriter.open reads its counters and the due index in one round trip)
+budget("write", 7, "articlesSubmit");
+budget("write", 9, "articlesVote", "articlesWithdraw");
+budget("write", 8, "tool:articles_submit");
+budget("write", 10, "tool:articles_vote", "tool:articles_withdraw");
+
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
   id: string;

@@ -41,6 +41,7 @@ export {
   csrfMatches,
   findGuestSession,
   GUEST_SESSION_SECONDS,
+  guestSessionKey,
   startGuestSession,
 } from "./guest_sessions.ts";
 export type { GuestSession } from "./guest_sessions.ts";

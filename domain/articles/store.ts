@@ -171,10 +171,12 @@ export class ArticleWriter {
     opts: { settling?: boolean } = {},
   ): Promise<ArticleWriter> {
     const w = new ArticleWriter(tx, deps);
-    const [head, stats] = await tx.getMany([keys.articleHeads(), keys.articleStats()]);
-    if (!opts.settling && await firstDueEntry(tx.kv, deps.clock.now())) {
-      throw new DueTransitionsFirst();
-    }
+    // The counters and the due index in one round trip.
+    const [[head, stats], due] = await Promise.all([
+      tx.getMany([keys.articleHeads(), keys.articleStats()]),
+      opts.settling ? null : firstDueEntry(tx.kv, deps.clock.now()),
+    ]);
+    if (due) throw new DueTransitionsFirst();
     w.#head = head.value ?? { seq: 0 };
     w.#stats = stats.value ?? { ...EMPTY_STATS };
     return w;

@@ -10,7 +10,6 @@ import {
   ARTICLE_LIMITS,
   ArticleBody,
   blockText,
-  csrfMatches,
   everPublicRevisions,
   excerptSource,
   excerptSources,
@@ -21,6 +20,7 @@ import {
   figureUrl,
   type GuestRefusal,
   guestRefusal,
+  guestSessionKey,
   keepGuestRefusal,
   postGuestComment,
   publicArticle,
@@ -50,7 +50,13 @@ import {
   Time,
 } from "./article_views.tsx";
 import { readForm } from "./forms.ts";
-import { currentGuest, guestSession, type GuestState, writeGuestCookie } from "./guest_session.ts";
+import {
+  currentGuest,
+  guestCookieValue,
+  guestSession,
+  type GuestState,
+  writeGuestCookie,
+} from "./guest_session.ts";
 import { errorPage } from "./error_page.tsx";
 import { Layout, type SharingMeta } from "./layout.tsx";
 import { siteHeaders } from "./security.ts";
@@ -396,7 +402,6 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
   const id = articleId(c);
   if (!id) return notFoundPage(c);
   const deps = c.get("deps");
-  await publicArticleBundle(deps, id); // a 404 page when the article is not public
   const form = await readForm(c.req.raw);
   const parentId = form.get("parent_id") || null;
   const kept = {
@@ -406,8 +411,10 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
     earlier: null,
     retry_at: null,
   };
-  const found = await currentGuest(c);
-  if (!found || !csrfMatches(found, form.get("csrf"))) {
+  /** The form kept for a session that is missing, ended, or whose token this is not. */
+  const sessionRefusal = async () => {
+    await publicArticleBundle(deps, id); // a 404 page when the article is not public
+    const found = await currentGuest(c);
     const guest = found ? { session: found, notice: null } : await guestSession(c);
     return await redirectToRefusal(c, id, guest, {
       ...kept,
@@ -417,14 +424,18 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
       field: "csrf",
       status: 403,
     });
-  }
+  };
+  const sessionKey = await guestSessionKey(guestCookieValue(c));
+  if (!sessionKey) return await sessionRefusal();
   try {
+    // The session, its token and the article are read and checked in the post's own commit.
     const result = await postGuestComment(deps, {
       post_id: id,
       parent_id: parentId,
       text: kept.text,
       name: kept.name,
-      session: found,
+      session: { key: sessionKey },
+      csrf: form.get("csrf") ?? "",
       network: c.get("network"),
     });
     writeGuestCookie(c, result.rotated.cookie, result.rotated.session);
@@ -432,6 +443,9 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
     return c.redirect(`/articles/${id}${query({ posted: cid }, `#c-${cid}`)}`, 303);
   } catch (e) {
     if (!(e instanceof BoardError) || e.details?.target === "article") throw e;
+    if (e.code === "FORBIDDEN" && e.details?.session !== undefined) return await sessionRefusal();
+    const found = await currentGuest(c);
+    if (!found) return await sessionRefusal();
     // A refusal without a field (a rate) is about the whole form: shown at the text, not invalid.
     const field = typeof e.details?.field === "string" ? e.details.field : "form";
     const headers: Record<string, string> = {};
