@@ -18,6 +18,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import {
   API_KEY_PREFIX,
   checkAccessToken,
+  credentialShaped,
   findAgentByKey,
   looksLikeAccessToken,
 } from "../domain/accounts/mod.ts";
@@ -225,12 +226,22 @@ export async function callerOf(c: Context<AppEnv>): Promise<Caller> {
  * handler reads what needs no caller and waits in `callerOf` for the rest): a read's first
  * KV batch and the credential's go out together. The checks decide the answer: when they
  * refuse, the refusal is answered, whatever the handler made of it. Only for reads: a
- * handler never writes before `callerOf` answered.
+ * handler never writes before `callerOf` answered. A request without a token shaped like a
+ * credential (refused without a lookup) runs the checks first, as usual: it costs no read.
  */
 export function whileAuthenticating(
   guards: MiddlewareHandler<AppEnv>[],
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    const token = bearerToken(c.req.header("authorization"));
+    if (!token || !credentialShaped(token)) {
+      const inTurn = async (i: number): Promise<Response | void> =>
+        i === guards.length ? await next() : await guards[i](c, async () => {
+          const answer = await inTurn(i + 1);
+          if (answer instanceof Response) c.res = answer;
+        });
+      return await inTurn(0);
+    }
     let admit!: (ok: boolean) => void;
     c.set("callerAdmitted", new Promise<boolean>((resolve) => admit = resolve));
     const handled = next();

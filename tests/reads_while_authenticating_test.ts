@@ -15,6 +15,9 @@ import { operationRoutes } from "../routes/operation_routes.ts";
 import { BoardError } from "../domain/errors.ts";
 import { agentHeaders, assertError, register, type TestBoard, testBoard } from "./helpers.ts";
 
+/** Handler runs so far. */
+let runs = 0;
+
 /** A read that reads a key before it knows its caller, marks its answer, and names the caller. */
 function probe(auth: Operation["auth"], path: string): Operation {
   return {
@@ -27,6 +30,7 @@ function probe(auth: Operation["auth"], path: string): Operation {
     responses: { 200: { description: "The caller's name." } },
     readsWhileAuthenticating: true,
     handler: async (c) => {
+      runs++;
       const read = await c.get("deps").kv.get(["probe"]);
       if (c.req.header("x-missing")) throw new BoardError("NOT_FOUND", "Nothing.");
       const caller = await callerOf(c);
@@ -81,11 +85,17 @@ Deno.test("a refused credential answers its refusal, without the handler's answe
   await using board = await testBoard();
   const send = probeApp(board);
   const unknown = "pb_live_" + "A".repeat(43);
-  for (const headers of [agentHeaders(unknown), agentHeaders()]) {
-    const res = await send("/v1/probe", { headers });
-    assert.equal(res.headers.get("x-handler"), null);
-    await assertError(res, 401, "UNAUTHORIZED");
+  // A token shaped like a credential is looked up while the handler reads…
+  const before = runs;
+  const res0 = await send("/v1/probe", { headers: agentHeaders(unknown) });
+  assert.equal(res0.headers.get("x-handler"), null);
+  await assertError(res0, 401, "UNAUTHORIZED");
+  assert.equal(runs, before + 1);
+  // …anything else is refused before the handler runs: it costs no read.
+  for (const headers of [agentHeaders(), agentHeaders("not-a-key")]) {
+    await assertError(await send("/v1/probe", { headers }), 401, "UNAUTHORIZED");
   }
+  assert.equal(runs, before + 1);
   // An OAuth-accepting read: the RFC 6750 refusal with its challenge.
   const res = await send("/oauth-probe", {
     headers: { authorization: `Bearer pb_at_${"B".repeat(43)}` },
