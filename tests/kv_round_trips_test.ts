@@ -189,9 +189,18 @@ budget("read", 7, "modPendingComments");
 
 // website, guest comments and moderation
 budget("write", 3, "postGuestComment");
-budget("write", 12, "modCommentDecision");
-budget("write", 15, "modArticleDecision");
+budget("write", 9, "modCommentDecision");
+budget("write", 12, "modArticleDecision");
 budget("write", 9, "modDeskDecide");
+budget("read", 3, "modPendingComments", "modArticleComments", "modOpenAppeals", "modDeskQueue");
+// (a right moderator key costs one read, no commit: every /mod operation)
+budget("read", 2, "modAudit");
+budget("write", 9, "modOfficialPin");
+budget("write", 18, "modReplaceRules");
+budget("write", 5, "modAdvanceClock");
+budget("write", 2, "modDeskSignIn");
+budget("write", 19, "modRemovePost");
+budget("write", 15, "modRemoveAgent");
 // (ArticleWriter.open reads its counters and the due index in one round trip)
 budget("write", 7, "articlesSubmit");
 budget("write", 9, "articlesVote", "articlesWithdraw");

@@ -36,9 +36,16 @@ interface Locator {
   seq: number;
 }
 
+/** An entry of the moderators' pending index: where the comment is, and its id. */
+interface PendingEntry extends Locator {
+  /** Absent on entries written before the index named the comment. */
+  comment_id?: string;
+}
+
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
     articleCommentLocators: Locator;
+    articlePendingComments: PendingEntry;
   }
 }
 
@@ -319,7 +326,7 @@ export async function createGuestComment(
     };
     tx.set(keys.articleComments(comment.post_id, seq), comment)
       .set(keys.articleCommentLocators(id), { post_id: comment.post_id, seq })
-      .set(keys.articlePendingComments(seq), { post_id: comment.post_id, seq });
+      .set(keys.articlePendingComments(seq), { post_id: comment.post_id, seq, comment_id: id });
     await input.stage?.(tx);
     // Record a projected transition (if any) so counters stay exact.
     if (projected !== current) stageBundle(w, current, projected);
@@ -411,7 +418,7 @@ export function stageGuestComment(
     .set(keys.articleCommentLocators(comment.id), { post_id: postId, seq });
   let after = projected;
   if (comment.status === "pending") {
-    w.tx.set(keys.articlePendingComments(seq), { post_id: postId, seq });
+    w.tx.set(keys.articlePendingComments(seq), { post_id: postId, seq, comment_id: comment.id });
   } else if (comment.status === "published") {
     w.event("comment_published", postId, comment.revision_id, comment.id);
     after = countPublished(projected, comment, 1);
@@ -503,17 +510,23 @@ export async function moderateComment(
   return value;
 }
 
+/** The first `limit` entries of the moderators' pending index, oldest first. */
+export async function pendingEntries(deps: Deps, limit: number): Promise<PendingEntry[]> {
+  const held = await Array.fromAsync(
+    deps.kv.list<PendingEntry>({ prefix: keys.articlePendingComments.range() }, { limit }),
+  );
+  return held.map((e) => e.value);
+}
+
 /**
  * Comments waiting for moderation, oldest first (for the moderator interface): one list of
  * the pending index, then the comments in one batched read.
  */
 export async function listPendingComments(deps: Deps, limit = 50): Promise<CommentRecord[]> {
-  const held = await Array.fromAsync(
-    deps.kv.list<Locator>({ prefix: keys.articlePendingComments.range() }, { limit }),
-  );
+  const held = await pendingEntries(deps, limit);
   const found = await getAll<CommentRecord>(
     deps.kv,
-    held.map((e) => keys.articleComments(e.value.post_id, e.value.seq)),
+    held.map((e) => keys.articleComments(e.post_id, e.seq)),
   );
   return found.filter((c): c is CommentRecord => !!c);
 }

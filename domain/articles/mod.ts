@@ -81,6 +81,7 @@ export {
   allArticleComments,
   everPublicRevisions,
   moderatorComments,
+  pendingForModerators,
   publicArticleBundle,
   readDiscussion,
   replyable,

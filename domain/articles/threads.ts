@@ -6,7 +6,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
-import { findComment } from "./comments.ts";
+import { findComment, pendingEntries } from "./comments.ts";
 import type { PostBundle } from "./lifecycle.ts";
 import { ARTICLE_LIMITS } from "./limits.ts";
 import { policyContext } from "./policy.ts";
@@ -48,8 +48,16 @@ export async function readGuestChecks(
  * Comments as the moderator sees them (`/mod`): any status, the session and moderation
  * record, the automatic moderation outcome, and the text as every other view derives it.
  */
-export async function moderatorComments(deps: Deps, comments: CommentRecord[]) {
-  const checks = await readGuestChecks(deps, comments.map((c) => c.id));
+export async function moderatorComments(
+  deps: Deps,
+  comments: CommentRecord[],
+  known?: { asked: Set<string>; checks: Map<string, GuestCheckRecord> },
+) {
+  const missing = comments.map((c) => c.id).filter((id) => !known?.asked.has(id));
+  const checks = new Map(known?.checks);
+  if (missing.length) {
+    for (const [id, check] of await readGuestChecks(deps, missing)) checks.set(id, check);
+  }
   return comments.map((c) => ({
     ...commentPlace(c),
     agent_id: c.agent_id,
@@ -61,6 +69,22 @@ export async function moderatorComments(deps: Deps, comments: CommentRecord[]) {
     moderation: c.moderation,
     automatic_moderation: checks.get(c.id) ?? null,
   }));
+}
+
+/**
+ * Comments waiting for moderation as moderators see them, oldest first: one list of the
+ * pending index, then the comments and their automatic moderation outcomes in one batch
+ * (each index entry names its comment; an older entry that does not costs one more read).
+ */
+export async function pendingForModerators(deps: Deps, limit: number) {
+  const held = await pendingEntries(deps, limit);
+  const ids = held.flatMap((e) => e.comment_id ? [e.comment_id] : []);
+  const [found, checks] = await Promise.all([
+    readMany(deps.kv, held.map((e) => keys.articleComments(e.post_id, e.seq))),
+    readGuestChecks(deps, ids),
+  ]);
+  const comments = found.flatMap((e) => e.value ? [e.value] : []);
+  return await moderatorComments(deps, comments, { asked: new Set(ids), checks });
 }
 
 /** Comment records one page of the discussion covers. */

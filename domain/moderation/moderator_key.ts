@@ -7,12 +7,7 @@ import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import {
-  admitToWindow,
-  type LimitSpec,
-  WINDOW_EXPIRE_MS,
-  type WindowValue,
-} from "../limits/mod.ts";
+import { admitToWindow, type LimitSpec, WINDOW_EXPIRE_MS } from "../limits/mod.ts";
 import { timingSafeEqual } from "../hashing.ts";
 
 /** The shortest moderator key the service starts with (characters). */
@@ -43,11 +38,12 @@ export function moderatorUnauthorized(): BoardError {
 }
 
 /**
- * Checks a moderator key presented from `network` against the configured `expected` key.
- * Each attempt first takes a slot of the network's wrong-key window in its own commit, so
- * no burst of parallel guesses gets past the limit; a right key gives its slot back. When
- * the window is full every attempt is 429 RATE_LIMITED with `Retry-After`, the right key
- * too (otherwise the throttle would still answer guesses); a wrong key is 401.
+ * Checks a moderator key presented from `network` against the configured `expected` key
+ * (compared in constant time). A wrong key takes a slot of the network's wrong-key window
+ * in a checked commit, so no burst of parallel guesses gets past the limit, and is 401.
+ * The right key spends nothing: one read of the window, refused only while it is full.
+ * When the window is full every attempt is 429 RATE_LIMITED with `Retry-After`, the right
+ * key too (otherwise the throttle would still answer guesses).
  */
 export async function checkModeratorKey(
   deps: Deps,
@@ -56,25 +52,15 @@ export async function checkModeratorKey(
   expected: string,
 ): Promise<void> {
   const key = keys.rateWindows("moderator_key_failures", network);
-  const { value: second } = await transact(deps.kv, async (tx) => {
-    const nowMs = deps.clock.nowMs();
-    const next = admitToWindow(
-      deps,
-      MODERATOR_KEY_FAILURES,
-      (await tx.get(key)).value,
-      (limit) =>
-        `Your network has presented ${limit} wrong moderator keys in the last minute; wait before trying again.`,
-      nowMs,
-    );
-    tx.set(key, next, { expireIn: WINDOW_EXPIRE_MS });
-    return Math.floor(nowMs / 1000);
-  });
-  if (!timingSafeEqual(token, expected)) throw moderatorUnauthorized();
+  const refusal = (limit: number) =>
+    `Your network has presented ${limit} wrong moderator keys in the last minute; wait before trying again.`;
+  if (timingSafeEqual(token, expected)) {
+    admitToWindow(deps, MODERATOR_KEY_FAILURES, (await deps.kv.get(key)).value, refusal);
+    return;
+  }
   await transact(deps.kv, async (tx) => {
-    const stored = (await tx.get<WindowValue>(key)).value;
-    if (!Array.isArray(stored)) return;
-    const next = stored.map(([s, n]): [number, number] => [s, s === second ? n - 1 : n])
-      .filter(([, n]) => n > 0);
+    const next = admitToWindow(deps, MODERATOR_KEY_FAILURES, (await tx.get(key)).value, refusal);
     tx.set(key, next, { expireIn: WINDOW_EXPIRE_MS });
   });
+  throw moderatorUnauthorized();
 }

@@ -8,11 +8,7 @@
  * at an address that also answers GET.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import {
-  listOpenAppeals,
-  listPendingComments,
-  moderatorComments,
-} from "../../domain/articles/mod.ts";
+import { listOpenAppeals, pendingForModerators } from "../../domain/articles/mod.ts";
 import { type Agent, getAgent, getAgentByName } from "../../domain/accounts/mod.ts";
 import { BoardError } from "../../domain/errors.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
@@ -247,10 +243,10 @@ async function queuePage(
 ) {
   const deps = c.get("deps");
   const [held, appeals] = await Promise.all([
-    listPendingComments(deps, QUEUE_MAX),
+    pendingForModerators(deps, QUEUE_MAX),
     listOpenAppeals(deps, QUEUE_MAX),
   ]);
-  const comments = await moderatorComments(deps, held) as HeldComment[];
+  const comments = held as HeldComment[];
   return c.html(
     <QueuePage
       comments={comments}
