@@ -33,6 +33,7 @@ export interface GuestSessionRecord {
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
     guestSessions: GuestSessionRecord;
+    guestSessionStarts: number;
   }
 }
 
@@ -182,12 +183,14 @@ export async function liveGuestSession(
 
 /**
  * Starts a session for a browser on `network`: returns the cookie value (shown only to
- * that browser) and the session. Throws 429 RATE_LIMITED (with the seconds to wait) when
+ * that browser) and the session. With `proceed`, the counter is read at once and the session
+ * committed only if `proceed` answers true (404 NOT_FOUND, nothing written, otherwise). Throws 429 RATE_LIMITED (with the seconds to wait) when
  * the network has started its hourly allowance of sessions.
  */
 export async function startGuestSession(
   deps: Deps,
   network: string,
+  proceed?: Promise<boolean>,
 ): Promise<{ cookie: string; session: GuestSession }> {
   const cookie = randomToken();
   const key = await sha256Hex(cookie);
@@ -197,7 +200,9 @@ export async function startGuestSession(
   const rec: GuestSessionRecord = { created_at: now, expires_at: now + GUEST_SESSION_SECONDS };
   await transact(deps.kv, async (tx) => {
     const counter = keys.guestSessionStarts(network, hour);
-    const started = (await tx.get<number>(counter)).value ?? 0;
+    const started = (await tx.get(counter)).value ?? 0;
+    // The caller may still call it off once the counter is read (nothing is then written).
+    if (proceed && !await proceed) throw new BoardError("NOT_FOUND", "No session was started.");
     if (started >= limit) {
       const wait = hour + 3600 - now;
       throw new BoardError(

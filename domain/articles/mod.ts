@@ -5,6 +5,8 @@
  */
 // ---- exports
 export { listOpenAppeals, OPEN_APPEALS_MAX } from "./appeals.ts";
+export { readArticlePage } from "./article_page.ts";
+export type { ArticlePageData } from "./article_page.ts";
 export type { OpenAppeal } from "./appeals.ts";
 export { figureSize, figureSizes, svgSources, uploadAsset } from "./assets.ts";
 export type { FigureSize } from "./assets.ts";

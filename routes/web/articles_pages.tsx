@@ -9,6 +9,7 @@ import type { Child } from "hono/jsx";
 import {
   ARTICLE_LIMITS,
   ArticleBody,
+  type ArticlePageData,
   blockText,
   everPublicRevisions,
   excerptSource,
@@ -16,21 +17,18 @@ import {
   figureAnchor,
   FigureDescription,
   figureSize,
-  figureSizes,
   figureUrl,
   type GuestRefusal,
-  guestRefusal,
   guestSessionKey,
   keepGuestRefusal,
   postGuestComment,
   publicArticle,
   publicArticleBundle,
   publicFeed,
-  readDiscussion,
+  readArticlePage,
   replyable,
   siteFigures,
   svgSources,
-  type Viewer,
   visibleComment,
 } from "../../domain/articles/mod.ts";
 import { BoardError } from "../../domain/errors.ts";
@@ -55,6 +53,7 @@ import {
   guestCookieValue,
   guestSession,
   type GuestState,
+  isTopLevelNavigation,
   writeGuestCookie,
 } from "./guest_session.ts";
 import { errorPage } from "./error_page.tsx";
@@ -186,12 +185,13 @@ function query(params: Record<string, string | number | undefined>, hash = ""): 
 }
 
 /**
- * Renders an article page with its discussion and a comment form in `state`; `posted` is
- * the comment this session just posted (told so on landing at it).
+ * Renders an article page (`data`, read by `readArticlePage`) with its discussion and a
+ * comment form in `state`; `posted` is the comment this session just posted (told so on
+ * landing at it).
  */
-async function articlePage(
+function articlePage(
   c: Context<AppEnv>,
-  id: string,
+  data: ArticlePageData,
   guest: GuestState,
   state: FormState,
   cursors: { before?: number; after?: number },
@@ -200,17 +200,16 @@ async function articlePage(
   posted: string | null = null,
 ) {
   const deps = c.get("deps");
-  const bundle = await publicArticleBundle(deps, id);
-  const { article } = await publicArticle(deps, id);
-  const viewer: Viewer = {
-    session: guest.session?.id ?? null,
-    everPublic: await everPublicRevisions(deps, bundle),
+  const { bundle, rev, blocks, discussion, sizes } = data;
+  const id = bundle.post.id;
+  const article = {
+    title: rev.title,
+    author: bundle.post.author,
+    published_at: rev.published_at,
+    revision_number: rev.number,
+    blocks,
+    public_comment_count: bundle.post.public_comment_count,
   };
-  const figureIds = article.blocks.flatMap((b) => b.type === "svg" ? [b.asset_id] : []);
-  const [discussion, sizes] = await Promise.all([
-    readDiscussion(deps, id, viewer, cursors),
-    figureSizes(deps, figureIds),
-  ]);
   const base = `/articles/${id}`;
   // No fragment: the reply form's text field has autofocus, which a fragment would suppress.
   const replyHref = (cid: string) => base + query({ ...cursors, reply_to: cid });
@@ -308,19 +307,26 @@ export async function articleReadPage(c: Context<AppEnv>) {
     before: queryParam(c, "before") ?? null,
     after: queryParam(c, "after") ?? null,
   });
-  const bundle = await publicArticleBundle(deps, id);
-  const guest = await guestSession(c);
-  const state: FormState = { ...EMPTY_FORM };
   const replyTo = queryParam(c, "reply_to");
+  const refusalId = queryParam(c, "refusal");
+  const posted = queryParam(c, "posted") ?? null;
+  const sessionKey = await guestSessionKey(guestCookieValue(c));
+  const navigation = isTopLevelNavigation(c.req.raw.headers);
+  const data = await readArticlePage(deps, {
+    postId: id,
+    sessionKey,
+    page: { before: p.before, after: p.after },
+    replyTo: replyTo !== undefined && UUID_PATTERN.test(replyTo) ? replyTo : null,
+    refusalId: refusalId && UUID_PATTERN.test(refusalId) ? refusalId : null,
+    // After a post or a refusal the guest must see what they just wrote: read strongly then.
+    consistency: posted !== null || refusalId !== undefined ? "strong" : "eventual",
+    startSessionOn: sessionKey === null && navigation ? c.get("network") : null,
+  });
+  const guest = await pageGuest(c, data, sessionKey !== null && navigation);
+  const state: FormState = { ...EMPTY_FORM };
   if (replyTo !== undefined) {
-    const viewer = {
-      session: guest.session?.id ?? null,
-      everPublic: await everPublicRevisions(deps, bundle),
-    };
-    const target = UUID_PATTERN.test(replyTo)
-      ? await visibleComment(deps, id, replyTo, viewer)
-      : null;
-    if (target && replyable(target, viewer)) state.replyTo = target;
+    const target = data.replyTarget;
+    if (target && replyable(target, data.viewer)) state.replyTo = target;
     else {
       state.message = target
         ? `That comment is at the deepest level of its thread (${ARTICLE_LIMITS.commentDepth}) or not published, so it takes no replies. You can add a new comment instead.`
@@ -328,10 +334,7 @@ export async function articleReadPage(c: Context<AppEnv>) {
       state.field = "parent_id";
     }
   }
-  const refusalId = queryParam(c, "refusal");
-  const refusal = guest.session && refusalId && UUID_PATTERN.test(refusalId)
-    ? await guestRefusal(deps, guest.session.id, id, refusalId)
-    : null;
+  const refusal = guest.session ? data.refusal : null;
   let status = 200;
   const headers: Record<string, string> = {};
   if (refusal) {
@@ -341,24 +344,15 @@ export async function articleReadPage(c: Context<AppEnv>) {
       message: refusal.message,
       field: refusal.field,
       earlier: refusal.earlier,
-      replyTo: null,
+      replyTo: data.refusalTarget,
     });
-    if (refusal.parent_id) {
-      const viewer = {
-        session: guest.session?.id ?? null,
-        everPublic: await everPublicRevisions(deps, bundle),
-      };
-      const target = await visibleComment(deps, id, refusal.parent_id, viewer);
-      state.replyTo = target && replyable(target, viewer) ? target : null;
-    }
     status = refusal.status;
     const wait = refusal.retry_at === null ? 0 : refusal.retry_at - deps.clock.now();
     if (wait > 0) headers["Retry-After"] = String(Math.ceil(wait));
   }
-  const posted = queryParam(c, "posted") ?? null;
-  return await articlePage(
+  return articlePage(
     c,
-    id,
+    data,
     guest,
     state,
     refusal ? {} : { before: p.before, after: p.after },
@@ -366,6 +360,35 @@ export async function articleReadPage(c: Context<AppEnv>) {
     headers,
     posted && UUID_PATTERN.test(posted) ? posted : null,
   );
+}
+
+/**
+ * The page's guest state: the session its cookie named, or the one started for it (its
+ * cookie set), or why there is none. A cookie naming no live session (ended, expired) gets a
+ * new session here, as a browser without a cookie got one while the page was read.
+ */
+async function pageGuest(
+  c: Context<AppEnv>,
+  data: ArticlePageData,
+  staleCookie: boolean,
+): Promise<GuestState> {
+  if (data.session) return { session: data.session, notice: null };
+  const started = data.started;
+  if (started && started.refused === null) {
+    writeGuestCookie(c, started.cookie, started.session);
+    return { session: started.session, notice: null };
+  }
+  if (started) {
+    return {
+      session: null,
+      notice: `The comment form is not available: ${started.refused.message}`,
+    };
+  }
+  if (staleCookie) return await guestSession(c);
+  return {
+    session: null,
+    notice: "The comment form is available when this page is opened directly in a browser tab.",
+  };
 }
 
 /**
