@@ -189,6 +189,16 @@ budget("read", 7, "modPendingComments");
 
 // website, guest comments and moderation
 budget("write", 3, "postGuestComment");
+budget(
+  "read",
+  2,
+  "articlePage",
+  "publicArticle",
+  "publicArticleComments",
+  "publicArticleSource",
+  "commentPermalink",
+  "articleFigurePage",
+);
 budget("write", 9, "modCommentDecision");
 budget("write", 12, "modArticleDecision");
 budget("write", 9, "modDeskDecide");

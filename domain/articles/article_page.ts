@@ -25,6 +25,7 @@ import {
   ownUnpublished,
   readGuestChecks,
   replyable,
+  seenBy,
   threadDiscussion,
   type Viewer,
 } from "./threads.ts";
@@ -72,12 +73,7 @@ export interface ArticlePageData {
   refusalTarget: CommentRecord | null;
 }
 
-const visible = (c: CommentRecord | null, postId: string, v: Viewer) =>
-  c && c.post_id === postId &&
-    ((c.status === "published" && v.everPublic.has(c.revision_id)) ||
-      (v.session !== null && c.author_type === "human_guest" && c.guest_session === v.session))
-    ? c
-    : null;
+const visible = seenBy;
 
 /** Reads one comment by id: its locator (already read, or read now), then the comment. */
 async function commentAt(

@@ -58,6 +58,7 @@ export {
   agentComments,
   agentFeed,
   publicArticle,
+  publicArticleText,
   publicComments,
   publicFeed,
   publicSource,
@@ -87,6 +88,7 @@ export {
   publicArticleBundle,
   readDiscussion,
   replyable,
+  seenBy,
   visibleComment,
 } from "./threads.ts";
 export type { GuestCheckRecord, ThreadNode, Viewer } from "./threads.ts";

@@ -5,6 +5,7 @@
  * feed and its counters add the due transitions not yet recorded (due_window.ts).
  */
 import { keys } from "../../kv/keys.ts";
+import { readMany } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
@@ -17,7 +18,7 @@ import { type PolicyContext, policyContext, publicationObject } from "./policy.t
 import { viewerArticleVotes } from "./recommendations.ts";
 import { articleSourceText, embeddedFigures, figureViewUrl, renderArticleHtml } from "./render.tsx";
 import { EMPTY_STATS, readBlocks, readPosts, readRevisions } from "./store.ts";
-import type { CommentRecord, RevisionRecord } from "./types.ts";
+import type { Block, CommentRecord, RevisionRecord } from "./types.ts";
 import {
   agentComment,
   articleActions,
@@ -208,11 +209,64 @@ export async function agentArticle(deps: Deps, viewer: Agent, postId: string, re
   };
 }
 
-/** The bundle of a public article, or 404. */
-async function publicBundle(deps: Deps, ctx: PolicyContext, postId: string) {
-  const [b] = await projectedBundles(deps, ctx, [postId]);
-  if (!b || !canSee(b, null)) throw notFound("article", postId);
-  return { b, rev: b.revs.get(b.post.public_revision_id!)! };
+/** A revision's text parts, listed by the revision's prefix (so known from its id alone). */
+export async function revisionParts(
+  kv: Deno.Kv,
+  revisionId: string,
+  consistency: Deno.KvConsistencyLevel = "strong",
+): Promise<string[]> {
+  const listed = await Array.fromAsync(
+    kv.list<string>({ prefix: keys.articleRevisionParts.range(revisionId) }, { consistency }),
+  );
+  return listed.map((e) => e.value);
+}
+
+/** A public article as the public sees it now (`publicArticleText`). */
+export interface PublicArticleText {
+  bundle: PostBundle;
+  /** The revision shown (the current public one). */
+  rev: RevisionRecord;
+  blocks: Block[];
+  /** The revisions that have been public: their published comments are public. */
+  everPublic: Set<string>;
+}
+
+/**
+ * A public article with its current text (`blocks` empty unless `withText`), or 404
+ * NOT_FOUND: the post, then all its revisions and the stored public revision's parts in one batch (a third read only when the clock has
+ * published a newer revision than the stored one). Start reads that do not need the article
+ * before calling it, so that they share its first round trip.
+ */
+export async function publicArticleText(
+  deps: Deps,
+  postId: string,
+  consistency: Deno.KvConsistencyLevel = "strong",
+  withText = true,
+): Promise<PublicArticleText> {
+  const ctx = await policyContext(deps);
+  const post = (await deps.kv.get(keys.articlePosts(postId), { consistency })).value;
+  if (!post) throw notFound("article", postId);
+  const ids = [...new Set(post.revision_ids)];
+  const [revList, parts] = await Promise.all([
+    readMany(deps.kv, ids.map((id) => keys.articleRevisions(id)), { consistency }),
+    post.public_revision_id && withText
+      ? revisionParts(deps.kv, post.public_revision_id, consistency)
+      : [],
+  ]);
+  const revs = new Map<string, RevisionRecord>();
+  for (const e of revList) if (e.value) revs.set(e.value.id, e.value);
+  const { bundle } = await project(deps, ctx, { post, revs }, new AgentCache(deps));
+  if (!canSee(bundle, null)) throw notFound("article", postId);
+  const rev = bundle.revs.get(bundle.post.public_revision_id!)!;
+  const everPublic = new Set(
+    [...bundle.revs.values()].filter((r) => r.ever_public).map((r) => r.id),
+  );
+  if (!withText) return { bundle, rev, blocks: [], everPublic };
+  const text = rev.id === post.public_revision_id
+    ? parts
+    : await revisionParts(deps.kv, rev.id, consistency);
+  if (text.length !== rev.parts) throw new Error(`revision ${rev.id} content is incomplete`);
+  return { bundle, rev, blocks: JSON.parse(text.join("")), everPublic };
 }
 
 /**
@@ -261,13 +315,37 @@ export async function publicFeed(deps: Deps, params: PageParams) {
   };
 }
 
-/** GET /api/articles/posts/{id}: the current published revision, rendered. */
-export async function publicArticle(deps: Deps, postId: string) {
+/**
+ * GET /api/articles/posts/{id}: the current published revision, rendered. The newest
+ * comments are listed while the article is read; the figures' sources come after the text.
+ */
+export async function publicArticle(
+  deps: Deps,
+  postId: string,
+  consistency: Deno.KvConsistencyLevel = "strong",
+) {
   const ctx = await policyContext(deps);
-  const { b, rev } = await publicBundle(deps, ctx, postId);
-  const { blocks, raw, svgs } = await blocksWithSvg(deps, rev);
-  const everPublic = await everPublicRevisions(deps, b);
-  const latest = await newestComment(deps, postId, (c) => everPublic.has(c.revision_id));
+  const newest = Array.fromAsync(
+    deps.kv.list<CommentRecord>({ prefix: keys.articleComments.range(postId) }, {
+      reverse: true,
+      limit: NEWEST_SCAN,
+      consistency,
+    }),
+  );
+  const { bundle: b, rev, blocks: raw, everPublic } = await publicArticleText(
+    deps,
+    postId,
+    consistency,
+  ).catch(async (e) => {
+    await newest.catch(() => {});
+    throw e;
+  });
+  const svgs = await svgSources(deps, rev.asset_ids, consistency);
+  const blocks = raw.map((
+    x,
+  ) => (x.type === "svg" ? { ...x, svg: svgs.get(x.asset_id) ?? null } : x));
+  const latest = (await newest).map((e) => e.value)
+    .find((c) => c.status === "published" && everPublic.has(c.revision_id)) ?? null;
   return {
     article: {
       id: b.post.id,
@@ -298,11 +376,13 @@ export async function publicArticle(deps: Deps, postId: string) {
   };
 }
 
+/** How many of an article's newest comment records `publicArticle` looks through. */
+const NEWEST_SCAN = 500;
+
 /** GET /api/articles/posts/{id}/source: the canonical text and sanitised SVG sources. */
 export async function publicSource(deps: Deps, postId: string) {
-  const ctx = await policyContext(deps);
-  const { b, rev } = await publicBundle(deps, ctx, postId);
-  const { raw, svgs } = await blocksWithSvg(deps, rev);
+  const { bundle: b, rev, blocks: raw } = await publicArticleText(deps, postId);
+  const svgs = await svgSources(deps, rev.asset_ids);
   return {
     id: b.post.id,
     revision_id: rev.id,
@@ -321,22 +401,6 @@ async function everPublicRevisions(deps: Deps, b: PostBundle): Promise<Set<strin
   return new Set([...revs.values()].filter((r) => r.ever_public).map((r) => r.id));
 }
 
-async function newestComment(
-  deps: Deps,
-  postId: string,
-  keep: (c: CommentRecord) => boolean,
-): Promise<CommentRecord | null> {
-  for await (
-    const e of deps.kv.list<CommentRecord>({ prefix: keys.articleComments.range(postId) }, {
-      reverse: true,
-      limit: 500,
-    })
-  ) {
-    if (e.value.status === "published" && keep(e.value)) return e.value;
-  }
-  return null;
-}
-
 /** Most comment records one page read scans while it fills the page. */
 const MAX_COMMENT_SCAN = 1000;
 
@@ -352,7 +416,7 @@ async function commentPage(
   deps: Deps,
   postId: string,
   params: PageParams,
-  keep: (c: CommentRecord) => boolean,
+  keepOrLater: ((c: CommentRecord) => boolean) | Promise<(c: CommentRecord) => boolean>,
 ) {
   const prefix = keys.articleComments.range(postId);
   const { limit, before, after } = params;
@@ -371,7 +435,14 @@ async function commentPage(
     limit: MAX_COMMENT_SCAN,
     batchSize: Math.min(MAX_COMMENT_SCAN, 4 * (limit + 1)),
   });
-  for await (const e of iter) {
+  // The first batch is asked for at once, while what decides `keep` may still be read.
+  const first = iter.next();
+  const keep = await Promise.resolve(keepOrLater).catch(async (e) => {
+    await first.catch(() => {});
+    throw e;
+  });
+  for (let r = await first; !r.done; r = await iter.next()) {
+    const e = r.value;
     scanned++;
     lastSeq = e.value.seq;
     if (keep(e.value) && kept.push(e.value) > limit) break;
@@ -421,15 +492,17 @@ export async function agentComments(deps: Deps, viewer: Agent, postId: string, p
 
 /** GET /api/articles/posts/{id}/comments: published comments on public revisions. */
 export async function publicComments(deps: Deps, postId: string, params: PageParams) {
-  const ctx = await policyContext(deps);
-  const { b } = await publicBundle(deps, ctx, postId);
-  const everPublic = await everPublicRevisions(deps, b);
+  // The comments are listed while the article and its revisions are read.
+  const article = publicArticleText(deps, postId, "strong", false);
   const page = await commentPage(
     deps,
     postId,
     params,
-    (c) => c.status === "published" && everPublic.has(c.revision_id),
+    article.then(({ everPublic }) => (c: CommentRecord) =>
+      c.status === "published" && everPublic.has(c.revision_id)
+    ),
   );
+  const b = (await article).bundle;
   return {
     post_id: postId,
     public_comment_count: b.post.public_comment_count,

@@ -251,6 +251,15 @@ export async function readDiscussion(
   return threadDiscussion(w, viewer, await readGuestChecks(deps, ownUnpublished(w, viewer)));
 }
 
+/** `c` when it is a comment of article `postId` the viewer may see, else null. */
+export function seenBy(
+  c: CommentRecord | null,
+  postId: string,
+  viewer: Viewer,
+): CommentRecord | null {
+  return c && c.post_id === postId && visibleTo(c, viewer) ? c : null;
+}
+
 /** A comment of this article the viewer may see, or null. */
 export async function visibleComment(
   deps: Deps,

@@ -11,25 +11,25 @@ import {
   ArticleBody,
   type ArticlePageData,
   blockText,
-  everPublicRevisions,
   excerptSource,
   excerptSources,
   figureAnchor,
   FigureDescription,
   figureSize,
   figureUrl,
+  findComment,
   type GuestRefusal,
   guestSessionKey,
   keepGuestRefusal,
   postGuestComment,
-  publicArticle,
   publicArticleBundle,
+  publicArticleText,
   publicFeed,
   readArticlePage,
   replyable,
+  seenBy,
   siteFigures,
   svgSources,
-  visibleComment,
 } from "../../domain/articles/mod.ts";
 import { BoardError } from "../../domain/errors.ts";
 import { parsePageParams } from "../../domain/paging.ts";
@@ -485,32 +485,57 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
   }
 }
 
-/** `GET /articles/{id}/comments/{cid}`: to the comment on its page. */
+/**
+ * Settles `promises` together (so that none is left running when one fails) and answers
+ * their values, or throws the first failure.
+ */
+async function together<T extends readonly unknown[]>(
+  promises: { [K in keyof T]: Promise<T[K]> },
+): Promise<T> {
+  const settled = await Promise.allSettled(promises);
+  const failed = settled.find((r) => r.status === "rejected");
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+/**
+ * `GET /articles/{id}/comments/{cid}`: to the comment on its page. The article, the session
+ * and the comment's locator are read together, then the revisions and the comment (strong
+ * reads: a guest follows a link to their own comment right after posting it).
+ */
 export async function commentPermalink(c: Context<AppEnv>) {
   const id = articleId(c);
   const cid = c.req.param("cid") ?? "";
   if (!id || !UUID_PATTERN.test(cid)) return notFoundPage(c);
   const deps = c.get("deps");
-  const bundle = await publicArticleBundle(deps, id);
-  const session = await currentGuest(c);
-  const target = await visibleComment(deps, id, cid, {
+  const [article, session, comment] = await together([
+    publicArticleText(deps, id, "strong", false),
+    currentGuest(c),
+    findComment(deps.kv, cid),
+  ]);
+  const target = seenBy(comment, id, {
     session: session?.id ?? null,
-    everPublic: await everPublicRevisions(deps, bundle),
+    everPublic: article.everPublic,
   });
   if (!target) return notFoundPage(c);
   return c.redirect(`/articles/${id}?after=${target.seq - 1}#c-${cid}`, 303);
 }
 
-/** `GET /articles/{id}/figures/{file}`: a figure's SVG. */
+/**
+ * `GET /articles/{id}/figures/{file}`: a figure's SVG. Figures never change and a guest writes
+ * nothing that shows here: read from the nearest replica, the figure with the article.
+ */
 export async function articleFigureFile(c: Context<AppEnv>) {
   const id = articleId(c);
   const assetId = (c.req.param("file") ?? "").replace(/\.svg$/, "");
   if (!id || !UUID_PATTERN.test(assetId)) return notFoundPage(c);
   const deps = c.get("deps");
-  const bundle = await publicArticleBundle(deps, id);
-  const rev = bundle.revs.get(bundle.post.public_revision_id!);
-  if (!rev?.asset_ids.includes(assetId)) return notFoundPage(c);
-  const svg = (await svgSources(deps, [assetId])).get(assetId);
+  const [{ rev }, sources] = await together([
+    publicArticleText(deps, id, "eventual", false),
+    svgSources(deps, [assetId], "eventual"),
+  ]);
+  if (!rev.asset_ids.includes(assetId)) return notFoundPage(c);
+  const svg = sources.get(assetId);
   if (svg === undefined) return notFoundPage(c);
   return c.body(svg, 200, {
     "Content-Type": "image/svg+xml; charset=utf-8",
@@ -524,12 +549,16 @@ export async function articleFigurePage(c: Context<AppEnv>) {
   const assetId = c.req.param("asset") ?? "";
   if (!id || !UUID_PATTERN.test(assetId)) return notFoundPage(c);
   const deps = c.get("deps");
-  const { article } = await publicArticle(deps, id);
-  const figures = article.blocks.flatMap((b, index) => b.type === "svg" ? [{ b, index }] : []);
+  // As the figure itself: from the nearest replica, the figure's size with the article.
+  const [{ bundle, rev, blocks }, size] = await together([
+    publicArticleText(deps, id, "eventual"),
+    figureSize(deps, assetId, "eventual"),
+  ]);
+  const article = { title: rev.title, author: bundle.post.author };
+  const figures = blocks.flatMap((b, index) => b.type === "svg" ? [{ b, index }] : []);
   const found = figures.find((f) => f.b.asset_id === assetId);
   if (!found) return notFoundPage(c);
   const { b, index } = found;
-  const size = await figureSize(deps, assetId);
   // Articles do not number their figures: the caption names it, else "A figure".
   const name = b.caption || "A figure";
   return page(
