@@ -198,6 +198,10 @@ budget(
   "publicArticleSource",
   "commentPermalink",
   "articleFigurePage",
+  "publicArticlesFeed",
+  "homePage",
+  "articlesAtomFeed",
+  "articlesPage",
 );
 budget("write", 9, "modCommentDecision");
 budget("write", 12, "modArticleDecision");

@@ -61,6 +61,7 @@ export {
   publicArticleText,
   publicComments,
   publicFeed,
+  publicFeedPage,
   publicSource,
 } from "./reads.ts";
 export { castArticleVote } from "./recommendations.ts";

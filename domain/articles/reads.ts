@@ -11,6 +11,7 @@ import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import type { PageParams } from "../paging.ts";
 import { svgSources } from "./assets.ts";
+import { excerptSource, excerptSources } from "./excerpts.ts";
 import { dueWindow, projectWindow, publishesAt, statsDelta } from "./due_window.ts";
 import { AgentCache, loadBundles, type PostBundle, project } from "./lifecycle.ts";
 import { ARTICLE_LIMITS } from "./limits.ts";
@@ -18,7 +19,7 @@ import { type PolicyContext, policyContext, publicationObject } from "./policy.t
 import { viewerArticleVotes } from "./recommendations.ts";
 import { articleSourceText, embeddedFigures, figureViewUrl, renderArticleHtml } from "./render.tsx";
 import { EMPTY_STATS, readBlocks, readPosts, readRevisions } from "./store.ts";
-import type { Block, CommentRecord, RevisionRecord } from "./types.ts";
+import type { Block, CommentRecord, PublicIndexValue, RevisionRecord } from "./types.ts";
 import {
   agentComment,
   articleActions,
@@ -99,32 +100,45 @@ function agentRow(
   };
 }
 
+/** The stored counters a feed's summary starts from, and the named board's head. */
+interface SummaryReads {
+  stats: Deno.KvEntryMaybe<typeof EMPTY_STATS>;
+  /** Null when the board's head could not be read. */
+  boardHead: { seq: number } | null | undefined;
+}
+
+/** Reads what `feedSummary` needs, in one round trip. */
+async function readSummary(
+  deps: Deps,
+  consistency: Deno.KvConsistencyLevel,
+): Promise<SummaryReads> {
+  const [stats, boardHead] = await Promise.all([
+    deps.kv.get(keys.articleStats(), { consistency }),
+    deps.kv.get(keys.boardHeads("named"), { consistency }).then(
+      (e) => e.value ?? { seq: 0 },
+      () => null,
+    ),
+  ]);
+  return { stats, boardHead };
+}
+
 /**
  * Current public counters, with the named board's message counter (null when unreadable).
  * `due` is how the due transitions not yet recorded move the stored counters.
  */
-async function feedSummary(deps: Deps, due = { published: 0, awaiting: 0 }) {
-  const stored = (await deps.kv.get(keys.articleStats())).value ?? EMPTY_STATS;
-  const stats = {
+function feedSummary(read: SummaryReads, due = { published: 0, awaiting: 0 }) {
+  const stored = read.stats.value ?? EMPTY_STATS;
+  return {
+    message_count: read.boardHead ? read.boardHead.seq : null,
     published_posts: Math.max(0, stored.published_posts + due.published),
     awaiting_review_posts: Math.max(0, stored.awaiting_review_posts + due.awaiting),
-  };
-  let messageCount: number | null = null;
-  try {
-    messageCount = (await deps.kv.get(keys.boardHeads("named"))).value?.seq ?? 0;
-  } catch {
-    messageCount = null;
-  }
-  return {
-    message_count: messageCount,
-    published_posts: stats.published_posts,
-    awaiting_review_posts: stats.awaiting_review_posts,
   };
 }
 
 /**
  * Lists post ids of an index newest first, below `before`: first `top` (positions above
  * the stored ones, newest first), then the index below `end` (exclusive, when given).
+ * `revisionAt`: the revision an entry of the public index names, by position.
  */
 async function listIds(
   kv: Deno.Kv,
@@ -132,7 +146,9 @@ async function listIds(
   params: { before?: number; limit: number },
   top: Array<[number, string]> = [],
   end?: number,
-): Promise<{ ids: Array<[number, string]>; more: boolean }> {
+  consistency: Deno.KvConsistencyLevel = "strong",
+): Promise<{ ids: Array<[number, string]>; more: boolean; revisionAt: Map<number, string> }> {
+  const revisionAt = new Map<number, string>();
   const upper = Math.min(params.before ?? Infinity, end ?? Infinity);
   const ids = top.filter(([seq]) => seq < (params.before ?? Infinity)).slice(0, params.limit + 1);
   const selector: Deno.KvListSelector = upper !== Infinity
@@ -140,12 +156,21 @@ async function listIds(
     : { prefix };
   if (ids.length <= params.limit) {
     for await (
-      const e of kv.list<string>(selector, { reverse: true, limit: params.limit + 1 - ids.length })
+      const e of kv.list<PublicIndexValue>(selector, {
+        reverse: true,
+        limit: params.limit + 1 - ids.length,
+        consistency,
+      })
     ) {
-      ids.push([e.key[e.key.length - 1] as number, e.value]);
+      const seq = e.key[e.key.length - 1] as number;
+      if (typeof e.value === "string") ids.push([seq, e.value]);
+      else {
+        ids.push([seq, e.value.post_id]);
+        revisionAt.set(seq, e.value.revision_id);
+      }
     }
   }
-  return { ids: ids.slice(0, params.limit), more: ids.length > params.limit };
+  return { ids: ids.slice(0, params.limit), more: ids.length > params.limit, revisionAt };
 }
 
 /** GET /v1/articles/posts: the agent feed (others' visible articles and all one's own). */
@@ -274,26 +299,89 @@ export async function publicArticleText(
  * publication not yet recorded is listed at the position it will be recorded at.
  */
 export async function publicFeed(deps: Deps, params: PageParams) {
+  return (await publicFeedPage(deps, params, { excerpts: false, consistency: "strong" })).feed;
+}
+
+/**
+ * `publicFeed` with the excerpt sources of its items (`excerptSource` by revision id) for the
+ * website, planned in round trips: the due index, the feed's index (as if nothing were due,
+ * the usual case; listed again when something is) and the counters; then the articles; then
+ * their revisions and, at the same time, the text of each stored public revision.
+ */
+export async function publicFeedPage(
+  deps: Deps,
+  params: PageParams,
+  opts: { excerpts: boolean; consistency: Deno.KvConsistencyLevel },
+) {
+  const { consistency } = opts;
   const ctx = await policyContext(deps);
-  const window = await dueWindow(deps, ctx.now);
+  const prefix = keys.articlePublicPostIdBySeq.range();
+  const [window, guess, summaryReads] = await Promise.all([
+    dueWindow(deps, ctx.now),
+    listIds(deps.kv, prefix, params, [], undefined, consistency),
+    readSummary(deps, consistency),
+  ]);
   const due = await projectWindow(deps, ctx, window);
   const top = due.filter(publishesAt).map((p): [number, string] => [p.slot.seq, p.slot.post_id])
     .reverse();
-  const { ids, more } = await listIds(
-    deps.kv,
-    keys.articlePublicPostIdBySeq.range(),
-    params,
-    top,
-    window.head + 1,
+  const { ids, more, revisionAt } = window.slots.length === 0
+    ? guess
+    : await listIds(deps.kv, prefix, params, top, window.head + 1, consistency);
+  // The index names each article's public revision: articles, revisions and texts together.
+  const wanted = [...new Set(ids.map(([, id]) => id))];
+  const named = [...new Set(revisionAt.values())];
+  const [posts, namedRevs, texts] = await Promise.all([
+    readMany(deps.kv, wanted.map((id) => keys.articlePosts(id)), { consistency }),
+    readMany(deps.kv, named.map((id) => keys.articleRevisions(id)), { consistency }),
+    opts.excerpts
+      ? Promise.all(
+        named.map(async (id) => [id, await revisionParts(deps.kv, id, consistency)] as const),
+      )
+      : [],
+  ]);
+  const found = posts.flatMap((e) => e.value ? [e.value] : []);
+  const revs = new Map<string, RevisionRecord>();
+  for (const e of namedRevs) if (e.value) revs.set(e.value.id, e.value);
+  // Then only what the index did not name: an older entry's revision, a pending candidate
+  // (the clock may publish or expire it: projected below, as every read does).
+  const unnamed = [
+    ...new Set(
+      found.flatMap((p) => [p.public_revision_id, p.candidate_revision_id, p.latest_revision_id]),
+    ),
+  ].filter((id): id is string => !!id && !revs.has(id));
+  if (unnamed.length) {
+    const extra = await readMany(deps.kv, unnamed.map((id) => keys.articleRevisions(id)), {
+      consistency,
+    });
+    for (const e of extra) if (e.value) revs.set(e.value.id, e.value);
+  }
+  const agents = new AgentCache(deps);
+  const projected = await Promise.all(
+    found.map(async (post) =>
+      (await project(deps, ctx, { post, revs }, agents, window.seqOf)).bundle
+    ),
   );
-  const projected = await projectedBundles(deps, ctx, ids.map(([, id]) => id), window.seqOf);
   const byId = new Map(projected.map((b) => [b.post.id, b]));
   // An entry is shown at the post's current position only (a projected publication moves it).
   const bundles = ids.flatMap(([seq, id]) => {
     const b = byId.get(id);
     return b && canSee(b, null) && b.post.public_seq === seq ? [b] : [];
   });
-  return {
+  const sources = new Map<string, string>();
+  if (opts.excerpts) {
+    const stored = new Map<string, string[]>(texts);
+    // A revision the clock published since (not the stored public one): its text now.
+    const missing = bundles.map((b) => b.post.public_revision_id!).filter((id) => !stored.has(id));
+    for (const [id, text] of await excerptSources(deps, missing)) sources.set(id, text);
+    for (const b of bundles) {
+      const rev = b.revs.get(b.post.public_revision_id!)!;
+      const parts = stored.get(rev.id);
+      if (parts && parts.length === rev.parts) {
+        sources.set(rev.id, excerptSource(JSON.parse(parts.join("")) as Block[]));
+      }
+    }
+  }
+  const feed = {
     items: bundles.map((b) => {
       const rev = b.revs.get(b.post.public_revision_id!)!;
       return {
@@ -311,8 +399,9 @@ export async function publicFeed(deps: Deps, params: PageParams) {
     }),
     next_before: more && ids.length ? ids[ids.length - 1][0] : null,
     publication: publicationObject(ctx),
-    summary: await feedSummary(deps, statsDelta(due)),
+    summary: feedSummary(summaryReads, statsDelta(due)),
   };
+  return { feed, sources };
 }
 
 /**

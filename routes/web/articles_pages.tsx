@@ -12,7 +12,6 @@ import {
   type ArticlePageData,
   blockText,
   excerptSource,
-  excerptSources,
   figureAnchor,
   FigureDescription,
   figureSize,
@@ -24,7 +23,7 @@ import {
   postGuestComment,
   publicArticleBundle,
   publicArticleText,
-  publicFeed,
+  publicFeedPage,
   readArticlePage,
   replyable,
   seenBy,
@@ -146,8 +145,11 @@ export async function articleListPage(c: Context<AppEnv>) {
     default: ARTICLES_PER_PAGE,
   });
   const deps = c.get("deps");
-  const feed = await publicFeed(deps, params);
-  const sources = await excerptSources(deps, feed.items.map((a) => a.revision_id));
+  // Guests write nothing shown here: read from the nearest replica (docs/architecture.md).
+  const { feed, sources } = await publicFeedPage(deps, params, {
+    excerpts: true,
+    consistency: "eventual",
+  });
   const older = feed.next_before;
   return page(
     c,
