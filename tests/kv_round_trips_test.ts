@@ -206,9 +206,10 @@ budget(
 budget("write", 9, "modCommentDecision");
 budget("write", 12, "modArticleDecision");
 budget("write", 9, "modDeskDecide");
-budget("read", 3, "modPendingComments", "modArticleComments", "modOpenAppeals", "modDeskQueue");
-// (a right moderator key costs one read, no commit: every /mod operation)
-budget("read", 2, "modAudit");
+budget("read", 2, "modPendingComments", "modArticleComments", "modOpenAppeals");
+budget("read", 2, "modDeskQueue");
+// (a right moderator key costs one read, no commit, beside a read's own reads: every /mod operation)
+budget("read", 1, "modAudit");
 budget("write", 9, "modOfficialPin");
 budget("write", 18, "modReplaceRules");
 budget("write", 5, "modAdvanceClock");

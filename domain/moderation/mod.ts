@@ -28,6 +28,7 @@ export type {
 export type { ModActionSpec } from "./audit.ts";
 export {
   checkModeratorKey,
+  checkWrongKeyWindow,
   MODERATOR_KEY_MIN_LENGTH,
   moderatorKeyProblem,
   moderatorUnauthorized,

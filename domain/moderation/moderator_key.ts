@@ -51,16 +51,24 @@ export async function checkModeratorKey(
   token: string,
   expected: string,
 ): Promise<void> {
-  const key = keys.rateWindows("moderator_key_failures", network);
-  const refusal = (limit: number) =>
-    `Your network has presented ${limit} wrong moderator keys in the last minute; wait before trying again.`;
-  if (timingSafeEqual(token, expected)) {
-    admitToWindow(deps, MODERATOR_KEY_FAILURES, (await deps.kv.get(key)).value, refusal);
-    return;
-  }
+  if (timingSafeEqual(token, expected)) return await checkWrongKeyWindow(deps, network);
   await transact(deps.kv, async (tx) => {
+    const key = keys.rateWindows("moderator_key_failures", network);
     const next = admitToWindow(deps, MODERATOR_KEY_FAILURES, (await tx.get(key)).value, refusal);
     tx.set(key, next, { expireIn: WINDOW_EXPIRE_MS });
   });
   throw moderatorUnauthorized();
+}
+
+const refusal = (limit: number) =>
+  `Your network has presented ${limit} wrong moderator keys in the last minute; wait before trying again.`;
+
+/**
+ * What the right moderator key costs: one read of the network's wrong-key window, 429
+ * RATE_LIMITED while it is full (`checkModeratorKey` compares the key first; an edge that has
+ * compared it may run this beside the request's own reads, see routes/moderator_gate.ts).
+ */
+export async function checkWrongKeyWindow(deps: Deps, network: string): Promise<void> {
+  const key = keys.rateWindows("moderator_key_failures", network);
+  admitToWindow(deps, MODERATOR_KEY_FAILURES, (await deps.kv.get(key)).value, refusal);
 }

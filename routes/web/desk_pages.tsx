@@ -37,6 +37,7 @@ import {
   crossSitePost,
   currentDesk,
   DESK_PATH,
+  hasDeskCookie,
   signInNonce,
   writeSessionCookie,
   writeSignInNonce,
@@ -234,18 +235,21 @@ export async function deskSignOut(c: Context<AppEnv>) {
 
 // ---- the queue
 
+/** The queue's held comments and open appeals (one listing of each, then one batch). */
+function readQueue(c: Context<AppEnv>) {
+  const deps = c.get("deps");
+  return Promise.all([pendingForModerators(deps, QUEUE_MAX), listOpenAppeals(deps, QUEUE_MAX)]);
+}
+
 async function queuePage(
   c: Context<AppEnv>,
   session: DeskSession,
   done: string | null,
   problem: DeskProblem | null,
   status = 200,
+  queue: ReturnType<typeof readQueue> = readQueue(c),
 ) {
-  const deps = c.get("deps");
-  const [held, appeals] = await Promise.all([
-    pendingForModerators(deps, QUEUE_MAX),
-    listOpenAppeals(deps, QUEUE_MAX),
-  ]);
+  const [held, appeals] = await queue;
   const comments = held as HeldComment[];
   return c.html(
     <QueuePage
@@ -261,9 +265,20 @@ async function queuePage(
 
 /** `GET /mod/desk`: held comments and open appeals (`?done=<seq>` names the last action). */
 export async function deskQueue(c: Context<AppEnv>) {
-  const s = await signedIn(c);
-  if (s instanceof Response) return s;
-  return await queuePage(c, s, await doneNotice(c), null);
+  // With a session cookie, the queue is read while the session is: a cookie that names no
+  // live session gets the redirect and nothing of what was read.
+  const cookie = hasDeskCookie(c);
+  const queue = cookie ? readQueue(c) : undefined;
+  const done = cookie ? doneNotice(c) : undefined;
+  const s = await signedIn(c).catch(async (e) => {
+    await Promise.allSettled([queue, done]);
+    throw e;
+  });
+  if (s instanceof Response) {
+    await Promise.allSettled([queue, done]);
+    return s;
+  }
+  return await queuePage(c, s, await (done ?? doneNotice(c)), null, 200, queue);
 }
 
 /**

@@ -76,6 +76,11 @@ export function clearSignInNonce(c: Context<AppEnv>) {
 /** What the browser's session cookie says: a live session, an ended one, or none at all. */
 export type DeskState = { session: DeskSession; ended: false } | { session: null; ended: boolean };
 
+/** Whether the browser sent a desk session cookie at all (not checked). */
+export function hasDeskCookie(c: Context<AppEnv>): boolean {
+  return getCookie(c, deskCookies(c).session) !== undefined;
+}
+
 /** The browser's desk session (`ended` when it sent a cookie that names no live session). */
 export async function currentDesk(c: Context<AppEnv>): Promise<DeskState> {
   const value = getCookie(c, deskCookies(c).session);
