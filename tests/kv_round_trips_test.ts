@@ -204,7 +204,7 @@ budget(
   "articlesPage",
 );
 budget("write", 9, "modCommentDecision");
-budget("write", 12, "modArticleDecision");
+budget("write", 10, "modArticleDecision");
 budget("write", 9, "modDeskDecide");
 budget("read", 2, "modPendingComments", "modArticleComments", "modOpenAppeals");
 budget("read", 2, "modDeskQueue");
