@@ -203,9 +203,9 @@ budget(
   "articlesAtomFeed",
   "articlesPage",
 );
-budget("write", 9, "modCommentDecision");
+budget("write", 8, "modCommentDecision");
 budget("write", 10, "modArticleDecision");
-budget("write", 9, "modDeskDecide");
+budget("write", 8, "modDeskDecide");
 budget("read", 2, "modPendingComments", "modArticleComments", "modOpenAppeals");
 budget("read", 2, "modDeskQueue");
 // (a right moderator key costs one read, no commit, beside a read's own reads: every /mod operation)

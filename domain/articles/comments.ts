@@ -49,6 +49,11 @@ declare module "../../kv/key_values.ts" {
   }
 }
 
+/** Where comment `id` is stored (its article and position; it never changes), or null. */
+export async function commentLocator(kv: Deno.Kv, id: string): Promise<Locator | null> {
+  return (await kv.get(keys.articleCommentLocators(id))).value;
+}
+
 /** Reads a comment by id (no check). */
 export async function findComment(kv: Deno.Kv, id: string): Promise<CommentRecord | null> {
   const loc = (await kv.get(keys.articleCommentLocators(id))).value;
@@ -453,12 +458,16 @@ export async function moderateComment(
   id: string,
   action: "approve" | "reject",
   reason: string,
+  /** The comment's locator, when the caller started reading it (`commentLocator`). */
+  located?: Promise<Locator | null>,
 ): Promise<{ comment_id: string; status: CommentRecord["status"]; changed: boolean }> {
   const ctx = await policyContext(deps);
   const { value } = await articleTransact(deps, async (tx) => {
-    // A comment's locator never changes: read unchecked, then the comment, its article and
-    // the writer's counters in one batch, then the revisions and the author's count.
-    const loc = (await tx.peek(keys.articleCommentLocators(id))).value;
+    // A comment's locator never changes: read unchecked (or by the caller, beside its own
+    // reads), then the comment, its article and the writer's counters in one batch, then the
+    // revisions and the author's count.
+    const loc = (located ? await located : null) ??
+      (await tx.peek(keys.articleCommentLocators(id))).value;
     if (!loc) throw notFound("comment", id);
     const [read, opened] = await Promise.all([
       tx.getNamed({
