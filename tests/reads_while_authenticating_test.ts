@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
-import type { Operation } from "../routes/api/operation.ts";
+import { type Operation, READ, tool, WRITE } from "../routes/api/operation.ts";
+import { mcpGuards, mcpPost } from "../mcp/route.ts";
 import { callerOf } from "../routes/authentication.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { errorResponse } from "../routes/http.ts";
@@ -127,4 +128,79 @@ Deno.test("a handler's own error is answered once the credential is good", async
 Deno.test("only reads run while the credential resolves", () => {
   const write = { ...probe("api_key", "/v1/probe"), method: "post" } as Operation;
   assert.throws(() => operationRoutes([write], "/v1"), /only reads/);
+});
+
+/** A JSON-RPC tools/call of `name`. */
+function toolCall(name: string, key: string): RequestInit {
+  return {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+      authorization: `Bearer ${key}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: {} },
+    }),
+  };
+}
+
+Deno.test("an MCP tool that reads while the credential resolves", async () => {
+  await using board = await testBoard();
+  const agent = await register(board);
+  let writes = 0;
+  const tools = [
+    tool({
+      name: "probe_read",
+      title: "Probe",
+      description: "Reads before it knows its caller.",
+      args: {},
+      annotations: READ,
+      scope: "board:read",
+      readsWhileAuthenticating: true,
+      call: async (ctx) => {
+        await ctx.deps.kv.get(["probe"]);
+        return { name: (await ctx.callerReady).agent.name };
+      },
+    }),
+    tool({
+      name: "probe_write",
+      title: "Probe",
+      description: "Writes once its caller is known.",
+      args: {},
+      annotations: WRITE,
+      scope: "board:write",
+      call: () => Promise.resolve({ writes: ++writes }),
+    }),
+  ];
+  const app = new Hono<AppEnv>();
+  app.use(async (c, next) => {
+    c.set("deps", board.deps);
+    c.set("network", "127.0.0.1");
+    await next();
+  });
+  app.on("POST", ["/mcp"], ...mcpGuards, mcpPost(tools));
+  app.onError((err, c) => errorResponse(c, err));
+
+  const { res, depth } = await metered(async () =>
+    await app.request("/mcp", toolCall("probe_read", agent.key))
+  );
+  assert.equal(res.status, 200);
+  const answer = await res.json();
+  assert.deepEqual(answer.result.structuredContent, { name: agent.name });
+  assert.equal(depth, 1);
+
+  const unknown = "pb_live_" + "D".repeat(43);
+  for (const name of ["probe_read", "probe_write"]) {
+    const refused = await app.request("/mcp", toolCall(name, unknown));
+    assert.equal(refused.status, 401);
+    assert.equal((await refused.json()).error.code, "UNAUTHORIZED");
+  }
+  assert.equal(writes, 0);
+  const wrote = await app.request("/mcp", toolCall("probe_write", agent.key));
+  assert.deepEqual((await wrote.json()).result.structuredContent, { writes: 1 });
 });
