@@ -218,10 +218,12 @@ const builders = {
   guestSessions: unshown<[sessionHash: string]>("guest_sessions"),
   /** Guest sessions started from one network in one fixed hour (an exact counter). */
   guestSessionStarts: unshown<[network: string, hourStart: number]>("guest_session_starts"),
-  /** Guest comments counted per scope ("session" | "network"), window and window start. */
+  /** A guest session's comments per window ("1h", "utc_day") and window start (scope "session"). */
   guestCommentCounts: unshown<[scope: string, id: string, window: string, windowStart: number]>(
     "guest_comment_counts",
   ),
+  /** A network's guest comments of the current clock hour and UTC day, in one record. */
+  guestNetworkCommentCounts: unshown<[network: string]>("guest_network_comment_counts"),
   /** The first guest comment with this normalised text on an article (24 hours). */
   guestCommentPrints: unshown<[postId: string, textHash: string]>("guest_comment_prints"),
   /** A guest session's own post of this normalised text on an article (24 hours): the 409. */

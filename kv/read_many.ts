@@ -9,20 +9,23 @@ import { KV_LIMITS } from "./limits.ts";
 export function readMany<const Ks extends readonly Deno.KvKey[]>(
   kv: Deno.Kv,
   keyList: Ks,
+  options?: { consistency?: Deno.KvConsistencyLevel },
 ): Promise<EntriesOf<Ks>>;
 /** Untyped keys read as `T` (prefer keys whose builders declare their value). */
 export function readMany<T>(
   kv: Deno.Kv,
   keyList: readonly Deno.KvKey[],
+  options?: { consistency?: Deno.KvConsistencyLevel },
 ): Promise<Deno.KvEntryMaybe<T>[]>;
 export async function readMany(
   kv: Deno.Kv,
   keyList: readonly Deno.KvKey[],
+  options?: { consistency?: Deno.KvConsistencyLevel },
 ): Promise<Deno.KvEntryMaybe<unknown>[]> {
   const parts: Promise<Deno.KvEntryMaybe<unknown>[]>[] = [];
   for (let i = 0; i < keyList.length; i += KV_LIMITS.keysPerGetMany) {
     const part: readonly Deno.KvKey[] = keyList.slice(i, i + KV_LIMITS.keysPerGetMany);
-    parts.push(kv.getMany(part));
+    parts.push(options ? kv.getMany(part, options) : kv.getMany(part));
   }
   return (await Promise.all(parts)).flat();
 }

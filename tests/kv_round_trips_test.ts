@@ -195,6 +195,40 @@ budget("write", 12, "editRules");
 budget("write", 15, "tool:edit_current_rules");
 budget("write", 20, "modReplaceRules");
 budget("write", 30, "postGuestComment");
+// website, guest comments and moderation
+budget("write", 3, "postGuestComment");
+budget(
+  "read",
+  2,
+  "articlePage",
+  "publicArticle",
+  "publicArticleComments",
+  "publicArticleSource",
+  "commentPermalink",
+  "articleFigurePage",
+  "publicArticlesFeed",
+  "homePage",
+  "articlesAtomFeed",
+  "articlesPage",
+);
+budget("write", 8, "modCommentDecision");
+budget("write", 10, "modArticleDecision");
+budget("write", 8, "modDeskDecide");
+budget("read", 2, "modPendingComments", "modArticleComments", "modOpenAppeals");
+budget("read", 2, "modDeskQueue");
+// (a right moderator key costs one read, no commit, beside a read's own reads: every /mod operation)
+budget("read", 1, "modAudit");
+budget("write", 9, "modOfficialPin");
+budget("write", 18, "modReplaceRules");
+budget("write", 5, "modAdvanceClock");
+budget("write", 2, "modDeskSignIn");
+budget("write", 19, "modRemovePost");
+budget("write", 15, "modRemoveAgent");
+// (ArticleWriter.open reads its counters and the due index in one round trip)
+budget("write", 7, "articlesSubmit");
+budget("write", 9, "articlesVote", "articlesWithdraw");
+budget("write", 8, "tool:articles_submit");
+budget("write", 10, "tool:articles_vote", "tool:articles_withdraw");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {

@@ -32,7 +32,7 @@ export interface OpenAppeal {
 
 /**
  * Up to `limit` open appeals, oldest first: one list of the appeal index, then the
- * revisions and their articles in two batched reads.
+ * revisions and their articles (the entry names both) in one round trip.
  */
 export async function listOpenAppeals(deps: Deps, limit = OPEN_APPEALS_MAX): Promise<OpenAppeal[]> {
   const entries = await Array.fromAsync(
@@ -41,15 +41,17 @@ export async function listOpenAppeals(deps: Deps, limit = OPEN_APPEALS_MAX): Pro
       { limit },
     ),
   );
-  const revs = await getAll<RevisionRecord>(
-    deps.kv,
-    entries.map((e) => keys.articleRevisions(e.value.revision_id)),
-  );
   const postIds = [...new Set(entries.map((e) => e.value.post_id))];
+  // The index entry names the article too: revisions and articles in one round trip.
+  const [revs, postList] = await Promise.all([
+    getAll<RevisionRecord>(
+      deps.kv,
+      entries.map((e) => keys.articleRevisions(e.value.revision_id)),
+    ),
+    getAll<ArticlePost>(deps.kv, postIds.map((id) => keys.articlePosts(id))),
+  ]);
   const posts = new Map<string, ArticlePost>();
-  (await getAll<ArticlePost>(deps.kv, postIds.map((id) => keys.articlePosts(id)))).forEach(
-    (p, i) => p && posts.set(postIds[i], p),
-  );
+  postList.forEach((p, i) => p && posts.set(postIds[i], p));
   const out: OpenAppeal[] = [];
   for (const rev of revs) {
     if (!rev || rev.appeal?.status !== "open") continue;

@@ -4,6 +4,7 @@
  * "asset_id" }` by their owner.
  */
 import { keys } from "../../kv/keys.ts";
+import { readMany } from "../../kv/read_many.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
@@ -11,7 +12,7 @@ import { utf8Length } from "../text.ts";
 import { type CheckFailure, checksFailed } from "./checks.ts";
 import { articleFingerprint, matchArticleIdem, putArticleIdem } from "./idempotency.ts";
 import { articleQuotaKey, chargeArticleQuota } from "./quotas.ts";
-import { getAll, readAsset, readAssetSvg, writeAssetSvg } from "./store.ts";
+import { getAll, readAsset, writeAssetSvg } from "./store.ts";
 import { sanitizeSvg, type SvgResult } from "./svg_sanitize.ts";
 import type { AssetRecord } from "./types.ts";
 
@@ -104,13 +105,33 @@ export async function ownAsset(
   return a && a.owner_id === ownerId ? a : null;
 }
 
-/** Sanitised SVG sources of asset ids (missing ones are left out). */
-export async function svgSources(deps: Deps, assetIds: string[]): Promise<Map<string, string>> {
+/**
+ * Sanitised SVG sources of asset ids (missing ones are left out): the records and the parts
+ * of every asset in one round trip (the parts listed by their asset's prefix), checked
+ * against the record's count of parts.
+ */
+export async function svgSources(
+  deps: Deps,
+  assetIds: string[],
+  consistency: Deno.KvConsistencyLevel = "strong",
+): Promise<Map<string, string>> {
+  const ids = [...new Set(assetIds)];
+  const [records, parts] = await Promise.all([
+    readMany(deps.kv, ids.map((id) => keys.articleAssets(id)), { consistency }),
+    Promise.all(ids.map((id) =>
+      Array.fromAsync(
+        deps.kv.list<string>({ prefix: keys.articleAssetParts.range(id) }, { consistency }),
+      )
+    )),
+  ]);
   const out = new Map<string, string>();
-  for (const id of new Set(assetIds)) {
-    const a = await readAsset(deps.kv, id);
-    if (a) out.set(id, await readAssetSvg(deps.kv, a));
-  }
+  ids.forEach((id, i) => {
+    const a = records[i].value;
+    if (!a) return;
+    const mine = parts[i].map((e) => e.value);
+    if (mine.length !== a.parts) throw new Error(`asset ${a.id} is incomplete`);
+    out.set(id, mine.join(""));
+  });
   return out;
 }
 
@@ -145,8 +166,12 @@ function sizeOf(a: AssetRecord): FigureSize | null {
 }
 
 /** The size of one asset (`sizeOf`), or null when it is unknown or has none. */
-export async function figureSize(deps: Deps, assetId: string): Promise<FigureSize | null> {
-  const a = await readAsset(deps.kv, assetId);
+export async function figureSize(
+  deps: Deps,
+  assetId: string,
+  consistency: Deno.KvConsistencyLevel = "strong",
+): Promise<FigureSize | null> {
+  const a = (await deps.kv.get(keys.articleAssets(assetId), { consistency })).value;
   return a ? sizeOf(a) : null;
 }
 

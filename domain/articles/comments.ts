@@ -36,10 +36,22 @@ interface Locator {
   seq: number;
 }
 
+/** An entry of the moderators' pending index: where the comment is, and its id. */
+interface PendingEntry extends Locator {
+  /** Absent on entries written before the index named the comment. */
+  comment_id?: string;
+}
+
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
     articleCommentLocators: Locator;
+    articlePendingComments: PendingEntry;
   }
+}
+
+/** Where comment `id` is stored (its article and position; it never changes), or null. */
+export async function commentLocator(kv: Deno.Kv, id: string): Promise<Locator | null> {
+  return (await kv.get(keys.articleCommentLocators(id))).value;
 }
 
 /** Reads a comment by id (no check). */
@@ -74,13 +86,22 @@ async function loadBundleTx(
 ): Promise<PostBundle | null> {
   const post = (await tx.get(keys.articlePosts(postId))).value;
   if (!post) return null;
+  return { post, revs: await bundleRevisionsTx(tx, post, extra) };
+}
+
+/** The post's public and candidate revisions and one more, checked, in one batch. */
+export async function bundleRevisionsTx(
+  tx: Tx,
+  post: ArticlePost,
+  extra: string | null,
+): Promise<Map<string, RevisionRecord>> {
+  const ids = [...new Set([post.public_revision_id, post.candidate_revision_id, extra])]
+    .filter((id): id is string => !!id);
   const revs = new Map<string, RevisionRecord>();
-  for (const id of new Set([post.public_revision_id, post.candidate_revision_id, extra])) {
-    if (!id) continue;
-    const r = (await tx.get(keys.articleRevisions(id))).value;
-    if (r) revs.set(r.id, r);
+  for (const e of await tx.getMany(ids.map((id) => keys.articleRevisions(id)))) {
+    if (e.value) revs.set(e.value.id, e.value);
   }
-  return { post, revs };
+  return revs;
 }
 
 /** Where a new comment attaches: checks the target revision and the parent's nesting. */
@@ -143,7 +164,7 @@ export function commentDepth(
 }
 
 /** Applies a newly published comment to the article's counters and latest metadata. */
-function countPublished(b: PostBundle, c: CommentRecord, delta: 1 | -1): PostBundle {
+export function countPublished(b: PostBundle, c: CommentRecord, delta: 1 | -1): PostBundle {
   const rev = b.revs.get(c.revision_id);
   const revs = new Map(b.revs);
   if (rev) revs.set(rev.id, { ...rev, comment_count: Math.max(0, rev.comment_count + delta) });
@@ -310,7 +331,7 @@ export async function createGuestComment(
     };
     tx.set(keys.articleComments(comment.post_id, seq), comment)
       .set(keys.articleCommentLocators(id), { post_id: comment.post_id, seq })
-      .set(keys.articlePendingComments(seq), { post_id: comment.post_id, seq });
+      .set(keys.articlePendingComments(seq), { post_id: comment.post_id, seq, comment_id: id });
     await input.stage?.(tx);
     // Record a projected transition (if any) so counters stay exact.
     if (projected !== current) stageBundle(w, current, projected);
@@ -327,6 +348,88 @@ export async function createGuestComment(
     };
   });
   return value;
+}
+
+/**
+ * The public revision a guest comment on `current` attaches to, as the public sees the article
+ * now (`projected`): 404 NOT_FOUND (target "article") when it is not public, and the refusal of
+ * `attach` when that revision takes no comments.
+ */
+export async function guestCommentTarget(
+  deps: Deps,
+  ctx: PolicyContext,
+  current: PostBundle,
+): Promise<{ projected: PostBundle; revisionId: string }> {
+  const projected = (await project(deps, ctx, current, new AgentCache(deps))).bundle;
+  const revisionId = projected.post.public_revision_id;
+  if (!revisionId || projected.post.restricted) throw notFound("article", current.post.id);
+  if (!commentable(projected, revisionId)) throw notFound("article revision", revisionId);
+  return { projected, revisionId };
+}
+
+/** A guest comment to store, with the outcome of its automatic moderation. */
+export interface GuestCommentStore {
+  id: string;
+  revision_id: string;
+  parent_id: string | null;
+  depth: number;
+  guest_session: string;
+  /** Display name; "guest" when empty. */
+  guest_name: string | null;
+  text: string;
+  status: "published" | "pending" | "rejected";
+  /** The moderation reason of a published or rejected comment. */
+  reason: string;
+}
+
+/**
+ * Stages a guest comment in the commit of `w` (the caller calls `w.finish()`), on the
+ * article `current` as projected to now (`projected`): stored with the status its automatic
+ * moderation gave it — `published` (with its `comment_published` event and the article's
+ * counters), `pending` (in the moderators' index) or `rejected`.
+ */
+export function stageGuestComment(
+  w: ArticleWriter,
+  deps: Deps,
+  current: PostBundle,
+  projected: PostBundle,
+  input: GuestCommentStore,
+): CommentRecord {
+  const postId = current.post.id;
+  const seq = w.nextSeq();
+  const now = deps.clock.now();
+  const comment: CommentRecord = {
+    id: input.id,
+    seq,
+    post_id: postId,
+    revision_id: input.revision_id,
+    parent_id: input.parent_id,
+    depth: input.depth,
+    author_type: "human_guest",
+    agent_id: null,
+    author: (input.guest_name ?? "").trim().slice(0, 40) || "guest",
+    guest_session: input.guest_session,
+    status: input.status,
+    created_at: now,
+    blocks: null,
+    text: input.text,
+    moderation: input.status === "pending" ? null : {
+      action: input.status === "published" ? "approve" : "reject",
+      reason: input.reason,
+      at: now,
+    },
+  };
+  w.tx.set(keys.articleComments(postId, seq), comment)
+    .set(keys.articleCommentLocators(comment.id), { post_id: postId, seq });
+  let after = projected;
+  if (comment.status === "pending") {
+    w.tx.set(keys.articlePendingComments(seq), { post_id: postId, seq, comment_id: comment.id });
+  } else if (comment.status === "published") {
+    w.event("comment_published", postId, comment.revision_id, comment.id);
+    after = countPublished(projected, comment, 1);
+  }
+  if (after !== current) stageBundle(w, current, after);
+  return comment;
 }
 
 /** The newest published comment of an article, scanning back from the end. */
@@ -355,18 +458,38 @@ export async function moderateComment(
   id: string,
   action: "approve" | "reject",
   reason: string,
+  /** The comment's locator, when the caller started reading it (`commentLocator`). */
+  located?: Promise<Locator | null>,
 ): Promise<{ comment_id: string; status: CommentRecord["status"]; changed: boolean }> {
   const ctx = await policyContext(deps);
   const { value } = await articleTransact(deps, async (tx) => {
-    const c = await getComment(tx, id);
+    // A comment's locator never changes: read unchecked (or by the caller, beside its own
+    // reads), then the comment, its article and the writer's counters in one batch, then the
+    // revisions and the author's count.
+    const loc = (located ? await located : null) ??
+      (await tx.peek(keys.articleCommentLocators(id))).value;
+    if (!loc) throw notFound("comment", id);
+    const [read, opened] = await Promise.all([
+      tx.getNamed({
+        comment: keys.articleComments(loc.post_id, loc.seq),
+        post: keys.articlePosts(loc.post_id),
+      }),
+      ArticleWriter.open(tx, deps).catch((e: unknown) => e),
+    ]);
+    const c = read.comment.value;
     if (!c) throw notFound("comment", id);
     const target: CommentRecord["status"] = action === "approve" ? "published" : "rejected";
     if (c.status === target) return { comment_id: id, status: c.status, changed: false };
-    const current = await loadBundleTx(tx, c.post_id, c.revision_id);
-    if (!current) throw notFound("article", c.post_id);
+    if (!(opened instanceof ArticleWriter)) throw opened;
+    const w = opened;
+    const post = read.post.value;
+    if (!post) throw notFound("article", c.post_id);
+    const [revs] = await Promise.all([
+      bundleRevisionsTx(tx, post, c.revision_id),
+      w.pendingOf(post.author_id),
+    ]);
+    const current: PostBundle = { post, revs };
     const { bundle } = await project(deps, ctx, current, new AgentCache(deps));
-    const w = await ArticleWriter.open(tx, deps);
-    await w.pendingOf(bundle.post.author_id);
     const now = deps.clock.now();
     const updated: CommentRecord = {
       ...c,
@@ -396,17 +519,23 @@ export async function moderateComment(
   return value;
 }
 
+/** The first `limit` entries of the moderators' pending index, oldest first. */
+export async function pendingEntries(deps: Deps, limit: number): Promise<PendingEntry[]> {
+  const held = await Array.fromAsync(
+    deps.kv.list<PendingEntry>({ prefix: keys.articlePendingComments.range() }, { limit }),
+  );
+  return held.map((e) => e.value);
+}
+
 /**
  * Comments waiting for moderation, oldest first (for the moderator interface): one list of
  * the pending index, then the comments in one batched read.
  */
 export async function listPendingComments(deps: Deps, limit = 50): Promise<CommentRecord[]> {
-  const held = await Array.fromAsync(
-    deps.kv.list<Locator>({ prefix: keys.articlePendingComments.range() }, { limit }),
-  );
+  const held = await pendingEntries(deps, limit);
   const found = await getAll<CommentRecord>(
     deps.kv,
-    held.map((e) => keys.articleComments(e.value.post_id, e.value.seq)),
+    held.map((e) => keys.articleComments(e.post_id, e.seq)),
   );
   return found.filter((c): c is CommentRecord => !!c);
 }

@@ -5,13 +5,28 @@
  * automatic moderation publishes it, keeps it pending for a moderator, or rejects it.
  */
 import { keys } from "../../kv/keys.ts";
-import { transact } from "../../kv/tx.ts";
-import { createGuestComment, findComment, moderateComment } from "./comments.ts";
+import { readNamed } from "../../kv/read_many.ts";
+import type { Tx } from "../../kv/tx.ts";
+import {
+  bundleRevisionsTx,
+  type GuestCommentStore,
+  guestCommentTarget,
+  stageGuestComment,
+} from "./comments.ts";
 import { ARTICLE_LIMITS } from "./limits.ts";
+import { articleTransact } from "./lifecycle.ts";
+import { policyContext } from "./policy.ts";
+import { ArticleWriter } from "./store.ts";
+import type { CommentRecord } from "./types.ts";
 import type { Deps } from "../deps.ts";
-import { BoardError } from "../errors.ts";
-import { checkGuestName } from "./guest_names.ts";
-import { type GuestSession, newGuestRotation, stageGuestRotation } from "./guest_sessions.ts";
+import { BoardError, notFound } from "../errors.ts";
+import { agentNamed, refuseGuestName } from "./guest_names.ts";
+import {
+  type GuestSession,
+  liveGuestSession,
+  newGuestRotation,
+  rotateGuestSession,
+} from "./guest_sessions.ts";
 import {
   assessGuestText,
   checkGuestForm,
@@ -20,7 +35,7 @@ import {
 } from "./guest_moderation.ts";
 import { limitScale } from "../limits/mod.ts";
 import { sha256Hex } from "../hashing.ts";
-import { type GuestCheckRecord, publicArticleBundle } from "./threads.ts";
+import type { GuestCheckRecord } from "./threads.ts";
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -62,10 +77,18 @@ interface SessionPrintRecord {
   comment_id: string | null;
 }
 
+/** A network's guest comments in the current windows: [window start, comments] of each. */
+interface NetworkCountsRecord {
+  "1h": [start: number, count: number];
+  utc_day: [start: number, count: number];
+}
+
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
     guestCommentPrints: PrintRecord;
     guestSessionPrints: SessionPrintRecord;
+    guestCommentCounts: number;
+    guestNetworkCommentCounts: NetworkCountsRecord;
   }
 }
 
@@ -74,7 +97,13 @@ interface GuestCommentRequest {
   parent_id: string | null;
   text: string;
   name: string;
-  session: GuestSession;
+  /** The session the browser's cookie names: the SHA-256 of the cookie value (`key`). */
+  session: Pick<GuestSession, "key">;
+  /**
+   * The form's CSRF token, checked against the session in the commit (403 FORBIDDEN,
+   * `details.session: "csrf"`); omitted when the caller checked it already.
+   */
+  csrf?: string | null;
   network: string;
 }
 
@@ -96,9 +125,8 @@ function waitText(seconds: number): string {
   return `${Math.ceil(seconds / HOUR)} hours`;
 }
 
-/** The parent of a reply, checked so the guest gets a clear message (the commit checks again). */
-async function checkParent(deps: Deps, postId: string, parentId: string): Promise<void> {
-  const parent = await findComment(deps.kv, parentId);
+/** The parent of a reply, checked so the guest gets a clear message. */
+function checkParent(postId: string, parent: CommentRecord | null): number {
   if (!parent || parent.post_id !== postId || parent.status !== "published") {
     throw new BoardError(
       "INVALID_INPUT",
@@ -113,152 +141,224 @@ async function checkParent(deps: Deps, postId: string, parentId: string): Promis
       { field: "parent_id", max_depth: ARTICLE_LIMITS.commentDepth },
     );
   }
+  return parent.depth + 1;
+}
+
+/** The start of the window of `rate` that holds `now`. */
+function windowStart(rate: (typeof GUEST_RATES)[number], now: number): number {
+  return now - (now % rate.size);
+}
+
+/** The 429 of a full window. */
+function rateRefusal(rate: (typeof GUEST_RATES)[number], limit: number, now: number) {
+  const wait = windowStart(rate, now) + rate.size - now;
+  const who = rate.scope === "session" ? "from this browser" : "from your network";
+  const span = rate.window === "1h" ? "this hour" : "today (UTC)";
+  return new BoardError(
+    "RATE_LIMITED",
+    `${limit} comments were already posted ${who} ${span}, counting those held for a moderator or not published; you can post again in ${
+      waitText(wait)
+    }.`,
+    {
+      limit_name: rate.name,
+      limit,
+      scope: rate.scope,
+      window: rate.window,
+      retry_after: wait,
+    },
+    wait,
+  );
 }
 
 /**
- * Charges the four rates and records the text's fingerprints (the article's first post,
- * this session's post) in one commit. Refuses (409, nothing charged) a text this session
- * already posted on the article within 24 hours, whatever became of it — `details.comment_id`
- * names that comment once stored. Returns whether another session posted the same text
- * there first within 24 hours.
+ * Charges the four rates in `tx`: the session's two counters (`used`, read with the session),
+ * the network's record (both windows). Throws 429 RATE_LIMITED at the first full window.
  */
-async function admit(deps: Deps, req: GuestCommentRequest, print: string): Promise<boolean> {
+function chargeRates(
+  tx: Tx,
+  deps: Deps,
+  sessionId: string,
+  sessionUsed: Map<string, number>,
+  network: string,
+  networkUsed: NetworkCountsRecord | null,
+): void {
   const now = deps.clock.now();
   const scale = limitScale(deps);
-  const { value } = await transact(deps.kv, async (tx) => {
+  const counts: NetworkCountsRecord = { "1h": [0, 0], utc_day: [0, 0] };
+  for (const rate of GUEST_RATES) {
+    const start = windowStart(rate, now);
+    const limit = Math.max(1, Math.round(rate.base * scale));
+    if (rate.scope === "session") {
+      const used = sessionUsed.get(rate.window) ?? 0;
+      if (used >= limit) throw rateRefusal(rate, limit, now);
+      tx.set(keys.guestCommentCounts("session", sessionId, rate.window, start), used + 1, {
+        expireIn: (rate.size + HOUR) * 1000,
+      });
+    } else {
+      const [at, n] = networkUsed?.[rate.window] ?? [start, 0];
+      const used = at === start ? n : 0;
+      if (used >= limit) throw rateRefusal(rate, limit, now);
+      counts[rate.window] = [start, used + 1];
+    }
+  }
+  tx.set(keys.guestNetworkCommentCounts(network), counts, { expireIn: (DAY + HOUR) * 1000 });
+}
+
+/** The outcome the automatic moderation gives a text, as stored with the comment. */
+function decided(
+  text: string,
+  duplicate: boolean,
+): {
+  findings: ModerationFinding[];
+  check: Omit<GuestCheckRecord, "at">;
+  store: Pick<GuestCommentStore, "status" | "reason">;
+} {
+  const assessment = assessGuestText(text, { duplicate });
+  if (assessment.outcome === "publish") {
+    return {
+      findings: assessment.findings,
+      check: assessment,
+      store: { status: "published", reason: "Automatic moderation passed." },
+    };
+  }
+  if (assessment.outcome === "reject") {
+    const reason = assessment.findings.filter((f) => f.effect === "reject").map((f) => f.message)
+      .join(" ");
+    return {
+      findings: assessment.findings,
+      check: assessment,
+      store: { status: "rejected", reason: `Automatic moderation: ${reason}` },
+    };
+  }
+  return {
+    findings: assessment.findings,
+    check: assessment,
+    store: { status: "pending", reason: "" },
+  };
+}
+
+/**
+ * Posts a guest comment or reply, in one commit after two planned read batches: the session,
+ * the article, the network's rates, the text's first post on the article and the writer's
+ * counters (with the agent-name index and the parent's locator, unchecked); then the
+ * article's revisions, the parent, the author's count and what only the session writes.
+ *
+ * Refusals throw before anything is stored: 403 FORBIDDEN (`details.session`: the session
+ * ended, or the form's token is not its), 400 INVALID_INPUT (form, a name posing as an agent
+ * or the staff, parent), 404 (article not public), 409 CONFLICT (this session's repeat), 429
+ * RATE_LIMITED. Otherwise the comment is moderated automatically and stored with the outcome
+ * in the same commit as the rate charges, the text's fingerprints and the session's new
+ * cookie: `published` when the rules pass, `pending` when held for a moderator, `rejected`
+ * when a rule fails (visible only to the session, with the findings).
+ *
+ * What only this session writes (its own fingerprint of the text, its rate counters) is read
+ * without a check of its own: every commit of a session also rotates (deletes and rewrites)
+ * its record, which the commit checks, so two commits of one session never both succeed on
+ * the same reads. That keeps the commit within the portable 10 checks.
+ */
+export async function postGuestComment(
+  deps: Deps,
+  req: GuestCommentRequest,
+): Promise<GuestCommentResult> {
+  // Checked in order below (the form after the session), computed up front.
+  let form: { text: string; name: string | null } | BoardError;
+  try {
+    form = checkGuestForm({ text: req.text, name: req.name });
+  } catch (e) {
+    if (!(e instanceof BoardError)) throw e;
+    form = e;
+  }
+  const text = form instanceof BoardError ? req.text : form.text;
+  const name = form instanceof BoardError ? null : form.name;
+  const print = await sha256Hex(normaliseForRepetition(text));
+  const rotation = await newGuestRotation();
+  const ctx = await policyContext(deps);
+  const now = deps.clock.now();
+  const id = deps.newId();
+  const { value } = await articleTransact(deps, async (tx) => {
     const printKey = keys.guestCommentPrints(req.post_id, print);
-    const ownKey = keys.guestSessionPrints(req.post_id, req.session.id, print);
-    const [first, own] = await tx.getMany([printKey, ownKey]);
-    const firstRec = first.value;
-    const ownRec = own.value;
+    const [first, opened, loose] = await Promise.all([
+      tx.getNamed({
+        session: keys.guestSessions(req.session.key),
+        post: keys.articlePosts(req.post_id),
+        network: keys.guestNetworkCommentCounts(req.network),
+        print: printKey,
+      }),
+      ArticleWriter.open(tx, deps),
+      Promise.all([
+        agentNamed(deps, name),
+        req.parent_id ? deps.kv.get(keys.articleCommentLocators(req.parent_id)) : null,
+      ]),
+    ]);
+    const w = opened;
+    const [agent, parentLoc] = loose;
+    const post = first.post.value;
+    if (!post) throw notFound("article", req.post_id);
+    const sessionRec = first.session.value;
+    const owner = sessionRec?.owner ?? req.session.key;
+    const loc = parentLoc?.value ?? null;
+    const sessionKeys = GUEST_RATES.filter((r) => r.scope === "session")
+      .map((r) => keys.guestCommentCounts("session", owner, r.window, windowStart(r, now)));
+    const ownKey = keys.guestSessionPrints(req.post_id, owner, print);
+    const [revs, second, own] = await Promise.all([
+      bundleRevisionsTx(tx, post, null),
+      tx.getNamed({
+        parent: loc && loc.post_id === req.post_id
+          ? keys.articleComments(loc.post_id, loc.seq)
+          : null,
+      }),
+      // Only this session writes these (see above): no check of their own.
+      readNamed(deps.kv, { mine: ownKey, counts: sessionKeys }),
+      w.pendingOf(post.author_id),
+    ]);
+    const current = { post, revs };
+    const { projected, revisionId } = await guestCommentTarget(deps, ctx, current);
+    const session = await liveGuestSession(deps, req.session.key, sessionRec, req.csrf);
+    if (form instanceof BoardError) throw form;
+    refuseGuestName(name, post.author, agent);
+    const depth = req.parent_id ? checkParent(req.post_id, second.parent?.value ?? null) : 1;
+    // The same text: refused (409) when this session posted it here within 24 hours.
+    const firstRec = first.print.value;
     const live = firstRec && firstRec.expires_at > now ? firstRec : null;
-    const mine = ownRec && ownRec.expires_at > now ? ownRec : null;
-    if (mine || live?.session === req.session.id) {
+    const mineRec = own.mine.value;
+    const mine = mineRec && mineRec.expires_at > now ? mineRec : null;
+    if (mine || live?.session === session.id) {
       throw new BoardError(
         "CONFLICT",
         "You already posted this text on this article within the last 24 hours, so it was not posted again.",
         { field: "text", comment_id: mine?.comment_id ?? null },
       );
     }
-    for (const rate of GUEST_RATES) {
-      const start = now - (now % rate.size);
-      const id = rate.scope === "session" ? req.session.id : req.network;
-      const key = keys.guestCommentCounts(rate.scope, id, rate.window, start);
-      const used = (await tx.get<number>(key)).value ?? 0;
-      const limit = Math.max(1, Math.round(rate.base * scale));
-      if (used >= limit) {
-        const wait = start + rate.size - now;
-        const who = rate.scope === "session" ? "from this browser" : "from your network";
-        const span = rate.window === "1h" ? "this hour" : "today (UTC)";
-        throw new BoardError(
-          "RATE_LIMITED",
-          `${limit} comments were already posted ${who} ${span}, counting those held for a moderator or not published; you can post again in ${
-            waitText(wait)
-          }.`,
-          {
-            limit_name: rate.name,
-            limit,
-            scope: rate.scope,
-            window: rate.window,
-            retry_after: wait,
-          },
-          wait,
-        );
-      }
-      tx.set(key, used + 1, { expireIn: (rate.size + HOUR) * 1000 });
-    }
+    const sessionUsed = new Map(
+      GUEST_RATES.filter((r) => r.scope === "session")
+        .map((r, i) => [r.window as string, own.counts[i].value ?? 0]),
+    );
+    chargeRates(tx, deps, session.id, sessionUsed, req.network, first.network.value);
     const expiry = { expireIn: DUPLICATE_SECONDS * 1000 };
     const mark = { at: now, expires_at: now + DUPLICATE_SECONDS };
-    tx.set(ownKey, { ...mark, comment_id: null } satisfies SessionPrintRecord, expiry);
-    if (!live) tx.set(printKey, { ...mark, session: req.session.id } satisfies PrintRecord, expiry);
-    return live !== null;
+    tx.set(ownKey, { ...mark, comment_id: id } satisfies SessionPrintRecord, expiry);
+    if (!live) tx.set(printKey, { ...mark, session: session.id } satisfies PrintRecord, expiry);
+    const outcome = decided(text, live !== null);
+    stageGuestComment(w, deps, current, projected, {
+      id,
+      revision_id: revisionId,
+      parent_id: req.parent_id,
+      depth,
+      guest_session: session.id,
+      guest_name: name,
+      text,
+      ...outcome.store,
+    });
+    tx.set(keys.guestCommentChecks(id), { ...outcome.check, at: now });
+    const rotated = await rotateGuestSession(tx, deps, req.session.key, sessionRec, rotation);
+    w.finish();
+    return {
+      comment_id: id,
+      status: outcome.store.status,
+      depth,
+      findings: outcome.findings,
+      rotated: { cookie: rotation.cookie, session: rotated },
+    };
   });
   return value;
-}
-
-/**
- * After a failed store, removes this session's fingerprints of the text (its own, and the
- * article's first-post one when it is this session's), so the same text may be posted
- * again and counts for nobody as a duplicate. The rate charges stay.
- */
-async function forgetPrints(deps: Deps, req: GuestCommentRequest, print: string): Promise<void> {
-  await deps.kv.delete(keys.guestSessionPrints(req.post_id, req.session.id, print));
-  const firstKey = keys.guestCommentPrints(req.post_id, print);
-  const first = await deps.kv.get<PrintRecord>(firstKey);
-  if (first.value?.session === req.session.id) {
-    await deps.kv.atomic().check(first).delete(firstKey).commit();
-  }
-}
-
-/** Names the stored comment in this session's fingerprint (for the 409's link to it). */
-async function noteOwnComment(deps: Deps, key: Deno.KvKey, commentId: string): Promise<void> {
-  const entry = await deps.kv.get<SessionPrintRecord>(key);
-  if (!entry.value) return;
-  const left = Math.max(1, entry.value.expires_at - deps.clock.now());
-  // A lost race (the entry changed meanwhile) only loses the link, never the refusal.
-  await deps.kv.atomic().check(entry)
-    .set(key, { ...entry.value, comment_id: commentId }, { expireIn: left * 1000 }).commit();
-}
-
-/**
- * Posts a guest comment or reply. Refusals throw before anything is stored: 400
- * INVALID_INPUT (form, a name posing as an agent or the staff, parent), 404 (article not
- * public), 409 CONFLICT (this session's repeat), 429 RATE_LIMITED. Otherwise the comment is stored `pending` and moderated at
- * once: `published` when the rules pass, `pending` when held for a moderator,
- * `rejected` when a rule fails (visible only to the session, with the findings).
- */
-export async function postGuestComment(
-  deps: Deps,
-  req: GuestCommentRequest,
-): Promise<GuestCommentResult> {
-  const { text, name } = checkGuestForm({ text: req.text, name: req.name });
-  const bundle = await publicArticleBundle(deps, req.post_id);
-  await checkGuestName(deps, name, bundle.post.author);
-  if (req.parent_id) await checkParent(deps, req.post_id, req.parent_id);
-  const print = await sha256Hex(normaliseForRepetition(text));
-  const duplicate = await admit(deps, req, print);
-  const ownKey = keys.guestSessionPrints(req.post_id, req.session.id, print);
-  const rotation = await newGuestRotation();
-  // Set by the commit that stores the comment (run again on each attempt).
-  const staged: { session?: GuestSession } = {};
-  const receipt = await createGuestComment(deps, {
-    post_id: req.post_id,
-    guest_session: req.session.id,
-    guest_name: name,
-    text,
-    parent_id: req.parent_id,
-    stage: async (tx) => staged.session = await stageGuestRotation(tx, deps, req.session, rotation),
-  }).catch(async (e) => {
-    await forgetPrints(deps, req, print);
-    throw e;
-  });
-  await noteOwnComment(deps, ownKey, receipt.comment_id);
-  const assessment = assessGuestText(text, { duplicate });
-  const check: GuestCheckRecord = { ...assessment, at: deps.clock.now() };
-  await deps.kv.set(keys.guestCommentChecks(receipt.comment_id), check);
-  let status: GuestCommentResult["status"] = "pending";
-  if (assessment.outcome === "publish") {
-    status = (await moderateComment(
-      deps,
-      receipt.comment_id,
-      "approve",
-      "Automatic moderation passed.",
-    )).status;
-  } else if (assessment.outcome === "reject") {
-    const reason = assessment.findings.filter((f) => f.effect === "reject").map((f) => f.message)
-      .join(" ");
-    status = (await moderateComment(
-      deps,
-      receipt.comment_id,
-      "reject",
-      `Automatic moderation: ${reason}`,
-    )).status;
-  }
-  return {
-    comment_id: receipt.comment_id,
-    status,
-    depth: receipt.depth,
-    findings: assessment.findings,
-    rotated: { cookie: rotation.cookie, session: staged.session! },
-  };
 }

@@ -58,6 +58,26 @@ export async function checkGuestName(
   name: string | null,
   articleAuthor: string,
 ): Promise<void> {
+  refuseGuestName(name, articleAuthor, await agentNamed(deps, name));
+}
+
+/**
+ * The registered agent whose name the guest name reads as, or contains as words (one read
+ * per run of words, all at once; the article's author and the reserved words are checked by
+ * `refuseGuestName`), or null. Independent of the article: it can be read with other reads.
+ */
+export async function agentNamed(deps: Deps, name: string | null): Promise<string | null> {
+  if (name === null) return null;
+  const runs = wordRunSkeletons(name);
+  return runs.size === 0 ? null : await agentWithSkeleton(deps, [...runs]);
+}
+
+/** `checkGuestName` on the agent `agentNamed` found (null when none). */
+export function refuseGuestName(
+  name: string | null,
+  articleAuthor: string,
+  agent: string | null,
+): void {
   if (name === null) return;
   const runs = wordRunSkeletons(name);
   if (runs.size === 0) return;
@@ -75,7 +95,6 @@ export async function checkGuestName(
       "That name reads as the board or its staff, or contains such a word (board, moderator, admin, operator, system, staff). Choose another name, or leave it empty.",
     );
   }
-  const agent = await agentWithSkeleton(deps, [...runs]);
   if (agent !== null) {
     throw refuse(
       "agent",

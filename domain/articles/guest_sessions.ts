@@ -20,7 +20,7 @@ export const GUEST_SESSION_SECONDS = 30 * 86_400;
 /** New guest sessions per network per fixed clock hour (times BOARD_LIMIT_SCALE). */
 const SESSION_STARTS_PER_HOUR = 100;
 
-interface GuestSessionRecord {
+export interface GuestSessionRecord {
   created_at: number;
   expires_at: number;
   /**
@@ -33,6 +33,7 @@ interface GuestSessionRecord {
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
     guestSessions: GuestSessionRecord;
+    guestSessionStarts: number;
   }
 }
 
@@ -78,6 +79,12 @@ async function sessionOf(
   };
 }
 
+/** The key (SHA-256) of the session a cookie value would name, or null when malformed. */
+export async function guestSessionKey(cookieValue: string | undefined): Promise<string | null> {
+  if (!cookieValue || !COOKIE_VALUE.test(cookieValue)) return null;
+  return await sha256Hex(cookieValue);
+}
+
 /** The session a cookie value names, or null when unknown, malformed or expired. */
 export async function findGuestSession(
   deps: Deps,
@@ -115,32 +122,75 @@ export async function stageGuestRotation(
   rotation: GuestRotation,
 ): Promise<GuestSession> {
   const rec = (await tx.get(keys.guestSessions(session.key))).value;
+  return await rotateGuestSession(tx, deps, session.key, rec, rotation);
+}
+
+/** The refusal of a session that ended (or never was) while its form was open. */
+function sessionEnded(): BoardError {
+  return new BoardError(
+    "FORBIDDEN",
+    "Your guest session has ended. Your text is kept below: post it again.",
+    { field: "csrf", session: "ended" },
+  );
+}
+
+/**
+ * Stages the move of the session stored under `key` (its record `rec`, read with a check in
+ * `tx`) to `rotation`'s cookie, as `stageGuestRotation` does; answers the session under its
+ * new key. Throws 403 FORBIDDEN (`details.session: "ended"`) when there is no live record.
+ */
+export async function rotateGuestSession(
+  tx: Tx,
+  deps: Deps,
+  key: string,
+  rec: GuestSessionRecord | null,
+  rotation: GuestRotation,
+): Promise<GuestSession> {
   const now = deps.clock.now();
-  if (!rec || rec.expires_at <= now) {
-    throw new BoardError(
-      "FORBIDDEN",
-      "Your guest session has ended. Your text is kept below: post it again.",
-      { field: "csrf" },
-    );
-  }
+  if (!rec || rec.expires_at <= now) throw sessionEnded();
   const moved: GuestSessionRecord = {
     created_at: rec.created_at,
     expires_at: rec.expires_at,
-    owner: rec.owner ?? session.key,
+    owner: rec.owner ?? key,
   };
-  tx.delete(keys.guestSessions(session.key));
+  tx.delete(keys.guestSessions(key));
   tx.set(keys.guestSessions(rotation.key), moved, { expireIn: (rec.expires_at - now) * 1000 });
-  return { ...session, key: rotation.key, id: moved.owner! };
+  return await sessionOf(deps, rotation.key, moved);
+}
+
+/**
+ * The live session stored under `key` with record `rec` (read by the caller), or a 403
+ * FORBIDDEN: `details.session` is `"ended"` when there is none, `"csrf"` when `csrf` is given
+ * and is not the session's token.
+ */
+export async function liveGuestSession(
+  deps: Deps,
+  key: string,
+  rec: GuestSessionRecord | null,
+  csrf?: string | null,
+): Promise<GuestSession> {
+  if (!rec || rec.expires_at <= deps.clock.now()) throw sessionEnded();
+  const session = await sessionOf(deps, key, rec);
+  if (csrf !== undefined && !csrfMatches(session, csrf)) {
+    throw new BoardError(
+      "FORBIDDEN",
+      "This form was out of date or was not sent from this page.",
+      { field: "csrf", session: "csrf" },
+    );
+  }
+  return session;
 }
 
 /**
  * Starts a session for a browser on `network`: returns the cookie value (shown only to
- * that browser) and the session. Throws 429 RATE_LIMITED (with the seconds to wait) when
+ * that browser) and the session. With `proceed`, the counter is read at once and the session
+ * committed only if `proceed` answers true (404 NOT_FOUND, nothing written, otherwise). Throws 429 RATE_LIMITED (with the seconds to wait) when
  * the network has started its hourly allowance of sessions.
  */
 export async function startGuestSession(
   deps: Deps,
   network: string,
+  proceed?: Promise<boolean>,
 ): Promise<{ cookie: string; session: GuestSession }> {
   const cookie = randomToken();
   const key = await sha256Hex(cookie);
@@ -150,7 +200,9 @@ export async function startGuestSession(
   const rec: GuestSessionRecord = { created_at: now, expires_at: now + GUEST_SESSION_SECONDS };
   await transact(deps.kv, async (tx) => {
     const counter = keys.guestSessionStarts(network, hour);
-    const started = (await tx.get<number>(counter)).value ?? 0;
+    const started = (await tx.get(counter)).value ?? 0;
+    // The caller may still call it off once the counter is read (nothing is then written).
+    if (proceed && !await proceed) throw new BoardError("NOT_FOUND", "No session was started.");
     if (started >= limit) {
       const wait = hour + 3600 - now;
       throw new BoardError(

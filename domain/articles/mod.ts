@@ -5,12 +5,15 @@
  */
 // ---- exports
 export { listOpenAppeals, OPEN_APPEALS_MAX } from "./appeals.ts";
+export { readArticlePage } from "./article_page.ts";
+export type { ArticlePageData } from "./article_page.ts";
 export type { OpenAppeal } from "./appeals.ts";
 export { figureSize, figureSizes, svgSources, uploadAsset } from "./assets.ts";
 export type { FigureSize } from "./assets.ts";
 export { articleCapabilities, DISCOVERY } from "./capabilities.ts";
 export { blockText, checksFailed } from "./checks.ts";
 export {
+  commentLocator,
   createGuestComment,
   findComment,
   listPendingComments,
@@ -41,6 +44,7 @@ export {
   csrfMatches,
   findGuestSession,
   GUEST_SESSION_SECONDS,
+  guestSessionKey,
   startGuestSession,
 } from "./guest_sessions.ts";
 export type { GuestSession } from "./guest_sessions.ts";
@@ -55,8 +59,10 @@ export {
   agentComments,
   agentFeed,
   publicArticle,
+  publicArticleText,
   publicComments,
   publicFeed,
+  publicFeedPage,
   publicSource,
 } from "./reads.ts";
 export { castArticleVote } from "./recommendations.ts";
@@ -80,9 +86,11 @@ export {
   allArticleComments,
   everPublicRevisions,
   moderatorComments,
+  pendingForModerators,
   publicArticleBundle,
   readDiscussion,
   replyable,
+  seenBy,
   visibleComment,
 } from "./threads.ts";
 export type { GuestCheckRecord, ThreadNode, Viewer } from "./threads.ts";

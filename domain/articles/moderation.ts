@@ -18,7 +18,7 @@ import {
 } from "./lifecycle.ts";
 import { dueAt, PENDING_LIFETIME, policyContext } from "./policy.ts";
 import { ArticleWriter, getAll } from "./store.ts";
-import type { Appeal, RevisionRecord } from "./types.ts";
+import type { Appeal, ArticlePost, RevisionRecord } from "./types.ts";
 import { articleState } from "./views.ts";
 
 type ArticleModerationAction = "reject" | "restrict" | "restore";
@@ -69,29 +69,38 @@ export async function moderateArticle(
   const appealed = all.filter((r) => r.appeal?.status === "open").at(-1)?.id ?? null;
   const rejected = all.filter((r) => r.state === "rejected").at(-1)?.id ?? null;
 
+  const wanted = (p: ArticlePost) =>
+    [...new Set([p.public_revision_id, p.candidate_revision_id, appealed, rejected])]
+      .filter((rid): rid is string => !!rid);
   const { value } = await articleTransact(deps, async (tx) => {
-    const post = (await tx.get(keys.articlePosts(id))).value;
+    // The article and the revisions it had when first read, checked, beside the writer's
+    // counters and its author's count (an author never changes); then any revision the
+    // article names by now that was not among them.
+    const first = wanted(post0);
+    const [read, w] = await Promise.all([
+      tx.getNamed({
+        post: keys.articlePosts(id),
+        revs: first.map((rid) => keys.articleRevisions(rid)),
+      }),
+      ArticleWriter.open(tx, deps).then(async (w) => {
+        await w.pendingOf(post0.author_id);
+        return w;
+      }),
+    ]);
+    const post = read.post.value;
     if (!post) throw notFound("article", id);
     const revs = new Map<string, RevisionRecord>();
-    for (
-      const rid of new Set([
-        post.public_revision_id,
-        post.candidate_revision_id,
-        appealed,
-        rejected,
-      ])
-    ) {
-      if (!rid) continue;
-      const r = (await tx.get(keys.articleRevisions(rid))).value;
-      if (r) revs.set(r.id, r);
+    for (const e of read.revs) if (e.value) revs.set(e.value.id, e.value);
+    const late = wanted(post).filter((rid) => !first.includes(rid));
+    for (const e of await tx.getMany(late.map((rid) => keys.articleRevisions(rid)))) {
+      if (e.value) revs.set(e.value.id, e.value);
     }
+    await w.pendingOf(post.author_id);
     const before: PostBundle = { post, revs };
     const projected = (await project(deps, ctx, before, new AgentCache(deps))).bundle;
     // A fresh map: changes below must not leak into `before` (stageBundle compares them).
     let after: PostBundle = { post: projected.post, revs: new Map(projected.revs) };
     const now = deps.clock.now();
-    const w = await ArticleWriter.open(tx, deps);
-    await w.pendingOf(post.author_id);
     let revisionId: string | null = null;
     let appeal: Appeal | null = null;
 

@@ -11,6 +11,7 @@ import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import type { PageParams } from "../paging.ts";
 import { svgSources } from "./assets.ts";
+import { excerptSource, excerptSources } from "./excerpts.ts";
 import { dueWindow, projectWindow, publishesAt, statsDelta } from "./due_window.ts";
 import {
   blocksFromParts,
@@ -24,7 +25,7 @@ import {
   voteKeysOf,
   votesFrom,
 } from "./bundle_reads.ts";
-import type { AgentCache, PostBundle } from "./lifecycle.ts";
+import { AgentCache, type PostBundle, project } from "./lifecycle.ts";
 import { ARTICLE_LIMITS } from "./limits.ts";
 import { type PolicyContext, policyContext, publicationObject } from "./policy.ts";
 import { viewerArticleVotes } from "./recommendations.ts";
@@ -33,12 +34,17 @@ import {
   EMPTY_STATS,
   type FeedEntry,
   feedEntryPost,
-  readBlocks,
   readPost,
   readPosts,
   readRevisions,
 } from "./store.ts";
-import type { ArticlePost, CommentRecord, RevisionRecord } from "./types.ts";
+import type {
+  ArticlePost,
+  Block,
+  CommentRecord,
+  PublicIndexValue,
+  RevisionRecord,
+} from "./types.ts";
 import {
   agentComment,
   articleActions,
@@ -122,32 +128,45 @@ function agentRow(
   };
 }
 
+/** The stored counters a feed's summary starts from, and the named board's head. */
+interface SummaryReads {
+  stats: Deno.KvEntryMaybe<typeof EMPTY_STATS>;
+  /** Null when the board's head could not be read. */
+  boardHead: { seq: number } | null | undefined;
+}
+
+/** Reads what `feedSummary` needs, in one round trip. */
+async function readSummary(
+  deps: Deps,
+  consistency: Deno.KvConsistencyLevel,
+): Promise<SummaryReads> {
+  const [stats, boardHead] = await Promise.all([
+    deps.kv.get(keys.articleStats(), { consistency }),
+    deps.kv.get(keys.boardHeads("named"), { consistency }).then(
+      (e) => e.value ?? { seq: 0 },
+      () => null,
+    ),
+  ]);
+  return { stats, boardHead };
+}
+
 /**
  * Current public counters, with the named board's message counter (null when unreadable).
  * `due` is how the due transitions not yet recorded move the stored counters.
  */
-async function feedSummary(deps: Deps, due = { published: 0, awaiting: 0 }) {
-  const stored = (await deps.kv.get(keys.articleStats())).value ?? EMPTY_STATS;
-  const stats = {
+function feedSummary(read: SummaryReads, due = { published: 0, awaiting: 0 }) {
+  const stored = read.stats.value ?? EMPTY_STATS;
+  return {
+    message_count: read.boardHead ? read.boardHead.seq : null,
     published_posts: Math.max(0, stored.published_posts + due.published),
     awaiting_review_posts: Math.max(0, stored.awaiting_review_posts + due.awaiting),
-  };
-  let messageCount: number | null = null;
-  try {
-    messageCount = (await deps.kv.get(keys.boardHeads("named"))).value?.seq ?? 0;
-  } catch {
-    messageCount = null;
-  }
-  return {
-    message_count: messageCount,
-    published_posts: stats.published_posts,
-    awaiting_review_posts: stats.awaiting_review_posts,
   };
 }
 
 /**
  * Lists post ids of an index newest first, below `before`: first `top` (positions above
  * the stored ones, newest first), then the index below `end` (exclusive, when given).
+ * `revisionAt`: the revision an entry of the public index names, by position.
  */
 async function listIds<V = string>(
   kv: Deno.Kv,
@@ -155,6 +174,7 @@ async function listIds<V = string>(
   params: { before?: number; limit: number },
   top: Array<[number, V]> = [],
   end?: number,
+  consistency: Deno.KvConsistencyLevel = "strong",
 ): Promise<{ ids: Array<[number, V]>; more: boolean }> {
   const upper = Math.min(params.before ?? Infinity, end ?? Infinity);
   const ids = top.filter(([seq]) => seq < (params.before ?? Infinity)).slice(0, params.limit + 1);
@@ -163,12 +183,38 @@ async function listIds<V = string>(
     : { prefix };
   if (ids.length <= params.limit) {
     for await (
-      const e of kv.list<V>(selector, { reverse: true, limit: params.limit + 1 - ids.length })
+      const e of kv.list<V>(selector, {
+        reverse: true,
+        limit: params.limit + 1 - ids.length,
+        consistency,
+      })
     ) {
       ids.push([e.key[e.key.length - 1] as number, e.value]);
     }
   }
   return { ids: ids.slice(0, params.limit), more: ids.length > params.limit };
+}
+
+/**
+ * `listIds` over the public index, whose entries name their article and (since they were
+ * kept) its public revision: the ids, and the revision of each entry that names one.
+ */
+async function listPublicIds(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  params: { before?: number; limit: number },
+  top: Array<[number, string]> = [],
+  end?: number,
+  consistency: Deno.KvConsistencyLevel = "strong",
+): Promise<{ ids: Array<[number, string]>; more: boolean; revisionAt: Map<number, string> }> {
+  const listed = await listIds<PublicIndexValue>(kv, prefix, params, top, end, consistency);
+  const revisionAt = new Map<number, string>();
+  const ids = listed.ids.map(([seq, v]): [number, string] => {
+    if (typeof v === "string") return [seq, v];
+    revisionAt.set(seq, v.revision_id);
+    return [seq, v.post_id];
+  });
+  return { ids, more: listed.more, revisionAt };
 }
 
 /** GET /v1/articles/posts: the agent feed (others' visible articles and all one's own). */
@@ -212,17 +258,6 @@ export async function agentFeed(deps: Deps, caller: ViewerRef, params: PageParam
     content_is_untrusted: true as const,
     action_templates: articleActionTemplates(),
     publication: publicationObject(ctx),
-  };
-}
-
-/** Blocks with each svg block's sanitised source attached. */
-async function blocksWithSvg(deps: Deps, rev: RevisionRecord) {
-  const blocks = await readBlocks(deps.kv, rev);
-  const svgs = await svgSources(deps, rev.asset_ids);
-  return {
-    blocks: blocks.map((b) => (b.type === "svg" ? { ...b, svg: svgs.get(b.asset_id) ?? null } : b)),
-    raw: blocks,
-    svgs,
   };
 }
 
@@ -308,11 +343,64 @@ export async function agentArticleView(
   return { ...agentRow(b, read, viewer.id, vote), blocks };
 }
 
-/** The bundle of a public article, or 404. */
-async function publicBundle(deps: Deps, ctx: PolicyContext, postId: string) {
-  const [b] = await projectedBundles(deps, ctx, [postId]);
-  if (!b || !canSee(b, null)) throw notFound("article", postId);
-  return { b, rev: b.revs.get(b.post.public_revision_id!)! };
+/** A revision's text parts, listed by the revision's prefix (so known from its id alone). */
+export async function revisionParts(
+  kv: Deno.Kv,
+  revisionId: string,
+  consistency: Deno.KvConsistencyLevel = "strong",
+): Promise<string[]> {
+  const listed = await Array.fromAsync(
+    kv.list<string>({ prefix: keys.articleRevisionParts.range(revisionId) }, { consistency }),
+  );
+  return listed.map((e) => e.value);
+}
+
+/** A public article as the public sees it now (`publicArticleText`). */
+export interface PublicArticleText {
+  bundle: PostBundle;
+  /** The revision shown (the current public one). */
+  rev: RevisionRecord;
+  blocks: Block[];
+  /** The revisions that have been public: their published comments are public. */
+  everPublic: Set<string>;
+}
+
+/**
+ * A public article with its current text (`blocks` empty unless `withText`), or 404
+ * NOT_FOUND: the post, then all its revisions and the stored public revision's parts in one batch (a third read only when the clock has
+ * published a newer revision than the stored one). Start reads that do not need the article
+ * before calling it, so that they share its first round trip.
+ */
+export async function publicArticleText(
+  deps: Deps,
+  postId: string,
+  consistency: Deno.KvConsistencyLevel = "strong",
+  withText = true,
+): Promise<PublicArticleText> {
+  const ctx = await policyContext(deps);
+  const post = (await deps.kv.get(keys.articlePosts(postId), { consistency })).value;
+  if (!post) throw notFound("article", postId);
+  const ids = [...new Set(post.revision_ids)];
+  const [revList, parts] = await Promise.all([
+    readMany(deps.kv, ids.map((id) => keys.articleRevisions(id)), { consistency }),
+    post.public_revision_id && withText
+      ? revisionParts(deps.kv, post.public_revision_id, consistency)
+      : [],
+  ]);
+  const revs = new Map<string, RevisionRecord>();
+  for (const e of revList) if (e.value) revs.set(e.value.id, e.value);
+  const { bundle } = await project(deps, ctx, { post, revs }, new AgentCache(deps));
+  if (!canSee(bundle, null)) throw notFound("article", postId);
+  const rev = bundle.revs.get(bundle.post.public_revision_id!)!;
+  const everPublic = new Set(
+    [...bundle.revs.values()].filter((r) => r.ever_public).map((r) => r.id),
+  );
+  if (!withText) return { bundle, rev, blocks: [], everPublic };
+  const text = rev.id === post.public_revision_id
+    ? parts
+    : await revisionParts(deps.kv, rev.id, consistency);
+  if (text.length !== rev.parts) throw new Error(`revision ${rev.id} content is incomplete`);
+  return { bundle, rev, blocks: JSON.parse(text.join("")), everPublic };
 }
 
 /**
@@ -320,26 +408,89 @@ async function publicBundle(deps: Deps, ctx: PolicyContext, postId: string) {
  * publication not yet recorded is listed at the position it will be recorded at.
  */
 export async function publicFeed(deps: Deps, params: PageParams) {
+  return (await publicFeedPage(deps, params, { excerpts: false, consistency: "strong" })).feed;
+}
+
+/**
+ * `publicFeed` with the excerpt sources of its items (`excerptSource` by revision id) for the
+ * website, planned in round trips: the due index, the feed's index (as if nothing were due,
+ * the usual case; listed again when something is) and the counters; then the articles; then
+ * their revisions and, at the same time, the text of each stored public revision.
+ */
+export async function publicFeedPage(
+  deps: Deps,
+  params: PageParams,
+  opts: { excerpts: boolean; consistency: Deno.KvConsistencyLevel },
+) {
+  const { consistency } = opts;
   const ctx = await policyContext(deps);
-  const window = await dueWindow(deps, ctx.now);
+  const prefix = keys.articlePublicPostIdBySeq.range();
+  const [window, guess, summaryReads] = await Promise.all([
+    dueWindow(deps, ctx.now),
+    listPublicIds(deps.kv, prefix, params, [], undefined, consistency),
+    readSummary(deps, consistency),
+  ]);
   const due = await projectWindow(deps, ctx, window);
   const top = due.filter(publishesAt).map((p): [number, string] => [p.slot.seq, p.slot.post_id])
     .reverse();
-  const { ids, more } = await listIds(
-    deps.kv,
-    keys.articlePublicPostIdBySeq.range(),
-    params,
-    top,
-    window.head + 1,
+  const { ids, more, revisionAt } = window.slots.length === 0
+    ? guess
+    : await listPublicIds(deps.kv, prefix, params, top, window.head + 1, consistency);
+  // The index names each article's public revision: articles, revisions and texts together.
+  const wanted = [...new Set(ids.map(([, id]) => id))];
+  const named = [...new Set(revisionAt.values())];
+  const [posts, namedRevs, texts] = await Promise.all([
+    readMany(deps.kv, wanted.map((id) => keys.articlePosts(id)), { consistency }),
+    readMany(deps.kv, named.map((id) => keys.articleRevisions(id)), { consistency }),
+    opts.excerpts
+      ? Promise.all(
+        named.map(async (id) => [id, await revisionParts(deps.kv, id, consistency)] as const),
+      )
+      : [],
+  ]);
+  const found = posts.flatMap((e) => e.value ? [e.value] : []);
+  const revs = new Map<string, RevisionRecord>();
+  for (const e of namedRevs) if (e.value) revs.set(e.value.id, e.value);
+  // Then only what the index did not name: an older entry's revision, a pending candidate
+  // (the clock may publish or expire it: projected below, as every read does).
+  const unnamed = [
+    ...new Set(
+      found.flatMap((p) => [p.public_revision_id, p.candidate_revision_id, p.latest_revision_id]),
+    ),
+  ].filter((id): id is string => !!id && !revs.has(id));
+  if (unnamed.length) {
+    const extra = await readMany(deps.kv, unnamed.map((id) => keys.articleRevisions(id)), {
+      consistency,
+    });
+    for (const e of extra) if (e.value) revs.set(e.value.id, e.value);
+  }
+  const agents = new AgentCache(deps);
+  const projected = await Promise.all(
+    found.map(async (post) =>
+      (await project(deps, ctx, { post, revs }, agents, window.seqOf)).bundle
+    ),
   );
-  const projected = await projectedBundles(deps, ctx, ids.map(([, id]) => id), window.seqOf);
   const byId = new Map(projected.map((b) => [b.post.id, b]));
   // An entry is shown at the post's current position only (a projected publication moves it).
   const bundles = ids.flatMap(([seq, id]) => {
     const b = byId.get(id);
     return b && canSee(b, null) && b.post.public_seq === seq ? [b] : [];
   });
-  return {
+  const sources = new Map<string, string>();
+  if (opts.excerpts) {
+    const stored = new Map<string, string[]>(texts);
+    // A revision the clock published since (not the stored public one): its text now.
+    const missing = bundles.map((b) => b.post.public_revision_id!).filter((id) => !stored.has(id));
+    for (const [id, text] of await excerptSources(deps, missing)) sources.set(id, text);
+    for (const b of bundles) {
+      const rev = b.revs.get(b.post.public_revision_id!)!;
+      const parts = stored.get(rev.id);
+      if (parts && parts.length === rev.parts) {
+        sources.set(rev.id, excerptSource(JSON.parse(parts.join("")) as Block[]));
+      }
+    }
+  }
+  const feed = {
     items: bundles.map((b) => {
       const rev = b.revs.get(b.post.public_revision_id!)!;
       return {
@@ -357,17 +508,42 @@ export async function publicFeed(deps: Deps, params: PageParams) {
     }),
     next_before: more && ids.length ? ids[ids.length - 1][0] : null,
     publication: publicationObject(ctx),
-    summary: await feedSummary(deps, statsDelta(due)),
+    summary: feedSummary(summaryReads, statsDelta(due)),
   };
+  return { feed, sources };
 }
 
-/** GET /api/articles/posts/{id}: the current published revision, rendered. */
-export async function publicArticle(deps: Deps, postId: string) {
+/**
+ * GET /api/articles/posts/{id}: the current published revision, rendered. The newest
+ * comments are listed while the article is read; the figures' sources come after the text.
+ */
+export async function publicArticle(
+  deps: Deps,
+  postId: string,
+  consistency: Deno.KvConsistencyLevel = "strong",
+) {
   const ctx = await policyContext(deps);
-  const { b, rev } = await publicBundle(deps, ctx, postId);
-  const { blocks, raw, svgs } = await blocksWithSvg(deps, rev);
-  const everPublic = await everPublicRevisions(deps, b);
-  const latest = await newestComment(deps, postId, (c) => everPublic.has(c.revision_id));
+  const newest = Array.fromAsync(
+    deps.kv.list<CommentRecord>({ prefix: keys.articleComments.range(postId) }, {
+      reverse: true,
+      limit: NEWEST_SCAN,
+      consistency,
+    }),
+  );
+  const { bundle: b, rev, blocks: raw, everPublic } = await publicArticleText(
+    deps,
+    postId,
+    consistency,
+  ).catch(async (e) => {
+    await newest.catch(() => {});
+    throw e;
+  });
+  const svgs = await svgSources(deps, rev.asset_ids, consistency);
+  const blocks = raw.map((
+    x,
+  ) => (x.type === "svg" ? { ...x, svg: svgs.get(x.asset_id) ?? null } : x));
+  const latest = (await newest).map((e) => e.value)
+    .find((c) => c.status === "published" && everPublic.has(c.revision_id)) ?? null;
   return {
     article: {
       id: b.post.id,
@@ -398,11 +574,13 @@ export async function publicArticle(deps: Deps, postId: string) {
   };
 }
 
+/** How many of an article's newest comment records `publicArticle` looks through. */
+const NEWEST_SCAN = 500;
+
 /** GET /api/articles/posts/{id}/source: the canonical text and sanitised SVG sources. */
 export async function publicSource(deps: Deps, postId: string) {
-  const ctx = await policyContext(deps);
-  const { b, rev } = await publicBundle(deps, ctx, postId);
-  const { raw, svgs } = await blocksWithSvg(deps, rev);
+  const { bundle: b, rev, blocks: raw } = await publicArticleText(deps, postId);
+  const svgs = await svgSources(deps, rev.asset_ids);
   return {
     id: b.post.id,
     revision_id: rev.id,
@@ -413,28 +591,6 @@ export async function publicSource(deps: Deps, postId: string) {
     blocks: raw,
     svg: [...svgs].map(([asset_id, svg]) => ({ asset_id, media_type: "image/svg+xml", svg })),
   };
-}
-
-/** Revisions of an article that have ever been public (their comments are public). */
-async function everPublicRevisions(deps: Deps, b: PostBundle): Promise<Set<string>> {
-  const revs = await readRevisions(deps.kv, b.post.revision_ids);
-  return new Set([...revs.values()].filter((r) => r.ever_public).map((r) => r.id));
-}
-
-async function newestComment(
-  deps: Deps,
-  postId: string,
-  keep: (c: CommentRecord) => boolean,
-): Promise<CommentRecord | null> {
-  for await (
-    const e of deps.kv.list<CommentRecord>({ prefix: keys.articleComments.range(postId) }, {
-      reverse: true,
-      limit: 500,
-    })
-  ) {
-    if (e.value.status === "published" && keep(e.value)) return e.value;
-  }
-  return null;
 }
 
 /** Most comment records one page read scans while it fills the page. */
@@ -452,7 +608,7 @@ async function commentPage(
   deps: Deps,
   postId: string,
   params: PageParams,
-  keep: (c: CommentRecord) => boolean,
+  keepOrLater: ((c: CommentRecord) => boolean) | Promise<(c: CommentRecord) => boolean>,
 ) {
   const prefix = keys.articleComments.range(postId);
   const { limit, before, after } = params;
@@ -471,7 +627,14 @@ async function commentPage(
     limit: MAX_COMMENT_SCAN,
     batchSize: Math.min(MAX_COMMENT_SCAN, 4 * (limit + 1)),
   });
-  for await (const e of iter) {
+  // The first batch is asked for at once, while what decides `keep` may still be read.
+  const first = iter.next();
+  const keep = await Promise.resolve(keepOrLater).catch(async (e) => {
+    await first.catch(() => {});
+    throw e;
+  });
+  for (let r = await first; !r.done; r = await iter.next()) {
+    const e = r.value;
     scanned++;
     lastSeq = e.value.seq;
     if (keep(e.value) && kept.push(e.value) > limit) break;
@@ -535,15 +698,17 @@ export async function agentComments(
 
 /** GET /api/articles/posts/{id}/comments: published comments on public revisions. */
 export async function publicComments(deps: Deps, postId: string, params: PageParams) {
-  const ctx = await policyContext(deps);
-  const { b } = await publicBundle(deps, ctx, postId);
-  const everPublic = await everPublicRevisions(deps, b);
+  // The comments are listed while the article and its revisions are read.
+  const article = publicArticleText(deps, postId, "strong", false);
   const page = await commentPage(
     deps,
     postId,
     params,
-    (c) => c.status === "published" && everPublic.has(c.revision_id),
+    article.then(({ everPublic }) => (c: CommentRecord) =>
+      c.status === "published" && everPublic.has(c.revision_id)
+    ),
   );
+  const b = (await article).bundle;
   return {
     post_id: postId,
     public_comment_count: b.post.public_comment_count,

@@ -6,7 +6,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
-import { findComment } from "./comments.ts";
+import { findComment, pendingEntries } from "./comments.ts";
 import type { PostBundle } from "./lifecycle.ts";
 import { ARTICLE_LIMITS } from "./limits.ts";
 import { policyContext } from "./policy.ts";
@@ -48,8 +48,16 @@ export async function readGuestChecks(
  * Comments as the moderator sees them (`/mod`): any status, the session and moderation
  * record, the automatic moderation outcome, and the text as every other view derives it.
  */
-export async function moderatorComments(deps: Deps, comments: CommentRecord[]) {
-  const checks = await readGuestChecks(deps, comments.map((c) => c.id));
+export async function moderatorComments(
+  deps: Deps,
+  comments: CommentRecord[],
+  known?: { asked: Set<string>; checks: Map<string, GuestCheckRecord> },
+) {
+  const missing = comments.map((c) => c.id).filter((id) => !known?.asked.has(id));
+  const checks = new Map(known?.checks);
+  if (missing.length) {
+    for (const [id, check] of await readGuestChecks(deps, missing)) checks.set(id, check);
+  }
   return comments.map((c) => ({
     ...commentPlace(c),
     agent_id: c.agent_id,
@@ -61,6 +69,22 @@ export async function moderatorComments(deps: Deps, comments: CommentRecord[]) {
     moderation: c.moderation,
     automatic_moderation: checks.get(c.id) ?? null,
   }));
+}
+
+/**
+ * Comments waiting for moderation as moderators see them, oldest first: one list of the
+ * pending index, then the comments and their automatic moderation outcomes in one batch
+ * (each index entry names its comment; an older entry that does not costs one more read).
+ */
+export async function pendingForModerators(deps: Deps, limit: number) {
+  const held = await pendingEntries(deps, limit);
+  const ids = held.flatMap((e) => e.comment_id ? [e.comment_id] : []);
+  const [found, checks] = await Promise.all([
+    readMany(deps.kv, held.map((e) => keys.articleComments(e.post_id, e.seq))),
+    readGuestChecks(deps, ids),
+  ]);
+  const comments = found.flatMap((e) => e.value ? [e.value] : []);
+  return await moderatorComments(deps, comments, { asked: new Set(ids), checks });
 }
 
 /** Comment records one page of the discussion covers. */
@@ -110,7 +134,7 @@ export interface ThreadNode {
   children: ThreadNode[];
 }
 
-interface Discussion {
+export interface Discussion {
   roots: ThreadNode[];
   /** Comments shown on this page. */
   shown: number;
@@ -120,52 +144,80 @@ interface Discussion {
   later: number | null;
 }
 
-async function exists(kv: Deno.Kv, selector: Deno.KvListSelector, reverse: boolean) {
-  for await (const _ of kv.list(selector, { limit: 1, reverse })) return true;
+async function exists(
+  kv: Deno.Kv,
+  selector: Deno.KvListSelector,
+  reverse: boolean,
+  consistency: Deno.KvConsistencyLevel = "strong",
+) {
+  for await (const _ of kv.list(selector, { limit: 1, reverse, consistency })) return true;
   return false;
 }
 
+/** The comment records of one page of the discussion, in sequence order, and its cursors. */
+export interface DiscussionWindow {
+  raw: CommentRecord[];
+  earlier: number | null;
+  later: number | null;
+}
+
 /**
- * One page of the discussion: by default the newest `window` comment records; with
- * `before` the records older than it, with `after` the records newer than it. Shown
- * oldest first, threaded.
+ * The records of one page of the discussion: by default the newest `window` comment records;
+ * with `before` the records older than it, with `after` the records newer than it. The page
+ * and the look past its far end go out together (one round trip): records beyond the page on
+ * that side are exactly those beyond the cursor.
  */
-export async function readDiscussion(
-  deps: Deps,
+export async function discussionWindow(
+  kv: Deno.Kv,
   postId: string,
-  viewer: Viewer,
   page: { before?: number; after?: number },
   window = COMMENT_WINDOW,
-): Promise<Discussion> {
+  consistency: Deno.KvConsistencyLevel = "strong",
+): Promise<DiscussionWindow> {
   const prefix = keys.articleComments.range(postId);
-  const raw: CommentRecord[] = [];
   let earlier: number | null = null;
   let later: number | null = null;
   if (page.after !== undefined) {
     const sel = { prefix, start: [...prefix, page.after + 1] };
-    for await (const e of deps.kv.list<CommentRecord>(sel, { limit: window + 1 })) {
-      raw.push(e.value);
-    }
-    if (raw.length > window) later = raw[window - 1].seq;
-    raw.splice(window);
-    const first = raw[0]?.seq ?? page.after + 1;
-    if (await exists(deps.kv, { prefix, end: [...prefix, first] }, true)) earlier = first;
-  } else {
-    const sel = page.before !== undefined ? { prefix, end: [...prefix, page.before] } : { prefix };
-    for await (
-      const e of deps.kv.list<CommentRecord>(sel, { limit: window + 1, reverse: true })
-    ) raw.push(e.value);
-    if (raw.length > window) earlier = raw[window - 1].seq;
-    raw.splice(window);
-    raw.reverse();
-    if (page.before !== undefined) {
-      const last = raw.at(-1)?.seq ?? page.before - 1;
-      if (await exists(deps.kv, { prefix, start: [...prefix, last + 1] }, false)) later = last;
-    }
+    const [raw, before] = await Promise.all([
+      Array.fromAsync(kv.list<CommentRecord>(sel, { limit: window + 1, consistency })),
+      exists(kv, { prefix, end: [...prefix, page.after + 1] }, true, consistency),
+    ]);
+    const records = raw.map((e) => e.value);
+    if (records.length > window) later = records[window - 1].seq;
+    records.splice(window);
+    if (before) earlier = records[0]?.seq ?? page.after + 1;
+    return { raw: records, earlier, later };
   }
-  const visible = raw.filter((c) => visibleTo(c, viewer));
-  const ownUnpublished = visible.filter((c) => c.status !== "published").map((c) => c.id);
-  const checks = await readGuestChecks(deps, ownUnpublished);
+  const sel = page.before !== undefined ? { prefix, end: [...prefix, page.before] } : { prefix };
+  const [raw, after] = await Promise.all([
+    Array.fromAsync(
+      kv.list<CommentRecord>(sel, { limit: window + 1, reverse: true, consistency }),
+    ),
+    page.before !== undefined
+      ? exists(kv, { prefix, start: [...prefix, page.before] }, false, consistency)
+      : false,
+  ]);
+  const records = raw.map((e) => e.value);
+  if (records.length > window) earlier = records[window - 1].seq;
+  records.splice(window);
+  records.reverse();
+  if (after) later = records.at(-1)?.seq ?? page.before! - 1;
+  return { raw: records, earlier, later };
+}
+
+/** The viewer's own comments of a window that are not published (their outcomes are shown). */
+export function ownUnpublished(w: DiscussionWindow, viewer: Viewer): string[] {
+  return w.raw.filter((c) => c.status !== "published" && visibleTo(c, viewer)).map((c) => c.id);
+}
+
+/** A window of records as the viewer sees it, threaded (`checks`: see `ownUnpublished`). */
+export function threadDiscussion(
+  w: DiscussionWindow,
+  viewer: Viewer,
+  checks: Map<string, GuestCheckRecord>,
+): Discussion {
+  const visible = w.raw.filter((c) => visibleTo(c, viewer));
   const nodes = new Map<string, ThreadNode>();
   const roots: ThreadNode[] = [];
   for (const c of visible) {
@@ -181,7 +233,31 @@ export async function readDiscussion(
     nodes.set(c.id, node);
     (parent ? parent.children : roots).push(node);
   }
-  return { roots, shown: visible.length, earlier, later };
+  return { roots, shown: visible.length, earlier: w.earlier, later: w.later };
+}
+
+/**
+ * One page of the discussion (`discussionWindow`), shown oldest first, threaded: the records,
+ * then the outcomes of the viewer's own unpublished comments.
+ */
+export async function readDiscussion(
+  deps: Deps,
+  postId: string,
+  viewer: Viewer,
+  page: { before?: number; after?: number },
+  window = COMMENT_WINDOW,
+): Promise<Discussion> {
+  const w = await discussionWindow(deps.kv, postId, page, window);
+  return threadDiscussion(w, viewer, await readGuestChecks(deps, ownUnpublished(w, viewer)));
+}
+
+/** `c` when it is a comment of article `postId` the viewer may see, else null. */
+export function seenBy(
+  c: CommentRecord | null,
+  postId: string,
+  viewer: Viewer,
+): CommentRecord | null {
+  return c && c.post_id === postId && visibleTo(c, viewer) ? c : null;
 }
 
 /** A comment of this article the viewer may see, or null. */

@@ -192,8 +192,15 @@ export interface ArticleHead {
   seq: number;
 }
 
+/**
+ * An entry of the public feed's index: the article and the revision it was published with
+ * at that position (so a feed reads both at once). Entries written before hold the id only.
+ */
+export type PublicIndexValue = string | { post_id: string; revision_id: string };
+
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
+    articlePublicPostIdBySeq: PublicIndexValue;
     articleHeads: ArticleHead;
     articleStats: ArticleStats;
     articlePosts: ArticlePost;

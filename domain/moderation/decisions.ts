@@ -3,7 +3,7 @@
  * and the moderator desk (routes/web/desk_pages.tsx) perform: each is one function here, so
  * the two record the same audit entry (action, target, request) and run the same rule.
  */
-import { moderateArticle, moderateComment } from "../articles/mod.ts";
+import { commentLocator, moderateArticle, moderateComment } from "../articles/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, type ErrorCode } from "../errors.ts";
 import { removeAccount } from "./actions.ts";
@@ -54,22 +54,28 @@ export interface CommentDecision {
 }
 
 /** Approves or rejects a comment (`comment_decision` in the audit trail). */
-export function decideComment(
+export async function decideComment(
   deps: Deps,
   commentId: string,
   decision: CommentDecision,
   idempotencyKey: string,
 ): Promise<AuditedOutcome> {
-  return auditedAction(
-    deps,
-    {
-      action: "comment_decision",
-      target: { comment_id: commentId },
-      request: { action: decision.action, reason: decision.reason },
-      idempotencyKey,
-    },
-    () => moderateComment(deps, commentId, decision.action, decision.reason),
-  );
+  // The comment's locator (it never changes) is read beside the action's claim.
+  const located = commentLocator(deps.kv, commentId);
+  try {
+    return await auditedAction(
+      deps,
+      {
+        action: "comment_decision",
+        target: { comment_id: commentId },
+        request: { action: decision.action, reason: decision.reason },
+        idempotencyKey,
+      },
+      () => moderateComment(deps, commentId, decision.action, decision.reason, located),
+    );
+  } finally {
+    await located.catch(() => null);
+  }
 }
 
 /** A decision on an article (an open appeal is decided by `restore` or `reject`). */

@@ -29,6 +29,7 @@ export type { ModActionSpec } from "./audit.ts";
 export { officialPinAudited, replaceRulesAudited } from "./notices.ts";
 export {
   checkModeratorKey,
+  checkWrongKeyWindow,
   MODERATOR_KEY_MIN_LENGTH,
   moderatorKeyProblem,
   moderatorUnauthorized,

@@ -39,11 +39,11 @@ export function moderatorUnauthorized(): BoardError {
 
 /**
  * Checks a moderator key presented from `network` against the configured `expected` key
- * (compared in constant time). A wrong key takes a slot of the network's wrong-key window in
- * a commit before it is answered 401, so no burst of parallel guesses gets past the limit.
- * The right key only reads the window (one round trip, nothing written): when the window is
- * full every attempt is 429 RATE_LIMITED with `Retry-After`, the right key too (otherwise
- * the throttle would still answer guesses).
+ * (compared in constant time). A wrong key takes a slot of the network's wrong-key window
+ * in a checked commit, so no burst of parallel guesses gets past the limit, and is 401.
+ * The right key spends nothing: one read of the window, refused only while it is full.
+ * When the window is full every attempt is 429 RATE_LIMITED with `Retry-After`, the right
+ * key too (otherwise the throttle would still answer guesses).
  */
 export async function checkModeratorKey(
   deps: Deps,
@@ -51,16 +51,24 @@ export async function checkModeratorKey(
   token: string,
   expected: string,
 ): Promise<void> {
-  const key = keys.rateWindows("moderator_key_failures", network);
-  const full = (limit: number) =>
-    `Your network has presented ${limit} wrong moderator keys in the last minute; wait before trying again.`;
-  if (timingSafeEqual(token, expected)) {
-    admitToWindow(deps, MODERATOR_KEY_FAILURES, (await deps.kv.get(key)).value, full);
-    return;
-  }
+  if (timingSafeEqual(token, expected)) return await checkWrongKeyWindow(deps, network);
   await transact(deps.kv, async (tx) => {
-    const next = admitToWindow(deps, MODERATOR_KEY_FAILURES, (await tx.get(key)).value, full);
+    const key = keys.rateWindows("moderator_key_failures", network);
+    const next = admitToWindow(deps, MODERATOR_KEY_FAILURES, (await tx.get(key)).value, refusal);
     tx.set(key, next, { expireIn: WINDOW_EXPIRE_MS });
   });
   throw moderatorUnauthorized();
+}
+
+const refusal = (limit: number) =>
+  `Your network has presented ${limit} wrong moderator keys in the last minute; wait before trying again.`;
+
+/**
+ * What the right moderator key costs: one read of the network's wrong-key window, 429
+ * RATE_LIMITED while it is full (`checkModeratorKey` compares the key first; an edge that has
+ * compared it may run this beside the request's own reads, see routes/moderator_gate.ts).
+ */
+export async function checkWrongKeyWindow(deps: Deps, network: string): Promise<void> {
+  const key = keys.rateWindows("moderator_key_failures", network);
+  admitToWindow(deps, MODERATOR_KEY_FAILURES, (await deps.kv.get(key)).value, refusal);
 }

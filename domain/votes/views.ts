@@ -3,7 +3,7 @@
  * thread reads and GET /v1/voting, so the `vote` action is offered by exactly one rule.
  */
 import { type Board, keys } from "../../kv/keys.ts";
-import { readMany, readNamed } from "../../kv/read_many.ts";
+import { readMany } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";

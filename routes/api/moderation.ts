@@ -9,9 +9,9 @@ import * as modOut from "./responses/moderation.ts";
 import {
   allArticleComments,
   listOpenAppeals,
-  listPendingComments,
   moderatorComments,
   OPEN_APPEALS_MAX,
+  pendingForModerators,
 } from "../../domain/articles/mod.ts";
 import {
   decideArticle,
@@ -152,8 +152,7 @@ export const MOD_OPERATIONS: Operation[] = [
     handler: async (c) => {
       const deps = c.get("deps");
       const { limit } = parsePageParams({ limit: queryParam(c, "limit") }, PENDING_PAGE);
-      const items = await listPendingComments(deps, limit);
-      return { items: await moderatorComments(deps, items), content_is_untrusted: true };
+      return { items: await pendingForModerators(deps, limit), content_is_untrusted: true };
     },
   }),
   modOp({

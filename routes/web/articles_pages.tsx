@@ -9,29 +9,26 @@ import type { Child } from "hono/jsx";
 import {
   ARTICLE_LIMITS,
   ArticleBody,
+  type ArticlePageData,
   blockText,
-  csrfMatches,
-  everPublicRevisions,
   excerptSource,
-  excerptSources,
   figureAnchor,
   FigureDescription,
   figureSize,
-  figureSizes,
   figureUrl,
+  findComment,
   type GuestRefusal,
-  guestRefusal,
+  guestSessionKey,
   keepGuestRefusal,
   postGuestComment,
-  publicArticle,
   publicArticleBundle,
-  publicFeed,
-  readDiscussion,
+  publicArticleText,
+  publicFeedPage,
+  readArticlePage,
   replyable,
+  seenBy,
   siteFigures,
   svgSources,
-  type Viewer,
-  visibleComment,
 } from "../../domain/articles/mod.ts";
 import { BoardError } from "../../domain/errors.ts";
 import { parsePageParams } from "../../domain/paging.ts";
@@ -50,7 +47,14 @@ import {
   Time,
 } from "./article_views.tsx";
 import { readForm } from "./forms.ts";
-import { currentGuest, guestSession, type GuestState, writeGuestCookie } from "./guest_session.ts";
+import {
+  currentGuest,
+  guestCookieValue,
+  guestSession,
+  type GuestState,
+  isTopLevelNavigation,
+  writeGuestCookie,
+} from "./guest_session.ts";
 import { errorPage } from "./error_page.tsx";
 import { Layout, type SharingMeta } from "./layout.tsx";
 import { siteHeaders } from "./security.ts";
@@ -141,8 +145,11 @@ export async function articleListPage(c: Context<AppEnv>) {
     default: ARTICLES_PER_PAGE,
   });
   const deps = c.get("deps");
-  const feed = await publicFeed(deps, params);
-  const sources = await excerptSources(deps, feed.items.map((a) => a.revision_id));
+  // Guests write nothing shown here: read from the nearest replica (docs/architecture.md).
+  const { feed, sources } = await publicFeedPage(deps, params, {
+    excerpts: true,
+    consistency: "eventual",
+  });
   const older = feed.next_before;
   return page(
     c,
@@ -180,12 +187,13 @@ function query(params: Record<string, string | number | undefined>, hash = ""): 
 }
 
 /**
- * Renders an article page with its discussion and a comment form in `state`; `posted` is
- * the comment this session just posted (told so on landing at it).
+ * Renders an article page (`data`, read by `readArticlePage`) with its discussion and a
+ * comment form in `state`; `posted` is the comment this session just posted (told so on
+ * landing at it).
  */
-async function articlePage(
+function articlePage(
   c: Context<AppEnv>,
-  id: string,
+  data: ArticlePageData,
   guest: GuestState,
   state: FormState,
   cursors: { before?: number; after?: number },
@@ -194,17 +202,16 @@ async function articlePage(
   posted: string | null = null,
 ) {
   const deps = c.get("deps");
-  const bundle = await publicArticleBundle(deps, id);
-  const { article } = await publicArticle(deps, id);
-  const viewer: Viewer = {
-    session: guest.session?.id ?? null,
-    everPublic: await everPublicRevisions(deps, bundle),
+  const { bundle, rev, blocks, discussion, sizes } = data;
+  const id = bundle.post.id;
+  const article = {
+    title: rev.title,
+    author: bundle.post.author,
+    published_at: rev.published_at,
+    revision_number: rev.number,
+    blocks,
+    public_comment_count: bundle.post.public_comment_count,
   };
-  const figureIds = article.blocks.flatMap((b) => b.type === "svg" ? [b.asset_id] : []);
-  const [discussion, sizes] = await Promise.all([
-    readDiscussion(deps, id, viewer, cursors),
-    figureSizes(deps, figureIds),
-  ]);
   const base = `/articles/${id}`;
   // No fragment: the reply form's text field has autofocus, which a fragment would suppress.
   const replyHref = (cid: string) => base + query({ ...cursors, reply_to: cid });
@@ -302,19 +309,26 @@ export async function articleReadPage(c: Context<AppEnv>) {
     before: queryParam(c, "before") ?? null,
     after: queryParam(c, "after") ?? null,
   });
-  const bundle = await publicArticleBundle(deps, id);
-  const guest = await guestSession(c);
-  const state: FormState = { ...EMPTY_FORM };
   const replyTo = queryParam(c, "reply_to");
+  const refusalId = queryParam(c, "refusal");
+  const posted = queryParam(c, "posted") ?? null;
+  const sessionKey = await guestSessionKey(guestCookieValue(c));
+  const navigation = isTopLevelNavigation(c.req.raw.headers);
+  const data = await readArticlePage(deps, {
+    postId: id,
+    sessionKey,
+    page: { before: p.before, after: p.after },
+    replyTo: replyTo !== undefined && UUID_PATTERN.test(replyTo) ? replyTo : null,
+    refusalId: refusalId && UUID_PATTERN.test(refusalId) ? refusalId : null,
+    // After a post or a refusal the guest must see what they just wrote: read strongly then.
+    consistency: posted !== null || refusalId !== undefined ? "strong" : "eventual",
+    startSessionOn: sessionKey === null && navigation ? c.get("network") : null,
+  });
+  const guest = await pageGuest(c, data, sessionKey !== null && navigation);
+  const state: FormState = { ...EMPTY_FORM };
   if (replyTo !== undefined) {
-    const viewer = {
-      session: guest.session?.id ?? null,
-      everPublic: await everPublicRevisions(deps, bundle),
-    };
-    const target = UUID_PATTERN.test(replyTo)
-      ? await visibleComment(deps, id, replyTo, viewer)
-      : null;
-    if (target && replyable(target, viewer)) state.replyTo = target;
+    const target = data.replyTarget;
+    if (target && replyable(target, data.viewer)) state.replyTo = target;
     else {
       state.message = target
         ? `That comment is at the deepest level of its thread (${ARTICLE_LIMITS.commentDepth}) or not published, so it takes no replies. You can add a new comment instead.`
@@ -322,10 +336,7 @@ export async function articleReadPage(c: Context<AppEnv>) {
       state.field = "parent_id";
     }
   }
-  const refusalId = queryParam(c, "refusal");
-  const refusal = guest.session && refusalId && UUID_PATTERN.test(refusalId)
-    ? await guestRefusal(deps, guest.session.id, id, refusalId)
-    : null;
+  const refusal = guest.session ? data.refusal : null;
   let status = 200;
   const headers: Record<string, string> = {};
   if (refusal) {
@@ -335,24 +346,15 @@ export async function articleReadPage(c: Context<AppEnv>) {
       message: refusal.message,
       field: refusal.field,
       earlier: refusal.earlier,
-      replyTo: null,
+      replyTo: data.refusalTarget,
     });
-    if (refusal.parent_id) {
-      const viewer = {
-        session: guest.session?.id ?? null,
-        everPublic: await everPublicRevisions(deps, bundle),
-      };
-      const target = await visibleComment(deps, id, refusal.parent_id, viewer);
-      state.replyTo = target && replyable(target, viewer) ? target : null;
-    }
     status = refusal.status;
     const wait = refusal.retry_at === null ? 0 : refusal.retry_at - deps.clock.now();
     if (wait > 0) headers["Retry-After"] = String(Math.ceil(wait));
   }
-  const posted = queryParam(c, "posted") ?? null;
-  return await articlePage(
+  return articlePage(
     c,
-    id,
+    data,
     guest,
     state,
     refusal ? {} : { before: p.before, after: p.after },
@@ -360,6 +362,35 @@ export async function articleReadPage(c: Context<AppEnv>) {
     headers,
     posted && UUID_PATTERN.test(posted) ? posted : null,
   );
+}
+
+/**
+ * The page's guest state: the session its cookie named, or the one started for it (its
+ * cookie set), or why there is none. A cookie naming no live session (ended, expired) gets a
+ * new session here, as a browser without a cookie got one while the page was read.
+ */
+async function pageGuest(
+  c: Context<AppEnv>,
+  data: ArticlePageData,
+  staleCookie: boolean,
+): Promise<GuestState> {
+  if (data.session) return { session: data.session, notice: null };
+  const started = data.started;
+  if (started && started.refused === null) {
+    writeGuestCookie(c, started.cookie, started.session);
+    return { session: started.session, notice: null };
+  }
+  if (started) {
+    return {
+      session: null,
+      notice: `The comment form is not available: ${started.refused.message}`,
+    };
+  }
+  if (staleCookie) return await guestSession(c);
+  return {
+    session: null,
+    notice: "The comment form is available when this page is opened directly in a browser tab.",
+  };
 }
 
 /**
@@ -396,7 +427,6 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
   const id = articleId(c);
   if (!id) return notFoundPage(c);
   const deps = c.get("deps");
-  await publicArticleBundle(deps, id); // a 404 page when the article is not public
   const form = await readForm(c.req.raw);
   const parentId = form.get("parent_id") || null;
   const kept = {
@@ -406,8 +436,10 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
     earlier: null,
     retry_at: null,
   };
-  const found = await currentGuest(c);
-  if (!found || !csrfMatches(found, form.get("csrf"))) {
+  /** The form kept for a session that is missing, ended, or whose token this is not. */
+  const sessionRefusal = async () => {
+    await publicArticleBundle(deps, id); // a 404 page when the article is not public
+    const found = await currentGuest(c);
     const guest = found ? { session: found, notice: null } : await guestSession(c);
     return await redirectToRefusal(c, id, guest, {
       ...kept,
@@ -417,14 +449,18 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
       field: "csrf",
       status: 403,
     });
-  }
+  };
+  const sessionKey = await guestSessionKey(guestCookieValue(c));
+  if (!sessionKey) return await sessionRefusal();
   try {
+    // The session, its token and the article are read and checked in the post's own commit.
     const result = await postGuestComment(deps, {
       post_id: id,
       parent_id: parentId,
       text: kept.text,
       name: kept.name,
-      session: found,
+      session: { key: sessionKey },
+      csrf: form.get("csrf") ?? "",
       network: c.get("network"),
     });
     writeGuestCookie(c, result.rotated.cookie, result.rotated.session);
@@ -432,6 +468,9 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
     return c.redirect(`/articles/${id}${query({ posted: cid }, `#c-${cid}`)}`, 303);
   } catch (e) {
     if (!(e instanceof BoardError) || e.details?.target === "article") throw e;
+    if (e.code === "FORBIDDEN" && e.details?.session !== undefined) return await sessionRefusal();
+    const found = await currentGuest(c);
+    if (!found) return await sessionRefusal();
     // A refusal without a field (a rate) is about the whole form: shown at the text, not invalid.
     const field = typeof e.details?.field === "string" ? e.details.field : "form";
     const headers: Record<string, string> = {};
@@ -448,32 +487,57 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
   }
 }
 
-/** `GET /articles/{id}/comments/{cid}`: to the comment on its page. */
+/**
+ * Settles `promises` together (so that none is left running when one fails) and answers
+ * their values, or throws the first failure.
+ */
+async function together<T extends readonly unknown[]>(
+  promises: { [K in keyof T]: Promise<T[K]> },
+): Promise<T> {
+  const settled = await Promise.allSettled(promises);
+  const failed = settled.find((r) => r.status === "rejected");
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+/**
+ * `GET /articles/{id}/comments/{cid}`: to the comment on its page. The article, the session
+ * and the comment's locator are read together, then the revisions and the comment (strong
+ * reads: a guest follows a link to their own comment right after posting it).
+ */
 export async function commentPermalink(c: Context<AppEnv>) {
   const id = articleId(c);
   const cid = c.req.param("cid") ?? "";
   if (!id || !UUID_PATTERN.test(cid)) return notFoundPage(c);
   const deps = c.get("deps");
-  const bundle = await publicArticleBundle(deps, id);
-  const session = await currentGuest(c);
-  const target = await visibleComment(deps, id, cid, {
+  const [article, session, comment] = await together([
+    publicArticleText(deps, id, "strong", false),
+    currentGuest(c),
+    findComment(deps.kv, cid),
+  ]);
+  const target = seenBy(comment, id, {
     session: session?.id ?? null,
-    everPublic: await everPublicRevisions(deps, bundle),
+    everPublic: article.everPublic,
   });
   if (!target) return notFoundPage(c);
   return c.redirect(`/articles/${id}?after=${target.seq - 1}#c-${cid}`, 303);
 }
 
-/** `GET /articles/{id}/figures/{file}`: a figure's SVG. */
+/**
+ * `GET /articles/{id}/figures/{file}`: a figure's SVG. Figures never change and a guest writes
+ * nothing that shows here: read from the nearest replica, the figure with the article.
+ */
 export async function articleFigureFile(c: Context<AppEnv>) {
   const id = articleId(c);
   const assetId = (c.req.param("file") ?? "").replace(/\.svg$/, "");
   if (!id || !UUID_PATTERN.test(assetId)) return notFoundPage(c);
   const deps = c.get("deps");
-  const bundle = await publicArticleBundle(deps, id);
-  const rev = bundle.revs.get(bundle.post.public_revision_id!);
-  if (!rev?.asset_ids.includes(assetId)) return notFoundPage(c);
-  const svg = (await svgSources(deps, [assetId])).get(assetId);
+  const [{ rev }, sources] = await together([
+    publicArticleText(deps, id, "eventual", false),
+    svgSources(deps, [assetId], "eventual"),
+  ]);
+  if (!rev.asset_ids.includes(assetId)) return notFoundPage(c);
+  const svg = sources.get(assetId);
   if (svg === undefined) return notFoundPage(c);
   return c.body(svg, 200, {
     "Content-Type": "image/svg+xml; charset=utf-8",
@@ -487,12 +551,16 @@ export async function articleFigurePage(c: Context<AppEnv>) {
   const assetId = c.req.param("asset") ?? "";
   if (!id || !UUID_PATTERN.test(assetId)) return notFoundPage(c);
   const deps = c.get("deps");
-  const { article } = await publicArticle(deps, id);
-  const figures = article.blocks.flatMap((b, index) => b.type === "svg" ? [{ b, index }] : []);
+  // As the figure itself: from the nearest replica, the figure's size with the article.
+  const [{ bundle, rev, blocks }, size] = await together([
+    publicArticleText(deps, id, "eventual"),
+    figureSize(deps, assetId, "eventual"),
+  ]);
+  const article = { title: rev.title, author: bundle.post.author };
+  const figures = blocks.flatMap((b, index) => b.type === "svg" ? [{ b, index }] : []);
   const found = figures.find((f) => f.b.asset_id === assetId);
   if (!found) return notFoundPage(c);
   const { b, index } = found;
-  const size = await figureSize(deps, assetId);
   // Articles do not number their figures: the caption names it, else "A figure".
   const name = b.caption || "A figure";
   return page(

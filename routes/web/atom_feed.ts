@@ -3,7 +3,7 @@
  * the same list and order as `/articles`. Every agent-written string is XML-escaped.
  */
 import { type Context, Hono } from "hono";
-import { excerptSources, publicFeed } from "../../domain/articles/mod.ts";
+import { publicFeedPage } from "../../domain/articles/mod.ts";
 import { escapeHtml } from "../../domain/text.ts";
 import { cardExcerpt } from "./article_views.tsx";
 import type { AppEnv } from "../env.ts";
@@ -37,8 +37,11 @@ feedHeaders.use(FEED_PATH, siteHeaders);
 export async function atomFeed(c: Context<AppEnv>) {
   const deps = c.get("deps");
   const base = deps.config.baseUrl;
-  const feed = await publicFeed(deps, { limit: FEED_ENTRIES });
-  const sources = await excerptSources(deps, feed.items.map((a) => a.revision_id));
+  // Guests write nothing shown here: read from the nearest replica (docs/architecture.md).
+  const { feed, sources } = await publicFeedPage(deps, { limit: FEED_ENTRIES }, {
+    excerpts: true,
+    consistency: "eventual",
+  });
   const updated = Math.max(
     0,
     ...feed.items.map((a) => a.published_at ?? 0),

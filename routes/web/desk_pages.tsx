@@ -8,11 +8,7 @@
  * at an address that also answers GET.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import {
-  listOpenAppeals,
-  listPendingComments,
-  moderatorComments,
-} from "../../domain/articles/mod.ts";
+import { listOpenAppeals, pendingForModerators } from "../../domain/articles/mod.ts";
 import { type Agent, getAgent, getAgentByName } from "../../domain/accounts/mod.ts";
 import type { Deps } from "../../domain/deps.ts";
 import { BoardError } from "../../domain/errors.ts";
@@ -42,7 +38,7 @@ import {
   crossSitePost,
   currentDesk,
   DESK_PATH,
-  holdsDeskCookie,
+  hasDeskCookie,
   signInNonce,
   writeSessionCookie,
   writeSignInNonce,
@@ -126,7 +122,7 @@ async function postedForm<T = undefined>(
   // What the form's action reads goes out with the session's read (only with a session cookie).
   const [state, also] = await Promise.all([
     currentDesk(c),
-    alsoRead && holdsDeskCookie(c) ? alsoRead(form) : undefined,
+    alsoRead && hasDeskCookie(c) ? alsoRead(form) : undefined,
   ]);
   if (!state.session) {
     if (state.ended) clearSessionCookie(c);
@@ -245,19 +241,22 @@ export async function deskSignOut(c: Context<AppEnv>) {
 
 // ---- the queue
 
+/** The queue's held comments and open appeals (one listing of each, then one batch). */
+function readQueue(c: Context<AppEnv>) {
+  const deps = c.get("deps");
+  return Promise.all([pendingForModerators(deps, QUEUE_MAX), listOpenAppeals(deps, QUEUE_MAX)]);
+}
+
 async function queuePage(
   c: Context<AppEnv>,
   session: DeskSession,
   done: string | null,
   problem: DeskProblem | null,
   status = 200,
+  queue: ReturnType<typeof readQueue> = readQueue(c),
 ) {
-  const deps = c.get("deps");
-  const [held, appeals] = await Promise.all([
-    listPendingComments(deps, QUEUE_MAX),
-    listOpenAppeals(deps, QUEUE_MAX),
-  ]);
-  const comments = await moderatorComments(deps, held) as HeldComment[];
+  const [held, appeals] = await queue;
+  const comments = held as HeldComment[];
   return c.html(
     <QueuePage
       comments={comments}
@@ -272,9 +271,20 @@ async function queuePage(
 
 /** `GET /mod/desk`: held comments and open appeals (`?done=<seq>` names the last action). */
 export async function deskQueue(c: Context<AppEnv>) {
-  const s = await signedIn(c);
-  if (s instanceof Response) return s;
-  return await queuePage(c, s, await doneNotice(c), null);
+  // With a session cookie, the queue is read while the session is: a cookie that names no
+  // live session gets the redirect and nothing of what was read.
+  const cookie = hasDeskCookie(c);
+  const queue = cookie ? readQueue(c) : undefined;
+  const done = cookie ? doneNotice(c) : undefined;
+  const s = await signedIn(c).catch(async (e) => {
+    await Promise.allSettled([queue, done]);
+    throw e;
+  });
+  if (s instanceof Response) {
+    await Promise.allSettled([queue, done]);
+    return s;
+  }
+  return await queuePage(c, s, await (done ?? doneNotice(c)), null, 200, queue);
 }
 
 /**
@@ -365,7 +375,7 @@ export async function deskAccounts(c: Context<AppEnv>) {
   // shown only to a live session.
   const [s, agent] = await Promise.all([
     signedIn(c),
-    query && holdsDeskCookie(c) ? findAccount(deps, query) : null,
+    query && hasDeskCookie(c) ? findAccount(deps, query) : null,
   ]);
   if (s instanceof Response) return s;
   return c.html(

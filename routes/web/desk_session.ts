@@ -76,20 +76,20 @@ export function clearSignInNonce(c: Context<AppEnv>) {
 /** What the browser's session cookie says: a live session, an ended one, or none at all. */
 export type DeskState = { session: DeskSession; ended: false } | { session: null; ended: boolean };
 
+/**
+ * Whether the browser sent a desk session cookie at all (not checked): a page may look up
+ * what a live session would show while the session is checked; without one it reads nothing.
+ */
+export function hasDeskCookie(c: Context<AppEnv>): boolean {
+  return getCookie(c, deskCookies(c).session) !== undefined;
+}
+
 /** The browser's desk session (`ended` when it sent a cookie that names no live session). */
 export async function currentDesk(c: Context<AppEnv>): Promise<DeskState> {
   const value = getCookie(c, deskCookies(c).session);
   const session = await findModeratorSession(c.get("deps"), value);
   if (session) return { session, ended: false };
   return { session: null, ended: value !== undefined };
-}
-
-/**
- * True when the request carries a desk session cookie: what a page may look up while the
- * session is checked (for a live session only; a request without one reads nothing).
- */
-export function holdsDeskCookie(c: Context<AppEnv>): boolean {
-  return getCookie(c, deskCookies(c).session) !== undefined;
 }
 
 /**

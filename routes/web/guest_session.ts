@@ -49,7 +49,12 @@ export function writeGuestCookie(c: Context<AppEnv>, value: string, session: Gue
 
 /** The browser's live session, if its cookie names one. */
 export async function currentGuest(c: Context<AppEnv>): Promise<GuestSession | null> {
-  return await findGuestSession(c.get("deps"), getCookie(c, guestCookie(c).name));
+  return await findGuestSession(c.get("deps"), guestCookieValue(c));
+}
+
+/** The value of the browser's guest cookie, if it sent one (not checked). */
+export function guestCookieValue(c: Context<AppEnv>): string | undefined {
+  return getCookie(c, guestCookie(c).name);
 }
 
 /**

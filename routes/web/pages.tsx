@@ -4,7 +4,7 @@
  */
 import { type Context, Hono } from "hono";
 import { raw } from "hono/html";
-import { CodeBlock, excerptSources, publicFeed } from "../../domain/articles/mod.ts";
+import { CodeBlock, publicFeedPage } from "../../domain/articles/mod.ts";
 import { ERROR_HELP } from "../../domain/error_docs.ts";
 import { ERROR_STATUS } from "../../domain/errors.ts";
 import type { AppEnv } from "../env.ts";
@@ -29,8 +29,11 @@ for (const path of ["/", "/docs", "/docs/*", "/skill.md"]) {
 export async function homePage(c: Context<AppEnv>) {
   const deps = c.get("deps");
   const base = deps.config.baseUrl;
-  const latest = await publicFeed(deps, { limit: HOME_ARTICLES });
-  const sources = await excerptSources(deps, latest.items.map((a) => a.revision_id));
+  // Guests write nothing shown here: read from the nearest replica (docs/architecture.md).
+  const { feed: latest, sources } = await publicFeedPage(deps, { limit: HOME_ARTICLES }, {
+    excerpts: true,
+    consistency: "eventual",
+  });
   return c.html(
     <Layout
       title="A bulletin board for software agents"

@@ -1,0 +1,189 @@
+/**
+ * What the website's article page reads (docs/website.md "Article page"), planned by round
+ * trip: first the article, the guest's session, the page of comment records and the comment
+ * a reply is aimed at (by its locator); then every revision of the article (the one shown,
+ * and which have been public), its text, the outcomes of the guest's own unpublished
+ * comments, the reply's comment and a kept refusal; a third only for the sizes of figures
+ * (or when the clock published a newer revision than the stored one). A guest without a
+ * session gets one started alongside: its read rides with the first batch, its commit with
+ * the second, and it commits only once the article is known to exist.
+ */
+import { keys } from "../../kv/keys.ts";
+import { readMany } from "../../kv/read_many.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError, notFound } from "../errors.ts";
+import { type FigureSize, figureSizes } from "./assets.ts";
+import { type GuestRefusal, guestRefusal } from "./guest_refusals.ts";
+import { type GuestSession, startGuestSession } from "./guest_sessions.ts";
+import { liveGuestSession } from "./guest_sessions.ts";
+import { AgentCache, type PostBundle, project } from "./lifecycle.ts";
+import { policyContext } from "./policy.ts";
+import { canSee } from "./reads.ts";
+import {
+  type Discussion,
+  discussionWindow,
+  ownUnpublished,
+  readGuestChecks,
+  replyable,
+  seenBy,
+  threadDiscussion,
+  type Viewer,
+} from "./threads.ts";
+import type { Block, CommentRecord, RevisionRecord } from "./types.ts";
+
+/** What the article page asks for. */
+export interface ArticlePageRequest {
+  postId: string;
+  /** The key (SHA-256) of the session the browser's cookie names, null without a cookie. */
+  sessionKey: string | null;
+  page: { before?: number; after?: number };
+  /** A comment id to reply to (`?reply_to=`), when it is a uuid. */
+  replyTo: string | null;
+  /** A kept refusal to show (`?refusal=`), when it is a uuid. */
+  refusalId: string | null;
+  /**
+   * Reads the article and its comments from the nearest replica (`eventual`); the session is
+   * always read strongly. The caller asks for `strong` where the guest must see their own
+   * latest write (after posting, after a refusal).
+   */
+  consistency: Deno.KvConsistencyLevel;
+  /** Starts a session for a browser without one on this network (a top-level navigation). */
+  startSessionOn: string | null;
+}
+
+/** A session started for the page, or why none could be. */
+export type StartedSession =
+  | { cookie: string; session: GuestSession; refused: null }
+  | { refused: BoardError };
+
+/** Everything the article page shows. */
+export interface ArticlePageData {
+  bundle: PostBundle;
+  rev: RevisionRecord;
+  blocks: Block[];
+  viewer: Viewer;
+  session: GuestSession | null;
+  started: StartedSession | null;
+  discussion: Discussion;
+  sizes: Map<string, FigureSize>;
+  /** The `replyTo` comment when the viewer may see it (replyable or not), else null. */
+  replyTarget: CommentRecord | null;
+  refusal: GuestRefusal | null;
+  /** The visible comment the refused form replied to, or null. */
+  refusalTarget: CommentRecord | null;
+}
+
+const visible = seenBy;
+
+/** Reads one comment by id: its locator (already read, or read now), then the comment. */
+async function commentAt(
+  deps: Deps,
+  loc: { post_id: string; seq: number } | null,
+  consistency: Deno.KvConsistencyLevel,
+): Promise<CommentRecord | null> {
+  if (!loc) return null;
+  return (await deps.kv.get(keys.articleComments(loc.post_id, loc.seq), { consistency })).value;
+}
+
+/** A revision's blocks from its parts (listed by prefix, so known from the revision's id). */
+async function partsOf(
+  deps: Deps,
+  revisionId: string,
+  consistency: Deno.KvConsistencyLevel,
+): Promise<string[]> {
+  const listed = await Array.fromAsync(
+    deps.kv.list<string>({ prefix: keys.articleRevisionParts.range(revisionId) }, { consistency }),
+  );
+  return listed.map((e) => e.value);
+}
+
+/** Reads the article page (see the module's doc); 404 NOT_FOUND when it is not public. */
+export async function readArticlePage(
+  deps: Deps,
+  req: ArticlePageRequest,
+): Promise<ArticlePageData> {
+  const { postId, consistency } = req;
+  const ctx = await policyContext(deps);
+  const opt = { consistency };
+  let articleKnown!: (ok: boolean) => void;
+  const proceed = new Promise<boolean>((resolve) => articleKnown = resolve);
+  const starting: Promise<StartedSession> | null = req.startSessionOn === null
+    ? null
+    : startGuestSession(deps, req.startSessionOn, proceed).then(
+      (s) => ({ ...s, refused: null }),
+      (e) => {
+        if (e instanceof BoardError && e.code === "RATE_LIMITED") return { refused: e };
+        throw e;
+      },
+    );
+  try {
+    const [post, sessionEntry, window, replyLoc] = await Promise.all([
+      deps.kv.get(keys.articlePosts(postId), opt),
+      req.sessionKey ? deps.kv.get(keys.guestSessions(req.sessionKey)) : null,
+      discussionWindow(deps.kv, postId, req.page, undefined, consistency),
+      req.replyTo ? deps.kv.get(keys.articleCommentLocators(req.replyTo), opt) : null,
+    ]);
+    const stored = post.value;
+    if (!stored) throw notFound("article", postId);
+    // A session is started only for an article that can be shown (the projection decides).
+    articleKnown(
+      !stored.restricted && !!(stored.public_revision_id || stored.candidate_revision_id),
+    );
+    const session = sessionEntry?.value && req.sessionKey
+      ? await liveGuestSession(deps, req.sessionKey, sessionEntry.value).catch(() => null)
+      : null;
+    const sessionId = session?.id ?? null;
+    const wanted = [...new Set(stored.revision_ids)];
+    // A session started now has no comments yet: the outcomes to read are the found session's.
+    const mine = ownUnpublished(window, { session: sessionId, everPublic: new Set() });
+    const [revList, parts, replyRaw, refusal, started, checks] = await Promise.all([
+      readMany(deps.kv, wanted.map((id) => keys.articleRevisions(id)), opt),
+      stored.public_revision_id ? partsOf(deps, stored.public_revision_id, consistency) : [],
+      commentAt(deps, replyLoc?.value ?? null, consistency),
+      sessionId && req.refusalId ? guestRefusal(deps, sessionId, postId, req.refusalId) : null,
+      starting,
+      readGuestChecks(deps, mine),
+    ]);
+    const revs = new Map<string, RevisionRecord>();
+    for (const e of revList) if (e.value) revs.set(e.value.id, e.value);
+    const { bundle } = await project(deps, ctx, { post: stored, revs }, new AgentCache(deps));
+    if (!canSee(bundle, null)) throw notFound("article", postId);
+    const rev = bundle.revs.get(bundle.post.public_revision_id!)!;
+    const everPublic = new Set(
+      [...bundle.revs.values()].filter((r) => r.ever_public).map((r) => r.id),
+    );
+    const own = started && started.refused === null ? started.session : session;
+    const viewer: Viewer = { session: own?.id ?? null, everPublic };
+    // The clock may have published a newer revision than the stored one: its parts then.
+    const text = rev.id === stored.public_revision_id && parts.length === rev.parts
+      ? parts
+      : await partsOf(deps, rev.id, consistency);
+    if (text.length !== rev.parts) throw new Error(`revision ${rev.id} content is incomplete`);
+    const blocks: Block[] = JSON.parse(text.join(""));
+    const figureIds = blocks.flatMap((b) => b.type === "svg" ? [b.asset_id] : []);
+    const refusalLoc = refusal?.parent_id
+      ? deps.kv.get(keys.articleCommentLocators(refusal.parent_id), opt)
+      : null;
+    const [sizes, refusalRaw] = await Promise.all([
+      figureIds.length ? figureSizes(deps, figureIds) : new Map<string, FigureSize>(),
+      refusalLoc ? refusalLoc.then((l) => commentAt(deps, l.value, consistency)) : null,
+    ]);
+    const refusalTarget = visible(refusalRaw, postId, viewer);
+    return {
+      bundle,
+      rev,
+      blocks,
+      viewer,
+      session,
+      started,
+      discussion: threadDiscussion(window, viewer, checks),
+      sizes,
+      replyTarget: visible(replyRaw, postId, viewer),
+      refusal,
+      refusalTarget: refusalTarget && replyable(refusalTarget, viewer) ? refusalTarget : null,
+    };
+  } finally {
+    articleKnown(false);
+    await starting?.catch(() => {});
+  }
+}
