@@ -425,7 +425,7 @@ export function stageGuestComment(
   if (comment.status === "pending") {
     w.tx.set(keys.articlePendingComments(seq), { post_id: postId, seq, comment_id: comment.id });
   } else if (comment.status === "published") {
-    w.event("comment_published", postId, comment.revision_id, comment.id);
+    w.event("comment_published", postId, comment.revision_id, comment.id, seq);
     after = countPublished(projected, comment, 1);
   }
   if (after !== current) stageBundle(w, current, after);

@@ -294,7 +294,11 @@ export class ArticleWriter {
     if (oldPublic !== after.public_seq) {
       if (oldPublic !== null) tx.delete(keys.articlePublicPostIdBySeq(oldPublic));
       if (after.public_seq !== null) {
-        tx.set(keys.articlePublicPostIdBySeq(after.public_seq), after.id);
+        // The revision too, so that a feed reads the article and its revision at once.
+        const entry = after.public_revision_id
+          ? { post_id: after.id, revision_id: after.public_revision_id }
+          : after.id;
+        tx.set(keys.articlePublicPostIdBySeq(after.public_seq), entry);
       }
     }
     const a = classOf(before);
