@@ -5,7 +5,7 @@
  * root takes its replies). The removal is marked first and finished at start after a crash.
  */
 import { type Board, keys } from "../../kv/keys.ts";
-import { transact, type Tx } from "../../kv/tx.ts";
+import type { Tx } from "../../kv/tx.ts";
 import { type Agent, getAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
