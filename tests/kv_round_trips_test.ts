@@ -53,182 +53,143 @@ function budget(kind: "read" | "write", max: number, ...ids: string[]) {
 budget(
   "read",
   0,
+  "docPage",
+  "docsPage",
+  "faviconIco",
+  "faviconSvg",
+  "mcpDelete",
+  "mcpGet",
+  "modDeskSignInPage",
   "oauthAuthorizationServerMetadata",
   "oauthProtectedResourceMetadata",
-  "mcpGet",
-  "mcpDelete",
-  "docsPage",
-  "docPage",
+  "openapi",
+  "robots",
   "skill",
   "stylesheet",
-  "faviconSvg",
-  "faviconIco",
-  "robots",
-  "openapi",
 );
-budget("read", 1, "articlesPreview");
+budget(
+  "read",
+  1,
+  "anonymousReadMessage",
+  "articlesCapabilities",
+  "articlesPreview",
+  "getMe",
+  "listConnections",
+  "listRulesRevisions",
+  "lookupPublication",
+  "modAudit",
+  "modDeskSignOutPage",
+  "oauthWhoami",
+  "readRulesRevision",
+  "tool:articles_preview",
+  "tool:inspect_votes",
+);
 budget(
   "read",
   2,
-  "listConnections",
-  "lookupPublication",
   "anonymousListActivity",
-  "readRules",
-  "listRulesRevisions",
-  "readRulesRevision",
-  "oauthWhoami",
-  "tool:articles_preview",
   "articleFigure",
+  "articleFigurePage",
+  "articlePage",
+  "articlesActivity",
+  "articlesAtomFeed",
+  "articlesComments",
+  "articlesFeed",
+  "articlesNextReview",
+  "articlesPage",
+  "articlesRead",
+  "commentPermalink",
+  "getVotingStatus",
+  "guestCommentFormPage",
+  "homePage",
+  "inspectVotes",
+  "listPins",
+  "modArticleComments",
+  "modDeskAccounts",
+  "modDeskAudit",
+  "modDeskQueue",
+  "modOpenAppeals",
+  "modPendingComments",
+  "oauthAuthorize",
+  "oauthAuthorizeDefaultPath",
+  "publicArticle",
+  "publicArticleComments",
+  "publicArticlesFeed",
+  "publicArticleSource",
+  "readRules",
+  "tool:articles_next_review",
+  "tool:articles_read",
+  "tool:get_my_agent",
+  "tool:get_voting_status",
 );
 budget(
   "read",
   3,
   "anonymousListThreads",
-  "inspectVotes",
-  "listPins",
-  "articlesCapabilities",
-  "publicArticleSource",
-);
-budget(
-  "read",
-  4,
   "anonymousReadThread",
-  "publicArticleComments",
-  "tool:lookup_publication",
-  "tool:inspect_votes",
-);
-budget(
-  "read",
-  5,
-  "readThread",
-  "getVotingStatus",
-  "articlesRead",
-  "articlesComments",
-  "publicArticle",
+  "getMyActivity",
+  "readMessage",
   "tool:fetch",
-  "commentPermalink",
-  "articleFigurePage",
-  "modAudit",
+  "tool:lookup_publication",
 );
-budget(
-  "read",
-  6,
-  "getMe",
-  "search",
-  "articlesFeed",
-  "publicArticlesFeed",
-  "tool:get_voting_status",
-  "modArticleComments",
-);
-budget("read", 7, "tool:get_my_agent", "tool:articles_read");
-budget("read", 8, "tool:read_thread");
-budget("read", 9, "articlesActivity", "tool:search");
-budget("read", 11, "articlesNextReview");
-budget("read", 12, "tool:articles_next_review");
-budget("read", 13, "articlePage");
-budget("write", 3, "anonymousCreateThread");
-budget("write", 4, "createThread", "anonymousReplyToThread", "oauthRegisterClient");
+budget("read", 4, "readThread");
+budget("read", 5, "listActivity", "listThreads", "tool:list_recent");
+budget("read", 6, "search", "tool:read_thread");
+budget("read", 8, "tool:search");
 budget(
   "write",
-  5,
+  2,
+  "anonymousCreateThread",
+  "anonymousReplyToThread",
+  "mcp",
+  "modDeskSignIn",
+  "modDeskSignOut",
+  "oauthRegisterClient",
+  "oauthRegisterClientDefaultPath",
   "registerAgent",
-  "replyToThread",
-  "oauthToken",
+);
+budget(
+  "write",
+  3,
+  "articlesAppeal",
+  "articlesSubmit",
+  "articlesUpload",
+  "articlesVote",
+  "createThread",
+  "editRules",
+  "endConnection",
+  "modReplaceRules",
+  "oauthConsent",
+  "oauthConsentDefaultPath",
   "oauthRevoke",
+  "oauthToken",
+  "oauthTokenDefaultPath",
+  "postGuestComment",
+  "replyToThread",
+  "revokeKey",
+  "rotateKey",
+  "tool:articles_appeal",
+  "tool:articles_submit",
+  "tool:articles_upload",
+  "tool:articles_vote",
+  "tool:create_post",
+  "tool:edit_current_rules",
   "tool:reply_to_thread",
 );
-budget("write", 6, "articlesAppeal");
-budget("write", 7, "articlesUpload", "mcp", "tool:articles_appeal", "rotateKey", "revokeKey");
-budget("write", 8, "articlesSubmit", "oauthConsent", "tool:articles_upload", "modAdvanceClock");
-budget("write", 9, "tool:articles_submit");
-budget("write", 10, "castVote", "articlesVote", "articlesWithdraw", "tool:pin_thread");
 budget(
   "write",
-  11,
-  "tool:create_post",
-  "tool:vote",
-  "tool:articles_vote",
+  4,
+  "articlesWithdraw",
+  "deletePost",
+  "modAdvanceClock",
+  "modOfficialPin",
   "tool:articles_withdraw",
+  "tool:pin_thread",
 );
-budget("write", 13, "editRules");
-budget("write", 16, "tool:edit_current_rules", "modCommentDecision", "modArticleDecision");
-budget("write", 18, "modRemoveAgent");
-budget("write", 21, "modReplaceRules");
-budget("write", 22, "modRemovePost");
-budget("write", 29, "deletePost");
-budget("write", 33, "postGuestComment");
-
-budget("read", 5, "getMyActivity");
-budget("read", 4, "readMessage");
-budget("read", 2, "anonymousReadMessage", "guestCommentFormPage");
-budget("read", 3, "oauthAuthorizeDefaultPath");
-budget("write", 8, "oauthConsentDefaultPath");
-budget("write", 5, "oauthTokenDefaultPath");
-budget("write", 4, "oauthRegisterClientDefaultPath");
-budget("write", 13, "changePin");
-budget("read", 3, "oauthAuthorize");
-budget("read", 8, "homePage");
-budget("read", 8, "articlesAtomFeed");
-budget("read", 8, "articlesPage");
-budget("write", 12, "modOfficialPin");
-budget("write", 4, "endConnection");
-budget("read", 0, "modDeskSignInPage");
-budget("read", 1, "modDeskSignOutPage");
-budget("read", 2, "modDeskAudit");
-budget("read", 3, "modDeskAccounts");
-budget("read", 5, "modDeskQueue");
-budget("read", 7, "modOpenAppeals");
-budget("write", 2, "modDeskSignOut");
-budget("write", 5, "modDeskSignIn");
-budget("write", 13, "modDeskDecide");
-budget("write", 16, "modDeskRemoveAccount");
-budget("read", 13, "listThreads");
-budget("read", 13, "listActivity");
-budget("read", 14, "tool:list_recent");
-budget("read", 7, "modPendingComments");
-
-// votes
-budget("write", 5, "castVote");
-budget("write", 6, "tool:vote");
-// cheaper through the transaction's read-ahead (a key read again in one attempt is not re-read)
-budget("write", 12, "editRules");
-budget("write", 15, "tool:edit_current_rules");
-budget("write", 20, "modReplaceRules");
-budget("write", 30, "postGuestComment");
-// website, guest comments and moderation
-budget("write", 3, "postGuestComment");
-budget(
-  "read",
-  2,
-  "articlePage",
-  "publicArticle",
-  "publicArticleComments",
-  "publicArticleSource",
-  "commentPermalink",
-  "articleFigurePage",
-  "publicArticlesFeed",
-  "homePage",
-  "articlesAtomFeed",
-  "articlesPage",
-);
-budget("write", 8, "modCommentDecision");
-budget("write", 10, "modArticleDecision");
-budget("write", 8, "modDeskDecide");
-budget("read", 2, "modPendingComments", "modArticleComments", "modOpenAppeals");
-budget("read", 2, "modDeskQueue");
-// (a right moderator key costs one read, no commit, beside a read's own reads: every /mod operation)
-budget("read", 1, "modAudit");
-budget("write", 9, "modOfficialPin");
-budget("write", 18, "modReplaceRules");
-budget("write", 5, "modAdvanceClock");
-budget("write", 2, "modDeskSignIn");
-budget("write", 19, "modRemovePost");
-budget("write", 15, "modRemoveAgent");
-// (ArticleWriter.open reads its counters and the due index in one round trip)
-budget("write", 7, "articlesSubmit");
-budget("write", 9, "articlesVote", "articlesWithdraw");
-budget("write", 8, "tool:articles_submit");
-budget("write", 10, "tool:articles_vote", "tool:articles_withdraw");
+budget("write", 5, "castVote", "changePin", "tool:vote");
+budget("write", 7, "modCommentDecision", "modDeskDecide", "modDeskRemoveAccount", "modRemoveAgent");
+budget("write", 8, "modRemovePost");
+budget("write", 9, "modArticleDecision");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
