@@ -187,6 +187,24 @@ budget("read", 13, "listActivity");
 budget("read", 14, "tool:list_recent");
 budget("read", 7, "modPendingComments");
 
+// feeds, threads, messages and search (read plans: docs/architecture.md "Read plans")
+budget("read", 3, "listThreads", "listActivity", "readMessage", "anonymousReadThread");
+budget("read", 4, "readThread", "tool:list_recent", "tool:fetch");
+budget("read", 5, "search", "tool:read_thread");
+budget("read", 8, "tool:search");
+// Lowered by the same changes (pinned threads read in one batch, the articles stream read
+// ahead, an author read only when a pending decision needs it); owned by other areas.
+budget("read", 2, "listPins");
+budget("read", 3, "articlesActivity");
+budget("read", 4, "getMyActivity");
+budget("read", 5, "getMe", "articlesFeed");
+budget("read", 6, "tool:get_my_agent", "tool:articles_read");
+budget("read", 9, "articlesNextReview");
+budget("read", 10, "tool:articles_next_review");
+budget("write", 6, "mcp");
+budget("write", 9, "articlesVote", "articlesWithdraw", "tool:pin_thread");
+budget("write", 10, "tool:articles_vote", "tool:articles_withdraw");
+
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
   id: string;

@@ -11,12 +11,12 @@ import { keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import type { Page, PageParams } from "../paging.ts";
-import { dueWindow, streamPage } from "./due_window.ts";
-import type { PostBundle } from "./lifecycle.ts";
+import { type DueWindow, dueWindow, NOTHING_DUE, streamPage } from "./due_window.ts";
 import { type PolicyContext, policyContext } from "./policy.ts";
-import { canSee, projectedBundles } from "./reads.ts";
+import { canSee } from "./reads.ts";
+import { AgentCache, type PostBundle, project } from "./lifecycle.ts";
 import { viewerArticleVotes } from "./recommendations.ts";
-import { getAll, readRevisions } from "./store.ts";
+import { getAll, readPosts, readRevisions } from "./store.ts";
 import type { ArticleEvent, CommentRecord, RevisionRecord } from "./types.ts";
 import { articleActions, commentActions, commentPreview } from "./views.ts";
 
@@ -50,6 +50,59 @@ function available(
 /** Largest number of events one read of the stream takes while it fills a page. */
 const MAX_BATCH = 200;
 
+/** Most events the first read of the stream takes ahead (`ReadAhead`). */
+const READ_AHEAD_MAX = 50;
+
+type EventItem = ReturnType<typeof eventItem>;
+
+/**
+ * The first read of the stream, taken further than its first batch (up to five times the
+ * page's limit: the first two batches of the fill loop), with the visible items of all its
+ * events, which are decided in one go. It answers each later batch it covers exactly as a
+ * read of that batch would — the same events and the same cursors — so a page that skips
+ * events the viewer cannot see usually costs no further read.
+ */
+class ReadAhead {
+  readonly #events: ArticleEvent[];
+  readonly #final: boolean;
+  readonly #items: Map<number, EventItem>;
+  constructor(read: Page<ArticleEvent>, items: EventItem[], readonly newer: boolean) {
+    // In scan order: newest first, or (newer pages) oldest first.
+    this.#events = newer ? read.items.toReversed() : read.items;
+    this.#final = (newer ? read.next_after : read.next_before) === null;
+    this.#items = new Map(items.map((i) => [i.seq, i]));
+  }
+
+  /** The read of `n` events from `cursor`, with its visible items; null when not covered. */
+  page(
+    cursor: number | undefined,
+    n: number,
+  ): { page: Page<ArticleEvent>; items: EventItem[] } | null {
+    const rest = this.#events.filter((e) =>
+      cursor === undefined || (this.newer ? e.seq > cursor : e.seq < cursor)
+    );
+    if (rest.length < n && !this.#final) return null;
+    const taken = rest.slice(0, n);
+    const more = rest.length > n || !this.#final;
+    const edge = taken.length ? taken[taken.length - 1].seq : null;
+    const page: Page<ArticleEvent> = this.newer
+      ? {
+        items: taken.toReversed(),
+        next_before: null,
+        next_after: more ? edge : null,
+        newest_cursor: edge,
+      }
+      : {
+        items: taken,
+        next_before: more ? edge : null,
+        next_after: null,
+        newest_cursor: taken.length ? taken[0].seq : null,
+      };
+    const items = page.items.flatMap((e) => this.#items.get(e.seq) ?? []);
+    return { page, items };
+  }
+}
+
 /**
  * One page of the articles activity stream for an agent. Events the viewer cannot see are
  * skipped and the page is filled from further events, so a page shorter than `limit` means
@@ -63,25 +116,42 @@ export async function listArticleActivity(
   ctx?: PolicyContext,
 ): Promise<Page<ReturnType<typeof eventItem>>> {
   const policy = ctx ?? await policyContext(deps);
-  const window = await dueWindow(deps, policy.now);
   const { limit } = params;
   const newer = params.after !== undefined;
   const shown: ReturnType<typeof eventItem>[] = [];
   let cursor: number | undefined = newer ? params.after : params.before;
   let batch = limit;
+  const pageAt = (w: DueWindow, c: number | undefined, n: number) =>
+    streamPage(deps, w, newer ? { limit: n, after: c } : { limit: n, before: c });
+  // The first read takes the first batches at once (`ReadAhead`); usually nothing is due,
+  // so it is read beside the due index as if nothing were, and again only when something is.
+  const ahead = Math.max(limit, Math.min(READ_AHEAD_MAX, limit * 5));
+  const [window, guess] = await Promise.all([
+    dueWindow(deps, policy.now),
+    pageAt(NOTHING_DUE, cursor, ahead),
+  ]);
+  let readAhead: ReadAhead | null = null;
   let first: Page<ArticleEvent> | null = null;
   let last: Page<ArticleEvent>;
   while (true) {
-    last = await streamPage(
-      deps,
-      window,
-      newer ? { limit: batch, after: cursor } : { limit: batch, before: cursor },
-    );
+    let served = readAhead?.page(cursor, batch) ?? null;
+    if (!served) {
+      const read = first !== null
+        ? await pageAt(window, cursor, batch)
+        : window.slots.length === 0
+        ? guess
+        : await pageAt(window, cursor, ahead);
+      const items = await visibleItems(deps, policy, window, viewer, read.items);
+      if (first === null) {
+        readAhead = new ReadAhead(read, items, newer);
+        served = readAhead.page(cursor, batch)!;
+      } else served = { page: read, items };
+    }
+    last = served.page;
     first ??= last;
     // Older pages come newest first; a newer page is the nearest events, also newest first.
-    const items = await visibleItems(deps, policy, window, viewer, last.items);
-    if (newer) shown.push(...items.toReversed());
-    else shown.push(...items);
+    if (newer) shown.push(...served.items.toReversed());
+    else shown.push(...served.items);
     cursor = newer ? last.next_after ?? undefined : last.next_before ?? undefined;
     if (shown.length >= limit || cursor === undefined) break;
     batch = Math.min(MAX_BATCH, batch * 4);
@@ -107,22 +177,68 @@ export async function listArticleActivity(
   };
 }
 
-/** The events of one stream read that are still available to the viewer, as items. */
+/**
+ * The events of one stream read that are still available to the viewer, as items. Read in
+ * two batches: what the events name (posts, revisions, comments at their usual place,
+ * comment locators, the viewer's recommendations), then what those name (the posts' other
+ * revisions, a comment its locator found elsewhere, authors the projection needs).
+ */
 async function visibleItems(
   deps: Deps,
   policy: PolicyContext,
-  window: Awaited<ReturnType<typeof dueWindow>>,
+  window: DueWindow,
   viewer: Agent | null,
   events: ArticleEvent[],
 ): Promise<ReturnType<typeof eventItem>[]> {
   for (const ev of events) {
     if (!isEvent(ev)) throw new Error("unreadable article event");
   }
-  const bundles = await projectedBundles(
-    deps,
-    policy,
-    events.map((e) => e.post_id),
-    window.seqOf,
+  const commentEvents = events.filter((e) => e.type === "comment_published" && e.comment_id);
+  // A comment is stored at the position of the event that published it first, which a
+  // later event names (`comment_seq`); events written before that find it by its locator.
+  const [posts, eventRevs, likely, locators, votes] = await Promise.all([
+    readPosts(deps.kv, events.map((e) => e.post_id)),
+    readRevisions(deps.kv, events.map((e) => e.revision_id)),
+    getAll<CommentRecord>(
+      deps.kv,
+      commentEvents.map((e) => keys.articleComments(e.post_id, e.comment_seq ?? e.seq)),
+    ),
+    getAll<{ post_id: string; seq: number }>(
+      deps.kv,
+      commentEvents.map((e) => keys.articleCommentLocators(e.comment_id!)),
+    ),
+    viewer
+      ? viewerArticleVotes(
+        deps,
+        viewer.id,
+        events.filter((e) => e.type !== "comment_published").map((e) => e.revision_id),
+      )
+      : Promise.resolve(new Map<string, 1 | -1>()),
+  ]);
+  const commentById = new Map<string, CommentRecord>();
+  const elsewhere: { post_id: string; seq: number }[] = [];
+  commentEvents.forEach((e, i) => {
+    const c = likely[i];
+    if (c && c.id === e.comment_id) commentById.set(c.id, c);
+    else if (locators[i]) elsewhere.push(locators[i]!);
+  });
+  const stored = [...posts.values()];
+  const [moreRevs, moved] = await Promise.all([
+    readRevisions(
+      deps.kv,
+      stored.flatMap((p) => [p.public_revision_id, p.candidate_revision_id, p.latest_revision_id])
+        .filter((id) => id && !eventRevs.has(id)),
+    ),
+    getAll<CommentRecord>(deps.kv, elsewhere.map((l) => keys.articleComments(l.post_id, l.seq))),
+  ]);
+  for (const c of moved) if (c) commentById.set(c.id, c);
+  // One map of every revision read, as `loadBundles` hands every bundle.
+  const revs = new Map([...eventRevs, ...moreRevs]);
+  const agents = new AgentCache(deps);
+  const bundles = await Promise.all(
+    events.map((e) => e.post_id).filter((id, i, all) => all.indexOf(id) === i)
+      .flatMap((id) => (posts.has(id) ? [{ post: posts.get(id)!, revs }] : []))
+      .map(async (b) => (await project(deps, policy, b, agents, window.seqOf)).bundle),
   );
   const byPost = new Map(bundles.map((b) => [b.post.id, b]));
   // A projected publication is dated like its recorded event will be: when it published.
@@ -131,24 +247,8 @@ async function visibleItems(
     const at = byPost.get(ev.post_id)?.revs.get(ev.revision_id)?.published_at;
     return at == null ? ev : { ...ev, at };
   });
-  // Revisions not already in a bundle (older revisions named by events).
-  const extra = await readRevisions(
-    deps.kv,
-    events.map((e) => e.revision_id).filter((id) => !bundles.some((b) => b.revs.has(id))),
-  );
   const revOf = (ev: ArticleEvent) =>
-    byPost.get(ev.post_id)?.revs.get(ev.revision_id) ??
-      extra.get(ev.revision_id);
-  const commentEvents = events.filter((e) => e.type === "comment_published" && e.comment_id);
-  const locators = await getAll<{ post_id: string; seq: number }>(
-    deps.kv,
-    commentEvents.map((e) => keys.articleCommentLocators(e.comment_id!)),
-  );
-  const comments = await getAll<CommentRecord>(
-    deps.kv,
-    locators.filter((l) => !!l).map((l) => keys.articleComments(l!.post_id, l!.seq)),
-  );
-  const commentById = new Map(comments.filter((c) => !!c).map((c) => [c!.id, c!]));
+    byPost.get(ev.post_id)?.revs.get(ev.revision_id) ?? revs.get(ev.revision_id);
   const visible = events.filter((ev) =>
     available(
       ev,
@@ -158,13 +258,6 @@ async function visibleItems(
       viewer?.id ?? null,
     )
   );
-  const votes = viewer
-    ? await viewerArticleVotes(
-      deps,
-      viewer.id,
-      visible.filter((e) => e.type !== "comment_published").map((e) => e.revision_id),
-    )
-    : new Map<string, 1 | -1>();
   return visible.map((ev) =>
     eventItem(
       ev,

@@ -376,7 +376,7 @@ export async function moderateComment(
     let after = bundle;
     if (target === "published") {
       after = countPublished(bundle, updated, 1);
-      w.event("comment_published", c.post_id, c.revision_id, c.id);
+      w.event("comment_published", c.post_id, c.revision_id, c.id, c.seq);
     } else if (c.status === "published") {
       after = countPublished(bundle, updated, -1);
       if (after.post.latest_comment?.comment_id === c.id) {

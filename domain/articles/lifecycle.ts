@@ -10,7 +10,13 @@ import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import { type Agent, getAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { decidePending, type PendingOutcome, type PolicyContext, policyContext } from "./policy.ts";
+import {
+  decidePending,
+  decisionNeedsAuthor,
+  type PendingOutcome,
+  type PolicyContext,
+  policyContext,
+} from "./policy.ts";
 import { ArticleWriter, DueTransitionsFirst, firstDueEntry, readRevisions } from "./store.ts";
 import type { ArticlePost, RevisionRecord } from "./types.ts";
 
@@ -108,7 +114,8 @@ export async function project(
   const candId = b.post.candidate_revision_id;
   const cand = candId ? b.revs.get(candId) : undefined;
   if (!cand || cand.state !== "pending") return { bundle: b, outcome: null };
-  const outcome = await decidePending(deps, cand, await agents.get(b.post.author_id), ctx);
+  const author = decisionNeedsAuthor(cand) ? await agents.get(b.post.author_id) : null;
+  const outcome = await decidePending(deps, cand, author, ctx);
   if (outcome.state === "published") {
     const publicSeq = slots?.get(cand.id) ?? b.post.public_seq;
     return { bundle: publishTransform(b, cand, outcome.at, publicSeq), outcome };

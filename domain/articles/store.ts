@@ -201,14 +201,25 @@ export class ArticleWriter {
     return this.#pending.get(agentId)!;
   }
 
-  /** Appends an event to the activity sequence. */
-  event(type: ArticleEventType, postId: string, revisionId: string, commentId: string | null) {
+  /**
+   * Appends an event to the activity sequence. `commentSeq`: where its comment is stored,
+   * when that is not the event's own seq (reads then find it without its locator).
+   */
+  event(
+    type: ArticleEventType,
+    postId: string,
+    revisionId: string,
+    commentId: string | null,
+    commentSeq?: number,
+  ) {
+    const seq = this.nextSeq();
     const ev: ArticleEvent = {
-      seq: this.nextSeq(),
+      seq,
       type,
       post_id: postId,
       revision_id: revisionId,
       comment_id: commentId,
+      ...(commentSeq !== undefined && commentSeq !== seq ? { comment_seq: commentSeq } : {}),
       at: this.#deps.clock.now(),
     };
     this.#tx.set(keys.articleEvents(ev.seq), ev);

@@ -229,6 +229,19 @@ export async function findMessage(
 ): Promise<{ record: MessageRecord; head: BoardHead; body: string } | null> {
   const seq = (await kv.get(keys.messageSeqById(board, id))).value;
   if (seq === null) return null;
+  return await readMessageAt(kv, board, seq, withBody);
+}
+
+/**
+ * Reads the message at `seq` with the board's head (and its body with `withBody`) in one
+ * `getMany`: null when absent or hidden. For read plans that know the seq already.
+ */
+export async function readMessageAt(
+  kv: Deno.Kv,
+  board: Board,
+  seq: number,
+  withBody = false,
+): Promise<{ record: MessageRecord; head: BoardHead; body: string } | null> {
   const [rec, head, stored] = await kv.getMany([
     keys.messages(board, seq),
     keys.boardHeads(board),

@@ -88,12 +88,11 @@ export async function readPinnedThreads(
   pins: { board: Board; thread_id: string; thread_seq: number }[],
 ): Promise<Map<string, MessageRecord>> {
   const boards = [...new Set(pins.map((p) => p.board))];
-  const heads = await getManyBatched<BoardHead>(kv, boards.map((b) => keys.boardHeads(b)));
+  const [heads, records] = await Promise.all([
+    getManyBatched<BoardHead>(kv, boards.map((b) => keys.boardHeads(b))),
+    getManyBatched<MessageRecord>(kv, pins.map((p) => keys.messages(p.board, p.thread_seq))),
+  ]);
   const headOf = new Map(boards.map((b, i) => [b, heads[i] ?? EMPTY_HEAD]));
-  const records = await getManyBatched<MessageRecord>(
-    kv,
-    pins.map((p) => keys.messages(p.board, p.thread_seq)),
-  );
   const out = new Map<string, MessageRecord>();
   pins.forEach((p, i) => {
     const m = records[i];
@@ -140,14 +139,41 @@ export async function livePins(
   board?: Board,
   opts: { tidy?: boolean } = {},
 ): Promise<LivePin[]> {
+  return await livePinsOf(deps, await readPinBook(deps.kv, board), opts);
+}
+
+/** The stored pins of one board (or both): what `livePinsOf` decides from. */
+export interface PinBook {
+  boards: Board[];
+  officials: OfficialPin[];
+  /** The community pins of `boards`. */
+  community: CommunityPin[];
+}
+
+/** Reads the stored pins of one board (or both) in one `getMany`. */
+export async function readPinBook(kv: Deno.Kv, board?: Board): Promise<PinBook> {
   const boards: Board[] = board ? [board] : ["named", "b"];
-  const [community, ...officialLists] = await getManyBatched<unknown>(deps.kv, [
+  const [community, ...officialLists] = await kv.getMany([
     keys.communityPins(),
     ...boards.map((b) => keys.officialPins(b)),
   ]);
-  const officials = officialLists.flatMap((l) => (l as OfficialPin[] | null) ?? []);
-  const stored = (community as CommunityPin[] | null) ?? [];
-  const pins = stored.filter((p) => boards.includes(p.board));
+  return {
+    boards,
+    officials: officialLists.flatMap((l) => l.value ?? []),
+    community: (community.value ?? []).filter((p) => boards.includes(p.board)),
+  };
+}
+
+/**
+ * The live pins of a pin book read before (`readPinBook`), as `livePins` answers them: the
+ * threads and owners it names are read in one round trip.
+ */
+export async function livePinsOf(
+  deps: Deps,
+  book: PinBook,
+  opts: { tidy?: boolean } = {},
+): Promise<LivePin[]> {
+  const { officials, community: pins } = book;
   const [owners, threads] = await Promise.all([
     readOwnerFacts(deps.kv, pins.map((p) => p.agent_id)),
     readPinnedThreads(deps.kv, [...officials, ...pins]),

@@ -170,7 +170,10 @@ export async function searchPage(
   query: SearchQuery,
   options: SearchOptions = {},
 ) {
-  const page = await searchMessages(deps, viewer, query, options);
+  const [page, viewerObj] = await Promise.all([
+    searchMessages(deps, viewer, query, options),
+    viewerObject(deps, viewer),
+  ]);
   return {
     items: page.items,
     next_before: page.next_before,
@@ -178,6 +181,6 @@ export async function searchPage(
     newest_cursor: page.newest_cursor,
     content_is_untrusted: true as const,
     action_templates: messageActionTemplates("named"),
-    viewer: await viewerObject(deps, viewer),
+    viewer: viewerObj,
   };
 }

@@ -33,23 +33,30 @@ export interface VoteView {
   vote_state: VoteState;
 }
 
+/** What a viewer's vote views on some messages are decided from (`readViewerVotes`). */
+export interface ViewerVoteReads {
+  /** The viewer's vote by `board:seq` of each message asked about (null: none). */
+  votes: Map<string, VoteView["your_vote"]>;
+  suspended: boolean;
+  remaining: number;
+}
+
+const voteTarget = (m: { board: Board; seq: number }) => `${m.board}:${m.seq}`;
+
 /**
- * Vote views for a batch of messages of one viewer: the viewer's standing and vote keys
- * are read together, 10 keys per getMany; the daily allowance is one more read.
+ * Reads what a viewer's vote views on messages known by board and seq are decided from:
+ * the standing and the vote keys together (10 keys per getMany) with the daily allowance,
+ * all in one round trip. A read model that knows the seqs before the summaries (a listing
+ * of pointers, a pin list) issues it beside the summaries' read.
  */
-export async function viewerVotes(
+export async function readViewerVotes(
   deps: Deps,
-  viewer: Agent | null,
-  messages: MessageRecord[],
-): Promise<Map<string, VoteView>> {
-  const out = new Map<string, VoteView>();
-  if (!viewer) {
-    for (const m of messages) out.set(m.id, { your_vote: null, vote_state: "sign_in_required" });
-    return out;
-  }
+  viewer: Agent,
+  targets: { board: Board; seq: number }[],
+): Promise<ViewerVoteReads> {
   const keyList = [
     keys.votingStandings(viewer.id),
-    ...messages.map((m) => keys.votes(m.board, m.seq, viewer.id)),
+    ...targets.map((m) => keys.votes(m.board, m.seq, viewer.id)),
   ] as const;
   const [got, allowance] = await Promise.all([
     readMany(deps.kv, keyList),
@@ -58,22 +65,58 @@ export async function viewerVotes(
   const [standingEntry, ...voteEntries] = got;
   const standing = standingEntry.value ?? EMPTY_STANDING;
   const suspended = (await currentSuspension(deps, viewer.id, standing)) !== null;
-  messages.forEach((m, i) => {
+  const votes = new Map<string, VoteView["your_vote"]>();
+  targets.forEach((m, i) => {
     const vote = voteEntries[i].value;
+    votes.set(
+      voteTarget(m),
+      vote
+        ? { value: vote.value, weight: vote.weight, cast_at: vote.cast_at, seq: vote.seq }
+        : null,
+    );
+  });
+  return { votes, suspended, remaining: allowance.remaining };
+}
+
+/**
+ * The vote views of `messages` for `viewer` from reads made before (`readViewerVotes`, which
+ * must cover every message; null viewer: no account, nothing read).
+ */
+export function voteViews(
+  viewer: Agent | null,
+  reads: ViewerVoteReads | null,
+  messages: MessageRecord[],
+): Map<string, VoteView> {
+  const out = new Map<string, VoteView>();
+  for (const m of messages) {
+    if (!viewer || !reads) {
+      out.set(m.id, { your_vote: null, vote_state: "sign_in_required" });
+      continue;
+    }
+    const vote = reads.votes.get(voteTarget(m));
+    if (vote === undefined) throw new Error(`the vote on ${voteTarget(m)} was not read`);
     let state: VoteState;
     if (vote) state = "cast";
     else if (m.board === "named" && m.agent_id === viewer.id) state = "own_post";
-    else if (suspended) state = "suspended";
-    else if (allowance.remaining <= 0) state = "daily_limit";
+    else if (reads.suspended) state = "suspended";
+    else if (reads.remaining <= 0) state = "daily_limit";
     else state = "available";
-    out.set(m.id, {
-      your_vote: vote
-        ? { value: vote.value, weight: vote.weight, cast_at: vote.cast_at, seq: vote.seq }
-        : null,
-      vote_state: state,
-    });
-  });
+    out.set(m.id, { your_vote: vote, vote_state: state });
+  }
   return out;
+}
+
+/**
+ * Vote views for a batch of messages of one viewer: the viewer's standing and vote keys
+ * are read together, 10 keys per getMany, with the daily allowance (`readViewerVotes`).
+ */
+export async function viewerVotes(
+  deps: Deps,
+  viewer: Agent | null,
+  messages: MessageRecord[],
+): Promise<Map<string, VoteView>> {
+  const reads = viewer ? await readViewerVotes(deps, viewer, messages) : null;
+  return voteViews(viewer, reads, messages);
 }
 
 /** Most messages one voting-status read (`GET /v1/voting`, `get_voting_status`) asks about. */
