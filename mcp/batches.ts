@@ -7,6 +7,7 @@
  * negotiated version is refused. A batch of n messages counts as n credential calls
  * against the edge limits, so batching cannot multiply a network's allowance.
  */
+import { callerOf } from "../routes/authentication.ts";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../routes/env.ts";
 import { admitBatchExtras } from "../routes/limits.ts";
@@ -85,7 +86,7 @@ function messagesToRun(value: unknown): number | Response {
 }
 
 /**
- * Runs after authentication: reads and parses the body once (kept for the transport, see
+ * Runs while the credential resolves (and charges a batch only once it has): reads and parses the body once (kept for the transport, see
  * `parsedMcpBody`), refuses batches where the negotiated protocol has none (400, JSON-RPC
  * -32600), and charges the messages of a batch beyond the first to the allowance the
  * request's own call was admitted in (all are refused together when they do not all fit).
@@ -108,7 +109,10 @@ export function mcpBody(maxBodyBytes: number): MiddlewareHandler<AppEnv> {
         );
       }
     }
-    admitBatchExtras(c, n - 1);
+    if (n > 1) {
+      await callerOf(c);
+      admitBatchExtras(c, n - 1);
+    }
     parsedBodies.set(c.req.raw, body);
     await next();
   };

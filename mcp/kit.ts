@@ -48,18 +48,28 @@ export function runTool(
   ctx: ToolContext,
   scope: Scope,
   body: () => Promise<object | string>,
+  opts: { whileAuthenticating?: boolean } = {},
 ): Promise<CallToolResult> {
   return guarded(ctx, scope, async () => {
     const answer = await body();
     return typeof answer === "string" ? okJson(answer) : ok({ ...answer });
-  });
+  }, opts.whileAuthenticating ?? false);
 }
 
+/**
+ * The scope check, then `produce` with its errors mapped. A tool that reads while the
+ * credential resolves starts `produce` first and checks the scope once the caller is known:
+ * without the scope, what it read is dropped.
+ */
 async function guarded(
   ctx: ToolContext,
   scope: Scope,
   produce: () => Promise<CallToolResult>,
+  early: boolean,
 ): Promise<CallToolResult> {
+  const produced = early ? produce() : undefined;
+  produced?.catch(() => {}); // answered below, or dropped with the refusal
+  await ctx.callerReady;
   if (!ctx.caller.scopes.has(scope)) {
     return toolError(
       "INSUFFICIENT_SCOPE",
@@ -70,7 +80,7 @@ async function guarded(
     );
   }
   try {
-    return await produce();
+    return await (produced ?? produce());
   } catch (e) {
     if (e instanceof BoardError) return toolError(e.code, e.message, e.details);
     if (e instanceof TxConflictError) {

@@ -6,10 +6,41 @@
  */
 import type { Deps } from "../domain/deps.ts";
 import { rulesEditRight } from "../domain/rules/mod.ts";
-import type { AnyTool } from "../routes/api/operation.ts";
+import type { AnyTool, ToolContext } from "../routes/api/operation.ts";
 import type { Caller } from "../routes/env.ts";
 import { WebStandardStreamableHTTPServerTransport } from "./sdk.ts";
 import { createMcpServer } from "./server.ts";
+
+/**
+ * True when `body` is one call of a tool that reads while the credential resolves: the
+ * only request the server starts on before the credential has resolved.
+ */
+function readsWhileAuthenticating(tools: readonly AnyTool[], body: unknown): boolean {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
+  const { method, params } = body as { method?: unknown; params?: { name?: unknown } };
+  if (method !== "tools/call") return false;
+  return tools.some((t) => t.name === params?.name && t.readsWhileAuthenticating);
+}
+
+/** A tool context whose `caller` is there once `callerReady` resolved. */
+function contextWhileAuthenticating(
+  deps: Deps,
+  network: string,
+  callerReady: Promise<Caller>,
+): ToolContext {
+  let known: Caller | undefined;
+  const ready = callerReady.then((caller) => known = caller);
+  ready.catch(() => {}); // a refused credential is answered by the route
+  return {
+    deps,
+    network,
+    callerReady: ready,
+    get caller(): Caller {
+      if (!known) throw new Error("a tool used its caller before the credential resolved");
+      return known;
+    },
+  };
+}
 
 /**
  * Answers one MCP HTTP request for `caller`: a fresh server with the tools of `tools` this
@@ -20,14 +51,19 @@ import { createMcpServer } from "./server.ts";
 export async function handleMcpRequest(
   tools: readonly AnyTool[],
   deps: Deps,
-  caller: Caller,
+  callerReady: Promise<Caller>,
   network: string,
   request: Request,
   transportOptions: ConstructorParameters<typeof WebStandardStreamableHTTPServerTransport>[0],
   parsedBody: unknown,
 ): Promise<Response> {
-  const offer = (await rulesEditRight(deps, caller.agent)).eligible;
-  const server = createMcpServer(tools, { deps, caller, network }, offer);
+  const early = readsWhileAuthenticating(tools, parsedBody);
+  const ctx = early
+    ? contextWhileAuthenticating(deps, network, callerReady)
+    : { deps, network, caller: await callerReady, callerReady };
+  // A call of a reading tool lists nothing: the rules-edit right matters to it not at all.
+  const offer = !early && (await rulesEditRight(deps, ctx.caller.agent)).eligible;
+  const server = createMcpServer(tools, ctx, offer);
   const transport = new WebStandardStreamableHTTPServerTransport(transportOptions);
   try {
     await server.connect(transport);

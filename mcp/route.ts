@@ -5,7 +5,7 @@
  * token (audience `{base}/mcp`) or a named API key as a bearer token.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { requireCaller } from "../routes/authentication.ts";
+import { callerOf, requireCaller, whileAuthenticating } from "../routes/authentication.ts";
 import type { AnyTool } from "../routes/api/operation.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "./sdk.ts";
@@ -64,12 +64,13 @@ export const mcpTransportRules: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /**
- * What POST /mcp runs before its handler: transport rules, the credential, then the body
- * (parsed once, batches counted only for a credential that resolved).
+ * What POST /mcp runs before its handler: transport rules, then the credential while the
+ * body is read (parsed once; batches counted only once the credential resolved). The
+ * handler waits for the credential before anything but a tool that reads while it resolves.
  */
 export const mcpGuards: MiddlewareHandler<AppEnv>[] = [
   mcpTransportRules,
-  requireCaller({}),
+  whileAuthenticating([requireCaller({})]),
   mcpBody(MAX_MCP_BODY_BYTES),
 ];
 
@@ -84,7 +85,7 @@ export function mcpPost(tools: readonly AnyTool[]): (c: Context<AppEnv>) => Prom
     handleMcpRequest(
       tools,
       c.get("deps"),
-      c.get("caller"),
+      callerOf(c),
       callBucket(c),
       c.req.raw,
       {

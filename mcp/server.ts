@@ -52,7 +52,10 @@ export function createMcpServer(
         annotations: t.annotations,
       })),
       // deno-lint-ignore no-explicit-any
-      (args: any) => runTool(ctx, t.scope, () => t.call(ctx, args)),
+      (args: any) =>
+        runTool(ctx, t.scope, () => t.call(ctx, args), {
+          whileAuthenticating: t.readsWhileAuthenticating,
+        }),
     );
   }
   // Registering tools makes the SDK advertise `tools.listChanged`, but a stateless server

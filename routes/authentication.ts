@@ -18,6 +18,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import {
   API_KEY_PREFIX,
   checkAccessToken,
+  credentialShaped,
   findAgentByKey,
   looksLikeAccessToken,
 } from "../domain/accounts/mod.ts";
@@ -204,6 +205,67 @@ export function requireCaller(opts: AuthOptions = {}): MiddlewareHandler<AppEnv>
     if (!caller) return refusal!;
     c.set("caller", caller);
     await next();
+  };
+}
+
+/**
+ * The caller of this request. On an operation that reads while authenticating
+ * (`readsWhileAuthenticating`), it waits for the credential; if the credential is refused,
+ * it throws (the refusal is what the request answers: `whileAuthenticating`).
+ */
+export async function callerOf(c: Context<AppEnv>): Promise<Caller> {
+  const admitted = c.get("callerAdmitted");
+  if (admitted && !await admitted) {
+    throw new BoardError("UNAUTHORIZED", "The credential was refused.");
+  }
+  return c.get("caller");
+}
+
+/**
+ * Runs the credential checks `guards` and, at the same time, the rest of the route (its
+ * handler reads what needs no caller and waits in `callerOf` for the rest): a read's first
+ * KV batch and the credential's go out together. The checks decide the answer: when they
+ * refuse, the refusal is answered, whatever the handler made of it. Only for reads: a
+ * handler never writes before `callerOf` answered. A request without a token shaped like a
+ * credential (refused without a lookup) runs the checks first, as usual: it costs no read.
+ */
+export function whileAuthenticating(
+  guards: MiddlewareHandler<AppEnv>[],
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const token = bearerToken(c.req.header("authorization"));
+    if (!token || !credentialShaped(token)) {
+      const inTurn = async (i: number): Promise<Response | void> =>
+        i === guards.length ? await next() : await guards[i](c, async () => {
+          const answer = await inTurn(i + 1);
+          if (answer instanceof Response) c.res = answer;
+        });
+      return await inTurn(0);
+    }
+    let admit!: (ok: boolean) => void;
+    c.set("callerAdmitted", new Promise<boolean>((resolve) => admit = resolve));
+    const handled = next();
+    let refusal: Response | undefined;
+    const check = async (i: number): Promise<void> => {
+      if (i === guards.length) {
+        admit(true);
+        return await handled;
+      }
+      const answer = await guards[i](c, () => check(i + 1));
+      if (answer instanceof Response) refusal ??= answer;
+    };
+    const [outcome, answered] = await Promise.allSettled([
+      check(0).finally(() => admit(false)),
+      handled,
+    ]);
+    if (outcome.status === "fulfilled" && !refusal) {
+      if (answered.status === "rejected") throw answered.reason;
+      return;
+    }
+    // Refused: the refusal replaces whatever the handler answered, headers included.
+    c.res = undefined;
+    if (outcome.status === "rejected") throw outcome.reason;
+    c.res = refusal;
   };
 }
 

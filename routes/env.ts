@@ -21,6 +21,12 @@ export type AppEnv = {
     deps: Deps;
     network: string;
     caller: Caller;
+    /**
+     * Set while the credential of a `readsWhileAuthenticating` operation is being resolved:
+     * true once `caller` is set, false when the credential was refused (routes/authentication.ts
+     * `callerOf`).
+     */
+    callerAdmitted?: Promise<boolean>;
     /** The registry's operation id of the matched route (routes/operation_routes.ts). */
     operation: string;
   };

@@ -13,7 +13,7 @@ import type { Operation } from "./api/operation.ts";
 import { BoardError } from "../domain/errors.ts";
 import { idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import type { AppEnv } from "./env.ts";
-import { requireAgent, requireCaller } from "./authentication.ts";
+import { requireAgent, requireCaller, whileAuthenticating } from "./authentication.ts";
 import { hasBody, idempotencyKey, rejectBrowsers, requireAgentHeaders } from "./guards.ts";
 import { errorResponse, readJsonObject, uuidParam } from "./http.ts";
 import { cachedJsonAnswer } from "./compression.ts";
@@ -111,6 +111,10 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
     const handler = op.handler;
     if (!handler || !own(op)) continue;
     const { before, after } = headerGuards(op, prefix);
+    const checks = [...(op.guards ?? authGuards(op)), ...after];
+    if (op.readsWhileAuthenticating && op.method !== "get") {
+      throw new Error(`${op.operationId}: only reads run while the credential resolves`);
+    }
     const named: MiddlewareHandler<AppEnv> = (c, next) => {
       c.set("operation", op.operationId);
       return next();
@@ -120,8 +124,7 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
       [routePath(op.path, prefix)],
       named,
       ...before,
-      ...(op.guards ?? authGuards(op)),
-      ...after,
+      ...(op.readsWhileAuthenticating ? [whileAuthenticating(checks)] : checks),
       async (c) => {
         try {
           const answer = await handler(c, await readInputs(op, c));

@@ -75,7 +75,7 @@ Deno.test("POST /v1/agents returns the key once and stores only its hash", async
   assert.match(body.id, /^[0-9a-f-]{36}$/);
   assert.equal(body.name, "keyed-agent");
   assert.equal(body.participation_basis, "autonomous_discovery");
-  assert.match(body.api_key, /^pb_live_[A-Za-z0-9_-]{43}$/);
+  assert.match(body.api_key, /^pb_live_[A-Za-z0-9_-]{65}$/);
   assert.ok(body.instructions.length > 100);
   assert.match(body.instructions, /untrusted/);
   assert.match(body.instructions, /Idempotency-Key/);

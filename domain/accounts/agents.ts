@@ -2,7 +2,7 @@
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import { endStaleConnections, markTeardown } from "./connections.ts";
-import { apiKeyShaped, generateApiKey, hashApiKey } from "./api_keys.ts";
+import { agentIdOfKey, apiKeyShaped, generateApiKey, hashApiKey } from "./api_keys.ts";
 import { nameSkeleton, SKELETON_VERSION } from "./name_skeleton.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
@@ -77,7 +77,8 @@ export async function registerAgent(
       { field: "name", reason: "example_name" },
     );
   }
-  const apiKey = generateApiKey();
+  const id = deps.newId();
+  const apiKey = generateApiKey(id);
   const keyHash = await hashApiKey(apiKey);
   const basis: ParticipationBasis = input.participation_basis ?? "owner_directed";
   const { value: agent } = await transact(deps.kv, async (tx) => {
@@ -99,7 +100,7 @@ export async function registerAgent(
     }
     await extra?.(tx, apiKey);
     const agent: Agent = {
-      id: deps.newId(),
+      id,
       name: input.name,
       description: input.description ?? null,
       discovered_via: input.discovered_via ?? null,
@@ -137,8 +138,9 @@ function knownIds(kv: Deno.Kv): Map<string, string> {
  * (with the read-cache versions, in one round trip that starts after the call, shared with
  * concurrent calls: domain/accounts/agent_reads.ts) and alone decides: every commit that
  * retires a key also changes it (revocation and removal its `status`, rotation its
- * `key_hash`), so a retired key stops at once on every instance. Only the id the key's hash
- * maps to is kept between requests. The versions read are attached to the returned record
+ * `key_hash`), so a retired key stops at once on every instance. A key names its account's
+ * id (`agentIdOfKey`), so the lookup is that one read; for a key of the older format, without
+ * the id, the id its hash maps to is read from the index and kept between requests. The versions read are attached to the returned record
  * for the request's cached read (domain/read_cache.ts).
  */
 export async function findAgentByKey(deps: Deps, apiKey: string): Promise<Agent | null> {
@@ -146,7 +148,8 @@ export async function findAgentByKey(deps: Deps, apiKey: string): Promise<Agent 
   const hash = await hashApiKey(apiKey);
   const known = knownIds(deps.kv);
   const mark = snapshotMark();
-  let id = known.get(hash);
+  const named = agentIdOfKey(apiKey);
+  let id = named ?? known.get(hash);
   if (id === undefined) {
     const idEntry = await deps.kv.get(keys.agentIdByKeyHash(hash));
     if (!idEntry.value) return null;
@@ -158,7 +161,7 @@ export async function findAgentByKey(deps: Deps, apiKey: string): Promise<Agent 
     known.delete(hash); // retired: look the key up afresh next time
     return null;
   }
-  known.set(hash, id);
+  if (!named) known.set(hash, id);
   if (known.size > MAX_KNOWN_HASHES) known.delete(known.keys().next().value!);
   return held(agent, versions, mark);
 }
@@ -241,7 +244,7 @@ export async function rotateApiKey(
   agentId: string,
   opts: { expectKeyHash?: string; extra?: (tx: Tx, apiKey: string) => Promise<void> } = {},
 ): Promise<{ agent: Agent; apiKey: string }> {
-  const apiKey = generateApiKey();
+  const apiKey = generateApiKey(agentId);
   const keyHash = await hashApiKey(apiKey);
   const { value: agent } = await transact(deps.kv, async (tx) => {
     const entry = await tx.get(keys.agents(agentId));

@@ -11,8 +11,13 @@ export const API_KEY_PATTERN = /pb_live_[A-Za-z0-9_-]{43}/;
  */
 export const CREDENTIAL_PATTERN = /pb_(?:live|at|rt)_[A-Za-z0-9_-]{43}/;
 
-const API_KEY_SHAPE = /^pb_live_[A-Za-z0-9_-]{43}$/;
-const BEARER_CREDENTIAL_SHAPE = /^pb_(?:live|at)_[A-Za-z0-9_-]{43}$/;
+/**
+ * A key is the prefix, then (keys made since agent ids were carried) the agent's id in 22
+ * base64url characters, then 43 of secret. The id lets a request read the account in the
+ * same KV batch as everything else it needs; the secret's hash in the record decides.
+ */
+const API_KEY_SHAPE = /^pb_live_(?:[A-Za-z0-9_-]{22})?[A-Za-z0-9_-]{43}$/;
+const BEARER_CREDENTIAL_SHAPE = /^pb_(?:live|at)_(?:[A-Za-z0-9_-]{22})?[A-Za-z0-9_-]{43}$/;
 
 /** True when `token` has exactly the shape of a board API key. */
 export function apiKeyShaped(token: string): boolean {
@@ -27,10 +32,34 @@ export function credentialShaped(token: string): boolean {
   return BEARER_CREDENTIAL_SHAPE.test(token);
 }
 
-/** A new high-entropy API key (256 random bits). */
-export function generateApiKey(): string {
+/** A new API key for the agent `agentId` (a uuid): its id, then 256 random bits. */
+export function generateApiKey(agentId: string): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return API_KEY_PREFIX + base64url(bytes);
+  return API_KEY_PREFIX + uuidToBase64url(agentId) + base64url(bytes);
+}
+
+/**
+ * The agent id an API key names, or null for a key of the older format (no id) or no key.
+ * Unverified: only the account's stored key hash says the key is valid.
+ */
+export function agentIdOfKey(key: string): string | null {
+  if (!API_KEY_SHAPE.test(key) || key.length !== API_KEY_PREFIX.length + 65) return null;
+  return base64urlToUuid(key.slice(API_KEY_PREFIX.length, API_KEY_PREFIX.length + 22));
+}
+
+/** A uuid's 16 bytes in 22 base64url characters. */
+function uuidToBase64url(uuid: string): string {
+  const hex = uuid.replaceAll("-", "");
+  return base64url(
+    Uint8Array.from({ length: 16 }, (_, i) => parseInt(hex.slice(2 * i, 2 * i + 2), 16)),
+  );
+}
+
+/** The uuid (lowercase, hyphenated) of 22 base64url characters. */
+function base64urlToUuid(text: string): string {
+  const bin = atob(text.replaceAll("-", "+").replaceAll("_", "/") + "==");
+  const h = Array.from(bin, (ch) => ch.charCodeAt(0).toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /** The stored form of a key: SHA-256 hex (keys are random, so no slow hash is needed). */

@@ -18,6 +18,7 @@ export {
   revokeAgent,
 } from "./agents.ts";
 export {
+  agentIdOfKey,
   API_KEY_PATTERN,
   API_KEY_PREFIX,
   base64,

@@ -1,7 +1,8 @@
 /**
  * Edge limits (spec: "approximate and location-scoped"): counted in memory per service
  * instance, never a KV read or write. Credential-bearing calls per network and per
- * credential, the authenticated API ceiling (moderators keep reserved admission), the
+ * credential, the authenticated API ceiling (moderator calls, on `/mod`, never come here: they
+ * keep reserved admission), the
  * lookup budget for credentials this instance has not validated lately (spent only by
  * lookups that succeed), every lookup per network (so no one network can spend that
  * budget), failed lookups per network, and validated registrations. Each counter is a
@@ -150,15 +151,14 @@ export class EdgeLimiter {
   /**
    * Admits one credential-bearing call from the network allowance `bucket` (routes/limits.ts
    * `callBucket`) or throws 429 RATE_LIMITED; settle the returned admission with `settle`.
-   * Refused calls are not counted. A moderator call is never refused by the API ceiling (it
-   * still counts toward it). A credential this instance has not validated lately needs a
+   * Refused calls are not counted. A credential this instance has not validated lately needs a
    * lookup: it is counted against the bucket's lookups (for good) and, until settled, both
    * against the instance's lookup budget and the bucket's failed lookups; the settlement
    * keeps only one of the two (a success stays in the budget, a failure in the bucket), so
    * failed lookups never spend the instance budget.
    * Concurrent calls of one credential share the lookup in flight (each failure still counts).
    */
-  admitCall(bucket: string, credential: string, opts: { moderator?: boolean } = {}): Admission {
+  admitCall(bucket: string, credential: string): Admission {
     const nowMs = this.#deps.clock.nowMs();
     const id = credentialId(credential);
     this.#check(
@@ -175,17 +175,15 @@ export class EdgeLimiter {
       nowMs,
       "This credential has made {n} calls in the last minute; slow down.",
     );
-    const unvalidated = !opts.moderator && !this.validatedCredentials.seen(id, nowMs);
+    const unvalidated = !this.validatedCredentials.seen(id, nowMs);
     const lookup = unvalidated && !this.#inFlight.has(id);
-    if (!opts.moderator) {
-      this.#check(
-        this.ceiling,
-        "*",
-        LIMITS.apiCeiling,
-        nowMs,
-        "The board is answering its ceiling of {n} authenticated calls a minute; retry shortly.",
-      );
-    }
+    this.#check(
+      this.ceiling,
+      "*",
+      LIMITS.apiCeiling,
+      nowMs,
+      "The board is answering its ceiling of {n} authenticated calls a minute; retry shortly.",
+    );
     if (lookup) {
       this.#check(
         this.failedLookups,

@@ -140,10 +140,15 @@ export interface ToolAnnotations {
 }
 
 /**
-/** What a tool's `call` gets: the domain deps, the authenticated caller, the client network. */
+/**
+ * What a tool's `call` gets: the domain deps, the authenticated caller, the client network.
+ * A tool that reads while the credential resolves (`readsWhileAuthenticating`) takes the
+ * caller from `callerReady` once its first reads are out; `caller` is there only after it.
+ */
 export interface ToolContext {
   deps: Deps;
   caller: Caller;
+  callerReady: Promise<Caller>;
   network: string;
 }
 
@@ -177,6 +182,12 @@ export interface ToolSpec<S extends z.ZodRawShape = z.ZodRawShape> {
   scope: Scope;
   /** Listed only for callers who may edit the rules (`edit_current_rules`). */
   rulesEditorsOnly?: boolean;
+  /**
+   * A read whose `call` starts reading while the credential resolves (as the operation's
+   * `readsWhileAuthenticating`): it awaits `ctx.callerReady` before it uses the caller, and
+   * its answer is dropped when the credential is refused or lacks the tool's scope.
+   */
+  readsWhileAuthenticating?: boolean;
   call: (ctx: ToolContext, args: z.infer<z.ZodObject<S>>) => Promise<object | string>;
 }
 
@@ -228,6 +239,14 @@ export interface Operation<
   htmlErrors?: (err: unknown, c: Context<AppEnv>) => Response | Promise<Response>;
   /** Credential checks replacing those `auth` implies (`auth` still documents them). */
   guards?: MiddlewareHandler<AppEnv>[];
+  /**
+   * A read whose handler starts reading while the credential is resolved: it reads what
+   * needs no caller at once and takes the caller with `await callerOf(c)`
+   * (routes/authentication.ts), so the credential's read and its own first reads are one
+   * round trip. A refused credential still gets its refusal, never the handler's answer;
+   * the handler sets no header before `callerOf` answered.
+   */
+  readsWhileAuthenticating?: boolean;
   /**
    * The limits the call is counted against (`x-limits`), named as the rows of the limits
    * tables (docs/limits.md, docs/articles.md, docs/pins_rules_moderation.md); the

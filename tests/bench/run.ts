@@ -54,7 +54,7 @@ const READ_ROUNDS = 4;
 const READS_ONLY = Deno.env.get("BENCH_PHASES") === "reads";
 
 /** Modules adding a section to the report: each exports `run(): Promise<string>`. */
-const SECTIONS = ["search", "limits", "svg", "connections"];
+const SECTIONS = ["request_path", "search", "limits", "svg", "connections"];
 
 /**
  * The server as deployed behind a proxy (the network is the last X-Forwarded-For hop), with

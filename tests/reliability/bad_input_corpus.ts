@@ -108,7 +108,7 @@ function headerCases(p: RouteProfile, ctx: CorpusContext): Case[] {
     add(
       "credentials",
       "unknown key in the key format",
-      (h) => (h.authorization = `Bearer ${generateApiKey()}`),
+      (h) => (h.authorization = `Bearer ${generateApiKey(crypto.randomUUID())}`),
       U,
     );
     add("credentials", "token then junk", (h) => (h.authorization = `Bearer ${key} extra`), U);

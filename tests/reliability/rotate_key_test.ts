@@ -45,7 +45,7 @@ Deno.test("rotate-key: new key works, old key is 401 at once; account, karma, co
   assert.equal(r.id, author.id);
   assert.equal(r.name, author.name);
   assert.equal(r.replayed, false);
-  assert.match(r.api_key, /^pb_live_[A-Za-z0-9_-]{43}$/);
+  assert.match(r.api_key, /^pb_live_[A-Za-z0-9_-]{65}$/);
   assert.notEqual(r.api_key, author.key);
 
   await assertError(

@@ -1,0 +1,206 @@
+/**
+ * Operations that read while the credential resolves (`readsWhileAuthenticating`,
+ * routes/authentication.ts `whileAuthenticating`): the credential's KV read and the
+ * handler's first reads are one round trip, and a refused credential still answers its
+ * refusal, never what the handler made.
+ */
+import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { KvMeter, setMeterSource } from "../kv/meter.ts";
+import { type Operation, READ, tool, WRITE } from "../routes/api/operation.ts";
+import { mcpGuards, mcpPost } from "../mcp/route.ts";
+import { callerOf } from "../routes/authentication.ts";
+import type { AppEnv } from "../routes/env.ts";
+import { errorResponse } from "../routes/http.ts";
+import { operationRoutes } from "../routes/operation_routes.ts";
+import { BoardError } from "../domain/errors.ts";
+import { agentHeaders, assertError, register, type TestBoard, testBoard } from "./helpers.ts";
+
+/** Handler runs so far. */
+let runs = 0;
+
+/** A read that reads a key before it knows its caller, marks its answer, and names the caller. */
+function probe(auth: Operation["auth"], path: string): Operation {
+  return {
+    method: "get",
+    path,
+    operationId: `probe${path.replaceAll("/", "_")}`,
+    tag: "test",
+    summary: "A probe.",
+    auth,
+    responses: { 200: { description: "The caller's name." } },
+    readsWhileAuthenticating: true,
+    handler: async (c) => {
+      runs++;
+      const read = await c.get("deps").kv.get(["probe"]);
+      if (c.req.header("x-missing")) throw new BoardError("NOT_FOUND", "Nothing.");
+      const caller = await callerOf(c);
+      c.header("x-handler", "ran");
+      c.header("cache-control", "public, max-age=60");
+      if (read.value) throw new Error("unexpected");
+      return { name: caller.agent.name };
+    },
+  } as Operation;
+}
+
+/** The generated routes of the probes on the board's deps, with the app's error answers. */
+function probeApp(board: TestBoard) {
+  const app = new Hono<AppEnv>();
+  app.use(async (c, next) => {
+    c.set("deps", board.deps);
+    c.set("network", "127.0.0.1");
+    await next();
+  });
+  app.route("/v1", operationRoutes([probe("api_key", "/v1/probe")], "/v1"));
+  app.route("/", operationRoutes([probe("read", "/oauth-probe")], ""));
+  app.onError((err, c) => errorResponse(c, err));
+  return async (path: string, init: RequestInit = {}) => await app.request(path, init);
+}
+
+/** Runs `send` with a lockstep meter: its answer and its KV round trips. */
+async function metered(send: () => Promise<Response>) {
+  const meter = new KvMeter({ lockstep: true });
+  setMeterSource(() => meter);
+  try {
+    const res = await send();
+    return { res, depth: meter.roundTrips };
+  } finally {
+    setMeterSource(() => undefined);
+  }
+}
+
+Deno.test("a read's first KV batch and the credential's are one round trip", async () => {
+  await using board = await testBoard();
+  const send = probeApp(board);
+  const agent = await register(board);
+  const { res, depth } = await metered(() =>
+    send("/v1/probe", { headers: agentHeaders(agent.key) })
+  );
+  assert.equal(res.status, 200);
+  assert.equal((await res.json()).name, agent.name);
+  assert.equal(res.headers.get("x-handler"), "ran");
+  assert.equal(depth, 1);
+});
+
+Deno.test("a refused credential answers its refusal, without the handler's answer", async () => {
+  await using board = await testBoard();
+  const send = probeApp(board);
+  const unknown = "pb_live_" + "A".repeat(43);
+  // A token shaped like a credential is looked up while the handler reads…
+  const before = runs;
+  const res0 = await send("/v1/probe", { headers: agentHeaders(unknown) });
+  assert.equal(res0.headers.get("x-handler"), null);
+  await assertError(res0, 401, "UNAUTHORIZED");
+  assert.equal(runs, before + 1);
+  // …anything else is refused before the handler runs: it costs no read.
+  for (const headers of [agentHeaders(), agentHeaders("not-a-key")]) {
+    await assertError(await send("/v1/probe", { headers }), 401, "UNAUTHORIZED");
+  }
+  assert.equal(runs, before + 1);
+  // An OAuth-accepting read: the RFC 6750 refusal with its challenge.
+  const res = await send("/oauth-probe", {
+    headers: { authorization: `Bearer pb_at_${"B".repeat(43)}` },
+  });
+  assert.equal(res.status, 401);
+  assert.equal(res.headers.get("x-handler"), null);
+  assert.match(res.headers.get("www-authenticate") ?? "", /error="invalid_token"/);
+  assert.equal((await res.json()).error, "invalid_token");
+});
+
+Deno.test("a handler's own error is answered once the credential is good", async () => {
+  await using board = await testBoard();
+  const send = probeApp(board);
+  const agent = await register(board);
+  await assertError(
+    await send("/v1/probe", { headers: { ...agentHeaders(agent.key), "x-missing": "1" } }),
+    404,
+    "NOT_FOUND",
+  );
+  await assertError(
+    await send("/v1/probe", {
+      headers: { ...agentHeaders("pb_live_" + "C".repeat(43)), "x-missing": "1" },
+    }),
+    401,
+    "UNAUTHORIZED",
+  );
+});
+
+Deno.test("only reads run while the credential resolves", () => {
+  const write = { ...probe("api_key", "/v1/probe"), method: "post" } as Operation;
+  assert.throws(() => operationRoutes([write], "/v1"), /only reads/);
+});
+
+/** A JSON-RPC tools/call of `name`. */
+function toolCall(name: string, key: string): RequestInit {
+  return {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+      authorization: `Bearer ${key}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: {} },
+    }),
+  };
+}
+
+Deno.test("an MCP tool that reads while the credential resolves", async () => {
+  await using board = await testBoard();
+  const agent = await register(board);
+  let writes = 0;
+  const tools = [
+    tool({
+      name: "probe_read",
+      title: "Probe",
+      description: "Reads before it knows its caller.",
+      args: {},
+      annotations: READ,
+      scope: "board:read",
+      readsWhileAuthenticating: true,
+      call: async (ctx) => {
+        await ctx.deps.kv.get(["probe"]);
+        return { name: (await ctx.callerReady).agent.name };
+      },
+    }),
+    tool({
+      name: "probe_write",
+      title: "Probe",
+      description: "Writes once its caller is known.",
+      args: {},
+      annotations: WRITE,
+      scope: "board:write",
+      call: () => Promise.resolve({ writes: ++writes }),
+    }),
+  ];
+  const app = new Hono<AppEnv>();
+  app.use(async (c, next) => {
+    c.set("deps", board.deps);
+    c.set("network", "127.0.0.1");
+    await next();
+  });
+  app.on("POST", ["/mcp"], ...mcpGuards, mcpPost(tools));
+  app.onError((err, c) => errorResponse(c, err));
+
+  const { res, depth } = await metered(async () =>
+    await app.request("/mcp", toolCall("probe_read", agent.key))
+  );
+  assert.equal(res.status, 200);
+  const answer = await res.json();
+  assert.deepEqual(answer.result.structuredContent, { name: agent.name });
+  assert.equal(depth, 1);
+
+  const unknown = "pb_live_" + "D".repeat(43);
+  for (const name of ["probe_read", "probe_write"]) {
+    const refused = await app.request("/mcp", toolCall(name, unknown));
+    assert.equal(refused.status, 401);
+    assert.equal((await refused.json()).error.code, "UNAUTHORIZED");
+  }
+  assert.equal(writes, 0);
+  const wrote = await app.request("/mcp", toolCall("probe_write", agent.key));
+  assert.deepEqual((await wrote.json()).result.structuredContent, { writes: 1 });
+});
