@@ -188,10 +188,21 @@ budget("read", 14, "tool:list_recent");
 budget("read", 7, "modPendingComments");
 
 // feeds, threads, messages and search (read plans: docs/architecture.md "Read plans")
-budget("read", 3, "listThreads", "listActivity", "readMessage", "anonymousReadThread");
-budget("read", 4, "readThread", "tool:list_recent", "tool:fetch");
-budget("read", 5, "search", "tool:read_thread");
-budget("read", 8, "tool:search");
+budget("read", 1, "anonymousListActivity");
+budget(
+  "read",
+  2,
+  "listThreads",
+  "listActivity",
+  "tool:list_recent",
+  "readMessage",
+  "tool:fetch",
+  "anonymousListThreads",
+  "anonymousReadThread",
+);
+budget("read", 3, "readThread", "tool:read_thread");
+budget("read", 4, "search");
+budget("read", 6, "tool:search");
 // Lowered by the same changes (pinned threads read in one batch, the articles stream read
 // ahead, an author read only when a pending decision needs it); owned by other areas.
 budget("read", 2, "listPins");

@@ -111,7 +111,7 @@ class ReadAhead {
  */
 export async function listArticleActivity(
   deps: Deps,
-  viewer: Agent | null,
+  viewerSource: Agent | null | Promise<Agent | null>,
   params: PageParams,
   ctx?: PolicyContext,
 ): Promise<Page<ReturnType<typeof eventItem>>> {
@@ -130,6 +130,8 @@ export async function listArticleActivity(
     dueWindow(deps, policy.now),
     pageAt(NOTHING_DUE, cursor, ahead),
   ]);
+  // What the viewer may see is decided once the stream's first read is out.
+  const viewer = await viewerSource;
   let readAhead: ReadAhead | null = null;
   let first: Page<ArticleEvent> | null = null;
   let last: Page<ArticleEvent>;

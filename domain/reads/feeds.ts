@@ -27,6 +27,12 @@ import { rulesThreadEdit } from "../rules/mod.ts";
 import { type MessageItem, messageItem } from "./message_items.ts";
 import { readViewerVotes, type ViewerVoteReads, voteViews } from "../votes/mod.ts";
 
+/**
+ * The caller of a read, or a promise of it while the credential is being resolved: a read
+ * issues what needs no caller first and awaits it only for what does.
+ */
+export type ViewerSource = Agent | null | Promise<Agent | null>;
+
 export interface FeedQuery extends PageParams {
   topic?: string;
 }
@@ -82,7 +88,7 @@ export async function toItems(
 export async function listThreads(
   deps: Deps,
   board: Board,
-  viewer: Agent | null,
+  viewer: ViewerSource,
   q: FeedQuery,
 ): Promise<Page<MessageItem>> {
   const prefix = q.topic ? keys.rootsByTopic.range(board, q.topic) : keys.roots.range(board);
@@ -93,7 +99,7 @@ export async function listThreads(
 export async function listActivity(
   deps: Deps,
   board: Board,
-  viewer: Agent | null,
+  viewer: ViewerSource,
   q: FeedQuery,
 ): Promise<Page<MessageItem>> {
   // The board's activity is the summaries' own listing; a topic's points at them.
@@ -109,7 +115,7 @@ export async function listActivity(
 async function feedPage(
   deps: Deps,
   board: Board,
-  viewer: Agent | null,
+  viewerSource: ViewerSource,
   prefix: Deno.KvKey | null,
   q: PageParams,
 ): Promise<Page<MessageItem>> {
@@ -118,6 +124,7 @@ async function feedPage(
       readHead(deps.kv, board),
       listPage<MessageRecord>(deps.kv, keys.messages.range(board), q),
     ]);
+    const viewer = await viewerSource;
     const visible = page.items.filter((m) => !isHidden(m, head));
     return { ...page, items: visible.length ? await toItems(deps, viewer, visible) : [] };
   }
@@ -125,6 +132,7 @@ async function feedPage(
     readHead(deps.kv, board),
     listSeqPage(deps.kv, prefix, q),
   ]);
+  const viewer = await viewerSource;
   const [found, votes] = await Promise.all([
     readMany(deps.kv, seqs.items.map((s) => keys.messages(board, s))),
     votesOn(deps, viewer, board, seqs.items),
@@ -143,15 +151,17 @@ export async function readThread(
   deps: Deps,
   board: Board,
   rootId: string,
-  viewer: Agent | null,
+  viewerSource: ViewerSource,
   q: PageParams,
 ) {
   // The rules thread offers `edit_current_rules` to viewers who may edit (domain/rules/edits.ts).
   const [thread, rulesEdit] = await Promise.all([
-    threadRecords(deps, board, rootId, viewer, q),
-    board === "named" ? rulesThreadEdit(deps, rootId, viewer) : Promise.resolve(null),
+    threadRecords(deps, board, rootId, viewerSource, q),
+    board === "named"
+      ? (async () => rulesThreadEdit(deps, rootId, await viewerSource))()
+      : Promise.resolve(null),
   ]);
-  const { root, body, replies, bodies, votes } = thread;
+  const { root, body, replies, bodies, votes, viewer } = thread;
   const [rootItem, ...replyItems] = await toItems(deps, viewer, [root, ...replies.items], votes);
   return {
     post: {
@@ -173,7 +183,7 @@ async function threadRecords(
   deps: Deps,
   board: Board,
   rootId: string,
-  viewer: Agent | null,
+  viewerSource: ViewerSource,
   q: PageParams,
 ) {
   const seq = (await deps.kv.get(keys.messageSeqById(board, rootId))).value;
@@ -185,6 +195,7 @@ async function threadRecords(
   if (!found || found.record.kind !== "root") {
     throw threadNotFound(board, rootId, found?.record ?? null);
   }
+  const viewer = await viewerSource;
   const [summaries, stored, votes] = await Promise.all([
     readMany(deps.kv, listed.items.map((s) => keys.messages(board, s))),
     readMany(deps.kv, listed.items.map((s) => keys.bodies(board, s))),
@@ -202,6 +213,7 @@ async function threadRecords(
     replies: { ...listed, items },
     bodies,
     votes,
+    viewer,
   };
 }
 
@@ -210,9 +222,15 @@ async function threadRecords(
  * it belongs to and the thread page that starts at it. Two batches: its seq by its id, then
  * the message with its body and the caller's vote on it.
  */
-export async function readMessage(deps: Deps, board: Board, id: string, viewer: Agent | null) {
+export async function readMessage(
+  deps: Deps,
+  board: Board,
+  id: string,
+  viewerSource: ViewerSource,
+) {
   const seq = (await deps.kv.get(keys.messageSeqById(board, id))).value;
   if (seq === null) throw notFound("message", id);
+  const viewer = await viewerSource;
   const [found, votes] = await Promise.all([
     readMessageAt(deps.kv, board, seq, true),
     votesOn(deps, viewer, board, [seq]),

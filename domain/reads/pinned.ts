@@ -1,9 +1,8 @@
 /** Pinned notices shown on the initial page of a board's feeds. */
 import type { Board } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { livePinsOf, pinnedBy, readPinBook } from "../pins/mod.ts";
-import { toItems, votesOn } from "./feeds.ts";
+import { toItems, type ViewerSource, votesOn } from "./feeds.ts";
 
 /**
  * Live pins of a board as feed items, official notices first (the rules thread leads),
@@ -12,8 +11,9 @@ import { toItems, votesOn } from "./feeds.ts";
  * Two batches: the stored pins, then their threads and owners with the caller's votes on
  * the pinned threads (their seqs are in the pins).
  */
-export async function pinnedForFeed(deps: Deps, board: Board, viewer: Agent | null) {
+export async function pinnedForFeed(deps: Deps, board: Board, viewerSource: ViewerSource) {
   const book = await readPinBook(deps.kv, board);
+  const viewer = await viewerSource;
   const seqs = [...book.officials, ...book.community].map((p) => p.thread_seq);
   if (seqs.length === 0) return [];
   const [pins, votes] = await Promise.all([

@@ -12,7 +12,6 @@
  * (docs/search.md).
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import {
   type BoardHead,
@@ -33,7 +32,7 @@ import {
   sealedState,
   searchWorkBudget,
 } from "../search/mod.ts";
-import { toItems } from "./feeds.ts";
+import { toItems, type ViewerSource } from "./feeds.ts";
 import { viewerObject } from "./feed_pages.ts";
 import type { MessageItem } from "./message_items.ts";
 
@@ -151,11 +150,12 @@ export async function searchRecords(
 /** A search result page as feed items for a viewer. */
 async function searchMessages(
   deps: Deps,
-  viewer: Agent | null,
+  viewerSource: ViewerSource,
   query: SearchQuery,
   options: SearchOptions = {},
 ): Promise<Page<MessageItem>> {
   const page = await searchRecords(deps, query, options);
+  const viewer = await viewerSource;
   return { ...page, items: page.items.length ? await toItems(deps, viewer, page.items) : [] };
 }
 
@@ -166,7 +166,7 @@ async function searchMessages(
  */
 export async function searchPage(
   deps: Deps,
-  viewer: Agent | null,
+  viewer: ViewerSource,
   query: SearchQuery,
   options: SearchOptions = {},
 ) {
