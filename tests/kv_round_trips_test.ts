@@ -199,8 +199,9 @@ budget(
   "tool:fetch",
   "anonymousListThreads",
   "anonymousReadThread",
+  "readThread",
+  "tool:read_thread",
 );
-budget("read", 3, "readThread", "tool:read_thread");
 budget("read", 4, "search");
 budget("read", 6, "tool:search");
 // Lowered by the same changes (pinned threads read in one batch, the articles stream read

@@ -37,6 +37,11 @@ export interface MessageRecord {
   created_at: number;
   /** Replies in the thread (kept on roots). */
   reply_count: number;
+  /**
+   * On roots stored since the listing by root id exists: every reply of the thread is also
+   * listed under `replies_by_root_id` (older roots are read through `replies_by_root` only).
+   */
+  replies_by_id?: true;
   score: number;
   up: number;
   down: number;
@@ -60,6 +65,8 @@ declare module "../../kv/key_values.ts" {
     boardHeads: BoardHead;
     /** A body entry: `StoredBody`, or the whole text as a string in a store written before. */
     bodies: StoredBody | string;
+    /** A listing entry: the seq is in the key, the value is `POINTER`. */
+    repliesByRootId: typeof POINTER;
   }
 }
 
@@ -106,14 +113,18 @@ export function pointerKeys(m: MessageRecord): Deno.KvKey[] {
     if (m.topic) out.push(keys.rootsByTopic(m.board, m.topic, m.seq));
   } else {
     out.push(keys.repliesByRoot(m.board, m.root_seq, m.seq));
+    out.push(keys.repliesByRootId(m.board, m.root_id, m.seq));
   }
   if (m.topic) out.push(keys.activityByTopic(m.board, m.topic, m.seq));
   return out;
 }
 
-/** Stores a new message's summary and the listing entries that point at it. */
+/**
+ * Stores a new message's summary and the listing entries that point at it. A new root is
+ * marked `replies_by_id`: its replies will all be listed by its id too.
+ */
 export function storeMessage(tx: Tx, m: MessageRecord): void {
-  writeMessage(tx, m);
+  writeMessage(tx, m.kind === "root" ? { ...m, replies_by_id: true } : m);
   for (const k of pointerKeys(m)) tx.set(k, POINTER);
 }
 

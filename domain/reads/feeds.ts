@@ -143,9 +143,9 @@ async function feedPage(
 }
 
 /**
- * A thread: the root post with its full body, and a page of replies. Three batches: the
- * root's seq by its id (and the rules record), then the root with its body and the reply
- * listing, then the replies' summaries and bodies with the caller's votes.
+ * A thread: the root post with its full body, and a page of replies. Two batches: the
+ * root's seq by its id with the page of replies listed by that id, then the root with its
+ * body, the replies' summaries and bodies, and the caller's votes on all of them.
  */
 export async function readThread(
   deps: Deps,
@@ -178,7 +178,11 @@ export async function readThread(
   };
 }
 
-/** What a thread read shows, read in batches (see `readThread`); 404 when not a live root. */
+/**
+ * What a thread read shows, read in two batches (see `readThread`); 404 when not a live
+ * root. A root stored before its replies were listed by its id (no `replies_by_id`) takes
+ * two more: its replies by its seq, then their summaries.
+ */
 async function threadRecords(
   deps: Deps,
   board: Board,
@@ -186,21 +190,32 @@ async function threadRecords(
   viewerSource: ViewerSource,
   q: PageParams,
 ) {
-  const seq = (await deps.kv.get(keys.messageSeqById(board, rootId))).value;
+  const [seqEntry, byId] = await Promise.all([
+    deps.kv.get(keys.messageSeqById(board, rootId)),
+    listSeqPage(deps.kv, keys.repliesByRootId.range(board, rootId), q),
+  ]);
+  const seq = seqEntry.value;
   if (seq === null) throw threadNotFound(board, rootId, null);
-  const [found, listed] = await Promise.all([
+  const viewer = await viewerSource;
+  const repliesAt = (listed: Page<number>) =>
+    Promise.all([
+      readMany(deps.kv, listed.items.map((s) => keys.messages(board, s))),
+      readMany(deps.kv, listed.items.map((s) => keys.bodies(board, s))),
+      votesOn(deps, viewer, board, [seq, ...listed.items]),
+    ]);
+  const [found, first] = await Promise.all([
     readMessageAt(deps.kv, board, seq, true),
-    listSeqPage(deps.kv, keys.repliesByRoot.range(board, seq), q),
+    repliesAt(byId),
   ]);
   if (!found || found.record.kind !== "root") {
     throw threadNotFound(board, rootId, found?.record ?? null);
   }
-  const viewer = await viewerSource;
-  const [summaries, stored, votes] = await Promise.all([
-    readMany(deps.kv, listed.items.map((s) => keys.messages(board, s))),
-    readMany(deps.kv, listed.items.map((s) => keys.bodies(board, s))),
-    votesOn(deps, viewer, board, [seq, ...listed.items]),
-  ]);
+  let listed = byId;
+  let [summaries, stored, votes] = first;
+  if (!found.record.replies_by_id) {
+    listed = await listSeqPage(deps.kv, keys.repliesByRoot.range(board, seq), q);
+    [summaries, stored, votes] = await repliesAt(listed);
+  }
   // A summary gone meanwhile (a removal between the reads) is left out.
   const items = summaries.flatMap((e) => (e.value ? [e.value] : []));
   const bodies = new Map<number, string>();
