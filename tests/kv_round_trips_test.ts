@@ -202,8 +202,10 @@ budget(
   "readThread",
   "tool:read_thread",
 );
-budget("read", 4, "search");
-budget("read", 6, "tool:search");
+// A process's first search reads the sealed marker before its tail (3); later ones read the
+// tail beside it (2). The probe of `search` runs first.
+budget("read", 3, "search");
+budget("read", 4, "tool:search");
 // Lowered by the same changes (pinned threads read in one batch, the articles stream read
 // ahead, an author read only when a pending decision needs it); owned by other areas.
 budget("read", 2, "listPins");

@@ -22,6 +22,7 @@ import {
 import type { Page, PageParams } from "../paging.ts";
 import {
   decodeBlock,
+  listTail,
   newestBlock,
   parseSearchQuery,
   type PostingList,
@@ -32,7 +33,8 @@ import {
   sealedState,
   searchWorkBudget,
 } from "../search/mod.ts";
-import { toItems, type ViewerSource } from "./feeds.ts";
+import { toItems, type ViewerSource, votesOn } from "./feeds.ts";
+import type { ViewerVoteReads } from "../votes/mod.ts";
 import { viewerObject } from "./feed_pages.ts";
 import type { MessageItem } from "./message_items.ts";
 
@@ -45,9 +47,18 @@ export interface SearchQuery extends PageParams {
 interface SearchOptions {
   /** Work units the page may spend (default: `searchWorkBudget` of its list count). */
   workBudget?: number;
+  /** Told the seqs whose summaries are read, as they are read (`Scanner.onMaterialise`). */
+  onMaterialise?: (seqs: number[]) => void;
   /** When given, receives the work units and KV round trips the page spent. */
   stats?: { work: number; trips?: number; tailWork?: number };
 }
+
+/**
+ * The highest sealed marker a search on each store has read (it only moves up): newest-first
+ * searches list their tail from above it at once (`listTail`), a superset of the tail when
+ * a batch was sealed since. Only bounds a read; the marker read with it decides.
+ */
+const sealedSeen = new WeakMap<Deno.Kv, number>();
 
 const EMPTY_PAGE: Page<MessageRecord> = {
   items: [],
@@ -75,26 +86,40 @@ export async function searchRecords(
   if (query.topic !== undefined) {
     wanted.push({ prefix: keys.searchTopicPostings.range(query.topic), topic: query.topic });
   }
+  const ascending = query.after !== undefined;
+  // Newest first, the tail is read beside the marker when a marker seen before bounds it: the
+  // marker only moves up, so the tail starts above the one seen (the listing is cut to the
+  // tail once the marker is read).
+  const seenMarker = sealedSeen.get(deps.kv);
+  const earlyFrom = Math.max((seenMarker ?? 0) + 1, 1);
+  const earlyTo = (query.before ?? Infinity) - 1;
+  const early = !ascending && seenMarker !== undefined && earlyFrom <= earlyTo
+    ? listTail(deps.kv, earlyFrom, earlyTo, false)
+    : null;
+  early?.catch(() => {}); // awaited below, unless a read beside it failed first
   // A list's count: the running total of its newest block (blocks cover sealed batches).
-  const [[headEntry, sealedEntry], newest] = await Promise.all([
+  const [[headEntry, sealedEntry], newest, earlyTail] = await Promise.all([
     deps.kv.getMany<[BoardHead, SealedState]>([keys.boardHeads("named"), keys.searchSealed()]),
     Promise.all(wanted.map((w) => newestBlock(deps.kv, w.prefix))),
+    early,
   ]);
   const lists: PostingList[] = wanted
     .map((w, i) => ({ ...w, count: newest[i] ? decodeBlock(newest[i]!.value).total : 0 }))
     .sort((a, b) => a.count - b.count);
   const head = headEntry.value ?? EMPTY_HEAD;
   const sealed = sealedState(sealedEntry, deps.config.searchBatch);
+  if (sealed.upTo > (seenMarker ?? -1)) sealedSeen.set(deps.kv, sealed.upTo);
   const { limit } = query;
-  const ascending = query.after !== undefined;
   const budget = options.workBudget ?? searchWorkBudget(lists.length);
   const scanner = new Scanner(deps.kv, sealed, budget, ascending);
+  if (options.onMaterialise) scanner.onMaterialise = options.onMaterialise;
   // The sealed part can match only when every list has postings.
   const blocksMatch = lists[0].count > 0;
   const found: ScanResult = { matches: [], more: false, resumeAt: null };
   const tailPart = async (from: number, to: number) => {
     const need = limit + 1 - found.matches.length;
-    const seqs = await scanner.tail(lists, from, to);
+    const covered = earlyTail !== null && earlyFrom <= from;
+    const seqs = await scanner.tail(lists, from, to, covered ? earlyTail : undefined);
     found.matches.push(...await scanner.materialise(seqs, head, need));
     found.more = found.matches.length > limit;
   };
@@ -154,9 +179,26 @@ async function searchMessages(
   query: SearchQuery,
   options: SearchOptions = {},
 ): Promise<Page<MessageItem>> {
-  const page = await searchRecords(deps, query, options);
+  // The caller's votes on candidates are read beside their summaries.
+  const voteReads: Promise<ViewerVoteReads | null>[] = [];
+  const onMaterialise = (seqs: number[]) => {
+    const read = (async () => votesOn(deps, await viewerSource, "named", seqs))();
+    read.catch(() => {}); // awaited below, unless the search failed first
+    voteReads.push(read);
+  };
+  const page = await searchRecords(deps, query, { ...options, onMaterialise });
   const viewer = await viewerSource;
-  return { ...page, items: page.items.length ? await toItems(deps, viewer, page.items) : [] };
+  if (page.items.length === 0) return { ...page, items: [] };
+  const reads = await Promise.all(voteReads);
+  return { ...page, items: await toItems(deps, viewer, page.items, mergeVoteReads(reads)) };
+}
+
+/** The vote reads of several batches as one (null without a caller). */
+function mergeVoteReads(reads: (ViewerVoteReads | null)[]): ViewerVoteReads | null {
+  const present = reads.filter((r) => r !== null);
+  if (present.length === 0) return null;
+  const votes = new Map(present.flatMap((r) => [...r.votes]));
+  return { ...present[present.length - 1], votes };
 }
 
 /**

@@ -19,7 +19,7 @@ export {
   unindexMessage,
 } from "./postings.ts";
 export type { IndexedTerms, SealedState } from "./postings.ts";
-export { scan, Scanner, searchWorkBudget } from "./scan.ts";
+export { listTail, scan, Scanner, searchWorkBudget } from "./scan.ts";
 export type { PostingList, ScanResult } from "./scan.ts";
 export { sealSearchBatches } from "./seal.ts";
 export {
