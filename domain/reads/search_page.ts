@@ -24,11 +24,13 @@ import {
   decodeBlock,
   listTail,
   newestBlock,
+  noteSealedMarker,
   parseSearchQuery,
   type PostingList,
   scan,
   Scanner,
   type ScanResult,
+  sealedMarkerSeen,
   type SealedState,
   sealedState,
   searchWorkBudget,
@@ -52,13 +54,6 @@ interface SearchOptions {
   /** When given, receives the work units and KV round trips the page spent. */
   stats?: { work: number; trips?: number; tailWork?: number };
 }
-
-/**
- * The highest sealed marker a search on each store has read (it only moves up): newest-first
- * searches list their tail from above it at once (`listTail`), a superset of the tail when
- * a batch was sealed since. Only bounds a read; the marker read with it decides.
- */
-const sealedSeen = new WeakMap<Deno.Kv, number>();
 
 const EMPTY_PAGE: Page<MessageRecord> = {
   items: [],
@@ -90,7 +85,7 @@ export async function searchRecords(
   // Newest first, the tail is read beside the marker when a marker seen before bounds it: the
   // marker only moves up, so the tail starts above the one seen (the listing is cut to the
   // tail once the marker is read).
-  const seenMarker = sealedSeen.get(deps.kv);
+  const seenMarker = sealedMarkerSeen(deps.kv);
   const earlyFrom = Math.max((seenMarker ?? 0) + 1, 1);
   const earlyTo = (query.before ?? Infinity) - 1;
   const early = !ascending && seenMarker !== undefined && earlyFrom <= earlyTo
@@ -108,7 +103,7 @@ export async function searchRecords(
     .sort((a, b) => a.count - b.count);
   const head = headEntry.value ?? EMPTY_HEAD;
   const sealed = sealedState(sealedEntry, deps.config.searchBatch);
-  if (sealed.upTo > (seenMarker ?? -1)) sealedSeen.set(deps.kv, sealed.upTo);
+  noteSealedMarker(deps.kv, sealed.upTo);
   const { limit } = query;
   const budget = options.workBudget ?? searchWorkBudget(lists.length);
   const scanner = new Scanner(deps.kv, sealed, budget, ascending);

@@ -22,6 +22,7 @@ export type { IndexedTerms, SealedState } from "./postings.ts";
 export { listTail, scan, Scanner, searchWorkBudget } from "./scan.ts";
 export type { PostingList, ScanResult } from "./scan.ts";
 export { sealSearchBatches } from "./seal.ts";
+export { noteSealedMarker, sealedMarkerSeen } from "./marker_seen.ts";
 export {
   MAX_INDEXED_TERMS,
   MAX_QUERY_CHARS,
