@@ -242,6 +242,8 @@ export function whileAuthenticating(
         });
       return await inTurn(0);
     }
+    // What the middleware before set on the response (CORS headers, for one) stays on a refusal.
+    const carried = new Headers(c.res.headers);
     let admit!: (ok: boolean) => void;
     c.set("callerAdmitted", new Promise<boolean>((resolve) => admit = resolve));
     const handled = next();
@@ -262,8 +264,9 @@ export function whileAuthenticating(
       if (answered.status === "rejected") throw answered.reason;
       return;
     }
-    // Refused: the refusal replaces whatever the handler answered, headers included.
+    // Refused: the refusal replaces whatever the handler answered, its headers included.
     c.res = undefined;
+    c.res = new Response(null, { headers: carried });
     if (outcome.status === "rejected") throw outcome.reason;
     c.res = refusal;
   };

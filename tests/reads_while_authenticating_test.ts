@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { Hono } from "hono";
+import { cors } from "hono/cors";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { type Operation, READ, tool, WRITE } from "../routes/api/operation.ts";
 import { mcpGuards, mcpPost } from "../mcp/route.ts";
@@ -46,6 +47,7 @@ function probe(auth: Operation["auth"], path: string): Operation {
 /** The generated routes of the probes on the board's deps, with the app's error answers. */
 function probeApp(board: TestBoard) {
   const app = new Hono<AppEnv>();
+  app.use(cors({ origin: "*" }));
   app.use(async (c, next) => {
     c.set("deps", board.deps);
     c.set("network", "127.0.0.1");
@@ -90,6 +92,8 @@ Deno.test("a refused credential answers its refusal, without the handler's answe
   const before = runs;
   const res0 = await send("/v1/probe", { headers: agentHeaders(unknown) });
   assert.equal(res0.headers.get("x-handler"), null);
+  // What the middleware before the route set (CORS) stays on the refusal.
+  assert.equal(res0.headers.get("access-control-allow-origin"), "*");
   await assertError(res0, 401, "UNAUTHORIZED");
   assert.equal(runs, before + 1);
   // …anything else is refused before the handler runs: it costs no read.
@@ -103,6 +107,7 @@ Deno.test("a refused credential answers its refusal, without the handler's answe
   });
   assert.equal(res.status, 401);
   assert.equal(res.headers.get("x-handler"), null);
+  assert.equal(res.headers.get("access-control-allow-origin"), "*");
   assert.match(res.headers.get("www-authenticate") ?? "", /error="invalid_token"/);
   assert.equal((await res.json()).error, "invalid_token");
 });
