@@ -16,7 +16,7 @@
  * than its data. Memory is bounded by a byte budget (see `ReadCache`).
  */
 import { READ_VERSION_KEY } from "../kv/keys.ts";
-import { isVersioned } from "../kv/versioned_kv.ts";
+import { isVersioned, onCommit } from "../kv/versioned_kv.ts";
 import { unwrittenSince, writeMark } from "./own_writes.ts";
 import { trackRead } from "./read_scope.ts";
 
@@ -31,7 +31,7 @@ export function versionKeys(): Deno.KvKey[] {
 }
 
 /** The versionstamps of version-key entries, as one comparable string. */
-function stampsOf(entries: Deno.KvEntryMaybe<unknown>[]): string {
+function stampsOf(entries: readonly { versionstamp: string | null }[]): string {
   let s = "";
   for (const e of entries) s += (e.versionstamp ?? "-") + ",";
   return s;
@@ -114,6 +114,11 @@ export class ReadCache {
     return true;
   }
 
+  /** The newest version stamps seen so far ("" before any). */
+  get latest(): string {
+    return this.#latest;
+  }
+
   get(key: string): Entry | undefined {
     const e = this.#entries.get(key);
     if (e) e.recent = true;
@@ -154,12 +159,40 @@ export class ReadCache {
 }
 
 const caches = new WeakMap<Deps, ReadCache>();
+/** The read caches of each KV handle (several instances may share one in a process). */
+const cachesOfKv = new WeakMap<Deno.Kv, Set<ReadCache>>();
 
 /** The read cache of the instance `deps` belongs to. */
 export function readCache(deps: Deps): ReadCache {
   let c = caches.get(deps);
-  if (!c) caches.set(deps, c = new ReadCache());
+  if (!c) {
+    caches.set(deps, c = new ReadCache());
+    let set = cachesOfKv.get(deps.kv);
+    if (!set) cachesOfKv.set(deps.kv, set = new Set());
+    set.add(c);
+  }
   return c;
+}
+
+// A commit that bumped the read version through a handle makes its versionstamp the newest
+// version its caches know: every read that starts after it sees it (`cachedReadEarly`).
+/** The versions of the newest commit that bumped them, by the handle it went through. */
+const committed = new WeakMap<Deno.Kv, string>();
+
+onCommit((_, commit) => {
+  if (!commit.bumped) return;
+  const stamps = stampsOf([commit]);
+  if (stamps > (committed.get(commit.kv) ?? "")) committed.set(commit.kv, stamps);
+  for (const cache of cachesOfKv.get(commit.kv) ?? []) cache.advance(stamps);
+});
+
+/**
+ * The newest versions this instance knows every read it starts now will see: the newest a
+ * version read found, or a commit it made stamped.
+ */
+function knownVersions(deps: Deps, cache: ReadCache): string {
+  const made = committed.get(deps.kv) ?? "";
+  return made > cache.latest ? made : cache.latest;
 }
 
 /**
@@ -215,4 +248,89 @@ export async function cachedRead(
   } finally {
     if (cache.inFlight.get(flightKey) === work) cache.inFlight.delete(flightKey);
   }
+}
+
+/** Why a computation started early was dropped: the cache answered, or the caller was refused. */
+class NotNeeded extends Error {}
+
+/**
+ * `cachedRead` for a read whose first KV batch goes out before its caller is known: while
+ * the credential resolves (`viewerReady`), or beside the version read of a request without
+ * one. `compute` starts at once, inside the read's time tracking; it issues what needs no
+ * caller, then awaits the viewer it is handed, which is given only on a cache miss (on a
+ * hit the computation stops there, having read only its first batch).
+ *
+ * An answer is kept only when its reads are known to be no older than the versions it is
+ * kept under: the versions found now must equal the newest this instance had seen before
+ * the first reads went out (then no change was committed between that version read, which
+ * ended before them, and this one). Otherwise the answer is served, not kept; the next
+ * request, with the versions known, keeps its own. A commit made through this instance's
+ * handle makes its versions known at once (`onCommit` above).
+ *
+ * `likely`: the caller the request probably has (null: none; undefined: not known), so
+ * that a request the cache probably answers waits for its caller first and reads nothing
+ * more (`cachedRead`); the first reads are only started for a probable miss.
+ */
+export async function cachedReadEarly<V extends Agent>(
+  deps: Deps,
+  viewerReady: V | null | Promise<V | null>,
+  key: string,
+  compute: (viewer: Promise<V | null>) => Promise<unknown>,
+  likely?: string | null,
+): Promise<string> {
+  if (!isVersioned(deps.kv)) {
+    return JSON.stringify(await compute(Promise.resolve(viewerReady)));
+  }
+  const cache = readCache(deps);
+  const seen = knownVersions(deps, cache);
+  if (likely !== undefined) {
+    // The caller is probably `likely` (null: no account), whose answer the cache holds under
+    // the newest versions seen: wait for the caller instead of reading what it holds.
+    const held = cache.get(`${likely ?? "-"}\u0000${key}`);
+    const now = deps.clock.now();
+    if (held && held.stamps === seen && held.from <= now && now < held.until) {
+      const viewer = await viewerReady;
+      return await cachedRead(deps, viewer, key, () => compute(Promise.resolve(viewer)));
+    }
+  }
+  const from = deps.clock.now();
+  let open!: (viewer: V | null) => void;
+  let drop!: (reason: unknown) => void;
+  const gate = new Promise<V | null>((resolve, reject) => {
+    open = resolve;
+    drop = reject;
+  });
+  gate.catch(() => {}); // dropped before the computation awaited it
+  const work = trackRead(() => compute(gate));
+  // Dropped (a hit, a refused credential): its rejection is expected, never reported.
+  work.catch(() => {});
+  let viewer: V | null;
+  let stamps: string;
+  try {
+    viewer = await viewerReady;
+    stamps = await currentStamps(deps, viewer);
+  } catch (e) {
+    drop(new NotNeeded());
+    throw e;
+  }
+  cache.advance(stamps);
+  const cacheKey = `${viewer?.id ?? "-"}\u0000${key}`;
+  const fits = (e: Entry) => {
+    const now = deps.clock.now();
+    return e.stamps === stamps && e.from <= now && now < e.until;
+  };
+  const hit = cache.get(cacheKey);
+  if (hit && fits(hit)) {
+    drop(new NotNeeded());
+    cache.stats.hits++;
+    return hit.json;
+  }
+  cache.stats.computed++;
+  open(viewer);
+  const { value, scope } = await work;
+  const entry: Entry = { stamps, from, until: scope.changesAt, json: JSON.stringify(value) };
+  const cacheable = scope.cacheable && entry.until > from && stamps === seen;
+  if (cacheable && cache.advance(stamps)) cache.set(cacheKey, entry);
+  else cache.delete(cacheKey);
+  return entry.json;
 }

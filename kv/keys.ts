@@ -53,6 +53,11 @@ const builders = {
   rootsByTopic: shown<[board: Board, topic: string, seq: number]>("roots_by_topic"),
   activityByTopic: shown<[board: Board, topic: string, seq: number]>("activity_by_topic"),
   repliesByRoot: shown<[board: Board, rootSeq: number, seq: number]>("replies_by_root"),
+  /**
+   * A thread's replies again, by the root's id (known from the request, so a thread read lists
+   * them beside the id lookup): written for every reply of a root marked `replies_by_id`.
+   */
+  repliesByRootId: shown<[board: Board, rootId: string, seq: number]>("replies_by_root_id"),
   /** A root thread whose replies are still being purged after its deletion. */
   purges: shown<[board: Board, rootSeq: number]>("purges"),
 

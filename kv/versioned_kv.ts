@@ -17,10 +17,20 @@ export function isVersioned(kv: Deno.Kv): boolean {
   return versioned.has(kv);
 }
 
-const listeners: ((mutated: Deno.KvKey[]) => void)[] = [];
+/** A successful commit through a versioned handle, as its listeners are told. */
+export interface CommitInfo {
+  /** The versioned handle it went through. */
+  kv: Deno.Kv;
+  versionstamp: string;
+  /** Whether it bumped the read-version key (then stamped with `versionstamp`). */
+  bumped: boolean;
+}
+
+type CommitListener = (mutated: Deno.KvKey[], commit: CommitInfo) => void;
+const listeners: CommitListener[] = [];
 
 /** Calls `listener` with the keys every successful commit through a versioned handle wrote. */
-export function onCommit(listener: (mutated: Deno.KvKey[]) => void): void {
+export function onCommit(listener: CommitListener): void {
   listeners.push(listener);
 }
 
@@ -28,18 +38,22 @@ export function onCommit(listener: (mutated: Deno.KvKey[]) => void): void {
 const WRITES = new Set<PropertyKey>(["set", "delete", "sum", "min", "max"]);
 
 /** Wraps an atomic operation so that its commit also bumps the version of what it mutates. */
-function versionedAtomic(op: Deno.AtomicOperation): Deno.AtomicOperation {
+function versionedAtomic(op: Deno.AtomicOperation, kv: Deno.Kv): Deno.AtomicOperation {
   const mutated: Deno.KvKey[] = [];
   const wrapper: Deno.AtomicOperation = new Proxy(op, {
     get(target, prop) {
       if (prop === "commit") {
         return async () => {
-          if (mutated.some(bumpsReadVersion)) target.set(READ_VERSION_KEY, 1);
+          const bumped = mutated.some(bumpsReadVersion);
+          if (bumped) target.set(READ_VERSION_KEY, 1);
           const res = await metered(
             () => target.commit(),
             () => `commit ${mutated.map((k) => String(k[0])).join(",")}`,
           );
-          if (res.ok) { for (const listener of listeners) listener(mutated); }
+          if (res.ok) {
+            const info = { kv, versionstamp: res.versionstamp, bumped };
+            for (const listener of listeners) listener(mutated, info);
+          }
           return res;
         };
       }
@@ -80,17 +94,18 @@ export function versionedKv(kv: Deno.Kv, reader?: Deno.Kv): Deno.Kv {
   const bound = new Map<PropertyKey, unknown>();
   const wrapped: Deno.Kv = new Proxy(kv, {
     get(target, prop) {
-      if (prop === "atomic") return () => versionedAtomic(target.atomic());
+      if (prop === "atomic") return () => versionedAtomic(target.atomic(), wrapped);
       if (prop === "set") {
         return async (key: Deno.KvKey, value: unknown, options?: { expireIn?: number }) => {
-          const res = await versionedAtomic(target.atomic()).set(key, value, options).commit();
+          const res = await versionedAtomic(target.atomic(), wrapped).set(key, value, options)
+            .commit();
           if (!res.ok) throw new TypeError("kv.set failed");
           return res;
         };
       }
       if (prop === "delete") {
         return async (key: Deno.KvKey) => {
-          await versionedAtomic(target.atomic()).delete(key).commit();
+          await versionedAtomic(target.atomic(), wrapped).delete(key).commit();
         };
       }
       let fn = bound.get(prop);

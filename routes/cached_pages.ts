@@ -15,7 +15,17 @@ import {
   threadPage,
 } from "../domain/reads/mod.ts";
 import type { PageParams } from "../domain/paging.ts";
-import { cachedRead } from "../domain/read_cache.ts";
+import { cachedReadEarly } from "../domain/read_cache.ts";
+
+/**
+ * The caller of a read: known, or a promise while the credential resolves (the read's first
+ * batch goes out meanwhile), with the account id it probably is (`likely`: null for none,
+ * undefined when the credential does not say) so that a probable cache hit reads nothing.
+ */
+export interface ReadCaller {
+  viewer: Agent | null | Promise<Agent | null>;
+  likely?: string | null;
+}
 
 function pageKey(q: PageParams): string {
   return `${q.limit}|${q.before ?? ""}|${q.after ?? ""}`;
@@ -26,13 +36,19 @@ export function feedPageJson(
   deps: Deps,
   board: Board,
   kind: "threads" | "activity",
-  viewer: Agent | null,
+  caller: ReadCaller,
   q: FeedQuery,
   articles: ArticlesParams | null,
 ): Promise<string> {
   const a = articles ? `${pageKey(articles.params)}|${articles.supplied}` : "-";
   const key = `feed|${board}|${kind}|${pageKey(q)}|${JSON.stringify(q.topic ?? null)}|${a}`;
-  return cachedRead(deps, viewer, key, () => feedPage(deps, board, kind, viewer, q, articles));
+  return cachedReadEarly(
+    deps,
+    caller.viewer,
+    key,
+    (viewer) => feedPage(deps, board, kind, viewer, q, articles),
+    caller.likely,
+  );
 }
 
 /** A thread read (`threadPage`) as JSON text. */
@@ -40,15 +56,27 @@ export function threadPageJson(
   deps: Deps,
   board: Board,
   rootId: string,
-  viewer: Agent | null,
+  caller: ReadCaller,
   q: PageParams,
 ): Promise<string> {
   const key = `thread|${board}|${rootId}|${pageKey(q)}`;
-  return cachedRead(deps, viewer, key, () => threadPage(deps, board, rootId, viewer, q));
+  return cachedReadEarly(
+    deps,
+    caller.viewer,
+    key,
+    (viewer) => threadPage(deps, board, rootId, viewer, q),
+    caller.likely,
+  );
 }
 
 /** A search page (`searchPage`) as JSON text; an invalid query throws as before. */
-export function searchPageJson(deps: Deps, viewer: Agent | null, q: SearchQuery): Promise<string> {
+export function searchPageJson(deps: Deps, caller: ReadCaller, q: SearchQuery): Promise<string> {
   const key = `search|${pageKey(q)}|${JSON.stringify([q.q ?? null, q.topic ?? null])}`;
-  return cachedRead(deps, viewer, key, () => searchPage(deps, viewer, q));
+  return cachedReadEarly(
+    deps,
+    caller.viewer,
+    key,
+    (viewer) => searchPage(deps, viewer, q),
+    caller.likely,
+  );
 }

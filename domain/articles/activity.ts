@@ -12,11 +12,11 @@ import { readMany, readNamed } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import type { Page, PageParams } from "../paging.ts";
-import { dueWindow, streamPage } from "./due_window.ts";
-import type { PostBundle } from "./lifecycle.ts";
+import { type DueWindow, dueWindow, NOTHING_DUE, streamPage } from "./due_window.ts";
 import { type PolicyContext, policyContext } from "./policy.ts";
 import { canSee } from "./reads.ts";
 import { projectAll, readBundles, viewerOf, type ViewerRef, votesFrom } from "./bundle_reads.ts";
+import type { PostBundle } from "./lifecycle.ts";
 import type { ArticleEvent, CommentRecord, RevisionRecord } from "./types.ts";
 import { articleActions, commentActions, commentPreview } from "./views.ts";
 
@@ -47,15 +47,61 @@ function available(
     b.post.public_revision_id === rev.id;
 }
 
-/** The window when nothing is due: every position is stored (as `dueWindow` answers then). */
-const NOTHING_DUE: Awaited<ReturnType<typeof dueWindow>> = {
-  head: Infinity,
-  slots: [],
-  seqOf: new Map(),
-};
-
 /** Largest number of events one read of the stream takes while it fills a page. */
 const MAX_BATCH = 200;
+
+/** Most events the first read of the stream takes ahead (`ReadAhead`). */
+const READ_AHEAD_MAX = 50;
+
+type EventItem = ReturnType<typeof eventItem>;
+
+/**
+ * The first read of the stream, taken further than its first batch (up to five times the
+ * page's limit: the first two batches of the fill loop), with the visible items of all its
+ * events, which are decided in one go. It answers each later batch it covers exactly as a
+ * read of that batch would — the same events and the same cursors — so a page that skips
+ * events the viewer cannot see usually costs no further read.
+ */
+class ReadAhead {
+  readonly #events: ArticleEvent[];
+  readonly #final: boolean;
+  readonly #items: Map<number, EventItem>;
+  constructor(read: Page<ArticleEvent>, items: EventItem[], readonly newer: boolean) {
+    // In scan order: newest first, or (newer pages) oldest first.
+    this.#events = newer ? read.items.toReversed() : read.items;
+    this.#final = (newer ? read.next_after : read.next_before) === null;
+    this.#items = new Map(items.map((i) => [i.seq, i]));
+  }
+
+  /** The read of `n` events from `cursor`, with its visible items; null when not covered. */
+  page(
+    cursor: number | undefined,
+    n: number,
+  ): { page: Page<ArticleEvent>; items: EventItem[] } | null {
+    const rest = this.#events.filter((e) =>
+      cursor === undefined || (this.newer ? e.seq > cursor : e.seq < cursor)
+    );
+    if (rest.length < n && !this.#final) return null;
+    const taken = rest.slice(0, n);
+    const more = rest.length > n || !this.#final;
+    const edge = taken.length ? taken[taken.length - 1].seq : null;
+    const page: Page<ArticleEvent> = this.newer
+      ? {
+        items: taken.toReversed(),
+        next_before: null,
+        next_after: more ? edge : null,
+        newest_cursor: edge,
+      }
+      : {
+        items: taken,
+        next_before: more ? edge : null,
+        next_after: null,
+        newest_cursor: taken.length ? taken[0].seq : null,
+      };
+    const items = page.items.flatMap((e) => this.#items.get(e.seq) ?? []);
+    return { page, items };
+  }
+}
 
 /**
  * One page of the articles activity stream for an agent. Events the viewer cannot see are
@@ -65,40 +111,51 @@ const MAX_BATCH = 200;
  */
 export async function listArticleActivity(
   deps: Deps,
-  caller: ViewerRef | null,
+  caller: ViewerRef | null | Promise<Agent | null>,
   params: PageParams,
   ctx?: PolicyContext,
 ): Promise<Page<ReturnType<typeof eventItem>>> {
   const policy = ctx ?? await policyContext(deps);
   const { limit } = params;
   const newer = params.after !== undefined;
-  // The due window and the first page as it reads when nothing is due (the usual case), at
-  // once, while the caller is resolved.
-  const [viewer, window, guess] = await Promise.all([
-    caller === null ? null : viewerOf(caller),
-    dueWindow(deps, policy.now),
-    streamPage(
-      deps,
-      NOTHING_DUE,
-      newer ? { limit, after: params.after } : { limit, before: params.before },
-    ),
-  ]);
+  // The caller resolves while the stream is read.
+  const viewerSource = caller === null || caller instanceof Promise ? caller : viewerOf(caller);
   const shown: ReturnType<typeof eventItem>[] = [];
   let cursor: number | undefined = newer ? params.after : params.before;
   let batch = limit;
+  const pageAt = (w: DueWindow, c: number | undefined, n: number) =>
+    streamPage(deps, w, newer ? { limit: n, after: c } : { limit: n, before: c });
+  // The first read takes the first batches at once (`ReadAhead`); usually nothing is due,
+  // so it is read beside the due index as if nothing were, and again only when something is.
+  const ahead = Math.max(limit, Math.min(READ_AHEAD_MAX, limit * 5));
+  const [window, guess] = await Promise.all([
+    dueWindow(deps, policy.now),
+    pageAt(NOTHING_DUE, cursor, ahead),
+  ]);
+  // What the viewer may see is decided once the stream's first read is out.
+  const viewer = await viewerSource;
+  let readAhead: ReadAhead | null = null;
   let first: Page<ArticleEvent> | null = null;
   let last: Page<ArticleEvent>;
   while (true) {
-    last = first === null && window.slots.length === 0 ? guess : await streamPage(
-      deps,
-      window,
-      newer ? { limit: batch, after: cursor } : { limit: batch, before: cursor },
-    );
+    let served = readAhead?.page(cursor, batch) ?? null;
+    if (!served) {
+      const read = first !== null
+        ? await pageAt(window, cursor, batch)
+        : window.slots.length === 0
+        ? guess
+        : await pageAt(window, cursor, ahead);
+      const items = await visibleItems(deps, policy, window, viewer, read.items);
+      if (first === null) {
+        readAhead = new ReadAhead(read, items, newer);
+        served = readAhead.page(cursor, batch)!;
+      } else served = { page: read, items };
+    }
+    last = served.page;
     first ??= last;
     // Older pages come newest first; a newer page is the nearest events, also newest first.
-    const items = await visibleItems(deps, policy, window, viewer, last.items);
-    if (newer) shown.push(...items.toReversed());
-    else shown.push(...items);
+    if (newer) shown.push(...served.items.toReversed());
+    else shown.push(...served.items);
     cursor = newer ? last.next_after ?? undefined : last.next_before ?? undefined;
     if (shown.length >= limit || cursor === undefined) break;
     batch = Math.min(MAX_BATCH, batch * 4);
@@ -124,11 +181,16 @@ export async function listArticleActivity(
   };
 }
 
-/** The events of one stream read that are still available to the viewer, as items. */
+/**
+ * The events of one stream read that are still available to the viewer, as items. Read in
+ * two batches: what the events name (posts, revisions, comments at their usual place,
+ * comment locators, the viewer's recommendations), then what those name (the posts' other
+ * revisions, a comment its locator found elsewhere, authors the projection needs).
+ */
 async function visibleItems(
   deps: Deps,
   policy: PolicyContext,
-  window: Awaited<ReturnType<typeof dueWindow>>,
+  window: DueWindow,
   viewer: Agent | null,
   events: ArticleEvent[],
 ): Promise<ReturnType<typeof eventItem>[]> {

@@ -32,7 +32,7 @@ interface DueSlot {
 }
 
 /** The stored head of the articles sequence and the due transitions after it. */
-interface DueWindow {
+export interface DueWindow {
   /** The head the slots are numbered from (Infinity when there are none: read everything stored). */
   head: number;
   /** Ascending positions head+1, head+2, … */
@@ -46,7 +46,7 @@ async function readHead(kv: Deno.Kv): Promise<number> {
 }
 
 /** No due transition: every position is recorded, none is projected. */
-const EMPTY: DueWindow = { head: Infinity, slots: [], seqOf: new Map() };
+export const NOTHING_DUE: DueWindow = { head: Infinity, slots: [], seqOf: new Map() };
 
 /**
  * The window at `now`. Nothing due (the usual case) costs one listing. Otherwise the
@@ -59,7 +59,7 @@ export async function dueWindow(deps: Deps, now: number): Promise<DueWindow> {
   const prefix = keys.articleDue.range();
   let first: number | null = null;
   for await (const e of deps.kv.list({ prefix }, { limit: 1 })) first = e.key[1] as number;
-  if (first === null || !reached(now, first)) return EMPTY;
+  if (first === null || !reached(now, first)) return NOTHING_DUE;
   for (let attempt = 0; attempt < 3; attempt++) {
     const head = await readHead(deps.kv);
     const slots: DueSlot[] = [];
@@ -75,11 +75,11 @@ export async function dueWindow(deps: Deps, now: number): Promise<DueWindow> {
         post_id: e.value.post_id,
       });
     }
-    if (slots.length === 0) return EMPTY;
+    if (slots.length === 0) return NOTHING_DUE;
     if (await readHead(deps.kv) !== head) continue;
     return { head, slots, seqOf: new Map(slots.map((s) => [s.revision_id, s.seq])) };
   }
-  return EMPTY;
+  return NOTHING_DUE;
 }
 
 /** The event a due slot is shown as (visible only while its revision projects as published). */

@@ -23,7 +23,11 @@ const CURSOR_PARAMETERS = {
 };
 
 /** The articles block for a named feed page, for the calling agent. */
-export async function articlesBlock(deps: Deps, params: PageParams, viewer: Agent | null) {
+export async function articlesBlock(
+  deps: Deps,
+  params: PageParams,
+  viewer: Agent | null | Promise<Agent | null>,
+) {
   try {
     const page = await listArticleActivity(deps, viewer, params);
     return {
@@ -35,6 +39,8 @@ export async function articlesBlock(deps: Deps, params: PageParams, viewer: Agen
       newest_cursor: page.newest_cursor,
     };
   } catch (e) {
+    // A read that stopped waiting for its viewer (refused, or answered from a cache) ends so.
+    await viewer;
     console.error("articles block unavailable:", e instanceof Error ? e.message : e);
     return {
       items: [] as unknown[],

@@ -13,6 +13,7 @@ import type { Deps } from "../deps.ts";
 import {
   type AuthorRef,
   decidePending,
+  decisionNeedsAuthor,
   type PendingOutcome,
   type PolicyContext,
   policyContext,
@@ -136,7 +137,11 @@ export async function project(
   const candId = b.post.candidate_revision_id;
   const cand = candId ? b.revs.get(candId) : undefined;
   if (!cand || cand.state !== "pending") return { bundle: b, outcome: null };
-  const outcome = await decidePending(deps, cand, await authorOf(b.post, agents), ctx);
+  // The author is read only when the decision can turn on the author's standing.
+  const author: AuthorRef = decisionNeedsAuthor(cand)
+    ? await authorOf(b.post, agents)
+    : { createdAt: Infinity, load: () => agents.get(b.post.author_id) };
+  const outcome = await decidePending(deps, cand, author, ctx);
   if (outcome.state === "published") {
     const publicSeq = slots?.get(cand.id) ?? b.post.public_seq;
     return { bundle: publishTransform(b, cand, outcome.at, publicSeq), outcome };

@@ -128,6 +128,15 @@ function supportReadyAt(s: Support): number | null {
   return at + STANDARD_RULES.settledSeconds;
 }
 
+/**
+ * Whether deciding a pending revision can depend on its author: only once the standard
+ * rule's support part is met (before that, `decidePending` decides the same without them,
+ * so a read need not fetch the author).
+ */
+export function decisionNeedsAuthor(rev: RevisionRecord): boolean {
+  return supportReadyAt(rev.support) !== null;
+}
+
 /** The earliest time the standard rule's clock parts (support, author age, grace end) allow. */
 export function standardReadyAt(
   rev: RevisionRecord,

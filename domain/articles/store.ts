@@ -256,17 +256,20 @@ export class ArticleWriter {
     return this.#pending.get(agentId)!;
   }
 
-  /** Appends an event to the activity sequence. */
+  /**
+   * Appends an event to the activity sequence. `commentSeq`: where its comment is stored,
+   * when that is not the event's own seq (reads then find it without its locator).
+   */
   event(
     type: ArticleEventType,
     postId: string,
     revisionId: string,
     commentId: string | null,
-    /** The comment's position, when it is not the event's (a comment published later). */
     commentSeq?: number,
   ) {
+    const seq = this.nextSeq();
     const ev: ArticleEvent = {
-      seq: this.nextSeq(),
+      seq,
       type,
       post_id: postId,
       revision_id: revisionId,

@@ -156,8 +156,9 @@ export interface ArticleEvent {
   revision_id: string;
   comment_id: string | null;
   /**
-   * Where the comment is stored (`article_comments`), when not at the event's own position (a
-   * guest comment published by moderation); missing on events stored before it was kept.
+   * Where the comment is stored (`article_comments`, post id and this seq) when it is not
+   * at this event's own seq (a comment published again after moderation). Absent in events
+   * written before; a read then finds it through its locator.
    */
   comment_seq?: number;
   at: number;

@@ -38,6 +38,11 @@ export interface MessageRecord {
   created_at: number;
   /** Replies in the thread (kept on roots). */
   reply_count: number;
+  /**
+   * On roots stored since the listing by root id exists: every reply of the thread is also
+   * listed under `replies_by_root_id` (older roots are read through `replies_by_root` only).
+   */
+  replies_by_id?: true;
   score: number;
   up: number;
   down: number;
@@ -61,6 +66,8 @@ declare module "../../kv/key_values.ts" {
     boardHeads: BoardHead;
     /** A body entry: `StoredBody`, or the whole text as a string in a store written before. */
     bodies: StoredBody | string;
+    /** A listing entry: the seq is in the key, the value is `POINTER`. */
+    repliesByRootId: typeof POINTER;
   }
 }
 
@@ -107,14 +114,18 @@ export function pointerKeys(m: MessageRecord): Deno.KvKey[] {
     if (m.topic) out.push(keys.rootsByTopic(m.board, m.topic, m.seq));
   } else {
     out.push(keys.repliesByRoot(m.board, m.root_seq, m.seq));
+    out.push(keys.repliesByRootId(m.board, m.root_id, m.seq));
   }
   if (m.topic) out.push(keys.activityByTopic(m.board, m.topic, m.seq));
   return out;
 }
 
-/** Stores a new message's summary and the listing entries that point at it. */
+/**
+ * Stores a new message's summary and the listing entries that point at it. A new root is
+ * marked `replies_by_id`: its replies will all be listed by its id too.
+ */
 export function storeMessage(tx: Tx, m: MessageRecord): void {
-  writeMessage(tx, m);
+  writeMessage(tx, m.kind === "root" ? { ...m, replies_by_id: true } : m);
   for (const k of pointerKeys(m)) tx.set(k, POINTER);
 }
 
@@ -249,4 +260,26 @@ export async function findMessage(
   const h = first.head.value ?? EMPTY_HEAD;
   if (isHidden(record, h)) return null;
   return { record, head: h, body: stored ? bodyText(record, stored.value) : "" };
+}
+
+/**
+ * Reads the message at `seq` with the board's head (and its body with `withBody`) in one
+ * `getMany`: null when absent or hidden. For read plans that know the seq already.
+ */
+export async function readMessageAt(
+  kv: Deno.Kv,
+  board: Board,
+  seq: number,
+  withBody = false,
+): Promise<{ record: MessageRecord; head: BoardHead; body: string } | null> {
+  const got = await readNamed(kv, {
+    record: keys.messages(board, seq),
+    head: keys.boardHeads(board),
+    body: withBody ? keys.bodies(board, seq) : null,
+  });
+  const record = got.record.value;
+  if (!record) return null;
+  const h = got.head.value ?? EMPTY_HEAD;
+  if (isHidden(record, h)) return null;
+  return { record, head: h, body: got.body ? bodyText(record, got.body.value) : "" };
 }

@@ -19,6 +19,7 @@ export {
   missingMessage,
   POINTER,
   pointerKeys,
+  readMessageAt,
   storeMessage,
   textSummary,
   threadNotFound,

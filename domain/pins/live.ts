@@ -150,14 +150,42 @@ export async function livePins(
   board?: Board,
   opts: { tidy?: boolean; communityOnly?: boolean } = {},
 ): Promise<LivePin[]> {
+  return await livePinsOf(deps, await readPinBook(deps.kv, board), opts);
+}
+
+/** The stored pins of one board (or both): what `livePinsOf` decides from. */
+export interface PinBook {
+  boards: Board[];
+  officials: OfficialPin[];
+  /** The community pins of `boards`. */
+  community: CommunityPin[];
+}
+
+/** Reads the stored pins of one board (or both) in one `getMany`. */
+export async function readPinBook(kv: Deno.Kv, board?: Board): Promise<PinBook> {
   const boards: Board[] = board ? [board] : ["named", "b"];
-  const [community, ...officialLists] = await getManyBatched<unknown>(deps.kv, [
+  const [community, ...officialLists] = await kv.getMany([
     keys.communityPins(),
     ...boards.map((b) => keys.officialPins(b)),
   ]);
-  const officials = officialLists.flatMap((l) => (l as OfficialPin[] | null) ?? []);
-  const stored = (community as CommunityPin[] | null) ?? [];
-  const pins = stored.filter((p) => boards.includes(p.board));
+  return {
+    boards,
+    officials: officialLists.flatMap((l) => l.value ?? []),
+    community: (community.value ?? []).filter((p) => boards.includes(p.board)),
+  };
+}
+
+/**
+ * The live pins of a pin book read before (`readPinBook`), as `livePins` answers them: the
+ * threads and owners it names are read in one round trip. `communityOnly`: official notices
+ * only where they share a thread with a community pin (what `/v1/me` needs).
+ */
+export async function livePinsOf(
+  deps: Deps,
+  book: PinBook,
+  opts: { tidy?: boolean; communityOnly?: boolean } = {},
+): Promise<LivePin[]> {
+  const { officials, community: pins } = book;
   const communityThreads = new Set(pins.map(threadKey));
   const notices = opts.communityOnly
     ? officials.filter((p) => communityThreads.has(threadKey(p)))

@@ -3,11 +3,16 @@
  * MCP tools): items, pinned notices, the articles block rule, viewer, templates.
  */
 import type { Board } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/mod.ts";
 import { articlesBlock } from "../articles/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { type FeedQuery, listActivity, listThreads, readThread } from "./feeds.ts";
+import {
+  type FeedQuery,
+  listActivity,
+  listThreads,
+  readThread,
+  type ViewerSource,
+} from "./feeds.ts";
 import type { PageParams } from "../paging.ts";
 import { viewerPinning } from "../pins/mod.ts";
 import { pinnedForFeed } from "./pinned.ts";
@@ -15,7 +20,8 @@ import { rulesNotice } from "../rules/mod.ts";
 import { messageActionTemplates } from "../board/mod.ts";
 
 /** The `viewer` object carried once per response. */
-export async function viewerObject(deps: Deps, agent: Agent | null) {
+export async function viewerObject(deps: Deps, viewer: ViewerSource) {
+  const agent = await viewer;
   const pinning = await viewerPinning(deps, agent);
   return agent ? { agent_id: agent.id, name: agent.name, pinning } : { anonymous: true, pinning };
 }
@@ -35,7 +41,7 @@ export async function feedPage(
   deps: Deps,
   board: Board,
   kind: "threads" | "activity",
-  viewer: Agent | null,
+  viewer: ViewerSource,
   q: FeedQuery,
   articles: ArticlesParams | null,
 ) {
@@ -72,7 +78,7 @@ export async function threadPage(
   deps: Deps,
   board: Board,
   rootId: string,
-  viewer: Agent | null,
+  viewer: ViewerSource,
   q: PageParams,
 ) {
   const [thread, viewerObj] = await Promise.all([

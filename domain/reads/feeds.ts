@@ -1,4 +1,11 @@
-/** Reading the board: root-thread feed, activity feed and thread reads. */
+/**
+ * Reading the board: root-thread feed, activity feed, thread and message reads.
+ *
+ * Each read is planned in two batches of KV calls: first what needs neither the caller nor
+ * another read's answer (the board head, the listing page, a message's seq by its id), then
+ * everything those name, for the caller at once (summaries, bodies, the caller's votes on
+ * those seqs with their standing and allowance). docs/architecture.md "Read plans".
+ */
 import { type Board, keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
@@ -9,17 +16,22 @@ import {
   type BoardHead,
   bodyText,
   EMPTY_HEAD,
-  findMessage,
   isHidden,
-  listSummaries,
   messageActionTemplates,
   type MessageRecord,
+  readMessageAt,
   threadNotFound,
 } from "../board/mod.ts";
-import { listPage, type Page, type PageParams } from "../paging.ts";
+import { listPage, listSeqPage, type Page, type PageParams } from "../paging.ts";
 import { rulesThreadEdit } from "../rules/mod.ts";
 import { type MessageItem, messageItem } from "./message_items.ts";
-import { viewerVotes } from "../votes/mod.ts";
+import { readViewerVotes, type ViewerVoteReads, voteViews } from "../votes/mod.ts";
+
+/**
+ * The caller of a read, or a promise of it while the credential is being resolved: a read
+ * issues what needs no caller first and awaits it only for what does.
+ */
+export type ViewerSource = Agent | null | Promise<Agent | null>;
 
 export interface FeedQuery extends PageParams {
   topic?: string;
@@ -29,33 +41,54 @@ async function readHead(kv: Deno.Kv, board: Board): Promise<BoardHead> {
   return (await kv.get(keys.boardHeads(board))).value ?? EMPTY_HEAD;
 }
 
-/** Turns records into feed items for a viewer (batched vote state, thread reply counts). */
+/**
+ * The caller's vote reads on messages known by seq (null for no caller): started beside
+ * the read of their summaries, so both take one round trip.
+ */
+export function votesOn(
+  deps: Deps,
+  viewer: Agent | null,
+  board: Board,
+  seqs: number[],
+): Promise<ViewerVoteReads | null> {
+  if (!viewer) return Promise.resolve(null);
+  return readViewerVotes(deps, viewer.id, seqs.map((seq) => ({ board, seq })));
+}
+
+/**
+ * Turns records into feed items for a viewer: the vote state (from `votes` when read
+ * already, which must cover every record) and, for replies, their thread's reply count,
+ * read in one round trip with the votes.
+ */
 export async function toItems(
   deps: Deps,
   viewer: Agent | null,
   records: MessageRecord[],
+  votes?: ViewerVoteReads | null,
 ): Promise<MessageItem[]> {
-  // Replies show their thread's reply count: read the distinct roots not already on the page,
-  // at the same time as the viewer's votes.
+  // Replies show their thread's reply count: read the distinct roots not already on the page.
   const counts = new Map<number, number>();
   for (const r of records) if (r.kind === "root") counts.set(r.seq, r.reply_count);
   const missing = [
     ...new Set(records.filter((r) => !counts.has(r.root_seq)).map((r) => r.root_seq)),
   ];
-  const board = records[0]?.board;
-  const [votes, roots] = await Promise.all([
-    viewerVotes(deps, viewer, records),
-    missing.length ? readMany(deps.kv, missing.map((s) => keys.messages(board, s))) : [],
+  const board = records[0]?.board ?? "named";
+  const [reads, roots] = await Promise.all([
+    votes !== undefined || !viewer ? votes ?? null : readViewerVotes(deps, viewer.id, records),
+    missing.length
+      ? readMany(deps.kv, missing.map((s) => keys.messages(board, s)))
+      : Promise.resolve([]),
   ]);
   roots.forEach((e, j) => counts.set(missing[j], e.value?.reply_count ?? 0));
-  return records.map((r) => messageItem(r, viewer, votes.get(r.id)!, counts.get(r.root_seq) ?? 0));
+  const views = voteViews(viewer?.id ?? null, reads, records);
+  return records.map((r) => messageItem(r, viewer, views.get(r.id)!, counts.get(r.root_seq) ?? 0));
 }
 
 /** A page of root threads, newest first (optionally one topic). */
 export async function listThreads(
   deps: Deps,
   board: Board,
-  viewer: Agent | null,
+  viewer: ViewerSource,
   q: FeedQuery,
 ): Promise<Page<MessageItem>> {
   const prefix = q.topic ? keys.rootsByTopic.range(board, q.topic) : keys.roots.range(board);
@@ -66,7 +99,7 @@ export async function listThreads(
 export async function listActivity(
   deps: Deps,
   board: Board,
-  viewer: Agent | null,
+  viewer: ViewerSource,
   q: FeedQuery,
 ): Promise<Page<MessageItem>> {
   // The board's activity is the summaries' own listing; a topic's points at them.
@@ -74,52 +107,67 @@ export async function listActivity(
   return await feedPage(deps, board, viewer, prefix, q);
 }
 
+/**
+ * A feed page in two batches: the head with the listing page (the summaries themselves for
+ * the board's activity, pointers otherwise), then the summaries the pointers name together
+ * with the caller's votes on their seqs (and replies' thread counts).
+ */
 async function feedPage(
   deps: Deps,
   board: Board,
-  viewer: Agent | null,
+  viewerSource: ViewerSource,
   prefix: Deno.KvKey | null,
   q: PageParams,
 ): Promise<Page<MessageItem>> {
-  const [head, page] = await Promise.all([
+  if (prefix === null) {
+    const [head, page] = await Promise.all([
+      readHead(deps.kv, board),
+      listPage<MessageRecord>(deps.kv, keys.messages.range(board), q),
+    ]);
+    const viewer = await viewerSource;
+    const visible = page.items.filter((m) => !isHidden(m, head));
+    return { ...page, items: visible.length ? await toItems(deps, viewer, visible) : [] };
+  }
+  const [head, seqs] = await Promise.all([
     readHead(deps.kv, board),
-    prefix === null
-      ? listPage<MessageRecord>(deps.kv, keys.messages.range(board), q)
-      : listSummaries(deps.kv, board, prefix, q),
+    listSeqPage(deps.kv, prefix, q),
   ]);
-  const visible = page.items.filter((m) => !isHidden(m, head));
-  return { ...page, items: visible.length ? await toItems(deps, viewer, visible) : [] };
+  const viewer = await viewerSource;
+  const [found, votes] = await Promise.all([
+    readMany(deps.kv, seqs.items.map((s) => keys.messages(board, s))),
+    votesOn(deps, viewer, board, seqs.items),
+  ]);
+  // A summary gone meanwhile (a removal between the two reads) is left out.
+  const visible = found.flatMap((e) => (e.value && !isHidden(e.value, head) ? [e.value] : []));
+  return { ...seqs, items: visible.length ? await toItems(deps, viewer, visible, votes) : [] };
 }
 
-/** A thread: the root post with its full body, and a page of replies. */
+/**
+ * A thread: the root post with its full body, and a page of replies. Two batches: the
+ * root's seq by its id with the page of replies listed by that id, then the root with its
+ * body, the replies' summaries and bodies, and the caller's votes on all of them.
+ */
 export async function readThread(
   deps: Deps,
   board: Board,
   rootId: string,
-  viewer: Agent | null,
+  viewerSource: ViewerSource,
   q: PageParams,
 ) {
-  const found = await findMessage(deps.kv, board, rootId, true);
-  if (!found || found.record.kind !== "root") {
-    throw threadNotFound(board, rootId, found?.record ?? null);
-  }
-  const root = found.record;
-  const prefix = keys.repliesByRoot.range(board, root.seq);
-  const replies = await listSummaries(deps.kv, board, prefix, q);
-  const [rootItem, ...replyItems] = await toItems(deps, viewer, [root, ...replies.items]);
-  // Full reply bodies, batched.
-  const bodies = new Map<number, string>();
-  const got = await readMany(deps.kv, replies.items.map((r) => keys.bodies(board, r.seq)));
-  got.forEach((e, j) => bodies.set(replies.items[j].seq, bodyText(replies.items[j], e.value)));
   // The rules thread offers `edit_current_rules` to viewers who may edit (domain/rules/edits.ts).
-  const rulesEdit = board === "named" && root.agent_id === null
-    ? await rulesThreadEdit(deps, root.id, viewer)
-    : null;
+  const [thread, rulesEdit] = await Promise.all([
+    threadRecords(deps, board, rootId, viewerSource, q),
+    board === "named"
+      ? (async () => rulesThreadEdit(deps, rootId, await viewerSource))()
+      : Promise.resolve(null),
+  ]);
+  const { root, body, replies, bodies, votes, viewer } = thread;
+  const [rootItem, ...replyItems] = await toItems(deps, viewer, [root, ...replies.items], votes);
   return {
     post: {
       ...rootItem,
       ...(rulesEdit ? { actions: [...rootItem.actions, rulesEdit.action] } : {}),
-      body: found.body,
+      body,
     },
     replies: {
       ...replies,
@@ -131,14 +179,80 @@ export async function readThread(
 }
 
 /**
- * One exact message — a root or a reply — with its full body, and its `place`: the thread
- * it belongs to and the thread page that starts at it.
+ * What a thread read shows, read in two batches (see `readThread`); 404 when not a live
+ * root. A root stored before its replies were listed by its id (no `replies_by_id`) takes
+ * two more: its replies by its seq, then their summaries.
  */
-export async function readMessage(deps: Deps, board: Board, id: string, viewer: Agent | null) {
-  const found = await findMessage(deps.kv, board, id, true);
+async function threadRecords(
+  deps: Deps,
+  board: Board,
+  rootId: string,
+  viewerSource: ViewerSource,
+  q: PageParams,
+) {
+  const [seqEntry, byId] = await Promise.all([
+    deps.kv.get(keys.messageSeqById(board, rootId)),
+    listSeqPage(deps.kv, keys.repliesByRootId.range(board, rootId), q),
+  ]);
+  const seq = seqEntry.value;
+  if (seq === null) throw threadNotFound(board, rootId, null);
+  const viewer = await viewerSource;
+  const repliesAt = (listed: Page<number>) =>
+    Promise.all([
+      readMany(deps.kv, listed.items.map((s) => keys.messages(board, s))),
+      readMany(deps.kv, listed.items.map((s) => keys.bodies(board, s))),
+      votesOn(deps, viewer, board, [seq, ...listed.items]),
+    ]);
+  const [found, first] = await Promise.all([
+    readMessageAt(deps.kv, board, seq, true),
+    repliesAt(byId),
+  ]);
+  if (!found || found.record.kind !== "root") {
+    throw threadNotFound(board, rootId, found?.record ?? null);
+  }
+  let listed = byId;
+  let [summaries, stored, votes] = first;
+  if (!found.record.replies_by_id) {
+    listed = await listSeqPage(deps.kv, keys.repliesByRoot.range(board, seq), q);
+    [summaries, stored, votes] = await repliesAt(listed);
+  }
+  // A summary gone meanwhile (a removal between the reads) is left out.
+  const items = summaries.flatMap((e) => (e.value ? [e.value] : []));
+  const bodies = new Map<number, string>();
+  summaries.forEach((e, j) =>
+    e.value && bodies.set(e.value.seq, bodyText(e.value, stored[j].value))
+  );
+  return {
+    root: found.record,
+    body: found.body,
+    replies: { ...listed, items },
+    bodies,
+    votes,
+    viewer,
+  };
+}
+
+/**
+ * One exact message — a root or a reply — with its full body, and its `place`: the thread
+ * it belongs to and the thread page that starts at it. Two batches: its seq by its id, then
+ * the message with its body and the caller's vote on it.
+ */
+export async function readMessage(
+  deps: Deps,
+  board: Board,
+  id: string,
+  viewerSource: ViewerSource,
+) {
+  const seq = (await deps.kv.get(keys.messageSeqById(board, id))).value;
+  if (seq === null) throw notFound("message", id);
+  const viewer = await viewerSource;
+  const [found, votes] = await Promise.all([
+    readMessageAt(deps.kv, board, seq, true),
+    votesOn(deps, viewer, board, [seq]),
+  ]);
   if (!found) throw notFound("message", id);
   const m = found.record;
-  const [item] = await toItems(deps, viewer, [m]);
+  const [item] = await toItems(deps, viewer, [m], votes);
   const thread = `${boardBase(board)}/posts/${m.root_id}`;
   return {
     post: { ...item, body: found.body },

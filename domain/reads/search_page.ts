@@ -12,7 +12,6 @@
  * (docs/search.md).
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import {
   type BoardHead,
@@ -23,17 +22,21 @@ import {
 import type { Page, PageParams } from "../paging.ts";
 import {
   decodeBlock,
+  listTail,
   newestBlock,
+  noteSealedMarker,
   parseSearchQuery,
   type PostingList,
   scan,
   Scanner,
   type ScanResult,
+  sealedMarkerSeen,
   type SealedState,
   sealedState,
   searchWorkBudget,
 } from "../search/mod.ts";
-import { toItems } from "./feeds.ts";
+import { toItems, type ViewerSource, votesOn } from "./feeds.ts";
+import type { ViewerVoteReads } from "../votes/mod.ts";
 import { viewerObject } from "./feed_pages.ts";
 import type { MessageItem } from "./message_items.ts";
 
@@ -46,6 +49,8 @@ export interface SearchQuery extends PageParams {
 interface SearchOptions {
   /** Work units the page may spend (default: `searchWorkBudget` of its list count). */
   workBudget?: number;
+  /** Told the seqs whose summaries are read, as they are read (`Scanner.onMaterialise`). */
+  onMaterialise?: (seqs: number[]) => void;
   /** When given, receives the work units and KV round trips the page spent. */
   stats?: { work: number; trips?: number; tailWork?: number };
 }
@@ -76,26 +81,40 @@ export async function searchRecords(
   if (query.topic !== undefined) {
     wanted.push({ prefix: keys.searchTopicPostings.range(query.topic), topic: query.topic });
   }
+  const ascending = query.after !== undefined;
+  // Newest first, the tail is read beside the marker when a marker seen before bounds it: the
+  // marker only moves up, so the tail starts above the one seen (the listing is cut to the
+  // tail once the marker is read).
+  const seenMarker = sealedMarkerSeen(deps.kv);
+  const earlyFrom = Math.max((seenMarker ?? 0) + 1, 1);
+  const earlyTo = (query.before ?? Infinity) - 1;
+  const early = !ascending && seenMarker !== undefined && earlyFrom <= earlyTo
+    ? listTail(deps.kv, earlyFrom, earlyTo, false)
+    : null;
+  early?.catch(() => {}); // awaited below, unless a read beside it failed first
   // A list's count: the running total of its newest block (blocks cover sealed batches).
-  const [[headEntry, sealedEntry], newest] = await Promise.all([
+  const [[headEntry, sealedEntry], newest, earlyTail] = await Promise.all([
     deps.kv.getMany<[BoardHead, SealedState]>([keys.boardHeads("named"), keys.searchSealed()]),
     Promise.all(wanted.map((w) => newestBlock(deps.kv, w.prefix))),
+    early,
   ]);
   const lists: PostingList[] = wanted
     .map((w, i) => ({ ...w, count: newest[i] ? decodeBlock(newest[i]!.value).total : 0 }))
     .sort((a, b) => a.count - b.count);
   const head = headEntry.value ?? EMPTY_HEAD;
   const sealed = sealedState(sealedEntry, deps.config.searchBatch);
+  noteSealedMarker(deps.kv, sealed.upTo);
   const { limit } = query;
-  const ascending = query.after !== undefined;
   const budget = options.workBudget ?? searchWorkBudget(lists.length);
   const scanner = new Scanner(deps.kv, sealed, budget, ascending);
+  if (options.onMaterialise) scanner.onMaterialise = options.onMaterialise;
   // The sealed part can match only when every list has postings.
   const blocksMatch = lists[0].count > 0;
   const found: ScanResult = { matches: [], more: false, resumeAt: null };
   const tailPart = async (from: number, to: number) => {
     const need = limit + 1 - found.matches.length;
-    const seqs = await scanner.tail(lists, from, to);
+    const covered = earlyTail !== null && earlyFrom <= from;
+    const seqs = await scanner.tail(lists, from, to, covered ? earlyTail : undefined);
     found.matches.push(...await scanner.materialise(seqs, head, need));
     found.more = found.matches.length > limit;
   };
@@ -151,12 +170,30 @@ export async function searchRecords(
 /** A search result page as feed items for a viewer. */
 async function searchMessages(
   deps: Deps,
-  viewer: Agent | null,
+  viewerSource: ViewerSource,
   query: SearchQuery,
   options: SearchOptions = {},
 ): Promise<Page<MessageItem>> {
-  const page = await searchRecords(deps, query, options);
-  return { ...page, items: page.items.length ? await toItems(deps, viewer, page.items) : [] };
+  // The caller's votes on candidates are read beside their summaries.
+  const voteReads: Promise<ViewerVoteReads | null>[] = [];
+  const onMaterialise = (seqs: number[]) => {
+    const read = (async () => votesOn(deps, await viewerSource, "named", seqs))();
+    read.catch(() => {}); // awaited below, unless the search failed first
+    voteReads.push(read);
+  };
+  const page = await searchRecords(deps, query, { ...options, onMaterialise });
+  const viewer = await viewerSource;
+  if (page.items.length === 0) return { ...page, items: [] };
+  const reads = await Promise.all(voteReads);
+  return { ...page, items: await toItems(deps, viewer, page.items, mergeVoteReads(reads)) };
+}
+
+/** The vote reads of several batches as one (null without a caller). */
+function mergeVoteReads(reads: (ViewerVoteReads | null)[]): ViewerVoteReads | null {
+  const present = reads.filter((r) => r !== null);
+  if (present.length === 0) return null;
+  const votes = new Map(present.flatMap((r) => [...r.votes]));
+  return { ...present[present.length - 1], votes };
 }
 
 /**
@@ -166,11 +203,14 @@ async function searchMessages(
  */
 export async function searchPage(
   deps: Deps,
-  viewer: Agent | null,
+  viewer: ViewerSource,
   query: SearchQuery,
   options: SearchOptions = {},
 ) {
-  const page = await searchMessages(deps, viewer, query, options);
+  const [page, viewerObj] = await Promise.all([
+    searchMessages(deps, viewer, query, options),
+    viewerObject(deps, viewer),
+  ]);
   return {
     items: page.items,
     next_before: page.next_before,
@@ -178,6 +218,6 @@ export async function searchPage(
     newest_cursor: page.newest_cursor,
     content_is_untrusted: true as const,
     action_templates: messageActionTemplates("named"),
-    viewer: await viewerObject(deps, viewer),
+    viewer: viewerObj,
   };
 }

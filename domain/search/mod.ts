@@ -24,9 +24,10 @@ export {
   unindexMessage,
 } from "./postings.ts";
 export type { BlockLookups, IndexedTerms, SealedState } from "./postings.ts";
-export { scan, Scanner, searchWorkBudget } from "./scan.ts";
+export { listTail, scan, Scanner, searchWorkBudget } from "./scan.ts";
 export type { PostingList, ScanResult } from "./scan.ts";
 export { sealSearchBatches } from "./seal.ts";
+export { noteSealedMarker, sealedMarkerSeen } from "./marker_seen.ts";
 export {
   indexTerms,
   MAX_INDEXED_TERMS,

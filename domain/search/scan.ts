@@ -93,6 +93,11 @@ export class Scanner {
   tailWork = 0;
   /** Highest sealed seq: list counts over it estimate densities. */
   readonly span: number;
+  /**
+   * Called with the seqs whose summaries are about to be read (`materialise`), so that what
+   * a page needs of them next (the caller's votes) is read in the same round trip.
+   */
+  onMaterialise: (seqs: number[]) => void = () => {};
   constructor(
     readonly kv: Deno.Kv,
     /** How far posting blocks reach; seqs above `upTo` found in blocks are ignored. */
@@ -266,14 +271,21 @@ export class Scanner {
    * Its work is counted apart (`tailWork`): the tail is at most about two batches long,
    * whatever the query, so it is a fixed cost outside the page's budget.
    */
-  async tail(lists: PostingList[], from: number, to: number): Promise<number[]> {
+  async tail(
+    lists: PostingList[],
+    from: number,
+    to: number,
+    early?: Deno.KvEntry<unknown>[],
+  ): Promise<number[]> {
     if (from > to) return [];
-    const entries: Deno.KvEntry<unknown>[] = [];
-    const iter = this.kv.list(
-      { start: keys.bodies("named", from), end: keys.bodies("named", to + 1) },
-      { reverse: !this.ascending, batchSize: LIST_BATCH },
-    );
-    for await (const e of iter) entries.push(e);
+    const inRange = (e: Deno.KvEntry<unknown>) => {
+      const seq = e.key[e.key.length - 1] as number;
+      return seq >= from && seq <= to;
+    };
+    // `early`: a listing read before the range was known, covering it (`listTail`).
+    const entries = early
+      ? early.filter(inRange)
+      : await listTail(this.kv, from, to, this.ascending);
     const listed = entries.length;
     const terms = await termListsOf(this.kv, entries);
     const out = entries.flatMap((e, i) =>
@@ -292,6 +304,7 @@ export class Scanner {
       const part = seqs.slice(i, i + Math.max(want - out.length, 1));
       i += part.length;
       this.#spend(part.length * SUMMARY_READ_COST);
+      this.onMaterialise(part);
       const recs = await readMany(
         this.kv,
         part.map((s) => keys.messages("named", s)),
@@ -303,6 +316,25 @@ export class Scanner {
     }
     return out;
   }
+}
+
+/**
+ * The body entries (term lists) of named seqs `from` to `to` (inclusive; Infinity: to the
+ * newest), in scan order: one range read.
+ */
+export async function listTail(
+  kv: Deno.Kv,
+  from: number,
+  to: number,
+  ascending: boolean,
+): Promise<Deno.KvEntry<unknown>[]> {
+  const entries: Deno.KvEntry<unknown>[] = [];
+  const selector: Deno.KvListSelector = to === Infinity
+    ? { prefix: keys.bodies.range("named"), start: keys.bodies("named", from) }
+    : { start: keys.bodies("named", from), end: keys.bodies("named", to + 1) };
+  const iter = kv.list(selector, { reverse: !ascending, batchSize: LIST_BATCH });
+  for await (const e of iter) entries.push(e);
+  return entries;
 }
 
 /**

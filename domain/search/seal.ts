@@ -26,6 +26,8 @@ import {
   termListsOf,
 } from "./postings.ts";
 
+import { noteSealedMarker } from "./marker_seen.ts";
+
 /** Share of each portable atomic limit (kv/limits.ts) one commit of blocks may use. */
 const FILL = 0.8;
 /**
@@ -45,6 +47,7 @@ export async function sealSearchBatches(deps: Deps): Promise<number> {
       keys.boardHeads("named"),
     ]);
     const state = sealedState(markerE, deps.config.searchBatch);
+    noteSealedMarker(deps.kv, state.upTo);
     const head = headE.value ?? EMPTY_HEAD;
     if (head.seq < state.upTo + state.batch) return sealed;
     try {

@@ -17,5 +17,12 @@ export type { VoteQuery } from "./queries.ts";
 export { reputationOf, supportOf } from "./reputation.ts";
 export { votingStatus } from "./status.ts";
 export { currentSuspension, votingSuspendedError } from "./suspension.ts";
-export { MAX_VOTING_TARGETS, viewerVotes, votingTargets } from "./views.ts";
+export {
+  MAX_VOTING_TARGETS,
+  readViewerVotes,
+  type ViewerVoteReads,
+  viewerVotes,
+  voteViews,
+  votingTargets,
+} from "./views.ts";
 export type { VoteView } from "./views.ts";

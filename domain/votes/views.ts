@@ -36,8 +36,11 @@ export interface VoteView {
   vote_state: VoteState;
 }
 
-/** What a viewer's vote views are decided on: its votes (by `board:seq`), suspension, allowance. */
-interface ViewerVoteFacts {
+/**
+ * What a viewer's vote views on some messages are decided from (`readViewerVotes`): its
+ * votes (by `board:seq`), suspension, allowance.
+ */
+export interface ViewerVoteReads {
   votes: Map<string, VoteRecord>;
   suspended: boolean;
   remaining: number;
@@ -48,15 +51,16 @@ const targetKey = (t: { board: Board; seq: number }) => `${t.board}:${t.seq}`;
 /**
  * Reads the viewer's votes on `targets` with its standing (10 keys per getMany) and its
  * daily allowance, all at once. The targets need only their board and sequence, so the
- * reads can go out before the messages themselves are read. `facts`: the viewer's voting
- * facts when the answer reads them anyway (the standing is then not read again).
+ * reads can go out before the messages themselves are read (a listing of pointers, a pin
+ * list issues it beside the summaries' read). `facts`: the viewer's voting facts when the
+ * answer reads them anyway (the standing is then not read again).
  */
-async function readViewerVotes(
+export async function readViewerVotes(
   deps: Deps,
   viewerId: string,
   targets: readonly { board: Board; seq: number }[],
   facts?: VotingFacts,
-): Promise<ViewerVoteFacts> {
+): Promise<ViewerVoteReads> {
   // Every vote sits under its voter (`votes_cast`); a store written before kept it under the
   // message: both are read, in the same batch.
   const voteKeys = [
@@ -87,14 +91,21 @@ async function readViewerVotes(
   return { votes, suspended, remaining: allowance.remaining };
 }
 
-/** The vote view of each message (by id) from the facts read for them. */
-function voteViews(
-  viewerId: string,
+/**
+ * The vote view of each message (by id) from the reads made for them (`readViewerVotes`,
+ * which must cover every message; no viewer: no account, nothing read).
+ */
+export function voteViews(
+  viewerId: string | null,
+  f: ViewerVoteReads | null,
   messages: MessageRecord[],
-  f: ViewerVoteFacts,
 ): Map<string, VoteView> {
   const out = new Map<string, VoteView>();
   for (const m of messages) {
+    if (viewerId === null || f === null) {
+      out.set(m.id, { your_vote: null, vote_state: "sign_in_required" });
+      continue;
+    }
     const vote = f.votes.get(targetKey(m)) ?? null;
     let state: VoteState;
     if (vote) state = "cast";
@@ -121,12 +132,8 @@ export async function viewerVotes(
   viewer: Agent | null,
   messages: MessageRecord[],
 ): Promise<Map<string, VoteView>> {
-  if (!viewer) {
-    const out = new Map<string, VoteView>();
-    for (const m of messages) out.set(m.id, { your_vote: null, vote_state: "sign_in_required" });
-    return out;
-  }
-  return voteViews(viewer.id, messages, await readViewerVotes(deps, viewer.id, messages));
+  const reads = viewer ? await readViewerVotes(deps, viewer.id, messages) : null;
+  return voteViews(viewer?.id ?? null, reads, messages);
 }
 
 /** Most messages one voting-status read (`GET /v1/voting`, `get_voting_status`) asks about. */
@@ -199,7 +206,7 @@ async function readVotingTargets(
     recEntries.forEach((e, j) => {
       if (e.value && !isHidden(e.value, head)) records.set(found[j][0], e.value);
     });
-    return { records, views: voteViews(viewerId, [...records.values()], voteFacts) };
+    return { records, views: voteViews(viewerId, voteFacts, [...records.values()]) };
   };
   const [{ records, views }, voting, { ids }] = await Promise.all([
     readTargets(),

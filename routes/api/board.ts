@@ -9,6 +9,7 @@ import * as myActivityOut from "./responses/my_activity.ts";
 import { myActivityPage } from "../../domain/inbox/mod.ts";
 import {
   AGENT_INSTRUCTIONS,
+  agentIdOfKey,
   endConnection,
   listConnections,
   registerFromNetwork,
@@ -16,7 +17,7 @@ import {
   rotationReplayed,
 } from "../../domain/accounts/mod.ts";
 import { ARTICLES_BLOCK_LIMIT } from "../../domain/articles/mod.ts";
-import { feedPageJson, searchPageJson, threadPageJson } from "../cached_pages.ts";
+import { feedPageJson, type ReadCaller, searchPageJson, threadPageJson } from "../cached_pages.ts";
 import { BoardError } from "../../domain/errors.ts";
 import { accountState, readMessage } from "../../domain/reads/mod.ts";
 import {
@@ -43,11 +44,12 @@ import {
   registrationSchema,
   replayReceiptSchema,
   tool,
+  type ToolContext,
   WRITE,
 } from "./operation.ts";
 import { board as boardArg, paging, requestId, topic, uuid } from "./tool_args.ts";
 import type { AppEnv } from "../env.ts";
-import { bearerToken, requireAgent } from "../authentication.ts";
+import { bearerToken, callerOf, requireAgent } from "../authentication.ts";
 import { attemptCounted } from "../limits.ts";
 import { claimedCaller, toolCaller } from "../claimed_caller.ts";
 import { readAsClaimed } from "../../domain/claimed_reads.ts";
@@ -91,6 +93,25 @@ const FIELDS_POST = {
   body: "1-8192 UTF-8 bytes (measured after decoding; 413 `post_text` beyond).",
 };
 
+/**
+ * The caller of a named-board read marked `readsWhileAuthenticating`, as a promise: the
+ * read's first batch goes out while the credential resolves. An API key names the account
+ * it probably is (`likely`), so that a probable cache hit waits and reads nothing more.
+ */
+function restReader(c: Context<AppEnv>): ReadCaller {
+  const token = bearerToken(c.req.header("authorization"));
+  const viewer = callerOf(c).then((caller) => caller.agent);
+  viewer.catch(() => {}); // a refusal is answered by the credential check, not here
+  return { viewer, likely: (token && agentIdOfKey(token)) || undefined };
+}
+
+/** The caller of a read tool marked `readsWhileAuthenticating`, as a promise. */
+function toolReader(ctx: ToolContext): ReadCaller {
+  const viewer = ctx.callerReady.then((caller) => caller.agent);
+  viewer.catch(() => {}); // a refusal is answered by the MCP route, not here
+  return { viewer };
+}
+
 /** `list_recent`: the named feeds, threads or activity. */
 const listRecentTool = tool({
   name: "list_recent",
@@ -115,9 +136,10 @@ const listRecentTool = tool({
   },
   annotations: READ,
   scope: "board:read",
+  readsWhileAuthenticating: true,
   call: (ctx, a) => {
     const articles = articlesArgs(a);
-    return feedPageJson(ctx.deps, "named", a.kind ?? "threads", ctx.caller.agent, {
+    return feedPageJson(ctx.deps, "named", a.kind ?? "threads", toolReader(ctx), {
       ...pageOfArgs(a),
       topic: a.topic,
     }, articles);
@@ -137,12 +159,13 @@ const readThreadTool = tool({
   },
   annotations: READ,
   scope: "board:read",
+  readsWhileAuthenticating: true,
   call: (ctx, a) =>
     threadPageJson(
       ctx.deps,
       a.board ?? "named",
       a.root_id.toLowerCase(),
-      ctx.caller.agent,
+      toolReader(ctx),
       pageOfArgs(a),
     ),
 });
@@ -203,7 +226,10 @@ const replyTool = tool({
 /** Message operations of one board: feeds, threads, writes. */
 function messageOps(board: "named" | "b"): Operation[] {
   const named = board === "named";
-  const viewer = (c: Context<AppEnv>) => (named ? c.get("caller").agent : null);
+  // Named reads start while the credential resolves; the anonymous board has no caller.
+  const reader = (c: Context<AppEnv>): ReadCaller =>
+    named ? restReader(c) : { viewer: null, likely: null };
+  const early = named ? { readsWhileAuthenticating: true } : {};
   // The anonymous board documents no topic; its feeds read one to refuse it.
   const feedQueryInput = named
     ? namedFeedInput
@@ -217,7 +243,7 @@ function messageOps(board: "named" | "b"): Operation[] {
       c.get("deps"),
       board,
       kind,
-      viewer(c),
+      reader(c),
       query,
       "articles" in query ? query.articles : null,
     );
@@ -244,6 +270,7 @@ function messageOps(board: "named" | "b"): Operation[] {
     query: feedQueryInput,
     responses: { 200: { description: "A feed page.", schema: feedPageSchema, name: "FeedPage" } },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR", "INVALID_INPUT"],
+    ...early,
     handler: feed(kind),
   });
   const ops: Operation[] = [
@@ -303,7 +330,8 @@ function messageOps(board: "named" | "b"): Operation[] {
         },
       },
       errors: ["INVALID_LIMIT", "INVALID_CURSOR", "NOT_FOUND"],
-      handler: (c, { id, query }) => threadPageJson(c.get("deps"), board, id, viewer(c), query),
+      ...early,
+      handler: (c, { id, query }) => threadPageJson(c.get("deps"), board, id, reader(c), query),
       tool: named ? readThreadTool : undefined,
     },
     {
@@ -324,7 +352,8 @@ function messageOps(board: "named" | "b"): Operation[] {
         },
       },
       errors: ["NOT_FOUND"],
-      handler: (c, { id }) => readMessage(c.get("deps"), board, id, viewer(c)),
+      ...early,
+      handler: (c, { id }) => readMessage(c.get("deps"), board, id, reader(c).viewer),
     },
     operation<{ body: string; reply_to_id?: string }>({
       method: "post",
@@ -666,7 +695,8 @@ const BOARD_EXTRA_OPS: Operation[] = [
       200: { description: "A page of summaries.", schema: feedPageSchema, name: "FeedPage" },
     },
     errors: ["INVALID_QUERY", "SEARCH_QUERY_TOO_LONG", "INVALID_LIMIT", "INVALID_CURSOR"],
-    handler: (c, { query }) => searchPageJson(c.get("deps"), c.get("caller").agent, query),
+    readsWhileAuthenticating: true,
+    handler: (c, { query }) => searchPageJson(c.get("deps"), restReader(c), query),
     tool: tool({
       name: "search",
       title: "Search the named board",
@@ -681,8 +711,9 @@ const BOARD_EXTRA_OPS: Operation[] = [
       },
       annotations: READ,
       scope: "board:read",
+      readsWhileAuthenticating: true,
       call: (ctx, a) =>
-        searchPageJson(ctx.deps, ctx.caller.agent, { ...pageOfArgs(a), topic: a.topic, q: a.q }),
+        searchPageJson(ctx.deps, toolReader(ctx), { ...pageOfArgs(a), topic: a.topic, q: a.q }),
     }),
   },
 ];
@@ -703,8 +734,9 @@ export const BOARD_TOOLS_WITHOUT_ROUTE = [
     },
     annotations: READ,
     scope: "board:read",
+    readsWhileAuthenticating: true,
     call: (ctx, a) =>
-      readMessage(ctx.deps, a.board ?? "named", a.id.toLowerCase(), ctx.caller.agent),
+      readMessage(ctx.deps, a.board ?? "named", a.id.toLowerCase(), toolReader(ctx).viewer),
   }),
 ];
 

@@ -80,16 +80,20 @@ async function checkStore(run: CrashRun, kv: Deno.Kv): Promise<Map<number, Messa
     byId.set(m.id, m);
   }
   for (const m of messages.values()) {
-    const [seqById, body, copy] = await kv.getMany([
+    const [seqById, body, copy, byRootId] = await kv.getMany([
       keys.messageSeqById("named", m.id),
       keys.bodies("named", m.seq),
       m.kind === "root"
         ? keys.roots("named", m.seq)
         : keys.repliesByRoot("named", m.root_seq, m.seq),
+      m.kind === "root"
+        ? keys.roots("named", m.seq)
+        : keys.repliesByRootId("named", m.root_id, m.seq),
     ]);
     assert.equal(seqById.value, m.seq, `id index of ${m.seq}`);
     assert.equal(typeof body.value, "object", `body of ${m.seq}`);
     assert.equal(copy.value, 0, `listing entry of ${m.seq}`);
+    assert.equal(byRootId.value, 0, `listing entry by root id of ${m.seq}`);
     if (m.kind === "reply") {
       const root = messages.get(m.root_seq);
       assert.ok(root?.kind === "root" && root.id === m.root_id, `reply ${m.seq} has its root`);
