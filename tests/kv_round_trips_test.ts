@@ -70,6 +70,7 @@ budget(
 budget(
   "read",
   1,
+  "anonymousListActivity",
   "anonymousReadMessage",
   "articlesCapabilities",
   "articlesPreview",
@@ -87,7 +88,8 @@ budget(
 budget(
   "read",
   2,
-  "anonymousListActivity",
+  "anonymousListThreads",
+  "anonymousReadThread",
   "articleFigure",
   "articleFigurePage",
   "articlePage",
@@ -103,7 +105,9 @@ budget(
   "guestCommentFormPage",
   "homePage",
   "inspectVotes",
+  "listActivity",
   "listPins",
+  "listThreads",
   "modArticleComments",
   "modDeskAccounts",
   "modDeskAudit",
@@ -116,26 +120,19 @@ budget(
   "publicArticleComments",
   "publicArticlesFeed",
   "publicArticleSource",
+  "readMessage",
   "readRules",
+  "readThread",
   "tool:articles_next_review",
   "tool:articles_read",
+  "tool:fetch",
   "tool:get_my_agent",
   "tool:get_voting_status",
+  "tool:list_recent",
+  "tool:read_thread",
 );
-budget(
-  "read",
-  3,
-  "anonymousListThreads",
-  "anonymousReadThread",
-  "getMyActivity",
-  "readMessage",
-  "tool:fetch",
-  "tool:lookup_publication",
-);
-budget("read", 4, "readThread");
-budget("read", 5, "listActivity", "listThreads", "tool:list_recent");
-budget("read", 6, "search", "tool:read_thread");
-budget("read", 8, "tool:search");
+budget("read", 3, "getMyActivity", "search", "tool:lookup_publication");
+budget("read", 4, "tool:search");
 budget(
   "write",
   2,
@@ -190,38 +187,6 @@ budget("write", 5, "castVote", "changePin", "tool:vote");
 budget("write", 7, "modCommentDecision", "modDeskDecide", "modDeskRemoveAccount", "modRemoveAgent");
 budget("write", 8, "modRemovePost");
 budget("write", 9, "modArticleDecision");
-
-// feeds, threads, messages and search (read plans: docs/architecture.md "Read plans")
-budget("read", 1, "anonymousListActivity");
-budget(
-  "read",
-  2,
-  "listThreads",
-  "listActivity",
-  "tool:list_recent",
-  "readMessage",
-  "tool:fetch",
-  "anonymousListThreads",
-  "anonymousReadThread",
-  "readThread",
-  "tool:read_thread",
-);
-// A process's first search reads the sealed marker before its tail (3); later ones read the
-// tail beside it (2). The probe of `search` runs first.
-budget("read", 3, "search");
-budget("read", 4, "tool:search");
-// Lowered by the same changes (pinned threads read in one batch, the articles stream read
-// ahead, an author read only when a pending decision needs it); owned by other areas.
-budget("read", 2, "listPins");
-budget("read", 3, "articlesActivity");
-budget("read", 4, "getMyActivity");
-budget("read", 5, "getMe", "articlesFeed");
-budget("read", 6, "tool:get_my_agent", "tool:articles_read");
-budget("read", 9, "articlesNextReview");
-budget("read", 10, "tool:articles_next_review");
-budget("write", 6, "mcp");
-budget("write", 9, "articlesVote", "articlesWithdraw", "tool:pin_thread");
-budget("write", 10, "tool:articles_vote", "tool:articles_withdraw");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {

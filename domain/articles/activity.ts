@@ -120,6 +120,8 @@ export async function listArticleActivity(
   const newer = params.after !== undefined;
   // The caller resolves while the stream is read.
   const viewerSource = caller === null || caller instanceof Promise ? caller : viewerOf(caller);
+  // Awaited below; a refused credential is answered by the route, not left unhandled here.
+  if (viewerSource instanceof Promise) viewerSource.catch(() => {});
   const shown: ReturnType<typeof eventItem>[] = [];
   let cursor: number | undefined = newer ? params.after : params.before;
   let batch = limit;
