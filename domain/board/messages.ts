@@ -68,6 +68,7 @@ declare module "../../kv/key_values.ts" {
     bodies: StoredBody | string;
     /** A listing entry: the seq is in the key, the value is `POINTER`. */
     repliesByRootId: typeof POINTER;
+    deletedMessages: DeletedMark;
   }
 }
 
@@ -166,7 +167,7 @@ export function markDeleted(tx: Tx, m: MessageRecord, now: number, withThread: b
 
 /** The 404 for a message `id` that is not there: "already deleted" while that is remembered. */
 export async function missingMessage(kv: Deno.Kv, board: Board, id: string, now: number) {
-  const mark = (await kv.get<DeletedMark>(keys.deletedMessages(board, id))).value;
+  const mark = (await kv.get(keys.deletedMessages(board, id))).value;
   if (!mark || mark.expires_at <= now) return notFound("message", id);
   return new BoardError(
     "NOT_FOUND",

@@ -18,7 +18,7 @@ import { transact, type Tx } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
-import { EMPTY_STANDING, supportOf, type VotingFacts, type VotingStanding } from "../votes/mod.ts";
+import { EMPTY_STANDING, supportOf, type VotingFacts } from "../votes/mod.ts";
 import { retireCommunityPinsOf } from "./book.ts";
 import { noteStandingChanges } from "../agent_events.ts";
 
@@ -208,7 +208,7 @@ async function observePinRights(
 
 /** An account's veteran record and voting standing, read together. */
 async function readPinFacts(deps: Deps, agent: Agent) {
-  const [v, st] = await deps.kv.getMany<[VeteranRecord, VotingStanding]>([
+  const [v, st] = await deps.kv.getMany([
     keys.veterans(agent.id),
     keys.votingStandings(agent.id),
   ]);

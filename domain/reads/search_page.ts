@@ -13,12 +13,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import type { Deps } from "../deps.ts";
-import {
-  type BoardHead,
-  EMPTY_HEAD,
-  messageActionTemplates,
-  type MessageRecord,
-} from "../board/mod.ts";
+import { EMPTY_HEAD, messageActionTemplates, type MessageRecord } from "../board/mod.ts";
 import type { Page, PageParams } from "../paging.ts";
 import {
   decodeBlock,
@@ -31,7 +26,6 @@ import {
   Scanner,
   type ScanResult,
   sealedMarkerSeen,
-  type SealedState,
   sealedState,
   searchWorkBudget,
 } from "../search/mod.ts";
@@ -94,7 +88,7 @@ export async function searchRecords(
   early?.catch(() => {}); // awaited below, unless a read beside it failed first
   // A list's count: the running total of its newest block (blocks cover sealed batches).
   const [[headEntry, sealedEntry], newest, earlyTail] = await Promise.all([
-    deps.kv.getMany<[BoardHead, SealedState]>([keys.boardHeads("named"), keys.searchSealed()]),
+    deps.kv.getMany([keys.boardHeads("named"), keys.searchSealed()]),
     Promise.all(wanted.map((w) => newestBlock(deps.kv, w.prefix))),
     early,
   ]);

@@ -14,7 +14,7 @@ import { keys } from "../../kv/keys.ts";
 import { keySize, KV_LIMITS, valueSize } from "../../kv/limits.ts";
 import { isLockedError } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
-import { type BoardHead, EMPTY_HEAD } from "../board/mod.ts";
+import { EMPTY_HEAD } from "../board/mod.ts";
 import {
   decodeBlock,
   encodeBlock,
@@ -42,7 +42,7 @@ const LOOKUPS_AT_ONCE = 64;
 export async function sealSearchBatches(deps: Deps): Promise<number> {
   let sealed = 0;
   for (let attempt = 0; attempt < 1000; attempt++) {
-    const [markerE, headE] = await deps.kv.getMany<[SealedState, BoardHead]>([
+    const [markerE, headE] = await deps.kv.getMany([
       keys.searchSealed(),
       keys.boardHeads("named"),
     ]);
