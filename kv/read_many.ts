@@ -1,6 +1,6 @@
-/** Reading any number of keys in one round trip's time (kv/limits.ts caps a getMany). */
+/** Reading any number of keys in one round trip's time (kv/atomic_limits.ts caps a getMany). */
 import type { EntriesOf, NamedEntry, NamedRead } from "./key_values.ts";
-import { KV_LIMITS } from "./limits.ts";
+import { KV_LIMITS } from "./atomic_limits.ts";
 
 /**
  * Reads `keyList` in getMany batches of the most one takes, all batches at once, in order;

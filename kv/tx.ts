@@ -4,12 +4,12 @@
  * Every entry read through a `Tx` becomes a `.check()` of the final commit, so a
  * read-then-write can never act on stale data: if anything it read changed, the
  * whole function runs again on fresh reads. Mutations are buffered and committed as one
- * atomic, asserted against the portable limits of kv/limits.ts. Nothing is carried from
+ * atomic, asserted against the portable limits of kv/atomic_limits.ts. Nothing is carried from
  * one attempt, or one transaction, to the next: every attempt reads the store.
  */
 import type { EntriesOf, NamedEntry, NamedRead, ValueOf } from "./key_values.ts";
 import { READ_VERSION_KEY } from "./keys.ts";
-import { keySize, KV_LIMITS, valueSize } from "./limits.ts";
+import { keySize, KV_LIMITS, valueSize } from "./atomic_limits.ts";
 import { flattenNamed, readMany, unflattenNamed } from "./read_many.ts";
 import { currentMeter } from "./meter.ts";
 

@@ -10,7 +10,7 @@
 import { callerOf } from "../routes/authentication.ts";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../routes/env.ts";
-import { admitBatchExtras } from "../routes/limits.ts";
+import { admitBatchExtras } from "../routes/rate_limit_hooks.ts";
 import { readBoundedBytes } from "../routes/body_reader.ts";
 import { JSONRPCMessageSchema, MAX_BATCH_SIZE, requestBodyTooLargeMessage } from "./sdk.ts";
 

@@ -8,7 +8,7 @@ import { requestTelemetry } from "./telemetry.ts";
 import { rejectBrowsers, requireAgentHeaders } from "./guards.ts";
 import { errorResponse } from "./http.ts";
 import { notFound } from "./web/error_page.tsx";
-import { registrationAttempts } from "./limits.ts";
+import { registrationAttempts } from "./rate_limit_hooks.ts";
 import { oauthCors } from "../oauth/cors.ts";
 import { sitePageHeaders } from "./web/pages.tsx";
 import { siteFileHeaders } from "./web/site_files.ts";

@@ -27,7 +27,7 @@ import { BoardError, type ErrorCode } from "../domain/errors.ts";
 import { API_KEY_SCOPES, oauthUrls, type Scope, SCOPES } from "../oauth/urls.ts";
 import type { AppEnv, Caller } from "./env.ts";
 import { errorObject } from "./http.ts";
-import { limitCredentialCall } from "./limits.ts";
+import { limitCredentialCall } from "./rate_limit_hooks.ts";
 
 export interface AuthOptions {
   /** Scope the route needs (API keys hold every scope). */

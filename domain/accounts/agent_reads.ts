@@ -11,7 +11,7 @@
  */
 import type { ValueOf } from "../../kv/key_values.ts";
 import { keys } from "../../kv/keys.ts";
-import { KV_LIMITS } from "../../kv/limits.ts";
+import { KV_LIMITS } from "../../kv/atomic_limits.ts";
 import { versionKeys } from "../read_cache.ts";
 
 /** What an account's key holds (its area declares it: domain/accounts/agents.ts). */

@@ -28,7 +28,7 @@ import {
   seenBy,
   threadDiscussion,
   type Viewer,
-} from "./threads.ts";
+} from "./comment_threads.ts";
 import type { Block, CommentRecord, RevisionRecord } from "./types.ts";
 
 /** What the article page asks for. */

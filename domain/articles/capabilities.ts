@@ -3,7 +3,7 @@ import type { Deps } from "../deps.ts";
 import { NEW_VOTES_PER_DAY } from "../votes/mod.ts";
 import { viewerOf, type ViewerRef } from "./bundle_reads.ts";
 import { ENGLISH_RULES } from "./language.ts";
-import { ARTICLE_LIMITS, ARTICLE_PAGE, ARTICLE_QUOTAS, REVIEW_SKIP_MAX } from "./limits.ts";
+import { ARTICLE_LIMITS, ARTICLE_PAGE, ARTICLE_QUOTAS, REVIEW_SKIP_MAX } from "./article_limits.ts";
 import { policyContext, publicationObject } from "./policy.ts";
 import { articleQuotaUse } from "./quotas.ts";
 

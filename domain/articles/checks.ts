@@ -9,7 +9,7 @@ import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { BoardError } from "../errors.ts";
 import { codePointLength, utf8Length } from "../text.ts";
 import { englishVerdict } from "./language.ts";
-import { ARTICLE_LIMITS } from "./limits.ts";
+import { ARTICLE_LIMITS } from "./article_limits.ts";
 import {
   ARTICLE_BLOCK_TYPES,
   blockSchemas,

@@ -12,7 +12,7 @@ import { codePointLength } from "../text.ts";
 import { type CheckedComment, checksFailed } from "./checks.ts";
 import { getArticleIdem, peekArticleIdem, putArticleIdem } from "./idempotency.ts";
 import { AgentCache, articleTransact, type PostBundle, project, stageBundle } from "./lifecycle.ts";
-import { ARTICLE_LIMITS } from "./limits.ts";
+import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { type PolicyContext, policyContext } from "./policy.ts";
 import { chargeArticleQuota } from "./quotas.ts";
 import { ArticleWriter, getAll } from "./store.ts";

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { IDEMPOTENCY_KEY_PATTERN } from "../idempotency.ts";
 import { UUID_PATTERN } from "../ids.ts";
 import { SLUG_PATTERN } from "../text.ts";
-import { ARTICLE_LIMITS } from "./limits.ts";
+import { ARTICLE_LIMITS } from "./article_limits.ts";
 
 /** A uuid in text form (any version). */
 export const uuidSchema = z.string().regex(UUID_PATTERN, "must be a uuid");

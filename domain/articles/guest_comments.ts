@@ -13,7 +13,7 @@ import {
   guestCommentTarget,
   stageGuestComment,
 } from "./comments.ts";
-import { ARTICLE_LIMITS } from "./limits.ts";
+import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { articleTransact } from "./lifecycle.ts";
 import { policyContext } from "./policy.ts";
 import { ArticleWriter } from "./store.ts";
@@ -35,7 +35,7 @@ import {
 } from "./guest_moderation.ts";
 import { limitScale } from "../limits/mod.ts";
 import { sha256Hex } from "../hashing.ts";
-import type { GuestCheckRecord } from "./threads.ts";
+import type { GuestCheckRecord } from "./comment_threads.ts";
 
 const HOUR = 3600;
 const DAY = 86_400;

@@ -5,7 +5,7 @@
  * `reject`. Pure functions: no KV, no clock.
  */
 import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
-import { ARTICLE_LIMITS } from "./limits.ts";
+import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { BoardError } from "../errors.ts";
 import { codePointLength } from "../text.ts";
 

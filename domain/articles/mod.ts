@@ -50,7 +50,7 @@ export {
 export type { GuestSession } from "./guest_sessions.ts";
 export { englishVerdict } from "./language.ts";
 export { settleDue } from "./lifecycle.ts";
-export { ARTICLE_LIMITS, ARTICLE_PAGE, ARTICLE_QUOTAS, REVIEW_SKIP_MAX } from "./limits.ts";
+export { ARTICLE_LIMITS, ARTICLE_PAGE, ARTICLE_QUOTAS, REVIEW_SKIP_MAX } from "./article_limits.ts";
 export { moderateArticle } from "./moderation.ts";
 export { EMPTY_SUPPORT, firstStart, STANDARD_RULES, standardReadyAt } from "./policy.ts";
 export { previewPublication } from "./preview.ts";
@@ -92,7 +92,7 @@ export {
   replyable,
   seenBy,
   visibleComment,
-} from "./threads.ts";
-export type { GuestCheckRecord, ThreadNode, Viewer } from "./threads.ts";
+} from "./comment_threads.ts";
+export type { GuestCheckRecord, ThreadNode, Viewer } from "./comment_threads.ts";
 export type { ArticleEvent, Block, CommentRecord, RevisionRecord } from "./types.ts";
 export { articleActionTemplates, escapeHuman, wrapHuman } from "./views.ts";

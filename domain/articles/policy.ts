@@ -12,7 +12,7 @@ import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { karmaOf, reputationOf } from "../votes/mod.ts";
 import { noteUncacheable } from "../read_scope.ts";
-import { DAY, HOUR } from "./limits.ts";
+import { DAY, HOUR } from "./article_limits.ts";
 import type { RevisionRecord, Support } from "./types.ts";
 
 const GRACE_RULES = { recommendations: 2 } as const;

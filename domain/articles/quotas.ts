@@ -5,7 +5,7 @@ import type { Tx } from "../../kv/tx.ts";
 import { nextUtcMidnight, utcDay } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { ARTICLE_QUOTAS, DAY } from "./limits.ts";
+import { ARTICLE_QUOTAS, DAY } from "./article_limits.ts";
 
 const DAILY = {
   article_submissions: ARTICLE_QUOTAS.submissionsPerDay,

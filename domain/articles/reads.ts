@@ -26,7 +26,7 @@ import {
   votesFrom,
 } from "./bundle_reads.ts";
 import { AgentCache, type PostBundle, project } from "./lifecycle.ts";
-import { ARTICLE_LIMITS } from "./limits.ts";
+import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { type PolicyContext, policyContext, publicationObject } from "./policy.ts";
 import { viewerArticleVotes } from "./recommendations.ts";
 import { articleSourceText, embeddedFigures, figureViewUrl, renderArticleHtml } from "./render.tsx";

@@ -10,7 +10,7 @@ import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { listBlockParts, viewerOf, type ViewerRef } from "./bundle_reads.ts";
 import { AgentCache, project } from "./lifecycle.ts";
-import { REVIEW_SCAN_MAX } from "./limits.ts";
+import { REVIEW_SCAN_MAX } from "./article_limits.ts";
 import { policyContext, publicationObject } from "./policy.ts";
 import { agentArticleView } from "./reads.ts";
 import { articleActionTemplates } from "./views.ts";

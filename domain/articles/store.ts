@@ -8,7 +8,7 @@ import { keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
 import type { Tx } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
-import { PART_UNITS } from "./limits.ts";
+import { PART_UNITS } from "./article_limits.ts";
 import type {
   ArticleEvent,
   ArticleEventType,

@@ -12,7 +12,7 @@ import { previewOf, utf8Length } from "../text.ts";
 import { blockText, type CheckedArticle } from "./checks.ts";
 import { getArticleIdem, putArticleIdem } from "./idempotency.ts";
 import { AgentCache, articleTransact, type PostBundle, project, stageBundle } from "./lifecycle.ts";
-import { ARTICLE_LIMITS, ARTICLE_QUOTAS } from "./limits.ts";
+import { ARTICLE_LIMITS, ARTICLE_QUOTAS } from "./article_limits.ts";
 import { EMPTY_SUPPORT, PENDING_LIFETIME, policyContext } from "./policy.ts";
 import { articleQuotaKey, chargeArticleQuota } from "./quotas.ts";
 import { ArticleWriter, writeBlocks } from "./store.ts";

@@ -19,7 +19,7 @@
  */
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { utf8Length } from "../text.ts";
-import { ARTICLE_LIMITS } from "./limits.ts";
+import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { cssProblems, FRAGMENT, hasScriptUrl, stripCssComments } from "./svg_css.ts";
 
 const SVG_NS = "http://www.w3.org/2000/svg";

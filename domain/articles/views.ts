@@ -8,7 +8,7 @@ import { takeCodePoints } from "../text.ts";
 import { type Placeholder, REQUEST_ID, textInput, uuidArg, voteValue } from "../placeholders.ts";
 import { codePointLength } from "../text.ts";
 import { blockText } from "./checks.ts";
-import { ARTICLE_LIMITS } from "./limits.ts";
+import { ARTICLE_LIMITS } from "./article_limits.ts";
 import type { PostBundle } from "./lifecycle.ts";
 import type { ArticlePost, CommentRecord, RevisionRecord } from "./types.ts";
 

@@ -11,7 +11,7 @@
  * block written for a seq whose message is gone is skipped by search like any such seq.
  */
 import { keys } from "../../kv/keys.ts";
-import { keySize, KV_LIMITS, valueSize } from "../../kv/limits.ts";
+import { keySize, KV_LIMITS, valueSize } from "../../kv/atomic_limits.ts";
 import { isLockedError } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import { EMPTY_HEAD } from "../board/mod.ts";
@@ -28,7 +28,7 @@ import {
 
 import { noteSealedMarker } from "./marker_seen.ts";
 
-/** Share of each portable atomic limit (kv/limits.ts) one commit of blocks may use. */
+/** Share of each portable atomic limit (kv/atomic_limits.ts) one commit of blocks may use. */
 const FILL = 0.8;
 /**
  * Blocks per commit at most: small commits let the publications arriving meanwhile go

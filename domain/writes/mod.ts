@@ -9,7 +9,7 @@
  */
 // ---- exports
 export { castVote } from "./cast_vote.ts";
-export { afterMessageStored, onMessageStored } from "./message_hooks.ts";
+export { afterMessageStored, onMessageStored } from "./message_effects.ts";
 export {
   createReply,
   createThread,

@@ -17,7 +17,7 @@ import {
   onMessageRemoved,
   onMessageStored,
   removalReadPlan,
-} from "./message_hooks.ts";
+} from "./message_effects.ts";
 import {
   admissionKeys,
   admissionPlannedKeys,

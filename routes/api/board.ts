@@ -50,7 +50,7 @@ import {
 import { board as boardArg, paging, requestId, topic, uuid } from "./tool_args.ts";
 import type { AppEnv } from "../env.ts";
 import { bearerToken, callerOf, requireAgent } from "../authentication.ts";
-import { attemptCounted } from "../limits.ts";
+import { attemptCounted } from "../rate_limit_hooks.ts";
 import { claimedCaller, toolCaller } from "../claimed_caller.ts";
 import { readAsClaimed } from "../../domain/claimed_reads.ts";
 import { queryParam } from "../http.ts";

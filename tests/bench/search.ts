@@ -31,7 +31,7 @@ import {
 } from "../../domain/search/mod.ts";
 import { previewOf, utf8Length } from "../../domain/text.ts";
 import { keys } from "../../kv/keys.ts";
-import { KV_LIMITS } from "../../kv/limits.ts";
+import { KV_LIMITS } from "../../kv/atomic_limits.ts";
 import { createApp } from "../../routes/app.ts";
 import { prepareService } from "../../routes/service.ts";
 

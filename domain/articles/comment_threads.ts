@@ -8,7 +8,7 @@ import { keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
 import { findComment, pendingEntries } from "./comments.ts";
 import type { PostBundle } from "./lifecycle.ts";
-import { ARTICLE_LIMITS } from "./limits.ts";
+import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { policyContext } from "./policy.ts";
 import { canSee, projectedBundles } from "./reads.ts";
 import { readRevisions } from "./store.ts";

@@ -7,7 +7,7 @@
  * share of a whole `POST /v1/posts`. `BOARD_LIMIT_SCALE` is raised so no limit refuses:
  * the limiter code path still runs in full.
  *
- * Run alone: `deno run -A tests/bench/limits.ts`.
+ * Run alone: `deno run -A tests/bench/limiter_cost.ts`.
  */
 import { registerAgent } from "../../domain/accounts/mod.ts";
 import { admissionKeys, chargePublication, type Publisher } from "../../domain/board/mod.ts";
