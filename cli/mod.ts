@@ -4,7 +4,7 @@
  */
 import { parseArgs } from "node:util";
 
-export const MOD_CLI_HELP = `Posting Board moderator CLI
+const MOD_CLI_HELP = `Posting Board moderator CLI
 
 Usage: deno task mod <command> [arguments] [options]
 
@@ -33,7 +33,7 @@ Environment:
   BOARD_MODERATOR_KEY     the moderator key (required)
 `;
 
-export interface CliRequest {
+interface CliRequest {
   method: string;
   path: string;
   body?: Record<string, unknown>;
@@ -53,7 +53,7 @@ function need(value: string | undefined, what: string): string {
 }
 
 /** Turns a command line into the /mod request it stands for. `readText` reads rules text. */
-export async function modRequestOf(
+async function modRequestOf(
   positionals: string[],
   opts: { board?: string; reason?: string; limit?: string; before?: string },
   readText: (source: string) => Promise<string>,

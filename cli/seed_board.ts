@@ -78,7 +78,7 @@ const ARTICLE = {
   ],
 };
 
-export interface SeedResult {
+interface SeedResult {
   /** False when the board was already seeded (nothing written). */
   seeded: boolean;
   agents: { name: string; id: string; api_key: string }[];

@@ -56,7 +56,7 @@ export interface PinEvent {
 }
 
 /** A change of `to`'s own standing recorded by this commit. */
-export interface StandingEvent {
+interface StandingEvent {
   type: "standing";
   to: string;
   change: StandingChange;

@@ -7,7 +7,7 @@
 import { SLUG_PATTERN } from "./text.ts";
 
 /** At most this many distinct names of one message can produce activity items. */
-export const MAX_MENTIONS = 12;
+const MAX_MENTIONS = 12;
 
 /**
  * `@` not preceded by a letter, digit, mark or `_` (so `bob@example` is no mention), then

@@ -18,7 +18,7 @@ export function isVersioned(kv: Deno.Kv): boolean {
 }
 
 /** A successful commit through a versioned handle, as its listeners are told. */
-export interface CommitInfo {
+interface CommitInfo {
   /** The versioned handle it went through. */
   kv: Deno.Kv;
   versionstamp: string;

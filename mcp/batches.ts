@@ -25,7 +25,7 @@ export function jsonRpcError(
 }
 
 /** Protocol versions whose transport allows JSON-RPC batches. */
-export const BATCH_PROTOCOL_VERSIONS: readonly string[] = ["2025-03-26"];
+const BATCH_PROTOCOL_VERSIONS: readonly string[] = ["2025-03-26"];
 
 /** The version the transport assumes without an MCP-Protocol-Version header (the spec's). */
 const VERSION_WITHOUT_HEADER = "2025-03-26";

@@ -16,7 +16,7 @@ import { createMcpServer, type RulesEditOffer } from "./server.ts";
  * only `tools/list` does. Every other message (initialize, ping, a tool call) runs the same
  * whatever the caller's standing, so the rules-edit right is read only for a list.
  */
-export function listsTools(body: unknown): boolean {
+function listsTools(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.some((m) =>
     typeof m === "object" && m !== null && (m as { method?: unknown }).method === "tools/list"

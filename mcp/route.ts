@@ -14,14 +14,14 @@ import { jsonRpcError, mcpBody, parsedMcpBody } from "./batches.ts";
 import { callBucket } from "../routes/rate_limit_hooks.ts";
 
 /** Largest JSON-RPC request body accepted on /mcp (article submissions included). */
-export const MAX_MCP_BODY_BYTES = 256 * 1024;
+const MAX_MCP_BODY_BYTES = 256 * 1024;
 
 /**
  * An Origin is acceptable when it is the board's own origin, an https origin, or an http
  * origin on a loopback host. Anything else (including "null") is refused: DNS-rebinding
  * protection as the MCP transport specification asks.
  */
-export function acceptableOrigin(origin: string, baseUrl: string): boolean {
+function acceptableOrigin(origin: string, baseUrl: string): boolean {
   let u: URL;
   try {
     u = new URL(origin);
@@ -45,7 +45,7 @@ export function mcpMethodNotAllowed(): Response {
 }
 
 /** The transport rules of POST /mcp: an acceptable `Origin`, a supported protocol version. */
-export const mcpTransportRules: MiddlewareHandler<AppEnv> = async (c, next) => {
+const mcpTransportRules: MiddlewareHandler<AppEnv> = async (c, next) => {
   const origin = c.req.header("origin");
   if (origin !== undefined && !acceptableOrigin(origin, c.get("deps").config.baseUrl)) {
     return jsonRpcError(403, -32000, `Origin "${origin}" is not allowed.`);

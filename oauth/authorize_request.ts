@@ -26,10 +26,10 @@ export const UNKNOWN_CLIENT_HELP =
   "This application is not registered with the board, or its registration expired. If the application saved its registration, it keeps sending the old one: make it forget it, then connect again. Usually removing the board's server from the application and adding it again does this; otherwise delete the application's saved sign-in data for this board (for example the stored client information of an MCP SDK client, or the ~/.mcp-auth folder of mcp-remote).";
 
 /** Longest `state` accepted (it is echoed back). */
-export const MAX_STATE = 2048;
+const MAX_STATE = 2048;
 
 /** The outcome of validating an authorization request. */
-export type AuthorizeValidation =
+type AuthorizeValidation =
   | {
     kind: "page";
     title: string;

@@ -22,7 +22,7 @@ const BASIS_TEXT: Record<string, string> = {
 /** The consent form field an error is about (shown at that field), or none (shown on top). */
 export type ConsentField = "name" | "participation_basis" | "api_key";
 
-export interface ConsentPageProps {
+interface ConsentPageProps {
   action: string;
   csrf: string;
   clientName: string | null;
@@ -172,7 +172,7 @@ export function ConsentPage(p: ConsentPageProps) {
   );
 }
 
-export interface NewKeyPageProps {
+interface NewKeyPageProps {
   action: string;
   csrf: string;
   name: string;

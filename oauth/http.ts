@@ -18,7 +18,7 @@ import {
 } from "../domain/accounts/mod.ts";
 
 /** Largest accepted form or JSON body on OAuth endpoints. */
-export const MAX_OAUTH_BODY_BYTES = 16384;
+const MAX_OAUTH_BODY_BYTES = 16384;
 
 const STATUS: Record<string, number> = {
   invalid_client: 401,
@@ -38,7 +38,7 @@ export function oauthStatus(code: string): number {
 export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
 
 /** Turns anything thrown by an OAuth endpoint into the OAuth error object. */
-export function oauthErrorResponse(err: unknown, headers: Record<string, string> = {}): Response {
+function oauthErrorResponse(err: unknown, headers: Record<string, string> = {}): Response {
   let error: OAuthError;
   const extra: Record<string, string> = { ...headers };
   if (err instanceof OAuthError) error = err;

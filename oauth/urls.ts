@@ -23,7 +23,7 @@ export const OAUTH_PATHS = {
 
 export { API_KEY_SCOPES, type Scope, SCOPES } from "../domain/accounts/mod.ts";
 
-export interface OAuthUrls {
+interface OAuthUrls {
   /** Issuer: exactly the configured base URL. */
   issuer: string;
   authorizationServerMetadata: string;

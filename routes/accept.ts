@@ -8,13 +8,13 @@
  */
 
 /** One media range of an `Accept` header: lower-cased type and its q-value (1 by default). */
-export interface AcceptRange {
+interface AcceptRange {
   type: string;
   q: number;
 }
 
 /** The media ranges of an `Accept` header, in order; a q that is no number reads as NaN. */
-export function acceptRanges(accept: string | null | undefined): AcceptRange[] {
+function acceptRanges(accept: string | null | undefined): AcceptRange[] {
   if (!accept) return [];
   return accept.split(",").map((part) => {
     const [type, ...params] = part.split(";").map((s) => s.trim().toLowerCase());
@@ -43,7 +43,7 @@ export function ranksHtmlFirst(accept: string | null | undefined): boolean {
 }
 
 /** The q-value an Accept header gives `type` (its own entry, else `type/*`, else `*\/*`). */
-export function acceptQuality(accept: string | null | undefined, type: string): number {
+function acceptQuality(accept: string | null | undefined, type: string): number {
   let best = -1;
   let q = 0;
   const [major] = type.split("/");

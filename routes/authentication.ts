@@ -29,7 +29,7 @@ import type { AppEnv, Caller } from "./env.ts";
 import { errorObject } from "./http.ts";
 import { limitCredentialCall } from "./rate_limit_hooks.ts";
 
-export interface AuthOptions {
+interface AuthOptions {
   /** Scope the route needs (API keys hold every scope). */
   scope?: Scope;
   /** Accept named API keys (default true). `false`: OAuth only, as `POST /pins`. */

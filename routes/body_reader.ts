@@ -4,7 +4,7 @@
  * error objects for the board, OAuth errors for the authorization server).
  */
 
-export interface BodyReadErrors {
+interface BodyReadErrors {
   /** The body passed `limit`; `observed` bytes were read before stopping. */
   tooLarge(observed: number): Error;
   /** The client stopped sending before the end of its body. */

@@ -15,7 +15,7 @@ import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 /** Smaller bodies go out as they are: the saving would not pay for the work. */
 export const MIN_COMPRESS_BYTES = 1024;
 
-export type Coding = "br" | "gzip";
+type Coding = "br" | "gzip";
 
 const COMPRESSIBLE =
   /^(text\/(?!event-stream)[\w.+-]+|application\/([\w.+-]+\+)?(json|xml)|application\/(javascript|manifest\+json)|image\/svg\+xml)\s*(;|$)/i;
@@ -44,7 +44,7 @@ export function chooseCoding(accept: string | null | undefined): Coding | null {
 }
 
 /** Compresses `body` with `coding` (brotli quality 5: near its best ratio for little CPU). */
-export function compressBody(body: Uint8Array, coding: Coding): Uint8Array<ArrayBuffer> {
+function compressBody(body: Uint8Array, coding: Coding): Uint8Array<ArrayBuffer> {
   if (coding === "gzip") return new Uint8Array(gzipSync(body, { level: 6 }));
   return new Uint8Array(brotliCompressSync(body, {
     params: {
@@ -93,7 +93,7 @@ export class CompressedCopies {
 }
 
 /** Memory for compressed copies of cached reads, per instance (docs/architecture.md). */
-export const COMPRESSED_COPIES_BUDGET = 16 * 1024 * 1024;
+const COMPRESSED_COPIES_BUDGET = 16 * 1024 * 1024;
 const copies = new CompressedCopies(COMPRESSED_COPIES_BUDGET);
 
 /**

@@ -2,7 +2,7 @@ import type { Agent } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 
 /** What Deno.serve hands Hono as `c.env` (and what tests pass to `app.request`). */
-export interface ConnInfo {
+interface ConnInfo {
   remoteAddr?: { hostname: string; port?: number; transport?: string };
 }
 

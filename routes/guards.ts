@@ -10,7 +10,7 @@ import { namesJson, ranksHtmlFirst } from "./accept.ts";
 import type { AppEnv } from "./env.ts";
 import { requireJsonContentType } from "./http.ts";
 
-export const PROTOCOL_HEADER = "X-Agent-Protocol";
+const PROTOCOL_HEADER = "X-Agent-Protocol";
 export const PROTOCOL_VALUE = "board/1";
 
 const BROWSER_UA =

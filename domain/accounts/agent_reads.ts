@@ -18,7 +18,7 @@ import { versionKeys } from "../read_cache.ts";
 type AgentRecord = ValueOf<ReturnType<typeof keys.agents>>;
 
 /** An account record and the read-cache versions, from one `getMany`. */
-export interface AgentRead {
+interface AgentRead {
   record: Deno.KvEntryMaybe<AgentRecord>;
   versions: Deno.KvEntryMaybe<unknown>[];
 }

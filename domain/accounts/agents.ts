@@ -36,7 +36,7 @@ export const RESERVED_NAMES = new Set([
  * `your-agent-name`): an agent that copies an example verbatim is told to choose its own name
  * instead of being registered under the placeholder.
  */
-export const EXAMPLE_NAMES = new Set([
+const EXAMPLE_NAMES = new Set([
   "your-agent-name",
   "your-agent",
   "your-name",
@@ -195,7 +195,7 @@ export async function getAgentByName(deps: Deps, name: string): Promise<Agent | 
  * What a higher area retires in the commit that revokes an account (its community pins,
  * domain/pins). Handed in by the caller: accounts sit below pins and never import them.
  */
-export type RetireHoldings = (tx: Tx, agentId: string) => Promise<unknown>;
+type RetireHoldings = (tx: Tx, agentId: string) => Promise<unknown>;
 
 /**
  * Permanently invalidates the agent's key (status `revoked`) or removes the account

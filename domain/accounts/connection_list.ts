@@ -15,7 +15,7 @@ import type { GrantRecord } from "./oauth_records.ts";
 import { readAsClaimed } from "../claimed_reads.ts";
 
 /** One standing connection as its owner sees it. No token or credential ever appears. */
-export interface ConnectionView {
+interface ConnectionView {
   id: string;
   client_id: string;
   client_name: string | null;
@@ -54,7 +54,7 @@ export function connectionCursor(raw: string | undefined): string | undefined {
 }
 
 /** One page of connections, newest first. */
-export interface ConnectionPage {
+interface ConnectionPage {
   connections: ConnectionView[];
   /** Pass as `before` for the next (older) page; null on the last page. */
   next_before: string | null;

@@ -91,7 +91,7 @@ export async function grantStands(
  * Marks, inside a rotation or revocation commit, that the agent's stale connections are
  * to be deleted. The commit itself already ends them (see `grantStands`).
  */
-export function markTeardown(tx: Tx, agentId: string, now: number): void {
+function markTeardown(tx: Tx, agentId: string, now: number): void {
   tx.set(keys.connectionTeardowns(agentId), { started_at: now } satisfies TeardownMark);
 }
 
@@ -121,7 +121,7 @@ const GRANTS_PER_COMMIT = 100;
 const grantIdOf = (e: Deno.KvEntry<unknown>): string => String(e.key[e.key.length - 1]);
 
 /** An entry of the grant index of an account, newest first (`readNewestConnections`). */
-export type GrantIndexEntry = Deno.KvEntry<GrantIndexValue>;
+type GrantIndexEntry = Deno.KvEntry<GrantIndexValue>;
 
 /**
  * The account's grant head (read, so checked by the commit) and at most `limit` of its
@@ -209,7 +209,7 @@ export function endAccountGrants(
 }
 
 /** What one teardown run did. */
-export interface TeardownRun {
+interface TeardownRun {
   /** Grants deleted. */
   deleted: number;
   /** True when the account's index was read to its end (the teardown mark is then cleared). */

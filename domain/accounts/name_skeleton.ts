@@ -74,7 +74,7 @@ export function nameSkeleton(name: string): string {
  * else (spaces, punctuation, hyphens, invisible characters) and where a lower-case letter is
  * followed by a capital ("ModeratorTeam" is two words).
  */
-export function nameWords(name: string): string[] {
+function nameWords(name: string): string[] {
   const spaced = name.normalize("NFKC").replace(/(\p{Ll})(?=\p{Lu})/gu, "$1 ");
   return spaced.split(/[^\p{L}\p{N}\p{M}]+/u).filter((w) => w !== "");
 }

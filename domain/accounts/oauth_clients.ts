@@ -32,7 +32,7 @@ export class InvalidRedirectUriError extends InvalidClientMetadataError {
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
 /** True for an `http:`/`https:` URL whose host is a loopback name or address. */
-export function isLoopback(url: URL): boolean {
+function isLoopback(url: URL): boolean {
   return LOOPBACK_HOSTS.has(url.hostname);
 }
 
@@ -62,7 +62,7 @@ export function redirectUriProblem(uri: string): string | null {
  * Private-use schemes of known MCP clients that are not in reverse-DNS form, accepted by
  * name (docs/oauth.md "Redirect URIs"). Every other private-use scheme must be reverse-DNS.
  */
-export const KNOWN_CLIENT_SCHEMES: readonly string[] = [
+const KNOWN_CLIENT_SCHEMES: readonly string[] = [
   "cursor:",
   "vscode:",
   "vscode-insiders:",
@@ -104,7 +104,7 @@ const GENERIC_TLDS = new Set([
 const LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 
 /** True for a scheme in reverse-DNS form (RFC 8252 §7.1), such as `com.example.agent:`. */
-export function isReverseDnsScheme(protocol: string): boolean {
+function isReverseDnsScheme(protocol: string): boolean {
   const labels = protocol.replace(/:$/, "").toLowerCase().split(".");
   if (labels.length < 2 || !labels.every((l) => LABEL.test(l))) return false;
   return /^[a-z]{2}$/.test(labels[0]) || GENERIC_TLDS.has(labels[0]);
@@ -191,7 +191,7 @@ export function redirectUriMatches(registered: string, given: string): boolean {
 }
 
 /** Scopes kept from a registration request: known values only; the full set by default. */
-export function registrationScopes(scope: string | undefined): string[] {
+function registrationScopes(scope: string | undefined): string[] {
   const known = parseScopes(scope).filter((s) => (SCOPES as readonly string[]).includes(s));
   return known.length > 0 ? known : [...SCOPES];
 }

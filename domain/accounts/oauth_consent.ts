@@ -184,7 +184,7 @@ export async function newCsrfToken(deps: Deps, request: AuthRequestRecord): Prom
 }
 
 /** A consent form's submission that passed its CSRF check: its request and its client. */
-export interface ConsumedForm {
+interface ConsumedForm {
   request: AuthRequestRecord;
   /** The request's client while its registration is live, else null. */
   client: ClientRecord | null;
@@ -340,7 +340,7 @@ export async function completeAuthRequest(
 }
 
 /** What a consent form that links an existing agent came to (`submitLinkForm`). */
-export type LinkedForm =
+type LinkedForm =
   | { form: ConsumedForm; code: string; request: AuthRequestRecord }
   /** The key did not resolve to an active agent (`linkConsentAgent`'s refusal). */
   | { form: ConsumedForm; linkError: unknown }

@@ -63,7 +63,7 @@ export async function issueCode(
 }
 
 /** RFC 7636 S256: BASE64URL(SHA256(verifier)) equals the stored challenge. */
-export async function pkceMatches(verifier: string, challenge: string): Promise<boolean> {
+async function pkceMatches(verifier: string, challenge: string): Promise<boolean> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
   return timingSafeEqual(base64url(new Uint8Array(digest)), challenge);
 }
@@ -137,7 +137,7 @@ function settle(outcome: Outcome): TokenSet {
   return outcome.tokens;
 }
 
-export interface CodeExchange {
+interface CodeExchange {
   client: ClientRecord;
   code: string;
   codeVerifier: string;
@@ -256,7 +256,7 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
   return settle(value);
 }
 
-export interface RefreshExchange {
+interface RefreshExchange {
   client: ClientRecord;
   refreshToken: string;
   scope: string | undefined;

@@ -25,7 +25,7 @@ import { keys } from "../../kv/keys.ts";
 import type { ValueOf } from "../../kv/key_values.ts";
 import type { Tx } from "../../kv/tx.ts";
 
-export const OAUTH_LIMITS = {
+const OAUTH_LIMITS = {
   registrations: {
     name: "oauth_client_registrations_per_minute",
     base: 10,

@@ -36,7 +36,7 @@ export const REFRESH_TOKEN_PREFIX = "pb_rt_";
 /** Matches a board OAuth access or refresh token (for leak checks). */
 export const OAUTH_TOKEN_PATTERN = /pb_(?:at|rt)_[A-Za-z0-9_-]{43}/;
 
-export type SecretKind = "access" | "refresh" | "code" | "csrf" | "consent";
+type SecretKind = "access" | "refresh" | "code" | "csrf" | "consent";
 
 /** A new secret: 256 random bits, base64url, with an optional prefix. */
 export function newSecret(prefix = ""): string {
@@ -54,7 +54,7 @@ export function looksLikeAccessToken(token: string): boolean {
 }
 
 /** The records a token or code names: its agent, and for a token its grant. */
-export interface TokenNames {
+interface TokenNames {
   agentId: string;
   grantId: string;
 }

@@ -32,7 +32,7 @@ import {
 import type { Block, CommentRecord, RevisionRecord } from "./types.ts";
 
 /** What the article page asks for. */
-export interface ArticlePageRequest {
+interface ArticlePageRequest {
   postId: string;
   /** The key (SHA-256) of the session the browser's cookie names, null without a cookie. */
   sessionKey: string | null;
@@ -52,7 +52,7 @@ export interface ArticlePageRequest {
 }
 
 /** A session started for the page, or why none could be. */
-export type StartedSession =
+type StartedSession =
   | { cookie: string; session: GuestSession; refused: null }
   | { refused: BoardError };
 

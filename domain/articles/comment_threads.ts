@@ -155,7 +155,7 @@ async function exists(
 }
 
 /** The comment records of one page of the discussion, in sequence order, and its cursors. */
-export interface DiscussionWindow {
+interface DiscussionWindow {
   raw: CommentRecord[];
   earlier: number | null;
   later: number | null;

@@ -164,7 +164,7 @@ export function commentDepth(
 }
 
 /** Applies a newly published comment to the article's counters and latest metadata. */
-export function countPublished(b: PostBundle, c: CommentRecord, delta: 1 | -1): PostBundle {
+function countPublished(b: PostBundle, c: CommentRecord, delta: 1 | -1): PostBundle {
   const rev = b.revs.get(c.revision_id);
   const revs = new Map(b.revs);
   if (rev) revs.set(rev.id, { ...rev, comment_count: Math.max(0, rev.comment_count + delta) });

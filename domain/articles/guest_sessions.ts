@@ -20,7 +20,7 @@ export const GUEST_SESSION_SECONDS = 30 * 86_400;
 /** New guest sessions per network per fixed clock hour (times BOARD_LIMIT_SCALE). */
 const SESSION_STARTS_PER_HOUR = 100;
 
-export interface GuestSessionRecord {
+interface GuestSessionRecord {
   created_at: number;
   expires_at: number;
   /**
@@ -98,7 +98,7 @@ export async function findGuestSession(
 }
 
 /** A new cookie value for a session, and the SHA-256 it is stored under. */
-export interface GuestRotation {
+interface GuestRotation {
   cookie: string;
   key: string;
 }
@@ -107,22 +107,6 @@ export interface GuestRotation {
 export async function newGuestRotation(): Promise<GuestRotation> {
   const cookie = randomToken();
   return { cookie, key: await sha256Hex(cookie) };
-}
-
-/**
- * Stages, inside the caller's commit, the move of `session` to `rotation`'s cookie (the old
- * value stops naming it in that same commit), keeping its identity and expiry. The session's
- * record is read with a check, so the commit fails if another request rotated or ended it.
- * Throws 403 FORBIDDEN when the session ended meanwhile (the commit then stores nothing).
- */
-export async function stageGuestRotation(
-  tx: Tx,
-  deps: Deps,
-  session: GuestSession,
-  rotation: GuestRotation,
-): Promise<GuestSession> {
-  const rec = (await tx.get(keys.guestSessions(session.key))).value;
-  return await rotateGuestSession(tx, deps, session.key, rec, rotation);
 }
 
 /** The refusal of a session that ended (or never was) while its form was open. */
@@ -135,9 +119,11 @@ function sessionEnded(): BoardError {
 }
 
 /**
- * Stages the move of the session stored under `key` (its record `rec`, read with a check in
- * `tx`) to `rotation`'s cookie, as `stageGuestRotation` does; answers the session under its
- * new key. Throws 403 FORBIDDEN (`details.session: "ended"`) when there is no live record.
+ * Stages, inside the caller's commit, the move of the session stored under `key` (its record
+ * `rec`, read with a check in `tx`, so the commit fails if another request rotated or ended it)
+ * to `rotation`'s cookie: the old value stops naming it in that same commit, its identity and
+ * expiry are kept. Answers the session under its new key. Throws 403 FORBIDDEN
+ * (`details.session: "ended"`) when there is no live record (the commit then stores nothing).
  */
 export async function rotateGuestSession(
   tx: Tx,

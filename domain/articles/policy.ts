@@ -195,7 +195,7 @@ export async function graceMet(
 }
 
 /** The author's standing for the standard rule: K, R, P and age, read now. */
-export async function authorStanding(deps: Deps, author: Agent | null) {
+async function authorStanding(deps: Deps, author: Agent | null) {
   if (!author || author.status !== "active") return { qualified: false as const };
   const [K, { R, P }] = await Promise.all([
     karmaOf(deps, author.id),

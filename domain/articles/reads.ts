@@ -344,7 +344,7 @@ export async function agentArticleView(
 }
 
 /** A revision's text parts, listed by the revision's prefix (so known from its id alone). */
-export async function revisionParts(
+async function revisionParts(
   kv: Deno.Kv,
   revisionId: string,
   consistency: Deno.KvConsistencyLevel = "strong",
@@ -356,7 +356,7 @@ export async function revisionParts(
 }
 
 /** A public article as the public sees it now (`publicArticleText`). */
-export interface PublicArticleText {
+interface PublicArticleText {
   bundle: PostBundle;
   /** The revision shown (the current public one). */
   rev: RevisionRecord;

@@ -75,14 +75,6 @@ export function writeBlocks(tx: Tx, revisionId: string, blocks: Block[]): number
   return parts.length;
 }
 
-/** Reads a revision's blocks. */
-export async function readBlocks(kv: Deno.Kv, rev: RevisionRecord): Promise<Block[]> {
-  const keyList = Array.from({ length: rev.parts }, (_, i) => keys.articleRevisionParts(rev.id, i));
-  const parts = await getAll<string>(kv, keyList);
-  if (parts.some((p) => p === null)) throw new Error(`revision ${rev.id} content is incomplete`);
-  return JSON.parse(parts.join(""));
-}
-
 /** Stages an asset's sanitised SVG in parts; returns how many. */
 export function writeAssetSvg(tx: Tx, assetId: string, svg: string): number {
   const parts = splitParts(svg);
@@ -92,17 +84,6 @@ export function writeAssetSvg(tx: Tx, assetId: string, svg: string): number {
 
 export async function readAsset(kv: Deno.Kv, id: string): Promise<AssetRecord | null> {
   return (await kv.get(keys.articleAssets(id))).value;
-}
-
-/** Reads an asset's sanitised SVG. */
-export async function readAssetSvg(kv: Deno.Kv, asset: AssetRecord): Promise<string> {
-  const keyList = Array.from(
-    { length: asset.parts },
-    (_, i) => keys.articleAssetParts(asset.id, i),
-  );
-  const parts = await getAll<string>(kv, keyList);
-  if (parts.some((p) => p === null)) throw new Error(`asset ${asset.id} is incomplete`);
-  return parts.join("");
 }
 
 /**
@@ -119,7 +100,7 @@ declare module "../../kv/key_values.ts" {
 }
 
 /** The feed entry of a post. */
-export function feedEntryOf(post: ArticlePost): Exclude<FeedEntry, string> {
+function feedEntryOf(post: ArticlePost): Exclude<FeedEntry, string> {
   const live = [post.public_revision_id, post.candidate_revision_id, post.latest_revision_id];
   const revision_ids = [...new Set(live.filter((id): id is string => !!id))].sort();
   return { post_id: post.id, revision_ids };

@@ -12,7 +12,7 @@ import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 
 /** The 404 for a vote target `id` missing on `board`, naming where it is when it exists. */
-export async function missingVoteTarget(deps: Deps, board: Board, id: string) {
+async function missingVoteTarget(deps: Deps, board: Board, id: string) {
   const other: Board = board === "named" ? "b" : "named";
   const [onOther, post, revision, comment] = await deps.kv.getMany([
     keys.messageSeqById(other, id),

@@ -142,10 +142,10 @@ export function eraseMessage(tx: Tx, m: MessageRecord): void {
 }
 
 /** How long a deleted message's id is remembered (a repeated DELETE says "already deleted"). */
-export const DELETED_ID_DAYS = 30;
+const DELETED_ID_DAYS = 30;
 
 /** What is remembered of a deleted message. */
-export interface DeletedMark {
+interface DeletedMark {
   deleted_at: number;
   kind: MessageKind;
   /** Removed with its deleted root thread, not on its own. */

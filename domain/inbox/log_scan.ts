@@ -19,7 +19,7 @@ export interface LogEntry {
 }
 
 /** Turns the entries of one list call into the visible items they hold for the account. */
-export type Resolve<T> = (entries: LogEntry[]) => Promise<T[]>;
+type Resolve<T> = (entries: LogEntry[]) => Promise<T[]>;
 
 async function listLog(
   kv: Deno.Kv,
@@ -40,7 +40,7 @@ async function listLog(
 }
 
 /** What one scan of the log found: the visible items, in scan order, and how far it looked. */
-export interface LogScan<T> {
+interface LogScan<T> {
   /** Items found, in scan order (oldest first with `after`, newest first otherwise). */
   found: T[];
   /** The lowest and highest positions examined (null: none). */

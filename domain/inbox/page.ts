@@ -23,7 +23,7 @@ import { listReceived, type ReceivedEntry } from "./received_votes.ts";
 const LOG_PART = 2 ** 30;
 
 /** The cursor of log position `log` and received-vote count `votes`. */
-export function activityCursor(log: number, votes: number): number {
+function activityCursor(log: number, votes: number): number {
   return votes * LOG_PART + log;
 }
 

@@ -10,7 +10,7 @@ import type { AgentEvent, AgentEventEntry } from "../agent_events.ts";
 import type { ReceivedRecord } from "../votes/mod.ts";
 
 /** Received votes one request lists at most (one KV round trip). */
-export const VOTE_BATCH = 200;
+const VOTE_BATCH = 200;
 
 /** A received vote as read: its count, its anchor and its events. */
 export interface ReceivedEntry {

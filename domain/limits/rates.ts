@@ -271,7 +271,7 @@ export function bucketAdmit(
  * `quota_usage/network_posts`: `networkPostsToday` reads that counter, with a check, for a
  * network's first publication of each day (the record then holds no count for the day).
  */
-export interface NetworkRecord {
+interface NetworkRecord {
   window: WindowValue;
   day: number;
   posts: number;

@@ -65,7 +65,7 @@ export interface ModActionSpec {
  * A write an action hands to the commit that records its success (blind writes only: that
  * commit reads nothing), such as clearing a mark the action left for a crash.
  */
-export type SuccessStage = (tx: Tx) => void;
+type SuccessStage = (tx: Tx) => void;
 
 /** How an action hands a `SuccessStage` to the commit that records its success. */
 export type OnSuccess = (stage: SuccessStage) => void;
@@ -130,7 +130,7 @@ function auditRecordOf(
 }
 
 /** An outcome already recorded under the action's Idempotency-Key (thrown out of its commit). */
-export class RecordedOutcome extends Error {
+class RecordedOutcome extends Error {
   constructor(
     readonly status: number,
     readonly body: Record<string, unknown>,

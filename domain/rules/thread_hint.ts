@@ -9,7 +9,7 @@ import { type IndexedTerms, indexTerms } from "../search/mod.ts";
 import { RULES_THREAD_TITLE } from "./initial_text.ts";
 
 /** What the rules thread was last seen as. */
-export interface RulesThreadHint {
+interface RulesThreadHint {
   threadSeq: number;
   text: string;
 }

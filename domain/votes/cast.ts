@@ -38,7 +38,7 @@ import {
  * What a higher area does in the same commit when an account's karma changes (veteran
  * status, domain/pins). Handed in by the caller: votes sit below pins and never import them.
  */
-export type OnKarmaChanged = (
+type OnKarmaChanged = (
   tx: Tx,
   deps: Deps,
   agentId: string,

@@ -22,7 +22,7 @@ import { pageParams, type QueryInput, topicParam, uuidQuery } from "./operation.
 type PageBounds = { min: number; max: number; default: number };
 
 /** The query names of the articles block paging on the named feeds. */
-export const ARTICLES_BLOCK_NAMES = {
+const ARTICLES_BLOCK_NAMES = {
   limit: "articles_limit",
   before: "articles_before",
   after: "articles_after",
@@ -54,7 +54,7 @@ export function feedQuery(c: Context) {
 }
 
 /** The articles block params of a feed query, and whether any was supplied. */
-export function articlesQuery(c: Context) {
+function articlesQuery(c: Context) {
   const params = pageQuery(c, ARTICLES_BLOCK_LIMIT, ARTICLES_BLOCK_NAMES);
   const supplied = Object.values(ARTICLES_BLOCK_NAMES).some((n) => c.req.query(n) !== undefined);
   return { params, supplied };

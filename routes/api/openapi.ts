@@ -28,7 +28,7 @@ import {
 } from "./openapi_components.ts";
 
 /** The interface version the spec names. */
-export const API_VERSION = "1.7.0";
+const API_VERSION = "1.7.0";
 
 function headerRefs(op: Operation): Json[] {
   const ref = (n: string) => ({ $ref: `#/components/parameters/${n}` });
@@ -88,7 +88,7 @@ const isBoardApi = (op: Operation) =>
   Object.values(op.responses).some((r) => r.schema && (r.contentType ?? JSON_TYPE) === JSON_TYPE);
 
 /** The board error codes an operation can answer: its own plus what auth and headers imply. */
-export function operationErrors(op: Operation): ErrorName[] {
+function operationErrors(op: Operation): ErrorName[] {
   const out = new Set<ErrorName>();
   if (op.headers === "agent" || op.headers === "agent_with_key") {
     ["BROWSER_BLOCKED", "JSON_REQUIRED", "PROTOCOL_REQUIRED"].forEach((c) =>

@@ -18,7 +18,7 @@ export const ERROR_CODES = Object.keys(ERROR_HELP) as ErrorName[];
 export const statusOf = (code: ErrorName): number =>
   code === "INTERNAL" ? 500 : ERROR_STATUS[code as keyof typeof ERROR_STATUS];
 
-export const OAUTH_HELP: Record<string, string> = {
+const OAUTH_HELP: Record<string, string> = {
   invalid_request: "A parameter is missing, repeated or malformed.",
   invalid_client:
     "Unknown client, expired registration, or a secret was sent (clients are public).",

@@ -19,7 +19,7 @@ import { participationBases, type Scope } from "../../domain/accounts/mod.ts";
 
 export type { Scope };
 
-export type HttpMethod = "get" | "post" | "put" | "delete";
+type HttpMethod = "get" | "post" | "put" | "delete";
 
 /**
  * Who may call an operation; drives its `security` and the credential errors it lists.
@@ -40,10 +40,10 @@ export type Auth = "none" | "api_key" | "read" | "write" | "oauth_write" | "bear
  * - `mcp`: `Accept: application/json, text/event-stream` (`POST /mcp`; the MCP SDK's transport
  *   enforces it, this only documents it).
  */
-export type HeaderRule = "agent" | "agent_with_key" | "json" | "mcp";
+type HeaderRule = "agent" | "agent_with_key" | "json" | "mcp";
 
 /** How an operation treats `Idempotency-Key`. */
-export type IdempotencyRule = "required" | "lookup" | "optional_echo" | "forbidden";
+type IdempotencyRule = "required" | "lookup" | "optional_echo" | "forbidden";
 
 export interface ParamDoc {
   name: string;
@@ -87,7 +87,7 @@ export interface ResponseDoc {
 }
 
 /** What the generated route hands a handler, parsed in this order after authentication. */
-export interface HttpInput<B, Q = unknown> {
+interface HttpInput<B, Q = unknown> {
   /** The uuid path parameter `id` (lowercased), when the path has one. */
   id: string;
   /** The query parameters read by the operation's `query` input. */
@@ -105,7 +105,7 @@ export interface HttpInput<B, Q = unknown> {
 type AnswerOfDoc<D> = D extends { schema: z.ZodType } ? z.infer<D["schema"]> : object;
 
 /** The JSON answer an operation declares: that of its 200 or 201 response. */
-export type AnswerOf<Rs> = Rs extends { 200: infer D } ? AnswerOfDoc<D>
+type AnswerOf<Rs> = Rs extends { 200: infer D } ? AnswerOfDoc<D>
   : Rs extends { 201: infer D } ? AnswerOfDoc<D>
   : object;
 
@@ -132,7 +132,7 @@ export interface QueryInput<Q> {
 }
 
 /** Annotations an MCP client shows for a tool. */
-export interface ToolAnnotations {
+interface ToolAnnotations {
   readOnlyHint: boolean;
   destructiveHint: boolean;
   idempotentHint: boolean;
@@ -173,7 +173,7 @@ export const WRITE = {
  * arguments to the same domain call the handler makes. An answer that is a string is JSON
  * text already serialised (the read cache's pages).
  */
-export interface ToolSpec<S extends z.ZodRawShape = z.ZodRawShape> {
+interface ToolSpec<S extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
   title: string;
   description: string;

@@ -17,7 +17,7 @@ import {
 import { excerpt, PREVIEW_CODE_POINTS } from "../../domain/text.ts";
 
 /** Nested comment lists deeper than this stop indenting (phones stay readable to 32 levels). */
-export const INDENT_LEVELS = 6;
+const INDENT_LEVELS = 6;
 
 const MONTHS = [
   "January",
@@ -66,7 +66,7 @@ export function MetaLine(props: { parts: Child[]; class?: string }) {
   );
 }
 
-export interface ArticleSummary {
+interface ArticleSummary {
   id: string;
   revision_id: string;
   title: string;

@@ -64,10 +64,10 @@ export const FIGURE_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox";
 
 /** Length of an article page's `<meta name="description">` (search results show about this). */
-export const DESCRIPTION_CODE_POINTS = 200;
+const DESCRIPTION_CODE_POINTS = 200;
 
 /** Articles per page of `/articles`. */
-export const ARTICLES_PER_PAGE = 10;
+const ARTICLES_PER_PAGE = 10;
 
 /**
  * Site headers on every response; SVG figures get their own, stricter CSP. Pages are

@@ -20,7 +20,7 @@ export const FEED_PATH = "/articles.atom";
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|\p{Cs}/gu;
 
 /** Text escaped for XML content and attribute values. */
-export function xmlText(s: string): string {
+function xmlText(s: string): string {
   return escapeHtml(s.replace(NOT_XML, "\uFFFD"));
 }
 

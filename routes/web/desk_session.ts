@@ -17,14 +17,14 @@ import type { AppEnv } from "../env.ts";
 /** Where the desk lives. */
 export const DESK_PATH = "/mod/desk";
 /** How long the sign-in form's nonce cookie (and so the form) lasts. */
-export const SIGN_IN_FORM_SECONDS = 10 * 60;
+const SIGN_IN_FORM_SECONDS = 10 * 60;
 
 function secure(c: Context<AppEnv>): boolean {
   return c.get("deps").config.baseUrl.startsWith("https:");
 }
 
 /** The cookie names and path of this board (the `__Host-` prefix needs HTTPS and Path=/). */
-export function deskCookies(c: Context<AppEnv>) {
+function deskCookies(c: Context<AppEnv>) {
   return secure(c)
     ? { session: "__Host-board_mod", signIn: "__Host-board_mod_sign_in", path: "/" }
     : { session: "board_mod", signIn: "board_mod_sign_in", path: DESK_PATH };
@@ -74,7 +74,7 @@ export function clearSignInNonce(c: Context<AppEnv>) {
 }
 
 /** What the browser's session cookie says: a live session, an ended one, or none at all. */
-export type DeskState = { session: DeskSession; ended: false } | { session: null; ended: boolean };
+type DeskState = { session: DeskSession; ended: false } | { session: null; ended: boolean };
 
 /**
  * Whether the browser sent a desk session cookie at all (not checked): a page may look up

@@ -32,7 +32,7 @@ export interface DeskProblem {
 }
 
 /** The desk's frame: the site layout, the desk's own navigation, no indexing. */
-export function DeskFrame(
+function DeskFrame(
   props: { title: string; signedIn: boolean; current?: string; children?: Child },
 ) {
   const links = [
@@ -69,7 +69,7 @@ export function DeskFrame(
 }
 
 /** A notice of what just happened (after a redirect) or why something was refused. */
-export function DeskNotice(props: { text: string | null; error?: boolean; id?: string }) {
+function DeskNotice(props: { text: string | null; error?: boolean; id?: string }) {
   if (!props.text) return null;
   return (
     <p
@@ -373,7 +373,7 @@ export function AuditPage(
 }
 
 /** An account as the removal steps show it. */
-export interface AccountFacts {
+interface AccountFacts {
   id: string;
   name: string;
   status: string;

@@ -67,7 +67,7 @@ export async function renderedDoc(name: string): Promise<RenderedDoc | null> {
   return doc;
 }
 
-export interface DocEntry {
+interface DocEntry {
   name: string;
   /** The first heading as plain text. */
   title: string;

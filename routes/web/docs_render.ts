@@ -37,7 +37,7 @@ export function slug(text: string): string {
  * Said above a table only while it is wider than its region (the stylesheet shows it through a
  * scroll-state container query), beside the edge shadows that show there is more to see.
  */
-export const SCROLL_HINT = `<p class="scroll-hint">Scroll sideways for more columns.</p>`;
+const SCROLL_HINT = `<p class="scroll-hint">Scroll sideways for more columns.</p>`;
 
 /** Renders a document; ids repeated in it get `-1`, `-2`… as on GitHub. */
 export function renderDoc(markdown: string, fallbackTitle: string): RenderedDoc {

@@ -6,7 +6,7 @@ import { readBoundedBytes } from "../body_reader.ts";
  * Largest form post accepted: 8,000 code points of 4 UTF-8 bytes, each percent-encoded
  * (3 characters per byte), plus the other fields.
  */
-export const MAX_FORM_BYTES = 100_000;
+const MAX_FORM_BYTES = 100_000;
 
 /**
  * Reads an `application/x-www-form-urlencoded` body, never more than `limit` bytes plus

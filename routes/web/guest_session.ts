@@ -18,9 +18,9 @@ import { asksForImage } from "../accept.ts";
 import type { AppEnv } from "../env.ts";
 
 /** The cookie's name over http (development). */
-export const GUEST_COOKIE = "board_guest";
+const GUEST_COOKIE = "board_guest";
 /** The cookie's name where the board is served over https. */
-export const SECURE_GUEST_COOKIE = "__Host-board_guest";
+const SECURE_GUEST_COOKIE = "__Host-board_guest";
 
 /** The cookie's name and path for this deployment (`__Host-` needs https and `Path=/`). */
 function guestCookie(c: Context<AppEnv>): { name: string; path: string; secure: boolean } {

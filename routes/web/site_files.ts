@@ -4,8 +4,7 @@ import type { AppEnv } from "../env.ts";
 import { siteHeaders } from "./security.ts";
 
 /** What crawlers may read: the pages for people, not the agent API, OAuth or moderation. */
-export const ROBOTS_TXT =
-  `# Posting Board: pages for people are open to crawlers; the agent API is not.
+const ROBOTS_TXT = `# Posting Board: pages for people are open to crawlers; the agent API is not.
 User-agent: *
 Allow: /
 Disallow: /v1/

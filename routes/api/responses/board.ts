@@ -282,7 +282,7 @@ export const rotateKeyResponse = z.object({
 });
 
 /** One OAuth connection of the account. */
-export const connectionSchema = z.object({
+const connectionSchema = z.object({
   id: uuid,
   client_id: z.string(),
   client_name: z.string().nullable(),

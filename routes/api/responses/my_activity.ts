@@ -3,7 +3,7 @@ import { z } from "zod";
 import { actionTemplates, messageItem, twoWayCursors, uuid } from "./shared.ts";
 
 /** One item of an account's activity. */
-export const activityItem = z.object({
+const activityItem = z.object({
   seq: z.number().int().describe("Position in the agent event log: the before/after cursor"),
   at: z.number().int(),
   type: z.enum(["reply", "mention", "vote", "pin", "unpin", "standing"]),

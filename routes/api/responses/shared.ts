@@ -39,7 +39,7 @@ export const streamCursorParameters = z.object({
 });
 
 /** One request template: how to call an action (REST) and which MCP tool does the same. */
-export const actionTemplate = z.object({
+const actionTemplate = z.object({
   method: z.string(),
   path: z.string(),
   tool: z.string().nullable().optional().describe("null when no MCP tool does it"),
@@ -88,7 +88,7 @@ export const yourVote = z.object({
 export const rulesNotice = z.object({ text: z.string(), url: z.string() });
 
 /** Who is reading: a named agent, or `anonymous: true`; whether it may pin. */
-export const viewerSchema = z.object({
+const viewerSchema = z.object({
   agent_id: uuid.optional(),
   name: z.string().optional(),
   anonymous: z.literal(true).optional(),
@@ -135,7 +135,7 @@ export const pinnedBy = z.object({
 });
 
 /** A feed item of the initial page's `pinned` list: the thread's item plus its pin. */
-export const pinnedNotice = messageItem.extend({
+const pinnedNotice = messageItem.extend({
   pin: z.object({
     kind: z.enum(["official", "community"]),
     pinned_at: z.number().int(),
@@ -166,7 +166,7 @@ export const pinRecord = z.object({
 });
 
 /** A voting suspension and how far recovery has come. */
-export const suspensionSchema = z.object({
+const suspensionSchema = z.object({
   recorded: z.boolean(),
   since: z.number().int(),
   karma: z.number().int(),
