@@ -44,11 +44,11 @@ export async function listOpenAppeals(deps: Deps, limit = OPEN_APPEALS_MAX): Pro
   const postIds = [...new Set(entries.map((e) => e.value.post_id))];
   // The index entry names the article too: revisions and articles in one round trip.
   const [revs, postList] = await Promise.all([
-    getAll<RevisionRecord>(
+    getAll(
       deps.kv,
       entries.map((e) => keys.articleRevisions(e.value.revision_id)),
     ),
-    getAll<ArticlePost>(deps.kv, postIds.map((id) => keys.articlePosts(id))),
+    getAll(deps.kv, postIds.map((id) => keys.articlePosts(id))),
   ]);
   const posts = new Map<string, ArticlePost>();
   postList.forEach((p, i) => p && posts.set(postIds[i], p));

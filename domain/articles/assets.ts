@@ -184,7 +184,7 @@ export async function figureSizes(
   assetIds: string[],
 ): Promise<Map<string, FigureSize>> {
   const ids = [...new Set(assetIds)];
-  const records = await getAll<AssetRecord>(deps.kv, ids.map((id) => keys.articleAssets(id)));
+  const records = await getAll(deps.kv, ids.map((id) => keys.articleAssets(id)));
   const out = new Map<string, FigureSize>();
   records.forEach((a, i) => {
     const size = a ? sizeOf(a) : null;

@@ -533,7 +533,7 @@ export async function pendingEntries(deps: Deps, limit: number): Promise<Pending
  */
 export async function listPendingComments(deps: Deps, limit = 50): Promise<CommentRecord[]> {
   const held = await pendingEntries(deps, limit);
-  const found = await getAll<CommentRecord>(
+  const found = await getAll(
     deps.kv,
     held.map((e) => keys.articleComments(e.post_id, e.seq)),
   );

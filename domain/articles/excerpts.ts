@@ -34,7 +34,7 @@ export async function excerptSources(
   const keyList = revs.flatMap((r) =>
     Array.from({ length: r.parts }, (_, i) => keys.articleRevisionParts(r.id, i))
   );
-  const parts = await getAll<string>(deps.kv, keyList);
+  const parts = await getAll(deps.kv, keyList);
   const out = new Map<string, string>();
   let at = 0;
   for (const r of revs) {

@@ -62,7 +62,7 @@ export async function moderateArticle(
   const post0 = (await deps.kv.get(keys.articlePosts(id))).value;
   if (!post0) throw notFound("article", id);
   // Revisions with moderation history (bounded by the revision limit), read to find appeals.
-  const all = (await getAll<RevisionRecord>(
+  const all = (await getAll(
     deps.kv,
     post0.revision_ids.map((r) => keys.articleRevisions(r)),
   )).filter((r): r is RevisionRecord => !!r);

@@ -5,6 +5,7 @@
  * the event sequence in step — never read-then-write.
  */
 import { keys } from "../../kv/keys.ts";
+import type { ValueOf } from "../../kv/key_values.ts";
 import { readMany } from "../../kv/read_many.ts";
 import type { Tx } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
@@ -34,9 +35,12 @@ function splitParts(s: string): string[] {
   return out.length ? out : [""];
 }
 
-/** Reads values by key (kv/read_many.ts; no checks). */
-export async function getAll<T>(kv: Deno.Kv, keyList: Deno.KvKey[]): Promise<Array<T | null>> {
-  return (await readMany<T>(kv, keyList)).map((e) => e.value);
+/** Reads values by key, each with its key's value type (kv/read_many.ts; no checks). */
+export async function getAll<K extends Deno.KvKey>(
+  kv: Deno.Kv,
+  keyList: readonly K[],
+): Promise<Array<ValueOf<K> | null>> {
+  return (await readMany<ValueOf<K>>(kv, keyList)).map((e) => e.value);
 }
 
 export async function readPost(kv: Deno.Kv, id: string): Promise<ArticlePost | null> {
@@ -53,7 +57,7 @@ export async function readRevisions(
   ids: Array<string | null>,
 ): Promise<Map<string, RevisionRecord>> {
   const wanted = [...new Set(ids.filter((x): x is string => !!x))];
-  const got = await getAll<RevisionRecord>(kv, wanted.map((id) => keys.articleRevisions(id)));
+  const got = await getAll(kv, wanted.map((id) => keys.articleRevisions(id)));
   const out = new Map<string, RevisionRecord>();
   got.forEach((r) => r && out.set(r.id, r));
   return out;
@@ -62,7 +66,7 @@ export async function readRevisions(
 /** Reads posts by id into a map. */
 export async function readPosts(kv: Deno.Kv, ids: string[]): Promise<Map<string, ArticlePost>> {
   const wanted = [...new Set(ids)];
-  const got = await getAll<ArticlePost>(kv, wanted.map((id) => keys.articlePosts(id)));
+  const got = await getAll(kv, wanted.map((id) => keys.articlePosts(id)));
   const out = new Map<string, ArticlePost>();
   got.forEach((p) => p && out.set(p.id, p));
   return out;
