@@ -1,4 +1,5 @@
 /** Cursor paging over sequence-keyed KV listings, exactly as the spec's Common rules. */
+import type { Typed, ValueOf } from "../kv/key_values.ts";
 import { BoardError } from "./errors.ts";
 
 export interface PageParams {
@@ -100,13 +101,13 @@ export function parsePageParams(
  * shown newest first, `next_after` while more newer items exist.
  * `keep` filters out hidden items without disturbing the cursors.
  */
-export async function listPage<T extends { seq: number }>(
+export async function listPage<P extends Deno.KvKey & Typed<{ seq: number }>>(
   kv: Deno.Kv,
-  prefix: Deno.KvKey,
+  prefix: P,
   params: PageParams,
-  keep: (item: T) => boolean = () => true,
-): Promise<Page<T>> {
-  const page = await listEntryPage<T>(kv, prefix, params);
+  keep: (item: ValueOf<P>) => boolean = () => true,
+): Promise<Page<ValueOf<P>>> {
+  const page = await listEntryPage<ValueOf<P>>(kv, prefix, params);
   return { ...page, items: page.items.map((e) => e.value).filter(keep) };
 }
 

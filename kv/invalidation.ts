@@ -22,8 +22,11 @@ type Leading<A extends unknown[]> = A extends [...infer H, unknown] ? A | Leadin
 /** A key builder: its keys are `prefix` followed by the arguments, holding values of type `V`. */
 export interface KeyBuilder<A extends Deno.KvKeyPart[], V = unknown> {
   (...args: A): readonly [string, ...A] & Typed<V>;
-  /** The prefix of the keys (for `list`) whose first arguments are `args`. */
-  range(...args: Leading<A>): Deno.KvKey;
+  /**
+   * The prefix of the keys (for `list`) whose first arguments are `args`, typed with the value
+   * of the keys under it (`listTyped` in kv/read_many.ts lists entries of that type).
+   */
+  range(...args: Leading<A>): Deno.KvKey & Typed<V>;
   readonly prefix: string;
   readonly invalidates: Invalidation;
 }

@@ -1,5 +1,5 @@
 /** Reading any number of keys in one round trip's time (kv/atomic_limits.ts caps a getMany). */
-import type { EntriesOf, NamedEntry, NamedRead } from "./key_values.ts";
+import type { EntriesOf, NamedEntry, NamedRead, ValueOf } from "./key_values.ts";
 import { KV_LIMITS } from "./atomic_limits.ts";
 
 /**
@@ -71,4 +71,22 @@ export async function readNamed<const R extends Record<string, NamedRead>>(
   named: R,
 ): Promise<NamedEntries<R>> {
   return unflattenNamed(named, await readMany(kv, flattenNamed(named)));
+}
+
+/** A list selector under a builder's `range` prefix (which carries the value type). */
+type TypedListSelector<P extends Deno.KvKey> =
+  | { prefix: P }
+  | { prefix: P; start: Deno.KvKey }
+  | { prefix: P; end: Deno.KvKey };
+
+/**
+ * `kv.list` under a builder's `range(...)`: each entry has the value type the builder declares
+ * (kv/key_values.ts), so a listing needs no type argument.
+ */
+export function listTyped<P extends Deno.KvKey>(
+  kv: Deno.Kv,
+  selector: TypedListSelector<P>,
+  options?: Deno.KvListOptions,
+): Deno.KvListIterator<ValueOf<P>> {
+  return kv.list<ValueOf<P>>(selector, options);
 }

@@ -9,8 +9,8 @@ import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { UUID_PATTERN } from "../ids.ts";
 import { keys } from "../../kv/keys.ts";
-import { readMany } from "../../kv/read_many.ts";
-import { type GrantIndexValue, grantStands, MAX_CONNECTIONS_PER_ACCOUNT } from "./connections.ts";
+import { listTyped, readMany } from "../../kv/read_many.ts";
+import { grantStands, MAX_CONNECTIONS_PER_ACCOUNT } from "./connections.ts";
 import type { GrantRecord } from "./oauth_records.ts";
 import { readAsClaimed } from "../claimed_reads.ts";
 
@@ -90,11 +90,11 @@ async function connectionPage(
 ): Promise<ConnectionPage> {
   const now = deps.clock.now();
   const prefix = keys.oauthGrantsByAgent.range(agentId);
-  const selector: Deno.KvListSelector = page.before === undefined
+  const selector = page.before === undefined
     ? { prefix }
     : { prefix, end: keys.oauthGrantsByAgent(agentId, page.before) };
   const index = await Array.fromAsync(
-    deps.kv.list<GrantIndexValue>(selector, { reverse: true, limit: page.limit + 1 }),
+    listTyped(deps.kv, selector, { reverse: true, limit: page.limit + 1 }),
   );
   const scanned = index.slice(0, page.limit);
   const more = index.length > page.limit;

@@ -41,7 +41,7 @@ interface GrantHead {
  * refresh token (rewritten with it), so the connections can be ended without reading the
  * grants. Entries stored before held the client id only.
  */
-export type GrantIndexValue = { client_id: string; refresh_hash: string } | string;
+type GrantIndexValue = { client_id: string; refresh_hash: string } | string;
 
 declare module "../../kv/key_values.ts" {
   interface KeyValues {

@@ -7,6 +7,7 @@
  */
 import type { Deps } from "../deps.ts";
 import { keys } from "../../kv/keys.ts";
+import { listTyped } from "../../kv/read_many.ts";
 import { transact } from "../../kv/tx.ts";
 import { nameSkeleton, SKELETON_VERSION } from "./name_skeleton.ts";
 
@@ -37,7 +38,7 @@ export async function indexAgentNameSkeletons(deps: Deps): Promise<number> {
     staged.push({ type: "delete", key: e.key });
     if (staged.length >= BATCH) await flush();
   }
-  for await (const e of deps.kv.list<string>({ prefix: keys.agentIdByName.range() })) {
+  for await (const e of listTyped(deps.kv, { prefix: keys.agentIdByName.range() })) {
     const name = String(e.key[e.key.length - 1]);
     const key = keys.agentNamesBySkeleton(SKELETON_VERSION, nameSkeleton(name));
     staged.push({ type: "set", key, value: name });

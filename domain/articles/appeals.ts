@@ -6,8 +6,16 @@
  */
 import { keys } from "../../kv/keys.ts";
 import type { Deps } from "../deps.ts";
+import { listTyped } from "../../kv/read_many.ts";
 import { getAll } from "./store.ts";
 import type { ArticlePost, RevisionRecord } from "./types.ts";
+
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    /** An open appeal, by its submission time and revision id. */
+    articleOpenAppeals: { post_id: string; revision_id: string };
+  }
+}
 
 /** Open appeals per page (the most one list returns). */
 export const OPEN_APPEALS_MAX = 50;
@@ -36,7 +44,8 @@ export interface OpenAppeal {
  */
 export async function listOpenAppeals(deps: Deps, limit = OPEN_APPEALS_MAX): Promise<OpenAppeal[]> {
   const entries = await Array.fromAsync(
-    deps.kv.list<{ post_id: string; revision_id: string }>(
+    listTyped(
+      deps.kv,
       { prefix: keys.articleOpenAppeals.range() },
       { limit },
     ),

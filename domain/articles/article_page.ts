@@ -9,7 +9,7 @@
  * the second, and it commits only once the article is known to exist.
  */
 import { keys } from "../../kv/keys.ts";
-import { readMany } from "../../kv/read_many.ts";
+import { listTyped, readMany } from "../../kv/read_many.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { type FigureSize, figureSizes } from "./assets.ts";
@@ -92,7 +92,7 @@ async function partsOf(
   consistency: Deno.KvConsistencyLevel,
 ): Promise<string[]> {
   const listed = await Array.fromAsync(
-    deps.kv.list<string>({ prefix: keys.articleRevisionParts.range(revisionId) }, { consistency }),
+    listTyped(deps.kv, { prefix: keys.articleRevisionParts.range(revisionId) }, { consistency }),
   );
   return listed.map((e) => e.value);
 }

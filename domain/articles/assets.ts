@@ -4,7 +4,7 @@
  * "asset_id" }` by their owner.
  */
 import { keys } from "../../kv/keys.ts";
-import { readMany } from "../../kv/read_many.ts";
+import { listTyped, readMany } from "../../kv/read_many.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
@@ -120,7 +120,7 @@ export async function svgSources(
     readMany(deps.kv, ids.map((id) => keys.articleAssets(id)), { consistency }),
     Promise.all(ids.map((id) =>
       Array.fromAsync(
-        deps.kv.list<string>({ prefix: keys.articleAssetParts.range(id) }, { consistency }),
+        listTyped(deps.kv, { prefix: keys.articleAssetParts.range(id) }, { consistency }),
       )
     )),
   ]);

@@ -5,7 +5,7 @@
  * and rejected ones), threaded by parent up to 32 levels.
  */
 import { keys } from "../../kv/keys.ts";
-import { readMany } from "../../kv/read_many.ts";
+import { listTyped, readMany } from "../../kv/read_many.ts";
 import { findComment, pendingEntries } from "./comments.ts";
 import type { PostBundle } from "./lifecycle.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
@@ -180,7 +180,7 @@ export async function discussionWindow(
   if (page.after !== undefined) {
     const sel = { prefix, start: [...prefix, page.after + 1] };
     const [raw, before] = await Promise.all([
-      Array.fromAsync(kv.list<CommentRecord>(sel, { limit: window + 1, consistency })),
+      Array.fromAsync(listTyped(kv, sel, { limit: window + 1, consistency })),
       exists(kv, { prefix, end: [...prefix, page.after + 1] }, true, consistency),
     ]);
     const records = raw.map((e) => e.value);
@@ -192,7 +192,7 @@ export async function discussionWindow(
   const sel = page.before !== undefined ? { prefix, end: [...prefix, page.before] } : { prefix };
   const [raw, after] = await Promise.all([
     Array.fromAsync(
-      kv.list<CommentRecord>(sel, { limit: window + 1, reverse: true, consistency }),
+      listTyped(kv, sel, { limit: window + 1, reverse: true, consistency }),
     ),
     page.before !== undefined
       ? exists(kv, { prefix, start: [...prefix, page.before] }, false, consistency)
@@ -277,5 +277,5 @@ export async function allArticleComments(
   postId: string,
   params: PageParams,
 ): Promise<Page<CommentRecord>> {
-  return await listPage<CommentRecord>(deps.kv, keys.articleComments.range(postId), params);
+  return await listPage(deps.kv, keys.articleComments.range(postId), params);
 }

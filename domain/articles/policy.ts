@@ -5,7 +5,7 @@
  * comparing stored timestamps with `deps.clock.now()` whenever a revision is looked at.
  */
 import { keys } from "../../kv/keys.ts";
-import { readMany } from "../../kv/read_many.ts";
+import { listTyped, readMany } from "../../kv/read_many.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
@@ -175,7 +175,7 @@ export async function graceMet(
   // The eligible recommenders (one listing), then their accounts in one batch.
   const voters: string[] = [];
   for await (
-    const e of deps.kv.list<{ voter_id: string; value: number; eligible: boolean }>({
+    const e of listTyped(deps.kv, {
       prefix: keys.articleVotes.range(rev.id),
     })
   ) {

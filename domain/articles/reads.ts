@@ -5,7 +5,7 @@
  * feed and its counters add the due transitions not yet recorded (due_window.ts).
  */
 import { keys } from "../../kv/keys.ts";
-import { readMany } from "../../kv/read_many.ts";
+import { listTyped, readMany } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
@@ -350,7 +350,7 @@ async function revisionParts(
   consistency: Deno.KvConsistencyLevel = "strong",
 ): Promise<string[]> {
   const listed = await Array.fromAsync(
-    kv.list<string>({ prefix: keys.articleRevisionParts.range(revisionId) }, { consistency }),
+    listTyped(kv, { prefix: keys.articleRevisionParts.range(revisionId) }, { consistency }),
   );
   return listed.map((e) => e.value);
 }
@@ -524,7 +524,7 @@ export async function publicArticle(
 ) {
   const ctx = await policyContext(deps);
   const newest = Array.fromAsync(
-    deps.kv.list<CommentRecord>({ prefix: keys.articleComments.range(postId) }, {
+    listTyped(deps.kv, { prefix: keys.articleComments.range(postId) }, {
       reverse: true,
       limit: NEWEST_SCAN,
       consistency,

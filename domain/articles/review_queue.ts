@@ -5,7 +5,7 @@
  * written; skipping has no effect on anyone's standing.
  */
 import { keys } from "../../kv/keys.ts";
-import { readNamed } from "../../kv/read_many.ts";
+import { listTyped, readNamed } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { listBlockParts, viewerOf, type ViewerRef } from "./bundle_reads.ts";
@@ -34,7 +34,8 @@ export async function nextForReview(deps: Deps, caller: ViewerRef, exclude: stri
     const listing = async () => {
       const batch: QueueEntry[] = [];
       for await (
-        const e of deps.kv.list<{ post_id: string; author_id: string }>(
+        const e of listTyped(
+          deps.kv,
           cursor ? { prefix, start: cursor } : { prefix },
           { limit: 50 },
         )

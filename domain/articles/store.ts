@@ -100,6 +100,10 @@ export type FeedEntry = string | { post_id: string; revision_ids: string[] };
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
     articlePostIdBySeq: FeedEntry;
+    /** A pending revision in the review queue (the revision id is in the key). */
+    articleReviewQueue: { post_id: string; author_id: string };
+    /** A pending revision's due entry (its due time and revision id are in the key). */
+    articleDue: { post_id: string };
   }
 }
 

@@ -123,7 +123,7 @@ async function feedPage(
   if (prefix === null) {
     const [head, page] = await Promise.all([
       readHead(deps.kv, board),
-      listPage<MessageRecord>(deps.kv, keys.messages.range(board), q),
+      listPage(deps.kv, keys.messages.range(board), q),
     ]);
     const viewer = await viewerSource;
     const visible = page.items.filter((m) => !isHidden(m, head));

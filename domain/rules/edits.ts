@@ -6,6 +6,7 @@
  */
 import { type Placeholder, REQUEST_ID, textInput } from "../placeholders.ts";
 import { keys } from "../../kv/keys.ts";
+import { listTyped } from "../../kv/read_many.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { type ActionReplay, matchReplay } from "../action_replays.ts";
@@ -317,12 +318,12 @@ function revisionView(r: RulesRevision) {
 /** Every revision, newest first: `before` (a revision number) and `limit` page through them. */
 export async function listRulesRevisions(deps: Deps, q: { limit: number; before?: number }) {
   const prefix = keys.rulesRevisions.range();
-  const selector: Deno.KvListSelector = q.before !== undefined
+  const selector = q.before !== undefined
     ? { prefix, end: keys.rulesRevisions(q.before) }
     : { prefix };
   const raw: RulesRevision[] = [];
   for await (
-    const e of deps.kv.list<RulesRevision>(selector, { reverse: true, limit: q.limit + 1 })
+    const e of listTyped(deps.kv, selector, { reverse: true, limit: q.limit + 1 })
   ) {
     raw.push(e.value);
   }
