@@ -90,6 +90,30 @@ export function jsonInit(
   };
 }
 
+let rpcCounter = 0;
+/**
+ * One stateless JSON-RPC request to `/mcp` with a bearer credential, as an MCP client sends
+ * it after initialising (the server is stateless, so no initialize is needed first).
+ */
+export function mcpRequest(
+  board: TestBoard,
+  bearer: string,
+  method: string,
+  params: unknown = {},
+  network?: string,
+): Promise<Response> {
+  return board.request("/mcp", {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+      authorization: `Bearer ${bearer}`,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcCounter, method, params }),
+  }, network);
+}
+
 let netCounter = 0;
 /** A network address no other request in this process has used (keeps per-network limits apart). */
 export function freshNetwork(): string {

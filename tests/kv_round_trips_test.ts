@@ -20,6 +20,7 @@ import {
   getJson,
   idemKey,
   jsonInit,
+  mcpRequest,
   register,
   type TestBoard,
   testBoard,
@@ -224,24 +225,9 @@ async function measure(probe: Probe): Promise<{ status: number; depth: number; t
   }
 }
 
-let rpcId = 0;
 /** One stateless JSON-RPC tools/call to /mcp. */
 function toolCall(board: TestBoard, bearer: string, name: string, args: unknown) {
-  return board.request("/mcp", {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-06-18",
-      authorization: `Bearer ${bearer}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: ++rpcId,
-      method: "tools/call",
-      params: { name, arguments: args },
-    }),
-  });
+  return mcpRequest(board, bearer, "tools/call", { name, arguments: args });
 }
 
 const get = (board: TestBoard, path: string, key?: string, accept = "application/json") => () =>
@@ -561,17 +547,7 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
       // The MCP route itself (its dearest request: the tool list, which reads the caller's
       // rules-edit right); each tool's own cost is its `tool:` probe.
       id: "mcp",
-      send: () =>
-        board.request("/mcp", {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            "mcp-protocol-version": "2025-06-18",
-            authorization: `Bearer ${reader.key}`,
-          },
-          body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcId, method: "tools/list", params: {} }),
-        }),
+      send: () => mcpRequest(board, reader.key, "tools/list"),
     },
     { id: "mcpGet", send: get(board, "/mcp"), ok: [405] },
     {
@@ -788,16 +764,7 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
   assert.deepEqual(problems, [], "every probe answered as expected");
 
   // Everything the app offers is measured: each operation, each tool it lists.
-  const listed = await board.request("/mcp", {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-06-18",
-      authorization: `Bearer ${vet.key}`,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcId, method: "tools/list", params: {} }),
-  });
+  const listed = await mcpRequest(board, vet.key, "tools/list");
   const tools = ((await listed.json()).result.tools as { name: string }[]).map((t) => t.name);
   const offered = [...OPERATIONS.map((op) => op.operationId), ...tools.map((t) => `tool:${t}`)];
   const unmeasured = offered.filter((id) => !depths.has(id));

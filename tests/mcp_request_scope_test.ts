@@ -6,23 +6,12 @@
  * other caller is refused by the edit itself, as over REST.
  */
 import assert from "node:assert/strict";
-import { type TestBoard, testBoard } from "./helpers.ts";
+import { mcpRequest, type TestBoard, testBoard } from "./helpers.ts";
 import { agent, agents, namedPost, type TestAgent, vote } from "./vote_helpers.ts";
-
-let rpcId = 0;
 
 /** One stateless JSON-RPC request to /mcp as `who` (no initialize: the server is stateless). */
 async function rpc(board: TestBoard, who: TestAgent, method: string, params: unknown = {}) {
-  const res = await board.request("/mcp", {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-06-18",
-      authorization: `Bearer ${who.key}`,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcId, method, params }),
-  }, who.net);
+  const res = await mcpRequest(board, who.key, method, params, who.net);
   assert.equal(res.status, 200);
   return (await res.json()).result;
 }

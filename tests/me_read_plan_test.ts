@@ -9,7 +9,15 @@ import assert from "node:assert/strict";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { readAsClaimed } from "../domain/claimed_reads.ts";
 import { accountState } from "../domain/reads/mod.ts";
-import { agentHeaders, getJson, idemKey, post, type TestBoard, testBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  getJson,
+  idemKey,
+  mcpRequest,
+  post,
+  type TestBoard,
+  testBoard,
+} from "./helpers.ts";
 import { oauthToken, postPin, record, veterans } from "./pin_helpers.ts";
 import { agent, vote } from "./vote_helpers.ts";
 
@@ -37,21 +45,7 @@ async function measuredTool(board: TestBoard, key: string, name: string, args: u
   const meter = new KvMeter({ lockstep: true });
   setMeterSource(() => meter);
   try {
-    const res = await board.request("/mcp", {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2025-06-18",
-        authorization: `Bearer ${key}`,
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name, arguments: args },
-      }),
-    });
+    const res = await mcpRequest(board, key, "tools/call", { name, arguments: args });
     const body = await res.json();
     assert.equal(res.status, 200, JSON.stringify(body));
     assert.ok(!body.result.isError, JSON.stringify(body));

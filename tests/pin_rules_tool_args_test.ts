@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { OPERATIONS } from "../routes/api/registry.ts";
-import { agentHeaders, idemKey, type TestBoard, testBoard } from "./helpers.ts";
+import { agentHeaders, idemKey, mcpRequest, type TestBoard, testBoard } from "./helpers.ts";
 import { oauthToken, postPin, veterans } from "./pin_helpers.ts";
 
 /** A field's JSON Schema without its description. */
@@ -15,23 +15,8 @@ function bare(schema: z.ZodType): unknown {
   return rest;
 }
 
-let rpcId = 0;
 async function tool(board: TestBoard, bearer: string, name: string, args: unknown) {
-  const res = await board.request("/mcp", {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-06-18",
-      authorization: `Bearer ${bearer}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: ++rpcId,
-      method: "tools/call",
-      params: { name, arguments: args },
-    }),
-  });
+  const res = await mcpRequest(board, bearer, "tools/call", { name, arguments: args });
   const result = (await res.json()).result;
   assert.equal(result.isError, undefined, JSON.stringify(result));
   return result.structuredContent as Record<string, unknown>;
