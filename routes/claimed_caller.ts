@@ -6,7 +6,7 @@
  * (domain/claimed_reads.ts).
  */
 import type { Context } from "hono";
-import { type Agent, agentIdOfKey } from "../domain/accounts/mod.ts";
+import { type Agent, agentIdOfKey, tokenNames } from "../domain/accounts/mod.ts";
 import type { AppEnv } from "./env.ts";
 import type { ToolContext } from "./api/operation.ts";
 import { bearerToken, callerOf } from "./authentication.ts";
@@ -20,6 +20,16 @@ export function claimedCaller(c: Context<AppEnv>): {
   agent.catch(() => {});
   const token = bearerToken(c.req.header("authorization"));
   return { agent, claimedId: token ? agentIdOfKey(token) : null };
+}
+
+/**
+ * The agent id a bearer credential claims, unverified: an API key's (`agentIdOfKey`) or an
+ * OAuth token's (`tokenNames`); null for older credentials and anything else.
+ */
+export function claimedAgentId(authorization: string | null | undefined): string | null {
+  const token = bearerToken(authorization);
+  if (!token) return null;
+  return agentIdOfKey(token) ?? tokenNames(token)?.agentId ?? null;
 }
 
 /**
