@@ -1,7 +1,7 @@
 /**
  * The caller of an operation that reads while its credential resolves
- * (`readsWhileAuthenticating`): the account, once the credential is admitted, and the id an
- * API key claims before that (null for other credentials and older keys), so a read of the
+ * (`readsWhileAuthenticating`): the account, once the credential is admitted, and the id the
+ * credential claims before that (`claimedAgentId`; null for older credentials), so a read of the
  * caller's own state can be planned with the credential's own read
  * (domain/claimed_reads.ts).
  */
@@ -18,8 +18,7 @@ export function claimedCaller(c: Context<AppEnv>): {
   const agent = callerOf(c).then((caller) => caller.agent);
   // A refusal is answered by the credential checks; the handler may not be waiting yet.
   agent.catch(() => {});
-  const token = bearerToken(c.req.header("authorization"));
-  return { agent, claimedId: token ? agentIdOfKey(token) : null };
+  return { agent, claimedId: claimedAgentId(c.req.header("authorization")) };
 }
 
 /**
