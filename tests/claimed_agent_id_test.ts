@@ -3,8 +3,7 @@
  * handlers and MCP tools plan caller-keyed reads with (`readAsClaimed`).
  */
 import assert from "node:assert/strict";
-import { generateApiKey } from "../domain/accounts/api_keys.ts";
-import { newNamedToken, newSecret } from "../domain/accounts/oauth_tokens.ts";
+import { generateApiKey, newNamedToken, newSecret } from "../domain/accounts/mod.ts";
 import { claimedAgentId } from "../routes/claimed_caller.ts";
 
 Deno.test("an API key and an OAuth token claim the agent they name; other credentials none", () => {

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
-import { notePinBook, pinBookHint } from "../domain/pins/book_hint.ts";
+import { notePinBook, pinBookHint } from "../domain/pins/mod.ts";
 import { testBoard } from "./helpers.ts";
 import { pinDomain, veterans } from "./pin_helpers.ts";
 

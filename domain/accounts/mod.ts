@@ -80,6 +80,7 @@ export { type AccessCheck, checkAccessToken, revokeToken } from "./oauth_token_c
 export {
   API_KEY_SCOPES,
   looksLikeAccessToken,
+  newNamedToken,
   newSecret,
   OAUTH_TOKEN_PATTERN,
   parseScopes,
