@@ -7,6 +7,7 @@
 import type { Deps } from "../domain/deps.ts";
 import { rulesEditRight } from "../domain/rules/mod.ts";
 import type { AnyTool, ToolContext } from "../routes/api/operation.ts";
+import { claimedAgentId } from "../routes/claimed_caller.ts";
 import type { Caller } from "../routes/env.ts";
 import { WebStandardStreamableHTTPServerTransport } from "./sdk.ts";
 import { createMcpServer, type RulesEditOffer } from "./server.ts";
@@ -39,6 +40,7 @@ function contextWhileAuthenticating(
   deps: Deps,
   network: string,
   callerReady: Promise<Caller>,
+  claimedId: string | null,
 ): ToolContext {
   let known: Caller | undefined;
   const ready = callerReady.then((caller) => known = caller);
@@ -47,6 +49,7 @@ function contextWhileAuthenticating(
     deps,
     network,
     callerReady: ready,
+    claimedId,
     get caller(): Caller {
       if (!known) throw new Error("a tool used its caller before the credential resolved");
       return known;
@@ -72,9 +75,10 @@ export async function handleMcpRequest(
   parsedBody: unknown,
 ): Promise<Response> {
   const early = readsWhileAuthenticating(tools, parsedBody);
+  const claimedId = claimedAgentId(request.headers.get("authorization"));
   const ctx = early
-    ? contextWhileAuthenticating(deps, network, callerReady)
-    : { deps, network, caller: await callerReady, callerReady };
+    ? contextWhileAuthenticating(deps, network, callerReady, claimedId)
+    : { deps, network, caller: await callerReady, callerReady, claimedId };
   // Only a list shows the rules edit by the caller's right (a list is never started early).
   const offer: RulesEditOffer = listsTools(parsedBody)
     ? ((await rulesEditRight(deps, ctx.caller.agent)).eligible ? "listed" : "hidden")

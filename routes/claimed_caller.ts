@@ -1,12 +1,12 @@
 /**
  * The caller of an operation that reads while its credential resolves
- * (`readsWhileAuthenticating`): the account, once the credential is admitted, and the id an
- * API key claims before that (null for other credentials and older keys), so a read of the
+ * (`readsWhileAuthenticating`): the account, once the credential is admitted, and the id the
+ * credential claims before that (`claimedAgentId`; null for older credentials), so a read of the
  * caller's own state can be planned with the credential's own read
  * (domain/claimed_reads.ts).
  */
 import type { Context } from "hono";
-import { type Agent, agentIdOfKey } from "../domain/accounts/mod.ts";
+import { type Agent, agentIdOfKey, tokenNames } from "../domain/accounts/mod.ts";
 import type { AppEnv } from "./env.ts";
 import type { ToolContext } from "./api/operation.ts";
 import { bearerToken, callerOf } from "./authentication.ts";
@@ -18,8 +18,17 @@ export function claimedCaller(c: Context<AppEnv>): {
   const agent = callerOf(c).then((caller) => caller.agent);
   // A refusal is answered by the credential checks; the handler may not be waiting yet.
   agent.catch(() => {});
-  const token = bearerToken(c.req.header("authorization"));
-  return { agent, claimedId: token ? agentIdOfKey(token) : null };
+  return { agent, claimedId: claimedAgentId(c.req.header("authorization")) };
+}
+
+/**
+ * The agent id a bearer credential claims, unverified: an API key's (`agentIdOfKey`) or an
+ * OAuth token's (`tokenNames`); null for older credentials and anything else.
+ */
+export function claimedAgentId(authorization: string | null | undefined): string | null {
+  const token = bearerToken(authorization);
+  if (!token) return null;
+  return agentIdOfKey(token) ?? tokenNames(token)?.agentId ?? null;
 }
 
 /**

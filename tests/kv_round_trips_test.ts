@@ -189,6 +189,10 @@ budget("write", 7, "modCommentDecision", "modDeskDecide", "modDeskRemoveAccount"
 budget("write", 8, "modRemovePost");
 budget("write", 9, "modArticleDecision");
 
+// Pins, the MCP caller's claimed id
+budget("read", 2, "tool:lookup_publication");
+budget("write", 3, "modOfficialPin", "tool:pin_thread");
+
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
   id: string;

@@ -99,10 +99,9 @@ Deno.test("a veteran with received votes and a live pin reads its state in two r
   assert.equal(lookup.body.found, true);
   assert.equal(lookup.body.publication.id, posted.id);
 
-  // The MCP twin: the pin lists with the credential (a tool has no claimed id), then the
-  // account's reads with the pins' threads and owners, then the received votes' messages.
+  // The MCP twin plans as GET /v1/me does: the tool gets the key's claimed id too.
   const tool = await measuredTool(board, vet.key, "get_my_agent", {});
-  assert.equal(tool.depth, 3);
+  assert.equal(tool.depth, 2);
   const now = JSON.parse(JSON.stringify(await accountState(board.deps, await record(board, vet))));
   assert.deepEqual(tool.answer, now);
 

@@ -80,12 +80,14 @@ export { type AccessCheck, checkAccessToken, revokeToken } from "./oauth_token_c
 export {
   API_KEY_SCOPES,
   looksLikeAccessToken,
+  newNamedToken,
   newSecret,
   OAUTH_TOKEN_PATTERN,
   parseScopes,
   type Scope,
   SCOPES,
   secretHash,
+  tokenNames,
   TTL,
 } from "./oauth_tokens.ts";
 export type {

@@ -7,11 +7,13 @@
  * window (9 checks; the agent event log's next position makes 10). Exact repeats and
  * no-op removals write nothing and spend nothing.
  *
- * Read plan: one batch of everything keyed by the request (the checks above but the
- * thread, the thread's id index, the other board's head, the event log's tail), then one
- * of what it names (the thread; the stored pins' owners and threads, unchecked), then the
- * commit. An account that may earn veteran status now (no record yet, old enough, karma
- * enough: known from the first batch) counts its supporters beside the second.
+ * Read plan: one batch of everything keyed by the request (the checks above, the thread at
+ * the seq its id carries with its id index, the other board's head, the event log's tail)
+ * and, unchecked, the owners and threads of the pins last seen on the store
+ * (`pinBookHint`), then the commit. Only what the first batch names beyond that (a pin the
+ * hint missed, a thread id that carries no seq) is read in a second batch. An account that
+ * may earn veteran status now (no record yet, old enough, karma enough: known from the
+ * first batch) counts its supporters after it (two read rounds).
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
@@ -20,11 +22,18 @@ import { nextUtcMidnight, utcDay } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { EMPTY_STANDING, supportOf } from "../votes/mod.ts";
-import { type BoardHead, EMPTY_HEAD, type MessageRecord } from "../board/mod.ts";
+import {
+  type BoardHead,
+  EMPTY_HEAD,
+  messageReadPlan,
+  type MessageRecord,
+  messageSeqById,
+} from "../board/mod.ts";
 import { readNamed } from "../../kv/read_many.ts";
 import { agentEventsTail, primeAgentEvents } from "../agent_events.ts";
 import { notFound } from "../errors.ts";
 import { type CommunityPin, samePin } from "./book.ts";
+import { notePinBook, pinBookHint } from "./book_hint.ts";
 import {
   communityPinLive,
   type OwnerFacts,
@@ -102,10 +111,13 @@ export async function changeCommunityPin(
   const otherBoard: Board = board === "named" ? "b" : "named";
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
     const dayKey = dailyKey(deps, agent.id);
-    // One batch: what the commit checks, the thread's id index and the other board's head
-    // (no checks: the index never changes, the head only shows the pinned threads), and
-    // the event log's tail.
-    const [read, loose, tail] = await Promise.all([
+    // One batch: what the commit checks, the thread at the seq its id carries with its id
+    // index (`messageReadPlan`) and the other board's head (no checks: the index never
+    // changes, the head only shows the pinned threads), and the event log's tail.
+    // The owners and threads of the pins this store was last seen with go out with it
+    // (`pinBookHint`); the book read here decides which of them count.
+    const hinted = pinBookHint(deps.kv);
+    const [read, loose, tail, , hintedOwners, hintedThreads] = await Promise.all([
       tx.getNamed({
         book: keys.communityPins(),
         vet: keys.veterans(agent.id),
@@ -116,19 +128,22 @@ export async function changeCommunityPin(
         official: keys.officialPins(board),
         window: networkWriteKey(network),
       }),
-      readNamed(tx.kv, {
-        seq: keys.messageSeqById(board, threadId),
-        otherHead: keys.boardHeads(otherBoard),
-      }),
+      readNamed(tx.kv, { otherHead: keys.boardHeads(otherBoard) }),
       agentEventsTail(tx.kv),
+      tx.prefetch(messageReadPlan(board, threadId)),
+      readOwnerFacts(tx.kv, hinted.map((p) => p.agent_id)),
+      readPinnedThreads(tx.kv, hinted),
     ]);
-    const seq = loose.seq.value;
+    const seq = await messageSeqById(tx, board, threadId);
     if (seq === null) throw notFound("thread", threadId);
     primeAgentEvents(tx, tail);
     // Facts about the stored pins' owners and threads, read without checks: a pin's death
     // is permanent, so stale facts can only count a dead pin as live (refusing, never
     // overfilling). The thread itself is a check.
     const stored = read.book.value ?? [];
+    notePinBook(deps.kv, stored);
+    // Only pins the hint missed have their facts read now.
+    const missed = stored.filter((p) => !hinted.some((h) => samePin(h, p)));
     const heads = new Map<Board, BoardHead>([
       [board, read.head.value ?? EMPTY_HEAD],
       [otherBoard, loose.otherHead.value ?? EMPTY_HEAD],
@@ -139,12 +154,14 @@ export async function changeCommunityPin(
     const base = { now, createdAt: agent.created_at, karma };
     // Supporters count only while veteran status can be earned now (beside the second batch).
     const noSupport = { supporters: null, newestVoteAt: null };
-    const [msgE, owners, threads, { supporters, newestVoteAt }] = await Promise.all([
+    const [msgE, missedOwners, missedThreads, { supporters, newestVoteAt }] = await Promise.all([
       tx.get(keys.messages(board, seq)),
-      readOwnerFacts(tx.kv, stored.map((p) => p.agent_id)),
-      readPinnedThreads(tx.kv, stored, heads),
+      missed.length ? readOwnerFacts(tx.kv, missed.map((p) => p.agent_id)) : new Map(),
+      readPinnedThreads(tx.kv, missed, heads),
       input.pinned && mayEarn(prev, base) ? supportOf(deps, agent.id) : noSupport,
     ]);
+    const owners = new Map([...hintedOwners, ...missedOwners]);
+    const threads = new Map([...hintedThreads, ...missedThreads]);
     const bookE = read.book, agentE = read.agent;
     const headE = read.head, dayE = read.day, officialE = read.official;
     const me = agentE.value;
@@ -198,7 +215,9 @@ export async function changeCommunityPin(
         return { kind: "ok", pin: null, changed: false, replayed: true, used, thread };
       }
       applyNetworkWrite(tx, deps, network, read.window);
-      tx.set(keys.communityPins(), book.filter((p) => !(same(p) && p.agent_id === agent.id)));
+      const kept = book.filter((p) => !(same(p) && p.agent_id === agent.id));
+      tx.set(keys.communityPins(), kept);
+      notePinBook(deps.kv, kept);
       await notePinEvent(tx, now, thread, false, "community", agent.id);
       return {
         kind: "ok",
@@ -303,6 +322,7 @@ export async function changeCommunityPin(
     };
     applyNetworkWrite(tx, deps, network, read.window);
     tx.set(keys.communityPins(), [...live, pin]);
+    notePinBook(deps.kv, [...live, pin]);
     tx.set(dayKey, used + 1, { expireIn: 2 * DAY_MS });
     await notePinEvent(tx, now, thread, true, "community", agent.id);
     return { kind: "ok", pin, changed: true, replayed: false, used: used + 1, thread };

@@ -23,6 +23,7 @@ import {
   threadUrl,
 } from "../board/mod.ts";
 import { type CommunityPin, type OfficialPin, samePin } from "./book.ts";
+import { notePinBook } from "./book_hint.ts";
 import { isSuspended, recordObservedSuspension, type VeteranRecord } from "./veterans.ts";
 
 export const PIN_LIMITS = {
@@ -88,7 +89,7 @@ export function threadKey(p: { board: Board; thread_seq: number }): string {
  */
 export async function readPinnedThreads(
   kv: Deno.Kv,
-  pins: { board: Board; thread_id: string; thread_seq: number }[],
+  pins: readonly { board: Board; thread_id: string; thread_seq: number }[],
   heads?: ReadonlyMap<Board, BoardHead>,
 ): Promise<Map<string, MessageRecord>> {
   if (pins.length === 0) return new Map();
@@ -168,6 +169,7 @@ export async function readPinBook(kv: Deno.Kv, board?: Board): Promise<PinBook> 
     keys.communityPins(),
     ...boards.map((b) => keys.officialPins(b)),
   ]);
+  notePinBook(kv, community.value ?? []);
   return {
     boards,
     officials: officialLists.flatMap((l) => l.value ?? []),

@@ -6,6 +6,7 @@
 // ---- exports
 export { retireCommunityPinsOf } from "./book.ts";
 export type { CommunityPin, OfficialPin } from "./book.ts";
+export { notePinBook, pinBookHint } from "./book_hint.ts";
 export { assertPinCredential, changeCommunityPin } from "./community.ts";
 export type { PinInput } from "./community.ts";
 export { listPins, livePins, livePinsOf, pinnedBy, readPinBook } from "./live.ts";

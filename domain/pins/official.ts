@@ -6,7 +6,7 @@ import { type Board, keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
-import { EMPTY_HEAD } from "../board/mod.ts";
+import { EMPTY_HEAD, messageReadPlan, messageSeqById } from "../board/mod.ts";
 import type { OfficialPin } from "./book.ts";
 import { PIN_LIMITS, pinTarget } from "./live.ts";
 import { agentEventsTail, primeAgentEvents } from "../agent_events.ts";
@@ -29,21 +29,23 @@ export async function setOfficialPin(
 ): Promise<{ board: Board; thread_id: string; pinned: boolean; changed: boolean }> {
   const threadId = threadIdRaw.toLowerCase();
   const { value } = await transact(deps.kv, async (tx) => {
-    // One batch: the checked records, the thread's id index (it never changes), the event
-    // log's tail and the rider's keys; then the thread it names; then the commit.
-    const [read, seqE, tail, turn] = await Promise.all([
+    // One batch: the checked records, the thread at the seq its id carries with its id index
+    // (`messageReadPlan`; an id made before reads the thread in one more round trip), the
+    // event log's tail and the rider's keys; then the commit.
+    const [read, , tail, turn] = await Promise.all([
       tx.getNamed({
         official: keys.officialPins(board),
         head: keys.boardHeads(board),
         book: keys.communityPins(),
       }),
-      tx.peek(keys.messageSeqById(board, threadId)),
+      tx.prefetch(messageReadPlan(board, threadId)),
       agentEventsTail(tx.kv),
       rider?.read(tx),
     ]);
-    if (seqE.value === null) throw notFound("thread", threadId);
+    const seq = await messageSeqById(tx, board, threadId);
+    if (seq === null) throw notFound("thread", threadId);
     primeAgentEvents(tx, tail);
-    const msgE = await tx.get(keys.messages(board, seqE.value));
+    const msgE = await tx.get(keys.messages(board, seq));
     const officials = read.official.value ?? [];
     const existing = officials.find((p) => p.thread_id === threadId);
     const answer = (changed: boolean) => {

@@ -31,7 +31,9 @@ import {
   eraseMessage,
   isHidden,
   markDeleted,
+  messageById,
   messageId,
+  messageReadPlan,
   type MessageRecord,
   missingMessage,
   type Publisher,
@@ -231,31 +233,6 @@ async function mentionedAccounts(
 ): Promise<string[]> {
   const found = await Promise.all(names.map((n) => tx.peek(keys.agentIdByName(n))));
   return found.flatMap((e) => (e.value && e.value !== authorId ? [e.value] : []));
-}
-
-/**
- * The keys `messageById` reads, for the caller's planned batch: the record at the seq the
- * id carries (`claimedSeq`), and the id index for an id that carries none or another
- * message's (an id made before).
- */
-function messageReadPlan(board: Board, id: string): Deno.KvKey[] {
-  const seq = claimedSeq(id);
-  return [...(seq === null ? [] : [keys.messages(board, seq)]), keys.messageSeqById(board, id)];
-}
-
-/**
- * The record of message `id`, read with a check: at the seq its id carries, or, for an id
- * that carries none or another message's (an id made before), at the seq its index names
- * (one more round trip then). Null when there is none. Plan `messageReadPlan` first.
- */
-async function messageById(tx: Tx, board: Board, id: string): Promise<MessageRecord | null> {
-  const seq = claimedSeq(id);
-  if (seq !== null) {
-    const at = keys.messages(board, seq);
-    if ((await tx.peek(at)).value?.id === id) return (await tx.get(at)).value;
-  }
-  const indexed = (await tx.peek(keys.messageSeqById(board, id))).value;
-  return indexed === null ? null : (await tx.get(keys.messages(board, indexed))).value;
 }
 
 /**

@@ -512,7 +512,7 @@ const AGENT_OPS: Operation[] = [
           );
         }
         // The same flat object as GET /v1/me.
-        return await accountState(ctx.deps, toolCaller(ctx));
+        return await accountState(ctx.deps, toolCaller(ctx), ctx.claimedId);
       },
     }),
   },
@@ -659,8 +659,12 @@ const AGENT_OPS: Operation[] = [
       annotations: READ,
       scope: "board:read",
       readsWhileAuthenticating: true,
-      call: async (ctx, a) =>
-        lookupPublication(ctx.deps, "named", (await toolCaller(ctx)).id, a.request_id),
+      call: (ctx, a) =>
+        readAsClaimed(
+          toolCaller(ctx),
+          ctx.claimedId,
+          (id) => lookupPublication(ctx.deps, "named", id, a.request_id),
+        ),
     }),
   },
 ];

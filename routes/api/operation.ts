@@ -149,6 +149,12 @@ export interface ToolContext {
   deps: Deps;
   caller: Caller;
   callerReady: Promise<Caller>;
+  /**
+   * The agent id the request's credential claims before it is checked (an API key's or an
+   * OAuth token's, `claimedAgentId`), null when it names none: only a plan for caller-keyed
+   * reads (`readAsClaimed`), never an answer.
+   */
+  claimedId: string | null;
   network: string;
 }
 
