@@ -188,6 +188,10 @@ budget("write", 7, "modCommentDecision", "modDeskDecide", "modDeskRemoveAccount"
 budget("write", 8, "modRemovePost");
 budget("write", 9, "modArticleDecision");
 
+// moderation
+budget("write", 4, "modArticleDecision");
+budget("write", 5, "modCommentDecision", "modDeskDecide");
+
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
   id: string;
