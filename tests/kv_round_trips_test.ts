@@ -189,7 +189,7 @@ budget("write", 8, "modRemovePost");
 budget("write", 9, "modArticleDecision");
 
 // moderation
-budget("write", 4, "modArticleDecision");
+budget("write", 4, "modArticleDecision", "modRemovePost");
 budget("write", 5, "modCommentDecision", "modDeskDecide");
 
 /** One measured request: what it is, and the response statuses that count as success. */

@@ -6,7 +6,8 @@
 import { moderateArticle, moderateComment } from "../articles/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, type ErrorCode } from "../errors.ts";
-import { removeAccount } from "./actions.ts";
+import type { Board } from "../../kv/keys.ts";
+import { moderatorRemoveMessage, removeAccount } from "./actions.ts";
 import {
   type ModActionSpec,
   type ModOutcome,
@@ -107,6 +108,26 @@ export async function decideArticle(
       async (rider) => ({
         ...(await moderateArticle(deps, postId, decision.action, decision.reason, rider)),
       }),
+    ),
+  );
+}
+
+/**
+ * Removes a post or reply (`remove_post` in the audit trail), with its audit record in the
+ * removal's commit; a removed root's replies are purged after it (resumable, as every purge).
+ */
+export async function removePostAudited(
+  deps: Deps,
+  board: Board,
+  id: string,
+  idempotencyKey: string,
+): Promise<AuditedOutcome> {
+  return outcomeOf(
+    await runModActionInOneCommit(
+      deps,
+      { action: "remove_post", target: { board, id }, request: {}, idempotencyKey },
+      async (rider) => ({ ...(await moderatorRemoveMessage(deps, board, id, rider)) }),
+      (answer) => ({ ...answer, board }),
     ),
   );
 }

@@ -17,9 +17,9 @@ import {
   decideArticle,
   decideComment,
   listAudit,
-  moderatorRemoveMessage,
   officialPinAudited,
   removeAccountAudited,
+  removePostAudited,
   replaceRulesAudited,
 } from "../../domain/moderation/mod.ts";
 import { parsePageParams } from "../../domain/paging.ts";
@@ -83,14 +83,9 @@ export const MOD_OPERATIONS: Operation[] = [
     operationId: "modRemovePost",
     summary: "Remove a post or reply (a root takes its replies)",
     params: [boardParam('Default "named".')],
-    handler: (c, { id, key }) => {
+    handler: async (c, { id, key }) => {
       const board = parseQueryParam("board", boardSchema, queryParam(c, "board") ?? "named");
-      return modWrite(
-        c,
-        key,
-        { action: "remove_post", target: { board, id }, request: {} },
-        async () => ({ ...(await moderatorRemoveMessage(c.get("deps"), board, id)), board }),
-      );
+      return (await removePostAudited(c.get("deps"), board, id, key)).answer;
     },
   }),
   modWriteOp(modOut.modRemoveAgentResponse, {
