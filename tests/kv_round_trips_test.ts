@@ -189,6 +189,7 @@ budget("write", 8, "modRemovePost");
 budget("write", 9, "modArticleDecision");
 
 // moderation
+budget("write", 3, "modAdvanceClock");
 budget("write", 4, "modArticleDecision", "modRemovePost");
 budget("write", 5, "modCommentDecision", "modDeskDecide");
 

@@ -14,6 +14,7 @@ import {
   pendingForModerators,
 } from "../../domain/articles/mod.ts";
 import {
+  advanceClockAudited,
   decideArticle,
   decideComment,
   listAudit,
@@ -33,7 +34,7 @@ import {
 } from "../schemas.ts";
 import { parseQueryParam } from "../query_params.ts";
 import { queryParam } from "../http.ts";
-import { modWrite, routeNotFound } from "../moderator_gate.ts";
+import { routeNotFound } from "../moderator_gate.ts";
 import { pageInput } from "./inputs.ts";
 import { boardParam, type Operation, operation, pageParams } from "./operation.ts";
 
@@ -213,17 +214,7 @@ export const MOD_OPERATIONS: Operation[] = [
       if (!c.get("deps").config.testClock) return routeNotFound(c);
       await next();
     }],
-    handler: (c, { key, body }) => {
-      const deps = c.get("deps");
-      return modWrite(
-        c,
-        key,
-        { action: "advance_clock", target: { clock: "service" }, request: body },
-        () => {
-          deps.clock.advance(body.advance_seconds);
-          return Promise.resolve({ advanced_seconds: body.advance_seconds, now: deps.clock.now() });
-        },
-      );
-    },
+    handler: async (c, { key, body }) =>
+      (await advanceClockAudited(c.get("deps"), body.advance_seconds, key)).answer,
   }),
 ];
