@@ -7,8 +7,8 @@
  * record, a retry with the same key answers the first outcome, and a retry of an action
  * cut short by a crash runs it again (the claim is taken over after a minute). An action
  * that is itself one commit (an official pin, a rules replacement, an article or comment
- * decision) takes its claim and its finished record in that commit instead
- * (`runModActionInOneCommit`).
+ * decision, a post removal, a clock move) takes its claim and its finished record in that
+ * commit instead (`runModActionInOneCommit`); account removal, several commits, is claimed.
  */
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
