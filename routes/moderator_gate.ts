@@ -1,5 +1,5 @@
 /**
- * The gate and the audited write of the moderator interface `/mod` (its operations are in
+ * The gate of the moderator interface `/mod` (its operations are in
  * routes/api/moderation.ts; docs/pins_rules_moderation.md). Off (every route 404) unless
  * `BOARD_MODERATOR_KEY` is set. `Authorization: Bearer <key>` compared in constant time
  * (wrong keys throttled per network, domain/moderation/moderator_key.ts),
@@ -8,10 +8,8 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import {
-  auditedAction,
   checkModeratorKey,
   checkWrongKeyWindow,
-  type ModActionSpec,
   moderatorUnauthorized,
 } from "../domain/moderation/mod.ts";
 import { BoardError } from "../domain/errors.ts";
@@ -67,17 +65,3 @@ export const moderatorGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   await checkModeratorKey(deps, c.get("network"), token, modKey);
   await next();
 };
-
-/**
- * Runs an audited, idempotent moderator write under `key` and answers its (possibly
- * replayed) outcome.
- */
-export async function modWrite(
-  c: Context<AppEnv>,
-  key: string,
-  spec: Omit<ModActionSpec, "idempotencyKey">,
-  run: () => Promise<Record<string, unknown>>,
-) {
-  const out = await auditedAction(c.get("deps"), { ...spec, idempotencyKey: key }, run);
-  return c.json(out.answer, 200);
-}

@@ -192,6 +192,10 @@ budget("write", 9, "modArticleDecision");
 // Pins, the MCP caller's claimed id
 budget("read", 2, "tool:lookup_publication");
 budget("write", 3, "modOfficialPin", "tool:pin_thread");
+// moderation
+budget("write", 3, "modAdvanceClock");
+budget("write", 4, "modArticleDecision", "modRemovePost");
+budget("write", 5, "modCommentDecision", "modDeskDecide");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {

@@ -587,4 +587,35 @@ Deno.test("POST /mod/articles/{id}/decision and /mod/comments/{id}/decision", as
       ["comment_decision", "article_decision", "article_decision"],
     );
   });
+
+  await t.step("a decision's replay answers its recorded outcome, a refusal included", async () => {
+    const c = await comment(board, reader.key, article.revision_id);
+    const path = `/mod/comments/${c.comment_id}/decision`;
+    const key = idemKey();
+    const first = await (await modRequest(board, "POST", path, {
+      action: "reject",
+      reason: "spam",
+    }, key)).json();
+    const again = await (await modRequest(board, "POST", path, {
+      action: "reject",
+      reason: "spam",
+    }, key)).json();
+    assert.deepEqual([first.changed, first.replayed], [true, false]);
+    assert.deepEqual([again.status, again.changed, again.replayed], ["rejected", true, true]);
+    // Nothing to restore: refused, recorded, and the same refusal on a replay.
+    const refusedKey = idemKey();
+    const restore = () =>
+      modRequest(board, "POST", `/mod/articles/${article.post_id}/decision`, {
+        action: "restore",
+        reason: "x",
+      }, refusedKey);
+    await assertError(await restore(), 409, "CONFLICT");
+    const replayed = await assertError(await restore(), 409, "CONFLICT");
+    assert.equal(replayed.replayed, true);
+    const audit = await modJson(board, "GET", "/mod/audit?limit=2");
+    assert.deepEqual(
+      audit.body.items.map((i: { action: string; outcome: string }) => [i.action, i.outcome]),
+      [["article_decision", "error"], ["comment_decision", "ok"]],
+    );
+  });
 });

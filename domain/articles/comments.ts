@@ -15,6 +15,7 @@ import { AgentCache, articleTransact, type PostBundle, project, stageBundle } fr
 import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { type PolicyContext, policyContext } from "./policy.ts";
 import { chargeArticleQuota } from "./quotas.ts";
+import type { CommitRider } from "../commit_rider.ts";
 import { ArticleWriter, getAll } from "./store.ts";
 import type { ArticlePost, CommentMeta, CommentRecord, RevisionRecord } from "./types.ts";
 import { commentable } from "./views.ts";
@@ -47,11 +48,6 @@ declare module "../../kv/key_values.ts" {
     articleCommentLocators: Locator;
     articlePendingComments: PendingEntry;
   }
-}
-
-/** Where comment `id` is stored (its article and position; it never changes), or null. */
-export async function commentLocator(kv: Deno.Kv, id: string): Promise<Locator | null> {
-  return (await kv.get(keys.articleCommentLocators(id))).value;
 }
 
 /** Reads a comment by id (no check). */
@@ -458,28 +454,35 @@ export async function moderateComment(
   id: string,
   action: "approve" | "reject",
   reason: string,
-  /** The comment's locator, when the caller started reading it (`commentLocator`). */
-  located?: Promise<Locator | null>,
+  /** Work of a higher area in the same commit (the moderator's audit record). */
+  rider?: CommitRider,
 ): Promise<{ comment_id: string; status: CommentRecord["status"]; changed: boolean }> {
   const ctx = await policyContext(deps);
   const { value } = await articleTransact(deps, async (tx) => {
-    // A comment's locator never changes: read unchecked (or by the caller, beside its own
-    // reads), then the comment, its article and the writer's counters in one batch, then the
-    // revisions and the author's count.
-    const loc = (located ? await located : null) ??
-      (await tx.peek(keys.articleCommentLocators(id))).value;
-    if (!loc) throw notFound("comment", id);
-    const [read, opened] = await Promise.all([
-      tx.getNamed({
-        comment: keys.articleComments(loc.post_id, loc.seq),
-        post: keys.articlePosts(loc.post_id),
-      }),
+    // One batch: the comment's locator (it never changes: unchecked), the writer's counters
+    // and the rider's keys; then the comment and its article; then the revisions and the
+    // author's count; then the commit.
+    const [locE, opened, turn] = await Promise.all([
+      tx.peek(keys.articleCommentLocators(id)),
       ArticleWriter.open(tx, deps).catch((e: unknown) => e),
+      rider?.read(tx),
     ]);
+    const answer = (
+      out: { comment_id: string; status: CommentRecord["status"]; changed: boolean },
+    ) => {
+      turn?.finish(tx, { ...out });
+      return out;
+    };
+    const loc = locE.value;
+    if (!loc) throw notFound("comment", id);
+    const read = await tx.getNamed({
+      comment: keys.articleComments(loc.post_id, loc.seq),
+      post: keys.articlePosts(loc.post_id),
+    });
     const c = read.comment.value;
     if (!c) throw notFound("comment", id);
     const target: CommentRecord["status"] = action === "approve" ? "published" : "rejected";
-    if (c.status === target) return { comment_id: id, status: c.status, changed: false };
+    if (c.status === target) return answer({ comment_id: id, status: c.status, changed: false });
     if (!(opened instanceof ArticleWriter)) throw opened;
     const w = opened;
     const post = read.post.value;
@@ -514,7 +517,7 @@ export async function moderateComment(
     if (c.status === "pending") tx.delete(keys.articlePendingComments(c.seq));
     stageBundle(w, current, after);
     w.finish();
-    return { comment_id: id, status: target, changed: true };
+    return answer({ comment_id: id, status: target, changed: true });
   });
   return value;
 }

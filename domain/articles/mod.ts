@@ -13,7 +13,6 @@ export type { FigureSize } from "./assets.ts";
 export { articleCapabilities, DISCOVERY } from "./capabilities.ts";
 export { blockText, checksFailed } from "./checks.ts";
 export {
-  commentLocator,
   createGuestComment,
   findComment,
   listPendingComments,

@@ -5,6 +5,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
+import type { CommitRider } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import {
@@ -17,8 +18,8 @@ import {
   stageBundle,
 } from "./lifecycle.ts";
 import { dueAt, PENDING_LIFETIME, policyContext } from "./policy.ts";
-import { ArticleWriter, getAll } from "./store.ts";
-import type { Appeal, ArticlePost, RevisionRecord } from "./types.ts";
+import { ArticleWriter } from "./store.ts";
+import type { Appeal, RevisionRecord } from "./types.ts";
 import { articleState } from "./views.ts";
 
 type ArticleModerationAction = "reject" | "restrict" | "restore";
@@ -57,45 +58,37 @@ export async function moderateArticle(
   id: string,
   action: ArticleModerationAction,
   reason: string,
+  /** Work of a higher area in the same commit (the moderator's audit record). */
+  rider?: CommitRider,
 ): Promise<ArticleModerationResult> {
   const ctx = await policyContext(deps);
-  const post0 = (await deps.kv.get(keys.articlePosts(id))).value;
-  if (!post0) throw notFound("article", id);
-  // Revisions with moderation history (bounded by the revision limit), read to find appeals.
-  const all = (await getAll(
-    deps.kv,
-    post0.revision_ids.map((r) => keys.articleRevisions(r)),
-  )).filter((r): r is RevisionRecord => !!r);
-  const appealed = all.filter((r) => r.appeal?.status === "open").at(-1)?.id ?? null;
-  const rejected = all.filter((r) => r.state === "rejected").at(-1)?.id ?? null;
-
-  const wanted = (p: ArticlePost) =>
-    [...new Set([p.public_revision_id, p.candidate_revision_id, appealed, rejected])]
-      .filter((rid): rid is string => !!rid);
   const { value } = await articleTransact(deps, async (tx) => {
-    // The article and the revisions it had when first read, checked, beside the writer's
-    // counters and its author's count (an author never changes); then any revision the
-    // article names by now that was not among them.
-    const first = wanted(post0);
-    const [read, w] = await Promise.all([
-      tx.getNamed({
-        post: keys.articlePosts(id),
-        revs: first.map((rid) => keys.articleRevisions(rid)),
-      }),
-      ArticleWriter.open(tx, deps).then(async (w) => {
-        await w.pendingOf(post0.author_id);
-        return w;
-      }),
+    // One batch: the article (checked), the writer's counters and the rider's keys; then every
+    // revision of the article (bounded by the revision limit; read unchecked to find appeals)
+    // beside its author's count; then the commit, which checks the revisions it decides on.
+    const [postE, w, turn] = await Promise.all([
+      tx.get(keys.articlePosts(id)),
+      ArticleWriter.open(tx, deps),
+      rider?.read(tx),
     ]);
-    const post = read.post.value;
+    const post = postE.value;
     if (!post) throw notFound("article", id);
+    const [peeked] = await Promise.all([
+      tx.peekMany(post.revision_ids.map((r) => keys.articleRevisions(r))),
+      w.pendingOf(post.author_id),
+    ]);
+    const all = peeked.map((e) => e.value)
+      .filter((r): r is RevisionRecord => !!r);
+    const appealed = all.filter((r) => r.appeal?.status === "open").at(-1)?.id ?? null;
+    const rejected = all.filter((r) => r.state === "rejected").at(-1)?.id ?? null;
+    const wanted = [
+      ...new Set([post.public_revision_id, post.candidate_revision_id, appealed, rejected]),
+    ].filter((rid): rid is string => !!rid);
+    // Checked: answered from the batch above (a revision the article names is among them).
     const revs = new Map<string, RevisionRecord>();
-    for (const e of read.revs) if (e.value) revs.set(e.value.id, e.value);
-    const late = wanted(post).filter((rid) => !first.includes(rid));
-    for (const e of await tx.getMany(late.map((rid) => keys.articleRevisions(rid)))) {
+    for (const e of await tx.getMany(wanted.map((rid) => keys.articleRevisions(rid)))) {
       if (e.value) revs.set(e.value.id, e.value);
     }
-    await w.pendingOf(post.author_id);
     const before: PostBundle = { post, revs };
     const projected = (await project(deps, ctx, before, new AgentCache(deps))).bundle;
     // A fresh map: changes below must not leak into `before` (stageBundle compares them).
@@ -203,7 +196,7 @@ export async function moderateArticle(
     }
     stageBundle(w, before, after);
     w.finish();
-    return {
+    const answer: ArticleModerationResult = {
       post_id: id,
       action,
       revision_id: revisionId,
@@ -211,6 +204,8 @@ export async function moderateArticle(
       article_state: articleState(after),
       restricted: !!after.post.restricted,
     };
+    turn?.finish(tx, { ...answer });
+    return answer;
   });
   return value;
 }

@@ -7,6 +7,7 @@
 import { type Board, keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import { type Agent, getAgent } from "../accounts/mod.ts";
+import type { CommitRider } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import type { MessageRecord } from "../board/mod.ts";
@@ -23,17 +24,31 @@ declare module "../../kv/key_values.ts" {
   }
 }
 
-/** Removes a post or reply of either board (no ownership check). The rules thread stays. */
-export async function moderatorRemoveMessage(deps: Deps, board: Board, id: string) {
-  const rules = (await deps.kv.get(keys.rulesCurrent())).value;
-  if (board === "named" && rules?.thread_id === id) {
-    throw new BoardError(
-      "CONFLICT",
-      "The rules thread cannot be removed; replace its text with PUT /mod/rules instead.",
-      { id },
-    );
-  }
-  return await removeMessage(deps, board, id, null);
+/**
+ * Removes a post or reply of either board (no ownership check). The rules thread stays.
+ * `rider`: the moderator's audit record, in the removal's commit; the rules record (its
+ * thread never changes) is read beside it, in the removal's first batch.
+ */
+export async function moderatorRemoveMessage(
+  deps: Deps,
+  board: Board,
+  id: string,
+  rider?: CommitRider,
+) {
+  const guarded: CommitRider = {
+    async read(tx) {
+      const [rules, turn] = await Promise.all([tx.peek(keys.rulesCurrent()), rider?.read(tx)]);
+      if (board === "named" && rules.value?.thread_id === id) {
+        throw new BoardError(
+          "CONFLICT",
+          "The rules thread cannot be removed; replace its text with PUT /mod/rules instead.",
+          { id },
+        );
+      }
+      return { finish: (tx, answer) => turn?.finish(tx, answer) };
+    },
+  };
+  return await removeMessage(deps, board, id, null, guarded);
 }
 
 /** The named messages written by an account (a scan of the board; moderator use only). */

@@ -6,8 +6,9 @@
  * ends, one commit stores its outcome in both. So an action never runs without an audit
  * record, a retry with the same key answers the first outcome, and a retry of an action
  * cut short by a crash runs it again (the claim is taken over after a minute). An action
- * that is itself one commit (an official pin, a rules replacement) takes its claim and its
- * finished record in that commit instead (`runModActionInOneCommit`).
+ * that is itself one commit (an official pin, a rules replacement, an article or comment
+ * decision, a post removal, a clock move) takes its claim and its finished record in that
+ * commit instead (`runModActionInOneCommit`); account removal, several commits, is claimed.
  */
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";

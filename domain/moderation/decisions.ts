@@ -3,11 +3,18 @@
  * and the moderator desk (routes/web/desk_pages.tsx) perform: each is one function here, so
  * the two record the same audit entry (action, target, request) and run the same rule.
  */
-import { commentLocator, moderateArticle, moderateComment } from "../articles/mod.ts";
+import { moderateArticle, moderateComment } from "../articles/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, type ErrorCode } from "../errors.ts";
-import { removeAccount } from "./actions.ts";
-import { type ModActionSpec, type ModOutcome, type OnSuccess, runModAction } from "./audit.ts";
+import type { Board } from "../../kv/keys.ts";
+import { moderatorRemoveMessage, removeAccount } from "./actions.ts";
+import {
+  type ModActionSpec,
+  type ModOutcome,
+  type OnSuccess,
+  runModAction,
+  runModActionInOneCommit,
+} from "./audit.ts";
 
 /** An audited action's answer: the outcome's body and `replayed` on a repeat. */
 export type AuditedAnswer = Record<string, unknown> & { replayed: boolean };
@@ -53,17 +60,15 @@ export interface CommentDecision {
   reason: string;
 }
 
-/** Approves or rejects a comment (`comment_decision` in the audit trail). */
+/** Approves or rejects a comment (`comment_decision` in the audit trail), in one commit. */
 export async function decideComment(
   deps: Deps,
   commentId: string,
   decision: CommentDecision,
   idempotencyKey: string,
 ): Promise<AuditedOutcome> {
-  // The comment's locator (it never changes) is read beside the action's claim.
-  const located = commentLocator(deps.kv, commentId);
-  try {
-    return await auditedAction(
+  return outcomeOf(
+    await runModActionInOneCommit(
       deps,
       {
         action: "comment_decision",
@@ -71,11 +76,11 @@ export async function decideComment(
         request: { action: decision.action, reason: decision.reason },
         idempotencyKey,
       },
-      () => moderateComment(deps, commentId, decision.action, decision.reason, located),
-    );
-  } finally {
-    await located.catch(() => null);
-  }
+      async (rider) => ({
+        ...(await moderateComment(deps, commentId, decision.action, decision.reason, rider)),
+      }),
+    ),
+  );
 }
 
 /** A decision on an article (an open appeal is decided by `restore` or `reject`). */
@@ -84,22 +89,46 @@ export interface ArticleDecision {
   reason: string;
 }
 
-/** Rejects, restricts or restores an article (`article_decision` in the audit trail). */
-export function decideArticle(
+/** Rejects, restricts or restores an article (`article_decision` in the audit trail), in one commit. */
+export async function decideArticle(
   deps: Deps,
   postId: string,
   decision: ArticleDecision,
   idempotencyKey: string,
 ): Promise<AuditedOutcome> {
-  return auditedAction(
-    deps,
-    {
-      action: "article_decision",
-      target: { article_id: postId },
-      request: { action: decision.action, reason: decision.reason },
-      idempotencyKey,
-    },
-    async () => ({ ...(await moderateArticle(deps, postId, decision.action, decision.reason)) }),
+  return outcomeOf(
+    await runModActionInOneCommit(
+      deps,
+      {
+        action: "article_decision",
+        target: { article_id: postId },
+        request: { action: decision.action, reason: decision.reason },
+        idempotencyKey,
+      },
+      async (rider) => ({
+        ...(await moderateArticle(deps, postId, decision.action, decision.reason, rider)),
+      }),
+    ),
+  );
+}
+
+/**
+ * Removes a post or reply (`remove_post` in the audit trail), with its audit record in the
+ * removal's commit; a removed root's replies are purged after it (resumable, as every purge).
+ */
+export async function removePostAudited(
+  deps: Deps,
+  board: Board,
+  id: string,
+  idempotencyKey: string,
+): Promise<AuditedOutcome> {
+  return outcomeOf(
+    await runModActionInOneCommit(
+      deps,
+      { action: "remove_post", target: { board, id }, request: {}, idempotencyKey },
+      async (rider) => ({ ...(await moderatorRemoveMessage(deps, board, id, rider)) }),
+      (answer) => ({ ...answer, board }),
+    ),
   );
 }
 

@@ -18,7 +18,14 @@ export {
   signInTokenMatches,
 } from "./desk_sessions.ts";
 export type { DeskSession } from "./desk_sessions.ts";
-export { auditedAction, decideArticle, decideComment, removeAccountAudited } from "./decisions.ts";
+export { advanceClockAudited } from "./clock_advance.ts";
+export {
+  auditedAction,
+  decideArticle,
+  decideComment,
+  removeAccountAudited,
+  removePostAudited,
+} from "./decisions.ts";
 export type {
   ArticleDecision,
   AuditedAnswer,

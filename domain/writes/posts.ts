@@ -2,6 +2,7 @@
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact, transactPrepared, type Tx } from "../../kv/tx.ts";
 import { unmetered } from "../../kv/meter.ts";
+import type { CommitRider } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import {
@@ -346,8 +347,16 @@ export async function removeMessage(
   board: Board,
   id: string,
   actor: { agentId: string } | null,
+  /** Work of a higher area in the same commit (the moderator's audit record). */
+  rider?: CommitRider,
 ): Promise<{ id: string; deleted: true; kind: "root" | "reply"; replies_removed: number }> {
   const authorId = actor?.agentId ?? null;
+  const answerOf = (rec: MessageRecord) => ({
+    id,
+    deleted: true as const,
+    kind: rec.kind,
+    replies_removed: rec.kind === "root" ? rec.reply_count : 0,
+  });
   const { value: rec } = await transactPrepared(
     deps.kv,
     async (tx) => {
@@ -369,10 +378,10 @@ export async function removeMessage(
       return rec;
     },
     async (tx, staged) => {
-      const hot = await tx.getNamed({
-        head: keys.boardHeads(board),
-        retained: keys.counters("posts"),
-      });
+      const [hot, turn] = await Promise.all([
+        tx.getNamed({ head: keys.boardHeads(board), retained: keys.counters("posts") }),
+        rider?.read(tx),
+      ]);
       const rec = await staged;
       const head = hot.head.value ?? EMPTY_HEAD;
       if (isHidden(rec, head)) throw notFound("message", id);
@@ -384,17 +393,13 @@ export async function removeMessage(
         tx.set(keys.boardHeads(board), { ...head, purging: [...head.purging, rec.seq] })
           .set(keys.purges(board, rec.seq), { root_id: rec.id, started_at: deps.clock.now() });
       }
+      turn?.finish(tx, answerOf(rec));
       return rec;
     },
     { lock: BOARD_WRITES_LOCK },
   );
   if (rec.kind === "root") await afterThreadRemoved(deps, board, rec.seq);
-  return {
-    id,
-    deleted: true,
-    kind: rec.kind,
-    replies_removed: rec.kind === "root" ? rec.reply_count : 0,
-  };
+  return answerOf(rec);
 }
 
 /**

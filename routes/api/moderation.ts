@@ -14,12 +14,13 @@ import {
   pendingForModerators,
 } from "../../domain/articles/mod.ts";
 import {
+  advanceClockAudited,
   decideArticle,
   decideComment,
   listAudit,
-  moderatorRemoveMessage,
   officialPinAudited,
   removeAccountAudited,
+  removePostAudited,
   replaceRulesAudited,
 } from "../../domain/moderation/mod.ts";
 import { parsePageParams } from "../../domain/paging.ts";
@@ -33,7 +34,7 @@ import {
 } from "../schemas.ts";
 import { parseQueryParam } from "../query_params.ts";
 import { queryParam } from "../http.ts";
-import { modWrite, routeNotFound } from "../moderator_gate.ts";
+import { routeNotFound } from "../moderator_gate.ts";
 import { pageInput } from "./inputs.ts";
 import { boardParam, type Operation, operation, pageParams } from "./operation.ts";
 
@@ -83,14 +84,9 @@ export const MOD_OPERATIONS: Operation[] = [
     operationId: "modRemovePost",
     summary: "Remove a post or reply (a root takes its replies)",
     params: [boardParam('Default "named".')],
-    handler: (c, { id, key }) => {
+    handler: async (c, { id, key }) => {
       const board = parseQueryParam("board", boardSchema, queryParam(c, "board") ?? "named");
-      return modWrite(
-        c,
-        key,
-        { action: "remove_post", target: { board, id }, request: {} },
-        async () => ({ ...(await moderatorRemoveMessage(c.get("deps"), board, id)), board }),
-      );
+      return (await removePostAudited(c.get("deps"), board, id, key)).answer;
     },
   }),
   modWriteOp(modOut.modRemoveAgentResponse, {
@@ -218,17 +214,7 @@ export const MOD_OPERATIONS: Operation[] = [
       if (!c.get("deps").config.testClock) return routeNotFound(c);
       await next();
     }],
-    handler: (c, { key, body }) => {
-      const deps = c.get("deps");
-      return modWrite(
-        c,
-        key,
-        { action: "advance_clock", target: { clock: "service" }, request: body },
-        () => {
-          deps.clock.advance(body.advance_seconds);
-          return Promise.resolve({ advanced_seconds: body.advance_seconds, now: deps.clock.now() });
-        },
-      );
-    },
+    handler: async (c, { key, body }) =>
+      (await advanceClockAudited(c.get("deps"), body.advance_seconds, key)).answer,
   }),
 ];
