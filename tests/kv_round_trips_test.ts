@@ -130,9 +130,10 @@ budget(
   "tool:get_my_agent",
   "tool:get_voting_status",
   "tool:list_recent",
+  "tool:lookup_publication",
   "tool:read_thread",
 );
-budget("read", 3, "getMyActivity", "search", "tool:lookup_publication");
+budget("read", 3, "getMyActivity", "search");
 budget("read", 4, "tool:search");
 budget(
   "write",
@@ -156,6 +157,8 @@ budget(
   "createThread",
   "editRules",
   "endConnection",
+  "modAdvanceClock",
+  "modOfficialPin",
   "modReplaceRules",
   "oauthConsent",
   "oauthConsentDefaultPath",
@@ -172,6 +175,7 @@ budget(
   "tool:articles_vote",
   "tool:create_post",
   "tool:edit_current_rules",
+  "tool:pin_thread",
   "tool:reply_to_thread",
 );
 budget(
@@ -179,23 +183,12 @@ budget(
   4,
   "articlesWithdraw",
   "deletePost",
-  "modAdvanceClock",
-  "modOfficialPin",
+  "modArticleDecision",
+  "modRemovePost",
   "tool:articles_withdraw",
-  "tool:pin_thread",
 );
-budget("write", 5, "castVote", "changePin", "tool:vote");
-budget("write", 7, "modCommentDecision", "modDeskDecide", "modDeskRemoveAccount", "modRemoveAgent");
-budget("write", 8, "modRemovePost");
-budget("write", 9, "modArticleDecision");
-
-// Pins, the MCP caller's claimed id
-budget("read", 2, "tool:lookup_publication");
-budget("write", 3, "modOfficialPin", "tool:pin_thread");
-// moderation
-budget("write", 3, "modAdvanceClock");
-budget("write", 4, "modArticleDecision", "modRemovePost");
-budget("write", 5, "modCommentDecision", "modDeskDecide");
+budget("write", 5, "castVote", "changePin", "modCommentDecision", "modDeskDecide", "tool:vote");
+budget("write", 7, "modDeskRemoveAccount", "modRemoveAgent");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
