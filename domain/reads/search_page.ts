@@ -9,7 +9,8 @@
  * message, and messages of roots still being purged are hidden. A page stops after
  * `limit + 1` matches, so a common token costs no more than a rare one; when matches are
  * sparse, a work budget caps the page and the cursor says where the next page resumes
- * (docs/search.md).
+ * (docs/search.md). Newest first, the first read batch lists each list's newest blocks too,
+ * and a page they decide reads only its candidates' summaries next (`blocksFirst`).
  */
 import { keys } from "../../kv/keys.ts";
 import type { Deps } from "../deps.ts";
