@@ -190,6 +190,9 @@ budget(
 budget("write", 5, "castVote", "changePin", "modCommentDecision", "modDeskDecide", "tool:vote");
 budget("write", 7, "modDeskRemoveAccount", "modRemoveAgent");
 
+// search
+budget("read", 2, "search", "tool:search");
+
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
   id: string;

@@ -571,12 +571,20 @@ Deno.test("searchRecords(): one read of each candidate's term list checks the re
   const lackBeta = all.filter((m) => has(m, ["gamma", "alpha"]) && !m.words.includes("beta"));
   assert.ok(lackBeta.length > 0 && newest.length > 10);
 
-  await t.step("matches exactly, in three round trips instead of four", async () => {
+  await t.step("oldest first: matches exactly, in three round trips instead of four", async () => {
     const stats = { work: 0, trips: 0 };
-    const page = await searchRecords(board.deps, { q, limit: 30 }, { stats });
-    assert.deepEqual(page.items.map((m) => m.seq), newest);
+    const page = await searchRecords(board.deps, { q, limit: 30, after: 0 }, { stats });
+    assert.deepEqual(page.items.map((m) => m.seq), newest.slice(-30));
     // Driver list, term lists of its entries, summaries.
     assert.equal(stats.trips, 3);
+  });
+
+  await t.step("newest first: the blocks listed first decide it, then one read", async () => {
+    const stats = { work: 0, trips: 0 };
+    const page = await searchRecords(board.deps, { q, limit: 30 }, { stats });
+    assert.deepEqual(page.items.map((m) => m.seq), newest.slice(0, 30));
+    // The summaries only: the blocks came with the first batch, beside the marker.
+    assert.equal(stats.trips, 1);
   });
 
   await t.step("a deleted message's term list is gone with it", async () => {

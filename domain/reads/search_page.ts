@@ -9,19 +9,29 @@
  * message, and messages of roots still being purged are hidden. A page stops after
  * `limit + 1` matches, so a common token costs no more than a rare one; when matches are
  * sparse, a work budget caps the page and the cursor says where the next page resumes
- * (docs/search.md).
+ * (docs/search.md). Newest first, the first read batch lists each list's newest blocks too,
+ * and a page they decide reads only its candidates' summaries next (`blocksFirst`).
  */
 import { keys } from "../../kv/keys.ts";
 import type { Deps } from "../deps.ts";
-import { EMPTY_HEAD, messageActionTemplates, type MessageRecord } from "../board/mod.ts";
+import {
+  type BoardHead,
+  EMPTY_HEAD,
+  messageActionTemplates,
+  type MessageRecord,
+} from "../board/mod.ts";
 import type { Page, PageParams } from "../paging.ts";
 import {
-  decodeBlock,
+  intersectListed,
+  type ListedBlocks,
+  type ListedTail,
+  listNewestBlocks,
+  listNewestTail,
   listTail,
-  newestBlock,
   noteSealedMarker,
   parseSearchQuery,
   type PostingList,
+  prefetchBlocks,
   scan,
   Scanner,
   type ScanResult,
@@ -76,24 +86,36 @@ export async function searchRecords(
     wanted.push({ prefix: keys.searchTopicPostings.range(query.topic), topic: query.topic });
   }
   const ascending = query.after !== undefined;
-  // Newest first, the tail is read beside the marker when a marker seen before bounds it: the
-  // marker only moves up, so the tail starts above the one seen (the listing is cut to the
-  // tail once the marker is read).
+  const batch = deps.config.searchBatch;
+  // Newest first, the tail is listed in the first batch, beside the marker: above a marker
+  // seen before (the marker only moves up, so the tail starts above it), or, with none seen
+  // yet, the newest body entries up to a batch and some (the tail is about that long; the
+  // listing says how far down it reached, and a longer tail is listed again below).
   const seenMarker = sealedMarkerSeen(deps.kv);
-  const earlyFrom = Math.max((seenMarker ?? 0) + 1, 1);
   const earlyTo = (query.before ?? Infinity) - 1;
-  const early = !ascending && seenMarker !== undefined && earlyFrom <= earlyTo
-    ? listTail(deps.kv, earlyFrom, earlyTo, false)
-    : null;
+  const early: Promise<ListedTail> | null = ascending || earlyTo < 1
+    ? null
+    : seenMarker === undefined
+    ? listNewestTail(deps.kv, earlyTo, batch + TAIL_SLACK)
+    : seenMarker + 1 > earlyTo
+    ? Promise.resolve({ entries: [], from: seenMarker + 1 })
+    : listTail(deps.kv, seenMarker + 1, earlyTo, false).then((entries) => ({
+      entries,
+      from: seenMarker + 1,
+    }));
   early?.catch(() => {}); // awaited below, unless a read beside it failed first
-  // A list's count: the running total of its newest block (blocks cover sealed batches).
-  const [[headEntry, sealedEntry], newest, earlyTail] = await Promise.all([
+  // Newest first with a marker seen before, each list's newest blocks are listed too, so that
+  // a page they decide only reads its candidates' summaries next (`blocksFirst`); else its
+  // newest block only, for its count: the running total of its newest block.
+  const fast = early !== null && seenMarker !== undefined;
+  const perList = fast ? prefetchBlocks(batch) : 1;
+  const [[headEntry, sealedEntry], listed, earlyTail] = await Promise.all([
     deps.kv.getMany([keys.boardHeads("named"), keys.searchSealed()]),
-    Promise.all(wanted.map((w) => newestBlock(deps.kv, w.prefix))),
+    Promise.all(wanted.map((w) => listNewestBlocks(deps.kv, w.prefix, perList))),
     early,
   ]);
   const lists: PostingList[] = wanted
-    .map((w, i) => ({ ...w, count: newest[i] ? decodeBlock(newest[i]!.value).total : 0 }))
+    .map((w, i) => ({ ...w, count: listed[i].count }))
     .sort((a, b) => a.count - b.count);
   const head = headEntry.value ?? EMPTY_HEAD;
   const sealed = sealedState(sealedEntry, deps.config.searchBatch);
@@ -107,8 +129,8 @@ export async function searchRecords(
   const found: ScanResult = { matches: [], more: false, resumeAt: null };
   const tailPart = async (from: number, to: number) => {
     const need = limit + 1 - found.matches.length;
-    const covered = earlyTail !== null && earlyFrom <= from;
-    const seqs = await scanner.tail(lists, from, to, covered ? earlyTail : undefined);
+    const covered = earlyTail !== null && earlyTail.from <= from;
+    const seqs = await scanner.tail(lists, from, to, covered ? earlyTail.entries : undefined);
     found.matches.push(...await scanner.materialise(seqs, head, need));
     found.more = found.matches.length > limit;
   };
@@ -121,14 +143,30 @@ export async function searchRecords(
     found.more = found.matches.length > limit;
     found.resumeAt = r.resumeAt;
   };
-  if (ascending) {
+  const below = query.before ?? head.seq + 1;
+  const decided = fast
+    ? await blocksFirst(scanner, {
+      lists,
+      listed,
+      blocksMatch,
+      trusted: Math.min(seenMarker!, sealed.upTo),
+      top: Math.min(below - 1, head.seq),
+      tail: earlyTail!,
+      head,
+      limit,
+      found,
+    })
+    : null;
+  if (decided !== null) {
+    // The blocks listed first decided every seq from `decided` up: the scan goes on below.
+    if (!found.more && blocksMatch && decided > 1) await blockPart({ limit, before: decided });
+  } else if (ascending) {
     const after = query.after!;
     if (blocksMatch && after < sealed.upTo) await blockPart({ limit, after });
     if (!found.more && found.resumeAt === null) {
       await tailPart(Math.max(after, sealed.upTo) + 1, head.seq);
     }
   } else {
-    const below = query.before ?? head.seq + 1;
     await tailPart(Math.max(sealed.upTo + 1, 1), Math.min(below - 1, head.seq));
     if (!found.more && blocksMatch && sealed.upTo >= 1) {
       await blockPart({ limit, before: Math.min(below, sealed.upTo + 1) });
@@ -159,6 +197,49 @@ export async function searchRecords(
     next_after: null,
     newest_cursor: items.length ? items[0].seq : null,
   };
+}
+
+/** Body entries listed past a batch when no marker was seen yet: a tail a little longer. */
+const TAIL_SLACK = 32;
+
+/** What `blocksFirst` decides a newest-first page from. */
+interface FirstBatch {
+  lists: PostingList[];
+  /** Each wanted list's newest blocks as listed in the first batch (any order). */
+  listed: ListedBlocks[];
+  blocksMatch: boolean;
+  /** Blocks up to here were committed before the first batch went out (a marker seen before). */
+  trusted: number;
+  /** Highest seq the page may hold. */
+  top: number;
+  /** The body entries listed from `trusted + 1` up. */
+  tail: ListedTail;
+  head: BoardHead;
+  limit: number;
+  found: ScanResult;
+}
+
+/**
+ * A newest-first page from its first batch: the seqs above `trusted` from their term lists
+ * (the tail listing), those below from the blocks listed, intersected in memory down to where
+ * every list's listing reaches; then the candidates' summaries in one read. Returns the
+ * lowest seq decided (the scan goes on below it when the page is not full; 1: nothing is
+ * left), or null when the intersection would cost more than the page's work budget (the
+ * page is then read as before).
+ */
+async function blocksFirst(scanner: Scanner, f: FirstBatch): Promise<number | null> {
+  const lo = f.blocksMatch ? Math.max(1, ...f.listed.map((l) => l.from)) : 1;
+  const hi = Math.min(f.trusted, f.top);
+  const inBlocks = f.blocksMatch && lo <= hi
+    ? intersectListed(f.listed, lo, hi)
+    : { seqs: [], blocks: 0 };
+  if (!scanner.affords(inBlocks.blocks, f.limit + 1)) return null;
+  scanner.charge(inBlocks.blocks);
+  const tailSeqs = await scanner.tail(f.lists, f.trusted + 1, f.top, f.tail.entries);
+  const candidates = [...tailSeqs, ...inBlocks.seqs];
+  f.found.matches.push(...await scanner.materialise(candidates, f.head, f.limit + 1));
+  f.found.more = f.found.matches.length > f.limit;
+  return Math.min(lo, hi + 1);
 }
 
 /** A search result page as feed items for a viewer. */

@@ -2,7 +2,8 @@
  * The highest sealed marker (`search_sealed`, postings.ts) this instance has read on each
  * store. The marker only moves up, so a search may list its tail from above the one seen,
  * beside its own read of the marker (domain/reads/search_page.ts): the listing then covers
- * the tail. It only bounds a read; the marker read with the search decides what it shows.
+ * the tail. Blocks a search lists beside its marker read are trusted up to the one seen only
+ * (they were committed before it was read); the seqs above come from the tail listing.
  */
 const seen = new WeakMap<Deno.Kv, number>();
 

@@ -24,8 +24,10 @@ export {
   unindexMessage,
 } from "./postings.ts";
 export type { BlockLookups, IndexedTerms, SealedState } from "./postings.ts";
-export { listTail, scan, Scanner, searchWorkBudget } from "./scan.ts";
-export type { PostingList, ScanResult } from "./scan.ts";
+export { listNewestTail, listTail, scan, Scanner, searchWorkBudget } from "./scan.ts";
+export type { ListedTail, PostingList, ScanResult } from "./scan.ts";
+export { intersectListed, listNewestBlocks, prefetchBlocks } from "./prefetch.ts";
+export type { ListedBlocks } from "./prefetch.ts";
 export { sealSearchBatches } from "./seal.ts";
 export { noteSealedMarker, sealedMarkerSeen } from "./marker_seen.ts";
 export {

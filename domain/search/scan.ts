@@ -112,6 +112,16 @@ export class Scanner {
     return this.budget - this.work;
   }
 
+  /** True when `blocks` listed blocks and one read of `summaries` summaries fit the budget. */
+  affords(blocks: number, summaries: number): boolean {
+    return blocks + ROUND_TRIP_COST + summaries * SUMMARY_READ_COST <= this.left;
+  }
+
+  /** Adds work done without a round trip of its own (blocks read in the first batch). */
+  charge(units: number): void {
+    this.work += units;
+  }
+
   #spend(units: number): void {
     this.trips++;
     this.work += ROUND_TRIP_COST + units;
@@ -438,4 +448,27 @@ export async function scan(
     perEntry = Math.max(1, (scanner.work - ROUND_TRIP_COST * scanner.trips) / examined);
     previous = chunk;
   }
+}
+
+/** The newest body entries listed in a search's first batch, and how far down they reach. */
+export interface ListedTail {
+  entries: Deno.KvEntry<unknown>[];
+  /** Lowest seq covered: every body entry from here up to the listing's top was listed. */
+  from: number;
+}
+
+/**
+ * The newest `limit` body entries (term lists) of named seqs up to `to` (inclusive;
+ * Infinity: to the newest), newest first: one range read, for a search that does not know
+ * yet where the sealed marker is.
+ */
+export async function listNewestTail(kv: Deno.Kv, to: number, limit: number): Promise<ListedTail> {
+  const entries: Deno.KvEntry<unknown>[] = [];
+  const selector: Deno.KvListSelector = to === Infinity
+    ? { prefix: keys.bodies.range("named") }
+    : { prefix: keys.bodies.range("named"), end: keys.bodies("named", to + 1) };
+  const options = { reverse: true, limit, batchSize: Math.min(limit, LIST_BATCH) };
+  for await (const e of kv.list(selector, options)) entries.push(e);
+  const from = entries.length < limit ? 1 : entries[entries.length - 1].key.at(-1) as number;
+  return { entries, from };
 }
