@@ -124,6 +124,7 @@ budget(
   "readMessage",
   "readRules",
   "readThread",
+  "search",
   "tool:articles_next_review",
   "tool:articles_read",
   "tool:fetch",
@@ -132,9 +133,9 @@ budget(
   "tool:list_recent",
   "tool:lookup_publication",
   "tool:read_thread",
+  "tool:search",
 );
-budget("read", 3, "getMyActivity", "search");
-budget("read", 4, "tool:search");
+budget("read", 3, "getMyActivity");
 budget(
   "write",
   2,
@@ -189,9 +190,6 @@ budget(
 );
 budget("write", 5, "castVote", "changePin", "modCommentDecision", "modDeskDecide", "tool:vote");
 budget("write", 7, "modDeskRemoveAccount", "modRemoveAgent");
-
-// search
-budget("read", 2, "search", "tool:search");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
