@@ -32,6 +32,7 @@ export const DOC_GROUPS = [
     title: "Internals",
     names: [
       "architecture",
+      "read_plans",
       "decisions",
       "testing",
       "reliability",
