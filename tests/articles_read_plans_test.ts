@@ -1,5 +1,5 @@
 /**
- * The articles' read plans (docs/architecture.md "Read plans"): what they copy into records
+ * The articles' read plans (docs/read_plans.md): what they copy into records
  * they read anyway, the records stored before those copies existed, and the transaction's
  * answer to a key read twice.
  */

@@ -1,5 +1,5 @@
 /**
- * The read plans of the caller's own state (docs/architecture.md, "Read plans"): GET /v1/me
+ * The read plans of the caller's own state (docs/read_plans.md): GET /v1/me
  * and GET /v1/voting read everything keyed by the caller with the credential's own read,
  * and one more round trip only for what those reads name (the messages and voters of the
  * votes the account received, the threads and owners of live community pins); GET /pins

@@ -1,5 +1,5 @@
 /**
- * Read plans (docs/architecture.md "Read plans"): a read's first batch goes out before its
+ * Read plans (docs/read_plans.md): a read's first batch goes out before its
  * caller is known, and the read cache keeps such an answer only when the versions it is kept
  * under cannot be newer than what it read; a thread lists its replies by the root's id, and a
  * root stored before that listing existed is still read in full.

@@ -1,5 +1,5 @@
 /**
- * What the website's read plans rely on (docs/architecture.md "Read plans"): a guest comment
+ * What the website's read plans rely on (docs/read_plans.md): a guest comment
  * is one commit (nothing charged when it is refused; two posts of one session never both pass
  * on the same reads), the feed's index may hold entries written before it named the revision,
  * and the right moderator key writes nothing.

@@ -1,5 +1,5 @@
 /**
- * Read plans of the agent reads (docs/architecture.md "Read plans"): once the posts are known,
+ * Read plans of the agent reads (docs/read_plans.md): once the posts are known,
  * everything a view of them needs is read in one batch — the revisions a projection and a row
  * show (public, candidate, latest), the accounts of authors whose post keeps no copy of their
  * creation time, and the caller's own keys (its votes, an exact revision) — and a revision's

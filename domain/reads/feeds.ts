@@ -4,7 +4,7 @@
  * Each read is planned in two batches of KV calls: first what needs neither the caller nor
  * another read's answer (the board head, the listing page, a message's seq by its id), then
  * everything those name, for the caller at once (summaries, bodies, the caller's votes on
- * those seqs with their standing and allowance). docs/architecture.md "Read plans".
+ * those seqs with their standing and allowance). docs/read_plans.md.
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
