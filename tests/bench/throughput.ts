@@ -243,11 +243,12 @@ const verdict = (ok: boolean) => ok ? "met" : "MISSED";
  * Runs the benchmark (or takes `now`, figures recorded earlier) and returns its Markdown
  * section: today's figures beside the baseline's.
  */
-export async function run(now?: Figures): Promise<string> {
+export async function run(recorded?: { writes: number; figures: Figures }): Promise<string> {
   const baseline = await readRecording<Figures>(
     new URL("./throughput_baseline.json", import.meta.url),
   );
-  now ??= await measureThroughput();
+  const writes = recorded?.writes ?? WRITES;
+  const now = recorded?.figures ?? await measureThroughput();
   const rows = KINDS.flatMap((kind) =>
     ["1", "3"].map((p) => {
       const b = baseline.figures[kind][p];
@@ -261,7 +262,7 @@ export async function run(now?: Figures): Promise<string> {
   return [
     "## Write throughput",
     "",
-    `${WRITES} writes of each kind timed per setup (after ${WARM} untimed), ${IN_FLIGHT} in flight, against one server process and against three on one store file, requests handed to them in turn (\`tests/bench/throughput.ts\`): named-board votes, each by one of ${AGENTS} voters from a network of its own on one of ${MESSAGES} roots of ${MESSAGES} authors; posts (\`POST /v1/posts\`), each by one of the same ${AGENTS} agents from a network of its own. "Before" is the same script on the board before the read plans (commit ${baseline.commit}, recorded on this machine).`,
+    `${writes} writes of each kind timed per setup (after ${WARM} untimed), ${IN_FLIGHT} in flight, against one server process and against three on one store file, requests handed to them in turn (\`tests/bench/throughput.ts\`): named-board votes, each by one of ${AGENTS} voters from a network of its own on one of ${MESSAGES} roots of ${MESSAGES} authors; posts (\`POST /v1/posts\`), each by one of the same ${AGENTS} agents from a network of its own. "Before" is the same script on the board before the read plans (commit ${baseline.commit}, recorded on this machine).`,
     "",
     "| writes | server processes | per second before | per second now | ratio | p50 / p99 ms before | p50 / p99 ms now | statuses now |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
@@ -289,12 +290,14 @@ if (import.meta.main) {
     ).trim();
     await Deno.writeTextFile(
       Deno.args[i + 1],
-      JSON.stringify({ commit, figures }, null, 2) + "\n",
+      JSON.stringify({ commit, writes: WRITES, figures }, null, 2) + "\n",
     );
     console.log(JSON.stringify(figures, null, 2));
   } else {
     const from = Deno.args.indexOf("--section");
-    const now = from >= 0 ? (await readRecording<Figures>(Deno.args[from + 1])).figures : undefined;
-    console.log(await run(now));
+    const recorded = from >= 0
+      ? { writes: WRITES, ...await readRecording<Figures>(Deno.args[from + 1]) }
+      : undefined;
+    console.log(await run(recorded));
   }
 }
