@@ -155,13 +155,13 @@ function readRows(routes: ReadRoute[], results: LoadResult[], bareResults: LoadR
 function codingRows(codings: Record<string, LoadResult>): string[] {
   const identity = codings.identity.rps;
   return [
-    "| coding | p50 ms | p99 ms | per second | share of uncompressed (goal ≥ 70%) |",
-    "|---|---:|---:|---:|---:|",
+    "| coding | p50 ms | p99 ms | per second | share of uncompressed (goal ≥ 70%) | answers |",
+    "|---|---:|---:|---:|---:|---|",
     ...Object.entries(codings).map(([coding, r]) => {
       const share = r.rps / identity;
       return `| ${coding} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.rps, 0)} | ${
         fmt(100 * share, 0)
-      }%${coding === "identity" ? "" : ` ${verdict(share >= 0.7)}`} |`;
+      }%${coding === "identity" ? "" : ` ${verdict(share >= 0.7)}`} | ${statusText(r)} |`;
     }),
   ];
 }
