@@ -10,7 +10,8 @@
  * is an embedded file; the clock is a test clock.
  *
  * Run alone: `deno run -A tests/bench/request_path.ts` (prints the table);
- * `--record FILE` writes the raw figures as JSON.
+ * `--record FILE` writes the raw figures as JSON; `--section FILE` prints the table from
+ * figures recorded earlier (such as the median of alternating rounds, recordings.ts).
  */
 import { ManualClock } from "../../domain/clock.ts";
 import {
@@ -24,11 +25,14 @@ import {
   reply,
   type TestBoard,
 } from "../helpers.ts";
+import { readRecording } from "./recordings.ts";
 
 /** Milliseconds added to every KV call (changed between passes). */
 let delayMs = 0;
 const SAMPLES: Record<number, number> = { 0: 60, 20: 25 };
 const DELAYS = [0, 20];
+/** The operation whose p50 must be no worse than before. */
+const POST = "POST /v1/posts";
 /** Targets with 20 ms per KV call (p50). */
 const TARGET = { read: 45, write: 65 };
 
@@ -238,11 +242,14 @@ const trips = (f: Record<string, Figure>) =>
   f["0"] && f["20"] ? ((f["20"].p50 - f["0"].p50) / 20).toFixed(1) : "-";
 const ms = (n: number | undefined) => n === undefined ? "-" : n.toFixed(1);
 
-/** The section of docs/benchmarks.md: today's figures beside the baseline's. */
-export async function run(): Promise<string> {
-  const now = await measureRequestPath();
-  const baseline: { commit: string; figures: Figures } = JSON.parse(
-    await Deno.readTextFile(new URL("./request_path_baseline.json", import.meta.url)),
+/**
+ * The section of docs/benchmarks.md: today's figures (measured now, or `now` recorded
+ * earlier) beside the baseline's.
+ */
+export async function run(now?: Figures): Promise<string> {
+  now ??= await measureRequestPath();
+  const baseline = await readRecording<Figures>(
+    new URL("./request_path_baseline.json", import.meta.url),
   );
   const rows = Object.entries(now).map(([name, { kind, byDelay: f }]) => {
     const b = baseline.figures[name]?.byDelay ?? {};
@@ -263,6 +270,16 @@ export async function run(): Promise<string> {
     "|---|---:|---:|---:|---:|---:|---|",
     ...rows,
     "",
+    ...["0", "20"].map((delay) => {
+      const b = baseline.figures[POST]?.byDelay[delay]?.p50;
+      const n = now[POST].byDelay[delay].p50;
+      return `- \`${POST}\` p50 at concurrency 1 with ${delay} ms per KV call: ${
+        ms(n)
+      } ms against ${ms(b)} ms before (target: no worse than before): ${
+        b !== undefined && n <= b ? "met" : "MISSED"
+      }.`;
+    }),
+    "",
   ].join("\n");
 }
 
@@ -276,6 +293,8 @@ if (import.meta.main) {
     await Deno.writeTextFile(Deno.args[record + 1], JSON.stringify({ commit, figures }, null, 2));
     console.log(JSON.stringify(figures, null, 2));
   } else {
-    console.log(await run());
+    const from = Deno.args.indexOf("--section");
+    const now = from >= 0 ? (await readRecording<Figures>(Deno.args[from + 1])).figures : undefined;
+    console.log(await run(now));
   }
 }

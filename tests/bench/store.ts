@@ -63,8 +63,9 @@ export async function seededStore(
   return { kvPath, s };
 }
 
-/** Peak resident set (VmHWM) of a process, MB. */
+/** Peak resident set (VmHWM) of a process, MB; NaN when the process is gone. */
 export async function peakRss(pid: number): Promise<number> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  return Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? 0) / 1024;
+  const status = await Deno.readTextFile(`/proc/${pid}/status`).catch(() => "");
+  if (!status) console.error(`server process ${pid} is gone: its peak RSS is unknown`);
+  return Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? NaN) / 1024;
 }
