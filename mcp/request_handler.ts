@@ -8,6 +8,8 @@ import type { Deps } from "../domain/deps.ts";
 import { rulesEditRight } from "../domain/rules/mod.ts";
 import type { AnyTool, ToolContext } from "../routes/api/operation.ts";
 import type { Caller } from "../routes/env.ts";
+import { bearerToken } from "../routes/authentication.ts";
+import { claimedAgentId } from "../routes/claimed_caller.ts";
 import { WebStandardStreamableHTTPServerTransport } from "./sdk.ts";
 import { createMcpServer, type RulesEditOffer } from "./server.ts";
 
@@ -31,7 +33,9 @@ function readsWhileAuthenticating(tools: readonly AnyTool[], body: unknown): boo
   if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
   const { method, params } = body as { method?: unknown; params?: { name?: unknown } };
   if (method !== "tools/call") return false;
-  return tools.some((t) => t.name === params?.name && t.readsWhileAuthenticating);
+  return tools.some((t) =>
+    t.name === params?.name && (t.readsWhileAuthenticating || t.plansWhileAuthenticating)
+  );
 }
 
 /** A tool context whose `caller` is there once `callerReady` resolved. */
@@ -39,6 +43,7 @@ function contextWhileAuthenticating(
   deps: Deps,
   network: string,
   callerReady: Promise<Caller>,
+  claimedId: string | null,
 ): ToolContext {
   let known: Caller | undefined;
   const ready = callerReady.then((caller) => known = caller);
@@ -47,6 +52,7 @@ function contextWhileAuthenticating(
     deps,
     network,
     callerReady: ready,
+    claimedId,
     get caller(): Caller {
       if (!known) throw new Error("a tool used its caller before the credential resolved");
       return known;
@@ -73,7 +79,12 @@ export async function handleMcpRequest(
 ): Promise<Response> {
   const early = readsWhileAuthenticating(tools, parsedBody);
   const ctx = early
-    ? contextWhileAuthenticating(deps, network, callerReady)
+    ? contextWhileAuthenticating(
+      deps,
+      network,
+      callerReady,
+      claimedAgentId(bearerToken(request.headers.get("authorization"))),
+    )
     : { deps, network, caller: await callerReady, callerReady };
   // Only a list shows the rules edit by the caller's right (a list is never started early).
   const offer: RulesEditOffer = listsTools(parsedBody)

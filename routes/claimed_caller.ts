@@ -6,8 +6,14 @@
  * (domain/claimed_reads.ts).
  */
 import type { Context } from "hono";
-import { type Agent, agentIdOfKey } from "../domain/accounts/mod.ts";
-import type { AppEnv } from "./env.ts";
+import {
+  type Agent,
+  agentIdOfKey,
+  looksLikeAccessToken,
+  tokenNames,
+} from "../domain/accounts/mod.ts";
+import type { PendingVoter } from "../domain/votes/mod.ts";
+import type { AppEnv, Caller } from "./env.ts";
 import type { ToolContext } from "./api/operation.ts";
 import { bearerToken, callerOf } from "./authentication.ts";
 
@@ -39,4 +45,49 @@ export function toolCaller(ctx: ToolContext): Promise<Agent> {
   const agent = ctx.callerReady.then((caller) => caller.agent);
   agent.catch(() => {}); // a refusal is answered by the MCP route
   return agent;
+}
+
+/**
+ * The agent id a credential claims before it is checked: an API key's (`agentIdOfKey`) or a
+ * named access token's (`<secret>.<agent id>.<grant id>`); null for anything else. Only for
+ * choosing which keys to read early: the credential check decides who the caller is.
+ */
+export function claimedAgentId(token: string | null): string | null {
+  if (token === null) return null;
+  return agentIdOfKey(token) ?? (looksLikeAccessToken(token) ? tokenNames(token)?.agentId : null) ??
+    null;
+}
+
+/**
+ * The caller of a write that plans its reads while the credential resolves
+ * (`plansWhileAuthenticating`), for the domain write: the id the credential claims, and the
+ * account once the credential is admitted and `admit` (a scope check) accepts the caller
+ * (else `ready` rejects with the refusal, before anything is written).
+ */
+export function pendingWriter(
+  c: Context<AppEnv>,
+  admit: (caller: Caller) => void,
+): PendingVoter {
+  return pendingOf(callerOf(c), claimedAgentId(bearerToken(c.req.header("authorization"))), admit);
+}
+
+/** `pendingWriter` for an MCP tool marked `plansWhileAuthenticating`. */
+export function pendingToolWriter(
+  ctx: ToolContext,
+  admit: (caller: Caller) => void,
+): PendingVoter {
+  return pendingOf(ctx.callerReady, ctx.claimedId ?? null, admit);
+}
+
+function pendingOf(
+  caller: Promise<Caller>,
+  claimedId: string | null,
+  admit: (caller: Caller) => void,
+): PendingVoter {
+  const ready = caller.then((c) => {
+    admit(c);
+    return c.agent;
+  });
+  ready.catch(() => {}); // a refusal is answered by the credential checks
+  return { claimedId, ready };
 }

@@ -188,6 +188,9 @@ budget("write", 7, "modCommentDecision", "modDeskDecide", "modDeskRemoveAccount"
 budget("write", 8, "modRemovePost");
 budget("write", 9, "modArticleDecision");
 
+// votes
+budget("write", 3, "castVote", "tool:vote");
+
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
   id: string;

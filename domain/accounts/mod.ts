@@ -86,6 +86,7 @@ export {
   type Scope,
   SCOPES,
   secretHash,
+  tokenNames,
   TTL,
 } from "./oauth_tokens.ts";
 export type {
