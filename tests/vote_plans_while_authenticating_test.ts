@@ -8,6 +8,9 @@ import assert from "node:assert/strict";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { generateApiKey } from "../domain/accounts/api_keys.ts";
 import { assertError, jsonInit, type TestBoard, testBoard } from "./helpers.ts";
+import { operationRoutes } from "../routes/operation_routes.ts";
+import type { Operation } from "../routes/api/operation.ts";
+import { scopedTokens } from "./oauth_helpers.ts";
 import { agents, namedPost, vote, voteRequest } from "./vote_helpers.ts";
 
 /** Runs `send` with a lockstep meter: its answer and its KV round trips. */
@@ -36,6 +39,12 @@ function changed(a: Map<string, string>, b: Map<string, string>): string[] {
   const keys = new Set([...a.keys(), ...b.keys()]);
   return [...keys].filter((k) => a.get(k) !== b.get(k));
 }
+
+/** The keys of a vote's effects among `keys`: its records, the summary, standings, allowances. */
+const voteEffects = (keys: string[]) =>
+  keys.filter((k) =>
+    /"(votes_cast|votes|votes_received|messages|voting_standings|quota_usage)"/.test(k)
+  );
 
 /** A JSON-RPC call of the `vote` tool with bearer `key`. */
 function voteToolCall(key: string, postId: string): RequestInit {
@@ -92,23 +101,65 @@ Deno.test("a refused credential on POST /votes writes nothing, though its reads 
   );
   await assertError(res, 401, "UNAUTHORIZED");
   const after = await snapshot(board);
-  const voteKeys = changed(before, after).filter((k) =>
-    /"(votes_cast|votes|votes_received|messages|voting_standings|quota_usage)"/.test(k)
-  );
-  assert.deepEqual(voteKeys, []);
+  assert.deepEqual(voteEffects(changed(before, after)), []);
 
   // The same through the MCP tool: the refusal, and no vote.
   const mcp = await board.request("/mcp", voteToolCall(forged, postId), voter.net);
   assert.equal(mcp.status, 401);
   await mcp.body?.cancel();
   const afterMcp = await snapshot(board);
-  assert.deepEqual(
-    changed(before, afterMcp).filter((k) =>
-      /"(votes_cast|votes|votes_received|messages|voting_standings|quota_usage)"/.test(k)
-    ),
-    [],
-  );
+  assert.deepEqual(voteEffects(changed(before, afterMcp)), []);
   // The real key still casts the vote, first time (nothing was charged or recorded).
   const receipt = await vote(board, voter, postId, 1);
   assert.equal(receipt.replayed ?? false, false);
+});
+
+Deno.test("an access token plans the vote for its agent; without board:write nothing is written", async () => {
+  await using board = await testBoard();
+  const [author, voter] = await agents(board, 2);
+  const postId = await namedPost(board, author);
+  const readOnly = await scopedTokens(board, "board:read", { mode: "link", api_key: voter.key });
+  const before = await snapshot(board);
+  const send = (token: string) =>
+    board.request(
+      "/votes",
+      jsonInit("POST", { board: "named", post_id: postId, value: 1 }, token),
+      voter.net,
+    );
+  // The route's credential check refuses the scope (RFC 6750), whatever the handler read.
+  const refused = await send(readOnly.access_token);
+  assert.equal(refused.status, 403);
+  assert.equal((await refused.json()).error, "insufficient_scope");
+  const mcp = await board.request("/mcp", voteToolCall(readOnly.access_token, postId), voter.net);
+  const answer = await mcp.json();
+  assert.equal(answer.result.isError, true);
+  assert.match(JSON.stringify(answer.result), /INSUFFICIENT_SCOPE/);
+  assert.deepEqual(voteEffects(changed(before, await snapshot(board))), []);
+
+  // A token with board:write: the vote's first batch is planned for the agent it names.
+  const writer = await scopedTokens(board, "board:read board:write", {
+    mode: "link",
+    api_key: voter.key,
+  });
+  const { res, depth } = await metered(() => send(writer.access_token));
+  assert.equal(res.status, 200, await res.clone().text());
+  await res.body?.cancel();
+  assert.ok(depth <= 3, `POST /votes with an access token took ${depth} round trips`);
+});
+
+Deno.test("only writes are marked plansWhileAuthenticating (reads use readsWhileAuthenticating)", () => {
+  const read = {
+    method: "get",
+    path: "/v1/probe",
+    operationId: "probe",
+    tag: "test",
+    summary: "A probe.",
+    auth: "api_key",
+    responses: { 200: { description: "Nothing." } },
+    plansWhileAuthenticating: true,
+    handler: () => Promise.resolve({}),
+  } as Operation;
+  assert.throws(() => operationRoutes([read], "/v1"), /readsWhileAuthenticating/);
+  // A write marked so is routed (POST /votes is one).
+  operationRoutes([{ ...read, method: "post" } as Operation], "/v1");
 });
