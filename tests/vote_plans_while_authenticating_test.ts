@@ -163,3 +163,16 @@ Deno.test("only writes are marked plansWhileAuthenticating (reads use readsWhile
   // A write marked so is routed (POST /votes is one).
   operationRoutes([{ ...read, method: "post" } as Operation], "/v1");
 });
+
+Deno.test("a voter with received votes still votes in three round trips", async () => {
+  await using board = await testBoard();
+  const [author, voter] = await agents(board, 2);
+  // The voter's received votes are read for the weight (a second read round of their own).
+  const voterPost = await namedPost(board, voter, "the voter's");
+  await vote(board, author, voterPost, 1);
+  const postId = await namedPost(board, author);
+  const { res, depth } = await metered(() => voteRequest(board, voter, postId, 1));
+  assert.equal(res.status, 200, await res.clone().text());
+  await res.body?.cancel();
+  assert.ok(depth <= 3, `POST /votes took ${depth} round trips`);
+});

@@ -145,16 +145,25 @@ export async function castVote(
     }
     const targetSeq = await targetSeqOf(tx, board, postId, claimed);
     if (targetSeq === null) throw notFound("message", postId);
+    const gotRead = tx.getNamed({
+      message: keys.messages(board, targetSeq),
+      ...voterKeys(voter.id, targetSeq),
+      network: networkWriteKey(network),
+    });
+    // The author's keys go out as soon as the message names them, beside the voter's
+    // received-vote reads (which take a second round when there are any).
+    const authorPlanned = gotRead.then((g) => {
+      const authorId = board === "named" ? g.message.value?.agent_id : null;
+      if (!authorId || authorId === voter.id || g.vote.value || g.older.value) return;
+      return tx.prefetch(authorKeys(authorId, karmaReads));
+    });
     const [got, headEntry, tail, voterStats] = await Promise.all([
-      tx.getNamed({
-        message: keys.messages(board, targetSeq),
-        ...voterKeys(voter.id, targetSeq),
-        network: networkWriteKey(network),
-      }),
+      gotRead,
       // Unchecked: a purge mark only hides a message whose record is about to go (checked).
       tx.peek(keys.boardHeads(board)),
       tailRead,
       voter.id === guess && statsRead ? statsRead : receivedStats(deps, voter.id),
+      authorPlanned,
     ]);
     const msg = got.message.value;
     if (!msg || isHidden(msg, headEntry.value ?? EMPTY_HEAD)) throw notFound("message", postId);
@@ -267,9 +276,15 @@ async function targetSeqOf(
   return (await tx.peek(keys.messageSeqById(board, id))).value;
 }
 
+/** The author's keys a vote on their named message reads, for one planned batch. */
+function authorKeys(authorId: string, karmaReads: KarmaReads): Deno.KvKey[] {
+  const ahead = karmaReads(authorId);
+  return [keys.votingStandings(authorId), ...ahead.checked, ...ahead.unchecked];
+}
+
 /**
- * The author's keys a vote on their named message reads, in one batch: the standing
- * (checked), and what `karmaReads` names for the karma effect.
+ * The author's keys a vote on their named message reads (planned with `authorKeys`): the
+ * standing (checked), and what `karmaReads` names for the karma effect.
  */
 async function readAuthor(tx: Tx, authorId: string, karmaReads: KarmaReads) {
   const ahead = karmaReads(authorId);
