@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
-import { generateApiKey } from "../domain/accounts/api_keys.ts";
+import { generateApiKey } from "../domain/accounts/mod.ts";
 import { assertError, jsonInit, type TestBoard, testBoard } from "./helpers.ts";
 import { operationRoutes } from "../routes/operation_routes.ts";
 import type { Operation } from "../routes/api/operation.ts";
