@@ -121,14 +121,12 @@ export async function castVote(
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
     const now = deps.clock.now();
     const guess = pending.claimedId;
-    const early = Promise.allSettled([
-      tx.prefetch([
-        keys.messageSeqById(board, postId),
-        keys.boardHeads(board),
-        networkWriteKey(network),
-        ...(claimed === null ? [] : [keys.messages(board, claimed)]),
-        ...(claimed === null || guess === null ? [] : Object.values(voterKeys(guess, claimed))),
-      ]),
+    const early = tx.prefetch([
+      keys.messageSeqById(board, postId),
+      keys.boardHeads(board),
+      networkWriteKey(network),
+      ...(claimed === null ? [] : [keys.messages(board, claimed)]),
+      ...(claimed === null || guess === null ? [] : Object.values(voterKeys(guess, claimed))),
     ]);
     // Unchecked: where a received vote sits among the log's entries (its `anchor`).
     const tailRead = board === "named" ? agentEventsTail(deps.kv) : Promise.resolve(null);
@@ -144,7 +142,10 @@ export async function castVote(
       throw refusal;
     }
     const targetSeq = await targetSeqOf(tx, board, postId, claimed);
-    if (targetSeq === null) throw notFound("message", postId);
+    if (targetSeq === null) {
+      await settled; // the unchecked reads started early end before the answer
+      throw notFound("message", postId);
+    }
     const gotRead = tx.getNamed({
       message: keys.messages(board, targetSeq),
       ...voterKeys(voter.id, targetSeq),
