@@ -32,7 +32,9 @@ function readsWhileAuthenticating(tools: readonly AnyTool[], body: unknown): boo
   if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
   const { method, params } = body as { method?: unknown; params?: { name?: unknown } };
   if (method !== "tools/call") return false;
-  return tools.some((t) => t.name === params?.name && t.readsWhileAuthenticating);
+  return tools.some((t) =>
+    t.name === params?.name && (t.readsWhileAuthenticating || t.plansWhileAuthenticating)
+  );
 }
 
 /** A tool context whose `caller` is there once `callerReady` resolved. */

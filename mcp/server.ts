@@ -61,7 +61,7 @@ export function createMcpServer(
       // deno-lint-ignore no-explicit-any
       (args: any) =>
         runTool(ctx, t.scope, () => t.call(ctx, args), {
-          whileAuthenticating: t.readsWhileAuthenticating,
+          whileAuthenticating: t.readsWhileAuthenticating || t.plansWhileAuthenticating,
         }),
     );
   }

@@ -225,8 +225,8 @@ export async function callerOf(c: Context<AppEnv>): Promise<Caller> {
  * Runs the credential checks `guards` and, at the same time, the rest of the route (its
  * handler reads what needs no caller and waits in `callerOf` for the rest): a read's first
  * KV batch and the credential's go out together. The checks decide the answer: when they
- * refuse, the refusal is answered, whatever the handler made of it. Only for reads: a
- * handler never writes before `callerOf` answered. A request without a token shaped like a
+ * refuse, the refusal is answered, whatever the handler made of it. A handler never writes
+ * before `callerOf` answered (reads, and writes marked `plansWhileAuthenticating`). A request without a token shaped like a
  * credential (refused without a lookup) runs the checks first, as usual: it costs no read.
  */
 export function whileAuthenticating(

@@ -7,7 +7,8 @@
  */
 import type { Context } from "hono";
 import { type Agent, agentIdOfKey, tokenNames } from "../domain/accounts/mod.ts";
-import type { AppEnv } from "./env.ts";
+import type { PendingVoter } from "../domain/votes/mod.ts";
+import type { AppEnv, Caller } from "./env.ts";
 import type { ToolContext } from "./api/operation.ts";
 import { bearerToken, callerOf } from "./authentication.ts";
 
@@ -48,4 +49,38 @@ export function toolCaller(ctx: ToolContext): Promise<Agent> {
   const agent = ctx.callerReady.then((caller) => caller.agent);
   agent.catch(() => {}); // a refusal is answered by the MCP route
   return agent;
+}
+
+/**
+ * The caller of a write that plans its reads while the credential resolves
+ * (`plansWhileAuthenticating`), for the domain write: the id the credential claims, and the
+ * account once the credential is admitted and `admit` (a scope check) accepts the caller
+ * (else `ready` rejects with the refusal, before anything is written).
+ */
+export function pendingWriter(
+  c: Context<AppEnv>,
+  admit: (caller: Caller) => void,
+): PendingVoter {
+  return pendingOf(callerOf(c), claimedAgentId(c.req.header("authorization")), admit);
+}
+
+/** `pendingWriter` for an MCP tool marked `plansWhileAuthenticating`. */
+export function pendingToolWriter(
+  ctx: ToolContext,
+  admit: (caller: Caller) => void,
+): PendingVoter {
+  return pendingOf(ctx.callerReady, ctx.claimedId ?? null, admit);
+}
+
+function pendingOf(
+  caller: Promise<Caller>,
+  claimedId: string | null,
+  admit: (caller: Caller) => void,
+): PendingVoter {
+  const ready = caller.then((c) => {
+    admit(c);
+    return c.agent;
+  });
+  ready.catch(() => {}); // a refusal is answered by the credential checks
+  return { claimedId, ready };
 }

@@ -115,6 +115,11 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
     if (op.readsWhileAuthenticating && op.method !== "get") {
       throw new Error(`${op.operationId}: only reads run while the credential resolves`);
     }
+    if (op.plansWhileAuthenticating && op.method === "get") {
+      throw new Error(`${op.operationId}: a read is marked readsWhileAuthenticating`);
+    }
+    // A write marked `plansWhileAuthenticating` reads early too, and commits after `callerOf`.
+    const early = op.readsWhileAuthenticating || op.plansWhileAuthenticating;
     const named: MiddlewareHandler<AppEnv> = (c, next) => {
       c.set("operation", op.operationId);
       return next();
@@ -124,7 +129,7 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
       [routePath(op.path, prefix)],
       named,
       ...before,
-      ...(op.readsWhileAuthenticating ? [whileAuthenticating(checks)] : checks),
+      ...(early ? [whileAuthenticating(checks)] : checks),
       async (c) => {
         try {
           const answer = await handler(c, await readInputs(op, c));

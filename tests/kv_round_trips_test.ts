@@ -191,6 +191,9 @@ budget(
 budget("write", 5, "castVote", "changePin", "modCommentDecision", "modDeskDecide", "tool:vote");
 budget("write", 7, "modDeskRemoveAccount", "modRemoveAgent");
 
+// votes
+budget("write", 3, "castVote", "tool:vote");
+
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
   id: string;

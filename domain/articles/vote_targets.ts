@@ -5,7 +5,7 @@
  * areas, which it names.
  */
 import { type Board, keys } from "../../kv/keys.ts";
-import type { VoteInput } from "../votes/mod.ts";
+import type { PendingVoter, VoteInput } from "../votes/mod.ts";
 import { castVote } from "../writes/mod.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
@@ -52,7 +52,7 @@ async function missingVoteTarget(deps: Deps, board: Board, id: string) {
 /** `castVote`, with a missing target explained by `missingVoteTarget`. */
 export async function castVoteExplained(
   deps: Deps,
-  voter: Agent,
+  voter: Agent | PendingVoter,
   input: VoteInput,
   network: string,
 ) {

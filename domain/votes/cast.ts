@@ -8,7 +8,13 @@
  * read and written (no board-wide counter, no process lock): votes by different voters on
  * messages of different authors never touch the same key, in one process or many.
  */
-import { EMPTY_HEAD, isHidden, type MessageRecord, writeMessage } from "../board/mod.ts";
+import {
+  claimedSeq,
+  EMPTY_HEAD,
+  isHidden,
+  type MessageRecord,
+  writeMessage,
+} from "../board/mod.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
@@ -60,6 +66,17 @@ export interface VoteInput {
   value: 1 | -1;
 }
 
+/**
+ * A voter whose credential is still resolving: the account its credential claims (an API
+ * key's or access token's agent id; null when it names none), used only to choose which keys
+ * to read at once, and the account once the credential is admitted (`ready` rejects with the
+ * refusal: nothing is written then).
+ */
+export interface PendingVoter {
+  claimedId: string | null;
+  ready: Promise<Agent>;
+}
+
 type Outcome =
   | { kind: "cast" | "replayed"; vote: VoteRecord }
   | { kind: "suspended"; standing: VotingStanding };
@@ -70,15 +87,17 @@ type Outcome =
  * suspended); an opposite value is 409 VOTE_CONFLICT; a vote on one's own named message
  * is 403 SELF_VOTE; an unknown, deleted or hidden target is 404.
  *
- * Read plan: the target's seq from the id index; then one batch of every key the ids name
- * (the message, the vote keys, the voter's standing, allowance and network window; unchecked,
- * the board head, the event log's tail and the voter's received votes); on a named message of
- * an account, one batch of the author's keys the message names (the standing, `karmaReads`);
- * then one commit.
+ * Read plan: one batch of every key the ids name (the message at the seq its id carries with
+ * the id index, the vote keys, the voter's standing, allowance and network window; unchecked,
+ * the board head, the event log's tail and the voter's received votes), sent while the voter's
+ * credential resolves when `voter` is pending (planned for the id it claims); on a named
+ * message of an account, one batch of the author's keys the message names (the standing,
+ * `karmaReads`); then one commit. Nothing is decided before the voter is known, and every
+ * read that decides the write is a checked read of the commit.
  */
 export async function castVote(
   deps: Deps,
-  voter: Agent,
+  voterOrPending: Agent | PendingVoter,
   input: VoteInput,
   network: string,
   onKarmaChanged: OnKarmaChanged,
@@ -86,28 +105,66 @@ export async function castVote(
 ): Promise<VoteReceipt> {
   const postId = input.post_id.toLowerCase();
   const { board, value } = input;
-  // The id's seq never changes for a live message (its record is read, checked, below).
-  const targetSeq = (await deps.kv.get(keys.messageSeqById(board, postId))).value;
-  if (targetSeq === null) throw notFound("message", postId);
+  const pending: PendingVoter = "ready" in voterOrPending
+    ? voterOrPending
+    : { claimedId: voterOrPending.id, ready: Promise.resolve(voterOrPending) };
+  // The seq the id carries; the id index decides only when the record there is another's.
+  const claimed = claimedSeq(postId);
+  const voterKeys = (voterId: string, seq: number) => ({
+    vote: keys.votesCast(voterId, board, seq),
+    // A vote of a store written before sits under the message on every board.
+    older: keys.votes(board, seq, voterId),
+    standing: keys.votingStandings(voterId),
+    allowance: allowanceKey(deps, voterId),
+  });
 
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
     const now = deps.clock.now();
+    const guess = pending.claimedId;
+    const early = tx.prefetch([
+      keys.messageSeqById(board, postId),
+      keys.boardHeads(board),
+      networkWriteKey(network),
+      ...(claimed === null ? [] : [keys.messages(board, claimed)]),
+      ...(claimed === null || guess === null ? [] : Object.values(voterKeys(guess, claimed))),
+    ]);
+    // Unchecked: where a received vote sits among the log's entries (its `anchor`).
+    const tailRead = board === "named" ? agentEventsTail(deps.kv) : Promise.resolve(null);
+    // Unchecked, as the weight's reputation part and a pending suspension always were.
+    const statsRead = guess === null ? null : receivedStats(deps, guess);
+    const settled = Promise.allSettled([early, tailRead, statsRead]);
+    let voter: Agent;
+    try {
+      // Nothing is decided, and nothing written, before the credential is admitted.
+      voter = await pending.ready;
+    } catch (refusal) {
+      await settled; // the reads started early end before the refusal is answered
+      throw refusal;
+    }
+    const targetSeq = await targetSeqOf(tx, board, postId, claimed);
+    if (targetSeq === null) {
+      await settled; // the unchecked reads started early end before the answer
+      throw notFound("message", postId);
+    }
+    const gotRead = tx.getNamed({
+      message: keys.messages(board, targetSeq),
+      ...voterKeys(voter.id, targetSeq),
+      network: networkWriteKey(network),
+    });
+    // The author's keys go out as soon as the message names them, beside the voter's
+    // received-vote reads (which take a second round when there are any).
+    const authorPlanned = gotRead.then((g) => {
+      const authorId = board === "named" ? g.message.value?.agent_id : null;
+      if (!authorId || authorId === voter.id || g.vote.value || g.older.value) return;
+      return tx.prefetch(authorKeys(authorId, karmaReads));
+    });
     const [got, headEntry, tail, voterStats] = await Promise.all([
-      tx.getNamed({
-        message: keys.messages(board, targetSeq),
-        vote: keys.votesCast(voter.id, board, targetSeq),
-        // A vote of a store written before sits under the message on every board.
-        older: keys.votes(board, targetSeq, voter.id),
-        standing: keys.votingStandings(voter.id),
-        allowance: allowanceKey(deps, voter.id),
-        network: networkWriteKey(network),
-      }),
+      gotRead,
       // Unchecked: a purge mark only hides a message whose record is about to go (checked).
       tx.peek(keys.boardHeads(board)),
-      // Unchecked: where a received vote sits among the log's entries (its `anchor`).
-      board === "named" ? agentEventsTail(deps.kv) : Promise.resolve(null),
-      // Unchecked, as the weight's reputation part and a pending suspension always were.
-      receivedStats(deps, voter.id),
+      tailRead,
+      voter.id === guess && statsRead ? statsRead : receivedStats(deps, voter.id),
+      authorPlanned,
     ]);
     const msg = got.message.value;
     if (!msg || isHidden(msg, headEntry.value ?? EMPTY_HEAD)) throw notFound("message", postId);
@@ -204,8 +261,31 @@ export async function castVote(
 }
 
 /**
- * The author's keys a vote on their named message reads, in one batch: the standing
- * (checked), and what `karmaReads` names for the karma effect.
+ * The seq of message `id`: the one its id carries when the record there is this message
+ * (`claimedSeq`), else the id index's (an id made before), null when unknown. Both were
+ * planned in the vote's first batch; the record at the answer is read checked after.
+ */
+async function targetSeqOf(
+  tx: Tx,
+  board: Board,
+  id: string,
+  claimed: number | null,
+): Promise<number | null> {
+  if (claimed !== null && (await tx.peek(keys.messages(board, claimed))).value?.id === id) {
+    return claimed;
+  }
+  return (await tx.peek(keys.messageSeqById(board, id))).value;
+}
+
+/** The author's keys a vote on their named message reads, for one planned batch. */
+function authorKeys(authorId: string, karmaReads: KarmaReads): Deno.KvKey[] {
+  const ahead = karmaReads(authorId);
+  return [keys.votingStandings(authorId), ...ahead.checked, ...ahead.unchecked];
+}
+
+/**
+ * The author's keys a vote on their named message reads (planned with `authorKeys`): the
+ * standing (checked), and what `karmaReads` names for the karma effect.
  */
 async function readAuthor(tx: Tx, authorId: string, karmaReads: KarmaReads) {
   const ahead = karmaReads(authorId);

@@ -6,7 +6,7 @@
 // ---- exports
 export { allowanceKey, chargeNewVote, NEW_VOTES_PER_DAY } from "./allowance.ts";
 export { castVote, removeMessageKarma } from "./cast.ts";
-export type { KarmaReads, VoteInput } from "./cast.ts";
+export type { KarmaReads, PendingVoter, VoteInput } from "./cast.ts";
 export type { ReceivedRecord, VoteRecord } from "./records.ts";
 export { EMPTY_STANDING, karmaOf, readStanding } from "./karma.ts";
 export type { VotingStanding } from "./karma.ts";

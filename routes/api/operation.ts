@@ -194,6 +194,14 @@ interface ToolSpec<S extends z.ZodRawShape = z.ZodRawShape> {
    * its answer is dropped when the credential is refused or lacks the tool's scope.
    */
   readsWhileAuthenticating?: boolean;
+  /**
+   * A write whose `call` starts READING while the credential resolves (planned for
+   * `ctx.claimedId`) and writes nothing before `ctx.callerReady` answered and the call has
+   * checked the tool's scope itself (`pendingToolWriter`): a refused credential or a missing
+   * scope rejects before the commit, and every read that decides the write is a checked read
+   * of that commit (`Tx.prefetch`, then `tx.get*` after the caller is known).
+   */
+  plansWhileAuthenticating?: boolean;
   call: (ctx: ToolContext, args: z.infer<z.ZodObject<S>>) => Promise<object | string>;
 }
 
@@ -253,6 +261,15 @@ export interface Operation<
    * the handler sets no header before `callerOf` answered.
    */
   readsWhileAuthenticating?: boolean;
+  /**
+   * A write whose handler may READ while the credential is resolved, as
+   * `readsWhileAuthenticating` does, but writes nothing before `await callerOf(c)` answered
+   * (`pendingWriter`, routes/claimed_caller.ts): a refused credential gets its refusal and
+   * nothing is written. The reads that decide the write are checked reads of its commit:
+   * planned with `Tx.prefetch` inside the transaction, which awaits the caller before it
+   * decides anything.
+   */
+  plansWhileAuthenticating?: boolean;
   /**
    * The limits the call is counted against (`x-limits`), named as the rows of the limits
    * tables (docs/limits.md, docs/articles.md, docs/pins_rules_moderation.md); the

@@ -38,7 +38,13 @@ import { board as boardArg, bodyArgs, paging, requestId, uuid, voteArgs } from "
 import type { Caller } from "../env.ts";
 import { boardQueryParam, queryParam, uuidQueryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
-import { claimedCaller, oncePermitted, toolCaller } from "../claimed_caller.ts";
+import {
+  claimedCaller,
+  oncePermitted,
+  pendingToolWriter,
+  pendingWriter,
+  toolCaller,
+} from "../claimed_caller.ts";
 
 /** The `post_ids` of `GET /v1/voting`: comma-separated uuids (their count is the domain's). */
 function votingPostIds(raw: string | undefined): string[] {
@@ -338,11 +344,16 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       "RATE_LIMITED",
     ],
     limits: ["new votes per account", "writes per network"],
-    handler: (c, { body }) => {
-      const caller = c.get("caller");
-      requireWriteScope(caller);
-      return castVoteExplained(c.get("deps"), caller.agent, body, c.get("network"));
-    },
+    // The vote's first read batch goes out with the credential's; it commits only once the
+    // credential is admitted with "board:write" (`pendingWriter`).
+    plansWhileAuthenticating: true,
+    handler: (c, { body }) =>
+      castVoteExplained(
+        c.get("deps"),
+        pendingWriter(c, requireWriteScope),
+        body,
+        c.get("network"),
+      ),
     tool: tool({
       name: "vote",
       title: "Vote on a message",
@@ -351,7 +362,9 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       args: voteArgs,
       annotations: WRITE,
       scope: "board:write",
-      call: (ctx, a) => castVoteExplained(ctx.deps, ctx.caller.agent, a, ctx.network),
+      plansWhileAuthenticating: true,
+      call: (ctx, a) =>
+        castVoteExplained(ctx.deps, pendingToolWriter(ctx, requireWriteScope), a, ctx.network),
     }),
   }),
   {

@@ -1,0 +1,178 @@
+/**
+ * A vote plans its reads while the credential resolves (`plansWhileAuthenticating`): its first
+ * read batch goes out with the credential's, so `POST /votes` and the `vote` tool cost three
+ * KV round trips; a refused credential (one naming a real account, so that account's keys
+ * are read early) still gets its refusal and nothing is written.
+ */
+import assert from "node:assert/strict";
+import { KvMeter, setMeterSource } from "../kv/meter.ts";
+import { generateApiKey } from "../domain/accounts/mod.ts";
+import { assertError, jsonInit, type TestBoard, testBoard } from "./helpers.ts";
+import { operationRoutes } from "../routes/operation_routes.ts";
+import type { Operation } from "../routes/api/operation.ts";
+import { scopedTokens } from "./oauth_helpers.ts";
+import { agents, namedPost, vote, voteRequest } from "./vote_helpers.ts";
+
+/** Runs `send` with a lockstep meter: its answer and its KV round trips. */
+async function metered(send: () => Promise<Response>) {
+  const meter = new KvMeter({ lockstep: true });
+  setMeterSource(() => meter);
+  try {
+    const res = await send();
+    return { res, depth: meter.roundTrips };
+  } finally {
+    setMeterSource(() => undefined);
+  }
+}
+
+/** Every entry of the store, as key → versionstamp. */
+async function snapshot(board: TestBoard): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for await (const e of board.kv.list({ prefix: [] })) {
+    out.set(JSON.stringify(e.key), e.versionstamp);
+  }
+  return out;
+}
+
+/** The keys added, changed or removed between two snapshots. */
+function changed(a: Map<string, string>, b: Map<string, string>): string[] {
+  const keys = new Set([...a.keys(), ...b.keys()]);
+  return [...keys].filter((k) => a.get(k) !== b.get(k));
+}
+
+/** The keys of a vote's effects among `keys`: its records, the summary, standings, allowances. */
+const voteEffects = (keys: string[]) =>
+  keys.filter((k) =>
+    /"(votes_cast|votes|votes_received|messages|voting_standings|quota_usage)"/.test(k)
+  );
+
+/** A JSON-RPC call of the `vote` tool with bearer `key`. */
+function voteToolCall(key: string, postId: string): RequestInit {
+  return {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+      authorization: `Bearer ${key}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "vote", arguments: { board: "named", post_id: postId, value: 1 } },
+    }),
+  };
+}
+
+Deno.test("a vote costs three KV round trips, authentication included", async () => {
+  await using board = await testBoard();
+  const [author, voter, other] = await agents(board, 3);
+  const postId = await namedPost(board, author);
+  const http = await metered(() => voteRequest(board, voter, postId, 1));
+  assert.equal(http.res.status, 200, await http.res.clone().text());
+  assert.equal((await http.res.json()).weight > 0, true);
+  assert.ok(http.depth <= 3, `POST /votes took ${http.depth} round trips`);
+
+  const tool = await metered(() =>
+    board.request("/mcp", voteToolCall(other.key, postId), other.net)
+  );
+  assert.equal(tool.res.status, 200);
+  const answer = await tool.res.json();
+  assert.equal(answer.result.isError, undefined, JSON.stringify(answer));
+  assert.ok(tool.depth <= 3, `the vote tool took ${tool.depth} round trips`);
+  // Both votes counted on the message.
+  const totals = await board.request(`/votes?board=named&post_id=${postId}`);
+  const body = await totals.json();
+  assert.equal(body.up, 2, JSON.stringify(body));
+});
+
+Deno.test("a refused credential on POST /votes writes nothing, though its reads started early", async () => {
+  await using board = await testBoard();
+  const [author, voter] = await agents(board, 2);
+  const postId = await namedPost(board, author);
+  // A key naming the voter's account with a wrong secret: the voter's keys are read early.
+  const forged = generateApiKey(voter.id);
+  const before = await snapshot(board);
+  const res = await board.request(
+    "/votes",
+    jsonInit("POST", { board: "named", post_id: postId, value: 1 }, forged),
+    voter.net,
+  );
+  await assertError(res, 401, "UNAUTHORIZED");
+  const after = await snapshot(board);
+  assert.deepEqual(voteEffects(changed(before, after)), []);
+
+  // The same through the MCP tool: the refusal, and no vote.
+  const mcp = await board.request("/mcp", voteToolCall(forged, postId), voter.net);
+  assert.equal(mcp.status, 401);
+  await mcp.body?.cancel();
+  const afterMcp = await snapshot(board);
+  assert.deepEqual(voteEffects(changed(before, afterMcp)), []);
+  // The real key still casts the vote, first time (nothing was charged or recorded).
+  const receipt = await vote(board, voter, postId, 1);
+  assert.equal(receipt.replayed ?? false, false);
+});
+
+Deno.test("an access token plans the vote for its agent; without board:write nothing is written", async () => {
+  await using board = await testBoard();
+  const [author, voter] = await agents(board, 2);
+  const postId = await namedPost(board, author);
+  const readOnly = await scopedTokens(board, "board:read", { mode: "link", api_key: voter.key });
+  const before = await snapshot(board);
+  const send = (token: string) =>
+    board.request(
+      "/votes",
+      jsonInit("POST", { board: "named", post_id: postId, value: 1 }, token),
+      voter.net,
+    );
+  // The route's credential check refuses the scope (RFC 6750), whatever the handler read.
+  const refused = await send(readOnly.access_token);
+  assert.equal(refused.status, 403);
+  assert.equal((await refused.json()).error, "insufficient_scope");
+  const mcp = await board.request("/mcp", voteToolCall(readOnly.access_token, postId), voter.net);
+  const answer = await mcp.json();
+  assert.equal(answer.result.isError, true);
+  assert.match(JSON.stringify(answer.result), /INSUFFICIENT_SCOPE/);
+  assert.deepEqual(voteEffects(changed(before, await snapshot(board))), []);
+
+  // A token with board:write: the vote's first batch is planned for the agent it names.
+  const writer = await scopedTokens(board, "board:read board:write", {
+    mode: "link",
+    api_key: voter.key,
+  });
+  const { res, depth } = await metered(() => send(writer.access_token));
+  assert.equal(res.status, 200, await res.clone().text());
+  await res.body?.cancel();
+  assert.ok(depth <= 3, `POST /votes with an access token took ${depth} round trips`);
+});
+
+Deno.test("only writes are marked plansWhileAuthenticating (reads use readsWhileAuthenticating)", () => {
+  const read = {
+    method: "get",
+    path: "/v1/probe",
+    operationId: "probe",
+    tag: "test",
+    summary: "A probe.",
+    auth: "api_key",
+    responses: { 200: { description: "Nothing." } },
+    plansWhileAuthenticating: true,
+    handler: () => Promise.resolve({}),
+  } as Operation;
+  assert.throws(() => operationRoutes([read], "/v1"), /readsWhileAuthenticating/);
+  // A write marked so is routed (POST /votes is one).
+  operationRoutes([{ ...read, method: "post" } as Operation], "/v1");
+});
+
+Deno.test("a voter with received votes still votes in three round trips", async () => {
+  await using board = await testBoard();
+  const [author, voter] = await agents(board, 2);
+  // The voter's received votes are read for the weight (a second read round of their own).
+  const voterPost = await namedPost(board, voter, "the voter's");
+  await vote(board, author, voterPost, 1);
+  const postId = await namedPost(board, author);
+  const { res, depth } = await metered(() => voteRequest(board, voter, postId, 1));
+  assert.equal(res.status, 200, await res.clone().text());
+  await res.body?.cancel();
+  assert.ok(depth <= 3, `POST /votes took ${depth} round trips`);
+});
