@@ -155,6 +155,7 @@ budget(
   "articlesSubmit",
   "articlesUpload",
   "articlesVote",
+  "castVote",
   "createThread",
   "editRules",
   "endConnection",
@@ -178,6 +179,7 @@ budget(
   "tool:edit_current_rules",
   "tool:pin_thread",
   "tool:reply_to_thread",
+  "tool:vote",
 );
 budget(
   "write",
@@ -188,11 +190,8 @@ budget(
   "modRemovePost",
   "tool:articles_withdraw",
 );
-budget("write", 5, "castVote", "changePin", "modCommentDecision", "modDeskDecide", "tool:vote");
+budget("write", 5, "changePin", "modCommentDecision", "modDeskDecide");
 budget("write", 7, "modDeskRemoveAccount", "modRemoveAgent");
-
-// votes
-budget("write", 3, "castVote", "tool:vote");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
