@@ -241,8 +241,8 @@ Deno.test("docs index: guides first, internals apart, titles without backticks",
   }
   assert.ok(sections[2].names.includes("benchmarks") && sections[2].names.includes("reliability"));
   assert.deepEqual(
-    sections[2].names.slice(0, 2),
-    ["architecture", "decisions"],
+    sections[2].names.slice(0, 3),
+    ["architecture", "read_plans", "decisions"],
     "maintainers' docs",
   );
   assert.ok(!sections[0].names.includes("benchmarks"));
