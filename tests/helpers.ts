@@ -91,6 +91,20 @@ export function jsonInit(
 }
 
 let rpcCounter = 0;
+/** The request init of one JSON-RPC message to `/mcp` with a bearer credential. */
+export function mcpInit(bearer: string, method: string, params: unknown = {}): RequestInit {
+  return {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+      authorization: `Bearer ${bearer}`,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcCounter, method, params }),
+  };
+}
+
 /**
  * One stateless JSON-RPC request to `/mcp` with a bearer credential, as an MCP client sends
  * it after initialising (the server is stateless, so no initialize is needed first).
@@ -102,16 +116,7 @@ export function mcpRequest(
   params: unknown = {},
   network?: string,
 ): Promise<Response> {
-  return board.request("/mcp", {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-06-18",
-      authorization: `Bearer ${bearer}`,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcCounter, method, params }),
-  }, network);
+  return board.request("/mcp", mcpInit(bearer, method, params), network);
 }
 
 let netCounter = 0;

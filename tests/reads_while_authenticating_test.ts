@@ -15,7 +15,14 @@ import type { AppEnv } from "../routes/env.ts";
 import { errorResponse } from "../routes/http.ts";
 import { operationRoutes } from "../routes/operation_routes.ts";
 import { BoardError } from "../domain/errors.ts";
-import { agentHeaders, assertError, register, type TestBoard, testBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  assertError,
+  mcpInit,
+  register,
+  type TestBoard,
+  testBoard,
+} from "./helpers.ts";
 
 /** Handler runs so far. */
 let runs = 0;
@@ -137,21 +144,7 @@ Deno.test("only reads run while the credential resolves", () => {
 
 /** A JSON-RPC tools/call of `name`. */
 function toolCall(name: string, key: string): RequestInit {
-  return {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-06-18",
-      authorization: `Bearer ${key}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name, arguments: {} },
-    }),
-  };
+  return mcpInit(key, "tools/call", { name, arguments: {} });
 }
 
 Deno.test("an MCP tool that reads while the credential resolves", async () => {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { generateApiKey } from "../domain/accounts/mod.ts";
-import { assertError, jsonInit, type TestBoard, testBoard } from "./helpers.ts";
+import { assertError, jsonInit, mcpInit, type TestBoard, testBoard } from "./helpers.ts";
 import { operationRoutes } from "../routes/operation_routes.ts";
 import type { Operation } from "../routes/api/operation.ts";
 import { scopedTokens } from "./oauth_helpers.ts";
@@ -48,21 +48,10 @@ const voteEffects = (keys: string[]) =>
 
 /** A JSON-RPC call of the `vote` tool with bearer `key`. */
 function voteToolCall(key: string, postId: string): RequestInit {
-  return {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-06-18",
-      authorization: `Bearer ${key}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: "vote", arguments: { board: "named", post_id: postId, value: 1 } },
-    }),
-  };
+  return mcpInit(key, "tools/call", {
+    name: "vote",
+    arguments: { board: "named", post_id: postId, value: 1 },
+  });
 }
 
 Deno.test("a vote costs three KV round trips, authentication included", async () => {
