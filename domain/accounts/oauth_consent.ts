@@ -19,6 +19,7 @@ import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { timingSafeEqual } from "../hashing.ts";
 import { keys } from "../../kv/keys.ts";
+import type { ValueOf } from "../../kv/key_values.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import { clientIsLive, type ClientRecord } from "./oauth_clients.ts";
 import { issueCode } from "./oauth_grants.ts";
@@ -191,6 +192,42 @@ interface ConsumedForm {
 }
 
 /**
+ * Consumes the CSRF token `hash` inside `tx` (its `entry` read already): the authorization
+ * request it names for this browser session and that request's client (null when not live),
+ * read in one batch with the account `agentId` when given; null when the token is unknown,
+ * used, expired, or was issued to another browser session.
+ */
+async function openTokenForm(
+  tx: Tx,
+  entry: Deno.KvEntryMaybe<ValueOf<ReturnType<typeof keys.oauthCsrfTokens>>>,
+  hash: string,
+  sessionHash: string,
+  now: number,
+  agentId: string | null | undefined,
+): Promise<{ form: ConsumedForm; agent: Agent | null } | null> {
+  if (!entry.value) return null;
+  tx.delete(keys.oauthCsrfTokens(hash));
+  if (entry.value.expires_at <= now) return null;
+  const named = entry.value.client_id;
+  const read = await tx.getNamed({
+    request: keys.oauthAuthRequests(entry.value.request_id),
+    client: named === undefined ? null : keys.oauthClients(named),
+    agent: agentId ? keys.agents(agentId) : null,
+  });
+  const request = read.request.value;
+  if (
+    !request || request.expires_at <= now || !timingSafeEqual(request.session_hash, sessionHash)
+  ) return null;
+  const client = read.client && named === request.client_id
+    ? read.client.value
+    : (await tx.get(keys.oauthClients(request.client_id))).value;
+  return {
+    form: { request, client: clientIsLive(client, now) ? client : null },
+    agent: read.agent?.value ?? null,
+  };
+}
+
+/**
  * Consumes a CSRF token (read and deleted in one commit) and returns the authorization
  * request it is bound to with its client (read together, as the token names both), or null
  * when the token is unknown, used, expired, or was issued to another browser session.
@@ -205,22 +242,7 @@ export async function consumeCsrfToken(
   const { value } = await transact(deps.kv, async (tx) => {
     const now = deps.clock.now();
     const entry = await tx.get(keys.oauthCsrfTokens(hash));
-    if (!entry.value) return null;
-    tx.delete(keys.oauthCsrfTokens(hash));
-    if (entry.value.expires_at <= now) return null;
-    const named = entry.value.client_id;
-    const read = await tx.getNamed({
-      request: keys.oauthAuthRequests(entry.value.request_id),
-      client: named === undefined ? null : keys.oauthClients(named),
-    });
-    const request = read.request.value;
-    if (
-      !request || request.expires_at <= now || !timingSafeEqual(request.session_hash, sessionHash)
-    ) return null;
-    const client = read.client && named === request.client_id
-      ? read.client.value
-      : (await tx.get(keys.oauthClients(request.client_id))).value;
-    return { request, client: clientIsLive(client, now) ? client : null };
+    return (await openTokenForm(tx, entry, hash, sessionHash, now, null))?.form ?? null;
   });
   return value;
 }
@@ -370,27 +392,14 @@ export async function submitLinkForm(
   const { value } = await transact(deps.kv, async (tx): Promise<LinkedForm | null> => {
     const now = deps.clock.now();
     const [entry, agentFound] = await Promise.all([tx.get(keys.oauthCsrfTokens(hash)), resolved]);
-    if (!entry.value) return null;
-    tx.delete(keys.oauthCsrfTokens(hash));
-    if (entry.value.expires_at <= now) return null;
-    const named = entry.value.client_id;
     const linked = agentFound.status === "fulfilled" ? agentFound.value : null;
-    const read = await tx.getNamed({
-      request: keys.oauthAuthRequests(entry.value.request_id),
-      client: named === undefined ? null : keys.oauthClients(named),
-      agent: linked ? keys.agents(linked.agent.id) : null,
-    });
-    const request = read.request.value;
-    if (
-      !request || request.expires_at <= now || !timingSafeEqual(request.session_hash, sessionHash)
-    ) return null;
-    const client = read.client && named === request.client_id
-      ? read.client.value
-      : (await tx.get(keys.oauthClients(request.client_id))).value;
-    const form = { request, client: clientIsLive(client, now) ? client : null };
+    const opened = await openTokenForm(tx, entry, hash, sessionHash, now, linked?.agent.id);
+    if (!opened) return null;
+    const { form, agent } = opened;
+    const request = form.request;
     if (!form.client) return { form, linkError: null };
     if (agentFound.status === "rejected") return { form, linkError: agentFound.reason };
-    if (!linked || read.agent?.value?.status !== "active") {
+    if (!linked || agent?.status !== "active") {
       return {
         form,
         completeError: new BoardError("UNAUTHORIZED", "The agent's API key has been revoked."),
