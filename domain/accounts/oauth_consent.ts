@@ -191,6 +191,27 @@ interface ConsumedForm {
   client: ClientRecord | null;
 }
 
+/** Stages the authorization code that completes `request` for the agent `agentId`. */
+function codeFor(
+  tx: Tx,
+  now: number,
+  request: AuthRequestRecord,
+  agentId: string,
+  grantId: string,
+  credential: SealedCredential,
+) {
+  return issueCode(tx, now, {
+    client_id: request.client_id,
+    redirect_uri: request.redirect_uri,
+    code_challenge: request.code_challenge,
+    resource: request.resource,
+    scopes: request.scopes,
+    agent_id: agentId,
+    grant_id: grantId,
+    credential,
+  });
+}
+
 /**
  * Consumes the CSRF token `hash` inside `tx` (its `entry` read already): the authorization
  * request it names for this browser session and that request's client (null when not live),
@@ -346,16 +367,7 @@ export async function completeAuthRequest(
       throw new BoardError("UNAUTHORIZED", "The agent's API key has been revoked.");
     }
     tx.delete(keys.oauthAuthRequests(pending.id));
-    const code = await issueCode(tx, now, {
-      client_id: request.client_id,
-      redirect_uri: request.redirect_uri,
-      code_challenge: request.code_challenge,
-      resource: request.resource,
-      scopes: request.scopes,
-      agent_id: who.agent.id,
-      grant_id: grantId,
-      credential,
-    });
+    const code = await codeFor(tx, now, request, who.agent.id, grantId, credential);
     return { code, request };
   });
   return value;
@@ -406,16 +418,8 @@ export async function submitLinkForm(
       };
     }
     tx.delete(keys.oauthAuthRequests(request.id));
-    const code = await issueCode(tx, now, {
-      client_id: request.client_id,
-      redirect_uri: request.redirect_uri,
-      code_challenge: request.code_challenge,
-      resource: request.resource,
-      scopes: request.scopes,
-      agent_id: linked.agent.id,
-      grant_id: grantId,
-      credential: await sealCredential(deps, `agent:${linked.agent.id}`, linked.apiKey),
-    });
+    const credential = await sealCredential(deps, `agent:${linked.agent.id}`, linked.apiKey);
+    const code = await codeFor(tx, now, request, linked.agent.id, grantId, credential);
     return { form, code, request };
   });
   return value;
