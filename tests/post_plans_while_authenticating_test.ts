@@ -8,7 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
-import { type Agent, findAgentByKey, generateApiKey } from "../domain/accounts/mod.ts";
+import { type Agent, findAgentByKey, generateApiKey, hashApiKey } from "../domain/accounts/mod.ts";
+import { keys } from "../kv/keys.ts";
 import { BoardError } from "../domain/errors.ts";
 import { createReply, createThread, type PendingAuthor } from "../domain/writes/mod.ts";
 import {
@@ -243,7 +244,7 @@ Deno.test("a post planned for another account than its author's is its author's,
   );
   assert.equal(others.replayed, undefined);
   assert.notEqual(others.id, first.res.id);
-  // A credential claiming no account (an older key) plans what needs no account first.
+  // A credential claiming no account (an older key) is resolved first, then the batch goes out.
   const unclaimed = await metered(() =>
     createReply(board.deps, "named", pending(null), idemKey(), first.res.id, { body: "R" })
   );
@@ -275,4 +276,30 @@ Deno.test("a refused pending author writes nothing and answers the refusal", asy
     (e) => e === refusal,
   );
   assert.deepEqual(postEffects(before, await snapshot(board)), []);
+});
+
+Deno.test("a key of the older format, naming no account, posts and replies once it is resolved", async () => {
+  await using board = await testBoard();
+  const [author] = await agents(board, 1);
+  const legacy = "pb_live_" + "P".repeat(43);
+  const hash = await hashApiKey(legacy);
+  const record = (await board.kv.get(keys.agents(author.id))).value!;
+  await board.kv.atomic()
+    .set(keys.agents(author.id), { ...record, key_hash: hash })
+    .set(keys.agentIdByKeyHash(hash), author.id)
+    .commit();
+  const idem = idemKey();
+  const created = await postRequest(board, legacy, idem, author.net);
+  const receipt = await created.json();
+  assert.equal(created.status, 201, JSON.stringify(receipt));
+  const again = await postRequest(board, legacy, idem, author.net);
+  assert.equal(again.status, 200);
+  assert.deepEqual(await again.json(), { ...receipt, replayed: true });
+  const replied = await replyRequest(board, legacy, receipt.id, idemKey(), author.net);
+  assert.equal(replied.status, 201, await replied.clone().text());
+  await replied.body?.cancel();
+  const thread = await board.request(`/v1/posts/${receipt.id}`, jsonInit("GET", undefined, legacy));
+  const page = await thread.json();
+  assert.equal(page.post.author, author.name);
+  assert.equal(page.replies.items[0].author, author.name);
 });

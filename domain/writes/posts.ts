@@ -67,14 +67,19 @@ export type PendingAuthor = PendingVoter & { network: string };
 
 /**
  * An author, known or pending, as `publish` takes it: the account id its reads are planned
- * for (null: anonymous; undefined: a credential claiming none) and the author once known.
+ * for (null: anonymous) and the author once known.
  */
 interface AuthorToBe {
-  plannedId: string | null | undefined;
+  plannedId: string | null;
   ready: Promise<Author>;
 }
 
-function authorToBe(author: Author | PendingAuthor): AuthorToBe {
+/**
+ * `author` as `publish` takes it. A credential naming no account (an API key of the older
+ * format) is waited for first: planning without the account's keys would save no round trip,
+ * and the board lock would be held while the credential is looked up.
+ */
+async function authorToBe(author: Author | PendingAuthor): Promise<AuthorToBe> {
   if (!("ready" in author)) return { plannedId: author.agentId, ready: Promise.resolve(author) };
   const ready = author.ready.then((agent): Author => ({
     agentId: agent.id,
@@ -82,7 +87,7 @@ function authorToBe(author: Author | PendingAuthor): AuthorToBe {
     network: author.network,
   }));
   ready.catch(() => {}); // the refusal is answered by `publish`'s await, or by the credential checks
-  return { plannedId: author.claimedId ?? undefined, ready };
+  return { plannedId: author.claimedId ?? (await ready).agentId, ready };
 }
 
 /**
@@ -132,7 +137,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     reply_to: m.replyToId,
   });
   const network = m.author.network;
-  const author = authorToBe(m.author);
+  const author = await authorToBe(m.author);
   // The keys read for author `agentId` (null: anonymous). Idempotency scope: the account on
   // the named board, the network on the anonymous one.
   const planOf = (agentId: string | null) => {
@@ -161,12 +166,10 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
   // decided before the author is known: another account than the claimed one reads its own
   // keys then (one round trip more). The in-process lock covers this batch and the commit.
   const { value } = await transact(deps.kv, async (tx) => {
-    const guess = author.plannedId === undefined ? null : planOf(author.plannedId);
+    const guess = planOf(author.plannedId);
     const early = tx.prefetch([
-      ...(guess ? [...flattenNamed(guess.plan), ...admissionPlannedKeys(deps, guess.publisher)] : [
-        keys.boardHeads(m.board),
-        ...admissionKeys(deps, { board: m.board, agentId: null, network }),
-      ]),
+      ...flattenNamed(guess.plan),
+      ...admissionPlannedKeys(deps, guess.publisher),
       ...claimed(m.rootId),
       ...claimed(m.replyToId),
       ...names.map((n) => keys.agentIdByName(n)),
@@ -184,7 +187,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
       await Promise.allSettled([early, tailRead, rootRead, targetRead, namedRead]);
       throw refusal;
     }
-    const own = guess?.agentId === writer.agentId ? guess : planOf(writer.agentId);
+    const own = guess.agentId === writer.agentId ? guess : planOf(writer.agentId);
     author.plannedId = writer.agentId; // a retry plans for the author it now knows
     const { scope, publisher, idemKey } = own;
     const [read, tail, rootFound, targetFound, named] = await Promise.all([
