@@ -193,6 +193,9 @@ budget(
 budget("write", 5, "changePin", "modCommentDecision", "modDeskDecide");
 budget("write", 7, "modDeskRemoveAccount", "modRemoveAgent");
 
+// posts and replies: the read batch goes out with the credential's
+budget("write", 2, "createThread", "replyToThread", "tool:create_post", "tool:reply_to_thread");
+
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
   id: string;

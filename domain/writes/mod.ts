@@ -19,5 +19,5 @@ export {
   removeMessage,
   resumePurges,
 } from "./posts.ts";
-export type { Author, Receipt } from "./posts.ts";
+export type { Author, PendingAuthor, Receipt } from "./posts.ts";
 export { revokeAgent } from "./revocation.ts";

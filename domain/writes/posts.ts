@@ -48,12 +48,46 @@ import {
 import { agentEventsTail, noteAgentEvent, packIds, primeAgentEvents } from "../agent_events.ts";
 import { mentionedNames } from "../mentions.ts";
 import { flattenNamed } from "../../kv/read_many.ts";
+import type { PendingVoter } from "../votes/mod.ts";
 
 /** Author identity of a write: an agent on the named board, anonymous on `b`. */
 export interface Author {
   agentId: string | null;
   name: string;
   network: string;
+}
+
+/**
+ * The author of a named write whose credential is still resolving (`PendingVoter`: the
+ * account the credential claims, and the account once admitted) and the network it comes
+ * from. The write's read batch is planned for the claimed account and goes out with the
+ * credential's; nothing is decided or written before `ready` answered.
+ */
+export type PendingAuthor = PendingVoter & { network: string };
+
+/**
+ * An author, known or pending, as `publish` takes it: the account id its reads are planned
+ * for (null: anonymous) and the author once known.
+ */
+interface AuthorToBe {
+  plannedId: string | null;
+  ready: Promise<Author>;
+}
+
+/**
+ * `author` as `publish` takes it. A credential naming no account (an API key of the older
+ * format) is waited for first: planning without the account's keys would save no round trip,
+ * and the board lock would be held while the credential is looked up.
+ */
+async function authorToBe(author: Author | PendingAuthor): Promise<AuthorToBe> {
+  if (!("ready" in author)) return { plannedId: author.agentId, ready: Promise.resolve(author) };
+  const ready = author.ready.then((agent): Author => ({
+    agentId: agent.id,
+    name: agent.name,
+    network: author.network,
+  }));
+  ready.catch(() => {}); // the refusal is answered by `publish`'s await, or by the credential checks
+  return { plannedId: author.claimedId ?? (await ready).agentId, ready };
 }
 
 /**
@@ -81,7 +115,7 @@ function receiptOf(deps: Deps, rec: IdempotencyRecord, replayed: boolean): Recei
 
 interface NewMessage {
   board: Board;
-  author: Author;
+  author: Author | PendingAuthor;
   idempotencyKey: string;
   title: string | null;
   topic: string | null;
@@ -90,16 +124,10 @@ interface NewMessage {
   replyToId: string | null;
 }
 
-/** Idempotency scope: the account on the named board, the network on the anonymous one. */
-function idemScope(m: NewMessage): string {
-  return m.author.agentId ?? `net:${m.author.network}`;
-}
-
 async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
   if (m.title !== null) checkTitle(m.title);
   if (m.topic !== null) checkTopic(m.topic);
   checkText("body", m.body);
-  const scope = idemScope(m);
   const print = await fingerprint({
     board: m.board,
     title: m.title,
@@ -108,10 +136,20 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     root: m.rootId,
     reply_to: m.replyToId,
   });
-  const publisher: Publisher = {
-    board: m.board,
-    agentId: m.author.agentId,
-    network: m.author.network,
+  const network = m.author.network;
+  const author = await authorToBe(m.author);
+  // The keys read for author `agentId` (null: anonymous). Idempotency scope: the account on
+  // the named board, the network on the anonymous one.
+  const planOf = (agentId: string | null) => {
+    const scope = agentId ?? `net:${network}`;
+    const publisher: Publisher = { board: m.board, agentId, network };
+    const idemKey = keys.idempotency(m.board, scope, m.idempotencyKey);
+    const plan = {
+      idem: idemKey,
+      head: keys.boardHeads(m.board),
+      quota: admissionKeys(deps, publisher),
+    };
+    return { agentId, scope, publisher, idemKey, plan };
   };
   // Replies (their thread's author) and mentions may concern other accounts: the commit then
   // reads where the agent event log ends at the same time as its one batch.
@@ -119,33 +157,47 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
   const mayConcern = m.board === "named" && (m.rootId !== null || names.length > 0);
   const claimed = (id: string | null) => (id === null ? [] : messageReadPlan(m.board, id));
 
-  // One planned batch: the entries read with `getNamed` become checks of the commit (with
-  // the thread and the message answered, at most 9 of its 10); the admission key read only
-  // on a store written before, the thread and the message answered at the seqs their ids
-  // claim and the mentioned names are planned too and checked only when used (a mentioned
-  // name, once taken, always names the same account). The in-process lock covers this one
-  // batch and the commit.
+  // One planned batch, sent with the credential's own read when the author is pending
+  // (planned for the account the credential claims): the entries read with `getNamed` become
+  // checks of the commit (with the thread and the message answered, at most 9 of its 10);
+  // the admission key read only on a store written before, the thread and the message
+  // answered at the seqs their ids claim and the mentioned names are planned too and checked
+  // only when used (a mentioned name, once taken, always names the same account). Nothing is
+  // decided before the author is known: another account than the claimed one reads its own
+  // keys then (one round trip more). The in-process lock covers this batch and the commit.
   const { value } = await transact(deps.kv, async (tx) => {
-    const idemKey = keys.idempotency(m.board, scope, m.idempotencyKey);
-    const plan = {
-      idem: idemKey,
-      head: keys.boardHeads(m.board),
-      quota: admissionKeys(deps, publisher),
-    };
-    tx.prefetch([
-      ...flattenNamed(plan),
-      ...admissionPlannedKeys(deps, publisher),
+    const guess = planOf(author.plannedId);
+    const early = tx.prefetch([
+      ...flattenNamed(guess.plan),
+      ...admissionPlannedKeys(deps, guess.publisher),
       ...claimed(m.rootId),
       ...claimed(m.replyToId),
       ...names.map((n) => keys.agentIdByName(n)),
     ]);
-    const [read, tail, rootFound, targetFound, mentioned] = await Promise.all([
-      tx.getNamed(plan),
-      mayConcern ? agentEventsTail(deps.kv) : Promise.resolve(0),
-      m.rootId === null ? null : messageById(tx, m.board, m.rootId),
-      m.replyToId === null ? null : messageById(tx, m.board, m.replyToId),
-      mentionedAccounts(tx, m.author.agentId, names),
+    const tailRead = mayConcern ? agentEventsTail(deps.kv) : Promise.resolve(0);
+    const rootRead = m.rootId === null ? null : messageById(tx, m.board, m.rootId);
+    const targetRead = m.replyToId === null ? null : messageById(tx, m.board, m.replyToId);
+    const namedRead = mentionedAccounts(tx, names);
+    let writer: Author;
+    try {
+      // Nothing is decided, and nothing written, before the credential is admitted.
+      writer = await author.ready;
+    } catch (refusal) {
+      // The reads started early end before the refusal is answered.
+      await Promise.allSettled([early, tailRead, rootRead, targetRead, namedRead]);
+      throw refusal;
+    }
+    const own = guess.agentId === writer.agentId ? guess : planOf(writer.agentId);
+    author.plannedId = writer.agentId; // a retry plans for the author it now knows
+    const { scope, publisher, idemKey } = own;
+    const [read, tail, rootFound, targetFound, named] = await Promise.all([
+      tx.getNamed(own.plan),
+      tailRead,
+      rootRead,
+      targetRead,
+      namedRead,
     ]);
+    const mentioned = named.filter((id) => id !== writer.agentId);
     const existing = matchIdempotency(
       idempotencyRecordOf(read.idem.value, m.board),
       print,
@@ -184,8 +236,8 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
       root_id: root ? root.id : id,
       root_seq: root ? root.seq : seq,
       reply_to_id: m.replyToId,
-      agent_id: m.author.agentId,
-      author: m.author.name,
+      agent_id: writer.agentId,
+      author: writer.name,
       topic: root ? root.topic : m.topic,
       title: m.title,
       ...textSummary(m.body),
@@ -224,16 +276,12 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
 }
 
 /**
- * The existing accounts among the names a named message mentions, its author left out
- * (read unchecked: a name, once taken, always names the same account).
+ * The existing accounts among the names a named message mentions (read unchecked: a name,
+ * once taken, always names the same account); the caller leaves its author out.
  */
-async function mentionedAccounts(
-  tx: Tx,
-  authorId: string | null,
-  names: string[],
-): Promise<string[]> {
+async function mentionedAccounts(tx: Tx, names: string[]): Promise<string[]> {
   const found = await Promise.all(names.map((n) => tx.peek(keys.agentIdByName(n))));
-  return found.flatMap((e) => (e.value && e.value !== authorId ? [e.value] : []));
+  return found.flatMap((e) => (e.value ? [e.value] : []));
 }
 
 /**
@@ -271,7 +319,7 @@ export const DEFAULT_TOPIC = "general";
 export function createThread(
   deps: Deps,
   board: Board,
-  author: Author,
+  author: Author | PendingAuthor,
   idempotencyKey: string,
   input: { title: string; topic?: string | null; body: string },
 ): Promise<Receipt> {
@@ -291,7 +339,7 @@ export function createThread(
 export function createReply(
   deps: Deps,
   board: Board,
-  author: Author,
+  author: Author | PendingAuthor,
   idempotencyKey: string,
   rootId: string,
   input: { body: string; reply_to_id?: string },

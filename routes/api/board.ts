@@ -184,6 +184,8 @@ const createPostTool = tool({
   },
   annotations: WRITE,
   scope: "board:write",
+  // Its read batch goes out with the credential's; it commits once the caller is admitted.
+  plansWhileAuthenticating: true,
   call: async (ctx, a) =>
     receiptJson(
       await createThread(ctx.deps, "named", toolAuthor(ctx), a.request_id, {
@@ -210,6 +212,8 @@ const replyTool = tool({
   },
   annotations: WRITE,
   scope: "board:write",
+  // Its read batch goes out with the credential's; it commits once the caller is admitted.
+  plansWhileAuthenticating: true,
   call: async (ctx, a) =>
     receiptJson(
       await createReply(
@@ -230,6 +234,8 @@ function messageOps(board: "named" | "b"): Operation[] {
   const reader = (c: Context<AppEnv>): ReadCaller =>
     named ? restReader(c) : { viewer: null, likely: null };
   const early = named ? { readsWhileAuthenticating: true } : {};
+  // Named posts and replies plan their read batch while the key resolves (`httpAuthor`).
+  const plansEarly = named ? { plansWhileAuthenticating: true } : {};
   // The anonymous board documents no topic; its feeds read one to refuse it.
   const feedQueryInput = named
     ? namedFeedInput
@@ -306,6 +312,7 @@ function messageOps(board: "named" | "b"): Operation[] {
       responses: RECEIPTS,
       errors: [...PUBLISH_ERRORS],
       limits: publishLimits,
+      ...plansEarly,
       handler: async (c, { key, body }) =>
         receiptResponse(
           c,
@@ -375,6 +382,7 @@ function messageOps(board: "named" | "b"): Operation[] {
       responses: RECEIPTS,
       errors: [...PUBLISH_ERRORS, "NOT_FOUND"],
       limits: publishLimits,
+      ...plansEarly,
       handler: async (c, { id, key, body }) =>
         receiptResponse(
           c,

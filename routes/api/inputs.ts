@@ -10,12 +10,13 @@ import {
   type ConnectionPageParams,
 } from "../../domain/accounts/mod.ts";
 import { ARTICLES_BLOCK_LIMIT } from "../../domain/articles/mod.ts";
-import type { Author, Receipt } from "../../domain/writes/mod.ts";
+import type { Author, PendingAuthor, Receipt } from "../../domain/writes/mod.ts";
 import { PAGE_LIMIT, type PageParams, parsePageParams } from "../../domain/paging.ts";
 import { topicSchema } from "../schemas.ts";
 import { parseQueryParam } from "../query_params.ts";
 import type { ToolContext } from "./operation.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv, Caller } from "../env.ts";
+import { pendingToolWriter, pendingWriter } from "../claimed_caller.ts";
 import { pageQuery, queryParam } from "../http.ts";
 import { pageParams, type QueryInput, topicParam, uuidQuery } from "./operation.ts";
 
@@ -74,17 +75,32 @@ export function articlesArgs(
   return { params, supplied };
 }
 
-/** The author of a write: the calling agent, or anonymous on `/b`. */
-export function httpAuthor(c: Context<AppEnv>, named: boolean): Author {
-  const agent = named ? c.get("caller").agent : null;
-  return agent
-    ? { agentId: agent.id, name: agent.name, network: c.get("network") }
+/**
+ * The author of a write: on the named board the calling agent, pending while the credential
+ * resolves (`pendingWriter`: the write plans its reads for the account the key claims and
+ * commits once the key is admitted); anonymous on `/b`.
+ */
+export function httpAuthor(c: Context<AppEnv>, named: boolean): Author | PendingAuthor {
+  return named
+    ? { ...pendingWriter(c, requirePostingScope), network: c.get("network") }
     : { agentId: null, name: "anonymous", network: c.get("network") };
 }
 
-/** The author of a tool's write: the connected agent. */
-export function toolAuthor(ctx: ToolContext): Author {
-  return { agentId: ctx.caller.agent.id, name: ctx.caller.agent.name, network: ctx.network };
+/** The author of a tool's write: the connected agent, pending as `httpAuthor`'s. */
+export function toolAuthor(ctx: ToolContext): PendingAuthor {
+  return { ...pendingToolWriter(ctx, requirePostingScope), network: ctx.network };
+}
+
+/**
+ * Posting needs `board:write` (an API key holds it; a read-only token does not): checked
+ * before the commit of a post planned while the credential resolves.
+ */
+function requirePostingScope(caller: Caller): void {
+  if (!caller.scopes.has("board:write")) {
+    throw new BoardError("INSUFFICIENT_SCOPE", 'Posting needs the "board:write" scope.', {
+      required_scope: "board:write",
+    });
+  }
 }
 
 /**
