@@ -9,7 +9,7 @@
  * content) is marked in that commit and resumed from the mark.
  */
 import { keys } from "../../kv/keys.ts";
-import { transact, type Tx } from "../../kv/tx.ts";
+import { transact } from "../../kv/tx.ts";
 import type { ActionClaim, ActionReplay } from "../action_replays.ts";
 import type { CommitRider, RiderTurn } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
