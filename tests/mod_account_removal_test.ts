@@ -151,6 +151,24 @@ Deno.test("a repeated removal: the same key replays the answer, another key reco
   assert.equal((await board.kv.get(keys.accountPurges(x.id))).value, null);
 });
 
+Deno.test("two removals sent at once with one key: one runs, the other answers its outcome", async () => {
+  await using board = await boardOn(":memory:", new ManualClock(), withMod);
+  const x = await agent(board);
+  await namedPost(board, x, "gone soon");
+  const key = idemKey();
+  const both = await Promise.all([removeAgent(board, x.id, key), removeAgent(board, x.id, key)]);
+  assert.deepEqual(both.map((r) => r.status), [200, 200], JSON.stringify(both));
+  assert.deepEqual(both.map((r) => r.body.replayed).sort(), [false, true]);
+  const { replayed: _a, ...first } = both[0].body;
+  const { replayed: _b, ...second } = both[1].body;
+  assert.deepEqual(first, second);
+  const audit = await getJson(board, "/mod/audit", MOD_KEY);
+  assert.equal(
+    audit.body.items.filter((i: { action: string }) => i.action === "remove_agent").length,
+    1,
+  );
+});
+
 /**
  * A board whose commits fail from a chosen one on (an isolate stopped mid-purge); the
  * failure of the purge after the answer is logged, never answered.
