@@ -153,7 +153,7 @@ export async function resumeAccountPurges(deps: Deps): Promise<number> {
   for (const e of marks) {
     const agentId = String(e.key[e.key.length - 1]);
     if (await getAgent(deps, agentId)) {
-      // A mark stored by an older version before its revocation commit: revoke first.
+      // Removed already (the removal's commit wrote the mark): this stages nothing then.
       await revokeAgent(deps, agentId, "removed");
       await purgeAccountContent(deps, agentId);
     }
