@@ -195,6 +195,8 @@ budget("write", 7, "modDeskRemoveAccount", "modRemoveAgent");
 
 // posts and replies: the read batch goes out with the credential's
 budget("write", 2, "createThread", "replyToThread", "tool:create_post", "tool:reply_to_thread");
+// account removal
+budget("write", 3, "modDeskRemoveAccount", "modRemoveAgent");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {

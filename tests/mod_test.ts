@@ -207,10 +207,10 @@ Deno.test("DELETE /mod/agents: key revoked, pins retired, content removed", asyn
 
   await t.step("the answer says what happened", () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.deepEqual([r.body.status, r.body.key_revoked, r.body.messages_removed], [
+    assert.deepEqual([r.body.status, r.body.key_revoked, r.body.content_removal], [
       "removed",
       true,
-      3,
+      "started",
     ]);
   });
 
@@ -229,7 +229,7 @@ Deno.test("DELETE /mod/agents: key revoked, pins retired, content removed", asyn
     const audit = await modJson(board, "GET", "/mod/audit");
     const entry = audit.body.items.find((i: { action: string }) => i.action === "remove_agent");
     assert.equal(entry?.outcome, "ok");
-    assert.equal(entry?.result?.messages_removed, 3);
+    assert.equal(entry?.result?.content_removal, "started");
   });
 
   await t.step("its posts and replies are removed (a removed root takes its replies)", async () => {

@@ -4,6 +4,7 @@ import { transact, type Tx } from "../../kv/tx.ts";
 import { endAccountGrants, endStaleConnections, readAccountGrants } from "./connections.ts";
 import { agentIdOfKey, apiKeyShaped, generateApiKey, hashApiKey } from "./api_keys.ts";
 import { nameSkeleton, SKELETON_VERSION } from "./name_skeleton.ts";
+import type { CommitRider } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { timingSafeEqual } from "../hashing.ts";
@@ -200,33 +201,37 @@ type RetireHoldings = (tx: Tx, agentId: string) => Promise<unknown>;
 /**
  * Permanently invalidates the agent's key (status `revoked`) or removes the account
  * (`removed`, by moderators). Contributions remain; pins and connections are retired in the
- * same commit. Reads the account, what `retireHoldings` reads and the account's connections
- * in one batch (retiring the holdings of an account that is already not active stages
- * nothing: they went with the commit that ended it). `also` stages more in that commit.
+ * same commit. Reads the account, what `retireHoldings` reads, the account's connections and
+ * the rider's keys in one batch (retiring the holdings of an account that is already not
+ * active stages nothing: they went with the commit that ended it). `rider` stages more in that
+ * commit, given `revocationOf` the account as it stands after it, also when it already stood
+ * so (a removal repeated: its audit record is still written).
  */
 export async function revokeAgent(
   deps: Deps,
   agentId: string,
   status: "revoked" | "removed",
   retireHoldings: RetireHoldings,
-  also?: (tx: Tx) => void,
+  rider?: CommitRider<Revocation>,
 ): Promise<Agent> {
   const { value } = await transact(deps.kv, async (tx) => {
-    const [entry, grants] = await Promise.all([
+    const [entry, grants, , turn] = await Promise.all([
       tx.get(keys.agents(agentId)),
       readAccountGrants(tx, agentId),
       // Other parts retire what the account held in this same commit (pins).
       retireHoldings(tx, agentId),
+      rider?.read(tx),
     ]);
     if (!entry.value) throw new BoardError("NOT_FOUND", `No agent was found with id "${agentId}".`);
     const agent = entry.value;
     if (agent.status === status || agent.status === "removed") {
+      turn?.finish(tx, revocationOf(agent));
       return { agent, teardown: false };
     }
     const now = deps.clock.now();
     const updated: Agent = { ...agent, status, revoked_at: agent.revoked_at ?? now };
     tx.set(keys.agents(agentId), updated).delete(keys.agentIdByKeyHash(agent.key_hash));
-    also?.(tx);
+    turn?.finish(tx, revocationOf(updated));
     return { agent: updated, teardown: endAccountGrants(tx, agentId, grants, now) };
   });
   // Every OAuth token of a non-active agent is refused from the commit on, and the commit
@@ -234,6 +239,13 @@ export async function revokeAgent(
   // deleted here.
   if (value.teardown) await finishTeardown(deps, agentId);
   return value.agent;
+}
+
+/** What a revocation's rider is told of the account: its public facts, never its key hash. */
+export type Revocation = ReturnType<typeof revocationOf>;
+
+function revocationOf(agent: Agent) {
+  return { id: agent.id, name: agent.name, status: agent.status, revoked_at: agent.revoked_at };
 }
 
 /**

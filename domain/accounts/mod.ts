@@ -17,6 +17,7 @@ export {
   registerAgent,
   revokeAgent,
 } from "./agents.ts";
+export type { Revocation } from "./agents.ts";
 export {
   agentIdOfKey,
   API_KEY_PATTERN,

@@ -1,19 +1,20 @@
 /**
  * Moderator actions on content and accounts (docs/pins_rules_moderation.md). Removing an
- * account revokes its key (OAuth connections end with it), retires its pins in the same
- * commit, and removes its named posts and replies through the ordinary removal machinery (a
- * root takes its replies). The removal is marked first and finished at start after a crash.
+ * account revokes its key (OAuth connections end with it), retires its pins and marks the
+ * removal in one commit, then removes its named posts and replies after the answer through
+ * the ordinary removal machinery (a root takes its replies); the mark has that finished at
+ * start, by the tidy-up sweep or by removing the account again, when it was cut short.
  */
 import { type Board, keys } from "../../kv/keys.ts";
-import type { Tx } from "../../kv/tx.ts";
-import { type Agent, getAgent } from "../accounts/mod.ts";
+import { unmetered } from "../../kv/meter.ts";
+import { type Agent, getAgent, type Revocation } from "../accounts/mod.ts";
 import type { CommitRider } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import type { MessageRecord } from "../board/mod.ts";
 import { removeMessage, revokeAgent } from "../writes/mod.ts";
 
-/** The mark of an account removal whose content is still being removed. */
+/** The mark of an account removal whose content is still being removed (or was cut short). */
 interface PurgeMark {
   started_at: number;
 }
@@ -79,48 +80,80 @@ async function purgeAccountContent(deps: Deps, agentId: string): Promise<number>
   return removed;
 }
 
+/** The answer of an account removal, from the account as its removal commit leaves it. */
+function removalAnswer(agent: Revocation) {
+  return {
+    id: agent.id,
+    name: agent.name,
+    status: agent.status,
+    revoked_at: agent.revoked_at,
+    key_revoked: true,
+    pins_retired: true,
+    content_removal: "started" as const,
+  };
+}
+
 /**
- * Removes an account: revokes the key with status `removed` in one commit that also retires
- * its community pins, deletes its OAuth connections (domain/accounts/connections.ts) and
- * marks the removal; then removes its named posts and replies, and clears the mark (a crash
- * in between leaves the mark: the next start finishes the removal). An audited removal clears
- * it in the commit that records its outcome (`onSuccess`).
+ * Removes an account in one commit: the key revoked with status `removed`, its community pins
+ * retired, its OAuth connections deleted (domain/accounts/connections.ts), the removal marked
+ * (`accountPurges`) and what `rider` stages (the moderator's audit record and Idempotency-Key
+ * claim), all read in one batch. Its named posts and replies are removed after the answer
+ * (`afterAccountRemoved`); the mark makes start-up, the tidy-up sweep and a repeated removal
+ * finish that when it was cut short. A repeated removal of a removed account marks it again.
  */
-export async function removeAccount(
-  deps: Deps,
-  agentId: string,
-  /** When given, the mark is cleared by the commit that records the removal's success. */
-  onSuccess?: (stage: (tx: Tx) => void) => void,
-) {
+export async function removeAccount(deps: Deps, agentId: string, rider?: CommitRider) {
+  const marked: CommitRider<Revocation> = {
+    async read(tx) {
+      const turn = await rider?.read(tx);
+      return {
+        finish(tx, revoked) {
+          tx.set(keys.accountPurges(agentId), { started_at: deps.clock.now() });
+          turn?.finish(tx, removalAnswer(revoked));
+        },
+      };
+    },
+  };
   let updated: Agent;
   try {
-    updated = await revokeAgent(deps, agentId, "removed", (tx) => {
-      tx.set(keys.accountPurges(agentId), { started_at: deps.clock.now() });
-    });
+    updated = await revokeAgent(deps, agentId, "removed", marked);
   } catch (e) {
     if (e instanceof BoardError && e.code === "NOT_FOUND") throw notFound("agent", agentId);
     throw e;
   }
-  const removed = await purgeAccountContent(deps, agentId);
-  if (onSuccess) onSuccess((tx) => tx.delete(keys.accountPurges(agentId)));
-  else await deps.kv.delete(keys.accountPurges(agentId));
-  return {
-    id: updated.id,
-    name: updated.name,
-    status: updated.status,
-    revoked_at: updated.revoked_at,
-    key_revoked: true,
-    pins_retired: true,
-    messages_removed: removed,
-  };
+  await afterAccountRemoved(deps, agentId);
+  return removalAnswer(updated);
 }
 
-/** Finishes account removals a crash left unfinished. Run at start. */
+/**
+ * After the commit that removed account `agentId`: its named content is removed apart from
+ * the request (its KV calls are not the request's, kv/meter.ts), as a deleted thread's
+ * replies are (`backgroundPurges`: production answers first, tests wait). A failure is only
+ * logged: the account's mark stays, so `resumeAccountPurges` finishes it.
+ */
+async function afterAccountRemoved(deps: Deps, agentId: string): Promise<void> {
+  const purging = unmetered(() => finishAccountRemoval(deps, agentId)).catch((err) => {
+    console.error("removing a removed account's content failed; it resumes later", err);
+  });
+  if (!deps.config.backgroundPurges) await purging;
+}
+
+/** Removes a removed account's named content, then its mark. Safe to run more than once. */
+async function finishAccountRemoval(deps: Deps, agentId: string): Promise<number> {
+  const removed = await purgeAccountContent(deps, agentId);
+  await deps.kv.delete(keys.accountPurges(agentId));
+  return removed;
+}
+
+/**
+ * Finishes account removals left unfinished (a crash, a stopped isolate, a failed purge).
+ * Run at start and by the tidy-up sweep.
+ */
 export async function resumeAccountPurges(deps: Deps): Promise<number> {
   const marks = await Array.fromAsync(deps.kv.list({ prefix: keys.accountPurges.range() }));
   for (const e of marks) {
     const agentId = String(e.key[e.key.length - 1]);
     if (await getAgent(deps, agentId)) {
+      // Removed already (the removal's commit wrote the mark): this stages nothing then.
       await revokeAgent(deps, agentId, "removed");
       await purgeAccountContent(deps, agentId);
     }

@@ -1,17 +1,15 @@
 /**
  * The moderator audit trail and the idempotency of moderator writes.
  *
- * Every moderator action is claimed before it runs: one commit stores an audit record
- * (`outcome: "started"`) and marks the Idempotency-Key as in progress. When the action
- * ends, one commit stores its outcome in both. So an action never runs without an audit
- * record, a retry with the same key answers the first outcome, and a retry of an action
- * cut short by a crash runs it again (the claim is taken over after a minute). An action
- * that is itself one commit (an official pin, a rules replacement, an article or comment
- * decision, a post removal, a clock move) takes its claim and its finished record in that
- * commit instead (`runModActionInOneCommit`); account removal, several commits, is claimed.
+ * Every moderator action is one commit (an official pin, a rules replacement, an article or
+ * comment decision, a post or account removal, a clock move) that also stores its finished
+ * audit record and its Idempotency-Key claim (`runModActionInOneCommit`): an action never
+ * lands without its record, and a retry with the same key answers the first outcome. Work
+ * an action leaves for after its answer (a removed thread's replies, a removed account's
+ * content) is marked in that commit and resumed from the mark.
  */
 import { keys } from "../../kv/keys.ts";
-import { transact, type Tx } from "../../kv/tx.ts";
+import { transact } from "../../kv/tx.ts";
 import type { ActionClaim, ActionReplay } from "../action_replays.ts";
 import type { CommitRider, RiderTurn } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
@@ -36,6 +34,7 @@ export interface AuditRecord {
   request: Record<string, unknown>;
   idempotency_key: string;
   started_at: number;
+  /** `started`: a record an earlier version wrote before an action of several commits ran. */
   outcome: "started" | "ok" | "error";
   status: number | null;
   result: Record<string, unknown> | null;
@@ -61,15 +60,6 @@ export interface ModActionSpec {
   request: Record<string, unknown>;
   idempotencyKey: string;
 }
-
-/**
- * A write an action hands to the commit that records its success (blind writes only: that
- * commit reads nothing), such as clearing a mark the action left for a crash.
- */
-type SuccessStage = (tx: Tx) => void;
-
-/** How an action hands a `SuccessStage` to the commit that records its success. */
-export type OnSuccess = (stage: SuccessStage) => void;
 
 export interface ModOutcome {
   status: number;
@@ -109,12 +99,12 @@ function decideClaim(
     : { seq: (counterE.value ?? 0) + 1, fresh: true };
 }
 
-/** An audit record of `spec`: started, or finished with `done`. */
+/** The audit record of `spec`, finished with `done`. */
 function auditRecordOf(
   spec: ModActionSpec,
   seq: number,
   now: number,
-  done: { ok: boolean; status: number; body: Record<string, unknown> } | null,
+  done: { ok: boolean; status: number; body: Record<string, unknown> },
 ): AuditRecord {
   return {
     seq,
@@ -123,10 +113,10 @@ function auditRecordOf(
     request: spec.request,
     idempotency_key: spec.idempotencyKey,
     started_at: now,
-    outcome: done ? (done.ok ? "ok" : "error") : "started",
-    status: done?.status ?? null,
-    result: done?.body ?? null,
-    finished_at: done ? now : null,
+    outcome: done.ok ? "ok" : "error",
+    status: done.status,
+    result: done.body,
+    finished_at: now,
   };
 }
 
@@ -237,89 +227,6 @@ async function recordRefusal(
     return null;
   });
   return value;
-}
-
-/**
- * Runs a moderator action under its Idempotency-Key with an audit record. `run` returns
- * the response body of success; a BoardError it throws is the recorded (and replayed)
- * outcome, except 503-class errors, which release the key so a retry runs again.
- */
-export async function runModAction(
-  deps: Deps,
-  spec: ModActionSpec,
-  run: (onSuccess: OnSuccess) => Promise<Record<string, unknown>>,
-): Promise<ModOutcome> {
-  const print = await actionPrint(spec);
-  const claimKey = keys.actionReplays(SCOPE, spec.idempotencyKey);
-  const { value: claimed } = await transact(deps.kv, async (tx) => {
-    const [claimE, counterE] = await tx.getMany([claimKey, keys.counters("mod_audit")]);
-    const now = deps.clock.now();
-    const decided = decideClaim(claimE, counterE, print, now);
-    if ("replay" in decided) return decided;
-    const { seq, fresh } = decided;
-    const record = auditRecordOf(spec, seq, now, null);
-    const next: ModClaim = { fingerprint: print, audit_seq: seq, at: now, done: null };
-    tx.set(claimKey, next).set(keys.modAudit(seq), record);
-    if (fresh) tx.set(keys.counters("mod_audit"), seq);
-    return { replay: null, seq, record };
-  });
-  if (claimed.replay !== null) return { ...claimed.replay, replayed: true, seq: claimed.seq };
-  const started = claimed.record;
-
-  const status = 200;
-  const staged: SuccessStage[] = [];
-  let body: Record<string, unknown>;
-  try {
-    body = await run((stage) => void staged.push(stage));
-  } catch (err) {
-    const retryable = !(err instanceof BoardError) || err.status >= 500;
-    await finish(deps, claimKey, started, print, retryable ? null : err, null, retryable);
-    throw err;
-  }
-  await finish(deps, claimKey, started, print, null, { status, body }, false, staged);
-  return { status, body, replayed: false, seq: claimed.seq };
-}
-
-/**
- * Stores an action's outcome in its audit record (`started`, as the claim stored it) and its
- * claim, in one commit that reads nothing: the claim's commit wrote both, and only a retry
- * taking the claim over (after a minute) writes them again, with the same record.
- */
-async function finish(
-  deps: Deps,
-  claimKey: Deno.KvKey,
-  started: AuditRecord,
-  print: string,
-  error: BoardError | null,
-  ok: { status: number; body: Record<string, unknown> } | null,
-  release: boolean,
-  onSuccess: SuccessStage[] = [],
-): Promise<void> {
-  const seq = started.seq;
-  await transact(deps.kv, (tx) => {
-    const now = deps.clock.now();
-    const done = ok ??
-      (error
-        ? {
-          status: error.status,
-          body: { error: { code: error.code, message: error.message, details: error.details } },
-        }
-        : { status: 503, body: { error: { code: "UNAVAILABLE", message: "The action failed." } } });
-    tx.set(keys.modAudit(seq), {
-      ...started,
-      outcome: ok ? "ok" : "error",
-      status: done.status,
-      result: done.body,
-      finished_at: now,
-    });
-    if (ok) { for (const stage of onSuccess) stage(tx); }
-    if (release) tx.delete(claimKey);
-    else {
-      const claim: ModClaim = { fingerprint: print, audit_seq: seq, at: now, done };
-      tx.set(claimKey, claim);
-    }
-    return Promise.resolve();
-  });
 }
 
 /** GET /mod/audit: every moderator action, newest first; `before` is an audit seq. */

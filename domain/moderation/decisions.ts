@@ -8,13 +8,7 @@ import type { Deps } from "../deps.ts";
 import { BoardError, type ErrorCode } from "../errors.ts";
 import type { Board } from "../../kv/keys.ts";
 import { moderatorRemoveMessage, removeAccount } from "./actions.ts";
-import {
-  type ModActionSpec,
-  type ModOutcome,
-  type OnSuccess,
-  runModAction,
-  runModActionInOneCommit,
-} from "./audit.ts";
+import { type ModOutcome, runModActionInOneCommit } from "./audit.ts";
 
 /** An audited action's answer: the outcome's body and `replayed` on a repeat. */
 export type AuditedAnswer = Record<string, unknown> & { replayed: boolean };
@@ -23,19 +17,6 @@ export type AuditedAnswer = Record<string, unknown> & { replayed: boolean };
 export interface AuditedOutcome {
   answer: AuditedAnswer;
   auditSeq: number;
-}
-
-/**
- * Runs an audited, idempotent moderator action under `spec.idempotencyKey` and returns its
- * (possibly replayed) outcome with its audit seq; a refused outcome is thrown as its BoardError (a replayed
- * refusal carries `replayed: true` in its details).
- */
-export async function auditedAction(
-  deps: Deps,
-  spec: ModActionSpec,
-  run: (onSuccess: OnSuccess) => Promise<Record<string, unknown>>,
-): Promise<AuditedOutcome> {
-  return outcomeOf(await runModAction(deps, spec, run));
 }
 
 /**
@@ -132,15 +113,20 @@ export async function removePostAudited(
   );
 }
 
-/** Removes an account (`remove_agent` in the audit trail; see `removeAccount`). */
-export function removeAccountAudited(
+/**
+ * Removes an account (`remove_agent` in the audit trail), with its audit record in the
+ * removal's commit; its content is removed after it (resumable, see `removeAccount`).
+ */
+export async function removeAccountAudited(
   deps: Deps,
   agentId: string,
   idempotencyKey: string,
 ): Promise<AuditedOutcome> {
-  return auditedAction(
-    deps,
-    { action: "remove_agent", target: { agent_id: agentId }, request: {}, idempotencyKey },
-    (onSuccess) => removeAccount(deps, agentId, onSuccess),
+  return outcomeOf(
+    await runModActionInOneCommit(
+      deps,
+      { action: "remove_agent", target: { agent_id: agentId }, request: {}, idempotencyKey },
+      async (rider) => ({ ...(await removeAccount(deps, agentId, rider)) }),
+    ),
   );
 }

@@ -5,7 +5,7 @@
  */
 // ---- exports
 export { moderatorRemoveMessage, removeAccount, resumeAccountPurges } from "./actions.ts";
-export { auditRecord, listAudit, runModAction } from "./audit.ts";
+export { auditRecord, listAudit } from "./audit.ts";
 export type { AuditRecord } from "./audit.ts";
 export {
   deskCsrfMatches,
@@ -20,7 +20,6 @@ export {
 export type { DeskSession } from "./desk_sessions.ts";
 export { advanceClockAudited } from "./clock_advance.ts";
 export {
-  auditedAction,
   decideArticle,
   decideComment,
   removeAccountAudited,

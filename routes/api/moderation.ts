@@ -93,7 +93,7 @@ export const MOD_OPERATIONS: Operation[] = [
     method: "delete",
     path: "/mod/agents/{id}",
     operationId: "modRemoveAgent",
-    summary: "Remove an account: key revoked, connections ended, pins retired, content hidden",
+    summary: "Remove an account: key revoked, connections ended, pins retired, content purged",
     handler: async (c, { id, key }) => (await removeAccountAudited(c.get("deps"), id, key)).answer,
   }),
   modWriteOp<z.infer<typeof pinSchema>>(modOut.modOfficialPinResponse, {

@@ -23,7 +23,9 @@ export const modRemoveAgentResponse = z.object({
   revoked_at: z.number().int(),
   key_revoked: z.boolean(),
   pins_retired: z.boolean(),
-  messages_removed: z.number().int(),
+  content_removal: z.literal("started").describe(
+    "Its named posts and replies are removed right after the answer (resumed after a crash).",
+  ),
   replayed: z.boolean(),
 });
 
