@@ -193,6 +193,10 @@ budget(
 budget("write", 5, "changePin", "modCommentDecision", "modDeskDecide");
 budget("write", 7, "modDeskRemoveAccount", "modRemoveAgent");
 
+// articles
+budget("write", 3, "articlesWithdraw", "modArticleDecision", "tool:articles_withdraw");
+budget("write", 4, "modCommentDecision", "modDeskDecide");
+
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
   id: string;

@@ -11,11 +11,19 @@ import { BoardError, notFound } from "../errors.ts";
 import { codePointLength } from "../text.ts";
 import { type CheckedComment, checksFailed } from "./checks.ts";
 import { getArticleIdem, peekArticleIdem, putArticleIdem } from "./idempotency.ts";
-import { AgentCache, articleTransact, type PostBundle, project, stageBundle } from "./lifecycle.ts";
+import {
+  AgentCache,
+  articleTransact,
+  type PostBundle,
+  project,
+  stageBundle,
+  stageChange,
+} from "./lifecycle.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { type PolicyContext, policyContext } from "./policy.ts";
 import { chargeArticleQuota } from "./quotas.ts";
 import type { CommitRider } from "../commit_rider.ts";
+import { prefetchRevisionsOf } from "./revision_ids.ts";
 import { ArticleWriter, getAll } from "./store.ts";
 import type { ArticlePost, CommentMeta, CommentRecord, RevisionRecord } from "./types.ts";
 import { commentable } from "./views.ts";
@@ -460,8 +468,10 @@ export async function moderateComment(
   const ctx = await policyContext(deps);
   const { value } = await articleTransact(deps, async (tx) => {
     // One batch: the comment's locator (it never changes: unchecked), the writer's counters
-    // and the rider's keys; then the comment and its article; then the revisions and the
-    // author's count; then the commit.
+    // and the rider's keys; then the comment and its article beside the listing of the
+    // article's revisions (revision_ids.ts); then the commit. A revision stored before the
+    // listing finds it is read after the article, and the author's count when the article's
+    // projection moves a revision out of pending (`stageChange`).
     const [locE, opened, turn] = await Promise.all([
       tx.peek(keys.articleCommentLocators(id)),
       ArticleWriter.open(tx, deps).catch((e: unknown) => e),
@@ -475,10 +485,13 @@ export async function moderateComment(
     };
     const loc = locE.value;
     if (!loc) throw notFound("comment", id);
-    const read = await tx.getNamed({
-      comment: keys.articleComments(loc.post_id, loc.seq),
-      post: keys.articlePosts(loc.post_id),
-    });
+    const [read] = await Promise.all([
+      tx.getNamed({
+        comment: keys.articleComments(loc.post_id, loc.seq),
+        post: keys.articlePosts(loc.post_id),
+      }),
+      prefetchRevisionsOf(tx, loc.post_id),
+    ]);
     const c = read.comment.value;
     if (!c) throw notFound("comment", id);
     const target: CommentRecord["status"] = action === "approve" ? "published" : "rejected";
@@ -487,11 +500,7 @@ export async function moderateComment(
     const w = opened;
     const post = read.post.value;
     if (!post) throw notFound("article", c.post_id);
-    const [revs] = await Promise.all([
-      bundleRevisionsTx(tx, post, c.revision_id),
-      w.pendingOf(post.author_id),
-    ]);
-    const current: PostBundle = { post, revs };
+    const current: PostBundle = { post, revs: await bundleRevisionsTx(tx, post, c.revision_id) };
     const { bundle } = await project(deps, ctx, current, new AgentCache(deps));
     const now = deps.clock.now();
     const updated: CommentRecord = {
@@ -515,7 +524,7 @@ export async function moderateComment(
     }
     tx.set(keys.articleComments(c.post_id, c.seq), updated);
     if (c.status === "pending") tx.delete(keys.articlePendingComments(c.seq));
-    stageBundle(w, current, after);
+    await stageChange(w, current, after);
     w.finish();
     return answer({ comment_id: id, status: target, changed: true });
   });
