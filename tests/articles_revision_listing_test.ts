@@ -9,7 +9,7 @@ import { keys } from "../kv/keys.ts";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { Tx } from "../kv/tx.ts";
 import { idemKey, jsonInit, register, type TestBoard, testBoard } from "./helpers.ts";
-import { comment, submit, vote } from "./article_helpers.ts";
+import { articleBody, comment, submit, submitRaw, vote } from "./article_helpers.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 import { publishedArticle } from "./website_helpers.ts";
 
@@ -104,10 +104,16 @@ Deno.test("a new revision's id starts with its article's id, and stays unique", 
   const first = await submit(board, author.key);
   await vote(board, b.key, first.post_id, first.revision_id);
   await vote(board, c.key, first.post_id, first.revision_id);
-  const second = await submit(board, author.key, {
-    title: "A second revision",
-    replaces_post_id: first.post_id,
-  });
+  const replacing = await measured(() =>
+    submitRaw(
+      board,
+      author.key,
+      articleBody({ title: "A second revision", replaces_post_id: first.post_id }),
+    )
+  );
+  assert.equal(replacing.status, 202, JSON.stringify(replacing.body));
+  assert.equal(replacing.depth, 3, "the credential, one batch with the listing, the commit");
+  const second = replacing.body as { revision_id: string };
   for (const id of [first.revision_id, second.revision_id]) {
     assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     assert.equal(id.slice(0, 24), first.post_id.slice(0, 24));
@@ -160,6 +166,17 @@ Deno.test("an article decision reads every revision with the article; one stored
   assert.equal(before.status, 200, JSON.stringify(before.body));
   assert.equal(before.body.revision_id, renamed.get(older.revision));
   assert.equal(before.depth, 4, "the revisions the article names are read after it");
+
+  // Rejecting a pending revision moves it out of pending: the author's count, named by the
+  // article, is read after it and comes down in the same commit.
+  const author = await register(board);
+  const pending = await submit(board, author.key, { title: "A pending article to reject" });
+  assert.equal((await board.kv.get(keys.articleAuthors(author.id))).value?.pending, 1);
+  const out = await decide(pending.post_id, "reject");
+  assert.equal(out.status, 200, JSON.stringify(out.body));
+  assert.equal(out.body.revision_id, pending.revision_id);
+  assert.equal(out.depth, 4, "the author's count after the article");
+  assert.equal((await board.kv.get(keys.articleAuthors(author.id))).value?.pending, 0);
 
   // Restoring finds the rejected revision among those listed (or read) and publishes it again.
   for (const [id, rev] of [[fresh.id, fresh.revision], [older.id, renamed.get(older.revision)]]) {
