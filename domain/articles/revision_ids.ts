@@ -26,6 +26,11 @@ export function revisionIdFor(deps: Deps, postId: string): string {
   return prefix ? prefix + fresh.slice(24) : fresh;
 }
 
+/** Lists the keys of `base` whose last part starts with `prefix` into `tx` (planned reads). */
+function prefetchPrefixed(tx: Tx, base: Deno.KvKey, prefix: string, limit: number): Promise<void> {
+  return tx.prefetchList({ start: [...base, prefix], end: [...base, prefix + "\uffff"] }, limit);
+}
+
 /**
  * Starts listing the revisions stored under the article's prefix (a planned read of `tx`,
  * `Tx.prefetchList`): a later read of one of them costs no round trip. Nothing for an id
@@ -34,12 +39,27 @@ export function revisionIdFor(deps: Deps, postId: string): string {
 export function prefetchRevisionsOf(tx: Tx, postId: string): Promise<void> {
   const prefix = sharedPrefix(postId);
   if (!prefix) return Promise.resolve();
-  const base = keys.articleRevisions.range();
   // Another article whose id shares the first four groups (same millisecond and 26 random
   // bits) could fill some of the listing: its revisions are ignored, and one the article
   // names that the listing missed is read by name.
-  return tx.prefetchList(
-    { start: [...base, prefix], end: [...base, prefix + "\uffff"] },
+  return prefetchPrefixed(
+    tx,
+    keys.articleRevisions.range(),
+    prefix,
     2 * ARTICLE_LIMITS.revisionsPerArticle,
   );
+}
+
+/**
+ * Starts listing, from a revision's id alone, the article it belongs to and that article's
+ * revisions (planned reads, as `prefetchRevisionsOf`). The revision record still decides: its
+ * `post_id` is read through `tx`, and found here only when the ids share the prefix.
+ */
+export function prefetchArticleOfRevision(tx: Tx, revisionId: string): Promise<void> {
+  const prefix = sharedPrefix(revisionId);
+  if (!prefix) return Promise.resolve();
+  return Promise.all([
+    prefetchPrefixed(tx, keys.articlePosts.range(), prefix, 2),
+    prefetchRevisionsOf(tx, revisionId),
+  ]).then(() => {});
 }
