@@ -9,7 +9,7 @@ import { keys } from "../kv/keys.ts";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { Tx } from "../kv/tx.ts";
 import { idemKey, jsonInit, register, type TestBoard, testBoard } from "./helpers.ts";
-import { articleBody, comment, submit, submitRaw, vote } from "./article_helpers.ts";
+import { articleBody, comment, commentBody, submit, submitRaw, vote } from "./article_helpers.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 import { publishedArticle } from "./website_helpers.ts";
 
@@ -241,4 +241,56 @@ Deno.test("Tx answers a listed key from the listing, and the commit checks it as
   } finally {
     kv.close();
   }
+});
+
+Deno.test("a comment and a reply are 3 round trips; a parent's locator written before, and older revision ids, cost more", async () => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY, testClock: true });
+  const reader = await register(board);
+  const fresh = await publishedArticle(board);
+  const older = await publishedArticle(board, { title: "A published article stored before" });
+  const post = (body: Record<string, unknown>) =>
+    measured(() => submitRaw(board, reader.key, body));
+
+  const top = await post(commentBody(fresh.revision));
+  assert.equal(top.status, 202, JSON.stringify(top.body));
+  assert.equal(top.depth, 3, "the credential, one batch with the listings, the commit");
+  const reply = await post(commentBody(fresh.revision, { parent_id: top.body.comment_id }));
+  assert.equal(reply.status, 202, JSON.stringify(reply.body));
+  assert.equal(reply.body.depth, 2);
+  assert.equal(reply.depth, 3, "the parent's facts come with its locator");
+
+  // A locator written before the copies: the reply reads the parent comment after it.
+  const locKey = keys.articleCommentLocators(reply.body.comment_id);
+  const { depth: _d, status: _s, ...bare } = (await board.kv.get(locKey)).value!;
+  await board.kv.set(locKey, bare);
+  const deeper = await post(commentBody(fresh.revision, { parent_id: reply.body.comment_id }));
+  assert.equal(deeper.status, 202, JSON.stringify(deeper.body));
+  assert.equal(deeper.body.depth, 3);
+  assert.equal(deeper.depth, 4);
+
+  // A decision rewrites the copy: a reply to a rejected comment is refused.
+  const rejected = await modRequest(
+    board,
+    "POST",
+    `/mod/comments/${top.body.comment_id}/decision`,
+    {
+      action: "reject",
+      reason: "Off topic.",
+    },
+    idemKey(),
+  );
+  assert.equal(rejected.status, 200, await rejected.text());
+  assert.equal(
+    (await board.kv.get(keys.articleCommentLocators(top.body.comment_id))).value?.status,
+    "rejected",
+  );
+  const refused = await post(commentBody(fresh.revision, { parent_id: top.body.comment_id }));
+  assert.equal(refused.status, 404, JSON.stringify(refused.body));
+
+  // An article whose revisions have ids of their own: read by name after the revision.
+  const renamed = await withOlderRevisionIds(board, older.id);
+  const onOlder = await post(commentBody(renamed.get(older.revision)!));
+  assert.equal(onOlder.status, 202, JSON.stringify(onOlder.body));
+  assert.equal(onOlder.body.post_id, older.id);
+  assert.equal(onOlder.depth, 4, "the revision names its article, read after it");
 });

@@ -25,7 +25,7 @@ import {
   type TestBoard,
   testBoard,
 } from "./helpers.ts";
-import { articleBody, comment, SIMPLE_SVG, submit } from "./article_helpers.ts";
+import { articleBody, comment, commentBody, SIMPLE_SVG, submit } from "./article_helpers.ts";
 import {
   authorizePath,
   connect,
@@ -194,7 +194,15 @@ budget("write", 5, "changePin", "modCommentDecision", "modDeskDecide");
 budget("write", 7, "modDeskRemoveAccount", "modRemoveAgent");
 
 // articles
-budget("write", 3, "articlesWithdraw", "modArticleDecision", "tool:articles_withdraw");
+budget(
+  "write",
+  3,
+  "articlesSubmitComment",
+  "articlesSubmitReply",
+  "articlesWithdraw",
+  "modArticleDecision",
+  "tool:articles_withdraw",
+);
 budget("write", 4, "modCommentDecision", "modDeskDecide");
 
 /** One measured request: what it is, and the response statuses that count as success. */
@@ -408,6 +416,28 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
     {
       id: "articlesSubmit",
       send: () => board.request("/v1/articles/posts", jsonInit("POST", articleBody(), reader.key)),
+      ok: [202],
+    },
+    {
+      id: "articlesSubmitComment",
+      send: () =>
+        board.request(
+          "/v1/articles/posts",
+          jsonInit("POST", commentBody(article.revision), spare.key),
+        ),
+      ok: [202],
+    },
+    {
+      id: "articlesSubmitReply",
+      send: () =>
+        board.request(
+          "/v1/articles/posts",
+          jsonInit(
+            "POST",
+            commentBody(article.revision, { parent_id: agentComment.comment_id }),
+            spare.key,
+          ),
+        ),
       ok: [202],
     },
     {
