@@ -495,11 +495,12 @@ export async function moderateComment(
 ): Promise<{ comment_id: string; status: CommentRecord["status"]; changed: boolean }> {
   const ctx = await policyContext(deps);
   const { value } = await articleTransact(deps, async (tx) => {
-    // One batch: the comment's locator (it never changes: unchecked), the writer's counters
-    // and the rider's keys; then the comment and its article beside the listing of the
-    // article's revisions (revision_ids.ts); then the commit. A revision stored before the
-    // listing finds it is read after the article, and the author's count when the article's
-    // projection moves a revision out of pending (`stageChange`).
+    // One batch: the comment's locator (where the comment is never changes: unchecked; the
+    // comment read next is checked), the writer's counters and the rider's keys; then the
+    // comment and its article beside the listing of the article's revisions (revision_ids.ts);
+    // then the commit. A revision stored before the listing finds it is read after the
+    // article, and the author's count when the article's projection moves a revision out of
+    // pending (`stageChange`).
     const [locE, opened, turn] = await Promise.all([
       tx.peek(keys.articleCommentLocators(id)),
       ArticleWriter.open(tx, deps).catch((e: unknown) => e),
