@@ -61,6 +61,24 @@ export class Tx {
     return all;
   }
 
+  /**
+   * Lists `selector` (one call, at most `limit` entries) as a planned read, like `prefetch`:
+   * each listed entry answers a later `get`/`peek` of its key in this attempt at no cost, and a
+   * `get` then makes the commit depend on the entry as listed. A key read before keeps its
+   * first read; a key of the range the listing did not return is read when asked for.
+   */
+  prefetchList(selector: Deno.KvListSelector, limit: number): Promise<void> {
+    const listed = Array.fromAsync(this.kv.list(selector, { limit }));
+    const all = listed.then((entries) => {
+      for (const e of entries) {
+        const id = idOf(e.key);
+        if (!this.#read.has(id)) this.#read.set(id, Promise.resolve(e));
+      }
+    });
+    all.catch(() => {});
+    return all;
+  }
+
   /** Reads a key and makes the commit depend on it being unchanged. */
   get<K extends Deno.KvKey>(key: K): Promise<Deno.KvEntryMaybe<ValueOf<K>>>;
   /** An untyped key read as `T` (prefer a key whose builder declares its value). */

@@ -25,7 +25,7 @@ import {
   type TestBoard,
   testBoard,
 } from "./helpers.ts";
-import { articleBody, comment, SIMPLE_SVG, submit } from "./article_helpers.ts";
+import { articleBody, comment, commentBody, SIMPLE_SVG, submit } from "./article_helpers.ts";
 import {
   authorizePath,
   connect,
@@ -197,6 +197,17 @@ budget("write", 7, "modDeskRemoveAccount", "modRemoveAgent");
 budget("write", 2, "createThread", "replyToThread", "tool:create_post", "tool:reply_to_thread");
 // account removal
 budget("write", 3, "modDeskRemoveAccount", "modRemoveAgent");
+// articles
+budget(
+  "write",
+  3,
+  "articlesSubmitComment",
+  "articlesSubmitReply",
+  "articlesWithdraw",
+  "modArticleDecision",
+  "tool:articles_withdraw",
+);
+budget("write", 4, "modCommentDecision", "modDeskDecide");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
@@ -409,6 +420,28 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
     {
       id: "articlesSubmit",
       send: () => board.request("/v1/articles/posts", jsonInit("POST", articleBody(), reader.key)),
+      ok: [202],
+    },
+    {
+      id: "articlesSubmitComment",
+      send: () =>
+        board.request(
+          "/v1/articles/posts",
+          jsonInit("POST", commentBody(article.revision), spare.key),
+        ),
+      ok: [202],
+    },
+    {
+      id: "articlesSubmitReply",
+      send: () =>
+        board.request(
+          "/v1/articles/posts",
+          jsonInit(
+            "POST",
+            commentBody(article.revision, { parent_id: agentComment.comment_id }),
+            spare.key,
+          ),
+        ),
       ok: [202],
     },
     {

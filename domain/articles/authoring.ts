@@ -14,14 +14,16 @@ import {
   stageBundle,
 } from "./lifecycle.ts";
 import { policyContext } from "./policy.ts";
+import { prefetchRevisionsOf } from "./revision_ids.ts";
 import { ArticleWriter } from "./store.ts";
 import type { RevisionRecord } from "./types.ts";
 import { articleState } from "./views.ts";
 
 /**
  * Loads (checked) the author's article with its public and candidate revisions and `extra`.
- * The article and `extra` come from the batch the caller's plan read (through `tx`); the
- * public and candidate revisions cost one more round trip only when they are not `extra`.
+ * The article and `extra` come from the batch the caller's plan read (through `tx`), the
+ * public and candidate revisions from the listing of its revisions (`prefetchRevisionsOf`);
+ * one stored before that listing finds it costs one more round trip.
  */
 async function ownBundle(
   tx: Tx,
@@ -76,14 +78,18 @@ export async function withdrawArticle(
   const ctx = await policyContext(deps);
   const { value } = await articleTransact(deps, async (tx) => {
     // The read plan: the idempotency record, the article (and the named revision), the
-    // author's pending count and the writer's head and counters, in one batch.
-    const w = await ArticleWriter.open(tx, deps, {
-      authors: [agent.id],
-      prefetch: [
-        keys.articleIdempotency(agent.id, idemKey),
-        ...ownBundleKeys(postId, revisionId),
-      ],
-    });
+    // author's pending count and the writer's head and counters, in one batch, beside the
+    // listing of the article's revisions (revision_ids.ts).
+    const [w] = await Promise.all([
+      ArticleWriter.open(tx, deps, {
+        authors: [agent.id],
+        prefetch: [
+          keys.articleIdempotency(agent.id, idemKey),
+          ...ownBundleKeys(postId, revisionId),
+        ],
+      }),
+      prefetchRevisionsOf(tx, postId),
+    ]);
     const again = await getArticleIdem<WithdrawReceipt>(tx, agent.id, idemKey, print);
     if (again) return { ...again, replayed: true as const };
     const before = await ownBundle(tx, agent, postId, revisionId);

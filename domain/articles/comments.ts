@@ -10,12 +10,20 @@ import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { codePointLength } from "../text.ts";
 import { type CheckedComment, checksFailed } from "./checks.ts";
-import { getArticleIdem, peekArticleIdem, putArticleIdem } from "./idempotency.ts";
-import { AgentCache, articleTransact, type PostBundle, project, stageBundle } from "./lifecycle.ts";
+import { getArticleIdem, putArticleIdem } from "./idempotency.ts";
+import {
+  AgentCache,
+  articleTransact,
+  type PostBundle,
+  project,
+  stageBundle,
+  stageChange,
+} from "./lifecycle.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { type PolicyContext, policyContext } from "./policy.ts";
-import { chargeArticleQuota } from "./quotas.ts";
+import { articleQuotaKey, chargeArticleQuota } from "./quotas.ts";
 import type { CommitRider } from "../commit_rider.ts";
+import { prefetchArticleOfRevision, prefetchRevisionsOf } from "./revision_ids.ts";
 import { ArticleWriter, getAll } from "./store.ts";
 import type { ArticlePost, CommentMeta, CommentRecord, RevisionRecord } from "./types.ts";
 import { commentable } from "./views.ts";
@@ -35,7 +43,22 @@ interface CommentReceipt {
 interface Locator {
   post_id: string;
   seq: number;
+  /**
+   * Copies of the comment's nesting level and status, so that a reply reads its parent's
+   * facts with its first batch (the status is rewritten with the comment's). Absent on
+   * locators written before: a reply then reads the comment.
+   */
+  depth?: number;
+  status?: CommentRecord["status"];
 }
+
+/** The locator of a comment, with its copies. */
+function locatorOf(c: CommentRecord): Locator {
+  return { post_id: c.post_id, seq: c.seq, depth: c.depth, status: c.status };
+}
+
+/** What a reply's checks need of its parent (`commentDepth`). */
+type ParentFacts = Pick<CommentRecord, "post_id" | "status" | "depth">;
 
 /** An entry of the moderators' pending index: where the comment is, and its id. */
 interface PendingEntry extends Locator {
@@ -57,10 +80,16 @@ export async function findComment(kv: Deno.Kv, id: string): Promise<CommentRecor
   return (await kv.get(keys.articleComments(loc.post_id, loc.seq))).value;
 }
 
-/** Reads a comment by id inside a commit (checked). */
-async function getComment(tx: Tx, id: string): Promise<CommentRecord | null> {
-  const loc = (await tx.peek(keys.articleCommentLocators(id))).value;
+/**
+ * A parent comment's facts inside a commit (checked): from the copies on its locator, or from
+ * the comment itself when the locator was written before them (one round trip more).
+ */
+async function parentFacts(tx: Tx, id: string): Promise<ParentFacts | null> {
+  const loc = (await tx.get(keys.articleCommentLocators(id))).value;
   if (!loc) return null;
+  if (loc.depth !== undefined && loc.status !== undefined) {
+    return { post_id: loc.post_id, status: loc.status, depth: loc.depth };
+  }
   return (await tx.get(keys.articleComments(loc.post_id, loc.seq))).value;
 }
 
@@ -127,7 +156,7 @@ async function attach(
       },
     );
   }
-  const parent = parentId ? await getComment(tx, parentId) : null;
+  const parent = parentId ? await parentFacts(tx, parentId) : null;
   const depth = commentDepth(rev.post_id, parentId, parent);
   return { before, bundle, depth };
 }
@@ -140,7 +169,7 @@ async function attach(
 export function commentDepth(
   postId: string,
   parentId: string | null | undefined,
-  parent: CommentRecord | null,
+  parent: ParentFacts | null,
 ): number {
   if (!parentId) return 1;
   if (!parent || parent.post_id !== postId || parent.status !== "published") {
@@ -186,15 +215,24 @@ export async function submitComment(
   print: string,
   commentOn?: string,
 ): Promise<CommentReceipt> {
-  const replay = await peekArticleIdem<CommentReceipt>(
-    deps,
-    agent.id,
-    input.idempotency_key,
-    print,
-  );
-  if (replay) return { ...checkCommentTarget(replay, commentOn), replayed: true };
   const ctx = await policyContext(deps);
   const { value } = await articleTransact(deps, async (tx) => {
+    // The read plan, one batch: the idempotency record, today's allowance, the revision, the
+    // parent's locator and the writer's head and counters, beside the listings of the
+    // revision's article and its revisions (revision_ids.ts). A revision stored before the
+    // listings find its article reads the article and its revisions after it, and a reply
+    // reads its parent where the locator says.
+    const [w] = await Promise.all([
+      ArticleWriter.open(tx, deps, {
+        prefetch: [
+          keys.articleIdempotency(agent.id, input.idempotency_key),
+          articleQuotaKey(deps, "article_comments", agent.id),
+          keys.articleRevisions(input.article_revision_id),
+          ...(input.parent_id ? [keys.articleCommentLocators(input.parent_id)] : []),
+        ],
+      }),
+      prefetchArticleOfRevision(tx, input.article_revision_id),
+    ]);
     const again = await getArticleIdem<CommentReceipt>(tx, agent.id, input.idempotency_key, print);
     if (again) return { ...checkCommentTarget(again, commentOn), replayed: true as const };
     const { before, bundle, depth } = await attach(
@@ -206,8 +244,6 @@ export async function submitComment(
     );
     checkCommentTarget({ post_id: bundle.post.id }, commentOn);
     await chargeArticleQuota(tx, deps, "article_comments", agent.id);
-    const w = await ArticleWriter.open(tx, deps);
-    await w.pendingOf(bundle.post.author_id);
     const id = deps.newId();
     const ev = w.event("comment_published", bundle.post.id, input.article_revision_id, id);
     const comment: CommentRecord = {
@@ -229,8 +265,8 @@ export async function submitComment(
       moderation: null,
     };
     tx.set(keys.articleComments(comment.post_id, comment.seq), comment)
-      .set(keys.articleCommentLocators(id), { post_id: comment.post_id, seq: comment.seq });
-    stageBundle(w, before, countPublished(bundle, comment, 1));
+      .set(keys.articleCommentLocators(id), locatorOf(comment));
+    await stageChange(w, before, countPublished(bundle, comment, 1));
     const receipt: CommentReceipt = {
       kind: "comment",
       comment_id: id,
@@ -326,7 +362,7 @@ export async function createGuestComment(
       moderation: null,
     };
     tx.set(keys.articleComments(comment.post_id, seq), comment)
-      .set(keys.articleCommentLocators(id), { post_id: comment.post_id, seq })
+      .set(keys.articleCommentLocators(id), locatorOf(comment))
       .set(keys.articlePendingComments(seq), { post_id: comment.post_id, seq, comment_id: id });
     await input.stage?.(tx);
     // Record a projected transition (if any) so counters stay exact.
@@ -416,7 +452,7 @@ export function stageGuestComment(
     },
   };
   w.tx.set(keys.articleComments(postId, seq), comment)
-    .set(keys.articleCommentLocators(comment.id), { post_id: postId, seq });
+    .set(keys.articleCommentLocators(comment.id), locatorOf(comment));
   let after = projected;
   if (comment.status === "pending") {
     w.tx.set(keys.articlePendingComments(seq), { post_id: postId, seq, comment_id: comment.id });
@@ -459,9 +495,12 @@ export async function moderateComment(
 ): Promise<{ comment_id: string; status: CommentRecord["status"]; changed: boolean }> {
   const ctx = await policyContext(deps);
   const { value } = await articleTransact(deps, async (tx) => {
-    // One batch: the comment's locator (it never changes: unchecked), the writer's counters
-    // and the rider's keys; then the comment and its article; then the revisions and the
-    // author's count; then the commit.
+    // One batch: the comment's locator (where the comment is never changes: unchecked; the
+    // comment read next is checked), the writer's counters and the rider's keys; then the
+    // comment and its article beside the listing of the article's revisions (revision_ids.ts);
+    // then the commit. A revision stored before the listing finds it is read after the
+    // article, and the author's count when the article's projection moves a revision out of
+    // pending (`stageChange`).
     const [locE, opened, turn] = await Promise.all([
       tx.peek(keys.articleCommentLocators(id)),
       ArticleWriter.open(tx, deps).catch((e: unknown) => e),
@@ -475,10 +514,13 @@ export async function moderateComment(
     };
     const loc = locE.value;
     if (!loc) throw notFound("comment", id);
-    const read = await tx.getNamed({
-      comment: keys.articleComments(loc.post_id, loc.seq),
-      post: keys.articlePosts(loc.post_id),
-    });
+    const [read] = await Promise.all([
+      tx.getNamed({
+        comment: keys.articleComments(loc.post_id, loc.seq),
+        post: keys.articlePosts(loc.post_id),
+      }),
+      prefetchRevisionsOf(tx, loc.post_id),
+    ]);
     const c = read.comment.value;
     if (!c) throw notFound("comment", id);
     const target: CommentRecord["status"] = action === "approve" ? "published" : "rejected";
@@ -487,11 +529,7 @@ export async function moderateComment(
     const w = opened;
     const post = read.post.value;
     if (!post) throw notFound("article", c.post_id);
-    const [revs] = await Promise.all([
-      bundleRevisionsTx(tx, post, c.revision_id),
-      w.pendingOf(post.author_id),
-    ]);
-    const current: PostBundle = { post, revs };
+    const current: PostBundle = { post, revs: await bundleRevisionsTx(tx, post, c.revision_id) };
     const { bundle } = await project(deps, ctx, current, new AgentCache(deps));
     const now = deps.clock.now();
     const updated: CommentRecord = {
@@ -513,9 +551,10 @@ export async function moderateComment(
         };
       }
     }
-    tx.set(keys.articleComments(c.post_id, c.seq), updated);
+    tx.set(keys.articleComments(c.post_id, c.seq), updated)
+      .set(keys.articleCommentLocators(c.id), locatorOf(updated));
     if (c.status === "pending") tx.delete(keys.articlePendingComments(c.seq));
-    stageBundle(w, current, after);
+    await stageChange(w, current, after);
     w.finish();
     return answer({ comment_id: id, status: target, changed: true });
   });

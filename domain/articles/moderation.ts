@@ -15,9 +15,10 @@ import {
   type PostBundle,
   project,
   publishTransform,
-  stageBundle,
+  stageChange,
 } from "./lifecycle.ts";
 import { dueAt, PENDING_LIFETIME, policyContext } from "./policy.ts";
+import { prefetchRevisionsOf } from "./revision_ids.ts";
 import { ArticleWriter } from "./store.ts";
 import type { Appeal, RevisionRecord } from "./types.ts";
 import { articleState } from "./views.ts";
@@ -63,20 +64,21 @@ export async function moderateArticle(
 ): Promise<ArticleModerationResult> {
   const ctx = await policyContext(deps);
   const { value } = await articleTransact(deps, async (tx) => {
-    // One batch: the article (checked), the writer's counters and the rider's keys; then every
-    // revision of the article (bounded by the revision limit; read unchecked to find appeals)
-    // beside its author's count; then the commit, which checks the revisions it decides on.
+    // One batch: the article (checked), the writer's counters and the rider's keys, beside the
+    // listing of the article's revisions (revision_ids.ts): every revision (bounded by the
+    // revision limit; looked at unchecked to find appeals), then the commit, which checks the
+    // revisions it decides on. A revision stored before the listing finds it is read after the
+    // article, and the author's count when the decision moves a revision into or out of
+    // pending (`stageChange`).
     const [postE, w, turn] = await Promise.all([
       tx.get(keys.articlePosts(id)),
       ArticleWriter.open(tx, deps),
       rider?.read(tx),
+      prefetchRevisionsOf(tx, id),
     ]);
     const post = postE.value;
     if (!post) throw notFound("article", id);
-    const [peeked] = await Promise.all([
-      tx.peekMany(post.revision_ids.map((r) => keys.articleRevisions(r))),
-      w.pendingOf(post.author_id),
-    ]);
+    const peeked = await tx.peekMany(post.revision_ids.map((r) => keys.articleRevisions(r)));
     const all = peeked.map((e) => e.value)
       .filter((r): r is RevisionRecord => !!r);
     const appealed = all.filter((r) => r.appeal?.status === "open").at(-1)?.id ?? null;
@@ -159,7 +161,9 @@ export async function moderateArticle(
           previous_state: rev.state,
         };
         const previous = rev.moderation?.previous_state ?? "pending";
-        const author = await new AgentCache(deps).get(post.author_id);
+        // The account's creation time: the post's copy, else the account (a post stored before).
+        const createdAt = post.author_created_at ??
+          (await new AgentCache(deps).get(post.author_id))?.created_at ?? Infinity;
         if (previous === "published") {
           const pub = after.post.public_revision_id
             ? after.revs.get(after.post.public_revision_id)
@@ -181,7 +185,7 @@ export async function moderateArticle(
           };
           after.revs.set(rev.id, {
             ...pending,
-            due_at: dueAt(pending, author?.created_at ?? Infinity, ctx),
+            due_at: dueAt(pending, createdAt, ctx),
           });
           after = { ...after, post: { ...after.post, candidate_revision_id: rev.id } };
         } else {
@@ -194,7 +198,7 @@ export async function moderateArticle(
         revisionId = rev.id;
       }
     }
-    stageBundle(w, before, after);
+    await stageChange(w, before, after);
     w.finish();
     const answer: ArticleModerationResult = {
       post_id: id,

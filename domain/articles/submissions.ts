@@ -15,6 +15,7 @@ import { AgentCache, articleTransact, type PostBundle, project, stageBundle } fr
 import { ARTICLE_LIMITS, ARTICLE_QUOTAS } from "./article_limits.ts";
 import { EMPTY_SUPPORT, PENDING_LIFETIME, policyContext } from "./policy.ts";
 import { articleQuotaKey, chargeArticleQuota } from "./quotas.ts";
+import { prefetchRevisionsOf, revisionIdFor } from "./revision_ids.ts";
 import { ArticleWriter, writeBlocks } from "./store.ts";
 import type { ArticlePost, Block, RevisionRecord } from "./types.ts";
 
@@ -56,14 +57,18 @@ export async function submitArticle(
 
   const { value } = await articleTransact(deps, async (tx) => {
     // The read plan: the idempotency record, today's allowance, the author's pending count,
-    // the article a new revision replaces, and the writer's head and counters, in one batch.
+    // the article a new revision replaces, and the writer's head and counters, in one batch,
+    // beside the listing of the replaced article's revisions (revision_ids.ts).
     const idemKey = keys.articleIdempotency(agent.id, input.idempotency_key);
     const quotaKey = articleQuotaKey(deps, "article_submissions", agent.id);
     const replacedKey = input.replaces_post_id ? keys.articlePosts(input.replaces_post_id) : null;
-    const w = await ArticleWriter.open(tx, deps, {
-      authors: [agent.id],
-      prefetch: [idemKey, quotaKey, ...(replacedKey ? [replacedKey] : [])],
-    });
+    const [w] = await Promise.all([
+      ArticleWriter.open(tx, deps, {
+        authors: [agent.id],
+        prefetch: [idemKey, quotaKey, ...(replacedKey ? [replacedKey] : [])],
+      }),
+      input.replaces_post_id ? prefetchRevisionsOf(tx, input.replaces_post_id) : null,
+    ]);
     const again = await getArticleIdem<ArticleReceipt>(tx, agent.id, input.idempotency_key, print);
     if (again) return { ...again, replayed: true as const };
     await chargeArticleQuota(tx, deps, "article_submissions", agent.id);
@@ -135,7 +140,7 @@ export async function submitArticle(
     }
 
     const postId = current?.post.id ?? deps.newId();
-    const revisionId = deps.newId();
+    const revisionId = revisionIdFor(deps, postId);
     const event = w.event("article_submitted", postId, revisionId, null);
     const rev: RevisionRecord = {
       id: revisionId,
