@@ -193,6 +193,9 @@ budget(
 budget("write", 5, "changePin", "modCommentDecision", "modDeskDecide");
 budget("write", 7, "modDeskRemoveAccount", "modRemoveAgent");
 
+// pins
+budget("write", 3, "changePin");
+
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
   id: string;

@@ -5,6 +5,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import type { Deps } from "../deps.ts";
+import type { SupportSummary } from "./support.ts";
 
 /** A running voting suspension (see domain/votes/suspension.ts). */
 export interface Suspension {
@@ -29,6 +30,8 @@ export interface VotingStanding {
   received?: number;
   /** The `anchor` of the newest of them (domain/votes/records.ts). */
   anchor?: number;
+  /** What veteran status is earned on (domain/votes/support.ts); absent in older standings. */
+  support?: SupportSummary;
 }
 
 export const EMPTY_STANDING: VotingStanding = {

@@ -15,6 +15,7 @@ export type { VotingFacts } from "./facts.ts";
 export { inspectVotes } from "./queries.ts";
 export type { VoteQuery } from "./queries.ts";
 export { reputationOf, supportOf } from "./reputation.ts";
+export { supportFromStanding } from "./support.ts";
 export { votingStatus } from "./status.ts";
 export { currentSuspension, votingSuspendedError } from "./suspension.ts";
 export {
