@@ -155,3 +155,24 @@ Deno.test("past its cap the summary gives way to the received votes, with the sa
   assert.equal(pin.status, 200, JSON.stringify(pin.body));
   assert.ok((await board.deps.kv.get(keys.veterans(cand.id))).value);
 });
+
+Deno.test("a vote stores veteran status the summary shows earned, within the vote's three round trips", async () => {
+  await using board = await testBoard({ testClock: true });
+  const { cands } = await candidates(board, 2); // karma 5, 3 supporters each
+  const [fresh, older] = cands;
+  await asOlderStanding(board, older.id);
+  board.clock.advance(7 * DAY + 1);
+  const late = await agent(board);
+  for (const cand of [fresh, older]) {
+    const meter = new KvMeter({ lockstep: true });
+    setMeterSource(() => meter);
+    try {
+      await vote(board, late, cand.threads[1], 1);
+    } finally {
+      setMeterSource(() => undefined);
+    }
+    assert.ok((await board.deps.kv.get(keys.veterans(cand.id))).value, "earned by the vote");
+    if (cand === fresh) assert.equal(meter.roundTrips, 3);
+    else assert.ok(meter.roundTrips > 3, "an older standing lists the received votes");
+  }
+});

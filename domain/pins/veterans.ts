@@ -18,7 +18,12 @@ import { transact, type Tx } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
-import { EMPTY_STANDING, supportOf, type VotingFacts } from "../votes/mod.ts";
+import {
+  EMPTY_STANDING,
+  supportFromStanding,
+  supportOf,
+  type VotingFacts,
+} from "../votes/mod.ts";
 import { retireCommunityPinsOf } from "./book.ts";
 import { noteStandingChanges } from "../agent_events.ts";
 
@@ -153,8 +158,16 @@ export async function onKarmaChanged(
   let rec = prev;
   const before = { now, createdAt: agent.created_at, karma: karmaBefore };
   if (mayEarn(rec, before)) {
-    // Committed state is the state before this change: the supporters it had until now.
-    rec = nextVeteranRecord(rec, { ...before, ...await supportOf(deps, agentId) });
+    // Committed state is the state before this change: the supporters it had until now,
+    // from the support summary of the standing the caller read (no round trip when it has
+    // one; the named board's head is read with it), else from the received votes.
+    const [standing, head] = await Promise.all([
+      tx.get(keys.votingStandings(agentId)),
+      tx.peek(keys.boardHeads("named")),
+    ]);
+    const support = supportFromStanding(standing.value, head.value) ??
+      await supportOf(deps, agentId);
+    rec = nextVeteranRecord(rec, { ...before, ...support });
   }
   if (rec) {
     rec = nextVeteranRecord(rec, {
