@@ -195,6 +195,7 @@ budget("write", 7, "modDeskRemoveAccount", "modRemoveAgent");
 
 // pins
 budget("write", 3, "changePin");
+budget("read", 2, "getMyActivity");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {

@@ -8,8 +8,7 @@
 import assert from "node:assert/strict";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { keys } from "../kv/keys.ts";
-import { supportOf } from "../domain/votes/mod.ts";
-import { SUPPORT_CAP } from "../domain/votes/support.ts";
+import { SUPPORT_CAP, supportOf } from "../domain/votes/mod.ts";
 import { claimedSeq, EMPTY_HEAD } from "../domain/board/mod.ts";
 import { reply, type TestBoard, testBoard } from "./helpers.ts";
 import { candidates, DAY, deleteOwn, oauthToken, postPin } from "./pin_helpers.ts";

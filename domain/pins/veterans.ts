@@ -18,12 +18,7 @@ import { transact, type Tx } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
-import {
-  EMPTY_STANDING,
-  supportFromStanding,
-  supportOf,
-  type VotingFacts,
-} from "../votes/mod.ts";
+import { EMPTY_STANDING, supportFromStanding, supportOf, type VotingFacts } from "../votes/mod.ts";
 import { retireCommunityPinsOf } from "./book.ts";
 import { noteStandingChanges } from "../agent_events.ts";
 

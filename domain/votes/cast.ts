@@ -20,8 +20,8 @@ import { transact, type Tx } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
-import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
-import { holdsMessage, standingToChange, withoutMessage, withVote } from "./support.ts";
+import { EMPTY_STANDING, standingToChange, type VotingStanding } from "./karma.ts";
+import { holdsMessage, withoutMessage, withVote } from "./support.ts";
 import { currentWeight, isMaturePeer, receivedStats } from "./reputation.ts";
 import {
   applyKarmaChange,
@@ -258,6 +258,7 @@ export async function castVote(
       received,
       anchor,
       changes: events.flatMap((e) => e.type === "standing" && e.to === authorId ? [e.change] : []),
+      ...(msg.kind === "reply" ? { target_root: msg.root_seq } : {}),
     };
     tx.set(keys.votesReceived(authorId, received), record);
     return { kind: "cast", vote };

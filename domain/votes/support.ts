@@ -10,7 +10,6 @@
  * votes as before. A standing written before the summary existed has none (the same).
  */
 import { type BoardHead, EMPTY_HEAD } from "../board/mod.ts";
-import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
 
 /** Upvotes the summary holds at most (then `upvotes` becomes null). */
 export const SUPPORT_CAP = 24;
@@ -27,23 +26,7 @@ export interface SupportSummary {
 }
 
 /** The summary of an account nobody has voted on. */
-const NO_SUPPORT: SupportSummary = { upvotes: {}, newest_vote_at: null };
-
-/**
- * The summary of a stored standing: a standing never written (null) is an account that
- * received no vote; a standing written before summaries were kept has none (undefined).
- */
-export function supportSummaryOf(standing: VotingStanding | null): SupportSummary | undefined {
-  return standing === null ? NO_SUPPORT : standing.support;
-}
-
-/**
- * The standing a commit that changes it starts from: the stored one, or, for an account with
- * none yet, the empty standing with an empty summary (so the summary holds from the start).
- */
-export function standingToChange(stored: VotingStanding | null): VotingStanding {
-  return stored ?? { ...EMPTY_STANDING, support: NO_SUPPORT };
-}
+export const NO_SUPPORT: SupportSummary = { upvotes: {}, newest_vote_at: null };
 
 /** The summary after a vote on the account's named message `seq` (root `rootSeq`). */
 export function withVote(
@@ -96,15 +79,4 @@ export function supportFromSummary(
   const supporters = Object.values(s.upvotes)
     .filter((list) => list.some(([, root]) => !purging.includes(root))).length;
   return { supporters, newestVoteAt: s.newest_vote_at };
-}
-
-/**
- * `supportFromSummary` of a stored standing (`supportSummaryOf`): null when the standing
- * has no summary that can say.
- */
-export function supportFromStanding(
-  stored: VotingStanding | null,
-  namedHead: BoardHead | null,
-): { supporters: number; newestVoteAt: number | null } | null {
-  return supportFromSummary(supportSummaryOf(stored), namedHead);
 }
