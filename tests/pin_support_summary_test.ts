@@ -175,3 +175,18 @@ Deno.test("a vote stores veteran status the summary shows earned, within the vot
     else assert.ok(meter.roundTrips > 3, "an older standing lists the received votes");
   }
 });
+
+Deno.test("a removal stores veteran status earned before it, counted from the summary", async () => {
+  await using board = await testBoard({ testClock: true });
+  const [a, b, c, d] = await agents(board, 4);
+  const { cand, ids } = await upvotedCandidate(board, [a, b, c], 2); // karma 6, 3 supporters
+  const extra = await namedPost(board, cand, "extra");
+  await vote(board, d, extra, 1); // karma 7, 4 supporters
+  board.clock.advance(7 * DAY + 1);
+  assert.equal(await board.deps.kv.get(keys.veterans(cand.id)).then((e) => e.value), null);
+  await deleteOwn(board, cand, extra); // karma 6: earned before the removal, stored by it
+  const rec = (await board.deps.kv.get(keys.veterans(cand.id))).value;
+  assert.ok(rec, "stored by the removal's commit");
+  const st = (await board.deps.kv.get(keys.votingStandings(cand.id))).value;
+  assert.equal(Object.keys(st?.support?.upvotes ?? {}).length, 3, "d's upvote left with it");
+});

@@ -9,6 +9,7 @@
  * messages of different authors never touch the same key, in one process or many.
  */
 import {
+  type BoardHead,
   claimedSeq,
   EMPTY_HEAD,
   isHidden,
@@ -51,6 +52,8 @@ type OnKarmaChanged = (
   agentId: string,
   karmaBefore: number,
   karmaAfter: number,
+  /** The named board's head, when the caller has read it. */
+  namedHead?: BoardHead,
 ) => Promise<void>;
 
 /**
@@ -168,7 +171,8 @@ export async function castVote(
       authorPlanned,
     ]);
     const msg = got.message.value;
-    if (!msg || isHidden(msg, headEntry.value ?? EMPTY_HEAD)) throw notFound("message", postId);
+    const head = headEntry.value ?? EMPTY_HEAD;
+    if (!msg || isHidden(msg, head)) throw notFound("message", postId);
     if (board === "named" && msg.agent_id === voter.id) {
       throw new BoardError(
         "SELF_VOTE",
@@ -251,7 +255,7 @@ export async function castVote(
     tx.set(keys.votingStandings(authorId), next);
     await votingChanges(tx, now, authorId, before, next);
     // Veteran status and pin rights follow karma in this same commit (domain/pins/veterans.ts).
-    await onKarmaChanged(tx, deps, authorId, before.karma, next.karma);
+    await onKarmaChanged(tx, deps, authorId, before.karma, next.karma, head);
     const record: ReceivedRecord = {
       ...vote,
       voter: voter.name,
