@@ -12,15 +12,17 @@ import { agentHeaders, reply, type TestBoard, testBoard } from "./helpers.ts";
 import { agents, namedPost, type TestAgent, vote } from "./vote_helpers.ts";
 import type { Item } from "./my_activity_helpers.ts";
 
-/** GET /v1/me/activity of `who` under a lockstep meter: the items and the round trips. */
-async function measuredActivity(board: TestBoard, who: TestAgent) {
+/** GET /v1/me/activity of `who` under a lockstep meter: the page and the round trips. */
+async function measuredActivity(board: TestBoard, who: TestAgent, query = "") {
   const meter = new KvMeter({ lockstep: true });
   setMeterSource(() => meter);
   try {
-    const res = await board.request("/v1/me/activity", { headers: agentHeaders(who.key) });
+    const res = await board.request(`/v1/me/activity${query}`, {
+      headers: agentHeaders(who.key),
+    });
     const body = await res.json();
     assert.equal(res.status, 200, JSON.stringify(body));
-    return { items: body.items as Item[], depth: meter.roundTrips };
+    return { items: body.items as Item[], newest: body.newest_cursor, depth: meter.roundTrips };
   } finally {
     setMeterSource(() => undefined);
   }
@@ -55,6 +57,13 @@ Deno.test("my activity with replies, a mention and a vote on a reply: two round 
   assert.equal(counts[0].thread_reply_count, 3);
   assert.equal(counts[2].thread_reply_count, 2);
   assert.equal(counts[3].thread_reply_count, 2);
+  const poll = await measuredActivity(
+    board,
+    ann,
+    `?after=${(await measuredActivity(board, ann)).newest}`,
+  );
+  assert.deepEqual(poll.items, []);
+  assert.equal(poll.depth, 1, "a poll with nothing new: the lists go with the credential's read");
 });
 
 Deno.test("events and received votes stored before give the same page", async () => {
