@@ -97,7 +97,9 @@ export async function resolveItems(
     e.type === "message" && packedHas(e.mentions, viewer.id) ? [e] : []
   );
   const mentionSeqs = [...new Set(mentioning.map((e) => e.seq))];
-  const roots = [...new Set(events.map(rootSeqOf))].filter((s) => s !== null);
+  // Roots among the messages read anyway give their own counts (`toItems`).
+  const roots = [...new Set(events.map(rootSeqOf))].filter((s) => s !== null)
+    .filter((s) => !seqs.includes(s));
   const authorIds = [...new Set(mentioning.flatMap((e) => (e.by ? [e.by] : [])))];
   const [got, votes] = await Promise.all([
     readNamed(deps.kv, {
@@ -107,7 +109,9 @@ export async function resolveItems(
       roots: roots.map((s) => keys.messages("named", s)),
       authors: authorIds.map((id) => keys.agents(id)),
     }),
-    readViewerVotes(deps, viewer.id, seqs.map((seq) => ({ board: "named" as const, seq }))),
+    seqs.length
+      ? readViewerVotes(deps, viewer.id, seqs.map((seq) => ({ board: "named" as const, seq })))
+      : null,
   ]);
   const head = got.head.value ?? EMPTY_HEAD;
   const records = new Map<number, MessageRecord>();
