@@ -179,7 +179,7 @@ Deno.test("a vote stores veteran status the summary shows earned, within the vot
 Deno.test("a removal stores veteran status earned before it, counted from the summary", async () => {
   await using board = await testBoard({ testClock: true });
   const [a, b, c, d] = await agents(board, 4);
-  const { cand, ids } = await upvotedCandidate(board, [a, b, c], 2); // karma 6, 3 supporters
+  const { cand } = await upvotedCandidate(board, [a, b, c], 2); // karma 6, 3 supporters
   const extra = await namedPost(board, cand, "extra");
   await vote(board, d, extra, 1); // karma 7, 4 supporters
   board.clock.advance(7 * DAY + 1);
