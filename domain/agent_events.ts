@@ -28,9 +28,13 @@ export type StandingChange =
 export interface MessageEvent {
   type: "message";
   seq: number;
+  /** A reply's root seq, read with it for the thread's reply count (absent in older events). */
+  root?: number;
   thread?: string;
   answers?: string;
   mentions?: Uint8Array;
+  /** The author, with `mentions`: its account is read with the message (absent in older events). */
+  by?: string;
 }
 
 /** A new vote on a named message of `to`. */
@@ -38,6 +42,8 @@ export interface VoteEvent {
   type: "vote";
   to: string;
   target_seq: number;
+  /** The target's root seq when it is a reply (absent in older votes). */
+  root?: number;
   value: 1 | -1;
   weight: number;
   voter_id: string;

@@ -208,6 +208,9 @@ budget(
   "tool:articles_withdraw",
 );
 budget("write", 4, "modCommentDecision", "modDeskDecide");
+// pins
+budget("write", 3, "changePin");
+budget("read", 2, "getMyActivity");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {

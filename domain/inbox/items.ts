@@ -19,6 +19,7 @@ import {
 import { mentionedNames } from "../mentions.ts";
 import { bodyText, EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
 import { type MessageItem, toItems } from "../reads/mod.ts";
+import { readViewerVotes } from "../votes/mod.ts";
 import type { Deps } from "../deps.ts";
 import type { LogEntry } from "./log_scan.ts";
 
@@ -67,11 +68,19 @@ function reasonsOf(e: MessageEvent, me: string, mentions: boolean): Reason[] {
   return out;
 }
 
+/** The root seq a message event names (a reply's, recorded since events carry it), or null. */
+function rootSeqOf(e: AgentEvent): number | null {
+  if (e.type === "message" || e.type === "vote") return e.root ?? null;
+  return null;
+}
+
 /**
  * The visible items `viewer` has in `entries` (one item per entry at most, in the order
- * given). Reads every message it needs (with the text of those that may mention the
- * viewer, to confirm the mention) in one batch, then, at the same time, the authors of
- * confirmed mentions and the viewer's vote state of the messages shown.
+ * given). One batch reads every message it needs (with the text of those that may mention
+ * the viewer, to confirm the mention), the roots of replies (their reply counts), the
+ * authors of possible mentions, and the viewer's vote state on every message named (votes,
+ * standing, allowance): all keyed by what the events record. An event written before they
+ * recorded a reply's root or a mention's author has those read after the messages.
  */
 export async function resolveItems(
   deps: Deps,
@@ -84,26 +93,39 @@ export async function resolveItems(
   if (mine.length === 0) return [];
   const events = mine.flatMap((l) => l.events);
   const seqs = [...new Set(events.map(messageSeqOf))].filter((s) => s !== null);
-  const mentionSeqs = [
-    ...new Set(
-      events.flatMap((e) =>
-        e.type === "message" && packedHas(e.mentions, viewer.id) ? [e.seq] : []
-      ),
-    ),
-  ];
-  const got = await readNamed(deps.kv, {
-    head: keys.boardHeads("named"),
-    messages: seqs.map((s) => keys.messages("named", s)),
-    bodies: mentionSeqs.map((s) => keys.bodies("named", s)),
-  });
+  const mentioning = events.flatMap((e) =>
+    e.type === "message" && packedHas(e.mentions, viewer.id) ? [e] : []
+  );
+  const mentionSeqs = [...new Set(mentioning.map((e) => e.seq))];
+  // Roots among the messages read anyway give their own counts (`toItems`).
+  const roots = [...new Set(events.map(rootSeqOf))].filter((s) => s !== null)
+    .filter((s) => !seqs.includes(s));
+  const authorIds = [...new Set(mentioning.flatMap((e) => (e.by ? [e.by] : [])))];
+  const [got, votes] = await Promise.all([
+    readNamed(deps.kv, {
+      head: keys.boardHeads("named"),
+      messages: seqs.map((s) => keys.messages("named", s)),
+      bodies: mentionSeqs.map((s) => keys.bodies("named", s)),
+      roots: roots.map((s) => keys.messages("named", s)),
+      authors: authorIds.map((id) => keys.agents(id)),
+    }),
+    seqs.length
+      ? readViewerVotes(deps, viewer.id, seqs.map((seq) => ({ board: "named" as const, seq })))
+      : null,
+  ]);
   const head = got.head.value ?? EMPTY_HEAD;
   const records = new Map<number, MessageRecord>();
   seqs.forEach((s, i) => {
     const m = got.messages[i].value;
     if (m && !isHidden(m, head)) records.set(s, m);
   });
+  const replyCounts = new Map<number, number>();
+  roots.forEach((s, i) => replyCounts.set(s, got.roots[i].value?.reply_count ?? 0));
+  const knownAuthors = new Map<string, Agent | null>(
+    authorIds.map((id, i) => [id, got.authors[i].value]),
+  );
   const shown = [...records.values()];
-  const [mentioning, shownItems] = await Promise.all([
+  const [confirmed, shownItems] = await Promise.all([
     confirmedMentions(
       deps,
       viewer,
@@ -111,8 +133,9 @@ export async function resolveItems(
         const m = records.get(s);
         return m ? [{ m, stored: got.bodies[i].value }] : [];
       }),
+      knownAuthors,
     ),
-    shown.length ? toItems(deps, viewer, shown) : Promise.resolve([]),
+    shown.length ? toItems(deps, viewer, shown, votes, replyCounts) : Promise.resolve([]),
   ]);
   const views = new Map<number, MessageItem>(shownItems.map((item, i) => [shown[i].seq, item]));
 
@@ -135,7 +158,7 @@ export async function resolveItems(
       }
       const view = views.get(messageSeqOf(e)!);
       if (!view) continue; // no longer visible: the item goes with it
-      if (e.type === "message") messagePart(item, e, viewer.id, mentioning.has(e.seq), view);
+      if (e.type === "message") messagePart(item, e, viewer.id, confirmed.has(e.seq), view);
       else if (e.type === "vote") votePart(item, e, view);
       else pinPart(item, e, view);
     }
@@ -147,12 +170,14 @@ export async function resolveItems(
 /**
  * The seqs of the messages that do mention the viewer: its name among the first 12 names
  * the text mentions (`mentionedNames`, as when it was posted), by an author whose account
- * is still active (a revoked key's or removed account's mentions drop out).
+ * is still active (a revoked key's or removed account's mentions drop out). `known`: author
+ * accounts already read (null: none stored); the others are read here.
  */
 async function confirmedMentions(
   deps: Deps,
   viewer: Agent,
   candidates: { m: MessageRecord; stored: unknown }[],
+  known: ReadonlyMap<string, Agent | null>,
 ): Promise<Set<number>> {
   const texts = candidates.filter(({ m, stored }) =>
     m.agent_id !== null && m.agent_id !== viewer.id &&
@@ -160,10 +185,11 @@ async function confirmedMentions(
   ).map(({ m }) => m);
   if (texts.length === 0) return new Set();
   const authorIds = [...new Set(texts.map((m) => m.agent_id!))];
-  const authors = await readMany(deps.kv, authorIds.map((id) => keys.agents(id)));
-  const active = new Set(
-    authorIds.filter((_, i) => authors[i].value?.status === "active"),
-  );
+  const unread = authorIds.filter((id) => !known.has(id));
+  const read = await readMany(deps.kv, unread.map((id) => keys.agents(id)));
+  const status = new Map([...known].map(([id, a]) => [id, a?.status]));
+  unread.forEach((id, i) => status.set(id, read[i].value?.status));
+  const active = new Set(authorIds.filter((id) => status.get(id) === "active"));
   return new Set(texts.filter((m) => active.has(m.agent_id!)).map((m) => m.seq));
 }
 

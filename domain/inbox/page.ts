@@ -18,6 +18,7 @@ import type { PageParams } from "../paging.ts";
 import { type ActivityItem, resolveItems } from "./items.ts";
 import { type LogEntry, scanLog } from "./log_scan.ts";
 import { listReceived, type ReceivedEntry } from "./received_votes.ts";
+import { readAsClaimed } from "../claimed_reads.ts";
 
 /** Log positions below 2^30 take the low part of a cursor; received votes count above. */
 const LOG_PART = 2 ** 30;
@@ -43,12 +44,15 @@ interface Placed {
 /**
  * One page of `viewer`'s activity. A poll that finds nothing after its checkpoint reads the
  * log and the received votes once each, at the same time, and nothing else. The log names no
- * account, so its first list goes out while `caller` still resolves.
+ * account, so its first list goes out while `caller` still resolves, and so do the received
+ * votes of the account the credential claims (`claimedId`, `readAsClaimed`); the items of
+ * both are resolved in one more round trip (domain/inbox/items.ts).
  */
 export async function myActivityPage(
   deps: Deps,
   caller: Agent | Promise<Agent>,
   params: PageParams,
+  claimedId: string | null = null,
 ) {
   const { limit } = params;
   const newer = params.after !== undefined;
@@ -64,13 +68,17 @@ export async function myActivityPage(
       after: newer ? from!.log : undefined,
       before: !newer && from ? from.log : undefined,
     }, resolve),
-    Promise.resolve(caller).then((viewer) =>
-      listReceived(deps.kv, viewer.id, newer ? { after: from!.votes } : { atMost: from?.votes })
-    ).then(async (listed) => ({
-      ...listed,
-      // A received vote's entry goes through the same resolution, tagged by its count.
-      items: await resolve(listed.entries.map((v) => ({ seq: -v.received, entry: v.entry }))),
-    })),
+    readAsClaimed(
+      caller,
+      claimedId,
+      (id) => listReceived(deps.kv, id, newer ? { after: from!.votes } : { atMost: from?.votes }),
+    ).then(
+      async (listed) => ({
+        ...listed,
+        // A received vote's entry goes through the same resolution, tagged by its count.
+        items: await resolve(listed.entries.map((v) => ({ seq: -v.received, entry: v.entry }))),
+      }),
+    ),
   ]);
   const viewer = await caller;
   const examined = votes.entries;

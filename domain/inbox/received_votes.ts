@@ -26,6 +26,7 @@ function eventsOf(authorId: string, v: ReceivedRecord): AgentEvent[] {
       type: "vote",
       to: authorId,
       target_seq: v.target_seq,
+      ...(v.target_root === undefined ? {} : { root: v.target_root }),
       value: v.value,
       weight: v.weight,
       voter_id: v.voter_id,

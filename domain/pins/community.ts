@@ -13,7 +13,10 @@
  * (`pinBookHint`), then the commit. Only what the first batch names beyond that (a pin the
  * hint missed, a thread id that carries no seq) is read in a second batch. An account that
  * may earn veteran status now (no record yet, old enough, karma enough: known from the
- * first batch) counts its supporters after it (two read rounds).
+ * first batch) has its supporters from the support summary of its voting standing
+ * (domain/votes/support.ts), read in the first batch; only a standing without one (written
+ * before summaries were kept, or past the summary's cap) counts them from the received votes
+ * after it (two read rounds).
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
@@ -21,7 +24,7 @@ import type { Agent } from "../accounts/mod.ts";
 import { nextUtcMidnight, utcDay } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { EMPTY_STANDING, supportOf } from "../votes/mod.ts";
+import { EMPTY_STANDING, supportFromStanding, supportOf } from "../votes/mod.ts";
 import {
   type BoardHead,
   EMPTY_HEAD,
@@ -152,13 +155,19 @@ export async function changeCommunityPin(
     const karma = (read.standing.value ?? EMPTY_STANDING).karma;
     const prev = read.vet.value;
     const base = { now, createdAt: agent.created_at, karma };
-    // Supporters count only while veteran status can be earned now (beside the second batch).
+    // Supporters count only while veteran status can be earned now: from the standing's
+    // support summary with the named board's head, else from the received votes (beside the
+    // second batch; a standing written before the summary, or one past its cap).
     const noSupport = { supporters: null, newestVoteAt: null };
+    const earning = input.pinned && mayEarn(prev, base);
+    const summary = earning
+      ? supportFromStanding(read.standing.value, heads.get("named") ?? EMPTY_HEAD)
+      : null;
     const [msgE, missedOwners, missedThreads, { supporters, newestVoteAt }] = await Promise.all([
       tx.get(keys.messages(board, seq)),
       missed.length ? readOwnerFacts(tx.kv, missed.map((p) => p.agent_id)) : new Map(),
       readPinnedThreads(tx.kv, missed, heads),
-      input.pinned && mayEarn(prev, base) ? supportOf(deps, agent.id) : noSupport,
+      earning ? summary ?? supportOf(deps, agent.id) : noSupport,
     ]);
     const owners = new Map([...hintedOwners, ...missedOwners]);
     const threads = new Map([...hintedThreads, ...missedThreads]);

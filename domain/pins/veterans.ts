@@ -14,11 +14,12 @@
  * current karma, so a pin never shows after its owner's karma fell to -5.
  */
 import { keys } from "../../kv/keys.ts";
+import type { BoardHead } from "../board/mod.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
-import { EMPTY_STANDING, supportOf, type VotingFacts } from "../votes/mod.ts";
+import { EMPTY_STANDING, supportFromStanding, supportOf, type VotingFacts } from "../votes/mod.ts";
 import { retireCommunityPinsOf } from "./book.ts";
 import { noteStandingChanges } from "../agent_events.ts";
 
@@ -138,6 +139,7 @@ export async function stageVeteranChange(
  * a check. The state just before the change is evaluated first (karma and supporters were
  * constant since the previous change and age only grows, so nothing earned in between is
  * missed), then the karma after it. Adds one check (two when a suspension retires pins).
+ * `namedHead`: the named board's head when the caller has read it (a vote).
  */
 export async function onKarmaChanged(
   tx: Tx,
@@ -145,6 +147,7 @@ export async function onKarmaChanged(
   agentId: string,
   karmaBefore: number,
   karmaAfter: number,
+  namedHead?: BoardHead,
 ): Promise<void> {
   const agent = (await tx.peek(keys.agents(agentId))).value;
   if (!agent) return;
@@ -153,8 +156,17 @@ export async function onKarmaChanged(
   let rec = prev;
   const before = { now, createdAt: agent.created_at, karma: karmaBefore };
   if (mayEarn(rec, before)) {
-    // Committed state is the state before this change: the supporters it had until now.
-    rec = nextVeteranRecord(rec, { ...before, ...await supportOf(deps, agentId) });
+    // Committed state is the state before this change: the supporters it had until now,
+    // from the support summary of the standing the caller read (with the named board's head:
+    // the caller's, or read here unchecked, apart from the transaction), else from the
+    // received votes.
+    const [standing, head] = await Promise.all([
+      tx.get(keys.votingStandings(agentId)),
+      namedHead ?? tx.kv.get(keys.boardHeads("named")).then((e) => e.value),
+    ]);
+    const support = supportFromStanding(standing.value, head) ??
+      await supportOf(deps, agentId);
+    rec = nextVeteranRecord(rec, { ...before, ...support });
   }
   if (rec) {
     rec = nextVeteranRecord(rec, {

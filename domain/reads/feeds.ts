@@ -59,16 +59,17 @@ export function votesOn(
 /**
  * Turns records into feed items for a viewer: the vote state (from `votes` when read
  * already, which must cover every record) and, for replies, their thread's reply count,
- * read in one round trip with the votes.
+ * read in one round trip with the votes (`replyCounts`: counts of roots read already).
  */
 export async function toItems(
   deps: Deps,
   viewer: Agent | null,
   records: MessageRecord[],
   votes?: ViewerVoteReads | null,
+  replyCounts: ReadonlyMap<number, number> = new Map(),
 ): Promise<MessageItem[]> {
   // Replies show their thread's reply count: read the distinct roots not already on the page.
-  const counts = new Map<number, number>();
+  const counts = new Map<number, number>(replyCounts);
   for (const r of records) if (r.kind === "root") counts.set(r.seq, r.reply_count);
   const missing = [
     ...new Set(records.filter((r) => !counts.has(r.root_seq)).map((r) => r.root_seq)),

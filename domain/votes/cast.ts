@@ -9,6 +9,7 @@
  * messages of different authors never touch the same key, in one process or many.
  */
 import {
+  type BoardHead,
   claimedSeq,
   EMPTY_HEAD,
   isHidden,
@@ -20,7 +21,8 @@ import { transact, type Tx } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
-import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
+import { EMPTY_STANDING, standingToChange, type VotingStanding } from "./karma.ts";
+import { holdsMessage, withoutMessage, withVote } from "./support.ts";
 import { currentWeight, isMaturePeer, receivedStats } from "./reputation.ts";
 import {
   applyKarmaChange,
@@ -50,6 +52,8 @@ type OnKarmaChanged = (
   agentId: string,
   karmaBefore: number,
   karmaAfter: number,
+  /** The named board's head, when the caller has read it. */
+  namedHead?: BoardHead,
 ) => Promise<void>;
 
 /**
@@ -167,7 +171,8 @@ export async function castVote(
       authorPlanned,
     ]);
     const msg = got.message.value;
-    if (!msg || isHidden(msg, headEntry.value ?? EMPTY_HEAD)) throw notFound("message", postId);
+    const head = headEntry.value ?? EMPTY_HEAD;
+    if (!msg || isHidden(msg, head)) throw notFound("message", postId);
     if (board === "named" && msg.agent_id === voter.id) {
       throw new BoardError(
         "SELF_VOTE",
@@ -185,7 +190,7 @@ export async function castVote(
       );
     }
 
-    const standing = got.standing.value ?? EMPTY_STANDING;
+    const standing = standingToChange(got.standing.value);
     const suspension = await currentSuspension(deps, voter.id, standing, voterStats);
     if (suspension?.recorded) return { kind: "suspended", standing };
     if (suspension) {
@@ -228,27 +233,36 @@ export async function castVote(
     // The author's standing changes of this commit go into the received vote, which the
     // author's activity shows (domain/inbox), not into the event log every writer appends to.
     const events = captureAgentEvents(tx);
-    const before = ahead.standing.value ?? EMPTY_STANDING;
+    const before = standingToChange(ahead.standing.value);
     const received = (before.received ?? 0) + 1;
     const anchor = Math.max(tail ?? 0, before.anchor ?? 0);
-    const next = {
+    const support = withVote(before.support, {
+      voterId: voter.id,
+      value,
+      seq: targetSeq,
+      rootSeq: msg.root_seq,
+      castAt: now,
+    });
+    const next: VotingStanding = {
       ...await applyKarmaChange(deps, authorId, before, {
         delta: value * weight,
         vote: { voterId: voter.id, value, weight, qualifies: isMaturePeer(voter, now) },
       }),
       received,
       anchor,
+      ...(support ? { support } : {}),
     };
     tx.set(keys.votingStandings(authorId), next);
     await votingChanges(tx, now, authorId, before, next);
     // Veteran status and pin rights follow karma in this same commit (domain/pins/veterans.ts).
-    await onKarmaChanged(tx, deps, authorId, before.karma, next.karma);
+    await onKarmaChanged(tx, deps, authorId, before.karma, next.karma, head);
     const record: ReceivedRecord = {
       ...vote,
       voter: voter.name,
       received,
       anchor,
       changes: events.flatMap((e) => e.type === "standing" && e.to === authorId ? [e.change] : []),
+      ...(msg.kind === "reply" ? { target_root: msg.root_seq } : {}),
     };
     tx.set(keys.votesReceived(authorId, received), record);
     return { kind: "cast", vote };
@@ -298,9 +312,10 @@ async function readAuthor(tx: Tx, authorId: string, karmaReads: KarmaReads) {
 
 /**
  * Runs inside the commit that removes a message: a named message's votes leave its
- * author's karma (its score is exactly their Σ value × weight). Karma regained this way
- * while suspended is remembered so it cannot help recovery. One check, only when the
- * score is not 0. The vote records stay (voter history marks the target unavailable).
+ * author's karma (its score is exactly their Σ value × weight) and its upvotes leave the
+ * author's support summary (domain/votes/support.ts). Karma regained this way while
+ * suspended is remembered so it cannot help recovery. One check, only when the message has
+ * a score or upvotes. The vote records stay (voter history marks the target unavailable).
  */
 export async function removeMessageKarma(
   tx: Tx,
@@ -308,14 +323,22 @@ export async function removeMessageKarma(
   m: MessageRecord,
   onKarmaChanged: OnKarmaChanged,
 ): Promise<void> {
-  if (m.board !== "named" || !m.agent_id || m.score === 0) return;
+  if (m.board !== "named" || !m.agent_id || (m.score === 0 && m.up === 0)) return;
   const entry = await tx.get(keys.votingStandings(m.agent_id));
+  // A standing is never missing under a voted message; an inconsistent store keeps the old way.
   const before = entry.value ?? EMPTY_STANDING;
+  const support = withoutMessage(before.support, m.seq);
+  if (m.score === 0) {
+    if (holdsMessage(before.support, m.seq)) {
+      tx.set(keys.votingStandings(m.agent_id), { ...before, support: support! });
+    }
+    return;
+  }
   const next = await applyKarmaChange(deps, m.agent_id, before, {
     delta: -m.score,
     removal: true,
   });
-  tx.set(keys.votingStandings(m.agent_id), next);
+  tx.set(keys.votingStandings(m.agent_id), { ...next, ...(support ? { support } : {}) });
   await votingChanges(tx, deps.clock.now(), m.agent_id, before, next);
   await onKarmaChanged(tx, deps, m.agent_id, before.karma, next.karma);
 }

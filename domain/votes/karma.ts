@@ -5,6 +5,8 @@
  */
 import { keys } from "../../kv/keys.ts";
 import type { Deps } from "../deps.ts";
+import type { BoardHead } from "../board/mod.ts";
+import { NO_SUPPORT, supportFromSummary, type SupportSummary } from "./support.ts";
 
 /** A running voting suspension (see domain/votes/suspension.ts). */
 export interface Suspension {
@@ -29,6 +31,8 @@ export interface VotingStanding {
   received?: number;
   /** The `anchor` of the newest of them (domain/votes/records.ts). */
   anchor?: number;
+  /** What veteran status is earned on (domain/votes/support.ts); absent in older standings. */
+  support?: SupportSummary;
 }
 
 export const EMPTY_STANDING: VotingStanding = {
@@ -52,4 +56,26 @@ export async function readStanding(kv: Deno.Kv, agentId: string): Promise<Voting
 /** An account's current karma (0 for an account nobody voted on). */
 export async function karmaOf(deps: Deps, agentId: string): Promise<number> {
   return (await readStanding(deps.kv, agentId)).karma;
+}
+
+/**
+ * The standing a commit that changes it starts from: the stored one, or, for an account with
+ * none yet, the empty standing with an empty support summary (so the summary holds from the
+ * account's first received vote on).
+ */
+export function standingToChange(stored: VotingStanding | null): VotingStanding {
+  return stored ?? { ...EMPTY_STANDING, support: NO_SUPPORT };
+}
+
+/**
+ * Pin-rights supporters and the newest received vote's cast time from a stored standing's
+ * support summary (`supportFromSummary`; a standing never written is an account that
+ * received no vote); null when it has no summary that can say (written before summaries
+ * were kept, or past the cap): count them from the received votes then.
+ */
+export function supportFromStanding(
+  stored: VotingStanding | null,
+  namedHead: BoardHead | null,
+): { supporters: number; newestVoteAt: number | null } | null {
+  return supportFromSummary(stored === null ? NO_SUPPORT : stored.support, namedHead);
 }

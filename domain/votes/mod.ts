@@ -8,13 +8,14 @@ export { allowanceKey, chargeNewVote, NEW_VOTES_PER_DAY } from "./allowance.ts";
 export { castVote, removeMessageKarma } from "./cast.ts";
 export type { KarmaReads, PendingVoter, VoteInput } from "./cast.ts";
 export type { ReceivedRecord, VoteRecord } from "./records.ts";
-export { EMPTY_STANDING, karmaOf, readStanding } from "./karma.ts";
+export { EMPTY_STANDING, karmaOf, readStanding, supportFromStanding } from "./karma.ts";
 export type { VotingStanding } from "./karma.ts";
 export { readVotingFacts } from "./facts.ts";
 export type { VotingFacts } from "./facts.ts";
 export { inspectVotes } from "./queries.ts";
 export type { VoteQuery } from "./queries.ts";
 export { reputationOf, supportOf } from "./reputation.ts";
+export { SUPPORT_CAP } from "./support.ts";
 export { votingStatus } from "./status.ts";
 export { currentSuspension, votingSuspendedError } from "./suspension.ts";
 export {

@@ -49,6 +49,8 @@ export interface ReceivedRecord extends VoteRecord {
   anchor: number;
   /** Changes of the author's standing recorded by the vote's commit. */
   changes: StandingChange[];
+  /** The target's root seq when it is a reply (absent in votes stored before). */
+  target_root?: number;
 }
 
 declare module "../../kv/key_values.ts" {

@@ -303,9 +303,11 @@ async function noteMessageEvent(
   await noteAgentEvent(tx, record.created_at, {
     type: "message",
     seq: record.seq,
+    ...(record.kind === "reply" ? { root: record.root_seq } : {}),
     ...(thread ? { thread } : {}),
     ...(answers ? { answers } : {}),
     ...(mentioned.length ? { mentions: packIds(mentioned) } : {}),
+    ...(mentioned.length && record.agent_id ? { by: record.agent_id } : {}),
   });
 }
 

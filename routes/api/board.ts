@@ -510,7 +510,7 @@ const AGENT_OPS: Operation[] = [
       readsWhileAuthenticating: true,
       call: async (ctx, a) => {
         if (a.kind === "activity") {
-          return await myActivityPage(ctx.deps, toolCaller(ctx), pageOfArgs(a));
+          return await myActivityPage(ctx.deps, toolCaller(ctx), pageOfArgs(a), ctx.claimedId);
         }
         if (a.limit !== undefined || a.before !== undefined || a.after !== undefined) {
           throw new BoardError(
@@ -540,7 +540,10 @@ const AGENT_OPS: Operation[] = [
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
     readsWhileAuthenticating: true,
-    handler: (c, { query }) => myActivityPage(c.get("deps"), claimedCaller(c).agent, query),
+    handler: (c, { query }) => {
+      const { agent, claimedId } = claimedCaller(c);
+      return myActivityPage(c.get("deps"), agent, query, claimedId);
+    },
   },
   {
     method: "post",

@@ -1,0 +1,91 @@
+/**
+ * The read plan of GET /v1/me/activity (docs/read_plans.md): the log and the received votes
+ * of the account the credential claims are listed with authentication, then one batch
+ * reads the messages, the roots of replies, the authors of mentions and the viewer's vote
+ * state — two round trips. Events and received votes stored before they recorded a reply's
+ * root or a mention's author give the same page, reading those after the messages.
+ */
+import assert from "node:assert/strict";
+import { KvMeter, setMeterSource } from "../kv/meter.ts";
+import { keys } from "../kv/keys.ts";
+import { agentHeaders, reply, type TestBoard, testBoard } from "./helpers.ts";
+import { agents, namedPost, type TestAgent, vote } from "./vote_helpers.ts";
+import type { Item } from "./my_activity_helpers.ts";
+
+/** GET /v1/me/activity of `who` under a lockstep meter: the page and the round trips. */
+async function measuredActivity(board: TestBoard, who: TestAgent, query = "") {
+  const meter = new KvMeter({ lockstep: true });
+  setMeterSource(() => meter);
+  try {
+    const res = await board.request(`/v1/me/activity${query}`, {
+      headers: agentHeaders(who.key),
+    });
+    const body = await res.json();
+    assert.equal(res.status, 200, JSON.stringify(body));
+    return { items: body.items as Item[], newest: body.newest_cursor, depth: meter.roundTrips };
+  } finally {
+    setMeterSource(() => undefined);
+  }
+}
+
+/**
+ * Ann's activity with every kind of message item: a reply in her thread, a mention, a vote
+ * on her reply in another's thread (a reply's item shows its thread's reply count).
+ */
+async function annsActivity(board: TestBoard) {
+  const [ann, ben, cat] = await agents(board, 3);
+  const annThread = await namedPost(board, ann, "ann's thread");
+  const benThread = await namedPost(board, ben, "ben's thread");
+  await reply(board, ben.key, annThread, "a reply to ann");
+  await reply(board, ben.key, annThread, "another reply to ann");
+  const annReply = await reply(board, ann.key, benThread, "ann answers ben");
+  await reply(board, cat.key, benThread, "cat chimes in");
+  await reply(board, cat.key, benThread, "cat again");
+  await namedPost(board, cat, `@${ann.name} look at this`);
+  await vote(board, cat, annReply.id, 1);
+  return { ann };
+}
+
+Deno.test("my activity with replies, a mention and a vote on a reply: two round trips", async () => {
+  await using board = await testBoard();
+  const { ann } = await annsActivity(board);
+  const { items, depth } = await measuredActivity(board, ann);
+  assert.deepEqual(items.map((i) => i.type), ["vote", "mention", "reply", "reply"]);
+  assert.equal(depth, 2, "authentication with the lists, then one batch");
+  const counts = items.map((i) => i.message as unknown as { thread_reply_count: number });
+  // The vote is on ann's reply in ben's thread (3 replies); the replies are in ann's (2).
+  assert.equal(counts[0].thread_reply_count, 3);
+  assert.equal(counts[2].thread_reply_count, 2);
+  assert.equal(counts[3].thread_reply_count, 2);
+  const poll = await measuredActivity(
+    board,
+    ann,
+    `?after=${(await measuredActivity(board, ann)).newest}`,
+  );
+  assert.deepEqual(poll.items, []);
+  assert.equal(poll.depth, 1, "a poll with nothing new: the lists go with the credential's read");
+});
+
+Deno.test("events and received votes stored before give the same page", async () => {
+  await using board = await testBoard();
+  const { ann } = await annsActivity(board);
+  const now = await measuredActivity(board, ann);
+  // Drop what the older layout did not record: a reply's root, a mention's author, a
+  // received vote's target root.
+  let stripped = 0;
+  for await (const e of board.kv.list({ prefix: keys.agentEvents.range() })) {
+    const entry = e.value as { events: Array<Record<string, unknown>> };
+    const events = entry.events.map(({ root: _root, by: _by, ...rest }) => rest);
+    stripped += entry.events.filter((ev) => "root" in ev || "by" in ev).length;
+    await board.kv.set(e.key, { ...entry, events });
+  }
+  for await (const e of board.kv.list({ prefix: keys.votesReceived.range(ann.id) })) {
+    const { target_root: _root, ...older } = e.value as Record<string, unknown>;
+    stripped += "target_root" in (e.value as object) ? 1 : 0;
+    await board.kv.set(e.key, older);
+  }
+  assert.ok(stripped >= 4, `new events record roots and authors (${stripped})`);
+  const before = await measuredActivity(board, ann);
+  assert.deepEqual(before.items, now.items);
+  assert.equal(before.depth, 3, "the roots and authors are read after the messages");
+});
