@@ -206,6 +206,12 @@ export async function getJson(board: TestBoard, path: string, key?: string) {
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
 
+/** Asserts that `res` has `status` and discards its body. */
+export async function assertStatus(res: Response, status: number): Promise<void> {
+  assert.equal(res.status, status);
+  await res.body?.cancel();
+}
+
 /** Asserts a board error object with a status and code; returns its details. */
 export async function assertError(res: Response, status: number, code: string) {
   const body = await res.json();

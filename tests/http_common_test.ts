@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { agentHeaders, assertError, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  assertError,
+  assertStatus,
+  idemKey,
+  jsonInit,
+  register,
+  testBoard,
+} from "./helpers.ts";
 
 Deno.test("common rules: Accept and X-Agent-Protocol are required on /v1", async (t) => {
   await using board = await testBoard();
@@ -21,8 +29,7 @@ Deno.test("common rules: Accept and X-Agent-Protocol are required on /v1", async
     const res = await board.request("/v1/me", {
       headers: agentHeaders(a.key, { accept: "text/plain, application/json;q=0.9" }),
     });
-    assert.equal(res.status, 200);
-    await res.body?.cancel();
+    await assertStatus(res, 200);
   });
   await t.step("missing protocol header is 400 PROTOCOL_REQUIRED naming the header", async () => {
     const res = await board.request("/v1/me", {
@@ -102,8 +109,7 @@ Deno.test("common rules: browser-originated requests are 403 on message routes",
     const res = await board.request("/v1/posts", {
       headers: agentHeaders(a.key, { "user-agent": "curl/8.5.0" }),
     });
-    assert.equal(res.status, 200);
-    await res.body?.cancel();
+    await assertStatus(res, 200);
   });
 });
 
@@ -205,9 +211,7 @@ Deno.test("common rules: bodies must be bounded UTF-8 JSON objects", async (t) =
     async () => {
       const base = JSON.stringify({ title: "t", body: "b" });
       const padded = base + " ".repeat(16384 - base.length);
-      const res = await send(padded);
-      assert.equal(res.status, 201);
-      await res.body?.cancel();
+      await assertStatus(await send(padded), 201);
     },
   );
   await t.step("16385 bytes is 413", async () => {

@@ -13,6 +13,7 @@ import { keys } from "../kv/keys.ts";
 import { transact } from "../kv/tx.ts";
 import {
   agentHeaders,
+  assertStatus,
   freshNetwork,
   getJson,
   idemKey,
@@ -380,8 +381,7 @@ Deno.test("BOARD_LIMIT_SCALE multiplies every rate limit, never a size limit", a
       }),
       freshNetwork(),
     );
-    assert.equal(res.status, 413);
-    await res.body?.cancel();
+    await assertStatus(res, 413);
   });
   await t.step("scale 0.1: a 30-slot bucket gaining a slot every 10 s", async () => {
     await using small = await testBoard({ limitScale: 0.1 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { getJson, idemKey, post, register, testBoard } from "./helpers.ts";
+import { assertStatus, getJson, idemKey, post, register, testBoard } from "./helpers.ts";
 import { mcpClient, serve, toolJson } from "./mcp_client.ts";
 
 Deno.test("MCP board tools: a post made over MCP is a post on the board, and vice versa", async (t) => {
@@ -114,17 +114,14 @@ Deno.test("/mcp transport rules: GET/DELETE 405, bad protocol version 400, bad O
     accept: "application/json, text/event-stream",
   };
   for (const method of ["GET", "DELETE"]) {
-    const res = await board.request("/mcp", { method, headers });
-    assert.equal(res.status, 405);
-    await res.body?.cancel();
+    await assertStatus(await board.request("/mcp", { method, headers }), 405);
   }
   const badVersion = await board.request("/mcp", {
     method: "POST",
     headers: { ...headers, "mcp-protocol-version": "1999-01-01" },
     body: init,
   });
-  assert.equal(badVersion.status, 400);
-  await badVersion.body?.cancel();
+  await assertStatus(badVersion, 400);
   for (const origin of ["null", "http://evil.example", "file://x"]) {
     const res = await board.request("/mcp", {
       method: "POST",
@@ -139,8 +136,7 @@ Deno.test("/mcp transport rules: GET/DELETE 405, bad protocol version 400, bad O
     headers: { ...headers, origin: "https://client.example" },
     body: init,
   });
-  assert.equal(okOrigin.status, 200);
-  await okOrigin.body?.cancel();
+  await assertStatus(okOrigin, 200);
   const noAuth = await board.request("/mcp", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
@@ -157,8 +153,7 @@ Deno.test("/mcp transport rules: GET/DELETE 405, bad protocol version 400, bad O
     headers: { ...headers, authorization: "Bearer pb_live_" + "x".repeat(43) },
     body: init,
   });
-  assert.equal(badKey.status, 401);
-  await badKey.body?.cancel();
+  await assertStatus(badKey, 401);
 });
 
 Deno.test("MCP: 20 parallel tool calls from different agents each get their own result", async () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { getAgentByName } from "../domain/accounts/mod.ts";
-import { jsonInit, register, testBoard } from "./helpers.ts";
+import { assertStatus, jsonInit, register, testBoard } from "./helpers.ts";
 import {
   activatedClient,
   agentName,
@@ -156,8 +156,7 @@ Deno.test("loopback redirect URIs match on any port", async () => {
     code_verifier: verifier,
     redirect_uri: other,
   });
-  assert.equal(res.status, 200);
-  await res.body?.cancel();
+  await assertStatus(res, 200);
   // A non-loopback HTTPS URI must match exactly, port included.
   const https = await registerClient(board, { redirect_uris: ["https://app.example/cb"] });
   const page = await openConsent(
@@ -249,8 +248,7 @@ Deno.test("consent CSRF protection", async (t) => {
       { mode: "create", participation_basis: "owner_directed", name: "NO", csrf: failed.csrf! },
       failed.cookie,
     );
-    assert.equal(bad.status, 400);
-    await bad.body?.cancel();
+    await assertStatus(bad, 400);
     await refusedPage(await create(failed.csrf!, failed.cookie), 403);
     const page = await open();
     const first = await create(page.csrf!, page.cookie);

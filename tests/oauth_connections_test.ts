@@ -11,6 +11,7 @@ import { commitGate, wrapCommits } from "./commit_wrapper.ts";
 import {
   agentHeaders,
   assertError,
+  assertStatus,
   boardOn,
   getJson,
   idemKey,
@@ -58,9 +59,7 @@ Deno.test("GET /v1/me/connections lists client name, created, last used and scop
   board.clock.advance(100);
   const [second] = await linkConnections(board, a.key, 1, "Beta client");
   board.clock.advance(50);
-  const renewed = await refresh(board, first.clientId, first.tokens.refresh_token);
-  assert.equal(renewed.status, 200);
-  await renewed.body?.cancel();
+  await assertStatus(await refresh(board, first.clientId, first.tokens.refresh_token), 200);
 
   const res = await getJson(board, "/v1/me/connections", a.key);
   assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -107,9 +106,7 @@ Deno.test("DELETE /v1/me/connections/{id} ends that connection at once, and only
   );
   assert.deepEqual([...alive].sort(), [200, 401]);
   const dead = alive[0] === 401 ? one : two;
-  const refused = await refresh(board, dead.clientId, dead.tokens.refresh_token);
-  assert.equal(refused.status, 400);
-  await refused.body?.cancel();
+  await assertStatus(await refresh(board, dead.clientId, dead.tokens.refresh_token), 400);
 });
 
 Deno.test("revoking the key ends and deletes every connection (12, more than one commit holds)", async () => {
@@ -121,8 +118,7 @@ Deno.test("revoking the key ends and deletes every connection (12, more than one
     method: "POST",
     headers: agentHeaders(a.key),
   });
-  assert.equal(res.status, 200);
-  await res.body?.cancel();
+  await assertStatus(res, 200);
   for (const c of conns) {
     assert.equal(await status(whoami(board, c.tokens.access_token)), 401);
     assert.equal(await status(refresh(board, c.clientId, c.tokens.refresh_token)), 400);
@@ -144,8 +140,7 @@ Deno.test("a code issued before a rotation cannot be redeemed after it", async (
     method: "POST",
     headers: agentHeaders(a.key, { "idempotency-key": idemKey() }),
   });
-  assert.equal(rot.status, 200);
-  await rot.body?.cancel();
+  await assertStatus(rot, 200);
   const res = await tokenRequest(board, codeGrant(client.client_id, code, verifier));
   const body = await res.json();
   assert.equal(res.status, 400, JSON.stringify(body));
@@ -239,9 +234,7 @@ Deno.test("a code exchange committed while a rotation is under way leaves no con
   assert.equal(exchanged.status, 200, JSON.stringify(tokens));
   assert.equal((await grantsOf(board, a.id)).length, 1);
   gate.release();
-  const rot = await rotation;
-  assert.equal(rot.status, 200);
-  await rot.body?.cancel();
+  await assertStatus(await rotation, 200);
   // The rotation read the account's grant head, which the exchange rewrote: its commit failed
   // its check, and the retry saw the new connection and deleted it with the key.
   assert.deepEqual(await grantsOf(board, a.id), []);

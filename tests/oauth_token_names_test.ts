@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { secretHash } from "../domain/accounts/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
-import { register, type TestBoard, testBoard } from "./helpers.ts";
+import { assertStatus, register, type TestBoard, testBoard } from "./helpers.ts";
 import {
   authorizeCode,
   codeGrant,
@@ -141,8 +141,7 @@ Deno.test("tokens issued before tokens named their records keep working", async 
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ token: legacy, client_id: fresh.clientId }).toString(),
     });
-    assert.equal(res.status, 200);
-    await res.body?.cancel();
+    await assertStatus(res, 200);
     assert.equal((await board.kv.get(keys.oauthGrants(freshGrant))).value, null);
     assert.equal(await status(whoami(board, fresh.tokens.access_token)), 401);
   });

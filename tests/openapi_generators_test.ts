@@ -10,7 +10,15 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { buildOpenApi } from "../routes/api/openapi.ts";
 import { OPERATIONS } from "../routes/api/registry.ts";
 import { articleBody, submit, submitRaw } from "./article_helpers.ts";
-import { assertError, freshNetwork, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
+import {
+  assertError,
+  assertStatus,
+  freshNetwork,
+  idemKey,
+  jsonInit,
+  register,
+  testBoard,
+} from "./helpers.ts";
 import { namedPost, type TestAgent, vote, voteRequest } from "./vote_helpers.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -130,12 +138,8 @@ Deno.test("POST /mcp declares its Accept header, and the board means it", async 
       },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
-  const refused = await call("application/json");
-  assert.equal(refused.status, 406);
-  await refused.body?.cancel();
-  const ok = await call(accept.schema.default);
-  assert.equal(ok.status, 200);
-  await ok.body?.cancel();
+  await assertStatus(await call("application/json"), 406);
+  await assertStatus(await call(accept.schema.default), 200);
 });
 
 Deno.test("Accept and X-Agent-Protocol can be client defaults: optional parameters", () => {
@@ -200,9 +204,7 @@ Deno.test("real 429 answers match RateLimitError: limit_name and retry_after", a
         jsonInit("POST", { title: "t", body: "b" }, who.key, { "idempotency-key": idemKey() }),
         net,
       );
-    const firstPost = await send();
-    assert.equal(firstPost.status, 201);
-    await firstPost.body?.cancel();
+    await assertStatus(await send(), 201);
     await check(await send(), "/v1/posts", "post", "RATE_LIMITED");
   });
 

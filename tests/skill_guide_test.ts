@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import {
   agentHeaders,
   assertError,
+  assertStatus,
   getJson,
   idemKey,
   jsonInit,
@@ -99,9 +100,7 @@ Deno.test("/skill.md: an API key is a bearer at /mcp, with the Accept it names",
   const ok = await call(accept!);
   assert.equal(ok.status, 200);
   assert.match(await ok.text(), /list_recent/);
-  const refused = await call("application/json");
-  assert.equal(refused.status, 406);
-  await refused.body?.cancel();
+  await assertStatus(await call("application/json"), 406);
 });
 
 Deno.test("the registration instructions agree: no key for POST /votes, the first checkpoint", async () => {

@@ -2,7 +2,14 @@
 import assert from "node:assert/strict";
 import { hashApiKey, ROTATION_REPLAY_SECONDS } from "../../domain/accounts/mod.ts";
 import { keys } from "../../kv/keys.ts";
-import { agentHeaders, assertError, getJson, idemKey, testBoard } from "../helpers.ts";
+import {
+  agentHeaders,
+  assertError,
+  assertStatus,
+  getJson,
+  idemKey,
+  testBoard,
+} from "../helpers.ts";
 import type { TestBoard } from "../helpers.ts";
 import { connect, tokenRequest, whoami } from "../oauth_helpers.ts";
 import { linkConnections } from "../oauth_connection_helpers.ts";
@@ -162,8 +169,7 @@ Deno.test("rotate-key: needs an Idempotency-Key and a live API key; the moderato
     method: "POST",
     headers: agentHeaders(a.key),
   });
-  assert.equal(revoke.status, 200);
-  await revoke.body?.cancel();
+  await assertStatus(revoke, 200);
   await assertError(await rotate(board, a.key), 401, "UNAUTHORIZED");
   assert.deepEqual(await keyIndexFor(board, a.id), []);
 });
@@ -192,9 +198,7 @@ Deno.test("rotate-key: ends every OAuth connection linked with the old key, refr
   });
   await t.step("a connection linked with the new key works", async () => {
     const fresh = await connect(board, { mode: "link", api_key: r.api_key });
-    const res = await whoami(board, fresh.tokens.access_token);
-    assert.equal(res.status, 200);
-    await res.body?.cancel();
+    await assertStatus(await whoami(board, fresh.tokens.access_token), 200);
   });
 });
 
@@ -204,16 +208,13 @@ Deno.test("rotate-key: with 12 connections the rotation succeeds and ends all of
   const conns = await linkConnections(board, a.key, 12);
   const r = await rotated(board, a.key);
   for (const conn of conns) {
-    const res = await whoami(board, conn.tokens.access_token);
-    assert.equal(res.status, 401);
-    await res.body?.cancel();
+    await assertStatus(await whoami(board, conn.tokens.access_token), 401);
     const refresh = await tokenRequest(board, {
       grant_type: "refresh_token",
       client_id: conn.clientId,
       refresh_token: conn.tokens.refresh_token,
     });
-    assert.equal(refresh.status, 400);
-    await refresh.body?.cancel();
+    await assertStatus(refresh, 400);
   }
   // The grants themselves are gone and the teardown is finished.
   const left = [];

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { startServer } from "../e2e/server_process.ts";
-import { testBoard } from "../helpers.ts";
+import { assertStatus, testBoard } from "../helpers.ts";
 import { ACTS_WITHOUT_BODY } from "./bad_input_corpus.ts";
 import {
   assertErrorShape,
@@ -225,8 +225,7 @@ Deno.test("transport: lying lengths, chunked bodies, header injection and garbag
     headers: { ...auth, "content-type": "application/json", "idempotency-key": idem() },
     body: JSON.stringify({ title: "before", body: "before" }),
   });
-  assert.equal(first.status, 201);
-  await first.body?.cancel();
+  await assertStatus(first, 201);
 
   const snapshot = async () => {
     const kv = await Deno.openKv(kvPath);
