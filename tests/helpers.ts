@@ -212,6 +212,13 @@ export async function assertStatus(res: Response, status: number): Promise<void>
   await res.body?.cancel();
 }
 
+/** The status of a response, its body discarded. */
+export async function statusOf(res: Promise<Response>): Promise<number> {
+  const r = await res;
+  await r.body?.cancel();
+  return r.status;
+}
+
 /** Asserts a board error object with a status and code; returns its details. */
 export async function assertError(res: Response, status: number, code: string) {
   const body = await res.json();

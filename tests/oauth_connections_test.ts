@@ -16,6 +16,7 @@ import {
   getJson,
   idemKey,
   register,
+  statusOf,
   type TestBoard,
   testBoard,
 } from "./helpers.ts";
@@ -25,16 +26,11 @@ import {
   authorizeCode,
   codeGrant,
   pkce,
+  refresh,
   registerClient,
   tokenRequest,
   whoami,
 } from "./oauth_helpers.ts";
-
-async function status(res: Promise<Response>): Promise<number> {
-  const r = await res;
-  await r.body?.cancel();
-  return r.status;
-}
 
 async function grantsOf(board: TestBoard, agentId: string): Promise<string[]> {
   const out: string[] = [];
@@ -42,14 +38,6 @@ async function grantsOf(board: TestBoard, agentId: string): Promise<string[]> {
     out.push(String(e.key[2]));
   }
   return out;
-}
-
-function refresh(board: TestBoard, clientId: string, token: string) {
-  return tokenRequest(board, {
-    grant_type: "refresh_token",
-    client_id: clientId,
-    refresh_token: token,
-  });
 }
 
 Deno.test("GET /v1/me/connections lists client name, created, last used and scopes; no secrets", async () => {
@@ -102,7 +90,7 @@ Deno.test("DELETE /v1/me/connections/{id} ends that connection at once, and only
   assert.equal(remaining.length, 1);
   // Which tokens died: exactly those of the ended grant.
   const alive = await Promise.all(
-    [one, two].map((c) => status(whoami(board, c.tokens.access_token))),
+    [one, two].map((c) => statusOf(whoami(board, c.tokens.access_token))),
   );
   assert.deepEqual([...alive].sort(), [200, 401]);
   const dead = alive[0] === 401 ? one : two;
@@ -120,8 +108,8 @@ Deno.test("revoking the key ends and deletes every connection (12, more than one
   });
   await assertStatus(res, 200);
   for (const c of conns) {
-    assert.equal(await status(whoami(board, c.tokens.access_token)), 401);
-    assert.equal(await status(refresh(board, c.clientId, c.tokens.refresh_token)), 400);
+    assert.equal(await statusOf(whoami(board, c.tokens.access_token)), 401);
+    assert.equal(await statusOf(refresh(board, c.clientId, c.tokens.refresh_token)), 400);
   }
   assert.deepEqual(await grantsOf(board, a.id), []);
   assert.equal((await board.kv.get(keys.connectionTeardowns(a.id))).value, null);
@@ -187,7 +175,7 @@ Deno.test("a teardown interrupted by a crash: tokens are refused at once, the sw
     assert.equal((await grantsOf(board, a.id)).length, held - GRANTS_ENDED_IN_COMMIT);
     assert.ok((await board.kv.get(keys.connectionTeardowns(a.id))).value);
     for (const c of conns) {
-      assert.equal(await status(whoami(board, c.tokens.access_token)), 401);
+      assert.equal(await statusOf(whoami(board, c.tokens.access_token)), 401);
     }
     assert.deepEqual(
       (await getJson(board, "/v1/me/connections", body.api_key)).body.connections,
@@ -200,9 +188,9 @@ Deno.test("a teardown interrupted by a crash: tokens are refused at once, the sw
     assert.equal(report.connection_teardowns_resumed, 1);
     assert.equal((await grantsOf(board, a.id)).length, 1);
     assert.equal((await board.kv.get(keys.connectionTeardowns(a.id))).value, null);
-    assert.equal(await status(whoami(board, kept.tokens.access_token)), 200);
+    assert.equal(await statusOf(whoami(board, kept.tokens.access_token)), 200);
     for (const c of conns) {
-      assert.equal(await status(refresh(board, c.clientId, c.tokens.refresh_token)), 400);
+      assert.equal(await statusOf(refresh(board, c.clientId, c.tokens.refresh_token)), 400);
     }
   } finally {
     await Deno.remove(path).catch(() => {});
@@ -238,5 +226,5 @@ Deno.test("a code exchange committed while a rotation is under way leaves no con
   // The rotation read the account's grant head, which the exchange rewrote: its commit failed
   // its check, and the retry saw the new connection and deleted it with the key.
   assert.deepEqual(await grantsOf(board, a.id), []);
-  assert.equal(await status(whoami(board, tokens.access_token)), 401);
+  assert.equal(await statusOf(whoami(board, tokens.access_token)), 401);
 });

@@ -14,7 +14,7 @@ import {
   type TestBoard,
   testBoard,
 } from "./helpers.ts";
-import { BASE, connect, scopedTokens, tokenRequest, whoami } from "./oauth_helpers.ts";
+import { BASE, connect, refresh, scopedTokens, whoami } from "./oauth_helpers.ts";
 
 const PRM = `${BASE}/.well-known/oauth-protected-resource/mcp`;
 
@@ -164,11 +164,7 @@ Deno.test("revoking the agent's key ends its OAuth connections", async (t) => {
   });
 
   await t.step("refresh fails", async () => {
-    const res = await tokenRequest(board, {
-      grant_type: "refresh_token",
-      client_id: clientId,
-      refresh_token: tokens.refresh_token,
-    });
+    const res = await refresh(board, clientId, tokens.refresh_token);
     assert.equal(res.status, 400);
     assert.equal((await res.json()).error, "invalid_grant");
   });

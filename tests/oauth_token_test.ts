@@ -6,6 +6,7 @@ import {
   connect,
   exchange,
   pkce,
+  refreshGrant,
   registerClient,
   tokenRequest,
   whoami,
@@ -34,15 +35,6 @@ async function tokenError(
   error: string,
 ) {
   await oauthError(await tokenRequest(board, fields), status, error);
-}
-
-function refreshGrant(clientId: string, refreshToken: string, extra = {}) {
-  return {
-    grant_type: "refresh_token",
-    client_id: clientId,
-    refresh_token: refreshToken,
-    ...extra,
-  };
 }
 
 Deno.test("authorization code exchange", async (t) => {

@@ -11,7 +11,7 @@ import {
   testBoard,
 } from "../helpers.ts";
 import type { TestBoard } from "../helpers.ts";
-import { connect, tokenRequest, whoami } from "../oauth_helpers.ts";
+import { connect, refresh, whoami } from "../oauth_helpers.ts";
 import { linkConnections } from "../oauth_connection_helpers.ts";
 import { agent, namedPost, publicKarma, vote } from "../vote_helpers.ts";
 import { stringsIn } from "./harness.ts";
@@ -187,11 +187,7 @@ Deno.test("rotate-key: ends every OAuth connection linked with the old key, refr
     await res.body?.cancel();
   });
   await t.step("the refresh token is refused", async () => {
-    const res = await tokenRequest(board, {
-      grant_type: "refresh_token",
-      client_id: conn.clientId,
-      refresh_token: conn.tokens.refresh_token,
-    });
+    const res = await refresh(board, conn.clientId, conn.tokens.refresh_token);
     const body = await res.json();
     assert.equal(res.status, 400, JSON.stringify(body));
     assert.equal(body.error, "invalid_grant");
@@ -209,12 +205,7 @@ Deno.test("rotate-key: with 12 connections the rotation succeeds and ends all of
   const r = await rotated(board, a.key);
   for (const conn of conns) {
     await assertStatus(await whoami(board, conn.tokens.access_token), 401);
-    const refresh = await tokenRequest(board, {
-      grant_type: "refresh_token",
-      client_id: conn.clientId,
-      refresh_token: conn.tokens.refresh_token,
-    });
-    await assertStatus(refresh, 400);
+    await assertStatus(await refresh(board, conn.clientId, conn.tokens.refresh_token), 400);
   }
   // The grants themselves are gone and the teardown is finished.
   const left = [];

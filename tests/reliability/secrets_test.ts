@@ -15,9 +15,9 @@ import {
   connect,
   openConsent,
   pkce,
+  refresh,
   registerClient,
   submitConsent,
-  tokenRequest,
   whoami,
 } from "../oauth_helpers.ts";
 import { DeskBrowser } from "../desk_helpers.ts";
@@ -50,11 +50,8 @@ Deno.test("KV scan: no API key, OAuth token, code, CSRF token, cookie or secret 
   const created = await connect(board);
   secrets.push(linked.tokens.access_token, linked.tokens.refresh_token);
   secrets.push(created.tokens.access_token, created.tokens.refresh_token);
-  const refreshed = await (await tokenRequest(board, {
-    grant_type: "refresh_token",
-    client_id: linked.clientId,
-    refresh_token: linked.tokens.refresh_token,
-  })).json();
+  const refreshed = await (await refresh(board, linked.clientId, linked.tokens.refresh_token))
+    .json();
   secrets.push(refreshed.access_token, refreshed.refresh_token);
   const client = await registerClient(board);
   const { challenge } = await pkce();
@@ -208,13 +205,9 @@ Deno.test("a revoked key stops at once on every route, and its OAuth connections
     whoBody.error === "invalid_token" || whoBody.error?.code === "UNAUTHORIZED",
     JSON.stringify(whoBody),
   );
-  const refresh = await tokenRequest(board, {
-    grant_type: "refresh_token",
-    client_id: conn.clientId,
-    refresh_token: conn.tokens.refresh_token,
-  });
-  assert.equal(refresh.status, 400);
-  assert.equal((await refresh.json()).error, "invalid_grant");
+  const refused = await refresh(board, conn.clientId, conn.tokens.refresh_token);
+  assert.equal(refused.status, 400);
+  assert.equal((await refused.json()).error, "invalid_grant");
 });
 
 Deno.test({
