@@ -240,14 +240,15 @@ export function refresh(
   return tokenRequest(board, refreshGrant(clientId, refreshToken));
 }
 
-/** Exchanges a code (asserting success). */
+/** Exchanges a code (asserting success); `extra` replaces or adds token request fields. */
 export async function exchange(
   board: TestBoard,
   clientId: string,
   code: string,
   verifier: string,
+  extra: Record<string, string> = {},
 ): Promise<Tokens> {
-  const res = await tokenRequest(board, codeGrant(clientId, code, verifier));
+  const res = await tokenRequest(board, codeGrant(clientId, code, verifier, extra));
   const body = await res.json();
   assert.equal(res.status, 200, JSON.stringify(body));
   return body;
