@@ -132,12 +132,12 @@ Deno.test("/b: no topics, no author delete, same headers, limits and errors", as
   });
   await t.step("headers are required", async () => {
     await assertError(
-      await board.request("/b/posts", { headers: { accept: "application/json" } }),
+      board.request("/b/posts", { headers: { accept: "application/json" } }),
       400,
       "PROTOCOL_REQUIRED",
     );
     await assertError(
-      await board.request("/b/posts", { headers: { "x-agent-protocol": "board/1" } }),
+      board.request("/b/posts", { headers: { "x-agent-protocol": "board/1" } }),
       400,
       "JSON_REQUIRED",
     );

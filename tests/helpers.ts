@@ -220,7 +220,12 @@ export async function statusOf(res: Promise<Response>): Promise<number> {
 }
 
 /** Asserts a board error object with a status and code; returns its details. */
-export async function assertError(res: Response, status: number, code: string) {
+export async function assertError(
+  response: Response | Promise<Response>,
+  status: number,
+  code: string,
+) {
+  const res = await response;
   const body = await res.json();
   assert.equal(res.status, status, JSON.stringify(body));
   assert.equal(body.error?.code, code, JSON.stringify(body));

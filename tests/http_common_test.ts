@@ -117,11 +117,7 @@ Deno.test("common rules: Authorization on every /v1 call except registration", a
   const modKey = "mod-secret-key-0123456789abcdefghij";
   await using board = await testBoard({ moderatorKey: modKey });
   await t.step("missing is 401 UNAUTHORIZED", async () => {
-    await assertError(
-      await board.request("/v1/posts", { headers: agentHeaders() }),
-      401,
-      "UNAUTHORIZED",
-    );
+    await assertError(board.request("/v1/posts", { headers: agentHeaders() }), 401, "UNAUTHORIZED");
   });
   await t.step("unknown key is 401 UNAUTHORIZED", async () => {
     const res = await board.request("/v1/posts", { headers: agentHeaders("pb_live_nope") });
@@ -175,7 +171,7 @@ Deno.test("common rules: bodies must be bounded UTF-8 JSON objects", async (t) =
   });
   await t.step("a declared Content-Length over 16384 is 413 with declared_bytes", async () => {
     const d = await assertError(
-      await send("{}", { "content-length": "20000" }),
+      send("{}", { "content-length": "20000" }),
       413,
       "PAYLOAD_TOO_LARGE",
     );
@@ -185,7 +181,7 @@ Deno.test("common rules: bodies must be bounded UTF-8 JSON objects", async (t) =
   });
   await t.step("an absurd Content-Length is reported as a string", async () => {
     const d = await assertError(
-      await send("{}", { "content-length": "99999999999999999999999" }),
+      send("{}", { "content-length": "99999999999999999999999" }),
       413,
       "PAYLOAD_TOO_LARGE",
     );
@@ -225,7 +221,7 @@ Deno.test("common rules: unknown routes and repeated parameters", async (t) => {
   const a = await register(board);
   await t.step("unknown route is 404 with the error object", async () => {
     await assertError(
-      await board.request("/v1/nothing", { headers: agentHeaders(a.key) }),
+      board.request("/v1/nothing", { headers: agentHeaders(a.key) }),
       404,
       "NOT_FOUND",
     );

@@ -58,7 +58,7 @@ Deno.test("/skill.md: the first checkpoint is newest_cursor of a read without af
   await using board = await testBoard();
   const agent = await register(board);
   await assertError(
-    await board.request("/v1/activity?after=0", { headers: agentHeaders(agent.key) }),
+    board.request("/v1/activity?after=0", { headers: agentHeaders(agent.key) }),
     400,
     "INVALID_CURSOR",
   );
