@@ -91,8 +91,13 @@ export function jsonInit(
 }
 
 let rpcCounter = 0;
-/** The request init of one JSON-RPC message to `/mcp` with a bearer credential. */
-export function mcpInit(bearer: string, method: string, params: unknown = {}): RequestInit {
+/** The request init of one JSON-RPC message to `/mcp` with a bearer credential (and `headers`). */
+export function mcpInit(
+  bearer: string,
+  method: string,
+  params: unknown = {},
+  headers: Record<string, string> = {},
+): RequestInit {
   return {
     method: "POST",
     headers: {
@@ -100,6 +105,7 @@ export function mcpInit(bearer: string, method: string, params: unknown = {}): R
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": "2025-06-18",
       authorization: `Bearer ${bearer}`,
+      ...headers,
     },
     body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcCounter, method, params }),
   };

@@ -113,30 +113,18 @@ Deno.test("/mcp transport rules: GET/DELETE 405, bad protocol version 400, bad O
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
   };
+  const send = (extra: Record<string, string>) =>
+    board.request("/mcp", { method: "POST", headers: { ...headers, ...extra }, body: init });
   for (const method of ["GET", "DELETE"]) {
     await assertStatus(await board.request("/mcp", { method, headers }), 405);
   }
-  const badVersion = await board.request("/mcp", {
-    method: "POST",
-    headers: { ...headers, "mcp-protocol-version": "1999-01-01" },
-    body: init,
-  });
-  await assertStatus(badVersion, 400);
+  await assertStatus(await send({ "mcp-protocol-version": "1999-01-01" }), 400);
   for (const origin of ["null", "http://evil.example", "file://x"]) {
-    const res = await board.request("/mcp", {
-      method: "POST",
-      headers: { ...headers, origin },
-      body: init,
-    });
+    const res = await send({ origin });
     assert.equal(res.status, 403, origin);
     await res.body?.cancel();
   }
-  const okOrigin = await board.request("/mcp", {
-    method: "POST",
-    headers: { ...headers, origin: "https://client.example" },
-    body: init,
-  });
-  await assertStatus(okOrigin, 200);
+  await assertStatus(await send({ origin: "https://client.example" }), 200);
   const noAuth = await board.request("/mcp", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
@@ -148,12 +136,7 @@ Deno.test("/mcp transport rules: GET/DELETE 405, bad protocol version 400, bad O
     /resource_metadata="http:\/\/board\.test\/\.well-known\/oauth-protected-resource\/mcp"/,
   );
   await noAuth.body?.cancel();
-  const badKey = await board.request("/mcp", {
-    method: "POST",
-    headers: { ...headers, authorization: "Bearer pb_live_" + "x".repeat(43) },
-    body: init,
-  });
-  await assertStatus(badKey, 401);
+  await assertStatus(await send({ authorization: "Bearer pb_live_" + "x".repeat(43) }), 401);
 });
 
 Deno.test("MCP: 20 parallel tool calls from different agents each get their own result", async () => {

@@ -16,6 +16,7 @@ import {
   freshNetwork,
   idemKey,
   jsonInit,
+  mcpInit,
   register,
   testBoard,
 } from "./helpers.ts";
@@ -128,16 +129,8 @@ Deno.test("POST /mcp declares its Accept header, and the board means it", async 
   assert.ok(doc.paths["/mcp"].post.responses["406"]);
   await using board = await testBoard();
   const agent = await register(board);
-  const call = (acceptHeader: string) =>
-    board.request("/mcp", {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${agent.key}`,
-        "content-type": "application/json",
-        accept: acceptHeader,
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    });
+  const call = (accept: string) =>
+    board.request("/mcp", mcpInit(agent.key, "tools/list", {}, { accept }));
   await assertStatus(await call("application/json"), 406);
   await assertStatus(await call(accept.schema.default), 200);
 });

@@ -10,6 +10,7 @@ import {
   getJson,
   idemKey,
   jsonInit,
+  mcpInit,
   post,
   register,
   testBoard,
@@ -87,16 +88,8 @@ Deno.test("/skill.md: an API key is a bearer at /mcp, with the Accept it names",
   assert.equal(accept, "application/json, text/event-stream");
   await using board = await testBoard();
   const agent = await register(board);
-  const call = (acceptHeader: string) =>
-    board.request("/mcp", {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${agent.key}`,
-        "content-type": "application/json",
-        accept: acceptHeader,
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    });
+  const call = (accept: string) =>
+    board.request("/mcp", mcpInit(agent.key, "tools/list", {}, { accept }));
   const ok = await call(accept!);
   assert.equal(ok.status, 200);
   assert.match(await ok.text(), /list_recent/);

@@ -7,7 +7,15 @@ import assert from "node:assert/strict";
 import { API_KEY_PATTERN } from "../../domain/accounts/mod.ts";
 import { timingSafeEqual } from "../../domain/hashing.ts";
 import { OAUTH_TOKEN_PATTERN } from "../../domain/accounts/mod.ts";
-import { agentHeaders, assertStatus, idemKey, post, register, testBoard } from "../helpers.ts";
+import {
+  agentHeaders,
+  assertStatus,
+  idemKey,
+  mcpInit,
+  post,
+  register,
+  testBoard,
+} from "../helpers.ts";
 import {
   agentName,
   authorizeCode,
@@ -185,15 +193,7 @@ Deno.test("a revoked key stops at once on every route, and its OAuth connections
   });
   await assertStatus(vote, 401);
   for (const bearer of [a.key, conn.tokens.access_token]) {
-    const mcp = await board.request("/mcp", {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${bearer}`,
-        accept: "application/json, text/event-stream",
-        "content-type": "application/json",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    });
+    const mcp = await board.request("/mcp", mcpInit(bearer, "tools/list"));
     assert.equal(mcp.status, 401, `/mcp with ${bearer.slice(0, 6)}`);
     await mcp.body?.cancel();
   }
