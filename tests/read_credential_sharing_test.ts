@@ -15,6 +15,7 @@ import {
   jsonInit,
   post,
   register,
+  registerMany,
   type TestBoard,
 } from "./helpers.ts";
 
@@ -149,8 +150,7 @@ Deno.test("shared credential reads: a request never joins a read that started be
 Deno.test("shared credential reads: requests waiting together share getMany calls of at most 10 keys", async () => {
   const gate = versionReadGate();
   await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv: gate.wrap });
-  const agents = [];
-  for (let i = 0; i < 12; i++) agents.push(await register(board));
+  const agents = await registerMany(board, 12);
   for (const agent of agents) await cachedRead(board, "/v1/posts", agent.key);
 
   // Idle, a request reads at once, alone.
