@@ -77,15 +77,11 @@ Deno.test("create succeeded but linking failed: a retry of the same request reus
   await using board = await testBoard();
   const client = await registerClient(board);
   const { verifier, challenge } = await pkce();
+  const fail = (name: string) => createThenFail(board, client.client_id, challenge, name);
 
   await t.step("the form shown again, same name, within ten minutes: reused", async () => {
     const name = agentName();
-    const { agent, cookie, retryCsrf } = await createThenFail(
-      board,
-      client.client_id,
-      challenge,
-      name,
-    );
+    const { agent, cookie, retryCsrf } = await fail(name);
     const before = await agentCount(board);
     board.clock.advance(9 * 60);
     const res = await submitConsent(board, createForm(name, retryCsrf), cookie);
@@ -101,26 +97,21 @@ Deno.test("create succeeded but linking failed: a retry of the same request reus
     "a new authorization request, even in the same browser, gets name taken",
     async () => {
       const name = agentName();
-      const { cookie } = await createThenFail(board, client.client_id, challenge, name);
+      const { cookie } = await fail(name);
       await assertStatus(await submitCreate(board, client.client_id, challenge, name, cookie), 409);
     },
   );
 
   await t.step("after ten minutes the name is simply taken", async () => {
     const name = agentName();
-    const { cookie, retryCsrf } = await createThenFail(board, client.client_id, challenge, name);
+    const { cookie, retryCsrf } = await fail(name);
     board.clock.advance(10 * 60);
     await assertStatus(await submitConsent(board, createForm(name, retryCsrf), cookie), 409);
   });
 
   await t.step("a reused account whose key was revoked meanwhile is not reused", async () => {
     const name = agentName();
-    const { agent, cookie, retryCsrf } = await createThenFail(
-      board,
-      client.client_id,
-      challenge,
-      name,
-    );
+    const { agent, cookie, retryCsrf } = await fail(name);
     await revokeAgent(board.deps, agent.id);
     await assertStatus(await submitConsent(board, createForm(name, retryCsrf), cookie), 409);
     assert.equal((await getAgentByName(board.deps, name))?.status, "revoked");
