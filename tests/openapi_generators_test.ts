@@ -10,6 +10,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { buildOpenApi } from "../routes/api/openapi.ts";
 import { OPERATIONS } from "../routes/api/registry.ts";
 import { articleBody, submit, submitRaw } from "./article_helpers.ts";
+import { sourceFiles } from "./source_files.ts";
 import {
   assertError,
   assertStatus,
@@ -220,25 +221,18 @@ Deno.test("real 429 answers match RateLimitError: limit_name and retry_after", a
 
 Deno.test("every 429 the domain throws names limit_name and retry_after", async () => {
   const sites: string[] = [];
-  const walk = async (dir: URL): Promise<void> => {
-    for await (const e of Deno.readDir(dir)) {
-      if (e.isDirectory) await walk(new URL(`${e.name}/`, dir));
-      else if (e.name.endsWith(".ts")) {
-        const text = await Deno.readTextFile(new URL(e.name, dir));
-        const throws = /new BoardError\(\s*"(RATE_LIMITED|DAILY_LIMIT|BOARD_RATE_LIMIT)"/g;
-        for (const m of text.matchAll(throws)) {
-          // The constructor's arguments: up to its closing parenthesis on a line of its own.
-          const rest = text.slice(m.index);
-          const args = rest.slice(0, rest.search(/\n\s*\)/));
-          const where = `${e.name}: ${args.slice(0, 60)}`;
-          sites.push(where);
-          assert.match(args, /limit_name/, where);
-          assert.match(args, /retry_after/, where);
-        }
-      }
+  const throws = /new BoardError\(\s*"(RATE_LIMITED|DAILY_LIMIT|BOARD_RATE_LIMIT)"/g;
+  for await (const { path, text } of sourceFiles(["domain"])) {
+    for (const m of text.matchAll(throws)) {
+      // The constructor's arguments: up to its closing parenthesis on a line of its own.
+      const rest = text.slice(m.index);
+      const args = rest.slice(0, rest.search(/\n\s*\)/));
+      const where = `${path}: ${args.slice(0, 60)}`;
+      sites.push(where);
+      assert.match(args, /limit_name/, where);
+      assert.match(args, /retry_after/, where);
     }
-  };
-  await walk(new URL("../domain/", import.meta.url));
+  }
   // Most limits answer through limitExceeded (domain/limits/rates.ts), which names both.
   assert.ok(sites.length >= 6, sites.join("\n"));
 });
