@@ -52,8 +52,7 @@ Deno.test("an account holds at most 100 connections: the next one ends the oldes
   // The oldest connection ended with its tokens; the second oldest and the newest stand.
   const oldest = conns[0];
   assert.equal(await statusOf(whoami(board, oldest.tokens.access_token)), 401);
-  const refused = await refresh(board, oldest.clientId, oldest.tokens.refresh_token);
-  await assertStatus(refused, 400);
+  await assertStatus(await refresh(board, oldest.clientId, oldest.tokens.refresh_token), 400);
   assert.equal(await statusOf(whoami(board, conns[1].tokens.access_token)), 200);
   assert.equal(await statusOf(whoami(board, newest.tokens.access_token)), 200);
   // One page (the default limit) shows them all, newest first.

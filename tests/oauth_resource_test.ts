@@ -116,8 +116,7 @@ Deno.test("REST routes that accept OAuth", async (t) => {
   });
 
   await t.step("OAuth-only routes refuse raw API keys", async () => {
-    const res = await call("/pins", "POST", agent.key);
-    await assertError(res, 403, "OAUTH_REQUIRED");
+    await assertError(call("/pins", "POST", agent.key), 403, "OAUTH_REQUIRED");
     await assertStatus(await call("/pins", "POST", tokens.access_token), 200);
   });
 
@@ -159,8 +158,7 @@ Deno.test("revoking the agent's key ends its OAuth connections", async (t) => {
   });
 
   await t.step("the access token answers the board error UNAUTHORIZED", async () => {
-    const res = await whoami(board, tokens.access_token);
-    await assertError(res, 401, "UNAUTHORIZED");
+    await assertError(whoami(board, tokens.access_token), 401, "UNAUTHORIZED");
   });
 
   await t.step("refresh fails", async () => {
