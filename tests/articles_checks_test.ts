@@ -1,7 +1,7 @@
 /** Automatic checks of submissions, comments and previews: every failure, listed with where it is. */
 import assert from "node:assert/strict";
 import { englishVerdict } from "../domain/articles/mod.ts";
-import { assertError, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
+import { assertError, idemKey, jsonInit, register, type TestBoard, testBoard } from "./helpers.ts";
 import {
   articleBody,
   commentBody,
@@ -15,9 +15,24 @@ import {
 type Failure = { check: string; path: string; block_index: number | null; message: string };
 
 async function failures(
-  res: Response,
+  res: Response | Promise<Response>,
 ): Promise<{ failures: Failure[]; checks: Record<string, string> }> {
   return await assertError(res, 400, "ARTICLE_CHECKS_FAILED");
+}
+
+/** The check failures of a submission of `articleBody(overrides)`. */
+function refusedArticle(board: TestBoard, key: string, overrides: Record<string, unknown>) {
+  return failures(submitRaw(board, key, articleBody(overrides)));
+}
+
+/** The check failures of a comment on `revisionId` made of `commentBody(…, overrides)`. */
+function refusedComment(
+  board: TestBoard,
+  key: string,
+  revisionId: string,
+  overrides: Record<string, unknown>,
+) {
+  return failures(submitRaw(board, key, commentBody(revisionId, overrides)));
 }
 
 Deno.test("englishVerdict(): the documented heuristic", async (t) => {
@@ -103,26 +118,20 @@ Deno.test("POST /v1/articles/posts: a body without blocks or the envelope fields
 Deno.test("POST /v1/articles/posts: language failures name the block", async () => {
   await using board = await testBoard();
   const a = await register(board);
-  const d = await failures(
-    await submitRaw(
-      board,
-      a.key,
-      articleBody({
-        blocks: [
-          { type: "paragraph", text: ENGLISH_TEXT },
-          {
-            type: "paragraph",
-            text: "Это статья о том, как доска проверяет каждую публикацию перед показом.",
-          },
-          { type: "code", text: "функция() { вернуть 1; }" },
-          {
-            type: "quote",
-            text: "Le chat est sur la table et le chien dort dans la cuisine avec les enfants.",
-          },
-        ],
-      }),
-    ),
-  );
+  const d = await refusedArticle(board, a.key, {
+    blocks: [
+      { type: "paragraph", text: ENGLISH_TEXT },
+      {
+        type: "paragraph",
+        text: "Это статья о том, как доска проверяет каждую публикацию перед показом.",
+      },
+      { type: "code", text: "функция() { вернуть 1; }" },
+      {
+        type: "quote",
+        text: "Le chat est sur la table et le chien dort dans la cuisine avec les enfants.",
+      },
+    ],
+  });
   assert.deepEqual(d.failures.map((f) => [f.check, f.path, f.block_index]), [
     ["language", "blocks[1].text", 1],
     ["language", "blocks[3].text", 3],
@@ -135,40 +144,22 @@ Deno.test("POST /v1/articles/posts: size failures (title, block, block count, to
   const longTitle = "A".repeat(161);
   const sentence = "The board checks the size of every block before it stores an article. ";
   const big = sentence.repeat(150); // ~10.6 KB > 10,000 bytes
-  let d = await failures(
-    await submitRaw(
-      board,
-      a.key,
-      articleBody({
-        title: longTitle,
-        blocks: [{ type: "paragraph", text: big }],
-      }),
-    ),
-  );
+  let d = await refusedArticle(board, a.key, {
+    title: longTitle,
+    blocks: [{ type: "paragraph", text: big }],
+  });
   assert.deepEqual(d.failures.map((f) => [f.check, f.path]), [
     ["size", "title"],
     ["size", "blocks[0]"],
   ]);
-  d = await failures(
-    await submitRaw(
-      board,
-      a.key,
-      articleBody({
-        blocks: Array.from({ length: 101 }, () => ({ type: "paragraph", text: ENGLISH_TEXT })),
-      }),
-    ),
-  );
+  d = await refusedArticle(board, a.key, {
+    blocks: Array.from({ length: 101 }, () => ({ type: "paragraph", text: ENGLISH_TEXT })),
+  });
   assert.ok(d.failures.some((f) => f.check === "size" && f.path === "blocks"));
   const nine = sentence.repeat(130); // ~9.2 KB each, 5 blocks > 40,000 bytes in total
-  d = await failures(
-    await submitRaw(
-      board,
-      a.key,
-      articleBody({
-        blocks: Array.from({ length: 5 }, () => ({ type: "paragraph", text: nine })),
-      }),
-    ),
-  );
+  d = await refusedArticle(board, a.key, {
+    blocks: Array.from({ length: 5 }, () => ({ type: "paragraph", text: nine })),
+  });
   assert.deepEqual(d.failures.map((f) => [f.check, f.path]), [["size", "(document)"]]);
 });
 
@@ -178,20 +169,14 @@ Deno.test("POST /v1/articles/posts: svg blocks need the submitter's own uploaded
   const other = await register(board);
   const theirs = await uploadSvg(board, other.key);
   const mine = await uploadSvg(board, a.key);
-  const d = await failures(
-    await submitRaw(
-      board,
-      a.key,
-      articleBody({
-        blocks: [
-          { type: "paragraph", text: ENGLISH_TEXT },
-          { type: "svg", asset_id: crypto.randomUUID(), alt: "A diagram of the checks" },
-          { type: "svg", asset_id: theirs, alt: "A diagram of the checks" },
-          { type: "svg", asset_id: mine, alt: "A diagram of the checks" },
-        ],
-      }),
-    ),
-  );
+  const d = await refusedArticle(board, a.key, {
+    blocks: [
+      { type: "paragraph", text: ENGLISH_TEXT },
+      { type: "svg", asset_id: crypto.randomUUID(), alt: "A diagram of the checks" },
+      { type: "svg", asset_id: theirs, alt: "A diagram of the checks" },
+      { type: "svg", asset_id: mine, alt: "A diagram of the checks" },
+    ],
+  });
   assert.deepEqual(d.failures.map((f) => [f.check, f.path]), [
     ["svg", "blocks[1].asset_id"],
     ["svg", "blocks[2].asset_id"],
@@ -208,15 +193,9 @@ Deno.test("POST /v1/articles/posts: svg blocks need the submitter's own uploaded
 Deno.test("POST /v1/articles/posts: an API key in content is refused", async () => {
   await using board = await testBoard();
   const a = await register(board);
-  const d = await failures(
-    await submitRaw(
-      board,
-      a.key,
-      articleBody({
-        blocks: [{ type: "paragraph", text: `${ENGLISH_TEXT} My key is ${a.key} by the way.` }],
-      }),
-    ),
-  );
+  const d = await refusedArticle(board, a.key, {
+    blocks: [{ type: "paragraph", text: `${ENGLISH_TEXT} My key is ${a.key} by the way.` }],
+  });
   assert.deepEqual(d.failures.map((f) => [f.check, f.path]), [["content", "blocks[0]"]]);
 });
 
@@ -224,34 +203,22 @@ Deno.test("comments: the same checks, plus comment-specific schema rules", async
   await using board = await testBoard();
   const a = await register(board);
   const s = await submit(board, a.key);
-  const d = await failures(
-    await submitRaw(
-      board,
-      a.key,
-      commentBody(s.revision_id, {
-        title: "Comments have no title",
-        blocks: [
-          { type: "heading", text: "No headings in comments" },
-          { type: "paragraph", text: "Это комментарий на русском языке, а не на английском." },
-        ],
-      }),
-    ),
-  );
+  const d = await refusedComment(board, a.key, s.revision_id, {
+    title: "Comments have no title",
+    blocks: [
+      { type: "heading", text: "No headings in comments" },
+      { type: "paragraph", text: "Это комментарий на русском языке, а не на английском." },
+    ],
+  });
   assert.deepEqual(d.failures.map((f) => [f.check, f.path]), [
     ["schema", "title"],
     ["schema", "blocks[0].type"],
     ["language", "blocks[1].text"],
   ]);
   const tooLong = "This comment repeats itself to exceed the limit. ".repeat(170);
-  const big = await failures(
-    await submitRaw(
-      board,
-      a.key,
-      commentBody(s.revision_id, {
-        blocks: [{ type: "paragraph", text: tooLong.slice(0, 9000) }],
-      }),
-    ),
-  );
+  const big = await refusedComment(board, a.key, s.revision_id, {
+    blocks: [{ type: "paragraph", text: tooLong.slice(0, 9000) }],
+  });
   assert.ok(big.failures.some((f) => f.check === "size" && f.path === "blocks"));
 });
 

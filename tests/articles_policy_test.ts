@@ -18,31 +18,15 @@ import { keys } from "../kv/keys.ts";
 import { type Clock, ManualClock } from "../domain/clock.ts";
 import { makeDeps } from "../domain/deps.ts";
 import { testConfig } from "../routes/config.ts";
-import { getJson, jsonInit, post, register, type TestBoard, testBoard } from "./helpers.ts";
+import { getJson, post, register, type TestBoard, testBoard } from "./helpers.ts";
 import { publicGet, submit, vote } from "./article_helpers.ts";
-import { establishedAuthor } from "./no_write_helpers.ts";
+import { accounts, boardVote, DAY, establishedAuthor, HOUR } from "./no_write_helpers.ts";
 
-const HOUR = 3600;
-const DAY = 86400;
-
-type Agent = { id: string; key: string; name: string };
-
-/** POST /votes on a named message. */
-async function boardVote(board: TestBoard, voter: Agent, postId: string, value: 1 | -1) {
-  const res = await board.request(
-    "/votes",
-    jsonInit("POST", { board: "named", post_id: postId, value }, voter.key),
-  );
-  assert.equal(res.status, 200, await res.text());
-}
-
-async function recommenders(board: TestBoard, n: number): Promise<Agent[]> {
-  const out = [];
-  for (let i = 0; i < n; i++) out.push(await register(board));
-  return out;
-}
-
-async function stateFor(board: TestBoard, viewer: Agent, postId: string): Promise<string> {
+async function stateFor(
+  board: TestBoard,
+  viewer: { key: string },
+  postId: string,
+): Promise<string> {
   const r = await getJson(board, `/v1/articles/posts/${postId}`, viewer.key);
   return r.status === 404 ? "not_visible" : r.body.article.state;
 }
@@ -79,7 +63,7 @@ Deno.test("first start: the value kept in memory is the one stored, however the 
 Deno.test("after grace: 11 settled recommendations and an established author publish", async () => {
   await using board = await testBoard({ articlesGraceDays: 0 });
   const { author } = await establishedAuthor(board);
-  const others = await recommenders(board, 11);
+  const others = await accounts(board, 11);
   const s = await submit(board, author.key);
   for (const r of others.slice(0, 10)) await vote(board, r.key, s.post_id, s.revision_id);
   board.clock.advance(HOUR);
@@ -101,7 +85,7 @@ Deno.test("after grace: 11 settled recommendations and an established author pub
 Deno.test("after grace: recommendations count net of downvotes", async () => {
   await using board = await testBoard({ articlesGraceDays: 0 });
   const { author } = await establishedAuthor(board);
-  const others = await recommenders(board, 13);
+  const others = await accounts(board, 13);
   const s = await submit(board, author.key);
   for (const r of others.slice(0, 11)) await vote(board, r.key, s.post_id, s.revision_id, 1);
   await vote(board, others[11].key, s.post_id, s.revision_id, -1);
@@ -118,7 +102,7 @@ Deno.test("after grace: reputation R counts only peer votes at least 48 hours ol
   await using board = await testBoard({ articlesGraceDays: 0 });
   // Peer votes are 12 hours old when the support settles: K = 5 but R = 0.
   const { author } = await establishedAuthor(board, 5, 0);
-  const others = await recommenders(board, 11);
+  const others = await accounts(board, 11);
   const s = await submit(board, author.key);
   for (const r of others) await vote(board, r.key, s.post_id, s.revision_id);
   board.clock.advance(12 * HOUR);
@@ -135,7 +119,7 @@ Deno.test("after grace: karma K must be at least 5", async () => {
   // A young account's downvote lowers K to 4 but not R (it counts mature peers only).
   const young = await register(board);
   await boardVote(board, young, threadId, -1);
-  const others = await recommenders(board, 11);
+  const others = await accounts(board, 11);
   const s = await submit(board, author.key);
   for (const r of others) await vote(board, r.key, s.post_id, s.revision_id);
   board.clock.advance(13 * HOUR);
@@ -151,7 +135,7 @@ Deno.test("after grace: karma K must be at least 5", async () => {
 Deno.test("after grace: fewer than 5 mature positive peers is not enough", async () => {
   await using board = await testBoard({ articlesGraceDays: 0 });
   const { author } = await establishedAuthor(board, 4);
-  const others = await recommenders(board, 11);
+  const others = await accounts(board, 11);
   const s = await submit(board, author.key);
   for (const r of others) await vote(board, r.key, s.post_id, s.revision_id);
   board.clock.advance(3 * DAY);
@@ -182,7 +166,7 @@ Deno.test("grace end: an article published in grace stays public; grace votes st
   await using board = await testBoard({ articlesGraceDays: 9 });
   const started = await firstStart(board.deps);
   const { author } = await establishedAuthor(board, 5, 2 * HOUR); // clock: start + 7d 3h
-  const others = await recommenders(board, 12);
+  const others = await accounts(board, 12);
   // Published during grace with 2 recommendations.
   const early = await submit(board, author.key, { title: "Published in grace" });
   await vote(board, others[0].key, early.post_id, early.revision_id);

@@ -91,8 +91,13 @@ export function jsonInit(
 }
 
 let rpcCounter = 0;
-/** The request init of one JSON-RPC message to `/mcp` with a bearer credential. */
-export function mcpInit(bearer: string, method: string, params: unknown = {}): RequestInit {
+/** The request init of one JSON-RPC message to `/mcp` with a bearer credential (and `headers`). */
+export function mcpInit(
+  bearer: string,
+  method: string,
+  params: unknown = {},
+  headers: Record<string, string> = {},
+): RequestInit {
   return {
     method: "POST",
     headers: {
@@ -100,6 +105,7 @@ export function mcpInit(bearer: string, method: string, params: unknown = {}): R
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": "2025-06-18",
       authorization: `Bearer ${bearer}`,
+      ...headers,
     },
     body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcCounter, method, params }),
   };
@@ -206,8 +212,26 @@ export async function getJson(board: TestBoard, path: string, key?: string) {
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
 
+/** Asserts that `res` has `status` and discards its body. */
+export async function assertStatus(res: Response, status: number): Promise<void> {
+  assert.equal(res.status, status);
+  await res.body?.cancel();
+}
+
+/** The status of a response, its body discarded. */
+export async function statusOf(res: Promise<Response>): Promise<number> {
+  const r = await res;
+  await r.body?.cancel();
+  return r.status;
+}
+
 /** Asserts a board error object with a status and code; returns its details. */
-export async function assertError(res: Response, status: number, code: string) {
+export async function assertError(
+  response: Response | Promise<Response>,
+  status: number,
+  code: string,
+) {
+  const res = await response;
   const body = await res.json();
   assert.equal(res.status, status, JSON.stringify(body));
   assert.equal(body.error?.code, code, JSON.stringify(body));

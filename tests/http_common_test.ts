@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { agentHeaders, assertError, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  assertError,
+  assertStatus,
+  idemKey,
+  jsonInit,
+  register,
+  testBoard,
+} from "./helpers.ts";
 
 Deno.test("common rules: Accept and X-Agent-Protocol are required on /v1", async (t) => {
   await using board = await testBoard();
@@ -21,8 +29,7 @@ Deno.test("common rules: Accept and X-Agent-Protocol are required on /v1", async
     const res = await board.request("/v1/me", {
       headers: agentHeaders(a.key, { accept: "text/plain, application/json;q=0.9" }),
     });
-    assert.equal(res.status, 200);
-    await res.body?.cancel();
+    await assertStatus(res, 200);
   });
   await t.step("missing protocol header is 400 PROTOCOL_REQUIRED naming the header", async () => {
     const res = await board.request("/v1/me", {
@@ -102,8 +109,7 @@ Deno.test("common rules: browser-originated requests are 403 on message routes",
     const res = await board.request("/v1/posts", {
       headers: agentHeaders(a.key, { "user-agent": "curl/8.5.0" }),
     });
-    assert.equal(res.status, 200);
-    await res.body?.cancel();
+    await assertStatus(res, 200);
   });
 });
 
@@ -111,11 +117,7 @@ Deno.test("common rules: Authorization on every /v1 call except registration", a
   const modKey = "mod-secret-key-0123456789abcdefghij";
   await using board = await testBoard({ moderatorKey: modKey });
   await t.step("missing is 401 UNAUTHORIZED", async () => {
-    await assertError(
-      await board.request("/v1/posts", { headers: agentHeaders() }),
-      401,
-      "UNAUTHORIZED",
-    );
+    await assertError(board.request("/v1/posts", { headers: agentHeaders() }), 401, "UNAUTHORIZED");
   });
   await t.step("unknown key is 401 UNAUTHORIZED", async () => {
     const res = await board.request("/v1/posts", { headers: agentHeaders("pb_live_nope") });
@@ -169,7 +171,7 @@ Deno.test("common rules: bodies must be bounded UTF-8 JSON objects", async (t) =
   });
   await t.step("a declared Content-Length over 16384 is 413 with declared_bytes", async () => {
     const d = await assertError(
-      await send("{}", { "content-length": "20000" }),
+      send("{}", { "content-length": "20000" }),
       413,
       "PAYLOAD_TOO_LARGE",
     );
@@ -179,7 +181,7 @@ Deno.test("common rules: bodies must be bounded UTF-8 JSON objects", async (t) =
   });
   await t.step("an absurd Content-Length is reported as a string", async () => {
     const d = await assertError(
-      await send("{}", { "content-length": "99999999999999999999999" }),
+      send("{}", { "content-length": "99999999999999999999999" }),
       413,
       "PAYLOAD_TOO_LARGE",
     );
@@ -205,9 +207,7 @@ Deno.test("common rules: bodies must be bounded UTF-8 JSON objects", async (t) =
     async () => {
       const base = JSON.stringify({ title: "t", body: "b" });
       const padded = base + " ".repeat(16384 - base.length);
-      const res = await send(padded);
-      assert.equal(res.status, 201);
-      await res.body?.cancel();
+      await assertStatus(await send(padded), 201);
     },
   );
   await t.step("16385 bytes is 413", async () => {
@@ -221,7 +221,7 @@ Deno.test("common rules: unknown routes and repeated parameters", async (t) => {
   const a = await register(board);
   await t.step("unknown route is 404 with the error object", async () => {
     await assertError(
-      await board.request("/v1/nothing", { headers: agentHeaders(a.key) }),
+      board.request("/v1/nothing", { headers: agentHeaders(a.key) }),
       404,
       "NOT_FOUND",
     );

@@ -4,14 +4,11 @@
  * recorded by the clock comparison that decides them (domain/clock.ts `reached`, `today`).
  */
 import assert from "node:assert/strict";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { nextUtcMidnight, reached, today, utcDay } from "../domain/clock.ts";
 import { declare, invalidationOf, shown } from "../kv/invalidation.ts";
 import { keys } from "../kv/keys.ts";
 import { trackRead } from "../domain/read_scope.ts";
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+import { sourceFiles } from "./source_files.ts";
 
 Deno.test("every key builder declares what a write of its keys invalidates", () => {
   const missing = Object.entries(keys)
@@ -67,19 +64,9 @@ Deno.test("today(): an answer that uses the UTC day changes at the next midnight
 
 Deno.test("only domain/clock.ts records time boundaries (no separate remembered calls)", async () => {
   const offenders: string[] = [];
-  for (const dir of ["domain", "routes", "mcp", "oauth", "kv"]) {
-    for await (const file of walk(join(ROOT, dir))) {
-      if (file.endsWith("domain/read_scope.ts") || file.endsWith("domain/clock.ts")) continue;
-      if (/\bnoteChangeAt\b/.test(await Deno.readTextFile(file))) offenders.push(file);
-    }
+  for await (const { path, text } of sourceFiles()) {
+    if (path === "domain/read_scope.ts" || path === "domain/clock.ts") continue;
+    if (/\bnoteChangeAt\b/.test(text)) offenders.push(path);
   }
   assert.deepEqual(offenders, []);
 });
-
-async function* walk(dir: string): AsyncGenerator<string> {
-  for await (const e of Deno.readDir(dir)) {
-    const path = join(dir, e.name);
-    if (e.isDirectory) yield* walk(path);
-    else if (/\.tsx?$/.test(e.name)) yield path;
-  }
-}

@@ -5,7 +5,14 @@
  */
 import assert from "node:assert/strict";
 import { nextUtcMidnight } from "../domain/clock.ts";
-import { agentHeaders, freshNetwork, idemKey, register, testBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  assertStatus,
+  freshNetwork,
+  idemKey,
+  register,
+  testBoard,
+} from "./helpers.ts";
 import type { TestBoard } from "./helpers.ts";
 import { assertLimit } from "./limit_helpers.ts";
 
@@ -45,9 +52,7 @@ Deno.test("key rotations: 10 a UTC day per account", async () => {
     retryAfter: nextUtcMidnight(now) - now,
   });
   // The refused rotation changed nothing: the key still works, and rotates the next day.
-  const still = await me(board, key, freshNetwork());
-  assert.equal(still.status, 200);
-  await still.body?.cancel();
+  await assertStatus(await me(board, key, freshNetwork()), 200);
   board.clock.advance(nextUtcMidnight(board.clock.now()) - board.clock.now());
   assert.ok("key" in await rotateOnce(board, key, freshNetwork()));
 });
@@ -131,12 +136,8 @@ Deno.test("credential lookups: 150 a minute per network, successful ones too; on
         retryAfter: 61,
       });
       // Keys already validated still work from that network; the key itself works elsewhere.
-      const again = await me(board, fresh[0], net);
-      assert.equal(again.status, 200);
-      await again.body?.cancel();
-      const elsewhere = await me(board, fresh[150], freshNetwork());
-      assert.equal(elsewhere.status, 200);
-      await elsewhere.body?.cancel();
+      await assertStatus(await me(board, fresh[0], net), 200);
+      await assertStatus(await me(board, fresh[150], freshNetwork()), 200);
     },
   );
 });

@@ -3,6 +3,7 @@ import { exportKv, importKv } from "../cli/backup_format.ts";
 import { isKvConnectUrl, openKv } from "../kv/open.ts";
 import { AtomicLimitError, transact } from "../kv/tx.ts";
 import { post, register, reply, testBoard } from "./helpers.ts";
+import { sourceFiles } from "./source_files.ts";
 
 Deno.test("openKv() passes a KV Connect URL to Deno.openKv unchanged and needs the token variable", async () => {
   const url = "https://kv.example.internal/v1/database/1234";
@@ -50,30 +51,15 @@ Deno.test({
 
 Deno.test("the code never uses KV features Deno Deploy or KV Connect lack (queues, watch)", async () => {
   const offenders: string[] = [];
-  for (const dir of ["domain", "routes", "kv", "mcp", "oauth"]) {
-    for await (const f of walk(new URL(`../${dir}/`, import.meta.url).pathname)) {
-      const text = await Deno.readTextFile(f);
-      for (const needle of [".enqueue(", "listenQueue(", ".watch(", "Deno.openKv("]) {
-        if (text.includes(needle) && !(needle === "Deno.openKv(" && f.endsWith("kv/open.ts"))) {
-          offenders.push(`${f}: ${needle}`);
-        }
+  for await (const { path, text } of sourceFiles()) {
+    for (const needle of [".enqueue(", "listenQueue(", ".watch(", "Deno.openKv("]) {
+      if (text.includes(needle) && !(needle === "Deno.openKv(" && path === "kv/open.ts")) {
+        offenders.push(`${path}: ${needle}`);
       }
     }
   }
   assert.deepEqual(offenders, []);
 });
-
-async function* walk(dir: string): AsyncGenerator<string> {
-  try {
-    for await (const e of Deno.readDir(dir)) {
-      const p = `${dir}${e.name}`;
-      if (e.isDirectory) yield* walk(`${p}/`);
-      else if (/\.tsx?$/.test(e.name)) yield p;
-    }
-  } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
-  }
-}
 
 Deno.test("transact() refuses an atomic beyond the portable limits", async (t) => {
   await using kv = await Deno.openKv(":memory:");

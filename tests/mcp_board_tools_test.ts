@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { getJson, idemKey, post, register, testBoard } from "./helpers.ts";
-import { mcpClient, serve, toolJson } from "./mcp_client.ts";
+import { assertStatus, getJson, idemKey, post, register, testBoard } from "./helpers.ts";
+import { callJson, mcpClient, serve, toolJson } from "./mcp_client.ts";
+import { connect, scopedTokens } from "./oauth_helpers.ts";
 
 Deno.test("MCP board tools: a post made over MCP is a post on the board, and vice versa", async (t) => {
   await using board = await testBoard();
@@ -21,12 +22,11 @@ Deno.test("MCP board tools: a post made over MCP is a post on the board, and vic
       const receipt = toolJson(res);
       const thread = await getJson(board, `/v1/posts/${receipt.id}`, a.key);
       assert.equal(thread.body.post.title, "made over MCP");
-      const again = toolJson(
-        await client.callTool({
-          name: "create_post",
-          arguments: { title: "made over MCP", body: "hello", request_id },
-        }),
-      );
+      const again = await callJson(client, "create_post", {
+        title: "made over MCP",
+        body: "hello",
+        request_id,
+      });
       assert.equal(again.id, receipt.id);
       assert.equal(again.replayed, true);
       const me = await getJson(board, "/v1/me", a.key);
@@ -35,12 +35,10 @@ Deno.test("MCP board tools: a post made over MCP is a post on the board, and vic
   );
 
   await t.step("read_thread and fetch read REST-made posts", async () => {
-    const thread = toolJson(
-      await client.callTool({ name: "read_thread", arguments: { root_id: restPost.id } }),
-    );
+    const thread = await callJson(client, "read_thread", { root_id: restPost.id });
     assert.equal((thread.post as { body: string }).body, "hello from REST");
     assert.equal(thread.content_is_untrusted, true);
-    const one = toolJson(await client.callTool({ name: "fetch", arguments: { id: restPost.id } }));
+    const one = await callJson(client, "fetch", { id: restPost.id });
     assert.equal((one.post as { title: string }).title, "made over REST");
   });
 
@@ -48,28 +46,21 @@ Deno.test("MCP board tools: a post made over MCP is a post on the board, and vic
     "reply_to_thread, list_recent, search, lookup_publication, get_my_agent",
     async () => {
       const request_id = idemKey();
-      const r = toolJson(
-        await client.callTool({
-          name: "reply_to_thread",
-          arguments: { thread_id: restPost.id, body: "mcp reply", request_id },
-        }),
-      );
+      const r = await callJson(client, "reply_to_thread", {
+        thread_id: restPost.id,
+        body: "mcp reply",
+        request_id,
+      });
       assert.equal(r.thread_id, restPost.id);
-      const recent = toolJson(
-        await client.callTool({ name: "list_recent", arguments: { kind: "activity", limit: 5 } }),
-      );
+      const recent = await callJson(client, "list_recent", { kind: "activity", limit: 5 });
       assert.equal((recent.items as { id: string }[])[0].id, r.id);
       assert.ok("articles" in recent);
       assert.ok("pinned" in recent);
-      const found = toolJson(
-        await client.callTool({ name: "search", arguments: { q: "REST hello" } }),
-      );
+      const found = await callJson(client, "search", { q: "REST hello" });
       assert.deepEqual((found.items as { id: string }[]).map((i) => i.id), [restPost.id]);
-      const lookup = toolJson(
-        await client.callTool({ name: "lookup_publication", arguments: { request_id } }),
-      );
+      const lookup = await callJson(client, "lookup_publication", { request_id });
       assert.equal(lookup.found, true);
-      const me = toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
+      const me = await callJson(client, "get_my_agent");
       assert.equal(me.id, a.id);
     },
   );
@@ -81,16 +72,12 @@ Deno.test("MCP board tools: a post made over MCP is a post on the board, and vic
     });
     assert.equal(missing.isError, true);
     assert.equal((toolJson(missing).error as { code: string }).code, "NOT_FOUND");
-    const big = await client.callTool({
-      name: "create_post",
-      arguments: { title: "t", body: "é".repeat(4097), request_id: idemKey() },
-    });
-    assert.equal((toolJson(big).error as { code: string }).code, "PAYLOAD_TOO_LARGE");
-    const both = await client.callTool({ name: "list_recent", arguments: { before: 3, after: 1 } });
-    assert.equal((toolJson(both).error as { code: string }).code, "INVALID_CURSOR");
-    const lookup = toolJson(
-      await client.callTool({ name: "lookup_publication", arguments: { request_id: idemKey() } }),
-    );
+    const code = async (name: string, args: Record<string, unknown>) =>
+      ((await callJson(client, name, args)).error as { code: string }).code;
+    const big = { title: "t", body: "é".repeat(4097), request_id: idemKey() };
+    assert.equal(await code("create_post", big), "PAYLOAD_TOO_LARGE");
+    assert.equal(await code("list_recent", { before: 3, after: 1 }), "INVALID_CURSOR");
+    const lookup = await callJson(client, "lookup_publication", { request_id: idemKey() });
     assert.equal(lookup.found, false);
   });
 });
@@ -113,34 +100,18 @@ Deno.test("/mcp transport rules: GET/DELETE 405, bad protocol version 400, bad O
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
   };
+  const send = (extra: Record<string, string>) =>
+    board.request("/mcp", { method: "POST", headers: { ...headers, ...extra }, body: init });
   for (const method of ["GET", "DELETE"]) {
-    const res = await board.request("/mcp", { method, headers });
-    assert.equal(res.status, 405);
-    await res.body?.cancel();
+    await assertStatus(await board.request("/mcp", { method, headers }), 405);
   }
-  const badVersion = await board.request("/mcp", {
-    method: "POST",
-    headers: { ...headers, "mcp-protocol-version": "1999-01-01" },
-    body: init,
-  });
-  assert.equal(badVersion.status, 400);
-  await badVersion.body?.cancel();
+  await assertStatus(await send({ "mcp-protocol-version": "1999-01-01" }), 400);
   for (const origin of ["null", "http://evil.example", "file://x"]) {
-    const res = await board.request("/mcp", {
-      method: "POST",
-      headers: { ...headers, origin },
-      body: init,
-    });
+    const res = await send({ origin });
     assert.equal(res.status, 403, origin);
     await res.body?.cancel();
   }
-  const okOrigin = await board.request("/mcp", {
-    method: "POST",
-    headers: { ...headers, origin: "https://client.example" },
-    body: init,
-  });
-  assert.equal(okOrigin.status, 200);
-  await okOrigin.body?.cancel();
+  await assertStatus(await send({ origin: "https://client.example" }), 200);
   const noAuth = await board.request("/mcp", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
@@ -152,13 +123,7 @@ Deno.test("/mcp transport rules: GET/DELETE 405, bad protocol version 400, bad O
     /resource_metadata="http:\/\/board\.test\/\.well-known\/oauth-protected-resource\/mcp"/,
   );
   await noAuth.body?.cancel();
-  const badKey = await board.request("/mcp", {
-    method: "POST",
-    headers: { ...headers, authorization: "Bearer pb_live_" + "x".repeat(43) },
-    body: init,
-  });
-  assert.equal(badKey.status, 401);
-  await badKey.body?.cancel();
+  await assertStatus(await send({ authorization: "Bearer pb_live_" + "x".repeat(43) }), 401);
 });
 
 Deno.test("MCP: 20 parallel tool calls from different agents each get their own result", async () => {
@@ -168,26 +133,15 @@ Deno.test("MCP: 20 parallel tool calls from different agents each get their own 
   for (let i = 0; i < 20; i++) agents.push(await register(board));
   const results = await Promise.all(agents.map(async (a) => {
     await using client = await mcpClient(server.url, a.key);
-    return toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
+    return await callJson(client, "get_my_agent");
   }));
   results.forEach((r, i) => assert.equal(r.id, agents[i].id));
 });
 
 Deno.test("MCP over a real OAuth token: read scope reads, cannot write; write scope writes", async () => {
-  const { registerClient, pkce, authorizeCode, exchange, agentName } = await import(
-    "./oauth_helpers.ts"
-  );
   await using board = await testBoard();
   await using server = serve(board);
-  const client = await registerClient(board);
-  const { verifier, challenge } = await pkce();
-  const { code } = await authorizeCode(board, client.client_id, challenge, {
-    mode: "create",
-    name: agentName(),
-  }, {
-    scope: "board:read",
-  });
-  const readOnly = await exchange(board, client.client_id, code, verifier);
+  const readOnly = await scopedTokens(board, "board:read");
   assert.equal(readOnly.scope, "board:read");
   await using reader = await mcpClient(server.url, readOnly.access_token);
   const listed = await reader.callTool({ name: "list_recent", arguments: {} });
@@ -201,7 +155,6 @@ Deno.test("MCP over a real OAuth token: read scope reads, cannot write; write sc
   assert.equal(err.code, "INSUFFICIENT_SCOPE");
   assert.match(err.message, /board:write/);
 
-  const { connect } = await import("./oauth_helpers.ts");
   const { tokens } = await connect(board);
   await using writer = await mcpClient(server.url, tokens.access_token);
   const made = await writer.callTool({
@@ -209,7 +162,7 @@ Deno.test("MCP over a real OAuth token: read scope reads, cannot write; write sc
     arguments: { title: "via oauth", body: "b", request_id: idemKey() },
   });
   assert.ok(!made.isError, JSON.stringify(made));
-  const me = toolJson(await writer.callTool({ name: "get_my_agent", arguments: {} }));
+  const me = await callJson(writer, "get_my_agent");
   const thread = await getJson(
     board,
     `/v1/posts/${toolJson(made).id}`,
@@ -225,7 +178,7 @@ Deno.test("MCP: get_my_agent is the flat GET /v1/me object; tools.listChanged is
   await using client = await mcpClient(server.url, a.key);
 
   await t.step("get_my_agent answers exactly what GET /v1/me answers", async () => {
-    const tool = toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
+    const tool = await callJson(client, "get_my_agent");
     const rest = await getJson(board, "/v1/me", a.key);
     assert.equal(rest.status, 200);
     assert.deepEqual(tool, rest.body);

@@ -39,3 +39,12 @@ export function toolJson(result: unknown): Record<string, unknown> {
   const r = result as { content: { type: string; text: string }[] };
   return JSON.parse(r.content[0].text);
 }
+
+/** Calls tool `name` with `args` and parses its JSON answer (a failure's error object too). */
+export async function callJson(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  return toolJson(await client.callTool({ name, arguments: args }));
+}

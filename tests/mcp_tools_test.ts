@@ -8,7 +8,7 @@ import { moderateArticle } from "../domain/articles/mod.ts";
 import { articleBody, SIMPLE_SVG, submit } from "./article_helpers.ts";
 import { getJson, idemKey, post, register, testBoard } from "./helpers.ts";
 import { type Client, mcpClient, serve, toolJson } from "./mcp_client.ts";
-import { agentName, authorizeCode, exchange, pkce, registerClient } from "./oauth_helpers.ts";
+import { scopedTokens } from "./oauth_helpers.ts";
 import { oauthToken, veterans } from "./pin_helpers.ts";
 
 const SPEC_TOOLS = [
@@ -45,6 +45,16 @@ function okJson(r: Result): Record<string, unknown> {
 function failed(r: Result, code?: string) {
   assert.equal(r.isError, true, JSON.stringify(r));
   if (code) assert.equal((toolJson(r).error as { code: string }).code, code, JSON.stringify(r));
+}
+
+/** Calls tool `name` with `args` and returns its JSON answer, asserting success. */
+async function succeeds(client: Client, name: string, args: Record<string, unknown> = {}) {
+  return okJson(await client.callTool({ name, arguments: args }));
+}
+
+/** Calls tool `name` with `args` and asserts a failure (with the board `code` when given). */
+async function fails(client: Client, name: string, args: Record<string, unknown>, code?: string) {
+  failed(await client.callTool({ name, arguments: args }), code);
 }
 
 Deno.test("MCP tools/list: exactly the 20 spec tools; edit_current_rules only for eligible callers", async () => {
@@ -90,131 +100,69 @@ Deno.test("MCP: every tool succeeds and fails as REST does", async (t) => {
   });
 
   await t.step("get_my_agent", async () => {
-    assert.equal(okJson(await v.callTool({ name: "get_my_agent", arguments: {} })).id, vet.id);
-    const client = await registerClient(board);
-    const { verifier, challenge } = await pkce();
-    const { code } = await authorizeCode(board, client.client_id, challenge, {
-      mode: "create",
-      name: agentName(),
-    }, {
-      scope: "board:write",
-    });
-    const writeOnly = await exchange(board, client.client_id, code, verifier);
+    assert.equal((await succeeds(v, "get_my_agent")).id, vet.id);
+    const writeOnly = await scopedTokens(board, "board:write");
     await using w = await mcpClient(server.url, writeOnly.access_token);
-    failed(await w.callTool({ name: "get_my_agent", arguments: {} }), "INSUFFICIENT_SCOPE");
+    await fails(w, "get_my_agent", {}, "INSUFFICIENT_SCOPE");
   });
 
   const request_id = idemKey();
   let mine = "";
   await t.step("create_post", async () => {
-    mine = okJson(
-      await v.callTool({
-        name: "create_post",
-        arguments: { title: "Vet thread", body: "b", request_id },
-      }),
-    ).id as string;
-    failed(
-      await v.callTool({
-        name: "create_post",
-        arguments: { title: "", body: "b", request_id: idemKey() },
-      }),
-    );
+    mine = (await succeeds(v, "create_post", { title: "Vet thread", body: "b", request_id }))
+      .id as string;
+    await fails(v, "create_post", { title: "", body: "b", request_id: idemKey() });
   });
   await t.step("lookup_publication", async () => {
-    assert.equal(
-      okJson(await v.callTool({ name: "lookup_publication", arguments: { request_id } })).found,
-      true,
-    );
-    failed(await v.callTool({ name: "lookup_publication", arguments: { request_id: "short" } }));
+    assert.equal((await succeeds(v, "lookup_publication", { request_id })).found, true);
+    await fails(v, "lookup_publication", { request_id: "short" });
   });
   await t.step("reply_to_thread", async () => {
-    okJson(
-      await v.callTool({
-        name: "reply_to_thread",
-        arguments: { thread_id: theirs.id, body: "hi", request_id: idemKey() },
-      }),
-    );
-    failed(
-      await v.callTool({
-        name: "reply_to_thread",
-        arguments: { thread_id: crypto.randomUUID(), body: "x", request_id: idemKey() },
-      }),
-      "NOT_FOUND",
-    );
+    await succeeds(v, "reply_to_thread", {
+      thread_id: theirs.id,
+      body: "hi",
+      request_id: idemKey(),
+    });
+    await fails(v, "reply_to_thread", {
+      thread_id: crypto.randomUUID(),
+      body: "x",
+      request_id: idemKey(),
+    }, "NOT_FOUND");
   });
   await t.step("list_recent", async () => {
-    assert.ok(
-      Array.isArray(okJson(await v.callTool({ name: "list_recent", arguments: {} })).items),
-    );
-    failed(
-      await v.callTool({ name: "list_recent", arguments: { before: 5, after: 1 } }),
-      "INVALID_CURSOR",
-    );
+    assert.ok(Array.isArray((await succeeds(v, "list_recent")).items));
+    await fails(v, "list_recent", { before: 5, after: 1 }, "INVALID_CURSOR");
   });
   await t.step("search", async () => {
-    const found = okJson(await v.callTool({ name: "search", arguments: { q: "words find" } }));
+    const found = await succeeds(v, "search", { q: "words find" });
     assert.deepEqual((found.items as { id: string }[]).map((i) => i.id), [theirs.id]);
-    failed(
-      await v.callTool({ name: "search", arguments: { q: "a b c d e f g h i j k l m" } }),
-      "SEARCH_QUERY_TOO_LONG",
-    );
+    await fails(v, "search", { q: "a b c d e f g h i j k l m" }, "SEARCH_QUERY_TOO_LONG");
   });
   await t.step("fetch and read_thread", async () => {
-    okJson(await v.callTool({ name: "fetch", arguments: { id: theirs.id } }));
-    failed(
-      await v.callTool({ name: "fetch", arguments: { id: crypto.randomUUID() } }),
-      "NOT_FOUND",
-    );
-    okJson(await v.callTool({ name: "read_thread", arguments: { root_id: theirs.id } }));
-    failed(await v.callTool({ name: "read_thread", arguments: { root_id: "not-a-uuid" } }));
+    await succeeds(v, "fetch", { id: theirs.id });
+    await fails(v, "fetch", { id: crypto.randomUUID() }, "NOT_FOUND");
+    await succeeds(v, "read_thread", { root_id: theirs.id });
+    await fails(v, "read_thread", { root_id: "not-a-uuid" });
   });
   await t.step("vote, get_voting_status, inspect_votes", async () => {
-    const receipt = okJson(
-      await v.callTool({
-        name: "vote",
-        arguments: { board: "named", post_id: theirs.id, value: 1 },
-      }),
-    );
+    const receipt = await succeeds(v, "vote", { board: "named", post_id: theirs.id, value: 1 });
     assert.ok((receipt.weight as number) >= 1);
-    failed(
-      await v.callTool({ name: "vote", arguments: { board: "named", post_id: mine, value: 1 } }),
-      "SELF_VOTE",
-    );
-    const status = okJson(
-      await v.callTool({
-        name: "get_voting_status",
-        arguments: { board: "named", post_ids: [theirs.id] },
-      }),
-    );
+    await fails(v, "vote", { board: "named", post_id: mine, value: 1 }, "SELF_VOTE");
+    const status = await succeeds(v, "get_voting_status", {
+      board: "named",
+      post_ids: [theirs.id],
+    });
     assert.equal((status.targets as { vote_state: string }[])[0].vote_state, "cast");
     const tooMany = Array.from({ length: 31 }, () => crypto.randomUUID());
-    failed(
-      await v.callTool({
-        name: "get_voting_status",
-        arguments: { board: "named", post_ids: tooMany },
-      }),
-    );
-    const totals = okJson(
-      await o.callTool({
-        name: "inspect_votes",
-        arguments: { board: "named", post_id: theirs.id },
-      }),
-    );
+    await fails(v, "get_voting_status", { board: "named", post_ids: tooMany });
+    const totals = await succeeds(o, "inspect_votes", { board: "named", post_id: theirs.id });
     assert.equal(totals.up, 1);
-    failed(
-      await o.callTool({ name: "inspect_votes", arguments: { agent: vet.id, voter: vet.id } }),
-      "INVALID_INPUT",
-    );
+    await fails(o, "inspect_votes", { agent: vet.id, voter: vet.id }, "INVALID_INPUT");
   });
   await t.step("pin_thread: veterans over OAuth only", async () => {
     const token = await oauthToken(board, vet);
     await using vo = await mcpClient(server.url, token);
-    okJson(
-      await vo.callTool({
-        name: "pin_thread",
-        arguments: { board: "named", thread_id: mine, pinned: true },
-      }),
-    );
+    await succeeds(vo, "pin_thread", { board: "named", thread_id: mine, pinned: true });
     const pins = await getJson(board, "/pins?board=named");
     assert.ok(JSON.stringify(pins.body).includes(mine));
     // The same token on REST POST /pins over real HTTP: an exact repeat is free, then unpin.
@@ -232,28 +180,12 @@ Deno.test("MCP: every tool succeeds and fails as REST does", async (t) => {
       await res.body?.cancel();
     }
     assert.ok(!JSON.stringify((await getJson(board, "/pins?board=named")).body).includes(mine));
-    okJson(
-      await vo.callTool({
-        name: "pin_thread",
-        arguments: { board: "named", thread_id: mine, pinned: false },
-      }),
-    );
-    failed(
-      await v.callTool({
-        name: "pin_thread",
-        arguments: { board: "named", thread_id: mine, pinned: true },
-      }),
-      "OAUTH_REQUIRED",
-    );
+    await succeeds(vo, "pin_thread", { board: "named", thread_id: mine, pinned: false });
+    const pin = { board: "named", thread_id: mine, pinned: true };
+    await fails(v, "pin_thread", pin, "OAUTH_REQUIRED");
     const newbieToken = await oauthToken(board, { ...newbie, net: "10.9.9.9" });
     await using no = await mcpClient(server.url, newbieToken);
-    failed(
-      await no.callTool({
-        name: "pin_thread",
-        arguments: { board: "named", thread_id: theirs.id, pinned: true },
-      }),
-      "NOT_VETERAN",
-    );
+    await fails(no, "pin_thread", { ...pin, thread_id: theirs.id }, "NOT_VETERAN");
   });
   await t.step("edit_current_rules", async () => {
     const rules = await getJson(board, "/v1/rules", vet.key);
@@ -262,14 +194,8 @@ Deno.test("MCP: every tool succeeds and fails as REST does", async (t) => {
       base_revision: rules.body.revision,
       request_id: idemKey(),
     };
-    okJson(await v.callTool({ name: "edit_current_rules", arguments: args }));
-    failed(
-      await v.callTool({
-        name: "edit_current_rules",
-        arguments: { ...args, request_id: idemKey() },
-      }),
-      "STALE_REVISION",
-    );
+    await succeeds(v, "edit_current_rules", args);
+    await fails(v, "edit_current_rules", { ...args, request_id: idemKey() }, "STALE_REVISION");
     const after = await getJson(board, "/v1/rules", vet.key);
     assert.equal(after.body.text, args.text);
   });
@@ -278,12 +204,11 @@ Deno.test("MCP: every tool succeeds and fails as REST does", async (t) => {
   await t.step("articles_submit and articles_preview", async () => {
     const body = articleBody();
     delete body.idempotency_key;
-    article = okJson(
-      await v.callTool({
-        name: "articles_submit",
-        arguments: { kind: "article", publication: body, request_id: idemKey() },
-      }),
-    ) as typeof article;
+    article = await succeeds(v, "articles_submit", {
+      kind: "article",
+      publication: body,
+      request_id: idemKey(),
+    }) as typeof article;
     assert.ok(article.revision_id);
     const french = articleBody({
       blocks: [{
@@ -293,119 +218,66 @@ Deno.test("MCP: every tool succeeds and fails as REST does", async (t) => {
       }],
     });
     delete french.idempotency_key;
-    failed(
-      await v.callTool({
-        name: "articles_submit",
-        arguments: { kind: "article", publication: french, request_id: idemKey() },
-      }),
-      "ARTICLE_CHECKS_FAILED",
-    );
-    okJson(await v.callTool({ name: "articles_preview", arguments: { publication: body } }));
-    failed(
-      await v.callTool({ name: "articles_preview", arguments: { publication: french } }),
-      "ARTICLE_CHECKS_FAILED",
-    );
+    await fails(v, "articles_submit", {
+      kind: "article",
+      publication: french,
+      request_id: idemKey(),
+    }, "ARTICLE_CHECKS_FAILED");
+    await succeeds(v, "articles_preview", { publication: body });
+    await fails(v, "articles_preview", { publication: french }, "ARTICLE_CHECKS_FAILED");
   });
   await t.step("articles_read", async () => {
-    const caps = okJson(
-      await v.callTool({ name: "articles_read", arguments: { action: "capabilities" } }),
-    );
+    const caps = await succeeds(v, "articles_read", { action: "capabilities" });
     assert.equal((caps.discovery as { tool: string }).tool, "articles_read");
-    okJson(
-      await o.callTool({
-        name: "articles_read",
-        arguments: { action: "article", post_id: article.post_id },
-      }),
-    );
-    okJson(
-      await o.callTool({ name: "articles_read", arguments: { action: "activity", limit: 30 } }),
-    );
-    failed(
-      await o.callTool({ name: "articles_read", arguments: { action: "article" } }),
-      "INVALID_INPUT",
-    );
-    failed(await o.callTool({ name: "articles_read", arguments: { action: "list", limit: 31 } }));
+    await succeeds(o, "articles_read", { action: "article", post_id: article.post_id });
+    await succeeds(o, "articles_read", { action: "activity", limit: 30 });
+    await fails(o, "articles_read", { action: "article" }, "INVALID_INPUT");
+    await fails(o, "articles_read", { action: "list", limit: 31 });
   });
   await t.step("articles_next_review", async () => {
-    const next = okJson(await o.callTool({ name: "articles_next_review", arguments: {} }));
+    const next = await succeeds(o, "articles_next_review");
     assert.ok(JSON.stringify(next).includes(article.revision_id));
     const skip = Array.from({ length: 21 }, () => crypto.randomUUID());
-    failed(
-      await o.callTool({ name: "articles_next_review", arguments: { exclude_revision_ids: skip } }),
-    );
+    await fails(o, "articles_next_review", { exclude_revision_ids: skip });
   });
   await t.step("articles_vote", async () => {
-    okJson(
-      await o.callTool({
-        name: "articles_vote",
-        arguments: { post_id: article.post_id, revision_id: article.revision_id, value: 1 },
-      }),
-    );
-    failed(
-      await v.callTool({
-        name: "articles_vote",
-        arguments: { post_id: article.post_id, revision_id: article.revision_id, value: 1 },
-      }),
-      "SELF_VOTE",
-    );
+    await succeeds(o, "articles_vote", {
+      post_id: article.post_id,
+      revision_id: article.revision_id,
+      value: 1,
+    });
+    await fails(v, "articles_vote", {
+      post_id: article.post_id,
+      revision_id: article.revision_id,
+      value: 1,
+    }, "SELF_VOTE");
   });
   await t.step("articles_upload", async () => {
-    const up = okJson(
-      await v.callTool({
-        name: "articles_upload",
-        arguments: { svg: SIMPLE_SVG, request_id: idemKey() },
-      }),
-    );
+    const up = await succeeds(v, "articles_upload", { svg: SIMPLE_SVG, request_id: idemKey() });
     assert.ok(up.asset_id);
-    failed(
-      await v.callTool({
-        name: "articles_upload",
-        arguments: {
-          svg: '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
-          request_id: idemKey(),
-        },
-      }),
-      "ARTICLE_CHECKS_FAILED",
-    );
+    await fails(v, "articles_upload", {
+      svg: '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+      request_id: idemKey(),
+    }, "ARTICLE_CHECKS_FAILED");
   });
   await t.step("articles_appeal and articles_withdraw", async () => {
     const second = await submit(board, vet.key, { title: "A second article for appeal" });
     await moderateArticle(board.deps, second.post_id, "reject", "test rejection");
-    okJson(
-      await v.callTool({
-        name: "articles_appeal",
-        arguments: {
-          post_id: second.post_id,
-          revision_id: second.revision_id,
-          reason: "Please look again.",
-          request_id: idemKey(),
-        },
-      }),
-    );
-    failed(
-      await v.callTool({
-        name: "articles_appeal",
-        arguments: {
-          post_id: article.post_id,
-          revision_id: article.revision_id,
-          reason: "Not rejected.",
-          request_id: idemKey(),
-        },
-      }),
-    );
-    failed(
-      await o.callTool({
-        name: "articles_withdraw",
-        arguments: { post_id: article.post_id, request_id: idemKey() },
-      }),
-      "FORBIDDEN",
-    );
-    okJson(
-      await v.callTool({
-        name: "articles_withdraw",
-        arguments: { post_id: article.post_id, request_id: idemKey() },
-      }),
-    );
+    await succeeds(v, "articles_appeal", {
+      post_id: second.post_id,
+      revision_id: second.revision_id,
+      reason: "Please look again.",
+      request_id: idemKey(),
+    });
+    await fails(v, "articles_appeal", {
+      post_id: article.post_id,
+      revision_id: article.revision_id,
+      reason: "Not rejected.",
+      request_id: idemKey(),
+    });
+    const withdrawal = { post_id: article.post_id, request_id: idemKey() };
+    await fails(o, "articles_withdraw", withdrawal, "FORBIDDEN");
+    await succeeds(v, "articles_withdraw", { post_id: article.post_id, request_id: idemKey() });
   });
   void n;
 });
@@ -419,9 +291,6 @@ Deno.test("the article feed pages with before only: after is INVALID_CURSOR over
   assert.equal(rest.body.error.code, "INVALID_CURSOR");
   assert.equal((await getJson(board, "/v1/articles/posts?before=5", a.key)).status, 200);
   await using c = await mcpClient(server.url, a.key);
-  failed(
-    await c.callTool({ name: "articles_read", arguments: { action: "list", after: 1 } }),
-    "INVALID_CURSOR",
-  );
-  okJson(await c.callTool({ name: "articles_read", arguments: { action: "activity", after: 1 } }));
+  await fails(c, "articles_read", { action: "list", after: 1 }, "INVALID_CURSOR");
+  await succeeds(c, "articles_read", { action: "activity", after: 1 });
 });

@@ -4,7 +4,7 @@
  * lets the standard publication rule publish once support has settled.
  */
 import assert from "node:assert/strict";
-import { jsonInit, post, register, type TestBoard } from "./helpers.ts";
+import { jsonInit, post, register, registerMany, type TestBoard } from "./helpers.ts";
 
 export const HOUR = 3600;
 export const DAY = 86400;
@@ -46,8 +46,7 @@ export async function boardVote(board: TestBoard, voter: Agent, postId: string, 
  */
 export async function establishedAuthor(board: TestBoard, peers = 5, voteAge = 49 * HOUR) {
   const author = await register(board);
-  const mature = [];
-  for (let i = 0; i < peers; i++) mature.push(await register(board));
+  const mature = await registerMany(board, peers);
   board.clock.advance(7 * DAY + HOUR);
   const thread = await post(board, author.key, { title: "Author's thread", body: "Useful" });
   for (const p of mature) await boardVote(board, p, thread.id, 1);
@@ -56,8 +55,6 @@ export async function establishedAuthor(board: TestBoard, peers = 5, voteAge = 4
 }
 
 /** `n` fresh accounts. */
-export async function accounts(board: TestBoard, n: number): Promise<Agent[]> {
-  const out = [];
-  for (let i = 0; i < n; i++) out.push(await register(board));
-  return out;
+export function accounts(board: TestBoard, n: number): Promise<Agent[]> {
+  return registerMany(board, n);
 }

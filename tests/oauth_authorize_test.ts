@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { getAgentByName } from "../domain/accounts/mod.ts";
-import { jsonInit, register, testBoard } from "./helpers.ts";
+import { assertStatus, jsonInit, register, testBoard } from "./helpers.ts";
 import {
   activatedClient,
   agentName,
@@ -13,6 +13,7 @@ import {
   REDIRECT,
   registerClient,
   submitConsent,
+  tokenRequest,
   whoami,
 } from "./oauth_helpers.ts";
 
@@ -20,6 +21,12 @@ function assertPageError(res: Response, status: number) {
   assert.equal(res.status, status);
   assert.equal(res.headers.get("location"), null, "no redirect to the client");
   assert.match(res.headers.get("content-type") ?? "", /text\/html/);
+}
+
+/** A refusal shown on a page (never redirected); its body is discarded. */
+async function refusedPage(res: Response, status: number) {
+  assertPageError(res, status);
+  await res.body?.cancel();
 }
 
 /**
@@ -103,16 +110,15 @@ Deno.test("authorization errors before the redirect URI is validated stay on a p
   });
 
   await t.step("redirect URI mismatch is refused without redirecting", async () => {
-    for (
-      const uri of [
-        "https://evil.example/cb",
-        "https://app.example/cb2",
-        "http://127.0.0.1:7777/other",
-      ]
-    ) {
+    const uris = [
+      "https://evil.example/cb",
+      "https://app.example/cb2",
+      "http://127.0.0.1:7777/other",
+    ];
+    for (const redirect_uri of uris) {
       const page = await openConsent(
         board,
-        authorizePath(client.client_id, challenge, { redirect_uri: uri }),
+        authorizePath(client.client_id, challenge, { redirect_uri }),
       );
       assertPageError(page.res, 400);
       assert.match(page.html, /does not match/);
@@ -120,19 +126,13 @@ Deno.test("authorization errors before the redirect URI is validated stay on a p
   });
 
   await t.step("missing redirect URI when several are registered", async () => {
-    const page = await openConsent(
-      board,
-      authorizePath(client.client_id, challenge, { redirect_uri: null }),
-    );
-    assertPageError(page.res, 400);
+    const path = authorizePath(client.client_id, challenge, { redirect_uri: null });
+    assertPageError((await openConsent(board, path)).res, 400);
   });
 
   await t.step("repeated client_id", async () => {
-    const page = await openConsent(
-      board,
-      authorizePath(client.client_id, challenge) + `&client_id=${client.client_id}`,
-    );
-    assertPageError(page.res, 400);
+    const path = authorizePath(client.client_id, challenge) + `&client_id=${client.client_id}`;
+    assertPageError((await openConsent(board, path)).res, 400);
   });
 });
 
@@ -149,19 +149,14 @@ Deno.test("loopback redirect URIs match on any port", async () => {
     { redirect_uri: other },
   );
   assert.equal(location.origin + location.pathname, other);
-  const res = await board.request("/oauth/token", {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      grant_type: "authorization_code",
-      client_id: client.client_id,
-      code,
-      code_verifier: verifier,
-      redirect_uri: other,
-    }).toString(),
+  const res = await tokenRequest(board, {
+    grant_type: "authorization_code",
+    client_id: client.client_id,
+    code,
+    code_verifier: verifier,
+    redirect_uri: other,
   });
-  assert.equal(res.status, 200);
-  await res.body?.cancel();
+  await assertStatus(res, 200);
   // A non-loopback HTTPS URI must match exactly, port included.
   const https = await registerClient(board, { redirect_uris: ["https://app.example/cb"] });
   const page = await openConsent(
@@ -224,116 +219,75 @@ Deno.test("consent CSRF protection", async (t) => {
   await using board = await testBoard();
   const client = await registerClient(board);
   const { challenge } = await pkce();
-  const fields = { mode: "create", participation_basis: "owner_directed" };
+  const open = (overrides: Record<string, string> = {}, cookie?: string | null) =>
+    openConsent(board, authorizePath(client.client_id, challenge, overrides), cookie);
+  /** Submits a create form for a fresh name with `csrf` (none when undefined). */
+  const create = (csrf: string | undefined, cookie: string | null, headers = {}) =>
+    submitConsent(
+      board,
+      {
+        mode: "create",
+        participation_basis: "owner_directed",
+        name: agentName(),
+        ...(csrf === undefined ? {} : { csrf }),
+      },
+      cookie,
+      headers,
+    );
 
   await t.step("missing or wrong csrf refused", async () => {
-    const page = await openConsent(board, authorizePath(client.client_id, challenge));
-    const missing = await submitConsent(board, { ...fields, name: agentName() }, page.cookie);
-    assertPageError(missing, 403);
-    await missing.body?.cancel();
-    const wrong = await submitConsent(
-      board,
-      { ...fields, name: agentName(), csrf: "A".repeat(43) },
-      page.cookie,
-    );
-    assertPageError(wrong, 403);
-    await wrong.body?.cancel();
+    const page = await open();
+    await refusedPage(await create(undefined, page.cookie), 403);
+    await refusedPage(await create("A".repeat(43), page.cookie), 403);
   });
 
   await t.step("a csrf token is single-use, even when the submission failed", async () => {
-    const failed = await openConsent(board, authorizePath(client.client_id, challenge));
+    const failed = await open();
     const bad = await submitConsent(
       board,
-      { ...fields, name: "NO", csrf: failed.csrf! },
+      { mode: "create", participation_basis: "owner_directed", name: "NO", csrf: failed.csrf! },
       failed.cookie,
     );
-    assert.equal(bad.status, 400);
-    await bad.body?.cancel();
-    const replay = await submitConsent(
-      board,
-      { ...fields, name: agentName(), csrf: failed.csrf! },
-      failed.cookie,
-    );
-    assertPageError(replay, 403);
-    await replay.body?.cancel();
-    const page = await openConsent(board, authorizePath(client.client_id, challenge));
-    const first = await submitConsent(
-      board,
-      { ...fields, name: agentName(), csrf: page.csrf! },
-      page.cookie,
-    );
+    await assertStatus(bad, 400);
+    await refusedPage(await create(failed.csrf!, failed.cookie), 403);
+    const page = await open();
+    const first = await create(page.csrf!, page.cookie);
     assert.equal(first.status, 303);
-    const second = await submitConsent(
-      board,
-      { ...fields, name: agentName(), csrf: page.csrf! },
-      page.cookie,
-    );
-    assertPageError(second, 403);
-    await second.body?.cancel();
+    await refusedPage(await create(page.csrf!, page.cookie), 403);
   });
 
   await t.step(
     "a csrf token works only with the browser session that opened the page",
     async () => {
-      const page = await openConsent(board, authorizePath(client.client_id, challenge));
-      const other = await openConsent(board, authorizePath(client.client_id, challenge));
+      const page = await open();
+      const other = await open();
       assert.notEqual(page.cookie, other.cookie);
       for (const cookie of [null, other.cookie]) {
-        const res = await submitConsent(
-          board,
-          { ...fields, name: agentName(), csrf: page.csrf! },
-          cookie,
-        );
-        assertPageError(res, 403);
-        await res.body?.cancel();
+        await refusedPage(await create(page.csrf!, cookie), 403);
       }
     },
   );
 
   await t.step("cross-site submissions refused", async () => {
-    const page = await openConsent(board, authorizePath(client.client_id, challenge));
-    const cross = await submitConsent(
-      board,
-      { ...fields, name: agentName(), csrf: page.csrf! },
-      page.cookie,
-      { origin: "https://evil.example" },
+    const page = await open();
+    await refusedPage(
+      await create(page.csrf!, page.cookie, { origin: "https://evil.example" }),
+      403,
     );
-    assertPageError(cross, 403);
-    await cross.body?.cancel();
-    const site = await submitConsent(
-      board,
-      { ...fields, name: agentName(), csrf: page.csrf! },
-      page.cookie,
-      { "sec-fetch-site": "cross-site" },
+    await refusedPage(
+      await create(page.csrf!, page.cookie, { "sec-fetch-site": "cross-site" }),
+      403,
     );
-    assertPageError(site, 403);
-    await site.body?.cancel();
   });
 
   await t.step("each page gets a fresh session; a csrf works only with its own", async () => {
-    const a = await openConsent(board, authorizePath(client.client_id, challenge, { state: "A" }));
-    const b = await openConsent(
-      board,
-      authorizePath(client.client_id, challenge, { state: "B" }),
-      a.cookie,
-    );
+    const a = await open({ state: "A" });
+    const b = await open({ state: "B" }, a.cookie);
     assert.notEqual(b.cookie, a.cookie, "the session is rotated, not adopted");
     const pairs: [string, string | null][] = [[a.csrf!, b.cookie], [b.csrf!, a.cookie]];
-    for (const [csrf, cookie] of pairs) {
-      const res = await submitConsent(board, { ...fields, name: agentName(), csrf }, cookie);
-      assertPageError(res, 403);
-      await res.body?.cancel();
-    }
-    const b2 = await openConsent(
-      board,
-      authorizePath(client.client_id, challenge, { state: "B" }),
-      a.cookie,
-    );
-    const res = await submitConsent(
-      board,
-      { ...fields, name: agentName(), csrf: b2.csrf! },
-      b2.cookie,
-    );
+    for (const [csrf, cookie] of pairs) await refusedPage(await create(csrf, cookie), 403);
+    const b2 = await open({ state: "B" }, a.cookie);
+    const res = await create(b2.csrf!, b2.cookie);
     assert.equal(res.status, 303);
     assert.equal(new URL(res.headers.get("location")!).searchParams.get("state"), "B");
     assert.match(res.headers.get("set-cookie") ?? "", /^board_consent=;.*Max-Age=0/);
@@ -341,39 +295,20 @@ Deno.test("consent CSRF protection", async (t) => {
 
   await t.step("a planted cookie is never adopted", async () => {
     const planted = `board_consent=${"Q".repeat(43)}`;
-    const page = await openConsent(board, authorizePath(client.client_id, challenge), planted);
+    const page = await open({}, planted);
     assert.ok(page.cookie && page.cookie !== planted);
-    const res = await submitConsent(
-      board,
-      { ...fields, name: agentName(), csrf: page.csrf! },
-      planted,
-    );
-    assertPageError(res, 403);
-    await res.body?.cancel();
+    await refusedPage(await create(page.csrf!, planted), 403);
   });
 
   await t.step("Origin: null (a no-referrer page's form) is refused", async () => {
-    const page = await openConsent(board, authorizePath(client.client_id, challenge));
-    const res = await submitConsent(
-      board,
-      { ...fields, name: agentName(), csrf: page.csrf! },
-      page.cookie,
-      { origin: "null" },
-    );
-    assertPageError(res, 403);
-    await res.body?.cancel();
+    const page = await open();
+    await refusedPage(await create(page.csrf!, page.cookie, { origin: "null" }), 403);
   });
 
   await t.step("a csrf token expires with its request (15 minutes)", async () => {
-    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+    const page = await open();
     board.clock.advance(15 * 60);
-    const res = await submitConsent(
-      board,
-      { ...fields, name: agentName(), csrf: page.csrf! },
-      page.cookie,
-    );
-    assertPageError(res, 403);
-    await res.body?.cancel();
+    await refusedPage(await create(page.csrf!, page.cookie), 403);
   });
 });
 
@@ -381,9 +316,11 @@ Deno.test("consent mode=create registers a new agent", async (t) => {
   await using board = await testBoard();
   const client = await registerClient(board);
   const { verifier, challenge } = await pkce();
+  const open = (clientId = client.client_id) =>
+    openConsent(board, authorizePath(clientId, challenge));
 
   await t.step("invalid fields re-render the page with a fresh csrf", async () => {
-    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+    const page = await open();
     const bad = await submitConsent(
       board,
       {
@@ -418,12 +355,8 @@ Deno.test("consent mode=create registers a new agent", async (t) => {
     assert.equal(location.searchParams.get("iss"), BASE);
     const agent = await getAgentByName(board.deps, name);
     assert.equal(agent?.participation_basis, "autonomous_discovery");
-    const tokens = await exchange(
-      board,
-      client.client_id,
-      location.searchParams.get("code")!,
-      verifier,
-    );
+    const code = location.searchParams.get("code")!;
+    const tokens = await exchange(board, client.client_id, code, verifier);
     const me = await (await whoami(board, tokens.access_token)).json();
     assert.equal(me.name, name);
     assert.equal(me.agent_id, agent?.id);
@@ -431,7 +364,7 @@ Deno.test("consent mode=create registers a new agent", async (t) => {
 
   await t.step("a taken name is refused on the page", async () => {
     const taken = await register(board);
-    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+    const page = await open();
     const res = await submitConsent(
       board,
       { mode: "create", name: taken.name, participation_basis: "owner_directed", csrf: page.csrf! },
@@ -443,7 +376,7 @@ Deno.test("consent mode=create registers a new agent", async (t) => {
 
   await t.step("deny of a never-completed client shows a page with a link back", async () => {
     const fresh = await registerClient(board);
-    const page = await openConsent(board, authorizePath(fresh.client_id, challenge));
+    const page = await open(fresh.client_id);
     const res = await submitConsent(board, { mode: "deny", csrf: page.csrf! }, page.cookie);
     const html = await res.text();
     assert.equal(res.status, 200);
@@ -460,7 +393,7 @@ Deno.test("consent mode=create registers a new agent", async (t) => {
     "deny of a client that completed an authorization redirects with access_denied",
     async () => {
       const known = await activatedClient(board);
-      const page = await openConsent(board, authorizePath(known.client_id, challenge));
+      const page = await open(known.client_id);
       const res = await submitConsent(board, { mode: "deny", csrf: page.csrf! }, page.cookie);
       assert.equal(res.status, 303);
       const url = new URL(res.headers.get("location")!);
@@ -476,6 +409,10 @@ Deno.test("consent mode=link connects an existing agent; the moderator key is re
   const client = await registerClient(board);
   const agent = await register(board);
   const { verifier, challenge } = await pkce();
+  const open = (cookie?: string | null) =>
+    openConsent(board, authorizePath(client.client_id, challenge), cookie);
+  const link = (api_key: string, csrf: string, cookie: string | null) =>
+    submitConsent(board, { mode: "link", api_key, csrf }, cookie);
 
   await t.step("a valid key links its agent", async () => {
     const { code } = await authorizeCode(board, client.client_id, challenge, {
@@ -489,78 +426,38 @@ Deno.test("consent mode=link connects an existing agent; the moderator key is re
   });
 
   await t.step("the moderator key is refused as an unknown key", async () => {
-    const page = await openConsent(board, authorizePath(client.client_id, challenge));
-    const res = await submitConsent(
-      board,
-      { mode: "link", api_key: moderatorKey, csrf: page.csrf! },
-      page.cookie,
-    );
+    const page = await open();
+    const res = await link(moderatorKey, page.csrf!, page.cookie);
     assertPageError(res, 401);
     assert.match(await res.text(), /invalid or has been revoked/);
   });
 
   await t.step("an unknown or revoked key is refused", async () => {
-    const page = await openConsent(board, authorizePath(client.client_id, challenge));
-    const res = await submitConsent(
-      board,
-      { mode: "link", api_key: "pb_live_" + "x".repeat(43), csrf: page.csrf! },
-      page.cookie,
-    );
-    assertPageError(res, 401);
-    await res.body?.cancel();
+    const page = await open();
+    await refusedPage(await link("pb_live_" + "x".repeat(43), page.csrf!, page.cookie), 401);
     const revoked = await register(board);
     const rv = await board.request("/v1/me/revoke", jsonInit("POST", {}, revoked.key));
     await rv.body?.cancel();
-    const page2 = await openConsent(board, authorizePath(client.client_id, challenge));
-    const res2 = await submitConsent(
-      board,
-      { mode: "link", api_key: revoked.key, csrf: page2.csrf! },
-      page2.cookie,
-    );
-    assertPageError(res2, 401);
-    await res2.body?.cancel();
+    const page2 = await open();
+    await refusedPage(await link(revoked.key, page2.csrf!, page2.cookie), 401);
   });
 
   await t.step(
     "linking is one commit: a refused key uses the form up, the form shown again links",
     async () => {
-      const page = await openConsent(board, authorizePath(client.client_id, challenge));
-      const refused = await submitConsent(
-        board,
-        { mode: "link", api_key: "pb_live_" + "y".repeat(43), csrf: page.csrf! },
-        page.cookie,
-      );
+      const page = await open();
+      const refused = await link("pb_live_" + "y".repeat(43), page.csrf!, page.cookie);
       assertPageError(refused, 401);
       const again = (await refused.text()).match(/name="csrf" value="([^"]+)"/)?.[1];
       assert.ok(again, "the form is shown again with a fresh token");
       // The first token was used up by the refused submission, even with the right key now.
-      const replay = await submitConsent(
-        board,
-        { mode: "link", api_key: agent.key, csrf: page.csrf! },
-        page.cookie,
-      );
-      assertPageError(replay, 403);
-      await replay.body?.cancel();
+      await refusedPage(await link(agent.key, page.csrf!, page.cookie), 403);
       // Another browser's session cannot use the fresh token.
-      const elsewhere = await openConsent(board, authorizePath(client.client_id, challenge));
-      const stolen = await submitConsent(
-        board,
-        { mode: "link", api_key: agent.key, csrf: again },
-        elsewhere.cookie,
-      );
-      assertPageError(stolen, 403);
-      await stolen.body?.cancel();
+      const elsewhere = await open();
+      await refusedPage(await link(agent.key, again, elsewhere.cookie), 403);
       // That refusal used the fresh token up too: the page's own session opens the form anew.
-      const fresh = await openConsent(
-        board,
-        authorizePath(client.client_id, challenge),
-        page.cookie,
-      );
-      const done = await submitConsent(
-        board,
-        { mode: "link", api_key: agent.key, csrf: fresh.csrf! },
-        fresh.cookie,
-      );
+      const fresh = await open(page.cookie);
+      const done = await link(agent.key, fresh.csrf!, fresh.cookie);
       assert.equal(done.status, 303, await done.clone().text());
       const code = new URL(done.headers.get("location")!).searchParams.get("code");
       assert.ok(code);

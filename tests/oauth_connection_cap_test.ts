@@ -18,28 +18,17 @@ import { meteredKv } from "./bench/kv_cost.ts";
 import {
   agentHeaders,
   assertError,
+  assertStatus,
   boardOn,
   getJson,
   idemKey,
   register,
+  statusOf,
   type TestBoard,
   testBoard,
 } from "./helpers.ts";
 import { linkConnections, seedGrants } from "./oauth_connection_helpers.ts";
-import {
-  authorizeCode,
-  exchange,
-  pkce,
-  registerClient,
-  tokenRequest,
-  whoami,
-} from "./oauth_helpers.ts";
-
-async function status(res: Promise<Response>): Promise<number> {
-  const r = await res;
-  await r.body?.cancel();
-  return r.status;
-}
+import { authorizeCode, exchange, pkce, refresh, registerClient, whoami } from "./oauth_helpers.ts";
 
 /** How many index entries the account has (read in pages, as a test may). */
 async function indexSize(board: TestBoard, agentId: string): Promise<number> {
@@ -62,16 +51,10 @@ Deno.test("an account holds at most 100 connections: the next one ends the oldes
   assert.equal(await indexSize(board, a.id), MAX_CONNECTIONS_PER_ACCOUNT, "still at the cap");
   // The oldest connection ended with its tokens; the second oldest and the newest stand.
   const oldest = conns[0];
-  assert.equal(await status(whoami(board, oldest.tokens.access_token)), 401);
-  const refused = await tokenRequest(board, {
-    grant_type: "refresh_token",
-    client_id: oldest.clientId,
-    refresh_token: oldest.tokens.refresh_token,
-  });
-  assert.equal(refused.status, 400);
-  await refused.body?.cancel();
-  assert.equal(await status(whoami(board, conns[1].tokens.access_token)), 200);
-  assert.equal(await status(whoami(board, newest.tokens.access_token)), 200);
+  assert.equal(await statusOf(whoami(board, oldest.tokens.access_token)), 401);
+  await assertStatus(await refresh(board, oldest.clientId, oldest.tokens.refresh_token), 400);
+  assert.equal(await statusOf(whoami(board, conns[1].tokens.access_token)), 200);
+  assert.equal(await statusOf(whoami(board, newest.tokens.access_token)), 200);
   // One page (the default limit) shows them all, newest first.
   const list = await getJson(board, "/v1/me/connections", a.key);
   assert.equal(list.status, 200);
@@ -183,7 +166,7 @@ Deno.test("an account stored above the cap is trimmed to its newest 100 after it
   const report = await runSweeps(board.deps);
   assert.equal(report.connection_teardowns_resumed, 1);
   assert.equal(await indexSize(board, a.id), MAX_CONNECTIONS_PER_ACCOUNT);
-  assert.equal(await status(whoami(board, fresh.tokens.access_token)), 200);
+  assert.equal(await statusOf(whoami(board, fresh.tokens.access_token)), 200);
   // The newest 99 seeded ones stand with it; the older ones are gone.
   const kept = new Set<string>();
   for await (const e of board.kv.list({ prefix: keys.oauthGrantsByAgent.range(a.id) })) {
@@ -213,7 +196,7 @@ Deno.test("two code exchanges at once one below the cap leave the account at the
   );
   assert.equal(both.length, 2);
   assert.equal(await indexSize(board, a.id), MAX_CONNECTIONS_PER_ACCOUNT);
-  for (const t of both) assert.equal(await status(whoami(board, t.access_token)), 200);
+  for (const t of both) assert.equal(await statusOf(whoami(board, t.access_token)), 200);
 });
 
 Deno.test("start-up marks accounts stored above the cap once; the sweep trims them to 100", async () => {

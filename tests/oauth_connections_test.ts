@@ -11,10 +11,12 @@ import { commitGate, wrapCommits } from "./commit_wrapper.ts";
 import {
   agentHeaders,
   assertError,
+  assertStatus,
   boardOn,
   getJson,
   idemKey,
   register,
+  statusOf,
   type TestBoard,
   testBoard,
 } from "./helpers.ts";
@@ -24,16 +26,11 @@ import {
   authorizeCode,
   codeGrant,
   pkce,
+  refresh,
   registerClient,
   tokenRequest,
   whoami,
 } from "./oauth_helpers.ts";
-
-async function status(res: Promise<Response>): Promise<number> {
-  const r = await res;
-  await r.body?.cancel();
-  return r.status;
-}
 
 async function grantsOf(board: TestBoard, agentId: string): Promise<string[]> {
   const out: string[] = [];
@@ -43,14 +40,6 @@ async function grantsOf(board: TestBoard, agentId: string): Promise<string[]> {
   return out;
 }
 
-function refresh(board: TestBoard, clientId: string, token: string) {
-  return tokenRequest(board, {
-    grant_type: "refresh_token",
-    client_id: clientId,
-    refresh_token: token,
-  });
-}
-
 Deno.test("GET /v1/me/connections lists client name, created, last used and scopes; no secrets", async () => {
   await using board = await testBoard();
   const a = await register(board);
@@ -58,9 +47,7 @@ Deno.test("GET /v1/me/connections lists client name, created, last used and scop
   board.clock.advance(100);
   const [second] = await linkConnections(board, a.key, 1, "Beta client");
   board.clock.advance(50);
-  const renewed = await refresh(board, first.clientId, first.tokens.refresh_token);
-  assert.equal(renewed.status, 200);
-  await renewed.body?.cancel();
+  await assertStatus(await refresh(board, first.clientId, first.tokens.refresh_token), 200);
 
   const res = await getJson(board, "/v1/me/connections", a.key);
   assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -103,13 +90,11 @@ Deno.test("DELETE /v1/me/connections/{id} ends that connection at once, and only
   assert.equal(remaining.length, 1);
   // Which tokens died: exactly those of the ended grant.
   const alive = await Promise.all(
-    [one, two].map((c) => status(whoami(board, c.tokens.access_token))),
+    [one, two].map((c) => statusOf(whoami(board, c.tokens.access_token))),
   );
   assert.deepEqual([...alive].sort(), [200, 401]);
   const dead = alive[0] === 401 ? one : two;
-  const refused = await refresh(board, dead.clientId, dead.tokens.refresh_token);
-  assert.equal(refused.status, 400);
-  await refused.body?.cancel();
+  await assertStatus(await refresh(board, dead.clientId, dead.tokens.refresh_token), 400);
 });
 
 Deno.test("revoking the key ends and deletes every connection (12, more than one commit holds)", async () => {
@@ -121,11 +106,10 @@ Deno.test("revoking the key ends and deletes every connection (12, more than one
     method: "POST",
     headers: agentHeaders(a.key),
   });
-  assert.equal(res.status, 200);
-  await res.body?.cancel();
+  await assertStatus(res, 200);
   for (const c of conns) {
-    assert.equal(await status(whoami(board, c.tokens.access_token)), 401);
-    assert.equal(await status(refresh(board, c.clientId, c.tokens.refresh_token)), 400);
+    assert.equal(await statusOf(whoami(board, c.tokens.access_token)), 401);
+    assert.equal(await statusOf(refresh(board, c.clientId, c.tokens.refresh_token)), 400);
   }
   assert.deepEqual(await grantsOf(board, a.id), []);
   assert.equal((await board.kv.get(keys.connectionTeardowns(a.id))).value, null);
@@ -144,8 +128,7 @@ Deno.test("a code issued before a rotation cannot be redeemed after it", async (
     method: "POST",
     headers: agentHeaders(a.key, { "idempotency-key": idemKey() }),
   });
-  assert.equal(rot.status, 200);
-  await rot.body?.cancel();
+  await assertStatus(rot, 200);
   const res = await tokenRequest(board, codeGrant(client.client_id, code, verifier));
   const body = await res.json();
   assert.equal(res.status, 400, JSON.stringify(body));
@@ -192,7 +175,7 @@ Deno.test("a teardown interrupted by a crash: tokens are refused at once, the sw
     assert.equal((await grantsOf(board, a.id)).length, held - GRANTS_ENDED_IN_COMMIT);
     assert.ok((await board.kv.get(keys.connectionTeardowns(a.id))).value);
     for (const c of conns) {
-      assert.equal(await status(whoami(board, c.tokens.access_token)), 401);
+      assert.equal(await statusOf(whoami(board, c.tokens.access_token)), 401);
     }
     assert.deepEqual(
       (await getJson(board, "/v1/me/connections", body.api_key)).body.connections,
@@ -205,9 +188,9 @@ Deno.test("a teardown interrupted by a crash: tokens are refused at once, the sw
     assert.equal(report.connection_teardowns_resumed, 1);
     assert.equal((await grantsOf(board, a.id)).length, 1);
     assert.equal((await board.kv.get(keys.connectionTeardowns(a.id))).value, null);
-    assert.equal(await status(whoami(board, kept.tokens.access_token)), 200);
+    assert.equal(await statusOf(whoami(board, kept.tokens.access_token)), 200);
     for (const c of conns) {
-      assert.equal(await status(refresh(board, c.clientId, c.tokens.refresh_token)), 400);
+      assert.equal(await statusOf(refresh(board, c.clientId, c.tokens.refresh_token)), 400);
     }
   } finally {
     await Deno.remove(path).catch(() => {});
@@ -239,11 +222,9 @@ Deno.test("a code exchange committed while a rotation is under way leaves no con
   assert.equal(exchanged.status, 200, JSON.stringify(tokens));
   assert.equal((await grantsOf(board, a.id)).length, 1);
   gate.release();
-  const rot = await rotation;
-  assert.equal(rot.status, 200);
-  await rot.body?.cancel();
+  await assertStatus(await rotation, 200);
   // The rotation read the account's grant head, which the exchange rewrote: its commit failed
   // its check, and the retry saw the new connection and deleted it with the key.
   assert.deepEqual(await grantsOf(board, a.id), []);
-  assert.equal(await status(whoami(board, tokens.access_token)), 401);
+  assert.equal(await statusOf(whoami(board, tokens.access_token)), 401);
 });

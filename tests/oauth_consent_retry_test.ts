@@ -8,7 +8,7 @@ import {
   newCsrfToken,
   secretHash,
 } from "../domain/accounts/mod.ts";
-import { jsonInit, type TestBoard, testBoard } from "./helpers.ts";
+import { assertStatus, jsonInit, type TestBoard, testBoard } from "./helpers.ts";
 import {
   agentName,
   authorizePath,
@@ -77,15 +77,11 @@ Deno.test("create succeeded but linking failed: a retry of the same request reus
   await using board = await testBoard();
   const client = await registerClient(board);
   const { verifier, challenge } = await pkce();
+  const fail = (name: string) => createThenFail(board, client.client_id, challenge, name);
 
   await t.step("the form shown again, same name, within ten minutes: reused", async () => {
     const name = agentName();
-    const { agent, cookie, retryCsrf } = await createThenFail(
-      board,
-      client.client_id,
-      challenge,
-      name,
-    );
+    const { agent, cookie, retryCsrf } = await fail(name);
     const before = await agentCount(board);
     board.clock.advance(9 * 60);
     const res = await submitConsent(board, createForm(name, retryCsrf), cookie);
@@ -101,34 +97,23 @@ Deno.test("create succeeded but linking failed: a retry of the same request reus
     "a new authorization request, even in the same browser, gets name taken",
     async () => {
       const name = agentName();
-      const { cookie } = await createThenFail(board, client.client_id, challenge, name);
-      const res = await submitCreate(board, client.client_id, challenge, name, cookie);
-      assert.equal(res.status, 409);
-      await res.body?.cancel();
+      const { cookie } = await fail(name);
+      await assertStatus(await submitCreate(board, client.client_id, challenge, name, cookie), 409);
     },
   );
 
   await t.step("after ten minutes the name is simply taken", async () => {
     const name = agentName();
-    const { cookie, retryCsrf } = await createThenFail(board, client.client_id, challenge, name);
+    const { cookie, retryCsrf } = await fail(name);
     board.clock.advance(10 * 60);
-    const res = await submitConsent(board, createForm(name, retryCsrf), cookie);
-    assert.equal(res.status, 409);
-    await res.body?.cancel();
+    await assertStatus(await submitConsent(board, createForm(name, retryCsrf), cookie), 409);
   });
 
   await t.step("a reused account whose key was revoked meanwhile is not reused", async () => {
     const name = agentName();
-    const { agent, cookie, retryCsrf } = await createThenFail(
-      board,
-      client.client_id,
-      challenge,
-      name,
-    );
+    const { agent, cookie, retryCsrf } = await fail(name);
     await revokeAgent(board.deps, agent.id);
-    const res = await submitConsent(board, createForm(name, retryCsrf), cookie);
-    assert.equal(res.status, 409);
-    await res.body?.cancel();
+    await assertStatus(await submitConsent(board, createForm(name, retryCsrf), cookie), 409);
     assert.equal((await getAgentByName(board.deps, name))?.status, "revoked");
   });
 });
@@ -153,22 +138,19 @@ Deno.test("session fixation: a planted consent cookie never reaches another brow
   await t.step(
     "the attacker, holding the planted cookie, cannot use the victim's form",
     async () => {
-      const res = await submitConsent(board, createForm(name, victim.retryCsrf), planted);
-      assert.equal(res.status, 403);
-      await res.body?.cancel();
+      await assertStatus(
+        await submitConsent(board, createForm(name, victim.retryCsrf), planted),
+        403,
+      );
     },
   );
 
   await t.step("the attacker's own request with the victim's name gets name taken", async () => {
     for (const cookie of [planted, null]) {
-      const res = await submitCreate(board, client.client_id, challenge, name, cookie);
-      assert.equal(res.status, 409);
-      await res.body?.cancel();
+      await assertStatus(await submitCreate(board, client.client_id, challenge, name, cookie), 409);
     }
     const other = await registerClient(board);
-    const res = await submitCreate(board, other.client_id, challenge, name, planted);
-    assert.equal(res.status, 409);
-    await res.body?.cancel();
+    await assertStatus(await submitCreate(board, other.client_id, challenge, name, planted), 409);
   });
 
   await t.step(
@@ -192,8 +174,7 @@ Deno.test("consent account creation counts toward the network's registration all
     "/v1/agents",
     jsonInit("POST", { name: agentName(), participation_basis: "owner_directed" }),
   );
-  assert.equal(first.status, 201);
-  await first.body?.cancel();
+  await assertStatus(first, 201);
   const res = await submitCreate(board, client.client_id, challenge, agentName(), null);
   assert.equal(res.status, 429);
   assert.ok(Number(res.headers.get("retry-after")) >= 1);

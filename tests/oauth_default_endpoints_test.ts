@@ -14,8 +14,11 @@ import {
   openConsent,
   pkce,
   REDIRECT,
+  refreshGrant,
+  registerRequest,
   submitConsent,
   submitConsentForm,
+  tokenRequest,
 } from "./oauth_helpers.ts";
 
 Deno.test("the MCP default endpoints /register, /authorize and /token are aliases", async (t) => {
@@ -25,11 +28,8 @@ Deno.test("the MCP default endpoints /register, /authorize and /token are aliase
   const { verifier, challenge } = await pkce();
 
   await t.step("POST /register registers a client", async () => {
-    const res = await board.request("/register", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ client_name: "Default paths", redirect_uris: [REDIRECT] }),
-    });
+    const meta = { client_name: "Default paths", redirect_uris: [REDIRECT] };
+    const res = await registerRequest(board, meta, undefined, "/register");
     const body = await res.json();
     assert.equal(res.status, 201, JSON.stringify(body));
     clientId = body.client_id;
@@ -48,26 +48,19 @@ Deno.test("the MCP default endpoints /register, /authorize and /token are aliase
     );
     assert.equal(res.status, 303, await res.clone().text());
     const code = new URL(res.headers.get("location")!).searchParams.get("code")!;
-    const tokens = await board.request("/token", {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams(codeGrant(clientId, code, verifier)).toString(),
-    });
+    const tokens = await tokenRequest(
+      board,
+      codeGrant(clientId, code, verifier),
+      undefined,
+      "/token",
+    );
     const body = await tokens.json();
     assert.equal(tokens.status, 200, JSON.stringify(body));
     refresh = body.refresh_token;
   });
 
   await t.step("POST /token refreshes (as a restarted client with saved tokens does)", async () => {
-    const res = await board.request("/token", {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({
-        grant_type: "refresh_token",
-        client_id: clientId,
-        refresh_token: refresh,
-      }).toString(),
-    });
+    const res = await tokenRequest(board, refreshGrant(clientId, refresh), undefined, "/token");
     const body = await res.json();
     assert.equal(res.status, 200, JSON.stringify(body));
     assert.equal(res.headers.get("cache-control"), "no-store");
@@ -92,12 +85,7 @@ Deno.test("the MCP default endpoints /register, /authorize and /token are aliase
 
 Deno.test("a never-completed registration lives while a person finishes", async (t) => {
   await using board = await testBoard();
-  const reg = await board.request("/oauth/register", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ redirect_uris: [REDIRECT] }),
-  });
-  const { client_id } = await reg.json();
+  const { client_id } = await (await registerRequest(board, { redirect_uris: [REDIRECT] })).json();
   const { challenge } = await pkce();
 
   await t.step("a page opened near the hour's end can still be completed after it", async () => {

@@ -14,13 +14,14 @@ export async function pkce(): Promise<{ verifier: string; challenge: string }> {
   return { verifier, challenge: base64url(new Uint8Array(digest)) };
 }
 
-/** POSTs JSON client metadata to the registration endpoint. */
+/** POSTs JSON client metadata to the registration endpoint (or the MCP default `path`). */
 export function registerRequest(
   board: TestBoard,
   metadata: Record<string, unknown>,
   network?: string,
+  path = "/oauth/register",
 ): Promise<Response> {
-  return board.request("/oauth/register", {
+  return board.request(path, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(metadata),
@@ -176,13 +177,14 @@ export async function authorizeCode(
   return { code, location };
 }
 
-/** POSTs a form to the token endpoint. */
+/** POSTs a form to the token endpoint (or the MCP default `/token` given as `path`). */
 export function tokenRequest(
   board: TestBoard,
   fields: Record<string, string>,
   network?: string,
+  path = "/oauth/token",
 ): Promise<Response> {
-  return board.request("/oauth/token", {
+  return board.request(path, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams(fields).toString(),
@@ -215,14 +217,38 @@ export function codeGrant(
   };
 }
 
-/** Exchanges a code (asserting success). */
+/** The token request fields refreshing `refreshToken` for `clientId`, with `extra`. */
+export function refreshGrant(
+  clientId: string,
+  refreshToken: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    grant_type: "refresh_token",
+    client_id: clientId,
+    refresh_token: refreshToken,
+    ...extra,
+  };
+}
+
+/** POSTs a refresh of `refreshToken` for `clientId` to the token endpoint. */
+export function refresh(
+  board: TestBoard,
+  clientId: string,
+  refreshToken: string,
+): Promise<Response> {
+  return tokenRequest(board, refreshGrant(clientId, refreshToken));
+}
+
+/** Exchanges a code (asserting success); `extra` replaces or adds token request fields. */
 export async function exchange(
   board: TestBoard,
   clientId: string,
   code: string,
   verifier: string,
+  extra: Record<string, string> = {},
 ): Promise<Tokens> {
-  const res = await tokenRequest(board, codeGrant(clientId, code, verifier));
+  const res = await tokenRequest(board, codeGrant(clientId, code, verifier, extra));
   const body = await res.json();
   assert.equal(res.status, 200, JSON.stringify(body));
   return body;

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { revokeAgent } from "../domain/writes/mod.ts";
-import { agentHeaders, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
+import { agentHeaders, assertStatus, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
 import { BASE, scopedTokens } from "./oauth_helpers.ts";
 
 const PRM = `${BASE}/.well-known/oauth-protected-resource/mcp`;
@@ -48,9 +48,7 @@ Deno.test("GET /v1/voting and GET /v1/me/publications/lookup accept a board:read
   });
 
   await t.step("the API key still works on both", async () => {
-    const a = await board.request(voting, { headers: agentHeaders(other.key) });
-    assert.equal(a.status, 200);
-    await a.body?.cancel();
+    await assertStatus(await board.request(voting, { headers: agentHeaders(other.key) }), 200);
     const b = await lookup(other.key);
     assert.equal((await b.json()).found, true);
   });

@@ -8,6 +8,7 @@ import {
   openConsent,
   pkce,
   REDIRECT,
+  refresh,
   registerClient,
   registerRequest,
   tokenRequest,
@@ -186,11 +187,7 @@ Deno.test("registrations that never complete an authorization expire after an ho
 
   await t.step("a client that completed an authorization lives on with its grant", async () => {
     board.clock.advance(5 * 86400);
-    const res = await tokenRequest(board, {
-      grant_type: "refresh_token",
-      client_id: used.client_id,
-      refresh_token: tokens.refresh_token,
-    });
+    const res = await refresh(board, used.client_id, tokens.refresh_token);
     assert.equal(res.status, 200, await res.clone().text());
     await res.body?.cancel();
   });

@@ -8,12 +8,13 @@ import { authenticateRequest, requireCaller, resolveCaller } from "../routes/aut
 import {
   agentHeaders,
   assertError,
+  assertStatus,
   jsonInit,
   register,
   type TestBoard,
   testBoard,
 } from "./helpers.ts";
-import { BASE, connect, scopedTokens, tokenRequest, whoami } from "./oauth_helpers.ts";
+import { BASE, connect, refresh, scopedTokens, whoami } from "./oauth_helpers.ts";
 
 const PRM = `${BASE}/.well-known/oauth-protected-resource/mcp`;
 
@@ -111,17 +112,12 @@ Deno.test("REST routes that accept OAuth", async (t) => {
     assert.match(h, /error="insufficient_scope"/);
     assert.match(h, /scope="board:write"/);
     assert.ok(h.includes(`resource_metadata="${PRM}"`));
-    const read = await call("/articles", "GET", readOnly.access_token);
-    assert.equal(read.status, 200);
-    await read.body?.cancel();
+    await assertStatus(await call("/articles", "GET", readOnly.access_token), 200);
   });
 
   await t.step("OAuth-only routes refuse raw API keys", async () => {
-    const res = await call("/pins", "POST", agent.key);
-    await assertError(res, 403, "OAUTH_REQUIRED");
-    const ok = await call("/pins", "POST", tokens.access_token);
-    assert.equal(ok.status, 200);
-    await ok.body?.cancel();
+    await assertError(call("/pins", "POST", agent.key), 403, "OAUTH_REQUIRED");
+    await assertStatus(await call("/pins", "POST", tokens.access_token), 200);
   });
 
   await t.step("missing credentials answer the OAuth shape with a challenge", async () => {
@@ -155,25 +151,18 @@ Deno.test("revoking the agent's key ends its OAuth connections", async (t) => {
     return out;
   };
   assert.equal((await grantsOf()).length, 1);
-  const revoked = await board.request("/v1/me/revoke", jsonInit("POST", {}, agent.key));
-  assert.equal(revoked.status, 200);
-  await revoked.body?.cancel();
+  await assertStatus(await board.request("/v1/me/revoke", jsonInit("POST", {}, agent.key)), 200);
 
   await t.step("the revocation itself deletes the agent's grants", async () => {
     assert.equal((await grantsOf()).length, 0);
   });
 
   await t.step("the access token answers the board error UNAUTHORIZED", async () => {
-    const res = await whoami(board, tokens.access_token);
-    await assertError(res, 401, "UNAUTHORIZED");
+    await assertError(whoami(board, tokens.access_token), 401, "UNAUTHORIZED");
   });
 
   await t.step("refresh fails", async () => {
-    const res = await tokenRequest(board, {
-      grant_type: "refresh_token",
-      client_id: clientId,
-      refresh_token: tokens.refresh_token,
-    });
+    const res = await refresh(board, clientId, tokens.refresh_token);
     assert.equal(res.status, 400);
     assert.equal((await res.json()).error, "invalid_grant");
   });
@@ -219,15 +208,13 @@ Deno.test("authenticateRequest accepts OAuth tokens and named API keys at /mcp",
   await t.step("refusals are ready-made responses", async () => {
     const none = await authenticateRequest(board.deps, mcp());
     assert.ok(none instanceof Response);
-    assert.equal(none.status, 401);
-    await none.body?.cancel();
+    await assertStatus(none, 401);
     const bad = await authenticateRequest(board.deps, mcp("pb_live_" + "y".repeat(43)));
     assert.ok(bad instanceof Response);
     await assertError(bad, 401, "UNAUTHORIZED");
     // The moderator key is no credential here: the answer of any unknown token.
     const mod = await authenticateRequest(board.deps, mcp(moderatorKey));
     assert.ok(mod instanceof Response);
-    assert.equal(mod.status, 401);
-    await mod.body?.cancel();
+    await assertStatus(mod, 401);
   });
 });

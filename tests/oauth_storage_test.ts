@@ -17,8 +17,8 @@ import {
   connect,
   openConsent,
   pkce,
+  refresh,
   registerClient,
-  tokenRequest,
   whoami,
 } from "./oauth_helpers.ts";
 
@@ -40,11 +40,8 @@ Deno.test("KV holds no API key, access token or refresh token in plain text", as
   const linked = await connect(board, { mode: "link", api_key: agent.key });
   const created = await connect(board);
   for (const t of [linked.tokens, created.tokens]) secrets.push(t.access_token, t.refresh_token);
-  const refreshed = await (await tokenRequest(board, {
-    grant_type: "refresh_token",
-    client_id: linked.clientId,
-    refresh_token: linked.tokens.refresh_token,
-  })).json();
+  const refreshed = await (await refresh(board, linked.clientId, linked.tokens.refresh_token))
+    .json();
   secrets.push(refreshed.access_token, refreshed.refresh_token);
   const client = await registerClient(board);
   const page = await openConsent(board, authorizePath(client.client_id, (await pkce()).challenge));

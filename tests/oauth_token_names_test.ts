@@ -7,12 +7,13 @@ import assert from "node:assert/strict";
 import { secretHash } from "../domain/accounts/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
-import { register, type TestBoard, testBoard } from "./helpers.ts";
+import { assertStatus, register, statusOf, testBoard } from "./helpers.ts";
 import {
   authorizeCode,
   codeGrant,
   connect,
   pkce,
+  refresh,
   registerClient,
   tokenRequest,
   whoami,
@@ -38,20 +39,6 @@ async function roundTrips(send: () => Promise<Response>): Promise<[number, Respo
   }
 }
 
-async function status(res: Promise<Response>): Promise<number> {
-  const r = await res;
-  await r.body?.cancel();
-  return r.status;
-}
-
-function refresh(board: TestBoard, clientId: string, token: string): Promise<Response> {
-  return tokenRequest(board, {
-    grant_type: "refresh_token",
-    client_id: clientId,
-    refresh_token: token,
-  });
-}
-
 Deno.test("an access token names its agent and grant: one round trip, and the names are bound", async () => {
   await using board = await testBoard();
   const { tokens } = await connect(board);
@@ -62,9 +49,9 @@ Deno.test("an access token names its agent and grant: one round trip, and the na
   // Another account's id in the token finds no record: the hash covers the names.
   const other = await register(board);
   const [secret] = tokens.access_token.split(".");
-  assert.equal(await status(whoami(board, `${secret}.${other.id}.${grantId}`)), 401);
-  assert.equal(await status(whoami(board, `${secret}.${agentId}.${other.id}`)), 401);
-  assert.equal(await status(whoami(board, secret)), 401);
+  assert.equal(await statusOf(whoami(board, `${secret}.${other.id}.${grantId}`)), 401);
+  assert.equal(await statusOf(whoami(board, `${secret}.${agentId}.${other.id}`)), 401);
+  assert.equal(await statusOf(whoami(board, secret)), 401);
 });
 
 Deno.test("tokens issued before tokens named their records keep working", async (t) => {
@@ -100,10 +87,10 @@ Deno.test("tokens issued before tokens named their records keep working", async 
     const body = await res.json();
     assert.equal(res.status, 200, JSON.stringify(body));
     assert.match(body.refresh_token, /^pb_rt_[A-Za-z0-9_-]{43}\./);
-    assert.equal(await status(whoami(board, body.access_token)), 200);
+    assert.equal(await statusOf(whoami(board, body.access_token)), 200);
     // Presented again, the old-format token revokes the connection, as any rotated token does.
-    assert.equal(await status(refresh(board, clientId, legacy)), 400);
-    assert.equal(await status(whoami(board, body.access_token)), 401);
+    assert.equal(await statusOf(refresh(board, clientId, legacy)), 400);
+    assert.equal(await statusOf(whoami(board, body.access_token)), 401);
   });
 
   await t.step("a code of the old format is exchanged", async () => {
@@ -123,7 +110,7 @@ Deno.test("tokens issued before tokens named their records keep working", async 
     const res = await tokenRequest(board, codeGrant(client.client_id, legacy, verifier));
     const body = await res.json();
     assert.equal(res.status, 200, JSON.stringify(body));
-    assert.equal(await status(whoami(board, body.access_token)), 200);
+    assert.equal(await statusOf(whoami(board, body.access_token)), 200);
   });
 
   await t.step("revoking an old-format refresh token ends its connection", async () => {
@@ -141,10 +128,9 @@ Deno.test("tokens issued before tokens named their records keep working", async 
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ token: legacy, client_id: fresh.clientId }).toString(),
     });
-    assert.equal(res.status, 200);
-    await res.body?.cancel();
+    await assertStatus(res, 200);
     assert.equal((await board.kv.get(keys.oauthGrants(freshGrant))).value, null);
-    assert.equal(await status(whoami(board, fresh.tokens.access_token)), 401);
+    assert.equal(await statusOf(whoami(board, fresh.tokens.access_token)), 401);
   });
 });
 
@@ -158,13 +144,13 @@ Deno.test("revocation: a named refresh token ends its grant, a named access toke
       body: new URLSearchParams({ token, client_id: clientId }).toString(),
     });
   // The access token alone: the refresh token still works.
-  assert.equal(await status(revoke(tokens.access_token)), 200);
-  assert.equal(await status(whoami(board, tokens.access_token)), 401);
+  assert.equal(await statusOf(revoke(tokens.access_token)), 200);
+  assert.equal(await statusOf(whoami(board, tokens.access_token)), 401);
   const res = await refresh(board, clientId, tokens.refresh_token);
   const next = await res.json();
   assert.equal(res.status, 200, JSON.stringify(next));
   // The refresh token: the whole connection.
-  assert.equal(await status(revoke(next.refresh_token)), 200);
-  assert.equal(await status(whoami(board, next.access_token)), 401);
-  assert.equal(await status(refresh(board, clientId, next.refresh_token)), 400);
+  assert.equal(await statusOf(revoke(next.refresh_token)), 200);
+  assert.equal(await statusOf(whoami(board, next.access_token)), 401);
+  assert.equal(await statusOf(refresh(board, clientId, next.refresh_token)), 400);
 });

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { type TestBoard, testBoard } from "./helpers.ts";
+import { assertStatus, type TestBoard, testBoard } from "./helpers.ts";
 import {
   authorizeCode,
   codeGrant,
   connect,
   exchange,
   pkce,
+  refreshGrant,
   registerClient,
   tokenRequest,
   whoami,
@@ -26,13 +27,14 @@ async function codeFor(board: TestBoard, scope?: string) {
   return { clientId: client.client_id, code, verifier };
 }
 
-function refreshGrant(clientId: string, refreshToken: string, extra = {}) {
-  return {
-    grant_type: "refresh_token",
-    client_id: clientId,
-    refresh_token: refreshToken,
-    ...extra,
-  };
+/** Sends `fields` to the token endpoint and asserts the OAuth error `error` with `status`. */
+async function tokenError(
+  board: TestBoard,
+  fields: Record<string, string>,
+  status: number,
+  error: string,
+) {
+  await oauthError(await tokenRequest(board, fields), status, error);
 }
 
 Deno.test("authorization code exchange", async (t) => {
@@ -59,53 +61,29 @@ Deno.test("authorization code exchange", async (t) => {
   await t.step("wrong PKCE verifier refused, and the code is burned", async () => {
     const { clientId, code, verifier } = await codeFor(board);
     const wrong = (await pkce()).verifier;
-    await oauthError(
-      await tokenRequest(board, codeGrant(clientId, code, wrong)),
-      400,
-      "invalid_grant",
-    );
-    await oauthError(
-      await tokenRequest(board, codeGrant(clientId, code, verifier)),
-      400,
-      "invalid_grant",
-    );
+    await tokenError(board, codeGrant(clientId, code, wrong), 400, "invalid_grant");
+    await tokenError(board, codeGrant(clientId, code, verifier), 400, "invalid_grant");
   });
 
   await t.step("malformed verifier is an invalid request", async () => {
     const { clientId, code } = await codeFor(board);
-    await oauthError(
-      await tokenRequest(board, codeGrant(clientId, code, "short")),
-      400,
-      "invalid_request",
-    );
+    await tokenError(board, codeGrant(clientId, code, "short"), 400, "invalid_request");
   });
 
   await t.step("code reuse refused and the tokens it produced revoked", async () => {
     const { clientId, code, verifier } = await codeFor(board);
     const tokens = await exchange(board, clientId, code, verifier);
     assert.equal((await whoami(board, tokens.access_token)).status, 200);
-    await oauthError(
-      await tokenRequest(board, codeGrant(clientId, code, verifier)),
-      400,
-      "invalid_grant",
-    );
-    const after = await whoami(board, tokens.access_token);
-    assert.equal(after.status, 401);
-    await after.body?.cancel();
-    await oauthError(
-      await tokenRequest(board, refreshGrant(clientId, tokens.refresh_token)),
-      400,
-      "invalid_grant",
-    );
+    await tokenError(board, codeGrant(clientId, code, verifier), 400, "invalid_grant");
+    await assertStatus(await whoami(board, tokens.access_token), 401);
+    await tokenError(board, refreshGrant(clientId, tokens.refresh_token), 400, "invalid_grant");
   });
 
   await t.step("redirect_uri must equal the authorization request's", async () => {
     const { clientId, code, verifier } = await codeFor(board);
-    await oauthError(
-      await tokenRequest(
-        board,
-        codeGrant(clientId, code, verifier, { redirect_uri: "http://127.0.0.1:7777/other" }),
-      ),
+    await tokenError(
+      board,
+      codeGrant(clientId, code, verifier, { redirect_uri: "http://127.0.0.1:7777/other" }),
       400,
       "invalid_grant",
     );
@@ -113,11 +91,9 @@ Deno.test("authorization code exchange", async (t) => {
 
   await t.step("wrong resource refused", async () => {
     const { clientId, code, verifier } = await codeFor(board);
-    await oauthError(
-      await tokenRequest(
-        board,
-        codeGrant(clientId, code, verifier, { resource: "http://board.test/api" }),
-      ),
+    await tokenError(
+      board,
+      codeGrant(clientId, code, verifier, { resource: "http://board.test/api" }),
       400,
       "invalid_target",
     );
@@ -126,21 +102,13 @@ Deno.test("authorization code exchange", async (t) => {
   await t.step("a code is bound to its client", async () => {
     const { code, verifier } = await codeFor(board);
     const other = await registerClient(board);
-    await oauthError(
-      await tokenRequest(board, codeGrant(other.client_id, code, verifier)),
-      400,
-      "invalid_grant",
-    );
+    await tokenError(board, codeGrant(other.client_id, code, verifier), 400, "invalid_grant");
   });
 
   await t.step("codes expire after two minutes", async () => {
     const { clientId, code, verifier } = await codeFor(board);
     board.clock.advance(120);
-    await oauthError(
-      await tokenRequest(board, codeGrant(clientId, code, verifier)),
-      400,
-      "invalid_grant",
-    );
+    await tokenError(board, codeGrant(clientId, code, verifier), 400, "invalid_grant");
   });
 });
 
@@ -149,8 +117,9 @@ Deno.test("token endpoint request errors", async (t) => {
   const { clientId, code, verifier } = await codeFor(board);
 
   await t.step("a client secret or Basic auth is refused (public clients)", async () => {
-    await oauthError(
-      await tokenRequest(board, codeGrant(clientId, code, verifier, { client_secret: "s" })),
+    await tokenError(
+      board,
+      codeGrant(clientId, code, verifier, { client_secret: "s" }),
       401,
       "invalid_client",
     );
@@ -166,21 +135,14 @@ Deno.test("token endpoint request errors", async (t) => {
   });
 
   await t.step("unknown or missing client", async () => {
-    await oauthError(
-      await tokenRequest(board, codeGrant("nope", code, verifier)),
-      401,
-      "invalid_client",
-    );
-    await oauthError(
-      await tokenRequest(board, { grant_type: "authorization_code", code }),
-      400,
-      "invalid_request",
-    );
+    await tokenError(board, codeGrant("nope", code, verifier), 401, "invalid_client");
+    await tokenError(board, { grant_type: "authorization_code", code }, 400, "invalid_request");
   });
 
   await t.step("unsupported grant type, JSON body, repeated parameter", async () => {
-    await oauthError(
-      await tokenRequest(board, { grant_type: "password", client_id: clientId }),
+    await tokenError(
+      board,
+      { grant_type: "password", client_id: clientId },
       400,
       "unsupported_grant_type",
     );
@@ -207,9 +169,7 @@ Deno.test("access tokens last one hour", async () => {
   await using board = await testBoard();
   const { tokens } = await connect(board);
   board.clock.advance(3599);
-  const ok = await whoami(board, tokens.access_token);
-  assert.equal(ok.status, 200);
-  await ok.body?.cancel();
+  await assertStatus(await whoami(board, tokens.access_token), 200);
   board.clock.advance(1);
   const expired = await whoami(board, tokens.access_token);
   assert.equal(expired.status, 401);
@@ -234,25 +194,13 @@ Deno.test("refresh tokens rotate on every use; reuse revokes the grant", async (
     assert.notEqual(third.refresh_token, second.refresh_token);
     assert.notEqual(second.access_token, first.access_token);
     assert.equal(third.expires_in, 3600);
-    const me = await whoami(board, third.access_token);
-    assert.equal(me.status, 200);
-    await me.body?.cancel();
+    await assertStatus(await whoami(board, third.access_token), 200);
   });
 
   await t.step("presenting a rotated refresh token revokes the whole grant", async () => {
-    await oauthError(
-      await tokenRequest(board, refreshGrant(clientId, first.refresh_token)),
-      400,
-      "invalid_grant",
-    );
-    const access = await whoami(board, third.access_token);
-    assert.equal(access.status, 401);
-    await access.body?.cancel();
-    await oauthError(
-      await tokenRequest(board, refreshGrant(clientId, third.refresh_token)),
-      400,
-      "invalid_grant",
-    );
+    await tokenError(board, refreshGrant(clientId, first.refresh_token), 400, "invalid_grant");
+    await assertStatus(await whoami(board, third.access_token), 401);
+    await tokenError(board, refreshGrant(clientId, third.refresh_token), 400, "invalid_grant");
   });
 });
 
@@ -264,11 +212,7 @@ Deno.test("refresh tokens last 30 days from their issue", async () => {
   assert.equal(res.status, 200);
   const next = await res.json();
   board.clock.advance(30 * 86400);
-  await oauthError(
-    await tokenRequest(board, refreshGrant(clientId, next.refresh_token)),
-    400,
-    "invalid_grant",
-  );
+  await tokenError(board, refreshGrant(clientId, next.refresh_token), 400, "invalid_grant");
 });
 
 Deno.test("refresh may narrow scopes, never widen them, and is bound to the client", async () => {
@@ -287,17 +231,16 @@ Deno.test("refresh may narrow scopes, never widen them, and is bound to the clie
   const wide = await tokenRequest(board, refreshGrant(clientId, narrowed.refresh_token));
   const widened = await wide.json();
   assert.equal(widened.scope, "board:read board:write");
-  await oauthError(
-    await tokenRequest(
-      board,
-      refreshGrant(clientId, widened.refresh_token, { scope: "board:admin" }),
-    ),
+  await tokenError(
+    board,
+    refreshGrant(clientId, widened.refresh_token, { scope: "board:admin" }),
     400,
     "invalid_scope",
   );
   const other = await registerClient(board);
-  await oauthError(
-    await tokenRequest(board, refreshGrant(other.client_id, widened.refresh_token)),
+  await tokenError(
+    board,
+    refreshGrant(other.client_id, widened.refresh_token),
     400,
     "invalid_grant",
   );
@@ -316,15 +259,15 @@ Deno.test("RFC 7009 revocation", async (t) => {
 
   await t.step("revoking an access token ends it alone", async () => {
     const { clientId, tokens } = await connect(board);
-    const res = await revoke(board, { token: tokens.access_token, client_id: clientId });
-    assert.equal(res.status, 200);
-    await res.body?.cancel();
-    const me = await whoami(board, tokens.access_token);
-    assert.equal(me.status, 401);
-    await me.body?.cancel();
-    const refreshed = await tokenRequest(board, refreshGrant(clientId, tokens.refresh_token));
-    assert.equal(refreshed.status, 200);
-    await refreshed.body?.cancel();
+    await assertStatus(
+      await revoke(board, { token: tokens.access_token, client_id: clientId }),
+      200,
+    );
+    await assertStatus(await whoami(board, tokens.access_token), 401);
+    await assertStatus(
+      await tokenRequest(board, refreshGrant(clientId, tokens.refresh_token)),
+      200,
+    );
   });
 
   await t.step("revoking a refresh token ends the whole connection", async () => {
@@ -334,33 +277,23 @@ Deno.test("RFC 7009 revocation", async (t) => {
       token_type_hint: "refresh_token",
       client_id: clientId,
     });
-    assert.equal(res.status, 200);
-    await res.body?.cancel();
-    const me = await whoami(board, tokens.access_token);
-    assert.equal(me.status, 401);
-    await me.body?.cancel();
-    await oauthError(
-      await tokenRequest(board, refreshGrant(clientId, tokens.refresh_token)),
-      400,
-      "invalid_grant",
-    );
+    await assertStatus(res, 200);
+    await assertStatus(await whoami(board, tokens.access_token), 401);
+    await tokenError(board, refreshGrant(clientId, tokens.refresh_token), 400, "invalid_grant");
   });
 
   await t.step("unknown tokens answer 200", async () => {
-    const res = await revoke(board, { token: "pb_at_doesnotexist" });
-    assert.equal(res.status, 200);
-    await res.body?.cancel();
+    await assertStatus(await revoke(board, { token: "pb_at_doesnotexist" }), 200);
   });
 
   await t.step("another client's token is left alone", async () => {
     const { tokens } = await connect(board);
     const other = await registerClient(board);
-    const res = await revoke(board, { token: tokens.access_token, client_id: other.client_id });
-    assert.equal(res.status, 200);
-    await res.body?.cancel();
-    const me = await whoami(board, tokens.access_token);
-    assert.equal(me.status, 200);
-    await me.body?.cancel();
+    await assertStatus(
+      await revoke(board, { token: tokens.access_token, client_id: other.client_id }),
+      200,
+    );
+    await assertStatus(await whoami(board, tokens.access_token), 200);
   });
 
   await t.step("form body required; unknown client refused", async () => {

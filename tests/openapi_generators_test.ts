@@ -10,7 +10,17 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { buildOpenApi } from "../routes/api/openapi.ts";
 import { OPERATIONS } from "../routes/api/registry.ts";
 import { articleBody, submit, submitRaw } from "./article_helpers.ts";
-import { assertError, freshNetwork, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
+import { sourceFiles } from "./source_files.ts";
+import {
+  assertError,
+  assertStatus,
+  freshNetwork,
+  idemKey,
+  jsonInit,
+  mcpInit,
+  register,
+  testBoard,
+} from "./helpers.ts";
 import { namedPost, type TestAgent, vote, voteRequest } from "./vote_helpers.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -120,22 +130,10 @@ Deno.test("POST /mcp declares its Accept header, and the board means it", async 
   assert.ok(doc.paths["/mcp"].post.responses["406"]);
   await using board = await testBoard();
   const agent = await register(board);
-  const call = (acceptHeader: string) =>
-    board.request("/mcp", {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${agent.key}`,
-        "content-type": "application/json",
-        accept: acceptHeader,
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    });
-  const refused = await call("application/json");
-  assert.equal(refused.status, 406);
-  await refused.body?.cancel();
-  const ok = await call(accept.schema.default);
-  assert.equal(ok.status, 200);
-  await ok.body?.cancel();
+  const call = (accept: string) =>
+    board.request("/mcp", mcpInit(agent.key, "tools/list", {}, { accept }));
+  await assertStatus(await call("application/json"), 406);
+  await assertStatus(await call(accept.schema.default), 200);
 });
 
 Deno.test("Accept and X-Agent-Protocol can be client defaults: optional parameters", () => {
@@ -200,9 +198,7 @@ Deno.test("real 429 answers match RateLimitError: limit_name and retry_after", a
         jsonInit("POST", { title: "t", body: "b" }, who.key, { "idempotency-key": idemKey() }),
         net,
       );
-    const firstPost = await send();
-    assert.equal(firstPost.status, 201);
-    await firstPost.body?.cancel();
+    await assertStatus(await send(), 201);
     await check(await send(), "/v1/posts", "post", "RATE_LIMITED");
   });
 
@@ -225,25 +221,18 @@ Deno.test("real 429 answers match RateLimitError: limit_name and retry_after", a
 
 Deno.test("every 429 the domain throws names limit_name and retry_after", async () => {
   const sites: string[] = [];
-  const walk = async (dir: URL): Promise<void> => {
-    for await (const e of Deno.readDir(dir)) {
-      if (e.isDirectory) await walk(new URL(`${e.name}/`, dir));
-      else if (e.name.endsWith(".ts")) {
-        const text = await Deno.readTextFile(new URL(e.name, dir));
-        const throws = /new BoardError\(\s*"(RATE_LIMITED|DAILY_LIMIT|BOARD_RATE_LIMIT)"/g;
-        for (const m of text.matchAll(throws)) {
-          // The constructor's arguments: up to its closing parenthesis on a line of its own.
-          const rest = text.slice(m.index);
-          const args = rest.slice(0, rest.search(/\n\s*\)/));
-          const where = `${e.name}: ${args.slice(0, 60)}`;
-          sites.push(where);
-          assert.match(args, /limit_name/, where);
-          assert.match(args, /retry_after/, where);
-        }
-      }
+  const throws = /new BoardError\(\s*"(RATE_LIMITED|DAILY_LIMIT|BOARD_RATE_LIMIT)"/g;
+  for await (const { path, text } of sourceFiles(["domain"])) {
+    for (const m of text.matchAll(throws)) {
+      // The constructor's arguments: up to its closing parenthesis on a line of its own.
+      const rest = text.slice(m.index);
+      const args = rest.slice(0, rest.search(/\n\s*\)/));
+      const where = `${path}: ${args.slice(0, 60)}`;
+      sites.push(where);
+      assert.match(args, /limit_name/, where);
+      assert.match(args, /retry_after/, where);
     }
-  };
-  await walk(new URL("../domain/", import.meta.url));
+  }
   // Most limits answer through limitExceeded (domain/limits/rates.ts), which names both.
   assert.ok(sites.length >= 6, sites.join("\n"));
 });

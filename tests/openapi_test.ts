@@ -15,6 +15,7 @@ import type { AppEnv } from "../routes/env.ts";
 import { buildOpenApi } from "../routes/api/openapi.ts";
 import { agentHeaders, jsonInit, register, testBoard } from "./helpers.ts";
 import { connect } from "./oauth_helpers.ts";
+import { sourceFiles } from "./source_files.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
@@ -64,19 +65,8 @@ function ajvFor(doc: Json) {
 /** Source files (outside the two that declare the codes) containing `needle`. */
 async function sourcesMentioning(needle: string): Promise<string[]> {
   const out: string[] = [];
-  for (const dir of ["domain", "routes", "oauth", "mcp", "kv"]) {
-    const root = new URL(`../${dir}/`, import.meta.url);
-    const walk = async (url: URL, rel: string): Promise<void> => {
-      for await (const e of Deno.readDir(url)) {
-        if (e.isDirectory) await walk(new URL(`${e.name}/`, url), `${rel}${e.name}/`);
-        else if (/\.tsx?$/.test(e.name) && !/^(errors|error_docs)\.ts$/.test(e.name)) {
-          if ((await Deno.readTextFile(new URL(e.name, url))).includes(needle)) {
-            out.push(`${rel}${e.name}`);
-          }
-        }
-      }
-    };
-    await walk(root, `${dir}/`);
+  for await (const { path, text } of sourceFiles()) {
+    if (!/(^|\/)(errors|error_docs)\.ts$/.test(path) && text.includes(needle)) out.push(path);
   }
   return out;
 }

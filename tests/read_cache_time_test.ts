@@ -7,20 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { nextUtcMidnight } from "../domain/clock.ts";
-import {
-  cachedRead,
-  getJson,
-  jsonInit,
-  post,
-  register,
-  type TestBoard,
-  testBoard,
-} from "./helpers.ts";
+import { cachedRead, getJson, register, registerMany, testBoard } from "./helpers.ts";
 import { submit, vote as articleVote } from "./article_helpers.ts";
 import { candidates, DAY, pinDomain, veterans } from "./pin_helpers.ts";
 import { agent, agents, namedPost, vote } from "./vote_helpers.ts";
-
-const HOUR = 3600;
+import { establishedAuthor, HOUR } from "./no_write_helpers.ts";
 
 type Item = { id: string; vote_state: string; type?: string; revision_id?: string };
 
@@ -95,26 +86,10 @@ Deno.test("read cache + clock: a pending first article leaves others' articles b
   assert.deepEqual(after.articles.items, []);
 });
 
-/** POST /votes on a named message (for the author's karma and reputation). */
-async function boardVote(board: TestBoard, key: string, postId: string) {
-  const res = await board.request(
-    "/votes",
-    jsonInit("POST", { board: "named", post_id: postId, value: 1 }, key),
-  );
-  assert.equal(res.status, 200, await res.text());
-}
-
 Deno.test("read cache + clock: settled support publishes into the cached articles block", async () => {
   await using board = await testBoard({ articlesGraceDays: 0 });
-  const author = await register(board);
-  const peers = [];
-  for (let i = 0; i < 5; i++) peers.push(await register(board));
-  board.clock.advance(7 * DAY + HOUR);
-  const thread = await post(board, author.key, { title: "Author's thread", body: "Useful" });
-  for (const p of peers) await boardVote(board, p.key, thread.id);
-  board.clock.advance(49 * HOUR);
-  const recommenders = [];
-  for (let i = 0; i < 11; i++) recommenders.push(await register(board));
+  const { author } = await establishedAuthor(board);
+  const recommenders = await registerMany(board, 11);
   const s = await submit(board, author.key);
   for (const r of recommenders) await articleVote(board, r.key, s.post_id, s.revision_id);
   const reader = recommenders[0];
@@ -136,14 +111,8 @@ Deno.test("read cache + clock: settled support publishes into the cached article
 
 Deno.test("read cache + clock: reputation settling 48 hours after the votes publishes", async () => {
   await using board = await testBoard({ articlesGraceDays: 0 });
-  const author = await register(board);
-  const peers = [];
-  for (let i = 0; i < 5; i++) peers.push(await register(board));
-  board.clock.advance(7 * DAY + HOUR);
-  const thread = await post(board, author.key, { title: "Author's thread", body: "Useful" });
-  for (const p of peers) await boardVote(board, p.key, thread.id);
-  const recommenders = [];
-  for (let i = 0; i < 11; i++) recommenders.push(await register(board));
+  const { author } = await establishedAuthor(board, 5, 0);
+  const recommenders = await registerMany(board, 11);
   const s = await submit(board, author.key);
   for (const r of recommenders) await articleVote(board, r.key, s.post_id, s.revision_id);
   const reader = recommenders[0];

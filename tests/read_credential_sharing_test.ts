@@ -9,11 +9,13 @@ import { ManualClock } from "../domain/clock.ts";
 import { READ_VERSION_KEY } from "../kv/keys.ts";
 import {
   agentHeaders,
+  assertStatus,
   boardOn,
   cachedRead,
   jsonInit,
   post,
   register,
+  registerMany,
   type TestBoard,
 } from "./helpers.ts";
 
@@ -135,14 +137,10 @@ Deno.test("shared credential reads: a request never joins a read that started be
     await t.step("another instance's revocation, committed while reads are held", async () => {
       await cachedRead(b, "/v1/posts", reader.key);
       const held = await heldReads(reader.key);
-      const revoked = await a.request("/v1/me/revoke", jsonInit("POST", {}, reader.key));
-      assert.equal(revoked.status, 200);
-      await revoked.body?.cancel();
+      await assertStatus(await a.request("/v1/me/revoke", jsonInit("POST", {}, reader.key)), 200);
       const late = read(b, reader.key);
       await held.release();
-      const lateRes = await late;
-      assert.equal(lateRes.status, 401);
-      await lateRes.body?.cancel();
+      await assertStatus(await late, 401);
     });
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -152,15 +150,12 @@ Deno.test("shared credential reads: a request never joins a read that started be
 Deno.test("shared credential reads: requests waiting together share getMany calls of at most 10 keys", async () => {
   const gate = versionReadGate();
   await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv: gate.wrap });
-  const agents = [];
-  for (let i = 0; i < 12; i++) agents.push(await register(board));
+  const agents = await registerMany(board, 12);
   for (const agent of agents) await cachedRead(board, "/v1/posts", agent.key);
 
   // Idle, a request reads at once, alone.
   let before = gate.reads.length;
-  const alone = await read(board, agents[0].key);
-  assert.equal(alone.status, 200);
-  await alone.body?.cancel();
+  await assertStatus(await read(board, agents[0].key), 200);
   assert.equal(gate.reads.length, before + 1);
   assert.equal(gate.reads.at(-1)!.length, 2);
 
@@ -178,8 +173,7 @@ Deno.test("shared credential reads: requests waiting together share getMany call
   assert.equal(gate.reads.length, before + 2, "the others wait while two reads are in flight");
   for (const h of holds) h.release();
   for (const res of await Promise.all([first, second, ...rest])) {
-    assert.equal(res.status, 200);
-    await res.body?.cancel();
+    await assertStatus(res, 200);
   }
   const round = gate.reads.slice(before);
   assert.deepEqual(round.map((r) => r.length).sort((x, y) => x - y), [2, 2, 2, 10]);
@@ -192,10 +186,6 @@ Deno.test("shared credential reads: a failed read answers 500 to its waiters; th
   const agent = await register(board);
   await cachedRead(board, "/v1/posts", agent.key);
   gate.fail();
-  const failed = await read(board, agent.key);
-  assert.equal(failed.status, 500);
-  await failed.body?.cancel();
-  const next = await read(board, agent.key);
-  assert.equal(next.status, 200);
-  await next.body?.cancel();
+  await assertStatus(await read(board, agent.key), 500);
+  await assertStatus(await read(board, agent.key), 200);
 });

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { nextUtcMidnight, utcDay } from "../domain/clock.ts";
 import { keys } from "../kv/keys.ts";
-import { agentHeaders, freshNetwork, jsonInit, testBoard } from "./helpers.ts";
+import { agentHeaders, assertStatus, freshNetwork, jsonInit, testBoard } from "./helpers.ts";
 import { assertLimit, registerFrom } from "./limit_helpers.ts";
 
 const attemptsLimit = (retryAfter: number) => ({
@@ -21,29 +21,18 @@ Deno.test("registration attempts: the 11th in a minute from one network is 429, 
   await using board = await testBoard();
   const net = freshNetwork();
   await t.step("10 attempts, 5 of them invalid, are answered normally", async () => {
-    const badJson = await board.request("/v1/agents", jsonInit("POST", "{nope"), net);
-    assert.equal(badJson.status, 400);
-    await badJson.body?.cancel();
-    const badName = await registerFrom(board, net, "x");
-    assert.equal(badName.status, 400);
-    await badName.body?.cancel();
+    await assertStatus(await board.request("/v1/agents", jsonInit("POST", "{nope"), net), 400);
+    await assertStatus(await registerFrom(board, net, "x"), 400);
     const noProtocol = await board.request("/v1/agents", {
       method: "POST",
       headers: { accept: "application/json", "content-type": "application/json" },
       body: JSON.stringify({ name: "no-protocol" }),
     }, net);
-    assert.equal(noProtocol.status, 400);
-    await noProtocol.body?.cancel();
-    const taken = await registerFrom(board, net, "same-name");
-    assert.equal(taken.status, 201);
-    await taken.body?.cancel();
-    const again = await registerFrom(board, net, "same-name");
-    assert.equal(again.status, 409);
-    await again.body?.cancel();
+    await assertStatus(noProtocol, 400);
+    await assertStatus(await registerFrom(board, net, "same-name"), 201);
+    await assertStatus(await registerFrom(board, net, "same-name"), 409);
     for (let i = 0; i < 5; i++) {
-      const res = await registerFrom(board, net);
-      assert.equal(res.status, 201);
-      await res.body?.cancel();
+      await assertStatus(await registerFrom(board, net), 201);
     }
   });
   await t.step("the 11th is 429 RATE_LIMITED with Retry-After: 60", async () => {
@@ -90,17 +79,14 @@ Deno.test("registration attempts: a refused browser request is counted against n
       }),
       body: JSON.stringify({ name: `browser-${i}`, participation_basis: "owner_directed" }),
     }, net);
-    assert.equal(browser.status, 403);
-    await browser.body?.cancel();
+    await assertStatus(browser, 403);
   }
   for (let i = 0; i < 10; i++) {
     const res = await registerFrom(board, net);
     assert.equal(res.status, 201, `attempt ${i + 1} after the browser requests`);
     await res.body?.cancel();
   }
-  const res = await registerFrom(board, net);
-  assert.equal(res.status, 429);
-  await res.body?.cancel();
+  await assertStatus(await registerFrom(board, net), 429);
 });
 
 Deno.test("registrations: the 51st success in a UTC day from one network is 429 DAILY_LIMIT", async (t) => {
@@ -142,13 +128,9 @@ Deno.test("registrations: the 51st success in a UTC day from one network is 429 
 Deno.test("registrations: 120 validated per minute per instance; invalid input is not counted there", async () => {
   await using board = await testBoard();
   for (let i = 0; i < 120; i++) {
-    const res = await registerFrom(board, freshNetwork());
-    assert.equal(res.status, 201);
-    await res.body?.cancel();
+    await assertStatus(await registerFrom(board, freshNetwork()), 201);
   }
-  const invalid = await registerFrom(board, freshNetwork(), "!");
-  assert.equal(invalid.status, 400);
-  await invalid.body?.cancel();
+  await assertStatus(await registerFrom(board, freshNetwork(), "!"), 400);
   await assertLimit(board, await registerFrom(board, freshNetwork()), "RATE_LIMITED", {
     limit_name: "instance_validated_registrations_per_minute",
     limit: 120,

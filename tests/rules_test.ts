@@ -28,6 +28,18 @@ function putRules(board: TestBoard, who: TestAgent, body: unknown, key = idemKey
   );
 }
 
+/** Asserts that a rules edit is refused with `status` and `code`; returns the details. */
+function refusedEdit(
+  board: TestBoard,
+  who: TestAgent,
+  body: unknown,
+  status: number,
+  code: string,
+  key?: string,
+) {
+  return assertError(putRules(board, who, body, key), status, code);
+}
+
 /** An agent with karma `k` > 0 (k upvotes of weight 1 from fresh voters). */
 async function withKarma(board: TestBoard, k: number): Promise<TestAgent> {
   const a = await agent(board);
@@ -106,19 +118,11 @@ Deno.test("PUT /v1/rules: positive karma, base_revision, idempotency, every revi
   const zero = await agent(board);
 
   await t.step("karma 0 or below is 403 and changes nothing", async () => {
-    await assertError(
-      await putRules(board, zero, { text: "Mine now.", base_revision: 1 }),
-      403,
-      "FORBIDDEN",
-    );
+    await refusedEdit(board, zero, { text: "Mine now.", base_revision: 1 }, 403, "FORBIDDEN");
     const negative = await withKarma(board, 1);
     await dropKarma(board, negative, 2);
     assert.equal((await getJson(board, "/v1/me", negative.key)).body.karma, -1);
-    await assertError(
-      await putRules(board, negative, { text: "x", base_revision: 1 }),
-      403,
-      "FORBIDDEN",
-    );
+    await refusedEdit(board, negative, { text: "x", base_revision: 1 }, 403, "FORBIDDEN");
     assert.equal((await getJson(board, "/v1/rules", zero.key)).body.revision, 1);
   });
 
@@ -150,17 +154,22 @@ Deno.test("PUT /v1/rules: positive karma, base_revision, idempotency, every revi
         .json();
     assert.deepEqual([again.revision, again.replayed], [2, true]);
     assert.equal((await getJson(board, "/v1/rules", zero.key)).body.revision, 2);
-    const conflict = await assertError(
-      await putRules(board, editor, { text: "Different.", base_revision: 1 }, key),
+    const conflict = await refusedEdit(
+      board,
+      editor,
+      { text: "Different.", base_revision: 1 },
       409,
       "IDEMPOTENCY_CONFLICT",
+      key,
     );
     assert.deepEqual(conflict, { header: "Idempotency-Key" }, "no lookup: it cannot find rules");
   });
 
   await t.step("a stale base_revision is 409 STALE_REVISION", async () => {
-    const d = await assertError(
-      await putRules(board, editor, { text: "Stale edit.", base_revision: 1 }),
+    const d = await refusedEdit(
+      board,
+      editor,
+      { text: "Stale edit.", base_revision: 1 },
       409,
       "STALE_REVISION",
     );
@@ -174,19 +183,13 @@ Deno.test("PUT /v1/rules: positive karma, base_revision, idempotency, every revi
       editor.net,
     );
     await assertError(noKey, 400, "IDEMPOTENCY_KEY_REQUIRED");
-    await assertError(await putRules(board, editor, { text: "x" }), 400, "INVALID_INPUT");
-    await assertError(
-      await putRules(board, editor, { text: "", base_revision: 2 }),
-      400,
-      "INVALID_INPUT",
-    );
-    await assertError(
-      await putRules(board, editor, { text: "x", base_revision: 2, y: 1 }),
-      400,
-      "INVALID_INPUT",
-    );
-    await assertError(
-      await putRules(board, editor, { text: "é".repeat(4097), base_revision: 2 }),
+    await refusedEdit(board, editor, { text: "x" }, 400, "INVALID_INPUT");
+    await refusedEdit(board, editor, { text: "", base_revision: 2 }, 400, "INVALID_INPUT");
+    await refusedEdit(board, editor, { text: "x", base_revision: 2, y: 1 }, 400, "INVALID_INPUT");
+    await refusedEdit(
+      board,
+      editor,
+      { text: "é".repeat(4097), base_revision: 2 },
       413,
       "PAYLOAD_TOO_LARGE",
     );
@@ -218,11 +221,7 @@ Deno.test("PUT /v1/rules: positive karma, base_revision, idempotency, every revi
   await t.step("edits count toward the network's 30 writes a minute", async () => {
     board.clock.advance(60);
     for (let i = 0; i < 30; i++) await namedPost(board, editor, `busy ${i}`);
-    await assertError(
-      await putRules(board, editor, { text: "Busy edit.", base_revision: 3 }),
-      429,
-      "RATE_LIMITED",
-    );
+    await refusedEdit(board, editor, { text: "Busy edit.", base_revision: 3 }, 429, "RATE_LIMITED");
     board.clock.advance(60);
   });
 
@@ -232,11 +231,7 @@ Deno.test("PUT /v1/rules: positive karma, base_revision, idempotency, every revi
       { method: "POST", headers: agentHeaders(editor.key) },
       editor.net,
     );
-    await assertError(
-      await putRules(board, editor, { text: "x", base_revision: 3 }),
-      401,
-      "UNAUTHORIZED",
-    );
+    await refusedEdit(board, editor, { text: "x", base_revision: 3 }, 401, "UNAUTHORIZED");
   });
 });
 

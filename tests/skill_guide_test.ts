@@ -6,9 +6,11 @@ import assert from "node:assert/strict";
 import {
   agentHeaders,
   assertError,
+  assertStatus,
   getJson,
   idemKey,
   jsonInit,
+  mcpInit,
   post,
   register,
   testBoard,
@@ -57,7 +59,7 @@ Deno.test("/skill.md: the first checkpoint is newest_cursor of a read without af
   await using board = await testBoard();
   const agent = await register(board);
   await assertError(
-    await board.request("/v1/activity?after=0", { headers: agentHeaders(agent.key) }),
+    board.request("/v1/activity?after=0", { headers: agentHeaders(agent.key) }),
     400,
     "INVALID_CURSOR",
   );
@@ -86,22 +88,12 @@ Deno.test("/skill.md: an API key is a bearer at /mcp, with the Accept it names",
   assert.equal(accept, "application/json, text/event-stream");
   await using board = await testBoard();
   const agent = await register(board);
-  const call = (acceptHeader: string) =>
-    board.request("/mcp", {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${agent.key}`,
-        "content-type": "application/json",
-        accept: acceptHeader,
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    });
+  const call = (accept: string) =>
+    board.request("/mcp", mcpInit(agent.key, "tools/list", {}, { accept }));
   const ok = await call(accept!);
   assert.equal(ok.status, 200);
   assert.match(await ok.text(), /list_recent/);
-  const refused = await call("application/json");
-  assert.equal(refused.status, 406);
-  await refused.body?.cancel();
+  await assertStatus(await call("application/json"), 406);
 });
 
 Deno.test("the registration instructions agree: no key for POST /votes, the first checkpoint", async () => {

@@ -6,7 +6,15 @@
 import assert from "node:assert/strict";
 import { ManualClock, utcDay } from "../domain/clock.ts";
 import { keys } from "../kv/keys.ts";
-import { agentHeaders, boardOn, idemKey, register, type TestBoard, testBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  assertStatus,
+  boardOn,
+  idemKey,
+  register,
+  type TestBoard,
+  testBoard,
+} from "./helpers.ts";
 
 /** Two service instances (two handles, two apps) on one KV file. */
 async function twoInstances(path: string) {
@@ -174,8 +182,7 @@ Deno.test("credentials: a key retired on one instance stops at once on another t
       method: "POST",
       headers: agentHeaders(newKey),
     });
-    assert.equal(revoked.status, 200);
-    await revoked.body?.cancel();
+    await assertStatus(revoked, 200);
     assert.equal(await me(a, newKey), 401, "the revoked key stops on a at once");
   } finally {
     await Deno.remove(dir, { recursive: true });

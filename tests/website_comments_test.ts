@@ -433,12 +433,12 @@ Deno.test("the moderator comment reads are behind the /mod gate", async () => {
   }
   await using board = await testBoard(withMod);
   await assertError(
-    await board.request("/mod/comments/pending", { headers: { accept: "application/json" } }),
+    board.request("/mod/comments/pending", { headers: { accept: "application/json" } }),
     401,
     "UNAUTHORIZED",
   );
   await assertError(
-    await modRequest(board, "GET", "/mod/comments/pending", undefined, undefined, "wrong"),
+    modRequest(board, "GET", "/mod/comments/pending", undefined, undefined, "wrong"),
     401,
     "UNAUTHORIZED",
   );
@@ -452,7 +452,7 @@ Deno.test("the moderator comment reads are behind the /mod gate", async () => {
   });
   await assertError(browser, 403, "BROWSER_BLOCKED");
   await assertError(
-    await modRequest(board, "GET", "/mod/articles/not-a-uuid/comments"),
+    modRequest(board, "GET", "/mod/articles/not-a-uuid/comments"),
     400,
     "INVALID_INPUT",
   );

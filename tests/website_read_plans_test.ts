@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
 import { findGuestSession, postGuestComment } from "../domain/articles/mod.ts";
 import { BoardError } from "../domain/errors.ts";
-import { testBoard } from "./helpers.ts";
+import { assertStatus, testBoard } from "./helpers.ts";
 import { commentTree, Guest, publishedArticle } from "./website_helpers.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 
@@ -101,9 +101,7 @@ Deno.test("the feed reads index entries that name only the article", async () =>
 
 Deno.test("the right moderator key writes nothing", async () => {
   await using board = await testBoard({ moderatorKey: MOD_KEY });
-  const res = await modRequest(board, "GET", "/mod/comments/pending");
-  assert.equal(res.status, 200);
-  await res.body?.cancel();
+  await assertStatus(await modRequest(board, "GET", "/mod/comments/pending"), 200);
   const windows = await Array.fromAsync(
     board.kv.list({ prefix: keys.rateWindows.range("moderator_key_failures") }),
   );

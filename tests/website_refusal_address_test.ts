@@ -7,7 +7,7 @@
  * form; a text larger than one KV value is kept whole.
  */
 import assert from "node:assert/strict";
-import { testBoard } from "./helpers.ts";
+import { assertStatus, testBoard } from "./helpers.ts";
 import { formMessage, Guest, keptText, publishedArticle } from "./website_helpers.ts";
 
 /** The page `<title>`. */
@@ -113,8 +113,7 @@ Deno.test("a refusal without a session keeps nothing; the form's address goes to
   const missing = await board.request(`/articles/${crypto.randomUUID()}/comments`, {
     headers: { accept: "text/html" },
   });
-  assert.equal(missing.status, 404);
-  await missing.body?.cancel();
+  await assertStatus(missing, 404);
   // A browser without the cookie gets a session with the refusal (403), text kept.
   const stranger = new Guest(board);
   const r = await stranger.post(`/articles/${a.id}/comments`, { text: "No cookie yet." });

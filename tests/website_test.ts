@@ -13,7 +13,7 @@ import {
 } from "../domain/articles/mod.ts";
 import { SITE_CSP } from "../routes/web/security.ts";
 import { FIGURE_CSP } from "../routes/web/articles_pages.tsx";
-import { register, registerMany, testBoard } from "./helpers.ts";
+import { assertStatus, register, registerMany, testBoard } from "./helpers.ts";
 import { comment, submit, uploadSvg, vote } from "./article_helpers.ts";
 import {
   commentTree,
@@ -394,7 +394,5 @@ Deno.test("a moderator-hidden parent leaves its replies with a note, not an orph
   assert.ok(!tree.has(parent.comment_id));
   assert.equal(tree.get(child.comment_id), null);
   assert.match(html, /in reply to an earlier comment/);
-  const gone = await board.request(`/articles/${a.id}/comments/${parent.comment_id}`);
-  assert.equal(gone.status, 404);
-  await gone.body?.cancel();
+  await assertStatus(await board.request(`/articles/${a.id}/comments/${parent.comment_id}`), 404);
 });

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { chooseCoding } from "../../routes/compression.ts";
 import { launchBrowser, skipBrowserTests } from "./browser.ts";
-import { startServer } from "./server_process.ts";
+import { registerAt, startServer } from "./server_process.ts";
 
 const AGENT = { accept: "application/json", "x-agent-protocol": "board/1" };
 
@@ -44,13 +44,7 @@ Deno.test("real clients get compressed feeds, pages and errors that decode to th
   const dir = await Deno.makeTempDir();
   try {
     await using server = await startServer(`${dir}/board.kv`);
-    const reg = await fetch(`${server.url}/v1/agents`, {
-      method: "POST",
-      headers: { ...AGENT, "content-type": "application/json" },
-      body: JSON.stringify({ name: "zip-agent", participation_basis: "owner_directed" }),
-    });
-    assert.equal(reg.status, 201);
-    const key = (await reg.json()).api_key as string;
+    const { key } = await registerAt(server.url, "zip-agent");
     const auth = { ...AGENT, authorization: `Bearer ${key}` };
     for (let i = 0; i < 6; i++) {
       const p = await fetch(`${server.url}/v1/posts`, {

@@ -12,23 +12,9 @@ import { serve } from "../mcp_client.ts";
 import { launchBrowser, skipBrowserTests } from "./browser.ts";
 import { consentInChromium } from "./consent_clicks.ts";
 import { nodeModulesDir, nodeScript } from "./node_deps.ts";
+import { runEventClient } from "./run_tool.ts";
 
 const TIMEOUT_MS = 180_000;
-
-/** Reads the child's stdout as JSON lines, one at a time. */
-async function* jsonLines(stream: ReadableStream<Uint8Array>, seen: string[]) {
-  let buffered = "";
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    buffered += chunk;
-    let nl;
-    while ((nl = buffered.indexOf("\n")) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      seen.push(line);
-      yield JSON.parse(line) as Record<string, unknown>;
-    }
-  }
-}
 
 Deno.test({
   name:
@@ -50,23 +36,15 @@ Deno.test({
     };
 
     const browser = await launchBrowser();
-    const child = new Deno.Command("node", {
-      args: [script, server.url, JSON.stringify(others)],
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const stderr = new Response(child.stderr).text();
-    const seen: string[] = [];
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill("SIGKILL");
-    }, TIMEOUT_MS);
-    let done: Record<string, unknown> | undefined;
     let name = "";
+    let done: Record<string, unknown>;
     try {
-      for await (const event of jsonLines(child.stdout, seen)) {
-        if (event.event === "authorize") {
+      done = await runEventClient(
+        "node",
+        [script, server.url, JSON.stringify(others)],
+        TIMEOUT_MS,
+        async (event) => {
+          if (event.event !== "authorize") return;
           const url = new URL(event.url as string);
           assert.equal(url.origin + url.pathname, `${server.url}/oauth/authorize`);
           assert.equal(url.searchParams.get("code_challenge_method"), "S256");
@@ -77,24 +55,11 @@ Deno.test({
             name,
           });
           assert.ok(back.searchParams.get("code"), String(back));
-        } else if (event.event === "done") {
-          done = event;
-        }
-      }
-      const status = await child.status;
-      const err = await stderr;
-      assert.ok(!timedOut, `the Node SDK client did not finish within ${TIMEOUT_MS / 1000} s`);
-      assert.equal(status.code, 0, `node exited ${status.code}\n${seen.join("\n")}\n${err}`);
+        },
+      );
     } finally {
-      clearTimeout(timer);
-      try {
-        child.kill("SIGKILL");
-      } catch { /* already exited */ }
-      await child.status;
-      await stderr.catch(() => "");
       await browser.close();
     }
-    assert.ok(done, seen.join("\n"));
     assert.equal((done.agent as { name: string }).name, name, "the token acts as the new agent");
     assert.equal(Object.keys(done.tools as object).length, 20, JSON.stringify(done.tools));
   },

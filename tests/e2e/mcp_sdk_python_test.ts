@@ -13,24 +13,10 @@ import { testBoard } from "../helpers.ts";
 import { launchBrowser, skipBrowserTests } from "./browser.ts";
 import { consentInChromium } from "./consent_clicks.ts";
 import { pythonWithSdk } from "./python_deps.ts";
+import { runEventClient } from "./run_tool.ts";
 
 const TIMEOUT_MS = 120_000;
 const SCRIPT = new URL("./python_clients/mcp_sdk_oauth.py", import.meta.url).pathname;
-
-/** Reads the child's stdout as JSON lines, one at a time. */
-async function* jsonLines(stream: ReadableStream<Uint8Array>, seen: string[]) {
-  let buffered = "";
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    buffered += chunk;
-    let nl;
-    while ((nl = buffered.indexOf("\n")) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      seen.push(line);
-      yield JSON.parse(line) as Record<string, unknown>;
-    }
-  }
-}
 
 /**
  * Runs one phase of the Python client; each `authorize` event is answered by `consent`
@@ -41,42 +27,12 @@ async function runClient(
   args: string[],
   consent: (url: URL, redirect: string) => Promise<void>,
 ): Promise<{ done: Record<string, unknown>; authorizations: string[] }> {
-  const child = new Deno.Command(python, {
-    args: [SCRIPT, ...args],
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const stderr = new Response(child.stderr).text();
-  const seen: string[] = [];
   const authorizations: string[] = [];
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    child.kill("SIGKILL");
-  }, TIMEOUT_MS);
-  let done: Record<string, unknown> | undefined;
-  try {
-    for await (const event of jsonLines(child.stdout, seen)) {
-      if (event.event === "authorize") {
-        authorizations.push(event.url as string);
-        await consent(new URL(event.url as string), event.redirect as string);
-      } else if (event.event === "done") {
-        done = event;
-      }
-    }
-    const status = await child.status;
-    const err = await stderr;
-    assert.ok(!timedOut, `the Python SDK client did not finish within ${TIMEOUT_MS / 1000} s`);
-    assert.equal(status.code, 0, `python exited ${status.code}\n${seen.join("\n")}\n${err}`);
-  } finally {
-    clearTimeout(timer);
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already exited */ }
-    await child.status;
-    await stderr.catch(() => "");
-  }
-  assert.ok(done, seen.join("\n"));
+  const done = await runEventClient(python, [SCRIPT, ...args], TIMEOUT_MS, async (event) => {
+    if (event.event !== "authorize") return;
+    authorizations.push(event.url as string);
+    await consent(new URL(event.url as string), event.redirect as string);
+  });
   return { done, authorizations };
 }
 

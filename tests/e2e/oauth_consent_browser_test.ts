@@ -7,62 +7,33 @@
  */
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
-import { register, testBoard } from "../helpers.ts";
+import { register, type TestBoard, testBoard } from "../helpers.ts";
 import { serve } from "../mcp_client.ts";
-import { pkce } from "../oauth_helpers.ts";
+import { authorizePath, exchange, pkce, registerClient, whoami } from "../oauth_helpers.ts";
 import { launchBrowser, skipBrowserTests } from "./browser.ts";
 import { clickConsent, consentInChromium, continueAfterKey } from "./consent_clicks.ts";
 import { assertSafeLayout, type Problems, screenshot, watch } from "./page_checks.ts";
 
 const CALLBACK = "http://127.0.0.1:53683/callback";
 
-async function registerClient(base: string): Promise<string> {
-  const res = await fetch(`${base}/oauth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ client_name: "Browser test client", redirect_uris: [CALLBACK] }),
-  });
-  const body = await res.json();
-  assert.equal(res.status, 201, JSON.stringify(body));
-  return body.client_id;
-}
-
+/** The authorization URL at `base` for a fresh PKCE pair, returning to CALLBACK with `state`. */
 async function authorizationUrl(base: string, clientId: string, state: string) {
   const { verifier, challenge } = await pkce();
-  const url = new URL(`${base}/oauth/authorize`);
-  url.search = new URLSearchParams({
-    response_type: "code",
-    client_id: clientId,
-    redirect_uri: CALLBACK,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    resource: `${base}/mcp`,
-    scope: "board:read board:write",
-    state,
-  }).toString();
-  return { url, verifier };
+  const overrides = { redirect_uri: CALLBACK, resource: `${base}/mcp`, state };
+  return { url: new URL(base + authorizePath(clientId, challenge, overrides)), verifier };
 }
 
 /** Exchanges a code and returns who the access token acts as. */
-async function whoFromCode(base: string, clientId: string, code: string, verifier: string) {
-  const res = await fetch(`${base}/oauth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      grant_type: "authorization_code",
-      client_id: clientId,
-      code,
-      code_verifier: verifier,
-      redirect_uri: CALLBACK,
-      resource: `${base}/mcp`,
-    }),
+async function whoFromCode(board: TestBoard, clientId: string, code: string, verifier: string) {
+  const resource = `${board.deps.config.baseUrl}/mcp`;
+  const tokens = await exchange(board, clientId, code, verifier, {
+    redirect_uri: CALLBACK,
+    resource,
   });
-  const tokens = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(tokens));
-  const me = await fetch(`${base}/oauth/whoami`, {
-    headers: { authorization: `Bearer ${tokens.access_token}` },
-  });
-  return await me.json() as { agent_id: string; name: string };
+  return await (await whoami(board, tokens.access_token)).json() as {
+    agent_id: string;
+    name: string;
+  };
 }
 
 Deno.test({
@@ -73,7 +44,8 @@ Deno.test({
     await using server = serve(board);
     board.deps.config.baseUrl = server.url;
     const base = server.url;
-    const clientId = await registerClient(base);
+    const meta = { client_name: "Browser test client", redirect_uris: [CALLBACK] };
+    const clientId = (await registerClient(board, meta)).client_id;
     const browser: Browser = await launchBrowser();
     try {
       await t.step("Create: a new agent, and the browser returns with code and state", async () => {
@@ -86,7 +58,7 @@ Deno.test({
         });
         assert.equal(back.searchParams.get("state"), "create-state");
         assert.equal(back.searchParams.get("iss"), base);
-        const me = await whoFromCode(base, clientId, back.searchParams.get("code")!, verifier);
+        const me = await whoFromCode(board, clientId, back.searchParams.get("code")!, verifier);
         assert.equal(me.name, name);
       });
 
@@ -126,7 +98,12 @@ Deno.test({
             assert.equal(body.name, name);
             const back = new URL((await redirected).url());
             assert.equal(back.searchParams.get("state"), "key-state");
-            const who = await whoFromCode(base, clientId, back.searchParams.get("code")!, verifier);
+            const who = await whoFromCode(
+              board,
+              clientId,
+              back.searchParams.get("code")!,
+              verifier,
+            );
             assert.equal(who.agent_id, body.id, "the connection acts as the same agent");
             assert.deepEqual(problems.errors, [], "no console errors (CSP included)");
           } finally {
@@ -180,7 +157,7 @@ Deno.test({
           apiKey: agent.key,
         });
         assert.equal(back.searchParams.get("state"), "link-state");
-        const me = await whoFromCode(base, clientId, back.searchParams.get("code")!, verifier);
+        const me = await whoFromCode(board, clientId, back.searchParams.get("code")!, verifier);
         assert.equal(me.agent_id, agent.id);
       });
 
@@ -207,7 +184,7 @@ Deno.test({
           await clickConsent(page, { mode: "create", name });
           await continueAfterKey(page);
           const back = new URL((await redirected).url());
-          const me = await whoFromCode(base, clientId, back.searchParams.get("code")!, verifier);
+          const me = await whoFromCode(board, clientId, back.searchParams.get("code")!, verifier);
           assert.equal(me.name, name);
         } finally {
           await context.close();

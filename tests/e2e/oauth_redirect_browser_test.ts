@@ -7,40 +7,23 @@
  */
 import assert from "node:assert/strict";
 import type { BrowserContext } from "playwright-core";
-import { testBoard } from "../helpers.ts";
+import { type TestBoard, testBoard } from "../helpers.ts";
 import { serve } from "../mcp_client.ts";
-import { pkce } from "../oauth_helpers.ts";
+import { authorizePath, pkce, registerClient, tokenRequest } from "../oauth_helpers.ts";
 import { launchBrowser, skipBrowserTests } from "./browser.ts";
 import { clickConsent, continueAfterKey } from "./consent_clicks.ts";
 
 const EVIL = "https://evil.example/landing";
 
-async function registerEvilClient(base: string): Promise<string> {
-  const res = await fetch(`${base}/oauth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ client_name: "Totally legit", redirect_uris: [EVIL] }),
-  });
-  const body = await res.json();
-  assert.equal(res.status, 201, JSON.stringify(body));
-  return body.client_id;
+async function registerEvilClient(board: TestBoard): Promise<string> {
+  return (await registerClient(board, { client_name: "Totally legit", redirect_uris: [EVIL] }))
+    .client_id;
 }
 
-async function authorizeUrl(
-  base: string,
-  clientId: string,
-): Promise<{ url: string; verifier: string }> {
+async function authorizeUrl(base: string, clientId: string) {
   const { verifier, challenge } = await pkce();
-  const q = new URLSearchParams({
-    response_type: "code",
-    client_id: clientId,
-    redirect_uri: EVIL,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    resource: `${base}/mcp`,
-    state: "s",
-  });
-  return { url: `${base}/oauth/authorize?${q}`, verifier };
+  const overrides = { redirect_uri: EVIL, resource: `${base}/mcp`, state: "s", scope: null };
+  return { url: base + authorizePath(clientId, challenge, overrides), verifier };
 }
 
 /** Counts (and answers locally) every request the browser makes to the attacker's host. */
@@ -63,7 +46,7 @@ Deno.test({
     const base = server.url;
     const browser = await launchBrowser();
     try {
-      const activated = await registerEvilClient(base);
+      const activated = await registerEvilClient(board);
       await t.step("the attacker completes one flow with their own agent", async () => {
         const context = await browser.newContext();
         try {
@@ -78,16 +61,12 @@ Deno.test({
           });
           await continueAfterKey(page);
           const code = new URL((await landed).url()).searchParams.get("code")!;
-          const res = await fetch(`${base}/oauth/token`, {
-            method: "POST",
-            headers: { "content-type": "application/x-www-form-urlencoded" },
-            body: new URLSearchParams({
-              grant_type: "authorization_code",
-              client_id: activated,
-              code,
-              code_verifier: verifier,
-              redirect_uri: EVIL,
-            }),
+          const res = await tokenRequest(board, {
+            grant_type: "authorization_code",
+            client_id: activated,
+            code,
+            code_verifier: verifier,
+            redirect_uri: EVIL,
           });
           assert.equal(res.status, 200, await res.text());
         } finally {
@@ -118,7 +97,7 @@ Deno.test({
       );
 
       await t.step("Deny for a client that never completed a flow stays on the board", async () => {
-        const fresh = await registerEvilClient(base);
+        const fresh = await registerEvilClient(board);
         const context = await browser.newContext();
         try {
           const seen = await trapEvil(context);

@@ -8,7 +8,7 @@
  * justifies.
  */
 import assert from "node:assert/strict";
-import { startServer } from "./server_process.ts";
+import { registerAt, startServer } from "./server_process.ts";
 import { docExample } from "../openapi_tools/doc_example.ts";
 
 /** The openapi-fetch release the documented example is run with. */
@@ -129,17 +129,7 @@ Deno.test("a client typed from /openapi.json compiles without casts and works", 
         .replace(`from "openapi-fetch"`, `from "${OPENAPI_FETCH}"`)
         .replace(`"./board-api.ts"`, `"./board_api.ts"`);
       await Deno.writeTextFile(`${dir}/fetch_example.ts`, example);
-      const reg = await fetch(`${server.url}/v1/agents`, {
-        method: "POST",
-        headers: {
-          accept: "application/json",
-          "x-agent-protocol": "board/1",
-          "content-type": "application/json",
-        },
-        body: JSON.stringify({ name: "fetch-doc-example", participation_basis: "owner_directed" }),
-      });
-      const { api_key } = await reg.json();
-      assert.equal(reg.status, 201);
+      const api_key = (await registerAt(server.url, "fetch-doc-example")).key;
       const checked = await check(dir, "fetch_example.ts");
       assert.equal(checked.code, 0, checked.out);
       const result = await run(

@@ -3,6 +3,7 @@
  * bounded time: a program that overruns is killed and the test fails with a message that
  * says which program, how long it was given, and what it printed so far.
  */
+import assert from "node:assert/strict";
 
 export interface ToolResult {
   code: number;
@@ -78,4 +79,60 @@ async function collect(stream: ReadableStream<Uint8Array>, into: { text: string 
 /** A failure message with everything the program printed. */
 export function toolOutput(r: ToolResult): string {
   return `exit ${r.code}\n--- stdout ---\n${r.stdout}\n--- stderr ---\n${r.stderr}`;
+}
+
+/**
+ * Runs a client that prints one JSON event a line, answering each event but `done` with
+ * `onEvent` as it comes (a consent page clicked, say). Returns the `done` event; fails on a
+ * non-zero exit, on an overrun of `timeoutMs` (the program is killed) and without `done`.
+ */
+export async function runEventClient(
+  program: string,
+  args: string[],
+  timeoutMs: number,
+  onEvent: (event: Record<string, unknown>) => Promise<void>,
+): Promise<Record<string, unknown>> {
+  const child = new Deno.Command(program, { args, stdout: "piped", stderr: "piped" }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const seen: string[] = [];
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill("SIGKILL");
+  }, timeoutMs);
+  let done: Record<string, unknown> | undefined;
+  try {
+    for await (const event of jsonLines(child.stdout, seen)) {
+      if (event.event === "done") done = event;
+      else await onEvent(event);
+    }
+    const status = await child.status;
+    const err = await stderr;
+    assert.ok(!timedOut, `the ${program} client did not finish within ${timeoutMs / 1000} s`);
+    assert.equal(status.code, 0, `${program} exited ${status.code}\n${seen.join("\n")}\n${err}`);
+  } finally {
+    clearTimeout(timer);
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already exited */ }
+    await child.status;
+    await stderr.catch(() => "");
+  }
+  assert.ok(done, seen.join("\n"));
+  return done;
+}
+
+/** Reads a stream as JSON lines, one at a time, keeping each raw line in `seen`. */
+async function* jsonLines(stream: ReadableStream<Uint8Array>, seen: string[]) {
+  let buffered = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    buffered += chunk;
+    let nl;
+    while ((nl = buffered.indexOf("\n")) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      seen.push(line);
+      yield JSON.parse(line) as Record<string, unknown>;
+    }
+  }
 }

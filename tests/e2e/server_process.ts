@@ -1,4 +1,5 @@
 /** Starts the real service (main.ts) as a child process on a free port, for end-to-end tests. */
+import assert from "node:assert/strict";
 
 export interface ServerProcess extends AsyncDisposable {
   url: string;
@@ -89,4 +90,20 @@ export async function startServer(
     await drainErr;
   };
   return { url, port, child, stop, [Symbol.asyncDispose]: () => stop() };
+}
+
+/** Registers an agent over HTTP at `url` (asserting 201); returns its id and API key. */
+export async function registerAt(url: string, name: string): Promise<{ id: string; key: string }> {
+  const res = await fetch(`${url}/v1/agents`, {
+    method: "POST",
+    headers: {
+      accept: "application/json",
+      "x-agent-protocol": "board/1",
+      "content-type": "application/json",
+    },
+    body: JSON.stringify({ name, participation_basis: "owner_directed" }),
+  });
+  const body = await res.json();
+  assert.equal(res.status, 201, JSON.stringify(body));
+  return { id: body.id, key: body.api_key };
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startServer } from "./server_process.ts";
+import { registerAt, startServer } from "./server_process.ts";
 
 const headers = (key?: string, extra: Record<string, string> = {}) => ({
   accept: "application/json",
@@ -18,13 +18,7 @@ Deno.test("real server: register, post, reply, read over HTTP; data survives a r
     let replyId = "";
     {
       await using server = await startServer(kvPath);
-      const reg = await fetch(`${server.url}/v1/agents`, {
-        method: "POST",
-        headers: headers(),
-        body: JSON.stringify({ name: "e2e-agent", participation_basis: "owner_directed" }),
-      });
-      assert.equal(reg.status, 201);
-      apiKey = (await reg.json()).api_key;
+      apiKey = (await registerAt(server.url, "e2e-agent")).key;
       const p = await fetch(`${server.url}/v1/posts`, {
         method: "POST",
         headers: headers(apiKey, { "idempotency-key": "e2e-root-key-0000001" }),

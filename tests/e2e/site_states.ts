@@ -70,12 +70,7 @@ async function postComment(page: Page, text: string, name = ""): Promise<PageRes
   await page.getByLabel("Your name (optional)").fill(name);
   await fillComment(page, text);
   await page.getByRole("button", { name: /^Post/ }).click();
-  let request = (await posted).request();
-  for (let next = request.redirectedTo(); next; next = next.redirectedTo()) request = next;
-  const landed = await request.response();
-  if (!landed) throw new Error(`no response to ${request.url()}`);
-  await page.waitForLoadState("load");
-  return landed;
+  return await landing(page, posted);
 }
 
 /** What a guest writes on landing states, one per browser context (so none is a copy). */

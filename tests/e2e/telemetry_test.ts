@@ -4,7 +4,7 @@
  * each request that names the operation and carries its KV round trips.
  */
 import assert from "node:assert/strict";
-import { startServer } from "./server_process.ts";
+import { registerAt, startServer } from "./server_process.ts";
 
 interface OtlpAttribute {
   key: string;
@@ -58,17 +58,8 @@ Deno.test("a vote's trace arrives over OTLP with its operation and KV round trip
       OTEL_SERVICE_NAME: "posting-board-test",
     });
     const json = { ...AGENT, "content-type": "application/json" };
-    const register = async (name: string) => {
-      const res = await fetch(`${server.url}/v1/agents`, {
-        method: "POST",
-        headers: json,
-        body: JSON.stringify({ name, participation_basis: "owner_directed" }),
-      });
-      assert.equal(res.status, 201);
-      return (await res.json()).api_key as string;
-    };
-    const author = await register("otel-author");
-    const voter = await register("otel-voter");
+    const author = (await registerAt(server.url, "otel-author")).key;
+    const voter = (await registerAt(server.url, "otel-voter")).key;
     const post = await fetch(`${server.url}/v1/posts`, {
       method: "POST",
       headers: {

@@ -17,6 +17,7 @@ import {
   jsonInit,
   post,
   register,
+  registerMany,
   type TestBoard,
   testBoard,
 } from "../helpers.ts";
@@ -152,8 +153,7 @@ Deno.test("quota boundary: 100 parallel posts, replies and replays with 10 posts
 
 Deno.test("capacity bucket: 300 + 60 parallel writes admit exactly 300, then exactly the refill", async (t) => {
   await using board = await testBoard();
-  const accounts: { key: string }[] = [];
-  for (let i = 0; i < 6; i++) accounts.push(await register(board));
+  const accounts = await registerMany(board, 6);
   const burst = async (n: number) =>
     await race(n, (i) => publish(board, i % 7 === 6 ? null : accounts[i % 6].key, freshNetwork()));
   const admitted = (rs: { status: number; body: { error?: { code: string } } }[]) => {

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { keys } from "../../kv/keys.ts";
-import { type ServerProcess, startServer } from "../e2e/server_process.ts";
+import { registerAt, type ServerProcess, startServer } from "../e2e/server_process.ts";
 import { verifyAfterRestart } from "./crash_verify.ts";
 
 /** A write the server acknowledged (201), or that a lookup found after a crash. */
@@ -108,17 +108,7 @@ export class CrashRun {
     let server = await startServer(this.kvPath, ENV);
     try {
       for (let i = 0; i < writers; i++) {
-        const res = await fetch(`${server.url}/v1/agents`, {
-          method: "POST",
-          headers: { ...AGENT_HEADERS, "content-type": "application/json" },
-          body: JSON.stringify({
-            name: `crash-writer-${i}`,
-            participation_basis: "owner_directed",
-          }),
-        });
-        const body = await res.json();
-        assert.equal(res.status, 201, JSON.stringify(body));
-        this.agents.push({ id: body.id, key: body.api_key });
+        this.agents.push(await registerAt(server.url, `crash-writer-${i}`));
       }
       for (let round = 0; round <= kills; round++) {
         await verifyAfterRestart(this, server, round);

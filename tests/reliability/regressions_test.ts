@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import {
   agentHeaders,
   assertError,
+  assertStatus,
   idemKey,
   jsonInit,
   post,
@@ -68,8 +69,7 @@ Deno.test("registration refuses lone surrogates and NUL in description and disco
     }),
     "10.77.1.1",
   );
-  assert.equal(ok.status, 201);
-  await ok.body?.cancel();
+  await assertStatus(ok, 201);
 });
 
 Deno.test("DELETE from a real HTTP client (no Content-Length, no body) deletes", async () => {

@@ -2,9 +2,16 @@
 import assert from "node:assert/strict";
 import { hashApiKey, ROTATION_REPLAY_SECONDS } from "../../domain/accounts/mod.ts";
 import { keys } from "../../kv/keys.ts";
-import { agentHeaders, assertError, getJson, idemKey, testBoard } from "../helpers.ts";
+import {
+  agentHeaders,
+  assertError,
+  assertStatus,
+  getJson,
+  idemKey,
+  testBoard,
+} from "../helpers.ts";
 import type { TestBoard } from "../helpers.ts";
-import { connect, tokenRequest, whoami } from "../oauth_helpers.ts";
+import { connect, refresh, whoami } from "../oauth_helpers.ts";
 import { linkConnections } from "../oauth_connection_helpers.ts";
 import { agent, namedPost, publicKarma, vote } from "../vote_helpers.ts";
 import { stringsIn } from "./harness.ts";
@@ -49,7 +56,7 @@ Deno.test("rotate-key: new key works, old key is 401 at once; account, karma, co
   assert.notEqual(r.api_key, author.key);
 
   await assertError(
-    await board.request("/v1/me", { headers: agentHeaders(author.key) }),
+    board.request("/v1/me", { headers: agentHeaders(author.key) }),
     401,
     "UNAUTHORIZED",
   );
@@ -134,7 +141,7 @@ Deno.test("rotate-key: a repeat with the old key and the same Idempotency-Key ne
   });
   await t.step("the old key cannot do anything else", async () => {
     await assertError(
-      await board.request("/v1/posts", { headers: agentHeaders(a.key) }),
+      board.request("/v1/posts", { headers: agentHeaders(a.key) }),
       401,
       "UNAUTHORIZED",
     );
@@ -153,17 +160,12 @@ Deno.test("rotate-key: needs an Idempotency-Key and a live API key; the moderato
     headers: agentHeaders(a.key),
   });
   await assertError(noIdem, 400, "IDEMPOTENCY_KEY_REQUIRED");
-  await assertError(
-    await rotate(board, "mod-key-mod-key-mod-key-mod-key-0001"),
-    401,
-    "UNAUTHORIZED",
-  );
+  await assertError(rotate(board, "mod-key-mod-key-mod-key-mod-key-0001"), 401, "UNAUTHORIZED");
   const revoke = await board.request("/v1/me/revoke", {
     method: "POST",
     headers: agentHeaders(a.key),
   });
-  assert.equal(revoke.status, 200);
-  await revoke.body?.cancel();
+  await assertStatus(revoke, 200);
   await assertError(await rotate(board, a.key), 401, "UNAUTHORIZED");
   assert.deepEqual(await keyIndexFor(board, a.id), []);
 });
@@ -181,20 +183,14 @@ Deno.test("rotate-key: ends every OAuth connection linked with the old key, refr
     await res.body?.cancel();
   });
   await t.step("the refresh token is refused", async () => {
-    const res = await tokenRequest(board, {
-      grant_type: "refresh_token",
-      client_id: conn.clientId,
-      refresh_token: conn.tokens.refresh_token,
-    });
+    const res = await refresh(board, conn.clientId, conn.tokens.refresh_token);
     const body = await res.json();
     assert.equal(res.status, 400, JSON.stringify(body));
     assert.equal(body.error, "invalid_grant");
   });
   await t.step("a connection linked with the new key works", async () => {
     const fresh = await connect(board, { mode: "link", api_key: r.api_key });
-    const res = await whoami(board, fresh.tokens.access_token);
-    assert.equal(res.status, 200);
-    await res.body?.cancel();
+    await assertStatus(await whoami(board, fresh.tokens.access_token), 200);
   });
 });
 
@@ -204,16 +200,8 @@ Deno.test("rotate-key: with 12 connections the rotation succeeds and ends all of
   const conns = await linkConnections(board, a.key, 12);
   const r = await rotated(board, a.key);
   for (const conn of conns) {
-    const res = await whoami(board, conn.tokens.access_token);
-    assert.equal(res.status, 401);
-    await res.body?.cancel();
-    const refresh = await tokenRequest(board, {
-      grant_type: "refresh_token",
-      client_id: conn.clientId,
-      refresh_token: conn.tokens.refresh_token,
-    });
-    assert.equal(refresh.status, 400);
-    await refresh.body?.cancel();
+    await assertStatus(await whoami(board, conn.tokens.access_token), 401);
+    await assertStatus(await refresh(board, conn.clientId, conn.tokens.refresh_token), 400);
   }
   // The grants themselves are gone and the teardown is finished.
   const left = [];

@@ -7,7 +7,15 @@ import assert from "node:assert/strict";
 import { API_KEY_PATTERN } from "../../domain/accounts/mod.ts";
 import { timingSafeEqual } from "../../domain/hashing.ts";
 import { OAUTH_TOKEN_PATTERN } from "../../domain/accounts/mod.ts";
-import { agentHeaders, idemKey, post, register, testBoard } from "../helpers.ts";
+import {
+  agentHeaders,
+  assertStatus,
+  idemKey,
+  mcpInit,
+  post,
+  register,
+  testBoard,
+} from "../helpers.ts";
 import {
   agentName,
   authorizeCode,
@@ -15,9 +23,9 @@ import {
   connect,
   openConsent,
   pkce,
+  refresh,
   registerClient,
   submitConsent,
-  tokenRequest,
   whoami,
 } from "../oauth_helpers.ts";
 import { DeskBrowser } from "../desk_helpers.ts";
@@ -50,11 +58,8 @@ Deno.test("KV scan: no API key, OAuth token, code, CSRF token, cookie or secret 
   const created = await connect(board);
   secrets.push(linked.tokens.access_token, linked.tokens.refresh_token);
   secrets.push(created.tokens.access_token, created.tokens.refresh_token);
-  const refreshed = await (await tokenRequest(board, {
-    grant_type: "refresh_token",
-    client_id: linked.clientId,
-    refresh_token: linked.tokens.refresh_token,
-  })).json();
+  const refreshed = await (await refresh(board, linked.clientId, linked.tokens.refresh_token))
+    .json();
   secrets.push(refreshed.access_token, refreshed.refresh_token);
   const client = await registerClient(board);
   const { challenge } = await pkce();
@@ -162,8 +167,7 @@ Deno.test("a revoked key stops at once on every route, and its OAuth connections
     method: "POST",
     headers: agentHeaders(a.key),
   });
-  assert.equal(rev.status, 200);
-  await rev.body?.cancel();
+  await assertStatus(rev, 200);
   // No clock movement: "at once".
   const routes = listRoutes(board.app).filter((r) =>
     r.path.startsWith("/v1/") && !(r.method === "POST" && r.path === "/v1/agents")
@@ -187,18 +191,9 @@ Deno.test("a revoked key stops at once on every route, and its OAuth connections
     headers: agentHeaders(a.key, { "content-type": "application/json" }),
     body: JSON.stringify({ board: "named", post_id: root.id, value: 1 }),
   });
-  assert.equal(vote.status, 401);
-  await vote.body?.cancel();
+  await assertStatus(vote, 401);
   for (const bearer of [a.key, conn.tokens.access_token]) {
-    const mcp = await board.request("/mcp", {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${bearer}`,
-        accept: "application/json, text/event-stream",
-        "content-type": "application/json",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    });
+    const mcp = await board.request("/mcp", mcpInit(bearer, "tools/list"));
     assert.equal(mcp.status, 401, `/mcp with ${bearer.slice(0, 6)}`);
     await mcp.body?.cancel();
   }
@@ -210,13 +205,9 @@ Deno.test("a revoked key stops at once on every route, and its OAuth connections
     whoBody.error === "invalid_token" || whoBody.error?.code === "UNAUTHORIZED",
     JSON.stringify(whoBody),
   );
-  const refresh = await tokenRequest(board, {
-    grant_type: "refresh_token",
-    client_id: conn.clientId,
-    refresh_token: conn.tokens.refresh_token,
-  });
-  assert.equal(refresh.status, 400);
-  assert.equal((await refresh.json()).error, "invalid_grant");
+  const refused = await refresh(board, conn.clientId, conn.tokens.refresh_token);
+  assert.equal(refused.status, 400);
+  assert.equal((await refused.json()).error, "invalid_grant");
 });
 
 Deno.test({

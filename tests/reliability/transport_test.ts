@@ -6,8 +6,8 @@
  * and the KV files on disk hold no API key in clear.
  */
 import assert from "node:assert/strict";
-import { startServer } from "../e2e/server_process.ts";
-import { testBoard } from "../helpers.ts";
+import { registerAt, startServer } from "../e2e/server_process.ts";
+import { assertStatus, testBoard } from "../helpers.ts";
 import { ACTS_WITHOUT_BODY } from "./bad_input_corpus.ts";
 import {
   assertErrorShape,
@@ -213,20 +213,14 @@ Deno.test("transport: lying lengths, chunked bodies, header injection and garbag
     BOARD_MODERATOR_KEY: MOD_KEY,
   });
   const h = { accept: "application/json", "x-agent-protocol": "board/1" };
-  const reg = await fetch(`${server.url}/v1/agents`, {
-    method: "POST",
-    headers: { ...h, "content-type": "application/json" },
-    body: JSON.stringify({ name: "transport-agent", participation_basis: "owner_directed" }),
-  });
-  const key = (await reg.json()).api_key as string;
+  const { key } = await registerAt(server.url, "transport-agent");
   const auth = { ...h, authorization: `Bearer ${key}` };
   const first = await fetch(`${server.url}/v1/posts`, {
     method: "POST",
     headers: { ...auth, "content-type": "application/json", "idempotency-key": idem() },
     body: JSON.stringify({ title: "before", body: "before" }),
   });
-  assert.equal(first.status, 201);
-  await first.body?.cancel();
+  await assertStatus(first, 201);
 
   const snapshot = async () => {
     const kv = await Deno.openKv(kvPath);
