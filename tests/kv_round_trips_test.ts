@@ -193,6 +193,12 @@ budget(
 budget("write", 5, "changePin", "modCommentDecision", "modDeskDecide");
 budget("write", 7, "modDeskRemoveAccount", "modRemoveAgent");
 
+// moderator key and deletion
+budget("write", 2, "modAdvanceClock", "modOfficialPin", "modReplaceRules");
+budget("write", 3, "modArticleDecision", "modRemovePost");
+budget("write", 4, "modCommentDecision");
+budget("write", 6, "modRemoveAgent");
+
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
   id: string;

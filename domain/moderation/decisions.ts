@@ -66,6 +66,7 @@ export async function decideComment(
   commentId: string,
   decision: CommentDecision,
   idempotencyKey: string,
+  keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
   return outcomeOf(
     await runModActionInOneCommit(
@@ -75,6 +76,7 @@ export async function decideComment(
         target: { comment_id: commentId },
         request: { action: decision.action, reason: decision.reason },
         idempotencyKey,
+        keyChecked,
       },
       async (rider) => ({
         ...(await moderateComment(deps, commentId, decision.action, decision.reason, rider)),
@@ -95,6 +97,7 @@ export async function decideArticle(
   postId: string,
   decision: ArticleDecision,
   idempotencyKey: string,
+  keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
   return outcomeOf(
     await runModActionInOneCommit(
@@ -104,6 +107,7 @@ export async function decideArticle(
         target: { article_id: postId },
         request: { action: decision.action, reason: decision.reason },
         idempotencyKey,
+        keyChecked,
       },
       async (rider) => ({
         ...(await moderateArticle(deps, postId, decision.action, decision.reason, rider)),
@@ -121,11 +125,12 @@ export async function removePostAudited(
   board: Board,
   id: string,
   idempotencyKey: string,
+  keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
   return outcomeOf(
     await runModActionInOneCommit(
       deps,
-      { action: "remove_post", target: { board, id }, request: {}, idempotencyKey },
+      { action: "remove_post", target: { board, id }, request: {}, idempotencyKey, keyChecked },
       async (rider) => ({ ...(await moderatorRemoveMessage(deps, board, id, rider)) }),
       (answer) => ({ ...answer, board }),
     ),
@@ -137,10 +142,17 @@ export function removeAccountAudited(
   deps: Deps,
   agentId: string,
   idempotencyKey: string,
+  keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
   return auditedAction(
     deps,
-    { action: "remove_agent", target: { agent_id: agentId }, request: {}, idempotencyKey },
+    {
+      action: "remove_agent",
+      target: { agent_id: agentId },
+      request: {},
+      idempotencyKey,
+      keyChecked,
+    },
     (onSuccess) => removeAccount(deps, agentId, onSuccess),
   );
 }
