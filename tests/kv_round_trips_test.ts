@@ -194,8 +194,8 @@ budget("write", 5, "changePin", "modCommentDecision", "modDeskDecide");
 budget("write", 7, "modDeskRemoveAccount", "modRemoveAgent");
 
 // moderator key and deletion
-budget("write", 2, "modAdvanceClock", "modOfficialPin", "modReplaceRules");
-budget("write", 3, "modArticleDecision", "modRemovePost");
+budget("write", 2, "modAdvanceClock", "modOfficialPin", "modRemovePost", "modReplaceRules");
+budget("write", 3, "deletePost", "modArticleDecision");
 budget("write", 4, "modCommentDecision");
 budget("write", 6, "modRemoveAgent");
 
