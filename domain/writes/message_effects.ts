@@ -9,8 +9,8 @@ import type { Deps } from "../deps.ts";
 import { bodyRest, type MessageRecord, type StoredBody } from "../board/mod.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import {
-  indexEntryOf,
   type IndexedTerms,
+  indexEntryOf,
   sealSearchBatches,
   unindexAllButBlocks,
   unindexMessage,
