@@ -196,7 +196,7 @@ budget("write", 7, "modDeskRemoveAccount", "modRemoveAgent");
 // moderator key and deletion
 budget("write", 2, "modAdvanceClock", "modOfficialPin", "modRemovePost", "modReplaceRules");
 budget("write", 3, "deletePost", "modArticleDecision");
-budget("write", 4, "modCommentDecision");
+budget("write", 4, "modCommentDecision", "modDeskDecide");
 budget("write", 6, "modRemoveAgent");
 
 /** One measured request: what it is, and the response statuses that count as success. */
