@@ -4,6 +4,7 @@
  * `moderatorGate`, installed for every /mod path in routes/app.ts. Every write is an
  * audited, idempotent action (domain/audit.ts).
  */
+import type { Context } from "hono";
 import { z } from "zod";
 import * as modOut from "./responses/moderation.ts";
 import {
@@ -33,11 +34,10 @@ import {
   modRulesSchema,
   pinSchema,
 } from "../schemas.ts";
+import type { AppEnv } from "../env.ts";
 import { parseQueryParam } from "../query_params.ts";
 import { queryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
-import type { Context } from "hono";
-import type { AppEnv } from "../env.ts";
 import { moderatorKeyChecked, routeNotFound } from "../moderator_gate.ts";
 import { boardParam, type Handler, type Operation, operation, pageParams } from "./operation.ts";
 
