@@ -1,6 +1,5 @@
 /** Idempotency records: the key, a fingerprint of the payload, and the receipt it produced. */
-import { type Board, keys } from "../kv/keys.ts";
-import type { Tx } from "../kv/tx.ts";
+import type { Board } from "../kv/keys.ts";
 import { BoardError } from "./errors.ts";
 import { sha256Hex } from "./hashing.ts";
 import { canonicalJson } from "./canonical_json.ts";
@@ -32,7 +31,11 @@ export interface IdempotencyRecord {
   thread_id: string | null;
   root_id: string;
   created_at: number;
-  /** Set when the message was deleted: replays still answer, lookups say not found. */
+  /**
+   * Set by the removals of a store written before. A removal leaves the record as it is: a
+   * replay still answers its receipt, and a lookup finds the publication only while its
+   * message's id index stands (`lookupPublication`).
+   */
   deleted_at: number | null;
 }
 
@@ -116,17 +119,4 @@ export function matchIdempotency(
   if (!existing) return null;
   if (existing.fingerprint === print) return existing;
   throw idempotencyConflict(board === "named" ? `${baseUrl}${LOOKUP_PATH}` : null);
-}
-
-/** Marks the idempotency record of a deleted message (replays still answer; lookups do not). */
-export async function markIdempotencyDeleted(
-  tx: Tx,
-  board: Board,
-  scope: string,
-  key: string,
-  now: number,
-): Promise<void> {
-  const k = keys.idempotency(board, scope, key);
-  const rec = idempotencyRecordOf((await tx.peek(k)).value, board);
-  if (rec) tx.set(k, storedIdempotency({ ...rec, deleted_at: now }));
 }

@@ -58,7 +58,10 @@ const builders = {
    * them beside the id lookup): written for every reply of a root marked `replies_by_id`.
    */
   repliesByRootId: shown<[board: Board, rootId: string, seq: number]>("replies_by_root_id"),
-  /** A root thread whose replies are still being purged after its deletion. */
+  /**
+   * A removed message whose purge is still to run (a root's replies, a reply's thread count, its
+   * sealed search postings), marked by its removal's commit.
+   */
   purges: shown<[board: Board, rootSeq: number]>("purges"),
 
   // ---- idempotency: scope is an agent id (named) or a network (b)

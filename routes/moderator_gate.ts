@@ -15,7 +15,7 @@ import {
 import { BoardError } from "../domain/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { namesJson } from "./accept.ts";
-import { bearerToken, whileAuthenticating } from "./authentication.ts";
+import { bearerToken, callerOf, whileAuthenticating } from "./authentication.ts";
 import { timingSafeEqual } from "../domain/hashing.ts";
 import { hasBody } from "./guards.ts";
 import { errorObject, requireJsonContentType } from "./http.ts";
@@ -53,9 +53,10 @@ export const moderatorGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearerToken(c.req.header("authorization"));
   if (!token) throw moderatorUnauthorized();
   const deps = c.get("deps");
-  if (c.req.method === "GET" && timingSafeEqual(token, modKey)) {
-    // The right key on a read: the wrong-key window (its 429) is read while the operation
-    // reads, and decides the answer (whileAuthenticating). Wrong keys never reach a handler.
+  if (timingSafeEqual(token, modKey)) {
+    // The right key: the wrong-key window (its 429) is read while the operation reads, and
+    // decides the answer (whileAuthenticating). A write waits for it before it writes
+    // anything (`moderatorKeyChecked`). Wrong keys never reach a handler.
     const windowOpen: MiddlewareHandler<AppEnv> = async (_c, go) => {
       await checkWrongKeyWindow(deps, c.get("network"));
       await go();
@@ -65,3 +66,15 @@ export const moderatorGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   await checkModeratorKey(deps, c.get("network"), token, modKey);
   await next();
 };
+
+/**
+ * The moderator key's check that runs beside a `/mod` operation (`moderatorGate`): resolves
+ * once the key's network window admitted the request, rejects when it refused it (the request
+ * then answers that refusal). A `/mod` write hands it to its audited action
+ * (`ModActionSpec.keyChecked`), which reads beside it and writes nothing before it resolved.
+ */
+export function moderatorKeyChecked(c: Context<AppEnv>): Promise<void> {
+  const checked = callerOf(c).then(() => {});
+  checked.catch(() => {}); // the refusal is answered by the gate
+  return checked;
+}

@@ -211,6 +211,11 @@ budget("write", 4, "modCommentDecision", "modDeskDecide");
 // pins
 budget("write", 3, "changePin");
 budget("read", 2, "getMyActivity");
+// moderator key and deletion
+budget("write", 2, "modAdvanceClock", "modOfficialPin", "modRemovePost", "modReplaceRules");
+budget("write", 3, "deletePost", "modArticleDecision");
+budget("write", 4, "modCommentDecision", "modDeskDecide");
+budget("write", 6, "modRemoveAgent");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {

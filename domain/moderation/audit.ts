@@ -59,6 +59,12 @@ export interface ModActionSpec {
   target: Record<string, unknown>;
   request: Record<string, unknown>;
   idempotencyKey: string;
+  /**
+   * The moderator key's check running beside the action (routes/moderator_gate.ts): the
+   * action reads beside it, and writes and records nothing before it resolved; when it
+   * rejects, the action ends with that rejection, having written nothing.
+   */
+  keyChecked?: Promise<void>;
 }
 
 export interface ModOutcome {
@@ -156,7 +162,10 @@ export async function runModActionInOneCommit(
   let seq = 0;
   const rider: CommitRider = {
     async read(tx): Promise<RiderTurn> {
-      const [claimE, counterE] = await tx.getMany([claimKey, keys.counters("mod_audit")]);
+      const [[claimE, counterE]] = await Promise.all([
+        tx.getMany([claimKey, keys.counters("mod_audit")]),
+        spec.keyChecked,
+      ]);
       const now = deps.clock.now();
       const decided = decideClaim(claimE, counterE, print, now);
       if ("replay" in decided) {
@@ -187,6 +196,8 @@ export async function runModActionInOneCommit(
     if (err instanceof RecordedOutcome) {
       return { status: err.status, body: err.body, replayed: true, seq: err.seq };
     }
+    // A refusal before the key was checked is recorded only once it passed.
+    await spec.keyChecked;
     if (!(err instanceof BoardError) || err.status >= 500) throw err;
     const earlier = await recordRefusal(deps, spec, print, claimKey, err);
     if (earlier) return earlier;

@@ -14,6 +14,7 @@ export async function advanceClockAudited(
   deps: Deps,
   seconds: number,
   idempotencyKey: string,
+  keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
   return outcomeOf(
     await runModActionInOneCommit(
@@ -23,6 +24,7 @@ export async function advanceClockAudited(
         target: { clock: "service" },
         request: { advance_seconds: seconds },
         idempotencyKey,
+        keyChecked,
       },
       async (rider) => {
         const { value } = await transact(deps.kv, async (tx) => {

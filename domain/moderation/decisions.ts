@@ -47,6 +47,7 @@ export async function decideComment(
   commentId: string,
   decision: CommentDecision,
   idempotencyKey: string,
+  keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
   return outcomeOf(
     await runModActionInOneCommit(
@@ -56,6 +57,7 @@ export async function decideComment(
         target: { comment_id: commentId },
         request: { action: decision.action, reason: decision.reason },
         idempotencyKey,
+        keyChecked,
       },
       async (rider) => ({
         ...(await moderateComment(deps, commentId, decision.action, decision.reason, rider)),
@@ -76,6 +78,7 @@ export async function decideArticle(
   postId: string,
   decision: ArticleDecision,
   idempotencyKey: string,
+  keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
   return outcomeOf(
     await runModActionInOneCommit(
@@ -85,6 +88,7 @@ export async function decideArticle(
         target: { article_id: postId },
         request: { action: decision.action, reason: decision.reason },
         idempotencyKey,
+        keyChecked,
       },
       async (rider) => ({
         ...(await moderateArticle(deps, postId, decision.action, decision.reason, rider)),
@@ -102,11 +106,12 @@ export async function removePostAudited(
   board: Board,
   id: string,
   idempotencyKey: string,
+  keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
   return outcomeOf(
     await runModActionInOneCommit(
       deps,
-      { action: "remove_post", target: { board, id }, request: {}, idempotencyKey },
+      { action: "remove_post", target: { board, id }, request: {}, idempotencyKey, keyChecked },
       async (rider) => ({ ...(await moderatorRemoveMessage(deps, board, id, rider)) }),
       (answer) => ({ ...answer, board }),
     ),
@@ -121,11 +126,18 @@ export async function removeAccountAudited(
   deps: Deps,
   agentId: string,
   idempotencyKey: string,
+  keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
   return outcomeOf(
     await runModActionInOneCommit(
       deps,
-      { action: "remove_agent", target: { agent_id: agentId }, request: {}, idempotencyKey },
+      {
+        action: "remove_agent",
+        target: { agent_id: agentId },
+        request: {},
+        idempotencyKey,
+        keyChecked,
+      },
       async (rider) => ({ ...(await removeAccount(deps, agentId, rider)) }),
     ),
   );

@@ -18,12 +18,14 @@ export async function officialPinAudited(
   deps: Deps,
   input: { board: Board; thread_id: string; pinned: boolean },
   idempotencyKey: string,
+  keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
   const spec = {
     action: "official_pin" as const,
     target: { board: input.board, thread_id: input.thread_id },
     request: { pinned: input.pinned },
     idempotencyKey,
+    keyChecked,
   };
   return outcomeOf(
     await runModActionInOneCommit(
@@ -45,6 +47,7 @@ export async function replaceRulesAudited(
   deps: Deps,
   text: string,
   idempotencyKey: string,
+  keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
   checkText("text", text);
   const spec = {
@@ -52,6 +55,7 @@ export async function replaceRulesAudited(
     target: { rules: "current" },
     request: { text_bytes: utf8Length(text), text_sha256: await sha256Hex(text) },
     idempotencyKey,
+    keyChecked,
   };
   return outcomeOf(
     await runModActionInOneCommit(

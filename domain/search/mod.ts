@@ -18,9 +18,11 @@ export {
   lookupBlocks,
   newestBlock,
   reindexMessage,
+  retractPostings,
   sealedState,
   stageIndexChange,
   storedTerms,
+  unindexAllButBlocks,
   unindexMessage,
 } from "./postings.ts";
 export type { BlockLookups, IndexedTerms, SealedState } from "./postings.ts";

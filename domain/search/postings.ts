@@ -218,18 +218,43 @@ export async function unindexMessage(
   m: MessageRecord,
   configuredBatch: number,
 ): Promise<void> {
-  if (!isSearchable(m)) return;
+  const sealed = await unindexAllButBlocks(tx, m, configuredBatch);
+  if (sealed) await retractPostings(tx, m.seq, sealed);
+}
+
+/**
+ * Stages the removal of a message from the index but for its seq in the sealed posting
+ * blocks: its term list goes with the body entry the caller removes (a list kept apart by a
+ * store written before is deleted here), and a batch being sealed from it starts over
+ * (`sealedFor`). Answers the term list whose blocks still hold the seq, for
+ * `retractPostings` (null when no block does: not indexed, or its batch not sealed yet).
+ * Until then search skips the seq, as any seq whose summary is gone.
+ */
+export async function unindexAllButBlocks(
+  tx: Tx,
+  m: MessageRecord,
+  configuredBatch: number,
+): Promise<IndexedTerms | null> {
+  if (!isSearchable(m)) return null;
   const stored = await tx.peek(keys.bodies(m.board, m.seq));
   const [entry] = await termListsOf(tx.kv, [stored]);
-  if (!entry) return;
+  if (!entry) return null;
   if (typeof stored.value === "string") tx.delete(keys.searchTermsByMessage(m.seq));
   const state = await sealedFor(tx, m, configuredBatch);
-  if (m.seq > state.upTo) return;
-  for (const block of await blocksAt(tx, listsOf(entry), m.seq)) {
+  return m.seq > state.upTo ? null : entry;
+}
+
+/**
+ * Stages `seq` out of the sealed posting blocks of `entry`'s lists (the last one out deletes
+ * the block); a block that no longer holds it is left alone, so doing it twice is harmless.
+ * Blocks are read without checks (see `unindexMessage`).
+ */
+export async function retractPostings(tx: Tx, seq: number, entry: IndexedTerms): Promise<void> {
+  for (const block of await blocksAt(tx, listsOf(entry), seq)) {
     if (!block) continue;
     const { seqs, total } = decodeBlock(block.value);
-    if (!seqs.includes(m.seq)) continue;
-    const rest = seqs.filter((s) => s !== m.seq);
+    if (!seqs.includes(seq)) continue;
+    const rest = seqs.filter((s) => s !== seq);
     if (rest.length) tx.set(block.key, encodeBlock({ seqs: rest, total }));
     else tx.delete(block.key);
   }

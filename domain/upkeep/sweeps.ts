@@ -19,7 +19,7 @@ import { resumePurges } from "../writes/mod.ts";
 import { sealSearchBatches } from "../search/mod.ts";
 
 interface SweepReport {
-  /** Root-thread purges finished (their replies removed). */
+  /** Removal purges finished (a root's replies, a removed message's search blocks, a reply's thread count). */
   purges_resumed: number;
   /** Account removals finished. */
   account_purges_resumed: number;

@@ -8,7 +8,13 @@ import { unmetered } from "../../kv/meter.ts";
 import type { Deps } from "../deps.ts";
 import { bodyRest, type MessageRecord, type StoredBody } from "../board/mod.ts";
 import { type Board, keys } from "../../kv/keys.ts";
-import { indexEntryOf, sealSearchBatches, unindexMessage } from "../search/mod.ts";
+import {
+  type IndexedTerms,
+  indexEntryOf,
+  sealSearchBatches,
+  unindexAllButBlocks,
+  unindexMessage,
+} from "../search/mod.ts";
 import { removeMessageKarma } from "../votes/mod.ts";
 import { onKarmaChanged } from "../pins/mod.ts";
 
@@ -39,10 +45,24 @@ export function removalReadPlan(
   ];
 }
 
-/** Runs inside the commit that removes a message (delete, purge or moderation). */
-export async function onMessageRemoved(tx: Tx, deps: Deps, m: MessageRecord): Promise<void> {
-  await unindexMessage(tx, m, deps.config.searchBatch);
+/**
+ * Runs inside the commit that removes a message (delete, purge or moderation). With
+ * `blocksLater` (a removal that answers before its purge), the message's seq stays in the
+ * sealed posting blocks holding it, whose lookups would cost the removal a round trip: the
+ * term list of those blocks is answered, for the purge to take the seq out
+ * (`retractPostings`); search skips it meanwhile, its summary being gone. Otherwise null.
+ */
+export async function onMessageRemoved(
+  tx: Tx,
+  deps: Deps,
+  m: MessageRecord,
+  blocksLater = false,
+): Promise<IndexedTerms | null> {
+  let left: IndexedTerms | null = null;
+  if (blocksLater) left = await unindexAllButBlocks(tx, m, deps.config.searchBatch);
+  else await unindexMessage(tx, m, deps.config.searchBatch);
   await removeMessageKarma(tx, deps, m, onKarmaChanged);
+  return left;
 }
 
 /**

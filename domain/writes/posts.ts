@@ -9,7 +9,6 @@ import {
   fingerprint,
   type IdempotencyRecord,
   idempotencyRecordOf,
-  markIdempotencyDeleted,
   matchIdempotency,
   storedIdempotency,
 } from "../idempotency.ts";
@@ -49,6 +48,7 @@ import { agentEventsTail, noteAgentEvent, packIds, primeAgentEvents } from "../a
 import { mentionedNames } from "../mentions.ts";
 import { flattenNamed } from "../../kv/read_many.ts";
 import type { PendingVoter } from "../votes/mod.ts";
+import { type IndexedTerms, retractPostings } from "../search/mod.ts";
 
 /** Author identity of a write: an agent on the named board, anonymous on `b`. */
 export interface Author {
@@ -358,7 +358,11 @@ export function createReply(
   });
 }
 
-/** Looks up the caller's own retained publication by the Idempotency-Key of its write. */
+/**
+ * Looks up the caller's own retained publication by the Idempotency-Key of its write: found
+ * while its message's id index stands (a removal erases it in its commit and leaves the
+ * record, so a replay of the write still answers its receipt).
+ */
 export async function lookupPublication(deps: Deps, board: Board, scope: string, key: string) {
   const stored = (await deps.kv.get(keys.idempotency(board, scope, key))).value;
   const rec = idempotencyRecordOf(stored, board);
@@ -378,19 +382,47 @@ export async function lookupPublication(deps: Deps, board: Board, scope: string,
 }
 
 /**
+ * Work a removal leaves for after its answer, marked in its commit (`purgeReplies` does it;
+ * `resumePurges` finishes it after a crash): a removed root's replies, a removed reply's
+ * root's reply count, and the removed message's seq in the sealed posting blocks still
+ * holding it.
+ */
+interface PurgeMark {
+  /** The removed message's thread (a root's own id). */
+  root_id: string;
+  started_at: number;
+  /**
+   * A removed reply: the seq of its root, whose reply count the purge lowers (no replies to
+   * purge, no thread hidden by the board head).
+   */
+  reply_of?: number;
+  /** The term list whose sealed posting blocks still hold the removed message's seq. */
+  postings?: IndexedTerms;
+}
+
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    purges: PurgeMark;
+  }
+}
+
+/**
  * Removes a message in one commit. A reply goes at once. A root is hidden at once (its
  * record erased and its seq added to the head's purge list in that commit), and its replies
- * are purged after it (`afterThreadRemoved`); `resumePurges` finishes that after a crash.
+ * are purged after it (`afterRemoval`); `resumePurges` finishes that after a crash.
  * `actor` null means a moderator (no ownership check).
  *
  * Read plan: one planned batch at the seq the id carries (the message, its body entry with
  * its search terms, the sealed-search marker, and for an author's own delete the author's
- * karma records; an id made before goes by the id index, one round trip more), then the keys
- * that depend on the message (its Idempotency-Key record, its root when it is a reply, the
- * author's karma records for a moderator, the search posting blocks holding it) together.
- * Those are read before the board lock is taken; under the lock only the board head and the
- * retained-posts counter are read, with the first batch when the lock is free, then the one
- * commit.
+ * karma records; an id made before goes by the id index, one round trip more); only a
+ * moderator's removal of a message with a score reads more after it (the author's karma
+ * records, which the message names). That is read before the board lock is taken; under the
+ * lock only the board head and the retained-posts counter are read, with the first batch when
+ * the lock is free, then the one commit. What would need another read round is left: the
+ * message's Idempotency-Key record as it is (a lookup finds a publication only while its
+ * message's id index stands), and, for the purge after the answer (`PurgeMark`), a reply's
+ * root's reply count and the message's seq in the sealed posting blocks (found by listing
+ * them); search skips the seq meanwhile, its summary being gone.
  */
 export async function removeMessage(
   deps: Deps,
@@ -407,7 +439,7 @@ export async function removeMessage(
     kind: rec.kind,
     replies_removed: rec.kind === "root" ? rec.reply_count : 0,
   });
-  const { value: rec } = await transactPrepared(
+  const { value: removed } = await transactPrepared(
     deps.kv,
     async (tx) => {
       // The first batch at the seq the id carries; an id made before goes by the index.
@@ -423,16 +455,16 @@ export async function removeMessage(
         ? claimed
         : (await tx.peek(keys.messageSeqById(board, id))).value;
       if (seq === null) throw await missingMessage(deps.kv, board, id, deps.clock.now());
-      const rec = await stageRemoval(tx, deps, board, seq, authorId, false);
-      if (!rec) throw notFound("message", id);
-      return rec;
+      const staged = await stageRemoval(tx, deps, board, seq, authorId, false, true);
+      if (!staged) throw notFound("message", id);
+      return staged;
     },
     async (tx, staged) => {
       const [hot, turn] = await Promise.all([
         tx.getNamed({ head: keys.boardHeads(board), retained: keys.counters("posts") }),
         rider?.read(tx),
       ]);
-      const rec = await staged;
+      const { rec, postings } = await staged;
       const head = hot.head.value ?? EMPTY_HEAD;
       if (isHidden(rec, head)) throw notFound("message", id);
       if (actor && rec.agent_id !== actor.agentId) {
@@ -440,26 +472,33 @@ export async function removeMessage(
       }
       await releaseRetained(tx, 1);
       if (rec.kind === "root") {
-        tx.set(keys.boardHeads(board), { ...head, purging: [...head.purging, rec.seq] })
-          .set(keys.purges(board, rec.seq), { root_id: rec.id, started_at: deps.clock.now() });
+        tx.set(keys.boardHeads(board), { ...head, purging: [...head.purging, rec.seq] });
       }
+      tx.set(keys.purges(board, rec.seq), {
+        root_id: rec.root_id,
+        started_at: deps.clock.now(),
+        ...(rec.kind === "reply" ? { reply_of: rec.root_seq } : {}),
+        ...(postings ? { postings } : {}),
+      });
       turn?.finish(tx, answerOf(rec));
       return rec;
     },
     { lock: BOARD_WRITES_LOCK },
   );
-  if (rec.kind === "root") await afterThreadRemoved(deps, board, rec.seq);
-  return answerOf(rec);
+  await afterRemoval(deps, board, removed.seq);
+  return answerOf(removed);
 }
 
 /**
  * Reads what removing message `seq` needs (the read plan of `removeMessage`) and stages
  * every write but the board head's and the retained counter's (the caller checks that the
  * message is not hidden and may be removed before it commits): the message erased and
- * remembered as deleted (`withThread`: with its deleted thread), its Idempotency-Key record
- * marked, its search postings retracted, its karma taken back, its root's reply count
- * lowered. Answers the message removed, or null when it is not there. `authorId`, when
- * known before the message is read, has the author's karma records read in the first batch.
+ * remembered as deleted (`withThread`: with its deleted thread), its search term list and
+ * postings retracted, its karma taken back, its root's reply count lowered; with `later` (a
+ * removal answered before its purge) the postings and the root's count are left to the purge.
+ * Answers the message removed with the term list whose sealed blocks still hold it (`later`
+ * only), or null when it is not there. `authorId`, when known before the message is read,
+ * has the author's karma records read in the first batch.
  */
 async function stageRemoval(
   tx: Tx,
@@ -468,22 +507,22 @@ async function stageRemoval(
   seq: number,
   authorId: string | null,
   withThread: boolean,
-): Promise<MessageRecord | null> {
+  later = false,
+): Promise<{ rec: MessageRecord; postings: IndexedTerms | null } | null> {
   const now = deps.clock.now();
   tx.prefetch(removalKeys(board, seq, authorId));
   const rec = (await tx.get(keys.messages(board, seq))).value;
   if (!rec) return null;
-  const root = rec.kind === "reply" ? keys.messages(board, rec.root_seq) : null;
-  // The keys that depend on the message, in one batch with the search blocks' lookups.
-  tx.prefetch([
-    keys.idempotency(board, rec.idem_scope, rec.idem_key),
-    ...(root ? [root] : []),
-    ...(rec.agent_id === authorId ? [] : removalReadPlan(board, seq, rec.agent_id)),
-  ]);
+  const root = rec.kind === "reply" && !later ? keys.messages(board, rec.root_seq) : null;
+  // The keys that depend on the message, in one batch: its root, and the author's karma
+  // records when the removal takes karma back and they were not read in the first batch.
+  const karma = rec.agent_id === authorId || rec.score === 0
+    ? []
+    : removalReadPlan(board, seq, rec.agent_id);
+  tx.prefetch([...(root ? [root] : []), ...karma]);
   eraseMessage(tx, rec);
   markDeleted(tx, rec, now, withThread);
-  await onMessageRemoved(tx, deps, rec);
-  await markIdempotencyDeleted(tx, board, rec.idem_scope, rec.idem_key, now);
+  const postings = await onMessageRemoved(tx, deps, rec, later);
   if (root) {
     // Gone when the whole thread is being removed (a purge): nothing to count down then.
     const rootRec = (await tx.get(root)).value;
@@ -491,7 +530,7 @@ async function stageRemoval(
       writeMessage(tx, { ...rootRec, reply_count: Math.max(0, rootRec.reply_count - 1) });
     }
   }
-  return rec;
+  return { rec, postings };
 }
 
 /** The first batch of a removal of message `seq` (`stageRemoval`). */
@@ -500,23 +539,31 @@ function removalKeys(board: Board, seq: number, authorId: string | null): Deno.K
 }
 
 /**
- * After the commit that hid root thread `rootSeq`: its replies are purged (`purgeReplies`),
- * apart from the request (its KV calls are not the request's, kv/meter.ts). In production
- * the answer does not wait for it (`backgroundPurges`); a purge cut short (a crash, an
- * isolate stopped) is finished by `resumePurges` at start and by the tidy-up cron, and the
- * thread stays hidden everywhere meanwhile. Tests wait for it.
+ * After the commit that removed message `seq` and marked its purge (`PurgeMark`): the purge runs
+ * (`purgeReplies`), apart from the request (its KV calls are not the request's, kv/meter.ts).
+ * In production the answer does not wait for it (`backgroundPurges`); a purge cut short (a
+ * crash, an isolate stopped) is finished by `resumePurges` at start and by the tidy-up cron,
+ * and the thread stays hidden everywhere meanwhile. Tests wait for it.
  */
-async function afterThreadRemoved(deps: Deps, board: Board, rootSeq: number): Promise<void> {
-  const purging = unmetered(() => purgeReplies(deps, board, rootSeq)).catch((err) => {
-    console.error("purging a deleted thread's replies failed; it resumes later", err);
+async function afterRemoval(deps: Deps, board: Board, seq: number): Promise<void> {
+  const purging = unmetered(() => purgeReplies(deps, board, seq)).catch((err) => {
+    console.error("purging a removed message failed; it resumes later", err);
   });
   if (!deps.config.backgroundPurges) await purging;
 }
 
-/** Purges every reply of a deleted root, one commit per reply, then clears the purge mark. */
+/**
+ * Does the work removing message `rootSeq` marked (`PurgeMark`): every reply of a deleted
+ * root, one commit per reply, then, in one commit, the removed message's seq out of the
+ * sealed posting blocks still holding it, a removed reply's root's reply count lowered, and
+ * the mark cleared (a root's seq off the board head's purge list). Each step is a checked
+ * commit, so an instance finishing the same purge at the same time changes nothing twice.
+ * Answers how many replies it removed.
+ */
 export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): Promise<number> {
+  const mark = (await deps.kv.get(keys.purges(board, rootSeq))).value;
   let removed = 0;
-  while (true) {
+  while (mark?.reply_of === undefined) {
     const batch: Deno.KvKey[] = [];
     const prefix = keys.repliesByRoot.range(board, rootSeq);
     for await (const e of deps.kv.list({ prefix }, { limit: 50 })) batch.push(e.key);
@@ -543,10 +590,25 @@ export async function purgeReplies(deps: Deps, board: Board, rootSeq: number): P
       removed++;
     }
   }
+  const replyOf = mark?.reply_of;
   await transact(deps.kv, async (tx) => {
-    const head = (await tx.get(keys.boardHeads(board))).value ?? EMPTY_HEAD;
-    tx.set(keys.boardHeads(board), { ...head, purging: head.purging.filter((s) => s !== rootSeq) })
-      .delete(keys.purges(board, rootSeq));
+    const read = await tx.getNamed({
+      mark: keys.purges(board, rootSeq),
+      head: replyOf === undefined ? keys.boardHeads(board) : null,
+      root: replyOf === undefined ? null : keys.messages(board, replyOf),
+    });
+    const now = read.mark.value;
+    if (mark && !now) return; // finished meanwhile, by another instance
+    if (now?.postings) await retractPostings(tx, rootSeq, now.postings);
+    if (read.head) {
+      const head = read.head.value ?? EMPTY_HEAD;
+      const purging = head.purging.filter((s) => s !== rootSeq);
+      tx.set(keys.boardHeads(board), { ...head, purging });
+    }
+    // Gone when its thread was removed meanwhile: nothing to count down then.
+    const root = read.root?.value;
+    if (root) writeMessage(tx, { ...root, reply_count: Math.max(0, root.reply_count - 1) });
+    tx.delete(keys.purges(board, rootSeq));
   }, { lock: BOARD_WRITES_LOCK });
   return removed;
 }

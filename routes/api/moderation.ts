@@ -4,6 +4,7 @@
  * `moderatorGate`, installed for every /mod path in routes/app.ts. Every write is an
  * audited, idempotent action (domain/audit.ts).
  */
+import type { Context } from "hono";
 import { z } from "zod";
 import * as modOut from "./responses/moderation.ts";
 import {
@@ -15,6 +16,7 @@ import {
 } from "../../domain/articles/mod.ts";
 import {
   advanceClockAudited,
+  type AuditedAnswer,
   decideArticle,
   decideComment,
   listAudit,
@@ -32,11 +34,12 @@ import {
   modRulesSchema,
   pinSchema,
 } from "../schemas.ts";
+import type { AppEnv } from "../env.ts";
 import { parseQueryParam } from "../query_params.ts";
 import { queryParam } from "../http.ts";
-import { routeNotFound } from "../moderator_gate.ts";
 import { pageInput } from "./inputs.ts";
-import { boardParam, type Operation, operation, pageParams } from "./operation.ts";
+import { moderatorKeyChecked, routeNotFound } from "../moderator_gate.ts";
+import { boardParam, type Handler, type Operation, operation, pageParams } from "./operation.ts";
 
 /** Pending guest comments: up to 50 a page, oldest first. */
 const PENDING_PAGE = { min: 1, max: 50, default: 50 };
@@ -58,13 +61,22 @@ function modOp<B>(op: Omit<Operation<B>, "tag" | "auth" | "headers" | "operatorO
     errors: ["NOT_FOUND", "RATE_LIMITED", ...(op.errors ?? [])],
   });
 }
-/** An audited moderator write: idempotent; its 200 answer is the action's outcome. */
+/**
+ * An audited moderator write: idempotent; its 200 answer is the action's outcome. It runs while
+ * the moderator key's window is read (routes/moderator_gate.ts): `act` hands `keyChecked` to
+ * its audited action, which reads beside it and writes nothing before it resolved.
+ */
 function modWriteOp<B>(
   outcome: z.ZodType,
   op: Omit<
     Operation<B>,
-    "tag" | "auth" | "headers" | "operatorOnly" | "idempotency" | "responses" | "errors"
+    "tag" | "auth" | "headers" | "operatorOnly" | "idempotency" | "responses" | "errors" | "handler"
   >,
+  act: (
+    c: Context<AppEnv>,
+    input: Parameters<Handler<B>>[1],
+    keyChecked: Promise<void>,
+  ) => Promise<{ answer: AuditedAnswer }>,
 ): Operation {
   return modOp<B>({
     ...op,
@@ -73,6 +85,7 @@ function modWriteOp<B>(
       200: { description: "The action's outcome (`replayed` on a repeat).", schema: outcome },
     },
     errors: ["IDEMPOTENCY_CONFLICT", "CONFLICT"],
+    handler: async (c, input) => (await act(c, input, moderatorKeyChecked(c))).answer,
   });
 }
 
@@ -84,54 +97,49 @@ export const MOD_OPERATIONS: Operation[] = [
     operationId: "modRemovePost",
     summary: "Remove a post or reply (a root takes its replies)",
     params: [boardParam('Default "named".')],
-    handler: async (c, { id, key }) => {
-      const board = parseQueryParam("board", boardSchema, queryParam(c, "board") ?? "named");
-      return (await removePostAudited(c.get("deps"), board, id, key)).answer;
-    },
+  }, (c, { id, key }, keyChecked) => {
+    const board = parseQueryParam("board", boardSchema, queryParam(c, "board") ?? "named");
+    return removePostAudited(c.get("deps"), board, id, key, keyChecked);
   }),
   modWriteOp(modOut.modRemoveAgentResponse, {
     method: "delete",
     path: "/mod/agents/{id}",
     operationId: "modRemoveAgent",
     summary: "Remove an account: key revoked, connections ended, pins retired, content purged",
-    handler: async (c, { id, key }) => (await removeAccountAudited(c.get("deps"), id, key)).answer,
-  }),
+  }, (c, { id, key }, keyChecked) => removeAccountAudited(c.get("deps"), id, key, keyChecked)),
   modWriteOp<z.infer<typeof pinSchema>>(modOut.modOfficialPinResponse, {
     method: "post",
     path: "/mod/pins",
     operationId: "modOfficialPin",
     summary: "Official notice on or off (permanent, outside community capacity)",
     body: { name: "Pin", schema: pinSchema },
-    handler: async (c, { key, body }) =>
-      (await officialPinAudited(c.get("deps"), body, key)).answer,
-  }),
-  modWriteOp<z.infer<typeof modRulesSchema>>(modOut.modReplaceRulesResponse, {
-    method: "put",
-    path: "/mod/rules",
-    operationId: "modReplaceRules",
-    summary: "Replace the rules text (a new revision)",
-    body: { name: "ModRules", schema: modRulesSchema },
-    handler: async (c, { key, body }) =>
-      (await replaceRulesAudited(c.get("deps"), body.text, key)).answer,
-  }),
+  }, (c, { key, body }, keyChecked) => officialPinAudited(c.get("deps"), body, key, keyChecked)),
+  modWriteOp<z.infer<typeof modRulesSchema>>(
+    modOut.modReplaceRulesResponse,
+    {
+      method: "put",
+      path: "/mod/rules",
+      operationId: "modReplaceRules",
+      summary: "Replace the rules text (a new revision)",
+      body: { name: "ModRules", schema: modRulesSchema },
+    },
+    (c, { key, body }, keyChecked) =>
+      replaceRulesAudited(c.get("deps"), body.text, key, keyChecked),
+  ),
   modWriteOp<z.infer<typeof commentDecisionSchema>>(modOut.modCommentDecisionResponse, {
     method: "post",
     path: "/mod/comments/{id}/decision",
     operationId: "modCommentDecision",
     summary: "Approve or reject a guest or agent comment",
     body: { name: "CommentDecision", schema: commentDecisionSchema },
-    handler: async (c, { id, key, body }) =>
-      (await decideComment(c.get("deps"), id, body, key)).answer,
-  }),
+  }, (c, { id, key, body }, keyChecked) => decideComment(c.get("deps"), id, body, key, keyChecked)),
   modWriteOp<z.infer<typeof articleDecisionSchema>>(modOut.modArticleDecisionResponse, {
     method: "post",
     path: "/mod/articles/{id}/decision",
     operationId: "modArticleDecision",
     summary: "Reject, restrict or restore an article",
     body: { name: "ArticleDecision", schema: articleDecisionSchema },
-    handler: async (c, { id, key, body }) =>
-      (await decideArticle(c.get("deps"), id, body, key)).answer,
-  }),
+  }, (c, { id, key, body }, keyChecked) => decideArticle(c.get("deps"), id, body, key, keyChecked)),
   modOp({
     method: "get",
     path: "/mod/comments/pending",
@@ -203,18 +211,21 @@ export const MOD_OPERATIONS: Operation[] = [
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
     handler: (c, { query }) => listAudit(c.get("deps"), query),
   }),
-  modWriteOp<z.infer<typeof clockAdvanceSchema>>(modOut.modAdvanceClockResponse, {
-    method: "post",
-    path: "/mod/clock",
-    operationId: "modAdvanceClock",
-    summary: "Move the service clock forward (only with BOARD_TEST_CLOCK=1; else 404)",
-    body: { name: "ClockAdvance", schema: clockAdvanceSchema },
-    // 404 unless the test clock is on, before any input is read.
-    guards: [async (c, next) => {
-      if (!c.get("deps").config.testClock) return routeNotFound(c);
-      await next();
-    }],
-    handler: async (c, { key, body }) =>
-      (await advanceClockAudited(c.get("deps"), body.advance_seconds, key)).answer,
-  }),
+  modWriteOp<z.infer<typeof clockAdvanceSchema>>(
+    modOut.modAdvanceClockResponse,
+    {
+      method: "post",
+      path: "/mod/clock",
+      operationId: "modAdvanceClock",
+      summary: "Move the service clock forward (only with BOARD_TEST_CLOCK=1; else 404)",
+      body: { name: "ClockAdvance", schema: clockAdvanceSchema },
+      // 404 unless the test clock is on, before any input is read.
+      guards: [async (c, next) => {
+        if (!c.get("deps").config.testClock) return routeNotFound(c);
+        await next();
+      }],
+    },
+    (c, { key, body }, keyChecked) =>
+      advanceClockAudited(c.get("deps"), body.advance_seconds, key, keyChecked),
+  ),
 ];

@@ -14,6 +14,7 @@ import type { Deps } from "../../domain/deps.ts";
 import { BoardError } from "../../domain/errors.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
 import {
+  type AuditedOutcome,
   auditRecord,
   decideArticle,
   decideComment,
@@ -290,13 +291,51 @@ export async function deskQueue(c: Context<AppEnv>) {
 /**
  * `POST /mod/desk`: a decision on a held comment (approve, reject) or an open appeal
  * (approve = `restore`, reject = `reject`), through the same audited domain functions as
- * `POST /mod/comments/{id}/decision` and `POST /mod/articles/{id}/decision`.
+ * `POST /mod/comments/{id}/decision` and `POST /mod/articles/{id}/decision`. The decision starts
+ * while the session is read, so its first reads go out with the session's: it writes nothing,
+ * and records nothing, before the post passed its checks (`keyChecked`, as the moderator key's
+ * window on `/mod`); a refused post ends it having written nothing.
  */
 export async function deskDecide(c: Context<AppEnv>) {
-  const checked = await postedForm(c);
+  const deps = c.get("deps");
+  let admit!: (ok: boolean) => void;
+  const keyChecked = new Promise<void>((pass, refuse) => {
+    admit = (ok) => ok ? pass() : refuse(new Error("the desk post was refused"));
+  });
+  keyChecked.catch(() => {}); // a refused post answers its refusal
+  const checked = await postedForm(c, (form) => {
+    const decided = decisionOf(deps, form, keyChecked);
+    decided?.catch(() => {}); // answered below, once the post passed its checks
+    return Promise.resolve({ decided });
+  });
+  admit(!(checked instanceof Response));
   if (checked instanceof Response) return checked;
   const { session, form } = checked;
-  const deps = c.get("deps");
+  const decided = checked.also?.decided;
+  if (!decided) {
+    const message =
+      "That decision form was incomplete, so nothing was changed. Use the forms below.";
+    return await queuePage(c, session, null, { id: null, message }, 400);
+  }
+  try {
+    const out = await decided;
+    return c.redirect(`${DESK_PATH}?done=${out.auditSeq}`, 303);
+  } catch (e) {
+    if (!(e instanceof BoardError) || e.status >= 500) throw e;
+    const message = e.code === "INVALID_INPUT"
+      ? "Give a reason of 1 to 500 characters: it is kept in the audit trail."
+      : e.message;
+    const reason = form.get("reason") ?? "";
+    return await queuePage(c, session, null, { id: form.get("id"), message, reason }, e.status);
+  }
+}
+
+/** The decision a desk form asks for, started (writing nothing before `keyChecked`); null when the form is incomplete. */
+function decisionOf(
+  deps: Deps,
+  form: URLSearchParams,
+  keyChecked: Promise<void>,
+): Promise<AuditedOutcome> | null {
   const target = form.get("target");
   const id = form.get("id") ?? "";
   const decision = form.get("decision");
@@ -305,18 +344,15 @@ export async function deskDecide(c: Context<AppEnv>) {
   if (
     (target !== "comment" && target !== "article") || !UUID.test(id) ||
     (decision !== "approve" && decision !== "reject") || !idem
-  ) {
-    const message =
-      "That decision form was incomplete, so nothing was changed. Use the forms below.";
-    return await queuePage(c, session, null, { id: null, message }, 400);
-  }
-  try {
-    const out = target === "comment"
+  ) return null;
+  return (async () =>
+    target === "comment"
       ? await decideComment(
         deps,
         id,
         parseInput(commentDecisionSchema, { action: decision, reason }),
         idem,
+        keyChecked,
       )
       : await decideArticle(
         deps,
@@ -326,15 +362,8 @@ export async function deskDecide(c: Context<AppEnv>) {
           reason,
         }),
         idem,
-      );
-    return c.redirect(`${DESK_PATH}?done=${out.auditSeq}`, 303);
-  } catch (e) {
-    if (!(e instanceof BoardError) || e.status >= 500) throw e;
-    const message = e.code === "INVALID_INPUT"
-      ? "Give a reason of 1 to 500 characters: it is kept in the audit trail."
-      : e.message;
-    return await queuePage(c, session, null, { id, message, reason }, e.status);
-  }
+        keyChecked,
+      ))();
 }
 
 // ---- the audit trail
