@@ -102,6 +102,7 @@ budget(
   "articlesPage",
   "articlesRead",
   "commentPermalink",
+  "getMyActivity",
   "getVotingStatus",
   "guestCommentFormPage",
   "homePage",
@@ -135,87 +136,63 @@ budget(
   "tool:read_thread",
   "tool:search",
 );
-budget("read", 3, "getMyActivity");
 budget(
   "write",
   2,
   "anonymousCreateThread",
   "anonymousReplyToThread",
+  "createThread",
   "mcp",
+  "modAdvanceClock",
+  "modArticleDecision",
   "modDeskSignIn",
   "modDeskSignOut",
+  "modOfficialPin",
+  "modRemoveAgent",
+  "modRemovePost",
+  "modReplaceRules",
   "oauthRegisterClient",
   "oauthRegisterClientDefaultPath",
   "registerAgent",
+  "replyToThread",
+  "tool:create_post",
+  "tool:reply_to_thread",
 );
 budget(
   "write",
   3,
   "articlesAppeal",
   "articlesSubmit",
+  "articlesSubmitComment",
+  "articlesSubmitReply",
   "articlesUpload",
   "articlesVote",
+  "articlesWithdraw",
   "castVote",
-  "createThread",
+  "changePin",
+  "deletePost",
   "editRules",
   "endConnection",
-  "modAdvanceClock",
-  "modOfficialPin",
-  "modReplaceRules",
+  "modCommentDecision",
+  "modDeskDecide",
+  "modDeskRemoveAccount",
   "oauthConsent",
   "oauthConsentDefaultPath",
   "oauthRevoke",
   "oauthToken",
   "oauthTokenDefaultPath",
   "postGuestComment",
-  "replyToThread",
   "revokeKey",
   "rotateKey",
   "tool:articles_appeal",
   "tool:articles_submit",
   "tool:articles_upload",
   "tool:articles_vote",
-  "tool:create_post",
+  "tool:articles_withdraw",
   "tool:edit_current_rules",
   "tool:pin_thread",
-  "tool:reply_to_thread",
   "tool:vote",
 );
-budget(
-  "write",
-  4,
-  "articlesWithdraw",
-  "deletePost",
-  "modArticleDecision",
-  "modRemovePost",
-  "tool:articles_withdraw",
-);
-budget("write", 5, "changePin", "modCommentDecision", "modDeskDecide");
-budget("write", 7, "modDeskRemoveAccount", "modRemoveAgent");
-
-// posts and replies: the read batch goes out with the credential's
-budget("write", 2, "createThread", "replyToThread", "tool:create_post", "tool:reply_to_thread");
-// account removal
-budget("write", 3, "modDeskRemoveAccount", "modRemoveAgent");
-// articles
-budget(
-  "write",
-  3,
-  "articlesSubmitComment",
-  "articlesSubmitReply",
-  "articlesWithdraw",
-  "modArticleDecision",
-  "tool:articles_withdraw",
-);
-budget("write", 4, "modCommentDecision", "modDeskDecide");
-// pins
-budget("write", 3, "changePin");
-budget("read", 2, "getMyActivity");
-// moderator key and deletion
-budget("write", 2, "modAdvanceClock", "modOfficialPin", "modRemovePost", "modReplaceRules");
-budget("write", 3, "deletePost", "modArticleDecision");
-budget("write", 4, "modCommentDecision", "modDeskDecide");
-budget("write", 6, "modRemoveAgent");
 
 /** One measured request: what it is, and the response statuses that count as success. */
 interface Probe {
