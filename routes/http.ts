@@ -8,6 +8,7 @@ import type { Board } from "../kv/keys.ts";
 import { TxConflictError } from "../kv/tx.ts";
 import { readBoundedBytes } from "./body_reader.ts";
 import type { AppEnv } from "./env.ts";
+import { allowanceNetwork } from "../domain/network.ts";
 
 /** Maximum size of a whole serialized JSON request. */
 export const MAX_REQUEST_BYTES = 16384;
@@ -231,4 +232,19 @@ export function uuidParam(c: Context, name = "id"): string {
     });
   }
   return v.toLowerCase();
+}
+
+/**
+ * The network allowance a request spends: the client network, or its separate
+ * cross-origin allowance for a request sent from another site's page
+ * (`allowanceNetwork` in domain/network.ts). Every limit a CORS-open endpoint charges
+ * per network (credential calls, lookups, batch extras, writes, daily posts, client
+ * registrations, OAuth requests) is keyed on it.
+ */
+export function callBucket(c: Context<AppEnv>): string {
+  return allowanceNetwork(
+    c.get("network"),
+    c.req.header("origin"),
+    new URL(c.get("deps").config.baseUrl).origin,
+  );
 }
