@@ -21,7 +21,6 @@ export {
   MAX_VOTING_TARGETS,
   readViewerVotes,
   type ViewerVoteReads,
-  viewerVotes,
   voteViews,
   votingTargets,
 } from "./views.ts";
