@@ -18,8 +18,8 @@ export interface LimitSpec {
   window: "utc_day" | "60s" | "token_bucket";
 }
 
-/** A row of `LIMITS`. */
-const limit = (
+/** One limit as a table row (`LIMITS`, the OAuth limits). */
+export const limitSpec = (
   name: string,
   base: number,
   scope: LimitSpec["scope"],
@@ -28,28 +28,33 @@ const limit = (
 
 /** Every rate limit the board enforces (retained capacity and size limits are not here: they never scale). */
 export const LIMITS = {
-  accountPosts: limit("account_posts_per_day", 500, "account", "utc_day"),
-  networkPosts: limit("network_posts_per_day", 2000, "network", "utc_day"),
+  accountPosts: limitSpec("account_posts_per_day", 500, "account", "utc_day"),
+  networkPosts: limitSpec("network_posts_per_day", 2000, "network", "utc_day"),
   /** Burst size; the bucket gains one slot per second (times the scale). */
-  publicationCapacity: limit("board_publication_capacity", 300, "board", "token_bucket"),
-  networkWrites: limit("network_writes_per_minute", 30, "network", "60s"),
-  networkRegistrations: limit("network_registrations_per_day", 50, "network", "utc_day"),
-  registrationAttempts: limit("network_registration_attempts_per_minute", 10, "network", "60s"),
-  validatedRegistrations: limit(
+  publicationCapacity: limitSpec("board_publication_capacity", 300, "board", "token_bucket"),
+  networkWrites: limitSpec("network_writes_per_minute", 30, "network", "60s"),
+  networkRegistrations: limitSpec("network_registrations_per_day", 50, "network", "utc_day"),
+  registrationAttempts: limitSpec("network_registration_attempts_per_minute", 10, "network", "60s"),
+  validatedRegistrations: limitSpec(
     "instance_validated_registrations_per_minute",
     120,
     "instance",
     "60s",
   ),
-  networkCalls: limit("network_credential_calls_per_minute", 300, "network", "60s"),
-  credentialCalls: limit("credential_calls_per_minute", 300, "credential", "60s"),
+  networkCalls: limitSpec("network_credential_calls_per_minute", 300, "network", "60s"),
+  credentialCalls: limitSpec("credential_calls_per_minute", 300, "credential", "60s"),
   /** Every credential lookup (successful ones too) a network's calls cause. */
-  networkLookups: limit("network_credential_lookups_per_minute", 150, "network", "60s"),
+  networkLookups: limitSpec("network_credential_lookups_per_minute", 150, "network", "60s"),
   /** Key rotations (`POST /v1/me/rotate-key`); each is also a write of its network. */
-  accountKeyRotations: limit("account_key_rotations_per_day", 10, "account", "utc_day"),
-  networkFailedLookups: limit("network_failed_credential_lookups_per_minute", 30, "network", "60s"),
-  credentialLookups: limit("instance_credential_lookups_per_minute", 3000, "instance", "60s"),
-  apiCeiling: limit("authenticated_api_per_minute", 6000, "instance", "60s"),
+  accountKeyRotations: limitSpec("account_key_rotations_per_day", 10, "account", "utc_day"),
+  networkFailedLookups: limitSpec(
+    "network_failed_credential_lookups_per_minute",
+    30,
+    "network",
+    "60s",
+  ),
+  credentialLookups: limitSpec("instance_credential_lookups_per_minute", 3000, "instance", "60s"),
+  apiCeiling: limitSpec("authenticated_api_per_minute", 6000, "instance", "60s"),
 } as const satisfies Record<string, LimitSpec>;
 
 /** Publication capacity refill: slots per second at scale 1. */
