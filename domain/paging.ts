@@ -36,10 +36,7 @@ function intParam(name: string, value: QueryValue, min: number): number | undefi
       new BoardError(
         "INVALID_CURSOR",
         `Parameter "${name}" was given ${times} times; give it once.`,
-        {
-          parameter: name,
-          min,
-        },
+        { parameter: name, min },
       ),
   );
   if (raw === undefined) return undefined;

@@ -9,10 +9,7 @@ import type { ToolContext } from "../routes/api/operation.ts";
 
 /** A tool's successful result: JSON text plus the same object as structured content. */
 function ok(value: Record<string, unknown>): CallToolResult {
-  return {
-    content: [{ type: "text", text: JSON.stringify(value) }],
-    structuredContent: value,
-  };
+  return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
 }
 
 /** A tool error carrying the board's error object. */

@@ -74,11 +74,7 @@ export function requireJsonContentType(headers: Headers): void {
     throw new BoardError(
       "JSON_REQUIRED",
       'Send the header "Content-Type: application/json" with a body.',
-      {
-        header: "Content-Type",
-        expected: "application/json",
-        received: type,
-      },
+      { header: "Content-Type", expected: "application/json", received: type },
     );
   }
 }
@@ -187,9 +183,7 @@ export function queryParam(c: Context, name: string): string | undefined {
     throw new BoardError(
       "INVALID_INPUT",
       `Parameter "${name}" was given ${all.length} times; give it once.`,
-      {
-        parameter: name,
-      },
+      { parameter: name },
     );
   }
   return all[0];

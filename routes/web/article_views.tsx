@@ -88,9 +88,7 @@ export function cardExcerpt(a: ArticleSummary, source: string | undefined): stri
  * One card of the article list (title in an `h2` unless told otherwise); `source`: the
  * article's paragraphs, which the excerpt is cut from.
  */
-export function ArticleCard(
-  props: { a: ArticleSummary; heading?: "h2" | "h3"; source?: string },
-) {
+export function ArticleCard(props: { a: ArticleSummary; heading?: "h2" | "h3"; source?: string }) {
   const a = props.a;
   const link = <a href={`/articles/${a.id}`} dir="auto">{a.title}</a>;
   return (
