@@ -46,14 +46,10 @@ export function errorResponse(c: Context<AppEnv>, err: unknown): Response {
   } else if (err instanceof TxConflictError) {
     status = 503;
     body = errorObject(baseUrl, "UNAVAILABLE", "The board is busy; retry shortly.");
-    headers["Retry-After"] = "1";
   } else if (err instanceof HTTPException) {
     status = err.status;
-    body = errorObject(
-      baseUrl,
-      status === 404 ? "NOT_FOUND" : "INVALID_INPUT",
-      err.message || "Invalid request.",
-    );
+    const code = status === 404 ? "NOT_FOUND" : "INVALID_INPUT";
+    body = errorObject(baseUrl, code, err.message || "Invalid request.");
   } else {
     console.error("unhandled error", err);
     body = errorObject(
@@ -61,8 +57,8 @@ export function errorResponse(c: Context<AppEnv>, err: unknown): Response {
       "INTERNAL",
       "Something went wrong on the board's side; retry later.",
     );
-    status = 500;
   }
+  // Every 429 and 503 says when to retry (a second unless the refusal said more).
   if ((status === 429 || status === 503) && !headers["Retry-After"]) headers["Retry-After"] = "1";
   return c.json(body, status as 400, headers);
 }
