@@ -22,12 +22,8 @@ const MAX_MCP_BODY_BYTES = 256 * 1024;
  * protection as the MCP transport specification asks.
  */
 function acceptableOrigin(origin: string, baseUrl: string): boolean {
-  let u: URL;
-  try {
-    u = new URL(origin);
-  } catch {
-    return false;
-  }
+  const u = URL.parse(origin);
+  if (!u) return false;
   if (u.origin !== origin.replace(/\/$/, "")) return false;
   if (u.origin === new URL(baseUrl).origin) return true;
   if (u.protocol === "https:") return true;
