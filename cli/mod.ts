@@ -37,7 +37,6 @@ interface CliRequest {
   method: string;
   path: string;
   body?: Record<string, unknown>;
-  write: boolean;
   /**
    * More reads answered together with this one: the printed answer is one object with each
    * answer under its name (`pending`: the comment queue and the open appeals).
@@ -63,27 +62,21 @@ async function modRequestOf(
   if (board !== "named" && board !== "b") throw new UsageError('--board must be "named" or "b".');
   switch (command) {
     case "remove-post":
-      return {
-        method: "DELETE",
-        path: `/mod/posts/${need(a, "post id")}?board=${board}`,
-        write: true,
-      };
+      return { method: "DELETE", path: `/mod/posts/${need(a, "post id")}?board=${board}` };
     case "remove-agent":
-      return { method: "DELETE", path: `/mod/agents/${need(a, "agent id")}`, write: true };
+      return { method: "DELETE", path: `/mod/agents/${need(a, "agent id")}` };
     case "pin":
     case "unpin":
       return {
         method: "POST",
         path: "/mod/pins",
         body: { board, thread_id: need(a, "thread id"), pinned: command === "pin" },
-        write: true,
       };
     case "rules":
       return {
         method: "PUT",
         path: "/mod/rules",
         body: { text: await readText(need(a, "rules file (or - for stdin)")) },
-        write: true,
       };
     case "comment-decision":
     case "article-decision": {
@@ -92,7 +85,6 @@ async function modRequestOf(
         method: "POST",
         path: `/mod/${kind}/${need(a, "id")}/decision`,
         body: { action: need(b, "decision"), reason: need(opts.reason, "--reason") },
-        write: true,
       };
     }
     case "pending": {
@@ -100,7 +92,6 @@ async function modRequestOf(
       return {
         method: "GET",
         path: `/mod/comments/pending${q}`,
-        write: false,
         together: {
           name: "held_comments",
           also: [{ name: "article_appeals", path: `/mod/articles/appeals${q}` }],
@@ -119,26 +110,20 @@ async function modRequestOf(
           action: decision === "grant" ? "restore" : "reject",
           reason: need(opts.reason, "--reason"),
         },
-        write: true,
       };
     }
     case "audit": {
       const q = new URLSearchParams();
       if (opts.limit) q.set("limit", opts.limit);
       if (opts.before) q.set("before", opts.before);
-      return { method: "GET", path: `/mod/audit${q.size ? `?${q}` : ""}`, write: false };
+      return { method: "GET", path: `/mod/audit${q.size ? `?${q}` : ""}` };
     }
     case "clock": {
       const seconds = Number(need(a, "seconds"));
       if (!Number.isInteger(seconds) || seconds < 1) {
         throw new UsageError("clock takes a whole number of seconds >= 1.");
       }
-      return {
-        method: "POST",
-        path: "/mod/clock",
-        body: { advance_seconds: seconds },
-        write: true,
-      };
+      return { method: "POST", path: "/mod/clock", body: { advance_seconds: seconds } };
     }
     default:
       throw new UsageError(command ? `Unknown command "${command}".` : "No command given.");
@@ -198,7 +183,7 @@ export async function runModCli(
     authorization: `Bearer ${key}`,
   };
   if (request.body) headers["content-type"] = "application/json";
-  if (request.write) {
+  if (request.method !== "GET") {
     idem ??= `mod-cli-${crypto.randomUUID()}`;
     headers["idempotency-key"] = idem;
     err(`Idempotency-Key: ${idem} (reuse it with --idempotency-key to retry this write)`);

@@ -1,5 +1,6 @@
 /** Cursor paging over sequence-keyed KV listings, exactly as the spec's Common rules. */
 import type { Typed, ValueOf } from "../kv/key_values.ts";
+import { listTyped, type TypedListSelector } from "../kv/read_many.ts";
 import { BoardError } from "./errors.ts";
 
 export interface PageParams {
@@ -35,10 +36,7 @@ function intParam(name: string, value: QueryValue, min: number): number | undefi
       new BoardError(
         "INVALID_CURSOR",
         `Parameter "${name}" was given ${times} times; give it once.`,
-        {
-          parameter: name,
-          min,
-        },
+        { parameter: name, min },
       ),
   );
   if (raw === undefined) return undefined;
@@ -107,7 +105,7 @@ export async function listPage<P extends Deno.KvKey & Typed<{ seq: number }>>(
   params: PageParams,
   keep: (item: ValueOf<P>) => boolean = () => true,
 ): Promise<Page<ValueOf<P>>> {
-  const page = await listEntryPage<ValueOf<P>>(kv, prefix, params);
+  const page = await listEntryPage(kv, prefix, params);
   return { ...page, items: page.items.map((e) => e.value).filter(keep) };
 }
 
@@ -125,15 +123,15 @@ function seqOf(e: Deno.KvEntry<unknown>): number {
   return e.key[e.key.length - 1] as number;
 }
 
-async function listEntryPage<T>(
+async function listEntryPage<P extends Deno.KvKey>(
   kv: Deno.Kv,
-  prefix: Deno.KvKey,
+  prefix: P,
   params: PageParams,
-): Promise<Page<Deno.KvEntry<T>>> {
+): Promise<Page<Deno.KvEntry<ValueOf<P>>>> {
   const { limit, before, after } = params;
-  const raw: Deno.KvEntry<T>[] = [];
+  const raw: Deno.KvEntry<ValueOf<P>>[] = [];
   if (after !== undefined) {
-    const iter = kv.list<T>({ prefix, start: [...prefix, after + 1] }, { limit: limit + 1 });
+    const iter = listTyped(kv, { prefix, start: [...prefix, after + 1] }, { limit: limit + 1 });
     for await (const e of iter) raw.push(e);
     const more = raw.length > limit;
     const page = raw.slice(0, limit);
@@ -145,10 +143,10 @@ async function listEntryPage<T>(
       newest_cursor: highest,
     };
   }
-  const selector: Deno.KvListSelector = before !== undefined
+  const selector: TypedListSelector<P> = before !== undefined
     ? { prefix, end: [...prefix, before] }
     : { prefix };
-  for await (const e of kv.list<T>(selector, { reverse: true, limit: limit + 1 })) raw.push(e);
+  for await (const e of listTyped(kv, selector, { reverse: true, limit: limit + 1 })) raw.push(e);
   const more = raw.length > limit;
   const page = raw.slice(0, limit);
   return {

@@ -44,6 +44,17 @@ export function declare<A extends Deno.KvKeyPart[] = []>(
   return Object.assign((...args: A) => [prefix, ...args] as const, { range, prefix, invalidates });
 }
 
+/**
+ * The one key `[family prefix, name]` of a family of single entries that share a prefix and its
+ * declaration (the `meta` entries): a builder of its own, so each entry declares its own value.
+ */
+export function entryOf(family: KeyBuilder<[name: string]>, name: string): KeyBuilder<[]> {
+  const key = () => family(name);
+  const entry = { range: key, prefix: family.prefix, invalidates: family.invalidates };
+  // Typed as a builder without arguments: its key has the name after the prefix.
+  return Object.assign(key, entry) as unknown as KeyBuilder<[]>;
+}
+
 /** A key whose contents cached reads show: writing it bumps the read version. */
 export const shown = <A extends Deno.KvKeyPart[] = []>(prefix: string) =>
   declare<A>(prefix, { readCaches: true });

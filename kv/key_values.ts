@@ -24,6 +24,14 @@ export type Typed<V> = { readonly [valueType]?: V };
  * counters and indexes are declared here; records by the areas that define them.
  */
 export interface KeyValues {
+  /** The board's first start, in Unix seconds. */
+  metaFirstStart: number;
+  /** The development secret. */
+  metaBoardSecret: string;
+  /** A name-skeleton version. */
+  metaNameIndexVersion: number;
+  /** A connection cap. */
+  metaConnectionCap: number;
   /** Service-wide counters (posts, agents, votes, mod_audit). */
   counters: number;
   /** Daily usage counters. */

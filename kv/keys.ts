@@ -8,7 +8,7 @@
  * invalidates (kv/invalidation.ts): `shown` (cached reads can show it: the read version is
  * bumped), `unshown`, `ownShown` (also one account's own state), and `declare` for the rest.
  */
-import { declare, type KeyBuilder, ownShown, shown, unshown } from "./invalidation.ts";
+import { declare, entryOf, type KeyBuilder, ownShown, shown, unshown } from "./invalidation.ts";
 import type { ValueOfBuilder } from "./key_values.ts";
 
 export type Board = "named" | "b";
@@ -24,9 +24,19 @@ const UNSHOWN_QUOTAS = new Set([
 /** An `agent_*` daily counter is that account's own state. */
 const agentQuotaOwner = (k: Deno.KvKey) => String(k[1]).startsWith("agent_") ? String(k[2]) : null;
 
+/** Service-wide single entries (`["meta", name]`), each with a builder of its own below. */
+const meta = unshown<[name: string]>("meta");
+
 const builders = {
   // ---- service-wide
-  meta: unshown<[name: string]>("meta"),
+  /** When the board first started (Unix seconds): the articles' grace period counts from it. */
+  metaFirstStart: entryOf(meta, "first_start"),
+  /** The development secret, when BOARD_SECRET is not set (domain/accounts/secret.ts). */
+  metaBoardSecret: entryOf(meta, "board_secret"),
+  /** The name-skeleton version the agent name index was last completed for. */
+  metaNameIndexVersion: entryOf(meta, "agent_names_by_skeleton"),
+  /** The connection cap the accounts stored above it were last marked for. */
+  metaConnectionCap: entryOf(meta, "connection_cap_marked"),
   counters: unshown<[name: string]>("counters"),
 
   // ---- accounts

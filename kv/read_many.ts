@@ -74,7 +74,7 @@ export async function readNamed<const R extends Record<string, NamedRead>>(
 }
 
 /** A list selector under a builder's `range` prefix (which carries the value type). */
-type TypedListSelector<P extends Deno.KvKey> =
+export type TypedListSelector<P extends Deno.KvKey> =
   | { prefix: P }
   | { prefix: P; start: Deno.KvKey }
   | { prefix: P; end: Deno.KvKey };

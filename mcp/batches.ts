@@ -48,20 +48,15 @@ export function parsedMcpBody(req: Request): unknown {
 async function readBody(req: Request, limit: number): Promise<{ value: unknown } | Response> {
   const tooLarge = () => jsonRpcError(413, -32000, requestBodyTooLargeMessage(limit));
   if (Number(req.headers.get("content-length")) > limit) return tooLarge();
-  let bytes: Uint8Array;
+  const overLimit = new RangeError("too large");
   try {
-    bytes = await readBoundedBytes(req, limit, {
-      tooLarge: () => new RangeError("too large"),
+    const bytes = await readBoundedBytes(req, limit, {
+      tooLarge: () => overLimit,
       incomplete: () => new SyntaxError("incomplete"),
     });
-  } catch (e) {
-    if (e instanceof RangeError) return tooLarge();
-    return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
-  }
-  try {
     return { value: JSON.parse(new TextDecoder().decode(bytes)) };
-  } catch {
-    return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+  } catch (e) {
+    return e === overLimit ? tooLarge() : jsonRpcError(400, -32700, "Parse error: Invalid JSON");
   }
 }
 

@@ -9,10 +9,7 @@ import type { ToolContext } from "../routes/api/operation.ts";
 
 /** A tool's successful result: JSON text plus the same object as structured content. */
 function ok(value: Record<string, unknown>): CallToolResult {
-  return {
-    content: [{ type: "text", text: JSON.stringify(value) }],
-    structuredContent: value,
-  };
+  return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
 }
 
 /** A tool error carrying the board's error object. */
@@ -42,31 +39,20 @@ function okJson(text: string): CallToolResult {
 /**
  * Runs a tool body with the scope check and error mapping every tool needs (a missing
  * scope or a BoardError becomes a tool error, never a protocol failure). The body answers
- * an object, or JSON text already serialised (routes/cached_pages.ts).
+ * an object, or JSON text already serialised (routes/cached_pages.ts). A tool that reads
+ * while the credential resolves (`early`) starts its body first and checks the scope once
+ * the caller is known: without the scope, what it read is dropped.
  */
-export function runTool(
+export async function runTool(
   ctx: ToolContext,
   scope: Scope,
   body: () => Promise<object | string>,
-  opts: { whileAuthenticating?: boolean } = {},
+  early = false,
 ): Promise<CallToolResult> {
-  return guarded(ctx, scope, async () => {
+  const produce = async () => {
     const answer = await body();
     return typeof answer === "string" ? okJson(answer) : ok({ ...answer });
-  }, opts.whileAuthenticating ?? false);
-}
-
-/**
- * The scope check, then `produce` with its errors mapped. A tool that reads while the
- * credential resolves starts `produce` first and checks the scope once the caller is known:
- * without the scope, what it read is dropped.
- */
-async function guarded(
-  ctx: ToolContext,
-  scope: Scope,
-  produce: () => Promise<CallToolResult>,
-  early: boolean,
-): Promise<CallToolResult> {
+  };
   const produced = early ? produce() : undefined;
   produced?.catch(() => {}); // answered below, or dropped with the refusal
   await ctx.callerReady;

@@ -11,7 +11,7 @@ import type { AppEnv } from "../routes/env.ts";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "./sdk.ts";
 import { handleMcpRequest } from "./request_handler.ts";
 import { jsonRpcError, mcpBody, parsedMcpBody } from "./batches.ts";
-import { callBucket } from "../routes/rate_limit_hooks.ts";
+import { callBucket } from "../routes/http.ts";
 
 /** Largest JSON-RPC request body accepted on /mcp (article submissions included). */
 const MAX_MCP_BODY_BYTES = 256 * 1024;
@@ -22,12 +22,8 @@ const MAX_MCP_BODY_BYTES = 256 * 1024;
  * protection as the MCP transport specification asks.
  */
 function acceptableOrigin(origin: string, baseUrl: string): boolean {
-  let u: URL;
-  try {
-    u = new URL(origin);
-  } catch {
-    return false;
-  }
+  const u = URL.parse(origin);
+  if (!u) return false;
   if (u.origin !== origin.replace(/\/$/, "")) return false;
   if (u.origin === new URL(baseUrl).origin) return true;
   if (u.protocol === "https:") return true;

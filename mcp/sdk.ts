@@ -12,7 +12,6 @@ export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 // @ts-types="@modelcontextprotocol/sdk/types"
 export {
   type CallToolResult,
-  LATEST_PROTOCOL_VERSION,
   type ServerCapabilities,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";

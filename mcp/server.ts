@@ -60,9 +60,12 @@ export function createMcpServer(
       })),
       // deno-lint-ignore no-explicit-any
       (args: any) =>
-        runTool(ctx, t.scope, () => t.call(ctx, args), {
-          whileAuthenticating: t.readsWhileAuthenticating || t.plansWhileAuthenticating,
-        }),
+        runTool(
+          ctx,
+          t.scope,
+          () => t.call(ctx, args),
+          t.readsWhileAuthenticating || t.plansWhileAuthenticating,
+        ),
     );
   }
   // Registering tools makes the SDK advertise `tools.listChanged`, but a stateless server

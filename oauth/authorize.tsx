@@ -425,11 +425,7 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
 }
 
 /** Ends the consent session and sends the browser back to the application with its code. */
-function redirectWithCode(
-  c: Context<AppEnv>,
-  request: AuthRequestRecord,
-  code: string,
-): Response {
+function redirectWithCode(c: Context<AppEnv>, request: AuthRequestRecord, code: string): Response {
   endConsentSession(c);
   const url = new URL(request.redirect_uri);
   url.searchParams.set("code", code);

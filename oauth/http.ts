@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import { BoardError, TxConflictError } from "../domain/errors.ts";
-import { allowanceNetwork } from "../domain/network.ts";
+import { callBucket } from "../routes/http.ts";
 import { readBoundedBytes } from "../routes/body_reader.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { admitOAuthRequest, OAuthRateLimited } from "../domain/accounts/mod.ts";
@@ -66,19 +66,6 @@ function oauthErrorResponse(err: unknown, headers: Record<string, string> = {}):
 }
 
 /**
- * The network allowance an OAuth request spends: the client network, or its separate
- * cross-origin allowance when another site's page sent it (these endpoints are CORS-open),
- * so such a page never spends what the visitor's own clients use.
- */
-export function allowanceOf(c: Context<AppEnv>): string {
-  return allowanceNetwork(
-    c.get("network"),
-    c.req.header("origin"),
-    new URL(c.get("deps").config.baseUrl).origin,
-  );
-}
-
-/**
  * Wraps a JSON OAuth endpoint: applies the per-network limit of `operation` and maps
  * errors to the OAuth error object (with `headers`, e.g. no-store on the token endpoint).
  */
@@ -89,7 +76,8 @@ export function oauthEndpoint(
 ): (c: Context<AppEnv>) => Promise<Response> {
   return async (c) => {
     try {
-      admitOAuthRequest(c.get("deps"), operation, allowanceOf(c));
+      // These endpoints are CORS-open: another site's page spends its own allowance.
+      admitOAuthRequest(c.get("deps"), operation, callBucket(c));
       return await handler(c);
     } catch (err) {
       return oauthErrorResponse(err, headers);

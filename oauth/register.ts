@@ -6,7 +6,8 @@ import {
   InvalidRedirectUriError,
   registerClient,
 } from "../domain/accounts/mod.ts";
-import { allowanceOf, readBoundedText } from "./http.ts";
+import { readBoundedText } from "./http.ts";
+import { callBucket } from "../routes/http.ts";
 import { OAuthClientMetadataSchema } from "./sdk.ts";
 import { InvalidClientMetadataError } from "../domain/accounts/mod.ts";
 
@@ -39,7 +40,7 @@ export async function handleRegister(c: Context<AppEnv>): Promise<Response> {
       ? new InvalidRedirectUriError(message)
       : new InvalidClientMetadataError(message);
   }
-  const network = allowanceOf(c);
+  const network = callBucket(c);
   const client = await registerClient(deps, parsed.data, {
     network,
     crossOrigin: network !== c.get("network"),

@@ -11,9 +11,7 @@ export const articleVoteSchema = z.strictObject({
   value: z.union([z.literal(1), z.literal(-1)]),
 });
 
-export const withdrawSchema = z.strictObject({
-  revision_id: uuidSchema.optional(),
-});
+export const withdrawSchema = z.strictObject({ revision_id: uuidSchema.optional() });
 
 export const appealSchema = z.strictObject({
   revision_id: uuidSchema,
@@ -23,9 +21,7 @@ export const appealSchema = z.strictObject({
   ),
 });
 
-export const assetUploadSchema = z.strictObject({
-  svg: z.string().min(1),
-});
+export const assetUploadSchema = z.strictObject({ svg: z.string().min(1) });
 
 /** `exclude_revision_ids`: comma-separated uuids, up to 20. */
 export const excludeRevisionIdsSchema = z.array(uuidSchema).max(

@@ -42,13 +42,7 @@ export function feedPageJson(
 ): Promise<string> {
   const a = articles ? `${pageKey(articles.params)}|${articles.supplied}` : "-";
   const key = `feed|${board}|${kind}|${pageKey(q)}|${JSON.stringify(q.topic ?? null)}|${a}`;
-  return cachedReadEarly(
-    deps,
-    caller.viewer,
-    key,
-    (viewer) => feedPage(deps, board, kind, viewer, q, articles),
-    caller.likely,
-  );
+  return cached(deps, caller, key, (viewer) => feedPage(deps, board, kind, viewer, q, articles));
 }
 
 /** A thread read (`threadPage`) as JSON text. */
@@ -60,23 +54,20 @@ export function threadPageJson(
   q: PageParams,
 ): Promise<string> {
   const key = `thread|${board}|${rootId}|${pageKey(q)}`;
-  return cachedReadEarly(
-    deps,
-    caller.viewer,
-    key,
-    (viewer) => threadPage(deps, board, rootId, viewer, q),
-    caller.likely,
-  );
+  return cached(deps, caller, key, (viewer) => threadPage(deps, board, rootId, viewer, q));
 }
 
 /** A search page (`searchPage`) as JSON text; an invalid query throws as before. */
 export function searchPageJson(deps: Deps, caller: ReadCaller, q: SearchQuery): Promise<string> {
   const key = `search|${pageKey(q)}|${JSON.stringify([q.q ?? null, q.topic ?? null])}`;
-  return cachedReadEarly(
-    deps,
-    caller.viewer,
-    key,
-    (viewer) => searchPage(deps, viewer, q),
-    caller.likely,
-  );
+  return cached(deps, caller, key, (viewer) => searchPage(deps, viewer, q));
+}
+
+function cached(
+  deps: Deps,
+  caller: ReadCaller,
+  key: string,
+  compute: (viewer: Promise<Agent | null>) => Promise<unknown>,
+): Promise<string> {
+  return cachedReadEarly(deps, caller.viewer, key, compute, caller.likely);
 }

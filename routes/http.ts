@@ -8,6 +8,7 @@ import type { Board } from "../kv/keys.ts";
 import { TxConflictError } from "../kv/tx.ts";
 import { readBoundedBytes } from "./body_reader.ts";
 import type { AppEnv } from "./env.ts";
+import { allowanceNetwork } from "../domain/network.ts";
 
 /** Maximum size of a whole serialized JSON request. */
 export const MAX_REQUEST_BYTES = 16384;
@@ -45,14 +46,10 @@ export function errorResponse(c: Context<AppEnv>, err: unknown): Response {
   } else if (err instanceof TxConflictError) {
     status = 503;
     body = errorObject(baseUrl, "UNAVAILABLE", "The board is busy; retry shortly.");
-    headers["Retry-After"] = "1";
   } else if (err instanceof HTTPException) {
     status = err.status;
-    body = errorObject(
-      baseUrl,
-      status === 404 ? "NOT_FOUND" : "INVALID_INPUT",
-      err.message || "Invalid request.",
-    );
+    const code = status === 404 ? "NOT_FOUND" : "INVALID_INPUT";
+    body = errorObject(baseUrl, code, err.message || "Invalid request.");
   } else {
     console.error("unhandled error", err);
     body = errorObject(
@@ -60,8 +57,8 @@ export function errorResponse(c: Context<AppEnv>, err: unknown): Response {
       "INTERNAL",
       "Something went wrong on the board's side; retry later.",
     );
-    status = 500;
   }
+  // Every 429 and 503 says when to retry (a second unless the refusal said more).
   if ((status === 429 || status === 503) && !headers["Retry-After"]) headers["Retry-After"] = "1";
   return c.json(body, status as 400, headers);
 }
@@ -73,11 +70,7 @@ export function requireJsonContentType(headers: Headers): void {
     throw new BoardError(
       "JSON_REQUIRED",
       'Send the header "Content-Type: application/json" with a body.',
-      {
-        header: "Content-Type",
-        expected: "application/json",
-        received: type,
-      },
+      { header: "Content-Type", expected: "application/json", received: type },
     );
   }
 }
@@ -186,9 +179,7 @@ export function queryParam(c: Context, name: string): string | undefined {
     throw new BoardError(
       "INVALID_INPUT",
       `Parameter "${name}" was given ${all.length} times; give it once.`,
-      {
-        parameter: name,
-      },
+      { parameter: name },
     );
   }
   return all[0];
@@ -231,4 +222,19 @@ export function uuidParam(c: Context, name = "id"): string {
     });
   }
   return v.toLowerCase();
+}
+
+/**
+ * The network allowance a request spends: the client network, or its separate
+ * cross-origin allowance for a request sent from another site's page
+ * (`allowanceNetwork` in domain/network.ts). Every limit a CORS-open endpoint charges
+ * per network (credential calls, lookups, batch extras, writes, daily posts, client
+ * registrations, OAuth requests) is keyed on it.
+ */
+export function callBucket(c: Context<AppEnv>): string {
+  return allowanceNetwork(
+    c.get("network"),
+    c.req.header("origin"),
+    new URL(c.get("deps").config.baseUrl).origin,
+  );
 }

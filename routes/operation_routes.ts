@@ -9,7 +9,7 @@
  * answer unknown paths there) stay in routes/app.ts.
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
-import type { Operation } from "./api/operation.ts";
+import type { Auth, Operation } from "./api/operation.ts";
 import { BoardError } from "../domain/errors.ts";
 import { idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import type { AppEnv } from "./env.ts";
@@ -20,28 +20,24 @@ import { cachedJsonAnswer } from "./compression.ts";
 import { dropNullOptionals, parseBody } from "./validate.ts";
 import { refusesUnknownQuery, refuseUnknownQuery } from "./query_params.ts";
 
-/** The credential check of an operation's `auth`. */
+/**
+ * The credential check of an operation's `auth`. `moderator`: routes/app.ts installs the
+ * moderator gate for every /mod path. `bearer`: any bearer credential, checked by the handler
+ * with the OAuth resource rules (`/oauth/whoami`) or by the operation's own guards (`/mcp`).
+ * `oauth_write`: raw API keys get 403 OAUTH_REQUIRED; tokens without board:write 403
+ * insufficient_scope.
+ */
 function authGuards(op: Operation): MiddlewareHandler<AppEnv>[] {
-  switch (op.auth) {
-    case "none":
-      return [];
-    case "api_key":
-      return [requireAgent];
-    case "read":
-      return [requireCaller({ scope: "board:read" })];
-    case "write":
-      return [requireCaller({ scope: "board:write" })];
-    case "moderator":
-      // routes/app.ts installs the moderator gate for every /mod path.
-      return [];
-    case "bearer":
-      // Any bearer credential: checked by the handler with the OAuth resource rules
-      // (`/oauth/whoami`) or by the operation's own guards (`/mcp`).
-      return [];
-    case "oauth_write":
-      // Raw API keys get 403 OAUTH_REQUIRED; tokens without board:write 403 insufficient_scope.
-      return [requireCaller({ scope: "board:write", apiKey: false })];
-  }
+  const guards: Record<Auth, MiddlewareHandler<AppEnv>[]> = {
+    none: [],
+    api_key: [requireAgent],
+    read: [requireCaller({ scope: "board:read" })],
+    write: [requireCaller({ scope: "board:write" })],
+    moderator: [],
+    bearer: [],
+    oauth_write: [requireCaller({ scope: "board:write", apiKey: false })],
+  };
+  return guards[op.auth];
 }
 
 /** Guards before and after authentication that the operation's header rule asks for. */

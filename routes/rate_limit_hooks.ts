@@ -3,8 +3,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import { chargeRegistrationAttempt, credentialShaped } from "../domain/accounts/mod.ts";
 import { BoardError } from "../domain/errors.ts";
 import { type Admission, edgeLimiter } from "../domain/limits/mod.ts";
-import { allowanceNetwork } from "../domain/network.ts";
 import type { AppEnv, Caller } from "./env.ts";
+import { callBucket } from "./http.ts";
 
 /** Registration requests whose attempt the registration commit itself counted. */
 const attemptsCounted = new WeakSet<Request>();
@@ -38,21 +38,6 @@ export const registrationAttempts: MiddlewareHandler<AppEnv> = async (c, next) =
 const admitted = new WeakMap<Request, Promise<Caller | null>>();
 /** The edge admission of each admitted request, for the extra messages of a batch. */
 const admissions = new WeakMap<Request, Admission>();
-
-/**
- * The network allowance a request spends: the client network, or its separate
- * cross-origin allowance for a request sent from another site's page
- * (`allowanceNetwork` in domain/network.ts). Every limit a CORS-open endpoint charges
- * per network (credential calls, lookups, batch extras, writes, daily posts, client
- * registrations, OAuth requests) is keyed on it.
- */
-export function callBucket(c: Context<AppEnv>): string {
-  return allowanceNetwork(
-    c.get("network"),
-    c.req.header("origin"),
-    new URL(c.get("deps").config.baseUrl).origin,
-  );
-}
 
 /**
  * Runs the edge limits of a credential-bearing call (per network, per credential, the API

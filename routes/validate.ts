@@ -25,20 +25,13 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
 export function dropNullOptionals(schema: z.ZodType, body: Record<string, unknown>) {
   if (!(schema instanceof z.ZodObject)) return body;
   const shape = schema.shape as Record<string, z.ZodType>;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) {
-    const field = Object.hasOwn(shape, k) ? shape[k] : undefined;
-    const absent = v === null && field !== undefined && field.safeParse(undefined).success &&
-      !field.safeParse(null).success;
-    if (!absent) out[k] = v;
-  }
-  return out;
+  const absent = ([k, v]: [string, unknown]) =>
+    v === null && Object.hasOwn(shape, k) && shape[k].safeParse(undefined).success &&
+    !shape[k].safeParse(null).success;
+  return Object.fromEntries(Object.entries(body).filter((e) => !absent(e)));
 }
 
 /** A JSON body object parsed with `schema`, `null` optional fields taken as absent. */
-export function parseBody<S extends z.ZodType>(
-  schema: S,
-  body: Record<string, unknown>,
-): z.infer<S> {
+export function parseBody<S extends z.ZodType>(schema: S, body: Record<string, unknown>) {
   return parseInput(schema, dropNullOptionals(schema, body));
 }

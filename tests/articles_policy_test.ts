@@ -36,7 +36,7 @@ Deno.test("first start is recorded once and the grace period counts from it", as
   const started = await firstStart(board.deps);
   board.clock.advance(5 * DAY);
   assert.equal(await firstStart(board.deps), started, "a later start does not move it");
-  assert.equal((await board.kv.get<number>(keys.meta("first_start"))).value, started);
+  assert.equal((await board.kv.get(keys.metaFirstStart())).value, started);
   const a = await register(board);
   const caps = await getJson(board, "/v1/articles/capabilities", a.key);
   assert.equal(caps.body.publication.mode, "standard");
@@ -56,7 +56,7 @@ Deno.test("first start: the value kept in memory is the one stored, however the 
   };
   const deps = makeDeps(kv, ticking, testConfig());
   const started = await firstStart(deps);
-  assert.equal((await kv.get<number>(keys.meta("first_start"))).value, started);
+  assert.equal((await kv.get(keys.metaFirstStart())).value, started);
   assert.equal(await firstStart(deps), started);
 });
 

@@ -183,7 +183,7 @@ Deno.test("agents registered before the name index are found once start-up build
   const id = crypto.randomUUID();
   await board.kv.set(keys.agentIdByName("quiet-owl"), id);
   assert.equal(await refusal(board.deps, "Quiet Owl", "someone-else"), null, "not indexed yet");
-  await board.kv.delete(keys.meta("agent_names_by_skeleton"));
+  await board.kv.delete(keys.metaNameIndexVersion());
   assert.ok((await indexAgentNameSkeletons(board.deps)) >= 1);
   assert.equal(await refusal(board.deps, "Quiet Owl", "someone-else"), "agent");
   assert.equal(await indexAgentNameSkeletons(board.deps), 0, "built once per skeleton version");

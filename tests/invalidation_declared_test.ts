@@ -22,18 +22,16 @@ Deno.test("a key is its builder's prefix followed by the arguments; a range, the
   assert.deepEqual(keys.rootsByTopic.range("b", "news"), ["roots_by_topic", "b", "news"]);
   assert.deepEqual(keys.agents.range(), ["agents"]);
   assert.deepEqual(keys.communityPins(), ["community_pins"]);
+  assert.deepEqual(keys.metaFirstStart(), ["meta", "first_start"]);
 });
 
-Deno.test("each prefix has exactly one builder, registered with its declaration", () => {
+Deno.test("each prefix (each meta entry) has exactly one builder, registered with its declaration", () => {
   const written = new Map<string, string>();
   for (const [name, build] of Object.entries(keys)) {
     assert.match(build.prefix, /^[a-z][a-z0-9_]*$/, `${name} has a snake_case prefix`);
-    assert.equal(
-      written.get(build.prefix),
-      undefined,
-      `${name} and ${written.get(build.prefix)} share ${build.prefix}`,
-    );
-    written.set(build.prefix, name);
+    const place = JSON.stringify(build.range());
+    assert.equal(written.get(place), undefined, `${name} and ${written.get(place)} share ${place}`);
+    written.set(place, name);
     assert.equal(invalidationOf([build.prefix]), build.invalidates, `${name} is registered`);
   }
 });

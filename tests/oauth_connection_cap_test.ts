@@ -205,7 +205,7 @@ Deno.test("start-up marks accounts stored above the cap once; the sweep trims th
   const b = await register(board);
   const ids = await seedGrants(board.kv, a.id, 400, board.clock.now());
   await seedGrants(board.kv, b.id, 20, board.clock.now());
-  await board.kv.delete(keys.meta("connection_cap_marked")); // as on a store from before the cap
+  await board.kv.delete(keys.metaConnectionCap()); // as on a store from before the cap
   assert.equal(await markAccountsOverCap(board.deps), 1);
   assert.ok((await board.kv.get(keys.connectionTeardowns(a.id))).value);
   assert.equal((await board.kv.get(keys.connectionTeardowns(b.id))).value, null);

@@ -94,7 +94,7 @@ Deno.test("BOARD_SECRET: a development secret is generated once and kept in KV",
     const deps = makeDeps(kv, new ManualClock(), testConfig({ secret: undefined }));
     const first = await boardSecret(deps);
     assert.ok(first.length >= 43);
-    assert.equal((await kv.get(keys.meta("board_secret"))).value, first);
+    assert.equal((await kv.get(keys.metaBoardSecret())).value, first);
     // Another instance on the same KV uses the same secret: ciphertexts stay readable.
     const sealed = await sealCredential(deps, "agent:a", "pb_live_x");
     const second = makeDeps(kv, new ManualClock(), testConfig({ secret: undefined }));

@@ -24,14 +24,14 @@ Deno.test("start-up work retries a commit refused with 'database is locked'", as
   await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv: locked });
   await register(board, "locked-store-agent");
   // Make the start-up steps run again, each meeting a locked store on its first commits.
-  await board.kv.delete(keys.meta("agent_names_by_skeleton"));
-  await board.kv.delete(keys.meta("connection_cap_marked"));
+  await board.kv.delete(keys.metaNameIndexVersion());
+  await board.kv.delete(keys.metaConnectionCap());
   refuse = 3;
   assert.ok((await indexAgentNameSkeletons(board.deps)) >= 1);
   assert.equal(refuse, 0, "the locked commits were met");
   refuse = 2;
   await markAccountsOverCap(board.deps);
   assert.equal(refuse, 0);
-  assert.notEqual((await board.kv.get(keys.meta("agent_names_by_skeleton"))).value, null);
-  assert.notEqual((await board.kv.get(keys.meta("connection_cap_marked"))).value, null);
+  assert.notEqual((await board.kv.get(keys.metaNameIndexVersion())).value, null);
+  assert.notEqual((await board.kv.get(keys.metaConnectionCap())).value, null);
 });

@@ -271,7 +271,7 @@ export async function endStaleConnections(deps: Deps, agentId: string): Promise<
 }
 
 /** The meta entry saying which cap the accounts stored above it were last marked for. */
-const CAP_MARKED = keys.meta("connection_cap_marked");
+const CAP_MARKED = keys.metaConnectionCap();
 
 /**
  * Once per cap value (start-up): marks for teardown every account that holds more connections
@@ -281,7 +281,7 @@ const CAP_MARKED = keys.meta("connection_cap_marked");
  * Returns how many it marked.
  */
 export async function markAccountsOverCap(deps: Deps): Promise<number> {
-  const done = await deps.kv.get<number>(CAP_MARKED);
+  const done = await deps.kv.get(CAP_MARKED);
   if (done.value === MAX_CONNECTIONS_PER_ACCOUNT) return 0;
   const over: string[] = [];
   let current: string | null = null;
@@ -305,7 +305,7 @@ export async function markAccountsOverCap(deps: Deps): Promise<number> {
   }
   await Promise.all(commits);
   await transact(deps.kv, async (tx) => {
-    const marked = await tx.get<number>(CAP_MARKED);
+    const marked = await tx.get(CAP_MARKED);
     if (marked.value !== MAX_CONNECTIONS_PER_ACCOUNT) {
       tx.set(CAP_MARKED, MAX_CONNECTIONS_PER_ACCOUNT);
     }

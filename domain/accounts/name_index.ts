@@ -12,13 +12,13 @@ import { transact } from "../../kv/tx.ts";
 import { nameSkeleton, SKELETON_VERSION } from "./name_skeleton.ts";
 
 /** The meta entry holding the skeleton version the index was last completed for. */
-const INDEXED = keys.meta("agent_names_by_skeleton");
+const INDEXED = keys.metaNameIndexVersion();
 /** Mutations per commit while building (well under the 1,000 a commit may hold). */
 const BATCH = 200;
 
 /** Builds the index for the current skeleton version unless it is already complete. */
 export async function indexAgentNameSkeletons(deps: Deps): Promise<number> {
-  const done = await deps.kv.get<number>(INDEXED);
+  const done = await deps.kv.get(INDEXED);
   if (done.value === SKELETON_VERSION) return 0;
   let written = 0;
   let staged: Deno.KvMutation[] = [];
@@ -47,7 +47,7 @@ export async function indexAgentNameSkeletons(deps: Deps): Promise<number> {
   }
   await flush();
   await transact(deps.kv, async (tx) => {
-    if ((await tx.get<number>(INDEXED)).value !== SKELETON_VERSION) {
+    if ((await tx.get(INDEXED)).value !== SKELETON_VERSION) {
       tx.set(INDEXED, SKELETON_VERSION);
     }
   });

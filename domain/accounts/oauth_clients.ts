@@ -41,12 +41,8 @@ export function redirectUriProblem(uri: string): string | null {
   if (uri.length > CLIENT_LIMITS.uriLength) {
     return `is longer than ${CLIENT_LIMITS.uriLength} characters`;
   }
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return "is not an absolute URL";
-  }
+  const url = URL.parse(uri);
+  if (!url) return "is not an absolute URL";
   if (url.hash || uri.includes("#")) return "must not contain a fragment";
   if (url.username || url.password) return "must not contain user information";
   if (url.protocol === "https:") return null;
@@ -176,13 +172,8 @@ const OS_HANDLER_SCHEMES = new Set([
  */
 export function redirectUriMatches(registered: string, given: string): boolean {
   if (registered === given) return true;
-  let a: URL, b: URL;
-  try {
-    a = new URL(registered);
-    b = new URL(given);
-  } catch {
-    return false;
-  }
+  const [a, b] = [URL.parse(registered), URL.parse(given)];
+  if (!a || !b) return false;
   if (a.protocol !== "http:" || !isLoopback(a) || given.includes("#") || b.username || b.password) {
     return false;
   }

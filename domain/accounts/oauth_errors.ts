@@ -8,20 +8,17 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/server/auth/errors"
 export {
-  InsufficientScopeError,
   InvalidClientError,
   InvalidClientMetadataError,
   InvalidGrantError,
   InvalidRequestError,
   InvalidScopeError,
   InvalidTargetError,
-  InvalidTokenError,
   OAuthError,
   ServerError,
   TemporarilyUnavailableError,
   TooManyRequestsError,
   UnsupportedGrantTypeError,
-  UnsupportedResponseTypeError,
 } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/auth"
 export type { OAuthClientMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";

@@ -15,6 +15,7 @@ import type { Deps } from "../deps.ts";
 import {
   limitOf,
   type LimitSpec,
+  limitSpec,
   MinuteCounter,
   wholeSeconds,
   WINDOW_EXPIRE_MS,
@@ -26,25 +27,15 @@ import type { ValueOf } from "../../kv/key_values.ts";
 import type { Tx } from "../../kv/tx.ts";
 
 const OAUTH_LIMITS = {
-  registrations: {
-    name: "oauth_client_registrations_per_minute",
-    base: 10,
-    scope: "network",
-    window: "60s",
-  },
+  registrations: limitSpec("oauth_client_registrations_per_minute", 10, "network", "60s"),
   /** Registrations that have not completed an authorization (first code exchange). */
-  instanceRegistrations: {
-    name: "instance_pending_oauth_client_registrations_per_minute",
-    base: 120,
-    scope: "instance",
-    window: "60s",
-  },
-  operations: {
-    name: "oauth_requests_per_minute",
-    base: 300,
-    scope: "network",
-    window: "60s",
-  },
+  instanceRegistrations: limitSpec(
+    "instance_pending_oauth_client_registrations_per_minute",
+    120,
+    "instance",
+    "60s",
+  ),
+  operations: limitSpec("oauth_requests_per_minute", 300, "network", "60s"),
 } as const satisfies Record<string, LimitSpec>;
 
 /** A refused request: seconds until a retry can succeed. */

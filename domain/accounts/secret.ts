@@ -41,8 +41,8 @@ export async function boardSecret(deps: Deps): Promise<string> {
     throw new Error("BOARD_SECRET is required when BOARD_ENV=production");
   }
   const { value, versionstamp } = await transact(deps.kv, async (tx) => {
-    const key = keys.meta("board_secret");
-    const existing = (await tx.get<string>(key)).value;
+    const key = keys.metaBoardSecret();
+    const existing = (await tx.get(key)).value;
     if (typeof existing === "string") return existing;
     const fresh = base64url(crypto.getRandomValues(new Uint8Array(32)));
     tx.set(key, fresh);

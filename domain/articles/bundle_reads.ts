@@ -7,7 +7,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import type { NamedEntry, NamedRead } from "../../kv/key_values.ts";
-import { readMany, readNamed } from "../../kv/read_many.ts";
+import { listTyped, readMany, readNamed } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { AgentCache, type PostBundle, project } from "./lifecycle.ts";
@@ -104,7 +104,7 @@ export function projectAll(
 export async function listBlockParts(kv: Deno.Kv, revisionId: string): Promise<string[]> {
   const parts: string[] = [];
   const prefix = keys.articleRevisionParts.range(revisionId);
-  for await (const e of kv.list<string>({ prefix }, { batchSize: 100 })) parts.push(e.value);
+  for await (const e of listTyped(kv, { prefix }, { batchSize: 100 })) parts.push(e.value);
   return parts;
 }
 
@@ -127,7 +127,7 @@ export async function listSvgSources(
   const sources = await Promise.all(ids.map(async (id) => {
     const parts: string[] = [];
     const prefix = keys.articleAssetParts.range(id);
-    for await (const e of kv.list<string>({ prefix }, { batchSize: 100 })) parts.push(e.value);
+    for await (const e of listTyped(kv, { prefix }, { batchSize: 100 })) parts.push(e.value);
     return parts;
   }));
   const out = new Map<string, string>();

@@ -6,12 +6,11 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { listTyped, readMany } from "../../kv/read_many.ts";
-import { findComment, pendingEntries } from "./comments.ts";
+import { pendingEntries } from "./comments.ts";
 import type { PostBundle } from "./lifecycle.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { policyContext } from "./policy.ts";
 import { canSee, projectedBundles } from "./reads.ts";
-import { readRevisions } from "./store.ts";
 import type { CommentRecord } from "./types.ts";
 import { commentPlace, commentText } from "./views.ts";
 import type { Deps } from "../deps.ts";
@@ -96,12 +95,6 @@ export async function publicArticleBundle(deps: Deps, postId: string): Promise<P
   const [b] = await projectedBundles(deps, ctx, [postId]);
   if (!b || !canSee(b, null)) throw notFound("article", postId);
   return b;
-}
-
-/** Revisions of the article that have been public: their published comments are public. */
-export async function everPublicRevisions(deps: Deps, b: PostBundle): Promise<Set<string>> {
-  const revs = await readRevisions(deps.kv, b.post.revision_ids);
-  return new Set([...revs.values()].filter((r) => r.ever_public).map((r) => r.id));
 }
 
 /** Who is reading: the guest session id (hash), or null, and which revisions are public. */
@@ -257,17 +250,6 @@ export function seenBy(
   postId: string,
   viewer: Viewer,
 ): CommentRecord | null {
-  return c && c.post_id === postId && visibleTo(c, viewer) ? c : null;
-}
-
-/** A comment of this article the viewer may see, or null. */
-export async function visibleComment(
-  deps: Deps,
-  postId: string,
-  commentId: string,
-  viewer: Viewer,
-): Promise<CommentRecord | null> {
-  const c = await findComment(deps.kv, commentId);
   return c && c.post_id === postId && visibleTo(c, viewer) ? c : null;
 }
 

@@ -12,6 +12,7 @@
  * repeated (docs/articles.md "Due transitions").
  */
 import { keys } from "../../kv/keys.ts";
+import { listTyped, type TypedListSelector } from "../../kv/read_many.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import type { Page, PageParams } from "../paging.ts";
@@ -63,9 +64,7 @@ export async function dueWindow(deps: Deps, now: number): Promise<DueWindow> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const head = await readHead(deps.kv);
     const slots: DueSlot[] = [];
-    for await (
-      const e of deps.kv.list<{ post_id: string }>({ prefix }, { limit: WINDOW_MAX + 1 })
-    ) {
+    for await (const e of listTyped(deps.kv, { prefix }, { limit: WINDOW_MAX + 1 })) {
       // The first entry not yet due ends the window (and is when what reads show changes).
       if (!reached(now, e.key[1] as number) || slots.length === WINDOW_MAX) break;
       slots.push({
@@ -133,11 +132,11 @@ export async function streamPage(
   for (const v of virtual.toReversed()) if (v.seq < upper && raw.length <= limit) raw.push(v);
   if (raw.length <= limit) {
     const end = Math.min(upper, storedEnd);
-    const selector: Deno.KvListSelector = end === Infinity
+    const selector: TypedListSelector<typeof prefix> = end === Infinity
       ? { prefix }
       : { prefix, end: [...prefix, end] };
     for await (
-      const e of deps.kv.list<ArticleEvent>(selector, {
+      const e of listTyped(deps.kv, selector, {
         reverse: true,
         limit: limit + 1 - raw.length,
       })

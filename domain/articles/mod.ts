@@ -83,14 +83,12 @@ export { cssUnescape } from "./svg_css.ts";
 export { sanitizeSvg } from "./svg_sanitize.ts";
 export {
   allArticleComments,
-  everPublicRevisions,
   moderatorComments,
   pendingForModerators,
   publicArticleBundle,
   readDiscussion,
   replyable,
   seenBy,
-  visibleComment,
 } from "./comment_threads.ts";
 export type { GuestCheckRecord, ThreadNode, Viewer } from "./comment_threads.ts";
 export type { ArticleEvent, Block, CommentRecord, RevisionRecord } from "./types.ts";

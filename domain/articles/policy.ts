@@ -45,8 +45,8 @@ export async function firstStart(deps: Deps): Promise<number> {
   const known = firstStarts.get(deps.kv);
   if (known !== undefined) return known;
   const { value } = await transact(deps.kv, async (tx) => {
-    const key = keys.meta("first_start");
-    const stored = (await tx.get<number>(key)).value;
+    const key = keys.metaFirstStart();
+    const stored = (await tx.get(key)).value;
     if (stored !== null) return stored;
     const now = deps.clock.now(); // one reading: the value kept in memory is the one stored
     tx.set(key, now);

@@ -5,7 +5,8 @@
  * feed and its counters add the due transitions not yet recorded (due_window.ts).
  */
 import { keys } from "../../kv/keys.ts";
-import { listTyped, readMany } from "../../kv/read_many.ts";
+import { listTyped, readMany, type TypedListSelector } from "../../kv/read_many.ts";
+import type { Typed } from "../../kv/key_values.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
@@ -30,14 +31,7 @@ import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { type PolicyContext, policyContext, publicationObject } from "./policy.ts";
 import { viewerArticleVotes } from "./recommendations.ts";
 import { articleSourceText, embeddedFigures, figureViewUrl, renderArticleHtml } from "./render.tsx";
-import {
-  EMPTY_STATS,
-  type FeedEntry,
-  feedEntryPost,
-  readPost,
-  readPosts,
-  readRevisions,
-} from "./store.ts";
+import { EMPTY_STATS, feedEntryPost, readPost, readPosts, readRevisions } from "./store.ts";
 import type {
   ArticlePost,
   Block,
@@ -168,9 +162,9 @@ function feedSummary(read: SummaryReads, due = { published: 0, awaiting: 0 }) {
  * the stored ones, newest first), then the index below `end` (exclusive, when given).
  * `revisionAt`: the revision an entry of the public index names, by position.
  */
-async function listIds<V = string>(
+async function listIds<V>(
   kv: Deno.Kv,
-  prefix: Deno.KvKey,
+  prefix: Deno.KvKey & Typed<V>,
   params: { before?: number; limit: number },
   top: Array<[number, V]> = [],
   end?: number,
@@ -178,12 +172,12 @@ async function listIds<V = string>(
 ): Promise<{ ids: Array<[number, V]>; more: boolean }> {
   const upper = Math.min(params.before ?? Infinity, end ?? Infinity);
   const ids = top.filter(([seq]) => seq < (params.before ?? Infinity)).slice(0, params.limit + 1);
-  const selector: Deno.KvListSelector = upper !== Infinity
+  const selector: TypedListSelector<typeof prefix> = upper !== Infinity
     ? { prefix, end: [...prefix, upper] }
     : { prefix };
   if (ids.length <= params.limit) {
     for await (
-      const e of kv.list<V>(selector, {
+      const e of listTyped(kv, selector, {
         reverse: true,
         limit: params.limit + 1 - ids.length,
         consistency,
@@ -201,13 +195,13 @@ async function listIds<V = string>(
  */
 async function listPublicIds(
   kv: Deno.Kv,
-  prefix: Deno.KvKey,
+  prefix: Deno.KvKey & Typed<PublicIndexValue>,
   params: { before?: number; limit: number },
   top: Array<[number, string]> = [],
   end?: number,
   consistency: Deno.KvConsistencyLevel = "strong",
 ): Promise<{ ids: Array<[number, string]>; more: boolean; revisionAt: Map<number, string> }> {
-  const listed = await listIds<PublicIndexValue>(kv, prefix, params, top, end, consistency);
+  const listed = await listIds(kv, prefix, params, top, end, consistency);
   const revisionAt = new Map<number, string>();
   const ids = listed.ids.map(([seq, v]): [number, string] => {
     if (typeof v === "string") return [seq, v];
@@ -228,7 +222,7 @@ export async function agentFeed(deps: Deps, caller: ViewerRef, params: PageParam
   }
   const ctx = await policyContext(deps);
   const [{ ids: entries, more }, viewer] = await Promise.all([
-    listIds<FeedEntry>(deps.kv, keys.articlePostIdBySeq.range(), params),
+    listIds(deps.kv, keys.articlePostIdBySeq.range(), params),
     viewerOf(caller),
   ]);
   const ids = entries.map(([seq, e]): [number, string] => [seq, feedEntryPost(e)]);
@@ -613,7 +607,7 @@ async function commentPage(
   const prefix = keys.articleComments.range(postId);
   const { limit, before, after } = params;
   const newer = after !== undefined;
-  const selector: Deno.KvListSelector = newer
+  const selector: TypedListSelector<typeof prefix> = newer
     ? { prefix, start: [...prefix, after + 1] }
     : before !== undefined
     ? { prefix, end: [...prefix, before] }
@@ -622,7 +616,7 @@ async function commentPage(
   const kept: CommentRecord[] = [];
   let scanned = 0;
   let lastSeq: number | null = null;
-  const iter = deps.kv.list<CommentRecord>(selector, {
+  const iter = listTyped(deps.kv, selector, {
     reverse: !newer,
     limit: MAX_COMMENT_SCAN,
     batchSize: Math.min(MAX_COMMENT_SCAN, 4 * (limit + 1)),

@@ -32,11 +32,7 @@ export async function messageSeqById(tx: Tx, board: Board, id: string): Promise<
  * The record of message `id`, read with a check, at the seq `messageSeqById` finds. Null
  * when there is none. Plan `messageReadPlan` first.
  */
-export async function messageById(
-  tx: Tx,
-  board: Board,
-  id: string,
-): Promise<MessageRecord | null> {
+export async function messageById(tx: Tx, board: Board, id: string): Promise<MessageRecord | null> {
   const seq = await messageSeqById(tx, board, id);
   return seq === null ? null : (await tx.get(keys.messages(board, seq))).value;
 }

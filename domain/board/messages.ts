@@ -9,9 +9,8 @@
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
-import { readMany, readNamed } from "../../kv/read_many.ts";
+import { readNamed } from "../../kv/read_many.ts";
 import { claimedSeq } from "./message_ids.ts";
-import { listSeqPage, type Page, type PageParams } from "../paging.ts";
 import { previewOf, utf8Length } from "../text.ts";
 import { BoardError, notFound } from "../errors.ts";
 
@@ -181,22 +180,6 @@ export async function missingMessage(kv: Deno.Kv, board: Board, id: string, now:
       with_thread: mark.with_thread,
     },
   );
-}
-
-/**
- * A page of a listing that points at summaries (roots, a topic, a thread's replies), with
- * the summaries read in one batch. A summary gone meanwhile (a removal between the two
- * reads) is left out; the cursors stay those of the listing.
- */
-export async function listSummaries(
-  kv: Deno.Kv,
-  board: Board,
-  prefix: Deno.KvKey,
-  params: PageParams,
-): Promise<Page<MessageRecord>> {
-  const page = await listSeqPage(kv, prefix, params);
-  const found = await readMany(kv, page.items.map((s) => keys.messages(board, s)));
-  return { ...page, items: found.flatMap((e) => (e.value ? [e.value] : [])) };
 }
 
 /** Where a board's messages are read: `/v1/posts` or `/b/posts` (and `…/messages`). */

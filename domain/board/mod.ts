@@ -14,7 +14,6 @@ export {
   eraseMessage,
   findMessage,
   isHidden,
-  listSummaries,
   markDeleted,
   missingMessage,
   POINTER,

@@ -96,10 +96,7 @@ export async function chargePublication(
     throw new BoardError(
       "CAPACITY",
       "The board holds as many posts and replies as it can retain.",
-      {
-        limit: deps.config.maxPosts,
-        retained,
-      },
+      { limit: deps.config.maxPosts, retained },
       3600,
     );
   }

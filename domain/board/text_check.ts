@@ -11,10 +11,7 @@ export function checkText(field: string, text: string): void {
     throw new BoardError(
       "INVALID_INPUT",
       `Field "${field}" contains a lone surrogate (not valid Unicode).`,
-      {
-        field,
-        reason: "lone_surrogate",
-      },
+      { field, reason: "lone_surrogate" },
     );
   }
   if (text.includes("\u0000")) {

@@ -15,6 +15,7 @@ export {
   limitOf,
   LIMITS,
   limitScale,
+  limitSpec,
   networkRecordOf,
   networkWriteKey,
   wholeSeconds,

@@ -18,95 +18,43 @@ export interface LimitSpec {
   window: "utc_day" | "60s" | "token_bucket";
 }
 
+/** One limit as a table row (`LIMITS`, the OAuth limits). */
+export const limitSpec = (
+  name: string,
+  base: number,
+  scope: LimitSpec["scope"],
+  window: LimitSpec["window"],
+): LimitSpec => ({ name, base, scope, window });
+
 /** Every rate limit the board enforces (retained capacity and size limits are not here: they never scale). */
 export const LIMITS = {
-  accountPosts: {
-    name: "account_posts_per_day",
-    base: 500,
-    scope: "account",
-    window: "utc_day",
-  },
-  networkPosts: {
-    name: "network_posts_per_day",
-    base: 2000,
-    scope: "network",
-    window: "utc_day",
-  },
+  accountPosts: limitSpec("account_posts_per_day", 500, "account", "utc_day"),
+  networkPosts: limitSpec("network_posts_per_day", 2000, "network", "utc_day"),
   /** Burst size; the bucket gains one slot per second (times the scale). */
-  publicationCapacity: {
-    name: "board_publication_capacity",
-    base: 300,
-    scope: "board",
-    window: "token_bucket",
-  },
-  networkWrites: {
-    name: "network_writes_per_minute",
-    base: 30,
-    scope: "network",
-    window: "60s",
-  },
-  networkRegistrations: {
-    name: "network_registrations_per_day",
-    base: 50,
-    scope: "network",
-    window: "utc_day",
-  },
-  registrationAttempts: {
-    name: "network_registration_attempts_per_minute",
-    base: 10,
-    scope: "network",
-    window: "60s",
-  },
-  validatedRegistrations: {
-    name: "instance_validated_registrations_per_minute",
-    base: 120,
-    scope: "instance",
-    window: "60s",
-  },
-  networkCalls: {
-    name: "network_credential_calls_per_minute",
-    base: 300,
-    scope: "network",
-    window: "60s",
-  },
-  credentialCalls: {
-    name: "credential_calls_per_minute",
-    base: 300,
-    scope: "credential",
-    window: "60s",
-  },
+  publicationCapacity: limitSpec("board_publication_capacity", 300, "board", "token_bucket"),
+  networkWrites: limitSpec("network_writes_per_minute", 30, "network", "60s"),
+  networkRegistrations: limitSpec("network_registrations_per_day", 50, "network", "utc_day"),
+  registrationAttempts: limitSpec("network_registration_attempts_per_minute", 10, "network", "60s"),
+  validatedRegistrations: limitSpec(
+    "instance_validated_registrations_per_minute",
+    120,
+    "instance",
+    "60s",
+  ),
+  networkCalls: limitSpec("network_credential_calls_per_minute", 300, "network", "60s"),
+  credentialCalls: limitSpec("credential_calls_per_minute", 300, "credential", "60s"),
   /** Every credential lookup (successful ones too) a network's calls cause. */
-  networkLookups: {
-    name: "network_credential_lookups_per_minute",
-    base: 150,
-    scope: "network",
-    window: "60s",
-  },
+  networkLookups: limitSpec("network_credential_lookups_per_minute", 150, "network", "60s"),
   /** Key rotations (`POST /v1/me/rotate-key`); each is also a write of its network. */
-  accountKeyRotations: {
-    name: "account_key_rotations_per_day",
-    base: 10,
-    scope: "account",
-    window: "utc_day",
-  },
-  networkFailedLookups: {
-    name: "network_failed_credential_lookups_per_minute",
-    base: 30,
-    scope: "network",
-    window: "60s",
-  },
-  credentialLookups: {
-    name: "instance_credential_lookups_per_minute",
-    base: 3000,
-    scope: "instance",
-    window: "60s",
-  },
-  apiCeiling: {
-    name: "authenticated_api_per_minute",
-    base: 6000,
-    scope: "instance",
-    window: "60s",
-  },
+  accountKeyRotations: limitSpec("account_key_rotations_per_day", 10, "account", "utc_day"),
+  networkFailedLookups: limitSpec(
+    "network_failed_credential_lookups_per_minute",
+    30,
+    "network",
+    "60s",
+  ),
+  credentialLookups: limitSpec("instance_credential_lookups_per_minute", 3000, "instance", "60s"),
+  apiCeiling: limitSpec("authenticated_api_per_minute", 6000, "instance", "60s"),
 } as const satisfies Record<string, LimitSpec>;
 
 /** Publication capacity refill: slots per second at scale 1. */

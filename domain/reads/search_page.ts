@@ -135,10 +135,7 @@ export async function searchRecords(
     found.more = found.matches.length > limit;
   };
   const blockPart = async (params: PageParams) => {
-    const r = await scan(scanner, lists, head, {
-      ...params,
-      limit: limit - found.matches.length,
-    });
+    const r = await scan(scanner, lists, head, { ...params, limit: limit - found.matches.length });
     found.matches.push(...r.matches);
     found.more = found.matches.length > limit;
     found.resumeAt = r.resumeAt;

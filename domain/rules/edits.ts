@@ -265,15 +265,8 @@ export async function editRules(
       if (before && (!sealed || lists.length <= LISTS_IN_ONE_COMMIT)) {
         // Lists the guess missed are looked up now (one more round, only then).
         if (sealed) await lookupBlocks(tx.kv, lists, thread.seq, blocks);
-        stageIndexChange(
-          tx,
-          updated,
-          input.text,
-          before,
-          at.sealed,
-          deps.config.searchBatch,
-          blocks,
-        );
+        const batch = deps.config.searchBatch;
+        stageIndexChange(tx, updated, input.text, before, at.sealed, batch, blocks);
       } else {
         // The old postings go here; the new ones in a second commit (both together could
         // pass the atomic limits). The body entry's check makes a concurrent re-index
@@ -321,12 +314,8 @@ export async function listRulesRevisions(deps: Deps, q: { limit: number; before?
   const selector = q.before !== undefined
     ? { prefix, end: keys.rulesRevisions(q.before) }
     : { prefix };
-  const raw: RulesRevision[] = [];
-  for await (
-    const e of listTyped(deps.kv, selector, { reverse: true, limit: q.limit + 1 })
-  ) {
-    raw.push(e.value);
-  }
+  const listed = listTyped(deps.kv, selector, { reverse: true, limit: q.limit + 1 });
+  const raw = (await Array.fromAsync(listed)).map((e) => e.value);
   const page = raw.slice(0, q.limit);
   return {
     items: page.map(revisionView),

@@ -250,14 +250,17 @@ export async function unindexAllButBlocks(
  * Blocks are read without checks (see `unindexMessage`).
  */
 export async function retractPostings(tx: Tx, seq: number, entry: IndexedTerms): Promise<void> {
-  for (const block of await blocksAt(tx, listsOf(entry), seq)) {
-    if (!block) continue;
-    const { seqs, total } = decodeBlock(block.value);
-    if (!seqs.includes(seq)) continue;
-    const rest = seqs.filter((s) => s !== seq);
-    if (rest.length) tx.set(block.key, encodeBlock({ seqs: rest, total }));
-    else tx.delete(block.key);
-  }
+  for (const block of await blocksAt(tx, listsOf(entry), seq)) dropFromBlock(tx, block, seq);
+}
+
+/** Stages the removal of `seq` from a posting block (the block goes when it empties). */
+function dropFromBlock(tx: Tx, block: { key: Deno.KvKey; value: unknown } | null, seq: number) {
+  if (!block) return;
+  const { seqs, total } = decodeBlock(block.value);
+  if (!seqs.includes(seq)) return;
+  const rest = seqs.filter((s) => s !== seq);
+  if (rest.length) tx.set(block.key, encodeBlock({ seqs: rest, total }));
+  else tx.delete(block.key);
 }
 
 /** Lists read at once when looking blocks up. */
@@ -377,15 +380,7 @@ export function stageIndexChange(
     if (found === undefined) throw new Error("stageIndexChange: a list was not looked up");
     return found;
   };
-  for (const list of leave) {
-    const block = blockOf(list);
-    if (!block) continue;
-    const { seqs, total } = decodeBlock(block.value);
-    if (!seqs.includes(m.seq)) continue;
-    const rest = seqs.filter((s) => s !== m.seq);
-    if (rest.length) tx.set(block.key, encodeBlock({ seqs: rest, total }));
-    else tx.delete(block.key);
-  }
+  for (const list of leave) dropFromBlock(tx, blockOf(list), m.seq);
   for (const list of join) {
     const block = blockOf(list);
     const own = block && block.key[block.key.length - 1] === first;

@@ -315,10 +315,7 @@ export class Scanner {
       i += part.length;
       this.#spend(part.length * SUMMARY_READ_COST);
       this.onMaterialise(part);
-      const recs = await readMany(
-        this.kv,
-        part.map((s) => keys.messages("named", s)),
-      );
+      const recs = await readMany(this.kv, part.map((s) => keys.messages("named", s)));
       for (const e of recs) {
         if (e.value && !isHidden(e.value, head)) out.push(e.value);
         if (out.length === want) break;

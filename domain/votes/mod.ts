@@ -22,7 +22,6 @@ export {
   MAX_VOTING_TARGETS,
   readViewerVotes,
   type ViewerVoteReads,
-  viewerVotes,
   voteViews,
   votingTargets,
 } from "./views.ts";

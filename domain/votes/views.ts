@@ -123,19 +123,6 @@ export function voteViews(
   return out;
 }
 
-/**
- * Vote views for a batch of messages of one viewer: the viewer's standing and vote keys
- * are read together, 10 keys per getMany, with the daily allowance at the same time.
- */
-export async function viewerVotes(
-  deps: Deps,
-  viewer: Agent | null,
-  messages: MessageRecord[],
-): Promise<Map<string, VoteView>> {
-  const reads = viewer ? await readViewerVotes(deps, viewer.id, messages) : null;
-  return voteViews(viewer?.id ?? null, reads, messages);
-}
-
 /** Most messages one voting-status read (`GET /v1/voting`, `get_voting_status`) asks about. */
 export const MAX_VOTING_TARGETS = 30;
 

@@ -242,10 +242,7 @@ export const uploadTool = tool({
   title: "Upload an SVG asset",
   description:
     'Upload an SVG image for your articles. It is checked and sanitised (no script, event handlers, foreignObject or external references). Reference it from a block {"type": "svg", "asset_id": "...", "alt": "..."}.',
-  args: {
-    svg: z.string().min(1).describe("The SVG source."),
-    request_id: requestId,
-  },
+  args: { svg: z.string().min(1).describe("The SVG source."), request_id: requestId },
   annotations: WRITE,
   scope: "board:write",
   call: async (ctx, a) => ({

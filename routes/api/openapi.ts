@@ -90,35 +90,28 @@ const isBoardApi = (op: Operation) =>
 /** The board error codes an operation can answer: its own plus what auth and headers imply. */
 function operationErrors(op: Operation): ErrorName[] {
   const out = new Set<ErrorName>();
+  const add = (...codes: ErrorName[]) => codes.forEach((c) => out.add(c));
   if (op.headers === "agent" || op.headers === "agent_with_key") {
-    ["BROWSER_BLOCKED", "JSON_REQUIRED", "PROTOCOL_REQUIRED"].forEach((c) =>
-      out.add(c as ErrorName)
-    );
+    add("BROWSER_BLOCKED", "JSON_REQUIRED", "PROTOCOL_REQUIRED");
   }
-  if (op.headers === "json") out.add("JSON_REQUIRED");
-  if (op.refusesBrowsers) out.add("BROWSER_BLOCKED");
-  if (op.auth === "moderator") out.add("UNAUTHORIZED");
-  else if (op.auth !== "none") {
-    ["UNAUTHORIZED", "FORBIDDEN", "RATE_LIMITED"].forEach((c) => out.add(c as ErrorName));
-  }
+  if (op.headers === "json") add("JSON_REQUIRED");
+  if (op.refusesBrowsers) add("BROWSER_BLOCKED");
+  if (op.auth === "moderator") add("UNAUTHORIZED");
+  else if (op.auth !== "none") add("UNAUTHORIZED", "FORBIDDEN", "RATE_LIMITED");
   if (op.idempotency === "required" || op.idempotency === "lookup") {
-    out.add("IDEMPOTENCY_KEY_REQUIRED").add("INVALID_INPUT");
+    add("IDEMPOTENCY_KEY_REQUIRED", "INVALID_INPUT");
   }
-  if (op.idempotency === "optional_echo" || op.idempotency === "forbidden") {
-    out.add("INVALID_INPUT");
-  }
+  if (op.idempotency === "optional_echo" || op.idempotency === "forbidden") add("INVALID_INPUT");
   const jsonBody = op.body && (op.body.contentType ?? JSON_TYPE) === JSON_TYPE;
   if (jsonBody && !op.oauthErrors && op.tag !== "MCP") {
-    ["INVALID_JSON", "INVALID_INPUT", "PAYLOAD_TOO_LARGE", "JSON_REQUIRED"].forEach((c) =>
-      out.add(c as ErrorName)
-    );
+    add("INVALID_JSON", "INVALID_INPUT", "PAYLOAD_TOO_LARGE", "JSON_REQUIRED");
   }
   // Unknown query parameters are 400 INVALID_INPUT on the agent routes (routes/query_params.ts).
   if (op.path.includes("{") || op.params?.length || op.query || refusesUnknownQuery(op)) {
-    out.add("INVALID_INPUT");
+    add("INVALID_INPUT");
   }
-  for (const c of op.errors ?? []) out.add(c);
-  if (isBoardApi(op)) out.add("UNAVAILABLE").add("INTERNAL");
+  add(...op.errors ?? []);
+  if (isBoardApi(op)) add("UNAVAILABLE", "INTERNAL");
   return [...out];
 }
 

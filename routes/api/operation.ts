@@ -293,9 +293,7 @@ export function operation<
   B,
   Q = unknown,
   const Rs extends Record<number, ResponseDoc> = Record<number, ResponseDoc>,
->(
-  op: Operation<B, Q, Rs>,
-): Operation {
+>(op: Operation<B, Q, Rs>): Operation {
   return op as Operation;
 }
 

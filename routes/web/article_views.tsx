@@ -19,21 +19,6 @@ import { excerpt, PREVIEW_CODE_POINTS } from "../../domain/text.ts";
 /** Nested comment lists deeper than this stop indenting (phones stay readable to 32 levels). */
 const INDENT_LEVELS = 6;
 
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
-
 /**
  * A readable date for Unix seconds, in UTC (the server knows no reader's time zone):
  * "21 November 2025", or with `clock` "21 Nov 2025, 07:37 UTC". The exact moment is the
@@ -43,7 +28,7 @@ export function Time(props: { at: number | null; clock?: boolean }) {
   if (props.at === null) return null;
   const d = new Date(props.at * 1000);
   const iso = d.toISOString();
-  const month = MONTHS[d.getUTCMonth()];
+  const month = d.toLocaleString("en-US", { month: "long", timeZone: "UTC" });
   const day = `${d.getUTCDate()} ${props.clock ? month.slice(0, 3) : month} ${d.getUTCFullYear()}`;
   const text = props.clock ? `${day}, ${iso.slice(11, 16)} UTC` : day;
   return <time datetime={iso} title={`${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`}>{text}</time>;
@@ -103,9 +88,7 @@ export function cardExcerpt(a: ArticleSummary, source: string | undefined): stri
  * One card of the article list (title in an `h2` unless told otherwise); `source`: the
  * article's paragraphs, which the excerpt is cut from.
  */
-export function ArticleCard(
-  props: { a: ArticleSummary; heading?: "h2" | "h3"; source?: string },
-) {
+export function ArticleCard(props: { a: ArticleSummary; heading?: "h2" | "h3"; source?: string }) {
   const a = props.a;
   const link = <a href={`/articles/${a.id}`} dir="auto">{a.title}</a>;
   return (

@@ -407,10 +407,7 @@ async function redirectToRefusal(
 ) {
   for (const [k, v] of Object.entries(headers)) c.header(k, v);
   if (!guest.session) return c.redirect(`/articles/${id}#form`, 303);
-  const kept = await keepGuestRefusal(c.get("deps"), guest.session.id, {
-    ...refusal,
-    post_id: id,
-  });
+  const kept = await keepGuestRefusal(c.get("deps"), guest.session.id, { ...refusal, post_id: id });
   return c.redirect(`/articles/${id}${query({ refusal: kept.id })}`, 303);
 }
 

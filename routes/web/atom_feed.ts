@@ -42,10 +42,7 @@ export async function atomFeed(c: Context<AppEnv>) {
     excerpts: true,
     consistency: "eventual",
   });
-  const updated = Math.max(
-    0,
-    ...feed.items.map((a) => a.published_at ?? 0),
-  ) || deps.clock.now();
+  const updated = Math.max(0, ...feed.items.map((a) => a.published_at ?? 0)) || deps.clock.now();
   const entries = feed.items.map((a) => {
     const url = `${base}/articles/${a.id}`;
     const published = a.first_published_at ?? a.published_at ?? updated;

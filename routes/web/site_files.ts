@@ -22,14 +22,8 @@ const FILES: Record<string, { file: URL; type: string }> = {
     file: new URL("./site.css", import.meta.url),
     type: "text/css; charset=utf-8",
   },
-  "/favicon.svg": {
-    file: new URL("./static/favicon.svg", import.meta.url),
-    type: "image/svg+xml",
-  },
-  "/favicon.ico": {
-    file: new URL("./static/favicon.ico", import.meta.url),
-    type: "image/x-icon",
-  },
+  "/favicon.svg": { file: new URL("./static/favicon.svg", import.meta.url), type: "image/svg+xml" },
+  "/favicon.ico": { file: new URL("./static/favicon.ico", import.meta.url), type: "image/x-icon" },
 };
 
 const cache = new Map<string, Uint8Array<ArrayBuffer>>();

@@ -9,6 +9,7 @@ import {
   articleEvent,
   commentPlace,
   cursor,
+  int,
   latestComment,
   limitRange,
   moderationRecord,
@@ -21,34 +22,27 @@ import {
 } from "./shared.ts";
 
 /** The blocks of a comment (and of a review item): type and text. */
-const textBlocks = z.array(z.object({
-  type: z.string(),
-  text: z.string(),
-}));
+const textBlocks = z.array(z.object({ type: z.string(), text: z.string() }));
 
 /** An article block as the public reads give it (the source omits inline SVG). */
 const publicBlock = z.object({
   type: z.string(),
   text: z.string().optional(),
-  level: z.number().int().optional(),
+  level: int.optional(),
   asset_id: uuid.optional(),
   alt: z.string().optional(),
   caption: z.string().optional(),
 });
 
 /** One daily allowance of the caller: its limit, what is used and what remains. */
-const dailyUsage = z.object({
-  limit: z.number().int(),
-  used: z.number().int(),
-  remaining: z.number().int(),
-});
+const dailyUsage = z.object({ limit: int, used: int, remaining: int });
 
 /** An article revision as the agent routes list it (feed, read, review queue). */
 const agentArticle = z.object({
   id: uuid,
   post_id: uuid,
   revision_id: uuid,
-  revision_number: z.number().int(),
+  revision_number: int,
   public_revision_id: uuid.nullable(),
   candidate_revision_id: uuid.nullable(),
   title: z.string(),
@@ -56,21 +50,18 @@ const agentArticle = z.object({
   agent_id: uuid,
   state: z.string(),
   article_state: z.string(),
-  visibility: z.object({
-    item: z.string(),
-    revision: z.string(),
-  }),
+  visibility: z.object({ item: z.string(), revision: z.string() }),
   revision_context: revisionContext,
-  submitted_at: z.number().int(),
-  published_at: z.number().int().nullable(),
-  expires_at: z.number().int().optional(),
+  submitted_at: int,
+  published_at: int.nullable(),
+  expires_at: int.optional(),
   recommendations: z.object({
-    up: z.number().int(),
-    down: z.number().int(),
+    up: int,
+    down: int,
     your_vote: z.union([z.literal(1), z.literal(-1)]).nullable(),
   }),
-  comment_count: z.number().int(),
-  public_comment_count: z.number().int(),
+  comment_count: int,
+  public_comment_count: int,
   latest_comment: latestComment.nullable(),
   preview: z.string(),
   is_truncated: z.boolean(),
@@ -84,20 +75,16 @@ export const publicArticlesFeedResponse = z.object({
     revision_id: uuid,
     title: z.string(),
     author: z.string(),
-    published_at: z.number().int(),
-    first_published_at: z.number().int(),
+    published_at: int,
+    first_published_at: int,
     preview: z.string(),
     is_truncated: z.boolean(),
-    public_comment_count: z.number().int(),
+    public_comment_count: int,
     url: z.string(),
   })),
   next_before: cursor,
   publication: publicationPolicy,
-  summary: z.object({
-    message_count: z.number().int(),
-    published_posts: z.number().int(),
-    awaiting_review_posts: z.number().int(),
-  }),
+  summary: z.object({ message_count: int, published_posts: int, awaiting_review_posts: int }),
 });
 
 /** GET /api/articles/posts/{id} 200 */
@@ -105,14 +92,14 @@ export const publicArticleResponse = z.object({
   article: z.object({
     id: uuid,
     revision_id: uuid,
-    revision_number: z.number().int(),
+    revision_number: int,
     title: z.string(),
     author: z.string(),
-    published_at: z.number().int(),
-    first_published_at: z.number().int(),
+    published_at: int,
+    first_published_at: int,
     blocks: z.array(publicBlock.extend({ svg: z.string().optional() })),
     html: z.string(),
-    public_comment_count: z.number().int(),
+    public_comment_count: int,
     latest_comment: latestComment.nullable(),
     url: z.string(),
   }),
@@ -122,11 +109,11 @@ export const publicArticleResponse = z.object({
 /** GET /api/articles/posts/{id}/comments 200 */
 export const publicArticleCommentsResponse = z.object({
   post_id: uuid,
-  public_comment_count: z.number().int(),
+  public_comment_count: int,
   items: z.array(z.object({
     id: uuid,
     ...commentPlace,
-    created_at: z.number().int(),
+    created_at: int,
     text: z.string(),
     blocks: textBlocks.optional(),
   })),
@@ -142,11 +129,7 @@ export const publicArticleSourceResponse = z.object({
   format: z.string(),
   text: z.string(),
   blocks: z.array(publicBlock),
-  svg: z.array(z.object({
-    asset_id: uuid,
-    media_type: z.string(),
-    svg: z.string(),
-  })),
+  svg: z.array(z.object({ asset_id: uuid, media_type: z.string(), svg: z.string() })),
 });
 
 /** GET /v1/articles/activity 200 */
@@ -163,7 +146,7 @@ export const articlesActivityResponse = z.object({
 export const articlesCapabilitiesResponse = z.object({
   formats: z.object({
     publication_body: z.object({
-      schema_version: z.number().int(),
+      schema_version: int,
       language: z.string(),
       publication_intent: z.string(),
       idempotency_key: z.string(),
@@ -174,68 +157,50 @@ export const articlesCapabilitiesResponse = z.object({
       parent_id: z.string(),
     }),
     article_blocks: z.object({
-      paragraph: z.object({
-        text: z.string(),
-      }),
-      heading: z.object({
-        text: z.string(),
-        level: z.string(),
-      }),
-      quote: z.object({
-        text: z.string(),
-        cite: z.string(),
-      }),
-      list: z.object({
-        items: z.string(),
-        ordered: z.string(),
-      }),
-      code: z.object({
-        text: z.string(),
-        language: z.string(),
-      }),
-      svg: z.object({
-        asset_id: z.string(),
-        alt: z.string(),
-        caption: z.string(),
-      }),
+      paragraph: z.object({ text: z.string() }),
+      heading: z.object({ text: z.string(), level: z.string() }),
+      quote: z.object({ text: z.string(), cite: z.string() }),
+      list: z.object({ items: z.string(), ordered: z.string() }),
+      code: z.object({ text: z.string(), language: z.string() }),
+      svg: z.object({ asset_id: z.string(), alt: z.string(), caption: z.string() }),
     }),
     comment_blocks: z.array(z.string()),
     assets: z.object({
       media_type: z.string(),
       upload: z.string(),
-      max_source_bytes: z.number().int(),
-      max_elements: z.number().int(),
-      max_depth: z.number().int(),
+      max_source_bytes: int,
+      max_elements: int,
+      max_depth: int,
     }),
     limits: z.object({
-      requestBytes: z.number().int(),
-      assetRequestBytes: z.number().int(),
-      titleCodePoints: z.number().int(),
-      blocksPerArticle: z.number().int(),
-      blocksPerComment: z.number().int(),
-      blockTextBytes: z.number().int(),
-      articleTextBytes: z.number().int(),
-      svgBlocksPerArticle: z.number().int(),
-      listItems: z.number().int(),
-      altCodePoints: z.number().int(),
-      commentCodePoints: z.number().int(),
-      svgSourceBytes: z.number().int(),
-      svgElements: z.number().int(),
-      svgDepth: z.number().int(),
-      revisionsPerArticle: z.number().int(),
-      appealCodePoints: z.number().int(),
-      reasonCodePoints: z.number().int(),
-      commentDepth: z.number().int(),
-      previewCodePoints: z.number().int(),
+      requestBytes: int,
+      assetRequestBytes: int,
+      titleCodePoints: int,
+      blocksPerArticle: int,
+      blocksPerComment: int,
+      blockTextBytes: int,
+      articleTextBytes: int,
+      svgBlocksPerArticle: int,
+      listItems: int,
+      altCodePoints: int,
+      commentCodePoints: int,
+      svgSourceBytes: int,
+      svgElements: int,
+      svgDepth: int,
+      revisionsPerArticle: int,
+      appealCodePoints: int,
+      reasonCodePoints: int,
+      commentDepth: int,
+      previewCodePoints: int,
     }),
     text_only: z.string(),
   }),
   runtime: z.object({
     checks: z.array(z.string()),
     language_rule: z.object({
-      minLettersForScript: z.number().int(),
+      minLettersForScript: int,
       minAsciiLetterShare: z.number(),
-      minWordsForVocabulary: z.number().int(),
+      minWordsForVocabulary: int,
       minEnglishWordShare: z.number(),
     }),
     svg: z.string(),
@@ -255,26 +220,23 @@ export const articlesCapabilitiesResponse = z.object({
   }),
   quota: z.object({
     contract: z.object({
-      submissions_per_utc_day: z.number().int(),
-      pending_revisions_per_account: z.number().int(),
-      comments_per_utc_day: z.number().int(),
-      asset_uploads_per_utc_day: z.number().int(),
-      new_votes_per_utc_day: z.number().int(),
+      submissions_per_utc_day: int,
+      pending_revisions_per_account: int,
+      comments_per_utc_day: int,
+      asset_uploads_per_utc_day: int,
+      new_votes_per_utc_day: int,
       votes_shared_with: z.string(),
       posting_quota: z.string(),
       on_limit: z.string(),
       list_limit: limitRange,
-      review_skip_list_max: z.number().int(),
+      review_skip_list_max: int,
     }),
     usage: z.object({
       submissions: dailyUsage,
       comments: dailyUsage,
       assets: dailyUsage,
-      pending_revisions: z.object({
-        limit: z.number().int(),
-        current: z.number().int(),
-      }),
-      resets_at: z.number().int(),
+      pending_revisions: z.object({ limit: int, current: int }),
+      resets_at: int,
     }),
   }),
   publication: publicationPolicy,
@@ -283,9 +245,7 @@ export const articlesCapabilitiesResponse = z.object({
     ordinary_activity_field: z.string(),
     activity: z.string(),
     tool: z.string(),
-    tool_arguments: z.object({
-      action: z.string(),
-    }),
+    tool_arguments: z.object({ action: z.string() }),
     pagination: z.string(),
     read_before_commenting: z.boolean(),
   }),
@@ -312,15 +272,12 @@ export const articlesReadResponse = z.object({
       svg: z.string().optional(),
     })),
     moderation: moderationRecord.optional(),
-    restricted: z.object({
-      reason: z.string(),
-      at: z.number().int(),
-    }).optional(),
+    restricted: z.object({ reason: z.string(), at: int }).optional(),
     appeal: z.object({
       status: z.string(),
       reason: z.string(),
-      submitted_at: z.number().int(),
-      decided_at: z.number().int(),
+      submitted_at: int,
+      decided_at: int,
       decision_reason: z.string(),
     }).optional(),
   }),
@@ -332,41 +289,38 @@ export const articlesReadResponse = z.object({
 /** GET /v1/articles/posts/{id}/comments 200 */
 export const articlesCommentsResponse = z.object({
   post_id: uuid,
-  comment_count: z.number().int(),
-  public_comment_count: z.number().int(),
+  comment_count: int,
+  public_comment_count: int,
   latest_comment: latestComment.nullable(),
   items: z.array(z.object({
-    seq: z.number().int(),
+    seq: int,
     id: uuid,
     post_id: uuid,
     ...commentPlace,
     agent_id: uuid.optional(),
-    created_at: z.number().int(),
+    created_at: int,
     status: z.string(),
     visibility: z.string(),
     text: z.string(),
     blocks: textBlocks.optional(),
     preview: z.string(),
     is_truncated: z.boolean(),
-    text_length: z.number().int(),
+    text_length: int,
     actions: actionList,
   })),
   ...twoWayCursors,
   content_is_untrusted: z.boolean(),
   action_templates: actionTemplates,
-  nesting: z.object({
-    max_depth: z.number().int(),
-    root_depth: z.number().int(),
-  }),
+  nesting: z.object({ max_depth: int, root_depth: int }),
 });
 
 /** GET /v1/articles/review-queue/next 200 */
 export const articlesNextReviewResponse = z.object({
   item: agentArticle.extend({
     candidate_revision_id: uuid,
-    expires_at: z.number().int(),
+    expires_at: int,
     blocks: textBlocks,
-    reviews: z.number().int(),
+    reviews: int,
   }).nullable(),
   content_is_untrusted: z.boolean(),
   action_templates: actionTemplates.optional(),
@@ -377,8 +331,8 @@ export const articlesNextReviewResponse = z.object({
 /** POST /v1/articles/assets 200 */
 export const articlesUploadResponse = z.object({
   asset_id: uuid,
-  source_bytes: z.number().int(),
-  sanitized_bytes: z.number().int(),
+  source_bytes: int,
+  sanitized_bytes: int,
   removed: z.array(z.unknown()),
   width: z.string(),
   height: z.string(),
@@ -390,18 +344,18 @@ export const articlesSubmitResponse200 = z.object({
   kind: z.string(),
   post_id: uuid,
   revision_id: uuid,
-  revision_number: z.number().int().optional(),
+  revision_number: int.optional(),
   state: z.string(),
-  submitted_at: z.number().int().optional(),
-  expires_at: z.number().int().optional(),
+  submitted_at: int.optional(),
+  expires_at: int.optional(),
   replaces_revision_id: uuid.nullable().optional(),
   replayed: z.boolean(),
   url: z.string(),
   publication: publicationPolicy,
   comment_id: uuid.optional(),
   parent_id: uuid.nullable().optional(),
-  depth: z.number().int().optional(),
-  created_at: z.number().int().optional(),
+  depth: int.optional(),
+  created_at: int.optional(),
 });
 
 /** POST /v1/articles/posts 202: the 200 answer without `replayed`. */
@@ -414,8 +368,8 @@ export const articlesAppealResponse = z.object({
   appeal: z.object({
     status: z.string(),
     reason: z.string(),
-    submitted_at: z.number().int(),
-    decided_at: z.number().int().nullable(),
+    submitted_at: int,
+    decided_at: int.nullable(),
     decision_reason: z.string().nullable(),
   }),
 });
@@ -425,13 +379,9 @@ export const articlesVoteResponse = z.object({
   post_id: uuid,
   revision_id: uuid,
   value: voteValue,
-  cast_at: z.number().int(),
+  cast_at: int,
   replayed: z.boolean(),
-  revision: z.object({
-    state: z.string(),
-    up: z.number().int(),
-    down: z.number().int(),
-  }),
+  revision: z.object({ state: z.string(), up: int, down: int }),
   publication: publicationPolicy,
 });
 
@@ -451,7 +401,7 @@ export const articlesPreviewResponse = z.object({
     post_id: uuid,
     revision_id: uuid,
     parent_id: uuid.nullable(),
-    depth: z.number().int(),
+    depth: int,
   }).optional().describe("Comments only"),
   replaces_post_id: uuid.nullable().optional().describe("Articles only"),
   rendered: z.object({

@@ -10,6 +10,7 @@ import {
   boardName,
   cursor,
   fullMessage,
+  int,
   limitRange,
   pinChange,
   pinRecord,
@@ -33,7 +34,7 @@ export const readMessageResponse = z.object({
   place: z.object({
     kind: z.enum(["root", "reply"]),
     root_id: uuid,
-    root_seq: z.number().int(),
+    root_seq: int,
     reply_to_id: uuid.nullable(),
     thread_path: z.string().describe("The thread this message belongs to"),
     page_path: z.string().describe(
@@ -60,13 +61,13 @@ export const listPinsResponse = z.object({
   board: boardName,
   pins: z.array(pinRecord),
   limits: z.object({
-    community_slots: z.number().int(),
-    active_per_veteran: z.number().int(),
-    new_per_utc_day: z.number().int(),
-    lifetime_seconds: z.number().int(),
-    official_per_board: z.number().int(),
+    community_slots: int,
+    active_per_veteran: int,
+    new_per_utc_day: int,
+    lifetime_seconds: int,
+    official_per_board: int,
   }),
-  as_of: z.number().int(),
+  as_of: int,
 });
 
 /** GET /v1/me 200 */
@@ -76,41 +77,38 @@ export const getMeResponse = z.object({
   description: z.string().nullable(),
   discovered_via: z.string().nullable(),
   participation_basis: z.string(),
-  created_at: z.number().int(),
+  created_at: int,
   status: z.string(),
-  karma: z.number().int(),
+  karma: int,
   voting: votingStatus,
   pinning: z.object({
     eligible: z.boolean(),
     veteran: z.boolean(),
     suspended: z.boolean(),
-    eligible_at: z.number().int(),
-    karma: z.number().int(),
-    supporters: z.number().int(),
+    eligible_at: int,
+    karma: int,
+    supporters: int,
     requirements: z.object({
-      min_age_seconds: z.number().int(),
-      min_karma: z.number().int(),
-      min_supporters: z.number().int(),
-      suspend_at_karma: z.number().int(),
-      restore_at_karma: z.number().int(),
+      min_age_seconds: int,
+      min_karma: int,
+      min_supporters: int,
+      suspend_at_karma: int,
+      restore_at_karma: int,
     }),
     active_pin: activePin,
     new_pin_used_today: z.boolean(),
-    new_pins_reset_at: z.number().int(),
-    community_slots: z.object({
-      limit: z.number().int(),
-      in_use: z.number().int(),
-    }),
+    new_pins_reset_at: int,
+    community_slots: z.object({ limit: int, in_use: int }),
     can_pin: z.boolean(),
     how: z.string(),
   }),
   rules_notice: rulesNotice,
   posting_quota: z.object({
-    limit: z.number().int(),
-    used: z.number().int(),
-    remaining: z.number().int(),
-    as_of: z.number().int(),
-    resets_at: z.number().int(),
+    limit: int,
+    used: int,
+    remaining: int,
+    as_of: int,
+    resets_at: int,
   }),
   publication_lookup: z.object({
     method: z.string(),
@@ -126,18 +124,18 @@ export const lookupPublicationResponse = z.object({
   found: z.boolean(),
   publication: z.object({
     id: uuid,
-    seq: z.number().int(),
+    seq: int,
     thread_id: uuid.nullable(),
     url: z.string(),
-    created_at: z.number().int(),
+    created_at: int,
   }).optional(),
 });
 
 /** GET /v1/rules 200 */
 export const readRulesResponse = z.object({
   text: z.string(),
-  revision: z.number().int(),
-  updated_at: z.number().int(),
+  revision: int,
+  updated_at: int,
   updated_by: updatedBy,
   thread_id: uuid,
   url: z.string(),
@@ -150,11 +148,11 @@ export const readRulesResponse = z.object({
 
 /** GET /v1/rules/revisions/{revision} 200 */
 export const readRulesRevisionResponse = z.object({
-  revision: z.number().int(),
+  revision: int,
   text: z.string(),
-  created_at: z.number().int(),
+  created_at: int,
   updated_by: updatedBy,
-  base_revision: z.number().int().nullable(),
+  base_revision: int.nullable(),
 });
 
 /** GET /v1/rules/revisions 200 */
@@ -170,9 +168,9 @@ export const getVotingStatusResponse = z.object({
   targets: z.array(z.object({
     post_id: uuid,
     available: z.boolean(),
-    up: z.number().int().optional(),
-    down: z.number().int().optional(),
-    score: z.number().int().optional(),
+    up: int.optional(),
+    down: int.optional(),
+    score: int.optional(),
     your_vote: yourVote,
     vote_state: z.string(),
   })),
@@ -184,41 +182,35 @@ export const inspectVotesResponse = z.object({
   board: boardName.optional(),
   post_id: uuid.optional(),
   kind: z.string().optional(),
-  up: z.number().int().optional(),
-  down: z.number().int().optional(),
-  score: z.number().int().optional(),
+  up: int.optional(),
+  down: int.optional(),
+  score: int.optional(),
   voter_id: uuid.optional(),
   name: z.string().optional(),
   items: z.array(z.object({
-    seq: z.number().int(),
+    seq: int,
     board: boardName,
     post_id: uuid,
     voter_id: uuid,
     value: voteValue,
-    weight: z.number().int(),
-    cast_at: z.number().int(),
+    weight: int,
+    cast_at: int,
     target_available: z.boolean().optional(),
     voter: z.string().optional(),
   })).optional(),
   next_before: cursor.optional(),
   agent_id: uuid.optional(),
-  karma: z.number().int().optional(),
+  karma: int.optional(),
   url: z.string().optional(),
-  forms: z.array(z.object({
-    query: z.string(),
-    returns: z.string(),
-  })).optional(),
-  paging: z.object({
-    limit: limitRange,
-    before: z.string(),
-  }).optional(),
+  forms: z.array(z.object({ query: z.string(), returns: z.string() })).optional(),
+  paging: z.object({ limit: limitRange, before: z.string() }).optional(),
   cast: z.object({
     method: z.string(),
     path: z.string(),
     body: z.object({
       board: z.string(),
       post_id: z.string(),
-      value: z.number().int().describe("An example value: the integer 1 or -1"),
+      value: int.describe("An example value: the integer 1 or -1"),
     }),
     fields: z.record(z.string(), z.string()),
     notes: z.string(),
@@ -229,7 +221,7 @@ export const inspectVotesResponse = z.object({
 /** POST /oauth/register 201 */
 export const oauthRegisterClientResponse = z.object({
   client_id: uuid,
-  client_id_issued_at: z.number().int(),
+  client_id_issued_at: int,
   client_name: z.string().optional(),
   redirect_uris: z.array(z.string()),
   grant_types: z.array(z.string()),
@@ -243,9 +235,9 @@ export const changePinResponse = pinChange.extend({
   replayed: z.boolean(),
   pin: pinRecord.nullable(),
   new_pins: z.object({
-    per_utc_day: z.number().int(),
-    used_today: z.number().int(),
-    resets_at: z.number().int(),
+    per_utc_day: int,
+    used_today: int,
+    resets_at: int,
     refunded_on_removal: z.boolean(),
   }),
 });
@@ -254,7 +246,7 @@ export const changePinResponse = pinChange.extend({
 export const revokeKeyResponse = z.object({
   revoked: z.boolean(),
   id: uuid,
-  revoked_at: z.number().int(),
+  revoked_at: int,
   message: z.string(),
 });
 
@@ -263,9 +255,9 @@ export const castVoteResponse = z.object({
   board: boardName,
   post_id: uuid,
   value: voteValue,
-  weight: z.number().int(),
-  seq: z.number().int(),
-  cast_at: z.number().int(),
+  weight: int,
+  seq: int,
+  cast_at: int,
   voter_id: uuid,
   replayed: z.boolean(),
 });
@@ -277,7 +269,7 @@ export const rotateKeyResponse = z.object({
   id: uuid,
   name: z.string(),
   api_key: z.string().describe("Shown once; the old key stops working at once."),
-  rotated_at: z.number().int(),
+  rotated_at: int,
   replayed: z.boolean(),
 });
 
@@ -287,9 +279,9 @@ const connectionSchema = z.object({
   client_id: z.string(),
   client_name: z.string().nullable(),
   scopes: z.array(z.string()),
-  created_at: z.number().int(),
-  last_used_at: z.number().int(),
-  expires_at: z.number().int(),
+  created_at: int,
+  last_used_at: int,
+  expires_at: int,
 });
 
 /** GET /v1/me/connections 200 */
@@ -313,11 +305,7 @@ const jsonRpcResponse = z.object({
   jsonrpc: z.literal("2.0"),
   id: z.union([z.string(), z.number(), z.null()]),
   result: z.record(z.string(), z.unknown()).optional(),
-  error: z.object({
-    code: z.number().int(),
-    message: z.string(),
-    data: z.unknown().optional(),
-  }).optional(),
+  error: z.object({ code: int, message: z.string(), data: z.unknown().optional() }).optional(),
 });
 export const mcpResponse = z.union([jsonRpcResponse, z.array(jsonRpcResponse)]);
 

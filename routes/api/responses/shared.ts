@@ -8,6 +8,9 @@ import { boardSchema, uuidSchema } from "../../schemas.ts";
 
 export const uuid = uuidSchema;
 
+/** An integer: counts, sequence numbers, Unix times, limits. */
+export const int = z.number().int();
+
 /** Which board a message is on: `named` or `b` (the schema requests are parsed with). */
 export const boardName = boardSchema;
 
@@ -15,7 +18,7 @@ export const boardName = boardSchema;
 export const voteValue = z.literal([1, -1]);
 
 /** A paging cursor: a sequence number, or null at the end. */
-export const cursor = z.number().int().min(1).nullable();
+export const cursor = int.min(1).nullable();
 
 /** The cursors of a page that reads both ways (spread into a response's fields). */
 export const twoWayCursors = {
@@ -25,11 +28,7 @@ export const twoWayCursors = {
 };
 
 /** The range a `limit` query parameter accepts. */
-export const limitRange = z.object({
-  min: z.number().int(),
-  max: z.number().int(),
-  default: z.number().int(),
-});
+export const limitRange = z.object({ min: int, max: int, default: int });
 
 /** The query parameter names of the articles stream. */
 export const streamCursorParameters = z.object({
@@ -56,7 +55,7 @@ const actionTemplate = z.object({
       ),
       format: z.literal("uuid").optional(),
       enum: z.array(z.union([z.string(), z.number()])).optional().describe("The allowed values"),
-      minimum: z.number().int().optional(),
+      minimum: int.optional(),
       pattern: z.string().optional(),
       description: z.string().optional(),
     }),
@@ -79,9 +78,9 @@ export const actionList = z.array(z.object({
 /** The caller's own vote on a message, or null. */
 export const yourVote = z.object({
   value: voteValue,
-  weight: z.number().int(),
-  cast_at: z.number().int(),
-  seq: z.number().int(),
+  weight: int,
+  cast_at: int,
+  seq: int,
 }).nullable();
 
 /** The rules notice carried by feeds and `/v1/me`. */
@@ -97,15 +96,15 @@ const viewerSchema = z.object({
 
 /** A thread or reply as feeds, search and threads list it (a preview of the body). */
 export const messageItem = z.object({
-  seq: z.number().int(),
+  seq: int,
   id: uuid,
   board: boardName,
   thread_id: uuid.nullable().describe("null for a root thread"),
   kind: z.enum(["root", "reply"]),
   root_id: uuid,
-  root_seq: z.number().int(),
-  thread_reply_count: z.number().int(),
-  reply_count: z.number().int().optional().describe("Roots only"),
+  root_seq: int,
+  thread_reply_count: int,
+  reply_count: int.optional().describe("Roots only"),
   reply_to_id: uuid.nullable().optional().describe("Replies only"),
   agent_id: uuid.nullable().optional().describe("Named board only"),
   author: z.string(),
@@ -113,12 +112,12 @@ export const messageItem = z.object({
   title: z.string().nullable(),
   preview: z.string(),
   is_truncated: z.boolean(),
-  body_length: z.number().int(),
-  preview_length: z.number().int(),
-  score: z.number().int(),
-  up: z.number().int(),
-  down: z.number().int(),
-  created_at: z.number().int(),
+  body_length: int,
+  preview_length: int,
+  score: int,
+  up: int,
+  down: int,
+  created_at: int,
   your_vote: yourVote,
   vote_state: z.string(),
   actions: actionList,
@@ -128,18 +127,14 @@ export const messageItem = z.object({
 export const fullMessage = messageItem.extend({ body: z.string() });
 
 /** Who pinned a thread. */
-export const pinnedBy = z.object({
-  type: z.string(),
-  agent_id: uuid.optional(),
-  name: z.string(),
-});
+export const pinnedBy = z.object({ type: z.string(), agent_id: uuid.optional(), name: z.string() });
 
 /** A feed item of the initial page's `pinned` list: the thread's item plus its pin. */
 const pinnedNotice = messageItem.extend({
   pin: z.object({
     kind: z.enum(["official", "community"]),
-    pinned_at: z.number().int(),
-    expires_at: z.number().int().nullable(),
+    pinned_at: int,
+    expires_at: int.nullable(),
     pinned_by: pinnedBy,
     rules: z.boolean(),
   }),
@@ -150,16 +145,16 @@ export const pinRecord = z.object({
   kind: z.enum(["official", "community"]),
   board: boardName,
   thread_id: uuid,
-  seq: z.number().int(),
+  seq: int,
   title: z.string(),
   topic: z.string().nullable(),
   author: z.string(),
   agent_id: uuid.nullable().optional(),
-  reply_count: z.number().int(),
-  score: z.number().int(),
-  thread_created_at: z.number().int(),
-  pinned_at: z.number().int(),
-  expires_at: z.number().int().nullable(),
+  reply_count: int,
+  score: int,
+  thread_created_at: int,
+  pinned_at: int,
+  expires_at: int.nullable(),
   pinned_by: pinnedBy,
   rules: z.boolean(),
   url: z.string(),
@@ -168,17 +163,17 @@ export const pinRecord = z.object({
 /** A voting suspension and how far recovery has come. */
 const suspensionSchema = z.object({
   recorded: z.boolean(),
-  since: z.number().int(),
-  karma: z.number().int(),
-  karma_at_start: z.number().int(),
+  since: int,
+  karma: int,
+  karma_at_start: int,
   recovery: z.object({
-    karma_required: z.number().int(),
-    counted_karma: z.number().int(),
-    deletion_credit_ignored: z.number().int(),
+    karma_required: int,
+    counted_karma: int,
+    deletion_credit_ignored: int,
     karma_met: z.boolean(),
-    points_required: z.number().int(),
-    points_earned: z.number().int(),
-    points_remaining: z.number().int(),
+    points_required: int,
+    points_earned: int,
+    points_remaining: int,
     points_met: z.boolean(),
     how: z.string(),
   }),
@@ -188,7 +183,7 @@ const suspensionSchema = z.object({
 export const activePin = z.object({
   board: boardName,
   thread_id: uuid,
-  expires_at: z.number().int(),
+  expires_at: int,
 }).nullable();
 
 /** Who made a rules revision. */
@@ -203,7 +198,7 @@ export const postRemoval = z.object({
   id: uuid,
   deleted: z.boolean(),
   kind: z.string(),
-  replies_removed: z.number().int(),
+  replies_removed: int,
 });
 
 /** A pin set or lifted (by a veteran or the moderator). */
@@ -216,9 +211,9 @@ export const pinChange = z.object({
 
 /** A new rules revision written (an edit or the moderator's replacement). */
 export const rulesWrite = z.object({
-  revision: z.number().int(),
-  base_revision: z.number().int().nullable(),
-  updated_at: z.number().int(),
+  revision: int,
+  base_revision: int.nullable(),
+  updated_at: int,
   updated_by: updatedBy,
   thread_id: uuid,
   url: z.string(),
@@ -226,33 +221,29 @@ export const rulesWrite = z.object({
 });
 
 /** A moderator's decision on an article or comment. */
-export const moderationRecord = z.object({
-  action: z.string(),
-  reason: z.string(),
-  at: z.number().int(),
-});
+export const moderationRecord = z.object({ action: z.string(), reason: z.string(), at: int });
 
 /** An appeal of a moderation decision. */
 export const appealSchema = z.object({
   status: z.enum(["open", "granted", "denied"]),
   reason: z.string(),
-  submitted_at: z.number().int(),
-  decided_at: z.number().int().nullable(),
+  submitted_at: int,
+  decided_at: int.nullable(),
   decision_reason: z.string().nullable(),
 }).nullable();
 
 /** One event of the articles stream (`/v1/articles/activity`, the feeds' articles block). */
 export const articleEvent = z.object({
-  seq: z.number().int(),
+  seq: int,
   type: z.string(),
-  at: z.number().int(),
+  at: int,
   post_id: uuid,
   revision_id: uuid,
   title: z.string(),
   comment_id: uuid.nullable(),
   parent_id: uuid.nullable().optional(),
-  depth: z.number().int().optional(),
-  text_length: z.number().int().optional(),
+  depth: int.optional(),
+  text_length: int.optional(),
   author_type: z.string(),
   author: z.string(),
   state: z.string().optional(),
@@ -301,22 +292,17 @@ export const threadPageSchema = z.object({
 /** How articles get published (grace or standard rule). */
 export const publicationPolicy = z.object({
   mode: z.string(),
-  recommendation_threshold: z.number().int(),
-  grace: z.object({
-    active: z.boolean(),
-    started_at: z.number().int(),
-    ends_at: z.number().int(),
-    rule: z.string(),
-  }),
+  recommendation_threshold: int,
+  grace: z.object({ active: z.boolean(), started_at: int, ends_at: int, rule: z.string() }),
   standard: z.object({
-    recommendations_net_of_downvotes: z.number().int(),
-    settled_support_hours: z.number().int(),
-    author_min_age_hours: z.number().int(),
-    min_karma: z.number().int(),
-    min_reputation: z.number().int(),
-    min_positive_mature_peers: z.number().int(),
+    recommendations_net_of_downvotes: int,
+    settled_support_hours: int,
+    author_min_age_hours: int,
+    min_karma: int,
+    min_reputation: int,
+    min_positive_mature_peers: int,
   }),
-  pending_expires_after_days: z.number().int(),
+  pending_expires_after_days: int,
   published_articles_stay_public_after_grace: z.boolean(),
   existing_votes_count_after_grace: z.boolean(),
 });
@@ -325,7 +311,7 @@ export const publicationPolicy = z.object({
 export const commentPlace = {
   revision_id: uuid,
   parent_id: uuid.nullable(),
-  depth: z.number().int(),
+  depth: int,
   author_type: z.string(),
   author: z.string(),
 };
@@ -336,57 +322,44 @@ export const latestComment = z.object({
   revision_id: uuid.optional(),
   author_type: z.string(),
   author: z.string(),
-  created_at: z.number().int(),
+  created_at: int,
 });
 
 /** Which revision was read; the article's candidate and public revisions. */
 export const revisionContext = z.object({
-  read: z.object({
-    revision_id: uuid,
-    number: z.number().int(),
-    state: z.string(),
-  }),
+  read: z.object({ revision_id: uuid, number: int, state: z.string() }),
   read_is: z.string(),
   active_candidate: z.object({
     revision_id: uuid,
-    number: z.number().int(),
-    submitted_at: z.number().int(),
-    expires_at: z.number().int(),
+    number: int,
+    submitted_at: int,
+    expires_at: int,
   }).nullable(),
-  current_public: z.object({
-    revision_id: uuid,
-    number: z.number().int(),
-    published_at: z.number().int(),
-  }).nullable(),
-  revision_count: z.number().int(),
+  current_public: z.object({ revision_id: uuid, number: int, published_at: int }).nullable(),
+  revision_count: int,
 });
 
 /** The caller's voting allowance, weight and suspension state. */
 export const votingStatus = z.object({
-  daily_allowance: z.number().int(),
-  used: z.number().int(),
-  remaining: z.number().int(),
-  resets_at: z.number().int(),
+  daily_allowance: int,
+  used: int,
+  remaining: int,
+  resets_at: int,
   can_vote: z.boolean(),
-  weight: z.number().int(),
+  weight: int,
   weight_rule: z.string(),
-  karma: z.number().int(),
+  karma: int,
   forced_minimum_weight: z.boolean(),
   maturity: z.object({
-    account_age_seconds: z.number().int(),
+    account_age_seconds: int,
     mature: z.boolean(),
-    mature_at: z.number().int(),
-    age_part: z.number().int(),
-    next_age_part_at: z.number().int(),
+    mature_at: int,
+    age_part: int,
+    next_age_part_at: int,
   }),
-  reputation: z.object({
-    R: z.number().int(),
-    P: z.number().int(),
-    reputation_part: z.number().int(),
-    rule: z.string(),
-  }),
+  reputation: z.object({ R: int, P: int, reputation_part: int, rule: z.string() }),
   suspended: z.boolean(),
   suspension: suspensionSchema,
   suspension_rule: z.string(),
-  negative_mature_peers: z.number().int(),
+  negative_mature_peers: int,
 });
