@@ -76,6 +76,12 @@ export interface AgentEventEntry {
   events: AgentEvent[];
 }
 
+declare module "../kv/key_values.ts" {
+  interface KeyValues {
+    agentEvents: AgentEventEntry;
+  }
+}
+
 /**
  * The position of the log's newest entry (0 when empty), read without a check: the commit
  * that adds the next entry checks that its position is still free (`Tx.absent`), so two

@@ -73,15 +73,19 @@ export async function readNamed<const R extends Record<string, NamedRead>>(
   return unflattenNamed(named, await readMany(kv, flattenNamed(named)));
 }
 
-/** A list selector under a builder's `range` prefix (which carries the value type). */
+/**
+ * A list selector whose typed key carries the value type: a builder's `range` prefix, or in
+ * the start/end form (no prefix) the start key, made by the same builder as the end key.
+ */
 export type TypedListSelector<P extends Deno.KvKey> =
   | { prefix: P }
   | { prefix: P; start: Deno.KvKey }
-  | { prefix: P; end: Deno.KvKey };
+  | { prefix: P; end: Deno.KvKey }
+  | { start: P; end: Deno.KvKey };
 
 /**
- * `kv.list` under a builder's `range(...)`: each entry has the value type the builder declares
- * (kv/key_values.ts), so a listing needs no type argument.
+ * `kv.list` under a builder's `range(...)` (or from one of its keys to another): each entry has
+ * the value type the builder declares (kv/key_values.ts), so a listing needs no type argument.
  */
 export function listTyped<P extends Deno.KvKey>(
   kv: Deno.Kv,

@@ -4,6 +4,7 @@
  * to 32 levels, the counters and latest-comment metadata they keep on the article.
  */
 import { keys } from "../../kv/keys.ts";
+import { listTyped } from "../../kv/read_many.ts";
 import type { Tx } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
@@ -471,7 +472,7 @@ async function newestPublished(
   skipId: string,
 ): Promise<CommentRecord | null> {
   for await (
-    const e of kv.list<CommentRecord>({ prefix: keys.articleComments.range(postId) }, {
+    const e of listTyped(kv, { prefix: keys.articleComments.range(postId) }, {
       reverse: true,
       limit: 500,
     })
@@ -564,7 +565,7 @@ export async function moderateComment(
 /** The first `limit` entries of the moderators' pending index, oldest first. */
 export async function pendingEntries(deps: Deps, limit: number): Promise<PendingEntry[]> {
   const held = await Array.fromAsync(
-    deps.kv.list<PendingEntry>({ prefix: keys.articlePendingComments.range() }, { limit }),
+    listTyped(deps.kv, { prefix: keys.articlePendingComments.range() }, { limit }),
   );
   return held.map((e) => e.value);
 }

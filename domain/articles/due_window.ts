@@ -110,10 +110,10 @@ export async function streamPage(
   const raw: ArticleEvent[] = [];
   if (after !== undefined) {
     if (after < storedEnd) {
-      const selector: Deno.KvListSelector = storedEnd === Infinity
+      const selector: TypedListSelector<typeof prefix> = storedEnd === Infinity
         ? { prefix, start: [...prefix, after + 1] }
         : { start: [...prefix, after + 1], end: [...prefix, storedEnd] };
-      for await (const e of deps.kv.list<ArticleEvent>(selector, { limit: limit + 1 })) {
+      for await (const e of listTyped(deps.kv, selector, { limit: limit + 1 })) {
         raw.push(e.value);
       }
     }

@@ -4,6 +4,7 @@
  * examines at most `SCAN_BUDGET` entries; domain/inbox/page.ts makes the page and its cursors.
  */
 import { keys } from "../../kv/keys.ts";
+import { listTyped, type TypedListSelector } from "../../kv/read_many.ts";
 import type { AgentEventEntry } from "../agent_events.ts";
 import type { PageParams } from "../paging.ts";
 
@@ -28,13 +29,13 @@ async function listLog(
   reverse: boolean,
 ): Promise<LogEntry[]> {
   const prefix = keys.agentEvents.range();
-  const selector: Deno.KvListSelector = range.after !== undefined
+  const selector: TypedListSelector<typeof prefix> = range.after !== undefined
     ? { prefix, start: keys.agentEvents(range.after + 1) }
     : range.before !== undefined
     ? { prefix, end: keys.agentEvents(range.before) }
     : { prefix };
   const out: LogEntry[] = [];
-  const iter = kv.list<AgentEventEntry>(selector, { limit, reverse, batchSize: limit });
+  const iter = listTyped(kv, selector, { limit, reverse, batchSize: limit });
   for await (const e of iter) out.push({ seq: e.key[1] as number, entry: e.value });
   return out;
 }

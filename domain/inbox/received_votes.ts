@@ -6,6 +6,7 @@
  * (`anchor`), which places it among the log's items.
  */
 import { keys } from "../../kv/keys.ts";
+import { listTyped, type TypedListSelector } from "../../kv/read_many.ts";
 import type { AgentEvent, AgentEventEntry } from "../agent_events.ts";
 import type { ReceivedRecord } from "../votes/mod.ts";
 
@@ -47,13 +48,13 @@ export async function listReceived(
 ): Promise<{ entries: ReceivedEntry[]; exhausted: boolean }> {
   const prefix = keys.votesReceived.range(authorId);
   const newer = range.after !== undefined;
-  const selector: Deno.KvListSelector = newer
+  const selector: TypedListSelector<typeof prefix> = newer
     ? { prefix, start: keys.votesReceived(authorId, range.after! + 1) }
     : range.atMost !== undefined
     ? { prefix, end: keys.votesReceived(authorId, range.atMost + 1) }
     : { prefix };
   const entries: ReceivedEntry[] = [];
-  const iter = kv.list<ReceivedRecord>(selector, {
+  const iter = listTyped(kv, selector, {
     limit: VOTE_BATCH,
     reverse: !newer,
     batchSize: VOTE_BATCH,

@@ -7,6 +7,7 @@
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import { unmetered } from "../../kv/meter.ts";
+import { listTyped } from "../../kv/read_many.ts";
 import { type Agent, getAgent, type Revocation } from "../accounts/mod.ts";
 import type { CommitRider } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
@@ -55,7 +56,7 @@ export async function moderatorRemoveMessage(
 /** The named messages written by an account (a scan of the board; moderator use only). */
 async function messagesOf(deps: Deps, agentId: string): Promise<MessageRecord[]> {
   const out: MessageRecord[] = [];
-  for await (const e of deps.kv.list<MessageRecord>({ prefix: keys.messages.range("named") })) {
+  for await (const e of listTyped(deps.kv, { prefix: keys.messages.range("named") })) {
     if (e.value.agent_id === agentId) out.push(e.value);
   }
   return out;

@@ -9,6 +9,7 @@
  * content) is marked in that commit and resumed from the mark.
  */
 import { keys } from "../../kv/keys.ts";
+import { listTyped, type TypedListSelector } from "../../kv/read_many.ts";
 import { transact } from "../../kv/tx.ts";
 import type { ActionClaim, ActionReplay } from "../action_replays.ts";
 import type { CommitRider, RiderTurn } from "../commit_rider.ts";
@@ -243,12 +244,12 @@ async function recordRefusal(
 /** GET /mod/audit: every moderator action, newest first; `before` is an audit seq. */
 export async function listAudit(deps: Deps, q: PageParams) {
   const prefix = keys.modAudit.range();
-  const selector: Deno.KvListSelector = q.before !== undefined
+  const selector: TypedListSelector<typeof prefix> = q.before !== undefined
     ? { prefix, end: keys.modAudit(q.before) }
     : { prefix };
   const raw: AuditRecord[] = [];
   for await (
-    const e of deps.kv.list<AuditRecord>(selector, { reverse: true, limit: q.limit + 1 })
+    const e of listTyped(deps.kv, selector, { reverse: true, limit: q.limit + 1 })
   ) {
     raw.push(e.value);
   }

@@ -3,6 +3,8 @@
  * an account's karma, or an account's outgoing votes. Public; no message bodies.
  */
 import { type Board, keys } from "../../kv/keys.ts";
+import type { Typed } from "../../kv/key_values.ts";
+import { listTyped } from "../../kv/read_many.ts";
 import { getAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
@@ -144,8 +146,9 @@ function pageOf(votes: VoteRecord[], before: number | undefined, limit: number) 
   };
 }
 
-const listed = async (kv: Deno.Kv, prefix: Deno.KvKey) =>
-  (await Array.fromAsync(kv.list<VoteRecord>({ prefix }))).map((e) => e.value);
+/** The votes under a range prefix of a builder that stores `VoteRecord`s (or a subtype). */
+const listed = async (kv: Deno.Kv, prefix: Deno.KvKey & Typed<VoteRecord>) =>
+  (await Array.fromAsync(listTyped(kv, { prefix }))).map((e) => e.value);
 
 /**
  * One page of an account's outgoing votes, newest first: its votes (`votes_cast`, and

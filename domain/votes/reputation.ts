@@ -4,13 +4,13 @@
  * at read time: a peer vote counts for reputation once it is 48 hours old, and only while
  * its voter is active and at least 7 days old. Nothing here depends on background work.
  */
-import { readMany } from "../../kv/read_many.ts";
+import { listTyped, readMany } from "../../kv/read_many.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { EMPTY_HEAD, isHidden } from "../board/mod.ts";
-import type { ReceivedVote, VoteRecord } from "./records.ts";
+import type { ReceivedVote } from "./records.ts";
 
 export const DAY = 86400;
 /** A peer is mature from this account age on. */
@@ -127,12 +127,12 @@ async function receivedVotes(
   };
   const [current, older] = await Promise.all([
     Array.fromAsync(
-      kv.list<VoteRecord>({ prefix: keys.votesReceived.range(authorId) }, {
+      listTyped(kv, { prefix: keys.votesReceived.range(authorId) }, {
         batchSize: RECEIVED_PAGE,
       }),
     ),
     Array.fromAsync(
-      kv.list<ReceivedVote>({ prefix: keys.votesByRecipient.range(authorId) }, {
+      listTyped(kv, { prefix: keys.votesByRecipient.range(authorId) }, {
         batchSize: RECEIVED_PAGE,
       }),
     ),
