@@ -206,8 +206,10 @@ function backoff(attempt: number): Promise<void> {
 
 /**
  * Commits the atomic `build` makes, made anew and tried again while another process holds
- * the embedded store's write lock (`database is locked`). For writes that `transact` does not
- * fit (an atomic built by other code); its checks, if any, are answered as usual (`ok`).
+ * the embedded store's write lock (`database is locked`). Its checks, if any, are answered as
+ * usual (`ok`): a store that was locked never looked at them, so the same checks and writes
+ * go again, and what changed meanwhile fails a check as it would have. Each try again counts
+ * as a busy retry on the current meter.
  */
 export async function commitRetryingLock(
   build: () => Deno.AtomicOperation,
@@ -218,6 +220,11 @@ export async function commitRetryingLock(
     } catch (e) {
       if (!isLockedError(e)) throw e;
     }
+    const meter = currentMeter();
+    if (meter) {
+      meter.busy++;
+      meter.retries++;
+    }
     await backoff(attempt);
   }
   throw new TxConflictError("the store stayed locked");
@@ -225,8 +232,9 @@ export async function commitRetryingLock(
 
 /**
  * Runs `fn` against a fresh Tx and commits its buffered writes atomically, retrying
- * the whole function (with a short random back-off) when any entry it read has changed,
- * or while another process holds the embedded store's write lock.
+ * the whole function (with a short random back-off) when any entry it read has changed;
+ * while another process holds the embedded store's write lock, only the commit is sent again
+ * (`commitRetryingLock`).
  * Errors thrown by `fn` abort without writing. Returns what `fn` returned plus the commit
  * versionstamp (null when `fn` wrote nothing).
  */
@@ -278,16 +286,15 @@ export async function transactPrepared<P, T>(
         await prepared.catch(() => {}); // no work of this attempt outlives it
       }
       if (tx.isEmpty) return { value, versionstamp: null };
+      // A busy store sends the same commit again, not the whole function: it has not
+      // answered the checks, so nothing read is known to have changed.
+      const res = await commitRetryingLock(() => tx.build());
+      if (res.ok) return { value, versionstamp: res.versionstamp };
       const meter = currentMeter();
-      try {
-        const res = await tx.build().commit();
-        if (res.ok) return { value, versionstamp: res.versionstamp };
-        if (meter) meter.conflicts++;
-      } catch (e) {
-        if (!isLockedError(e)) throw e;
-        if (meter) meter.busy++;
+      if (meter) {
+        meter.conflicts++;
+        meter.retries++;
       }
-      if (meter) meter.retries++;
       await backoff(attempt);
     }
     throw new TxConflictError("transaction kept conflicting");
