@@ -1,0 +1,91 @@
+/**
+ * Commit turns between processes on one store file. The embedded store lets one commit at a
+ * time take its file's write lock; a commit that finds it taken by another process fails at
+ * once (`database is locked`) and is sent again after a pause (kv/tx.ts), so processes on one
+ * file poll for the lock. Here every commit of a handle first takes an exclusive lock on a
+ * file beside the store (`<store>-commits.lock`, an advisory `flock`): the kernel wakes the
+ * next process the moment the holder lets go, and the store's own lock is then always free.
+ *
+ * A process takes the lock for a turn: every commit waiting when the turn starts goes in it
+ * (the store runs them one after the other), then the lock is let go so that other processes
+ * get their turn. Correctness never depends on it: each commit is still checked by the
+ * store, and a writer that does not take turns (another tool) only meets the store's lock.
+ * Only for a store file: a KV Connect URL or Deno Deploy has no file lock to share.
+ */
+
+/** The lock file beside a store file. */
+export function commitLockPath(storePath: string): string {
+  return `${storePath}-commits.lock`;
+}
+
+/** Commits that take their turn through one open lock file. */
+class CommitTurns {
+  #file: Deno.FsFile;
+  #waiting: (() => Promise<void>)[] = [];
+  #running: Promise<void> | null = null;
+
+  constructor(file: Deno.FsFile) {
+    this.#file = file;
+  }
+
+  /** Runs `commit` in this process's next turn. */
+  run<T>(commit: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.push(() => commit().then(resolve, reject));
+      this.#running ??= this.#turns().finally(() => this.#running = null);
+    });
+  }
+
+  /** Turns until nothing waits: the lock, every commit waiting, the lock let go. */
+  async #turns(): Promise<void> {
+    while (this.#waiting.length > 0) {
+      // A lock that cannot be taken (the file gone) leaves the store's own lock to decide.
+      const locked = await this.#file.lock(true).then(() => true, () => false);
+      const turn = this.#waiting.splice(0);
+      try {
+        await Promise.all(turn.map((start) => start()));
+      } finally {
+        if (locked) await this.#file.unlock().catch(() => {});
+      }
+    }
+  }
+
+  /** Closes the lock file: now, or once the commits in flight are done. */
+  close(): void {
+    if (this.#running) this.#running.finally(() => this.#file.close());
+    else this.#file.close();
+  }
+}
+
+/**
+ * `kv` (a handle on the store file `storePath`), except that its atomic commits take turns
+ * with the other processes' (see above). Closing it closes the lock file too.
+ */
+export async function withCommitTurns(kv: Deno.Kv, storePath: string): Promise<Deno.Kv> {
+  const file = await Deno.open(commitLockPath(storePath), {
+    read: true,
+    write: true,
+    create: true,
+  });
+  const turns = new CommitTurns(file);
+  return new Proxy(kv, {
+    get(target, prop) {
+      if (prop === "atomic") {
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          op.commit = () => turns.run(commit);
+          return op;
+        };
+      }
+      if (prop === "close" || prop === Symbol.dispose) {
+        return () => {
+          target.close();
+          turns.close();
+        };
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+}
