@@ -3,9 +3,9 @@
  * tests/cross_process/ (`instances.ts` starts it): `deno run -A worker.ts <kv file> <config>`.
  *
  * It opens its own KV handles on the shared file, exactly as the service does (a writer whose
- * commits take turns with other processes', and a reader, versioned: kv/open.ts), and serves requests through the real app. Its clock is
- * set from each command, so all processes share the test's time. Commands, one JSON line
- * each, answered by `id`:
+ * commits take turns with other processes', and a reader, versioned: kv/open.ts), and serves
+ * requests through the real app. Its clock is set from each command, so all processes share
+ * the test's time. Commands, one JSON line each, answered by `id`:
  * - `request`: an HTTP request through the app (`at`: the clock in ms, `network`: the
  *   client address); answers status, headers and body text.
  * - `hold`: the next commit that writes a key starting with `prefix` stops just before it
