@@ -31,22 +31,35 @@ class CommitTurns {
   /** Runs `commit` in this process's next turn. */
   run<T>(commit: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#waiting.push(() => commit().then(resolve, reject));
-      this.#running ??= this.#turns().finally(() => this.#running = null);
+      this.#waiting.push(async () => {
+        try {
+          resolve(await commit());
+        } catch (e) {
+          reject(e);
+        }
+      });
+      if (this.#running === null) this.#running = this.#turns();
     });
   }
 
-  /** Turns until nothing waits: the lock, every commit waiting, the lock let go. */
+  /**
+   * Turns until nothing waits: the lock, every commit waiting, the lock let go. It stops in
+   * the same step that finds nothing waiting, so a commit added later starts the next run.
+   */
   async #turns(): Promise<void> {
-    while (this.#waiting.length > 0) {
-      // A lock that cannot be taken (the file gone) leaves the store's own lock to decide.
-      const locked = await this.#file.lock(true).then(() => true, () => false);
-      const turn = this.#waiting.splice(0);
-      try {
-        await Promise.all(turn.map((start) => start()));
-      } finally {
-        if (locked) await this.#file.unlock().catch(() => {});
+    try {
+      while (this.#waiting.length > 0) {
+        // A lock that cannot be taken (the file gone) leaves the store's own lock to decide.
+        const locked = await this.#file.lock(true).then(() => true, () => false);
+        const turn = this.#waiting.splice(0);
+        try {
+          await Promise.all(turn.map((start) => start()));
+        } finally {
+          if (locked) await this.#file.unlock().catch(() => {});
+        }
       }
+    } finally {
+      this.#running = null;
     }
   }
 

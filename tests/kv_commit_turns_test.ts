@@ -55,3 +55,24 @@ Deno.test("commits waiting together go in one turn, each answered as its own", a
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("commits made in every step of the event loop all land, none left waiting", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "board-commit-turns-" });
+  const kv = await openKv(`${dir}/board.kv`);
+  try {
+    // Writers that read, then write, then read again: their writes start in every step of
+    // the event loop, among them the one where a turn lets the lock go.
+    const chain = async (name: number, n: number) => {
+      for (let i = 0; i < n; i++) {
+        await kv.get(["chain", name]);
+        await kv.set(["chain", name], i);
+      }
+    };
+    await Promise.all(Array.from({ length: 12 }, (_, name) => chain(name, 60)));
+    const got = await kv.getMany(Array.from({ length: 10 }, (_, name) => ["chain", name]));
+    assert.deepEqual(got.map((e) => e.value), Array(10).fill(59));
+  } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
