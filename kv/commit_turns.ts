@@ -72,14 +72,16 @@ class CommitTurns {
 
 /**
  * `kv` (a handle on the store file `storePath`), except that its atomic commits take turns
- * with the other processes' (see above). Closing it closes the lock file too.
+ * with the other processes' (see above). Closing it closes the lock file too. When the lock
+ * file cannot be opened, `kv` as it is.
  */
 export async function withCommitTurns(kv: Deno.Kv, storePath: string): Promise<Deno.Kv> {
-  const file = await Deno.open(commitLockPath(storePath), {
-    read: true,
-    write: true,
-    create: true,
-  });
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(commitLockPath(storePath), { read: true, write: true, create: true });
+  } catch {
+    return kv; // no lock file (a read-only folder): the store's own lock alone orders commits
+  }
   const turns = new CommitTurns(file);
   return new Proxy(kv, {
     get(target, prop) {
