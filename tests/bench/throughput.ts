@@ -20,7 +20,8 @@
  * Run alone: `deno run -A tests/bench/throughput.ts` (prints the section; `--record FILE`
  * writes the raw figures as JSON; `--section FILE` prints the section from figures recorded
  * earlier, such as the median of alternating rounds combined by recordings.ts); `deno task bench` adds the section to docs/benchmarks.md.
- * BENCH_WRITES sets the writes timed per setup (default 1200).
+ * BENCH_WRITES sets the writes timed per setup (default 1200); BENCH_ROUNDS the rounds of the
+ * four setups, one or three processes first in turn, whose medians are recorded (default 1).
  */
 import { registerAgent } from "../../domain/accounts/mod.ts";
 import { createThread } from "../../domain/writes/mod.ts";
@@ -29,10 +30,15 @@ import { SystemClock } from "../../domain/clock.ts";
 import { testConfig } from "../../routes/config.ts";
 import { prepareService } from "../../routes/service.ts";
 import { startServer } from "../e2e/server_process.ts";
-import { readRecording } from "./recordings.ts";
+import { medianOf, readRecording } from "./recordings.ts";
 import { copyStore, startFlags } from "./store.ts";
 
 const WRITES = Number(Deno.env.get("BENCH_WRITES") ?? 1200);
+/**
+ * Rounds of the four setups, one process first and three first in turn, each number the
+ * median of the rounds': a machine whose load drifts favours neither.
+ */
+const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 1);
 /** Untimed writes per server process before the timed ones (each process equally warm). */
 const WARM = 60;
 const IN_FLIGHT = 16;
@@ -250,22 +256,27 @@ export async function measureThroughput(): Promise<Figures> {
   try {
     const path = `${dir}/board.kv`;
     const s = await seed(path);
-    const out = { votes: {}, posts: {} } as Figures;
-    for (const kind of KINDS) {
-      for (const processes of [1, 3]) {
-        const round = processes + (kind === "posts" ? 10 : 0);
-        const r = await setup(path, s, kind, processes, round);
-        out[kind][processes] = {
-          perSecond: WRITES / r.seconds,
-          p50: r.p50,
-          p99: r.p99,
-          serverCpuMs: r.serverCpuMs,
-          clientCpuMs: r.clientCpuMs,
-          statuses: Object.entries(r.statuses).map(([k, n]) => `${n}× ${k}`).join(", "),
-        };
+    const rounds: Figures[] = [];
+    for (let n = 0; n < ROUNDS; n++) {
+      const out = { votes: {}, posts: {} } as Figures;
+      for (const kind of KINDS) {
+        // One process first in even rounds, three first in odd ones.
+        for (const processes of n % 2 ? [3, 1] : [1, 3]) {
+          const round = processes + (kind === "posts" ? 10 : 0);
+          const r = await setup(path, s, kind, processes, round);
+          out[kind][processes] = {
+            perSecond: WRITES / r.seconds,
+            p50: r.p50,
+            p99: r.p99,
+            serverCpuMs: r.serverCpuMs,
+            clientCpuMs: r.clientCpuMs,
+            statuses: Object.entries(r.statuses).map(([k, n]) => `${n}× ${k}`).join(", "),
+          };
+        }
       }
+      rounds.push(out);
     }
-    return out;
+    return medianOf(rounds) as Figures;
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
@@ -298,7 +309,13 @@ export async function run(recorded?: { writes: number; figures: Figures }): Prom
   return [
     "## Write throughput",
     "",
-    `${writes} writes of each kind timed per setup (after ${WARM} untimed per server process), ${IN_FLIGHT} in flight, against one server process and against three on one store file, requests handed to them in turn (\`tests/bench/throughput.ts\`): named-board votes, each by one of ${AGENTS} voters from a network of its own on one of ${MESSAGES} roots of ${MESSAGES} authors; posts (\`POST /v1/posts\`), each by one of the same ${AGENTS} agents from a network of its own. "Before" is the same script on the board before the read plans (commit ${baseline.commit}, recorded on this machine). CPU ms per write: the CPU time (user and system) the server processes together and the load generator used during the timed writes, divided by the writes; with two cores, about 2,000 ms of CPU a second are there to share.`,
+    `${writes} writes of each kind timed per setup${
+      recorded
+        ? ""
+        : ROUNDS > 1
+        ? ` (medians of ${ROUNDS} rounds, one or three processes first in turn)`
+        : ""
+    } (after ${WARM} untimed per server process), ${IN_FLIGHT} in flight, against one server process and against three on one store file, requests handed to them in turn (\`tests/bench/throughput.ts\`): named-board votes, each by one of ${AGENTS} voters from a network of its own on one of ${MESSAGES} roots of ${MESSAGES} authors; posts (\`POST /v1/posts\`), each by one of the same ${AGENTS} agents from a network of its own. "Before" is the same script on the board before the read plans (commit ${baseline.commit}, recorded on this machine). CPU ms per write: the CPU time (user and system) the server processes together and the load generator used during the timed writes, divided by the writes; with two cores, about 2,000 ms of CPU a second are there to share.`,
     "",
     "| writes | server processes | per second before | per second now | ratio | p50 / p99 ms before | p50 / p99 ms now | CPU ms per write now: servers + load generator | statuses now |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
