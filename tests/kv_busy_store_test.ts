@@ -85,3 +85,26 @@ Deno.test("a commit sent again after a busy store still fails when what it read 
     raw.close();
   }
 });
+
+Deno.test("a transaction on hot keys runs again on fresh reads after a busy store", async () => {
+  const { raw, kv, state } = await busyStore();
+  try {
+    state.refuse = 1;
+    const runs = { n: 0 };
+    const { meter } = await metered(() =>
+      transact(kv, async (tx) => {
+        runs.n++;
+        const e = await tx.get<number>(KEY);
+        tx.set(KEY, (e.value ?? 0) + 1);
+      }, { lock: "busy-store-hot" })
+    );
+    assert.equal(runs.n, 2, "read again: what it read may have changed while the store was busy");
+    assert.equal((await raw.get(KEY)).value, 1);
+    assert.deepEqual(
+      { busy: meter.busy, retries: meter.retries, conflicts: meter.conflicts },
+      { busy: 1, retries: 1, conflicts: 0 },
+    );
+  } finally {
+    raw.close();
+  }
+});

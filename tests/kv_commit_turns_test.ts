@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { openKv } from "../kv/open.ts";
 import { commitLockPath } from "../kv/commit_turns.ts";
+import { transact } from "../kv/tx.ts";
 
 /** True once someone waits (blocked) for the flock on `path` (Linux: /proc/locks). */
 async function someoneWaitsFor(path: string): Promise<boolean> {
@@ -72,6 +73,39 @@ Deno.test("commits made in every step of the event loop all land, none left wait
     const got = await kv.getMany(Array.from({ length: 10 }, (_, name) => ["chain", name]));
     assert.deepEqual(got.map((e) => e.value), Array(10).fill(59));
   } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a transaction on hot keys commits at once, without waiting for a turn", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "board-commit-turns-" });
+  const path = `${dir}/board.kv`;
+  const kv = await openKv(path);
+  const other = await Deno.open(commitLockPath(path), { read: true, write: true });
+  let polling = true;
+  try {
+    await other.lock(true);
+    const hot = transact(kv, async (tx) => {
+      const e = await tx.get<number>(["hot"]);
+      tx.set(["hot"], (e.value ?? 0) + 1);
+    }, { lock: "hot-keys" });
+    const waited = (async () => {
+      while (polling) {
+        if (await someoneWaitsFor(commitLockPath(path))) return "waited for a turn";
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      return "stopped";
+    })();
+    const first = await Promise.race([hot.then(() => "committed"), waited]);
+    polling = false;
+    await other.unlock();
+    await Promise.all([hot, waited]);
+    assert.equal(first, "committed");
+    assert.equal((await kv.get(["hot"])).value, 1);
+  } finally {
+    polling = false;
+    other.close();
     kv.close();
     await Deno.remove(dir, { recursive: true });
   }
