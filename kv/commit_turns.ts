@@ -8,8 +8,9 @@
  *
  * A process takes the lock for a turn: every commit waiting when the turn starts goes in it
  * (the store runs them one after the other), then the lock is let go so that other processes
- * get their turn. Correctness never depends on it: each commit is still checked by the
- * store, and a writer that does not take turns (another tool) only meets the store's lock.
+ * get their turn. A transaction on hot keys commits `outsideTurns` (kv/tx.ts). Correctness
+ * never depends on any of it: each commit is still checked by the store, and a writer that
+ * does not take turns (another tool) only meets the store's lock.
  * Only for a store file: a KV Connect URL or Deno Deploy has no file lock to share.
  */
 
