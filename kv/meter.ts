@@ -19,11 +19,12 @@ export class KvMeter {
   roundTrips = 0;
   /** Commits refused because something they checked had changed. */
   conflicts = 0;
-  /** Attempts run again after a conflict or a busy store (kv/tx.ts). */
+  /** Attempts run again after a conflict, and commits sent again after a busy store (kv/tx.ts). */
   retries = 0;
   /**
-   * Of those, attempts run again because another process held the embedded store's write
-   * lock (`database is locked`; a networked store has no such lock): not a conflict.
+   * Of those, commits sent again because another process held the embedded store's write
+   * lock (`database is locked`; a networked store has no such lock, and processes whose
+   * commits take turns on one file never meet it: kv/commit_turns.ts): not a conflict.
    */
   busy = 0;
   #inFlight = 0;

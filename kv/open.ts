@@ -1,5 +1,6 @@
 /** Opens the KV store named by BOARD_KV: a file path, ":memory:", or a KV Connect URL. */
 import { versionedKv } from "./versioned_kv.ts";
+import { withCommitTurns } from "./commit_turns.ts";
 
 /** True when BOARD_KV names a remote store reached over KV Connect. */
 export function isKvConnectUrl(path: string | undefined): boolean {
@@ -11,7 +12,8 @@ export function isKvConnectUrl(path: string | undefined): boolean {
  * `DENO_KV_ACCESS_TOKEN`); undefined means the platform's default store (Deno Deploy).
  * A file path gets its folder created first. `open` is injectable for tests. The handle
  * bumps the read caches' version keys on every write (kv/versioned_kv.ts). A file gets a
- * second handle for reads, so that reads run while a commit is in flight (kv/versioned_kv.ts).
+ * second handle for reads, so that reads run while a commit is in flight (kv/versioned_kv.ts),
+ * and its commits take turns with other processes' on the same file (kv/commit_turns.ts).
  */
 export async function openKv(
   path: string | undefined,
@@ -23,7 +25,7 @@ export async function openKv(
   if (path && !isKvConnectUrl(path) && path !== ":memory:") {
     const dir = path.replace(/[^/]*$/, "");
     if (dir) await Deno.mkdir(dir, { recursive: true });
-    const writer = await open(path);
+    const writer = await withCommitTurns(await open(path), path);
     return versionedKv(writer, await open(path));
   }
   return versionedKv(path === undefined ? await open() : await open(path));

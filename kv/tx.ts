@@ -12,6 +12,7 @@ import { READ_VERSION_KEY } from "./keys.ts";
 import { keySize, KV_LIMITS, valueSize } from "./atomic_limits.ts";
 import { flattenNamed, readMany, unflattenNamed } from "./read_many.ts";
 import { currentMeter } from "./meter.ts";
+import { outsideTurns } from "./commit_turns.ts";
 
 /** Thrown when an atomic would exceed the portable KV limits. A programming error. */
 export class AtomicLimitError extends Error {}
@@ -224,8 +225,10 @@ function backoff(attempt: number): Promise<void> {
 
 /**
  * Commits the atomic `build` makes, made anew and tried again while another process holds
- * the embedded store's write lock (`database is locked`). For writes that `transact` does not
- * fit (an atomic built by other code); its checks, if any, are answered as usual (`ok`).
+ * the embedded store's write lock (`database is locked`). Its checks, if any, are answered as
+ * usual (`ok`): a store that was locked never looked at them, so the same checks and writes
+ * go again, and what changed meanwhile fails a check as it would have. Each try again counts
+ * as a busy retry on the current meter.
  */
 export async function commitRetryingLock(
   build: () => Deno.AtomicOperation,
@@ -236,6 +239,11 @@ export async function commitRetryingLock(
     } catch (e) {
       if (!isLockedError(e)) throw e;
     }
+    const meter = currentMeter();
+    if (meter) {
+      meter.busy++;
+      meter.retries++;
+    }
     await backoff(attempt);
   }
   throw new TxConflictError("the store stayed locked");
@@ -243,8 +251,10 @@ export async function commitRetryingLock(
 
 /**
  * Runs `fn` against a fresh Tx and commits its buffered writes atomically, retrying
- * the whole function (with a short random back-off) when any entry it read has changed,
- * or while another process holds the embedded store's write lock.
+ * the whole function (with a short random back-off) when any entry it read has changed;
+ * while another process holds the embedded store's write lock, only the commit is sent again
+ * (`commitRetryingLock`), but for a transaction on hot keys (`lock`), whose commit does not
+ * wait for a turn on a store file and which runs again on fresh reads.
  * Errors thrown by `fn` abort without writing. Returns what `fn` returned plus the commit
  * versionstamp (null when `fn` wrote nothing).
  */
@@ -297,13 +307,24 @@ export async function transactPrepared<P, T>(
       }
       if (tx.isEmpty) return { value, versionstamp: null };
       const meter = currentMeter();
-      try {
-        const res = await tx.build().commit();
+      if (options.lock) {
+        // Hot keys: the commit goes at once, without waiting for a turn (kv/commit_turns.ts),
+        // and a busy store runs the whole function again: what it read is likely to change
+        // while it waits, and reads made right after the other commit see it.
+        try {
+          const res = await outsideTurns(() => tx.build().commit());
+          if (res.ok) return { value, versionstamp: res.versionstamp };
+          if (meter) meter.conflicts++;
+        } catch (e) {
+          if (!isLockedError(e)) throw e;
+          if (meter) meter.busy++;
+        }
+      } else {
+        // A busy store sends the same commit again, not the whole function: it has not
+        // answered the checks, so nothing read is known to have changed.
+        const res = await commitRetryingLock(() => tx.build());
         if (res.ok) return { value, versionstamp: res.versionstamp };
         if (meter) meter.conflicts++;
-      } catch (e) {
-        if (!isLockedError(e)) throw e;
-        if (meter) meter.busy++;
       }
       if (meter) meter.retries++;
       await backoff(attempt);

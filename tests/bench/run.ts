@@ -103,7 +103,9 @@ async function phase<T>(
     await server.stop();
     return { value, rss };
   } finally {
-    for (const suffix of ["", "-wal", "-shm"]) await Deno.remove(copy + suffix).catch(() => {});
+    for (const suffix of ["", "-wal", "-shm", "-commits.lock"]) {
+      await Deno.remove(copy + suffix).catch(() => {});
+    }
   }
 }
 

@@ -14,10 +14,14 @@
  * Targets: at least 1.5× the baseline's votes per second with one process, and three
  * processes not slower than one, for votes and for posts.
  *
+ * Beside the rates, the CPU time the servers and the load generator used per timed write
+ * (Linux /proc): on a machine with few cores, what three processes cost is what limits them.
+ *
  * Run alone: `deno run -A tests/bench/throughput.ts` (prints the section; `--record FILE`
  * writes the raw figures as JSON; `--section FILE` prints the section from figures recorded
  * earlier, such as the median of alternating rounds combined by recordings.ts); `deno task bench` adds the section to docs/benchmarks.md.
- * BENCH_WRITES sets the writes timed per setup (default 1200).
+ * BENCH_WRITES sets the writes timed per setup (default 1200); BENCH_ROUNDS the rounds of the
+ * four setups, one or three processes first in turn, whose medians are recorded (default 1).
  */
 import { registerAgent } from "../../domain/accounts/mod.ts";
 import { createThread } from "../../domain/writes/mod.ts";
@@ -26,10 +30,16 @@ import { SystemClock } from "../../domain/clock.ts";
 import { testConfig } from "../../routes/config.ts";
 import { prepareService } from "../../routes/service.ts";
 import { startServer } from "../e2e/server_process.ts";
-import { readRecording } from "./recordings.ts";
+import { medianOf, readRecording } from "./recordings.ts";
 import { copyStore, startFlags } from "./store.ts";
 
 const WRITES = Number(Deno.env.get("BENCH_WRITES") ?? 1200);
+/**
+ * Rounds of the four setups, one process first and three first in turn, each number the
+ * median of the rounds': a machine whose load drifts favours neither.
+ */
+const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 1);
+/** Untimed writes per server process before the timed ones (each process equally warm). */
 const WARM = 60;
 const IN_FLIGHT = 16;
 /** Voters (who also post); each votes on distinct messages, at most WRITES / AGENTS + 1 times. */
@@ -135,9 +145,19 @@ function write(kind: Kind, s: Seed, round: number, i: number): Write {
 
 interface Result {
   seconds: number;
+  /** CPU time per timed write, ms: of the server processes together, of the load generator. */
+  serverCpuMs: number;
+  clientCpuMs: number;
   statuses: Record<string, number>;
   p50: number;
   p99: number;
+}
+
+/** CPU time (user and system) a process has used so far, ms (Linux: /proc). */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => "");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10; // utime, stime: 100 ticks a second
 }
 
 /** Sends writes [from, to) of `round` with IN_FLIGHT in flight, write i to `urls[i % n]`. */
@@ -148,7 +168,7 @@ async function drive(
   round: number,
   from: number,
   to: number,
-): Promise<Result> {
+): Promise<Omit<Result, "serverCpuMs" | "clientCpuMs">> {
   const times: number[] = [];
   const statuses: Record<string, number> = {};
   let next = from;
@@ -196,11 +216,21 @@ async function setup(seeded: string, s: Seed, kind: Kind, processes: number, rou
       servers.push(await startServer(copy, SERVER_ENV, undefined, flags));
     }
     const urls = servers.map((sv) => sv.url);
-    await drive(urls, kind, s, round, 0, WARM);
-    return await drive(urls, kind, s, round, WARM, WARM + WRITES);
+    const warm = WARM * processes;
+    await drive(urls, kind, s, round, 0, warm);
+    const pids = servers.map((sv) => sv.child.pid);
+    const cpu = () => Promise.all([...pids, Deno.pid].map(cpuMs));
+    const before = await cpu();
+    const r = await drive(urls, kind, s, round, warm, warm + WRITES);
+    const used = (await cpu()).map((ms, i) => ms - before[i]);
+    const client = used.pop()!;
+    const server = used.reduce((a, b) => a + b, 0);
+    return { ...r, serverCpuMs: server / WRITES, clientCpuMs: client / WRITES };
   } finally {
     for (const sv of servers) await sv.stop();
-    for (const suffix of ["", "-wal", "-shm"]) await Deno.remove(copy + suffix).catch(() => {});
+    for (const suffix of ["", "-wal", "-shm", "-commits.lock"]) {
+      await Deno.remove(copy + suffix).catch(() => {});
+    }
   }
 }
 
@@ -209,7 +239,15 @@ const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : "-");
 /** Per kind, by server processes: writes per second, p50, p99 and the answers' statuses. */
 export type Figures = Record<
   Kind,
-  Record<string, { perSecond: number; p50: number; p99: number; statuses: string }>
+  Record<string, {
+    perSecond: number;
+    p50: number;
+    p99: number;
+    statuses: string;
+    /** CPU ms per write: the server processes together, the load generator (later recordings). */
+    serverCpuMs?: number;
+    clientCpuMs?: number;
+  }>
 >;
 
 /** Seeds a store and measures each kind with each number of processes on its own copy. */
@@ -218,20 +256,27 @@ export async function measureThroughput(): Promise<Figures> {
   try {
     const path = `${dir}/board.kv`;
     const s = await seed(path);
-    const out = { votes: {}, posts: {} } as Figures;
-    for (const kind of KINDS) {
-      for (const processes of [1, 3]) {
-        const round = processes + (kind === "posts" ? 10 : 0);
-        const r = await setup(path, s, kind, processes, round);
-        out[kind][processes] = {
-          perSecond: WRITES / r.seconds,
-          p50: r.p50,
-          p99: r.p99,
-          statuses: Object.entries(r.statuses).map(([k, n]) => `${n}× ${k}`).join(", "),
-        };
+    const rounds: Figures[] = [];
+    for (let n = 0; n < ROUNDS; n++) {
+      const out = { votes: {}, posts: {} } as Figures;
+      for (const kind of KINDS) {
+        // One process first in even rounds, three first in odd ones.
+        for (const processes of n % 2 ? [3, 1] : [1, 3]) {
+          const round = processes + (kind === "posts" ? 10 : 0);
+          const r = await setup(path, s, kind, processes, round);
+          out[kind][processes] = {
+            perSecond: WRITES / r.seconds,
+            p50: r.p50,
+            p99: r.p99,
+            serverCpuMs: r.serverCpuMs,
+            clientCpuMs: r.clientCpuMs,
+            statuses: Object.entries(r.statuses).map(([k, n]) => `${n}× ${k}`).join(", "),
+          };
+        }
       }
+      rounds.push(out);
     }
-    return out;
+    return medianOf(rounds) as Figures;
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
@@ -255,17 +300,25 @@ export async function run(recorded?: { writes: number; figures: Figures }): Prom
       const n = now[kind][p];
       return `| ${kind} | ${p} | ${fmt(b.perSecond)} | ${fmt(n.perSecond)} | ${
         fmt(n.perSecond / b.perSecond, 2)
-      }× | ${fmt(b.p50)} / ${fmt(b.p99)} | ${fmt(n.p50)} / ${fmt(n.p99)} | ${n.statuses} |`;
+      }× | ${fmt(b.p50)} / ${fmt(b.p99)} | ${fmt(n.p50)} / ${fmt(n.p99)} | ${
+        fmt(n.serverCpuMs ?? NaN, 2)
+      } + ${fmt(n.clientCpuMs ?? NaN, 2)} | ${n.statuses} |`;
     })
   );
   const speedup = now.votes["1"].perSecond / baseline.figures.votes["1"].perSecond;
   return [
     "## Write throughput",
     "",
-    `${writes} writes of each kind timed per setup (after ${WARM} untimed), ${IN_FLIGHT} in flight, against one server process and against three on one store file, requests handed to them in turn (\`tests/bench/throughput.ts\`): named-board votes, each by one of ${AGENTS} voters from a network of its own on one of ${MESSAGES} roots of ${MESSAGES} authors; posts (\`POST /v1/posts\`), each by one of the same ${AGENTS} agents from a network of its own. "Before" is the same script on the board before the read plans (commit ${baseline.commit}, recorded on this machine).`,
+    `${writes} writes of each kind timed per setup${
+      recorded
+        ? ""
+        : ROUNDS > 1
+        ? ` (medians of ${ROUNDS} rounds, one or three processes first in turn)`
+        : ""
+    } (after ${WARM} untimed per server process), ${IN_FLIGHT} in flight, against one server process and against three on one store file, requests handed to them in turn (\`tests/bench/throughput.ts\`): named-board votes, each by one of ${AGENTS} voters from a network of its own on one of ${MESSAGES} roots of ${MESSAGES} authors; posts (\`POST /v1/posts\`), each by one of the same ${AGENTS} agents from a network of its own. "Before" is the same script on the board before the read plans (commit ${baseline.commit}, recorded on this machine). CPU ms per write: the CPU time (user and system) the server processes together and the load generator used during the timed writes, divided by the writes; with two cores, about 2,000 ms of CPU a second are there to share.`,
     "",
-    "| writes | server processes | per second before | per second now | ratio | p50 / p99 ms before | p50 / p99 ms now | statuses now |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    "| writes | server processes | per second before | per second now | ratio | p50 / p99 ms before | p50 / p99 ms now | CPU ms per write now: servers + load generator | statuses now |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ...rows,
     "",
     `- Votes, one process: ${fmt(speedup, 2)}× the votes per second of before (target 1.5×): ${

@@ -2,10 +2,10 @@
  * One service instance in a process of its own, driven over stdin/stdout by the tests of
  * tests/cross_process/ (`instances.ts` starts it): `deno run -A worker.ts <kv file> <config>`.
  *
- * It opens its own KV handles on the shared file, exactly as the service does (a writer and
- * a reader, versioned: kv/open.ts), and serves requests through the real app. Its clock is
- * set from each command, so all processes share the test's time. Commands, one JSON line
- * each, answered by `id`:
+ * It opens its own KV handles on the shared file, exactly as the service does (a writer whose
+ * commits take turns with other processes', and a reader, versioned: kv/open.ts), and serves
+ * requests through the real app. Its clock is set from each command, so all processes share
+ * the test's time. Commands, one JSON line each, answered by `id`:
  * - `request`: an HTTP request through the app (`at`: the clock in ms, `network`: the
  *   client address); answers status, headers and body text.
  * - `hold`: the next commit that writes a key starting with `prefix` stops just before it
@@ -20,6 +20,7 @@ import { ManualClock } from "../../domain/clock.ts";
 import { testConfig } from "../../routes/config.ts";
 import { makeDeps } from "../../domain/deps.ts";
 import { versionedKv } from "../../kv/versioned_kv.ts";
+import { withCommitTurns } from "../../kv/commit_turns.ts";
 import { createApp } from "../../routes/app.ts";
 import { prepareService } from "../../routes/service.ts";
 import { KvMeter, setMeterSource } from "../../kv/meter.ts";
@@ -143,8 +144,9 @@ function observed(kv: Deno.Kv): Deno.Kv {
 }
 
 const [path, configJson] = Deno.args;
-const writer = await Deno.openKv(path);
+const writer = await withCommitTurns(await Deno.openKv(path), path);
 const reader = await Deno.openKv(path);
+// A held commit stops before it takes its turn (kv/commit_turns.ts): others keep theirs.
 const kv = versionedKv(observed(writer), observed(reader));
 const clock = new ManualClock();
 const deps = makeDeps(kv, clock, testConfig(JSON.parse(configJson)));

@@ -1,0 +1,77 @@
+/**
+ * Commit turns across processes on one store file (kv/commit_turns.ts): a process's commit
+ * waits for the lock file beside the store while another process holds it, and lands once it
+ * is let go; many commits from three processes at once never find the store's own write lock
+ * taken (no busy retry, counted by each process's kv/meter.ts meter), and every one counts.
+ */
+import assert from "node:assert/strict";
+import { commitLockPath } from "../../kv/commit_turns.ts";
+import { agents, namedPost, type TestAgent, totals, voteRequest } from "../vote_helpers.ts";
+import { cluster, type Instance } from "./instances.ts";
+
+/** True once a process waits (blocked) for the flock on `path` (Linux: /proc/locks). */
+async function someoneWaitsFor(path: string): Promise<boolean> {
+  const { ino } = await Deno.stat(path);
+  const locks = await Deno.readTextFile("/proc/locks");
+  return locks.split("\n").some((l) => l.includes("->") && l.includes(`:${ino} `));
+}
+
+/** Polls `cond` until it holds (at most `ms`); answers whether it did. */
+async function eventually(cond: () => Promise<boolean>, ms = 10_000): Promise<boolean> {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    if (await cond()) return true;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return false;
+}
+
+/** Busy retries (the store's write lock found taken) of every instance, added up. */
+async function busy(instances: Instance[]): Promise<number> {
+  const all = await Promise.all(instances.map((i) => i.stats()));
+  return all.reduce((n, s) => n + s.busy, 0);
+}
+
+Deno.test("cross-process: a commit waits its turn while another process holds the commit lock", async () => {
+  await using c = await cluster(2, { limitScale: 100 });
+  const [a, b] = c.instances;
+  const [voter, author] = await agents(a, 2);
+  const target = await namedPost(a, author, "turn target");
+
+  // This process takes the lock, as a process in its turn does.
+  const lockFile = await Deno.open(commitLockPath(c.path), { read: true, write: true });
+  try {
+    await lockFile.lock(true);
+    const answer = voteRequest(b, voter, target, 1);
+    assert.ok(
+      await eventually(() => someoneWaitsFor(commitLockPath(c.path))),
+      "process B's commit waits for the lock",
+    );
+    assert.equal((await totals(a, target)).up, 0, "nothing landed while the lock was held");
+    await lockFile.unlock();
+    const res = await answer;
+    assert.equal(res.status, 200, await res.text());
+    assert.equal((await totals(a, target)).up, 1);
+  } finally {
+    lockFile.close();
+  }
+});
+
+Deno.test("cross-process: commits from three processes at once take turns, never poll the store", async () => {
+  await using c = await cluster(3, { limitScale: 100 });
+  const [a] = c.instances;
+  const voters = await agents(a, 12);
+  const authors = await agents(a, 12);
+  const targets = await Promise.all(authors.map((au, i) => namedPost(a, au, `turns ${i}`)));
+  const before = await busy(c.instances);
+  // Every voter votes on every third message at once, through the three processes in turn.
+  const casts = voters.flatMap((v: TestAgent, i) =>
+    [0, 1, 2].map((k) => ({ v, target: targets[(i + 4 * k) % targets.length], k }))
+  );
+  const answers = await Promise.all(
+    casts.map(({ v, target, k }, n) => voteRequest(c.instances[(n + k) % 3], v, target, 1)),
+  );
+  for (const res of answers) assert.equal(res.status, 200, await res.text());
+  assert.equal(await busy(c.instances) - before, 0, "no commit found the store's lock taken");
+  for (const id of targets) assert.equal((await totals(a, id)).up, 3);
+});
