@@ -7,6 +7,7 @@ import { createApp } from "../routes/app.ts";
 import { prepareService } from "../routes/service.ts";
 import { versionedKv } from "../kv/versioned_kv.ts";
 import { readCache } from "../domain/read_cache.ts";
+import { KvMeter, setMeterSource } from "../kv/meter.ts";
 
 export interface TestBoard extends AsyncDisposable {
   app: ReturnType<typeof createApp>;
@@ -250,4 +251,16 @@ export async function cachedRead(board: TestBoard, path: string, key: string) {
   assert.equal(stats.hits, hits + 1, `${path}: the repeat read was not served from the cache`);
   assert.deepEqual(again.body, first.body);
   return again.body;
+}
+
+/** Runs `send` under a lockstep KV meter: its answer and its sequential KV round trips. */
+export async function metered<T>(send: () => Promise<T>): Promise<{ res: T; depth: number }> {
+  const meter = new KvMeter({ lockstep: true });
+  setMeterSource(() => meter);
+  try {
+    const res = await send();
+    return { res, depth: meter.roundTrips };
+  } finally {
+    setMeterSource(() => undefined);
+  }
 }

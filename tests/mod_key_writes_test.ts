@@ -14,25 +14,11 @@ import {
   type TestBoard,
   testBoard,
 } from "./helpers.ts";
+import { changedKeys, snapshot } from "./no_write_helpers.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 import { anonymousPost, namedPost } from "./vote_helpers.ts";
 
 const WRONG = "wrong-moderator-key-0123456789abcdef";
-
-/** Every entry of the store, by key, with its versionstamp. */
-async function snapshot(board: TestBoard): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for await (const e of board.kv.list({ prefix: [] })) {
-    out.set(JSON.stringify(e.key), e.versionstamp);
-  }
-  return out;
-}
-
-/** The keys whose entry differs between two snapshots (added, changed or removed). */
-function changed(before: Map<string, string>, after: Map<string, string>): string[] {
-  const keys = new Set([...before.keys(), ...after.keys()]);
-  return [...keys].filter((k) => before.get(k) !== after.get(k)).sort();
-}
 
 /** Every audited `/mod` write, on targets that exist and on some that do not. */
 async function writes(board: TestBoard) {
@@ -76,12 +62,16 @@ Deno.test("/mod writes: a full wrong-key window answers 429 and nothing is writt
   }
   for (const key of [MOD_KEY, WRONG]) {
     for (const { name, send: [method, path, body] } of probes) {
-      const before = await snapshot(board);
+      const before = await snapshot(board.kv);
       const res = await modRequest(board, method, path, body, idemKey(), key);
       const details = await assertError(res, 429, "RATE_LIMITED");
       assert.equal(details.limit_name, "network_moderator_key_failures_per_minute", name);
       assert.ok(Number(res.headers.get("retry-after")) >= 1, name);
-      assert.deepEqual(changed(before, await snapshot(board)), [], `${name}: nothing written`);
+      assert.deepEqual(
+        changedKeys(before, await snapshot(board.kv)),
+        [],
+        `${name}: nothing written`,
+      );
     }
   }
   // Nothing was recorded: the audit trail holds no action.
@@ -96,11 +86,11 @@ Deno.test("/mod writes: a wrong key answers 401 and writes only its slot of the 
     rulesPost: true,
   });
   for (const { name, send: [method, path, body] } of await writes(board)) {
-    const before = await snapshot(board);
+    const before = await snapshot(board.kv);
     const res = await modRequest(board, method, path, body, idemKey(), WRONG);
     await assertError(res, 401, "UNAUTHORIZED");
     assert.deepEqual(
-      changed(before, await snapshot(board)),
+      changedKeys(before, await snapshot(board.kv)),
       [JSON.stringify(["rate_windows", "moderator_key_failures", "127.0.0.1"])],
       name,
     );

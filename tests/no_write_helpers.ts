@@ -16,14 +16,17 @@ export async function snapshot(kv: Deno.Kv): Promise<Map<string, string>> {
   return out;
 }
 
+/** The keys whose entry differs between two snapshots (added, changed or removed), sorted. */
+export function changedKeys(before: Map<string, string>, after: Map<string, string>): string[] {
+  const keys = new Set([...before.keys(), ...after.keys()]);
+  return [...keys].filter((k) => before.get(k) !== after.get(k)).sort();
+}
+
 /** Runs `reads` and asserts that no key was created, changed or deleted meanwhile. */
 export async function assertNoWrite<T>(kv: Deno.Kv, reads: () => Promise<T>): Promise<T> {
   const before = await snapshot(kv);
   const value = await reads();
-  const after = await snapshot(kv);
-  const changed = [...new Set([...before.keys(), ...after.keys()])]
-    .filter((k) => before.get(k) !== after.get(k));
-  assert.deepEqual(changed, [], "a read wrote to KV");
+  assert.deepEqual(changedKeys(before, await snapshot(kv)), [], "a read wrote to KV");
   return value;
 }
 

@@ -7,7 +7,6 @@
  * writes nothing; an author other than the claimed one is still the one who posts.
  */
 import assert from "node:assert/strict";
-import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { type Agent, findAgentByKey, generateApiKey, hashApiKey } from "../domain/accounts/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { BoardError } from "../domain/errors.ts";
@@ -18,38 +17,17 @@ import {
   idemKey,
   jsonInit,
   mcpInit,
+  metered,
   type TestBoard,
   testBoard,
 } from "./helpers.ts";
+import { changedKeys, snapshot } from "./no_write_helpers.ts";
 import { scopedTokens } from "./oauth_helpers.ts";
 import { agents, namedPost, type TestAgent } from "./vote_helpers.ts";
 
-/** Runs `send` with a lockstep meter: its answer and its KV round trips. */
-async function metered<T>(send: () => Promise<T>) {
-  const meter = new KvMeter({ lockstep: true });
-  setMeterSource(() => meter);
-  try {
-    const res = await send();
-    return { res, depth: meter.roundTrips };
-  } finally {
-    setMeterSource(() => undefined);
-  }
-}
-
-/** Every entry of the store, as key → versionstamp. */
-async function snapshot(board: TestBoard): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for await (const e of board.kv.list({ prefix: [] })) {
-    out.set(JSON.stringify(e.key), e.versionstamp);
-  }
-  return out;
-}
-
 /** The keys of a publication's effects added, changed or removed between two snapshots. */
 function postEffects(a: Map<string, string>, b: Map<string, string>): string[] {
-  const keys = new Set([...a.keys(), ...b.keys()]);
-  return [...keys].filter((k) =>
-    a.get(k) !== b.get(k) &&
+  return changedKeys(a, b).filter((k) =>
     /"(messages|idempotency|board_heads|counters|quota_usage|bodies|agent_events)"/.test(k)
   );
 }
@@ -145,7 +123,7 @@ Deno.test("a refused key naming a real account writes nothing, though the post's
   // A key naming the replier's account with a wrong secret: that account's keys are read early.
   const forged = generateApiKey(replier.id);
   const idem = idemKey();
-  const before = await snapshot(board);
+  const before = await snapshot(board.kv);
   await assertError(await postRequest(board, forged, idem, replier.net), 401, "UNAUTHORIZED");
   await assertError(
     await replyRequest(board, forged, root, idem, replier.net),
@@ -159,7 +137,7 @@ Deno.test("a refused key naming a real account writes nothing, though the post's
   );
   assert.equal(mcp.status, 401);
   await mcp.body?.cancel();
-  assert.deepEqual(postEffects(before, await snapshot(board)), []);
+  assert.deepEqual(postEffects(before, await snapshot(board.kv)), []);
 
   // The real key with the same Idempotency-Key posts, first time: nothing was recorded.
   const res = await postRequest(board, replier.key, idem, replier.net);
@@ -172,7 +150,7 @@ Deno.test("an access token without board:write writes nothing through create_pos
   const [author] = await agents(board, 1);
   const root = await namedPost(board, author);
   const readOnly = await scopedTokens(board, "board:read", { mode: "link", api_key: author.key });
-  const before = await snapshot(board);
+  const before = await snapshot(board.kv);
   for (
     const call of [
       toolCall(readOnly.access_token, "create_post", { title: "No scope", body: "A body" }),
@@ -183,7 +161,7 @@ Deno.test("an access token without board:write writes nothing through create_pos
     assert.equal(answer.result.isError, true, JSON.stringify(answer));
     assert.match(JSON.stringify(answer.result), /INSUFFICIENT_SCOPE/);
   }
-  assert.deepEqual(postEffects(before, await snapshot(board)), []);
+  assert.deepEqual(postEffects(before, await snapshot(board.kv)), []);
 
   // A token with board:write posts through the tool, in two round trips.
   const writer = await scopedTokens(board, "board:read board:write", {
@@ -266,7 +244,7 @@ Deno.test("a refused pending author writes nothing and answers the refusal", asy
     ready.catch(() => {});
     return { claimedId: author.id, ready, network: freshNetwork() };
   };
-  const before = await snapshot(board);
+  const before = await snapshot(board.kv);
   await assert.rejects(
     createThread(board.deps, "named", refused(), idemKey(), { title: "T", body: "B" }),
     (e) => e === refusal,
@@ -275,7 +253,7 @@ Deno.test("a refused pending author writes nothing and answers the refusal", asy
     createReply(board.deps, "named", refused(), idemKey(), root, { body: "B" }),
     (e) => e === refusal,
   );
-  assert.deepEqual(postEffects(before, await snapshot(board)), []);
+  assert.deepEqual(postEffects(before, await snapshot(board.kv)), []);
 });
 
 Deno.test("a key of the older format, naming no account, posts and replies once it is resolved", async () => {

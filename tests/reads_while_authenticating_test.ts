@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { cors } from "hono/cors";
-import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { type Operation, READ, tool, WRITE } from "../routes/api/operation.ts";
 import { mcpGuards, mcpPost } from "../mcp/route.ts";
 import { callerOf } from "../routes/authentication.ts";
@@ -19,6 +18,7 @@ import {
   agentHeaders,
   assertError,
   mcpInit,
+  metered,
   register,
   type TestBoard,
   testBoard,
@@ -64,18 +64,6 @@ function probeApp(board: TestBoard) {
   app.route("/", operationRoutes([probe("read", "/oauth-probe")], ""));
   app.onError((err, c) => errorResponse(c, err));
   return async (path: string, init: RequestInit = {}) => await app.request(path, init);
-}
-
-/** Runs `send` with a lockstep meter: its answer and its KV round trips. */
-async function metered(send: () => Promise<Response>) {
-  const meter = new KvMeter({ lockstep: true });
-  setMeterSource(() => meter);
-  try {
-    const res = await send();
-    return { res, depth: meter.roundTrips };
-  } finally {
-    setMeterSource(() => undefined);
-  }
 }
 
 Deno.test("a read's first KV batch and the credential's are one round trip", async () => {

@@ -5,40 +5,13 @@
  * are read early) still gets its refusal and nothing is written.
  */
 import assert from "node:assert/strict";
-import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { generateApiKey } from "../domain/accounts/mod.ts";
-import { assertError, jsonInit, mcpInit, type TestBoard, testBoard } from "./helpers.ts";
+import { assertError, jsonInit, mcpInit, metered, testBoard } from "./helpers.ts";
+import { changedKeys, snapshot } from "./no_write_helpers.ts";
 import { operationRoutes } from "../routes/operation_routes.ts";
 import type { Operation } from "../routes/api/operation.ts";
 import { scopedTokens } from "./oauth_helpers.ts";
 import { agents, namedPost, vote, voteRequest } from "./vote_helpers.ts";
-
-/** Runs `send` with a lockstep meter: its answer and its KV round trips. */
-async function metered(send: () => Promise<Response>) {
-  const meter = new KvMeter({ lockstep: true });
-  setMeterSource(() => meter);
-  try {
-    const res = await send();
-    return { res, depth: meter.roundTrips };
-  } finally {
-    setMeterSource(() => undefined);
-  }
-}
-
-/** Every entry of the store, as key → versionstamp. */
-async function snapshot(board: TestBoard): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for await (const e of board.kv.list({ prefix: [] })) {
-    out.set(JSON.stringify(e.key), e.versionstamp);
-  }
-  return out;
-}
-
-/** The keys added, changed or removed between two snapshots. */
-function changed(a: Map<string, string>, b: Map<string, string>): string[] {
-  const keys = new Set([...a.keys(), ...b.keys()]);
-  return [...keys].filter((k) => a.get(k) !== b.get(k));
-}
 
 /** The keys of a vote's effects among `keys`: its records, the summary, standings, allowances. */
 const voteEffects = (keys: string[]) =>
@@ -82,22 +55,22 @@ Deno.test("a refused credential on POST /votes writes nothing, though its reads 
   const postId = await namedPost(board, author);
   // A key naming the voter's account with a wrong secret: the voter's keys are read early.
   const forged = generateApiKey(voter.id);
-  const before = await snapshot(board);
+  const before = await snapshot(board.kv);
   const res = await board.request(
     "/votes",
     jsonInit("POST", { board: "named", post_id: postId, value: 1 }, forged),
     voter.net,
   );
   await assertError(res, 401, "UNAUTHORIZED");
-  const after = await snapshot(board);
-  assert.deepEqual(voteEffects(changed(before, after)), []);
+  const after = await snapshot(board.kv);
+  assert.deepEqual(voteEffects(changedKeys(before, after)), []);
 
   // The same through the MCP tool: the refusal, and no vote.
   const mcp = await board.request("/mcp", voteToolCall(forged, postId), voter.net);
   assert.equal(mcp.status, 401);
   await mcp.body?.cancel();
-  const afterMcp = await snapshot(board);
-  assert.deepEqual(voteEffects(changed(before, afterMcp)), []);
+  const afterMcp = await snapshot(board.kv);
+  assert.deepEqual(voteEffects(changedKeys(before, afterMcp)), []);
   // The real key still casts the vote, first time (nothing was charged or recorded).
   const receipt = await vote(board, voter, postId, 1);
   assert.equal(receipt.replayed ?? false, false);
@@ -108,7 +81,7 @@ Deno.test("an access token plans the vote for its agent; without board:write not
   const [author, voter] = await agents(board, 2);
   const postId = await namedPost(board, author);
   const readOnly = await scopedTokens(board, "board:read", { mode: "link", api_key: voter.key });
-  const before = await snapshot(board);
+  const before = await snapshot(board.kv);
   const send = (token: string) =>
     board.request(
       "/votes",
@@ -123,7 +96,7 @@ Deno.test("an access token plans the vote for its agent; without board:write not
   const answer = await mcp.json();
   assert.equal(answer.result.isError, true);
   assert.match(JSON.stringify(answer.result), /INSUFFICIENT_SCOPE/);
-  assert.deepEqual(voteEffects(changed(before, await snapshot(board))), []);
+  assert.deepEqual(voteEffects(changedKeys(before, await snapshot(board.kv))), []);
 
   // A token with board:write: the vote's first batch is planned for the agent it names.
   const writer = await scopedTokens(board, "board:read board:write", {
