@@ -7,14 +7,14 @@
  * while its thread exists. Reads never write: dead pins are dropped from storage by the
  * tidy-up sweep (and retired by the commits that kill them).
  */
-import { readMany } from "../../kv/read_many.ts";
+import { readNamed } from "../../kv/read_many.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { invalidInput, notFound } from "../errors.ts";
-import { EMPTY_STANDING, type VotingStanding } from "../votes/mod.ts";
+import { EMPTY_STANDING } from "../votes/mod.ts";
 import {
   type BoardHead,
   EMPTY_HEAD,
@@ -54,25 +54,23 @@ export function communityPinLive(
   return owner.veteran.suspensions <= p.suspensions && !reached(now, p.expires_at);
 }
 
-/** The values of `list`, in order (null where absent). */
-async function getManyBatched<T>(kv: Deno.Kv, list: Deno.KvKey[]): Promise<(T | null)[]> {
-  return (await readMany<T>(kv, list)).map((e) => e.value);
-}
-
 /** Reads the facts of several owners (no checks): agent, karma, veteran record. */
 export async function readOwnerFacts(
   kv: Deno.Kv,
   agentIds: string[],
 ): Promise<Map<string, OwnerFacts>> {
   const ids = [...new Set(agentIds)];
-  const list = ids.flatMap((id) => [keys.agents(id), keys.votingStandings(id), keys.veterans(id)]);
-  const values = await getManyBatched<unknown>(kv, list);
+  const read = await readNamed(kv, {
+    agents: ids.map((id) => keys.agents(id)),
+    standings: ids.map((id) => keys.votingStandings(id)),
+    veterans: ids.map((id) => keys.veterans(id)),
+  });
   const out = new Map<string, OwnerFacts>();
   ids.forEach((id, i) => {
     out.set(id, {
-      agent: values[3 * i] as Agent | null,
-      karma: ((values[3 * i + 1] as VotingStanding | null) ?? EMPTY_STANDING).karma,
-      veteran: values[3 * i + 2] as VeteranRecord | null,
+      agent: read.agents[i].value,
+      karma: (read.standings[i].value ?? EMPTY_STANDING).karma,
+      veteran: read.veterans[i].value,
     });
   });
   return out;
@@ -94,16 +92,17 @@ export async function readPinnedThreads(
 ): Promise<Map<string, MessageRecord>> {
   if (pins.length === 0) return new Map();
   const boards = [...new Set(pins.map((p) => p.board))];
-  // The heads (unless given) and the records go out together: the record keys need nothing
-  // from the heads.
-  const [readHeads, records] = await Promise.all([
-    heads ? null : getManyBatched<BoardHead>(kv, boards.map((b) => keys.boardHeads(b))),
-    getManyBatched<MessageRecord>(kv, pins.map((p) => keys.messages(p.board, p.thread_seq))),
-  ]);
-  const headOf = heads ?? new Map(boards.map((b, i) => [b, readHeads![i] ?? EMPTY_HEAD]));
+  // The heads (unless given) and the records go out in one batch: the record keys need
+  // nothing from the heads.
+  const read = await readNamed(kv, {
+    heads: heads ? null : boards.map((b) => keys.boardHeads(b)),
+    records: pins.map((p) => keys.messages(p.board, p.thread_seq)),
+  });
+  const headOf = heads ??
+    new Map(boards.map((b, i) => [b, read.heads?.[i].value ?? EMPTY_HEAD]));
   const out = new Map<string, MessageRecord>();
   pins.forEach((p, i) => {
-    const m = records[i];
+    const m = read.records[i].value;
     if (m && m.id === p.thread_id && m.kind === "root" && !isHidden(m, headOf.get(p.board)!)) {
       out.set(threadKey(p), m);
     }
