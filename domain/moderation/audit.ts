@@ -10,11 +10,11 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { listTyped, type TypedListSelector } from "../../kv/read_many.ts";
-import { transact } from "../../kv/tx.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
 import type { ActionClaim, ActionReplay } from "../action_replays.ts";
 import type { CommitRider, RiderTurn } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
-import { BoardError } from "../errors.ts";
+import { BoardError, type ErrorCode } from "../errors.ts";
 import { fingerprint, idempotencyConflict } from "../idempotency.ts";
 import type { PageParams } from "../paging.ts";
 
@@ -68,12 +68,58 @@ export interface ModActionSpec {
   keyChecked?: Promise<void>;
 }
 
-export interface ModOutcome {
+interface ModOutcome {
   status: number;
   body: Record<string, unknown>;
   replayed: boolean;
   /** The action's audit record. */
   seq: number;
+}
+
+/** An audited action's answer: the outcome's body and `replayed` on a repeat. */
+export type AuditedAnswer = Record<string, unknown> & { replayed: boolean };
+
+/** An audited action's answer and the seq of its audit record. */
+export interface AuditedOutcome {
+  answer: AuditedAnswer;
+  auditSeq: number;
+}
+
+/**
+ * An audited action's outcome as answered: a refusal (recorded, or replayed) is thrown as its
+ * BoardError (a replayed refusal carries `replayed: true` in its details).
+ */
+function outcomeOf(out: ModOutcome): AuditedOutcome {
+  if (out.status >= 400) {
+    const e = out.body.error as {
+      code: ErrorCode;
+      message: string;
+      details?: Record<string, unknown>;
+    };
+    throw new BoardError(e.code, e.message, { ...e.details, replayed: out.replayed });
+  }
+  return { answer: { ...out.body, replayed: out.replayed }, auditSeq: out.seq };
+}
+
+/**
+ * Stages an action's finished audit record and its claim holding `done` (the answer to
+ * replay), and the audit counter when the seq is a new one.
+ */
+function stageOutcome(
+  tx: Tx,
+  spec: ModActionSpec,
+  claim: { key: ReturnType<typeof keys.actionReplays>; print: string },
+  decided: { seq: number; fresh: boolean },
+  now: number,
+  done: { ok: boolean; status: number; body: Record<string, unknown> },
+): void {
+  const { ok: _, ...replay } = done;
+  tx.set(keys.modAudit(decided.seq), auditRecordOf(spec, decided.seq, now, done));
+  tx.set(
+    claim.key,
+    { fingerprint: claim.print, audit_seq: decided.seq, at: now, done: replay } satisfies ModClaim,
+  );
+  if (decided.fresh) tx.set(keys.counters("mod_audit"), decided.seq);
 }
 
 /**
@@ -157,6 +203,16 @@ export async function runModActionInOneCommit(
   spec: ModActionSpec,
   perform: (rider: CommitRider) => Promise<Record<string, unknown>>,
   bodyOf: (answer: Record<string, unknown>) => Record<string, unknown> = (a) => a,
+): Promise<AuditedOutcome> {
+  return outcomeOf(await runInOneCommit(deps, spec, perform, bodyOf));
+}
+
+/** `runModActionInOneCommit`'s outcome, before a refusal is thrown. */
+async function runInOneCommit(
+  deps: Deps,
+  spec: ModActionSpec,
+  perform: (rider: CommitRider) => Promise<Record<string, unknown>>,
+  bodyOf: (answer: Record<string, unknown>) => Record<string, unknown>,
 ): Promise<ModOutcome> {
   const print = await actionPrint(spec);
   const claimKey = keys.actionReplays(SCOPE, spec.idempotencyKey);
@@ -173,19 +229,10 @@ export async function runModActionInOneCommit(
         throw new RecordedOutcome(decided.replay.status, decided.replay.body, decided.seq);
       }
       seq = decided.seq;
-      const fresh = decided.fresh;
       return {
         finish(tx, answer) {
-          const done = { status: 200, body: bodyOf(answer) };
-          tx.set(
-            keys.modAudit(decided.seq),
-            auditRecordOf(spec, decided.seq, now, { ok: true, ...done }),
-          );
-          tx.set(
-            claimKey,
-            { fingerprint: print, audit_seq: decided.seq, at: now, done } satisfies ModClaim,
-          );
-          if (fresh) tx.set(keys.counters("mod_audit"), decided.seq);
+          const done = { ok: true, status: 200, body: bodyOf(answer) };
+          stageOutcome(tx, spec, { key: claimKey, print }, decided, now, done);
         },
       };
     },
@@ -223,19 +270,11 @@ async function recordRefusal(
     const now = deps.clock.now();
     const decided = decideClaim(claimE, counterE, print, now);
     if ("replay" in decided) return { ...decided.replay, replayed: true, seq: decided.seq };
-    const done = {
+    stageOutcome(tx, spec, { key: claimKey, print }, decided, now, {
+      ok: false,
       status: error.status,
       body: { error: { code: error.code, message: error.message, details: error.details } },
-    };
-    tx.set(
-      keys.modAudit(decided.seq),
-      auditRecordOf(spec, decided.seq, now, { ok: false, ...done }),
-    );
-    tx.set(
-      claimKey,
-      { fingerprint: print, audit_seq: decided.seq, at: now, done } satisfies ModClaim,
-    );
-    if (decided.fresh) tx.set(keys.counters("mod_audit"), decided.seq);
+    });
     return null;
   });
   return value;

@@ -6,8 +6,7 @@
  */
 import { transact } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
-import { runModActionInOneCommit } from "./audit.ts";
-import { type AuditedOutcome, outcomeOf } from "./decisions.ts";
+import { type AuditedOutcome, runModActionInOneCommit } from "./audit.ts";
 
 /** Advances the clock by `seconds` (`advance_clock` in the audit trail). */
 export async function advanceClockAudited(
@@ -16,26 +15,24 @@ export async function advanceClockAudited(
   idempotencyKey: string,
   keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
-  return outcomeOf(
-    await runModActionInOneCommit(
-      deps,
-      {
-        action: "advance_clock",
-        target: { clock: "service" },
-        request: { advance_seconds: seconds },
-        idempotencyKey,
-        keyChecked,
-      },
-      async (rider) => {
-        const { value } = await transact(deps.kv, async (tx) => {
-          const turn = await rider.read(tx);
-          const answer = { advanced_seconds: seconds, now: deps.clock.now() + seconds };
-          turn.finish(tx, answer);
-          return answer;
-        });
-        deps.clock.advance(seconds);
-        return value;
-      },
-    ),
+  return await runModActionInOneCommit(
+    deps,
+    {
+      action: "advance_clock",
+      target: { clock: "service" },
+      request: { advance_seconds: seconds },
+      idempotencyKey,
+      keyChecked,
+    },
+    async (rider) => {
+      const { value } = await transact(deps.kv, async (tx) => {
+        const turn = await rider.read(tx);
+        const answer = { advanced_seconds: seconds, now: deps.clock.now() + seconds };
+        turn.finish(tx, answer);
+        return answer;
+      });
+      deps.clock.advance(seconds);
+      return value;
+    },
   );
 }

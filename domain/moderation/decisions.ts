@@ -5,35 +5,9 @@
  */
 import { moderateArticle, moderateComment } from "../articles/mod.ts";
 import type { Deps } from "../deps.ts";
-import { BoardError, type ErrorCode } from "../errors.ts";
 import type { Board } from "../../kv/keys.ts";
 import { moderatorRemoveMessage, removeAccount } from "./actions.ts";
-import { type ModOutcome, runModActionInOneCommit } from "./audit.ts";
-
-/** An audited action's answer: the outcome's body and `replayed` on a repeat. */
-export type AuditedAnswer = Record<string, unknown> & { replayed: boolean };
-
-/** An audited action's answer and the seq of its audit record. */
-export interface AuditedOutcome {
-  answer: AuditedAnswer;
-  auditSeq: number;
-}
-
-/**
- * An audited action's outcome as answered: a refusal (recorded, or replayed) is thrown as its
- * BoardError (a replayed refusal carries `replayed: true` in its details).
- */
-export function outcomeOf(out: ModOutcome): AuditedOutcome {
-  if (out.status >= 400) {
-    const e = out.body.error as {
-      code: ErrorCode;
-      message: string;
-      details?: Record<string, unknown>;
-    };
-    throw new BoardError(e.code, e.message, { ...e.details, replayed: out.replayed });
-  }
-  return { answer: { ...out.body, replayed: out.replayed }, auditSeq: out.seq };
-}
+import { type AuditedOutcome, runModActionInOneCommit } from "./audit.ts";
 
 /** A decision on a held (or any) article comment. */
 export interface CommentDecision {
@@ -49,20 +23,18 @@ export async function decideComment(
   idempotencyKey: string,
   keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
-  return outcomeOf(
-    await runModActionInOneCommit(
-      deps,
-      {
-        action: "comment_decision",
-        target: { comment_id: commentId },
-        request: { action: decision.action, reason: decision.reason },
-        idempotencyKey,
-        keyChecked,
-      },
-      async (rider) => ({
-        ...(await moderateComment(deps, commentId, decision.action, decision.reason, rider)),
-      }),
-    ),
+  return await runModActionInOneCommit(
+    deps,
+    {
+      action: "comment_decision",
+      target: { comment_id: commentId },
+      request: { action: decision.action, reason: decision.reason },
+      idempotencyKey,
+      keyChecked,
+    },
+    async (rider) => ({
+      ...(await moderateComment(deps, commentId, decision.action, decision.reason, rider)),
+    }),
   );
 }
 
@@ -80,20 +52,18 @@ export async function decideArticle(
   idempotencyKey: string,
   keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
-  return outcomeOf(
-    await runModActionInOneCommit(
-      deps,
-      {
-        action: "article_decision",
-        target: { article_id: postId },
-        request: { action: decision.action, reason: decision.reason },
-        idempotencyKey,
-        keyChecked,
-      },
-      async (rider) => ({
-        ...(await moderateArticle(deps, postId, decision.action, decision.reason, rider)),
-      }),
-    ),
+  return await runModActionInOneCommit(
+    deps,
+    {
+      action: "article_decision",
+      target: { article_id: postId },
+      request: { action: decision.action, reason: decision.reason },
+      idempotencyKey,
+      keyChecked,
+    },
+    async (rider) => ({
+      ...(await moderateArticle(deps, postId, decision.action, decision.reason, rider)),
+    }),
   );
 }
 
@@ -108,13 +78,11 @@ export async function removePostAudited(
   idempotencyKey: string,
   keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
-  return outcomeOf(
-    await runModActionInOneCommit(
-      deps,
-      { action: "remove_post", target: { board, id }, request: {}, idempotencyKey, keyChecked },
-      async (rider) => ({ ...(await moderatorRemoveMessage(deps, board, id, rider)) }),
-      (answer) => ({ ...answer, board }),
-    ),
+  return await runModActionInOneCommit(
+    deps,
+    { action: "remove_post", target: { board, id }, request: {}, idempotencyKey, keyChecked },
+    async (rider) => ({ ...(await moderatorRemoveMessage(deps, board, id, rider)) }),
+    (answer) => ({ ...answer, board }),
   );
 }
 
@@ -128,17 +96,15 @@ export async function removeAccountAudited(
   idempotencyKey: string,
   keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
-  return outcomeOf(
-    await runModActionInOneCommit(
-      deps,
-      {
-        action: "remove_agent",
-        target: { agent_id: agentId },
-        request: {},
-        idempotencyKey,
-        keyChecked,
-      },
-      async (rider) => ({ ...(await removeAccount(deps, agentId, rider)) }),
-    ),
+  return await runModActionInOneCommit(
+    deps,
+    {
+      action: "remove_agent",
+      target: { agent_id: agentId },
+      request: {},
+      idempotencyKey,
+      keyChecked,
+    },
+    async (rider) => ({ ...(await removeAccount(deps, agentId, rider)) }),
   );
 }

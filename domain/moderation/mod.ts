@@ -25,13 +25,8 @@ export {
   removeAccountAudited,
   removePostAudited,
 } from "./decisions.ts";
-export type {
-  ArticleDecision,
-  AuditedAnswer,
-  AuditedOutcome,
-  CommentDecision,
-} from "./decisions.ts";
-export type { ModActionSpec } from "./audit.ts";
+export type { ArticleDecision, CommentDecision } from "./decisions.ts";
+export type { AuditedAnswer, AuditedOutcome, ModActionSpec } from "./audit.ts";
 export { officialPinAudited, replaceRulesAudited } from "./notices.ts";
 export {
   checkModeratorKey,

@@ -10,8 +10,7 @@ import { sha256Hex } from "../hashing.ts";
 import { setOfficialPin } from "../pins/mod.ts";
 import { editRules } from "../rules/mod.ts";
 import { utf8Length } from "../text.ts";
-import { runModActionInOneCommit } from "./audit.ts";
-import { type AuditedOutcome, outcomeOf } from "./decisions.ts";
+import { type AuditedOutcome, runModActionInOneCommit } from "./audit.ts";
 
 /** Puts an official notice on or off a thread (`official_pin` in the audit trail). */
 export async function officialPinAudited(
@@ -27,14 +26,11 @@ export async function officialPinAudited(
     idempotencyKey,
     keyChecked,
   };
-  return outcomeOf(
-    await runModActionInOneCommit(
-      deps,
-      spec,
-      (rider) =>
-        setOfficialPin(deps, input.board, input.thread_id, input.pinned, "moderator", rider),
-      (answer) => ({ ...answer, kind: "official" }),
-    ),
+  return await runModActionInOneCommit(
+    deps,
+    spec,
+    (rider) => setOfficialPin(deps, input.board, input.thread_id, input.pinned, "moderator", rider),
+    (answer) => ({ ...answer, kind: "official" }),
   );
 }
 
@@ -57,12 +53,10 @@ export async function replaceRulesAudited(
     idempotencyKey,
     keyChecked,
   };
-  return outcomeOf(
-    await runModActionInOneCommit(
-      deps,
-      spec,
-      (rider) => editRules(deps, { moderator: true }, { text }, idempotencyKey, null, rider),
-      ({ replayed: _, ...result }) => result,
-    ),
+  return await runModActionInOneCommit(
+    deps,
+    spec,
+    (rider) => editRules(deps, { moderator: true }, { text }, idempotencyKey, null, rider),
+    ({ replayed: _, ...result }) => result,
   );
 }
