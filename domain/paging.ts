@@ -119,6 +119,16 @@ export async function listSeqPage(
   return { ...page, items: page.items.map(seqOf) };
 }
 
+/** One page of a seq-keyed prefix as `listSeqPage`, each seq with its entry's value. */
+export async function listSeqValuePage<P extends Deno.KvKey>(
+  kv: Deno.Kv,
+  prefix: P,
+  params: PageParams,
+): Promise<Page<{ seq: number; value: ValueOf<P> }>> {
+  const page = await listEntryPage(kv, prefix, params);
+  return { ...page, items: page.items.map((e) => ({ seq: seqOf(e), value: e.value })) };
+}
+
 function seqOf(e: Deno.KvEntry<unknown>): number {
   return e.key[e.key.length - 1] as number;
 }

@@ -9,6 +9,7 @@ import {
 } from "../domain/accounts/mod.ts";
 import { resumePurges } from "../domain/writes/mod.ts";
 import { ensureRulesPost } from "../domain/rules/mod.ts";
+import { noteOlderVotes } from "../domain/votes/mod.ts";
 import { createApp } from "./app.ts";
 import { registerSweeps } from "./cron.ts";
 
@@ -27,6 +28,7 @@ export async function prepareService(
   await markAccountsOverCap(deps); // once: accounts stored above the connection cap
   await resumeConnectionTeardowns(deps);
   await indexAgentNameSkeletons(deps); // agent names by skeleton, for the guest name check
+  await noteOlderVotes(deps); // which places a viewer's votes are read from
   if (opts.rulesPost ?? true) await ensureRulesPost(deps);
 }
 

@@ -264,3 +264,31 @@ export async function metered<T>(send: () => Promise<T>): Promise<{ res: T; dept
     setMeterSource(() => undefined);
   }
 }
+
+/**
+ * A `wrapKv` for `boardOn` that notes every key read by `get` and `getMany` in `read`
+ * (cleared by the test between steps): which entries an operation reads.
+ */
+export function keysRead(): { read: Deno.KvKey[]; wrapKv: (raw: Deno.Kv) => Deno.Kv } {
+  const read: Deno.KvKey[] = [];
+  const wrapKv = (raw: Deno.Kv) =>
+    new Proxy(raw, {
+      get(target, prop) {
+        const v = Reflect.get(target, prop, target);
+        if (prop === "getMany") {
+          return (ks: Deno.KvKey[], ...rest: []) => {
+            read.push(...ks);
+            return target.getMany(ks, ...rest);
+          };
+        }
+        if (prop === "get") {
+          return (k: Deno.KvKey, ...rest: []) => {
+            read.push(k);
+            return target.get(k, ...rest);
+          };
+        }
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+  return { read, wrapKv };
+}

@@ -9,7 +9,7 @@ import { keys } from "../kv/keys.ts";
 import { versionedKv } from "../kv/versioned_kv.ts";
 import { ManualClock } from "../domain/clock.ts";
 import { cachedReadEarly, readCache } from "../domain/read_cache.ts";
-import { getJson, post, register, reply, testBoard } from "./helpers.ts";
+import { boardOn, getJson, keysRead, post, register, reply, testBoard } from "./helpers.ts";
 
 type Reader = { id: string };
 
@@ -133,4 +133,23 @@ Deno.test("thread reads list replies by the root's id; a root stored before that
   assert.equal(read.body.replies.next_before, replies[1].seq);
   read = await getJson(board, `/v1/posts/${root.id}?before=${replies[1].seq}`, a.key);
   assert.deepEqual(ids(read.body), [replies[0].id]);
+});
+
+Deno.test("a thread read reads the body entry only of a reply longer than its preview", async () => {
+  const { read, wrapKv } = keysRead();
+  await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv });
+  const a = await register(board);
+  const root = await post(board, a.key, { title: "short and long", body: "The root's body." });
+  const long = "A long reply. ".repeat(40).trim();
+  const short = await reply(board, a.key, root.id, "A short reply.");
+  const longer = await reply(board, a.key, root.id, long);
+  read.length = 0;
+  const thread = await getJson(board, `/v1/posts/${root.id}`, a.key);
+  const bodies = Object.fromEntries(
+    thread.body.replies.items.map((i: { id: string; body: string }) => [i.id, i.body]),
+  );
+  assert.deepEqual(bodies, { [short.id]: "A short reply.", [longer.id]: long });
+  assert.equal(thread.body.post.body, "The root's body.");
+  const bodySeqs = read.filter((k) => k[0] === "bodies").map((k) => k[2]);
+  assert.deepEqual(bodySeqs.sort(), [root.seq, longer.seq].sort());
 });

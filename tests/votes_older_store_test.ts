@@ -9,11 +9,16 @@
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
 import { EMPTY_STANDING, supportOf, type VoteRecord } from "../domain/votes/mod.ts";
-import { assertError, getJson, testBoard } from "./helpers.ts";
+import { ManualClock } from "../domain/clock.ts";
+import { assertError, boardOn, getJson, keysRead } from "./helpers.ts";
 import { agents, namedPost, vote, voteRequest } from "./vote_helpers.ts";
 
-Deno.test("a vote stored by the older layout keeps counting", async (t) => {
-  await using board = await testBoard();
+/**
+ * A store as the older layout left it: three accounts, a message, and one upvote on it
+ * committed the way that layout committed it. Written by a service that then stops.
+ */
+async function storeWrittenBefore(path: string, clock: ManualClock) {
+  await using board = await boardOn(path, clock);
   const [author, old, fresh] = await agents(board, 3);
   const postId = await namedPost(board, author, "voted before");
   const seq = (await board.kv.get(keys.messageSeqById("named", postId))).value!;
@@ -30,7 +35,6 @@ Deno.test("a vote stored by the older layout keeps counting", async (t) => {
     weight: 1,
     cast_at: castAt,
   };
-  // What the older layout committed for one upvote.
   const stored = await board.kv.atomic()
     .set(keys.votes("named", seq, old.id), record)
     .set(keys.votesByTarget("named", seq, 7), record)
@@ -46,6 +50,17 @@ Deno.test("a vote stored by the older layout keeps counting", async (t) => {
     .set(keys.votingStandings(author.id), { ...EMPTY_STANDING, karma: 1 })
     .commit();
   assert.ok(stored.ok);
+  return { author, old, fresh, postId };
+}
+
+Deno.test("a vote stored by the older layout keeps counting", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "board-older-votes-" });
+  // Disposed last, after the board below has closed the store.
+  await using _dir = { [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
+  const clock = new ManualClock();
+  const { author, old, fresh, postId } = await storeWrittenBefore(`${dir}/board.sqlite3`, clock);
+  // This version of the service starts on the store the older one wrote.
+  await using board = await boardOn(`${dir}/board.sqlite3`, clock);
 
   await t.step("it is still the account's one vote on the message", async () => {
     const again = await vote(board, old, postId, 1);
@@ -54,6 +69,8 @@ Deno.test("a vote stored by the older layout keeps counting", async (t) => {
     const states = await getJson(board, `/v1/voting?board=named&post_ids=${postId}`, old.key);
     assert.equal(states.body.targets[0].vote_state, "cast");
     assert.equal(states.body.targets[0].your_vote.seq, 7);
+    const thread = await getJson(board, `/v1/posts/${postId}`, old.key);
+    assert.deepEqual([thread.body.post.vote_state, thread.body.post.your_vote.seq], ["cast", 7]);
   });
 
   await t.step("lists show it beside newer votes, older first", async () => {
@@ -74,4 +91,18 @@ Deno.test("a vote stored by the older layout keeps counting", async (t) => {
   await t.step("the author's received votes count both", async () => {
     assert.equal((await supportOf(board.deps, author.id)).supporters, 2);
   });
+});
+
+Deno.test("a store started without older votes: a viewer's votes are read under the viewer only", async () => {
+  const { read, wrapKv } = keysRead();
+  await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv });
+  const [author, viewer] = await agents(board, 2);
+  const postId = await namedPost(board, author, "voted now");
+  await vote(board, viewer, postId, 1);
+  read.length = 0;
+  const thread = await getJson(board, `/v1/posts/${postId}`, viewer.key);
+  assert.deepEqual([thread.body.post.vote_state, thread.body.post.your_vote.value], ["cast", 1]);
+  const places = read.map((k) => k[0]);
+  assert.ok(places.includes("votes_cast"));
+  assert.ok(!places.includes("votes"), "no key under the message is read for the viewer's vote");
 });

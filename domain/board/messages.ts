@@ -65,8 +65,8 @@ declare module "../../kv/key_values.ts" {
     boardHeads: BoardHead;
     /** A body entry: `StoredBody`, or the whole text as a string in a store written before. */
     bodies: StoredBody | string;
-    /** A listing entry: the seq is in the key, the value is `POINTER`. */
-    repliesByRootId: typeof POINTER;
+    /** A listing entry: the seq is in the key; the value says whether a body must be read. */
+    repliesByRootId: typeof POINTER | typeof TEXT_IN_PREVIEW;
     deletedMessages: DeletedMark;
   }
 }
@@ -106,6 +106,13 @@ export function bodyText(m: MessageRecord, stored: unknown): string {
 /** The value of a listing entry: the seq is in its key, the summary under `messages`. */
 export const POINTER = 0;
 
+/**
+ * The value of a reply's entry in its thread's listing by root id when its whole text is
+ * its summary's preview: a thread read needs no body entry for it. A reply's text never
+ * changes, so the mark stays true; an entry of a store written before is `POINTER`.
+ */
+export const TEXT_IN_PREVIEW = 1;
+
 /** The listing keys that point at a message's summary (not the summary's own key). */
 export function pointerKeys(m: MessageRecord): Deno.KvKey[] {
   const out: Deno.KvKey[] = [];
@@ -127,6 +134,11 @@ export function pointerKeys(m: MessageRecord): Deno.KvKey[] {
 export function storeMessage(tx: Tx, m: MessageRecord): void {
   writeMessage(tx, m.kind === "root" ? { ...m, replies_by_id: true } : m);
   for (const k of pointerKeys(m)) tx.set(k, POINTER);
+  // A reply whose text is all in its preview says so in its thread's listing (replacing the
+  // pointer just staged): a thread read then reads no body entry for it.
+  if (m.kind === "reply" && !m.is_truncated) {
+    tx.set(keys.repliesByRootId(m.board, m.root_id, m.seq), TEXT_IN_PREVIEW);
+  }
 }
 
 /** Rewrites a message's summary (its one copy; the listings point at it). */

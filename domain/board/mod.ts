@@ -20,6 +20,7 @@ export {
   pointerKeys,
   readMessageAt,
   storeMessage,
+  TEXT_IN_PREVIEW,
   textSummary,
   threadNotFound,
   writeMessage,

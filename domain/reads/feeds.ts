@@ -21,9 +21,10 @@ import {
   messageActionTemplates,
   type MessageRecord,
   readMessageAt,
+  TEXT_IN_PREVIEW,
   threadNotFound,
 } from "../board/mod.ts";
-import { listPage, listSeqPage, type Page, type PageParams } from "../paging.ts";
+import { listPage, listSeqPage, listSeqValuePage, type Page, type PageParams } from "../paging.ts";
 import { rulesThreadEdit } from "../rules/mod.ts";
 import { type MessageItem, messageItem } from "./message_items.ts";
 import { readViewerVotes, type ViewerVoteReads, voteViews } from "../votes/mod.ts";
@@ -192,22 +193,31 @@ async function threadRecords(
   viewerSource: ViewerSource,
   q: PageParams,
 ) {
-  const [seqEntry, byId] = await Promise.all([
+  const [seqEntry, byIdEntries] = await Promise.all([
     deps.kv.get(keys.messageSeqById(board, rootId)),
-    listSeqPage(deps.kv, keys.repliesByRootId.range(board, rootId), q),
+    listSeqValuePage(deps.kv, keys.repliesByRootId.range(board, rootId), q),
   ]);
   const seq = seqEntry.value;
   if (seq === null) throw threadNotFound(board, rootId, null);
+  const byId = { ...byIdEntries, items: byIdEntries.items.map((e) => e.seq) };
   const viewer = await viewerSource;
-  const repliesAt = (listed: Page<number>) =>
-    Promise.all([
+  // A reply whose whole text is its preview is marked so in the listing: no body to read.
+  const inPreview = new Set(
+    byIdEntries.items.flatMap((e) => e.value === TEXT_IN_PREVIEW ? [e.seq] : []),
+  );
+  const repliesAt = (listed: Page<number>, bodiless: ReadonlySet<number>) => {
+    const withBody = listed.items.filter((s) => !bodiless.has(s));
+    return Promise.all([
       readMany(deps.kv, listed.items.map((s) => keys.messages(board, s))),
-      readMany(deps.kv, listed.items.map((s) => keys.bodies(board, s))),
+      readMany(deps.kv, withBody.map((s) => keys.bodies(board, s))).then((entries) =>
+        new Map(withBody.map((s, j) => [s, entries[j].value]))
+      ),
       votesOn(deps, viewer, board, [seq, ...listed.items]),
     ]);
+  };
   const [found, first] = await Promise.all([
     readMessageAt(deps.kv, board, seq, true),
-    repliesAt(byId),
+    repliesAt(byId, inPreview),
   ]);
   if (!found || found.record.kind !== "root") {
     throw threadNotFound(board, rootId, found?.record ?? null);
@@ -216,14 +226,14 @@ async function threadRecords(
   let [summaries, stored, votes] = first;
   if (!found.record.replies_by_id) {
     listed = await listSeqPage(deps.kv, keys.repliesByRoot.range(board, seq), q);
-    [summaries, stored, votes] = await repliesAt(listed);
+    [summaries, stored, votes] = await repliesAt(listed, new Set());
   }
   // A summary gone meanwhile (a removal between the reads) is left out.
   const items = summaries.flatMap((e) => (e.value ? [e.value] : []));
   const bodies = new Map<number, string>();
-  summaries.forEach((e, j) =>
-    e.value && bodies.set(e.value.seq, bodyText(e.value, stored[j].value))
-  );
+  for (const m of items) {
+    bodies.set(m.seq, stored.has(m.seq) ? bodyText(m, stored.get(m.seq)) : m.preview);
+  }
   return {
     root: found.record,
     body: found.body,

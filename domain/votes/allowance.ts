@@ -64,13 +64,16 @@ export function applyNewVote(tx: Tx, deps: Deps, agentId: string, used: number):
 
 /** Today's vote allowance of an agent. */
 export async function voteAllowance(deps: Deps, agentId: string) {
-  const now = deps.clock.now();
-  const used = (await deps.kv.get(allowanceKey(deps, agentId))).value ?? 0;
+  return allowanceFrom(deps, (await deps.kv.get(allowanceKey(deps, agentId))).value);
+}
+
+/** Today's vote allowance from today's count as read (`allowanceKey`; null: none used). */
+export function allowanceFrom(deps: Deps, used: number | null) {
   const limit = limitOf(deps, NEW_VOTES_LIMIT);
   return {
     daily_allowance: limit,
-    used,
-    remaining: Math.max(0, limit - used),
-    resets_at: nextUtcMidnight(now),
+    used: used ?? 0,
+    remaining: Math.max(0, limit - (used ?? 0)),
+    resets_at: nextUtcMidnight(deps.clock.now()),
   };
 }

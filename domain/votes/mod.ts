@@ -13,6 +13,7 @@ export type { VotingStanding } from "./karma.ts";
 export { readVotingFacts } from "./facts.ts";
 export type { VotingFacts } from "./facts.ts";
 export { inspectVotes } from "./queries.ts";
+export { noteOlderVotes } from "./older_votes.ts";
 export type { VoteQuery } from "./queries.ts";
 export { reputationOf, supportOf } from "./reputation.ts";
 export { SUPPORT_CAP } from "./support.ts";

@@ -13,7 +13,8 @@ import { readVotingFacts, type VotingFacts } from "./facts.ts";
 import { readAsClaimed } from "../claimed_reads.ts";
 import { EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
 import { currentSuspension } from "./suspension.ts";
-import { voteAllowance } from "./allowance.ts";
+import { allowanceFrom, allowanceKey } from "./allowance.ts";
+import { mayHoldOlderVotes } from "./older_votes.ts";
 import { votingStatus } from "./status.ts";
 
 /**
@@ -61,34 +62,42 @@ export async function readViewerVotes(
   targets: readonly { board: Board; seq: number }[],
   facts?: VotingFacts,
 ): Promise<ViewerVoteReads> {
-  // Every vote sits under its voter (`votes_cast`); a store written before kept it under the
-  // message: both are read, in the same batch.
+  // Every vote sits under its voter (`votes_cast`); a store written before may have kept it
+  // under the message only: then both are read, in the same batch (domain/votes/older_votes.ts).
+  const older = mayHoldOlderVotes(deps.kv);
   const voteKeys = [
     ...targets.map((t) => keys.votesCast(viewerId, t.board, t.seq)),
-    ...targets.map((t) => keys.votes(t.board, t.seq, viewerId)),
+    ...(older ? targets.map((t) => keys.votes(t.board, t.seq, viewerId)) : []),
   ];
   const readOwn = async (): Promise<
-    [VotingStanding, Deno.KvEntryMaybe<VoteRecord>[], undefined]
+    [VotingStanding, Deno.KvEntryMaybe<VoteRecord>[], undefined, number]
   > => {
-    const [standing, ...entries] = await readMany(
+    const [standing, used, ...entries] = await readMany(
       deps.kv,
-      [keys.votingStandings(viewerId), ...voteKeys] as const,
+      [keys.votingStandings(viewerId), allowanceKey(deps, viewerId), ...voteKeys] as const,
     );
-    return [standing.value ?? EMPTY_STANDING, entries, undefined];
+    const { remaining } = allowanceFrom(deps, used.value);
+    return [standing.value ?? EMPTY_STANDING, entries, undefined, remaining];
   };
-  const readWithFacts = (f: VotingFacts) =>
-    Promise.all([f.standing, readMany(deps.kv, voteKeys), f.received]);
-  const [[standing, voteEntries, known], allowance] = await Promise.all([
-    facts ? readWithFacts(facts) : readOwn(),
-    facts ? facts.allowance : voteAllowance(deps, viewerId),
-  ]);
+  const readWithFacts = async (f: VotingFacts) => {
+    const [standing, entries, known, allowance] = await Promise.all([
+      f.standing,
+      readMany(deps.kv, voteKeys),
+      f.received,
+      f.allowance,
+    ]);
+    return [standing, entries, known, allowance.remaining] as const;
+  };
+  const [standing, voteEntries, known, remaining] = facts
+    ? await readWithFacts(facts)
+    : await readOwn();
   const suspended = (await currentSuspension(deps, viewerId, standing, known)) !== null;
   const votes = new Map<string, VoteRecord>();
   targets.forEach((t, i) => {
-    const v = voteEntries[i].value ?? voteEntries[targets.length + i].value;
+    const v = voteEntries[i].value ?? (older ? voteEntries[targets.length + i].value : null);
     if (v) votes.set(targetKey(t), v);
   });
-  return { votes, suspended, remaining: allowance.remaining };
+  return { votes, suspended, remaining };
 }
 
 /**
