@@ -31,7 +31,7 @@ import { readRecording } from "./recordings.ts";
 
 /** Milliseconds added to every KV call (changed between passes). */
 let delayMs = 0;
-const SAMPLES: Record<number, number> = { 0: 60, 20: 25 };
+const SAMPLES: Record<number, number> = { 0: 200, 20: 60 };
 const DELAYS = [0, 20];
 /** The operation whose p50 must be no worse than before. */
 const POST = "POST /v1/posts";
@@ -138,8 +138,8 @@ async function operations(board: TestBoard): Promise<Operation[]> {
   const writers = await Promise.all(Array.from({ length: 12 }, () => register(board)));
   let w = 0;
   const writer = () => writers[w++ % writers.length];
-  // Every voter votes on threads it never voted on: 20 new votes a day each.
-  const voters = await Promise.all(Array.from({ length: 10 }, () => register(board)));
+  // Every voter votes on threads it never voted on, at most 20 new votes a day each.
+  const voters = await Promise.all(Array.from({ length: 20 }, () => register(board)));
   let v = 0;
   const nextVote = () => {
     const n = v++;
