@@ -201,7 +201,7 @@ function actionPrint(spec: ModActionSpec): Promise<string> {
 export async function runModActionInOneCommit(
   deps: Deps,
   spec: ModActionSpec,
-  perform: (rider: CommitRider) => Promise<Record<string, unknown>>,
+  perform: (rider: CommitRider) => Promise<object>,
   bodyOf: (answer: Record<string, unknown>) => Record<string, unknown> = (a) => a,
 ): Promise<AuditedOutcome> {
   return outcomeOf(await runInOneCommit(deps, spec, perform, bodyOf));
@@ -211,7 +211,7 @@ export async function runModActionInOneCommit(
 async function runInOneCommit(
   deps: Deps,
   spec: ModActionSpec,
-  perform: (rider: CommitRider) => Promise<Record<string, unknown>>,
+  perform: (rider: CommitRider) => Promise<object>,
   bodyOf: (answer: Record<string, unknown>) => Record<string, unknown>,
 ): Promise<ModOutcome> {
   const print = await actionPrint(spec);
@@ -238,7 +238,7 @@ async function runInOneCommit(
     },
   };
   try {
-    const body = bodyOf(await perform(rider));
+    const body = bodyOf({ ...(await perform(rider)) });
     return { status: 200, body, replayed: false, seq };
   } catch (err) {
     if (err instanceof RecordedOutcome) {

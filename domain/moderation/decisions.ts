@@ -7,7 +7,8 @@ import { moderateArticle, moderateComment } from "../articles/mod.ts";
 import type { Deps } from "../deps.ts";
 import type { Board } from "../../kv/keys.ts";
 import { moderatorRemoveMessage, removeAccount } from "./actions.ts";
-import { type AuditedOutcome, runModActionInOneCommit } from "./audit.ts";
+import { type AuditedOutcome, type ModActionSpec, runModActionInOneCommit } from "./audit.ts";
+import type { CommitRider } from "../commit_rider.ts";
 
 /** A decision on a held (or any) article comment. */
 export interface CommentDecision {
@@ -16,25 +17,18 @@ export interface CommentDecision {
 }
 
 /** Approves or rejects a comment (`comment_decision` in the audit trail), in one commit. */
-export async function decideComment(
+export function decideComment(
   deps: Deps,
   commentId: string,
   decision: CommentDecision,
   idempotencyKey: string,
   keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
-  return await runModActionInOneCommit(
+  return auditedDecision(
     deps,
-    {
-      action: "comment_decision",
-      target: { comment_id: commentId },
-      request: { action: decision.action, reason: decision.reason },
-      idempotencyKey,
-      keyChecked,
-    },
-    async (rider) => ({
-      ...(await moderateComment(deps, commentId, decision.action, decision.reason, rider)),
-    }),
+    { action: "comment_decision", target: { comment_id: commentId }, idempotencyKey, keyChecked },
+    decision,
+    (rider) => moderateComment(deps, commentId, decision.action, decision.reason, rider),
   );
 }
 
@@ -45,26 +39,30 @@ export interface ArticleDecision {
 }
 
 /** Rejects, restricts or restores an article (`article_decision` in the audit trail), in one commit. */
-export async function decideArticle(
+export function decideArticle(
   deps: Deps,
   postId: string,
   decision: ArticleDecision,
   idempotencyKey: string,
   keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
-  return await runModActionInOneCommit(
+  return auditedDecision(
     deps,
-    {
-      action: "article_decision",
-      target: { article_id: postId },
-      request: { action: decision.action, reason: decision.reason },
-      idempotencyKey,
-      keyChecked,
-    },
-    async (rider) => ({
-      ...(await moderateArticle(deps, postId, decision.action, decision.reason, rider)),
-    }),
+    { action: "article_decision", target: { article_id: postId }, idempotencyKey, keyChecked },
+    decision,
+    (rider) => moderateArticle(deps, postId, decision.action, decision.reason, rider),
   );
+}
+
+/** A decision with its reason, audited as its `request`, in the decision's own commit. */
+function auditedDecision(
+  deps: Deps,
+  spec: Omit<ModActionSpec, "request">,
+  decision: { action: string; reason: string },
+  perform: (rider: CommitRider) => Promise<object>,
+): Promise<AuditedOutcome> {
+  const request = { action: decision.action, reason: decision.reason };
+  return runModActionInOneCommit(deps, { ...spec, request }, perform);
 }
 
 /**
@@ -81,7 +79,7 @@ export async function removePostAudited(
   return await runModActionInOneCommit(
     deps,
     { action: "remove_post", target: { board, id }, request: {}, idempotencyKey, keyChecked },
-    async (rider) => ({ ...(await moderatorRemoveMessage(deps, board, id, rider)) }),
+    (rider) => moderatorRemoveMessage(deps, board, id, rider),
     (answer) => ({ ...answer, board }),
   );
 }
@@ -105,6 +103,6 @@ export async function removeAccountAudited(
       idempotencyKey,
       keyChecked,
     },
-    async (rider) => ({ ...(await removeAccount(deps, agentId, rider)) }),
+    (rider) => removeAccount(deps, agentId, rider),
   );
 }
