@@ -6,7 +6,8 @@
  *   `list` call over the entries it returned; a read of a missing key is one unit;
  * - write units: 1 KiB each, rounded up per mutation over key and value bytes (a delete or
  *   a `sum` is one unit); atomic checks are not counted;
- * - entries written: mutations of committed atomics (and plain `set`/`delete`);
+ * - entries written: mutations of committed atomics (and plain `set`/`delete`); of them,
+ *   `versionWrites` are writes of the read caches' version key (a blind write, kv/keys.ts);
  * - bytes stored: the change in logical size (key bytes plus serialised value bytes) of the
  *   keys the commits touched, read before and after each commit outside the meter.
  *
@@ -14,6 +15,10 @@
  * for `KvU64`. Keys are sized in KV's tuple encoding.
  */
 import { serialize } from "node:v8";
+import { READ_VERSION_KEY } from "../../kv/keys.ts";
+
+const sameKey = (a: Deno.KvKey, b: Deno.KvKey) =>
+  a.length === b.length && a.every((part, i) => part === b[i]);
 
 export interface Cost {
   /** KV calls: get, getMany, list, commit (and plain set/delete). */
@@ -22,6 +27,8 @@ export interface Cost {
   /** Entries returned by reads (missing keys of get/getMany included). */
   entriesRead: number;
   entriesWritten: number;
+  /** Of `entriesWritten`, the writes of the read caches' version key. */
+  versionWrites: number;
   writeUnits: number;
   /** Key and value bytes of the mutations written. */
   bytesWritten: number;
@@ -62,6 +69,7 @@ const zero = (): Cost => ({
   readUnits: 0,
   entriesRead: 0,
   entriesWritten: 0,
+  versionWrites: 0,
   writeUnits: 0,
   bytesWritten: 0,
   bytesStored: 0,
@@ -81,6 +89,7 @@ export function meteredKv(raw: Deno.Kv): { kv: Deno.Kv; take(): Cost } {
     if (!res.ok) return res;
     const after = await readAll(raw, keysTouched);
     cost.entriesWritten += mutations.length;
+    cost.versionWrites += mutations.filter((m) => sameKey(m.key, READ_VERSION_KEY)).length;
     for (const m of mutations) {
       cost.writeUnits += Math.max(1, Math.ceil(m.bytes / 1024));
       cost.bytesWritten += m.bytes;

@@ -293,6 +293,8 @@ export async function run(now?: Figures): Promise<string> {
       }.`;
     }),
     "",
+    "How the delay is made, the spread between runs and what the figures rest on: [benchmark_notes.md](benchmark_notes.md#the-request-path). Where an operation costs more than its measured path: [read_plans.md](read_plans.md#where-an-operation-costs-more).",
+    "",
   ].join("\n");
 }
 

@@ -331,6 +331,8 @@ export async function run(recorded?: { writes: number; figures: Figures }): Prom
         verdict(now[kind]["3"].perSecond >= now[kind]["1"].perSecond)
       }).`
     ),
+    "",
+    "The spread between runs, and why three processes on one store file are where they are: [benchmark_notes.md](benchmark_notes.md#writes-from-several-processes-on-one-store-file).",
   ].join("\n");
 }
 
