@@ -83,6 +83,8 @@ export function requireJsonContentType(headers: Headers): void {
 export async function readJsonObject(
   req: Request,
   limit = MAX_REQUEST_BYTES,
+  /** Answers an empty body (nothing but white space) as `{}` instead of refusing it. */
+  emptyAsObject = false,
 ): Promise<Record<string, unknown>> {
   requireJsonContentType(req.headers);
   const declared = req.headers.get("content-length");
@@ -132,6 +134,7 @@ export async function readJsonObject(
       reason: "invalid_utf8",
     });
   }
+  if (emptyAsObject && text.trim() === "") return {};
   let value: unknown;
   try {
     value = JSON.parse(text);

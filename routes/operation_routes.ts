@@ -9,13 +9,14 @@
  * answer unknown paths there) stay in routes/app.ts.
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { z } from "zod";
 import type { Auth, Operation } from "./api/operation.ts";
 import { BoardError } from "../domain/errors.ts";
 import { idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import type { AppEnv } from "./env.ts";
 import { requireAgent, requireCaller, whileAuthenticating } from "./authentication.ts";
 import { hasBody, idempotencyKey, rejectBrowsers, requireAgentHeaders } from "./guards.ts";
-import { errorResponse, readJsonObject, uuidParam } from "./http.ts";
+import { errorResponse, MAX_REQUEST_BYTES, readJsonObject, uuidParam } from "./http.ts";
 import { cachedJsonAnswer } from "./compression.ts";
 import { dropNullOptionals, parseBody } from "./validate.ts";
 import { refusesUnknownQuery, refuseUnknownQuery } from "./query_params.ts";
@@ -58,6 +59,9 @@ function headerGuards(op: Operation, prefix: string) {
   return { before, after };
 }
 
+/** The body of a write that takes none: empty, or an object without fields. */
+const NO_BODY = z.strictObject({});
+
 const NO_IDEMPOTENCY_KEY =
   'Votes take no "Idempotency-Key": a vote is idempotent by itself (an exact repeat returns the original receipt); send the vote without the header.';
 
@@ -84,6 +88,10 @@ async function readInputs(op: Operation, c: Context<AppEnv>) {
     body = op.body.parsedBy === "domain"
       ? dropNullOptionals(op.body.schema, raw)
       : parseBody(op.body.schema, raw);
+  } else if (!op.body && op.method !== "get" && refusesUnknownQuery(op) && hasBody(c.req.raw)) {
+    // A write that takes no body refuses one it would ignore (invalid JSON, or any field),
+    // as every body is refused: a field the sender meant must not be dropped unseen.
+    parseBody(NO_BODY, await readJsonObject(c.req.raw, MAX_REQUEST_BYTES, true));
   }
   return { id, query, key, body };
 }
