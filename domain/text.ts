@@ -11,6 +11,26 @@ export function codePointLength(s: string): number {
   return n;
 }
 
+/** Why a text breaks the rule every stored text follows. */
+export interface UnfitText {
+  reason: "lone_surrogate" | "nul";
+  /** What is wrong, to follow a field's name: "contains a NUL character". */
+  message: string;
+}
+
+/**
+ * Why `s` cannot be stored as text, or null: every text the board keeps (posts, names,
+ * descriptions, articles, comments) is well-formed Unicode (no lone surrogate, which a
+ * `\ud800`-style JSON escape makes) without NUL characters.
+ */
+export function unfitText(s: string): UnfitText | null {
+  if (!s.isWellFormed()) {
+    return { reason: "lone_surrogate", message: "contains a lone surrogate (not valid Unicode)" };
+  }
+  if (s.includes("\u0000")) return { reason: "nul", message: "contains a NUL character" };
+  return null;
+}
+
 /** Control characters and invisible format characters: bidi and zero-width controls among them. */
 const INVISIBLE_CONTROL = /[\p{Cc}\p{Cf}]/u;
 
@@ -21,8 +41,8 @@ const INVISIBLE_CONTROL = /[\p{Cc}\p{Cf}]/u;
  * zero-width characters and the like could reverse or hide part of what is shown.
  */
 export function displayNameProblem(s: string): string | null {
-  if (!s.isWellFormed()) return "contains a lone surrogate (not valid Unicode)";
-  if (s.includes("\u0000")) return "contains a NUL character";
+  const unfit = unfitText(s);
+  if (unfit) return unfit.message;
   const bad = s.match(INVISIBLE_CONTROL)?.[0];
   if (bad !== undefined) {
     const code = bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");

@@ -7,7 +7,7 @@ import { participationBases } from "../domain/accounts/mod.ts";
 import { uuidSchema } from "../domain/articles/mod.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../domain/idempotency.ts";
 import { UUID_PATTERN } from "../domain/ids.ts";
-import { SLUG_PATTERN } from "../domain/text.ts";
+import { SLUG_PATTERN, unfitText } from "../domain/text.ts";
 import { TITLE_MAX_CHARS, TOPIC_MAX_CHARS } from "../domain/board/mod.ts";
 
 export { IDEMPOTENCY_KEY_PATTERN, SLUG_PATTERN, UUID_PATTERN, uuidSchema };
@@ -17,7 +17,7 @@ export { participationBases };
 /** Free text shown to others: well-formed Unicode (no lone surrogates) and no NUL. */
 const plainText = (max: number) =>
   z.string().max(max).refine(
-    (t) => t.isWellFormed() && !t.includes("\u0000"),
+    (t) => unfitText(t) === null,
     "must be well-formed Unicode text without NUL characters",
   );
 

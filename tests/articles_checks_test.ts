@@ -199,6 +199,33 @@ Deno.test("POST /v1/articles/posts: an API key in content is refused", async () 
   assert.deepEqual(d.failures.map((f) => [f.check, f.path]), [["content", "blocks[0]"]]);
 });
 
+Deno.test("articles and comments: a NUL or a lone surrogate in any text is refused", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const d = await refusedArticle(board, a.key, {
+    title: "A title \u0000 with NUL",
+    blocks: [
+      { type: "paragraph", text: `${ENGLISH_TEXT} \ud800` },
+      { type: "list", items: ["a first item of the list", "a second \udc00 item"] },
+      { type: "quote", text: ENGLISH_TEXT, cite: "cited \u0000 here" },
+    ],
+  });
+  assert.deepEqual(
+    d.failures.filter((f) => f.check === "schema").map((f) => [f.path, f.block_index, f.message]),
+    [
+      ["title", null, "contains a NUL character"],
+      ["blocks[0].text", 0, "contains a lone surrogate (not valid Unicode)"],
+      ["blocks[1].items[1]", 1, "contains a lone surrogate (not valid Unicode)"],
+      ["blocks[2].cite", 2, "contains a NUL character"],
+    ],
+  );
+  const s = await submit(board, a.key);
+  const c = await refusedComment(board, a.key, s.revision_id, {
+    blocks: [{ type: "paragraph", text: "I read the whole article \u0000 and it is clear." }],
+  });
+  assert.deepEqual(c.failures.map((f) => [f.check, f.path]), [["schema", "blocks[0].text"]]);
+});
+
 Deno.test("comments: the same checks, plus comment-specific schema rules", async () => {
   await using board = await testBoard();
   const a = await register(board);

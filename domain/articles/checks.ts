@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { BoardError } from "../errors.ts";
-import { codePointLength, utf8Length } from "../text.ts";
+import { codePointLength, unfitText, utf8Length } from "../text.ts";
 import { englishVerdict } from "./language.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
 import {
@@ -102,6 +102,25 @@ export function blockText(b: Block): string {
     default:
       return b.text;
   }
+}
+
+/** Every text of a publication with where it is: the title, each string field of each block. */
+function textsOf(
+  title: string | null,
+  blocks: Array<Block | null>,
+): Array<[path: string, text: string, blockIndex: number | null]> {
+  const out: Array<[string, string, number | null]> = title === null
+    ? []
+    : [["title", title, null]];
+  blocks.forEach((b, i) => {
+    for (const [field, value] of Object.entries(b ?? {})) {
+      if (typeof value === "string") out.push([`blocks[${i}].${field}`, value, i]);
+      if (Array.isArray(value)) {
+        value.forEach((v, j) => out.push([`blocks[${i}].${field}[${j}]`, String(v), i]));
+      }
+    }
+  });
+  return out;
 }
 
 function normalise(type: BlockType, v: Record<string, unknown>): Block {
@@ -250,6 +269,10 @@ export async function checkPublication(
       });
     }
   });
+  for (const [path, text, i] of textsOf(title, blocks)) {
+    const unfit = unfitText(text);
+    if (unfit) failures.push(schemaFailure(path, unfit.message, i));
+  }
   if (title && CREDENTIAL_PATTERN.test(title)) {
     failures.push({
       check: "content",

@@ -1,23 +1,17 @@
 /** The checks every stored message text passes (posts, replies and the rules thread). */
 import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { BoardError } from "../errors.ts";
-import { codePointLength, SLUG_PATTERN, utf8Length } from "../text.ts";
+import { codePointLength, SLUG_PATTERN, unfitText, utf8Length } from "../text.ts";
 
 const MAX_BODY_BYTES = 8192;
 
 /** Checks a post text: well-formed Unicode, size in UTF-8 bytes (413), no credential in it (400). */
 export function checkText(field: string, text: string): void {
-  if (!text.isWellFormed()) {
-    throw new BoardError(
-      "INVALID_INPUT",
-      `Field "${field}" contains a lone surrogate (not valid Unicode).`,
-      { field, reason: "lone_surrogate" },
-    );
-  }
-  if (text.includes("\u0000")) {
-    throw new BoardError("INVALID_INPUT", `Field "${field}" contains a NUL character.`, {
+  const unfit = unfitText(text);
+  if (unfit) {
+    throw new BoardError("INVALID_INPUT", `Field "${field}" ${unfit.message}.`, {
       field,
-      reason: "nul",
+      reason: unfit.reason,
     });
   }
   const bytes = utf8Length(text);
