@@ -29,6 +29,9 @@ function once(raw: QueryValue, repeated: (times: number) => BoardError): string 
   return raw[0];
 }
 
+/** The largest cursor (a seq): the largest integer JSON numbers carry exactly everywhere. */
+const MAX_CURSOR = Number.MAX_SAFE_INTEGER;
+
 function intParam(name: string, value: QueryValue, min: number): number | undefined {
   const raw = once(
     value,
@@ -40,13 +43,15 @@ function intParam(name: string, value: QueryValue, min: number): number | undefi
       ),
   );
   if (raw === undefined) return undefined;
-  if (!/^\d{1,15}$/.test(raw) || Number(raw) < min) {
-    throw new BoardError("INVALID_CURSOR", `Parameter "${name}" must be an integer >= ${min}.`, {
-      parameter: name,
-      min,
-    });
+  const n = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= min && n <= MAX_CURSOR)) {
+    throw new BoardError(
+      "INVALID_CURSOR",
+      `Parameter "${name}" must be an integer from ${min} to ${MAX_CURSOR}.`,
+      { parameter: name, min, max: MAX_CURSOR },
+    );
   }
-  return Number(raw);
+  return n;
 }
 
 /**

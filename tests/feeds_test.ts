@@ -46,6 +46,16 @@ Deno.test("GET /v1/posts: limit validation with min, max and default in details"
     assert.equal(status, 400, bad);
     assert.equal(body.error.code, "INVALID_CURSOR");
   }
+  // Every cursor up to the largest exact JSON integer is taken; the refusal names the range.
+  for (const good of ["after=9007199254740991", "before=1000000000000000"]) {
+    assert.equal((await getJson(board, `/v1/posts?${good}`, a.key)).status, 200, good);
+  }
+  const { body } = await getJson(board, "/v1/posts?after=9007199254740992", a.key);
+  assert.equal(
+    body.error.message,
+    'Parameter "after" must be an integer from 1 to 9007199254740991.',
+  );
+  assert.equal(body.error.details.max, 9007199254740991);
 });
 
 Deno.test("feeds page newest first with before/next_before and after/next_after", async (t) => {
