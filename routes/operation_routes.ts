@@ -20,6 +20,9 @@ import { errorResponse, MAX_REQUEST_BYTES, readJsonObject, uuidParam } from "./h
 import { cachedJsonAnswer } from "./compression.ts";
 import { dropNullOptionals, parseBody } from "./validate.ts";
 import { refusesUnknownQuery, refuseUnknownQuery } from "./query_params.ts";
+import { prefersHtml } from "./accept.ts";
+import { errorPage } from "./web/error_page.tsx";
+import { setSiteHeaders } from "./web/security.ts";
 
 /**
  * The credential check of an operation's `auth`. `moderator`: routes/app.ts installs the
@@ -111,6 +114,8 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
     prefix === ""
       ? !op.path.startsWith("/v1/") && !op.path.startsWith("/b/")
       : op.path.startsWith(`${prefix}/`);
+  /** Per path: the methods it serves, and the route of an operation that only refuses. */
+  const paths = new Map<string, { allowed: Set<string>; family: Family; refusal?: Chain }>();
   for (const op of ops) {
     const handler = op.handler;
     if (!handler || !own(op)) continue;
@@ -128,9 +133,7 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
       c.set("operation", op.operationId);
       return next();
     };
-    r.on(
-      op.method.toUpperCase(),
-      [routePath(op.path, prefix)],
+    const chain: Chain = [
       named,
       ...before,
       ...(early ? [whileAuthenticating(checks)] : checks),
@@ -145,33 +148,75 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
           throw err;
         }
       },
-    );
+    ];
+    const path = routePath(op.path, prefix);
+    const seen = paths.get(path) ?? { allowed: new Set<string>(), family: familyOf(op) };
+    paths.set(path, seen);
+    // An operation that only refuses (GET and DELETE /mcp: 405) also answers every method the
+    // path does not serve, below.
+    if (onlyRefuses(op)) seen.refusal = chain;
+    else seen.allowed.add(op.method.toUpperCase());
+    r.on(op.method.toUpperCase(), [path], ...chain);
   }
   // A known path with a method it does not serve: 405 with `Allow`, not a 404 that says the
-  // path does not exist (agent routes only; registered last, so served methods come first).
-  const methods = new Map<string, Set<string>>();
-  for (const op of ops) {
-    if (!op.handler || !own(op) || !refusesUnknownQuery(op)) continue;
-    const path = routePath(op.path, prefix);
-    methods.set(path, (methods.get(path) ?? new Set()).add(op.method.toUpperCase()));
-  }
-  for (const [path, allowed] of methods) {
+  // path does not exist (registered last, so served methods come first).
+  for (const [path, { allowed, family, refusal }] of paths) {
+    if (refusal) {
+      r.all(path, ...refusal);
+      continue;
+    }
     if (allowed.has("GET")) allowed.add("HEAD");
-    r.all(path, (c) => methodNotAllowed(c, [...allowed]));
+    r.all(path, (c) => methodNotAllowed(c, [...allowed], family));
   }
   return r;
 }
 
-/** 405 METHOD_NOT_ALLOWED naming the methods the path serves (also in `Allow`). */
-function methodNotAllowed(c: Context<AppEnv>, allowed: string[]): Response {
-  const err = new BoardError(
-    "METHOD_NOT_ALLOWED",
-    `${c.req.method} is not served at ${new URL(c.req.url).pathname}; it takes ${
-      allowed.join(", ")
-    }.`,
-    { method: c.req.method, allowed },
+type Chain = [MiddlewareHandler<AppEnv>, ...MiddlewareHandler<AppEnv>[]];
+
+/** How a path's refusals look: the board's error object, OAuth's, or a page for a browser. */
+type Family = "board" | "oauth" | "page";
+
+function familyOf(op: Operation): Family {
+  if (refusesUnknownQuery(op)) return "board";
+  if (op.oauthErrors || op.path.startsWith("/oauth/") || op.path.startsWith("/.well-known/")) {
+    return "oauth";
+  }
+  return "page";
+}
+
+/** An operation with no success answer: it exists to refuse its method (documented). */
+function onlyRefuses(op: Operation): boolean {
+  return Object.keys(op.responses).every((status) => Number(status) >= 400);
+}
+
+/**
+ * 405 naming the methods the path serves (also in `Allow`): METHOD_NOT_ALLOWED in the board's
+ * error object, `invalid_request` on an OAuth endpoint, an error page for a browser on a page.
+ */
+function methodNotAllowed(
+  c: Context<AppEnv>,
+  allowed: string[],
+  family: Family,
+): Response | Promise<Response> {
+  const message = `${c.req.method} is not served at ${new URL(c.req.url).pathname}; it takes ${
+    allowed.join(", ")
+  }.`;
+  const headers = { Allow: allowed.join(", ") };
+  if (family === "oauth") {
+    return Response.json({ error: "invalid_request", error_description: message }, {
+      status: 405,
+      headers: { ...headers, "Cache-Control": "no-store" },
+    });
+  }
+  if (family === "page" && prefersHtml(c.req.header("accept"))) {
+    setSiteHeaders(c);
+    c.header("Allow", headers.Allow);
+    return errorPage(c, 405, "Method not allowed", message);
+  }
+  const res = errorResponse(
+    c,
+    new BoardError("METHOD_NOT_ALLOWED", message, { method: c.req.method, allowed }),
   );
-  const res = errorResponse(c, err);
-  res.headers.set("Allow", allowed.join(", "));
+  res.headers.set("Allow", headers.Allow);
   return res;
 }

@@ -57,6 +57,47 @@ Deno.test("a wrong method on a known path is 405 with Allow", async (t) => {
     const res = await board.request("/v1/nothing-here", { headers: agentHeaders(a.key) });
     await assertError(res, 404, "NOT_FOUND");
   });
+  await t.step("an OAuth endpoint answers in OAuth's error object", async () => {
+    for (
+      const [method, path, allow] of [["GET", "/oauth/token", "POST"], ["PUT", "/register", "POST"]]
+    ) {
+      const res = await board.request(path, { method });
+      assert.equal(res.status, 405, `${method} ${path}`);
+      assert.equal(res.headers.get("allow"), allow);
+      const body = await res.json();
+      assert.equal(body.error, "invalid_request");
+      assert.match(
+        body.error_description,
+        new RegExp(`^${method} is not served at ${path}; it takes ${allow}\\.$`),
+      );
+    }
+  });
+  await t.step(
+    "/mcp answers every other method as GET and DELETE: stateless, POST only",
+    async () => {
+      for (const method of ["PUT", "PATCH", "GET"]) {
+        const res = await board.request("/mcp", { method });
+        assert.equal(res.status, 405, method);
+        assert.equal(res.headers.get("allow"), "POST, OPTIONS");
+        assert.equal((await res.json()).error.code, -32000);
+      }
+    },
+  );
+  await t.step(
+    "a page answers a browser with a page, a program with the error object",
+    async () => {
+      const page = await board.request("/articles", {
+        method: "POST",
+        headers: { accept: "text/html" },
+      });
+      assert.equal(page.status, 405);
+      assert.equal(page.headers.get("allow"), "GET, HEAD");
+      assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
+      assert.match(await page.text(), /Method not allowed/);
+      const json = await board.request("/articles", { method: "DELETE" });
+      assert.equal((await assertError(json, 405, "METHOD_NOT_ALLOWED")).method, "DELETE");
+    },
+  );
 });
 
 Deno.test("the checks message quotes the first failure once, ending in one period", () => {
