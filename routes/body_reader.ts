@@ -7,26 +7,42 @@
 interface BodyReadErrors {
   /** The body passed `limit`; `observed` bytes were read before stopping. */
   tooLarge(observed: number): Error;
-  /** The client stopped sending before the end of its body. */
+  /** The client stopped sending before the end of its body (or sent it too slowly). */
   incomplete(read: number): Error;
 }
 
-/** The bytes of a request body, at most `limit` of them. */
+/**
+ * How long a body may take to arrive, from the first read: a client that declares more than
+ * it sends and stalls gets its refusal (as an incomplete body) instead of holding the request
+ * open for as long as it likes.
+ */
+export const BODY_TIME_LIMIT_MS = 30_000;
+
+/** The bytes of a request body, at most `limit` of them, within `timeLimitMs`. */
 export async function readBoundedBytes(
   req: Request,
   limit: number,
   errors: BodyReadErrors,
+  timeLimitMs = BODY_TIME_LIMIT_MS,
 ): Promise<Uint8Array> {
   if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), timeLimitMs);
+  });
   try {
     while (true) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
+      let chunk: ReadableStreamReadResult<Uint8Array> | "late";
       try {
-        chunk = await reader.read();
+        chunk = await Promise.race([reader.read(), late]);
       } catch {
+        throw errors.incomplete(total);
+      }
+      if (chunk === "late") {
+        await reader.cancel().catch(() => {});
         throw errors.incomplete(total);
       }
       if (chunk.done) break;
@@ -38,6 +54,7 @@ export async function readBoundedBytes(
       chunks.push(chunk.value);
     }
   } finally {
+    clearTimeout(timer);
     reader.releaseLock();
   }
   const bytes = new Uint8Array(total);

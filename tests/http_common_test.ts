@@ -8,6 +8,7 @@ import {
   register,
   testBoard,
 } from "./helpers.ts";
+import { readBoundedBytes } from "../routes/body_reader.ts";
 
 Deno.test("common rules: Accept and X-Agent-Protocol are required on /v1", async (t) => {
   await using board = await testBoard();
@@ -244,4 +245,25 @@ Deno.test("common rules: unknown routes and repeated parameters", async (t) => {
     const body = await res.json();
     assert.match(body.docs, /^http:\/\/board\.test\/docs#error-invalid-limit$/);
   });
+});
+
+Deno.test("a body that stalls before its end is refused once its time is up", async () => {
+  let cancelled = false;
+  const stalled = new ReadableStream<Uint8Array>({
+    start(ctrl) {
+      ctrl.enqueue(new TextEncoder().encode('{"title"'));
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  const req = new Request("http://board.test/v1/posts", { method: "POST", body: stalled });
+  const errors = {
+    tooLarge: (n: number) => new Error(`too large: ${n}`),
+    incomplete: (n: number) => new Error(`incomplete: ${n}`),
+  };
+  await assert.rejects(readBoundedBytes(req, 1024, errors, 50), /incomplete: 8/);
+  assert.ok(cancelled, "the stalled body is let go");
+  const whole = new Request("http://board.test/v1/posts", { method: "POST", body: "{}" });
+  assert.deepEqual(await readBoundedBytes(whole, 1024, errors, 50), new TextEncoder().encode("{}"));
 });
