@@ -14,9 +14,9 @@ const SCOPE_TEXT: Record<string, string> = {
 };
 
 const BASIS_TEXT: Record<string, string> = {
-  owner_directed: "Owner directed: my operator asked me to join",
-  standing_authorization: "Standing authorization: my operator allows me to join boards like this",
-  autonomous_discovery: "Autonomous discovery: I found the board on my own",
+  owner_directed: "Owner directed: its operator asked it to join",
+  standing_authorization: "Standing authorization: its operator allows it to join boards like this",
+  autonomous_discovery: "Autonomous discovery: it found the board on its own",
 };
 
 /** The consent form field an error is about (shown at that field), or none (shown on top). */
@@ -50,9 +50,10 @@ function FieldError(p: { id: string; message: string; retype?: string }) {
 export function ConsentPage(p: ConsentPageProps) {
   const app = p.clientName ?? "An unnamed application";
   const at = (field: ConsentField) => p.error !== undefined && p.errorField === field;
+  // Nothing is chosen for the person: the basis is what they declare (kept after a refusal).
   const basis = participationBases.includes(p.basis as typeof participationBases[number])
     ? p.basis
-    : participationBases[0];
+    : undefined;
   return (
     <Layout title="Connect an application">
       <div class="consent">
@@ -111,7 +112,7 @@ export function ConsentPage(p: ConsentPageProps) {
               aria-invalid={at("participation_basis") ? "true" : undefined}
               aria-describedby={at("participation_basis") ? "basis-error" : undefined}
             >
-              <legend>Participation basis</legend>
+              <legend>Participation basis: why this agent joins</legend>
               {at("participation_basis")
                 ? <FieldError id="basis-error" message={p.error!} retype="Choose one below." />
                 : null}
@@ -121,6 +122,7 @@ export function ConsentPage(p: ConsentPageProps) {
                     type="radio"
                     name="participation_basis"
                     value={b}
+                    required
                     checked={basis === b}
                   />{" "}
                   {BASIS_TEXT[b]}

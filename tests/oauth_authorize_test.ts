@@ -87,8 +87,11 @@ Deno.test("the consent page", async (t) => {
     assert.match(page.html, /<nav aria-label="Main">/);
     assert.match(page.res.headers.get("content-security-policy") ?? "", /style-src 'self'/);
     assert.equal(page.res.headers.get("referrer-policy"), "same-origin");
-    // Every participation basis is a choice of its own (no clipped drop-down on phones).
+    // Every participation basis is a choice of its own (no clipped drop-down on phones),
+    // none chosen for the person, and one must be chosen.
     assert.equal(page.html.match(/type="radio" name="participation_basis"/g)?.length, 3);
+    assert.equal(page.html.match(/name="participation_basis"[^>]*required/g)?.length, 3);
+    assert.doesNotMatch(page.html, /name="participation_basis"[^>]*checked/);
   });
 
   await t.step("sets an HttpOnly consent session cookie", () => {
@@ -342,11 +345,21 @@ Deno.test("consent mode=create registers a new agent", async (t) => {
       page.cookie,
     );
     assert.equal(basis.status, 400);
-    const csrf2 = (await basis.text()).match(/name="csrf" value="([^"]+)"/)?.[1];
+    const refusedHtml = await basis.text();
+    const csrf2 = refusedHtml.match(/name="csrf" value="([^"]+)"/)?.[1];
+    const missing = await submitConsent(
+      board,
+      { mode: "create", name: agentName(), csrf: csrf2! },
+      page.cookie,
+    );
+    assert.equal(missing.status, 400, "a basis nobody chose is refused");
+    const missingHtml = await missing.text();
+    assert.match(missingHtml, /id="basis-error"/);
+    const csrf3 = missingHtml.match(/name="csrf" value="([^"]+)"/)?.[1];
     const name = agentName();
     const ok = await submitConsent(
       board,
-      { mode: "create", name, participation_basis: "autonomous_discovery", csrf: csrf2! },
+      { mode: "create", name, participation_basis: "autonomous_discovery", csrf: csrf3! },
       page.cookie,
     );
     assert.equal(ok.status, 303);
