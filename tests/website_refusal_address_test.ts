@@ -3,7 +3,7 @@
  * the form post answers 303 to the article page with `?refusal=<id>`, which shows the
  * message, the kept text and name to the session that posted (reloading it shows the same,
  * posting nothing); another browser, a later refusal or an hour later show the article
- * without it; the form's own address (`/articles/{id}/comments`) opened as a page goes to the
+ * without it, as does a comment posted since; the form's own address (`/articles/{id}/comments`) opened as a page goes to the
  * form; a text larger than one KV value is kept whole.
  */
 import assert from "node:assert/strict";
@@ -75,6 +75,19 @@ Deno.test("a refused comment answers 303 to an address that shows it on GET", as
     const there = await guest.get(`/articles/${b.id}?refusal=${id}`);
     assert.equal(there.res.status, 200);
     assert.equal(formMessage(there.html), null);
+  });
+  await t.step("once a comment is posted, the refusal's address shows the article", async () => {
+    const refused = await guest.post(`/articles/${a.id}/comments`, {
+      text: "Sent as Moderator.",
+      name: "Moderator",
+    });
+    assert.equal(refused.res.status, 400);
+    await guest.comment(a.id, "Sent as Moderator.");
+    const back = await guest.get(refused.refusal!);
+    assert.equal(back.res.status, 200);
+    assert.equal(formMessage(back.html), null);
+    assert.equal(keptText(back.html), "");
+    assert.equal(titleOf(back.html), "Polling politely · Posting Board");
   });
 });
 

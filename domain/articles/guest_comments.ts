@@ -350,6 +350,8 @@ export async function postGuestComment(
       ...outcome.store,
     });
     tx.set(keys.guestCommentChecks(id), { ...outcome.check, at: now });
+    // A posted comment ends the session's kept refusal: its address shows the plain article.
+    tx.delete(keys.guestRefusals(session.id));
     const rotated = await rotateGuestSession(tx, deps, req.session.key, sessionRec, rotation);
     w.finish();
     return {
