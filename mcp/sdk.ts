@@ -18,7 +18,17 @@ export {
 // @ts-types="@modelcontextprotocol/sdk/validation/ajv"
 export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 // @ts-types="@modelcontextprotocol/sdk/types"
-export { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+export {
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  JSONRPCErrorResponseSchema,
+  JSONRPCMessageSchema,
+  JSONRPCNotificationSchema,
+  JSONRPCRequestSchema,
+  JSONRPCResultResponseSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/server/requestBody"
 export {
   MAX_BATCH_SIZE,
