@@ -12,17 +12,8 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../routes/env.ts";
 import { admitBatchExtras } from "../routes/rate_limit_hooks.ts";
 import { readBoundedBytes } from "../routes/body_reader.ts";
-import { JSONRPCMessageSchema, MAX_BATCH_SIZE, requestBodyTooLargeMessage } from "./sdk.ts";
-
-/** A JSON-RPC error answer outside any exchange (`id: null`), with its HTTP status. */
-export function jsonRpcError(
-  status: number,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
-}
+import { requestBodyTooLargeMessage } from "./sdk.ts";
+import { invalidBody, jsonRpcError } from "./messages.ts";
 
 /** Protocol versions whose transport allows JSON-RPC batches. */
 const BATCH_PROTOCOL_VERSIONS: readonly string[] = ["2025-03-26"];
@@ -62,22 +53,12 @@ async function readBody(req: Request, limit: number): Promise<{ value: unknown }
 
 /**
  * How many messages the transport will run for a parsed body: 1 for a single message, the
- * length of a batch. A batch the transport refuses whole (more than its maximum, or a
- * member that is no JSON-RPC message) is answered here the same way, before it is counted.
+ * length of a batch. A body refused whole (no JSON-RPC message, an empty or too long batch,
+ * a batch with a member that is no JSON-RPC message or a repeated request id: 400 with
+ * -32600, mcp/messages.ts) is answered here, before it is counted.
  */
 function messagesToRun(value: unknown): number | Response {
-  if (!Array.isArray(value)) return 1;
-  if (value.length > MAX_BATCH_SIZE) {
-    return jsonRpcError(
-      400,
-      -32600,
-      `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`,
-    );
-  }
-  if (!value.every((m) => JSONRPCMessageSchema.safeParse(m).success)) {
-    return jsonRpcError(400, -32700, "Parse error: Invalid JSON-RPC message");
-  }
-  return value.length;
+  return invalidBody(value) ?? (Array.isArray(value) ? value.length : 1);
 }
 
 /**

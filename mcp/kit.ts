@@ -3,7 +3,8 @@
  * errors as tool errors. (The tool vocabulary itself is the registry's: routes/api/operation.ts.)
  */
 import type { CallToolResult } from "./sdk.ts";
-import { BoardError, TxConflictError } from "../domain/errors.ts";
+import { BoardError, type ErrorCode, TxConflictError } from "../domain/errors.ts";
+import { errorObject } from "../routes/http.ts";
 import type { Scope } from "../domain/accounts/mod.ts";
 import type { ToolContext } from "../routes/api/operation.ts";
 
@@ -12,9 +13,14 @@ function ok(value: Record<string, unknown>): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
 }
 
-/** A tool error carrying the board's error object. */
-function toolError(code: string, message: string, details?: unknown): CallToolResult {
-  const error = { error: { code, message, ...(details !== undefined ? { details } : {}) } };
+/** A tool error carrying the board's error object, as REST answers it (`errorObject`). */
+function toolError(
+  ctx: ToolContext,
+  code: ErrorCode,
+  message: string,
+  details?: unknown,
+): CallToolResult {
+  const error = errorObject(ctx.deps.config.baseUrl, code, message, details);
   return { isError: true, content: [{ type: "text", text: JSON.stringify(error) }] };
 }
 
@@ -58,6 +64,7 @@ export async function runTool(
   await ctx.callerReady;
   if (!ctx.caller.scopes.has(scope)) {
     return toolError(
+      ctx,
       "INSUFFICIENT_SCOPE",
       `This tool needs the "${scope}" scope; this connection was granted ${
         [...ctx.caller.scopes].map((s) => `"${s}"`).join(", ") || "no scopes"
@@ -68,9 +75,13 @@ export async function runTool(
   try {
     return await (produced ?? produce());
   } catch (e) {
-    if (e instanceof BoardError) return toolError(e.code, e.message, e.details);
+    if (e instanceof BoardError) return toolError(ctx, e.code, e.message, e.details);
     if (e instanceof TxConflictError) {
-      return toolError("UNAVAILABLE", "The board is busy; retry shortly with the same request_id.");
+      return toolError(
+        ctx,
+        "UNAVAILABLE",
+        "The board is busy; retry shortly with the same request_id.",
+      );
     }
     throw e;
   }

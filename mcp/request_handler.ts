@@ -11,6 +11,15 @@ import { claimedAgentId } from "../routes/claimed_caller.ts";
 import type { Caller } from "../routes/env.ts";
 import { WebStandardStreamableHTTPServerTransport } from "./sdk.ts";
 import { createMcpServer, type RulesEditOffer } from "./server.ts";
+import { answerWith, checkParams } from "./messages.ts";
+
+/** The names of the registry's tools (a `tools/call` of any other name is refused). */
+const namesOf = new WeakMap<readonly AnyTool[], ReadonlySet<string>>();
+function toolNames(tools: readonly AnyTool[]): ReadonlySet<string> {
+  let names = namesOf.get(tools);
+  if (!names) namesOf.set(tools, names = new Set(tools.map((t) => t.name)));
+  return names;
+}
 
 /**
  * Whether answering `body` (one JSON-RPC message or a batch) shows the caller's tool list:
@@ -62,7 +71,8 @@ function contextWhileAuthenticating(
 /**
  * Answers one MCP HTTP request for the caller of `callerReady`: a fresh server with the tools of `tools` this
  * caller may see, connected to a fresh transport that runs `parsedBody`, the body already
- * read and parsed (the transport never reads the request's body itself). Only a
+ * read and parsed (the transport never reads the request's body itself), less the requests
+ * answered before it (params their method refuses, unknown tools: mcp/messages.ts). Only a
  * `tools/list` reads the caller's rules-edit right (edit_current_rules is listed for an
  * eligible caller only); a call of edit_current_rules is decided by the edit itself, which
  * refuses an ineligible caller (FORBIDDEN) in its own read batch.
@@ -76,20 +86,24 @@ export async function handleMcpRequest(
   transportOptions: ConstructorParameters<typeof WebStandardStreamableHTTPServerTransport>[0],
   parsedBody: unknown,
 ): Promise<Response> {
-  const early = readsWhileAuthenticating(tools, parsedBody);
+  // Requests with params their method refuses, or calls of unknown tools, are answered here.
+  const checked = checkParams(parsedBody, toolNames(tools));
+  if (checked.run === null) return await answerWith(checked, null);
+  const body = checked.run;
+  const early = readsWhileAuthenticating(tools, body);
   const claimedId = claimedAgentId(request.headers.get("authorization"));
   const ctx = early
     ? contextWhileAuthenticating(deps, network, callerReady, claimedId)
     : { deps, network, caller: await callerReady, callerReady, claimedId };
   // Only a list shows the rules edit by the caller's right (a list is never started early).
-  const offer: RulesEditOffer = listsTools(parsedBody)
+  const offer: RulesEditOffer = listsTools(body)
     ? ((await rulesEditRight(deps, ctx.caller.agent)).eligible ? "listed" : "hidden")
     : "callable";
   const server = createMcpServer(tools, ctx, offer);
   const transport = new WebStandardStreamableHTTPServerTransport(transportOptions);
   try {
     await server.connect(transport);
-    return await transport.handleRequest(request, { parsedBody });
+    return await answerWith(checked, await transport.handleRequest(request, { parsedBody: body }));
   } finally {
     await transport.close();
     await server.close();

@@ -10,7 +10,8 @@ import type { AnyTool } from "../routes/api/operation.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "./sdk.ts";
 import { handleMcpRequest } from "./request_handler.ts";
-import { jsonRpcError, mcpBody, parsedMcpBody } from "./batches.ts";
+import { mcpBody, parsedMcpBody } from "./batches.ts";
+import { jsonRpcError } from "./messages.ts";
 import { callBucket } from "../routes/http.ts";
 
 /** Largest JSON-RPC request body accepted on /mcp (article submissions included). */

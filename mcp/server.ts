@@ -1,12 +1,21 @@
 /**
  * Builds the MCP server (stateless Streamable HTTP: a fresh transport per request, so no
  * response can ever reach another client; a fresh server per request too,
- * mcp/request_handler.ts).
+ * mcp/request_handler.ts). The SDK's low-level `Server` with two handlers: `tools/list`
+ * lists the registry's tools, `tools/call` runs one, its arguments checked by the registry
+ * (`toolArguments`) as REST checks a body, so a bad argument is a tool error carrying the
+ * board's INVALID_INPUT object.
  */
-import type { AnyTool, ToolContext } from "../routes/api/operation.ts";
+import { type AnyTool, toolArguments, type ToolContext } from "../routes/api/operation.ts";
 import { runTool } from "./kit.ts";
-import { AjvJsonSchemaValidator, McpServer, type ServerCapabilities } from "./sdk.ts";
-import { toolConfig } from "./tool_configs.ts";
+import {
+  AjvJsonSchemaValidator,
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  Server,
+} from "./sdk.ts";
+import { listedTool } from "./tool_configs.ts";
 
 const MCP_INSTRUCTIONS = [
   "Posting Board: a public bulletin board for software agents.",
@@ -25,21 +34,30 @@ let validator: AjvJsonSchemaValidator | undefined;
 
 /**
  * How edit_current_rules is offered on one request: `listed` (a tools/list by a caller who
- * may edit), `hidden` (a tools/list by one who may not), `callable` (any other request: the
- * tool is registered so a call reaches the edit, which decides the caller's right itself).
+ * may edit), `hidden` (a tools/list by one who may not), `callable` (any other request). A
+ * call reaches the edit whatever the offer: the edit decides the caller's right itself.
  */
 export type RulesEditOffer = "listed" | "hidden" | "callable";
 
+/** The registry's tools by name (a Map: a name like "toString" is no tool). */
+const byNameOf = new WeakMap<readonly AnyTool[], ReadonlyMap<string, AnyTool>>();
+function toolsByName(tools: readonly AnyTool[]): ReadonlyMap<string, AnyTool> {
+  let byName = byNameOf.get(tools);
+  if (!byName) byNameOf.set(tools, byName = new Map(tools.map((t) => [t.name, t])));
+  return byName;
+}
+
 /**
- * A server for one request with every tool of `tools` (the registry's, handed in by
- * routes/app.ts) this caller may see: `rulesEdit` says whether edit_current_rules is there.
+ * A server for one request serving `tools` (the registry's, handed in by routes/app.ts):
+ * `rulesEdit` says whether a list shows edit_current_rules. The capabilities are what the
+ * server does, `tools: {}`: a stateless server never sends `notifications/tools/list_changed`.
  */
 export function createMcpServer(
   tools: readonly AnyTool[],
   ctx: ToolContext,
   rulesEdit: RulesEditOffer,
-): McpServer {
-  const server = new McpServer(
+): Server {
+  const server = new Server(
     { name: "posting-board", title: "Posting Board", version: "1.7.0" },
     {
       capabilities: { tools: {} },
@@ -47,33 +65,21 @@ export function createMcpServer(
       jsonSchemaValidator: validator ??= new AjvJsonSchemaValidator(),
     },
   );
-  // edit_current_rules is listed only to callers who may edit the rules.
-  for (const t of tools) {
-    if (t.rulesEditorsOnly && rulesEdit === "hidden") continue;
-    server.registerTool(
-      t.name,
-      toolConfig(t.name, () => ({
-        title: t.title,
-        description: t.description,
-        inputSchema: t.args,
-        annotations: t.annotations,
-      })),
-      // deno-lint-ignore no-explicit-any
-      (args: any) =>
-        runTool(
-          ctx,
-          t.scope,
-          () => t.call(ctx, args),
-          t.readsWhileAuthenticating || t.plansWhileAuthenticating,
-        ),
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    // edit_current_rules is listed only to callers who may edit the rules.
+    tools: tools.filter((t) => !t.rulesEditorsOnly || rulesEdit !== "hidden").map(listedTool),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const { name, arguments: args = {} } = request.params;
+    const t = toolsByName(tools).get(name);
+    // mcp/messages.ts answers calls of unknown tools before the server sees them.
+    if (!t) throw new McpError(-32602, `Unknown tool ${JSON.stringify(name)}`);
+    return runTool(
+      ctx,
+      t.scope,
+      () => t.call(ctx, toolArguments(t, args)),
+      t.readsWhileAuthenticating || t.plansWhileAuthenticating,
     );
-  }
-  // Registering tools makes the SDK advertise `tools.listChanged`, but a stateless server
-  // never sends that notification: advertise only what the server does (`tools: {}`).
-  // `getCapabilities()` (typed private in the pinned SDK) returns the very object the
-  // `initialize` result carries; tests/mcp_board_tools_test.ts checks the answer.
-  const caps = (server.server as unknown as { getCapabilities(): ServerCapabilities })
-    .getCapabilities();
-  delete caps.tools?.listChanged;
+  });
   return server;
 }

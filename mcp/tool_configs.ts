@@ -1,28 +1,36 @@
 /**
- * Tool definitions (title, description, argument schemas, annotations) built once per
- * process: they hold no caller state, and building zod schemas for twenty tools
- * on every request was most of the cost of an MCP call. Servers stay one per request.
+ * Tool definitions as `tools/list` shows them, built once per process: they hold no caller
+ * state, and building zod and JSON schemas for twenty tools on every request was most of
+ * the cost of an MCP call. Servers stay one per request.
  */
-// @ts-types="@modelcontextprotocol/sdk/server/zod-compat.js"
-import { objectFromShape } from "@modelcontextprotocol/sdk/server/zod-compat.js";
+import type { AnyTool } from "../routes/api/operation.ts";
+import { objectFromShape, toJsonSchemaCompat, type Tool } from "./sdk.ts";
 
-const configs = new Map<string, unknown>();
+const listed = new WeakMap<AnyTool, Tool>();
 
 /**
- * The definition of tool `name`: `build()` runs the first time only. Its raw argument
- * shape is turned into the object schema once, with the SDK's own `objectFromShape`
- * (what `registerTool` would do on every registration).
+ * The `tools/list` entry of tool `t`. Its input schema is the JSON Schema of the tool's
+ * argument shape, made as the SDK's `McpServer` makes it (`objectFromShape`, then
+ * `toJsonSchemaCompat` of its input side); the arguments themselves are checked by
+ * `toolArguments` (routes/api/operation.ts).
  */
-export function toolConfig<T extends { inputSchema?: unknown }>(name: string, build: () => T): T {
-  let c = configs.get(name) as T | undefined;
-  if (c === undefined) {
-    c = build();
-    const shape = c.inputSchema as Record<string, unknown> | undefined;
-    if (shape && typeof shape === "object" && !("_zod" in shape) && !("_def" in shape)) {
-      // deno-lint-ignore no-explicit-any
-      c = { ...c, inputSchema: objectFromShape(shape as any) };
-    }
-    configs.set(name, c);
+export function listedTool(t: AnyTool): Tool {
+  let entry = listed.get(t);
+  if (entry === undefined) {
+    const inputSchema = toJsonSchemaCompat(objectFromShape(t.args), {
+      strictUnions: true,
+      pipeStrategy: "input",
+    }) as Tool["inputSchema"];
+    entry = {
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema,
+      annotations: t.annotations,
+      // What McpServer.registerTool lists: the board has no tasks.
+      execution: { taskSupport: "forbidden" },
+    };
+    listed.set(t, entry);
   }
-  return c;
+  return entry;
 }

@@ -24,6 +24,7 @@ import {
 } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
+import { pinsNeedOAuth } from "../domain/pins/mod.ts";
 import { API_KEY_SCOPES, oauthUrls, type Scope, SCOPES } from "../oauth/urls.ts";
 import type { AppEnv, Caller } from "./env.ts";
 import { errorObject } from "./http.ts";
@@ -32,7 +33,10 @@ import { limitCredentialCall } from "./rate_limit_hooks.ts";
 interface AuthOptions {
   /** Scope the route needs (API keys hold every scope). */
   scope?: Scope;
-  /** Accept named API keys (default true). `false`: OAuth only, as `POST /pins`. */
+  /**
+   * Accept named API keys (default true). `false`: OAuth only, as `POST /pins` (a raw key
+   * gets the pins' refusal, `pinsNeedOAuth`).
+   */
   apiKey?: boolean;
 }
 
@@ -65,9 +69,6 @@ function oauthRefusal(
     headers: { "WWW-Authenticate": challenge, "Cache-Control": "no-store" },
   });
 }
-
-/** Where the docs explain how to link an existing API key to an OAuth connection. */
-const OAUTH_LINK_DOC = "pins_rules_moderation#pinning-with-an-api-key-link-it-once";
 
 function boardRefusal(
   deps: Deps,
@@ -140,15 +141,8 @@ export async function authenticateRequest(
   }
   if (token.startsWith(API_KEY_PREFIX)) {
     if (opts.apiKey === false) {
-      const link = `${deps.config.baseUrl}/docs/${OAUTH_LINK_DOC}`;
-      return boardRefusal(
-        deps,
-        403,
-        "OAUTH_REQUIRED",
-        `This route accepts only OAuth access tokens (scope board:write); raw API keys cannot use it. Link your key to an OAuth connection once (consent page, "link an existing agent"): ${link}`,
-        scope,
-        { docs: link },
-      );
+      const refusal = pinsNeedOAuth(deps.config.baseUrl);
+      return boardRefusal(deps, 403, refusal.code, refusal.message, scope, refusal.details);
     }
     const caller = await callerFromApiKey(deps, token);
     return caller ??

@@ -2,15 +2,22 @@ import { z } from "zod";
 import { BoardError } from "../domain/errors.ts";
 import { zodIssues } from "./schemas.ts";
 
-/** Parses `input` with a zod schema or throws 400 INVALID_INPUT listing every issue. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+/**
+ * Parses `input` with a zod schema or throws 400 INVALID_INPUT listing every issue. `what`
+ * names the input in the message on an unknown field ("this body takes …").
+ */
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  what = "this body",
+): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issues = zodIssues(result.error);
   const first = issues[0];
   const known = schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
   const message = first.message === "unknown field"
-    ? `Field "${first.field}" is unknown; this body takes ${known.join(", ") || "no fields"}.`
+    ? `Field "${first.field}" is unknown; ${what} takes ${known.join(", ") || "no fields"}.`
     : `Field "${first.field}" is invalid: ${first.message}.`;
   throw new BoardError("INVALID_INPUT", message, { field: first.field, issues });
 }
@@ -32,6 +39,10 @@ export function dropNullOptionals(schema: z.ZodType, body: Record<string, unknow
 }
 
 /** A JSON body object parsed with `schema`, `null` optional fields taken as absent. */
-export function parseBody<S extends z.ZodType>(schema: S, body: Record<string, unknown>) {
-  return parseInput(schema, dropNullOptionals(schema, body));
+export function parseBody<S extends z.ZodType>(
+  schema: S,
+  body: Record<string, unknown>,
+  what = "this body",
+) {
+  return parseInput(schema, dropNullOptionals(schema, body), what);
 }

@@ -144,7 +144,7 @@ Deno.test("/mcp: a byte-order mark before a batch changes nothing: refused or co
     assert.match(tooMany.body.error.message, /must not exceed 100 messages/);
     const junk = await rawRpc(board, a.key, JSON.stringify([...batchOf(0, 99), { x: 1 }]), other);
     assert.equal(junk.status, 400);
-    assert.equal(junk.body.error.code, -32700);
+    assert.equal(junk.body.error.code, -32600);
     const bad = await rawRpc(board, a.key, "[{", other);
     assert.equal(bad.status, 400);
     assert.equal(bad.body.error.code, -32700);

@@ -9,7 +9,7 @@ import { articleBody, SIMPLE_SVG, submit } from "./article_helpers.ts";
 import { getJson, idemKey, post, register, testBoard } from "./helpers.ts";
 import { type Client, mcpClient, serve, toolJson } from "./mcp_client.ts";
 import { scopedTokens } from "./oauth_helpers.ts";
-import { oauthToken, veterans } from "./pin_helpers.ts";
+import { oauthToken, postPin, veterans } from "./pin_helpers.ts";
 
 const SPEC_TOOLS = [
   "get_my_agent",
@@ -293,4 +293,26 @@ Deno.test("the article feed pages with before only: after is INVALID_CURSOR over
   await using c = await mcpClient(server.url, a.key);
   await fails(c, "articles_read", { action: "list", after: 1 }, "INVALID_CURSOR");
   await succeeds(c, "articles_read", { action: "activity", after: 1 });
+});
+
+Deno.test("pin_thread with an API key answers the OAUTH_REQUIRED object of POST /pins", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const { cands: [vet] } = await veterans(board, 1);
+  const args = { board: "named", thread_id: vet.threads[0], pinned: true };
+  await using withKey = await mcpClient(server.url, vet.key);
+  const viaTool = await withKey.callTool({ name: "pin_thread", arguments: args });
+  assert.equal(viaTool.isError, true);
+  const rest = await postPin(board, vet.key, args);
+  assert.equal(rest.status, 403);
+  const viaRest = await rest.json();
+  assert.deepEqual(toolJson(viaTool), viaRest);
+  assert.equal(viaRest.error.code, "OAUTH_REQUIRED");
+  assert.equal(
+    viaRest.error.details.docs,
+    "http://board.test/docs/pins_rules_moderation#pinning-with-an-api-key-link-it-once",
+  );
+  // The same call with an OAuth token pins.
+  await using withToken = await mcpClient(server.url, await oauthToken(board, vet));
+  okJson(await withToken.callTool({ name: "pin_thread", arguments: args }));
 });

@@ -82,19 +82,30 @@ export interface PinInput {
   pinned: boolean;
 }
 
+/** The section of the docs on linking an API key to an OAuth connection once. */
+const OAUTH_LINK_DOC = "pins_rules_moderation#pinning-with-an-api-key-link-it-once";
+
 /**
- * Pins change only through an OAuth connection with board:write (spec: "raw API keys cannot
- * change pins"). REST refuses raw keys at the edge (`requireCaller({ apiKey: false })`);
- * every other door (the MCP tool) calls this before `changeCommunityPin`.
+ * The refusal of a raw API key where pins change (spec: "raw API keys cannot change pins"):
+ * one object for every door, `POST /pins` and the `pin_thread` tool, linking the section
+ * on linking a key in its message and in `details.docs`.
  */
-export function assertPinCredential(via: "api_key" | "oauth"): void {
-  if (via !== "oauth") {
-    throw new BoardError(
-      "OAUTH_REQUIRED",
-      "Pinning needs an OAuth connection with board:write; an API key cannot change pins.",
-      { required_scope: "board:write" },
-    );
-  }
+export function pinsNeedOAuth(baseUrl: string): BoardError {
+  const link = `${baseUrl}/docs/${OAUTH_LINK_DOC}`;
+  return new BoardError(
+    "OAUTH_REQUIRED",
+    `Only OAuth access tokens (scope board:write) can change pins; raw API keys cannot. Link your key to an OAuth connection once (consent page, "link an existing agent"): ${link}`,
+    { docs: link },
+  );
+}
+
+/**
+ * Pins change only through an OAuth connection with board:write. REST refuses raw keys at
+ * the edge (`requireCaller({ apiKey: false })`, with `pinsNeedOAuth`); every other door (the
+ * MCP tool) calls this before `changeCommunityPin`.
+ */
+export function assertPinCredential(deps: Deps, via: "api_key" | "oauth"): void {
+  if (via !== "oauth") throw pinsNeedOAuth(deps.config.baseUrl);
 }
 
 /**

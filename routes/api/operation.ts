@@ -11,9 +11,10 @@ import { z } from "zod";
 import type { AppEnv, Caller } from "../env.ts";
 import type { Deps } from "../../domain/deps.ts";
 import { feedPage } from "./responses/shared.ts";
-import type { ErrorCode } from "../../domain/errors.ts";
-import { PAGE_LIMIT } from "../../domain/paging.ts";
+import { BoardError, type ErrorCode } from "../../domain/errors.ts";
+import { PAGE_LIMIT, parsePageParams } from "../../domain/paging.ts";
 import { boardSchema, topicSchema, uuidSchema } from "../schemas.ts";
+import { parseBody } from "../validate.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
 import { participationBases, type Scope } from "../../domain/accounts/mod.ts";
 
@@ -212,6 +213,56 @@ export type AnyTool = ToolSpec<any>;
 /** Declares a tool, checking `call` against the argument schema. */
 export function tool<S extends z.ZodRawShape>(spec: ToolSpec<S>): AnyTool {
   return spec as AnyTool;
+}
+
+/** Each tool's arguments as one strict object schema, built on the tool's first call. */
+const argumentSchemas = new WeakMap<AnyTool, z.ZodObject>();
+
+/** A page argument: `limit`, `before` or `after`, perhaps with a prefix (`articles_limit`). */
+const PAGE_ARGUMENT = /^(.*?)(limit|before|after)$/;
+
+/**
+ * What REST answers for `value` as the page parameter `field` (`parsePageParams`:
+ * INVALID_LIMIT, INVALID_CURSOR), or null when `field` is no page parameter or REST would
+ * take the value. Tool page sizes are 1-30, default 10, everywhere.
+ */
+function pageArgumentError(field: string, value: unknown): BoardError | null {
+  const m = PAGE_ARGUMENT.exec(field);
+  if (!m) return null;
+  const [, prefix, which] = m;
+  const names = { limit: `${prefix}limit`, before: `${prefix}before`, after: `${prefix}after` };
+  try {
+    parsePageParams({ [which]: String(value) }, PAGE_LIMIT, names);
+  } catch (e) {
+    if (e instanceof BoardError) return e;
+    throw e;
+  }
+  return null;
+}
+
+/**
+ * The arguments of a call of tool `t`, checked as REST checks a body (`parseBody`): each
+ * field with its schema, an unknown field refused, `null` for an optional field taken as
+ * absent. Throws the error REST answers for the same input: INVALID_INPUT with its message
+ * and details, or for a page argument (`limit`, `before`, `after`) what the query parameter
+ * of that name answers (INVALID_LIMIT, INVALID_CURSOR). Keys starting with "_" that the tool
+ * does not declare are dropped first: some MCP clients add their own metadata (`_meta`) to
+ * the arguments, where MCP has it in the request's params.
+ */
+// deno-lint-ignore no-explicit-any
+export function toolArguments(t: AnyTool, args: Record<string, unknown>): any {
+  let schema = argumentSchemas.get(t);
+  if (!schema) argumentSchemas.set(t, schema = z.strictObject(t.args));
+  const own = Object.fromEntries(
+    Object.entries(args).filter(([k]) => !k.startsWith("_") || Object.hasOwn(t.args, k)),
+  );
+  try {
+    return parseBody(schema, own, "this tool");
+  } catch (e) {
+    const field = e instanceof BoardError ? e.details?.field : undefined;
+    const declared = typeof field === "string" && Object.hasOwn(t.args, field);
+    throw (declared && pageArgumentError(field, own[field])) || e;
+  }
 }
 
 export interface Operation<

@@ -414,7 +414,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       annotations: WRITE,
       scope: "board:write",
       call: (ctx, a) => {
-        assertPinCredential(ctx.caller.via);
+        assertPinCredential(ctx.deps, ctx.caller.via);
         return changeCommunityPin(ctx.deps, ctx.caller.agent, a, ctx.network);
       },
     }),

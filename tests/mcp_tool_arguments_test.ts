@@ -1,0 +1,224 @@
+/**
+ * Tool arguments are checked as REST checks the same input: a bad or unknown argument is a
+ * tool error (`isError`) carrying the board error object REST answers (INVALID_INPUT with
+ * its message and details; INVALID_LIMIT / INVALID_CURSOR for page arguments), while
+ * tools/list advertises the same JSON Schemas as before.
+ */
+import assert from "node:assert/strict";
+import {
+  freshNetwork,
+  getJson,
+  idemKey,
+  jsonInit,
+  mcpRequest,
+  register,
+  type TestBoard,
+  testBoard,
+} from "./helpers.ts";
+import { mcpClient, serve, toolJson } from "./mcp_client.ts";
+import { agents, namedPost, voteRequest } from "./vote_helpers.ts";
+
+/** Calls tool `name` in process; the JSON-RPC result (asserting one came back). */
+async function call(board: TestBoard, key: string, name: string, args: unknown) {
+  const res = await mcpRequest(board, key, "tools/call", { name, arguments: args }, freshNetwork());
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  assert.ok(body.result, `${name}: a tool result, not a protocol error: ${JSON.stringify(body)}`);
+  return body.result as { isError?: boolean; content: { text: string }[] };
+}
+
+/** The board error object of a tool error (asserting it is one). */
+async function toolError(board: TestBoard, key: string, name: string, args: unknown) {
+  const result = await call(board, key, name, args);
+  assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}: ${result.content[0].text}`);
+  return toolJson(result) as {
+    error: { code: string; message: string; details?: Record<string, unknown> };
+    docs: string;
+  };
+}
+
+/** The error object of a REST answer (asserting its status). */
+async function restError(res: Response, status: number) {
+  const body = await res.json();
+  assert.equal(res.status, status, JSON.stringify(body));
+  return body;
+}
+
+Deno.test("MCP tool arguments: the same error object as REST for the same input", async (t) => {
+  await using board = await testBoard({ limitScale: 10 });
+  const a = await register(board);
+
+  await t.step("create_post with an empty title", async () => {
+    const viaTool = await toolError(board, a.key, "create_post", {
+      title: "",
+      body: "b",
+      request_id: "aaaaaaaaaaaaaaaa",
+    });
+    const viaRest = await restError(
+      await board.request(
+        "/v1/posts",
+        jsonInit("POST", { title: "", body: "b" }, a.key, { "idempotency-key": idemKey() }),
+      ),
+      400,
+    );
+    assert.deepEqual(viaTool, viaRest);
+    assert.equal(viaTool.error.code, "INVALID_INPUT");
+    assert.equal(viaTool.error.details?.field, "title");
+  });
+
+  await t.step("list_recent and GET /v1/posts with a page size out of range", async () => {
+    for (const limit of [0, 31, 2.5]) {
+      const viaTool = await toolError(board, a.key, "list_recent", { limit });
+      const viaRest = await restError(
+        await board.request(`/v1/posts?limit=${limit}`, jsonInit("GET", undefined, a.key)),
+        400,
+      );
+      assert.deepEqual(viaTool, viaRest, String(limit));
+      assert.equal(viaTool.error.code, "INVALID_LIMIT");
+    }
+    const cursor = await toolError(board, a.key, "list_recent", { articles_before: 0 });
+    assert.equal(cursor.error.code, "INVALID_CURSOR");
+    assert.equal(cursor.error.details?.parameter, "articles_before");
+  });
+
+  await t.step("wrong types, bad uuids and bad enum values are INVALID_INPUT", async () => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ["fetch", { id: "not-a-uuid" }, "id"],
+      ["fetch", { id: crypto.randomUUID(), board: "c" }, "board"],
+      ["list_recent", { kind: "everything" }, "kind"],
+      ["read_thread", { root_id: 5 }, "root_id"],
+      ["get_voting_status", { board: "named", post_ids: [] }, "post_ids"],
+      ["vote", { board: "named", post_id: crypto.randomUUID(), value: 2 }, "value"],
+      ["create_post", { title: "t", body: "b", request_id: "short" }, "request_id"],
+    ];
+    for (const [name, args, field] of cases) {
+      const { error } = await toolError(board, a.key, name, args);
+      assert.equal(error.code, "INVALID_INPUT", `${name} ${JSON.stringify(args)}`);
+      assert.equal(error.details?.field, field, `${name} ${JSON.stringify(args)}`);
+      assert.match(error.message, new RegExp(`^Field "${field}" is invalid: `));
+    }
+  });
+
+  await t.step("null for an optional argument means absent, as in REST bodies", async () => {
+    const result = await call(board, a.key, "list_recent", { limit: null, topic: null });
+    assert.equal(result.isError, undefined, result.content[0].text);
+  });
+});
+
+Deno.test("MCP tool arguments: unknown arguments are refused, as REST refuses unknown fields", async (t) => {
+  await using board = await testBoard({ limitScale: 10 });
+  const [author, voter] = await agents(board, 2);
+
+  await t.step("create_post with an extra argument creates nothing", async () => {
+    const { error } = await toolError(board, author.key, "create_post", {
+      title: "t",
+      body: "b",
+      request_id: idemKey(),
+      extra: 1,
+    });
+    assert.equal(error.code, "INVALID_INPUT");
+    assert.equal(
+      error.message,
+      'Field "extra" is unknown; this tool takes title, body, topic, request_id.',
+    );
+    const rest = await restError(
+      await board.request(
+        "/v1/posts",
+        jsonInit("POST", { title: "t", body: "b", extra: 1 }, author.key, {
+          "idempotency-key": idemKey(),
+        }),
+      ),
+      400,
+    );
+    assert.deepEqual(error.details, rest.error.details);
+    const me = await getJson(board, "/v1/me", author.key);
+    assert.equal(me.body.posting_quota.used, 0, "nothing was posted");
+  });
+
+  await t.step("vote with a weight is refused and casts nothing", async () => {
+    const post_id = await namedPost(board, author);
+    const args = { board: "named", post_id, value: -1, weight: 5 };
+    const viaTool = await toolError(board, voter.key, "vote", args);
+    const viaRest = await restError(
+      await board.request("/votes", jsonInit("POST", args, voter.key), voter.net),
+      400,
+    );
+    // The same code and details; the message names the tool's arguments for the body's fields.
+    assert.deepEqual(viaTool.error.details, viaRest.error.details);
+    assert.equal(viaTool.error.code, viaRest.error.code);
+    assert.equal(viaTool.error.message, viaRest.error.message.replace("this body", "this tool"));
+    assert.equal(viaTool.docs, viaRest.docs);
+    assert.equal(viaTool.error.details?.field, "weight");
+    const status = await getJson(board, `/v1/voting?board=named&post_ids=${post_id}`, voter.key);
+    assert.equal(status.status, 200, JSON.stringify(status.body));
+    assert.equal(status.body.targets[0].your_vote, null, "no vote was cast");
+    const cast = await voteRequest(board, voter, post_id, -1);
+    const receipt = await cast.json();
+    assert.equal(cast.status, 200, JSON.stringify(receipt));
+    assert.equal(receipt.replayed, false, "the first vote is the one made now");
+  });
+
+  await t.step("every tool refuses an unknown argument and a wrongly typed one", async () => {
+    const list = await (await mcpRequest(board, author.key, "tools/list")).json();
+    const tools = list.result.tools as {
+      name: string;
+      inputSchema: { properties?: Record<string, { type?: string }> };
+    }[];
+    // edit_current_rules is listed to eligible callers only; its arguments are checked alike.
+    const names = [...tools.map((t) => t.name), "edit_current_rules"];
+    assert.equal(names.length, 21);
+    for (const name of names) {
+      const { error } = await toolError(board, author.key, name, { zz_unknown: 1 });
+      assert.equal(error.code, "INVALID_INPUT", name);
+      const issues = error.details?.issues as { field: string; message: string }[];
+      assert.ok(
+        issues.some((i) => i.field === "zz_unknown" && i.message === "unknown field"),
+        `${name}: ${JSON.stringify(error)}`,
+      );
+    }
+    const wrong: Record<string, unknown> = { string: 12345, integer: "x", number: "x" };
+    Object.assign(wrong, { boolean: "x", array: "x", object: "x" });
+    let checked = 0;
+    for (const tool of tools) {
+      for (const [arg, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+        if (!schema.type || !(schema.type in wrong)) continue;
+        const { error } = await toolError(board, author.key, tool.name, {
+          [arg]: wrong[schema.type],
+        });
+        const issues = (error.details?.issues ?? [error.details]) as Record<string, unknown>[];
+        assert.ok(
+          issues.some((i) => i.field === arg || i.parameter === arg),
+          `${tool.name}.${arg}: ${JSON.stringify(error)}`,
+        );
+        checked++;
+      }
+    }
+    assert.ok(checked > 40, `${checked} arguments checked`);
+  });
+
+  await t.step("client metadata keys starting with _ are ignored", async () => {
+    const result = await call(board, author.key, "get_my_agent", { _meta: { progressToken: 1 } });
+    assert.equal(result.isError, undefined, result.content[0].text);
+    assert.equal(toolJson(result).id, author.id);
+  });
+});
+
+Deno.test("MCP tool arguments: an argument error is a tool error for the SDK client too, and tools/list is unchanged", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const a = await register(board);
+  await using client = await mcpClient(server.url, a.key);
+  const result = await client.callTool({
+    name: "create_post",
+    arguments: { title: "", body: "b", request_id: idemKey() },
+  });
+  assert.equal(result.isError, true);
+  assert.equal((toolJson(result).error as { code: string }).code, "INVALID_INPUT");
+  const createPost = (await client.listTools()).tools.find((t) => t.name === "create_post")!;
+  const props = createPost.inputSchema.properties as Record<string, Record<string, unknown>>;
+  assert.deepEqual(createPost.inputSchema.required, ["title", "body", "request_id"]);
+  assert.equal(props.title.minLength, 1);
+  assert.equal(props.title.maxLength, 160);
+  assert.equal(props.request_id.pattern, "^[A-Za-z0-9_-]{16,128}$");
+  assert.equal("additionalProperties" in createPost.inputSchema, false);
+});
