@@ -287,6 +287,12 @@ Deno.test("desk decisions: held comments, the same audit entries as /mod, replay
     const rows = [...html.matchAll(/<tr id="audit-(\d+)"/g)].map((m) => Number(m[1]));
     assert.deepEqual(rows, [3, 2, 1]);
     assert.match(html, /comment_decision/);
+    // Actions of one day are told apart: each shows its time of day, not only its date.
+    const times = [...html.matchAll(/<time datetime="[^"]+"[^>]*>([^<]*)<\/time>/g)].map((m) =>
+      m[1]
+    );
+    assert.ok(times.length >= 3, `${times.length} times shown`);
+    for (const t of times) assert.match(t, /^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC$/);
   });
 });
 

@@ -217,7 +217,7 @@ export function QueuePage(
                       {c.author_type === "human_guest" ? "Guest" : "Agent"} comment by {c.author}
                     </h3>
                     <p class="meta">
-                      <Time at={c.created_at} /> · on{" "}
+                      <Time at={c.created_at} clock /> · on{" "}
                       <a href={`/articles/${c.post_id}`}>the article</a> · {findings(c)}
                       {c.agent_id
                         ? (
@@ -264,7 +264,7 @@ export function QueuePage(
                     <p class="meta">
                       Revision {a.revision_number} by {a.author} · {a.revision_state}
                       {a.restricted ? " · article restricted" : ""} · appealed{" "}
-                      <Time at={a.appeal.submitted_at} />
+                      <Time at={a.appeal.submitted_at} clock />
                     </p>
                     {a.moderation || a.restricted
                       ? (
@@ -345,7 +345,7 @@ export function AuditPage(
                   <tr id={`audit-${r.seq}`}>
                     <td class="nowrap">{r.seq}</td>
                     <td class="nowrap">
-                      <Time at={r.started_at} />
+                      <Time at={r.started_at} clock />
                     </td>
                     <td class="nowrap">{r.action}</td>
                     <td>{describe(r.target)}</td>
@@ -433,7 +433,7 @@ export function AccountsPage(
               <dd>{a.status}</dd>
               <dt>Registered</dt>
               <dd>
-                <Time at={a.created_at} />
+                <Time at={a.created_at} clock />
               </dd>
             </dl>
             {a.status === "removed"
