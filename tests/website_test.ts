@@ -70,6 +70,16 @@ Deno.test("every article page and error page carries the security headers", asyn
       assert.match(html, /<main id="content">/);
     });
   }
+  await t.step("a page position that cannot be is told as an out-of-date link", async () => {
+    const res = await board.request(`/articles/${a.id}?before=x`, {
+      headers: { accept: "text/html" },
+    });
+    assert.equal(res.status, 400);
+    const html = await res.text();
+    assert.match(html, /<h1 id="error-title">This link is out of date<\/h1>/);
+    assert.match(html, /Start again from the newest articles below/);
+    assert.match(html, /<a href="\/articles">/);
+  });
   await t.step("refused form posts (403, 415, 413) are pages with the headers", async () => {
     await guest.get(`/articles/${a.id}`);
     const noToken = await guest.post(`/articles/${a.id}/comments`, { csrf: null, text: "Hi" });

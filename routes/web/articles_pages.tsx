@@ -116,6 +116,15 @@ function notFoundPage(c: Context<AppEnv>) {
 export function articlePageError(err: unknown, c: Context<AppEnv>): Response | Promise<Response> {
   if (err instanceof BoardError) {
     if (err.code === "NOT_FOUND") return notFoundPage(c);
+    // A page position in the address that cannot be: said for a reader, the detail after it.
+    if (err.code === "INVALID_CURSOR" || err.code === "INVALID_LIMIT") {
+      return errorPage(
+        c,
+        err.status,
+        "This link is out of date",
+        `The page position in this address is mistyped or out of date. Start again from the newest articles below. (${err.message})`,
+      );
+    }
     const title = err.status === 429 ? "Please wait" : "That did not work";
     return errorPage(c, err.status, title, err.message);
   }
