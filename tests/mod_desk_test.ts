@@ -333,13 +333,16 @@ Deno.test("desk refuses other sites' posts and stale tokens; nothing is changed 
     async () => {
       const bare = new DeskBrowser(board);
       const { res } = await bare.post("/mod/desk", { ...fields(), csrf: desk.csrf });
-      assertRedirect(res, "/mod/desk/sign-in?ended=1");
+      assertRedirect(res, "/mod/desk/sign-in?ended=action");
     },
   );
   await t.step("an ended session's post changes nothing", async () => {
     board.clock.advance(30 * 60);
     const { res } = await desk.post("/mod/desk", fields());
-    assertRedirect(res, "/mod/desk/sign-in?ended=1");
+    assertRedirect(res, "/mod/desk/sign-in?ended=action");
+    // The sign-in page says the action was not carried out, not only that the session ended.
+    const { html } = await desk.get("/mod/desk/sign-in?ended=action");
+    assert.match(alertText(html) ?? html, /the action you sent was not carried out/);
   });
   assert.equal(await commentStatus(board, held.comment), "pending");
   assert.deepEqual(await auditEntries(board), []);

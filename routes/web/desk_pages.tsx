@@ -127,7 +127,7 @@ async function postedForm<T = undefined>(
   ]);
   if (!state.session) {
     if (state.ended) clearSessionCookie(c);
-    return c.redirect(`${DESK_PATH}/sign-in?ended=1`, 303);
+    return c.redirect(`${DESK_PATH}/sign-in?ended=action`, 303);
   }
   if (!deskCsrfMatches(state.session, form.get("csrf"))) {
     return refusal(
@@ -179,7 +179,10 @@ export async function deskSignInPage(c: Context<AppEnv>) {
   const state = await currentDesk(c);
   if (state.session) return c.redirect(DESK_PATH, 303);
   if (state.ended) clearSessionCookie(c);
-  const message = state.ended || c.req.query("ended") === "1"
+  const ended = c.req.query("ended");
+  const message = ended === "action"
+    ? "Your desk session had ended (sessions last 30 minutes), so the action you sent was not carried out. Sign in again, then open the page and repeat it."
+    : state.ended || ended === "1"
     ? "Your desk session has ended (sessions last 30 minutes). Sign in again."
     : c.req.query("signed_out") === "1"
     ? "You are signed out."
