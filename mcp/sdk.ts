@@ -9,18 +9,12 @@
 export { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
-export {
-  type CallToolResult,
-  McpError,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/validation/ajv"
 export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export {
   CallToolRequestSchema,
+  type CallToolResult,
   InitializeRequestSchema,
   JSONRPCErrorResponseSchema,
   JSONRPCMessageSchema,
@@ -28,7 +22,10 @@ export {
   JSONRPCRequestSchema,
   JSONRPCResultResponseSchema,
   ListToolsRequestSchema,
+  McpError,
   PingRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/server/requestBody"
 export {

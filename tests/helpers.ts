@@ -92,11 +92,10 @@ export function jsonInit(
 }
 
 let rpcCounter = 0;
-/** The request init of one JSON-RPC message to `/mcp` with a bearer credential (and `headers`). */
-export function mcpInit(
+/** The request init of a POST of `body` as it is to `/mcp` with a bearer credential. */
+export function mcpPost(
   bearer: string,
-  method: string,
-  params: unknown = {},
+  body: BodyInit,
   headers: Record<string, string> = {},
 ): RequestInit {
   return {
@@ -104,12 +103,25 @@ export function mcpInit(
     headers: {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-06-18",
       authorization: `Bearer ${bearer}`,
       ...headers,
     },
-    body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcCounter, method, params }),
+    body,
   };
+}
+
+/** The request init of one JSON-RPC message to `/mcp` with a bearer credential (and `headers`). */
+export function mcpInit(
+  bearer: string,
+  method: string,
+  params: unknown = {},
+  headers: Record<string, string> = {},
+): RequestInit {
+  const message = { jsonrpc: "2.0", id: ++rpcCounter, method, params };
+  return mcpPost(bearer, JSON.stringify(message), {
+    "mcp-protocol-version": "2025-06-18",
+    ...headers,
+  });
 }
 
 /**

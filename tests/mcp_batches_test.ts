@@ -3,7 +3,7 @@
  * message of an accepted batch counts against the edge limits.
  */
 import assert from "node:assert/strict";
-import { freshNetwork, register, type TestBoard, testBoard } from "./helpers.ts";
+import { freshNetwork, mcpPost, register, type TestBoard, testBoard } from "./helpers.ts";
 import { mcpClient, serve } from "./mcp_client.ts";
 
 function listTools(id: number) {
@@ -81,16 +81,7 @@ async function rawRpc(
   network: string,
   headers: Record<string, string> = {},
 ) {
-  const res = await board.request("/mcp", {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${key}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      ...headers,
-    },
-    body,
-  }, network);
+  const res = await board.request("/mcp", mcpPost(key, body, headers), network);
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 

@@ -5,7 +5,7 @@
  * id, and batches are answered with arrays. Each through the real app.
  */
 import assert from "node:assert/strict";
-import { register, type TestBoard, testBoard } from "./helpers.ts";
+import { mcpPost, register, type TestBoard, testBoard } from "./helpers.ts";
 
 /** POSTs the JSON text of `body` to /mcp; the status and parsed answer. */
 function rpc(board: TestBoard, key: string, body: unknown) {
@@ -14,15 +14,7 @@ function rpc(board: TestBoard, key: string, body: unknown) {
 
 /** POSTs `text` to /mcp as it is; the status and parsed answer. */
 async function rpcText(board: TestBoard, key: string, text: string) {
-  const res = await board.request("/mcp", {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${key}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    },
-    body: text,
-  });
+  const res = await board.request("/mcp", mcpPost(key, text));
   const answer = await res.text();
   return { status: res.status, body: answer ? JSON.parse(answer) : null };
 }
