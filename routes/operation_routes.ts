@@ -10,7 +10,7 @@
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
-import type { Auth, Operation } from "./api/operation.ts";
+import { type Auth, OAUTH_TAG, type Operation } from "./api/operation.ts";
 import { BoardError } from "../domain/errors.ts";
 import { idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import type { AppEnv } from "./env.ts";
@@ -178,9 +178,7 @@ type Family = "board" | "oauth" | "page";
 
 function familyOf(op: Operation): Family {
   if (refusesUnknownQuery(op)) return "board";
-  if (op.oauthErrors || op.path.startsWith("/oauth/") || op.path.startsWith("/.well-known/")) {
-    return "oauth";
-  }
+  if (op.tag === OAUTH_TAG) return "oauth";
   return "page";
 }
 

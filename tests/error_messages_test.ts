@@ -59,7 +59,11 @@ Deno.test("a wrong method on a known path is 405 with Allow", async (t) => {
   });
   await t.step("an OAuth endpoint answers in OAuth's error object", async () => {
     for (
-      const [method, path, allow] of [["GET", "/oauth/token", "POST"], ["PUT", "/register", "POST"]]
+      const [method, path, allow] of [
+        ["GET", "/oauth/token", "POST"],
+        ["PUT", "/register", "POST"],
+        ["DELETE", "/authorize", "GET, POST, HEAD"],
+      ]
     ) {
       const res = await board.request(path, { method });
       assert.equal(res.status, 405, `${method} ${path}`);

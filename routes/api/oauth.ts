@@ -23,7 +23,7 @@ import { handleToken } from "../../oauth/token.ts";
 import { TTL } from "../../domain/accounts/mod.ts";
 import { OAUTH_PATHS, SCOPES } from "../../oauth/urls.ts";
 import { handleWhoami } from "../whoami.ts";
-import { htmlPage, type Operation } from "./operation.ts";
+import { htmlPage, OAUTH_TAG, type Operation } from "./operation.ts";
 
 const FORM = "application/x-www-form-urlencoded";
 const scopeList = `space-separated, of ${SCOPES.join(", ")}`;
@@ -71,7 +71,6 @@ const revokeForm = z.object({
   client_id: z.string().optional(),
 });
 
-const OAUTH_TAG = "OAuth";
 const DISCOVERY_CACHE = { "Cache-Control": "public, max-age=300" };
 const OAUTH_LIMITED = ["too_many_requests", "temporarily_unavailable"];
 

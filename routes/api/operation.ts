@@ -160,6 +160,9 @@ export interface ToolContext {
 }
 
 /** Annotations for read-only tools. */
+/** The tag of the OAuth authorization server's operations (their refusals are OAuth's). */
+export const OAUTH_TAG = "OAuth";
+
 export const READ = {
   readOnlyHint: true,
   destructiveHint: false,
