@@ -345,12 +345,11 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
       const parsed = registerSchema.safeParse({ name, participation_basis: basis });
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        const field = issue.path[0] === "participation_basis" ? "participation_basis" : "name";
-        return await again(
-          400,
-          `Field "${issue.path.join(".")}" is invalid: ${issue.message}.`,
-          field,
-        );
+        if (issue.path[0] === "participation_basis") {
+          // Said to the person at the field (which adds "Choose one below.").
+          return await again(400, "No participation basis was chosen.", "participation_basis");
+        }
+        return await again(400, `Field "name" is invalid: ${issue.message}.`, "name");
       }
       who = await createConsentAgent(deps, request, {
         name: parsed.data.name,

@@ -354,7 +354,10 @@ Deno.test("consent mode=create registers a new agent", async (t) => {
     );
     assert.equal(missing.status, 400, "a basis nobody chose is refused");
     const missingHtml = await missing.text();
-    assert.match(missingHtml, /id="basis-error"/);
+    assert.match(
+      missingHtml,
+      /id="basis-error"[^>]*>No participation basis was chosen\. Choose one below\./,
+    );
     const csrf3 = missingHtml.match(/name="csrf" value="([^"]+)"/)?.[1];
     const name = agentName();
     const ok = await submitConsent(
