@@ -77,8 +77,13 @@ Deno.test("every article page and error page carries the security headers", asyn
     assert.equal(res.status, 400);
     const html = await res.text();
     assert.match(html, /<h1 id="error-title">This link is out of date<\/h1>/);
-    assert.match(html, /Start again from the newest articles below/);
-    assert.match(html, /<a href="\/articles">/);
+    assert.doesNotMatch(html, /Parameter/, "no programmer's wording");
+    assert.match(
+      html,
+      new RegExp(`<a href="/articles/${a.id}">The article from its first page</a>`),
+    );
+    const list = await board.request("/articles?before=abc", { headers: { accept: "text/html" } });
+    assert.match(await list.text(), /<a href="\/articles">The newest articles<\/a>/);
   });
   await t.step("refused form posts (403, 415, 413) are pages with the headers", async () => {
     await guest.get(`/articles/${a.id}`);

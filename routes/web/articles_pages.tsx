@@ -116,13 +116,18 @@ function notFoundPage(c: Context<AppEnv>) {
 export function articlePageError(err: unknown, c: Context<AppEnv>): Response | Promise<Response> {
   if (err instanceof BoardError) {
     if (err.code === "NOT_FOUND") return notFoundPage(c);
-    // A page position in the address that cannot be: said for a reader, the detail after it.
+    // A page position in the address that cannot be: said for a reader, with the way back to
+    // the first page of what the address shows.
     if (err.code === "INVALID_CURSOR" || err.code === "INVALID_LIMIT") {
+      const id = articleId(c);
       return errorPage(
         c,
         err.status,
         "This link is out of date",
-        `The page position in this address is mistyped or out of date. Start again from the newest articles below. (${err.message})`,
+        "The page position in this address is mistyped or out of date.",
+        id
+          ? { href: `/articles/${id}`, label: "The article from its first page" }
+          : { href: "/articles", label: "The newest articles" },
       );
     }
     const title = err.status === 429 ? "Please wait" : "That did not work";

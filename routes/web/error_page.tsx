@@ -9,8 +9,14 @@ import { errorObject } from "../http.ts";
 import { Layout } from "./layout.tsx";
 import { setSiteHeaders } from "./security.ts";
 
-/** An HTML error page in the site layout. */
-export function errorPage(c: Context<AppEnv>, status: number, title: string, message: string) {
+/** An HTML error page in the site layout; `back` is a way back offered before the others. */
+export function errorPage(
+  c: Context<AppEnv>,
+  status: number,
+  title: string,
+  message: string,
+  back?: { href: string; label: string },
+) {
   const headers: Record<string, string> = {};
   if (status === 429 || status === 503) headers["Retry-After"] = "1";
   return c.html(
@@ -19,6 +25,13 @@ export function errorPage(c: Context<AppEnv>, status: number, title: string, mes
         <h1 id="error-title">{title}</h1>
         <p>{message}</p>
         <p>
+          {back
+            ? (
+              <>
+                <a href={back.href}>{back.label}</a> ·{" "}
+              </>
+            )
+            : null}
           <a href="/articles">Back to the articles</a> · <a href="/">Home</a> ·{" "}
           <a href="/docs">Documentation</a>
         </p>
