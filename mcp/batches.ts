@@ -11,7 +11,7 @@ import { callerOf } from "../routes/authentication.ts";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../routes/env.ts";
 import { admitBatchExtras } from "../routes/rate_limit_hooks.ts";
-import { readBoundedBytes } from "../routes/body_reader.ts";
+import { BODY_TIME_LIMIT_MS, readBoundedBytes } from "../routes/body_reader.ts";
 import { requestBodyTooLargeMessage } from "./sdk.ts";
 import { invalidBody, jsonRpcError } from "./messages.ts";
 
@@ -40,14 +40,25 @@ async function readBody(req: Request, limit: number): Promise<{ value: unknown }
   const tooLarge = () => jsonRpcError(413, -32000, requestBodyTooLargeMessage(limit));
   if (Number(req.headers.get("content-length")) > limit) return tooLarge();
   const overLimit = new RangeError("too large");
+  const incomplete = new RangeError("incomplete");
   try {
     const bytes = await readBoundedBytes(req, limit, {
       tooLarge: () => overLimit,
-      incomplete: () => new SyntaxError("incomplete"),
+      incomplete: () => incomplete,
     });
     return { value: JSON.parse(new TextDecoder().decode(bytes)) };
   } catch (e) {
-    return e === overLimit ? tooLarge() : jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+    if (e === overLimit) return tooLarge();
+    if (e === incomplete) {
+      return jsonRpcError(
+        400,
+        -32700,
+        `Parse error: the request body ended before it was complete (or did not all arrive within ${
+          BODY_TIME_LIMIT_MS / 1000
+        } seconds).`,
+      );
+    }
+    return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
   }
 }
 

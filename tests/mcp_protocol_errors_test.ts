@@ -224,3 +224,19 @@ Deno.test("/mcp: batches follow JSON-RPC 2.0", async (t) => {
     assert.equal(r.body, null);
   });
 });
+
+Deno.test("/mcp: a body that ends before it is complete is a parse error that says so", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const cut = new ReadableStream<Uint8Array>({
+    start(ctrl) {
+      ctrl.enqueue(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,'));
+      ctrl.error(new Error("the connection closed"));
+    },
+  });
+  const res = await board.request("/mcp", mcpPost(a.key, cut));
+  assert.equal(res.status, 400);
+  const body = await res.json();
+  assert.equal(body.error.code, -32700);
+  assert.match(body.error.message, /ended before it was complete/);
+});
