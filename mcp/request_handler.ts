@@ -1,8 +1,9 @@
 /**
- * Stateless Streamable HTTP: every request gets a fresh McpServer and a fresh transport,
- * so an answer can only ever reach its own client. What is shared is only what never
- * depends on a request: the tool definitions and schemas (mcp/tool_configs.ts). The tools'
- * context (deps, caller, network) is that of the one request the server is built for.
+ * Stateless Streamable HTTP: every request gets a fresh server (the SDK's `Server`) and a
+ * fresh transport, so an answer can only ever reach its own client. What is shared is only
+ * what never depends on a request: the tool definitions and schemas (mcp/tool_configs.ts).
+ * The tools' context (deps, caller, network) is that of the one request the server is built
+ * for.
  */
 import type { Deps } from "../domain/deps.ts";
 import { rulesEditRight } from "../domain/rules/mod.ts";
