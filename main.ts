@@ -5,13 +5,19 @@ import { makeDeps } from "./domain/deps.ts";
 import { startService } from "./routes/service.ts";
 import { openKv } from "./kv/open.ts";
 
-let config: Config;
-try {
-  config = serviceConfig(Deno.env.toObject(), Deno.args.includes("--dev"));
-} catch (e) {
+/** A configuration or a store the board cannot run with: said in one line, exit code 1. */
+function cannotStart(e: unknown): never {
   console.error(`The board cannot start: ${e instanceof Error ? e.message : e}`);
   Deno.exit(1);
 }
-const kv = await openKv(config.kvPath);
+
+let config: Config;
+let kv: Deno.Kv;
+try {
+  config = serviceConfig(Deno.env.toObject(), Deno.args.includes("--dev"));
+  kv = await openKv(config.kvPath);
+} catch (e) {
+  cannotStart(e);
+}
 const deps = makeDeps(kv, new SystemClock(), config);
 await startService(deps);

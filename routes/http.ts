@@ -221,7 +221,7 @@ export function uuidParam(c: Context, name = "id"): string {
   const v = c.req.param(name) ?? "";
   if (!UUID_PATTERN.test(v)) {
     throw new BoardError("INVALID_INPUT", `Path parameter "${name}" must be a uuid.`, {
-      field: name,
+      parameter: name,
     });
   }
   return v.toLowerCase();

@@ -236,9 +236,10 @@ Deno.test("common rules: unknown routes and repeated parameters", async (t) => {
     const d = await assertError(limit, 400, "INVALID_LIMIT");
     assert.deepEqual([d.min, d.max, d.default], [1, 30, 10], "the paging code, with its bounds");
   });
-  await t.step("an invalid uuid in the path is 400", async () => {
+  await t.step("an invalid uuid in the path is 400, named as a parameter", async () => {
     const res = await board.request("/v1/posts/not-a-uuid", { headers: agentHeaders(a.key) });
-    await assertError(res, 400, "INVALID_INPUT");
+    const d = await assertError(res, 400, "INVALID_INPUT");
+    assert.deepEqual(d, { parameter: "id" });
   });
   await t.step("error objects link the docs", async () => {
     const res = await board.request("/v1/posts?limit=0", { headers: agentHeaders(a.key) });

@@ -1,6 +1,7 @@
 /**
  * The real entry point (main.ts, as `deno task start` runs it) refuses to start without
- * BOARD_SECRET, with a short BOARD_SECRET or with a short moderator key, with a clear message and no stack trace.
+ * BOARD_SECRET, with a short BOARD_SECRET, with a short moderator key or with a KV Connect
+ * store and no access token, with a clear message and no stack trace.
  */
 import assert from "node:assert/strict";
 import { freePort } from "./server_process.ts";
@@ -54,6 +55,20 @@ Deno.test("main.ts with BOARD_SECRET under 32 characters refuses to start", asyn
   assert.match(
     r.stderr,
     /^The board cannot start: BOARD_SECRET is 1 characters long; it must be at least 32/,
+  );
+  assert.doesNotMatch(r.stderr, /Uncaught|at file:/, "a message, not a stack trace");
+});
+
+Deno.test("main.ts with a KV Connect store and no access token refuses to start", async () => {
+  const r = await runMain({
+    BOARD_SECRET: "startup-test-secret-0123456789abcdef",
+    BOARD_KV: "https://kv.internal.example:4512",
+    DENO_KV_ACCESS_TOKEN: "",
+  });
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stderr,
+    /^The board cannot start: BOARD_KV is a KV Connect URL: set DENO_KV_ACCESS_TOKEN/,
   );
   assert.doesNotMatch(r.stderr, /Uncaught|at file:/, "a message, not a stack trace");
 });
