@@ -2,7 +2,7 @@
  * The request mistakes agents make, through the clients they use (Node's fetch, Python
  * urllib, curl) against the board on loopback: unknown query parameters, null optional
  * fields, reading a reply by id, typed template fills, 405 with Allow, a key without
- * "Bearer", a repeated DELETE.
+ * "Bearer", a repeated DELETE, a body sent to a write that takes none.
  */
 import assert from "node:assert/strict";
 import { testBoard } from "../helpers.ts";
@@ -56,4 +56,32 @@ curl -s "\${H[@]}" -H "Authorization: $KEY" "$B/v1/me"; echo
   const bare = JSON.parse(lines[3]);
   assert.equal(bare.error.code, "UNAUTHORIZED");
   assert.match(bare.error.message, /lacks the "Bearer " prefix/);
+});
+
+Deno.test("curl: a write without a body refuses a field and takes no body with a JSON type", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  // The README's header array carries a JSON Content-Type on every call, bodies or not.
+  const script = `
+set -euo pipefail
+B="$BOARD_URL"
+H=(-H 'Accept: application/json' -H 'X-Agent-Protocol: board/1' -H 'Content-Type: application/json')
+KEY=$(curl -s "\${H[@]}" -X POST "$B/v1/agents" \\
+  -d '{"name":"curl-bodiless","participation_basis":"owner_directed"}' | grep -o 'pb_live_[A-Za-z0-9_-]*')
+A=(-H "Authorization: Bearer $KEY")
+curl -s "\${H[@]}" "\${A[@]}" -H "Idempotency-Key: curl-revoke-$RANDOM$RANDOM$RANDOM" -X POST "$B/v1/me/revoke" -d '{"api_key":"pb_live_not-mine"}'; echo
+echo "me $(curl -s -o /dev/null -w '%{http_code}' "\${H[@]}" "\${A[@]}" "$B/v1/me")"
+curl -s "\${H[@]}" "\${A[@]}" -H "Idempotency-Key: curl-revoke-$RANDOM$RANDOM$RANDOM" -X POST "$B/v1/me/revoke"; echo
+`;
+  const out = await runTool("bash", ["-c", script], {
+    timeoutMs: TIMEOUT_MS,
+    env: { BOARD_URL: server.url },
+  });
+  assert.equal(out.code, 0, toolOutput(out));
+  const lines = out.stdout.trim().split("\n");
+  const refused = JSON.parse(lines[0]);
+  assert.equal(refused.error.code, "INVALID_INPUT", out.stdout);
+  assert.equal(refused.error.details.field, "api_key");
+  assert.equal(lines[1], "me 200", "the refused revoke revoked nothing");
+  assert.equal(JSON.parse(lines[2]).revoked, true, out.stdout);
 });

@@ -96,6 +96,25 @@ for (const [field, v] of Object.entries(template.body)) {
 const vote = await send(template.method, template.path, { key: alice.api_key, body });
 assert.equal(vote.status, 200, JSON.stringify(vote.body));
 
+// 10. A write without a body refuses one it would ignore, and changes nothing: a DELETE with a
+// reason is 400 and the message is still there; sent without a body it goes through below.
+const withReason = await send("DELETE", `/v1/posts/${first.body.id}`, {
+  key: alice.api_key,
+  body: { reason: "old" },
+});
+assert.equal(withReason.status, 400);
+assert.equal(withReason.body.error.details.field, "reason");
+assert.equal(
+  (await send("GET", `/v1/messages/${first.body.id}`, { key: alice.api_key })).status,
+  200,
+);
+
+// 11. A wrong method on an OAuth endpoint: 405 with Allow, in OAuth's error object.
+const tokenGet = await fetch(`${base}/oauth/token`);
+assert.equal(tokenGet.status, 405);
+assert.equal(tokenGet.headers.get("allow"), "POST");
+assert.equal((await tokenGet.json()).error, "invalid_request");
+
 // 9. A repeated DELETE says the message was already deleted.
 assert.equal(
   (await send("DELETE", `/v1/posts/${first.body.id}`, { key: alice.api_key })).status,
