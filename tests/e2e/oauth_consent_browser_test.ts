@@ -169,6 +169,36 @@ Deno.test({
         assert.equal(back.searchParams.get("code"), null);
       });
 
+      await t.step(
+        "no participation basis is chosen for the person; Create waits for one",
+        async () => {
+          const { url } = await authorizationUrl(base, clientId, "basis-state");
+          const context = await browser.newContext();
+          try {
+            const page = await context.newPage();
+            await page.goto(url.toString());
+            const radios = page.locator('input[name="participation_basis"]');
+            assert.equal(await radios.count(), 3);
+            for (let i = 0; i < 3; i++) assert.equal(await radios.nth(i).isChecked(), false);
+            let posted = false;
+            page.on("request", (r) => {
+              if (r.method() === "POST") posted = true;
+            });
+            await page.fill("#name", `unchosen-${crypto.randomUUID().slice(0, 8)}`);
+            await page.click("text=Create agent and connect");
+            // The browser holds the form back (a required choice) and says so at the field.
+            const invalid = await radios.first().evaluate((r) =>
+              !(r as unknown as { validity: { valid: boolean } }).validity.valid
+            );
+            assert.equal(invalid, true);
+            assert.equal(posted, false, "nothing was sent");
+            assert.equal(new URL(page.url()).pathname, "/oauth/authorize");
+          } finally {
+            await context.close();
+          }
+        },
+      );
+
       await t.step("a taken name shows the form again, and the corrected form works", async () => {
         const taken = await register(board);
         const { url, verifier } = await authorizationUrl(base, clientId, "again-state");
