@@ -8,20 +8,37 @@
  *
  * A process takes the lock for a turn: every commit waiting when the turn starts goes in it
  * (the store runs them one after the other), then the lock is let go so that other processes
- * get their turn. A transaction on hot keys commits `outsideTurns` (kv/tx.ts). Correctness
- * never depends on any of it: each commit is still checked by the store, and a writer that
- * does not take turns (another tool) only meets the store's lock.
+ * get their turn. A transaction on hot keys (a board head every post rewrites) runs whole in a
+ * turn (`inTurn`, kv/tx.ts): its reads and its commit, one such transaction after the other,
+ * so no other process commits between its reads and its commit and it does not run again
+ * because another process changed what it read. Correctness never depends on any of it: each
+ * commit is still checked by the store, and a writer that does not take turns (another tool)
+ * only meets the store's lock.
  * Only for a store file: a KV Connect URL or Deno Deploy has no file lock to share.
  */
 
-import { AsyncLocalStorage } from "node:async_hooks";
+import { AsyncLocalStorage, AsyncResource } from "node:async_hooks";
 
 const outside = new AsyncLocalStorage<true>();
 
+/** The property of a handle with commit turns that runs work in a turn (`inTurn`). */
+const IN_TURN = Symbol("in turn");
+
+/** Runs `work` in this process's next turn, after the earlier work of the same `name` in it. */
+export type InTurn = <T>(name: string, work: () => Promise<T>) => Promise<T>;
+
 /**
- * Runs `fn`, whose commits go straight to the store instead of waiting for a turn. For a
- * transaction on hot keys (kv/tx.ts): waiting for a turn between its reads and its commit
- * would give other processes the time to change what it read.
+ * The handle's way to run a whole transaction attempt in a turn, or undefined for a handle
+ * without commit turns. For a transaction on hot keys: no other process commits between its
+ * reads and its commit, so it never runs again because another process changed what it read.
+ */
+export function inTurn(kv: Deno.Kv): InTurn | undefined {
+  return (kv as unknown as Record<symbol, InTurn | undefined>)[IN_TURN];
+}
+
+/**
+ * Runs `fn`, whose commits go straight to the store instead of waiting for a turn: the work of
+ * a turn (`inTurn`), which holds the lock already.
  */
 export function outsideTurns<T>(fn: () => Promise<T>): Promise<T> {
   return outside.run(true, fn);
@@ -37,29 +54,68 @@ class CommitTurns {
   #file: Deno.FsFile;
   #waiting: (() => Promise<void>)[] = [];
   #running: Promise<void> | null = null;
+  /** Within a turn, the work of each name, run one after the other. */
+  #chains = new Map<string, Promise<unknown>>();
 
   constructor(file: Deno.FsFile) {
     this.#file = file;
   }
 
-  /** Runs `commit` in this process's next turn (at once when `outsideTurns`). */
+  /**
+   * Commits of the turn in progress that joined it (see `run`), while its first work runs;
+   * null when no turn can be joined.
+   */
+  #joined: Promise<unknown>[] | null = null;
+
+  /**
+   * Runs `commit` in this process's next turn, or at once: when `outsideTurns`, and while a
+   * turn of this process runs its work (the lock is held already; the turn lets it go once
+   * these commits are done too).
+   */
   run<T>(commit: () => Promise<T>): Promise<T> {
     if (outside.getStore()) return commit();
+    if (this.#joined) {
+      const now = commit();
+      this.#joined.push(now.catch(() => {}));
+      return now;
+    }
+    return this.#next(commit);
+  }
+
+  /**
+   * Runs `work` (reads and commits) in this process's next turn, after the work of the same
+   * name in it; see `inTurn`. Work started by the work of a turn runs in that turn.
+   */
+  work<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const start = () => {
+      const after = this.#chains.get(name) ?? Promise.resolve();
+      const mine = after.then(() => outsideTurns(work));
+      this.#chains.set(name, mine.catch(() => {}));
+      return mine;
+    };
+    return outside.getStore() ? start() : this.#next(start);
+  }
+
+  /** Runs `start` in this process's next turn. */
+  #next<T>(start: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#waiting.push(async () => {
+      // It runs in its caller's context (its request's meter and trace), not the turn's.
+      this.#waiting.push(AsyncResource.bind(async () => {
         try {
-          resolve(await commit());
+          resolve(await start());
         } catch (e) {
           reject(e);
         }
-      });
+      }));
       if (this.#running === null) this.#running = this.#turns();
     });
   }
 
   /**
-   * Turns until nothing waits: the lock, every commit waiting, the lock let go. It stops in
-   * the same step that finds nothing waiting, so a commit added later starts the next run.
+   * Turns until nothing waits: the lock, every commit and work waiting (and the commits that
+   * join meanwhile), the lock let go. Work started later (a transaction on hot keys) waits for
+   * the next turn, so a turn ends and other processes get theirs. It stops in the same step
+   * that finds nothing waiting, so a commit added later starts the next run.
    */
   async #turns(): Promise<void> {
     try {
@@ -67,9 +123,14 @@ class CommitTurns {
         // A lock that cannot be taken (the file gone) leaves the store's own lock to decide.
         const locked = await this.#file.lock(true).then(() => true, () => false);
         const turn = this.#waiting.splice(0);
+        const joined: Promise<unknown>[] = [];
+        this.#joined = joined;
         try {
           await Promise.all(turn.map((start) => start()));
         } finally {
+          this.#joined = null;
+          await Promise.all(joined);
+          this.#chains.clear();
           if (locked) await this.#file.unlock().catch(() => {});
         }
       }
@@ -108,6 +169,7 @@ export async function withCommitTurns(kv: Deno.Kv, storePath: string): Promise<D
           return op;
         };
       }
+      if (prop === IN_TURN) return turns.work.bind(turns);
       if (prop === "close" || prop === Symbol.dispose) {
         return () => {
           target.close();

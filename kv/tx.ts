@@ -12,7 +12,7 @@ import { READ_VERSION_KEY } from "./keys.ts";
 import { keySize, KV_LIMITS, valueSize } from "./atomic_limits.ts";
 import { flattenNamed, readMany, unflattenNamed } from "./read_many.ts";
 import { currentMeter } from "./meter.ts";
-import { outsideTurns } from "./commit_turns.ts";
+import { inTurn, outsideTurns } from "./commit_turns.ts";
 
 /** Thrown when an atomic would exceed the portable KV limits. A programming error. */
 export class AtomicLimitError extends Error {}
@@ -253,8 +253,10 @@ export async function commitRetryingLock(
  * Runs `fn` against a fresh Tx and commits its buffered writes atomically, retrying
  * the whole function (with a short random back-off) when any entry it read has changed;
  * while another process holds the embedded store's write lock, only the commit is sent again
- * (`commitRetryingLock`), but for a transaction on hot keys (`lock`), whose commit does not
- * wait for a turn on a store file and which runs again on fresh reads.
+ * (`commitRetryingLock`), but for a transaction on hot keys (`lock`), which runs again on
+ * fresh reads. A transaction on hot keys runs one attempt at a time per lock name: on a store
+ * file each attempt whole in a turn of the commit lock, which other processes' commits wait
+ * for (kv/commit_turns.ts), elsewhere under an in-process lock.
  * Errors thrown by `fn` abort without writing. Returns what `fn` returned plus the commit
  * versionstamp (null when `fn` wrote nothing).
  */
@@ -262,7 +264,7 @@ export function transact<T>(
   kv: Deno.Kv,
   fn: (tx: Tx) => Promise<T>,
   options: {
-    /** In-process lock name for hot keys (e.g. a board head): an optimisation only. */
+    /** Lock name for hot keys (e.g. a board head): one attempt at a time (see above). */
     lock?: string;
   } = {},
 ): Promise<{ value: T; versionstamp: string | null }> {
@@ -285,7 +287,7 @@ export async function transactPrepared<P, T>(
   prepare: (tx: Tx) => Promise<P>,
   fn: (tx: Tx, prepared: Promise<P>) => Promise<T>,
   options: {
-    /** In-process lock name for hot keys (e.g. a board head): an optimisation only. */
+    /** Lock name for hot keys (e.g. a board head): one attempt at a time (see above). */
     lock?: string;
   } = {},
 ): Promise<{ value: T; versionstamp: string | null }> {
@@ -296,40 +298,50 @@ export async function transactPrepared<P, T>(
     return { tx, prepared };
   };
   const first = start();
-  const run = async () => {
-    for (let attempt = 0; attempt < 60; attempt++) {
-      const { tx, prepared } = attempt === 0 ? first : start();
-      let value: T;
+  type Done = { value: T; versionstamp: string | null };
+  /** One attempt: its answer, or null when it must run again. */
+  const once = async (attempt: number): Promise<Done | null> => {
+    const { tx, prepared } = attempt === 0 ? first : start();
+    let value: T;
+    try {
+      value = await fn(tx, prepared);
+    } finally {
+      await prepared.catch(() => {}); // no work of this attempt outlives it
+    }
+    if (tx.isEmpty) return { value, versionstamp: null };
+    const meter = currentMeter();
+    if (options.lock) {
+      // Hot keys: the commit goes at once (in its turn on a store file: kv/commit_turns.ts),
+      // and a busy store runs the whole function again: what it read is likely to change
+      // while it waits, and reads made right after the other commit see it.
       try {
-        value = await fn(tx, prepared);
-      } finally {
-        await prepared.catch(() => {}); // no work of this attempt outlives it
-      }
-      if (tx.isEmpty) return { value, versionstamp: null };
-      const meter = currentMeter();
-      if (options.lock) {
-        // Hot keys: the commit goes at once, without waiting for a turn (kv/commit_turns.ts),
-        // and a busy store runs the whole function again: what it read is likely to change
-        // while it waits, and reads made right after the other commit see it.
-        try {
-          const res = await outsideTurns(() => tx.build().commit());
-          if (res.ok) return { value, versionstamp: res.versionstamp };
-          if (meter) meter.conflicts++;
-        } catch (e) {
-          if (!isLockedError(e)) throw e;
-          if (meter) meter.busy++;
-        }
-      } else {
-        // A busy store sends the same commit again, not the whole function: it has not
-        // answered the checks, so nothing read is known to have changed.
-        const res = await commitRetryingLock(() => tx.build());
+        const res = await outsideTurns(() => tx.build().commit());
         if (res.ok) return { value, versionstamp: res.versionstamp };
         if (meter) meter.conflicts++;
+      } catch (e) {
+        if (!isLockedError(e)) throw e;
+        if (meter) meter.busy++;
       }
-      if (meter) meter.retries++;
+    } else {
+      // A busy store sends the same commit again, not the whole function: it has not
+      // answered the checks, so nothing read is known to have changed.
+      const res = await commitRetryingLock(() => tx.build());
+      if (res.ok) return { value, versionstamp: res.versionstamp };
+      if (meter) meter.conflicts++;
+    }
+    if (meter) meter.retries++;
+    return null;
+  };
+  // Hot keys on a store file: each attempt runs whole in a turn of the commit lock, after the
+  // same lock's earlier work in it (kv/commit_turns.ts); elsewhere under the in-process lock.
+  const turn = options.lock ? inTurn(kv) : undefined;
+  const run = async () => {
+    for (let attempt = 0; attempt < 60; attempt++) {
+      const done = turn ? await turn(options.lock!, () => once(attempt)) : await once(attempt);
+      if (done) return done;
       await backoff(attempt);
     }
     throw new TxConflictError("transaction kept conflicting");
   };
-  return options.lock ? await withLocalLock(options.lock, run) : await run();
+  return options.lock && !turn ? await withLocalLock(options.lock, run) : await run();
 }

@@ -78,34 +78,85 @@ Deno.test("commits made in every step of the event loop all land, none left wait
   }
 });
 
-Deno.test("a transaction on hot keys commits at once, without waiting for a turn", async () => {
+Deno.test("a transaction on hot keys reads and commits in its turn, after what the holder wrote", async () => {
   const dir = await Deno.makeTempDir({ prefix: "board-commit-turns-" });
   const path = `${dir}/board.kv`;
   const kv = await openKv(path);
+  // Another process: it holds the commit lock and writes the hot key meanwhile.
   const other = await Deno.open(commitLockPath(path), { read: true, write: true });
-  let polling = true;
+  const otherKv = await Deno.openKv(path);
+  let runs = 0;
   try {
     await other.lock(true);
     const hot = transact(kv, async (tx) => {
+      runs++;
       const e = await tx.get<number>(["hot"]);
       tx.set(["hot"], (e.value ?? 0) + 1);
     }, { lock: "hot-keys" });
-    const waited = (async () => {
-      while (polling) {
-        if (await someoneWaitsFor(commitLockPath(path))) return "waited for a turn";
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      return "stopped";
-    })();
-    const first = await Promise.race([hot.then(() => "committed"), waited]);
-    polling = false;
+    for (let i = 0; i < 400 && !await someoneWaitsFor(commitLockPath(path)); i++) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.equal(runs, 0, "nothing read before its turn");
+    await otherKv.set(["hot"], 5);
     await other.unlock();
-    await Promise.all([hot, waited]);
-    assert.equal(first, "committed");
-    assert.equal((await kv.get(["hot"])).value, 1);
+    await hot;
+    assert.equal(runs, 1, "it ran once: nothing changed between its reads and its commit");
+    assert.equal((await kv.get(["hot"])).value, 6);
   } finally {
-    polling = false;
     other.close();
+    otherKv.close();
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("transactions on the same hot keys in one turn run one after the other", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "board-commit-turns-" });
+  const kv = await openKv(`${dir}/board.kv`);
+  let runs = 0;
+  try {
+    const add = () =>
+      transact(kv, async (tx) => {
+        runs++;
+        const e = await tx.get<number>(["hot"]);
+        tx.set(["hot"], (e.value ?? 0) + 1);
+      }, { lock: "hot-keys" });
+    await Promise.all(Array.from({ length: 20 }, add));
+    assert.equal((await kv.get(["hot"])).value, 20);
+    assert.equal(runs, 20, "none ran again");
+  } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a commit made while its process's turn runs a transaction goes at once", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "board-commit-turns-" });
+  const kv = await openKv(`${dir}/board.kv`);
+  let open = () => {};
+  const gate = new Promise<void>((r) => open = r);
+  let started = false;
+  try {
+    // A transaction on hot keys holds the turn until the gate opens.
+    const hot = transact(kv, async (tx) => {
+      started = true;
+      const e = await tx.get<number>(["hot"]);
+      await gate;
+      tx.set(["hot"], (e.value ?? 0) + 1);
+    }, { lock: "hot-keys" });
+    while (!started) await new Promise((r) => setTimeout(r, 1));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const landed = await Promise.race([
+      kv.set(["plain"], 1).then(() => "landed"),
+      new Promise<string>((r) => timer = setTimeout(() => r("waited for the turn to end"), 2000)),
+    ]);
+    clearTimeout(timer);
+    open();
+    await hot;
+    assert.equal(landed, "landed");
+    assert.deepEqual((await kv.getMany([["hot"], ["plain"]])).map((e) => e.value), [1, 1]);
+  } finally {
+    open();
     kv.close();
     await Deno.remove(dir, { recursive: true });
   }

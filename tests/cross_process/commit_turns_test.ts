@@ -3,9 +3,12 @@
  * waits for the lock file beside the store while another process holds it, and lands once it
  * is let go; many commits from three processes at once never find the store's own write lock
  * taken (no busy retry, counted by each process's kv/meter.ts meter), and every one counts.
+ * Posts, which all rewrite the board head, run whole in their process's turn: none runs again
+ * because another process's post changed the head.
  */
 import assert from "node:assert/strict";
 import { commitLockPath } from "../../kv/commit_turns.ts";
+import { post } from "../helpers.ts";
 import { agents, namedPost, type TestAgent, totals, voteRequest } from "../vote_helpers.ts";
 import { cluster, type Instance } from "./instances.ts";
 
@@ -30,6 +33,12 @@ async function eventually(cond: () => Promise<boolean>, ms = 10_000): Promise<bo
 async function busy(instances: Instance[]): Promise<number> {
   const all = await Promise.all(instances.map((i) => i.stats()));
   return all.reduce((n, s) => n + s.busy, 0);
+}
+
+/** Attempts run again (a refused commit or a busy store) of every instance, added up. */
+async function retries(instances: Instance[]): Promise<number> {
+  const all = await Promise.all(instances.map((i) => i.stats()));
+  return all.reduce((n, s) => n + s.retries, 0);
 }
 
 Deno.test("cross-process: a commit waits its turn while another process holds the commit lock", async () => {
@@ -74,4 +83,21 @@ Deno.test("cross-process: commits from three processes at once take turns, never
   for (const res of answers) assert.equal(res.status, 200, await res.text());
   assert.equal(await busy(c.instances) - before, 0, "no commit found the store's lock taken");
   for (const id of targets) assert.equal((await totals(a, id)).up, 3);
+});
+
+Deno.test("cross-process: posts from three processes at once take turns, none runs again", async () => {
+  await using c = await cluster(3, { limitScale: 100 });
+  const authors = await agents(c.instances[0], 12);
+  const before = await retries(c.instances);
+  // Every author posts three times at once, through the three processes in turn.
+  const receipts = await Promise.all(
+    authors.flatMap((a, i) =>
+      [0, 1, 2].map((k) =>
+        post(c.instances[(i + k) % 3], a.key, { title: `Turn ${k}` }, undefined, a.net)
+      )
+    ),
+  );
+  assert.equal(await retries(c.instances) - before, 0, "no post ran again");
+  const seqs = receipts.map((r) => r.seq).sort((x, y) => x - y);
+  assert.deepEqual(seqs, seqs.map((_, i) => seqs[0] + i), "one sequence, no gap, no repeat");
 });

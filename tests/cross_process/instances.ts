@@ -49,14 +49,27 @@ export class Instance implements TestBoard {
   #started: Promise<void>;
   #ended: string | null = null;
 
-  constructor(name: string, kvPath: string, config: Partial<Config>, local: Local) {
+  constructor(
+    name: string,
+    kvPath: string,
+    config: Partial<Config>,
+    local: Local,
+    turns: boolean,
+  ) {
     this.name = name;
     this.app = local.app;
     this.deps = local.deps;
     this.kv = local.deps.kv;
     this.clock = local.clock;
     this.#child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-all", WORKER, kvPath, JSON.stringify(config)],
+      args: [
+        "run",
+        "--allow-all",
+        WORKER,
+        kvPath,
+        JSON.stringify(config),
+        turns ? "turns" : "no-turns",
+      ],
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
@@ -260,8 +273,17 @@ export interface Cluster extends AsyncDisposable {
   kv: Deno.Kv;
 }
 
-/** Starts `n` workers on one fresh KV file, all with `config` (over the test defaults). */
-export async function cluster(n: number, config: Partial<Config> = {}): Promise<Cluster> {
+/**
+ * Starts `n` workers on one fresh KV file, all with `config` (over the test defaults). With
+ * `turns: false` they share no commit lock file (kv/commit_turns.ts), as instances on Deno
+ * Deploy or a KV Connect store do: only the store's checks order their commits, so a commit
+ * held between its reads and the store (`whileHeld`) lets another process write anything.
+ */
+export async function cluster(
+  n: number,
+  config: Partial<Config> = {},
+  { turns = true }: { turns?: boolean } = {},
+): Promise<Cluster> {
   const dir = await Deno.makeTempDir({ prefix: "board-cross-process-" });
   const kvPath = `${dir}/board.kv`;
   const raw = await Deno.openKv(kvPath);
@@ -278,7 +300,7 @@ export async function cluster(n: number, config: Partial<Config> = {}): Promise<
   try {
     // All at once: their start-up records race for a new file, as on a real deployment.
     for (let i = 0; i < n; i++) {
-      instances.push(new Instance(`process ${"ABCDEFGH"[i]}`, kvPath, config, local));
+      instances.push(new Instance(`process ${"ABCDEFGH"[i]}`, kvPath, config, local, turns));
     }
     await Promise.all(instances.map((i) => i.ready()));
   } catch (e) {

@@ -1,9 +1,11 @@
 /**
  * One service instance in a process of its own, driven over stdin/stdout by the tests of
- * tests/cross_process/ (`instances.ts` starts it): `deno run -A worker.ts <kv file> <config>`.
+ * tests/cross_process/ (`instances.ts` starts it):
+ * `deno run -A worker.ts <kv file> <config> turns|no-turns`.
  *
  * It opens its own KV handles on the shared file, exactly as the service does (a writer whose
- * commits take turns with other processes', and a reader, versioned: kv/open.ts), and serves
+ * commits take turns with other processes', and a reader, versioned: kv/open.ts), or with
+ * `no-turns` a writer that shares no commit lock, as on Deno Deploy; it serves
  * requests through the real app. Its clock is set from each command, so all processes share
  * the test's time. Commands, one JSON line each, answered by `id`:
  * - `request`: an HTTP request through the app (`at`: the clock in ms, `network`: the
@@ -143,8 +145,10 @@ function observed(kv: Deno.Kv): Deno.Kv {
   });
 }
 
-const [path, configJson] = Deno.args;
-const writer = await withCommitTurns(await Deno.openKv(path), path);
+const [path, configJson, turns] = Deno.args;
+const writer = turns === "no-turns"
+  ? await Deno.openKv(path)
+  : await withCommitTurns(await Deno.openKv(path), path);
 const reader = await Deno.openKv(path);
 // A held commit stops before it takes its turn (kv/commit_turns.ts): others keep theirs.
 const kv = versionedKv(observed(writer), observed(reader));
