@@ -52,7 +52,8 @@ export function commitLockPath(storePath: string): string {
 /** Commits that take their turn through one open lock file. */
 class CommitTurns {
   #file: Deno.FsFile;
-  #waiting: (() => Promise<void>)[] = [];
+  /** What waits for the next turn: each start, and whether it is work on hot keys. */
+  #waiting: { start: () => Promise<void>; work: boolean }[] = [];
   #running: Promise<void> | null = null;
   /** Within a turn, the work of each name, run one after the other. */
   #chains = new Map<string, Promise<unknown>>();
@@ -62,15 +63,15 @@ class CommitTurns {
   }
 
   /**
-   * Commits of the turn in progress that joined it (see `run`), while its first work runs;
-   * null when no turn can be joined.
+   * Commits that joined the turn in progress (see `run`), while what it began with runs; null
+   * when no turn can be joined (none runs, or one of commits only).
    */
   #joined: Promise<unknown>[] | null = null;
 
   /**
    * Runs `commit` in this process's next turn, or at once: when `outsideTurns`, and while a
-   * turn of this process runs its work (the lock is held already; the turn lets it go once
-   * these commits are done too).
+   * turn of this process runs work on hot keys, which may take a while (the lock is held
+   * already; the turn lets it go once these commits are done too).
    */
   run<T>(commit: () => Promise<T>): Promise<T> {
     if (outside.getStore()) return commit();
@@ -79,7 +80,7 @@ class CommitTurns {
       this.#joined.push(now.catch(() => {}));
       return now;
     }
-    return this.#next(commit);
+    return this.#next(commit, false);
   }
 
   /**
@@ -93,20 +94,21 @@ class CommitTurns {
       this.#chains.set(name, mine.catch(() => {}));
       return mine;
     };
-    return outside.getStore() ? start() : this.#next(start);
+    return outside.getStore() ? start() : this.#next(start, true);
   }
 
   /** Runs `start` in this process's next turn. */
-  #next<T>(start: () => Promise<T>): Promise<T> {
+  #next<T>(start: () => Promise<T>, work: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       // It runs in its caller's context (its request's meter and trace), not the turn's.
-      this.#waiting.push(AsyncResource.bind(async () => {
+      const run = AsyncResource.bind(async () => {
         try {
           resolve(await start());
         } catch (e) {
           reject(e);
         }
-      }));
+      });
+      this.#waiting.push({ start: run, work });
       if (this.#running === null) this.#running = this.#turns();
     });
   }
@@ -124,9 +126,9 @@ class CommitTurns {
         const locked = await this.#file.lock(true).then(() => true, () => false);
         const turn = this.#waiting.splice(0);
         const joined: Promise<unknown>[] = [];
-        this.#joined = joined;
+        if (turn.some((t) => t.work)) this.#joined = joined;
         try {
-          await Promise.all(turn.map((start) => start()));
+          await Promise.all(turn.map((t) => t.start()));
         } finally {
           this.#joined = null;
           await Promise.all(joined);
