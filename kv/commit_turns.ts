@@ -1,7 +1,7 @@
 /**
  * Commit turns between processes on one store file. The embedded store lets one commit at a
- * time take its file's write lock; a commit that finds it taken by another process fails at
- * once (`database is locked`) and is sent again after a pause (kv/tx.ts), so processes on one
+ * time take its file's write lock; a commit that finds it taken by another process can fail
+ * (`database is locked`) and is sent again after a pause (kv/tx.ts), so processes on one
  * file poll for the lock. Here every commit of a handle first takes an exclusive lock on a
  * file beside the store (`<store>-commits.lock`, an advisory `flock`): the kernel wakes the
  * next process the moment the holder lets go, and the store's own lock is then always free.
@@ -11,15 +11,21 @@
  * get their turn. A transaction on hot keys (a board head every post rewrites) runs whole in a
  * turn (`inTurn`, kv/tx.ts): its reads and its commit, one such transaction after the other,
  * so no other process commits between its reads and its commit and it does not run again
- * because another process changed what it read. Correctness never depends on any of it: each
- * commit is still checked by the store, and a writer that does not take turns (another tool)
- * only meets the store's lock.
+ * because another process changed what it read. A turn holds the lock at most `TURN_LIMIT_MS`:
+ * work that is not done by then (a stuck transaction) goes on outside the turn, its commits
+ * taking later turns, so that it never stops the other processes. Correctness never depends on
+ * any of it: each commit is still checked by the store, and a writer that does not take turns
+ * (another tool) only meets the store's lock.
  * Only for a store file: a KV Connect URL or Deno Deploy has no file lock to share.
  */
 
 import { AsyncLocalStorage, AsyncResource } from "node:async_hooks";
 
-const outside = new AsyncLocalStorage<true>();
+/** The turn whose work is running (a token of one turn of one handle). */
+const inTurnOf = new AsyncLocalStorage<object>();
+
+/** The longest a turn holds the lock file (ms); far longer than a turn takes. */
+export const TURN_LIMIT_MS = 1000;
 
 /** The property of a handle with commit turns that runs work in a turn (`inTurn`). */
 const IN_TURN = Symbol("in turn");
@@ -34,14 +40,6 @@ export type InTurn = <T>(name: string, work: () => Promise<T>) => Promise<T>;
  */
 export function inTurn(kv: Deno.Kv): InTurn | undefined {
   return (kv as unknown as Record<symbol, InTurn | undefined>)[IN_TURN];
-}
-
-/**
- * Runs `fn`, whose commits go straight to the store instead of waiting for a turn: the work of
- * a turn (`inTurn`), which holds the lock already.
- */
-export function outsideTurns<T>(fn: () => Promise<T>): Promise<T> {
-  return outside.run(true, fn);
 }
 
 /** The lock file beside a store file. */
@@ -67,14 +65,21 @@ class CommitTurns {
    * when no turn can be joined (none runs, or one of commits only).
    */
   #joined: Promise<unknown>[] | null = null;
+  /** The token of the turn in progress, which its work runs with (`inTurnOf`). */
+  #current: object | null = null;
+
+  /** True when called from the work of this handle's turn in progress (the lock is held). */
+  #fromThisTurn(): boolean {
+    return this.#current !== null && inTurnOf.getStore() === this.#current;
+  }
 
   /**
-   * Runs `commit` in this process's next turn, or at once: when `outsideTurns`, and while a
-   * turn of this process runs work on hot keys, which may take a while (the lock is held
-   * already; the turn lets it go once these commits are done too).
+   * Runs `commit` in this process's next turn, or at once: from the work of the turn in
+   * progress, and while a turn of this process runs work on hot keys, which may take a while
+   * (the lock is held already; the turn lets it go once these commits are done too).
    */
   run<T>(commit: () => Promise<T>): Promise<T> {
-    if (outside.getStore()) return commit();
+    if (this.#fromThisTurn()) return commit();
     if (this.#joined) {
       const now = commit();
       this.#joined.push(now.catch(() => {}));
@@ -89,12 +94,13 @@ class CommitTurns {
    */
   work<T>(name: string, work: () => Promise<T>): Promise<T> {
     const start = () => {
+      const turn = this.#current!;
       const after = this.#chains.get(name) ?? Promise.resolve();
-      const mine = after.then(() => outsideTurns(work));
+      const mine = after.then(() => inTurnOf.run(turn, work));
       this.#chains.set(name, mine.catch(() => {}));
       return mine;
     };
-    return outside.getStore() ? start() : this.#next(start, true);
+    return this.#fromThisTurn() ? start() : this.#next(start, true);
   }
 
   /** Runs `start` in this process's next turn. */
@@ -127,11 +133,18 @@ class CommitTurns {
         const turn = this.#waiting.splice(0);
         const joined: Promise<unknown>[] = [];
         if (turn.some((t) => t.work)) this.#joined = joined;
-        try {
-          await Promise.all(turn.map((t) => t.start()));
-        } finally {
+        this.#current = {};
+        const done = Promise.all(turn.map((t) => t.start())).then(() => {
           this.#joined = null;
-          await Promise.all(joined);
+          return Promise.all(joined);
+        });
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        try {
+          await Promise.race([done, new Promise((r) => timer = setTimeout(r, TURN_LIMIT_MS))]);
+        } finally {
+          clearTimeout(timer);
+          this.#joined = null;
+          this.#current = null;
           this.#chains.clear();
           if (locked) await this.#file.unlock().catch(() => {});
         }

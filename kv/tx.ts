@@ -12,7 +12,7 @@ import { READ_VERSION_KEY } from "./keys.ts";
 import { keySize, KV_LIMITS, valueSize } from "./atomic_limits.ts";
 import { flattenNamed, readMany, unflattenNamed } from "./read_many.ts";
 import { currentMeter } from "./meter.ts";
-import { inTurn, outsideTurns } from "./commit_turns.ts";
+import { inTurn } from "./commit_turns.ts";
 
 /** Thrown when an atomic would exceed the portable KV limits. A programming error. */
 export class AtomicLimitError extends Error {}
@@ -315,7 +315,7 @@ export async function transactPrepared<P, T>(
       // and a busy store runs the whole function again: what it read is likely to change
       // while it waits, and reads made right after the other commit see it.
       try {
-        const res = await outsideTurns(() => tx.build().commit());
+        const res = await tx.build().commit();
         if (res.ok) return { value, versionstamp: res.versionstamp };
         if (meter) meter.conflicts++;
       } catch (e) {

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { openKv } from "../kv/open.ts";
-import { commitLockPath } from "../kv/commit_turns.ts";
+import { commitLockPath, TURN_LIMIT_MS } from "../kv/commit_turns.ts";
 import { transact } from "../kv/tx.ts";
 
 /** True once someone waits (blocked) for the flock on `path` (Linux: /proc/locks). */
@@ -157,6 +157,70 @@ Deno.test("a commit made while its process's turn runs a transaction goes at onc
     assert.deepEqual((await kv.getMany([["hot"], ["plain"]])).map((e) => e.value), [1, 1]);
   } finally {
     open();
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a transaction stuck in its turn lets the other processes commit after the turn's limit", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "board-commit-turns-" });
+  const path = `${dir}/board.kv`;
+  const kv = await openKv(path);
+  // A second handle with turns of its own on the same file stands for another process.
+  const other = await openKv(path);
+  let open = () => {};
+  const gate = new Promise<void>((r) => open = r);
+  let started = false;
+  try {
+    const stuck = transact(kv, async (tx) => {
+      started = true;
+      const e = await tx.get<number>(["hot"]);
+      await gate;
+      tx.set(["hot"], (e.value ?? 0) + 1);
+    }, { lock: "hot-keys" });
+    while (!started) await new Promise((r) => setTimeout(r, 1));
+    const t0 = performance.now();
+    await other.set(["elsewhere"], 1);
+    const waited = performance.now() - t0;
+    assert.ok(waited >= TURN_LIMIT_MS * 0.9, `the other commit waited ${waited} ms`);
+    assert.ok(waited < TURN_LIMIT_MS * 3, `the other commit waited ${waited} ms`);
+    open();
+    await stuck;
+    assert.deepEqual((await kv.getMany([["hot"], ["elsewhere"]])).map((e) => e.value), [1, 1]);
+  } finally {
+    open();
+    other.close();
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("work a transaction starts and leaves running takes turns like any other", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "board-commit-turns-" });
+  const path = `${dir}/board.kv`;
+  const kv = await openKv(path);
+  const other = await Deno.open(commitLockPath(path), { read: true, write: true });
+  let go = () => {};
+  const started = new Promise<void>((r) => go = r);
+  let later: Promise<unknown> = Promise.resolve();
+  try {
+    await transact(kv, async (tx) => {
+      // A commit started in the turn that runs after the transaction is done.
+      later = started.then(() => kv.set(["later"], 1));
+      const e = await tx.get<number>(["hot"]);
+      tx.set(["hot"], (e.value ?? 0) + 1);
+    }, { lock: "hot-keys" });
+    await other.lock(true);
+    go();
+    for (let i = 0; i < 400 && !await someoneWaitsFor(commitLockPath(path)); i++) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.equal((await kv.get(["later"])).value, null, "it waits while another holds the lock");
+    await other.unlock();
+    await later;
+    assert.equal((await kv.get(["later"])).value, 1);
+  } finally {
+    other.close();
     kv.close();
     await Deno.remove(dir, { recursive: true });
   }
