@@ -11,9 +11,9 @@
  * get their turn. A transaction on hot keys (a board head every post rewrites) runs whole in a
  * turn (`inTurn`, kv/tx.ts): its reads and its commit, one such transaction after the other,
  * so no other process commits between its reads and its commit and it does not run again
- * because another process changed what it read. A turn holds the lock at most `TURN_LIMIT_MS`:
- * work that is not done by then (a stuck transaction) goes on outside the turn, its commits
- * taking later turns, so that it never stops the other processes. Correctness never depends on
+ * because another process changed what it read. A turn with such work holds the lock at most
+ * `TURN_LIMIT_MS`: work not done by then (a stuck transaction) goes on outside the turn, its
+ * commits taking later turns, so that it never stops the other processes. Correctness never depends on
  * any of it: each commit is still checked by the store, and a writer that does not take turns
  * (another tool) only meets the store's lock.
  * Only for a store file: a KV Connect URL or Deno Deploy has no file lock to share.
@@ -132,7 +132,8 @@ class CommitTurns {
         const locked = await this.#file.lock(true).then(() => true, () => false);
         const turn = this.#waiting.splice(0);
         const joined: Promise<unknown>[] = [];
-        if (turn.some((t) => t.work)) this.#joined = joined;
+        const work = turn.some((t) => t.work);
+        if (work) this.#joined = joined;
         this.#current = {};
         const done = Promise.all(turn.map((t) => t.start())).then(() => {
           this.#joined = null;
@@ -140,7 +141,10 @@ class CommitTurns {
         });
         let timer: ReturnType<typeof setTimeout> | undefined;
         try {
-          await Promise.race([done, new Promise((r) => timer = setTimeout(r, TURN_LIMIT_MS))]);
+          // Only work on hot keys can take a while; a turn of commits alone waits for them.
+          await (work
+            ? Promise.race([done, new Promise((r) => timer = setTimeout(r, TURN_LIMIT_MS))])
+            : done);
         } finally {
           clearTimeout(timer);
           this.#joined = null;
