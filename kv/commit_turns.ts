@@ -13,9 +13,9 @@
  * so no other process commits between its reads and its commit and it does not run again
  * because another process changed what it read. A turn with such work holds the lock at most
  * `TURN_LIMIT_MS`: work not done by then (a stuck transaction) goes on outside the turn, its
- * commits taking later turns, so that it never stops the other processes. Correctness never depends on
- * any of it: each commit is still checked by the store, and a writer that does not take turns
- * (another tool) only meets the store's lock.
+ * commits taking later turns, so that it never stops the other processes. Correctness never
+ * depends on any of it: each commit is still checked by the store, and a writer that does not
+ * take turns (another tool) only meets the store's lock.
  * Only for a store file: a KV Connect URL or Deno Deploy has no file lock to share.
  */
 
