@@ -130,33 +130,43 @@ Deno.test("transactions on the same hot keys in one turn run one after the other
   }
 });
 
+/**
+ * A transaction on hot keys (it adds one to `["hot"]`) that holds its turn until `open()` is
+ * called; `started` resolves once it runs.
+ */
+function heldInTurn(kv: Deno.Kv) {
+  let open = () => {};
+  const gate = new Promise<void>((r) => open = r);
+  let begin = () => {};
+  const started = new Promise<void>((r) => begin = r);
+  const done = transact(kv, async (tx) => {
+    begin();
+    const e = await tx.get<number>(["hot"]);
+    await gate;
+    tx.set(["hot"], (e.value ?? 0) + 1);
+  }, { lock: "hot-keys" });
+  return { started, open, done };
+}
+
 Deno.test("a commit made while its process's turn runs a transaction goes at once", async () => {
   const dir = await Deno.makeTempDir({ prefix: "board-commit-turns-" });
   const kv = await openKv(`${dir}/board.kv`);
-  let open = () => {};
-  const gate = new Promise<void>((r) => open = r);
-  let started = false;
+  const hot = heldInTurn(kv);
   try {
-    // A transaction on hot keys holds the turn until the gate opens.
-    const hot = transact(kv, async (tx) => {
-      started = true;
-      const e = await tx.get<number>(["hot"]);
-      await gate;
-      tx.set(["hot"], (e.value ?? 0) + 1);
-    }, { lock: "hot-keys" });
-    while (!started) await new Promise((r) => setTimeout(r, 1));
+    await hot.started;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const landed = await Promise.race([
       kv.set(["plain"], 1).then(() => "landed"),
       new Promise<string>((r) => timer = setTimeout(() => r("waited for the turn to end"), 2000)),
     ]);
     clearTimeout(timer);
-    open();
-    await hot;
+    hot.open();
+    await hot.done;
     assert.equal(landed, "landed");
     assert.deepEqual((await kv.getMany([["hot"], ["plain"]])).map((e) => e.value), [1, 1]);
   } finally {
-    open();
+    hot.open();
+    await hot.done.catch(() => {});
     kv.close();
     await Deno.remove(dir, { recursive: true });
   }
@@ -168,27 +178,20 @@ Deno.test("a transaction stuck in its turn lets the other processes commit after
   const kv = await openKv(path);
   // A second handle with turns of its own on the same file stands for another process.
   const other = await openKv(path);
-  let open = () => {};
-  const gate = new Promise<void>((r) => open = r);
-  let started = false;
+  const stuck = heldInTurn(kv);
   try {
-    const stuck = transact(kv, async (tx) => {
-      started = true;
-      const e = await tx.get<number>(["hot"]);
-      await gate;
-      tx.set(["hot"], (e.value ?? 0) + 1);
-    }, { lock: "hot-keys" });
-    while (!started) await new Promise((r) => setTimeout(r, 1));
+    await stuck.started;
     const t0 = performance.now();
     await other.set(["elsewhere"], 1);
     const waited = performance.now() - t0;
     assert.ok(waited >= TURN_LIMIT_MS * 0.9, `the other commit waited ${waited} ms`);
     assert.ok(waited < TURN_LIMIT_MS * 3, `the other commit waited ${waited} ms`);
-    open();
-    await stuck;
+    stuck.open();
+    await stuck.done;
     assert.deepEqual((await kv.getMany([["hot"], ["elsewhere"]])).map((e) => e.value), [1, 1]);
   } finally {
-    open();
+    stuck.open();
+    await stuck.done.catch(() => {});
     other.close();
     kv.close();
     await Deno.remove(dir, { recursive: true });
