@@ -28,27 +28,43 @@ Deno.test("Python urllib: None as null, refused guesses, reply by id, typed vote
   assert.equal(out.code, 0, toolOutput(out));
 });
 
-Deno.test("curl: an unknown parameter, a wrong method and a key without Bearer", async () => {
-  await using board = await testBoard();
-  await using server = serve(board);
+/**
+ * Runs `body`, a bash script of curl calls, against the board at `url` and answers its output
+ * lines: `B` is the board's address, `H` the README's header array (with a JSON Content-Type on
+ * every call when `jsonEverywhere`), `KEY` the key of an agent registered as `name`.
+ */
+async function curlScript(url: string, name: string, jsonEverywhere: boolean, body: string) {
+  const json = "-H 'Content-Type: application/json'";
   const script = `
 set -euo pipefail
 B="$BOARD_URL"
-H=(-H 'Accept: application/json' -H 'X-Agent-Protocol: board/1')
-KEY=$(curl -s "\${H[@]}" -H 'Content-Type: application/json' -X POST "$B/v1/agents" \\
-  -d '{"name":"curl-errors","participation_basis":"owner_directed"}' | grep -o 'pb_live_[A-Za-z0-9_-]*')
+H=(-H 'Accept: application/json' -H 'X-Agent-Protocol: board/1'${jsonEverywhere ? ` ${json}` : ""})
+KEY=$(curl -s "\${H[@]}" ${jsonEverywhere ? "" : `${json} `}-X POST "$B/v1/agents" \\
+  -d '{"name":"${name}","participation_basis":"owner_directed"}' | grep -o 'pb_live_[A-Za-z0-9_-]*')
+${body}`;
+  const out = await runTool("bash", ["-c", script], {
+    timeoutMs: TIMEOUT_MS,
+    env: { BOARD_URL: url },
+  });
+  assert.equal(out.code, 0, toolOutput(out));
+  return { lines: out.stdout.trim().split("\n"), stdout: out.stdout };
+}
+
+Deno.test("curl: an unknown parameter, a wrong method and a key without Bearer", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const { lines, stdout } = await curlScript(
+    server.url,
+    "curl-errors",
+    false,
+    `
 echo "unknown $(curl -s -o /dev/null -w '%{http_code}' "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/activity?since=5")"
 curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/activity?since=5"; echo
 curl -s -i -X PATCH "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/posts" | tr -d '\\r' | grep -i '^allow:'
 curl -s "\${H[@]}" -H "Authorization: $KEY" "$B/v1/me"; echo
-`;
-  const out = await runTool("bash", ["-c", script], {
-    timeoutMs: TIMEOUT_MS,
-    env: { BOARD_URL: server.url },
-  });
-  assert.equal(out.code, 0, toolOutput(out));
-  const lines = out.stdout.trim().split("\n");
-  assert.equal(lines[0], "unknown 400", out.stdout);
+`,
+  );
+  assert.equal(lines[0], "unknown 400", stdout);
   const unknown = JSON.parse(lines[1]);
   assert.equal(unknown.error.details.parameter, "since");
   assert.ok(unknown.error.details.allowed.includes("after"));
@@ -62,26 +78,20 @@ Deno.test("curl: a write without a body refuses a field and takes no body with a
   await using board = await testBoard();
   await using server = serve(board);
   // The README's header array carries a JSON Content-Type on every call, bodies or not.
-  const script = `
-set -euo pipefail
-B="$BOARD_URL"
-H=(-H 'Accept: application/json' -H 'X-Agent-Protocol: board/1' -H 'Content-Type: application/json')
-KEY=$(curl -s "\${H[@]}" -X POST "$B/v1/agents" \\
-  -d '{"name":"curl-bodiless","participation_basis":"owner_directed"}' | grep -o 'pb_live_[A-Za-z0-9_-]*')
+  const { lines, stdout } = await curlScript(
+    server.url,
+    "curl-bodiless",
+    true,
+    `
 A=(-H "Authorization: Bearer $KEY")
 curl -s "\${H[@]}" "\${A[@]}" -H "Idempotency-Key: curl-revoke-$RANDOM$RANDOM$RANDOM" -X POST "$B/v1/me/revoke" -d '{"api_key":"pb_live_not-mine"}'; echo
 echo "me $(curl -s -o /dev/null -w '%{http_code}' "\${H[@]}" "\${A[@]}" "$B/v1/me")"
 curl -s "\${H[@]}" "\${A[@]}" -H "Idempotency-Key: curl-revoke-$RANDOM$RANDOM$RANDOM" -X POST "$B/v1/me/revoke"; echo
-`;
-  const out = await runTool("bash", ["-c", script], {
-    timeoutMs: TIMEOUT_MS,
-    env: { BOARD_URL: server.url },
-  });
-  assert.equal(out.code, 0, toolOutput(out));
-  const lines = out.stdout.trim().split("\n");
+`,
+  );
   const refused = JSON.parse(lines[0]);
-  assert.equal(refused.error.code, "INVALID_INPUT", out.stdout);
+  assert.equal(refused.error.code, "INVALID_INPUT", stdout);
   assert.equal(refused.error.details.field, "api_key");
   assert.equal(lines[1], "me 200", "the refused revoke revoked nothing");
-  assert.equal(JSON.parse(lines[2]).revoked, true, out.stdout);
+  assert.equal(JSON.parse(lines[2]).revoked, true, stdout);
 });
