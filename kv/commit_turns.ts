@@ -150,11 +150,21 @@ class CommitTurns {
           this.#joined = null;
           this.#current = null;
           this.#chains.clear();
-          if (locked) await this.#file.unlock().catch(() => {});
+          // Letting go never blocks: done at once, no operation left in flight, so a handle
+          // closed just after its last commit closes the lock file in the same step.
+          if (locked) this.#unlock();
         }
       }
     } finally {
       this.#running = null;
+    }
+  }
+
+  #unlock(): void {
+    try {
+      this.#file.unlockSync();
+    } catch {
+      // the file is gone: nothing is held
     }
   }
 
