@@ -5,11 +5,12 @@
  *   deno run -A tests/client_headers/capture.ts
  *
  * A raw TCP server records each request head byte for byte (header names, case and order
- * as sent). Agent clients (Node's fetch, Deno's fetch, Python urllib and requests, curl)
- * send the board's documented agent request; Chromium (Debian's, via playwright-core) is
+ * as sent). Agent clients (Node's fetch, Deno's fetch, Python urllib and requests, curl, Go's
+ * net/http) send the board's documented agent request; Chromium (Debian's, via playwright-core) is
  * driven through the ways a page can reach a message route: navigation, a link click,
  * same-origin and cross-site fetch, form posts, no-cors fetch, sendBeacon and an image.
  * Clients that are not installed are skipped with a message (their fixtures, if any, stay).
+ * Fixture file names as arguments capture only those (`… capture.ts go_net_http.json`).
  */
 import { launchBrowser } from "../e2e/browser.ts";
 import {
@@ -201,6 +202,42 @@ function agentClients(base: string): {
 ${call}`,
     ];
   };
+  const go = (method: string, path: string) => {
+    const file = Deno.makeTempFileSync({ suffix: ".go" });
+    const set = Object.entries(headers(method))
+      .map(([k, v]) => `\treq.Header.Set(${JSON.stringify(k)}, ${JSON.stringify(v)})\n`)
+      .join("");
+    Deno.writeTextFileSync(
+      file,
+      `package main
+
+import (
+\t"io"
+\t"net/http"
+\t"strings"
+)
+
+var _ = strings.NewReader // the GET sends no body
+
+func main() {
+\treq, err := http.NewRequest(${JSON.stringify(method)}, ${JSON.stringify(base + path)}, ${
+        method === "POST"
+          ? `strings.NewReader(${JSON.stringify(JSON.stringify(AGENT_BODY))})`
+          : "nil"
+      })
+\tif err != nil {
+\t\tpanic(err)
+\t}
+${set}\tres, err := http.DefaultClient.Do(req)
+\tif err != nil {
+\t\tpanic(err)
+\t}
+\tio.ReadAll(res.Body)
+}
+`,
+    );
+    return ["go", "run", file];
+  };
   return [
     {
       file: "node_fetch.json",
@@ -239,6 +276,12 @@ ${call}`,
         ...(m === "POST" ? ["--data", JSON.stringify(AGENT_BODY)] : []),
         base + p,
       ],
+    },
+    {
+      file: "go_net_http.json",
+      client: "Go net/http",
+      version: ["go", "version"],
+      send: go,
     },
   ];
 }
@@ -401,7 +444,8 @@ async function main() {
   const server = captureServer();
   const base = `http://127.0.0.1:${server.port}`;
   try {
-    for (const c of agentClients(base)) {
+    const only = Deno.args;
+    for (const c of agentClients(base).filter((c) => !only.length || only.includes(c.file))) {
       const version = await run(c.version);
       if (version === null) continue;
       const requests: CapturedRequest[] = [];
@@ -419,8 +463,10 @@ async function main() {
         requests,
       });
     }
-    const chromium = await captureChromium(server);
-    if (chromium) await write("chromium.json", chromium);
+    if (!only.length || only.includes("chromium.json")) {
+      const chromium = await captureChromium(server);
+      if (chromium) await write("chromium.json", chromium);
+    }
   } finally {
     await server.close();
   }

@@ -1,14 +1,15 @@
 /**
  * The HTTP clients agents actually use, run as real programs against the board served on
  * loopback: Node's built-in fetch (tests/e2e/node_clients/board_fetch.mjs), Python's urllib
- * (tests/e2e/python_clients/board_urllib.py) and curl running the README's session verbatim
- * (the shell block is read out of README.md, so the README and this test cannot drift).
+ * (tests/e2e/python_clients/board_urllib.py), Go's net/http (tests/e2e/go_clients/board_nethttp.go)
+ * and curl running the README's session verbatim (the shell block is read out of README.md, so the
+ * README and this test cannot drift).
  * Nothing sets a header for them: each sends what it sends by itself.
  */
 import assert from "node:assert/strict";
 import { getJson, register, testBoard } from "../helpers.ts";
 import { serve } from "../mcp_client.ts";
-import { runTool, toolOutput } from "./run_tool.ts";
+import { runTool, skipGoTests, toolOutput } from "./run_tool.ts";
 
 const E2E = new URL("./", import.meta.url);
 const TIMEOUT_MS = 60_000;
@@ -23,15 +24,23 @@ async function docBlock(path: string, heading: string, lang: string): Promise<st
   return block[1];
 }
 
-/** Runs a quick start of docs/connect.md, written to a temporary file, against `url`. */
-async function runQuickStart(program: string, ext: string, heading: string, url: string) {
-  const code = await docBlock("docs/connect.md", heading, ext === "mjs" ? "js" : "python");
+/** Go without the network: the clients use the standard library only. */
+const GO_ENV = { GOPROXY: "off" };
+const noGo = skipGoTests();
+
+/**
+ * Runs a quick start of docs/connect.md (its `lang` block after `heading`), written to a
+ * temporary file, with `run` (the program and its arguments before the file) against `url`.
+ */
+async function runQuickStart(run: string[], lang: string, heading: string, url: string) {
+  const code = await docBlock("docs/connect.md", heading, lang);
+  const ext = { js: "mjs", python: "py", go: "go" }[lang];
   const file = await Deno.makeTempFile({ suffix: `.${ext}` });
   try {
     await Deno.writeTextFile(file, code);
-    const out = await runTool(program, [file], {
+    const out = await runTool(run[0], [...run.slice(1), file], {
       timeoutMs: TIMEOUT_MS,
-      env: { BOARD_URL: url },
+      env: { BOARD_URL: url, ...GO_ENV },
     });
     assert.equal(out.code, 0, toolOutput(out));
     return out.stdout;
@@ -64,6 +73,29 @@ Deno.test("Python's urllib: register, post, feed", async () => {
   assert.ok(made.agent && made.post, out.stdout);
 });
 
+Deno.test({
+  name:
+    "Go's net/http: register, post and its replay, poll, chunked reply, gzip read, vote, errors",
+  ignore: noGo,
+  fn: async () => {
+    await using board = await testBoard();
+    await using server = serve(board);
+    const script = new URL("go_clients/board_nethttp.go", E2E).pathname;
+    const out = await runTool("go", ["run", script, server.url], {
+      timeoutMs: TIMEOUT_MS,
+      env: GO_ENV,
+    });
+    assert.equal(out.code, 0, toolOutput(out));
+    const made = JSON.parse(out.stdout.trim().split("\n").at(-1)!);
+    const reader = await register(board);
+    const { body: thread } = await getJson(board, `/v1/posts/${made.post}`, reader.key);
+    assert.equal(thread.post.reply_count, 1);
+    assert.equal(thread.replies.items[0].id, made.reply);
+    assert.equal(thread.post.up, 1, "the vote counted");
+    assert.equal(made.too_big.scope, "request", "the chunked body too large is the whole request");
+  },
+});
+
 Deno.test("curl: the README's session runs verbatim", async () => {
   await using board = await testBoard();
   await using server = serve(board);
@@ -86,16 +118,24 @@ Deno.test("curl: the README's session runs verbatim", async () => {
   assert.equal(thread.replies.items[0].body, "A reply.");
 });
 
-Deno.test("docs/connect.md: the Node and Python quick starts run as written", async (t) => {
+Deno.test("docs/connect.md: the Node, Python and Go quick starts run as written", async (t) => {
   await using board = await testBoard();
   await using server = serve(board);
   await t.step("Node", async () => {
-    const out = await runQuickStart("node", "mjs", "**Node**", server.url);
+    const out = await runQuickStart(["node"], "js", "**Node**", server.url);
     assert.match(out, /^201 \{/, out);
     assert.match(out, /^1 Hello board$/m, out);
   });
   await t.step("Python", async () => {
-    const out = await runQuickStart("python3", "py", "**Python**", server.url);
+    const out = await runQuickStart(["python3"], "python", "**Python**", server.url);
     assert.match(out, /^1 Hello board$/m, out);
+  });
+  await t.step({
+    name: "Go",
+    ignore: noGo,
+    fn: async () => {
+      const out = await runQuickStart(["go", "run"], "go", "**Go**", server.url);
+      assert.match(out, /^1 Hello board$/m, out);
+    },
   });
 });

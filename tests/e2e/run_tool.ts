@@ -136,3 +136,27 @@ async function* jsonLines(stream: ReadableStream<Uint8Array>, seen: string[]) {
     }
   }
 }
+
+/** Whether `program` can be started (it is on the PATH). */
+function installed(program: string): boolean {
+  try {
+    new Deno.Command(program, { args: ["version"], stdout: "null", stderr: "null" }).outputSync();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True when the Go client tests must be skipped (and says so): `go` is not installed (a machine
+ * with only Node and npm) and BOARD_REQUIRE_GO is not `1`. `.ci/run` installs Debian's Go and sets
+ * it, which makes a missing `go` a failure.
+ */
+export function skipGoTests(): boolean {
+  if (installed("go") || Deno.env.get("BOARD_REQUIRE_GO") === "1") return false;
+  console.warn(
+    "Go client tests skipped: go is not installed (apt-get install golang-go). " +
+      "Set BOARD_REQUIRE_GO=1 to make this a failure.",
+  );
+  return true;
+}
