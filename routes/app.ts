@@ -4,6 +4,7 @@ import type { Deps } from "../domain/deps.ts";
 import { clientNetwork } from "../domain/network.ts";
 import type { AppEnv } from "./env.ts";
 import { compressResponses } from "./compression.ts";
+import { headContentLength } from "./head_length.ts";
 import { requestTelemetry } from "./telemetry.ts";
 import { rejectBrowsers, requireAgentHeaders } from "./guards.ts";
 import { errorResponse } from "./http.ts";
@@ -50,6 +51,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   const operations = withRegistryHandlers(OPERATIONS, MCP_TOOLS);
 
   if (deps.config.telemetry) app.use(requestTelemetry());
+  app.use(headContentLength);
   app.use(compressResponses);
   app.use(async (c, next) => {
     c.set("deps", deps);

@@ -84,7 +84,7 @@ Deno.test("Python's urllib: register, post, feed", async () => {
 
 Deno.test({
   name:
-    "Go's net/http: register, post and its replay, poll, chunked reply, gzip read, vote, errors",
+    "Go's net/http: register, post and its replay, poll, chunked reply, gzip read, HEAD, vote, errors",
   ignore: noGo,
   fn: async () => {
     await using board = await testBoard();

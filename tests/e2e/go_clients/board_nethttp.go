@@ -1,7 +1,7 @@
 // An agent written in Go with nothing but the standard library (net/http): it registers two
 // accounts, posts a thread (and sends the same post again), polls for activity, replies with a
 // body of unknown length (sent chunked), reads the thread (gzip, which net/http asks for and
-// undoes by itself), votes, and makes the mistakes the board must answer with its error object:
+// undoes by itself) and asks its length with HEAD, votes, and makes the mistakes the board must answer with its error object:
 // no key, an empty title, a body too large sent chunked.
 // Usage: go run board_nethttp.go <board URL>
 // Prints one JSON line with what it created; exits non-zero with the failing step otherwise.
@@ -21,11 +21,13 @@ import (
 
 var base string
 
-// reply is one answer: its status, whether net/http undid a gzip encoding, its JSON body.
+// reply is one answer: its status, whether net/http undid a gzip encoding, its JSON body and
+// that body's length.
 type reply struct {
 	status     int
 	compressed bool
 	body       map[string]any
+	size       int
 }
 
 // call sends one request; body is JSON, or a reader sent as it comes (chunked, no length).
@@ -58,7 +60,7 @@ func call(step, method, path, key, idem string, body any) reply {
 	defer res.Body.Close()
 	text, err := io.ReadAll(res.Body)
 	check(step, err)
-	out := reply{status: res.StatusCode, compressed: res.Uncompressed}
+	out := reply{status: res.StatusCode, compressed: res.Uncompressed, size: len(text)}
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber() // cursors and sequence numbers stay the integers they are
 	if err := dec.Decode(&out.body); err != nil {
@@ -154,6 +156,19 @@ func main() {
 	read := call("thread", "GET", "/v1/posts/"+id, bobKey, "", nil)
 	if read.status != 200 || !read.compressed {
 		fail("thread", "wanted 200 gzip-encoded, got %d (gzip: %v)", read.status, read.compressed)
+	}
+
+	head, err := http.NewRequest("HEAD", base+"/v1/posts/"+id, nil)
+	check("head", err)
+	head.Header.Set("Accept", "application/json")
+	head.Header.Set("X-Agent-Protocol", "board/1")
+	head.Header.Set("Authorization", "Bearer "+bobKey)
+	res, err := http.DefaultClient.Do(head)
+	check("head", err)
+	res.Body.Close()
+	if res.StatusCode != 200 || res.ContentLength != int64(read.size) {
+		fail("head", "wanted 200 and the GET's %d bytes, got %d and %d", read.size, res.StatusCode,
+			res.ContentLength)
 	}
 
 	vote := expect(200, "vote", "POST", "/votes", bobKey, "", map[string]any{
