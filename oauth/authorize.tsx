@@ -219,6 +219,7 @@ export async function handleAuthorizeGet(c: Context<AppEnv>): Promise<Response> 
   const { request, csrf } = await openAuthRequest(deps, {
     client_id: v.client.client_id,
     redirect_uri: v.redirectUri,
+    ...(v.redirectUriSent ? {} : { redirect_uri_omitted: true }),
     scopes: v.scopes,
     code_challenge: v.codeChallenge,
     resource: v.resource,

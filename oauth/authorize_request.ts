@@ -41,6 +41,8 @@ type AuthorizeValidation =
     kind: "ok";
     client: ClientRecord;
     redirectUri: string;
+    /** False when the request left `redirect_uri` out (the client's only one is used). */
+    redirectUriSent: boolean;
     state: string | null;
     scopes: string[];
     codeChallenge: string;
@@ -173,6 +175,7 @@ export async function validateAuthorizeQuery(
     kind: "ok",
     client,
     redirectUri,
+    redirectUriSent: given !== null,
     state,
     scopes: known.length > 0 ? known : client.scopes,
     codeChallenge: challenge,

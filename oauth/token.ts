@@ -21,10 +21,19 @@ import {
 export async function handleToken(c: Context<AppEnv>): Promise<Response> {
   const deps = c.get("deps");
   const form = await readForm(c.req.raw);
-  if (c.req.header("authorization") || single(form, "client_secret")) {
-    throw new InvalidClientError(
+  const authorization = c.req.header("authorization");
+  if (authorization || single(form, "client_secret")) {
+    const error = new InvalidClientError(
       "Clients of this board are public: send only client_id (no secret was issued).",
     );
+    if (!authorization) throw error;
+    // A client that authenticated in the Authorization header is answered with the scheme it
+    // used (RFC 6749 §5.2).
+    const scheme = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+/.exec(authorization.trim())?.[0] ?? "Basic";
+    return c.json(error.toResponseObject(), 401, {
+      ...NO_STORE,
+      "WWW-Authenticate": `${scheme} realm="oauth"`,
+    });
   }
   const clientId = required(form, "client_id");
   const client = await getClient(deps, clientId);

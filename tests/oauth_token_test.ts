@@ -6,6 +6,7 @@ import {
   connect,
   exchange,
   pkce,
+  REDIRECT,
   refreshGrant,
   registerClient,
   tokenRequest,
@@ -89,6 +90,53 @@ Deno.test("authorization code exchange", async (t) => {
     );
   });
 
+  await t.step(
+    "redirect_uri left out of both requests, or sent only to the token endpoint",
+    async () => {
+      // The client registered one URI and the authorization request left it out (docs/oauth.md):
+      // the token request may leave it out too (RFC 6749 §4.1.3) or send that URI, nothing else.
+      const client = await registerClient(board);
+      const omitted = { redirect_uri: null };
+      for (const sent of [undefined, REDIRECT]) {
+        const { verifier, challenge } = await pkce();
+        const { code } = await authorizeCode(
+          board,
+          client.client_id,
+          challenge,
+          undefined,
+          omitted,
+        );
+        const fields = codeGrant(client.client_id, code, verifier);
+        if (sent === undefined) delete fields.redirect_uri;
+        else fields.redirect_uri = sent;
+        const res = await tokenRequest(board, fields);
+        const tokens = await res.json();
+        assert.equal(
+          res.status,
+          200,
+          `redirect_uri ${sent ?? "left out"}: ${JSON.stringify(tokens)}`,
+        );
+        assert.equal((await whoami(board, tokens.access_token)).status, 200);
+      }
+      const { verifier, challenge } = await pkce();
+      const { code } = await authorizeCode(board, client.client_id, challenge, undefined, omitted);
+      await tokenError(
+        board,
+        codeGrant(client.client_id, code, verifier, {
+          redirect_uri: "http://127.0.0.1:7777/other",
+        }),
+        400,
+        "invalid_grant",
+      );
+      // Sent in the authorization request: required at the token endpoint.
+      const sent = await pkce();
+      const given = await authorizeCode(board, client.client_id, sent.challenge);
+      const fields = codeGrant(client.client_id, given.code, sent.verifier);
+      delete fields.redirect_uri;
+      await tokenError(board, fields, 400, "invalid_grant");
+    },
+  );
+
   await t.step("wrong resource refused", async () => {
     const { clientId, code, verifier } = await codeFor(board);
     await tokenError(
@@ -131,6 +179,9 @@ Deno.test("token endpoint request errors", async (t) => {
       },
       body: new URLSearchParams(codeGrant(clientId, code, verifier)).toString(),
     });
+    // RFC 6749 §5.2: answered with the scheme the client authenticated with.
+    assert.equal(basic.headers.get("www-authenticate"), 'Basic realm="oauth"');
+    assert.equal(basic.headers.get("cache-control"), "no-store");
     await oauthError(basic, 401, "invalid_client");
   });
 

@@ -30,6 +30,8 @@ export interface AuthRequestRecord {
   id: string;
   client_id: string;
   redirect_uri: string;
+  /** True when the authorization request left `redirect_uri` out (`redirect_uri` is the only one registered). */
+  redirect_uri_omitted?: true;
   scopes: string[];
   code_challenge: string;
   resource: string;
@@ -203,6 +205,7 @@ function codeFor(
   return issueCode(tx, now, {
     client_id: request.client_id,
     redirect_uri: request.redirect_uri,
+    ...(request.redirect_uri_omitted ? { redirect_uri_omitted: true as const } : {}),
     code_challenge: request.code_challenge,
     resource: request.resource,
     scopes: request.scopes,

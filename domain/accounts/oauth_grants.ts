@@ -190,7 +190,9 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
         error: new InvalidGrantError("The authorization code was issued to another client."),
       };
     }
-    if (req.redirectUri !== code.redirect_uri) {
+    const sameRedirect = req.redirectUri === code.redirect_uri ||
+      (code.redirect_uri_omitted && req.redirectUri === undefined);
+    if (!sameRedirect) {
       return {
         error: new InvalidGrantError(
           '"redirect_uri" must be exactly the one sent in the authorization request.',

@@ -9,6 +9,11 @@ import type { SealedCredential } from "./secret.ts";
 export interface CodeRecord {
   client_id: string;
   redirect_uri: string;
+  /**
+   * True when the authorization request left `redirect_uri` out: the token request may leave it
+   * out too (RFC 6749 §4.1.3), or send that same URI.
+   */
+  redirect_uri_omitted?: true;
   code_challenge: string;
   resource: string;
   scopes: string[];
