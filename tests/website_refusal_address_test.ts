@@ -127,11 +127,11 @@ Deno.test("a refusal without a session keeps nothing; the form's address goes to
     headers: { accept: "text/html" },
   });
   await assertStatus(missing, 404);
-  // A browser without the cookie gets a session with the refusal (403), text kept.
+  // A browser without the cookie is answered at once (403), text kept, with a session.
   const stranger = new Guest(board);
   const r = await stranger.post(`/articles/${a.id}/comments`, { text: "No cookie yet." });
-  assert.equal(r.posted.status, 303);
-  assert.equal(r.res.status, 403);
+  assert.equal(r.posted.status, 403);
+  assert.ok(stranger.cookie);
   assert.equal(keptText(r.html), "No cookie yet.");
 });
 
@@ -146,4 +146,26 @@ Deno.test("a text larger than one KV value is kept whole", async () => {
   assert.equal(r.res.status, 400);
   assert.match(formMessage(r.html)!, /89,999 characters long; the limit is 8,000/);
   assert.equal(keptText(r.html), text);
+});
+
+Deno.test("a browser that keeps no cookie is answered at once: 403, its text, the cookie message", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const guest = new Guest(board);
+  await guest.get(`/articles/${a.id}`); // the page issued a session the browser did not keep
+  guest.cookie = null;
+  const text = "Written in a browser that refuses cookies.";
+  const r = await guest.post(`/articles/${a.id}/comments`, { text, name: "Cookieless" });
+  // Nothing kept for a session this browser cannot show: the answer itself is the page.
+  assert.equal(r.refusal, null);
+  assert.equal(r.res.status, 403);
+  assert.match(formMessage(r.html)!, /cookies are needed to comment/);
+  assert.equal(keptText(r.html), text);
+  assert.match(r.html, /id="guest-name"[^>]*value="Cookieless"/);
+  assert.ok(
+    r.res.headers.get("set-cookie"),
+    "a session to try again with, once cookies are allowed",
+  );
+  // Allowed now: the next post from that page is taken.
+  await guest.comment(a.id, text);
 });

@@ -318,12 +318,26 @@ const EMPTY_FORM: FormState = { text: "", name: "", message: null, field: null, 
 export async function articleReadPage(c: Context<AppEnv>) {
   const id = articleId(c);
   if (!id) return notFoundPage(c);
+  return await articleView(c, id);
+}
+
+/** A refused form shown on the page at once, not kept for a session to show (see its use). */
+interface RefusedForm {
+  text: string;
+  name: string;
+  parentId: string | null;
+  message: string;
+  status: number;
+}
+
+/** The article page; with `refused`, showing that form and its message with its status. */
+async function articleView(c: Context<AppEnv>, id: string, refused?: RefusedForm) {
   const deps = c.get("deps");
   const p = parsePageParams({
     before: queryParam(c, "before") ?? null,
     after: queryParam(c, "after") ?? null,
   });
-  const replyTo = queryParam(c, "reply_to");
+  const replyTo = refused ? refused.parentId ?? undefined : queryParam(c, "reply_to");
   const refusalId = queryParam(c, "refusal");
   const posted = queryParam(c, "posted") ?? null;
   const sessionKey = await guestSessionKey(guestCookieValue(c));
@@ -353,7 +367,11 @@ export async function articleReadPage(c: Context<AppEnv>) {
   const refusal = guest.session ? data.refusal : null;
   let status = 200;
   const headers: Record<string, string> = {};
-  if (refusal) {
+  if (refused) {
+    const { text, name, message } = refused;
+    Object.assign(state, { text, name, message, field: "csrf" });
+    status = refused.status;
+  } else if (refusal) {
     Object.assign(state, {
       text: refusal.text,
       name: refusal.name,
@@ -371,7 +389,7 @@ export async function articleReadPage(c: Context<AppEnv>) {
     data,
     guest,
     state,
-    refusal ? {} : { before: p.before, after: p.after },
+    refusal || refused ? {} : { before: p.before, after: p.after },
     status,
     headers,
     posted && UUID_PATTERN.test(posted) ? posted : null,
@@ -450,6 +468,18 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
   /** The form kept for a session that is missing, ended, or whose token this is not. */
   const sessionRefusal = async () => {
     await publicArticleBundle(deps, id); // a 404 page when the article is not public
+    if (guestCookieValue(c) === undefined) {
+      // No cookie at all: a browser that refuses cookies would never see a refusal kept for a
+      // session. The page answers at once (403), with the text and a session to try again.
+      return await articleView(c, id, {
+        text: kept.text,
+        name: kept.name,
+        parentId: kept.parent_id,
+        message:
+          "Your browser did not send the guest cookie: cookies are needed to comment. Your text is kept below: allow cookies for this site and post it again.",
+        status: 403,
+      });
+    }
     const found = await currentGuest(c);
     const guest = found ? { session: found, notice: null } : await guestSession(c);
     return await redirectToRefusal(c, id, guest, {

@@ -28,21 +28,24 @@ export function skipBrowserTests(): boolean {
   return true;
 }
 
+/** Headless Chromium's launch options, with the flags this closed network needs. */
+export const BROWSER_OPTIONS = {
+  executablePath: CHROMIUM_PATH,
+  headless: true,
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+  ],
+};
+
 /** Launches headless Chromium with the flags this closed network needs. */
 export async function launchBrowser(): Promise<Browser> {
   if (!browserAvailable) throw new Error(`${CHROMIUM_PATH} is required but not installed`);
-  return await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--disable-dev-shm-usage",
-    ],
-  });
+  return await chromium.launch(BROWSER_OPTIONS);
 }
