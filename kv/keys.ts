@@ -234,6 +234,11 @@ const builders = {
   // ---- human website: guest sessions and guest comments (docs/website.md)
   /** A guest browser session, by the SHA-256 of its cookie value (KV expiry as well). */
   guestSessions: unshown<[sessionHash: string]>("guest_sessions"),
+  /**
+   * A guest cookie value a comment rotated out, for an hour: the hash of that comment's text, so
+   * that the same form sent again with that value (its answer lost) is told the comment arrived.
+   */
+  guestRotatedOut: unshown<[sessionHash: string]>("guest_rotated_out"),
   /** Guest sessions started from one network in one fixed hour (an exact counter). */
   guestSessionStarts: unshown<[network: string, hourStart: number]>("guest_session_starts"),
   /** A guest session's comments per window ("1h", "utc_day") and window start (scope "session"). */

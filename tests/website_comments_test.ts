@@ -457,3 +457,43 @@ Deno.test("the moderator comment reads are behind the /mod gate", async () => {
     "INVALID_INPUT",
   );
 });
+
+Deno.test("the form sent again after its answer was lost is told the comment arrived", async (t) => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const guest = new Guest(board);
+  await guest.get(`/articles/${a.id}`);
+  const before = guest.cookie;
+  const text = "Sent once; the answer with the new cookie never reached the browser.";
+  await guest.comment(a.id, text);
+  guest.cookie = before; // the answer (and its rotated cookie) was lost: the browser sends again
+
+  await t.step(
+    "the same text: received before, nothing stored again, not kept in the form",
+    async () => {
+      const r = await guest.post(`/articles/${a.id}/comments`, { text });
+      assert.equal(r.res.status, 409);
+      assert.match(formMessage(r.html)!, /already received when the form was first sent/);
+      assert.equal(keptText(r.html), "");
+      const page = await new Guest(board).get(`/articles/${a.id}`);
+      assert.equal(commentTree(page.html).size, 1, "one comment");
+    },
+  );
+  await t.step(
+    "another text with that cookie: its session has moved on, the text is kept",
+    async () => {
+      guest.cookie = before;
+      const r = await guest.post(`/articles/${a.id}/comments`, { text: "Something else." });
+      assert.equal(r.res.status, 403);
+      assert.match(formMessage(r.html)!, /guest session had expired/);
+      assert.equal(keptText(r.html), "Something else.");
+    },
+  );
+  await t.step("an hour later the old cookie tells nothing", async () => {
+    board.clock.advance(3601);
+    guest.cookie = before;
+    const r = await guest.post(`/articles/${a.id}/comments`, { text });
+    assert.equal(r.res.status, 403);
+    assert.match(formMessage(r.html)!, /guest session had expired/);
+  });
+});

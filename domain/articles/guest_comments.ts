@@ -352,7 +352,14 @@ export async function postGuestComment(
     tx.set(keys.guestCommentChecks(id), { ...outcome.check, at: now });
     // A posted comment ends the session's kept refusal: its address shows the plain article.
     tx.delete(keys.guestRefusals(session.id));
-    const rotated = await rotateGuestSession(tx, deps, req.session.key, sessionRec, rotation);
+    const rotated = await rotateGuestSession(
+      tx,
+      deps,
+      req.session.key,
+      sessionRec,
+      rotation,
+      req.text,
+    );
     w.finish();
     return {
       comment_id: id,

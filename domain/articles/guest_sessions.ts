@@ -34,6 +34,7 @@ declare module "../../kv/key_values.ts" {
   interface KeyValues {
     guestSessions: GuestSessionRecord;
     guestSessionStarts: number;
+    guestRotatedOut: RotatedOutRecord;
   }
 }
 
@@ -97,6 +98,27 @@ export async function findGuestSession(
   return await sessionOf(deps, key, rec);
 }
 
+/** A cookie value a comment rotated out (`keys.guestRotatedOut`). */
+interface RotatedOutRecord {
+  /** SHA-256 of the comment's text as the form sent it. */
+  text_hash: string;
+  expires_at: number;
+}
+
+/** How long a rotated-out cookie value can still tell that its comment arrived (seconds). */
+const ROTATED_OUT_SECONDS = 3600;
+
+/**
+ * True when the cookie value stored under `key` was rotated out, within the hour, by a
+ * comment of exactly `text`: the same form sent again after its answer was lost. The value
+ * names no session any more; this tells only that a text its sender knows was received.
+ */
+export async function sentBefore(deps: Deps, key: string, text: string): Promise<boolean> {
+  const rec = (await deps.kv.get(keys.guestRotatedOut(key))).value;
+  return rec !== null && rec.expires_at > deps.clock.now() &&
+    timingSafeEqual(rec.text_hash, await sha256Hex(text));
+}
+
 /** A new cookie value for a session, and the SHA-256 it is stored under. */
 interface GuestRotation {
   cookie: string;
@@ -122,7 +144,7 @@ function sessionEnded(): BoardError {
  * Stages, inside the caller's commit, the move of the session stored under `key` (its record
  * `rec`, read with a check in `tx`, so the commit fails if another request rotated or ended it)
  * to `rotation`'s cookie: the old value stops naming it in that same commit, its identity and
- * expiry are kept. Answers the session under its new key. Throws 403 FORBIDDEN
+ * expiry are kept, and the old value keeps the hash of the comment's `text` (`sentBefore`). Answers the session under its new key. Throws 403 FORBIDDEN
  * (`details.session: "ended"`) when there is no live record (the commit then stores nothing).
  */
 export async function rotateGuestSession(
@@ -131,9 +153,15 @@ export async function rotateGuestSession(
   key: string,
   rec: GuestSessionRecord | null,
   rotation: GuestRotation,
+  text: string,
 ): Promise<GuestSession> {
   const now = deps.clock.now();
   if (!rec || rec.expires_at <= now) throw sessionEnded();
+  tx.set(
+    keys.guestRotatedOut(key),
+    { text_hash: await sha256Hex(text), expires_at: now + ROTATED_OUT_SECONDS },
+    { expireIn: ROTATED_OUT_SECONDS * 1000 },
+  );
   const moved: GuestSessionRecord = {
     created_at: rec.created_at,
     expires_at: rec.expires_at,

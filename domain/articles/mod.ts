@@ -44,6 +44,7 @@ export {
   findGuestSession,
   GUEST_SESSION_SECONDS,
   guestSessionKey,
+  sentBefore,
   startGuestSession,
 } from "./guest_sessions.ts";
 export type { GuestSession } from "./guest_sessions.ts";

@@ -27,6 +27,7 @@ import {
   readArticlePage,
   replyable,
   seenBy,
+  sentBefore,
   siteFigures,
   svgSources,
 } from "../../domain/articles/mod.ts";
@@ -465,6 +466,7 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
     earlier: null,
     retry_at: null,
   };
+  const sessionKey = await guestSessionKey(guestCookieValue(c));
   /** The form kept for a session that is missing, ended, or whose token this is not. */
   const sessionRefusal = async () => {
     await publicArticleBundle(deps, id); // a 404 page when the article is not public
@@ -482,6 +484,17 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
     }
     const found = await currentGuest(c);
     const guest = found ? { session: found, notice: null } : await guestSession(c);
+    if (!found && sessionKey && await sentBefore(deps, sessionKey, kept.text)) {
+      // The form sent again after its answer (with the session's new cookie) was lost.
+      return await redirectToRefusal(c, id, guest, {
+        ...kept,
+        text: "",
+        message:
+          "This comment was already received when the form was first sent; the answer did not reach your browser. It is not shown here because this browser's guest session changed when it was received; a comment waiting for a moderator appears once approved.",
+        field: "form",
+        status: 409,
+      });
+    }
     return await redirectToRefusal(c, id, guest, {
       ...kept,
       message: found
@@ -491,7 +504,6 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
       status: 403,
     });
   };
-  const sessionKey = await guestSessionKey(guestCookieValue(c));
   if (!sessionKey) return await sessionRefusal();
   try {
     // The session, its token and the article are read and checked in the post's own commit.
