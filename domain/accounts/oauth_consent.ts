@@ -30,7 +30,7 @@ export interface AuthRequestRecord {
   id: string;
   client_id: string;
   redirect_uri: string;
-  /** True when the authorization request left `redirect_uri` out (`redirect_uri` is the only one registered). */
+  /** True when the request left `redirect_uri` out (`redirect_uri`: the one registered). */
   redirect_uri_omitted?: true;
   scopes: string[];
   code_challenge: string;

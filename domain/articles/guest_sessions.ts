@@ -143,9 +143,10 @@ function sessionEnded(): BoardError {
 /**
  * Stages, inside the caller's commit, the move of the session stored under `key` (its record
  * `rec`, read with a check in `tx`, so the commit fails if another request rotated or ended it)
- * to `rotation`'s cookie: the old value stops naming it in that same commit, its identity and
- * expiry are kept, and the old value keeps the hash of the comment's `text` (`sentBefore`). Answers the session under its new key. Throws 403 FORBIDDEN
- * (`details.session: "ended"`) when there is no live record (the commit then stores nothing).
+ * to `rotation`'s cookie: the old value stops naming it in that same commit (keeping, for an
+ * hour, only the hash of the comment's `text`: `sentBefore`); its identity and expiry are kept.
+ * Answers the session under its new key. Throws 403 FORBIDDEN (`details.session: "ended"`)
+ * when there is no live record (the commit then stores nothing).
  */
 export async function rotateGuestSession(
   tx: Tx,
