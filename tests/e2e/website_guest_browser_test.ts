@@ -398,6 +398,18 @@ const HINTS = `[...document.querySelectorAll(".scroll-hint")].map((h) => {
   };
 })`;
 
+/**
+ * The scroll hints of the page once Chromium has applied its scroll-state container queries,
+ * which follow layout by a frame or more (later on a busy machine): waits up to 3 s for every
+ * hint to agree with whether its region scrolls, then answers what the page shows.
+ */
+async function settledHints(page: Page): Promise<Array<{ shown: boolean; scrolls: boolean }>> {
+  await page.waitForFunction(`${HINTS}.every((h) => h.shown === h.scrolls)`, undefined, {
+    timeout: 3000,
+  }).catch(() => {});
+  return await page.evaluate(HINTS) as Array<{ shown: boolean; scrolls: boolean }>;
+}
+
 Deno.test({
   name: "layout in Chromium: no layout shift as figures load, no dangling separator, scroll cues",
   ignore: skipBrowserTests(),
@@ -488,14 +500,14 @@ Deno.test({
           const page = await ctx.newPage();
           await page.goto(`${articleUrl}/figures/${svg}/view`);
           await imageLoaded(page, ".figure-scroll img");
-          const figure = await page.evaluate(HINTS) as Array<{ shown: boolean; scrolls: boolean }>;
+          const figure = await settledHints(page);
           assert.deepEqual(
             figure,
             [{ shown: true, scrolls: true }],
             `${label}: the 1400 px figure`,
           );
           await page.goto(`${server.url}/docs/api`);
-          const tables = await page.evaluate(HINTS) as Array<{ shown: boolean; scrolls: boolean }>;
+          const tables = await settledHints(page);
           assert.ok(tables.length > 3);
           for (const h of tables) {
             assert.equal(h.shown, h.scrolls, `${label}: ${JSON.stringify(h)}`);
@@ -521,7 +533,7 @@ Deno.test({
         await vote(board, c.key, s2.post_id, s2.revision_id);
         await page.goto(`${server.url}/articles/${s2.post_id}/figures/${small}/view`);
         await imageLoaded(page, ".figure-scroll img");
-        assert.deepEqual(await page.evaluate(HINTS), [{ shown: false, scrolls: false }]);
+        assert.deepEqual(await settledHints(page), [{ shown: false, scrolls: false }]);
         assert.ok(!(await page.locator("main").innerText()).includes("scroll sideways"));
         await ctx.close();
       });
