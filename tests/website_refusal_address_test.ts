@@ -168,4 +168,10 @@ Deno.test("a browser that keeps no cookie is answered at once: 403, its text, th
   );
   // Allowed now: the next post from that page is taken.
   await guest.comment(a.id, text);
+  // An article that is not there is the 404 page, with or without the cookie.
+  const gone = await new Guest(board).post(`/articles/${crypto.randomUUID()}/comments`, { text });
+  assert.equal(gone.res.status, 404);
+  guest.cookie = `${guest.cookie!.split("=")[0]}=${"x".repeat(43)}`; // a session no longer live
+  const stale = await guest.post(`/articles/${crypto.randomUUID()}/comments`, { text });
+  assert.equal(stale.res.status, 404);
 });

@@ -54,6 +54,7 @@ import {
   guestSession,
   type GuestState,
   isTopLevelNavigation,
+  newGuestSession,
   writeGuestCookie,
 } from "./guest_session.ts";
 import { errorPage } from "./error_page.tsx";
@@ -469,10 +470,10 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
   const sessionKey = await guestSessionKey(guestCookieValue(c));
   /** The form kept for a session that is missing, ended, or whose token this is not. */
   const sessionRefusal = async () => {
-    await publicArticleBundle(deps, id); // a 404 page when the article is not public
     if (guestCookieValue(c) === undefined) {
       // No cookie at all: a browser that refuses cookies would never see a refusal kept for a
-      // session. The page answers at once (403), with the text and a session to try again.
+      // session. The page answers at once (403; 404 when the article is not public), with the
+      // text and a session to try again.
       return await articleView(c, id, {
         text: kept.text,
         name: kept.name,
@@ -482,9 +483,15 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
         status: 403,
       });
     }
-    const found = await currentGuest(c);
-    const guest = found ? { session: found, notice: null } : await guestSession(c);
-    if (!found && sessionKey && await sentBefore(deps, sessionKey, kept.text)) {
+    // One round trip: the article (a 404 page when it is not public), the session, and whether
+    // the cookie was rotated out by a comment of this very text.
+    const [found, sentAgain] = await Promise.all([
+      currentGuest(c),
+      sessionKey ? sentBefore(deps, sessionKey, kept.text) : false,
+      publicArticleBundle(deps, id),
+    ]);
+    const guest = found ? { session: found, notice: null } : await newGuestSession(c);
+    if (!found && sentAgain) {
       // The form sent again after its answer (with the session's new cookie) was lost.
       return await redirectToRefusal(c, id, guest, {
         ...kept,

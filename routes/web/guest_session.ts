@@ -80,6 +80,11 @@ export function isTopLevelNavigation(headers: Headers): boolean {
 export async function guestSession(c: Context<AppEnv>): Promise<GuestState> {
   const found = await currentGuest(c);
   if (found) return { session: found, notice: null };
+  return await newGuestSession(c);
+}
+
+/** `guestSession` for a browser already known to have no live session (`currentGuest`). */
+export async function newGuestSession(c: Context<AppEnv>): Promise<GuestState> {
   if (!isTopLevelNavigation(c.req.raw.headers)) {
     return {
       session: null,
