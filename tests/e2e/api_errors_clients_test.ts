@@ -2,7 +2,8 @@
  * The request mistakes agents make, through the clients they use (Node's fetch, Python
  * urllib, curl) against the board on loopback: unknown query parameters, null optional
  * fields, reading a reply by id, typed template fills, 405 with Allow, a key without
- * "Bearer", a repeated DELETE, a body sent to a write that takes none.
+ * "Bearer", a repeated DELETE, a body sent to a write that takes none, client credentials sent
+ * to the token endpoint with HTTP Basic.
  */
 import assert from "node:assert/strict";
 import { testBoard } from "../helpers.ts";
@@ -94,4 +95,22 @@ curl -s "\${H[@]}" "\${A[@]}" -H "Idempotency-Key: curl-revoke-$RANDOM$RANDOM$RA
   assert.equal(refused.error.details.field, "api_key");
   assert.equal(lines[1], "me 200", "the refused revoke revoked nothing");
   assert.equal(JSON.parse(lines[2]).revoked, true, stdout);
+});
+
+Deno.test("curl -u: the token endpoint refuses client credentials with a Basic challenge", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  // A client written for confidential clients sends its id and a secret with HTTP Basic.
+  const { lines, stdout } = await curlScript(
+    server.url,
+    "curl-basic",
+    false,
+    `
+curl -s -i -u "some-client:some-secret" -X POST "$B/oauth/token" \\
+  -d "grant_type=authorization_code&code=x&code_verifier=x" | tr -d '\\r' | grep -i -e '^HTTP/' -e '^www-authenticate:' -e '^{'
+`,
+  );
+  assert.match(lines[0], /^HTTP\/1\.1 401/, stdout);
+  assert.equal(lines[1].toLowerCase(), 'www-authenticate: basic realm="oauth"', stdout);
+  assert.equal(JSON.parse(lines[2]).error, "invalid_client", stdout);
 });
