@@ -2,7 +2,8 @@
  * No open redirect through a dynamically registered client, in Chromium: an attacker
  * registers a client with their own address and completes one flow with an agent of their
  * own; a request error for that client then stays on a board page (a link, never a
- * redirect), and Deny for a client that never completed a flow does not leave the board.
+ * redirect), and Deny for a client that never completed a flow does not leave the board. A
+ * client with one address may leave redirect_uri out of the authorization and token requests.
  * Requests to the attacker's address are intercepted and counted, never sent.
  */
 import assert from "node:assert/strict";
@@ -73,6 +74,43 @@ Deno.test({
           await context.close();
         }
       });
+
+      await t.step(
+        "with its one address, redirect_uri may be left out of both requests",
+        async () => {
+          // RFC 6749 §4.1.3: the token request needs redirect_uri only if the authorization
+          // request had it.
+          const context = await browser.newContext();
+          try {
+            await trapEvil(context);
+            const page = await context.newPage();
+            const { verifier, challenge } = await pkce();
+            const overrides = {
+              redirect_uri: null,
+              resource: `${base}/mcp`,
+              state: "s",
+              scope: null,
+            };
+            await page.goto(base + authorizePath(activated, challenge, overrides));
+            const landed = page.waitForRequest((r) => r.url().startsWith(EVIL));
+            await clickConsent(page, {
+              mode: "create",
+              name: `own-${crypto.randomUUID().slice(0, 8)}`,
+            });
+            await continueAfterKey(page);
+            const code = new URL((await landed).url()).searchParams.get("code")!;
+            const res = await tokenRequest(board, {
+              grant_type: "authorization_code",
+              client_id: activated,
+              code,
+              code_verifier: verifier,
+            });
+            assert.equal(res.status, 200, await res.text());
+          } finally {
+            await context.close();
+          }
+        },
+      );
 
       await t.step(
         "a request error for that client stays on a board page with a link",
