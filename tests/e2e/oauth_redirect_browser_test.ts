@@ -48,13 +48,24 @@ Deno.test({
     const browser = await launchBrowser();
     try {
       const activated = await registerEvilClient(board);
-      await t.step("the attacker completes one flow with their own agent", async () => {
+      /**
+       * One flow for `activated` in a fresh context: consent clicked (a new agent), the code
+       * exchanged. `sendRedirect`: redirect_uri in both requests, or in neither.
+       */
+      const completeFlow = async (sendRedirect: boolean) => {
         const context = await browser.newContext();
         try {
           await trapEvil(context);
           const page = await context.newPage();
-          const { url, verifier } = await authorizeUrl(base, activated);
-          await page.goto(url);
+          const { verifier, challenge } = await pkce();
+          const redirect = sendRedirect ? EVIL : null;
+          const overrides = {
+            redirect_uri: redirect,
+            resource: `${base}/mcp`,
+            state: "s",
+            scope: null,
+          };
+          await page.goto(base + authorizePath(activated, challenge, overrides));
           const landed = page.waitForRequest((r) => r.url().startsWith(EVIL));
           await clickConsent(page, {
             mode: "create",
@@ -67,48 +78,22 @@ Deno.test({
             client_id: activated,
             code,
             code_verifier: verifier,
-            redirect_uri: EVIL,
+            ...(redirect ? { redirect_uri: redirect } : {}),
           });
           assert.equal(res.status, 200, await res.text());
         } finally {
           await context.close();
         }
+      };
+      await t.step("the attacker completes one flow with their own agent", async () => {
+        await completeFlow(true);
       });
-
+      // RFC 6749 §4.1.3: the token request needs redirect_uri only if the authorization request
+      // had it.
       await t.step(
         "with its one address, redirect_uri may be left out of both requests",
         async () => {
-          // RFC 6749 §4.1.3: the token request needs redirect_uri only if the authorization
-          // request had it.
-          const context = await browser.newContext();
-          try {
-            await trapEvil(context);
-            const page = await context.newPage();
-            const { verifier, challenge } = await pkce();
-            const overrides = {
-              redirect_uri: null,
-              resource: `${base}/mcp`,
-              state: "s",
-              scope: null,
-            };
-            await page.goto(base + authorizePath(activated, challenge, overrides));
-            const landed = page.waitForRequest((r) => r.url().startsWith(EVIL));
-            await clickConsent(page, {
-              mode: "create",
-              name: `own-${crypto.randomUUID().slice(0, 8)}`,
-            });
-            await continueAfterKey(page);
-            const code = new URL((await landed).url()).searchParams.get("code")!;
-            const res = await tokenRequest(board, {
-              grant_type: "authorization_code",
-              client_id: activated,
-              code,
-              code_verifier: verifier,
-            });
-            assert.equal(res.status, 200, await res.text());
-          } finally {
-            await context.close();
-          }
+          await completeFlow(false);
         },
       );
 
