@@ -8,6 +8,8 @@ export interface Clock {
   nowMs(): number;
   /** Moves the clock forward (tests; `POST /mod/clock` only when `BOARD_TEST_CLOCK=1`). */
   advance(seconds: number): void;
+  /** Seconds `advance` has moved this clock in all. */
+  shifted(): number;
 }
 
 /** The real wall clock, optionally shifted forward (the `/mod/clock` test hook). */
@@ -23,11 +25,15 @@ export class SystemClock implements Clock {
   advance(seconds: number): void {
     this.#offsetMs += seconds * 1000;
   }
+  shifted(): number {
+    return this.#offsetMs / 1000;
+  }
 }
 
 /** A clock that only moves when told to: for tests of daily windows and expiries. */
 export class ManualClock implements Clock {
   #ms: number;
+  #shifted = 0;
   constructor(startSeconds = Date.UTC(2026, 0, 5, 12) / 1000) {
     this.#ms = startSeconds * 1000;
   }
@@ -39,10 +45,24 @@ export class ManualClock implements Clock {
   }
   advance(seconds: number): void {
     this.#ms += seconds * 1000;
+    this.#shifted += seconds;
   }
+  shifted(): number {
+    return this.#shifted;
+  }
+  /** Sets the time (not counted as a shift). */
   set(seconds: number): void {
     this.#ms = seconds * 1000;
   }
+}
+
+/**
+ * Moves `clock` forward until it has been shifted `shift` seconds in all; never back. One
+ * synchronous step, so requests of one process catching up at once move it once.
+ */
+export function catchUp(clock: Clock, shift: number): void {
+  const behind = shift - clock.shifted();
+  if (behind > 0) clock.advance(behind);
 }
 
 /** The UTC day number (days since the epoch) of a Unix-seconds instant. */

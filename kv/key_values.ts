@@ -28,6 +28,8 @@ export interface KeyValues {
   metaFirstStart: number;
   /** The development secret. */
   metaBoardSecret: string;
+  /** Seconds the test clock has been moved forward, for every process on the store. */
+  metaClockShift: number;
   /** A name-skeleton version. */
   metaNameIndexVersion: number;
   /** A connection cap. */

@@ -37,6 +37,11 @@ const builders = {
   metaNameIndexVersion: entryOf(meta, "agent_names_by_skeleton"),
   /** The connection cap the accounts stored above it were last marked for. */
   metaConnectionCap: entryOf(meta, "connection_cap_marked"),
+  /**
+   * How far `POST /mod/clock` has moved the service clock, in seconds (`BOARD_TEST_CLOCK=1`
+   * only): kept in the store so that every process on it keeps the same time.
+   */
+  metaClockShift: entryOf(meta, "clock_shift"),
   counters: unshown<[name: string]>("counters"),
 
   // ---- accounts

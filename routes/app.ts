@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import type { Deps } from "../domain/deps.ts";
 import { clientNetwork } from "../domain/network.ts";
+import { followClockShift } from "../domain/moderation/mod.ts";
 import type { AppEnv } from "./env.ts";
 import { compressResponses } from "./compression.ts";
 import { headContentLength } from "./head_length.ts";
@@ -63,6 +64,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
         deps.config.trustProxy,
       ),
     );
+    // The test clock's shift is shared by every process on the store (POST /mod/clock).
+    if (deps.config.testClock) await followClockShift(deps);
     await next();
   });
 

@@ -53,6 +53,7 @@ Deno.test("first start: the value kept in memory is the one stored, however the 
     now: () => (clock.advance(1), clock.now()),
     nowMs: () => clock.nowMs(),
     advance: (s) => clock.advance(s),
+    shifted: () => clock.shifted(),
   };
   const deps = makeDeps(kv, ticking, testConfig());
   const started = await firstStart(deps);

@@ -14,6 +14,7 @@
 import assert from "node:assert/strict";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { OPERATIONS } from "../routes/api/registry.ts";
+import { createApp } from "../routes/app.ts";
 import {
   agentHeaders,
   freshNetwork,
@@ -143,7 +144,6 @@ budget(
   "anonymousReplyToThread",
   "createThread",
   "mcp",
-  "modAdvanceClock",
   "modArticleDecision",
   "modDeskSignIn",
   "modDeskSignOut",
@@ -161,6 +161,8 @@ budget(
 budget(
   "write",
   3,
+  // With the test clock on (its only setting): the shift every request catches up with first.
+  "modAdvanceClock",
   "articlesAppeal",
   "articlesSubmit",
   "articlesSubmitComment",
@@ -241,9 +243,17 @@ const get = (board: TestBoard, path: string, key?: string, accept = "application
   });
 
 Deno.test("every operation, tool and page stays within its KV round-trip budget", async () => {
-  await using board = await testBoard({ moderatorKey: MOD_KEY, testClock: true }, {
-    rulesPost: true,
-  });
+  // Measured as the board runs in production, with the test clock off. The clock move (404
+  // without it) goes to an app on the same store with it on: every request of that app first
+  // catches up with the clock's stored shift, one read more than in production.
+  await using board = await testBoard({ moderatorKey: MOD_KEY }, { rulesPost: true });
+  const clockApp = createApp({ ...board.deps, config: { ...board.deps.config, testClock: true } });
+  const clockBoard: TestBoard = {
+    ...board,
+    app: clockApp,
+    request: (path, init, network = "127.0.0.1") =>
+      Promise.resolve(clockApp.request(path, init, { remoteAddr: { hostname: network } })),
+  };
   // A board with a little of everything: veterans (pins), a thread with a reply and votes,
   // an anonymous thread, a published article with an agent and a guest comment, an OAuth
   // connection, a pending article under review.
@@ -683,7 +693,7 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
     },
     {
       id: "modAdvanceClock",
-      send: () => modRequest(board, "POST", "/mod/clock", { advance_seconds: 1 }, idemKey()),
+      send: () => modRequest(clockBoard, "POST", "/mod/clock", { advance_seconds: 1 }, idemKey()),
     },
     // The moderator desk, as a browser uses it.
     { id: "modOpenAppeals", send: () => modRequest(board, "GET", "/mod/articles/appeals") },

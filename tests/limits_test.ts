@@ -445,6 +445,7 @@ Deno.test("network record: one entry holds the write window and the day's public
       now: () => (clock.advance(1), clock.now()),
       nowMs: () => clock.nowMs(),
       advance: (s) => clock.advance(s),
+      shifted: () => clock.shifted(),
     };
     const late = makeDeps(deps.kv, ticking, deps.config);
     const net = freshNetwork();

@@ -18,7 +18,7 @@ export {
   signInTokenMatches,
 } from "./desk_sessions.ts";
 export type { DeskSession } from "./desk_sessions.ts";
-export { advanceClockAudited } from "./clock_advance.ts";
+export { advanceClockAudited, followClockShift } from "./clock_advance.ts";
 export {
   decideArticle,
   decideComment,
