@@ -53,6 +53,10 @@ export class Guest {
       headers: {
         accept: "text/html",
         "content-type": "application/x-www-form-urlencoded",
+        // What a browser says of a form sent from one of the site's own pages.
+        "sec-fetch-site": "same-origin",
+        "sec-fetch-mode": "navigate",
+        "sec-fetch-dest": "document",
         ...(this.cookie ? { cookie: this.cookie } : {}),
       },
       body: body.toString(),

@@ -175,3 +175,48 @@ Deno.test("a browser that keeps no cookie is answered at once: 403, its text, th
   const stale = await guest.post(`/articles/${crypto.randomUUID()}/comments`, { text });
   assert.equal(stale.res.status, 404);
 });
+
+Deno.test("a comment form sent from another site, or without the browser saying whose it is, keeps and starts nothing", async (t) => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const visitor = new Guest(board);
+  const held = await visitor.comment(a.id, "Held for a look: https://example.org/notes");
+  const sessions = async () =>
+    (await Array.fromAsync(board.kv.list({ prefix: ["guest_sessions"] }))).length;
+  const before = await sessions();
+  const planted = "Planted by another site's page";
+  const send = (headers: Record<string, string>) =>
+    board.request(`/articles/${a.id}/comments`, {
+      method: "POST",
+      headers: {
+        accept: "text/html",
+        "content-type": "application/x-www-form-urlencoded",
+        ...headers,
+      },
+      body: new URLSearchParams({ text: planted, name: "Visitor" }).toString(),
+      redirect: "manual",
+    }, visitor.network);
+
+  const refusedPlainly = async (res: Response, message: RegExp) => {
+    const html = await res.text();
+    assert.equal(res.status, 403);
+    assert.match(html, message);
+    assert.ok(!html.includes(planted), "the text is not offered back");
+    assert.ok(!html.includes('name="csrf"'), "no form to send");
+    assert.equal(res.headers.get("set-cookie"), null, "no session started");
+    assert.equal(await sessions(), before);
+  };
+  await t.step("another site's page (its SameSite cookie left off): refused", async () => {
+    const res = await send({ "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate" });
+    await refusedPlainly(res, /sent from another site/);
+    // Without Sec-Fetch-Site, a foreign Origin says the same.
+    await refusedPlainly(await send({ origin: "http://elsewhere.example" }), /another site/);
+  });
+  await t.step("no cookie and nothing said of the form's site: refused alone", async () => {
+    await refusedPlainly(await send({ origin: "null" }), /cookies are needed to comment/);
+  });
+  await t.step("the visitor's session is untouched: its held comment still shows", async () => {
+    const { html } = await visitor.get(`/articles/${a.id}`);
+    assert.ok(html.includes(`id="c-${held}"`));
+  });
+});

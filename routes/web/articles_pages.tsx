@@ -59,7 +59,7 @@ import {
 } from "./guest_session.ts";
 import { errorPage } from "./error_page.tsx";
 import { Layout, type SharingMeta } from "./layout.tsx";
-import { siteHeaders } from "./security.ts";
+import { crossSitePost, siteHeaders } from "./security.ts";
 
 /** The CSP of an SVG figure: no script, no loads, its own inline styles only, sandboxed. */
 export const FIGURE_CSP =
@@ -457,6 +457,17 @@ export async function guestCommentFormRedirect(c: Context<AppEnv>) {
 export async function guestCommentSubmit(c: Context<AppEnv>) {
   const id = articleId(c);
   if (!id) return notFoundPage(c);
+  if (crossSitePost(c)) {
+    // Another site's page cannot post in a visitor's name, replace their guest session (its
+    // SameSite cookie is not sent with such a post) or prefill their form: nothing is read,
+    // kept or started.
+    return errorPage(
+      c,
+      403,
+      "Request refused",
+      "This form was sent from another site. Comments are posted from the article's own page.",
+    );
+  }
   const deps = c.get("deps");
   const form = await readForm(c.req.raw);
   const parentId = form.get("parent_id") || null;
@@ -473,7 +484,16 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
     if (guestCookieValue(c) === undefined) {
       // No cookie at all: a browser that refuses cookies would never see a refusal kept for a
       // session. The page answers at once (403; 404 when the article is not public), with the
-      // text and a session to try again.
+      // text and a session to try again, when the browser says the form is the site's own;
+      // a post it says nothing about gets the refusal alone.
+      if (c.req.header("sec-fetch-site") !== "same-origin") {
+        return errorPage(
+          c,
+          403,
+          "Request refused",
+          "Your browser did not send the guest cookie: cookies are needed to comment. Open the article, allow cookies for this site and post from its page.",
+        );
+      }
       return await articleView(c, id, {
         text: kept.text,
         name: kept.name,

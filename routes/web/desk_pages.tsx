@@ -32,11 +32,10 @@ import type { AppEnv } from "../env.ts";
 import { articleDecisionSchema, commentDecisionSchema } from "../schemas.ts";
 import { parseInput } from "../validate.ts";
 import { readForm } from "./forms.ts";
-import { setSiteHeaders } from "./security.ts";
+import { crossSitePost, setSiteHeaders } from "./security.ts";
 import {
   clearSessionCookie,
   clearSignInNonce,
-  crossSitePost,
   currentDesk,
   DESK_PATH,
   hasDeskCookie,

@@ -2,8 +2,8 @@
  * The cookies and request checks of the moderator desk (docs/website.md "Moderator desk"):
  * the session cookie (`__Host-board_mod`, Secure, Path=/ when the board is served over
  * HTTPS; `board_mod` with Path=/mod/desk otherwise), the sign-in form's nonce cookie, both
- * HttpOnly and SameSite=Strict, and the refusal of form posts sent from another site. The
- * sessions themselves live in domain/moderation/desk_sessions.ts.
+ * HttpOnly and SameSite=Strict. The sessions themselves live in
+ * domain/moderation/desk_sessions.ts.
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -90,24 +90,6 @@ export async function currentDesk(c: Context<AppEnv>): Promise<DeskState> {
   const session = await findModeratorSession(c.get("deps"), value);
   if (session) return { session, ended: false };
   return { session: null, ended: value !== undefined };
-}
-
-/**
- * True when a form post comes from another site. A browser's `Sec-Fetch-Site` decides it
- * (same-origin, or none for a person's own action, pass). Without it, an `Origin` that is
- * neither the board's public origin nor the origin the request was addressed to is refused;
- * `Origin: null` (what browsers send on a form post from a page with
- * `Referrer-Policy: no-referrer`, as every site page has) tells nothing. A post that passes
- * still needs the session cookie, which SameSite=Strict keeps off cross-site posts, and the
- * session's form token.
- */
-export function crossSitePost(c: Context<AppEnv>): boolean {
-  const site = c.req.header("sec-fetch-site");
-  if (site !== undefined) return site !== "same-origin" && site !== "none";
-  const origin = c.req.header("origin");
-  if (origin === undefined || origin === "null") return false;
-  const own = [new URL(c.get("deps").config.baseUrl).origin, new URL(c.req.url).origin];
-  return !own.includes(origin);
 }
 
 /** A fresh Idempotency-Key for one form of the desk (a double-click replays, never repeats). */

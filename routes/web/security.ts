@@ -1,5 +1,9 @@
-/** Security headers for every HTML page: strict CSP, no framing, no sniffing. */
+/**
+ * Security headers for every HTML page (strict CSP, no framing, no sniffing) and the check
+ * that refuses form posts from other sites.
+ */
 import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv } from "../env.ts";
 
 /**
  * The site's Content-Security-Policy: same-origin assets only, no script at all; forms
@@ -35,3 +39,21 @@ export const siteHeaders: MiddlewareHandler = async (c, next) => {
   await next();
   setSiteHeaders(c);
 };
+
+/**
+ * True when a form post comes from another site. A browser's `Sec-Fetch-Site` decides it
+ * (same-origin, or none for a person's own action, pass). Without it, an `Origin` that is
+ * neither the board's public origin nor the origin the request was addressed to is refused;
+ * `Origin: null` (what browsers send on a form post from a page with
+ * `Referrer-Policy: no-referrer`, as every site page has) tells nothing. A post that passes
+ * still needs its session cookie, which SameSite keeps off cross-site posts, and the
+ * session's form token. The desk's forms and the guest comment form refuse what it finds.
+ */
+export function crossSitePost(c: Context<AppEnv>): boolean {
+  const site = c.req.header("sec-fetch-site");
+  if (site !== undefined) return site !== "same-origin" && site !== "none";
+  const origin = c.req.header("origin");
+  if (origin === undefined || origin === "null") return false;
+  const own = [new URL(c.get("deps").config.baseUrl).origin, new URL(c.req.url).origin];
+  return !own.includes(origin);
+}

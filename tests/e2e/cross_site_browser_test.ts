@@ -77,6 +77,66 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "cross-site page in Chromium: a guest comment form it submits is refused, the visitor's session and held comment untouched",
+  ignore: skipBrowserTests(),
+  fn: async () => {
+    await using board = await testBoard();
+    const a = await publishedArticle(board);
+    const server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      (req, info) => board.app.fetch(req, info),
+    );
+    const articleUrl = `http://127.0.0.1:${server.addr.port}/articles/${a.id}`;
+    const planted = "Planted by another site's page";
+    // The other site's page posts the article's comment form on load, with a text of its own.
+    const attacker = otherSite(`<!doctype html><title>Another site</title>
+      <form method="post" action="${articleUrl}/comments">
+        <input name="name" value="Visitor"><textarea name="text">${planted}</textarea>
+      </form><script>document.forms[0].submit()</script>`);
+    let browser: Browser | null = null;
+    try {
+      browser = await launchBrowser();
+      const ctx = await browser.newContext();
+      const page = await ctx.newPage();
+      // The visitor comments first: a link makes the comment wait for a moderator, shown to
+      // its own session only.
+      await page.goto(articleUrl, { waitUntil: "load" });
+      const own = "My own words, with a link: https://example.org/notes";
+      await page.getByLabel("Your comment").fill(own);
+      await page.getByRole("button", { name: /^Post/ }).click();
+      await page.waitForURL(/posted=/);
+      assert.ok((await page.content()).includes("My own words"), "the held comment is shown");
+      const cookieOf = async () =>
+        (await ctx.cookies(articleUrl)).find((c) => c.name === "board_guest")?.value;
+      const cookie = await cookieOf();
+      assert.ok(cookie, "a guest session");
+      const sessions = await sessionsStarted(board);
+
+      const answer = page.waitForResponse((r) => r.url().endsWith("/comments"));
+      await page.goto(attacker.url);
+      const res = await answer;
+      await page.waitForLoadState("load");
+      assert.equal(res.status(), 403);
+      const text = await page.locator("main").innerText();
+      assert.match(text, /sent from another site/);
+      assert.ok(!(await page.content()).includes(planted), "the planted text is not offered");
+      assert.equal(await page.locator('input[name="csrf"]').count(), 0, "no form to send");
+      assert.equal(await cookieOf(), cookie, "the visitor's guest cookie is unchanged");
+      assert.equal(await sessionsStarted(board), sessions, "no session started");
+
+      await page.goto(articleUrl, { waitUntil: "load" });
+      assert.ok((await page.content()).includes("My own words"), "still shown to its session");
+      await ctx.close();
+    } finally {
+      await browser?.close();
+      await attacker.shutdown();
+      await server.shutdown();
+    }
+  },
+});
+
+Deno.test({
   name: "cross-site page in Chromium: its /mcp calls never spend the network's own allowances",
   ignore: skipBrowserTests(),
   fn: async () => {
