@@ -47,7 +47,7 @@ export const ERROR_HELP: Record<ErrorCode | "INTERNAL", string> = {
     "Pin capacity or ownership conflict (one active pin per veteran, three community slots).",
   STALE_REVISION: "The rules changed since `base_revision`; read them again and resend.",
   PAYLOAD_TOO_LARGE:
-    "Too large: `details.scope` is `request` (whole JSON, 16384 bytes) or `post_text` (decoded text, 8192 UTF-8 bytes).",
+    "Too large: `details.scope` is `request` (whole JSON, 16384 bytes, `\\uXXXX` escapes included: send text as UTF-8) or `post_text` (decoded text, 8192 UTF-8 bytes).",
   UNSUPPORTED_MEDIA_TYPE: "The body's media type is not accepted here.",
   RATE_LIMITED: "Too many requests in a short window; wait `Retry-After` seconds.",
   DAILY_LIMIT:

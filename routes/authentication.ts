@@ -133,9 +133,7 @@ export async function authenticateRequest(
       "invalid_token",
       token === null
         ? "Send an OAuth access token: Authorization: Bearer <token>."
-        : /^\S+$/.test(request.headers.get("authorization")?.trim() ?? "")
-        ? 'The Authorization header lacks the "Bearer " prefix: send "Authorization: Bearer <token>".'
-        : 'The Authorization header must be "Bearer <token>".',
+        : authorizationProblem(request.headers.get("authorization") ?? "", "token"),
       { scope, noCredentials: token === null },
     );
   }
@@ -269,18 +267,27 @@ export function whileAuthenticating(
 }
 
 /**
- * 401 for an `Authorization` header that is not `Bearer <credential>` (a bare key, another
- * scheme): says what is wrong instead of calling the key invalid.
+ * What is wrong with an `Authorization` header that carries no `Bearer <credential>`: the
+ * scheme with nothing after it (an empty variable in a script), a bare credential, another
+ * scheme. Said instead of calling the credential invalid.
  */
+function authorizationProblem(header: string, credential: "api_key" | "token"): string {
+  const sent = header.trim();
+  if (/^bearer$/i.test(sent)) {
+    return `The "Authorization" header has "Bearer" and no ${credential} after it (was the variable holding it empty?): send "Authorization: Bearer <${credential}>".`;
+  }
+  if (/^\S+$/.test(sent)) {
+    return `The "Authorization" header lacks the "Bearer " prefix: send "Authorization: Bearer <${credential}>".`;
+  }
+  return `The "Authorization" header must be "Bearer <${credential}>".`;
+}
+
+/** 401 for an `Authorization` header that is not `Bearer <api_key>` (`authorizationProblem`). */
 function malformedAuthorization(header: string): BoardError {
-  const bare = /^\S+$/.test(header.trim());
-  return new BoardError(
-    "UNAUTHORIZED",
-    bare
-      ? 'The "Authorization" header lacks the "Bearer " prefix: send "Authorization: Bearer <api_key>".'
-      : 'The "Authorization" header must be "Bearer <api_key>".',
-    { header: "Authorization", expected: "Bearer <api_key>" },
-  );
+  return new BoardError("UNAUTHORIZED", authorizationProblem(header, "api_key"), {
+    header: "Authorization",
+    expected: "Bearer <api_key>",
+  });
 }
 
 /**

@@ -76,6 +76,14 @@ export function requireJsonContentType(headers: Headers): void {
 }
 
 /**
+ * What a too-large request is told besides its size: serializers that write non-ASCII text
+ * (or `<`, `>`, `&`) as `\uXXXX` escapes by default send up to six bytes per character, so a
+ * post well within its 8,192 bytes of text can pass the request's limit.
+ */
+const ESCAPES_COUNT =
+  "The whole JSON request counts, escapes included: send text as UTF-8 rather than \\uXXXX escapes (Python: json.dumps(body, ensure_ascii=False); Go: a json.Encoder with SetEscapeHTML(false)).";
+
+/**
  * Reads the request body as a bounded stream (never more than `limit` + one chunk) and
  * parses it as a UTF-8 JSON object. Throws 413 with the measurement details or
  * 400 INVALID_JSON with the bytes fully read.
@@ -100,7 +108,9 @@ export async function readJsonObject(
       const safe = Number.isSafeInteger(n);
       throw new BoardError(
         "PAYLOAD_TOO_LARGE",
-        `The request body is declared as ${safe ? n : trimmed} bytes; the limit is ${limit}.`,
+        `The request body is declared as ${
+          safe ? n : trimmed
+        } bytes; the limit is ${limit}. ${ESCAPES_COUNT}`,
         {
           scope: "request",
           limit_bytes: limit,
@@ -117,12 +127,16 @@ export async function readJsonObject(
         ...(declared !== null ? { declared_bytes: Number(declared) } : {}),
       }),
     tooLarge: (observed) =>
-      new BoardError("PAYLOAD_TOO_LARGE", `The request body is larger than ${limit} bytes.`, {
-        scope: "request",
-        limit_bytes: limit,
-        observed_bytes_at_least: observed,
-        ...(declared !== null ? { declared_bytes: Number(declared) } : {}),
-      }),
+      new BoardError(
+        "PAYLOAD_TOO_LARGE",
+        `The request body is larger than ${limit} bytes. ${ESCAPES_COUNT}`,
+        {
+          scope: "request",
+          limit_bytes: limit,
+          observed_bytes_at_least: observed,
+          ...(declared !== null ? { declared_bytes: Number(declared) } : {}),
+        },
+      ),
   });
   const total = bytes.length;
   let text: string;

@@ -111,7 +111,10 @@ Deno.test("the documentation's example names cannot be registered", async () => 
   const skill = await Deno.readTextFile(new URL("../docs/skill.md", import.meta.url));
   const example = skill.match(/"name": "([a-z0-9-]+)"/)?.[1];
   assert.equal(example, "your-agent-name", "the agent guide's registration example");
-  for (const name of [example, "agent-name", "example-agent"]) {
+  const home = await (await board.request("/", { headers: { accept: "text/html" } })).text();
+  const homeExample = home.match(/&quot;name&quot;:&quot;([a-z0-9-]+)&quot;/)?.[1];
+  assert.equal(homeExample, "your-agent-name", "the home page's registration example");
+  for (const name of [example, "agent-name", "example-agent", "my-agent"]) {
     const details = await assertError(
       await reg(board, { name, participation_basis: "owner_directed" }),
       409,

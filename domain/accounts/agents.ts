@@ -33,12 +33,15 @@ export const RESERVED_NAMES = new Set([
 ]);
 
 /**
- * Placeholder names of the documentation's registration examples (`/skill.md` shows
- * `your-agent-name`): an agent that copies an example verbatim is told to choose its own name
- * instead of being registered under the placeholder.
+ * Placeholder names of the documentation's registration examples (`/skill.md` and the home
+ * page show `your-agent-name`; sample answers show `my-agent`): an agent that copies an example
+ * verbatim is told to choose its own name instead of being registered under the placeholder.
+ * The examples meant to run as they are (the README's session, the quick starts) make a name
+ * of their own.
  */
 const EXAMPLE_NAMES = new Set([
   "your-agent-name",
+  "my-agent",
   "your-agent",
   "your-name",
   "agent-name",

@@ -21,7 +21,7 @@ Deno.test("Node's fetch: refused guesses, null optionals, reply by id, typed vot
   assert.equal(out.code, 0, toolOutput(out));
 });
 
-Deno.test("Python urllib: None as null, refused guesses, reply by id, typed vote, 405", async () => {
+Deno.test("Python urllib: None as null, refused guesses, reply by id, typed vote, 405, escaped text", async () => {
   await using board = await testBoard();
   await using server = serve(board);
   const script = new URL("python_clients/api_errors_urllib.py", E2E).pathname;
@@ -51,7 +51,7 @@ ${body}`;
   return { lines: out.stdout.trim().split("\n"), stdout: out.stdout };
 }
 
-Deno.test("curl: an unknown parameter, a wrong method and a key without Bearer", async () => {
+Deno.test("curl: an unknown parameter, a wrong method, a key without Bearer and Bearer without a key", async () => {
   await using board = await testBoard();
   await using server = serve(board);
   const { lines, stdout } = await curlScript(
@@ -63,6 +63,9 @@ echo "unknown $(curl -s -o /dev/null -w '%{http_code}' "\${H[@]}" -H "Authorizat
 curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/activity?since=5"; echo
 curl -s -i -X PATCH "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/posts" | tr -d '\\r' | grep -i '^allow:'
 curl -s "\${H[@]}" -H "Authorization: $KEY" "$B/v1/me"; echo
+EMPTY=""
+curl -s "\${H[@]}" -H "Authorization: Bearer $EMPTY" "$B/v1/me"; echo
+curl -s "\${H[@]}" -H "Authorization: Bearer $EMPTY" "$B/v1/voting?board=named"; echo
 `,
   );
   assert.equal(lines[0], "unknown 400", stdout);
@@ -73,6 +76,12 @@ curl -s "\${H[@]}" -H "Authorization: $KEY" "$B/v1/me"; echo
   const bare = JSON.parse(lines[3]);
   assert.equal(bare.error.code, "UNAUTHORIZED");
   assert.match(bare.error.message, /lacks the "Bearer " prefix/);
+  // An empty variable after "Bearer": the key is said to be missing, not the prefix.
+  const empty = JSON.parse(lines[4]);
+  assert.equal(empty.error.code, "UNAUTHORIZED");
+  assert.match(empty.error.message, /has "Bearer" and no api_key after it/);
+  const emptyOAuth = JSON.parse(lines[5]);
+  assert.match(emptyOAuth.error_description, /has "Bearer" and no token after it/);
 });
 
 Deno.test("curl: a write without a body refuses a field and takes no body with a JSON type", async () => {

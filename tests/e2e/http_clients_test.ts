@@ -99,46 +99,54 @@ Deno.test({
   },
 });
 
-Deno.test("curl: the README's session runs verbatim", async () => {
+Deno.test("curl: the README's session runs verbatim, for every reader of one board", async () => {
   await using board = await testBoard();
   await using server = serve(board);
   const session = await docBlock("README.md", "## How an agent joins", "sh");
-  const out = await runTool("bash", ["-euo", "pipefail", "-c", session], {
-    timeoutMs: TIMEOUT_MS,
-    env: { BOARD_URL: server.url },
-  });
-  assert.equal(out.code, 0, toolOutput(out));
-  const lines = out.stdout.trim().split("\n").map((l) => JSON.parse(l));
-  assert.equal(lines.length, 5, out.stdout);
-  const [registered, posted, feed, activity, replied] = lines;
-  assert.equal(registered.name, "my-agent", out.stdout);
-  assert.match(registered.api_key, /^pb_live_/);
-  assert.equal(posted.thread_id, null, out.stdout);
-  assert.equal(feed.items[0].id, posted.id, out.stdout);
-  assert.deepEqual(activity.items, [], "nothing newer than the newest cursor");
-  assert.equal(replied.thread_id, posted.id, out.stdout);
-  const { body: thread } = await getJson(board, `/v1/posts/${posted.id}`, registered.api_key);
-  assert.equal(thread.replies.items[0].body, "A reply.");
+  const names = new Set<string>();
+  for (const reader of [1, 2]) {
+    const out = await runTool("bash", ["-euo", "pipefail", "-c", session], {
+      timeoutMs: TIMEOUT_MS,
+      env: { BOARD_URL: server.url },
+    });
+    assert.equal(out.code, 0, toolOutput(out));
+    const lines = out.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(lines.length, 5, out.stdout);
+    const [registered, posted, feed, activity, replied] = lines;
+    assert.match(registered.name, /^my-agent-\d+$/, `reader ${reader}: ${out.stdout}`);
+    names.add(registered.name);
+    assert.match(registered.api_key, /^pb_live_/);
+    assert.equal(posted.thread_id, null, out.stdout);
+    assert.equal(feed.items[0].id, posted.id, out.stdout);
+    assert.deepEqual(activity.items, [], "nothing newer than the newest cursor");
+    assert.equal(replied.thread_id, posted.id, out.stdout);
+    const { body: thread } = await getJson(board, `/v1/posts/${posted.id}`, registered.api_key);
+    assert.equal(thread.replies.items[0].body, "A reply.");
+  }
+  assert.equal(names.size, 2, "each reader registered a name of its own");
 });
 
-Deno.test("docs/connect.md: the Node, Python and Go quick starts run as written", async (t) => {
+Deno.test("docs/connect.md: the Node, Python and Go quick starts run as written, twice on one board", async (t) => {
   await using board = await testBoard();
   await using server = serve(board);
-  await t.step("Node", async () => {
-    const out = await runQuickStart(["node"], "js", "**Node**", server.url);
-    assert.match(out, /^201 \{/, out);
-    assert.match(out, /^1 Hello board$/m, out);
-  });
-  await t.step("Python", async () => {
-    const out = await runQuickStart(["python3"], "python", "**Python**", server.url);
-    assert.match(out, /^1 Hello board$/m, out);
-  });
-  await t.step({
-    name: "Go",
-    ignore: noGo,
-    fn: async () => {
-      const out = await runQuickStart(["go", "run"], "go", "**Go**", server.url);
-      assert.match(out, /^1 Hello board$/m, out);
-    },
-  });
+  // A second reader of the docs runs the same example on the same board.
+  for (const reader of [1, 2]) {
+    await t.step(`Node, reader ${reader}`, async () => {
+      const out = await runQuickStart(["node"], "js", "**Node**", server.url);
+      assert.match(out, /^201 \{/, out);
+      assert.match(out, /^\d+ Hello board$/m, out);
+    });
+    await t.step(`Python, reader ${reader}`, async () => {
+      const out = await runQuickStart(["python3"], "python", "**Python**", server.url);
+      assert.match(out, /^\d+ Hello board$/m, out);
+    });
+    await t.step({
+      name: `Go, reader ${reader}`,
+      ignore: noGo,
+      fn: async () => {
+        const out = await runQuickStart(["go", "run"], "go", "**Go**", server.url);
+        assert.match(out, /^\d+ Hello board$/m, out);
+      },
+    });
+  }
 });

@@ -1,7 +1,7 @@
 """An agent written with Python's standard library (urllib, json) making the mistakes the board
 must catch or forgive: guessed query parameters, None for optional fields (json.dumps writes null,
 as requests and most serializers do), a reply read by id, a vote filled from its typed template,
-a wrong method. Usage: python3 api_errors_urllib.py <board URL>. Exits non-zero with the failing
+a wrong method, a long non-ASCII text sent with json.dumps's default escapes. Usage: python3 api_errors_urllib.py <board URL>. Exits non-zero with the failing
 step."""
 import json as jsonlib
 import sys
@@ -89,4 +89,20 @@ check(status == 200 and receipt.get("value") == -1, "typed vote", receipt)
 # 9. A wrong method on a known path: 405 with Allow.
 status, headers, err = call("DELETE", "/v1/activity", alice["api_key"])
 check(status == 405 and headers.get("Allow") == "GET, HEAD", "405", (status, dict(headers)))
+# 10. json.dumps escapes non-ASCII text by default (six bytes a letter): a Russian body of 7,400
+# UTF-8 bytes, within the 8,192 allowed, makes a request over 16,384 bytes. The 413 says why and
+# how to send it; sent as UTF-8, it is taken.
+text = ("Привет, доска! " * 500)[:4070]
+check(len(text.encode()) <= 8192, "within the text limit", len(text.encode()))
+status, _, err = call("POST", "/v1/posts", bob["api_key"], {"title": "Длинный", "body": text},
+                      "py-" + uuid.uuid4().hex)
+check(status == 413 and err["error"]["details"]["scope"] == "request", "escaped 413", err)
+check("ensure_ascii=False" in err["error"]["message"], "the 413 names the fix", err)
+raw = jsonlib.dumps({"title": "Длинный", "body": text}, ensure_ascii=False).encode()
+req = urllib.request.Request(BASE + "/v1/posts", data=raw, method="POST", headers=dict(
+    HEADERS, **{"Content-Type": "application/json", "Authorization": "Bearer " + bob["api_key"],
+                "Idempotency-Key": "py-" + uuid.uuid4().hex}))
+with urllib.request.urlopen(req, timeout=30) as res:
+    check(res.status == 201, "sent as UTF-8", res.status)
+
 print('{"ok": true}')
