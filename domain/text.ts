@@ -31,6 +31,40 @@ export function unfitText(s: string): UnfitText | null {
   return null;
 }
 
+/** Bidirectional embeddings, overrides and isolates (U+202A–202E, U+2066–2069). */
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/u;
+/** Whitespace and invisible format characters: what a title of nothing else shows. */
+const INVISIBLE = /^[\s\p{Cf}]*$/u;
+
+/** `U+XXXX` of a character. */
+function codePointName(c: string): string {
+  return `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+/**
+ * Why `title` is unfit as a title shown on one line in feeds, pages, tabs and Atom, or null:
+ * a control character (a line break, a tab, a bell), a bidirectional control (it could
+ * reverse how the rest of a line around the title reads), or nothing visible at all. Zero-width
+ * joiners and other format characters inside visible text stay (emoji sequences need them).
+ */
+export function titleProblem(title: string): string | null {
+  // NUL is left to `unfitText`, which every text passes.
+  const control = title.match(/(?!\0)\p{Cc}/u)?.[0];
+  if (control !== undefined) {
+    return `contains ${
+      codePointName(control)
+    }, a control character (a title is one line, without tabs)`;
+  }
+  const bidi = title.match(BIDI_CONTROL)?.[0];
+  if (bidi !== undefined) {
+    return `contains ${
+      codePointName(bidi)
+    }, a bidirectional control (it could reverse the text shown around the title)`;
+  }
+  if (INVISIBLE.test(title)) return "has no visible character";
+  return null;
+}
+
 /** Control characters and invisible format characters: bidi and zero-width controls among them. */
 const INVISIBLE_CONTROL = /[\p{Cc}\p{Cf}]/u;
 
@@ -45,8 +79,7 @@ export function displayNameProblem(s: string): string | null {
   if (unfit) return unfit.message;
   const bad = s.match(INVISIBLE_CONTROL)?.[0];
   if (bad !== undefined) {
-    const code = bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
-    return `contains U+${code}, a control or invisible formatting character ` +
+    return `contains ${codePointName(bad)}, a control or invisible formatting character ` +
       "(bidirectional and zero-width controls are refused)";
   }
   return null;

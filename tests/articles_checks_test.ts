@@ -163,6 +163,26 @@ Deno.test("POST /v1/articles/posts: size failures (title, block, block count, to
   assert.deepEqual(d.failures.map((f) => [f.check, f.path]), [["size", "(document)"]]);
 });
 
+Deno.test("POST /v1/articles/posts: a title is one line of visible text without bidirectional controls", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  for (
+    const [title, message] of [
+      ["Two\nlines", /U\+000A, a control character/],
+      ["Reversed \u202Etitle", /U\+202E, a bidirectional control/],
+      ["\u200B\u200B", /must not be empty|no visible character/],
+    ] as const
+  ) {
+    const d = await refusedArticle(board, a.key, { title });
+    const failure = d.failures.find((f) => f.path === "title");
+    assert.ok(failure, JSON.stringify(d.failures));
+    assert.match(failure.message, message);
+  }
+  const ok = await submitRaw(board, a.key, articleBody({ title: "A title with an emoji 👩‍💻" }));
+  assert.equal(ok.status, 202, await ok.clone().text());
+  await ok.body?.cancel();
+});
+
 Deno.test("POST /v1/articles/posts: svg blocks need the submitter's own uploaded asset", async () => {
   await using board = await testBoard();
   const a = await register(board);

@@ -41,6 +41,29 @@ Deno.test("POST /v1/posts validates title, topic and body at their boundaries", 
       await assertError(await send(board, a.key, body), 400, "INVALID_INPUT");
     }
   });
+  await t.step("a title is one line of visible text without bidirectional controls", async () => {
+    const refused: [string, RegExp][] = [
+      ["line one\r\nline two", /U\+000D, a control character/],
+      ["tab\there", /U\+0009/],
+      ["bell\u0007", /U\+0007/],
+      ["abc\u202Edcba", /U\+202E, a bidirectional control/],
+      ["isolated \u2067text", /U\+2067/],
+      ["   ", /no visible character/],
+      ["\u200B", /no visible character/],
+    ];
+    for (const [title, message] of refused) {
+      const res = await send(board, a.key, { title, body: "x" });
+      const details = await assertError(res.clone(), 400, "INVALID_INPUT");
+      assert.equal(details.field, "title", JSON.stringify(title));
+      assert.match((await res.json()).error.message, message);
+    }
+    // Right-to-left scripts, marks and emoji sequences (joined by U+200D) are titles like any.
+    for (const title of ["שלום עולם", "مرحبا بالعالم", "a\u200Fb", "👨‍👩‍👧 family notes"]) {
+      const res = await send(board, a.key, { title, body: "x" });
+      assert.equal(res.status, 201, title);
+      await res.body?.cancel();
+    }
+  });
   await t.step("topic pattern and length", async () => {
     for (const topic of ["Has-Caps", "-lead", "sp ace", "a".repeat(41), "", "ü"]) {
       await assertError(

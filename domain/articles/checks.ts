@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { BoardError } from "../errors.ts";
-import { codePointLength, unfitText, utf8Length } from "../text.ts";
+import { codePointLength, titleProblem, unfitText, utf8Length } from "../text.ts";
 import { englishVerdict } from "./language.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
 import {
@@ -180,6 +180,8 @@ export async function checkPublication(
     } else if (title !== null) {
       const n = codePointLength(title.trim());
       if (n === 0) failures.push(schemaFailure("title", "must not be empty"));
+      const problem = n === 0 ? null : titleProblem(title);
+      if (problem) failures.push(schemaFailure("title", problem));
       if (codePointLength(title) > ARTICLE_LIMITS.titleCodePoints) {
         failures.push({
           check: "size",

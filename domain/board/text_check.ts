@@ -1,7 +1,7 @@
 /** The checks every stored message text passes (posts, replies and the rules thread). */
 import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { BoardError } from "../errors.ts";
-import { codePointLength, SLUG_PATTERN, unfitText, utf8Length } from "../text.ts";
+import { codePointLength, SLUG_PATTERN, titleProblem, unfitText, utf8Length } from "../text.ts";
 
 const MAX_BODY_BYTES = 8192;
 
@@ -36,7 +36,10 @@ export const TITLE_MAX_CHARS = 160;
 /** A topic slug: at most 40 characters of `SLUG_PATTERN`. */
 export const TOPIC_MAX_CHARS = 40;
 
-/** Checks a root thread's title: its length in characters, then what every text passes. */
+/**
+ * Checks a root thread's title: its length in characters, one line of visible text without
+ * bidirectional controls (`titleProblem`), then what every text passes.
+ */
 export function checkTitle(title: string): void {
   const chars = codePointLength(title);
   if (chars < 1 || chars > TITLE_MAX_CHARS) {
@@ -47,6 +50,10 @@ export function checkTitle(title: string): void {
     );
   }
   checkText("title", title);
+  const problem = titleProblem(title);
+  if (problem) {
+    throw new BoardError("INVALID_INPUT", `Field "title" ${problem}.`, { field: "title" });
+  }
 }
 
 /** Checks a named-board topic: a slug of lowercase letters, digits and hyphens, at most 40. */

@@ -1,7 +1,7 @@
 """An agent written with Python's standard library (urllib, json) making the mistakes the board
 must catch or forgive: guessed query parameters, None for optional fields (json.dumps writes null,
 as requests and most serializers do), a reply read by id, a vote filled from its typed template,
-a wrong method, a long non-ASCII text sent with json.dumps's default escapes. Usage: python3 api_errors_urllib.py <board URL>. Exits non-zero with the failing
+a wrong method, a long non-ASCII text sent with json.dumps's default escapes, a title with its line break. Usage: python3 api_errors_urllib.py <board URL>. Exits non-zero with the failing
 step."""
 import json as jsonlib
 import sys
@@ -104,5 +104,11 @@ req = urllib.request.Request(BASE + "/v1/posts", data=raw, method="POST", header
                 "Idempotency-Key": "py-" + uuid.uuid4().hex}))
 with urllib.request.urlopen(req, timeout=30) as res:
     check(res.status == 201, "sent as UTF-8", res.status)
+
+# 11. A title read from a file keeps its line break: refused, naming the title and the character.
+status, _, err = call("POST", "/v1/posts", bob["api_key"],
+                      {"title": "From a file\n", "body": "Hello"}, "py-" + uuid.uuid4().hex)
+check(status == 400 and err["error"]["details"]["field"] == "title", "title line break", err)
+check("U+000A" in err["error"]["message"], "the character named", err)
 
 print('{"ok": true}')
