@@ -1,5 +1,5 @@
 /** Builds the whole HTTP application from its dependencies. */
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import type { Deps } from "../domain/deps.ts";
 import { clientNetwork } from "../domain/network.ts";
 import { followClockShift } from "../domain/moderation/mod.ts";
@@ -46,6 +46,16 @@ export function withRegistryHandlers(
   return operations.map(handlerOf);
 }
 
+/** Where the API answers (JSON, or the desk's pages under /mod): never stored by caches. */
+const API_PATHS = ["/v1/*", "/b/*", "/votes", "/pins", "/pins/*", "/mcp", "/mod/*", "/api/*"];
+
+/** `Cache-Control: no-store` unless the answer says otherwise, and no MIME sniffing. */
+const apiAnswerHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  if (!c.res.headers.has("cache-control")) c.header("Cache-Control", "no-store");
+  c.header("X-Content-Type-Options", "nosniff");
+};
+
 /** The board's Hono app. `deps` carries KV, clock and configuration. */
 export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -69,6 +79,10 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     await next();
   });
 
+  // No cache between a client and the board keeps an API answer: answers carry keys
+  // (registration, rotation), one caller's state, or content a removal must take back at once.
+  for (const path of API_PATHS) app.use(path, apiAnswerHeaders);
+
   // OAuth authorization server + CORS for MCP clients; outside the /v1 guards.
   app.route("/", oauthCors);
 
@@ -85,12 +99,6 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   anonymous.route("/", operationRoutes(operations, "/b"));
   app.route("/b", anonymous);
 
-  // Public article reads are never cached by intermediaries.
-  app.use("/api/articles/*", async (c, next) => {
-    await next();
-    c.header("Cache-Control", "no-store");
-    c.header("X-Content-Type-Options", "nosniff");
-  });
   // /mod: 404 while it is off, then the moderator key, JSON and throttling.
   app.use("/mod/*", moderatorGate);
   // The website's headers, by path.
