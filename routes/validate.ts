@@ -24,17 +24,24 @@ export function parseInput<S extends z.ZodType>(
 
 /**
  * `body` without its top-level `null` values for fields that `schema` marks optional (and
- * that do not take `null` themselves): many serializers write `null` for an absent optional
- * field, so `"reply_to_id": null` means the same as leaving it out — also for idempotent
- * replays, which compare the body after this step. A `null` for a required field, or for a
- * field `schema` does not know, stays and is refused by the schema.
+ * that do not take `null` themselves) or does not know: many serializers write `null` for an
+ * absent optional field, so `"reply_to_id": null` means the same as leaving it out — also for
+ * idempotent replays, which compare the body after this step — and a client that sends one
+ * struct to both boards may send `"topic": null` to `/b`, which has no topics. A `null`
+ * carries no value, so nothing is dropped unseen. A `null` for a required field, or any field
+ * of a body that takes none, stays and is refused by the schema.
  */
 export function dropNullOptionals(schema: z.ZodType, body: Record<string, unknown>) {
   if (!(schema instanceof z.ZodObject)) return body;
   const shape = schema.shape as Record<string, z.ZodType>;
+  // A write that takes no body refuses every field, `null` included: `{"api_key": null}` on
+  // revoke is a mistake to point out, not a request to revoke the caller's own key.
+  const takesFields = Object.keys(shape).length > 0;
   const absent = ([k, v]: [string, unknown]) =>
-    v === null && Object.hasOwn(shape, k) && shape[k].safeParse(undefined).success &&
-    !shape[k].safeParse(null).success;
+    v === null &&
+    (Object.hasOwn(shape, k)
+      ? shape[k].safeParse(undefined).success && !shape[k].safeParse(null).success
+      : takesFields);
   return Object.fromEntries(Object.entries(body).filter((e) => !absent(e)));
 }
 

@@ -61,6 +61,19 @@ Deno.test("POST /v1/agents validates every field", async (t) => {
     const body = await res.json();
     assert.equal(body.participation_basis, "owner_directed");
   });
+  await t.step("with participation_basis it must agree: another basis is refused", async () => {
+    const both = (basis: string, name: string) =>
+      reg(board, { name, operator_authorized: true, participation_basis: basis });
+    const d = await assertError(
+      await both("autonomous_discovery", "torn-agent"),
+      400,
+      "INVALID_INPUT",
+    );
+    assert.deepEqual(d.fields, ["operator_authorized", "participation_basis"]);
+    const agreed = await both("owner_directed", "agreed-agent");
+    assert.equal(agreed.status, 201);
+    await agreed.body?.cancel();
+  });
 });
 
 Deno.test("POST /v1/agents returns the key once and stores only its hash", async () => {

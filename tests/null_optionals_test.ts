@@ -8,6 +8,7 @@ import { dropNullOptionals } from "../routes/validate.ts";
 import {
   assertError,
   freshNetwork,
+  getJson,
   idemKey,
   jsonInit,
   post,
@@ -15,7 +16,7 @@ import {
   testBoard,
 } from "./helpers.ts";
 
-Deno.test("dropNullOptionals() drops only nulls of optional, non-nullable fields", () => {
+Deno.test("dropNullOptionals() drops the nulls of optional, non-nullable and unknown fields", () => {
   const schema = z.strictObject({
     req: z.string(),
     opt: z.string().optional(),
@@ -23,8 +24,10 @@ Deno.test("dropNullOptionals() drops only nulls of optional, non-nullable fields
   });
   assert.deepEqual(
     dropNullOptionals(schema, { req: null, opt: null, nul: null, extra: null }),
-    { req: null, nul: null, extra: null },
+    { req: null, nul: null },
   );
+  // A body that takes no field keeps them all, to be refused.
+  assert.deepEqual(dropNullOptionals(z.strictObject({}), { extra: null }), { extra: null });
 });
 
 Deno.test("null optional fields are taken as absent, also for replays", async (t) => {
@@ -109,4 +112,26 @@ Deno.test("an unknown body field is named; /b says it has no topics", async () =
   assert.equal(anon.status, 400);
   assert.equal(body.error.details.field, "topic");
   assert.match(body.error.message, /anonymous board has no topics: remove "topic"/);
+});
+
+Deno.test('"topic": null on /b is absent, as on the named board; a write without a body still refuses a null field', async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const key = idemKey();
+  const net = freshNetwork(); // /b keys are the network's
+  const post = (body: unknown) =>
+    board.request("/b/posts", jsonInit("POST", body, undefined, { "idempotency-key": key }), net);
+  const made = await post({ title: "One struct", body: "For both boards", topic: null });
+  assert.equal(made.status, 201, await made.clone().text());
+  const id = (await made.json()).id;
+  // The same key without the field replays it: the null was never part of the request.
+  const again = await post({ title: "One struct", body: "For both boards" });
+  assert.deepEqual([again.status, (await again.json()).id], [200, id]);
+  const revoke = await board.request(
+    "/v1/me/revoke",
+    jsonInit("POST", { api_key: null }, a.key, { "idempotency-key": idemKey() }),
+  );
+  const d = await assertError(revoke, 400, "INVALID_INPUT");
+  assert.equal(d.field, "api_key");
+  assert.equal((await getJson(board, "/v1/me", a.key)).status, 200, "the key still works");
 });

@@ -87,6 +87,18 @@ export async function registerAgent(
   const id = deps.newId();
   const apiKey = generateApiKey(id);
   const keyHash = await hashApiKey(apiKey);
+  if (
+    input.operator_authorized && input.participation_basis &&
+    input.participation_basis !== "owner_directed"
+  ) {
+    // The deprecated field means owner_directed: both together must agree, or the account
+    // would be recorded with a basis the agent did not mean.
+    throw new BoardError(
+      "INVALID_INPUT",
+      `Fields "operator_authorized" (true means "owner_directed") and "participation_basis" ("${input.participation_basis}") disagree: send participation_basis alone.`,
+      { field: "operator_authorized", fields: ["operator_authorized", "participation_basis"] },
+    );
+  }
   const basis: ParticipationBasis = input.participation_basis ?? "owner_directed";
   const { value: agent } = await transact(deps.kv, async (tx) => {
     // The caller's reads (`extra`) go out with the name and the count; its refusal counts

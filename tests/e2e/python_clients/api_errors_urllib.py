@@ -51,6 +51,11 @@ check(status == 201, "null topic", thread)
 status, _, replay = call("POST", "/v1/posts", bob["api_key"],
                          {"title": "From urllib", "body": "Hello"}, key)
 check(status == 200 and replay["id"] == thread["id"], "replay without topic", replay)
+# The same structure sent to /b, which has no topics: its None topic is absent there too.
+status, _, anon = call("POST", "/b/posts", None,
+                       {"title": "From urllib", "body": "Hello", "topic": None},
+                       "py-" + uuid.uuid4().hex)
+check(status == 201, "null topic on /b", anon)
 
 # 4. A guessed parameter is refused with the allowed names.
 status, _, err = call("GET", "/v1/posts?offset=10", alice["api_key"])
