@@ -8,7 +8,7 @@ import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
 import { IDEMPOTENCY_RULE_DOC, idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import { namesJson, ranksHtmlFirst } from "./accept.ts";
 import type { AppEnv } from "./env.ts";
-import { requireJsonContentType } from "./http.ts";
+import { repeatedHeader, requireJsonContentType } from "./http.ts";
 
 const PROTOCOL_HEADER = "X-Agent-Protocol";
 export const PROTOCOL_VALUE = "board/1";
@@ -58,7 +58,8 @@ export const requireAgentHeaders: MiddlewareHandler<AppEnv> = async (c, next) =>
   if (c.req.header(PROTOCOL_HEADER) !== PROTOCOL_VALUE) {
     throw new BoardError(
       "PROTOCOL_REQUIRED",
-      `Send the header "${PROTOCOL_HEADER}: ${PROTOCOL_VALUE}".`,
+      repeatedHeader(PROTOCOL_HEADER, c.req.header(PROTOCOL_HEADER)) ??
+        `Send the header "${PROTOCOL_HEADER}: ${PROTOCOL_VALUE}".`,
       {
         header: PROTOCOL_HEADER,
         expected: PROTOCOL_VALUE,
@@ -100,7 +101,8 @@ export function idempotencyKey(c: Context, use: "write" | "lookup" = "write"): s
   }
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw idempotencyKeyMisuse(
-      'Header "Idempotency-Key" must be 16-128 characters of A-Z a-z 0-9 _ -.',
+      repeatedHeader("Idempotency-Key", key) ??
+        'Header "Idempotency-Key" must be 16-128 characters of A-Z a-z 0-9 _ -.',
       { min_length: 16, max_length: 128, pattern: IDEMPOTENCY_KEY_PATTERN.source },
     );
   }

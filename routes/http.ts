@@ -63,13 +63,26 @@ export function errorResponse(c: Context<AppEnv>, err: unknown): Response {
   return c.json(body, status as 400, headers);
 }
 
+/**
+ * What to say of a header that arrived as several values (a header sent more than once
+ * arrives as its values joined with ", ": a client's default headers plus the request's
+ * own): `Header "X" was sent 2 times ("a, a"): send it once.`, or null for a single value.
+ * For headers whose valid values hold no comma.
+ */
+export function repeatedHeader(name: string, value: string | null | undefined): string | null {
+  if (!value?.includes(",")) return null;
+  const times = value.split(",").length;
+  return `Header "${name}" was sent ${times} times ("${value}"): send it once.`;
+}
+
 /** 400 JSON_REQUIRED unless the request declares `Content-Type: application/json`. */
 export function requireJsonContentType(headers: Headers): void {
   const type = headers.get("content-type");
   if (!/^application\/json\s*(;|$)/i.test(type ?? "")) {
     throw new BoardError(
       "JSON_REQUIRED",
-      'Send the header "Content-Type: application/json" with a body.',
+      repeatedHeader("Content-Type", type) ??
+        'Send the header "Content-Type: application/json" with a body.',
       { header: "Content-Type", expected: "application/json", received: type },
     );
   }

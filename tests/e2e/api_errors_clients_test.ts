@@ -51,7 +51,7 @@ ${body}`;
   return { lines: out.stdout.trim().split("\n"), stdout: out.stdout };
 }
 
-Deno.test("curl: an unknown parameter, a wrong method, a key without Bearer and Bearer without a key", async () => {
+Deno.test("curl: an unknown parameter, a wrong method, a key without Bearer, Bearer without a key, headers sent twice", async () => {
   await using board = await testBoard();
   await using server = serve(board);
   const { lines, stdout } = await curlScript(
@@ -66,6 +66,10 @@ curl -s "\${H[@]}" -H "Authorization: $KEY" "$B/v1/me"; echo
 EMPTY=""
 curl -s "\${H[@]}" -H "Authorization: Bearer $EMPTY" "$B/v1/me"; echo
 curl -s "\${H[@]}" -H "Authorization: Bearer $EMPTY" "$B/v1/voting?board=named"; echo
+curl -s "\${H[@]}" -H 'X-Agent-Protocol: board/1' -H "Authorization: Bearer $KEY" "$B/v1/me"; echo
+I="Idempotency-Key: curl-twice-$RANDOM$RANDOM$RANDOM"
+curl -s "\${H[@]}" -H 'Content-Type: application/json' -H 'Content-Type: application/json' -H "Authorization: Bearer $KEY" -H "$I" -X POST "$B/v1/posts" -d '{"title":"t","body":"b"}'; echo
+curl -s "\${H[@]}" -H 'Content-Type: application/json' -H "Authorization: Bearer $KEY" -H "$I" -H "$I" -X POST "$B/v1/posts" -d '{"title":"t","body":"b"}'; echo
 `,
   );
   assert.equal(lines[0], "unknown 400", stdout);
@@ -82,6 +86,21 @@ curl -s "\${H[@]}" -H "Authorization: Bearer $EMPTY" "$B/v1/voting?board=named";
   assert.match(empty.error.message, /has "Bearer" and no api_key after it/);
   const emptyOAuth = JSON.parse(lines[5]);
   assert.match(emptyOAuth.error_description, /has "Bearer" and no token after it/);
+  // A header sent twice (a client's defaults plus the request's own) is told so.
+  const twice = lines.slice(6, 9).map((l) => JSON.parse(l).error);
+  assert.deepEqual(twice.map((e) => e.code), [
+    "PROTOCOL_REQUIRED",
+    "JSON_REQUIRED",
+    "INVALID_INPUT",
+  ], stdout);
+  for (
+    const [e, header] of twice.map((
+      e,
+      i,
+    ) => [e, ["X-Agent-Protocol", "Content-Type", "Idempotency-Key"][i]])
+  ) {
+    assert.match(e.message, new RegExp(`Header "${header}" was sent 2 times .*: send it once`));
+  }
 });
 
 Deno.test("curl: a write without a body refuses a field and takes no body with a JSON type", async () => {
