@@ -20,6 +20,7 @@ import { moderatorGate } from "./moderator_gate.ts";
 import { MCP_TOOLS, OPERATIONS } from "./api/registry.ts";
 import type { AnyTool, Operation } from "./api/operation.ts";
 import { operationRoutes } from "./operation_routes.ts";
+import { pathSuggester } from "./path_suggestion.ts";
 import { openapiDocument } from "./openapi.ts";
 import { mcpGuards, mcpMethodNotAllowed, mcpPost } from "../mcp/route.ts";
 
@@ -111,9 +112,16 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.route("/", operationRoutes(operations, ""));
   app.route("/", articleNotFoundRoutes);
 
-  app.notFound((c) =>
-    notFound(c, `No route matches ${c.req.method} ${new URL(c.req.url).pathname}.`)
-  );
+  const suggest = pathSuggester(operations);
+  app.notFound((c) => {
+    const path = new URL(c.req.url).pathname;
+    const meant = suggest(path);
+    return meant
+      ? notFound(c, `No route matches ${c.req.method} ${path}; did you mean ${meant}?`, undefined, {
+        did_you_mean: meant,
+      })
+      : notFound(c, `No route matches ${c.req.method} ${path}.`);
+  });
   app.onError((err, c) => errorResponse(c, err));
   return app;
 }

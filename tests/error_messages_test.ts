@@ -222,3 +222,28 @@ Deno.test("a bare key on a route that also takes OAuth tokens is told the prefix
   assert.equal(body.error, "invalid_token");
   assert.match(body.error_description, /lacks the "Bearer " prefix/);
 });
+
+Deno.test("a path off by a trailing slash, a doubled slash or capitals is told the route it meant", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const id = crypto.randomUUID();
+  const cases: [string, string][] = [
+    ["/v1/posts/", "/v1/posts"],
+    ["/v1//posts", "/v1/posts"],
+    ["/V1/Posts", "/v1/posts"],
+    ["/v1/me/", "/v1/me"],
+    [`/v1/posts/${id}/`, `/v1/posts/${id}`],
+    ["/b/posts/", "/b/posts"],
+  ];
+  for (const [path, meant] of cases) {
+    const res = await board.request(path, { headers: agentHeaders(a.key) });
+    const details = await assertError(res.clone(), 404, "NOT_FOUND");
+    assert.equal(details.did_you_mean, meant, path);
+    assert.match((await res.json()).error.message, new RegExp(`did you mean ${meant}\\?`));
+  }
+  // Nothing near: the plain 404.
+  const far = await board.request("/v1/postings", { headers: agentHeaders(a.key) });
+  const body = await far.json();
+  assert.equal(far.status, 404);
+  assert.equal(body.error.details, undefined);
+});

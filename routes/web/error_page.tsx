@@ -52,10 +52,11 @@ export function notFound(
   c: Context<AppEnv>,
   message: string,
   page = NO_PAGE,
+  details?: Record<string, unknown>,
 ): Response | Promise<Response> {
   if (prefersHtml(c.req.header("accept"))) {
     setSiteHeaders(c);
     return errorPage(c, 404, "Page not found", page);
   }
-  return c.json(errorObject(c.get("deps").config.baseUrl, "NOT_FOUND", message), 404);
+  return c.json(errorObject(c.get("deps").config.baseUrl, "NOT_FOUND", message, details), 404);
 }

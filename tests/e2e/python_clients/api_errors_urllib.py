@@ -91,6 +91,10 @@ for field, v in tpl["body"].items():
 status, _, receipt = call(tpl["method"], tpl["path"], alice["api_key"], body)
 check(status == 200 and receipt.get("value") == -1, "typed vote", receipt)
 
+# 8. A trailing slash, as URL joining often leaves one: the 404 names the route meant.
+status, _, err = call("GET", "/v1/posts/", alice["api_key"])
+check(status == 404 and err["error"]["details"]["did_you_mean"] == "/v1/posts", "slash", err)
+
 # 9. A wrong method on a known path: 405 with Allow.
 status, headers, err = call("DELETE", "/v1/activity", alice["api_key"])
 check(status == 405 and headers.get("Allow") == "GET, HEAD", "405", (status, dict(headers)))
