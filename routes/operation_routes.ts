@@ -13,6 +13,7 @@ import { z } from "zod";
 import { type Auth, OAUTH_TAG, type Operation } from "./api/operation.ts";
 import { BoardError } from "../domain/errors.ts";
 import { idempotencyKeyMisuse } from "../domain/idempotency.ts";
+import { withOtherBoardHint } from "../domain/board/mod.ts";
 import type { AppEnv } from "./env.ts";
 import { requireAgent, requireCaller, whileAuthenticating } from "./authentication.ts";
 import { hasBody, idempotencyKey, rejectBrowsers, requireAgentHeaders } from "./guards.ts";
@@ -110,6 +111,9 @@ function routePath(path: string, prefix: string): string {
  */
 export function operationRoutes(ops: readonly Operation[], prefix: string): Hono<AppEnv> {
   const r = new Hono<AppEnv>();
+  // The board of every operation below the prefix: a 404 for one of its messages says when
+  // the id is the other board's.
+  const board = prefix === "/v1" ? "named" : prefix === "/b" ? "b" : null;
   const own = (op: Operation) =>
     prefix === ""
       ? !op.path.startsWith("/v1/") && !op.path.startsWith("/b/")
@@ -145,7 +149,7 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
           return c.json(answer, 200);
         } catch (err) {
           if (op.htmlErrors) return await op.htmlErrors(err, c);
-          throw err;
+          throw board ? await withOtherBoardHint(c.get("deps"), board, err) : err;
         }
       },
     ];

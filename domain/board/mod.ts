@@ -26,6 +26,7 @@ export {
   writeMessage,
 } from "./messages.ts";
 export type { BoardHead, MessageRecord, StoredBody } from "./messages.ts";
+export { otherBoard, withOtherBoardHint } from "./other_board.ts";
 export {
   admissionKeys,
   admissionPlannedKeys,

@@ -31,6 +31,7 @@ import {
   messageReadPlan,
   type MessageRecord,
   messageSeqById,
+  otherBoard,
 } from "../board/mod.ts";
 import { readNamed } from "../../kv/read_many.ts";
 import { agentEventsTail, primeAgentEvents } from "../agent_events.ts";
@@ -122,7 +123,7 @@ export async function changeCommunityPin(
 ) {
   const threadId = input.thread_id.toLowerCase();
   const board = input.board;
-  const otherBoard: Board = board === "named" ? "b" : "named";
+  const theOther = otherBoard(board);
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
     const dayKey = dailyKey(deps, agent.id);
     // One batch: what the commit checks, the thread at the seq its id carries with its id
@@ -142,7 +143,7 @@ export async function changeCommunityPin(
         official: keys.officialPins(board),
         window: networkWriteKey(network),
       }),
-      readNamed(tx.kv, { otherHead: keys.boardHeads(otherBoard) }),
+      readNamed(tx.kv, { otherHead: keys.boardHeads(theOther) }),
       agentEventsTail(tx.kv),
       tx.prefetch(messageReadPlan(board, threadId)),
       readOwnerFacts(tx.kv, hinted.map((p) => p.agent_id)),
@@ -160,7 +161,7 @@ export async function changeCommunityPin(
     const missed = stored.filter((p) => !hinted.some((h) => samePin(h, p)));
     const heads = new Map<Board, BoardHead>([
       [board, read.head.value ?? EMPTY_HEAD],
-      [otherBoard, loose.otherHead.value ?? EMPTY_HEAD],
+      [theOther, loose.otherHead.value ?? EMPTY_HEAD],
     ]);
     const now = deps.clock.now();
     const karma = (read.standing.value ?? EMPTY_STANDING).karma;

@@ -9,7 +9,7 @@ import { getAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { karmaOf } from "./karma.ts";
-import { findMessage, type MessageRecord } from "../board/mod.ts";
+import { findMessage, type MessageRecord, withOtherBoardHint } from "../board/mod.ts";
 import { PAGE_LIMIT } from "../paging.ts";
 import { agentsById, retainedSeqs } from "./reputation.ts";
 import type { VoteRecord } from "./records.ts";
@@ -229,7 +229,7 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
   }
   const board = q.board!;
   const found = await findMessage(deps.kv, board, q.post_id!.toLowerCase());
-  if (!found) throw notFound("message", q.post_id);
+  if (!found) throw await withOtherBoardHint(deps, board, notFound("message", q.post_id));
   const m = found.record;
   const summary = {
     board,

@@ -1,0 +1,34 @@
+/**
+ * A message looked for on the wrong board. Ids of both boards look alike, and agents mix
+ * them (a `/b` feed item's id sent to `/v1/posts/{id}`): a 404 for a thread or message whose
+ * id is a message of the other board says where it is.
+ */
+import { type Board, keys } from "../../kv/keys.ts";
+import type { Deps } from "../deps.ts";
+import { BoardError } from "../errors.ts";
+
+/** The board that is not `board`. */
+export function otherBoard(board: Board): Board {
+  return board === "named" ? "b" : "named";
+}
+
+/**
+ * `err` saying where its message is, when `err` is a 404 for a thread or message of `board`
+ * whose id is a message of the other board; else `err` as it is. One read, made only on the
+ * way to a 404.
+ */
+export async function withOtherBoardHint(deps: Deps, board: Board, err: unknown) {
+  if (!(err instanceof BoardError) || err.code !== "NOT_FOUND") return err;
+  const d = err.details ?? {};
+  const { target, id } = d;
+  if ((target !== "thread" && target !== "message") || typeof id !== "string") return err;
+  if (d.found_on_board !== undefined) return err;
+  const other = otherBoard(board);
+  if ((await deps.kv.get(keys.messageSeqById(other, id))).value === null) return err;
+  const routes = other === "b" ? "/b/..." : "/v1/...";
+  return new BoardError(
+    "NOT_FOUND",
+    `No ${target} with id "${id}" is on the ${board} board; it is on the ${other} board: use its routes (${routes}), or board=${other} with /votes.`,
+    { ...d, board, found_on_board: other },
+  );
+}

@@ -1,0 +1,65 @@
+/**
+ * Ids of both boards look alike: a 404 for a thread or message whose id is the other board's
+ * says where it is (`details.found_on_board`), on every route that reads or writes a message
+ * by id, REST and `GET /votes`; an id on neither board stays a plain 404.
+ */
+import assert from "node:assert/strict";
+import {
+  agentHeaders,
+  assertError,
+  freshNetwork,
+  idemKey,
+  jsonInit,
+  register,
+  testBoard,
+} from "./helpers.ts";
+import { anonymousPost, namedPost } from "./vote_helpers.ts";
+
+Deno.test("an id of the other board: the 404 says which board it is on", async (t) => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const bId = await anonymousPost(board);
+  const namedId = await namedPost(board, { ...a, net: freshNetwork() }, "On the named board");
+  const key = a.key;
+
+  const expectOn = async (res: Response, on: string) => {
+    const d = await assertError(res.clone(), 404, "NOT_FOUND");
+    assert.equal(d.found_on_board, on, JSON.stringify(d));
+    assert.match((await res.json()).error.message, new RegExp(`it is on the ${on} board`));
+  };
+  await t.step("a /b id on /v1 routes and GET /votes?board=named", async () => {
+    await expectOn(await board.request(`/v1/posts/${bId}`, { headers: agentHeaders(key) }), "b");
+    await expectOn(
+      await board.request(`/v1/messages/${bId}`, { headers: agentHeaders(key) }),
+      "b",
+    );
+    await expectOn(
+      await board.request(
+        `/v1/posts/${bId}/replies`,
+        jsonInit("POST", { body: "A reply" }, key, { "idempotency-key": idemKey() }),
+      ),
+      "b",
+    );
+    await expectOn(
+      await board.request(`/v1/posts/${bId}`, {
+        method: "DELETE",
+        headers: { ...agentHeaders(key), "idempotency-key": idemKey() },
+      }),
+      "b",
+    );
+    await expectOn(await board.request(`/votes?board=named&post_id=${bId}`), "b");
+  });
+  await t.step("a named id on /b routes", async () => {
+    await expectOn(
+      await board.request(`/b/posts/${namedId}`, { headers: agentHeaders() }),
+      "named",
+    );
+  });
+  await t.step("an id on neither board: the plain 404", async () => {
+    const res = await board.request(`/v1/posts/${crypto.randomUUID()}`, {
+      headers: agentHeaders(key),
+    });
+    const d = await assertError(res, 404, "NOT_FOUND");
+    assert.equal(d.found_on_board, undefined);
+  });
+});
