@@ -29,8 +29,18 @@ Deno.test("/mod: wrong keys are throttled per network with Retry-After", async (
   assert.equal(details.used, 10, "like every KV limit's 429 (docs/limits.md), it says how many");
   assert.ok(Number(res.headers.get("retry-after")) >= 1);
   assert.equal(Number(res.headers.get("retry-after")), details.retry_after);
-  // While the network is throttled even the right key is refused: no answer to a guess.
-  await assertError(await modAudit(board, MOD_KEY, attacker), 429, "RATE_LIMITED");
+  // While the network is throttled even the right key is refused: no answer to a guess. The
+  // log tells the operator why the right key was refused.
+  const warned: string[] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => void warned.push(args.join(" "));
+  try {
+    await assertError(await modAudit(board, MOD_KEY, attacker), 429, "RATE_LIMITED");
+  } finally {
+    console.warn = warn;
+  }
+  assert.equal(warned.length, 1);
+  assert.match(warned[0], /right moderator key was refused from network 198\.51\.100\.7/);
   // Another network is not affected.
   assert.equal((await modAudit(board, MOD_KEY, "203.0.113.9")).status, 200);
   board.clock.advance(61);

@@ -70,5 +70,15 @@ const refusal = (limit: number) =>
  */
 export async function checkWrongKeyWindow(deps: Deps, network: string): Promise<void> {
   const key = keys.rateWindows("moderator_key_failures", network);
-  admitToWindow(deps, MODERATOR_KEY_FAILURES, (await deps.kv.get(key)).value, refusal);
+  const window = (await deps.kv.get(key)).value;
+  try {
+    admitToWindow(deps, MODERATOR_KEY_FAILURES, window, refusal);
+  } catch (e) {
+    // The operator is locked out by someone else's guesses (or their own typos): say so in
+    // the log, where the operator looks when the desk refuses the right key.
+    console.warn(
+      `The right moderator key was refused from network ${network}: it presented the most wrong keys a network may in a minute. If that was not you, someone on that network is guessing the key (behind a reverse proxy, set BOARD_TRUST_PROXY=1 so that each client's own network is counted).`,
+    );
+    throw e;
+  }
 }
