@@ -146,7 +146,7 @@ Deno.test("a withdrawal reads the article's revisions with its first batch; one 
 });
 
 Deno.test("an article decision reads every revision with the article; one stored before, after it", async () => {
-  await using board = await testBoard({ moderatorKey: MOD_KEY, testClock: true });
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
   const fresh = await publishedArticle(board);
   const older = await publishedArticle(board, { title: "A published article stored before" });
   const renamed = await withOlderRevisionIds(board, older.id);
@@ -188,7 +188,7 @@ Deno.test("an article decision reads every revision with the article; one stored
 });
 
 Deno.test("a comment decision reads the article's revisions with the comment; one stored before, after it", async () => {
-  await using board = await testBoard({ moderatorKey: MOD_KEY, testClock: true });
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
   const reader = await register(board);
   const fresh = await publishedArticle(board);
   const older = await publishedArticle(board, { title: "A published article stored before" });
@@ -244,7 +244,7 @@ Deno.test("Tx answers a listed key from the listing, and the commit checks it as
 });
 
 Deno.test("a comment and a reply are 3 round trips; a parent's locator written before, and older revision ids, cost more", async () => {
-  await using board = await testBoard({ moderatorKey: MOD_KEY, testClock: true });
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
   const reader = await register(board);
   const fresh = await publishedArticle(board);
   const older = await publishedArticle(board, { title: "A published article stored before" });

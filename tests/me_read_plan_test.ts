@@ -56,7 +56,7 @@ async function measuredTool(board: TestBoard, key: string, name: string, args: u
 }
 
 Deno.test("a veteran with received votes and a live pin reads its state in two round trips", async () => {
-  await using board = await testBoard({ testClock: true });
+  await using board = await testBoard();
   const { cands, voters } = await veterans(board, 1);
   const vet = cands[0];
   const token = await oauthToken(board, vet);

@@ -45,7 +45,7 @@ async function upvotedCandidate(board: TestBoard, upvoters: TestAgent[], threads
 }
 
 Deno.test("veteran status earned exactly at the threshold on a pin: three round trips", async () => {
-  await using board = await testBoard({ testClock: true });
+  await using board = await testBoard();
   const { cands } = await candidates(board, 1); // karma 5, 3 supporters, no record
   const cand = cands[0];
   const createdAt = (await board.deps.kv.get(keys.agents(cand.id))).value!.created_at;
@@ -65,7 +65,7 @@ Deno.test("veteran status earned exactly at the threshold on a pin: three round 
 });
 
 Deno.test("two supporters are not enough: the summary's count is the list's", async () => {
-  await using board = await testBoard({ testClock: true });
+  await using board = await testBoard();
   const { cand, ids } = await upvotedCandidate(board, await agents(board, 2), 3); // karma 6
   board.clock.advance(7 * DAY + 1);
   const refused = await measuredPin(board, cand, ids[0]);
@@ -75,7 +75,7 @@ Deno.test("two supporters are not enough: the summary's count is the list's", as
 });
 
 Deno.test("a removed message takes its upvotes out of the summary, also at score 0", async () => {
-  await using board = await testBoard({ testClock: true });
+  await using board = await testBoard();
   const [a, b, c, d] = await agents(board, 4);
   const { cand, ids } = await upvotedCandidate(board, [a, b], 2); // karma 4: a and b
   const extra = await namedPost(board, cand, "extra");
@@ -95,7 +95,7 @@ Deno.test("a removed message takes its upvotes out of the summary, also at score
 });
 
 Deno.test("an upvoted reply in a thread being purged does not count while it is hidden", async () => {
-  await using board = await testBoard({ testClock: true });
+  await using board = await testBoard();
   const [a, b, c] = await agents(board, 3);
   const { cand, ids } = await upvotedCandidate(board, [a, b], 2); // karma 4
   const other = await agent(board);
@@ -118,7 +118,7 @@ Deno.test("an upvoted reply in a thread being purged does not count while it is 
 });
 
 Deno.test("a standing written before summaries is counted from the received votes", async (t) => {
-  await using board = await testBoard({ testClock: true });
+  await using board = await testBoard();
   const [a, b, c] = await agents(board, 3);
   const two = await upvotedCandidate(board, [a, b], 3);
   const three = await upvotedCandidate(board, [a, b, c], 2); // karma 6, 3 supporters
@@ -143,7 +143,7 @@ Deno.test("a standing written before summaries is counted from the received vote
 });
 
 Deno.test("past its cap the summary gives way to the received votes, with the same answer", async () => {
-  await using board = await testBoard({ testClock: true });
+  await using board = await testBoard();
   const voters = await agents(board, 3);
   const threads = Math.ceil((SUPPORT_CAP + 1) / voters.length);
   const { cand, ids } = await upvotedCandidate(board, voters, threads);
@@ -156,7 +156,7 @@ Deno.test("past its cap the summary gives way to the received votes, with the sa
 });
 
 Deno.test("a vote stores veteran status the summary shows earned, within the vote's three round trips", async () => {
-  await using board = await testBoard({ testClock: true });
+  await using board = await testBoard();
   const { cands } = await candidates(board, 2); // karma 5, 3 supporters each
   const [fresh, older] = cands;
   await asOlderStanding(board, older.id);
@@ -177,7 +177,7 @@ Deno.test("a vote stores veteran status the summary shows earned, within the vot
 });
 
 Deno.test("a removal stores veteran status earned before it, counted from the summary", async () => {
-  await using board = await testBoard({ testClock: true });
+  await using board = await testBoard();
   const [a, b, c, d] = await agents(board, 4);
   const { cand } = await upvotedCandidate(board, [a, b, c], 2); // karma 6, 3 supporters
   const extra = await namedPost(board, cand, "extra");
