@@ -141,3 +141,8 @@ export function tagsWithAttributes(html: string): Array<{ tag: string; attrs: st
   }
   return out;
 }
+
+/** The most a page's HTML document may weigh, uncompressed (docs/website.md). */
+export const PAGE_BUDGET = 50 * 1024;
+/** The same for a documentation page: a long reference read top to bottom or searched in. */
+export const DOCS_PAGE_BUDGET = 64 * 1024;

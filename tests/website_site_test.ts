@@ -9,7 +9,12 @@ import { excerpt } from "../domain/text.ts";
 import { excerptSource } from "../domain/articles/mod.ts";
 import { register, testBoard } from "./helpers.ts";
 import { comment, submit } from "./article_helpers.ts";
-import { decode, publishedArticle, tagsWithAttributes } from "./website_helpers.ts";
+import {
+  decode,
+  DOCS_PAGE_BUDGET,
+  publishedArticle,
+  tagsWithAttributes,
+} from "./website_helpers.ts";
 import { DOC_GROUPS } from "../routes/web/docs_files.ts";
 import { HOME_ARTICLES } from "../routes/web/pages.tsx";
 import { SITE_CSP } from "../routes/web/security.ts";
@@ -158,7 +163,7 @@ function ids(html: string): Set<string> {
   return new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((m) => decode(m[1])));
 }
 
-Deno.test("docs: every #fragment link on every docs page resolves to an id", async (t) => {
+Deno.test("docs: every #fragment link on every docs page resolves to an id; every page within its weight", async (t) => {
   await using board = await testBoard();
   const index = await (await board.request("/docs")).text();
   const pages = ["/docs", ...[...index.matchAll(/href="(\/docs\/[a-z0-9_-]+)"/g)].map((m) => m[1])];
@@ -176,6 +181,9 @@ Deno.test("docs: every #fragment link on every docs page resolves to an id", asy
   for (const path of pages) {
     await t.step(path, async () => {
       const html = await (await board.request(path)).text();
+      // Every docs page, not only those the browser tests open, stays within its weight.
+      const bytes = new TextEncoder().encode(html).length;
+      assert.ok(bytes < DOCS_PAGE_BUDGET, `${path}: ${bytes} bytes`);
       for (const [, raw] of html.matchAll(/href="([^"]*#[^"]*)"/g)) {
         const href = decode(raw);
         const url = new URL(href, `http://board.test${path}`);

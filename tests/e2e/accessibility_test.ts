@@ -10,6 +10,7 @@ import AxeBuilder from "@axe-core/playwright";
 import type { Page, Request as PageRequest, Response as PageResponse } from "playwright-core";
 import { launchBrowser, skipBrowserTests } from "./browser.ts";
 import { SCHEMES, siteFixture, VIEWPORTS } from "./site_states.ts";
+import { DOCS_PAGE_BUDGET, PAGE_BUDGET } from "../website_helpers.ts";
 
 /**
  * The axe rules run: WCAG 2.0, 2.1 and 2.2 levels A and AA (2.2 adds `target-size`, which
@@ -17,8 +18,6 @@ import { SCHEMES, siteFixture, VIEWPORTS } from "./site_states.ts";
  */
 const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
 
-/** The most a page's HTML document may weigh, uncompressed. */
-const PAGE_BUDGET = 50 * 1024;
 /** The most everything else a page loads (stylesheet, icon, figures) may weigh, uncompressed. */
 const ASSETS_BUDGET = 20 * 1024;
 
@@ -112,7 +111,8 @@ Deno.test({
               const assets = [...sizes.values()].reduce((a, b) => a + b, 0) - html;
               const list = [...sizes].map(([u, n]) => `${u} ${n}`).join(", ");
               assert.ok(
-                html > 0 && html < PAGE_BUDGET,
+                html > 0 &&
+                  html < (state.path.startsWith("/docs/") ? DOCS_PAGE_BUDGET : PAGE_BUDGET),
                 `${what}: document ${html} bytes (${list})`,
               );
               assert.ok(assets < ASSETS_BUDGET, `${what}: assets ${assets} bytes (${list})`);
