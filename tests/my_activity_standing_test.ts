@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { idemKey, testBoard } from "./helpers.ts";
+import { keys } from "../kv/keys.ts";
 import {
   agent,
   agents,
@@ -80,6 +81,24 @@ Deno.test("pins and unpins of my threads: community (by a veteran) and official"
     const [item] = (await activity(board, author)).items;
     assert.deepEqual([item.type, item.pin], ["unpin", { kind: "official", pinned_by: null }]);
   });
+});
+
+Deno.test("the vote that makes an old enough account a veteran records it, in that vote", async () => {
+  await using board = await testBoard();
+  const [cand, ...voters] = await agents(board, 4);
+  const threads = [await namedPost(board, cand, "first"), await namedPost(board, cand, "second")];
+  // Karma 4 from two supporters: one short of the three veteran status needs.
+  for (const v of voters.slice(0, 2)) for (const t of threads) await vote(board, v, t, 1);
+  board.clock.advance(7 * DAY + 1);
+  assert.equal((await board.kv.get(keys.veterans(cand.id))).value, null);
+  assert.deepEqual(await standing(board, cand), []);
+  // The third supporter's upvote: karma and supporters both reach the rule in this commit.
+  await vote(board, voters[2], threads[0], 1);
+  const stored = (await board.kv.get(keys.veterans(cand.id))).value;
+  assert.ok(stored, "stored by the vote's own commit");
+  assert.equal(stored.earned_at, board.clock.now());
+  assert.deepEqual(await standing(board, cand), ["vote:veteran_gained"]);
+  assert.equal((await me(board, cand)).pinning.veteran, true);
 });
 
 Deno.test("veteran status gained and lost reach the account's activity", async () => {

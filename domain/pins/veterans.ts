@@ -155,18 +155,24 @@ export async function onKarmaChanged(
   const now = deps.clock.now();
   let rec = prev;
   const before = { now, createdAt: agent.created_at, karma: karmaBefore };
+  // The named board's head the support summaries are read with: the caller's, or read here
+  // unchecked, apart from the transaction (only when a summary is needed).
+  const head = () => namedHead ?? tx.kv.get(keys.boardHeads("named")).then((e) => e.value);
   if (mayEarn(rec, before)) {
     // Committed state is the state before this change: the supporters it had until now,
-    // from the support summary of the standing the caller read (with the named board's head:
-    // the caller's, or read here unchecked, apart from the transaction), else from the
-    // received votes.
-    const [standing, head] = await Promise.all([
-      tx.get(keys.votingStandings(agentId)),
-      namedHead ?? tx.kv.get(keys.boardHeads("named")).then((e) => e.value),
-    ]);
-    const support = supportFromStanding(standing.value, head) ??
-      await supportOf(deps, agentId);
+    // from the support summary of the standing the caller read, else from the received votes.
+    const [standing, h] = await Promise.all([tx.get(keys.votingStandings(agentId)), head()]);
+    const support = supportFromStanding(standing.value, h) ?? await supportOf(deps, agentId);
     rec = nextVeteranRecord(rec, { ...before, ...support });
+  }
+  const after = { ...before, karma: karmaAfter };
+  if (mayEarn(rec, after)) {
+    // Earned by this very change: the supporters after it, from the standing the caller has
+    // staged in this commit (a vote's adds its voter), else from the received votes.
+    const staged = tx.own(keys.votingStandings(agentId));
+    const support = (staged && supportFromStanding(staged.value, await head())) ??
+      await supportOf(deps, agentId);
+    rec = nextVeteranRecord(rec, { ...after, ...support });
   }
   if (rec) {
     rec = nextVeteranRecord(rec, {
