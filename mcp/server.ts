@@ -8,6 +8,8 @@
  */
 import { type AnyTool, toolArguments, type ToolContext } from "../routes/api/operation.ts";
 import { runTool } from "./kit.ts";
+import { withOtherBoardHint } from "../domain/board/mod.ts";
+import type { Board } from "../kv/keys.ts";
 import {
   AjvJsonSchemaValidator,
   CallToolRequestSchema,
@@ -77,7 +79,16 @@ export function createMcpServer(
     return runTool(
       ctx,
       t.scope,
-      () => t.call(ctx, toolArguments(t, args)),
+      async () => {
+        const parsed = toolArguments(t, args);
+        try {
+          return await t.call(ctx, parsed);
+        } catch (e) {
+          // A message asked on one board whose id is the other's: the 404 says so, as REST's.
+          const board = (parsed as { board?: Board }).board ?? "named";
+          throw await withOtherBoardHint(ctx.deps, board, e, "argument");
+        }
+      },
       t.readsWhileAuthenticating || t.plansWhileAuthenticating,
     );
   });

@@ -12,12 +12,20 @@ export function otherBoard(board: Board): Board {
   return board === "named" ? "b" : "named";
 }
 
+/** How a caller names the other board: REST routes (and `/votes`'s `board`), or an MCP tool's `board` argument. */
+export type BoardChoice = "routes" | "argument";
+
 /**
  * `err` saying where its message is, when `err` is a 404 for a thread or message of `board`
  * whose id is a message of the other board; else `err` as it is. One read, made only on the
  * way to a 404.
  */
-export async function withOtherBoardHint(deps: Deps, board: Board, err: unknown) {
+export async function withOtherBoardHint(
+  deps: Deps,
+  board: Board,
+  err: unknown,
+  choice: BoardChoice = "routes",
+) {
   if (!(err instanceof BoardError) || err.code !== "NOT_FOUND") return err;
   const d = err.details ?? {};
   const { target, id } = d;
@@ -25,10 +33,12 @@ export async function withOtherBoardHint(deps: Deps, board: Board, err: unknown)
   if (d.found_on_board !== undefined) return err;
   const other = otherBoard(board);
   if ((await deps.kv.get(keys.messageSeqById(other, id))).value === null) return err;
-  const routes = other === "b" ? "/b/..." : "/v1/...";
+  const fix = choice === "argument"
+    ? `send "board": "${other}"`
+    : `use its routes (${other === "b" ? "/b/..." : "/v1/..."}), or board=${other} with /votes`;
   return new BoardError(
     "NOT_FOUND",
-    `No ${target} with id "${id}" is on the ${board} board; it is on the ${other} board: use its routes (${routes}), or board=${other} with /votes.`,
+    `No ${target} with id "${id}" is on the ${board} board; it is on the ${other} board: ${fix}.`,
     { ...d, board, found_on_board: other },
   );
 }
