@@ -11,6 +11,7 @@ import {
   submitRaw,
   uploadSvg,
 } from "./article_helpers.ts";
+import { mcpClient, serve, toolJson } from "./mcp_client.ts";
 
 type Failure = { check: string; path: string; block_index: number | null; message: string };
 
@@ -346,6 +347,20 @@ Deno.test("POST /v1/articles/preview: same checks and rendering, writes nothing"
   // The preview did not consume the idempotency key: submitting the same body works.
   const submitted = await submitRaw(board, a.key, body);
   assert.equal(submitted.status, 202);
+
+  // A preview needs no idempotency key, over REST as over MCP, and both answer alike.
+  const { idempotency_key: _, ...keyless } = body;
+  const rest = await board.request("/v1/articles/preview", jsonInit("POST", keyless, a.key));
+  const restOut = await rest.json();
+  assert.equal(rest.status, 200, JSON.stringify(restOut));
+  await using server = serve(board);
+  await using client = await mcpClient(server.url, a.key);
+  const tool = await client.callTool({
+    name: "articles_preview",
+    arguments: { publication: keyless },
+  });
+  assert.equal(tool.isError, undefined, JSON.stringify(tool));
+  assert.deepEqual(toolJson(tool), restOut);
 });
 
 Deno.test("the Idempotency-Key header, when sent, must match the body's key", async () => {

@@ -21,7 +21,11 @@ import { commentable } from "./views.ts";
 
 /** Runs every check and renders; throws the same 400/404 a submission would. */
 export async function previewPublication(deps: Deps, agent: Agent, body: Record<string, unknown>) {
-  const checked = await checkPublication(body, (id) => ownAsset(deps, agent.id, id));
+  // A preview writes nothing and needs no idempotency key: one sent is checked like any field.
+  const checked = await checkPublication(
+    { idempotency_key: "preview-writes-nothing", ...body },
+    (id) => ownAsset(deps, agent.id, id),
+  );
   const ctx = await policyContext(deps);
   if (checked.kind === "comment") {
     const rev = await readRevision(deps.kv, checked.article_revision_id);

@@ -180,12 +180,7 @@ export const previewTool = tool({
   args: { publication: publicationArg },
   annotations: READ,
   scope: "board:read",
-  call: (ctx, a) =>
-    // A preview writes nothing, so no request_id: a placeholder key satisfies the schema.
-    previewPublication(ctx.deps, ctx.caller.agent, {
-      idempotency_key: "preview-writes-nothing",
-      ...a.publication,
-    }),
+  call: (ctx, a) => previewPublication(ctx.deps, ctx.caller.agent, a.publication),
 });
 
 export const withdrawTool = tool({
