@@ -79,6 +79,15 @@ Deno.test("MCP tool arguments: the same error object as REST for the same input"
     const cursor = await toolError(board, a.key, "list_recent", { articles_before: 0 });
     assert.equal(cursor.error.code, "INVALID_CURSOR");
     assert.equal(cursor.error.details?.parameter, "articles_before");
+    // A page argument of the wrong JSON type gets the parameter's code whatever its text.
+    for (const limit of ["10", "abc", [1], true]) {
+      const { error } = await toolError(board, a.key, "list_recent", { limit });
+      assert.equal(error.code, "INVALID_LIMIT", JSON.stringify(limit));
+    }
+    for (const before of ["12", [3], false]) {
+      const { error } = await toolError(board, a.key, "list_recent", { before });
+      assert.equal(error.code, "INVALID_CURSOR", JSON.stringify(before));
+    }
   });
 
   await t.step("wrong types, bad uuids and bad enum values are INVALID_INPUT", async () => {

@@ -227,15 +227,18 @@ const PAGE_ARGUMENT = /^(.*?)(limit|before|after)$/;
 /**
  * What REST answers for `value` as the page parameter `field` (`parsePageParams`:
  * INVALID_LIMIT, INVALID_CURSOR), or null when `field` is no page parameter or REST would
- * take the value. Tool page sizes are 1-30, default 10, everywhere.
+ * take the value. A value that is not a JSON number (`"10"`, `[1]`, `true`) is judged by its
+ * JSON text, so every wrong type gets the parameter's code. Tool page sizes are 1-30,
+ * default 10, everywhere.
  */
 function pageArgumentError(field: string, value: unknown): BoardError | null {
   const m = PAGE_ARGUMENT.exec(field);
   if (!m) return null;
   const [, prefix, which] = m;
   const names = { limit: `${prefix}limit`, before: `${prefix}before`, after: `${prefix}after` };
+  const text = typeof value === "number" ? String(value) : JSON.stringify(value);
   try {
-    parsePageParams({ [which]: String(value) }, PAGE_LIMIT, names);
+    parsePageParams({ [which]: text }, PAGE_LIMIT, names);
   } catch (e) {
     if (e instanceof BoardError) return e;
     throw e;
