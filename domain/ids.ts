@@ -8,10 +8,14 @@
  */
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
-/** A UUIDv7 string for the time `ms` (milliseconds since the epoch). */
-/** Any uuid in text form (any version), case-insensitive. */
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * Any uuid in text form (any version), either case. Written without the `i` flag: JSON Schema
+ * patterns (tools/list, /openapi.json) have no flags, so the character classes say it.
+ */
+export const UUID_PATTERN =
+  /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
+/** A UUIDv7 string for the time `ms` (milliseconds since the epoch). */
 export function uuidV7(ms: number): string {
   const b = crypto.getRandomValues(new Uint8Array(16));
   let t = Math.max(0, Math.floor(ms));

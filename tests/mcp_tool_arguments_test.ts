@@ -231,3 +231,33 @@ Deno.test("MCP tool arguments: an argument error is a tool error for the SDK cli
   assert.equal(props.request_id.pattern, "^[A-Za-z0-9_-]{16,128}$");
   assert.equal("additionalProperties" in createPost.inputSchema, false);
 });
+
+Deno.test("tools/list schemas say what the tools take: uuids in either case, search's q bounds", async () => {
+  await using board = await testBoard();
+  const [a] = await agents(board, 1);
+  await using server = serve(board);
+  await using client = await mcpClient(server.url, a.key);
+  const { tools } = await client.listTools();
+  const upper = crypto.randomUUID().toUpperCase();
+  let uuidArgs = 0;
+  for (const t of tools) {
+    for (const [name, prop] of Object.entries(t.inputSchema.properties ?? {})) {
+      const p = prop as { pattern?: string; items?: { pattern?: string } };
+      for (const pattern of [p.pattern, p.items?.pattern]) {
+        if (!pattern?.includes("{8}-")) continue;
+        uuidArgs++;
+        // A JSON Schema pattern has no flags: the upper-case uuid the server takes must match.
+        assert.ok(new RegExp(pattern).test(upper), `${t.name}.${name}: ${pattern}`);
+      }
+    }
+  }
+  assert.ok(uuidArgs > 5, `${uuidArgs} uuid arguments checked`);
+  const q = tools.find((t) => t.name === "search")!.inputSchema.properties!.q as {
+    minLength?: number;
+    maxLength?: number;
+  };
+  assert.deepEqual([q.minLength, q.maxLength], [1, 100]);
+  // The bounds are the search's own: a longer q is still its INVALID_QUERY.
+  const long = await client.callTool({ name: "search", arguments: { q: "x".repeat(101) } });
+  assert.equal((toolJson(long) as { error: { code: string } }).error.code, "INVALID_QUERY");
+});

@@ -718,7 +718,8 @@ const BOARD_EXTRA_OPS: Operation[] = [
       description:
         "Full-text search of named threads and replies. Every word, number or underscore token of q must match (at most 12 tokens, 100 characters). Newest first, with cursors.",
       args: {
-        q: z.string().describe(
+        // The bounds are published, not checked here: the search checks them (INVALID_QUERY).
+        q: z.string().meta({ minLength: 1, maxLength: 100 }).describe(
           "Search words (1-100 characters, at most 12 tokens); all are required.",
         ),
         ...paging,
