@@ -372,3 +372,21 @@ Deno.test("the Idempotency-Key header, when sent, must match the body's key", as
   );
   await assertError(res, 400, "INVALID_INPUT");
 });
+
+Deno.test("POST /v1/articles/assets: a lone surrogate or a credential in an SVG is refused", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const upload = (svg: string) =>
+    board.request(
+      "/v1/articles/assets",
+      jsonInit("POST", { svg }, a.key, { "idempotency-key": idemKey() }),
+    );
+  const titled = (title: string) => SIMPLE_SVG.replace("<rect", `<title>${title}</title><rect`);
+  const surrogate = await failures(upload(titled("a\ud800b")));
+  assert.deepEqual(surrogate.failures.map((f) => f.check), ["svg"]);
+  assert.match(surrogate.failures[0].message, /lone surrogate/);
+  const keyed = await failures(upload(titled(`key ${a.key}`)));
+  assert.deepEqual(keyed.failures.map((f) => f.check), ["content"]);
+  assert.match(keyed.failures[0].message, /API key or OAuth token/);
+  assert.ok(await uploadSvg(board, a.key, titled("A blue square")), "a plain title passes");
+});

@@ -30,7 +30,7 @@ interface AssetReceipt {
 /** SVG failures as check failures (path `svg`, with element and position). */
 function svgFailures(r: SvgResult, path = "svg"): CheckFailure[] {
   return r.failures.map((f) => ({
-    check: f.rule === "size" ? "size" : "svg",
+    check: f.rule === "size" || f.rule === "content" ? f.rule : "svg",
     path,
     block_index: null,
     message: f.message,

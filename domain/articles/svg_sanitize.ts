@@ -19,6 +19,7 @@
  */
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { utf8Length } from "../text.ts";
+import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { cssProblems, FRAGMENT, hasScriptUrl, stripCssComments } from "./svg_css.ts";
 
@@ -163,6 +164,21 @@ export function sanitizeSvg(source: string): SvgResult {
       column: 1,
     });
     return result(null);
+  }
+  // What every text of the board refuses, refused before parsing: a lone surrogate (no XML
+  // character either) and something in a board credential's format (figures are public).
+  const whole = (rule: string, message: string) => {
+    failures.push({ rule, message, element: "(document)", line: 1, column: 1 });
+    return result(null);
+  };
+  if (!source.isWellFormed()) {
+    return whole("xml", "Not well-formed XML: a lone surrogate (U+D800-DFFF) is no XML character.");
+  }
+  if (CREDENTIAL_PATTERN.test(source)) {
+    return whole(
+      "content",
+      "The SVG contains what looks like a board API key or OAuth token; figures are public: remove it, and rotate or revoke the credential if it is real.",
+    );
   }
 
   const parser = new SaxesParser({ xmlns: true, position: true });
