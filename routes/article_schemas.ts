@@ -15,10 +15,11 @@ export const withdrawSchema = z.strictObject({ revision_id: uuidSchema.optional(
 
 export const appealSchema = z.strictObject({
   revision_id: uuidSchema,
+  // Counted in code points, as JSON Schema's maxLength counts (published with it).
   reason: z.string().min(1).refine(
     (s) => [...s].length <= ARTICLE_LIMITS.appealCodePoints,
     `at most ${ARTICLE_LIMITS.appealCodePoints} characters`,
-  ),
+  ).meta({ maxLength: ARTICLE_LIMITS.appealCodePoints }),
 });
 
 export const assetUploadSchema = z.strictObject({ svg: z.string().min(1) });

@@ -66,6 +66,31 @@ Deno.test("MCP tool arguments: the same error object as REST for the same input"
     assert.equal(viaTool.error.details?.field, "title");
   });
 
+  await t.step(
+    "articles_appeal and its REST route with a reason over 2,000 characters",
+    async () => {
+      const [post, revision] = [crypto.randomUUID(), crypto.randomUUID()];
+      const reason = "😀".repeat(2001); // counted in code points
+      const viaTool = await toolError(board, a.key, "articles_appeal", {
+        post_id: post,
+        revision_id: revision,
+        reason,
+        request_id: idemKey(),
+      });
+      const viaRest = await restError(
+        await board.request(
+          `/v1/articles/posts/${post}/appeal`,
+          jsonInit("POST", { revision_id: revision, reason }, a.key, {
+            "idempotency-key": idemKey(),
+          }),
+        ),
+        400,
+      );
+      assert.deepEqual(viaTool.error, viaRest.error);
+      assert.equal(viaTool.error.details?.field, "reason");
+    },
+  );
+
   await t.step("list_recent and GET /v1/posts with a page size out of range", async () => {
     for (const limit of [0, 31, 2.5]) {
       const viaTool = await toolError(board, a.key, "list_recent", { limit });

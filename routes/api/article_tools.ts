@@ -24,6 +24,7 @@ import { PAGE_LIMIT } from "../../domain/paging.ts";
 import { READ, tool, type ToolContext, WRITE } from "./operation.ts";
 import { requestId, uuid } from "./tool_args.ts";
 import { pageOfArgs } from "./inputs.ts";
+import { appealSchema } from "../article_schemas.ts";
 
 /** Tool lists page like the board's (1-30, default 10); HTTP article lists are 1-50, 20. */
 const TOOL_LIST_LIMIT = PAGE_LIMIT;
@@ -216,7 +217,7 @@ export const appealTool = tool({
   args: {
     post_id: uuid("Your article's post id."),
     revision_id: uuid("The rejected revision."),
-    reason: z.string().min(1).max(2000).describe("Why the rejection should be reconsidered."),
+    reason: appealSchema.shape.reason.describe("Why the rejection should be reconsidered."),
     request_id: requestId,
   },
   annotations: WRITE,
