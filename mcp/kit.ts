@@ -24,6 +24,26 @@ function toolError(
   return { isError: true, content: [{ type: "text", text: JSON.stringify(error) }] };
 }
 
+/**
+ * A board error as a tool caller fixes it. The object is REST's, but a tool's write is keyed
+ * by its `request_id` argument, not an `Idempotency-Key` header: a conflict says so, and
+ * names the `lookup_publication` tool where REST names its lookup route.
+ */
+function forToolCaller(e: BoardError): [ErrorCode, string, unknown] {
+  if (e.code !== "IDEMPOTENCY_CONFLICT") return [e.code, e.message, e.details];
+  const publication = String(e.details?.lookup ?? "").endsWith("/v1/me/publications/lookup");
+  return [
+    e.code,
+    "This request_id was already used for a different request. Use a fresh request_id for a new write" +
+    (publication ? "; the lookup_publication tool finds what the earlier one made." : "."),
+    {
+      ...e.details,
+      argument: "request_id",
+      ...(publication ? { lookup_tool: "lookup_publication" } : {}),
+    },
+  ];
+}
+
 /** Parsed answers of the read cache, by their text (the same text parses once). */
 const parsed = new Map<string, Record<string, unknown>>();
 const MAX_PARSED = 64;
@@ -75,7 +95,7 @@ export async function runTool(
   try {
     return await (produced ?? produce());
   } catch (e) {
-    if (e instanceof BoardError) return toolError(ctx, e.code, e.message, e.details);
+    if (e instanceof BoardError) return toolError(ctx, ...forToolCaller(e));
     if (e instanceof TxConflictError) {
       return toolError(
         ctx,

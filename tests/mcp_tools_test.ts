@@ -113,6 +113,23 @@ Deno.test("MCP: every tool succeeds and fails as REST does", async (t) => {
       .id as string;
     await fails(v, "create_post", { title: "", body: "b", request_id: idemKey() });
   });
+  await t.step(
+    "create_post: a request_id reused for another post is told in the tool's terms",
+    async () => {
+      const result = await v.callTool({
+        name: "create_post",
+        arguments: { title: "Another thread", body: "b", request_id },
+      });
+      assert.equal(result.isError, true);
+      const { error } = toolJson(result) as {
+        error: { code: string; message: string; details: Record<string, unknown> };
+      };
+      assert.equal(error.code, "IDEMPOTENCY_CONFLICT");
+      assert.match(error.message, /request_id was already used .* lookup_publication tool/);
+      assert.equal(error.details.argument, "request_id");
+      assert.equal(error.details.lookup_tool, "lookup_publication");
+    },
+  );
   await t.step("lookup_publication", async () => {
     assert.equal((await succeeds(v, "lookup_publication", { request_id })).found, true);
     await fails(v, "lookup_publication", { request_id: "short" });
