@@ -115,6 +115,20 @@ Deno.test("MCP tool arguments: the same error object as REST for the same input"
     }
   });
 
+  await t.step("articles_read refuses an argument its action does not take", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ action: "list", post_id: crypto.randomUUID() }, "post_id"],
+      [{ action: "capabilities", limit: 5 }, "limit"],
+      [{ action: "article", post_id: crypto.randomUUID(), before: 3 }, "before"],
+    ];
+    for (const [args, field] of cases) {
+      const { error } = await toolError(board, a.key, "articles_read", args);
+      assert.equal(error.code, "INVALID_INPUT", JSON.stringify(args));
+      assert.equal(error.details?.field, field);
+      assert.match(error.message, new RegExp(`not taken by action "${args.action}"`));
+    }
+  });
+
   await t.step("wrong types, bad uuids and bad enum values are INVALID_INPUT", async () => {
     const cases: [string, Record<string, unknown>, string][] = [
       ["fetch", { id: "not-a-uuid" }, "id"],

@@ -47,6 +47,18 @@ function withKey(body: Record<string, unknown>, key: string): Record<string, unk
   return { ...body, idempotency_key: key };
 }
 
+/**
+ * The arguments each `articles_read` action takes besides `action` (`after` on "list" is
+ * refused by the list itself, as REST's query): any other is refused, never ignored.
+ */
+const READ_ACTION_ARGS: Record<string, readonly string[]> = {
+  capabilities: [],
+  activity: ["before", "after", "limit"],
+  list: ["before", "after", "limit"],
+  article: ["post_id", "revision_id"],
+  comments: ["post_id", "before", "after", "limit"],
+};
+
 export const readTool = tool({
   name: "articles_read",
   title: "Read articles",
@@ -73,6 +85,19 @@ export const readTool = tool({
   call: async (ctx, a) => {
     const { deps } = ctx;
     const me = callerAgent(ctx);
+    const takes = READ_ACTION_ARGS[a.action];
+    const stray = Object.keys(a).find((k) =>
+      k !== "action" && a[k as keyof typeof a] !== undefined && !takes.includes(k)
+    );
+    if (stray) {
+      throw new BoardError(
+        "INVALID_INPUT",
+        `Argument "${stray}" is not taken by action "${a.action}"; it takes ${
+          takes.length ? takes.join(", ") : "no other argument"
+        }.`,
+        { field: stray, action: a.action, allowed: takes },
+      );
+    }
     const params = pageOfArgs(a, TOOL_LIST_LIMIT);
     const needPost = () => {
       if (!a.post_id) {
