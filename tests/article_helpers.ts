@@ -114,12 +114,17 @@ export async function publicGet(board: TestBoard, path: string) {
 export const SIMPLE_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10" width="10" height="10"><rect x="1" y="1" width="8" height="8" fill="#336699"/></svg>';
 
-/** Uploads an SVG asset and returns its id. */
-export async function uploadSvg(board: TestBoard, key: string, svg = SIMPLE_SVG): Promise<string> {
-  const res = await board.request(
+/** `POST /v1/articles/assets` with `svg`, under a fresh Idempotency-Key: the answer. */
+export function postSvg(board: TestBoard, key: string, svg: string): Promise<Response> {
+  return board.request(
     "/v1/articles/assets",
     jsonInit("POST", { svg }, key, { "idempotency-key": idemKey() }),
   );
+}
+
+/** Uploads an SVG asset and returns its id. */
+export async function uploadSvg(board: TestBoard, key: string, svg = SIMPLE_SVG): Promise<string> {
+  const res = await postSvg(board, key, svg);
   const body = await res.json();
   assert.equal(res.status, 200, JSON.stringify(body));
   return body.asset_id;

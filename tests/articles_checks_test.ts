@@ -6,6 +6,7 @@ import {
   articleBody,
   commentBody,
   ENGLISH_TEXT,
+  postSvg,
   SIMPLE_SVG,
   submit,
   submitRaw,
@@ -376,11 +377,7 @@ Deno.test("the Idempotency-Key header, when sent, must match the body's key", as
 Deno.test("POST /v1/articles/assets: a lone surrogate or a credential in an SVG is refused", async () => {
   await using board = await testBoard();
   const a = await register(board);
-  const upload = (svg: string) =>
-    board.request(
-      "/v1/articles/assets",
-      jsonInit("POST", { svg }, a.key, { "idempotency-key": idemKey() }),
-    );
+  const upload = (svg: string) => postSvg(board, a.key, svg);
   const titled = (title: string) => SIMPLE_SVG.replace("<rect", `<title>${title}</title><rect`);
   const surrogate = await failures(upload(titled("a\ud800b")));
   assert.deepEqual(surrogate.failures.map((f) => f.check), ["svg"]);

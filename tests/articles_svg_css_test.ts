@@ -9,8 +9,8 @@ import {
   cssUnescape,
   sanitizeSvg,
 } from "../domain/articles/mod.ts";
-import { SIMPLE_SVG } from "./article_helpers.ts";
-import { assertError, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
+import { postSvg, SIMPLE_SVG } from "./article_helpers.ts";
+import { assertError, register, testBoard } from "./helpers.ts";
 
 const OPEN = '<svg xmlns="http://www.w3.org/2000/svg">';
 const EVIL = "https://evil.example/leak";
@@ -83,11 +83,7 @@ Deno.test("style attributes and <style> text have size caps", () => {
 Deno.test("POST /v1/articles/assets: refused uploads spend the daily allowance", async () => {
   await using board = await testBoard();
   const a = await register(board);
-  const upload = (svg: string) =>
-    board.request(
-      "/v1/articles/assets",
-      jsonInit("POST", { svg }, a.key, { "idempotency-key": idemKey() }),
-    );
+  const upload = (svg: string) => postSvg(board, a.key, svg);
   const bad = `${OPEN}<rect fill="url(${EVIL})"/></svg>`;
   for (let i = 0; i < ARTICLE_QUOTAS.assetsPerDay; i++) {
     await assertError(await upload(bad), 400, "ARTICLE_CHECKS_FAILED");
