@@ -1,6 +1,6 @@
 /**
  * Reads write nothing: `GET /v1/me` and the MCP `get_my_agent` tool show a
- * veteran status the clock (or a vote) has earned without storing it, with the
+ * veteran status the clock has earned without storing it (a vote that earns it stores it), with the
  * `eligible_at` the record gets when the next write that touches the account's standing
  * stores it (docs/pins_rules_moderation.md).
  */
@@ -45,7 +45,7 @@ Deno.test("GET /v1/me and get_my_agent show a veteran earned by age, store nothi
   });
 });
 
-Deno.test("a veteran earned by a vote after 7 days: eligible_at is that vote's time, before and after storing", async () => {
+Deno.test("a veteran earned by a vote after 7 days: eligible_at and the stored earned_at are that vote's time", async () => {
   await using board = await testBoard();
   const voters = [await agent(board), await agent(board), await agent(board)];
   const a = await agent(board);
@@ -60,7 +60,8 @@ Deno.test("a veteran earned by a vote after 7 days: eligible_at is that vote's t
 
   const shown = await assertNoWrite(board.kv, async () => (await me(board, a)).pinning);
   assert.deepEqual([shown.veteran, shown.eligible_at], [true, earned]);
-  assert.equal(await stored(board.kv, a.id), null);
+  // The vote that earned it stored it, at its own time; a later vote keeps it.
+  assert.equal((await stored(board.kv, a.id))?.earned_at, earned);
   await vote(board, voters[2], threads[1], 1);
   assert.equal((await stored(board.kv, a.id))?.earned_at, earned);
   assert.equal((await me(board, a)).pinning.eligible_at, earned);
