@@ -84,9 +84,11 @@ export function createMcpServer(
         try {
           return await t.call(ctx, parsed);
         } catch (e) {
-          // A message asked on one board whose id is the other's: the 404 says so, as REST's.
+          // A message asked on one board whose id is the other's: the 404 says so, as REST's,
+          // naming the tool's board argument when it has one (else the other board's routes).
           const board = (parsed as { board?: Board }).board ?? "named";
-          throw await withOtherBoardHint(ctx.deps, board, e, "argument");
+          const choice = Object.hasOwn(t.args, "board") ? "argument" : "routes";
+          throw await withOtherBoardHint(ctx.deps, board, e, choice);
         }
       },
       t.readsWhileAuthenticating || t.plansWhileAuthenticating,
