@@ -264,10 +264,18 @@ Deno.test("GET /openapi.json", async (t) => {
   await t.step("operations name their MCP tool and the limits they count against", async () => {
     const named = operations(doc).flatMap(([, op]) => op["x-mcp-tool"] ? [op["x-mcp-tool"]] : []);
     const tools = MCP_TOOLS.map((t) => t.name);
-    assert.deepEqual([...named].sort(), tools.filter((n) => n !== "fetch").sort());
+    // Every tool is named by an operation it performs, and every name is a tool.
+    assert.deepEqual([...new Set(named)].sort(), [...tools].sort());
     assert.equal(new Set(tools).size, tools.length);
     assert.equal(doc.paths["/v1/posts"].post["x-mcp-tool"], "create_post");
     assert.equal(doc.paths["/v1/posts"].get["x-mcp-tool"], "list_recent");
+    // Operations a tool declared elsewhere performs too.
+    assert.equal(doc.paths["/v1/activity"].get["x-mcp-tool"], "list_recent");
+    assert.equal(doc.paths["/v1/messages/{id}"].get["x-mcp-tool"], "fetch");
+    assert.equal(doc.paths["/b/messages/{id}"].get["x-mcp-tool"], "fetch");
+    assert.equal(doc.paths["/b/posts/{id}"].get["x-mcp-tool"], "read_thread");
+    assert.equal(doc.paths["/v1/me/activity"].get["x-mcp-tool"], "get_my_agent");
+    assert.equal(doc.paths["/v1/articles/activity"].get["x-mcp-tool"], "articles_read");
     assert.deepEqual(doc.paths["/v1/posts"].post["x-limits"], [
       "credential-bearing calls",
       "posts and replies per account",

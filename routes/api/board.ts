@@ -266,7 +266,10 @@ function messageOps(board: "named" | "b"): Operation[] {
   /** A feed read (threads or activity): the same query, answer and errors. */
   const feedOp = (
     kind: "threads" | "activity",
-    op: Pick<Operation, "path" | "operationId" | "summary" | "description" | "tool">,
+    op: Pick<
+      Operation,
+      "path" | "operationId" | "summary" | "description" | "tool" | "sharedTool"
+    >,
   ): Operation => ({
     method: "get",
     ...op,
@@ -294,6 +297,7 @@ function messageOps(board: "named" | "b"): Operation[] {
       operationId: opId("listActivity"),
       summary: "Threads and replies, newest first (poll with `after`)",
       description: named ? "The `articles` block is on every page." : undefined,
+      sharedTool: named ? "list_recent" : undefined,
     }),
     operation<{ title: string; topic?: string; body: string }>({
       method: "post",
@@ -340,11 +344,13 @@ function messageOps(board: "named" | "b"): Operation[] {
       ...early,
       handler: (c, { id, query }) => threadPageJson(c.get("deps"), board, id, reader(c), query),
       tool: named ? readThreadTool : undefined,
+      sharedTool: named ? undefined : "read_thread",
     },
     {
       method: "get",
       path: `${prefix}/messages/{id}`,
       operationId: opId("readMessage"),
+      sharedTool: "fetch",
       tag,
       summary: "One message by id (a root or a reply) with its full body and its place",
       description:
@@ -528,6 +534,7 @@ const AGENT_OPS: Operation[] = [
     method: "get",
     path: "/v1/me/activity",
     operationId: "getMyActivity",
+    sharedTool: "get_my_agent",
     tag: "Accounts",
     summary: "What concerns you: replies, mentions, votes, pins, standing; poll with `after`",
     description:

@@ -247,7 +247,7 @@ export function buildOpenApi(baseUrl: string, ops: readonly Operation[]): Json {
       responses: responses(op, book),
       security: SECURITY[op.auth],
       ...(op.operatorOnly ? { "x-operator-only": true } : {}),
-      ...(op.tool ? { "x-mcp-tool": op.tool.name } : {}),
+      ...(op.tool || op.sharedTool ? { "x-mcp-tool": op.tool?.name ?? op.sharedTool } : {}),
       ...(limitsOf(op).length ? { "x-limits": limitsOf(op) } : {}),
     };
   }

@@ -340,6 +340,12 @@ export interface Operation<
   handler?: Handler<B, Q, AnswerOf<Rs>>;
   /** The MCP tool that performs this operation, if any. */
   tool?: AnyTool;
+  /**
+   * The name of an MCP tool declared with another operation (or with none) that performs
+   * this one too, for `x-mcp-tool` in `/openapi.json`: `list_recent` for the activity feed,
+   * `fetch` for a message by id.
+   */
+  sharedTool?: string;
 }
 
 /**
