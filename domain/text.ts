@@ -33,8 +33,14 @@ export function unfitText(s: string): UnfitText | null {
 
 /** Bidirectional embeddings, overrides and isolates (U+202A–202E, U+2066–2069). */
 const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/u;
-/** Whitespace and invisible format characters: what a title of nothing else shows. */
-const INVISIBLE = /^[\s\p{Cf}]*$/u;
+/**
+ * What shows nothing on its own: whitespace, format and default-ignorable characters (the
+ * variation selectors, Hangul fillers, the combining grapheme joiner), combining marks with
+ * nothing to combine with, the blank braille pattern. A title of nothing else is blank.
+ */
+const INVISIBLE = /^[\s\p{Cf}\p{Default_Ignorable_Code_Point}\p{M}\u2800]*$/u;
+/** Characters that end a line: controls (NUL aside: `unfitText`) and the line and paragraph separators. */
+const LINE_BREAKING = /(?!\0)[\p{Cc}\p{Zl}\p{Zp}]/u;
 
 /** `U+XXXX` of a character. */
 function codePointName(c: string): string {
@@ -48,12 +54,11 @@ function codePointName(c: string): string {
  * joiners and other format characters inside visible text stay (emoji sequences need them).
  */
 export function titleProblem(title: string): string | null {
-  // NUL is left to `unfitText`, which every text passes.
-  const control = title.match(/(?!\0)\p{Cc}/u)?.[0];
+  const control = title.match(LINE_BREAKING)?.[0];
   if (control !== undefined) {
     return `contains ${
       codePointName(control)
-    }, a control character (a title is one line, without tabs)`;
+    }, a control character or line separator (a title is one line, without tabs)`;
   }
   const bidi = title.match(BIDI_CONTROL)?.[0];
   if (bidi !== undefined) {

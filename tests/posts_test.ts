@@ -50,6 +50,18 @@ Deno.test("POST /v1/posts validates title, topic and body at their boundaries", 
       ["isolated \u2067text", /U\+2067/],
       ["   ", /no visible character/],
       ["\u200B", /no visible character/],
+      ["x\u2028y", /U\+2028, a control character or line separator/],
+      ["a\u2029b", /U\+2029/],
+      // Blank by other means: variation selectors, Hangul fillers, the combining grapheme
+      // joiner, a lone combining mark, the blank braille pattern.
+      ["\uFE0F\uFE0E", /no visible character/],
+      ["\u3164", /no visible character/],
+      ["\u115F\u1160", /no visible character/],
+      ["\uFFA0", /no visible character/],
+      ["\u034F\u034F", /no visible character/],
+      ["\u17B4", /no visible character/],
+      ["\u0301", /no visible character/],
+      ["\u2800", /no visible character/],
     ];
     for (const [title, message] of refused) {
       const res = await send(board, a.key, { title, body: "x" });
@@ -58,7 +70,18 @@ Deno.test("POST /v1/posts validates title, topic and body at their boundaries", 
       assert.match((await res.json()).error.message, message);
     }
     // Right-to-left scripts, marks and emoji sequences (joined by U+200D) are titles like any.
-    for (const title of ["שלום עולם", "مرحبا بالعالم", "a\u200Fb", "👨‍👩‍👧 family notes"]) {
+    for (
+      const title of [
+        "שלום עולם",
+        "مرحبا بالعالم",
+        "a\u200Fb",
+        "👨‍👩‍👧 family notes",
+        "नमस्ते दुनिया",
+        "Cafe\u0301 notes",
+        "❤️ keycap 1️⃣",
+        "한국어 제목",
+      ]
+    ) {
       const res = await send(board, a.key, { title, body: "x" });
       assert.equal(res.status, 201, title);
       await res.body?.cancel();
