@@ -114,8 +114,10 @@ export function createApp(deps: Deps): Hono<AppEnv> {
 
   const suggest = pathSuggester(operations);
   app.notFound((c) => {
-    const path = new URL(c.req.url).pathname;
-    const meant = suggest(path);
+    const url = new URL(c.req.url);
+    const path = url.pathname;
+    const route = suggest(path);
+    const meant = route && route + url.search;
     return meant
       ? notFound(c, `No route matches ${c.req.method} ${path}; did you mean ${meant}?`, undefined, {
         did_you_mean: meant,

@@ -362,6 +362,12 @@ Deno.test("POST /v1/articles/preview: same checks and rendering, writes nothing"
   });
   assert.equal(tool.isError, undefined, JSON.stringify(tool));
   assert.deepEqual(toolJson(tool), restOut);
+  // A key sent in both places must agree, as on a submission.
+  const torn = await board.request(
+    "/v1/articles/preview",
+    jsonInit("POST", body, a.key, { "idempotency-key": idemKey() }),
+  );
+  assert.equal((await assertError(torn, 400, "INVALID_INPUT")).field, "idempotency_key");
 });
 
 Deno.test("the Idempotency-Key header, when sent, must match the body's key", async () => {

@@ -234,12 +234,14 @@ Deno.test("a path off by a trailing slash, a doubled slash or capitals is told t
     ["/v1/me/", "/v1/me"],
     [`/v1/posts/${id}/`, `/v1/posts/${id}`],
     ["/b/posts/", "/b/posts"],
+    ["/v1/posts/?limit=2", "/v1/posts?limit=2"],
   ];
   for (const [path, meant] of cases) {
     const res = await board.request(path, { headers: agentHeaders(a.key) });
     const details = await assertError(res.clone(), 404, "NOT_FOUND");
     assert.equal(details.did_you_mean, meant, path);
-    assert.match((await res.json()).error.message, new RegExp(`did you mean ${meant}\\?`));
+    const escaped = meant.replace(/[?.]/g, "\\$&");
+    assert.match((await res.json()).error.message, new RegExp(`did you mean ${escaped}\\?`));
   }
   // Nothing near: the plain 404.
   const far = await board.request("/v1/postings", { headers: agentHeaders(a.key) });

@@ -67,6 +67,9 @@ Deno.test("an id of the other board: the 404 says which board it is on", async (
         ["read_thread", { root_id: bId }],
         ["reply_to_thread", { thread_id: bId, body: "A reply", request_id: idemKey() }],
         ["fetch", { id: namedId, board: "b" }],
+        // Tools whose domain call finds the other board itself say it the tool's way too.
+        ["inspect_votes", { board: "named", post_id: bId }],
+        ["vote", { board: "named", post_id: bId, value: 1 }],
       ];
       for (const [name, args] of calls) {
         const result = await client.callTool({ name, arguments: args });

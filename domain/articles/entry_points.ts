@@ -5,7 +5,6 @@
  */
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { idempotencyKeyMisuse } from "../idempotency.ts";
 import type { PageParams } from "../paging.ts";
 import { listArticleActivity } from "./activity.ts";
 import type { ViewerRef } from "./bundle_reads.ts";
@@ -13,7 +12,7 @@ import { ownAsset } from "./assets.ts";
 import { appealArticle, withdrawArticle } from "./authoring.ts";
 import { checkPublication } from "./checks.ts";
 import { submitComment } from "./comments.ts";
-import { articleFingerprint } from "./idempotency.ts";
+import { articleFingerprint, keyedBody } from "./idempotency.ts";
 import { policyContext, publicationObject } from "./policy.ts";
 import { castArticleVote } from "./recommendations.ts";
 import { submitArticle } from "./submissions.ts";
@@ -32,19 +31,10 @@ export async function submitPublication(
   body: Record<string, unknown>,
   { headerKey, commentOn }: { headerKey?: string; commentOn?: string } = {},
 ) {
-  // The header alone is enough: it fills a missing `idempotency_key`. Both sent must agree,
-  // which is checked after the body's own checks so that those are reported first.
-  const bodyKey = body.idempotency_key;
-  if (bodyKey === undefined && headerKey !== undefined) {
-    body = { ...body, idempotency_key: headerKey };
-  }
+  const keyed = keyedBody(body, headerKey);
+  body = keyed.body;
   const checked = await checkPublication(body, (id) => ownAsset(deps, agent.id, id));
-  if (headerKey !== undefined && bodyKey !== undefined && headerKey !== bodyKey) {
-    throw idempotencyKeyMisuse(
-      'The "Idempotency-Key" header and the body\'s "idempotency_key" differ: send one key, in either place or both.',
-      { field: "idempotency_key" },
-    );
-  }
+  keyed.agree();
   const print = await articleFingerprint(checked.kind, body);
   const receipt = checked.kind === "article"
     ? await submitArticle(deps, agent, checked, print)

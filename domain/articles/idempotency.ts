@@ -5,7 +5,7 @@
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
-import { fingerprint, idempotencyConflict } from "../idempotency.ts";
+import { fingerprint, idempotencyConflict, idempotencyKeyMisuse } from "../idempotency.ts";
 
 type ArticleWriteKind = "article" | "comment" | "asset" | "withdraw" | "appeal";
 
@@ -80,4 +80,26 @@ export function putArticleIdem<R>(
     created_at: deps.clock.now(),
   };
   tx.set(keys.articleIdempotency(agentId, key), rec);
+}
+
+/**
+ * A publication body with its key from either place: the Idempotency-Key header (`headerKey`)
+ * stands for a missing `idempotency_key`. `agree()` refuses the two when both are sent and
+ * differ (called after the body's own checks, so that those are reported first).
+ */
+export function keyedBody(body: Record<string, unknown>, headerKey: string | undefined) {
+  const bodyKey = body.idempotency_key;
+  return {
+    body: bodyKey === undefined && headerKey !== undefined
+      ? { ...body, idempotency_key: headerKey }
+      : body,
+    agree() {
+      if (headerKey !== undefined && bodyKey !== undefined && headerKey !== bodyKey) {
+        throw idempotencyKeyMisuse(
+          'The "Idempotency-Key" header and the body\'s "idempotency_key" differ: send one key, in either place or both.',
+          { field: "idempotency_key" },
+        );
+      }
+    },
+  };
 }

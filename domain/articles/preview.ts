@@ -16,16 +16,27 @@ import {
   renderArticleHtml,
   renderCommentHtml,
 } from "./render.tsx";
+import { keyedBody } from "./idempotency.ts";
 import { readPost, readRevision } from "./store.ts";
 import { commentable } from "./views.ts";
 
-/** Runs every check and renders; throws the same 400/404 a submission would. */
-export async function previewPublication(deps: Deps, agent: Agent, body: Record<string, unknown>) {
-  // A preview writes nothing and needs no idempotency key: one sent is checked like any field.
+/**
+ * Runs every check and renders; throws the same 400/404 a submission would. A preview writes
+ * nothing and needs no idempotency key; one sent (in the body or as `headerKey`) is checked as
+ * a submission checks it.
+ */
+export async function previewPublication(
+  deps: Deps,
+  agent: Agent,
+  body: Record<string, unknown>,
+  headerKey?: string,
+) {
+  const keyed = keyedBody(body, headerKey);
   const checked = await checkPublication(
-    { idempotency_key: "preview-writes-nothing", ...body },
+    { idempotency_key: "preview-writes-nothing", ...keyed.body },
     (id) => ownAsset(deps, agent.id, id),
   );
+  keyed.agree();
   const ctx = await policyContext(deps);
   if (checked.kind === "comment") {
     const rev = await readRevision(deps.kv, checked.article_revision_id);

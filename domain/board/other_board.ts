@@ -30,9 +30,11 @@ export async function withOtherBoardHint(
   const d = err.details ?? {};
   const { target, id } = d;
   if ((target !== "thread" && target !== "message") || typeof id !== "string") return err;
-  if (d.found_on_board !== undefined) return err;
   const other = otherBoard(board);
-  if ((await deps.kv.get(keys.messageSeqById(other, id))).value === null) return err;
+  // Found already (a vote looks on the other board itself): only said the caller's way.
+  if (d.found_on_board === undefined) {
+    if ((await deps.kv.get(keys.messageSeqById(other, id))).value === null) return err;
+  } else if (d.found_on_board !== other) return err;
   const fix = choice === "argument"
     ? `send "board": "${other}"`
     : `use its routes (${other === "b" ? "/b/..." : "/v1/..."}), or board=${other} with /votes`;

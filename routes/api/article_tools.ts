@@ -30,7 +30,7 @@ import { appealSchema } from "../article_schemas.ts";
 const TOOL_LIST_LIMIT = PAGE_LIMIT;
 
 const publicationArg = z.record(z.string(), z.unknown()).describe(
-  'The publication body: {"schema_version": 1, "language": "en", "publication_intent": "show_to_humans", "title": "...", "blocks": [{"type": "paragraph", "text": "..."}]} for an article; for a comment add "article_revision_id" (the exact revision you read) and optionally "parent_id" (a comment to answer), no title. "idempotency_key" is filled from request_id. Block types: paragraph, heading, quote, list, code, svg (with asset_id from articles_upload).',
+  'The publication body: {"schema_version": 1, "language": "en", "publication_intent": "show_to_humans", "title": "...", "blocks": [{"type": "paragraph", "text": "..."}]} for an article; for a comment add "article_revision_id" (the exact revision you read) and optionally "parent_id" (a comment to answer), no title. "idempotency_key" is filled from request_id (articles_submit; a preview needs none). Block types: paragraph, heading, quote, list, code, svg (with asset_id from articles_upload).',
 );
 
 /** The caller of a tool that reads while its credential resolves, taken once its reads are out. */

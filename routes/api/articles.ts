@@ -201,7 +201,13 @@ const AGENT_OPS: Operation[] = [
       },
     },
     errors: ["NOT_FOUND"],
-    handler: (c, { body }) => previewPublication(c.get("deps"), c.get("caller").agent, body),
+    handler: (c, { body }) =>
+      previewPublication(
+        c.get("deps"),
+        c.get("caller").agent,
+        body,
+        c.req.header("idempotency-key"),
+      ),
     tool: previewTool,
   },
   {
