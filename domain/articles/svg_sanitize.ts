@@ -18,7 +18,7 @@
  * nesting, `<style>` text) and after 100 failures.
  */
 import { SaxesParser, type SaxesTagNS } from "saxes";
-import { utf8Length } from "../text.ts";
+import { unfitText, utf8Length } from "../text.ts";
 import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { cssProblems, FRAGMENT, hasScriptUrl, stripCssComments } from "./svg_css.ts";
@@ -171,9 +171,8 @@ export function sanitizeSvg(source: string): SvgResult {
     failures.push({ rule, message, element: "(document)", line: 1, column: 1 });
     return result(null);
   };
-  if (!source.isWellFormed()) {
-    return whole("xml", "Not well-formed XML: a lone surrogate (U+D800-DFFF) is no XML character.");
-  }
+  const unfit = unfitText(source);
+  if (unfit) return whole("xml", `Not well-formed XML: the source ${unfit.message}.`);
   if (CREDENTIAL_PATTERN.test(source)) {
     return whole(
       "content",

@@ -10,10 +10,11 @@ import { castVote } from "../writes/mod.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
+import { otherBoard } from "../board/mod.ts";
 
 /** The 404 for a vote target `id` missing on `board`, naming where it is when it exists. */
 async function missingVoteTarget(deps: Deps, board: Board, id: string) {
-  const other: Board = board === "named" ? "b" : "named";
+  const other = otherBoard(board);
   const [onOther, post, revision, comment] = await deps.kv.getMany([
     keys.messageSeqById(other, id),
     keys.articlePosts(id),

@@ -156,8 +156,10 @@ export async function onKarmaChanged(
   let rec = prev;
   const before = { now, createdAt: agent.created_at, karma: karmaBefore };
   // The named board's head the support summaries are read with: the caller's, or read here
-  // unchecked, apart from the transaction (only when a summary is needed).
-  const head = () => namedHead ?? tx.kv.get(keys.boardHeads("named")).then((e) => e.value);
+  // unchecked, apart from the transaction (only when a summary is needed, and once).
+  let headRead: Promise<BoardHead | null> | undefined;
+  const head = () =>
+    namedHead ?? (headRead ??= tx.kv.get(keys.boardHeads("named")).then((e) => e.value));
   if (mayEarn(rec, before)) {
     // Committed state is the state before this change: the supporters it had until now,
     // from the support summary of the standing the caller read, else from the received votes.
