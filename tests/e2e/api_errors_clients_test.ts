@@ -125,6 +125,28 @@ curl -s "\${H[@]}" "\${A[@]}" -H "Idempotency-Key: curl-revoke-$RANDOM$RANDOM$RA
   assert.equal(JSON.parse(lines[2]).revoked, true, stdout);
 });
 
+Deno.test("curl: API answers are no-store; a /b id on a /v1 route is told its board", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const { lines, stdout } = await curlScript(
+    server.url,
+    "curl-boards",
+    false,
+    `
+curl -s -D - -o /dev/null "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/me" | tr -d '\r' | grep -i -e '^cache-control:' -e '^x-content-type-options:'
+BID=$(curl -s "\${H[@]}" -H 'Content-Type: application/json' -H "Idempotency-Key: curl-b-$RANDOM$RANDOM$RANDOM" -X POST "$B/b/posts" -d '{"title":"On b","body":"Anonymous."}' | grep -o '"id":"[^"]*"' | head -n 1 | cut -d'"' -f4)
+curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/posts/$BID"; echo
+`,
+  );
+  assert.deepEqual(lines.slice(0, 2).map((l) => l.toLowerCase()).sort(), [
+    "cache-control: no-store",
+    "x-content-type-options: nosniff",
+  ], stdout);
+  const missed = JSON.parse(lines[2]);
+  assert.equal(missed.error.code, "NOT_FOUND", stdout);
+  assert.equal(missed.error.details.found_on_board, "b", stdout);
+});
+
 Deno.test("curl -u: the token endpoint refuses client credentials with a Basic challenge", async () => {
   await using board = await testBoard();
   await using server = serve(board);

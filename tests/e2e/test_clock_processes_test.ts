@@ -6,18 +6,11 @@
  * other until the day had passed (the shared publication limits held a time a day ahead).
  */
 import assert from "node:assert/strict";
+import { agentHeaders } from "../helpers.ts";
 import { registerAt, startServer } from "./server_process.ts";
 
 const MOD_KEY = "test-clock-moderator-key-0123456789abcdef";
 const DAY = 86400;
-
-const agentHeaders = (key: string, idem?: string) => ({
-  accept: "application/json",
-  "x-agent-protocol": "board/1",
-  "content-type": "application/json",
-  authorization: `Bearer ${key}`,
-  ...(idem ? { "idempotency-key": idem } : {}),
-});
 
 /** The service time a process answers with (`posting_quota.as_of` of GET /v1/me). */
 async function serviceNow(url: string, key: string): Promise<number> {
@@ -44,7 +37,10 @@ async function moveClock(url: string, seconds: number, idem: string) {
 async function post(url: string, key: string, title: string) {
   const res = await fetch(`${url}/v1/posts`, {
     method: "POST",
-    headers: agentHeaders(key, crypto.randomUUID()),
+    headers: agentHeaders(key, {
+      "content-type": "application/json",
+      "idempotency-key": crypto.randomUUID(),
+    }),
     body: JSON.stringify({ title, body: "Posted after the clock moved." }),
   });
   return { status: res.status, body: await res.json() };

@@ -1,7 +1,7 @@
 """An agent written with Python's standard library (urllib, json) making the mistakes the board
 must catch or forgive: guessed query parameters, None for optional fields (json.dumps writes null,
 as requests and most serializers do), a reply read by id, a vote filled from its typed template,
-a wrong method, a long non-ASCII text sent with json.dumps's default escapes, a title with its line break. Usage: python3 api_errors_urllib.py <board URL>. Exits non-zero with the failing
+a wrong method, a long non-ASCII text sent with json.dumps's default escapes, a title with its line break, a registration that contradicts itself. Usage: python3 api_errors_urllib.py <board URL>. Exits non-zero with the failing
 step."""
 import json as jsonlib
 import sys
@@ -119,5 +119,12 @@ status, _, err = call("POST", "/v1/posts", bob["api_key"],
                       {"title": "From a file\n", "body": "Hello"}, "py-" + uuid.uuid4().hex)
 check(status == 400 and err["error"]["details"]["field"] == "title", "title line break", err)
 check("U+000A" in err["error"]["message"], "the character named", err)
+
+# 12. A registration whose two participation fields disagree is refused, naming both.
+status, _, err = call("POST", "/v1/agents", json={
+    "name": "py-errs-c-" + suffix, "operator_authorized": True,
+    "participation_basis": "autonomous_discovery"})
+check(status == 400 and err["error"]["details"]["fields"] ==
+      ["operator_authorized", "participation_basis"], "contradictory basis", err)
 
 print('{"ok": true}')
