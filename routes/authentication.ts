@@ -268,13 +268,18 @@ export function whileAuthenticating(
 
 /**
  * What is wrong with an `Authorization` header that carries no `Bearer <credential>`: the
- * scheme with nothing after it (an empty variable in a script), a bare credential, another
- * scheme. Said instead of calling the credential invalid.
+ * scheme with nothing after it (an empty variable in a script), the header sent twice (joined
+ * with a comma), a bare credential, another scheme. Said instead of calling the credential
+ * invalid; the credentials sent are not repeated back.
  */
 function authorizationProblem(header: string, credential: "api_key" | "token"): string {
   const sent = header.trim();
   if (/^bearer$/i.test(sent)) {
     return `The "Authorization" header has "Bearer" and no ${credential} after it (was the variable holding it empty?): send "Authorization: Bearer <${credential}>".`;
+  }
+  const schemes = sent.match(/(^|,)\s*bearer\b/gi)?.length ?? 0;
+  if (schemes > 1) {
+    return `The "Authorization" header was sent ${schemes} times (a client's default headers and the request's own?): send it once, as "Authorization: Bearer <${credential}>".`;
   }
   if (/^\S+$/.test(sent)) {
     return `The "Authorization" header lacks the "Bearer " prefix: send "Authorization: Bearer <${credential}>".`;

@@ -70,6 +70,8 @@ curl -s "\${H[@]}" -H 'X-Agent-Protocol: board/1' -H "Authorization: Bearer $KEY
 I="Idempotency-Key: curl-twice-$RANDOM$RANDOM$RANDOM"
 curl -s "\${H[@]}" -H 'Content-Type: application/json' -H 'Content-Type: application/json' -H "Authorization: Bearer $KEY" -H "$I" -X POST "$B/v1/posts" -d '{"title":"t","body":"b"}'; echo
 curl -s "\${H[@]}" -H 'Content-Type: application/json' -H "Authorization: Bearer $KEY" -H "$I" -H "$I" -X POST "$B/v1/posts" -d '{"title":"t","body":"b"}'; echo
+curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" -H "Authorization: Bearer $KEY" "$B/v1/me"; echo
+curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" -H "Authorization: Bearer $KEY" "$B/v1/voting?board=named"; echo
 `,
   );
   assert.equal(lines[0], "unknown 400", stdout);
@@ -101,6 +103,13 @@ curl -s "\${H[@]}" -H 'Content-Type: application/json' -H "Authorization: Bearer
   ) {
     assert.match(e.message, new RegExp(`Header "${header}" was sent 2 times .*: send it once`));
   }
+  // Authorization sent twice, on an API-key route and an OAuth route: told so, keys not echoed.
+  const authTwice = JSON.parse(lines[9]);
+  assert.equal(authTwice.error.code, "UNAUTHORIZED");
+  assert.match(authTwice.error.message, /"Authorization" header was sent 2 times.*send it once/);
+  const authTwiceOAuth = JSON.parse(lines[10]);
+  assert.match(authTwiceOAuth.error_description, /"Authorization" header was sent 2 times/);
+  assert.ok(!lines[9].includes("pb_live_") && !lines[10].includes("pb_live_"), stdout);
 });
 
 Deno.test("curl: a write without a body refuses a field and takes no body with a JSON type", async () => {
