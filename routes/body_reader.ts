@@ -5,8 +5,11 @@
  */
 
 interface BodyReadErrors {
-  /** The body passed `limit`; `observed` bytes were read before stopping. */
-  tooLarge(observed: number): Error;
+  /**
+   * The body passed `limit`; `observed` bytes were read before stopping, `read` holds them
+   * (the last chunk included).
+   */
+  tooLarge(observed: number, read: Uint8Array[]): Error;
   /** The client stopped sending before the end of its body (or sent it too slowly). */
   incomplete(read: number): Error;
 }
@@ -49,7 +52,7 @@ export async function readBoundedBytes(
       total += chunk.value.length;
       if (total > limit) {
         await reader.cancel().catch(() => {});
-        throw errors.tooLarge(total);
+        throw errors.tooLarge(total, [...chunks, chunk.value]);
       }
       chunks.push(chunk.value);
     }

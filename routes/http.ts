@@ -94,7 +94,19 @@ export function requireJsonContentType(headers: Headers): void {
  * post well within its 8,192 bytes of text can pass the request's limit.
  */
 const ESCAPES_COUNT =
-  "The whole JSON request counts, escapes included: send text as UTF-8 rather than \\uXXXX escapes (Python: json.dumps(body, ensure_ascii=False); Go: a json.Encoder with SetEscapeHTML(false)).";
+  "The whole JSON request counts, escapes included: if text is sent as \\uXXXX escapes, send it as UTF-8 instead (Python: json.dumps(body, ensure_ascii=False); Go: a json.Encoder with SetEscapeHTML(false)).";
+
+/** Whether bytes read hold a JSON `\u` escape (the bytes `\` `u`, across chunk ends too). */
+function holdsUnicodeEscape(read: Uint8Array[]): boolean {
+  let backslash = false;
+  for (const chunk of read) {
+    for (const byte of chunk) {
+      if (backslash && byte === 0x75) return true;
+      backslash = !backslash && byte === 0x5c;
+    }
+  }
+  return false;
+}
 
 /**
  * Reads the request body as a bounded stream (never more than `limit` + one chunk) and
@@ -139,10 +151,11 @@ export async function readJsonObject(
         reason: "incomplete_body",
         ...(declared !== null ? { declared_bytes: Number(declared) } : {}),
       }),
-    tooLarge: (observed) =>
+    tooLarge: (observed, read) =>
       new BoardError(
         "PAYLOAD_TOO_LARGE",
-        `The request body is larger than ${limit} bytes. ${ESCAPES_COUNT}`,
+        `The request body is larger than ${limit} bytes.` +
+          (holdsUnicodeEscape(read) ? ` ${ESCAPES_COUNT}` : ""),
         {
           scope: "request",
           limit_bytes: limit,

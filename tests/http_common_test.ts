@@ -203,6 +203,28 @@ Deno.test("common rules: bodies must be bounded UTF-8 JSON objects", async (t) =
     assert.ok(d.observed_bytes_at_least > 16384);
     assert.ok(sent < 100_000, "the server stopped reading early");
   });
+  await t.step("a streamed 413 names JSON escapes only when the body holds them", async () => {
+    const streamed = (piece: string) => {
+      const bytes = new TextEncoder().encode(piece);
+      let sent = 0;
+      return new ReadableStream<Uint8Array>({
+        pull(ctrl) {
+          if (sent > 40_000) return ctrl.close();
+          sent += bytes.length;
+          ctrl.enqueue(bytes);
+        },
+      });
+    };
+    const messageOf = async (body: ReadableStream<Uint8Array>) => {
+      const res = await send(body);
+      assert.equal(res.status, 413);
+      return (await res.json()).error.message as string;
+    };
+    const escaped = await messageOf(streamed(`{"body":"${"\\u0434".repeat(200)}`));
+    assert.match(escaped, /escapes included.*ensure_ascii=False/);
+    const plain = await messageOf(streamed(`{"body":"${"plain text, a \\\\unit ".repeat(60)}`));
+    assert.match(plain, /larger than 16384 bytes\.$/);
+  });
   await t.step(
     "exactly 16384 bytes of whitespace-padded JSON is accepted by the reader",
     async () => {
