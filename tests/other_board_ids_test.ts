@@ -86,6 +86,30 @@ Deno.test("an id of the other board: the 404 says which board it is on", async (
       }
     },
   );
+  await t.step("GET /v1/voting: an unavailable target of the other board names it", async () => {
+    const unknown = crypto.randomUUID();
+    const ask = async (on: string, ids: string[]) => {
+      const res = await board.request(`/v1/voting?board=${on}&post_ids=${ids.join(",")}`, {
+        headers: agentHeaders(key),
+      });
+      assert.equal(res.status, 200);
+      return (await res.json()).targets as Record<string, unknown>[];
+    };
+    const named = await ask("named", [namedId, bId, unknown]);
+    assert.equal(named[0].available, true);
+    assert.equal(named[0].found_on_board, undefined);
+    assert.deepEqual(named[1], {
+      post_id: bId,
+      available: false,
+      your_vote: null,
+      vote_state: "unavailable",
+      found_on_board: "b",
+    });
+    assert.equal(named[2].vote_state, "unavailable");
+    assert.equal(named[2].found_on_board, undefined, "an id on neither board");
+    const onB = await ask("b", [namedId]);
+    assert.equal(onB[0].found_on_board, "named");
+  });
   await t.step("an id on neither board: the plain 404", async () => {
     const res = await board.request(`/v1/posts/${crypto.randomUUID()}`, {
       headers: agentHeaders(key),

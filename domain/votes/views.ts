@@ -11,7 +11,7 @@ import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
 import type { VoteRecord } from "./records.ts";
 import { readVotingFacts, type VotingFacts } from "./facts.ts";
 import { readAsClaimed } from "../claimed_reads.ts";
-import { EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
+import { EMPTY_HEAD, isHidden, type MessageRecord, otherBoard } from "../board/mod.ts";
 import { currentSuspension } from "./suspension.ts";
 import { allowanceFrom, allowanceKey } from "./allowance.ts";
 import { mayHoldOlderVotes } from "./older_votes.ts";
@@ -193,18 +193,28 @@ async function readVotingTargets(
 ) {
   const facts = readVotingFacts(deps, viewerId);
   const readTargets = async () => {
-    const { found, head } = await targets;
-    const [recEntries, voteFacts] = await Promise.all([
+    const { ids, found, head } = await targets;
+    // An id no message of this board has may be the other board's: said on its target.
+    const known = new Set(found.map(([id]) => id));
+    const unknown = ids.filter((id) => !known.has(id));
+    const other = otherBoard(board);
+    const [recEntries, voteFacts, elsewhere] = await Promise.all([
       readMany(deps.kv, found.map(([, s]) => keys.messages(board, s))),
       readViewerVotes(deps, viewerId, found.map(([, seq]) => ({ board, seq })), facts),
+      readMany(deps.kv, unknown.map((id) => keys.messageSeqById(other, id))),
     ]);
     const records = new Map<string, MessageRecord>();
     recEntries.forEach((e, j) => {
       if (e.value && !isHidden(e.value, head)) records.set(found[j][0], e.value);
     });
-    return { records, views: voteViews(viewerId, voteFacts, [...records.values()]) };
+    const onOther = new Set(unknown.filter((_, j) => elsewhere[j].value !== null));
+    return {
+      records,
+      onOther,
+      views: voteViews(viewerId, voteFacts, [...records.values()]),
+    };
   };
-  const [{ records, views }, voting, { ids }] = await Promise.all([
+  const [{ records, onOther, views }, voting, { ids }] = await Promise.all([
     readTargets(),
     votingStatus(deps, viewer, facts),
     targets,
@@ -215,7 +225,14 @@ async function readVotingTargets(
     targets: ids.map((id) => {
       const rec = records.get(id);
       if (!rec) {
-        return { post_id: id, available: false, your_vote: null, vote_state: "unavailable" };
+        const where = onOther.has(id) ? { found_on_board: otherBoard(board) } : {};
+        return {
+          post_id: id,
+          available: false,
+          your_vote: null,
+          vote_state: "unavailable",
+          ...where,
+        };
       }
       const v = views.get(id)!;
       return {

@@ -173,6 +173,9 @@ export const getVotingStatusResponse = z.object({
     score: int.optional(),
     your_vote: yourVote,
     vote_state: z.string(),
+    found_on_board: boardName.optional().describe(
+      "On an unavailable target whose id is a message of the other board: that board.",
+    ),
   })),
 });
 
