@@ -391,5 +391,10 @@ Deno.test("POST /v1/articles/assets: a lone surrogate or a credential in an SVG 
   const keyed = await failures(upload(titled(`key ${a.key}`)));
   assert.deepEqual(keyed.failures.map((f) => f.check), ["content"]);
   assert.match(keyed.failures[0].message, /API key or OAuth token/);
+  // Written as character references, the key is still a key where the figure is shown.
+  const referenced = [...a.key].map((ch) => `&#x${ch.codePointAt(0)!.toString(16)};`).join("");
+  const obfuscated = await failures(upload(titled(`key ${referenced}`)));
+  assert.deepEqual(obfuscated.failures.map((f) => f.check), ["content"]);
   assert.ok(await uploadSvg(board, a.key, titled("A blue square")), "a plain title passes");
+  assert.ok(await uploadSvg(board, a.key, titled("&#x41; &amp; pb_live_short")), "references pass");
 });

@@ -173,12 +173,12 @@ export function sanitizeSvg(source: string): SvgResult {
   };
   const unfit = unfitText(source);
   if (unfit) return whole("xml", `Not well-formed XML: the source ${unfit.message}.`);
-  if (CREDENTIAL_PATTERN.test(source)) {
-    return whole(
+  const credential = () =>
+    whole(
       "content",
       "The SVG contains what looks like a board API key or OAuth token; figures are public: remove it, and rotate or revoke the credential if it is real.",
     );
-  }
+  if (CREDENTIAL_PATTERN.test(source)) return credential();
 
   const parser = new SaxesParser({ xmlns: true, position: true });
   const stack: Node[] = [];
@@ -362,7 +362,10 @@ export function sanitizeSvg(source: string): SvgResult {
     return result(null);
   }
   if (failures.length) return result(null, root);
-  return result(serialize(root, usesXlink), root);
+  const svg = serialize(root, usesXlink);
+  // Character references are decoded in what is served: a key written as `&#x41;`s is one.
+  if (CREDENTIAL_PATTERN.test(svg)) return credential();
+  return result(svg, root);
 }
 
 function attr(node: Node, name: string): string | null {
