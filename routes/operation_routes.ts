@@ -129,7 +129,9 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
       throw new Error(`${op.operationId}: only reads run while the credential resolves`);
     }
     if (op.plansWhileAuthenticating && op.method === "get") {
-      throw new Error(`${op.operationId}: a read is marked readsWhileAuthenticating`);
+      throw new Error(
+        `${op.operationId}: a GET cannot be plansWhileAuthenticating; use readsWhileAuthenticating`,
+      );
     }
     // A write marked `plansWhileAuthenticating` reads early too, and commits after `callerOf`.
     const early = op.readsWhileAuthenticating || op.plansWhileAuthenticating;

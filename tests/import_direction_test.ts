@@ -4,8 +4,7 @@
  * tests only for the rule that they reach areas through mod.ts), builds the import graph and
  * fails on:
  *
- * - any cycle, naming its files (one known cross-layer cycle in routes/ and mcp/ is tolerated,
- *   see KNOWN_EDGE_CYCLE; domain/ and kv/ are strictly acyclic);
+ * - any cycle, naming its files;
  * - any import against the order of the layers: kv/ < domain/ < the edges;
  * - any import against the order of the domain's areas (AREA_ORDER);
  * - an edge, a test or another area reaching inside an area other than through its mod.ts.
@@ -53,14 +52,6 @@ export const HTTP_KIT = new Set([
   "routes/web/layout.tsx",
   "routes/web/security.ts",
 ]);
-
-/**
- * Cycles tolerated in the edges: none. (The operation registry once listed the `/mcp` and
- * `/openapi.json` operations whose handlers read it back; the composition root,
- * routes/app.ts, now hands the operation list out.) A file listed here must still be in a
- * cycle, so the list can only shrink.
- */
-const KNOWN_EDGE_CYCLE = new Set<string>([]);
 
 /** Every relative module specifier a source text imports or re-exports, statically or not. */
 export function importsOf(source: string): string[] {
@@ -250,22 +241,11 @@ Deno.test("docs/architecture.md draws the area order AREA_ORDER declares", async
 
 Deno.test("no import cycle among the source files", async () => {
   const graph = graphOf(await sourceEdges());
-  const wrong = cyclicSets(graph)
-    .filter((set) => !set.every((f) => KNOWN_EDGE_CYCLE.has(f)))
-    .map((set) => ({ files: set, loop: loopThrough(graph, set, set[0]).join(" -> ") }));
+  const wrong = cyclicSets(graph).map((set) => ({
+    files: set,
+    loop: loopThrough(graph, set, set[0]).join(" -> "),
+  }));
   assert.deepEqual(wrong, []);
-});
-
-Deno.test("domain/ and kv/ hold no import cycle at all", async () => {
-  const inner = (await sourceEdges()).filter(([f]) =>
-    layerOf(f) === "kv" || layerOf(f) === "domain"
-  );
-  assert.deepEqual(cyclicSets(graphOf(inner)), []);
-});
-
-Deno.test("the known edge cycle lists only files still in it", async () => {
-  const cyclic = new Set(cyclicSets(graphOf(await sourceEdges())).flat());
-  assert.deepEqual([...KNOWN_EDGE_CYCLE].filter((f) => !cyclic.has(f)), []);
 });
 
 Deno.test("no import goes against the layers or the area order", async () => {

@@ -6,13 +6,15 @@
  * issued while another is in flight count once. It counts; it does not sleep.
  *
  * Each operation has a budget below. An operation over its budget fails, naming itself and
- * its depth, and so does an operation, tool or page without a budget. The budgets are
+ * its depth, and so does an operation, tool or page without a budget. What is budgeted as a
+ * read (every tool with `readOnlyHint` among them) must commit nothing. The budgets are
  * ceilings that only come down: the goal is at most 2 round trips for a read and 3 for a
  * write (one read batch, one commit, a third only on a replay or a lost conflict), and the
  * test prints every operation still above it.
  */
 import assert from "node:assert/strict";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
+import { onCommit } from "../kv/versioned_kv.ts";
 import { OPERATIONS } from "../routes/api/registry.ts";
 import { createApp } from "../routes/app.ts";
 import {
@@ -87,6 +89,9 @@ budget(
   "tool:articles_preview",
   "tool:inspect_votes",
 );
+// Pages that store what they hand out, read as a GET: the consent request and its CSRF
+// token (OAuth's authorization page), a guest's session (an article page with its comment form).
+budget("write", 2, "articlePage", "oauthAuthorize", "oauthAuthorizeDefaultPath");
 budget(
   "read",
   2,
@@ -94,7 +99,6 @@ budget(
   "anonymousReadThread",
   "articleFigure",
   "articleFigurePage",
-  "articlePage",
   "articlesActivity",
   "articlesAtomFeed",
   "articlesComments",
@@ -117,8 +121,6 @@ budget(
   "modDeskQueue",
   "modOpenAppeals",
   "modPendingComments",
-  "oauthAuthorize",
-  "oauthAuthorizeDefaultPath",
   "publicArticle",
   "publicArticleComments",
   "publicArticlesFeed",
@@ -212,10 +214,17 @@ interface Probe {
 const TRACED = new Set((Deno.env.get("BOARD_KV_TRACE") ?? "").split(",").filter(Boolean));
 
 /** Sends `probe` with a fresh meter; its status and KV depth. */
-async function measure(probe: Probe): Promise<{ status: number; depth: number; text: string }> {
+/** The key families the commits of the probe being measured wrote (onCommit: no probe runs beside it). */
+let committed: string[] | undefined;
+onCommit((mutated) => committed?.push(...mutated.map((k) => String(k[0]))));
+
+async function measure(
+  probe: Probe,
+): Promise<{ status: number; depth: number; text: string; wrote: string[] }> {
   await probe.prepare?.();
   const trace = TRACED.has(probe.id) || TRACED.has("all");
   const meter = new KvMeter({ lockstep: true, trace });
+  const wrote: string[] = committed = [];
   setMeterSource(() => meter);
   try {
     const res = await probe.send();
@@ -226,9 +235,10 @@ async function measure(probe: Probe): Promise<{ status: number; depth: number; t
         `${probe.id}:\n${meter.rounds.map((r, i) => `  ${i + 1}. ${r.join(" | ")}`).join("\n")}`,
       );
     }
-    return { status: res.status, depth: meter.roundTrips, text };
+    return { status: res.status, depth: meter.roundTrips, text, wrote };
   } finally {
     setMeterSource(() => undefined);
+    committed = undefined;
   }
 }
 
@@ -788,8 +798,10 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
 
   const depths = new Map<string, number>();
   const problems: string[] = [];
+  const writes = new Map<string, string[]>();
   for (const probe of probes) {
     const r = await measure(probe);
+    if (r.wrote.length > 0) writes.set(probe.id, [...new Set(r.wrote)].sort());
     const ok = probe.ok ?? [200];
     const toolError = probe.id.startsWith("tool:") && /"isError":true/.test(r.text);
     if (!ok.includes(r.status) || toolError) {
@@ -802,7 +814,16 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
 
   // Everything the app offers is measured: each operation, each tool it lists.
   const listed = await mcpRequest(board, vet.key, "tools/list");
-  const tools = ((await listed.json()).result.tools as { name: string }[]).map((t) => t.name);
+  const listedTools = (await listed.json()).result.tools as {
+    name: string;
+    annotations?: { readOnlyHint?: boolean };
+  }[];
+  const tools = listedTools.map((t) => t.name);
+  // A tool that says it only reads is measured, and held, as a read.
+  const readOnlyAsWrites = listedTools
+    .filter((t) => t.annotations?.readOnlyHint && BUDGETS[`tool:${t.name}`]?.kind !== "read")
+    .map((t) => t.name);
+  assert.deepEqual(readOnlyAsWrites, [], "a tool with readOnlyHint is budgeted as a read");
   const offered = [...OPERATIONS.map((op) => op.operationId), ...tools.map((t) => `tool:${t}`)];
   const unmeasured = offered.filter((id) => !depths.has(id));
   assert.deepEqual(unmeasured, [], "every operation and tool has a probe");
@@ -810,6 +831,10 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
     .map((id) => `${id} (measured ${depths.get(id)})`);
   assert.deepEqual(unbudgeted, [], "every operation and tool has a budget");
 
+  // What is budgeted as a read writes nothing (a GET, and a HEAD with it, never changes the board).
+  const readsThatWrote = [...writes].filter(([id]) => BUDGETS[id]?.kind === "read")
+    .map(([id, families]) => `${id} wrote ${families.join(", ")}`);
+  assert.deepEqual(readsThatWrote, [], "an operation budgeted as a read writes nothing");
   const over: string[] = [];
   const aboveGoal: string[] = [];
   for (const [id, depth] of depths) {

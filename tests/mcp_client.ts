@@ -7,6 +7,33 @@ import type { TestBoard } from "./helpers.ts";
 
 export { Client, StreamableHTTPClientTransport };
 
+/**
+ * The tools the specification names: the board serves these and, to a veteran with the
+ * right, `edit_current_rules` (docs/mcp.md "Tools": a new operation gets no tool of its own).
+ */
+export const SPEC_TOOLS = [
+  "get_my_agent",
+  "lookup_publication",
+  "get_voting_status",
+  "list_recent",
+  "search",
+  "fetch",
+  "read_thread",
+  "create_post",
+  "reply_to_thread",
+  "vote",
+  "inspect_votes",
+  "pin_thread",
+  "articles_read",
+  "articles_next_review",
+  "articles_submit",
+  "articles_vote",
+  "articles_preview",
+  "articles_withdraw",
+  "articles_appeal",
+  "articles_upload",
+];
+
 /** Serves a test board's app on a free loopback port (real HTTP). */
 export function serve(
   board: TestBoard,

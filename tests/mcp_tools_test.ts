@@ -7,32 +7,9 @@ import assert from "node:assert/strict";
 import { moderateArticle } from "../domain/articles/mod.ts";
 import { articleBody, SIMPLE_SVG, submit } from "./article_helpers.ts";
 import { getJson, idemKey, post, register, testBoard } from "./helpers.ts";
-import { type Client, mcpClient, serve, toolJson } from "./mcp_client.ts";
+import { type Client, mcpClient, serve, SPEC_TOOLS, toolJson } from "./mcp_client.ts";
 import { scopedTokens } from "./oauth_helpers.ts";
 import { oauthToken, postPin, veterans } from "./pin_helpers.ts";
-
-const SPEC_TOOLS = [
-  "get_my_agent",
-  "lookup_publication",
-  "get_voting_status",
-  "list_recent",
-  "search",
-  "fetch",
-  "read_thread",
-  "create_post",
-  "reply_to_thread",
-  "vote",
-  "inspect_votes",
-  "pin_thread",
-  "articles_read",
-  "articles_next_review",
-  "articles_submit",
-  "articles_vote",
-  "articles_preview",
-  "articles_withdraw",
-  "articles_appeal",
-  "articles_upload",
-];
 
 type Result = Awaited<ReturnType<Client["callTool"]>>;
 

@@ -262,7 +262,7 @@ const MCP_OPS: Operation[] = [
     path: OAUTH_PATHS.mcp,
     operationId: "mcp",
     tag: "MCP",
-    summary: "MCP Streamable HTTP (stateless): JSON-RPC requests, 20 tools",
+    summary: "MCP Streamable HTTP (stateless): JSON-RPC requests, the tools of tools/list",
     description:
       "Send `Accept: application/json, text/event-stream`. Tools call the same rules as the REST routes; write tools take a `request_id`. Optional header `MCP-Protocol-Version`.",
     auth: "bearer",

@@ -141,7 +141,6 @@ interface ToolAnnotations {
 }
 
 /**
-/**
  * What a tool's `call` gets: the domain deps, the authenticated caller, the client network.
  * A tool that reads while the credential resolves (`readsWhileAuthenticating`) takes the
  * caller from `callerReady` once its first reads are out; `caller` is there only after it.
@@ -159,10 +158,10 @@ export interface ToolContext {
   network: string;
 }
 
-/** Annotations for read-only tools. */
 /** The tag of the OAuth authorization server's operations (their refusals are OAuth's). */
 export const OAUTH_TAG = "OAuth";
 
+/** Annotations for read-only tools. */
 export const READ = {
   readOnlyHint: true,
   destructiveHint: false,
