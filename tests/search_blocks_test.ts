@@ -292,6 +292,38 @@ Deno.test("sealed blocks: a batch with more blocks than one commit takes is seal
   assert.equal((await blocks(board, keys.searchPostings.range("t")))[0].seqs.length, 8);
 });
 
+Deno.test("sealed blocks: a batch sealed in several passes stores what one pass stores", async () => {
+  // Two batches of 8 messages, 30 words each (shared and own), sealed by explicit calls.
+  const seal = async (listsPerPass: number) => {
+    const board = await testBoard({ limitScale: 100, searchBatch: 8 });
+    const publishing = { ...board.deps, config: { ...board.deps.config, searchBatch: 1_000_000 } };
+    const a = await register(board);
+    for (let i = 0; i < 16; i++) {
+      const words = Array.from({ length: 30 }, (_, j) => j % 3 === 0 ? `common${j}` : `w${i}x${j}`);
+      await createThread(
+        publishing,
+        "named",
+        { agentId: a.id, name: a.name, network: "10.77.0.7" },
+        `blocks-passes-${i}-${crypto.randomUUID()}`,
+        { title: "passes", topic: i % 2 ? "ops" : "general", body: words.join(" ") },
+      );
+    }
+    assert.equal(await sealSearchBatches(board.deps, listsPerPass), 2);
+    const stored: string[] = [];
+    for (const prefix of [keys.searchPostings.range(), keys.searchTopicPostings.range()]) {
+      for await (const e of board.kv.list({ prefix })) {
+        const { total } = decodeBlock(e.value);
+        stored.push(JSON.stringify([e.key, blockSeqs(e.value), total]));
+      }
+    }
+    await board[Symbol.asyncDispose]();
+    return stored;
+  };
+  const whole = await seal(1_000_000);
+  assert.ok(whole.length > 300, "the batches hold more lists than a pass of 7");
+  assert.deepEqual(await seal(7), whole);
+});
+
 Deno.test("posting blocks: stored as varints; blocks a store wrote before still read", async () => {
   for (
     const block of [{ seqs: [1], total: 1 }, { seqs: [127, 128, 16_384, 2 ** 31], total: 9e6 }]

@@ -96,11 +96,11 @@ export async function searchRecords(
   const early: Promise<ListedTail> | null = ascending || earlyTo < 1
     ? null
     : seenMarker === undefined
-    ? listNewestTail(deps.kv, earlyTo, batch + TAIL_SLACK)
+    ? listNewestTail(deps.kv, earlyTo, batch + TAIL_SLACK, wanted)
     : seenMarker + 1 > earlyTo
-    ? Promise.resolve({ entries: [], from: seenMarker + 1 })
-    : listTail(deps.kv, seenMarker + 1, earlyTo, false).then((entries) => ({
-      entries,
+    ? Promise.resolve({ entries: [], listed: 0, last: null, from: seenMarker + 1 })
+    : listTail(deps.kv, seenMarker + 1, earlyTo, false, wanted).then((listing) => ({
+      ...listing,
       from: seenMarker + 1,
     }));
   early?.catch(() => {}); // awaited below, unless a read beside it failed first
@@ -130,7 +130,7 @@ export async function searchRecords(
   const tailPart = async (from: number, to: number) => {
     const need = limit + 1 - found.matches.length;
     const covered = earlyTail !== null && earlyTail.from <= from;
-    const seqs = await scanner.tail(lists, from, to, covered ? earlyTail.entries : undefined);
+    const seqs = await scanner.tail(lists, from, to, covered ? earlyTail : undefined);
     found.matches.push(...await scanner.materialise(seqs, head, need));
     found.more = found.matches.length > limit;
   };
@@ -232,7 +232,7 @@ async function blocksFirst(scanner: Scanner, f: FirstBatch): Promise<number | nu
     : { seqs: [], blocks: 0 };
   if (!scanner.affords(inBlocks.blocks, f.limit + 1)) return null;
   scanner.charge(inBlocks.blocks);
-  const tailSeqs = await scanner.tail(f.lists, f.trusted + 1, f.top, f.tail.entries);
+  const tailSeqs = await scanner.tail(f.lists, f.trusted + 1, f.top, f.tail);
   const candidates = [...tailSeqs, ...inBlocks.seqs];
   f.found.matches.push(...await scanner.materialise(candidates, f.head, f.limit + 1));
   f.found.more = f.found.matches.length > f.limit;

@@ -14,7 +14,13 @@
 import { keys } from "../../kv/keys.ts";
 import { type BoardHead, isHidden, type MessageRecord } from "../board/mod.ts";
 import type { PageParams } from "../paging.ts";
-import { blockSeqs, type IndexedTerms, type SealedState, termListsOf } from "./postings.ts";
+import {
+  blockSeqs,
+  type IndexedTerms,
+  type SealedState,
+  termListsOf,
+  termsOnly,
+} from "./postings.ts";
 import { readMany } from "../../kv/read_many.ts";
 
 const TERMS_READ_COST = 6;
@@ -53,6 +59,9 @@ export interface PostingList {
   topic?: string;
 }
 
+/** The lists a tail listing keeps the entries of (those whose term list holds them all). */
+export type TailWanted = readonly Pick<PostingList, "term" | "topic">[];
+
 export interface ScanResult {
   /** Matches in scan order (newest first, or oldest first with `after`). */
   matches: MessageRecord[];
@@ -70,7 +79,7 @@ interface Narrowed {
 }
 
 /** True when a message's term list holds every one of `lists`. */
-function holds(lists: PostingList[], e: IndexedTerms): boolean {
+function holds(lists: TailWanted, e: IndexedTerms): boolean {
   return lists.every((
     l,
   ) => (l.term !== undefined ? e.terms.includes(l.term) : e.topic === l.topic));
@@ -285,7 +294,7 @@ export class Scanner {
     lists: PostingList[],
     from: number,
     to: number,
-    early?: Deno.KvEntry<unknown>[],
+    early?: TailListing,
   ): Promise<number[]> {
     if (from > to) return [];
     const inRange = (e: Deno.KvEntry<unknown>) => {
@@ -293,10 +302,9 @@ export class Scanner {
       return seq >= from && seq <= to;
     };
     // `early`: a listing read before the range was known, covering it (`listTail`).
-    const entries = early
-      ? early.filter(inRange)
-      : await listTail(this.kv, from, to, this.ascending);
-    const listed = entries.length;
+    const { entries, listed } = early
+      ? { entries: early.entries.filter(inRange), listed: early.listed }
+      : await listTail(this.kv, from, to, this.ascending, lists);
     const terms = await termListsOf(this.kv, entries);
     const out = entries.flatMap((e, i) =>
       terms[i] !== null && holds(lists, terms[i]!) ? [e.key[e.key.length - 1] as number] : []
@@ -326,22 +334,73 @@ export class Scanner {
 }
 
 /**
+ * Tail listings an instance runs at once. Each reads up to a batch or two of body entries
+ * (texts of up to 8 KB with their term lists); searches beyond these wait their turn, so
+ * many searches at once cannot hold more of them in memory than this many do.
+ */
+const TAIL_LISTINGS_AT_ONCE = 2;
+let tailListings = 0;
+const waitingListings: (() => void)[] = [];
+
+/** Runs `list` as one of the instance's `TAIL_LISTINGS_AT_ONCE` tail listings. */
+async function inListingTurn<T>(list: () => Promise<T>): Promise<T> {
+  if (tailListings < TAIL_LISTINGS_AT_ONCE) tailListings++;
+  else await new Promise<void>((turn) => waitingListings.push(turn));
+  try {
+    return await list();
+  } finally {
+    const next = waitingListings.shift();
+    if (next) next(); // the turn passes on
+    else tailListings--;
+  }
+}
+
+/** What a tail listing found: the entries it kept, how many it listed, the last listed seq. */
+export interface TailListing {
+  entries: Deno.KvEntry<unknown>[];
+  listed: number;
+  last: number | null;
+}
+
+/**
+ * Lists body entries in the instance's listing turn, keeping, with their term lists only
+ * (`termsOnly`), those whose term list holds every `wanted` list (and those whose list is
+ * kept apart, for `termListsOf`): a search holds its matches, not the tail.
+ */
+function listTerms(
+  kv: Deno.Kv,
+  selector: Deno.KvListSelector,
+  options: Deno.KvListOptions,
+  wanted: TailWanted,
+): Promise<TailListing> {
+  return inListingTurn(async () => {
+    const out: TailListing = { entries: [], listed: 0, last: null };
+    for await (const e of kv.list(selector, options)) {
+      out.listed++;
+      out.last = e.key[e.key.length - 1] as number;
+      const kept = termsOnly(e);
+      const terms = kept.value as IndexedTerms | "" | null;
+      if (terms === "" || (terms !== null && holds(wanted, terms))) out.entries.push(kept);
+    }
+    return out;
+  });
+}
+
+/**
  * The body entries (term lists) of named seqs `from` to `to` (inclusive; Infinity: to the
  * newest), in scan order: one range read.
  */
-export async function listTail(
+export function listTail(
   kv: Deno.Kv,
   from: number,
   to: number,
   ascending: boolean,
-): Promise<Deno.KvEntry<unknown>[]> {
-  const entries: Deno.KvEntry<unknown>[] = [];
+  wanted: TailWanted,
+): Promise<TailListing> {
   const selector: Deno.KvListSelector = to === Infinity
     ? { prefix: keys.bodies.range("named"), start: keys.bodies("named", from) }
     : { start: keys.bodies("named", from), end: keys.bodies("named", to + 1) };
-  const iter = kv.list(selector, { reverse: !ascending, batchSize: LIST_BATCH });
-  for await (const e of iter) entries.push(e);
-  return entries;
+  return listTerms(kv, selector, { reverse: !ascending, batchSize: LIST_BATCH }, wanted);
 }
 
 /**
@@ -448,8 +507,7 @@ export async function scan(
 }
 
 /** The newest body entries listed in a search's first batch, and how far down they reach. */
-export interface ListedTail {
-  entries: Deno.KvEntry<unknown>[];
+export interface ListedTail extends TailListing {
   /** Lowest seq covered: every body entry from here up to the listing's top was listed. */
   from: number;
 }
@@ -459,13 +517,16 @@ export interface ListedTail {
  * Infinity: to the newest), newest first: one range read, for a search that does not know
  * yet where the sealed marker is.
  */
-export async function listNewestTail(kv: Deno.Kv, to: number, limit: number): Promise<ListedTail> {
-  const entries: Deno.KvEntry<unknown>[] = [];
+export async function listNewestTail(
+  kv: Deno.Kv,
+  to: number,
+  limit: number,
+  wanted: TailWanted,
+): Promise<ListedTail> {
   const selector: Deno.KvListSelector = to === Infinity
     ? { prefix: keys.bodies.range("named") }
     : { prefix: keys.bodies.range("named"), end: keys.bodies("named", to + 1) };
   const options = { reverse: true, limit, batchSize: Math.min(limit, LIST_BATCH) };
-  for await (const e of kv.list(selector, options)) entries.push(e);
-  const from = entries.length < limit ? 1 : entries[entries.length - 1].key.at(-1) as number;
-  return { entries, from };
+  const listing = await listTerms(kv, selector, options, wanted);
+  return { ...listing, from: listing.listed < limit ? 1 : listing.last! };
 }

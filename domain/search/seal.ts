@@ -38,8 +38,14 @@ const BLOCKS_PER_COMMIT = 200;
 /** Lists whose previous block is looked up at once. */
 const LOOKUPS_AT_ONCE = 64;
 
-/** Seals every complete batch not sealed yet. Returns how many this call sealed. */
-export async function sealSearchBatches(deps: Deps): Promise<number> {
+/**
+ * Seals every complete batch not sealed yet. Returns how many this call sealed.
+ * `listsPerPass` (tests) sizes the passes of a batch (`LISTS_PER_PASS`).
+ */
+export async function sealSearchBatches(
+  deps: Deps,
+  listsPerPass = LISTS_PER_PASS,
+): Promise<number> {
   let sealed = 0;
   for (let attempt = 0; attempt < 1000; attempt++) {
     const [markerE, headE] = await deps.kv.getMany([
@@ -51,7 +57,7 @@ export async function sealSearchBatches(deps: Deps): Promise<number> {
     const head = headE.value ?? EMPTY_HEAD;
     if (head.seq < state.upTo + state.batch) return sealed;
     try {
-      if (await sealBatch(deps.kv, markerE, state)) sealed++;
+      if (await sealBatch(deps.kv, markerE, state, listsPerPass)) sealed++;
     } catch (e) {
       // The embedded store was busy with another connection's write: start the batch over.
       if (!isLockedError(e)) throw e;
@@ -61,48 +67,98 @@ export async function sealSearchBatches(deps: Deps): Promise<number> {
   return sealed;
 }
 
+/**
+ * Posting lists one pass of a batch holds in memory (about): a batch whose messages hold
+ * many distinct words (up to 256 each) is sealed in several passes, each over the lists
+ * whose hash falls in it, so sealing's memory stays bounded whatever the batch holds.
+ */
+export const LISTS_PER_PASS = 4096;
+
 /** Seals the batch after `state.upTo`; false when another commit moved the marker first. */
 async function sealBatch(
   kv: Deno.Kv,
   marker: Deno.KvEntryMaybe<SealedState>,
   state: SealedState,
+  listsPerPass: number,
 ): Promise<boolean> {
   const first = state.upTo + 1;
   const end = state.upTo + state.batch + 1;
-  const lists = new Map<string, { prefix: Deno.KvKey; seqs: number[] }>();
-  const entries: Deno.KvEntry<unknown>[] = [];
-  const iter = kv.list({ start: keys.bodies("named", first), end: keys.bodies("named", end) });
-  for await (const e of iter) entries.push(e);
-  const terms = await termListsOf(kv, entries);
-  for (const [i, e] of entries.entries()) {
-    if (terms[i] === null) continue;
-    const seq = e.key[e.key.length - 1] as number;
-    for (const prefix of listsOf(terms[i]!)) {
-      const id = JSON.stringify(prefix);
-      const list = lists.get(id) ?? { prefix, seqs: [] };
-      list.seqs.push(seq);
-      lists.set(id, list);
-    }
-  }
-  const all = [...lists.values()];
-  const blocks: [Deno.KvKey, PostingBlock][] = [];
-  for (let i = 0; i < all.length; i += LOOKUPS_AT_ONCE) {
-    const part = all.slice(i, i + LOOKUPS_AT_ONCE);
-    const before = await Promise.all(part.map((l) => newestBlock(kv, l.prefix, first)));
-    part.forEach((l, j) => {
-      const total = (before[j] ? decodeBlock(before[j]!.value).total : 0) + l.seqs.length;
-      blocks.push([[...l.prefix, first], { seqs: l.seqs, total }]);
+  const { lists, seqs } = await batchPostings(kv, first, end);
+  const passes = Math.max(1, Math.ceil(lists.length / listsPerPass));
+  for (let pass = 0; pass < passes; pass++) {
+    const part = new Map<string, number[]>();
+    lists.forEach((id, i) => {
+      if (passes > 1 && stringHash(id) % passes !== pass) return;
+      const held = part.get(id);
+      if (held) held.push(seqs[i]);
+      else part.set(id, [seqs[i]]);
     });
-  }
-  for (const part of commitsOf(blocks)) {
-    const op = kv.atomic().check(marker);
-    for (const [key, block] of part) op.set(key, encodeBlock(block));
-    if (!(await op.commit()).ok) return false;
+    if (!(await writeBlocks(kv, marker, first, part))) return false;
   }
   const done = await kv.atomic().check(marker)
     .set(keys.searchSealed(), { upTo: end - 1, batch: state.batch } satisfies SealedState)
     .commit();
   return done.ok;
+}
+
+/**
+ * The postings of the batch `first` to `end` (exclusive) from its term lists: for each, its
+ * list (the key prefix, as JSON) and its seq, in seq order. The body entries read are let go.
+ */
+async function batchPostings(kv: Deno.Kv, first: number, end: number) {
+  const entries: Deno.KvEntry<unknown>[] = [];
+  const iter = kv.list({ start: keys.bodies("named", first), end: keys.bodies("named", end) });
+  for await (const e of iter) entries.push(e);
+  const terms = await termListsOf(kv, entries);
+  const lists: string[] = [];
+  const seqs: number[] = [];
+  entries.forEach((e, i) => {
+    if (terms[i] === null) return;
+    const seq = e.key[e.key.length - 1] as number;
+    for (const prefix of listsOf(terms[i]!)) {
+      lists.push(JSON.stringify(prefix));
+      seqs.push(seq);
+    }
+  });
+  return { lists, seqs };
+}
+
+/**
+ * Writes the blocks of batch `first` for `part` (list → its seqs), each with the running
+ * total of its list, in commits that check the marker; false when one found it moved.
+ */
+async function writeBlocks(
+  kv: Deno.Kv,
+  marker: Deno.KvEntryMaybe<SealedState>,
+  first: number,
+  part: Map<string, number[]>,
+): Promise<boolean> {
+  const all = [...part].map(([id, seqs]) => ({ prefix: JSON.parse(id) as Deno.KvKey, seqs }));
+  const blocks: [Deno.KvKey, PostingBlock][] = [];
+  for (let i = 0; i < all.length; i += LOOKUPS_AT_ONCE) {
+    const lookups = all.slice(i, i + LOOKUPS_AT_ONCE);
+    const before = await Promise.all(lookups.map((l) => newestBlock(kv, l.prefix, first)));
+    lookups.forEach((l, j) => {
+      const total = (before[j] ? decodeBlock(before[j]!.value).total : 0) + l.seqs.length;
+      blocks.push([[...l.prefix, first], { seqs: l.seqs, total }]);
+    });
+  }
+  for (const commit of commitsOf(blocks)) {
+    const op = kv.atomic().check(marker);
+    for (const [key, block] of commit) op.set(key, encodeBlock(block));
+    if (!(await op.commit()).ok) return false;
+  }
+  return true;
+}
+
+/** A 32-bit FNV-1a hash of a string: which pass of a batch's sealing a list falls in. */
+function stringHash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
 }
 
 /** Splits blocks into commits that stay inside the portable atomic limits. */
