@@ -13,7 +13,8 @@ import { serve } from "./mcp_client.ts";
 import { rawRequest } from "./reliability/raw_http.ts";
 import { stringsIn } from "./reliability/harness.ts";
 import { isTopLevelNavigation } from "../routes/web/guest_session.ts";
-import { commentTree, Guest, publishedArticle } from "./website_helpers.ts";
+import { GUEST_SESSION_SECONDS, UNUSED_GUEST_SESSION_SECONDS } from "../domain/articles/mod.ts";
+import { commentTree, formMessage, Guest, keptText, publishedArticle } from "./website_helpers.ts";
 
 const HELD = "Worth a look: https://example.com/article for context.";
 
@@ -96,6 +97,67 @@ Deno.test("posting a comment rotates the session cookie: a planted cookie cannot
       assert.equal(victim.csrf, before);
     },
   );
+});
+
+/** The stored record of the session the guest's cookie names. */
+async function sessionRecord(board: { kv: Deno.Kv }, guest: Guest) {
+  return (await board.kv.get(keys.guestSessions(await sha256Hex(cookieValue(guest.cookie)))))
+    .value as { created_at: number; expires_at: number } | null;
+}
+
+/** The `Max-Age` of the guest cookie a response sets. */
+function cookieMaxAge(res: Response): number {
+  return Number(res.headers.get("set-cookie")?.match(/Max-Age=(\d+)/i)?.[1]);
+}
+
+Deno.test("a guest session lasts a day until it posts a comment, then 30 days from its start", async (t) => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const reader = new Guest(board);
+  const writer = new Guest(board);
+  await t.step("a new session is stored for a day, and its cookie says so", async () => {
+    assert.equal(UNUSED_GUEST_SESSION_SECONDS, 86_400);
+    for (const guest of [reader, writer]) {
+      const { res } = await guest.get(`/articles/${a.id}`);
+      assert.equal(cookieMaxAge(res), UNUSED_GUEST_SESSION_SECONDS);
+      const rec = await sessionRecord(board, guest);
+      assert.ok(rec);
+      assert.equal(rec.expires_at, rec.created_at + UNUSED_GUEST_SESSION_SECONDS);
+    }
+  });
+  let held = "";
+  await t.step("the first comment gives it 30 days from its start", async () => {
+    board.clock.advance(23 * 3600);
+    const started = (await sessionRecord(board, writer))!.created_at;
+    held = await writer.comment(a.id, HELD);
+    const rec = await sessionRecord(board, writer);
+    assert.ok(rec);
+    assert.deepEqual(
+      [rec.created_at, rec.expires_at],
+      [started, started + GUEST_SESSION_SECONDS],
+    );
+  });
+  await t.step("a day after its start, a session that posted nothing has ended", async () => {
+    board.clock.advance(3600);
+    const text = "Read it all, and only now I comment.";
+    const r = await reader.post(`/articles/${a.id}/comments`, { text });
+    assert.equal(r.res.status, 403);
+    assert.match(formMessage(r.html)!, /guest session had expired/);
+    assert.equal(keptText(r.html), text, "the text is kept");
+    // The refusal came with a new session (a day again): the kept form posts with it.
+    const rec = await sessionRecord(board, reader);
+    assert.equal(rec?.expires_at, board.clock.now() + UNUSED_GUEST_SESSION_SECONDS);
+    await reader.comment(a.id, text);
+  });
+  await t.step("after 20 days the session that commented still sees its held comment", async () => {
+    board.clock.advance(20 * 86_400);
+    const { html } = await writer.get(`/articles/${a.id}`);
+    assert.ok(commentTree(html).has(held));
+    assert.match(html, /only you can see this comment/i);
+    await writer.comment(a.id, "And another thought, twenty days later.");
+    const rec = await sessionRecord(board, writer);
+    assert.equal(rec?.expires_at, rec!.created_at + GUEST_SESSION_SECONDS, "not extended more");
+  });
 });
 
 Deno.test("guest sessions start only on top-level navigations (or without fetch metadata)", () => {

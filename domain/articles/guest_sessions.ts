@@ -1,6 +1,7 @@
 /**
  * Guest browser sessions of the human website (docs/website.md "Guest sessions"): a
- * random id held in a cookie, stored in KV only as its SHA-256, with a fixed lifetime.
+ * random id held in a cookie, stored in KV only as its SHA-256: it lasts a day from its start, or
+ * 30 days from its start once it has posted a comment (set in that comment's commit).
  * The CSRF token is derived with an HMAC under the board secret, so KV never holds it in
  * any form. A session is never adopted from a cookie the server did not issue, and it gets
  * a new cookie in the very commit that stores each comment it posts (it keeps its identity,
@@ -15,8 +16,10 @@ import { BoardError } from "../errors.ts";
 import { limitScale } from "../limits/mod.ts";
 import { sha256Hex, timingSafeEqual } from "../hashing.ts";
 
-/** A session lasts 30 days from its start (not extended by use). */
+/** A session that posted a comment lasts 30 days from its start (not extended by more use). */
 export const GUEST_SESSION_SECONDS = 30 * 86_400;
+/** A session that has posted no comment lasts a day from its start. */
+export const UNUSED_GUEST_SESSION_SECONDS = 86_400;
 /** New guest sessions per network per fixed clock hour (times BOARD_LIMIT_SCALE). */
 const SESSION_STARTS_PER_HOUR = 100;
 
@@ -144,7 +147,8 @@ function sessionEnded(): BoardError {
  * Stages, inside the caller's commit, the move of the session stored under `key` (its record
  * `rec`, read with a check in `tx`, so the commit fails if another request rotated or ended it)
  * to `rotation`'s cookie: the old value stops naming it in that same commit (keeping, for an
- * hour, only the hash of the comment's `text`: `sentBefore`); its identity and expiry are kept.
+ * hour, only the hash of the comment's `text`: `sentBefore`); its identity is kept, and it
+ * now lasts `GUEST_SESSION_SECONDS` from its start (the first comment lengthens it).
  * Answers the session under its new key. Throws 403 FORBIDDEN (`details.session: "ended"`)
  * when there is no live record (the commit then stores nothing).
  */
@@ -165,11 +169,11 @@ export async function rotateGuestSession(
   );
   const moved: GuestSessionRecord = {
     created_at: rec.created_at,
-    expires_at: rec.expires_at,
+    expires_at: rec.created_at + GUEST_SESSION_SECONDS,
     owner: rec.owner ?? key,
   };
   tx.delete(keys.guestSessions(key));
-  tx.set(keys.guestSessions(rotation.key), moved, { expireIn: (rec.expires_at - now) * 1000 });
+  tx.set(keys.guestSessions(rotation.key), moved, { expireIn: (moved.expires_at - now) * 1000 });
   return await sessionOf(deps, rotation.key, moved);
 }
 
@@ -212,7 +216,10 @@ export async function startGuestSession(
   const now = deps.clock.now();
   const hour = now - (now % 3600);
   const limit = Math.max(1, Math.round(SESSION_STARTS_PER_HOUR * limitScale(deps)));
-  const rec: GuestSessionRecord = { created_at: now, expires_at: now + GUEST_SESSION_SECONDS };
+  const rec: GuestSessionRecord = {
+    created_at: now,
+    expires_at: now + UNUSED_GUEST_SESSION_SECONDS,
+  };
   await transact(deps.kv, async (tx) => {
     const counter = keys.guestSessionStarts(network, hour);
     const started = (await tx.get(counter)).value ?? 0;
@@ -236,7 +243,7 @@ export async function startGuestSession(
       );
     }
     tx.set(counter, started + 1, { expireIn: 2 * 3600 * 1000 });
-    tx.set(keys.guestSessions(key), rec, { expireIn: GUEST_SESSION_SECONDS * 1000 });
+    tx.set(keys.guestSessions(key), rec, { expireIn: UNUSED_GUEST_SESSION_SECONDS * 1000 });
   });
   return { cookie, session: await sessionOf(deps, key, rec) };
 }

@@ -46,6 +46,7 @@ export {
   guestSessionKey,
   sentBefore,
   startGuestSession,
+  UNUSED_GUEST_SESSION_SECONDS,
 } from "./guest_sessions.ts";
 export type { GuestSession } from "./guest_sessions.ts";
 export { englishVerdict } from "./language.ts";
