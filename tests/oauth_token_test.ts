@@ -10,8 +10,18 @@ import {
   refreshGrant,
   registerClient,
   tokenRequest,
+  type Tokens,
   whoami,
 } from "./oauth_helpers.ts";
+import {
+  type GrantRecord,
+  newSecret,
+  type RefreshRecord,
+  ROTATED_HASHES_KEPT,
+  secretHash,
+  TTL,
+} from "../domain/accounts/mod.ts";
+import { keys } from "../kv/keys.ts";
 
 async function oauthError(res: Response, status: number, error: string) {
   const body = await res.json();
@@ -253,6 +263,138 @@ Deno.test("refresh tokens rotate on every use; reuse revokes the grant", async (
     await assertStatus(await whoami(board, third.access_token), 401);
     await tokenError(board, refreshGrant(clientId, third.refresh_token), 400, "invalid_grant");
   });
+});
+
+/** Refreshes `token` `times` times in a row (asserting success); returns every token set. */
+async function refreshChain(
+  board: TestBoard,
+  clientId: string,
+  token: string,
+  times: number,
+): Promise<Tokens[]> {
+  const chain: Tokens[] = [];
+  for (let i = 0; i < times; i++) {
+    const res = await tokenRequest(
+      board,
+      refreshGrant(clientId, chain.at(-1)?.refresh_token ?? token),
+    );
+    const body = await res.json();
+    assert.equal(res.status, 200, `refresh ${i + 1}: ${JSON.stringify(body)}`);
+    chain.push(body);
+  }
+  return chain;
+}
+
+/** How many refresh-token records the store holds. */
+async function refreshRecords(board: TestBoard): Promise<number> {
+  let n = 0;
+  for await (const _ of board.kv.list({ prefix: keys.oauthRefreshTokens.range() })) n++;
+  return n;
+}
+
+Deno.test("a rotated refresh token leaves no record; its grant remembers it", async (t) => {
+  await using board = await testBoard();
+
+  await t.step("after many refreshes the store holds the current token's record only", async () => {
+    const { clientId, tokens } = await connect(board);
+    const chain = await refreshChain(board, clientId, tokens.refresh_token, 20);
+    assert.equal(await refreshRecords(board), 1);
+    const grantId = tokens.access_token.split(".")[2];
+    const grant = (await board.kv.get<GrantRecord>(keys.oauthGrants(grantId))).value!;
+    assert.equal(grant.rotated_hashes?.length, ROTATED_HASHES_KEPT);
+    assert.equal(grant.refresh_hash, await secretHash("refresh", chain.at(-1)!.refresh_token));
+  });
+
+  for (const back of [1, ROTATED_HASHES_KEPT]) {
+    await t.step(
+      `reusing the token of ${back} rotation(s) back revokes the connection`,
+      async () => {
+        const { clientId, tokens } = await connect(board);
+        const chain = await refreshChain(board, clientId, tokens.refresh_token, 10);
+        const reused = [tokens, ...chain].at(-1 - back)!;
+        const res = await tokenRequest(board, refreshGrant(clientId, reused.refresh_token));
+        const body = await res.json();
+        assert.equal(res.status, 400);
+        assert.equal(body.error, "invalid_grant");
+        assert.match(body.error_description, /already used; the connection is revoked/);
+        await assertStatus(await whoami(board, chain.at(-1)!.access_token), 401);
+        await tokenError(
+          board,
+          refreshGrant(clientId, chain.at(-1)!.refresh_token),
+          400,
+          "invalid_grant",
+        );
+      },
+    );
+  }
+
+  await t.step("a made-up token naming the connection does not revoke it", async () => {
+    const { clientId, tokens } = await connect(board);
+    const [, agentId, grantId] = tokens.refresh_token.split(".");
+    const madeUp = `${newSecret("pb_rt_")}.${agentId}.${grantId}`;
+    const res = await tokenRequest(board, refreshGrant(clientId, madeUp));
+    const body = await res.json();
+    assert.equal(res.status, 400);
+    assert.equal(body.error, "invalid_grant");
+    assert.match(body.error_description, /invalid or expired/);
+    await assertStatus(await whoami(board, tokens.access_token), 200);
+    await refreshChain(board, clientId, tokens.refresh_token, 1);
+  });
+
+  await t.step("a rotated record stored before grants remembered hashes still counts", async () => {
+    const { clientId, tokens } = await connect(board);
+    const [next] = await refreshChain(board, clientId, tokens.refresh_token, 1);
+    // As an older store holds it: the replaced token kept as "rotated", the grant without hashes.
+    const grantId = tokens.access_token.split(".")[2];
+    const grant = (await board.kv.get<GrantRecord>(keys.oauthGrants(grantId))).value!;
+    const { rotated_hashes: _, ...older } = grant;
+    await board.kv.set(keys.oauthGrants(grantId), older);
+    const oldHash = await secretHash("refresh", tokens.refresh_token);
+    await board.kv.set(
+      keys.oauthRefreshTokens(oldHash),
+      {
+        grant_id: grantId,
+        client_id: clientId,
+        issued_at: grant.created_at,
+        expires_at: grant.created_at + TTL.refresh,
+        rotated_at: grant.refreshed_at,
+      } satisfies RefreshRecord,
+    );
+    await tokenError(board, refreshGrant(clientId, tokens.refresh_token), 400, "invalid_grant");
+    await assertStatus(await whoami(board, next.access_token), 401);
+  });
+
+  await t.step("revoking a rotated token ends the connection", async () => {
+    const { clientId, tokens } = await connect(board);
+    const [next] = await refreshChain(board, clientId, tokens.refresh_token, 1);
+    await assertStatus(
+      await revoke(board, { token: tokens.refresh_token, client_id: clientId }),
+      200,
+    );
+    await assertStatus(await whoami(board, next.access_token), 401);
+  });
+});
+
+Deno.test("a connection refreshes at most 200 times a UTC day", async () => {
+  await using board = await testBoard();
+  const { clientId, tokens } = await connect(board);
+  const chain = await refreshChain(board, clientId, tokens.refresh_token, 200);
+  const current = chain.at(-1)!.refresh_token;
+  const res = await tokenRequest(board, refreshGrant(clientId, current));
+  const body = await res.json();
+  assert.equal(res.status, 429);
+  assert.equal(body.error, "too_many_requests");
+  assert.equal(res.headers.get("cache-control"), "no-store");
+  // The test clock starts at noon UTC: the next UTC day begins in 12 hours.
+  assert.equal(res.headers.get("retry-after"), String(12 * 3600));
+  assert.match(
+    body.error_description,
+    /200 at most; it may refresh again from 2026-01-06T00:00:00Z/,
+  );
+  // Nothing was spent: the refused token is still the current one, and the connection stands.
+  await assertStatus(await whoami(board, chain.at(-1)!.access_token), 200);
+  board.clock.advance(12 * 3600);
+  await refreshChain(board, clientId, current, 1);
 });
 
 Deno.test("refresh tokens last 30 days from their issue", async () => {

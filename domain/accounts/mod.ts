@@ -76,7 +76,7 @@ export {
 export * from "./oauth_errors.ts";
 export { CODE_VERIFIER_PATTERN, exchangeCode, refreshGrant } from "./oauth_grants.ts";
 export { admitOAuthRequest, OAuthRateLimited } from "./oauth_rate_limits.ts";
-export { dropGrant } from "./oauth_records.ts";
+export { dropGrant, ROTATED_HASHES_KEPT } from "./oauth_records.ts";
 export { type AccessCheck, checkAccessToken, revokeToken } from "./oauth_token_checks.ts";
 export {
   API_KEY_SCOPES,

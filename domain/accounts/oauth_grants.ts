@@ -22,12 +22,14 @@ import {
   type GrantRecord,
   type RefreshRecord,
   type TokenSet,
+  wasRotated,
+  withRotated,
 } from "./oauth_records.ts";
 import type { Deps } from "../deps.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import { clientIsLive, type ClientRecord, keepClientUntil } from "./oauth_clients.ts";
-import { refundCompletedRegistration, refundWindowKey } from "./oauth_rate_limits.ts";
+import { countRefresh, refundCompletedRegistration, refundWindowKey } from "./oauth_rate_limits.ts";
 import {
   InvalidClientError,
   InvalidGrantError,
@@ -258,6 +260,13 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
   return settle(value);
 }
 
+/** The answer to a refresh token presented again (its connection is revoked with it). */
+function reusedError(): OAuthError {
+  return new InvalidGrantError(
+    "The refresh token was already used; the connection is revoked. Authorize again.",
+  );
+}
+
 interface RefreshExchange {
   client: ClientRecord;
   refreshToken: string;
@@ -266,9 +275,10 @@ interface RefreshExchange {
 }
 
 /**
- * Exchanges a refresh token for a new access token and a new refresh token (rotation).
- * The old token is kept as "rotated" until it would have expired: presenting it again
- * revokes the whole grant. An optional `scope` narrows the new access token.
+ * Exchanges a refresh token for a new access token and a new refresh token (rotation), at
+ * most `countRefresh` times a UTC day per connection. The old token's record is deleted and
+ * its hash kept in the grant (`withRotated`): presenting it again revokes the whole grant.
+ * An optional `scope` narrows the new access token.
  */
 export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<TokenSet> {
   const oldHash = await secretHash("refresh", req.refreshToken);
@@ -284,7 +294,19 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
       agent: named === null ? null : keys.agents(named.agentId),
     });
     const old = read.old.value;
-    if (!old || old.expires_at <= now) {
+    if (!old) {
+      // A replaced token: its hash is in the grant it names (a made-up one never is).
+      const held = read.grant?.value;
+      if (!held || held.expires_at <= now || !wasRotated(held, oldHash)) {
+        return { error: new InvalidGrantError("The refresh token is invalid or expired.") };
+      }
+      if (held.client_id !== req.client.client_id) {
+        return { error: new InvalidGrantError("The refresh token was issued to another client.") };
+      }
+      dropGrant(tx, held);
+      return { error: reusedError() };
+    }
+    if (old.expires_at <= now) {
       return { error: new InvalidGrantError("The refresh token is invalid or expired.") };
     }
     if (old.client_id !== req.client.client_id) {
@@ -298,11 +320,7 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
     }
     if (old.rotated_at !== null || grant.refresh_hash !== oldHash) {
       dropGrant(tx, grant);
-      return {
-        error: new InvalidGrantError(
-          "The refresh token was already used; the connection is revoked. Authorize again.",
-        ),
-      };
+      return { error: reusedError() };
     }
     const client = read.client.value;
     if (!clientIsLive(client, now)) {
@@ -328,15 +346,22 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
         ),
       };
     }
-    tx.set(keys.oauthRefreshTokens(oldHash), { ...old, rotated_at: now } satisfies RefreshRecord, {
-      expireIn: Math.max(1, old.expires_at - now) * 1000,
-    });
+    const count = countRefresh(deps, grant, now);
+    if (named === null) {
+      // A token naming no grant is found again only through its own record.
+      const rotated: RefreshRecord = { ...old, rotated_at: now };
+      tx.set(keys.oauthRefreshTokens(oldHash), rotated, {
+        expireIn: Math.max(1, old.expires_at - now) * 1000,
+      });
+    } else tx.delete(keys.oauthRefreshTokens(oldHash));
     const refresh = await newRefresh(grant.agent_id, grant.id);
     const renewed: GrantRecord = {
       ...grant,
+      ...count,
       refreshed_at: now,
       expires_at: now + TTL.refresh,
       refresh_hash: refresh.hash,
+      rotated_hashes: withRotated(grant, oldHash),
     };
     keepClientUntil(tx, client, now, renewed.expires_at + TTL.unusedClient);
     const scopes = asked.length > 0 ? asked : grant.scopes;

@@ -9,9 +9,12 @@
  *   (the same sizes), so such a page never closes registration for anyone else;
  * - every other OAuth operation: 300 requests per minute per network per operation,
  *   counted in memory per service instance (approximate and location-scoped, as the
- *   spec allows for edge limits). One limiter per `Deps`, never one per request.
+ *   spec allows for edge limits). One limiter per `Deps`, never one per request;
+ * - refreshes: 200 per connection per UTC day, exact, counted in the connection's grant
+ *   record by the refresh's own commit (no entry of its own).
  */
 import type { Deps } from "../deps.ts";
+import { nextUtcMidnight, utcDay } from "../clock.ts";
 import {
   limitOf,
   type LimitSpec,
@@ -36,6 +39,7 @@ const OAUTH_LIMITS = {
     "60s",
   ),
   operations: limitSpec("oauth_requests_per_minute", 300, "network", "60s"),
+  refreshes: limitSpec("oauth_connection_refreshes_per_day", 200, "connection", "utc_day"),
 } as const satisfies Record<string, LimitSpec>;
 
 /** A refused request: seconds until a retry can succeed. */
@@ -156,4 +160,31 @@ export function admitOAuthRequest(deps: Deps, operation: string, network: string
   const wait = counter.wait(key, nowMs, limit);
   if (wait > 0) throw new OAuthRateLimited(wholeSeconds(wait), limit, `${operation} requests`);
   counter.add(key, nowMs);
+}
+
+/** A connection's refresh count, as its grant record keeps it. */
+interface RefreshCount {
+  refresh_day?: number;
+  refreshes_that_day?: number;
+}
+
+/**
+ * Counts one refresh of a connection whose grant holds `count`, at `now` (Unix seconds):
+ * returns the count the renewed grant stores, or throws OAuthRateLimited (until the next
+ * UTC midnight) when the connection has used its refreshes of the UTC day.
+ */
+export function countRefresh(deps: Deps, count: RefreshCount, now: number): Required<RefreshCount> {
+  const day = utcDay(now);
+  const used = count.refresh_day === day ? count.refreshes_that_day ?? 0 : 0;
+  const limit = limitOf(deps, OAUTH_LIMITS.refreshes);
+  if (used >= limit) {
+    const at = new Date(nextUtcMidnight(now) * 1000).toISOString().replace(".000Z", "Z");
+    throw new OAuthRateLimited(
+      nextUtcMidnight(now) - now,
+      limit,
+      "token refreshes",
+      `for this connection this UTC day (${limit} at most; it may refresh again from ${at})`,
+    );
+  }
+  return { refresh_day: day, refreshes_that_day: used + 1 };
 }

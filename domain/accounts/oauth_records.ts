@@ -48,6 +48,15 @@ export interface GrantRecord {
   expires_at: number;
   /** Hash of the current (not yet rotated) refresh token. */
   refresh_hash: string;
+  /**
+   * Hashes of the refresh tokens this grant's refreshes replaced, newest first (at most
+   * `ROTATED_HASHES_KEPT`): presenting one again revokes the grant (`wasRotated`). Absent on
+   * grants stored before it was kept.
+   */
+  rotated_hashes?: string[];
+  /** The UTC day of the latest refresh, and how many refreshes that day (the daily cap). */
+  refresh_day?: number;
+  refreshes_that_day?: number;
 }
 
 export interface AccessRecord {
@@ -65,7 +74,11 @@ export interface RefreshRecord {
   client_id: string;
   issued_at: number;
   expires_at: number;
-  /** Set when the token was exchanged; presenting it again revokes the grant. */
+  /**
+   * Set when the token was exchanged; presenting it again revokes the grant. A named token's
+   * record is deleted when it is exchanged (its grant keeps its hash in `rotated_hashes`); only
+   * a token that names no grant, and records stored before, are kept rotated.
+   */
   rotated_at: number | null;
 }
 
@@ -76,6 +89,19 @@ export interface TokenSet {
   expires_in: number;
   refresh_token: string;
   scope: string;
+}
+
+/** How many replaced refresh tokens a grant remembers (`GrantRecord.rotated_hashes`). */
+export const ROTATED_HASHES_KEPT = 8;
+
+/** True when `hash` is of a refresh token one of the grant's recent refreshes replaced. */
+export function wasRotated(grant: GrantRecord, hash: string): boolean {
+  return grant.rotated_hashes?.includes(hash) ?? false;
+}
+
+/** The grant's `rotated_hashes` once the refresh token of hash `hash` is replaced. */
+export function withRotated(grant: GrantRecord, hash: string): string[] {
+  return [hash, ...(grant.rotated_hashes ?? [])].slice(0, ROTATED_HASHES_KEPT);
 }
 
 /** Deletes a grant and its per-agent index entry: every token of it stops working. */

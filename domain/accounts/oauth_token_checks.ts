@@ -6,7 +6,7 @@
  */
 import type { Agent } from "./agent_record.ts";
 import { grantStands } from "./connections.ts";
-import { type AccessRecord, dropGrant, type GrantRecord } from "./oauth_records.ts";
+import { type AccessRecord, dropGrant, type GrantRecord, wasRotated } from "./oauth_records.ts";
 import type { Deps } from "../deps.ts";
 import { attachSnapshot, snapshotMark, versionKeys } from "../read_cache.ts";
 import { keys } from "../../kv/keys.ts";
@@ -15,8 +15,8 @@ import { transact } from "../../kv/tx.ts";
 import { looksLikeAccessToken, secretHash, tokenNames } from "./oauth_tokens.ts";
 
 /**
- * RFC 7009 revocation. An access token is revoked alone; a refresh token (current or
- * rotated) revokes its whole grant. Unknown tokens, or tokens of another client, change
+ * RFC 7009 revocation. An access token is revoked alone; a refresh token (current, or
+ * rotated and still held by its grant: `wasRotated`) revokes its whole grant. Unknown tokens, or tokens of another client, change
  * nothing (the endpoint still answers 200). Both records the token may be, and the grant it
  * names, are read in one batch (a refresh token issued before tokens named their grant reads
  * its grant after).
@@ -49,7 +49,17 @@ export async function revokeToken(
       }
       return;
     }
-    if (!refresh || (clientId !== undefined && refresh.client_id !== clientId)) return;
+    if (!refresh) {
+      // A replaced token has no record: its grant holds its hash.
+      const held = read.grant?.value;
+      if (
+        held && wasRotated(held, refreshHash) && (clientId ?? held.client_id) === held.client_id
+      ) {
+        dropGrant(tx, held);
+      }
+      return;
+    }
+    if (clientId !== undefined && refresh.client_id !== clientId) return;
     const grant = read.grant?.value?.id === refresh.grant_id
       ? read.grant.value
       : (await tx.get(keys.oauthGrants(refresh.grant_id))).value;

@@ -14,7 +14,7 @@ export interface LimitSpec {
   name: string;
   /** Size at `BOARD_LIMIT_SCALE=1`. */
   base: number;
-  scope: "account" | "network" | "credential" | "board" | "instance";
+  scope: "account" | "network" | "credential" | "connection" | "board" | "instance";
   window: "utc_day" | "60s" | "token_bucket";
 }
 
