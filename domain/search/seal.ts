@@ -72,7 +72,7 @@ export async function sealSearchBatches(
  * many distinct words (up to 256 each) is sealed in several passes, each over the lists
  * whose hash falls in it, so sealing's memory stays bounded whatever the batch holds.
  */
-export const LISTS_PER_PASS = 4096;
+const LISTS_PER_PASS = 4096;
 
 /** Seals the batch after `state.upTo`; false when another commit moved the marker first. */
 async function sealBatch(
