@@ -100,3 +100,49 @@ Deno.test("search: a first search finds a tail longer than its first listing", a
     await Deno.remove(path).catch(() => {});
   }
 });
+
+Deno.test("search: an instance lists the unsealed tail for at most two searches at once", async () => {
+  // Every `list` of body entries is counted while it runs; each page it reads waits a moment,
+  // so that searches sent together would overlap.
+  let running = 0;
+  let most = 0;
+  const slowBodyLists = (raw: Deno.Kv) =>
+    new Proxy(raw, {
+      get(target, prop) {
+        if (prop !== "list") {
+          const v = Reflect.get(target, prop, target);
+          return typeof v === "function" ? v.bind(target) : v;
+        }
+        return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+          const inner = target.list(selector, options);
+          const key = "prefix" in selector ? selector.prefix : selector.start;
+          if (key?.[0] !== keys.bodies.range("named")[0]) return inner;
+          return (async function* () {
+            most = Math.max(most, ++running);
+            try {
+              for await (const e of inner) {
+                await new Promise((r) => setTimeout(r, 2));
+                yield e;
+              }
+            } finally {
+              running--;
+            }
+          })();
+        };
+      },
+    });
+  await using board = await boardOn(":memory:", new ManualClock(), {
+    limitScale: 100,
+    searchBatch: 1_000, // nothing is sealed: every message is in the tail
+  }, { wrapKv: slowBodyLists });
+  const a = await register(board);
+  const seqs: number[] = [];
+  for (let i = 0; i < 6; i++) seqs.push(await publish(board.deps, a, `shared word${i}`));
+  const pages = await Promise.all(
+    Array.from({ length: 8 }, () => searchRecords(board.deps, { q: "shared", limit: 30 })),
+  );
+  assert.ok(most >= 1 && most <= 2, `tail listings at once: ${most}`);
+  for (const page of pages) {
+    assert.deepEqual(page.items.map((m) => m.seq), [...seqs].reverse(), "each search finds all");
+  }
+});

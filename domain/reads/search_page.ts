@@ -98,7 +98,13 @@ export async function searchRecords(
     : seenMarker === undefined
     ? listNewestTail(deps.kv, earlyTo, batch + TAIL_SLACK, wanted)
     : seenMarker + 1 > earlyTo
-    ? Promise.resolve({ entries: [], listed: 0, last: null, from: seenMarker + 1 })
+    ? Promise.resolve({
+      seqs: [],
+      apart: new Set<number>(),
+      listed: 0,
+      last: null,
+      from: seenMarker + 1,
+    })
     : listTail(deps.kv, seenMarker + 1, earlyTo, false, wanted).then((listing) => ({
       ...listing,
       from: seenMarker + 1,

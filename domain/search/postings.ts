@@ -139,16 +139,6 @@ function termsIn(stored: unknown): IndexedTerms | null | undefined {
   return b?.terms ? { terms: b.terms, topic: b.topic ?? null } : null;
 }
 
-/**
- * A listed body entry with its term list only (the text after the preview let go), as
- * `termListsOf` reads it: for holding many entries of a listing.
- */
-export function termsOnly(e: Deno.KvEntry<unknown>): Deno.KvEntry<unknown> {
-  const t = termsIn(e.value);
-  // A whole-text body of a store written before stays a string: its list is apart.
-  return { key: e.key, value: t === undefined ? "" : t, versionstamp: e.versionstamp };
-}
-
 /** True when the body entry as stored, or the term list kept apart, says the message is indexed. */
 export function isIndexed(stored: unknown, apart: unknown): boolean {
   return termsIn(stored) !== null && (typeof stored !== "string" || apart !== null);

@@ -18,8 +18,8 @@ import {
   blockSeqs,
   type IndexedTerms,
   type SealedState,
+  storedTerms,
   termListsOf,
-  termsOnly,
 } from "./postings.ts";
 import { readMany } from "../../kv/read_many.ts";
 
@@ -297,21 +297,26 @@ export class Scanner {
     early?: TailListing,
   ): Promise<number[]> {
     if (from > to) return [];
-    const inRange = (e: Deno.KvEntry<unknown>) => {
-      const seq = e.key[e.key.length - 1] as number;
-      return seq >= from && seq <= to;
-    };
     // `early`: a listing read before the range was known, covering it (`listTail`).
-    const { entries, listed } = early
-      ? { entries: early.entries.filter(inRange), listed: early.listed }
-      : await listTail(this.kv, from, to, this.ascending, lists);
-    const terms = await termListsOf(this.kv, entries);
-    const out = entries.flatMap((e, i) =>
-      terms[i] !== null && holds(lists, terms[i]!) ? [e.key[e.key.length - 1] as number] : []
-    );
+    const listing = early ?? await listTail(this.kv, from, to, this.ascending, lists);
+    const kept = listing.seqs.filter((seq) => seq >= from && seq <= to);
+    // A whole-text body of a store written before: its term list is read apart, then checked.
+    const apart = kept.filter((seq) => listing.apart.has(seq));
+    const refused = new Set<number>();
+    if (apart.length > 0) {
+      const asStored = apart.map((seq) => ({
+        key: keys.bodies("named", seq),
+        value: "",
+        versionstamp: "",
+      }));
+      const terms = await termListsOf(this.kv, asStored);
+      apart.forEach((seq, i) => {
+        if (terms[i] === null || !holds(lists, terms[i]!)) refused.add(seq);
+      });
+    }
     // Reported, not charged: the tail is bounded by the batch size, not by the page.
-    this.tailWork += ROUND_TRIP_COST + listed * TAIL_READ_COST;
-    return out;
+    this.tailWork += ROUND_TRIP_COST + listing.listed * TAIL_READ_COST;
+    return kept.filter((seq) => !refused.has(seq));
   }
 
   /** Reads the summaries of candidates; keeps live, visible ones up to `want`. */
@@ -355,17 +360,22 @@ async function inListingTurn<T>(list: () => Promise<T>): Promise<T> {
   }
 }
 
-/** What a tail listing found: the entries it kept, how many it listed, the last listed seq. */
+/**
+ * What a tail listing found, in listing order: the seqs whose term list holds every wanted
+ * list, and those whose list is kept apart (`apart`: checked once it is read); how many
+ * entries it listed, and the last listed seq.
+ */
 export interface TailListing {
-  entries: Deno.KvEntry<unknown>[];
+  seqs: number[];
+  apart: Set<number>;
   listed: number;
   last: number | null;
 }
 
 /**
- * Lists body entries in the instance's listing turn, keeping, with their term lists only
- * (`termsOnly`), those whose term list holds every `wanted` list (and those whose list is
- * kept apart, for `termListsOf`): a search holds its matches, not the tail.
+ * Lists body entries in the instance's listing turn, keeping the seqs of those whose term
+ * list holds every `wanted` list (and of those whose list is kept apart): a search holds
+ * the seqs of its matches, never the tail's texts or term lists.
  */
 function listTerms(
   kv: Deno.Kv,
@@ -374,13 +384,14 @@ function listTerms(
   wanted: TailWanted,
 ): Promise<TailListing> {
   return inListingTurn(async () => {
-    const out: TailListing = { entries: [], listed: 0, last: null };
+    const out: TailListing = { seqs: [], apart: new Set(), listed: 0, last: null };
     for await (const e of kv.list(selector, options)) {
+      const seq = e.key[e.key.length - 1] as number;
       out.listed++;
-      out.last = e.key[e.key.length - 1] as number;
-      const kept = termsOnly(e);
-      const terms = kept.value as IndexedTerms | "" | null;
-      if (terms === "" || (terms !== null && holds(wanted, terms))) out.entries.push(kept);
+      out.last = seq;
+      if (typeof e.value === "string") out.apart.add(seq);
+      const terms = storedTerms(e.value);
+      if (out.apart.has(seq) || (terms !== null && holds(wanted, terms))) out.seqs.push(seq);
     }
     return out;
   });
