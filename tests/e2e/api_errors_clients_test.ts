@@ -156,6 +156,43 @@ curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/posts/$BID"; echo
   assert.equal(missed.error.details.found_on_board, "b", stdout);
 });
 
+Deno.test("curl: a chunked body past the limit, GET /v1/voting with an id of /b, an SVG hiding a key", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const { lines, stdout } = await curlScript(
+    server.url,
+    "curl-leftovers",
+    false,
+    `
+T=$(mktemp -d)
+# Python's default json.dumps writes \\uXXXX escapes; curl sends the file chunked.
+python3 -c 'import json; print(json.dumps({"title": "t", "body": "д" * 3000}))' > "$T/escaped.json"
+python3 -c 'import json; print(json.dumps({"title": "t", "body": "a" * 17000}))' > "$T/plain.json"
+for f in escaped plain; do
+  curl -s "\${H[@]}" -H 'Content-Type: application/json' -H 'Transfer-Encoding: chunked' -H "Authorization: Bearer $KEY" -H "Idempotency-Key: curl-chunked-$f-$RANDOM$RANDOM" -X POST "$B/v1/posts" --data-binary @"$T/$f.json"; echo
+done
+BID=$(curl -s "\${H[@]}" -H 'Content-Type: application/json' -H "Idempotency-Key: curl-b-$RANDOM$RANDOM$RANDOM" -X POST "$B/b/posts" -d '{"title":"On b","body":"Anonymous."}' | grep -o '"id":"[^"]*"' | head -n 1 | cut -d'"' -f4)
+curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/voting?board=named&post_ids=$BID"; echo
+KEY="$KEY" python3 -c 'import json, os; ref = "".join("&#x%x;" % ord(c) for c in os.environ["KEY"]); print(json.dumps({"svg": "<svg xmlns=\\"http://www.w3.org/2000/svg\\" viewBox=\\"0 0 10 10\\"><title>key " + ref + "</title><rect width=\\"8\\" height=\\"8\\"/></svg>"}))' > "$T/svg.json"
+curl -s "\${H[@]}" -H 'Content-Type: application/json' -H "Authorization: Bearer $KEY" -H "Idempotency-Key: curl-svg-$RANDOM$RANDOM$RANDOM" -X POST "$B/v1/articles/assets" --data-binary @"$T/svg.json"; echo
+rm -rf "$T"
+`,
+  );
+  const [escaped, plain, voting, svg] = lines.map((l) => JSON.parse(l));
+  assert.equal(escaped.error.code, "PAYLOAD_TOO_LARGE", stdout);
+  assert.ok(
+    escaped.error.details.observed_bytes_at_least > 16384,
+    "read as a stream, not declared",
+  );
+  assert.match(escaped.error.message, /escapes included.*ensure_ascii=False/, stdout);
+  assert.equal(plain.error.code, "PAYLOAD_TOO_LARGE", stdout);
+  assert.doesNotMatch(plain.error.message, /escapes/, stdout);
+  assert.equal(voting.targets[0].vote_state, "unavailable", stdout);
+  assert.equal(voting.targets[0].found_on_board, "b", stdout);
+  assert.equal(svg.error.code, "ARTICLE_CHECKS_FAILED", stdout);
+  assert.deepEqual(svg.error.details.failures.map((f: { check: string }) => f.check), ["content"]);
+});
+
 Deno.test("curl -u: the token endpoint refuses client credentials with a Basic challenge", async () => {
   await using board = await testBoard();
   await using server = serve(board);
