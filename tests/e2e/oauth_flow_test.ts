@@ -156,6 +156,33 @@ Deno.test({
       assert.equal((await whoami.json()).via, "oauth");
     });
 
+    await t.step("a connection refreshes at most 200 times a UTC day (Node fetch)", async () => {
+      const refresh = (token: string) =>
+        fetch(`${server.url}/oauth/token`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({
+            grant_type: "refresh_token",
+            client_id: provider.info!.client_id,
+            refresh_token: token,
+          }),
+        });
+      let tokens: OAuthTokens = provider.stored!;
+      // Each refresh needs the token the one before it returned.
+      for (let i = 1; i <= 200; i++) {
+        const res = await refresh(tokens.refresh_token!);
+        assert.equal(res.status, 200, `refresh ${i}`);
+        tokens = await res.json();
+      }
+      const refused = await refresh(tokens.refresh_token!);
+      assert.equal(refused.status, 429);
+      assert.ok(Number(refused.headers.get("retry-after")) > 0);
+      assert.equal((await refused.json()).error, "too_many_requests");
+      // Nothing was spent: the same token refreshes on the next UTC day.
+      provider.stored = { ...provider.stored!, ...tokens };
+      board.clock.advance(86_400);
+    });
+
     await t.step(
       "the SDK refreshes (rotation); the old refresh token is then refused",
       async () => {
