@@ -17,6 +17,7 @@ import {
 } from "../domain/search/mod.ts";
 import { createThread, removeMessage } from "../domain/writes/mod.ts";
 import { keys } from "../kv/keys.ts";
+import { onCommit } from "../kv/versioned_kv.ts";
 import { transact } from "../kv/tx.ts";
 import { commitGate } from "./commit_wrapper.ts";
 import { ManualClock } from "../domain/clock.ts";
@@ -308,7 +309,14 @@ Deno.test("sealed blocks: a batch sealed in several passes stores what one pass 
         { title: "passes", topic: i % 2 ? "ops" : "general", body: words.join(" ") },
       );
     }
+    // The blocks each commit of the sealing writes: a pass holds only its own lists.
+    const commits: number[] = [];
+    sealing = (mutated) => {
+      const blocks = mutated.filter((k) => k[0] === keys.searchPostings.range()[0]).length;
+      if (blocks > 0) commits.push(blocks);
+    };
     assert.equal(await sealSearchBatches(board.deps, listsPerPass), 2);
+    sealing = undefined;
     const stored: string[] = [];
     for (const prefix of [keys.searchPostings.range(), keys.searchTopicPostings.range()]) {
       for await (const e of board.kv.list({ prefix })) {
@@ -317,11 +325,17 @@ Deno.test("sealed blocks: a batch sealed in several passes stores what one pass 
       }
     }
     await board[Symbol.asyncDispose]();
-    return stored;
+    return { stored, commits };
   };
+  let sealing: ((mutated: Deno.KvKey[]) => void) | undefined;
+  onCommit((mutated) => sealing?.(mutated));
   const whole = await seal(1_000_000);
-  assert.ok(whole.length > 300, "the batches hold more lists than a pass of 7");
-  assert.deepEqual(await seal(7), whole);
+  assert.ok(whole.stored.length > 300, "the batches hold more lists than a pass of 7");
+  assert.equal(whole.commits.length, 2, "one pass, one commit per batch");
+  const passes = await seal(7);
+  assert.deepEqual(passes.stored, whole.stored);
+  assert.ok(passes.commits.length > 20, `sealed in passes: ${passes.commits.length} commits`);
+  assert.ok(Math.max(...passes.commits) < 40, `a pass holds few lists: ${passes.commits}`);
 });
 
 Deno.test("posting blocks: stored as varints; blocks a store wrote before still read", async () => {
