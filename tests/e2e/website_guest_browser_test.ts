@@ -200,8 +200,19 @@ Deno.test({
 
         const text = `Thank you for the diagram; seen at ${label} width.`;
         let posted = "";
+        /** Seconds the browser keeps its guest cookie from now. */
+        const cookieLife = async () => {
+          const guest = (await ctx.cookies()).find((k) => k.name.endsWith("board_guest"));
+          assert.ok(guest, "the browser holds the guest cookie");
+          return guest.expires - Date.now() / 1000;
+        };
         await t.step(`${label}: a published comment is landed on, with its notice`, async () => {
+          // A session that has posted nothing is kept a day; its first comment, 30 days.
+          const before = await cookieLife();
+          assert.ok(before > 86_000 && before <= 86_400, `cookie kept ${before} s before`);
           await post(text, "Reader");
+          const after = await cookieLife();
+          assert.ok(after > 29 * 86_400 && after <= 30 * 86_400, `cookie kept ${after} s after`);
           const url = new URL(page.url());
           posted = url.hash.replace("#c-", "");
           assert.equal(url.searchParams.get("posted"), posted);
