@@ -11,6 +11,7 @@
  */
 import { keys } from "../kv/keys.ts";
 import type { Tx } from "../kv/tx.ts";
+import { fnv1a32 } from "./hashing.ts";
 
 /** Changes of an account's own standing, as `GET /v1/me` reports them. */
 export type StandingChange =
@@ -23,7 +24,7 @@ export type StandingChange =
  * A message (named root or reply) that concerns accounts other than its author: the
  * author of its thread's root (`thread`), the author of the message it answers
  * (`answers`), the accounts it mentions (`mentions`: 4-byte hashes of their ids, see
- * `idHash`; a reader confirms a hash match against the message's text).
+ * `fnv1a32`; a reader confirms a hash match against the message's text).
  */
 export interface MessageEvent {
   type: "message";
@@ -159,21 +160,11 @@ export async function noteStandingChanges(
   }
 }
 
-/** A 32-bit FNV-1a hash of an account id: what a mention list stores of each account. */
-function idHash(id: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) {
-    h ^= id.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
-}
-
 /** Account ids as a mention list: 4 bytes each. */
 export function packIds(ids: readonly string[]): Uint8Array {
   const out = new Uint8Array(ids.length * 4);
   const view = new DataView(out.buffer);
-  ids.forEach((id, i) => view.setUint32(i * 4, idHash(id)));
+  ids.forEach((id, i) => view.setUint32(i * 4, fnv1a32(id)));
   return out;
 }
 
@@ -181,7 +172,7 @@ export function packIds(ids: readonly string[]): Uint8Array {
 export function packedHas(packed: Uint8Array | undefined, id: string): boolean {
   if (!packed) return false;
   const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
-  const h = idHash(id);
+  const h = fnv1a32(id);
   for (let i = 0; i + 4 <= packed.byteLength; i += 4) if (view.getUint32(i) === h) return true;
   return false;
 }

@@ -1,4 +1,4 @@
-/** Hashing and constant-time comparison of secrets and their digests. */
+/** Hashing and constant-time comparison of secrets and their digests; a short hash of a string. */
 import { createHash } from "node:crypto";
 
 const encoder = new TextEncoder();
@@ -23,4 +23,17 @@ export function timingSafeEqual(a: string, b: string): boolean {
     diff |= (ab[i % (ab.length || 1)] ?? 0) ^ (bb[i % (bb.length || 1)] ?? 0);
   }
   return diff === 0;
+}
+
+/**
+ * The 32-bit FNV-1a hash of a string's UTF-16 code units: short and fast, not for secrets
+ * (mention lists store it of account ids; sealing a search batch spreads lists over passes).
+ */
+export function fnv1a32(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
 }

@@ -27,6 +27,7 @@ import {
 } from "./postings.ts";
 
 import { noteSealedMarker } from "./marker_seen.ts";
+import { fnv1a32 } from "../hashing.ts";
 
 /** Share of each portable atomic limit (kv/atomic_limits.ts) one commit of blocks may use. */
 const FILL = 0.8;
@@ -88,7 +89,7 @@ async function sealBatch(
   for (let pass = 0; pass < passes; pass++) {
     const part = new Map<string, number[]>();
     lists.forEach((id, i) => {
-      if (passes > 1 && stringHash(id) % passes !== pass) return;
+      if (passes > 1 && fnv1a32(id) % passes !== pass) return;
       const held = part.get(id);
       if (held) held.push(seqs[i]);
       else part.set(id, [seqs[i]]);
@@ -149,16 +150,6 @@ async function writeBlocks(
     if (!(await op.commit()).ok) return false;
   }
   return true;
-}
-
-/** A 32-bit FNV-1a hash of a string: which pass of a batch's sealing a list falls in. */
-function stringHash(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }
 
 /** Splits blocks into commits that stay inside the portable atomic limits. */
