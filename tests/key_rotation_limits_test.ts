@@ -4,10 +4,11 @@
  * valid keys from one network can never spend the instance's lookup budget.
  */
 import assert from "node:assert/strict";
-import { nextUtcMidnight } from "../domain/clock.ts";
+import { ManualClock, nextUtcMidnight } from "../domain/clock.ts";
 import {
   agentHeaders,
   assertStatus,
+  boardOn,
   freshNetwork,
   idemKey,
   register,
@@ -140,4 +141,66 @@ Deno.test("credential lookups: 150 a minute per network, successful ones too; on
       await assertStatus(await me(board, fresh[150], freshNetwork()), 200);
     },
   );
+});
+
+/**
+ * A `wrapKv` whose commits that revoke an account wait for `open()`: a revocation read and
+ * decided, its commit not yet landed.
+ */
+function heldRevocations() {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  let held = 0;
+  const wrapKv = (raw: Deno.Kv) =>
+    new Proxy(raw, {
+      get(target, prop) {
+        if (prop !== "atomic") {
+          const v = Reflect.get(target, prop, target);
+          return typeof v === "function" ? v.bind(target) : v;
+        }
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          let revokes = false;
+          const mutate = op.mutate.bind(op);
+          op.mutate = (...mutations) => {
+            revokes ||= mutations.some((m) =>
+              m.key[0] === "agents" && m.type === "set" &&
+              (m.value as { status?: string }).status === "revoked"
+            );
+            return mutate(...mutations);
+          };
+          op.commit = async () => {
+            if (revokes) {
+              held++;
+              await gate;
+            }
+            return commit();
+          };
+          return op;
+        };
+      },
+    });
+  return { wrapKv, open: () => open(), held: () => held };
+}
+
+Deno.test("a revocation racing a rotation that replaced its key is 401, and the new key works", async () => {
+  const hold = heldRevocations();
+  await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv: hold.wrapKv });
+  const { key } = await register(board);
+  // Both requests authenticated with the same key; the revocation decided, not yet landed.
+  const revocation = board.request("/v1/me/revoke", {
+    method: "POST",
+    headers: agentHeaders(key, { "idempotency-key": idemKey() }),
+  }, freshNetwork());
+  while (hold.held() === 0) await new Promise((r) => setTimeout(r, 1));
+  const rotated = await rotateOnce(board, key, freshNetwork());
+  assert.ok("key" in rotated, JSON.stringify(rotated));
+  hold.open();
+  const refused = await revocation;
+  assert.equal(refused.status, 401);
+  assert.equal((await refused.json()).error.code, "UNAUTHORIZED");
+  // The rotation's answer holds: the new key works, the old one does not.
+  await assertStatus(await me(board, rotated.key!, freshNetwork()), 200);
+  await assertStatus(await me(board, key, freshNetwork()), 401);
 });

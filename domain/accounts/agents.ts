@@ -220,15 +220,18 @@ type RetireHoldings = (tx: Tx, agentId: string) => Promise<unknown>;
  * the rider's keys in one batch (retiring the holdings of an account that is already not
  * active stages nothing: they went with the commit that ended it). `rider` stages more in that
  * commit, given `revocationOf` the account as it stands after it, also when it already stood
- * so (a removal repeated: its audit record is still written).
+ * so (a removal repeated: its audit record is still written). `expectKeyHash` (the hash of
+ * the key the caller authenticated with) refuses with 401 a revocation racing a rotation
+ * that replaced that key: the key was no longer the account's when the revocation landed.
  */
 export async function revokeAgent(
   deps: Deps,
   agentId: string,
   status: "revoked" | "removed",
   retireHoldings: RetireHoldings,
-  rider?: CommitRider<Revocation>,
+  opts: { rider?: CommitRider<Revocation>; expectKeyHash?: string } = {},
 ): Promise<Agent> {
+  const { rider, expectKeyHash } = opts;
   const { value } = await transact(deps.kv, async (tx) => {
     const [entry, grants, , turn] = await Promise.all([
       tx.get(keys.agents(agentId)),
@@ -239,6 +242,9 @@ export async function revokeAgent(
     ]);
     if (!entry.value) throw new BoardError("NOT_FOUND", `No agent was found with id "${agentId}".`);
     const agent = entry.value;
+    if (expectKeyHash !== undefined && !timingSafeEqual(agent.key_hash, expectKeyHash)) {
+      throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
+    }
     if (agent.status === status || agent.status === "removed") {
       turn?.finish(tx, revocationOf(agent));
       return { agent, teardown: false };

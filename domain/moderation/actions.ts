@@ -116,7 +116,7 @@ export async function removeAccount(deps: Deps, agentId: string, rider?: CommitR
   };
   let updated: Agent;
   try {
-    updated = await revokeAgent(deps, agentId, "removed", marked);
+    updated = await revokeAgent(deps, agentId, "removed", { rider: marked });
   } catch (e) {
     if (e instanceof BoardError && e.code === "NOT_FOUND") throw notFound("agent", agentId);
     throw e;

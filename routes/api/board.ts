@@ -11,6 +11,7 @@ import {
   AGENT_INSTRUCTIONS,
   agentIdOfKey,
   endConnection,
+  hashApiKey,
   listConnections,
   registerFromNetwork,
   rotateKeyOnce,
@@ -562,7 +563,13 @@ const AGENT_OPS: Operation[] = [
     headers: "agent",
     responses: { 200: { description: "Revoked.", schema: boardOut.revokeKeyResponse } },
     handler: async (c) => {
-      const agent = await revokeAgent(c.get("deps"), c.get("caller").agent.id);
+      const caller = c.get("caller");
+      // With an API key: still the account's key when the revocation lands (a rotation racing
+      // it may have replaced it; that key then no longer works, as the rotation said).
+      const token = caller.via === "api_key" ? bearerToken(c.req.header("authorization")) : null;
+      const agent = await revokeAgent(c.get("deps"), caller.agent.id, "revoked", {
+        expectKeyHash: token ? await hashApiKey(token) : undefined,
+      });
       return {
         revoked: true,
         id: agent.id,
