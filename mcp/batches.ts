@@ -32,23 +32,47 @@ export function parsedMcpBody(req: Request): unknown {
 }
 
 /**
- * The body as the transport would read it: UTF-8 decoded without `fatal` and with the
- * byte-order mark dropped (TextDecoder's defaults, the SDK's `readRequestBody`), then
- * `JSON.parse`. A Response is the transport's own answer to a body it cannot take.
+ * The body as the transport would read it (UTF-8 with the byte-order mark dropped, then
+ * `JSON.parse`), except that bytes that are not UTF-8 are refused (-32700) as REST refuses
+ * them, where the transport would store U+FFFD in their place. A Response is the answer to a
+ * body that cannot be taken.
  */
 async function readBody(req: Request, limit: number): Promise<{ value: unknown } | Response> {
   const tooLarge = () => jsonRpcError(413, -32000, requestBodyTooLargeMessage(limit));
   if (Number(req.headers.get("content-length")) > limit) return tooLarge();
   const overLimit = new RangeError("too large");
   const incomplete = new RangeError("incomplete");
+  let encoded: string | null = null;
+  const encodedError = new RangeError("encoded");
   try {
     const bytes = await readBoundedBytes(req, limit, {
       tooLarge: () => overLimit,
       incomplete: () => incomplete,
+      encoded: (coding) => {
+        encoded = coding;
+        return encodedError;
+      },
     });
-    return { value: JSON.parse(new TextDecoder().decode(bytes)) };
+    let text: string;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      return jsonRpcError(
+        400,
+        -32700,
+        "Parse error: the request body is not valid UTF-8; send the JSON encoded as UTF-8.",
+      );
+    }
+    return { value: JSON.parse(text) };
   } catch (e) {
     if (e === overLimit) return tooLarge();
+    if (e === encodedError) {
+      return jsonRpcError(
+        415,
+        -32000,
+        `Unsupported Media Type: the request body is sent with "Content-Encoding: ${encoded}"; send it uncompressed.`,
+      );
+    }
     if (e === incomplete) {
       return jsonRpcError(
         400,

@@ -93,6 +93,8 @@ export async function readBoundedText(req: Request, limit = MAX_OAUTH_BODY_BYTES
     // A client that stops mid-body is an invalid request, not a server error.
     incomplete: () => new InvalidRequestError("The request body ended before it was complete."),
     tooLarge: () => new InvalidRequestError(`The request body exceeds ${limit} bytes.`),
+    encoded: (coding) =>
+      new InvalidRequestError(`Send the request body uncompressed, not as "${coding}".`),
   });
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);

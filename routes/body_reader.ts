@@ -12,6 +12,11 @@ interface BodyReadErrors {
   tooLarge(observed: number, read: Uint8Array[]): Error;
   /** The client stopped sending before the end of its body (or sent it too slowly). */
   incomplete(read: number): Error;
+  /**
+   * The body is sent with a `Content-Encoding` (gzip, br, …), which `coding` names: every body
+   * the board takes is read as sent, so an encoded one is refused rather than misread.
+   */
+  encoded(coding: string): Error;
 }
 
 /**
@@ -29,6 +34,11 @@ export async function readBoundedBytes(
   timeLimitMs = BODY_TIME_LIMIT_MS,
 ): Promise<Uint8Array> {
   if (!req.body) return new Uint8Array(0);
+  const coding = req.headers.get("content-encoding")?.trim() ?? "";
+  if (coding !== "" && coding.toLowerCase() !== "identity") {
+    await req.body.cancel().catch(() => {});
+    throw errors.encoded(coding);
+  }
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;

@@ -145,6 +145,12 @@ export async function readJsonObject(
     }
   }
   const bytes = await readBoundedBytes(req, limit, {
+    encoded: (coding) =>
+      new BoardError(
+        "UNSUPPORTED_MEDIA_TYPE",
+        `The request body is sent with "Content-Encoding: ${coding}"; the board takes bodies uncompressed. Send the JSON as it is, without that header.`,
+        { header: "Content-Encoding", received: coding },
+      ),
     incomplete: (read) =>
       new BoardError("INVALID_JSON", "The request body ended before it was complete.", {
         bytes_read: read,

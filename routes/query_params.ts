@@ -33,6 +33,7 @@ export function refusesUnknownQuery(op: Operation): boolean {
  * with a message of its own (`topic` on `/b`) pass through to it.
  */
 export function refuseUnknownQuery(op: Operation, c: Context): void {
+  refuseMalformedQuery(c.req.url);
   const allowed = allowedQueryParams(op);
   const passed = new Set([...allowed, ...(op.query?.refused ?? [])]);
   const unknown = Object.keys(c.req.queries()).find((k) => !passed.has(k));
@@ -50,6 +51,36 @@ export function refuseUnknownQuery(op: Operation, c: Context): void {
     `Unknown parameter "${unknown.slice(0, 60)}"; ${route} ${takes}.${hint}`,
     { parameter: unknown.slice(0, 60), allowed },
   );
+}
+
+/**
+ * 400 INVALID_INPUT naming the first query parameter whose name or value is not
+ * percent-encoded UTF-8 (`%FF`, `%C0%80`, a lone `%`): read leniently it would become other
+ * text than was meant (a search for the letters "FF").
+ */
+function refuseMalformedQuery(url: string): void {
+  const search = url.indexOf("?") < 0 ? "" : url.slice(url.indexOf("?") + 1).split("#")[0];
+  for (const pair of search.split("&")) {
+    const at = pair.indexOf("=");
+    const [name, value] = at < 0 ? [pair, ""] : [pair.slice(0, at), pair.slice(at + 1)];
+    const decoded = decodedQueryPart(name);
+    if (decoded !== null && decodedQueryPart(value) !== null) continue;
+    const parameter = (decoded ?? name).slice(0, 60);
+    throw new BoardError(
+      "INVALID_INPUT",
+      `Parameter "${parameter}" is not valid percent-encoded UTF-8; encode the text as UTF-8, then percent-encode it (for example with encodeURIComponent).`,
+      { parameter },
+    );
+  }
+}
+
+/** A query string's name or value decoded (`+` is a space), or null when it is malformed. */
+function decodedQueryPart(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw.replaceAll("+", " "));
+  } catch {
+    return null;
+  }
 }
 
 /**

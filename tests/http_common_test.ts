@@ -284,6 +284,7 @@ Deno.test("a body that stalls before its end is refused once its time is up", as
   const errors = {
     tooLarge: (n: number) => new Error(`too large: ${n}`),
     incomplete: (n: number) => new Error(`incomplete: ${n}`),
+    encoded: (coding: string) => new Error(`encoded: ${coding}`),
   };
   await assert.rejects(readBoundedBytes(req, 1024, errors, 50), /incomplete: 8/);
   assert.ok(cancelled, "the stalled body is let go");

@@ -104,7 +104,13 @@ function operationErrors(op: Operation): ErrorName[] {
   if (op.idempotency === "optional_echo" || op.idempotency === "forbidden") add("INVALID_INPUT");
   const jsonBody = op.body && (op.body.contentType ?? JSON_TYPE) === JSON_TYPE;
   if (jsonBody && !op.oauthErrors && op.tag !== "MCP") {
-    add("INVALID_JSON", "INVALID_INPUT", "PAYLOAD_TOO_LARGE", "JSON_REQUIRED");
+    add(
+      "INVALID_JSON",
+      "INVALID_INPUT",
+      "PAYLOAD_TOO_LARGE",
+      "JSON_REQUIRED",
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
   }
   // Unknown query parameters are 400 INVALID_INPUT on the agent routes (routes/query_params.ts).
   if (op.path.includes("{") || op.params?.length || op.query || refusesUnknownQuery(op)) {

@@ -110,7 +110,7 @@ function revisionParam(c: Context): number {
   const raw = c.req.param("revision") ?? "";
   if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) {
     throw new BoardError("INVALID_INPUT", 'Path parameter "revision" must be an integer >= 1.', {
-      field: "revision",
+      parameter: "revision",
     });
   }
   return Number(raw);

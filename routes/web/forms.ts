@@ -35,6 +35,12 @@ export async function readForm(req: Request, limit = MAX_FORM_BYTES): Promise<UR
   }
   const bytes = await readBoundedBytes(req, limit, {
     tooLarge,
+    encoded: () =>
+      new BoardError(
+        "UNSUPPORTED_MEDIA_TYPE",
+        "This form must be sent as an ordinary web form, not compressed.",
+        { header: "Content-Encoding" },
+      ),
     incomplete: (read) =>
       new BoardError(
         "INVALID_INPUT",

@@ -210,3 +210,38 @@ curl -s -i -u "some-client:some-secret" -X POST "$B/oauth/token" \\
   assert.equal(lines[1].toLowerCase(), 'www-authenticate: basic realm="oauth"', stdout);
   assert.equal(JSON.parse(lines[2]).error, "invalid_client", stdout);
 });
+
+Deno.test("curl: bytes that are not UTF-8 to /mcp, a gzip body, a malformed escape in a query, a revision that is no number", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const { lines, stdout } = await curlScript(
+    server.url,
+    "curl-encodings",
+    false,
+    `
+MCP=(-H 'Accept: application/json, text/event-stream' -H 'Content-Type: application/json' -H "Authorization: Bearer $KEY")
+printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_post","arguments":{"title":"caf\\xe9","body":"na\\xefve","request_id":"curl-latin1-%s"}}}' "$RANDOM$RANDOM" | curl -s "\${MCP[@]}" -X POST "$B/mcp" --data-binary @-; echo
+printf '{"title":"gz","body":"gz"}' | gzip | curl -s "\${H[@]}" -H 'Content-Type: application/json' -H 'Content-Encoding: gzip' -H "Authorization: Bearer $KEY" -H "Idempotency-Key: curl-gzip-$RANDOM$RANDOM$RANDOM" -X POST "$B/v1/posts" --data-binary @-; echo
+printf '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' | gzip | curl -s -o /dev/null -w '%{http_code}\\n' "\${MCP[@]}" -H 'Content-Encoding: gzip' -X POST "$B/mcp" --data-binary @-
+curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/search?q=%FF"; echo
+curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/rules/revisions/abc"; echo
+curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/me"; echo
+`,
+  );
+  const [latin1, gzipped, mcpGzip, search, revision, me] = lines;
+  const parseError = JSON.parse(latin1);
+  assert.equal(parseError.error.code, -32700, stdout);
+  assert.match(parseError.error.message, /not valid UTF-8/, stdout);
+  const encoded = JSON.parse(gzipped);
+  assert.equal(encoded.error.code, "UNSUPPORTED_MEDIA_TYPE", stdout);
+  assert.equal(encoded.error.details.header, "Content-Encoding", stdout);
+  assert.equal(mcpGzip, "415", stdout);
+  const escaped = JSON.parse(search);
+  assert.equal(escaped.error.code, "INVALID_INPUT", stdout);
+  assert.equal(escaped.error.details.parameter, "q", stdout);
+  const numbered = JSON.parse(revision);
+  assert.equal(numbered.error.code, "INVALID_INPUT", stdout);
+  assert.equal(numbered.error.details.parameter, "revision", stdout);
+  // Nothing refused was stored: the account has published nothing today.
+  assert.equal(JSON.parse(me).posting_quota.used, 0, stdout);
+});
