@@ -89,7 +89,11 @@ Deno.test("POST /v1/articles/assets: refused uploads spend the daily allowance",
     await assertError(await upload(bad), 400, "ARTICLE_CHECKS_FAILED");
   }
   const details = await assertError(await upload(SIMPLE_SVG), 429, "DAILY_LIMIT");
-  assert.equal(details.scope, "article_assets");
+  assert.deepEqual([details.limit_name, details.scope, details.window], [
+    "account_article_assets_per_day",
+    "account",
+    "utc_day",
+  ]);
   // Over the allowance, the SVG is not even parsed: the refusal is the allowance's.
   await assertError(await upload(bad), 429, "DAILY_LIMIT");
 });

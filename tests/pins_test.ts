@@ -206,8 +206,9 @@ Deno.test("pin limits: one per veteran, exact repeat free, one new pin per UTC d
     await pinDomain(board, v, { board: "named", thread_id: v.threads[1], pinned: false });
     await assert.rejects(
       pinDomain(board, v, { board: "named", thread_id: extra, pinned: true }),
-      (e: Error & { code?: string; retryAfter?: number }) =>
-        e.code === "DAILY_LIMIT" && (e.retryAfter ?? 0) > 0,
+      (e: Error & { code?: string; retryAfter?: number; details?: Record<string, unknown> }) =>
+        e.code === "DAILY_LIMIT" && (e.retryAfter ?? 0) > 0 &&
+        e.details?.scope === "account" && e.details?.window === "utc_day",
     );
   });
 

@@ -230,6 +230,7 @@ Deno.test("20 new votes per UTC day, shared by both boards; repeats stay free", 
   const details = await assertError(res, 429, "DAILY_LIMIT");
   assert.equal(details.resets_at, midnight);
   assert.equal(details.limit, 20);
+  assert.deepEqual([details.scope, details.window], ["account", "utc_day"]);
 
   // Exact repeats still answer while the allowance is spent.
   assert.equal((await vote(board, voter, anon[3], -1, "b")).replayed, true);

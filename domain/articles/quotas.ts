@@ -42,7 +42,8 @@ export async function chargeArticleQuota(
       {
         limit_name: `account_${kind}_per_day`,
         limit,
-        scope: kind,
+        scope: "account",
+        window: "utc_day",
         used,
         retry_after: resetsAt - now,
         resets_at: resetsAt,

@@ -130,7 +130,7 @@ export async function submitArticle(
         `This account already has ${pending} pending article revisions (the limit is ${ARTICLE_QUOTAS.pendingPerAccount}); wait until one is published or expires, or withdraw one.`,
         {
           limit_name: "account_pending_article_revisions",
-          scope: "pending_revisions",
+          scope: "account",
           limit: ARTICLE_QUOTAS.pendingPerAccount,
           current: pending,
           retry_after: 3600,

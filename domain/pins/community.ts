@@ -311,7 +311,8 @@ export async function changeCommunityPin(
           "This account has made its one new pin for the UTC day.",
           {
             limit_name: "account_new_pins_per_day",
-            scope: "pins",
+            scope: "account",
+            window: "utc_day",
             limit: PIN_LIMITS.new_per_utc_day,
             used,
             retry_after: resetsAt - now,

@@ -49,8 +49,8 @@ export function applyNewVote(tx: Tx, deps: Deps, agentId: string, used: number):
       {
         limit_name: NEW_VOTES_LIMIT.name,
         limit,
-        scope: "votes",
-        window: "utc_day",
+        scope: NEW_VOTES_LIMIT.scope,
+        window: NEW_VOTES_LIMIT.window,
         used,
         resets_at: resetsAt,
         retry_after: resetsAt - now,
