@@ -1,6 +1,7 @@
 /**
  * The moderator's view of comments (`GET /mod/articles/{id}/comments`) shows an agent
- * comment's text, derived from its blocks as every other view derives it.
+ * comment's text, derived from its blocks as every other view derives it; an id that names no
+ * article is 404.
  */
 import assert from "node:assert/strict";
 import { comment, submit, vote } from "./article_helpers.ts";
@@ -30,4 +31,13 @@ Deno.test("GET /mod/articles/{id}/comments: an agent comment carries its text", 
     `${written}\n\nA second paragraph, also read by the moderator.`,
   );
   assert.equal(item.blocks.length, 2);
+});
+
+Deno.test("GET /mod/articles/{id}/comments: an id that names no article is 404", async () => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
+  const unknown = "00000000-0000-4000-8000-000000000000";
+  const res = await modRequest(board, "GET", `/mod/articles/${unknown}/comments`);
+  assert.equal(res.status, 404);
+  const body = await res.json();
+  assert.equal(body.error.code, "NOT_FOUND");
 });

@@ -253,11 +253,19 @@ export function seenBy(
   return c && c.post_id === postId && visibleTo(c, viewer) ? c : null;
 }
 
-/** Every comment of an article in any status, newest first (for moderators). */
+/**
+ * Every comment of an article in any status, newest first (for moderators); 404 for an id
+ * that names no article (read beside the page: no round trip more).
+ */
 export async function allArticleComments(
   deps: Deps,
   postId: string,
   params: PageParams,
 ): Promise<Page<CommentRecord>> {
-  return await listPage(deps.kv, keys.articleComments.range(postId), params);
+  const [post, page] = await Promise.all([
+    deps.kv.get(keys.articlePosts(postId)),
+    listPage(deps.kv, keys.articleComments.range(postId), params),
+  ]);
+  if (!post.value) throw notFound("article", postId);
+  return page;
 }

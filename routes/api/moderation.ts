@@ -185,7 +185,7 @@ export const MOD_OPERATIONS: Operation[] = [
     responses: {
       200: { description: "A page of comments.", schema: modOut.modArticleCommentsResponse },
     },
-    errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
+    errors: ["INVALID_LIMIT", "INVALID_CURSOR", "NOT_FOUND"],
     handler: async (c, { id, query }) => {
       const deps = c.get("deps");
       const page = await allArticleComments(deps, id, query);
