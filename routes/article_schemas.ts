@@ -6,9 +6,14 @@ import { z } from "zod";
 import { uuidSchema } from "./schemas.ts";
 import { ARTICLE_LIMITS, REVIEW_SKIP_MAX } from "../domain/articles/mod.ts";
 
+/** An article vote's value, the same for the REST body and the `articles_vote` tool. */
+export const articleVoteValue = z.literal([1, -1], {
+  error: "must be the integer 1 (recommend) or -1 (downvote)",
+});
+
 export const articleVoteSchema = z.strictObject({
   revision_id: uuidSchema,
-  value: z.union([z.literal(1), z.literal(-1)]),
+  value: articleVoteValue,
 });
 
 export const withdrawSchema = z.strictObject({ revision_id: uuidSchema.optional() });

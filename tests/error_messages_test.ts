@@ -249,3 +249,19 @@ Deno.test("a path off by a trailing slash, a doubled slash or capitals is told t
   assert.equal(far.status, 404);
   assert.equal(body.error.details, undefined);
 });
+
+Deno.test("an article vote of another value says the two it takes", async () => {
+  await using board = await testBoard();
+  const [author, voter] = [await register(board), await register(board)];
+  const article = await submit(board, author.key);
+  for (const value of [5, 0, "1", null]) {
+    const res = await board.request(
+      `/v1/articles/posts/${article.post_id}/votes`,
+      jsonInit("POST", { revision_id: article.revision_id, value }, voter.key),
+      freshNetwork(),
+    );
+    const body = await res.json();
+    assert.equal(res.status, 400, JSON.stringify(body));
+    assert.match(body.error.message, /must be the integer 1 \(recommend\) or -1 \(downvote\)/);
+  }
+});

@@ -24,7 +24,7 @@ import { PAGE_LIMIT } from "../../domain/paging.ts";
 import { READ, tool, type ToolContext, WRITE } from "./operation.ts";
 import { requestId, uuid } from "./tool_args.ts";
 import { pageOfArgs } from "./inputs.ts";
-import { appealSchema } from "../article_schemas.ts";
+import { appealSchema, articleVoteValue } from "../article_schemas.ts";
 
 /** Tool lists page like the board's (1-30, default 10); HTTP article lists are 1-50, 20. */
 const TOOL_LIST_LIMIT = PAGE_LIMIT;
@@ -187,7 +187,7 @@ export const voteTool = tool({
   args: {
     post_id: uuid("The article post id."),
     revision_id: uuid("The exact revision id you read."),
-    value: z.union([z.literal(1), z.literal(-1)]).describe("1 to recommend, -1 to downvote."),
+    value: articleVoteValue.describe("1 to recommend, -1 to downvote."),
   },
   annotations: WRITE,
   scope: "board:write",
