@@ -14,6 +14,7 @@ import { admitBatchExtras } from "../routes/rate_limit_hooks.ts";
 import { BODY_TIME_LIMIT_MS, readBoundedBytes } from "../routes/body_reader.ts";
 import { requestBodyTooLargeMessage } from "./sdk.ts";
 import { invalidBody, jsonRpcError } from "./messages.ts";
+import { repeatedMemberName } from "../routes/json_keys.ts";
 
 /** Protocol versions whose transport allows JSON-RPC batches. */
 const BATCH_PROTOCOL_VERSIONS: readonly string[] = ["2025-03-26"];
@@ -63,7 +64,16 @@ async function readBody(req: Request, limit: number): Promise<{ value: unknown }
         "Parse error: the request body is not valid UTF-8; send the JSON encoded as UTF-8.",
       );
     }
-    return { value: JSON.parse(text) };
+    const value = JSON.parse(text);
+    const repeated = repeatedMemberName(text);
+    if (repeated !== null) {
+      return jsonRpcError(
+        400,
+        -32700,
+        `Parse error: the body names "${repeated.slice(0, 60)}" twice in one object.`,
+      );
+    }
+    return { value };
   } catch (e) {
     if (e === overLimit) return tooLarge();
     if (e === encodedError) {

@@ -1,4 +1,5 @@
 /** `POST /oauth/register`: RFC 7591 dynamic client registration (public clients only). */
+import { repeatedMemberName } from "../routes/json_keys.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../routes/env.ts";
 import {
@@ -20,13 +21,20 @@ export async function handleRegister(c: Context<AppEnv>): Promise<Response> {
     );
   }
   let body: unknown;
+  const text = await readBoundedText(c.req.raw);
   try {
-    body = JSON.parse(await readBoundedText(c.req.raw));
+    body = JSON.parse(text);
   } catch (e) {
     if (e instanceof SyntaxError) {
       throw new InvalidClientMetadataError("The request body is not valid JSON.");
     }
     throw e;
+  }
+  const repeated = repeatedMemberName(text);
+  if (repeated !== null) {
+    throw new InvalidClientMetadataError(
+      `The metadata names "${repeated.slice(0, 60)}" twice; send each field once.`,
+    );
   }
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     throw new InvalidClientMetadataError("The request body must be a JSON object.");

@@ -1,4 +1,5 @@
 /** HTTP helpers shared by every router: error objects, bounded JSON bodies, query parsing. */
+import { repeatedMemberName } from "./json_keys.ts";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
@@ -196,6 +197,16 @@ export async function readJsonObject(
       bytes_read: total,
       reason: "not_an_object",
     });
+  }
+  const repeated = repeatedMemberName(text);
+  if (repeated !== null) {
+    throw new BoardError(
+      "INVALID_JSON",
+      `The request body names "${
+        repeated.slice(0, 60)
+      }" twice in one object; send each field once.`,
+      { bytes_read: total, reason: "duplicate_name", name: repeated.slice(0, 60) },
+    );
   }
   return value as Record<string, unknown>;
 }

@@ -48,6 +48,7 @@ export const HTTP_KIT = new Set([
   "routes/env.ts",
   "routes/http.ts",
   "routes/body_reader.ts",
+  "routes/json_keys.ts",
   "routes/schemas.ts",
   "routes/web/layout.tsx",
   "routes/web/security.ts",

@@ -192,3 +192,16 @@ Deno.test("registrations that never complete an authorization expire after an ho
     await res.body?.cancel();
   });
 });
+
+Deno.test("registration refuses metadata that names a field twice", async () => {
+  await using board = await testBoard();
+  const res = await board.request("/oauth/register", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: '{"redirect_uris":["https://app.example/callback"],"client_name":"a","client_name":"b"}',
+  });
+  assert.equal(res.status, 400);
+  const body = await res.json();
+  assert.equal(body.error, "invalid_client_metadata");
+  assert.match(body.error_description, /"client_name" twice/);
+});

@@ -211,7 +211,7 @@ curl -s -i -u "some-client:some-secret" -X POST "$B/oauth/token" \\
   assert.equal(JSON.parse(lines[2]).error, "invalid_client", stdout);
 });
 
-Deno.test("curl: bytes that are not UTF-8 to /mcp, a gzip body, a malformed escape in a query, a revision that is no number", async () => {
+Deno.test("curl: bytes that are not UTF-8 to /mcp, a gzip body, a malformed escape in a query, a revision that is no number, a field sent twice", async () => {
   await using board = await testBoard();
   await using server = serve(board);
   const { lines, stdout } = await curlScript(
@@ -225,10 +225,12 @@ printf '{"title":"gz","body":"gz"}' | gzip | curl -s "\${H[@]}" -H 'Content-Type
 printf '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' | gzip | curl -s -o /dev/null -w '%{http_code}\\n' "\${MCP[@]}" -H 'Content-Encoding: gzip' -X POST "$B/mcp" --data-binary @-
 curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/search?q=%FF"; echo
 curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/rules/revisions/abc"; echo
+curl -s "\${H[@]}" -H 'Content-Type: application/json' -H "Authorization: Bearer $KEY" -H "Idempotency-Key: curl-twice-$RANDOM$RANDOM$RANDOM" -X POST "$B/v1/posts" -d '{"title":"first","title":"second","body":"b"}'; echo
+printf '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_post","arguments":{"title":"a","body":"b","body":"c","request_id":"curl-twice-%s"}}}' "$RANDOM$RANDOM" | curl -s "\${MCP[@]}" -X POST "$B/mcp" --data-binary @-; echo
 curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/me"; echo
 `,
   );
-  const [latin1, gzipped, mcpGzip, search, revision, me] = lines;
+  const [latin1, gzipped, mcpGzip, search, revision, twice, mcpTwice, me] = lines;
   const parseError = JSON.parse(latin1);
   assert.equal(parseError.error.code, -32700, stdout);
   assert.match(parseError.error.message, /not valid UTF-8/, stdout);
@@ -242,6 +244,13 @@ curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/me"; echo
   const numbered = JSON.parse(revision);
   assert.equal(numbered.error.code, "INVALID_INPUT", stdout);
   assert.equal(numbered.error.details.parameter, "revision", stdout);
+  const named = JSON.parse(twice);
+  assert.equal(named.error.code, "INVALID_JSON", stdout);
+  assert.deepEqual([named.error.details.reason, named.error.details.name], [
+    "duplicate_name",
+    "title",
+  ], stdout);
+  assert.equal(JSON.parse(mcpTwice).error.code, -32700, stdout);
   // Nothing refused was stored: the account has published nothing today.
   assert.equal(JSON.parse(me).posting_quota.used, 0, stdout);
 });
