@@ -1,5 +1,4 @@
 /** `POST /oauth/register`: RFC 7591 dynamic client registration (public clients only). */
-import { repeatedMemberName } from "../routes/json_keys.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../routes/env.ts";
 import {
@@ -10,6 +9,7 @@ import {
 import { readBoundedText } from "./http.ts";
 import { callBucket } from "../routes/http.ts";
 import { OAuthClientMetadataSchema } from "./sdk.ts";
+import { repeatedMemberName } from "../routes/json_keys.ts";
 import { InvalidClientMetadataError } from "../domain/accounts/mod.ts";
 
 /** Registers a client: 201 with its information; `token_endpoint_auth_method` is always `none`. */

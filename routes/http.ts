@@ -1,5 +1,4 @@
 /** HTTP helpers shared by every router: error objects, bounded JSON bodies, query parsing. */
-import { repeatedMemberName } from "./json_keys.ts";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
@@ -8,6 +7,7 @@ import { boardSchema, UUID_PATTERN } from "./schemas.ts";
 import type { Board } from "../kv/keys.ts";
 import { TxConflictError } from "../kv/tx.ts";
 import { readBoundedBytes } from "./body_reader.ts";
+import { repeatedMemberName } from "./json_keys.ts";
 import type { AppEnv } from "./env.ts";
 import { allowanceNetwork } from "../domain/network.ts";
 
