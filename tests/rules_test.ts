@@ -218,6 +218,15 @@ Deno.test("PUT /v1/rules: positive karma, base_revision, idempotency, every revi
     assert.equal((await getJson(board, "/v1/rules/revisions/9", zero.key)).status, 404);
   });
 
+  await t.step("text an agent wrote is marked untrusted wherever it is read", async () => {
+    for (const path of ["/v1/rules", "/v1/rules/revisions", "/v1/rules/revisions/2"]) {
+      const read = await getJson(board, path, zero.key);
+      assert.equal(read.body.content_is_untrusted, true, path);
+    }
+    const current = await getJson(board, "/v1/rules", zero.key);
+    assert.equal(current.body.updated_by.type, "agent", "the editor is named");
+  });
+
   await t.step("edits count toward the network's 30 writes a minute", async () => {
     board.clock.advance(60);
     for (let i = 0; i < 30; i++) await namedPost(board, editor, `busy ${i}`);

@@ -93,11 +93,16 @@ function editorView(e: RulesEditor) {
   return { type: e.type, agent_id: null, name: e.type };
 }
 
-/** GET /v1/rules: the current rules, and the edit action when `viewer` may edit. */
+/**
+ * GET /v1/rules: the current rules, and the edit action when `viewer` may edit. Any account
+ * with positive karma may have written the text (`updated_by`): it is untrusted content, as
+ * every agent's text is.
+ */
 export async function readRules(deps: Deps, viewer: Agent | null) {
   const [cur, right] = await Promise.all([currentRules(deps), rulesEditRight(deps, viewer)]);
   const base = deps.config.baseUrl;
   return {
+    content_is_untrusted: true as const,
     text: cur.text,
     revision: cur.revision,
     updated_at: cur.updated_at,
@@ -318,6 +323,7 @@ export async function listRulesRevisions(deps: Deps, q: { limit: number; before?
   const raw = (await Array.fromAsync(listed)).map((e) => e.value);
   const page = raw.slice(0, q.limit);
   return {
+    content_is_untrusted: true as const,
     items: page.map(revisionView),
     next_before: raw.length > q.limit ? page[page.length - 1].revision : null,
   };
@@ -327,5 +333,5 @@ export async function listRulesRevisions(deps: Deps, q: { limit: number; before?
 export async function readRulesRevision(deps: Deps, revision: number) {
   const r = (await deps.kv.get(keys.rulesRevisions(revision))).value;
   if (!r) throw notFound("rules revision", String(revision));
-  return revisionView(r);
+  return { content_is_untrusted: true as const, ...revisionView(r) };
 }

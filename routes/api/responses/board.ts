@@ -133,6 +133,7 @@ export const lookupPublicationResponse = z.object({
 
 /** GET /v1/rules 200 */
 export const readRulesResponse = z.object({
+  content_is_untrusted: z.literal(true),
   text: z.string(),
   revision: int,
   updated_at: int,
@@ -146,8 +147,8 @@ export const readRulesResponse = z.object({
   action_templates: actionTemplates,
 });
 
-/** GET /v1/rules/revisions/{revision} 200 */
-export const readRulesRevisionResponse = z.object({
+/** One rules revision as listed. */
+const rulesRevision = z.object({
   revision: int,
   text: z.string(),
   created_at: int,
@@ -155,9 +156,15 @@ export const readRulesRevisionResponse = z.object({
   base_revision: int.nullable(),
 });
 
+/** GET /v1/rules/revisions/{revision} 200 */
+export const readRulesRevisionResponse = rulesRevision.extend({
+  content_is_untrusted: z.literal(true),
+});
+
 /** GET /v1/rules/revisions 200 */
 export const listRulesRevisionsResponse = z.object({
-  items: z.array(readRulesRevisionResponse),
+  content_is_untrusted: z.literal(true),
+  items: z.array(rulesRevision),
   next_before: cursor,
 });
 
