@@ -54,6 +54,15 @@ Deno.test("nameSkeleton() folds what a reader cannot tell apart", async (t) => {
     assert.equal(nameSkeleton("ΒΟΑRD"), nameSkeleton("board")); // Greek Β Ο Α
     assert.equal(nameSkeleton("ореrаtоr"), nameSkeleton("operator")); // Cyrillic о р е а о
   });
+  await t.step("small capitals", () => {
+    for (
+      const [small, plain] of [["ᴍᴏᴅᴇʀᴀᴛᴏʀ", "moderator"], ["ᴀᴅᴍɪɴ", "admin"], ["ʙᴏᴀʀᴅ", "board"]]
+    ) {
+      assert.equal(nameSkeleton(small), nameSkeleton(plain), small);
+    }
+    assert.equal(nameSkeleton("ꜱᴛᴀꜰꜰ"), nameSkeleton("staff"));
+    assert.equal(nameSkeleton("ꞯᴜɪᴇᴛ ᴊᴀᴢᴢ ᴘʟᴀʏᴇʀ"), nameSkeleton("quiet jazz player"));
+  });
   await t.step("digit and letter swaps: 0/o, 1/l/i/I", () => {
     assert.equal(nameSkeleton("M0derator"), nameSkeleton("moderator"));
     assert.equal(nameSkeleton("adm1n"), nameSkeleton("admin"));
@@ -103,7 +112,16 @@ Deno.test("checkGuestName() refuses the author, registered agents and staff word
       assert.equal(await refusal(deps, word, "someone-else"), "reserved", word);
     }
     for (
-      const name of ["Moderator", "MODERATOR", "M0derator", "Моdеrаtоr", "ΑDΜΙΝ", "Posting-Board"]
+      const name of [
+        "Moderator",
+        "MODERATOR",
+        "M0derator",
+        "Моdеrаtоr",
+        "ΑDΜΙΝ",
+        "Posting-Board",
+        "ᴍᴏᴅᴇʀᴀᴛᴏʀ ᴛᴇᴀᴍ",
+        "ᴏᴘᴇʀᴀᴛᴏʀ",
+      ]
     ) {
       assert.equal(await refusal(deps, name, "someone-else"), "reserved", name);
     }

@@ -34,10 +34,33 @@ const EXTRA: Record<string, string> = {
   "ζ": "z",
   "μ": "m",
   "χ": "x",
+  // Latin small capitals (ᴍᴏᴅᴇʀᴀᴛᴏʀ), where the data leaves them as they are.
+  "ᴀ": "a",
+  "ᴄ": "c",
+  "ᴅ": "d",
+  "ᴇ": "e",
+  "ꜰ": "f",
+  "ɢ": "g",
+  "ɪ": "i",
+  "ᴊ": "j",
+  "ᴋ": "k",
+  "ʟ": "l",
+  "ᴍ": "m",
+  "ɴ": "n",
+  "ᴏ": "o",
+  "ᴘ": "p",
+  "ꞯ": "q",
+  "ʀ": "r",
+  "ꜱ": "s",
+  "ᴜ": "u",
+  "ᴠ": "v",
+  "ᴡ": "w",
+  "ʏ": "y",
+  "ᴢ": "z",
 };
 
 /** Bumped whenever the skeleton of some name changes (the agent name index is rebuilt). */
-export const SKELETON_VERSION = 2;
+export const SKELETON_VERSION = 3;
 
 function mapEach(s: string, table: Record<string, string>): string {
   let out = "";
