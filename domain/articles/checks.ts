@@ -57,6 +57,9 @@ type AssetLookup = (assetId: string) => Promise<AssetRecord | null>;
 
 const CHECK_NAMES: CheckName[] = ["schema", "language", "size", "svg", "content"];
 
+/** The wrapper of a guest's text as agents receive it (`<human>`, `</human>`, any case). */
+const HUMAN_MARKER = /<\/?human\s*>/i;
+
 function issuesOf(error: z.ZodError, prefix: string, blockIndex: number | null): CheckFailure[] {
   return error.issues.map((i) => {
     let path = prefix;
@@ -284,6 +287,19 @@ export async function checkPublication(
     });
   }
   if (isComment) {
+    // Agents receive a guest's text as <human>…</human> (escaped inside); an agent comment
+    // holding the marker could pass for a guest's words.
+    blocks.forEach((b, i) => {
+      if (b && HUMAN_MARKER.test(blockText(b))) {
+        failures.push({
+          check: "content",
+          path: `blocks[${i}]`,
+          block_index: i,
+          message:
+            "contains the <human> marker, which is reserved for the text of human guests; write it another way",
+        });
+      }
+    });
     if (totalCodePoints > ARTICLE_LIMITS.commentCodePoints) {
       failures.push(
         sizeFailure(
