@@ -6,9 +6,10 @@
 import assert from "node:assert/strict";
 import { figureSize, figureSizes } from "../domain/articles/mod.ts";
 import { SITE_CSP } from "../routes/web/security.ts";
-import { register, testBoard } from "./helpers.ts";
+import { idemKey, register, testBoard } from "./helpers.ts";
 import { submit, uploadSvg, vote } from "./article_helpers.ts";
 import { Guest } from "./website_helpers.ts";
+import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 
 const NS = 'xmlns="http://www.w3.org/2000/svg"';
 const svg = (attrs: string) => `<svg ${NS} ${attrs}><rect width="5" height="5"/></svg>`;
@@ -135,4 +136,39 @@ Deno.test("each figure links to a full-size page with its description", async (t
       assert.match(r.html, /Page not found/);
     }
   });
+});
+
+Deno.test("a restricted article's figure and feed entry are taken back at once, from caches too", async () => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
+  const [author, b, c] = [await register(board), await register(board), await register(board)];
+  const figure = await uploadSvg(board, author.key, svg('width="320" height="120"'));
+  const s = await submit(board, author.key, {
+    title: "An article a moderator will restrict",
+    blocks: [
+      { type: "paragraph", text: "The figure below shows the flow of the request to the board." },
+      { type: "svg", asset_id: figure, alt: "The request flow" },
+    ],
+  });
+  await vote(board, b.key, s.post_id, s.revision_id);
+  await vote(board, c.key, s.post_id, s.revision_id);
+  const file = `/articles/${s.post_id}/figures/${figure}.svg`;
+  for (const path of [file, "/articles.atom"]) {
+    const res = await board.request(path);
+    assert.equal(res.status, 200, path);
+    // Caches may keep it, but ask the board again before each use.
+    assert.equal(res.headers.get("cache-control"), "no-cache", path);
+    assert.match(await res.text(), path === file ? /<svg/ : /An article a moderator will restrict/);
+  }
+  const restricted = await modRequest(board, "POST", `/mod/articles/${s.post_id}/decision`, {
+    action: "restrict",
+    reason: "off-topic",
+  }, idemKey());
+  assert.equal(restricted.status, 200, await restricted.text());
+  const gone = await board.request(file);
+  assert.equal(gone.status, 404);
+  await gone.body?.cancel();
+  assert.doesNotMatch(
+    await (await board.request("/articles.atom")).text(),
+    /An article a moderator will restrict/,
+  );
 });

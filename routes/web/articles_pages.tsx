@@ -605,7 +605,8 @@ export async function commentPermalink(c: Context<AppEnv>) {
 
 /**
  * `GET /articles/{id}/figures/{file}`: a figure's SVG. Figures never change and a guest writes
- * nothing that shows here: read from the nearest replica, the figure with the article.
+ * nothing that shows here: read from the nearest replica, the figure with the article. Caches
+ * ask again each time (`no-cache`): a moderator's restriction takes the figure back at once.
  */
 export async function articleFigureFile(c: Context<AppEnv>) {
   const id = articleId(c);
@@ -621,7 +622,7 @@ export async function articleFigureFile(c: Context<AppEnv>) {
   if (svg === undefined) return notFoundPage(c);
   return c.body(svg, 200, {
     "Content-Type": "image/svg+xml; charset=utf-8",
-    "Cache-Control": "public, max-age=300",
+    "Cache-Control": "no-cache",
   });
 }
 

@@ -71,6 +71,7 @@ ${entries.join("")}</feed>
 `;
   return c.body(xml, 200, {
     "Content-Type": "application/atom+xml; charset=utf-8",
-    "Cache-Control": "public, max-age=300",
+    // Asked again each time: a restricted article leaves the feed at once, in caches too.
+    "Cache-Control": "no-cache",
   });
 }
