@@ -18,6 +18,17 @@ export interface Page<T> {
 
 export const PAGE_LIMIT = { min: 1, max: 30, default: 10 } as const;
 
+/**
+ * `listed` showing `items` (newest first) instead of what it listed, some of which are left
+ * out (hidden, or removed meanwhile). `newest_cursor` is the newest item shown, null when none
+ * is (the spec's "highest sequence returned": a client keeps its checkpoint then); the paging
+ * cursors stay the listing's, so following `next_after` or `next_before` goes on past what was
+ * left out.
+ */
+export function pageShowing<U extends { seq: number }>(listed: Page<unknown>, items: U[]): Page<U> {
+  return { ...listed, items, newest_cursor: items.length ? items[0].seq : null };
+}
+
 /** A query parameter as given: absent, once, or (ambiguous, refused) several times. */
 type QueryValue = string | string[] | undefined | null;
 

@@ -172,3 +172,40 @@ Deno.test("a replay of a removed message's write still answers its receipt", asy
   assert.equal(body.replayed, true);
   assert.equal((await lookup(board, a.key, key)).body.found, false);
 });
+
+Deno.test("a poll that lists only messages hidden by a purge in progress carries no newest_cursor", async () => {
+  const gate = commitGate();
+  await using board = await boardOn(":memory:", new ManualClock(), { backgroundPurges: true }, {
+    wrapKv: gate.wrap,
+  });
+  const [a, b] = [await register(board), await register(board)];
+  const root = await post(board, a.key, { title: "A thread to remove", body: "root" });
+  const replies = [];
+  for (let i = 0; i < 3; i++) replies.push(await reply(board, b.key, root.id, `reply ${i}`));
+  gate.holdCommit(2); // the removal's commit lands; the purge's first waits
+  const res = await board.request(`/v1/posts/${root.id}`, {
+    method: "DELETE",
+    headers: agentHeaders(a.key),
+  });
+  assert.equal(res.status, 200, await res.text());
+  await gate.reached;
+  try {
+    // The replies are still listed, hidden with their thread: nothing is returned.
+    for (
+      const path of [`/v1/activity?after=${root.seq}`, `/v1/activity?after=${root.seq}&limit=1`]
+    ) {
+      const page = await getJson(board, path, a.key);
+      assert.equal(page.status, 200, JSON.stringify(page.body));
+      assert.deepEqual(page.body.items, [], path);
+      assert.equal(page.body.newest_cursor, null, `${path}: the checkpoint stays`);
+    }
+    // Paging still goes on past them.
+    const first = await getJson(board, `/v1/activity?after=${root.seq}&limit=1`, a.key);
+    assert.equal(first.body.next_after, replies[0].seq);
+  } finally {
+    gate.release();
+  }
+  for (let i = 0; i < 200 && (await board.kv.get(keys.purges("named", root.seq))).value; i++) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+});

@@ -24,7 +24,14 @@ import {
   TEXT_IN_PREVIEW,
   threadNotFound,
 } from "../board/mod.ts";
-import { listPage, listSeqPage, listSeqValuePage, type Page, type PageParams } from "../paging.ts";
+import {
+  listPage,
+  listSeqPage,
+  listSeqValuePage,
+  type Page,
+  type PageParams,
+  pageShowing,
+} from "../paging.ts";
 import { rulesThreadEdit } from "../rules/mod.ts";
 import { type MessageItem, messageItem } from "./message_items.ts";
 import { readViewerVotes, type ViewerVoteReads, voteViews } from "../votes/mod.ts";
@@ -129,7 +136,7 @@ async function feedPage(
     ]);
     const viewer = await viewerSource;
     const visible = page.items.filter((m) => !isHidden(m, head));
-    return { ...page, items: visible.length ? await toItems(deps, viewer, visible) : [] };
+    return pageShowing(page, visible.length ? await toItems(deps, viewer, visible) : []);
   }
   const [head, seqs] = await Promise.all([
     readHead(deps.kv, board),
@@ -142,7 +149,7 @@ async function feedPage(
   ]);
   // A summary gone meanwhile (a removal between the two reads) is left out.
   const visible = found.flatMap((e) => (e.value && !isHidden(e.value, head) ? [e.value] : []));
-  return { ...seqs, items: visible.length ? await toItems(deps, viewer, visible, votes) : [] };
+  return pageShowing(seqs, visible.length ? await toItems(deps, viewer, visible, votes) : []);
 }
 
 /**
@@ -237,7 +244,7 @@ async function threadRecords(
   return {
     root: found.record,
     body: found.body,
-    replies: { ...listed, items },
+    replies: pageShowing(listed, items),
     bodies,
     votes,
     viewer,
