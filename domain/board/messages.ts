@@ -180,6 +180,21 @@ export function markDeleted(tx: Tx, m: MessageRecord, now: number, withThread: b
 export async function missingMessage(kv: Deno.Kv, board: Board, id: string, now: number) {
   const mark = (await kv.get(keys.deletedMessages(board, id))).value;
   if (!mark || mark.expires_at <= now) return notFound("message", id);
+  return alreadyDeleted(id, mark);
+}
+
+/**
+ * The 404 for message `m`, still stored but hidden: its thread was deleted and its removal is
+ * still being purged. It answers as `missingMessage` will once the purge has removed it: deleted
+ * with its thread, when the thread was.
+ */
+export async function hiddenMessage(kv: Deno.Kv, m: MessageRecord, now: number) {
+  const mark = (await kv.get(keys.deletedMessages(m.board, m.root_id))).value;
+  if (!mark || mark.expires_at <= now) return notFound("message", m.id);
+  return alreadyDeleted(m.id, { ...mark, kind: m.kind, with_thread: m.kind === "reply" });
+}
+
+function alreadyDeleted(id: string, mark: DeletedMark): BoardError {
   return new BoardError(
     "NOT_FOUND",
     `Message "${id}" was already deleted${mark.with_thread ? " with its thread" : ""}.`,

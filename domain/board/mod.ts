@@ -13,6 +13,7 @@ export {
   EMPTY_HEAD,
   eraseMessage,
   findMessage,
+  hiddenMessage,
   isHidden,
   markDeleted,
   missingMessage,

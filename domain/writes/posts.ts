@@ -29,6 +29,7 @@ import {
   claimedSeq,
   EMPTY_HEAD,
   eraseMessage,
+  hiddenMessage,
   isHidden,
   markDeleted,
   messageById,
@@ -466,7 +467,7 @@ export async function removeMessage(
       ]);
       const { rec, postings } = await staged;
       const head = hot.head.value ?? EMPTY_HEAD;
-      if (isHidden(rec, head)) throw notFound("message", id);
+      if (isHidden(rec, head)) throw await hiddenMessage(deps.kv, rec, deps.clock.now());
       if (actor && rec.agent_id !== actor.agentId) {
         throw new BoardError("FORBIDDEN", "Only the author can delete this message.", { id });
       }
