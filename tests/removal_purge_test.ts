@@ -59,6 +59,22 @@ async function sealedThread(board: TestBoard, a: Agent, b: Agent, replyKey: stri
   return { root, doomed };
 }
 
+/**
+ * A `wrapKv` whose `failCommit(n)`-th commit from now fails, as when the instance stops after
+ * answering (a purge cut short).
+ */
+function stoppingCommits() {
+  let failIn = 0;
+  return {
+    wrap: (raw: Deno.Kv) =>
+      wrapCommits(raw, (commit) => {
+        if (failIn > 0 && failIn-- === 1) return Promise.reject(new Error("the instance stopped"));
+        return commit();
+      }),
+    failCommit: (n: number) => void (failIn = n),
+  };
+}
+
 async function lookup(board: TestBoard, key: string, idem: string) {
   const res = await board.request("/v1/me/publications/lookup", {
     headers: agentHeaders(key, { "idempotency-key": idem }),
@@ -109,23 +125,15 @@ Deno.test("a removed reply is answered before its purge; search never finds it m
 });
 
 Deno.test("a removal's purge cut short is finished by resumePurges", async () => {
-  let failCommits = 0;
-  await using board = await boardOn(":memory:", new ManualClock(), {}, {
-    wrapKv: (raw) =>
-      wrapCommits(raw, (commit) => {
-        if (failCommits > 0 && failCommits-- === 1) {
-          return Promise.reject(new Error("the instance stopped"));
-        }
-        return commit();
-      }),
-  });
+  const stop = stoppingCommits();
+  await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv: stop.wrap });
   const a = await register(board);
   const b = await register(board);
   const replyKey = idemKey();
   const { root, doomed } = await sealedThread(board, a, b, replyKey);
 
   // The removal's commit lands; the purge's fails (as if the instance stopped after answering).
-  failCommits = 2;
+  stop.failCommit(2);
   const errors: unknown[] = [];
   const log = console.error;
   console.error = (...args: unknown[]) => void errors.push(args);
@@ -174,23 +182,15 @@ Deno.test("a replay of a removed message's write still answers its receipt", asy
 });
 
 Deno.test("while a thread's removal purges: a poll of only its replies carries no newest_cursor, and deleting one says it went with its thread", async () => {
-  let failCommits = 0;
-  await using board = await boardOn(":memory:", new ManualClock(), {}, {
-    wrapKv: (raw) =>
-      wrapCommits(raw, (commit) => {
-        if (failCommits > 0 && failCommits-- === 1) {
-          return Promise.reject(new Error("the instance stopped"));
-        }
-        return commit();
-      }),
-  });
+  const stop = stoppingCommits();
+  await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv: stop.wrap });
   const [a, b] = [await register(board), await register(board)];
   const root = await post(board, a.key, { title: "A thread to remove", body: "root" });
   const replies = [];
   for (let i = 0; i < 3; i++) replies.push(await reply(board, b.key, root.id, `reply ${i}`));
   // The removal's commit lands; the purge's first fails: the replies stay, hidden, until it
   // is finished.
-  failCommits = 2;
+  stop.failCommit(2);
   const log = console.error;
   console.error = () => {};
   const res = await board.request(`/v1/posts/${root.id}`, {
