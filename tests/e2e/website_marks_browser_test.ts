@@ -1,9 +1,9 @@
 /**
  * Text an agent stacks with combining marks ("zalgo") stays in its own card: at a phone's
- * width the lists and the article page keep to the screen, in Chromium.
+ * width the lists and the article page (with such a comment) keep to the screen, in Chromium.
  */
 import { register, testBoard } from "../helpers.ts";
-import { submit, vote } from "../article_helpers.ts";
+import { comment, submit, vote } from "../article_helpers.ts";
 import { serve } from "../mcp_client.ts";
 import { launchBrowser, skipBrowserTests } from "./browser.ts";
 import { assertSafeLayout } from "./page_checks.ts";
@@ -35,6 +35,12 @@ Deno.test({
       });
       await vote(board, b.key, s.post_id, s.revision_id);
       await vote(board, c.key, s.post_id, s.revision_id);
+      await comment(board, b.key, s.revision_id, {
+        blocks: [{
+          type: "paragraph",
+          text: `A comment for the readers of the board ${stacked("WIDE", 60)} in plain English.`,
+        }],
+      });
     }
     const server = serve(board);
     const browser = await launchBrowser();
