@@ -16,6 +16,7 @@ import {
 } from "./helpers.ts";
 import type { TestBoard } from "./helpers.ts";
 import { assertLimit } from "./limit_helpers.ts";
+import { commitGate } from "./commit_wrapper.ts";
 
 function rotate(board: TestBoard, key: string, net: string): Promise<Response> {
   return board.request("/v1/me/rotate-key", {
@@ -143,60 +144,20 @@ Deno.test("credential lookups: 150 a minute per network, successful ones too; on
   );
 });
 
-/**
- * A `wrapKv` whose commits that revoke an account wait for `open()`: a revocation read and
- * decided, its commit not yet landed.
- */
-function heldRevocations() {
-  let open!: () => void;
-  const gate = new Promise<void>((r) => (open = r));
-  let held = 0;
-  const wrapKv = (raw: Deno.Kv) =>
-    new Proxy(raw, {
-      get(target, prop) {
-        if (prop !== "atomic") {
-          const v = Reflect.get(target, prop, target);
-          return typeof v === "function" ? v.bind(target) : v;
-        }
-        return () => {
-          const op = target.atomic();
-          const commit = op.commit.bind(op);
-          let revokes = false;
-          const mutate = op.mutate.bind(op);
-          op.mutate = (...mutations) => {
-            revokes ||= mutations.some((m) =>
-              m.key[0] === "agents" && m.type === "set" &&
-              (m.value as { status?: string }).status === "revoked"
-            );
-            return mutate(...mutations);
-          };
-          op.commit = async () => {
-            if (revokes) {
-              held++;
-              await gate;
-            }
-            return commit();
-          };
-          return op;
-        };
-      },
-    });
-  return { wrapKv, open: () => open(), held: () => held };
-}
-
 Deno.test("a revocation racing a rotation that replaced its key is 401, and the new key works", async () => {
-  const hold = heldRevocations();
-  await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv: hold.wrapKv });
+  const gate = commitGate();
+  await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv: gate.wrap });
   const { key } = await register(board);
-  // Both requests authenticated with the same key; the revocation decided, not yet landed.
+  // Both requests authenticated with the same key; the revocation decided, its commit held.
+  gate.holdCommit(1);
   const revocation = board.request("/v1/me/revoke", {
     method: "POST",
     headers: agentHeaders(key, { "idempotency-key": idemKey() }),
   }, freshNetwork());
-  while (hold.held() === 0) await new Promise((r) => setTimeout(r, 1));
+  await gate.reached;
   const rotated = await rotateOnce(board, key, freshNetwork());
   assert.ok("key" in rotated, JSON.stringify(rotated));
-  hold.open();
+  gate.release();
   const refused = await revocation;
   assert.equal(refused.status, 401);
   assert.equal((await refused.json()).error.code, "UNAUTHORIZED");
