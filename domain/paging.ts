@@ -112,17 +112,16 @@ export function parsePageParams(
 /**
  * Lists one page of a seq-keyed prefix (the last key part is the seq).
  * Default/`before`: newest first, `next_before`. `after`: the nearest newer page,
- * shown newest first, `next_after` while more newer items exist.
- * `keep` filters out hidden items without disturbing the cursors.
+ * shown newest first, `next_after` while more newer items exist. A caller that leaves some
+ * of them out shows the rest with `pageShowing`.
  */
 export async function listPage<P extends Deno.KvKey & Typed<{ seq: number }>>(
   kv: Deno.Kv,
   prefix: P,
   params: PageParams,
-  keep: (item: ValueOf<P>) => boolean = () => true,
 ): Promise<Page<ValueOf<P>>> {
   const page = await listEntryPage(kv, prefix, params);
-  return { ...page, items: page.items.map((e) => e.value).filter(keep) };
+  return { ...page, items: page.items.map((e) => e.value) };
 }
 
 /** The seqs (last key parts) of one page of a seq-keyed prefix, paged as `listPage`. */
