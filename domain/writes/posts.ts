@@ -407,6 +407,13 @@ declare module "../../kv/key_values.ts" {
   }
 }
 
+/** A message found hidden by a removal: the refusal is made outside the board lock. */
+class HiddenRecord extends Error {
+  constructor(readonly rec: MessageRecord) {
+    super("hidden");
+  }
+}
+
 /**
  * Removes a message in one commit. A reply goes at once. A root is hidden at once (its
  * record erased and its seq added to the head's purge list in that commit), and its replies
@@ -440,7 +447,7 @@ export async function removeMessage(
     kind: rec.kind,
     replies_removed: rec.kind === "root" ? rec.reply_count : 0,
   });
-  const { value: removed } = await transactPrepared(
+  const removal = transactPrepared(
     deps.kv,
     async (tx) => {
       // The first batch at the seq the id carries; an id made before goes by the index.
@@ -467,7 +474,8 @@ export async function removeMessage(
       ]);
       const { rec, postings } = await staged;
       const head = hot.head.value ?? EMPTY_HEAD;
-      if (isHidden(rec, head)) throw await hiddenMessage(deps.kv, rec, deps.clock.now());
+      // Said once the board lock is let go (`hiddenMessage` reads what the thread left).
+      if (isHidden(rec, head)) throw new HiddenRecord(rec);
       if (actor && rec.agent_id !== actor.agentId) {
         throw new BoardError("FORBIDDEN", "Only the author can delete this message.", { id });
       }
@@ -486,6 +494,9 @@ export async function removeMessage(
     },
     { lock: BOARD_WRITES_LOCK },
   );
+  const removed = await removal.then(({ value }) => value, async (e) => {
+    throw e instanceof HiddenRecord ? await hiddenMessage(deps.kv, e.rec, deps.clock.now()) : e;
+  });
   await afterRemoval(deps, board, removed.seq);
   return answerOf(removed);
 }
