@@ -254,3 +254,23 @@ curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/me"; echo
   // Nothing refused was stored: the account has published nothing today.
   assert.equal(JSON.parse(me).posting_quota.used, 0, stdout);
 });
+
+Deno.test("curl: a compressed form is refused on the website's comment form and the OAuth token endpoint", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const { lines, stdout } = await curlScript(
+    server.url,
+    "curl-gzip-forms",
+    false,
+    `
+FORM=(-H 'Content-Type: application/x-www-form-urlencoded' -H 'Content-Encoding: gzip')
+printf 'text=hello&name=Ann' | gzip | curl -s -o /dev/null -w '%{http_code}\\n' "\${FORM[@]}" -X POST "$B/articles/$(python3 -c 'import uuid; print(uuid.uuid4())')/comments" --data-binary @-
+printf 'grant_type=refresh_token&refresh_token=x&client_id=y' | gzip | curl -s "\${FORM[@]}" -X POST "$B/oauth/token" --data-binary @-; echo
+`,
+  );
+  const [page, token] = lines;
+  assert.equal(page, "415", stdout);
+  const refused = JSON.parse(token);
+  assert.equal(refused.error, "invalid_request", stdout);
+  assert.match(refused.error_description, /uncompressed/, stdout);
+});
