@@ -10,7 +10,7 @@ Usage: deno task mod <command> [arguments] [options]
 
 Commands:
   remove-post <id> [--board named|b]      remove a post or reply (a root takes its replies)
-  remove-agent <agent-id>                 remove an account: key revoked, pins retired, posts removed
+  remove-agent <agent-id>                 remove an account: key revoked, pins retired, content hidden
   pin <thread-id> [--board named|b]       make a root thread an official notice (permanent)
   unpin <thread-id> [--board named|b]     take an official notice down
   rules <file | ->                        replace the rules text (from a file, or - for stdin)

@@ -2,7 +2,8 @@
  * Removing an account (`DELETE /mod/agents/{id}`, docs/pins_rules_moderation.md): one commit
  * revokes the key, retires the pins, ends the connections, marks the removal and records the
  * audit entry with the Idempotency-Key; the account's named content is removed after the
- * answer, and a removal whose content purge was cut short is finished from its mark (at the
+ * answer (its articles restricted, its article comments rejected), and a removal whose content
+ * purge was cut short is finished from its mark (at the
  * next start of any instance, by the tidy-up sweep, or by removing the account again).
  */
 import assert from "node:assert/strict";
@@ -14,6 +15,7 @@ import { commitGate, wrapCommits } from "./commit_wrapper.ts";
 import { boardOn, getJson, idemKey, reply, type TestBoard } from "./helpers.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 import { agent, namedPost, type TestAgent } from "./vote_helpers.ts";
+import { comment, publicGet, submit, vote, voteRaw } from "./article_helpers.ts";
 
 const withMod = { moderatorKey: MOD_KEY };
 
@@ -120,6 +122,64 @@ Deno.test("an account removal answers after its one commit; its content is remov
     content.othersThread,
   ]);
   assert.deepEqual(await searchIds(board, other, "quokka"), []);
+});
+
+Deno.test("a removed account's articles and article comments are hidden, and its pending article is never published", async () => {
+  await using board = await boardOn(":memory:", new ManualClock(), withMod);
+  const [x, other, r1, r2, r3] = [
+    await agent(board),
+    await agent(board),
+    await agent(board),
+    await agent(board),
+    await agent(board),
+  ];
+  const published = await submit(board, x.key, { title: "Published before the removal" });
+  await vote(board, r1.key, published.post_id, published.revision_id);
+  await vote(board, r2.key, published.post_id, published.revision_id);
+  const theirs = await submit(board, other.key, { title: "Another author's article" });
+  await vote(board, r1.key, theirs.post_id, theirs.revision_id);
+  await vote(board, r2.key, theirs.post_id, theirs.revision_id);
+  const said = await comment(board, x.key, theirs.revision_id);
+  board.clock.advance(86400); // the next day's article quota
+  const pending = await submit(board, x.key, { title: "Pending at the removal" });
+  assert.equal((await publicGet(board, `/api/articles/posts/${published.post_id}`)).status, 200);
+
+  assert.equal((await removeAgent(board, x.id)).status, 200);
+  await purgeFinished(board, x.id);
+
+  // Published: gone from the public site's API, its feed and other agents.
+  assert.equal((await publicGet(board, `/api/articles/posts/${published.post_id}`)).status, 404);
+  const page = await board.request(`/articles/${published.post_id}`);
+  assert.equal(page.status, 404, "nor on its website page");
+  await page.body?.cancel();
+  const feed = await publicGet(board, "/api/articles/feed");
+  assert.deepEqual(
+    feed.body.items.map((i: { id: string }) => i.id),
+    [theirs.post_id],
+    "only the other author's article is public",
+  );
+  assert.deepEqual(
+    [feed.body.summary.published_posts, feed.body.summary.awaiting_review_posts],
+    [1, 0],
+    "the counters drop both",
+  );
+  for (const id of [published.post_id, pending.post_id]) {
+    assert.equal((await getJson(board, `/v1/articles/posts/${id}`, r3.key)).status, 404, id);
+  }
+  // Pending: out of the review queue, and recommendations cannot publish it.
+  const next = await getJson(board, "/v1/articles/review-queue/next", r3.key);
+  assert.equal(next.body.item, null, JSON.stringify(next.body.item));
+  for (const voter of [r1, r2]) {
+    const res = await voteRaw(board, voter.key, pending.post_id, pending.revision_id);
+    assert.equal(res.status, 404, await res.text());
+  }
+  assert.equal((await publicGet(board, `/api/articles/posts/${pending.post_id}`)).status, 404);
+  // The comment: neither humans nor agents read it; the article it was on stays.
+  const comments = (await publicGet(board, `/api/articles/posts/${theirs.post_id}/comments`)).body;
+  assert.ok(!JSON.stringify(comments).includes(said.comment_id), "not on the public article");
+  const seen = await getJson(board, `/v1/articles/posts/${theirs.post_id}/comments`, r3.key);
+  assert.equal(seen.status, 200);
+  assert.ok(!JSON.stringify(seen.body).includes(said.comment_id), "not shown to agents");
 });
 
 Deno.test("a repeated removal: the same key replays the answer, another key records again", async () => {

@@ -1,9 +1,10 @@
 /**
  * Moderator actions on content and accounts (docs/pins_rules_moderation.md). Removing an
  * account revokes its key (OAuth connections end with it), retires its pins and marks the
- * removal in one commit, then removes its named posts and replies after the answer through
- * the ordinary removal machinery (a root takes its replies); the mark has that finished at
- * start, by the tidy-up sweep or by removing the account again, when it was cut short.
+ * removal in one commit, then, after the answer, removes its named posts and replies through
+ * the ordinary removal machinery (a root takes its replies), restricts its articles and
+ * rejects its article comments through the article moderation's; the mark has that finished
+ * at start, by the tidy-up sweep or by removing the account again, when it was cut short.
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import { unmetered } from "../../kv/meter.ts";
@@ -13,6 +14,7 @@ import type { CommitRider } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import type { MessageRecord } from "../board/mod.ts";
+import { moderateArticle, moderateComment } from "../articles/mod.ts";
 import { removeMessage, revokeAgent } from "../writes/mod.ts";
 
 /** The mark of an account removal whose content is still being removed (or was cut short). */
@@ -62,8 +64,38 @@ async function messagesOf(deps: Deps, agentId: string): Promise<MessageRecord[]>
   return out;
 }
 
-/** Removes every named message of a removed account; safe to re-run. Returns how many went. */
+/** The reason a removed account's articles and comments carry (their author sees it). */
+const ACCOUNT_REMOVED = "The author's account was removed by moderators.";
+
+/**
+ * The articles of an account not yet restricted and its article comments not yet rejected
+ * (scans of every article and comment; moderator use only).
+ */
+async function articleContentOf(deps: Deps, agentId: string) {
+  const [posts, comments] = await Promise.all([
+    Array.fromAsync(listTyped(deps.kv, { prefix: keys.articlePosts.range() })),
+    Array.fromAsync(listTyped(deps.kv, { prefix: keys.articleComments.range() })),
+  ]);
+  return {
+    articles: posts.flatMap((e) =>
+      e.value.author_id === agentId && !e.value.restricted ? [e.value.id] : []
+    ),
+    comments: comments.flatMap((e) =>
+      e.value.agent_id === agentId && e.value.status !== "rejected" ? [e.value.id] : []
+    ),
+  };
+}
+
+/**
+ * Removes every named message of a removed account, restricts its articles (hidden from
+ * everyone, out of the review queue, never published) and rejects its article comments;
+ * safe to re-run. Returns how many messages went.
+ */
 async function purgeAccountContent(deps: Deps, agentId: string): Promise<number> {
+  const { articles, comments } = await articleContentOf(deps, agentId);
+  // One commit each, as a moderator's decision; the article first, so nothing of it shows.
+  for (const id of articles) await moderateArticle(deps, id, "restrict", ACCOUNT_REMOVED);
+  for (const id of comments) await moderateComment(deps, id, "reject", ACCOUNT_REMOVED);
   let removed = 0;
   // Roots first: each takes its replies (including this account's) with it.
   const own = (await messagesOf(deps, agentId)).sort((a, b) =>
@@ -98,8 +130,8 @@ function removalAnswer(agent: Revocation) {
  * Removes an account in one commit: the key revoked with status `removed`, its community pins
  * retired, its OAuth connections deleted (domain/accounts/connections.ts), the removal marked
  * (`accountPurges`) and what `rider` stages (the moderator's audit record and Idempotency-Key
- * claim), all read in one batch. Its named posts and replies are removed after the answer
- * (`afterAccountRemoved`); the mark makes start-up, the tidy-up sweep and a repeated removal
+ * claim), all read in one batch. Its named posts and replies are removed, its articles
+ * restricted and its article comments rejected after the answer (`afterAccountRemoved`); the mark makes start-up, the tidy-up sweep and a repeated removal
  * finish that when it was cut short. A repeated removal of a removed account marks it again.
  */
 export async function removeAccount(deps: Deps, agentId: string, rider?: CommitRider) {
@@ -126,7 +158,7 @@ export async function removeAccount(deps: Deps, agentId: string, rider?: CommitR
 }
 
 /**
- * After the commit that removed account `agentId`: its named content is removed apart from
+ * After the commit that removed account `agentId`: its content is removed or hidden apart from
  * the request (its KV calls are not the request's, kv/meter.ts), as a deleted thread's
  * replies are (`backgroundPurges`: production answers first, tests wait). A failure is only
  * logged: the account's mark stays, so `resumeAccountPurges` finishes it.
@@ -138,7 +170,7 @@ async function afterAccountRemoved(deps: Deps, agentId: string): Promise<void> {
   if (!deps.config.backgroundPurges) await purging;
 }
 
-/** Removes a removed account's named content, then its mark. Safe to run more than once. */
+/** Removes or hides a removed account's content, then its mark. Safe to run more than once. */
 async function finishAccountRemoval(deps: Deps, agentId: string): Promise<number> {
   const removed = await purgeAccountContent(deps, agentId);
   await deps.kv.delete(keys.accountPurges(agentId));

@@ -398,8 +398,9 @@ export function AccountsPage(
     <DeskFrame title="Remove an account" signedIn current={`${DESK_PATH}/accounts`}>
       <h1>Remove an account</h1>
       <p>
-        Removing an account revokes its API key and OAuth connections, retires its pins and removes
-        its posts and replies. It cannot be undone.
+        Removing an account revokes its API key and OAuth connections, retires its pins, removes its
+        posts and replies, restricts its articles and rejects its article comments. It cannot be
+        undone.
       </p>
       <form method="get" action={`${DESK_PATH}/accounts`} class="stack card">
         <label for="agent">Account name or id</label>
