@@ -238,10 +238,11 @@ Deno.test("access tokens last one hour", async () => {
   assert.match((await expired.json()).error_description, /expired/);
 });
 
-Deno.test("refresh tokens rotate on every use; reuse revokes the grant", async (t) => {
+Deno.test("refresh tokens rotate on every use a minute apart; reuse revokes the grant", async (t) => {
   await using board = await testBoard();
   const { clientId, tokens: first } = await connect(board);
   const refresh = async (token: string) => {
+    board.clock.advance(TTL.refreshGrace);
     const res = await tokenRequest(board, refreshGrant(clientId, token));
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("cache-control"), "no-store");
@@ -265,15 +266,20 @@ Deno.test("refresh tokens rotate on every use; reuse revokes the grant", async (
   });
 });
 
-/** Refreshes `token` `times` times in a row (asserting success); returns every token set. */
+/**
+ * Refreshes `token` `times` times in a row, `apart` seconds after the one before (by default
+ * past a rotation's grace, so each rotates), asserting success; returns every token set.
+ */
 async function refreshChain(
   board: TestBoard,
   clientId: string,
   token: string,
   times: number,
+  apart: number = TTL.refreshGrace,
 ): Promise<Tokens[]> {
   const chain: Tokens[] = [];
   for (let i = 0; i < times; i++) {
+    if (i > 0) board.clock.advance(apart);
     const res = await tokenRequest(
       board,
       refreshGrant(clientId, chain.at(-1)?.refresh_token ?? token),
@@ -311,6 +317,7 @@ Deno.test("a rotated refresh token leaves no record; its grant remembers it", as
       async () => {
         const { clientId, tokens } = await connect(board);
         const chain = await refreshChain(board, clientId, tokens.refresh_token, 10);
+        board.clock.advance(TTL.refreshGrace); // past the grace of the last replaced token
         const reused = [tokens, ...chain].at(-1 - back)!;
         const res = await tokenRequest(board, refreshGrant(clientId, reused.refresh_token));
         const body = await res.json();
@@ -375,10 +382,72 @@ Deno.test("a rotated refresh token leaves no record; its grant remembers it", as
   });
 });
 
+Deno.test("within a minute of a rotation, its token and the one it replaced get that token back", async (t) => {
+  await using board = await testBoard();
+  const presented = async (clientId: string, token: string) => {
+    const res = await tokenRequest(board, refreshGrant(clientId, token));
+    return { status: res.status, body: await res.json() };
+  };
+
+  await t.step(
+    "parallel refreshes with one token: one successor, an access token each",
+    async () => {
+      const { clientId, tokens } = await connect(board);
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () => presented(clientId, tokens.refresh_token)),
+      );
+      assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200]);
+      const successors = new Set(answers.map((a) => a.body.refresh_token));
+      assert.equal(successors.size, 1, "every answer carries the same refresh token");
+      assert.equal(new Set(answers.map((a) => a.body.access_token)).size, 4);
+      for (const a of answers) await assertStatus(await whoami(board, a.body.access_token), 200);
+      // A minute on, the successor rotates as usual, and then the first token is a reuse.
+      board.clock.advance(TTL.refreshGrace);
+      const [next] = await refreshChain(board, clientId, answers[0].body.refresh_token, 1);
+      const late = await presented(clientId, tokens.refresh_token);
+      assert.equal(late.status, 400);
+      assert.match(late.body.error_description, /already used; the connection is revoked/);
+      await assertStatus(await whoami(board, next.access_token), 401);
+    },
+  );
+
+  await t.step("the token a rotation handed out comes back unrotated for a minute", async () => {
+    const { clientId, tokens } = await connect(board);
+    const [first] = await refreshChain(board, clientId, tokens.refresh_token, 1);
+    board.clock.advance(TTL.refreshGrace - 1);
+    const again = await presented(clientId, first.refresh_token);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.refresh_token, first.refresh_token, "not rotated again");
+    assert.notEqual(again.body.access_token, first.access_token);
+    board.clock.advance(1);
+    const rotated = await presented(clientId, first.refresh_token);
+    assert.notEqual(rotated.body.refresh_token, first.refresh_token, "rotated a minute on");
+    await assertStatus(await whoami(board, again.body.access_token), 200);
+  });
+
+  await t.step(
+    "a retry 59 seconds later gets the same successor; at 60 it is a reuse",
+    async () => {
+      const { clientId, tokens } = await connect(board);
+      const [first] = await refreshChain(board, clientId, tokens.refresh_token, 1);
+      board.clock.advance(TTL.refreshGrace - 1);
+      const retry = await presented(clientId, tokens.refresh_token);
+      assert.equal(retry.status, 200, JSON.stringify(retry.body));
+      assert.equal(retry.body.refresh_token, first.refresh_token);
+      board.clock.advance(1);
+      const late = await presented(clientId, tokens.refresh_token);
+      assert.equal(late.status, 400);
+      assert.equal(late.body.error, "invalid_grant");
+      await assertStatus(await whoami(board, retry.body.access_token), 401);
+    },
+  );
+});
+
 Deno.test("a connection refreshes at most 200 times a UTC day", async () => {
   await using board = await testBoard();
   const { clientId, tokens } = await connect(board);
-  const chain = await refreshChain(board, clientId, tokens.refresh_token, 200);
+  // Counted whether they rotate or, within a rotation's grace, answer its token again.
+  const chain = await refreshChain(board, clientId, tokens.refresh_token, 200, 0);
   const current = chain.at(-1)!.refresh_token;
   const res = await tokenRequest(board, refreshGrant(clientId, current));
   const body = await res.json();

@@ -7,6 +7,7 @@
  * every token of that connection at once, on every instance.
  */
 import { timingSafeEqual } from "../hashing.ts";
+import { secretMac } from "./secret.ts";
 import { base64url } from "./api_keys.ts";
 import {
   capConnections,
@@ -130,6 +131,48 @@ interface NewRefresh {
 async function newRefresh(agentId: string, grantId: string): Promise<NewRefresh> {
   const token = newNamedToken(REFRESH_TOKEN_PREFIX, { agentId, grantId });
   return { token, hash: await secretHash("refresh", token) };
+}
+
+/**
+ * The refresh token that replaces `token` at its exchange: derived from it under the board
+ * secret (so only the service can tell it), naming the grant. Deriving it rather than drawing
+ * it lets a repeat of the exchange within the grace period hand out the same token again.
+ */
+async function successorRefresh(
+  deps: Deps,
+  token: string,
+  grant: GrantRecord,
+): Promise<NewRefresh> {
+  const mac = await secretMac(deps, `oauth-refresh-successor:${token}`);
+  const successor = `${REFRESH_TOKEN_PREFIX}${mac}.${grant.agent_id}.${grant.id}`;
+  return { token: successor, hash: await secretHash("refresh", successor) };
+}
+
+/**
+ * True while the grant's last rotation is less than `TTL.refreshGrace` old: requests sent
+ * together (parallel tool calls that all met an expired access token, a retry after a lost
+ * answer) then get the refresh token that rotation handed out, rather than rotating it again
+ * and making the tokens the others hold look reused.
+ */
+function rotatedInGrace(grant: GrantRecord, now: number): boolean {
+  return (grant.rotated_hashes?.length ?? 0) > 0 && now - grant.refreshed_at < TTL.refreshGrace;
+}
+
+/**
+ * The grant's refresh token when `token` (hash `hash`) is the one its last rotation replaced
+ * and that rotation is in its grace (`rotatedInGrace`), else null: presenting any other
+ * replaced token is a reuse.
+ */
+async function successorInGrace(
+  deps: Deps,
+  grant: GrantRecord,
+  token: string,
+  hash: string,
+  now: number,
+): Promise<NewRefresh | null> {
+  if (grant.rotated_hashes?.[0] !== hash || !rotatedInGrace(grant, now)) return null;
+  const successor = await successorRefresh(deps, token, grant);
+  return successor.hash === grant.refresh_hash ? successor : null;
 }
 
 type Outcome = { tokens: TokenSet } | { error: OAuthError };
@@ -278,7 +321,9 @@ interface RefreshExchange {
  * Exchanges a refresh token for a new access token and a new refresh token (rotation), at
  * most `countRefresh` times a UTC day per connection. The old token's record is deleted and
  * its hash kept in the grant (`withRotated`): presenting it again revokes the whole grant.
- * An optional `scope` narrows the new access token.
+ * Within `TTL.refreshGrace` of a rotation nothing rotates again: the token it handed out, or
+ * the one it replaced, is answered with that same refresh token and a new access token
+ * (`rotatedInGrace`, `successorInGrace`). An optional `scope` narrows the new access token.
  */
 export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<TokenSet> {
   const oldHash = await secretHash("refresh", req.refreshToken);
@@ -294,6 +339,10 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
       agent: named === null ? null : keys.agents(named.agentId),
     });
     const old = read.old.value;
+    let grant: GrantRecord | null;
+    // Within the grace of the grant's last rotation: the refresh token it handed out is
+    // answered again (presented itself, or the token it replaced), and nothing rotates.
+    let repeat: NewRefresh | null = null;
     if (!old) {
       // A replaced token: its hash is in the grant it names (a made-up one never is).
       const held = read.grant?.value;
@@ -303,24 +352,30 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
       if (held.client_id !== req.client.client_id) {
         return { error: new InvalidGrantError("The refresh token was issued to another client.") };
       }
-      dropGrant(tx, held);
-      return { error: reusedError() };
-    }
-    if (old.expires_at <= now) {
-      return { error: new InvalidGrantError("The refresh token is invalid or expired.") };
-    }
-    if (old.client_id !== req.client.client_id) {
-      return { error: new InvalidGrantError("The refresh token was issued to another client.") };
-    }
-    const grant = named?.grantId === old.grant_id && read.grant
-      ? read.grant.value
-      : (await tx.get(keys.oauthGrants(old.grant_id))).value;
-    if (!grant || grant.expires_at <= now) {
-      return { error: new InvalidGrantError("The connection was revoked.") };
-    }
-    if (old.rotated_at !== null || grant.refresh_hash !== oldHash) {
-      dropGrant(tx, grant);
-      return { error: reusedError() };
+      repeat = await successorInGrace(deps, held, req.refreshToken, oldHash, now);
+      if (!repeat) {
+        dropGrant(tx, held);
+        return { error: reusedError() };
+      }
+      grant = held;
+    } else {
+      if (old.expires_at <= now) {
+        return { error: new InvalidGrantError("The refresh token is invalid or expired.") };
+      }
+      if (old.client_id !== req.client.client_id) {
+        return { error: new InvalidGrantError("The refresh token was issued to another client.") };
+      }
+      grant = named?.grantId === old.grant_id && read.grant
+        ? read.grant.value
+        : (await tx.get(keys.oauthGrants(old.grant_id))).value;
+      if (!grant || grant.expires_at <= now) {
+        return { error: new InvalidGrantError("The connection was revoked.") };
+      }
+      if (old.rotated_at !== null || grant.refresh_hash !== oldHash) {
+        dropGrant(tx, grant);
+        return { error: reusedError() };
+      }
+      if (rotatedInGrace(grant, now)) repeat = { token: req.refreshToken, hash: oldHash };
     }
     const client = read.client.value;
     if (!clientIsLive(client, now)) {
@@ -347,14 +402,19 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
       };
     }
     const count = countRefresh(deps, grant, now);
+    const scopes = asked.length > 0 ? asked : grant.scopes;
+    if (repeat) {
+      // The grant's refresh token again, with an access token of its own.
+      return { tokens: await newTokens(tx, now, { ...grant, ...count }, scopes, repeat) };
+    }
+    const refresh = await successorRefresh(deps, req.refreshToken, grant);
     if (named === null) {
       // A token naming no grant is found again only through its own record.
-      const rotated: RefreshRecord = { ...old, rotated_at: now };
+      const rotated: RefreshRecord = { ...old!, rotated_at: now };
       tx.set(keys.oauthRefreshTokens(oldHash), rotated, {
-        expireIn: Math.max(1, old.expires_at - now) * 1000,
+        expireIn: Math.max(1, old!.expires_at - now) * 1000,
       });
     } else tx.delete(keys.oauthRefreshTokens(oldHash));
-    const refresh = await newRefresh(grant.agent_id, grant.id);
     const renewed: GrantRecord = {
       ...grant,
       ...count,
@@ -364,7 +424,6 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
       rotated_hashes: withRotated(grant, oldHash),
     };
     keepClientUntil(tx, client, now, renewed.expires_at + TTL.unusedClient);
-    const scopes = asked.length > 0 ? asked : grant.scopes;
     return { tokens: await newTokens(tx, now, renewed, scopes, refresh) };
   });
   return settle(value);

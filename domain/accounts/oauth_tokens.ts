@@ -16,6 +16,11 @@ export const TTL = {
   access: 3600,
   /** Each refresh token; a new one (fresh 30 days) is issued at every use. */
   refresh: 30 * 86400,
+  /**
+   * After a rotation, how long refreshes (with the token it handed out or the one it replaced)
+   * get that same refresh token back instead of rotating again: parallel refreshes, a retry.
+   */
+  refreshGrace: 60,
   /** Authorization codes. */
   code: 120,
   /** A redeemed code's marker, so a replay is detected (longer than any code lives). */

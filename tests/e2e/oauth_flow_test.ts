@@ -2,7 +2,8 @@
  * End to end: the MCP SDK's own client OAuth flow (`auth()` with an OAuthClientProvider)
  * against the real server on a free port — discovery from the 401 challenge, dynamic
  * registration, authorization, the consent form filled in and clicked in Chromium, the
- * code exchange, an authenticated MCP call, and a refresh.
+ * code exchange, an authenticated MCP call, refreshes (parallel calls that all meet an
+ * expired access token among them), and a replaced refresh token presented too late.
  */
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/client/auth"
@@ -17,7 +18,14 @@ import type {
   OAuthTokens,
 } from "../../oauth/sdk.ts";
 import { testBoard } from "../helpers.ts";
-import { mcpClient, serve, toolJson } from "../mcp_client.ts";
+import {
+  Client,
+  mcpClient,
+  serve,
+  StreamableHTTPClientTransport,
+  toolJson,
+} from "../mcp_client.ts";
+import { TTL } from "../../domain/accounts/mod.ts";
 import { launchBrowser, skipBrowserTests } from "./browser.ts";
 import { consentInChromium } from "./consent_clicks.ts";
 
@@ -88,6 +96,17 @@ Deno.test({
     const name = `e2e-oauth-${crypto.randomUUID().slice(0, 8)}`;
     let resourceMetadataUrl: URL | undefined;
     let scope: string | undefined;
+    /** A refresh as a client sends it (Node fetch, a form body). */
+    const refresh = (token: string) =>
+      fetch(`${server.url}/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          grant_type: "refresh_token",
+          client_id: provider.info!.client_id,
+          refresh_token: token,
+        }),
+      });
 
     await t.step(
       "an unauthenticated MCP request points at the protected resource metadata",
@@ -157,16 +176,6 @@ Deno.test({
     });
 
     await t.step("a connection refreshes at most 200 times a UTC day (Node fetch)", async () => {
-      const refresh = (token: string) =>
-        fetch(`${server.url}/oauth/token`, {
-          method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: new URLSearchParams({
-            grant_type: "refresh_token",
-            client_id: provider.info!.client_id,
-            refresh_token: token,
-          }),
-        });
       let tokens: OAuthTokens = provider.stored!;
       // Each refresh needs the token the one before it returned.
       for (let i = 1; i <= 200; i++) {
@@ -184,9 +193,40 @@ Deno.test({
     });
 
     await t.step(
+      "parallel tool calls meeting an expired access token each refresh, and all succeed",
+      async () => {
+        const client = new Client({ name: "e2e-parallel", version: "1.0.0" });
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider }),
+        );
+        try {
+          const connectedWith = provider.stored!.refresh_token;
+          board.clock.advance(TTL.access); // every call now meets a 401 and refreshes
+          const calls = await Promise.allSettled(
+            Array.from({ length: 4 }, () => client.callTool({ name: "get_my_agent" })),
+          );
+          assert.deepEqual(
+            calls.map((c) => c.status === "fulfilled" ? toolJson(c.value).name : String(c.reason)),
+            [name, name, name, name],
+          );
+          // Each got the same successor, which the next step refreshes with.
+          assert.notEqual(provider.stored!.refresh_token, connectedWith);
+          const whoami = await fetch(`${server.url}/oauth/whoami`, {
+            headers: { authorization: `Bearer ${provider.stored!.access_token}` },
+          });
+          assert.equal(whoami.status, 200, "the connection stands");
+          await whoami.body?.cancel();
+        } finally {
+          await client.close();
+        }
+      },
+    );
+
+    await t.step(
       "the SDK refreshes (rotation); the old refresh token is then refused",
       async () => {
         const before = provider.stored!;
+        board.clock.advance(TTL.refreshGrace); // the parallel calls' rotation has settled
         const result = await auth(provider, { serverUrl, resourceMetadataUrl });
         assert.equal(result, "AUTHORIZED");
         const after = provider.stored!;
@@ -195,15 +235,8 @@ Deno.test({
         await using client = await mcpClient(server.url, after.access_token);
         const me = toolJson(await client.callTool({ name: "get_my_agent", arguments: {} }));
         assert.equal(me.name, name);
-        const reuse = await fetch(`${server.url}/oauth/token`, {
-          method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: new URLSearchParams({
-            grant_type: "refresh_token",
-            client_id: provider.info!.client_id,
-            refresh_token: before.refresh_token!,
-          }),
-        });
+        board.clock.advance(TTL.refreshGrace); // a repeat is no longer a parallel refresh
+        const reuse = await refresh(before.refresh_token!);
         assert.equal(reuse.status, 400);
         assert.equal((await reuse.json()).error, "invalid_grant");
         const revoked = await fetch(`${server.url}/oauth/whoami`, {
