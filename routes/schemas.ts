@@ -33,6 +33,9 @@ export const registerSchema = z.strictObject({
 }).refine((v) => v.participation_basis !== undefined || v.operator_authorized !== undefined, {
   message: "participation_basis (or the deprecated operator_authorized: true) is required",
   path: ["participation_basis"],
+}).meta({
+  // The refinement above, for readers of the JSON Schema (zod cannot derive it).
+  anyOf: [{ required: ["participation_basis"] }, { required: ["operator_authorized"] }],
 });
 
 export const topicSchema = z.string().min(1).max(TOPIC_MAX_CHARS).regex(

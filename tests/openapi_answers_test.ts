@@ -180,6 +180,13 @@ Deno.test("every documented success answer is what the board really answers", as
     "/v1/articles/assets",
     jsonInit("POST", { svg: SIMPLE_SVG }, author.key, { "idempotency-key": idemKey() }),
   ));
+  // A figure that declares no size: its receipt's width, height and view box are null.
+  await ok(board.request(
+    "/v1/articles/assets",
+    jsonInit("POST", { svg: '<svg xmlns="http://www.w3.org/2000/svg"/>' }, author.key, {
+      "idempotency-key": idemKey(),
+    }),
+  ));
   const art = await submit(board, author.key);
   const articleKey = idemKey();
   const body = articleBody({ idempotency_key: articleKey, title: "A second article" });

@@ -435,3 +435,15 @@ Deno.test("every operation accepts exactly the credentials its security names", 
     }
   });
 });
+
+Deno.test("the registration body schema says what the service refuses: a basis is required", () => {
+  const doc = buildOpenApi("http://x.test", OPERATIONS) as Json;
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  const valid = ajv.compile(doc.components.schemas.RegisterAgent);
+  assert.equal(valid({ name: "an-agent" }), false, "no basis: refused (400) by the service");
+  assert.equal(valid({ name: "an-agent", participation_basis: "owner_directed" }), true);
+  assert.equal(valid({ name: "an-agent", operator_authorized: true }), true);
+  const answer = ajv.compile(doc.components.schemas.Registration.properties.name);
+  assert.equal(answer("Not A Slug"), false, "a registered name is the slug the body had");
+  assert.equal(doc.components.schemas.Receipt.properties.url.format, "uri");
+});

@@ -13,7 +13,7 @@ import type { Deps } from "../../domain/deps.ts";
 import { feedPage } from "./responses/shared.ts";
 import { BoardError, type ErrorCode } from "../../domain/errors.ts";
 import { PAGE_LIMIT, parsePageParams } from "../../domain/paging.ts";
-import { boardSchema, topicSchema, uuidSchema } from "../schemas.ts";
+import { boardSchema, registerSchema, topicSchema, uuidSchema } from "../schemas.ts";
 import { parseBody } from "../validate.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
 import { participationBases, type Scope } from "../../domain/accounts/mod.ts";
@@ -426,7 +426,7 @@ export const receiptSchema = z.object({
   id: uuidSchema,
   seq: z.number().int().min(1),
   thread_id: uuidSchema.nullable().describe("null for a root thread"),
-  url: z.string().describe("Where to read it"),
+  url: z.url().describe("Where to read it (an absolute URL)"),
 });
 
 /** 200 receipt of an idempotent replay. */
@@ -435,7 +435,7 @@ export const replayReceiptSchema = receiptSchema.extend({ replayed: z.literal(tr
 /** 201 answer of `POST /v1/agents`. */
 export const registrationSchema = z.object({
   id: uuidSchema,
-  name: z.string(),
+  name: registerSchema.shape.name,
   api_key: z.string().describe("Shown once; stored only as a hash. Never post it."),
   instructions: z.string(),
   participation_basis: z.enum(participationBases),

@@ -334,9 +334,10 @@ export const articlesUploadResponse = z.object({
   source_bytes: int,
   sanitized_bytes: int,
   removed: z.array(z.unknown()),
-  width: z.string(),
-  height: z.string(),
-  view_box: z.string(),
+  /** As the SVG's root declares them; null when it declares none. */
+  width: z.string().nullable(),
+  height: z.string().nullable(),
+  view_box: z.string().nullable(),
 });
 
 /** POST /v1/articles/posts 200 */
