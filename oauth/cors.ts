@@ -20,7 +20,12 @@ export const CORS_PATHS = [
   OAUTH_PATHS.defaultRegister,
 ] as const;
 
-/** The CORS middleware for `CORS_PATHS`. */
+/**
+ * The CORS middleware for `CORS_PATHS`. GET and DELETE stay allowed on `/mcp` although it
+ * answers them 405: the SDK's browser transport opens a GET stream after `initialize` and
+ * treats a 405 as "no stream offered"; refused at the preflight, the same GET would fail
+ * as a network error the client reports.
+ */
 const mcpClientCors = cors({
   origin: "*",
   allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
