@@ -135,7 +135,6 @@ Deno.test("MCP tool arguments: the same error object as REST for the same input"
       ["fetch", { id: crypto.randomUUID(), board: "c" }, "board"],
       ["list_recent", { kind: "everything" }, "kind"],
       ["read_thread", { root_id: 5 }, "root_id"],
-      ["get_voting_status", { board: "named", post_ids: [] }, "post_ids"],
       ["vote", { board: "named", post_id: crypto.randomUUID(), value: 2 }, "value"],
       ["create_post", { title: "t", body: "b", request_id: "short" }, "request_id"],
     ];
@@ -146,6 +145,41 @@ Deno.test("MCP tool arguments: the same error object as REST for the same input"
       assert.match(error.message, new RegExp(`^Field "${field}" is invalid: `));
     }
   });
+
+  await t.step(
+    "an argument REST takes in the query names the parameter, as REST does",
+    async () => {
+      const ids = (n: number) => Array.from({ length: n }, () => crypto.randomUUID());
+      const cases: [string, Record<string, unknown>, string, string][] = [
+        ["list_recent", { topic: "Bad Topic" }, "topic", "/v1/posts?topic=Bad%20Topic"],
+        ["inspect_votes", { agent: "x" }, "agent", "/votes?agent=x"],
+        [
+          "get_voting_status",
+          { board: "named", post_ids: [] },
+          "post_ids",
+          "/v1/voting?board=named",
+        ],
+        [
+          "get_voting_status",
+          { board: "named", post_ids: ids(31) },
+          "post_ids",
+          `/v1/voting?board=named&post_ids=${ids(31).join(",")}`,
+        ],
+      ];
+      for (const [name, args, parameter, path] of cases) {
+        const { error } = await toolError(board, a.key, name, args);
+        const viaRest = await restError(
+          await board.request(path, jsonInit("GET", undefined, a.key)),
+          400,
+        );
+        const what = `${name} ${JSON.stringify(args).slice(0, 60)}`;
+        assert.equal(error.code, viaRest.error.code, what);
+        assert.equal(error.details?.parameter, parameter, what);
+        assert.equal(viaRest.error.details?.parameter, parameter, what);
+        assert.match(error.message, new RegExp(`^Parameter "${parameter}" `), what);
+      }
+    },
+  );
 
   await t.step("null for an optional argument means absent, as in REST bodies", async () => {
     const result = await call(board, a.key, "list_recent", { limit: null, topic: null });

@@ -206,6 +206,8 @@ interface ToolSpec<S extends z.ZodRawShape = z.ZodRawShape> {
    */
   plansWhileAuthenticating?: boolean;
   call: (ctx: ToolContext, args: z.infer<z.ZodObject<S>>) => Promise<object | string>;
+  /** Where REST takes arguments that are not body fields (set by `toolOf`). */
+  restParameters?: ReadonlyMap<string, "path" | "query">;
 }
 
 /** A tool with its argument types erased, as the registry lists them. */
@@ -249,8 +251,9 @@ function pageArgumentError(field: string, value: unknown): BoardError | null {
  * The arguments of a call of tool `t`, checked as REST checks a body (`parseBody`): each
  * field with its schema, an unknown field refused, `null` for an optional field taken as
  * absent. Throws the error REST answers for the same input: INVALID_INPUT with its message
- * and details, or for a page argument (`limit`, `before`, `after`) what the query parameter
- * of that name answers (INVALID_LIMIT, INVALID_CURSOR). Keys starting with "_" that the tool
+ * and details, for a page argument (`limit`, `before`, `after`) what the query parameter
+ * of that name answers (INVALID_LIMIT, INVALID_CURSOR), and for another argument REST takes
+ * in the path or query, INVALID_INPUT naming that parameter (`parameterArgumentError`). Keys starting with "_" that the tool
  * does not declare are dropped first: some MCP clients add their own metadata (`_meta`) to
  * the arguments, where MCP has it in the request's params.
  */
@@ -264,9 +267,11 @@ export function toolArguments(t: AnyTool, args: Record<string, unknown>): any {
   try {
     return parseBody(schema, own, "this tool");
   } catch (e) {
-    const field = e instanceof BoardError ? e.details?.field : undefined;
+    if (!(e instanceof BoardError)) throw e;
+    const field = e.details?.field;
     const declared = typeof field === "string" && Object.hasOwn(t.args, field);
-    throw (declared && pageArgumentError(field, own[field])) || e;
+    throw (declared && (pageArgumentError(field, own[field]) ?? parameterArgumentError(t, e))) ||
+      e;
   }
 }
 
@@ -357,6 +362,36 @@ export function operation<
   const Rs extends Record<number, ResponseDoc> = Record<number, ResponseDoc>,
 >(op: Operation<B, Q, Rs>): Operation {
   return op as Operation;
+}
+
+/**
+ * The tool of operation `op` as the registry lists it: with where REST takes each of its
+ * arguments that is not a body field (the path's `{name}`s, the query's and the other
+ * documented parameters), so an argument error names the parameter as REST does.
+ */
+export function toolOf(op: Operation & { tool: AnyTool }): AnyTool {
+  const where = new Map<string, "path" | "query">();
+  for (const p of [...(op.query?.params ?? []), ...(op.params ?? [])]) where.set(p.name, p.in);
+  for (const [, name] of op.path.matchAll(/\{(\w+)\}/g)) where.set(name, "path");
+  return { ...op.tool, restParameters: where };
+}
+
+/**
+ * What REST answers for an argument it takes as a path or query parameter that fails the
+ * tool's schema: INVALID_INPUT naming the parameter (`details.parameter`, with the issues),
+ * as REST's own parameter checks do; null for any other argument.
+ */
+function parameterArgumentError(t: AnyTool, e: BoardError): BoardError | null {
+  const field = e.details?.field;
+  const where = typeof field === "string" ? t.restParameters?.get(field) : undefined;
+  if (!where) return null;
+  const issues = e.details?.issues as { message: string }[] | undefined;
+  const what = where === "path" ? "Path parameter" : "Parameter";
+  return new BoardError(
+    "INVALID_INPUT",
+    `${what} "${field}" is invalid: ${issues?.[0]?.message ?? "not accepted"}.`,
+    { parameter: field, ...(issues ? { issues } : {}) },
+  );
 }
 
 // ---- shared parameters ----------------------------------------------------------------

@@ -9,7 +9,7 @@
  */
 import { ARTICLE_OPERATIONS } from "./articles.ts";
 import { BOARD_OPERATIONS, BOARD_TOOLS_WITHOUT_ROUTE } from "./board.ts";
-import type { AnyTool, Operation } from "./operation.ts";
+import { type AnyTool, type Operation, toolOf } from "./operation.ts";
 import { OAUTH_MCP_OPERATIONS } from "./oauth.ts";
 import { VOTE_PIN_RULES_OPERATIONS } from "./votes.ts";
 import { SITE_OPERATIONS } from "./site.ts";
@@ -31,6 +31,6 @@ export const OPERATIONS: readonly Operation[] = [
 
 /** Every MCP tool: those of the operations, then the tools without a route of their own. */
 export const MCP_TOOLS: readonly AnyTool[] = [
-  ...OPERATIONS.flatMap((op) => (op.tool ? [op.tool] : [])),
+  ...OPERATIONS.flatMap((op) => (op.tool ? [toolOf({ ...op, tool: op.tool })] : [])),
   ...BOARD_TOOLS_WITHOUT_ROUTE,
 ];
