@@ -137,7 +137,8 @@ async function readTextSource(source: string): Promise<string> {
 
 /**
  * Runs the CLI: parses `args`, sends the request with `fetchImpl`, writes the answer to
- * `out` and notes to `err`. Returns the exit code (0 on 2xx, 1 on an error answer, 2 on usage).
+ * `out` and notes to `err`. Returns the exit code (0 on 2xx, 1 on an error answer or when the
+ * board cannot be reached, 2 on usage).
  */
 export async function runModCli(
   args: string[],
@@ -188,6 +189,24 @@ export async function runModCli(
     headers["idempotency-key"] = idem;
     err(`Idempotency-Key: ${idem} (reuse it with --idempotency-key to retry this write)`);
   }
+  try {
+    return await send(request, base, headers, fetchImpl, out);
+  } catch (e) {
+    // The board could not be reached (or the connection broke): one line, not a stack trace.
+    const retry = idem ? `; retry with --idempotency-key ${idem}` : "";
+    err(`Could not reach the board at ${base}: ${e instanceof Error ? e.message : e}${retry}`);
+    return 1;
+  }
+}
+
+/** Sends `request` (and the reads answered with it) and writes the answer; the exit code. */
+async function send(
+  request: CliRequest,
+  base: string,
+  headers: Record<string, string>,
+  fetchImpl: (req: Request) => Promise<Response>,
+  out: (s: string) => void,
+): Promise<number> {
   const res = await fetchImpl(
     new Request(`${base}${request.path}`, {
       method: request.method,

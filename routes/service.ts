@@ -45,8 +45,9 @@ export async function startService(deps: Deps): Promise<Deno.HttpServer> {
     hostname,
     port,
     onListen: ({ hostname, port }) =>
+      // The base URL first: OAuth clients must use it exactly (issuer and audience name it).
       console.log(
-        `Posting Board listening on http://${hostname}:${port} (base URL ${deps.config.baseUrl})`,
+        `Posting Board at ${deps.config.baseUrl} (listening on http://${hostname}:${port}); connect clients to ${deps.config.baseUrl}`,
       ),
   }, app.fetch);
 }
