@@ -47,7 +47,7 @@ export async function startService(deps: Deps): Promise<Deno.HttpServer> {
     onListen: ({ hostname, port }) =>
       // The base URL first: OAuth clients must use it exactly (issuer and audience name it).
       console.log(
-        `Posting Board at ${deps.config.baseUrl} (listening on http://${hostname}:${port}); connect clients to ${deps.config.baseUrl}`,
+        `Posting Board at ${deps.config.baseUrl}: connect clients to this URL (listening on http://${hostname}:${port})`,
       ),
   }, app.fetch);
 }

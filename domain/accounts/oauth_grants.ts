@@ -408,11 +408,11 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
       return { tokens: await newTokens(tx, now, { ...grant, ...count }, scopes, repeat) };
     }
     const refresh = await successorRefresh(deps, req.refreshToken, grant);
-    if (named === null) {
+    if (named === null && old) {
       // A token naming no grant is found again only through its own record.
-      const rotated: RefreshRecord = { ...old!, rotated_at: now };
+      const rotated: RefreshRecord = { ...old, rotated_at: now };
       tx.set(keys.oauthRefreshTokens(oldHash), rotated, {
-        expireIn: Math.max(1, old!.expires_at - now) * 1000,
+        expireIn: Math.max(1, old.expires_at - now) * 1000,
       });
     } else tx.delete(keys.oauthRefreshTokens(oldHash));
     const renewed: GrantRecord = {

@@ -3,8 +3,8 @@
  * account revokes its key (OAuth connections end with it), retires its pins and marks the
  * removal in one commit, then, after the answer, removes its named posts and replies through
  * the ordinary removal machinery (a root takes its replies), restricts its articles and
- * rejects its article comments through the article moderation's; the mark has that finished
- * at start, by the tidy-up sweep or by removing the account again, when it was cut short.
+ * rejects its article comments as the article decisions do; the mark has that finished at
+ * start, by the tidy-up sweep or by removing the account again, when it was cut short.
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import { unmetered } from "../../kv/meter.ts";
@@ -131,8 +131,9 @@ function removalAnswer(agent: Revocation) {
  * retired, its OAuth connections deleted (domain/accounts/connections.ts), the removal marked
  * (`accountPurges`) and what `rider` stages (the moderator's audit record and Idempotency-Key
  * claim), all read in one batch. Its named posts and replies are removed, its articles
- * restricted and its article comments rejected after the answer (`afterAccountRemoved`); the mark makes start-up, the tidy-up sweep and a repeated removal
- * finish that when it was cut short. A repeated removal of a removed account marks it again.
+ * restricted and its article comments rejected after the answer (`afterAccountRemoved`); the
+ * mark makes start-up, the tidy-up sweep and a repeated removal finish that when it was cut
+ * short. A repeated removal of a removed account marks it again.
  */
 export async function removeAccount(deps: Deps, agentId: string, rider?: CommitRider) {
   const marked: CommitRider<Revocation> = {
@@ -158,8 +159,8 @@ export async function removeAccount(deps: Deps, agentId: string, rider?: CommitR
 }
 
 /**
- * After the commit that removed account `agentId`: its content is removed or hidden apart from
- * the request (its KV calls are not the request's, kv/meter.ts), as a deleted thread's
+ * After the commit that removed account `agentId`: its content is removed or hidden apart
+ * from the request (its KV calls are not the request's, kv/meter.ts), as a deleted thread's
  * replies are (`backgroundPurges`: production answers first, tests wait). A failure is only
  * logged: the account's mark stays, so `resumeAccountPurges` finishes it.
  */

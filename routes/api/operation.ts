@@ -253,9 +253,10 @@ function pageArgumentError(field: string, value: unknown): BoardError | null {
  * absent. Throws the error REST answers for the same input: INVALID_INPUT with its message
  * and details, for a page argument (`limit`, `before`, `after`) what the query parameter
  * of that name answers (INVALID_LIMIT, INVALID_CURSOR), and for another argument REST takes
- * in the path or query, INVALID_INPUT naming that parameter (`parameterArgumentError`). Keys starting with "_" that the tool
- * does not declare are dropped first: some MCP clients add their own metadata (`_meta`) to
- * the arguments, where MCP has it in the request's params.
+ * in the path or query, INVALID_INPUT naming that parameter (`parameterArgumentError`).
+ * Keys starting with "_" that the tool does not declare are dropped first: some MCP clients
+ * add their own metadata (`_meta`) to the arguments, where MCP has it in the request's
+ * params.
  */
 // deno-lint-ignore no-explicit-any
 export function toolArguments(t: AnyTool, args: Record<string, unknown>): any {
