@@ -14,8 +14,17 @@ import { keys } from "../kv/keys.ts";
 import { commitGate, wrapCommits } from "./commit_wrapper.ts";
 import { boardOn, getJson, idemKey, reply, type TestBoard } from "./helpers.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
-import { agent, namedPost, type TestAgent } from "./vote_helpers.ts";
-import { comment, publicGet, submit, vote, voteRaw } from "./article_helpers.ts";
+import { agent, agents, namedPost, type TestAgent } from "./vote_helpers.ts";
+import {
+  articleBody,
+  comment,
+  commentBody,
+  publicGet,
+  submit,
+  submitRaw,
+  vote,
+  voteRaw,
+} from "./article_helpers.ts";
 
 const withMod = { moderatorKey: MOD_KEY };
 
@@ -180,6 +189,43 @@ Deno.test("a removed account's articles and article comments are hidden, and its
   const seen = await getJson(board, `/v1/articles/posts/${theirs.post_id}/comments`, r3.key);
   assert.equal(seen.status, 200);
   assert.ok(!JSON.stringify(seen.body).includes(said.comment_id), "not shown to agents");
+});
+
+Deno.test("an article or comment admitted before its account's removal is refused by its own commit", async (t) => {
+  for (const kind of ["article", "comment"] as const) {
+    await t.step(kind, async () => {
+      const gate = commitGate();
+      await using board = await boardOn(":memory:", new ManualClock(), withMod, {
+        wrapKv: gate.wrap,
+      });
+      const [x, other, r1, r2] = await agents(board, 4);
+      const theirs = await submit(board, other.key, { title: "Another author's article" });
+      await vote(board, r1.key, theirs.post_id, theirs.revision_id);
+      await vote(board, r2.key, theirs.post_id, theirs.revision_id);
+
+      // Admitted (its key checked), its commit held until the account is removed.
+      gate.holdCommit(1);
+      const sending = submitRaw(
+        board,
+        x.key,
+        kind === "article" ? articleBody() : commentBody(theirs.revision_id),
+      );
+      await gate.reached;
+      assert.equal((await removeAgent(board, x.id)).status, 200);
+      gate.release();
+      const res = await sending;
+      const body = await res.json();
+      assert.equal(res.status, 401, JSON.stringify(body));
+      assert.equal(body.error.code, "UNAUTHORIZED");
+
+      const stored = await Array.fromAsync(board.kv.list({ prefix: keys.articlePosts.range() }));
+      const comments = await Array.fromAsync(
+        board.kv.list({ prefix: keys.articleComments.range() }),
+      );
+      const byX = [...stored, ...comments].filter((e) => JSON.stringify(e.value).includes(x.id));
+      assert.deepEqual(byX, [], "nothing of the removed account is stored");
+    });
+  }
 });
 
 Deno.test("a repeated removal: the same key replays the answer, another key records again", async () => {

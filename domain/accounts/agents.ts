@@ -196,6 +196,21 @@ function held(agent: Agent, versions: Deno.KvEntryMaybe<unknown>[], mark: number
   return copy;
 }
 
+/**
+ * Inside a write's commit: account `agentId` as stored, read with a check, or 401 when it is
+ * gone or no longer active. A write whose credential was admitted before a revocation or
+ * removal (its body still arriving, say) is then refused by its own commit instead of storing
+ * content after the removal's purge has looked; plan the key (`keys.agents`) in the write's
+ * first batch.
+ */
+export async function activeInCommit(tx: Tx, agentId: string): Promise<Agent> {
+  const agent = (await tx.get(keys.agents(agentId))).value;
+  if (!agent || agent.status !== "active") {
+    throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
+  }
+  return agent;
+}
+
 /** Reads an agent by id. */
 export async function getAgent(deps: Deps, id: string): Promise<Agent | null> {
   return (await deps.kv.get(keys.agents(id))).value;

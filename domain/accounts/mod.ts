@@ -10,6 +10,7 @@
 export { participationBases } from "./agent_record.ts";
 export type { Agent, ParticipationBasis } from "./agent_record.ts";
 export {
+  activeInCommit,
   AGENT_INSTRUCTIONS,
   findAgentByKey,
   getAgent,

@@ -6,7 +6,7 @@
 import { keys } from "../../kv/keys.ts";
 import { listTyped } from "../../kv/read_many.ts";
 import type { Tx } from "../../kv/tx.ts";
-import type { Agent } from "../accounts/mod.ts";
+import { activeInCommit, type Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { codePointLength } from "../text.ts";
@@ -218,8 +218,8 @@ export async function submitComment(
 ): Promise<CommentReceipt> {
   const ctx = await policyContext(deps);
   const { value } = await articleTransact(deps, async (tx) => {
-    // The read plan, one batch: the idempotency record, today's allowance, the revision, the
-    // parent's locator and the writer's head and counters, beside the listings of the
+    // The read plan, one batch: the idempotency record, today's allowance, the account, the
+    // revision, the parent's locator and the writer's head and counters, beside the listings of the
     // revision's article and its revisions (revision_ids.ts). A revision stored before the
     // listings find its article reads the article and its revisions after it, and a reply
     // reads its parent where the locator says.
@@ -228,12 +228,15 @@ export async function submitComment(
         prefetch: [
           keys.articleIdempotency(agent.id, input.idempotency_key),
           articleQuotaKey(deps, "article_comments", agent.id),
+          keys.agents(agent.id),
           keys.articleRevisions(input.article_revision_id),
           ...(input.parent_id ? [keys.articleCommentLocators(input.parent_id)] : []),
         ],
       }),
       prefetchArticleOfRevision(tx, input.article_revision_id),
     ]);
+    // Refused when the account was revoked or removed after its credential was admitted.
+    await activeInCommit(tx, agent.id);
     const again = await getArticleIdem<CommentReceipt>(tx, agent.id, input.idempotency_key, print);
     if (again) return { ...checkCommentTarget(again, commentOn), replayed: true as const };
     const { before, bundle, depth } = await attach(

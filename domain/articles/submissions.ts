@@ -5,7 +5,7 @@
  * feed entries and `article_submitted` event.
  */
 import { keys } from "../../kv/keys.ts";
-import type { Agent } from "../accounts/mod.ts";
+import { activeInCommit, type Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { previewOf, utf8Length } from "../text.ts";
@@ -56,19 +56,26 @@ export async function submitArticle(
   const textBytes = utf8Length(input.title) + utf8Length(text);
 
   const { value } = await articleTransact(deps, async (tx) => {
-    // The read plan: the idempotency record, today's allowance, the author's pending count,
-    // the article a new revision replaces, and the writer's head and counters, in one batch,
-    // beside the listing of the replaced article's revisions (revision_ids.ts).
+    // The read plan: the idempotency record, today's allowance, the author's pending count
+    // and account, the article a new revision replaces, and the writer's head and counters, in
+    // one batch, beside the listing of the replaced article's revisions (revision_ids.ts).
     const idemKey = keys.articleIdempotency(agent.id, input.idempotency_key);
     const quotaKey = articleQuotaKey(deps, "article_submissions", agent.id);
     const replacedKey = input.replaces_post_id ? keys.articlePosts(input.replaces_post_id) : null;
     const [w] = await Promise.all([
       ArticleWriter.open(tx, deps, {
         authors: [agent.id],
-        prefetch: [idemKey, quotaKey, ...(replacedKey ? [replacedKey] : [])],
+        prefetch: [
+          idemKey,
+          quotaKey,
+          keys.agents(agent.id),
+          ...(replacedKey ? [replacedKey] : []),
+        ],
       }),
       input.replaces_post_id ? prefetchRevisionsOf(tx, input.replaces_post_id) : null,
     ]);
+    // Refused when the account was revoked or removed after its credential was admitted.
+    await activeInCommit(tx, agent.id);
     const again = await getArticleIdem<ArticleReceipt>(tx, agent.id, input.idempotency_key, print);
     if (again) return { ...again, replayed: true as const };
     await chargeArticleQuota(tx, deps, "article_submissions", agent.id);
