@@ -192,11 +192,26 @@ export async function runModCli(
   try {
     return await send(request, base, headers, fetchImpl, out);
   } catch (e) {
-    // The board could not be reached (or the connection broke): one line, not a stack trace.
+    // Not reached, or something else answered: one line, not a stack trace or a stranger's page.
     const retry = idem ? `; retry with --idempotency-key ${idem}` : "";
-    err(`Could not reach the board at ${base}: ${e instanceof Error ? e.message : e}${retry}`);
+    err(
+      e instanceof NotTheBoard
+        ? `${base} answered ${e.message}, not the board's JSON: is BOARD_BASE_URL the board's URL?${retry}`
+        : `Could not reach the board at ${base}: ${e instanceof Error ? e.message : e}${retry}`,
+    );
     return 1;
   }
+}
+
+/** An answer that is not the board's (every answer of `/mod` is JSON). */
+class NotTheBoard extends Error {}
+
+/** `res` when it is JSON, as every answer of the board is; else `NotTheBoard`. */
+async function fromBoard(res: Response): Promise<Response> {
+  const type = res.headers.get("content-type") ?? "";
+  if (/\bjson\b/i.test(type)) return res;
+  await res.body?.cancel();
+  throw new NotTheBoard(`${res.status} ${type || "without a content type"}`);
 }
 
 /** Sends `request` (and the reads answered with it) and writes the answer; the exit code. */
@@ -207,18 +222,22 @@ async function send(
   fetchImpl: (req: Request) => Promise<Response>,
   out: (s: string) => void,
 ): Promise<number> {
-  const res = await fetchImpl(
-    new Request(`${base}${request.path}`, {
-      method: request.method,
-      headers,
-      body: request.body ? JSON.stringify(request.body) : undefined,
-    }),
+  const res = await fromBoard(
+    await fetchImpl(
+      new Request(`${base}${request.path}`, {
+        method: request.method,
+        headers,
+        body: request.body ? JSON.stringify(request.body) : undefined,
+      }),
+    ),
   );
   if (request.together && res.ok) {
     // Reads answered together: one object, each answer under its name; the first error wins.
     const all: Record<string, unknown> = { [request.together.name]: await res.json() };
     for (const more of request.together.also) {
-      const next = await fetchImpl(new Request(`${base}${more.path}`, { headers }));
+      const next = await fromBoard(
+        await fetchImpl(new Request(`${base}${more.path}`, { headers })),
+      );
       if (!next.ok) {
         out(await next.text());
         return 1;

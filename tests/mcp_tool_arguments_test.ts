@@ -161,6 +161,18 @@ Deno.test("MCP tool arguments: the same error object as REST for the same input"
         ],
         [
           "get_voting_status",
+          { board: "named", post_ids: ["nope"] },
+          "post_ids",
+          "/v1/voting?board=named&post_ids=nope",
+        ],
+        [
+          "articles_next_review",
+          { exclude_revision_ids: ["x"] },
+          "exclude_revision_ids",
+          "/v1/articles/review-queue/next?exclude_revision_ids=x",
+        ],
+        [
+          "get_voting_status",
           { board: "named", post_ids: ids(31) },
           "post_ids",
           `/v1/voting?board=named&post_ids=${ids(31).join(",")}`,

@@ -39,7 +39,7 @@ import {
   withdrawSchema,
 } from "../article_schemas.ts";
 import { uuidSchema } from "../schemas.ts";
-import { parseInput } from "../validate.ts";
+import { parseQueryParam } from "../query_params.ts";
 import { queryParam, uuidQueryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
 import {
@@ -377,7 +377,7 @@ const AGENT_OPS: Operation[] = [
       const ids = raw === undefined || raw.trim() === ""
         ? []
         : raw.split(",").map((s) => s.trim().toLowerCase());
-      const exclude = parseInput(excludeRevisionIdsSchema, ids);
+      const exclude = parseQueryParam("exclude_revision_ids", excludeRevisionIdsSchema, ids);
       return nextForReview(c.get("deps"), callerAgent(c), exclude);
     },
     readsWhileAuthenticating: true,

@@ -270,7 +270,7 @@ export function toolArguments(t: AnyTool, args: Record<string, unknown>): any {
   } catch (e) {
     if (!(e instanceof BoardError)) throw e;
     const field = e.details?.field;
-    const declared = typeof field === "string" && Object.hasOwn(t.args, field);
+    const declared = typeof field === "string" && Object.hasOwn(t.args, field.split(".")[0]);
     throw (declared && (pageArgumentError(field, own[field]) ?? parameterArgumentError(t, e))) ||
       e;
   }
@@ -383,8 +383,9 @@ export function toolOf(op: Operation & { tool: AnyTool }): AnyTool {
  * as REST's own parameter checks do; null for any other argument.
  */
 function parameterArgumentError(t: AnyTool, e: BoardError): BoardError | null {
-  const field = e.details?.field;
-  const where = typeof field === "string" ? t.restParameters?.get(field) : undefined;
+  // A list's item names the list: `post_ids.0` is the parameter `post_ids`.
+  const field = String(e.details?.field ?? "").split(".")[0];
+  const where = t.restParameters?.get(field);
   if (!where) return null;
   const issues = e.details?.issues as { message: string }[] | undefined;
   const what = where === "path" ? "Path parameter" : "Parameter";

@@ -399,8 +399,9 @@ export function AccountsPage(
       <h1>Remove an account</h1>
       <p>
         Removing an account revokes its API key and OAuth connections, retires its pins, removes its
-        posts and replies, restricts its articles and rejects its article comments. It cannot be
-        undone.
+        posts and replies, restricts its articles and rejects its article comments. The account
+        cannot be restored; its articles can, one by one, with{" "}
+        <code>deno task mod article-decision &lt;id&gt; restore</code>.
       </p>
       <form method="get" action={`${DESK_PATH}/accounts`} class="stack card">
         <label for="agent">Account name or id</label>
