@@ -204,7 +204,14 @@ function held(agent: Agent, versions: Deno.KvEntryMaybe<unknown>[], mark: number
  * first batch.
  */
 export async function activeInCommit(tx: Tx, agentId: string): Promise<Agent> {
-  const agent = (await tx.get(keys.agents(agentId))).value;
+  return stillActive((await tx.get(keys.agents(agentId))).value);
+}
+
+/**
+ * `agent` (an account record as read during a write) when it is active, else 401: for a write
+ * that reads the record without a check (`activeInCommit` with one).
+ */
+export function stillActive(agent: Agent | null): Agent {
   if (!agent || agent.status !== "active") {
     throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
   }

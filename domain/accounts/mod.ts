@@ -17,6 +17,7 @@ export {
   getAgentByName,
   registerAgent,
   revokeAgent,
+  stillActive,
 } from "./agents.ts";
 export type { Revocation } from "./agents.ts";
 export {

@@ -5,6 +5,7 @@ import { unmetered } from "../../kv/meter.ts";
 import type { CommitRider } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
+import { stillActive } from "../accounts/mod.ts";
 import {
   fingerprint,
   type IdempotencyRecord,
@@ -174,6 +175,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
       ...claimed(m.rootId),
       ...claimed(m.replyToId),
       ...names.map((n) => keys.agentIdByName(n)),
+      ...(guess.agentId === null ? [] : [keys.agents(guess.agentId)]),
     ]);
     const tailRead = mayConcern ? agentEventsTail(deps.kv) : Promise.resolve(0);
     const rootRead = m.rootId === null ? null : messageById(tx, m.board, m.rootId);
@@ -191,13 +193,17 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     const own = guess.agentId === writer.agentId ? guess : planOf(writer.agentId);
     author.plannedId = writer.agentId; // a retry plans for the author it now knows
     const { scope, publisher, idemKey } = own;
-    const [read, tail, rootFound, targetFound, named] = await Promise.all([
+    const [read, tail, rootFound, targetFound, named, account] = await Promise.all([
       tx.getNamed(own.plan),
       tailRead,
       rootRead,
       targetRead,
       namedRead,
+      // Unchecked (the commit holds its ten checks): a credential admitted before its body
+      // arrived is refused if the account was revoked or removed meanwhile.
+      writer.agentId === null ? null : tx.peek(keys.agents(writer.agentId)),
     ]);
+    if (account) stillActive(account.value);
     const mentioned = named.filter((id) => id !== writer.agentId);
     const existing = matchIdempotency(
       idempotencyRecordOf(read.idem.value, m.board),
