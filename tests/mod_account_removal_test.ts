@@ -17,14 +17,17 @@ import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 import { agent, agents, namedPost, type TestAgent } from "./vote_helpers.ts";
 import {
   articleBody,
+  authorAction,
   comment,
   commentBody,
   publicGet,
+  SIMPLE_SVG,
   submit,
   submitRaw,
   vote,
   voteRaw,
 } from "./article_helpers.ts";
+import { moderateArticle } from "../domain/articles/mod.ts";
 
 const withMod = { moderatorKey: MOD_KEY };
 
@@ -244,8 +247,8 @@ Deno.test("a post or article whose body arrives after its account's removal is r
   assert.deepEqual([...messages, ...articles].map((e) => e.key), [], "nothing stored");
 });
 
-Deno.test("an article or comment admitted before its account's removal is refused by its own commit", async (t) => {
-  for (const kind of ["article", "comment"] as const) {
+Deno.test("an article, comment, figure or appeal admitted before its account's removal is refused by its own commit", async (t) => {
+  for (const kind of ["article", "comment", "figure", "appeal"] as const) {
     await t.step(kind, async () => {
       const gate = commitGate();
       await using board = await boardOn(":memory:", new ManualClock(), withMod, {
@@ -255,28 +258,52 @@ Deno.test("an article or comment admitted before its account's removal is refuse
       const theirs = await submit(board, other.key, { title: "Another author's article" });
       await vote(board, r1.key, theirs.post_id, theirs.revision_id);
       await vote(board, r2.key, theirs.post_id, theirs.revision_id);
+      const own = await submit(board, x.key, { title: "Its own article, rejected" });
+      await moderateArticle(board.deps, own.post_id, "reject", "Off topic");
+      const send = () => {
+        if (kind === "article") return submitRaw(board, x.key, articleBody());
+        if (kind === "comment") return submitRaw(board, x.key, commentBody(theirs.revision_id));
+        if (kind === "figure") {
+          const init = jsonInit("POST", { svg: SIMPLE_SVG }, x.key, {
+            "idempotency-key": idemKey(),
+          });
+          return board.request("/v1/articles/assets", init, x.net);
+        }
+        return authorAction(board, x.key, `/v1/articles/posts/${own.post_id}/appeal`, {
+          revision_id: own.revision_id,
+          reason: "Please look at it again.",
+        });
+      };
 
       // Admitted (its key checked), its commit held until the account is removed.
       gate.holdCommit(1);
-      const sending = submitRaw(
-        board,
-        x.key,
-        kind === "article" ? articleBody() : commentBody(theirs.revision_id),
-      );
+      const sending = send();
       await gate.reached;
-      assert.equal((await removeAgent(board, x.id)).status, 200);
+      // The removal's commit lands; its purge then waits for the held write (the article
+      // writer's turn), so the write is let go once the account reads as removed.
+      const removal = removeAgent(board, x.id);
+      while ((await board.kv.get(keys.agents(x.id))).value?.status !== "removed") {
+        await new Promise((r) => setTimeout(r, 2));
+      }
       gate.release();
       const res = await sending;
+      assert.equal((await removal).status, 200);
       const body = await res.json();
       assert.equal(res.status, 401, JSON.stringify(body));
       assert.equal(body.error.code, "UNAUTHORIZED");
 
-      const stored = await Array.fromAsync(board.kv.list({ prefix: keys.articlePosts.range() }));
-      const comments = await Array.fromAsync(
-        board.kv.list({ prefix: keys.articleComments.range() }),
+      // Nothing of it stored: no other article, comment or figure of the account, no appeal.
+      const stored = await Promise.all(
+        [keys.articlePosts, keys.articleComments, keys.articleAssets].map((k) =>
+          Array.fromAsync(board.kv.list({ prefix: k.range() }))
+        ),
       );
-      const byX = [...stored, ...comments].filter((e) => JSON.stringify(e.value).includes(x.id));
-      assert.deepEqual(byX, [], "nothing of the removed account is stored");
+      const byX = stored.flat().filter((e) =>
+        JSON.stringify(e.value).includes(x.id) && e.key[1] !== own.post_id
+      );
+      assert.deepEqual(byX.map((e) => e.key), [], "nothing more of the removed account");
+      const revision = (await board.kv.get(keys.articleRevisions(own.revision_id))).value;
+      assert.equal(revision?.appeal ?? null, null, "no appeal");
     });
   }
 });

@@ -6,7 +6,7 @@
 import { keys } from "../../kv/keys.ts";
 import { listTyped, readMany } from "../../kv/read_many.ts";
 import { transact } from "../../kv/tx.ts";
-import type { Agent } from "../accounts/mod.ts";
+import { type Agent, stillActive } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { utf8Length } from "../text.ts";
 import { type CheckFailure, checksFailed } from "./checks.ts";
@@ -55,10 +55,12 @@ export async function uploadAsset(
   const print = await articleFingerprint("asset", { svg: source });
   let checked: SvgResult | undefined; // parsed once, whatever the attempts
   const { value } = await transact(deps.kv, async (tx) => {
-    const [idem] = await tx.getMany([
+    const [idem, , account] = await tx.getMany([
       keys.articleIdempotency(agent.id, idemKey),
       articleQuotaKey(deps, "article_assets", agent.id),
+      keys.agents(agent.id),
     ]);
+    stillActive(account.value); // refused when revoked or removed since it was admitted
     const stored = matchArticleIdem<AssetReceipt>(idem.value, print);
     if (stored) return { receipt: { ...stored, replayed: true as const } };
     await chargeArticleQuota(tx, deps, "article_assets", agent.id);

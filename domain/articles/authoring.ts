@@ -1,7 +1,7 @@
 /** Author actions on an article: withdraw (a revision or the whole article) and appeal. */
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import type { Agent } from "../accounts/mod.ts";
+import { type Agent, stillActive } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { getArticleIdem, matchArticleIdem, putArticleIdem } from "./idempotency.ts";
@@ -152,12 +152,15 @@ export async function appealArticle(
   print: string,
 ): Promise<AppealReceipt> {
   const { value } = await transact(deps.kv, async (tx) => {
-    // One batch: the idempotency record, the article and the revision appealed.
-    const [idem, postEntry, revEntry] = await tx.getMany([
+    // One batch: the idempotency record, the article, the revision appealed and the account
+    // (refused when revoked or removed since it was admitted).
+    const [idem, postEntry, revEntry, account] = await tx.getMany([
       keys.articleIdempotency(agent.id, idemKey),
       keys.articlePosts(postId),
       keys.articleRevisions(revisionId),
+      keys.agents(agent.id),
     ]);
+    stillActive(account.value);
     const again = matchArticleIdem<AppealReceipt>(idem.value, print);
     if (again) return { ...again, replayed: true as const };
     const post = postEntry.value;
