@@ -4,7 +4,7 @@
  * batch; tokens and codes issued before they named them keep working until they expire.
  */
 import assert from "node:assert/strict";
-import { secretHash } from "../domain/accounts/mod.ts";
+import { secretHash, TTL } from "../domain/accounts/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { assertStatus, register, statusOf, testBoard } from "./helpers.ts";
@@ -88,7 +88,12 @@ Deno.test("tokens issued before tokens named their records keep working", async 
     assert.equal(res.status, 200, JSON.stringify(body));
     assert.match(body.refresh_token, /^pb_rt_[A-Za-z0-9_-]{43}\./);
     assert.equal(await statusOf(whoami(board, body.access_token)), 200);
-    // Presented again, the old-format token revokes the connection, as any rotated token does.
+    // Presented again within a minute (parallel refreshes), it gets the same successor.
+    const again = await refresh(board, clientId, legacy);
+    assert.equal(again.status, 200);
+    assert.equal((await again.json()).refresh_token, body.refresh_token);
+    // A minute on, it revokes the connection, as any replaced token does.
+    board.clock.advance(TTL.refreshGrace);
     assert.equal(await statusOf(refresh(board, clientId, legacy)), 400);
     assert.equal(await statusOf(whoami(board, body.access_token)), 401);
   });

@@ -372,10 +372,16 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
         return { error: new InvalidGrantError("The connection was revoked.") };
       }
       if (old.rotated_at !== null || grant.refresh_hash !== oldHash) {
-        dropGrant(tx, grant);
-        return { error: reusedError() };
-      }
-      if (rotatedInGrace(grant, now)) repeat = { token: req.refreshToken, hash: oldHash };
+        // A token of the older format keeps its record once replaced: within the grace of that
+        // replacement it gets its successor again, as a named token does.
+        repeat = old.rotated_at === null
+          ? null
+          : await successorInGrace(deps, grant, req.refreshToken, oldHash, now);
+        if (!repeat) {
+          dropGrant(tx, grant);
+          return { error: reusedError() };
+        }
+      } else if (rotatedInGrace(grant, now)) repeat = { token: req.refreshToken, hash: oldHash };
     }
     const client = read.client.value;
     if (!clientIsLive(client, now)) {
