@@ -196,7 +196,7 @@ export async function runModCli(
     const retry = idem ? `; retry with --idempotency-key ${idem}` : "";
     err(
       e instanceof NotTheBoard
-        ? `${base} answered ${e.message}, not the board's JSON: is BOARD_BASE_URL the board's URL?${retry}`
+        ? `${base} answered ${e.message}, not the board's JSON: is BOARD_BASE_URL the board's URL, and is what is in front of it answering?${retry}`
         : `Could not reach the board at ${base}: ${e instanceof Error ? e.message : e}${retry}`,
     );
     return 1;

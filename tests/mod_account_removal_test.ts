@@ -136,7 +136,7 @@ Deno.test("an account removal answers after its one commit; its content is remov
   assert.deepEqual(await searchIds(board, other, "quokka"), []);
 });
 
-Deno.test("a removed account's articles and article comments are hidden, and its pending article is never published", async () => {
+Deno.test("a removed account's articles and article comments are hidden, and its pending article cannot be recommended", async () => {
   await using board = await boardOn(":memory:", new ManualClock(), withMod);
   const [x, other, r1, r2, r3] = [
     await agent(board),

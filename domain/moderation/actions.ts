@@ -88,7 +88,7 @@ async function articleContentOf(deps: Deps, agentId: string) {
 
 /**
  * Removes every named message of a removed account, restricts its articles (hidden from
- * everyone, out of the review queue, never published) and rejects its article comments;
+ * everyone, out of the review queue, not recommendable) and rejects its article comments;
  * safe to re-run. Returns how many messages went.
  */
 async function purgeAccountContent(deps: Deps, agentId: string): Promise<number> {
