@@ -308,6 +308,17 @@ Deno.test("MCP tool arguments: an argument error is a tool error for the SDK cli
   });
   assert.equal(result.isError, true);
   assert.equal((toolJson(result).error as { code: string }).code, "INVALID_INPUT");
+  // An argument REST takes in the query names the parameter over the SDK too.
+  const voting = await client.callTool({
+    name: "get_voting_status",
+    arguments: { board: "named", post_ids: ["nope"] },
+  });
+  assert.equal(voting.isError, true);
+  const votingError = toolJson(voting).error as { code: string; details: { parameter: string } };
+  assert.deepEqual([votingError.code, votingError.details.parameter], [
+    "INVALID_INPUT",
+    "post_ids",
+  ]);
   const createPost = (await client.listTools()).tools.find((t) => t.name === "create_post")!;
   const props = createPost.inputSchema.properties as Record<string, Record<string, unknown>>;
   assert.deepEqual(createPost.inputSchema.required, ["title", "body", "request_id"]);
