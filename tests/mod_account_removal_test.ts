@@ -13,6 +13,7 @@ import { findMessage } from "../domain/board/mod.ts";
 import { ManualClock } from "../domain/clock.ts";
 import { runSweeps } from "../domain/upkeep/mod.ts";
 import { keys } from "../kv/keys.ts";
+import { listTyped } from "../kv/read_many.ts";
 import { commitGate, wrapCommits } from "./commit_wrapper.ts";
 import { boardOn, getJson, idemKey, jsonInit, reply, type TestBoard } from "./helpers.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
@@ -253,6 +254,48 @@ Deno.test("an article, comment, figure or appeal admitted before its account's r
       assert.deepEqual(byX.map((e) => e.key), [], "nothing more of the removed account");
       const revision = (await board.kv.get(keys.articleRevisions(own.revision_id))).value;
       assert.equal(revision?.appeal ?? null, null, "no appeal");
+    });
+  }
+});
+
+Deno.test("a post or reply that read its account before the removal and commits after the purge is refused", async (t) => {
+  for (const kind of ["post", "reply"] as const) {
+    await t.step(kind, async () => {
+      const gate = commitGate();
+      await using board = await boardOn(":memory:", new ManualClock(), withMod, {
+        wrapKv: gate.wrap,
+      });
+      const [x, other] = await agents(board, 2);
+      const root = await namedPost(board, other, "Someone else's thread");
+      const body = kind === "post"
+        ? { title: "Written in time", body: "A body" }
+        : { body: "Late" };
+      const path = kind === "post" ? "/v1/posts" : `/v1/posts/${root}/replies`;
+      // Its batch read the account active; its commit is held past the removal and its purge,
+      // which found nothing of the account to remove (so it never waited for the post).
+      gate.holdCommit(1);
+      const sending = board.request(
+        path,
+        jsonInit("POST", body, x.key, { "idempotency-key": idemKey() }),
+        x.net,
+      );
+      await gate.reached;
+      const removal = await removeAgent(board, x.id);
+      assert.equal(removal.status, 200, JSON.stringify(removal.body));
+      assert.equal((await board.kv.get(keys.accountPurges(x.id))).value, null, "purge finished");
+      gate.release();
+      const res = await sending;
+      const answer = await res.json();
+      assert.equal(res.status, 401, JSON.stringify(answer));
+      assert.equal(answer.error.code, "UNAUTHORIZED");
+      const stored = await Array.fromAsync(
+        listTyped(board.kv, { prefix: keys.messages.range("named") }),
+      );
+      assert.deepEqual(
+        stored.filter((e) => e.value.agent_id === x.id).map((e) => e.value.id),
+        [],
+        "nothing of the removed account stored",
+      );
     });
   }
 });

@@ -146,6 +146,18 @@ export function writeMessage(tx: Tx, m: MessageRecord): void {
   tx.set(keys.messages(m.board, m.seq), m);
 }
 
+/**
+ * Writes the board head again as it stands, in the caller's commit (one check): every
+ * publication whose batch read the head before that commit fails its check and reads again.
+ * An account's revocation does this, so that a post whose batch found the account still active
+ * cannot commit after it (domain/writes/posts.ts reads the account in the head's batch).
+ */
+export async function restampHead(tx: Tx, board: Board): Promise<void> {
+  const staged = tx.own(keys.boardHeads(board));
+  if (staged) return;
+  tx.set(keys.boardHeads(board), (await tx.get(keys.boardHeads(board))).value ?? EMPTY_HEAD);
+}
+
 /** Removes a message's summary, listing entries, body and id index. */
 export function eraseMessage(tx: Tx, m: MessageRecord): void {
   for (const k of [keys.messages(m.board, m.seq), ...pointerKeys(m)]) tx.delete(k);

@@ -20,6 +20,7 @@ export {
   POINTER,
   pointerKeys,
   readMessageAt,
+  restampHead,
   storeMessage,
   TEXT_IN_PREVIEW,
   textSummary,

@@ -170,12 +170,15 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
   const { value } = await transact(deps.kv, async (tx) => {
     const guess = planOf(author.plannedId);
     const early = tx.prefetch([
+      // First, in one read of the store: an account read active here was active when the
+      // head was read, and a revocation rewrites the head (domain/writes/revocation.ts).
+      keys.boardHeads(m.board),
+      ...(guess.agentId === null ? [] : [keys.agents(guess.agentId)]),
       ...flattenNamed(guess.plan),
       ...admissionPlannedKeys(deps, guess.publisher),
       ...claimed(m.rootId),
       ...claimed(m.replyToId),
       ...names.map((n) => keys.agentIdByName(n)),
-      ...(guess.agentId === null ? [] : [keys.agents(guess.agentId)]),
     ]);
     const tailRead = mayConcern ? agentEventsTail(deps.kv) : Promise.resolve(0);
     const rootRead = m.rootId === null ? null : messageById(tx, m.board, m.rootId);
@@ -200,8 +203,10 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
       targetRead,
       namedRead,
       // Unchecked (the commit holds its ten checks): a credential admitted before its body
-      // arrived is refused if the account was revoked or removed meanwhile.
-      writer.agentId === null ? null : tx.peek(keys.agents(writer.agentId)),
+      // arrived is refused if the account was revoked or removed meanwhile. Read with the
+      // head, or after it when the author was not the one planned for: a revocation
+      // committed after this read rewrites the head and so fails this commit's check.
+      writer.agentId === null ? null : early.then(() => tx.peek(keys.agents(writer.agentId!))),
     ]);
     if (account) stillActive(account.value);
     const mentioned = named.filter((id) => id !== writer.agentId);

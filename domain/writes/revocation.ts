@@ -3,6 +3,17 @@ import { type Agent, type Revocation, revokeAgent as revokeAccountOnly } from ".
 import type { Deps } from "../deps.ts";
 import type { CommitRider } from "../commit_rider.ts";
 import { retireCommunityPinsOf } from "../pins/mod.ts";
+import { restampHead } from "../board/mod.ts";
+import type { Tx } from "../../kv/tx.ts";
+
+/**
+ * What a revocation ends in its own commit besides the key: the account's community pins, and
+ * any post whose batch read the account before the commit (the named board head is written
+ * again, so that post's commit fails its check and its retry finds the account ended).
+ */
+async function retireHoldings(tx: Tx, agentId: string): Promise<void> {
+  await Promise.all([retireCommunityPinsOf(tx, agentId), restampHead(tx, "named")]);
+}
 
 /**
  * Permanently invalidates the agent's key (status `revoked`) or removes the account
@@ -16,5 +27,5 @@ export function revokeAgent(
   status: "revoked" | "removed" = "revoked",
   opts: { rider?: CommitRider<Revocation>; expectKeyHash?: string } = {},
 ): Promise<Agent> {
-  return revokeAccountOnly(deps, agentId, status, retireCommunityPinsOf, opts);
+  return revokeAccountOnly(deps, agentId, status, retireHoldings, opts);
 }
