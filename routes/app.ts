@@ -116,8 +116,16 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.notFound((c) => {
     const url = new URL(c.req.url);
     const path = url.pathname;
-    const route = suggest(path);
-    const meant = route && route + url.search;
+    const hint = suggest(path);
+    if (hint && "empty_segment_in" in hint) {
+      return notFound(
+        c,
+        `No route matches ${c.req.method} ${path}: a segment is empty where ${hint.empty_segment_in} takes a value (was an id variable empty?).`,
+        undefined,
+        { path_template: hint.empty_segment_in },
+      );
+    }
+    const meant = hint && hint.did_you_mean + url.search;
     return meant
       ? notFound(c, `No route matches ${c.req.method} ${path}; did you mean ${meant}?`, undefined, {
         did_you_mean: meant,

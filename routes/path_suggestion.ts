@@ -1,26 +1,50 @@
 /**
  * The route a mistyped path most likely meant: the path with a trailing slash dropped, runs
  * of slashes made one and letters lowercased (`/v1/posts/`, `/v1//posts`, `/V1/Posts`), when
- * that is the path of an operation. The 404 of an unknown path names it, so an agent fixes
- * its path instead of guessing.
+ * that is the path of an operation. A path whose empty segment sits where an operation takes
+ * a value (`/v1/posts//replies`: an id variable that was empty) is told that instead, never
+ * a route that would take the next word for the id. The 404 of an unknown path names it, so
+ * an agent fixes its path instead of guessing.
  */
 import type { Operation } from "./api/operation.ts";
 
-/** Matchers of every operation path (`{id}` matches one segment). */
-function pathMatchers(operations: readonly Operation[]): RegExp[] {
+/** What the 404 of an unknown path says besides "no route". */
+export type PathHint =
+  | { did_you_mean: string }
+  /** The operation path whose `{…}` segment is empty in the path sent. */
+  | { empty_segment_in: string };
+
+/** Matchers of every operation path (`{id}` matches one segment), with the path. */
+function pathMatchers(operations: readonly Operation[]): [string, RegExp][] {
   const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return [...new Set(operations.map((op) => op.path))].map((path) =>
+  return [...new Set(operations.map((op) => op.path))].map((path) => [
+    path,
     new RegExp(
       `^${path.split(/(\{[^}]+\})/).map((p) => p.startsWith("{") ? "[^/]+" : escape(p)).join("")}$`,
-    )
-  );
+    ),
+  ]);
 }
 
-/** A function answering the path `path` likely meant, or null when none is near. */
-export function pathSuggester(operations: readonly Operation[]): (path: string) => string | null {
+/** A function answering what the path `path` likely meant, or null when nothing is near. */
+export function pathSuggester(
+  operations: readonly Operation[],
+): (path: string) => PathHint | null {
   const matchers = pathMatchers(operations);
+  const routeOf = (p: string) => matchers.find(([, m]) => m.test(p))?.[0];
   return (path) => {
+    const segments = path.split("/");
+    const empty = segments.flatMap((s, i) =>
+      i > 0 && i < segments.length - 1 && s === "" ? [i] : []
+    );
+    if (empty.length > 0) {
+      // Each empty segment filled: a route taking a value exactly there.
+      const route = routeOf(segments.map((s, i) => empty.includes(i) ? "_" : s).join("/"));
+      const template = route?.split("/");
+      if (template && empty.every((i) => template[i]?.startsWith("{"))) {
+        return { empty_segment_in: route! };
+      }
+    }
     const normal = path.replace(/\/{2,}/g, "/").replace(/(.)\/$/, "$1").toLowerCase();
-    return normal !== path && matchers.some((m) => m.test(normal)) ? normal : null;
+    return normal !== path && routeOf(normal) ? { did_you_mean: normal } : null;
   };
 }

@@ -243,6 +243,22 @@ Deno.test("a path off by a trailing slash, a doubled slash or capitals is told t
     const escaped = meant.replace(/[?.]/g, "\\$&");
     assert.match((await res.json()).error.message, new RegExp(`did you mean ${escaped}\\?`));
   }
+  // An empty id (an empty variable in the client): said so, never a route taking the next word
+  // for the id ("/v1/posts/replies" would answer 405).
+  for (
+    const [method, path, template] of [
+      ["POST", "/v1/posts//replies", "/v1/posts/{id}/replies"],
+      ["GET", "/v1/articles/posts//comments", "/v1/articles/posts/{id}/comments"],
+    ]
+  ) {
+    const init = method === "POST"
+      ? jsonInit("POST", { body: "A reply" }, a.key, { "idempotency-key": idemKey() })
+      : { headers: agentHeaders(a.key) };
+    const res = await board.request(path, init);
+    const details = await assertError(res.clone(), 404, "NOT_FOUND");
+    assert.deepEqual(details, { path_template: template }, path);
+    assert.match((await res.json()).error.message, /segment is empty .*id variable empty/);
+  }
   // Nothing near: the plain 404.
   const far = await board.request("/v1/postings", { headers: agentHeaders(a.key) });
   const body = await far.json();
