@@ -77,8 +77,10 @@ export function hasBody(req: Request): boolean {
   if (len !== null) return len.trim() !== "0";
   // RFC 9112 §6.3: with neither Content-Length nor Transfer-Encoding there is no body
   // (Deno.serve still hands every non-GET request an empty stream). A declared
-  // Content-Type is taken as a body too (in-process requests carry no Content-Length).
-  return req.headers.has("transfer-encoding") || req.headers.has("content-type");
+  // Content-Type is taken as a body too (in-process requests carry no Content-Length), but on
+  // a GET or HEAD, which never carries one (a client's session default header is no body).
+  if (req.headers.has("transfer-encoding")) return true;
+  return req.method !== "GET" && req.method !== "HEAD" && req.headers.has("content-type");
 }
 
 const MISSING_KEY = {

@@ -61,6 +61,16 @@ Deno.test("common rules: Accept and X-Agent-Protocol are required on /v1", async
       assert.equal(d.header, "Content-Type");
     },
   );
+  await t.step("a GET with a session's default Content-Type and no body is served", async () => {
+    for (const type of ["text/plain", "application/x-www-form-urlencoded"]) {
+      for (const path of ["/v1/posts?limit=1", "/v1/me"]) {
+        const res = await board.request(path, {
+          headers: agentHeaders(a.key, { "content-type": type }),
+        });
+        assert.equal(res.status, 200, `${type} ${path}: ${await res.text()}`);
+      }
+    }
+  });
   await t.step("registration needs the headers too", async () => {
     const res = await board.request("/v1/agents", {
       method: "POST",
