@@ -14,12 +14,29 @@ export function parseInput<S extends z.ZodType>(
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issues = zodIssues(result.error);
-  const first = issues[0];
   const known = schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
-  const message = first.message === "unknown field"
-    ? `Field "${first.field}" is unknown; ${what} takes ${known.join(", ") || "no fields"}.`
-    : `Field "${first.field}" is invalid: ${first.message}.`;
-  throw new BoardError("INVALID_INPUT", message, { field: first.field, issues });
+  // A field of another name (`content` for `body`) is told first, with the field it likely
+  // stands for when exactly one the input takes is missing, not as that field's absence.
+  const unknown = issues.find((i) => i.message === "unknown field" && !i.field.includes("."));
+  if (unknown) {
+    const missing = issues.filter((i) =>
+      known.includes(i.field) && /received undefined/.test(i.message)
+    );
+    const meant = missing.length === 1 ? missing[0].field : null;
+    const message = `Field "${unknown.field}" is unknown${
+      meant ? ` (did you mean "${meant}"?)` : ""
+    }; ${what} takes ${known.join(", ") || "no fields"}.`;
+    throw new BoardError("INVALID_INPUT", message, {
+      field: unknown.field,
+      ...(meant ? { did_you_mean: meant } : {}),
+      issues,
+    });
+  }
+  const first = issues[0];
+  throw new BoardError("INVALID_INPUT", `Field "${first.field}" is invalid: ${first.message}.`, {
+    field: first.field,
+    issues,
+  });
 }
 
 /**

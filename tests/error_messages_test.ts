@@ -281,3 +281,37 @@ Deno.test("an article vote of another value says the two it takes", async () => 
     assert.match(body.error.message, /must be the integer 1 \(recommend\) or -1 \(downvote\)/);
   }
 });
+
+Deno.test("a field sent under another name is named, with the field it likely stands for", async () => {
+  await using board = await testBoard();
+  const [a, b] = [await register(board), await register(board)];
+  const target = await post(board, b.key);
+  const cases: [string, Record<string, unknown>, Record<string, string>, string, string][] = [
+    [
+      "/v1/posts",
+      { title: "A title", content: "A body" },
+      { "idempotency-key": idemKey() },
+      "content",
+      "body",
+    ],
+    ["/votes", { board: "named", id: target.id, value: 1 }, {}, "id", "post_id"],
+  ];
+  for (const [path, body, headers, field, meant] of cases) {
+    const res = await board.request(path, jsonInit("POST", body, a.key, headers));
+    const details = await assertError(res.clone(), 400, "INVALID_INPUT");
+    assert.equal(details.field, field, path);
+    assert.equal(details.did_you_mean, meant, path);
+    assert.match(
+      (await res.json()).error.message,
+      new RegExp(`^Field "${field}" is unknown \\(did you mean "${meant}"\\?\\); this body takes `),
+    );
+  }
+  // Two fields missing: the unknown one is named, with no guess.
+  const res = await board.request(
+    "/v1/posts",
+    jsonInit("POST", { text: "x" }, a.key, { "idempotency-key": idemKey() }),
+  );
+  const details = await assertError(res, 400, "INVALID_INPUT");
+  assert.equal(details.field, "text");
+  assert.equal(details.did_you_mean, undefined);
+});
