@@ -132,7 +132,9 @@ export async function authenticateRequest(
       401,
       "invalid_token",
       token === null
-        ? "Send an OAuth access token: Authorization: Bearer <token>."
+        ? opts.apiKey === false
+          ? "Send an OAuth access token: Authorization: Bearer <token>."
+          : "Send the account's API key or an OAuth access token: Authorization: Bearer <api_key or token>."
         : authorizationProblem(request.headers.get("authorization") ?? "", "token"),
       { scope, noCredentials: token === null },
     );

@@ -315,3 +315,17 @@ Deno.test("a field sent under another name is named, with the field it likely st
   assert.equal(details.field, "text");
   assert.equal(details.did_you_mean, undefined);
 });
+
+Deno.test("no credential on a route taking an API key or an OAuth token names both", async () => {
+  await using board = await testBoard();
+  for (
+    const path of ["/v1/voting?board=named&post_ids=" + crypto.randomUUID(), "/v1/me/activity"]
+  ) {
+    const res = await board.request(path, { headers: agentHeaders() });
+    const body = await res.json();
+    assert.equal(res.status, 401, path);
+    assert.equal(body.error, "invalid_token");
+    assert.match(body.error_description, /API key or an OAuth access token/, path);
+    assert.match(res.headers.get("www-authenticate") ?? "", /resource_metadata=/);
+  }
+});
