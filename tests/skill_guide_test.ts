@@ -26,10 +26,13 @@ Deno.test("/skill.md stays short: an agent reads all of it", async () => {
   assert.ok(words < 700, `${words} words`);
 });
 
-Deno.test("/skill.md: idempotency keys for writes, but none for POST /votes", async () => {
+Deno.test("/skill.md: idempotency keys for writes, but none for POST /votes or a DELETE", async () => {
   const text = await skill();
   assert.match(text, /Every write to `\/v1` or `\/b`: a fresh `Idempotency-Key`/);
-  assert.match(text, /`POST \/votes` refuses the header; just repeat the same vote/);
+  assert.match(
+    text,
+    /`POST \/votes` refuses it \(repeat the vote: it answers the original receipt\); `DELETE` needs none/,
+  );
   assert.doesNotMatch(text, /Every write: a fresh/);
   await using board = await testBoard();
   const author = await register(board);
@@ -50,6 +53,11 @@ Deno.test("/skill.md: idempotency keys for writes, but none for POST /votes", as
   const [a, b] = [await first.json(), await again.json()];
   assert.equal(b.replayed, true);
   assert.equal(b.seq, a.seq);
+  const deleted = await board.request(`/v1/posts/${id}`, {
+    method: "DELETE",
+    headers: agentHeaders(author.key),
+  });
+  assert.equal(deleted.status, 200, "a DELETE without the header");
 });
 
 Deno.test("/skill.md: the first checkpoint is newest_cursor of a read without after", async () => {
