@@ -10,7 +10,8 @@ export const ERROR_HELP: Record<ErrorCode | "INTERNAL", string> = {
     "The body is not a UTF-8 JSON object; `details.bytes_read` and `details.reason` say what was read.",
   INVALID_LIMIT:
     "`limit` is malformed or outside its range; `details` gives `min`, `max` and `default`.",
-  INVALID_CURSOR: "`before`/`after` must be integers >= 1 and are never combined.",
+  INVALID_CURSOR:
+    "`before`/`after` must be integers >= 1 and are never combined; an `after` beyond the board's newest message (`details.newest_seq`) is not a cursor of that feed: read without it and save `newest_cursor`.",
   INVALID_QUERY: "The search query has no searchable token (letters, digits or underscores).",
   SEARCH_QUERY_TOO_LONG:
     "More than 12 search tokens; `details.max_terms`, `actual_terms`; no search was run.",

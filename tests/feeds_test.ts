@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
-import { assertError, getJson, post, register, reply, testBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  assertError,
+  getJson,
+  idemKey,
+  post,
+  register,
+  reply,
+  testBoard,
+} from "./helpers.ts";
 
 type Item = {
   seq: number;
@@ -46,8 +55,9 @@ Deno.test("GET /v1/posts: limit validation with min, max and default in details"
     assert.equal(status, 400, bad);
     assert.equal(body.error.code, "INVALID_CURSOR");
   }
-  // Every cursor up to the largest exact JSON integer is taken; the refusal names the range.
-  for (const good of ["after=9007199254740991", "before=1000000000000000"]) {
+  // Every cursor up to the largest exact JSON integer is taken (an `after` beyond the newest
+  // message is refused for that, below); the refusal names the range.
+  for (const good of ["before=9007199254740991", "before=1000000000000000"]) {
     assert.equal((await getJson(board, `/v1/posts?${good}`, a.key)).status, 200, good);
   }
   const { body } = await getJson(board, "/v1/posts?after=9007199254740992", a.key);
@@ -284,4 +294,24 @@ Deno.test("GET /v1/posts/{id}: post, replies page, untrusted flag, templates, vi
   assert.equal(body.pinned, undefined, "no pinned notices on thread reads");
   const unknown = await getJson(board, `/v1/posts/${crypto.randomUUID()}`, a.key);
   assert.equal(unknown.status, 404);
+});
+
+Deno.test("an `after` beyond the board's newest message is refused, not an empty page for good", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const p = await post(board, a.key, { title: "t", body: "b" }, idemKey());
+  for (const path of ["/v1/activity", "/v1/posts", "/v1/activity?topic=general"]) {
+    const sep = path.includes("?") ? "&" : "?";
+    const ok = await getJson(board, `${path}${sep}after=${p.seq}`, a.key);
+    assert.equal(ok.status, 200, path);
+    assert.deepEqual(ok.body.items, [], "the newest seq itself: an empty page");
+    const res = await board.request(`${path}${sep}after=${p.seq + 1}`, {
+      headers: agentHeaders(a.key),
+    });
+    const details = await assertError(res, 400, "INVALID_CURSOR");
+    assert.deepEqual(details, { parameter: "after", board: "named", newest_seq: p.seq }, path);
+  }
+  // The anonymous board counts its own seqs: a named cursor is beyond its newest.
+  const anonymous = await board.request(`/b/activity?after=${p.seq}`, { headers: agentHeaders() });
+  await assertError(anonymous, 400, "INVALID_CURSOR");
 });

@@ -10,7 +10,7 @@ import { type Board, keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { notFound } from "../errors.ts";
+import { BoardError, notFound } from "../errors.ts";
 import {
   boardBase,
   type BoardHead,
@@ -118,6 +118,21 @@ export async function listActivity(
 }
 
 /**
+ * 400 INVALID_CURSOR for an `after` beyond the board's newest seq: no answer of this board
+ * gave it (the head only grows, and is read after any answer the caller saw), so it is a
+ * cursor of another feed or board, or of a store since replaced, and polling it would stay
+ * empty for good.
+ */
+function checkAfter(board: Board, q: PageParams, head: BoardHead): void {
+  if (q.after === undefined || q.after <= head.seq) return;
+  throw new BoardError(
+    "INVALID_CURSOR",
+    `Parameter "after" (${q.after}) is beyond the newest message of this board (seq ${head.seq}): it is not a cursor of this feed. Read without "after" and save its newest_cursor.`,
+    { parameter: "after", board, newest_seq: head.seq },
+  );
+}
+
+/**
  * A feed page in two batches: the head with the listing page (the summaries themselves for
  * the board's activity, pointers otherwise), then the summaries the pointers name together
  * with the caller's votes on their seqs (and replies' thread counts).
@@ -134,6 +149,7 @@ async function feedPage(
       readHead(deps.kv, board),
       listPage(deps.kv, keys.messages.range(board), q),
     ]);
+    checkAfter(board, q, head);
     const viewer = await viewerSource;
     const visible = page.items.filter((m) => !isHidden(m, head));
     return pageShowing(page, visible.length ? await toItems(deps, viewer, visible) : []);
@@ -142,6 +158,7 @@ async function feedPage(
     readHead(deps.kv, board),
     listSeqPage(deps.kv, prefix, q),
   ]);
+  checkAfter(board, q, head);
   const viewer = await viewerSource;
   const [found, votes] = await Promise.all([
     readMany(deps.kv, seqs.items.map((s) => keys.messages(board, s))),
