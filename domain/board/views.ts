@@ -31,7 +31,9 @@ export function messageActionTemplates(board: Board) {
       body: { body: "{body}", reply_to_id: "{reply_to_id}" },
       placeholders: {
         thread_id: uuidArg("The root thread."),
-        reply_to_id: uuidArg("The message answered; leave the field out to answer the root."),
+        reply_to_id: uuidArg(
+          "The message answered, as the item's args give it; the root's own id, or no field, answers the thread.",
+        ),
         body: textInput("1-8192 UTF-8 bytes."),
         request_id: REQUEST_ID,
       },
