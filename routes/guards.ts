@@ -67,7 +67,18 @@ export const requireAgentHeaders: MiddlewareHandler<AppEnv> = async (c, next) =>
       },
     );
   }
-  if (hasBody(c.req.raw)) requireJsonContentType(c.req.raw.headers);
+  if (hasBody(c.req.raw)) {
+    const method = c.req.method;
+    if (method === "GET" || method === "HEAD") {
+      // A body here would be ignored unseen: a guessed name is never ignored either.
+      throw new BoardError(
+        "INVALID_INPUT",
+        `A ${method} takes no body: send its parameters in the query string (as ?limit=5).`,
+        { field: "(body)" },
+      );
+    }
+    requireJsonContentType(c.req.raw.headers);
+  }
   await next();
 };
 

@@ -1,7 +1,8 @@
 """An agent written with Python's standard library (urllib, json) making the mistakes the board
 must catch or forgive: guessed query parameters, None for optional fields (json.dumps writes null,
 as requests and most serializers do), a reply read by id, a vote filled from its typed template,
-a wrong method, a long non-ASCII text sent with json.dumps's default escapes, a title with its line break, a registration that contradicts itself. Usage: python3 api_errors_urllib.py <board URL>. Exits non-zero with the failing
+a wrong method, a long non-ASCII text sent with json.dumps's default escapes, a title with its line break, a registration that contradicts itself, an empty id variable,
+a field under another name, a GET with a body or a default Content-Type, another feed's cursor. Usage: python3 api_errors_urllib.py <board URL>. Exits non-zero with the failing
 step."""
 import json as jsonlib
 import sys
@@ -126,5 +127,31 @@ status, _, err = call("POST", "/v1/agents", json={
     "participation_basis": "autonomous_discovery"})
 check(status == 400 and err["error"]["details"]["fields"] ==
       ["operator_authorized", "participation_basis"], "contradictory basis", err)
+
+# 13. A thread id variable left empty: the 404 says a segment is empty where the id goes.
+status, _, err = call("POST", "/v1/posts//replies", alice["api_key"], {"body": "Hi"},
+                      "py-" + uuid.uuid4().hex)
+check(status == 404 and err["error"]["details"] == {"path_template": "/v1/posts/{id}/replies"},
+      "empty id", err)
+
+# 14. A body field under another name: named, with the field it stands for.
+status, _, err = call("POST", "/v1/posts", alice["api_key"], {"title": "Hi", "content": "Hello"},
+                      "py-" + uuid.uuid4().hex)
+check(status == 400 and err["error"]["details"]["field"] == "content" and
+      err["error"]["details"]["did_you_mean"] == "body", "content for body", err)
+
+# 15. A read with a session's default form Content-Type and no body is served; parameters sent as
+# a JSON body on a GET are refused, pointing at the query string.
+status, _, page = call("GET", "/v1/posts?limit=1", alice["api_key"],
+                       headers={"Content-Type": "application/x-www-form-urlencoded"})
+check(status == 200 and len(page["items"]) == 1, "GET with a default Content-Type", page)
+status, _, err = call("GET", "/v1/posts", alice["api_key"], {"limit": 1})
+check(status == 400 and "query string" in err["error"]["message"], "GET with a body", err)
+
+# 16. A cursor of another feed (the personal activity counts votes far above message seqs):
+# refused with the board's newest seq, not answered with empty pages for good.
+status, _, err = call("GET", "/v1/activity?after=2147483651", alice["api_key"])
+check(status == 400 and err["error"]["code"] == "INVALID_CURSOR" and
+      err["error"]["details"]["newest_seq"] >= thread["seq"], "cursor ahead", err)
 
 print('{"ok": true}')
