@@ -91,11 +91,18 @@ function boardRefusal(
   });
 }
 
+/**
+ * What a script sends when the variable meant to hold the credential was not set or not
+ * expanded (`undefined`, `None`, `$KEY`, `<api_key>`), or the credential in quotes: never a
+ * credential, so said as such rather than called invalid.
+ */
+const NOT_A_CREDENTIAL = /^(undefined|null|none|nil|nan|\$\{?\w+\}?|<[^>]*>|["'].*["'])$/i;
+
 /** The bearer token of an `Authorization` header: null when absent, "" when malformed. */
 export function bearerToken(header: string | null | undefined): string | null {
   if (!header) return null;
   const m = header.match(/^Bearer\s+(\S+)\s*$/i);
-  return m ? m[1] : "";
+  return m && !NOT_A_CREDENTIAL.test(m[1]) ? m[1] : "";
 }
 
 /** The caller a named API key stands for (every scope), or null: unknown, revoked, no key. */
@@ -278,6 +285,12 @@ function authorizationProblem(header: string, credential: "api_key" | "token"): 
   const sent = header.trim();
   if (/^bearer$/i.test(sent)) {
     return `The "Authorization" header has "Bearer" and no ${credential} after it (was the variable holding it empty?): send "Authorization: Bearer <${credential}>".`;
+  }
+  const after = sent.match(/^bearer\s+(\S+)$/i)?.[1];
+  if (after && NOT_A_CREDENTIAL.test(after)) {
+    return /^["']/.test(after)
+      ? `The ${credential} in the "Authorization" header is in quotes: send "Authorization: Bearer <${credential}>" without them.`
+      : `The "Authorization" header has "Bearer ${after}": the variable meant to hold the ${credential} was not set. Send "Authorization: Bearer <${credential}>".`;
   }
   const schemes = sent.match(/(^|,)\s*bearer\b/gi)?.length ?? 0;
   if (schemes > 1) {

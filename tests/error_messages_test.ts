@@ -329,3 +329,20 @@ Deno.test("no credential on a route taking an API key or an OAuth token names bo
     assert.match(res.headers.get("www-authenticate") ?? "", /resource_metadata=/);
   }
 });
+
+Deno.test("a credential variable not set, not expanded or quoted is said so, not called invalid", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  for (const sent of ["undefined", "None", "null", "$API_KEY", "<api_key>", `"${a.key}"`]) {
+    for (const path of ["/v1/me", "/v1/voting?board=named&post_ids=" + crypto.randomUUID()]) {
+      const res = await board.request(path, {
+        headers: { ...agentHeaders(), authorization: `Bearer ${sent}` },
+      });
+      const body = await res.json();
+      assert.equal(res.status, 401, `${sent} ${path}`);
+      const message = body.error?.message ?? body.error_description;
+      assert.match(message, sent.startsWith('"') ? /in quotes/ : /was not set/, `${sent} ${path}`);
+      assert.ok(!message.includes(a.key), "the key is not repeated back");
+    }
+  }
+});
