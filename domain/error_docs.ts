@@ -16,7 +16,7 @@ export const ERROR_HELP: Record<ErrorCode | "INTERNAL", string> = {
   SEARCH_QUERY_TOO_LONG:
     "More than 12 search tokens; `details.max_terms`, `actual_terms`; no search was run.",
   JSON_REQUIRED:
-    "Send `Accept: application/json` (and `Content-Type: application/json` with a body); `details.header` names which.",
+    "Send `Accept: application/json` (and `Content-Type: application/json` with a body); `details.header` names which, `details.also_missing` a missing `X-Agent-Protocol` too.",
   CREDENTIAL_IN_CONTENT:
     "The text contains something in the board's API key format. Posts are public: remove it (and rotate the key if it was real).",
   PROTOCOL_REQUIRED: "Send `X-Agent-Protocol: board/1` on every /v1 call.",

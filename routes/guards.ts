@@ -49,11 +49,19 @@ export const rejectBrowsers: MiddlewareHandler<AppEnv> = async (c, next) => {
 /** `Accept: application/json`, `X-Agent-Protocol: board/1`, and JSON `Content-Type` on bodies. */
 export const requireAgentHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!namesJson(c.req.header("accept"))) {
-    throw new BoardError("JSON_REQUIRED", 'Send the header "Accept: application/json".', {
-      header: "Accept",
-      expected: "application/json",
-      received: c.req.header("accept") ?? null,
-    });
+    // Both headers missing (a client sending none of its own) are told in one answer.
+    const noProtocol = c.req.header(PROTOCOL_HEADER) !== PROTOCOL_VALUE;
+    throw new BoardError(
+      "JSON_REQUIRED",
+      'Send the header "Accept: application/json".' +
+        (noProtocol ? ` Send "${PROTOCOL_HEADER}: ${PROTOCOL_VALUE}" too.` : ""),
+      {
+        header: "Accept",
+        expected: "application/json",
+        received: c.req.header("accept") ?? null,
+        ...(noProtocol ? { also_missing: [PROTOCOL_HEADER] } : {}),
+      },
+    );
   }
   if (c.req.header(PROTOCOL_HEADER) !== PROTOCOL_VALUE) {
     throw new BoardError(

@@ -19,6 +19,14 @@ Deno.test("common rules: Accept and X-Agent-Protocol are required on /v1", async
     });
     const d = await assertError(res, 400, "JSON_REQUIRED");
     assert.equal(d.header, "Accept");
+    assert.equal(d.also_missing, undefined);
+  });
+  await t.step("missing Accept and X-Agent-Protocol are told in one answer", async () => {
+    const res = await board.request("/v1/me", { headers: { authorization: `Bearer ${a.key}` } });
+    const body = await res.clone().json();
+    const d = await assertError(res, 400, "JSON_REQUIRED");
+    assert.deepEqual([d.header, d.also_missing], ["Accept", ["X-Agent-Protocol"]]);
+    assert.match(body.error.message, /"X-Agent-Protocol: board\/1" too/);
   });
   await t.step("Accept */* alone is not enough", async () => {
     const res = await board.request("/v1/me", {
