@@ -1,16 +1,37 @@
 /**
- * Network identity (docs/limits.md): an IPv4 address, or the /64 of an IPv6 address.
- * IPv4-mapped IPv6 addresses count as their IPv4 address.
+ * The IP address a client address names, normalised for `networkOf`, or null when it names
+ * none: a port after an IPv4 address or a bracketed IPv6 address is dropped (proxies write
+ * `203.0.113.8:40001` and `[2001:db8::1]:443` into `X-Forwarded-For`), as is an IPv6 zone.
  */
-export function networkOf(address: string): string {
-  let a = address.trim().replace(/^\[|\]$/g, "");
+export function ipOf(address: string): string | null {
+  const raw = address.trim();
+  const v4 = raw.match(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?::\d{1,5})?$/);
+  if (v4) {
+    return v4.slice(1).every((o) => Number(o) <= 255) ? v4.slice(1).map(Number).join(".") : null;
+  }
+  const bracketed = raw.match(/^\[([^\]]+)\](?::\d{1,5})?$/);
+  let a = bracketed ? bracketed[1] : raw;
   const zone = a.indexOf("%");
   if (zone >= 0) a = a.slice(0, zone);
+  return a.includes(":") && expandIpv6(a) ? a.toLowerCase() : null;
+}
+
+/**
+ * Network identity (docs/limits.md): an IPv4 address, or the /64 of an IPv6 address.
+ * IPv4-mapped IPv6 addresses (`::ffff:1.2.3.4`, `::ffff:102:304`) and the dotted
+ * `::1.2.3.4` count as their IPv4 address. An address that names no IP stays as given.
+ */
+export function networkOf(address: string): string {
+  const a = ipOf(address);
+  if (a === null) return address.trim();
   if (!a.includes(":")) return a;
-  const mapped = a.match(/^(?:0*:)*:?ffff:(\d+\.\d+\.\d+\.\d+)$/i);
-  if (mapped) return mapped[1];
-  const groups = expandIpv6(a);
-  if (!groups) return a.toLowerCase();
+  const dotted = a.match(/^(?:0*:)*:?(?:ffff:)?(\d+\.\d+\.\d+\.\d+)$/);
+  if (dotted) return dotted[1];
+  const groups = expandIpv6(a)!;
+  if (groups.slice(0, 5).every((g) => g === "0") && groups[5] === "ffff") {
+    const [hi, lo] = [parseInt(groups[6], 16), parseInt(groups[7], 16)];
+    return [hi >> 8, hi & 255, lo >> 8, lo & 255].join(".");
+  }
   return groups.slice(0, 4).join(":") + "::/64";
 }
 
@@ -33,7 +54,10 @@ function expandIpv6(a: string): string[] | null {
   return all.map((g) => g.replace(/^0+(?=.)/, ""));
 }
 
-/** The client network of a request: the socket address, or with a trusted proxy the last X-Forwarded-For hop. */
+/**
+ * The client network of a request: the socket address, or with a trusted proxy the last
+ * X-Forwarded-For hop (its port dropped; the socket address when it names no IP).
+ */
 export function clientNetwork(
   remoteAddress: string | undefined,
   forwardedFor: string | null,
@@ -42,7 +66,8 @@ export function clientNetwork(
   if (trustProxy && forwardedFor) {
     const hops = forwardedFor.split(",").map((s) => s.trim()).filter(Boolean);
     const last = hops[hops.length - 1];
-    if (last) return networkOf(last);
+    // A hop that names no IP (`unknown`, an obfuscated name) counts as the proxy's own address.
+    if (last && ipOf(last) !== null) return networkOf(last);
   }
   return networkOf(remoteAddress ?? "127.0.0.1");
 }

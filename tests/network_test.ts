@@ -38,6 +38,12 @@ Deno.test("networkOf(): IPv4 addresses, IPv6 /64 networks, mapped IPv4", async (
     assert.equal(networkOf("::ffff:192.0.2.7"), "192.0.2.7");
     assert.equal(networkOf("::FFFF:192.0.2.7"), "192.0.2.7");
     assert.equal(networkOf("0:0:0:0:0:ffff:192.0.2.7"), "192.0.2.7");
+    // Written in hex, or as the dotted IPv4-compatible form: still that address, never one
+    // network shared by every client a proxy reports so.
+    assert.equal(networkOf("::ffff:c000:207"), "192.0.2.7");
+    assert.equal(networkOf("::ffff:0102:0304"), "1.2.3.4");
+    assert.equal(networkOf("::1.2.3.4"), "1.2.3.4");
+    assert.notEqual(networkOf("::ffff:0102:0305"), networkOf("::ffff:0102:0304"));
   });
 });
 
@@ -48,6 +54,20 @@ Deno.test("clientNetwork(): X-Forwarded-For only behind a trusted proxy", async 
   await t.step("with it, the last hop (the one the proxy appended) is the client", () => {
     assert.equal(clientNetwork("10.0.0.1", "203.0.113.5, 198.51.100.9", true), "198.51.100.9");
     assert.equal(clientNetwork("10.0.0.1", "2001:db8:5:6::7", true), "2001:db8:5:6::/64");
+  });
+  await t.step("a port the proxy wrote after the address is not part of the network", () => {
+    for (const port of ["40001", "40002", "443"]) {
+      assert.equal(clientNetwork("10.0.0.1", `203.0.113.8:${port}`, true), "203.0.113.8");
+      assert.equal(
+        clientNetwork("10.0.0.1", `[2001:db8:1:2::1]:${port}`, true),
+        "2001:db8:1:2::/64",
+      );
+    }
+  });
+  await t.step("a hop that names no IP counts as the proxy's own address", () => {
+    for (const hop of ["unknown", "_hidden", "203.0.113.300", "not an address", "[2001:db8::1"]) {
+      assert.equal(clientNetwork("10.0.0.1", `198.51.100.9, ${hop}`, true), "10.0.0.1", hop);
+    }
   });
   await t.step("with it but no header, the socket address", () => {
     assert.equal(clientNetwork("10.0.0.1", null, true), "10.0.0.1");
@@ -125,6 +145,17 @@ Deno.test("per-network limits through HTTP: BOARD_TRUST_PROXY on and off", async
     // Same proxy, another client: its own limit.
     await assertStatus(await attempt(board, "10.9.9.9", "198.51.100.21"), 201);
   });
+  await t.step(
+    "trusted: a proxy writing each connection's port gives no fresh limits",
+    async () => {
+      await using board = await testBoard({ trustProxy: true });
+      for (let i = 0; i < 10; i++) {
+        await assertStatus(await attempt(board, "10.9.9.9", `198.51.100.30:${40000 + i}`), 201);
+      }
+      await assertStatus(await attempt(board, "10.9.9.9", "198.51.100.30:40010"), 429);
+      await assertStatus(await attempt(board, "10.9.9.9", "[2001:db8:7::1]:443"), 201);
+    },
+  );
   await t.step("untrusted: a client cannot pick its network with the header", async () => {
     await using board = await testBoard({ trustProxy: false });
     for (let i = 0; i < 10; i++) {
