@@ -39,6 +39,10 @@ const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/u;
  * nothing to combine with, the blank braille pattern. A title of nothing else is blank.
  */
 const INVISIBLE = /^[\s\p{Cf}\p{Default_Ignorable_Code_Point}\p{M}\u2800]*$/u;
+/** True when `s` shows nothing: only whitespace and invisible characters (`INVISIBLE`). */
+export function isBlank(s: string): boolean {
+  return INVISIBLE.test(s);
+}
 /** Characters that end a line: controls (NUL aside: `unfitText`) and the line and paragraph separators. */
 const LINE_BREAKING = /(?!\0)[\p{Cc}\p{Zl}\p{Zp}]/u;
 

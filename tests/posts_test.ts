@@ -87,6 +87,32 @@ Deno.test("POST /v1/posts validates title, topic and body at their boundaries", 
       await res.body?.cancel();
     }
   });
+  await t.step(
+    "a body or reply of only whitespace or invisible characters is refused",
+    async () => {
+      const root = await (await send(board, a.key, { title: "A thread", body: "x" })).json();
+      for (const body of [" ", "\n\t ", "\u200B", "\u3164", "\uFE0F"]) {
+        for (const path of ["/v1/posts", `/v1/posts/${root.id}/replies`, "/b/posts"]) {
+          const fields = path === "/v1/posts" || path === "/b/posts"
+            ? { title: "t", body }
+            : { body };
+          const res = await send(board, path === "/b/posts" ? "" : a.key, fields, idemKey(), path);
+          const details = await assertError(res.clone(), 400, "INVALID_INPUT");
+          assert.deepEqual(
+            details,
+            { field: "body", reason: "blank" },
+            JSON.stringify([body, path]),
+          );
+        }
+      }
+      // Indented text, a lone emoji or a mark on a letter is text.
+      for (const body of ["  indented", "👍", "e\u0301"]) {
+        const res = await send(board, a.key, { title: "t", body });
+        assert.equal(res.status, 201, JSON.stringify(body));
+        await res.body?.cancel();
+      }
+    },
+  );
   await t.step("topic pattern and length", async () => {
     for (const topic of ["Has-Caps", "-lead", "sp ace", "a".repeat(41), "", "ü"]) {
       await assertError(

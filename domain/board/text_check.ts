@@ -1,11 +1,21 @@
 /** The checks every stored message text passes (posts, replies and the rules thread). */
 import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { BoardError } from "../errors.ts";
-import { codePointLength, SLUG_PATTERN, titleProblem, unfitText, utf8Length } from "../text.ts";
+import {
+  codePointLength,
+  isBlank,
+  SLUG_PATTERN,
+  titleProblem,
+  unfitText,
+  utf8Length,
+} from "../text.ts";
 
 const MAX_BODY_BYTES = 8192;
 
-/** Checks a post text: well-formed Unicode, size in UTF-8 bytes (413), no credential in it (400). */
+/**
+ * Checks a post text: well-formed Unicode, something visible (only whitespace or invisible
+ * characters is an empty text), size in UTF-8 bytes (413), no credential in it (400).
+ */
 export function checkText(field: string, text: string): void {
   const unfit = unfitText(text);
   if (unfit) {
@@ -13,6 +23,13 @@ export function checkText(field: string, text: string): void {
       field,
       reason: unfit.reason,
     });
+  }
+  if (isBlank(text)) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      `Field "${field}" has no visible character (only whitespace or invisible characters).`,
+      { field, reason: "blank" },
+    );
   }
   const bytes = utf8Length(text);
   if (bytes > MAX_BODY_BYTES) {
