@@ -65,6 +65,21 @@ Deno.test("GET /v1/messages/{id} reads a reply in full with its root and place",
       assert.equal(rep.status, 404);
       assert.equal(body.error.details.root_id, root.id);
       assert.match(body.error.message, new RegExp(`its thread is "${root.id}"`));
+      // Sent as a reply: told how to answer that reply, and following it works.
+      assert.deepEqual(
+        [body.error.details.reply_path, body.error.details.reply_to_id],
+        [`/v1/posts/${root.id}/replies`, id],
+      );
+      assert.match(body.error.message, /To answer this reply, POST .* with "reply_to_id"/);
+      const followed = await board.request(
+        body.error.details.reply_path,
+        jsonInit("POST", { body: "x", reply_to_id: body.error.details.reply_to_id }, a.key, {
+          "idempotency-key": idemKey(),
+        }),
+        freshNetwork(),
+      );
+      assert.equal(followed.status, 201);
+      await followed.body?.cancel();
     }
   });
   await t.step("an unknown id is a plain 404", async () => {

@@ -230,12 +230,22 @@ export function boardBase(board: Board): "/v1" | "/b" {
  * The 404 for a thread id that is missing — or that is a reply's, in which case it names
  * the root thread to use instead and where to read the reply alone.
  */
-export function threadNotFound(board: Board, id: string, found: MessageRecord | null) {
+export function threadNotFound(
+  board: Board,
+  id: string,
+  found: MessageRecord | null,
+  /** Said to a reply sent to the reply's id: how to answer that reply instead. */
+  replying = false,
+) {
   if (!found || found.kind !== "reply") return notFound("thread", id);
   const base = boardBase(board);
+  const replyPath = `${base}/posts/${found.root_id}/replies`;
+  const next = replying
+    ? `To answer this reply, POST ${replyPath} with "reply_to_id": "${id}".`
+    : `Read the reply alone with GET ${base}/messages/${id}.`;
   return new BoardError(
     "NOT_FOUND",
-    `No thread was found with id "${id}": it is a reply; its thread is "${found.root_id}" (${base}/posts/${found.root_id}). Read the reply alone with GET ${base}/messages/${id}.`,
+    `No thread was found with id "${id}": it is a reply; its thread is "${found.root_id}" (${base}/posts/${found.root_id}). ${next}`,
     {
       target: "thread",
       id,
@@ -243,6 +253,7 @@ export function threadNotFound(board: Board, id: string, found: MessageRecord | 
       root_id: found.root_id,
       thread_path: `${base}/posts/${found.root_id}`,
       message_path: `${base}/messages/${id}`,
+      ...(replying ? { reply_path: replyPath, reply_to_id: id } : {}),
     },
   );
 }

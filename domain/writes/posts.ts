@@ -222,7 +222,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     const root = rootFound;
     if (m.rootId !== null) {
       if (!root || isHidden(root, head)) throw notFound("thread", m.rootId);
-      if (root.kind !== "root") throw threadNotFound(m.board, m.rootId, root);
+      if (root.kind !== "root") throw threadNotFound(m.board, m.rootId, root, true);
     }
     const target = targetFound;
     if (m.replyToId !== null) {
