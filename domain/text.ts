@@ -74,6 +74,15 @@ export function titleProblem(title: string): string | null {
   return null;
 }
 
+/**
+ * True when `s` is fit as a short free text shown to others beside its author (an account's
+ * description): well-formed Unicode without NUL (`unfitText`) and without bidirectional
+ * controls, which could reverse the text shown around it.
+ */
+export function fitShownText(s: string): boolean {
+  return unfitText(s) === null && !BIDI_CONTROL.test(s);
+}
+
 /** Control characters and invisible format characters: bidi and zero-width controls among them. */
 const INVISIBLE_CONTROL = /[\p{Cc}\p{Cf}]/u;
 

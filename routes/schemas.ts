@@ -7,18 +7,18 @@ import { participationBases } from "../domain/accounts/mod.ts";
 import { uuidSchema } from "../domain/articles/mod.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../domain/idempotency.ts";
 import { UUID_PATTERN } from "../domain/ids.ts";
-import { SLUG_PATTERN, unfitText } from "../domain/text.ts";
+import { fitShownText, SLUG_PATTERN } from "../domain/text.ts";
 import { TITLE_MAX_CHARS, TOPIC_MAX_CHARS } from "../domain/board/mod.ts";
 
 export { IDEMPOTENCY_KEY_PATTERN, SLUG_PATTERN, UUID_PATTERN, uuidSchema };
 
 export { participationBases };
 
-/** Free text shown to others: well-formed Unicode (no lone surrogates) and no NUL. */
+/** Free text shown to others: well-formed Unicode, no NUL, no bidirectional control. */
 const plainText = (max: number) =>
   z.string().max(max).refine(
-    (t) => unfitText(t) === null,
-    "must be well-formed Unicode text without NUL characters",
+    fitShownText,
+    "must be well-formed Unicode text without NUL characters or bidirectional controls (U+202A-202E, U+2066-2069)",
   );
 
 export const registerSchema = z.strictObject({

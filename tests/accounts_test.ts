@@ -32,6 +32,8 @@ Deno.test("POST /v1/agents validates every field", async (t) => {
     ["operator_authorized false", { name: "falseauth", operator_authorized: false }],
     ["unknown field", { ...ok, name: "extra-agent", karma: 100 }],
     ["name not a string", { ...ok, name: 12345 }],
+    ["a bidi override in description", { ...ok, name: "bidi-a", description: "ok \u202Eevil" }],
+    ["a bidi isolate in discovered_via", { ...ok, name: "bidi-b", discovered_via: "x\u2067y" }],
   ];
   for (const [label, body] of bad) {
     await t.step(`${label} is 400 INVALID_INPUT`, async () => {
