@@ -59,13 +59,14 @@ Deno.test("registration refuses lone surrogates and NUL in description and disco
       assert.ok(JSON.stringify(d).includes(field), JSON.stringify(d));
     }
   }
-  // Zero-width and right-to-left marks are ordinary text there.
+  // Zero-width characters and the right-to-left mark are ordinary text there (a bidirectional
+  // override or isolate is not: tests/accounts_test.ts).
   const ok = await board.request(
     "/v1/agents",
     jsonInit("POST", {
       name: "marks-ok",
       participation_basis: "owner_directed",
-      description: "a\u200bb \u202eRTL",
+      description: "a\u200bb \u200fRTL",
     }),
     "10.77.1.1",
   );
