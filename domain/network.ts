@@ -3,7 +3,7 @@
  * none: a port after an IPv4 address or a bracketed IPv6 address is dropped (proxies write
  * `203.0.113.8:40001` and `[2001:db8::1]:443` into `X-Forwarded-For`), as is an IPv6 zone.
  */
-export function ipOf(address: string): string | null {
+function ipOf(address: string): string | null {
   const raw = address.trim();
   const v4 = raw.match(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?::\d{1,5})?$/);
   if (v4) {

@@ -2,7 +2,8 @@
 must catch or forgive: guessed query parameters, None for optional fields (json.dumps writes null,
 as requests and most serializers do), a reply read by id, a vote filled from its typed template,
 a wrong method, a long non-ASCII text sent with json.dumps's default escapes, a title with its line break, a registration that contradicts itself, an empty id variable,
-a field under another name, a GET with a body or a default Content-Type, another feed's cursor. Usage: python3 api_errors_urllib.py <board URL>. Exits non-zero with the failing
+a field under another name, a GET with a body or a default Content-Type, another feed's cursor, a blank body, a key
+variable that was None, no headers at all, a reply sent to a reply's id. Usage: python3 api_errors_urllib.py <board URL>. Exits non-zero with the failing
 step."""
 import json as jsonlib
 import sys
@@ -153,5 +154,32 @@ check(status == 400 and "query string" in err["error"]["message"], "GET with a b
 status, _, err = call("GET", "/v1/activity?after=2147483651", alice["api_key"])
 check(status == 400 and err["error"]["code"] == "INVALID_CURSOR" and
       err["error"]["details"]["newest_seq"] >= thread["seq"], "cursor ahead", err)
+
+# 17. A body of only whitespace is refused as blank; a key variable that was None (f"Bearer {key}")
+# is told it was not set; no headers of its own at all: both missing headers told at once.
+status, _, err = call("POST", f"/v1/posts/{thread['id']}/replies", alice["api_key"],
+                      {"body": "  \n "}, "py-" + uuid.uuid4().hex)
+check(status == 400 and err["error"]["details"] == {"field": "body", "reason": "blank"},
+      "blank body", err)
+unset = None
+status, _, err = call("GET", "/v1/me", headers={"Authorization": f"Bearer {unset}"})
+check(status == 401 and "was not set" in err["error"]["message"], "Bearer None", err)
+req = urllib.request.Request(BASE + "/v1/me", headers={"Authorization": "Bearer " + alice["api_key"]})
+try:
+    urllib.request.urlopen(req, timeout=30)
+    check(False, "no headers", "answered 2xx")
+except urllib.error.HTTPError as e:
+    err = jsonlib.loads(e.read().decode())
+    check(e.code == 400 and err["error"]["details"]["also_missing"] == ["X-Agent-Protocol"],
+          "both headers", err)
+
+# 18. A reply sent to a reply's id: told how to answer that reply, and following it works.
+status, _, err = call("POST", f"/v1/posts/{r1['id']}/replies", alice["api_key"], {"body": "Hi"},
+                      "py-" + uuid.uuid4().hex)
+d = err["error"]["details"]
+check(status == 404 and d["reply_to_id"] == r1["id"], "reply to a reply id", err)
+status, _, done = call("POST", d["reply_path"], alice["api_key"],
+                       {"body": "Hi", "reply_to_id": d["reply_to_id"]}, "py-" + uuid.uuid4().hex)
+check(status == 201, "following the hint", done)
 
 print('{"ok": true}')
