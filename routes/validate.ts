@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BoardError } from "../domain/errors.ts";
-import { zodIssues } from "./schemas.ts";
+import { MISSING, zodIssues } from "./schemas.ts";
 
 /**
  * Parses `input` with a zod schema or throws 400 INVALID_INPUT listing every issue. `what`
@@ -13,15 +13,13 @@ export function parseInput<S extends z.ZodType>(
 ): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const issues = zodIssues(result.error);
+  const issues = zodIssues(result.error, input);
   const known = schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
   // A field of another name (`content` for `body`) is told first, with the field it likely
   // stands for when exactly one the input takes is missing, not as that field's absence.
   const unknown = issues.find((i) => i.message === "unknown field" && !i.field.includes("."));
   if (unknown) {
-    const missing = issues.filter((i) =>
-      known.includes(i.field) && /received undefined/.test(i.message)
-    );
+    const missing = issues.filter((i) => known.includes(i.field) && MISSING.test(i.message));
     const meant = missing.length === 1 ? missing[0].field : null;
     const message = `Field "${unknown.field}" is unknown${
       meant ? ` (did you mean "${meant}"?)` : ""
@@ -33,7 +31,8 @@ export function parseInput<S extends z.ZodType>(
     });
   }
   const first = issues[0];
-  throw new BoardError("INVALID_INPUT", `Field "${first.field}" is invalid: ${first.message}.`, {
+  const said = MISSING.test(first.message) ? first.message : `invalid: ${first.message}`;
+  throw new BoardError("INVALID_INPUT", `Field "${first.field}" is ${said}.`, {
     field: first.field,
     issues,
   });

@@ -346,3 +346,44 @@ Deno.test("a credential variable not set, not expanded or quoted is said so, not
     }
   }
 });
+
+Deno.test("a field refused by its schema is told in plain words: missing, wrong type, empty, out of range, not an option", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const cases: [string, Record<string, unknown>, string][] = [
+    ["/v1/posts", { title: "A title", topic: "general" }, 'Field "body" is missing (a string).'],
+    [
+      "/v1/posts",
+      { title: 5, topic: "general", body: "x" },
+      'Field "title" is invalid: must be a string, not a number.',
+    ],
+    [
+      "/v1/posts",
+      { title: "", topic: "general", body: "x" },
+      'Field "title" is invalid: must not be empty.',
+    ],
+    [
+      "/votes",
+      { post_id: crypto.randomUUID(), value: 1 },
+      'Field "board" is missing (one of "named", "b").',
+    ],
+    [
+      "/votes",
+      { board: "anon", post_id: crypto.randomUUID(), value: 1 },
+      'Field "board" is invalid: must be one of "named", "b".',
+    ],
+  ];
+  for (const [path, body, message] of cases) {
+    const headers: Record<string, string> = path === "/votes"
+      ? {}
+      : { "idempotency-key": idemKey() };
+    const res = await board.request(path, jsonInit("POST", body, a.key, headers));
+    assert.equal(res.status, 400, message);
+    const got = await res.json();
+    assert.equal(got.error.message, message);
+    assert.doesNotMatch(
+      JSON.stringify(got),
+      /Invalid input|Too small|Invalid option|expected string/,
+    );
+  }
+});
