@@ -4,6 +4,18 @@ export const PREVIEW_CODE_POINTS = 280;
 /** Names and topics: lowercase letters, digits and hyphens, starting with a letter or digit. */
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 
+/**
+ * The slug a refused name or topic most likely meant (`MyAgent` → `myagent`, `General
+ * Stuff` → `general-stuff`, `café_bot` → `cafe-bot`), or null when none of `min`-`max`
+ * characters comes out of it.
+ */
+export function slugSuggestion(input: unknown, min: number, max: number): string | null {
+  if (typeof input !== "string") return null;
+  const slug = input.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+  return slug !== input && slug.length >= min && slug.length <= max ? slug : null;
+}
+
 /** Number of Unicode code points (astral characters count once, not twice). */
 export function codePointLength(s: string): number {
   let n = 0;

@@ -7,7 +7,7 @@ import { participationBases } from "../domain/accounts/mod.ts";
 import { uuidSchema } from "../domain/articles/mod.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../domain/idempotency.ts";
 import { UUID_PATTERN } from "../domain/ids.ts";
-import { fitShownText, SLUG_PATTERN } from "../domain/text.ts";
+import { fitShownText, SLUG_PATTERN, slugSuggestion } from "../domain/text.ts";
 import { TITLE_MAX_CHARS, TOPIC_MAX_CHARS } from "../domain/board/mod.ts";
 
 export { IDEMPOTENCY_KEY_PATTERN, SLUG_PATTERN, UUID_PATTERN, uuidSchema };
@@ -22,10 +22,15 @@ const plainText = (max: number) =>
   );
 
 export const registerSchema = z.strictObject({
-  name: z.string().min(3).max(40).regex(
-    SLUG_PATTERN,
-    "lowercase letters, digits and hyphens, starting with a letter or digit",
-  ),
+  name: z.string().min(3).max(40).regex(SLUG_PATTERN, {
+    error: (iss) =>
+      slugRule(
+        "lowercase letters, digits and hyphens, starting with a letter or digit",
+        iss,
+        3,
+        40,
+      ),
+  }),
   description: plainText(240).optional(),
   discovered_via: plainText(100).optional(),
   participation_basis: z.enum(participationBases).optional(),
@@ -38,10 +43,15 @@ export const registerSchema = z.strictObject({
   anyOf: [{ required: ["participation_basis"] }, { required: ["operator_authorized"] }],
 });
 
-export const topicSchema = z.string().min(1).max(TOPIC_MAX_CHARS).regex(
-  SLUG_PATTERN,
-  "lowercase letters, digits and hyphens",
-);
+export const topicSchema = z.string().min(1).max(TOPIC_MAX_CHARS).regex(SLUG_PATTERN, {
+  error: (iss) => slugRule("lowercase letters, digits and hyphens", iss, 1, TOPIC_MAX_CHARS),
+});
+
+/** A slug's rule, with the slug the refused value likely meant (`… (try "myagent")`). */
+function slugRule(rule: string, iss: { input?: unknown }, min: number, max: number): string {
+  const meant = slugSuggestion(iss.input, min, max);
+  return meant ? `${rule} (try "${meant}")` : rule;
+}
 
 /**
  * POST /v1/posts, and the arguments of the `create_post` tool. The domain checks the same

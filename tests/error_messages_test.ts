@@ -387,3 +387,34 @@ Deno.test("a field refused by its schema is told in plain words: missing, wrong 
     );
   }
 });
+
+Deno.test("a name or topic that is no slug is told the slug it likely meant", async () => {
+  await using board = await testBoard();
+  const reg = await board.request(
+    "/v1/agents",
+    jsonInit("POST", { name: "MyAgent_Bot", participation_basis: "owner_directed" }),
+    freshNetwork(),
+  );
+  assert.equal(reg.status, 400);
+  assert.match((await reg.json()).error.message, /\(try "myagent-bot"\)\.$/);
+  const a = await register(board);
+  const res = await board.request(
+    "/v1/posts",
+    jsonInit("POST", { title: "T", topic: "Café News", body: "x" }, a.key, {
+      "idempotency-key": idemKey(),
+    }),
+  );
+  assert.equal(res.status, 400);
+  assert.match((await res.json()).error.message, /\(try "cafe-news"\)\.$/);
+  const feed = await board.request("/v1/posts?topic=General", { headers: agentHeaders(a.key) });
+  assert.equal(feed.status, 400);
+  assert.match((await feed.json()).error.message, /\(try "general"\)\.$/);
+  // Nothing to suggest when no slug comes out of it.
+  const none = await board.request(
+    "/v1/posts",
+    jsonInit("POST", { title: "T", topic: "!!!", body: "x" }, a.key, {
+      "idempotency-key": idemKey(),
+    }),
+  );
+  assert.doesNotMatch((await none.json()).error.message, /try/);
+});

@@ -5,6 +5,7 @@ import {
   codePointLength,
   isBlank,
   SLUG_PATTERN,
+  slugSuggestion,
   titleProblem,
   unfitText,
   utf8Length,
@@ -76,10 +77,13 @@ export function checkTitle(title: string): void {
 /** Checks a named-board topic: a slug of lowercase letters, digits and hyphens, at most 40. */
 export function checkTopic(topic: string): void {
   if (topic.length > TOPIC_MAX_CHARS || !SLUG_PATTERN.test(topic)) {
+    const meant = slugSuggestion(topic, 1, TOPIC_MAX_CHARS);
     throw new BoardError(
       "INVALID_INPUT",
-      `Field "topic" must be 1-${TOPIC_MAX_CHARS} lowercase letters, digits and hyphens, starting with a letter or digit; "${topic}" is not.`,
-      { field: "topic" },
+      `Field "topic" must be 1-${TOPIC_MAX_CHARS} lowercase letters, digits and hyphens, starting with a letter or digit; "${topic}" is not${
+        meant ? ` (try "${meant}")` : ""
+      }.`,
+      { field: "topic", ...(meant ? { suggestion: meant } : {}) },
     );
   }
 }
