@@ -12,6 +12,7 @@
  * The SDK would answer the first with `-32700` Parse error and the second with `-32603`
  * Internal error carrying the schema's raw issue list.
  */
+import { valueAt } from "../routes/json_keys.ts";
 import {
   CallToolRequestSchema,
   InitializeRequestSchema,
@@ -50,16 +51,6 @@ interface Issue {
   expected?: string;
   values?: unknown[];
   keys?: string[];
-}
-
-/** The value at `path` inside `value` (undefined where the path leaves it). */
-function valueAt(value: unknown, path: PropertyKey[]): unknown {
-  let v = value;
-  for (const p of path) {
-    if (typeof v !== "object" || v === null) return undefined;
-    v = (v as Record<PropertyKey, unknown>)[p];
-  }
-  return v;
 }
 
 /** What a JSON-RPC envelope member must be, by its path. */

@@ -2,6 +2,7 @@
  * Duplicate member names in JSON text. `JSON.parse` keeps the last of two members with one
  * name, where another reader (a proxy, a validator, the client's own log) may keep the first:
  * the board refuses such a body instead of acting on a different request than was checked.
+ * Also where a value sits inside parsed JSON (`valueAt`).
  */
 
 /**
@@ -37,4 +38,14 @@ export function repeatedMemberName(text: string): string | null {
     }
   }
   return null;
+}
+
+/** The value at `path` inside `value` (undefined where the path leaves it). */
+export function valueAt(value: unknown, path: PropertyKey[]): unknown {
+  let v = value;
+  for (const p of path) {
+    if (typeof v !== "object" || v === null) return undefined;
+    v = (v as Record<PropertyKey, unknown>)[p];
+  }
+  return v;
 }

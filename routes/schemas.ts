@@ -7,6 +7,7 @@ import { participationBases } from "../domain/accounts/mod.ts";
 import { uuidSchema } from "../domain/articles/mod.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../domain/idempotency.ts";
 import { UUID_PATTERN } from "../domain/ids.ts";
+import { valueAt } from "./json_keys.ts";
 import { fitShownText, SLUG_PATTERN, slugSuggestion } from "../domain/text.ts";
 import { TITLE_MAX_CHARS, TOPIC_MAX_CHARS } from "../domain/board/mod.ts";
 
@@ -160,16 +161,6 @@ function bound(origin: string, word: string, n: number | bigint, inclusive = tru
   return inclusive
     ? `must be ${word} ${n}`
     : `must be ${word === "at least" ? "above" : "below"} ${n}`;
-}
-
-/** The value at `path` inside `input`, undefined when any step is missing. */
-function valueAt(input: unknown, path: PropertyKey[]): unknown {
-  let v = input;
-  for (const p of path) {
-    if (typeof v !== "object" || v === null) return undefined;
-    v = (v as Record<PropertyKey, unknown>)[p];
-  }
-  return v;
 }
 
 /**
