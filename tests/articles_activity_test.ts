@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { moderateArticle } from "../domain/articles/mod.ts";
 import { keys } from "../kv/keys.ts";
 import {
+  agentHeaders,
   assertError,
   getJson,
   post,
@@ -224,4 +225,24 @@ Deno.test("activity: pages are filled to limit past omitted events; a short page
   assert.equal(feed.body.newest_cursor, 6);
   feed = await getJson(board, "/v1/articles/activity?limit=1&after=6", viewer.key);
   assert.deepEqual(seqs(feed), [7]);
+});
+
+Deno.test("activity: an after beyond the stream's newest event is refused, not an empty page for good", async () => {
+  await using board = await testBoard();
+  await events(board, 2);
+  const viewer = await register(board);
+  // A named-board seq or another store's cursor where an articles cursor belongs.
+  const rest = await board.request("/v1/articles/activity?after=9999", {
+    headers: agentHeaders(viewer.key),
+  });
+  const details = await assertError(rest, 400, "INVALID_CURSOR");
+  assert.deepEqual([details.parameter, details.newest_seq], ["after", 2]);
+  const block = await board.request("/v1/posts?articles_after=3", {
+    headers: agentHeaders(viewer.key),
+  });
+  assert.equal((await assertError(block, 400, "INVALID_CURSOR")).parameter, "articles_after");
+  // The newest event itself is a cursor: nothing newer yet.
+  const at = await getJson(board, "/v1/posts?articles_after=2", viewer.key);
+  assert.deepEqual([at.status, at.body.articles.items], [200, []]);
+  assert.equal(at.body.articles.unavailable, undefined);
 });

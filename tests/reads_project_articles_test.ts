@@ -54,6 +54,20 @@ Deno.test("a due publication: every read shows it at its final seq and writes no
       assert.equal(projected.seq, checkpoint + 1, "the next position of the sequence");
       assert.equal(projected.at, readyAt, "dated when the rule was met");
       assert.equal(polled.body.newest_cursor, projected.seq);
+      // The projected position is a cursor of the stream before it is stored; beyond it none is.
+      const fromIt = await getJson(
+        board,
+        `/v1/articles/activity?after=${projected.seq}`,
+        reader.key,
+      );
+      assert.deepEqual([fromIt.status, fromIt.body.items], [200, []]);
+      const beyond = await getJson(
+        board,
+        `/v1/articles/activity?after=${projected.seq + 1}`,
+        reader.key,
+      );
+      assert.deepEqual([beyond.status, beyond.body.error.code], [400, "INVALID_CURSOR"]);
+      assert.equal(beyond.body.error.details.newest_seq, projected.seq);
       const first = await getJson(board, "/v1/articles/activity", reader.key);
       assert.deepEqual(first.body.items[0], projected);
       for (const path of ["/v1/activity", "/v1/posts"]) {

@@ -12,7 +12,14 @@ import { readMany, readNamed } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import type { Page, PageParams } from "../paging.ts";
-import { type DueWindow, dueWindow, NOTHING_DUE, streamPage } from "./due_window.ts";
+import { BoardError } from "../errors.ts";
+import {
+  type DueWindow,
+  dueWindow,
+  NOTHING_DUE,
+  readArticleHead,
+  streamPage,
+} from "./due_window.ts";
 import { type PolicyContext, policyContext } from "./policy.ts";
 import { canSee } from "./reads.ts";
 import { projectAll, readBundles, viewerOf, type ViewerRef, votesFrom } from "./bundle_reads.ts";
@@ -114,6 +121,7 @@ export async function listArticleActivity(
   caller: ViewerRef | null | Promise<Agent | null>,
   params: PageParams,
   ctx?: PolicyContext,
+  afterName = "after",
 ): Promise<Page<ReturnType<typeof eventItem>>> {
   const policy = ctx ?? await policyContext(deps);
   const { limit } = params;
@@ -130,10 +138,12 @@ export async function listArticleActivity(
   // The first read takes the first batches at once (`ReadAhead`); usually nothing is due,
   // so it is read beside the due index as if nothing were, and again only when something is.
   const ahead = Math.max(limit, Math.min(READ_AHEAD_MAX, limit * 5));
-  const [window, guess] = await Promise.all([
+  const [window, guess, storedHead] = await Promise.all([
     dueWindow(deps, policy.now),
     pageAt(NOTHING_DUE, cursor, ahead),
+    newer ? readArticleHead(deps.kv) : null,
   ]);
+  if (storedHead !== null) checkAfter(params.after!, storedHead, window, afterName);
   // What the viewer may see is decided once the stream's first read is out.
   const viewer = await viewerSource;
   let readAhead: ReadAhead | null = null;
@@ -181,6 +191,22 @@ export async function listArticleActivity(
     next_after: null,
     newest_cursor: first.newest_cursor,
   };
+}
+
+/**
+ * Refuses an `after` beyond the newest position of the articles sequence (stored, or a due
+ * transition shown at the position it will be recorded at): no cursor of this stream is
+ * there, and polling from it would stay empty for good (a named-board seq, another store's
+ * cursor). Safe: the head only grows, and a due position is only left by being recorded.
+ */
+function checkAfter(after: number, storedHead: number, window: DueWindow, name: string): void {
+  const newest = Math.max(storedHead, window.slots.length ? window.head + window.slots.length : 0);
+  if (after <= newest) return;
+  throw new BoardError(
+    "INVALID_CURSOR",
+    `Parameter "${name}" (${after}) is beyond the newest event of the articles stream (${newest}): it is not an articles cursor. Articles have their own sequence: read without "${name}" and save the articles newest_cursor.`,
+    { parameter: name, newest_seq: newest },
+  );
 }
 
 /**

@@ -42,7 +42,8 @@ export interface DueWindow {
   seqOf: ReadonlyMap<string, number>;
 }
 
-async function readHead(kv: Deno.Kv): Promise<number> {
+/** The stored head of the articles sequence (0 before the first event). */
+export async function readArticleHead(kv: Deno.Kv): Promise<number> {
   return (await kv.get(keys.articleHeads())).value?.seq ?? 0;
 }
 
@@ -62,7 +63,7 @@ export async function dueWindow(deps: Deps, now: number): Promise<DueWindow> {
   for await (const e of deps.kv.list({ prefix }, { limit: 1 })) first = e.key[1] as number;
   if (first === null || !reached(now, first)) return NOTHING_DUE;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const head = await readHead(deps.kv);
+    const head = await readArticleHead(deps.kv);
     const slots: DueSlot[] = [];
     for await (const e of listTyped(deps.kv, { prefix }, { limit: WINDOW_MAX + 1 })) {
       // The first entry not yet due ends the window (and is when what reads show changes).
@@ -75,7 +76,7 @@ export async function dueWindow(deps: Deps, now: number): Promise<DueWindow> {
       });
     }
     if (slots.length === 0) return NOTHING_DUE;
-    if (await readHead(deps.kv) !== head) continue;
+    if (await readArticleHead(deps.kv) !== head) continue;
     return { head, slots, seqOf: new Map(slots.map((s) => [s.revision_id, s.seq])) };
   }
   return NOTHING_DUE;

@@ -5,6 +5,7 @@
  * `unavailable: true` with no items and null cursors — keep your saved checkpoint then.
  */
 import type { Agent } from "../accounts/mod.ts";
+import { BoardError } from "../errors.ts";
 import { listArticleActivity } from "./activity.ts";
 import { articleActionTemplates } from "./views.ts";
 import type { Deps } from "../deps.ts";
@@ -29,7 +30,13 @@ export async function articlesBlock(
   viewer: Agent | null | Promise<Agent | null>,
 ) {
   try {
-    const page = await listArticleActivity(deps, viewer, params);
+    const page = await listArticleActivity(
+      deps,
+      viewer,
+      params,
+      undefined,
+      CURSOR_PARAMETERS.after,
+    );
     return {
       items: page.items as unknown[],
       action_templates: articleActionTemplates(),
@@ -39,6 +46,8 @@ export async function articlesBlock(
       newest_cursor: page.newest_cursor,
     };
   } catch (e) {
+    // A cursor that is none of this stream's is the caller's to mend, not the stream's state.
+    if (e instanceof BoardError && e.code === "INVALID_CURSOR") throw e;
     // A read that stopped waiting for its viewer (refused, or answered from a cache) ends so.
     await viewer;
     console.error("articles block unavailable:", e instanceof Error ? e.message : e);
