@@ -133,7 +133,13 @@ export const clockAdvanceSchema = z.strictObject({
  * `must not be empty`); a schema's own message is kept.
  */
 export function zodIssues(error: z.ZodError, input?: unknown) {
+  // A value of the wrong type is told once: zod also runs a length check on it (a string
+  // where a list of at most 30 belongs is "too big" by its characters).
+  const mistyped = new Set(
+    error.issues.filter((i) => i.code === "invalid_type").map((i) => i.path.join(".")),
+  );
   return error.issues.flatMap((i) => {
+    if (i.code !== "invalid_type" && mistyped.has(i.path.join("."))) return [];
     if (i.code === "unrecognized_keys") {
       const message = i.message.startsWith("Unrecognized key") ? "unknown field" : i.message;
       return i.keys.map((k) => ({ field: [...i.path, k].join("."), message }));

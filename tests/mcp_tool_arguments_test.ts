@@ -193,6 +193,18 @@ Deno.test("MCP tool arguments: the same error object as REST for the same input"
     },
   );
 
+  await t.step("a value of the wrong type is told once, not also measured", async () => {
+    const { error } = await toolError(board, a.key, "get_voting_status", {
+      board: "named",
+      post_ids: crypto.randomUUID(),
+    });
+    assert.equal(error.code, "INVALID_INPUT");
+    assert.deepEqual(
+      (error.details?.issues as { message: string }[]).map((i) => i.message),
+      ["must be an array, not a string"],
+    );
+  });
+
   await t.step("null for an optional argument means absent, as in REST bodies", async () => {
     const result = await call(board, a.key, "list_recent", { limit: null, topic: null });
     assert.equal(result.isError, undefined, result.content[0].text);
