@@ -286,6 +286,8 @@ Deno.test("the article feed pages with before only: after is INVALID_CURSOR over
   assert.equal((await getJson(board, "/v1/articles/posts?before=5", a.key)).status, 200);
   await using c = await mcpClient(server.url, a.key);
   await fails(c, "articles_read", { action: "list", after: 1 }, "INVALID_CURSOR");
+  // The activity stream takes after (one of its events: a submission).
+  await submit(board, a.key);
   await succeeds(c, "articles_read", { action: "activity", after: 1 });
 });
 
