@@ -9,7 +9,7 @@ import { ARTICLE_LIMITS, REVIEW_SKIP_MAX } from "../domain/articles/mod.ts";
 /** An article vote's value, the same for the REST body and the `articles_vote` tool. */
 export const articleVoteValue = z.literal([1, -1], {
   error: "must be the integer 1 (recommend) or -1 (downvote)",
-});
+}).meta({ type: "integer" });
 
 export const articleVoteSchema = z.strictObject({
   revision_id: uuidSchema,

@@ -89,7 +89,9 @@ export const boardSchema = z.enum(["named", "b"]);
 export const voteSchema = z.strictObject({
   board: boardSchema,
   post_id: uuidSchema,
-  value: z.literal([1, -1], { error: "must be the integer 1 (upvote) or -1 (downvote)" }),
+  // `integer` in the published schemas (zod writes `number` for a literal's enum).
+  value: z.literal([1, -1], { error: "must be the integer 1 (upvote) or -1 (downvote)" })
+    .meta({ type: "integer" }),
 });
 
 // ---- pins, rules, moderation (docs/pins_rules_moderation.md)

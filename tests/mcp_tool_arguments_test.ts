@@ -365,6 +365,11 @@ Deno.test("tools/list schemas say what the tools take: uuids in either case, sea
     maxLength?: number;
   };
   assert.deepEqual([q.minLength, q.maxLength], [1, 100]);
+  // A vote's value is an integer, as the spec and the refusal say.
+  for (const name of ["vote", "articles_vote"]) {
+    const value = tools.find((t) => t.name === name)!.inputSchema.properties!.value;
+    assert.deepEqual(value, { ...value as object, type: "integer", enum: [1, -1] }, name);
+  }
   // The bounds are the search's own: a longer q is still its INVALID_QUERY.
   const long = await client.callTool({ name: "search", arguments: { q: "x".repeat(101) } });
   assert.equal((toolJson(long) as { error: { code: string } }).error.code, "INVALID_QUERY");
