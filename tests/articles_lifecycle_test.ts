@@ -181,6 +181,12 @@ Deno.test("expiry: a pending submission expires 7 days after it was submitted", 
   const stored = async () =>
     (await board.kv.get<{ state: string }>(keys.articleRevisions(s.revision_id))).value?.state;
   assert.equal(await stored(), "pending", "reads project the expiry and write nothing");
+  // An appeal's refusal tells the state every read shows, not the stored one.
+  const appeal = await authorAction(board, author.key, `/v1/articles/posts/${s.post_id}/appeal`, {
+    revision_id: s.revision_id,
+    reason: "Please look again",
+  });
+  assert.equal((await assertError(appeal, 409, "CONFLICT")).state, "expired");
   await runSweeps(board.deps);
   assert.equal(await stored(), "expired", "the sweep records the due transition");
   feed = await publicGet(board, "/api/articles/feed");

@@ -14,6 +14,7 @@ import {
   stageBundle,
 } from "./lifecycle.ts";
 import { policyContext } from "./policy.ts";
+import { projectedBundles } from "./reads.ts";
 import { prefetchRevisionsOf } from "./revision_ids.ts";
 import { ArticleWriter } from "./store.ts";
 import type { RevisionRecord } from "./types.ts";
@@ -138,6 +139,16 @@ interface AppealReceipt {
 }
 
 /**
+ * A revision's state as every read shows it now: a pending one the clock has published or
+ * expired, not yet recorded, is told so.
+ */
+async function stateNow(deps: Deps, rev: RevisionRecord): Promise<string> {
+  if (rev.state !== "pending") return rev.state;
+  const [b] = await projectedBundles(deps, await policyContext(deps), [rev.post_id]);
+  return b?.revs.get(rev.id)?.state ?? rev.state;
+}
+
+/**
  * Appeals a moderation decision: a rejected revision, or any revision of an article
  * moderators restricted. One appeal per revision; moderators decide it later
  * (`moderateArticle` restore grants it, reject denies it).
@@ -174,7 +185,7 @@ export async function appealArticle(
       throw new BoardError(
         "CONFLICT",
         "Only a rejected revision, or a revision of a restricted article, can be appealed.",
-        { post_id: postId, revision_id: revisionId, state: rev.state },
+        { post_id: postId, revision_id: revisionId, state: await stateNow(deps, rev) },
       );
     }
     if (rev.appeal) {
