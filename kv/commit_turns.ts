@@ -13,7 +13,11 @@
  * so no other process commits between its reads and its commit and it does not run again
  * because another process changed what it read. A turn with such work holds the lock at most
  * `TURN_LIMIT_MS`: work not done by then (a stuck transaction) goes on outside the turn, its
- * commits taking later turns, so that it never stops the other processes. Correctness never
+ * commits taking later turns, so that it never stops the other processes. A process that
+ * waits `LOCK_WAIT_MS` for the lock (its holder frozen: a paused container, a debugger, a
+ * stopped process keeps its flock) commits without turns, meeting only the store's own lock,
+ * until the lock it still asks for comes; it lets it go at once when no turn waits for it
+ * then. Correctness never
  * depends on any of it: each commit is still checked by the store, and a writer that does not
  * take turns (another tool) only meets the store's lock.
  * Only for a store file: a KV Connect URL or Deno Deploy has no file lock to share.
@@ -26,6 +30,12 @@ const inTurnOf = new AsyncLocalStorage<object>();
 
 /** The longest a turn holds the lock file (ms); far longer than a turn takes. */
 export const TURN_LIMIT_MS = 1000;
+
+/**
+ * The longest a turn waits for the lock file (ms) before it goes without it: twice as long
+ * as a working holder keeps it.
+ */
+export const LOCK_WAIT_MS = 2 * TURN_LIMIT_MS;
 
 /** The property of a handle with commit turns that runs work in a turn (`inTurn`). */
 const IN_TURN = Symbol("in turn");
@@ -55,6 +65,10 @@ class CommitTurns {
   #running: Promise<void> | null = null;
   /** Within a turn, the work of each name, run one after the other. */
   #chains = new Map<string, Promise<unknown>>();
+  /** The request for the lock still out (true once held for a turn waiting on it). */
+  #asked: Promise<boolean> | null = null;
+  /** Whether a turn waits for `#asked` now (else a lock that comes is let go at once). */
+  #awaited = false;
 
   constructor(file: Deno.FsFile) {
     this.#file = file;
@@ -128,8 +142,9 @@ class CommitTurns {
   async #turns(): Promise<void> {
     try {
       while (this.#waiting.length > 0) {
-        // A lock that cannot be taken (the file gone) leaves the store's own lock to decide.
-        const locked = await this.#file.lock(true).then(() => true, () => false);
+        // A lock that cannot be taken (the file gone, the holder frozen) leaves the store's
+        // own lock to decide.
+        const locked = await this.#acquire();
         const turn = this.#waiting.splice(0);
         const joined: Promise<unknown>[] = [];
         const work = turn.some((t) => t.work);
@@ -158,6 +173,38 @@ class CommitTurns {
     } finally {
       this.#running = null;
     }
+  }
+
+  /**
+   * Takes the lock for a turn: true once held, false after `LOCK_WAIT_MS` (at once while an
+   * earlier request is still out: its holder is stuck) or when the file cannot be locked.
+   */
+  async #acquire(): Promise<boolean> {
+    const waitMs = this.#asked ? 0 : LOCK_WAIT_MS;
+    this.#asked ??= this.#file.lock(true).then(() => {
+      if (this.#awaited) return true;
+      // It came after its turn gave up waiting: let go now, the next turn asks again.
+      this.#asked = null;
+      this.#unlock();
+      return false;
+    }, () => {
+      this.#asked = null;
+      return false;
+    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    this.#awaited = true;
+    const late = new Promise<"late">((resolve) =>
+      timer = setTimeout(() => {
+        this.#awaited = false;
+        resolve("late");
+      }, waitMs)
+    );
+    const got = await Promise.race([this.#asked, late]);
+    clearTimeout(timer);
+    this.#awaited = false;
+    if (got === "late") return false;
+    this.#asked = null;
+    return got;
   }
 
   #unlock(): void {

@@ -66,6 +66,39 @@ Deno.test("cross-process: a commit waits its turn while another process holds th
   }
 });
 
+Deno.test("cross-process: a holder that never lets go (a frozen process) does not stop the others' writes", async () => {
+  await using c = await cluster(2, { limitScale: 100 });
+  const [a, b] = c.instances;
+  const voters = await agents(a, 3);
+  const [author] = await agents(a, 1);
+  const target = await namedPost(a, author, "frozen holder target");
+  const path = commitLockPath(c.path);
+
+  // This process takes the lock and keeps it, as a process stopped in its turn does.
+  const frozen = await Deno.open(path, { read: true, write: true });
+  try {
+    await frozen.lock(true);
+    const first = await voteRequest(b, voters[0], target, 1);
+    assert.equal(first.status, 200, await first.text());
+    // The lock is still asked for, so the next write goes without waiting for it again.
+    const second = await voteRequest(b, voters[1], target, 1);
+    assert.equal(second.status, 200, await second.text());
+    assert.equal((await totals(a, target)).up, 2);
+    assert.ok(await someoneWaitsFor(path), "process B still asks for the lock");
+    await frozen.unlock();
+    // The lock B asked for came when no turn waited for it: B lets it go at once.
+    assert.ok(await eventually(async () => !(await someoneWaitsFor(path))), "B's request ended");
+    await frozen.lock(true);
+    const third = voteRequest(b, voters[2], target, 1);
+    assert.ok(await eventually(() => someoneWaitsFor(path)), "B waits for its turn again");
+    await frozen.unlock();
+    assert.equal((await third).status, 200);
+    assert.equal((await totals(a, target)).up, 3);
+  } finally {
+    frozen.close();
+  }
+});
+
 Deno.test("cross-process: commits from three processes at once take turns, never poll the store", async () => {
   await using c = await cluster(3, { limitScale: 100 });
   const [a] = c.instances;
