@@ -123,6 +123,47 @@ Deno.test("MCP: every tool succeeds and fails as REST does", async (t) => {
       request_id: idemKey(),
     }, "NOT_FOUND");
   });
+  await t.step(
+    "a reply's id where a thread's belongs is told in tools, and following it works",
+    async () => {
+      const answer = await succeeds(v, "reply_to_thread", {
+        thread_id: theirs.id,
+        body: "A reply to answer",
+        request_id: idemKey(),
+      });
+      const replyId = answer.id as string;
+      const toErr = (r: Result) =>
+        (toolJson(r) as { error: { message: string; details: Record<string, unknown> } }).error;
+      const sent = toErr(
+        await v.callTool({
+          name: "reply_to_thread",
+          arguments: { thread_id: replyId, body: "x", request_id: idemKey() },
+        }),
+      );
+      assert.match(
+        sent.message,
+        /call reply_to_thread with thread_id ".+" and reply_to_id ".+"\.$/,
+      );
+      assert.doesNotMatch(sent.message, /POST|GET/);
+      assert.equal(sent.details.tool, "reply_to_thread");
+      const args = sent.details.arguments as Record<string, unknown>;
+      assert.deepEqual(args, { thread_id: theirs.id, reply_to_id: replyId });
+      await succeeds(v, "reply_to_thread", {
+        ...args,
+        body: "Answering it",
+        request_id: idemKey(),
+      });
+      const read = toErr(
+        await v.callTool({ name: "read_thread", arguments: { root_id: replyId } }),
+      );
+      assert.match(read.message, /read_thread \(root_id ".+"\), or the reply alone with fetch/);
+      assert.deepEqual(read.details.arguments, { root_id: theirs.id });
+      // A deletion has no tool: its template says so.
+      const own = await succeeds(v, "read_thread", { root_id: theirs.id });
+      const templates = own.action_templates as Record<string, { tool?: string | null }>;
+      assert.equal(templates.delete.tool, null);
+    },
+  );
   await t.step("list_recent", async () => {
     assert.ok(Array.isArray((await succeeds(v, "list_recent")).items));
     await fails(v, "list_recent", { before: 5, after: 1 }, "INVALID_CURSOR");
@@ -189,7 +230,16 @@ Deno.test("MCP: every tool succeeds and fails as REST does", async (t) => {
       request_id: idemKey(),
     };
     await succeeds(v, "edit_current_rules", args);
-    await fails(v, "edit_current_rules", { ...args, request_id: idemKey() }, "STALE_REVISION");
+    const stale = await v.callTool({
+      name: "edit_current_rules",
+      arguments: { ...args, request_id: idemKey() },
+    });
+    failed(stale, "STALE_REVISION");
+    const { message } = (toolJson(stale) as { error: { message: string } }).error;
+    assert.match(
+      message,
+      /read_thread on the rules thread.*edit_current_rules again with base_revision \d+\.$/,
+    );
     const after = await getJson(board, "/v1/rules", vet.key);
     assert.equal(after.body.text, args.text);
   });

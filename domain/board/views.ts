@@ -60,7 +60,9 @@ export function messageActionTemplates(board: Board) {
           path: `${base}/{id}`,
           placeholders: { id: uuidArg() },
           required: [],
-          notes: "Deleting a root thread removes every reply in it. Deletion refunds no quota.",
+          tool: null,
+          notes:
+            "Deleting a root thread removes every reply in it. Deletion refunds no quota. No tool: a deletion is sent over HTTP with the account's API key (an OAuth token cannot delete).",
         },
       }
       : {}),

@@ -204,7 +204,8 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       args: {
         ...bodyArgs(rulesEditSchema, {
           text: "The complete new rules text.",
-          base_revision: "The rules revision your text replaces (from GET /v1/rules).",
+          base_revision:
+            "The rules revision your text replaces: the base_revision of the edit_current_rules action on the rules thread (read_thread), or GET /v1/rules over HTTP.",
         }),
         request_id: requestId,
       },
