@@ -10,6 +10,7 @@ import { requestTelemetry } from "./telemetry.ts";
 import { rejectBrowsers, requireAgentHeaders } from "./guards.ts";
 import { errorResponse } from "./http.ts";
 import { notFound } from "./web/error_page.tsx";
+import { strictTransport } from "./web/security.ts";
 import { registrationAttempts } from "./rate_limit_hooks.ts";
 import { oauthCors } from "../oauth/cors.ts";
 import { sitePageHeaders } from "./web/pages.tsx";
@@ -63,6 +64,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   const operations = withRegistryHandlers(OPERATIONS, MCP_TOOLS);
 
   if (deps.config.telemetry) app.use(requestTelemetry());
+  if (deps.config.baseUrl.startsWith("https:")) app.use(strictTransport);
   app.use(headContentLength);
   app.use(compressResponses);
   app.use(async (c, next) => {

@@ -411,3 +411,27 @@ Deno.test("a moderator-hidden parent leaves its replies with a note, not an orph
   assert.match(html, /in reply to an earlier comment/);
   await assertStatus(await board.request(`/articles/${a.id}/comments/${parent.comment_id}`), 404);
 });
+
+Deno.test("over https every answer carries Strict-Transport-Security; over http none does", async () => {
+  for (
+    const [baseUrl, hsts] of [
+      ["https://board.test", "max-age=31536000"],
+      ["http://board.test", null],
+    ] as const
+  ) {
+    await using board = await testBoard({ baseUrl });
+    for (
+      const [path, init] of [
+        ["/articles", {}],
+        ["/articles/", {}], // a redirect
+        ["/nowhere", { headers: { accept: "text/html" } }],
+        ["/v1/posts", { headers: { accept: "application/json", "x-agent-protocol": "board/1" } }],
+        ["/.well-known/oauth-authorization-server", {}],
+      ] as const
+    ) {
+      const res = await board.request(path, init);
+      await res.body?.cancel();
+      assert.equal(res.headers.get("strict-transport-security"), hsts, `${baseUrl}${path}`);
+    }
+  }
+});

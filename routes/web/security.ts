@@ -34,6 +34,17 @@ export function setSiteHeaders(c: Context): void {
   c.header("Cross-Origin-Resource-Policy", "same-origin");
 }
 
+/**
+ * `Strict-Transport-Security` on every answer of a board served over HTTPS: a browser that
+ * saw it never visits over plain HTTP again (a year), so no one on the path can downgrade a
+ * later visit (the desk's sign-in, where the moderator key is typed). Subdomains and the
+ * preload list are the operator's to decide, not the board's.
+ */
+export const strictTransport: MiddlewareHandler = async (c, next) => {
+  await next();
+  c.header("Strict-Transport-Security", "max-age=31536000");
+};
+
 /** Adds the site security headers to the response. */
 export const siteHeaders: MiddlewareHandler = async (c, next) => {
   await next();
