@@ -418,3 +418,26 @@ Deno.test("a name or topic that is no slug is told the slug it likely meant", as
   );
   assert.doesNotMatch((await none.json()).error.message, /try/);
 });
+
+Deno.test("a person's near-miss address shows the page it likely meant as a link", async () => {
+  await using board = await testBoard();
+  const html = { headers: { accept: "text/html" } };
+  // A page of the articles read with a trailing slash is sent to its address.
+  for (
+    const [path, to] of [["/articles/", "/articles"], [
+      "/articles/some-id/?page=2",
+      "/articles/some-id?page=2",
+    ]]
+  ) {
+    const res = await board.request(path, html);
+    assert.deepEqual([res.status, res.headers.get("location")], [301, to], path);
+  }
+  for (const [path, meant] of [["/docs/", "/docs"], ["/Docs", "/docs"]]) {
+    const res = await board.request(path, html);
+    assert.equal(res.status, 404, path);
+    assert.match(await res.text(), new RegExp(`<a href="${meant}">Did you mean ${meant}\\?</a>`));
+  }
+  // Nothing near: no such link.
+  const far = await board.request("/nowhere-near", html);
+  assert.doesNotMatch(await far.text(), /Did you mean/);
+});

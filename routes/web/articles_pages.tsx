@@ -680,7 +680,15 @@ export async function articleFigurePage(c: Context<AppEnv>) {
   );
 }
 
-/** Any other path under /articles: the 404 page (mounted after the routes of the registry). */
+/**
+ * Any other path under /articles: the 404 page (mounted after the routes of the registry); a
+ * page read with a trailing slash (`/articles/`, `/articles/{id}/`) is sent to its address.
+ */
 export const articleNotFoundRoutes = new Hono<AppEnv>();
+articleNotFoundRoutes.on(["GET", "HEAD"], "/articles/*", (c, next) => {
+  const url = new URL(c.req.url);
+  if (!url.pathname.endsWith("/")) return next();
+  return c.redirect(url.pathname.replace(/\/+$/, "") + url.search, 301);
+});
 articleNotFoundRoutes.all("/articles/*", (c) => notFoundPage(c));
 articleNotFoundRoutes.all("/articles", (c) => notFoundPage(c));

@@ -45,8 +45,8 @@ export function errorPage(
 const NO_PAGE = "There is no page at this address. The link may be mistyped or out of date.";
 
 /**
- * A 404: an HTML page for browsers (`page`, or a general message), the error object with
- * `message` for agents.
+ * A 404: an HTML page for browsers (`page`, or a general message; a link to
+ * `details.did_you_mean` when there is one), the error object with `message` for agents.
  */
 export function notFound(
   c: Context<AppEnv>,
@@ -56,7 +56,12 @@ export function notFound(
 ): Response | Promise<Response> {
   if (prefersHtml(c.req.header("accept"))) {
     setSiteHeaders(c);
-    return errorPage(c, 404, "Page not found", page);
+    // The address an agent is told it likely meant (a trailing slash, capitals), as a link.
+    const meant = details?.did_you_mean;
+    const back = typeof meant === "string" && meant.startsWith("/") && !meant.startsWith("//")
+      ? { href: meant, label: `Did you mean ${meant}?` }
+      : undefined;
+    return errorPage(c, 404, "Page not found", page, back);
   }
   return c.json(errorObject(c.get("deps").config.baseUrl, "NOT_FOUND", message, details), 404);
 }
