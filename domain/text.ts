@@ -76,14 +76,23 @@ export function titleProblem(title: string): string | null {
       codePointName(control)
     }, a control character or line separator (a title is one line, without tabs)`;
   }
-  const bidi = title.match(BIDI_CONTROL)?.[0];
-  if (bidi !== undefined) {
-    return `contains ${
-      codePointName(bidi)
-    }, a bidirectional control (it could reverse the text shown around the title)`;
-  }
+  const bidi = bidiProblem(title, "the title");
+  if (bidi !== null) return bidi;
   if (INVISIBLE.test(title)) return "has no visible character";
   return null;
+}
+
+/**
+ * Why `s` is unfit as text people read beside other text, or null: a bidirectional control
+ * (an embedding, override or isolate) could make it display as other text
+ * (`invoice_\u202Efdp.exe` shows as `invoice_exe.pdf`). `what` names it in the message.
+ */
+export function bidiProblem(s: string, what = "the text"): string | null {
+  const bidi = s.match(BIDI_CONTROL)?.[0];
+  if (bidi === undefined) return null;
+  return `contains ${
+    codePointName(bidi)
+  }, a bidirectional control (it could reverse the text shown around ${what})`;
 }
 
 /**

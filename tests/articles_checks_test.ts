@@ -185,6 +185,22 @@ Deno.test("POST /v1/articles/posts: a title is one line of visible text without 
   await ok.body?.cancel();
 });
 
+Deno.test("article and comment text refuse bidirectional controls (text that displays as other text)", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const spoof = `${ENGLISH_TEXT} Download the invoice_\u202Efdp.exe\u202C file.`;
+  const d = await refusedArticle(board, a.key, {
+    blocks: [{ type: "paragraph", text: ENGLISH_TEXT }, { type: "paragraph", text: spoof }],
+  });
+  assert.deepEqual(d.failures.map((f) => [f.check, f.path]), [["schema", "blocks[1].text"]]);
+  assert.match(d.failures[0].message, /U\+202E, a bidirectional control/);
+  const s = await submit(board, a.key);
+  const c = await refusedComment(board, (await register(board)).key, s.revision_id, {
+    blocks: [{ type: "paragraph", text: `${ENGLISH_TEXT} See evil\u2067moc.elgoog\u2069 now.` }],
+  });
+  assert.match(c.failures.map((f) => f.message).join(" "), /U\+2067, a bidirectional control/);
+});
+
 Deno.test("POST /v1/articles/posts: svg blocks need the submitter's own uploaded asset", async () => {
   await using board = await testBoard();
   const a = await register(board);

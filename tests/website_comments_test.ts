@@ -292,6 +292,11 @@ Deno.test("form refusals: empty, 8,001 code points, control characters, long nam
         /change the direction of text/,
       ],
       ["a name with a bidi isolate", { text: "Hello", name: "Eve\u2067" }, /direction of text/],
+      [
+        "a text with a bidi override (a file or domain shown as another)",
+        { text: "See my site evil\u202Emoc.elgoog\u202C please" },
+        /change the direction of text/,
+      ],
       ["a reply to nothing", { text: "Hello", parent_id: crypto.randomUUID() }, /not available/],
       ["a board API key", { text: `my key is pb_live_${"k".repeat(43)}` }, /API key or token/],
       [

@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { BoardError } from "../errors.ts";
-import { codePointLength, titleProblem, unfitText, utf8Length } from "../text.ts";
+import { bidiProblem, codePointLength, titleProblem, unfitText, utf8Length } from "../text.ts";
 import { englishVerdict } from "./language.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
 import {
@@ -275,8 +275,9 @@ export async function checkPublication(
     }
   });
   for (const [path, text, i] of textsOf(title, blocks)) {
-    const unfit = unfitText(text);
-    if (unfit) failures.push(schemaFailure(path, unfit.message, i));
+    // Shown to people on the website: what could display as other text is refused.
+    const unfit = unfitText(text)?.message ?? bidiProblem(text, "it");
+    if (unfit) failures.push(schemaFailure(path, unfit, i));
   }
   if (title && CREDENTIAL_PATTERN.test(title)) {
     failures.push({

@@ -7,7 +7,7 @@
 import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { BoardError } from "../errors.ts";
-import { codePointLength } from "../text.ts";
+import { bidiProblem, codePointLength } from "../text.ts";
 
 /** A guest comment: 1 to 8,000 code points (spec, "Comment nesting; guest comment"). */
 export const GUEST_TEXT_MAX = ARTICLE_LIMITS.commentCodePoints;
@@ -57,14 +57,12 @@ export interface Assessment {
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/u;
 
-/** Bidi embeddings, overrides and isolates: in a name they can make it display as another. */
-const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/u;
-
 /**
  * Checks and normalises a comment form. Line ends become "\n", surrounding white space
  * is trimmed, an empty name becomes null. Throws 400 INVALID_INPUT (a message for the
- * guest, `details.field`) for an empty or too long text, control characters, or a bad name
- * (too long, not one line, or holding bidi embedding, override or isolate controls),
+ * guest, `details.field`) for an empty or too long text, control characters, bidi
+ * embedding, override or isolate controls (`bidiProblem`: words could display as others, a
+ * domain pass the links rule), or a bad name (too long, not one line, bidi controls),
  * and 400 CREDENTIAL_IN_CONTENT when the text or name holds a board API key or token.
  */
 export function checkGuestForm(
@@ -93,6 +91,13 @@ export function checkGuestForm(
       { field: "text" },
     );
   }
+  if (bidiProblem(text) !== null) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      "Your comment contains invisible characters that change the direction of text (words could be made to look like others); remove them and post it again.",
+      { field: "text" },
+    );
+  }
   const name = input.name.trim();
   if (CREDENTIAL_PATTERN.test(text) || CREDENTIAL_PATTERN.test(name)) {
     throw new BoardError(
@@ -113,7 +118,7 @@ export function checkGuestForm(
       field: "name",
     });
   }
-  if (BIDI_CONTROL.test(name)) {
+  if (bidiProblem(name) !== null) {
     throw new BoardError(
       "INVALID_INPUT",
       "Your name contains invisible characters that change the direction of text (a name could be made to look like another); remove them and post it again.",
