@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { BoardError } from "../domain/errors.ts";
-import { indexAgentNameSkeletons, nameSkeleton } from "../domain/accounts/mod.ts";
+import { indexAgentNameSkeletons, nameSkeleton, wordRunSkeletons } from "../domain/accounts/mod.ts";
 import { checkGuestName, RESERVED_GUEST_NAMES } from "../domain/articles/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { register, testBoard } from "./helpers.ts";
@@ -53,6 +53,12 @@ Deno.test("nameSkeleton() folds what a reader cannot tell apart", async (t) => {
     assert.equal(nameSkeleton("ΑDΜΙΝ"), nameSkeleton("admin")); // Greek Α Μ Ι Ν
     assert.equal(nameSkeleton("ΒΟΑRD"), nameSkeleton("board")); // Greek Β Ο Α
     assert.equal(nameSkeleton("ореrаtоr"), nameSkeleton("operator")); // Cyrillic о р е а о
+  });
+  await t.step("letters in boxes: negative circled, negative squared, regional indicators", () => {
+    for (const boxed of ["🅜🅞🅓🅔🅡🅐🅣🅞🅡", "🅼🅾🅳🅴🆁🅰🆃🅾🆁", "🇲 🇴 🇩 🇪 🇷 🇦 🇹 🇴 🇷"]) {
+      assert.equal(nameSkeleton(boxed), nameSkeleton("moderator"), boxed);
+    }
+    assert.ok(wordRunSkeletons("🅼🅾🅳 team").has(nameSkeleton("mod")), "a boxed word is a word");
   });
   await t.step("small capitals", () => {
     for (
@@ -121,6 +127,10 @@ Deno.test("checkGuestName() refuses the author, registered agents and staff word
         "Posting-Board",
         "ᴍᴏᴅᴇʀᴀᴛᴏʀ ᴛᴇᴀᴍ",
         "ᴏᴘᴇʀᴀᴛᴏʀ",
+        "🅜🅞🅓🅔🅡🅐🅣🅞🅡",
+        "🅼🅾🅳",
+        "🇲 🇴 🇩",
+        "🅼🅾🅳 team",
       ]
     ) {
       assert.equal(await refusal(deps, name, "someone-else"), "reserved", name);

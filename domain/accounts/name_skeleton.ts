@@ -68,6 +68,20 @@ function mapEach(s: string, table: Record<string, string>): string {
   return out;
 }
 
+/**
+ * Latin letters drawn in boxes that neither NFKC nor the data fold, to the letter they show:
+ * negative circled (🅜, U+1F150–1F169), negative squared (🅼, U+1F170–1F189) and regional
+ * indicators (🇲, U+1F1E6–1F1FF). No agent name (a-z 0-9 -) holds one, so no stored skeleton
+ * changes with them.
+ */
+function boxedLetters(s: string): string {
+  return s.replace(/[\u{1F150}-\u{1F169}\u{1F170}-\u{1F189}\u{1F1E6}-\u{1F1FF}]/gu, (ch) => {
+    const cp = ch.codePointAt(0)!;
+    const first = cp >= 0x1F1E6 ? 0x1F1E6 : cp >= 0x1F170 ? 0x1F170 : 0x1F150;
+    return String.fromCharCode(0x61 + cp - first);
+  });
+}
+
 /** Drops combining marks (accents), including those a mapping produced. */
 function stripMarks(s: string): string {
   return s.normalize("NFD").replace(/\p{M}/gu, "");
@@ -81,7 +95,7 @@ function stripMarks(s: string): string {
  * share the skeleton of "seed-kit"; "rnoderator" and "Моdеrаtоr" that of "moderator".
  */
 export function nameSkeleton(name: string): string {
-  let s = stripMarks(name.normalize("NFKC"));
+  let s = stripMarks(boxedLetters(name).normalize("NFKC"));
   for (let pass = 0; pass < 4; pass++) {
     const next = stripMarks(mapEach(mapEach(s, UNICODE).toLowerCase(), EXTRA));
     if (next === s) break;
@@ -98,7 +112,7 @@ export function nameSkeleton(name: string): string {
  * followed by a capital ("ModeratorTeam" is two words).
  */
 function nameWords(name: string): string[] {
-  const spaced = name.normalize("NFKC").replace(/(\p{Ll})(?=\p{Lu})/gu, "$1 ");
+  const spaced = boxedLetters(name).normalize("NFKC").replace(/(\p{Ll})(?=\p{Lu})/gu, "$1 ");
   return spaced.split(/[^\p{L}\p{N}\p{M}]+/u).filter((w) => w !== "");
 }
 
