@@ -14,7 +14,7 @@ import {
 import { SITE_CSP } from "../routes/web/security.ts";
 import { FIGURE_CSP } from "../routes/web/articles_pages.tsx";
 import { assertStatus, register, registerMany, testBoard } from "./helpers.ts";
-import { comment, submit, uploadSvg, vote } from "./article_helpers.ts";
+import { comment, ENGLISH_TEXT, submit, uploadSvg, vote } from "./article_helpers.ts";
 import {
   commentTree,
   decode,
@@ -434,4 +434,24 @@ Deno.test("over https every answer carries Strict-Transport-Security; over http 
       assert.equal(res.headers.get("strict-transport-security"), hsts, `${baseUrl}${path}`);
     }
   }
+});
+
+Deno.test("a page of the discussion holds 50 comment records; earlier ones are a page away", async () => {
+  await using board = await testBoard({ limitScale: 100 });
+  const a = await publishedArticle(board);
+  const writers = [a.author, a.b, a.c];
+  const ids: string[] = [];
+  for (let i = 0; i < 55; i++) {
+    const r = await comment(board, writers[i % 3].key, a.revision, {
+      blocks: [{ type: "paragraph", text: `${ENGLISH_TEXT} Comment number ${i + 1}.` }],
+    });
+    ids.push(r.comment_id);
+  }
+  const { html } = await new Guest(board).get(`/articles/${a.id}`);
+  const shown = [...commentTree(html).keys()];
+  assert.deepEqual(shown, ids.slice(5), "the newest 50, oldest first");
+  assert.ok(html.includes("Earlier comments"));
+  const earlier = html.match(/href="([^"#]*\?before=\d+)[^"]*"/)![1];
+  const older = await new Guest(board).get(earlier);
+  assert.deepEqual([...commentTree(older.html).keys()], ids.slice(0, 5));
 });

@@ -86,8 +86,8 @@ export async function pendingForModerators(deps: Deps, limit: number) {
   return await moderatorComments(deps, comments, { asked: new Set(ids), checks });
 }
 
-/** Comment records one page of the discussion covers. */
-const COMMENT_WINDOW = 200;
+/** Comment records one page of the discussion covers (a page stays light on a phone). */
+const COMMENT_WINDOW = 50;
 
 /** The article as the public sees it now, or 404 NOT_FOUND (target "article"). */
 export async function publicArticleBundle(deps: Deps, postId: string): Promise<PostBundle> {
