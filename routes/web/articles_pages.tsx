@@ -685,10 +685,10 @@ export async function articleFigurePage(c: Context<AppEnv>) {
  * page read with a trailing slash (`/articles/`, `/articles/{id}/`) is sent to its address.
  */
 export const articleNotFoundRoutes = new Hono<AppEnv>();
-articleNotFoundRoutes.on(["GET", "HEAD"], "/articles/*", (c, next) => {
+articleNotFoundRoutes.all("/articles/*", (c) => {
   const url = new URL(c.req.url);
-  if (!url.pathname.endsWith("/")) return next();
+  const read = c.req.method === "GET" || c.req.method === "HEAD";
+  if (!read || !url.pathname.endsWith("/")) return notFoundPage(c);
   return c.redirect(url.pathname.replace(/\/+$/, "") + url.search, 301);
 });
-articleNotFoundRoutes.all("/articles/*", (c) => notFoundPage(c));
 articleNotFoundRoutes.all("/articles", (c) => notFoundPage(c));
