@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { BoardError } from "../domain/errors.ts";
-import { MISSING, zodIssues } from "./schemas.ts";
+import { zodIssues } from "./schemas.ts";
+import { MISSING } from "../domain/input_issues.ts";
 
 /**
  * Parses `input` with a zod schema or throws 400 INVALID_INPUT listing every issue. `what`

@@ -414,3 +414,17 @@ Deno.test("POST /v1/articles/assets: a lone surrogate or a credential in an SVG 
   assert.ok(await uploadSvg(board, a.key, titled("A blue square")), "a plain title passes");
   assert.ok(await uploadSvg(board, a.key, titled("&#x41; &amp; pb_live_short")), "references pass");
 });
+
+Deno.test("a block field that fails its schema is told in plain words", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const d = await refusedArticle(board, a.key, {
+    blocks: [{ type: "paragraph", text: ENGLISH_TEXT }, { type: "paragraph" }, {
+      type: "heading",
+      text: 5,
+    }],
+  });
+  const said = Object.fromEntries(d.failures.map((f) => [f.path, f.message]));
+  assert.equal(said["blocks[1].text"], "missing (a string)");
+  assert.equal(said["blocks[2].text"], "must be a string, not a number");
+});

@@ -7,6 +7,7 @@
 import type { z } from "zod";
 import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { BoardError } from "../errors.ts";
+import { plainIssue } from "../input_issues.ts";
 import { bidiProblem, codePointLength, titleProblem, unfitText, utf8Length } from "../text.ts";
 import { englishVerdict } from "./language.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
@@ -66,7 +67,12 @@ function issuesOf(error: z.ZodError, prefix: string, blockIndex: number | null):
     for (const p of i.path) {
       path += typeof p === "number" ? `[${p}]` : `${path ? "." : ""}${String(p)}`;
     }
-    return { check: "schema", path: path || "(body)", block_index: blockIndex, message: i.message };
+    return {
+      check: "schema",
+      path: path || "(body)",
+      block_index: blockIndex,
+      message: plainIssue(i, false),
+    };
   });
 }
 
