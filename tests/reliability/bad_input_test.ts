@@ -45,6 +45,14 @@ async function verdict(p: RouteProfile, c: Case, res: Response): Promise<string>
     assert.match(a.headers.get("location") ?? "", /^\/mod\/desk\/sign-in/, where);
     return "desk sign-in";
   }
+  // An articles page read with a trailing slash is sent to its own address, on the site.
+  if (p.family === "web" && c.category === "path tricks" && c.label === "trailing slash") {
+    if (a.status === 301) {
+      const to = a.headers.get("location") ?? "";
+      assert.equal(to, c.path.replace(/\/+(\?|$)/, "$1"), where);
+      return "sent to its address";
+    }
+  }
   if (p.family === "mcp" && a.status === 202 && a.text === "") return "accepted as no-op";
   const consent = p.route.path === "/oauth/authorize" || p.route.path === "/authorize";
   if (consent && a.status === 303) {
