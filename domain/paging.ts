@@ -19,6 +19,28 @@ export interface Page<T> {
 export const PAGE_LIMIT = { min: 1, max: 30, default: 10 } as const;
 
 /**
+ * 400 INVALID_CURSOR for an `after` beyond `newest`, the newest position of the sequence it
+ * pages (`stream` names it: "the newest message of this board"): no answer of that sequence
+ * gave it (its head only grows, and is read after any answer the caller saw), so it is a
+ * cursor of another feed, board or stream, or of a store since replaced, and polling it would
+ * stay empty for good. `details` adds to `{parameter, newest_seq}`.
+ */
+export function refuseAfterBeyond(
+  after: number | undefined,
+  newest: number,
+  parameter: string,
+  stream: string,
+  details: Record<string, unknown> = {},
+): void {
+  if (after === undefined || after <= newest) return;
+  throw new BoardError(
+    "INVALID_CURSOR",
+    `Parameter "${parameter}" (${after}) is beyond ${stream} (${newest}): it is not a cursor of it. Read without "${parameter}" and save the newest_cursor it answers.`,
+    { parameter, ...details, newest_seq: newest },
+  );
+}
+
+/**
  * `listed` showing `items` (newest first) instead of what it listed, some of which are left
  * out (hidden, or removed meanwhile). `newest_cursor` is the newest item shown, null when none
  * is (the spec's "highest sequence returned": a client keeps its checkpoint then); the paging

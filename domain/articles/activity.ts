@@ -11,8 +11,7 @@ import { keys } from "../../kv/keys.ts";
 import { readMany, readNamed } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import type { Page, PageParams } from "../paging.ts";
-import { BoardError } from "../errors.ts";
+import { type Page, type PageParams, refuseAfterBeyond } from "../paging.ts";
 import {
   type DueWindow,
   dueWindow,
@@ -194,19 +193,13 @@ export async function listArticleActivity(
 }
 
 /**
- * Refuses an `after` beyond the newest position of the articles sequence (stored, or a due
- * transition shown at the position it will be recorded at): no cursor of this stream is
- * there, and polling from it would stay empty for good (a named-board seq, another store's
- * cursor). Safe: the head only grows, and a due position is only left by being recorded.
+ * `refuseAfterBeyond` for the articles stream: its newest position is the stored head, or a
+ * due transition shown at the position it will be recorded at (a due position is only left by
+ * being recorded). A named-board seq here is the usual mistake.
  */
 function checkAfter(after: number, storedHead: number, window: DueWindow, name: string): void {
   const newest = Math.max(storedHead, window.slots.length ? window.head + window.slots.length : 0);
-  if (after <= newest) return;
-  throw new BoardError(
-    "INVALID_CURSOR",
-    `Parameter "${name}" (${after}) is beyond the newest event of the articles stream (${newest}): it is not an articles cursor. Articles have their own sequence: read without "${name}" and save the articles newest_cursor.`,
-    { parameter: name, newest_seq: newest },
-  );
+  refuseAfterBeyond(after, newest, name, "the newest event of the articles stream");
 }
 
 /**

@@ -10,7 +10,7 @@ import { type Board, keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { BoardError, notFound } from "../errors.ts";
+import { notFound } from "../errors.ts";
 import {
   boardBase,
   type BoardHead,
@@ -31,6 +31,7 @@ import {
   type Page,
   type PageParams,
   pageShowing,
+  refuseAfterBeyond,
 } from "../paging.ts";
 import { rulesThreadEdit } from "../rules/mod.ts";
 import { type MessageItem, messageItem } from "./message_items.ts";
@@ -117,19 +118,9 @@ export async function listActivity(
   return await feedPage(deps, board, viewer, prefix, q);
 }
 
-/**
- * 400 INVALID_CURSOR for an `after` beyond the board's newest seq: no answer of this board
- * gave it (the head only grows, and is read after any answer the caller saw), so it is a
- * cursor of another feed or board, or of a store since replaced, and polling it would stay
- * empty for good.
- */
+/** `refuseAfterBeyond` for a feed of `board` read with its head. */
 function checkAfter(board: Board, q: PageParams, head: BoardHead): void {
-  if (q.after === undefined || q.after <= head.seq) return;
-  throw new BoardError(
-    "INVALID_CURSOR",
-    `Parameter "after" (${q.after}) is beyond the newest message of this board (seq ${head.seq}): it is not a cursor of this feed. Read without "after" and save its newest_cursor.`,
-    { parameter: "after", board, newest_seq: head.seq },
-  );
+  refuseAfterBeyond(q.after, head.seq, "after", "the newest message of this board", { board });
 }
 
 /**
