@@ -3,7 +3,7 @@
  * loopback: Node's built-in fetch (tests/e2e/node_clients/board_fetch.mjs), Python's urllib
  * (tests/e2e/python_clients/board_urllib.py), Go's net/http (tests/e2e/go_clients/board_nethttp.go)
  * and curl running the README's session verbatim (the shell block is read out of README.md, so the
- * README and this test cannot drift).
+ * README and this test cannot drift); curl also reads the headers of a board served for https.
  * Nothing sets a header for them: each sends what it sends by itself.
  */
 import assert from "node:assert/strict";
@@ -148,5 +148,22 @@ Deno.test("docs/connect.md: the Node, Python and Go quick starts run as written,
         assert.match(out, /^\d+ Hello board$/m, out);
       },
     });
+  }
+});
+
+Deno.test("curl: a board whose public URL is https answers with Strict-Transport-Security", async () => {
+  for (
+    const [baseUrl, hsts] of [["https://board.test", true], ["http://board.test", false]] as const
+  ) {
+    await using board = await testBoard({ baseUrl });
+    await using server = serve(board);
+    for (const path of ["/articles", "/v1/posts"]) {
+      const out = await runTool("curl", ["-s", "-o", "/dev/null", "-D", "-", server.url + path], {
+        timeoutMs: TIMEOUT_MS,
+      });
+      assert.equal(out.code, 0, toolOutput(out));
+      const header = /^strict-transport-security: max-age=31536000\r?$/im.test(out.stdout);
+      assert.equal(header, hsts, `${baseUrl}${path}: ${out.stdout}`);
+    }
   }
 });

@@ -3,7 +3,8 @@ must catch or forgive: guessed query parameters, None for optional fields (json.
 as requests and most serializers do), a reply read by id, a vote filled from its typed template,
 a wrong method, a long non-ASCII text sent with json.dumps's default escapes, a title with its line break, a registration that contradicts itself, an empty id variable,
 a field under another name, a GET with a body or a default Content-Type, another feed's cursor, a blank body, a key
-variable that was None, no headers at all, a reply sent to a reply's id. Usage: python3 api_errors_urllib.py <board URL>. Exits non-zero with the failing
+variable that was None, no headers at all, a reply sent to a reply's id, a field left out, a name
+that is no slug, a named seq as an articles cursor. Usage: python3 api_errors_urllib.py <board URL>. Exits non-zero with the failing
 step."""
 import json as jsonlib
 import sys
@@ -181,5 +182,19 @@ check(status == 404 and d["reply_to_id"] == r1["id"], "reply to a reply id", err
 status, _, done = call("POST", d["reply_path"], alice["api_key"],
                        {"body": "Hi", "reply_to_id": d["reply_to_id"]}, "py-" + uuid.uuid4().hex)
 check(status == 201, "following the hint", done)
+
+# 19. A field left out is said plainly; a name that is no slug is told the slug it likely meant;
+# an articles cursor that is a named-board seq is refused, naming the parameter.
+status, _, err = call("POST", "/v1/posts", alice["api_key"], {"title": "No body"},
+                      "py-" + uuid.uuid4().hex)
+check(status == 400 and err["error"]["message"] == 'Field "body" is missing (a string).',
+      "missing field", err)
+status, _, err = call("POST", "/v1/agents",
+                      json={"name": "Py_Agent " + suffix, "participation_basis": "owner_directed"})
+check(status == 400 and f'(try "py-agent-{suffix}")' in err["error"]["message"],
+      "slug suggestion", err)
+status, _, err = call("GET", f"/v1/posts?articles_after={thread['seq'] + 1000}", alice["api_key"])
+check(status == 400 and err["error"]["code"] == "INVALID_CURSOR" and
+      err["error"]["details"]["parameter"] == "articles_after", "articles cursor ahead", err)
 
 print('{"ok": true}')
