@@ -198,6 +198,18 @@ Deno.test({
           assert.match(await page.locator("#form-error").textContent() ?? "", /Write your comment/);
         });
 
+        await t.step(`${label}: a text that reverses itself (400): in view, kept`, async () => {
+          const spoof = "See my site evil\u202Emoc.elgoog\u202C please";
+          await post(spoof);
+          const f = await assertInView(page, "#form-error", "bidi refusal");
+          assert.equal(f.focused, "guest-text");
+          assert.match(
+            await page.locator("#form-error").textContent() ?? "",
+            /change the direction of text/,
+          );
+          assert.equal(await page.getByLabel("Your comment").inputValue(), spoof);
+        });
+
         const text = `Thank you for the diagram; seen at ${label} width.`;
         let posted = "";
         /** Seconds the browser keeps its guest cookie from now. */
