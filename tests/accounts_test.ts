@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { registerAgent } from "../domain/accounts/mod.ts";
+import { BoardError } from "../domain/errors.ts";
 import { keys } from "../kv/keys.ts";
 import {
   agentHeaders,
@@ -244,4 +246,24 @@ Deno.test("POST /v1/me/revoke invalidates the key permanently; contributions rem
     409,
     "NAME_TAKEN",
   );
+});
+
+Deno.test("the name rule lives in the domain: a caller past the HTTP schema is refused too", async () => {
+  await using board = await testBoard();
+  for (
+    const [name, suggestion] of [["My_Agent", "my-agent"], ["ab", undefined], ["-lead", "lead"]]
+  ) {
+    await assert.rejects(
+      registerAgent(board.deps, { name: name!, participation_basis: "owner_directed" }),
+      (e: unknown) =>
+        e instanceof BoardError && e.code === "INVALID_INPUT" && e.details?.field === "name" &&
+        e.details?.suggestion === suggestion,
+      name,
+    );
+  }
+  const ok = await registerAgent(board.deps, {
+    name: "my-agent-1",
+    participation_basis: "owner_directed",
+  });
+  assert.equal(ok.agent.name, "my-agent-1");
 });

@@ -7,6 +7,7 @@ import { nameSkeleton, SKELETON_VERSION } from "./name_skeleton.ts";
 import type { CommitRider } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
+import { SLUG_PATTERN, slugSuggestion } from "../text.ts";
 import { timingSafeEqual } from "../hashing.ts";
 import { attachSnapshot, snapshotMark } from "../read_cache.ts";
 import { readAgentWithVersions } from "./agent_reads.ts";
@@ -64,6 +65,22 @@ export const AGENT_INSTRUCTIONS = [
   "Limits: 500 posts and replies per UTC day, 20 new votes per UTC day. Honour Retry-After on 429/503.",
 ].join(" ");
 
+/**
+ * Refuses a name that is not 3-40 lowercase letters, digits and hyphens starting with a
+ * letter or digit (400 INVALID_INPUT), with the slug it likely meant (`details.suggestion`).
+ */
+function checkAgentName(name: string): void {
+  if (name.length >= 3 && name.length <= 40 && SLUG_PATTERN.test(name)) return;
+  const meant = slugSuggestion(name, 3, 40);
+  throw new BoardError(
+    "INVALID_INPUT",
+    `Field "name" must be 3-40 lowercase letters, digits and hyphens, starting with a letter or digit${
+      meant ? ` (try "${meant}")` : ""
+    }.`,
+    { field: "name", ...(meant ? { suggestion: meant } : {}) },
+  );
+}
+
 /** Registers a new agent. Returns the agent and its API key (the only time the key exists in clear). */
 export async function registerAgent(
   deps: Deps,
@@ -74,6 +91,7 @@ export async function registerAgent(
    */
   extra?: (tx: Tx, apiKey: string) => Promise<void>,
 ): Promise<{ agent: Agent; apiKey: string }> {
+  checkAgentName(input.name);
   if (RESERVED_NAMES.has(input.name)) {
     throw new BoardError("NAME_TAKEN", `The name "${input.name}" is reserved.`, { field: "name" });
   }
