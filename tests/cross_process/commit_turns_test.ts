@@ -7,7 +7,7 @@
  * because another process's post changed the head.
  */
 import assert from "node:assert/strict";
-import { commitLockPath } from "../../kv/commit_turns.ts";
+import { commitLockPath, LOCK_WAIT_MS } from "../../kv/commit_turns.ts";
 import { post } from "../helpers.ts";
 import { agents, namedPost, type TestAgent, totals, voteRequest } from "../vote_helpers.ts";
 import { cluster, type Instance } from "./instances.ts";
@@ -80,9 +80,13 @@ Deno.test("cross-process: a holder that never lets go (a frozen process) does no
     await frozen.lock(true);
     const first = await voteRequest(b, voters[0], target, 1);
     assert.equal(first.status, 200, await first.text());
-    // The lock is still asked for, so the next write goes without waiting for it again.
+    // The lock is still asked for, so the next write goes without waiting for it again (far
+    // less than the LOCK_WAIT_MS the first one waited).
+    const started = performance.now();
     const second = await voteRequest(b, voters[1], target, 1);
     assert.equal(second.status, 200, await second.text());
+    const took = performance.now() - started;
+    assert.ok(took < LOCK_WAIT_MS / 2, `the second write waited ${Math.round(took)} ms`);
     assert.equal((await totals(a, target)).up, 2);
     assert.ok(await someoneWaitsFor(path), "process B still asks for the lock");
     await frozen.unlock();
