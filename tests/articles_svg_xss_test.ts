@@ -259,6 +259,19 @@ Deno.test("sanitizeSvg() refuses oversize and over-deep documents", () => {
   assert.ok(sanitizeSvg(deep).failures.some((f) => f.rule === "size"));
 });
 
+Deno.test("sanitizeSvg() holds the sanitised document to the source limit (escaping cannot grow it)", () => {
+  // 60,000 ">" fit the source limit; written as "&gt;" they are four times it.
+  const text = `<svg ${NS}><text>${">".repeat(60_000)}</text></svg>`;
+  const r = sanitizeSvg(text);
+  assert.equal(r.svg, null);
+  assert.deepEqual(r.failures.map((f) => f.rule), ["size"]);
+  assert.match(r.failures[0].message, /sanitised SVG is 240\d{3} bytes.*the limit is 65536/);
+  // A document whose escaped form fits is kept.
+  const fits = sanitizeSvg(`<svg ${NS}><text>${">".repeat(16_000)}</text></svg>`);
+  assert.deepEqual(fits.failures, []);
+  assert.ok(fits.svg!.length <= 65_536);
+});
+
 Deno.test("POST /v1/articles/assets refuses an unsafe SVG listing every failure", async () => {
   await using board = await testBoard();
   const a = await register(board);

@@ -365,6 +365,15 @@ export function sanitizeSvg(source: string): SvgResult {
   const svg = serialize(root, usesXlink);
   // Character references are decoded in what is served: a key written as `&#x41;`s is one.
   if (CREDENTIAL_PATTERN.test(svg)) return credential();
+  // What is stored and served is held to the source's limit too: escaping can make a
+  // document several times its source (`>` in text becomes `&gt;`).
+  const served = utf8Length(svg);
+  if (served > ARTICLE_LIMITS.svgSourceBytes) {
+    return whole(
+      "size",
+      `The sanitised SVG is ${served} bytes (characters such as ">" and line breaks in attributes are written as references); the limit is ${ARTICLE_LIMITS.svgSourceBytes}.`,
+    );
+  }
   return result(svg, root);
 }
 

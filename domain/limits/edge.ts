@@ -149,7 +149,7 @@ export class EdgeLimiter {
   }
 
   /**
-   * Admits one credential-bearing call from the network allowance `bucket` (routes/limits.ts
+   * Admits one credential-bearing call from the network allowance `bucket` (routes/http.ts
    * `callBucket`) or throws 429 RATE_LIMITED; settle the returned admission with `settle`.
    * Refused calls are not counted. A credential this instance has not validated lately needs a
    * lookup: it is counted against the bucket's lookups (for good) and, until settled, both

@@ -7,7 +7,7 @@
  *
  * Safe across instances: every commit checks the marker it started from, so two sealers of
  * one batch cannot both finish it, and a message removed or re-indexed meanwhile (its
- * commit writes the marker, search_index.ts) makes the sealer start the batch over. A
+ * commit writes the marker, `stageIndexChange` in postings.ts) makes the sealer start the batch over. A
  * block written for a seq whose message is gone is skipped by search like any such seq.
  */
 import { keys } from "../../kv/keys.ts";

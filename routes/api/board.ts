@@ -1,7 +1,7 @@
 /**
  * Operations of accounts, the named board (`/v1`) and its search, and the anonymous board
  * (`/b`), with the MCP tools that perform them. Bodies are the schemas the handlers parse
- * with (domain/schemas.ts); paging uses the same bounds objects as `parsePageParams`.
+ * with (routes/schemas.ts); paging uses the same bounds objects as `parsePageParams`.
  */
 import { z } from "zod";
 import * as boardOut from "./responses/board.ts";

@@ -2,7 +2,7 @@
  * Operations of the operator-only moderator interface `/mod`: off (404) unless
  * `BOARD_MODERATOR_KEY` is set; the gate (key, JSON, throttling) is routes/moderator_gate.ts's
  * `moderatorGate`, installed for every /mod path in routes/app.ts. Every write is an
- * audited, idempotent action (domain/audit.ts).
+ * audited, idempotent action (domain/moderation/audit.ts).
  */
 import type { Context } from "hono";
 import { z } from "zod";

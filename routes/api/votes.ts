@@ -1,7 +1,7 @@
 /**
  * Operations of votes, pins and rules: the public `/votes` and `/pins` routes, the
  * caller's voting status and the rules post under `/v1`, with their MCP tools. Bodies are
- * the schemas the handlers parse with (domain/schemas.ts); `board` uses `boardSchema`.
+ * the schemas the handlers parse with (routes/schemas.ts); `board` uses `boardSchema`.
  */
 import type { Context } from "hono";
 import { z } from "zod";
