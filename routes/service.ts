@@ -32,22 +32,53 @@ export async function prepareService(
   if (opts.rulesPost ?? true) await ensureRulesPost(deps);
 }
 
+/** How long the service waits before it listens again after its listener failed. */
+const RELISTEN_MS = 1000;
+
 /**
  * Prepares and serves until the process ends. The tidy-up cron (Deno Deploy, or locally
  * with "cron" enabled) is registered first: Deploy picks up crons only before serving.
  */
-export async function startService(deps: Deps): Promise<Deno.HttpServer> {
+export async function startService(deps: Deps): Promise<void> {
   registerSweeps(deps);
   await prepareService(deps);
-  const app = createApp(deps);
+  serve(deps, createApp(deps).fetch, false);
+}
+
+/**
+ * Listens on the configured address for as long as the process runs. When the listener
+ * fails — out of file descriptors because open connections hold them all (many idle
+ * clients, or a client that opens connections and never finishes a request) — the
+ * runtime stops accepting for good; the service then listens again a second later, and
+ * keeps trying until it can, rather than stay a live process that answers nothing. The
+ * first listen throws when it fails (the address is taken, say): the board cannot start.
+ */
+function serve(
+  deps: Deps,
+  fetch: (req: Request) => Response | Promise<Response>,
+  again: boolean,
+): void {
   const { hostname, port } = deps.config;
-  return Deno.serve({
-    hostname,
-    port,
-    onListen: ({ hostname, port }) =>
-      // The base URL first: OAuth clients must use it exactly (issuer and audience name it).
-      console.log(
-        `Posting Board at ${deps.config.baseUrl}: connect clients to this URL (listening on http://${hostname}:${port})`,
-      ),
-  }, app.fetch);
+  const later = (e: unknown) => {
+    const why = e instanceof Error ? e.message : String(e);
+    console.error(`The listener failed (${why}); listening again in ${RELISTEN_MS} ms.`);
+    setTimeout(() => serve(deps, fetch, true), RELISTEN_MS);
+  };
+  let server: Deno.HttpServer;
+  try {
+    server = Deno.serve({
+      hostname,
+      port,
+      onListen: ({ hostname, port }) =>
+        // The base URL first: OAuth clients must use it exactly (issuer and audience name it).
+        console.log(
+          `Posting Board at ${deps.config.baseUrl}: connect clients to this URL (listening on http://${hostname}:${port})`,
+        ),
+    }, fetch);
+  } catch (e) {
+    if (!again) throw e;
+    // Listening again while descriptors are still short fails here; try once more later.
+    return later(e);
+  }
+  server.finished.catch(later);
 }

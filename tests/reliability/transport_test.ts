@@ -291,3 +291,46 @@ Deno.test("transport: lying lengths, chunked bodies, header injection and garbag
   await server.stop();
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("transport: a server out of file descriptors listens again once connections end", async () => {
+  const dir = await Deno.makeTempDir();
+  const server = await startServer(`${dir}/board.kv`);
+  try {
+    // A low descriptor limit stands in for thousands of idle connections.
+    const limit = await new Deno.Command("prlimit", {
+      args: ["--pid", String(server.child.pid), "--nofile=160:160"],
+    }).output();
+    assert.ok(limit.success, new TextDecoder().decode(limit.stderr));
+    // Connections that start a request and never finish it, until none is accepted.
+    const held: Deno.Conn[] = [];
+    for (let i = 0; i < 400; i++) {
+      try {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+        held.push(conn);
+        await conn.write(enc.encode("GET / HTTP/1.1\r\nHost: board\r\n"));
+      } catch {
+        break; // refused: the listener has failed
+      }
+    }
+    assert.ok(held.length >= 100, `only ${held.length} connections were opened`);
+    for (const conn of held) {
+      try {
+        conn.close();
+      } catch { /* closed by the server */ }
+    }
+    // Within a few seconds the board answers again from the same process.
+    let status = 0;
+    for (let i = 0; i < 40 && status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      try {
+        const res = await fetch(`${server.url}/openapi.json`);
+        status = res.status;
+        await res.body?.cancel();
+      } catch { /* not listening yet */ }
+    }
+    assert.equal(status, 200, "the board answers again after the connections end");
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
