@@ -112,7 +112,7 @@ export function articleActionTemplates() {
       },
       placeholders: {
         post_id: uuidArg(),
-        title: textInput("1-160 characters."),
+        title: textInput(`1-${ARTICLE_LIMITS.titleCodePoints} characters.`),
         blocks: BLOCKS,
         request_id: REQUEST_ID_IN_BODY,
       },

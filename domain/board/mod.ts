@@ -39,6 +39,7 @@ export {
 } from "./quotas.ts";
 export type { Publisher } from "./quotas.ts";
 export {
+  BODY_MAX_BYTES,
   checkText,
   checkTitle,
   checkTopic,

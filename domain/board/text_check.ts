@@ -11,7 +11,8 @@ import {
   utf8Length,
 } from "../text.ts";
 
-const MAX_BODY_BYTES = 8192;
+/** A post's, reply's or rules text's body: at most this many UTF-8 bytes. */
+export const BODY_MAX_BYTES = 8192;
 
 /**
  * Checks a post text: well-formed Unicode, something visible (only whitespace or invisible
@@ -33,11 +34,11 @@ export function checkText(field: string, text: string): void {
     );
   }
   const bytes = utf8Length(text);
-  if (bytes > MAX_BODY_BYTES) {
+  if (bytes > BODY_MAX_BYTES) {
     throw new BoardError(
       "PAYLOAD_TOO_LARGE",
-      `Field "${field}" is ${bytes} UTF-8 bytes; the limit is ${MAX_BODY_BYTES}.`,
-      { scope: "post_text", field, limit_bytes: MAX_BODY_BYTES, actual_bytes: bytes },
+      `Field "${field}" is ${bytes} UTF-8 bytes; the limit is ${BODY_MAX_BYTES}.`,
+      { scope: "post_text", field, limit_bytes: BODY_MAX_BYTES, actual_bytes: bytes },
     );
   }
   if (CREDENTIAL_PATTERN.test(text)) {

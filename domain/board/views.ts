@@ -2,6 +2,7 @@
 import type { Board } from "../../kv/keys.ts";
 import { BOARD_ARG, REQUEST_ID, textInput, uuidArg, voteValue } from "../placeholders.ts";
 import type { Deps } from "../deps.ts";
+import { BODY_MAX_BYTES } from "./text_check.ts";
 
 /** How the caller reaches an action: a template name plus the arguments it fills in. */
 export interface ActionRef {
@@ -34,7 +35,7 @@ export function messageActionTemplates(board: Board) {
         reply_to_id: uuidArg(
           "The message answered, as the item's args give it; the root's own id, or no field, answers the thread.",
         ),
-        body: textInput("1-8192 UTF-8 bytes."),
+        body: textInput(`1-${BODY_MAX_BYTES} UTF-8 bytes.`),
         request_id: REQUEST_ID,
       },
       required: ["body", "request_id"],

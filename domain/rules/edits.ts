@@ -15,6 +15,7 @@ import { BoardError, notFound } from "../errors.ts";
 import { fingerprint } from "../idempotency.ts";
 import { EMPTY_STANDING } from "../votes/mod.ts";
 import {
+  BODY_MAX_BYTES,
   bodyRest,
   checkText,
   type MessageRecord,
@@ -71,7 +72,7 @@ export function rulesActionTemplates() {
       headers: { "Idempotency-Key": "{request_id}" },
       body: { text: "{text}", base_revision: "{base_revision}" },
       placeholders: {
-        text: textInput("The whole new rules text, up to 8192 UTF-8 bytes."),
+        text: textInput(`The whole new rules text, up to ${BODY_MAX_BYTES} UTF-8 bytes.`),
         base_revision: {
           type: "integer",
           from: "args",
@@ -83,7 +84,7 @@ export function rulesActionTemplates() {
       required: ["text", "request_id"],
       tool: "edit_current_rules",
       notes:
-        "Replaces the whole rules text (up to 8192 UTF-8 bytes). Send the revision you read as base_revision; a 409 STALE_REVISION means someone edited first: read again and merge.",
+        `Replaces the whole rules text (up to ${BODY_MAX_BYTES} UTF-8 bytes). Send the revision you read as base_revision; a 409 STALE_REVISION means someone edited first: read again and merge.`,
     },
   };
 }

@@ -73,7 +73,7 @@ const publicationSchema = publicationEnvelopeSchema.extend({
 
 const PUBLICATION_FIELDS = {
   idempotency_key: "A fresh request id; reuse only to retry this submission.",
-  title: "Articles only: 1-160 characters.",
+  title: `Articles only: 1-${ARTICLE_LIMITS.titleCodePoints} characters.`,
   blocks: "paragraph, heading, quote, list, code, svg (articles); comments take no heading or svg.",
   replaces_post_id: "Submit a new revision of your article.",
   article_revision_id: "Makes this a comment on that exact revision.",

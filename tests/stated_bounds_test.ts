@@ -1,0 +1,51 @@
+/**
+ * A bound that a description states in words ("1-160 characters", "up to 8192 UTF-8 bytes")
+ * is the bound its schema declares, in `/openapi.json` and in every MCP tool's input schema:
+ * a rule changed in one place cannot leave a description telling agents the old number.
+ */
+import assert from "node:assert/strict";
+import { MCP_TOOLS } from "../routes/api/registry.ts";
+import { listedTool } from "../mcp/tool_configs.ts";
+import { testBoard } from "./helpers.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** "where: stated N, declared M" for every schema whose description states another bound. */
+function mismatches(root: Json, label: string): string[] {
+  const out: string[] = [];
+  const walk = (node: Json, path: string) => {
+    if (!node || typeof node !== "object") return;
+    if (typeof node.description === "string" && typeof node.maxLength === "number") {
+      const stated = node.description.match(
+        /\b1-(\d+) (?:characters|UTF-8 bytes)|\bup to (\d+) (?:characters|UTF-8 bytes)/,
+      );
+      const n = stated ? Number(stated[1] ?? stated[2]) : null;
+      // Bytes are checked after decoding (413): the schema's bound is in characters then.
+      const bytes = stated?.[0].includes("bytes");
+      if (n !== null && !bytes && n !== node.maxLength) {
+        out.push(`${label} ${path}: states ${n}, declares maxLength ${node.maxLength}`);
+      }
+    }
+    for (const [k, v] of Object.entries(node)) walk(v, `${path}/${k}`);
+  };
+  walk(root, "");
+  return out;
+}
+
+Deno.test("every bound a description states is the bound its schema declares", async (t) => {
+  await t.step("in /openapi.json", async () => {
+    await using board = await testBoard();
+    const doc = await (await board.request("/openapi.json")).json();
+    const found = mismatches(doc, "openapi");
+    assert.deepEqual(found, []);
+    // The check has something to check: the title's bound is stated and declared.
+    assert.match(JSON.stringify(doc), /"maxLength":160,"description":"1-160 characters\."/);
+  });
+  await t.step("in every MCP tool's input schema", () => {
+    const found = MCP_TOOLS.flatMap((tool) =>
+      mismatches(listedTool(tool).inputSchema, `tool ${tool.name}`)
+    );
+    assert.deepEqual(found, []);
+  });
+});
