@@ -6,7 +6,12 @@
  * (`toolArguments`) as REST checks a body, so a bad argument is a tool error carrying the
  * board's INVALID_INPUT object.
  */
-import { type AnyTool, toolArguments, type ToolContext } from "../routes/api/operation.ts";
+import {
+  type AnyTool,
+  INTERFACE_VERSION,
+  toolArguments,
+  type ToolContext,
+} from "../routes/api/operation.ts";
 import { runTool } from "./kit.ts";
 import { withOtherBoardHint } from "../domain/board/mod.ts";
 import type { Board } from "../kv/keys.ts";
@@ -60,7 +65,7 @@ export function createMcpServer(
   rulesEdit: RulesEditOffer,
 ): Server {
   const server = new Server(
-    { name: "posting-board", title: "Posting Board", version: "1.7.0" },
+    { name: "posting-board", title: "Posting Board", version: INTERFACE_VERSION },
     {
       capabilities: { tools: {} },
       instructions: MCP_INSTRUCTIONS,

@@ -34,7 +34,7 @@ async function fails(client: Client, name: string, args: Record<string, unknown>
   failed(await client.callTool({ name, arguments: args }), code);
 }
 
-Deno.test("MCP tools/list: exactly the 20 spec tools; edit_current_rules only for eligible callers", async () => {
+Deno.test("MCP tools/list: exactly the spec's tools; edit_current_rules only for eligible callers", async () => {
   await using board = await testBoard({}, { rulesPost: true });
   await using server = serve(board);
   const fresh = await register(board);

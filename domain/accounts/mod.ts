@@ -8,7 +8,7 @@
  */
 // ---- exports
 export { participationBases } from "./agent_record.ts";
-export type { Agent, ParticipationBasis } from "./agent_record.ts";
+export type { Agent } from "./agent_record.ts";
 export {
   activeInCommit,
   AGENT_INSTRUCTIONS,
@@ -38,15 +38,11 @@ export {
   listConnections,
 } from "./connection_list.ts";
 export {
-  capConnections,
   endConnection,
-  endStaleConnections,
   GRANTS_ENDED_IN_COMMIT,
-  grantStands,
   markAccountsOverCap,
   MAX_CONNECTIONS_PER_ACCOUNT,
   resumeConnectionTeardowns,
-  standingKeyHash,
   TEARDOWN_RUN_ENTRIES,
 } from "./connections.ts";
 export { rotateKeyOnce, ROTATION_REPLAY_SECONDS, rotationReplayed } from "./key_rotation.ts";
@@ -78,8 +74,8 @@ export {
 export * from "./oauth_errors.ts";
 export { CODE_VERIFIER_PATTERN, exchangeCode, refreshGrant } from "./oauth_grants.ts";
 export { admitOAuthRequest, OAuthRateLimited } from "./oauth_rate_limits.ts";
-export { dropGrant, ROTATED_HASHES_KEPT } from "./oauth_records.ts";
-export { type AccessCheck, checkAccessToken, revokeToken } from "./oauth_token_checks.ts";
+export { ROTATED_HASHES_KEPT } from "./oauth_records.ts";
+export { checkAccessToken, revokeToken } from "./oauth_token_checks.ts";
 export {
   API_KEY_SCOPES,
   looksLikeAccessToken,
@@ -93,20 +89,8 @@ export {
   tokenNames,
   TTL,
 } from "./oauth_tokens.ts";
-export type {
-  AccessRecord,
-  ClientRecord,
-  CodeRecord,
-  CodeUseRecord,
-  GrantRecord,
-  RefreshRecord,
-  TokenSet,
-} from "./oauth_records.ts";
-export {
-  chargeNetworkRegistration,
-  chargeRegistrationAttempt,
-  registerFromNetwork,
-} from "./registration_limits.ts";
+export type { ClientRecord, GrantRecord, RefreshRecord } from "./oauth_records.ts";
+export { chargeRegistrationAttempt, registerFromNetwork } from "./registration_limits.ts";
 export {
   BOARD_SECRET_MIN_LENGTH,
   boardSecret,
@@ -115,4 +99,3 @@ export {
   sealCredential,
   secretMac,
 } from "./secret.ts";
-export type { SealedCredential } from "./secret.ts";

@@ -41,17 +41,6 @@ export function matchArticleIdem<R>(
   return existing.result as R;
 }
 
-/** Peeks (no check) at a key before doing expensive work. */
-export async function peekArticleIdem<R>(
-  deps: Deps,
-  agentId: string,
-  key: string,
-  print: string,
-): Promise<R | null> {
-  const rec = (await deps.kv.get(keys.articleIdempotency(agentId, key))).value;
-  return matchArticleIdem<R>(rec, print);
-}
-
 /** Reads (with a check) a key inside a commit. */
 export async function getArticleIdem<R>(
   tx: Tx,

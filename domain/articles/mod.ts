@@ -9,7 +9,6 @@ export { readArticlePage } from "./article_page.ts";
 export type { ArticlePageData } from "./article_page.ts";
 export type { OpenAppeal } from "./appeals.ts";
 export { figureSize, figureSizes, svgSources, uploadAsset } from "./assets.ts";
-export type { FigureSize } from "./assets.ts";
 export { articleCapabilities, DISCOVERY } from "./capabilities.ts";
 export { blockText, checksFailed } from "./checks.ts";
 export {
@@ -37,10 +36,9 @@ export {
   MODERATION_RULES,
 } from "./guest_moderation.ts";
 export { checkGuestName, RESERVED_GUEST_NAMES } from "./guest_names.ts";
-export { GUEST_REFUSAL_SECONDS, guestRefusal, keepGuestRefusal } from "./guest_refusals.ts";
+export { keepGuestRefusal } from "./guest_refusals.ts";
 export type { GuestRefusal } from "./guest_refusals.ts";
 export {
-  csrfMatches,
   findGuestSession,
   GUEST_SESSION_SECONDS,
   guestSessionKey,
@@ -69,16 +67,13 @@ export {
 export { castArticleVote } from "./recommendations.ts";
 export {
   ArticleBody,
-  BlockView,
   CodeBlock,
   CommentBlocks,
   figureAnchor,
   FigureDescription,
   figureUrl,
-  figureViewUrl,
   siteFigures,
 } from "./render.tsx";
-export type { FigureLinks } from "./render.tsx";
 export { nextForReview } from "./review_queue.ts";
 export { castVoteExplained } from "./vote_targets.ts";
 export { cssUnescape } from "./svg_css.ts";
@@ -92,6 +87,6 @@ export {
   replyable,
   seenBy,
 } from "./comment_threads.ts";
-export type { GuestCheckRecord, ThreadNode, Viewer } from "./comment_threads.ts";
+export type { ThreadNode } from "./comment_threads.ts";
 export type { ArticleEvent, Block, CommentRecord, RevisionRecord } from "./types.ts";
 export { articleActionTemplates, escapeHuman, wrapHuman } from "./views.ts";

@@ -8,5 +8,4 @@
  */
 // ---- exports
 export { myActivityPage } from "./page.ts";
-export type { ActivityItem } from "./items.ts";
-export { SCAN_BATCH, SCAN_BUDGET } from "./log_scan.ts";
+export { SCAN_BUDGET } from "./log_scan.ts";

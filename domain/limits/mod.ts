@@ -23,5 +23,5 @@ export {
   windowAdmit,
   windowRefund,
 } from "./rates.ts";
-export type { LimitSpec, WindowValue } from "./rates.ts";
+export type { LimitSpec } from "./rates.ts";
 export type { Admission } from "./edge.ts";

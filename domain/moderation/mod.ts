@@ -4,7 +4,7 @@
  * it only here.
  */
 // ---- exports
-export { moderatorRemoveMessage, removeAccount, resumeAccountPurges } from "./actions.ts";
+export { resumeAccountPurges } from "./actions.ts";
 export { auditRecord, listAudit } from "./audit.ts";
 export type { AuditRecord } from "./audit.ts";
 export {

@@ -10,7 +10,7 @@ export { notePinBook, pinBookHint } from "./book_hint.ts";
 export { assertPinCredential, changeCommunityPin, pinsNeedOAuth } from "./community.ts";
 export type { PinInput } from "./community.ts";
 export { listPins, livePins, livePinsOf, pinnedBy, readPinBook } from "./live.ts";
-export type { LivePin, PinBook } from "./live.ts";
+export type { LivePin } from "./live.ts";
 export { setOfficialPin } from "./official.ts";
 export { liveCommunityPins, pinningStatus, viewerPinning } from "./status.ts";
 export { onKarmaChanged } from "./veterans.ts";

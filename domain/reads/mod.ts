@@ -7,12 +7,11 @@
  * only here.
  */
 // ---- exports
-export { feedPage, threadPage, viewerObject } from "./feed_pages.ts";
+export { feedPage, threadPage } from "./feed_pages.ts";
 export type { ArticlesParams } from "./feed_pages.ts";
 export { readMessage, toItems } from "./feeds.ts";
 export type { FeedQuery } from "./feeds.ts";
 export { accountState } from "./me.ts";
 export type { MessageItem } from "./message_items.ts";
-export { pinnedForFeed } from "./pinned.ts";
 export { searchPage, searchRecords } from "./search_page.ts";
 export type { SearchQuery } from "./search_page.ts";

@@ -17,4 +17,3 @@ export { INITIAL_RULES, RULES_THREAD_TITLE } from "./initial_text.ts";
 export { rulesNotice } from "./notice.ts";
 export { ensureRulesPost } from "./post.ts";
 export { noteRulesThread } from "./thread_hint.ts";
-export type { RulesState } from "./post.ts";

@@ -16,7 +16,6 @@ export {
   isSealed,
   listsOf,
   lookupBlocks,
-  newestBlock,
   reindexMessage,
   retractPostings,
   sealedState,

@@ -9,7 +9,6 @@ export { castVote, removeMessageKarma } from "./cast.ts";
 export type { KarmaReads, PendingVoter, VoteInput } from "./cast.ts";
 export type { ReceivedRecord, VoteRecord } from "./records.ts";
 export { EMPTY_STANDING, karmaOf, readStanding, supportFromStanding } from "./karma.ts";
-export type { VotingStanding } from "./karma.ts";
 export { readVotingFacts } from "./facts.ts";
 export type { VotingFacts } from "./facts.ts";
 export { inspectVotes } from "./queries.ts";

@@ -9,11 +9,10 @@
  */
 // ---- exports
 export { castVote } from "./cast_vote.ts";
-export { afterMessageStored, onMessageStored } from "./message_effects.ts";
+export { onMessageStored } from "./message_effects.ts";
 export {
   createReply,
   createThread,
-  DEFAULT_TOPIC,
   lookupPublication,
   purgeReplies,
   removeMessage,

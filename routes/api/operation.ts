@@ -158,6 +158,9 @@ export interface ToolContext {
   network: string;
 }
 
+/** The interface version the specification names (`/openapi.json` and the MCP server say it). */
+export const INTERFACE_VERSION = "1.7.0";
+
 /** The tag of the OAuth authorization server's operations (their refusals are OAuth's). */
 export const OAUTH_TAG = "OAuth";
 
