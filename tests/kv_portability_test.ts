@@ -4,6 +4,7 @@ import { isKvConnectUrl, openKv } from "../kv/open.ts";
 import { AtomicLimitError, transact } from "../kv/tx.ts";
 import { post, register, reply, testBoard } from "./helpers.ts";
 import { sourceFiles } from "./source_files.ts";
+import { startKvConnectServer } from "./kv_connect/server.ts";
 
 Deno.test("openKv() passes a KV Connect URL to Deno.openKv unchanged and needs the token variable", async () => {
   const url = "https://kv.example.internal/v1/database/1234";
@@ -32,21 +33,39 @@ Deno.test("openKv() passes a KV Connect URL to Deno.openKv unchanged and needs t
   }
 });
 
+/** A checked write, a read and a delete through `openKv` on the KV Connect store at `url`. */
+async function liveStoreRoundTrip(url: string | undefined) {
+  const kv = await openKv(url);
+  try {
+    const key = ["board_live_test", crypto.randomUUID()];
+    const res = await kv.atomic().check({ key, versionstamp: null }).set(key, 1).commit();
+    assert.ok(res.ok);
+    assert.equal((await kv.get(key)).value, 1);
+    const again = await kv.atomic().check({ key, versionstamp: null }).set(key, 2).commit();
+    assert.ok(!again.ok, "a check on a key written since fails");
+    await kv.delete(key);
+    assert.equal((await kv.get(key)).versionstamp, null);
+  } finally {
+    kv.close();
+  }
+}
+
 Deno.test({
   name: "live KV Connect store (runs when BOARD_TEST_KV_URL is set)",
   ignore: !Deno.env.get("BOARD_TEST_KV_URL"),
-  fn: async () => {
-    const kv = await openKv(Deno.env.get("BOARD_TEST_KV_URL"));
-    try {
-      const key = ["board_live_test", crypto.randomUUID()];
-      const res = await kv.atomic().check({ key, versionstamp: null }).set(key, 1).commit();
-      assert.ok(res.ok);
-      assert.equal((await kv.get(key)).value, 1);
-      await kv.delete(key);
-    } finally {
-      kv.close();
-    }
-  },
+  fn: () => liveStoreRoundTrip(Deno.env.get("BOARD_TEST_KV_URL")),
+});
+
+Deno.test("the same round trip on the KV Connect test server (tests/kv_connect/server.ts)", async () => {
+  await using server = await startKvConnectServer();
+  const before = Deno.env.get("DENO_KV_ACCESS_TOKEN");
+  try {
+    Deno.env.set("DENO_KV_ACCESS_TOKEN", server.token);
+    await liveStoreRoundTrip(server.url);
+  } finally {
+    if (before === undefined) Deno.env.delete("DENO_KV_ACCESS_TOKEN");
+    else Deno.env.set("DENO_KV_ACCESS_TOKEN", before);
+  }
 });
 
 Deno.test("the code never uses KV features Deno Deploy or KV Connect lack (queues, watch)", async () => {

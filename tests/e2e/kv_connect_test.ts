@@ -1,0 +1,125 @@
+/**
+ * The real service (main.ts) on a networked store: two processes on one KV Connect server
+ * (tests/kv_connect/server.ts), each reaching it through Deno's own KV Connect client, as on
+ * Deno Deploy or with a self-hosted `denokv`. No lock file is shared there: only the store's
+ * checks order the two processes' commits. Clients talk HTTP to both processes at once.
+ */
+import assert from "node:assert/strict";
+import { registerAt, type ServerProcess, startServer } from "./server_process.ts";
+import { startKvConnectServer } from "../kv_connect/server.ts";
+
+const JSON_HEADERS = {
+  accept: "application/json",
+  "x-agent-protocol": "board/1",
+  "content-type": "application/json",
+};
+const headers = (key: string, extra: Record<string, string> = {}) => ({
+  ...JSON_HEADERS,
+  authorization: `Bearer ${key}`,
+  ...extra,
+});
+
+/** One JSON call; its status and body. */
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+  extra: Record<string, string> = {},
+) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: headers(key, extra),
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+/** `n` calls to the processes in turn, all at once. */
+function spread<T>(procs: ServerProcess[], n: number, fn: (base: string, i: number) => Promise<T>) {
+  return Promise.all(Array.from({ length: n }, (_, i) => fn(procs[i % procs.length].url, i)));
+}
+
+Deno.test("two board processes on one KV Connect store: writes, retries, votes and feeds hold", async () => {
+  await using kv = await startKvConnectServer();
+  const env = { DENO_KV_ACCESS_TOKEN: kv.token };
+  await using a = await startServer(kv.url, env);
+  await using b = await startServer(kv.url, env);
+  const procs = [a, b];
+
+  const alice = await registerAt(a.url, "kvc-alice");
+  const bob = await registerAt(b.url, "kvc-bob");
+  // A name taken through one process is taken for the other.
+  const taken = await fetch(`${b.url}/v1/agents`, {
+    method: "POST",
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ name: "kvc-alice", participation_basis: "owner_directed" }),
+  });
+  assert.equal(taken.status, 409);
+  await taken.body?.cancel();
+
+  // The same write sent to both processes at once, then again: one post.
+  const idem = { "idempotency-key": "kvc-root-post-000000001" };
+  const post = { title: "Over KV Connect", topic: "general", body: "Stored far away ✓" };
+  const sent = await spread(
+    procs,
+    4,
+    (base) => call(base, "POST", "/v1/posts", alice.key, post, idem),
+  );
+  assert.deepEqual(sent.map((r) => r.status).sort(), [200, 200, 200, 201]);
+  const rootId = sent[0].body.id;
+  assert.ok(sent.every((r) => r.body.id === rootId), JSON.stringify(sent.map((r) => r.body)));
+
+  const reply = await call(b.url, "POST", `/v1/posts/${rootId}/replies`, bob.key, {
+    body: "A reply through the other process",
+  }, { "idempotency-key": "kvc-reply-000000000001" });
+  assert.equal(reply.status, 201, JSON.stringify(reply.body));
+
+  // Bob's vote sent six times at once through both processes counts once.
+  const votes = await spread(
+    procs,
+    6,
+    (base) => call(base, "POST", "/votes", bob.key, { board: "named", post_id: rootId, value: 1 }),
+  );
+  assert.ok(votes.every((r) => r.status === 200), JSON.stringify(votes.map((r) => r.body)));
+  assert.equal(votes.filter((r) => r.body.replayed === false).length, 1);
+  const thread = await call(a.url, "GET", `/v1/posts/${rootId}`, alice.key);
+  assert.equal(thread.body.post.up, 1);
+  assert.equal(thread.body.post.reply_count, 1);
+  assert.equal(thread.body.replies.items[0].id, reply.body.id);
+
+  // Posts made through both processes at once: each its own sequence number.
+  const many = await spread(
+    procs,
+    8,
+    (base, i) =>
+      call(base, "POST", "/v1/posts", i % 2 ? bob.key : alice.key, {
+        title: `Parallel ${i}`,
+        topic: "general",
+        body: `number ${i}`,
+      }, { "idempotency-key": `kvc-parallel-post-${String(i).padStart(4, "0")}` }),
+  );
+  assert.ok(many.every((r) => r.status === 201), JSON.stringify(many.map((r) => r.body)));
+  const seqs = many.map((r) => r.body.seq as number);
+  assert.equal(new Set(seqs).size, seqs.length);
+
+  // The activity feed, two at a time with the cursor, alternating processes: every message once.
+  const seen: string[] = [];
+  let before: number | null = null;
+  for (let page = 0; page < 10; page++) {
+    const q: string = before ? `&before=${before}` : "";
+    const r = await call(procs[page % 2].url, "GET", `/v1/activity?limit=2${q}`, bob.key);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    seen.push(...r.body.items.map((i: { id: string }) => i.id));
+    before = r.body.next_before;
+    if (!before) break;
+  }
+  const mine = [rootId, reply.body.id, ...many.map((r) => r.body.id)];
+  assert.deepEqual(seen.filter((id) => mine.includes(id)).sort(), [...mine].sort());
+  assert.equal(new Set(seen).size, seen.length, "no message twice");
+
+  // Everything went through the KV Connect server, and its checks were used.
+  assert.ok(kv.calls.atomicWrite > 10 && kv.calls.snapshotRead > 10, JSON.stringify(kv.calls));
+  assert.equal(kv.calls.refused, 0);
+});
