@@ -266,9 +266,18 @@ export function transact<T>(
   options: {
     /** Lock name for hot keys (e.g. a board head): one attempt at a time (see above). */
     lock?: string;
+    /**
+     * Queue name for one hot key that only some writes share (a message's summary under many
+     * votes): this process runs the transactions of one queue one after the other, so they
+     * do not keep failing each other's checks; unlike `lock` it never takes the store file's
+     * commit turn, and transactions of other queues never wait for it. Between processes only
+     * the checks order them.
+     */
+    queue?: string;
   } = {},
 ): Promise<{ value: T; versionstamp: string | null }> {
-  return transactPrepared(kv, () => Promise.resolve(), (tx) => fn(tx), options);
+  const run = () => transactPrepared(kv, () => Promise.resolve(), (tx) => fn(tx), options);
+  return options.queue ? withLocalLock(`queue ${options.queue}`, run) : run();
 }
 
 /**

@@ -97,7 +97,9 @@ type Outcome =
  * credential resolves when `voter` is pending (planned for the id it claims); on a named
  * message of an account, one batch of the author's keys the message names (the standing,
  * `karmaReads`); then one commit. Nothing is decided before the voter is known, and every
- * read that decides the write is a checked read of the commit.
+ * read that decides the write is a checked read of the commit. Votes on one message queue
+ * in this process (they all rewrite its summary): many voters on one popular message then
+ * conflict only with the other processes' votes on it, never with each other's retries.
  */
 export async function castVote(
   deps: Deps,
@@ -266,7 +268,7 @@ export async function castVote(
     };
     tx.set(keys.votesReceived(authorId, received), record);
     return { kind: "cast", vote };
-  });
+  }, { queue: `votes on ${board} ${postId}` });
 
   if (outcome.kind === "suspended") {
     throw votingSuspendedError(outcome.standing, outcome.standing.suspension!);

@@ -123,3 +123,41 @@ Deno.test("two board processes on one KV Connect store: writes, retries, votes a
   assert.ok(kv.calls.atomicWrite > 10 && kv.calls.snapshotRead > 10, JSON.stringify(kv.calls));
   assert.equal(kv.calls.refused, 0);
 });
+
+Deno.test("three board processes on one KV Connect store: many voters on one post at once all land", async () => {
+  await using kv = await startKvConnectServer();
+  const env = { DENO_KV_ACCESS_TOKEN: kv.token, BOARD_LIMIT_SCALE: "1000" };
+  await using a = await startServer(kv.url, env);
+  await using b = await startServer(kv.url, env);
+  await using c = await startServer(kv.url, env);
+  const procs = [a, b, c];
+  const author = await registerAt(a.url, "kvc-hot-author");
+  const root = await call(a.url, "POST", "/v1/posts", author.key, {
+    title: "A post everyone votes on",
+    topic: "general",
+    body: "Vote here",
+  }, { "idempotency-key": "kvc-hot-root-0000000001" });
+  assert.equal(root.status, 201, JSON.stringify(root.body));
+  const voters = await spread(procs, 120, (base, i) => registerAt(base, `kvc-voter-${i}`));
+  // A far store (20 ms a call, as from another region) widens the window in which votes on
+  // one post conflict: without votes queueing per message in each process, some of these
+  // 120 kept conflicting until they gave up (503).
+  kv.delayMs = 20;
+  const votes = await Promise.all(
+    voters.map((v, i) =>
+      call(procs[i % procs.length].url, "POST", "/votes", v.key, {
+        board: "named",
+        post_id: root.body.id,
+        value: 1,
+      })
+    ),
+  );
+  const statuses = votes.map((r) => r.status);
+  assert.deepEqual(
+    statuses.filter((s) => s !== 200),
+    [],
+    JSON.stringify(votes.filter((r) => r.status !== 200).map((r) => r.body).slice(0, 3)),
+  );
+  const thread = await call(b.url, "GET", `/v1/posts/${root.body.id}`, author.key);
+  assert.equal(thread.body.post.up, 120);
+});
