@@ -7,8 +7,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
  * request pays for KV (docs/architecture.md, "Round trips").
  *
  * A call issued while another of the same unit is still in flight joins that round trip;
- * a call issued when none is in flight starts the next one. A `list` counts as one call,
- * made when its first page is read.
+ * a call issued when none is in flight starts the next one. A `list` counts one call for
+ * each page it reads (its `batchSize` entries; each page waits for the one before).
  *
  * The service's KV handle (kv/versioned_kv.ts) reports every call to the meter that
  * `currentMeter()` names at that moment. Nothing is metered until a source is installed:
@@ -134,17 +134,40 @@ export function metered<T>(call: () => Promise<T>, label?: () => string): Promis
   return meter ? meter.run(call, meter.options.trace && label ? label() : undefined) : call();
 }
 
-/** A list iterator whose first page read is reported to the current meter. */
+/** Most entries one page of a `list` reads (Deno KV clamps `batchSize` to it). */
+const MAX_LIST_BATCH = 500;
+
+/**
+ * Makes `pageRead` run each of `it`'s page reads: a page is read when the entries already read
+ * are a whole number of pages (Deno KV's iterator reads `batchSize` entries a page, by default
+ * `limit` or 100, and stops after a page that came back short or once `limit` entries were
+ * read; a networked store sends each page apart). Answers `it`.
+ */
+export function onListPages<T>(
+  it: Deno.KvListIterator<T>,
+  options: Deno.KvListOptions | undefined,
+  pageRead: <R>(read: () => Promise<R>) => Promise<R>,
+): Deno.KvListIterator<T> {
+  const batch = Math.min(options?.batchSize ?? options?.limit ?? 100, MAX_LIST_BATCH);
+  const limit = options?.limit ?? Infinity;
+  let read = 0;
+  let done = false;
+  const next = it.next.bind(it);
+  it.next = async () => {
+    const page = !done && read < limit && read % batch === 0;
+    const r = page ? await pageRead(next) : await next();
+    if (r.done) done = true;
+    else read++;
+    return r;
+  };
+  return it;
+}
+
+/** A list iterator whose page reads (`onListPages`) are reported to the current meter. */
 export function meteredList<T>(
   it: Deno.KvListIterator<T>,
   label?: () => string,
+  options?: Deno.KvListOptions,
 ): Deno.KvListIterator<T> {
-  let first = true;
-  const next = it.next.bind(it);
-  it.next = () => {
-    if (!first) return next();
-    first = false;
-    return metered(next, label);
-  };
-  return it;
+  return onListPages(it, options, (read) => metered(read, label));
 }

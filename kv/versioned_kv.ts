@@ -120,7 +120,12 @@ export function versionedKv(kv: Deno.Kv, reader?: Deno.Kv): Deno.Kv {
             target.close();
           }
           : prop === "list"
-          ? (...args: unknown[]) => meteredList(call(...args), () => `list ${describe(args[0])}`)
+          ? (...args: unknown[]) =>
+            meteredList(
+              call(...args),
+              () => `list ${describe(args[0])}`,
+              args[1] as Deno.KvListOptions | undefined,
+            )
           : prop === "get" || prop === "getMany"
           ? (...args: unknown[]) =>
             metered(() => call(...args), () => `${String(prop)} ${describe(args[0])}`)
