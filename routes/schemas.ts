@@ -4,12 +4,12 @@
  */
 import { z } from "zod";
 import { participationBases } from "../domain/accounts/mod.ts";
-import { uuidSchema } from "../domain/articles/mod.ts";
+import { ARTICLE_LIMITS, uuidSchema } from "../domain/articles/mod.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../domain/idempotency.ts";
 import { UUID_PATTERN } from "../domain/ids.ts";
 import { valueAt } from "./json_keys.ts";
 import { plainIssue } from "../domain/input_issues.ts";
-import { fitShownText, SLUG_PATTERN, slugSuggestion } from "../domain/text.ts";
+import { fitShownText, isBlank, SLUG_PATTERN, slugSuggestion } from "../domain/text.ts";
 import { TITLE_MAX_CHARS, TOPIC_MAX_CHARS } from "../domain/board/mod.ts";
 
 export { IDEMPOTENCY_KEY_PATTERN, SLUG_PATTERN, UUID_PATTERN, uuidSchema };
@@ -112,16 +112,28 @@ export const rulesEditSchema = z.strictObject({
 /** PUT /mod/rules: moderators replace whatever is current. */
 export const modRulesSchema = z.strictObject({ text: z.string().min(1) });
 
+/**
+ * A moderator's reason, refused here before the decision is audited; the decision checks it
+ * too (`checkDecisionReason`). Counted in code points, as JSON Schema's maxLength counts.
+ */
+const decisionReason = z.string().min(1).refine(
+  (s) => [...s].length <= ARTICLE_LIMITS.reasonCodePoints && !isBlank(s),
+  `1-${ARTICLE_LIMITS.reasonCodePoints} characters of visible text`,
+).meta({
+  maxLength: ARTICLE_LIMITS.reasonCodePoints,
+  description: `1-${ARTICLE_LIMITS.reasonCodePoints} characters, kept in the audit trail.`,
+});
+
 /** POST /mod/comments/{id}/decision. */
 export const commentDecisionSchema = z.strictObject({
   action: z.enum(["approve", "reject"]),
-  reason: z.string().min(1).max(500),
+  reason: decisionReason,
 });
 
 /** POST /mod/articles/{id}/decision. */
 export const articleDecisionSchema = z.strictObject({
   action: z.enum(["reject", "restrict", "restore"]),
-  reason: z.string().min(1).max(500),
+  reason: decisionReason,
 });
 
 /** POST /mod/clock (only with BOARD_TEST_CLOCK=1): move forward up to a year. */

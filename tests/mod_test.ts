@@ -588,6 +588,32 @@ Deno.test("POST /mod/articles/{id}/decision and /mod/comments/{id}/decision", as
     );
   });
 
+  await t.step("a reason is 1-500 characters of visible text, counted in code points", async () => {
+    const decide = (reason: string) =>
+      modRequest(board, "POST", `/mod/articles/${article.post_id}/decision`, {
+        action: "restrict",
+        reason,
+      }, idemKey());
+    for (const reason of ["x".repeat(501), "   ", ""]) {
+      const res = await decide(reason);
+      const details = await assertError(res, 400, "INVALID_INPUT");
+      assert.equal(details.field, "reason", JSON.stringify(details));
+    }
+    // 500 emoji are 500 characters (1,000 UTF-16 units): accepted.
+    const ok = await decide("🙂".repeat(500));
+    assert.equal(ok.status, 200, await ok.text());
+    // The domain holds the rule whichever edge calls it.
+    await assert.rejects(
+      () => moderateArticle(board.deps, article.post_id, "restore", "y".repeat(501)),
+      (e: Error & { code?: string }) => e.code === "INVALID_INPUT",
+    );
+    const back = await modJson(board, "POST", `/mod/articles/${article.post_id}/decision`, {
+      action: "restore",
+      reason: "restored for the next steps",
+    });
+    assert.equal(back.status, 200, JSON.stringify(back.body));
+  });
+
   await t.step("a decision's replay answers its recorded outcome, a refusal included", async () => {
     const c = await comment(board, reader.key, article.revision_id);
     const path = `/mod/comments/${c.comment_id}/decision`;

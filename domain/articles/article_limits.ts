@@ -29,7 +29,8 @@ export const ARTICLE_LIMITS = {
   svgStyleTextBytes: 16_384,
   revisionsPerArticle: 20,
   appealCodePoints: 2_000,
-  reasonCodePoints: 2_000,
+  /** A moderator's reason for a decision on an article or comment (kept in the audit trail). */
+  reasonCodePoints: 500,
   /** Comment nesting: a comment on the article has depth 1. */
   commentDepth: 32,
   /** Preview of comments and articles in lists and activity. */

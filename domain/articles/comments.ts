@@ -21,6 +21,7 @@ import {
   stageChange,
 } from "./lifecycle.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
+import { checkDecisionReason } from "./decision_reason.ts";
 import { type PolicyContext, policyContext } from "./policy.ts";
 import { articleQuotaKey, chargeArticleQuota } from "./quotas.ts";
 import type { CommitRider } from "../commit_rider.ts";
@@ -497,6 +498,7 @@ export async function moderateComment(
   /** Work of a higher area in the same commit (the moderator's audit record). */
   rider?: CommitRider,
 ): Promise<{ comment_id: string; status: CommentRecord["status"]; changed: boolean }> {
+  checkDecisionReason(reason);
   const ctx = await policyContext(deps);
   const { value } = await articleTransact(deps, async (tx) => {
     // One batch: the comment's locator (where the comment is never changes: unchecked; the

@@ -3,6 +3,7 @@
  * /mod/articles/{id}/decision`): reject, restrict, restore — and the open appeals they
  * decide. Authorisation and the audit trail belong to the caller (the /mod routes).
  */
+import { checkDecisionReason } from "./decision_reason.ts";
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import type { CommitRider } from "../commit_rider.ts";
@@ -62,6 +63,7 @@ export async function moderateArticle(
   /** Work of a higher area in the same commit (the moderator's audit record). */
   rider?: CommitRider,
 ): Promise<ArticleModerationResult> {
+  checkDecisionReason(reason);
   const ctx = await policyContext(deps);
   const { value } = await articleTransact(deps, async (tx) => {
     // One batch: the article (checked), the writer's counters and the rider's keys, beside the

@@ -5,6 +5,7 @@
  * session cookie, opened by signing in with the moderator key, and every form post carries
  * the session's `csrf` token.
  */
+import { ARTICLE_LIMITS } from "../../domain/articles/mod.ts";
 import { z } from "zod";
 import {
   deskAccounts,
@@ -72,7 +73,9 @@ export const MOD_DESK_OPERATIONS: Operation[] = [
         decision: z.enum(["approve", "reject"]).describe(
           "For an appeal, approve is `restore` and reject is `reject`.",
         ),
-        reason: z.string().describe("1-500 characters, kept in the audit trail."),
+        reason: z.string().describe(
+          `1-${ARTICLE_LIMITS.reasonCodePoints} characters, kept in the audit trail.`,
+        ),
       }),
     },
     responses: {

@@ -8,7 +8,11 @@
  * at an address that also answers GET.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { listOpenAppeals, pendingForModerators } from "../../domain/articles/mod.ts";
+import {
+  ARTICLE_LIMITS,
+  listOpenAppeals,
+  pendingForModerators,
+} from "../../domain/articles/mod.ts";
 import { type Agent, getAgent, getAgentByName } from "../../domain/accounts/mod.ts";
 import type { Deps } from "../../domain/deps.ts";
 import { BoardError } from "../../domain/errors.ts";
@@ -58,7 +62,7 @@ import { notFound } from "./error_page.tsx";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NONCE = /^[A-Za-z0-9_-]{43}$/;
-/** The largest desk form (a reason of 500 characters, percent-encoded, and the hidden fields). */
+/** The largest desk form (a reason at its longest, percent-encoded, and the hidden fields). */
 const DESK_FORM_BYTES = 8_192;
 /** Held comments and open appeals shown at once (the oldest first). */
 const QUEUE_MAX = 50;
@@ -325,7 +329,7 @@ export async function deskDecide(c: Context<AppEnv>) {
   } catch (e) {
     if (!(e instanceof BoardError) || e.status >= 500) throw e;
     const message = e.code === "INVALID_INPUT"
-      ? "Give a reason of 1 to 500 characters: it is kept in the audit trail."
+      ? `Give a reason of 1 to ${ARTICLE_LIMITS.reasonCodePoints} characters: it is kept in the audit trail.`
       : e.message;
     const reason = form.get("reason") ?? "";
     return await queuePage(c, session, null, { id: form.get("id"), message, reason }, e.status);

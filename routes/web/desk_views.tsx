@@ -6,7 +6,7 @@
  */
 import type { Child } from "hono/jsx";
 import type { AuditRecord } from "../../domain/moderation/mod.ts";
-import type { OpenAppeal } from "../../domain/articles/mod.ts";
+import { ARTICLE_LIMITS, type OpenAppeal } from "../../domain/articles/mod.ts";
 import { Time } from "./article_views.tsx";
 import { Layout } from "./layout.tsx";
 import { DESK_PATH, formKey } from "./desk_session.ts";
@@ -159,7 +159,7 @@ function DecisionForm(
         id={field}
         name="reason"
         required
-        maxlength={500}
+        maxlength={ARTICLE_LIMITS.reasonCodePoints}
         value={mine?.reason ?? ""}
         autofocus={mine ? true : undefined}
         aria-invalid={mine ? "true" : undefined}

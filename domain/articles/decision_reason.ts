@@ -1,0 +1,19 @@
+/** The reason a moderator gives for a decision on an article or a comment. */
+import { BoardError } from "../errors.ts";
+import { codePointLength, isBlank } from "../text.ts";
+import { ARTICLE_LIMITS } from "./article_limits.ts";
+
+/**
+ * Refuses a decision reason that is blank or longer than `ARTICLE_LIMITS.reasonCodePoints`
+ * characters (code points, as every length the board counts): 400 INVALID_INPUT.
+ */
+export function checkDecisionReason(reason: string): void {
+  const length = codePointLength(reason);
+  const max = ARTICLE_LIMITS.reasonCodePoints;
+  if (length >= 1 && length <= max && !isBlank(reason)) return;
+  throw new BoardError(
+    "INVALID_INPUT",
+    `Field "reason" must be 1-${max} characters of visible text; it has ${length}: it is kept in the audit trail.`,
+    { field: "reason", min_length: 1, max_length: max, actual_length: length },
+  );
+}
