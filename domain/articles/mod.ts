@@ -33,6 +33,7 @@ export {
   countLinks,
   GUEST_NAME_MAX,
   GUEST_TEXT_MAX,
+  LINK_PATTERN,
   MODERATION_RULES,
 } from "./guest_moderation.ts";
 export { checkGuestName, RESERVED_GUEST_NAMES } from "./guest_names.ts";
