@@ -35,13 +35,27 @@ export function networkOf(address: string): string {
   return groups.slice(0, 4).join(":") + "::/64";
 }
 
+const DIGIT_OR_DOT = /[\d.]/;
+
+/**
+ * The four digit groups of a dotted tail (`1.2.3.4` at the end of `::ffff:1.2.3.4`), or
+ * null: what `/(\d+)\.(\d+)\.(\d+)\.(\d+)$/` matches, found in one pass from the end
+ * rather than by a regex that would scan from every digit to the end (quadratic).
+ */
+function dottedTail(s: string): string[] | null {
+  let start = s.length;
+  while (start > 0 && DIGIT_OR_DOT.test(s[start - 1])) start--;
+  const groups = s.slice(start).split(".").slice(-4);
+  return groups.length === 4 && groups.every((g) => g !== "") ? groups : null;
+}
+
 function expandIpv6(a: string): string[] | null {
   let s = a.toLowerCase();
   // An embedded IPv4 tail becomes two hextets.
-  const v4 = s.match(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/);
+  const v4 = dottedTail(s);
   if (v4) {
-    const n = v4.slice(1).map(Number);
-    s = s.slice(0, -v4[0].length) + ((n[0] << 8) | n[1]).toString(16) + ":" +
+    const n = v4.map(Number);
+    s = s.slice(0, s.length - v4.join(".").length) + ((n[0] << 8) | n[1]).toString(16) + ":" +
       ((n[2] << 8) | n[3]).toString(16);
   }
   const halves = s.split("::");

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { clientNetwork, networkOf } from "../domain/network.ts";
 import { assertStatus, jsonInit, register, testBoard } from "./helpers.ts";
 import { assertLimit, publish, published, registerFrom } from "./limit_helpers.ts";
+import { assertLinearGrowth } from "./growth_helpers.ts";
 
 Deno.test("networkOf(): IPv4 addresses, IPv6 /64 networks, mapped IPv4", async (t) => {
   await t.step("an IPv4 address is its own network", () => {
@@ -45,6 +46,62 @@ Deno.test("networkOf(): IPv4 addresses, IPv6 /64 networks, mapped IPv4", async (
     assert.equal(networkOf("::1.2.3.4"), "1.2.3.4");
     assert.notEqual(networkOf("::ffff:0102:0305"), networkOf("::ffff:0102:0304"));
   });
+});
+
+Deno.test("networkOf(): the answer for each kind of address, and for garbage", () => {
+  for (
+    const [address, network] of [
+      ["192.0.2.7", "192.0.2.7"],
+      [" 192.0.2.7 ", "192.0.2.7"],
+      ["192.0.2.7:8080", "192.0.2.7"],
+      ["010.000.002.007", "10.0.2.7"],
+      ["::ffff:192.0.2.7", "192.0.2.7"],
+      ["[::ffff:192.0.2.7]:443", "192.0.2.7"],
+      ["::ffff:0102:0304", "1.2.3.4"],
+      ["::1.2.3.4", "1.2.3.4"],
+      ["64:ff9b::192.0.2.7", "64:ff9b:0:0::/64"],
+      ["2001:db8::192.0.2.7", "2001:db8:0:0::/64"],
+      ["1:2:3:4:5:6:7:8", "1:2:3:4::/64"],
+      ["::", "0:0:0:0::/64"],
+      ["fe80::1%eth0", "fe80:0:0:0::/64"],
+      ["[2001:db8::1]", "2001:db8:0:0::/64"],
+      // Names no IP: stays as given (trimmed).
+      ["256.0.0.1", "256.0.0.1"],
+      ["1.2.3", "1.2.3"],
+      ["1.2.3.4.5", "1.2.3.4.5"],
+      ["::ffff:1.2.3.4:80", "::ffff:1.2.3.4:80"],
+      ["2001:db8:1:2::1.2.3", "2001:db8:1:2::1.2.3"],
+      ["2001:db8:1:2::1.2.3.4.5", "2001:db8:1:2::1.2.3.4.5"],
+      ["2001:db8:1:2::1..3.4", "2001:db8:1:2::1..3.4"],
+      ["::ffff:300.1.1.1", "::ffff:300.1.1.1"],
+      ["::ffff:1.2.3.4x", "::ffff:1.2.3.4x"],
+      ["1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7:8:9"],
+      ["1::2::3", "1::2::3"],
+      ["[2001:db8::1", "[2001:db8::1"],
+      ["a.b.c.d", "a.b.c.d"],
+      ["unknown", "unknown"],
+      ["", ""],
+    ]
+  ) assert.equal(networkOf(address), network, address);
+});
+
+Deno.test("networkOf(): linear time on a long X-Forwarded-For entry (1,000 characters against 8,000)", async (t) => {
+  // Quadratic before: the dotted IPv4 tail was sought from every digit to the end.
+  const shapes: Record<string, (length: number) => string> = {
+    "1:111…": (length) => "1:" + "1".repeat(length - 2),
+    "1:111…x": (length) => "1:" + "1".repeat(length - 3) + "x",
+  };
+  for (const [name, make] of Object.entries(shapes)) {
+    await t.step(name, () => {
+      assertLinearGrowth(name, networkOf, make(1_000), make(8_000));
+      assertLinearGrowth(
+        `${name}, last hop`,
+        (hop) => clientNetwork("10.0.0.1", `198.51.100.9, ${hop}`, true),
+        make(1_000),
+        make(8_000),
+      );
+    });
+  }
 });
 
 Deno.test("clientNetwork(): X-Forwarded-For only behind a trusted proxy", async (t) => {
