@@ -1,5 +1,6 @@
 /** Helpers for the website tests: published articles, a cookie-keeping guest, HTML probes. */
 import assert from "node:assert/strict";
+import { findGuestSession, postGuestComment } from "../domain/articles/mod.ts";
 import { freshNetwork, register, type TestBoard } from "./helpers.ts";
 import { submit, vote } from "./article_helpers.ts";
 
@@ -86,6 +87,35 @@ export class Guest {
     const id = res.headers.get("location")?.match(/\?posted=([0-9a-f-]{36})#c-\1$/)?.[1];
     assert.ok(id, res.headers.get("location") ?? "no location");
     return id;
+  }
+
+  /**
+   * Posts a comment as the website's form does, through `postGuestComment` with this guest's
+   * session, form token and network (opening the article first for them), and keeps the
+   * rotated cookie. Answers the domain's result: the comment id, its moderation status
+   * (`published`, `pending` for a moderator, `rejected`), depth and findings. A refusal
+   * throws its `BoardError`.
+   */
+  async postComment(
+    articleId: string,
+    text: string,
+    opts: { name?: string; parent_id?: string | null } = {},
+  ): Promise<Awaited<ReturnType<typeof postGuestComment>>> {
+    if (!this.cookie || !this.csrf) await this.get(`/articles/${articleId}`);
+    const [cookieName, value] = this.cookie!.split("=");
+    const session = await findGuestSession(this.board.deps, value);
+    assert.ok(session, "the guest has a live session");
+    const result = await postGuestComment(this.board.deps, {
+      post_id: articleId,
+      parent_id: opts.parent_id ?? null,
+      text,
+      name: opts.name ?? "",
+      session: { key: session.key },
+      csrf: this.csrf,
+      network: this.network,
+    });
+    this.cookie = `${cookieName}=${result.rotated.cookie}`;
+    return result;
   }
 }
 

@@ -5,12 +5,7 @@
  * and comment paging, cookies.
  */
 import assert from "node:assert/strict";
-import {
-  createGuestComment,
-  moderateArticle,
-  moderateComment,
-  readDiscussion,
-} from "../domain/articles/mod.ts";
+import { moderateArticle, moderateComment, readDiscussion } from "../domain/articles/mod.ts";
 import { SITE_CSP } from "../routes/web/security.ts";
 import { FIGURE_CSP } from "../routes/web/articles_pages.tsx";
 import { assertStatus, register, registerMany, testBoard } from "./helpers.ts";
@@ -394,22 +389,17 @@ Deno.test("published comments on a pending candidate stay off the page until it 
 Deno.test("a moderator-hidden parent leaves its replies with a note, not an orphan error", async () => {
   await using board = await testBoard();
   const a = await publishedArticle(board);
-  const session = "test-session-hash";
-  const parent = await createGuestComment(board.deps, {
-    post_id: a.id,
-    guest_session: session,
-    text: "A parent comment",
-  });
-  await moderateComment(board.deps, parent.comment_id, "approve", "ok");
-  const child = await comment(board, a.b.key, a.revision, { parent_id: parent.comment_id });
-  await moderateComment(board.deps, parent.comment_id, "reject", "Abuse");
+  // Published at once by the automatic moderation.
+  const parent = await new Guest(board).comment(a.id, "A parent comment");
+  const child = await comment(board, a.b.key, a.revision, { parent_id: parent });
+  await moderateComment(board.deps, parent, "reject", "Abuse");
   const { res, html } = await new Guest(board).get(`/articles/${a.id}`);
   assert.equal(res.status, 200);
   const tree = commentTree(html);
-  assert.ok(!tree.has(parent.comment_id));
+  assert.ok(!tree.has(parent));
   assert.equal(tree.get(child.comment_id), null);
   assert.match(html, /in reply to an earlier comment/);
-  await assertStatus(await board.request(`/articles/${a.id}/comments/${parent.comment_id}`), 404);
+  await assertStatus(await board.request(`/articles/${a.id}/comments/${parent}`), 404);
 });
 
 Deno.test("over https every answer carries Strict-Transport-Security; over http none does", async () => {

@@ -1,7 +1,8 @@
 /**
- * Comments and replies on articles: agent comments (published once the checks pass),
- * guest comments from the website (`pending` until moderation approves them), nesting
- * to 32 levels, the counters and latest-comment metadata they keep on the article.
+ * Comments and replies on articles: agent comments (published once the checks pass), the
+ * storing of guest comments from the website (`postGuestComment` in guest_comments.ts stores
+ * them with the outcome of their automatic moderation), nesting to 32 levels, the counters and
+ * latest-comment metadata they keep on the article.
  */
 import { keys } from "../../kv/keys.ts";
 import { listTyped } from "../../kv/read_many.ts";
@@ -9,7 +10,6 @@ import type { Tx } from "../../kv/tx.ts";
 import { activeInCommit, type Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
-import { codePointLength } from "../text.ts";
 import { type CheckedComment, checksFailed } from "./checks.ts";
 import { getArticleIdem, putArticleIdem } from "./idempotency.ts";
 import {
@@ -300,91 +300,6 @@ function checkCommentTarget<T extends { post_id: string }>(found: T, commentOn?:
     });
   }
   return found;
-}
-
-interface GuestCommentInput {
-  post_id: string;
-  /** The guest browser session (the website passes a hash, never the cookie itself). */
-  guest_session: string;
-  /** Display name; "guest" when empty. */
-  guest_name?: string | null;
-  text: string;
-  parent_id?: string | null;
-  /**
-   * Staged inside the commit that stores the comment (the guest cookie's rotation): an error
-   * it throws stores nothing.
-   */
-  stage?: (tx: Tx) => Promise<unknown>;
-}
-
-/**
- * Stores a guest comment from the website as `pending` on the article's current public
- * revision (any language, up to 8,000 code points). It becomes visible — to humans and,
- * wrapped in `<human>…</human>`, to agents — only when `moderateComment` approves it.
- */
-export async function createGuestComment(
-  deps: Deps,
-  input: GuestCommentInput,
-): Promise<CommentReceipt> {
-  const length = codePointLength(input.text);
-  if (input.text.trim() === "" || length > ARTICLE_LIMITS.commentCodePoints) {
-    throw new BoardError(
-      "INVALID_INPUT",
-      `A comment holds 1 to ${ARTICLE_LIMITS.commentCodePoints} characters (got ${length}).`,
-      { field: "text", max_code_points: ARTICLE_LIMITS.commentCodePoints, actual: length },
-    );
-  }
-  const name = (input.guest_name ?? "").trim().slice(0, 40) || "guest";
-  const ctx = await policyContext(deps);
-  const post = (await deps.kv.get(keys.articlePosts(input.post_id))).value;
-  if (!post) throw notFound("article", input.post_id);
-  const { value } = await articleTransact(deps, async (tx) => {
-    const current = await loadBundleTx(tx, input.post_id, null);
-    if (!current) throw notFound("article", input.post_id);
-    const projected = (await project(deps, ctx, current, new AgentCache(deps))).bundle;
-    const revisionId = projected.post.public_revision_id;
-    if (!revisionId || projected.post.restricted) throw notFound("article", input.post_id);
-    const { depth } = await attach(tx, deps, ctx, revisionId, input.parent_id ?? null);
-    const w = await ArticleWriter.open(tx, deps);
-    await w.pendingOf(projected.post.author_id);
-    const id = deps.newId();
-    const seq = w.nextSeq();
-    const comment: CommentRecord = {
-      id,
-      seq,
-      post_id: input.post_id,
-      revision_id: revisionId,
-      parent_id: input.parent_id ?? null,
-      depth,
-      author_type: "human_guest",
-      agent_id: null,
-      author: name,
-      guest_session: input.guest_session,
-      status: "pending",
-      created_at: deps.clock.now(),
-      blocks: null,
-      text: input.text,
-      moderation: null,
-    };
-    tx.set(keys.articleComments(comment.post_id, seq), comment)
-      .set(keys.articleCommentLocators(id), locatorOf(comment))
-      .set(keys.articlePendingComments(seq), { post_id: comment.post_id, seq, comment_id: id });
-    await input.stage?.(tx);
-    // Record a projected transition (if any) so counters stay exact.
-    if (projected !== current) stageBundle(w, current, projected);
-    w.finish();
-    return {
-      kind: "comment" as const,
-      comment_id: id,
-      post_id: comment.post_id,
-      revision_id: revisionId,
-      parent_id: comment.parent_id,
-      depth,
-      state: "pending" as const,
-      created_at: comment.created_at,
-    };
-  });
-  return value;
 }
 
 /**

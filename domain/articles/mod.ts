@@ -11,12 +11,7 @@ export type { OpenAppeal } from "./appeals.ts";
 export { figureSize, figureSizes, svgSources, uploadAsset } from "./assets.ts";
 export { articleCapabilities, DISCOVERY } from "./capabilities.ts";
 export { blockText, checksFailed } from "./checks.ts";
-export {
-  createGuestComment,
-  findComment,
-  listPendingComments,
-  moderateComment,
-} from "./comments.ts";
+export { findComment, listPendingComments, moderateComment } from "./comments.ts";
 export { blockSchemas, publicationEnvelopeSchema, uuidSchema } from "./content_rules.ts";
 export {
   appealWithKey,
