@@ -5,6 +5,7 @@
 import type { CallToolResult } from "./sdk.ts";
 import { BoardError, type ErrorCode, TxConflictError } from "../domain/errors.ts";
 import { errorObject } from "../routes/http.ts";
+import { scopeRefusal } from "../routes/authentication.ts";
 import type { Scope } from "../domain/accounts/mod.ts";
 import type { ToolContext } from "../routes/api/operation.ts";
 
@@ -120,16 +121,9 @@ export async function runTool(
   const produced = early ? produce() : undefined;
   produced?.catch(() => {}); // answered below, or dropped with the refusal
   await ctx.callerReady;
-  if (!ctx.caller.scopes.has(scope)) {
-    return toolError(
-      ctx,
-      "INSUFFICIENT_SCOPE",
-      `This tool needs the "${scope}" scope; this connection was granted ${
-        [...ctx.caller.scopes].map((s) => `"${s}"`).join(", ") || "no scopes"
-      }. Reconnect and grant "${scope}".`,
-      { required_scope: scope },
-    );
-  }
+  // The REST routes' refusal of a token without the scope, as a tool error.
+  const lacking = scopeRefusal(ctx.caller, scope);
+  if (lacking) return toolError(ctx, lacking.code, lacking.message, lacking.details);
   try {
     return await (produced ?? produce());
   } catch (e) {

@@ -9,7 +9,8 @@
  *   - no credential: 401 `{error:"invalid_token"}` with
  *     `WWW-Authenticate: Bearer resource_metadata="…", scope="…"` (no `error` attribute);
  *   - bad, expired, revoked or wrong-audience token: 401 with `error="invalid_token"`;
- *   - missing scope: 403 `{error:"insufficient_scope"}` with `error="insufficient_scope"`;
+ *   - missing scope: 403 `{error:"insufficient_scope"}` with `error="insufficient_scope"`
+ *     (the message of `scopeRefusal`, every edge's one scope check, as `error_description`);
  *   - a connection whose agent key was revoked, or a bad API key: the board error UNAUTHORIZED.
  * - The moderator key is no credential outside `/mod` (routes/moderator_gate.ts checks it
  *   there): it resolves to nobody and gets the answer of any unknown token.
@@ -162,16 +163,31 @@ export async function authenticateRequest(
     }
     return oauthRefusal(deps, 401, "invalid_token", check.description, { scope });
   }
-  if (scope && !check.scopes.includes(scope)) {
-    return oauthRefusal(
-      deps,
-      403,
-      "insufficient_scope",
-      `This request needs the scope "${scope}"; the token holds "${check.scopes.join(" ")}".`,
-      { scope },
-    );
-  }
-  return { agent: check.agent, via: "oauth", scopes: new Set(check.scopes) };
+  const caller: Caller = { agent: check.agent, via: "oauth", scopes: new Set(check.scopes) };
+  const lacking = scope ? scopeRefusal(caller, scope) : null;
+  if (lacking) return oauthRefusal(deps, 403, "insufficient_scope", lacking.message, { scope });
+  return caller;
+}
+
+/**
+ * The refusal of a caller whose credential lacks `scope`, or null when it holds it: 403
+ * INSUFFICIENT_SCOPE, its message naming the scope needed, the scopes the token holds and
+ * how to get it, `details.required_scope` and `details.granted_scopes`. API keys hold every
+ * scope, so only an OAuth access token is ever refused. The one check of a scope for every
+ * edge: the routes that accept OAuth answer its message as the `error_description` of their
+ * RFC 6750 403 `insufficient_scope` (`authenticateRequest`), an MCP tool answers it as its
+ * tool error (mcp/kit.ts), and a write planned while the credential resolves checks it before
+ * it commits (`pendingWriter`, routes/claimed_caller.ts).
+ */
+export function scopeRefusal(caller: Pick<Caller, "scopes">, scope: Scope): BoardError | null {
+  if (caller.scopes.has(scope)) return null;
+  const granted = [...caller.scopes];
+  const holds = granted.length ? granted.map((s) => `"${s}"`).join(" and ") : "no scope";
+  return new BoardError(
+    "INSUFFICIENT_SCOPE",
+    `This request needs the "${scope}" scope; the access token holds ${holds}. Authorize again and grant "${scope}" to get a token that holds it.`,
+    { required_scope: scope, granted_scopes: granted },
+  );
 }
 
 /**

@@ -6,11 +6,11 @@
  * (domain/claimed_reads.ts).
  */
 import type { Context } from "hono";
-import { type Agent, agentIdOfKey, tokenNames } from "../domain/accounts/mod.ts";
+import { type Agent, agentIdOfKey, type Scope, tokenNames } from "../domain/accounts/mod.ts";
 import type { PendingVoter } from "../domain/votes/mod.ts";
 import type { AppEnv, Caller } from "./env.ts";
 import type { ToolContext } from "./api/operation.ts";
-import { bearerToken, callerOf } from "./authentication.ts";
+import { bearerToken, callerOf, scopeRefusal } from "./authentication.ts";
 
 export function claimedCaller(c: Context<AppEnv>): {
   agent: Promise<Agent>;
@@ -54,31 +54,26 @@ export function toolCaller(ctx: ToolContext): Promise<Agent> {
 /**
  * The caller of a write that plans its reads while the credential resolves
  * (`plansWhileAuthenticating`), for the domain write: the id the credential claims, and the
- * account once the credential is admitted and `admit` (a scope check) accepts the caller
- * (else `ready` rejects with the refusal, before anything is written).
+ * account once the credential is admitted holding `scope` (else `ready` rejects with the
+ * refusal, `scopeRefusal`'s for a missing scope, before anything is written).
  */
-export function pendingWriter(
-  c: Context<AppEnv>,
-  admit: (caller: Caller) => void,
-): PendingVoter {
-  return pendingOf(callerOf(c), claimedAgentId(c.req.header("authorization")), admit);
+export function pendingWriter(c: Context<AppEnv>, scope: Scope): PendingVoter {
+  return pendingOf(callerOf(c), claimedAgentId(c.req.header("authorization")), scope);
 }
 
 /** `pendingWriter` for an MCP tool marked `plansWhileAuthenticating`. */
-export function pendingToolWriter(
-  ctx: ToolContext,
-  admit: (caller: Caller) => void,
-): PendingVoter {
-  return pendingOf(ctx.callerReady, ctx.claimedId ?? null, admit);
+export function pendingToolWriter(ctx: ToolContext, scope: Scope): PendingVoter {
+  return pendingOf(ctx.callerReady, ctx.claimedId ?? null, scope);
 }
 
 function pendingOf(
   caller: Promise<Caller>,
   claimedId: string | null,
-  admit: (caller: Caller) => void,
+  scope: Scope,
 ): PendingVoter {
   const ready = caller.then((c) => {
-    admit(c);
+    const refusal = scopeRefusal(c, scope);
+    if (refusal) throw refusal;
     return c.agent;
   });
   ready.catch(() => {}); // a refusal is answered by the credential checks

@@ -4,12 +4,20 @@ import type { Agent } from "../domain/accounts/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { createApp } from "../routes/app.ts";
 import type { AppEnv } from "../routes/env.ts";
-import { authenticateRequest, requireCaller, resolveCaller } from "../routes/authentication.ts";
+import {
+  authenticateRequest,
+  requireCaller,
+  resolveCaller,
+  scopeRefusal,
+} from "../routes/authentication.ts";
+import { ERROR_STATUS } from "../domain/errors.ts";
 import {
   agentHeaders,
   assertError,
   assertStatus,
+  idemKey,
   jsonInit,
+  mcpInit,
   register,
   type TestBoard,
   testBoard,
@@ -217,4 +225,70 @@ Deno.test("authenticateRequest accepts OAuth tokens and named API keys at /mcp",
     assert.ok(mod instanceof Response);
     await assertStatus(mod, 401);
   });
+});
+
+Deno.test("a token without the scope gets one refusal from the REST route and the MCP tool", async (t) => {
+  await using board = await testBoard();
+  const [author, voter] = [await register(board), await register(board)];
+  const posted = await board.request(
+    "/v1/posts",
+    jsonInit("POST", { title: "To vote on", body: "A body" }, author.key, {
+      "idempotency-key": idemKey(),
+    }),
+  );
+  const postId = (await posted.json()).id;
+  const link = { mode: "link", api_key: voter.key };
+  const cases = [
+    {
+      name: "a board:read token casting a vote: POST /votes and the vote tool",
+      token: await scopedTokens(board, "board:read", link),
+      held: ["board:read"],
+      needed: "board:write" as const,
+      rest: (token: string) =>
+        board.request(
+          "/votes",
+          jsonInit("POST", { board: "named", post_id: postId, value: 1 }, token),
+        ),
+      tool: { name: "vote", arguments: { board: "named", post_id: postId, value: 1 } },
+    },
+    {
+      name: "a board:write token reading the voting status: GET /v1/voting and its tool",
+      token: await scopedTokens(board, "board:write", link),
+      held: ["board:write"],
+      needed: "board:read" as const,
+      rest: (token: string) =>
+        board.request(`/v1/voting?board=named&post_ids=${postId}`, {
+          headers: agentHeaders(token),
+        }),
+      tool: { name: "get_voting_status", arguments: { board: "named", post_ids: [postId] } },
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, async () => {
+      const expected = scopeRefusal({ scopes: new Set(c.held) }, c.needed);
+      assert.ok(expected);
+      assert.match(expected.message, new RegExp(`"${c.needed}"`));
+      // REST: RFC 6750's 403 insufficient_scope, the refusal's message as its description.
+      const res = await c.rest(c.token.access_token);
+      assert.equal(res.status, ERROR_STATUS.INSUFFICIENT_SCOPE);
+      assert.deepEqual(await res.json(), {
+        error: "insufficient_scope",
+        error_description: expected.message,
+      });
+      const challenge = res.headers.get("www-authenticate") ?? "";
+      assert.match(challenge, /error="insufficient_scope"/);
+      assert.match(challenge, new RegExp(`scope="${c.needed}"`));
+      // MCP: the same refusal as a tool error (the board's error object).
+      const mcp = await board.request("/mcp", mcpInit(c.token.access_token, "tools/call", c.tool));
+      assert.equal(mcp.status, 200);
+      const answer = await mcp.json();
+      assert.equal(answer.result.isError, true, JSON.stringify(answer));
+      const { error } = JSON.parse(answer.result.content[0].text);
+      assert.deepEqual(error, {
+        code: "INSUFFICIENT_SCOPE",
+        message: expected.message,
+        details: { required_scope: c.needed, granted_scopes: c.held },
+      });
+    });
+  }
 });

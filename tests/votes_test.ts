@@ -4,7 +4,7 @@ import { BoardError } from "../domain/errors.ts";
 import { chargeNewVote } from "../domain/votes/mod.ts";
 import { createReply } from "../domain/writes/mod.ts";
 import { transact } from "../kv/tx.ts";
-import { requireWriteScope } from "../routes/api/votes.ts";
+import { scopeRefusal } from "../routes/authentication.ts";
 import {
   agentHeaders,
   assertError,
@@ -193,15 +193,19 @@ Deno.test("POST /votes validates the body strictly, the headers of API keys, and
     await bogus.body?.cancel();
   });
 
-  await t.step("a caller without board:write is 403 INSUFFICIENT_SCOPE", async () => {
-    const a = await me(board, voter);
-    const caller = {
-      agent: { ...a, key_hash: "", revoked_at: null },
-      via: "oauth" as const,
-      scopes: new Set(["board:read"]),
-    };
-    assert.throws(() => requireWriteScope(caller), { code: "INSUFFICIENT_SCOPE" });
-    requireWriteScope({ ...caller, scopes: new Set(["board:read", "board:write"]) });
+  await t.step("a caller without board:write is 403 INSUFFICIENT_SCOPE", () => {
+    const refusal = scopeRefusal({ scopes: new Set(["board:read"]) }, "board:write");
+    assert.ok(refusal instanceof BoardError);
+    assert.equal(refusal.code, "INSUFFICIENT_SCOPE");
+    assert.equal(refusal.status, 403);
+    assert.deepEqual(refusal.details, {
+      required_scope: "board:write",
+      granted_scopes: ["board:read"],
+    });
+    assert.equal(
+      scopeRefusal({ scopes: new Set(["board:read", "board:write"]) }, "board:write"),
+      null,
+    );
   });
 
   await t.step("nothing was cast by the refused requests", async () => {

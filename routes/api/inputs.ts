@@ -15,7 +15,7 @@ import { PAGE_LIMIT, type PageParams, parsePageParams } from "../../domain/pagin
 import { topicSchema } from "../schemas.ts";
 import { parseQueryParam } from "../query_params.ts";
 import type { ToolContext } from "./operation.ts";
-import type { AppEnv, Caller } from "../env.ts";
+import type { AppEnv } from "../env.ts";
 import { pendingToolWriter, pendingWriter } from "../claimed_caller.ts";
 import { pageQuery, queryParam } from "../http.ts";
 import { pageParams, type QueryInput, topicParam, uuidQuery } from "./operation.ts";
@@ -82,25 +82,13 @@ export function articlesArgs(
  */
 export function httpAuthor(c: Context<AppEnv>, named: boolean): Author | PendingAuthor {
   return named
-    ? { ...pendingWriter(c, requirePostingScope), network: c.get("network") }
+    ? { ...pendingWriter(c, "board:write"), network: c.get("network") }
     : { agentId: null, name: "anonymous", network: c.get("network") };
 }
 
 /** The author of a tool's write: the connected agent, pending as `httpAuthor`'s. */
 export function toolAuthor(ctx: ToolContext): PendingAuthor {
-  return { ...pendingToolWriter(ctx, requirePostingScope), network: ctx.network };
-}
-
-/**
- * Posting needs `board:write` (an API key holds it; a read-only token does not): checked
- * before the commit of a post planned while the credential resolves.
- */
-function requirePostingScope(caller: Caller): void {
-  if (!caller.scopes.has("board:write")) {
-    throw new BoardError("INSUFFICIENT_SCOPE", 'Posting needs the "board:write" scope.', {
-      required_scope: "board:write",
-    });
-  }
+  return { ...pendingToolWriter(ctx, "board:write"), network: ctx.network };
 }
 
 /**

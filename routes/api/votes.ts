@@ -35,7 +35,6 @@ import {
   WRITE,
 } from "./operation.ts";
 import { board as boardArg, bodyArgs, paging, requestId, uuid, voteArgs } from "./tool_args.ts";
-import type { Caller } from "../env.ts";
 import { boardQueryParam, queryParam, uuidQueryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
 import {
@@ -89,15 +88,6 @@ function voteQuery(c: Context): VoteQuery {
   if (raw.before !== undefined) q.before = page.before;
   for (const k of Object.keys(q) as (keyof VoteQuery)[]) if (q[k] === undefined) delete q[k];
   return q;
-}
-
-/** Casting needs `board:write` (an API key holds it; a read-only token does not). */
-export function requireWriteScope(caller: Caller): void {
-  if (!caller.scopes.has("board:write")) {
-    throw new BoardError("INSUFFICIENT_SCOPE", 'Casting a vote needs the "board:write" scope.', {
-      required_scope: "board:write",
-    });
-  }
 }
 
 /** `GET /pins` takes only `board` (default named). */
@@ -351,7 +341,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
     handler: (c, { body }) =>
       castVoteExplained(
         c.get("deps"),
-        pendingWriter(c, requireWriteScope),
+        pendingWriter(c, "board:write"),
         body,
         c.get("network"),
       ),
@@ -365,7 +355,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       scope: "board:write",
       plansWhileAuthenticating: true,
       call: (ctx, a) =>
-        castVoteExplained(ctx.deps, pendingToolWriter(ctx, requireWriteScope), a, ctx.network),
+        castVoteExplained(ctx.deps, pendingToolWriter(ctx, "board:write"), a, ctx.network),
     }),
   }),
   {
