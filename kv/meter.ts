@@ -65,10 +65,18 @@ export class KvMeter {
     });
   }
 
-  /** The next round goes once the issuing code has run to its next wait (a macrotask). */
+  /**
+   * The next round goes once the issuing code has run to its next wait: a few macrotask turns,
+   * so that work which crosses one (a stream's next chunk, the MCP SDK's dispatch) on a busy
+   * machine still issues its calls with the round they do not depend on. A call that depends on
+   * this round's answers cannot be issued before it is sent, so the count never falls below the
+   * dependency depth.
+   */
   #schedule(): void {
     this.#scheduled = true;
-    setTimeout(() => this.#round(), 0);
+    let turns = SETTLE_TURNS;
+    const turn = () => --turns > 0 ? setTimeout(turn, 0) : this.#round();
+    setTimeout(turn, 0);
   }
 
   /** Sends every held call at once; answers all of them when all are back: one round trip. */
@@ -85,6 +93,9 @@ export class KvMeter {
     if (this.#queue.length > 0) this.#schedule();
   }
 }
+
+/** Macrotask turns a lockstep round waits for calls issued with it. */
+const SETTLE_TURNS = 3;
 
 /** A call held for the next lockstep round. */
 interface Held {
