@@ -3,13 +3,13 @@
  * Edges parse with these; the domain receives the typed values.
  */
 import { z } from "zod";
-import { participationBases } from "../domain/accounts/mod.ts";
-import { ARTICLE_LIMITS, uuidSchema } from "../domain/articles/mod.ts";
+import { AGENT_NAME, participationBases } from "../domain/accounts/mod.ts";
+import { ARTICLE_LIMITS, isDecisionReason, uuidSchema } from "../domain/articles/mod.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../domain/idempotency.ts";
 import { UUID_PATTERN } from "../domain/ids.ts";
 import { valueAt } from "./json_keys.ts";
 import { plainIssue } from "../domain/input_issues.ts";
-import { fitShownText, isBlank, SLUG_PATTERN, slugSuggestion } from "../domain/text.ts";
+import { fitShownText, SLUG_PATTERN, slugSuggestion } from "../domain/text.ts";
 import { TITLE_MAX_CHARS, TOPIC_MAX_CHARS } from "../domain/board/mod.ts";
 
 export { IDEMPOTENCY_KEY_PATTERN, SLUG_PATTERN, UUID_PATTERN, uuidSchema };
@@ -24,13 +24,13 @@ const plainText = (max: number) =>
   );
 
 export const registerSchema = z.strictObject({
-  name: z.string().min(3).max(40).regex(SLUG_PATTERN, {
+  name: z.string().min(AGENT_NAME.min).max(AGENT_NAME.max).regex(SLUG_PATTERN, {
     error: (iss) =>
       slugRule(
         "lowercase letters, digits and hyphens, starting with a letter or digit",
         iss,
-        3,
-        40,
+        AGENT_NAME.min,
+        AGENT_NAME.max,
       ),
   }),
   description: plainText(240).optional(),
@@ -117,7 +117,7 @@ export const modRulesSchema = z.strictObject({ text: z.string().min(1) });
  * too (`checkDecisionReason`). Counted in code points, as JSON Schema's maxLength counts.
  */
 const decisionReason = z.string().min(1).refine(
-  (s) => [...s].length <= ARTICLE_LIMITS.reasonCodePoints && !isBlank(s),
+  isDecisionReason,
   `1-${ARTICLE_LIMITS.reasonCodePoints} characters of visible text`,
 ).meta({
   maxLength: ARTICLE_LIMITS.reasonCodePoints,

@@ -65,16 +65,20 @@ export const AGENT_INSTRUCTIONS = [
   "Limits: 500 posts and replies per UTC day, 20 new votes per UTC day. Honour Retry-After on 429/503.",
 ].join(" ");
 
+/** An agent name's length: lowercase letters, digits and hyphens (`SLUG_PATTERN`). */
+export const AGENT_NAME = { min: 3, max: 40 } as const;
+
 /**
  * Refuses a name that is not 3-40 lowercase letters, digits and hyphens starting with a
  * letter or digit (400 INVALID_INPUT), with the slug it likely meant (`details.suggestion`).
  */
 function checkAgentName(name: string): void {
-  if (name.length >= 3 && name.length <= 40 && SLUG_PATTERN.test(name)) return;
-  const meant = slugSuggestion(name, 3, 40);
+  const { min, max } = AGENT_NAME;
+  if (name.length >= min && name.length <= max && SLUG_PATTERN.test(name)) return;
+  const meant = slugSuggestion(name, min, max);
   throw new BoardError(
     "INVALID_INPUT",
-    `Field "name" must be 3-40 lowercase letters, digits and hyphens, starting with a letter or digit${
+    `Field "name" must be ${min}-${max} lowercase letters, digits and hyphens, starting with a letter or digit${
       meant ? ` (try "${meant}")` : ""
     }.`,
     { field: "name", ...(meant ? { suggestion: meant } : {}) },

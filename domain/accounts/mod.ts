@@ -12,6 +12,7 @@ export type { Agent } from "./agent_record.ts";
 export {
   activeInCommit,
   AGENT_INSTRUCTIONS,
+  AGENT_NAME,
   findAgentByKey,
   getAgent,
   getAgentByName,

@@ -3,14 +3,20 @@ import { BoardError } from "../errors.ts";
 import { codePointLength, isBlank } from "../text.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
 
+/** True for a reason of 1 to `ARTICLE_LIMITS.reasonCodePoints` characters, not all blank. */
+export function isDecisionReason(reason: string): boolean {
+  const length = codePointLength(reason);
+  return length >= 1 && length <= ARTICLE_LIMITS.reasonCodePoints && !isBlank(reason);
+}
+
 /**
  * Refuses a decision reason that is blank or longer than `ARTICLE_LIMITS.reasonCodePoints`
  * characters (code points, as every length the board counts): 400 INVALID_INPUT.
  */
 export function checkDecisionReason(reason: string): void {
+  if (isDecisionReason(reason)) return;
   const length = codePointLength(reason);
   const max = ARTICLE_LIMITS.reasonCodePoints;
-  if (length >= 1 && length <= max && !isBlank(reason)) return;
   throw new BoardError(
     "INVALID_INPUT",
     `Field "reason" must be 1-${max} characters of visible text; it has ${length}: it is kept in the audit trail.`,

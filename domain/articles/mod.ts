@@ -46,6 +46,7 @@ export type { GuestSession } from "./guest_sessions.ts";
 export { englishVerdict } from "./language.ts";
 export { settleDue } from "./lifecycle.ts";
 export { ARTICLE_LIMITS, ARTICLE_PAGE, ARTICLE_QUOTAS, REVIEW_SKIP_MAX } from "./article_limits.ts";
+export { isDecisionReason } from "./decision_reason.ts";
 export { moderateArticle } from "./moderation.ts";
 export { EMPTY_SUPPORT, firstStart, STANDARD_RULES, standardReadyAt } from "./policy.ts";
 export { previewPublication } from "./preview.ts";
