@@ -23,6 +23,7 @@ import {
   testBoard,
 } from "./helpers.ts";
 import { BASE, connect, refresh, scopedTokens, whoami } from "./oauth_helpers.ts";
+import { mcpClient, serve, toolJson } from "./mcp_client.ts";
 
 const PRM = `${BASE}/.well-known/oauth-protected-resource/mcp`;
 
@@ -291,4 +292,17 @@ Deno.test("a token without the scope gets one refusal from the REST route and th
       });
     });
   }
+  await t.step("the official MCP SDK client, over HTTP, gets the same refusal", async () => {
+    await using server = serve(board);
+    const c = cases[0];
+    await using client = await mcpClient(server.url, c.token.access_token);
+    const result = await client.callTool(c.tool);
+    assert.equal(result.isError, true, JSON.stringify(result));
+    const expected = scopeRefusal({ scopes: new Set(c.held) }, c.needed)!;
+    assert.deepEqual(toolJson(result).error, {
+      code: "INSUFFICIENT_SCOPE",
+      message: expected.message,
+      details: { required_scope: c.needed, granted_scopes: c.held },
+    });
+  });
 });
