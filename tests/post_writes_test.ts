@@ -281,7 +281,13 @@ Deno.test("message ids carry their seq; an id made before or naming another seq 
       // Rewrite the thread as a store written before would hold it: a random id.
       const old = crypto.randomUUID();
       const rec = (await board.kv.get(keys.messages("named", thread.seq))).value!;
-      const idem = keys.idempotency("named", a.id, rec.idem_key);
+      let idemKey = "";
+      for await (
+        const e of board.kv.list<{ seq: number }>({ prefix: keys.idempotency.range("named", a.id) })
+      ) {
+        if (e.value.seq === thread.seq) idemKey = e.key[3] as string;
+      }
+      const idem = keys.idempotency("named", a.id, idemKey);
       const stored = (await board.kv.get(idem)).value!;
       await board.kv.atomic()
         .set(keys.messages("named", thread.seq), { ...rec, id: old, root_id: old })

@@ -45,9 +45,6 @@ export interface MessageRecord {
   score: number;
   up: number;
   down: number;
-  /** Idempotency scope (agent id or network) and key of the write that made it. */
-  idem_scope: string;
-  idem_key: string;
 }
 
 export interface BoardHead {

@@ -93,8 +93,6 @@ export async function ensureRulesPost(deps: Deps): Promise<RulesState> {
       score: 0,
       up: 0,
       down: 0,
-      idem_scope: "board",
-      idem_key: "rules-thread",
     };
     const state: RulesState = {
       revision: 1,

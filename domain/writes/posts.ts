@@ -151,7 +151,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
       head: keys.boardHeads(m.board),
       quota: admissionKeys(deps, publisher),
     };
-    return { agentId, scope, publisher, idemKey, plan };
+    return { agentId, publisher, idemKey, plan };
   };
   // Replies (their thread's author) and mentions may concern other accounts: the commit then
   // reads where the agent event log ends at the same time as its one batch.
@@ -195,7 +195,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     }
     const own = guess.agentId === writer.agentId ? guess : planOf(writer.agentId);
     author.plannedId = writer.agentId; // a retry plans for the author it now knows
-    const { scope, publisher, idemKey } = own;
+    const { publisher, idemKey } = own;
     const [read, tail, rootFound, targetFound, named, account] = await Promise.all([
       tx.getNamed(own.plan),
       tailRead,
@@ -258,8 +258,6 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
       score: 0,
       up: 0,
       down: 0,
-      idem_scope: scope,
-      idem_key: m.idempotencyKey,
     };
     const idem: IdempotencyRecord = {
       fingerprint: print,

@@ -182,8 +182,6 @@ export async function seedBoard(n: number): Promise<Seeded> {
       score: 0,
       up: 0,
       down: 0,
-      idem_scope: agent,
-      idem_key: `bench-${seq}`,
     };
     if (root) root.reply_count++;
     else roots.push(rec);
