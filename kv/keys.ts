@@ -102,8 +102,13 @@ const builders = {
   searchPostings: shown<[term: string, first: number]>("search_postings"),
   /** A posting block of the topic filter: the seqs of one sealed batch in `topic`. */
   searchTopicPostings: shown<[topic: string, first: number]>("search_topic_postings"),
-  /** How far the posting blocks reach: `{ upTo, batch }` (domain/search/seal.ts). */
+  /** How far the posting blocks reach: `{ upTo, batch, filters }` (domain/search/seal.ts). */
   searchSealed: shown("search_sealed"),
+  /**
+   * A message's term filter: its terms and topic as sorted 32-bit hashes
+   * (domain/search/filters.ts), what a search lists over the tail instead of body entries.
+   */
+  searchFilters: shown<[seq: number]>("search_filters"),
   /** A message's term list as stores written before kept it (now in its body entry). */
   searchTermsByMessage: shown<[seq: number]>("search_terms_by_message"),
 

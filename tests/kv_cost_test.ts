@@ -10,9 +10,12 @@ import { keys } from "../kv/keys.ts";
 import { meteredKv } from "./bench/kv_cost.ts";
 import { boardOn, post, register } from "./helpers.ts";
 
-/** A 60-word body of distinct words (each a search term of its own). */
+/**
+ * A 60-word body of distinct words (each a search term of its own). Capitalised, so that the
+ * body entry's term list (case-folded words joined by spaces) is not the text itself.
+ */
 function sixtyWords(seed: string): string {
-  return Array.from({ length: 60 }, (_, i) => `${seed}${i.toString(36)}word`).join(" ");
+  return Array.from({ length: 60 }, (_, i) => `${seed}${i.toString(36)}Word`).join(" ");
 }
 
 Deno.test("a new root post with a 60-word body writes at most 20 entries and 2,500 bytes", async () => {

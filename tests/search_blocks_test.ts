@@ -133,7 +133,7 @@ Deno.test("sealed blocks: one per term and batch, holding exactly its messages, 
   await using board = await testBoard({ limitScale: 100, searchBatch: 8 });
   const all = await concurrentBoard(board, 40);
   await sealSearchBatches(board.deps);
-  assert.deepEqual(await sealed(board), { upTo: 40, batch: 8 });
+  assert.deepEqual(await sealed(board), { upTo: 40, batch: 8, filters: 1 });
   for (const word of ["alpha", "beta", "gamma", "delta"]) {
     const stored = await blocks(board, keys.searchPostings.range(word));
     const holders = all.filter((m) => m.words.includes(word)).map((m) => m.seq).sort((a, b) =>
@@ -159,7 +159,7 @@ Deno.test("sealed blocks: one per term and batch, holding exactly its messages, 
     { title: "t", topic: "ops", body: "alpha" },
   );
   const stored = (await board.kv.get<StoredBody>(keys.bodies("named", extra.seq))).value;
-  assert.deepEqual(stored, { rest: "", terms: ["t", "alpha"], topic: "ops" });
+  assert.deepEqual(stored, { rest: "", terms: "t alpha", topic: "ops" });
   assert.ok(
     !(await blocks(board, keys.searchPostings.range("alpha"))).some((b) =>
       b.seqs.includes(extra.seq)
@@ -234,7 +234,7 @@ Deno.test("sealed blocks: a removal while a batch is being sealed makes the seal
   await removeMessage(board.deps, "named", victim.id, null);
   gate.release();
   assert.equal(await sealing, 1, "sealed once, after starting over");
-  assert.deepEqual(await sealed(board), { upTo: 8, batch: 8 });
+  assert.deepEqual(await sealed(board), { upTo: 8, batch: 8, filters: 1 });
   const deltas = (await blocks(board, keys.searchPostings.range("delta"))).flatMap((b) => b.seqs);
   assert.ok(!deltas.includes(victim.seq), "the removed message is in no block");
   await assertFinds(board, made.filter((m) => m !== victim), ["delta"], "before");
@@ -261,7 +261,7 @@ Deno.test("sealed blocks: the post that completes a batch answers before its bat
   for (let i = 0; i < 100 && (await sealed(board)) === null; i++) {
     await new Promise((r) => setTimeout(r, 5));
   }
-  assert.deepEqual(await sealed(board), { upTo: 8, batch: 8 });
+  assert.deepEqual(await sealed(board), { upTo: 8, batch: 8, filters: 1 });
   await assertFinds(board, made, ["delta"], "after");
 });
 
@@ -281,7 +281,7 @@ Deno.test("sealed blocks: a batch with more blocks than one commit takes is seal
     );
     made.push({ id: r.id, seq: r.seq, words: [...words, "t"], topic: "ops" });
   }
-  assert.deepEqual(await sealed(board), { upTo: 8, batch: 8 });
+  assert.deepEqual(await sealed(board), { upTo: 8, batch: 8, filters: 1 });
   for (const m of made) {
     for (const word of [m.words[0], m.words[39]]) {
       assert.deepEqual(await blocks(board, keys.searchPostings.range(word)), [

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { MessageRecord, StoredBody } from "../domain/board/mod.ts";
 import { editRules } from "../domain/rules/mod.ts";
-import { sealSearchBatches } from "../domain/search/mod.ts";
+import { sealSearchBatches, storedTerms, termFilterOf } from "../domain/search/mod.ts";
 import { PREVIEW_CODE_POINTS } from "../domain/text.ts";
 import { keys } from "../kv/keys.ts";
 import {
@@ -40,8 +40,12 @@ Deno.test("body entry: the text after the preview and the terms, one entry", asy
   const summary = (await board.kv.get<MessageRecord>(keys.messages("named", root.seq))).value!;
   assert.equal(summary.preview + stored.rest, text);
   assert.equal(stored.rest, text.slice(summary.preview.length));
-  assert.ok(stored.terms!.includes("birds") && stored.terms!.includes("quetzal"));
+  const terms = storedTerms(stored)!;
+  assert.ok(terms.terms.includes("birds") && terms.terms.includes("quetzal"));
   assert.equal(stored.topic, "ops");
+  // Its term filter, for searches over the tail.
+  const filter = (await board.kv.get(keys.searchFilters(root.seq))).value!;
+  assert.deepEqual(filter, termFilterOf(terms.terms, "ops"));
   // No term list apart.
   assert.equal((await board.kv.get(keys.searchTermsByMessage(root.seq))).versionstamp, null);
   const thread = await getJson(board, `/v1/posts/${root.id}`, a.key);
@@ -51,7 +55,7 @@ Deno.test("body entry: the text after the preview and the terms, one entry", asy
   assert.equal(again.body.replies.items[0].body, "short reply");
   assert.deepEqual(
     (await board.kv.get<StoredBody>(keys.bodies("named", r.seq))).value,
-    { rest: "", terms: ["short", "reply"], topic: "ops" },
+    { rest: "", terms: "short reply", topic: "ops" },
   );
   // The anonymous board is not searched: its body entry holds the rest only.
   const res = await board.request(
@@ -71,11 +75,14 @@ Deno.test("body entry: a store written before (whole text, terms apart) reads, s
   const a = await register(board);
   const text = longBody("axolotl");
   const old = await post(board, a.key, { title: "Old", body: text, topic: "ops" });
-  // Rewrite it as a store written before kept it.
+  // Rewrite it as a store written before kept it: no term filter, and a sealed marker that
+  // does not say from which message filters exist.
   const stored = (await board.kv.get<StoredBody>(keys.bodies("named", old.seq))).value!;
   await board.kv.atomic()
     .set(keys.bodies("named", old.seq), text)
-    .set(keys.searchTermsByMessage(old.seq), { terms: stored.terms, topic: stored.topic })
+    .set(keys.searchTermsByMessage(old.seq), storedTerms(stored)!)
+    .delete(keys.searchFilters(old.seq))
+    .set(keys.searchSealed(), { upTo: 0, batch: 8 })
     .commit();
   const thread = await getJson(board, `/v1/posts/${old.id}`, a.key);
   assert.equal(thread.body.post.body, text);
@@ -112,7 +119,9 @@ Deno.test("body entry: the rules thread of a store written before is indexed aga
   const text = summary.preview + stored.rest;
   await board.kv.atomic()
     .set(keys.bodies("named", seq), text)
-    .set(keys.searchTermsByMessage(seq), { terms: stored.terms, topic: stored.topic })
+    .set(keys.searchTermsByMessage(seq), storedTerms(stored)!)
+    .delete(keys.searchFilters(seq))
+    .set(keys.searchSealed(), { upTo: 0, batch: 512 })
     .commit();
   await editRules(board.deps, { moderator: true }, { text: "Be kind to the okapi." }, idemKey());
   assert.equal((await board.kv.get(keys.searchTermsByMessage(seq))).versionstamp, null);

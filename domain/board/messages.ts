@@ -76,7 +76,8 @@ declare module "../../kv/key_values.ts" {
  */
 export interface StoredBody {
   rest: string;
-  terms?: string[];
+  /** The terms joined by spaces (a term never holds one); an array in a store written before. */
+  terms?: string | string[];
   topic?: string | null;
 }
 

@@ -28,6 +28,7 @@ import {
   listNewestBlocks,
   listNewestTail,
   listTail,
+  type Materialised,
   noteSealedMarker,
   parseSearchQuery,
   type PostingList,
@@ -87,10 +88,10 @@ export async function searchRecords(
   }
   const ascending = query.after !== undefined;
   const batch = deps.config.searchBatch;
-  // Newest first, the tail is listed in the first batch, beside the marker: above a marker
-  // seen before (the marker only moves up, so the tail starts above it), or, with none seen
-  // yet, the newest body entries up to a batch and some (the tail is about that long; the
-  // listing says how far down it reached, and a longer tail is listed again below).
+  // Newest first, the tail's term filters are listed in the first batch, beside the marker:
+  // above a marker seen before (the marker only moves up, so the tail starts above it), or,
+  // with none seen yet, the newest filters up to a batch and some (the tail is about that
+  // long; the listing says how far down it reached, and a longer tail is listed again below).
   const seenMarker = sealedMarkerSeen(deps.kv);
   const earlyTo = (query.before ?? Infinity) - 1;
   const early: Promise<ListedTail> | null = ascending || earlyTo < 1
@@ -134,11 +135,14 @@ export async function searchRecords(
   const blocksMatch = lists[0].count > 0;
   const found: ScanResult = { matches: [], more: false, resumeAt: null };
   const tailPart = async (from: number, to: number) => {
-    const need = limit + 1 - found.matches.length;
-    const covered = earlyTail !== null && earlyTail.from <= from;
-    const seqs = await scanner.tail(lists, from, to, covered ? earlyTail : undefined);
-    found.matches.push(...await scanner.materialise(seqs, head, need));
+    const seqs = await scanner.tail(lists, from, to, earlyTail);
+    materialised(seqs, await scanner.materialise(seqs, head, limit + 1 - found.matches.length));
+  };
+  /** Adds what `materialise` kept of `seqs`; where it stopped short, the page ends. */
+  const materialised = (seqs: number[], m: Materialised) => {
+    found.matches.push(...m.records);
     found.more = found.matches.length > limit;
+    if (!found.more && m.decided < seqs.length) found.resumeAt = seqs[m.decided - 1];
   };
   const blockPart = async (params: PageParams) => {
     const r = await scan(scanner, lists, head, { ...params, limit: limit - found.matches.length });
@@ -157,12 +161,13 @@ export async function searchRecords(
       tail: earlyTail!,
       head,
       limit,
-      found,
+      materialised,
     })
     : null;
   if (decided !== null) {
     // The blocks listed first decided every seq from `decided` up: the scan goes on below.
-    if (!found.more && blocksMatch && decided > 1) await blockPart({ limit, before: decided });
+    const stopped = found.more || found.resumeAt !== null;
+    if (!stopped && blocksMatch && decided > 1) await blockPart({ limit, before: decided });
   } else if (ascending) {
     const after = query.after!;
     if (blocksMatch && after < sealed.upTo) await blockPart({ limit, after });
@@ -171,7 +176,7 @@ export async function searchRecords(
     }
   } else {
     await tailPart(Math.max(sealed.upTo + 1, 1), Math.min(below - 1, head.seq));
-    if (!found.more && blocksMatch && sealed.upTo >= 1) {
+    if (!found.more && found.resumeAt === null && blocksMatch && sealed.upTo >= 1) {
       await blockPart({ limit, before: Math.min(below, sealed.upTo + 1) });
     }
   }
@@ -215,15 +220,16 @@ interface FirstBatch {
   trusted: number;
   /** Highest seq the page may hold. */
   top: number;
-  /** The body entries listed from `trusted + 1` up. */
+  /** The term filters listed from `trusted + 1` up. */
   tail: ListedTail;
   head: BoardHead;
   limit: number;
-  found: ScanResult;
+  /** Takes what the candidates' read kept. */
+  materialised: (seqs: number[], m: Materialised) => void;
 }
 
 /**
- * A newest-first page from its first batch: the seqs above `trusted` from their term lists
+ * A newest-first page from its first batch: the seqs above `trusted` from their term filters
  * (the tail listing), those below from the blocks listed, intersected in memory down to where
  * every list's listing reaches; then the candidates' summaries in one read. Returns the
  * lowest seq decided (the scan goes on below it when the page is not full; 1: nothing is
@@ -240,8 +246,7 @@ async function blocksFirst(scanner: Scanner, f: FirstBatch): Promise<number | nu
   scanner.charge(inBlocks.blocks);
   const tailSeqs = await scanner.tail(f.lists, f.trusted + 1, f.top, f.tail);
   const candidates = [...tailSeqs, ...inBlocks.seqs];
-  f.found.matches.push(...await scanner.materialise(candidates, f.head, f.limit + 1));
-  f.found.more = f.found.matches.length > f.limit;
+  f.materialised(candidates, await scanner.materialise(candidates, f.head, f.limit + 1));
   return Math.min(lo, hi + 1);
 }
 

@@ -7,11 +7,11 @@
 export {
   batchFirst,
   blockSeqs,
+  bodyEntries,
   changedLists,
   decodeBlock,
   encodeBlock,
   indexedTermsOf,
-  indexEntryOf,
   isIndexed,
   isSealed,
   listsOf,
@@ -19,6 +19,7 @@ export {
   reindexMessage,
   retractPostings,
   sealedState,
+  stageBody,
   stageIndexChange,
   storedTerms,
   unindexAllButBlocks,
@@ -26,10 +27,11 @@ export {
 } from "./postings.ts";
 export type { BlockLookups, IndexedTerms, SealedState } from "./postings.ts";
 export { listNewestTail, listTail, scan, Scanner, searchWorkBudget } from "./scan.ts";
-export type { ListedTail, PostingList, ScanResult } from "./scan.ts";
+export type { ListedTail, Materialised, PostingList, ScanResult } from "./scan.ts";
 export { intersectListed, listNewestBlocks, prefetchBlocks } from "./prefetch.ts";
 export type { ListedBlocks } from "./prefetch.ts";
-export { sealSearchBatches } from "./seal.ts";
+export { markTermFilters, sealSearchBatches } from "./seal.ts";
+export { termFilterOf } from "./filters.ts";
 export { noteSealedMarker, sealedMarkerSeen } from "./marker_seen.ts";
 export {
   indexTerms,

@@ -20,6 +20,7 @@ import type { Tx } from "../../kv/tx.ts";
 import { readMany } from "../../kv/read_many.ts";
 import { bodyRest, type MessageRecord, type StoredBody } from "../board/mod.ts";
 import { indexTerms } from "./tokens.ts";
+import { termFilterOf } from "./filters.ts";
 
 /** What a message was indexed under; stored so removal never depends on re-tokenising. */
 export interface IndexedTerms {
@@ -37,6 +38,12 @@ export interface PostingBlock {
 export interface SealedState {
   upTo: number;
   batch: number;
+  /**
+   * Every named message from this seq up has a term filter (filters.ts). Unset on a marker
+   * written by a version before filters: then none is known to have one, and the tail is
+   * listed from the body entries until a start of this version sets it (`markTermFilters`).
+   */
+  filters?: number;
 }
 
 declare module "../../kv/key_values.ts" {
@@ -109,12 +116,21 @@ export function batchFirst(seq: number, batch: number): number {
   return Math.floor((seq - 1) / batch) * batch + 1;
 }
 
-/** The sealed state as stored, or the configured batch with nothing sealed yet. */
+/**
+ * The sealed state as stored, or, with no marker yet, the configured batch with nothing
+ * sealed and a filter for every message (a store from before filters that has no marker gets
+ * one at start, `markTermFilters`).
+ */
 export function sealedState(
   entry: Deno.KvEntryMaybe<SealedState>,
   configuredBatch: number,
 ): SealedState {
-  return entry.value ?? { upTo: 0, batch: configuredBatch };
+  return entry.value ?? { upTo: 0, batch: configuredBatch, filters: 1 };
+}
+
+/** The first seq whose term filter the tail listing can rely on (Infinity: none). */
+export function filtersFrom(state: SealedState): number {
+  return state.filters ?? Infinity;
 }
 
 /** The posting lists (term prefixes, then the topic's) an entry is indexed in. */
@@ -124,9 +140,27 @@ export function listsOf(entry: IndexedTerms): Deno.KvKey[] {
   return out;
 }
 
-/** What a new message's body entry holds for search: its term list (sealed later), if any. */
-export function indexEntryOf(m: MessageRecord, body: string): Partial<IndexedTerms> {
-  return isSearchable(m) ? indexedTermsOf(m, body) : {};
+/**
+ * What the commit that stores a message writes for its text: its body entry (the text after
+ * its preview) and, when search covers the message, its term list in that entry and its term
+ * filter. Also answers the term list (null when search does not cover the message).
+ */
+export function bodyEntries(m: MessageRecord, body: string) {
+  const rest = bodyRest(m, body);
+  if (!isSearchable(m)) {
+    return { body: { rest } satisfies StoredBody, filter: null, terms: null };
+  }
+  const terms = indexedTermsOf(m, body);
+  const stored: StoredBody = { rest, terms: terms.terms.join(" "), topic: terms.topic };
+  return { body: stored, filter: termFilterOf(terms.terms, terms.topic), terms };
+}
+
+/** Stages `bodyEntries` of a message; answers its term list (null: not searched). */
+export function stageBody(tx: Tx, m: MessageRecord, body: string): IndexedTerms | null {
+  const e = bodyEntries(m, body);
+  tx.set(keys.bodies(m.board, m.seq), e.body);
+  if (e.filter) tx.set(keys.searchFilters(m.seq), e.filter);
+  return e.terms;
 }
 
 /**
@@ -136,7 +170,12 @@ export function indexEntryOf(m: MessageRecord, body: string): Partial<IndexedTer
 function termsIn(stored: unknown): IndexedTerms | null | undefined {
   if (typeof stored === "string") return undefined;
   const b = stored as StoredBody | null;
-  return b?.terms ? { terms: b.terms, topic: b.topic ?? null } : null;
+  const t = b?.terms;
+  if (t === undefined) return null;
+  return {
+    terms: typeof t !== "string" ? t : t === "" ? [] : t.split(" "),
+    topic: b!.topic ?? null,
+  };
 }
 
 /** True when the body entry as stored, or the term list kept apart, says the message is indexed. */
@@ -188,9 +227,8 @@ export async function reindexMessage(
   body: string,
   configuredBatch: number,
 ): Promise<void> {
-  if (!isSearchable(m)) return;
-  const entry = indexedTermsOf(m, body);
-  tx.set(keys.bodies(m.board, m.seq), { rest: bodyRest(m, body), ...entry } satisfies StoredBody);
+  const entry = stageBody(tx, m, body);
+  if (!entry) return;
   const state = await sealedFor(tx, m, configuredBatch);
   if (m.seq > state.upTo) return;
   const first = batchFirst(m.seq, state.batch);
@@ -236,6 +274,7 @@ export async function unindexAllButBlocks(
   configuredBatch: number,
 ): Promise<IndexedTerms | null> {
   if (!isSearchable(m)) return null;
+  tx.delete(keys.searchFilters(m.seq));
   const stored = await tx.peek(keys.bodies(m.board, m.seq));
   const [entry] = await termListsOf(tx.kv, [stored]);
   if (!entry) return null;
@@ -366,8 +405,7 @@ export function stageIndexChange(
   configuredBatch: number,
   blocks: BlockLookups,
 ): void {
-  const entry = indexedTermsOf(m, body);
-  tx.set(keys.bodies(m.board, m.seq), { rest: bodyRest(m, body), ...entry } satisfies StoredBody);
+  const entry = stageBody(tx, m, body)!; // the rules thread: always indexed
   const state = sealedState(sealed, configuredBatch);
   if (m.seq > state.upTo) {
     tx.set(keys.searchSealed(), state);

@@ -9,22 +9,26 @@
  * Posting lists are stored in blocks (domain/search/postings.ts): `[...prefix, first]` holds
  * the sorted seqs of one sealed batch, from `first` up to `first + batch`, so listing
  * blocks in key order yields seqs in order. Messages above the sealed marker (the tail)
- * have no postings yet: `tail` reads their term lists (held in their body entries).
+ * have no postings yet: `tail` lists their term filters (filters.ts), and the messages a
+ * filter lets through are checked against their exact term lists (held in their body
+ * entries) when their summaries are read.
  */
 import { keys } from "../../kv/keys.ts";
 import { type BoardHead, isHidden, type MessageRecord } from "../board/mod.ts";
 import type { PageParams } from "../paging.ts";
 import {
   blockSeqs,
+  filtersFrom,
   type IndexedTerms,
   type SealedState,
   storedTerms,
   termListsOf,
 } from "./postings.ts";
+import { filterHashes, filterMayHold } from "./filters.ts";
 import { readMany } from "../../kv/read_many.ts";
 
 const TERMS_READ_COST = 6;
-/** A term list listed in the tail (a range read, no point read). */
+/** A term filter (or, on a store from before filters, a term list) listed in the tail. */
 const TAIL_READ_COST = 2;
 const SUMMARY_READ_COST = 6;
 const ROUND_TRIP_COST = 30;
@@ -61,6 +65,12 @@ export interface PostingList {
 
 /** The lists a tail listing keeps the entries of (those whose term list holds them all). */
 export type TailWanted = readonly Pick<PostingList, "term" | "topic">[];
+
+/** What `Scanner.materialise` kept, and how many leading candidates it decided. */
+export interface Materialised {
+  records: MessageRecord[];
+  decided: number;
+}
 
 export interface ScanResult {
   /** Matches in scan order (newest first, or oldest first with `after`). */
@@ -107,6 +117,10 @@ export class Scanner {
    * a page needs of them next (the caller's votes) is read in the same round trip.
    */
   onMaterialise: (seqs: number[]) => void = () => {};
+  /** Seqs a term filter let through, checked against their term lists as they are read. */
+  readonly #unchecked = new Set<number>();
+  /** The lists the tail was asked for: what those checks look for. */
+  #tailLists: TailWanted = [];
   constructor(
     readonly kv: Deno.Kv,
     /** How far posting blocks reach; seqs above `upTo` found in blocks are ignored. */
@@ -285,8 +299,10 @@ export class Scanner {
   }
 
   /**
-   * The tail: seqs from `from` to `to` (inclusive, above the sealed marker) whose term list
-   * holds every one of `lists`, in scan order, from one range read of their term lists.
+   * The tail: seqs from `from` to `to` (inclusive, above the sealed marker) whose term filter
+   * holds every one of `lists`, in scan order, from one range read of their filters (`early`:
+   * the listing of the first batch, used when it reaches down to the range). Below the marker's
+   * `filters` (a store from before filters), from one range read of their body entries.
    * Its work is counted apart (`tailWork`): the tail is at most about two batches long,
    * whatever the query, so it is a fixed cost outside the page's budget.
    */
@@ -294,14 +310,35 @@ export class Scanner {
     lists: PostingList[],
     from: number,
     to: number,
-    early?: TailListing,
+    early: ListedTail | null = null,
   ): Promise<number[]> {
     if (from > to) return [];
-    // `early`: a listing read before the range was known, covering it (`listTail`).
-    const listing = early ?? await listTail(this.kv, from, to, this.ascending, lists);
-    const kept = listing.seqs.filter((seq) => seq >= from && seq <= to);
-    // A whole-text body of a store written before: its term list is read apart, then checked.
-    const apart = kept.filter((seq) => listing.apart.has(seq));
+    this.#tailLists = lists;
+    const filtered = Math.max(from, filtersFrom(this.sealed));
+    const [byFilter, byBody] = await Promise.all([
+      filtered > to
+        ? null
+        : early && early.from <= filtered
+        ? early
+        : listTail(this.kv, filtered, to, this.ascending, lists),
+      from < filtered
+        ? listTail(this.kv, from, Math.min(to, filtered - 1), this.ascending, lists, "bodies")
+        : null,
+    ]);
+    const fromFilters = (byFilter?.seqs ?? []).filter((seq) => seq >= filtered && seq <= to);
+    for (const seq of fromFilters) this.#unchecked.add(seq);
+    const fromBodies = byBody ? await this.#checkApart(lists, byBody) : [];
+    // Reported, not charged: the tail is bounded by the batch size, not by the page.
+    for (const listing of [byFilter, byBody]) {
+      if (listing) this.tailWork += ROUND_TRIP_COST + listing.listed * TAIL_READ_COST;
+    }
+    return this.ascending ? [...fromBodies, ...fromFilters] : [...fromFilters, ...fromBodies];
+  }
+
+  /** A body listing's seqs, with the whole-text bodies of a store written before checked. */
+  async #checkApart(lists: PostingList[], listing: TailListing): Promise<number[]> {
+    // A whole-text body: its term list is kept apart, read here, then checked.
+    const apart = listing.seqs.filter((seq) => listing.apart.has(seq));
     const refused = new Set<number>();
     if (apart.length > 0) {
       const asStored = apart.map((seq) => ({
@@ -314,34 +351,54 @@ export class Scanner {
         if (terms[i] === null || !holds(lists, terms[i]!)) refused.add(seq);
       });
     }
-    // Reported, not charged: the tail is bounded by the batch size, not by the page.
-    this.tailWork += ROUND_TRIP_COST + listing.listed * TAIL_READ_COST;
-    return kept.filter((seq) => !refused.has(seq));
+    return listing.seqs.filter((seq) => !refused.has(seq));
   }
 
-  /** Reads the summaries of candidates; keeps live, visible ones up to `want`. */
-  async materialise(seqs: number[], head: BoardHead, want: number): Promise<MessageRecord[]> {
-    const out: MessageRecord[] = [];
+  /**
+   * Reads the summaries of candidates, in rounds; keeps live, visible ones up to `want`. A
+   * candidate a term filter let through is read with its body entry and kept only when its
+   * term list holds every list. Once one has failed that check (two words sharing a hash:
+   * rare by chance, or messages written to share hashes with common words), each further
+   * round is paid from the page's budget, and the page ends where it runs out: `decided`
+   * says how many leading candidates were decided.
+   */
+  async materialise(seqs: number[], head: BoardHead, want: number): Promise<Materialised> {
+    const records: MessageRecord[] = [];
     let i = 0;
-    while (i < seqs.length && out.length < want) {
-      const part = seqs.slice(i, i + Math.max(want - out.length, 1));
-      i += part.length;
-      this.#spend(part.length * SUMMARY_READ_COST);
+    let refused = false;
+    while (i < seqs.length && records.length < want) {
+      const part = seqs.slice(i, i + Math.max(want - records.length, 1));
+      const checks = part.filter((s) => this.#unchecked.has(s));
+      const units = part.length * SUMMARY_READ_COST + checks.length * TERMS_READ_COST;
+      if (refused && ROUND_TRIP_COST + units > this.left) break;
+      this.#spend(units);
       this.onMaterialise(part);
-      const recs = await readMany(this.kv, part.map((s) => keys.messages("named", s)));
-      for (const e of recs) {
-        if (e.value && !isHidden(e.value, head)) out.push(e.value);
-        if (out.length === want) break;
+      const [recs, bodies] = await Promise.all([
+        readMany(this.kv, part.map((s) => keys.messages("named", s))),
+        readMany(this.kv, checks.map((s) => keys.bodies("named", s))),
+      ]);
+      const terms = await termListsOf(this.kv, bodies);
+      const failed = new Set<number>();
+      checks.forEach((seq, j) => {
+        const t = terms[j];
+        if (t === null || !holds(this.#tailLists, t)) failed.add(seq);
+        if (t !== null && failed.has(seq)) refused = true;
+      });
+      for (const [j, e] of recs.entries()) {
+        i++;
+        if (e.value && !failed.has(part[j]) && !isHidden(e.value, head)) records.push(e.value);
+        if (records.length === want) break;
       }
     }
-    return out;
+    return { records, decided: i };
   }
 }
 
 /**
- * Tail listings an instance runs at once. Each reads up to a batch or two of body entries
- * (texts of up to 8 KB with their term lists); searches beyond these wait their turn, so
- * many searches at once cannot hold more of them in memory than this many do.
+ * Tail listings an instance runs at once. Each reads up to a batch or two of term filters
+ * (up to about 1 KB each; body entries of up to about 21 KB on a store from before filters);
+ * searches beyond these wait their turn, so many searches at once cannot hold more of them
+ * in memory than this many do.
  */
 const TAIL_LISTINGS_AT_ONCE = 2;
 let tailListings = 0;
@@ -361,9 +418,9 @@ async function inListingTurn<T>(list: () => Promise<T>): Promise<T> {
 }
 
 /**
- * What a tail listing found, in listing order: the seqs whose term list holds every wanted
- * list, and those whose list is kept apart (`apart`: checked once it is read); how many
- * entries it listed, and the last listed seq.
+ * What a tail listing found, in listing order: the seqs whose term filter (or term list)
+ * holds every wanted list, and, listing body entries, those whose list is kept apart
+ * (`apart`: checked once it is read); how many entries it listed, and the last listed seq.
  */
 export interface TailListing {
   seqs: number[];
@@ -372,23 +429,38 @@ export interface TailListing {
   last: number | null;
 }
 
+/** What a tail listing reads: term filters, or body entries (a store from before filters). */
+type TailSource = "filters" | "bodies";
+
+/** The keys a tail listing of `source` reads. */
+const tailKeys = {
+  filters: { of: (seq: number) => keys.searchFilters(seq), range: keys.searchFilters.range() },
+  bodies: { of: (seq: number) => keys.bodies("named", seq), range: keys.bodies.range("named") },
+};
+
 /**
- * Lists body entries in the instance's listing turn, keeping the seqs of those whose term
- * list holds every `wanted` list (and of those whose list is kept apart): a search holds
- * the seqs of its matches, never the tail's texts or term lists.
+ * Lists term filters or body entries in the instance's listing turn, keeping the seqs of
+ * those that hold every `wanted` list (and of those whose list is kept apart): a search
+ * holds the seqs of its matches, never the tail's filters, texts or term lists.
  */
 function listTerms(
   kv: Deno.Kv,
   selector: Deno.KvListSelector,
   options: Deno.KvListOptions,
   wanted: TailWanted,
+  source: TailSource,
 ): Promise<TailListing> {
+  const hashes = filterHashes(wanted);
   return inListingTurn(async () => {
     const out: TailListing = { seqs: [], apart: new Set(), listed: 0, last: null };
     for await (const e of kv.list(selector, options)) {
       const seq = e.key[e.key.length - 1] as number;
       out.listed++;
       out.last = seq;
+      if (source === "filters") {
+        if (e.value instanceof Uint8Array && filterMayHold(e.value, hashes)) out.seqs.push(seq);
+        continue;
+      }
       if (typeof e.value === "string") out.apart.add(seq);
       const terms = storedTerms(e.value);
       if (out.apart.has(seq) || (terms !== null && holds(wanted, terms))) out.seqs.push(seq);
@@ -398,8 +470,8 @@ function listTerms(
 }
 
 /**
- * The body entries (term lists) of named seqs `from` to `to` (inclusive; Infinity: to the
- * newest), in scan order: one range read.
+ * The term filters (or body entries) of named seqs `from` to `to` (inclusive; Infinity: to
+ * the newest), in scan order: one range read.
  */
 export function listTail(
   kv: Deno.Kv,
@@ -407,11 +479,14 @@ export function listTail(
   to: number,
   ascending: boolean,
   wanted: TailWanted,
+  source: TailSource = "filters",
 ): Promise<TailListing> {
+  const k = tailKeys[source];
   const selector: Deno.KvListSelector = to === Infinity
-    ? { prefix: keys.bodies.range("named"), start: keys.bodies("named", from) }
-    : { start: keys.bodies("named", from), end: keys.bodies("named", to + 1) };
-  return listTerms(kv, selector, { reverse: !ascending, batchSize: LIST_BATCH }, wanted);
+    ? { prefix: k.range, start: k.of(from) }
+    : { start: k.of(from), end: k.of(to + 1) };
+  const options = { reverse: !ascending, batchSize: LIST_BATCH };
+  return listTerms(kv, selector, options, wanted, source);
 }
 
 /**
@@ -502,7 +577,7 @@ export async function scan(
       survivors = r.kept;
       if (all) break;
     }
-    matches.push(...await scanner.materialise(survivors, head, left));
+    matches.push(...(await scanner.materialise(survivors, head, left)).records);
     if (matches.length >= need) return { matches, more: true, resumeAt: null };
     if (decided > 0) {
       examined += decided;
@@ -517,16 +592,16 @@ export async function scan(
   }
 }
 
-/** The newest body entries listed in a search's first batch, and how far down they reach. */
+/** The newest term filters listed in a search's first batch, and how far down they reach. */
 export interface ListedTail extends TailListing {
-  /** Lowest seq covered: every body entry from here up to the listing's top was listed. */
+  /** Lowest seq covered: every term filter from here up to the listing's top was listed. */
   from: number;
 }
 
 /**
- * The newest `limit` body entries (term lists) of named seqs up to `to` (inclusive;
- * Infinity: to the newest), newest first: one range read, for a search that does not know
- * yet where the sealed marker is.
+ * The newest `limit` term filters of named seqs up to `to` (inclusive; Infinity: to the
+ * newest), newest first: one range read, for a search that does not know yet where the
+ * sealed marker is.
  */
 export async function listNewestTail(
   kv: Deno.Kv,
@@ -534,10 +609,11 @@ export async function listNewestTail(
   limit: number,
   wanted: TailWanted,
 ): Promise<ListedTail> {
+  const range = keys.searchFilters.range();
   const selector: Deno.KvListSelector = to === Infinity
-    ? { prefix: keys.bodies.range("named") }
-    : { prefix: keys.bodies.range("named"), end: keys.bodies("named", to + 1) };
+    ? { prefix: range }
+    : { prefix: range, end: keys.searchFilters(to + 1) };
   const options = { reverse: true, limit, batchSize: Math.min(limit, LIST_BATCH) };
-  const listing = await listTerms(kv, selector, options, wanted);
+  const listing = await listTerms(kv, selector, options, wanted, "filters");
   return { ...listing, from: listing.listed < limit ? 1 : listing.last! };
 }

@@ -69,6 +69,28 @@ export async function sealSearchBatches(
 }
 
 /**
+ * Start-up work: a store whose sealed marker does not say from which seq its messages have
+ * term filters (a marker written by a version before filters, or no marker on a store that
+ * holds messages) is told the next seq. Every message stored from then on has one
+ * (filters.ts); the messages below it that are not sealed yet are searched from their body
+ * entries until their batch is sealed. Run this version alone on a store: a message an older
+ * version stores afterwards has no filter, and search does not see it before it is sealed.
+ */
+export async function markTermFilters(deps: Deps): Promise<void> {
+  while (true) {
+    const [markerE, headE] = await deps.kv.getMany([
+      keys.searchSealed(),
+      keys.boardHeads("named"),
+    ]);
+    const seq = headE.value?.seq ?? 0;
+    if (markerE.value?.filters !== undefined || (markerE.value === null && seq === 0)) return;
+    const state = { ...sealedState(markerE, deps.config.searchBatch), filters: seq + 1 };
+    const op = deps.kv.atomic().check(markerE, headE).set(keys.searchSealed(), state);
+    if ((await op.commit()).ok) return;
+  }
+}
+
+/**
  * Posting lists one pass of a batch holds in memory (about): a batch whose messages hold
  * many distinct words (up to 256 each) is sealed in several passes, each over the lists
  * whose hash falls in it, so sealing's memory stays bounded whatever the batch holds.
@@ -97,7 +119,7 @@ async function sealBatch(
     if (!(await writeBlocks(kv, marker, first, part))) return false;
   }
   const done = await kv.atomic().check(marker)
-    .set(keys.searchSealed(), { upTo: end - 1, batch: state.batch } satisfies SealedState)
+    .set(keys.searchSealed(), { ...state, upTo: end - 1 } satisfies SealedState)
     .commit();
   return done.ok;
 }

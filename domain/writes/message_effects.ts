@@ -6,22 +6,21 @@
 import type { Tx } from "../../kv/tx.ts";
 import { unmetered } from "../../kv/meter.ts";
 import type { Deps } from "../deps.ts";
-import { bodyRest, type MessageRecord, type StoredBody } from "../board/mod.ts";
+import type { MessageRecord } from "../board/mod.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import {
   type IndexedTerms,
-  indexEntryOf,
   sealSearchBatches,
+  stageBody,
   unindexAllButBlocks,
   unindexMessage,
 } from "../search/mod.ts";
 import { removeMessageKarma } from "../votes/mod.ts";
 import { onKarmaChanged } from "../pins/mod.ts";
 
-/** Runs inside the commit that stores a new message: its body entry, with its search terms. */
+/** Runs inside the commit that stores a new message: its body entry, with its search terms and filter. */
 export function onMessageStored(tx: Tx, m: MessageRecord, body: string): void {
-  const stored: StoredBody = { rest: bodyRest(m, body), ...indexEntryOf(m, body) };
-  tx.set(keys.bodies(m.board, m.seq), stored);
+  stageBody(tx, m, body);
 }
 
 /**

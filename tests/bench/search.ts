@@ -13,20 +13,19 @@ import { testConfig } from "../../routes/config.ts";
 import { type Deps, makeDeps } from "../../domain/deps.ts";
 import {
   type BoardHead,
-  bodyRest,
   EMPTY_HEAD,
   type MessageRecord,
   POINTER,
   pointerKeys,
-  type StoredBody,
 } from "../../domain/board/mod.ts";
 import {
   batchFirst,
+  bodyEntries,
   encodeBlock,
   type IndexedTerms,
-  indexedTermsOf,
   listsOf,
   type SealedState,
+  storedTerms,
   tokenize,
 } from "../../domain/search/mod.ts";
 import { previewOf, utf8Length } from "../../domain/text.ts";
@@ -193,19 +192,19 @@ export async function seedBoard(n: number): Promise<Seeded> {
   // messages by seq, then posting blocks list by list (sequential B-tree inserts).
   const writer = new BulkWriter(kv);
   const entries = new Map<number, IndexedTerms>();
-  for await (const e of kv.list<StoredBody>({ prefix: keys.bodies("named", 0).slice(0, 2) })) {
-    const { terms, topic } = e.value; // the rules thread
-    if (terms) entries.set(e.key[2] as number, { terms, topic: topic ?? null });
+  for await (const e of kv.list({ prefix: keys.bodies.range("named") })) {
+    const terms = storedTerms(e.value); // the rules thread
+    if (terms) entries.set(e.key[2] as number, terms);
   }
   const tokens: string[][] = [];
   for (let i = 0; i < n; i++) {
     const rec = records[i];
-    const entry = indexedTermsOf(rec, bodies[i]);
-    entries.set(rec.seq, entry);
+    const stored = bodyEntries(rec, bodies[i]);
+    entries.set(rec.seq, stored.terms!);
     await writer.set(keys.messages("named", rec.seq), rec);
     for (const k of pointerKeys(rec)) await writer.set(k, POINTER);
-    const stored: StoredBody = { rest: bodyRest(rec, bodies[i]), ...entry };
-    await writer.set(keys.bodies("named", rec.seq), stored);
+    await writer.set(keys.bodies("named", rec.seq), stored.body);
+    if (stored.filter) await writer.set(keys.searchFilters(rec.seq), stored.filter);
     await writer.set(keys.messageSeqById("named", rec.id), rec.seq);
     tokens.push([...new Set([...tokenize(rec.title ?? ""), ...tokenize(bodies[i])])]);
   }
@@ -234,7 +233,8 @@ export async function seedBoard(n: number): Promise<Seeded> {
       i = j;
     }
   }
-  await writer.set(keys.searchSealed(), { upTo, batch: SEARCH_BATCH } satisfies SealedState);
+  const marker: SealedState = { upTo, batch: SEARCH_BATCH, filters: 1 };
+  await writer.set(keys.searchSealed(), marker);
   await writer.flush();
   const retained = (await kv.get<number>(keys.counters("posts"))).value ?? 0;
   await kv.atomic()
