@@ -3,6 +3,7 @@
  * clock and karma earned through the real POST /votes. Pins are changed through the
  * domain function POST /pins runs, and end to end through a real OAuth token.
  */
+import { claimedSeq } from "../domain/board/mod.ts";
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
 import { type CommunityPin, livePins } from "../domain/pins/mod.ts";
@@ -459,7 +460,7 @@ async function pinningVeteranAtMinusSix(board: TestBoard) {
   const owner = await agent(board);
   const now = board.clock.now();
   const threadId = await namedPost(board, owner);
-  const threadSeq = (await board.kv.get<number>(keys.messageSeqById("named", threadId))).value!;
+  const threadSeq = claimedSeq(threadId)!; // a new id carries its seq
   const veteran = { earned_at: now - DAY, suspended_at: null, suspensions: 0, restored_at: null };
   const pin: CommunityPin = {
     board: "named",

@@ -19,6 +19,7 @@ import {
   getJson,
   idemKey,
   jsonInit,
+  post,
   register,
   reply,
   testBoard,
@@ -343,4 +344,25 @@ Deno.test("replies and removals racing on one thread keep its reply count exact"
   assert.equal(listed.length, 15);
   assert.equal(rec.reply_count, 15);
   assert.equal((await board.kv.get(keys.counters("posts"))).value, 16);
+});
+
+Deno.test("a new message's id carries its seq: no id index is written, and lookups find it", async () => {
+  await using board = await testBoard({ limitScale: 100 });
+  const a = await register(board);
+  const root = await post(board, a.key, { title: "t", body: "the root", topic: "general" });
+  const r = await reply(board, a.key, root.id, "the reply");
+  for (const m of [root, r]) {
+    assert.equal(claimedSeq(m.id), m.seq);
+    assert.equal((await board.kv.get(keys.messageSeqById("named", m.id))).versionstamp, null);
+  }
+  const thread = await getJson(board, `/v1/posts/${root.id}`, a.key);
+  assert.equal(thread.status, 200);
+  assert.equal(thread.body.replies.items[0].id, r.id);
+  const message = await getJson(board, `/v1/messages/${r.id}`, a.key);
+  assert.equal(message.status, 200);
+  assert.equal(message.body.post.id, r.id);
+  // The anonymous board's routes say where the id is.
+  const other = await getJson(board, `/b/posts/${root.id}`);
+  assert.equal(other.status, 404);
+  assert.equal(other.body.error.details.found_on_board, "named");
 });

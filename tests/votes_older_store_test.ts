@@ -6,6 +6,7 @@
  * in the voter list and the voter's history (ordered before newer votes), and in the
  * author's received votes (supporters).
  */
+import { claimedSeq } from "../domain/board/mod.ts";
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
 import { EMPTY_STANDING, supportOf, type VoteRecord } from "../domain/votes/mod.ts";
@@ -21,7 +22,7 @@ async function storeWrittenBefore(path: string, clock: ManualClock) {
   await using board = await boardOn(path, clock);
   const [author, old, fresh] = await agents(board, 3);
   const postId = await namedPost(board, author, "voted before");
-  const seq = (await board.kv.get(keys.messageSeqById("named", postId))).value!;
+  const seq = claimedSeq(postId)!; // a new id carries its seq
   const msg = (await board.kv.get(keys.messages("named", seq))).value!;
   const castAt = board.clock.now();
   const record: VoteRecord = {

@@ -10,19 +10,21 @@ import { castVote } from "../writes/mod.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { otherBoard } from "../board/mod.ts";
+import { findMessageSeq, otherBoard } from "../board/mod.ts";
 
 /** The 404 for a vote target `id` missing on `board`, naming where it is when it exists. */
 async function missingVoteTarget(deps: Deps, board: Board, id: string) {
   const other = otherBoard(board);
-  const [onOther, post, revision, comment] = await deps.kv.getMany([
-    keys.messageSeqById(other, id),
-    keys.articlePosts(id),
-    keys.articleRevisions(id),
-    keys.articleCommentLocators(id),
+  const [onOther, [post, revision, comment]] = await Promise.all([
+    findMessageSeq(deps.kv, other, id),
+    deps.kv.getMany([
+      keys.articlePosts(id),
+      keys.articleRevisions(id),
+      keys.articleCommentLocators(id),
+    ]),
   ]);
   const base = { target: "message", id, board };
-  if (onOther.value !== null) {
+  if (onOther !== null) {
     return new BoardError(
       "NOT_FOUND",
       `No message with id "${id}" is on the ${board} board; it is on the ${other} board: send "board": "${other}".`,

@@ -5,6 +5,7 @@
  */
 import { type Board, keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
+import { readNamed } from "../../kv/read_many.ts";
 import { claimedSeq } from "./message_ids.ts";
 import type { MessageRecord } from "./messages.ts";
 
@@ -35,4 +36,32 @@ export async function messageSeqById(tx: Tx, board: Board, id: string): Promise<
 export async function messageById(tx: Tx, board: Board, id: string): Promise<MessageRecord | null> {
   const seq = await messageSeqById(tx, board, id);
   return seq === null ? null : (await tx.get(keys.messages(board, seq))).value;
+}
+
+/**
+ * The seq of message `id` from what a read of `messageReadPlan(board, id)` found: the seq
+ * its id carries when the record there is that message (`atClaim`), else the one the id
+ * index names (an id made before, or one naming another message), or null.
+ */
+export function seqFound(
+  id: string,
+  atClaim: MessageRecord | null | undefined,
+  index: number | null,
+): number | null {
+  const claimed = claimedSeq(id);
+  return claimed !== null && atClaim?.id === id ? claimed : index;
+}
+
+/** The seq of message `id` of `board` in one read (null: no such message). */
+export async function findMessageSeq(
+  kv: Deno.Kv,
+  board: Board,
+  id: string,
+): Promise<number | null> {
+  const claimed = claimedSeq(id);
+  const found = await readNamed(kv, {
+    index: keys.messageSeqById(board, id),
+    atClaim: claimed === null ? null : keys.messages(board, claimed),
+  });
+  return seqFound(id, found.atClaim?.value, found.index.value);
 }

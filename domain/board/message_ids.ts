@@ -5,7 +5,8 @@
  * in an operation's first batch, instead of after a lookup of `message_seq_by_id`. The seq
  * an id claims is never trusted: the record read there must carry that very id, and an id
  * made before (its last group random) or one naming another message falls back to the
- * index. A seq is public anyway (every receipt and feed item shows it); the id keeps its
+ * index, which holds only ids made before (a new message writes no entry there). A seq is
+ * public anyway (every receipt and feed item shows it); the id keeps its
  * time prefix and 26 random bits.
  */
 import type { Deps } from "../deps.ts";

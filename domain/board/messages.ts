@@ -127,10 +127,13 @@ export function pointerKeys(m: MessageRecord): Deno.KvKey[] {
 
 /**
  * Stores a new message's summary and the listing entries that point at it. A new root is
- * marked `replies_by_id`: its replies will all be listed by its id too.
+ * marked `replies_by_id`: its replies will all be listed by its id too. The id index
+ * (`message_seq_by_id`) is written only for an id that does not carry its seq
+ * (message_ids.ts): a lookup by id reads the summary at the seq the id carries.
  */
 export function storeMessage(tx: Tx, m: MessageRecord): void {
   writeMessage(tx, m.kind === "root" ? { ...m, replies_by_id: true } : m);
+  if (claimedSeq(m.id) !== m.seq) tx.set(keys.messageSeqById(m.board, m.id), m.seq);
   for (const k of pointerKeys(m)) tx.set(k, POINTER);
   // A reply whose text is all in its preview says so in its thread's listing (replacing the
   // pointer just staged): a thread read then reads no body entry for it.
@@ -156,7 +159,7 @@ export async function restampHead(tx: Tx, board: Board): Promise<void> {
   tx.set(keys.boardHeads(board), (await tx.get(keys.boardHeads(board))).value ?? EMPTY_HEAD);
 }
 
-/** Removes a message's summary, listing entries, body and id index. */
+/** Removes a message's summary, listing entries, body and id index (when it has one). */
 export function eraseMessage(tx: Tx, m: MessageRecord): void {
   for (const k of [keys.messages(m.board, m.seq), ...pointerKeys(m)]) tx.delete(k);
   tx.delete(keys.bodies(m.board, m.seq)).delete(keys.messageSeqById(m.board, m.id));

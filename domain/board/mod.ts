@@ -47,7 +47,13 @@ export {
   TOPIC_MAX_CHARS,
 } from "./text_check.ts";
 export { claimedSeq, messageId } from "./message_ids.ts";
-export { messageById, messageReadPlan, messageSeqById } from "./message_by_id.ts";
+export {
+  findMessageSeq,
+  messageById,
+  messageReadPlan,
+  messageSeqById,
+  seqFound,
+} from "./message_by_id.ts";
 export { messageActionTemplates, threadUrl } from "./views.ts";
 export type { ActionRef } from "./views.ts";
 export { BOARD_WRITES_LOCK } from "./write_lock.ts";

@@ -3,9 +3,10 @@
  * them (a `/b` feed item's id sent to `/v1/posts/{id}`): a 404 for a thread or message whose
  * id is a message of the other board says where it is.
  */
-import { type Board, keys } from "../../kv/keys.ts";
+import type { Board } from "../../kv/keys.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
+import { findMessageSeq } from "./message_by_id.ts";
 
 /** The board that is not `board`. */
 export function otherBoard(board: Board): Board {
@@ -33,7 +34,7 @@ export async function withOtherBoardHint(
   const other = otherBoard(board);
   // Found already (a vote looks on the other board itself): only said the caller's way.
   if (d.found_on_board === undefined) {
-    if ((await deps.kv.get(keys.messageSeqById(other, id))).value === null) return err;
+    if ((await findMessageSeq(deps.kv, other, id)) === null) return err;
   } else if (d.found_on_board !== other) return err;
   const fix = choice === "argument"
     ? `send "board": "${other}"`

@@ -18,6 +18,7 @@ import { EMPTY_STANDING } from "../votes/mod.ts";
 import {
   type BoardHead,
   EMPTY_HEAD,
+  findMessageSeq,
   isHidden,
   type MessageRecord,
   threadUrl,
@@ -125,7 +126,7 @@ export function pinTarget(
 
 /** Resolves a thread id to its sequence, or 404. */
 export async function threadSeq(deps: Deps, board: Board, threadId: string): Promise<number> {
-  const seq = (await deps.kv.get(keys.messageSeqById(board, threadId))).value;
+  const seq = await findMessageSeq(deps.kv, board, threadId);
   if (seq === null) throw notFound("thread", threadId);
   return seq;
 }

@@ -21,6 +21,7 @@ import {
   messageActionTemplates,
   type MessageRecord,
   readMessageAt,
+  seqFound,
   TEXT_IN_PREVIEW,
   threadNotFound,
 } from "../board/mod.ts";
@@ -208,11 +209,15 @@ async function threadRecords(
   viewerSource: ViewerSource,
   q: PageParams,
 ) {
-  const [seqEntry, byIdEntries] = await Promise.all([
+  // The root at the seq its id carries (`claimedSeq`), with the id index, which decides only
+  // when the claim is not the root's (an id made before: its record is read next).
+  const claimed = claimedSeq(rootId);
+  const [seqEntry, atClaim, byIdEntries] = await Promise.all([
     deps.kv.get(keys.messageSeqById(board, rootId)),
+    claimed === null ? null : readMessageAt(deps.kv, board, claimed, true),
     listSeqValuePage(deps.kv, keys.repliesByRootId.range(board, rootId), q),
   ]);
-  const seq = seqEntry.value;
+  const seq = seqFound(rootId, atClaim?.record, seqEntry.value);
   if (seq === null) throw threadNotFound(board, rootId, null);
   const byId = { ...byIdEntries, items: byIdEntries.items.map((e) => e.seq) };
   const viewer = await viewerSource;
@@ -231,7 +236,7 @@ async function threadRecords(
     ]);
   };
   const [found, first] = await Promise.all([
-    readMessageAt(deps.kv, board, seq, true),
+    seq === claimed ? atClaim : readMessageAt(deps.kv, board, seq, true),
     repliesAt(byId, inPreview),
   ]);
   if (!found || found.record.kind !== "root") {
@@ -276,7 +281,7 @@ export async function readMessage(
     deps.kv.get(keys.messageSeqById(board, id)),
     claimed === null ? null : readMessageAt(deps.kv, board, claimed, true),
   ]);
-  const seq = seqEntry.value;
+  const seq = seqFound(id, guess?.record, seqEntry.value);
   if (seq === null) throw notFound("message", id);
   const found = seq === claimed ? guess : await readMessageAt(deps.kv, board, seq, true);
   const viewer = await viewerSource;

@@ -118,8 +118,7 @@ export async function ensureRulesPost(deps: Deps): Promise<RulesState> {
       rules: true,
     };
     storeMessage(tx, record);
-    tx.set(keys.messageSeqById("named", id), seq)
-      .set(keys.boardHeads("named"), { ...head, seq })
+    tx.set(keys.boardHeads("named"), { ...head, seq })
       .set(keys.counters("posts"), (postsE.value ?? 0) + 1)
       .set(keys.rulesCurrent(), state)
       .set(keys.rulesRevisions(1), revision)

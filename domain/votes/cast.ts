@@ -14,6 +14,7 @@ import {
   EMPTY_HEAD,
   isHidden,
   type MessageRecord,
+  messageSeqById,
   writeMessage,
 } from "../board/mod.ts";
 import { type Board, keys } from "../../kv/keys.ts";
@@ -147,7 +148,8 @@ export async function castVote(
       await settled; // the reads started early end before the refusal is answered
       throw refusal;
     }
-    const targetSeq = await targetSeqOf(tx, board, postId, claimed);
+    // Both keys were planned in the first batch; the record at the answer is read checked after.
+    const targetSeq = await messageSeqById(tx, board, postId);
     if (targetSeq === null) {
       await settled; // the unchecked reads started early end before the answer
       throw notFound("message", postId);
@@ -274,23 +276,6 @@ export async function castVote(
     throw votingSuspendedError(outcome.standing, outcome.standing.suspension!);
   }
   return receiptOf(outcome.vote, outcome.kind === "replayed");
-}
-
-/**
- * The seq of message `id`: the one its id carries when the record there is this message
- * (`claimedSeq`), else the id index's (an id made before), null when unknown. Both were
- * planned in the vote's first batch; the record at the answer is read checked after.
- */
-async function targetSeqOf(
-  tx: Tx,
-  board: Board,
-  id: string,
-  claimed: number | null,
-): Promise<number | null> {
-  if (claimed !== null && (await tx.peek(keys.messages(board, claimed))).value?.id === id) {
-    return claimed;
-  }
-  return (await tx.peek(keys.messageSeqById(board, id))).value;
 }
 
 /** The author's keys a vote on their named message reads, for one planned batch. */

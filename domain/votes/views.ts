@@ -11,7 +11,14 @@ import { EMPTY_STANDING, type VotingStanding } from "./karma.ts";
 import type { VoteRecord } from "./records.ts";
 import { readVotingFacts, type VotingFacts } from "./facts.ts";
 import { readAsClaimed } from "../claimed_reads.ts";
-import { EMPTY_HEAD, isHidden, type MessageRecord, otherBoard } from "../board/mod.ts";
+import {
+  claimedSeq,
+  EMPTY_HEAD,
+  isHidden,
+  type MessageRecord,
+  otherBoard,
+  seqFound,
+} from "../board/mod.ts";
 import { currentSuspension } from "./suspension.ts";
 import { allowanceFrom, allowanceKey } from "./allowance.ts";
 import { mayHoldOlderVotes } from "./older_votes.ts";
@@ -165,17 +172,37 @@ export async function votingTargets(
   );
 }
 
-/** Which of `ids` name messages of `board` (id → sequence), with the board's head. */
-async function readTargetSeqs(deps: Deps, board: Board, ids: string[]) {
-  const [seqEntries, headEntry] = await Promise.all([
+/**
+ * Where each of `ids` is on `board`: the records at the seqs the ids carry, read with the id
+ * index (`seqFound`). Answers the ids found with their seqs and, for those found at their
+ * claim, their records (an id made before is read at its seq next).
+ */
+async function findOnBoard(deps: Deps, board: Board, ids: string[]) {
+  const claims = ids.map(claimedSeq);
+  const [seqEntries, atClaims] = await Promise.all([
     readMany(deps.kv, ids.map((id) => keys.messageSeqById(board, id))),
-    deps.kv.get(keys.boardHeads(board)),
+    readMany(deps.kv, claims.flatMap((s) => s === null ? [] : [keys.messages(board, s)])),
   ]);
   const found: [string, number][] = [];
-  seqEntries.forEach((e, j) => {
-    if (e.value !== null) found.push([ids[j], e.value]);
+  const records = new Map<string, MessageRecord>();
+  let k = 0;
+  ids.forEach((id, j) => {
+    const atClaim = claims[j] === null ? null : atClaims[k++].value;
+    const seq = seqFound(id, atClaim, seqEntries[j].value);
+    if (seq === null) return;
+    found.push([id, seq]);
+    if (atClaim && seq === claims[j]) records.set(id, atClaim);
   });
-  return { ids, found, head: headEntry.value ?? EMPTY_HEAD };
+  return { found, records };
+}
+
+/** Which of `ids` name messages of `board` (`findOnBoard`), with the board's head. */
+async function readTargetSeqs(deps: Deps, board: Board, ids: string[]) {
+  const [{ found, records }, headEntry] = await Promise.all([
+    findOnBoard(deps, board, ids),
+    deps.kv.get(keys.boardHeads(board)),
+  ]);
+  return { ids, found, records, head: headEntry.value ?? EMPTY_HEAD };
 }
 
 /**
@@ -193,21 +220,27 @@ async function readVotingTargets(
 ) {
   const facts = readVotingFacts(deps, viewerId);
   const readTargets = async () => {
-    const { ids, found, head } = await targets;
+    const { ids, found, records: atClaims, head } = await targets;
     // An id no message of this board has may be the other board's: said on its target.
     const known = new Set(found.map(([id]) => id));
     const unknown = ids.filter((id) => !known.has(id));
-    const other = otherBoard(board);
+    // Ids made before were found by the index: their records are read now.
+    const byIndex = found.filter(([id]) => !atClaims.has(id));
     const [recEntries, voteFacts, elsewhere] = await Promise.all([
-      readMany(deps.kv, found.map(([, s]) => keys.messages(board, s))),
+      readMany(deps.kv, byIndex.map(([, s]) => keys.messages(board, s))),
       readViewerVotes(deps, viewerId, found.map(([, seq]) => ({ board, seq })), facts),
-      readMany(deps.kv, unknown.map((id) => keys.messageSeqById(other, id))),
+      findOnBoard(deps, otherBoard(board), unknown),
     ]);
-    const records = new Map<string, MessageRecord>();
+    const read = new Map(atClaims);
     recEntries.forEach((e, j) => {
-      if (e.value && !isHidden(e.value, head)) records.set(found[j][0], e.value);
+      if (e.value) read.set(byIndex[j][0], e.value);
     });
-    const onOther = new Set(unknown.filter((_, j) => elsewhere[j].value !== null));
+    const records = new Map<string, MessageRecord>();
+    for (const [id] of found) {
+      const rec = read.get(id);
+      if (rec && !isHidden(rec, head)) records.set(id, rec);
+    }
+    const onOther = new Set(elsewhere.found.map(([id]) => id));
     return {
       records,
       onOther,

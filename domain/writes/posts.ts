@@ -30,6 +30,7 @@ import {
   claimedSeq,
   EMPTY_HEAD,
   eraseMessage,
+  findMessageSeq,
   hiddenMessage,
   isHidden,
   markDeleted,
@@ -37,6 +38,7 @@ import {
   messageId,
   messageReadPlan,
   type MessageRecord,
+  messageSeqById,
   missingMessage,
   type Publisher,
   releaseRetained,
@@ -271,8 +273,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     };
     storeMessage(tx, record);
     if (root) writeMessage(tx, { ...root, reply_count: root.reply_count + 1 });
-    tx.set(keys.messageSeqById(m.board, id), seq)
-      .set(idemKey, storedIdempotency(idem))
+    tx.set(idemKey, storedIdempotency(idem))
       .set(keys.boardHeads(m.board), { ...head, seq });
     onMessageStored(tx, record, m.body);
     if (mayConcern) {
@@ -370,15 +371,14 @@ export function createReply(
 
 /**
  * Looks up the caller's own retained publication by the Idempotency-Key of its write: found
- * while its message's id index stands (a removal erases it in its commit and leaves the
+ * while its message stands (a removal erases it in its commit and leaves the idempotency
  * record, so a replay of the write still answers its receipt).
  */
 export async function lookupPublication(deps: Deps, board: Board, scope: string, key: string) {
   const stored = (await deps.kv.get(keys.idempotency(board, scope, key))).value;
   const rec = idempotencyRecordOf(stored, board);
   if (!rec || rec.deleted_at !== null) return { found: false as const };
-  const live = (await deps.kv.get(keys.messageSeqById(board, rec.id))).value;
-  if (live === null) return { found: false as const };
+  if ((await findMessageSeq(deps.kv, board, rec.id)) === null) return { found: false as const };
   return {
     found: true as const,
     publication: {
@@ -465,12 +465,7 @@ export async function removeMessage(
         keys.messageSeqById(board, id),
         ...(claimed === null ? [] : removalKeys(board, claimed, authorId)),
       ]);
-      const atClaim = claimed === null
-        ? null
-        : (await tx.peek(keys.messages(board, claimed))).value;
-      const seq = atClaim?.id === id
-        ? claimed
-        : (await tx.peek(keys.messageSeqById(board, id))).value;
+      const seq = await messageSeqById(tx, board, id);
       if (seq === null) throw await missingMessage(deps.kv, board, id, deps.clock.now());
       const staged = await stageRemoval(tx, deps, board, seq, authorId, false, true);
       if (!staged) throw notFound("message", id);

@@ -4,7 +4,7 @@
  * on entries another process has changed, followed by commits that build on them.
  */
 import assert from "node:assert/strict";
-import { type MessageRecord, POSTS_PER_AGENT_PER_DAY } from "../../domain/board/mod.ts";
+import { claimedSeq, type MessageRecord, POSTS_PER_AGENT_PER_DAY } from "../../domain/board/mod.ts";
 import { karmaOf } from "../../domain/votes/mod.ts";
 import { keys } from "../../kv/keys.ts";
 import { agent, agents, me, namedPost, type TestAgent, voteRequest } from "../vote_helpers.ts";
@@ -51,7 +51,7 @@ Deno.test("cross-process: a vote held in flight while another process votes for 
 
   assert.equal(await karmaOf(c.deps, y.id), 2, "two weight-1 upvotes for Y");
   for (const id of yThreads) {
-    const seq = (await c.kv.get<number>(keys.messageSeqById("named", id))).value!;
+    const seq = claimedSeq(id)!; // a new id carries its seq
     const msg = (await c.kv.get<MessageRecord>(keys.messages("named", seq))).value!;
     assert.deepEqual([msg.up, msg.score], [1, 1]);
   }

@@ -2,6 +2,7 @@
  * Votes across processes: one process's vote commit is held just before the store while the
  * other process votes; every rule still holds once it is released.
  */
+import { claimedSeq } from "../../domain/board/mod.ts";
 import assert from "node:assert/strict";
 import { readStanding, type ReceivedRecord } from "../../domain/votes/mod.ts";
 import { keys } from "../../kv/keys.ts";
@@ -27,7 +28,7 @@ async function cast(on: Instance, who: TestAgent, postId: string, value: 1 | -1)
 
 /** Votes stored for a named target of an account (under its author, `votes_received`). */
 async function storedVotes(kv: Deno.Kv, postId: string): Promise<number> {
-  const seq = (await kv.get(keys.messageSeqById("named", postId))).value!;
+  const seq = claimedSeq(postId)!; // a new id carries its seq
   const msg = (await kv.get(keys.messages("named", seq))).value!;
   let n = 0;
   for await (
