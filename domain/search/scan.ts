@@ -396,7 +396,7 @@ export class Scanner {
 
 /**
  * Tail listings an instance runs at once. Each reads up to a batch or two of term filters
- * (up to about 1 KB each; body entries of up to about 21 KB on a store from before filters);
+ * (up to about 520 bytes each; body entries of up to about 21 KB on a store from before filters);
  * searches beyond these wait their turn, so many searches at once cannot hold more of them
  * in memory than this many do.
  */
