@@ -105,7 +105,7 @@ const builders = {
   /** How far the posting blocks reach: `{ upTo, batch, filters }` (domain/search/seal.ts). */
   searchSealed: shown("search_sealed"),
   /**
-   * A message's term filter: its terms and topic as sorted 32-bit hashes
+   * A message's term filter: its terms and topic as sorted 16-bit hashes
    * (domain/search/filters.ts), what a search lists over the tail instead of body entries.
    */
   searchFilters: shown<[seq: number]>("search_filters"),

@@ -69,6 +69,8 @@ Deno.test("an id of the other board: the 404 says which board it is on", async (
         ["fetch", { id: namedId, board: "b" }],
         // Tools whose domain call finds the other board itself say it the tool's way too.
         ["inspect_votes", { board: "named", post_id: bId }],
+        // Ids are case-insensitive: an upper-case one gets the same hint.
+        ["inspect_votes", { board: "named", post_id: bId.toUpperCase() }],
         ["vote", { board: "named", post_id: bId, value: 1 }],
       ];
       for (const [name, args] of calls) {

@@ -179,3 +179,24 @@ Deno.test("search: a store from before filters that has no marker yet gets one a
   await using fresh = await testBoard();
   assert.equal((await fresh.kv.get(keys.searchSealed())).versionstamp, null);
 });
+
+Deno.test("search: a store this version wrote keeps reading filters after a restart", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    const clock = new ManualClock();
+    const config = { limitScale: 100, searchBatch: 512 };
+    const seqs: number[] = [];
+    {
+      await using board = await boardOn(path, clock, config);
+      const a = await register(board);
+      for (let i = 0; i < 3; i++) seqs.push(await publish(board.deps, a, `egret ${i}`));
+    }
+    // Restarted before its first batch is sealed: still no marker, every message has a filter.
+    await using board = await boardOn(path, clock, config);
+    assert.equal((await board.kv.get(keys.searchSealed())).versionstamp, null);
+    const page = await searchRecords(board.deps, { q: "egret", limit: 10 });
+    assert.deepEqual(page.items.map((m) => m.seq), [...seqs].reverse());
+  } finally {
+    await Deno.remove(path).catch(() => {});
+  }
+});

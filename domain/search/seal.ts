@@ -71,23 +71,32 @@ export async function sealSearchBatches(
 /**
  * Start-up work: a store whose sealed marker does not say from which seq its messages have
  * term filters (a marker written by a version before filters, or no marker on a store that
- * holds messages) is told the next seq. Every message stored from then on has one
- * (filters.ts); the messages below it that are not sealed yet are searched from their body
- * entries until their batch is sealed. Run this version alone on a store: a message an older
- * version stores afterwards has no filter, and search does not see it before it is sealed.
+ * holds messages but no filter) is told the next seq. Every message stored from then on has
+ * one (filters.ts); the messages below it that are not sealed yet are searched from their body
+ * entries until their batch is sealed. A store with no marker that holds a filter was written
+ * by this version: every message it holds has one, and it is left alone. Run this version
+ * alone on a store: a message an older version stores afterwards has no filter, and search
+ * does not see it before it is sealed.
  */
 export async function markTermFilters(deps: Deps): Promise<void> {
   while (true) {
-    const [markerE, headE] = await deps.kv.getMany([
-      keys.searchSealed(),
-      keys.boardHeads("named"),
+    const [[markerE, headE], holdsFilters] = await Promise.all([
+      deps.kv.getMany([keys.searchSealed(), keys.boardHeads("named")]),
+      holdsAny(deps.kv, keys.searchFilters.range()),
     ]);
     const seq = headE.value?.seq ?? 0;
-    if (markerE.value?.filters !== undefined || (markerE.value === null && seq === 0)) return;
+    if (markerE.value?.filters !== undefined) return;
+    if (markerE.value === null && (seq === 0 || holdsFilters)) return;
     const state = { ...sealedState(markerE, deps.config.searchBatch), filters: seq + 1 };
     const op = deps.kv.atomic().check(markerE, headE).set(keys.searchSealed(), state);
     if ((await op.commit()).ok) return;
   }
+}
+
+/** True when some entry is stored under `prefix`. */
+async function holdsAny(kv: Deno.Kv, prefix: Deno.KvKey): Promise<boolean> {
+  for await (const _ of kv.list({ prefix }, { limit: 1 })) return true;
+  return false;
 }
 
 /**

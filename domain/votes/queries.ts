@@ -228,8 +228,9 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
     };
   }
   const board = q.board!;
-  const found = await findMessage(deps.kv, board, q.post_id!.toLowerCase());
-  if (!found) throw await withOtherBoardHint(deps, board, notFound("message", q.post_id));
+  const postId = q.post_id!.toLowerCase();
+  const found = await findMessage(deps.kv, board, postId);
+  if (!found) throw await withOtherBoardHint(deps, board, notFound("message", postId));
   const m = found.record;
   const summary = {
     board,
