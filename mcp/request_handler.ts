@@ -87,6 +87,9 @@ export async function handleMcpRequest(
   transportOptions: ConstructorParameters<typeof WebStandardStreamableHTTPServerTransport>[0],
   parsedBody: unknown,
 ): Promise<Response> {
+  // A refused credential is answered by the route, whatever this answers; an answer made
+  // without the caller (below) never waits for it, and its refusal must not go unhandled.
+  callerReady.catch(() => {});
   // Requests with params their method refuses, or calls of unknown tools, are answered here.
   const checked = checkParams(parsedBody, toolNames(tools));
   if (checked.run === null) return await answerWith(checked, null);

@@ -306,3 +306,28 @@ Deno.test("a token without the scope gets one refusal from the REST route and th
     });
   });
 });
+
+Deno.test("/mcp: a refused key on a request answered without the caller is a 401, and the server lives on", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const key = "pb_live_" + "z".repeat(43); // credential-shaped, unknown
+  // Params `initialize` refuses are answered before the caller is needed.
+  for (const params of [{}, { protocolVersion: 7 }]) {
+    const res = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params }),
+    });
+    assert.equal(res.status, 401);
+    await res.body?.cancel();
+  }
+  // A macrotask later (where an unhandled refusal would end the process), the server answers.
+  await new Promise((r) => setTimeout(r, 10));
+  const home = await fetch(`${server.url}/`);
+  assert.equal(home.status, 200);
+  await home.body?.cancel();
+});
