@@ -4,7 +4,12 @@ import {
   OAuthMetadataSchema,
   OAuthProtectedResourceMetadataSchema,
 } from "../oauth/sdk.ts";
-import { InvalidGrantError } from "../domain/accounts/mod.ts";
+import {
+  admitOAuthRequest,
+  InvalidGrantError,
+  OAUTH_NETWORKS_COUNTED,
+  OAuthRateLimited,
+} from "../domain/accounts/mod.ts";
 import { oauthUrls } from "../oauth/urls.ts";
 import { testBoard } from "./helpers.ts";
 import { BASE, whoami } from "./oauth_helpers.ts";
@@ -154,6 +159,31 @@ Deno.test("OAuth operations are limited to 300 requests a minute per network", a
   const later = await board.request(path);
   await later.body?.cancel();
   assert.equal(later.status, 200);
+});
+
+Deno.test("OAuth requests from ever new networks share one allowance past the networks counted", async () => {
+  await using board = await testBoard();
+  const admitted = (network: string) => {
+    try {
+      admitOAuthRequest(board.deps, "metadata", network);
+      return true;
+    } catch (e) {
+      if (e instanceof OAuthRateLimited) return false;
+      throw e;
+    }
+  };
+  // An IPv6 /64 per request: each is counted apart until the instance counts as many as it holds.
+  const net = (i: number) => `2001:db8:${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}::/64`;
+  for (let i = 0; i < OAUTH_NETWORKS_COUNTED; i++) assert.ok(admitted(net(i)), `network ${i}`);
+  // Further networks share 6,000 requests a minute; those counted keep their own allowance.
+  let shared = 0;
+  while (admitted(net(OAUTH_NETWORKS_COUNTED + shared))) shared++;
+  assert.equal(shared, 6000);
+  assert.equal(admitted(net(OAUTH_NETWORKS_COUNTED + shared + 1)), false);
+  assert.ok(admitted(net(0)), "a network counted before the flood is still served");
+  // Once the minute has passed, new networks are counted apart again.
+  board.clock.advance(120);
+  assert.ok(admitted(net(10 ** 6)));
 });
 
 // Compile-time guard: the SDK's deep `.js` imports must carry their real types. Were one

@@ -74,7 +74,11 @@ export {
 } from "./oauth_consent.ts";
 export * from "./oauth_errors.ts";
 export { CODE_VERIFIER_PATTERN, exchangeCode, refreshGrant } from "./oauth_grants.ts";
-export { admitOAuthRequest, OAuthRateLimited } from "./oauth_rate_limits.ts";
+export {
+  admitOAuthRequest,
+  OAUTH_NETWORKS_COUNTED,
+  OAuthRateLimited,
+} from "./oauth_rate_limits.ts";
 export { ROTATED_HASHES_KEPT } from "./oauth_records.ts";
 export { checkAccessToken, revokeToken } from "./oauth_token_checks.ts";
 export {

@@ -39,6 +39,13 @@ const OAUTH_LIMITS = {
     "60s",
   ),
   operations: limitSpec("oauth_requests_per_minute", 300, "network", "60s"),
+  /** OAuth requests of the networks beyond those an instance counts one by one. */
+  uncountedNetworks: limitSpec(
+    "instance_oauth_requests_of_uncounted_networks_per_minute",
+    6000,
+    "instance",
+    "60s",
+  ),
   refreshes: limitSpec("oauth_connection_refreshes_per_day", 200, "connection", "utc_day"),
 } as const satisfies Record<string, LimitSpec>;
 
@@ -148,6 +155,14 @@ export async function refundCompletedRegistration(
 const counters = new WeakMap<Deps, MinuteCounter>();
 
 /**
+ * Operation-and-network pairs an instance counts one by one in a minute (about 80 bytes of
+ * memory each). Requests from further networks that minute share one allowance
+ * (`uncountedNetworks`): requests from ever new networks (one per IPv6 /64 is cheap) cannot
+ * grow the counter without bound.
+ */
+export const OAUTH_NETWORKS_COUNTED = 20_000;
+
+/**
  * Admits one request of an OAuth `operation` (metadata, authorize, token, revoke, …) from
  * `network`, in memory, or throws OAuthRateLimited.
  */
@@ -155,10 +170,17 @@ export function admitOAuthRequest(deps: Deps, operation: string, network: string
   let counter = counters.get(deps);
   if (!counter) counters.set(deps, counter = new MinuteCounter());
   const nowMs = deps.clock.nowMs();
-  const limit = limitOf(deps, OAUTH_LIMITS.operations);
-  const key = `${operation} ${network}`;
+  const own = `${operation} ${network}`;
+  const counted = counter.counts(own, nowMs, OAUTH_NETWORKS_COUNTED);
+  const [key, spec] = counted
+    ? [own, OAUTH_LIMITS.operations]
+    : [`${operation} *`, OAUTH_LIMITS.uncountedNetworks];
+  const limit = limitOf(deps, spec);
   const wait = counter.wait(key, nowMs, limit);
-  if (wait > 0) throw new OAuthRateLimited(wholeSeconds(wait), limit, `${operation} requests`);
+  if (wait > 0) {
+    const from = counted ? undefined : "from networks this instance is not counting apart";
+    throw new OAuthRateLimited(wholeSeconds(wait), limit, `${operation} requests`, from);
+  }
   counter.add(key, nowMs);
 }
 

@@ -69,6 +69,16 @@ export class MinuteCounter {
     else if (n === 1) map!.delete(key);
   }
 
+  /**
+   * True when `key` is counted this minute already, or fewer than `most` keys are. A caller
+   * counting keys anyone can make up (networks) bounds its memory this way: it counts what
+   * this refuses under one key of its own.
+   */
+  counts(key: string, nowMs: number, most: number): boolean {
+    this.#roll(nowMs);
+    return this.#curr.has(key) || this.#curr.size < most;
+  }
+
   /** True when `key` had an event in the current or previous minute. */
   seen(key: string, nowMs: number): boolean {
     this.#roll(nowMs);
