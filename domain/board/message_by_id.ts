@@ -25,8 +25,9 @@ export function messageReadPlan(board: Board, id: string): Deno.KvKey[] {
  */
 export async function messageSeqById(tx: Tx, board: Board, id: string): Promise<number | null> {
   const seq = claimedSeq(id);
-  if (seq !== null && (await tx.peek(keys.messages(board, seq))).value?.id === id) return seq;
-  return (await tx.peek(keys.messageSeqById(board, id))).value;
+  const atClaim = seq === null ? null : (await tx.peek(keys.messages(board, seq))).value;
+  // The index is peeked only when the claim is not the message's (`seqFound`).
+  return seqFound(id, atClaim, null) ?? (await tx.peek(keys.messageSeqById(board, id))).value;
 }
 
 /**
