@@ -23,7 +23,9 @@ import { timingSafeEqual } from "../hashing.ts";
 import { keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
 import { commitRetryingLock, transact, type Tx } from "../../kv/tx.ts";
-import { dropGrant, type GrantRecord } from "./oauth_records.ts";
+import { type ClientRecord, dropGrant, type GrantRecord } from "./oauth_records.ts";
+import type { NewClientCount } from "./oauth_rate_limits.ts";
+import { TTL } from "./oauth_tokens.ts";
 import { openCredential } from "./secret.ts";
 
 /** The mark of an unfinished teardown. */
@@ -31,8 +33,11 @@ interface TeardownMark {
   started_at: number;
 }
 
-/** An account's grant head: rewritten by every new grant of the account. */
-interface GrantHead {
+/**
+ * An account's grant head: rewritten by every new grant of the account, with the count of
+ * clients that completed their first authorization with it this UTC day.
+ */
+export interface GrantHead extends NewClientCount {
   updated_at: number;
 }
 
@@ -123,6 +128,17 @@ const grantIdOf = (e: Deno.KvEntry<unknown>): string => String(e.key[e.key.lengt
 /** An entry of the grant index of an account, newest first (`readNewestConnections`). */
 type GrantIndexEntry = Deno.KvEntry<GrantIndexValue>;
 
+/** The client an index entry names. */
+const clientIdOf = (e: GrantIndexEntry): string =>
+  typeof e.value === "string" ? e.value : e.value.client_id;
+
+/** An account's grant head and its newest grant index entries (`readNewestConnections`). */
+export interface AccountConnections {
+  head: GrantHead | null;
+  /** Newest first. */
+  newest: GrantIndexEntry[];
+}
+
 /**
  * The account's grant head (read, so checked by the commit) and at most `limit` of its
  * newest grant index entries, read together: the reads of a commit that adds a connection
@@ -133,42 +149,69 @@ export async function readNewestConnections(
   tx: Tx,
   agentId: string,
   limit = MAX_CONNECTIONS_PER_ACCOUNT + 1,
-): Promise<GrantIndexEntry[]> {
-  const [, newest] = await Promise.all([
+): Promise<AccountConnections> {
+  const [head, newest] = await Promise.all([
     tx.get(keys.oauthGrantHeads(agentId)),
     Array.fromAsync(
       tx.kv.list({ prefix: keys.oauthGrantsByAgent.range(agentId) }, { reverse: true, limit }),
     ),
   ]);
-  return newest as GrantIndexEntry[];
+  return { head: head.value, newest: newest as GrantIndexEntry[] };
 }
 
 /**
- * Inside a code exchange commit that adds a connection to `agentId`: keeps the account at
- * `MAX_CONNECTIONS_PER_ACCOUNT`. `newest` is what `readNewestConnections` read in the
- * commit's read batch (the head is checked and rewritten here, so concurrent exchanges for
- * one account serialize; at most cap + 1 index entries, newest first). When the cap is
- * reached, the oldest of the newest `cap` connections ends in this commit (grant, index
- * entry, refresh token), so the new one makes it `cap` again: the one case that reads once
- * more (that grant). An account holding more than the cap (stored before the cap existed)
- * also gets a teardown mark: the bounded teardown then ends every connection past the newest
- * `cap`. Returns the id of the connection it ended, or null.
+ * Inside a code exchange commit that adds a connection to `agentId` through the client
+ * `clientId`: writes the account's grant head `head` and keeps the account at
+ * `MAX_CONNECTIONS_PER_ACCOUNT`. `read` is what `readNewestConnections` read in the commit's
+ * read batch (the head is checked and rewritten here, so concurrent exchanges for one account
+ * serialize; at most cap + 1 index entries, newest first). When the cap is reached, the oldest
+ * of the newest `cap` connections ends in this commit (grant, index entry, refresh token), so
+ * the new one makes it `cap` again: the one case that reads once more (that grant and its
+ * client, together). A client that only this account ever connected with, and that none of its
+ * remaining connections uses, is then kept only as long as a registration that never completed
+ * an authorization (`releaseClient`). An account holding more than the cap (stored before the
+ * cap existed) also gets a teardown mark: the bounded teardown then ends every connection past
+ * the newest `cap`. Returns the id of the connection it ended, or null.
  */
 export async function capConnections(
   tx: Tx,
   agentId: string,
+  clientId: string,
   now: number,
-  keepFor: number,
-  newest: GrantIndexEntry[],
+  head: GrantHead,
+  read: AccountConnections,
 ): Promise<string | null> {
-  tx.set(keys.oauthGrantHeads(agentId), { updated_at: now }, { expireIn: keepFor * 1000 });
+  tx.set(keys.oauthGrantHeads(agentId), head, { expireIn: TTL.refresh * 1000 });
+  const { newest } = read;
   if (newest.length < MAX_CONNECTIONS_PER_ACCOUNT) return null;
   if (newest.length > MAX_CONNECTIONS_PER_ACCOUNT) markTeardown(tx, agentId, now);
   const oldest = newest[MAX_CONNECTIONS_PER_ACCOUNT - 1];
-  const grant = (await tx.get(keys.oauthGrants(grantIdOf(oldest)))).value;
-  if (grant) deleteGrant(tx, grant);
+  const oldClient = clientIdOf(oldest);
+  const ended = await tx.getNamed({
+    grant: keys.oauthGrants(grantIdOf(oldest)),
+    client: keys.oauthClients(oldClient),
+  });
+  if (ended.grant.value) deleteGrant(tx, ended.grant.value);
   else tx.delete(oldest.key); // the index entry of a grant that expired
+  const stillUsed = oldClient === clientId ||
+    newest.slice(0, MAX_CONNECTIONS_PER_ACCOUNT - 1).some((e) => clientIdOf(e) === oldClient);
+  if (!stillUsed) releaseClient(tx, agentId, ended.client.value, now);
   return grantIdOf(oldest);
+}
+
+/**
+ * Keeps a client whose last connection of `agentId` ended only as long as a registration that
+ * never completed an authorization (an hour from now), when that account is the only one that
+ * ever connected with it (`ClientRecord.owner`): what an account keeps alive is then bounded by
+ * its connections, not by every client it ever completed a flow with. A client another account
+ * connected with (or stored before owners were kept) keeps its expiry.
+ */
+function releaseClient(tx: Tx, agentId: string, client: ClientRecord | null, now: number): void {
+  const until = now + TTL.pendingClient;
+  if (!client || client.owner !== agentId || client.expires_at <= until) return;
+  tx.set(keys.oauthClients(client.client_id), { ...client, expires_at: until }, {
+    expireIn: TTL.pendingClient * 1000,
+  });
 }
 
 /**
@@ -179,8 +222,8 @@ export async function capConnections(
 export const GRANTS_ENDED_IN_COMMIT = MAX_CONNECTIONS_PER_ACCOUNT;
 
 /** What a rotation or revocation reads to end the account's connections in its commit. */
-export function readAccountGrants(tx: Tx, agentId: string): Promise<GrantIndexEntry[]> {
-  return readNewestConnections(tx, agentId, GRANTS_ENDED_IN_COMMIT + 1);
+export async function readAccountGrants(tx: Tx, agentId: string): Promise<GrantIndexEntry[]> {
+  return (await readNewestConnections(tx, agentId, GRANTS_ENDED_IN_COMMIT + 1)).newest;
 }
 
 /**

@@ -286,13 +286,28 @@ export async function getClient(deps: Deps, clientId: string): Promise<ClientRec
 
 /**
  * Marks a client used and keeps it until `until` (its newest refresh token's expiry plus
- * a day). Call inside the commit that issues tokens (the client was read with `tx.get`).
+ * a day). Call inside the commit that issues tokens (the client was read with `tx.get`);
+ * a code exchange names the account it connects (`agentId`), which `ClientRecord.owner`
+ * records.
  */
-export function keepClientUntil(tx: Tx, client: ClientRecord, now: number, until: number): void {
+export function keepClientUntil(
+  tx: Tx,
+  client: ClientRecord,
+  now: number,
+  until: number,
+  agentId?: string,
+): void {
+  const { owner: _, ...rest } = client;
+  const owner = agentId === undefined
+    ? client.owner
+    : client.activated_at === null || client.owner === agentId
+    ? agentId
+    : undefined;
   const updated: ClientRecord = {
-    ...client,
+    ...rest,
     activated_at: client.activated_at ?? now,
     expires_at: Math.max(client.expires_at, until),
+    ...(owner ? { owner } : {}),
   };
   tx.set(keys.oauthClients(client.client_id), updated, {
     expireIn: (updated.expires_at - now) * 1000,

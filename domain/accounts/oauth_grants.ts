@@ -30,7 +30,12 @@ import type { Deps } from "../deps.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import { clientIsLive, type ClientRecord, keepClientUntil } from "./oauth_clients.ts";
-import { countRefresh, refundCompletedRegistration, refundWindowKey } from "./oauth_rate_limits.ts";
+import {
+  countNewClient,
+  countRefresh,
+  refundCompletedRegistration,
+  refundWindowKey,
+} from "./oauth_rate_limits.ts";
 import {
   InvalidClientError,
   InvalidGrantError,
@@ -291,13 +296,19 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
       expires_at: now + TTL.refresh,
       refresh_hash: refresh.hash,
     };
-    await refundCompletedRegistration(tx, deps, client, read.refund);
-    keepClientUntil(tx, client, now, grant.expires_at + TTL.unusedClient);
-    // At the cap, the account's oldest connection ends in this commit.
-    const newest = named === code.agent_id && namedConnections
+    const connections = named === code.agent_id && namedConnections
       ? namedConnections
       : await readNewestConnections(tx, grant.agent_id);
-    await capConnections(tx, grant.agent_id, now, TTL.refresh, newest);
+    const head = {
+      ...connections.head,
+      updated_at: now,
+      // A client completing its first authorization is counted for the account.
+      ...(client.activated_at === null ? countNewClient(deps, connections.head ?? {}, now) : {}),
+    };
+    await refundCompletedRegistration(tx, deps, client, read.refund);
+    keepClientUntil(tx, client, now, grant.expires_at + TTL.unusedClient, grant.agent_id);
+    // At the cap, the account's oldest connection ends in this commit.
+    await capConnections(tx, grant.agent_id, client.client_id, now, head, connections);
     return { tokens: await newTokens(tx, now, grant, grant.scopes, refresh) };
   });
   return settle(value);

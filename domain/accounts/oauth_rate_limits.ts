@@ -11,7 +11,11 @@
  *   counted in memory per service instance (approximate and location-scoped, as the
  *   spec allows for edge limits). One limiter per `Deps`, never one per request;
  * - refreshes: 200 per connection per UTC day, exact, counted in the connection's grant
- *   record by the refresh's own commit (no entry of its own).
+ *   record by the refresh's own commit (no entry of its own);
+ * - new clients: 20 clients a UTC day may complete their first authorization with one account,
+ *   exact, counted in the account's grant head by the code exchange's own commit (no entry of
+ *   its own). A client that completed an authorization is kept as long as its connections, so
+ *   this bounds what one account keeps alive.
  */
 import type { Deps } from "../deps.ts";
 import { nextUtcMidnight, utcDay } from "../clock.ts";
@@ -47,6 +51,7 @@ const OAUTH_LIMITS = {
     "60s",
   ),
   refreshes: limitSpec("oauth_connection_refreshes_per_day", 200, "connection", "utc_day"),
+  newClients: limitSpec("oauth_new_clients_per_account_per_day", 20, "account", "utc_day"),
 } as const satisfies Record<string, LimitSpec>;
 
 /** A refused request: seconds until a retry can succeed. */
@@ -196,17 +201,63 @@ interface RefreshCount {
  * UTC midnight) when the connection has used its refreshes of the UTC day.
  */
 export function countRefresh(deps: Deps, count: RefreshCount, now: number): Required<RefreshCount> {
-  const day = utcDay(now);
-  const used = count.refresh_day === day ? count.refreshes_that_day ?? 0 : 0;
+  const used = usedToday(count.refresh_day, count.refreshes_that_day, now);
   const limit = limitOf(deps, OAUTH_LIMITS.refreshes);
   if (used >= limit) {
-    const at = new Date(nextUtcMidnight(now) * 1000).toISOString().replace(".000Z", "Z");
-    throw new OAuthRateLimited(
-      nextUtcMidnight(now) - now,
+    throw dailyLimitReached(now, limit, "token refreshes", "this connection", "it may refresh");
+  }
+  return { refresh_day: utcDay(now), refreshes_that_day: used + 1 };
+}
+
+/** How many of a daily count kept as (`day`, `count`) were used on the UTC day of `now`. */
+function usedToday(day: number | undefined, count: number | undefined, now: number): number {
+  return day === utcDay(now) ? count ?? 0 : 0;
+}
+
+/** The refusal of a daily OAuth allowance, open again at the next UTC midnight. */
+function dailyLimitReached(
+  now: number,
+  limit: number,
+  what: string,
+  whose: string,
+  again: string,
+): OAuthRateLimited {
+  const at = new Date(nextUtcMidnight(now) * 1000).toISOString().replace(".000Z", "Z");
+  return new OAuthRateLimited(
+    nextUtcMidnight(now) - now,
+    limit,
+    what,
+    `for ${whose} this UTC day (${limit} at most; ${again} again from ${at})`,
+  );
+}
+
+/** An account's count of new clients, as its grant head keeps it. */
+export interface NewClientCount {
+  new_clients_day?: number;
+  new_clients?: number;
+}
+
+/**
+ * Counts a client completing its first authorization (its first code exchange) with an
+ * account whose grant head holds `count`: returns the count the head stores, or throws
+ * OAuthRateLimited (until the next UTC midnight) when the account has taken its new clients
+ * of the UTC day. Clients it was connected with before are not counted again.
+ */
+export function countNewClient(
+  deps: Deps,
+  count: NewClientCount,
+  now: number,
+): Required<NewClientCount> {
+  const used = usedToday(count.new_clients_day, count.new_clients, now);
+  const limit = limitOf(deps, OAUTH_LIMITS.newClients);
+  if (used >= limit) {
+    throw dailyLimitReached(
+      now,
       limit,
-      "token refreshes",
-      `for this connection this UTC day (${limit} at most; it may refresh again from ${at})`,
+      "new applications connected",
+      "this account",
+      "a new application may connect",
     );
   }
-  return { refresh_day: day, refreshes_that_day: used + 1 };
+  return { new_clients_day: utcDay(now), new_clients: used + 1 };
 }

@@ -125,6 +125,12 @@ export interface ClientRecord {
   /** When the client first exchanged a code for tokens, or null. */
   activated_at: number | null;
   /**
+   * The one account the client has completed authorizations with: set by its first code
+   * exchange, dropped when another account's exchange uses it. Absent on clients several
+   * accounts use, pending ones, and ones stored before it was kept.
+   */
+  owner?: string;
+  /**
    * Registered from another site's page (a foreign `Origin`): counted in the cross-origin
    * registration allowances. Absent on records stored before it existed (false).
    */
