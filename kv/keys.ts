@@ -267,8 +267,6 @@ const builders = {
   guestCommentChecks: unshown<[commentId: string]>("guest_comment_checks"),
   /** A guest session's latest refused comment form (one slot per session, 1 hour). */
   guestRefusals: unshown<[sessionId: string]>("guest_refusals"),
-  /** The kept text of that refusal, in parts of at most 60,000 UTF-8 bytes. */
-  guestRefusalTexts: unshown<[sessionId: string, part: number]>("guest_refusal_texts"),
   // ---- read caches (docs/architecture.md)
   /** A read-version key (`shared`: bumped by every change a cached read can show). */
   readVersions: unshown<[channel: string]>("read_versions"),

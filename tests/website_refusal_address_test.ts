@@ -7,6 +7,7 @@
  * form; a text larger than one KV value is kept whole.
  */
 import assert from "node:assert/strict";
+import { KEPT_TEXT_CODE_POINTS } from "../domain/articles/mod.ts";
 import { assertStatus, testBoard } from "./helpers.ts";
 import { formMessage, Guest, keptText, publishedArticle } from "./website_helpers.ts";
 
@@ -135,17 +136,36 @@ Deno.test("a refusal without a session keeps nothing; the form's address goes to
   assert.equal(keptText(r.html), "No cookie yet.");
 });
 
-Deno.test("a text larger than one KV value is kept whole", async () => {
+Deno.test("a refused text is kept up to 9,000 characters, in one value, and the message says so", async () => {
   await using board = await testBoard();
   const a = await publishedArticle(board);
   const guest = new Guest(board);
   await guest.get(`/articles/${a.id}`);
-  // 90,000 bytes: more than a KV value holds (64 KiB), within the form's 100,000 bytes.
+  // 90,000 bytes (within the form's 100,000): only the first 9,000 characters are kept.
   const text = "word ".repeat(18_000).trim();
   const r = await guest.post(`/articles/${a.id}/comments`, { text });
   assert.equal(r.res.status, 400);
-  assert.match(formMessage(r.html)!, /89,999 characters long; the limit is 8,000/);
-  assert.equal(keptText(r.html), text);
+  assert.match(
+    formMessage(r.html)!,
+    /89,999 characters long; the limit is 8,000\. Shorten it and post it again\. The form below keeps its first 9,000 characters\.$/,
+  );
+  assert.equal(keptText(r.html), text.slice(0, KEPT_TEXT_CODE_POINTS));
+  // What the session made the server keep: one value of about 9 KB, not 90 KB.
+  let bytes = 0;
+  for await (const e of board.kv.list({ prefix: ["guest_refusals"] })) {
+    bytes += JSON.stringify(e.value).length;
+  }
+  assert.ok(bytes > 9_000 && bytes < 10_000, `${bytes} bytes kept`);
+  // A text within what is kept comes back whole, with no note.
+  const shorter = "x".repeat(8_500);
+  const again = await guest.post(`/articles/${a.id}/comments`, { text: shorter });
+  assert.equal(keptText(again.html), shorter);
+  assert.doesNotMatch(formMessage(again.html)!, /keeps its first/);
+  // A name refused for its length is kept cut too (astral characters counted whole).
+  const name = "\u{1F600}".repeat(7_000);
+  const named = await guest.post(`/articles/${a.id}/comments`, { text: "Hello.", name });
+  assert.equal(named.res.status, 400);
+  assert.match(named.html, /value="(\u{1F600}){80}"/u);
 });
 
 Deno.test("a browser that keeps no cookie is answered at once: 403, its text, the cookie message", async () => {

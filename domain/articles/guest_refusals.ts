@@ -2,20 +2,23 @@
  * A guest's refused comment form, kept server-side so that the refusal can be shown at an
  * address that answers GET (Post/Redirect/Get; docs/website.md "Refusals"): the form post
  * stores it and redirects, the article page reads it back for the same session. One slot per
- * session (a newer refusal replaces the older one), kept for an hour; the text, which can be
- * longer than one KV value allows, is stored in parts beside it. Everything is written in one
- * commit and read in one `getMany`.
+ * session (a newer refusal replaces the older one), kept for an hour, in one KV value: the
+ * text is kept up to `KEPT_TEXT_CODE_POINTS` (a longer one is cut, and the message says so),
+ * so what a session makes the server keep stays far below the form's 100,000 bytes.
  */
 import { keys } from "../../kv/keys.ts";
-import { commitRetryingLock } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
+import { GUEST_NAME_MAX, GUEST_TEXT_MAX } from "./guest_moderation.ts";
 
 /** How long a refusal stays readable (seconds). */
 export const GUEST_REFUSAL_SECONDS = 3600;
-/** Bytes of text per KV value (the value limit is 64 KiB). */
-const PART_BYTES = 60_000;
-/** Parts a refusal's text may use: a form post is at most 100,000 bytes. */
-const MAX_PARTS = 2;
+/**
+ * Characters of a refused text kept to show again: more than a comment may hold, so a text
+ * refused for its length still has to be shortened before it can pass.
+ */
+export const KEPT_TEXT_CODE_POINTS = GUEST_TEXT_MAX + 1_000;
+/** Characters of a refused name kept to show again. */
+const KEPT_NAME_CODE_POINTS = GUEST_NAME_MAX * 2;
 
 /** What the refused form showed: the guest's text and name, and why it was refused. */
 export interface GuestRefusal {
@@ -38,51 +41,48 @@ export interface GuestRefusal {
   expires_at: number;
 }
 
-interface StoredRefusal extends Omit<GuestRefusal, "text"> {
-  parts: number;
-}
-
-interface StoredPart {
-  id: string;
-  bytes: Uint8Array;
-}
-
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
-    guestRefusals: StoredRefusal;
-    guestRefusalTexts: StoredPart;
+    guestRefusals: GuestRefusal;
   }
 }
 
+/** The first `max` code points of `s`, and whether anything was cut. */
+function firstCodePoints(s: string, max: number): [string, boolean] {
+  let n = 0;
+  let at = 0;
+  for (const ch of s) {
+    if (n++ === max) return [s.slice(0, at), true];
+    at += ch.length;
+  }
+  return [s, false];
+}
+
 /**
- * Keeps a refusal for `session` (its identity), replacing any earlier one; returns it with
- * its new id. A text beyond the parts' room (never from a form within the body limit) is cut.
+ * Keeps a refusal for `session` (its identity), replacing any earlier one; returns it as
+ * kept (text and name cut to what is kept, the message saying so) with its new id.
  */
 export async function keepGuestRefusal(
   deps: Deps,
   session: string,
   refusal: Omit<GuestRefusal, "id" | "expires_at">,
 ): Promise<GuestRefusal> {
-  const id = deps.newId();
-  const expires_at = deps.clock.now() + GUEST_REFUSAL_SECONDS;
-  const bytes = new TextEncoder().encode(refusal.text).subarray(0, PART_BYTES * MAX_PARTS);
-  const parts = Math.ceil(bytes.length / PART_BYTES);
-  const { text: _text, ...rest } = refusal;
-  const record: StoredRefusal = { ...rest, id, expires_at, parts };
-  const expireIn = GUEST_REFUSAL_SECONDS * 1000;
-  const res = await commitRetryingLock(() => {
-    const op = deps.kv.atomic().set(keys.guestRefusals(session), record, { expireIn });
-    for (let i = 0; i < MAX_PARTS; i++) {
-      const key = keys.guestRefusalTexts(session, i);
-      if (i < parts) {
-        const part: StoredPart = { id, bytes: bytes.slice(i * PART_BYTES, (i + 1) * PART_BYTES) };
-        op.set(key, part, { expireIn });
-      } else op.delete(key);
-    }
-    return op;
-  });
-  if (!res.ok) throw new Error("storing a guest refusal failed");
-  return { ...refusal, id, expires_at };
+  const [text, cut] = firstCodePoints(refusal.text, KEPT_TEXT_CODE_POINTS);
+  const [name] = firstCodePoints(refusal.name, KEPT_NAME_CODE_POINTS);
+  const kept: GuestRefusal = {
+    ...refusal,
+    text,
+    name,
+    message: cut
+      ? `${refusal.message} The form below keeps its first ${
+        KEPT_TEXT_CODE_POINTS.toLocaleString("en-US")
+      } characters.`
+      : refusal.message,
+    id: deps.newId(),
+    expires_at: deps.clock.now() + GUEST_REFUSAL_SECONDS,
+  };
+  await deps.kv.set(keys.guestRefusals(session), kept, { expireIn: GUEST_REFUSAL_SECONDS * 1000 });
+  return kept;
 }
 
 /**
@@ -95,21 +95,9 @@ export async function guestRefusal(
   postId: string,
   id: string,
 ): Promise<GuestRefusal | null> {
-  const [head, ...parts] = await deps.kv.getMany([
-    keys.guestRefusals(session),
-    ...Array.from({ length: MAX_PARTS }, (_, i) => keys.guestRefusalTexts(session, i)),
-  ]);
-  const rec = head.value;
+  const rec = (await deps.kv.get(keys.guestRefusals(session))).value;
   if (!rec || rec.id !== id || rec.post_id !== postId) return null;
-  if (rec.expires_at <= deps.clock.now()) return null;
-  const mine = parts.slice(0, rec.parts).map((p) => p.value);
-  if (mine.some((p) => p?.id !== id)) return null;
-  const bytes = new Uint8Array(mine.reduce((n, p) => n + p!.bytes.length, 0));
-  let at = 0;
-  for (const p of mine) {
-    bytes.set(p!.bytes, at);
-    at += p!.bytes.length;
-  }
-  const { parts: _parts, ...rest } = rec;
-  return { ...rest, text: new TextDecoder().decode(bytes) };
+  // A refusal kept before texts were stored inline has no text: shown as an empty form.
+  if (rec.expires_at <= deps.clock.now() || typeof rec.text !== "string") return null;
+  return rec;
 }

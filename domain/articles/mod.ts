@@ -32,7 +32,7 @@ export {
   MODERATION_RULES,
 } from "./guest_moderation.ts";
 export { checkGuestName, RESERVED_GUEST_NAMES } from "./guest_names.ts";
-export { keepGuestRefusal } from "./guest_refusals.ts";
+export { keepGuestRefusal, KEPT_TEXT_CODE_POINTS } from "./guest_refusals.ts";
 export type { GuestRefusal } from "./guest_refusals.ts";
 export {
   findGuestSession,
