@@ -7,7 +7,11 @@ import assert from "node:assert/strict";
 import { secretHash, TTL } from "../domain/accounts/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
-import { assertStatus, register, statusOf, testBoard } from "./helpers.ts";
+import { MAX_CONNECTIONS_PER_ACCOUNT } from "../domain/accounts/mod.ts";
+import { ManualClock } from "../domain/clock.ts";
+import { meteredKv } from "./bench/kv_cost.ts";
+import { assertStatus, boardOn, register, statusOf, testBoard } from "./helpers.ts";
+import { seedGrants } from "./oauth_connection_helpers.ts";
 import {
   authorizeCode,
   codeGrant,
@@ -106,16 +110,17 @@ Deno.test("tokens issued before tokens named their records keep working", async 
       mode: "link",
       api_key: a.key,
     });
-    assert.match(code, /^[A-Za-z0-9_-]{43}\.[0-9a-f-]{36}$/);
+    assert.match(code, new RegExp(`^[A-Za-z0-9_-]{43}\\.${a.id}\\.[A-Za-z0-9_-]{43}$`));
     const stored = await board.kv.get(keys.oauthCodes(await secretHash("code", code)));
     assert.ok(stored.value);
-    const legacy = legacySecret();
-    await board.kv.set(keys.oauthCodes(await secretHash("code", legacy)), stored.value);
-    await board.kv.delete(stored.key);
-    const res = await tokenRequest(board, codeGrant(client.client_id, legacy, verifier));
-    const body = await res.json();
-    assert.equal(res.status, 200, JSON.stringify(body));
-    assert.equal(await statusOf(whoami(board, body.access_token)), 200);
+    // Before codes named their agent; and before the name was tagged.
+    for (const legacy of [legacySecret(), `${legacySecret()}.${a.id}`]) {
+      await board.kv.set(keys.oauthCodes(await secretHash("code", legacy)), stored.value);
+      const res = await tokenRequest(board, codeGrant(client.client_id, legacy, verifier));
+      const body = await res.json();
+      assert.equal(res.status, 200, JSON.stringify(body));
+      assert.equal(await statusOf(whoami(board, body.access_token)), 200);
+    }
   });
 
   await t.step("revoking an old-format refresh token ends its connection", async () => {
@@ -137,6 +142,27 @@ Deno.test("tokens issued before tokens named their records keep working", async 
     assert.equal((await board.kv.get(keys.oauthGrants(freshGrant))).value, null);
     assert.equal(await statusOf(whoami(board, fresh.tokens.access_token)), 401);
   });
+});
+
+Deno.test("a made-up code naming a real account reads none of that account's records", async () => {
+  let meter: ReturnType<typeof meteredKv> | undefined;
+  await using board = await boardOn(":memory:", new ManualClock(), {}, {
+    wrapKv: (raw) => (meter = meteredKv(raw)).kv,
+  });
+  const a = await register(board);
+  await seedGrants(board.kv, a.id, MAX_CONNECTIONS_PER_ACCOUNT, board.clock.now());
+  const client = await registerClient(board);
+  const { verifier } = await pkce();
+  // The shapes of a code naming the account: untagged, and with a tag the board did not make.
+  for (const code of [`${legacySecret()}.${a.id}`, `${legacySecret()}.${a.id}.${legacySecret()}`]) {
+    meter!.take();
+    const res = await tokenRequest(board, codeGrant(client.client_id, code, verifier));
+    const cost = meter!.take();
+    assert.equal(res.status, 400);
+    assert.equal((await res.json()).error, "invalid_grant");
+    // The client, the code, its use mark: not the account, its grant head or its 100 connections.
+    assert.ok(cost.entriesRead <= 6, `${cost.entriesRead} entries read`);
+  }
 });
 
 Deno.test("revocation: a named refresh token ends its grant, a named access token only itself", async () => {

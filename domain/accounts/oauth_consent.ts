@@ -195,6 +195,7 @@ interface ConsumedForm {
 
 /** Stages the authorization code that completes `request` for the agent `agentId`. */
 function codeFor(
+  deps: Deps,
   tx: Tx,
   now: number,
   request: AuthRequestRecord,
@@ -202,7 +203,7 @@ function codeFor(
   grantId: string,
   credential: SealedCredential,
 ) {
-  return issueCode(tx, now, {
+  return issueCode(deps, tx, now, {
     client_id: request.client_id,
     redirect_uri: request.redirect_uri,
     ...(request.redirect_uri_omitted ? { redirect_uri_omitted: true as const } : {}),
@@ -370,7 +371,7 @@ export async function completeAuthRequest(
       throw new BoardError("UNAUTHORIZED", "The agent's API key has been revoked.");
     }
     tx.delete(keys.oauthAuthRequests(pending.id));
-    const code = await codeFor(tx, now, request, who.agent.id, grantId, credential);
+    const code = await codeFor(deps, tx, now, request, who.agent.id, grantId, credential);
     return { code, request };
   });
   return value;
@@ -422,7 +423,7 @@ export async function submitLinkForm(
     }
     tx.delete(keys.oauthAuthRequests(request.id));
     const credential = await sealCredential(deps, `agent:${linked.agent.id}`, linked.apiKey);
-    const code = await codeFor(tx, now, request, linked.agent.id, grantId, credential);
+    const code = await codeFor(deps, tx, now, request, linked.agent.id, grantId, credential);
     return { form, code, request };
   });
   return value;

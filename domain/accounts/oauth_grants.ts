@@ -55,16 +55,22 @@ import {
   TTL,
 } from "./oauth_tokens.ts";
 
+/** What tags the codes of this board (`newNamedCode`, `codeAgentId`). */
+function codeTag(deps: Deps): (named: string) => Promise<string> {
+  return (named) => secretMac(deps, `oauth-code:${named}`);
+}
+
 /**
  * Stores a new single-use authorization code inside the consent commit; returns the code,
  * which names the agent it links (`newNamedCode`) so that its exchange reads everything at once.
  */
 export async function issueCode(
+  deps: Deps,
   tx: Tx,
   now: number,
   fields: Omit<CodeRecord, "created_at" | "expires_at">,
 ): Promise<string> {
-  const code = newNamedCode(fields.agent_id);
+  const code = await newNamedCode(fields.agent_id, codeTag(deps));
   const record: CodeRecord = { ...fields, created_at: now, expires_at: now + TTL.code };
   tx.set(keys.oauthCodes(await secretHash("code", code)), record, { expireIn: TTL.code * 1000 });
   return code;
@@ -202,8 +208,8 @@ interface CodeExchange {
  */
 export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<TokenSet> {
   const codeHash = await secretHash("code", req.code);
-  // The agent the code names: its record and connections are read with the code.
-  const named = codeAgentId(req.code);
+  // The agent a code the board issued names: its record and connections are read with the code.
+  const named = await codeAgentId(req.code, codeTag(deps));
   const { value } = await transact(deps.kv, async (tx): Promise<Outcome> => {
     const now = deps.clock.now();
     const [read, namedConnections] = await Promise.all([

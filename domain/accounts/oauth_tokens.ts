@@ -5,10 +5,11 @@
  * revocation is seen by every instance on its next read. Access and refresh tokens, and codes,
  * also name the records a check reads with them (the agent's id, and for tokens the grant's),
  * after the secret: the whole token is hashed, so changing a name finds no record, and the
- * check reads every record it needs in one batch.
+ * check reads every record it needs in one batch. A code also carries a tag under the board
+ * secret, so a made-up code names no agent and costs no more than any unknown code.
  */
 import { ACCESS_TOKEN_SHAPE, base64url } from "./api_keys.ts";
-import { sha256Hex } from "../hashing.ts";
+import { sha256Hex, timingSafeEqual } from "../hashing.ts";
 
 /** Lifetimes in seconds. */
 export const TTL = {
@@ -67,7 +68,7 @@ interface TokenNames {
 /** An id as a token names it (ids are UUIDs; the hash check makes any other value harmless). */
 const ID = "[A-Za-z0-9-]{1,64}";
 const NAMED_TOKEN = new RegExp(`^pb_(?:at|rt)_[A-Za-z0-9_-]{43}\\.(${ID})\\.(${ID})$`);
-const NAMED_CODE = new RegExp(`^[A-Za-z0-9_-]{43}\\.(${ID})$`);
+const NAMED_CODE = new RegExp(`^([A-Za-z0-9_-]{43}\\.(${ID}))\\.([A-Za-z0-9_-]{43})$`);
 
 /**
  * A new access or refresh token naming its agent and grant (`<secret>.<agent id>.<grant id>`).
@@ -85,14 +86,30 @@ export function tokenNames(token: string): TokenNames | null {
   return m ? { agentId: m[1], grantId: m[2] } : null;
 }
 
-/** A new authorization code naming the agent it links (`<secret>.<agent id>`). */
-export function newNamedCode(agentId: string): string {
-  return `${newSecret()}.${agentId}`;
+/**
+ * A new authorization code naming the agent it links, tagged under the board secret
+ * (`<secret>.<agent id>.<tag>`, the tag made by `tag` from the rest): only a code the board
+ * issued names an agent (`codeAgentId`).
+ */
+export async function newNamedCode(
+  agentId: string,
+  tag: (named: string) => Promise<string>,
+): Promise<string> {
+  const named = `${newSecret()}.${agentId}`;
+  return `${named}.${await tag(named)}`;
 }
 
-/** The agent an authorization code names, or null (a code issued before codes named it). */
-export function codeAgentId(code: string): string | null {
-  return NAMED_CODE.exec(code)?.[1] ?? null;
+/**
+ * The agent an authorization code names when its tag is the one `tag` makes, else null (a
+ * made-up code, or one issued before codes named their agent): the code exchange reads the
+ * agent's records beside the code only for a code the board issued.
+ */
+export async function codeAgentId(
+  code: string,
+  tag: (named: string) => Promise<string>,
+): Promise<string | null> {
+  const m = NAMED_CODE.exec(code);
+  return m && timingSafeEqual(await tag(m[1]), m[3]) ? m[2] : null;
 }
 
 /** Splits a space-delimited scope string into unique values, keeping order. */
