@@ -38,15 +38,19 @@ export function networkOf(address: string): string {
 const DIGIT_OR_DOT = /[\d.]/;
 
 /**
- * The four digit groups of a dotted tail (`1.2.3.4` at the end of `::ffff:1.2.3.4`), or
- * null: what `/(\d+)\.(\d+)\.(\d+)\.(\d+)$/` matches, found in one pass from the end
- * rather than by a regex that would scan from every digit to the end (quadratic).
+ * The four octets of a dotted IPv4 tail (`1.2.3.4` at the end of `::ffff:1.2.3.4`), or null:
+ * four groups of one to three digits, each at most 255, starting a group of the address (so
+ * the `a` of `::a1.2.3.4` never joins the hex). Found in one pass from the end rather than by
+ * a regex that would scan from every digit to the end (quadratic).
  */
 function dottedTail(s: string): string[] | null {
   let start = s.length;
   while (start > 0 && DIGIT_OR_DOT.test(s[start - 1])) start--;
-  const groups = s.slice(start).split(".").slice(-4);
-  return groups.length === 4 && groups.every((g) => g !== "") ? groups : null;
+  if (start > 0 && s[start - 1] !== ":") return null;
+  const groups = s.slice(start).split(".");
+  return groups.length === 4 && groups.every((g) => /^\d{1,3}$/.test(g) && Number(g) <= 255)
+    ? groups
+    : null;
 }
 
 function expandIpv6(a: string): string[] | null {
