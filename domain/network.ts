@@ -26,7 +26,7 @@ export function networkOf(address: string): string {
   if (a === null) return address.trim();
   if (!a.includes(":")) return a;
   const dotted = a.match(/^(?:0*:)*:?(?:ffff:)?(\d+\.\d+\.\d+\.\d+)$/);
-  if (dotted) return dotted[1];
+  if (dotted) return dotted[1].split(".").map(Number).join(".");
   const groups = expandIpv6(a)!;
   if (groups.slice(0, 5).every((g) => g === "0") && groups[5] === "ffff") {
     const [hi, lo] = [parseInt(groups[6], 16), parseInt(groups[7], 16)];
