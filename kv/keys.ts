@@ -170,6 +170,11 @@ const builders = {
    */
   oauthGrantHeads: unshown<[agentId: string]>("oauth_grant_heads"),
   /**
+   * A client one of whose connections with an agent ended: the tidy-up sweep keeps it only an
+   * hour more when that agent was its only user (domain/accounts/client_releases.ts).
+   */
+  oauthClientReleases: unshown<[agentId: string, clientId: string]>("oauth_client_releases"),
+  /**
    * An account whose stale OAuth connections (linked with a key since rotated or revoked) are
    * still being deleted: written in the rotation or revocation commit, cleared when done.
    */

@@ -28,7 +28,8 @@ export function registerSweeps(deps: Deps, cron: CronFn | null = denoCron() ?? n
       const report = await runSweeps(deps);
       if (
         report.purges_resumed || report.account_purges_resumed ||
-        report.connection_teardowns_resumed || report.articles_settled
+        report.connection_teardowns_resumed || report.articles_settled ||
+        report.oauth_clients_released
       ) {
         console.log("tidy-up sweep", JSON.stringify(report));
       }

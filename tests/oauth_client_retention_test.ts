@@ -1,12 +1,22 @@
 /**
  * What an account keeps alive through OAuth clients: at most 20 clients a UTC day complete their
  * first authorization with one account, and a client only that account connected with is kept
- * no longer than an unused registration once the connection cap has ended its last connection.
+ * no longer than an unused registration once its last connection ended: at once when the
+ * connection cap ends it, after the tidy-up sweep when it was ended any other way.
  */
 import assert from "node:assert/strict";
 import { MAX_CONNECTIONS_PER_ACCOUNT } from "../domain/accounts/mod.ts";
+import { runSweeps } from "../domain/upkeep/mod.ts";
 import { keys } from "../kv/keys.ts";
-import { register, type TestBoard, testBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  assertStatus,
+  getJson,
+  idemKey,
+  register,
+  type TestBoard,
+  testBoard,
+} from "./helpers.ts";
 import { linkConnections } from "./oauth_connection_helpers.ts";
 import {
   authorizeCode,
@@ -99,4 +109,75 @@ Deno.test("the cap ending a client's last connection keeps that client an hour, 
   const res = await tokenRequest(board, codeGrant(conns[0].clientId, "x", verifier));
   assert.equal(res.status, 401);
   assert.equal((await res.json()).error, "invalid_client");
+});
+
+Deno.test("connections ended by DELETE, revocation or key rotation: the sweep keeps their clients an hour", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const b = await register(board);
+  const [deleted] = await linkConnections(board, a.key, 1);
+  const [revoked] = await linkConnections(board, a.key, 1);
+  const [shared] = await linkConnections(board, a.key, 1);
+  const twice = await linkConnections(board, a.key, 2);
+  const [rotated] = await linkConnections(board, a.key, 1);
+  const other = await linkedCode(board, shared.clientId, b.key);
+  await exchange(board, shared.clientId, other.code, other.verifier);
+  const month = board.clock.now() + 30 * 86400;
+
+  const list = (await getJson(board, "/v1/me/connections", a.key)).body.connections as {
+    id: string;
+    client_id: string;
+  }[];
+  const endConnection = async (clientId: string) => {
+    const id = list.find((c) => c.client_id === clientId)!.id;
+    await assertStatus(
+      await board.request(`/v1/me/connections/${id}`, {
+        method: "DELETE",
+        headers: agentHeaders(a.key),
+      }),
+      200,
+    );
+  };
+  await endConnection(deleted.clientId);
+  await endConnection(shared.clientId);
+  await endConnection(twice[0].clientId); // one of its two connections
+  const revoke = await board.request("/oauth/revoke", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      token: revoked.tokens.refresh_token,
+      client_id: revoked.clientId,
+    }).toString(),
+  });
+  await assertStatus(revoke, 200);
+
+  // Before the sweep every client keeps its month; after it, those only a used and a no
+  // longer uses are kept an hour.
+  const all = [deleted, revoked, shared, twice[0], rotated].map((c) => c.clientId);
+  for (const id of all) assert.ok((await clientExpiry(board, id))! > month, id);
+  assert.equal((await runSweeps(board.deps)).oauth_clients_released, 2);
+  const hour = board.clock.now() + 3600;
+  assert.equal(await clientExpiry(board, deleted.clientId), hour, "ended with DELETE");
+  assert.equal(await clientExpiry(board, revoked.clientId), hour, "ended with /oauth/revoke");
+  assert.ok((await clientExpiry(board, shared.clientId))! > month, "b connected with it too");
+  assert.ok((await clientExpiry(board, twice[0].clientId))! > month, "another connection stands");
+
+  // A key rotation ends the rest: the sweep releases them, the shared one still keeps its month.
+  await assertStatus(
+    await board.request("/v1/me/rotate-key", {
+      method: "POST",
+      headers: agentHeaders(a.key, { "idempotency-key": idemKey() }),
+    }),
+    200,
+  );
+  assert.equal((await runSweeps(board.deps)).oauth_clients_released, 2);
+  assert.equal(await clientExpiry(board, twice[0].clientId), hour, "its last connection ended");
+  assert.equal(await clientExpiry(board, rotated.clientId), hour, "ended by the rotation");
+  assert.ok((await clientExpiry(board, shared.clientId))! > month);
+  // Every mark is checked once: the next sweep has nothing left to do.
+  assert.equal((await runSweeps(board.deps)).oauth_clients_released, 0);
+  assert.equal(
+    (await Array.fromAsync(board.kv.list({ prefix: keys.oauthClientReleases.range() }))).length,
+    0,
+  );
 });

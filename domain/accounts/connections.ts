@@ -23,7 +23,12 @@ import { timingSafeEqual } from "../hashing.ts";
 import { keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
 import { commitRetryingLock, transact, type Tx } from "../../kv/tx.ts";
-import { type ClientRecord, dropGrant, type GrantRecord } from "./oauth_records.ts";
+import {
+  type ClientRecord,
+  dropGrant,
+  type GrantRecord,
+  markClientRelease,
+} from "./oauth_records.ts";
 import type { NewClientCount } from "./oauth_rate_limits.ts";
 import { TTL } from "./oauth_tokens.ts";
 import { openCredential } from "./secret.ts";
@@ -100,11 +105,15 @@ function markTeardown(tx: Tx, agentId: string, now: number): void {
   tx.set(keys.connectionTeardowns(agentId), { started_at: now } satisfies TeardownMark);
 }
 
-/** Stages the deletion of a grant, its per-agent index entry and its current refresh token. */
+/**
+ * Stages the deletion of a grant, its per-agent index entry and its current refresh token,
+ * and marks its client for the release check (`markClientRelease`).
+ */
 function deleteGrant(op: Deno.AtomicOperation | Tx, grant: GrantRecord): void {
   op.delete(keys.oauthGrants(grant.id))
     .delete(keys.oauthGrantsByAgent(grant.agent_id, grant.id))
     .delete(keys.oauthRefreshTokens(grant.refresh_hash));
+  markClientRelease(op, grant.agent_id, grant.client_id);
 }
 
 /**
@@ -129,7 +138,7 @@ const grantIdOf = (e: Deno.KvEntry<unknown>): string => String(e.key[e.key.lengt
 type GrantIndexEntry = Deno.KvEntry<GrantIndexValue>;
 
 /** The client an index entry names. */
-const clientIdOf = (e: GrantIndexEntry): string =>
+export const clientIdOf = (e: GrantIndexEntry): string =>
   typeof e.value === "string" ? e.value : e.value.client_id;
 
 /** An account's grant head and its newest grant index entries (`readNewestConnections`). */
@@ -204,14 +213,21 @@ export async function capConnections(
  * never completed an authorization (an hour from now), when that account is the only one that
  * ever connected with it (`ClientRecord.owner`): what an account keeps alive is then bounded by
  * its connections, not by every client it ever completed a flow with. A client another account
- * connected with (or stored before owners were kept) keeps its expiry.
+ * connected with (or stored before owners were kept) keeps its expiry. Returns whether it
+ * shortened the client's life.
  */
-function releaseClient(tx: Tx, agentId: string, client: ClientRecord | null, now: number): void {
+export function releaseClient(
+  tx: Tx,
+  agentId: string,
+  client: ClientRecord | null,
+  now: number,
+): boolean {
   const until = now + TTL.pendingClient;
-  if (!client || client.owner !== agentId || client.expires_at <= until) return;
+  if (!client || client.owner !== agentId || client.expires_at <= until) return false;
   tx.set(keys.oauthClients(client.client_id), { ...client, expires_at: until }, {
     expireIn: TTL.pendingClient * 1000,
   });
+  return true;
 }
 
 /**
@@ -245,6 +261,7 @@ export function endAccountGrants(
     if (typeof entry.value === "object" && entry.value !== null) {
       tx.delete(keys.oauthRefreshTokens(entry.value.refresh_hash));
     }
+    markClientRelease(tx, agentId, clientIdOf(entry));
   }
   if (read.length <= GRANTS_ENDED_IN_COMMIT) return false;
   markTeardown(tx, agentId, now);

@@ -32,6 +32,7 @@ export {
   generateApiKey,
   hashApiKey,
 } from "./api_keys.ts";
+export { RELEASE_MARKS_PER_RUN, releaseEndedClients } from "./client_releases.ts";
 export {
   CONNECTION_PAGE_LIMIT,
   connectionCursor,

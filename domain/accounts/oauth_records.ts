@@ -104,9 +104,29 @@ export function withRotated(grant: GrantRecord, hash: string): string[] {
   return [hash, ...(grant.rotated_hashes ?? [])].slice(0, ROTATED_HASHES_KEPT);
 }
 
-/** Deletes a grant and its per-agent index entry: every token of it stops working. */
+/**
+ * Deletes a grant and its per-agent index entry: every token of it stops working. Its client
+ * is marked for the release check (`markClientRelease`).
+ */
 export function dropGrant(tx: Tx, grant: GrantRecord): void {
   tx.delete(keys.oauthGrants(grant.id)).delete(keys.oauthGrantsByAgent(grant.agent_id, grant.id));
+  markClientRelease(tx, grant.agent_id, grant.client_id);
+}
+
+/** How long a release mark is kept: a client never outlives its last refresh token by more. */
+const RELEASE_MARK_MS = (30 + 1) * 86400 * 1000;
+
+/**
+ * Marks, in a commit that ends a connection of `agentId` through `clientId`, that the tidy-up
+ * sweep should check whether the client is still used (domain/accounts/client_releases.ts).
+ * A blind write: several ends of one pair make one mark.
+ */
+export function markClientRelease(
+  op: Deno.AtomicOperation | Tx,
+  agentId: string,
+  clientId: string,
+): void {
+  op.set(keys.oauthClientReleases(agentId, clientId), true, { expireIn: RELEASE_MARK_MS });
 }
 
 /** A dynamically registered public OAuth client (registered in oauth_clients.ts). */
@@ -145,5 +165,6 @@ declare module "../../kv/key_values.ts" {
     oauthAccessTokens: AccessRecord;
     oauthRefreshTokens: RefreshRecord;
     oauthClients: ClientRecord;
+    oauthClientReleases: true;
   }
 }

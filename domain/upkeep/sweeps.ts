@@ -2,7 +2,8 @@
  * Tidy-up sweeps run by `Deno.cron` (routes/cron.ts). Correctness never depends on them
  * (docs/deploy.md): every read compares stored timestamps with the clock, and start-up
  * already resumes unfinished purges. A sweep only finishes work a crash left behind on a
- * long-running deployment, drops records known to be dead, and records article
+ * long-running deployment, drops records known to be dead, shortens the life of OAuth clients
+ * whose connections ended (domain/accounts/client_releases.ts), and records article
  * transitions that have fallen due (reads show them without writing; the next article
  * change would record them too, docs/articles.md "Due transitions").
  *
@@ -10,7 +11,7 @@
  * checked commit (a message already gone is skipped), revocation and connection teardown
  * are idempotent, and a dead pin's death is permanent.
  */
-import { resumeConnectionTeardowns } from "../accounts/mod.ts";
+import { releaseEndedClients, resumeConnectionTeardowns } from "../accounts/mod.ts";
 import { settleDue } from "../articles/mod.ts";
 import type { Deps } from "../deps.ts";
 import { resumeAccountPurges } from "../moderation/mod.ts";
@@ -25,6 +26,8 @@ interface SweepReport {
   account_purges_resumed: number;
   /** OAuth connection teardowns (after a key rotation or revocation) finished. */
   connection_teardowns_resumed: number;
+  /** OAuth clients whose last connection ended, now kept one hour more (not a month). */
+  oauth_clients_released: number;
   /** Live pins after dead community pins were dropped from storage. */
   live_pins: number;
   /** Article transitions that had fallen due and were recorded (published or expired). */
@@ -38,6 +41,8 @@ export async function runSweeps(deps: Deps): Promise<SweepReport> {
   const purges = await resumePurges(deps);
   const accounts = await resumeAccountPurges(deps);
   const teardowns = await resumeConnectionTeardowns(deps);
+  // After the teardowns: the clients of the connections they ended are marked.
+  const released = await releaseEndedClients(deps);
   // Reading the pins of both boards drops the community pins it finds dead.
   const pins = await livePins(deps, undefined, { tidy: true });
   // Reads only project due article transitions; this records them, first due first.
@@ -47,6 +52,7 @@ export async function runSweeps(deps: Deps): Promise<SweepReport> {
     purges_resumed: purges,
     account_purges_resumed: accounts,
     connection_teardowns_resumed: teardowns,
+    oauth_clients_released: released,
     live_pins: pins.length,
     articles_settled: settled,
     search_batches_sealed: sealed,
