@@ -8,6 +8,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import type { Deps } from "../deps.ts";
+import { takeCodePoints } from "../text.ts";
 import { GUEST_NAME_MAX, GUEST_TEXT_MAX } from "./guest_moderation.ts";
 
 /** How long a refusal stays readable (seconds). */
@@ -47,17 +48,6 @@ declare module "../../kv/key_values.ts" {
   }
 }
 
-/** The first `max` code points of `s`, and whether anything was cut. */
-function firstCodePoints(s: string, max: number): [string, boolean] {
-  let n = 0;
-  let at = 0;
-  for (const ch of s) {
-    if (n++ === max) return [s.slice(0, at), true];
-    at += ch.length;
-  }
-  return [s, false];
-}
-
 /**
  * Keeps a refusal for `session` (its identity), replacing any earlier one; returns it as
  * kept (text and name cut to what is kept, the message saying so) with its new id.
@@ -67,8 +57,9 @@ export async function keepGuestRefusal(
   session: string,
   refusal: Omit<GuestRefusal, "id" | "expires_at">,
 ): Promise<GuestRefusal> {
-  const [text, cut] = firstCodePoints(refusal.text, KEPT_TEXT_CODE_POINTS);
-  const [name] = firstCodePoints(refusal.name, KEPT_NAME_CODE_POINTS);
+  const text = takeCodePoints(refusal.text, KEPT_TEXT_CODE_POINTS);
+  const cut = text.length < refusal.text.length;
+  const name = takeCodePoints(refusal.name, KEPT_NAME_CODE_POINTS);
   const kept: GuestRefusal = {
     ...refusal,
     text,
