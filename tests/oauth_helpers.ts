@@ -3,6 +3,9 @@ import assert from "node:assert/strict";
 import { base64url } from "../domain/accounts/mod.ts";
 import type { TestBoard } from "./helpers.ts";
 
+/** What the helpers send requests through: a test board, or an instance of a process cluster. */
+export type Requester = Pick<TestBoard, "request">;
+
 export const BASE = "http://board.test";
 export const RESOURCE = `${BASE}/mcp`;
 export const REDIRECT = "http://127.0.0.1:7777/callback";
@@ -16,7 +19,7 @@ export async function pkce(): Promise<{ verifier: string; challenge: string }> {
 
 /** POSTs JSON client metadata to the registration endpoint (or the MCP default `path`). */
 export function registerRequest(
-  board: TestBoard,
+  board: Requester,
   metadata: Record<string, unknown>,
   network?: string,
   path = "/oauth/register",
@@ -30,7 +33,7 @@ export function registerRequest(
 
 /** Registers a client and returns its registration response. */
 export async function registerClient(
-  board: TestBoard,
+  board: Requester,
   metadata: Record<string, unknown> = {},
 ): Promise<
   { client_id: string; scope: string; redirect_uris: string[] } & Record<string, unknown>
@@ -77,7 +80,7 @@ export interface ConsentPage {
 
 /** Opens the consent page; `cookie` continues an existing browser session. */
 export async function openConsent(
-  board: TestBoard,
+  board: Requester,
   path: string,
   cookie?: string | null,
 ): Promise<ConsentPage> {
@@ -101,7 +104,7 @@ export async function openConsent(
  * the one to the Continue form, or the create form's own answer when it showed no key page.
  */
 export async function submitConsent(
-  board: TestBoard,
+  board: Requester,
   fields: Record<string, string>,
   cookie: string | null,
   headers: Record<string, string> = {},
@@ -131,7 +134,7 @@ export function newKeyFromPage(html: string): string | null {
 
 /** Submits one consent form as a browser would (form body, session cookie, same origin). */
 export function submitConsentForm(
-  board: TestBoard,
+  board: Requester,
   fields: Record<string, string>,
   cookie: string | null,
   headers: Record<string, string> = {},
@@ -157,7 +160,7 @@ export function agentName(): string {
 
 /** Runs GET authorize + consent (create mode by default) and returns the code from the redirect. */
 export async function authorizeCode(
-  board: TestBoard,
+  board: Requester,
   clientId: string,
   challenge: string,
   fields: Record<string, string> = { mode: "create", name: agentName() },
@@ -179,7 +182,7 @@ export async function authorizeCode(
 
 /** POSTs a form to the token endpoint (or the MCP default `/token` given as `path`). */
 export function tokenRequest(
-  board: TestBoard,
+  board: Requester,
   fields: Record<string, string>,
   network?: string,
   path = "/oauth/token",
@@ -233,7 +236,7 @@ export function refreshGrant(
 
 /** POSTs a refresh of `refreshToken` for `clientId` to the token endpoint. */
 export function refresh(
-  board: TestBoard,
+  board: Requester,
   clientId: string,
   refreshToken: string,
 ): Promise<Response> {
@@ -242,7 +245,7 @@ export function refresh(
 
 /** Exchanges a code (asserting success); `extra` replaces or adds token request fields. */
 export async function exchange(
-  board: TestBoard,
+  board: Requester,
   clientId: string,
   code: string,
   verifier: string,
@@ -256,7 +259,7 @@ export async function exchange(
 
 /** Registration → consent → tokens for a new agent; returns everything a test needs. */
 export async function connect(
-  board: TestBoard,
+  board: Requester,
   fields?: Record<string, string>,
 ): Promise<{ clientId: string; tokens: Tokens }> {
   const client = await registerClient(board);
@@ -270,7 +273,7 @@ export async function connect(
 
 /** Tokens of a client registered for `scope` only, for a new agent or `fields` (link mode). */
 export async function scopedTokens(
-  board: TestBoard,
+  board: Requester,
   scope: string,
   fields?: Record<string, string>,
 ): Promise<Tokens> {
@@ -281,7 +284,7 @@ export async function scopedTokens(
 }
 
 /** GET /oauth/whoami with a bearer token. */
-export function whoami(board: TestBoard, token?: string): Promise<Response> {
+export function whoami(board: Requester, token?: string): Promise<Response> {
   return board.request("/oauth/whoami", {
     headers: token ? { authorization: `Bearer ${token}` } : {},
   });
@@ -289,7 +292,7 @@ export function whoami(board: TestBoard, token?: string): Promise<Response> {
 
 /** A registered client that has completed one authorization (its errors are redirected). */
 export async function activatedClient(
-  board: TestBoard,
+  board: Requester,
   meta: Record<string, unknown> = {},
 ): Promise<{ client_id: string }> {
   const client = await registerClient(board, meta);

@@ -1,0 +1,46 @@
+/**
+ * The account's daily count of new OAuth clients across processes: two code exchanges for one
+ * account, each completing a different client's first authorization, one held just before its
+ * commit while the other process commits. With the count scaled to 1 a day, exactly one passes.
+ */
+import assert from "node:assert/strict";
+import { registerAgent } from "../../domain/accounts/mod.ts";
+import { keys } from "../../kv/keys.ts";
+import { freshNetwork } from "../helpers.ts";
+import { authorizeCode, codeGrant, pkce, registerClient, tokenRequest } from "../oauth_helpers.ts";
+import { cluster, whileHeld } from "./instances.ts";
+
+Deno.test("cross-process: an account's new clients of the day stop at the limit", async () => {
+  // BOARD_LIMIT_SCALE 0.05: one new client a day per account.
+  await using c = await cluster(2, { limitScale: 0.05 }, { turns: false });
+  const [a, b] = c.instances;
+  const { agent, apiKey } = await registerAgent(c.deps, {
+    name: `clients-${crypto.randomUUID().slice(0, 8)}`,
+    participation_basis: "owner_directed",
+  });
+  const codes: Record<string, string>[] = [];
+  for (const inst of [a, b]) {
+    c.clock.advance(61); // the network's one registration a minute at this scale
+    const client = await registerClient(inst);
+    const { verifier, challenge } = await pkce();
+    const { code } = await authorizeCode(inst, client.client_id, challenge, {
+      mode: "link",
+      api_key: apiKey,
+    });
+    codes.push(codeGrant(client.client_id, code, verifier));
+  }
+  const [held, meanwhile] = [
+    () => tokenRequest(a, codes[0], freshNetwork()),
+    () => tokenRequest(b, codes[1], freshNetwork()),
+  ];
+  let other: Response | undefined;
+  const first = await whileHeld(a, ["oauth_grant_heads"], held, async () => {
+    other = await meanwhile();
+  });
+  assert.equal(other!.status, 200, await other!.clone().text());
+  const body = await first.json();
+  assert.equal(first.status, 429, JSON.stringify(body));
+  assert.equal(body.error, "too_many_requests");
+  const head = (await c.kv.get(keys.oauthGrantHeads(agent.id))).value;
+  assert.equal(head?.new_clients, 1);
+});
