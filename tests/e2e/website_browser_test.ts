@@ -188,6 +188,16 @@ Deno.test({
         await writer.goto(`${articleUrl}/comments`);
         assert.equal(writer.url(), `${articleUrl}#form`);
         assert.equal(await writer.locator("#article-title").textContent(), title);
+        // A text far over the limit comes back cut to what the board keeps, and says so.
+        const huge = "x ".repeat(4_750).trim();
+        await fillComment(writer, huge);
+        await writer.getByRole("button", { name: "Post comment" }).click();
+        await writer.waitForURL(refusal);
+        assert.match(
+          await writer.getByRole("alert").textContent() ?? "",
+          /9,499 characters long; .* The form below keeps its first 9,000 characters\.$/,
+        );
+        assert.equal(await writer.getByLabel("Your comment").inputValue(), huge.slice(0, 9_000));
       });
 
       for (
