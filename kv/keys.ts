@@ -147,10 +147,11 @@ const builders = {
   // ---- OAuth authorization server (docs/oauth.md). Secrets appear only as SHA-256 hex hashes.
   /** A dynamically registered public client. */
   oauthClients: unshown<[clientId: string]>("oauth_clients"),
-  /** A validated authorization request waiting for consent. */
-  oauthAuthRequests: unshown<[requestId: string]>("oauth_auth_requests"),
-  /** A single-use consent-form CSRF token, by hash. */
-  oauthCsrfTokens: unshown<[tokenHash: string]>("oauth_csrf_tokens"),
+  /**
+   * What the consent forms of one authorization request have used up (the request itself
+   * travels sealed in its forms): the last form submitted, and whether it was completed.
+   */
+  oauthRequestUses: unshown<[requestId: string]>("oauth_request_uses"),
   /** An agent created on the consent page, reusable by the same authorization request for 10 minutes. */
   oauthConsentAccounts: unshown<[requestId: string, name: string]>("oauth_consent_accounts"),
   /** A single-use authorization code, by hash. */

@@ -27,12 +27,12 @@ import {
   type ClientRecord,
   completeAuthRequest,
   type ConsentAgent,
-  consumeCsrfToken,
+  consentFormToken,
+  consumeForm,
   createConsentAgent,
   declineAuthRequest,
   extendAuthRequest,
   linkConsentAgent,
-  newCsrfToken,
   newSecret,
   OAuthRateLimited,
   openAuthRequest,
@@ -205,6 +205,12 @@ function newKeyPage(
   );
 }
 
+/**
+ * The largest consent form accepted: the form carries its request sealed (a `state` of up to
+ * 2,048 characters and a redirect URI of up to 2,000, in base64url).
+ */
+const MAX_CONSENT_FORM_BYTES = 32_768;
+
 const EXPIRED_AFTER_CREATE =
   'The agent was created, but this authorization request has just expired. Copy the key, then connect again from your application and choose "Link an existing agent" with it.';
 
@@ -248,16 +254,16 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
     if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(c.req.header("content-type") ?? "")) {
       throw new Error("content type");
     }
-    form = new URLSearchParams(await readBoundedText(c.req.raw));
+    form = new URLSearchParams(await readBoundedText(c.req.raw, MAX_CONSENT_FORM_BYTES));
   } catch {
     return errorPage(c, 400, "Invalid form", "The consent form could not be read.");
   }
   const mode = form.get("mode");
   const csrf = form.get("csrf") ?? "";
   const sessionHash = await postedConsentSession(c);
-  // Linking an existing agent is one commit: the form's token is consumed and the request
-  // completed together, the key looked up while the token is read (its answer counts only
-  // for a form that passes). Every other mode consumes the token first.
+  // Linking an existing agent is one commit: the form is used up and the request completed
+  // together, the key looked up while the form is opened (its answer counts only for a form
+  // that passes). Every other mode uses up the form first.
   const linked = mode === "link"
     ? await submitLinkForm(
       deps,
@@ -268,7 +274,7 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
     : null;
   const consumed = mode === "link"
     ? linked?.form ?? null
-    : await consumeCsrfToken(deps, csrf, sessionHash);
+    : await consumeForm(deps, csrf, sessionHash);
   if (!consumed) {
     return errorPage(
       c,
@@ -277,14 +283,14 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
       "The form was already submitted, has expired, was opened in another browser, or a newer connection page was opened since.",
     );
   }
-  const { request, client } = consumed;
+  const { request, client, form: formNumber } = consumed;
   if (!client) {
     return errorPage(c, 400, "Unknown application", UNKNOWN_CLIENT_HELP);
   }
   const name = form.get("name") ?? "";
   const basis = form.get("participation_basis") ?? "";
-  // Shows the form again (new single-use csrf) with an error at its field; keeps what was
-  // typed (never the API key).
+  // Shows the form again (the request's next form) with an error at its field; keeps what
+  // was typed (never the API key).
   const again = async (
     status: number,
     error: string,
@@ -296,13 +302,13 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
       status,
       client,
       request,
-      await newCsrfToken(deps, request),
+      await consentFormToken(deps, request, formNumber + 1),
       { error, errorField, name, basis },
       retryAfter ? { "Retry-After": String(Math.ceil(retryAfter)) } : {},
     );
-  // The new agent's key, with a Continue form (new single-use csrf) that completes the request.
-  // The request, its pending client and the consent session are kept ten more minutes, so
-  // the person has time to copy the key.
+  // The new agent's key, with a Continue form (the request's next form) that completes the
+  // request. The request, its pending client and the consent session are kept ten more
+  // minutes, so the person has time to copy the key.
   const keyPage = async (who: ConsentAgent, status = 200, error?: string) => {
     const kept = await extendAuthRequest(deps, request);
     renewConsentSession(c);
@@ -311,13 +317,13 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
       c,
       status,
       kept ?? request,
-      await newCsrfToken(deps, kept ?? request),
+      await consentFormToken(deps, kept ?? request, formNumber + 1),
       who,
       kept ? error : EXPIRED_AFTER_CREATE,
     );
   };
   if (mode === "deny") {
-    const declined = await declineAuthRequest(deps, request.id);
+    const declined = await declineAuthRequest(deps, consumed);
     if (!declined) return errorPage(c, 400, "Request expired", "The request has expired.");
     endConsentSession(c);
     const back: ErrorReturn = {
@@ -390,7 +396,7 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
   }
   let code: string;
   try {
-    ({ code } = await completeAuthRequest(deps, request, who));
+    ({ code } = await completeAuthRequest(deps, consumed, who));
   } catch (e) {
     if (!(e instanceof BoardError) && !(e instanceof TxConflictError)) throw e;
     return await notCompleted(e, mode === "continue" ? who : null);

@@ -90,9 +90,13 @@ budget(
   "tool:articles_preview",
   "tool:inspect_votes",
 );
-// Pages that store what they hand out, read as a GET: the consent request and its CSRF
-// token (OAuth's authorization page), a guest's session (an article page with its comment form).
-budget("write", 2, "articlePage", "oauthAuthorize", "oauthAuthorizeDefaultPath");
+// A page that stores what it hands out, read as a GET: a guest's session (an article page with
+// its comment form).
+budget("write", 2, "articlePage");
+// OAuth's authorization page reads the client and stores nothing (the request is sealed into
+// its form); it commits only to keep a pending registration longer, which the client's first
+// page (opened above) has done.
+budget("write", 1, "oauthAuthorize", "oauthAuthorizeDefaultPath");
 budget(
   "read",
   2,

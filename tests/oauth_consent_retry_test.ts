@@ -3,9 +3,9 @@ import { getAgentByName } from "../domain/accounts/mod.ts";
 import { revokeAgent } from "../domain/writes/mod.ts";
 import { keys } from "../kv/keys.ts";
 import {
-  consumeCsrfToken,
+  consentFormToken,
+  consumeForm,
   createConsentAgent,
-  newCsrfToken,
   secretHash,
 } from "../domain/accounts/mod.ts";
 import { assertStatus, jsonInit, type TestBoard, testBoard } from "./helpers.ts";
@@ -21,7 +21,7 @@ import {
 } from "./oauth_helpers.ts";
 
 /**
- * Simulates a consent POST that consumed its csrf and created the agent, then failed
+ * Simulates a consent POST that used up its form and created the agent, then failed
  * before the authorization request was completed (lost connection, KV error); returns
  * the csrf of the form as the page shows it again for the same request.
  */
@@ -34,7 +34,7 @@ async function createThenFail(
 ) {
   const page = await openConsent(board, authorizePath(clientId, challenge), cookie);
   const value = page.cookie!.split("=")[1];
-  const consumed = await consumeCsrfToken(
+  const consumed = await consumeForm(
     board.deps,
     page.csrf!,
     await secretHash("consent", value),
@@ -49,7 +49,7 @@ async function createThenFail(
     agent,
     request,
     cookie: page.cookie,
-    retryCsrf: await newCsrfToken(board.deps, request),
+    retryCsrf: await consentFormToken(board.deps, request, consumed.form + 1),
   };
 }
 
@@ -156,9 +156,8 @@ Deno.test("session fixation: a planted consent cookie never reaches another brow
   await t.step(
     "the victim's retry (the form shown again) still gets the victim's agent",
     async () => {
-      // The attacker's attempt above used up that copy of the form's csrf.
-      const csrf = await newCsrfToken(board.deps, victim.request);
-      const res = await submitConsent(board, createForm(name, csrf), victim.cookie);
+      // The attacker's attempt above, in another session, used nothing up.
+      const res = await submitConsent(board, createForm(name, victim.retryCsrf), victim.cookie);
       assert.equal(res.status, 303, await res.clone().text());
       await res.body?.cancel();
     },

@@ -1,11 +1,16 @@
 /**
  * The consent step (docs/oauth.md "Consent"): validated authorization requests waiting on the
- * page, their single-use CSRF tokens, the account created or linked there, and the
+ * page, the single-use forms that carry them, the account created or linked there, and the
  * authorization code that completes the request.
+ *
+ * Opening the page stores nothing: the request travels in the page's form, sealed (AES-GCM
+ * under BOARD_SECRET) with the form's number. Submitting a form records, under the request,
+ * the last form number used (so each form works once, and an older one of the same request
+ * never again) and, at the end, that the request was completed or declined.
  *
  * Each authorization request gets a fresh consent session: a random cookie the server
  * issues when the page opens (replacing any earlier one; a cookie the server did not
- * issue is never adopted), whose hash the request records. If creating an agent succeeds
+ * issue is never adopted), whose hash the request carries. If creating an agent succeeds
  * but completing the request fails, submitting the same name again for the same request
  * (the form shown again, same session) within ten minutes reuses that account instead of
  * hitting "name taken"; the reuse record is keyed by the request, so no other request or
@@ -19,11 +24,10 @@ import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { timingSafeEqual } from "../hashing.ts";
 import { keys } from "../../kv/keys.ts";
-import type { ValueOf } from "../../kv/key_values.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import { clientIsLive, type ClientRecord } from "./oauth_clients.ts";
 import { issueCode } from "./oauth_grants.ts";
-import { newSecret, secretHash, TTL } from "./oauth_tokens.ts";
+import { newSecret, TTL } from "./oauth_tokens.ts";
 
 /** An authorization request that passed every check of `GET /oauth/authorize`. */
 export interface AuthRequestRecord {
@@ -42,14 +46,12 @@ export interface AuthRequestRecord {
   expires_at: number;
 }
 
-interface CsrfRecord {
-  request_id: string;
-  /**
-   * The request's client, so that the form's submission reads the request and the client in
-   * one batch. Absent on tokens stored before it was kept (the client is then read after).
-   */
-  client_id?: string;
-  expires_at: number;
+/** What the forms of one request have used up (`keys.oauthRequestUses`). */
+interface RequestUse {
+  /** The number of the last form submitted (forms are numbered from 0 in the order shown). */
+  form: number;
+  /** Set once the request was completed (a code issued) or declined. */
+  ended?: true;
 }
 
 /** The account created on the consent page, kept ten minutes for a retry. */
@@ -62,18 +64,70 @@ interface ConsentAccountRecord {
 
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
-    oauthAuthRequests: AuthRequestRecord;
-    oauthCsrfTokens: CsrfRecord;
+    oauthRequestUses: RequestUse;
     oauthConsentAccounts: ConsentAccountRecord;
   }
 }
 
+/** Associated data of a sealed consent form: it opens as nothing else. */
+const FORM_CONTEXT = "consent-form";
+
+/** A sealed form is far larger than this only when it was not made here. */
+const MAX_FORM_TOKEN = 24_000;
+
 /**
- * Stores a validated request and its first CSRF token; returns both handles. `seen` is the
- * client as the request's validation read it: the commit reads the client again (checked)
- * only when a pending client must be kept longer for this request (`keepPendingClient`);
- * otherwise it reads nothing (a client's expiry never moves earlier, and the keys it writes
- * are new random ones).
+ * The hidden `csrf` value of form number `form` of `request`: the request and the number,
+ * sealed. Stores nothing.
+ */
+export async function consentFormToken(
+  deps: Deps,
+  request: AuthRequestRecord,
+  form: number,
+): Promise<string> {
+  const sealed = await sealCredential(deps, FORM_CONTEXT, JSON.stringify({ r: request, n: form }));
+  return `${sealed.iv}.${sealed.ct}`;
+}
+
+/**
+ * The request and form number a `csrf` value carries, when it was sealed here, the request
+ * has not expired, and it belongs to the consent session `sessionHash`; else null.
+ */
+async function openFormToken(
+  deps: Deps,
+  token: string,
+  sessionHash: string | null,
+): Promise<{ request: AuthRequestRecord; form: number } | null> {
+  const [iv, ct, extra] = token.split(".");
+  if (!sessionHash || !iv || !ct || extra !== undefined || token.length > MAX_FORM_TOKEN) {
+    return null;
+  }
+  const plain = await openCredential(deps, FORM_CONTEXT, { v: 1, iv, ct });
+  if (plain === null) return null;
+  const { r: request, n: form } = JSON.parse(plain) as { r: AuthRequestRecord; n: number };
+  if (request.expires_at <= deps.clock.now()) return null;
+  if (!timingSafeEqual(request.session_hash, sessionHash)) return null;
+  return { request, form };
+}
+
+/** Records in `tx` that form `form` of `request` was used (and, with `ended`, the request). */
+function useForm(tx: Tx, request: AuthRequestRecord, form: number, now: number, ended = false) {
+  tx.set(
+    keys.oauthRequestUses(request.id),
+    ended ? { form, ended: true } : { form },
+    { expireIn: Math.max(1, request.expires_at - now) * 1000 },
+  );
+}
+
+/** Whether form `form` may still be submitted, given what its request has used (`use`). */
+function formUnused(use: RequestUse | null, form: number): boolean {
+  return !use?.ended && (use === null || use.form < form);
+}
+
+/**
+ * A validated request and its first form. Stores nothing, except that a pending client is
+ * kept longer for it when needed (`keepPendingClient`; `seen` is the client as the
+ * request's validation read it, read again with a check only then: a client's expiry never
+ * moves earlier).
  */
 export async function openAuthRequest(
   deps: Deps,
@@ -87,25 +141,13 @@ export async function openAuthRequest(
     created_at: now,
     expires_at: now + TTL.authRequest,
   };
-  const csrf = newSecret();
-  const csrfKey = keys.oauthCsrfTokens(await secretHash("csrf", csrf));
-  await transact(deps.kv, async (tx) => {
-    if (pendingUntil(seen, request.expires_at, now) !== null) {
+  if (pendingUntil(seen, request.expires_at, now) !== null) {
+    await transact(deps.kv, async (tx) => {
       const client = (await tx.get(keys.oauthClients(request.client_id))).value;
       keepPendingClient(tx, client, request.expires_at, now);
-    }
-    tx.set(keys.oauthAuthRequests(request.id), request, { expireIn: TTL.authRequest * 1000 });
-    tx.set(
-      csrfKey,
-      {
-        request_id: request.id,
-        client_id: request.client_id,
-        expires_at: request.expires_at,
-      } satisfies CsrfRecord,
-      { expireIn: TTL.authRequest * 1000 },
-    );
-  });
-  return { request, csrf };
+    });
+  }
+  return { request, csrf: await consentFormToken(deps, request, 0) };
 }
 
 /**
@@ -145,8 +187,8 @@ function keepPendingClient(
 
 /**
  * Keeps a request open for the time a person needs on the page that shows a new key (ten
- * minutes from now, at least), together with its pending client. Returns the request as
- * now stored, or null when it has expired or was completed meanwhile.
+ * minutes from now, at least), together with its pending client. Returns the request as its
+ * next form should carry it, or null when it has expired or was completed meanwhile.
  */
 export async function extendAuthRequest(
   deps: Deps,
@@ -154,41 +196,24 @@ export async function extendAuthRequest(
 ): Promise<AuthRequestRecord | null> {
   const { value } = await transact(deps.kv, async (tx) => {
     const now = deps.clock.now();
-    const [requestEntry, clientEntry] = await tx.getMany([
-      keys.oauthAuthRequests(request.id),
-      keys.oauthClients(request.client_id),
-    ]);
-    const stored = requestEntry.value;
-    if (!stored || stored.expires_at <= now) return null;
-    const until = Math.max(stored.expires_at, now + TTL.consentSession);
-    if (until === stored.expires_at) return stored;
-    const updated = { ...stored, expires_at: until };
-    keepPendingClient(tx, clientEntry.value, until, now);
-    tx.set(keys.oauthAuthRequests(request.id), updated, { expireIn: (until - now) * 1000 });
-    return updated;
+    const read = await tx.getNamed({
+      use: keys.oauthRequestUses(request.id),
+      client: keys.oauthClients(request.client_id),
+    });
+    if (read.use.value?.ended || request.expires_at <= now) return null;
+    const until = Math.max(request.expires_at, now + TTL.consentSession);
+    if (until === request.expires_at) return request;
+    keepPendingClient(tx, read.client.value, until, now);
+    return { ...request, expires_at: until };
   });
   return value;
 }
 
-/** A fresh CSRF token for a request whose page is shown again (after a form error). */
-export async function newCsrfToken(deps: Deps, request: AuthRequestRecord): Promise<string> {
-  const csrf = newSecret();
-  const ttl = Math.max(1, request.expires_at - deps.clock.now());
-  await deps.kv.set(
-    keys.oauthCsrfTokens(await secretHash("csrf", csrf)),
-    {
-      request_id: request.id,
-      client_id: request.client_id,
-      expires_at: request.expires_at,
-    } satisfies CsrfRecord,
-    { expireIn: ttl * 1000 },
-  );
-  return csrf;
-}
-
-/** A consent form's submission that passed its CSRF check: its request and its client. */
-interface ConsumedForm {
+/** A consent form's submission that passed its checks: its request, number and client. */
+export interface ConsumedForm {
   request: AuthRequestRecord;
+  /** The form's number: the page shown after it carries the next one. */
+  form: number;
   /** The request's client while its registration is live, else null. */
   client: ClientRecord | null;
 }
@@ -217,58 +242,49 @@ function codeFor(
 }
 
 /**
- * Consumes the CSRF token `hash` inside `tx` (its `entry` read already): the authorization
- * request it names for this browser session and that request's client (null when not live),
- * read in one batch with the account `agentId` when given; null when the token is unknown,
- * used, expired, or was issued to another browser session.
+ * Uses up form `form` of `request` inside `tx`: reads what the request has used with its
+ * client and, when `agentId` is given, that account, in one batch; records the form as used
+ * and answers the form with its client (null when not live) and the account, or null when
+ * this form or a later one of the request was already submitted or the request has ended.
  */
-async function openTokenForm(
+async function useUpForm(
   tx: Tx,
-  entry: Deno.KvEntryMaybe<ValueOf<ReturnType<typeof keys.oauthCsrfTokens>>>,
-  hash: string,
-  sessionHash: string,
+  opened: { request: AuthRequestRecord; form: number },
   now: number,
-  agentId: string | null | undefined,
+  agentId: string | null = null,
 ): Promise<{ form: ConsumedForm; agent: Agent | null } | null> {
-  if (!entry.value) return null;
-  tx.delete(keys.oauthCsrfTokens(hash));
-  if (entry.value.expires_at <= now) return null;
-  const named = entry.value.client_id;
+  const { request, form } = opened;
   const read = await tx.getNamed({
-    request: keys.oauthAuthRequests(entry.value.request_id),
-    client: named === undefined ? null : keys.oauthClients(named),
+    use: keys.oauthRequestUses(request.id),
+    client: keys.oauthClients(request.client_id),
     agent: agentId ? keys.agents(agentId) : null,
   });
-  const request = read.request.value;
-  if (
-    !request || request.expires_at <= now || !timingSafeEqual(request.session_hash, sessionHash)
-  ) return null;
-  const client = read.client && named === request.client_id
-    ? read.client.value
-    : (await tx.get(keys.oauthClients(request.client_id))).value;
+  if (!formUnused(read.use.value, form)) return null;
+  useForm(tx, request, form, now);
+  const client = read.client.value;
   return {
-    form: { request, client: clientIsLive(client, now) ? client : null },
+    form: { request, form, client: clientIsLive(client, now) ? client : null },
     agent: read.agent?.value ?? null,
   };
 }
 
 /**
- * Consumes a CSRF token (read and deleted in one commit) and returns the authorization
- * request it is bound to with its client (read together, as the token names both), or null
- * when the token is unknown, used, expired, or was issued to another browser session.
+ * Uses up a submitted form (one read batch, one commit) and returns the authorization
+ * request it carries with its client, or null when the form was not made here, was used
+ * already (it or a later form of its request), has expired, its request has ended, or it
+ * belongs to another browser session.
  */
-export async function consumeCsrfToken(
+export async function consumeForm(
   deps: Deps,
   csrf: string,
   sessionHash: string | null,
 ): Promise<ConsumedForm | null> {
-  if (!csrf || csrf.length > 100 || !sessionHash) return null;
-  const hash = await secretHash("csrf", csrf);
-  const { value } = await transact(deps.kv, async (tx) => {
-    const now = deps.clock.now();
-    const entry = await tx.get(keys.oauthCsrfTokens(hash));
-    return (await openTokenForm(tx, entry, hash, sessionHash, now, null))?.form ?? null;
-  });
+  const opened = await openFormToken(deps, csrf, sessionHash);
+  if (!opened) return null;
+  const { value } = await transact(
+    deps.kv,
+    async (tx) => (await useUpForm(tx, opened, deps.clock.now()))?.form ?? null,
+  );
   return value;
 }
 
@@ -282,7 +298,7 @@ export interface ConsentAgent {
  * `mode=create`: registers a new agent (counted against the network's registration
  * allowance like `POST /v1/agents`), or — when this authorization request created an
  * agent with this name less than ten minutes ago — returns that agent again. The caller
- * has already matched the request's consent session (`consumeCsrfToken`).
+ * has already matched the request's consent session (`consumeForm`).
  */
 export async function createConsentAgent(
   deps: Deps,
@@ -337,40 +353,43 @@ export async function linkConsentAgent(deps: Deps, apiKey: string): Promise<Cons
   return { agent, apiKey };
 }
 
+/** Refusal of a request that has expired or ended (completed or declined). */
+function requestGone(): BoardError {
+  return new BoardError(
+    "NOT_FOUND",
+    "This authorization request has expired or was already completed; start again from your application.",
+  );
+}
+
 /**
- * Completes a request: consumes it (single use), checks the client and agent are still
- * valid, and stores an authorization code bound to client, redirect URI, PKCE
- * challenge, resource and scopes. The request, its client and the agent are read in one
- * batch. Returns the code.
+ * Completes the request of a used-up form: checks the request has not ended, the client and
+ * agent are still valid, ends the request and stores an authorization code bound to client,
+ * redirect URI, PKCE challenge, resource and scopes. What the request used, its client and
+ * the agent are read in one batch. Returns the code.
  */
 export async function completeAuthRequest(
   deps: Deps,
-  pending: Pick<AuthRequestRecord, "id" | "client_id">,
+  consumed: Pick<ConsumedForm, "request" | "form">,
   who: ConsentAgent,
 ): Promise<{ code: string; request: AuthRequestRecord }> {
+  const { request, form } = consumed;
   const credential = await sealCredential(deps, `agent:${who.agent.id}`, who.apiKey);
   const grantId = deps.newId();
   const { value } = await transact(deps.kv, async (tx) => {
     const now = deps.clock.now();
     const read = await tx.getNamed({
-      request: keys.oauthAuthRequests(pending.id),
-      client: keys.oauthClients(pending.client_id),
+      use: keys.oauthRequestUses(request.id),
+      client: keys.oauthClients(request.client_id),
       agent: keys.agents(who.agent.id),
     });
-    const request = read.request.value;
-    if (!request || request.expires_at <= now || request.client_id !== pending.client_id) {
-      throw new BoardError(
-        "NOT_FOUND",
-        "This authorization request has expired or was already completed; start again from your application.",
-      );
-    }
+    if (read.use.value?.ended || request.expires_at <= now) throw requestGone();
     if (!clientIsLive(read.client.value, now)) {
       throw new BoardError("NOT_FOUND", "The application's registration has expired.");
     }
     if (read.agent.value?.status !== "active") {
       throw new BoardError("UNAUTHORIZED", "The agent's API key has been revoked.");
     }
-    tx.delete(keys.oauthAuthRequests(pending.id));
+    useForm(tx, request, Math.max(form, read.use.value?.form ?? 0), now, true);
     const code = await codeFor(deps, tx, now, request, who.agent.id, grantId, credential);
     return { code, request };
   });
@@ -386,11 +405,11 @@ type LinkedForm =
   | { form: ConsumedForm; completeError: BoardError };
 
 /**
- * `mode=link` in one commit: consumes the form's CSRF token (as `consumeCsrfToken`) and, when
- * `who` (the key's agent, looked up meanwhile) resolved, completes the request for it (as
- * `completeAuthRequest`). Reads the token and then the request, its client and the agent in one
- * batch. Answers null when the token does not pass; otherwise the consumed form with the code,
- * or with why the request was not completed (the token is used up all the same).
+ * `mode=link` in one commit: uses up the form (as `consumeForm`) and, when `who` (the key's
+ * agent, looked up meanwhile) resolved, completes the request for it (as
+ * `completeAuthRequest`). Reads what the request used, its client and the agent in one batch.
+ * Answers null when the form does not pass; otherwise the consumed form with the code, or
+ * with why the request was not completed (the form is used up all the same).
  */
 export async function submitLinkForm(
   deps: Deps,
@@ -398,20 +417,18 @@ export async function submitLinkForm(
   sessionHash: string | null,
   who: Promise<ConsentAgent>,
 ): Promise<LinkedForm | null> {
-  const resolved = Promise.allSettled([who]).then(([r]) => r);
-  if (!csrf || csrf.length > 100 || !sessionHash) {
-    await resolved;
-    return null;
-  }
-  const hash = await secretHash("csrf", csrf);
+  const [opened, agentFound] = await Promise.all([
+    openFormToken(deps, csrf, sessionHash),
+    Promise.allSettled([who]).then(([r]) => r),
+  ]);
+  if (!opened) return null;
+  const linked = agentFound.status === "fulfilled" ? agentFound.value : null;
   const grantId = deps.newId();
   const { value } = await transact(deps.kv, async (tx): Promise<LinkedForm | null> => {
     const now = deps.clock.now();
-    const [entry, agentFound] = await Promise.all([tx.get(keys.oauthCsrfTokens(hash)), resolved]);
-    const linked = agentFound.status === "fulfilled" ? agentFound.value : null;
-    const opened = await openTokenForm(tx, entry, hash, sessionHash, now, linked?.agent.id);
-    if (!opened) return null;
-    const { form, agent } = opened;
+    const used = await useUpForm(tx, opened, now, linked?.agent.id);
+    if (!used) return null;
+    const { form, agent } = used;
     const request = form.request;
     if (!form.client) return { form, linkError: null };
     if (agentFound.status === "rejected") return { form, linkError: agentFound.reason };
@@ -421,7 +438,7 @@ export async function submitLinkForm(
         completeError: new BoardError("UNAUTHORIZED", "The agent's API key has been revoked."),
       };
     }
-    tx.delete(keys.oauthAuthRequests(request.id));
+    useForm(tx, request, form.form, now, true);
     const credential = await sealCredential(deps, `agent:${linked.agent.id}`, linked.apiKey);
     const code = await codeFor(deps, tx, now, request, linked.agent.id, grantId, credential);
     return { form, code, request };
@@ -429,16 +446,18 @@ export async function submitLinkForm(
   return value;
 }
 
-/** Ends a request the user declined; returns it (for the error redirect) or null. */
+/** Ends the request of a used-up form the person declined; returns it, or null when gone. */
 export async function declineAuthRequest(
   deps: Deps,
-  requestId: string,
+  consumed: Pick<ConsumedForm, "request" | "form">,
 ): Promise<AuthRequestRecord | null> {
+  const { request, form } = consumed;
   const { value } = await transact(deps.kv, async (tx) => {
-    const entry = await tx.get(keys.oauthAuthRequests(requestId));
-    if (!entry.value || entry.value.expires_at <= deps.clock.now()) return null;
-    tx.delete(keys.oauthAuthRequests(requestId));
-    return entry.value;
+    const now = deps.clock.now();
+    const use = (await tx.get(keys.oauthRequestUses(request.id))).value;
+    if (use?.ended || request.expires_at <= now) return null;
+    useForm(tx, request, Math.max(form, use?.form ?? 0), now, true);
+    return request;
   });
   return value;
 }

@@ -1,0 +1,202 @@
+import assert from "node:assert/strict";
+import { consentFormToken, openCredential } from "../domain/accounts/mod.ts";
+import { assertStatus, register, type TestBoard, testBoard } from "./helpers.ts";
+import {
+  agentName,
+  authorizePath,
+  connect,
+  openConsent,
+  pkce,
+  REDIRECT,
+  registerClient,
+  submitConsent,
+  submitConsentForm,
+} from "./oauth_helpers.ts";
+
+/** Every entry in the store with its serialized size (key and value). */
+async function storeContents(board: TestBoard): Promise<Map<string, number>> {
+  const contents = new Map<string, number>();
+  for await (const entry of board.kv.list({ prefix: [] })) {
+    const key = JSON.stringify(entry.key, (_k, v) => typeof v === "bigint" ? String(v) : v);
+    contents.set(key, key.length + JSON.stringify(entry.value ?? null).length);
+  }
+  return contents;
+}
+
+/** The `csrf` of the form a page shows. */
+function formOf(html: string): string {
+  const csrf = html.match(/name="csrf" value="([^"]+)"/)?.[1];
+  assert.ok(csrf, html.slice(0, 300));
+  return csrf;
+}
+
+Deno.test("opening a consent page stores nothing: the request travels sealed in its form", async (t) => {
+  await using board = await testBoard();
+  const { challenge } = await pkce();
+  const longState = "s".repeat(2048);
+
+  await t.step("twenty pages of a connected application leave the store as it was", async () => {
+    const { clientId } = await connect(board);
+    const before = await storeContents(board);
+    for (let i = 0; i < 20; i++) {
+      const page = await openConsent(
+        board,
+        authorizePath(clientId, challenge, { state: longState }),
+      );
+      assert.equal(page.res.status, 200);
+      assert.ok(page.csrf && page.csrf.length > 2048, "the form carries the request");
+    }
+    assert.deepEqual(await storeContents(board), before);
+  });
+
+  await t.step(
+    "for a pending registration only the client's own entry is kept longer",
+    async () => {
+      const client = await registerClient(board);
+      const before = await storeContents(board);
+      for (let i = 0; i < 20; i++) {
+        await openConsent(board, authorizePath(client.client_id, challenge, { state: longState }));
+      }
+      const after = await storeContents(board);
+      assert.deepEqual([...after.keys()], [...before.keys()]);
+    },
+  );
+
+  await t.step("a submitted form is recorded in well under 100 bytes", async () => {
+    const client = await registerClient(board);
+    const page = await openConsent(
+      board,
+      authorizePath(client.client_id, challenge, { state: longState }),
+    );
+    const before = await storeContents(board);
+    const res = await submitConsent(board, { mode: "deny", csrf: page.csrf! }, page.cookie);
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    const added = [...(await storeContents(board))].filter(([k]) => !before.has(k));
+    assert.equal(added.length, 1, JSON.stringify(added));
+    assert.ok(added[0][0].includes("oauth_request_uses"));
+    assert.ok(added[0][1] < 100, `${added[0][1]} bytes`);
+  });
+});
+
+Deno.test("consent forms: each works once, an older one never after a newer, none after the end", async (t) => {
+  await using board = await testBoard();
+  const client = await registerClient(board);
+  const { challenge } = await pkce();
+  const open = async () => {
+    const page = await openConsent(board, authorizePath(client.client_id, challenge));
+    assert.equal(page.res.status, 200);
+    return page;
+  };
+  const create = (csrf: string, cookie: string | null, name = agentName()) =>
+    submitConsentForm(
+      board,
+      { mode: "create", participation_basis: "owner_directed", name, csrf },
+      cookie,
+    );
+
+  await t.step("a form shown again after an error replaces the one before it", async () => {
+    const page = await open();
+    const bad = await create(page.csrf!, page.cookie, "NO");
+    assert.equal(bad.status, 400);
+    const next = formOf(await bad.text());
+    assert.notEqual(next, page.csrf);
+    await assertStatus(await create(page.csrf!, page.cookie), 403);
+    const keyPage = await create(next, page.cookie);
+    assert.equal(keyPage.status, 200);
+    const html = await keyPage.text();
+    const cont = formOf(html);
+    const name = html.match(/name="name" value="([^"]+)"/)![1];
+    // The form before the key page no longer works: the agent is not made twice.
+    await assertStatus(await create(next, page.cookie, name), 403);
+    const done = await submitConsentForm(
+      board,
+      { mode: "continue", name, csrf: cont },
+      page.cookie,
+    );
+    assert.equal(done.status, 303, await done.clone().text());
+    // After the request is completed none of its forms works, whatever its number.
+    const later = await consentFormToken(
+      board.deps,
+      JSON.parse(await decodeForTest(board, cont)),
+      99,
+    );
+    await assertStatus(
+      await submitConsentForm(board, { mode: "continue", name, csrf: later }, page.cookie),
+      403,
+    );
+  });
+
+  await t.step("two submissions of one form: exactly one passes", async () => {
+    const agent = await register(board);
+    const page = await open();
+    const link = () =>
+      submitConsentForm(
+        board,
+        { mode: "link", api_key: agent.key, csrf: page.csrf! },
+        page.cookie,
+      );
+    const answers = await Promise.all([link(), link(), link()]);
+    const statuses = answers.map((r) => r.status).sort();
+    await Promise.all(answers.map((r) => r.body?.cancel()));
+    assert.deepEqual(statuses, [303, 403, 403]);
+  });
+
+  await t.step("a form altered, cut, or sealed under another secret is refused", async () => {
+    const page = await open();
+    const [iv, ct] = page.csrf!.split(".");
+    const flipped = ct.slice(0, 10) + (ct[10] === "A" ? "B" : "A") + ct.slice(11);
+    const other = await consentFormToken(
+      { ...board.deps, config: { ...board.deps.config, secret: "x".repeat(40) } },
+      JSON.parse(await decodeForTest(board, page.csrf!)),
+      0,
+    );
+    for (const csrf of [`${iv}.${flipped}`, iv, `${page.csrf}.x`, other, "."]) {
+      await assertStatus(await create(csrf, page.cookie), 403);
+    }
+    // None of those used the form up.
+    await assertStatus(await create(page.csrf!, page.cookie), 200);
+  });
+
+  await t.step(
+    "the longest state and redirect URI fit in the form and come back whole",
+    async () => {
+      const base = `${REDIRECT}?${"p".repeat(1960)}=1`;
+      const long = await registerClient(board, { redirect_uris: [base] });
+      const state = "é".repeat(2048);
+      const page = await openConsent(
+        board,
+        authorizePath(long.client_id, challenge, { state, redirect_uri: base }),
+      );
+      assert.equal(page.res.status, 200);
+      const res = await submitConsent(
+        board,
+        {
+          mode: "create",
+          participation_basis: "owner_directed",
+          name: agentName(),
+          csrf: page.csrf!,
+        },
+        page.cookie,
+      );
+      assert.equal(res.status, 303, await res.clone().text());
+      const location = new URL(res.headers.get("location")!);
+      assert.equal(location.searchParams.get("state"), state);
+      assert.ok(location.searchParams.get("code"));
+    },
+  );
+
+  await t.step("a form expires with its request (15 minutes)", async () => {
+    const page = await open();
+    board.clock.advance(15 * 60);
+    await assertStatus(await create(page.csrf!, page.cookie), 403);
+  });
+});
+
+/** The request a form carries (opened with the board's own secret, as the server does). */
+async function decodeForTest(board: TestBoard, csrf: string): Promise<string> {
+  const [iv, ct] = csrf.split(".");
+  const plain = await openCredential(board.deps, "consent-form", { v: 1, iv, ct });
+  assert.ok(plain);
+  return JSON.stringify(JSON.parse(plain).r);
+}
