@@ -1,13 +1,23 @@
 /**
- * The account's daily count of new OAuth clients across processes: two code exchanges for one
- * account, each completing a different client's first authorization, one held just before its
- * commit while the other process commits. With the count scaled to 1 a day, exactly one passes.
+ * OAuth invariants across processes. The account's daily count of new OAuth clients: two code
+ * exchanges for one account, each completing a different client's first authorization, one
+ * held just before its commit while the other process commits; with the count scaled to 1 a
+ * day, exactly one passes. A consent form submitted to two processes at once is used once.
  */
 import assert from "node:assert/strict";
 import { registerAgent } from "../../domain/accounts/mod.ts";
 import { keys } from "../../kv/keys.ts";
 import { freshNetwork } from "../helpers.ts";
-import { authorizeCode, codeGrant, pkce, registerClient, tokenRequest } from "../oauth_helpers.ts";
+import {
+  authorizeCode,
+  authorizePath,
+  codeGrant,
+  openConsent,
+  pkce,
+  registerClient,
+  submitConsentForm,
+  tokenRequest,
+} from "../oauth_helpers.ts";
 import { cluster, whileHeld } from "./instances.ts";
 
 Deno.test("cross-process: an account's new clients of the day stop at the limit", async () => {
@@ -43,4 +53,25 @@ Deno.test("cross-process: an account's new clients of the day stop at the limit"
   assert.equal(body.error, "too_many_requests");
   const head = (await c.kv.get(keys.oauthGrantHeads(agent.id))).value;
   assert.equal(head?.new_clients, 1);
+});
+
+Deno.test("cross-process: a consent form is used once, whichever process gets it", async () => {
+  await using c = await cluster(2, {}, { turns: false });
+  const [a, b] = c.instances;
+  const { apiKey } = await registerAgent(c.deps, {
+    name: `forms-${crypto.randomUUID().slice(0, 8)}`,
+    participation_basis: "owner_directed",
+  });
+  const client = await registerClient(a);
+  const { challenge } = await pkce();
+  const page = await openConsent(a, authorizePath(client.client_id, challenge));
+  const submit = (inst: typeof a) => () =>
+    submitConsentForm(inst, { mode: "link", api_key: apiKey, csrf: page.csrf! }, page.cookie);
+  let other: Response | undefined;
+  const first = await whileHeld(a, ["oauth_request_uses"], submit(a), async () => {
+    other = await submit(b)();
+  });
+  assert.equal(other!.status, 303, await other!.clone().text());
+  assert.equal(first.status, 403, await first.clone().text());
+  await first.body?.cancel();
 });
