@@ -270,6 +270,7 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
       csrf,
       sessionHash,
       linkConsentAgent(deps, form.get("api_key") ?? ""),
+      c.get("network"),
     )
     : null;
   const consumed = mode === "link"
@@ -396,7 +397,7 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
   }
   let code: string;
   try {
-    ({ code } = await completeAuthRequest(deps, consumed, who));
+    ({ code } = await completeAuthRequest(deps, consumed, who, c.get("network")));
   } catch (e) {
     if (!(e instanceof BoardError) && !(e instanceof TxConflictError)) throw e;
     return await notCompleted(e, mode === "continue" ? who : null);
@@ -426,6 +427,8 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
     return await again(
       status,
       `The connection could not be completed: ${why} Submit the form again.`,
+      undefined,
+      e instanceof BoardError ? e.retryAfter : 1,
     );
   }
 }

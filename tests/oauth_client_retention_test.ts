@@ -1,16 +1,18 @@
 /**
- * What an account keeps alive through OAuth clients: at most 20 clients a UTC day complete their
- * first authorization with one account, and a client only that account connected with is kept
- * no longer than an unused registration once its last connection ended: at once when the
- * connection cap ends it, after the tidy-up sweep when it was ended any other way.
+ * What an account and a network keep alive through OAuth clients: at most 20 clients a UTC day
+ * complete their first authorization with one account, and 100 consents a day from one network
+ * go to never-activated clients; a client only one account connected with is kept no longer
+ * than an unused registration once its last connection ended: at once when the connection cap
+ * ends it, after the tidy-up sweep when it was ended any other way.
  */
 import assert from "node:assert/strict";
-import { MAX_CONNECTIONS_PER_ACCOUNT } from "../domain/accounts/mod.ts";
+import { MAX_CONNECTIONS_PER_ACCOUNT, registerAgent } from "../domain/accounts/mod.ts";
 import { runSweeps } from "../domain/upkeep/mod.ts";
 import { keys } from "../kv/keys.ts";
 import {
   agentHeaders,
   assertStatus,
+  freshNetwork,
   getJson,
   idemKey,
   register,
@@ -19,11 +21,18 @@ import {
 } from "./helpers.ts";
 import { linkConnections } from "./oauth_connection_helpers.ts";
 import {
+  agentName,
   authorizeCode,
+  authorizePath,
   codeGrant,
   exchange,
+  openConsent,
   pkce,
+  REDIRECT,
   registerClient,
+  registerRequest,
+  type Requester,
+  submitConsent,
   tokenRequest,
 } from "./oauth_helpers.ts";
 
@@ -74,6 +83,70 @@ Deno.test("an account connects at most 20 new clients a UTC day; known clients a
   const tomorrow = await registerClient(board);
   const next = await linkedCode(board, tomorrow.client_id, a.key);
   await exchange(board, tomorrow.client_id, next.code, next.verifier);
+});
+
+Deno.test("a network consents to at most 100 new applications a UTC day; known ones, other networks and the next day pass", async () => {
+  await using board = await testBoard({ limitScale: 0.03 }); // 3 new applications a day
+  const other: Requester = { request: (path, init) => board.request(path, init, "10.77.0.1") };
+  const accounts = await Promise.all(
+    [0, 1, 2, 3, 4, 5].map(async (i) =>
+      await registerAgent(board.deps, {
+        name: `net-clients-${i}-${crypto.randomUUID().slice(0, 6)}`,
+        participation_basis: "owner_directed",
+      })
+    ),
+  );
+  const pending = async () => {
+    const res = await registerRequest(board, {
+      client_name: "Pending client",
+      redirect_uris: [REDIRECT],
+    }, freshNetwork());
+    assert.equal(res.status, 201);
+    return (await res.json()).client_id as string;
+  };
+  const { challenge, verifier } = await pkce();
+  /** A consent page opened and a link form submitted from `from`. */
+  const consent = async (from: Requester, clientId: string, fields: Record<string, string>) => {
+    board.clock.advance(61); // the network's OAuth requests of a minute (9 at this scale)
+    const page = await openConsent(from, authorizePath(clientId, challenge));
+    assert.equal(page.res.status, 200);
+    return await submitConsent(
+      from,
+      { participation_basis: "owner_directed", ...fields, csrf: page.csrf! },
+      page.cookie,
+    );
+  };
+  const link = (from: Requester, clientId: string, i: number) =>
+    consent(from, clientId, { mode: "link", api_key: accounts[i].apiKey });
+
+  const clients = [];
+  for (let i = 0; i < 3; i++) {
+    clients.push(await pending());
+    const res = await link(board, clients[i], i);
+    assert.equal(res.status, 303, await res.clone().text());
+    if (i === 0) {
+      const code = new URL(res.headers.get("location")!).searchParams.get("code")!;
+      await exchange(board, clients[0], code, verifier);
+    }
+  }
+  const fourth = await pending();
+  const refused = await link(board, fourth, 3);
+  const html = await refused.text();
+  assert.equal(refused.status, 429, html);
+  assert.match(html, /Your network has connected 3 new applications this UTC day/);
+  const midnight = Math.ceil((board.clock.now() + 1) / 86400) * 86400;
+  assert.equal(Number(refused.headers.get("retry-after")), midnight - board.clock.now());
+  // Creating an agent still works; its Continue is refused the same way (no code).
+  const created = await consent(board, fourth, { mode: "create", name: agentName() });
+  assert.equal(created.status, 429);
+  assert.match(await created.text(), /3 new applications/);
+  assert.equal((await board.kv.get(keys.oauthClients(fourth))).value?.activated_at, null);
+
+  // An application connected before is not new; another network counts apart.
+  assert.equal((await link(board, clients[0], 4)).status, 303);
+  assert.equal((await link(other, fourth, 3)).status, 303);
+  board.clock.set(midnight);
+  assert.equal((await link(board, await pending(), 5)).status, 303);
 });
 
 Deno.test("the cap ending a client's last connection keeps that client an hour, not a month", async () => {

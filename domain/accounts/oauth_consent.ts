@@ -27,6 +27,7 @@ import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import { clientIsLive, type ClientRecord } from "./oauth_clients.ts";
 import { issueCode } from "./oauth_grants.ts";
+import { countNetworkNewClient, networkNewClientsKey } from "./oauth_rate_limits.ts";
 import { newSecret, TTL } from "./oauth_tokens.ts";
 
 /** An authorization request that passed every check of `GET /oauth/authorize`. */
@@ -243,21 +244,23 @@ function codeFor(
 
 /**
  * Uses up form `form` of `request` inside `tx`: reads what the request has used with its
- * client and, when `agentId` is given, that account, in one batch; records the form as used
- * and answers the form with its client (null when not live) and the account, or null when
- * this form or a later one of the request was already submitted or the request has ended.
+ * client and, when `link` is given, that account and its network's count of new clients,
+ * in one batch; records the form as used and answers the form with its client (null when
+ * not live), the account and the count, or null when this form or a later one of the request
+ * was already submitted or the request has ended.
  */
 async function useUpForm(
   tx: Tx,
   opened: { request: AuthRequestRecord; form: number },
   now: number,
-  agentId: string | null = null,
-): Promise<{ form: ConsumedForm; agent: Agent | null } | null> {
+  link?: { agentId: string | null; network: string },
+): Promise<{ form: ConsumedForm; agent: Agent | null; newClients: number | null } | null> {
   const { request, form } = opened;
   const read = await tx.getNamed({
     use: keys.oauthRequestUses(request.id),
     client: keys.oauthClients(request.client_id),
-    agent: agentId ? keys.agents(agentId) : null,
+    agent: link?.agentId ? keys.agents(link.agentId) : null,
+    newClients: link ? networkNewClientsKey(link.network, now) : null,
   });
   if (!formUnused(read.use.value, form)) return null;
   useForm(tx, request, form, now);
@@ -265,6 +268,7 @@ async function useUpForm(
   return {
     form: { request, form, client: clientIsLive(client, now) ? client : null },
     agent: read.agent?.value ?? null,
+    newClients: read.newClients?.value ?? null,
   };
 }
 
@@ -362,15 +366,18 @@ function requestGone(): BoardError {
 }
 
 /**
- * Completes the request of a used-up form: checks the request has not ended, the client and
- * agent are still valid, ends the request and stores an authorization code bound to client,
- * redirect URI, PKCE challenge, resource and scopes. What the request used, its client and
- * the agent are read in one batch. Returns the code.
+ * Completes the request of a used-up form given from `network`: checks the request has not
+ * ended, the client and agent are still valid, counts a never-activated client against the
+ * network's new clients of the day (`countNetworkNewClient`), ends the request and stores an
+ * authorization code bound to client, redirect URI, PKCE challenge, resource and scopes.
+ * What the request used, its client, the agent and the count are read in one batch. Returns
+ * the code.
  */
 export async function completeAuthRequest(
   deps: Deps,
   consumed: Pick<ConsumedForm, "request" | "form">,
   who: ConsentAgent,
+  network: string,
 ): Promise<{ code: string; request: AuthRequestRecord }> {
   const { request, form } = consumed;
   const credential = await sealCredential(deps, `agent:${who.agent.id}`, who.apiKey);
@@ -381,14 +388,17 @@ export async function completeAuthRequest(
       use: keys.oauthRequestUses(request.id),
       client: keys.oauthClients(request.client_id),
       agent: keys.agents(who.agent.id),
+      newClients: networkNewClientsKey(network, now),
     });
+    const client = read.client.value;
     if (read.use.value?.ended || request.expires_at <= now) throw requestGone();
-    if (!clientIsLive(read.client.value, now)) {
+    if (!clientIsLive(client, now)) {
       throw new BoardError("NOT_FOUND", "The application's registration has expired.");
     }
     if (read.agent.value?.status !== "active") {
       throw new BoardError("UNAUTHORIZED", "The agent's API key has been revoked.");
     }
+    countNetworkNewClient(tx, deps, network, client, read.newClients.value, now);
     useForm(tx, request, Math.max(form, read.use.value?.form ?? 0), now, true);
     const code = await codeFor(deps, tx, now, request, who.agent.id, grantId, credential);
     return { code, request };
@@ -407,15 +417,17 @@ type LinkedForm =
 /**
  * `mode=link` in one commit: uses up the form (as `consumeForm`) and, when `who` (the key's
  * agent, looked up meanwhile) resolved, completes the request for it (as
- * `completeAuthRequest`). Reads what the request used, its client and the agent in one batch.
- * Answers null when the form does not pass; otherwise the consumed form with the code, or
- * with why the request was not completed (the form is used up all the same).
+ * `completeAuthRequest`, from `network`). Reads what the request used, its client, the agent
+ * and the network's count in one batch. Answers null when the form does not pass; otherwise
+ * the consumed form with the code, or with why the request was not completed (the form is
+ * used up all the same).
  */
 export async function submitLinkForm(
   deps: Deps,
   csrf: string,
   sessionHash: string | null,
   who: Promise<ConsentAgent>,
+  network: string,
 ): Promise<LinkedForm | null> {
   const [opened, agentFound] = await Promise.all([
     openFormToken(deps, csrf, sessionHash),
@@ -426,7 +438,7 @@ export async function submitLinkForm(
   const grantId = deps.newId();
   const { value } = await transact(deps.kv, async (tx): Promise<LinkedForm | null> => {
     const now = deps.clock.now();
-    const used = await useUpForm(tx, opened, now, linked?.agent.id);
+    const used = await useUpForm(tx, opened, now, { agentId: linked?.agent.id ?? null, network });
     if (!used) return null;
     const { form, agent } = used;
     const request = form.request;
@@ -437,6 +449,12 @@ export async function submitLinkForm(
         form,
         completeError: new BoardError("UNAUTHORIZED", "The agent's API key has been revoked."),
       };
+    }
+    try {
+      countNetworkNewClient(tx, deps, network, form.client, used.newClients, now);
+    } catch (e) {
+      if (e instanceof BoardError) return { form, completeError: e };
+      throw e;
     }
     useForm(tx, request, form.form, now, true);
     const credential = await sealCredential(deps, `agent:${linked.agent.id}`, linked.apiKey);

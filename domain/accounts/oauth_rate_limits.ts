@@ -15,11 +15,16 @@
  * - new clients: 20 clients a UTC day may complete their first authorization with one account,
  *   exact, counted in the account's grant head by the code exchange's own commit (no entry of
  *   its own). A client that completed an authorization is kept as long as its connections, so
- *   this bounds what one account keeps alive.
+ *   this bounds what one account keeps alive;
+ * - new clients of a network: 100 consents a UTC day given from one network to applications
+ *   that never completed an authorization, exact, charged in the consent's own commit. Every
+ *   client is activated through such a consent, so this bounds what one network keeps alive
+ *   however many accounts share its clients.
  */
 import type { Deps } from "../deps.ts";
 import { nextUtcMidnight, utcDay } from "../clock.ts";
 import {
+  limitExceeded,
   limitOf,
   type LimitSpec,
   limitSpec,
@@ -52,6 +57,12 @@ const OAUTH_LIMITS = {
   ),
   refreshes: limitSpec("oauth_connection_refreshes_per_day", 200, "connection", "utc_day"),
   newClients: limitSpec("oauth_new_clients_per_account_per_day", 20, "account", "utc_day"),
+  networkNewClients: limitSpec(
+    "oauth_new_clients_per_network_per_day",
+    100,
+    "network",
+    "utc_day",
+  ),
 } as const satisfies Record<string, LimitSpec>;
 
 /** A refused request: seconds until a retry can succeed. */
@@ -215,6 +226,11 @@ function usedToday(day: number | undefined, count: number | undefined, now: numb
 }
 
 /** The refusal of a daily OAuth allowance, open again at the next UTC midnight. */
+/** The next UTC midnight after `now`, as an RFC 3339 time in whole seconds. */
+function nextMidnightText(now: number): string {
+  return new Date(nextUtcMidnight(now) * 1000).toISOString().replace(".000Z", "Z");
+}
+
 function dailyLimitReached(
   now: number,
   limit: number,
@@ -222,7 +238,7 @@ function dailyLimitReached(
   whose: string,
   again: string,
 ): OAuthRateLimited {
-  const at = new Date(nextUtcMidnight(now) * 1000).toISOString().replace(".000Z", "Z");
+  const at = nextMidnightText(now);
   return new OAuthRateLimited(
     nextUtcMidnight(now) - now,
     limit,
@@ -260,4 +276,41 @@ export function countNewClient(
     );
   }
   return { new_clients_day: utcDay(now), new_clients: used + 1 };
+}
+
+/** Today's count of consents given from `network` to never-activated clients (read it in the consent's batch). */
+export function networkNewClientsKey(network: string, now: number) {
+  return keys.quotaUsage("oauth_network_new_clients", network, utcDay(now));
+}
+
+/**
+ * Counts, in the consent's commit, a consent given from `network` to `client` when the client
+ * never completed an authorization (others are not counted): throws 429 DAILY_LIMIT (until
+ * the next UTC midnight) when the network has given its consents of the UTC day, else stages
+ * the count. `used` is today's count as read (`networkNewClientsKey`).
+ */
+export function countNetworkNewClient(
+  tx: Tx,
+  deps: Deps,
+  network: string,
+  client: { activated_at: number | null },
+  used: number | null,
+  now: number,
+): void {
+  if (client.activated_at !== null) return;
+  const spec = OAUTH_LIMITS.networkNewClients;
+  const limit = limitOf(deps, spec);
+  if ((used ?? 0) >= limit) {
+    const at = nextMidnightText(now);
+    throw limitExceeded(
+      "DAILY_LIMIT",
+      spec,
+      limit,
+      `Your network has connected ${limit} new applications this UTC day (an application counts until it completes its first authorization); a new application may connect again from ${at}. Applications connected before are not affected.`,
+      nextUtcMidnight(now) - now,
+      now,
+      { used },
+    );
+  }
+  tx.set(networkNewClientsKey(network, now), (used ?? 0) + 1, { expireIn: 2 * 86_400_000 });
 }
