@@ -225,12 +225,12 @@ function usedToday(day: number | undefined, count: number | undefined, now: numb
   return day === utcDay(now) ? count ?? 0 : 0;
 }
 
-/** The refusal of a daily OAuth allowance, open again at the next UTC midnight. */
 /** The next UTC midnight after `now`, as an RFC 3339 time in whole seconds. */
 function nextMidnightText(now: number): string {
   return new Date(nextUtcMidnight(now) * 1000).toISOString().replace(".000Z", "Z");
 }
 
+/** The refusal of a daily OAuth allowance, open again at the next UTC midnight. */
 function dailyLimitReached(
   now: number,
   limit: number,
@@ -278,7 +278,10 @@ export function countNewClient(
   return { new_clients_day: utcDay(now), new_clients: used + 1 };
 }
 
-/** Today's count of consents given from `network` to never-activated clients (read it in the consent's batch). */
+/**
+ * Today's count of consents given from `network` to never-activated clients (read it in the
+ * consent's batch).
+ */
 export function networkNewClientsKey(network: string, now: number) {
   return keys.quotaUsage("oauth_network_new_clients", network, utcDay(now));
 }
