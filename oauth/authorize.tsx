@@ -187,6 +187,7 @@ function newKeyPage(
   csrf: string,
   who: ConsentAgent,
   error?: string,
+  headers: Record<string, string> = {},
 ): Promise<Response> {
   const urls = oauthUrls(c.get("deps").config.baseUrl);
   const target = redirectTarget(request.redirect_uri);
@@ -202,6 +203,7 @@ function newKeyPage(
       error,
     }),
     [new URL(urls.authorization).origin, target.source],
+    headers,
   );
 }
 
@@ -310,7 +312,12 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
   // The new agent's key, with a Continue form (the request's next form) that completes the
   // request. The request, its pending client and the consent session are kept ten more
   // minutes, so the person has time to copy the key.
-  const keyPage = async (who: ConsentAgent, status = 200, error?: string) => {
+  const keyPage = async (
+    who: ConsentAgent,
+    status = 200,
+    error?: string,
+    retryAfter?: number,
+  ) => {
     const kept = await extendAuthRequest(deps, request);
     renewConsentSession(c);
     // Even when the request has just expired the key is shown: the agent exists.
@@ -321,6 +328,7 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
       await consentFormToken(deps, kept ?? request, formNumber + 1),
       who,
       kept ? error : EXPIRED_AFTER_CREATE,
+      retryAfter ? { "Retry-After": String(Math.ceil(retryAfter)) } : {},
     );
   };
   if (mode === "deny") {
@@ -417,19 +425,12 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
     }
     const why = e instanceof BoardError ? e.message : "The board is busy.";
     const status = e instanceof BoardError ? e.status : 503;
-    if (created) {
-      return await keyPage(
-        created,
-        status,
-        `The connection could not be completed: ${why} Continue again.`,
-      );
-    }
-    return await again(
-      status,
-      `The connection could not be completed: ${why} Submit the form again.`,
-      undefined,
-      e instanceof BoardError ? e.retryAfter : 1,
-    );
+    const retryAfter = e instanceof BoardError ? e.retryAfter : 1;
+    // A daily allowance says itself when to come back; anything else may be retried now.
+    const retry = status === 429 ? "" : created ? " Continue again." : " Submit the form again.";
+    const message = `The connection could not be completed: ${why}${retry}`;
+    if (created) return await keyPage(created, status, message, retryAfter);
+    return await again(status, message, undefined, retryAfter);
   }
 }
 

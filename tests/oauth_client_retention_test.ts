@@ -139,7 +139,11 @@ Deno.test("a network consents to at most 100 new applications a UTC day; known o
   // Creating an agent still works; its Continue is refused the same way (no code).
   const created = await consent(board, fourth, { mode: "create", name: agentName() });
   assert.equal(created.status, 429);
-  assert.match(await created.text(), /3 new applications/);
+  assert.equal(Number(created.headers.get("retry-after")), midnight - board.clock.now());
+  const createdHtml = await created.text();
+  assert.match(createdHtml, /3 new applications/);
+  assert.doesNotMatch(createdHtml, /Continue again|Submit the form again/);
+  assert.doesNotMatch(html, /Continue again|Submit the form again/);
   assert.equal((await board.kv.get(keys.oauthClients(fourth))).value?.activated_at, null);
 
   // An application connected before is not new; another network counts apart.
