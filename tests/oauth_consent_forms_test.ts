@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { consentFormToken, openCredential } from "../domain/accounts/mod.ts";
+import { keys } from "../kv/keys.ts";
 import { assertStatus, register, type TestBoard, testBoard } from "./helpers.ts";
+import { kvChanges, kvSnapshot } from "./reliability/harness.ts";
 import {
   agentName,
   authorizePath,
@@ -12,16 +14,6 @@ import {
   submitConsent,
   submitConsentForm,
 } from "./oauth_helpers.ts";
-
-/** Every entry in the store with its serialized size (key and value). */
-async function storeContents(board: TestBoard): Promise<Map<string, number>> {
-  const contents = new Map<string, number>();
-  for await (const entry of board.kv.list({ prefix: [] })) {
-    const key = JSON.stringify(entry.key, (_k, v) => typeof v === "bigint" ? String(v) : v);
-    contents.set(key, key.length + JSON.stringify(entry.value ?? null).length);
-  }
-  return contents;
-}
 
 /** The `csrf` of the form a page shows. */
 function formOf(html: string): string {
@@ -37,7 +29,7 @@ Deno.test("opening a consent page stores nothing: the request travels sealed in 
 
   await t.step("twenty pages of a connected application leave the store as it was", async () => {
     const { clientId } = await connect(board);
-    const before = await storeContents(board);
+    const before = await kvSnapshot(board.kv);
     for (let i = 0; i < 20; i++) {
       const page = await openConsent(
         board,
@@ -46,19 +38,25 @@ Deno.test("opening a consent page stores nothing: the request travels sealed in 
       assert.equal(page.res.status, 200);
       assert.ok(page.csrf && page.csrf.length > 2048, "the form carries the request");
     }
-    assert.deepEqual(await storeContents(board), before);
+    assert.deepEqual(kvChanges(before, await kvSnapshot(board.kv)), []);
   });
 
   await t.step(
     "for a pending registration only the client's own entry is kept longer",
     async () => {
       const client = await registerClient(board);
-      const before = await storeContents(board);
+      const stored = async () => (await board.kv.get(keys.oauthClients(client.client_id))).value!;
+      const expiry = (await stored()).expires_at;
+      // Late in its hour, so that a request (15 minutes, then a code's 2) outlives it.
+      board.clock.advance(50 * 60);
+      const before = await kvSnapshot(board.kv);
       for (let i = 0; i < 20; i++) {
         await openConsent(board, authorizePath(client.client_id, challenge, { state: longState }));
       }
-      const after = await storeContents(board);
-      assert.deepEqual([...after.keys()], [...before.keys()]);
+      const changes = kvChanges(before, await kvSnapshot(board.kv));
+      assert.equal(changes.length, 1, changes.join("\n"));
+      assert.match(changes[0], /^changed \["oauth_clients"/);
+      assert.ok((await stored()).expires_at > expiry, "the pending client is kept longer");
     },
   );
 
@@ -68,14 +66,18 @@ Deno.test("opening a consent page stores nothing: the request travels sealed in 
       board,
       authorizePath(client.client_id, challenge, { state: longState }),
     );
-    const before = await storeContents(board);
+    const before = await kvSnapshot(board.kv);
     const res = await submitConsent(board, { mode: "deny", csrf: page.csrf! }, page.cookie);
     assert.equal(res.status, 200);
     await res.body?.cancel();
-    const added = [...(await storeContents(board))].filter(([k]) => !before.has(k));
-    assert.equal(added.length, 1, JSON.stringify(added));
-    assert.ok(added[0][0].includes("oauth_request_uses"));
-    assert.ok(added[0][1] < 100, `${added[0][1]} bytes`);
+    const changes = kvChanges(before, await kvSnapshot(board.kv));
+    assert.equal(changes.length, 1, changes.join("\n"));
+    assert.match(changes[0], /^added \["oauth_request_uses"/);
+    const [record] = await Array.fromAsync(
+      board.kv.list({ prefix: keys.oauthRequestUses.range() }),
+    );
+    const bytes = JSON.stringify(record.key).length + JSON.stringify(record.value).length;
+    assert.ok(bytes < 100, `${bytes} bytes`);
   });
 });
 
