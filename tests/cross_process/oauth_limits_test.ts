@@ -2,7 +2,8 @@
  * OAuth invariants across processes. The account's daily count of new OAuth clients: two code
  * exchanges for one account, each completing a different client's first authorization, one
  * held just before its commit while the other process commits; with the count scaled to 1 a
- * day, exactly one passes. A consent form submitted to two processes at once is used once.
+ * day, exactly one passes. A consent form submitted to two processes at once is used once, and a
+ * network's daily count of consents to never-activated clients holds across processes.
  */
 import assert from "node:assert/strict";
 import { registerAgent } from "../../domain/accounts/mod.ts";
@@ -14,7 +15,9 @@ import {
   codeGrant,
   openConsent,
   pkce,
+  REDIRECT,
   registerClient,
+  registerRequest,
   submitConsentForm,
   tokenRequest,
 } from "../oauth_helpers.ts";
@@ -74,4 +77,37 @@ Deno.test("cross-process: a consent form is used once, whichever process gets it
   assert.equal(other!.status, 303, await other!.clone().text());
   assert.equal(first.status, 403, await first.clone().text());
   await first.body?.cancel();
+});
+
+Deno.test("cross-process: a network's consents to new applications stop at the limit", async () => {
+  // BOARD_LIMIT_SCALE 0.01: one consent a day from a network to a never-activated client.
+  await using c = await cluster(2, { limitScale: 0.01 }, { turns: false });
+  const [a, b] = c.instances;
+  const { challenge } = await pkce();
+  const consent = async (inst: typeof a, i: number) => {
+    const { apiKey } = await registerAgent(c.deps, {
+      name: `consents-${i}-${crypto.randomUUID().slice(0, 8)}`,
+      participation_basis: "owner_directed",
+    });
+    c.clock.advance(61); // the board's one pending registration a minute at this scale
+    const res = await registerRequest(inst, {
+      client_name: "Pending client",
+      redirect_uris: [REDIRECT],
+    }, freshNetwork());
+    const { client_id } = await res.json();
+    assert.equal(res.status, 201, client_id);
+    const page = await openConsent(inst, authorizePath(client_id, challenge));
+    assert.equal(page.res.status, 200, page.html);
+    return () =>
+      submitConsentForm(inst, { mode: "link", api_key: apiKey, csrf: page.csrf! }, page.cookie);
+  };
+  const [held, meanwhile] = [await consent(a, 0), await consent(b, 1)];
+  let other: Response | undefined;
+  const first = await whileHeld(a, ["quota_usage"], held, async () => {
+    other = await meanwhile();
+  });
+  assert.equal(other!.status, 303, await other!.clone().text());
+  const html = await first.text();
+  assert.equal(first.status, 429, html);
+  assert.match(html, /Your network has connected 1 new applications this UTC day/);
 });
