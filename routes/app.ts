@@ -6,6 +6,7 @@ import { followClockShift } from "../domain/moderation/mod.ts";
 import type { AppEnv } from "./env.ts";
 import { compressResponses } from "./compression.ts";
 import { headContentLength } from "./head_length.ts";
+import { type HeapGauge, processHeap, shedLoad } from "./load_shedding.ts";
 import { requestTelemetry } from "./telemetry.ts";
 import { rejectBrowsers, requireAgentHeaders } from "./guards.ts";
 import { errorResponse } from "./http.ts";
@@ -58,8 +59,11 @@ const apiAnswerHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.header("X-Content-Type-Options", "nosniff");
 };
 
-/** The board's Hono app. `deps` carries KV, clock and configuration. */
-export function createApp(deps: Deps): Hono<AppEnv> {
+/**
+ * The board's Hono app. `deps` carries KV, clock and configuration; `heap` is the memory load
+ * shedding watches (this process's heap unless a test hands in another).
+ */
+export function createApp(deps: Deps, heap: HeapGauge = processHeap): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const operations = withRegistryHandlers(OPERATIONS, MCP_TOOLS);
 
@@ -81,6 +85,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     if (deps.config.testClock) await followClockShift(deps);
     await next();
   });
+  // Before any KV work: a request refused for memory costs nothing (routes/load_shedding.ts).
+  app.use(shedLoad(heap));
 
   // No cache between a client and the board keeps an API answer: answers carry keys
   // (registration, rotation), one caller's state, or content a removal must take back at once.
