@@ -160,6 +160,31 @@ Deno.test("loopback redirect URIs match on any port", async () => {
     redirect_uri: other,
   });
   await assertStatus(res, 200);
+  // Only URI characters: tabs, newlines and controls the URL parser would drop or escape
+  // do not make another spelling of the registered address.
+  const escaped = await registerClient(board, {
+    redirect_uris: ["http://127.0.0.1/cb?q=%01%01z"],
+  });
+  for (
+    const spelling of [
+      "http://127.0.0.1:5555/c\tb?q=%01%01z",
+      "http://127.0.0.1:5555/cb?q=\u0001\u0001z",
+      "http://127.0.0.1:5555/cb?q=%01%01\nz",
+    ]
+  ) {
+    const refused = await openConsent(
+      board,
+      authorizePath(escaped.client_id, challenge, { redirect_uri: spelling }),
+    );
+    assertPageError(refused.res, 400);
+  }
+  const kept = await openConsent(
+    board,
+    authorizePath(escaped.client_id, challenge, {
+      redirect_uri: "http://127.0.0.1:5555/cb?q=%01%01z",
+    }),
+  );
+  assert.equal(kept.res.status, 200);
   // A non-loopback HTTPS URI must match exactly, port included.
   const https = await registerClient(board, { redirect_uris: ["https://app.example/cb"] });
   const page = await openConsent(

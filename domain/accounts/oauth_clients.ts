@@ -166,12 +166,19 @@ const OS_HANDLER_SCHEMES = new Set([
   "itms-services:",
 ]);
 
+/** The characters a URI may hold as written (RFC 3986 §2): no space, control or non-ASCII. */
+const URI_CHARACTERS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]*$/;
+
 /**
  * True when `given` is the registered redirect URI: an exact string match, or for a
- * loopback `http:` URI the same host, path and query on any port (RFC 8252 §7.3).
+ * loopback `http:` URI the same host, path and query on any port (RFC 8252 §7.3), written
+ * with URI characters only. The URL parser drops tabs and newlines and escapes controls, so
+ * without that rule a URI padded with them would match while its raw text, which the request
+ * carries to the token exchange, grows past what the consent form can hold.
  */
 export function redirectUriMatches(registered: string, given: string): boolean {
   if (registered === given) return true;
+  if (!URI_CHARACTERS.test(given)) return false;
   const [a, b] = [URL.parse(registered), URL.parse(given)];
   if (!a || !b) return false;
   if (a.protocol !== "http:" || !isLoopback(a) || given.includes("#") || b.username || b.password) {
