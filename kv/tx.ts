@@ -80,6 +80,17 @@ export class Tx {
     return all;
   }
 
+  /**
+   * Takes `entry`, read before this transaction began, as this attempt's read of its key: a
+   * later `get` of the key answers it at no cost and makes the commit depend on it as it was
+   * read then. For a first attempt only (a retry, after a failed check, reads afresh).
+   */
+  seen(entry: Deno.KvEntryMaybe<unknown>): this {
+    const id = idOf(entry.key);
+    if (!this.#read.has(id)) this.#read.set(id, Promise.resolve(entry));
+    return this;
+  }
+
   /** Reads a key and makes the commit depend on it being unchanged. */
   get<K extends Deno.KvKey>(key: K): Promise<Deno.KvEntryMaybe<ValueOf<K>>>;
   /** An untyped key read as `T` (prefer a key whose builder declares its value). */

@@ -25,19 +25,17 @@ import {
   admitOAuthRequest,
   type AuthRequestRecord,
   type ClientRecord,
-  completeAuthRequest,
   type ConsentAgent,
   consentFormToken,
+  type ConsumedForm,
   consumeForm,
-  createConsentAgent,
-  declineAuthRequest,
-  extendAuthRequest,
-  linkConsentAgent,
   newSecret,
   OAuthRateLimited,
   openAuthRequest,
-  reuseConsentAgent,
   secretHash,
+  submitContinueForm,
+  submitCreateForm,
+  submitDenyForm,
   submitLinkForm,
   TTL,
 } from "../domain/accounts/mod.ts";
@@ -213,9 +211,6 @@ function newKeyPage(
  */
 const MAX_CONSENT_FORM_BYTES = 32_768;
 
-const EXPIRED_AFTER_CREATE =
-  'The agent was created, but this authorization request has just expired. Copy the key, then connect again from your application and choose "Link an existing agent" with it.';
-
 /** `GET /oauth/authorize`. */
 export async function handleAuthorizeGet(c: Context<AppEnv>): Promise<Response> {
   const limited = rateLimited(c, "authorize");
@@ -233,7 +228,7 @@ export async function handleAuthorizeGet(c: Context<AppEnv>): Promise<Response> 
     resource: v.resource,
     state: v.state,
     session_hash: sessionHash,
-  }, v.client);
+  }, v.clientEntry);
   return consentPage(c, 200, v.client, request, csrf);
 }
 
@@ -263,38 +258,22 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
   const mode = form.get("mode");
   const csrf = form.get("csrf") ?? "";
   const sessionHash = await postedConsentSession(c);
-  // Linking an existing agent is one commit: the form is used up and the request completed
-  // together, the key looked up while the form is opened (its answer counts only for a form
-  // that passes). Every other mode uses up the form first.
-  const linked = mode === "link"
-    ? await submitLinkForm(
-      deps,
-      csrf,
-      sessionHash,
-      linkConsentAgent(deps, form.get("api_key") ?? ""),
-      c.get("network"),
-    )
-    : null;
-  const consumed = mode === "link"
-    ? linked?.form ?? null
-    : await consumeForm(deps, csrf, sessionHash);
-  if (!consumed) {
-    return errorPage(
+  const network = c.get("network");
+  const name = form.get("name") ?? "";
+  const basis = form.get("participation_basis") ?? "";
+  const expired = () =>
+    errorPage(
       c,
       403,
       "This form has expired",
       "The form was already submitted, has expired, was opened in another browser, or a newer connection page was opened since.",
     );
-  }
-  const { request, client, form: formNumber } = consumed;
-  if (!client) {
-    return errorPage(c, 400, "Unknown application", UNKNOWN_CLIENT_HELP);
-  }
-  const name = form.get("name") ?? "";
-  const basis = form.get("participation_basis") ?? "";
-  // Shows the form again (the request's next form) with an error at its field; keeps what
-  // was typed (never the API key).
+  const unknownClient = () => errorPage(c, 400, "Unknown application", UNKNOWN_CLIENT_HELP);
+  // Each submission is one read batch and one commit, which uses up the form
+  // (domain/accounts/oauth_consent_modes.ts); a page shown after it carries the next form.
+  /** The form again (the request's next form) with an error, keeping what was typed (never the key). */
   const again = async (
+    used: ConsumedForm,
     status: number,
     error: string,
     errorField?: ConsentField,
@@ -303,47 +282,67 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
     consentPage(
       c,
       status,
-      client,
-      request,
-      await consentFormToken(deps, request, formNumber + 1),
+      used.client!,
+      used.request,
+      await consentFormToken(deps, used.request, used.form + 1),
       { error, errorField, name, basis },
       retryAfter ? { "Retry-After": String(Math.ceil(retryAfter)) } : {},
     );
-  // The new agent's key, with a Continue form (the request's next form) that completes the
-  // request. The request, its pending client and the consent session are kept ten more
-  // minutes, so the person has time to copy the key.
+  /**
+   * The new agent's key, with a Continue form (the request's next form, naming the agent)
+   * that completes the request, which was kept ten more minutes with its pending client and
+   * the consent session, so the person has time to copy the key.
+   */
   const keyPage = async (
+    used: ConsumedForm,
+    request: AuthRequestRecord,
     who: ConsentAgent,
-    status = 200,
-    error?: string,
-    retryAfter?: number,
+    failure?: BoardError | TxConflictError,
   ) => {
-    const kept = await extendAuthRequest(deps, request);
     renewConsentSession(c);
-    // Even when the request has just expired the key is shown: the agent exists.
+    const refusal = failure && refused(failure, " Continue again.");
     return newKeyPage(
       c,
-      status,
-      kept ?? request,
-      await consentFormToken(deps, kept ?? request, formNumber + 1),
+      refusal?.status ?? 200,
+      request,
+      await consentFormToken(deps, request, used.form + 1, who.agent.id),
       who,
-      kept ? error : EXPIRED_AFTER_CREATE,
-      retryAfter ? { "Retry-After": String(Math.ceil(retryAfter)) } : {},
+      refusal?.message,
+      refusal?.retryAfter ? { "Retry-After": String(Math.ceil(refusal.retryAfter)) } : {},
     );
   };
+  if (mode === "link") {
+    const linked = await submitLinkForm(
+      deps,
+      csrf,
+      sessionHash,
+      form.get("api_key") ?? "",
+      network,
+    );
+    if (!linked) return expired();
+    if (!linked.form.client) return unknownClient();
+    if ("code" in linked) return redirectWithCode(c, linked.request, linked.code);
+    if ("linkError" in linked) {
+      const e = linked.linkError!;
+      return await again(linked.form, e.status, e.message, "api_key", e.retryAfter);
+    }
+    const refusal = refused(linked.completeError, " Submit the form again.");
+    return await again(linked.form, refusal.status, refusal.message, undefined, refusal.retryAfter);
+  }
   if (mode === "deny") {
-    const declined = await declineAuthRequest(deps, consumed);
-    if (!declined) return errorPage(c, 400, "Request expired", "The request has expired.");
+    const denied = await submitDenyForm(deps, csrf, sessionHash);
+    if (!denied) return expired();
+    if (!denied.client) return unknownClient();
     endConsentSession(c);
     const back: ErrorReturn = {
-      redirectUri: declined.redirect_uri,
-      state: declined.state,
+      redirectUri: denied.request.redirect_uri,
+      state: denied.request.state,
       error: "access_denied",
       description: "The user denied the request.",
     };
     // An application that never completed an authorization may be anyone's redirect
     // address: the person is shown a page and a link instead of being sent there.
-    if (client.activated_at === null) {
+    if (denied.client.activated_at === null) {
       return errorPage(
         c,
         200,
@@ -355,83 +354,77 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
     }
     return c.redirect(errorReturnUrl(back, urls.issuer), 303);
   }
-  let who: ConsentAgent;
-  try {
-    if (mode === "create") {
-      const parsed = registerSchema.safeParse({ name, participation_basis: basis });
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        if (issue.path[0] === "participation_basis") {
-          // Said to the person at the field (which adds "Choose one below.").
-          return await again(400, "No participation basis was chosen.", "participation_basis");
-        }
-        return await again(400, `Field "name" is invalid: ${issue.message}.`, "name");
-      }
-      who = await createConsentAgent(deps, request, {
-        name: parsed.data.name,
-        participation_basis: parsed.data.participation_basis ?? "owner_directed",
-      }, c.get("network"));
-      // The key is shown once, before the browser returns to the application.
-      return await keyPage(who);
-    } else if (mode === "continue") {
-      const created = await reuseConsentAgent(deps, request, name);
-      if (!created) {
-        return errorPage(
-          c,
-          400,
-          "The connection could not be completed",
-          `The agent "${name}" was created, but more than ten minutes passed before Continue (or its key was revoked since). Start connecting again from your application and choose "Link an existing agent" with the key you copied.`,
-        );
-      }
-      who = created;
-    } else if (linked) {
-      if ("code" in linked) return redirectWithCode(c, linked.request, linked.code);
-      if ("linkError" in linked) throw linked.linkError;
-      return await notCompleted(linked.completeError, null);
-    } else {
-      return await again(400, "Choose whether to create a new agent or link an existing one.");
+  if (mode === "continue") {
+    const continued = await submitContinueForm(deps, csrf, sessionHash, name, network);
+    if (!continued) return expired();
+    if ("code" in continued) return redirectWithCode(c, continued.request, continued.code);
+    if ("who" in continued) {
+      return await keyPage(
+        continued.form,
+        continued.request,
+        continued.who,
+        continued.completeError,
+      );
     }
-  } catch (e) {
-    if (e instanceof BoardError) {
-      const field: ConsentField | undefined = mode === "link"
-        ? (e.status === 401 || e.status === 403 ? "api_key" : undefined)
-        : (e.code === "NAME_TAKEN" || e.code === "INVALID_INPUT" ? "name" : undefined);
-      return await again(e.status, e.message, field, e.retryAfter);
-    }
-    if (e instanceof TxConflictError) {
-      return await again(503, "The board is busy; submit again.", undefined, 1);
-    }
-    throw e;
+    if (continued.gone === "client") return unknownClient();
+    return errorPage(
+      c,
+      400,
+      "The connection could not be completed",
+      `The agent "${name}" was created, but more than ten minutes passed before Continue (or its key was revoked since). Start connecting again from your application and choose "Link an existing agent" with the key you copied.`,
+    );
   }
-  let code: string;
-  try {
-    ({ code } = await completeAuthRequest(deps, consumed, who, c.get("network")));
-  } catch (e) {
-    if (!(e instanceof BoardError) && !(e instanceof TxConflictError)) throw e;
-    return await notCompleted(e, mode === "continue" ? who : null);
+  const parsed = mode === "create"
+    ? registerSchema.safeParse({ name, participation_basis: basis })
+    : null;
+  if (!parsed?.success) {
+    // Nothing to create: the form is used up, and shown again with the reason.
+    const used = await consumeForm(deps, csrf, sessionHash);
+    if (!used) return expired();
+    if (!used.client) return unknownClient();
+    if (!parsed) {
+      return await again(
+        used,
+        400,
+        "Choose whether to create a new agent or link an existing one.",
+      );
+    }
+    const issue = parsed.error.issues[0];
+    if (issue.path[0] === "participation_basis") {
+      // Said to the person at the field (which adds "Choose one below.").
+      return await again(used, 400, "No participation basis was chosen.", "participation_basis");
+    }
+    return await again(used, 400, `Field "name" is invalid: ${issue.message}.`, "name");
   }
-  return redirectWithCode(c, request, code);
+  const created = await submitCreateForm(deps, csrf, sessionHash, {
+    name: parsed.data.name,
+    participation_basis: parsed.data.participation_basis ?? "owner_directed",
+  }, network);
+  if (!created) return expired();
+  if (!created.form.client) return unknownClient();
+  if ("created" in created) return await keyPage(created.form, created.request, created.created);
+  const e = created.refusal;
+  if (e instanceof TxConflictError) {
+    return await again(created.form, 503, "The board is busy; submit again.", undefined, 1);
+  }
+  if (!(e instanceof BoardError)) throw e;
+  const field = e.code === "NAME_TAKEN" || e.code === "INVALID_INPUT" ? "name" : undefined;
+  return await again(created.form, e.status, e.message, field, e.retryAfter);
+}
 
-  /**
-   * The request could not be completed: a page for a request gone, else the form again
-   * (after Continue the key page again: the agent exists and is reused).
-   */
-  async function notCompleted(
-    e: BoardError | TxConflictError,
-    created: ConsentAgent | null,
-  ): Promise<Response> {
-    if (e instanceof BoardError && e.code === "NOT_FOUND") {
-      return errorPage(c, 400, "The connection could not be completed", e.message);
-    }
-    const why = e instanceof BoardError ? e.message : "The board is busy.";
-    const status = e instanceof BoardError ? e.status : 503;
-    const retryAfter = e instanceof BoardError ? e.retryAfter : 1;
-    // A daily allowance says itself when to come back; anything else may be retried now.
-    const retry = status === 429 ? "" : created ? " Continue again." : " Submit the form again.";
-    const message = `The connection could not be completed: ${why}${retry}`;
-    if (created) return await keyPage(created, status, message, retryAfter);
-    return await again(status, message, undefined, retryAfter);
-  }
+/**
+ * What a page says when the request could not be completed: the status, the message (with
+ * `retry` unless the refusal is a daily allowance, which says itself when to come back) and
+ * the seconds of `Retry-After`.
+ */
+function refused(e: BoardError | TxConflictError, retry: string) {
+  const status = e instanceof BoardError ? e.status : 503;
+  const why = e instanceof BoardError ? e.message : "The board is busy.";
+  return {
+    status,
+    message: `The connection could not be completed: ${why}${status === 429 ? "" : retry}`,
+    retryAfter: e instanceof BoardError ? e.retryAfter : 1,
+  };
 }
 
 /** Ends the consent session and sends the browser back to the application with its code. */

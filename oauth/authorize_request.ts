@@ -10,7 +10,7 @@
 import type { Deps } from "../domain/deps.ts";
 import {
   type ClientRecord,
-  getClient,
+  getClientEntry,
   parseScopes,
   redirectUriMatches,
   redirectUriProblem,
@@ -40,6 +40,8 @@ type AuthorizeValidation =
   | {
     kind: "ok";
     client: ClientRecord;
+    /** The client's entry as read (its keep-alive commit depends on it). */
+    clientEntry: Deno.KvEntry<ClientRecord>;
     redirectUri: string;
     /** False when the request left `redirect_uri` out (the client's only one is used). */
     redirectUriSent: boolean;
@@ -85,8 +87,9 @@ export async function validateAuthorizeQuery(
     }
   }
   const clientId = q.get("client_id") ?? "";
-  const client = clientId ? await getClient(deps, clientId) : null;
-  if (!client) {
+  const clientEntry = clientId ? await getClientEntry(deps, clientId) : null;
+  const client = clientEntry?.value;
+  if (!clientEntry || !client) {
     return page(
       "Unknown application",
       clientId ? UNKNOWN_CLIENT_HELP : 'The request has no "client_id".',
@@ -174,6 +177,7 @@ export async function validateAuthorizeQuery(
   return {
     kind: "ok",
     client,
+    clientEntry,
     redirectUri,
     redirectUriSent: given !== null,
     state,

@@ -2,12 +2,7 @@ import assert from "node:assert/strict";
 import { getAgentByName } from "../domain/accounts/mod.ts";
 import { revokeAgent } from "../domain/writes/mod.ts";
 import { keys } from "../kv/keys.ts";
-import {
-  consentFormToken,
-  consumeForm,
-  createConsentAgent,
-  secretHash,
-} from "../domain/accounts/mod.ts";
+import { consentFormToken, secretHash, submitCreateForm } from "../domain/accounts/mod.ts";
 import { assertStatus, jsonInit, type TestBoard, testBoard } from "./helpers.ts";
 import {
   agentName,
@@ -21,9 +16,9 @@ import {
 } from "./oauth_helpers.ts";
 
 /**
- * Simulates a consent POST that used up its form and created the agent, then failed
- * before the authorization request was completed (lost connection, KV error); returns
- * the csrf of the form as the page shows it again for the same request.
+ * Simulates a consent POST that used up its form and created the agent, whose answer (the
+ * key page) never reached the person (lost connection); returns the csrf of the form as the
+ * page shows it again for the same request.
  */
 async function createThenFail(
   board: TestBoard,
@@ -34,22 +29,20 @@ async function createThenFail(
 ) {
   const page = await openConsent(board, authorizePath(clientId, challenge), cookie);
   const value = page.cookie!.split("=")[1];
-  const consumed = await consumeForm(
+  const created = await submitCreateForm(
     board.deps,
     page.csrf!,
     await secretHash("consent", value),
+    { name, participation_basis: "owner_directed" },
+    "127.0.0.1",
   );
-  assert.ok(consumed);
-  const { request } = consumed;
-  const { agent } = await createConsentAgent(board.deps, request, {
-    name,
-    participation_basis: "owner_directed",
-  }, "127.0.0.1");
+  assert.ok(created && "created" in created);
+  const { request, form } = created.form;
   return {
-    agent,
+    agent: created.created.agent,
     request,
     cookie: page.cookie,
-    retryCsrf: await consentFormToken(board.deps, request, consumed.form + 1),
+    retryCsrf: await consentFormToken(board.deps, request, form + 1),
   };
 }
 
@@ -73,7 +66,7 @@ async function submitCreate(
   return await submitConsent(board, createForm(name, page.csrf!), page.cookie);
 }
 
-Deno.test("create succeeded but linking failed: a retry of the same request reuses the account", async (t) => {
+Deno.test("create succeeded but its key page was lost: a retry of the same request reuses the account", async (t) => {
   await using board = await testBoard();
   const client = await registerClient(board);
   const { verifier, challenge } = await pkce();

@@ -94,6 +94,12 @@ export async function registerAgent(
    * key (OAuth seals it for the consent retry).
    */
   extra?: (tx: Tx, apiKey: string) => Promise<void>,
+  /**
+   * Also runs inside the commit, its reads with the registration's, and its refusal comes
+   * before any of the registration's own (a consent form already used is refused as such,
+   * whatever its name).
+   */
+  before?: (tx: Tx) => Promise<void>,
 ): Promise<{ agent: Agent; apiKey: string }> {
   checkAgentName(input.name);
   if (RESERVED_NAMES.has(input.name)) {
@@ -125,10 +131,12 @@ export async function registerAgent(
   const { value: agent } = await transact(deps.kv, async (tx) => {
     // The caller's reads (`extra`) go out with the name and the count; its refusal counts
     // only for a registration that would otherwise be made.
-    const [read, extraDone] = await Promise.allSettled([
+    const [read, extraDone, beforeDone] = await Promise.allSettled([
       tx.getMany([keys.agentIdByName(input.name), keys.counters("agents")]),
       extra?.(tx, apiKey),
+      before?.(tx),
     ]);
+    if (beforeDone.status === "rejected") throw beforeDone.reason;
     if (read.status === "rejected") throw read.reason;
     const [byName, count] = read.value;
     if (byName.value !== null) {
@@ -202,13 +210,37 @@ export async function findAgentByKey(deps: Deps, apiKey: string): Promise<Agent 
   }
   const { record, versions } = await readAgentWithVersions(deps.kv, id);
   const agent = record.value;
-  if (!agent || agent.status !== "active" || !timingSafeEqual(agent.key_hash, hash)) {
+  if (!holdsKey(agent, hash)) {
     known.delete(hash); // retired: look the key up afresh next time
     return null;
   }
   if (!named) known.set(hash, id);
   if (known.size > MAX_KNOWN_HASHES) known.delete(known.keys().next().value!);
   return held(agent, versions, mark);
+}
+
+/** True when `agent` is active and holds the API key whose hash is `hash`. */
+export function holdsKey(agent: Agent | null, hash: string | null): agent is Agent {
+  return agent?.status === "active" && hash !== null && timingSafeEqual(agent.key_hash, hash);
+}
+
+/**
+ * The account an API key names, for a commit that reads the account in its own batch and
+ * checks it with `holdsKey`: its id (carried in the key, or looked up by the key's hash for a
+ * key made before keys carried it: one round trip more), and the key's hash. Null parts for a
+ * string that is not an API key or names no account.
+ */
+export async function keyHolder(
+  deps: Deps,
+  apiKey: string,
+): Promise<{ agentId: string | null; hash: string | null }> {
+  if (!apiKeyShaped(apiKey)) return { agentId: null, hash: null };
+  const named = agentIdOfKey(apiKey);
+  const [hash, found] = await Promise.all([
+    hashApiKey(apiKey),
+    named === null ? findAgentByKey(deps, apiKey) : null,
+  ]);
+  return { agentId: named ?? found?.id ?? null, hash };
 }
 
 /** The request's own copy of a record, with the versions read for it attached. */

@@ -54,6 +54,7 @@ export {
   CLIENT_LIMITS,
   clientInformation,
   getClient,
+  getClientEntry,
   InvalidRedirectUriError,
   redirectUriMatches,
   redirectUriProblem,
@@ -61,18 +62,18 @@ export {
 } from "./oauth_clients.ts";
 export {
   type AuthRequestRecord,
-  completeAuthRequest,
-  type ConsentAgent,
   consentFormToken,
+  type ConsumedForm,
   consumeForm,
-  createConsentAgent,
-  declineAuthRequest,
-  extendAuthRequest,
-  linkConsentAgent,
   openAuthRequest,
-  reuseConsentAgent,
-  submitLinkForm,
 } from "./oauth_consent.ts";
+export {
+  type ConsentAgent,
+  submitContinueForm,
+  submitCreateForm,
+  submitDenyForm,
+  submitLinkForm,
+} from "./oauth_consent_modes.ts";
 export * from "./oauth_errors.ts";
 export { CODE_VERIFIER_PATTERN, exchangeCode, refreshGrant } from "./oauth_grants.ts";
 export {

@@ -286,9 +286,17 @@ export function clientIsLive(client: ClientRecord | null, now: number): client i
 
 /** Reads a live client, or null (unknown or expired). */
 export async function getClient(deps: Deps, clientId: string): Promise<ClientRecord | null> {
+  return (await getClientEntry(deps, clientId))?.value ?? null;
+}
+
+/** A live client's entry as read (a commit may depend on it: `Tx.seen`), or null. */
+export async function getClientEntry(
+  deps: Deps,
+  clientId: string,
+): Promise<Deno.KvEntry<ClientRecord> | null> {
   if (!clientId || clientId.length > 100) return null;
-  const client = (await deps.kv.get(keys.oauthClients(clientId))).value;
-  return clientIsLive(client, deps.clock.now()) ? client : null;
+  const entry = await deps.kv.get(keys.oauthClients(clientId));
+  return clientIsLive(entry.value, deps.clock.now()) ? entry as Deno.KvEntry<ClientRecord> : null;
 }
 
 /**

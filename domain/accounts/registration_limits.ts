@@ -78,14 +78,15 @@ export async function chargeNetworkRegistration(
  * OAuth consent page): spends one of the instance's validated registrations, then charges
  * the network's daily allowance inside the registration commit, and with `countAttempt` also
  * its registration attempt (which the edge then need not count on its own). `extra` also runs
- * in that commit. Every read of the commit goes out in one batch.
+ * in that commit, and `opts.before` too, its refusal first (`registerAgent`). Every read of
+ * the commit goes out in one batch.
  */
 export function registerFromNetwork(
   deps: Deps,
   input: RegisterInput,
   network: string,
   extra?: (tx: Tx, apiKey: string) => Promise<void>,
-  opts: { countAttempt?: boolean } = {},
+  opts: { countAttempt?: boolean; before?: (tx: Tx) => Promise<void> } = {},
 ): Promise<{ agent: Agent; apiKey: string }> {
   edgeLimiter(deps).admitValidatedRegistration();
   return registerAgent(deps, input, async (tx, apiKey) => {
@@ -97,5 +98,5 @@ export function registerFromNetwork(
     // The day's allowance first (a spent allowance says when registration reopens), then a
     // full attempt window (429 RATE_LIMITED).
     for (const r of charged) if (r.status === "rejected") throw r.reason;
-  });
+  }, opts.before);
 }
