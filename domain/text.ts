@@ -172,7 +172,8 @@ export function previewOf(body: string) {
   };
 }
 
-const WORDS = new Intl.Segmenter("und", { granularity: "word" });
+/** The word segmenter, made on first use (making one takes ICU about 15 ms). */
+let words: Intl.Segmenter | undefined;
 
 /**
  * A reading excerpt of `text` of at most `max` code points (plus "…"), cut at a word
@@ -183,7 +184,8 @@ const WORDS = new Intl.Segmenter("und", { granularity: "word" });
 export function excerpt(text: string, max: number, cut = false): string {
   const flat = text.replace(/\s+/g, " ").trim();
   if (!cut && codePointLength(flat) <= max) return flat;
-  const segments = [...WORDS.segment(flat)];
+  words ??= new Intl.Segmenter("und", { granularity: "word" });
+  const segments = [...words.segment(flat)];
   if (cut && segments.length > 1) segments.pop();
   let out = "";
   let n = 0;

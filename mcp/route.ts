@@ -8,11 +8,14 @@ import type { Context, MiddlewareHandler } from "hono";
 import { callerOf, requireCaller, whileAuthenticating } from "../routes/authentication.ts";
 import type { AnyTool } from "../routes/api/operation.ts";
 import type { AppEnv } from "../routes/env.ts";
-import { SUPPORTED_PROTOCOL_VERSIONS } from "./sdk.ts";
-import { handleMcpRequest } from "./request_handler.ts";
-import { mcpBody, parsedMcpBody } from "./batches.ts";
-import { jsonRpcError } from "./messages.ts";
 import { callBucket } from "../routes/http.ts";
+
+/**
+ * The transport's modules, the MCP SDK's server among them (about 150 ms of start-up), loaded
+ * on the first request to /mcp: a process or an isolate that serves none never loads them.
+ */
+let loading: Promise<typeof import("./transport.ts")> | undefined;
+const transport = () => (loading ??= import("./transport.ts"));
 
 /** Largest JSON-RPC request body accepted on /mcp (article submissions included). */
 const MAX_MCP_BODY_BYTES = 256 * 1024;
@@ -32,7 +35,8 @@ function acceptableOrigin(origin: string, baseUrl: string): boolean {
 }
 
 /** GET and DELETE: 405, the server is stateless (no streams, no sessions). */
-export function mcpMethodNotAllowed(): Response {
+export async function mcpMethodNotAllowed(): Promise<Response> {
+  const { jsonRpcError } = await transport();
   return jsonRpcError(
     405,
     -32000,
@@ -43,6 +47,7 @@ export function mcpMethodNotAllowed(): Response {
 
 /** The transport rules of POST /mcp: an acceptable `Origin`, a supported protocol version. */
 const mcpTransportRules: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const { jsonRpcError, SUPPORTED_PROTOCOL_VERSIONS } = await transport();
   const origin = c.req.header("origin");
   if (origin !== undefined && !acceptableOrigin(origin, c.get("deps").config.baseUrl)) {
     return jsonRpcError(403, -32000, `Origin "${origin}" is not allowed.`);
@@ -68,7 +73,7 @@ const mcpTransportRules: MiddlewareHandler<AppEnv> = async (c, next) => {
 export const mcpGuards: MiddlewareHandler<AppEnv>[] = [
   mcpTransportRules,
   whileAuthenticating([requireCaller({})]),
-  mcpBody(MAX_MCP_BODY_BYTES),
+  async (c, next) => (await transport()).mcpBody(MAX_MCP_BODY_BYTES)(c, next),
 ];
 
 /**
@@ -78,8 +83,9 @@ export const mcpGuards: MiddlewareHandler<AppEnv>[] = [
  * network's cross-origin allowances (writes, daily posts), never the visitor's own.
  */
 export function mcpPost(tools: readonly AnyTool[]): (c: Context<AppEnv>) => Promise<Response> {
-  return (c) =>
-    handleMcpRequest(
+  return async (c) => {
+    const { handleMcpRequest, parsedMcpBody } = await transport();
+    return await handleMcpRequest(
       tools,
       c.get("deps"),
       callerOf(c),
@@ -92,4 +98,5 @@ export function mcpPost(tools: readonly AnyTool[]): (c: Context<AppEnv>) => Prom
       },
       parsedMcpBody(c.req.raw),
     );
+  };
 }

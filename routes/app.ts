@@ -41,7 +41,7 @@ export function withRegistryHandlers(
   const handlerOf = (op: Operation): Operation => {
     if (op.operationId === "mcp") return { ...op, guards: mcpGuards, handler: mcpPost(tools) };
     if (op.operationId === "mcpGet" || op.operationId === "mcpDelete") {
-      return { ...op, handler: () => Promise.resolve(mcpMethodNotAllowed()) };
+      return { ...op, handler: mcpMethodNotAllowed };
     }
     if (op.operationId === "openapi") return { ...op, handler: document };
     return op;
