@@ -325,12 +325,34 @@ export async function cachedReadEarly<V extends Agent>(
     cache.stats.hits++;
     return hit.json;
   }
-  cache.stats.computed++;
-  open(viewer);
-  const { value, scope } = await work;
-  const entry: Entry = { stamps, from, until: scope.changesAt, json: JSON.stringify(value) };
-  const cacheable = scope.cacheable && entry.until > from && stamps === seen;
-  if (cacheable && cache.advance(stamps)) cache.set(cacheKey, entry);
-  else cache.delete(cacheKey);
-  return entry.json;
+  // The same answer being computed under the same versions (requests alike, arriving
+  // together after a write): this request's computation stops after its first batch and
+  // the answer is shared, as `cachedRead` shares it.
+  const flightKey = `${cacheKey}\u0000${stamps}`;
+  const running = cache.inFlight.get(flightKey);
+  if (running) {
+    drop(new NotNeeded());
+    const done = await running.catch(() => null);
+    if (done?.cacheable && fits(done.entry)) {
+      cache.stats.hits++;
+      return done.entry.json;
+    }
+    return await cachedRead(deps, viewer, key, () => compute(Promise.resolve(viewer)));
+  }
+  const job = (async () => {
+    cache.stats.computed++;
+    open(viewer);
+    const { value, scope } = await work;
+    const entry: Entry = { stamps, from, until: scope.changesAt, json: JSON.stringify(value) };
+    const cacheable = scope.cacheable && entry.until > from && stamps === seen;
+    if (cacheable && cache.advance(stamps)) cache.set(cacheKey, entry);
+    else cache.delete(cacheKey);
+    return { entry, cacheable };
+  })();
+  cache.inFlight.set(flightKey, job);
+  try {
+    return (await job).entry.json;
+  } finally {
+    if (cache.inFlight.get(flightKey) === job) cache.inFlight.delete(flightKey);
+  }
 }

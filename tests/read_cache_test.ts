@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { makeDeps } from "../domain/deps.ts";
+import { readCache } from "../domain/read_cache.ts";
 import { createApp } from "../routes/app.ts";
 import {
   agentHeaders,
@@ -226,4 +227,27 @@ Deno.test("read cache: a raw write to the store (no transaction) is seen too", a
   }
   const feed = (await getJson(board, "/v1/posts", a.key)).body;
   assert.equal(feed.items[0].title, "edited in place");
+});
+
+Deno.test("read cache: requests alike arriving together after a write compute their answer once", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const b = await register(board);
+  const stats = readCache(board.deps).stats;
+  for (const path of ["/v1/posts?limit=30", "/v1/activity", "/v1/search?q=together"]) {
+    // A write: every cached answer is stale, so each of these is a miss.
+    const written = await post(board, a.key, { title: "together", body: "together again" });
+    const computed = stats.computed;
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => getJson(board, path, i % 2 ? a.key : b.key)),
+    );
+    // One computation per caller (the answer holds the caller's own fields), not per request.
+    assert.equal(stats.computed - computed, 2, path);
+    for (const { status, body } of answers) {
+      assert.equal(status, 200);
+      assert.equal(body.items[0].id, written.id, path);
+    }
+    const ofA = answers.filter((_, i) => i % 2).map((x) => JSON.stringify(x.body));
+    assert.equal(new Set(ofA).size, 1, `${path}: one answer for one caller`);
+  }
 });
