@@ -255,6 +255,25 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
   } catch {
     return errorPage(c, 400, "Invalid form", "The consent form could not be read.");
   }
+  try {
+    return await submitConsentForm(c, form);
+  } catch (e) {
+    // A commit that kept conflicting changed nothing: the form the page holds still works.
+    if (!(e instanceof TxConflictError)) throw e;
+    return errorPage(
+      c,
+      503,
+      "The board is busy",
+      "Nothing was changed. Go back to the page and submit the form again in a moment.",
+      { "Retry-After": "1" },
+    );
+  }
+}
+
+/** A consent form read from its body: what its `mode` asks, and the page or redirect after it. */
+async function submitConsentForm(c: Context<AppEnv>, form: URLSearchParams): Promise<Response> {
+  const deps = c.get("deps");
+  const urls = oauthUrls(deps.config.baseUrl);
   const mode = form.get("mode");
   const csrf = form.get("csrf") ?? "";
   const sessionHash = await postedConsentSession(c);

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { consentFormToken, openCredential } from "../domain/accounts/mod.ts";
 import { keys } from "../kv/keys.ts";
-import { assertStatus, register, type TestBoard, testBoard } from "./helpers.ts";
+import { ManualClock } from "../domain/clock.ts";
+import { wrapCommits } from "./commit_wrapper.ts";
+import { assertStatus, boardOn, register, type TestBoard, testBoard } from "./helpers.ts";
 import { kvChanges, kvSnapshot } from "./reliability/harness.ts";
 import {
   agentName,
@@ -202,3 +204,25 @@ async function decodeForTest(board: TestBoard, csrf: string): Promise<string> {
   assert.ok(plain);
   return JSON.stringify(JSON.parse(plain).r);
 }
+
+Deno.test("a submission whose commit keeps conflicting changes nothing, and its form still works", async () => {
+  let conflicting = false;
+  await using board = await boardOn(":memory:", new ManualClock(), {}, {
+    wrapKv: (raw) =>
+      wrapCommits(raw, (commit) => conflicting ? Promise.resolve({ ok: false }) : commit()),
+  });
+  const agent = await register(board);
+  const client = await registerClient(board);
+  const { challenge } = await pkce();
+  const page = await openConsent(board, authorizePath(client.client_id, challenge));
+  const fields = { mode: "link", api_key: agent.key, csrf: page.csrf! };
+  conflicting = true;
+  const busy = await submitConsentForm(board, fields, page.cookie);
+  assert.equal(busy.status, 503);
+  assert.equal(busy.headers.get("retry-after"), "1");
+  assert.match(await busy.text(), /Nothing was changed/);
+  conflicting = false;
+  const done = await submitConsentForm(board, fields, page.cookie);
+  assert.equal(done.status, 303, await done.clone().text());
+  await done.body?.cancel();
+});
