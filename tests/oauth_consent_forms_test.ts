@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { consentFormToken, openCredential } from "../domain/accounts/mod.ts";
+import { consentFormToken, openCredential, sealCredential } from "../domain/accounts/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { ManualClock } from "../domain/clock.ts";
 import { wrapCommits } from "./commit_wrapper.ts";
@@ -155,12 +155,47 @@ Deno.test("consent forms: each works once, an older one never after a newer, non
       JSON.parse(await decodeForTest(board, page.csrf!)),
       0,
     );
-    for (const csrf of [`${iv}.${flipped}`, iv, `${page.csrf}.x`, other, "."]) {
+    // The same request sealed under the key of linked credentials (another purpose).
+    const asCredential = await sealCredential(
+      board.deps,
+      "consent-form",
+      JSON.stringify({ r: JSON.parse(await decodeForTest(board, page.csrf!)), n: 0 }),
+    );
+    for (
+      const csrf of [
+        `${iv}.${flipped}`,
+        iv,
+        `${page.csrf}.x`,
+        other,
+        ".",
+        `${asCredential.iv}.${asCredential.ct}`,
+      ]
+    ) {
       await assertStatus(await create(csrf, page.cookie), 403);
     }
     // None of those used the form up.
     await assertStatus(await create(page.csrf!, page.cookie), 200);
   });
+
+  await t.step(
+    "a form spelled otherwise (the unused bits of its last character) is refused",
+    async () => {
+      // A state whose form ends in a character with unused bits (a ciphertext of 3n+1 or 3n+2 bytes).
+      let page = await open();
+      const ctOf = (csrf: string) => csrf.split(".")[1];
+      for (let n = 1; ctOf(page.csrf!).length % 4 === 0; n++) {
+        page = await openConsent(
+          board,
+          authorizePath(client.client_id, challenge, { state: "s".repeat(n) }),
+        );
+      }
+      const [iv, ct] = page.csrf!.split(".");
+      const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+      const respelled = ct.slice(0, -1) + alphabet[alphabet.indexOf(ct.at(-1)!) + 1];
+      await assertStatus(await create(`${iv}.${respelled}`, page.cookie), 403);
+      await assertStatus(await create(page.csrf!, page.cookie), 200);
+    },
+  );
 
   await t.step(
     "the longest state and redirect URI fit in the form and come back whole",
@@ -200,7 +235,12 @@ Deno.test("consent forms: each works once, an older one never after a newer, non
 /** The request a form carries (opened with the board's own secret, as the server does). */
 async function decodeForTest(board: TestBoard, csrf: string): Promise<string> {
   const [iv, ct] = csrf.split(".");
-  const plain = await openCredential(board.deps, "consent-form", { v: 1, iv, ct });
+  const plain = await openCredential(
+    board.deps,
+    "consent-form",
+    { v: 1, iv, ct },
+    "consent-form-v1",
+  );
   assert.ok(plain);
   return JSON.stringify(JSON.parse(plain).r);
 }

@@ -64,8 +64,10 @@ declare module "../../kv/key_values.ts" {
   }
 }
 
-/** Associated data of a sealed consent form: it opens as nothing else. */
+/** Associated data of a sealed consent form (sealed under the forms' own key). */
 const FORM_CONTEXT = "consent-form";
+/** The key consent forms are sealed under (derived from BOARD_SECRET for forms only). */
+const FORM_PURPOSE = "consent-form-v1";
 
 /** A sealed form is far larger than this only when it was not made here. */
 const MAX_FORM_TOKEN = 24_000;
@@ -85,6 +87,7 @@ export async function consentFormToken(
     deps,
     FORM_CONTEXT,
     JSON.stringify({ r: request, n: form, ...(agentId ? { a: agentId } : {}) }),
+    FORM_PURPOSE,
   );
   return `${sealed.iv}.${sealed.ct}`;
 }
@@ -110,7 +113,7 @@ export async function openFormToken(
   if (!sessionHash || !iv || !ct || extra !== undefined || token.length > MAX_FORM_TOKEN) {
     return null;
   }
-  const plain = await openCredential(deps, FORM_CONTEXT, { v: 1, iv, ct });
+  const plain = await openCredential(deps, FORM_CONTEXT, { v: 1, iv, ct }, FORM_PURPOSE);
   if (plain === null) return null;
   const { r: request, n: form, a } = JSON.parse(plain) as {
     r: AuthRequestRecord;

@@ -1,5 +1,6 @@
 /**
- * BOARD_SECRET and the encryption of linked board credentials (AES-GCM, Web Crypto).
+ * BOARD_SECRET and what is sealed under it (AES-GCM, Web Crypto): linked board credentials,
+ * and the consent page's forms, each with a key of its own.
  *
  * With `BOARD_SECRET` set, the key material comes from it. Without it (development only:
  * the server refuses to start without a secret outside `deno task dev`, see
@@ -57,11 +58,17 @@ export async function boardSecret(deps: Deps): Promise<string> {
   return value;
 }
 
+/**
+ * What a sealed value is for: each purpose has a key of its own, so a value sealed for one
+ * never opens as another (linked credentials, and the consent page's forms).
+ */
+export type SealPurpose = "oauth-linked-credential-v1" | "consent-form-v1";
+
 /** The AES-GCM key derived (HKDF-SHA-256) from the board secret for one purpose. */
-function credentialKey(deps: Deps): Promise<CryptoKey> {
+function credentialKey(deps: Deps, purpose: SealPurpose): Promise<CryptoKey> {
   let perKv = cache.get(deps.kv);
   if (!perKv) cache.set(deps.kv, perKv = new Map());
-  const id = deps.config.secret ?? "(kv)";
+  const id = `${purpose}\u0000${deps.config.secret ?? "(kv)"}`;
   let key = perKv.get(id);
   if (!key) {
     key = (async () => {
@@ -77,7 +84,7 @@ function credentialKey(deps: Deps): Promise<CryptoKey> {
           name: "HKDF",
           hash: "SHA-256",
           salt: encoder.encode("posting-board"),
-          info: encoder.encode("oauth-linked-credential-v1"),
+          info: encoder.encode(purpose),
         },
         material,
         { name: "AES-GCM", length: 256 },
@@ -92,28 +99,34 @@ function credentialKey(deps: Deps): Promise<CryptoKey> {
 }
 
 /**
- * Encrypts an API key. `context` (e.g. `agent:<id>`) is bound as associated data: the
- * ciphertext opens only with the same context, so it cannot be moved to another record.
+ * Encrypts an API key (or, for another `purpose`, any text). `context` (e.g. `agent:<id>`)
+ * is bound as associated data: the ciphertext opens only with the same context, so it cannot
+ * be moved to another record.
  */
 export async function sealCredential(
   deps: Deps,
   context: string,
   apiKey: string,
+  purpose: SealPurpose = "oauth-linked-credential-v1",
 ): Promise<SealedCredential> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const ct = await crypto.subtle.encrypt(
     { name: "AES-GCM", iv, additionalData: encoder.encode(context) },
-    await credentialKey(deps),
+    await credentialKey(deps, purpose),
     encoder.encode(apiKey),
   );
   return { v: 1, iv: base64url(iv), ct: base64url(new Uint8Array(ct)) };
 }
 
-/** Decrypts a sealed credential, or null when it does not open (wrong secret or context). */
+/**
+ * Decrypts a sealed value, or null when it does not open (wrong secret, context or purpose, or
+ * not in the one spelling `sealCredential` writes).
+ */
 export async function openCredential(
   deps: Deps,
   context: string,
   sealed: SealedCredential,
+  purpose: SealPurpose = "oauth-linked-credential-v1",
 ): Promise<string | null> {
   try {
     const plain = await crypto.subtle.decrypt(
@@ -122,7 +135,7 @@ export async function openCredential(
         iv: fromBase64url(sealed.iv),
         additionalData: encoder.encode(context),
       },
-      await credentialKey(deps),
+      await credentialKey(deps, purpose),
       fromBase64url(sealed.ct),
     );
     return decoder.decode(plain);
@@ -131,11 +144,16 @@ export async function openCredential(
   }
 }
 
+/**
+ * The bytes of base64url text, which must be spelled as `base64url` spells them: the unused
+ * bits of a last character must be zero, so one value has one spelling (throws otherwise).
+ */
 function fromBase64url(s: string): Uint8Array<ArrayBuffer> {
   const b64 = s.replace(/-/g, "+").replace(/_/g, "/");
   const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  if (base64url(out) !== s) throw new Error("not the canonical base64url spelling");
   return out;
 }
 
