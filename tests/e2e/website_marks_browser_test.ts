@@ -51,7 +51,11 @@ Deno.test({
         await assertSafeLayout(page, path);
       }
       await page.goto(`${server.url}/articles`);
-      await page.locator(".card h2 a, .card h3 a").first().click();
+      // The article's page loaded before it is measured (not the list it leaves).
+      await Promise.all([
+        page.waitForURL((url) => /^\/articles\/[^/]+$/.test(url.pathname)),
+        page.locator(".card h2 a, .card h3 a").first().click(),
+      ]);
       await assertSafeLayout(page, "the article");
     } finally {
       await browser.close();
