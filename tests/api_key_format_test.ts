@@ -4,7 +4,13 @@
  * Keys of the older format (no id) keep working through the index.
  */
 import assert from "node:assert/strict";
-import { agentIdOfKey, generateApiKey, hashApiKey } from "../domain/accounts/mod.ts";
+import {
+  agentIdOfKey,
+  base64url,
+  fromBase64url,
+  generateApiKey,
+  hashApiKey,
+} from "../domain/accounts/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { agentHeaders, assertError, getJson, register, testBoard } from "./helpers.ts";
@@ -37,6 +43,34 @@ Deno.test("a key names its agent's id, and only the secret's hash lets it in", a
     setMeterSource(() => undefined);
   }
   assert.ok(!meter.rounds.flat().some((call) => call.includes("agent_id_by_key_hash")));
+});
+
+Deno.test("base64url text decodes only in the one spelling base64url writes", async () => {
+  for (const n of [0, 1, 2, 3, 16, 32]) {
+    const bytes = crypto.getRandomValues(new Uint8Array(n));
+    assert.deepEqual(fromBase64url(base64url(bytes)), bytes);
+  }
+  assert.deepEqual(fromBase64url("-_8"), Uint8Array.of(0xfb, 0xff));
+  // The same bits with the unused low bits of the last character set, padding, the standard
+  // alphabet, white space and a length no bytes have: no bytes.
+  for (const text of ["-_9", "-_8=", "+/8", "-_ 8", "-_8\n", "AAAAA"]) {
+    assert.equal(fromBase64url(text), null, text);
+  }
+  // An API key whose id is spelled another way names no account, and lets nobody in.
+  await using board = await testBoard();
+  const a = await register(board);
+  // The id's last character carries two bits of the uuid and four unused ones (A, Q, g or w);
+  // the next letter sets one of the unused bits.
+  const last = a.key[29];
+  assert.ok("AQgw".includes(last));
+  const respelled = a.key.slice(0, 29) + String.fromCharCode(last.charCodeAt(0) + 1) +
+    a.key.slice(30);
+  assert.equal(agentIdOfKey(respelled), null);
+  await assertError(
+    board.request("/v1/me", { headers: agentHeaders(respelled) }),
+    401,
+    "UNAUTHORIZED",
+  );
 });
 
 Deno.test("a key of the older format, without the id, still authenticates", async () => {

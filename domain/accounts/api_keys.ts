@@ -46,7 +46,8 @@ export function generateApiKey(agentId: string): string {
 }
 
 /**
- * The agent id an API key names, or null for a key of the older format (no id) or no key.
+ * The agent id an API key names, or null for a key of the older format (no id), no key, or
+ * an id spelled otherwise than the board writes it.
  * Unverified: only the account's stored key hash says the key is valid.
  */
 export function agentIdOfKey(key: string): string | null {
@@ -62,10 +63,14 @@ function uuidToBase64url(uuid: string): string {
   );
 }
 
-/** The uuid (lowercase, hyphenated) of 22 base64url characters. */
-function base64urlToUuid(text: string): string {
-  const bin = atob(text.replaceAll("-", "+").replaceAll("_", "/") + "==");
-  const h = Array.from(bin, (ch) => ch.charCodeAt(0).toString(16).padStart(2, "0")).join("");
+/**
+ * The uuid (lowercase, hyphenated) of 22 base64url characters, or null when they are not the
+ * one spelling `uuidToBase64url` gives (no key the board made has them).
+ */
+function base64urlToUuid(text: string): string | null {
+  const bytes = fromBase64url(text);
+  if (bytes?.length !== 16) return null;
+  const h = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
@@ -84,4 +89,21 @@ export function base64(bytes: Uint8Array): string {
 /** URL-safe base64 without padding. */
 export function base64url(bytes: Uint8Array): string {
   return base64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/**
+ * The bytes of base64url text, or null unless it is spelled as `base64url` spells them (no
+ * padding, and the unused bits of a last character zero): one value has one spelling.
+ */
+export function fromBase64url(text: string): Uint8Array<ArrayBuffer> | null {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
+  const b64 = text.replaceAll("-", "+").replaceAll("_", "/");
+  let bin: string;
+  try {
+    bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
+  } catch {
+    return null; // a length no bytes have (one character over a multiple of four)
+  }
+  const out = Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
+  return base64url(out) === text ? out : null;
 }

@@ -29,6 +29,7 @@ export {
   base64url,
   CREDENTIAL_PATTERN,
   credentialShaped,
+  fromBase64url,
   generateApiKey,
   hashApiKey,
 } from "./api_keys.ts";

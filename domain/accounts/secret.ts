@@ -7,7 +7,7 @@
  * `serviceConfig`), a random secret is generated once, kept in KV so every instance and
  * restart agrees, and a warning is printed.
  */
-import { base64url } from "./api_keys.ts";
+import { base64url, fromBase64url } from "./api_keys.ts";
 import type { Deps } from "../deps.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
@@ -128,33 +128,19 @@ export async function openCredential(
   sealed: SealedCredential,
   purpose: SealPurpose = "oauth-linked-credential-v1",
 ): Promise<string | null> {
+  const iv = fromBase64url(sealed.iv);
+  const ct = fromBase64url(sealed.ct);
+  if (!iv || !ct) return null;
   try {
     const plain = await crypto.subtle.decrypt(
-      {
-        name: "AES-GCM",
-        iv: fromBase64url(sealed.iv),
-        additionalData: encoder.encode(context),
-      },
+      { name: "AES-GCM", iv, additionalData: encoder.encode(context) },
       await credentialKey(deps, purpose),
-      fromBase64url(sealed.ct),
+      ct,
     );
     return decoder.decode(plain);
   } catch {
     return null;
   }
-}
-
-/**
- * The bytes of base64url text, which must be spelled as `base64url` spells them: the unused
- * bits of a last character must be zero, so one value has one spelling (throws otherwise).
- */
-function fromBase64url(s: string): Uint8Array<ArrayBuffer> {
-  const b64 = s.replace(/-/g, "+").replace(/_/g, "/");
-  const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  if (base64url(out) !== s) throw new Error("not the canonical base64url spelling");
-  return out;
 }
 
 const macKeys = new WeakMap<Deps, Promise<CryptoKey>>();
