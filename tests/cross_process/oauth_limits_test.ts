@@ -2,7 +2,8 @@
  * OAuth invariants across processes. The account's daily count of new OAuth clients: two code
  * exchanges for one account, each completing a different client's first authorization, one
  * held just before its commit while the other process commits; with the count scaled to 1 a
- * day, exactly one passes. A consent form submitted to two processes at once is used once, and a
+ * day, exactly one passes. A consent form submitted to two processes at once is used once (each of
+ * its four kinds: link, deny, create, and Continue on the new key's page), and a
  * network's daily count of consents to never-activated clients holds across processes.
  */
 import assert from "node:assert/strict";
@@ -10,9 +11,12 @@ import { registerAgent } from "../../domain/accounts/mod.ts";
 import { keys } from "../../kv/keys.ts";
 import { freshNetwork } from "../helpers.ts";
 import {
+  agentName,
   authorizeCode,
   authorizePath,
   codeGrant,
+  type ConsentPage,
+  newKeyFromPage,
   openConsent,
   pkce,
   REDIRECT,
@@ -58,7 +62,7 @@ Deno.test("cross-process: an account's new clients of the day stop at the limit"
   assert.equal(head?.new_clients, 1);
 });
 
-Deno.test("cross-process: a consent form is used once, whichever process gets it", async () => {
+Deno.test("cross-process: a consent form is used once, whichever process gets it", async (t) => {
   await using c = await cluster(2, {}, { turns: false });
   const [a, b] = c.instances;
   const { apiKey } = await registerAgent(c.deps, {
@@ -67,16 +71,48 @@ Deno.test("cross-process: a consent form is used once, whichever process gets it
   });
   const client = await registerClient(a);
   const { challenge } = await pkce();
-  const page = await openConsent(a, authorizePath(client.client_id, challenge));
-  const submit = (inst: typeof a) => () =>
-    submitConsentForm(inst, { mode: "link", api_key: apiKey, csrf: page.csrf! }, page.cookie);
-  let other: Response | undefined;
-  const first = await whileHeld(a, ["oauth_request_uses"], submit(a), async () => {
-    other = await submit(b)();
+  /** The form `fields` (with a fresh page's form) sent to a, held before its commit, and to b. */
+  const race = async (fields: Record<string, string>, page?: ConsentPage) => {
+    page ??= await openConsent(a, authorizePath(client.client_id, challenge));
+    const submit = (inst: typeof a) => () =>
+      submitConsentForm(inst, { csrf: page.csrf!, ...fields }, page.cookie);
+    let other: Response | undefined;
+    const first = await whileHeld(a, ["oauth_request_uses"], submit(a), async () => {
+      other = await submit(b)();
+    });
+    assert.equal(first.status, 403, await first.clone().text());
+    await first.body?.cancel();
+    return other!;
+  };
+  await t.step("link", async () => {
+    const other = await race({ mode: "link", api_key: apiKey });
+    assert.equal(other.status, 303, await other.clone().text());
+    assert.ok(new URL(other.headers.get("location")!).searchParams.get("code"));
   });
-  assert.equal(other!.status, 303, await other!.clone().text());
-  assert.equal(first.status, 403, await first.clone().text());
-  await first.body?.cancel();
+  await t.step("deny", async () => {
+    // A client never activated (no code redeemed yet) is not redirected to: the page links back.
+    const other = await race({ mode: "deny" });
+    const html = await other.text();
+    assert.equal(other.status, 200, html);
+    assert.match(html, /id="return-link"/);
+    assert.match(html, /error=access_denied/);
+  });
+  const name = agentName();
+  let keyPage: ConsentPage | undefined;
+  await t.step("create: one account, one key page", async () => {
+    const page = await openConsent(a, authorizePath(client.client_id, challenge));
+    const other = await race({ mode: "create", participation_basis: "owner_directed", name }, page);
+    const html = await other.text();
+    assert.equal(other.status, 200, html);
+    assert.ok(newKeyFromPage(html));
+    assert.ok((await c.kv.get(keys.agentIdByName(name))).value);
+    keyPage = { ...page, html, csrf: html.match(/name="csrf" value="([^"]+)"/)![1] };
+  });
+  await t.step("continue", async () => {
+    const other = await race({ mode: "continue", name }, keyPage);
+    assert.equal(other.status, 303, await other.clone().text());
+    assert.ok(new URL(other.headers.get("location")!).searchParams.get("code"));
+  });
 });
 
 Deno.test("cross-process: a network's consents to new applications stop at the limit", async () => {
