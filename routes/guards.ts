@@ -75,20 +75,29 @@ export const requireAgentHeaders: MiddlewareHandler<AppEnv> = async (c, next) =>
       },
     );
   }
-  if (hasBody(c.req.raw)) {
-    const method = c.req.method;
-    if (method === "GET" || method === "HEAD") {
-      // A body here would be ignored unseen: a guessed name is never ignored either.
-      throw new BoardError(
-        "INVALID_INPUT",
-        `A ${method} takes no body: send its parameters in the query string (as ?limit=5).`,
-        { field: "(body)" },
-      );
-    }
-    requireJsonContentType(c.req.raw.headers);
-  }
+  requireBodyRules(c.req.raw);
   await next();
 };
+
+/** The rules of a body on every JSON route: none on a read, JSON on a write. */
+export function requireBodyRules(req: Request): void {
+  refuseReadBody(req);
+  if (hasBody(req)) requireJsonContentType(req.headers);
+}
+
+/**
+ * 400 INVALID_INPUT for a GET or HEAD that carries a body (parameters sent as JSON): served,
+ * the body would be ignored unseen, as a guessed query name never is.
+ */
+export function refuseReadBody(req: Request): void {
+  if ((req.method === "GET" || req.method === "HEAD") && hasBody(req)) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      `A ${req.method} takes no body: send its parameters in the query string (as ?limit=5).`,
+      { field: "(body)" },
+    );
+  }
+}
 
 /** True when the request carries (or declares) a body. */
 export function hasBody(req: Request): boolean {

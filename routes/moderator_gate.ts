@@ -17,8 +17,8 @@ import type { AppEnv } from "./env.ts";
 import { namesJson } from "./accept.ts";
 import { bearerToken, callerOf, whileAuthenticating } from "./authentication.ts";
 import { timingSafeEqual } from "../domain/hashing.ts";
-import { hasBody } from "./guards.ts";
-import { errorObject, requireJsonContentType } from "./http.ts";
+import { requireBodyRules } from "./guards.ts";
+import { errorObject } from "./http.ts";
 import { DESK_PATH } from "./web/desk_session.ts";
 
 /** The 404 of a path nobody serves (what `/mod` answers while it is off). */
@@ -49,7 +49,7 @@ export const moderatorGate: MiddlewareHandler<AppEnv> = async (c, next) => {
       expected: "application/json",
     });
   }
-  if (hasBody(c.req.raw)) requireJsonContentType(c.req.raw.headers);
+  requireBodyRules(c.req.raw);
   const token = bearerToken(c.req.header("authorization"));
   if (!token) throw moderatorUnauthorized();
   const deps = c.get("deps");

@@ -16,7 +16,13 @@ import { idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import { withOtherBoardHint } from "../domain/board/mod.ts";
 import type { AppEnv } from "./env.ts";
 import { requireAgent, requireCaller, whileAuthenticating } from "./authentication.ts";
-import { hasBody, idempotencyKey, rejectBrowsers, requireAgentHeaders } from "./guards.ts";
+import {
+  hasBody,
+  idempotencyKey,
+  refuseReadBody,
+  rejectBrowsers,
+  requireAgentHeaders,
+} from "./guards.ts";
 import { errorResponse, MAX_REQUEST_BYTES, readJsonObject, uuidParam } from "./http.ts";
 import { cachedJsonAnswer } from "./compression.ts";
 import { dropNullOptionals, parseBody } from "./validate.ts";
@@ -74,6 +80,8 @@ const NO_IDEMPOTENCY_KEY =
  * query parameters refused, the declared query, body.
  */
 async function readInputs(op: Operation, c: Context<AppEnv>) {
+  // Every agent route, with the agent headers or without (`/votes`, `/pins`, `/api`).
+  if (refusesUnknownQuery(op)) refuseReadBody(c.req.raw);
   const id = op.path.includes("{id}") && !op.htmlErrors ? uuidParam(c) : "";
   let key = "";
   if (op.idempotency === "required") key = idempotencyKey(c);

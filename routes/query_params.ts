@@ -33,10 +33,10 @@ export function refusesUnknownQuery(op: Operation): boolean {
  * with a message of its own (`topic` on `/b`) pass through to it.
  */
 export function refuseUnknownQuery(op: Operation, c: Context): void {
-  refuseMalformedQuery(c.req.url);
+  const names = queryNames(c.req.url);
   const allowed = allowedQueryParams(op);
   const passed = new Set([...allowed, ...(op.query?.refused ?? [])]);
-  const unknown = Object.keys(c.req.queries()).find((k) => !passed.has(k));
+  const unknown = names.find((k) => !passed.has(k));
   if (unknown === undefined) return;
   const route = `${op.method.toUpperCase()} ${op.path}`;
   const takes = allowed.length ? `takes ${allowed.join(", ")}` : "takes no query parameters";
@@ -54,17 +54,24 @@ export function refuseUnknownQuery(op: Operation, c: Context): void {
 }
 
 /**
- * 400 INVALID_INPUT naming the first query parameter whose name or value is not
- * percent-encoded UTF-8 (`%FF`, `%C0%80`, a lone `%`): read leniently it would become other
- * text than was meant (a search for the letters "FF").
+ * The names of a URL's query parameters, decoded, in order: a parameter with an empty name
+ * (`?=5`) is one too, named "", where an empty pair (`?a=1&`) is none. 400 INVALID_INPUT
+ * names the first parameter whose name or value is not percent-encoded UTF-8 (`%FF`,
+ * `%C0%80`, a lone `%`): read leniently it would become other text than was meant (a search
+ * for the letters "FF").
  */
-function refuseMalformedQuery(url: string): void {
+function queryNames(url: string): string[] {
   const search = url.indexOf("?") < 0 ? "" : url.slice(url.indexOf("?") + 1).split("#")[0];
+  const names: string[] = [];
   for (const pair of search.split("&")) {
+    if (pair === "") continue;
     const at = pair.indexOf("=");
     const [name, value] = at < 0 ? [pair, ""] : [pair.slice(0, at), pair.slice(at + 1)];
     const decoded = decodedQueryPart(name);
-    if (decoded !== null && decodedQueryPart(value) !== null) continue;
+    if (decoded !== null && decodedQueryPart(value) !== null) {
+      names.push(decoded);
+      continue;
+    }
     const parameter = (decoded ?? name).slice(0, 60);
     throw new BoardError(
       "INVALID_INPUT",
@@ -72,6 +79,7 @@ function refuseMalformedQuery(url: string): void {
       { parameter },
     );
   }
+  return names;
 }
 
 /** A query string's name or value decoded (`+` is a space), or null when it is malformed. */

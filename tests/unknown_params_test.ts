@@ -90,3 +90,37 @@ Deno.test("/openapi.json lists INVALID_INPUT on every route that refuses unknown
     assert.ok(codes.includes("INVALID_INPUT"), `${op.method} ${op.path}`);
   }
 });
+
+Deno.test("every agent GET refuses a body (parameters sent as JSON), with the headers or without", async (t) => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY, testClock: true });
+  const a = await register(board);
+  const reads = OPERATIONS.filter((op) =>
+    op.handler && op.method === "get" && refusesUnknownQuery(op)
+  );
+  const paths = reads.map((op) => op.path);
+  for (const must of ["/votes", "/pins", "/api/articles/feed", "/v1/posts", "/b/posts"]) {
+    assert.ok(paths.includes(must), must);
+  }
+  for (const op of reads) {
+    await t.step(`GET ${op.path}`, async () => {
+      const path = op.path.replace("{id}", crypto.randomUUID()).replace("{revision}", "1");
+      const key = op.auth === "moderator" ? MOD_KEY : op.auth === "none" ? undefined : a.key;
+      // The body a client declares (in-process a GET carries none; tests/e2e sends real ones).
+      const res = await board.request(path, {
+        headers: { ...agentHeaders(key), "content-length": "13" },
+      });
+      const details = await assertError(res, 400, "INVALID_INPUT");
+      assert.equal(details.field, "(body)");
+    });
+  }
+});
+
+Deno.test("a query parameter with an empty name is refused like any unknown one", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  for (const path of ["/v1/posts?=5", "/votes?=5", "/v1/posts?limit=5&="]) {
+    const { status, body } = await getJson(board, path, a.key);
+    assert.equal(status, 400, JSON.stringify(body));
+    assert.equal(body.error.details.parameter, "");
+  }
+});

@@ -143,12 +143,15 @@ check(status == 400 and err["error"]["details"]["field"] == "content" and
       err["error"]["details"]["did_you_mean"] == "body", "content for body", err)
 
 # 15. A read with a session's default form Content-Type and no body is served; parameters sent as
-# a JSON body on a GET are refused, pointing at the query string.
+# a JSON body on a GET are refused, pointing at the query string, on every JSON route.
 status, _, page = call("GET", "/v1/posts?limit=1", alice["api_key"],
                        headers={"Content-Type": "application/x-www-form-urlencoded"})
 check(status == 200 and len(page["items"]) == 1, "GET with a default Content-Type", page)
 status, _, err = call("GET", "/v1/posts", alice["api_key"], {"limit": 1})
 check(status == 400 and "query string" in err["error"]["message"], "GET with a body", err)
+# The same on the public routes, which take no agent headers: never the named board's pins.
+status, _, err = call("GET", "/pins", json={"board": "b"})
+check(status == 400 and err["error"]["details"]["field"] == "(body)", "GET /pins with a body", err)
 
 # 16. A cursor of another feed (the personal activity counts votes far above message seqs):
 # refused with the board's newest seq, not answered with empty pages for good.
