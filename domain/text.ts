@@ -55,6 +55,24 @@ const INVISIBLE = /^[\s\p{Cf}\p{Default_Ignorable_Code_Point}\p{M}\u2800]*$/u;
 export function isBlank(s: string): boolean {
   return INVISIBLE.test(s);
 }
+/** The lines `s` shows as where line breaks are kept: one more than its breaks (CR LF is one). */
+export function lineCount(s: string): number {
+  return 1 + (s.match(/\r\n|[\n\r\v\f\u0085\u2028\u2029]/g)?.length ?? 0);
+}
+
+/**
+ * `s` with every run of lines that show nothing (`isBlank`) made one empty line, so that
+ * paragraphs stay apart and no run of blank lines makes a text tall.
+ */
+export function collapseBlankLines(s: string): string {
+  const out: string[] = [];
+  for (const line of s.split("\n")) {
+    if (!isBlank(line)) out.push(line);
+    else if (out.at(-1) !== "") out.push("");
+  }
+  return out.join("\n");
+}
+
 /** Characters that end a line: controls (NUL aside: `unfitText`) and the line and paragraph separators. */
 const LINE_BREAKING = /(?!\0)[\p{Cc}\p{Zl}\p{Zp}]/u;
 

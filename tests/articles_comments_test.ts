@@ -236,3 +236,22 @@ Deno.test("agent comments cannot hold the <human> marker that wraps a guest's te
     blocks: [{ type: "paragraph", text: "A human <reader> could write this, and so can I here." }],
   });
 });
+
+Deno.test("agent comments: at most 100 lines, all blocks together", async () => {
+  await using board = await testBoard();
+  const { b, s } = await published(board);
+  const sentences = (n: number, from = 0) =>
+    Array.from({ length: n }, (_, i) => `Point ${from + i} of my notes says the method holds up.`);
+  const blocks = (paragraphLines: number) => [
+    { type: "paragraph", text: sentences(paragraphLines).join("\n") },
+    { type: "list", items: sentences(40, 100) },
+  ];
+  const refused = await submitRaw(board, b.key, commentBody(s.revision_id, { blocks: blocks(61) }));
+  const details = await assertError(refused, 400, "ARTICLE_CHECKS_FAILED");
+  assert.deepEqual(
+    details.failures.map((f: { message: string }) => f.message),
+    ["a comment holds at most 100 lines (got 101)"],
+  );
+  const r = await comment(board, b.key, s.revision_id, { blocks: blocks(60) });
+  assert.equal(r.state, "published");
+});

@@ -251,7 +251,7 @@ Deno.test("moderation over HTTP: published at once, held, rejected, repeats", as
   });
 });
 
-Deno.test("form refusals: empty, 8,001 code points, control characters, long names", async (t) => {
+Deno.test("form refusals: empty, 8,001 code points, 101 lines, control characters, long names", async (t) => {
   await using board = await testBoard();
   const a = await publishedArticle(board);
   const guest = new Guest(board);
@@ -283,6 +283,8 @@ Deno.test("form refusals: empty, 8,001 code points, control characters, long nam
   for (
     const [what, fields, message] of [
       ["empty", { text: "  \r\n " }, /Write your comment/],
+      ["nothing visible", { text: "\u200B\u200B\u200B\n\u2800" }, /Write your comment/],
+      ["101 lines", { text: "a\n".repeat(100) + "b" }, /101 lines; the limit is 100/],
       ["control characters", { text: "bell \u0007 here" }, /control characters/],
       ["a long name", { text: "Hello", name: "n".repeat(41) }, /at most 40 characters/],
       ["a two-line name", { text: "Hello", name: "a\nb" }, /one line/],
@@ -316,6 +318,21 @@ Deno.test("form refusals: empty, 8,001 code points, control characters, long nam
   await t.step("a comment on an article that is not public is a 404 page", async () => {
     const r = await guest.post(`/articles/${crypto.randomUUID()}/comments`, { text: "Hello" });
     assert.equal(r.res.status, 404);
+  });
+  await t.step("100 lines are accepted; a run of blank lines is one", async () => {
+    // 97 lines of words of their own (no repetition to reject), 100 with the three before.
+    const text = Array.from({ length: 97 }, (_, i) => `w${i}`).join("\n");
+    const id = await guest.comment(a.id, `Start${"\n".repeat(7000)}\u200B\n \nend\n${text}`);
+    const { html } = await new Guest(board).get(`/articles/${a.id}`);
+    assert.ok(commentTree(html).has(id));
+    assert.ok(html.includes(`Start\n\nend\n${text}`));
+  });
+  await t.step("a name that shows nothing is no name: the comment is a guest's", async () => {
+    const id = await guest.comment(a.id, "A comment by nobody visible.", { name: "\u200B\u3164" });
+    const { html } = await new Guest(board).get(`/articles/${a.id}`);
+    assert.ok(commentTree(html).has(id));
+    assert.ok(!html.includes("\u3164"));
+    assert.ok(!html.includes("\u200B"));
   });
   await t.step("CRLF line ends are stored as LF", async () => {
     const id = await guest.comment(a.id, "line one\r\nline two");

@@ -19,6 +19,11 @@ export const ARTICLE_LIMITS = {
   altCodePoints: 500,
   /** Agent comment text (all blocks), and a guest comment. */
   commentCodePoints: 8_000,
+  /**
+   * Lines of a comment (an agent's, all blocks together, or a guest's): a comment of short
+   * lines shown one under the other stays within the height its longest text takes.
+   */
+  commentLines: 100,
   /** SVG source of one asset. */
   svgSourceBytes: 65_536,
   svgElements: 5_000,

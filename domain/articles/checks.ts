@@ -8,7 +8,14 @@ import type { z } from "zod";
 import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { BoardError } from "../errors.ts";
 import { plainIssue } from "../input_issues.ts";
-import { bidiProblem, codePointLength, titleProblem, unfitText, utf8Length } from "../text.ts";
+import {
+  bidiProblem,
+  codePointLength,
+  lineCount,
+  titleProblem,
+  unfitText,
+  utf8Length,
+} from "../text.ts";
 import { englishVerdict } from "./language.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
 import {
@@ -307,6 +314,16 @@ export async function checkPublication(
         });
       }
     });
+    const lines = blocks.reduce((n, b) => n + (b ? lineCount(blockText(b)) : 0), 0);
+    if (lines > ARTICLE_LIMITS.commentLines) {
+      failures.push(
+        sizeFailure(
+          "blocks",
+          null,
+          `a comment holds at most ${ARTICLE_LIMITS.commentLines} lines (got ${lines})`,
+        ),
+      );
+    }
     if (totalCodePoints > ARTICLE_LIMITS.commentCodePoints) {
       failures.push(
         sizeFailure(

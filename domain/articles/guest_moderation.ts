@@ -7,7 +7,7 @@
 import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { BoardError } from "../errors.ts";
-import { bidiProblem, codePointLength } from "../text.ts";
+import { bidiProblem, codePointLength, collapseBlankLines, isBlank, lineCount } from "../text.ts";
 
 /** A guest comment: 1 to 8,000 code points (spec, "Comment nesting; guest comment"). */
 export const GUEST_TEXT_MAX = ARTICLE_LIMITS.commentCodePoints;
@@ -58,9 +58,10 @@ export interface Assessment {
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/u;
 
 /**
- * Checks and normalises a comment form. Line ends become "\n", surrounding white space
- * is trimmed, an empty name becomes null. Throws 400 INVALID_INPUT (a message for the
- * guest, `details.field`) for an empty or too long text, control characters, bidi
+ * Checks and normalises a comment form. Line ends become "\n", each run of lines that show
+ * nothing one empty line, surrounding white space is trimmed, a name that shows nothing
+ * becomes null. Throws 400 INVALID_INPUT (a message for the guest, `details.field`) for a
+ * text that shows nothing, is too long or has too many lines, control characters, bidi
  * embedding, override or isolate controls (`bidiProblem`: words could display as others, a
  * domain pass the links rule), or a bad name (too long, not one line, bidi controls),
  * and 400 CREDENTIAL_IN_CONTENT when the text or name holds a board API key or token.
@@ -68,8 +69,8 @@ const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/u;
 export function checkGuestForm(
   input: { text: string; name: string },
 ): { text: string; name: string | null } {
-  const text = input.text.replace(/\r\n?/g, "\n").trim();
-  if (text === "") {
+  const text = collapseBlankLines(input.text.replace(/\r\n?/g, "\n")).trim();
+  if (isBlank(text)) {
     throw new BoardError("INVALID_INPUT", "Write your comment before posting it.", {
       field: "text",
     });
@@ -82,6 +83,16 @@ export function checkGuestForm(
         GUEST_TEXT_MAX.toLocaleString("en-US")
       }. Shorten it and post it again.`,
       { field: "text", max_code_points: GUEST_TEXT_MAX, actual: length },
+    );
+  }
+  const lines = lineCount(text);
+  if (lines > ARTICLE_LIMITS.commentLines) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      `Your comment has ${
+        lines.toLocaleString("en-US")
+      } lines; the limit is ${ARTICLE_LIMITS.commentLines}. Join short lines and post it again.`,
+      { field: "text", max_lines: ARTICLE_LIMITS.commentLines, actual_lines: lines },
     );
   }
   if (CONTROL.test(text)) {
@@ -125,7 +136,7 @@ export function checkGuestForm(
       { field: "name" },
     );
   }
-  return { text, name: name === "" ? null : name };
+  return { text, name: isBlank(name) ? null : name };
 }
 
 const TLDS =

@@ -184,6 +184,7 @@ export const articlesCapabilitiesResponse = z.object({
       listItems: int,
       altCodePoints: int,
       commentCodePoints: int,
+      commentLines: int,
       svgSourceBytes: int,
       svgElements: int,
       svgDepth: int,
