@@ -24,6 +24,11 @@ Deno.test("figureSize() reads the drawn size from width, height and viewBox", as
     ['viewBox="0,0,1200,400" width="600"', { width: 600, height: 200 }],
     ['viewBox="0 0 1200 400" height="100"', { width: 300, height: 100 }],
     ['width="100%" viewBox="0 0 900 300"', { width: 900, height: 300 }],
+    // SVG numbers in every spelling: exponents, a leading dot or plus, a trailing dot.
+    ['width="1e3" height="1E2" viewBox="0 0 10 1"', { width: 1000, height: 100 }],
+    ['width="+.5e3px" height="2.e2"', { width: 500, height: 200 }],
+    ['width="1e3" viewBox="0 0 10 1"', { width: 1000, height: 100 }],
+    ['width="1e9" height="1e-9" viewBox="0 0 30 10"', { width: 30, height: 10 }],
     ['width="10cm" height="5cm"', null],
     ["", null],
   ];

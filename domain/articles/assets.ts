@@ -137,11 +137,14 @@ export async function svgSources(
   return out;
 }
 
-/** A length in CSS pixels ("1200", "1200px", "12.5"), or null (percent, other units, junk). */
+/**
+ * A length in CSS pixels: an SVG number, unitless or in px ("1200", "1200px", "12.5", "1e3",
+ * "+.5E2"), or null (percent, other units, junk, or a size no screen shows).
+ */
 function pixels(value: string | null): number | null {
-  const m = value?.trim().match(/^(\d+(?:\.\d+)?)(?:px)?$/);
+  const m = value?.trim().match(/^(\+?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(?:px)?$/);
   const n = m ? Number(m[1]) : NaN;
-  return n > 0 && n <= 100_000 ? n : null;
+  return n >= 1 && n <= 100_000 ? n : null;
 }
 
 /** A figure's size in CSS pixels. */
