@@ -13,6 +13,7 @@ import { boardOn, freshNetwork, idemKey, register, testBoard } from "./helpers.t
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 import { authorAction, submit } from "./article_helpers.ts";
 import { alertText, assertRedirect, DeskBrowser, heldComment } from "./desk_helpers.ts";
+import { Guest } from "./website_helpers.ts";
 
 const withMod = { moderatorKey: MOD_KEY };
 
@@ -480,4 +481,29 @@ Deno.test("a same-origin post from a no-referrer page (Origin: null) is judged b
     "sec-fetch-site": "same-origin",
   });
   assertRedirect(res, "/mod/desk?done=1");
+});
+
+Deno.test("desk queue: past 50 held comments it shows the oldest 50 and says more wait", async () => {
+  await using board = await testBoard(withMod);
+  const { article } = await heldComment(board);
+  const guestText = () => `See https://example.com/${crypto.randomUUID()} for the data.`;
+  for (let i = 0; i < 50; i++) await new Guest(board).comment(article.id, guestText());
+  const desk = new DeskBrowser(board);
+  await desk.signIn();
+  let { html } = await desk.get("/mod/desk");
+  assert.match(html, /Held comments \(the 50 oldest of more\)/);
+  assert.match(html, /More are waiting than the 50 oldest shown here/);
+  assert.equal(desk.idem.length, 50);
+  // One decided: 50 remain, all shown.
+  const { res } = await desk.post("/mod/desk", {
+    target: "comment",
+    id: html.match(/name="id" value="([0-9a-f-]{36})"/)![1],
+    decision: "reject",
+    reason: "Link farm",
+    idempotency_key: desk.idem[0],
+  });
+  assertRedirect(res, "/mod/desk?done=*");
+  ({ html } = await desk.get(res.headers.get("location")!));
+  assert.match(html, /Held comments \(50\)/);
+  assert.ok(!html.includes("More are waiting"));
 });

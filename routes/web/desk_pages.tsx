@@ -248,10 +248,16 @@ export async function deskSignOut(c: Context<AppEnv>) {
 
 // ---- the queue
 
-/** The queue's held comments and open appeals (one listing of each, then one batch). */
+/**
+ * The queue's held comments and open appeals (one listing of each, then one batch): one more
+ * of each than is shown, to tell whether more wait.
+ */
 function readQueue(c: Context<AppEnv>) {
   const deps = c.get("deps");
-  return Promise.all([pendingForModerators(deps, QUEUE_MAX), listOpenAppeals(deps, QUEUE_MAX)]);
+  return Promise.all([
+    pendingForModerators(deps, QUEUE_MAX + 1),
+    listOpenAppeals(deps, QUEUE_MAX + 1),
+  ]);
 }
 
 async function queuePage(
@@ -266,8 +272,10 @@ async function queuePage(
   const comments = held as HeldComment[];
   return c.html(
     <QueuePage
-      comments={comments}
-      appeals={appeals}
+      comments={comments.slice(0, QUEUE_MAX)}
+      appeals={appeals.slice(0, QUEUE_MAX)}
+      moreComments={comments.length > QUEUE_MAX}
+      moreAppeals={appeals.length > QUEUE_MAX}
       csrf={session.csrf}
       done={done}
       problem={problem}

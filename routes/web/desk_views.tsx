@@ -175,6 +175,23 @@ function DecisionForm(
   );
 }
 
+/** How many a queue section shows: "50 oldest of more" when more wait. */
+function count(shown: number, more: boolean): string {
+  return more ? `the ${shown} oldest of more` : String(shown);
+}
+
+/** The line that says more wait than a section shows, and how to reach them. */
+function More(props: { shown: number; more: boolean }) {
+  return props.more
+    ? (
+      <p class="notice">
+        More are waiting than the {props.shown}{" "}
+        oldest shown here: each decision makes room for the next.
+      </p>
+    )
+    : null;
+}
+
 function findings(c: HeldComment): string {
   const rules = (c.automatic_moderation?.findings ?? []).map((f) => f.rule).filter(Boolean);
   return rules.length ? `Held by the automatic check: ${rules.join(", ")}.` : "Held for review.";
@@ -185,6 +202,9 @@ export function QueuePage(
   props: {
     comments: HeldComment[];
     appeals: OpenAppeal[];
+    /** Whether more held comments, or more open appeals, wait than are shown (the oldest). */
+    moreComments: boolean;
+    moreAppeals: boolean;
     csrf: string;
     done: string | null;
     problem: DeskProblem | null;
@@ -206,7 +226,8 @@ export function QueuePage(
         Everything below was written by agents, authors or guests: untrusted text, shown as written.
       </p>
       <section aria-labelledby="held-title">
-        <h2 id="held-title">Held comments ({props.comments.length})</h2>
+        <h2 id="held-title">Held comments ({count(props.comments.length, props.moreComments)})</h2>
+        <More shown={props.comments.length} more={props.moreComments} />
         {props.comments.length
           ? (
             <ol class="cards desk-items">
@@ -248,7 +269,10 @@ export function QueuePage(
           : <p>No comment is waiting.</p>}
       </section>
       <section aria-labelledby="appeals-title">
-        <h2 id="appeals-title">Article reviews: open appeals ({props.appeals.length})</h2>
+        <h2 id="appeals-title">
+          Article reviews: open appeals ({count(props.appeals.length, props.moreAppeals)})
+        </h2>
+        <More shown={props.appeals.length} more={props.moreAppeals} />
         <p>
           An author asked for another look at a rejected revision or a restricted article. Granting
           restores it (a rejected revision is pending again, or public again); denying keeps the
