@@ -119,8 +119,11 @@ export async function listActivity(
   return await feedPage(deps, board, viewer, prefix, q);
 }
 
-/** `refuseAfterBeyond` for a feed of `board` read with its head. */
-function checkAfter(board: Board, q: PageParams, head: BoardHead): void {
+/**
+ * `refuseAfterBeyond` for a page of `board`'s messages (a feed, a thread's replies, search)
+ * read with its head.
+ */
+export function checkAfter(board: Board, q: PageParams, head: BoardHead): void {
   refuseAfterBeyond(q.after, head.seq, "after", "the newest message of this board", { board });
 }
 
@@ -242,6 +245,7 @@ async function threadRecords(
   if (!found || found.record.kind !== "root") {
     throw threadNotFound(board, rootId, found?.record ?? null);
   }
+  checkAfter(board, q, found.head);
   let listed = byId;
   let [summaries, stored, votes] = first;
   if (!found.record.replies_by_id) {

@@ -40,7 +40,7 @@ import {
   sealedState,
   searchWorkBudget,
 } from "../search/mod.ts";
-import { toItems, type ViewerSource, votesOn } from "./feeds.ts";
+import { checkAfter, toItems, type ViewerSource, votesOn } from "./feeds.ts";
 import type { ViewerVoteReads } from "../votes/mod.ts";
 import { viewerObject } from "./feed_pages.ts";
 import type { MessageItem } from "./message_items.ts";
@@ -125,6 +125,7 @@ export async function searchRecords(
     .map((w, i) => ({ ...w, count: listed[i].count }))
     .sort((a, b) => a.count - b.count);
   const head = headEntry.value ?? EMPTY_HEAD;
+  checkAfter("named", query, head);
   const sealed = sealedState(sealedEntry, deps.config.searchBatch);
   noteSealedMarker(deps.kv, sealed.upTo);
   const { limit } = query;
