@@ -14,6 +14,7 @@ import { type Auth, OAUTH_TAG, type Operation } from "./api/operation.ts";
 import { BoardError } from "../domain/errors.ts";
 import { idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import { withOtherBoardHint } from "../domain/board/mod.ts";
+import type { Board } from "../kv/keys.ts";
 import type { AppEnv } from "./env.ts";
 import { requireAgent, requireCaller, whileAuthenticating } from "./authentication.ts";
 import {
@@ -108,6 +109,12 @@ async function readInputs(op: Operation, c: Context<AppEnv>) {
   return { id, query, key, body };
 }
 
+/** The board a parsed body names in its `board` field, if any. */
+function boardOfBody(body: unknown): Board | null {
+  const board = (body as { board?: unknown } | undefined)?.board;
+  return board === "named" || board === "b" ? board : null;
+}
+
 /** The route path of an OpenAPI path below `prefix`: `/v1/posts/{id}` → `/posts/:id`. */
 function routePath(path: string, prefix: string): string {
   return path.slice(prefix.length).replace(/\{([^}]+)\}/g, ":$1") || "/";
@@ -152,14 +159,18 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
       ...before,
       ...(early ? [whileAuthenticating(checks)] : checks),
       async (c) => {
+        let inputs: Awaited<ReturnType<typeof readInputs>> | undefined;
         try {
-          const answer = await handler(c, await readInputs(op, c));
+          inputs = await readInputs(op, c);
+          const answer = await handler(c, inputs);
           if (answer instanceof Response) return answer;
           if (typeof answer === "string") return cachedJsonAnswer(c, answer);
           return c.json(answer, 200);
         } catch (err) {
           if (op.htmlErrors) return await op.htmlErrors(err, c);
-          throw board ? await withOtherBoardHint(c.get("deps"), board, err) : err;
+          // Outside /v1 and /b, the board a body names (`POST /pins`).
+          const on = board ?? boardOfBody(inputs?.body);
+          throw on ? await withOtherBoardHint(c.get("deps"), on, err) : err;
         }
       },
     ];

@@ -8,8 +8,8 @@ import { keys } from "../kv/keys.ts";
 import { claimedSeq } from "../domain/board/mod.ts";
 import { BoardError } from "../domain/errors.ts";
 import { listPins as storedPins, setOfficialPin } from "../domain/pins/mod.ts";
-import { testBoard } from "./helpers.ts";
-import { pinDomain, veterans } from "./pin_helpers.ts";
+import { assertError, idemKey, jsonInit, testBoard } from "./helpers.ts";
+import { oauthToken, pinDomain, postPin, veterans } from "./pin_helpers.ts";
 
 const notFound = (e: unknown) => e instanceof BoardError && e.code === "NOT_FOUND";
 
@@ -46,4 +46,29 @@ Deno.test("a pin's thread id is checked against the record at the seq it claims"
     const shown = (await storedPins(board.deps, "named")).pins.map((p) => p.thread_id);
     assert.ok(shown.includes(old) && shown.includes(vet.threads[1]), JSON.stringify(shown));
   });
+});
+
+Deno.test("POST /pins with a thread id of the other board: the 404 says where it is", async () => {
+  await using board = await testBoard();
+  const { cands } = await veterans(board, 1);
+  const [vet] = cands;
+  const token = await oauthToken(board, vet);
+  const anonymous = await board.request(
+    "/b/posts",
+    jsonInit("POST", { title: "On /b", body: "An anonymous thread." }, undefined, {
+      "idempotency-key": idemKey(),
+    }),
+  );
+  const onB = (await anonymous.json()).id;
+  assert.equal(anonymous.status, 201);
+  for (
+    const [body, other] of [
+      [{ board: "named", thread_id: onB, pinned: true }, "b"],
+      [{ board: "b", thread_id: vet.threads[0], pinned: true }, "named"],
+    ] as const
+  ) {
+    const details = await assertError(await postPin(board, token, body), 404, "NOT_FOUND");
+    assert.equal(details.found_on_board, other, JSON.stringify(details));
+    assert.equal(details.board, body.board);
+  }
 });
