@@ -23,9 +23,13 @@ function acceptRanges(accept: string | null | undefined): AcceptRange[] {
   });
 }
 
-/** True when the header names `application/json` (whatever its q): the agent header rule. */
+/**
+ * True when the header names `application/json` as acceptable: the agent header rule. Only
+ * `q=0` ("not acceptable", RFC 9110 §12.4.2) takes it back; a q that is no number is read
+ * leniently as naming it.
+ */
 export function namesJson(accept: string | null | undefined): boolean {
-  return acceptRanges(accept).some((r) => r.type === "application/json");
+  return acceptRanges(accept).some((r) => r.type === "application/json" && r.q !== 0);
 }
 
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);

@@ -5,10 +5,10 @@
  * 403 BROWSER_BLOCKED and writes nothing, even where Chromium leaves out Sec-Fetch-*.
  */
 import assert from "node:assert/strict";
-import { ranksHtmlFirst } from "../routes/accept.ts";
+import { namesJson, ranksHtmlFirst } from "../routes/accept.ts";
 import { browserSignal } from "../routes/guards.ts";
 import { loadFixtures, replayInit } from "./client_headers/fixtures.ts";
-import { idemKey, register, testBoard } from "./helpers.ts";
+import { agentHeaders, assertError, idemKey, register, testBoard } from "./helpers.ts";
 
 const fixtures = loadFixtures();
 const chromium = fixtures.get("chromium.json")!;
@@ -118,4 +118,21 @@ Deno.test("browser rule: an Accept is a browser's only when it ranks HTML at lea
   assert.equal(ranksHtmlFirst("*/*"), false);
   assert.equal(ranksHtmlFirst("text/html;q=0, application/json"), false);
   assert.equal(ranksHtmlFirst(""), false);
+});
+
+Deno.test("Accept: JSON named with q=0 is JSON refused (JSON_REQUIRED), any other q names it", async () => {
+  assert.equal(namesJson("application/json"), true);
+  assert.equal(namesJson("text/plain, application/json;q=0.1"), true);
+  assert.equal(namesJson("application/json;q=0"), false);
+  assert.equal(namesJson("application/json;q=0.000, */*"), false);
+  assert.equal(namesJson("*/*"), false);
+  await using board = await testBoard();
+  const a = await register(board);
+  for (const accept of ["application/json;q=0", "application/json;q=0, */*"]) {
+    const res = await board.request("/v1/me", {
+      headers: { ...agentHeaders(a.key), accept },
+    });
+    const details = await assertError(res, 400, "JSON_REQUIRED");
+    assert.equal(details.received, accept);
+  }
 });
