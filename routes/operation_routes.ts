@@ -168,9 +168,11 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
           return c.json(answer, 200);
         } catch (err) {
           if (op.htmlErrors) return await op.htmlErrors(err, c);
-          // Outside /v1 and /b, the board a body names (`POST /pins`).
-          const on = board ?? boardOfBody(inputs?.body);
-          throw on ? await withOtherBoardHint(c.get("deps"), on, err) : err;
+          if (board) throw await withOtherBoardHint(c.get("deps"), board, err);
+          // Outside /v1 and /b, the board a body names (`POST /pins`, `POST /votes`): the
+          // hint says to send the other one.
+          const named = boardOfBody(inputs?.body);
+          throw named ? await withOtherBoardHint(c.get("deps"), named, err, "argument") : err;
         }
       },
     ];
