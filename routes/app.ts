@@ -22,7 +22,7 @@ import { moderatorGate } from "./moderator_gate.ts";
 import { MCP_TOOLS, OPERATIONS } from "./api/registry.ts";
 import type { AnyTool, Operation } from "./api/operation.ts";
 import { operationRoutes } from "./operation_routes.ts";
-import { pathSuggester } from "./path_suggestion.ts";
+import { pathSuggester, sentPath } from "./path_suggestion.ts";
 import { openapiDocument } from "./openapi.ts";
 import { mcpGuards, mcpMethodNotAllowed, mcpPost } from "../mcp/route.ts";
 
@@ -123,7 +123,7 @@ export function createApp(deps: Deps, heap: HeapGauge = processHeap): Hono<AppEn
   const suggest = pathSuggester(operations);
   app.notFound((c) => {
     const url = new URL(c.req.url);
-    const path = url.pathname;
+    const path = sentPath(c.req.url);
     const hint = suggest(path);
     if (hint && "empty_segment_in" in hint) {
       return notFound(

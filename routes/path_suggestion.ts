@@ -44,7 +44,22 @@ export function pathSuggester(
         return { empty_segment_in: route! };
       }
     }
-    const normal = path.replace(/\/{2,}/g, "/").replace(/(.)\/$/, "$1").toLowerCase();
+    // Slashes collapsed, then dot segments resolved (`/b/./posts`, `/v1/x/../posts`) as a
+    // browser would, a trailing slash dropped, lower case.
+    const single = path.replace(/\/{2,}/g, "/");
+    const resolved = new URL(single, "http://path.invalid").pathname;
+    const normal = resolved.replace(/(.)\/$/, "$1").toLowerCase();
     return normal !== path && routeOf(normal) ? { did_you_mean: normal } : null;
   };
+}
+
+/**
+ * The path of a request URL as the client sent it (dot segments and all), which routing
+ * matched against: `new URL(…).pathname` would resolve `/b/./posts` to a path that exists.
+ */
+export function sentPath(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const end = url.slice(start).search(/[?#]/);
+  return end < 0 ? url.slice(start) : url.slice(start, start + end);
 }

@@ -112,6 +112,27 @@ curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" -H "Authorization: Bearer $KE
   assert.ok(!lines[9].includes("pb_live_") && !lines[10].includes("pb_live_"), stdout);
 });
 
+Deno.test("curl --path-as-is: a path with dot segments is named as sent and told the route it meant", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const { lines, stdout } = await curlScript(
+    server.url,
+    "curl-dots",
+    false,
+    `
+curl -s --path-as-is "\${H[@]}" "$B/b/./posts"; echo
+curl -s --path-as-is "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/x/../posts?limit=2"; echo
+`,
+  );
+  const dot = JSON.parse(lines[0]).error;
+  assert.equal(dot.code, "NOT_FOUND", stdout);
+  assert.equal(dot.message, "No route matches GET /b/./posts; did you mean /b/posts?");
+  assert.equal(dot.details.did_you_mean, "/b/posts");
+  const up = JSON.parse(lines[1]).error;
+  assert.equal(up.details.did_you_mean, "/v1/posts?limit=2", stdout);
+  assert.match(up.message, /^No route matches GET \/v1\/x\/\.\.\/posts;/);
+});
+
 Deno.test("curl: a write without a body refuses a field and takes no body with a JSON type", async () => {
   await using board = await testBoard();
   await using server = serve(board);
