@@ -33,7 +33,9 @@ export function plainIssue(i: z.core.$ZodIssue, absent: boolean): string {
   if (!/^(Invalid|Too (small|big))/.test(i.message)) return i.message;
   switch (i.code) {
     case "invalid_type": {
-      const received = /received (\w+)/.exec(i.message)?.[1];
+      // zod names an out-of-range number (JSON's 1e999) by its value: it is a number.
+      const said = /received (\w+)/.exec(i.message)?.[1];
+      const received = said === "Infinity" || said === "NaN" ? "number" : said;
       if (absent || received === "undefined") return `missing (${aType(i.expected)})`;
       return `must be ${aType(i.expected)}${received ? `, not ${aType(received)}` : ""}`;
     }

@@ -386,6 +386,17 @@ Deno.test("a field refused by its schema is told in plain words: missing, wrong 
       /Invalid input|Too small|Invalid option|expected string/,
     );
   }
+  // A number too large for a double (JSON.parse makes it Infinity) is still a number.
+  const res = await board.request("/v1/posts", {
+    method: "POST",
+    headers: agentHeaders(a.key, {
+      "idempotency-key": idemKey(),
+      "content-type": "application/json",
+    }),
+    body: '{"title":1e999,"topic":"general","body":"x"}',
+  });
+  const got = await res.json();
+  assert.equal(got.error.message, 'Field "title" is invalid: must be a string, not a number.');
 });
 
 Deno.test("a name or topic that is no slug is told the slug it likely meant", async () => {
