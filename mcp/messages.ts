@@ -184,6 +184,16 @@ function paramsAnswer(m: object, tools: ReadonlySet<string>): ErrorAnswer | null
       issue.path.join(".") || "params",
     );
   }
+  const cursor = (m as { params?: { cursor?: unknown } }).params?.cursor;
+  if (method === "tools/list" && cursor !== undefined) {
+    // tools/list answers every tool in one page and gives no nextCursor: no cursor is one of
+    // its own (MCP pagination: an invalid cursor is -32602).
+    return invalidParams(
+      id,
+      'Invalid params: "params.cursor" names no page: tools/list answers every tool on one page and gives no cursor; call it without one.',
+      "params.cursor",
+    );
+  }
   if (method === "tools/call") {
     const name = (m as { params: { name: string } }).params.name;
     if (!tools.has(name)) {

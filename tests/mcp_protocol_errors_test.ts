@@ -52,6 +52,9 @@ Deno.test("/mcp: a request whose params its method refuses is -32602 naming the 
       "params.protocolVersion",
     ],
     [{ jsonrpc: "2.0", id: 3, method: "tools/list", params: { cursor: 5 } }, "params.cursor"],
+    // A string, but no cursor this server gave (it gives none): stale or made up.
+    [{ jsonrpc: "2.0", id: 3, method: "tools/list", params: { cursor: "abc" } }, "params.cursor"],
+    [{ jsonrpc: "2.0", id: 3, method: "tools/list", params: { cursor: "" } }, "params.cursor"],
   ];
   for (const [message, param] of cases) {
     const r = await rpc(board, a.key, message);
