@@ -134,6 +134,13 @@ export function invalidBody(value: unknown): Response | null {
   for (const [i, m] of value.entries()) {
     const why = notAMessage(m);
     if (why !== null) return refuse(`the batch's message at index ${i}: ${why}`);
+    if (value.length > 1 && (m as { method?: unknown }).method === "initialize") {
+      // MCP 2025-03-26: an initialize request is never part of a batch (alone in one, the
+      // SDK's transport takes it as the request it is).
+      return refuse(
+        `the batch's message at index ${i} is an initialize request, which is sent alone, never with other messages in a batch`,
+      );
+    }
     const id = requestId(m);
     if (id === undefined) continue;
     const first = seen.get(id);

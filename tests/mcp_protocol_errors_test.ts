@@ -189,6 +189,20 @@ Deno.test("/mcp: batches follow JSON-RPC 2.0", async (t) => {
     assert.equal(r.body.length, 2);
   });
 
+  await t.step(
+    "an initialize with other messages refuses the batch: it is sent alone",
+    async () => {
+      const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: INIT_PARAMS };
+      const r = await rpc(board, a.key, [init, ping(2)]);
+      assert.equal(r.status, 400);
+      assert.equal(r.body.error.code, -32600);
+      assert.equal(
+        r.body.error.message,
+        "Invalid Request: the batch's message at index 0 is an initialize request, which is sent alone, never with other messages in a batch.",
+      );
+    },
+  );
+
   await t.step("a request with bad params is answered in its place; the others run", async () => {
     const batch = [
       ping(1),
