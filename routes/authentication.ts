@@ -25,10 +25,11 @@ import {
 } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
+import { edgeLimiter } from "../domain/limits/mod.ts";
 import { pinsNeedOAuth } from "../domain/pins/mod.ts";
 import { API_KEY_SCOPES, oauthUrls, type Scope, SCOPES } from "../oauth/urls.ts";
 import type { AppEnv, Caller } from "./env.ts";
-import { errorObject } from "./http.ts";
+import { callBucket, errorObject } from "./http.ts";
 import { limitCredentialCall } from "./rate_limit_hooks.ts";
 
 interface AuthOptions {
@@ -243,8 +244,9 @@ export async function callerOf(c: Context<AppEnv>): Promise<Caller> {
  * handler reads what needs no caller and waits in `callerOf` for the rest): a read's first
  * KV batch and the credential's go out together. The checks decide the answer: when they
  * refuse, the refusal is answered, whatever the handler made of it. A handler never writes
- * before `callerOf` answered (reads, and writes marked `plansWhileAuthenticating`). A request without a token shaped like a
- * credential (refused without a lookup) runs the checks first, as usual: it costs no read.
+ * before `callerOf` answered (reads, and writes marked `plansWhileAuthenticating`). A request
+ * without a token shaped like a credential (refused without a lookup), and one the edge limits
+ * are going to refuse (429), run the checks first, as usual: they cost no read.
  */
 export function whileAuthenticating(
   guards: MiddlewareHandler<AppEnv>[],
@@ -253,7 +255,13 @@ export function whileAuthenticating(
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const token = bearerToken(c.req.header("authorization"));
-    if (!opts.tokenChecked && (!token || !credentialShaped(token))) {
+    // A call the edge limits are going to refuse (its network or credential over a limit)
+    // reads nothing early either: the checks answer it first.
+    if (
+      !opts.tokenChecked &&
+      (!token || !credentialShaped(token) ||
+        edgeLimiter(c.get("deps")).refusesNow(callBucket(c), token))
+    ) {
       const inTurn = async (i: number): Promise<Response | void> =>
         i === guards.length ? await next() : await guards[i](c, async () => {
           const answer = await inTurn(i + 1);

@@ -107,6 +107,32 @@ Deno.test("a refused credential answers its refusal, without the handler's answe
   assert.equal((await res.json()).error, "invalid_token");
 });
 
+Deno.test("a call the edge limits refuse reads nothing while it authenticates", async () => {
+  await using board = await testBoard();
+  const send = probeApp(board);
+  // Unknown credentials from one network: each is looked up (and read for) until the
+  // network's failed lookups of the minute are spent; every one after is 429 at once.
+  const junk = () => "pb_live_" + crypto.randomUUID().replaceAll("-", "").padEnd(65, "x");
+  const statuses: number[] = [];
+  let ranBefore429 = 0;
+  for (let i = 0; i < 40; i++) {
+    const before = runs;
+    const res = await send("/v1/probe", { headers: agentHeaders(junk()) });
+    statuses.push(res.status);
+    await res.body?.cancel();
+    if (res.status === 429) assert.equal(runs, before, `request ${i}: the handler ran`);
+    else ranBefore429 += runs - before;
+  }
+  const refused = statuses.filter((s) => s === 429).length;
+  assert.ok(refused >= 5, JSON.stringify(statuses));
+  assert.equal(statuses.indexOf(429), 40 - refused, "once refused, refused for the minute");
+  assert.equal(ranBefore429, 40 - refused);
+  // KV calls: none for a refused one.
+  const { res, depth } = await metered(() => send("/v1/probe", { headers: agentHeaders(junk()) }));
+  await assertError(res, 429, "RATE_LIMITED");
+  assert.equal(depth, 0);
+});
+
 Deno.test("a handler's own error is answered once the credential is good", async () => {
   await using board = await testBoard();
   const send = probeApp(board);

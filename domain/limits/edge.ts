@@ -8,6 +8,7 @@
  * budget), failed lookups per network, and validated registrations. Each counter is a
  * sliding one-minute estimate over two fixed windows.
  */
+import { BoardError } from "../errors.ts";
 import type { Deps } from "../deps.ts";
 import { limitExceeded, limitOf, LIMITS, type LimitSpec, wholeSeconds } from "./rates.ts";
 
@@ -171,6 +172,38 @@ export class EdgeLimiter {
   admitCall(bucket: string, credential: string): Admission {
     const nowMs = this.#deps.clock.nowMs();
     const id = credentialId(credential);
+    const { unvalidated, lookup } = this.#admissible(bucket, id, nowMs);
+    if (lookup) {
+      this.lookups.add("*", nowMs);
+      this.networkLookups.add(bucket, nowMs);
+      this.failedLookups.add(bucket, nowMs);
+    }
+    this.networks.add(bucket, nowMs);
+    this.credentials.add(id, nowMs);
+    this.ceiling.add("*", nowMs);
+    if (unvalidated) this.#inFlight.set(id, (this.#inFlight.get(id) ?? 0) + 1);
+    return { id, bucket, lookup, unvalidated, atMs: nowMs };
+  }
+
+  /**
+   * True when `admitCall` would refuse a call of `credential` from `bucket` now; counts
+   * nothing. A request that is going to be refused reads nothing while it authenticates.
+   */
+  refusesNow(bucket: string, credential: string): boolean {
+    try {
+      this.#admissible(bucket, credentialId(credential), this.#deps.clock.nowMs());
+      return false;
+    } catch (e) {
+      if (e instanceof BoardError && e.status === 429) return true;
+      throw e;
+    }
+  }
+
+  /**
+   * The edge checks of one call (429 RATE_LIMITED when one is reached), counting nothing:
+   * whether its credential was not validated lately, and whether it would need a lookup.
+   */
+  #admissible(bucket: string, id: string, nowMs: number) {
     this.#check(
       this.networks,
       bucket,
@@ -216,15 +249,8 @@ export class EdgeLimiter {
         nowMs,
         "The board is validating as many new credentials as it can this minute; retry shortly.",
       );
-      this.lookups.add("*", nowMs);
-      this.networkLookups.add(bucket, nowMs);
-      this.failedLookups.add(bucket, nowMs);
     }
-    this.networks.add(bucket, nowMs);
-    this.credentials.add(id, nowMs);
-    this.ceiling.add("*", nowMs);
-    if (unvalidated) this.#inFlight.set(id, (this.#inFlight.get(id) ?? 0) + 1);
-    return { id, bucket, lookup, unvalidated, atMs: nowMs };
+    return { unvalidated, lookup };
   }
 
   /**
