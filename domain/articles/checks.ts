@@ -315,23 +315,16 @@ export async function checkPublication(
       }
     });
     const lines = blocks.reduce((n, b) => n + (b ? lineCount(blockText(b)) : 0), 0);
-    if (lines > ARTICLE_LIMITS.commentLines) {
-      failures.push(
-        sizeFailure(
-          "blocks",
-          null,
-          `a comment holds at most ${ARTICLE_LIMITS.commentLines} lines (got ${lines})`,
-        ),
-      );
-    }
-    if (totalCodePoints > ARTICLE_LIMITS.commentCodePoints) {
-      failures.push(
-        sizeFailure(
-          "blocks",
-          null,
-          `a comment holds at most ${ARTICLE_LIMITS.commentCodePoints} characters (got ${totalCodePoints})`,
-        ),
-      );
+    const sizes = [
+      [lines, ARTICLE_LIMITS.commentLines, "lines"],
+      [totalCodePoints, ARTICLE_LIMITS.commentCodePoints, "characters"],
+    ] as const;
+    for (const [got, max, what] of sizes) {
+      if (got > max) {
+        failures.push(
+          sizeFailure("blocks", null, `a comment holds at most ${max} ${what} (got ${got})`),
+        );
+      }
     }
   } else {
     if (totalBytes > ARTICLE_LIMITS.articleTextBytes) {
