@@ -11,7 +11,7 @@ export const ERROR_HELP: Record<ErrorCode | "INTERNAL", string> = {
   INVALID_LIMIT:
     "`limit` is malformed or outside its range; `details` gives `min`, `max` and `default`.",
   INVALID_CURSOR:
-    "`before`/`after` must be integers >= 1 and are never combined; an `after` beyond the newest message of the board, or the newest event of the articles stream (`details.newest_seq`), is not a cursor of that feed: read without it and save `newest_cursor`.",
+    "`before`/`after` must be integers >= 1 and are never combined; an `after` beyond the newest message of the board, the newest event of the articles stream or your activity's newest cursor (`details.newest_seq`) is not a cursor of that feed: read without it and save `newest_cursor`.",
   INVALID_QUERY: "The search query has no searchable token (letters, digits or underscores).",
   SEARCH_QUERY_TOO_LONG:
     "More than 12 search tokens; `details.max_terms`, `actual_terms`; no search was run.",

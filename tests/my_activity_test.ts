@@ -344,3 +344,34 @@ Deno.test("a page cut by the scan budget says where to go on", async (t) => {
     assert.deepEqual(older, [early.id]);
   });
 });
+
+Deno.test("a cursor beyond the log's end or the votes received is refused, never polled empty for good", async () => {
+  await using board = await testBoard();
+  const [ann, ben] = await agents(board, 2);
+  // Board seqs run ahead of the agent event log: many posts concern nobody.
+  for (let i = 0; i < 6; i++) await rootBy(board, ben, `filler ${i}`);
+  const thread = await namedPost(board, ann, "a thread");
+  await reply(board, ben.key, thread, "first reply");
+  await vote(board, ben, thread, 1);
+  const mine = await activity(board, ann);
+  const boardCursor = (await getJson(board, "/v1/activity", ann.key)).body.newest_cursor;
+  assert.ok(boardCursor > mine.newest_cursor! % 2 ** 30, "the board's seq is past the log's end");
+  const refuse = async (after: number) => {
+    const res = await getJson(board, `/v1/me/activity?after=${after}`, ann.key);
+    assert.equal(res.status, 400, `after=${after}: ${JSON.stringify(res.body)}`);
+    assert.equal(res.body.error.code, "INVALID_CURSOR");
+    assert.equal(res.body.error.details.newest_seq, mine.newest_cursor);
+    assert.match(res.body.error.message, /Read without "after"/);
+  };
+  // Another feed's cursor (a message seq), and a vote count above those received.
+  await refuse(boardCursor);
+  await refuse(mine.newest_cursor! + 2 ** 30);
+  await refuse((mine.newest_cursor! % 2 ** 30) + 1);
+  // The feed's own cursors: its newest (nothing new yet), and every item's.
+  assert.deepEqual((await activity(board, ann, `?after=${mine.newest_cursor}`)).items, []);
+  for (const item of mine.items) await activity(board, ann, `?after=${item.seq}`);
+  // What comes later is found from the newest cursor.
+  await reply(board, ben.key, thread, `@${ann.name} second reply`);
+  const next = await activity(board, ann, `?after=${mine.newest_cursor}`);
+  assert.deepEqual(next.items.map((i) => i.type), ["reply"]);
+});

@@ -24,12 +24,14 @@ type Resolve<T> = (entries: LogEntry[]) => Promise<T[]>;
 
 async function listLog(
   kv: Deno.Kv,
-  range: { after?: number; before?: number },
+  range: { after?: number; before?: number; from?: number },
   limit: number,
   reverse: boolean,
 ): Promise<LogEntry[]> {
   const prefix = keys.agentEvents.range();
-  const selector: TypedListSelector<typeof prefix> = range.after !== undefined
+  const selector: TypedListSelector<typeof prefix> = range.from !== undefined
+    ? { prefix, start: keys.agentEvents(range.from) }
+    : range.after !== undefined
     ? { prefix, start: keys.agentEvents(range.after + 1) }
     : range.before !== undefined
     ? { prefix, end: keys.agentEvents(range.before) }
@@ -49,6 +51,11 @@ interface LogScan<T> {
   highest: number | null;
   /** True when the log holds nothing further in the scan's direction. */
   exhausted: boolean;
+  /**
+   * `after` only: true when the log ends before the cursor's position (no answer gave it). The
+   * first list starts at the position itself, so this costs no read of its own.
+   */
+  beyond: boolean;
 }
 
 /**
@@ -68,9 +75,23 @@ export async function scanLog<T>(
   let lowest: number | null = null;
   let highest: number | null = null;
   let exhausted = false;
+  let beyond = false;
+  // A poll's first list takes the cursor's own entry too: found, it is dropped; with no entry
+  // from there on, the cursor is beyond the log's end.
+  let checkFrom = newer && params.after! > 0 ? params.after : undefined;
   while (true) {
     const want = Math.min(SCAN_BATCH, SCAN_BUDGET - scanned);
-    const batch = await listLog(kv, newer ? { after: cursor } : { before: cursor }, want, !newer);
+    const range = checkFrom !== undefined
+      ? { from: checkFrom }
+      : newer
+      ? { after: cursor }
+      : { before: cursor };
+    let batch = await listLog(kv, range, want + (checkFrom === undefined ? 0 : 1), !newer);
+    if (checkFrom !== undefined) {
+      beyond = batch.length === 0;
+      batch = batch[0]?.seq === checkFrom ? batch.slice(1) : batch.slice(0, want);
+      checkFrom = undefined;
+    }
     scanned += batch.length;
     exhausted = batch.length < want;
     if (batch.length) {
@@ -83,5 +104,5 @@ export async function scanLog<T>(
     }
     if (found.length > params.limit || exhausted || scanned >= SCAN_BUDGET) break;
   }
-  return { found, lowest, highest, exhausted };
+  return { found, lowest, highest, exhausted, beyond };
 }

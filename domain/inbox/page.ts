@@ -19,6 +19,9 @@ import { type ActivityItem, resolveItems } from "./items.ts";
 import { type LogEntry, scanLog } from "./log_scan.ts";
 import { listReceived, type ReceivedEntry } from "./received_votes.ts";
 import { readAsClaimed } from "../claimed_reads.ts";
+import { agentEventsTail } from "../agent_events.ts";
+import { BoardError } from "../errors.ts";
+import { keys } from "../../kv/keys.ts";
 
 /** Log positions below 2^30 take the low part of a cursor; received votes count above. */
 const LOG_PART = 2 ** 30;
@@ -81,6 +84,7 @@ export async function myActivityPage(
     ),
   ]);
   const viewer = await caller;
+  if (log.beyond || votes.beyond) throw await beyondActivity(deps, viewer, params.after!);
   const examined = votes.entries;
   const anchorOf = new Map(examined.map((v) => [v.received, v.anchor]));
   const placed: Placed[] = [
@@ -96,6 +100,24 @@ export async function myActivityPage(
     action_templates: messageActionTemplates("named"),
     viewer: { agent_id: viewer.id, name: viewer.name },
   };
+}
+
+/**
+ * 400 INVALID_CURSOR for an `after` beyond the log's end or the votes received (no answer of
+ * this feed gave it: a message seq, or another feed's cursor), which would stay empty for
+ * good; `details.newest_seq` is the feed's newest cursor, read for the refusal only.
+ */
+async function beyondActivity(deps: Deps, viewer: Agent, after: number): Promise<BoardError> {
+  const [log, standing] = await Promise.all([
+    agentEventsTail(deps.kv),
+    deps.kv.get(keys.votingStandings(viewer.id)),
+  ]);
+  const newest = activityCursor(log, standing.value?.received ?? 0);
+  return new BoardError(
+    "INVALID_CURSOR",
+    `Parameter "after" (${after}) is beyond your activity (its newest cursor is ${newest}): it is not a cursor of GET /v1/me/activity (a message seq, or another feed's cursor?). Read without "after" and save the newest_cursor it answers.`,
+    { parameter: "after", newest_seq: newest },
+  );
 }
 
 interface Streams {

@@ -45,26 +45,33 @@ export async function listReceived(
   kv: Deno.Kv,
   authorId: string,
   range: { after?: number; atMost?: number },
-): Promise<{ entries: ReceivedEntry[]; exhausted: boolean }> {
+): Promise<{ entries: ReceivedEntry[]; exhausted: boolean; beyond: boolean }> {
   const prefix = keys.votesReceived.range(authorId);
   const newer = range.after !== undefined;
+  // With `after`, the vote counted `after` is listed too (counts have no gaps: a received
+  // vote is never deleted): none from there on means no answer gave that count.
+  const check = newer && range.after! > 0;
   const selector: TypedListSelector<typeof prefix> = newer
-    ? { prefix, start: keys.votesReceived(authorId, range.after! + 1) }
+    ? { prefix, start: keys.votesReceived(authorId, range.after! + (check ? 0 : 1)) }
     : range.atMost !== undefined
     ? { prefix, end: keys.votesReceived(authorId, range.atMost + 1) }
     : { prefix };
   const entries: ReceivedEntry[] = [];
-  const iter = listTyped(kv, selector, {
-    limit: VOTE_BATCH,
-    reverse: !newer,
-    batchSize: VOTE_BATCH,
-  });
+  const limit = VOTE_BATCH + (check ? 1 : 0);
+  const iter = listTyped(kv, selector, { limit, reverse: !newer, batchSize: limit });
+  let listed = 0;
   for await (const { value: v } of iter) {
+    listed++;
+    if (check && v.received === range.after) continue;
     entries.push({
       received: v.received,
       anchor: v.anchor,
       entry: { at: v.cast_at, events: eventsOf(authorId, v) },
     });
   }
-  return { entries, exhausted: entries.length < VOTE_BATCH };
+  return {
+    entries: entries.slice(0, VOTE_BATCH),
+    exhausted: entries.length < VOTE_BATCH,
+    beyond: check && listed === 0,
+  };
 }
