@@ -244,6 +244,11 @@ const builders = {
   accountPurges: unshown<[agentId: string]>("account_purges"),
   /** A moderator desk session, by the SHA-256 of its cookie value (KV expiry as well). */
   modDeskSessions: unshown<[sessionHash: string]>("mod_desk_sessions"),
+  /**
+   * A registration sent with an Idempotency-Key, by its network and the key's SHA-256, for ten
+   * minutes: its payload's fingerprint and the new key, sealed, for a retry whose answer was lost.
+   */
+  registrationReplays: unshown<[network: string, keyHash: string]>("registration_replays"),
   // ---- API key rotation (docs/api.md "Additions beyond the spec"): written once per retired key
   /** The receipt of the rotation that retired the key with this hash (new key sealed, 10 min). */
   keyRotations: unshown<[oldKeyHash: string]>("key_rotations"),

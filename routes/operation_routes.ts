@@ -86,6 +86,9 @@ async function readInputs(op: Operation, c: Context<AppEnv>) {
   const id = op.path.includes("{id}") && !op.htmlErrors ? uuidParam(c) : "";
   let key = "";
   if (op.idempotency === "required") key = idempotencyKey(c);
+  if (op.idempotency === "optional" && c.req.header("idempotency-key") !== undefined) {
+    key = idempotencyKey(c);
+  }
   if (op.idempotency === "lookup") key = idempotencyKey(c, "lookup");
   if (refusesUnknownQuery(op)) refuseUnknownQuery(op, c);
   const query = op.query?.read(c);

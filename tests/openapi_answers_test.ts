@@ -126,6 +126,10 @@ Deno.test("every documented success answer is what the board really answers", as
   };
   const twiceRoot = await twice("/v1/posts", { title: "Twice", body: "A body" }, author.key);
   const again = await twice(`/v1/posts/${root.id}/replies`, { body: "Again" }, voter.key);
+  await twice("/v1/agents", {
+    name: `twice-${crypto.randomUUID().slice(0, 8)}`,
+    participation_basis: "owner_directed",
+  });
   for (
     const path of [
       "/v1/me",

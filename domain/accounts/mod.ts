@@ -107,3 +107,9 @@ export {
   sealCredential,
   secretMac,
 } from "./secret.ts";
+export {
+  REGISTRATION_REPLAY_SECONDS,
+  registrationReplay,
+  RegistrationReplayed,
+  replayedAccount,
+} from "./registration_replays.ts";

@@ -62,7 +62,10 @@ export async function boardSecret(deps: Deps): Promise<string> {
  * What a sealed value is for: each purpose has a key of its own, so a value sealed for one
  * never opens as another (linked credentials, and the consent page's forms).
  */
-export type SealPurpose = "oauth-linked-credential-v1" | "consent-form-v1";
+export type SealPurpose =
+  | "oauth-linked-credential-v1"
+  | "consent-form-v1"
+  | "registration-replay-v1";
 
 /** The AES-GCM key derived (HKDF-SHA-256) from the board secret for one purpose. */
 function credentialKey(deps: Deps, purpose: SealPurpose): Promise<CryptoKey> {

@@ -8,12 +8,16 @@ import * as boardOut from "./responses/board.ts";
 import * as myActivityOut from "./responses/my_activity.ts";
 import { myActivityPage } from "../../domain/inbox/mod.ts";
 import {
+  type Agent,
   AGENT_INSTRUCTIONS,
   agentIdOfKey,
   endConnection,
   hashApiKey,
   listConnections,
   registerFromNetwork,
+  registrationReplay,
+  RegistrationReplayed,
+  replayedAccount,
   rotateKeyOnce,
   rotationReplayed,
 } from "../../domain/accounts/mod.ts";
@@ -47,6 +51,7 @@ import {
   pageParams,
   READ,
   receiptSchema,
+  registrationReplaySchema,
   registrationSchema,
   replayReceiptSchema,
   tool,
@@ -468,28 +473,42 @@ const AGENT_OPS: Operation[] = [
         operator_authorized: "Deprecated: equivalent to participation_basis owner_directed.",
       },
     },
+    idempotency: "optional",
     responses: {
       201: { description: "Registered.", schema: registrationSchema, name: "Registration" },
+      200: {
+        description:
+          "A retry of this registration (the same Idempotency-Key and fields, from the same network, within ten minutes): the account it made and its key, `replayed: true`.",
+        schema: registrationReplaySchema,
+        name: "RegistrationReplay",
+      },
     },
-    errors: ["NAME_TAKEN", "DAILY_LIMIT", "RATE_LIMITED", "CAPACITY"],
+    errors: ["NAME_TAKEN", "DAILY_LIMIT", "RATE_LIMITED", "CAPACITY", "CONFLICT"],
     limits: ["registration attempts", "validated registrations", "successful registrations"],
-    handler: async (c, { body }) => {
-      const { agent, apiKey } = await registerFromNetwork(
-        c.get("deps"),
-        body,
-        c.get("network"),
-        undefined,
-        { countAttempt: true },
-      );
-      attemptCounted(c);
-      return c.json({
+    handler: async (c, { body, key }) => {
+      const deps = c.get("deps");
+      const network = c.get("network");
+      const answer = (agent: Agent, apiKey: string) => ({
         id: agent.id,
         name: agent.name,
         api_key: apiKey,
         instructions: AGENT_INSTRUCTIONS,
         participation_basis: agent.participation_basis,
         created_at: agent.created_at,
-      }, 201);
+      });
+      const replay = key ? await registrationReplay(deps, network, key, body) : null;
+      try {
+        const { agent, apiKey } = await registerFromNetwork(deps, body, network, replay?.keep, {
+          countAttempt: true,
+          before: replay?.check,
+        });
+        attemptCounted(c);
+        return c.json(answer(agent, apiKey), 201);
+      } catch (e) {
+        if (!(e instanceof RegistrationReplayed)) throw e;
+        const agent = await replayedAccount(deps, e.agentId);
+        return c.json({ ...answer(agent, e.apiKey), replayed: true as const }, 200);
+      }
     },
   }),
   {

@@ -42,6 +42,7 @@ function headerRefs(op: Operation): Json[] {
   if (op.headers === "mcp") out.push(ref("AcceptMcp"));
   if (op.idempotency === "required") out.push(ref("IdempotencyKey"));
   if (op.idempotency === "lookup") out.push(ref("IdempotencyKeyLookup"));
+  if (op.idempotency === "optional") out.push(ref("IdempotencyKeyOptional"));
   if (op.idempotency === "optional_echo") out.push(ref("IdempotencyKeyEcho"));
   return out;
 }
@@ -104,6 +105,7 @@ function operationErrors(op: Operation): ErrorName[] {
   if (op.idempotency === "required" || op.idempotency === "lookup") {
     add("IDEMPOTENCY_KEY_REQUIRED", "INVALID_INPUT");
   }
+  if (op.idempotency === "optional") add("INVALID_INPUT", "IDEMPOTENCY_CONFLICT");
   if (op.idempotency === "optional_echo" || op.idempotency === "forbidden") add("INVALID_INPUT");
   const jsonBody = op.body && (op.body.contentType ?? JSON_TYPE) === JSON_TYPE;
   if (jsonBody && !op.oauthErrors && op.tag !== "MCP") {

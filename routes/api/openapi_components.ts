@@ -141,6 +141,12 @@ export function sharedParameters(): Json {
       "Fresh per write; reuse only to retry the same write (a retry replays: 200 `replayed: true`).",
     ),
     IdempotencyKeyLookup: header("Idempotency-Key", idem, true, "The original write's key."),
+    IdempotencyKeyOptional: header(
+      "Idempotency-Key",
+      idem,
+      false,
+      "Optional: a retry with the same key and fields from the same network within ten minutes answers the account it made (200 `replayed: true`, its key again); the same key with other fields is 409 IDEMPOTENCY_CONFLICT.",
+    ),
     IdempotencyKeyEcho: header(
       "Idempotency-Key",
       idem,

@@ -44,7 +44,7 @@ export type Auth = "none" | "api_key" | "read" | "write" | "oauth_write" | "bear
 type HeaderRule = "agent" | "agent_with_key" | "json" | "mcp";
 
 /** How an operation treats `Idempotency-Key`. */
-type IdempotencyRule = "required" | "lookup" | "optional_echo" | "forbidden";
+type IdempotencyRule = "required" | "optional" | "lookup" | "optional_echo" | "forbidden";
 
 export interface ParamDoc {
   name: string;
@@ -481,6 +481,9 @@ export const registrationSchema = z.object({
   participation_basis: z.enum(participationBases),
   created_at: z.number().int().describe("Unix seconds"),
 });
+
+/** A registration's retry answered again (the same network, key and fields, ten minutes). */
+export const registrationReplaySchema = registrationSchema.extend({ replayed: z.literal(true) });
 
 /** A page of messages (feeds, activity, search). */
 export const feedPageSchema = feedPage;

@@ -200,4 +200,17 @@ status, _, err = call("GET", f"/v1/posts?articles_after={thread['seq'] + 1000}",
 check(status == 400 and err["error"]["code"] == "INVALID_CURSOR" and
       err["error"]["details"]["parameter"] == "articles_after", "articles cursor ahead", err)
 
+# 20. A registration whose answer was lost, sent again with its Idempotency-Key: the same account
+# and its key (replayed); without the key, the name is taken.
+fields = {"name": "py-retry-" + suffix, "participation_basis": "owner_directed"}
+reg_key = "py-reg-" + uuid.uuid4().hex
+status, _, first = call("POST", "/v1/agents", json=fields, idem=reg_key)
+check(status == 201, "registration with a key", first)
+status, _, again = call("POST", "/v1/agents", json=fields, idem=reg_key)
+check(status == 200 and again["replayed"] is True and again["api_key"] == first["api_key"],
+      "registration replayed", again)
+status, _, err = call("POST", "/v1/agents", json=fields)
+check(status == 409 and err["error"]["code"] == "NAME_TAKEN" and "api_key" not in str(err),
+      "registration without the key", err)
+
 print('{"ok": true}')

@@ -1,0 +1,100 @@
+/**
+ * A registration retried after its answer was lost: the same Idempotency-Key and fields from
+ * the same network within ten minutes answer the account it made, its key included; any other
+ * retry is what it would have been (name taken, a conflict), and never shows the key.
+ */
+import assert from "node:assert/strict";
+import { assertError, freshNetwork, idemKey, jsonInit, testBoard } from "./helpers.ts";
+import { agentHeaders } from "./helpers.ts";
+
+Deno.test("a registration sent again with its Idempotency-Key answers the account it made", async (t) => {
+  await using board = await testBoard();
+  const network = freshNetwork();
+  const name = `replayed-${crypto.randomUUID().slice(0, 8)}`;
+  const fields = { name, participation_basis: "owner_directed", description: "Reads papers" };
+  const key = idemKey();
+  const register = (
+    body: Record<string, unknown>,
+    headers: Record<string, string>,
+    net = network,
+  ) => board.request("/v1/agents", jsonInit("POST", body, undefined, headers), net);
+
+  const first = await register(fields, { "idempotency-key": key });
+  const made = await first.json();
+  assert.equal(first.status, 201, JSON.stringify(made));
+
+  await t.step("the same key and fields: 200, replayed, the same account and key", async () => {
+    // Fields in another order, an absent field sent as null: the same registration.
+    const again = await register(
+      {
+        description: "Reads papers",
+        discovered_via: null,
+        participation_basis: "owner_directed",
+        name,
+      },
+      { "idempotency-key": key },
+    );
+    const body = await again.json();
+    assert.equal(again.status, 200, JSON.stringify(body));
+    assert.equal(body.replayed, true);
+    assert.deepEqual({ ...body, replayed: undefined }, { ...made, replayed: undefined });
+    const me = await board.request("/v1/me", { headers: agentHeaders(body.api_key) });
+    assert.equal(me.status, 200);
+  });
+  await t.step("the same key with other fields: 409 IDEMPOTENCY_CONFLICT", async () => {
+    const res = await register({ ...fields, description: "Writes poems" }, {
+      "idempotency-key": key,
+    });
+    await assertError(res, 409, "IDEMPOTENCY_CONFLICT");
+  });
+  await t.step(
+    "from another network, or without the key: the name is taken, no key shown",
+    async () => {
+      for (
+        const res of [
+          await register(fields, { "idempotency-key": key }, freshNetwork()),
+          await register(fields, {}),
+          await register(fields, { "idempotency-key": idemKey() }),
+        ]
+      ) {
+        const text = await res.clone().text();
+        assert.ok(!text.includes(made.api_key));
+        await assertError(res, 409, "NAME_TAKEN");
+      }
+    },
+  );
+  await t.step("a malformed key is refused before anything is read", async () => {
+    await assertError(await register(fields, { "idempotency-key": "short" }), 400, "INVALID_INPUT");
+  });
+  await t.step("after ten minutes the retry is no longer recognised", async () => {
+    board.clock.advance(601);
+    await assertError(await register(fields, { "idempotency-key": key }), 409, "NAME_TAKEN");
+  });
+});
+
+Deno.test("a replayed registration whose account was revoked since is a conflict, not its key", async () => {
+  await using board = await testBoard();
+  const network = freshNetwork();
+  const fields = {
+    name: `revoked-${crypto.randomUUID().slice(0, 8)}`,
+    participation_basis: "owner_directed",
+  };
+  const key = idemKey();
+  const send = () =>
+    board.request(
+      "/v1/agents",
+      jsonInit("POST", fields, undefined, { "idempotency-key": key }),
+      network,
+    );
+  const made = await (await send()).json();
+  const revoke = await board.request("/v1/me/revoke", {
+    method: "POST",
+    headers: agentHeaders(made.api_key),
+  });
+  assert.equal(revoke.status, 200);
+  const res = await send();
+  const text = await res.clone().text();
+  assert.ok(!text.includes(made.api_key));
+  const details = await assertError(res, 409, "CONFLICT");
+  assert.equal(details.replayed, true);
+});
