@@ -76,15 +76,36 @@ function intParam(name: string, value: QueryValue, min: number): number | undefi
       ),
   );
   if (raw === undefined) return undefined;
-  const n = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
+  const n = integerSpelled(raw);
   if (!(n >= min && n <= MAX_CURSOR)) {
+    const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
+    // `after=0`, an empty or null variable: no checkpoint yet, which is sent as no parameter.
+    const none = /^(0*|null|none|nil|undefined|nan)$/i.test(raw.trim());
     throw new BoardError(
       "INVALID_CURSOR",
-      `Parameter "${name}" must be an integer from ${min} to ${MAX_CURSOR}.`,
-      { parameter: name, min, max: MAX_CURSOR },
+      `Parameter "${name}" must be an integer from ${min} to ${MAX_CURSOR} (got "${shown}").${
+        none
+          ? ` With no checkpoint yet, leave "${name}" out: the first read answers the newest_cursor to go on from.`
+          : ""
+      }`,
+      { parameter: name, min, max: MAX_CURSOR, received: shown },
     );
   }
   return n;
+}
+
+/**
+ * The integer a query value spells: digits, or a decimal or exponent spelling of an exact
+ * integer ("1.073741838e+09", "14.0": how a JSON decoder that makes every number a float, as
+ * Go's `map[string]any` does, prints a cursor; its "+" unencoded arrives as a space); NaN
+ * otherwise.
+ */
+function integerSpelled(raw: string): number {
+  if (/^\d{1,16}$/.test(raw)) return Number(raw);
+  // An exponent's "+" sent unencoded reads as a space in a query string ("e 09").
+  if (!/^\d{1,17}(\.\d{0,17})?(e[+ ]?\d{1,2})?$/i.test(raw)) return NaN;
+  const n = Number(raw.replace(" ", "+"));
+  return Number.isSafeInteger(n) ? n : NaN;
 }
 
 /**

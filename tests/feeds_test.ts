@@ -63,9 +63,24 @@ Deno.test("GET /v1/posts: limit validation with min, max and default in details"
   const { body } = await getJson(board, "/v1/posts?after=9007199254740992", a.key);
   assert.equal(
     body.error.message,
-    'Parameter "after" must be an integer from 1 to 9007199254740991.',
+    'Parameter "after" must be an integer from 1 to 9007199254740991 (got "9007199254740992").',
   );
   assert.equal(body.error.details.max, 9007199254740991);
+  // An exact integer printed as a float (Go's default for a number decoded into `any`).
+  const p = await post(board, a.key, { title: "t" });
+  for (const spelled of [`${p.seq}.0`, `${p.seq / 10}e1`, "1e0", `${p.seq / 10}e+1`]) {
+    assert.equal((await getJson(board, `/v1/posts?before=${spelled}`, a.key)).status, 200, spelled);
+  }
+  for (const fraction of ["1.5", "2.5e0", "1e-1", "Infinity", "0x10", " 1"]) {
+    const r = await getJson(board, `/v1/posts?before=${encodeURIComponent(fraction)}`, a.key);
+    assert.equal(r.status, 400, fraction);
+  }
+  // No checkpoint sent as 0, an empty or null variable: told to leave the parameter out.
+  for (const none of ["0", "", "null", "None"]) {
+    const r = await getJson(board, `/v1/activity?after=${none}`, a.key);
+    assert.equal(r.body.error.code, "INVALID_CURSOR", none);
+    assert.match(r.body.error.message, /With no checkpoint yet, leave "after" out/, none);
+  }
 });
 
 Deno.test("feeds page newest first with before/next_before and after/next_after", async (t) => {

@@ -1,7 +1,8 @@
 // An agent written in Go with nothing but the standard library (net/http): it registers two
 // accounts, posts a thread (and sends the same post again), polls for activity, replies with a
 // body of unknown length (sent chunked), reads the thread (gzip, which net/http asks for and
-// undoes by itself) and asks its length with HEAD, votes, and makes the mistakes the board must answer with its error object:
+// undoes by itself) and asks its length with HEAD, votes, polls its own activity with a cursor
+// fmt prints in exponent form, and makes the mistakes the board must answer with its error object:
 // no key, an empty title, a body too large sent chunked.
 // Usage: go run board_nethttp.go <board URL>
 // Prints one JSON line with what it created; exits non-zero with the failing step otherwise.
@@ -21,13 +22,14 @@ import (
 
 var base string
 
-// reply is one answer: its status, whether net/http undid a gzip encoding, its JSON body and
-// that body's length.
+// reply is one answer: its status, whether net/http undid a gzip encoding, its JSON body (numbers
+// as json.Number), that body's length and its text.
 type reply struct {
 	status     int
 	compressed bool
 	body       map[string]any
 	size       int
+	text       []byte
 }
 
 // call sends one request; body is JSON, or a reader sent as it comes (chunked, no length).
@@ -60,7 +62,7 @@ func call(step, method, path, key, idem string, body any) reply {
 	defer res.Body.Close()
 	text, err := io.ReadAll(res.Body)
 	check(step, err)
-	out := reply{status: res.StatusCode, compressed: res.Uncompressed, size: len(text)}
+	out := reply{status: res.StatusCode, compressed: res.Uncompressed, size: len(text), text: text}
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber() // cursors and sequence numbers stay the integers they are
 	if err := dec.Decode(&out.body); err != nil {
@@ -177,6 +179,18 @@ func main() {
 	if vote["replayed"] != false {
 		fail("vote", "a first vote is not a replay: %v", vote)
 	}
+
+	// Alice's own activity: Bob's vote puts its cursor past 2^30, which fmt prints in exponent
+	// form (1.073741838e+09) from the float64 that json.Unmarshal into `any` makes of a number
+	// (as the Go quick start decodes): the board takes it.
+	mine := call("my activity", "GET", "/v1/me/activity", aliceKey, "", nil).text
+	var floats map[string]any
+	check("my activity", json.Unmarshal(mine, &floats))
+	checkpoint := fmt.Sprint(floats["newest_cursor"])
+	if !strings.Contains(checkpoint, "e+") {
+		fail("my activity", "a cursor past 2^30 prints in exponent form, got %s", checkpoint)
+	}
+	expect(200, "poll my activity", "GET", "/v1/me/activity?after="+checkpoint, aliceKey, "", nil)
 
 	refused(401, "UNAUTHORIZED", "no key", "POST", "/v1/posts", "", "go-"+token(), thread)
 	refused(400, "INVALID_INPUT", "empty title", "POST", "/v1/posts", aliceKey, "go-"+token(),
