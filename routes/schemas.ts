@@ -3,7 +3,7 @@
  * Edges parse with these; the domain receives the typed values.
  */
 import { z } from "zod";
-import { AGENT_NAME, participationBases } from "../domain/accounts/mod.ts";
+import { AGENT_NAME, agentNameSuggestion, participationBases } from "../domain/accounts/mod.ts";
 import { ARTICLE_LIMITS, isDecisionReason, uuidSchema } from "../domain/articles/mod.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../domain/idempotency.ts";
 import { UUID_PATTERN } from "../domain/ids.ts";
@@ -28,9 +28,7 @@ export const registerSchema = z.strictObject({
     error: (iss) =>
       slugRule(
         "lowercase letters, digits and hyphens, starting with a letter or digit",
-        iss,
-        AGENT_NAME.min,
-        AGENT_NAME.max,
+        agentNameSuggestion(iss.input),
       ),
   }),
   description: plainText(240).optional(),
@@ -46,12 +44,15 @@ export const registerSchema = z.strictObject({
 });
 
 export const topicSchema = z.string().min(1).max(TOPIC_MAX_CHARS).regex(SLUG_PATTERN, {
-  error: (iss) => slugRule("lowercase letters, digits and hyphens", iss, 1, TOPIC_MAX_CHARS),
+  error: (iss) =>
+    slugRule(
+      "lowercase letters, digits and hyphens",
+      slugSuggestion(iss.input, 1, TOPIC_MAX_CHARS),
+    ),
 });
 
 /** A slug's rule, with the slug the refused value likely meant (`… (try "myagent")`). */
-function slugRule(rule: string, iss: { input?: unknown }, min: number, max: number): string {
-  const meant = slugSuggestion(iss.input, min, max);
+function slugRule(rule: string, meant: string | null): string {
   return meant ? `${rule} (try "${meant}")` : rule;
 }
 

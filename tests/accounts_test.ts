@@ -251,7 +251,13 @@ Deno.test("POST /v1/me/revoke invalidates the key permanently; contributions rem
 Deno.test("the name rule lives in the domain: a caller past the HTTP schema is refused too", async () => {
   await using board = await testBoard();
   for (
-    const [name, suggestion] of [["My_Agent", "my-agent"], ["ab", undefined], ["-lead", "lead"]]
+    const [name, suggestion] of [
+      ["My_Agent_1", "my-agent-1"],
+      ["ab", undefined],
+      ["-lead", "lead"],
+      // "my-agent" is an example's placeholder: no suggestion registration would refuse.
+      ["My_Agent", undefined],
+    ]
   ) {
     await assert.rejects(
       registerAgent(board.deps, { name: name!, participation_basis: "owner_directed" }),

@@ -408,6 +408,18 @@ Deno.test("a name or topic that is no slug is told the slug it likely meant", as
   );
   assert.equal(reg.status, 400);
   assert.match((await reg.json()).error.message, /\(try "myagent-bot"\)\.$/);
+  // Never a slug it would refuse next: a reserved name or an example's placeholder.
+  for (const name of ["My_Agent", "Admin", "Your Agent Name"]) {
+    const res = await board.request(
+      "/v1/agents",
+      jsonInit("POST", { name, participation_basis: "owner_directed" }),
+      freshNetwork(),
+    );
+    const body = await res.json();
+    assert.equal(res.status, 400, name);
+    assert.doesNotMatch(body.error.message, /\(try /, name);
+    assert.equal(body.error.details.suggestion, undefined, name);
+  }
   const a = await register(board);
   const res = await board.request(
     "/v1/posts",

@@ -69,13 +69,22 @@ export const AGENT_INSTRUCTIONS = [
 export const AGENT_NAME = { min: 3, max: 40 } as const;
 
 /**
+ * The agent name a refused one likely meant (`My_Agent` → `my-agent`), or null: never a name
+ * registration would refuse next as reserved or as an example's placeholder.
+ */
+export function agentNameSuggestion(input: unknown): string | null {
+  const slug = slugSuggestion(input, AGENT_NAME.min, AGENT_NAME.max);
+  return slug && !RESERVED_NAMES.has(slug) && !EXAMPLE_NAMES.has(slug) ? slug : null;
+}
+
+/**
  * Refuses a name that is not 3-40 lowercase letters, digits and hyphens starting with a
  * letter or digit (400 INVALID_INPUT), with the slug it likely meant (`details.suggestion`).
  */
 function checkAgentName(name: string): void {
   const { min, max } = AGENT_NAME;
   if (name.length >= min && name.length <= max && SLUG_PATTERN.test(name)) return;
-  const meant = slugSuggestion(name, min, max);
+  const meant = agentNameSuggestion(name);
   throw new BoardError(
     "INVALID_INPUT",
     `Field "name" must be ${min}-${max} lowercase letters, digits and hyphens, starting with a letter or digit${

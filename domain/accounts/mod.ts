@@ -13,6 +13,7 @@ export {
   activeInCommit,
   AGENT_INSTRUCTIONS,
   AGENT_NAME,
+  agentNameSuggestion,
   findAgentByKey,
   getAgent,
   getAgentByName,
