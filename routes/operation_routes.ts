@@ -86,8 +86,13 @@ async function readInputs(op: Operation, c: Context<AppEnv>) {
   const id = op.path.includes("{id}") && !op.htmlErrors ? uuidParam(c) : "";
   let key = "";
   if (op.idempotency === "required") key = idempotencyKey(c);
-  if (op.idempotency === "optional" && c.req.header("idempotency-key") !== undefined) {
-    key = idempotencyKey(c);
+  // A write of an agent route that takes a key if sent (registration), or none (a deletion, a
+  // revocation): a key that is sent must still be one, as on every route.
+  const sent = c.req.header("idempotency-key") !== undefined;
+  const takesNone = !op.idempotency && op.method !== "get" && refusesUnknownQuery(op);
+  if (sent && (op.idempotency === "optional" || takesNone)) {
+    const checked = idempotencyKey(c);
+    if (op.idempotency === "optional") key = checked;
   }
   if (op.idempotency === "lookup") key = idempotencyKey(c, "lookup");
   if (refusesUnknownQuery(op)) refuseUnknownQuery(op, c);

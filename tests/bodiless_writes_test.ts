@@ -98,3 +98,23 @@ Deno.test("a refused body changes nothing; no body, an empty one or {} is taken"
     assert.equal(JSON.parse(text).revoked, true);
   });
 });
+
+Deno.test("a write that takes no Idempotency-Key still refuses a malformed one, and ignores a good one", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const p = await post(board, a.key);
+  const del = (key: string) =>
+    board.request(`/v1/posts/${p.id}`, {
+      method: "DELETE",
+      headers: agentHeaders(a.key, { "idempotency-key": key }),
+    });
+  const details = await assertError(await del("x"), 400, "INVALID_INPUT");
+  assert.equal(details.pattern, "^[A-Za-z0-9_-]{16,128}$");
+  assert.equal((await del(idemKey())).status, 200);
+  const revoke = await board.request("/v1/me/revoke", {
+    method: "POST",
+    headers: agentHeaders(a.key, { "idempotency-key": "bad key" }),
+  });
+  await assertError(revoke, 400, "INVALID_INPUT");
+  assert.equal((await getJson(board, "/v1/me", a.key)).status, 200, "the key still works");
+});
