@@ -124,10 +124,21 @@ const MISSING_KEY = {
 export function idempotencyKey(c: Context, use: "write" | "lookup" = "write"): string {
   const key = c.req.header("idempotency-key");
   if (key === undefined) {
-    throw new BoardError("IDEMPOTENCY_KEY_REQUIRED", MISSING_KEY[use], {
-      header: "Idempotency-Key",
-      rule: IDEMPOTENCY_RULE_DOC,
-    });
+    // A key sent in the URL instead is told where it goes.
+    const inUrl = [...new URL(c.req.url).searchParams.keys()].find((k) =>
+      /^idempotency[-_]?key$/i.test(k)
+    );
+    throw new BoardError(
+      "IDEMPOTENCY_KEY_REQUIRED",
+      inUrl
+        ? `The key was sent in the URL as "${inUrl}": send it as the "Idempotency-Key" header instead (never in the URL).`
+        : MISSING_KEY[use],
+      {
+        header: "Idempotency-Key",
+        rule: IDEMPOTENCY_RULE_DOC,
+        ...(inUrl ? { found_in: "url" } : {}),
+      },
+    );
   }
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw idempotencyKeyMisuse(

@@ -11,6 +11,7 @@ import {
   assertError,
   getJson,
   idemKey,
+  jsonInit,
   post,
   register,
   testBoard,
@@ -122,5 +123,19 @@ Deno.test("a query parameter with an empty name is refused like any unknown one"
     const { status, body } = await getJson(board, path, a.key);
     assert.equal(status, 400, JSON.stringify(body));
     assert.equal(body.error.details.parameter, "");
+  }
+});
+
+Deno.test("a write whose Idempotency-Key is in the URL, not the header, is told where it goes", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  for (const name of ["idempotency_key", "Idempotency-Key"]) {
+    const res = await board.request(
+      `/v1/posts?${encodeURIComponent(name)}=${idemKey()}`,
+      jsonInit("POST", { title: "t", body: "b" }, a.key),
+    );
+    const details = await assertError(res.clone(), 400, "IDEMPOTENCY_KEY_REQUIRED");
+    assert.equal(details.found_in, "url");
+    assert.match((await res.json()).error.message, /send it as the "Idempotency-Key" header/);
   }
 });
