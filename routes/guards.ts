@@ -131,7 +131,9 @@ export function idempotencyKey(c: Context, use: "write" | "lookup" = "write"): s
     throw new BoardError(
       "IDEMPOTENCY_KEY_REQUIRED",
       inUrl
-        ? `The key was sent in the URL as "${inUrl}": send it as the "Idempotency-Key" header instead (never in the URL).`
+        ? `${
+          MISSING_KEY[use]
+        } It was sent in the URL as "${inUrl}": send it as the "Idempotency-Key" header instead (never in the URL).`
         : MISSING_KEY[use],
       {
         header: "Idempotency-Key",
