@@ -17,7 +17,7 @@ import { sha256Hex } from "../hashing.ts";
 import { fingerprint, idempotencyConflict } from "../idempotency.ts";
 import type { Agent } from "./agent_record.ts";
 import { agentIdOfKey } from "./api_keys.ts";
-import type { RegisterInput } from "./agents.ts";
+import { getAgent, type RegisterInput } from "./agents.ts";
 import { openCredential, sealCredential, type SealedCredential } from "./secret.ts";
 
 /** How long a registration answers a retry with its key (seconds). */
@@ -93,7 +93,7 @@ export async function registrationReplay(
  * active (revoked or removed since), whose key no longer works.
  */
 export async function replayedAccount(deps: Deps, agentId: string): Promise<Agent> {
-  const agent = (await deps.kv.get(keys.agents(agentId))).value;
+  const agent = await getAgent(deps, agentId);
   if (!agent || agent.status !== "active") {
     throw new BoardError(
       "CONFLICT",
