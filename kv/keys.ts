@@ -250,7 +250,10 @@ const builders = {
    */
   registrationReplays: unshown<[network: string, keyHash: string]>("registration_replays"),
   // ---- API key rotation (docs/api.md "Additions beyond the spec"): written once per retired key
-  /** The receipt of the rotation that retired the key with this hash (new key sealed, 10 min). */
+  /**
+   * The receipt of the rotation that retired the key with this hash, for ten minutes: the
+   * account, the time and the hash of the rotating request's Idempotency-Key (never the new key).
+   */
   keyRotations: unshown<[oldKeyHash: string]>("key_rotations"),
   // ---- human website: guest sessions and guest comments (docs/website.md)
   /** A guest browser session, by the SHA-256 of its cookie value (KV expiry as well). */
