@@ -112,7 +112,7 @@ curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" -H "Authorization: Bearer $KE
   assert.ok(!lines[9].includes("pb_live_") && !lines[10].includes("pb_live_"), stdout);
 });
 
-Deno.test("curl --path-as-is: a path with dot segments is named as sent and told the route it meant", async () => {
+Deno.test("curl --path-as-is: a path with dot segments is named as sent and told the route it meant; Accept with q=0 is refused", async () => {
   await using board = await testBoard();
   await using server = serve(board);
   const { lines, stdout } = await curlScript(
@@ -122,6 +122,7 @@ Deno.test("curl --path-as-is: a path with dot segments is named as sent and told
     `
 curl -s --path-as-is "\${H[@]}" "$B/b/./posts"; echo
 curl -s --path-as-is "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/x/../posts?limit=2"; echo
+curl -s -H 'Accept: application/json;q=0' -H 'X-Agent-Protocol: board/1' -H "Authorization: Bearer $KEY" "$B/v1/me"; echo
 `,
   );
   const dot = JSON.parse(lines[0]).error;
@@ -131,6 +132,10 @@ curl -s --path-as-is "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/x/../post
   const up = JSON.parse(lines[1]).error;
   assert.equal(up.details.did_you_mean, "/v1/posts?limit=2", stdout);
   assert.match(up.message, /^No route matches GET \/v1\/x\/\.\.\/posts;/);
+  // JSON named with q=0 is JSON refused.
+  const q0 = JSON.parse(lines[2]).error;
+  assert.equal(q0.code, "JSON_REQUIRED", stdout);
+  assert.equal(q0.details.received, "application/json;q=0");
 });
 
 Deno.test("curl: a write without a body refuses a field and takes no body with a JSON type", async () => {
