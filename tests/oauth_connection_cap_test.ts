@@ -63,16 +63,16 @@ Deno.test("an account holds at most 100 connections: the next one ends the oldes
   assert.equal(list.body.truncated, false);
 });
 
-Deno.test("GET /v1/me/connections stays bounded with 5,000 connections stored before the cap", async (t) => {
+Deno.test("GET /v1/me/connections stays bounded with 1,500 connections stored before the cap", async (t) => {
   let meter: ReturnType<typeof meteredKv> | undefined;
   await using board = await boardOn(":memory:", new ManualClock(), {}, {
     wrapKv: (raw) => (meter = meteredKv(raw)).kv,
   });
   const a = await register(board);
-  const ids = await seedGrants(board.kv, a.id, 5000, board.clock.now());
+  const ids = await seedGrants(board.kv, a.id, 1500, board.clock.now());
   const newestFirst = [...ids].reverse();
 
-  await t.step("a page of 10 reads a few dozen entries, not 5,000", async () => {
+  await t.step("a page of 10 reads a few dozen entries, not 1,500", async () => {
     meter!.take();
     const page = await getJson(board, "/v1/me/connections?limit=10", a.key);
     const cost = meter!.take();
@@ -119,13 +119,13 @@ Deno.test("GET /v1/me/connections stays bounded with 5,000 connections stored be
   });
 });
 
-Deno.test("teardown of 5,000 connections runs in bounded batches: rotation, then the sweep", async () => {
+Deno.test("teardown of 1,500 connections runs in bounded batches: rotation, then the sweep", async () => {
   let meter: ReturnType<typeof meteredKv> | undefined;
   await using board = await boardOn(":memory:", new ManualClock(), {}, {
     wrapKv: (raw) => (meter = meteredKv(raw)).kv,
   });
   const a = await register(board);
-  await seedGrants(board.kv, a.id, 5000, board.clock.now());
+  await seedGrants(board.kv, a.id, 1500, board.clock.now());
   meter!.take();
   const rot = await board.request("/v1/me/rotate-key", {
     method: "POST",
@@ -142,7 +142,7 @@ Deno.test("teardown of 5,000 connections runs in bounded batches: rotation, then
   );
   assert.equal(
     await indexSize(board, a.id),
-    5000 - GRANTS_ENDED_IN_COMMIT - TEARDOWN_RUN_ENTRIES,
+    1500 - GRANTS_ENDED_IN_COMMIT - TEARDOWN_RUN_ENTRIES,
   );
   assert.ok((await board.kv.get(keys.connectionTeardowns(a.id))).value, "the mark stays");
   // No connection of the old key shows, and none is read past the page.
