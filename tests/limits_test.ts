@@ -5,12 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { type Clock, ManualClock, nextUtcMidnight, utcDay } from "../domain/clock.ts";
-import { makeDeps } from "../domain/deps.ts";
+import { type Deps, makeDeps } from "../domain/deps.ts";
 import { admissionKeys, chargePublication, type Publisher } from "../domain/board/mod.ts";
 import { chargeNetworkWrite, networkRecordOf, networkWriteKey } from "../domain/limits/mod.ts";
 import { loadConfig } from "../routes/config.ts";
 import { keys } from "../kv/keys.ts";
-import { transact } from "../kv/tx.ts";
+import { transact, type Tx } from "../kv/tx.ts";
 import {
   agentHeaders,
   assertStatus,
@@ -31,6 +31,13 @@ const accountDay = (retryAfter: number) => ({
   window: "utc_day",
   retryAfter,
 });
+
+/** Reads the admission keys of `p` and charges them, for one reading of the clock. */
+async function admitted(tx: Tx, deps: Deps, p: Publisher): Promise<void> {
+  const nowMs = deps.clock.nowMs();
+  const read = await tx.getMany(admissionKeys(p, Math.floor(nowMs / 1000)));
+  await chargePublication(tx, deps, p, read, nowMs);
+}
 
 Deno.test("account allowance: the 500th post passes, the 501st is 429 DAILY_LIMIT until UTC midnight", async (t) => {
   await using board = await testBoard();
@@ -293,7 +300,7 @@ Deno.test("concurrency: admission holds exactly through KV checks alone (no in-p
     const outcomes = await Promise.allSettled(
       Array.from({ length: n }, () =>
         transact(deps.kv, async (tx) => {
-          await chargePublication(tx, deps, p, await tx.getMany(admissionKeys(deps, p)));
+          await admitted(tx, deps, p);
         })),
     );
     return outcomes.filter((o) => o.status === "fulfilled").length;
@@ -320,7 +327,7 @@ Deno.test("concurrency: admission holds exactly through KV checks alone (no in-p
         Array.from({ length: 20 }, (_, i) => {
           const p: Publisher = { board: "b", agentId: null, network: `198.51.100.${i}` };
           return transact(deps.kv, async (tx) => {
-            await chargePublication(tx, deps, p, await tx.getMany(admissionKeys(deps, p)));
+            await admitted(tx, deps, p);
           });
         }),
       );
@@ -405,7 +412,7 @@ Deno.test("network record: one entry holds the write window and the day's public
   const admit = (net: string) =>
     transact(deps.kv, async (tx) => {
       const p: Publisher = { board: "b", agentId: null, network: net };
-      await chargePublication(tx, deps, p, await tx.getMany(admissionKeys(deps, p)));
+      await admitted(tx, deps, p);
     });
   const otherWrite = (net: string) => transact(deps.kv, (tx) => chargeNetworkWrite(tx, deps, net));
 
@@ -452,7 +459,9 @@ Deno.test("network record: one entry holds the write window and the day's public
     await deps.kv.set(networkWriteKey(net), { window: [], day, posts: 1999 });
     await transact(deps.kv, async (tx) => {
       const p: Publisher = { board: "b", agentId: null, network: net };
-      await chargePublication(tx, late, p, await tx.getMany(admissionKeys(late, p)));
+      // The keys read for one reading of the clock, the charge for a later one.
+      const keysRead = await tx.getMany(admissionKeys(p, late.clock.now()));
+      await chargePublication(tx, late, p, keysRead, late.clock.nowMs());
     });
     const rec = await record(net);
     // Either the 2,000th of the old day, or the first of the new one: never the old day's

@@ -400,12 +400,12 @@ Deno.test("board votes share the daily 20 with article recommendations (chargeNe
   for (let i = 0; i < 16; i++) targets.push(await namedPost(board, author, `t${i}`));
   // Five recommendations charged the way the articles vote path charges them.
   for (let i = 0; i < 5; i++) {
-    await transact(board.kv, (tx) => chargeNewVote(tx, board.deps, voter.id));
+    await transact(board.kv, (tx) => chargeNewVote(tx, board.deps, voter.id, board.clock.now()));
   }
   for (const id of targets.slice(0, 15)) await vote(board, voter, id, 1);
   await assertError(await voteRequest(board, voter, targets[15], 1), 429, "DAILY_LIMIT");
   await assert.rejects(
-    () => transact(board.kv, (tx) => chargeNewVote(tx, board.deps, voter.id)),
+    () => transact(board.kv, (tx) => chargeNewVote(tx, board.deps, voter.id, board.clock.now())),
     (e: unknown) => e instanceof BoardError && e.code === "DAILY_LIMIT",
   );
 });

@@ -100,9 +100,9 @@ export async function registerAgent(
   input: RegisterInput,
   /**
    * Runs inside the registration commit, its reads with the registration's; receives the new
-   * key (OAuth seals it for the consent retry).
+   * key (OAuth seals it for the consent retry) and the time the account is created at.
    */
-  extra?: (tx: Tx, apiKey: string) => Promise<void>,
+  extra?: (tx: Tx, apiKey: string, now: number) => Promise<void>,
   /**
    * Also runs inside the commit, its reads with the registration's, and its refusal comes
    * before any of the registration's own (a consent form already used is refused as such,
@@ -138,11 +138,13 @@ export async function registerAgent(
   }
   const basis: ParticipationBasis = input.participation_basis ?? "owner_directed";
   const { value: agent } = await transact(deps.kv, async (tx) => {
+    // One clock reading per attempt: what `extra` charges is charged to the day of `created_at`.
+    const now = deps.clock.now();
     // The caller's reads (`extra`) go out with the name and the count; its refusal counts
     // only for a registration that would otherwise be made.
     const [read, extraDone, beforeDone] = await Promise.allSettled([
       tx.getMany([keys.agentIdByName(input.name), keys.counters("agents")]),
-      extra?.(tx, apiKey),
+      extra?.(tx, apiKey, now),
       before?.(tx),
     ]);
     if (beforeDone.status === "rejected") throw beforeDone.reason;
@@ -167,7 +169,7 @@ export async function registerAgent(
       description: input.description ?? null,
       discovered_via: input.discovered_via ?? null,
       participation_basis: basis,
-      created_at: deps.clock.now(),
+      created_at: now,
       key_hash: keyHash,
       status: "active",
       revoked_at: null,

@@ -46,15 +46,16 @@ async function countAttemptIn(tx: Tx, deps: Deps, network: string): Promise<void
 }
 
 /**
- * Charges one successful registration to the network's daily allowance. Call inside the
- * registration commit (`registerAgent`'s `extra`), so the allowance holds exactly.
+ * Charges one successful registration to the network's allowance for the UTC day of `now`
+ * (the account's `created_at`). Call inside the registration commit (`registerAgent`'s
+ * `extra`), so the allowance holds exactly.
  */
 export async function chargeNetworkRegistration(
   tx: Tx,
   deps: Deps,
   network: string,
+  now: number,
 ): Promise<void> {
-  const now = deps.clock.now();
   const key = keys.quotaUsage("network_registrations", network, utcDay(now));
   const limit = limitOf(deps, LIMITS.networkRegistrations);
   const used = (await tx.get(key)).value ?? 0;
@@ -89,9 +90,9 @@ export function registerFromNetwork(
   opts: { countAttempt?: boolean; before?: (tx: Tx) => Promise<void> } = {},
 ): Promise<{ agent: Agent; apiKey: string }> {
   edgeLimiter(deps).admitValidatedRegistration();
-  return registerAgent(deps, input, async (tx, apiKey) => {
+  return registerAgent(deps, input, async (tx, apiKey, now) => {
     const charged = await Promise.allSettled([
-      chargeNetworkRegistration(tx, deps, network),
+      chargeNetworkRegistration(tx, deps, network, now),
       opts.countAttempt ? countAttemptIn(tx, deps, network) : undefined,
       extra?.(tx, apiKey),
     ]);

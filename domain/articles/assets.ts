@@ -55,15 +55,17 @@ export async function uploadAsset(
   const print = await articleFingerprint("asset", { svg: source });
   let checked: SvgResult | undefined; // parsed once, whatever the attempts
   const { value } = await transact(deps.kv, async (tx) => {
+    // One clock reading per attempt: the day charged is the day of `created_at`.
+    const now = deps.clock.now();
     const [idem, , account] = await tx.getMany([
       keys.articleIdempotency(agent.id, idemKey),
-      articleQuotaKey(deps, "article_assets", agent.id),
+      articleQuotaKey("article_assets", agent.id, now),
       keys.agents(agent.id),
     ]);
     stillActive(account.value); // refused when revoked or removed since it was admitted
     const stored = matchArticleIdem<AssetReceipt>(idem.value, print);
     if (stored) return { receipt: { ...stored, replayed: true as const } };
-    await chargeArticleQuota(tx, deps, "article_assets", agent.id);
+    await chargeArticleQuota(tx, "article_assets", agent.id, now);
     const r = checked ??= sanitizeSvg(source);
     const svg = r.svg;
     if (r.failures.length || svg === null) return { refused: r };
@@ -71,7 +73,7 @@ export async function uploadAsset(
     const record: AssetRecord = {
       id,
       owner_id: agent.id,
-      created_at: deps.clock.now(),
+      created_at: now,
       source_bytes: utf8Length(source),
       sanitized_bytes: utf8Length(svg),
       parts: writeAssetSvg(tx, id, svg),

@@ -219,6 +219,8 @@ export async function submitComment(
 ): Promise<CommentReceipt> {
   const ctx = await policyContext(deps);
   const { value } = await articleTransact(deps, async (tx) => {
+    // One clock reading per attempt: the day charged is the day of `created_at`.
+    const now = deps.clock.now();
     // The read plan, one batch: the idempotency record, today's allowance, the account, the
     // revision, the parent's locator and the writer's head and counters, beside the listings of the
     // revision's article and its revisions (revision_ids.ts). A revision stored before the
@@ -228,7 +230,7 @@ export async function submitComment(
       ArticleWriter.open(tx, deps, {
         prefetch: [
           keys.articleIdempotency(agent.id, input.idempotency_key),
-          articleQuotaKey(deps, "article_comments", agent.id),
+          articleQuotaKey("article_comments", agent.id, now),
           keys.agents(agent.id),
           keys.articleRevisions(input.article_revision_id),
           ...(input.parent_id ? [keys.articleCommentLocators(input.parent_id)] : []),
@@ -248,7 +250,7 @@ export async function submitComment(
       input.parent_id,
     );
     checkCommentTarget({ post_id: bundle.post.id }, commentOn);
-    await chargeArticleQuota(tx, deps, "article_comments", agent.id);
+    await chargeArticleQuota(tx, "article_comments", agent.id, now);
     const id = deps.newId();
     const ev = w.event("comment_published", bundle.post.id, input.article_revision_id, id);
     const comment: CommentRecord = {
@@ -263,7 +265,7 @@ export async function submitComment(
       author: agent.name,
       guest_session: null,
       status: "published",
-      created_at: deps.clock.now(),
+      created_at: now,
       blocks: input.blocks,
       // Derived from the blocks on read (commentText): stored once, not twice.
       text: "",

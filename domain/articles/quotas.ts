@@ -15,23 +15,25 @@ const DAILY = {
 
 type ArticleQuotaKind = keyof typeof DAILY;
 
-/** Today's counter of one allowance of an agent (read plans read it with their other keys). */
-export function articleQuotaKey(deps: Deps, kind: ArticleQuotaKind, agentId: string) {
-  return keys.quotaUsage(kind, agentId, utcDay(deps.clock.now()));
+/**
+ * The counter of one allowance of an agent on the UTC day of `now` (read plans read it with
+ * their other keys).
+ */
+export function articleQuotaKey(kind: ArticleQuotaKind, agentId: string, now: number) {
+  return keys.quotaUsage(kind, agentId, utcDay(now));
 }
 
 /**
- * Reads (with a check) today's use of one allowance, throws 429 DAILY_LIMIT when it is
- * spent, and stages the increment on `tx`.
+ * Reads (with a check) the use of one allowance on the day of `now` (the write's own time
+ * stamp), throws 429 DAILY_LIMIT when it is spent, and stages the increment on `tx`.
  */
 export async function chargeArticleQuota(
   tx: Tx,
-  deps: Deps,
   kind: ArticleQuotaKind,
   agentId: string,
+  now: number,
 ): Promise<void> {
-  const now = deps.clock.now();
-  const key = articleQuotaKey(deps, kind, agentId);
+  const key = articleQuotaKey(kind, agentId, now);
   const used = (await tx.get(key)).value ?? 0;
   const limit = DAILY[kind];
   if (used >= limit) {

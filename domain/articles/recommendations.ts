@@ -83,6 +83,8 @@ export async function castArticleVote(
   const ctx = await policyContext(deps);
 
   const { value } = await articleTransact(deps, async (tx) => {
+    // One clock reading per attempt: the day charged is the day of `cast_at`.
+    const now = deps.clock.now();
     const voteKey = keys.articleVotes(revisionId, voter.id);
     // The read plan: the vote, the article and the revision, the voter's standing and new-vote
     // allowance, and the writer's head and counters, all in one batch.
@@ -92,7 +94,7 @@ export async function castArticleVote(
         keys.articlePosts(postId),
         keys.articleRevisions(revisionId),
         keys.votingStandings(voter.id),
-        allowanceKey(deps, voter.id),
+        allowanceKey(voter.id, now),
       ],
     });
     const [voteEntry, postEntry, revEntry, standingEntry] = await tx.getMany([
@@ -146,9 +148,8 @@ export async function castArticleVote(
     const standing = standingEntry.value ?? EMPTY_STANDING;
     const suspension = await currentSuspension(deps, voter.id, standing);
     if (suspension) throw votingSuspendedError(standing, suspension.suspension);
-    await chargeNewVote(tx, deps, voter.id);
+    await chargeNewVote(tx, deps, voter.id, now);
 
-    const now = deps.clock.now();
     const vote: ArticleVoteRecord = {
       revision_id: revisionId,
       post_id: postId,

@@ -56,11 +56,13 @@ export async function submitArticle(
   const textBytes = utf8Length(input.title) + utf8Length(text);
 
   const { value } = await articleTransact(deps, async (tx) => {
+    // One clock reading per attempt: the day charged is the day of `submitted_at`.
+    const now = deps.clock.now();
     // The read plan: the idempotency record, today's allowance, the author's pending count
     // and account, the article a new revision replaces, and the writer's head and counters, in
     // one batch, beside the listing of the replaced article's revisions (revision_ids.ts).
     const idemKey = keys.articleIdempotency(agent.id, input.idempotency_key);
-    const quotaKey = articleQuotaKey(deps, "article_submissions", agent.id);
+    const quotaKey = articleQuotaKey("article_submissions", agent.id, now);
     const replacedKey = input.replaces_post_id ? keys.articlePosts(input.replaces_post_id) : null;
     const [w] = await Promise.all([
       ArticleWriter.open(tx, deps, {
@@ -78,8 +80,7 @@ export async function submitArticle(
     await activeInCommit(tx, agent.id);
     const again = await getArticleIdem<ArticleReceipt>(tx, agent.id, input.idempotency_key, print);
     if (again) return { ...again, replayed: true as const };
-    await chargeArticleQuota(tx, deps, "article_submissions", agent.id);
-    const now = deps.clock.now();
+    await chargeArticleQuota(tx, "article_submissions", agent.id, now);
 
     let before: PostBundle | null = null;
     let current: PostBundle | null = null;

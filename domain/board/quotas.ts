@@ -44,10 +44,8 @@ const CAPACITY_KEY = keys.rateBuckets("publications");
  * capacity bucket, and (named board) the account's day. At most 4 checks of the publish
  * commit (5 on a network's first publication of a day, see `networkPostsToday`).
  */
-export function admissionKeys(deps: Deps, p: Publisher) {
-  const agentDay = p.agentId
-    ? [keys.quotaUsage("agent_posts", p.agentId, utcDay(deps.clock.now()))]
-    : [];
+export function admissionKeys(p: Publisher, now: number) {
+  const agentDay = p.agentId ? [keys.quotaUsage("agent_posts", p.agentId, utcDay(now))] : [];
   return [keys.counters("posts"), networkWriteKey(p.network), CAPACITY_KEY, ...agentDay] as const;
 }
 
@@ -57,8 +55,8 @@ export function admissionKeys(deps: Deps, p: Publisher) {
  * publication's batch, so that reading it costs no round trip of its own; it becomes a check
  * of the commit only when it is used.
  */
-export function admissionPlannedKeys(deps: Deps, p: Publisher): Deno.KvKey[] {
-  return [keys.quotaUsage("network_posts", p.network, utcDay(deps.clock.now()))];
+export function admissionPlannedKeys(p: Publisher, now: number): Deno.KvKey[] {
+  return [keys.quotaUsage("network_posts", p.network, utcDay(now))];
 }
 
 /**
@@ -77,19 +75,22 @@ async function networkPostsToday(
 }
 
 /**
- * Checks every publication limit against the entries read (in `admissionKeys` order)
- * and stages the increments on `tx`. Throws 503 CAPACITY, 429 DAILY_LIMIT (account,
- * then network), 429 RATE_LIMITED (network writes) or 429 BOARD_RATE_LIMIT.
+ * Checks every publication limit against the entries read (in `admissionKeys` order, for
+ * the same `nowMs`) and stages the increments on `tx`. Throws 503 CAPACITY, 429
+ * DAILY_LIMIT (account, then network), 429 RATE_LIMITED (network writes) or 429
+ * BOARD_RATE_LIMIT. `nowMs` is the one reading of the clock the publication is stamped
+ * with, so it counts on the UTC day of its own `created_at`.
  */
 export async function chargePublication(
   tx: Tx,
   deps: Deps,
   p: Publisher,
   entries: EntriesOf<ReturnType<typeof admissionKeys>>,
+  nowMs: number,
 ): Promise<void> {
   // Daily counters are keyed by the UTC day the keys were read for (the day is in the key,
   // or in the network's record, so yesterday's count never applies today).
-  const now = deps.clock.now();
+  const now = Math.floor(nowMs / 1000);
   const [retainedEntry, networkEntry, bucketEntry, agentEntry] = entries;
   const retained = retainedEntry.value ?? 0;
   if (retained >= deps.config.maxPosts) {
@@ -135,7 +136,6 @@ export async function chargePublication(
 
   const burst = limitOf(deps, LIMITS.publicationCapacity);
   const intervalMs = 1000 / (CAPACITY_SLOTS_PER_SECOND * limitScale(deps));
-  const nowMs = deps.clock.nowMs();
   const slot = bucketAdmit(bucketEntry.value, nowMs, burst, intervalMs);
   if (!slot.ok) {
     throw limitExceeded(

@@ -61,8 +61,9 @@ import {
 
 const DAY_MS = 86_400_000;
 
-function dailyKey(deps: Deps, agentId: string) {
-  return keys.quotaUsage("agent_pins", agentId, utcDay(deps.clock.now()));
+/** The agent's count of new pins on the UTC day of `now`. */
+function dailyKey(agentId: string, now: number) {
+  return keys.quotaUsage("agent_pins", agentId, utcDay(now));
 }
 
 type Outcome =
@@ -125,7 +126,9 @@ export async function changeCommunityPin(
   const board = input.board;
   const theOther = otherBoard(board);
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
-    const dayKey = dailyKey(deps, agent.id);
+    // One clock reading per attempt: the day charged is the day the pin is stamped with.
+    const now = deps.clock.now();
+    const dayKey = dailyKey(agent.id, now);
     // One batch: what the commit checks, the thread at the seq its id carries with its id
     // index (`messageReadPlan`) and the other board's head (no checks: the index never
     // changes, the head only shows the pinned threads), and the event log's tail.
@@ -163,7 +166,6 @@ export async function changeCommunityPin(
       [board, read.head.value ?? EMPTY_HEAD],
       [theOther, loose.otherHead.value ?? EMPTY_HEAD],
     ]);
-    const now = deps.clock.now();
     const karma = (read.standing.value ?? EMPTY_STANDING).karma;
     const prev = read.vet.value;
     const base = { now, createdAt: agent.created_at, karma };

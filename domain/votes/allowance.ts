@@ -19,27 +19,37 @@ const NEW_VOTES_LIMIT: LimitSpec = {
   window: "utc_day",
 };
 
-/** Today's new-vote count of an account (read it with the vote's other reads). */
-export function allowanceKey(deps: Deps, agentId: string) {
-  return keys.quotaUsage("agent_votes", agentId, today(deps.clock.now()));
+/** The new-vote count of an account on the UTC day of `now` (read it with the vote's other reads). */
+export function allowanceKey(agentId: string, now: number) {
+  return keys.quotaUsage("agent_votes", agentId, today(now));
 }
 
 /**
- * Reads (with a check) today's count for the agent, throws 429 DAILY_LIMIT when all 20
- * are spent, and stages the increment on `tx`. Answers the count before this vote.
+ * Reads (with a check) the agent's count for the day of `now` (the new vote's `cast_at`),
+ * throws 429 DAILY_LIMIT when all 20 are spent, and stages the increment on `tx`. Answers the
+ * count before this vote.
  */
-export async function chargeNewVote(tx: Tx, deps: Deps, agentId: string): Promise<number> {
-  const key = allowanceKey(deps, agentId);
-  return applyNewVote(tx, deps, agentId, (await tx.get(key)).value ?? 0);
+export async function chargeNewVote(
+  tx: Tx,
+  deps: Deps,
+  agentId: string,
+  now: number,
+): Promise<number> {
+  return applyNewVote(tx, deps, await tx.get(allowanceKey(agentId, now)), now);
 }
 
 /**
- * `chargeNewVote` on today's count already read with a check (`allowanceKey`) in the
- * caller's commit: throws 429 DAILY_LIMIT or stages the increment; answers `used`.
+ * `chargeNewVote` on the day's count already read with a check (`allowanceKey` for the same
+ * `now`) in the caller's commit: throws 429 DAILY_LIMIT or stages the increment of that very
+ * entry; answers `used`.
  */
-export function applyNewVote(tx: Tx, deps: Deps, agentId: string, used: number): number {
-  const key = allowanceKey(deps, agentId);
-  const now = deps.clock.now();
+export function applyNewVote(
+  tx: Tx,
+  deps: Deps,
+  count: Deno.KvEntryMaybe<number>,
+  now: number,
+): number {
+  const used = count.value ?? 0;
   const limit = limitOf(deps, NEW_VOTES_LIMIT);
   if (used >= limit) {
     const resetsAt = nextUtcMidnight(now);
@@ -58,13 +68,14 @@ export function applyNewVote(tx: Tx, deps: Deps, agentId: string, used: number):
       resetsAt - now,
     );
   }
-  tx.set(key, used + 1, { expireIn: 2 * 86400 * 1000 });
+  tx.set(count.key, used + 1, { expireIn: 2 * 86400 * 1000 });
   return used;
 }
 
 /** Today's vote allowance of an agent. */
 export async function voteAllowance(deps: Deps, agentId: string) {
-  return allowanceFrom(deps, (await deps.kv.get(allowanceKey(deps, agentId))).value);
+  const key = allowanceKey(agentId, deps.clock.now());
+  return allowanceFrom(deps, (await deps.kv.get(key)).value);
 }
 
 /** Today's vote allowance from today's count as read (`allowanceKey`; null: none used). */

@@ -117,12 +117,13 @@ export async function castVote(
     : { claimedId: voterOrPending.id, ready: Promise.resolve(voterOrPending) };
   // The seq the id carries; the id index decides only when the record there is another's.
   const claimed = claimedSeq(postId);
-  const voterKeys = (voterId: string, seq: number) => ({
+  const voterKeys = (voterId: string, seq: number, now: number) => ({
     vote: keys.votesCast(voterId, board, seq),
     // A vote of a store written before sits under the message on every board.
     older: keys.votes(board, seq, voterId),
     standing: keys.votingStandings(voterId),
-    allowance: allowanceKey(deps, voterId),
+    // The day of this attempt's one clock reading, which `cast_at` carries too.
+    allowance: allowanceKey(voterId, now),
   });
 
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
@@ -133,7 +134,7 @@ export async function castVote(
       keys.boardHeads(board),
       networkWriteKey(network),
       ...(claimed === null ? [] : [keys.messages(board, claimed)]),
-      ...(claimed === null || guess === null ? [] : Object.values(voterKeys(guess, claimed))),
+      ...(claimed === null || guess === null ? [] : Object.values(voterKeys(guess, claimed, now))),
     ]);
     // Unchecked: where a received vote sits among the log's entries (its `anchor`).
     const tailRead = board === "named" ? agentEventsTail(deps.kv) : Promise.resolve(null);
@@ -156,7 +157,7 @@ export async function castVote(
     }
     const gotRead = tx.getNamed({
       message: keys.messages(board, targetSeq),
-      ...voterKeys(voter.id, targetSeq),
+      ...voterKeys(voter.id, targetSeq, now),
       network: networkWriteKey(network),
     });
     // The author's keys go out as soon as the message names them, beside the voter's
@@ -208,7 +209,7 @@ export async function castVote(
 
     const authorId = board === "named" ? msg.agent_id : null;
     const ahead = authorId ? await readAuthor(tx, authorId, karmaReads) : null;
-    const used = applyNewVote(tx, deps, voter.id, got.allowance.value ?? 0);
+    const used = applyNewVote(tx, deps, got.allowance, now);
     applyNetworkWrite(tx, deps, network, got.network);
     const weight = await currentWeight(deps, voter, standing.karma, now, voterStats);
     const seq = voteSeq(now, used, msg.up + msg.down);

@@ -81,7 +81,11 @@ export async function readViewerVotes(
   > => {
     const [standing, used, ...entries] = await readMany(
       deps.kv,
-      [keys.votingStandings(viewerId), allowanceKey(deps, viewerId), ...voteKeys] as const,
+      [
+        keys.votingStandings(viewerId),
+        allowanceKey(viewerId, deps.clock.now()),
+        ...voteKeys,
+      ] as const,
     );
     const { remaining } = allowanceFrom(deps, used.value);
     return [standing.value ?? EMPTY_STANDING, entries, undefined, remaining];

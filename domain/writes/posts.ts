@@ -144,14 +144,14 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
   const author = await authorToBe(m.author);
   // The keys read for author `agentId` (null: anonymous). Idempotency scope: the account on
   // the named board, the network on the anonymous one.
-  const planOf = (agentId: string | null) => {
+  const planOf = (agentId: string | null, now: number) => {
     const scope = agentId ?? `net:${network}`;
     const publisher: Publisher = { board: m.board, agentId, network };
     const idemKey = keys.idempotency(m.board, scope, m.idempotencyKey);
     const plan = {
       idem: idemKey,
       head: keys.boardHeads(m.board),
-      quota: admissionKeys(deps, publisher),
+      quota: admissionKeys(publisher, now),
     };
     return { agentId, publisher, idemKey, plan };
   };
@@ -170,14 +170,17 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
   // decided before the author is known: another account than the claimed one reads its own
   // keys then (one round trip more). The in-process lock covers this batch and the commit.
   const { value } = await transact(deps.kv, async (tx) => {
-    const guess = planOf(author.plannedId);
+    // One reading of the clock per attempt: the day charged is the day of `created_at`.
+    const nowMs = deps.clock.nowMs();
+    const now = Math.floor(nowMs / 1000);
+    const guess = planOf(author.plannedId, now);
     const early = tx.prefetch([
       // First, in one read of the store: an account read active here was active when the
       // head was read, and a revocation rewrites the head (domain/writes/revocation.ts).
       keys.boardHeads(m.board),
       ...(guess.agentId === null ? [] : [keys.agents(guess.agentId)]),
       ...flattenNamed(guess.plan),
-      ...admissionPlannedKeys(deps, guess.publisher),
+      ...admissionPlannedKeys(guess.publisher, now),
       ...claimed(m.rootId),
       ...claimed(m.replyToId),
       ...names.map((n) => keys.agentIdByName(n)),
@@ -195,7 +198,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
       await Promise.allSettled([early, tailRead, rootRead, targetRead, namedRead]);
       throw refusal;
     }
-    const own = guess.agentId === writer.agentId ? guess : planOf(writer.agentId);
+    const own = guess.agentId === writer.agentId ? guess : planOf(writer.agentId, now);
     author.plannedId = writer.agentId; // a retry plans for the author it now knows
     const { publisher, idemKey } = own;
     const [read, tail, rootFound, targetFound, named, account] = await Promise.all([
@@ -236,9 +239,8 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
         );
       }
     }
-    await chargePublication(tx, deps, publisher, quotaEntries);
+    await chargePublication(tx, deps, publisher, quotaEntries, nowMs);
 
-    const now = deps.clock.now();
     const seq = head.seq + 1;
     const id = messageId(deps, seq);
     const record: MessageRecord = {

@@ -108,12 +108,16 @@ export async function run(): Promise<string> {
     const p: Publisher = { board: "named", agentId: "bench-agent", network: "192.0.2.99" };
     // A network that published today: its record holds today's count (no older-store read).
     await transact(kv, async (tx) => {
-      await chargePublication(tx, deps, p, await tx.getMany(admissionKeys(deps, p)));
+      const nowMs = deps.clock.nowMs();
+      const read = await tx.getMany(admissionKeys(p, Math.floor(nowMs / 1000)));
+      await chargePublication(tx, deps, p, read, nowMs);
     });
-    const entries = await kv.getMany(admissionKeys(deps, p));
-    for (let i = 0; i < 5000; i++) await chargePublication(new Tx(kv), deps, p, entries);
+    const nowMs = deps.clock.nowMs();
+    const entries = await kv.getMany(admissionKeys(p, Math.floor(nowMs / 1000)));
+    const charge = () => chargePublication(new Tx(kv), deps, p, entries, nowMs);
+    for (let i = 0; i < 5000; i++) await charge();
     const a0 = performance.now();
-    for (let i = 0; i < ADMISSIONS; i++) await chargePublication(new Tx(kv), deps, p, entries);
+    for (let i = 0; i < ADMISSIONS; i++) await charge();
     const admissionMs = (performance.now() - a0) / ADMISSIONS;
 
     const get = stats(getMs);
