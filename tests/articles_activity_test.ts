@@ -98,7 +98,12 @@ Deno.test("activity: unavailable events are omitted; a version reappears when pu
   await moderateArticle(board.deps, s.post_id, "reject", "Wrong");
   feed = await getJson(board, "/v1/articles/activity", viewer.key);
   assert.deepEqual(feed.body.items, [], "the rejected article's events are no longer available");
-  assert.equal(feed.body.newest_cursor, 3, "cursors still cover the omitted events");
+  assert.equal(feed.body.newest_cursor, null, "an empty page: the poller keeps its checkpoint");
+  // A poll from before the omitted events: empty, and the checkpoint stays where it is.
+  const poll = await getJson(board, "/v1/articles/activity?after=1", viewer.key);
+  assert.deepEqual([poll.body.items, poll.body.newest_cursor], [[], null]);
+  const block = await getJson(board, "/v1/activity?articles_after=1", viewer.key);
+  assert.deepEqual([block.body.articles.items, block.body.articles.newest_cursor], [[], null]);
   await moderateArticle(board.deps, s.post_id, "restore", "Fine after all");
   feed = await getJson(board, "/v1/articles/activity", viewer.key);
   assert.deepEqual(feed.body.items.map((i: Item) => [i.seq, i.type]), [
@@ -117,7 +122,7 @@ Deno.test("activity: unavailable events are omitted; a version reappears when pu
     [[4, "article_published"]],
     "the withdrawn article's event is skipped and the page filled from older events",
   );
-  assert.equal(feed.body.newest_cursor, 5, "the cursor still covers the omitted event");
+  assert.equal(feed.body.newest_cursor, 4, "the newest event shown, not the omitted one");
   assert.equal(feed.body.next_before, 4);
   // Reading the stream casts nothing and comments nothing.
   const row = await getJson(board, `/v1/articles/posts/${s.post_id}`, viewer.key);
@@ -222,7 +227,7 @@ Deno.test("activity: pages are filled to limit past omitted events; a short page
   feed = await getJson(board, "/v1/articles/activity?limit=1&after=1", viewer.key);
   assert.deepEqual(seqs(feed), [5]);
   assert.equal(feed.body.next_after, 6, "the next page starts past the omitted seq 6");
-  assert.equal(feed.body.newest_cursor, 6);
+  assert.equal(feed.body.newest_cursor, 5, "the checkpoint is the newest event shown");
   feed = await getJson(board, "/v1/articles/activity?limit=1&after=6", viewer.key);
   assert.deepEqual(seqs(feed), [7]);
 });

@@ -112,8 +112,8 @@ class ReadAhead {
 /**
  * One page of the articles activity stream for an agent. Events the viewer cannot see are
  * skipped and the page is filled from further events, so a page shorter than `limit` means
- * the stream has no more visible events in that direction (the cursors still step over the
- * skipped events' positions).
+ * the stream has no more visible events in that direction (`next_after` and `next_before`
+ * still step over the skipped events' positions; `newest_cursor` is the newest event shown).
  */
 export async function listArticleActivity(
   deps: Deps,
@@ -174,21 +174,24 @@ export async function listArticleActivity(
   const trimmed = shown.length > limit;
   const page = shown.slice(0, limit);
   const edge = page.length ? page[page.length - 1].seq : null;
+  // `newest_cursor` is the highest seq on the page (null on an empty page), never a skipped
+  // event's: a poller keeps its checkpoint until it is shown something. `next_after` and
+  // `next_before` go on from where the scan stopped, skipped events included.
   if (newer) {
     // `shown` runs oldest first here: the page is the `limit` nearest newer events.
-    const highest = trimmed ? edge : last.newest_cursor ?? edge;
+    const scanned = trimmed ? edge : last.newest_cursor ?? edge;
     return {
       items: page.reverse(),
       next_before: null,
-      next_after: trimmed || last.next_after !== null ? highest : null,
-      newest_cursor: highest,
+      next_after: trimmed || last.next_after !== null ? scanned : null,
+      newest_cursor: edge,
     };
   }
   return {
     items: page,
     next_before: trimmed ? edge : last.next_before,
     next_after: null,
-    newest_cursor: first.newest_cursor,
+    newest_cursor: page.length ? page[0].seq : null,
   };
 }
 
