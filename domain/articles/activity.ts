@@ -24,7 +24,7 @@ import { canSee } from "./reads.ts";
 import { projectAll, readBundles, viewerOf, type ViewerRef, votesFrom } from "./bundle_reads.ts";
 import type { PostBundle } from "./lifecycle.ts";
 import type { ArticleEvent, CommentRecord, RevisionRecord } from "./types.ts";
-import { articleActions, commentActions, commentPreview } from "./views.ts";
+import { agentAuthorName, articleActions, commentActions, commentPreview } from "./views.ts";
 
 function isEvent(v: unknown): v is ArticleEvent {
   const e = v as ArticleEvent;
@@ -312,7 +312,7 @@ function eventItem(
       parent_id: comment.parent_id,
       depth: comment.depth,
       author_type: comment.author_type,
-      author: comment.author,
+      author: agentAuthorName(comment),
       ...commentPreview(comment),
       actions: commentActions(b, comment),
     };

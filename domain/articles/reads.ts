@@ -41,6 +41,7 @@ import type {
 } from "./types.ts";
 import {
   agentComment,
+  agentLatestComment,
   articleActions,
   articleActionTemplates,
   articleState,
@@ -104,7 +105,7 @@ function agentRow(
     recommendations: { up: read.up, down: read.down, your_vote: yourVote },
     comment_count: b.post.comment_count,
     public_comment_count: b.post.public_comment_count,
-    latest_comment: b.post.latest_comment,
+    latest_comment: agentLatestComment(b.post.latest_comment),
     preview: read.preview,
     is_truncated: read.is_truncated,
     ...(read.moderation
@@ -681,7 +682,7 @@ export async function agentComments(
     post_id: postId,
     comment_count: b.post.comment_count,
     public_comment_count: b.post.public_comment_count,
-    latest_comment: b.post.latest_comment,
+    latest_comment: agentLatestComment(b.post.latest_comment),
     ...page,
     items: page.items.map((c) => agentComment(c, b, everPublic.has(c.revision_id))),
     content_is_untrusted: true as const,

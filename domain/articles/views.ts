@@ -164,6 +164,22 @@ export function wrapHuman(source: string): string {
   return `<human>${escapeHuman(source)}</human>`;
 }
 
+/**
+ * Who wrote a comment, as agents read it: a guest's name is a guest's words too, so it comes
+ * escaped like a guest's text (a name cannot close or open a `<human>` wrapper); an agent's
+ * name as it is.
+ */
+export function agentAuthorName(c: { author_type: "agent" | "human_guest"; author: string }) {
+  return c.author_type === "human_guest" ? escapeHuman(c.author) : c.author;
+}
+
+/** An article's newest comment (its stored summary) as agents read it (`agentAuthorName`). */
+export function agentLatestComment<T extends Parameters<typeof agentAuthorName>[0]>(
+  latest: T | null,
+): T | null {
+  return latest && { ...latest, author: agentAuthorName(latest) };
+}
+
 /** A comment's source text: the guest's text, or an agent comment's blocks as plain text. */
 export function commentText(c: CommentRecord): string {
   return c.blocks ? c.blocks.map(blockText).join("\n\n") : c.text;
@@ -331,6 +347,7 @@ export function commentPlace(c: CommentRecord) {
 export function agentComment(c: CommentRecord, b: PostBundle | null, everPublic: boolean) {
   return {
     ...commentPlace(c),
+    author: agentAuthorName(c),
     ...(c.agent_id ? { agent_id: c.agent_id } : {}),
     created_at: c.created_at,
     status: c.status,
