@@ -523,3 +523,23 @@ Deno.test("tidy-up: a suspension observed and still true is recorded, retiring t
   });
   assert.deepEqual((await board.kv.get(keys.communityPins())).value, []);
 });
+
+Deno.test("NOT_VETERAN says the account's age, karma and supporters as /v1/me counts them", async () => {
+  await using board = await testBoard();
+  const { cands: [young] } = await candidates(board, 1); // karma 5, 3 supporters, a day old
+  board.clock.advance(DAY);
+  const token = await oauthToken(board, young);
+  const res = await postPin(board, token, {
+    board: "named",
+    thread_id: young.threads[0],
+    pinned: true,
+  });
+  const details = await assertError(res, 403, "NOT_VETERAN");
+  const shown = await pinning(board, young);
+  assert.deepEqual(
+    [details.karma, details.supporters, details.veteran],
+    [shown.karma, shown.supporters, false],
+  );
+  assert.deepEqual([details.karma, details.supporters], [5, 3]);
+  assert.ok(details.age_seconds >= DAY && details.age_seconds < 7 * DAY);
+});

@@ -52,7 +52,6 @@ import { applyNetworkWrite, networkWriteKey } from "../limits/mod.ts";
 import { notePinEvent } from "./pin_events.ts";
 import {
   isSuspended,
-  mayEarn,
   nextVeteranRecord,
   stageVeteranChange,
   VETERAN_RULES,
@@ -169,11 +168,12 @@ export async function changeCommunityPin(
     const karma = (read.standing.value ?? EMPTY_STANDING).karma;
     const prev = read.vet.value;
     const base = { now, createdAt: agent.created_at, karma };
-    // Supporters count only while veteran status can be earned now: from the standing's
-    // support summary with the named board's head, else from the received votes (beside the
-    // second batch; a standing written before the summary, or one past its cap).
+    // Supporters count while the account is not a veteran (they decide whether the status is
+    // earned now, and a refusal says how many there are): from the standing's support summary
+    // with the named board's head, else from the received votes (beside the second batch; a
+    // standing written before the summary, or one past its cap).
     const noSupport = { supporters: null, newestVoteAt: null };
-    const earning = input.pinned && mayEarn(prev, base);
+    const earning = input.pinned && prev === null;
     const summary = earning
       ? supportFromStanding(read.standing.value, heads.get("named") ?? EMPTY_HEAD)
       : null;
