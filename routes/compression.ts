@@ -10,6 +10,7 @@
  * `Vary: Accept-Encoding`, compressed or not, so shared caches keep the variants apart.
  */
 import type { Context, MiddlewareHandler } from "hono";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
 /** Smaller bodies go out as they are: the saving would not pay for the work. */
 export const MIN_COMPRESS_BYTES = 1024;
@@ -42,15 +43,8 @@ export function chooseCoding(accept: string | null | undefined): Coding | null {
   return null;
 }
 
-/**
- * Node's zlib (about 30 ms of start-up), loaded by the first answer that is compressed: a
- * process or an isolate that compresses nothing never loads it.
- */
-let zlib: Promise<typeof import("node:zlib")> | undefined;
-
 /** Compresses `body` with `coding` (brotli quality 5: near its best ratio for little CPU). */
-async function compressBody(body: Uint8Array, coding: Coding): Promise<Uint8Array<ArrayBuffer>> {
-  const { brotliCompressSync, constants, gzipSync } = await (zlib ??= import("node:zlib"));
+function compressBody(body: Uint8Array, coding: Coding): Uint8Array<ArrayBuffer> {
   if (coding === "gzip") return new Uint8Array(gzipSync(body, { level: 6 }));
   return new Uint8Array(brotliCompressSync(body, {
     params: {
@@ -72,19 +66,8 @@ export class CompressedCopies {
   constructor(readonly budget: number) {}
 
   /** `text` compressed with `coding`: the kept copy, or a new one (then kept). */
-  async get(text: string, coding: Coding): Promise<Uint8Array<ArrayBuffer>> {
-    return this.#keep(text, coding) ??
-      this.#keep(text, coding, await compressBody(new TextEncoder().encode(text), coding))!;
-  }
-
-  /**
-   * The copy kept for `text` in `coding` (`made` is kept when there is none), marked most
-   * recently used; undefined when there is none and nothing was made. Synchronous, so the
-   * byte count stays exact while compressions run.
-   */
-  #keep(text: string, coding: Coding, made?: Uint8Array<ArrayBuffer>) {
+  get(text: string, coding: Coding): Uint8Array<ArrayBuffer> {
     let copies = this.#kept.get(text);
-    if (!copies?.[coding] && !made) return undefined;
     if (copies) this.#kept.delete(text); // re-inserted below: most recently used last
     else {
       copies = {};
@@ -93,7 +76,7 @@ export class CompressedCopies {
     this.#kept.set(text, copies);
     let copy = copies[coding];
     if (!copy) {
-      copy = copies[coding] = made!;
+      copy = copies[coding] = compressBody(new TextEncoder().encode(text), coding);
       this.#bytes += copy.length;
       this.#evict();
     }
@@ -118,12 +101,12 @@ const copies = new CompressedCopies(COMPRESSED_COPIES_BUDGET);
  * gzip or brotli and the text is large enough, else the text as it is (which the
  * compression middleware then leaves alone, or compresses if it is a HEAD or small body).
  */
-export async function cachedJsonAnswer(c: Context, text: string): Promise<Response> {
+export function cachedJsonAnswer(c: Context, text: string): Response {
   const coding = c.req.method === "GET" && text.length >= MIN_COMPRESS_BYTES
     ? chooseCoding(c.req.header("accept-encoding"))
     : null;
   if (!coding) return c.body(text, 200, { "Content-Type": "application/json" });
-  return c.body(await copies.get(text, coding), 200, {
+  return c.body(copies.get(text, coding), 200, {
     "Content-Type": "application/json",
     "Content-Encoding": coding,
     "Vary": "Accept-Encoding",
@@ -173,7 +156,7 @@ export const compressResponses: MiddlewareHandler = async (c, next) => {
   const headers = new Headers(res.headers);
   let out = body;
   if (body.length >= MIN_COMPRESS_BYTES) {
-    out = await compressBody(body, coding);
+    out = compressBody(body, coding);
     headers.set("content-encoding", coding);
   }
   headers.set("content-length", String(out.length));

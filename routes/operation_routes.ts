@@ -172,7 +172,7 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
           inputs = await readInputs(op, c);
           const answer = await handler(c, inputs);
           if (answer instanceof Response) return answer;
-          if (typeof answer === "string") return await cachedJsonAnswer(c, answer);
+          if (typeof answer === "string") return cachedJsonAnswer(c, answer);
           return c.json(answer, 200);
         } catch (err) {
           if (op.htmlErrors) return await op.htmlErrors(err, c);
