@@ -18,7 +18,8 @@ Commands:
   comment-decision <id> approve|reject --reason <text>
                                           decide a comment (a held one from "pending")
   appeal-decision <article-id> grant|deny --reason <text>
-                                          decide an open appeal (grant restores, deny rejects)
+                                          decide an open appeal (grant restores, deny rejects);
+                                          refused when the article has none
   article-decision <id> reject|restrict|restore --reason <text>
   audit [--limit N] [--before SEQ]        the audit trail, newest first
   clock <seconds>                         move the service clock forward (BOARD_TEST_CLOCK=1 only)
@@ -109,6 +110,7 @@ async function modRequestOf(
         body: {
           action: decision === "grant" ? "restore" : "reject",
           reason: need(opts.reason, "--reason"),
+          decides_appeal: true,
         },
       };
     }

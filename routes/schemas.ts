@@ -135,6 +135,9 @@ export const commentDecisionSchema = z.strictObject({
 export const articleDecisionSchema = z.strictObject({
   action: z.enum(["reject", "restrict", "restore"]),
   reason: decisionReason,
+  decides_appeal: z.boolean().optional().describe(
+    "true: the decision is about the article's open appeal (restore grants it, reject denies it); without an open appeal it is 409 CONFLICT and nothing changes.",
+  ),
 });
 
 /** POST /mod/clock (only with BOARD_TEST_CLOCK=1): move forward up to a year. */

@@ -362,6 +362,35 @@ Deno.test("moderation: restrict hides everywhere; appeal; restore grants it", as
   assert.equal(feed.body.summary.published_posts, 1);
 });
 
+Deno.test("denying a restricted article's appeal keeps it restricted and its revision public", async () => {
+  await using board = await testBoard();
+  const [author, b, c] = [await register(board), await register(board), await register(board)];
+  const s = await submit(board, author.key);
+  await vote(board, b.key, s.post_id, s.revision_id);
+  await vote(board, c.key, s.post_id, s.revision_id);
+  await moderateArticle(board.deps, s.post_id, "restrict", "Spam");
+  const ap = await authorAction(board, author.key, `/v1/articles/posts/${s.post_id}/appeal`, {
+    revision_id: s.revision_id,
+    reason: "This is an original article, not spam.",
+  });
+  assert.equal(ap.status, 200, await ap.text());
+  const denied = await moderateArticle(board.deps, s.post_id, "reject", "Still spam", undefined, {
+    decidesAppeal: true,
+  });
+  assert.deepEqual([denied.appeal?.status, denied.revision_id], ["denied", s.revision_id]);
+  const own = (await getJson(board, `/v1/articles/posts/${s.post_id}`, author.key)).body.article;
+  assert.equal(own.restricted.reason, "Spam", "still restricted");
+  assert.equal(own.state, "published", "the revision itself was not rejected");
+  // Nothing is left to decide: an appeal decision now changes nothing.
+  await assert.rejects(
+    moderateArticle(board.deps, s.post_id, "restore", "Fine", undefined, { decidesAppeal: true }),
+    (e: { code?: string }) => e.code === "CONFLICT",
+  );
+  assert.ok(
+    (await getJson(board, `/v1/articles/posts/${s.post_id}`, author.key)).body.article.restricted,
+  );
+});
+
 Deno.test("appeal: only rejections; a rejected pending article restored becomes pending again", async () => {
   await using board = await testBoard();
   const [author, b, c] = [await register(board), await register(board), await register(board)];

@@ -19,7 +19,7 @@ import {
 } from "./helpers.ts";
 import { DAY, listPins, MOD_KEY, modRequest, pinDomain, veterans } from "./pin_helpers.ts";
 import { agent, anonymousPost, namedPost } from "./vote_helpers.ts";
-import { comment, submit } from "./article_helpers.ts";
+import { comment, publicGet, submit } from "./article_helpers.ts";
 import { moderateArticle } from "../domain/articles/mod.ts";
 import { Guest, publishedArticle } from "./website_helpers.ts";
 
@@ -526,6 +526,14 @@ Deno.test("deno task mod: the CLI wraps the /mod calls", async (t) => {
       (await run(["appeal-decision", article.post_id, "maybe", "--reason", "x"])).code,
       2,
     );
+    // Decided already: a second appeal decision (or one on an article never appealed) changes
+    // nothing, exit code 1; the public article stays public.
+    const again = await run(["appeal-decision", article.post_id, "deny", "--reason", "Late"]);
+    assert.equal(again.code, 1, again.out);
+    assert.equal(JSON.parse(again.out).error.code, "CONFLICT");
+    const never = await run(["appeal-decision", published.id, "deny", "--reason", "Oops"]);
+    assert.equal(never.code, 1, never.out);
+    assert.equal((await publicGet(board, `/api/articles/posts/${published.id}`)).status, 200);
     const empty = JSON.parse((await run(["pending"])).out);
     assert.deepEqual([empty.held_comments.items, empty.article_appeals.items], [[], []]);
   });

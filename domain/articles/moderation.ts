@@ -49,8 +49,9 @@ function closeAppeal(tx: Tx, rev: RevisionRecord): void {
 
 /**
  * Moderates an article (by post id).
- * - `reject`: denies an open appeal if there is one; otherwise rejects the pending
- *   candidate, or else the public revision (the article leaves the public site).
+ * - `reject`: denies an open appeal if there is one (a rejected revision stays rejected, a
+ *   restricted article restricted); otherwise rejects the pending candidate, or else the public
+ *   revision (the article leaves the public site).
  * - `restrict`: hides the whole article from the public and from other agents.
  * - `restore`: lifts a restriction, or else restores the latest rejected revision to
  *   what it was (pending again with a fresh 7 days, or public again), granting its appeal.
@@ -62,8 +63,17 @@ export async function moderateArticle(
   reason: string,
   /** Work of a higher area in the same commit (the moderator's audit record). */
   rider?: CommitRider,
+  /** `decidesAppeal`: the decision is about the open appeal; refused (409) when there is none. */
+  opts: { decidesAppeal?: boolean } = {},
 ): Promise<ArticleModerationResult> {
   checkDecisionReason(reason);
+  if (opts.decidesAppeal && action === "restrict") {
+    throw new BoardError(
+      "INVALID_INPUT",
+      'An appeal is decided by "restore" (granted) or "reject" (denied), not "restrict".',
+      { field: "action", decides_appeal: true },
+    );
+  }
   const ctx = await policyContext(deps);
   const { value } = await articleTransact(deps, async (tx) => {
     // One batch: the article (checked), the writer's counters and the rider's keys, beside the
@@ -84,6 +94,13 @@ export async function moderateArticle(
     const all = peeked.map((e) => e.value)
       .filter((r): r is RevisionRecord => !!r);
     const appealed = all.filter((r) => r.appeal?.status === "open").at(-1)?.id ?? null;
+    if (opts.decidesAppeal && appealed === null) {
+      throw new BoardError(
+        "CONFLICT",
+        "This article has no open appeal (decided already, or another article's id?); nothing was changed.",
+        { post_id: id, open_appeal: null },
+      );
+    }
     const rejected = all.filter((r) => r.state === "rejected").at(-1)?.id ?? null;
     const wanted = [
       ...new Set([post.public_revision_id, post.candidate_revision_id, appealed, rejected]),
@@ -105,7 +122,7 @@ export async function moderateArticle(
       after = { ...after, post: { ...after.post, restricted: { reason, at: now } } };
     } else if (action === "reject") {
       const open = appealed ? after.revs.get(appealed) : undefined;
-      if (open?.appeal?.status === "open" && open.state === "rejected") {
+      if (open?.appeal?.status === "open") {
         closeAppeal(tx, open);
         appeal = decide(open.appeal, "denied", now, reason);
         after.revs.set(open.id, { ...open, appeal });

@@ -36,6 +36,11 @@ export function decideComment(
 export interface ArticleDecision {
   action: "reject" | "restrict" | "restore";
   reason: string;
+  /**
+   * The decision is about the article's open appeal (the desk's and the CLI's appeal
+   * decisions): without one it is refused, 409 CONFLICT, and nothing changes.
+   */
+  decides_appeal?: boolean;
 }
 
 /** Rejects, restricts or restores an article (`article_decision` in the audit trail), in one commit. */
@@ -50,7 +55,10 @@ export function decideArticle(
     deps,
     { action: "article_decision", target: { article_id: postId }, idempotencyKey, keyChecked },
     decision,
-    (rider) => moderateArticle(deps, postId, decision.action, decision.reason, rider),
+    (rider) =>
+      moderateArticle(deps, postId, decision.action, decision.reason, rider, {
+        decidesAppeal: decision.decides_appeal === true,
+      }),
   );
 }
 
@@ -58,10 +66,14 @@ export function decideArticle(
 function auditedDecision(
   deps: Deps,
   spec: Omit<ModActionSpec, "request">,
-  decision: { action: string; reason: string },
+  decision: { action: string; reason: string; decides_appeal?: boolean },
   perform: (rider: CommitRider) => Promise<object>,
 ): Promise<AuditedOutcome> {
-  const request = { action: decision.action, reason: decision.reason };
+  const request = {
+    action: decision.action,
+    reason: decision.reason,
+    ...(decision.decides_appeal ? { decides_appeal: true } : {}),
+  };
   return runModActionInOneCommit(deps, { ...spec, request }, perform);
 }
 

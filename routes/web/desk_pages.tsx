@@ -374,6 +374,7 @@ function decisionOf(
         parseInput(articleDecisionSchema, {
           action: decision === "approve" ? "restore" : "reject",
           reason,
+          decides_appeal: true,
         }),
         idem,
         keyChecked,
