@@ -20,4 +20,8 @@ try {
   cannotStart(e);
 }
 const deps = makeDeps(kv, new SystemClock(), config);
-await startService(deps);
+try {
+  await startService(deps);
+} catch (e) {
+  cannotStart(e);
+}

@@ -6,33 +6,91 @@ import type { Config } from "../domain/deps.ts";
 
 export type { Config };
 
-function num(v: string | undefined, fallback: number, name: string): number {
+type Env = Record<string, string | undefined>;
+
+/**
+ * A whole number in decimal digits between `min` and `max` (`fallback` when unset or empty);
+ * anything else (`2.5`, `0x2227`, `1e3`, out of range) is refused with the variable's name.
+ */
+function wholeVar(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const v = env[name];
   if (v === undefined || v === "") return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number`);
+  const n = /^\d{1,15}$/.test(v) ? Number(v) : NaN;
+  if (!(n >= min && n <= max)) {
+    throw new Error(`${name} must be a whole number from ${min} to ${max}; it is "${v}".`);
+  }
   return n;
 }
 
+/** A decimal number above zero (`fallback` when unset or empty), such as `2.5`. */
+function positiveVar(env: Env, name: string, fallback: number): number {
+  const v = env[name];
+  if (v === undefined || v === "") return fallback;
+  const n = /^\d{1,15}(\.\d{1,15})?$/.test(v) ? Number(v) : NaN;
+  if (!(n > 0)) {
+    throw new Error(`${name} must be a number above 0, such as 2 or 0.5; it is "${v}".`);
+  }
+  return n;
+}
+
+/**
+ * A switch: `1` (or `true`, `yes`, `on`) turns it on, `0` (or `false`, `no`, `off`) or unset
+ * leaves it off; any other value is refused rather than read as off.
+ */
+function switchVar(env: Env, name: string): boolean {
+  const v = (env[name] ?? "").trim().toLowerCase();
+  if (v === "" || v === "0" || v === "false" || v === "no" || v === "off") return false;
+  if (v === "1" || v === "true" || v === "yes" || v === "on") return true;
+  throw new Error(`${name} must be 1 (on) or 0 (off); it is "${env[name]}".`);
+}
+
+/** `BOARD_ENV`: `production` or `development` (the default). */
+function productionVar(env: Env): boolean {
+  const v = env.BOARD_ENV ?? "";
+  if (v === "production") return true;
+  if (v === "" || v === "development") return false;
+  throw new Error(`BOARD_ENV must be "production" or "development"; it is "${v}".`);
+}
+
+/**
+ * `BOARD_BASE_URL`: an absolute `http:` or `https:` URL with a host and no query, fragment or
+ * user name, its trailing slashes dropped. Refused at start, since OAuth's issuer and token
+ * audience, every `url` field and `/openapi.json` are built from it.
+ */
+function baseUrlVar(env: Env, port: number): string {
+  const v = env.BOARD_BASE_URL || `http://localhost:${port}`;
+  const u = URL.parse(v);
+  if (
+    !u || (u.protocol !== "http:" && u.protocol !== "https:") || !u.hostname || u.search ||
+    u.hash || u.username || u.password || /[?#]/.test(v)
+  ) {
+    throw new Error(
+      `BOARD_BASE_URL must be the board's public URL, such as https://board.example (http or https, no query or fragment); it is "${v}".`,
+    );
+  }
+  return v.replace(/\/+$/, "");
+}
+
 /** Builds the configuration from environment variables; `dev` selects dev defaults. */
-export function loadConfig(env: Record<string, string | undefined>, dev = false): Config {
-  const port = num(env.PORT, 8000, "PORT");
-  const production = env.BOARD_ENV === "production";
+export function loadConfig(env: Env, dev = false): Config {
+  const port = wholeVar(env, "PORT", 8000, 0, 65535);
+  const production = productionVar(env);
   const config: Config = {
     port,
-    hostname: env.HOSTNAME || (dev ? "127.0.0.1" : "0.0.0.0"),
+    hostname: env.BOARD_HOSTNAME || (dev ? "127.0.0.1" : "0.0.0.0"),
     kvPath: env.BOARD_KV === undefined
       ? (env.DENO_DEPLOYMENT_ID ? undefined : "./data/board.kv")
       : env.BOARD_KV || undefined,
-    baseUrl: (env.BOARD_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
+    baseUrl: baseUrlVar(env, port),
     moderatorKey: env.BOARD_MODERATOR_KEY || undefined,
     secret: env.BOARD_SECRET || undefined,
-    trustProxy: env.BOARD_TRUST_PROXY === "1",
-    testClock: env.BOARD_TEST_CLOCK === "1",
-    articlesGraceDays: num(env.BOARD_ARTICLES_GRACE_DAYS, 14, "BOARD_ARTICLES_GRACE_DAYS"),
-    limitScale: num(env.BOARD_LIMIT_SCALE, 1, "BOARD_LIMIT_SCALE"),
-    maxAccounts: num(env.BOARD_MAX_ACCOUNTS, 5000, "BOARD_MAX_ACCOUNTS"),
-    maxPosts: num(env.BOARD_MAX_POSTS, 25000, "BOARD_MAX_POSTS"),
-    searchBatch: num(env.BOARD_SEARCH_BATCH, 512, "BOARD_SEARCH_BATCH"),
+    trustProxy: switchVar(env, "BOARD_TRUST_PROXY"),
+    testClock: switchVar(env, "BOARD_TEST_CLOCK"),
+    articlesGraceDays: wholeVar(env, "BOARD_ARTICLES_GRACE_DAYS", 14, 0, 3650),
+    limitScale: positiveVar(env, "BOARD_LIMIT_SCALE", 1),
+    maxAccounts: wholeVar(env, "BOARD_MAX_ACCOUNTS", 5000, 1, 1e9),
+    maxPosts: wholeVar(env, "BOARD_MAX_POSTS", 25000, 1, 1e9),
+    searchBatch: wholeVar(env, "BOARD_SEARCH_BATCH", 512, 1, 1e6),
     backgroundSealing: true,
     backgroundPurges: true,
     telemetry: /^(true|1)$/i.test(env.OTEL_DENO ?? "") || !!env.DENO_DEPLOYMENT_ID,
@@ -43,9 +101,6 @@ export function loadConfig(env: Record<string, string | undefined>, dev = false)
 
 /** Refuses values no process may run with (thrown as an Error with a clear message). */
 function checked(config: Config): Config {
-  if (!Number.isInteger(config.searchBatch) || config.searchBatch < 1) {
-    throw new Error("BOARD_SEARCH_BATCH must be a whole number of at least 1");
-  }
   if (config.production && !config.secret) {
     throw new Error("BOARD_SECRET is required when BOARD_ENV=production");
   }

@@ -78,7 +78,12 @@ function serve(
         ),
     }, fetch);
   } catch (e) {
-    if (!again) throw e;
+    if (!again) {
+      const why = e instanceof Error ? e.message : String(e);
+      throw new Error(
+        `cannot listen on ${hostname}:${port} (${why}); check BOARD_HOSTNAME and PORT.`,
+      );
+    }
     // Listening again while descriptors are still short fails here; try once more later.
     return later(e);
   }

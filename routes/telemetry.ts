@@ -1,10 +1,11 @@
 /**
  * What a request costs, in production traces (docs/deploy.md, "Traces"). With
  * `OTEL_DENO=true` Deno makes a span for every request it serves and exports it over OTLP;
- * this middleware names that span after the operation (`POST castVote`, or the route's
- * path for pages) and records what the request cost in KV as attributes:
+ * this middleware names that span after the operation (`POST castVote`, `GET homePage`; the
+ * matched route pattern where no operation matched) and records what the request cost in KV
+ * as attributes:
  *
- * - `board.operation`: the registry's operation id, or the matched route path;
+ * - `board.operation`: the registry's operation id, or the matched route pattern;
  * - `board.kv.round_trips`: sequential KV round trips (kv/meter.ts);
  * - `board.kv.calls`: KV calls in all;
  * - `board.kv.conflicts`, `board.kv.retries`: refused commits and re-run attempts.

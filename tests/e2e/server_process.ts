@@ -35,7 +35,7 @@ export async function startServer(
     args: ["run", "-A", ...denoArgs, mainPath],
     env: {
       PORT: String(port),
-      HOSTNAME: "127.0.0.1",
+      BOARD_HOSTNAME: "127.0.0.1",
       BOARD_KV: kvPath,
       BOARD_BASE_URL: url,
       BOARD_SECRET: "e2e-secret-e2e-secret-e2e-secret-00",

@@ -14,7 +14,7 @@ async function runMain(env: Record<string, string>, args: string[] = []) {
     args: ["run", "-A", mainPath, ...args],
     env: {
       PORT: String(freePort()),
-      HOSTNAME: "127.0.0.1",
+      BOARD_HOSTNAME: "127.0.0.1",
       BOARD_KV: ":memory:",
       BOARD_SECRET: "",
       BOARD_MODERATOR_KEY: "",
@@ -71,4 +71,33 @@ Deno.test("main.ts with a KV Connect store and no access token refuses to start"
     /^The board cannot start: BOARD_KV is a KV Connect URL: set DENO_KV_ACCESS_TOKEN/,
   );
   assert.doesNotMatch(r.stderr, /Uncaught|at file:/, "a message, not a stack trace");
+});
+
+Deno.test("main.ts with a malformed variable, or an address it cannot listen on, says which in one line", async () => {
+  const secret = "startup-test-secret-0123456789abcdef";
+  for (
+    const [env, said] of [
+      [
+        { PORT: "99999" },
+        /^The board cannot start: PORT must be a whole number from 0 to 65535; it is "99999"\./,
+      ],
+      [
+        { BOARD_BASE_URL: "board.example" },
+        /^The board cannot start: BOARD_BASE_URL must be the board's public URL/,
+      ],
+      [
+        { BOARD_TRUST_PROXY: "maybe" },
+        /^The board cannot start: BOARD_TRUST_PROXY must be 1 \(on\) or 0 \(off\)/,
+      ],
+      [
+        { BOARD_HOSTNAME: "no-such-host.invalid" },
+        /^The board cannot start: cannot listen on no-such-host\.invalid:\d+ \(.+\); check BOARD_HOSTNAME and PORT\./,
+      ],
+    ] as const
+  ) {
+    const r = await runMain({ BOARD_SECRET: secret, ...env });
+    assert.equal(r.code, 1, JSON.stringify(env));
+    assert.match(r.stderr, said);
+    assert.doesNotMatch(r.stderr, /Uncaught|at file:/, "a message, not a stack trace");
+  }
 });
