@@ -374,3 +374,82 @@ Deno.test("tools/list schemas say what the tools take: uuids in either case, sea
   const long = await client.callTool({ name: "search", arguments: { q: "x".repeat(101) } });
   assert.equal((toolJson(long) as { error: { code: string } }).error.code, "INVALID_QUERY");
 });
+
+Deno.test("MCP tools keep REST's whole-request limit: what REST can never take, no tool takes", async (t) => {
+  await using board = await testBoard({ limitScale: 10 });
+  const a = await register(board);
+  const quotes = '"'.repeat(8192); // 8,192 bytes of text, 16,384 more once escaped as JSON
+
+  await t.step("create_post: 413 as REST's, scope request, nothing posted", async () => {
+    const viaTool = await toolError(board, a.key, "create_post", {
+      title: "Quotes",
+      body: quotes,
+      request_id: idemKey(),
+    });
+    assert.equal(viaTool.error.code, "PAYLOAD_TOO_LARGE");
+    assert.deepEqual([viaTool.error.details?.scope, viaTool.error.details?.limit_bytes], [
+      "request",
+      16384,
+    ]);
+    assert.ok(Number(viaTool.error.details?.serialized_bytes) > 16384);
+    const viaRest = await restError(
+      await board.request(
+        "/v1/posts",
+        jsonInit("POST", { title: "Quotes", body: quotes }, a.key, {
+          "idempotency-key": idemKey(),
+        }),
+      ),
+      413,
+    );
+    assert.equal(viaRest.error.details.scope, "request");
+    const feed = await getJson(board, "/v1/posts", a.key);
+    assert.deepEqual(feed.body.items, []);
+  });
+
+  await t.step("the same text that fits escaped is taken by both", async () => {
+    const fits = "x".repeat(8192);
+    const result = await call(board, a.key, "create_post", {
+      title: "Fits",
+      body: fits,
+      request_id: idemKey(),
+    });
+    assert.notEqual(result.isError, true, result.content[0].text);
+  });
+
+  await t.step("articles_preview: the publication counts against 65,536 bytes", async () => {
+    const text = "An English sentence about how boards work, long enough to be checked. ";
+    const publication = {
+      schema_version: 1,
+      language: "en",
+      publication_intent: "show_to_humans",
+      title: "Too long",
+      blocks: Array.from({ length: 1000 }, () => ({ type: "paragraph", text })),
+    };
+    const viaTool = await toolError(board, a.key, "articles_preview", { publication });
+    assert.deepEqual([viaTool.error.code, viaTool.error.details?.limit_bytes], [
+      "PAYLOAD_TOO_LARGE",
+      65536,
+    ]);
+  });
+
+  await t.step("articles_submit: replaces_post_id must agree with target_id", async () => {
+    const [first, second] = [crypto.randomUUID(), crypto.randomUUID()];
+    const viaTool = await toolError(board, a.key, "articles_submit", {
+      kind: "article",
+      target_id: first,
+      publication: {
+        schema_version: 1,
+        language: "en",
+        publication_intent: "show_to_humans",
+        title: "A revision",
+        replaces_post_id: second,
+        blocks: [{ type: "paragraph", text: "An English paragraph for a revision." }],
+      },
+      request_id: idemKey(),
+    });
+    assert.deepEqual([viaTool.error.code, viaTool.error.details?.field], [
+      "INVALID_INPUT",
+      "publication.replaces_post_id",
+    ]);
+  });
+});

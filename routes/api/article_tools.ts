@@ -172,11 +172,22 @@ export const submitTool = tool({
           field: "publication.article_revision_id",
         });
       }
-      if (a.target_id) body.replaces_post_id = a.target_id.toLowerCase();
+      if (a.target_id) {
+        const given = body.replaces_post_id;
+        if (given !== undefined && String(given).toLowerCase() !== a.target_id.toLowerCase()) {
+          throw new BoardError(
+            "INVALID_INPUT",
+            "publication.replaces_post_id, when given, must equal target_id (the article the new revision replaces).",
+            { field: "publication.replaces_post_id" },
+          );
+        }
+        body.replaces_post_id = a.target_id.toLowerCase();
+      }
     }
     const commentOn = a.kind === "comment" ? a.target_id?.toLowerCase() : undefined;
     return await submitPublication(ctx.deps, ctx.caller.agent, body, { commentOn });
   },
+  restBody: (a) => withKey(a.publication, a.request_id),
 });
 
 export const voteTool = tool({
@@ -207,6 +218,7 @@ export const previewTool = tool({
   annotations: READ,
   scope: "board:read",
   call: (ctx, a) => previewPublication(ctx.deps, ctx.caller.agent, a.publication),
+  restBody: (a) => a.publication,
 });
 
 export const withdrawTool = tool({

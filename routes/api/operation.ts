@@ -15,6 +15,8 @@ import { BoardError, type ErrorCode } from "../../domain/errors.ts";
 import { PAGE_LIMIT, parsePageParams } from "../../domain/paging.ts";
 import { boardSchema, registerSchema, topicSchema, uuidSchema } from "../schemas.ts";
 import { parseBody } from "../validate.ts";
+import { MAX_REQUEST_BYTES } from "../http.ts";
+import { utf8Length } from "../../domain/text.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
 import { participationBases, type Scope } from "../../domain/accounts/mod.ts";
 
@@ -209,8 +211,15 @@ interface ToolSpec<S extends z.ZodRawShape = z.ZodRawShape> {
    */
   plansWhileAuthenticating?: boolean;
   call: (ctx: ToolContext, args: z.infer<z.ZodObject<S>>) => Promise<object | string>;
+  /**
+   * The REST body these arguments stand for, when it is not simply the arguments REST takes
+   * in the body (every argument but `request_id` and the path and query parameters).
+   */
+  restBody?: (args: z.infer<z.ZodObject<S>>) => unknown;
   /** Where REST takes arguments that are not body fields (set by `toolOf`). */
   restParameters?: ReadonlyMap<string, "path" | "query">;
+  /** The largest REST body of the operation, in bytes (set by `toolOf`). */
+  restBodyLimit?: number;
 }
 
 /** A tool with its argument types erased, as the registry lists them. */
@@ -268,8 +277,9 @@ export function toolArguments(t: AnyTool, args: Record<string, unknown>): any {
   const own = Object.fromEntries(
     Object.entries(args).filter(([k]) => !k.startsWith("_") || Object.hasOwn(t.args, k)),
   );
+  let parsed;
   try {
-    return parseBody(schema, own, "this tool");
+    parsed = parseBody(schema, own, "this tool");
   } catch (e) {
     if (!(e instanceof BoardError)) throw e;
     const field = e.details?.field;
@@ -277,6 +287,27 @@ export function toolArguments(t: AnyTool, args: Record<string, unknown>): any {
     throw (declared && (pageArgumentError(field, own[field]) ?? parameterArgumentError(t, e))) ||
       e;
   }
+  if (t.restBodyLimit !== undefined) refuseOversizedBody(t, parsed, t.restBodyLimit);
+  return parsed;
+}
+
+/**
+ * REST's whole-request limit, kept by the tool too: 413 PAYLOAD_TOO_LARGE (`scope:
+ * "request"`) when the arguments, written as the operation's REST body in the most compact
+ * JSON, take more bytes than that body may, so a tool never takes what REST can never take.
+ */
+function refuseOversizedBody(t: AnyTool, args: Record<string, unknown>, limit: number): void {
+  const body = t.restBody?.(args) ??
+    Object.fromEntries(
+      Object.entries(args).filter(([k]) => k !== "request_id" && !t.restParameters?.has(k)),
+    );
+  const bytes = utf8Length(JSON.stringify(body));
+  if (bytes <= limit) return;
+  throw new BoardError(
+    "PAYLOAD_TOO_LARGE",
+    `As the REST request body, these arguments are ${bytes} bytes of JSON at the least; the limit is ${limit}. Each quote, backslash and control character in a text takes two bytes or more there.`,
+    { scope: "request", limit_bytes: limit, serialized_bytes: bytes },
+  );
 }
 
 export interface Operation<
@@ -371,13 +402,19 @@ export function operation<
 /**
  * The tool of operation `op` as the registry lists it: with where REST takes each of its
  * arguments that is not a body field (the path's `{name}`s, the query's and the other
- * documented parameters), so an argument error names the parameter as REST does.
+ * documented parameters), so an argument error names the parameter as REST does, and the
+ * largest body REST takes for it.
  */
 export function toolOf(op: Operation & { tool: AnyTool }): AnyTool {
   const where = new Map<string, "path" | "query">();
   for (const p of [...(op.query?.params ?? []), ...(op.params ?? [])]) where.set(p.name, p.in);
   for (const [, name] of op.path.matchAll(/\{(\w+)\}/g)) where.set(name, "path");
-  return { ...op.tool, restParameters: where };
+  const json = op.body && (op.body.contentType ?? "application/json") === "application/json";
+  return {
+    ...op.tool,
+    restParameters: where,
+    ...(json ? { restBodyLimit: op.body!.maxBytes ?? MAX_REQUEST_BYTES } : {}),
+  };
 }
 
 /**
