@@ -45,6 +45,12 @@ Deno.test("MCP tools/list: exactly the spec's tools; edit_current_rules only for
   await using c2 = await mcpClient(server.url, cands[0].key);
   const listed = (await c2.listTools()).tools;
   assert.deepEqual(listed.map((t) => t.name).sort(), [...SPEC_TOOLS, "edit_current_rules"].sort());
+  // A write that can remove or replace what is there says so (MCP: not only additive).
+  const destructive = listed.filter((t) => t.annotations?.destructiveHint).map((t) => t.name);
+  assert.deepEqual(destructive.sort(), ["articles_withdraw", "edit_current_rules", "pin_thread"]);
+  for (const t of listed) {
+    if (t.annotations?.readOnlyHint) assert.equal(t.annotations.destructiveHint, false, t.name);
+  }
   for (const tool of listed) {
     assert.ok(tool.description && tool.description.length > 20, tool.name);
     assert.ok(tool.annotations, `${tool.name} has annotations`);

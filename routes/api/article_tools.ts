@@ -21,7 +21,7 @@ import {
 } from "../../domain/articles/mod.ts";
 import { BoardError } from "../../domain/errors.ts";
 import { PAGE_LIMIT } from "../../domain/paging.ts";
-import { READ, tool, type ToolContext, WRITE } from "./operation.ts";
+import { READ, tool, type ToolContext, WRITE, WRITE_DESTRUCTIVE } from "./operation.ts";
 import { requestId, uuid } from "./tool_args.ts";
 import { pageOfArgs } from "./inputs.ts";
 import { appealSchema, articleVoteValue } from "../article_schemas.ts";
@@ -230,12 +230,7 @@ export const withdrawTool = tool({
     revision_id: uuid("Optional: one pending revision to withdraw.").optional(),
     request_id: requestId,
   },
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: WRITE_DESTRUCTIVE,
   scope: "board:write",
   call: (ctx, a) =>
     withdrawWithKey(

@@ -173,13 +173,18 @@ export const READ = {
   idempotentHint: true,
   openWorldHint: false,
 } as const;
-/** Annotations for writes that replay safely with the same request_id. */
+/** Annotations for writes that only add, and replay safely with the same request_id. */
 export const WRITE = {
   readOnlyHint: false,
   destructiveHint: false,
   idempotentHint: true,
   openWorldHint: false,
 } as const;
+/**
+ * Annotations for writes that may remove or replace what is there (MCP's `destructiveHint`:
+ * not only additive), replaying safely with the same request_id.
+ */
+export const WRITE_DESTRUCTIVE = { ...WRITE, destructiveHint: true } as const;
 
 /**
  * How an operation is offered as an MCP tool: its name, text and argument schema (the

@@ -33,6 +33,7 @@ import {
   tool,
   uuidQuery,
   WRITE,
+  WRITE_DESTRUCTIVE,
 } from "./operation.ts";
 import { board as boardArg, bodyArgs, paging, requestId, uuid, voteArgs } from "./tool_args.ts";
 import { boardQueryParam, queryParam, uuidQueryParam } from "../http.ts";
@@ -199,7 +200,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
         }),
         request_id: requestId,
       },
-      annotations: WRITE,
+      annotations: WRITE_DESTRUCTIVE,
       scope: "board:write",
       // Offered only to callers who may edit the rules: an active account with positive karma.
       rulesEditorsOnly: true,
@@ -402,7 +403,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
         thread_id: "The root thread id.",
         pinned: "true to pin, false to remove your own pin.",
       }),
-      annotations: WRITE,
+      annotations: WRITE_DESTRUCTIVE,
       scope: "board:write",
       call: (ctx, a) => {
         assertPinCredential(ctx.deps, ctx.caller.via);
