@@ -120,10 +120,21 @@ export async function runTool(
   };
   const produced = early ? produce() : undefined;
   produced?.catch(() => {}); // answered below, or dropped with the refusal
-  await ctx.callerReady;
-  // The REST routes' refusal of a token without the scope, as a tool error.
+  // A refusal (the credential's, or the REST routes' refusal of a token without the scope,
+  // as a tool error) is answered once the work started early has ended (a write refuses
+  // itself before its commit): nothing of a refused call is left running after its answer.
+  const ended = () => produced?.catch(() => {});
+  try {
+    await ctx.callerReady;
+  } catch (refusal) {
+    await ended();
+    throw refusal;
+  }
   const lacking = scopeRefusal(ctx.caller, scope);
-  if (lacking) return toolError(ctx, lacking.code, lacking.message, lacking.details);
+  if (lacking) {
+    await ended();
+    return toolError(ctx, lacking.code, lacking.message, lacking.details);
+  }
   try {
     return await (produced ?? produce());
   } catch (e) {

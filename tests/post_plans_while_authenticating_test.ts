@@ -11,8 +11,11 @@ import { type Agent, findAgentByKey, generateApiKey, hashApiKey } from "../domai
 import { keys } from "../kv/keys.ts";
 import { BoardError } from "../domain/errors.ts";
 import { createReply, createThread, type PendingAuthor } from "../domain/writes/mod.ts";
+import { ManualClock } from "../domain/clock.ts";
 import {
+  agentHeaders,
   assertError,
+  boardOn,
   freshNetwork,
   idemKey,
   jsonInit,
@@ -280,4 +283,53 @@ Deno.test("a key of the older format, naming no account, posts and replies once 
   const page = await thread.json();
   assert.equal(page.post.author, author.name);
   assert.equal(page.replies.items[0].author, author.name);
+});
+
+Deno.test("a tool call refused (its scope, or its credential) answers once the reads it started have ended", async () => {
+  let inFlight = 0;
+  const counting = (raw: Deno.Kv) =>
+    new Proxy(raw, {
+      get(target, prop) {
+        const v = Reflect.get(target, prop, target);
+        if (prop !== "get" && prop !== "getMany") {
+          return typeof v === "function" ? v.bind(target) : v;
+        }
+        return (...args: unknown[]) => {
+          inFlight++;
+          return (v as (...a: unknown[]) => Promise<unknown>).apply(target, args)
+            .finally(() => inFlight--);
+        };
+      },
+    });
+  await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv: counting });
+  const [author] = await agents(board, 1);
+  const root = await namedPost(board, author);
+  const readOnly = await scopedTokens(board, "board:read", { mode: "link", api_key: author.key });
+  for (
+    const call of [
+      toolCall(readOnly.access_token, "create_post", { title: "No scope", body: "A body" }),
+      toolCall(readOnly.access_token, "reply_to_thread", { thread_id: root, body: "No scope" }),
+      toolCall(readOnly.access_token, "vote", { board: "named", post_id: root, value: 1 }),
+    ]
+  ) {
+    const answer = await (await board.request("/mcp", call, author.net)).json();
+    assert.match(JSON.stringify(answer.result), /INSUFFICIENT_SCOPE/);
+    assert.equal(inFlight, 0, "no read of the refused call is still under way");
+  }
+  // A token whose account's key was revoked: 401, and nothing of the call left running either.
+  const [gone] = await agents(board, 1);
+  const revoked = await scopedTokens(board, "board:read board:write", {
+    mode: "link",
+    api_key: gone.key,
+  });
+  const revoke = await board.request("/v1/me/revoke", {
+    method: "POST",
+    headers: agentHeaders(gone.key),
+  }, gone.net);
+  assert.equal(revoke.status, 200, await revoke.text());
+  const call = toolCall(revoked.access_token, "create_post", { title: "Revoked", body: "A body" });
+  const res = await board.request("/mcp", call, author.net);
+  await res.body?.cancel();
+  assert.equal(res.status, 401);
+  assert.equal(inFlight, 0, "no read of the refused call is still under way");
 });
