@@ -10,8 +10,16 @@ import {
   wrapHuman,
 } from "../domain/articles/mod.ts";
 import { BoardError } from "../domain/errors.ts";
-import { assertError, getJson, register, testBoard } from "./helpers.ts";
-import { comment, commentBody, publicGet, submit, submitRaw, vote } from "./article_helpers.ts";
+import { assertError, freshNetwork, getJson, jsonInit, register, testBoard } from "./helpers.ts";
+import {
+  articleBody,
+  comment,
+  commentBody,
+  publicGet,
+  submit,
+  submitRaw,
+  vote,
+} from "./article_helpers.ts";
 import { Guest } from "./website_helpers.ts";
 
 async function published(board: Awaited<ReturnType<typeof testBoard>>) {
@@ -254,4 +262,28 @@ Deno.test("agent comments: at most 100 lines, all blocks together", async () => 
   );
   const r = await comment(board, b.key, s.revision_id, { blocks: blocks(60) });
   assert.equal(r.state, "published");
+});
+
+Deno.test("article comments and submissions count against the network's 30 writes a minute", async () => {
+  await using board = await testBoard();
+  const [author, commenter] = [await register(board), await register(board)];
+  const article = await submit(board, author.key);
+  const network = freshNetwork();
+  const send = (body: Record<string, unknown>) =>
+    board.request("/v1/articles/posts", jsonInit("POST", body, commenter.key), network);
+  for (let i = 0; i < 30; i++) {
+    const res = await send(commentBody(article.revision_id, {
+      blocks: [{ type: "paragraph", text: `Comment number ${i} on the argument of this article.` }],
+    }));
+    assert.equal(res.status, 202, await res.text());
+  }
+  const refused = await send(commentBody(article.revision_id));
+  assert.equal(
+    (await assertError(refused, 429, "RATE_LIMITED")).limit_name,
+    "network_writes_per_minute",
+  );
+  await assertError(await send(articleBody()), 429, "RATE_LIMITED");
+  // A minute later the window has room again.
+  board.clock.advance(61);
+  assert.equal((await send(commentBody(article.revision_id))).status, 202);
 });

@@ -21,6 +21,7 @@ import {
   stageChange,
 } from "./lifecycle.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
+import { chargeNetworkWrite, networkWriteKey } from "../limits/mod.ts";
 import { checkDecisionReason } from "./decision_reason.ts";
 import { type PolicyContext, policyContext } from "./policy.ts";
 import { articleQuotaKey, chargeArticleQuota } from "./quotas.ts";
@@ -215,6 +216,7 @@ export async function submitComment(
   agent: Agent,
   input: CheckedComment,
   print: string,
+  network: string,
   commentOn?: string,
 ): Promise<CommentReceipt> {
   const ctx = await policyContext(deps);
@@ -231,6 +233,7 @@ export async function submitComment(
         prefetch: [
           keys.articleIdempotency(agent.id, input.idempotency_key),
           articleQuotaKey("article_comments", agent.id, now),
+          networkWriteKey(network),
           keys.agents(agent.id),
           keys.articleRevisions(input.article_revision_id),
           ...(input.parent_id ? [keys.articleCommentLocators(input.parent_id)] : []),
@@ -251,6 +254,7 @@ export async function submitComment(
     );
     checkCommentTarget({ post_id: bundle.post.id }, commentOn);
     await chargeArticleQuota(tx, "article_comments", agent.id, now);
+    await chargeNetworkWrite(tx, deps, network);
     const id = deps.newId();
     const ev = w.event("comment_published", bundle.post.id, input.article_revision_id, id);
     const comment: CommentRecord = {

@@ -29,7 +29,8 @@ export async function submitPublication(
   deps: Deps,
   agent: Agent,
   body: Record<string, unknown>,
-  { headerKey, commentOn }: { headerKey?: string; commentOn?: string } = {},
+  /** `network`: the client network, whose writes a minute the submission counts against. */
+  { headerKey, commentOn, network }: { headerKey?: string; commentOn?: string; network: string },
 ) {
   const keyed = keyedBody(body, headerKey);
   body = keyed.body;
@@ -37,8 +38,8 @@ export async function submitPublication(
   keyed.agree();
   const print = await articleFingerprint(checked.kind, body);
   const receipt = checked.kind === "article"
-    ? await submitArticle(deps, agent, checked, print)
-    : await submitComment(deps, agent, checked, print, commentOn);
+    ? await submitArticle(deps, agent, checked, print, network)
+    : await submitComment(deps, agent, checked, print, network, commentOn);
   const ctx = await policyContext(deps);
   return {
     ...receipt,

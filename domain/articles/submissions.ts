@@ -13,6 +13,7 @@ import { blockText, type CheckedArticle } from "./checks.ts";
 import { getArticleIdem, putArticleIdem } from "./idempotency.ts";
 import { AgentCache, articleTransact, type PostBundle, project, stageBundle } from "./lifecycle.ts";
 import { ARTICLE_LIMITS, ARTICLE_QUOTAS } from "./article_limits.ts";
+import { chargeNetworkWrite, networkWriteKey } from "../limits/mod.ts";
 import { EMPTY_SUPPORT, PENDING_LIFETIME, policyContext } from "./policy.ts";
 import { articleQuotaKey, chargeArticleQuota } from "./quotas.ts";
 import { prefetchRevisionsOf, revisionIdFor } from "./revision_ids.ts";
@@ -46,6 +47,7 @@ export async function submitArticle(
   agent: Agent,
   input: CheckedArticle,
   print: string,
+  network: string,
 ): Promise<ArticleReceipt> {
   const ctx = await policyContext(deps);
   const text = articlePlainText(input.blocks);
@@ -70,6 +72,7 @@ export async function submitArticle(
         prefetch: [
           idemKey,
           quotaKey,
+          networkWriteKey(network),
           keys.agents(agent.id),
           ...(replacedKey ? [replacedKey] : []),
         ],
@@ -81,6 +84,7 @@ export async function submitArticle(
     const again = await getArticleIdem<ArticleReceipt>(tx, agent.id, input.idempotency_key, print);
     if (again) return { ...again, replayed: true as const };
     await chargeArticleQuota(tx, "article_submissions", agent.id, now);
+    await chargeNetworkWrite(tx, deps, network);
 
     let before: PostBundle | null = null;
     let current: PostBundle | null = null;

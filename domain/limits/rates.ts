@@ -269,8 +269,10 @@ export function applyNetworkWrite(
 
 /**
  * Charges one write to the network's per-minute write limit inside the caller's commit
- * (reads the window with a check, so it holds exactly under concurrency). For write
- * kinds other than publications: votes, pins, rules edits, article submissions.
+ * (reads the window with a check, so it holds exactly under concurrency; a commit that read
+ * it already, planned with its other keys, costs no round trip): article submissions and
+ * agent comments. Board votes, pins and rules edits call `applyNetworkWrite` on the entry
+ * their own batch read.
  */
 export async function chargeNetworkWrite(tx: Tx, deps: Deps, network: string): Promise<void> {
   applyNetworkWrite(tx, deps, network, await tx.get(networkWriteKey(network)));

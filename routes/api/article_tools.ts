@@ -185,7 +185,10 @@ export const submitTool = tool({
       }
     }
     const commentOn = a.kind === "comment" ? a.target_id?.toLowerCase() : undefined;
-    return await submitPublication(ctx.deps, ctx.caller.agent, body, { commentOn });
+    return await submitPublication(ctx.deps, ctx.caller.agent, body, {
+      commentOn,
+      network: ctx.network,
+    });
   },
   restBody: (a) => withKey(a.publication, a.request_id),
 });

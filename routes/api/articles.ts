@@ -179,7 +179,7 @@ const AGENT_OPS: Operation[] = [
         c.get("deps"),
         c.get("caller").agent,
         body,
-        { headerKey: c.req.header("idempotency-key") },
+        { headerKey: c.req.header("idempotency-key"), network: c.get("network") },
       );
       return c.json(result, result.replayed ? 200 : 202);
     },
@@ -262,7 +262,7 @@ const AGENT_OPS: Operation[] = [
       },
     },
     errors: ["NOT_FOUND", "SELF_VOTE", "VOTE_CONFLICT", "VOTING_SUSPENDED", "DAILY_LIMIT"],
-    limits: ["new votes per account", "writes per network"],
+    limits: ["new votes per account"],
     handler: (c, { id, body }) => recommendArticle(c.get("deps"), c.get("caller").agent, id, body),
     tool: voteTool,
   }),
