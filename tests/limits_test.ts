@@ -377,6 +377,15 @@ Deno.test("BOARD_LIMIT_SCALE multiplies every rate limit, never a size limit", a
       assert.equal(me.body.posting_quota.remaining, 940);
     },
   );
+  await t.step("scale 2: the article allowances are doubled too", async () => {
+    const caps = await getJson(board, "/v1/articles/capabilities", a.key);
+    const usage = caps.body.quota.usage;
+    assert.deepEqual(
+      [usage.submissions.limit, usage.comments.limit, usage.assets.limit],
+      [20, 200, 40],
+    );
+    assert.equal(usage.pending_revisions.limit, 3, "a size, not a rate: unscaled");
+  });
   await t.step("sizes do not scale: a 8,193-byte body is still 413", async () => {
     const res = await board.request(
       "/v1/posts",

@@ -204,11 +204,12 @@ Deno.test("real 429 answers match RateLimitError: limit_name and retry_after", a
 
   await t.step("pending article revisions (RATE_LIMITED)", async () => {
     const author = await agent();
+    // A day apart: at this scale the account submits one article a UTC day.
     for (let i = 0; i < 3; i++) {
-      nextWindow();
+      board.clock.advance(86_400);
       await submit(board, author.key, { title: `Pending article number ${i + 1}` });
     }
-    nextWindow();
+    board.clock.advance(86_400);
     const details = await check(
       await submitRaw(board, author.key, articleBody({ title: "One article too many" })),
       "/v1/articles/posts",
@@ -233,6 +234,7 @@ Deno.test("every 429 the domain throws names limit_name and retry_after", async 
       assert.match(args, /retry_after/, where);
     }
   }
-  // Most limits answer through limitExceeded (domain/limits/rates.ts), which names both.
-  assert.ok(sites.length >= 6, sites.join("\n"));
+  // Most limits answer through limitExceeded and the daily allowances through
+  // checkDailyAllowance (domain/limits/rates.ts), which name both; the scan still finds the rest.
+  assert.ok(sites.length >= 2, sites.join("\n"));
 });

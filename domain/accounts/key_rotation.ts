@@ -12,14 +12,8 @@
  */
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
-import { nextUtcMidnight, utcDay } from "../clock.ts";
-import {
-  applyNetworkWrite,
-  limitExceeded,
-  limitOf,
-  LIMITS,
-  networkWriteKey,
-} from "../limits/mod.ts";
+import { utcDay } from "../clock.ts";
+import { applyNetworkWrite, chargeDailyAllowance, LIMITS, networkWriteKey } from "../limits/mod.ts";
 import type { Agent } from "./agent_record.ts";
 import { rotateApiKey } from "./agents.ts";
 import { apiKeyShaped, hashApiKey } from "./api_keys.ts";
@@ -80,21 +74,16 @@ async function chargeRotation(
   if (slot.value !== null) {
     throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
   }
-  const limit = limitOf(deps, LIMITS.accountKeyRotations);
-  const used = typeof day.value === "number" ? day.value : 0;
-  if (used >= limit) {
-    throw limitExceeded(
-      "DAILY_LIMIT",
-      LIMITS.accountKeyRotations,
-      limit,
+  chargeDailyAllowance(
+    tx,
+    deps,
+    LIMITS.accountKeyRotations,
+    day,
+    now,
+    (limit) =>
       `This account has rotated its key ${limit} times this UTC day; keep the current key (or revoke it) until the day ends.`,
-      nextUtcMidnight(now) - now,
-      now,
-      { used },
-    );
-  }
+  );
   applyNetworkWrite(tx, deps, network, net);
-  tx.set(dayKey, used + 1, { expireIn: 2 * 86_400_000 });
 }
 
 /**

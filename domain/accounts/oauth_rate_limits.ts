@@ -24,7 +24,8 @@
 import type { Deps } from "../deps.ts";
 import { nextUtcMidnight, utcDay } from "../clock.ts";
 import {
-  limitExceeded,
+  checkDailyAllowance,
+  DAY_COUNTER_MS,
   limitOf,
   type LimitSpec,
   limitSpec,
@@ -301,19 +302,15 @@ export function countNetworkNewClient(
   now: number,
 ): void {
   if (client.activated_at !== null) return;
-  const spec = OAUTH_LIMITS.networkNewClients;
-  const limit = limitOf(deps, spec);
-  if ((used ?? 0) >= limit) {
-    const at = nextMidnightText(now);
-    throw limitExceeded(
-      "DAILY_LIMIT",
-      spec,
-      limit,
-      `Your network has connected ${limit} new applications this UTC day (an application counts until it completes its first authorization); a new application may connect again from ${at}. Applications connected before are not affected.`,
-      nextUtcMidnight(now) - now,
-      now,
-      { used },
-    );
-  }
-  tx.set(networkNewClientsKey(network, now), (used ?? 0) + 1, { expireIn: 2 * 86_400_000 });
+  checkDailyAllowance(
+    deps,
+    OAUTH_LIMITS.networkNewClients,
+    used ?? 0,
+    now,
+    (limit) =>
+      `Your network has connected ${limit} new applications this UTC day (an application counts until it completes its first authorization); a new application may connect again from ${
+        nextMidnightText(now)
+      }. Applications connected before are not affected.`,
+  );
+  tx.set(networkNewClientsKey(network, now), (used ?? 0) + 1, { expireIn: DAY_COUNTER_MS });
 }

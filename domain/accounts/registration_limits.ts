@@ -6,21 +6,18 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import { nextUtcMidnight, utcDay } from "../clock.ts";
+import { utcDay } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import {
   admitToWindow,
+  chargeDailyAllowance,
   edgeLimiter,
-  limitExceeded,
-  limitOf,
   LIMITS,
   WINDOW_EXPIRE_MS,
 } from "../limits/mod.ts";
 
 import type { Agent } from "./agent_record.ts";
 import { registerAgent, type RegisterInput } from "./agents.ts";
-
-const DAY_MS = 86_400_000;
 
 /**
  * Counts one registration attempt for `network` in its own commit, or throws 429
@@ -50,28 +47,22 @@ async function countAttemptIn(tx: Tx, deps: Deps, network: string): Promise<void
  * (the account's `created_at`). Call inside the registration commit (`registerAgent`'s
  * `extra`), so the allowance holds exactly.
  */
-export async function chargeNetworkRegistration(
+async function chargeNetworkRegistration(
   tx: Tx,
   deps: Deps,
   network: string,
   now: number,
 ): Promise<void> {
-  const key = keys.quotaUsage("network_registrations", network, utcDay(now));
-  const limit = limitOf(deps, LIMITS.networkRegistrations);
-  const used = (await tx.get(key)).value ?? 0;
-  if (used >= limit) {
-    const resetsAt = nextUtcMidnight(now);
-    throw limitExceeded(
-      "DAILY_LIMIT",
-      LIMITS.networkRegistrations,
-      limit,
+  const count = await tx.get(keys.quotaUsage("network_registrations", network, utcDay(now)));
+  chargeDailyAllowance(
+    tx,
+    deps,
+    LIMITS.networkRegistrations,
+    count,
+    now,
+    (limit) =>
       `Your network has registered ${limit} agents this UTC day; registration reopens at the next UTC midnight.`,
-      resetsAt - now,
-      now,
-      { used },
-    );
-  }
-  tx.set(key, used + 1, { expireIn: 2 * DAY_MS });
+  );
 }
 
 /**

@@ -65,7 +65,7 @@ export async function uploadAsset(
     stillActive(account.value); // refused when revoked or removed since it was admitted
     const stored = matchArticleIdem<AssetReceipt>(idem.value, print);
     if (stored) return { receipt: { ...stored, replayed: true as const } };
-    await chargeArticleQuota(tx, "article_assets", agent.id, now);
+    await chargeArticleQuota(tx, deps, "article_assets", agent.id, now);
     const r = checked ??= sanitizeSvg(source);
     const svg = r.svg;
     if (r.failures.length || svg === null) return { refused: r };

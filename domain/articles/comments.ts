@@ -253,7 +253,7 @@ export async function submitComment(
       input.parent_id,
     );
     checkCommentTarget({ post_id: bundle.post.id }, commentOn);
-    await chargeArticleQuota(tx, "article_comments", agent.id, now);
+    await chargeArticleQuota(tx, deps, "article_comments", agent.id, now);
     await chargeNetworkWrite(tx, deps, network);
     const id = deps.newId();
     const ev = w.event("comment_published", bundle.post.id, input.article_revision_id, id);

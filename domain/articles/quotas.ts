@@ -4,8 +4,8 @@ import { readNamed } from "../../kv/read_many.ts";
 import type { Tx } from "../../kv/tx.ts";
 import { nextUtcMidnight, utcDay } from "../clock.ts";
 import type { Deps } from "../deps.ts";
-import { BoardError } from "../errors.ts";
-import { ARTICLE_QUOTAS, DAY } from "./article_limits.ts";
+import { chargeDailyAllowance, limitOf, type LimitSpec, limitSpec } from "../limits/mod.ts";
+import { ARTICLE_QUOTAS } from "./article_limits.ts";
 
 const DAILY = {
   article_submissions: ARTICLE_QUOTAS.submissionsPerDay,
@@ -14,6 +14,13 @@ const DAILY = {
 } as const;
 
 type ArticleQuotaKind = keyof typeof DAILY;
+
+/** Each allowance as a limit (`account_<kind>_per_day`), scaled like every daily allowance. */
+const SPECS = Object.fromEntries(
+  (Object.keys(DAILY) as ArticleQuotaKind[]).map((
+    kind,
+  ) => [kind, limitSpec(`account_${kind}_per_day`, DAILY[kind], "account", "utc_day")]),
+) as Record<ArticleQuotaKind, LimitSpec>;
 
 /**
  * The counter of one allowance of an agent on the UTC day of `now` (read plans read it with
@@ -29,31 +36,21 @@ export function articleQuotaKey(kind: ArticleQuotaKind, agentId: string, now: nu
  */
 export async function chargeArticleQuota(
   tx: Tx,
+  deps: Deps,
   kind: ArticleQuotaKind,
   agentId: string,
   now: number,
 ): Promise<void> {
-  const key = articleQuotaKey(kind, agentId, now);
-  const used = (await tx.get(key)).value ?? 0;
-  const limit = DAILY[kind];
-  if (used >= limit) {
-    const resetsAt = nextUtcMidnight(now);
-    throw new BoardError(
-      "DAILY_LIMIT",
+  const count = await tx.get(articleQuotaKey(kind, agentId, now));
+  chargeDailyAllowance(
+    tx,
+    deps,
+    SPECS[kind],
+    count,
+    now,
+    (limit) =>
       `This account has used its ${limit} ${kind.replace("article_", "article ")} for the UTC day.`,
-      {
-        limit_name: `account_${kind}_per_day`,
-        limit,
-        scope: "account",
-        window: "utc_day",
-        used,
-        retry_after: resetsAt - now,
-        resets_at: resetsAt,
-      },
-      resetsAt - now,
-    );
-  }
-  tx.set(key, used + 1, { expireIn: 2 * DAY * 1000 });
+  );
 }
 
 /** Today's use of every article allowance (for capabilities). */
@@ -69,9 +66,9 @@ export async function articleQuotaUse(deps: Deps, agentId: string) {
   const pending = author.value;
   return {
     ...Object.fromEntries(kinds.map((k, i) => [k.replace("article_", ""), {
-      limit: DAILY[k],
+      limit: limitOf(deps, SPECS[k]),
       used: got[i].value ?? 0,
-      remaining: Math.max(0, DAILY[k] - (got[i].value ?? 0)),
+      remaining: Math.max(0, limitOf(deps, SPECS[k]) - (got[i].value ?? 0)),
     }])),
     pending_revisions: { limit: ARTICLE_QUOTAS.pendingPerAccount, current: pending?.pending ?? 0 },
     resets_at: nextUtcMidnight(now),

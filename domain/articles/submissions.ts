@@ -83,7 +83,7 @@ export async function submitArticle(
     await activeInCommit(tx, agent.id);
     const again = await getArticleIdem<ArticleReceipt>(tx, agent.id, input.idempotency_key, print);
     if (again) return { ...again, replayed: true as const };
-    await chargeArticleQuota(tx, "article_submissions", agent.id, now);
+    await chargeArticleQuota(tx, deps, "article_submissions", agent.id, now);
     await chargeNetworkWrite(tx, deps, network);
 
     let before: PostBundle | null = null;

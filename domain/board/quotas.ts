@@ -14,6 +14,8 @@ import {
   applyNetworkWrite,
   bucketAdmit,
   CAPACITY_SLOTS_PER_SECOND,
+  checkDailyAllowance,
+  DAY_COUNTER_MS,
   limitExceeded,
   limitOf,
   LIMITS,
@@ -32,8 +34,6 @@ export interface Publisher {
   agentId: string | null;
   network: string;
 }
-
-const DAY_MS = 86_400_000;
 
 /** The board-wide publication capacity bucket key. */
 const CAPACITY_KEY = keys.rateBuckets("publications");
@@ -104,19 +104,14 @@ export async function chargePublication(
   const resetsAt = nextUtcMidnight(now);
   let agentUsed = 0;
   if (p.agentId) {
-    const limit = limitOf(deps, LIMITS.accountPosts);
     agentUsed = agentEntry?.value ?? 0;
-    if (agentUsed >= limit) {
-      throw limitExceeded(
-        "DAILY_LIMIT",
-        LIMITS.accountPosts,
-        limit,
-        `This account has used its ${limit} posts and replies for the UTC day.`,
-        resetsAt - now,
-        now,
-        { used: agentUsed },
-      );
-    }
+    checkDailyAllowance(
+      deps,
+      LIMITS.accountPosts,
+      agentUsed,
+      now,
+      (limit) => `This account has used its ${limit} posts and replies for the UTC day.`,
+    );
   }
   const networkLimit = limitOf(deps, LIMITS.networkPosts);
   const day = utcDay(now);
@@ -150,7 +145,7 @@ export async function chargePublication(
   }
   // A full bucket and a missing key are the same, so the key may vanish once full again.
   tx.set(CAPACITY_KEY, slot.tatMs, { expireIn: Math.ceil(slot.tatMs - nowMs) + 1000 });
-  if (p.agentId) tx.set(agentEntry.key, agentUsed + 1, { expireIn: 2 * DAY_MS });
+  if (p.agentId) tx.set(agentEntry.key, agentUsed + 1, { expireIn: DAY_COUNTER_MS });
   tx.set(keys.counters("posts"), retained + 1);
 }
 

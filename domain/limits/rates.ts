@@ -7,6 +7,7 @@
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
+import { nextUtcMidnight } from "../clock.ts";
 import { BoardError, type ErrorCode } from "../errors.ts";
 
 /** One limit: its stable name (reported in `details.limit_name`), base size, scope and window. */
@@ -99,6 +100,50 @@ export function limitExceeded(
     retry_after: retryAfter,
     resets_at: now + retryAfter,
   }, retryAfter);
+}
+
+// ---- UTC-day allowances, exact in KV ----------------------------------------------------
+
+/** How long a day's counter lives: its day, and the next for readers near midnight. */
+export const DAY_COUNTER_MS = 2 * 86_400_000;
+
+/**
+ * The check of a UTC-day allowance `spec` (scaled by `BOARD_LIMIT_SCALE`, `limitOf`) on the
+ * count `used` so far on the day of `now`: 429 DAILY_LIMIT past the limit, its details naming
+ * the limit, `used` and when it resets (the next UTC midnight); `message` says it in the
+ * caller's words. Answers the limit.
+ */
+export function checkDailyAllowance(
+  deps: Deps,
+  spec: LimitSpec,
+  used: number,
+  now: number,
+  message: (limit: number) => string,
+): number {
+  const limit = limitOf(deps, spec);
+  if (used < limit) return limit;
+  const wait = nextUtcMidnight(now) - now;
+  throw limitExceeded("DAILY_LIMIT", spec, limit, message(limit), wait, now, { used });
+}
+
+/**
+ * A UTC-day allowance charged in the caller's commit: `count` is the counter of the day of
+ * `now` (the write's own time stamp) read with a check; refused past the limit
+ * (`checkDailyAllowance`), else that counter's increment is staged. Answers the count before
+ * this one.
+ */
+export function chargeDailyAllowance(
+  tx: Tx,
+  deps: Deps,
+  spec: LimitSpec,
+  count: Deno.KvEntryMaybe<number>,
+  now: number,
+  message: (limit: number) => string,
+): number {
+  const used = typeof count.value === "number" ? count.value : 0;
+  checkDailyAllowance(deps, spec, used, now, message);
+  tx.set(count.key, used + 1, { expireIn: DAY_COUNTER_MS });
+  return used;
 }
 
 // ---- sliding one-minute window, exact in KV -------------------------------------------

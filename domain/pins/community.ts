@@ -40,6 +40,7 @@ import { type CommunityPin, samePin } from "./book.ts";
 import { notePinBook, pinBookHint } from "./book_hint.ts";
 import {
   communityPinLive,
+  NEW_PINS_LIMIT,
   type OwnerFacts,
   PIN_LIMITS,
   pinTarget,
@@ -48,7 +49,13 @@ import {
   readPinnedThreads,
   threadKey,
 } from "./live.ts";
-import { applyNetworkWrite, networkWriteKey } from "../limits/mod.ts";
+import {
+  applyNetworkWrite,
+  checkDailyAllowance,
+  DAY_COUNTER_MS,
+  limitOf,
+  networkWriteKey,
+} from "../limits/mod.ts";
 import { notePinEvent } from "./pin_events.ts";
 import {
   isSuspended,
@@ -57,8 +64,6 @@ import {
   VETERAN_RULES,
   veteranAgeAt,
 } from "./veterans.ts";
-
-const DAY_MS = 86_400_000;
 
 /** The agent's count of new pins on the UTC day of `now`. */
 function dailyKey(agentId: string, now: number) {
@@ -305,24 +310,16 @@ export async function changeCommunityPin(
         ),
       );
     }
-    const resetsAt = nextUtcMidnight(now);
-    if (used >= PIN_LIMITS.new_per_utc_day) {
-      return fail(
-        new BoardError(
-          "DAILY_LIMIT",
-          "This account has made its one new pin for the UTC day.",
-          {
-            limit_name: "account_new_pins_per_day",
-            scope: "account",
-            window: "utc_day",
-            limit: PIN_LIMITS.new_per_utc_day,
-            used,
-            retry_after: resetsAt - now,
-            resets_at: resetsAt,
-          },
-          resetsAt - now,
-        ),
+    try {
+      checkDailyAllowance(
+        deps,
+        NEW_PINS_LIMIT,
+        used,
+        now,
+        (limit) => `This account has made its ${limit} new pin(s) for the UTC day.`,
       );
+    } catch (refusal) {
+      return fail(refusal as BoardError);
     }
     if (live.length >= PIN_LIMITS.community_slots) {
       const nextFree = Math.min(...live.map((p) => p.expires_at));
@@ -347,7 +344,7 @@ export async function changeCommunityPin(
     applyNetworkWrite(tx, deps, network, read.window);
     tx.set(keys.communityPins(), [...live, pin]);
     notePinBook(deps.kv, [...live, pin]);
-    tx.set(dayKey, used + 1, { expireIn: 2 * DAY_MS });
+    tx.set(dayKey, used + 1, { expireIn: DAY_COUNTER_MS });
     await notePinEvent(tx, now, thread, true, "community", agent.id);
     return { kind: "ok", pin, changed: true, replayed: false, used: used + 1, thread };
   });
@@ -366,7 +363,7 @@ export async function changeCommunityPin(
     replayed: outcome.replayed,
     pin: view,
     new_pins: {
-      per_utc_day: PIN_LIMITS.new_per_utc_day,
+      per_utc_day: limitOf(deps, NEW_PINS_LIMIT),
       used_today: outcome.used,
       resets_at: nextUtcMidnight(now),
       refunded_on_removal: false,

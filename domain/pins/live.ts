@@ -14,6 +14,7 @@ import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { invalidInput, notFound } from "../errors.ts";
+import { limitSpec } from "../limits/mod.ts";
 import { EMPTY_STANDING } from "../votes/mod.ts";
 import {
   type BoardHead,
@@ -34,6 +35,14 @@ export const PIN_LIMITS = {
   lifetime_seconds: 7 * 86400,
   official_per_board: 20,
 } as const;
+
+/** New community pins per account per UTC day, as a limit (scaled like every daily allowance). */
+export const NEW_PINS_LIMIT = limitSpec(
+  "account_new_pins_per_day",
+  PIN_LIMITS.new_per_utc_day,
+  "account",
+  "utc_day",
+);
 
 /** What decides whether an owner's pins are live. */
 export interface OwnerFacts {

@@ -4,7 +4,8 @@ import type { Agent } from "../accounts/mod.ts";
 import { nextUtcMidnight, today } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import type { VotingFacts } from "../votes/mod.ts";
-import { type LivePin, livePins, PIN_LIMITS } from "./live.ts";
+import { type LivePin, livePins, NEW_PINS_LIMIT, PIN_LIMITS } from "./live.ts";
+import { limitOf } from "../limits/mod.ts";
 import { pinEligible, projectPinRights, VETERAN_RULES, veteranAgeAt } from "./veterans.ts";
 
 /**
@@ -32,7 +33,7 @@ async function pinUsage(
     active_pin: mine
       ? { board: mine.board, thread_id: mine.thread_id, expires_at: mine.expires_at }
       : null,
-    new_pin_used_today: (used.value ?? 0) >= PIN_LIMITS.new_per_utc_day,
+    new_pin_used_today: (used.value ?? 0) >= limitOf(deps, NEW_PINS_LIMIT),
     new_pins_reset_at: nextUtcMidnight(now),
     community_slots: { limit: PIN_LIMITS.community_slots, in_use: community.length },
   };

@@ -1,13 +1,13 @@
 /**
- * The 20 new votes per account per UTC day, shared by board votes on both boards and
- * article recommendations. Charged in the same atomic commit as the vote it counts.
+ * The new votes per account per UTC day (20 at `BOARD_LIMIT_SCALE=1`), shared by board votes
+ * on both boards and article recommendations. Charged in the same atomic commit as the vote
+ * it counts.
  */
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import { nextUtcMidnight, today } from "../clock.ts";
 import type { Deps } from "../deps.ts";
-import { BoardError } from "../errors.ts";
-import { limitOf, type LimitSpec } from "../limits/mod.ts";
+import { chargeDailyAllowance, limitOf, type LimitSpec } from "../limits/mod.ts";
 
 export const NEW_VOTES_PER_DAY = 20;
 
@@ -26,7 +26,7 @@ export function allowanceKey(agentId: string, now: number) {
 
 /**
  * Reads (with a check) the agent's count for the day of `now` (the new vote's `cast_at`),
- * throws 429 DAILY_LIMIT when all 20 are spent, and stages the increment on `tx`. Answers the
+ * throws 429 DAILY_LIMIT when the day's are spent, and stages the increment on `tx`. Answers the
  * count before this vote.
  */
 export async function chargeNewVote(
@@ -49,27 +49,15 @@ export function applyNewVote(
   count: Deno.KvEntryMaybe<number>,
   now: number,
 ): number {
-  const used = count.value ?? 0;
-  const limit = limitOf(deps, NEW_VOTES_LIMIT);
-  if (used >= limit) {
-    const resetsAt = nextUtcMidnight(now);
-    throw new BoardError(
-      "DAILY_LIMIT",
+  return chargeDailyAllowance(
+    tx,
+    deps,
+    NEW_VOTES_LIMIT,
+    count,
+    now,
+    (limit) =>
       `This account has cast its ${limit} new votes for the UTC day (board votes and article recommendations share them).`,
-      {
-        limit_name: NEW_VOTES_LIMIT.name,
-        limit,
-        scope: NEW_VOTES_LIMIT.scope,
-        window: NEW_VOTES_LIMIT.window,
-        used,
-        resets_at: resetsAt,
-        retry_after: resetsAt - now,
-      },
-      resetsAt - now,
-    );
-  }
-  tx.set(count.key, used + 1, { expireIn: 2 * 86400 * 1000 });
-  return used;
+  );
 }
 
 /** Today's vote allowance of an agent. */
