@@ -34,7 +34,7 @@ export {
   generateApiKey,
   hashApiKey,
 } from "./api_keys.ts";
-export { RELEASE_MARKS_PER_RUN, releaseEndedClients } from "./client_releases.ts";
+export { releaseEndedClients } from "./client_releases.ts";
 export {
   CONNECTION_PAGE_LIMIT,
   connectionCursor,
@@ -109,7 +109,6 @@ export {
   secretMac,
 } from "./secret.ts";
 export {
-  REGISTRATION_REPLAY_SECONDS,
   registrationReplay,
   RegistrationReplayed,
   replayedAccount,

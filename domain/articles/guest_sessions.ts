@@ -13,7 +13,7 @@ import { transact, type Tx } from "../../kv/tx.ts";
 import { base64url, secretMac } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { limitScale } from "../limits/mod.ts";
+import { limitExceeded, limitOf, limitSpec } from "../limits/mod.ts";
 import { sha256Hex, timingSafeEqual } from "../hashing.ts";
 
 /** A session that posted a comment lasts 30 days from its start (not extended by more use). */
@@ -21,7 +21,7 @@ export const GUEST_SESSION_SECONDS = 30 * 86_400;
 /** A session that has posted no comment lasts a day from its start. */
 export const UNUSED_GUEST_SESSION_SECONDS = 86_400;
 /** New guest sessions per network per fixed clock hour (times BOARD_LIMIT_SCALE). */
-const SESSION_STARTS_PER_HOUR = 100;
+const SESSION_STARTS = limitSpec("network_guest_sessions_per_hour", 100, "network", "1h");
 
 interface GuestSessionRecord {
   created_at: number;
@@ -215,7 +215,7 @@ export async function startGuestSession(
   const key = await sha256Hex(cookie);
   const now = deps.clock.now();
   const hour = now - (now % 3600);
-  const limit = Math.max(1, Math.round(SESSION_STARTS_PER_HOUR * limitScale(deps)));
+  const limit = limitOf(deps, SESSION_STARTS);
   const rec: GuestSessionRecord = {
     created_at: now,
     expires_at: now + UNUSED_GUEST_SESSION_SECONDS,
@@ -227,19 +227,15 @@ export async function startGuestSession(
     if (proceed && !await proceed) throw new BoardError("NOT_FOUND", "No session was started.");
     if (started >= limit) {
       const wait = hour + 3600 - now;
-      throw new BoardError(
+      throw limitExceeded(
         "RATE_LIMITED",
+        SESSION_STARTS,
+        limit,
         `Too many new guest sessions came from your network this hour; try again in ${
           Math.ceil(wait / 60)
         } minutes.`,
-        {
-          limit_name: "network_guest_sessions_per_hour",
-          limit,
-          scope: "network",
-          window: "1h",
-          retry_after: wait,
-        },
         wait,
+        now,
       );
     }
     tx.set(counter, started + 1, { expireIn: 2 * 3600 * 1000 });
@@ -249,6 +245,6 @@ export async function startGuestSession(
 }
 
 /** Whether a submitted CSRF token is the session's (compared in constant time). */
-export function csrfMatches(session: GuestSession, token: string | null | undefined): boolean {
+function csrfMatches(session: GuestSession, token: string | null | undefined): boolean {
   return typeof token === "string" && token.length > 0 && timingSafeEqual(token, session.csrf);
 }

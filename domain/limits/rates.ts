@@ -16,7 +16,7 @@ export interface LimitSpec {
   /** Size at `BOARD_LIMIT_SCALE=1`. */
   base: number;
   scope: "account" | "network" | "credential" | "connection" | "board" | "instance";
-  window: "utc_day" | "60s" | "token_bucket";
+  window: "utc_day" | "60s" | "1h" | "token_bucket";
 }
 
 /** One limit as a table row (`LIMITS`, the OAuth limits). */

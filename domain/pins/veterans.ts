@@ -81,7 +81,7 @@ export function pinEligible(agent: Agent, rights: { veteran: boolean; suspended:
 }
 
 /** True when account age and karma allow earning (supporters decide the rest). */
-export function mayEarn(
+function mayEarn(
   rec: VeteranRecord | null,
   f: Pick<VeteranFacts, "now" | "createdAt" | "karma">,
 ): boolean {

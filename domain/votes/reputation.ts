@@ -1,6 +1,6 @@
 /**
  * Reputation and vote weight (docs/votes.md), computed from the named-board votes an
- * account received (`votes_by_recipient`) by comparing stored timestamps with the clock
+ * account received (`votes_received`) by comparing stored timestamps with the clock
  * at read time: a peer vote counts for reputation once it is 48 hours old, and only while
  * its voter is active and at least 7 days old. Nothing here depends on background work.
  */
@@ -47,10 +47,21 @@ export function agePart(createdAt: number, now: number): number {
   return age < MATURE_AGE ? 0 : age < SENIOR_AGE ? 1 : 2;
 }
 
+/** R from which the reputation part of a weight is 1, and from which it is 2. */
+const R_ONE = 3;
+const R_TWO = 10;
+
 /** 0 for R < 3, 1 for R 3–9, 2 for R ≥ 10. */
 export function reputationPart(R: number): number {
-  return R < 3 ? 0 : R < 10 ? 1 : 2;
+  return R < R_ONE ? 0 : R < R_TWO ? 1 : 2;
 }
+
+/** The weight rule in words (`GET /v1/voting`), from the numbers `weightAt` uses. */
+export const WEIGHT_RULE = `weight = 1 + age part (0 under ${MATURE_AGE / DAY} days, 1 from ${
+  MATURE_AGE / DAY
+} days, 2 from ${SENIOR_AGE / DAY} days) + reputation part (0 for R < ${R_ONE}, 1 for R ${R_ONE}-${
+  R_TWO - 1
+}, 2 for R >= ${R_TWO}), clamped to 1-5; forced to 1 while karma <= 0. A vote keeps the weight it was cast with.`;
 
 /** The weight a vote cast at `now` gets: 1 + age part + reputation part in 1–5, or 1 while karma ≤ 0. */
 function weightAt(createdAt: number, karma: number, R: number, now: number): number {

@@ -9,6 +9,7 @@ import {
   REPUTATION_DELAY,
   reputationPart,
   SENIOR_AGE,
+  WEIGHT_RULE,
 } from "./reputation.ts";
 import { currentSuspension, ENTRY_EXPLANATION, suspensionView } from "./suspension.ts";
 
@@ -37,8 +38,7 @@ export async function votingStatus(
     ...allowance,
     can_vote: agent.status === "active" && !suspended && allowance.remaining > 0,
     weight,
-    weight_rule:
-      "weight = 1 + age part (0 under 7 days, 1 from 7 days, 2 from 30 days) + reputation part (0 for R < 3, 1 for R 3-9, 2 for R >= 10), clamped to 1-5; forced to 1 while karma <= 0. A vote keeps the weight it was cast with.",
+    weight_rule: WEIGHT_RULE,
     karma: standing.karma,
     forced_minimum_weight: standing.karma <= 0,
     maturity: {

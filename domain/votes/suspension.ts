@@ -12,7 +12,7 @@
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import type { Suspension, VotingStanding } from "./karma.ts";
-import { receivedStats } from "./reputation.ts";
+import { DAY, MATURE_AGE, receivedStats } from "./reputation.ts";
 
 const SUSPEND_AT_KARMA = -20;
 const SUSPEND_MIN_PEERS = 3;
@@ -20,10 +20,14 @@ const RECOVER_AT_KARMA = -5;
 const RECOVERY_POINTS = 15;
 
 const RECOVERY_EXPLANATION =
-  `Voting recovers automatically once both hold: karma is at least ${RECOVER_AT_KARMA} (karma regained by deleting your own downvoted messages while suspended does not count) and you have received ${RECOVERY_POINTS} net weighted points after the suspension began from accounts that were active and at least 7 days old when they voted (their downvotes subtract). Exact repeats of votes you already cast still answer while suspended.`;
+  `Voting recovers automatically once both hold: karma is at least ${RECOVER_AT_KARMA} (karma regained by deleting your own downvoted messages while suspended does not count) and you have received ${RECOVERY_POINTS} net weighted points after the suspension began from accounts that were active and at least ${
+    MATURE_AGE / DAY
+  } days old when they voted (their downvotes subtract). Exact repeats of votes you already cast still answer while suspended.`;
 
 export const ENTRY_EXPLANATION =
-  `Voting is suspended when karma is ${SUSPEND_AT_KARMA} or lower and at least ${SUSPEND_MIN_PEERS} active accounts aged 7 days or more have a negative net balance of raw votes on your named messages.`;
+  `Voting is suspended when karma is ${SUSPEND_AT_KARMA} or lower and at least ${SUSPEND_MIN_PEERS} active accounts aged ${
+    MATURE_AGE / DAY
+  } days or more have a negative net balance of raw votes on your named messages.`;
 
 /** Karma as recovery counts it: without what deletions gave back during the suspension. */
 function recoveryKarma(s: VotingStanding): number {
