@@ -3,7 +3,7 @@
  * the zod schema object the registry declares for the answer. Client generators name their types
  * after these (`Me`, `VoteReceipt`, `ThreadPage`) instead of inventing names such as `GetMe200`.
  * An answer declared with its own `name` in the registry keeps that name; every other JSON success
- * answer must be listed here (tests/openapi_test.ts fails on an unnamed one). One schema object
+ * answer must be listed here (tests/openapi_generators_test.ts fails on an unnamed one). One schema object
  * has one name, so answers that share a schema share a component.
  */
 import type { z } from "zod";
