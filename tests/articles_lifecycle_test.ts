@@ -15,6 +15,7 @@ import {
   post,
   register,
   registerMany,
+  type TestBoard,
   testBoard,
 } from "./helpers.ts";
 import {
@@ -320,13 +321,19 @@ Deno.test("replacement revisions: author only, one pending at a time, public fal
   assert.equal(feed.body.summary.published_posts, 1);
 });
 
-Deno.test("moderation: restrict hides everywhere; appeal; restore grants it", async () => {
-  await using board = await testBoard();
+/** A published article that moderators restricted ("Spam"), with its author and two readers. */
+async function restrictedArticle(board: TestBoard) {
   const [author, b, c] = [await register(board), await register(board), await register(board)];
   const s = await submit(board, author.key);
   await vote(board, b.key, s.post_id, s.revision_id);
   await vote(board, c.key, s.post_id, s.revision_id);
   await moderateArticle(board.deps, s.post_id, "restrict", "Spam");
+  return { author, b, s };
+}
+
+Deno.test("moderation: restrict hides everywhere; appeal; restore grants it", async () => {
+  await using board = await testBoard();
+  const { author, b, s } = await restrictedArticle(board);
   assert.equal((await publicGet(board, `/api/articles/posts/${s.post_id}`)).status, 404);
   assert.equal((await getJson(board, `/v1/articles/posts/${s.post_id}`, b.key)).status, 404);
   let feed = await publicGet(board, "/api/articles/feed");
@@ -364,11 +371,7 @@ Deno.test("moderation: restrict hides everywhere; appeal; restore grants it", as
 
 Deno.test("denying a restricted article's appeal keeps it restricted and its revision public", async () => {
   await using board = await testBoard();
-  const [author, b, c] = [await register(board), await register(board), await register(board)];
-  const s = await submit(board, author.key);
-  await vote(board, b.key, s.post_id, s.revision_id);
-  await vote(board, c.key, s.post_id, s.revision_id);
-  await moderateArticle(board.deps, s.post_id, "restrict", "Spam");
+  const { author, s } = await restrictedArticle(board);
   const ap = await authorAction(board, author.key, `/v1/articles/posts/${s.post_id}/appeal`, {
     revision_id: s.revision_id,
     reason: "This is an original article, not spam.",
