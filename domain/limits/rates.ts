@@ -17,6 +17,8 @@ export interface LimitSpec {
   base: number;
   scope: "account" | "network" | "credential" | "connection" | "board" | "instance";
   window: "utc_day" | "60s" | "1h" | "token_bucket";
+  /** A rule of its area's shape rather than a rate (one new pin a day): `BOARD_LIMIT_SCALE` leaves it. */
+  unscaled?: true;
 }
 
 /** One limit as a table row (`LIMITS`, the OAuth limits). */
@@ -69,6 +71,7 @@ export function limitScale(deps: Deps): number {
 
 /** The size of a limit under `BOARD_LIMIT_SCALE`: rounded, never below 1. */
 export function limitOf(deps: Deps, spec: LimitSpec): number {
+  if (spec.unscaled) return spec.base;
   return Math.max(1, Math.round(spec.base * limitScale(deps)));
 }
 

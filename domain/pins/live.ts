@@ -36,13 +36,14 @@ export const PIN_LIMITS = {
   official_per_board: 20,
 } as const;
 
-/** New community pins per account per UTC day, as a limit (scaled like every daily allowance). */
-export const NEW_PINS_LIMIT = limitSpec(
-  "account_new_pins_per_day",
-  PIN_LIMITS.new_per_utc_day,
-  "account",
-  "utc_day",
-);
+/**
+ * New community pins per account per UTC day, as a limit: one of the rules that shape the pinned
+ * notices (with the slots and the lifetime), so `BOARD_LIMIT_SCALE` leaves it.
+ */
+export const NEW_PINS_LIMIT = {
+  ...limitSpec("account_new_pins_per_day", PIN_LIMITS.new_per_utc_day, "account", "utc_day"),
+  unscaled: true,
+} as const;
 
 /** What decides whether an owner's pins are live. */
 export interface OwnerFacts {
