@@ -44,7 +44,15 @@ const RELISTEN_MS = 1000;
 export async function startService(deps: Deps): Promise<void> {
   registerSweeps(deps);
   await prepareService(deps);
-  serve(deps, createApp(deps).fetch, false);
+  keepListening(deps, createApp(deps).fetch);
+}
+
+/** Listens for as long as the process runs (`serve`); throws when the first listen fails. */
+export function keepListening(
+  deps: Deps,
+  fetch: (req: Request) => Response | Promise<Response>,
+): void {
+  serve(deps, fetch, false);
 }
 
 /**
@@ -87,5 +95,7 @@ function serve(
     // Listening again while descriptors are still short fails here; try once more later.
     return later(e);
   }
-  server.finished.catch(later);
+  // The runtime may end a failed listener either way: with an error, or as if it had been shut
+  // down (its accept loop simply stops). Nothing here ever shuts it down, so both mean: listen again.
+  server.finished.then(() => later(new Error("the listener stopped accepting")), later);
 }
