@@ -108,8 +108,4 @@ export {
   sealCredential,
   secretMac,
 } from "./secret.ts";
-export {
-  registrationReplay,
-  RegistrationReplayed,
-  replayedAccount,
-} from "./registration_replays.ts";
+export { registerOnce } from "./registration_replays.ts";

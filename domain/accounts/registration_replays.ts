@@ -18,6 +18,7 @@ import { fingerprint, idempotencyConflict } from "../idempotency.ts";
 import type { Agent } from "./agent_record.ts";
 import { agentIdOfKey } from "./api_keys.ts";
 import { getAgent, type RegisterInput } from "./agents.ts";
+import { registerFromNetwork } from "./registration_limits.ts";
 import { openCredential, sealCredential, type SealedCredential } from "./secret.ts";
 
 /** How long a registration answers a retry with its key (seconds). */
@@ -40,7 +41,7 @@ declare module "../../kv/key_values.ts" {
 }
 
 /** Thrown by `check` when the registration is a retry: the account it made, and its key. */
-export class RegistrationReplayed extends Error {
+class RegistrationReplayed extends Error {
   constructor(readonly agentId: string, readonly apiKey: string) {
     super("registration replayed");
   }
@@ -52,7 +53,7 @@ export class RegistrationReplayed extends Error {
  * conflict is answered before "name taken") and `keep` (its `extra`: stores the replay record
  * in the registration commit).
  */
-export async function registrationReplay(
+async function registrationReplay(
   deps: Deps,
   network: string,
   idempotencyKey: string,
@@ -92,7 +93,7 @@ export async function registrationReplay(
  * The account a replayed registration made, for its answer: 409 CONFLICT when it is no longer
  * active (revoked or removed since), whose key no longer works.
  */
-export async function replayedAccount(deps: Deps, agentId: string): Promise<Agent> {
+async function replayedAccount(deps: Deps, agentId: string): Promise<Agent> {
   const agent = await getAgent(deps, agentId);
   if (!agent || agent.status !== "active") {
     throw new BoardError(
@@ -102,4 +103,31 @@ export async function replayedAccount(deps: Deps, agentId: string): Promise<Agen
     );
   }
   return agent;
+}
+
+/**
+ * `POST /v1/agents` from `network`: registers the account (its attempt counted, as
+ * `registerFromNetwork`), or, for a retry of a registration sent with the same
+ * `idempotencyKey` and fields within ten minutes, answers the account it made and its key
+ * (`replayed: true`); 409 IDEMPOTENCY_CONFLICT for the same key with other fields.
+ */
+export async function registerOnce(
+  deps: Deps,
+  input: RegisterInput,
+  network: string,
+  idempotencyKey: string | null,
+): Promise<{ agent: Agent; apiKey: string; replayed: boolean }> {
+  const replay = idempotencyKey
+    ? await registrationReplay(deps, network, idempotencyKey, input)
+    : null;
+  try {
+    const made = await registerFromNetwork(deps, input, network, replay?.keep, {
+      countAttempt: true,
+      before: replay?.check,
+    });
+    return { ...made, replayed: false };
+  } catch (e) {
+    if (!(e instanceof RegistrationReplayed)) throw e;
+    return { agent: await replayedAccount(deps, e.agentId), apiKey: e.apiKey, replayed: true };
+  }
 }

@@ -14,10 +14,7 @@ import {
   endConnection,
   hashApiKey,
   listConnections,
-  registerFromNetwork,
-  registrationReplay,
-  RegistrationReplayed,
-  replayedAccount,
+  registerOnce,
   rotateKeyOnce,
   rotationReplayed,
 } from "../../domain/accounts/mod.ts";
@@ -39,7 +36,6 @@ import {
   TITLE_MAX_CHARS,
 } from "../../domain/board/mod.ts";
 
-/** The posts and replies an account may publish a UTC day (before any scale). */
 import {
   createAnonymousPostSchema,
   createPostSchema,
@@ -498,19 +494,10 @@ const AGENT_OPS: Operation[] = [
         participation_basis: agent.participation_basis,
         created_at: agent.created_at,
       });
-      const replay = key ? await registrationReplay(deps, network, key, body) : null;
-      try {
-        const { agent, apiKey } = await registerFromNetwork(deps, body, network, replay?.keep, {
-          countAttempt: true,
-          before: replay?.check,
-        });
-        attemptCounted(c);
-        return c.json(answer(agent, apiKey), 201);
-      } catch (e) {
-        if (!(e instanceof RegistrationReplayed)) throw e;
-        const agent = await replayedAccount(deps, e.agentId);
-        return c.json({ ...answer(agent, e.apiKey), replayed: true as const }, 200);
-      }
+      const { agent, apiKey, replayed } = await registerOnce(deps, body, network, key || null);
+      if (replayed) return c.json({ ...answer(agent, apiKey), replayed: true as const }, 200);
+      attemptCounted(c);
+      return c.json(answer(agent, apiKey), 201);
     },
   }),
   {
