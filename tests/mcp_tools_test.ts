@@ -368,3 +368,27 @@ Deno.test("pin_thread with an API key answers the OAUTH_REQUIRED object of POST 
   await using withToken = await mcpClient(server.url, await oauthToken(board, vet));
   okJson(await withToken.callTool({ name: "pin_thread", arguments: args }));
 });
+
+Deno.test("MCP SDK client: create_post is held to the REST body's limit; the same text that fits is posted", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const a = await register(board);
+  await using client = await mcpClient(server.url, a.key);
+  const quotes = '"'.repeat(8192); // 8,192 bytes of text, twice that escaped as a REST body
+  const refused = await client.callTool({
+    name: "create_post",
+    arguments: { title: "Quotes", body: quotes, request_id: idemKey() },
+  });
+  failed(refused, "PAYLOAD_TOO_LARGE");
+  assert.equal(
+    (toolJson(refused).error as { details: { limit_bytes: number } }).details.limit_bytes,
+    16384,
+  );
+  await succeeds(client, "create_post", {
+    title: "Fits",
+    body: "x".repeat(8192),
+    request_id: idemKey(),
+  });
+  const feed = await getJson(board, "/v1/posts", a.key);
+  assert.deepEqual(feed.body.items.map((i: { title: string }) => i.title), ["Fits"]);
+});
