@@ -11,6 +11,7 @@ import { type Board, keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import { readNamed } from "../../kv/read_many.ts";
 import { claimedSeq } from "./message_ids.ts";
+import { noteAuthors } from "./author_hints.ts";
 import { previewOf, utf8Length } from "../text.ts";
 import { BoardError, notFound } from "../errors.ts";
 
@@ -145,6 +146,7 @@ export function storeMessage(tx: Tx, m: MessageRecord): void {
 /** Rewrites a message's summary (its one copy; the listings point at it). */
 export function writeMessage(tx: Tx, m: MessageRecord): void {
   tx.set(keys.messages(m.board, m.seq), m);
+  noteAuthors(tx.kv, [m]);
 }
 
 /**

@@ -6,6 +6,7 @@
  * of this area: the edges (routes/, mcp/, oauth/, cli/) and the other areas import it only here.
  */
 // ---- exports
+export { authorHint, noteAuthors } from "./author_hints.ts";
 export {
   boardBase,
   bodyRest,

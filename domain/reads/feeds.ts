@@ -20,6 +20,7 @@ import {
   isHidden,
   messageActionTemplates,
   type MessageRecord,
+  noteAuthors,
   readMessageAt,
   seqFound,
   TEXT_IN_PREVIEW,
@@ -78,6 +79,7 @@ export async function toItems(
   votes?: ViewerVoteReads | null,
   replyCounts: ReadonlyMap<number, number> = new Map(),
 ): Promise<MessageItem[]> {
+  noteAuthors(deps.kv, records); // what a vote on one of them plans its reads with
   // Replies show their thread's reply count: read the distinct roots not already on the page.
   const counts = new Map<number, number>(replyCounts);
   for (const r of records) if (r.kind === "root") counts.set(r.seq, r.reply_count);

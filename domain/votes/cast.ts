@@ -9,6 +9,7 @@
  * messages of different authors never touch the same key, in one process or many.
  */
 import {
+  authorHint,
   type BoardHead,
   claimedSeq,
   EMPTY_HEAD,
@@ -96,8 +97,9 @@ type Outcome =
  * the id index, the vote keys, the voter's standing, allowance and network window; unchecked,
  * the board head, the event log's tail and the voter's received votes), sent while the voter's
  * credential resolves when `voter` is pending (planned for the id it claims); on a named
- * message of an account, one batch of the author's keys the message names (the standing,
- * `karmaReads`); then one commit. Nothing is decided before the voter is known, and every
+ * message of an account, the author's keys the message names (the standing, `karmaReads`): in
+ * that first batch when this instance has seen the message (`authorHint`), else in a batch of
+ * their own once the message is read; then one commit. Nothing is decided before the voter is known, and every
  * read that decides the write is a checked read of the commit. Votes on one message queue
  * in this process (they all rewrite its summary): many voters on one popular message then
  * conflict only with the other processes' votes on it, never with each other's retries.
@@ -129,12 +131,15 @@ export async function castVote(
   const { value: outcome } = await transact<Outcome>(deps.kv, async (tx) => {
     const now = deps.clock.now();
     const guess = pending.claimedId;
+    // The message's author as this instance last saw it: its keys ride in the first batch.
+    const hinted = board === "named" && claimed !== null ? authorHint(deps.kv, claimed) : null;
     const early = tx.prefetch([
       keys.messageSeqById(board, postId),
       keys.boardHeads(board),
       networkWriteKey(network),
       ...(claimed === null ? [] : [keys.messages(board, claimed)]),
       ...(claimed === null || guess === null ? [] : Object.values(voterKeys(guess, claimed, now))),
+      ...(hinted === null || hinted === guess ? [] : authorKeys(hinted, karmaReads)),
     ]);
     // Unchecked: where a received vote sits among the log's entries (its `anchor`).
     const tailRead = board === "named" ? agentEventsTail(deps.kv) : Promise.resolve(null);
