@@ -8,10 +8,12 @@ import {
   agentName,
   authorizePath,
   exchange,
+  newKeyFromPage,
   openConsent,
   pkce,
   registerClient,
   submitConsent,
+  submitConsentForm,
   whoami,
 } from "./oauth_helpers.ts";
 
@@ -108,6 +110,68 @@ Deno.test("create succeeded but its key page was lost: a retry of the same reque
     await revokeAgent(board.deps, agent.id);
     await assertStatus(await submitConsent(board, createForm(name, retryCsrf), cookie), 409);
     assert.equal((await getAgentByName(board.deps, name))?.status, "revoked");
+  });
+});
+
+Deno.test("a create form sent twice (a double click) shows the new key again, not an expired form", async (t) => {
+  await using board = await testBoard();
+  const client = await registerClient(board);
+  const { verifier, challenge } = await pkce();
+  const open = () => openConsent(board, authorizePath(client.client_id, challenge), null);
+
+  await t.step("the second submission answers the first one's key page", async () => {
+    const page = await open();
+    const name = agentName();
+    const form = createForm(name, page.csrf!);
+    const first = await submitConsentForm(board, form, page.cookie);
+    assert.equal(first.status, 200);
+    const key = newKeyFromPage(await first.text());
+    assert.ok(key, "the first submission shows the key");
+    const before = await agentCount(board);
+    const second = await submitConsentForm(board, form, page.cookie);
+    assert.equal(second.status, 200);
+    const html = await second.text();
+    assert.equal(newKeyFromPage(html), key, "the same key again");
+    assert.equal(await agentCount(board), before, "no second account");
+    // Its Continue form completes the request for that agent.
+    const done = await submitConsentForm(board, {
+      mode: "continue",
+      name,
+      csrf: html.match(/name="csrf" value="([^"]+)"/)![1],
+    }, page.cookie);
+    assert.equal(done.status, 303, await done.clone().text());
+    const code = new URL(done.headers.get("location")!).searchParams.get("code")!;
+    const tokens = await exchange(board, client.client_id, code, verifier);
+    const me = await (await whoami(board, tokens.access_token)).json();
+    assert.equal(me.name, name, JSON.stringify(me));
+    // Once the request ended, the create form is spent for good.
+    const late = await submitConsentForm(board, form, page.cookie);
+    assert.equal(late.status, 403, await late.clone().text());
+    assert.equal(newKeyFromPage(await late.text()), null);
+  });
+
+  await t.step("sent again with another name, or from another session, it stays spent", async () => {
+    const page = await open();
+    const name = agentName();
+    const first = await submitConsentForm(board, createForm(name, page.csrf!), page.cookie);
+    assert.ok(newKeyFromPage(await first.text()));
+    const renamed = await submitConsentForm(board, createForm(agentName(), page.csrf!), page.cookie);
+    assert.equal(renamed.status, 403);
+    assert.equal(newKeyFromPage(await renamed.text()), null);
+    const other = await open();
+    const elsewhere = await submitConsentForm(board, createForm(name, page.csrf!), other.cookie);
+    assert.equal(elsewhere.status, 403);
+    assert.equal(newKeyFromPage(await elsewhere.text()), null);
+  });
+
+  await t.step("after ten minutes it is spent too", async () => {
+    const page = await open();
+    const name = agentName();
+    const form = createForm(name, page.csrf!);
+    assert.ok(newKeyFromPage(await (await submitConsentForm(board, form, page.cookie)).text()));
+    board.clock.advance(10 * 60);
+    const late = await submitConsentForm(board, form, page.cookie);
+    assert.equal(newKeyFromPage(await late.text()), null);
   });
 });
 

@@ -12,11 +12,13 @@
  * its key page (a lost answer), submitting the same name again for the same request (the form
  * shown again, same session) within ten minutes shows that account's key again instead of
  * "name taken": its key is kept sealed under the request and the name for that long, where no
- * other request or session can reach it.
+ * other request or session can reach it. The create form itself sent again with the same name
+ * (a double click) shows that key page again too.
  */
 import type { Agent, ParticipationBasis } from "./agent_record.ts";
 import { holdsKey, keyHolder } from "./agents.ts";
 import { agentIdOfKey, hashApiKey } from "./api_keys.ts";
+import { clientIsLive } from "./oauth_clients.ts";
 import { registerFromNetwork } from "./registration_limits.ts";
 import { openCredential, sealCredential } from "./secret.ts";
 import type { Deps } from "../deps.ts";
@@ -29,6 +31,7 @@ import {
   type ConsentAccountRecord,
   type ConsumedForm,
   extendIn,
+  type OpenedForm,
   openFormToken,
   type UsedForm,
   useForm,
@@ -171,6 +174,43 @@ class FormDecided {
   constructor(readonly used: UsedForm | null, readonly reused?: ConsentAgent) {}
 }
 
+/** A create form sent again after it created its agent (a double click): its key page again. */
+class FormResent {
+  constructor(readonly shown: CreatedForm) {}
+}
+
+/**
+ * The key page of a create form already used, when the use was this very form's and it created
+ * an agent named `name` less than ten minutes ago (a second click, or a submission sent twice):
+ * what the first submission showed, with the request as that submission kept it. Null when the
+ * form was refused for any other reason (a later form was used, the request ended).
+ */
+async function resentCreateForm(
+  deps: Deps,
+  tx: Tx,
+  opened: OpenedForm,
+  name: string,
+  now: number,
+): Promise<CreatedForm | null> {
+  const { request, form } = opened;
+  if (name.length > 100) return null;
+  const got = await tx.getNamed({
+    use: keys.oauthRequestUses(request.id),
+    client: keys.oauthClients(request.client_id),
+    account: keys.oauthConsentAccounts(request.id, name),
+  });
+  const use = got.use.value;
+  const client = got.client.value;
+  if (!use || use.ended || use.form !== form || !client || !clientIsLive(client, now)) return null;
+  const created = await accountOf(deps, tx, request, name, got.account.value, now);
+  if (!created) return null;
+  const kept = {
+    ...request,
+    expires_at: Math.max(request.expires_at, got.account.value!.expires_at),
+  };
+  return { form: { request: kept, form, client }, created, request: kept };
+}
+
 /**
  * `mode=create`: registers a new agent (counted against the network's registration allowance
  * like `POST /v1/agents`) in the commit that uses up the form and keeps the request and its
@@ -198,6 +238,10 @@ export async function submitCreateForm(
     last.attempt = null;
     const now = deps.clock.now();
     const used = await useUpForm(tx, opened, now, { account: input.name });
+    if (!used) {
+      const resent = await resentCreateForm(deps, tx, opened, input.name, now);
+      if (resent) throw new FormResent(resent);
+    }
     if (!used?.form.client) throw new FormDecided(used);
     const prior = await accountOf(deps, tx, request, input.name, used.account, now);
     if (prior) throw new FormDecided(used, prior);
@@ -220,6 +264,7 @@ export async function submitCreateForm(
     const { used, request: kept } = last.attempt!;
     return { form: used.form, created, request: kept };
   } catch (e) {
+    if (e instanceof FormResent) return e.shown;
     if (e instanceof FormDecided && !e.used) return null;
     const seen = e instanceof FormDecided ? e.used!.seen : last.attempt?.used.seen ?? [];
     const after = await useUpAfter(deps, opened, seen, e instanceof FormDecided && !!e.reused);
