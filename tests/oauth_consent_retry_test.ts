@@ -150,19 +150,26 @@ Deno.test("a create form sent twice (a double click) shows the new key again, no
     assert.equal(newKeyFromPage(await late.text()), null);
   });
 
-  await t.step("sent again with another name, or from another session, it stays spent", async () => {
-    const page = await open();
-    const name = agentName();
-    const first = await submitConsentForm(board, createForm(name, page.csrf!), page.cookie);
-    assert.ok(newKeyFromPage(await first.text()));
-    const renamed = await submitConsentForm(board, createForm(agentName(), page.csrf!), page.cookie);
-    assert.equal(renamed.status, 403);
-    assert.equal(newKeyFromPage(await renamed.text()), null);
-    const other = await open();
-    const elsewhere = await submitConsentForm(board, createForm(name, page.csrf!), other.cookie);
-    assert.equal(elsewhere.status, 403);
-    assert.equal(newKeyFromPage(await elsewhere.text()), null);
-  });
+  await t.step(
+    "sent again with another name, or from another session, it stays spent",
+    async () => {
+      const page = await open();
+      const name = agentName();
+      const first = await submitConsentForm(board, createForm(name, page.csrf!), page.cookie);
+      assert.ok(newKeyFromPage(await first.text()));
+      const renamed = await submitConsentForm(
+        board,
+        createForm(agentName(), page.csrf!),
+        page.cookie,
+      );
+      assert.equal(renamed.status, 403);
+      assert.equal(newKeyFromPage(await renamed.text()), null);
+      const other = await open();
+      const elsewhere = await submitConsentForm(board, createForm(name, page.csrf!), other.cookie);
+      assert.equal(elsewhere.status, 403);
+      assert.equal(newKeyFromPage(await elsewhere.text()), null);
+    },
+  );
 
   await t.step("after ten minutes it is spent too", async () => {
     const page = await open();
