@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { moderateArticle, moderateComment, readDiscussion } from "../domain/articles/mod.ts";
 import { SITE_CSP } from "../routes/web/security.ts";
+import { keys } from "../kv/keys.ts";
 import { FIGURE_CSP } from "../routes/web/articles_pages.tsx";
 import { assertStatus, register, registerMany, testBoard } from "./helpers.ts";
 import { comment, ENGLISH_TEXT, submit, uploadSvg, vote } from "./article_helpers.ts";
@@ -131,6 +132,75 @@ Deno.test("/articles lists published articles newest first, ten to a page", asyn
   assert.ok(second.html.includes(titles[0]));
   assert.ok(!second.html.includes("Older articles"), "no older page after the last");
   assert.ok(second.html.includes("Newest articles"));
+});
+
+Deno.test("articles no longer public take no place on a page: the home page, /articles, the feed", async (t) => {
+  await using board = await testBoard();
+  const [one, two, v1, v2] = await registerMany(board, 4);
+  const ids: string[] = [];
+  const revisions: string[] = [];
+  for (let i = 0; i < 7; i++) {
+    const s = await submit(board, i % 2 ? one.key : two.key, {
+      title: `Published article number ${i} about careful testing`,
+    });
+    await vote(board, v1.key, s.post_id, s.revision_id);
+    await vote(board, v2.key, s.post_id, s.revision_id);
+    ids.push(s.post_id);
+    revisions.push(s.revision_id);
+    board.clock.advance(60);
+  }
+  const guest = new Guest(board);
+  const feedIds = async (query: string) => {
+    const res = await board.request(`/api/articles/feed${query}`);
+    const body = await res.json();
+    assert.equal(res.status, 200, JSON.stringify(body));
+    return { ids: body.items.map((i: { id: string }) => i.id), next: body.next_before };
+  };
+  const listed = (html: string) =>
+    [...html.matchAll(/<h[23]><a href="\/articles\/([0-9a-f-]{36})" dir="auto">/g)].map((m) =>
+      m[1]
+    );
+  const newestFirst = (...at: number[]) => at.map((i) => ids[i]);
+
+  /** The article the public index holds at `id`'s public position (null: none). */
+  const indexed = async (id: string) => {
+    const post = (await board.kv.get(keys.articlePosts(id))).value!;
+    return (await board.kv.get(keys.articlePublicPostIdBySeq(post.public_seq!))).value;
+  };
+
+  await t.step("five restricted (a spam wave): the pages show the others", async () => {
+    for (const id of ids.slice(2)) await moderateArticle(board.deps, id, "restrict", "Spam");
+    // They left the public index, so no page reads past them.
+    for (const id of ids.slice(2)) assert.equal(await indexed(id), null);
+    assert.deepEqual((await feedIds("?limit=5")).ids, newestFirst(1, 0));
+    assert.deepEqual(listed((await guest.get("/")).html), newestFirst(1, 0));
+    const page = await guest.get("/articles");
+    assert.deepEqual(listed(page.html), newestFirst(1, 0));
+    assert.ok(!page.html.includes("Older articles"));
+  });
+
+  await t.step("restored, an article is back at its place", async () => {
+    await moderateArticle(board.deps, ids[4], "restore", "Not spam after all");
+    assert.deepEqual(await indexed(ids[4]), { post_id: ids[4], revision_id: revisions[4] });
+    assert.deepEqual((await feedIds("?limit=5")).ids, newestFirst(4, 1, 0));
+    const first = await feedIds("?limit=1");
+    assert.deepEqual(first.ids, newestFirst(4));
+    const second = await feedIds(`?limit=1&before=${first.next}`);
+    assert.deepEqual(second.ids, newestFirst(1));
+  });
+
+  await t.step(
+    "an entry a store written before kept for a hidden article is read past",
+    async () => {
+      // Such stores kept a restricted article in the public index at its public position.
+      const post = (await board.kv.get(keys.articlePosts(ids[6]))).value!;
+      await board.kv.set(keys.articlePublicPostIdBySeq(post.public_seq!), ids[6]);
+      const page = await feedIds("?limit=2");
+      assert.deepEqual(page.ids, newestFirst(4, 1));
+      assert.deepEqual((await feedIds(`?limit=2&before=${page.next}`)).ids, newestFirst(0));
+      assert.deepEqual(listed((await guest.get("/")).html), newestFirst(4, 1, 0));
+    },
+  );
 });
 
 Deno.test("withdrawn-from-public (restricted) articles are a 404 page", async () => {

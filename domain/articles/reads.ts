@@ -407,10 +407,18 @@ export async function publicFeed(deps: Deps, params: PageParams) {
 }
 
 /**
+ * Listings a public page reads past articles no longer public, to fill the page: an index
+ * entry of a store written before such articles left the index, or a publication that moved.
+ */
+const MAX_REFILLS = 3;
+
+/**
  * `publicFeed` with the excerpt sources of its items (`excerptSource` by revision id) for the
  * website, planned in round trips: the due index, the feed's index (as if nothing were due,
  * the usual case; listed again when something is) and the counters; then the articles; then
- * their revisions and, at the same time, the text of each stored public revision.
+ * their revisions and, at the same time, the text of each stored public revision. An entry
+ * whose article is not public (left from before the index dropped such articles) is skipped,
+ * and the page listed on below it, so that a page holds `limit` articles while there are more.
  */
 export async function publicFeedPage(
   deps: Deps,
@@ -428,9 +436,58 @@ export async function publicFeedPage(
   const due = await projectWindow(deps, ctx, window);
   const top = due.filter(publishesAt).map((p): [number, string] => [p.slot.seq, p.slot.post_id])
     .reverse();
-  const { ids, more, revisionAt } = window.slots.length === 0
-    ? guess
-    : await listPublicIds(deps.kv, prefix, params, top, window.head + 1, consistency);
+  const list = (page: { before?: number; limit: number }) =>
+    listPublicIds(deps.kv, prefix, page, top, window.head + 1, consistency);
+  let listed = window.slots.length === 0 ? guess : await list(params);
+  const bundles: PostBundle[] = [];
+  const sources = new Map<string, string>();
+  for (let refills = 0;; refills++) {
+    const shown = await publicBundles(deps, ctx, window.seqOf, listed, opts);
+    bundles.push(...shown.bundles);
+    for (const [id, text] of shown.sources) sources.set(id, text);
+    const left = params.limit - bundles.length;
+    if (left <= 0 || !listed.more || !listed.ids.length || refills === MAX_REFILLS) break;
+    listed = await list({ before: listed.ids[listed.ids.length - 1][0], limit: left });
+  }
+  const { ids, more } = listed;
+  const feed = {
+    items: bundles.map((b) => {
+      const rev = b.revs.get(b.post.public_revision_id!)!;
+      return {
+        id: b.post.id,
+        revision_id: rev.id,
+        title: rev.title,
+        author: b.post.author,
+        published_at: rev.published_at,
+        first_published_at: b.post.first_published_at,
+        preview: rev.preview,
+        is_truncated: rev.is_truncated,
+        public_comment_count: b.post.public_comment_count,
+        url: `${deps.config.baseUrl}/articles/${b.post.id}`,
+      };
+    }),
+    next_before: more && ids.length ? ids[ids.length - 1][0] : null,
+    publication: publicationObject(ctx),
+    summary: feedSummary(summaryReads, statsDelta(due)),
+  };
+  return { feed, sources };
+}
+
+/**
+ * The public articles of listed index entries (`listPublicIds`), with their excerpt sources
+ * when asked: the articles, their revisions and the texts the index names in one batch; then
+ * only what it did not name. An entry is shown at the post's current position only (a
+ * projected publication moves it), and only while the article is public.
+ */
+async function publicBundles(
+  deps: Deps,
+  ctx: PolicyContext,
+  seqOf: ReadonlyMap<string, number>,
+  listed: { ids: Array<[number, string]>; revisionAt: Map<number, string> },
+  opts: { excerpts: boolean; consistency: Deno.KvConsistencyLevel },
+): Promise<{ bundles: PostBundle[]; sources: Map<string, string> }> {
+  const { consistency } = opts;
+  const { ids, revisionAt } = listed;
   // The index names each article's public revision: articles, revisions and texts together.
   const wanted = [...new Set(ids.map(([, id]) => id))];
   const named = [...new Set(revisionAt.values())];
@@ -461,12 +518,9 @@ export async function publicFeedPage(
   }
   const agents = new AgentCache(deps);
   const projected = await Promise.all(
-    found.map(async (post) =>
-      (await project(deps, ctx, { post, revs }, agents, window.seqOf)).bundle
-    ),
+    found.map(async (post) => (await project(deps, ctx, { post, revs }, agents, seqOf)).bundle),
   );
   const byId = new Map(projected.map((b) => [b.post.id, b]));
-  // An entry is shown at the post's current position only (a projected publication moves it).
   const bundles = ids.flatMap(([seq, id]) => {
     const b = byId.get(id);
     return b && canSee(b, null) && b.post.public_seq === seq ? [b] : [];
@@ -485,27 +539,7 @@ export async function publicFeedPage(
       }
     }
   }
-  const feed = {
-    items: bundles.map((b) => {
-      const rev = b.revs.get(b.post.public_revision_id!)!;
-      return {
-        id: b.post.id,
-        revision_id: rev.id,
-        title: rev.title,
-        author: b.post.author,
-        published_at: rev.published_at,
-        first_published_at: b.post.first_published_at,
-        preview: rev.preview,
-        is_truncated: rev.is_truncated,
-        public_comment_count: b.post.public_comment_count,
-        url: `${deps.config.baseUrl}/articles/${b.post.id}`,
-      };
-    }),
-    next_before: more && ids.length ? ids[ids.length - 1][0] : null,
-    publication: publicationObject(ctx),
-    summary: feedSummary(summaryReads, statsDelta(due)),
-  };
-  return { feed, sources };
+  return { bundles, sources };
 }
 
 /**

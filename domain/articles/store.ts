@@ -143,6 +143,14 @@ export async function firstDueEntry(
 }
 
 /**
+ * Where an article stands in the public index (`article_public_post_id_by_seq`): its public
+ * position while the public can read it (a public revision, not restricted), else nowhere.
+ */
+function publicIndexSeq(post: ArticlePost): number | null {
+  return post.restricted || !post.public_revision_id ? null : post.public_seq;
+}
+
+/**
  * Thrown by an `ArticleWriter`'s first staged write while a clock-driven transition is due
  * and not yet recorded: reads show it at the next positions of the sequence (due_window.ts), so it
  * must be recorded before any other change takes a position (`articleTransact` in
@@ -282,15 +290,18 @@ export class ArticleWriter {
     } else if (feedEntryOf(before).revision_ids.join() !== entry.revision_ids.join()) {
       tx.set(keys.articlePostIdBySeq(after.list_seq), entry);
     }
-    const oldPublic = before?.public_seq ?? null;
-    if (oldPublic !== after.public_seq) {
-      if (oldPublic !== null) tx.delete(keys.articlePublicPostIdBySeq(oldPublic));
-      if (after.public_seq !== null) {
+    // The public index holds what the public sees; an article restricted or without a public
+    // revision leaves it (stores written before kept it there: removed at its next save).
+    const wasAt = before?.public_seq ?? null;
+    const isAt = publicIndexSeq(after);
+    if (wasAt !== isAt || (before && publicIndexSeq(before) !== isAt)) {
+      if (wasAt !== null && wasAt !== isAt) tx.delete(keys.articlePublicPostIdBySeq(wasAt));
+      if (isAt !== null) {
         // The revision too, so that a feed reads the article and its revision at once.
-        const entry = after.public_revision_id
-          ? { post_id: after.id, revision_id: after.public_revision_id }
-          : after.id;
-        tx.set(keys.articlePublicPostIdBySeq(after.public_seq), entry);
+        tx.set(keys.articlePublicPostIdBySeq(isAt), {
+          post_id: after.id,
+          revision_id: after.public_revision_id!,
+        });
       }
     }
     const a = classOf(before);
