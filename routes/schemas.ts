@@ -119,7 +119,7 @@ export const modRulesSchema = z.strictObject({ text: z.string().min(1) });
  */
 const decisionReason = z.string().min(1).refine(
   isDecisionReason,
-  `1-${ARTICLE_LIMITS.reasonCodePoints} characters of visible text`,
+  `1-${ARTICLE_LIMITS.reasonCodePoints} characters of visible text (well-formed Unicode, no NUL, no bidirectional control)`,
 ).meta({
   maxLength: ARTICLE_LIMITS.reasonCodePoints,
   description: `1-${ARTICLE_LIMITS.reasonCodePoints} characters, kept in the audit trail.`,

@@ -602,11 +602,25 @@ Deno.test("POST /mod/articles/{id}/decision and /mod/comments/{id}/decision", as
         action: "restrict",
         reason,
       }, idemKey());
-    for (const reason of ["x".repeat(501), "   ", ""]) {
+    // Too long, blank, or unfit to be shown to the author and in the audit trail: a lone
+    // surrogate, a NUL, a bidirectional override.
+    const unfit = ["\ud83d", "spam\u0000here", "\u202egnirts desrever"];
+    for (const reason of ["x".repeat(501), "   ", "", ...unfit]) {
       const res = await decide(reason);
       const details = await assertError(res, 400, "INVALID_INPUT");
       assert.equal(details.field, "reason", JSON.stringify(details));
     }
+    for (const reason of unfit) {
+      await assert.rejects(
+        () => moderateArticle(board.deps, article.post_id, "restrict", reason),
+        (e: Error & { code?: string }) => e.code === "INVALID_INPUT",
+      );
+    }
+    const audit = await modJson(board, "GET", "/mod/audit?limit=30");
+    assert.ok(
+      !JSON.stringify(audit.body).includes("gnirts"),
+      "a refused reason is not recorded",
+    );
     // 500 emoji are 500 characters (1,000 UTF-16 units): accepted.
     const ok = await decide("🙂".repeat(500));
     assert.equal(ok.status, 200, await ok.text());
