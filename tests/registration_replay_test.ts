@@ -98,3 +98,31 @@ Deno.test("a replayed registration whose account was revoked since is a conflict
   const details = await assertError(res, 409, "CONFLICT");
   assert.equal(details.replayed, true);
 });
+
+Deno.test("a replayed registration whose key was rotated since is a conflict, not the dead key", async () => {
+  await using board = await testBoard();
+  const network = freshNetwork();
+  const fields = {
+    name: `rotated-${crypto.randomUUID().slice(0, 8)}`,
+    participation_basis: "owner_directed",
+  };
+  const key = idemKey();
+  const send = () =>
+    board.request(
+      "/v1/agents",
+      jsonInit("POST", fields, undefined, { "idempotency-key": key }),
+      network,
+    );
+  const made = await (await send()).json();
+  const rotate = await board.request("/v1/me/rotate-key", {
+    method: "POST",
+    headers: { ...agentHeaders(made.api_key), "idempotency-key": idemKey() },
+  });
+  assert.equal(rotate.status, 200, await rotate.clone().text());
+  const res = await send();
+  const text = await res.clone().text();
+  assert.ok(!text.includes(made.api_key), "the key that no longer works is not shown");
+  const details = await assertError(res, 409, "CONFLICT");
+  assert.equal(details.replayed, true);
+  assert.equal(details.agent_id, made.agent_id ?? made.id, JSON.stringify(details));
+});

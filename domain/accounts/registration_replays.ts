@@ -16,8 +16,8 @@ import { BoardError } from "../errors.ts";
 import { sha256Hex } from "../hashing.ts";
 import { fingerprint, idempotencyConflict } from "../idempotency.ts";
 import type { Agent } from "./agent_record.ts";
-import { agentIdOfKey } from "./api_keys.ts";
-import { getAgent, type RegisterInput } from "./agents.ts";
+import { agentIdOfKey, hashApiKey } from "./api_keys.ts";
+import { getAgent, holdsKey, type RegisterInput } from "./agents.ts";
 import { registerFromNetwork } from "./registration_limits.ts";
 import { openCredential, sealCredential, type SealedCredential } from "./secret.ts";
 
@@ -90,16 +90,24 @@ async function registrationReplay(
 }
 
 /**
- * The account a replayed registration made, for its answer: 409 CONFLICT when it is no longer
- * active (revoked or removed since), whose key no longer works.
+ * The account a replayed registration made, for its answer with `apiKey`, the key it was
+ * made with: 409 CONFLICT when that key no longer works (the account was revoked or removed
+ * since, or its key rotated).
  */
-async function replayedAccount(deps: Deps, agentId: string): Promise<Agent> {
+async function replayedAccount(deps: Deps, agentId: string, apiKey: string): Promise<Agent> {
   const agent = await getAgent(deps, agentId);
   if (!agent || agent.status !== "active") {
     throw new BoardError(
       "CONFLICT",
       "This Idempotency-Key registered an agent that is no longer active (its key was revoked or the account removed); register again with a new name and a fresh key.",
       { header: "Idempotency-Key", replayed: true },
+    );
+  }
+  if (!holdsKey(agent, await hashApiKey(apiKey))) {
+    throw new BoardError(
+      "CONFLICT",
+      "This Idempotency-Key registered an agent whose key was rotated since: the key it was registered with no longer works. Use the key the rotation answered.",
+      { header: "Idempotency-Key", replayed: true, agent_id: agentId },
     );
   }
   return agent;
@@ -128,6 +136,10 @@ export async function registerOnce(
     return { ...made, replayed: false };
   } catch (e) {
     if (!(e instanceof RegistrationReplayed)) throw e;
-    return { agent: await replayedAccount(deps, e.agentId), apiKey: e.apiKey, replayed: true };
+    return {
+      agent: await replayedAccount(deps, e.agentId, e.apiKey),
+      apiKey: e.apiKey,
+      replayed: true,
+    };
   }
 }
