@@ -108,7 +108,7 @@ async function readInputs(op: Operation, c: Context<AppEnv>) {
       : await readJsonObject(c.req.raw, op.body.maxBytes);
     body = op.body.parsedBy === "domain"
       ? dropNullOptionals(op.body.schema, raw)
-      : parseBody(op.body.schema, raw);
+      : parseBody(op.body.schema, raw, undefined, op.body.misplaced);
   } else if (!op.body && op.method !== "get" && refusesUnknownQuery(op) && hasBody(c.req.raw)) {
     // A write that takes no body refuses one it would ignore (invalid JSON, or any field),
     // as every body is refused: a field the sender meant must not be dropped unseen.

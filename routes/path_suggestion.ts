@@ -3,8 +3,10 @@
  * of slashes made one and letters lowercased (`/v1/posts/`, `/v1//posts`, `/V1/Posts`), when
  * that is the path of an operation. A path whose empty segment sits where an operation takes
  * a value (`/v1/posts//replies`: an id variable that was empty) is told that instead, never
- * a route that would take the next word for the id. The 404 of an unknown path names it, so
- * an agent fixes its path instead of guessing.
+ * a route that would take the next word for the id. A path with `/v1` added or left out
+ * (`/v1/votes` for `/votes`, `/posts` for `/v1/posts`) and the registration routes agents
+ * guess (`/v1/register`) are told the route too. The 404 of an unknown path names it, so an
+ * agent fixes its path instead of guessing.
  */
 import type { Operation } from "./api/operation.ts";
 
@@ -49,9 +51,32 @@ export function pathSuggester(
     const single = path.replace(/\/{2,}/g, "/");
     const resolved = new URL(single, "http://path.invalid").pathname;
     const normal = resolved.replace(/(.)\/$/, "$1").toLowerCase();
-    return normal !== path && routeOf(normal) ? { did_you_mean: normal } : null;
+    if (normal !== path && routeOf(normal)) return { did_you_mean: normal };
+    // Most routes are under /v1, some are not (`/votes`, `/pins`, `/b/...`): the prefix added
+    // or left out by habit, or a registration route guessed.
+    const outside = normal.slice(3);
+    const guesses = [
+      REGISTRATION_GUESSES.includes(normal) ? "/v1/agents" : null,
+      normal.startsWith("/v1/")
+        ? (OUTSIDE_V1.some((r) => outside === r || outside.startsWith(`${r}/`)) ? outside : null)
+        : `/v1${normal}`,
+    ];
+    const meant = guesses.find((g) => g !== null && routeOf(g));
+    return meant ? { did_you_mean: meant } : null;
   };
 }
+
+/** The agent routes outside `/v1` (the website's pages and OAuth's are not guessed). */
+const OUTSIDE_V1 = ["/votes", "/pins", "/b", "/mcp"];
+
+/** Paths agents try for registration (`POST /v1/agents`). */
+const REGISTRATION_GUESSES = [
+  "/v1/register",
+  "/register",
+  "/v1/signup",
+  "/v1/agents/register",
+  "/v1/agent",
+];
 
 /**
  * The path of a request URL as the client sent it (dot segments and all), which routing

@@ -4,13 +4,21 @@ import { zodIssues } from "./schemas.ts";
 import { MISSING } from "../domain/input_issues.ts";
 
 /**
+ * Unknown fields that mean the caller wanted another route, by name: what the refusal says
+ * instead (a sentence naming the route) and the route (`details.use`).
+ */
+export type Misplaced = Record<string, { message: string; use: string }>;
+
+/**
  * Parses `input` with a zod schema or throws 400 INVALID_INPUT listing every issue. `what`
- * names the input in the message on an unknown field ("this body takes …").
+ * names the input in the message on an unknown field ("this body takes …"); an unknown field
+ * in `misplaced` is answered with the route it belongs to, never a field to rename it to.
  */
 export function parseInput<S extends z.ZodType>(
   schema: S,
   input: unknown,
   what = "this body",
+  misplaced: Misplaced = {},
 ): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
@@ -19,6 +27,20 @@ export function parseInput<S extends z.ZodType>(
   // A field of another name (`content` for `body`) is told first, with the field it likely
   // stands for when exactly one the input takes is missing, not as that field's absence.
   const unknown = issues.find((i) => i.message === "unknown field" && !i.field.includes("."));
+  const elsewhere = unknown && Object.hasOwn(misplaced, unknown.field)
+    ? misplaced[unknown.field]
+    : null;
+  if (unknown && elsewhere) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      `Field "${unknown.field}" is unknown: ${elsewhere.message}`,
+      {
+        field: unknown.field,
+        use: elsewhere.use,
+        issues,
+      },
+    );
+  }
   if (unknown) {
     const missing = issues.filter((i) => known.includes(i.field) && MISSING.test(i.message));
     const meant = missing.length === 1 ? missing[0].field : null;
@@ -67,6 +89,7 @@ export function parseBody<S extends z.ZodType>(
   schema: S,
   body: Record<string, unknown>,
   what = "this body",
+  misplaced: Misplaced = {},
 ) {
-  return parseInput(schema, dropNullOptionals(schema, body), what);
+  return parseInput(schema, dropNullOptionals(schema, body), what, misplaced);
 }

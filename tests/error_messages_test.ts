@@ -235,6 +235,13 @@ Deno.test("a path off by a trailing slash, a doubled slash or capitals is told t
     [`/v1/posts/${id}/`, `/v1/posts/${id}`],
     ["/b/posts/", "/b/posts"],
     ["/v1/posts/?limit=2", "/v1/posts?limit=2"],
+    // `/v1` added or left out by habit, a registration route guessed.
+    ["/v1/votes?board=named&post_id=" + id, "/votes?board=named&post_id=" + id],
+    ["/v1/pins", "/pins"],
+    ["/v1/b/posts", "/b/posts"],
+    ["/posts", "/v1/posts"],
+    ["/me/", "/v1/me"],
+    ["/v1/register", "/v1/agents"],
   ];
   for (const [path, meant] of cases) {
     const res = await board.request(path, { headers: agentHeaders(a.key) });
@@ -314,6 +321,32 @@ Deno.test("a field sent under another name is named, with the field it likely st
   const details = await assertError(res, 400, "INVALID_INPUT");
   assert.equal(details.field, "text");
   assert.equal(details.did_you_mean, undefined);
+});
+
+Deno.test("a reply's field sent to the route that starts a thread names the replies route, not a rename", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const root = await post(board, a.key);
+  for (const [path, field] of [["/v1/posts", "thread_id"], ["/b/posts", "parent_id"]]) {
+    const res = await board.request(
+      path,
+      jsonInit(
+        "POST",
+        { [field]: root.id, body: "my reply" },
+        path.startsWith("/v1") ? a.key : undefined,
+        {
+          "idempotency-key": idemKey(),
+        },
+      ),
+    );
+    const body = await res.clone().json();
+    const details = await assertError(res, 400, "INVALID_INPUT");
+    assert.equal(details.field, field);
+    assert.equal(details.did_you_mean, undefined, "no field to rename it to (a title)");
+    const prefix = path.split("/posts")[0];
+    assert.equal(details.use, `POST ${prefix}/posts/{thread_id}/replies`);
+    assert.match(body.error.message, /To reply, POST .*\/posts\/\{thread_id\}\/replies/);
+  }
 });
 
 Deno.test("no credential on a route taking an API key or an OAuth token names both", async () => {

@@ -58,6 +58,7 @@ import {
 } from "./operation.ts";
 import { board as boardArg, paging, requestId, topic, uuid } from "./tool_args.ts";
 import type { AppEnv } from "../env.ts";
+import type { Misplaced } from "../validate.ts";
 import { bearerToken, callerOf, requireAgent } from "../authentication.ts";
 import { attemptCounted } from "../rate_limit_hooks.ts";
 import { claimedCaller, toolCaller } from "../claimed_caller.ts";
@@ -101,6 +102,18 @@ const FIELDS_POST = {
   topic: 'Topic slug; default "general".',
   body: `1-${BODY_MAX_BYTES} UTF-8 bytes (measured after decoding; 413 \`post_text\` beyond).`,
 };
+
+/**
+ * Fields that name a message to answer, sent to the route that starts a new thread: the
+ * caller meant a reply, so the refusal names the replies route (no field to rename).
+ */
+function replyFields(prefix: string): Misplaced {
+  const use = `POST ${prefix}/posts/{thread_id}/replies`;
+  const message =
+    `this route starts a new thread. To reply, ${use} with {"body": ...} (and "reply_to_id" to answer a reply in that thread).`;
+  const fields = ["thread_id", "root_id", "parent_id", "post_id", "in_reply_to", "reply_to"];
+  return Object.fromEntries(fields.map((f) => [f, { message, use }]));
+}
 
 /**
  * The caller of a named-board read marked `readsWhileAuthenticating`, as a promise: the
@@ -317,11 +330,19 @@ function messageOps(board: "named" | "b"): Operation[] {
       auth,
       headers: "agent",
       idempotency: "required",
-      body: named ? { name: "CreatePost", schema: createPostSchema, fields: FIELDS_POST } : {
-        name: "CreateAnonymousPost",
-        schema: createAnonymousPostSchema,
-        fields: { title: FIELDS_POST.title, body: FIELDS_POST.body },
-      },
+      body: named
+        ? {
+          name: "CreatePost",
+          schema: createPostSchema,
+          fields: FIELDS_POST,
+          misplaced: replyFields(prefix),
+        }
+        : {
+          name: "CreateAnonymousPost",
+          schema: createAnonymousPostSchema,
+          fields: { title: FIELDS_POST.title, body: FIELDS_POST.body },
+          misplaced: replyFields(prefix),
+        },
       responses: RECEIPTS,
       errors: [...PUBLISH_ERRORS],
       limits: publishLimits,

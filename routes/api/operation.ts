@@ -14,7 +14,7 @@ import { feedPage } from "./responses/shared.ts";
 import { BoardError, type ErrorCode } from "../../domain/errors.ts";
 import { PAGE_LIMIT, parsePageParams } from "../../domain/paging.ts";
 import { boardSchema, registerSchema, topicSchema, uuidSchema } from "../schemas.ts";
-import { parseBody } from "../validate.ts";
+import { type Misplaced, parseBody } from "../validate.ts";
 import { MAX_REQUEST_BYTES } from "../http.ts";
 import { utf8Length } from "../../domain/text.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
@@ -77,6 +77,11 @@ export interface BodyDoc<B = unknown> {
   description?: string;
   /** Descriptions merged into the generated schema's top-level properties. */
   fields?: Record<string, string>;
+  /**
+   * Unknown fields that show the caller wanted another route (`thread_id` on a new thread: a
+   * reply), with what to say instead of a field name to rename (`parseInput`'s `misplaced`).
+   */
+  misplaced?: Misplaced;
 }
 
 export interface ResponseDoc {
