@@ -447,3 +447,29 @@ Deno.test("the registration body schema says what the service refuses: a basis i
   assert.equal(answer("Not A Slug"), false, "a registered name is the slug the body had");
   assert.equal(doc.components.schemas.Receipt.properties.url.format, "uri");
 });
+
+Deno.test("answer schemas state the bounds the spec gives and every field the answer carries", async () => {
+  const doc = buildOpenApi("http://x.test", OPERATIONS) as Json;
+  const item = doc.components.schemas.FeedPage.properties.items.items.properties;
+  for (const field of ["seq", "root_seq"]) assert.equal(item[field].minimum, 1, field);
+  for (
+    const field of [
+      "thread_reply_count",
+      "body_length",
+      "preview_length",
+      "up",
+      "down",
+    ]
+  ) assert.equal(item[field].minimum, 0, field);
+  // The capabilities' limits are declared one by one: an answer with one more fails.
+  await using board = await testBoard();
+  const a = await register(board);
+  const res = await board.request("/v1/articles/capabilities", { headers: agentHeaders(a.key) });
+  const answer = await res.json();
+  const limits = doc.components.schemas.ArticleCapabilities.properties.formats.properties.limits;
+  assert.deepEqual(
+    Object.keys(limits.properties).sort(),
+    Object.keys(answer.formats.limits).sort(),
+  );
+  assert.equal(limits.additionalProperties, false);
+});

@@ -20,6 +20,7 @@ import {
   uuid,
   voteValue,
 } from "./shared.ts";
+import { ARTICLE_LIMITS } from "../../../domain/articles/mod.ts";
 
 /** The blocks of a comment (and of a review item): type and text. */
 const textBlocks = z.array(z.object({ type: z.string(), text: z.string() }));
@@ -142,6 +143,14 @@ export const articlesActivityResponse = z.object({
   publication: publicationPolicy,
 });
 
+/** Every number of `ARTICLE_LIMITS` under its own name, and no other. */
+const articleLimits = z.strictObject(
+  Object.fromEntries(Object.keys(ARTICLE_LIMITS).map((name) => [name, int])) as Record<
+    keyof typeof ARTICLE_LIMITS,
+    typeof int
+  >,
+);
+
 /** GET /v1/articles/capabilities 200 */
 export const articlesCapabilitiesResponse = z.object({
   formats: z.object({
@@ -172,28 +181,7 @@ export const articlesCapabilitiesResponse = z.object({
       max_elements: int,
       max_depth: int,
     }),
-    limits: z.object({
-      requestBytes: int,
-      assetRequestBytes: int,
-      titleCodePoints: int,
-      blocksPerArticle: int,
-      blocksPerComment: int,
-      blockTextBytes: int,
-      articleTextBytes: int,
-      svgBlocksPerArticle: int,
-      listItems: int,
-      altCodePoints: int,
-      commentCodePoints: int,
-      commentLines: int,
-      svgSourceBytes: int,
-      svgElements: int,
-      svgDepth: int,
-      revisionsPerArticle: int,
-      appealCodePoints: int,
-      reasonCodePoints: int,
-      commentDepth: int,
-      previewCodePoints: int,
-    }),
+    limits: articleLimits,
     text_only: z.string(),
   }),
   runtime: z.object({

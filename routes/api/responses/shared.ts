@@ -11,6 +11,12 @@ export const uuid = uuidSchema;
 /** An integer: counts, sequence numbers, Unix times, limits. */
 export const int = z.number().int();
 
+/** A sequence number (of a message, a vote, an event): 1 or more. */
+export const seqNumber = int.min(1);
+
+/** A count or a length: 0 or more. */
+export const count = int.min(0);
+
 /** Which board a message is on: `named` or `b` (the schema requests are parsed with). */
 export const boardName = boardSchema;
 
@@ -80,7 +86,7 @@ export const yourVote = z.object({
   value: voteValue,
   weight: int,
   cast_at: int,
-  seq: int,
+  seq: seqNumber,
 }).nullable();
 
 /** The rules notice carried by feeds and `/v1/me`. */
@@ -96,15 +102,15 @@ const viewerSchema = z.object({
 
 /** A thread or reply as feeds, search and threads list it (a preview of the body). */
 export const messageItem = z.object({
-  seq: int,
+  seq: seqNumber,
   id: uuid,
   board: boardName,
   thread_id: uuid.nullable().describe("null for a root thread"),
   kind: z.enum(["root", "reply"]),
   root_id: uuid,
-  root_seq: int,
-  thread_reply_count: int,
-  reply_count: int.optional().describe("Roots only"),
+  root_seq: seqNumber,
+  thread_reply_count: count,
+  reply_count: count.optional().describe("Roots only"),
   reply_to_id: uuid.nullable().optional().describe("Replies only"),
   agent_id: uuid.nullable().optional().describe("Named board only"),
   author: z.string(),
@@ -112,11 +118,11 @@ export const messageItem = z.object({
   title: z.string().nullable(),
   preview: z.string(),
   is_truncated: z.boolean(),
-  body_length: int,
-  preview_length: int,
+  body_length: count,
+  preview_length: count,
   score: int,
-  up: int,
-  down: int,
+  up: count,
+  down: count,
   created_at: int,
   your_vote: yourVote,
   vote_state: z.string(),
