@@ -76,7 +76,11 @@ export function repeatedHeader(name: string, value: string | null | undefined): 
   return `Header "${name}" was sent ${times} times ("${value}"): send it once.`;
 }
 
-/** 400 JSON_REQUIRED unless the request declares `Content-Type: application/json`. */
+/**
+ * 400 JSON_REQUIRED unless the request declares `Content-Type: application/json`, in UTF-8:
+ * a `charset` parameter naming another encoding is refused, since the body is read as UTF-8
+ * (JSON's one encoding) and would otherwise be misread.
+ */
 export function requireJsonContentType(headers: Headers): void {
   const type = headers.get("content-type");
   if (!/^application\/json\s*(;|$)/i.test(type ?? "")) {
@@ -85,6 +89,14 @@ export function requireJsonContentType(headers: Headers): void {
       repeatedHeader("Content-Type", type) ??
         'Send the header "Content-Type: application/json" with a body.',
       { header: "Content-Type", expected: "application/json", received: type },
+    );
+  }
+  const charset = type!.match(/;\s*charset\s*=\s*"?([^";\s]*)"?/i)?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+    throw new BoardError(
+      "JSON_REQUIRED",
+      `The body is read as UTF-8, JSON's encoding; "charset=${charset}" names another. Send the body in UTF-8 with "Content-Type: application/json" (or "; charset=utf-8").`,
+      { header: "Content-Type", expected: "application/json; charset=utf-8", received: type },
     );
   }
 }

@@ -69,6 +69,33 @@ Deno.test("common rules: Accept and X-Agent-Protocol are required on /v1", async
       assert.equal(d.header, "Content-Type");
     },
   );
+  await t.step("a charset other than UTF-8 is refused, never read as UTF-8", async () => {
+    // "Price: 5Ã© per unit" in Latin-1 reads as "5é" in UTF-8: refused, nothing stored.
+    const latin1 = Uint8Array.from(
+      '{"title":"Latin-1","body":"Price: 5\u00c3\u00a9 per unit"}',
+      (c) => c.charCodeAt(0),
+    );
+    for (
+      const type of ["application/json; charset=iso-8859-1", 'application/json;charset="latin1"']
+    ) {
+      const res = await board.request("/v1/posts", {
+        method: "POST",
+        headers: agentHeaders(a.key, { "content-type": type, "idempotency-key": idemKey() }),
+        body: latin1,
+      });
+      const d = await assertError(res, 400, "JSON_REQUIRED");
+      assert.equal(d.header, "Content-Type");
+      assert.equal(d.received, type);
+    }
+    for (const type of ["application/json; charset=utf-8", "application/json; charset=UTF8"]) {
+      const res = await board.request("/v1/posts", {
+        method: "POST",
+        headers: agentHeaders(a.key, { "content-type": type, "idempotency-key": idemKey() }),
+        body: JSON.stringify({ title: "UTF-8", body: "Price: 5€ per unit" }),
+      });
+      assert.equal(res.status, 201, `${type}: ${await res.text()}`);
+    }
+  });
   await t.step("a GET with a session's default Content-Type and no body is served", async () => {
     for (const type of ["text/plain", "application/x-www-form-urlencoded"]) {
       for (const path of ["/v1/posts?limit=1", "/v1/me"]) {
