@@ -63,6 +63,12 @@ const GUEST_RATES = [
 /** How long the same text counts as a repeat on one article. */
 const DUPLICATE_SECONDS = DAY;
 
+/**
+ * How long after a comment the same text from the same session is the same submission sent
+ * again (a double click, a form resent), answered as that comment rather than as a repeat.
+ */
+export const GUEST_RESEND_SECONDS = 60;
+
 /** The first post of a normalised text on an article (the `duplicate` moderation rule). */
 interface PrintRecord {
   session: string;
@@ -323,10 +329,17 @@ export async function postGuestComment(
     const mineRec = own.mine.value;
     const mine = mineRec && mineRec.expires_at > now ? mineRec : null;
     if (mine || live?.session === session.id) {
+      // Within a minute of that comment: the same form sent twice (`resent`), which the page
+      // answers as the comment it made.
+      const resent = mine !== null && now - mine.at < GUEST_RESEND_SECONDS;
       throw new BoardError(
         "CONFLICT",
         "You already posted this text on this article within the last 24 hours, so it was not posted again.",
-        { field: "text", comment_id: mine?.comment_id ?? null },
+        {
+          field: "text",
+          comment_id: mine?.comment_id ?? null,
+          ...(resent ? { resent: true } : {}),
+        },
       );
     }
     const sessionUsed = new Map(

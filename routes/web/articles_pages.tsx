@@ -549,6 +549,11 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
   } catch (e) {
     if (!(e instanceof BoardError) || e.details?.target === "article") throw e;
     if (e.code === "FORBIDDEN" && e.details?.session !== undefined) return await sessionRefusal();
+    if (e.details?.resent === true && typeof e.details.comment_id === "string") {
+      // The same form sent twice (a double click): the answer is the comment the first made.
+      const cid = e.details.comment_id;
+      return c.redirect(`/articles/${id}${query({ posted: cid }, `#c-${cid}`)}`, 303);
+    }
     const found = await currentGuest(c);
     if (!found) return await sessionRefusal();
     // A refusal without a field (a rate) is about the whole form: shown at the text, not invalid.
