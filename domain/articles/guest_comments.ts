@@ -64,8 +64,9 @@ const GUEST_RATES = [
 const DUPLICATE_SECONDS = DAY;
 
 /**
- * How long after a comment the same text from the same session is the same submission sent
- * again (a double click, a form resent), answered as that comment rather than as a repeat.
+ * How long after a comment the very same text (byte for byte) from the same session is the
+ * same submission sent again (a double click, a form resent), answered as that comment rather
+ * than as a repeat.
  */
 export const GUEST_RESEND_SECONDS = 60;
 
@@ -81,6 +82,8 @@ interface SessionPrintRecord {
   at: number;
   expires_at: number;
   comment_id: string | null;
+  /** SHA-256 of the text exactly as sent (a form sent twice sends it byte for byte). */
+  exact?: string;
 }
 
 /** A network's guest comments in the current windows: [window start, comments] of each. */
@@ -277,6 +280,7 @@ export async function postGuestComment(
   const text = form instanceof BoardError ? req.text : form.text;
   const name = form instanceof BoardError ? null : form.name;
   const print = await sha256Hex(normaliseForRepetition(text));
+  const exact = await sha256Hex(req.text);
   const rotation = await newGuestRotation();
   const ctx = await policyContext(deps);
   const now = deps.clock.now();
@@ -329,9 +333,9 @@ export async function postGuestComment(
     const mineRec = own.mine.value;
     const mine = mineRec && mineRec.expires_at > now ? mineRec : null;
     if (mine || live?.session === session.id) {
-      // Within a minute of that comment: the same form sent twice (`resent`), which the page
-      // answers as the comment it made.
-      const resent = mine !== null && now - mine.at < GUEST_RESEND_SECONDS;
+      // The very text within a minute of that comment: the same form sent twice (`resent`),
+      // which the page answers as the comment it made.
+      const resent = mine !== null && mine.exact === exact && now - mine.at < GUEST_RESEND_SECONDS;
       throw new BoardError(
         "CONFLICT",
         "You already posted this text on this article within the last 24 hours, so it was not posted again.",
@@ -349,7 +353,7 @@ export async function postGuestComment(
     chargeRates(tx, deps, session.id, sessionUsed, req.network, first.network.value);
     const expiry = { expireIn: DUPLICATE_SECONDS * 1000 };
     const mark = { at: now, expires_at: now + DUPLICATE_SECONDS };
-    tx.set(ownKey, { ...mark, comment_id: id } satisfies SessionPrintRecord, expiry);
+    tx.set(ownKey, { ...mark, comment_id: id, exact } satisfies SessionPrintRecord, expiry);
     if (!live) tx.set(printKey, { ...mark, session: session.id } satisfies PrintRecord, expiry);
     const outcome = decided(text, live !== null);
     stageGuestComment(w, deps, current, projected, {
