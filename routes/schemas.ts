@@ -129,6 +129,9 @@ const decisionReason = z.string().min(1).refine(
 export const commentDecisionSchema = z.strictObject({
   action: z.enum(["approve", "reject"]),
   reason: decisionReason,
+  decides_pending: z.boolean().optional().describe(
+    "true: the decision is about a comment held for a moderator (the pending queue): when it was decided since (published or rejected otherwise than asked) it is 409 CONFLICT and nothing changes.",
+  ),
 });
 
 /** POST /mod/articles/{id}/decision. */

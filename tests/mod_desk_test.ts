@@ -243,6 +243,7 @@ Deno.test("desk decisions: held comments, the same audit entries as /mod, replay
     const res = await modRequest(board, "POST", `/mod/comments/${second.comment}/decision`, {
       action: "approve",
       reason: "Useful link",
+      decides_pending: true,
     }, idemKey());
     assert.equal(res.status, 200);
     await res.body?.cancel();
@@ -295,6 +296,39 @@ Deno.test("desk decisions: held comments, the same audit entries as /mod, replay
     assert.ok(times.length >= 3, `${times.length} times shown`);
     for (const t of times) assert.match(t, /^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC$/);
   });
+});
+
+Deno.test("a desk decision from a tab shown before another decision is refused, never turned around", async () => {
+  await using board = await testBoard(withMod);
+  const desk = new DeskBrowser(board);
+  await desk.signIn();
+  const held = await heldComment(board);
+  // Two tabs show the queue; the held comment's form has a key of its own in each.
+  const formKey = (html: string) =>
+    html.split("<form").find((f) => f.includes(`name="id" value="${held.comment}"`))!
+      .match(/name="idempotency_key" value="([^"]+)"/)![1];
+  const tabA = formKey((await desk.get("/mod/desk")).html);
+  const tabB = formKey((await desk.get("/mod/desk")).html);
+  assert.notEqual(tabA, tabB);
+  const decide = (decision: string, key: string) =>
+    desk.post("/mod/desk", {
+      target: "comment",
+      id: held.comment,
+      decision,
+      reason: decision === "reject" ? "Spam" : "Looks fine",
+      idempotency_key: key,
+    });
+  assertRedirect((await decide("reject", tabA)).res, "/mod/desk?done=*");
+  const entries = (await auditEntries(board)).length;
+  const stale = await decide("approve", tabB);
+  assert.equal(stale.res.status, 409);
+  assert.match(alertText(stale.html) ?? "", /rejected now: it was decided since/);
+  const visible = await board.request(`/api/articles/posts/${held.article.id}/comments`);
+  assert.ok(!(await visible.text()).includes(held.comment), "still rejected, not published");
+  // The refusal is audited as a refusal: the decision itself changed nothing.
+  const last = (await auditEntries(board)).at(-1)!;
+  assert.equal((await auditEntries(board)).length, entries + 1);
+  assert.equal(last.status, 409);
 });
 
 Deno.test("desk refuses other sites' posts and stale tokens; nothing is changed or audited", async (t) => {

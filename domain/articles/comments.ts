@@ -418,6 +418,12 @@ export async function moderateComment(
   reason: string,
   /** Work of a higher area in the same commit (the moderator's audit record). */
   rider?: CommitRider,
+  /**
+   * `pendingOnly`: the decision was made on the comment as held for a moderator (the desk's
+   * queue, perhaps in a page shown before another decision): a comment decided otherwise
+   * since is 409 CONFLICT, never turned around.
+   */
+  opts: { pendingOnly?: boolean } = {},
 ): Promise<{ comment_id: string; status: CommentRecord["status"]; changed: boolean }> {
   checkDecisionReason(reason);
   const ctx = await policyContext(deps);
@@ -452,6 +458,13 @@ export async function moderateComment(
     if (!c) throw notFound("comment", id);
     const target: CommentRecord["status"] = action === "approve" ? "published" : "rejected";
     if (c.status === target) return answer({ comment_id: id, status: c.status, changed: false });
+    if (opts.pendingOnly && c.status !== "pending") {
+      throw new BoardError(
+        "CONFLICT",
+        `This comment is ${c.status} now: it was decided since the queue was shown (another tab or moderator). Nothing was changed; decide it again from its current state if you mean to.`,
+        { comment_id: id, status: c.status },
+      );
+    }
     if (!(opened instanceof ArticleWriter)) throw opened;
     const w = opened;
     const post = read.post.value;

@@ -14,6 +14,11 @@ import type { CommitRider } from "../commit_rider.ts";
 export interface CommentDecision {
   action: "approve" | "reject";
   reason: string;
+  /**
+   * The decision is about a comment held for a moderator (the desk's queue): when it was
+   * decided otherwise since, it is refused, 409 CONFLICT, and nothing changes.
+   */
+  decides_pending?: boolean;
 }
 
 /** Approves or rejects a comment (`comment_decision` in the audit trail), in one commit. */
@@ -28,7 +33,10 @@ export function decideComment(
     deps,
     { action: "comment_decision", target: { comment_id: commentId }, idempotencyKey, keyChecked },
     decision,
-    (rider) => moderateComment(deps, commentId, decision.action, decision.reason, rider),
+    (rider) =>
+      moderateComment(deps, commentId, decision.action, decision.reason, rider, {
+        pendingOnly: decision.decides_pending === true,
+      }),
   );
 }
 
@@ -66,13 +74,14 @@ export function decideArticle(
 function auditedDecision(
   deps: Deps,
   spec: Omit<ModActionSpec, "request">,
-  decision: { action: string; reason: string; decides_appeal?: boolean },
+  decision: { action: string; reason: string; decides_appeal?: boolean; decides_pending?: boolean },
   perform: (rider: CommitRider) => Promise<object>,
 ): Promise<AuditedOutcome> {
   const request = {
     action: decision.action,
     reason: decision.reason,
     ...(decision.decides_appeal ? { decides_appeal: true } : {}),
+    ...(decision.decides_pending ? { decides_pending: true } : {}),
   };
   return runModActionInOneCommit(deps, { ...spec, request }, perform);
 }

@@ -364,7 +364,7 @@ function decisionOf(
       ? await decideComment(
         deps,
         id,
-        parseInput(commentDecisionSchema, { action: decision, reason }),
+        parseInput(commentDecisionSchema, { action: decision, reason, decides_pending: true }),
         idem,
         keyChecked,
       )
