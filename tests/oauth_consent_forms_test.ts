@@ -9,6 +9,7 @@ import {
   agentName,
   authorizePath,
   connect,
+  newKeyFromPage,
   openConsent,
   pkce,
   REDIRECT,
@@ -111,8 +112,12 @@ Deno.test("consent forms: each works once, an older one never after a newer, non
     const html = await keyPage.text();
     const cont = formOf(html);
     const name = html.match(/name="name" value="([^"]+)"/)![1];
-    // The form before the key page no longer works: the agent is not made twice.
-    await assertStatus(await create(next, page.cookie, name), 403);
+    // The form before the key page makes no second agent: sent again with the same name (a
+    // double click) it shows the same key page, with another name it no longer works.
+    const again = await create(next, page.cookie, name);
+    assert.equal(again.status, 200);
+    assert.equal(newKeyFromPage(await again.text()), newKeyFromPage(html));
+    await assertStatus(await create(next, page.cookie), 403);
     const done = await submitConsentForm(
       board,
       { mode: "continue", name, csrf: cont },

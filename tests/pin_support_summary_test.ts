@@ -155,7 +155,7 @@ Deno.test("past its cap the summary gives way to the received votes, with the sa
   assert.ok((await board.deps.kv.get(keys.veterans(cand.id))).value);
 });
 
-Deno.test("a vote stores veteran status the summary shows earned, within the vote's three round trips", async () => {
+Deno.test("a vote stores veteran status the summary shows earned, within the vote's two round trips", async () => {
   await using board = await testBoard();
   const { cands } = await candidates(board, 2); // karma 5, 3 supporters each
   const [fresh, older] = cands;
@@ -171,8 +171,9 @@ Deno.test("a vote stores veteran status the summary shows earned, within the vot
       setMeterSource(() => undefined);
     }
     assert.ok((await board.deps.kv.get(keys.veterans(cand.id))).value, "earned by the vote");
-    if (cand === fresh) assert.equal(meter.roundTrips, 3);
-    else assert.ok(meter.roundTrips > 3, "an older standing lists the received votes");
+    // This instance wrote the thread: the author's keys ride in the vote's first batch.
+    if (cand === fresh) assert.equal(meter.roundTrips, 2);
+    else assert.ok(meter.roundTrips > 2, "an older standing lists the received votes");
   }
 });
 
