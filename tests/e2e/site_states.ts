@@ -283,7 +283,8 @@ export async function siteFixture(): Promise<SiteFixture> {
       act: async (page) => {
         const text = `Related reading: https://example.com/polling for anyone curious.`;
         await postComment(page, text);
-        return await postComment(page, text);
+        // The same words again, not the same form sent twice (which lands on the comment).
+        return await postComment(page, `${text} `);
       },
     },
     {

@@ -239,13 +239,29 @@ Deno.test({
         });
 
         await t.step(`${label}: the same text again (409): in view, focused, linked`, async () => {
-          await post(text, "Reader");
+          // The same words (a space more: not the same form sent twice, which lands on it).
+          await post(`${text} `, "Reader");
           const f = await assertInView(page, "#form-error", "repeat refusal");
           assert.equal(f.focused, "guest-text");
           await page.getByRole("link", { name: "See your earlier comment" }).click();
           await page.waitForURL(new RegExp(`#c-${posted}$`));
           await assertInView(page, `#c-${posted}`, "the earlier comment");
         });
+
+        await t.step(
+          `${label}: a double click on Post lands on the one comment it made`,
+          async () => {
+            await page.goto(articleUrl);
+            const once = `A double click from ${label}: one comment, please.`;
+            await page.getByLabel("Your comment").fill(once);
+            await page.getByRole("button", { name: /^Post/ }).click({ clickCount: 2, delay: 5 });
+            await page.waitForURL(/[?&]posted=/);
+            await page.waitForLoadState("load");
+            const id = new URL(page.url()).hash.replace("#c-", "");
+            await assertInView(page, `#c-${id} .notice.posted`, "the comment's notice");
+            assert.equal(await page.locator(".comment", { hasText: once }).count(), 1);
+          },
+        );
 
         await t.step(`${label}: Reply opens the form with its text field focused`, async () => {
           await page.goto(`${articleUrl}/comments/${posted}`);
