@@ -9,6 +9,7 @@ import {
   agentName,
   authorizePath,
   connect,
+  exchange,
   newKeyFromPage,
   openConsent,
   pkce,
@@ -16,6 +17,7 @@ import {
   registerClient,
   submitConsent,
   submitConsentForm,
+  whoami,
 } from "./oauth_helpers.ts";
 
 /** The `csrf` of the form a page shows. */
@@ -69,6 +71,10 @@ Deno.test("opening a consent page stores nothing: the request travels sealed in 
       board,
       authorizePath(client.client_id, challenge, { state: longState }),
     );
+    // (The request the first step's connection completed keeps its code too, sealed.)
+    for await (const e of board.kv.list({ prefix: keys.oauthRequestUses.range() })) {
+      await board.kv.delete(e.key);
+    }
     const before = await kvSnapshot(board.kv);
     const res = await submitConsent(board, { mode: "deny", csrf: page.csrf! }, page.cookie);
     assert.equal(res.status, 200);
@@ -136,20 +142,28 @@ Deno.test("consent forms: each works once, an older one never after a newer, non
     );
   });
 
-  await t.step("two submissions of one form: exactly one passes", async () => {
-    const agent = await register(board);
-    const page = await open();
-    const link = () =>
-      submitConsentForm(
-        board,
-        { mode: "link", api_key: agent.key, csrf: page.csrf! },
-        page.cookie,
-      );
-    const answers = await Promise.all([link(), link(), link()]);
-    const statuses = answers.map((r) => r.status).sort();
-    await Promise.all(answers.map((r) => r.body?.cancel()));
-    assert.deepEqual(statuses, [303, 403, 403]);
-  });
+  await t.step(
+    "submissions of one form at once: one completion, each sent back with it",
+    async () => {
+      const agent = await register(board);
+      const page = await open();
+      const codes = async () =>
+        (await Array.fromAsync(board.kv.list({ prefix: keys.oauthCodes.range() }))).length;
+      const before = await codes();
+      const link = () =>
+        submitConsentForm(
+          board,
+          { mode: "link", api_key: agent.key, csrf: page.csrf! },
+          page.cookie,
+        );
+      const answers = await Promise.all([link(), link(), link()]);
+      await Promise.all(answers.map((r) => r.body?.cancel()));
+      assert.deepEqual(answers.map((r) => r.status), [303, 303, 303]);
+      const sent = answers.map((r) => new URL(r.headers.get("location")!).searchParams.get("code"));
+      assert.equal(new Set(sent).size, 1, "the same code to each");
+      assert.equal(await codes(), before + 1, "one code issued");
+    },
+  );
 
   await t.step("a form altered, cut, or sealed under another secret is refused", async () => {
     const page = await open();
@@ -270,4 +284,71 @@ Deno.test("a submission whose commit keeps conflicting changes nothing, and its 
   const done = await submitConsentForm(board, fields, page.cookie);
   assert.equal(done.status, 303, await done.clone().text());
   await done.body?.cancel();
+});
+
+Deno.test("a form sent twice (a double click) answers as the first did: Continue, Link, Deny", async (t) => {
+  await using board = await testBoard();
+  const { clientId } = await connect(board); // an application that completed before
+  const { verifier, challenge } = await pkce();
+  const open = async () => {
+    const page = await openConsent(board, authorizePath(clientId, challenge));
+    assert.equal(page.res.status, 200);
+    return page;
+  };
+  const twice = async (fields: Record<string, string>, cookie: string | null) => {
+    const first = await submitConsentForm(board, fields, cookie);
+    const second = await submitConsentForm(board, fields, cookie);
+    return [first, second];
+  };
+  const codeOf = (res: Response) => {
+    assert.equal(res.status, 303);
+    return new URL(res.headers.get("location")!).searchParams.get("code");
+  };
+
+  await t.step("Continue under a new key: the same redirect, the same code, once", async () => {
+    const page = await open();
+    const created = await submitConsentForm(board, {
+      mode: "create",
+      name: agentName(),
+      participation_basis: "owner_directed",
+      csrf: page.csrf!,
+    }, page.cookie);
+    const html = await created.text();
+    const fields = {
+      mode: "continue",
+      name: html.match(/name="name" value="([^"]+)"/)![1],
+      csrf: formOf(html),
+    };
+    const [first, second] = await twice(fields, page.cookie);
+    const code = codeOf(first);
+    assert.ok(code);
+    assert.equal(codeOf(second), code);
+    const tokens = await exchange(board, clientId, code, verifier);
+    assert.equal((await whoami(board, tokens.access_token)).status, 200);
+    // Past the code's two minutes the form is spent like any other.
+    board.clock.advance(121);
+    await assertStatus(await submitConsentForm(board, fields, page.cookie), 403);
+  });
+
+  await t.step("Link: the same key again gets the same code; another key does not", async () => {
+    const [a, b] = [await register(board), await register(board)];
+    const page = await open();
+    const fields = { mode: "link", api_key: a.key, csrf: page.csrf! };
+    const [first, second] = await twice(fields, page.cookie);
+    assert.equal(codeOf(second), codeOf(first));
+    await assertStatus(
+      await submitConsentForm(board, { ...fields, api_key: b.key }, page.cookie),
+      403,
+    );
+  });
+
+  await t.step("Deny: sent back with access_denied again", async () => {
+    const page = await open();
+    const [first, second] = await twice({ mode: "deny", csrf: page.csrf! }, page.cookie);
+    for (const res of [first, second]) {
+      assert.equal(res.status, 303);
+      const back = new URL(res.headers.get("location")!);
+      assert.equal(back.searchParams.get("error"), "access_denied");
+    }
+  });
 });

@@ -47,6 +47,15 @@ interface RequestUse {
   form: number;
   /** Set once the request was completed (a code issued) or declined. */
   ended?: true;
+  /** The completion by that form: its code (sealed), for the form sent twice (`resentCode`). */
+  completed?: Completion;
+}
+
+/** What completing a request issued: the agent, the code sealed for the request, when. */
+export interface Completion {
+  agent_id: string;
+  code: SealedCredential;
+  at: number;
 }
 
 /** The account created on the consent page, kept ten minutes for a retry. */
@@ -125,19 +134,76 @@ export async function openFormToken(
   return { request, form, agentId: a ?? null };
 }
 
-/** Records in `tx` that form `form` of `request` was used (and, with `ended`, the request). */
+/**
+ * Records in `tx` that form `form` of `request` was used (and, with `ended`, the request; with
+ * `completed`, the code that completed it).
+ */
 export function useForm(
   tx: Tx,
   request: AuthRequestRecord,
   form: number,
   now: number,
   ended = false,
+  completed?: Completion,
 ) {
   tx.set(
     keys.oauthRequestUses(request.id),
-    ended ? { form, ended: true } : { form },
+    ended ? { form, ended: true, ...(completed ? { completed } : {}) } : { form },
     { expireIn: Math.max(1, request.expires_at - now) * 1000 },
   );
+}
+
+/** The associated data of a completion's sealed code: the request and the form. */
+const completionContext = (request: AuthRequestRecord, form: number) =>
+  `consent-code:${request.id}:${form}`;
+
+/** `code`, issued to `agentId` by form `form` of `request`, sealed for its use record. */
+export async function sealCompletion(
+  deps: Deps,
+  request: AuthRequestRecord,
+  form: number,
+  agentId: string,
+  code: string,
+  now: number,
+): Promise<Completion> {
+  const sealed = await sealCredential(
+    deps,
+    completionContext(request, form),
+    code,
+    "consent-code-v1",
+  );
+  return { agent_id: agentId, code: sealed, at: now };
+}
+
+/**
+ * The code a form completed its request with, when this very form is sent again for the same
+ * agent while the code is valid (a double click on Continue or Link: the browser shows the
+ * second answer, and the first, the redirect with the code, was lost): read in `tx` (answered
+ * from what `useUpForm` read). Null otherwise: the form stays spent.
+ */
+export async function resentCode(
+  deps: Deps,
+  tx: Tx,
+  opened: OpenedForm,
+  agentId: string | null,
+  now: number,
+): Promise<{ form: ConsumedForm; code: string } | null> {
+  const { request, form } = opened;
+  const got = await tx.getNamed({
+    use: keys.oauthRequestUses(request.id),
+    client: keys.oauthClients(request.client_id),
+  });
+  const done = got.use.value?.form === form ? got.use.value.completed : undefined;
+  const client = got.client.value;
+  if (!done || done.agent_id !== agentId || now >= done.at + TTL.code) return null;
+  if (!clientIsLive(client, now)) return null;
+  const code = await openCredential(
+    deps,
+    completionContext(request, form),
+    done.code,
+    "consent-code-v1",
+  );
+  return code === null ? null : { form: { request, form, client }, code };
 }
 
 /** Whether form `form` may still be submitted, given what its request has used (`use`). */

@@ -33,6 +33,8 @@ import {
   extendIn,
   type OpenedForm,
   openFormToken,
+  resentCode,
+  sealCompletion,
   type UsedForm,
   useForm,
   useUpAfter,
@@ -59,9 +61,12 @@ async function complete(
 ): Promise<string> {
   const { request, form, client } = used.form;
   countNetworkNewClient(tx, deps, network, client!, used.newClients, now);
-  useForm(tx, request, form, now, true);
   const credential = await sealCredential(deps, `agent:${who.agent.id}`, who.apiKey);
-  return await codeFor(deps, tx, now, request, who.agent.id, deps.newId(), credential);
+  const code = await codeFor(deps, tx, now, request, who.agent.id, deps.newId(), credential);
+  // Kept with the form's use, so that the form sent twice redirects with it again.
+  const completed = await sealCompletion(deps, request, form, who.agent.id, code, now);
+  useForm(tx, request, form, now, true, completed);
+  return code;
 }
 
 /** What a consent form that links an existing agent came to (`submitLinkForm`). */
@@ -94,7 +99,13 @@ export async function submitLinkForm(
   const { value } = await transact(deps.kv, async (tx): Promise<LinkedForm | null> => {
     const now = deps.clock.now();
     const used = await useUpForm(tx, opened, now, { agentId: holder.agentId, network });
-    if (!used) return null;
+    if (!used) {
+      // This form sent twice with the same key: the redirect the first made, again.
+      const agent = holder.agentId ? (await tx.get(keys.agents(holder.agentId))).value : null;
+      if (!holdsKey(agent, holder.hash)) return null;
+      const resent = await resentCode(deps, tx, opened, agent.id, now);
+      return resent && { ...resent, request: opened.request };
+    }
     const { form, agent } = used;
     if (!form.client) return { form, linkError: null };
     if (!holdsKey(agent, holder.hash)) {
@@ -129,10 +140,31 @@ export async function submitDenyForm(
   const { value } = await transact(deps.kv, async (tx) => {
     const now = deps.clock.now();
     const used = await useUpForm(tx, opened, now);
-    if (used?.form.client) useForm(tx, opened.request, opened.form, now, true);
-    return used?.form ?? null;
+    if (!used) return await resentDenial(tx, opened, now);
+    if (used.form.client) useForm(tx, opened.request, opened.form, now, true);
+    return used.form;
   });
   return value;
+}
+
+/**
+ * The denial a form made, when this very form is sent again (a double click on Deny): the
+ * request it ended, to send the person back as the first did. Null otherwise.
+ */
+async function resentDenial(
+  tx: Tx,
+  opened: OpenedForm,
+  now: number,
+): Promise<ConsumedForm | null> {
+  const { request, form } = opened;
+  const got = await tx.getNamed({
+    use: keys.oauthRequestUses(request.id),
+    client: keys.oauthClients(request.client_id),
+  });
+  const use = got.use.value;
+  const client = got.client.value;
+  if (!use?.ended || use.form !== form || use.completed || !clientIsLive(client, now)) return null;
+  return { request, form, client };
 }
 
 /** The associated data of a created agent's key kept for its request (`ConsentAccountRecord`). */
@@ -311,7 +343,11 @@ export async function submitContinueForm(
       network,
       account: name,
     });
-    if (!used) return null;
+    if (!used) {
+      // This form sent twice: the redirect the first made, again.
+      const resent = await resentCode(deps, tx, opened, opened.agentId, now);
+      return resent && { ...resent, request: opened.request };
+    }
     const { form } = used;
     if (!form.client) return { form, gone: "client" };
     const who = await accountOf(deps, tx, form.request, name, used.account, now, used.agent);

@@ -65,6 +65,7 @@ export async function boardSecret(deps: Deps): Promise<string> {
 export type SealPurpose =
   | "oauth-linked-credential-v1"
   | "consent-form-v1"
+  | "consent-code-v1"
   | "registration-replay-v1";
 
 /** The AES-GCM key derived (HKDF-SHA-256) from the board secret for one purpose. */
