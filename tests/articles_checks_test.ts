@@ -98,10 +98,33 @@ Deno.test("POST /v1/articles/posts: schema failures are listed with their paths"
   ) {
     assert.ok(paths.includes(p), `missing ${p} in ${JSON.stringify(paths)}`);
   }
-  assert.ok(d.failures.some((f) => f.message.includes("extra") || f.path === "(body)"));
+  assert.deepEqual(
+    d.failures.find((f) => f.path === "extra"),
+    { check: "schema", path: "extra", block_index: null, message: "unknown field" },
+  );
   assert.equal(d.failures.find((f) => f.path === "blocks[1].type")?.block_index, 1);
   assert.equal(d.checks.schema, "failed");
   assert.equal(d.checks.language, "passed");
+});
+
+Deno.test("POST /v1/articles/posts: a field under another name is named, with the one it stands for", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const { blocks: _, ...envelope } = articleBody();
+  const cases: [Record<string, unknown>, string, string][] = [
+    [
+      articleBody({ blocks: [{ type: "paragraph", content: ENGLISH_TEXT }] }),
+      "blocks[0].content",
+      "text",
+    ],
+    [{ ...envelope, body: ENGLISH_TEXT }, "body", "blocks"],
+  ];
+  for (const [body, path, meant] of cases) {
+    const d = await failures(await submitRaw(board, a.key, body));
+    const unknown = d.failures.find((f) => f.path === path);
+    assert.equal(unknown?.message, `unknown field (did you mean "${meant}"?)`, JSON.stringify(d));
+    assert.ok(!d.failures.some((f) => /Unrecognized/.test(f.message)), "no validator wording");
+  }
 });
 
 Deno.test("POST /v1/articles/posts: a body without blocks or the envelope fields", async () => {

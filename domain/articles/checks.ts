@@ -69,17 +69,34 @@ const CHECK_NAMES: CheckName[] = ["schema", "language", "size", "svg", "content"
 const HUMAN_MARKER = /<\/?human\s*>/i;
 
 function issuesOf(error: z.ZodError, prefix: string, blockIndex: number | null): CheckFailure[] {
-  return error.issues.map((i) => {
+  const pathOf = (segments: readonly PropertyKey[]) => {
     let path = prefix;
-    for (const p of i.path) {
+    for (const p of segments) {
       path += typeof p === "number" ? `[${p}]` : `${path ? "." : ""}${String(p)}`;
     }
-    return {
-      check: "schema",
-      path: path || "(body)",
-      block_index: blockIndex,
-      message: plainIssue(i, false),
-    };
+    return path;
+  };
+  const failure = (path: string, message: string): CheckFailure => ({
+    check: "schema",
+    path: path || "(body)",
+    block_index: blockIndex,
+    message,
+  });
+  // A field under another name (`content` for a paragraph's `text`): named as unknown, with
+  // the field it likely stands for when exactly one of its object's fields is missing.
+  const missing = error.issues.filter((i) =>
+    i.code === "invalid_type" && plainIssue(i, false).startsWith("missing")
+  );
+  return error.issues.flatMap((i) => {
+    if (i.code !== "unrecognized_keys") return [failure(pathOf(i.path), plainIssue(i, false))];
+    const gaps = missing.filter((m) => pathOf(m.path.slice(0, -1)) === pathOf(i.path));
+    const meant = i.keys.length === 1 && gaps.length === 1 ? String(gaps[0].path.at(-1)) : null;
+    return i.keys.map((key) =>
+      failure(
+        pathOf([...i.path, key]),
+        `unknown field${meant ? ` (did you mean "${meant}"?)` : ""}`,
+      )
+    );
   });
 }
 
