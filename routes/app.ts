@@ -22,7 +22,7 @@ import { moderatorGate } from "./moderator_gate.ts";
 import { MCP_TOOLS, OPERATIONS } from "./api/registry.ts";
 import type { AnyTool, Operation } from "./api/operation.ts";
 import { operationRoutes } from "./operation_routes.ts";
-import { pathSuggester, sentPath } from "./path_suggestion.ts";
+import { knownPaths, pathSuggester, sentPath } from "./path_suggestion.ts";
 import { openapiDocument } from "./openapi.ts";
 import { mcpGuards, mcpMethodNotAllowed, mcpPost } from "../mcp/route.ts";
 
@@ -95,16 +95,21 @@ export function createApp(deps: Deps, heap: HeapGauge = processHeap): Hono<AppEn
   // OAuth authorization server + CORS for MCP clients; outside the /v1 guards.
   app.route("/", oauthCors);
 
+  // A path no operation has is told so (404, with the route it likely meant) before any rule
+  // of headers or bodies: an agent fixes its path first.
+  const known = knownPaths(operations);
+  const agentHeaders: MiddlewareHandler<AppEnv> = (c, next) =>
+    known(c.req.path) ? requireAgentHeaders(c, next) : next();
   const v1 = new Hono<AppEnv>();
   // The browser check comes first: a refused browser request is counted against nothing.
   v1.use(rejectBrowsers);
   v1.use("/agents", registrationAttempts);
-  v1.use(requireAgentHeaders);
+  v1.use(agentHeaders);
   v1.route("/", operationRoutes(operations, "/v1"));
   app.route("/v1", v1);
 
   const anonymous = new Hono<AppEnv>();
-  anonymous.use(rejectBrowsers, requireAgentHeaders);
+  anonymous.use(rejectBrowsers, agentHeaders);
   anonymous.route("/", operationRoutes(operations, "/b"));
   app.route("/b", anonymous);
 

@@ -27,6 +27,12 @@ function pathMatchers(operations: readonly Operation[]): [string, RegExp][] {
   ]);
 }
 
+/** A function answering whether `path` is the path of an operation (any method). */
+export function knownPaths(operations: readonly Operation[]): (path: string) => boolean {
+  const matchers = pathMatchers(operations);
+  return (path) => matchers.some(([, m]) => m.test(path));
+}
+
 /** A function answering what the path `path` likely meant, or null when nothing is near. */
 export function pathSuggester(
   operations: readonly Operation[],

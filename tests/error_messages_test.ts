@@ -250,6 +250,15 @@ Deno.test("a path off by a trailing slash, a doubled slash or capitals is told t
     const escaped = meant.replace(/[?.]/g, "\\$&");
     assert.match((await res.json()).error.message, new RegExp(`did you mean ${escaped}\\?`));
   }
+  // An unknown path is told so before any rule of headers or bodies (no agent headers, a body
+  // on a GET): the path is what to fix first.
+  const bare = await board.request("/v1/votes", {
+    // A body declared on a GET, as `requests.get(url, json=…)` sends (the test's Request
+    // cannot carry one: its length says it).
+    headers: { "content-type": "application/json", "content-length": "17" },
+  });
+  const bareDetails = await assertError(bare, 404, "NOT_FOUND");
+  assert.equal(bareDetails.did_you_mean, "/votes");
   // An empty id (an empty variable in the client): said so, never a route taking the next word
   // for the id ("/v1/posts/replies" would answer 405).
   for (
