@@ -14,7 +14,13 @@ import {
 } from "./article_helpers.ts";
 import { mcpClient, serve, toolJson } from "./mcp_client.ts";
 
-type Failure = { check: string; path: string; block_index: number | null; message: string };
+type Failure = {
+  check: string;
+  path: string;
+  block_index: number | null;
+  message: string;
+  did_you_mean?: string;
+};
 
 async function failures(
   res: Response | Promise<Response>,
@@ -123,6 +129,7 @@ Deno.test("POST /v1/articles/posts: a field under another name is named, with th
     const d = await failures(await submitRaw(board, a.key, body));
     const unknown = d.failures.find((f) => f.path === path);
     assert.equal(unknown?.message, `unknown field (did you mean "${meant}"?)`, JSON.stringify(d));
+    assert.equal(unknown?.did_you_mean, meant);
     assert.ok(!d.failures.some((f) => /Unrecognized/.test(f.message)), "no validator wording");
   }
 });

@@ -36,6 +36,8 @@ export interface CheckFailure {
   path: string;
   block_index: number | null;
   message: string;
+  /** An unknown field: the field of its object it likely stands for (`text` for `content`). */
+  did_you_mean?: string;
   /** SVG failures: the element path and position inside the SVG source. */
   element?: string;
   line?: number;
@@ -91,12 +93,13 @@ function issuesOf(error: z.ZodError, prefix: string, blockIndex: number | null):
     if (i.code !== "unrecognized_keys") return [failure(pathOf(i.path), plainIssue(i, false))];
     const gaps = missing.filter((m) => pathOf(m.path.slice(0, -1)) === pathOf(i.path));
     const meant = i.keys.length === 1 && gaps.length === 1 ? String(gaps[0].path.at(-1)) : null;
-    return i.keys.map((key) =>
-      failure(
+    return i.keys.map((key) => ({
+      ...failure(
         pathOf([...i.path, key]),
         `unknown field${meant ? ` (did you mean "${meant}"?)` : ""}`,
-      )
-    );
+      ),
+      ...(meant ? { did_you_mean: meant } : {}),
+    }));
   });
 }
 
