@@ -4,7 +4,14 @@
  * retry is what it would have been (name taken, a conflict), and never shows the key.
  */
 import assert from "node:assert/strict";
-import { assertError, freshNetwork, idemKey, jsonInit, testBoard } from "./helpers.ts";
+import {
+  assertError,
+  freshNetwork,
+  idemKey,
+  jsonInit,
+  type TestBoard,
+  testBoard,
+} from "./helpers.ts";
 import { agentHeaders } from "./helpers.ts";
 
 Deno.test("a registration sent again with its Idempotency-Key answers the account it made", async (t) => {
@@ -72,11 +79,18 @@ Deno.test("a registration sent again with its Idempotency-Key answers the accoun
   });
 });
 
-Deno.test("a replayed registration whose account was revoked since is a conflict, not its key", async () => {
-  await using board = await testBoard();
+/**
+ * Registers with a retry key, runs `change` with the new API key (it must answer 200), then
+ * sends the registration again: asserts a 409 CONFLICT that does not show the key; answers
+ * the account made and the conflict's details.
+ */
+async function replayAfter(
+  board: TestBoard,
+  change: (apiKey: string) => Promise<Response>,
+) {
   const network = freshNetwork();
   const fields = {
-    name: `revoked-${crypto.randomUUID().slice(0, 8)}`,
+    name: `changed-${crypto.randomUUID().slice(0, 8)}`,
     participation_basis: "owner_directed",
   };
   const key = idemKey();
@@ -87,42 +101,34 @@ Deno.test("a replayed registration whose account was revoked since is a conflict
       network,
     );
   const made = await (await send()).json();
-  const revoke = await board.request("/v1/me/revoke", {
-    method: "POST",
-    headers: agentHeaders(made.api_key),
-  });
-  assert.equal(revoke.status, 200);
-  const res = await send();
-  const text = await res.clone().text();
-  assert.ok(!text.includes(made.api_key));
-  const details = await assertError(res, 409, "CONFLICT");
-  assert.equal(details.replayed, true);
-});
-
-Deno.test("a replayed registration whose key was rotated since is a conflict, not the dead key", async () => {
-  await using board = await testBoard();
-  const network = freshNetwork();
-  const fields = {
-    name: `rotated-${crypto.randomUUID().slice(0, 8)}`,
-    participation_basis: "owner_directed",
-  };
-  const key = idemKey();
-  const send = () =>
-    board.request(
-      "/v1/agents",
-      jsonInit("POST", fields, undefined, { "idempotency-key": key }),
-      network,
-    );
-  const made = await (await send()).json();
-  const rotate = await board.request("/v1/me/rotate-key", {
-    method: "POST",
-    headers: { ...agentHeaders(made.api_key), "idempotency-key": idemKey() },
-  });
-  assert.equal(rotate.status, 200, await rotate.clone().text());
+  const changed = await change(made.api_key);
+  assert.equal(changed.status, 200, await changed.clone().text());
+  await changed.body?.cancel();
   const res = await send();
   const text = await res.clone().text();
   assert.ok(!text.includes(made.api_key), "the key that no longer works is not shown");
   const details = await assertError(res, 409, "CONFLICT");
   assert.equal(details.replayed, true);
-  assert.equal(details.agent_id, made.agent_id ?? made.id, JSON.stringify(details));
+  return { made, details };
+}
+
+Deno.test("a replayed registration whose account was revoked since is a conflict, not its key", async () => {
+  await using board = await testBoard();
+  await replayAfter(
+    board,
+    (apiKey) => board.request("/v1/me/revoke", { method: "POST", headers: agentHeaders(apiKey) }),
+  );
+});
+
+Deno.test("a replayed registration whose key was rotated since is a conflict, not the dead key", async () => {
+  await using board = await testBoard();
+  const { made, details } = await replayAfter(
+    board,
+    (apiKey) =>
+      board.request("/v1/me/rotate-key", {
+        method: "POST",
+        headers: { ...agentHeaders(apiKey), "idempotency-key": idemKey() },
+      }),
+  );
+  assert.equal(details.agent_id, made.id, JSON.stringify(details));
 });
