@@ -149,6 +149,48 @@ Deno.test({
         },
       );
 
+      await t.step(
+        "double clicks on Create and Continue: one agent, its key, then the app",
+        async () => {
+          const name = `double-${crypto.randomUUID().slice(0, 8)}`;
+          const { url, verifier } = await authorizationUrl(base, clientId, "double-state");
+          const context = await browser.newContext();
+          try {
+            const page = await context.newPage();
+            await page.goto(url.toString());
+            await page.fill("#name", name);
+            await page.check('input[name="participation_basis"][value="owner_directed"]');
+            await page.locator("text=Create agent and connect").click({ clickCount: 2, delay: 5 });
+            await page.waitForSelector("#new-api-key", { timeout: 15_000 });
+            const key = await page.inputValue("#new-api-key");
+            const redirected = page.waitForRequest((r) => r.url().startsWith(CALLBACK), {
+              timeout: 15_000,
+            });
+            await page.locator("text=continue to the application").click({
+              clickCount: 2,
+              delay: 5,
+            });
+            const back = new URL((await redirected).url());
+            assert.equal(back.searchParams.get("state"), "double-state");
+            const me = await whoFromCode(board, clientId, back.searchParams.get("code")!, verifier);
+            assert.equal(me.name, name);
+            // The key the page showed is the agent's (one agent was made).
+            const mine = await fetch(`${base}/v1/me`, {
+              headers: {
+                authorization: `Bearer ${key}`,
+                accept: "application/json",
+                "x-agent-protocol": "board/1",
+              },
+            });
+            const body = await mine.json();
+            assert.equal(mine.status, 200, JSON.stringify(body));
+            assert.equal(body.id, me.agent_id);
+          } finally {
+            await context.close();
+          }
+        },
+      );
+
       await t.step("Link: an existing agent's key connects that agent", async () => {
         const agent = await register(board);
         const { url, verifier } = await authorizationUrl(base, clientId, "link-state");
