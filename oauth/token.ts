@@ -4,12 +4,7 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../routes/env.ts";
-import {
-  CODE_VERIFIER_PATTERN,
-  exchangeCode,
-  getClient,
-  refreshGrant,
-} from "../domain/accounts/mod.ts";
+import { CODE_VERIFIER_PATTERN, exchangeCode, refreshGrant } from "../domain/accounts/mod.ts";
 import { NO_STORE, readForm, required, single } from "./http.ts";
 import {
   InvalidClientError,
@@ -35,9 +30,8 @@ export async function handleToken(c: Context<AppEnv>): Promise<Response> {
       "WWW-Authenticate": `${scheme} realm="oauth"`,
     });
   }
+  // The client is read with the grant's own keys, in the exchange's one read batch.
   const clientId = required(form, "client_id");
-  const client = await getClient(deps, clientId);
-  if (!client) throw new InvalidClientError("The client is unknown or its registration expired.");
   const grantType = required(form, "grant_type");
   const resource = single(form, "resource");
   let tokens;
@@ -49,7 +43,7 @@ export async function handleToken(c: Context<AppEnv>): Promise<Response> {
       );
     }
     tokens = await exchangeCode(deps, {
-      client,
+      clientId,
       code: required(form, "code"),
       codeVerifier,
       redirectUri: single(form, "redirect_uri"),
@@ -57,7 +51,7 @@ export async function handleToken(c: Context<AppEnv>): Promise<Response> {
     });
   } else if (grantType === "refresh_token") {
     tokens = await refreshGrant(deps, {
-      client,
+      clientId,
       refreshToken: required(form, "refresh_token"),
       scope: single(form, "scope"),
       resource,

@@ -9,12 +9,15 @@ import { consentFormToken, secretHash, submitCreateForm } from "../domain/accoun
 import { metered, register, testBoard } from "./helpers.ts";
 import {
   agentName,
+  authorizeCode,
   authorizePath,
   newKeyFromPage,
   openConsent,
   pkce,
+  REDIRECT,
   registerClient,
   submitConsentForm,
+  tokenRequest,
 } from "./oauth_helpers.ts";
 
 /** One read batch and one commit. */
@@ -140,4 +143,61 @@ Deno.test("every path of the consent page is one read batch and one commit", asy
     assert.equal(res.status, 409);
     await res.body?.cancel();
   });
+});
+
+Deno.test("a token request reads its client with its grant: one read batch and one commit", async () => {
+  await using board = await testBoard();
+  const client = await registerClient(board);
+  const { verifier, challenge } = await pkce();
+  const { code } = await authorizeCode(board, client.client_id, challenge);
+  const exchanged = await metered(() =>
+    tokenRequest(board, {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+    })
+  );
+  const tokens = await exchanged.res.json();
+  assert.equal(exchanged.res.status, 200, JSON.stringify(tokens));
+  assert.equal(exchanged.depth, WRITE, "the code exchange");
+  const refreshed = await metered(() =>
+    tokenRequest(board, {
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: client.client_id,
+    })
+  );
+  assert.equal(refreshed.res.status, 200, await refreshed.res.clone().text());
+  await refreshed.res.body?.cancel();
+  assert.equal(refreshed.depth, WRITE, "the refresh");
+  // An unknown client is told so, and the code it sent is not burned.
+  const other = await authorizeCode(board, client.client_id, challenge);
+  const unknown = await tokenRequest(board, {
+    grant_type: "authorization_code",
+    code: other.code,
+    code_verifier: verifier,
+    client_id: "no-such-client",
+    redirect_uri: REDIRECT,
+  });
+  assert.equal(unknown.status, 401);
+  assert.equal((await unknown.json()).error, "invalid_client");
+  const still = await tokenRequest(board, {
+    grant_type: "authorization_code",
+    code: other.code,
+    code_verifier: verifier,
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+  });
+  assert.equal(still.status, 200, await still.clone().text());
+  await still.body?.cancel();
+  // A client id no board issues is refused before any read.
+  const long = await tokenRequest(board, {
+    grant_type: "refresh_token",
+    refresh_token: tokens.refresh_token,
+    client_id: "x".repeat(5000),
+  });
+  assert.equal(long.status, 401);
+  await long.body?.cancel();
 });

@@ -10,7 +10,11 @@ import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import { displayNameProblem, utf8Length } from "../text.ts";
 import { chargeClientRegistration, type RegistrationAllowance } from "./oauth_rate_limits.ts";
-import { InvalidClientMetadataError, type OAuthClientMetadata } from "./oauth_errors.ts";
+import {
+  InvalidClientError,
+  InvalidClientMetadataError,
+  type OAuthClientMetadata,
+} from "./oauth_errors.ts";
 import { parseScopes, TTL } from "./oauth_tokens.ts";
 import { SCOPES } from "./oauth_tokens.ts";
 
@@ -289,12 +293,22 @@ export async function getClient(deps: Deps, clientId: string): Promise<ClientRec
   return (await getClientEntry(deps, clientId))?.value ?? null;
 }
 
+/** A request naming no live client (unknown, or its registration expired): `invalid_client`. */
+export function unknownClient(): InvalidClientError {
+  return new InvalidClientError("The client is unknown or its registration expired.");
+}
+
+/** Whether `clientId` could name a client (one the board issues is far shorter than 100). */
+export function mayBeClientId(clientId: string): boolean {
+  return clientId.length > 0 && clientId.length <= 100;
+}
+
 /** A live client's entry as read (a commit may depend on it: `Tx.seen`), or null. */
 export async function getClientEntry(
   deps: Deps,
   clientId: string,
 ): Promise<Deno.KvEntry<ClientRecord> | null> {
-  if (!clientId || clientId.length > 100) return null;
+  if (!mayBeClientId(clientId)) return null;
   const entry = await deps.kv.get(keys.oauthClients(clientId));
   return clientIsLive(entry.value, deps.clock.now()) ? entry as Deno.KvEntry<ClientRecord> : null;
 }

@@ -29,12 +29,18 @@ import {
 import type { Deps } from "../deps.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import { clientIsLive, type ClientRecord, keepClientUntil } from "./oauth_clients.ts";
+import {
+  clientIsLive,
+  type ClientRecord,
+  keepClientUntil,
+  mayBeClientId,
+  unknownClient,
+} from "./oauth_clients.ts";
 import {
   countNewClient,
   countRefresh,
   refundCompletedRegistration,
-  refundWindowKey,
+  refundWindowKeys,
 } from "./oauth_rate_limits.ts";
 import {
   InvalidClientError,
@@ -194,7 +200,7 @@ function settle(outcome: Outcome): TokenSet {
 }
 
 interface CodeExchange {
-  client: ClientRecord;
+  clientId: string;
   code: string;
   codeVerifier: string;
   redirectUri: string | undefined;
@@ -207,6 +213,7 @@ interface CodeExchange {
  * code; a replayed code revokes the grant (and so every token) it produced.
  */
 export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<TokenSet> {
+  if (!mayBeClientId(req.clientId)) throw unknownClient();
   const codeHash = await secretHash("code", req.code);
   // The agent a code the board issued names: its record and connections are read with the code.
   const named = await codeAgentId(req.code, codeTag(deps));
@@ -216,12 +223,17 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
       tx.getNamed({
         code: keys.oauthCodes(codeHash),
         use: keys.oauthCodeUses(codeHash),
-        client: keys.oauthClients(req.client.client_id),
+        client: keys.oauthClients(req.clientId),
         agent: named === null ? null : keys.agents(named),
-        refund: refundWindowKey(req.client, deps.clock.nowMs()),
       }),
       named === null ? null : readNewestConnections(tx, named),
+      // The window a first exchange gives its registration back to (which one the client
+      // names), read in the same batch.
+      tx.prefetch(refundWindowKeys()),
     ]);
+    // The client first: an unknown one burns no code.
+    const client = read.client.value;
+    if (!clientIsLive(client, now)) return { error: unknownClient() };
     const code = read.code.value;
     if (!code) {
       const use = read.use.value;
@@ -241,7 +253,7 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
     if (code.expires_at <= now) {
       return { error: new InvalidGrantError("The authorization code has expired.") };
     }
-    if (code.client_id !== req.client.client_id) {
+    if (code.client_id !== req.clientId) {
       return {
         error: new InvalidGrantError("The authorization code was issued to another client."),
       };
@@ -263,14 +275,10 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
         error: new InvalidGrantError("The PKCE code_verifier does not match the challenge."),
       };
     }
-    const client = read.client.value;
     // A code issued before codes named their agent reads the agent now.
     const agent = named === code.agent_id && read.agent
       ? read.agent.value
       : (await tx.get(keys.agents(code.agent_id))).value;
-    if (!clientIsLive(client, now)) {
-      return { error: new InvalidClientError("The client registration has expired.") };
-    }
     // The key the consent linked: the connection stands only while the agent still holds it.
     const keyHash = await standingKeyHash(deps, code, agent);
     if (keyHash === null) {
@@ -311,7 +319,7 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
       // A client completing its first authorization is counted for the account.
       ...(client.activated_at === null ? countNewClient(deps, connections.head ?? {}, now) : {}),
     };
-    await refundCompletedRegistration(tx, deps, client, read.refund);
+    await refundCompletedRegistration(tx, deps, client);
     keepClientUntil(tx, client, now, grant.expires_at + TTL.unusedClient, grant.agent_id);
     // At the cap, the account's oldest connection ends in this commit.
     await capConnections(tx, grant.agent_id, client.client_id, now, head, connections);
@@ -328,7 +336,7 @@ function reusedError(): OAuthError {
 }
 
 interface RefreshExchange {
-  client: ClientRecord;
+  clientId: string;
   refreshToken: string;
   scope: string | undefined;
   resource: string | undefined;
@@ -343,6 +351,7 @@ interface RefreshExchange {
  * (`rotatedInGrace`, `successorInGrace`). An optional `scope` narrows the new access token.
  */
 export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<TokenSet> {
+  if (!mayBeClientId(req.clientId)) throw unknownClient();
   const oldHash = await secretHash("refresh", req.refreshToken);
   // The grant and agent the token names are read with it (a token issued before tokens
   // named them reads them after).
@@ -351,10 +360,13 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
     const now = deps.clock.now();
     const read = await tx.getNamed({
       old: keys.oauthRefreshTokens(oldHash),
-      client: keys.oauthClients(req.client.client_id),
+      client: keys.oauthClients(req.clientId),
       grant: named === null ? null : keys.oauthGrants(named.grantId),
       agent: named === null ? null : keys.agents(named.agentId),
     });
+    // The client first: an unknown one changes nothing.
+    const client = read.client.value;
+    if (!clientIsLive(client, now)) return { error: unknownClient() };
     const old = read.old.value;
     let grant: GrantRecord | null;
     // Within the grace of the grant's last rotation: the refresh token it handed out is
@@ -366,7 +378,7 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
       if (!held || held.expires_at <= now || !wasRotated(held, oldHash)) {
         return { error: new InvalidGrantError("The refresh token is invalid or expired.") };
       }
-      if (held.client_id !== req.client.client_id) {
+      if (held.client_id !== req.clientId) {
         return { error: new InvalidGrantError("The refresh token was issued to another client.") };
       }
       repeat = await successorInGrace(deps, held, req.refreshToken, oldHash, now);
@@ -379,7 +391,7 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
       if (old.expires_at <= now) {
         return { error: new InvalidGrantError("The refresh token is invalid or expired.") };
       }
-      if (old.client_id !== req.client.client_id) {
+      if (old.client_id !== req.clientId) {
         return { error: new InvalidGrantError("The refresh token was issued to another client.") };
       }
       grant = named?.grantId === old.grant_id && read.grant
@@ -399,10 +411,6 @@ export async function refreshGrant(deps: Deps, req: RefreshExchange): Promise<To
           return { error: reusedError() };
         }
       } else if (rotatedInGrace(grant, now)) repeat = { token: req.refreshToken, hash: oldHash };
-    }
-    const client = read.client.value;
-    if (!clientIsLive(client, now)) {
-      return { error: new InvalidClientError("The client registration has expired.") };
     }
     if (req.resource !== undefined && req.resource !== grant.resource) {
       return { error: new InvalidTargetError(`"resource" must be "${grant.resource}".`) };

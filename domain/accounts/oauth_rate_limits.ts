@@ -146,6 +146,11 @@ export function refundWindowKey(
   return instanceRegistrationKey(client.cross_origin === true);
 }
 
+/** Both instance-wide windows a first code exchange may give back to (`refundWindowKey`). */
+export function refundWindowKeys(): Deno.KvKey[] {
+  return [instanceRegistrationKey(false), instanceRegistrationKey(true)];
+}
+
 /**
  * Gives a client's registration back to the instance-wide window when the client
  * completes its first authorization (call it in the commit of its first code exchange,

@@ -6,6 +6,7 @@
  */
 import type { Agent } from "./agent_record.ts";
 import { grantStands } from "./connections.ts";
+import { clientIsLive, mayBeClientId, unknownClient } from "./oauth_clients.ts";
 import { type AccessRecord, dropGrant, type GrantRecord, wasRotated } from "./oauth_records.ts";
 import type { Deps } from "../deps.ts";
 import { attachSnapshot, snapshotMark, versionKeys } from "../read_cache.ts";
@@ -27,15 +28,19 @@ export async function revokeToken(
   clientId: string | undefined,
   hint: string | undefined,
 ): Promise<void> {
+  if (clientId !== undefined && !mayBeClientId(clientId)) throw unknownClient();
   const accessHash = await secretHash("access", token);
   const refreshHash = await secretHash("refresh", token);
   const named = tokenNames(token);
   await transact(deps.kv, async (tx) => {
+    // The client a request names is read with the token's keys: unknown, nothing changes.
     const read = await tx.getNamed({
       access: keys.oauthAccessTokens(accessHash),
       refresh: keys.oauthRefreshTokens(refreshHash),
       grant: named ? keys.oauthGrants(named.grantId) : null,
+      client: clientId === undefined ? null : keys.oauthClients(clientId),
     });
+    if (read.client && !clientIsLive(read.client.value, deps.clock.now())) throw unknownClient();
     const access = read.access.value;
     const refresh = read.refresh.value;
     // Both cannot exist (the hashes are of one token under two kinds): the hint only says
