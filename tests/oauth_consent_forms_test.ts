@@ -325,7 +325,18 @@ Deno.test("a form sent twice (a double click) answers as the first did: Continue
     assert.equal(codeOf(second), code);
     const tokens = await exchange(board, clientId, code, verifier);
     assert.equal((await whoami(board, tokens.access_token)).status, 200);
-    // Past the code's two minutes the form is spent like any other.
+    // Once the code is redeemed the form is spent (the code presented again would revoke the
+    // connection it made): refused, and the connection stands.
+    await assertStatus(await submitConsentForm(board, fields, page.cookie), 403);
+    assert.equal((await whoami(board, tokens.access_token)).status, 200);
+  });
+
+  await t.step("past the code's two minutes the form is spent like any other", async () => {
+    const page = await open();
+    const a = await register(board);
+    const fields = { mode: "link", api_key: a.key, csrf: page.csrf! };
+    const first = await submitConsentForm(board, fields, page.cookie);
+    assert.ok(codeOf(first));
     board.clock.advance(121);
     await assertStatus(await submitConsentForm(board, fields, page.cookie), 403);
   });

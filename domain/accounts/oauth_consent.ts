@@ -22,7 +22,7 @@ import { transact, type Tx } from "../../kv/tx.ts";
 import { clientIsLive, type ClientRecord } from "./oauth_clients.ts";
 import { issueCode } from "./oauth_grants.ts";
 import { networkNewClientsKey } from "./oauth_rate_limits.ts";
-import { newSecret, TTL } from "./oauth_tokens.ts";
+import { newSecret, secretHash, TTL } from "./oauth_tokens.ts";
 
 /** An authorization request that passed every check of `GET /oauth/authorize`. */
 export interface AuthRequestRecord {
@@ -177,9 +177,10 @@ export async function sealCompletion(
 
 /**
  * The code a form completed its request with, when this very form is sent again for the same
- * agent while the code is valid (a double click on Continue or Link: the browser shows the
- * second answer, and the first, the redirect with the code, was lost): read in `tx` (answered
- * from what `useUpForm` read). Null otherwise: the form stays spent.
+ * agent while the code is valid and not yet redeemed (a double click on Continue or Link: the
+ * browser shows the second answer, and the first, the redirect with the code, was lost): read
+ * in `tx` (answered from what `useUpForm` read, and the code's record). Null otherwise: the
+ * form stays spent.
  */
 export async function resentCode(
   deps: Deps,
@@ -203,7 +204,10 @@ export async function resentCode(
     done.code,
     "consent-code-v1",
   );
-  return code === null ? null : { form: { request, form, client }, code };
+  if (code === null) return null;
+  // Only a code not yet redeemed: presented twice, a code revokes what it connected.
+  const issued = await tx.get(keys.oauthCodes(await secretHash("code", code)));
+  return issued.value ? { form: { request, form, client }, code } : null;
 }
 
 /** Whether form `form` may still be submitted, given what its request has used (`use`). */
