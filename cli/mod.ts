@@ -16,7 +16,8 @@ Commands:
   rules <file | ->                        replace the rules text (from a file, or - for stdin)
   pending [--limit N]                     held comments and open article appeals, oldest first
   comment-decision <id> approve|reject --reason <text>
-                                          decide a comment (a held one from "pending")
+                                          decide a held comment (from "pending"); refused
+                                          when it was decided since
   appeal-decision <article-id> grant|deny --reason <text>
                                           decide an open appeal (grant restores, deny rejects);
                                           refused when the article has none
@@ -81,11 +82,15 @@ async function modRequestOf(
       };
     case "comment-decision":
     case "article-decision": {
-      const kind = command === "comment-decision" ? "comments" : "articles";
+      const comment = command === "comment-decision";
       return {
         method: "POST",
-        path: `/mod/${kind}/${need(a, "id")}/decision`,
-        body: { action: need(b, "decision"), reason: need(opts.reason, "--reason") },
+        path: `/mod/${comment ? "comments" : "articles"}/${need(a, "id")}/decision`,
+        body: {
+          action: need(b, "decision"),
+          reason: need(opts.reason, "--reason"),
+          ...(comment ? { decides_pending: true } : {}),
+        },
       };
     }
     case "pending": {

@@ -78,7 +78,6 @@ const OUTSIDE_V1 = ["/votes", "/pins", "/b", "/mcp"];
 /** Paths agents try for registration (`POST /v1/agents`). */
 const REGISTRATION_GUESSES = [
   "/v1/register",
-  "/register",
   "/v1/signup",
   "/v1/agents/register",
   "/v1/agent",

@@ -519,6 +519,10 @@ Deno.test("deno task mod: the CLI wraps the /mod calls", async (t) => {
     );
     const approve = await run(["comment-decision", held, "approve", "--reason", "Fine link"]);
     assert.equal(JSON.parse(approve.out).status, "published", approve.out);
+    // Decided since (another moderator, another tab): refused, exit code 1, still published.
+    const reverse = await run(["comment-decision", held, "reject", "--reason", "Second look"]);
+    assert.equal(reverse.code, 1, reverse.out);
+    assert.equal(JSON.parse(reverse.out).error.code, "CONFLICT");
     const grant = await run(["appeal-decision", article.post_id, "grant", "--reason", "Fair"]);
     assert.equal(grant.code, 0, grant.out);
     assert.equal(JSON.parse(grant.out).appeal.status, "granted");

@@ -417,8 +417,8 @@ const MAX_REFILLS = 3;
  * website, planned in round trips: the due index, the feed's index (as if nothing were due,
  * the usual case; listed again when something is) and the counters; then the articles; then
  * their revisions and, at the same time, the text of each stored public revision. An entry
- * whose article is not public (left from before the index dropped such articles) is skipped,
- * and the page listed on below it, so that a page holds `limit` articles while there are more.
+ * whose article is not public (one a store written before kept) is skipped, and the page
+ * listed on below it, so that a page holds `limit` articles while there are more.
  */
 export async function publicFeedPage(
   deps: Deps,

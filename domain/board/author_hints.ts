@@ -4,8 +4,8 @@
  * A hint only chooses keys to read: the vote reads the message with a check in its commit and
  * acts on the author the message names. A hint that is missing (this instance has not served
  * the message) or wrong costs the vote one more read round, never a wrong write. A message's
- * author never changes, so a hint goes stale only when a store is replaced under a running
- * instance.
+ * author never changes, so a hint is wrong only when a message noted as it was staged did not
+ * commit (another took its seq) or a store is replaced under a running instance.
  */
 /**
  * Hints kept per store: as many as the board retains posts and replies. About 100 bytes each;

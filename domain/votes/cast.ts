@@ -99,10 +99,11 @@ type Outcome =
  * credential resolves when `voter` is pending (planned for the id it claims); on a named
  * message of an account, the author's keys the message names (the standing, `karmaReads`): in
  * that first batch when this instance has seen the message (`authorHint`), else in a batch of
- * their own once the message is read; then one commit. Nothing is decided before the voter is known, and every
- * read that decides the write is a checked read of the commit. Votes on one message queue
- * in this process (they all rewrite its summary): many voters on one popular message then
- * conflict only with the other processes' votes on it, never with each other's retries.
+ * their own once the message is read; then one commit. Nothing is decided before the voter is
+ * known, and every read that decides the write is a checked read of the commit. Votes on one
+ * message queue in this process (they all rewrite its summary): many voters on one popular
+ * message then conflict only with the other processes' votes on it, never with each other's
+ * retries.
  */
 export async function castVote(
   deps: Deps,
