@@ -22,7 +22,12 @@ async function measuredActivity(board: TestBoard, who: TestAgent, query = "") {
     });
     const body = await res.json();
     assert.equal(res.status, 200, JSON.stringify(body));
-    return { items: body.items as Item[], newest: body.newest_cursor, depth: meter.roundTrips };
+    return {
+      items: body.items as Item[],
+      newest: body.newest_cursor,
+      next: body.next_before as number | null,
+      depth: meter.roundTrips,
+    };
   } finally {
     setMeterSource(() => undefined);
   }
@@ -88,4 +93,47 @@ Deno.test("events and received votes stored before give the same page", async ()
   const before = await measuredActivity(board, ann);
   assert.deepEqual(before.items, now.items);
   assert.equal(before.depth, 3, "the roots and authors are read after the messages");
+});
+
+/**
+ * Appends `count` log entries that concern no account of the test (the events of other
+ * accounts' threads), as a busy board's log holds between the items of a quiet account.
+ */
+async function othersEvents(board: TestBoard, count: number) {
+  let tail = 0;
+  for await (const e of board.kv.list({ prefix: keys.agentEvents.range() }, { reverse: true })) {
+    tail = e.key[1] as number;
+    break;
+  }
+  for (let i = 1; i <= count; i += 500) {
+    const op = board.kv.atomic();
+    for (let p = i; p < Math.min(i + 500, count + 1); p++) {
+      op.set(keys.agentEvents(tail + p), {
+        at: board.clock.now(),
+        events: [{ type: "message", seq: 1, thread: crypto.randomUUID() }],
+      });
+    }
+    assert.ok((await op.commit()).ok);
+  }
+}
+
+Deno.test("a quiet account's activity past pages of others' events: three round trips, every item", async () => {
+  await using board = await testBoard();
+  const { ann } = await annsActivity(board);
+  const before = await measuredActivity(board, ann);
+  // 1,200 events of others above ann's items: the scan lists three pages to reach them.
+  await othersEvents(board, 1200);
+  const first = await measuredActivity(board, ann);
+  assert.deepEqual(first.items.map((i) => i.seq), before.items.map((i) => i.seq));
+  assert.ok(first.depth <= 3, `the first page took ${first.depth} round trips`);
+  // Paged from its cursor two at a time: the same items, in order, none twice.
+  const paged: number[] = [];
+  let cursor: number | null = null;
+  do {
+    const page = await measuredActivity(board, ann, `?limit=2${cursor ? `&before=${cursor}` : ""}`);
+    assert.ok(page.depth <= 3, `a page took ${page.depth} round trips`);
+    paged.push(...page.items.map((i) => i.seq));
+    cursor = page.next;
+  } while (cursor !== null);
+  assert.deepEqual(paged, before.items.map((i) => i.seq));
 });

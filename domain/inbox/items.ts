@@ -52,6 +52,11 @@ function concerning(events: AgentEvent[], me: string): AgentEvent[] {
   );
 }
 
+/** How many of `entries` hold an event that concerns `viewerId` (read in memory). */
+export function concerningCount(entries: LogEntry[], viewerId: string): number {
+  return entries.filter((l) => concerning(l.entry.events, viewerId).length > 0).length;
+}
+
 /** The message seq an event is about (all on the named board), or null. */
 function messageSeqOf(e: AgentEvent): number | null {
   if (e.type === "message") return e.seq;

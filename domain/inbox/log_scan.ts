@@ -62,15 +62,23 @@ interface LogScan<T> {
  * Scans the log from a cursor (`after`: upwards, otherwise downwards from `before` or the
  * newest entry) until more than `limit` items are found, the log ends, or `SCAN_BUDGET`
  * entries were examined.
+ *
+ * Downwards, the first list decides: when its entries that concern the account (`concerns`,
+ * counted in memory) do not fill the page, the rest of the budget is listed at once, as key
+ * ranges below it read in parallel (positions have no gaps: domain/agent_events.ts), while the
+ * first entries are resolved; so a page takes the first list, then one more round, then the
+ * last resolution, whatever the budget. Upwards (polls, which rarely find more than one list
+ * holds), list by list.
  */
 export async function scanLog<T>(
   kv: Deno.Kv,
   params: PageParams,
   resolve: Resolve<T>,
+  concerns: (entries: LogEntry[]) => Promise<number>,
 ): Promise<LogScan<T>> {
-  const newer = params.after !== undefined;
+  if (params.after === undefined) return await scanDown(kv, params, resolve, concerns);
   const found: T[] = [];
-  let cursor = newer ? params.after : params.before;
+  let cursor = params.after;
   let scanned = 0;
   let lowest: number | null = null;
   let highest: number | null = null;
@@ -78,15 +86,11 @@ export async function scanLog<T>(
   let beyond = false;
   // A poll's first list takes the cursor's own entry too: found, it is dropped; with no entry
   // from there on, the cursor is beyond the log's end.
-  let checkFrom = newer && params.after! > 0 ? params.after : undefined;
+  let checkFrom = params.after > 0 ? params.after : undefined;
   while (true) {
     const want = Math.min(SCAN_BATCH, SCAN_BUDGET - scanned);
-    const range = checkFrom !== undefined
-      ? { from: checkFrom }
-      : newer
-      ? { after: cursor }
-      : { before: cursor };
-    let batch = await listLog(kv, range, want + (checkFrom === undefined ? 0 : 1), !newer);
+    const range = checkFrom !== undefined ? { from: checkFrom } : { after: cursor };
+    let batch = await listLog(kv, range, want + (checkFrom === undefined ? 0 : 1), false);
     if (checkFrom !== undefined) {
       beyond = batch.length === 0;
       batch = batch[0]?.seq === checkFrom ? batch.slice(1) : batch.slice(0, want);
@@ -105,4 +109,56 @@ export async function scanLog<T>(
     if (found.length > params.limit || exhausted || scanned >= SCAN_BUDGET) break;
   }
   return { found, lowest, highest, exhausted, beyond };
+}
+
+/** `scanLog` downwards (the newest entries first, or those below `before`). */
+async function scanDown<T>(
+  kv: Deno.Kv,
+  params: PageParams,
+  resolve: Resolve<T>,
+  concerns: (entries: LogEntry[]) => Promise<number>,
+): Promise<LogScan<T>> {
+  const first = await listLog(kv, { before: params.before }, SCAN_BATCH, true);
+  const resolving = resolve(first);
+  resolving.catch(() => {}); // awaited below; a refused caller rejects `concerns` first
+  let rest: LogEntry[] = [];
+  let exhausted = first.length < SCAN_BATCH;
+  if (!exhausted && await concerns(first) <= params.limit) {
+    // Below the first list's lowest position, the rest of the budget in parallel ranges.
+    const below = first[first.length - 1].seq;
+    const ranges: Array<{ start: number; end: number }> = [];
+    for (let end = below; end > 1 && (SCAN_BATCH + below - end) < SCAN_BUDGET; end -= SCAN_BATCH) {
+      ranges.push({ start: Math.max(1, end - SCAN_BATCH), end });
+    }
+    const lists = await Promise.all(ranges.map((r) => listRange(kv, r.start, r.end)));
+    rest = lists.flat();
+    exhausted = ranges.length === 0 || ranges[ranges.length - 1].start <= 1;
+  }
+  const [found, more] = await Promise.all([resolving, rest.length ? resolve(rest) : []]);
+  const all = [...first, ...rest];
+  const seqs = all.map((e) => e.seq);
+  return {
+    found: [...found, ...more],
+    lowest: all.length ? Math.min(...seqs) : null,
+    highest: all.length ? Math.max(...seqs) : null,
+    exhausted,
+    beyond: false,
+  };
+}
+
+/** The log's entries at positions `start` to `end` (exclusive), newest first: one list. */
+async function listRange(kv: Deno.Kv, start: number, end: number): Promise<LogEntry[]> {
+  const prefix = keys.agentEvents.range();
+  const selector: TypedListSelector<typeof prefix> = {
+    start: keys.agentEvents(start),
+    end: keys.agentEvents(end),
+  };
+  const out: LogEntry[] = [];
+  const iter = listTyped(kv, selector, {
+    reverse: true,
+    limit: end - start,
+    batchSize: end - start,
+  });
+  for await (const e of iter) out.push({ seq: e.key[1] as number, entry: e.value });
+  return out;
 }

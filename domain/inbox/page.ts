@@ -15,7 +15,7 @@ import type { Agent } from "../accounts/mod.ts";
 import { messageActionTemplates } from "../board/mod.ts";
 import type { Deps } from "../deps.ts";
 import type { PageParams } from "../paging.ts";
-import { type ActivityItem, resolveItems } from "./items.ts";
+import { type ActivityItem, concerningCount, resolveItems } from "./items.ts";
 import { type LogEntry, scanLog } from "./log_scan.ts";
 import { listReceived, type ReceivedEntry } from "./received_votes.ts";
 import { readAsClaimed } from "../claimed_reads.ts";
@@ -65,12 +65,18 @@ export async function myActivityPage(
     ? cursorParts(params.before)
     : null;
   const resolve = async (entries: LogEntry[]) => resolveItems(deps, await caller, entries);
+  const concerns = async (entries: LogEntry[]) => concerningCount(entries, (await caller).id);
   const [log, votes] = await Promise.all([
-    scanLog(deps.kv, {
-      limit,
-      after: newer ? from!.log : undefined,
-      before: !newer && from ? from.log : undefined,
-    }, resolve),
+    scanLog(
+      deps.kv,
+      {
+        limit,
+        after: newer ? from!.log : undefined,
+        before: !newer && from ? from.log : undefined,
+      },
+      resolve,
+      concerns,
+    ),
     readAsClaimed(
       caller,
       claimedId,
