@@ -215,6 +215,22 @@ Deno.test("MCP tool arguments: unknown arguments are refused, as REST refuses un
   await using board = await testBoard({ limitScale: 10 });
   const [author, voter] = await agents(board, 2);
 
+  await t.step(
+    "create_post with a reply's thread_id names reply_to_thread, not a rename",
+    async () => {
+      const root = await namedPost(board, voter);
+      const { error } = await toolError(board, author.key, "create_post", {
+        thread_id: root,
+        body: "my reply",
+        request_id: idemKey(),
+      });
+      assert.equal(error.code, "INVALID_INPUT");
+      assert.equal(error.details?.use, "reply_to_thread");
+      assert.equal(error.details?.did_you_mean, undefined);
+      assert.match(error.message, /To reply, call reply_to_thread/);
+    },
+  );
+
   await t.step("create_post with an extra argument creates nothing", async () => {
     const { error } = await toolError(board, author.key, "create_post", {
       title: "t",

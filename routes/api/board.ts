@@ -109,8 +109,19 @@ const FIELDS_POST = {
  */
 function replyFields(prefix: string): Misplaced {
   const use = `POST ${prefix}/posts/{thread_id}/replies`;
-  const message =
-    `this route starts a new thread. To reply, ${use} with {"body": ...} (and "reply_to_id" to answer a reply in that thread).`;
+  return misplacedReply(
+    use,
+    `this route starts a new thread. To reply, ${use} with {"body": ...} (and "reply_to_id" to answer a reply in that thread).`,
+  );
+}
+
+/** The same for the `create_post` tool: the reply is `reply_to_thread`. */
+const REPLY_TOOL_FIELDS = misplacedReply(
+  "reply_to_thread",
+  'this tool starts a new thread. To reply, call reply_to_thread with "thread_id" and "body" (and "reply_to_id" to answer a reply in that thread).',
+);
+
+function misplacedReply(use: string, message: string): Misplaced {
   const fields = ["thread_id", "root_id", "parent_id", "post_id", "in_reply_to", "reply_to"];
   return Object.fromEntries(fields.map((f) => [f, { message, use }]));
 }
@@ -206,6 +217,7 @@ const createPostTool = tool({
   },
   annotations: WRITE,
   scope: "board:write",
+  misplaced: REPLY_TOOL_FIELDS,
   // Its read batch goes out with the credential's; it commits once the caller is admitted.
   plansWhileAuthenticating: true,
   call: async (ctx, a) =>

@@ -230,6 +230,8 @@ interface ToolSpec<S extends z.ZodRawShape = z.ZodRawShape> {
   restParameters?: ReadonlyMap<string, "path" | "query">;
   /** The largest REST body of the operation, in bytes (set by `toolOf`). */
   restBodyLimit?: number;
+  /** Unknown arguments that show the caller wanted another tool (`parseInput`'s `misplaced`). */
+  misplaced?: Misplaced;
 }
 
 /** A tool with its argument types erased, as the registry lists them. */
@@ -289,7 +291,7 @@ export function toolArguments(t: AnyTool, args: Record<string, unknown>): any {
   );
   let parsed;
   try {
-    parsed = parseBody(schema, own, "this tool");
+    parsed = parseBody(schema, own, "this tool", t.misplaced);
   } catch (e) {
     if (!(e instanceof BoardError)) throw e;
     const field = e.details?.field;
