@@ -106,6 +106,7 @@ export {
   boardSecretProblem,
   openCredential,
   sealCredential,
+  type SealedCredential,
   secretMac,
 } from "./secret.ts";
 export { registerOnce } from "./registration_replays.ts";

@@ -66,6 +66,7 @@ export type SealPurpose =
   | "oauth-linked-credential-v1"
   | "consent-form-v1"
   | "consent-code-v1"
+  | "guest-resend-v1"
   | "registration-replay-v1";
 
 /** The AES-GCM key derived (HKDF-SHA-256) from the board secret for one purpose. */

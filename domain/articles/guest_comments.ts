@@ -22,6 +22,7 @@ import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { agentNamed, refuseGuestName } from "./guest_names.ts";
 import {
+  GUEST_RESEND_SECONDS,
   type GuestSession,
   liveGuestSession,
   newGuestRotation,
@@ -62,13 +63,6 @@ const GUEST_RATES = [
 
 /** How long the same text counts as a repeat on one article. */
 const DUPLICATE_SECONDS = DAY;
-
-/**
- * How long after a comment the very same text (byte for byte) from the same session is the
- * same submission sent again (a double click, a form resent), answered as that comment rather
- * than as a repeat.
- */
-export const GUEST_RESEND_SECONDS = 60;
 
 /** The first post of a normalised text on an article (the `duplicate` moderation rule). */
 interface PrintRecord {
@@ -376,6 +370,7 @@ export async function postGuestComment(
       sessionRec,
       rotation,
       req.text,
+      id,
     );
     w.finish();
     return {

@@ -10,7 +10,13 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import { base64url, secretMac } from "../accounts/mod.ts";
+import {
+  base64url,
+  openCredential,
+  sealCredential,
+  type SealedCredential,
+  secretMac,
+} from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { limitExceeded, limitOf, limitSpec } from "../limits/mod.ts";
@@ -106,20 +112,59 @@ interface RotatedOutRecord {
   /** SHA-256 of the comment's text as the form sent it. */
   text_hash: string;
   expires_at: number;
+  /**
+   * For `GUEST_RESEND_SECONDS`: the comment, and the cookie value that replaced this one
+   * (sealed, bound to this record's key), for the same form sent twice with the old cookie.
+   */
+  resend?: { comment_id: string; cookie: SealedCredential; until: number };
 }
+
+/** What a form sent again with a cookie value a comment rotated out finds (`sentBefore`). */
+export interface SentBefore {
+  /**
+   * Within `GUEST_RESEND_SECONDS` of that comment: the same form sent twice (a double click),
+   * answered as the first: the comment, and the cookie value the session has now.
+   */
+  resend: { commentId: string; cookie: string } | null;
+}
+
+/**
+ * How long after a comment the very same text (byte for byte) from the same session is the
+ * same submission sent again (a double click, a form resent), answered as that comment rather
+ * than as a repeat.
+ */
+export const GUEST_RESEND_SECONDS = 60;
+
+const resendContext = (key: string) => `guest-resend:${key}`;
 
 /** How long a rotated-out cookie value can still tell that its comment arrived (seconds). */
 const ROTATED_OUT_SECONDS = 3600;
 
 /**
- * True when the cookie value stored under `key` was rotated out, within the hour, by a
- * comment of exactly `text`: the same form sent again after its answer was lost. The value
- * names no session any more; this tells only that a text its sender knows was received.
+ * Whether the cookie value stored under `key` was rotated out, within the hour, by a comment
+ * of exactly `text`: the same form sent again after its answer was lost (null when not). The
+ * value names no session any more; within a minute of the comment it gives the cookie value
+ * that replaced it (a double click sends both forms with the old one), else it tells only
+ * that a text its sender knows was received.
  */
-export async function sentBefore(deps: Deps, key: string, text: string): Promise<boolean> {
+export async function sentBefore(
+  deps: Deps,
+  key: string,
+  text: string,
+): Promise<SentBefore | null> {
   const rec = (await deps.kv.get(keys.guestRotatedOut(key))).value;
-  return rec !== null && rec.expires_at > deps.clock.now() &&
-    timingSafeEqual(rec.text_hash, await sha256Hex(text));
+  const now = deps.clock.now();
+  if (!rec || rec.expires_at <= now || !timingSafeEqual(rec.text_hash, await sha256Hex(text))) {
+    return null;
+  }
+  if (!rec.resend || rec.resend.until <= now) return { resend: null };
+  const cookie = await openCredential(
+    deps,
+    resendContext(key),
+    rec.resend.cookie,
+    "guest-resend-v1",
+  );
+  return { resend: cookie === null ? null : { commentId: rec.resend.comment_id, cookie } };
 }
 
 /** A new cookie value for a session, and the SHA-256 it is stored under. */
@@ -159,12 +204,18 @@ export async function rotateGuestSession(
   rec: GuestSessionRecord | null,
   rotation: GuestRotation,
   text: string,
+  commentId: string,
 ): Promise<GuestSession> {
   const now = deps.clock.now();
   if (!rec || rec.expires_at <= now) throw sessionEnded();
+  const cookie = await sealCredential(deps, resendContext(key), rotation.cookie, "guest-resend-v1");
   tx.set(
     keys.guestRotatedOut(key),
-    { text_hash: await sha256Hex(text), expires_at: now + ROTATED_OUT_SECONDS },
+    {
+      text_hash: await sha256Hex(text),
+      expires_at: now + ROTATED_OUT_SECONDS,
+      resend: { comment_id: commentId, cookie, until: now + GUEST_RESEND_SECONDS },
+    } satisfies RotatedOutRecord,
     { expireIn: ROTATED_OUT_SECONDS * 1000 },
   );
   const moved: GuestSessionRecord = {

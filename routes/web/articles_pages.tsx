@@ -17,6 +17,7 @@ import {
   figureSize,
   figureUrl,
   findComment,
+  findGuestSession,
   type GuestRefusal,
   guestSessionKey,
   keepGuestRefusal,
@@ -507,9 +508,18 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
     // the cookie was rotated out by a comment of this very text.
     const [found, sentAgain] = await Promise.all([
       currentGuest(c),
-      sessionKey ? sentBefore(deps, sessionKey, kept.text) : false,
+      sessionKey ? sentBefore(deps, sessionKey, kept.text) : null,
       publicArticleBundle(deps, id),
     ]);
+    const resend = found ? null : sentAgain?.resend;
+    if (resend) {
+      // The same form sent twice with the cookie its first sending rotated out (a double
+      // click): the answer is the comment it made, with the session's cookie as it is now.
+      const session = await findGuestSession(deps, resend.cookie);
+      if (session) writeGuestCookie(c, resend.cookie, session);
+      const cid = resend.commentId;
+      return c.redirect(`/articles/${id}${query({ posted: cid }, `#c-${cid}`)}`, 303);
+    }
     const guest = found ? { session: found, notice: null } : await newGuestSession(c);
     if (!found && sentAgain) {
       // The form sent again after its answer (with the session's new cookie) was lost.
