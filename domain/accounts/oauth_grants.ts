@@ -29,25 +29,14 @@ import {
 import type { Deps } from "../deps.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import {
-  clientIsLive,
-  type ClientRecord,
-  keepClientUntil,
-  mayBeClientId,
-  unknownClient,
-} from "./oauth_clients.ts";
+import { clientIsLive, keepClientUntil, mayBeClientId, unknownClient } from "./oauth_clients.ts";
 import {
   countNewClient,
   countRefresh,
   refundCompletedRegistration,
   refundWindowKeys,
 } from "./oauth_rate_limits.ts";
-import {
-  InvalidClientError,
-  InvalidGrantError,
-  InvalidScopeError,
-  InvalidTargetError,
-} from "./oauth_errors.ts";
+import { InvalidGrantError, InvalidScopeError, InvalidTargetError } from "./oauth_errors.ts";
 import type { OAuthError } from "./oauth_errors.ts";
 import {
   ACCESS_TOKEN_PREFIX,
