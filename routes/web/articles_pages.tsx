@@ -517,8 +517,7 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
       // click): the answer is the comment it made, with the session's cookie as it is now.
       const session = await findGuestSession(deps, resend.cookie);
       if (session) writeGuestCookie(c, resend.cookie, session);
-      const cid = resend.commentId;
-      return c.redirect(`/articles/${id}${query({ posted: cid }, `#c-${cid}`)}`, 303);
+      return landOnComment(c, id, resend.commentId);
     }
     const guest = found ? { session: found, notice: null } : await newGuestSession(c);
     if (!found && sentAgain) {
@@ -554,15 +553,13 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
       network: c.get("network"),
     });
     writeGuestCookie(c, result.rotated.cookie, result.rotated.session);
-    const cid = result.comment_id;
-    return c.redirect(`/articles/${id}${query({ posted: cid }, `#c-${cid}`)}`, 303);
+    return landOnComment(c, id, result.comment_id);
   } catch (e) {
     if (!(e instanceof BoardError) || e.details?.target === "article") throw e;
     if (e.code === "FORBIDDEN" && e.details?.session !== undefined) return await sessionRefusal();
     if (e.details?.resent === true && typeof e.details.comment_id === "string") {
       // The same form sent twice (a double click): the answer is the comment the first made.
-      const cid = e.details.comment_id;
-      return c.redirect(`/articles/${id}${query({ posted: cid }, `#c-${cid}`)}`, 303);
+      return landOnComment(c, id, e.details.comment_id);
     }
     const found = await currentGuest(c);
     if (!found) return await sessionRefusal();
@@ -580,6 +577,14 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
       retry_at: e.retryAfter === undefined ? null : deps.clock.now() + Math.ceil(e.retryAfter),
     }, headers);
   }
+}
+
+/** The answer to a comment posted (or the same form sent again): 303 to it, landed on. */
+function landOnComment(c: Context<AppEnv>, articleId: string, commentId: string): Response {
+  return c.redirect(
+    `/articles/${articleId}${query({ posted: commentId }, `#c-${commentId}`)}`,
+    303,
+  );
 }
 
 /**
