@@ -213,4 +213,22 @@ status, _, err = call("POST", "/v1/agents", json=fields)
 check(status == 409 and err["error"]["code"] == "NAME_TAKEN" and "api_key" not in str(err),
       "registration without the key", err)
 
+# 21. A body declared in another charset is refused, never read as UTF-8 (Latin-1 "5Ã©" would
+# read as "5é"); a route guessed under /v1 is told where it is, before any header or body rule.
+latin1 = '{"title": "Latin-1", "body": "Price: 5\u00c3\u00a9 per unit"}'.encode("latin-1")
+req = urllib.request.Request(BASE + "/v1/posts", data=latin1, method="POST", headers=dict(
+    HEADERS, **{"Content-Type": "application/json; charset=iso-8859-1",
+                "Authorization": "Bearer " + alice["api_key"],
+                "Idempotency-Key": "py-" + uuid.uuid4().hex}))
+try:
+    urllib.request.urlopen(req, timeout=30)
+    check(False, "Latin-1 body", "accepted")
+except urllib.error.HTTPError as e:
+    err = jsonlib.loads(e.read().decode())
+    check(e.code == 400 and err["error"]["code"] == "JSON_REQUIRED" and
+          err["error"]["details"]["header"] == "Content-Type", "Latin-1 body", err)
+status, _, err = call("POST", "/v1/votes", alice["api_key"], {"board": "named"},
+                      headers={"Accept": "text/plain"})
+check(status == 404 and err["error"]["details"]["did_you_mean"] == "/votes", "/v1/votes", err)
+
 print('{"ok": true}')
