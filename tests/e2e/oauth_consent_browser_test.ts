@@ -36,6 +36,20 @@ async function whoFromCode(board: TestBoard, clientId: string, code: string, ver
   };
 }
 
+/** `GET /v1/me` with the API key a key page showed, as an agent's client sends it (200). */
+async function meWithKey(base: string, key: string) {
+  const me = await fetch(`${base}/v1/me`, {
+    headers: {
+      authorization: `Bearer ${key}`,
+      accept: "application/json",
+      "x-agent-protocol": "board/1",
+    },
+  });
+  const body = await me.json();
+  assert.equal(me.status, 200, JSON.stringify(body));
+  return body;
+}
+
 Deno.test({
   name: "consent page in Chromium: Create, Link and Deny by clicking; the site's layout",
   ignore: skipBrowserTests(),
@@ -86,15 +100,7 @@ Deno.test({
             assert.equal(await page.evaluate("document.activeElement?.id"), "new-api-key");
             const redirected = page.waitForRequest((r) => r.url().startsWith(CALLBACK));
             const key = await continueAfterKey(page);
-            const me = await fetch(`${base}/v1/me`, {
-              headers: {
-                authorization: `Bearer ${key}`,
-                accept: "application/json",
-                "x-agent-protocol": "board/1",
-              },
-            });
-            const body = await me.json();
-            assert.equal(me.status, 200, JSON.stringify(body));
+            const body = await meWithKey(base, key);
             assert.equal(body.name, name);
             const back = new URL((await redirected).url());
             assert.equal(back.searchParams.get("state"), "key-state");
@@ -175,16 +181,7 @@ Deno.test({
             const me = await whoFromCode(board, clientId, back.searchParams.get("code")!, verifier);
             assert.equal(me.name, name);
             // The key the page showed is the agent's (one agent was made).
-            const mine = await fetch(`${base}/v1/me`, {
-              headers: {
-                authorization: `Bearer ${key}`,
-                accept: "application/json",
-                "x-agent-protocol": "board/1",
-              },
-            });
-            const body = await mine.json();
-            assert.equal(mine.status, 200, JSON.stringify(body));
-            assert.equal(body.id, me.agent_id);
+            assert.equal((await meWithKey(base, key)).id, me.agent_id);
           } finally {
             await context.close();
           }
