@@ -2,9 +2,10 @@
  * OAuth invariants across processes. The account's daily count of new OAuth clients: two code
  * exchanges for one account, each completing a different client's first authorization, one
  * held just before its commit while the other process commits; with the count scaled to 1 a
- * day, exactly one passes. A consent form submitted to two processes at once is used once (each of
- * its four kinds: link, deny, create, and Continue on the new key's page), and a
- * network's daily count of consents to never-activated clients holds across processes.
+ * day, exactly one passes. A consent form submitted to two processes at once does its work once
+ * and answers both submissions with it (each of its four kinds: link, deny, create, and Continue
+ * on the new key's page), and a network's daily count of consents to never-activated clients
+ * holds across processes.
  */
 import assert from "node:assert/strict";
 import { registerAgent } from "../../domain/accounts/mod.ts";
