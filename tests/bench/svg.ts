@@ -68,7 +68,7 @@ export const WORST_SVGS: Record<string, (bytes: number) => string> = {
 };
 
 /** Milliseconds of each run of `sanitizeSvg(svg)`. */
-export function timeRuns(svg: string, runs: number): number[] {
+function timeRuns(svg: string, runs: number): number[] {
   const out: number[] = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
