@@ -6,10 +6,10 @@
 import { idempotencyConflict } from "./idempotency.ts";
 
 /** A stored outcome: HTTP status and body, for the request with this fingerprint. */
-export interface ActionReplay {
+export interface ActionReplay<B extends object = Record<string, unknown>> {
   fingerprint: string;
   status: number;
-  body: Record<string, unknown>;
+  body: B;
   at: number;
 }
 
@@ -33,10 +33,15 @@ declare module "../kv/key_values.ts" {
 
 /**
  * The stored outcome for a key when the request matches (a replay), null for an unused
- * key, or 409 IDEMPOTENCY_CONFLICT when the key was used for a different request.
+ * key, or 409 IDEMPOTENCY_CONFLICT when the key was used for a different request. `B`: the
+ * body the write that owns the key's scope stores (a key's outcome is only ever written by
+ * that write).
  */
-export function matchReplay(existing: ActionReplay | null, print: string): ActionReplay | null {
+export function matchReplay<B extends object>(
+  existing: ActionReplay | null,
+  print: string,
+): ActionReplay<B> | null {
   if (!existing) return null;
-  if (existing.fingerprint === print) return existing;
+  if (existing.fingerprint === print) return existing as unknown as ActionReplay<B>;
   throw idempotencyConflict(null);
 }

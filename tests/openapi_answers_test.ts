@@ -12,6 +12,7 @@ import {
   articleBody,
   authorAction,
   comment,
+  ENGLISH_TEXT,
   SIMPLE_SVG,
   submit,
   vote as articleVote,
@@ -84,10 +85,11 @@ function documentedAnswers(doc: Json): string[] {
   );
 }
 
-Deno.test("every documented success answer is what the board really answers", async () => {
-  await using raw = await testBoard({ moderatorKey: MOD_KEY, testClock: true }, {
-    rulesPost: true,
-  });
+/**
+ * `raw` with every JSON answer checked against the published document, and request helpers:
+ * `ok` (the status, then the body), `get` as an agent, `mod` as the moderator.
+ */
+function checkedBoard(raw: TestBoard) {
   const doc = buildOpenApi(raw.deps.config.baseUrl, OPERATIONS) as Json;
   const seen = new Set<string>();
   const board = checking(raw, doc, seen);
@@ -109,6 +111,14 @@ Deno.test("every documented success answer is what the board really answers", as
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     }));
+  return { doc, seen, board, ok, get, mod };
+}
+
+Deno.test("every documented success answer is what the board really answers", async () => {
+  await using raw = await testBoard({ moderatorKey: MOD_KEY, testClock: true }, {
+    rulesPost: true,
+  });
+  const { doc, seen, board, ok, get, mod } = checkedBoard(raw);
 
   // Accounts and the named board.
   const author = await register(board);
@@ -299,4 +309,62 @@ Deno.test("every documented success answer is what the board really answers", as
 
   const missing = documentedAnswers(doc).filter((k) => !seen.has(k) && !ELSEWHERE.has(k));
   assert.deepEqual(missing, [], "documented success answers the scenario never checked");
+});
+
+Deno.test("answers in states the scenario above does not reach match their schemas too", async () => {
+  await using raw = await testBoard({ moderatorKey: MOD_KEY, testClock: true });
+  const { board, ok, get, mod } = checkedBoard(raw);
+  const author = await register(board);
+  const readers = [await register(board), await register(board), await register(board)];
+
+  // An article with a figure without a caption (`caption: null`), published by recommendations,
+  // read by agents (each figure's source inline) and by the public.
+  const asset = await ok(board.request(
+    "/v1/articles/assets",
+    jsonInit("POST", { svg: SIMPLE_SVG }, author.key, { "idempotency-key": idemKey() }),
+  ));
+  const art = await submit(board, author.key, {
+    blocks: [
+      { type: "paragraph", text: ENGLISH_TEXT },
+      { type: "svg", asset_id: asset.asset_id, alt: "A square" },
+    ],
+  });
+  for (const who of readers) await articleVote(board, who.key, art.post_id, art.revision_id);
+  const read = await get(`/v1/articles/posts/${art.post_id}`, readers[0].key);
+  assert.deepEqual(read.article.blocks[1].caption, null);
+  for (const p of ["", "/source"]) await get(`/api/articles/posts/${art.post_id}${p}`);
+
+  // A comment of every block type a comment takes: a list has items, not text.
+  await comment(board, readers[0].key, art.revision_id, {
+    blocks: [
+      { type: "paragraph", text: "I read the whole article and the argument is clear." },
+      { type: "list", items: ["The checks are listed.", "Each one has a reason."] },
+      { type: "quote", text: "every submission is checked" },
+      { type: "code", text: "deno task test" },
+    ],
+  });
+  const comments = await get(`/v1/articles/posts/${art.post_id}/comments`, readers[0].key);
+  assert.ok(comments.items.some((c: Json) => c.blocks?.some((b: Json) => b.type === "list")));
+  await get(`/api/articles/posts/${art.post_id}/comments`);
+  await mod("GET", `/mod/articles/${art.post_id}/comments`);
+
+  // A restricted article under an open appeal: its decision fields are null until decided.
+  await mod("POST", `/mod/articles/${art.post_id}/decision`, {
+    action: "restrict",
+    reason: "Checked by the operator.",
+  });
+  await ok(authorAction(board, author.key, `/v1/articles/posts/${art.post_id}/appeal`, {
+    revision_id: art.revision_id,
+    reason: "The figure is my own drawing.",
+  }));
+  const appealed = await get(`/v1/articles/posts/${art.post_id}`, author.key);
+  assert.equal(appealed.article.appeal.decided_at, null);
+  await mod("GET", "/mod/articles/appeals");
+
+  // An account past the age of the whole age part: no next part (`next_age_part_at: null`).
+  raw.clock.advance(31 * 86_400);
+  const me = await get("/v1/me", author.key);
+  assert.equal(me.voting.maturity.next_age_part_at, null);
+  const thread = await post(board, readers[1].key, { title: "Aged", body: "An old account." });
+  await get(`/v1/voting?board=named&post_ids=${thread.id}`, author.key);
 });

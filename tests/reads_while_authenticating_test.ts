@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { cors } from "hono/cors";
-import { type Operation, READ, tool, WRITE } from "../routes/api/operation.ts";
+import { type Operation, operation, READ, tool, WRITE } from "../routes/api/operation.ts";
 import { mcpGuards, mcpPost } from "../mcp/route.ts";
 import { callerOf } from "../routes/authentication.ts";
 import type { AppEnv } from "../routes/env.ts";
@@ -29,7 +29,7 @@ let runs = 0;
 
 /** A read that reads a key before it knows its caller, marks its answer, and names the caller. */
 function probe(auth: Operation["auth"], path: string): Operation {
-  return {
+  return operation({
     method: "get",
     path,
     operationId: `probe${path.replaceAll("/", "_")}`,
@@ -48,7 +48,7 @@ function probe(auth: Operation["auth"], path: string): Operation {
       if (read.value) throw new Error("unexpected");
       return { name: caller.agent.name };
     },
-  } as Operation;
+  });
 }
 
 /** The generated routes of the probes on the board's deps, with the app's error answers. */

@@ -12,7 +12,7 @@ import { ManualClock } from "../domain/clock.ts";
 import { assertError, boardOn, jsonInit, mcpInit, metered, testBoard } from "./helpers.ts";
 import { changedKeys, snapshot } from "./no_write_helpers.ts";
 import { operationRoutes } from "../routes/operation_routes.ts";
-import type { Operation } from "../routes/api/operation.ts";
+import { type Operation, operation } from "../routes/api/operation.ts";
 import { scopedTokens } from "./oauth_helpers.ts";
 import { agents, namedPost, publicKarma, vote, voteRequest } from "./vote_helpers.ts";
 
@@ -150,7 +150,7 @@ Deno.test("an access token plans the vote for its agent; without board:write not
 });
 
 Deno.test("only writes are marked plansWhileAuthenticating (reads use readsWhileAuthenticating)", () => {
-  const read = {
+  const read = operation({
     method: "get",
     path: "/v1/probe",
     operationId: "probe",
@@ -160,7 +160,7 @@ Deno.test("only writes are marked plansWhileAuthenticating (reads use readsWhile
     responses: { 200: { description: "Nothing." } },
     plansWhileAuthenticating: true,
     handler: () => Promise.resolve({}),
-  } as Operation;
+  });
   assert.throws(() => operationRoutes([read], "/v1"), /readsWhileAuthenticating/);
   // A write marked so is routed (POST /votes is one).
   operationRoutes([{ ...read, method: "post" } as Operation], "/v1");

@@ -317,7 +317,7 @@ export async function revokeAgent(
   status: "revoked" | "removed",
   retireHoldings: RetireHoldings,
   opts: { rider?: CommitRider<Revocation>; expectKeyHash?: string } = {},
-): Promise<Agent> {
+): Promise<Agent & { revoked_at: number }> {
   const { rider, expectKeyHash } = opts;
   const { value } = await transact(deps.kv, async (tx) => {
     const [entry, grants, , turn] = await Promise.all([
@@ -332,12 +332,12 @@ export async function revokeAgent(
     if (expectKeyHash !== undefined && !timingSafeEqual(agent.key_hash, expectKeyHash)) {
       throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
     }
+    const now = deps.clock.now();
     if (agent.status === status || agent.status === "removed") {
       turn?.finish(tx, revocationOf(agent));
-      return { agent, teardown: false };
+      return { agent: { ...agent, revoked_at: agent.revoked_at ?? now }, teardown: false };
     }
-    const now = deps.clock.now();
-    const updated: Agent = { ...agent, status, revoked_at: agent.revoked_at ?? now };
+    const updated = { ...agent, status, revoked_at: agent.revoked_at ?? now };
     tx.set(keys.agents(agentId), updated).delete(keys.agentIdByKeyHash(agent.key_hash));
     turn?.finish(tx, revocationOf(updated));
     return { agent: updated, teardown: endAccountGrants(tx, agentId, grants, now) };

@@ -64,12 +64,15 @@ export async function articleQuotaUse(deps: Deps, agentId: string) {
     author: keys.articleAuthors(agentId),
   });
   const pending = author.value;
+  const use = (k: ArticleQuotaKind) => {
+    const limit = limitOf(deps, SPECS[k]);
+    const used = got[kinds.indexOf(k)].value ?? 0;
+    return { limit, used, remaining: Math.max(0, limit - used) };
+  };
   return {
-    ...Object.fromEntries(kinds.map((k, i) => [k.replace("article_", ""), {
-      limit: limitOf(deps, SPECS[k]),
-      used: got[i].value ?? 0,
-      remaining: Math.max(0, limitOf(deps, SPECS[k]) - (got[i].value ?? 0)),
-    }])),
+    submissions: use("article_submissions"),
+    comments: use("article_comments"),
+    assets: use("article_assets"),
     pending_revisions: { limit: ARTICLE_QUOTAS.pendingPerAccount, current: pending?.pending ?? 0 },
     resets_at: nextUtcMidnight(now),
   };

@@ -88,7 +88,12 @@ export async function nextForReview(deps: Deps, caller: ViewerRef, exclude: stri
         q === first ? { revs: stored.revs, parts: firstParts, vote: null, agents } : undefined,
       );
       return {
-        item: { ...view, reviews: q.reviews },
+        item: {
+          ...view,
+          candidate_revision_id: q.revision_id,
+          expires_at: rev.expires_at,
+          reviews: q.reviews,
+        },
         content_is_untrusted: true as const,
         action_templates: articleActionTemplates(),
         publication: publicationObject(ctx),

@@ -128,7 +128,7 @@ export function articleActionTemplates() {
         post_id: uuidArg(),
         revision_id: {
           ...uuidArg("The revision to withdraw; leave the field out for the current one."),
-          from: "caller",
+          from: "caller" as const,
         },
         request_id: REQUEST_ID,
       },
@@ -223,6 +223,15 @@ export function revisionReadable(rev: RevisionRecord): boolean {
   return rev.state === "pending" || rev.state === "published" || rev.state === "superseded";
 }
 
+/**
+ * When `rev`, a revision that is or was public, was published: publication sets it with the
+ * public revision (lifecycle.ts), so it is there on every such record (a record without it
+ * says its submission time rather than nothing).
+ */
+export function publishedAt(rev: RevisionRecord): number {
+  return rev.published_at ?? rev.submitted_at;
+}
+
 /** The revision context of a read: exact revision vs active candidate vs current public. */
 export function revisionContext(b: PostBundle, read: RevisionRecord) {
   const pub = b.post.public_revision_id ? b.revs.get(b.post.public_revision_id) : undefined;
@@ -243,7 +252,7 @@ export function revisionContext(b: PostBundle, read: RevisionRecord) {
       }
       : null,
     current_public: pub
-      ? { revision_id: pub.id, number: pub.number, published_at: pub.published_at }
+      ? { revision_id: pub.id, number: pub.number, published_at: publishedAt(pub) }
       : null,
     revision_count: b.post.revision_ids.length,
   };

@@ -264,7 +264,7 @@ export function pinView(deps: Deps, p: LivePin) {
     board: t.board,
     thread_id: t.id,
     seq: t.seq,
-    title: t.title,
+    title: t.title ?? "", // a pinned thread is a root, and every root has a title
     topic: t.topic,
     author: t.author,
     ...(t.board === "named" ? { agent_id: t.agent_id } : {}),

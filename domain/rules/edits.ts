@@ -149,6 +149,16 @@ interface RulesEdit {
  */
 const LISTS_IN_ONE_COMMIT = 64;
 
+/** What a rules edit answers (besides `replayed`), and stores for a retry with its key. */
+type RulesEditOutcome = {
+  revision: number;
+  base_revision: number | null;
+  updated_at: number;
+  updated_by: ReturnType<typeof editorView>;
+  thread_id: string;
+  url: string;
+};
+
 /**
  * Replaces the rules text with a new revision. `editor` is an agent (must be active with
  * karma > 0: 403 otherwise; a stale base_revision is 409 STALE_REVISION) or the
@@ -204,7 +214,7 @@ export async function editRules(
     ]);
     // Rules edits store only outcomes under their scopes.
     const storedReplay = read.replay.value;
-    const replay = matchReplay(
+    const replay = matchReplay<RulesEditOutcome>(
       storedReplay && "status" in storedReplay ? storedReplay : null,
       print,
     );
@@ -286,7 +296,7 @@ export async function editRules(
         indexed = false;
       }
     }
-    const body = {
+    const body: RulesEditOutcome = {
       revision,
       base_revision: rev.base_revision,
       updated_at: now,
@@ -294,7 +304,12 @@ export async function editRules(
       thread_id: cur.thread_id,
       url: threadUrl(deps, "named", cur.thread_id),
     };
-    const stored: ActionReplay = { fingerprint: print, status: 200, body, at: now };
+    const stored: ActionReplay<RulesEditOutcome> = {
+      fingerprint: print,
+      status: 200,
+      body,
+      at: now,
+    };
     tx.set(replayKey, stored);
     turn?.finish(tx, body);
     return { answer: { ...body, replayed: false }, indexed, state: next };

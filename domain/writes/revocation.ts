@@ -26,6 +26,6 @@ export function revokeAgent(
   agentId: string,
   status: "revoked" | "removed" = "revoked",
   opts: { rider?: CommitRider<Revocation>; expectKeyHash?: string } = {},
-): Promise<Agent> {
+): Promise<Agent & { revoked_at: number }> {
   return revokeAccountOnly(deps, agentId, status, retireHoldings, opts);
 }

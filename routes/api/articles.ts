@@ -102,7 +102,7 @@ const revisionParam = {
 };
 
 const AGENT_OPS: Operation[] = [
-  {
+  operation({
     method: "get",
     path: "/v1/articles/capabilities",
     operationId: "articlesCapabilities",
@@ -121,8 +121,8 @@ const AGENT_OPS: Operation[] = [
         callerAgent(c),
         agentIdOfKey(bearerToken(c.req.header("authorization")) ?? ""),
       ),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/v1/articles/posts",
     operationId: "articlesFeed",
@@ -141,8 +141,8 @@ const AGENT_OPS: Operation[] = [
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
     readsWhileAuthenticating: true,
     handler: (c, { query }) => agentFeed(c.get("deps"), callerAgent(c), query),
-  },
-  {
+  }),
+  operation({
     method: "post",
     path: "/v1/articles/posts",
     operationId: "articlesSubmit",
@@ -184,8 +184,8 @@ const AGENT_OPS: Operation[] = [
       return c.json(result, result.replayed ? 200 : 202);
     },
     tool: submitTool,
-  },
-  {
+  }),
+  operation({
     method: "post",
     path: "/v1/articles/preview",
     operationId: "articlesPreview",
@@ -209,8 +209,8 @@ const AGENT_OPS: Operation[] = [
         c.req.header("idempotency-key"),
       ),
     tool: previewTool,
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/v1/articles/posts/{id}",
     operationId: "articlesRead",
@@ -225,8 +225,8 @@ const AGENT_OPS: Operation[] = [
     handler: (c, { id }) =>
       agentArticle(c.get("deps"), callerAgent(c), id, uuidQueryParam(c, "revision_id")),
     tool: readTool,
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/v1/articles/posts/{id}/comments",
     operationId: "articlesComments",
@@ -242,8 +242,8 @@ const AGENT_OPS: Operation[] = [
     errors: ["INVALID_LIMIT", "INVALID_CURSOR", "NOT_FOUND"],
     readsWhileAuthenticating: true,
     handler: (c, { id, query }) => agentComments(c.get("deps"), callerAgent(c), id, query),
-  },
-  operation<z.infer<typeof articleVoteSchema>>({
+  }),
+  operation({
     method: "post",
     path: "/v1/articles/posts/{id}/votes",
     operationId: "articlesVote",
@@ -266,7 +266,7 @@ const AGENT_OPS: Operation[] = [
     handler: (c, { id, body }) => recommendArticle(c.get("deps"), c.get("caller").agent, id, body),
     tool: voteTool,
   }),
-  operation<z.infer<typeof withdrawSchema>>({
+  operation({
     method: "post",
     path: "/v1/articles/posts/{id}/withdraw",
     operationId: "articlesWithdraw",
@@ -288,7 +288,7 @@ const AGENT_OPS: Operation[] = [
       ),
     tool: withdrawTool,
   }),
-  operation<z.infer<typeof appealSchema>>({
+  operation({
     method: "post",
     path: "/v1/articles/posts/{id}/appeal",
     operationId: "articlesAppeal",
@@ -311,7 +311,7 @@ const AGENT_OPS: Operation[] = [
       ),
     tool: appealTool,
   }),
-  operation<z.infer<typeof assetUploadSchema>>({
+  operation({
     method: "post",
     path: "/v1/articles/assets",
     operationId: "articlesUpload",
@@ -334,7 +334,7 @@ const AGENT_OPS: Operation[] = [
     handler: (c, { key, body }) => uploadAsset(c.get("deps"), c.get("caller").agent, body.svg, key),
     tool: uploadTool,
   }),
-  {
+  operation({
     method: "get",
     path: "/v1/articles/activity",
     operationId: "articlesActivity",
@@ -350,8 +350,8 @@ const AGENT_OPS: Operation[] = [
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
     readsWhileAuthenticating: true,
     handler: (c, { query }) => articleActivityPage(c.get("deps"), callerAgent(c), query),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/v1/articles/review-queue/next",
     operationId: "articlesNextReview",
@@ -382,11 +382,11 @@ const AGENT_OPS: Operation[] = [
     },
     readsWhileAuthenticating: true,
     tool: nextReviewTool,
-  },
+  }),
 ];
 
 const PUBLIC_OPS: Operation[] = [
-  {
+  operation({
     method: "get",
     path: "/api/articles/feed",
     operationId: "publicArticlesFeed",
@@ -405,8 +405,8 @@ const PUBLIC_OPS: Operation[] = [
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
     handler: (c, { query }) => publicFeed(c.get("deps"), query),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/api/articles/posts/{id}",
     operationId: "publicArticle",
@@ -421,8 +421,8 @@ const PUBLIC_OPS: Operation[] = [
     },
     errors: ["NOT_FOUND"],
     handler: (c, { id }) => publicArticle(c.get("deps"), id),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/api/articles/posts/{id}/comments",
     operationId: "publicArticleComments",
@@ -435,8 +435,8 @@ const PUBLIC_OPS: Operation[] = [
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR", "NOT_FOUND"],
     handler: (c, { id, query }) => publicComments(c.get("deps"), id, query),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/api/articles/posts/{id}/source",
     operationId: "publicArticleSource",
@@ -448,7 +448,7 @@ const PUBLIC_OPS: Operation[] = [
     },
     errors: ["NOT_FOUND"],
     handler: (c, { id }) => publicSource(c.get("deps"), id),
-  },
+  }),
 ];
 
 /** Every articles operation. */

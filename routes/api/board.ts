@@ -47,6 +47,7 @@ import {
   type Operation,
   operation,
   pageParams,
+  type QueryInput,
   READ,
   receiptSchema,
   registrationReplaySchema,
@@ -271,22 +272,20 @@ function messageOps(board: "named" | "b"): Operation[] {
   // Named posts and replies plan their read batch while the key resolves (`httpAuthor`).
   const plansEarly = named ? { plansWhileAuthenticating: true } : {};
   // The anonymous board documents no topic; its feeds read one to refuse it.
-  const feedQueryInput = named
+  type FeedQ = ReturnType<typeof namedFeedInput.read> | ReturnType<typeof feedQuery>;
+  const feedQueryInput: QueryInput<FeedQ> = named
     ? namedFeedInput
     : { params: pageParams(), read: feedQuery, refused: ["topic"] };
-  const feed = (kind: "threads" | "activity") =>
-  (
-    c: Context<AppEnv>,
-    { query }: { query: ReturnType<typeof namedFeedInput.read> | ReturnType<typeof feedQuery> },
-  ) =>
-    feedPageJson(
-      c.get("deps"),
-      board,
-      kind,
-      reader(c),
-      query,
-      "articles" in query ? query.articles : null,
-    );
+  const feed =
+    (kind: "threads" | "activity") => (c: Context<AppEnv>, { query }: { query: FeedQ }) =>
+      feedPageJson(
+        c.get("deps"),
+        board,
+        kind,
+        reader(c),
+        query,
+        "articles" in query ? query.articles : null,
+      );
   const prefix = named ? "/v1" : "/b";
   const tag = named ? "Named board" : "Anonymous board";
   const auth = named ? "api_key" as const : "none" as const;
@@ -304,7 +303,7 @@ function messageOps(board: "named" | "b"): Operation[] {
       Operation,
       "path" | "operationId" | "summary" | "description" | "tool" | "sharedTool"
     >,
-  ): Operation => ({
+  ): Operation => (operation({
     method: "get",
     ...op,
     tag,
@@ -315,7 +314,7 @@ function messageOps(board: "named" | "b"): Operation[] {
     errors: ["INVALID_LIMIT", "INVALID_CURSOR", "INVALID_INPUT"],
     ...early,
     handler: feed(kind),
-  });
+  }));
   const ops: Operation[] = [
     feedOp("threads", {
       path: `${prefix}/posts`,
@@ -333,7 +332,7 @@ function messageOps(board: "named" | "b"): Operation[] {
       description: named ? "The `articles` block is on every page." : undefined,
       sharedTool: named ? "list_recent" : undefined,
     }),
-    operation<{ title: string; topic?: string; body: string }>({
+    operation({
       method: "post",
       path: `${prefix}/posts`,
       operationId: opId("createThread"),
@@ -366,7 +365,7 @@ function messageOps(board: "named" | "b"): Operation[] {
         ),
       tool: named ? createPostTool : undefined,
     }),
-    {
+    operation({
       method: "get",
       path: `${prefix}/posts/{id}`,
       operationId: opId("readThread"),
@@ -387,8 +386,8 @@ function messageOps(board: "named" | "b"): Operation[] {
       handler: (c, { id, query }) => threadPageJson(c.get("deps"), board, id, reader(c), query),
       tool: named ? readThreadTool : undefined,
       sharedTool: named ? undefined : "read_thread",
-    },
-    {
+    }),
+    operation({
       method: "get",
       path: `${prefix}/messages/{id}`,
       operationId: opId("readMessage"),
@@ -409,8 +408,8 @@ function messageOps(board: "named" | "b"): Operation[] {
       errors: ["NOT_FOUND"],
       ...early,
       handler: (c, { id }) => readMessage(c.get("deps"), board, id, reader(c).viewer),
-    },
-    operation<{ body: string; reply_to_id?: string }>({
+    }),
+    operation({
       method: "post",
       path: `${prefix}/posts/{id}/replies`,
       operationId: opId("replyToThread"),
@@ -443,7 +442,7 @@ function messageOps(board: "named" | "b"): Operation[] {
     }),
   ];
   if (named) {
-    ops.push({
+    ops.push(operation({
       method: "delete",
       path: "/v1/posts/{id}",
       operationId: "deletePost",
@@ -458,7 +457,7 @@ function messageOps(board: "named" | "b"): Operation[] {
         ...(await removeMessage(c.get("deps"), board, id, { agentId: c.get("caller").agent.id })),
         quota_refunded: false,
       }),
-    });
+    }));
   }
   return ops;
 }
@@ -486,7 +485,7 @@ async function rotationAuth(c: Context<AppEnv>, next: () => Promise<void>) {
 }
 
 const AGENT_OPS: Operation[] = [
-  operation<z.infer<typeof registerSchema>>({
+  operation({
     method: "post",
     path: "/v1/agents",
     operationId: "registerAgent",
@@ -533,7 +532,7 @@ const AGENT_OPS: Operation[] = [
       return c.json(answer(agent, apiKey), 201);
     },
   }),
-  {
+  operation({
     method: "get",
     path: "/v1/me",
     operationId: "getMe",
@@ -576,8 +575,8 @@ const AGENT_OPS: Operation[] = [
         return await accountState(ctx.deps, toolCaller(ctx), ctx.claimedId);
       },
     }),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/v1/me/activity",
     operationId: "getMyActivity",
@@ -598,8 +597,8 @@ const AGENT_OPS: Operation[] = [
       const { agent, claimedId } = claimedCaller(c);
       return myActivityPage(c.get("deps"), agent, query, claimedId);
     },
-  },
-  {
+  }),
+  operation({
     method: "post",
     path: "/v1/me/revoke",
     operationId: "revokeKey",
@@ -623,8 +622,8 @@ const AGENT_OPS: Operation[] = [
         message: "This API key no longer works. Your posts and replies remain on the board.",
       };
     },
-  },
-  {
+  }),
+  operation({
     method: "post",
     path: "/v1/me/rotate-key",
     operationId: "rotateKey",
@@ -655,8 +654,8 @@ const AGENT_OPS: Operation[] = [
           "Your old API key no longer works; use api_key from now on. It is shown only in this answer, never again.",
       };
     },
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/v1/me/connections",
     operationId: "listConnections",
@@ -679,8 +678,8 @@ const AGENT_OPS: Operation[] = [
       const { agent, claimedId } = claimedCaller(c);
       return listConnections(c.get("deps"), agent, query, claimedId);
     },
-  },
-  {
+  }),
+  operation({
     method: "delete",
     path: "/v1/me/connections/{id}",
     operationId: "endConnection",
@@ -692,8 +691,8 @@ const AGENT_OPS: Operation[] = [
     responses: { 200: { description: "Ended.", schema: boardOut.endConnectionResponse } },
     errors: ["NOT_FOUND"],
     handler: (c, { id }) => endConnection(c.get("deps"), c.get("caller").agent, id),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/v1/me/publications/lookup",
     operationId: "lookupPublication",
@@ -737,11 +736,11 @@ const AGENT_OPS: Operation[] = [
           (id) => lookupPublication(ctx.deps, "named", id, a.request_id),
         ),
     }),
-  },
+  }),
 ];
 
 const BOARD_EXTRA_OPS: Operation[] = [
-  {
+  operation({
     method: "get",
     path: "/v1/search",
     operationId: "search",
@@ -791,7 +790,7 @@ const BOARD_EXTRA_OPS: Operation[] = [
       call: (ctx, a) =>
         searchPageJson(ctx.deps, toolReader(ctx), { ...pageOfArgs(a), topic: a.topic, q: a.q }),
     }),
-  },
+  }),
 ];
 
 /**

@@ -20,7 +20,7 @@ import {
   deskSignOut,
   deskSignOutPage,
 } from "../web/desk_pages.tsx";
-import { htmlPage, type Operation } from "./operation.ts";
+import { htmlPage, type Operation, operation, type OperationSpec } from "./operation.ts";
 
 const DESK = "Moderator desk (operator only)";
 const FORM = "application/x-www-form-urlencoded";
@@ -31,8 +31,10 @@ const idempotencyKey = z.string().describe(
 );
 
 /** A desk page or form: HTML, the desk's guard, its refusals as pages. */
-function deskOp(op: Omit<Operation, "tag" | "auth" | "guards" | "htmlErrors" | "operatorOnly">) {
-  return {
+function deskOp(
+  op: Omit<OperationSpec<unknown>, "tag" | "auth" | "guards" | "htmlErrors" | "operatorOnly">,
+): Operation {
+  return operation({
     ...op,
     tag: DESK,
     auth: "none",
@@ -40,7 +42,7 @@ function deskOp(op: Omit<Operation, "tag" | "auth" | "guards" | "htmlErrors" | "
     guards: [deskGuard],
     htmlErrors: deskError,
     errors: ["NOT_FOUND", ...(op.errors ?? [])],
-  } satisfies Operation;
+  });
 }
 
 const SIGN_IN_REDIRECT = {

@@ -39,7 +39,16 @@ import { parseQueryParam } from "../query_params.ts";
 import { queryParam } from "../http.ts";
 import { pageInput } from "./inputs.ts";
 import { moderatorKeyChecked, routeNotFound } from "../moderator_gate.ts";
-import { boardParam, type Handler, type Operation, operation, pageParams } from "./operation.ts";
+import {
+  boardParam,
+  type Handler,
+  type Operation,
+  operation,
+  type OperationSpec,
+  pageParams,
+  type ResponseDoc,
+  storedJson,
+} from "./operation.ts";
 
 /** Pending guest comments: up to 50 a page, oldest first. */
 const PENDING_PAGE = { min: 1, max: 50, default: 50 };
@@ -50,8 +59,10 @@ const ARTICLE_COMMENTS_PAGE = { min: 1, max: 50, default: 20 };
 
 const MOD = "Moderation (operator only)";
 /** Every /mod operation: operator-only, audited, 404 unless BOARD_MODERATOR_KEY is set. */
-function modOp<B>(op: Omit<Operation<B>, "tag" | "auth" | "headers" | "operatorOnly">): Operation {
-  return operation<B>({
+function modOp<B, Q, const Rs extends Record<number, ResponseDoc>>(
+  op: Omit<OperationSpec<B, Q, Rs>, "tag" | "auth" | "headers" | "operatorOnly">,
+): Operation {
+  return operation<B, Q, Rs>({
     ...op,
     tag: MOD,
     auth: "moderator",
@@ -62,14 +73,16 @@ function modOp<B>(op: Omit<Operation<B>, "tag" | "auth" | "headers" | "operatorO
   });
 }
 /**
- * An audited moderator write: idempotent; its 200 answer is the action's outcome. It runs while
+ * An audited moderator write: idempotent; its 200 answer is the action's outcome, the JSON
+ * recorded with its audit record and replayed as stored (so the compiler sees a record, and
+ * tests/openapi_answers_test.ts checks each answer against `outcome`). It runs while
  * the moderator key's window is read (routes/moderator_gate.ts): `act` hands `keyChecked` to
  * its audited action, which reads beside it and writes nothing before it resolved.
  */
 function modWriteOp<B>(
   outcome: z.ZodType,
   op: Omit<
-    Operation<B>,
+    OperationSpec<B>,
     "tag" | "auth" | "headers" | "operatorOnly" | "idempotency" | "responses" | "errors" | "handler"
   >,
   act: (
@@ -78,7 +91,7 @@ function modWriteOp<B>(
     keyChecked: Promise<void>,
   ) => Promise<{ answer: AuditedAnswer }>,
 ): Operation {
-  return modOp<B>({
+  return modOp({
     ...op,
     idempotency: "required",
     responses: {
@@ -156,7 +169,10 @@ export const MOD_OPERATIONS: Operation[] = [
     handler: async (c) => {
       const deps = c.get("deps");
       const { limit } = parsePageParams({ limit: queryParam(c, "limit") }, PENDING_PAGE);
-      return { items: await pendingForModerators(deps, limit), content_is_untrusted: true };
+      return {
+        items: await pendingForModerators(deps, limit),
+        content_is_untrusted: true as const,
+      };
     },
   }),
   modOp({
@@ -173,7 +189,10 @@ export const MOD_OPERATIONS: Operation[] = [
     errors: ["INVALID_LIMIT"],
     handler: async (c) => {
       const { limit } = parsePageParams({ limit: queryParam(c, "limit") }, APPEALS_PAGE);
-      return { items: await listOpenAppeals(c.get("deps"), limit), content_is_untrusted: true };
+      return {
+        items: await listOpenAppeals(c.get("deps"), limit),
+        content_is_untrusted: true as const,
+      };
     },
   }),
   modOp({
@@ -192,7 +211,7 @@ export const MOD_OPERATIONS: Operation[] = [
       return {
         ...page,
         items: await moderatorComments(deps, page.items),
-        content_is_untrusted: true,
+        content_is_untrusted: true as const,
       };
     },
   }),
@@ -206,7 +225,7 @@ export const MOD_OPERATIONS: Operation[] = [
       refuseAfter: { code: "INVALID_INPUT", message: 'The audit trail pages with "before" only.' },
     }),
     responses: {
-      200: { description: "A page of audit records.", schema: modOut.modAuditResponse },
+      200: { description: "A page of audit records.", schema: storedJson(modOut.modAuditResponse) },
     },
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
     handler: (c, { query }) => listAudit(c.get("deps"), query),

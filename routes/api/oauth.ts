@@ -23,7 +23,7 @@ import { handleToken } from "../../oauth/token.ts";
 import { TTL } from "../../domain/accounts/mod.ts";
 import { OAUTH_PATHS, SCOPES } from "../../oauth/urls.ts";
 import { handleWhoami } from "../whoami.ts";
-import { htmlPage, OAUTH_TAG, type Operation } from "./operation.ts";
+import { htmlPage, OAUTH_TAG, type Operation, operation } from "./operation.ts";
 
 const FORM = "application/x-www-form-urlencoded";
 const scopeList = `space-separated, of ${SCOPES.join(", ")}`;
@@ -75,7 +75,7 @@ const DISCOVERY_CACHE = { "Cache-Control": "public, max-age=300" };
 const OAUTH_LIMITED = ["too_many_requests", "temporarily_unavailable"];
 
 const OAUTH_OPS: Operation[] = [
-  {
+  operation({
     method: "get",
     path: OAUTH_PATHS.authorizationServerMetadata,
     operationId: "oauthAuthorizationServerMetadata",
@@ -89,8 +89,8 @@ const OAUTH_OPS: Operation[] = [
       (c) =>
         c.json(authorizationServerMetadata(c.get("deps").config.baseUrl), 200, DISCOVERY_CACHE),
     ),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: OAUTH_PATHS.protectedResourceMetadata,
     operationId: "oauthProtectedResourceMetadata",
@@ -103,8 +103,8 @@ const OAUTH_OPS: Operation[] = [
       "metadata",
       (c) => c.json(protectedResourceMetadata(c.get("deps").config.baseUrl), 200, DISCOVERY_CACHE),
     ),
-  },
-  {
+  }),
+  operation({
     method: "post",
     path: OAUTH_PATHS.register,
     operationId: "oauthRegisterClient",
@@ -122,8 +122,8 @@ const OAUTH_OPS: Operation[] = [
     },
     oauthErrors: ["invalid_client_metadata", "invalid_redirect_uri", ...OAUTH_LIMITED],
     handler: oauthEndpoint("register", handleRegister),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: OAUTH_PATHS.authorize,
     operationId: "oauthAuthorize",
@@ -144,8 +144,8 @@ const OAUTH_OPS: Operation[] = [
       429: htmlPage("Too many requests from this network."),
     },
     handler: handleAuthorizeGet,
-  },
-  {
+  }),
+  operation({
     method: "post",
     path: OAUTH_PATHS.authorize,
     operationId: "oauthConsent",
@@ -165,8 +165,8 @@ const OAUTH_OPS: Operation[] = [
       429: htmlPage("Too many requests from this network."),
     },
     handler: handleAuthorizePost,
-  },
-  {
+  }),
+  operation({
     method: "post",
     path: OAUTH_PATHS.token,
     operationId: "oauthToken",
@@ -188,8 +188,8 @@ const OAUTH_OPS: Operation[] = [
       ...OAUTH_LIMITED,
     ],
     handler: oauthEndpoint("token", handleToken, NO_STORE),
-  },
-  {
+  }),
+  operation({
     method: "post",
     path: OAUTH_PATHS.revoke,
     operationId: "oauthRevoke",
@@ -201,8 +201,8 @@ const OAUTH_OPS: Operation[] = [
     responses: { 200: { description: "Revoked (also for unknown tokens)." } },
     oauthErrors: ["invalid_request", "invalid_client", ...OAUTH_LIMITED],
     handler: oauthEndpoint("revoke", handleRevoke),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: OAUTH_PATHS.whoami,
     operationId: "oauthWhoami",
@@ -217,7 +217,7 @@ const OAUTH_OPS: Operation[] = [
     },
     oauthErrors: OAUTH_LIMITED,
     handler: oauthEndpoint("whoami", handleWhoami),
-  },
+  }),
 ];
 
 /**
@@ -257,7 +257,7 @@ const jsonRpcRequest = z.looseObject({
 });
 
 const MCP_OPS: Operation[] = [
-  {
+  operation({
     method: "post",
     path: OAUTH_PATHS.mcp,
     operationId: "mcp",
@@ -282,8 +282,8 @@ const MCP_OPS: Operation[] = [
     },
     body: { name: "JsonRpcRequest", schema: jsonRpcRequest, parsedBy: "handler" },
     // Guards and handler serve the registry's tools: routes/app.ts attaches them (mcp/route.ts).
-  },
-  ...(["get", "delete"] as const).map((method): Operation => ({
+  }),
+  ...(["get", "delete"] as const).map((method): Operation => (operation({
     method,
     path: OAUTH_PATHS.mcp,
     operationId: `mcp${method === "get" ? "Get" : "Delete"}`,
@@ -292,7 +292,7 @@ const MCP_OPS: Operation[] = [
     auth: "none",
     responses: { 405: { description: "Method not allowed.", schema: jsonRpcError } },
     // The transport's answer: routes/app.ts attaches it (mcp/route.ts).
-  })),
+  }))),
 ];
 
 /** OAuth and MCP operations. */

@@ -322,11 +322,10 @@ function refuseOversizedBody(t: AnyTool, args: Record<string, unknown>, limit: n
   );
 }
 
-export interface Operation<
-  // deno-lint-ignore no-explicit-any
-  B = any,
-  // deno-lint-ignore no-explicit-any
-  Q = any,
+/** An operation as declared: its body `B`, query `Q` and responses `Rs` (see `operation`). */
+export interface OperationSpec<
+  B,
+  Q = unknown,
   Rs extends Record<number, ResponseDoc> = Record<number, ResponseDoc>,
 > {
   method: HttpMethod;
@@ -400,14 +399,35 @@ export interface Operation<
 }
 
 /**
- * Declares an operation, checking its handler against its body schema and its answer
- * against the schema of its 200 or 201 response.
+ * The schema of an answer made of records stored as JSON and answered as stored (the audit
+ * trail): it documents them, and tests/openapi_answers_test.ts checks answers against it;
+ * the compiler, which sees records, does not.
+ */
+export function storedJson(schema: z.ZodType): z.ZodType<unknown> {
+  return schema;
+}
+
+declare const declared: unique symbol;
+
+/**
+ * An operation of the registry. Only `operation()` makes one, so every handler in the
+ * registry was checked by the compiler against its declared schemas.
+ */
+// deno-lint-ignore no-explicit-any
+export type Operation = OperationSpec<any, any> & { readonly [declared]: true };
+
+/**
+ * Declares an operation, checking its handler against its schemas: the body its handler
+ * takes is what `body.schema` parses, its query what `query.read` returns, and the object it
+ * answers what the schema of its 200 or 201 response describes (a handler may also answer
+ * JSON text or a whole Response). Give no type arguments: they are inferred from the
+ * schemas, and an explicit one would turn the check off.
  */
 export function operation<
-  B,
+  B = unknown,
   Q = unknown,
   const Rs extends Record<number, ResponseDoc> = Record<number, ResponseDoc>,
->(op: Operation<B, Q, Rs>): Operation {
+>(op: OperationSpec<B, Q, Rs>): Operation {
   return op as Operation;
 }
 

@@ -17,7 +17,13 @@ import {
 import { atomFeed } from "../web/atom_feed.ts";
 import { docPage, docsPage, homePage, skillFile } from "../web/pages.tsx";
 import { robotsTxt, siteFile } from "../web/site_files.ts";
-import { htmlPage, type Operation, pageParams, uuidQuery as uuidParam } from "./operation.ts";
+import {
+  htmlPage,
+  type Operation,
+  operation,
+  pageParams,
+  uuidQuery as uuidParam,
+} from "./operation.ts";
 
 const SITE = "Website";
 const FORM = "application/x-www-form-urlencoded";
@@ -31,7 +37,7 @@ const guestCommentForm = z.object({
 });
 
 const PAGE_OPS: Operation[] = [
-  {
+  operation({
     method: "get",
     path: "/",
     operationId: "homePage",
@@ -40,8 +46,8 @@ const PAGE_OPS: Operation[] = [
     auth: "none",
     responses: { 200: htmlPage("Home page.") },
     handler: homePage,
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/docs",
     operationId: "docsPage",
@@ -53,8 +59,8 @@ const PAGE_OPS: Operation[] = [
       200: htmlPage("The documents by group, docs/api.md rendered, the error-code list."),
     },
     handler: docsPage,
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/docs/{name}",
     operationId: "docPage",
@@ -71,8 +77,8 @@ const PAGE_OPS: Operation[] = [
     responses: { 200: htmlPage("The document.") },
     errors: ["NOT_FOUND"],
     handler: docPage,
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/skill.md",
     operationId: "skill",
@@ -83,8 +89,8 @@ const PAGE_OPS: Operation[] = [
       200: { description: "Markdown.", contentType: "text/markdown", schema: { type: "string" } },
     },
     handler: skillFile,
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/assets/site.css",
     operationId: "stylesheet",
@@ -95,8 +101,8 @@ const PAGE_OPS: Operation[] = [
       200: { description: "CSS.", contentType: "text/css", schema: { type: "string" } },
     },
     handler: siteFile("/assets/site.css"),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/articles.atom",
     operationId: "articlesAtomFeed",
@@ -111,8 +117,8 @@ const PAGE_OPS: Operation[] = [
       },
     },
     handler: atomFeed,
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/favicon.svg",
     operationId: "faviconSvg",
@@ -123,8 +129,8 @@ const PAGE_OPS: Operation[] = [
       200: { description: "SVG.", contentType: "image/svg+xml", schema: { type: "string" } },
     },
     handler: siteFile("/favicon.svg"),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/favicon.ico",
     operationId: "faviconIco",
@@ -135,8 +141,8 @@ const PAGE_OPS: Operation[] = [
       200: { description: "ICO.", contentType: "image/x-icon", schema: { type: "string" } },
     },
     handler: siteFile("/favicon.ico"),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/robots.txt",
     operationId: "robots",
@@ -147,8 +153,8 @@ const PAGE_OPS: Operation[] = [
       200: { description: "Text.", contentType: "text/plain", schema: { type: "string" } },
     },
     handler: (c) => Promise.resolve(robotsTxt(c)),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/openapi.json",
     operationId: "openapi",
@@ -159,12 +165,12 @@ const PAGE_OPS: Operation[] = [
       200: { description: "The OpenAPI document.", schema: boardOut.openapiDocumentResponse },
     },
     // The handler needs the registry itself: routes/app.ts attaches it (openapiDocument).
-  },
+  }),
 ];
 
 /** The article pages for human readers (routes/web/articles_pages.tsx). */
 const ARTICLE_PAGE_OPS: Operation[] = [
-  {
+  operation({
     method: "get",
     path: "/articles",
     operationId: "articlesPage",
@@ -181,8 +187,8 @@ const ARTICLE_PAGE_OPS: Operation[] = [
     htmlErrors: articlePageError,
     errors: ["INVALID_CURSOR"],
     handler: articleListPage,
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/articles/{id}",
     operationId: "articlePage",
@@ -211,8 +217,8 @@ const ARTICLE_PAGE_OPS: Operation[] = [
     htmlErrors: articlePageError,
     errors: ["NOT_FOUND", "INVALID_CURSOR"],
     handler: articleReadPage,
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/articles/{id}/comments",
     operationId: "guestCommentFormPage",
@@ -223,8 +229,8 @@ const ARTICLE_PAGE_OPS: Operation[] = [
     htmlErrors: articlePageError,
     errors: ["NOT_FOUND"],
     handler: guestCommentFormRedirect,
-  },
-  {
+  }),
+  operation({
     method: "post",
     path: "/articles/{id}/comments",
     operationId: "postGuestComment",
@@ -243,8 +249,8 @@ const ARTICLE_PAGE_OPS: Operation[] = [
     htmlErrors: articlePageError,
     errors: ["NOT_FOUND", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"],
     handler: guestCommentSubmit,
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/articles/{id}/comments/{cid}",
     operationId: "commentPermalink",
@@ -255,8 +261,8 @@ const ARTICLE_PAGE_OPS: Operation[] = [
     htmlErrors: articlePageError,
     errors: ["NOT_FOUND"],
     handler: commentPermalink,
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/articles/{id}/figures/{asset}/view",
     operationId: "articleFigurePage",
@@ -267,8 +273,8 @@ const ARTICLE_PAGE_OPS: Operation[] = [
     htmlErrors: articlePageError,
     errors: ["NOT_FOUND"],
     handler: articleFigurePage,
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/articles/{id}/figures/{file}",
     operationId: "articleFigure",
@@ -288,7 +294,7 @@ const ARTICLE_PAGE_OPS: Operation[] = [
     htmlErrors: articlePageError,
     errors: ["NOT_FOUND"],
     handler: articleFigureFile,
-  },
+  }),
 ];
 
 /** Moderation and website operations. */

@@ -109,7 +109,7 @@ function revisionParam(c: Context): number {
 
 /** Votes, pins and rules operations. */
 export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
-  {
+  operation({
     method: "get",
     path: "/v1/voting",
     operationId: "getVotingStatus",
@@ -156,8 +156,8 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       readsWhileAuthenticating: true,
       call: (ctx, a) => votingTargets(ctx.deps, toolCaller(ctx), a.board, a.post_ids),
     }),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/v1/rules",
     operationId: "readRules",
@@ -167,8 +167,8 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
     headers: "agent",
     responses: { 200: { description: "The rules.", schema: boardOut.readRulesResponse } },
     handler: (c) => readRules(c.get("deps"), c.get("caller").agent),
-  },
-  operation<z.infer<typeof rulesEditSchema>>({
+  }),
+  operation({
     method: "put",
     path: "/v1/rules",
     operationId: "editRules",
@@ -214,7 +214,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
         ),
     }),
   }),
-  {
+  operation({
     method: "get",
     path: "/v1/rules/revisions",
     operationId: "listRulesRevisions",
@@ -232,8 +232,8 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
     readsWhileAuthenticating: true,
     handler: (c, { query }) => oncePermitted(c, listRulesRevisions(c.get("deps"), query)),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/v1/rules/revisions/{revision}",
     operationId: "readRulesRevision",
@@ -254,8 +254,8 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
     errors: ["NOT_FOUND"],
     readsWhileAuthenticating: true,
     handler: (c) => oncePermitted(c, readRulesRevision(c.get("deps"), revisionParam(c))),
-  },
-  {
+  }),
+  operation({
     method: "get",
     path: "/votes",
     operationId: "inspectVotes",
@@ -307,8 +307,8 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       readsWhileAuthenticating: true,
       call: async (ctx, a) => (await Promise.all([inspectVotes(ctx.deps, a), ctx.callerReady]))[0],
     }),
-  },
-  operation<z.infer<typeof voteSchema>>({
+  }),
+  operation({
     method: "post",
     path: "/votes",
     operationId: "castVote",
@@ -359,7 +359,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
         castVoteExplained(ctx.deps, pendingToolWriter(ctx, "board:write"), a, ctx.network),
     }),
   }),
-  {
+  operation({
     method: "get",
     path: "/pins",
     operationId: "listPins",
@@ -373,8 +373,8 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
     },
     errors: ["INVALID_INPUT"],
     handler: (c) => listPins(c.get("deps"), pinsBoard(c)),
-  },
-  operation<z.infer<typeof pinSchema>>({
+  }),
+  operation({
     method: "post",
     path: "/pins",
     operationId: "changePin",

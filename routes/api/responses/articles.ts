@@ -22,18 +22,40 @@ import {
 } from "./shared.ts";
 import { ARTICLE_LIMITS } from "../../../domain/articles/mod.ts";
 
-/** The blocks of a comment (and of a review item): type and text. */
-const textBlocks = z.array(z.object({ type: z.string(), text: z.string() }));
-
-/** An article block as the public reads give it (the source omits inline SVG). */
-const publicBlock = z.object({
-  type: z.string(),
-  text: z.string().optional(),
-  level: int.optional(),
-  asset_id: uuid.optional(),
-  alt: z.string().optional(),
-  caption: z.string().optional(),
+/** An svg block as stored: its asset, alt text and caption (null when none). */
+const svgBlock = z.object({
+  type: z.literal("svg"),
+  asset_id: uuid,
+  alt: z.string(),
+  caption: z.string().nullable(),
 });
+
+/** The other blocks as stored: the optional fields of a submission written out (null when none). */
+const textBlockTypes = [
+  z.object({ type: z.literal("paragraph"), text: z.string() }),
+  z.object({
+    type: z.literal("heading"),
+    text: z.string(),
+    level: z.union([z.literal(2), z.literal(3)]),
+  }),
+  z.object({ type: z.literal("quote"), text: z.string(), cite: z.string().nullable() }),
+  z.object({ type: z.literal("list"), items: z.array(z.string()), ordered: z.boolean() }),
+  z.object({ type: z.literal("code"), text: z.string(), language: z.string().nullable() }),
+] as const;
+
+/** The blocks of an article revision or a comment, as stored (docs/articles.md). */
+const storedBlocks = z.array(z.discriminatedUnion("type", [...textBlockTypes, svgBlock]));
+
+/**
+ * An article's blocks with each svg block's sanitised source inline (`svg`: null when the
+ * asset is missing).
+ */
+const blocksWithSvg = z.array(
+  z.discriminatedUnion("type", [
+    ...textBlockTypes,
+    svgBlock.extend({ svg: z.string().nullable() }),
+  ]),
+);
 
 /** One daily allowance of the caller: its limit, what is used and what remains. */
 const dailyUsage = z.object({ limit: int, used: int, remaining: int });
@@ -85,7 +107,11 @@ export const publicArticlesFeedResponse = z.object({
   })),
   next_before: cursor,
   publication: publicationPolicy,
-  summary: z.object({ message_count: int, published_posts: int, awaiting_review_posts: int }),
+  summary: z.object({
+    message_count: int.nullable().describe("null when the board counter could not be read"),
+    published_posts: int,
+    awaiting_review_posts: int,
+  }),
 });
 
 /** GET /api/articles/posts/{id} 200 */
@@ -98,7 +124,7 @@ export const publicArticleResponse = z.object({
     author: z.string(),
     published_at: int,
     first_published_at: int,
-    blocks: z.array(publicBlock.extend({ svg: z.string().optional() })),
+    blocks: blocksWithSvg,
     html: z.string(),
     public_comment_count: int,
     latest_comment: latestComment.nullable(),
@@ -116,7 +142,7 @@ export const publicArticleCommentsResponse = z.object({
     ...commentPlace,
     created_at: int,
     text: z.string(),
-    blocks: textBlocks.optional(),
+    blocks: storedBlocks.optional(),
   })),
   ...twoWayCursors,
 });
@@ -129,7 +155,7 @@ export const publicArticleSourceResponse = z.object({
   author: z.string(),
   format: z.string(),
   text: z.string(),
-  blocks: z.array(publicBlock),
+  blocks: storedBlocks,
   svg: z.array(z.object({ asset_id: uuid, media_type: z.string(), svg: z.string() })),
 });
 
@@ -252,22 +278,15 @@ export const articlesFeedResponse = z.object({
 /** GET /v1/articles/posts/{id} 200 */
 export const articlesReadResponse = z.object({
   article: agentArticle.extend({
-    blocks: z.array(z.object({
-      type: z.string(),
-      text: z.string().optional(),
-      asset_id: uuid.optional(),
-      alt: z.string().optional(),
-      caption: z.string().nullable().optional(),
-      svg: z.string().optional(),
-    })),
+    blocks: blocksWithSvg,
     moderation: moderationRecord.optional(),
     restricted: z.object({ reason: z.string(), at: int }).optional(),
     appeal: z.object({
       status: z.string(),
       reason: z.string(),
       submitted_at: int,
-      decided_at: int,
-      decision_reason: z.string(),
+      decided_at: int.nullable().describe("null while the appeal is open"),
+      decision_reason: z.string().nullable().describe("null while the appeal is open"),
     }).optional(),
   }),
   content_is_untrusted: z.boolean(),
@@ -291,7 +310,7 @@ export const articlesCommentsResponse = z.object({
     status: z.string(),
     visibility: z.string(),
     text: z.string(),
-    blocks: textBlocks.optional(),
+    blocks: storedBlocks.optional(),
     preview: z.string(),
     is_truncated: z.boolean(),
     text_length: int,
@@ -308,7 +327,7 @@ export const articlesNextReviewResponse = z.object({
   item: agentArticle.extend({
     candidate_revision_id: uuid,
     expires_at: int,
-    blocks: textBlocks,
+    blocks: storedBlocks,
     reviews: int,
   }).nullable(),
   content_is_untrusted: z.boolean(),

@@ -58,7 +58,9 @@ export const modAuditResponse = z.object({
     idempotency_key: z.string(),
     started_at: z.number().int(),
     outcome: z.string(),
-    status: z.number().int(),
+    status: z.number().int().nullable().describe(
+      "null on an action recorded as started that never finished (stores written before audit records were written finished)",
+    ),
     result: z.object({
       id: uuid.optional(),
       deleted: z.boolean().optional(),
@@ -90,8 +92,8 @@ export const modAuditResponse = z.object({
       appeal: appealSchema.optional(),
       article_state: z.string().optional(),
       restricted: z.boolean().optional(),
-    }),
-    finished_at: z.number().int(),
+    }).nullable(),
+    finished_at: z.number().int().nullable().describe("null as `status` is"),
   })),
   next_before: cursor,
 });
@@ -143,7 +145,15 @@ const modComment = z.object({
   text: z.string(),
   blocks: z.array(z.record(z.string(), z.unknown())).optional(),
   moderation: moderationRecord.nullable(),
-  automatic_moderation: z.record(z.string(), z.unknown()).nullable(),
+  automatic_moderation: z.object({
+    outcome: z.enum(["publish", "hold", "reject"]),
+    findings: z.array(z.object({
+      rule: z.string(),
+      effect: z.enum(["hold", "reject"]),
+      message: z.string(),
+    })),
+    at: z.number().int(),
+  }).nullable(),
 });
 
 /** GET /mod/comments/pending 200 */

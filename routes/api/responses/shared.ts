@@ -361,7 +361,8 @@ export const votingStatus = z.object({
     mature: z.boolean(),
     mature_at: int,
     age_part: int,
-    next_age_part_at: int,
+    /** Null once the account is old enough for the whole age part. */
+    next_age_part_at: int.nullable(),
   }),
   reputation: z.object({ R: int, P: int, reputation_part: int, rule: z.string() }),
   suspended: z.boolean(),

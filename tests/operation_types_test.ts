@@ -1,0 +1,68 @@
+/**
+ * The registry's contract is checked by the compiler: `operation()` checks a handler's answer
+ * against the schema of its 200 or 201 response (a missing or mistyped field; the published
+ * answers allow fields beyond those documented) and its body against the body's schema, and
+ * only `operation()` makes an `Operation`. Each `@ts-expect-error` below fails type-checking
+ * (`deno check`, and `deno test` before it runs) if the compiler accepts the line under it.
+ */
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { type Operation, operation } from "../routes/api/operation.ts";
+
+const answer = z.object({ id: z.string(), count: z.number().int() });
+const base = {
+  method: "post",
+  path: "/probe",
+  operationId: "probe",
+  tag: "test",
+  summary: "A probe.",
+  auth: "none",
+  body: { name: "Probe", schema: z.object({ n: z.number().int() }) },
+  responses: { 200: { description: "The answer.", schema: answer } },
+} as const;
+
+Deno.test("operation(): a handler must answer what its 200 schema declares", () => {
+  const good = operation({ ...base, handler: () => Promise.resolve({ id: "a", count: 1 }) });
+  const declared: Operation[] = [
+    good,
+    // @ts-expect-error: `count` is missing
+    operation({ ...base, handler: () => Promise.resolve({ id: "a" }) }),
+    // @ts-expect-error: `id` is a number, not a string
+    operation({ ...base, handler: () => Promise.resolve({ id: 1, count: 1 }) }),
+    // @ts-expect-error: `count` may not be null
+    operation({ ...base, handler: () => Promise.resolve({ id: "a", count: null }) }),
+    // A whole Response or JSON text is the handler's own (HTML pages, raw answers).
+    operation({ ...base, handler: () => Promise.resolve(new Response("{}")) }),
+  ];
+  assert.equal(declared.length, 5);
+});
+
+Deno.test("operation(): the handler's body is what the body schema parses", () => {
+  const op = operation({
+    ...base,
+    handler: (_c, { body }) => {
+      // @ts-expect-error: the body has `n`, a number, and no `m`
+      const wrong: string = body.m;
+      return Promise.resolve({ id: String(wrong), count: body.n });
+    },
+  });
+  assert.ok(op.handler);
+});
+
+Deno.test("only operation() makes an Operation: a bare object is refused", () => {
+  // @ts-expect-error: not declared through operation(), so its handler was never checked
+  const bare: Operation = { ...base, handler: () => Promise.resolve({}) };
+  assert.ok(bare);
+});
+
+Deno.test("no registry entry turns the check off with explicit type arguments", async () => {
+  const dir = new URL("../routes/api/", import.meta.url);
+  for await (const f of Deno.readDir(dir)) {
+    if (!f.name.endsWith(".ts")) continue;
+    const text = await Deno.readTextFile(new URL(f.name, dir));
+    // A wrapper passing on all three of its own inferred parameters keeps the check.
+    const explicit = [...text.matchAll(/\boperation<([^>(]*)>\(/g)]
+      .filter((m) => m[1].replaceAll(/\s/g, "") !== "B,Q,Rs");
+    assert.deepEqual(explicit.map((m) => m[0]), [], `routes/api/${f.name}`);
+  }
+});
