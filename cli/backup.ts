@@ -1,10 +1,11 @@
 /**
- * `deno task kv:export [file]` / `deno task kv:import <file>`: the whole store as NDJSON.
- * The store is the one BOARD_KV names (default ./data/board.kv).
+ * `deno task kv:export [file]` / `deno task kv:import <file>`: the whole store as NDJSON
+ * (cli/backup_format.ts). The store is the one BOARD_KV names (default ./data/board.kv). A
+ * refusal is one line on stderr and exit code 1.
  */
 import { loadConfig } from "../routes/config.ts";
-import { exportKv, importKv } from "./backup_format.ts";
-import { openKv } from "../kv/open.ts";
+import { BackupRefused, exportKv, importKv } from "./backup_format.ts";
+import { isKvConnectUrl, openKv } from "../kv/open.ts";
 
 /** Splits a byte stream into lines. */
 async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
@@ -18,12 +19,39 @@ async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<st
   if (rest) yield rest;
 }
 
-const [command, file] = Deno.args;
+const [command, ...rest] = Deno.args;
+const withoutEndLine = rest.includes("--without-end-line");
+const file = rest.find((a) => !a.startsWith("--"));
 if (command !== "export" && command !== "import") {
-  console.error("usage: deno task kv:export [file.ndjson] | deno task kv:import <file.ndjson>");
+  console.error(
+    "usage: deno task kv:export [file.ndjson] | deno task kv:import [--without-end-line] <file.ndjson>",
+  );
   Deno.exit(2);
 }
-const config = loadConfig(Deno.env.toObject(), true);
+
+/** Refuses with one line (no stack trace) and exit code 1. */
+function refuse(why: string): never {
+  console.error(`kv:${command}: ${why}`);
+  Deno.exit(1);
+}
+
+let config;
+try {
+  config = loadConfig(Deno.env.toObject(), true);
+} catch (e) {
+  refuse(e instanceof Error ? e.message : String(e));
+}
+if (command === "import" && !file) refuse("name the backup file to import");
+if (command === "import") await Deno.stat(file!).catch(() => refuse(`no file ${file}`));
+// A misspelt BOARD_KV would open (and create) an empty store: exporting it would write an empty
+// backup without a word.
+const storeFile = config.kvPath;
+if (
+  command === "export" && storeFile && !isKvConnectUrl(storeFile) && storeFile !== ":memory:"
+) {
+  const found = await Deno.stat(storeFile).then(() => true, () => false);
+  if (!found) refuse(`no store at ${storeFile} (BOARD_KV): nothing to export`);
+}
 const kv = await openKv(config.kvPath);
 try {
   if (command === "export") {
@@ -37,11 +65,19 @@ try {
     if (file) (out as Deno.FsFile).close();
     console.error(`exported ${n} entries`);
   } else {
-    if (!file) throw new Error("import needs a file");
-    const src = await Deno.open(file);
-    const n = await importKv(kv, readLines(src.readable));
+    const open = () => {
+      const src = Deno.openSync(file!);
+      return readLines(src.readable);
+    };
+    const n = await importKv(kv, open, { endLine: !withoutEndLine });
     console.error(`imported ${n} entries`);
   }
+} catch (e) {
+  if (e instanceof BackupRefused || e instanceof Deno.errors.NotFound) {
+    kv.close();
+    refuse(`${e.message}; nothing was written`);
+  }
+  throw e;
 } finally {
   kv.close();
 }

@@ -1,8 +1,9 @@
 /**
  * Whole-store backup as newline-delimited JSON: one line per entry,
  * `{"key": [...], "value": ...}` with a type tag for what JSON cannot hold
- * (bigint, Uint8Array, KvU64, Date, undefined). Expiry deadlines are not readable from
- * KV and are not exported: every expiry is enforced in code anyway (docs/deploy.md).
+ * (bigint, Uint8Array, KvU64, Date, undefined), and a last line `{"end": {"entries": n}}`
+ * that says the file is whole. Expiry deadlines are not readable from KV and are not
+ * exported: every expiry is enforced in code anyway (docs/deploy.md).
  */
 
 type Tagged =
@@ -58,7 +59,7 @@ function decodeValue(v: unknown): unknown {
   return v;
 }
 
-/** Streams every entry of the store as NDJSON lines. Returns the number of entries. */
+/** Streams every entry of the store as NDJSON lines, then the end line. Returns the entry count. */
 export async function exportKv(
   kv: Deno.Kv,
   write: (line: string) => Promise<void> | void,
@@ -70,14 +71,81 @@ export async function exportKv(
     );
     n++;
   }
+  await write(JSON.stringify({ end: { entries: n } }) + "\n");
   return n;
 }
 
-/** Writes NDJSON lines into the store in batches. Returns the number of entries written. */
+/** A backup the import refuses, with what is wrong and where. */
+export class BackupRefused extends Error {}
+
+type Lines = AsyncIterable<string> | Iterable<string>;
+
+/** An entry line's key and value, or null for the end line; refuses anything else. */
+function parseLine(
+  line: string,
+  at: number,
+): { key: Deno.KvKey; value: unknown } | { end: number } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    throw new BackupRefused(`line ${at} is not JSON (a file cut short or changed?)`);
+  }
+  const o = parsed as { key?: unknown; value?: unknown; end?: { entries?: unknown } };
+  if (o && typeof o === "object" && Array.isArray(o.key) && "value" in o) {
+    return { key: decodeValue(o.key) as Deno.KvKey, value: decodeValue(o.value) };
+  }
+  if (o && typeof o === "object" && typeof o.end?.entries === "number") {
+    return { end: o.end.entries };
+  }
+  throw new BackupRefused(`line ${at} is neither an entry nor the end line`);
+}
+
+/**
+ * Checks a whole backup before anything is written: every line an entry, then the end line
+ * with the count of the entries before it (a file cut short has none, or a different count).
+ * `endLine: false` accepts a file without one (an export made before end lines existed).
+ * Returns the entry count.
+ */
+async function checkBackup(lines: Lines, endLine: boolean): Promise<number> {
+  let n = 0;
+  let at = 0;
+  let end: number | null = null;
+  for await (const raw of lines) {
+    at++;
+    const line = raw.trim();
+    if (!line) continue;
+    if (end !== null) throw new BackupRefused(`line ${at} comes after the end line`);
+    const parsed = parseLine(line, at);
+    if ("end" in parsed) end = parsed.end;
+    else n++;
+  }
+  if (end === null && endLine) {
+    throw new BackupRefused(
+      `the file has no end line: it was cut short, or made before end lines existed (then import it with --without-end-line)`,
+    );
+  }
+  if (end !== null && end !== n) {
+    throw new BackupRefused(`the end line says ${end} entries, the file holds ${n}`);
+  }
+  return n;
+}
+
+/**
+ * Writes a backup into an empty store, in batches, once the whole file checked out
+ * (`checkBackup`): a file cut short or changed, or a store that already holds entries (an
+ * import sets keys; it would mix two boards' sequences), is refused with `BackupRefused`
+ * before anything is written. `read` is called once per pass. Returns the entries written.
+ */
 export async function importKv(
   kv: Deno.Kv,
-  lines: AsyncIterable<string> | Iterable<string>,
+  read: () => Lines,
+  { endLine = true }: { endLine?: boolean } = {},
 ): Promise<number> {
+  for await (const _ of kv.list({ prefix: [] }, { limit: 1, consistency: "strong" })) {
+    throw new BackupRefused("the store already holds entries: import into an empty store");
+  }
+  const expected = await checkBackup(read(), endLine);
   let n = 0;
   let op = kv.atomic();
   let inBatch = 0;
@@ -90,16 +158,20 @@ export async function importKv(
     inBatch = 0;
     bytes = 0;
   };
-  for await (const raw of lines) {
+  let at = 0;
+  for await (const raw of read()) {
+    at++;
     const line = raw.trim();
     if (!line) continue;
-    const { key, value } = JSON.parse(line);
+    const parsed = parseLine(line, at);
+    if ("end" in parsed) break;
     if (bytes + line.length > 400_000 || inBatch >= 500) await flush();
-    op.set(decodeValue(key) as Deno.KvKey, decodeValue(value));
+    op.set(parsed.key, parsed.value);
     inBatch++;
     bytes += line.length;
     n++;
   }
   await flush();
+  if (n !== expected) throw new Error(`the file changed during the import (${n} of ${expected})`);
   return n;
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { exportKv, importKv } from "../cli/backup_format.ts";
+import { BackupRefused, exportKv, importKv } from "../cli/backup_format.ts";
 import { isKvConnectUrl, openKv } from "../kv/open.ts";
 import { AtomicLimitError, transact } from "../kv/tx.ts";
 import { post, register, reply, testBoard } from "./helpers.ts";
@@ -149,12 +149,58 @@ Deno.test("kv export/import round-trips the whole store", async () => {
   const n = await exportKv(board.kv, (l) => void lines.push(l));
   assert.ok(n > 10);
   await using target = await Deno.openKv(":memory:");
-  assert.equal(await importKv(target, lines.join("").split("\n")), n);
+  assert.equal(await importKv(target, () => lines.join("").split("\n")), n);
   const src = [];
   for await (const e of board.kv.list({ prefix: [] })) src.push([e.key, e.value]);
   const dst = [];
   for await (const e of target.list({ prefix: [] })) dst.push([e.key, e.value]);
   assert.deepEqual(dst, src);
+});
+
+Deno.test("kv import refuses a backup cut short or changed, or a store not empty, writing nothing", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  await post(board, a.key, { title: "backup me", body: "whole or not at all" });
+  const lines: string[] = [];
+  const n = await exportKv(board.kv, (l) => void lines.push(l));
+  const empty = async (kv: Deno.Kv) => {
+    for await (const _ of kv.list({ prefix: [] })) return false;
+    return true;
+  };
+  const cases: [string, string[], RegExp][] = [
+    ["cut at a line end", lines.slice(0, n - 3), /no end line/],
+    ["cut inside a line", [...lines.slice(0, 4), lines[4].slice(0, 20)], /line 5 is not JSON/],
+    [
+      "an entry left out",
+      [...lines.slice(0, 2), ...lines.slice(3)],
+      /says \d+ entries, the file holds/,
+    ],
+    [
+      "a line that is no entry",
+      [...lines.slice(0, 2), "{}\n", ...lines.slice(2)],
+      /line 3 is neither/,
+    ],
+    ["lines after the end", [...lines, lines[0]], /after the end line/],
+  ];
+  for (const [what, cut, why] of cases) {
+    await using target = await Deno.openKv(":memory:");
+    await assert.rejects(
+      () => importKv(target, () => cut.join("").split("\n")),
+      (e: Error) => e instanceof BackupRefused && why.test(e.message),
+      what,
+    );
+    assert.ok(await empty(target), `${what}: nothing written`);
+  }
+  // An export made before end lines: accepted only when asked for.
+  await using older = await Deno.openKv(":memory:");
+  const withoutEnd = () => lines.slice(0, n).join("").split("\n");
+  await assert.rejects(() => importKv(older, withoutEnd), /no end line/);
+  assert.equal(await importKv(older, withoutEnd, { endLine: false }), n);
+  // A store that holds entries: an import would mix two boards' sequences.
+  await assert.rejects(
+    () => importKv(older, () => lines.join("").split("\n")),
+    (e: Error) => e instanceof BackupRefused && /already holds entries/.test(e.message),
+  );
 });
 
 Deno.test("utf8Length(): the byte count TextEncoder produces, without encoding", async () => {
