@@ -1,6 +1,6 @@
 /** Entry point: read configuration, open KV, build the app, serve. Nothing else. */
 import { SystemClock } from "./domain/clock.ts";
-import { type Config, serviceConfig } from "./routes/config.ts";
+import { type Config, serviceConfig, startupSummary, unknownVariables } from "./routes/config.ts";
 import { makeDeps } from "./domain/deps.ts";
 import { startService } from "./routes/service.ts";
 import { openKv } from "./kv/open.ts";
@@ -14,7 +14,10 @@ function cannotStart(e: unknown): never {
 let config: Config;
 let kv: Deno.Kv;
 try {
-  config = serviceConfig(Deno.env.toObject(), Deno.args.includes("--dev"));
+  const env = Deno.env.toObject();
+  config = serviceConfig(env, Deno.args.includes("--dev"));
+  for (const warning of unknownVariables(env)) console.warn(`Warning: ${warning}`);
+  console.log(startupSummary(config));
   kv = await openKv(config.kvPath);
 } catch (e) {
   cannotStart(e);

@@ -7,6 +7,7 @@ import type { AppEnv } from "./env.ts";
 import { compressResponses } from "./compression.ts";
 import { headContentLength } from "./head_length.ts";
 import { type HeapGauge, processHeap, shedLoad } from "./load_shedding.ts";
+import { drainRequests } from "./shutdown.ts";
 import { requestTelemetry } from "./telemetry.ts";
 import { rejectBrowsers, requireAgentHeaders } from "./guards.ts";
 import { errorResponse } from "./http.ts";
@@ -85,6 +86,8 @@ export function createApp(deps: Deps, heap: HeapGauge = processHeap): Hono<AppEn
     if (deps.config.testClock) await followClockShift(deps);
     await next();
   });
+  // Requests under way are counted, so that a stop (SIGTERM) answers them first.
+  app.use(drainRequests);
   // Before any KV work: a request refused for memory costs nothing (routes/load_shedding.ts).
   app.use(shedLoad(heap));
 

@@ -74,6 +74,11 @@ function baseUrlVar(env: Env, port: number): string {
 /** Builds the configuration from environment variables; `dev` selects dev defaults. */
 export function loadConfig(env: Env, dev = false): Config {
   const port = wholeVar(env, "PORT", 8000, 0, 65535);
+  if (port === 0 && !env.BOARD_BASE_URL) {
+    throw new Error(
+      "PORT=0 lets the system pick a port, which the board's URLs cannot name: set BOARD_BASE_URL too, or a fixed PORT.",
+    );
+  }
   const production = productionVar(env);
   const config: Config = {
     port,
@@ -106,7 +111,92 @@ function checked(config: Config): Config {
   }
   const problem = boardSecretProblem(config.secret) ?? moderatorKeyProblem(config.moderatorKey);
   if (problem) throw new Error(problem);
+  if (config.secret !== undefined && config.secret === config.moderatorKey) {
+    throw new Error(
+      "BOARD_MODERATOR_KEY is the same value as BOARD_SECRET: give each its own random value (the moderator key is typed and sent; the secret never leaves the server).",
+    );
+  }
   return config;
+}
+
+/** Every BOARD_* variable the service reads (README "Configuration"). */
+const BOARD_VARIABLES = [
+  "BOARD_ARTICLES_GRACE_DAYS",
+  "BOARD_BASE_URL",
+  "BOARD_ENV",
+  "BOARD_HOSTNAME",
+  "BOARD_KV",
+  "BOARD_LIMIT_SCALE",
+  "BOARD_MAX_ACCOUNTS",
+  "BOARD_MAX_POSTS",
+  "BOARD_MODERATOR_KEY",
+  "BOARD_SEARCH_BATCH",
+  "BOARD_SECRET",
+  "BOARD_TEST_CLOCK",
+  "BOARD_TRUST_PROXY",
+];
+
+/**
+ * BOARD_* variables the tests, the benchmarks and the example clients read (the service does
+ * not; a server they start inherits them): not warned about.
+ */
+const OTHER_TOOLS_VARIABLES = [
+  "BOARD_API_KEY",
+  "BOARD_KV_BUDGETS_PRINT",
+  "BOARD_KV_TRACE",
+  "BOARD_NODE_CACHE",
+  "BOARD_REQUIRE_BROWSER",
+  "BOARD_REQUIRE_GO",
+  "BOARD_STRESS",
+  "BOARD_TEST_KV_URL",
+  "BOARD_URL",
+];
+
+/** Edits (insertions, deletions, substitutions) between two names. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[b.length];
+}
+
+/**
+ * A warning for each BOARD_* variable set in `env` that the service does not read: a misspelt
+ * name would otherwise leave its setting at the default without a word (moderation off, the
+ * proxy's address taken for every client). Names the closest variable it may have meant.
+ */
+export function unknownVariables(env: Env): string[] {
+  return Object.keys(env)
+    .filter((name) =>
+      name.startsWith("BOARD_") && !BOARD_VARIABLES.includes(name) &&
+      !OTHER_TOOLS_VARIABLES.includes(name)
+    )
+    .sort()
+    .map((name) => {
+      const near = BOARD_VARIABLES
+        .map((known) => ({ known, d: distance(name, known) }))
+        .sort((a, b) => a.d - b.d)[0];
+      return `${name} is set, but the board reads no such variable` +
+        (near.d <= 3 ? `; did you mean ${near.known}?` : ".");
+    });
+}
+
+/** What the operator should know the service runs with, said once at start. */
+export function startupSummary(config: Config): string {
+  const moderation = config.moderatorKey
+    ? "on (BOARD_MODERATOR_KEY)"
+    : "off (BOARD_MODERATOR_KEY is unset)";
+  const networks = config.trustProxy
+    ? "from X-Forwarded-For's last hop (BOARD_TRUST_PROXY=1)"
+    : "the connection's address (BOARD_TRUST_PROXY is off)";
+  return `Moderation: ${moderation}. Client networks: ${networks}. Store: ${
+    config.kvPath ?? "the platform's KV"
+  }.`;
 }
 
 /**

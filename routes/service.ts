@@ -13,6 +13,7 @@ import { markTermFilters } from "../domain/search/mod.ts";
 import { noteOlderVotes } from "../domain/votes/mod.ts";
 import { createApp } from "./app.ts";
 import { registerSweeps } from "./cron.ts";
+import { beginStop, isStopping } from "./shutdown.ts";
 
 /**
  * Runs start-up work that must finish before serving. The rules post is created on the
@@ -45,6 +46,36 @@ export async function startService(deps: Deps): Promise<void> {
   registerSweeps(deps);
   await prepareService(deps);
   keepListening(deps, createApp(deps).fetch);
+  stopOnSigterm();
+}
+
+/** How long a stop waits for the requests in flight before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 8_000;
+
+/** The listener serving now (a failed one is replaced). */
+let listening: Deno.HttpServer | null = null;
+
+/**
+ * On SIGTERM, stops as routes/shutdown.ts says: the requests under way are answered (for up to
+ * `SHUTDOWN_GRACE_MS`), then the listener shuts down and the process exits. A request's commit
+ * is finished before its answer, so nothing acknowledged is lost either way; background work
+ * (sealing, purges) resumes at the next start. SIGKILL ends the process at once, as always.
+ */
+function stopOnSigterm(): void {
+  try {
+    Deno.addSignalListener("SIGTERM", async () => {
+      if (isStopping()) return;
+      console.log("Stopping (SIGTERM): answering the requests under way first.");
+      await beginStop(SHUTDOWN_GRACE_MS);
+      await Promise.race([
+        listening?.shutdown(),
+        new Promise((r) => setTimeout(r, 1_000)),
+      ]);
+      Deno.exit(0);
+    });
+  } catch {
+    // A platform without SIGTERM (Windows): the process ends as the system ends it.
+  }
 }
 
 /** Listens for as long as the process runs (`serve`); throws when the first listen fails. */
@@ -95,7 +126,12 @@ function serve(
     // Listening again while descriptors are still short fails here; try once more later.
     return later(e);
   }
+  listening = server;
   // The runtime may end a failed listener either way: with an error, or as if it had been shut
-  // down (its accept loop simply stops). Nothing here ever shuts it down, so both mean: listen again.
-  server.finished.then(() => later(new Error("the listener stopped accepting")), later);
+  // down (its accept loop simply stops). Only a stop (SIGTERM) shuts it down here, so otherwise
+  // both mean: listen again.
+  server.finished.then(
+    () => isStopping() || later(new Error("the listener stopped accepting")),
+    (e) => isStopping() || later(e),
+  );
 }

@@ -108,5 +108,6 @@ export {
   sealCredential,
   type SealedCredential,
   secretMac,
+  secretValueProblem,
 } from "./secret.ts";
 export { registerOnce } from "./registration_replays.ts";

@@ -27,10 +27,31 @@ export const BOARD_SECRET_MIN_LENGTH = 32;
 
 /** Why `secret` (BOARD_SECRET as given) cannot be used, or null when it can (or is unset). */
 export function boardSecretProblem(secret: string | undefined): string | null {
-  if (secret === undefined || secret.length >= BOARD_SECRET_MIN_LENGTH) return null;
-  return `BOARD_SECRET is ${secret.length} characters long; it must be at least ` +
-    `${BOARD_SECRET_MIN_LENGTH} (use a long random value, for example the output of ` +
-    "`openssl rand -base64 32`).";
+  if (secret === undefined) return null;
+  if (secret.length < BOARD_SECRET_MIN_LENGTH) {
+    return `BOARD_SECRET is ${secret.length} characters long; it must be at least ` +
+      `${BOARD_SECRET_MIN_LENGTH} (use a long random value, for example the output of ` +
+      "`openssl rand -base64 32`).";
+  }
+  return secretValueProblem("BOARD_SECRET", secret);
+}
+
+/** Fewest distinct characters a secret of the configuration may have. */
+const MIN_DISTINCT_CHARACTERS = 5;
+
+/**
+ * Why a long enough secret value (BOARD_SECRET, BOARD_MODERATOR_KEY) is still not one: spaces
+ * or line breaks at its ends (lost on the way: a shell, a header, a copy), or so few distinct
+ * characters (32 spaces, `aaaa…`) that it was typed rather than generated. Null when fine.
+ */
+export function secretValueProblem(name: string, value: string): string | null {
+  if (value.trim() !== value) {
+    return `${name} starts or ends with a space or line break; remove it (a client would send the value without it).`;
+  }
+  if (new Set(value).size < MIN_DISTINCT_CHARACTERS) {
+    return `${name} has fewer than ${MIN_DISTINCT_CHARACTERS} distinct characters: use a random value, for example the output of \`openssl rand -base64 32\`.`;
+  }
+  return null;
 }
 
 const cache = new WeakMap<Deno.Kv, Map<string, Promise<CryptoKey>>>();

@@ -9,6 +9,7 @@ import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { admitToWindow, type LimitSpec, WINDOW_EXPIRE_MS } from "../limits/mod.ts";
 import { timingSafeEqual } from "../hashing.ts";
+import { secretValueProblem } from "../accounts/mod.ts";
 
 /** The shortest moderator key the service starts with (characters). */
 export const MODERATOR_KEY_MIN_LENGTH = 32;
@@ -22,10 +23,16 @@ const MODERATOR_KEY_FAILURES: LimitSpec = {
 
 /** Why a configured moderator key is refused at start, or null when it is long enough. */
 export function moderatorKeyProblem(key: string | undefined): string | null {
-  if (key === undefined || key.length >= MODERATOR_KEY_MIN_LENGTH) return null;
-  return `BOARD_MODERATOR_KEY is ${key.length} characters long; it must be at least ` +
-    `${MODERATOR_KEY_MIN_LENGTH} (use a long random value, for example the output of ` +
-    "`openssl rand -base64 32`), or leave it unset to turn /mod off.";
+  if (key === undefined) return null;
+  if (key.length < MODERATOR_KEY_MIN_LENGTH) {
+    return `BOARD_MODERATOR_KEY is ${key.length} characters long; it must be at least ` +
+      `${MODERATOR_KEY_MIN_LENGTH} (use a long random value, for example the output of ` +
+      "`openssl rand -base64 32`), or leave it unset to turn /mod off.";
+  }
+  return secretValueProblem("BOARD_MODERATOR_KEY", key) ??
+    (/^[\x21-\x7e]+$/.test(key)
+      ? null
+      : "BOARD_MODERATOR_KEY must be printable ASCII without spaces or line breaks: it travels in an Authorization header, where clients trim spaces and refuse other characters.");
 }
 
 /** The 401 of a missing or wrong moderator key. */
@@ -77,7 +84,11 @@ export async function checkWrongKeyWindow(deps: Deps, network: string): Promise<
     // The operator is locked out by someone else's guesses (or their own typos): say so in
     // the log, where the operator looks when the desk refuses the right key.
     console.warn(
-      `The right moderator key was refused from network ${network}: it presented the most wrong keys a network may in a minute. If that was not you, someone on that network is guessing the key (behind a reverse proxy, set BOARD_TRUST_PROXY=1 so that each client's own network is counted).`,
+      `The right moderator key was refused from network ${network}: it presented the most wrong keys a network may in a minute. If that was not you, someone on that network is guessing the key${
+        deps.config.trustProxy
+          ? "."
+          : " (behind a reverse proxy, set BOARD_TRUST_PROXY=1 so that each client's own network is counted)."
+      }`,
     );
     throw e;
   }
