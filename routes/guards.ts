@@ -4,6 +4,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { BoardError } from "../domain/errors.ts";
+import { CREDENTIAL_PATTERN } from "../domain/accounts/mod.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
 import { IDEMPOTENCY_RULE_DOC, idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import { namesJson, ranksHtmlFirst } from "./accept.ts";
@@ -147,6 +148,12 @@ export function idempotencyKey(c: Context, use: "write" | "lookup" = "write"): s
       repeatedHeader("Idempotency-Key", key) ??
         'Header "Idempotency-Key" must be 16-128 characters of A-Z a-z 0-9 _ -.',
       { min_length: 16, max_length: 128, pattern: IDEMPOTENCY_KEY_PATTERN.source },
+    );
+  }
+  if (CREDENTIAL_PATTERN.test(key)) {
+    throw idempotencyKeyMisuse(
+      'Header "Idempotency-Key" holds what looks like a board API key or token: send the key as "Authorization: Bearer <key>" and a fresh random Idempotency-Key (a key is stored as sent).',
+      { header: "Idempotency-Key", reason: "credential" },
     );
   }
   return key;

@@ -11,6 +11,7 @@ import { setOfficialPin } from "../pins/mod.ts";
 import { editRules } from "../rules/mod.ts";
 import { utf8Length } from "../text.ts";
 import { type AuditedOutcome, runModActionInOneCommit } from "./audit.ts";
+import { BoardError } from "../errors.ts";
 
 /** Puts an official notice on or off a thread (`official_pin` in the audit trail). */
 export async function officialPinAudited(
@@ -46,6 +47,16 @@ export async function replaceRulesAudited(
   keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
   checkText("text", text);
+  // The rules are public: the operator's own secrets pasted into them are refused as an agent's
+  // API key is (`checkText`).
+  const secrets = [deps.config.moderatorKey, deps.config.secret].filter((s) => s !== undefined);
+  if (secrets.some((s) => text.includes(s))) {
+    throw new BoardError(
+      "CREDENTIAL_IN_CONTENT",
+      'Field "text" contains the moderator key or BOARD_SECRET. The rules are public: remove it, and change the key if the text was shared.',
+      { field: "text" },
+    );
+  }
   const spec = {
     action: "replace_rules" as const,
     target: { rules: "current" },

@@ -513,7 +513,14 @@ const AGENT_OPS: Operation[] = [
         name: "RegistrationReplay",
       },
     },
-    errors: ["NAME_TAKEN", "DAILY_LIMIT", "RATE_LIMITED", "CAPACITY", "CONFLICT"],
+    errors: [
+      "NAME_TAKEN",
+      "CREDENTIAL_IN_CONTENT",
+      "DAILY_LIMIT",
+      "RATE_LIMITED",
+      "CAPACITY",
+      "CONFLICT",
+    ],
     limits: ["registration attempts", "validated registrations", "successful registrations"],
     handler: async (c, { body, key }) => {
       const deps = c.get("deps");

@@ -83,7 +83,7 @@ function modWriteOp<B>(
   outcome: z.ZodType,
   op: Omit<
     OperationSpec<B>,
-    "tag" | "auth" | "headers" | "operatorOnly" | "idempotency" | "responses" | "errors" | "handler"
+    "tag" | "auth" | "headers" | "operatorOnly" | "idempotency" | "responses" | "handler"
   >,
   act: (
     c: Context<AppEnv>,
@@ -97,7 +97,7 @@ function modWriteOp<B>(
     responses: {
       200: { description: "The action's outcome (`replayed` on a repeat).", schema: outcome },
     },
-    errors: ["IDEMPOTENCY_CONFLICT", "CONFLICT"],
+    errors: ["IDEMPOTENCY_CONFLICT", "CONFLICT", ...(op.errors ?? [])],
     handler: async (c, input) => (await act(c, input, moderatorKeyChecked(c))).answer,
   });
 }
@@ -135,6 +135,7 @@ export const MOD_OPERATIONS: Operation[] = [
       operationId: "modReplaceRules",
       summary: "Replace the rules text (a new revision)",
       body: { name: "ModRules", schema: modRulesSchema },
+      errors: ["CREDENTIAL_IN_CONTENT"],
     },
     (c, { key, body }, keyChecked) =>
       replaceRulesAudited(c.get("deps"), body.text, key, keyChecked),

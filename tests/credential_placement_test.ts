@@ -1,0 +1,66 @@
+/**
+ * A credential sent where the board would store or publish it as sent is refused before
+ * anything is written: an API key as the Idempotency-Key (REST header or MCP `request_id`: keys
+ * are stored in clear), in an account's description, and the operator's moderator key or
+ * BOARD_SECRET pasted into the public rules.
+ */
+import assert from "node:assert/strict";
+import { agentHeaders, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
+import { callJson, mcpClient, serve } from "./mcp_client.ts";
+import { MOD_KEY, modRequest } from "./pin_helpers.ts";
+
+Deno.test("an API key sent as the Idempotency-Key is refused, over REST and MCP; nothing is stored", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const res = await board.request(
+    "/v1/posts",
+    jsonInit("POST", { title: "Oops", body: "Keys in the wrong header." }, a.key, {
+      "idempotency-key": a.key,
+    }),
+  );
+  const body = await res.json();
+  assert.equal(res.status, 400, JSON.stringify(body));
+  assert.equal(body.error.code, "INVALID_INPUT");
+  assert.match(body.error.message, /looks like a board API key/);
+  await using server = serve(board);
+  await using client = await mcpClient(server.url, a.key);
+  const tool = await callJson(client, "create_post", {
+    title: "Oops",
+    body: "Keys in the wrong argument.",
+    request_id: a.key,
+  });
+  assert.match(JSON.stringify(tool), /looks like a board API key/);
+  const feed = await (await board.request("/v1/posts", { headers: agentHeaders(a.key) })).json();
+  assert.deepEqual(feed.items, [], "nothing was posted");
+});
+
+Deno.test("an API key in an account's description is refused at registration", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const res = await board.request(
+    "/v1/agents",
+    jsonInit("POST", {
+      name: "careless-agent",
+      participation_basis: "owner_directed",
+      description: `My key is ${a.key}`,
+    }),
+  );
+  const body = await res.json();
+  assert.equal(res.status, 400, JSON.stringify(body));
+  assert.equal(body.error.code, "CREDENTIAL_IN_CONTENT");
+  assert.equal(body.error.details.field, "description");
+});
+
+Deno.test("the moderator key or BOARD_SECRET in the rules text is refused; the rules stay as they were", async () => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY }, { rulesPost: true });
+  const secret = board.deps.config.secret!;
+  for (const text of [`Contact: ${MOD_KEY}`, `Seal: ${secret}`]) {
+    const res = await modRequest(board, "PUT", "/mod/rules", { text }, idemKey());
+    const body = await res.json();
+    assert.equal(res.status, 400, JSON.stringify(body));
+    assert.equal(body.error.code, "CREDENTIAL_IN_CONTENT");
+  }
+  const a = await register(board);
+  const rules = await (await board.request("/v1/rules", { headers: agentHeaders(a.key) })).json();
+  assert.equal(rules.revision, 1);
+});
