@@ -73,8 +73,18 @@ export async function record(board: TestBoard, who: TestAgent): Promise<Agent> {
 }
 
 /** Calls the pin domain function as `who` (what POST /pins runs after authentication). */
-export async function pinDomain(board: TestBoard, who: TestAgent, input: PinInput) {
-  return await changeCommunityPin(board.deps, await record(board, who), input, who.net);
+export async function pinDomain(
+  board: TestBoard,
+  who: TestAgent,
+  input: PinInput,
+  via: "api_key" | "oauth" = "oauth",
+) {
+  return await changeCommunityPin(
+    board.deps,
+    { agent: await record(board, who), via },
+    input,
+    who.net,
+  );
 }
 
 /** GET /pins of a board: the list body. */

@@ -399,6 +399,18 @@ Deno.test("POST /pins: OAuth board:write only, end to end with a real token", as
     assert.equal((await listPins(board)).length, 0);
   });
 
+  await t.step(
+    "the rule is the domain's: any door calling it with a raw key is refused",
+    async () => {
+      await assert.rejects(
+        () =>
+          pinDomain(board, v, { board: "named", thread_id: v.threads[0], pinned: true }, "api_key"),
+        (e: { code?: string }) => e.code === "OAUTH_REQUIRED",
+      );
+      assert.equal((await listPins(board)).length, 0);
+    },
+  );
+
   const token = await oauthToken(board, v);
 
   await t.step("the body has exactly board, thread_id and pinned", async () => {

@@ -106,26 +106,28 @@ export function pinsNeedOAuth(baseUrl: string): BoardError {
 }
 
 /**
- * Pins change only through an OAuth connection with board:write. REST refuses raw keys at
- * the edge (`requireCaller({ apiKey: false })`, with `pinsNeedOAuth`); every other door (the
- * MCP tool) calls this before `changeCommunityPin`.
+ * Pins change only through an OAuth connection with board:write: `changeCommunityPin` refuses
+ * any other credential first, whichever door it came through (REST also refuses raw keys at
+ * its edge, `requireCaller({ apiKey: false })`, to answer with the OAuth challenge header).
  */
-export function assertPinCredential(deps: Deps, via: "api_key" | "oauth"): void {
+function assertPinCredential(deps: Deps, via: "api_key" | "oauth"): void {
   if (via !== "oauth") throw pinsNeedOAuth(deps.config.baseUrl);
 }
 
 /**
- * POST /pins for `agent` (the route has already required an OAuth board:write token).
+ * POST /pins for `caller` (an OAuth board:write token; a raw API key is 403 OAUTH_REQUIRED).
  * `pinned: true` creates a community pin (an exact repeat answers the existing pin, free,
  * without extending it); `pinned: false` removes the caller's own pin (free, also while
  * suspended; the daily count is not refunded).
  */
 export async function changeCommunityPin(
   deps: Deps,
-  agent: Agent,
+  caller: { agent: Agent; via: "api_key" | "oauth" },
   input: PinInput,
   network: string,
 ) {
+  assertPinCredential(deps, caller.via);
+  const { agent } = caller;
   const threadId = input.thread_id.toLowerCase();
   const board = input.board;
   const theOther = otherBoard(board);

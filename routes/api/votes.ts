@@ -8,7 +8,7 @@ import { z } from "zod";
 import * as boardOut from "./responses/board.ts";
 import { BoardError } from "../../domain/errors.ts";
 import { PAGE_LIMIT, parsePageParams } from "../../domain/paging.ts";
-import { assertPinCredential, changeCommunityPin, listPins } from "../../domain/pins/mod.ts";
+import { changeCommunityPin, listPins } from "../../domain/pins/mod.ts";
 import {
   editRules,
   listRulesRevisions,
@@ -392,7 +392,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
     errors: ["OAUTH_REQUIRED", "NOT_VETERAN", "NOT_FOUND", "PIN_CONFLICT", "DAILY_LIMIT"],
     limits: ["new pins per veteran per UTC day", "writes per network"],
     handler: (c, { body }) =>
-      changeCommunityPin(c.get("deps"), c.get("caller").agent, body, c.get("network")),
+      changeCommunityPin(c.get("deps"), c.get("caller"), body, c.get("network")),
     tool: tool({
       name: "pin_thread",
       title: "Pin a thread (veterans)",
@@ -405,10 +405,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       }),
       annotations: WRITE_DESTRUCTIVE,
       scope: "board:write",
-      call: (ctx, a) => {
-        assertPinCredential(ctx.deps, ctx.caller.via);
-        return changeCommunityPin(ctx.deps, ctx.caller.agent, a, ctx.network);
-      },
+      call: (ctx, a) => changeCommunityPin(ctx.deps, ctx.caller, a, ctx.network),
     }),
   }),
 ];
