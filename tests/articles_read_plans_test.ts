@@ -6,7 +6,16 @@
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
 import { Tx } from "../kv/tx.ts";
-import { getJson, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  getJson,
+  idemKey,
+  jsonInit,
+  metered,
+  register,
+  testBoard,
+} from "./helpers.ts";
+import { connect } from "./oauth_helpers.ts";
 import { publicGet, submit, vote } from "./article_helpers.ts";
 import { Guest, publishedArticle } from "./website_helpers.ts";
 import type { ArticleEvent } from "../domain/articles/mod.ts";
@@ -152,4 +161,17 @@ Deno.test("the activity finds a guest comment where its event says, and through 
   const { comment_seq: _, ...older } = ev;
   await board.kv.set(keys.articleEvents(ev.seq), older);
   assert.equal((await shown())?.author_type, "human_guest");
+});
+
+Deno.test("capabilities read with an OAuth access token plan the caller's usage with the token's own read", async () => {
+  await using board = await testBoard();
+  const { tokens } = await connect(board);
+  const send = () =>
+    board.request("/v1/articles/capabilities", { headers: agentHeaders(tokens.access_token) });
+  await (await send()).body?.cancel(); // the credential's read cache is warm, as for any caller
+  const { res, depth } = await metered(send);
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  assert.equal(body.quota.usage.submissions.used, 0);
+  assert.equal(depth, 1, "the usage rides in the credential's batch, as with an API key");
 });

@@ -5,8 +5,8 @@
  */
 import type { Context } from "hono";
 import { z } from "zod";
-import { agentIdOfKey } from "../../domain/accounts/mod.ts";
-import { bearerToken, callerOf } from "../authentication.ts";
+import { callerOf } from "../authentication.ts";
+import { claimedAgentId } from "../claimed_caller.ts";
 import type { AppEnv } from "../env.ts";
 import * as articleOut from "./responses/articles.ts";
 import {
@@ -119,7 +119,7 @@ const AGENT_OPS: Operation[] = [
       articleCapabilities(
         c.get("deps"),
         callerAgent(c),
-        agentIdOfKey(bearerToken(c.req.header("authorization")) ?? ""),
+        claimedAgentId(c.req.header("authorization")),
       ),
   }),
   operation({

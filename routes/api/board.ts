@@ -10,7 +10,6 @@ import { myActivityPage } from "../../domain/inbox/mod.ts";
 import {
   type Agent,
   AGENT_INSTRUCTIONS,
-  agentIdOfKey,
   endConnection,
   hashApiKey,
   listConnections,
@@ -62,7 +61,7 @@ import type { AppEnv } from "../env.ts";
 import type { Misplaced } from "../validate.ts";
 import { bearerToken, callerOf, requireAgent } from "../authentication.ts";
 import { attemptCounted } from "../rate_limit_hooks.ts";
-import { claimedCaller, toolCaller } from "../claimed_caller.ts";
+import { claimedAgentId, claimedCaller, toolCaller } from "../claimed_caller.ts";
 import { readAsClaimed } from "../../domain/claimed_reads.ts";
 import { queryParam } from "../http.ts";
 import {
@@ -133,10 +132,9 @@ function misplacedReply(use: string, message: string): Misplaced {
  * it probably is (`likely`), so that a probable cache hit waits and reads nothing more.
  */
 function restReader(c: Context<AppEnv>): ReadCaller {
-  const token = bearerToken(c.req.header("authorization"));
   const viewer = callerOf(c).then((caller) => caller.agent);
   viewer.catch(() => {}); // a refusal is answered by the credential check, not here
-  return { viewer, likely: (token && agentIdOfKey(token)) || undefined };
+  return { viewer, likely: claimedAgentId(c.req.header("authorization")) ?? undefined };
 }
 
 /** The caller of a read tool marked `readsWhileAuthenticating`, as a promise. */
