@@ -1,5 +1,6 @@
 /**
- * `Accept` negotiation (RFC 9110 §12.5.1), parsed in one place for every edge: the agent
+ * `Accept` negotiation (RFC 9110 §12.5.1), parsed in one place for every edge (and the
+ * q-value lists of other headers, `weightedList`: `Accept-Encoding`): the agent
  * header rule (`/v1`, `/b`, `/mod` need JSON named), the browser signal, whether an error is
  * answered as a page, and whether a request asks for an image.
  *
@@ -13,14 +14,23 @@ interface AcceptRange {
   q: number;
 }
 
-/** The media ranges of an `Accept` header, in order; a q that is no number reads as NaN. */
-function acceptRanges(accept: string | null | undefined): AcceptRange[] {
-  if (!accept) return [];
-  return accept.split(",").map((part) => {
-    const [type, ...params] = part.split(";").map((s) => s.trim().toLowerCase());
+/**
+ * The entries of a header that is a list of values with q-values (RFC 9110 §12.4.2:
+ * `Accept`, `Accept-Encoding`), in order: each value lower-cased with its q (1 by default; a
+ * q that is no number reads as NaN, for each caller to judge).
+ */
+export function weightedList(header: string | null | undefined): { value: string; q: number }[] {
+  if (!header) return [];
+  return header.split(",").map((part) => {
+    const [value, ...params] = part.split(";").map((s) => s.trim().toLowerCase());
     const qParam = params.find((p) => /^q\s*=/.test(p));
-    return { type, q: qParam ? Number(qParam.split("=")[1]) : 1 };
+    return { value, q: qParam ? Number(qParam.split("=")[1]) : 1 };
   });
+}
+
+/** The media ranges of an `Accept` header, in order. */
+function acceptRanges(accept: string | null | undefined): AcceptRange[] {
+  return weightedList(accept).map(({ value, q }) => ({ type: value, q }));
 }
 
 /**

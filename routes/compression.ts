@@ -11,6 +11,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { weightedList } from "./accept.ts";
 
 /** Smaller bodies go out as they are: the saving would not pay for the work. */
 export const MIN_COMPRESS_BYTES = 1024;
@@ -26,14 +27,10 @@ const COMPRESSIBLE =
  * (directly or through `*`), otherwise null (send the body as it is).
  */
 export function chooseCoding(accept: string | null | undefined): Coding | null {
-  if (!accept) return null;
   const q = new Map<string, number>();
-  for (const part of accept.split(",")) {
-    const [name, ...params] = part.trim().toLowerCase().split(";");
-    if (!name) continue;
-    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    const value = qParam ? Number(qParam.slice(2)) : 1;
-    q.set(name.trim(), Number.isFinite(value) ? value : 0);
+  for (const { value, q: weight } of weightedList(accept)) {
+    // A q that is no number is read as 0 here: a coding is used only when surely acceptable.
+    if (value) q.set(value, Number.isFinite(weight) ? weight : 0);
   }
   const rate = (name: string) => q.get(name) ?? (name === "x-gzip" ? 0 : q.get("*") ?? 0);
   const gzip = Math.max(rate("gzip"), q.get("x-gzip") ?? 0);

@@ -27,6 +27,9 @@ Deno.test("Accept-Encoding: brotli when rated at least as high as gzip, gzip oth
   assert.equal(chooseCoding("*"), "br");
   assert.equal(chooseCoding("*;q=0.1, br;q=0"), "gzip");
   assert.equal(chooseCoding("x-gzip"), "gzip");
+  // The q-values are read as Accept's are (one parser): spaces around "=", case.
+  assert.equal(chooseCoding("br; q = 0.1, GZIP; Q=0.9"), "gzip");
+  assert.equal(chooseCoding("br;q=high, gzip"), "gzip", "a q that is no number: not acceptable");
 });
 
 Deno.test("the middleware leaves tiny, binary, streamed, encoded, no-store HTML and HEAD answers alone", async () => {
