@@ -11,7 +11,7 @@ import { callerOf } from "../routes/authentication.ts";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../routes/env.ts";
 import { admitBatchExtras } from "../routes/rate_limit_hooks.ts";
-import { BODY_TIME_LIMIT_MS, readBoundedBytes } from "../routes/body_reader.ts";
+import { BODY_TIME_LIMIT_MS, readBoundedText } from "../routes/body_reader.ts";
 import { requestBodyTooLargeMessage } from "./sdk.ts";
 import { invalidBody, jsonRpcError } from "./messages.ts";
 import { repeatedMemberName } from "../routes/json_keys.ts";
@@ -39,31 +39,31 @@ export function parsedMcpBody(req: Request): unknown {
  * body that cannot be taken.
  */
 async function readBody(req: Request, limit: number): Promise<{ value: unknown } | Response> {
-  const tooLarge = () => jsonRpcError(413, -32000, requestBodyTooLargeMessage(limit));
-  if (Number(req.headers.get("content-length")) > limit) return tooLarge();
-  const overLimit = new RangeError("too large");
-  const incomplete = new RangeError("incomplete");
-  let encoded: string | null = null;
-  const encodedError = new RangeError("encoded");
+  const refusal = (res: Response) => new Refusal(res);
   try {
-    const bytes = await readBoundedBytes(req, limit, {
-      tooLarge: () => overLimit,
-      incomplete: () => incomplete,
-      encoded: (coding) => {
-        encoded = coding;
-        return encodedError;
-      },
+    const text = await readBoundedText(req, limit, {
+      tooLarge: () => refusal(jsonRpcError(413, -32000, requestBodyTooLargeMessage(limit))),
+      encoded: (coding) =>
+        refusal(jsonRpcError(
+          415,
+          -32000,
+          `Unsupported Media Type: the request body is sent with "Content-Encoding: ${coding}"; send it uncompressed.`,
+        )),
+      incomplete: () =>
+        refusal(jsonRpcError(
+          400,
+          -32700,
+          `Parse error: the request body ended before it was complete (or did not all arrive within ${
+            BODY_TIME_LIMIT_MS / 1000
+          } seconds).`,
+        )),
+      notUtf8: () =>
+        refusal(jsonRpcError(
+          400,
+          -32700,
+          "Parse error: the request body is not valid UTF-8; send the JSON encoded as UTF-8.",
+        )),
     });
-    let text: string;
-    try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    } catch {
-      return jsonRpcError(
-        400,
-        -32700,
-        "Parse error: the request body is not valid UTF-8; send the JSON encoded as UTF-8.",
-      );
-    }
     const value = JSON.parse(text);
     const repeated = repeatedMemberName(text);
     if (repeated !== null) {
@@ -75,24 +75,15 @@ async function readBody(req: Request, limit: number): Promise<{ value: unknown }
     }
     return { value };
   } catch (e) {
-    if (e === overLimit) return tooLarge();
-    if (e === encodedError) {
-      return jsonRpcError(
-        415,
-        -32000,
-        `Unsupported Media Type: the request body is sent with "Content-Encoding: ${encoded}"; send it uncompressed.`,
-      );
-    }
-    if (e === incomplete) {
-      return jsonRpcError(
-        400,
-        -32700,
-        `Parse error: the request body ended before it was complete (or did not all arrive within ${
-          BODY_TIME_LIMIT_MS / 1000
-        } seconds).`,
-      );
-    }
+    if (e instanceof Refusal) return e.res;
     return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+  }
+}
+
+/** A body the read refused, with the JSON-RPC error that answers it. */
+class Refusal extends Error {
+  constructor(readonly res: Response) {
+    super("refused");
   }
 }
 

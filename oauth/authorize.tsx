@@ -40,7 +40,7 @@ import {
   TTL,
 } from "../domain/accounts/mod.ts";
 import { type ConsentField, ConsentPage, ErrorPage, NewKeyPage } from "./consent_page.tsx";
-import { readBoundedText } from "./http.ts";
+import { readForm } from "./http.ts";
 import { oauthUrls } from "./urls.ts";
 
 type Html = ReturnType<typeof ConsentPage>;
@@ -248,10 +248,7 @@ export async function handleAuthorizePost(c: Context<AppEnv>): Promise<Response>
   }
   let form: URLSearchParams;
   try {
-    if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(c.req.header("content-type") ?? "")) {
-      throw new Error("content type");
-    }
-    form = new URLSearchParams(await readBoundedText(c.req.raw, MAX_CONSENT_FORM_BYTES));
+    form = await readForm(c.req.raw, MAX_CONSENT_FORM_BYTES);
   } catch {
     return errorPage(c, 400, "Invalid form", "The consent form could not be read.");
   }

@@ -6,7 +6,7 @@
 import type { Context } from "hono";
 import { BoardError, TxConflictError } from "../domain/errors.ts";
 import { callBucket } from "../routes/http.ts";
-import { readBoundedBytes } from "../routes/body_reader.ts";
+import { readBoundedForm, readBoundedText } from "../routes/body_reader.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { admitOAuthRequest, OAuthRateLimited } from "../domain/accounts/mod.ts";
 import {
@@ -85,33 +85,33 @@ export function oauthEndpoint(
   };
 }
 
-/** Reads a bounded body as text, or throws InvalidRequestError. */
-export async function readBoundedText(req: Request, limit = MAX_OAUTH_BODY_BYTES): Promise<string> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > limit) throw new InvalidRequestError(`The request body exceeds ${limit} bytes.`);
-  const bytes = await readBoundedBytes(req, limit, {
+/** What a body read of the authorization server answers: InvalidRequestError, always. */
+function oauthBodyErrors(limit: number) {
+  return {
     // A client that stops mid-body is an invalid request, not a server error.
     incomplete: () => new InvalidRequestError("The request body ended before it was complete."),
     tooLarge: () => new InvalidRequestError(`The request body exceeds ${limit} bytes.`),
-    encoded: (coding) =>
+    encoded: (coding: string) =>
       new InvalidRequestError(`Send the request body uncompressed, not as "${coding}".`),
-  });
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new InvalidRequestError("The request body is not valid UTF-8.");
-  }
+    notUtf8: () => new InvalidRequestError("The request body is not valid UTF-8."),
+    notForm: () =>
+      new InvalidRequestError(
+        'Send the parameters as a form: "Content-Type: application/x-www-form-urlencoded".',
+      ),
+  };
+}
+
+/** Reads a bounded body as text, or throws InvalidRequestError. */
+export async function readOAuthText(req: Request, limit = MAX_OAUTH_BODY_BYTES): Promise<string> {
+  return await readBoundedText(req, limit, oauthBodyErrors(limit));
 }
 
 /** Reads an `application/x-www-form-urlencoded` body (bounded), or throws InvalidRequestError. */
-export async function readForm(req: Request): Promise<URLSearchParams> {
-  const type = req.headers.get("content-type") ?? "";
-  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
-    throw new InvalidRequestError(
-      'Send the parameters as a form: "Content-Type: application/x-www-form-urlencoded".',
-    );
-  }
-  return new URLSearchParams(await readBoundedText(req));
+export async function readForm(
+  req: Request,
+  limit = MAX_OAUTH_BODY_BYTES,
+): Promise<URLSearchParams> {
+  return await readBoundedForm(req, limit, oauthBodyErrors(limit));
 }
 
 /** One parameter, or undefined; a repeated parameter is an invalid request (RFC 6749 §3.1). */

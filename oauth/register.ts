@@ -6,7 +6,7 @@ import {
   InvalidRedirectUriError,
   registerClient,
 } from "../domain/accounts/mod.ts";
-import { readBoundedText } from "./http.ts";
+import { readOAuthText } from "./http.ts";
 import { callBucket } from "../routes/http.ts";
 import { OAuthClientMetadataSchema } from "./sdk.ts";
 import { repeatedMemberName } from "../routes/json_keys.ts";
@@ -21,7 +21,7 @@ export async function handleRegister(c: Context<AppEnv>): Promise<Response> {
     );
   }
   let body: unknown;
-  const text = await readBoundedText(c.req.raw);
+  const text = await readOAuthText(c.req.raw);
   try {
     body = JSON.parse(text);
   } catch (e) {

@@ -1,7 +1,9 @@
 /**
  * Reads a request body as a bounded stream: never more than `limit` plus one chunk is
- * held, whatever the client declares or sends. Each caller supplies its own errors (board
- * error objects for the board, OAuth errors for the authorization server).
+ * held, whatever the client declares or sends; as bytes, as strict UTF-8 text, or as a web
+ * form's parameters. Every body the board reads (JSON, forms, MCP, OAuth) goes through here,
+ * and each caller supplies its own errors (board error objects for the board, OAuth errors
+ * for the authorization server, JSON-RPC errors for MCP).
  */
 
 interface BodyReadErrors {
@@ -17,6 +19,18 @@ interface BodyReadErrors {
    * the board takes is read as sent, so an encoded one is refused rather than misread.
    */
   encoded(coding: string): Error;
+  /** A `Content-Length` above the limit, refused before anything is read (else `tooLarge`). */
+  declaredTooLarge?(declared: number): Error;
+}
+
+/** What a text read adds: a body that is not UTF-8. */
+interface TextReadErrors extends BodyReadErrors {
+  notUtf8(read: number): Error;
+}
+
+/** What a form read adds: a body declared as another type than a web form. */
+interface FormReadErrors extends TextReadErrors {
+  notForm(): Error;
 }
 
 /**
@@ -33,6 +47,11 @@ export async function readBoundedBytes(
   errors: BodyReadErrors,
   timeLimitMs = BODY_TIME_LIMIT_MS,
 ): Promise<Uint8Array> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > limit) {
+    await req.body?.cancel().catch(() => {});
+    throw errors.declaredTooLarge?.(declared) ?? errors.tooLarge(declared, []);
+  }
   if (!req.body) return new Uint8Array(0);
   const coding = req.headers.get("content-encoding")?.trim() ?? "";
   if (coding !== "" && coding.toLowerCase() !== "identity") {
@@ -77,4 +96,33 @@ export async function readBoundedBytes(
     off += ch.length;
   }
   return bytes;
+}
+
+/** A bounded body as strict UTF-8 text (a leading byte-order mark is dropped). */
+export async function readBoundedText(
+  req: Request,
+  limit: number,
+  errors: TextReadErrors,
+): Promise<string> {
+  const bytes = await readBoundedBytes(req, limit, errors);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw errors.notUtf8(bytes.length);
+  }
+}
+
+/** Whether a request declares an ordinary web form body (`application/x-www-form-urlencoded`). */
+export function declaresForm(req: Request): boolean {
+  return /^application\/x-www-form-urlencoded\s*(;|$)/i.test(req.headers.get("content-type") ?? "");
+}
+
+/** A bounded web form body as its parameters; another declared type is `notForm`. */
+export async function readBoundedForm(
+  req: Request,
+  limit: number,
+  errors: FormReadErrors,
+): Promise<URLSearchParams> {
+  if (!declaresForm(req)) throw errors.notForm();
+  return new URLSearchParams(await readBoundedText(req, limit, errors));
 }

@@ -6,7 +6,8 @@ import { PAGE_LIMIT, type PageParams, parsePageParams } from "../domain/paging.t
 import { boardSchema, UUID_PATTERN } from "./schemas.ts";
 import type { Board } from "../kv/keys.ts";
 import { TxConflictError } from "../kv/tx.ts";
-import { readBoundedBytes } from "./body_reader.ts";
+import { readBoundedText } from "./body_reader.ts";
+import { utf8Length } from "../domain/text.ts";
 import { repeatedMemberName } from "./json_keys.ts";
 import type { AppEnv } from "./env.ts";
 import { allowanceNetwork } from "../domain/network.ts";
@@ -134,17 +135,17 @@ export async function readJsonObject(
 ): Promise<Record<string, unknown>> {
   requireJsonContentType(req.headers);
   const declared = req.headers.get("content-length");
-  if (declared !== null) {
-    const trimmed = declared.trim();
-    if (!/^\d+$/.test(trimmed)) {
-      throw new BoardError("INVALID_INPUT", 'Header "Content-Length" is not a whole number.', {
-        header: "Content-Length",
-      });
-    }
-    const n = Number(trimmed);
-    if (n > limit) {
+  if (declared !== null && !/^\d+$/.test(declared.trim())) {
+    throw new BoardError("INVALID_INPUT", 'Header "Content-Length" is not a whole number.', {
+      header: "Content-Length",
+    });
+  }
+  const text = await readBoundedText(req, limit, {
+    declaredTooLarge: () => {
+      const trimmed = declared!.trim();
+      const n = Number(trimmed);
       const safe = Number.isSafeInteger(n);
-      throw new BoardError(
+      return new BoardError(
         "PAYLOAD_TOO_LARGE",
         `The request body is declared as ${
           safe ? n : trimmed
@@ -155,9 +156,7 @@ export async function readJsonObject(
           ...(safe ? { declared_bytes: n } : { declared_content_length: trimmed }),
         },
       );
-    }
-  }
-  const bytes = await readBoundedBytes(req, limit, {
+    },
     encoded: (coding) =>
       new BoardError(
         "UNSUPPORTED_MEDIA_TYPE",
@@ -182,17 +181,13 @@ export async function readJsonObject(
           ...(declared !== null ? { declared_bytes: Number(declared) } : {}),
         },
       ),
+    notUtf8: (read) =>
+      new BoardError("INVALID_JSON", "The request body is not valid UTF-8.", {
+        bytes_read: read,
+        reason: "invalid_utf8",
+      }),
   });
-  const total = bytes.length;
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    throw new BoardError("INVALID_JSON", "The request body is not valid UTF-8.", {
-      bytes_read: total,
-      reason: "invalid_utf8",
-    });
-  }
+  const total = utf8Length(text);
   if (emptyAsObject && text.trim() === "") return {};
   let value: unknown;
   try {
