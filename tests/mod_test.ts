@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
 import { prepareService } from "../routes/service.ts";
-import { runModCli } from "../cli/mod.ts";
+import { runModCli } from "../cli/moderator.ts";
 import {
   agentHeaders,
   assertError,

@@ -12,7 +12,7 @@ Deno.test("deno task mod: a board it cannot reach is one line and exit code 1", 
   const port = (probe.addr as Deno.NetAddr).port;
   probe.close();
   const run = async (args: string[]) => {
-    const cli = new URL("../../cli/mod.ts", import.meta.url).pathname;
+    const cli = new URL("../../cli/moderator.ts", import.meta.url).pathname;
     const { code, stderr } = await new Deno.Command(Deno.execPath(), {
       args: ["run", "--allow-net", "--allow-env", "--allow-read", cli, ...args],
       env: { BOARD_BASE_URL: `http://127.0.0.1:${port}`, BOARD_MODERATOR_KEY: MOD_KEY },
@@ -39,7 +39,7 @@ Deno.test("deno task mod: another server at BOARD_BASE_URL is one line, not its 
         headers: { "content-type": "text/html" },
       }),
   );
-  const cli = new URL("../../cli/mod.ts", import.meta.url).pathname;
+  const cli = new URL("../../cli/moderator.ts", import.meta.url).pathname;
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-net", "--allow-env", "--allow-read", cli, "audit"],
     env: {
