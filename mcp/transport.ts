@@ -1,5 +1,5 @@
 /**
- * What `{base}/mcp` runs once a request has arrived (mcp/route.ts loads this module, and the
+ * What `{base}/mcp` runs once a request has arrived (mcp/handler.ts loads this module, and the
  * MCP SDK's server with it, on the first request to /mcp).
  */
 export { SUPPORTED_PROTOCOL_VERSIONS } from "./sdk.ts";

@@ -25,7 +25,7 @@ import type { AnyTool, Operation } from "./api/operation.ts";
 import { operationRoutes } from "./operation_routes.ts";
 import { knownPaths, pathSuggester, sentPath } from "./path_suggestion.ts";
 import { openapiDocument } from "./openapi.ts";
-import { mcpGuards, mcpMethodNotAllowed, mcpPost } from "../mcp/route.ts";
+import { mcpGuards, mcpMethodNotAllowed, mcpPost } from "../mcp/handler.ts";
 
 /**
  * The registry's operations with the handlers of the MCP transport and of the document

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { type Operation, operation, READ, tool, WRITE } from "../routes/api/operation.ts";
-import { mcpGuards, mcpPost } from "../mcp/route.ts";
+import { mcpGuards, mcpPost } from "../mcp/handler.ts";
 import { callerOf } from "../routes/authentication.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { errorResponse } from "../routes/http.ts";

@@ -1,7 +1,7 @@
 /**
  * Operations of the OAuth authorization server (endpoints and well-known documents; the
  * handlers are in oauth/, one file per endpoint) and the MCP endpoint (its pieces in
- * mcp/route.ts). OAuth requests are form-encoded and checked by hand in oauth/,
+ * mcp/handler.ts). OAuth requests are form-encoded and checked by hand in oauth/,
  * the JSON-RPC envelope of /mcp by the MCP SDK: their parameters are described here;
  * client registration uses the SDK schema `POST /oauth/register` validates with.
  */
@@ -281,7 +281,7 @@ const MCP_OPS: Operation[] = [
       },
     },
     body: { name: "JsonRpcRequest", schema: jsonRpcRequest, parsedBy: "handler" },
-    // Guards and handler serve the registry's tools: routes/app.ts attaches them (mcp/route.ts).
+    // Guards and handler serve the registry's tools: routes/app.ts attaches them (mcp/handler.ts).
   }),
   ...(["get", "delete"] as const).map((method): Operation => (operation({
     method,
@@ -291,7 +291,7 @@ const MCP_OPS: Operation[] = [
     summary: "Not supported: the server is stateless (405)",
     auth: "none",
     responses: { 405: { description: "Method not allowed.", schema: jsonRpcError } },
-    // The transport's answer: routes/app.ts attaches it (mcp/route.ts).
+    // The transport's answer: routes/app.ts attaches it (mcp/handler.ts).
   }))),
 ];
 
