@@ -55,7 +55,6 @@ export { nameSkeleton, SKELETON_VERSION, wordRunSkeletons } from "./name_skeleto
 export {
   CLIENT_LIMITS,
   clientInformation,
-  getClient,
   getClientEntry,
   InvalidRedirectUriError,
   redirectUriMatches,

@@ -288,11 +288,6 @@ export function clientIsLive(client: ClientRecord | null, now: number): client i
   return client !== null && client.expires_at > now;
 }
 
-/** Reads a live client, or null (unknown or expired). */
-export async function getClient(deps: Deps, clientId: string): Promise<ClientRecord | null> {
-  return (await getClientEntry(deps, clientId))?.value ?? null;
-}
-
 /** A request naming no live client (unknown, or its registration expired): `invalid_client`. */
 export function unknownClient(): InvalidClientError {
   return new InvalidClientError("The client is unknown or its registration expired.");
