@@ -19,7 +19,6 @@ import { EMPTY_STANDING } from "../votes/mod.ts";
 import {
   type BoardHead,
   EMPTY_HEAD,
-  findMessageSeq,
   isHidden,
   type MessageRecord,
   threadUrl,
@@ -132,13 +131,6 @@ export function pinTarget(
     throw invalidInput("thread_id", `Only root threads can be pinned; "${threadId}" is a reply.`);
   }
   return rec;
-}
-
-/** Resolves a thread id to its sequence, or 404. */
-export async function threadSeq(deps: Deps, board: Board, threadId: string): Promise<number> {
-  const seq = await findMessageSeq(deps.kv, board, threadId);
-  if (seq === null) throw notFound("thread", threadId);
-  return seq;
 }
 
 /** A live pin with what its views need. */
