@@ -201,7 +201,7 @@ function knownVersions(deps: Deps, cache: ReadCache): string {
  * the current versions and the clock has not reached its change time, otherwise the text
  * of a fresh `compute()`, kept when the domain found nothing that forbids it.
  */
-export async function cachedRead(
+async function cachedRead(
   deps: Deps,
   viewer: Agent | null,
   key: string,

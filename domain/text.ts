@@ -24,7 +24,7 @@ export function codePointLength(s: string): number {
 }
 
 /** Why a text breaks the rule every stored text follows. */
-export interface UnfitText {
+interface UnfitText {
   reason: "lone_surrogate" | "nul";
   /** What is wrong, to follow a field's name: "contains a NUL character". */
   message: string;

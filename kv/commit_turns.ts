@@ -41,7 +41,7 @@ export const LOCK_WAIT_MS = 2 * TURN_LIMIT_MS;
 const IN_TURN = Symbol("in turn");
 
 /** Runs `work` in this process's next turn, after the earlier work of the same `name` in it. */
-export type InTurn = <T>(name: string, work: () => Promise<T>) => Promise<T>;
+type InTurn = <T>(name: string, work: () => Promise<T>) => Promise<T>;
 
 /**
  * The handle's way to run a whole transaction attempt in a turn, or undefined for a handle

@@ -9,7 +9,7 @@
 import type { Typed } from "./key_values.ts";
 
 /** What a write under one key invalidates. */
-export interface Invalidation {
+interface Invalidation {
   /** True when a cached read can show what the key holds (a function decides per key). */
   readonly readCaches: boolean | ((key: Deno.KvKey) => boolean);
   /** Position of the account id whose own state the key is (or a function finding it). */

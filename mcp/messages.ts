@@ -227,7 +227,7 @@ function withoutTask(m: unknown): unknown {
 }
 
 /** A body after `checkParams`: what the transport still runs, and what was answered here. */
-export interface CheckedBody {
+interface CheckedBody {
   /** Whether the body is a batch (answered with an array, whatever its length). */
   batch: boolean;
   /** The messages for the transport (one, or a batch), or null when none is left. */

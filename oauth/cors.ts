@@ -9,7 +9,7 @@ import type { AppEnv } from "../routes/env.ts";
 import { OAUTH_PATHS } from "./urls.ts";
 
 /** Paths that answer cross-origin requests from any origin (no cookies involved). */
-export const CORS_PATHS = [
+const CORS_PATHS = [
   OAUTH_PATHS.mcp,
   OAUTH_PATHS.authorizationServerMetadata,
   OAUTH_PATHS.protectedResourceMetadata,

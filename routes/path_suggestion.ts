@@ -11,7 +11,7 @@
 import type { Operation } from "./api/operation.ts";
 
 /** What the 404 of an unknown path says besides "no route". */
-export type PathHint =
+type PathHint =
   | { did_you_mean: string }
   /** The operation path whose `{…}` segment is empty in the path sent. */
   | { empty_segment_in: string };

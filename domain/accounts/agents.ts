@@ -30,7 +30,7 @@ export interface RegisterInput {
 }
 
 /** Names no agent may take: they label board-made or anonymous content. */
-export const RESERVED_NAMES = new Set([
+const RESERVED_NAMES = new Set([
   "anonymous",
   "board",
   "moderator",

@@ -17,7 +17,7 @@ import {
 } from "./connections.ts";
 
 /** Marks one sweep run reads (one list call); the rest wait for the next run. */
-export const RELEASE_MARKS_PER_RUN = 1000;
+const RELEASE_MARKS_PER_RUN = 1000;
 /**
  * Clients one commit checks: each client and its mark are checked reads, with the agent's
  * grant head (a commit checks at most 10 keys).

@@ -42,7 +42,7 @@ interface TeardownMark {
  * An account's grant head: rewritten by every new grant of the account, with the count of
  * clients that completed their first authorization with it this UTC day.
  */
-export interface GrantHead extends NewClientCount {
+interface GrantHead extends NewClientCount {
   updated_at: number;
 }
 
@@ -142,7 +142,7 @@ export const clientIdOf = (e: GrantIndexEntry): string =>
   typeof e.value === "string" ? e.value : e.value.client_id;
 
 /** An account's grant head and its newest grant index entries (`readNewestConnections`). */
-export interface AccountConnections {
+interface AccountConnections {
   head: GrantHead | null;
   /** Newest first. */
   newest: GrantIndexEntry[];

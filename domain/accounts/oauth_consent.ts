@@ -52,7 +52,7 @@ interface RequestUse {
 }
 
 /** What completing a request issued: the agent, the code sealed for the request, when. */
-export interface Completion {
+interface Completion {
   agent_id: string;
   code: SealedCredential;
   at: number;
@@ -330,7 +330,7 @@ export function codeFor(
 }
 
 /** What `useUpForm` read besides the form's use: the keys a submission asked for. */
-export interface FormReads {
+interface FormReads {
   /** An account (`keys.agents`): the one a key names, or the one a Continue form carries. */
   agentId?: string | null;
   /** A network whose count of consents to new clients is read. */

@@ -195,7 +195,7 @@ async function accountOf(
 }
 
 /** What a consent form that creates an agent came to (`submitCreateForm`). */
-export type CreatedForm =
+type CreatedForm =
   /** The agent, and the request kept ten more minutes for its key page. */
   | { form: ConsumedForm; created: ConsentAgent; request: AuthRequestRecord }
   /** The client is gone (`form.client` null), or the registration was refused. */

@@ -136,7 +136,7 @@ export async function chargeClientRegistration<K extends Deno.KvKey>(
  * null when there is nothing to give back (the client completed an authorization before, or
  * its registration has left the window). A code exchange reads it in its read batch.
  */
-export function refundWindowKey(
+function refundWindowKey(
   client: { created_at: number; activated_at: number | null; cross_origin?: boolean },
   nowMs: number,
 ): Deno.KvKey | null {

@@ -74,7 +74,7 @@ export async function revokeToken(
 }
 
 /** Why an access token was refused, or the facts it carries. */
-export type AccessCheck =
+type AccessCheck =
   | { ok: true; agent: Agent; scopes: string[]; record: AccessRecord }
   | { ok: false; reason: "invalid" | "expired" | "audience" | "revoked"; description: string }
   | { ok: false; reason: "agent_inactive"; description: string; agentId: string };

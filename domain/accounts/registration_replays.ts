@@ -22,7 +22,7 @@ import { registerFromNetwork } from "./registration_limits.ts";
 import { openCredential, sealCredential, type SealedCredential } from "./secret.ts";
 
 /** How long a registration answers a retry with its key (seconds). */
-export const REGISTRATION_REPLAY_SECONDS = 600;
+const REGISTRATION_REPLAY_SECONDS = 600;
 
 const PURPOSE = "registration-replay-v1";
 

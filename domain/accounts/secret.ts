@@ -83,7 +83,7 @@ export async function boardSecret(deps: Deps): Promise<string> {
  * What a sealed value is for: each purpose has a key of its own, so a value sealed for one
  * never opens as another (linked credentials, and the consent page's forms).
  */
-export type SealPurpose =
+type SealPurpose =
   | "oauth-linked-credential-v1"
   | "consent-form-v1"
   | "consent-code-v1"

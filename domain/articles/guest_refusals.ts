@@ -12,7 +12,7 @@ import { takeCodePoints } from "../text.ts";
 import { GUEST_NAME_MAX, GUEST_TEXT_MAX } from "./guest_moderation.ts";
 
 /** How long a refusal stays readable (seconds). */
-export const GUEST_REFUSAL_SECONDS = 3600;
+const GUEST_REFUSAL_SECONDS = 3600;
 /**
  * Characters of a refused text kept to show again: more than a comment may hold, so a text
  * refused for its length still has to be shortened before it can pass.

@@ -120,7 +120,7 @@ interface RotatedOutRecord {
 }
 
 /** What a form sent again with a cookie value a comment rotated out finds (`sentBefore`). */
-export interface SentBefore {
+interface SentBefore {
   /**
    * Within `GUEST_RESEND_SECONDS` of that comment: the same form sent twice (a double click),
    * answered as the first: the comment, and the cookie value the session has now.

@@ -216,7 +216,7 @@ type SettleResult =
  * expires or its author's standing does not allow it yet (then it is looked at again
  * `STANDING_RECHECK` later, or at its expiry if sooner).
  */
-export async function settleRevision(
+async function settleRevision(
   deps: Deps,
   entry: { due_at: number; revision_id: string },
 ): Promise<SettleResult> {

@@ -16,7 +16,7 @@ import type { Block } from "./types.ts";
  * fragment carries each sanitised SVG as a `data:` URL (`embeddedFigures`), so a page that
  * embeds it shows the figure as an image document, which runs no script and loads nothing.
  */
-export interface FigureLinks {
+interface FigureLinks {
   /** The image's `src`, or null when the source is missing (the alt text stands in). */
   src(assetId: string): string | null;
   /** The figure's full-size page, when there is one. */
@@ -98,7 +98,7 @@ export function FigureDescription(props: { alt: string; open?: boolean }) {
  * One block of an article or agent comment (`index`: its position, for figure anchors).
  * Figures are `<img>` elements, never inline SVG.
  */
-export function BlockView(
+function BlockView(
   props: { b: Block; figures: FigureLinks; inComment?: boolean; index?: number },
 ) {
   const b = props.b;

@@ -95,7 +95,7 @@ export async function readAsset(kv: Deno.Kv, id: string): Promise<AssetRecord | 
  * sorted, without repeats), so that a page of the feed reads them with the posts, in one
  * batch. Entries stored before they named the revisions hold the post id alone.
  */
-export type FeedEntry = string | { post_id: string; revision_ids: string[] };
+type FeedEntry = string | { post_id: string; revision_ids: string[] };
 
 declare module "../../kv/key_values.ts" {
   interface KeyValues {

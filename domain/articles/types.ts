@@ -31,7 +31,7 @@ export interface Support {
   downs: number;
 }
 
-export interface Moderation {
+interface Moderation {
   action: "reject" | "restrict" | "restore";
   reason: string;
   at: number;

@@ -14,7 +14,7 @@ export function otherBoard(board: Board): Board {
 }
 
 /** How a caller names the other board: REST routes (and `/votes`'s `board`), or an MCP tool's `board` argument. */
-export type BoardChoice = "routes" | "argument";
+type BoardChoice = "routes" | "argument";
 
 /**
  * `err` saying where its message is, when `err` is a 404 for a thread or message of `board`

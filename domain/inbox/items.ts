@@ -24,7 +24,7 @@ import type { Deps } from "../deps.ts";
 import type { LogEntry } from "./log_scan.ts";
 
 /** Why a message concerns the account. */
-export type Reason = "thread_reply" | "message_reply" | "mention";
+type Reason = "thread_reply" | "message_reply" | "mention";
 
 /** One item of an account's activity. */
 export interface ActivityItem {

@@ -9,7 +9,7 @@ import type { AgentEventEntry } from "../agent_events.ts";
 import type { PageParams } from "../paging.ts";
 
 /** Entries one list call returns at most (one KV round trip). */
-export const SCAN_BATCH = 500;
+const SCAN_BATCH = 500;
 /** Entries one request examines at most. */
 export const SCAN_BUDGET = 2000;
 

@@ -124,7 +124,7 @@ export interface Admission {
 }
 
 /** The edge limits of one service instance. */
-export class EdgeLimiter {
+class EdgeLimiter {
   readonly #deps: Deps;
   readonly networks = new MinuteCounter();
   readonly credentials = new MinuteCounter();

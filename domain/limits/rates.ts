@@ -152,7 +152,7 @@ export function chargeDailyAllowance(
 // ---- sliding one-minute window, exact in KV -------------------------------------------
 
 /** Counts per whole second inside the last minute, oldest first: `[unixSecond, count]`. */
-export type WindowValue = [number, number][];
+type WindowValue = [number, number][];
 
 /** How long a window key must live after its newest write (the minute plus a margin). */
 export const WINDOW_EXPIRE_MS = 61_000;

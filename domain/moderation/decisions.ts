@@ -11,7 +11,7 @@ import { type AuditedOutcome, type ModActionSpec, runModActionInOneCommit } from
 import type { CommitRider } from "../commit_rider.ts";
 
 /** A decision on a held (or any) article comment. */
-export interface CommentDecision {
+interface CommentDecision {
   action: "approve" | "reject";
   reason: string;
   /**
@@ -41,7 +41,7 @@ export function decideComment(
 }
 
 /** A decision on an article (an open appeal is decided by `restore` or `reject`). */
-export interface ArticleDecision {
+interface ArticleDecision {
   action: "reject" | "restrict" | "restore";
   reason: string;
   /**

@@ -25,7 +25,6 @@ export {
   removeAccountAudited,
   removePostAudited,
 } from "./decisions.ts";
-export type { ArticleDecision, CommentDecision } from "./decisions.ts";
 export type { AuditedAnswer, AuditedOutcome, ModActionSpec } from "./audit.ts";
 export { officialPinAudited, replaceRulesAudited } from "./notices.ts";
 export {

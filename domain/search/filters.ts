@@ -22,7 +22,7 @@ function hash16(s: string): number {
 const topicHash = (topic: string) => hash16("\u0000" + topic);
 
 /** What a filter is asked for: a query token, or the topic filter. */
-export interface FilterWanted {
+interface FilterWanted {
   term?: string;
   topic?: string;
 }

@@ -64,7 +64,7 @@ export interface PostingList {
 }
 
 /** The lists a tail listing keeps the entries of (those whose term list holds them all). */
-export type TailWanted = readonly Pick<PostingList, "term" | "topic">[];
+type TailWanted = readonly Pick<PostingList, "term" | "topic">[];
 
 /** What `Scanner.materialise` kept, and how many leading candidates it decided. */
 export interface Materialised {
@@ -422,7 +422,7 @@ async function inListingTurn<T>(list: () => Promise<T>): Promise<T> {
  * holds every wanted list, and, listing body entries, those whose list is kept apart
  * (`apart`: checked once it is read); how many entries it listed, and the last listed seq.
  */
-export interface TailListing {
+interface TailListing {
   seqs: number[];
   apart: Set<number>;
   listed: number;

@@ -325,7 +325,7 @@ async function noteMessageEvent(
 }
 
 /** The topic of a named-board thread posted without one. */
-export const DEFAULT_TOPIC = "general";
+const DEFAULT_TOPIC = "general";
 
 /**
  * Creates a root thread. Named-board threads have a topic (`DEFAULT_TOPIC` when none is

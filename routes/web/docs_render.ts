@@ -21,7 +21,7 @@ export interface RenderedDoc {
 }
 
 /** The visible text of inline tokens (code spans keep their text, marks are dropped). */
-export function plainText(tokens: Token[]): string {
+function plainText(tokens: Token[]): string {
   return tokens.map((t) => {
     if ("tokens" in t && t.tokens?.length) return plainText(t.tokens);
     return "text" in t ? t.text : "";

@@ -12,10 +12,10 @@ export const uuid = uuidSchema;
 export const int = z.number().int();
 
 /** A sequence number (of a message, a vote, an event): 1 or more. */
-export const seqNumber = int.min(1);
+const seqNumber = int.min(1);
 
 /** A count or a length: 0 or more. */
-export const count = int.min(0);
+const count = int.min(0);
 
 /** Which board a message is on: `named` or `b` (the schema requests are parsed with). */
 export const boardName = boardSchema;
@@ -133,7 +133,7 @@ export const messageItem = z.object({
 export const fullMessage = messageItem.extend({ body: z.string() });
 
 /** Who pinned a thread. */
-export const pinnedBy = z.object({ type: z.string(), agent_id: uuid.optional(), name: z.string() });
+const pinnedBy = z.object({ type: z.string(), agent_id: uuid.optional(), name: z.string() });
 
 /** A feed item of the initial page's `pinned` list: the thread's item plus its pin. */
 const pinnedNotice = messageItem.extend({
@@ -259,7 +259,7 @@ export const articleEvent = z.object({
 });
 
 /** The articles block of the named feeds. */
-export const articlesBlock = z.object({
+const articlesBlock = z.object({
   items: z.array(articleEvent),
   action_templates: actionTemplates,
   cursor_parameters: streamCursorParameters.extend({
