@@ -1,6 +1,7 @@
 /**
  * Every Deno KV key the service uses comes from this module.
- * Prefixes are plural snake_case; secondary indexes are named `x_by_y`.
+ * Prefixes are snake_case, most of them plural (docs/architecture.md, "The KV layout", lists the
+ * others); secondary indexes are named `x_by_y`.
  * Sequence numbers are always JS numbers in keys (never bigint).
  *
  * Every builder makes keys of its prefix followed by its arguments (`range` makes the prefix
