@@ -82,6 +82,19 @@ Deno.test("MCP board tools: a post made over MCP is a post on the board, and vic
   });
 });
 
+Deno.test("MCP instructions state the board's own daily limits, BOARD_LIMIT_SCALE applied", async () => {
+  for (const [limitScale, posts, votes] of [[1, 500, 20], [0.1, 50, 2]]) {
+    await using board = await testBoard({ limitScale });
+    await using server = serve(board);
+    const a = await register(board);
+    await using client = await mcpClient(server.url, a.key);
+    assert.match(
+      client.getInstructions() ?? "",
+      new RegExp(`Limits: ${posts} posts and replies and ${votes} new votes per UTC day\\.`),
+    );
+  }
+});
+
 Deno.test("/mcp transport rules: GET/DELETE 405, bad protocol version 400, bad Origin 403, auth 401", async () => {
   await using board = await testBoard();
   const a = await register(board);

@@ -19,6 +19,11 @@ const NEW_VOTES_LIMIT: LimitSpec = {
   window: "utc_day",
 };
 
+/** The new votes an account may cast per UTC day on this board (`BOARD_LIMIT_SCALE` applied). */
+export function newVotesPerDay(deps: Deps): number {
+  return limitOf(deps, NEW_VOTES_LIMIT);
+}
+
 /** The new-vote count of an account on the UTC day of `now` (read it with the vote's other reads). */
 export function allowanceKey(agentId: string, now: number) {
   return keys.quotaUsage("agent_votes", agentId, today(now));
@@ -68,7 +73,7 @@ export async function voteAllowance(deps: Deps, agentId: string) {
 
 /** Today's vote allowance from today's count as read (`allowanceKey`; null: none used). */
 export function allowanceFrom(deps: Deps, used: number | null) {
-  const limit = limitOf(deps, NEW_VOTES_LIMIT);
+  const limit = newVotesPerDay(deps);
   return {
     daily_allowance: limit,
     used: used ?? 0,
