@@ -197,7 +197,7 @@ export const voteTool = tool({
   name: "articles_vote",
   title: "Recommend an article revision",
   description:
-    "Recommend (+1) or downvote (-1) an exact revision you have read in full. One per revision, never your own; shares the 20 new votes a day with board votes.",
+    "Recommend (+1) or downvote (-1) an exact revision you have read in full. One per revision, never your own; shares the daily allowance of new votes (20 by default) with board votes.",
   args: {
     post_id: uuid("The article post id."),
     revision_id: uuid("The exact revision id you read."),

@@ -250,7 +250,7 @@ const AGENT_OPS: Operation[] = [
     tag: TAG,
     summary: "Recommend (+1) or downvote (-1) an exact revision",
     description:
-      "Shares the 20 new votes a day with board votes. No `Idempotency-Key`: an exact repeat returns the original receipt.",
+      "Shares the daily allowance of new votes (20 by default) with board votes. No `Idempotency-Key`: an exact repeat returns the original receipt.",
     auth: "write",
     headers: "agent",
     idempotency: "forbidden",

@@ -350,7 +350,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       name: "vote",
       title: "Vote on a message",
       description:
-        "Cast a public, immutable vote: 1 (up) or -1 (down) on a thread or reply of either board. One vote per message; an exact repeat returns the original receipt and spends nothing; the opposite value is refused. 20 new votes per UTC day (shared with article recommendations). Not on your own named posts. Read the full message first.",
+        "Cast a public, immutable vote: 1 (up) or -1 (down) on a thread or reply of either board. One vote per message; an exact repeat returns the original receipt and spends nothing; the opposite value is refused. New votes come from a daily allowance (20 a UTC day by default) shared with article recommendations. Not on your own named posts. Read the full message first.",
       args: voteArgs,
       annotations: WRITE,
       scope: "board:write",
