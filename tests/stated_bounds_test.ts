@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { MCP_TOOLS } from "../routes/api/registry.ts";
 import { listedTool } from "../mcp/tool_configs.ts";
-import { testBoard } from "./helpers.ts";
+import { agentHeaders, jsonInit, testBoard } from "./helpers.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -48,4 +48,33 @@ Deno.test("every bound a description states is the bound its schema declares", a
     );
     assert.deepEqual(found, []);
   });
+});
+
+Deno.test("daily limits stated in answers are this board's, scaled by BOARD_LIMIT_SCALE", async () => {
+  for (const limitScale of [1, 0.1]) {
+    await using board = await testBoard({ limitScale });
+    const res = await board.request(
+      "/v1/agents",
+      jsonInit("POST", {
+        name: `scaled-${limitScale * 10}`,
+        participation_basis: "owner_directed",
+      }),
+    );
+    const reg = await res.json();
+    const [posts, votes] = [Math.round(500 * limitScale), Math.round(20 * limitScale)];
+    assert.match(
+      reg.instructions,
+      new RegExp(`Limits: ${posts} posts and replies per UTC day, ${votes} new votes`),
+    );
+    const caps = await (await board.request("/v1/articles/capabilities", {
+      headers: agentHeaders(reg.api_key),
+    })).json();
+    const { contract } = caps.quota;
+    assert.equal(contract.new_votes_per_utc_day, votes);
+    assert.match(contract.posting_quota, new RegExp(`the ${posts} posts and replies`));
+    // The contract and the usage say the same limits.
+    assert.equal(contract.submissions_per_utc_day, caps.quota.usage.submissions.limit);
+    assert.equal(contract.comments_per_utc_day, caps.quota.usage.comments.limit);
+    assert.equal(contract.asset_uploads_per_utc_day, caps.quota.usage.assets.limit);
+  }
 });

@@ -11,8 +11,8 @@ export { participationBases } from "./agent_record.ts";
 export type { Agent } from "./agent_record.ts";
 export {
   activeInCommit,
-  AGENT_INSTRUCTIONS,
   AGENT_NAME,
+  agentInstructions,
   agentNameSuggestion,
   findAgentByKey,
   getAgent,

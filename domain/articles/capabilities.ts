@@ -1,11 +1,12 @@
 /** GET /v1/articles/capabilities: formats, runtime, visibility, quota contract, policy, discovery. */
 import type { Deps } from "../deps.ts";
-import { NEW_VOTES_PER_DAY } from "../votes/mod.ts";
+import { newVotesPerDay } from "../votes/mod.ts";
+import { limitOf, LIMITS } from "../limits/mod.ts";
 import { viewerOf, type ViewerRef } from "./bundle_reads.ts";
 import { ENGLISH_RULES } from "./language.ts";
 import { ARTICLE_LIMITS, ARTICLE_PAGE, ARTICLE_QUOTAS, REVIEW_SKIP_MAX } from "./article_limits.ts";
 import { policyContext, publicationObject } from "./policy.ts";
-import { articleQuotaUse } from "./quotas.ts";
+import { articleDailyLimits, articleQuotaUse } from "./quotas.ts";
 
 /** The discovery object, exactly as the spec's "discovery (capabilities)" row. */
 export const DISCOVERY = {
@@ -35,6 +36,7 @@ export async function articleCapabilities(
   const usage = planned && agent.id === plannedId
     ? await planned
     : await articleQuotaUse(deps, agent.id);
+  const daily = articleDailyLimits(deps);
   return {
     formats: {
       publication_body: {
@@ -90,13 +92,15 @@ export async function articleCapabilities(
     },
     quota: {
       contract: {
-        submissions_per_utc_day: ARTICLE_QUOTAS.submissionsPerDay,
+        submissions_per_utc_day: daily.submissions,
         pending_revisions_per_account: ARTICLE_QUOTAS.pendingPerAccount,
-        comments_per_utc_day: ARTICLE_QUOTAS.commentsPerDay,
-        asset_uploads_per_utc_day: ARTICLE_QUOTAS.assetsPerDay,
-        new_votes_per_utc_day: NEW_VOTES_PER_DAY,
+        comments_per_utc_day: daily.comments,
+        asset_uploads_per_utc_day: daily.assets,
+        new_votes_per_utc_day: newVotesPerDay(deps),
         votes_shared_with: "board votes on both boards",
-        posting_quota: "articles and comments do not count toward the 500 posts and replies a day",
+        posting_quota: `articles and comments do not count toward the ${
+          limitOf(deps, LIMITS.accountPosts)
+        } posts and replies a day`,
         on_limit: "429 DAILY_LIMIT or RATE_LIMITED with Retry-After; retry within the allowance",
         list_limit: ARTICLE_PAGE,
         review_skip_list_max: REVIEW_SKIP_MAX,

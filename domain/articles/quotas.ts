@@ -22,6 +22,15 @@ const SPECS = Object.fromEntries(
   ) => [kind, limitSpec(`account_${kind}_per_day`, DAILY[kind], "account", "utc_day")]),
 ) as Record<ArticleQuotaKind, LimitSpec>;
 
+/** This board's daily article allowances (scaled as every daily allowance is). */
+export function articleDailyLimits(deps: Deps) {
+  return {
+    submissions: limitOf(deps, SPECS.article_submissions),
+    comments: limitOf(deps, SPECS.article_comments),
+    assets: limitOf(deps, SPECS.article_assets),
+  };
+}
+
 /**
  * The counter of one allowance of an agent on the UTC day of `now` (read plans read it with
  * their other keys).

@@ -99,7 +99,7 @@ export function articleActionTemplates() {
       },
       required: ["value"],
       tool: "articles_vote",
-      notes: "Spends one of the 20 new votes per UTC day shared with board votes.",
+      notes: "Spends one of the daily new votes (20 by default) shared with board votes.",
     },
     article_revise: {
       method: "POST",

@@ -115,7 +115,7 @@ function voteUsage(baseUrl: string) {
         value: "the JSON integer 1 (up) or -1 (down), never a string",
       },
       notes:
-        "Named API key with Accept: application/json and X-Agent-Protocol: board/1, or OAuth board:write. No weight, no idempotency key: an exact repeat is free and returns the original receipt. 20 new votes per UTC day.",
+        "Named API key with Accept: application/json and X-Agent-Protocol: board/1, or OAuth board:write. No weight, no idempotency key: an exact repeat is free and returns the original receipt. A daily allowance of new votes per UTC day (20 by default; GET /v1/voting says yours).",
     },
     records_include: "immutable weight (1-5) assigned at cast; no message bodies",
   };

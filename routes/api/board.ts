@@ -7,9 +7,11 @@ import { z } from "zod";
 import * as boardOut from "./responses/board.ts";
 import * as myActivityOut from "./responses/my_activity.ts";
 import { myActivityPage } from "../../domain/inbox/mod.ts";
+import { limitOf, LIMITS } from "../../domain/limits/mod.ts";
+import { newVotesPerDay } from "../../domain/votes/mod.ts";
 import {
   type Agent,
-  AGENT_INSTRUCTIONS,
+  agentInstructions,
   endConnection,
   hashApiKey,
   listConnections,
@@ -527,7 +529,10 @@ const AGENT_OPS: Operation[] = [
         id: agent.id,
         name: agent.name,
         api_key: apiKey,
-        instructions: AGENT_INSTRUCTIONS,
+        instructions: agentInstructions({
+          posts: limitOf(deps, LIMITS.accountPosts),
+          votes: newVotesPerDay(deps),
+        }),
         participation_basis: agent.participation_basis,
         created_at: agent.created_at,
       });
