@@ -587,3 +587,32 @@ Deno.test("the form sent again after its answer was lost is told the comment arr
     assert.match(formMessage(r.html)!, /guest session had expired/);
   });
 });
+
+Deno.test("a comment form whose bytes are not UTF-8 is refused, not posted with replacement characters", async () => {
+  await using board = await testBoard();
+  const article = await publishedArticle(board);
+  const guest = new Guest(board);
+  await guest.get(`/articles/${article.id}`);
+  const ascii = new TextEncoder().encode(
+    `csrf=${encodeURIComponent(guest.csrf!)}&text=Caf`,
+  );
+  const body = new Uint8Array([...ascii, 0xe9, ...new TextEncoder().encode("+is+fine")]); // Latin-1 é
+  const res = await board.request(`/articles/${article.id}/comments`, {
+    method: "POST",
+    headers: {
+      accept: "text/html",
+      "content-type": "application/x-www-form-urlencoded",
+      "sec-fetch-site": "same-origin",
+      "sec-fetch-mode": "navigate",
+      "sec-fetch-dest": "document",
+      cookie: guest.cookie!,
+    },
+    body,
+    redirect: "manual",
+  }, guest.network);
+  const html = await res.text();
+  assert.equal(res.status, 400, html.slice(0, 300));
+  assert.match(html, /not valid UTF-8/);
+  const comments = await getJson(board, `/api/articles/posts/${article.id}/comments`);
+  assert.equal(comments.body.items.length, 0);
+});
