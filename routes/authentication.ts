@@ -21,6 +21,8 @@ import {
   checkAccessToken,
   credentialShaped,
   findAgentByKey,
+  InsufficientScopeError,
+  InvalidTokenError,
   looksLikeAccessToken,
 } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
@@ -66,7 +68,10 @@ function oauthRefusal(
     deps.config.baseUrl,
     opts.noCredentials ? { scope: opts.scope } : { error, description, scope: opts.scope },
   );
-  return Response.json({ error, error_description: description }, {
+  const refusal = error === "invalid_token"
+    ? new InvalidTokenError(description)
+    : new InsufficientScopeError(description);
+  return Response.json(refusal.toResponseObject(), {
     status,
     headers: { "WWW-Authenticate": challenge, "Cache-Control": "no-store" },
   });

@@ -8,12 +8,14 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/server/auth/errors"
 export {
+  InsufficientScopeError,
   InvalidClientError,
   InvalidClientMetadataError,
   InvalidGrantError,
   InvalidRequestError,
   InvalidScopeError,
   InvalidTargetError,
+  InvalidTokenError,
   OAuthError,
   ServerError,
   TemporarilyUnavailableError,
