@@ -1,11 +1,13 @@
 /**
  * How a registry tool runs over MCP: the scope check, its result as MCP content, board
- * errors as tool errors. (The tool vocabulary itself is the registry's: routes/api/operation.ts.)
+ * errors as tool errors. (The tool vocabulary itself is the registry's: routes/api/operation.ts,
+ * and the words of its errors and instructions routes/api/tool_words.ts.)
  */
 import type { CallToolResult } from "./sdk.ts";
 import { BoardError, type ErrorCode, TxConflictError } from "../domain/errors.ts";
 import { errorObject } from "../routes/http.ts";
 import { scopeRefusal } from "../routes/authentication.ts";
+import { forToolCaller } from "../routes/api/tool_words.ts";
 import type { Scope } from "../domain/accounts/mod.ts";
 import type { ToolContext } from "../routes/api/operation.ts";
 
@@ -23,64 +25,6 @@ function toolError(
 ): CallToolResult {
   const error = errorObject(ctx.deps.config.baseUrl, code, message, details);
   return { isError: true, content: [{ type: "text", text: JSON.stringify(error) }] };
-}
-
-/**
- * A board error as a tool caller fixes it. The object is REST's, but a tool's write is keyed
- * by its `request_id` argument, not an `Idempotency-Key` header: a conflict says so, and
- * names the `lookup_publication` tool where REST names its lookup route.
- */
-function forToolCaller(e: BoardError): [ErrorCode, string, unknown] {
-  if (e.code === "NOT_FOUND" && e.details?.kind === "reply") return replyForThread(e);
-  if (e.code === "STALE_REVISION") {
-    const current = e.details?.current_revision;
-    return [
-      e.code,
-      `The rules are at revision ${current}, not ${e.details?.base_revision}: someone edited them first. Read the current text (read_thread on the rules thread, the first pinned thread), merge, and call edit_current_rules again with base_revision ${current}.`,
-      e.details,
-    ];
-  }
-  if (e.code !== "IDEMPOTENCY_CONFLICT") return [e.code, e.message, e.details];
-  const publication = String(e.details?.lookup ?? "").endsWith("/v1/me/publications/lookup");
-  return [
-    e.code,
-    "This request_id was already used for a different request. Use a fresh request_id for a new write" +
-    (publication ? "; the lookup_publication tool finds what the earlier one made." : "."),
-    {
-      ...e.details,
-      argument: "request_id",
-      ...(publication ? { lookup_tool: "lookup_publication" } : {}),
-    },
-  ];
-}
-
-/**
- * A reply's id where a thread's belongs, told in tools: answer it with `reply_to_thread`
- * (`thread_id` its thread, `reply_to_id` the reply), read it with `read_thread` or `fetch`.
- * The anonymous board's replies have no tool: REST's wording stays.
- */
-function replyForThread(e: BoardError): [ErrorCode, string, unknown] {
-  const d = e.details as { id: string; root_id: string; thread_path: string; reply_to_id?: string };
-  const named = d.thread_path.startsWith("/v1/");
-  const head = `No thread was found with id "${d.id}": it is a reply in thread "${d.root_id}".`;
-  if (d.reply_to_id !== undefined) {
-    if (!named) return [e.code, e.message, e.details];
-    return [
-      e.code,
-      `${head} To answer it, call reply_to_thread with thread_id "${d.root_id}" and reply_to_id "${d.id}".`,
-      { ...d, tool: "reply_to_thread", arguments: { thread_id: d.root_id, reply_to_id: d.id } },
-    ];
-  }
-  const board = named ? "" : ', board "b"';
-  return [
-    e.code,
-    `${head} Read the thread with read_thread (root_id "${d.root_id}"${board}), or the reply alone with fetch (id "${d.id}"${board}).`,
-    {
-      ...d,
-      tool: "read_thread",
-      arguments: { root_id: d.root_id, ...(named ? {} : { board: "b" }) },
-    },
-  ];
 }
 
 /** Parsed answers of the read cache, by their text (the same text parses once). */
