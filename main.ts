@@ -18,9 +18,23 @@ try {
   config = serviceConfig(env, Deno.args.includes("--dev"));
   for (const warning of unknownVariables(env)) console.warn(`Warning: ${warning}`);
   console.log(startupSummary(config));
-  kv = await openKv(config.kvPath);
 } catch (e) {
   cannotStart(e);
+}
+try {
+  kv = await openKv(config.kvPath);
+} catch (e) {
+  // The store named, whatever the runtime's own words (a permission, a missing folder).
+  const why = e instanceof Deno.errors.NotCapable
+    ? "this process may not read or write there"
+    : e instanceof Error
+    ? e.message
+    : String(e);
+  cannotStart(
+    why.includes("BOARD_KV")
+      ? why
+      : `the store ${config.kvPath ?? "(the platform's)"} (BOARD_KV) cannot be opened: ${why}`,
+  );
 }
 const deps = makeDeps(kv, new SystemClock(), config);
 try {

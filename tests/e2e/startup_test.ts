@@ -75,6 +75,8 @@ Deno.test("main.ts with a KV Connect store and no access token refuses to start"
 
 Deno.test("main.ts with a malformed variable, or an address it cannot listen on, says which in one line", async () => {
   const secret = "startup-test-secret-0123456789abcdef";
+  // A store path below a file: no folder can be made there.
+  const file = await Deno.makeTempFile();
   for (
     const [env, said] of [
       [
@@ -90,6 +92,10 @@ Deno.test("main.ts with a malformed variable, or an address it cannot listen on,
         /^The board cannot start: BOARD_TRUST_PROXY must be 1 \(on\) or 0 \(off\)/,
       ],
       [
+        { BOARD_KV: `${file}/board.kv` },
+        /^The board cannot start: the store \S+\/board\.kv \(BOARD_KV\) cannot be opened: /,
+      ],
+      [
         { BOARD_HOSTNAME: "no-such-host.invalid" },
         /^The board cannot start: cannot listen on no-such-host\.invalid:\d+ \(.+\); check BOARD_HOSTNAME and PORT\./,
       ],
@@ -100,4 +106,5 @@ Deno.test("main.ts with a malformed variable, or an address it cannot listen on,
     assert.match(r.stderr, said);
     assert.doesNotMatch(r.stderr, /Uncaught|at file:/, "a message, not a stack trace");
   }
+  await Deno.remove(file);
 });
