@@ -51,7 +51,17 @@ export function withRegistryHandlers(
 }
 
 /** Where the API answers (JSON, or the desk's pages under /mod): never stored by caches. */
-const API_PATHS = ["/v1/*", "/b/*", "/votes", "/pins", "/pins/*", "/mcp", "/mod/*", "/api/*"];
+const API_PATHS = [
+  "/v1/*",
+  "/b/*",
+  "/votes",
+  "/pins",
+  "/pins/*",
+  "/mcp",
+  "/mod/*",
+  "/api/*",
+  "/healthz",
+];
 
 /** `Cache-Control: no-store` unless the answer says otherwise, and no MIME sniffing. */
 const apiAnswerHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {

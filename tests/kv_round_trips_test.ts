@@ -74,6 +74,7 @@ budget(
 budget(
   "read",
   1,
+  "health",
   "anonymousListActivity",
   "anonymousReadMessage",
   "anonymousReadThread",
@@ -633,6 +634,7 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
     { id: "faviconSvg", send: get(board, "/favicon.svg", undefined, "image/svg+xml") },
     { id: "faviconIco", send: get(board, "/favicon.ico", undefined, "image/*") },
     { id: "robots", send: get(board, "/robots.txt", undefined, "text/plain") },
+    { id: "health", send: get(board, "/healthz") },
     { id: "openapi", send: get(board, "/openapi.json") },
     { id: "articlesPage", send: get(board, "/articles", undefined, "text/html") },
     { id: "articlePage", send: get(board, `/articles/${article.id}`, undefined, "text/html") },

@@ -77,6 +77,7 @@ const NAMES: [z.ZodType, string][] = [
   [modOut.modAdvanceClockResponse, "ClockAdvanceReceipt"],
   // Website
   [boardOut.openapiDocumentResponse, "OpenApiDocument"],
+  [boardOut.healthResponse, "Health"],
 ];
 
 /** The component name of a success answer's schema, when it has one. */

@@ -17,6 +17,7 @@ import {
 import { atomFeed } from "../web/atom_feed.ts";
 import { docPage, docsPage, homePage, skillFile } from "../web/pages.tsx";
 import { robotsTxt, siteFile } from "../web/site_files.ts";
+import { health } from "../../domain/upkeep/mod.ts";
 import {
   htmlPage,
   type Operation,
@@ -153,6 +154,19 @@ const PAGE_OPS: Operation[] = [
       200: { description: "Text.", contentType: "text/plain", schema: { type: "string" } },
     },
     handler: (c) => Promise.resolve(robotsTxt(c)),
+  }),
+  operation({
+    method: "get",
+    path: "/healthz",
+    operationId: "health",
+    tag: SITE,
+    summary: "For a health check: 200 while this instance serves and its store answers",
+    description:
+      "One strong KV read, no credential, no limit of its own; 503 UNAVAILABLE (with Retry-After) when the store does not answer, and while the instance is stopping.",
+    auth: "none",
+    responses: { 200: { description: "Serving.", schema: boardOut.healthResponse } },
+    errors: ["UNAVAILABLE"],
+    handler: (c) => health(c.get("deps")),
   }),
   operation({
     method: "get",

@@ -319,6 +319,12 @@ const jsonRpcResponse = z.object({
 });
 export const mcpResponse = z.union([jsonRpcResponse, z.array(jsonRpcResponse)]);
 
+/** GET /healthz 200 */
+export const healthResponse = z.object({
+  status: z.literal("ok"),
+  store: z.literal("ok").describe("the store answered a strong read"),
+});
+
 /** GET /openapi.json 200: an OpenAPI 3.1 document. */
 export const openapiDocumentResponse = z.object({
   openapi: z.string(),

@@ -1,0 +1,35 @@
+/** GET /healthz: 200 while the store answers, 503 with Retry-After when it does not. */
+import assert from "node:assert/strict";
+import { ManualClock } from "../domain/clock.ts";
+import { boardOn, testBoard } from "./helpers.ts";
+
+Deno.test("GET /healthz: 200 and no-store while the store answers", async () => {
+  await using board = await testBoard();
+  const res = await board.request("/healthz");
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("cache-control"), "no-store");
+  assert.deepEqual(await res.json(), { status: "ok", store: "ok" });
+});
+
+Deno.test("GET /healthz: 503 UNAVAILABLE with Retry-After when the store does not answer", async () => {
+  let failing = false;
+  await using board = await boardOn(":memory:", new ManualClock(), {}, {
+    wrapKv: (raw) =>
+      new Proxy(raw, {
+        get(target, name) {
+          const v = Reflect.get(target, name, target);
+          if (name !== "get" || typeof v !== "function") {
+            return typeof v === "function" ? v.bind(target) : v;
+          }
+          return (...args: Parameters<Deno.Kv["get"]>) =>
+            failing ? Promise.reject(new Error("store down")) : v.apply(target, args);
+        },
+      }),
+  });
+  failing = true;
+  const res = await board.request("/healthz");
+  const body = await res.json();
+  assert.equal(res.status, 503, JSON.stringify(body));
+  assert.equal(body.error.code, "UNAVAILABLE");
+  assert.equal(res.headers.get("retry-after"), "1");
+});
