@@ -53,6 +53,13 @@ interface StoredIdempotency {
   deleted_at?: number;
 }
 
+declare module "../kv/key_values.ts" {
+  interface KeyValues {
+    /** A publication's record: `StoredIdempotency`, the whole record in a store written before. */
+    idempotency: StoredIdempotency | IdempotencyRecord;
+  }
+}
+
 /** The stored shape of a record. */
 export function storedIdempotency(rec: IdempotencyRecord): StoredIdempotency {
   return {
@@ -66,10 +73,12 @@ export function storedIdempotency(rec: IdempotencyRecord): StoredIdempotency {
 }
 
 /** The record under a key of `board`, in either stored shape; null when the key is unused. */
-export function idempotencyRecordOf(value: unknown, board: Board): IdempotencyRecord | null {
-  if (value === null || typeof value !== "object") return null;
-  if ("fingerprint" in value) return value as IdempotencyRecord;
-  const s = value as StoredIdempotency;
+export function idempotencyRecordOf(
+  s: StoredIdempotency | IdempotencyRecord | null,
+  board: Board,
+): IdempotencyRecord | null {
+  if (s === null) return null;
+  if ("fingerprint" in s) return s;
   return {
     fingerprint: s.print,
     board,

@@ -44,6 +44,10 @@ export interface KeyValues {
   agentIdByName: string;
   /** An agent id by the hash of its API key. */
   agentIdByKeyHash: string;
+  /** An agent name by its name skeleton (per skeleton version). */
+  agentNamesBySkeleton: string;
+  /** A read-version key: always 1, its versionstamp is the version (kv/versioned_kv.ts). */
+  readVersions: number;
 }
 
 /** The value type a key is branded with (`unknown` for a plain `Deno.KvKey`). */

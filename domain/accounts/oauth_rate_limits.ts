@@ -36,7 +36,7 @@ import {
   windowRefund,
 } from "../limits/mod.ts";
 import { keys } from "../../kv/keys.ts";
-import type { ValueOf } from "../../kv/key_values.ts";
+import type { KeyValues, ValueOf } from "../../kv/key_values.ts";
 import type { Tx } from "../../kv/tx.ts";
 
 const OAUTH_LIMITS = {
@@ -87,7 +87,7 @@ export interface RegistrationAllowance {
 }
 
 /** The instance-wide window of registrations not yet completed (one per origin kind). */
-function instanceRegistrationKey(crossOrigin: boolean): Deno.KvKey {
+function instanceRegistrationKey(crossOrigin: boolean) {
   return keys.rateWindows("oauth_client_registrations", crossOrigin ? "* cross-origin" : "*");
 }
 
@@ -139,7 +139,7 @@ export async function chargeClientRegistration<K extends Deno.KvKey>(
 function refundWindowKey(
   client: { created_at: number; activated_at: number | null; cross_origin?: boolean },
   nowMs: number,
-): Deno.KvKey | null {
+) {
   if (client.activated_at !== null || client.created_at <= Math.floor(nowMs / 1000) - 60) {
     return null;
   }
@@ -163,7 +163,7 @@ export async function refundCompletedRegistration(
   tx: Tx,
   deps: Deps,
   client: { created_at: number; activated_at: number | null; cross_origin?: boolean },
-  read: Deno.KvEntryMaybe<unknown> | null = null,
+  read: Deno.KvEntryMaybe<KeyValues["rateWindows"]> | null = null,
 ): Promise<void> {
   const nowMs = deps.clock.nowMs();
   const key = refundWindowKey(client, nowMs);

@@ -65,6 +65,14 @@ declare module "../../kv/key_values.ts" {
     bodies: StoredBody | string;
     /** A listing entry: the seq is in the key; the value says whether a body must be read. */
     repliesByRootId: typeof POINTER | typeof TEXT_IN_PREVIEW;
+    /**
+     * The other listings' entries: `POINTER`, or the whole summary in a store written before
+     * (only their keys are read).
+     */
+    roots: typeof POINTER | MessageRecord;
+    rootsByTopic: typeof POINTER | MessageRecord;
+    activityByTopic: typeof POINTER | MessageRecord;
+    repliesByRoot: typeof POINTER | MessageRecord;
     deletedMessages: DeletedMark;
   }
 }

@@ -4,7 +4,7 @@
  * same atomic commit as the write they count. Their keys are read in the publish
  * commit's one `getMany`, so each becomes a check of that commit (docs/limits.md).
  */
-import type { EntriesOf } from "../../kv/key_values.ts";
+import type { EntriesOf, KeyValues } from "../../kv/key_values.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import { nextUtcMidnight, utcDay } from "../clock.ts";
@@ -67,7 +67,7 @@ async function networkPostsToday(
   tx: Tx,
   network: string,
   day: number,
-  entry: Deno.KvEntryMaybe<unknown>,
+  entry: Deno.KvEntryMaybe<KeyValues["rateWindows"]>,
 ): Promise<number> {
   const rec = networkRecordOf(entry.value);
   if (rec.day === day) return rec.posts;

@@ -154,6 +154,20 @@ export function chargeDailyAllowance(
 /** Counts per whole second inside the last minute, oldest first: `[unixSecond, count]`. */
 type WindowValue = [number, number][];
 
+/**
+ * What a window key holds: the window, or for a network's writes its record (`NetworkRecord`,
+ * the bare window in a store written before).
+ */
+type StoredWindow = WindowValue | NetworkRecord;
+
+declare module "../../kv/key_values.ts" {
+  interface KeyValues {
+    rateWindows: StoredWindow;
+    /** A token bucket's theoretical arrival time of its next slot, in ms (`bucketAdmit`). */
+    rateBuckets: number;
+  }
+}
+
 /** How long a window key must live after its newest write (the minute plus a margin). */
 export const WINDOW_EXPIRE_MS = 61_000;
 
@@ -166,10 +180,14 @@ type WindowResult =
  * events, or says how long until one is free. Seconds older than the window are
  * dropped here, so a stale stored value never counts (expiry enforced in code).
  */
-export function windowAdmit(stored: unknown, nowMs: number, limit: number): WindowResult {
+export function windowAdmit(
+  stored: StoredWindow | null,
+  nowMs: number,
+  limit: number,
+): WindowResult {
   const sec = Math.floor(nowMs / 1000);
   const live: WindowValue = Array.isArray(stored)
-    ? (stored as WindowValue).filter((p) =>
+    ? stored.filter((p) =>
       Array.isArray(p) && typeof p[0] === "number" && typeof p[1] === "number" && p[0] > sec - 60
     ).map(([s, n]) => [s, n])
     : [];
@@ -196,10 +214,14 @@ export function windowAdmit(stored: unknown, nowMs: number, limit: number): Wind
  * Takes back one event counted at Unix second `second` from a sliding window, or null
  * when the window holds none there (it has left the window, or was never counted).
  */
-export function windowRefund(stored: unknown, second: number, nowMs: number): WindowValue | null {
+export function windowRefund(
+  stored: StoredWindow | null,
+  second: number,
+  nowMs: number,
+): WindowValue | null {
   const sec = Math.floor(nowMs / 1000);
   if (!Array.isArray(stored) || second <= sec - 60) return null;
-  const live = (stored as WindowValue).filter((p) =>
+  const live = stored.filter((p) =>
     Array.isArray(p) && typeof p[0] === "number" && typeof p[1] === "number" && p[0] > sec - 60
   ).map(([s, n]): [number, number] => [s, n]);
   const at = live.findIndex(([s, n]) => s === second && n > 0);
@@ -216,7 +238,7 @@ export function windowRefund(stored: unknown, second: number, nowMs: number): Wi
 export function admitToWindow(
   deps: Deps,
   spec: LimitSpec,
-  stored: unknown,
+  stored: StoredWindow | null,
   message: (limit: number) => string,
   nowMs: number = deps.clock.nowMs(),
 ): WindowValue {
@@ -246,7 +268,7 @@ type BucketResult =
  * every `intervalMs`; at most `burst` slots are held.
  */
 export function bucketAdmit(
-  stored: unknown,
+  stored: number | null,
   nowMs: number,
   burst: number,
   intervalMs: number,
@@ -274,16 +296,14 @@ interface NetworkRecord {
 }
 
 /** The KV key of a network's record (read it with the write's other reads). */
-export function networkWriteKey(network: string): Deno.KvKey {
+export function networkWriteKey(network: string) {
   return keys.rateWindows("network_writes", network);
 }
 
 /** A stored network record in either shape (an older store keeps the bare window). */
-export function networkRecordOf(value: unknown): NetworkRecord {
-  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-    return value as NetworkRecord;
-  }
-  return { window: Array.isArray(value) ? value as WindowValue : [], day: -1, posts: 0 };
+export function networkRecordOf(value: StoredWindow | null): NetworkRecord {
+  if (value !== null && !Array.isArray(value)) return value;
+  return { window: value ?? [], day: -1, posts: 0 };
 }
 
 /**
@@ -296,7 +316,7 @@ export function applyNetworkWrite(
   tx: Tx,
   deps: Deps,
   network: string,
-  entry: Deno.KvEntryMaybe<unknown>,
+  entry: Deno.KvEntryMaybe<StoredWindow>,
   publications?: { day: number; posts: number },
 ): void {
   const stored = networkRecordOf(entry.value);

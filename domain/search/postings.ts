@@ -49,6 +49,11 @@ export interface SealedState {
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
     searchSealed: SealedState;
+    /** A posting block (`encodeBlock`), or a `PostingBlock` object in a store written before. */
+    searchPostings: Uint8Array | PostingBlock;
+    searchTopicPostings: Uint8Array | PostingBlock;
+    /** A message's term list as a store written before kept it (now in its body entry). */
+    searchTermsByMessage: IndexedTerms;
   }
 }
 

@@ -10,6 +10,7 @@ import { idempotencyRecordOf } from "../../domain/idempotency.ts";
 import { type BoardHead, claimedSeq, type MessageRecord } from "../../domain/board/mod.ts";
 import { networkRecordOf, networkWriteKey } from "../../domain/limits/mod.ts";
 import { keys } from "../../kv/keys.ts";
+import { listTyped } from "../../kv/read_many.ts";
 import type { ServerProcess } from "../e2e/server_process.ts";
 import type { CrashRun, Pending } from "./crash_harness.ts";
 
@@ -148,8 +149,7 @@ async function checkUnresolved(run: CrashRun, kv: Deno.Kv, still: Pending[]): Pr
 async function checkQuotas(run: CrashRun, kv: Deno.Kv, stored: number): Promise<void> {
   const perAgentDay = new Map<string, number>();
   for (const [i, a] of run.agents.entries()) {
-    const prefix = ["idempotency", "named", a.id];
-    for await (const e of kv.list({ prefix })) {
+    for await (const e of listTyped(kv, { prefix: keys.idempotency.range("named", a.id) })) {
       const k = `${i}:${utcDay(idempotencyRecordOf(e.value, "named")!.created_at)}`;
       perAgentDay.set(k, (perAgentDay.get(k) ?? 0) + 1);
     }
