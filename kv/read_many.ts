@@ -11,12 +11,6 @@ export function readMany<const Ks extends readonly Deno.KvKey[]>(
   keyList: Ks,
   options?: { consistency?: Deno.KvConsistencyLevel },
 ): Promise<EntriesOf<Ks>>;
-/** Untyped keys read as `T` (prefer keys whose builders declare their value). */
-export function readMany<T>(
-  kv: Deno.Kv,
-  keyList: readonly Deno.KvKey[],
-  options?: { consistency?: Deno.KvConsistencyLevel },
-): Promise<Deno.KvEntryMaybe<T>[]>;
 export async function readMany(
   kv: Deno.Kv,
   keyList: readonly Deno.KvKey[],

@@ -10,6 +10,7 @@ import { ManualClock } from "../domain/clock.ts";
 import { blockSeqs } from "../domain/search/mod.ts";
 import { resumePurges } from "../domain/writes/mod.ts";
 import { keys } from "../kv/keys.ts";
+import { listTyped } from "../kv/read_many.ts";
 import { commitGate, wrapCommits } from "./commit_wrapper.ts";
 import {
   agentHeaders,
@@ -27,7 +28,7 @@ import {
 /** The posting blocks of `term` that hold `seq`. */
 async function blockHolders(board: TestBoard, term: string, seq: number) {
   const out: Deno.KvKey[] = [];
-  for await (const e of board.kv.list({ prefix: keys.searchPostings.range(term) })) {
+  for await (const e of listTyped(board.kv, { prefix: keys.searchPostings.range(term) })) {
     if (blockSeqs(e.value).includes(seq)) out.push(e.key);
   }
   return out;

@@ -11,12 +11,13 @@ import { editRules, noteRulesThread } from "../domain/rules/mod.ts";
 import { blockSeqs, type SealedState, sealSearchBatches } from "../domain/search/mod.ts";
 import { createThread } from "../domain/writes/mod.ts";
 import { keys } from "../kv/keys.ts";
+import { listTyped } from "../kv/read_many.ts";
 import { boardOn, getJson, register, type TestBoard } from "./helpers.ts";
 
 /** The seqs of a term's sealed posting blocks. */
 async function postings(board: TestBoard, term: string): Promise<number[]> {
   const out: number[] = [];
-  for await (const e of board.kv.list({ prefix: keys.searchPostings.range(term) })) {
+  for await (const e of listTyped(board.kv, { prefix: keys.searchPostings.range(term) })) {
     out.push(...blockSeqs(e.value));
   }
   return out;

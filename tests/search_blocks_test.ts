@@ -17,6 +17,7 @@ import {
 } from "../domain/search/mod.ts";
 import { createThread, removeMessage } from "../domain/writes/mod.ts";
 import { keys } from "../kv/keys.ts";
+import { listTyped } from "../kv/read_many.ts";
 import { onCommit } from "../kv/versioned_kv.ts";
 import { transact } from "../kv/tx.ts";
 import { commitGate } from "./commit_wrapper.ts";
@@ -63,9 +64,9 @@ async function concurrentBoard(board: TestBoard, count = 90): Promise<Made[]> {
 }
 
 /** The stored blocks of a posting list, in key order. */
-async function blocks(board: TestBoard, prefix: Deno.KvKey) {
+async function blocks(board: TestBoard, prefix: ReturnType<typeof keys.searchPostings.range>) {
   const out: { first: number; seqs: number[]; total: number }[] = [];
-  for await (const e of board.kv.list({ prefix })) {
+  for await (const e of listTyped(board.kv, { prefix })) {
     out.push({
       first: e.key[e.key.length - 1] as number,
       seqs: blockSeqs(e.value),
@@ -319,7 +320,7 @@ Deno.test("sealed blocks: a batch sealed in several passes stores what one pass 
     sealing = undefined;
     const stored: string[] = [];
     for (const prefix of [keys.searchPostings.range(), keys.searchTopicPostings.range()]) {
-      for await (const e of board.kv.list({ prefix })) {
+      for await (const e of listTyped(board.kv, { prefix })) {
         const { total } = decodeBlock(e.value);
         stored.push(JSON.stringify([e.key, blockSeqs(e.value), total]));
       }

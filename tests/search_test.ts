@@ -7,6 +7,7 @@ import { searchRecords } from "../domain/reads/mod.ts";
 import { blockSeqs, MAX_INDEXED_TERMS, MAX_TERM_BYTES } from "../domain/search/mod.ts";
 import { removeMessage } from "../domain/writes/mod.ts";
 import { keys } from "../kv/keys.ts";
+import { listTyped } from "../kv/read_many.ts";
 import { fourWords, pageThrough } from "./search_helpers.ts";
 import {
   agentHeaders,
@@ -598,7 +599,7 @@ Deno.test("searchRecords(): one read of each candidate's term list checks the re
 /** The keys of the posting blocks of `term` that hold `seq`. */
 async function blockHolders(board: TestBoard, term: string, seq: number) {
   const out: Deno.KvKey[] = [];
-  for await (const e of board.kv.list({ prefix: keys.searchPostings.range(term) })) {
+  for await (const e of listTyped(board.kv, { prefix: keys.searchPostings.range(term) })) {
     if (blockSeqs(e.value).includes(seq)) out.push(e.key);
   }
   return out;

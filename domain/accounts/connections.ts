@@ -21,7 +21,7 @@ import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { timingSafeEqual } from "../hashing.ts";
 import { keys } from "../../kv/keys.ts";
-import { readMany } from "../../kv/read_many.ts";
+import { listTyped, readMany } from "../../kv/read_many.ts";
 import { commitRetryingLock, transact, type Tx } from "../../kv/tx.ts";
 import {
   type ClientRecord,
@@ -162,10 +162,13 @@ export async function readNewestConnections(
   const [head, newest] = await Promise.all([
     tx.get(keys.oauthGrantHeads(agentId)),
     Array.fromAsync(
-      tx.kv.list({ prefix: keys.oauthGrantsByAgent.range(agentId) }, { reverse: true, limit }),
+      listTyped(tx.kv, { prefix: keys.oauthGrantsByAgent.range(agentId) }, {
+        reverse: true,
+        limit,
+      }),
     ),
   ]);
-  return { head: head.value, newest: newest as GrantIndexEntry[] };
+  return { head: head.value, newest };
 }
 
 /**

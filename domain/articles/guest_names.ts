@@ -39,7 +39,7 @@ const RESERVED_SKELETONS = new Set(RESERVED_GUEST_NAMES.map(nameSkeleton));
  * if any: one read per skeleton of the name index, all at once.
  */
 async function agentWithSkeleton(deps: Deps, skeletons: string[]): Promise<string | null> {
-  const found = await readMany<string>(
+  const found = await readMany(
     deps.kv,
     skeletons.map((s) => keys.agentNamesBySkeleton(SKELETON_VERSION, s)),
   );

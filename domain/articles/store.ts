@@ -40,7 +40,7 @@ export async function getAll<K extends Deno.KvKey>(
   kv: Deno.Kv,
   keyList: readonly K[],
 ): Promise<Array<ValueOf<K> | null>> {
-  return (await readMany<ValueOf<K>>(kv, keyList)).map((e) => e.value);
+  return (await readMany(kv, keyList)).map((e) => e.value);
 }
 
 export async function readPost(kv: Deno.Kv, id: string): Promise<ArticlePost | null> {

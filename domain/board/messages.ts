@@ -104,10 +104,10 @@ export function bodyRest(m: MessageRecord, body: string): string {
 }
 
 /** A message's full text from its summary and its body entry as stored (either shape). */
-export function bodyText(m: MessageRecord, stored: unknown): string {
+export function bodyText(m: MessageRecord, stored: StoredBody | string | null | undefined): string {
   if (typeof stored === "string") return stored;
   if (stored === null || typeof stored !== "object") return "";
-  return m.preview + (stored as StoredBody).rest;
+  return m.preview + stored.rest;
 }
 
 /** The value of a listing entry: the seq is in its key, the summary under `messages`. */

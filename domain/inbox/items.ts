@@ -17,7 +17,13 @@ import {
   type VoteEvent,
 } from "../agent_events.ts";
 import { mentionedNames } from "../mentions.ts";
-import { bodyText, EMPTY_HEAD, isHidden, type MessageRecord } from "../board/mod.ts";
+import {
+  bodyText,
+  EMPTY_HEAD,
+  isHidden,
+  type MessageRecord,
+  type StoredBody,
+} from "../board/mod.ts";
 import { type MessageItem, toItems } from "../reads/mod.ts";
 import { readViewerVotes } from "../votes/mod.ts";
 import type { Deps } from "../deps.ts";
@@ -181,7 +187,7 @@ export async function resolveItems(
 async function confirmedMentions(
   deps: Deps,
   viewer: Agent,
-  candidates: { m: MessageRecord; stored: unknown }[],
+  candidates: { m: MessageRecord; stored: StoredBody | string | null }[],
   known: ReadonlyMap<string, Agent | null>,
 ): Promise<Set<number>> {
   const texts = candidates.filter(({ m, stored }) =>

@@ -17,7 +17,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
-import { readMany } from "../../kv/read_many.ts";
+import { listTyped, readMany } from "../../kv/read_many.ts";
 import { bodyRest, type MessageRecord, type StoredBody } from "../board/mod.ts";
 import { indexTerms } from "./tokens.ts";
 import { termFilterOf } from "./filters.ts";
@@ -46,12 +46,20 @@ export interface SealedState {
   filters?: number;
 }
 
+/** A posting block as stored: `encodeBlock`'s bytes, or an object in a store written before. */
+type StoredBlock = Uint8Array | PostingBlock;
+
+/** A posting list: the key prefix of one term's (or topic's) blocks, and the key of a block. */
+export type PostingListKey = ReturnType<typeof keys.searchPostings.range>;
+
+/** A block read (or staged) under its key. */
+type FoundBlock = { key: PostingListKey; value: StoredBlock };
+
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
     searchSealed: SealedState;
-    /** A posting block (`encodeBlock`), or a `PostingBlock` object in a store written before. */
-    searchPostings: Uint8Array | PostingBlock;
-    searchTopicPostings: Uint8Array | PostingBlock;
+    searchPostings: StoredBlock;
+    searchTopicPostings: StoredBlock;
     /** A message's term list as a store written before kept it (now in its body entry). */
     searchTermsByMessage: IndexedTerms;
   }
@@ -92,8 +100,8 @@ export function encodeBlock(block: PostingBlock): Uint8Array {
 }
 
 /** A stored posting block, in either shape. */
-export function decodeBlock(value: unknown): PostingBlock {
-  if (!(value instanceof Uint8Array)) return value as PostingBlock;
+export function decodeBlock(value: StoredBlock): PostingBlock {
+  if (!(value instanceof Uint8Array)) return value;
   const numbers: number[] = [];
   let n = 0;
   let scale = 1;
@@ -112,7 +120,7 @@ export function decodeBlock(value: unknown): PostingBlock {
 }
 
 /** The seqs a stored posting block holds. */
-export function blockSeqs(value: unknown): number[] {
+export function blockSeqs(value: StoredBlock): number[] {
   return decodeBlock(value).seqs;
 }
 
@@ -139,8 +147,8 @@ export function filtersFrom(state: SealedState): number {
 }
 
 /** The posting lists (term prefixes, then the topic's) an entry is indexed in. */
-export function listsOf(entry: IndexedTerms): Deno.KvKey[] {
-  const out: Deno.KvKey[] = entry.terms.map((t) => keys.searchPostings.range(t));
+export function listsOf(entry: IndexedTerms): PostingListKey[] {
+  const out: PostingListKey[] = entry.terms.map((t) => keys.searchPostings.range(t));
   if (entry.topic !== null) out.push(keys.searchTopicPostings.range(entry.topic));
   return out;
 }
@@ -172,19 +180,18 @@ export function stageBody(tx: Tx, m: MessageRecord, body: string): IndexedTerms 
  * The term list a stored body entry holds: null when it holds none (not indexed, or gone),
  * undefined for a whole-text body of a store written before (its list is kept apart).
  */
-function termsIn(stored: unknown): IndexedTerms | null | undefined {
+function termsIn(stored: StoredBody | string | null): IndexedTerms | null | undefined {
   if (typeof stored === "string") return undefined;
-  const b = stored as StoredBody | null;
-  const t = b?.terms;
+  const t = stored?.terms;
   if (t === undefined) return null;
   return {
     terms: typeof t !== "string" ? t : t === "" ? [] : t.split(" "),
-    topic: b!.topic ?? null,
+    topic: stored!.topic ?? null,
   };
 }
 
 /** True when the body entry as stored, or the term list kept apart, says the message is indexed. */
-export function isIndexed(stored: unknown, apart: unknown): boolean {
+export function isIndexed(stored: StoredBody | string | null, apart: unknown): boolean {
   return termsIn(stored) !== null && (typeof stored !== "string" || apart !== null);
 }
 
@@ -194,19 +201,16 @@ export function isIndexed(stored: unknown, apart: unknown): boolean {
  */
 export async function termListsOf(
   kv: Deno.Kv,
-  entries: Deno.KvEntryMaybe<unknown>[],
+  entries: Deno.KvEntryMaybe<StoredBody | string>[],
 ): Promise<(IndexedTerms | null)[]> {
-  const out = entries.map((e) => termsIn(e.value));
-  const apart = out.flatMap((t, i) => t === undefined ? [i] : []);
-  if (apart.length) {
-    const seqOf = (i: number) => entries[i].key[entries[i].key.length - 1] as number;
-    const found = await readMany<IndexedTerms>(
-      kv,
-      apart.map((i) => keys.searchTermsByMessage(seqOf(i))),
-    );
-    apart.forEach((i, j) => out[i] = found[j].value);
-  }
-  return out as (IndexedTerms | null)[];
+  const lists = entries.map((e) => termsIn(e.value));
+  const apart = lists.flatMap((t, i) => t === undefined ? [i] : []);
+  const seqOf = (i: number) => entries[i].key[entries[i].key.length - 1] as number;
+  const found = apart.length
+    ? await readMany(kv, apart.map((i) => keys.searchTermsByMessage(seqOf(i))))
+    : [];
+  let j = 0;
+  return lists.map((t) => t === undefined ? found[j++].value : t);
 }
 
 /**
@@ -298,7 +302,7 @@ export async function retractPostings(tx: Tx, seq: number, entry: IndexedTerms):
 }
 
 /** Stages the removal of `seq` from a posting block (the block goes when it empties). */
-function dropFromBlock(tx: Tx, block: { key: Deno.KvKey; value: unknown } | null, seq: number) {
+function dropFromBlock(tx: Tx, block: FoundBlock | null, seq: number) {
   if (!block) return;
   const { seqs, total } = decodeBlock(block.value);
   if (!seqs.includes(seq)) return;
@@ -316,18 +320,19 @@ const LOOKUPS_AT_ONCE = 32;
  */
 async function blocksAt(
   tx: Tx,
-  lists: Deno.KvKey[],
+  lists: PostingListKey[],
   seq: number,
-): Promise<({ key: Deno.KvKey; value: unknown } | null)[]> {
-  const out: ({ key: Deno.KvKey; value: unknown } | null)[] = [];
+): Promise<(FoundBlock | null)[]> {
+  const out: (FoundBlock | null)[] = [];
   for (let i = 0; i < lists.length; i += LOOKUPS_AT_ONCE) {
     const part = await Promise.all(
       lists.slice(i, i + LOOKUPS_AT_ONCE).map((prefix) => newestBlock(tx.kv, prefix, seq + 1)),
     );
     for (const found of part) {
       const own = found ? tx.own(found.key) : undefined;
-      if (!found || (own && own.value === null)) out.push(null);
-      else out.push(own ? { key: found.key, value: own.value } : found);
+      if (!found) out.push(null);
+      else if (!own) out.push(found);
+      else out.push(own.value === null ? null : { key: found.key, value: own.value });
     }
   }
   return out;
@@ -336,18 +341,18 @@ async function blocksAt(
 /** The newest block of a list whose first seq is below `end` (no check), or null. */
 export async function newestBlock(
   kv: Deno.Kv,
-  prefix: Deno.KvKey,
+  prefix: PostingListKey,
   end?: number,
-): Promise<{ key: Deno.KvKey; value: unknown } | null> {
+): Promise<FoundBlock | null> {
   const selector = end === undefined ? { prefix } : { prefix, end: [...prefix, end] };
-  for await (const e of kv.list(selector, { reverse: true, limit: 1 })) {
+  for await (const e of listTyped(kv, selector, { reverse: true, limit: 1 })) {
     return { key: e.key, value: e.value };
   }
   return null;
 }
 
 /** Each posting list's newest block at or below a seq, read without checks, by list. */
-export type BlockLookups = Map<string, { key: Deno.KvKey; value: unknown } | null>;
+export type BlockLookups = Map<string, FoundBlock | null>;
 
 const listId = (list: Deno.KvKey) => JSON.stringify(list);
 
@@ -358,7 +363,7 @@ const listId = (list: Deno.KvKey) => JSON.stringify(list);
 export function changedLists(
   before: IndexedTerms,
   after: IndexedTerms,
-): { leave: Deno.KvKey[]; join: Deno.KvKey[] } {
+): { leave: PostingListKey[]; join: PostingListKey[] } {
   const was = new Map(listsOf(before).map((l) => [listId(l), l]));
   const will = new Map(listsOf(after).map((l) => [listId(l), l]));
   return {
@@ -374,7 +379,7 @@ export function changedLists(
  */
 export async function lookupBlocks(
   kv: Deno.Kv,
-  lists: Deno.KvKey[],
+  lists: PostingListKey[],
   seq: number,
   into: BlockLookups = new Map(),
 ): Promise<BlockLookups> {
@@ -385,7 +390,7 @@ export async function lookupBlocks(
 }
 
 /** The term list a stored body entry holds (null: none, or a whole-text body of a store written before). */
-export function storedTerms(stored: unknown): IndexedTerms | null {
+export function storedTerms(stored: StoredBody | string | null): IndexedTerms | null {
   return termsIn(stored) ?? null;
 }
 
@@ -418,7 +423,7 @@ export function stageIndexChange(
   }
   const first = batchFirst(m.seq, state.batch);
   const { leave, join } = changedLists(before, entry);
-  const blockOf = (list: Deno.KvKey) => {
+  const blockOf = (list: PostingListKey) => {
     const found = blocks.get(listId(list));
     if (found === undefined) throw new Error("stageIndexChange: a list was not looked up");
     return found;

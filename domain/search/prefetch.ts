@@ -9,7 +9,8 @@
  * listing went out, so the seqs above it are checked from their term lists (the tail
  * listing starts there).
  */
-import { blockSeqs, decodeBlock } from "./postings.ts";
+import { listTyped } from "../../kv/read_many.ts";
+import { blockSeqs, decodeBlock, type PostingListKey } from "./postings.ts";
 
 /** Sealed seqs whose blocks a search lists per list in its first batch (about). */
 const PREFETCH_SEQS = 2048;
@@ -34,12 +35,12 @@ export function prefetchBlocks(batch: number): number {
 /** Lists the newest `limit` blocks of a list (one range read, no check). */
 export async function listNewestBlocks(
   kv: Deno.Kv,
-  prefix: Deno.KvKey,
+  prefix: PostingListKey,
   limit: number,
 ): Promise<ListedBlocks> {
   const blocks: ListedBlocks["blocks"] = [];
   let count = 0;
-  for await (const e of kv.list({ prefix }, { reverse: true, limit, batchSize: limit })) {
+  for await (const e of listTyped(kv, { prefix }, { reverse: true, limit, batchSize: limit })) {
     if (blocks.length === 0) count = decodeBlock(e.value).total;
     blocks.push({ first: e.key[e.key.length - 1] as number, seqs: blockSeqs(e.value) });
   }

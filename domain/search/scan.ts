@@ -20,12 +20,14 @@ import {
   blockSeqs,
   filtersFrom,
   type IndexedTerms,
+  type PostingListKey,
   type SealedState,
   storedTerms,
   termListsOf,
 } from "./postings.ts";
 import { filterHashes, filterMayHold } from "./filters.ts";
-import { readMany } from "../../kv/read_many.ts";
+import { listTyped, readMany, type TypedListSelector } from "../../kv/read_many.ts";
+import type { ValueOf } from "../../kv/key_values.ts";
 
 const TERMS_READ_COST = 6;
 /** A term filter (or, on a store from before filters, a term list) listed in the tail. */
@@ -55,7 +57,7 @@ export function searchWorkBudget(lists: number): number {
 
 /** One posting list: a query token's or the topic filter's. */
 export interface PostingList {
-  prefix: Deno.KvKey;
+  prefix: PostingListKey;
   count: number;
   /** The token (unset for the topic list). */
   term?: string;
@@ -158,7 +160,7 @@ export class Scanner {
    */
   async driver(list: PostingList, cursor: number | undefined, limit: number): Promise<number[]> {
     const p = list.prefix;
-    const selector: Deno.KvListSelector = this.ascending
+    const selector: TypedListSelector<PostingListKey> = this.ascending
       ? { prefix: p, start: [...p, cursor! - this.sealed.batch + 1] }
       : cursor !== undefined
       ? { prefix: p, end: [...p, cursor] }
@@ -167,7 +169,7 @@ export class Scanner {
     let listed = 0;
     // batchSize never above limit: a list reads a whole batch even when fewer are used.
     const options = { batchSize: Math.min(limit, LIST_BATCH), reverse: !this.ascending };
-    for await (const e of this.kv.list(selector, options)) {
+    for await (const e of listTyped(this.kv, selector, options)) {
       listed++;
       for (const s of inScanOrder(blockSeqs(e.value), this.ascending)) {
         if (cursor !== undefined && (this.ascending ? s < cursor : s >= cursor)) continue;
@@ -228,8 +230,10 @@ export class Scanner {
     // Every seq in scan order up to `reached` is decided: the blocks listed hold all of them.
     let reached = first;
     let listed = 0;
-    const iter = this.kv.list(
-      { start: [...list.prefix, lo - this.sealed.batch + 1], end: [...list.prefix, hi + 1] },
+    const start: PostingListKey = [...list.prefix, lo - this.sealed.batch + 1];
+    const iter = listTyped(
+      this.kv,
+      { start, end: [...list.prefix, hi + 1] },
       { limit: cap, batchSize: Math.min(cap, LIST_BATCH), reverse: !this.ascending },
     );
     for await (const e of iter) {
@@ -261,18 +265,18 @@ export class Scanner {
    * Reads one key per seq for the leading seqs `allowance` pays for at `cost` each (at least
    * `minimum`), and spends it.
    */
-  async #readPaid<T>(
+  async #readPaid<K extends Deno.KvKey>(
     seqs: number[],
     allowance: number,
     minimum: number,
     cost: number,
-    keyOf: (seq: number) => Deno.KvKey,
-  ): Promise<{ part: number[]; entries: Deno.KvEntryMaybe<T>[] }> {
+    keyOf: (seq: number) => K,
+  ): Promise<{ part: number[]; entries: Deno.KvEntryMaybe<ValueOf<K>>[] }> {
     const affordable = Math.floor((allowance - ROUND_TRIP_COST) / cost);
     const part = seqs.slice(0, Math.max(minimum, Math.min(seqs.length, affordable)));
     if (part.length === 0) return { part, entries: [] };
     this.#spend(part.length * cost);
-    return { part, entries: await readMany<T>(this.kv, part.map(keyOf)) };
+    return { part, entries: await readMany(this.kv, part.map(keyOf)) };
   }
 
   /**
@@ -286,7 +290,7 @@ export class Scanner {
     allowance: number,
     minimum: number,
   ): Promise<Narrowed> {
-    const { part, entries } = await this.#readPaid<unknown>(
+    const { part, entries } = await this.#readPaid(
       seqs,
       allowance,
       minimum,
@@ -432,6 +436,9 @@ interface TailListing {
 /** What a tail listing reads: term filters, or body entries (a store from before filters). */
 type TailSource = "filters" | "bodies";
 
+/** What a tail listing lists under: term filters or body entries. */
+type TailKey = ReturnType<typeof keys.searchFilters.range> | ReturnType<typeof keys.bodies.range>;
+
 /** The keys a tail listing of `source` reads. */
 const tailKeys = {
   filters: { of: (seq: number) => keys.searchFilters(seq), range: keys.searchFilters.range() },
@@ -445,7 +452,7 @@ const tailKeys = {
  */
 function listTerms(
   kv: Deno.Kv,
-  selector: Deno.KvListSelector,
+  selector: TypedListSelector<TailKey>,
   options: Deno.KvListOptions,
   wanted: TailWanted,
   source: TailSource,
@@ -453,7 +460,7 @@ function listTerms(
   const hashes = filterHashes(wanted);
   return inListingTurn(async () => {
     const out: TailListing = { seqs: [], apart: new Set(), listed: 0, last: null };
-    for await (const e of kv.list(selector, options)) {
+    for await (const e of listTyped(kv, selector, options)) {
       const seq = e.key[e.key.length - 1] as number;
       out.listed++;
       out.last = seq;
@@ -462,7 +469,7 @@ function listTerms(
         continue;
       }
       if (typeof e.value === "string") out.apart.add(seq);
-      const terms = storedTerms(e.value);
+      const terms = e.value instanceof Uint8Array ? null : storedTerms(e.value);
       if (out.apart.has(seq) || (terms !== null && holds(wanted, terms))) out.seqs.push(seq);
     }
     return out;
@@ -482,7 +489,7 @@ export function listTail(
   source: TailSource = "filters",
 ): Promise<TailListing> {
   const k = tailKeys[source];
-  const selector: Deno.KvListSelector = to === Infinity
+  const selector: TypedListSelector<TailKey> = to === Infinity
     ? { prefix: k.range, start: k.of(from) }
     : { start: k.of(from), end: k.of(to + 1) };
   const options = { reverse: !ascending, batchSize: LIST_BATCH };
@@ -610,7 +617,7 @@ export async function listNewestTail(
   wanted: TailWanted,
 ): Promise<ListedTail> {
   const range = keys.searchFilters.range();
-  const selector: Deno.KvListSelector = to === Infinity
+  const selector: TypedListSelector<TailKey> = to === Infinity
     ? { prefix: range }
     : { prefix: range, end: keys.searchFilters(to + 1) };
   const options = { reverse: true, limit, batchSize: Math.min(limit, LIST_BATCH) };

@@ -13,6 +13,7 @@
 import { keys } from "../../kv/keys.ts";
 import { keySize, KV_LIMITS, valueSize } from "../../kv/atomic_limits.ts";
 import { isLockedError } from "../../kv/tx.ts";
+import { listTyped } from "../../kv/read_many.ts";
 import type { Deps } from "../deps.ts";
 import { EMPTY_HEAD } from "../board/mod.ts";
 import {
@@ -138,9 +139,11 @@ async function sealBatch(
  * list (the key prefix, as JSON) and its seq, in seq order. The body entries read are let go.
  */
 async function batchPostings(kv: Deno.Kv, first: number, end: number) {
-  const entries: Deno.KvEntry<unknown>[] = [];
-  const iter = kv.list({ start: keys.bodies("named", first), end: keys.bodies("named", end) });
-  for await (const e of iter) entries.push(e);
+  const iter = listTyped(kv, {
+    start: keys.bodies("named", first),
+    end: keys.bodies("named", end),
+  });
+  const entries = await Array.fromAsync(iter);
   const terms = await termListsOf(kv, entries);
   const lists: string[] = [];
   const seqs: number[] = [];

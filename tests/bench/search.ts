@@ -30,6 +30,7 @@ import {
 } from "../../domain/search/mod.ts";
 import { previewOf, utf8Length } from "../../domain/text.ts";
 import { keys } from "../../kv/keys.ts";
+import { listTyped } from "../../kv/read_many.ts";
 import { KV_LIMITS } from "../../kv/atomic_limits.ts";
 import { createApp } from "../../routes/app.ts";
 import { prepareService } from "../../routes/service.ts";
@@ -192,7 +193,7 @@ export async function seedBoard(n: number): Promise<Seeded> {
   // messages by seq, then posting blocks list by list (sequential B-tree inserts).
   const writer = new BulkWriter(kv);
   const entries = new Map<number, IndexedTerms>();
-  for await (const e of kv.list({ prefix: keys.bodies.range("named") })) {
+  for await (const e of listTyped(kv, { prefix: keys.bodies.range("named") })) {
     const terms = storedTerms(e.value); // the rules thread
     if (terms) entries.set(e.key[2] as number, terms);
   }
