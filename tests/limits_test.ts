@@ -35,7 +35,7 @@ const accountDay = (retryAfter: number) => ({
 /** Reads the admission keys of `p` and charges them, for one reading of the clock. */
 async function admitted(tx: Tx, deps: Deps, p: Publisher): Promise<void> {
   const nowMs = deps.clock.nowMs();
-  const read = await tx.getMany(admissionKeys(p, Math.floor(nowMs / 1000)));
+  const read = await tx.getNamed(admissionKeys(p, Math.floor(nowMs / 1000)));
   await chargePublication(tx, deps, p, read, nowMs);
 }
 
@@ -469,7 +469,7 @@ Deno.test("network record: one entry holds the write window and the day's public
     await transact(deps.kv, async (tx) => {
       const p: Publisher = { board: "b", agentId: null, network: net };
       // The keys read for one reading of the clock, the charge for a later one.
-      const keysRead = await tx.getMany(admissionKeys(p, late.clock.now()));
+      const keysRead = await tx.getNamed(admissionKeys(p, late.clock.now()));
       await chargePublication(tx, late, p, keysRead, late.clock.nowMs());
     });
     const rec = await record(net);

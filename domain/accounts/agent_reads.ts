@@ -12,6 +12,7 @@
 import type { ValueOf } from "../../kv/key_values.ts";
 import { keys } from "../../kv/keys.ts";
 import { KV_LIMITS } from "../../kv/atomic_limits.ts";
+import { readNamed } from "../../kv/read_many.ts";
 import { versionKeys } from "../read_cache.ts";
 
 /** What an account's key holds (its area declares it: domain/accounts/agents.ts). */
@@ -68,15 +69,11 @@ class AgentReads {
 
   /** One `getMany` for the accounts `ids`, handed to their waiters (or its failure). */
   async #readPart(ids: string[], round: Map<string, Waiting[]>): Promise<void> {
-    const versionCount = versionKeys().length;
     try {
-      const entries = await this.kv.getMany([
-        ...versionKeys(),
-        ...ids.map((id) => keys.agents(id)),
-      ]);
-      const versions = entries.slice(0, versionCount);
-      // The entries after the versions are the accounts' (the tuple type cannot say which).
-      const records = entries.slice(versionCount) as Deno.KvEntryMaybe<AgentRecord>[];
+      const { versions, records } = await readNamed(this.kv, {
+        versions: versionKeys(),
+        records: ids.map((id) => keys.agents(id)),
+      });
       ids.forEach((id, i) => {
         for (const w of round.get(id)!) w.resolve({ record: records[i], versions });
       });

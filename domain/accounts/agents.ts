@@ -162,13 +162,13 @@ export async function registerAgent(
     // The caller's reads (`extra`) go out with the name and the count; its refusal counts
     // only for a registration that would otherwise be made.
     const [read, extraDone, beforeDone] = await Promise.allSettled([
-      tx.getMany([keys.agentIdByName(input.name), keys.counters("agents")]),
+      tx.getNamed({ byName: keys.agentIdByName(input.name), count: keys.counters("agents") }),
       extra?.(tx, apiKey, now),
       before?.(tx),
     ]);
     if (beforeDone.status === "rejected") throw beforeDone.reason;
     if (read.status === "rejected") throw read.reason;
-    const [byName, count] = read.value;
+    const { byName, count } = read.value;
     if (byName.value !== null) {
       throw new BoardError("NAME_TAKEN", `The name "${input.name}" is already taken.`, {
         field: "name",

@@ -21,7 +21,7 @@ import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { timingSafeEqual } from "../hashing.ts";
 import { keys } from "../../kv/keys.ts";
-import { listTyped, readMany } from "../../kv/read_many.ts";
+import { listTyped, readMany, readNamed } from "../../kv/read_many.ts";
 import { commitRetryingLock, transact, type Tx } from "../../kv/tx.ts";
 import {
   type ClientRecord,
@@ -290,10 +290,10 @@ interface TeardownRun {
  * current key are kept up to the cap. Never holds more than one run's entries in memory.
  */
 export async function endStaleConnections(deps: Deps, agentId: string): Promise<TeardownRun> {
-  const [mark, agentEntry] = await deps.kv.getMany([
-    keys.connectionTeardowns(agentId),
-    keys.agents(agentId),
-  ]);
+  const { mark, agentEntry } = await readNamed(deps.kv, {
+    mark: keys.connectionTeardowns(agentId),
+    agentEntry: keys.agents(agentId),
+  });
   const agent = agentEntry.value;
   const index = await Array.fromAsync(
     deps.kv.list({ prefix: keys.oauthGrantsByAgent.range(agentId) }, {

@@ -66,11 +66,11 @@ async function chargeRotation(
 ): Promise<void> {
   const now = deps.clock.now();
   const dayKey = keys.quotaUsage("agent_key_rotations", agentId, utcDay(now));
-  const [slot, day, net] = await tx.getMany([
-    keys.keyRotations(oldHash),
-    dayKey,
-    networkWriteKey(network),
-  ]);
+  const { slot, day, net } = await tx.getNamed({
+    slot: keys.keyRotations(oldHash),
+    day: dayKey,
+    net: networkWriteKey(network),
+  });
   if (slot.value !== null) {
     throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
   }

@@ -57,11 +57,12 @@ export async function uploadAsset(
   const { value } = await transact(deps.kv, async (tx) => {
     // One clock reading per attempt: the day charged is the day of `created_at`.
     const now = deps.clock.now();
-    const [idem, , account] = await tx.getMany([
-      keys.articleIdempotency(agent.id, idemKey),
-      articleQuotaKey("article_assets", agent.id, now),
-      keys.agents(agent.id),
-    ]);
+    // The day's count is read in the same batch, for `chargeArticleQuota` below.
+    const { idem, account } = await tx.getNamed({
+      idem: keys.articleIdempotency(agent.id, idemKey),
+      quota: articleQuotaKey("article_assets", agent.id, now),
+      account: keys.agents(agent.id),
+    });
     stillActive(account.value); // refused when revoked or removed since it was admitted
     const stored = matchArticleIdem<AssetReceipt>(idem.value, print);
     if (stored) return { receipt: { ...stored, replayed: true as const } };

@@ -32,10 +32,10 @@ async function ownBundle(
   postId: string,
   extra: string | null,
 ): Promise<PostBundle> {
-  const [postEntry, extraEntry] = await tx.getMany([
-    keys.articlePosts(postId),
-    keys.articleRevisions(extra ?? postId),
-  ]);
+  const { postEntry, extraEntry } = await tx.getNamed({
+    postEntry: keys.articlePosts(postId),
+    extraEntry: keys.articleRevisions(extra ?? postId),
+  });
   const post = postEntry.value;
   if (!post) throw notFound("article", postId);
   if (post.author_id !== agent.id) {
@@ -165,12 +165,12 @@ export async function appealArticle(
   const { value } = await transact(deps.kv, async (tx) => {
     // One batch: the idempotency record, the article, the revision appealed and the account
     // (refused when revoked or removed since it was admitted).
-    const [idem, postEntry, revEntry, account] = await tx.getMany([
-      keys.articleIdempotency(agent.id, idemKey),
-      keys.articlePosts(postId),
-      keys.articleRevisions(revisionId),
-      keys.agents(agent.id),
-    ]);
+    const { idem, postEntry, revEntry, account } = await tx.getNamed({
+      idem: keys.articleIdempotency(agent.id, idemKey),
+      postEntry: keys.articlePosts(postId),
+      revEntry: keys.articleRevisions(revisionId),
+      account: keys.agents(agent.id),
+    });
     stillActive(account.value);
     const again = matchArticleIdem<AppealReceipt>(idem.value, print);
     if (again) return { ...again, replayed: true as const };

@@ -97,12 +97,12 @@ export async function castArticleVote(
         allowanceKey(voter.id, now),
       ],
     });
-    const [voteEntry, postEntry, revEntry, standingEntry] = await tx.getMany([
-      voteKey,
-      keys.articlePosts(postId),
-      keys.articleRevisions(revisionId),
-      keys.votingStandings(voter.id),
-    ]);
+    const { voteEntry, postEntry, revEntry, standingEntry } = await tx.getNamed({
+      voteEntry: voteKey,
+      postEntry: keys.articlePosts(postId),
+      revEntry: keys.articleRevisions(revisionId),
+      standingEntry: keys.votingStandings(voter.id),
+    });
     const post = postEntry.value;
     const rev = revEntry.value;
     if (!post || !rev || rev.post_id !== post.id) throw notFound("article revision", revisionId);

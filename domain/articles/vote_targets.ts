@@ -5,6 +5,7 @@
  * areas, which it names.
  */
 import { type Board, keys } from "../../kv/keys.ts";
+import { readNamed } from "../../kv/read_many.ts";
 import type { PendingVoter, VoteInput } from "../votes/mod.ts";
 import { castVote } from "../writes/mod.ts";
 import type { Agent } from "../accounts/mod.ts";
@@ -15,13 +16,13 @@ import { findMessageSeq, otherBoard } from "../board/mod.ts";
 /** The 404 for a vote target `id` missing on `board`, naming where it is when it exists. */
 async function missingVoteTarget(deps: Deps, board: Board, id: string) {
   const other = otherBoard(board);
-  const [onOther, [post, revision, comment]] = await Promise.all([
+  const [onOther, { post, revision, comment }] = await Promise.all([
     findMessageSeq(deps.kv, other, id),
-    deps.kv.getMany([
-      keys.articlePosts(id),
-      keys.articleRevisions(id),
-      keys.articleCommentLocators(id),
-    ]),
+    readNamed(deps.kv, {
+      post: keys.articlePosts(id),
+      revision: keys.articleRevisions(id),
+      comment: keys.articleCommentLocators(id),
+    }),
   ]);
   const base = { target: "message", id, board };
   if (onOther !== null) {

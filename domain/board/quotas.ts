@@ -4,7 +4,7 @@
  * same atomic commit as the write they count. Their keys are read in the publish
  * commit's one `getMany`, so each becomes a check of that commit (docs/limits.md).
  */
-import type { EntriesOf, KeyValues } from "../../kv/key_values.ts";
+import type { KeyValues, NamedEntry } from "../../kv/key_values.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import { nextUtcMidnight, utcDay } from "../clock.ts";
@@ -39,15 +39,25 @@ export interface Publisher {
 const CAPACITY_KEY = keys.rateBuckets("publications");
 
 /**
- * The keys admission reads, fetched with the write's other reads in one round trip:
- * retained posts, the network's record (its write window and its day's publications), the
- * capacity bucket, and (named board) the account's day. At most 4 checks of the publish
- * commit (5 on a network's first publication of a day, see `networkPostsToday`).
+ * The keys admission reads, by name, fetched with the write's other reads in one round trip
+ * (`Tx.getNamed`): retained posts, the network's record (its write window and its day's
+ * publications), the capacity bucket, and (named board) the account's day. At most 4 checks
+ * of the publish commit (5 on a network's first publication of a day, see
+ * `networkPostsToday`).
  */
 export function admissionKeys(p: Publisher, now: number) {
-  const agentDay = p.agentId ? [keys.quotaUsage("agent_posts", p.agentId, utcDay(now))] : [];
-  return [keys.counters("posts"), networkWriteKey(p.network), CAPACITY_KEY, ...agentDay] as const;
+  return {
+    retained: keys.counters("posts"),
+    network: networkWriteKey(p.network),
+    bucket: CAPACITY_KEY,
+    agentDay: p.agentId ? keys.quotaUsage("agent_posts", p.agentId, utcDay(now)) : null,
+  };
 }
+
+/** The entries read for `admissionKeys`, under the same names. */
+type AdmissionEntries = {
+  [N in keyof ReturnType<typeof admissionKeys>]: NamedEntry<ReturnType<typeof admissionKeys>[N]>;
+};
 
 /**
  * Keys admission may read besides `admissionKeys`: the network's day counter of a store
@@ -75,8 +85,8 @@ async function networkPostsToday(
 }
 
 /**
- * Checks every publication limit against the entries read (in `admissionKeys` order, for
- * the same `nowMs`) and stages the increments on `tx`. Throws 503 CAPACITY, 429
+ * Checks every publication limit against the entries read (`admissionKeys`, for the same
+ * `nowMs`) and stages the increments on `tx`. Throws 503 CAPACITY, 429
  * DAILY_LIMIT (account, then network), 429 RATE_LIMITED (network writes) or 429
  * BOARD_RATE_LIMIT. `nowMs` is the one reading of the clock the publication is stamped
  * with, so it counts on the UTC day of its own `created_at`.
@@ -85,13 +95,14 @@ export async function chargePublication(
   tx: Tx,
   deps: Deps,
   p: Publisher,
-  entries: EntriesOf<ReturnType<typeof admissionKeys>>,
+  entries: AdmissionEntries,
   nowMs: number,
 ): Promise<void> {
   // Daily counters are keyed by the UTC day the keys were read for (the day is in the key,
   // or in the network's record, so yesterday's count never applies today).
   const now = Math.floor(nowMs / 1000);
-  const [retainedEntry, networkEntry, bucketEntry, agentEntry] = entries;
+  const { retained: retainedEntry, network: networkEntry, bucket: bucketEntry } = entries;
+  const agentEntry = entries.agentDay;
   const retained = retainedEntry.value ?? 0;
   if (retained >= deps.config.maxPosts) {
     throw new BoardError(
@@ -103,8 +114,8 @@ export async function chargePublication(
   }
   const resetsAt = nextUtcMidnight(now);
   let agentUsed = 0;
-  if (p.agentId) {
-    agentUsed = agentEntry?.value ?? 0;
+  if (agentEntry) {
+    agentUsed = agentEntry.value ?? 0;
     checkDailyAllowance(
       deps,
       LIMITS.accountPosts,
@@ -145,7 +156,7 @@ export async function chargePublication(
   }
   // A full bucket and a missing key are the same, so the key may vanish once full again.
   tx.set(CAPACITY_KEY, slot.tatMs, { expireIn: Math.ceil(slot.tatMs - nowMs) + 1000 });
-  if (p.agentId) tx.set(agentEntry.key, agentUsed + 1, { expireIn: DAY_COUNTER_MS });
+  if (agentEntry) tx.set(agentEntry.key, agentUsed + 1, { expireIn: DAY_COUNTER_MS });
   tx.set(keys.counters("posts"), retained + 1);
 }
 

@@ -219,12 +219,12 @@ async function runInOneCommit(
   let seq = 0;
   const rider: CommitRider = {
     async read(tx): Promise<RiderTurn> {
-      const [[claimE, counterE]] = await Promise.all([
-        tx.getMany([claimKey, keys.counters("mod_audit")]),
+      const [{ claim, counter }] = await Promise.all([
+        tx.getNamed({ claim: claimKey, counter: keys.counters("mod_audit") }),
         spec.keyChecked,
       ]);
       const now = deps.clock.now();
-      const decided = decideClaim(claimE, counterE, print, now);
+      const decided = decideClaim(claim, counter, print, now);
       if ("replay" in decided) {
         throw new RecordedOutcome(decided.replay.status, decided.replay.body, decided.seq);
       }
@@ -266,9 +266,12 @@ async function recordRefusal(
   error: BoardError,
 ): Promise<ModOutcome | null> {
   const { value } = await transact(deps.kv, async (tx) => {
-    const [claimE, counterE] = await tx.getMany([claimKey, keys.counters("mod_audit")]);
+    const { claim, counter } = await tx.getNamed({
+      claim: claimKey,
+      counter: keys.counters("mod_audit"),
+    });
     const now = deps.clock.now();
-    const decided = decideClaim(claimE, counterE, print, now);
+    const decided = decideClaim(claim, counter, print, now);
     if ("replay" in decided) return { ...decided.replay, replayed: true, seq: decided.seq };
     stageOutcome(tx, spec, { key: claimKey, print }, decided, now, {
       ok: false,

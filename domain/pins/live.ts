@@ -167,14 +167,14 @@ interface PinBook {
 /** Reads the stored pins of one board (or both) in one `getMany`. */
 export async function readPinBook(kv: Deno.Kv, board?: Board): Promise<PinBook> {
   const boards: Board[] = board ? [board] : ["named", "b"];
-  const [community, ...officialLists] = await kv.getMany([
-    keys.communityPins(),
-    ...boards.map((b) => keys.officialPins(b)),
-  ]);
+  const { community, officials } = await readNamed(kv, {
+    community: keys.communityPins(),
+    officials: boards.map((b) => keys.officialPins(b)),
+  });
   notePinBook(kv, community.value ?? []);
   return {
     boards,
-    officials: officialLists.flatMap((l) => l.value ?? []),
+    officials: officials.flatMap((l) => l.value ?? []),
     community: (community.value ?? []).filter((p) => boards.includes(p.board)),
   };
 }

@@ -16,6 +16,7 @@
 import { keys } from "../../kv/keys.ts";
 import type { BoardHead } from "../board/mod.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
+import { readNamed } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import { reached } from "../clock.ts";
 import type { Deps } from "../deps.ts";
@@ -228,11 +229,11 @@ async function observePinRights(
 
 /** An account's veteran record and voting standing, read together. */
 async function readPinFacts(deps: Deps, agent: Agent) {
-  const [v, st] = await deps.kv.getMany([
-    keys.veterans(agent.id),
-    keys.votingStandings(agent.id),
-  ]);
-  return [v.value, st.value ?? EMPTY_STANDING, agent] as const;
+  const { veteran, standing } = await readNamed(deps.kv, {
+    veteran: keys.veterans(agent.id),
+    standing: keys.votingStandings(agent.id),
+  });
+  return [veteran.value, standing.value ?? EMPTY_STANDING, agent] as const;
 }
 
 /**
@@ -271,16 +272,16 @@ export async function projectPinRights(
  */
 export async function recordObservedSuspension(deps: Deps, agentId: string): Promise<void> {
   await transact(deps.kv, async (tx) => {
-    const [vetEntry, standingEntry] = await tx.getMany([
-      keys.veterans(agentId),
-      keys.votingStandings(agentId),
-    ]);
-    const prev = vetEntry.value;
+    const { veteran, standing } = await tx.getNamed({
+      veteran: keys.veterans(agentId),
+      standing: keys.votingStandings(agentId),
+    });
+    const prev = veteran.value;
     if (!prev || prev.suspended_at !== null) return;
     const next = nextVeteranRecord(prev, {
       now: deps.clock.now(),
       createdAt: 0,
-      karma: (standingEntry.value ?? EMPTY_STANDING).karma,
+      karma: (standing.value ?? EMPTY_STANDING).karma,
       supporters: null,
       newestVoteAt: null,
     });

@@ -13,6 +13,7 @@
  * and a page they decide reads only its candidates' summaries next (`blocksFirst`).
  */
 import { keys } from "../../kv/keys.ts";
+import { readNamed } from "../../kv/read_many.ts";
 import type { Deps } from "../deps.ts";
 import {
   type BoardHead,
@@ -116,8 +117,8 @@ export async function searchRecords(
   // newest block only, for its count: the running total of its newest block.
   const fast = early !== null && seenMarker !== undefined;
   const perList = fast ? prefetchBlocks(batch) : 1;
-  const [[headEntry, sealedEntry], listed, earlyTail] = await Promise.all([
-    deps.kv.getMany([keys.boardHeads("named"), keys.searchSealed()]),
+  const [{ headEntry, sealedEntry }, listed, earlyTail] = await Promise.all([
+    readNamed(deps.kv, { headEntry: keys.boardHeads("named"), sealedEntry: keys.searchSealed() }),
     Promise.all(wanted.map((w) => listNewestBlocks(deps.kv, w.prefix, perList))),
     early,
   ]);

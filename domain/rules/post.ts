@@ -63,12 +63,12 @@ declare module "../../kv/key_values.ts" {
  */
 export async function ensureRulesPost(deps: Deps): Promise<RulesState> {
   const { value } = await transact(deps.kv, async (tx) => {
-    const [curE, headE, postsE, offE] = await tx.getMany([
-      keys.rulesCurrent(),
-      keys.boardHeads("named"),
-      keys.counters("posts"),
-      keys.officialPins("named"),
-    ]);
+    const { curE, headE, postsE, offE } = await tx.getNamed({
+      curE: keys.rulesCurrent(),
+      headE: keys.boardHeads("named"),
+      postsE: keys.counters("posts"),
+      offE: keys.officialPins("named"),
+    });
     if (curE.value) return curE.value;
     const head = headE.value ?? EMPTY_HEAD;
     const now = deps.clock.now();
@@ -138,11 +138,11 @@ export async function ensureRulesPost(deps: Deps): Promise<RulesState> {
 export async function indexRulesThread(deps: Deps): Promise<void> {
   await transact(deps.kv, async (tx) => {
     const threadSeq = (await deps.kv.get(keys.rulesCurrent())).value?.thread_seq ?? 0;
-    const [curE, bodyE, apartE] = await tx.getMany([
-      keys.rulesCurrent(),
-      keys.bodies("named", threadSeq),
-      keys.searchTermsByMessage(threadSeq),
-    ]);
+    const { curE, bodyE, apartE } = await tx.getNamed({
+      curE: keys.rulesCurrent(),
+      bodyE: keys.bodies("named", threadSeq),
+      apartE: keys.searchTermsByMessage(threadSeq),
+    });
     const cur = curE.value;
     if (!cur || cur.thread_seq !== threadSeq || isIndexed(bodyE.value, apartE.value)) return;
     const thread = (await tx.get(keys.messages("named", cur.thread_seq))).value;

@@ -13,7 +13,7 @@
 import { keys } from "../../kv/keys.ts";
 import { keySize, KV_LIMITS, valueSize } from "../../kv/atomic_limits.ts";
 import { isLockedError } from "../../kv/tx.ts";
-import { listTyped } from "../../kv/read_many.ts";
+import { listTyped, readNamed } from "../../kv/read_many.ts";
 import type { Deps } from "../deps.ts";
 import { EMPTY_HEAD } from "../board/mod.ts";
 import {
@@ -50,10 +50,10 @@ export async function sealSearchBatches(
 ): Promise<number> {
   let sealed = 0;
   for (let attempt = 0; attempt < 1000; attempt++) {
-    const [markerE, headE] = await deps.kv.getMany([
-      keys.searchSealed(),
-      keys.boardHeads("named"),
-    ]);
+    const { markerE, headE } = await readNamed(deps.kv, {
+      markerE: keys.searchSealed(),
+      headE: keys.boardHeads("named"),
+    });
     const state = sealedState(markerE, deps.config.searchBatch);
     noteSealedMarker(deps.kv, state.upTo);
     const head = headE.value ?? EMPTY_HEAD;
@@ -81,8 +81,8 @@ export async function sealSearchBatches(
  */
 export async function markTermFilters(deps: Deps): Promise<void> {
   while (true) {
-    const [[markerE, headE], holdsFilters] = await Promise.all([
-      deps.kv.getMany([keys.searchSealed(), keys.boardHeads("named")]),
+    const [{ markerE, headE }, holdsFilters] = await Promise.all([
+      readNamed(deps.kv, { markerE: keys.searchSealed(), headE: keys.boardHeads("named") }),
       holdsAny(deps.kv, keys.searchFilters.range()),
     ]);
     const seq = headE.value?.seq ?? 0;

@@ -3,7 +3,7 @@
  * thread reads and GET /v1/voting, so the `vote` action is offered by exactly one rule.
  */
 import { type Board, keys } from "../../kv/keys.ts";
-import { readMany } from "../../kv/read_many.ts";
+import { readMany, readNamed } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
@@ -57,6 +57,15 @@ export interface ViewerVoteReads {
 const targetKey = (t: { board: Board; seq: number }) => `${t.board}:${t.seq}`;
 
 /**
+ * The viewer's votes read for some targets, in their order: under the voter, and under the
+ * message where a store written before may have kept them (none read otherwise).
+ */
+interface VoteEntries {
+  cast: Deno.KvEntryMaybe<VoteRecord>[];
+  older: Deno.KvEntryMaybe<VoteRecord>[];
+}
+
+/**
  * Reads the viewer's votes on `targets` with its standing (10 keys per getMany) and its
  * daily allowance, all at once. The targets need only their board and sequence, so the
  * reads can go out before the messages themselves are read (a listing of pointers, a pin
@@ -71,29 +80,25 @@ export async function readViewerVotes(
 ): Promise<ViewerVoteReads> {
   // Every vote sits under its voter (`votes_cast`); a store written before may have kept it
   // under the message only: then both are read, in the same batch (domain/votes/older_votes.ts).
-  const older = mayHoldOlderVotes(deps.kv);
-  const voteKeys = [
-    ...targets.map((t) => keys.votesCast(viewerId, t.board, t.seq)),
-    ...(older ? targets.map((t) => keys.votes(t.board, t.seq, viewerId)) : []),
-  ];
-  const readOwn = async (): Promise<
-    [VotingStanding, Deno.KvEntryMaybe<VoteRecord>[], undefined, number]
-  > => {
-    const [standing, used, ...entries] = await readMany(
-      deps.kv,
-      [
-        keys.votingStandings(viewerId),
-        allowanceKey(viewerId, deps.clock.now()),
-        ...voteKeys,
-      ] as const,
-    );
+  const voteKeys = {
+    cast: targets.map((t) => keys.votesCast(viewerId, t.board, t.seq)),
+    older: mayHoldOlderVotes(deps.kv)
+      ? targets.map((t) => keys.votes(t.board, t.seq, viewerId))
+      : [],
+  };
+  const readOwn = async (): Promise<[VotingStanding, VoteEntries, undefined, number]> => {
+    const { standing, used, ...entries } = await readNamed(deps.kv, {
+      standing: keys.votingStandings(viewerId),
+      used: allowanceKey(viewerId, deps.clock.now()),
+      ...voteKeys,
+    });
     const { remaining } = allowanceFrom(deps, used.value);
     return [standing.value ?? EMPTY_STANDING, entries, undefined, remaining];
   };
   const readWithFacts = async (f: VotingFacts) => {
     const [standing, entries, known, allowance] = await Promise.all([
       f.standing,
-      readMany(deps.kv, voteKeys),
+      readNamed(deps.kv, voteKeys),
       f.received,
       f.allowance,
     ]);
@@ -105,7 +110,7 @@ export async function readViewerVotes(
   const suspended = (await currentSuspension(deps, viewerId, standing, known)) !== null;
   const votes = new Map<string, VoteRecord>();
   targets.forEach((t, i) => {
-    const v = voteEntries[i].value ?? (older ? voteEntries[targets.length + i].value : null);
+    const v = voteEntries.cast[i].value ?? voteEntries.older[i]?.value ?? null;
     if (v) votes.set(targetKey(t), v);
   });
   return { votes, suspended, remaining };

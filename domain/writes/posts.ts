@@ -151,7 +151,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     const plan = {
       idem: idemKey,
       head: keys.boardHeads(m.board),
-      quota: admissionKeys(publisher, now),
+      ...admissionKeys(publisher, now),
     };
     return { agentId, publisher, idemKey, plan };
   };
@@ -223,7 +223,6 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     );
     if (existing) return { receipt: receiptOf(deps, existing, true), created: false };
     const head = read.head.value ?? EMPTY_HEAD;
-    const quotaEntries = read.quota;
     const root = rootFound;
     if (m.rootId !== null) {
       if (!root || isHidden(root, head)) throw notFound("thread", m.rootId);
@@ -239,7 +238,7 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
         );
       }
     }
-    await chargePublication(tx, deps, publisher, quotaEntries, nowMs);
+    await chargePublication(tx, deps, publisher, read, nowMs);
 
     const seq = head.seq + 1;
     const id = messageId(deps, seq);

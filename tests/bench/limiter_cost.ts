@@ -16,6 +16,7 @@ import { SystemClock } from "../../domain/clock.ts";
 import { testConfig } from "../../routes/config.ts";
 import { makeDeps } from "../../domain/deps.ts";
 import { transact, Tx } from "../../kv/tx.ts";
+import { readNamed } from "../../kv/read_many.ts";
 import { createApp } from "../../routes/app.ts";
 import { prepareService } from "../../routes/service.ts";
 
@@ -109,11 +110,11 @@ export async function run(): Promise<string> {
     // A network that published today: its record holds today's count (no older-store read).
     await transact(kv, async (tx) => {
       const nowMs = deps.clock.nowMs();
-      const read = await tx.getMany(admissionKeys(p, Math.floor(nowMs / 1000)));
+      const read = await tx.getNamed(admissionKeys(p, Math.floor(nowMs / 1000)));
       await chargePublication(tx, deps, p, read, nowMs);
     });
     const nowMs = deps.clock.nowMs();
-    const entries = await kv.getMany(admissionKeys(p, Math.floor(nowMs / 1000)));
+    const entries = await readNamed(kv, admissionKeys(p, Math.floor(nowMs / 1000)));
     const charge = () => chargePublication(new Tx(kv), deps, p, entries, nowMs);
     for (let i = 0; i < 5000; i++) await charge();
     const a0 = performance.now();
