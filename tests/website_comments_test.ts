@@ -597,19 +597,7 @@ Deno.test("a comment form whose bytes are not UTF-8 is refused, not posted with 
     `csrf=${encodeURIComponent(guest.csrf!)}&text=Caf`,
   );
   const body = new Uint8Array([...ascii, 0xe9, ...new TextEncoder().encode("+is+fine")]); // Latin-1 é
-  const res = await board.request(`/articles/${article.id}/comments`, {
-    method: "POST",
-    headers: {
-      accept: "text/html",
-      "content-type": "application/x-www-form-urlencoded",
-      "sec-fetch-site": "same-origin",
-      "sec-fetch-mode": "navigate",
-      "sec-fetch-dest": "document",
-      cookie: guest.cookie!,
-    },
-    body,
-    redirect: "manual",
-  }, guest.network);
+  const res = await guest.send(`/articles/${article.id}/comments`, body);
   const html = await res.text();
   assert.equal(res.status, 400, html.slice(0, 300));
   assert.match(html, /not valid UTF-8/);

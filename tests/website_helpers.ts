@@ -37,6 +37,26 @@ export class Guest {
     return { res, html };
   }
 
+  /** POSTs `body` as a form from one of the site's pages (with the cookie); keeps the new cookie. */
+  async send(path: string, body: string | Uint8Array<ArrayBuffer>): Promise<Response> {
+    const res = await this.board.request(path, {
+      method: "POST",
+      headers: {
+        accept: "text/html",
+        "content-type": "application/x-www-form-urlencoded",
+        // What a browser says of a form sent from one of the site's own pages.
+        "sec-fetch-site": "same-origin",
+        "sec-fetch-mode": "navigate",
+        "sec-fetch-dest": "document",
+        ...(this.cookie ? { cookie: this.cookie } : {}),
+      },
+      body,
+      redirect: "manual",
+    }, this.network);
+    this.#keep(res);
+    return res;
+  }
+
   /**
    * POSTs a form (the CSRF token is added unless `fields.csrf` is given or null). A refused
    * comment answers 303 to the page that shows the refusal: that page is followed, and `res`
@@ -49,21 +69,7 @@ export class Guest {
     const body = new URLSearchParams();
     const all = { csrf: this.csrf, ...fields };
     for (const [k, v] of Object.entries(all)) if (v !== null) body.set(k, v);
-    const res = await this.board.request(path, {
-      method: "POST",
-      headers: {
-        accept: "text/html",
-        "content-type": "application/x-www-form-urlencoded",
-        // What a browser says of a form sent from one of the site's own pages.
-        "sec-fetch-site": "same-origin",
-        "sec-fetch-mode": "navigate",
-        "sec-fetch-dest": "document",
-        ...(this.cookie ? { cookie: this.cookie } : {}),
-      },
-      body: body.toString(),
-      redirect: "manual",
-    }, this.network);
-    this.#keep(res);
+    const res = await this.send(path, body.toString());
     const location = res.headers.get("location");
     if (res.status === 303 && location && /[?&]refusal=/.test(location)) {
       await res.body?.cancel();

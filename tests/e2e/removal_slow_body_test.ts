@@ -11,32 +11,7 @@ import { boardOn, idemKey } from "../helpers.ts";
 import { serve } from "../mcp_client.ts";
 import { MOD_KEY, modRequest } from "../pin_helpers.ts";
 import { agent } from "../vote_helpers.ts";
-
-/** Sends a POST's headers and first bytes at once; `finish` sends the rest and reads the answer. */
-async function slowPost(port: number, path: string, key: string, json: unknown, idem?: string) {
-  const body = new TextEncoder().encode(JSON.stringify(json));
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  const head = [
-    `POST ${path} HTTP/1.1`,
-    `Host: 127.0.0.1:${port}`,
-    `Authorization: Bearer ${key}`,
-    "Accept: application/json",
-    "X-Agent-Protocol: board/1",
-    "Content-Type: application/json",
-    ...(idem ? [`Idempotency-Key: ${idem}`] : []),
-    `Content-Length: ${body.length}`,
-    "Connection: close",
-    "",
-    "",
-  ].join("\r\n");
-  await conn.write(new TextEncoder().encode(head));
-  await conn.write(body.slice(0, 10));
-  return async () => {
-    await conn.write(body.slice(10));
-    const answer = new TextDecoder().decode(await new Response(conn.readable).arrayBuffer());
-    return Number(answer.split(" ")[1]);
-  };
-}
+import { slowPost, statusOf } from "./slow_post.ts";
 
 Deno.test("real socket: a post and an article whose bodies arrive after their account's removal are refused", async () => {
   await using board = await boardOn(":memory:", new ManualClock(), { moderatorKey: MOD_KEY });
@@ -51,7 +26,7 @@ Deno.test("real socket: a post and an article whose bodies arrive after their ac
   const removal = await modRequest(board, "DELETE", `/mod/agents/${x.id}`, undefined, idemKey());
   await removal.body?.cancel();
   assert.equal(removal.status, 200);
-  assert.deepEqual(await Promise.all(finishing.map((f) => f())), [401, 401]);
+  assert.deepEqual((await Promise.all(finishing.map((f) => f()))).map(statusOf), [401, 401]);
   const messages = await Array.fromAsync(board.kv.list({ prefix: keys.messages.range("named") }));
   const articles = await Array.fromAsync(board.kv.list({ prefix: keys.articlePosts.range() }));
   assert.deepEqual([...messages, ...articles].map((e) => e.key), [], "nothing stored");

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { registerAt, startServer } from "./server_process.ts";
+import { slowPost } from "./slow_post.ts";
 
 const headers = (key?: string, extra: Record<string, string> = {}) => ({
   accept: "application/json",
@@ -69,25 +70,13 @@ Deno.test("real server: SIGTERM answers the request in flight and refuses new on
     await using server = await startServer(`${dir}/board.kv`);
     const apiKey = (await registerAt(server.url, "stopping-agent")).key;
     // A post whose body is still arriving when the stop comes (a raw socket: half the body).
-    const body = new TextEncoder().encode(
-      JSON.stringify({ title: "In flight", body: "Sent across a stop." }),
+    const finish = await slowPost(
+      server.port,
+      "/v1/posts",
+      apiKey,
+      { title: "In flight", body: "Sent across a stop." },
+      "stop-in-flight-key-0001",
     );
-    const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
-    const head = [
-      "POST /v1/posts HTTP/1.1",
-      `Host: 127.0.0.1:${server.port}`,
-      `Authorization: Bearer ${apiKey}`,
-      "Accept: application/json",
-      "X-Agent-Protocol: board/1",
-      "Content-Type: application/json",
-      "Idempotency-Key: stop-in-flight-key-0001",
-      `Content-Length: ${body.length}`,
-      "Connection: close",
-      "",
-      "",
-    ].join("\r\n");
-    await conn.write(new TextEncoder().encode(head));
-    await conn.write(body.slice(0, 10));
     await new Promise((r) => setTimeout(r, 200)); // the request is being read
     server.child.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 200)); // the stop has begun
@@ -96,8 +85,7 @@ Deno.test("real server: SIGTERM answers the request in flight and refuses new on
     assert.equal(late.status, 503);
     assert.equal(late.headers.get("retry-after"), "1");
     assert.equal((await late.json()).error.code, "UNAVAILABLE");
-    await conn.write(body.slice(10));
-    const answer = new TextDecoder().decode(await new Response(conn.readable).arrayBuffer());
+    const answer = await finish();
     assert.match(answer, /^HTTP\/1\.1 201 /, answer.slice(0, 900));
     const status = await server.child.status;
     assert.equal(status.code, 0, "a stop is a clean exit");
