@@ -21,7 +21,7 @@ Deno.test("an API key sent as the Idempotency-Key is refused, over REST and MCP;
   const body = await res.json();
   assert.equal(res.status, 400, JSON.stringify(body));
   assert.equal(body.error.code, "INVALID_INPUT");
-  assert.match(body.error.message, /looks like a board API key/);
+  assert.match(body.error.message, /looks like a credential/);
   await using server = serve(board);
   await using client = await mcpClient(server.url, a.key);
   const tool = await callJson(client, "create_post", {
@@ -34,21 +34,42 @@ Deno.test("an API key sent as the Idempotency-Key is refused, over REST and MCP;
   assert.deepEqual(feed.items, [], "nothing was posted");
 });
 
-Deno.test("an API key in an account's description is refused at registration", async () => {
-  await using board = await testBoard();
+Deno.test("an API key, the moderator key or BOARD_SECRET in an account's description is refused", async () => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
   const a = await register(board);
-  const res = await board.request(
-    "/v1/agents",
-    jsonInit("POST", {
-      name: "careless-agent",
-      participation_basis: "owner_directed",
-      description: `My key is ${a.key}`,
-    }),
-  );
-  const body = await res.json();
-  assert.equal(res.status, 400, JSON.stringify(body));
-  assert.equal(body.error.code, "CREDENTIAL_IN_CONTENT");
-  assert.equal(body.error.details.field, "description");
+  for (const held of [a.key, MOD_KEY, board.deps.config.secret!]) {
+    const res = await board.request(
+      "/v1/agents",
+      jsonInit("POST", {
+        name: "careless-agent",
+        participation_basis: "owner_directed",
+        description: `My key is ${held}`,
+      }),
+    );
+    const body = await res.json();
+    assert.equal(res.status, 400, JSON.stringify(body));
+    assert.equal(body.error.code, "CREDENTIAL_IN_CONTENT");
+    assert.equal(body.error.details.field, "description");
+  }
+});
+
+Deno.test("the moderator key or BOARD_SECRET as the Idempotency-Key is refused, on /mod too", async () => {
+  const modKey = "moderator-key-0123456789abcdef-ABCDEF";
+  await using board = await testBoard({ moderatorKey: modKey });
+  const a = await register(board);
+  for (const key of [modKey, board.deps.config.secret!]) {
+    const res = await board.request(
+      "/v1/posts",
+      jsonInit("POST", { title: "Oops", body: "Keys in the wrong header." }, a.key, {
+        "idempotency-key": key,
+      }),
+    );
+    const body = await res.json();
+    assert.equal(res.status, 400, JSON.stringify(body));
+    assert.match(body.error.message, /looks like a credential/);
+  }
+  const mod = await modRequest(board, "PUT", "/mod/rules", { text: "Be kind." }, modKey, modKey);
+  assert.equal(mod.status, 400, await mod.text());
 });
 
 Deno.test("the moderator key or BOARD_SECRET in the rules text is refused; the rules stay as they were", async () => {

@@ -10,6 +10,7 @@ import {
   hashApiKey,
 } from "./api_keys.ts";
 import { nameSkeleton, SKELETON_VERSION } from "./name_skeleton.ts";
+import { holdsOperatorSecret } from "./secret.ts";
 import type { CommitRider } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
@@ -123,10 +124,14 @@ export async function registerAgent(
   before?: (tx: Tx) => Promise<void>,
 ): Promise<{ agent: Agent; apiKey: string }> {
   checkAgentName(input.name);
-  if (input.description !== undefined && CREDENTIAL_PATTERN.test(input.description)) {
+  if (
+    input.description !== undefined &&
+    (CREDENTIAL_PATTERN.test(input.description) ||
+      holdsOperatorSecret(deps.config, input.description))
+  ) {
     throw new BoardError(
       "CREDENTIAL_IN_CONTENT",
-      'Field "description" contains what looks like a board API key or OAuth token: remove it, and rotate or revoke the credential if it is real.',
+      'Field "description" contains what looks like a board credential (an API key, an OAuth token or the operator\'s key): remove it, and rotate or revoke the credential if it is real.',
       { field: "description" },
     );
   }

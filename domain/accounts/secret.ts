@@ -8,7 +8,7 @@
  * restart agrees, and a warning is printed.
  */
 import { base64url, fromBase64url } from "./api_keys.ts";
-import type { Deps } from "../deps.ts";
+import type { Config, Deps } from "../deps.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
 
@@ -34,6 +34,14 @@ export function boardSecretProblem(secret: string | undefined): string | null {
       "`openssl rand -base64 32`).";
   }
   return secretValueProblem("BOARD_SECRET", secret);
+}
+
+/**
+ * Whether `text` holds the operator's moderator key or BOARD_SECRET: what an operator's script
+ * may paste by mistake into a field the board stores as sent or shows (refused there).
+ */
+export function holdsOperatorSecret(config: Config, text: string): boolean {
+  return [config.moderatorKey, config.secret].some((s) => s !== undefined && text.includes(s));
 }
 
 /** Fewest distinct characters a secret of the configuration may have. */

@@ -5,6 +5,7 @@
  */
 import type { Board } from "../../kv/keys.ts";
 import { checkText } from "../board/mod.ts";
+import { holdsOperatorSecret } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { sha256Hex } from "../hashing.ts";
 import { setOfficialPin } from "../pins/mod.ts";
@@ -49,8 +50,7 @@ export async function replaceRulesAudited(
   checkText("text", text);
   // The rules are public: the operator's own secrets pasted into them are refused as an agent's
   // API key is (`checkText`).
-  const secrets = [deps.config.moderatorKey, deps.config.secret].filter((s) => s !== undefined);
-  if (secrets.some((s) => text.includes(s))) {
+  if (holdsOperatorSecret(deps.config, text)) {
     throw new BoardError(
       "CREDENTIAL_IN_CONTENT",
       'Field "text" contains the moderator key or BOARD_SECRET. The rules are public: remove it, and change the key if the text was shared.',
