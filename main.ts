@@ -3,7 +3,7 @@ import { SystemClock } from "./domain/clock.ts";
 import { type Config, serviceConfig, startupSummary, unknownVariables } from "./routes/config.ts";
 import { makeDeps } from "./domain/deps.ts";
 import { startService } from "./routes/service.ts";
-import { openKv } from "./kv/open.ts";
+import { isKvConnectUrl, openKv } from "./kv/open.ts";
 
 /** A configuration or a store the board cannot run with: said in one line, exit code 1. */
 function cannotStart(e: unknown): never {
@@ -17,12 +17,16 @@ try {
   const env = Deno.env.toObject();
   config = serviceConfig(env, Deno.args.includes("--dev"));
   for (const warning of unknownVariables(env)) console.warn(`Warning: ${warning}`);
-  console.log(startupSummary(config));
 } catch (e) {
   cannotStart(e);
 }
 try {
+  const file = config.kvPath && !isKvConnectUrl(config.kvPath) && config.kvPath !== ":memory:"
+    ? config.kvPath
+    : null;
+  const newStore = file !== null && !(await Deno.stat(file).then(() => true, () => false));
   kv = await openKv(config.kvPath);
+  console.log(startupSummary(config, newStore));
 } catch (e) {
   // The store named, whatever the runtime's own words (a permission, a missing folder).
   const why = e instanceof Deno.errors.NotCapable

@@ -179,15 +179,18 @@ export function unknownVariables(env: Env): string[] {
     .sort()
     .map((name) => {
       const near = BOARD_VARIABLES
-        .map((known) => ({ known, d: distance(name, known) }))
+        .map((known) => ({ known, d: distance(name.toUpperCase(), known) }))
         .sort((a, b) => a.d - b.d)[0];
       return `${name} is set, but the board reads no such variable` +
         (near.d <= 3 ? `; did you mean ${near.known}?` : ".");
     });
 }
 
-/** What the operator should know the service runs with, said once at start. */
-export function startupSummary(config: Config): string {
+/**
+ * What the operator should know the service runs with, said once at start. `newStore`: the
+ * store file did not exist before this start (a misspelt path makes a new, empty board).
+ */
+export function startupSummary(config: Config, newStore = false): string {
   const moderation = config.moderatorKey
     ? "on (BOARD_MODERATOR_KEY)"
     : "off (BOARD_MODERATOR_KEY is unset)";
@@ -196,7 +199,7 @@ export function startupSummary(config: Config): string {
     : "the connection's address (BOARD_TRUST_PROXY is off)";
   return `Moderation: ${moderation}. Client networks: ${networks}. Store: ${
     config.kvPath ?? "the platform's KV"
-  }.`;
+  }${newStore ? " (new: created by this start)" : ""}.`;
 }
 
 /**

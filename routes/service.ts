@@ -51,6 +51,8 @@ export async function startService(deps: Deps): Promise<void> {
 
 /** How long a stop waits for the requests in flight before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 8_000;
+/** How long a stop keeps answering 503 once no request is under way, before it closes. */
+const STOP_QUIET_MS = 500;
 
 /** The listener serving now (a failed one is replaced). */
 let listening: Deno.HttpServer | null = null;
@@ -67,6 +69,9 @@ function stopOnSigterm(): void {
       if (isStopping()) return;
       console.log("Stopping (SIGTERM): answering the requests under way first.");
       await beginStop(SHUTDOWN_GRACE_MS);
+      // Requests already on their way are answered 503 a little longer, so that fewer meet a
+      // closed connection.
+      await new Promise((r) => setTimeout(r, STOP_QUIET_MS));
       await Promise.race([
         listening?.shutdown(),
         new Promise((r) => setTimeout(r, 1_000)),

@@ -126,12 +126,14 @@ Deno.test("a BOARD_* variable the board does not read is warned about, with the 
       BOARD_TRUST_PROXI: "1",
       BOARD_SECRET: "y",
       BOARD_COLOUR: "blue",
+      BOARD_limit_scale: "2",
       PATH: "/bin",
     }),
     [
       "BOARD_COLOUR is set, but the board reads no such variable.",
       "BOARD_MODERATOR_KY is set, but the board reads no such variable; did you mean BOARD_MODERATOR_KEY?",
       "BOARD_TRUST_PROXI is set, but the board reads no such variable; did you mean BOARD_TRUST_PROXY?",
+      "BOARD_limit_scale is set, but the board reads no such variable; did you mean BOARD_LIMIT_SCALE?",
     ],
   );
   // Every variable the configuration reads is known.
@@ -150,4 +152,9 @@ Deno.test("the start-up summary says whether moderation and proxy trust are on",
   );
   assert.match(on, /Moderation: on/);
   assert.match(on, /X-Forwarded-For's last hop \(BOARD_TRUST_PROXY=1\)/);
+  assert.doesNotMatch(on, /new: created/);
+  assert.match(
+    startupSummary(loadConfig({}), true),
+    /Store: \.\/data\/board\.kv \(new: created by this start\)\./,
+  );
 });
