@@ -4,7 +4,7 @@
  * refusal is one line on stderr and exit code 1.
  */
 import { loadConfig } from "../routes/config.ts";
-import { BackupRefused, exportKv, importKv } from "./backup_format.ts";
+import { BackupRefused, checkBackup, exportKv, importKv } from "./backup_format.ts";
 import { isKvConnectUrl, openKv } from "../kv/open.ts";
 
 /** Splits a byte stream into lines. */
@@ -42,7 +42,13 @@ try {
   refuse(e instanceof Error ? e.message : String(e));
 }
 if (command === "import" && !file) refuse("name the backup file to import");
-if (command === "import") await Deno.stat(file!).catch(() => refuse(`no file ${file}`));
+if (command === "import") {
+  await Deno.stat(file!).catch(() => refuse(`no file ${file}`));
+  // The file first: a refused import opens (and so creates) no store.
+  await checkBackup(readLines(Deno.openSync(file!).readable), !withoutEndLine).catch((e) =>
+    e instanceof BackupRefused ? refuse(`${e.message}; nothing was written`) : Promise.reject(e)
+  );
+}
 // A misspelt BOARD_KV would open (and create) an empty store: exporting it would write an empty
 // backup without a word.
 const storeFile = config.kvPath;

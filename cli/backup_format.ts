@@ -102,23 +102,33 @@ function parseLine(
 }
 
 /**
- * Checks a whole backup before anything is written: every line an entry, then the end line
- * with the count of the entries before it (a file cut short has none, or a different count).
+ * Checks a whole backup before anything is written: every line an entry of a key no other line
+ * holds, then the end line with the count of the entries before it (a file cut short has none,
+ * or a different count).
  * `endLine: false` accepts a file without one (an export made before end lines existed).
  * Returns the entry count.
  */
-async function checkBackup(lines: Lines, endLine: boolean): Promise<number> {
+export async function checkBackup(lines: Lines, endLine: boolean): Promise<number> {
   let n = 0;
   let at = 0;
   let end: number | null = null;
+  /** Each key's line, by the key's JSON: a key twice is a file changed by hand. */
+  const keyLines = new Map<string, number>();
   for await (const raw of lines) {
     at++;
     const line = raw.trim();
     if (!line) continue;
     if (end !== null) throw new BackupRefused(`line ${at} comes after the end line`);
     const parsed = parseLine(line, at);
-    if ("end" in parsed) end = parsed.end;
-    else n++;
+    if ("end" in parsed) {
+      end = parsed.end;
+      continue;
+    }
+    const key = JSON.stringify(JSON.parse(line).key);
+    const first = keyLines.get(key);
+    if (first !== undefined) throw new BackupRefused(`line ${at} repeats the key of line ${first}`);
+    keyLines.set(key, at);
+    n++;
   }
   if (end === null && endLine) {
     throw new BackupRefused(

@@ -181,6 +181,11 @@ Deno.test("kv import refuses a backup cut short or changed, or a store not empty
       /line 3 is neither/,
     ],
     ["lines after the end", [...lines, lines[0]], /after the end line/],
+    [
+      "a line twice, the count raised to match",
+      [...lines.slice(0, n), lines[1], JSON.stringify({ end: { entries: n + 1 } }) + "\n"],
+      /line \d+ repeats the key of line 2/,
+    ],
   ];
   for (const [what, cut, why] of cases) {
     await using target = await Deno.openKv(":memory:");
