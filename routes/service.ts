@@ -83,12 +83,16 @@ function stopOnSigterm(): void {
   }
 }
 
-/** Listens for as long as the process runs (`serve`); throws when the first listen fails. */
+/**
+ * Listens for as long as the process runs (`serve`); throws when the first listen fails.
+ * `relistenMs`: the wait before listening again (a test shortens it).
+ */
 export function keepListening(
   deps: Deps,
   fetch: (req: Request) => Response | Promise<Response>,
+  relistenMs = RELISTEN_MS,
 ): void {
-  serve(deps, fetch, false);
+  serve(deps, fetch, false, relistenMs);
 }
 
 /**
@@ -103,12 +107,13 @@ function serve(
   deps: Deps,
   fetch: (req: Request) => Response | Promise<Response>,
   again: boolean,
+  relistenMs: number,
 ): void {
   const { hostname, port } = deps.config;
   const later = (e: unknown) => {
     const why = e instanceof Error ? e.message : String(e);
-    console.error(`The listener failed (${why}); listening again in ${RELISTEN_MS} ms.`);
-    setTimeout(() => serve(deps, fetch, true), RELISTEN_MS);
+    console.error(`The listener failed (${why}); listening again in ${relistenMs} ms.`);
+    setTimeout(() => serve(deps, fetch, true, relistenMs), relistenMs);
   };
   let server: Deno.HttpServer;
   try {

@@ -19,7 +19,7 @@ async function relistens(ends: () => Promise<void>): Promise<number> {
     return { finished: calls === 1 ? ends() : new Promise<void>(() => {}) };
   };
   try {
-    keepListening(board.deps, () => new Response("ok"));
+    keepListening(board.deps, () => new Response("ok"), 10);
     const waited = setTimeout(() => second.resolve(), 3_000);
     await second.promise;
     clearTimeout(waited);

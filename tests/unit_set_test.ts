@@ -78,17 +78,36 @@ function sourceOf(file: string): Promise<string | null> {
 async function chainToProcess(file: string, seen: Set<string>): Promise<string[] | null> {
   if (seen.has(file)) return null;
   seen.add(file);
-  const text = await sourceOf(file);
-  if (text === null) return null;
-  for (const [pattern, what] of STARTS_A_PROCESS) {
-    if (pattern.test(text)) return [file, what];
-  }
-  for (const spec of relativeImports(text)) {
-    const target = relative(ROOT, normalize(join(ROOT, dirname(file), spec))).replaceAll("\\", "/");
+  const module = await scanned(file);
+  if (module === null) return null;
+  if (module.starts) return [file, module.starts];
+  for (const target of module.imports) {
     const chain = await chainToProcess(target, seen);
     if (chain) return [file, ...chain];
   }
   return null;
+}
+
+const scans = new Map<string, Promise<{ starts: string | null; imports: string[] } | null>>();
+
+/**
+ * What a module itself starts (the first of `STARTS_A_PROCESS` its text holds) and the files
+ * it imports, scanned once however many walks pass through it.
+ */
+function scanned(file: string): Promise<{ starts: string | null; imports: string[] } | null> {
+  let scan = scans.get(file);
+  if (!scan) {
+    scan = sourceOf(file).then((text) =>
+      text === null ? null : {
+        starts: STARTS_A_PROCESS.find(([pattern]) => pattern.test(text))?.[1] ?? null,
+        imports: relativeImports(text).map((spec) =>
+          relative(ROOT, normalize(join(ROOT, dirname(file), spec))).replaceAll("\\", "/")
+        ),
+      }
+    );
+    scans.set(file, scan);
+  }
+  return scan;
 }
 
 Deno.test("deno task test:unit: no test file in it reaches code that starts a process", async () => {
