@@ -7,11 +7,12 @@ import {
   ARTICLE_LIMITS,
   ARTICLE_QUOTAS,
   cssUnescape,
-  sanitizeSvg,
+  svgSanitizer,
 } from "../domain/articles/mod.ts";
 import { postSvg, SIMPLE_SVG } from "./article_helpers.ts";
 import { assertError, register, testBoard } from "./helpers.ts";
 
+const { sanitizeSvg } = await svgSanitizer();
 const OPEN = '<svg xmlns="http://www.w3.org/2000/svg">';
 const EVIL = "https://evil.example/leak";
 

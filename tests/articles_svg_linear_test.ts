@@ -4,7 +4,9 @@
  * (linear is 4, quadratic 16; the quadratic sanitiser took 1–5 s at 64 KiB), measured as
  * tests/growth_helpers.ts says so that a busy machine does not decide the outcome.
  */
-import { sanitizeSvg } from "../domain/articles/mod.ts";
+import { svgSanitizer } from "../domain/articles/mod.ts";
+
+const { sanitizeSvg } = await svgSanitizer();
 import { WORST_SVGS } from "./bench/svg.ts";
 import { assertLinearGrowth } from "./growth_helpers.ts";
 

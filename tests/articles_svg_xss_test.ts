@@ -5,7 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { SaxesParser } from "saxes";
-import { sanitizeSvg } from "../domain/articles/mod.ts";
+import { svgSanitizer } from "../domain/articles/mod.ts";
+
+const { sanitizeSvg } = await svgSanitizer();
 import { assertError, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
 
 const NS = 'xmlns="http://www.w3.org/2000/svg"';

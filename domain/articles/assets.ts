@@ -13,7 +13,7 @@ import { type CheckFailure, checksFailed } from "./checks.ts";
 import { articleFingerprint, matchArticleIdem, putArticleIdem } from "./idempotency.ts";
 import { articleQuotaKey, chargeArticleQuota } from "./quotas.ts";
 import { getAll, readAsset, writeAssetSvg } from "./store.ts";
-import { sanitizeSvg, type SvgResult } from "./svg_sanitize.ts";
+import type { SvgResult } from "./svg_sanitize.ts";
 import type { AssetRecord } from "./types.ts";
 
 interface AssetReceipt {
@@ -40,6 +40,16 @@ function svgFailures(r: SvgResult, path = "svg"): CheckFailure[] {
   }));
 }
 
+let sanitizer: Promise<typeof import("./svg_sanitize.ts")> | undefined;
+
+/**
+ * The SVG sanitiser and its XML parser, loaded with the first upload a process takes: no other
+ * request needs them, so an instance (a Deploy isolate) that serves none never loads them.
+ */
+export function svgSanitizer(): Promise<typeof import("./svg_sanitize.ts")> {
+  return sanitizer ??= import("./svg_sanitize.ts");
+}
+
 /**
  * Uploads an SVG asset (idempotent on the Idempotency-Key) in one commit, read in one batch
  * (the idempotency record and today's allowance). The daily allowance is charged before the
@@ -52,7 +62,10 @@ export async function uploadAsset(
   source: string,
   idemKey: string,
 ): Promise<AssetReceipt> {
-  const print = await articleFingerprint("asset", { svg: source });
+  const [print, { sanitizeSvg }] = await Promise.all([
+    articleFingerprint("asset", { svg: source }),
+    svgSanitizer(),
+  ]);
   let checked: SvgResult | undefined; // parsed once, whatever the attempts
   const { value } = await transact(deps.kv, async (tx) => {
     // One clock reading per attempt: the day charged is the day of `created_at`.

@@ -74,7 +74,7 @@ export {
 export { nextForReview } from "./review_queue.ts";
 export { castVoteExplained } from "./vote_targets.ts";
 export { cssUnescape } from "./svg_css.ts";
-export { sanitizeSvg } from "./svg_sanitize.ts";
+export { svgSanitizer } from "./assets.ts";
 export {
   allArticleComments,
   moderatorComments,

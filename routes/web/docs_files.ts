@@ -1,5 +1,5 @@
 /** Reads the repository's Markdown docs (served at /docs and /skill.md). */
-import { renderDoc, type RenderedDoc } from "./docs_render.ts";
+import type { RenderedDoc } from "./docs_render.ts";
 
 const DOCS_DIR = new URL("../../docs/", import.meta.url);
 const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -63,6 +63,8 @@ export async function renderedDoc(name: string): Promise<RenderedDoc | null> {
   if (hit) return hit;
   const text = await readDoc(name);
   if (text === null) return null;
+  // The Markdown renderer is loaded with the first document a process shows.
+  const { renderDoc } = await import("./docs_render.ts");
   const doc = renderDoc(text, name[0].toUpperCase() + name.slice(1).replaceAll("_", " "));
   rendered.set(name, doc);
   return doc;

@@ -6,6 +6,7 @@
  */
 import { Marked, type Token, type Tokens } from "marked";
 import { escapeHtml } from "../../domain/text.ts";
+import { slug } from "./doc_slug.ts";
 
 export interface TocEntry {
   depth: number;
@@ -26,11 +27,6 @@ function plainText(tokens: Token[]): string {
     if ("tokens" in t && t.tokens?.length) return plainText(t.tokens);
     return "text" in t ? t.text : "";
   }).join("");
-}
-
-/** GitHub's heading id: lower case, punctuation dropped, spaces become hyphens. */
-export function slug(text: string): string {
-  return text.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "").replace(/ /g, "-");
 }
 
 /**

@@ -7,7 +7,9 @@
  *
  * Run alone: `deno run -A tests/bench/svg.ts`.
  */
-import { ARTICLE_LIMITS, sanitizeSvg } from "../../domain/articles/mod.ts";
+import { ARTICLE_LIMITS, svgSanitizer } from "../../domain/articles/mod.ts";
+
+const { sanitizeSvg } = await svgSanitizer();
 
 const OPEN = '<svg xmlns="http://www.w3.org/2000/svg">';
 const TARGET_MS = 50;
