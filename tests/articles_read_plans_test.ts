@@ -16,7 +16,15 @@ import {
   testBoard,
 } from "./helpers.ts";
 import { connect } from "./oauth_helpers.ts";
-import { publicGet, submit, vote } from "./article_helpers.ts";
+import {
+  articleBody,
+  ENGLISH_TEXT,
+  publicGet,
+  submit,
+  submitRaw,
+  uploadSvg,
+  vote,
+} from "./article_helpers.ts";
 import { Guest, publishedArticle } from "./website_helpers.ts";
 import type { ArticleEvent } from "../domain/articles/mod.ts";
 
@@ -174,4 +182,23 @@ Deno.test("capabilities read with an OAuth access token plan the caller's usage 
   assert.equal(res.status, 200, JSON.stringify(body));
   assert.equal(body.quota.usage.submissions.used, 0);
   assert.equal(depth, 1, "the usage rides in the credential's batch, as with an API key");
+});
+
+Deno.test("an article's figures are looked up together: four cost the round trips of one", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const ids = [];
+  for (let i = 0; i < 4; i++) ids.push(await uploadSvg(board, a.key));
+  const depthWith = async (figures: string[]) => {
+    const body = articleBody({
+      blocks: [
+        { type: "paragraph", text: ENGLISH_TEXT },
+        ...figures.map((asset_id) => ({ type: "svg", asset_id, alt: "A square" })),
+      ],
+    });
+    const { res, depth } = await metered(() => submitRaw(board, a.key, body));
+    assert.equal(res.status, 202, await res.text());
+    return depth;
+  };
+  assert.equal(await depthWith(ids), await depthWith(ids.slice(0, 1)));
 });

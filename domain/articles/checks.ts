@@ -392,11 +392,14 @@ export async function checkPublication(
     });
   }
 
-  // SVG references: uploaded, checked assets of the submitter.
-  for (const [i, b] of blocks.entries()) {
-    if (b?.type !== "svg") continue;
-    const asset = await assets(b.asset_id);
-    if (!asset) {
+  // SVG references: uploaded, checked assets of the submitter, looked up all at once.
+  const figures = [...blocks.entries()].filter(([, b]) => b?.type === "svg") as [
+    number,
+    Extract<Block, { type: "svg" }>,
+  ][];
+  const found = await Promise.all(figures.map(([, b]) => assets(b.asset_id)));
+  for (const [k, [i, b]] of figures.entries()) {
+    if (!found[k]) {
       failures.push({
         check: "svg",
         path: `blocks[${i}].asset_id`,
