@@ -75,7 +75,7 @@ export function createMcpServer(
       ctx,
       t.scope,
       async () => {
-        const parsed = toolArguments(t, args);
+        const parsed = toolArguments(t, args, ctx.deps.config);
         try {
           return await t.call(ctx, parsed);
         } catch (e) {

@@ -4,7 +4,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { BoardError } from "../domain/errors.ts";
-import { CREDENTIAL_PATTERN, holdsOperatorSecret } from "../domain/accounts/mod.ts";
+import { refuseCredentialAsKey } from "../domain/accounts/mod.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
 import { IDEMPOTENCY_RULE_DOC, idempotencyKeyMisuse } from "../domain/idempotency.ts";
 import { namesJson, ranksHtmlFirst } from "./accept.ts";
@@ -150,11 +150,6 @@ export function idempotencyKey(c: Context, use: "write" | "lookup" = "write"): s
       { min_length: 16, max_length: 128, pattern: IDEMPOTENCY_KEY_PATTERN.source },
     );
   }
-  if (CREDENTIAL_PATTERN.test(key) || holdsOperatorSecret(c.get("deps").config, key)) {
-    throw idempotencyKeyMisuse(
-      'Header "Idempotency-Key" holds what looks like a credential (a board API key or token, or the moderator key): send it as "Authorization: Bearer <key>" and a fresh random Idempotency-Key (a key is stored as sent).',
-      { header: "Idempotency-Key", reason: "credential" },
-    );
-  }
+  refuseCredentialAsKey(c.get("deps").config, key, { header: "Idempotency-Key" });
   return key;
 }

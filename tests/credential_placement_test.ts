@@ -1,13 +1,14 @@
 /**
  * A credential sent where the board would store or publish it as sent is refused before
  * anything is written: an API key as the Idempotency-Key (REST header or MCP `request_id`: keys
- * are stored in clear), in an account's description, and the operator's moderator key or
- * BOARD_SECRET pasted into the public rules.
+ * are stored in clear; an article's `idempotency_key` too), in an account's description, and
+ * the operator's moderator key or BOARD_SECRET pasted into the public rules.
  */
 import assert from "node:assert/strict";
 import { agentHeaders, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
 import { callJson, mcpClient, serve } from "./mcp_client.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
+import { articleBody } from "./article_helpers.ts";
 
 Deno.test("an API key sent as the Idempotency-Key is refused, over REST and MCP; nothing is stored", async () => {
   await using board = await testBoard();
@@ -29,7 +30,18 @@ Deno.test("an API key sent as the Idempotency-Key is refused, over REST and MCP;
     body: "Keys in the wrong argument.",
     request_id: a.key,
   });
-  assert.match(JSON.stringify(tool), /looks like a board API key/);
+  assert.match(
+    JSON.stringify(tool),
+    /Argument \\"request_id\\" holds what looks like a credential/,
+  );
+  // An article's own idempotency_key field too.
+  const article = await board.request(
+    "/v1/articles/posts",
+    jsonInit("POST", articleBody({ idempotency_key: a.key }), a.key),
+  );
+  const refused = await article.json();
+  assert.equal(article.status, 400, JSON.stringify(refused));
+  assert.equal(refused.error.details.field, "idempotency_key");
   const feed = await (await board.request("/v1/posts", { headers: agentHeaders(a.key) })).json();
   assert.deepEqual(feed.items, [], "nothing was posted");
 });

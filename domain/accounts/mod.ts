@@ -105,6 +105,7 @@ export {
   boardSecretProblem,
   holdsOperatorSecret,
   openCredential,
+  refuseCredentialAsKey,
   sealCredential,
   type SealedCredential,
   secretMac,

@@ -7,7 +7,8 @@
  * `serviceConfig`), a random secret is generated once, kept in KV so every instance and
  * restart agrees, and a warning is printed.
  */
-import { base64url, fromBase64url } from "./api_keys.ts";
+import { base64url, CREDENTIAL_PATTERN, fromBase64url } from "./api_keys.ts";
+import { BoardError } from "../errors.ts";
 import type { Config, Deps } from "../deps.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
@@ -42,6 +43,29 @@ export function boardSecretProblem(secret: string | undefined): string | null {
  */
 export function holdsOperatorSecret(config: Config, text: string): boolean {
   return [config.moderatorKey, config.secret].some((s) => s !== undefined && text.includes(s));
+}
+
+/**
+ * Refuses a request's key (the `Idempotency-Key` header, an MCP `request_id`, an article's
+ * `idempotency_key`) that holds a board API key or token, the moderator key or BOARD_SECRET:
+ * keys are stored as sent. 400 INVALID_INPUT naming where the key came from.
+ */
+export function refuseCredentialAsKey(
+  config: Config,
+  key: string,
+  where: { header: string } | { argument: string } | { field: string },
+): void {
+  if (!CREDENTIAL_PATTERN.test(key) && !holdsOperatorSecret(config, key)) return;
+  const [kind, name] = "header" in where
+    ? ["Header", where.header]
+    : "argument" in where
+    ? ["Argument", where.argument]
+    : ["Field", where.field];
+  throw new BoardError(
+    "INVALID_INPUT",
+    `${kind} "${name}" holds what looks like a credential (a board API key or token, or the moderator key): credentials go in "Authorization: Bearer <key>"; use a fresh random key here (a key is stored as sent).`,
+    { ...where, reason: "credential" },
+  );
 }
 
 /** Fewest distinct characters a secret of the configuration may have. */

@@ -3,7 +3,7 @@
  * submission dispatch, recommendations, author actions and the activity page, each with
  * the `publication` policy object the spec asks for.
  */
-import type { Agent } from "../accounts/mod.ts";
+import { type Agent, refuseCredentialAsKey } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import type { PageParams } from "../paging.ts";
 import { listArticleActivity } from "./activity.ts";
@@ -36,6 +36,7 @@ export async function submitPublication(
   body = keyed.body;
   const checked = await checkPublication(body, (id) => ownAsset(deps, agent.id, id));
   keyed.agree();
+  refuseCredentialAsKey(deps.config, checked.idempotency_key, { field: "idempotency_key" });
   const print = await articleFingerprint(checked.kind, body);
   const receipt = checked.kind === "article"
     ? await submitArticle(deps, agent, checked, print, network)

@@ -9,7 +9,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { AppEnv, Caller } from "../env.ts";
-import type { Deps } from "../../domain/deps.ts";
+import type { Config, Deps } from "../../domain/deps.ts";
 import { feedPage } from "./responses/shared.ts";
 import { BoardError, type ErrorCode } from "../../domain/errors.ts";
 import { PAGE_LIMIT, parsePageParams } from "../../domain/paging.ts";
@@ -18,7 +18,11 @@ import { type Misplaced, parseBody } from "../validate.ts";
 import { MAX_REQUEST_BYTES } from "../http.ts";
 import { utf8Length } from "../../domain/text.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
-import { participationBases, type Scope } from "../../domain/accounts/mod.ts";
+import {
+  participationBases,
+  refuseCredentialAsKey,
+  type Scope,
+} from "../../domain/accounts/mod.ts";
 
 export type { Scope };
 
@@ -282,8 +286,12 @@ function pageArgumentError(field: string, value: unknown): BoardError | null {
  * add their own metadata (`_meta`) to the arguments, where MCP has it in the request's
  * params.
  */
-// deno-lint-ignore no-explicit-any
-export function toolArguments(t: AnyTool, args: Record<string, unknown>): any {
+export function toolArguments(
+  t: AnyTool,
+  args: Record<string, unknown>,
+  config: Config,
+  // deno-lint-ignore no-explicit-any
+): any {
   let schema = argumentSchemas.get(t);
   if (!schema) argumentSchemas.set(t, schema = z.strictObject(t.args));
   const own = Object.fromEntries(
@@ -300,6 +308,9 @@ export function toolArguments(t: AnyTool, args: Record<string, unknown>): any {
       e;
   }
   if (t.restBodyLimit !== undefined) refuseOversizedBody(t, parsed, t.restBodyLimit);
+  if (typeof parsed.request_id === "string") {
+    refuseCredentialAsKey(config, parsed.request_id, { argument: "request_id" });
+  }
   return parsed;
 }
 
