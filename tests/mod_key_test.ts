@@ -41,6 +41,8 @@ Deno.test("/mod: wrong keys are throttled per network with Retry-After", async (
   }
   assert.equal(warned.length, 1);
   assert.match(warned[0], /right moderator key was refused from network 198\.51\.100\.7/);
+  // Without proxy trust it suggests turning it on; with it on, it does not.
+  assert.match(warned[0], /set BOARD_TRUST_PROXY=1/);
   // Another network is not affected.
   assert.equal((await modAudit(board, MOD_KEY, "203.0.113.9")).status, 200);
   board.clock.advance(61);
@@ -94,4 +96,22 @@ Deno.test("a BOARD_SECRET shorter than 32 characters is refused at start", () =>
   assert.throws(() => testConfig({ secret: short }), /at least 32/);
   const ok = "0123456789".repeat(4).slice(0, BOARD_SECRET_MIN_LENGTH);
   assert.equal(serviceConfig({ BOARD_SECRET: ok }, false).secret, ok);
+});
+
+Deno.test("/mod: the lock-out warning does not suggest proxy trust where it is on", async () => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY, trustProxy: true });
+  const attacker = "198.51.100.8";
+  for (let i = 0; i < 10; i++) {
+    await (await modAudit(board, `${WRONG}-${i}`, attacker)).body?.cancel();
+  }
+  const warned: string[] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => void warned.push(args.join(" "));
+  try {
+    await assertError(await modAudit(board, MOD_KEY, attacker), 429, "RATE_LIMITED");
+  } finally {
+    console.warn = warn;
+  }
+  assert.equal(warned.length, 1);
+  assert.doesNotMatch(warned[0], /BOARD_TRUST_PROXY/);
 });
