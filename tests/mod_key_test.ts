@@ -16,6 +16,19 @@ function modAudit(board: Awaited<ReturnType<typeof testBoard>>, key: string, net
   return board.request("/mod/audit", { headers }, network);
 }
 
+/** What `fn` logs with console.warn, line by line. */
+async function warnings(fn: () => Promise<unknown>): Promise<string[]> {
+  const warned: string[] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => void warned.push(args.join(" "));
+  try {
+    await fn();
+  } finally {
+    console.warn = warn;
+  }
+  return warned;
+}
+
 Deno.test("/mod: wrong keys are throttled per network with Retry-After", async () => {
   await using board = await testBoard({ moderatorKey: MOD_KEY });
   const attacker = "198.51.100.7";
@@ -31,14 +44,9 @@ Deno.test("/mod: wrong keys are throttled per network with Retry-After", async (
   assert.equal(Number(res.headers.get("retry-after")), details.retry_after);
   // While the network is throttled even the right key is refused: no answer to a guess. The
   // log tells the operator why the right key was refused.
-  const warned: string[] = [];
-  const warn = console.warn;
-  console.warn = (...args: unknown[]) => void warned.push(args.join(" "));
-  try {
-    await assertError(await modAudit(board, MOD_KEY, attacker), 429, "RATE_LIMITED");
-  } finally {
-    console.warn = warn;
-  }
+  const warned = await warnings(() =>
+    assertError(modAudit(board, MOD_KEY, attacker), 429, "RATE_LIMITED")
+  );
   assert.equal(warned.length, 1);
   assert.match(warned[0], /right moderator key was refused from network 198\.51\.100\.7/);
   // Without proxy trust it suggests turning it on; with it on, it does not.
@@ -104,14 +112,9 @@ Deno.test("/mod: the lock-out warning does not suggest proxy trust where it is o
   for (let i = 0; i < 10; i++) {
     await (await modAudit(board, `${WRONG}-${i}`, attacker)).body?.cancel();
   }
-  const warned: string[] = [];
-  const warn = console.warn;
-  console.warn = (...args: unknown[]) => void warned.push(args.join(" "));
-  try {
-    await assertError(await modAudit(board, MOD_KEY, attacker), 429, "RATE_LIMITED");
-  } finally {
-    console.warn = warn;
-  }
+  const warned = await warnings(() =>
+    assertError(modAudit(board, MOD_KEY, attacker), 429, "RATE_LIMITED")
+  );
   assert.equal(warned.length, 1);
   assert.doesNotMatch(warned[0], /BOARD_TRUST_PROXY/);
 });
