@@ -346,6 +346,13 @@ Deno.test("posting blocks: stored as varints; blocks a store wrote before still 
     assert.deepEqual(decodeBlock(encodeBlock(block)), block);
   }
   assert.equal(encodeBlock({ seqs: [25_000], total: 3 }).length, 4);
+  // The threads of replies: the gaps doubled, a reply's distance to its thread after it.
+  const replies = { seqs: [5, 9, 300], total: 7, threads: new Map([[9, 2], [300, 299]]) };
+  assert.deepEqual(decodeBlock(encodeBlock(replies)), replies);
+  assert.deepEqual([...encodeBlock(replies)], [0, 7, 10, 9, 7, 199, 4, 1]);
+  // Threads of seqs the block does not hold, or a thread's own seq, are not stored.
+  const named = { seqs: [5], total: 1, threads: new Map([[5, 5], [6, 1]]) };
+  assert.deepEqual(decodeBlock(encodeBlock(named)), { seqs: [5], total: 1 });
   await using board = await testBoard({ limitScale: 100, searchBatch: 8 });
   const all = await concurrentBoard(board, 40);
   await sealSearchBatches(board.deps);

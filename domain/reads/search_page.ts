@@ -57,6 +57,8 @@ interface SearchOptions {
   workBudget?: number;
   /** Told the seqs whose summaries are read, as they are read (`Scanner.onMaterialise`). */
   onMaterialise?: (seqs: number[]) => void;
+  /** When given, receives the reply counts of the threads of replies read beside them. */
+  threadCounts?: Map<number, number>;
   /** When given, receives the work units and KV round trips the page spent. */
   stats?: { work: number; trips?: number; tailWork?: number };
 }
@@ -102,6 +104,7 @@ export async function searchRecords(
     : seenMarker + 1 > earlyTo
     ? Promise.resolve({
       seqs: [],
+      threads: new Map(),
       apart: new Set<number>(),
       listed: 0,
       last: null,
@@ -133,6 +136,7 @@ export async function searchRecords(
   const budget = options.workBudget ?? searchWorkBudget(lists.length);
   const scanner = new Scanner(deps.kv, sealed, budget, ascending);
   if (options.onMaterialise) scanner.onMaterialise = options.onMaterialise;
+  for (const l of listed) scanner.noteThreads(l.threads);
   // The sealed part can match only when every list has postings.
   const blocksMatch = lists[0].count > 0;
   const found: ScanResult = { matches: [], more: false, resumeAt: null };
@@ -182,6 +186,7 @@ export async function searchRecords(
       await blockPart({ limit, before: Math.min(below, sealed.upTo + 1) });
     }
   }
+  for (const [seq, count] of scanner.threadCounts) options.threadCounts?.set(seq, count);
   if (options.stats) {
     Object.assign(options.stats, {
       work: scanner.work,
@@ -266,11 +271,14 @@ async function searchMessages(
     read.catch(() => {}); // awaited below, unless the search failed first
     voteReads.push(read);
   };
-  const page = await searchRecords(deps, query, { ...options, onMaterialise });
+  // So are the threads of replies, where the index names them.
+  const threadCounts = new Map<number, number>();
+  const page = await searchRecords(deps, query, { ...options, onMaterialise, threadCounts });
   const viewer = await viewerSource;
   if (page.items.length === 0) return { ...page, items: [] };
   const reads = await Promise.all(voteReads);
-  return { ...page, items: await toItems(deps, viewer, page.items, mergeVoteReads(reads)) };
+  const votes = mergeVoteReads(reads);
+  return { ...page, items: await toItems(deps, viewer, page.items, votes, threadCounts) };
 }
 
 /** The vote reads of several batches as one (null without a caller). */

@@ -9,6 +9,10 @@
  * through is checked against its exact term list (in its body entry) before it is shown
  * (`Scanner.materialise`, scan.ts). Two bytes a term keep a post's commit within its byte
  * goal (docs/benchmarks.md, "Cost per operation").
+ *
+ * After the hashes, five bytes name the message's thread: its distance below the message
+ * (0 for a thread, 4 bytes) and a byte 1, so that a search reads a reply's thread beside the
+ * reply (`filterThread`). A filter written before holds the hashes alone (an even length).
  */
 import { fnv1a32 } from "../hashing.ts";
 
@@ -27,15 +31,42 @@ interface FilterWanted {
   topic?: string;
 }
 
-/** The filter of a message indexed under `terms` and `topic`. */
-export function termFilterOf(terms: readonly string[], topic: string | null): Uint8Array {
+/** Bytes after the hashes that name the thread (odd, so a filter without them is told apart). */
+const THREAD_BYTES = 5;
+
+/**
+ * The filter of a message indexed under `terms` and `topic`; `threadBelow` is how far below
+ * the message its thread is (its seq less the thread's: 0 for a thread).
+ */
+export function termFilterOf(
+  terms: readonly string[],
+  topic: string | null,
+  threadBelow = 0,
+): Uint8Array {
   const hashes = new Set(terms.map(hash16));
   if (topic !== null) hashes.add(topicHash(topic));
   const sorted = [...hashes].sort((a, b) => a - b);
-  const out = new Uint8Array(sorted.length * 2);
+  const out = new Uint8Array(sorted.length * 2 + THREAD_BYTES);
   const view = new DataView(out.buffer);
   sorted.forEach((h, i) => view.setUint16(i * 2, h));
+  view.setUint32(sorted.length * 2, threadBelow);
+  out[out.length - 1] = 1;
   return out;
+}
+
+/** Bytes of a filter's hashes. */
+function hashBytes(filter: Uint8Array): number {
+  return filter.byteLength % 2 === 0 ? filter.byteLength : filter.byteLength - THREAD_BYTES;
+}
+
+/**
+ * The seq of the thread of the message at `seq` whose filter this is (`seq` itself for a
+ * thread), or undefined from a filter written before filters named it.
+ */
+export function filterThread(filter: Uint8Array, seq: number): number | undefined {
+  if (filter.byteLength % 2 === 0) return undefined;
+  const view = new DataView(filter.buffer, filter.byteOffset, filter.byteLength);
+  return seq - view.getUint32(hashBytes(filter));
 }
 
 /** The hashes a filter must hold for a message to match every one of `wanted`. */
@@ -46,7 +77,7 @@ export function filterHashes(wanted: readonly FilterWanted[]): number[] {
 /** True when `filter` holds every one of `hashes` (binary search: the filter is sorted). */
 export function filterMayHold(filter: Uint8Array, hashes: readonly number[]): boolean {
   const view = new DataView(filter.buffer, filter.byteOffset, filter.byteLength);
-  const n = filter.byteLength / 2;
+  const n = hashBytes(filter) / 2;
   return hashes.every((h) => {
     let lo = 0;
     let hi = n - 1;

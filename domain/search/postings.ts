@@ -32,6 +32,12 @@ export interface IndexedTerms {
 export interface PostingBlock {
   seqs: number[];
   total: number;
+  /**
+   * The thread (root seq) of each reply among `seqs`, by seq (it may name other seqs too): what
+   * a search reads beside a reply. A seq it does not name is a thread, or a reply that a block
+   * written before did not name.
+   */
+  threads?: ReadonlyMap<number, number>;
 }
 
 /** How far posting blocks reach, and the batch size they were cut with. */
@@ -78,8 +84,10 @@ export function indexedTermsOf(m: MessageRecord, body: string): IndexedTerms {
 /**
  * A posting block as stored: unsigned LEB128 varints, the running total first, then each
  * seq as its gap from the one before (the first from 0): a block of one seq takes about
- * five bytes. A store written before holds `{ seqs, total }` objects; `decodeBlock` reads
- * both.
+ * five bytes. A block holding replies whose threads are known starts with a 0 (a total is
+ * never 0) and stores each gap doubled, plus one for a reply, whose distance to its thread
+ * follows. A store written before holds `{ seqs, total }` objects; `decodeBlock` reads every
+ * shape.
  */
 export function encodeBlock(block: PostingBlock): Uint8Array {
   const out: number[] = [];
@@ -90,16 +98,24 @@ export function encodeBlock(block: PostingBlock): Uint8Array {
     }
     out.push(n);
   };
+  const thread = (s: number) => {
+    const t = block.threads?.get(s);
+    return t !== undefined && t < s ? t : null;
+  };
+  const named = block.seqs.some((s) => thread(s) !== null);
+  if (named) put(0);
   put(block.total);
   let last = 0;
   for (const s of block.seqs) {
-    put(s - last);
+    const t = named ? thread(s) : null;
+    put(named ? (s - last) * 2 + (t === null ? 0 : 1) : s - last);
+    if (t !== null) put(s - t);
     last = s;
   }
   return new Uint8Array(out);
 }
 
-/** A stored posting block, in either shape. */
+/** A stored posting block, in any shape. */
 export function decodeBlock(value: StoredBlock): PostingBlock {
   if (!(value instanceof Uint8Array)) return value;
   const numbers: number[] = [];
@@ -114,9 +130,20 @@ export function decodeBlock(value: StoredBlock): PostingBlock {
       scale = 1;
     }
   }
-  const seqs = numbers.slice(1);
-  for (let i = 1; i < seqs.length; i++) seqs[i] += seqs[i - 1];
-  return { total: numbers[0], seqs };
+  if (numbers[0] !== 0) {
+    const seqs = numbers.slice(1);
+    for (let i = 1; i < seqs.length; i++) seqs[i] += seqs[i - 1];
+    return { total: numbers[0], seqs };
+  }
+  const seqs: number[] = [];
+  const threads = new Map<number, number>();
+  let last = 0;
+  for (let i = 2; i < numbers.length; i++) {
+    last += Math.floor(numbers[i] / 2);
+    seqs.push(last);
+    if (numbers[i] % 2 === 1) threads.set(last, last - numbers[++i]);
+  }
+  return { total: numbers[1], seqs, threads };
 }
 
 /** The seqs a stored posting block holds. */
@@ -165,7 +192,8 @@ export function bodyEntries(m: MessageRecord, body: string) {
   }
   const terms = indexedTermsOf(m, body);
   const stored: StoredBody = { rest, terms: terms.terms.join(" "), topic: terms.topic };
-  return { body: stored, filter: termFilterOf(terms.terms, terms.topic), terms };
+  const filter = termFilterOf(terms.terms, terms.topic, m.seq - m.root_seq);
+  return { body: stored, filter, terms };
 }
 
 /** Stages `bodyEntries` of a message; answers its term list (null: not searched). */
@@ -243,14 +271,27 @@ export async function reindexMessage(
   const first = batchFirst(m.seq, state.batch);
   const lists = listsOf(entry);
   const found = await blocksAt(tx, lists, m.seq);
-  lists.forEach((list, i) => {
-    const block = found[i];
-    const own = block && block.key[block.key.length - 1] === first;
-    const seqs = own ? blockSeqs(block.value) : [];
-    if (seqs.includes(m.seq)) return;
-    const total = block ? decodeBlock(block.value).total + 1 : 1;
-    tx.set([...list, first], encodeBlock({ seqs: [...seqs, m.seq].sort((a, b) => a - b), total }));
-  });
+  lists.forEach((list, i) => addToBlock(tx, list, found[i], m, first));
+}
+
+/**
+ * Stages `m`'s seq into the block of batch `first` of `list`; `block` is the list's newest
+ * block at or below the seq (null: none).
+ */
+function addToBlock(
+  tx: Tx,
+  list: PostingListKey,
+  block: FoundBlock | null,
+  m: MessageRecord,
+  first: number,
+): void {
+  const own = block && block.key[block.key.length - 1] === first;
+  const held: PostingBlock = own ? decodeBlock(block.value) : { seqs: [], total: 0 };
+  if (held.seqs.includes(m.seq)) return;
+  const total = block ? decodeBlock(block.value).total + 1 : 1;
+  const seqs = [...held.seqs, m.seq].sort((a, b) => a - b);
+  const threads = new Map(held.threads).set(m.seq, m.root_seq);
+  tx.set([...list, first], encodeBlock({ seqs, total, threads }));
 }
 
 /**
@@ -304,10 +345,10 @@ export async function retractPostings(tx: Tx, seq: number, entry: IndexedTerms):
 /** Stages the removal of `seq` from a posting block (the block goes when it empties). */
 function dropFromBlock(tx: Tx, block: FoundBlock | null, seq: number) {
   if (!block) return;
-  const { seqs, total } = decodeBlock(block.value);
+  const { seqs, total, threads } = decodeBlock(block.value);
   if (!seqs.includes(seq)) return;
   const rest = seqs.filter((s) => s !== seq);
-  if (rest.length) tx.set(block.key, encodeBlock({ seqs: rest, total }));
+  if (rest.length) tx.set(block.key, encodeBlock({ seqs: rest, total, threads }));
   else tx.delete(block.key);
 }
 
@@ -429,12 +470,5 @@ export function stageIndexChange(
     return found;
   };
   for (const list of leave) dropFromBlock(tx, blockOf(list), m.seq);
-  for (const list of join) {
-    const block = blockOf(list);
-    const own = block && block.key[block.key.length - 1] === first;
-    const seqs = own ? blockSeqs(block.value) : [];
-    if (seqs.includes(m.seq)) continue;
-    const total = block ? decodeBlock(block.value).total + 1 : 1;
-    tx.set([...list, first], encodeBlock({ seqs: [...seqs, m.seq].sort((a, b) => a - b), total }));
-  }
+  for (const list of join) addToBlock(tx, list, blockOf(list), m, first);
 }

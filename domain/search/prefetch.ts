@@ -10,7 +10,7 @@
  * listing starts there).
  */
 import { listTyped } from "../../kv/read_many.ts";
-import { blockSeqs, decodeBlock, type PostingListKey } from "./postings.ts";
+import { decodeBlock, type PostingListKey } from "./postings.ts";
 
 /** Sealed seqs whose blocks a search lists per list in its first batch (about). */
 const PREFETCH_SEQS = 2048;
@@ -25,6 +25,8 @@ export interface ListedBlocks {
   count: number;
   /** Lowest seq the listing covers: every block of the list from here up was listed. */
   from: number;
+  /** The thread of each reply the blocks name (`PostingBlock.threads`). */
+  threads: Map<number, number>;
 }
 
 /** How many blocks of each list the first batch lists, for a batch size. */
@@ -40,12 +42,15 @@ export async function listNewestBlocks(
 ): Promise<ListedBlocks> {
   const blocks: ListedBlocks["blocks"] = [];
   let count = 0;
+  const threads = new Map<number, number>();
   for await (const e of listTyped(kv, { prefix }, { reverse: true, limit, batchSize: limit })) {
-    if (blocks.length === 0) count = decodeBlock(e.value).total;
-    blocks.push({ first: e.key[e.key.length - 1] as number, seqs: blockSeqs(e.value) });
+    const block = decodeBlock(e.value);
+    if (blocks.length === 0) count = block.total;
+    blocks.push({ first: e.key[e.key.length - 1] as number, seqs: block.seqs });
+    for (const [seq, thread] of block.threads ?? []) threads.set(seq, thread);
   }
   const from = blocks.length < limit ? 1 : blocks[blocks.length - 1].first;
-  return { blocks, count, from };
+  return { blocks, count, from, threads };
 }
 
 /**

@@ -17,7 +17,7 @@ import { keys } from "../../kv/keys.ts";
 import { type BoardHead, isHidden, type MessageRecord } from "../board/mod.ts";
 import type { PageParams } from "../paging.ts";
 import {
-  blockSeqs,
+  decodeBlock,
   filtersFrom,
   type IndexedTerms,
   type PostingListKey,
@@ -25,7 +25,7 @@ import {
   storedTerms,
   termListsOf,
 } from "./postings.ts";
-import { filterHashes, filterMayHold } from "./filters.ts";
+import { filterHashes, filterMayHold, filterThread } from "./filters.ts";
 import { listTyped, readMany, type TypedListSelector } from "../../kv/read_many.ts";
 import type { ValueOf } from "../../kv/key_values.ts";
 
@@ -119,6 +119,13 @@ export class Scanner {
    * a page needs of them next (the caller's votes) is read in the same round trip.
    */
   onMaterialise: (seqs: number[]) => void = () => {};
+  /**
+   * The reply count of each thread read beside the replies of it that `materialise` read (a
+   * thread not on the page: what a reply shows as `thread_reply_count`).
+   */
+  readonly threadCounts = new Map<number, number>();
+  /** The thread of each reply the index named (term filters and posting blocks read). */
+  readonly #threads = new Map<number, number>();
   /** Seqs a term filter let through, checked against their term lists as they are read. */
   readonly #unchecked = new Set<number>();
   /** The lists the tail was asked for: what those checks look for. */
@@ -140,6 +147,18 @@ export class Scanner {
   /** True when `blocks` listed blocks and one read of `summaries` summaries fit the budget. */
   affords(blocks: number, summaries: number): boolean {
     return blocks + ROUND_TRIP_COST + summaries * SUMMARY_READ_COST <= this.left;
+  }
+
+  /** Notes the threads of replies that the index named (seq → its thread's seq). */
+  noteThreads(threads: ReadonlyMap<number, number>): void {
+    for (const [seq, thread] of threads) this.#threads.set(seq, thread);
+  }
+
+  /** The seqs of a posting block read, its replies' threads noted. */
+  #seqsOf(value: ValueOf<PostingListKey>): number[] {
+    const block = decodeBlock(value);
+    if (block.threads) this.noteThreads(block.threads);
+    return block.seqs;
   }
 
   /** Adds work done without a round trip of its own (blocks read in the first batch). */
@@ -171,7 +190,7 @@ export class Scanner {
     const options = { batchSize: Math.min(limit, LIST_BATCH), reverse: !this.ascending };
     for await (const e of listTyped(this.kv, selector, options)) {
       listed++;
-      for (const s of inScanOrder(blockSeqs(e.value), this.ascending)) {
+      for (const s of inScanOrder(this.#seqsOf(e.value), this.ascending)) {
         if (cursor !== undefined && (this.ascending ? s < cursor : s >= cursor)) continue;
         if (s > this.sealed.upTo) continue;
         seqs.push(s);
@@ -238,7 +257,7 @@ export class Scanner {
     );
     for await (const e of iter) {
       listed++;
-      const held = blockSeqs(e.value);
+      const held = this.#seqsOf(e.value);
       for (const s of held) found.add(s);
       // Ascending, seqs up to the block's last are decided; descending, down to its first.
       reached = this.ascending ? held[held.length - 1] : e.key[e.key.length - 1] as number;
@@ -329,6 +348,7 @@ export class Scanner {
         ? listTail(this.kv, from, Math.min(to, filtered - 1), this.ascending, lists, "bodies")
         : null,
     ]);
+    if (byFilter) this.noteThreads(byFilter.threads);
     const fromFilters = (byFilter?.seqs ?? []).filter((seq) => seq >= filtered && seq <= to);
     for (const seq of fromFilters) this.#unchecked.add(seq);
     const fromBodies = byBody ? await this.#checkApart(lists, byBody) : [];
@@ -377,10 +397,14 @@ export class Scanner {
       if (refused && ROUND_TRIP_COST + units > this.left) break;
       this.#spend(units);
       this.onMaterialise(part);
-      const [recs, bodies] = await Promise.all([
+      const threads = this.#threadsToRead(part);
+      const [recs, bodies, threadRecs] = await Promise.all([
         readMany(this.kv, part.map((s) => keys.messages("named", s))),
         readMany(this.kv, checks.map((s) => keys.bodies("named", s))),
+        readMany(this.kv, threads.map((s) => keys.messages("named", s))),
       ]);
+      // A thread gone shows 0, as toItems (domain/reads/feeds.ts) answers it.
+      threadRecs.forEach((e, j) => this.threadCounts.set(threads[j], e.value?.reply_count ?? 0));
       const terms = await termListsOf(this.kv, bodies);
       const failed = new Set<number>();
       checks.forEach((seq, j) => {
@@ -395,6 +419,17 @@ export class Scanner {
       }
     }
     return { records, decided: i };
+  }
+
+  /** The threads of the replies among `part` that are neither in it nor read before. */
+  #threadsToRead(part: number[]): number[] {
+    const threads = new Set<number>();
+    for (const seq of part) {
+      const t = this.#threads.get(seq);
+      if (t !== undefined && !this.threadCounts.has(t)) threads.add(t);
+    }
+    for (const seq of part) threads.delete(seq);
+    return [...threads];
   }
 }
 
@@ -428,6 +463,8 @@ async function inListingTurn<T>(list: () => Promise<T>): Promise<T> {
  */
 interface TailListing {
   seqs: number[];
+  /** The thread of each reply among `seqs` that its term filter names. */
+  threads: Map<number, number>;
   apart: Set<number>;
   listed: number;
   last: number | null;
@@ -459,13 +496,22 @@ function listTerms(
 ): Promise<TailListing> {
   const hashes = filterHashes(wanted);
   return inListingTurn(async () => {
-    const out: TailListing = { seqs: [], apart: new Set(), listed: 0, last: null };
+    const out: TailListing = {
+      seqs: [],
+      threads: new Map(),
+      apart: new Set(),
+      listed: 0,
+      last: null,
+    };
     for await (const e of listTyped(kv, selector, options)) {
       const seq = e.key[e.key.length - 1] as number;
       out.listed++;
       out.last = seq;
       if (source === "filters") {
-        if (e.value instanceof Uint8Array && filterMayHold(e.value, hashes)) out.seqs.push(seq);
+        if (!(e.value instanceof Uint8Array) || !filterMayHold(e.value, hashes)) continue;
+        out.seqs.push(seq);
+        const thread = filterThread(e.value, seq);
+        if (thread !== undefined && thread < seq) out.threads.set(seq, thread);
         continue;
       }
       if (typeof e.value === "string") out.apart.add(seq);

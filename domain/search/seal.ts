@@ -1,8 +1,8 @@
 /**
  * Sealing search batches (docs/search.md, "How it works"): turns the term lists (in the body
- * entries) of one
- * complete batch of named messages into posting blocks, one per term and topic of the
- * batch, and moves the sealed marker past it. Runs after the publication that completes a
+ * entries) of one complete batch of named messages into posting blocks, one per term and
+ * topic of the batch, naming the threads of its replies (from their term filters), and moves
+ * the sealed marker past it. Runs after the publication that completes a
  * batch, and from the tidy-up cron for any batch left behind (a crash, another instance).
  *
  * Safe across instances: every commit checks the marker it started from, so two sealers of
@@ -21,13 +21,13 @@ import {
   encodeBlock,
   listsOf,
   newestBlock,
-  type PostingBlock,
   type SealedState,
   sealedState,
   termListsOf,
 } from "./postings.ts";
 
 import { noteSealedMarker } from "./marker_seen.ts";
+import { filterThread } from "./filters.ts";
 import { fnv1a32 } from "../hashing.ts";
 
 /** Share of each portable atomic limit (kv/atomic_limits.ts) one commit of blocks may use. */
@@ -116,7 +116,7 @@ async function sealBatch(
 ): Promise<boolean> {
   const first = state.upTo + 1;
   const end = state.upTo + state.batch + 1;
-  const { lists, seqs } = await batchPostings(kv, first, end);
+  const { lists, seqs, threads } = await batchPostings(kv, first, end);
   const passes = Math.max(1, Math.ceil(lists.length / listsPerPass));
   for (let pass = 0; pass < passes; pass++) {
     const part = new Map<string, number[]>();
@@ -126,7 +126,7 @@ async function sealBatch(
       if (held) held.push(seqs[i]);
       else part.set(id, [seqs[i]]);
     });
-    if (!(await writeBlocks(kv, marker, first, part))) return false;
+    if (!(await writeBlocks(kv, marker, first, part, threads))) return false;
   }
   const done = await kv.atomic().check(marker)
     .set(keys.searchSealed(), { ...state, upTo: end - 1 } satisfies SealedState)
@@ -136,14 +136,26 @@ async function sealBatch(
 
 /**
  * The postings of the batch `first` to `end` (exclusive) from its term lists: for each, its
- * list (the key prefix, as JSON) and its seq, in seq order. The body entries read are let go.
+ * list (the key prefix, as JSON) and its seq, in seq order; and the threads of its replies,
+ * from their term filters (filters.ts `filterThread`). The entries read are let go.
  */
 async function batchPostings(kv: Deno.Kv, first: number, end: number) {
-  const iter = listTyped(kv, {
-    start: keys.bodies("named", first),
-    end: keys.bodies("named", end),
-  });
-  const entries = await Array.fromAsync(iter);
+  const [entries, filters] = await Promise.all([
+    Array.fromAsync(listTyped(kv, {
+      start: keys.bodies("named", first),
+      end: keys.bodies("named", end),
+    })),
+    Array.fromAsync(listTyped(kv, {
+      start: keys.searchFilters(first),
+      end: keys.searchFilters(end),
+    })),
+  ]);
+  const threads = new Map<number, number>();
+  for (const f of filters) {
+    const seq = f.key[f.key.length - 1] as number;
+    const thread = f.value instanceof Uint8Array ? filterThread(f.value, seq) : undefined;
+    if (thread !== undefined && thread < seq) threads.set(seq, thread);
+  }
   const terms = await termListsOf(kv, entries);
   const lists: string[] = [];
   const seqs: number[] = [];
@@ -155,41 +167,43 @@ async function batchPostings(kv: Deno.Kv, first: number, end: number) {
       seqs.push(seq);
     }
   });
-  return { lists, seqs };
+  return { lists, seqs, threads };
 }
 
 /**
  * Writes the blocks of batch `first` for `part` (list → its seqs), each with the running
- * total of its list, in commits that check the marker; false when one found it moved.
+ * total of its list and the threads of its replies, in commits that check the marker; false
+ * when one found it moved.
  */
 async function writeBlocks(
   kv: Deno.Kv,
   marker: Deno.KvEntryMaybe<SealedState>,
   first: number,
   part: Map<string, number[]>,
+  threads: ReadonlyMap<number, number>,
 ): Promise<boolean> {
   const all = [...part].map(([id, seqs]) => ({ prefix: JSON.parse(id) as Deno.KvKey, seqs }));
-  const blocks: [Deno.KvKey, PostingBlock][] = [];
+  const blocks: [Deno.KvKey, Uint8Array][] = [];
   for (let i = 0; i < all.length; i += LOOKUPS_AT_ONCE) {
     const lookups = all.slice(i, i + LOOKUPS_AT_ONCE);
     const before = await Promise.all(lookups.map((l) => newestBlock(kv, l.prefix, first)));
     lookups.forEach((l, j) => {
       const total = (before[j] ? decodeBlock(before[j]!.value).total : 0) + l.seqs.length;
-      blocks.push([[...l.prefix, first], { seqs: l.seqs, total }]);
+      blocks.push([[...l.prefix, first], encodeBlock({ seqs: l.seqs, total, threads })]);
     });
   }
   for (const commit of commitsOf(blocks)) {
     const op = kv.atomic().check(marker);
-    for (const [key, block] of commit) op.set(key, encodeBlock(block));
+    for (const [key, block] of commit) op.set(key, block);
     if (!(await op.commit()).ok) return false;
   }
   return true;
 }
 
 /** Splits blocks into commits that stay inside the portable atomic limits. */
-function commitsOf(blocks: [Deno.KvKey, PostingBlock][]): [Deno.KvKey, PostingBlock][][] {
-  const out: [Deno.KvKey, PostingBlock][][] = [];
-  let part: [Deno.KvKey, PostingBlock][] = [];
+function commitsOf(blocks: [Deno.KvKey, Uint8Array][]): [Deno.KvKey, Uint8Array][][] {
+  const out: [Deno.KvKey, Uint8Array][][] = [];
+  let part: [Deno.KvKey, Uint8Array][] = [];
   let keyBytes = 0;
   let bytes = 0;
   for (const [key, block] of blocks) {
