@@ -12,7 +12,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../routes/env.ts";
 import { admitBatchExtras } from "../routes/rate_limit_hooks.ts";
 import { BODY_TIME_LIMIT_MS, readBoundedText } from "../routes/body_reader.ts";
-import { requestBodyTooLargeMessage } from "./sdk.ts";
+import { isJsonContentType, requestBodyTooLargeMessage } from "./sdk.ts";
 import { invalidBody, jsonRpcError } from "./messages.ts";
 import { repeatedMemberName } from "../routes/json_keys.ts";
 
@@ -80,6 +80,31 @@ async function readBody(req: Request, limit: number): Promise<{ value: unknown }
   }
 }
 
+/**
+ * The transport's rules on a POST's `Accept` (406) and `Content-Type` (415), in its words and
+ * order, or null when the request keeps them. They are checked before the body is read, as
+ * the transport checks them: a body whose every request is answered before the transport
+ * runs (-32602, mcp/messages.ts) must not skip them.
+ */
+function mediaRefusal(req: Request): Response | null {
+  const accept = req.headers.get("accept");
+  if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) {
+    return jsonRpcError(
+      406,
+      -32000,
+      "Not Acceptable: Client must accept both application/json and text/event-stream",
+    );
+  }
+  if (!isJsonContentType(req.headers.get("content-type"))) {
+    return jsonRpcError(
+      415,
+      -32000,
+      "Unsupported Media Type: Content-Type must be application/json",
+    );
+  }
+  return null;
+}
+
 /** A body the read refused, with the JSON-RPC error that answers it. */
 class Refusal extends Error {
   constructor(readonly res: Response) {
@@ -107,6 +132,8 @@ function messagesToRun(value: unknown): number | Response {
  */
 export function mcpBody(maxBodyBytes: number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    const refused = mediaRefusal(c.req.raw);
+    if (refused) return refused;
     const body = await readBody(c.req.raw, maxBodyBytes);
     if (body instanceof Response) return body;
     const n = messagesToRun(body.value);

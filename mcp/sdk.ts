@@ -32,6 +32,8 @@ export {
   MAX_BATCH_SIZE,
   requestBodyTooLargeMessage,
 } from "@modelcontextprotocol/sdk/server/requestBody.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/mediaType"
+export { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 // @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
 export { objectFromShape } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 // @ts-types="@modelcontextprotocol/sdk/server/zod-json-schema-compat"

@@ -257,3 +257,34 @@ Deno.test("/mcp: a body that ends before it is complete is a parse error that sa
   assert.equal(body.error.code, -32700);
   assert.match(body.error.message, /ended before it was complete/);
 });
+
+Deno.test("/mcp: Accept and Content-Type are the transport's rules whatever the body holds", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const unknownTool = { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "nope" } };
+  const badParams = { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: 5 } };
+  const bodies: [string, string][] = [
+    ["a ping", JSON.stringify({ jsonrpc: "2.0", id: 4, method: "ping" })],
+    // Every request of these is answered before the transport runs (-32602).
+    ["a call of an unknown tool", JSON.stringify(unknownTool)],
+    ["a request with bad params", JSON.stringify(badParams)],
+    ["a batch of such calls", JSON.stringify([unknownTool])],
+    ["text that is not JSON", "{"],
+  ];
+  for (const [what, text] of bodies) {
+    for (const accept of ["application/json", "text/event-stream", "text/html"]) {
+      const res = await board.request("/mcp", mcpPost(a.key, text, { accept }));
+      const body = await res.json();
+      assert.equal(res.status, 406, `${what}, Accept: ${accept}: ${JSON.stringify(body)}`);
+      assert.equal(body.error.code, -32000);
+      assert.match(body.error.message, /^Not Acceptable/);
+    }
+    for (const type of ["text/plain", "application/x-www-form-urlencoded"]) {
+      const res = await board.request("/mcp", mcpPost(a.key, text, { "content-type": type }));
+      const body = await res.json();
+      assert.equal(res.status, 415, `${what}, Content-Type: ${type}: ${JSON.stringify(body)}`);
+      assert.equal(body.error.code, -32000);
+      assert.match(body.error.message, /^Unsupported Media Type/);
+    }
+  }
+});
