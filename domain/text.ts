@@ -122,22 +122,30 @@ export function fitShownText(s: string): boolean {
   return unfitText(s) === null && !BIDI_CONTROL.test(s);
 }
 
-/** Control characters and invisible format characters: bidi and zero-width controls among them. */
-const INVISIBLE_CONTROL = /[\p{Cc}\p{Cf}]/u;
+/**
+ * Control characters and invisible format characters (bidi and zero-width controls among
+ * them), and the letters and marks that show as nothing: the Hangul fillers (U+115F, U+1160,
+ * U+3164, U+FFA0), the Braille blank (U+2800), the combining grapheme joiner (U+034F), the
+ * Khmer inherent vowels (U+17B4, U+17B5) and the null notehead (U+1D159). A name made of
+ * them shows blank; inside one, they pass for spaces.
+ */
+const INVISIBLE_CONTROL =
+  /[\p{Cc}\p{Cf}\u034F\u115F\u1160\u17B4\u17B5\u2800\u3164\uFFA0\u{1D159}]/u;
 
 /**
  * Why `s` is unfit as a name shown to people who decide on it (an application's name on
  * the consent page), or null. The board's text rules (well-formed Unicode, no NUL) plus
- * no control or invisible format character: bidirectional overrides and isolates,
- * zero-width characters and the like could reverse or hide part of what is shown.
+ * no control, invisible format character or blank filler: bidirectional overrides and
+ * isolates, zero-width characters, fillers and the like could reverse, hide or blank out
+ * part of what is shown.
  */
 export function displayNameProblem(s: string): string | null {
   const unfit = unfitText(s);
   if (unfit) return unfit.message;
   const bad = s.match(INVISIBLE_CONTROL)?.[0];
   if (bad !== undefined) {
-    return `contains ${codePointName(bad)}, a control or invisible formatting character ` +
-      "(bidirectional and zero-width controls are refused)";
+    return `contains ${codePointName(bad)}, a control or invisible character ` +
+      "(bidirectional and zero-width controls and blank fillers are refused)";
   }
   return null;
 }

@@ -26,7 +26,7 @@ async function refused(res: Response, error = "invalid_client_metadata") {
   return body.error_description as string;
 }
 
-Deno.test("client_name follows the text rules: no NUL, lone surrogate, bidi or zero-width control", async () => {
+Deno.test("client_name follows the text rules: no NUL, lone surrogate, bidi or zero-width control, blank filler", async () => {
   await using board = await testBoard();
   const bad = [
     "Good\u0000App",
@@ -36,6 +36,10 @@ Deno.test("client_name follows the text rules: no NUL, lone surrogate, bidi or z
     "Isolate \u2066x\u2069",
     "Mark\u200F",
     "Tab\tinside",
+    "\u3164",
+    "\u2800\u2800",
+    "Claude\u115F\u1160(not)",
+    "Half\uFFA0width",
   ];
   for (const client_name of bad) {
     const text = await refused(
