@@ -8,6 +8,7 @@ import { voteSchema } from "../routes/schemas.ts";
 import { voteArgs } from "../routes/api/tool_args.ts";
 import { testBoard } from "./helpers.ts";
 import { mcpClient, serve, toolJson } from "./mcp_client.ts";
+import { submit } from "./article_helpers.ts";
 import { agents, anonymousPost, namedPost, vote } from "./vote_helpers.ts";
 
 Deno.test("the vote tool takes the POST /votes body's fields and answers its receipt", async (t) => {
@@ -50,6 +51,30 @@ Deno.test("the vote tool takes the POST /votes body's fields and answers its rec
         await client.callTool({ name: "vote", arguments: { board: boardName, post_id, value: 1 } }),
       );
       assert.deepEqual(replay, { ...viaTool, replayed: true });
+    }
+  });
+
+  await t.step("an article's id names the articles_vote tool, not REST's route", async () => {
+    const article = await submit(board, author.key);
+    for (const id of [article.post_id, article.revision_id]) {
+      const r = await client.callTool({
+        name: "vote",
+        arguments: { board: "named", post_id: id, value: 1 },
+      });
+      assert.equal(r.isError, true);
+      const { error } = toolJson(r) as {
+        error: { code: string; message: string; details: Record<string, unknown> };
+      };
+      assert.equal(error.code, "NOT_FOUND");
+      assert.match(error.message, /articles_vote tool/);
+      assert.doesNotMatch(error.message, /POST \/v1/);
+      assert.equal(error.details.tool, "articles_vote");
+      assert.deepEqual(
+        error.details.arguments,
+        id === article.post_id
+          ? { post_id: article.post_id }
+          : { post_id: article.post_id, revision_id: article.revision_id },
+      );
     }
   });
 });

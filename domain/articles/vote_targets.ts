@@ -40,7 +40,13 @@ async function missingVoteTarget(deps: Deps, board: Board, id: string) {
       `"${id}" is an article${
         post.value === null ? " revision" : ""
       }, not a board message: vote on articles with POST ${path} and {"revision_id", "value"}.`,
-      { ...base, found: "article", use: `POST ${path}` },
+      {
+        ...base,
+        found: "article",
+        post_id: articleId,
+        ...(post.value === null ? { revision_id: id } : {}),
+        use: `POST ${path}`,
+      },
     );
   }
   if (comment.value !== null) {

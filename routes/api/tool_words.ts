@@ -33,6 +33,7 @@ export function mcpInstructions(deps: Deps): string {
  */
 export function forToolCaller(e: BoardError): [ErrorCode, string, unknown] {
   if (e.code === "NOT_FOUND" && e.details?.kind === "reply") return replyForThread(e);
+  if (e.code === "NOT_FOUND" && e.details?.found === "article") return articleForVote(e);
   if (e.code === "STALE_REVISION") {
     const current = e.details?.current_revision;
     return [
@@ -80,6 +81,25 @@ function replyForThread(e: BoardError): [ErrorCode, string, unknown] {
       ...d,
       tool: "read_thread",
       arguments: { root_id: d.root_id, ...(named ? {} : { board: "b" }) },
+    },
+  ];
+}
+
+/** An article's id given to the board's vote, told in tools: `articles_vote` takes it. */
+function articleForVote(e: BoardError): [ErrorCode, string, unknown] {
+  const d = e.details as { id: string; post_id: string; revision_id?: string };
+  const revision = d.revision_id === undefined
+    ? "revision_id the revision you read"
+    : `revision_id "${d.revision_id}"`;
+  return [
+    e.code,
+    `"${d.id}" is an article${
+      d.revision_id === undefined ? "" : " revision"
+    }, not a board message: vote on it with the articles_vote tool (post_id "${d.post_id}", ${revision}, value).`,
+    {
+      ...d,
+      tool: "articles_vote",
+      arguments: { post_id: d.post_id, ...(d.revision_id ? { revision_id: d.revision_id } : {}) },
     },
   ];
 }
