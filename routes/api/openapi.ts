@@ -117,6 +117,11 @@ function operationErrors(op: Operation): ErrorName[] {
       "UNSUPPORTED_MEDIA_TYPE",
     );
   }
+  // A write that takes no body still reads one it is sent, to refuse it (routes/operation_routes.ts):
+  // invalid JSON, a field, too many bytes, a Content-Encoding.
+  if (!op.body && op.method !== "get" && refusesUnknownQuery(op)) {
+    add("INVALID_JSON", "INVALID_INPUT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE");
+  }
   // Unknown query parameters are 400 INVALID_INPUT on the agent routes (routes/query_params.ts).
   if (op.path.includes("{") || op.params?.length || op.query || refusesUnknownQuery(op)) {
     add("INVALID_INPUT");

@@ -1,0 +1,68 @@
+/**
+ * Refusals are answers too: each one below is checked against the schema `/openapi.json`
+ * documents for its operation and status (the status documented, the code in its enum), as
+ * tests/openapi_answers_test.ts checks the success answers.
+ */
+import assert from "node:assert/strict";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { buildOpenApi } from "../routes/api/openapi.ts";
+import { OPERATIONS } from "../routes/api/registry.ts";
+import { refusesUnknownQuery } from "../routes/query_params.ts";
+import { idemKey, jsonInit, register, testBoard } from "./helpers.ts";
+import { MOD_KEY } from "./pin_helpers.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = Record<string, any>;
+const esc = (s: string) => s.replaceAll("~", "~0").replaceAll("/", "~1");
+
+/** Asserts `res` is an answer `doc` documents for `method template`; returns its body. */
+function documentedBy(doc: Json) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  ajv.addSchema({ ...doc, $id: "https://openapi.test/doc" });
+  return async (method: string, template: string, res: Response): Promise<Json> => {
+    const body = await res.json();
+    const at = `${method.toUpperCase()} ${template} ${res.status}`;
+    const pointer = `/paths/${
+      esc(template)
+    }/${method.toLowerCase()}/responses/${res.status}/content/${esc("application/json")}/schema`;
+    const validate = ajv.getSchema(`https://openapi.test/doc#${pointer}`);
+    assert.ok(validate, `${at}: status not documented: ${JSON.stringify(body)}`);
+    assert.ok(validate(body), `${at}: ${JSON.stringify(validate.errors?.slice(0, 2))}`);
+    return body;
+  };
+}
+
+Deno.test("a write that takes no body documents how it refuses one", async (t) => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY, testClock: true });
+  const documented = documentedBy(buildOpenApi(board.deps.config.baseUrl, OPERATIONS) as Json);
+  const a = await register(board);
+  const bodiless = OPERATIONS.filter((op) =>
+    op.handler && !op.body && op.method !== "get" && refusesUnknownQuery(op) &&
+    op.auth !== "oauth_write"
+  );
+  assert.ok(bodiless.length >= 6, `only ${bodiless.length} routes checked`);
+  for (const op of bodiless) {
+    await t.step(`${op.method.toUpperCase()} ${op.path}`, async () => {
+      const path = op.path.replace("{id}", crypto.randomUUID());
+      const key = op.auth === "moderator" ? MOD_KEY : a.key;
+      const send = (body: string, headers: Record<string, string> = {}) =>
+        board.request(
+          path,
+          jsonInit(op.method.toUpperCase(), body, key, {
+            ...(op.idempotency === "required" ? { "idempotency-key": idemKey() } : {}),
+            ...headers,
+          }),
+        );
+      const cases: [string, Record<string, string>, number, string][] = [
+        ["[]", {}, 400, "INVALID_JSON"],
+        [JSON.stringify({ pad: "x".repeat(17_000) }), {}, 413, "PAYLOAD_TOO_LARGE"],
+        ["{}", { "content-encoding": "gzip" }, 415, "UNSUPPORTED_MEDIA_TYPE"],
+      ];
+      for (const [body, headers, status, code] of cases) {
+        const res = await send(body, headers);
+        assert.equal(res.status, status);
+        assert.equal((await documented(op.method, op.path, res)).error.code, code);
+      }
+    });
+  }
+});
