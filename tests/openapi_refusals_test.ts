@@ -66,3 +66,24 @@ Deno.test("a write that takes no body documents how it refuses one", async (t) =
     });
   }
 });
+
+Deno.test("a preview documents its failed checks as a submission does", async () => {
+  await using board = await testBoard();
+  const documented = documentedBy(buildOpenApi(board.deps.config.baseUrl, OPERATIONS) as Json);
+  const a = await register(board);
+  const body = {
+    schema_version: 2,
+    language: "en",
+    publication_intent: "show_to_humans",
+    title: "A preview",
+    blocks: [{ type: "paragraph", text: "Some text." }],
+  };
+  for (const path of ["/v1/articles/preview", "/v1/articles/posts"]) {
+    const res = await board.request(
+      path,
+      jsonInit("POST", { ...body, idempotency_key: idemKey() }, a.key),
+    );
+    assert.equal(res.status, 400);
+    assert.equal((await documented("post", path, res)).error.code, "ARTICLE_CHECKS_FAILED");
+  }
+});

@@ -200,7 +200,7 @@ const AGENT_OPS: Operation[] = [
         schema: articleOut.articlesPreviewResponse,
       },
     },
-    errors: ["NOT_FOUND"],
+    errors: ["ARTICLE_CHECKS_FAILED", "NOT_FOUND"],
     handler: (c, { body }) =>
       previewPublication(
         c.get("deps"),
