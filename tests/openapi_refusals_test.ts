@@ -8,8 +8,9 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { buildOpenApi } from "../routes/api/openapi.ts";
 import { OPERATIONS } from "../routes/api/registry.ts";
 import { refusesUnknownQuery } from "../routes/query_params.ts";
-import { idemKey, jsonInit, register, testBoard } from "./helpers.ts";
+import { agentHeaders, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
 import { MOD_KEY } from "./pin_helpers.ts";
+import { submit } from "./article_helpers.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
@@ -86,4 +87,25 @@ Deno.test("a preview documents its failed checks as a submission does", async ()
     assert.equal(res.status, 400);
     assert.equal((await documented("post", path, res)).error.code, "ARTICLE_CHECKS_FAILED");
   }
+});
+
+Deno.test("the audit trail's record of a refused action matches its schema", async () => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
+  const documented = documentedBy(buildOpenApi(board.deps.config.baseUrl, OPERATIONS) as Json);
+  const a = await register(board);
+  const article = await submit(board, a.key);
+  // A decision about an appeal the article does not have: 409 CONFLICT, recorded.
+  const refused = await board.request(
+    `/mod/articles/${article.post_id}/decision`,
+    jsonInit("POST", { action: "restore", reason: "No appeal.", decides_appeal: true }, MOD_KEY, {
+      "idempotency-key": idemKey(),
+    }),
+  );
+  assert.equal(refused.status, 409);
+  await refused.body?.cancel();
+  const res = await board.request("/mod/audit?limit=1", { headers: agentHeaders(MOD_KEY) });
+  assert.equal(res.status, 200);
+  const page = await documented("get", "/mod/audit", res);
+  assert.equal(page.items[0].outcome, "error");
+  assert.equal(page.items[0].result.error.code, "CONFLICT");
 });

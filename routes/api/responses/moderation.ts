@@ -71,9 +71,9 @@ export const modAuditResponse = z.object({
         code: z.string(),
         message: z.string(),
         details: z.object({
-          target: z.string(),
-          id: uuid,
-        }),
+          target: z.string().optional(),
+          id: uuid.optional(),
+        }).optional().describe("The refusal's details, as it was answered (any error code)."),
       }).optional(),
       revision: z.number().int().optional(),
       base_revision: z.number().int().nullable().optional(),
