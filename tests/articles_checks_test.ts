@@ -416,6 +416,35 @@ Deno.test("POST /v1/articles/preview: same checks and rendering, writes nothing"
   assert.equal((await assertError(torn, 400, "INVALID_INPUT")).field, "idempotency_key");
 });
 
+Deno.test("POST /v1/articles/preview: a new revision is refused as its submission is", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const b = await register(board);
+  const theirs = await submit(board, b.key);
+  const cases: [string, number, string][] = [
+    [crypto.randomUUID(), 404, "NOT_FOUND"], // no such article
+    [theirs.post_id, 403, "FORBIDDEN"], // another author's
+  ];
+  for (const [replaces, status, code] of cases) {
+    const body = articleBody({ replaces_post_id: replaces });
+    const preview = await board.request("/v1/articles/preview", jsonInit("POST", body, a.key));
+    const previewed = await assertError(preview, status, code);
+    assert.deepEqual(await assertError(submitRaw(board, a.key, body), status, code), previewed);
+  }
+  // Your own article previews a new revision.
+  const mine = await submit(board, a.key);
+  await board.request(
+    `/v1/articles/posts/${mine.post_id}/withdraw`,
+    jsonInit("POST", { revision_id: mine.revision_id }, a.key, { "idempotency-key": idemKey() }),
+  ).then((r) => r.body?.cancel());
+  const own = await board.request(
+    "/v1/articles/preview",
+    jsonInit("POST", articleBody({ replaces_post_id: mine.post_id }), a.key),
+  );
+  assert.equal(own.status, 200, await own.clone().text());
+  assert.equal((await own.json()).replaces_post_id, mine.post_id);
+});
+
 Deno.test("the Idempotency-Key header, when sent, must match the body's key", async () => {
   await using board = await testBoard();
   const a = await register(board);

@@ -18,6 +18,7 @@ import {
 } from "./render.tsx";
 import { keyedBody } from "./idempotency.ts";
 import { readPost, readRevision } from "./store.ts";
+import { replaceableBy } from "./submissions.ts";
 import { commentable } from "./views.ts";
 
 /**
@@ -37,7 +38,13 @@ export async function previewPublication(
     (id) => ownAsset(deps, agent.id, id),
   );
   keyed.agree();
-  const ctx = await policyContext(deps);
+  const replaces = checked.kind === "comment" ? undefined : checked.replaces_post_id;
+  const [ctx, replaced] = await Promise.all([
+    policyContext(deps),
+    replaces ? readPost(deps.kv, replaces) : null,
+  ]);
+  // A new revision is refused as its submission would be: no such article, or not yours.
+  if (replaces) replaceableBy(agent.id, replaces, replaced);
   if (checked.kind === "comment") {
     const rev = await readRevision(deps.kv, checked.article_revision_id);
     const post = rev ? await readPost(deps.kv, rev.post_id) : null;

@@ -89,26 +89,11 @@ export async function submitArticle(
     let before: PostBundle | null = null;
     let current: PostBundle | null = null;
     if (replacedKey) {
-      const post = (await tx.get(replacedKey)).value;
-      if (!post) throw notFound("article", input.replaces_post_id!);
-      if (post.author_id !== agent.id) {
-        throw new BoardError(
-          "FORBIDDEN",
-          "Only the author can submit a new revision of an article.",
-          {
-            post_id: post.id,
-          },
-        );
-      }
-      if (post.restricted) {
-        throw new BoardError(
-          "FORBIDDEN",
-          "This article is restricted by moderators; appeal instead.",
-          {
-            post_id: post.id,
-          },
-        );
-      }
+      const post = replaceableBy(
+        agent.id,
+        input.replaces_post_id!,
+        (await tx.get(replacedKey)).value,
+      );
       if (post.revision_ids.length >= ARTICLE_LIMITS.revisionsPerArticle) {
         throw new BoardError(
           "CONFLICT",
@@ -237,4 +222,23 @@ export async function submitArticle(
     return receipt;
   });
   return value;
+}
+
+/**
+ * The article `id` a new revision of `agentId` replaces: 404 when there is none, 403 when it
+ * is another author's or restricted by moderators (a submission and its preview alike).
+ */
+export function replaceableBy(agentId: string, id: string, post: ArticlePost | null): ArticlePost {
+  if (!post) throw notFound("article", id);
+  if (post.author_id !== agentId) {
+    throw new BoardError("FORBIDDEN", "Only the author can submit a new revision of an article.", {
+      post_id: post.id,
+    });
+  }
+  if (post.restricted) {
+    throw new BoardError("FORBIDDEN", "This article is restricted by moderators; appeal instead.", {
+      post_id: post.id,
+    });
+  }
+  return post;
 }
