@@ -434,6 +434,18 @@ Deno.test("PUT /mod/rules, comment decisions, and the audit trail", async (t) =>
   });
 });
 
+Deno.test("every /mod list answers a repeated limit as INVALID_LIMIT, as the feeds do", async () => {
+  await using board = await testBoard(withMod);
+  for (const path of ["/mod/audit", "/mod/comments/pending", "/mod/articles/appeals"]) {
+    const details = await assertError(
+      await modRequest(board, "GET", `${path}?limit=5&limit=5`),
+      400,
+      "INVALID_LIMIT",
+    );
+    assert.equal(details.parameter, "limit", path);
+  }
+});
+
 Deno.test("POST /mod/clock only with BOARD_TEST_CLOCK=1; a replay does not move it twice", async (t) => {
   await t.step("404 without the test clock", async () => {
     await using board = await testBoard(withMod);

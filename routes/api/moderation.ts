@@ -169,7 +169,7 @@ export const MOD_OPERATIONS: Operation[] = [
     errors: ["INVALID_LIMIT"],
     handler: async (c) => {
       const deps = c.get("deps");
-      const { limit } = parsePageParams({ limit: queryParam(c, "limit") }, PENDING_PAGE);
+      const { limit } = parsePageParams({ limit: c.req.queries("limit") }, PENDING_PAGE);
       return {
         items: await pendingForModerators(deps, limit),
         content_is_untrusted: true as const,
@@ -189,7 +189,7 @@ export const MOD_OPERATIONS: Operation[] = [
     },
     errors: ["INVALID_LIMIT"],
     handler: async (c) => {
-      const { limit } = parsePageParams({ limit: queryParam(c, "limit") }, APPEALS_PAGE);
+      const { limit } = parsePageParams({ limit: c.req.queries("limit") }, APPEALS_PAGE);
       return {
         items: await listOpenAppeals(c.get("deps"), limit),
         content_is_untrusted: true as const,
