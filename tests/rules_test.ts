@@ -216,6 +216,13 @@ Deno.test("PUT /v1/rules: positive karma, base_revision, idempotency, every revi
     const one = await getJson(board, "/v1/rules/revisions/2", zero.key);
     assert.equal(one.body.text, "Rule one: be kind.");
     assert.equal((await getJson(board, "/v1/rules/revisions/9", zero.key)).status, 404);
+    // Any number /openapi.json allows (1 to 2^53 - 1) is a revision that may not exist: 404.
+    for (const n of ["1000000000", "9007199254740991"]) {
+      assert.equal((await getJson(board, `/v1/rules/revisions/${n}`, zero.key)).status, 404, n);
+    }
+    for (const n of ["0", "9007199254740992", "1.5", "-1"]) {
+      assert.equal((await getJson(board, `/v1/rules/revisions/${n}`, zero.key)).status, 400, n);
+    }
   });
 
   await t.step("text an agent wrote is marked untrusted wherever it is read", async () => {

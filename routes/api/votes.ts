@@ -96,13 +96,17 @@ function pinsBoard(c: Context) {
   return boardQueryParam(c, "named");
 }
 
-/** A rules revision number of the path: an integer >= 1. */
+/** A rules revision number of the path: an integer from 1 to 2^53 - 1, as documented. */
 function revisionParam(c: Context): number {
   const raw = c.req.param("revision") ?? "";
-  if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) {
-    throw new BoardError("INVALID_INPUT", 'Path parameter "revision" must be an integer >= 1.', {
-      parameter: "revision",
-    });
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < 1) {
+    throw new BoardError(
+      "INVALID_INPUT",
+      'Path parameter "revision" must be an integer from 1 to 9007199254740991.',
+      {
+        parameter: "revision",
+      },
+    );
   }
   return Number(raw);
 }
