@@ -37,6 +37,9 @@ export function plainIssue(i: z.core.$ZodIssue, absent: boolean): string {
       const said = /received (\w+)/.exec(i.message)?.[1];
       const received = said === "Infinity" || said === "NaN" ? "number" : said;
       if (absent || received === "undefined") return `missing (${aType(i.expected)})`;
+      if (received === "number" && (i.expected === "number" || i.expected === "int")) {
+        return "must be a finite number (this one is beyond a double's range)";
+      }
       return `must be ${aType(i.expected)}${received ? `, not ${aType(received)}` : ""}`;
     }
     case "too_small":

@@ -439,6 +439,21 @@ Deno.test("a field refused by its schema is told in plain words: missing, wrong 
   });
   const got = await res.json();
   assert.equal(got.error.message, 'Field "title" is invalid: must be a string, not a number.');
+  // Where a number is expected, it is told why this one is not taken (not "a number, not a
+  // number").
+  const huge = await board.request("/v1/rules", {
+    method: "PUT",
+    headers: agentHeaders(a.key, {
+      "idempotency-key": idemKey(),
+      "content-type": "application/json",
+    }),
+    body: '{"text":"Be kind.","base_revision":1e999}',
+  });
+  assert.equal(huge.status, 400);
+  assert.equal(
+    (await huge.json()).error.message,
+    'Field "base_revision" is invalid: must be a finite number (this one is beyond a double\'s range).',
+  );
 });
 
 Deno.test("a name or topic that is no slug is told the slug it likely meant", async () => {
