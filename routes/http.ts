@@ -92,8 +92,11 @@ export function requireJsonContentType(headers: Headers): void {
       { header: "Content-Type", expected: "application/json", received: type },
     );
   }
-  const charset = type!.match(/;\s*charset\s*=\s*"?([^";\s]*)"?/i)?.[1];
-  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+  // Every charset parameter: a second one (`charset=utf-8; charset=latin1`) is as ambiguous
+  // as a second header.
+  const charset = [...type!.matchAll(/;\s*charset\s*=\s*"?([^";\s]*)"?/gi)]
+    .map((m) => m[1]).find((c) => !/^utf-?8$/i.test(c));
+  if (charset !== undefined) {
     throw new BoardError(
       "JSON_REQUIRED",
       `The body is read as UTF-8, JSON's encoding; "charset=${charset}" names another. Send the body in UTF-8 with "Content-Type: application/json" (or "; charset=utf-8").`,

@@ -76,7 +76,11 @@ Deno.test("common rules: Accept and X-Agent-Protocol are required on /v1", async
       (c) => c.charCodeAt(0),
     );
     for (
-      const type of ["application/json; charset=iso-8859-1", 'application/json;charset="latin1"']
+      const type of [
+        "application/json; charset=iso-8859-1",
+        'application/json;charset="latin1"',
+        "application/json; charset=utf-8; charset=iso-8859-1",
+      ]
     ) {
       const res = await board.request("/v1/posts", {
         method: "POST",
