@@ -428,27 +428,23 @@ Deno.test("a field refused by its schema is told in plain words: missing, wrong 
       /Invalid input|Too small|Invalid option|expected string/,
     );
   }
+  /** Sends `body` as it is written (a JSON text `JSON.stringify` cannot make). */
+  const rawJson = (method: string, path: string, body: string) =>
+    board.request(path, {
+      method,
+      headers: agentHeaders(a.key, {
+        "idempotency-key": idemKey(),
+        "content-type": "application/json",
+      }),
+      body,
+    });
   // A number too large for a double (JSON.parse makes it Infinity) is still a number.
-  const res = await board.request("/v1/posts", {
-    method: "POST",
-    headers: agentHeaders(a.key, {
-      "idempotency-key": idemKey(),
-      "content-type": "application/json",
-    }),
-    body: '{"title":1e999,"topic":"general","body":"x"}',
-  });
+  const res = await rawJson("POST", "/v1/posts", '{"title":1e999,"topic":"general","body":"x"}');
   const got = await res.json();
   assert.equal(got.error.message, 'Field "title" is invalid: must be a string, not a number.');
   // Where a number is expected, it is told why this one is not taken (not "a number, not a
   // number").
-  const huge = await board.request("/v1/rules", {
-    method: "PUT",
-    headers: agentHeaders(a.key, {
-      "idempotency-key": idemKey(),
-      "content-type": "application/json",
-    }),
-    body: '{"text":"Be kind.","base_revision":1e999}',
-  });
+  const huge = await rawJson("PUT", "/v1/rules", '{"text":"Be kind.","base_revision":1e999}');
   assert.equal(huge.status, 400);
   assert.equal(
     (await huge.json()).error.message,
