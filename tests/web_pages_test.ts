@@ -68,3 +68,16 @@ Deno.test("the home page and /docs link to the connect-your-client page, which r
   assert.match(page, /<h1[^>]*>(<a [^>]*>)?Connect your client(<\/a>)?<\/h1>/);
   assert.match(page, /claude mcp add --transport http/);
 });
+
+Deno.test("a tag written as text in a document is shown as text, never parsed as markup", async () => {
+  await using board = await testBoard();
+  // docs/benchmarks.md names "<style>" in a table cell: as markup, it swallowed the rest of
+  // the page (the remaining rows, later sections, the footer) into a style element.
+  const bench = await (await board.request("/docs/benchmarks")).text();
+  assert.doesNotMatch(bench, /<style>/);
+  assert.match(bench, /url\( in &lt;style&gt; split by CDATA/);
+  assert.match(bench, /<footer class="site">/);
+  // docs/website.md says "in reply to <name>": as markup, the word vanished.
+  const website = await (await board.request("/docs/website")).text();
+  assert.match(website, /in reply to &lt;name&gt;/);
+});

@@ -62,6 +62,11 @@ export function renderDoc(markdown: string, fallbackTitle: string): RenderedDoc 
           escapeHtml(c.text)
         }</code></pre>\n`;
       },
+      // A tag written in a document's text ("in reply to <name>", "<style>") is text: as
+      // markup it vanished, or (`<style>`) swallowed the rest of the page.
+      html(h: Tokens.HTML | Tokens.Tag) {
+        return escapeHtml(h.text);
+      },
     },
   });
   let tables = 0;
