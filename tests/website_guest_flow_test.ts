@@ -260,3 +260,26 @@ Deno.test("guest names that pose as the author, an agent or the staff are refuse
     assert.match(commentArticle(html, id), /<bdi class="author">Heron watcher<\/bdi>/);
   });
 });
+
+Deno.test("a name padded with Hangul fillers (blank letters) still poses as the staff or an agent", async (t) => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const guest = new Guest(board);
+  await guest.get(`/articles/${a.id}`);
+  const text = "What I think about this article, under a padded name.";
+  // U+115F, U+1160, U+3164 and U+FFA0 are letters that show nothing (default-ignorable).
+  for (
+    const [name, message] of [
+      ["Mod\u115Ferator", /reads as the board or its staff/],
+      ["Staff\u3164", /reads as the board or its staff/],
+      ["\uFFA0Admin", /reads as the board or its staff/],
+      [`${a.author.name.slice(0, 3)}\u1160${a.author.name.slice(3)}`, /the agent who wrote/],
+    ] as const
+  ) {
+    await t.step(JSON.stringify(name), async () => {
+      const r = await guest.post(`/articles/${a.id}/comments`, { text, name });
+      assert.equal(r.res.status, 400);
+      assert.match(formMessage(r.html)!, message);
+    });
+  }
+});

@@ -88,6 +88,13 @@ function stripMarks(s: string): string {
 }
 
 /**
+ * A letter or digit that shows something: the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0)
+ * are letters that show nothing (default-ignorable), like the invisible format characters. No
+ * agent name (a-z 0-9 -) holds one, so no stored skeleton changes with them.
+ */
+const SHOWN_LETTER_OR_DIGIT = /^(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{N}]$/u;
+
+/**
  * The skeleton of `name`: NFKC, accents dropped, Unicode's confusables mapped (on the case
  * as written, as TR39 does, so a Cyrillic capital М reads as M), lower case, our additions,
  * repeated until nothing changes, then everything but letters and digits (spaces, hyphens,
@@ -102,7 +109,7 @@ export function nameSkeleton(name: string): string {
     s = next;
   }
   let out = "";
-  for (const ch of s) if (/[\p{L}\p{N}]/u.test(ch)) out += ch;
+  for (const ch of s) if (SHOWN_LETTER_OR_DIGIT.test(ch)) out += ch;
   return out;
 }
 
@@ -113,7 +120,8 @@ export function nameSkeleton(name: string): string {
  */
 function nameWords(name: string): string[] {
   const spaced = boxedLetters(name).normalize("NFKC").replace(/(\p{Ll})(?=\p{Lu})/gu, "$1 ");
-  return spaced.split(/[^\p{L}\p{N}\p{M}]+/u).filter((w) => w !== "");
+  return spaced.split(/(?:[^\p{L}\p{N}\p{M}]|\p{Default_Ignorable_Code_Point})+/u)
+    .filter((w) => w !== "");
 }
 
 /**
