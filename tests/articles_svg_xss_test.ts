@@ -228,6 +228,10 @@ Deno.test("SVG XSS corpus: the dangerous constructs are refused, not silently ke
   assert.ok(rule(VECTORS[20][1]).includes("external_reference"));
   assert.ok(rule(VECTORS[26][1]).includes("css"));
   assert.ok(rule(VECTORS[31][1]).includes("animation"));
+  // An animated link is refused whatever prefix the XLink namespace is bound to.
+  const prefixed = `<svg ${NS} xmlns:q="http://www.w3.org/1999/xlink"><a>` +
+    `<set attributeName="q:href" to="https://evil.example/"/><text>x</text></a></svg>`;
+  assert.ok(rule(prefixed).includes("animation"));
   assert.ok(rule(VECTORS[43][1]).includes("doctype"));
   assert.ok(rule(VECTORS[46][1]).includes("processing_instruction"));
   assert.ok(rule(VECTORS[47][1]).includes("xml"));

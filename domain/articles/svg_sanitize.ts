@@ -292,7 +292,8 @@ export function sanitizeSvg(source: string): SvgResult {
         fail(p.rule, `Attribute "${name}": ${p.message}.`, path);
       }
       if (aLocal === "attributename") {
-        const target = value.trim().toLowerCase().replace(/^xlink:/, "");
+        // Compared by local name: any prefix may be bound to the XLink namespace.
+        const target = value.trim().toLowerCase().replace(/^[^:]*:/, "");
         if (target === "href" || target.startsWith("on") || target === "style") {
           fail("animation", `Animating "${value}" is not allowed.`, path);
         }
