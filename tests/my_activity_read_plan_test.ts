@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { keys } from "../kv/keys.ts";
-import { agentHeaders, reply, type TestBoard, testBoard } from "./helpers.ts";
+import { agentHeaders, boardOn, reply, type TestBoard, testBoard } from "./helpers.ts";
+import { ManualClock } from "../domain/clock.ts";
 import { agents, namedPost, type TestAgent, vote } from "./vote_helpers.ts";
 import type { Item } from "./my_activity_helpers.ts";
 
@@ -136,4 +137,62 @@ Deno.test("a quiet account's activity past pages of others' events: three round 
     cursor = page.next;
   } while (cursor !== null);
   assert.deepEqual(paged, before.items.map((i) => i.seq));
+});
+
+Deno.test("a quiet account's poll past pages of others' events: three round trips, every new item", async () => {
+  await using board = await testBoard();
+  const { ann } = await annsActivity(board);
+  const start = await measuredActivity(board, ann);
+  // 1,200 events of others, then a reply to ann, then 300 more: the poll reaches past two
+  // full lists of others' events.
+  await othersEvents(board, 1200);
+  const [ben] = await agents(board, 1);
+  const annThread = await namedPost(board, ann, "ann's second thread");
+  const answer = await reply(board, ben.key, annThread, "a late reply to ann");
+  await othersEvents(board, 300);
+  const poll = await measuredActivity(board, ann, `?after=${start.newest}`);
+  assert.deepEqual(poll.items.map((i) => i.message?.id), [answer.id]);
+  assert.ok(poll.depth <= 3, `the poll took ${poll.depth} round trips`);
+  // Its cursor is past everything examined: the next poll finds nothing new.
+  const again = await measuredActivity(board, ann, `?after=${poll.newest}`);
+  assert.deepEqual(again.items, []);
+});
+
+Deno.test("a poll whose later range saw entries committed after an earlier range was read skips nothing", async () => {
+  // The first of the poll's parallel ranges is read "before" the entries from `hidden` on were
+  // committed: its listing stops there, while the ranges above it hold entries.
+  let hidden = Infinity;
+  let rangeStart = -1;
+  const wrapKv = (raw: Deno.Kv) =>
+    new Proxy(raw, {
+      get(target, prop) {
+        const v = Reflect.get(target, prop, target);
+        if (prop !== "list") return typeof v === "function" ? v.bind(target) : v;
+        return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+          const start = "start" in selector ? selector.start : undefined;
+          const inner = target.list(selector, options);
+          if (start?.[0] !== "agent_events" || start[1] !== rangeStart) return inner;
+          return (async function* () {
+            for await (const e of inner) if ((e.key[1] as number) < hidden) yield e;
+          })();
+        };
+      },
+    });
+  await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv });
+  const [ann, ben] = await agents(board, 2);
+  const thread = await namedPost(board, ann, "ann's thread");
+  await reply(board, ben.key, thread, "a first reply");
+  const start = (await measuredActivity(board, ann)).newest as number;
+  await othersEvents(board, 700);
+  const answer = await reply(board, ben.key, thread, "a reply in the middle");
+  await othersEvents(board, 600);
+  // The first list holds the cursor's entry and 499 after it; the first range starts above.
+  rangeStart = start + 500;
+  hidden = start + 650;
+  const cut = await measuredActivity(board, ann, `?after=${start}`);
+  assert.deepEqual(cut.items, []);
+  assert.equal(cut.newest, start + 649, "the poll examined up to the gap, no further");
+  hidden = Infinity;
+  const next = await measuredActivity(board, ann, `?after=${cut.newest}`);
+  assert.deepEqual(next.items.map((i) => i.message?.id), [answer.id]);
 });

@@ -63,12 +63,11 @@ interface LogScan<T> {
  * newest entry) until more than `limit` items are found, the log ends, or `SCAN_BUDGET`
  * entries were examined.
  *
- * Downwards, the first list decides: when its entries that concern the account (`concerns`,
- * counted in memory) do not fill the page, the rest of the budget is listed at once, as key
- * ranges below it read in parallel (positions have no gaps: domain/agent_events.ts), while the
+ * The first list decides: when its entries that concern the account (`concerns`, counted in
+ * memory) do not fill the page, the rest of the budget is listed at once, as key ranges
+ * beyond it read in parallel (positions have no gaps: domain/agent_events.ts), while the
  * first entries are resolved; so a page takes the first list, then one more round, then the
- * last resolution, whatever the budget. Upwards (polls, which rarely find more than one list
- * holds), list by list.
+ * last resolution, whatever the budget.
  */
 export async function scanLog<T>(
   kv: Deno.Kv,
@@ -76,63 +75,18 @@ export async function scanLog<T>(
   resolve: Resolve<T>,
   concerns: (entries: LogEntry[]) => Promise<number>,
 ): Promise<LogScan<T>> {
-  if (params.after === undefined) return await scanDown(kv, params, resolve, concerns);
-  const found: T[] = [];
-  let cursor = params.after;
-  let scanned = 0;
-  let lowest: number | null = null;
-  let highest: number | null = null;
-  let exhausted = false;
-  let beyond = false;
-  // A poll's first list takes the cursor's own entry too: found, it is dropped; with no entry
-  // from there on, the cursor is beyond the log's end.
-  let checkFrom = params.after > 0 ? params.after : undefined;
-  while (true) {
-    const want = Math.min(SCAN_BATCH, SCAN_BUDGET - scanned);
-    const range = checkFrom !== undefined ? { from: checkFrom } : { after: cursor };
-    let batch = await listLog(kv, range, want + (checkFrom === undefined ? 0 : 1), false);
-    if (checkFrom !== undefined) {
-      beyond = batch.length === 0;
-      batch = batch[0]?.seq === checkFrom ? batch.slice(1) : batch.slice(0, want);
-      checkFrom = undefined;
-    }
-    scanned += batch.length;
-    exhausted = batch.length < want;
-    if (batch.length) {
-      const first = batch[0].seq;
-      const last = batch[batch.length - 1].seq;
-      cursor = last;
-      lowest = Math.min(lowest ?? Infinity, first, last);
-      highest = Math.max(highest ?? -Infinity, first, last);
-      found.push(...await resolve(batch));
-    }
-    if (found.length > params.limit || exhausted || scanned >= SCAN_BUDGET) break;
-  }
-  return { found, lowest, highest, exhausted, beyond };
-}
-
-/** `scanLog` downwards (the newest entries first, or those below `before`). */
-async function scanDown<T>(
-  kv: Deno.Kv,
-  params: PageParams,
-  resolve: Resolve<T>,
-  concerns: (entries: LogEntry[]) => Promise<number>,
-): Promise<LogScan<T>> {
-  const first = await listLog(kv, { before: params.before }, SCAN_BATCH, true);
+  const up = params.after !== undefined;
+  const { first, reached, beyond } = up ? await firstAbove(kv, params.after!) : {
+    ...firstBelow(await listLog(kv, { before: params.before }, SCAN_BATCH, true)),
+    beyond: false,
+  };
   const resolving = resolve(first);
   resolving.catch(() => {}); // awaited below; a refused caller rejects `concerns` first
   let rest: LogEntry[] = [];
-  let exhausted = first.length < SCAN_BATCH;
-  if (!exhausted && await concerns(first) <= params.limit) {
-    // Below the first list's lowest position, the rest of the budget in parallel ranges.
-    const below = first[first.length - 1].seq;
-    const ranges: Array<{ start: number; end: number }> = [];
-    for (let end = below; end > 1 && (SCAN_BATCH + below - end) < SCAN_BUDGET; end -= SCAN_BATCH) {
-      ranges.push({ start: Math.max(1, end - SCAN_BATCH), end });
-    }
-    const lists = await Promise.all(ranges.map((r) => listRange(kv, r.start, r.end)));
-    rest = lists.flat();
-    exhausted = ranges.length === 0 || ranges[ranges.length - 1].start <= 1;
+  let exhausted = reached === null;
+  if (reached !== null && await concerns(first) <= params.limit) {
+    const left = SCAN_BUDGET - first.length;
+    ({ rest, exhausted } = await (up ? listAbove : listBelow)(kv, reached, left));
   }
   const [found, more] = await Promise.all([resolving, rest.length ? resolve(rest) : []]);
   const all = [...first, ...rest];
@@ -142,12 +96,99 @@ async function scanDown<T>(
     lowest: all.length ? Math.min(...seqs) : null,
     highest: all.length ? Math.max(...seqs) : null,
     exhausted,
-    beyond: false,
+    beyond,
   };
 }
 
-/** The log's entries at positions `start` to `end` (exclusive), newest first: one list. */
-async function listRange(kv: Deno.Kv, start: number, end: number): Promise<LogEntry[]> {
+/**
+ * A first list and the position it reached when it was full (the rest of the scan goes on
+ * beyond it), or null when the log ended within it.
+ */
+interface FirstList {
+  first: LogEntry[];
+  reached: number | null;
+  /** `after` only: the log ends before the cursor's position (no answer gave it). */
+  beyond: boolean;
+}
+
+/** A first list read newest first (up to `SCAN_BATCH` entries). */
+function firstBelow(listed: LogEntry[]): Omit<FirstList, "beyond"> {
+  const full = listed.length === SCAN_BATCH;
+  return { first: listed, reached: full ? listed[listed.length - 1].seq : null };
+}
+
+/**
+ * A poll's first list, oldest first after `after`: one list of `SCAN_BATCH` entries (a list
+ * reads at most that many in one round trip) that takes the cursor's own entry too: found, it
+ * is dropped; with no entry from there on, the cursor is beyond the log's end, at no read of
+ * its own.
+ */
+async function firstAbove(kv: Deno.Kv, after: number): Promise<FirstList> {
+  const range = after > 0 ? { from: after } : { after };
+  const listed = await listLog(kv, range, SCAN_BATCH, false);
+  const full = listed.length === SCAN_BATCH;
+  return {
+    first: listed[0]?.seq === after ? listed.slice(1) : listed,
+    reached: full ? listed[listed.length - 1].seq : null,
+    beyond: after > 0 && listed.length === 0,
+  };
+}
+
+/** What the rest of a scan listed beyond its first list, in scan order. */
+interface Rest {
+  rest: LogEntry[];
+  /** True when the log holds nothing further in the scan's direction. */
+  exhausted: boolean;
+}
+
+/** `count` positions from `from` on (upwards, or downwards), in ranges of one list each. */
+function rangesFrom(from: number, count: number, up: boolean) {
+  const ranges: Array<{ start: number; end: number }> = [];
+  for (let done = 0; done < count; done += SCAN_BATCH) {
+    const size = Math.min(SCAN_BATCH, count - done);
+    const range = up
+      ? { start: from + done, end: from + done + size }
+      : { start: Math.max(1, from - done - size + 1), end: from - done + 1 };
+    if (range.start >= range.end) break;
+    ranges.push(range);
+  }
+  return ranges;
+}
+
+/** The next `count` entries below position `lowest`, newest first: ranges read in parallel. */
+async function listBelow(kv: Deno.Kv, lowest: number, count: number): Promise<Rest> {
+  const ranges = rangesFrom(lowest - 1, count, false);
+  const lists = await Promise.all(ranges.map((r) => listRange(kv, r.start, r.end, true)));
+  // Every position below the first list was taken before it: the ranges hold them all.
+  const exhausted = ranges.length === 0 || ranges[ranges.length - 1].start <= 1;
+  return { rest: lists.flat(), exhausted };
+}
+
+/**
+ * The next `count` entries above position `highest`, oldest first: ranges read in parallel.
+ * Positions are taken in order, so each range holds a run from its start; but a range read
+ * after another may hold entries committed after the other was read: the scan keeps the
+ * ranges up to the first that is not full (the log's end when it was read), so that what it
+ * examined has no gap and a cursor past it skips nothing.
+ */
+async function listAbove(kv: Deno.Kv, highest: number, count: number): Promise<Rest> {
+  const ranges = rangesFrom(highest + 1, count, true);
+  const lists = await Promise.all(ranges.map((r) => listRange(kv, r.start, r.end, false)));
+  const rest: LogEntry[] = [];
+  for (const [i, list] of lists.entries()) {
+    rest.push(...list);
+    if (list.length < ranges[i].end - ranges[i].start) return { rest, exhausted: true };
+  }
+  return { rest, exhausted: false };
+}
+
+/** The log's entries at positions `start` to `end` (exclusive), in order: one list. */
+async function listRange(
+  kv: Deno.Kv,
+  start: number,
+  end: number,
+  reverse: boolean,
+): Promise<LogEntry[]> {
   const prefix = keys.agentEvents.range();
   const selector: TypedListSelector<typeof prefix> = {
     start: keys.agentEvents(start),
@@ -155,7 +196,7 @@ async function listRange(kv: Deno.Kv, start: number, end: number): Promise<LogEn
   };
   const out: LogEntry[] = [];
   const iter = listTyped(kv, selector, {
-    reverse: true,
+    reverse,
     limit: end - start,
     batchSize: end - start,
   });
