@@ -134,6 +134,21 @@ Deno.test("feeds page newest first with before/next_before and after/next_after"
     },
   );
   await t.step(
+    "after: the page that reaches the newest item ends the walk (next_after null)",
+    async () => {
+      const { body } = await getJson(board, `/v1/posts?after=${seqs[19]}&limit=5`, a.key);
+      assert.deepEqual(body.items.map((i: Item) => i.seq), seqs.slice(20).reverse());
+      assert.equal(body.newest_cursor, seqs[24]);
+      assert.equal(body.next_after, null);
+      // A walk from the checkpoint takes exactly the pages holding items: no empty one after.
+      let pages = 0;
+      for (let after: number | null = seqs[4]; after !== null; pages++) {
+        after = (await getJson(board, `/v1/posts?after=${after}&limit=5`, a.key)).body.next_after;
+      }
+      assert.equal(pages, 4);
+    },
+  );
+  await t.step(
     "an empty after-page keeps the checkpoint (newest_cursor null, next_after null)",
     async () => {
       const { body } = await getJson(board, `/v1/posts?after=${seqs[24]}`, a.key);
