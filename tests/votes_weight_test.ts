@@ -31,6 +31,19 @@ Deno.test("weight grows with age and reputation; peer votes wait 48 hours and ne
     assert.equal((await me(board, voter)).voting.maturity.age_part, 0);
   });
 
+  await t.step(
+    "a second before 7 days: not mature, and the peer is not mature either",
+    async () => {
+      board.clock.set(t0 + 7 * DAY - 1);
+      const s = (await me(board, voter)).voting;
+      assert.equal(s.maturity.mature, false);
+      assert.equal(s.maturity.age_part, 0);
+      // peers[0]'s upvote is old enough, but peers[0] is as young as the voter: R = 0.
+      assert.equal(s.reputation.R, 0);
+      assert.equal(s.weight, 1);
+    },
+  );
+
   await t.step("at 7 days the age part adds 1", async () => {
     board.clock.set(t0 + 7 * DAY);
     const s = (await me(board, voter)).voting;
