@@ -1,7 +1,7 @@
 /** Vote weight at cast: account age, mature-peer reputation (48-hour wait), forced 1 at karma <= 0. */
 import assert from "node:assert/strict";
 import { agentHeaders, getJson, testBoard } from "./helpers.ts";
-import { agent, agents, DAY, me, namedPost, publicKarma, vote } from "./vote_helpers.ts";
+import { agent, agents, DAY, me, namedPost, publicKarma, totals, vote } from "./vote_helpers.ts";
 
 const HOUR = 3600;
 
@@ -113,6 +113,10 @@ Deno.test("weight grows with age and reputation; peer votes wait 48 hours and ne
       [1, 1, 2, 2, 2, 3, 4, 5, 4],
     );
     assert.equal(await publicKarma(board, author.id), 1 + 1 + 2 + 2 + 2 + 3 + 4 + 5 + 4);
+    // Each target holds one upvote: its score is that vote's weight, not its count.
+    const scores = [];
+    for (const target of targets.slice(0, next)) scores.push((await totals(board, target)).score);
+    assert.deepEqual(scores, [1, 1, 2, 2, 2, 3, 4, 5, 4]);
   });
 
   await t.step(
