@@ -124,6 +124,24 @@ Deno.test("only mature active peers count; a peer maturing later suspends at the
   assert.equal(s.suspension.karma_at_start, -21);
 });
 
+Deno.test("a peer whose raw votes on the account balance out is not a negative peer", async () => {
+  await using board = await testBoard();
+  const t0 = board.clock.now();
+  const [x, a, b, c] = await agents(board, 4);
+  const xs = await posts(board, x, 13);
+  board.clock.set(t0 + 7 * DAY);
+  await downvoteAll(board, a, xs.slice(0, 10));
+  await downvoteAll(board, b, xs.slice(0, 10));
+  await vote(board, c, xs[10], 1);
+  await vote(board, c, xs[11], -1);
+  let s = (await me(board, x)).voting;
+  assert.deepEqual([s.karma, s.negative_mature_peers, s.suspended], [-20, 2, false]);
+  // One more downvote makes c's net raw balance negative: the third peer.
+  await vote(board, c, xs[12], -1);
+  s = (await me(board, x)).voting;
+  assert.deepEqual([s.karma, s.negative_mature_peers, s.suspended], [-21, 3, true]);
+});
+
 Deno.test("a revoked peer no longer counts toward suspension", async () => {
   await using board = await testBoard();
   const t0 = board.clock.now();
