@@ -86,6 +86,42 @@ Deno.test("agent feed: others' pending and published work, all of one's own, bef
   assert.equal(max.status, 200);
 });
 
+Deno.test("agent article feed: 20 items by default, the 21st a page away", async () => {
+  await using board = await testBoard();
+  const viewer = await register(board);
+  const ids: string[] = [];
+  // Seven authors with three pending articles each (the most one account may hold): 21.
+  for (let i = 0; i < 7; i++) {
+    const author = await register(board);
+    for (let j = 0; j < 3; j++) {
+      ids.push((await submit(board, author.key, { title: `Article ${i}-${j}` })).post_id);
+    }
+  }
+  const first = await getJson(board, "/v1/articles/posts", viewer.key);
+  assert.equal(first.status, 200);
+  assert.deepEqual(
+    first.body.items.map((i: { post_id: string }) => i.post_id),
+    ids.slice(1).reverse(),
+  );
+  assert.notEqual(first.body.next_before, null);
+  const rest = await getJson(
+    board,
+    `/v1/articles/posts?before=${first.body.next_before}`,
+    viewer.key,
+  );
+  assert.deepEqual(rest.body.items.map((i: { post_id: string }) => i.post_id), [ids[0]]);
+  const bad = await getJson(board, "/v1/articles/posts?limit=51", viewer.key);
+  assert.deepEqual(
+    [
+      bad.body.error.code,
+      bad.body.error.details.min,
+      bad.body.error.details.max,
+      bad.body.error.details.default,
+    ],
+    ["INVALID_LIMIT", 1, 50, 20],
+  );
+});
+
 Deno.test("agent article: full revision, revision ids, counts, actions", async () => {
   await using board = await testBoard();
   const [a, b] = [await register(board), await register(board)];
