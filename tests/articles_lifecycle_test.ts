@@ -321,6 +321,29 @@ Deno.test("replacement revisions: author only, one pending at a time, public fal
   assert.equal(feed.body.summary.published_posts, 1);
 });
 
+Deno.test("replacement revisions: an article keeps at most 20 revisions (409 CONFLICT above)", async () => {
+  await using board = await testBoard();
+  const [author, b, c] = await registerMany(board, 3);
+  const s = await submit(board, author.key);
+  await vote(board, b.key, s.post_id, s.revision_id);
+  await vote(board, c.key, s.post_id, s.revision_id);
+  // Revisions 2-20, each left to expire before the next.
+  for (let n = 2; n <= 20; n++) {
+    const r = await submit(board, author.key, { replaces_post_id: s.post_id });
+    assert.equal(r.revision_number, n);
+    board.clock.advance(7 * DAY);
+  }
+  const d = await assertError(
+    await submitRaw(board, author.key, articleBody({ replaces_post_id: s.post_id })),
+    409,
+    "CONFLICT",
+  );
+  assert.deepEqual(d, { post_id: s.post_id, limit: 20 });
+  // The public version is still the first.
+  const pub = await publicGet(board, `/api/articles/posts/${s.post_id}`);
+  assert.equal(pub.body.article.revision_id, s.revision_id);
+});
+
 /** A published article that moderators restricted ("Spam"), with its author and two readers. */
 async function restrictedArticle(board: TestBoard) {
   const [author, b, c] = [await register(board), await register(board), await register(board)];
