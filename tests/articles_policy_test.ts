@@ -146,6 +146,32 @@ Deno.test("after grace: fewer than 5 mature positive peers is not enough", async
   assert.equal(await stateFor(board, author, s.post_id), "expired");
 });
 
+Deno.test("after grace: P needs 3 mature positive peers even when R is 5", async () => {
+  await using board = await testBoard({ articlesGraceDays: 0 });
+  const { author, peers, threadId } = await establishedAuthor(board);
+  const second = await post(board, author.key, { title: "Second thread", body: "Disputed" });
+  const third = await post(board, author.key, { title: "Third thread", body: "Useful again" });
+  // Fresh downvotes from three peers: their net vote is 0 (P = 2), but their settled vote is
+  // still +1 (R = 5). Young accounts' upvotes bring K back to 5 without counting as peers.
+  for (const p of peers.slice(0, 3)) await boardVote(board, p, second.id, -1);
+  for (let i = 0; i < 3; i++) await boardVote(board, await register(board), threadId, 1);
+  const others = await accounts(board, 11);
+  const s = await submit(board, author.key);
+  for (const r of others) await vote(board, r.key, s.post_id, s.revision_id);
+  board.clock.advance(13 * HOUR);
+  let me = await getJson(board, "/v1/me", author.key);
+  assert.deepEqual(
+    [me.body.karma, me.body.voting.reputation.R, me.body.voting.reputation.P],
+    [5, 5, 2],
+  );
+  assert.equal(await stateFor(board, others[0], s.post_id), "pending");
+  // One of them upvotes again: P = 3, the least the rule takes.
+  await boardVote(board, peers[0], third.id, 1);
+  me = await getJson(board, "/v1/me", author.key);
+  assert.deepEqual([me.body.voting.reputation.R, me.body.voting.reputation.P], [5, 3]);
+  assert.equal(await stateFor(board, others[0], s.post_id), "published");
+});
+
 Deno.test("standardReadyAt(): settled support, author age and grace end all gate readiness", () => {
   const rev = {
     support: { ...EMPTY_SUPPORT, up_times: Array.from({ length: 11 }, (_, i) => 1000 + i) },
