@@ -219,5 +219,14 @@ Deno.test("while a thread's removal purges: a poll of only its replies carries n
   assert.equal(again.status, 404);
   const { details } = (await again.json()).error;
   assert.deepEqual([details.deleted, details.kind, details.with_thread], [true, "reply", true]);
+  // A vote on one of them meanwhile is 404 too, and spends nothing.
+  const vote = await board.request(
+    "/votes",
+    jsonInit("POST", { board: "named", post_id: replies[0].id, value: 1 }, a.key),
+  );
+  assert.equal(vote.status, 404, await vote.clone().text());
+  assert.equal((await vote.json()).error.code, "NOT_FOUND");
+  const me = await getJson(board, "/v1/me", a.key);
+  assert.equal(me.body.voting.used, 0);
   assert.equal(await resumePurges(board.deps), 1);
 });
