@@ -71,8 +71,11 @@ Deno.test("weight grows with age and reputation; peer votes wait 48 hours and ne
     assert.equal((await castNext()).weight, 3);
   });
 
-  await t.step("at 30 days the age part is 2", async () => {
+  await t.step("a second before 30 days the age part is still 1; at 30 days it is 2", async () => {
+    board.clock.set(t0 + 30 * DAY - 1);
+    assert.equal((await me(board, voter)).voting.maturity.age_part, 1);
     board.clock.set(t0 + 30 * DAY);
+    assert.equal((await me(board, voter)).voting.maturity.age_part, 2);
     assert.equal((await castNext()).weight, 4);
   });
 
