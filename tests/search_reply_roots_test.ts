@@ -33,9 +33,10 @@ function expectedThreads(threads: { id: string }[]) {
   return [[threads[0].id, 2], [threads[2].id, 1], [threads[1].id, 1], [threads[0].id, 2]];
 }
 
-/** The search for "zulu" under a lockstep meter: its items and its round trips. */
-async function searchZulu(board: TestBoard, key: string) {
-  const { res, depth } = await metered(() => getJson(board, "/v1/search?q=zulu&limit=10", key));
+/** A search for "zulu" (and `more`) under a lockstep meter: its items and its round trips. */
+async function searchZulu(board: TestBoard, key: string, more = "") {
+  const path = `/v1/search?q=zulu${more}&limit=10`;
+  const { res, depth } = await metered(() => getJson(board, path, key));
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return { items: res.body.items, depth };
 }
@@ -61,10 +62,12 @@ Deno.test("search: replies in sealed blocks read their threads beside their summ
   assert.ok(sealed.value!.upTo >= replies[replies.length - 1].seq);
   // A first search of another query: this instance has seen the sealed marker.
   assert.equal((await getJson(board, "/v1/search?q=filler", a.key)).status, 200);
-  const { items, depth } = await searchZulu(board, a.key);
-  assert.deepEqual(items.map((m: { id: string }) => m.id), replies.map((r) => r.id).reverse());
-  assert.deepEqual(threadsShown(items), expectedThreads(threads));
-  assert.equal(depth, 2);
+  for (const more of ["", "+reply"]) {
+    const { items, depth } = await searchZulu(board, a.key, more);
+    assert.deepEqual(items.map((m: { id: string }) => m.id), replies.map((r) => r.id).reverse());
+    assert.deepEqual(threadsShown(items), expectedThreads(threads));
+    assert.equal(depth, 2, `q=zulu${more}`);
+  }
 });
 
 Deno.test("search: term filters written before they named threads still answer every count", async () => {

@@ -136,7 +136,9 @@ export async function searchRecords(
   const budget = options.workBudget ?? searchWorkBudget(lists.length);
   const scanner = new Scanner(deps.kv, sealed, budget, ascending);
   if (options.onMaterialise) scanner.onMaterialise = options.onMaterialise;
-  for (const l of listed) scanner.noteThreads(l.threads);
+  // A seq the listings decide is in every one of them: the threads of the shortest cover it.
+  const held = (l: ListedBlocks) => l.blocks.reduce((n, b) => n + b.seqs.length, 0);
+  scanner.noteThreads(listed.reduce((a, b) => (held(b) < held(a) ? b : a)).threads);
   // The sealed part can match only when every list has postings.
   const blocksMatch = lists[0].count > 0;
   const found: ScanResult = { matches: [], more: false, resumeAt: null };

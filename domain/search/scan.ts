@@ -154,7 +154,7 @@ export class Scanner {
     for (const [seq, thread] of threads) this.#threads.set(seq, thread);
   }
 
-  /** The seqs of a posting block read, its replies' threads noted. */
+  /** The seqs of a driver block read (every candidate comes from one), its replies' threads noted. */
   #seqsOf(value: ValueOf<PostingListKey>): number[] {
     const block = decodeBlock(value);
     if (block.threads) this.noteThreads(block.threads);
@@ -257,7 +257,7 @@ export class Scanner {
     );
     for await (const e of iter) {
       listed++;
-      const held = this.#seqsOf(e.value);
+      const held = decodeBlock(e.value).seqs; // every candidate's thread came with the driver
       for (const s of held) found.add(s);
       // Ascending, seqs up to the block's last are decided; descending, down to its first.
       reached = this.ascending ? held[held.length - 1] : e.key[e.key.length - 1] as number;
