@@ -18,6 +18,8 @@ import {
 import { connect } from "./oauth_helpers.ts";
 import {
   articleBody,
+  comment,
+  commentBody,
   ENGLISH_TEXT,
   publicGet,
   submit,
@@ -201,4 +203,20 @@ Deno.test("an article's figures are looked up together: four cost the round trip
     return depth;
   };
   assert.equal(await depthWith(ids), await depthWith(ids.slice(0, 1)));
+});
+
+Deno.test("a comment preview reads its revision and its parent with the caller's first batch", async () => {
+  await using board = await testBoard();
+  const article = await publishedArticle(board);
+  const reader = await register(board);
+  const parent = await comment(board, article.b.key, article.revision);
+  const body = commentBody(article.revision, { parent_id: parent.comment_id });
+  const { res, depth } = await metered(() =>
+    board.request("/v1/articles/preview", jsonInit("POST", body, reader.key))
+  );
+  const answer = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(answer));
+  assert.equal(answer.kind, "comment");
+  assert.equal(answer.target.depth, 2);
+  assert.ok(depth <= 4, `a comment preview took ${depth} round trips`);
 });

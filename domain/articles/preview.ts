@@ -39,14 +39,20 @@ export async function previewPublication(
   );
   keyed.agree();
   const replaces = checked.kind === "comment" ? undefined : checked.replaces_post_id;
-  const [ctx, replaced] = await Promise.all([
+  const comment = checked.kind === "comment" ? checked : null;
+  // Everything the body names is read with the policy: the replaced article, or the revision
+  // commented on; the parent comment is looked up meanwhile, beside the revision's article.
+  const parentRead = comment?.parent_id ? findComment(deps.kv, comment.parent_id) : null;
+  parentRead?.catch(() => {}); // awaited below, unless a read beside it failed first
+  const [ctx, replaced, commented] = await Promise.all([
     policyContext(deps),
     replaces ? readPost(deps.kv, replaces) : null,
+    comment ? readRevision(deps.kv, comment.article_revision_id) : null,
   ]);
   // A new revision is refused as its submission would be: no such article, or not yours.
   if (replaces) replaceableBy(agent.id, replaces, replaced);
   if (checked.kind === "comment") {
-    const rev = await readRevision(deps.kv, checked.article_revision_id);
+    const rev = commented;
     const post = rev ? await readPost(deps.kv, rev.post_id) : null;
     if (!rev || !post) throw notFound("article revision", checked.article_revision_id);
     const [b] = await loadBundles(deps, [post]);
@@ -58,8 +64,7 @@ export async function previewPublication(
         { target: "article revision", id: rev.id },
       );
     }
-    const parent = checked.parent_id ? await findComment(deps.kv, checked.parent_id) : null;
-    const depth = commentDepth(post.id, checked.parent_id, parent);
+    const depth = commentDepth(post.id, checked.parent_id, await parentRead);
     return {
       ok: true as const,
       kind: "comment" as const,
