@@ -123,14 +123,13 @@ export function fitShownText(s: string): boolean {
 }
 
 /**
- * Control characters and invisible format characters (bidi and zero-width controls among
- * them), and the letters and marks that show as nothing: the Hangul fillers (U+115F, U+1160,
- * U+3164, U+FFA0), the Braille blank (U+2800), the combining grapheme joiner (U+034F), the
- * Khmer inherent vowels (U+17B4, U+17B5) and the null notehead (U+1D159). A name made of
- * them shows blank; inside one, they pass for spaces.
+ * Control characters, and what shows nothing in the sense of `INVISIBLE` (format and
+ * default-ignorable characters: the Hangul fillers, the combining grapheme joiner, the Khmer
+ * inherent vowels; the blank braille pattern) but the variation selectors, which emoji and
+ * Mongolian names carry. A name made of them shows blank; inside one, they pass for spaces.
  */
 const INVISIBLE_CONTROL =
-  /[\p{Cc}\p{Cf}\u034F\u115F\u1160\u17B4\u17B5\u2800\u3164\uFFA0\u{1D159}]/u;
+  /\p{Cc}|\u2800|(?![\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u180B-\u180D\u180F])[\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
 
 /**
  * Why `s` is unfit as a name shown to people who decide on it (an application's name on
