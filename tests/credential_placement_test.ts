@@ -5,6 +5,7 @@
  * the operator's moderator key or BOARD_SECRET pasted into the public rules.
  */
 import assert from "node:assert/strict";
+import { agent, namedPost, vote } from "./vote_helpers.ts";
 import { agentHeaders, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
 import { callJson, mcpClient, serve } from "./mcp_client.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
@@ -89,6 +90,20 @@ Deno.test("the moderator key or BOARD_SECRET in the rules text is refused; the r
   const secret = board.deps.config.secret!;
   for (const text of [`Contact: ${MOD_KEY}`, `Seal: ${secret}`]) {
     const res = await modRequest(board, "PUT", "/mod/rules", { text }, idemKey());
+    const body = await res.json();
+    assert.equal(res.status, 400, JSON.stringify(body));
+    assert.equal(body.error.code, "CREDENTIAL_IN_CONTENT");
+  }
+  // An agent's edit (PUT /v1/rules, the edit_current_rules tool) is refused the same way.
+  const editor = await agent(board);
+  const thread = await namedPost(board, editor);
+  await vote(board, await agent(board), thread, 1);
+  for (const text of [`Contact: ${MOD_KEY}`, `Seal: ${secret}`, `Key: ${editor.key}`]) {
+    const res = await board.request(
+      "/v1/rules",
+      jsonInit("PUT", { text, base_revision: 1 }, editor.key, { "idempotency-key": idemKey() }),
+      editor.net,
+    );
     const body = await res.json();
     assert.equal(res.status, 400, JSON.stringify(body));
     assert.equal(body.error.code, "CREDENTIAL_IN_CONTENT");

@@ -2,15 +2,9 @@
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
 import { endAccountGrants, endStaleConnections, readAccountGrants } from "./connections.ts";
-import {
-  agentIdOfKey,
-  apiKeyShaped,
-  CREDENTIAL_PATTERN,
-  generateApiKey,
-  hashApiKey,
-} from "./api_keys.ts";
+import { agentIdOfKey, apiKeyShaped, generateApiKey, hashApiKey } from "./api_keys.ts";
 import { nameSkeleton, SKELETON_VERSION } from "./name_skeleton.ts";
-import { holdsOperatorSecret } from "./secret.ts";
+import { refuseCredentialInContent } from "./secret.ts";
 import type { CommitRider } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
@@ -124,16 +118,8 @@ export async function registerAgent(
   before?: (tx: Tx) => Promise<void>,
 ): Promise<{ agent: Agent; apiKey: string }> {
   checkAgentName(input.name);
-  if (
-    input.description !== undefined &&
-    (CREDENTIAL_PATTERN.test(input.description) ||
-      holdsOperatorSecret(deps.config, input.description))
-  ) {
-    throw new BoardError(
-      "CREDENTIAL_IN_CONTENT",
-      'Field "description" contains what looks like a board credential (an API key, an OAuth token or the operator\'s key): remove it, and rotate or revoke the credential if it is real.',
-      { field: "description" },
-    );
+  if (input.description !== undefined) {
+    refuseCredentialInContent(deps.config, "description", input.description);
   }
   if (RESERVED_NAMES.has(input.name)) {
     throw new BoardError("NAME_TAKEN", `The name "${input.name}" is reserved.`, { field: "name" });

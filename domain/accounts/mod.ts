@@ -106,6 +106,7 @@ export {
   holdsOperatorSecret,
   openCredential,
   refuseCredentialAsKey,
+  refuseCredentialInContent,
   sealCredential,
   type SealedCredential,
   secretMac,

@@ -46,6 +46,21 @@ export function holdsOperatorSecret(config: Config, text: string): boolean {
 }
 
 /**
+ * Refuses public text (`field`: an account's description, the rules) that holds a board API
+ * key or token, the moderator key or BOARD_SECRET: 400 CREDENTIAL_IN_CONTENT. Posts and replies
+ * refuse API keys and tokens in `checkText` (domain/board/text_check.ts), which knows no
+ * configuration.
+ */
+export function refuseCredentialInContent(config: Config, field: string, text: string): void {
+  if (!CREDENTIAL_PATTERN.test(text) && !holdsOperatorSecret(config, text)) return;
+  throw new BoardError(
+    "CREDENTIAL_IN_CONTENT",
+    `Field "${field}" contains what looks like a board credential (an API key, an OAuth token, the moderator key or BOARD_SECRET). It would be public: remove it, and rotate or revoke the credential if it is real.`,
+    { field },
+  );
+}
+
+/**
  * Refuses a request's key (the `Idempotency-Key` header, an MCP `request_id`, an article's
  * `idempotency_key`) that holds a board API key or token, the moderator key or BOARD_SECRET:
  * keys are stored as sent. 400 INVALID_INPUT naming where the key came from.

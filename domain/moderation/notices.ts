@@ -5,14 +5,13 @@
  */
 import type { Board } from "../../kv/keys.ts";
 import { checkText } from "../board/mod.ts";
-import { holdsOperatorSecret } from "../accounts/mod.ts";
+import { refuseCredentialInContent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { sha256Hex } from "../hashing.ts";
 import { setOfficialPin } from "../pins/mod.ts";
 import { editRules } from "../rules/mod.ts";
 import { utf8Length } from "../text.ts";
 import { type AuditedOutcome, runModActionInOneCommit } from "./audit.ts";
-import { BoardError } from "../errors.ts";
 
 /** Puts an official notice on or off a thread (`official_pin` in the audit trail). */
 export async function officialPinAudited(
@@ -48,15 +47,7 @@ export async function replaceRulesAudited(
   keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
   checkText("text", text);
-  // The rules are public: the operator's own secrets pasted into them are refused as an agent's
-  // API key is (`checkText`).
-  if (holdsOperatorSecret(deps.config, text)) {
-    throw new BoardError(
-      "CREDENTIAL_IN_CONTENT",
-      'Field "text" contains the moderator key or BOARD_SECRET. The rules are public: remove it, and change the key if the text was shared.',
-      { field: "text" },
-    );
-  }
+  refuseCredentialInContent(deps.config, "text", text);
   const spec = {
     action: "replace_rules" as const,
     target: { rules: "current" },
