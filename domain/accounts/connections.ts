@@ -290,17 +290,20 @@ interface TeardownRun {
  * current key are kept up to the cap. Never holds more than one run's entries in memory.
  */
 export async function endStaleConnections(deps: Deps, agentId: string): Promise<TeardownRun> {
-  const { mark, agentEntry } = await readNamed(deps.kv, {
-    mark: keys.connectionTeardowns(agentId),
-    agentEntry: keys.agents(agentId),
-  });
-  const agent = agentEntry.value;
-  const index = await Array.fromAsync(
-    deps.kv.list({ prefix: keys.oauthGrantsByAgent.range(agentId) }, {
-      reverse: true,
-      limit: TEARDOWN_RUN_ENTRIES + 1,
+  // The mark, the account and its grant index, all named by the account: one round trip.
+  const [{ mark, agentEntry }, index] = await Promise.all([
+    readNamed(deps.kv, {
+      mark: keys.connectionTeardowns(agentId),
+      agentEntry: keys.agents(agentId),
     }),
-  );
+    Array.fromAsync(
+      deps.kv.list({ prefix: keys.oauthGrantsByAgent.range(agentId) }, {
+        reverse: true,
+        limit: TEARDOWN_RUN_ENTRIES + 1,
+      }),
+    ),
+  ]);
+  const agent = agentEntry.value;
   const done = index.length <= TEARDOWN_RUN_ENTRIES;
   const run = index.slice(0, TEARDOWN_RUN_ENTRIES);
   const grants = await readMany(

@@ -138,14 +138,15 @@ export async function ensureRulesPost(deps: Deps): Promise<RulesState> {
 export async function indexRulesThread(deps: Deps): Promise<void> {
   await transact(deps.kv, async (tx) => {
     const threadSeq = (await deps.kv.get(keys.rulesCurrent())).value?.thread_seq ?? 0;
-    const { curE, bodyE, apartE } = await tx.getNamed({
+    const { curE, bodyE, apartE, threadE } = await tx.getNamed({
       curE: keys.rulesCurrent(),
       bodyE: keys.bodies("named", threadSeq),
       apartE: keys.searchTermsByMessage(threadSeq),
+      threadE: keys.messages("named", threadSeq),
     });
     const cur = curE.value;
     if (!cur || cur.thread_seq !== threadSeq || isIndexed(bodyE.value, apartE.value)) return;
-    const thread = (await tx.get(keys.messages("named", cur.thread_seq))).value;
+    const thread = threadE.value;
     if (thread) await reindexMessage(tx, thread, cur.text, deps.config.searchBatch);
   }, { lock: "rules" });
 }
