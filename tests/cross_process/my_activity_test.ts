@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { keys } from "../../kv/keys.ts";
+import { agentEventsTail } from "../../domain/agent_events.ts";
 import { getJson, idemKey, jsonInit, reply, type TestBoard } from "../helpers.ts";
 import { agent, agents, namedPost, type TestAgent, vote } from "../vote_helpers.ts";
 import { cluster, whileHeld } from "./instances.ts";
@@ -88,4 +89,78 @@ Deno.test("cross-process: nothing missed or repeated across 3 processes on one s
     );
     assert.deepEqual([...seen].sort(), [...expected].sort(), "every item, once");
   });
+});
+
+/**
+ * Appends `count` entries that concern no account of the test at the log's tail, as other
+ * processes' commits do: each batch takes the positions after the tail it read, checked free.
+ */
+async function othersEvents(kv: Deno.Kv, count: number, batch: number) {
+  for (let done = 0; done < count;) {
+    const tail = await agentEventsTail(kv);
+    const n = Math.min(batch, count - done);
+    const op = kv.atomic()
+      .check({ key: keys.agentEvents(tail + 1), versionstamp: null })
+      .check({ key: keys.agentEvents(tail + n), versionstamp: null });
+    for (let p = tail + 1; p <= tail + n; p++) {
+      op.set(keys.agentEvents(p), {
+        at: 0,
+        events: [{ type: "message", seq: 1, thread: crypto.randomUUID() }],
+      });
+    }
+    // Another process may hold the store's write lock: the batch is sent again.
+    const ok = await op.commit().then((r) => r.ok, (e) => {
+      if (String(e).includes("database is locked")) return false;
+      throw e;
+    });
+    if (ok) done += n;
+  }
+}
+
+Deno.test("cross-process: polls past a busy log while other processes append miss nothing", async () => {
+  await using c = await cluster(3, { limitScale: 100 }, { turns: false });
+  const [a, b, p] = c.instances;
+  const ann = await agent(a);
+  const [ben, cat] = await agents(b, 2);
+  const thread = await namedPost(a, ann, "ann's thread on a busy board");
+  await reply(b, ben.key, thread, "the first reply");
+  let checkpoint = (await page(p, ann, null)).newest_cursor!;
+  const seen: string[] = [];
+  let writing = true;
+  let farthest = 0;
+  // The poller follows its cursor the whole time: its scans list ranges of a log that grows
+  // under them, hundreds of others' entries between two of ann's items.
+  const poller = (async () => {
+    let last = false;
+    while (!last) {
+      last = !writing;
+      await new Promise((r) => setTimeout(r, 100));
+      let next: number | null = checkpoint;
+      while (next !== null) {
+        const got = await page(p, ann, next);
+        seen.push(...got.items.toReversed().map((i) => i.message.id));
+        if (got.newest_cursor !== null) {
+          farthest = Math.max(farthest, got.newest_cursor - next);
+          checkpoint = got.newest_cursor;
+        }
+        next = got.next_after;
+      }
+    }
+  })();
+  const expected: string[] = [];
+  try {
+    for (let round = 0; round < 8; round++) {
+      const [, fromA, fromB] = await Promise.all([
+        othersEvents(c.kv, 400, 100),
+        reply(a, ben.key, thread, `round ${round} from A`),
+        reply(b, cat.key, thread, `round ${round} from B`),
+      ]);
+      expected.push(fromA.id, fromB.id);
+    }
+  } finally {
+    writing = false;
+  }
+  await poller;
+  assert.deepEqual([...seen].sort(), [...expected].sort(), "every reply, once");
+  assert.ok(farthest > 500, `a poll reached past its first list (farthest ${farthest})`);
 });
