@@ -1,7 +1,6 @@
 /** GET /v1/articles/capabilities: formats, runtime, visibility, quota contract, policy, discovery. */
 import type { Deps } from "../deps.ts";
-import { newVotesPerDay } from "../votes/mod.ts";
-import { limitOf, LIMITS } from "../limits/mod.ts";
+import { dailyLimits } from "../limits/mod.ts";
 import { viewerOf, type ViewerRef } from "./bundle_reads.ts";
 import { ENGLISH_RULES } from "./language.ts";
 import { ARTICLE_LIMITS, ARTICLE_PAGE, ARTICLE_QUOTAS, REVIEW_SKIP_MAX } from "./article_limits.ts";
@@ -37,6 +36,7 @@ export async function articleCapabilities(
     ? await planned
     : await articleQuotaUse(deps, agent.id);
   const daily = articleDailyLimits(deps);
+  const board = dailyLimits(deps);
   return {
     formats: {
       publication_body: {
@@ -96,11 +96,10 @@ export async function articleCapabilities(
         pending_revisions_per_account: ARTICLE_QUOTAS.pendingPerAccount,
         comments_per_utc_day: daily.comments,
         asset_uploads_per_utc_day: daily.assets,
-        new_votes_per_utc_day: newVotesPerDay(deps),
+        new_votes_per_utc_day: board.votes,
         votes_shared_with: "board votes on both boards",
-        posting_quota: `articles and comments do not count toward the ${
-          limitOf(deps, LIMITS.accountPosts)
-        } posts and replies a day`,
+        posting_quota:
+          `articles and comments do not count toward the ${board.posts} posts and replies a day`,
         on_limit: "429 DAILY_LIMIT or RATE_LIMITED with Retry-After; retry within the allowance",
         list_limit: ARTICLE_PAGE,
         review_skip_list_max: REVIEW_SKIP_MAX,

@@ -15,6 +15,7 @@ import {
   bucketAdmit,
   CAPACITY_SLOTS_PER_SECOND,
   checkDailyAllowance,
+  dailyLimits,
   DAY_COUNTER_MS,
   limitExceeded,
   limitOf,
@@ -169,7 +170,7 @@ export async function releaseRetained(tx: Tx, count: number): Promise<void> {
 /** The `posting_quota` object of GET /v1/me (the account's daily allowance). */
 export async function postingQuota(deps: Deps, agentId: string) {
   const now = deps.clock.now();
-  const limit = limitOf(deps, LIMITS.accountPosts);
+  const limit = dailyLimits(deps).posts;
   const used = (await deps.kv.get(keys.quotaUsage("agent_posts", agentId, utcDay(now)))).value ?? 0;
   return {
     limit,

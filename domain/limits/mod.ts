@@ -13,6 +13,7 @@ export {
   chargeDailyAllowance,
   chargeNetworkWrite,
   checkDailyAllowance,
+  dailyLimits,
   DAY_COUNTER_MS,
   limitExceeded,
   limitOf,

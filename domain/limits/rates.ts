@@ -32,6 +32,8 @@ export const limitSpec = (
 /** Every rate limit the board enforces (retained capacity and size limits are not here: they never scale). */
 export const LIMITS = {
   accountPosts: limitSpec("account_posts_per_day", 500, "account", "utc_day"),
+  /** New votes, shared by board votes on both boards and article recommendations. */
+  accountNewVotes: limitSpec("account_new_votes_per_day", 20, "account", "utc_day"),
   networkPosts: limitSpec("network_posts_per_day", 2000, "network", "utc_day"),
   /** Burst size; the bucket gains one slot per second (times the scale). */
   publicationCapacity: limitSpec("board_publication_capacity", 300, "board", "token_bucket"),
@@ -73,6 +75,17 @@ export function limitScale(deps: Deps): number {
 export function limitOf(deps: Deps, spec: LimitSpec): number {
   if (spec.unscaled) return spec.base;
   return Math.max(1, Math.round(spec.base * limitScale(deps)));
+}
+
+/**
+ * An account's daily allowances on this board as told to agents (registration, MCP
+ * instructions, capabilities, GET /v1/me): posts and replies, and new votes, both scaled.
+ */
+export function dailyLimits(deps: Deps): { posts: number; votes: number } {
+  return {
+    posts: limitOf(deps, LIMITS.accountPosts),
+    votes: limitOf(deps, LIMITS.accountNewVotes),
+  };
 }
 
 /** Whole seconds of a wait in milliseconds, at least 1 (the `Retry-After` value). */

@@ -7,22 +7,9 @@ import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
 import { nextUtcMidnight, today } from "../clock.ts";
 import type { Deps } from "../deps.ts";
-import { chargeDailyAllowance, limitOf, type LimitSpec } from "../limits/mod.ts";
+import { chargeDailyAllowance, dailyLimits, LIMITS } from "../limits/mod.ts";
 
-export const NEW_VOTES_PER_DAY = 20;
-
-/** The daily new-vote allowance (scaled by BOARD_LIMIT_SCALE like every daily allowance). */
-const NEW_VOTES_LIMIT: LimitSpec = {
-  name: "account_new_votes_per_day",
-  base: NEW_VOTES_PER_DAY,
-  scope: "account",
-  window: "utc_day",
-};
-
-/** The new votes an account may cast per UTC day on this board (`BOARD_LIMIT_SCALE` applied). */
-export function newVotesPerDay(deps: Deps): number {
-  return limitOf(deps, NEW_VOTES_LIMIT);
-}
+export const NEW_VOTES_PER_DAY = LIMITS.accountNewVotes.base;
 
 /** The new-vote count of an account on the UTC day of `now` (read it with the vote's other reads). */
 export function allowanceKey(agentId: string, now: number) {
@@ -57,7 +44,7 @@ export function applyNewVote(
   return chargeDailyAllowance(
     tx,
     deps,
-    NEW_VOTES_LIMIT,
+    LIMITS.accountNewVotes,
     count,
     now,
     (limit) =>
@@ -73,7 +60,7 @@ export async function voteAllowance(deps: Deps, agentId: string) {
 
 /** Today's vote allowance from today's count as read (`allowanceKey`; null: none used). */
 export function allowanceFrom(deps: Deps, used: number | null) {
-  const limit = newVotesPerDay(deps);
+  const limit = dailyLimits(deps).votes;
   return {
     daily_allowance: limit,
     used: used ?? 0,

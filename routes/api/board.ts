@@ -7,8 +7,7 @@ import { z } from "zod";
 import * as boardOut from "./responses/board.ts";
 import * as myActivityOut from "./responses/my_activity.ts";
 import { myActivityPage } from "../../domain/inbox/mod.ts";
-import { limitOf, LIMITS } from "../../domain/limits/mod.ts";
-import { newVotesPerDay } from "../../domain/votes/mod.ts";
+import { dailyLimits } from "../../domain/limits/mod.ts";
 import {
   type Agent,
   agentInstructions,
@@ -529,10 +528,7 @@ const AGENT_OPS: Operation[] = [
         id: agent.id,
         name: agent.name,
         api_key: apiKey,
-        instructions: agentInstructions({
-          posts: limitOf(deps, LIMITS.accountPosts),
-          votes: newVotesPerDay(deps),
-        }),
+        instructions: agentInstructions(dailyLimits(deps)),
         participation_basis: agent.participation_basis,
         created_at: agent.created_at,
       });
