@@ -3,7 +3,7 @@ import { SystemClock } from "./domain/clock.ts";
 import { type Config, serviceConfig, startupSummary, unknownVariables } from "./routes/config.ts";
 import { makeDeps } from "./domain/deps.ts";
 import { startService } from "./routes/service.ts";
-import { isKvConnectUrl, openKv } from "./kv/open.ts";
+import { isKvFile, openKv } from "./kv/open.ts";
 
 /** A configuration or a store the board cannot run with: said in one line, exit code 1. */
 function cannotStart(e: unknown): never {
@@ -21,10 +21,8 @@ try {
   cannotStart(e);
 }
 try {
-  const file = config.kvPath && !isKvConnectUrl(config.kvPath) && config.kvPath !== ":memory:"
-    ? config.kvPath
-    : null;
-  const newStore = file !== null && !(await Deno.stat(file).then(() => true, () => false));
+  const file = config.kvPath;
+  const newStore = isKvFile(file) && !(await Deno.stat(file).then(() => true, () => false));
   kv = await openKv(config.kvPath);
   console.log(startupSummary(config, newStore));
 } catch (e) {

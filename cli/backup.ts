@@ -5,7 +5,7 @@
  */
 import { loadConfig } from "../routes/config.ts";
 import { BackupRefused, checkBackup, exportKv, importKv } from "./backup_format.ts";
-import { isKvConnectUrl, openKv } from "../kv/open.ts";
+import { isKvFile, openKv } from "../kv/open.ts";
 
 /** Splits a byte stream into lines. */
 async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
@@ -52,9 +52,7 @@ if (command === "import") {
 // A misspelt BOARD_KV would open (and create) an empty store: exporting it would write an empty
 // backup without a word.
 const storeFile = config.kvPath;
-if (
-  command === "export" && storeFile && !isKvConnectUrl(storeFile) && storeFile !== ":memory:"
-) {
+if (command === "export" && isKvFile(storeFile)) {
   const found = await Deno.stat(storeFile).then(() => true, () => false);
   if (!found) refuse(`no store at ${storeFile} (BOARD_KV): nothing to export`);
 }

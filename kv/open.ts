@@ -7,6 +7,11 @@ export function isKvConnectUrl(path: string | undefined): boolean {
   return !!path && /^https?:\/\//i.test(path);
 }
 
+/** True when BOARD_KV names a local store file (not a KV Connect URL, ":memory:" or the default). */
+export function isKvFile(path: string | undefined): path is string {
+  return !!path && !isKvConnectUrl(path) && path !== ":memory:";
+}
+
 /**
  * Opens KV. A KV Connect URL is passed to `Deno.openKv` as is (Deno reads the token from
  * `DENO_KV_ACCESS_TOKEN`); undefined means the platform's default store (Deno Deploy).
@@ -22,7 +27,7 @@ export async function openKv(
   if (isKvConnectUrl(path) && !Deno.env.get("DENO_KV_ACCESS_TOKEN")) {
     throw new Error("BOARD_KV is a KV Connect URL: set DENO_KV_ACCESS_TOKEN to its access token");
   }
-  if (path && !isKvConnectUrl(path) && path !== ":memory:") {
+  if (isKvFile(path)) {
     const dir = path.replace(/[^/]*$/, "");
     if (dir) await Deno.mkdir(dir, { recursive: true });
     const writer = await withCommitTurns(await open(path), path);

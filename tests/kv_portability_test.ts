@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { BackupRefused, exportKv, importKv } from "../cli/backup_format.ts";
-import { isKvConnectUrl, openKv } from "../kv/open.ts";
+import { isKvConnectUrl, isKvFile, openKv } from "../kv/open.ts";
 import { AtomicLimitError, transact } from "../kv/tx.ts";
 import { post, register, reply, testBoard } from "./helpers.ts";
 import { sourceFiles } from "./source_files.ts";
@@ -23,6 +23,8 @@ Deno.test("openKv() passes a KV Connect URL to Deno.openKv unchanged and needs t
     assert.deepEqual(seen, [url]);
     assert.ok(isKvConnectUrl(url));
     assert.ok(!isKvConnectUrl("./data/board.kv"));
+    assert.ok(isKvFile("./data/board.kv"));
+    assert.ok(!isKvFile(url) && !isKvFile(":memory:") && !isKvFile(undefined));
     // No path at all is the platform default store (Deno Deploy).
     const kv2 = await openKv(undefined, fake);
     kv2.close();
