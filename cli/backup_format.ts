@@ -142,10 +142,33 @@ export async function checkBackup(lines: Lines, endLine: boolean): Promise<numbe
 }
 
 /**
+ * Commits the backup's first entry alone, then makes sure the store was still empty when it
+ * landed. KV cannot check a whole range in a commit, but every entry carries the versionstamp of
+ * the commit that wrote it, and no two commits share one: if the store then holds an entry of
+ * another commit (a writer that committed after the emptiness check, before this commit or just
+ * after it), the entry is taken back (unless that writer has already replaced it) and the import
+ * is refused.
+ */
+async function commitFirstEntry(kv: Deno.Kv, key: Deno.KvKey, value: unknown): Promise<void> {
+  const res = await kv.atomic().check({ key, versionstamp: null }).set(key, value).commit();
+  const raced = "another writer committed to the store as the import began (is the board " +
+    "running on it?): import into an empty store nothing else writes to";
+  if (!res.ok) throw new BackupRefused(raced);
+  for await (const e of kv.list({ prefix: [] }, { consistency: "strong" })) {
+    if (e.versionstamp === res.versionstamp) continue; // this commit's (and the read version)
+    await kv.atomic().check({ key, versionstamp: res.versionstamp }).delete(key).commit();
+    throw new BackupRefused(raced);
+  }
+}
+
+/**
  * Writes a backup into an empty store, in batches, once the whole file checked out
  * (`checkBackup`): a file cut short or changed, or a store that already holds entries (an
  * import sets keys; it would mix two boards' sequences), is refused with `BackupRefused`
- * before anything is written. `read` is called once per pass. Returns the entries written.
+ * before anything is written. The emptiness holds when the first entry lands
+ * (`commitFirstEntry`), so a writer that commits meanwhile is refused too; one that starts
+ * writing after that is not noticed. `read` is called once per pass. Returns the entries
+ * written.
  */
 export async function importKv(
   kv: Deno.Kv,
@@ -175,6 +198,11 @@ export async function importKv(
     if (!line) continue;
     const parsed = parseLine(line, at);
     if ("end" in parsed) break;
+    if (n === 0) {
+      await commitFirstEntry(kv, parsed.key, parsed.value);
+      n++;
+      continue;
+    }
     if (bytes + line.length > 400_000 || inBatch >= 500) await flush();
     op.set(parsed.key, parsed.value);
     inBatch++;

@@ -210,6 +210,62 @@ Deno.test("kv import refuses a backup cut short or changed, or a store not empty
   );
 });
 
+Deno.test("kv import refuses a store another writer commits to between its check and its first commit", async (t) => {
+  await using board = await testBoard();
+  const a = await register(board);
+  await post(board, a.key, { title: "backup me", body: "into an empty store only" });
+  const lines: string[] = [];
+  const n = await exportKv(board.kv, (l) => void lines.push(l));
+  const firstKey = JSON.parse(lines[0]).key as Deno.KvKey;
+  /** `kv`, but `write` commits (as another process would) just before the import's first commit. */
+  const writerBeforeFirstCommit = (kv: Deno.Kv, write: () => Promise<unknown>): Deno.Kv =>
+    new Proxy(kv, {
+      get(target, prop) {
+        if (prop !== "atomic") {
+          const v = Reflect.get(target, prop, target);
+          return typeof v === "function" ? v.bind(target) : v;
+        }
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          return Object.assign(op, {
+            commit: async () => {
+              const w = write;
+              write = () => Promise.resolve();
+              await w();
+              return commit();
+            },
+          });
+        };
+      },
+    });
+  const stored = async (kv: Deno.Kv) => {
+    const all = [];
+    for await (const e of kv.list({ prefix: [] })) all.push([e.key, e.value]);
+    return all;
+  };
+  for (
+    const [what, key] of [
+      ["a key of its own", ["backup_race_test"]],
+      ["the backup's first key", firstKey],
+    ] as const
+  ) {
+    await t.step(`a write of ${what}`, async () => {
+      await using raw = await Deno.openKv(":memory:");
+      const target = writerBeforeFirstCommit(raw, () => raw.set(key, "the other writer's"));
+      await assert.rejects(
+        () => importKv(target, () => lines.join("").split("\n")),
+        (e: Error) => e instanceof BackupRefused && /another writer/.test(e.message),
+      );
+      assert.deepEqual(await stored(raw), [[key, "the other writer's"]], "nothing imported");
+    });
+  }
+  await t.step("no other writer: the whole backup", async () => {
+    await using target = await Deno.openKv(":memory:");
+    assert.equal(await importKv(target, () => lines.join("").split("\n")), n);
+  });
+});
+
 Deno.test("utf8Length(): the byte count TextEncoder produces, without encoding", async () => {
   const { utf8Length } = await import("../domain/text.ts");
   const encoder = new TextEncoder();
