@@ -1,6 +1,6 @@
 /** Service configuration, read once from the environment by main.ts (README "Configuration"). */
 import { boardSecretProblem } from "../domain/accounts/mod.ts";
-import { moderatorKeyProblem } from "../domain/moderation/mod.ts";
+import { moderatorKeyProblem, moderatorKeySecretProblem } from "../domain/moderation/mod.ts";
 
 import type { Config } from "../domain/deps.ts";
 
@@ -109,13 +109,10 @@ function checked(config: Config): Config {
   if (config.production && !config.secret) {
     throw new Error("BOARD_SECRET is required when BOARD_ENV=production");
   }
-  const problem = boardSecretProblem(config.secret) ?? moderatorKeyProblem(config.moderatorKey);
+  const problem = boardSecretProblem(config.secret) ??
+    moderatorKeyProblem(config.moderatorKey) ??
+    moderatorKeySecretProblem(config.moderatorKey, config.secret);
   if (problem) throw new Error(problem);
-  if (config.secret !== undefined && config.secret === config.moderatorKey) {
-    throw new Error(
-      "BOARD_MODERATOR_KEY is the same value as BOARD_SECRET: give each its own random value (the moderator key is typed and sent; the secret never leaves the server).",
-    );
-  }
   return config;
 }
 

@@ -32,5 +32,6 @@ export {
   checkWrongKeyWindow,
   MODERATOR_KEY_MIN_LENGTH,
   moderatorKeyProblem,
+  moderatorKeySecretProblem,
   moderatorUnauthorized,
 } from "./moderator_key.ts";

@@ -1,7 +1,8 @@
 /**
  * The operator's moderator key (docs/pins_rules_moderation.md "Moderator interface"): its
- * minimum length, checked at start, and the throttle on wrong keys — at most 10 wrong
- * keys per network per minute (scaled by `BOARD_LIMIT_SCALE`), exact in KV.
+ * minimum length and its difference from BOARD_SECRET, checked at start, and the throttle on
+ * wrong keys — at most 10 wrong keys per network per minute (scaled by `BOARD_LIMIT_SCALE`),
+ * exact in KV.
  */
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
@@ -33,6 +34,16 @@ export function moderatorKeyProblem(key: string | undefined): string | null {
     (/^[\x21-\x7e]+$/.test(key)
       ? null
       : "BOARD_MODERATOR_KEY must be printable ASCII without spaces or line breaks: it travels in an Authorization header, where clients trim spaces and refuse other characters.");
+}
+
+/** Why a configured moderator key is refused next to `secret` (BOARD_SECRET), or null. */
+export function moderatorKeySecretProblem(
+  key: string | undefined,
+  secret: string | undefined,
+): string | null {
+  return secret !== undefined && secret === key
+    ? "BOARD_MODERATOR_KEY is the same value as BOARD_SECRET: give each its own random value (the moderator key is typed and sent; the secret never leaves the server)."
+    : null;
 }
 
 /** The 401 of a missing or wrong moderator key. */
