@@ -77,7 +77,8 @@ function modOp<B, Q, const Rs extends Record<number, ResponseDoc>>(
  * recorded with its audit record and replayed as stored (so the compiler sees a record, and
  * tests/openapi_answers_test.ts checks each answer against `outcome`). It runs while
  * the moderator key's window is read (routes/moderator_gate.ts): `act` hands `keyChecked` to
- * its audited action, which reads beside it and writes nothing before it resolved.
+ * its audited action, which reads beside it and writes nothing before it resolved. Give no
+ * type argument: the body `act` takes is what `op.body.schema` parses.
  */
 function modWriteOp<B>(
   outcome: z.ZodType,
@@ -87,7 +88,7 @@ function modWriteOp<B>(
   >,
   act: (
     c: Context<AppEnv>,
-    input: Parameters<Handler<B>>[1],
+    input: Parameters<Handler<NoInfer<B>>>[1],
     keyChecked: Promise<void>,
   ) => Promise<{ answer: AuditedAnswer }>,
 ): Operation {
@@ -120,14 +121,14 @@ export const MOD_OPERATIONS: Operation[] = [
     operationId: "modRemoveAgent",
     summary: "Remove an account: key revoked, connections ended, pins retired, content purged",
   }, (c, { id, key }, keyChecked) => removeAccountAudited(c.get("deps"), id, key, keyChecked)),
-  modWriteOp<z.infer<typeof pinSchema>>(modOut.modOfficialPinResponse, {
+  modWriteOp(modOut.modOfficialPinResponse, {
     method: "post",
     path: "/mod/pins",
     operationId: "modOfficialPin",
     summary: "Official notice on or off (permanent, outside community capacity)",
     body: { name: "Pin", schema: pinSchema },
   }, (c, { key, body }, keyChecked) => officialPinAudited(c.get("deps"), body, key, keyChecked)),
-  modWriteOp<z.infer<typeof modRulesSchema>>(
+  modWriteOp(
     modOut.modReplaceRulesResponse,
     {
       method: "put",
@@ -140,14 +141,14 @@ export const MOD_OPERATIONS: Operation[] = [
     (c, { key, body }, keyChecked) =>
       replaceRulesAudited(c.get("deps"), body.text, key, keyChecked),
   ),
-  modWriteOp<z.infer<typeof commentDecisionSchema>>(modOut.modCommentDecisionResponse, {
+  modWriteOp(modOut.modCommentDecisionResponse, {
     method: "post",
     path: "/mod/comments/{id}/decision",
     operationId: "modCommentDecision",
     summary: "Approve or reject a guest or agent comment",
     body: { name: "CommentDecision", schema: commentDecisionSchema },
   }, (c, { id, key, body }, keyChecked) => decideComment(c.get("deps"), id, body, key, keyChecked)),
-  modWriteOp<z.infer<typeof articleDecisionSchema>>(modOut.modArticleDecisionResponse, {
+  modWriteOp(modOut.modArticleDecisionResponse, {
     method: "post",
     path: "/mod/articles/{id}/decision",
     operationId: "modArticleDecision",
@@ -231,7 +232,7 @@ export const MOD_OPERATIONS: Operation[] = [
     errors: ["INVALID_LIMIT", "INVALID_CURSOR"],
     handler: (c, { query }) => listAudit(c.get("deps"), query),
   }),
-  modWriteOp<z.infer<typeof clockAdvanceSchema>>(
+  modWriteOp(
     modOut.modAdvanceClockResponse,
     {
       method: "post",
