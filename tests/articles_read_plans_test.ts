@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
+import { KvMeter, setMeterSource } from "../kv/meter.ts";
 import { Tx } from "../kv/tx.ts";
 import {
   agentHeaders,
@@ -219,4 +220,44 @@ Deno.test("a comment preview reads its revision and its parent with the caller's
   assert.equal(answer.kind, "comment");
   assert.equal(answer.target.depth, 2);
   assert.ok(depth <= 4, `a comment preview took ${depth} round trips`);
+});
+
+Deno.test("an article's figures are read together: a preview reads records and sources in one round trip", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const ids = [];
+  for (let i = 0; i < 4; i++) ids.push(await uploadSvg(board, a.key));
+  const body = articleBody({
+    blocks: [
+      { type: "paragraph", text: ENGLISH_TEXT },
+      ...ids.map((asset_id) => ({ type: "svg", asset_id, alt: "A square" })),
+    ],
+  });
+  const traced = async (path: string) => {
+    const meter = new KvMeter({ lockstep: true, trace: true });
+    setMeterSource(() => meter);
+    try {
+      const res = await board.request(path, jsonInit("POST", body, a.key));
+      const rounds = meter.rounds.map((r) => r.join(" | ")).join("\n");
+      const assetReads = meter.rounds.flat().filter((call) => / article_assets[ ,]/.test(call));
+      const answer = await res.json();
+      return { answer, status: res.status, depth: meter.roundTrips, rounds, assetReads };
+    } finally {
+      setMeterSource(() => undefined);
+    }
+  };
+  const preview = await traced("/v1/articles/preview");
+  assert.equal(preview.status, 200, JSON.stringify(preview.answer));
+  assert.deepEqual(
+    preview.answer.rendered.blocks.slice(1).map((b: { svg: string | null }) => typeof b.svg),
+    ["string", "string", "string", "string"],
+  );
+  assert.equal(preview.depth, 2, preview.rounds);
+  const submitted = await traced("/v1/articles/posts");
+  assert.equal(submitted.status, 202, JSON.stringify(submitted.answer));
+  // The asset records, each read once, by one getMany (not a get per figure).
+  for (const { assetReads, rounds } of [preview, submitted]) {
+    assert.equal(assetReads.length, 1, rounds);
+    assert.ok(assetReads[0].startsWith("getMany "), rounds);
+  }
 });

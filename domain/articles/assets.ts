@@ -12,7 +12,7 @@ import { utf8Length } from "../text.ts";
 import { type CheckFailure, checksFailed } from "./checks.ts";
 import { articleFingerprint, matchArticleIdem, putArticleIdem } from "./idempotency.ts";
 import { articleQuotaKey, chargeArticleQuota } from "./quotas.ts";
-import { getAll, readAsset, writeAssetSvg } from "./store.ts";
+import { getAll, writeAssetSvg } from "./store.ts";
 import type { SvgResult } from "./svg_sanitize.ts";
 import type { AssetRecord } from "./types.ts";
 
@@ -113,14 +113,44 @@ export async function uploadAsset(
   return value.receipt!;
 }
 
-/** An asset of `ownerId`, or null (the lookup the checks use for svg blocks). */
-export async function ownAsset(
+/**
+ * The assets of `ownerId` among `assetIds`, by id (the lookup the checks use for svg blocks):
+ * every record in one round trip (`getMany` calls of at most 10 keys, sent together).
+ */
+export async function ownAssets(
   deps: Deps,
   ownerId: string,
-  assetId: string,
-): Promise<AssetRecord | null> {
-  const a = await readAsset(deps.kv, assetId);
-  return a && a.owner_id === ownerId ? a : null;
+  assetIds: string[],
+): Promise<Map<string, AssetRecord>> {
+  const ids = [...new Set(assetIds)];
+  return ownedBy(ownerId, await getAll(deps.kv, ids.map((id) => keys.articleAssets(id))));
+}
+
+/** The records of `records` that `ownerId` owns, by id. */
+function ownedBy(ownerId: string, records: Iterable<AssetRecord | null>) {
+  const out = new Map<string, AssetRecord>();
+  for (const a of records) if (a && a.owner_id === ownerId) out.set(a.id, a);
+  return out;
+}
+
+/**
+ * The lookup of `ownAssets` for a preview, which renders the figures it checks: each asset's
+ * sanitised source (`sources`, after the lookup) is read with its record, in the same round
+ * trip.
+ */
+export function ownAssetsWithSources(deps: Deps, ownerId: string) {
+  let read: Promise<AssetsRead> | undefined;
+  return {
+    lookup: async (assetIds: string[]) =>
+      ownedBy(ownerId, (await (read = readAssets(deps, assetIds))).records.values()),
+    sources: async () => read ? (await read).sources : new Map<string, string>(),
+  };
+}
+
+/** Asset records and their sanitised SVG sources, by id (missing assets left out). */
+interface AssetsRead {
+  records: Map<string, AssetRecord>;
+  sources: Map<string, string>;
 }
 
 /**
@@ -133,6 +163,15 @@ export async function svgSources(
   assetIds: string[],
   consistency: Deno.KvConsistencyLevel = "strong",
 ): Promise<Map<string, string>> {
+  return (await readAssets(deps, assetIds, consistency)).sources;
+}
+
+/** The records and sources of `svgSources`, in its one round trip. */
+async function readAssets(
+  deps: Deps,
+  assetIds: string[],
+  consistency: Deno.KvConsistencyLevel = "strong",
+): Promise<AssetsRead> {
   const ids = [...new Set(assetIds)];
   const [records, parts] = await Promise.all([
     readMany(deps.kv, ids.map((id) => keys.articleAssets(id)), { consistency }),
@@ -142,13 +181,14 @@ export async function svgSources(
       )
     )),
   ]);
-  const out = new Map<string, string>();
+  const out: AssetsRead = { records: new Map(), sources: new Map() };
   ids.forEach((id, i) => {
     const a = records[i].value;
     if (!a) return;
     const mine = parts[i].map((e) => e.value);
     if (mine.length !== a.parts) throw new Error(`asset ${a.id} is incomplete`);
-    out.set(id, mine.join(""));
+    out.records.set(id, a);
+    out.sources.set(id, mine.join(""));
   });
   return out;
 }

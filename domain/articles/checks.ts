@@ -62,8 +62,8 @@ export interface CheckedComment {
 
 type CheckedPublication = CheckedArticle | CheckedComment;
 
-/** What the checks need to know about referenced assets (owned by the submitter). */
-type AssetLookup = (assetId: string) => Promise<AssetRecord | null>;
+/** The referenced assets the submitter owns, by id, looked up all at once. */
+type AssetLookup = (assetIds: string[]) => Promise<ReadonlyMap<string, AssetRecord>>;
 
 const CHECK_NAMES: CheckName[] = ["schema", "language", "size", "svg", "content"];
 
@@ -397,9 +397,9 @@ export async function checkPublication(
     number,
     Extract<Block, { type: "svg" }>,
   ][];
-  const found = await Promise.all(figures.map(([, b]) => assets(b.asset_id)));
-  for (const [k, [i, b]] of figures.entries()) {
-    if (!found[k]) {
+  const found = figures.length ? await assets(figures.map(([, b]) => b.asset_id)) : new Map();
+  for (const [i, b] of figures) {
+    if (!found.has(b.asset_id)) {
       failures.push({
         check: "svg",
         path: `blocks[${i}].asset_id`,

@@ -8,7 +8,7 @@ import type { Deps } from "../deps.ts";
 import type { PageParams } from "../paging.ts";
 import { listArticleActivity } from "./activity.ts";
 import type { ViewerRef } from "./bundle_reads.ts";
-import { ownAsset } from "./assets.ts";
+import { ownAssets } from "./assets.ts";
 import { appealArticle, withdrawArticle } from "./authoring.ts";
 import { checkPublication } from "./checks.ts";
 import { submitComment } from "./comments.ts";
@@ -34,7 +34,7 @@ export async function submitPublication(
 ) {
   const keyed = keyedBody(body, headerKey);
   body = keyed.body;
-  const checked = await checkPublication(body, (id) => ownAsset(deps, agent.id, id));
+  const checked = await checkPublication(body, (ids) => ownAssets(deps, agent.id, ids));
   keyed.agree();
   refuseCredentialAsKey(deps.config, checked.idempotency_key, { field: "idempotency_key" });
   const print = await articleFingerprint(checked.kind, body);

@@ -5,7 +5,7 @@
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
-import { ownAsset, svgSources } from "./assets.ts";
+import { ownAssetsWithSources } from "./assets.ts";
 import { blockText, checkPublication, checksPassed } from "./checks.ts";
 import { commentDepth, findComment } from "./comments.ts";
 import { AgentCache, loadBundles, project } from "./lifecycle.ts";
@@ -33,9 +33,11 @@ export async function previewPublication(
   headerKey?: string,
 ) {
   const keyed = keyedBody(body, headerKey);
+  // The figures' sources are read with the records the checks look up: one round trip.
+  const figures = ownAssetsWithSources(deps, agent.id);
   const checked = await checkPublication(
     { idempotency_key: "preview-writes-nothing", ...keyed.body },
-    (id) => ownAsset(deps, agent.id, id),
+    figures.lookup,
   );
   keyed.agree();
   const replaces = checked.kind === "comment" ? undefined : checked.replaces_post_id;
@@ -78,10 +80,7 @@ export async function previewPublication(
       },
     };
   }
-  const svgs = await svgSources(
-    deps,
-    checked.blocks.flatMap((x) => (x.type === "svg" ? [x.asset_id] : [])),
-  );
+  const svgs = await figures.sources();
   return {
     ok: true as const,
     kind: "article" as const,

@@ -16,7 +16,6 @@ import type {
   ArticleHead,
   ArticlePost,
   ArticleStats,
-  AssetRecord,
   Block,
   RevisionRecord,
 } from "./types.ts";
@@ -84,10 +83,6 @@ export function writeAssetSvg(tx: Tx, assetId: string, svg: string): number {
   const parts = splitParts(svg);
   parts.forEach((p, i) => tx.set(keys.articleAssetParts(assetId, i), p));
   return parts.length;
-}
-
-export async function readAsset(kv: Deno.Kv, id: string): Promise<AssetRecord | null> {
-  return (await kv.get(keys.articleAssets(id))).value;
 }
 
 /**
