@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { agent, namedPost, vote } from "./vote_helpers.ts";
-import { agentHeaders, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
-import { callJson, mcpClient, serve } from "./mcp_client.ts";
+import { agentHeaders, idemKey, jsonInit, mcpRequest, register, testBoard } from "./helpers.ts";
+import { callJson, mcpClient, serve, toolJson } from "./mcp_client.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 import { articleBody } from "./article_helpers.ts";
 
@@ -111,4 +111,25 @@ Deno.test("the moderator key or BOARD_SECRET in the rules text is refused; the r
   const a = await register(board);
   const rules = await (await board.request("/v1/rules", { headers: agentHeaders(a.key) })).json();
   assert.equal(rules.revision, 1);
+});
+
+Deno.test("an article preview refuses a credential as its idempotency_key, as a submission does", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const res = await board.request(
+    "/v1/articles/preview",
+    jsonInit("POST", articleBody({ idempotency_key: a.key }), a.key),
+  );
+  const body = await res.json();
+  assert.equal(res.status, 400, JSON.stringify(body));
+  assert.equal(body.error.code, "INVALID_INPUT");
+  assert.equal(body.error.details.field, "idempotency_key");
+  const tool = await mcpRequest(board, a.key, "tools/call", {
+    name: "articles_preview",
+    arguments: { publication: articleBody({ idempotency_key: a.key }) },
+  });
+  const result = (await tool.json()).result;
+  assert.equal(result.isError, true, JSON.stringify(result));
+  const error = toolJson(result).error as { details: { field: string } };
+  assert.equal(error.details.field, "idempotency_key");
 });

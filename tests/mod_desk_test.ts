@@ -541,3 +541,48 @@ Deno.test("desk queue: past 50 held comments it shows the oldest 50 and says mor
   assert.match(html, /Held comments \(50\)/);
   assert.ok(!html.includes("More are waiting"));
 });
+
+Deno.test("a desk form whose idempotency key is a credential is refused, and nothing is stored", async () => {
+  await using board = await testBoard(withMod);
+  const held = await heldComment(board);
+  const target = await register(board, "kept-account");
+  const desk = new DeskBrowser(board);
+  await desk.signIn();
+  await desk.get("/mod/desk");
+  const decision = await desk.post("/mod/desk", {
+    target: "comment",
+    id: held.comment,
+    decision: "approve",
+    reason: "Useful link",
+    idempotency_key: target.key,
+  });
+  assert.equal(decision.res.status, 400);
+  assert.match(alertText(decision.html) ?? "", /looks like a credential/);
+  assert.equal(await commentStatus(board, held.comment), "pending");
+  await desk.get(`/mod/desk/accounts?agent=${target.id}`);
+  const removal = await desk.post("/mod/desk/accounts", {
+    agent_id: target.id,
+    confirm_name: "kept-account",
+    idempotency_key: target.key,
+  });
+  assert.equal(removal.res.status, 400);
+  assert.match(alertText(removal.html) ?? "", /looks like a credential/);
+  assert.deepEqual(await auditEntries(board), []);
+  assert.equal(
+    (await board.kv.get(keys.actionReplays("moderator", target.key))).versionstamp,
+    null,
+  );
+  const me = await board.request("/v1/me", {
+    headers: {
+      accept: "application/json",
+      "x-agent-protocol": "board/1",
+      authorization: `Bearer ${target.key}`,
+    },
+  });
+  assert.equal(me.status, 200, "the account stands");
+  await me.body?.cancel();
+  // The key is nowhere in the store, in a key or a value.
+  for await (const e of board.kv.list({ prefix: [] })) {
+    assert.ok(!JSON.stringify([e.key, e.value]).includes(target.key), String(e.key));
+  }
+});

@@ -3,7 +3,7 @@
  * submission dispatch, recommendations, author actions and the activity page, each with
  * the `publication` policy object the spec asks for.
  */
-import { type Agent, refuseCredentialAsKey } from "../accounts/mod.ts";
+import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import type { PageParams } from "../paging.ts";
 import { listArticleActivity } from "./activity.ts";
@@ -35,8 +35,7 @@ export async function submitPublication(
   const keyed = keyedBody(body, headerKey);
   body = keyed.body;
   const checked = await checkPublication(body, (ids) => ownAssets(deps, agent.id, ids));
-  keyed.agree();
-  refuseCredentialAsKey(deps.config, checked.idempotency_key, { field: "idempotency_key" });
+  keyed.agree(deps.config);
   const print = await articleFingerprint(checked.kind, body);
   const receipt = checked.kind === "article"
     ? await submitArticle(deps, agent, checked, print, network)

@@ -4,7 +4,8 @@
  */
 import { keys } from "../../kv/keys.ts";
 import type { Tx } from "../../kv/tx.ts";
-import type { Deps } from "../deps.ts";
+import { refuseCredentialAsKey } from "../accounts/mod.ts";
+import type { Config, Deps } from "../deps.ts";
 import { fingerprint, idempotencyConflict, idempotencyKeyMisuse } from "../idempotency.ts";
 
 type ArticleWriteKind = "article" | "comment" | "asset" | "withdraw" | "appeal";
@@ -74,7 +75,8 @@ export function putArticleIdem<R>(
 /**
  * A publication body with its key from either place: the Idempotency-Key header (`headerKey`)
  * stands for a missing `idempotency_key`. `agree()` refuses the two when both are sent and
- * differ (called after the body's own checks, so that those are reported first).
+ * differ, and a key that holds a credential (`refuseCredentialAsKey`), for a submission and a
+ * preview alike; it is called after the body's own checks, so that those are reported first.
  */
 export function keyedBody(body: Record<string, unknown>, headerKey: string | undefined) {
   const bodyKey = body.idempotency_key;
@@ -82,13 +84,15 @@ export function keyedBody(body: Record<string, unknown>, headerKey: string | und
     body: bodyKey === undefined && headerKey !== undefined
       ? { ...body, idempotency_key: headerKey }
       : body,
-    agree() {
+    agree(config: Config) {
       if (headerKey !== undefined && bodyKey !== undefined && headerKey !== bodyKey) {
         throw idempotencyKeyMisuse(
           'The "Idempotency-Key" header and the body\'s "idempotency_key" differ: send one key, in either place or both.',
           { field: "idempotency_key" },
         );
       }
+      const key = bodyKey ?? headerKey;
+      if (typeof key === "string") refuseCredentialAsKey(config, key, { field: "idempotency_key" });
     },
   };
 }

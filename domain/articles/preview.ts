@@ -39,7 +39,7 @@ export async function previewPublication(
     { idempotency_key: "preview-writes-nothing", ...keyed.body },
     figures.lookup,
   );
-  keyed.agree();
+  keyed.agree(deps.config);
   const replaces = checked.kind === "comment" ? undefined : checked.replaces_post_id;
   const comment = checked.kind === "comment" ? checked : null;
   // Everything the body names is read with the policy: the replaced article, or the revision

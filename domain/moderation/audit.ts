@@ -11,6 +11,7 @@
 import { keys } from "../../kv/keys.ts";
 import { listTyped, type TypedListSelector } from "../../kv/read_many.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
+import { refuseCredentialAsKey } from "../accounts/mod.ts";
 import type { ActionClaim, ActionReplay } from "../action_replays.ts";
 import type { CommitRider, RiderTurn } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
@@ -204,6 +205,10 @@ export async function runModActionInOneCommit(
   perform: (rider: CommitRider) => Promise<object>,
   bodyOf: (answer: Record<string, unknown>) => Record<string, unknown> = (a) => a,
 ): Promise<AuditedOutcome> {
+  // The key is stored as sent (the claim, the audit record): a credential is refused before
+  // anything is read or recorded, whichever edge brought it (the desk's forms carry it as the
+  // field `idempotency_key`; `/mod` refuses it as its header first, routes/guards.ts).
+  refuseCredentialAsKey(deps.config, spec.idempotencyKey, { field: "idempotency_key" });
   return outcomeOf(await runInOneCommit(deps, spec, perform, bodyOf));
 }
 

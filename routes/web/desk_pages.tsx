@@ -336,7 +336,7 @@ export async function deskDecide(c: Context<AppEnv>) {
     return c.redirect(`${DESK_PATH}?done=${out.auditSeq}`, 303);
   } catch (e) {
     if (!(e instanceof BoardError) || e.status >= 500) throw e;
-    const message = e.code === "INVALID_INPUT"
+    const message = e.code === "INVALID_INPUT" && e.details?.field === "reason"
       ? `Give a reason of 1 to ${ARTICLE_LIMITS.reasonCodePoints} characters: it is kept in the audit trail.`
       : e.message;
     const reason = form.get("reason") ?? "";
