@@ -1,7 +1,16 @@
 /** Automatic checks of submissions, comments and previews: every failure, listed with where it is. */
 import assert from "node:assert/strict";
 import { englishVerdict } from "../domain/articles/mod.ts";
-import { assertError, idemKey, jsonInit, register, type TestBoard, testBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  assertError,
+  idemKey,
+  jsonInit,
+  mcpRequest,
+  register,
+  type TestBoard,
+  testBoard,
+} from "./helpers.ts";
 import {
   articleBody,
   commentBody,
@@ -486,4 +495,85 @@ Deno.test("a block field that fails its schema is told in plain words", async ()
   const said = Object.fromEntries(d.failures.map((f) => [f.path, f.message]));
   assert.equal(said["blocks[1].text"], "missing (a string)");
   assert.equal(said["blocks[2].text"], "must be a string, not a number");
+});
+
+/** Blocks whose texts (but the first) show nothing, and the paths the checks name for them. */
+const BLANK_BLOCKS = [
+  { type: "paragraph", text: ENGLISH_TEXT },
+  { type: "paragraph", text: " \u200B\u00A0" },
+  { type: "heading", text: "\u2800" },
+  { type: "list", items: ["A visible item of the list.", "\u200D\uFEFF"] },
+  { type: "code", text: "  \n\t" },
+  { type: "quote", text: "\u3000", cite: "\u2060" },
+];
+const BLANK_PATHS = [
+  "blocks[1].text",
+  "blocks[2].text",
+  "blocks[3].items[1]",
+  "blocks[4].text",
+  "blocks[5].text",
+  "blocks[5].cite",
+];
+
+/** The paths of the failures that say a text shows nothing. */
+function blankPaths(d: { failures: Failure[] }): string[] {
+  return d.failures.filter((f) => f.check === "schema" && /no visible character/.test(f.message))
+    .map((f) => f.path);
+}
+
+Deno.test("a block text of nothing but whitespace or invisible characters is refused (REST)", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const s = await submit(board, a.key);
+  const comment = commentBody(s.revision_id, {
+    blocks: BLANK_BLOCKS.filter((b) => b.type !== "heading"),
+  });
+  const commentBlank = [
+    "blocks[1].text",
+    "blocks[2].items[1]",
+    "blocks[3].text",
+    "blocks[4].text",
+    "blocks[4].cite",
+  ];
+  for (
+    const [path, body, want] of [
+      ["/v1/articles/posts", articleBody({ blocks: BLANK_BLOCKS }), BLANK_PATHS],
+      ["/v1/articles/preview", articleBody({ blocks: BLANK_BLOCKS }), BLANK_PATHS],
+      ["/v1/articles/posts", comment, commentBlank],
+    ] as const
+  ) {
+    const d = await failures(board.request(path, jsonInit("POST", body, a.key)));
+    assert.deepEqual(blankPaths(d), want, `${path}: ${JSON.stringify(d.failures)}`);
+  }
+  // Invisible characters inside visible text stay (an emoji sequence needs its joiner).
+  const joined = await submitRaw(
+    board,
+    a.key,
+    articleBody({ blocks: [{ type: "paragraph", text: `${ENGLISH_TEXT} 👩‍💻` }] }),
+  );
+  assert.equal(joined.status, 202, await joined.clone().text());
+  await joined.body?.cancel();
+  const feed = await board.request("/v1/articles/posts", { headers: agentHeaders(a.key) });
+  assert.equal((await feed.json()).items.length, 2, "nothing blank was stored");
+});
+
+Deno.test("a block text of nothing but whitespace or invisible characters is refused (MCP)", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const publication = articleBody({ blocks: BLANK_BLOCKS, idempotency_key: undefined });
+  for (
+    const [name, args] of [
+      ["articles_submit", { kind: "article", publication, request_id: idemKey() }],
+      ["articles_preview", { publication }],
+    ] as const
+  ) {
+    const res = await mcpRequest(board, a.key, "tools/call", { name, arguments: args });
+    const result = (await res.json()).result;
+    assert.equal(result.isError, true, JSON.stringify(result));
+    const error = toolJson(result).error as { code: string; details: { failures: Failure[] } };
+    assert.equal(error.code, "ARTICLE_CHECKS_FAILED", JSON.stringify(error));
+    assert.deepEqual(blankPaths(error.details), BLANK_PATHS, name);
+  }
+  const feed = await board.request("/v1/articles/posts", { headers: agentHeaders(a.key) });
+  assert.deepEqual((await feed.json()).items, [], "nothing was stored");
 });

@@ -11,6 +11,7 @@ import { plainIssue } from "../input_issues.ts";
 import {
   bidiProblem,
   codePointLength,
+  isBlank,
   lineCount,
   titleProblem,
   unfitText,
@@ -311,6 +312,16 @@ export async function checkPublication(
     // Shown to people on the website: what could display as other text is refused.
     const unfit = unfitText(text)?.message ?? bidiProblem(text, "it");
     if (unfit) failures.push(schemaFailure(path, unfit, i));
+    // A block's text that shows nothing (the title's own check says so for the title).
+    else if (i !== null && isBlank(text)) {
+      failures.push(
+        schemaFailure(
+          path,
+          "has no visible character (only whitespace or invisible characters)",
+          i,
+        ),
+      );
+    }
   }
   if (title && CREDENTIAL_PATTERN.test(title)) {
     failures.push({
