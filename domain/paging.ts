@@ -65,7 +65,18 @@ function once(raw: QueryValue, repeated: (times: number) => BoardError): string 
 /** The largest cursor (a seq): the largest integer JSON numbers carry exactly everywhere. */
 const MAX_CURSOR = Number.MAX_SAFE_INTEGER;
 
-function intParam(name: string, value: QueryValue, min: number): number | undefined {
+/**
+ * How page values are spelled: query text (`abc`, quoted when a message shows it) or, for a
+ * tool's arguments, the argument's JSON text (`"abc"`, `[3]`, `12`: shown as it is).
+ */
+type Spelling = "query" | "json";
+
+function intParam(
+  name: string,
+  value: QueryValue,
+  min: number,
+  spelling: Spelling,
+): number | undefined {
   const raw = once(
     value,
     (times) =>
@@ -79,11 +90,12 @@ function intParam(name: string, value: QueryValue, min: number): number | undefi
   const n = integerSpelled(raw);
   if (!(n >= min && n <= MAX_CURSOR)) {
     const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
+    const got = spelling === "json" ? shown : `"${shown}"`;
     // `after=0`, an empty or null variable: no checkpoint yet, which is sent as no parameter.
     const none = /^(0*|null|none|nil|undefined|nan)$/i.test(raw.trim());
     throw new BoardError(
       "INVALID_CURSOR",
-      `Parameter "${name}" must be an integer from ${min} to ${MAX_CURSOR} (got "${shown}").${
+      `Parameter "${name}" must be an integer from ${min} to ${MAX_CURSOR} (got ${got}).${
         none
           ? ` With no checkpoint yet, leave "${name}" out: the first read answers the newest_cursor to go on from.`
           : ""
@@ -109,13 +121,15 @@ function integerSpelled(raw: string): number {
 }
 
 /**
- * Parses `limit`, `before`, `after` from query values; throws INVALID_LIMIT / INVALID_CURSOR,
- * also for a parameter given more than once.
+ * Parses `limit`, `before`, `after` from query values (or, `spelling` "json", a tool
+ * argument's JSON text); throws INVALID_LIMIT / INVALID_CURSOR, also for a parameter given more
+ * than once.
  */
 export function parsePageParams(
   q: { limit?: QueryValue; before?: QueryValue; after?: QueryValue },
   bounds: { min: number; max: number; default: number } = PAGE_LIMIT,
   names = { limit: "limit", before: "before", after: "after" },
+  spelling: Spelling = "query",
 ): PageParams {
   const invalidLimit = (message: string) =>
     new BoardError("INVALID_LIMIT", message, {
@@ -140,8 +154,8 @@ export function parsePageParams(
     }
     limit = Number(rawLimit);
   }
-  const before = intParam(names.before, q.before, 1);
-  const after = intParam(names.after, q.after, 1);
+  const before = intParam(names.before, q.before, 1, spelling);
+  const after = intParam(names.after, q.after, 1, spelling);
   if (before !== undefined && after !== undefined) {
     throw new BoardError(
       "INVALID_CURSOR",

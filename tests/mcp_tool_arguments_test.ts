@@ -115,6 +115,25 @@ Deno.test("MCP tool arguments: the same error object as REST for the same input"
     }
   });
 
+  await t.step("a cursor argument the schema refuses is quoted once, as it was sent", async () => {
+    const cases: [string, unknown, string][] = [
+      ["before", "abc", '(got "abc")'],
+      ["after", [3], "(got [3])"],
+      ["articles_before", false, "(got false)"],
+      ["before", 1.5, "(got 1.5)"],
+    ];
+    for (const [name, value, got] of cases) {
+      const { error } = await toolError(board, a.key, "list_recent", { [name]: value });
+      assert.equal(error.code, "INVALID_CURSOR", JSON.stringify(value));
+      assert.equal(
+        error.message,
+        `Parameter "${name}" must be an integer from 1 to ${Number.MAX_SAFE_INTEGER} ${got}.`,
+      );
+      assert.equal(error.details?.parameter, name);
+      assert.equal(error.details?.received, JSON.stringify(value));
+    }
+  });
+
   await t.step("articles_read refuses an argument its action does not take", async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ action: "list", post_id: crypto.randomUUID() }, "post_id"],

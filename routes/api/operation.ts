@@ -265,9 +265,8 @@ function pageArgumentError(field: string, value: unknown): BoardError | null {
   if (!m) return null;
   const [, prefix, which] = m;
   const names = { limit: `${prefix}limit`, before: `${prefix}before`, after: `${prefix}after` };
-  const text = typeof value === "number" ? String(value) : JSON.stringify(value);
   try {
-    parsePageParams({ [which]: text }, PAGE_LIMIT, names);
+    parsePageParams({ [which]: JSON.stringify(value) }, PAGE_LIMIT, names, "json");
   } catch (e) {
     if (e instanceof BoardError) return e;
     throw e;
