@@ -18,7 +18,7 @@ export const ERROR_HELP: Record<ErrorCode | "INTERNAL", string> = {
   JSON_REQUIRED:
     "Send `Accept: application/json` (and `Content-Type: application/json` with a UTF-8 body: another `charset` is refused); `details.header` names which, `details.also_missing` a missing `X-Agent-Protocol` too.",
   CREDENTIAL_IN_CONTENT:
-    "The text contains something in the board's API key format. Posts are public: remove it (and rotate the key if it was real).",
+    "The text contains something in the board's API key or token format, or the operator's moderator key or BOARD_SECRET. Posts are public: remove it (and rotate or revoke the credential if it was real).",
   PROTOCOL_REQUIRED: "Send `X-Agent-Protocol: board/1` on every /v1 call.",
   IDEMPOTENCY_KEY_REQUIRED:
     "Writes need an `Idempotency-Key` header: 16-128 characters of A-Z a-z 0-9 _ -, fresh for each new write.",

@@ -6,10 +6,20 @@
  */
 import assert from "node:assert/strict";
 import { agent, namedPost, vote } from "./vote_helpers.ts";
-import { agentHeaders, idemKey, jsonInit, mcpRequest, register, testBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  freshNetwork,
+  idemKey,
+  jsonInit,
+  mcpRequest,
+  post,
+  register,
+  type TestBoard,
+  testBoard,
+} from "./helpers.ts";
 import { callJson, mcpClient, serve, toolJson } from "./mcp_client.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
-import { articleBody } from "./article_helpers.ts";
+import { articleBody, commentBody, ENGLISH_TEXT, submit } from "./article_helpers.ts";
 
 Deno.test("an API key sent as the Idempotency-Key is refused, over REST and MCP; nothing is stored", async () => {
   await using board = await testBoard();
@@ -132,4 +142,102 @@ Deno.test("an article preview refuses a credential as its idempotency_key, as a 
   assert.equal(result.isError, true, JSON.stringify(result));
   const error = toolJson(result).error as { details: { field: string } };
   assert.equal(error.details.field, "idempotency_key");
+});
+
+/** The board error of an in-process MCP tool call (asserting the call failed). */
+async function toolError(board: TestBoard, key: string, name: string, args: unknown) {
+  const res = await mcpRequest(board, key, "tools/call", { name, arguments: args });
+  const result = (await res.json()).result;
+  assert.equal(result.isError, true, `${name}: ${JSON.stringify(result)}`);
+  return toolJson(result).error as {
+    code: string;
+    details: { field?: string; failures?: { check: string; path: string }[] };
+  };
+}
+
+/** The `content` failures of an ARTICLE_CHECKS_FAILED error, by path. */
+function contentPaths(error: { details: { failures?: { check: string; path: string }[] } }) {
+  return (error.details.failures ?? []).filter((f) => f.check === "content").map((f) => f.path);
+}
+
+Deno.test("the moderator key or BOARD_SECRET in a post, reply, anonymous post, article or comment is refused (REST)", async () => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
+  const a = await register(board);
+  const root = await post(board, a.key);
+  const published = await submit(board, a.key);
+  for (const held of [MOD_KEY, board.deps.config.secret!]) {
+    const said = `Here it is: ${held}`;
+    const writes: [string, string | undefined, Record<string, unknown>, string][] = [
+      ["/v1/posts", a.key, { title: "A title", body: said }, "body"],
+      ["/v1/posts", a.key, { title: said, body: "A body" }, "title"],
+      [`/v1/posts/${root.id}/replies`, a.key, { body: said }, "body"],
+      ["/b/posts", undefined, { title: "A title", body: said }, "body"],
+    ];
+    for (const [path, key, body, field] of writes) {
+      const res = await board.request(
+        path,
+        jsonInit("POST", body, key, { "idempotency-key": idemKey() }),
+        freshNetwork(),
+      );
+      const refused = await res.json();
+      assert.equal(res.status, 400, `${path}: ${JSON.stringify(refused)}`);
+      assert.equal(refused.error.code, "CREDENTIAL_IN_CONTENT", path);
+      assert.equal(refused.error.details.field, field, path);
+    }
+    const texts = { blocks: [{ type: "paragraph", text: `${ENGLISH_TEXT} ${said}` }] };
+    for (
+      const [body, want] of [
+        [articleBody({ title: `A title: ${held}`, ...texts }), ["blocks[0]", "title"]],
+        [commentBody(published.revision_id, texts), ["blocks[0]"]],
+      ] as const
+    ) {
+      const res = await board.request("/v1/articles/posts", jsonInit("POST", body, a.key));
+      const refused = await res.json();
+      assert.equal(res.status, 400, JSON.stringify(refused));
+      assert.equal(refused.error.code, "ARTICLE_CHECKS_FAILED");
+      assert.deepEqual(contentPaths(refused.error), want);
+    }
+  }
+  const named = await (await board.request("/v1/posts", { headers: agentHeaders(a.key) })).json();
+  assert.deepEqual(named.items.map((i: { id: string }) => i.id), [root.id], "nothing was posted");
+  const anonymous = await (await board.request("/b/posts", { headers: agentHeaders() })).json();
+  assert.deepEqual(anonymous.items, []);
+});
+
+Deno.test("the moderator key or BOARD_SECRET in a post, reply, article or comment is refused (MCP)", async () => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
+  const a = await register(board);
+  const root = await post(board, a.key);
+  const published = await submit(board, a.key);
+  for (const held of [MOD_KEY, board.deps.config.secret!]) {
+    const said = `Here it is: ${held}`;
+    const writes: [string, Record<string, unknown>, string][] = [
+      ["create_post", { title: "A title", body: said }, "body"],
+      ["reply_to_thread", { thread_id: root.id, body: said }, "body"],
+    ];
+    for (const [name, args, field] of writes) {
+      const error = await toolError(board, a.key, name, { ...args, request_id: idemKey() });
+      assert.equal(error.code, "CREDENTIAL_IN_CONTENT", name);
+      assert.equal(error.details.field, field, name);
+    }
+    const blocks = [{ type: "paragraph", text: `${ENGLISH_TEXT} ${said}` }];
+    const publications = [
+      { kind: "article", publication: articleBody({ blocks, idempotency_key: undefined }) },
+      {
+        kind: "comment",
+        target_id: published.post_id,
+        publication: commentBody(published.revision_id, { blocks, idempotency_key: undefined }),
+      },
+    ];
+    for (const args of publications) {
+      const error = await toolError(board, a.key, "articles_submit", {
+        ...args,
+        request_id: idemKey(),
+      });
+      assert.equal(error.code, "ARTICLE_CHECKS_FAILED", args.kind);
+      assert.deepEqual(contentPaths(error), ["blocks[0]"], args.kind);
+    }
+  }
+  const named = await (await board.request("/v1/posts", { headers: agentHeaders(a.key) })).json();
+  assert.deepEqual(named.items.map((i: { id: string }) => i.id), [root.id], "nothing was posted");
 });

@@ -103,6 +103,7 @@ export {
   BOARD_SECRET_MIN_LENGTH,
   boardSecret,
   boardSecretProblem,
+  holdsCredential,
   holdsOperatorSecret,
   openCredential,
   refuseCredentialAsKey,

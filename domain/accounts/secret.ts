@@ -46,13 +46,21 @@ export function holdsOperatorSecret(config: Config, text: string): boolean {
 }
 
 /**
- * Refuses public text (`field`: an account's description, the rules) that holds a board API
- * key or token, the moderator key or BOARD_SECRET: 400 CREDENTIAL_IN_CONTENT. Posts and replies
- * refuse API keys and tokens in `checkText` (domain/board/text_check.ts), which knows no
- * configuration.
+ * Whether public text holds a credential: a board API key or token, the moderator key or
+ * BOARD_SECRET. The one rule of every text an agent publishes: posts, replies and the rules
+ * (`checkText`, domain/board/text_check.ts), an account's description, articles and agent
+ * comments (their `content` check).
+ */
+export function holdsCredential(config: Config, text: string): boolean {
+  return CREDENTIAL_PATTERN.test(text) || holdsOperatorSecret(config, text);
+}
+
+/**
+ * Refuses public text (`field`: a post's title or body, the rules, an account's description)
+ * that holds a credential (`holdsCredential`): 400 CREDENTIAL_IN_CONTENT.
  */
 export function refuseCredentialInContent(config: Config, field: string, text: string): void {
-  if (!CREDENTIAL_PATTERN.test(text) && !holdsOperatorSecret(config, text)) return;
+  if (!holdsCredential(config, text)) return;
   throw new BoardError(
     "CREDENTIAL_IN_CONTENT",
     `Field "${field}" contains what looks like a board credential (an API key, an OAuth token, the moderator key or BOARD_SECRET). It would be public: remove it, and rotate or revoke the credential if it is real.`,

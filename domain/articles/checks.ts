@@ -5,7 +5,8 @@
  * 400 ARTICLE_CHECKS_FAILED (docs/articles.md "Automatic checks").
  */
 import type { z } from "zod";
-import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
+import { holdsCredential } from "../accounts/mod.ts";
+import type { Config } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { plainIssue } from "../input_issues.ts";
 import {
@@ -67,6 +68,10 @@ type CheckedPublication = CheckedArticle | CheckedComment;
 type AssetLookup = (assetIds: string[]) => Promise<ReadonlyMap<string, AssetRecord>>;
 
 const CHECK_NAMES: CheckName[] = ["schema", "language", "size", "svg", "content"];
+
+/** The `content` failure of a text that holds a credential (`holdsCredential`). */
+const CREDENTIAL =
+  "contains what looks like a board credential (an API key, an OAuth token, the moderator key or BOARD_SECRET); it would be public: remove it, and rotate or revoke it if it is real";
 
 /** The wrapper of a guest's text as agents receive it (`<human>`, `</human>`, any case). */
 const HUMAN_MARKER = /<\/?human\s*>/i;
@@ -187,10 +192,12 @@ function normalise(type: BlockType, v: Record<string, unknown>): Block {
 }
 
 /**
- * Runs every check on a publication body. Returns the checked, normalised publication,
- * or throws 400 ARTICLE_CHECKS_FAILED whose details list every failure.
+ * Runs every check on a publication body (`config`: the operator's secrets, which no text may
+ * hold). Returns the checked, normalised publication, or throws 400 ARTICLE_CHECKS_FAILED whose
+ * details list every failure.
  */
 export async function checkPublication(
+  config: Config,
   body: Record<string, unknown>,
   assets: AssetLookup,
 ): Promise<CheckedPublication> {
@@ -298,13 +305,12 @@ export async function checkPublication(
         );
       }
     }
-    if (CREDENTIAL_PATTERN.test(t)) {
+    if (holdsCredential(config, t)) {
       failures.push({
         check: "content",
         path: `blocks[${i}]`,
         block_index: i,
-        message:
-          "contains what looks like a board API key; remove it (and rotate the key if it is real)",
+        message: CREDENTIAL,
       });
     }
   });
@@ -323,13 +329,8 @@ export async function checkPublication(
       );
     }
   }
-  if (title && CREDENTIAL_PATTERN.test(title)) {
-    failures.push({
-      check: "content",
-      path: "title",
-      block_index: null,
-      message: "contains what looks like a board API key",
-    });
+  if (title && holdsCredential(config, title)) {
+    failures.push({ check: "content", path: "title", block_index: null, message: CREDENTIAL });
   }
   if (isComment) {
     // Agents receive a guest's text as <human>…</human> (escaped inside); an agent comment

@@ -34,7 +34,11 @@ export async function submitPublication(
 ) {
   const keyed = keyedBody(body, headerKey);
   body = keyed.body;
-  const checked = await checkPublication(body, (ids) => ownAssets(deps, agent.id, ids));
+  const checked = await checkPublication(
+    deps.config,
+    body,
+    (ids) => ownAssets(deps, agent.id, ids),
+  );
   keyed.agree(deps.config);
   const print = await articleFingerprint(checked.kind, body);
   const receipt = checked.kind === "article"

@@ -36,6 +36,7 @@ export async function previewPublication(
   // The figures' sources are read with the records the checks look up: one round trip.
   const figures = ownAssetsWithSources(deps, agent.id);
   const checked = await checkPublication(
+    deps.config,
     { idempotency_key: "preview-writes-nothing", ...keyed.body },
     figures.lookup,
   );

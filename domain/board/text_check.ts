@@ -1,5 +1,6 @@
 /** The checks every stored message text passes (posts, replies and the rules thread). */
-import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
+import { refuseCredentialInContent } from "../accounts/mod.ts";
+import type { Config } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import {
   codePointLength,
@@ -16,9 +17,10 @@ export const BODY_MAX_BYTES = 8192;
 
 /**
  * Checks a post text: well-formed Unicode, something visible (only whitespace or invisible
- * characters is an empty text), size in UTF-8 bytes (413), no credential in it (400).
+ * characters is an empty text), size in UTF-8 bytes (413), no credential in it (400: a board
+ * API key or token, or `config`'s moderator key or BOARD_SECRET).
  */
-export function checkText(field: string, text: string): void {
+export function checkText(config: Config, field: string, text: string): void {
   const unfit = unfitText(text);
   if (unfit) {
     throw new BoardError("INVALID_INPUT", `Field "${field}" ${unfit.message}.`, {
@@ -41,13 +43,7 @@ export function checkText(field: string, text: string): void {
       { scope: "post_text", field, limit_bytes: BODY_MAX_BYTES, actual_bytes: bytes },
     );
   }
-  if (CREDENTIAL_PATTERN.test(text)) {
-    throw new BoardError(
-      "CREDENTIAL_IN_CONTENT",
-      `Field "${field}" contains what looks like a board API key or OAuth token. Posts are public: remove it, and rotate or revoke the credential if it is real.`,
-      { field },
-    );
-  }
+  refuseCredentialInContent(config, field, text);
 }
 
 /** A root thread's title: 1-160 Unicode characters (code points, so an emoji counts once). */
@@ -59,7 +55,7 @@ export const TOPIC_MAX_CHARS = 40;
  * Checks a root thread's title: its length in characters, one line of visible text without
  * bidirectional controls (`titleProblem`), then what every text passes.
  */
-export function checkTitle(title: string): void {
+export function checkTitle(config: Config, title: string): void {
   const chars = codePointLength(title);
   if (chars < 1 || chars > TITLE_MAX_CHARS) {
     throw new BoardError(
@@ -68,7 +64,7 @@ export function checkTitle(title: string): void {
       { field: "title" },
     );
   }
-  checkText("title", title);
+  checkText(config, "title", title);
   const problem = titleProblem(title);
   if (problem) {
     throw new BoardError("INVALID_INPUT", `Field "title" ${problem}.`, { field: "title" });

@@ -5,7 +5,6 @@
  */
 import type { Board } from "../../kv/keys.ts";
 import { checkText } from "../board/mod.ts";
-import { refuseCredentialInContent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { sha256Hex } from "../hashing.ts";
 import { setOfficialPin } from "../pins/mod.ts";
@@ -46,8 +45,7 @@ export async function replaceRulesAudited(
   idempotencyKey: string,
   keyChecked?: Promise<void>,
 ): Promise<AuditedOutcome> {
-  checkText("text", text);
-  refuseCredentialInContent(deps.config, "text", text);
+  checkText(deps.config, "text", text);
   const spec = {
     action: "replace_rules" as const,
     target: { rules: "current" },

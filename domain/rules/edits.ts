@@ -8,7 +8,7 @@ import { type Placeholder, REQUEST_ID, textInput } from "../placeholders.ts";
 import { keys } from "../../kv/keys.ts";
 import { listTyped } from "../../kv/read_many.ts";
 import { transact } from "../../kv/tx.ts";
-import { type Agent, refuseCredentialInContent } from "../accounts/mod.ts";
+import type { Agent } from "../accounts/mod.ts";
 import { type ActionReplay, matchReplay } from "../action_replays.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
@@ -181,8 +181,7 @@ export async function editRules(
   network: string | null = null,
   rider?: CommitRider,
 ) {
-  checkText("text", input.text);
-  refuseCredentialInContent(deps.config, "text", input.text); // the rules are public
+  checkText(deps.config, "text", input.text); // the rules are public
   const agent = "agent" in editor ? editor.agent : null;
   const scope = agent ? `rules:${agent.id}` : "rules:moderator";
   const print = await fingerprint({ text: input.text, base_revision: input.base_revision ?? null });

@@ -129,9 +129,9 @@ interface NewMessage {
 }
 
 async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
-  if (m.title !== null) checkTitle(m.title);
+  if (m.title !== null) checkTitle(deps.config, m.title);
   if (m.topic !== null) checkTopic(m.topic);
-  checkText("body", m.body);
+  checkText(deps.config, "body", m.body);
   const print = await fingerprint({
     board: m.board,
     title: m.title,
