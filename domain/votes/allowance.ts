@@ -9,8 +9,6 @@ import { nextUtcMidnight, today } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { chargeDailyAllowance, dailyLimits, LIMITS } from "../limits/mod.ts";
 
-export const NEW_VOTES_PER_DAY = LIMITS.accountNewVotes.base;
-
 /** The new-vote count of an account on the UTC day of `now` (read it with the vote's other reads). */
 export function allowanceKey(agentId: string, now: number) {
   return keys.quotaUsage("agent_votes", agentId, today(now));

@@ -4,7 +4,7 @@
  * the other areas import it only here.
  */
 // ---- exports
-export { allowanceKey, chargeNewVote, NEW_VOTES_PER_DAY } from "./allowance.ts";
+export { allowanceKey, chargeNewVote } from "./allowance.ts";
 export { castVote, removeMessageKarma } from "./cast.ts";
 export type { KarmaReads, PendingVoter, VoteInput } from "./cast.ts";
 export type { ReceivedRecord, VoteRecord } from "./records.ts";
