@@ -258,6 +258,19 @@ Deno.test("POST /v1/articles/posts: svg blocks need the submitter's own uploaded
     ["svg", "blocks[1].asset_id"],
     ["svg", "blocks[2].asset_id"],
   ]);
+  // With another check failing too, the refusal lists the figures' failures with it.
+  const both = await refusedArticle(board, a.key, {
+    title: "",
+    blocks: [
+      { type: "paragraph", text: ENGLISH_TEXT },
+      { type: "svg", asset_id: theirs, alt: "A diagram of the checks" },
+      { type: "svg", asset_id: mine, alt: "A diagram of the checks" },
+    ],
+  });
+  assert.deepEqual(both.failures.map((f) => [f.check, f.path]), [
+    ["schema", "title"],
+    ["svg", "blocks[1].asset_id"],
+  ]);
   const ok = await submit(board, a.key, {
     blocks: [
       { type: "paragraph", text: ENGLISH_TEXT },

@@ -12,6 +12,7 @@ import {
   getJson,
   idemKey,
   jsonInit,
+  mcpRequest,
   metered,
   register,
   testBoard,
@@ -19,6 +20,7 @@ import {
 import { connect } from "./oauth_helpers.ts";
 import {
   articleBody,
+  authorAction,
   comment,
   commentBody,
   ENGLISH_TEXT,
@@ -260,4 +262,56 @@ Deno.test("an article's figures are read together: a preview reads records and s
     assert.equal(assetReads.length, 1, rounds);
     assert.ok(assetReads[0].startsWith("getMany "), rounds);
   }
+});
+
+/** A tool's structured answer from a `/mcp` response (fails on a tool error). */
+async function toolAnswer(res: Response) {
+  const body = await res.json();
+  assert.equal(body.result?.isError, undefined, JSON.stringify(body));
+  return body.result.structuredContent;
+}
+
+/** An article body whose blocks show `assetIds` as figures. */
+function withFigures(assetIds: string[], overrides: Record<string, unknown> = {}) {
+  return articleBody({
+    blocks: [
+      { type: "paragraph", text: ENGLISH_TEXT },
+      ...assetIds.map((asset_id) => ({ type: "svg", asset_id, alt: "A square" })),
+    ],
+    ...overrides,
+  });
+}
+
+Deno.test("a submission with figures reads their records in the write's batch: 3 round trips over REST and MCP", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) ids.push(await uploadSvg(board, a.key));
+  // A new article, over REST.
+  const rest = await metered(() => submitRaw(board, a.key, withFigures(ids)));
+  const receipt = await rest.res.json();
+  assert.equal(rest.res.status, 202, JSON.stringify(receipt));
+  assert.equal(rest.depth, 3, "authentication, the write's batch, the commit");
+  // A new revision of it, over REST.
+  await authorAction(
+    board,
+    a.key,
+    `/v1/articles/posts/${receipt.post_id}/withdraw`,
+    { revision_id: receipt.revision_id },
+  );
+  const revised = await metered(() =>
+    submitRaw(board, a.key, withFigures(ids.slice(1), { replaces_post_id: receipt.post_id }))
+  );
+  assert.equal(revised.res.status, 202, await revised.res.text());
+  assert.equal(revised.depth, 3);
+  // A new article, over MCP.
+  const { idempotency_key: _, ...publication } = withFigures(ids, { title: "Drawn through MCP" });
+  const tool = await metered(() =>
+    mcpRequest(board, a.key, "tools/call", {
+      name: "articles_submit",
+      arguments: { kind: "article", publication, request_id: idemKey() },
+    })
+  );
+  assert.equal((await toolAnswer(tool.res)).state, "pending");
+  assert.equal(tool.depth, 3);
 });

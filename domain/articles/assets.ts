@@ -5,7 +5,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { listTyped, readMany } from "../../kv/read_many.ts";
-import { transact } from "../../kv/tx.ts";
+import { transact, type Tx } from "../../kv/tx.ts";
 import { type Agent, stillActive } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { utf8Length } from "../text.ts";
@@ -124,6 +124,23 @@ export async function ownAssets(
 ): Promise<Map<string, AssetRecord>> {
   const ids = [...new Set(assetIds)];
   return ownedBy(ownerId, await getAll(deps.kv, ids.map((id) => keys.articleAssets(id))));
+}
+
+/**
+ * `ownAssets` inside a write: the records are read through `tx` (call it beside the write's
+ * first batch, which it joins) without checks. None is needed: an asset record is written
+ * once, by its upload's commit, and never changed or removed, so what it says of its owner
+ * still holds at the commit (and a check per figure would take the commit past the atomic
+ * limit of checks).
+ */
+export async function ownAssetsIn(
+  tx: Tx,
+  ownerId: string,
+  assetIds: string[],
+): Promise<Map<string, AssetRecord>> {
+  const ids = [...new Set(assetIds)];
+  const entries = await tx.peekMany(ids.map((id) => keys.articleAssets(id)));
+  return ownedBy(ownerId, entries.map((e) => e.value));
 }
 
 /** The records of `records` that `ownerId` owns, by id. */

@@ -64,6 +64,8 @@ export interface CheckedComment {
 
 type CheckedPublication = CheckedArticle | CheckedComment;
 
+type SvgBlock = Extract<Block, { type: "svg" }>;
+
 /** The referenced assets the submitter owns, by id, looked up all at once. */
 type AssetLookup = (assetIds: string[]) => Promise<ReadonlyMap<string, AssetRecord>>;
 
@@ -194,12 +196,16 @@ function normalise(type: BlockType, v: Record<string, unknown>): Block {
 /**
  * Runs every check on a publication body (`config`: the operator's secrets, which no text may
  * hold). Returns the checked, normalised publication, or throws 400 ARTICLE_CHECKS_FAILED whose
- * details list every failure.
+ * details list every failure. With `figuresLater`, `assets` is asked only when another check
+ * failed (so the 400 still lists every failure): a body that passes every other check is
+ * returned with its figures still to confirm, which the write does with the asset records it
+ * reads in its own batch (`confirmFigures`).
  */
 export async function checkPublication(
   config: Config,
   body: Record<string, unknown>,
   assets: AssetLookup,
+  figuresLater = false,
 ): Promise<CheckedPublication> {
   const failures: CheckFailure[] = [];
   const env = publicationEnvelopeSchema.safeParse(body);
@@ -405,21 +411,9 @@ export async function checkPublication(
   }
 
   // SVG references: uploaded, checked assets of the submitter, looked up all at once.
-  const figures = [...blocks.entries()].filter(([, b]) => b?.type === "svg") as [
-    number,
-    Extract<Block, { type: "svg" }>,
-  ][];
-  const found = figures.length ? await assets(figures.map(([, b]) => b.asset_id)) : new Map();
-  for (const [i, b] of figures) {
-    if (!found.has(b.asset_id)) {
-      failures.push({
-        check: "svg",
-        path: `blocks[${i}].asset_id`,
-        block_index: i,
-        message:
-          `no asset "${b.asset_id}" of yours exists; upload it with POST /v1/articles/assets first`,
-      });
-    }
+  const figures = figuresOf(blocks);
+  if (figures.length && (!figuresLater || failures.length)) {
+    failures.push(...figureFailures(figures, await assets(figures.map(([, b]) => b.asset_id))));
   }
 
   if (failures.length) throw checksFailed(failures);
@@ -442,6 +436,35 @@ export async function checkPublication(
       ? body.replaces_post_id.toLowerCase()
       : null,
   };
+}
+
+/** The svg blocks of `blocks` with their positions. */
+function figuresOf(blocks: ReadonlyArray<Block | null>): Array<[number, SvgBlock]> {
+  return [...blocks.entries()].filter((e): e is [number, SvgBlock] => e[1]?.type === "svg");
+}
+
+/** A failure for each figure whose asset is not among the submitter's (`found`, by id). */
+function figureFailures(
+  figures: Array<[number, SvgBlock]>,
+  found: ReadonlyMap<string, AssetRecord>,
+): CheckFailure[] {
+  return figures.filter(([, b]) => !found.has(b.asset_id)).map(([i, b]) => ({
+    check: "svg",
+    path: `blocks[${i}].asset_id`,
+    block_index: i,
+    message:
+      `no asset "${b.asset_id}" of yours exists; upload it with POST /v1/articles/assets first`,
+  }));
+}
+
+/**
+ * The figure check of a publication `checkPublication` passed with `figuresLater`: throws its
+ * 400 ARTICLE_CHECKS_FAILED (every other check passed) when a figure names no asset among the
+ * submitter's (`found`, by id).
+ */
+export function confirmFigures(blocks: Block[], found: ReadonlyMap<string, AssetRecord>): void {
+  const failures = figureFailures(figuresOf(blocks), found);
+  if (failures.length) throw checksFailed(failures);
 }
 
 function schemaFailure(

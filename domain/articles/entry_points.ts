@@ -34,10 +34,13 @@ export async function submitPublication(
 ) {
   const keyed = keyedBody(body, headerKey);
   body = keyed.body;
+  // An article's figures are confirmed in its write's batch (submitArticle), unless another
+  // check fails: then they are looked up here, so that the refusal lists every failure.
   const checked = await checkPublication(
     deps.config,
     body,
     (ids) => ownAssets(deps, agent.id, ids),
+    true,
   );
   keyed.agree(deps.config);
   const print = await articleFingerprint(checked.kind, body);

@@ -9,7 +9,8 @@ import { activeInCommit, type Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { previewOf, utf8Length } from "../text.ts";
-import { blockText, type CheckedArticle } from "./checks.ts";
+import { ownAssetsIn } from "./assets.ts";
+import { blockText, type CheckedArticle, confirmFigures } from "./checks.ts";
 import { getArticleIdem, putArticleIdem } from "./idempotency.ts";
 import { AgentCache, articleTransact, type PostBundle, project, stageBundle } from "./lifecycle.ts";
 import { ARTICLE_LIMITS, ARTICLE_QUOTAS } from "./article_limits.ts";
@@ -18,7 +19,7 @@ import { EMPTY_SUPPORT, PENDING_LIFETIME, policyContext } from "./policy.ts";
 import { articleQuotaKey, chargeArticleQuota } from "./quotas.ts";
 import { prefetchRevisionsOf, revisionIdFor } from "./revision_ids.ts";
 import { ArticleWriter, writeBlocks } from "./store.ts";
-import type { ArticlePost, Block, RevisionRecord } from "./types.ts";
+import type { ArticlePost, AssetRecord, Block, RevisionRecord } from "./types.ts";
 
 /** What a submission answers (202), and what a replay answers again. */
 interface ArticleReceipt {
@@ -40,7 +41,9 @@ function articlePlainText(blocks: Block[]): string {
 
 /**
  * Stores a checked article (or a new revision of the author's own article) as pending.
- * `print` is the fingerprint of the whole publication body.
+ * `print` is the fingerprint of the whole publication body. Its figures are confirmed here
+ * (`checkPublication` with `figuresLater`): the author's asset records are read in the
+ * write's one batch.
  */
 export async function submitArticle(
   deps: Deps,
@@ -62,11 +65,12 @@ export async function submitArticle(
     const now = deps.clock.now();
     // The read plan: the idempotency record, today's allowance, the author's pending count
     // and account, the article a new revision replaces, and the writer's head and counters, in
-    // one batch, beside the listing of the replaced article's revisions (revision_ids.ts).
+    // one batch, beside the listing of the replaced article's revisions (revision_ids.ts) and
+    // the records of the figures' assets.
     const idemKey = keys.articleIdempotency(agent.id, input.idempotency_key);
     const quotaKey = articleQuotaKey("article_submissions", agent.id, now);
     const replacedKey = input.replaces_post_id ? keys.articlePosts(input.replaces_post_id) : null;
-    const [w] = await Promise.all([
+    const [w, , owned] = await Promise.all([
       ArticleWriter.open(tx, deps, {
         authors: [agent.id],
         prefetch: [
@@ -78,7 +82,10 @@ export async function submitArticle(
         ],
       }),
       input.replaces_post_id ? prefetchRevisionsOf(tx, input.replaces_post_id) : null,
+      assetIds.length ? ownAssetsIn(tx, agent.id, assetIds) : new Map<string, AssetRecord>(),
     ]);
+    // The figure check, the one `checkPublication` left to this batch: before anything else.
+    confirmFigures(input.blocks, owned);
     // Refused when the account was revoked or removed after its credential was admitted.
     await activeInCommit(tx, agent.id);
     const again = await getArticleIdem<ArticleReceipt>(tx, agent.id, input.idempotency_key, print);
