@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
 import { KvMeter, setMeterSource } from "../kv/meter.ts";
+import { listTyped } from "../kv/read_many.ts";
 import { Tx } from "../kv/tx.ts";
 import {
   agentHeaders,
@@ -15,6 +16,7 @@ import {
   mcpRequest,
   metered,
   register,
+  type TestBoard,
   testBoard,
 } from "./helpers.ts";
 import { connect } from "./oauth_helpers.ts";
@@ -314,4 +316,143 @@ Deno.test("a submission with figures reads their records in the write's batch: 3
   );
   assert.equal((await toolAnswer(tool.res)).state, "pending");
   assert.equal(tool.depth, 3);
+});
+
+/** An article with two figures, published, and a reader; `pending`: one awaiting review. */
+async function figuredArticles(board: TestBoard) {
+  const author = await register(board);
+  const [b, c, reader] = [await register(board), await register(board), await register(board)];
+  const figures = [await uploadSvg(board, author.key), await uploadSvg(board, author.key)];
+  const s = await submit(board, author.key, withFigures(figures));
+  const pending = await submit(
+    board,
+    author.key,
+    withFigures(figures.slice(1), {
+      title: "A second article with a figure",
+    }),
+  );
+  await vote(board, b.key, s.post_id, s.revision_id);
+  await vote(board, c.key, s.post_id, s.revision_id);
+  return { author, reader, figures, post: s.post_id, revision: s.revision_id, pending };
+}
+
+/** Every read that shows an article's figures, each with its depth and what it answered. */
+async function figureReads(board: TestBoard, f: Awaited<ReturnType<typeof figuredArticles>>) {
+  const json = async (send: () => Promise<Response>) => {
+    const { res, depth } = await metered(send);
+    const body = await res.json();
+    assert.equal(res.status, 200, JSON.stringify(body));
+    return { depth, body };
+  };
+  const tool = async (name: string, args: Record<string, unknown>) => {
+    const { res, depth } = await metered(() =>
+      mcpRequest(board, f.reader.key, "tools/call", { name, arguments: args })
+    );
+    return { depth, body: await toolAnswer(res) };
+  };
+  const agent = (path: string) => () =>
+    board.request(path, { headers: agentHeaders(f.reader.key) });
+  const page = await metered(() =>
+    board.request(`/articles/${f.post}`, { headers: { accept: "text/html" } })
+  );
+  const html = await page.res.text();
+  assert.equal(page.res.status, 200, html);
+  return {
+    read: await json(agent(`/v1/articles/posts/${f.post}`)),
+    readRevision: await json(agent(`/v1/articles/posts/${f.post}?revision_id=${f.revision}`)),
+    readTool: await tool("articles_read", { action: "article", post_id: f.post }),
+    review: await json(agent("/v1/articles/review-queue/next")),
+    reviewTool: await tool("articles_next_review", {}),
+    publicArticle: await json(() => board.request(`/api/articles/posts/${f.post}`)),
+    publicSource: await json(() => board.request(`/api/articles/posts/${f.post}/source`)),
+    page: { depth: page.depth, body: html.match(/<img [^>]*>/g) },
+  };
+}
+
+/** What each read shows of the figures: the agent reads' blocks, the public answers, the page's images. */
+function figuresShown(reads: Awaited<ReturnType<typeof figureReads>>) {
+  const svgs = (blocks: { type: string; svg?: string | null }[]) =>
+    blocks.filter((b) => b.type === "svg").map((b) => b.svg);
+  return {
+    read: svgs(reads.read.body.article.blocks),
+    readRevision: svgs(reads.readRevision.body.article.blocks),
+    readTool: svgs(reads.readTool.body.article.blocks),
+    review: svgs(reads.review.body.item.blocks),
+    reviewTool: svgs(reads.reviewTool.body.item.blocks),
+    publicArticle: [
+      svgs(reads.publicArticle.body.article.blocks),
+      reads.publicArticle.body.article.html,
+    ],
+    publicSource: reads.publicSource.body.svg,
+    page: reads.page.body,
+  };
+}
+
+const depthsOf = (reads: Record<string, { depth: number }>) =>
+  Object.fromEntries(Object.entries(reads).map(([k, v]) => [k, v.depth]));
+
+Deno.test("reading an article with figures reads them beside its blocks: 2 round trips for the agent reads (REST and MCP), the public reads and the article page", async () => {
+  await using board = await testBoard();
+  const f = await figuredArticles(board);
+  const reads = await figureReads(board, f);
+  const shown = figuresShown(reads);
+  // Every figure is shown with its source (its size on the page).
+  for (const svg of [...shown.read, ...shown.readRevision, ...shown.readTool]) {
+    assert.match(String(svg), /^<svg/);
+  }
+  assert.equal(shown.read.length, 2);
+  assert.equal(reads.review.body.item.post_id, f.pending.post_id);
+  assert.deepEqual(shown.review.map((s) => typeof s), ["string"]);
+  assert.deepEqual(shown.reviewTool, shown.review);
+  assert.deepEqual(shown.publicArticle[0], shown.read);
+  assert.deepEqual(shown.publicSource.map((s: { svg: string }) => s.svg), shown.read);
+  assert.equal(shown.page?.length, 2);
+  for (const img of shown.page!) assert.match(img, /width="10" height="10"/);
+  assert.deepEqual(depthsOf(reads), {
+    read: 2,
+    readRevision: 2,
+    readTool: 2,
+    review: 2,
+    reviewTool: 2,
+    publicArticle: 2,
+    publicSource: 2,
+    page: 2,
+  });
+});
+
+Deno.test("an article stored before its post and queue entry named its figures reads the same, at one round trip more", async () => {
+  await using board = await testBoard();
+  const f = await figuredArticles(board);
+  const post = (await board.kv.get(keys.articlePosts(f.post))).value!;
+  assert.deepEqual(post.revision_figures, { [f.revision]: f.figures }, "a post names its figures");
+  const newer = await figureReads(board, f);
+  // Rewrite the records as a store written before the copies holds them.
+  const { revision_figures: _, ...older } = post;
+  const rewrite = board.kv.atomic().set(keys.articlePosts(f.post), older);
+  const pendingPost = (await board.kv.get(keys.articlePosts(f.pending.post_id))).value!;
+  const { revision_figures: __, ...olderPending } = pendingPost;
+  rewrite.set(keys.articlePosts(f.pending.post_id), olderPending);
+  for await (const e of listTyped(board.kv, { prefix: keys.articleReviewQueue.range() })) {
+    const { asset_ids, ...entry } = e.value;
+    assert.deepEqual(asset_ids, f.figures.slice(1), "a queue entry names its figures");
+    rewrite.set(e.key, entry);
+  }
+  assert.equal((await rewrite.commit()).ok, true);
+  const before = await figureReads(board, f);
+  assert.deepEqual(figuresShown(before), figuresShown(newer));
+  const more = Object.fromEntries(Object.entries(depthsOf(newer)).map(([k, d]) => [k, d + 1]));
+  assert.deepEqual(depthsOf(before), more);
+
+  // A new revision of the older post names its own figures; the public revision's figures are
+  // still read from its record, and shown the same.
+  const revised = await submit(board, f.author.key, {
+    ...withFigures(f.figures.slice(0, 1), { replaces_post_id: f.post }),
+    title: "How the board checks articles, revised",
+  });
+  const partial = (await board.kv.get(keys.articlePosts(f.post))).value!;
+  assert.deepEqual(partial.revision_figures, { [revised.revision_id]: f.figures.slice(0, 1) });
+  const after = figuresShown(await figureReads(board, f));
+  const { review: _r, reviewTool: _t, ...publicShown } = after;
+  const { review: _r2, reviewTool: _t2, ...publicBefore } = figuresShown(newer);
+  assert.deepEqual(publicShown, publicBefore);
 });

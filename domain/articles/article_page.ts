@@ -2,17 +2,20 @@
  * What the website's article page reads (docs/website.md "Article page"), planned by round
  * trip: first the article, the guest's session, the page of comment records and the comment
  * a reply is aimed at (by its locator); then every revision of the article (the one shown,
- * and which have been public), its text, the outcomes of the guest's own unpublished
- * comments, the reply's comment and a kept refusal; a third only for the sizes of figures
- * (or when the clock published a newer revision than the stored one). A guest without a
- * session gets one started alongside: its read rides with the first batch, its commit with
- * the second, and it commits only once the article is known to exist.
+ * and which have been public), its text, the sizes of its figures (which the article names,
+ * `namedFigures`), the outcomes of the guest's own unpublished comments, the reply's comment
+ * and a kept refusal; a third only when the clock published a newer revision than the stored
+ * one, or for the figures of a revision the article does not name them for (written before).
+ * The comment a kept refusal answered is read after the refusal (its locator, then it). A
+ * guest without a session gets one started alongside: its read rides with the first batch, its
+ * commit with the second, and it commits only once the article is known to exist.
  */
 import { keys } from "../../kv/keys.ts";
 import { listTyped, readMany } from "../../kv/read_many.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { type FigureSize, figureSizes } from "./assets.ts";
+import { namedFigures } from "./store.ts";
 import { type GuestRefusal, guestRefusal } from "./guest_refusals.ts";
 import { type GuestSession, startGuestSession } from "./guest_sessions.ts";
 import { liveGuestSession } from "./guest_sessions.ts";
@@ -136,9 +139,12 @@ export async function readArticlePage(
     const wanted = [...new Set(stored.revision_ids)];
     // A session started now has no comments yet: the outcomes to read are the found session's.
     const mine = ownUnpublished(window, { session: sessionId, everPublic: new Set() });
-    const [revList, parts, replyRaw, refusal, started, checks] = await Promise.all([
+    const storedId = stored.public_revision_id;
+    const figures = storedId ? namedFigures(stored, storedId) : null;
+    const [revList, parts, storedSizes, replyRaw, refusal, started, checks] = await Promise.all([
       readMany(deps.kv, wanted.map((id) => keys.articleRevisions(id)), opt),
-      stored.public_revision_id ? partsOf(deps, stored.public_revision_id, consistency) : [],
+      storedId ? partsOf(deps, storedId, consistency) : [],
+      figures ? figureSizes(deps, figures) : null,
       commentAt(deps, replyLoc?.value ?? null, consistency),
       sessionId && req.refusalId ? guestRefusal(deps, sessionId, postId, req.refusalId) : null,
       starting,
@@ -154,20 +160,19 @@ export async function readArticlePage(
     );
     const own = started && started.refused === null ? started.session : session;
     const viewer: Viewer = { session: own?.id ?? null, everPublic };
-    // The clock may have published a newer revision than the stored one: its parts then.
-    const text = rev.id === stored.public_revision_id && parts.length === rev.parts
-      ? parts
-      : await partsOf(deps, rev.id, consistency);
-    if (text.length !== rev.parts) throw new Error(`revision ${rev.id} content is incomplete`);
-    const blocks: Block[] = JSON.parse(text.join(""));
-    const figureIds = blocks.flatMap((b) => b.type === "svg" ? [b.asset_id] : []);
+    // The clock may have published a newer revision than the stored one: its parts and its
+    // figures' sizes then (and the sizes of a revision the article does not name them for).
+    const shown = rev.id === storedId && parts.length === rev.parts;
     const refusalLoc = refusal?.parent_id
       ? deps.kv.get(keys.articleCommentLocators(refusal.parent_id), opt)
       : null;
-    const [sizes, refusalRaw] = await Promise.all([
-      figureIds.length ? figureSizes(deps, figureIds) : new Map<string, FigureSize>(),
+    const [text, sizes, refusalRaw] = await Promise.all([
+      shown ? parts : partsOf(deps, rev.id, consistency),
+      shown && storedSizes ? storedSizes : figureSizes(deps, rev.asset_ids),
       refusalLoc ? refusalLoc.then((l) => commentAt(deps, l.value, consistency)) : null,
     ]);
+    if (text.length !== rev.parts) throw new Error(`revision ${rev.id} content is incomplete`);
+    const blocks: Block[] = JSON.parse(text.join(""));
     const refusalTarget = visible(refusalRaw, postId, viewer);
     return {
       bundle,

@@ -31,7 +31,14 @@ import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { type PolicyContext, policyContext, publicationObject } from "./policy.ts";
 import { viewerArticleVotes } from "./recommendations.ts";
 import { articleSourceText, embeddedFigures, figureViewUrl, renderArticleHtml } from "./render.tsx";
-import { EMPTY_STATS, feedEntryPost, readPost, readPosts, readRevisions } from "./store.ts";
+import {
+  EMPTY_STATS,
+  feedEntryPost,
+  namedFigures,
+  readPost,
+  readPosts,
+  readRevisions,
+} from "./store.ts";
 import type {
   ArticlePost,
   Block,
@@ -278,9 +285,11 @@ export async function agentArticle(
 
 /**
  * The agent view of `post` with its full revision (`revisionId`, or the viewer's default):
- * one batch reads the revisions, the caller's vote and the revision's blocks (listed), a
- * second only the figures of a revision that has some. What the caller read already
- * (`known`: revisions, the blocks of `revisionId`, the caller's vote on it, the authors) is
+ * one batch reads the revisions, the caller's vote, the revision's blocks (listed) and the
+ * sources of its figures, which the post names (`namedFigures`); a revision the post does
+ * not name them for (written before) has its figures read after its record, one round trip
+ * more. What the caller read already (`known`: revisions, the blocks of `revisionId` and its
+ * figures' sources, null when they were not read, the caller's vote on it, the authors) is
  * not read again; when it is everything, the batch is not sent.
  */
 export async function agentArticleView(
@@ -292,6 +301,7 @@ export async function agentArticleView(
   known?: {
     revs: ReadonlyMap<string, RevisionRecord>;
     parts: string[];
+    svgs: Map<string, string> | null;
     vote: 1 | -1 | null;
     agents: AgentCache;
   },
@@ -303,19 +313,32 @@ export async function agentArticleView(
   let stored: PostBundle;
   let agents: AgentCache;
   let plannedParts: string[];
+  let plannedSvgs: Map<string, string> | null;
   let plannedVote: 1 | -1 | null;
   if (known && missing.length === 0 && revisionId !== undefined) {
     stored = { post, revs: new Map(known.revs) };
-    [agents, plannedParts, plannedVote] = [known.agents, known.parts, known.vote];
+    [agents, plannedParts, plannedSvgs, plannedVote] = [
+      known.agents,
+      known.parts,
+      known.svgs,
+      known.vote,
+    ];
   } else {
-    const [read, parts] = await Promise.all([
+    const figures = inPost ? namedFigures(post, planned) : null;
+    const [read, parts, svgs] = await Promise.all([
       readBundles(deps, [post], { vote: keys.articleVotes(planned, viewer.id) }, missing),
       inPost ? listBlockParts(deps.kv, planned) : Promise.resolve([]),
+      figures ? listSvgSources(deps.kv, figures) : null,
     ]);
     const revs = new Map(known?.revs ?? []);
     for (const [id, rev] of read.bundles[0].revs) revs.set(id, rev);
     stored = { post, revs };
-    [agents, plannedParts, plannedVote] = [read.agents, parts, read.got.vote.value?.value ?? null];
+    [agents, plannedParts, plannedSvgs, plannedVote] = [
+      read.agents,
+      parts,
+      svgs,
+      read.got.vote.value?.value ?? null,
+    ];
   }
   const [b] = await projectAll(deps, ctx, [stored], agents);
   if (!canSee(b, viewer.id)) throw notFound("article", post.id);
@@ -328,12 +351,17 @@ export async function agentArticleView(
   if (viewer.id !== b.post.author_id && !revisionReadable(read)) {
     throw notFound("article revision", rid);
   }
-  const [vote, parts] = rid === planned ? [plannedVote, plannedParts] : await Promise.all([
-    viewerArticleVotes(deps, viewer.id, [rid]).then((v) => v.get(rid) ?? null),
-    listBlockParts(deps.kv, rid),
-  ]);
+  // The revision's figures are listed with its blocks when the post named them, else now.
+  const figuresOf = (rev: RevisionRecord) => listSvgSources(deps.kv, rev.asset_ids);
+  const [vote, parts, named] = rid === planned
+    ? [plannedVote, plannedParts, plannedSvgs]
+    : await Promise.all([
+      viewerArticleVotes(deps, viewer.id, [rid]).then((v) => v.get(rid) ?? null),
+      listBlockParts(deps.kv, rid),
+      figuresOf(read),
+    ]);
   const raw = blocksFromParts(read, parts);
-  const svgs = read.asset_ids.length ? await listSvgSources(deps.kv, read.asset_ids) : new Map();
+  const svgs = named ?? await figuresOf(read);
   const svgOf = (id: string): string | null => svgs.get(id) ?? null;
   const blocks = raw.map((x) => (x.type === "svg" ? { ...x, svg: svgOf(x.asset_id) } : x));
   return { ...agentRow(b, read, viewer.id, vote), blocks };
@@ -357,31 +385,38 @@ interface PublicArticleText {
   /** The revision shown (the current public one). */
   rev: RevisionRecord;
   blocks: Block[];
+  /** The sanitised sources of its figures by asset id (empty unless `withFigures`). */
+  svgs: Map<string, string>;
   /** The revisions that have been public: their published comments are public. */
   everPublic: Set<string>;
 }
 
 /**
- * A public article with its current text (`blocks` empty unless `withText`), or 404
- * NOT_FOUND: the post, then all its revisions and the stored public revision's parts in one batch (a third read only when the clock has
- * published a newer revision than the stored one). Start reads that do not need the article
- * before calling it, so that they share its first round trip.
+ * A public article with its current text (`blocks` empty unless `withText`) and the sources
+ * of its figures (`svgs`, only `withFigures`), or 404 NOT_FOUND: the post, then all its
+ * revisions, the stored public revision's parts and its figures (which the post names,
+ * `namedFigures`) in one batch. A third read only when the clock has published a newer
+ * revision than the stored one, or for the figures of a revision the post does not name
+ * them for (written before). Start reads that do not need the article before calling it, so
+ * that they share its first round trip.
  */
 export async function publicArticleText(
   deps: Deps,
   postId: string,
   consistency: Deno.KvConsistencyLevel = "strong",
   withText = true,
+  withFigures = false,
 ): Promise<PublicArticleText> {
   const ctx = await policyContext(deps);
   const post = (await deps.kv.get(keys.articlePosts(postId), { consistency })).value;
   if (!post) throw notFound("article", postId);
   const ids = [...new Set(post.revision_ids)];
-  const [revList, parts] = await Promise.all([
+  const storedId = post.public_revision_id;
+  const figures = storedId && withFigures ? namedFigures(post, storedId) : null;
+  const [revList, parts, svgs] = await Promise.all([
     readMany(deps.kv, ids.map((id) => keys.articleRevisions(id)), { consistency }),
-    post.public_revision_id && withText
-      ? revisionParts(deps.kv, post.public_revision_id, consistency)
-      : [],
+    storedId && withText ? revisionParts(deps.kv, storedId, consistency) : [],
+    figures ? svgSources(deps, figures, consistency) : null,
   ]);
   const revs = new Map<string, RevisionRecord>();
   for (const e of revList) if (e.value) revs.set(e.value.id, e.value);
@@ -391,12 +426,15 @@ export async function publicArticleText(
   const everPublic = new Set(
     [...bundle.revs.values()].filter((r) => r.ever_public).map((r) => r.id),
   );
-  if (!withText) return { bundle, rev, blocks: [], everPublic };
-  const text = rev.id === post.public_revision_id
-    ? parts
-    : await revisionParts(deps.kv, rev.id, consistency);
+  const none = new Map<string, string>();
+  if (!withText) return { bundle, rev, blocks: [], svgs: none, everPublic };
+  const stored = rev.id === storedId;
+  const [text, shown] = await Promise.all([
+    stored ? parts : revisionParts(deps.kv, rev.id, consistency),
+    !withFigures ? none : stored && svgs ? svgs : svgSources(deps, rev.asset_ids, consistency),
+  ]);
   if (text.length !== rev.parts) throw new Error(`revision ${rev.id} content is incomplete`);
-  return { bundle, rev, blocks: JSON.parse(text.join("")), everPublic };
+  return { bundle, rev, blocks: JSON.parse(text.join("")), svgs: shown, everPublic };
 }
 
 /**
@@ -545,7 +583,7 @@ async function publicBundles(
 
 /**
  * GET /api/articles/posts/{id}: the current published revision, rendered. The newest
- * comments are listed while the article is read; the figures' sources come after the text.
+ * comments are listed while the article is read; the figures' sources are read with the text.
  */
 export async function publicArticle(
   deps: Deps,
@@ -560,15 +598,16 @@ export async function publicArticle(
       consistency,
     }),
   );
-  const { bundle: b, rev, blocks: raw, everPublic } = await publicArticleText(
+  const { bundle: b, rev, blocks: raw, svgs, everPublic } = await publicArticleText(
     deps,
     postId,
     consistency,
+    true,
+    true,
   ).catch(async (e) => {
     await newest.catch(() => {});
     throw e;
   });
-  const svgs = await svgSources(deps, rev.asset_ids, consistency);
   const blocks = raw.map((
     x,
   ) => (x.type === "svg" ? { ...x, svg: svgs.get(x.asset_id) ?? null } : x));
@@ -609,8 +648,13 @@ const NEWEST_SCAN = 500;
 
 /** GET /api/articles/posts/{id}/source: the canonical text and sanitised SVG sources. */
 export async function publicSource(deps: Deps, postId: string) {
-  const { bundle: b, rev, blocks: raw } = await publicArticleText(deps, postId);
-  const svgs = await svgSources(deps, rev.asset_ids);
+  const { bundle: b, rev, blocks: raw, svgs } = await publicArticleText(
+    deps,
+    postId,
+    "strong",
+    true,
+    true,
+  );
   return {
     id: b.post.id,
     revision_id: rev.id,

@@ -8,7 +8,7 @@ import { keys } from "../../kv/keys.ts";
 import { listTyped, readNamed } from "../../kv/read_many.ts";
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
-import { listBlockParts, viewerOf, type ViewerRef } from "./bundle_reads.ts";
+import { listBlockParts, listSvgSources, viewerOf, type ViewerRef } from "./bundle_reads.ts";
 import { AgentCache, project } from "./lifecycle.ts";
 import { REVIEW_SCAN_MAX } from "./article_limits.ts";
 import { policyContext, publicationObject } from "./policy.ts";
@@ -20,6 +20,8 @@ interface QueueEntry {
   post_id: string;
   author_id: string;
   reviews: number;
+  /** The revision's figures (null: an entry written before it named them). */
+  asset_ids: string[] | null;
 }
 
 /** The next revision for the caller to review, or `item: null`. */
@@ -46,6 +48,7 @@ export async function nextForReview(deps: Deps, caller: ViewerRef, exclude: stri
           post_id: e.value.post_id,
           author_id: e.value.author_id,
           reviews: e.key[1] as number,
+          asset_ids: e.value.asset_ids ?? null,
         });
       }
       return batch;
@@ -57,11 +60,12 @@ export async function nextForReview(deps: Deps, caller: ViewerRef, exclude: stri
     examined += batch.length;
     const candidates = batch.filter((q) => q.author_id !== me.id && !skip.has(q.revision_id));
     // One batch for the whole page of the queue: the caller's votes, the articles, the
-    // revisions and their authors; with it, the blocks of the first candidate (the one shown,
-    // unless the caller voted on it or it has ended).
+    // revisions and their authors; with it, the blocks and the figures (named by its entry) of
+    // the first candidate (the one shown, unless the caller voted on it or it has ended).
     const authorIds = [...new Set(candidates.map((q) => q.author_id))];
     const first = candidates[0];
-    const [got, firstParts] = await Promise.all([
+    const figures = first?.asset_ids ?? null;
+    const [got, firstParts, firstSvgs] = await Promise.all([
       readNamed(deps.kv, {
         votes: candidates.map((q) => keys.articleVotes(q.revision_id, me.id)),
         posts: candidates.map((q) => keys.articlePosts(q.post_id)),
@@ -69,6 +73,7 @@ export async function nextForReview(deps: Deps, caller: ViewerRef, exclude: stri
         authors: authorIds.map((id) => keys.agents(id)),
       }),
       first ? listBlockParts(deps.kv, first.revision_id) : Promise.resolve([]),
+      figures ? listSvgSources(deps.kv, figures) : null,
     ]);
     const agents = new AgentCache(deps, got.authors.map((e, i) => [authorIds[i], e.value]));
     for (const [i, q] of candidates.entries()) {
@@ -85,7 +90,9 @@ export async function nextForReview(deps: Deps, caller: ViewerRef, exclude: stri
         me,
         post,
         q.revision_id,
-        q === first ? { revs: stored.revs, parts: firstParts, vote: null, agents } : undefined,
+        q === first
+          ? { revs: stored.revs, parts: firstParts, svgs: firstSvgs, vote: null, agents }
+          : undefined,
       );
       return {
         item: {

@@ -92,11 +92,22 @@ export function writeAssetSvg(tx: Tx, assetId: string, svg: string): number {
  */
 type FeedEntry = string | { post_id: string; revision_ids: string[] };
 
+/**
+ * A review-queue entry: the pending revision's article and author, and its figures' asset ids
+ * (a copy of the revision's `asset_ids`), so that the queue's read lists the figures of the
+ * revision it shows beside its blocks. Entries written before hold no `asset_ids`.
+ */
+interface QueueEntry {
+  post_id: string;
+  author_id: string;
+  asset_ids?: string[];
+}
+
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
     articlePostIdBySeq: FeedEntry;
     /** A pending revision in the review queue (the revision id is in the key). */
-    articleReviewQueue: { post_id: string; author_id: string };
+    articleReviewQueue: QueueEntry;
     /** A pending revision's due entry (its due time and revision id are in the key). */
     articleDue: { post_id: string };
   }
@@ -107,6 +118,15 @@ function feedEntryOf(post: ArticlePost): Exclude<FeedEntry, string> {
   const live = [post.public_revision_id, post.candidate_revision_id, post.latest_revision_id];
   const revision_ids = [...new Set(live.filter((id): id is string => !!id))].sort();
   return { post_id: post.id, revision_ids };
+}
+
+/**
+ * The figures' asset ids of `revisionId` as `post` names them (`revision_figures`), or null
+ * when it names none (a revision written before the copy): then only the revision's record
+ * names them.
+ */
+export function namedFigures(post: ArticlePost, revisionId: string): string[] | null {
+  return post.revision_figures?.[revisionId] ?? null;
 }
 
 /** The post a feed entry points at. */
@@ -332,7 +352,13 @@ export class ArticleWriter {
       : null;
     if (JSON.stringify(oldQueue) !== JSON.stringify(newQueue)) {
       if (oldQueue) tx.delete(oldQueue);
-      if (newQueue) tx.set(newQueue, { post_id: rev.post_id, author_id: rev.author_id });
+      if (newQueue) {
+        tx.set(newQueue, {
+          post_id: rev.post_id,
+          author_id: rev.author_id,
+          asset_ids: rev.asset_ids,
+        });
+      }
     }
     const oldDue = wasPending && before!.due_at !== null
       ? keys.articleDue(before!.due_at, before!.id)

@@ -184,6 +184,7 @@ export async function submitArticle(
         candidate_revision_id: revisionId,
         latest_revision_id: revisionId,
         author_created_at: agent.created_at,
+        revision_figures: { ...current.post.revision_figures, [revisionId]: assetIds },
       }
       : {
         id: postId,
@@ -204,6 +205,7 @@ export async function submitArticle(
         latest_comment: null,
         created_by_key: input.idempotency_key,
         author_created_at: agent.created_at,
+        revision_figures: { [revisionId]: assetIds },
       };
     if (before && current) {
       // Materialise any projected transition, then add the new revision.

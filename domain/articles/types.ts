@@ -120,6 +120,13 @@ export interface ArticlePost {
    * a pending revision reads no account record. Missing on posts stored before it existed.
    */
   author_created_at?: number;
+  /**
+   * The figures' asset ids of each revision, by revision id (a copy of its `asset_ids`, empty
+   * when it has none, written with the revision), so that a read that has the post reads a
+   * revision's figures beside its blocks. A revision written before the copy existed (and
+   * every revision of a post stored before) has no entry: its figures are named by its record.
+   */
+  revision_figures?: Record<string, string[]>;
 }
 
 type CommentStatus = "pending" | "published" | "rejected";
