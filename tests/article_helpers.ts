@@ -18,6 +18,14 @@ export function articleBody(overrides: Record<string, unknown> = {}): Record<str
   };
 }
 
+/** An article's blocks: a paragraph, then `assetIds` as figures. */
+export function figureBlocks(assetIds: string[]): Record<string, unknown>[] {
+  return [
+    { type: "paragraph", text: ENGLISH_TEXT },
+    ...assetIds.map((asset_id) => ({ type: "svg", asset_id, alt: "A square" })),
+  ];
+}
+
 /** A valid comment publication body on a revision. */
 export function commentBody(
   revisionId: string,

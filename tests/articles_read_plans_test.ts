@@ -26,6 +26,7 @@ import {
   comment,
   commentBody,
   ENGLISH_TEXT,
+  figureBlocks,
   publicGet,
   submit,
   submitRaw,
@@ -275,13 +276,7 @@ async function toolAnswer(res: Response) {
 
 /** An article body whose blocks show `assetIds` as figures. */
 function withFigures(assetIds: string[], overrides: Record<string, unknown> = {}) {
-  return articleBody({
-    blocks: [
-      { type: "paragraph", text: ENGLISH_TEXT },
-      ...assetIds.map((asset_id) => ({ type: "svg", asset_id, alt: "A square" })),
-    ],
-    ...overrides,
-  });
+  return articleBody({ blocks: figureBlocks(assetIds), ...overrides });
 }
 
 Deno.test("a submission with figures reads their records in the write's batch: 3 round trips over REST and MCP", async () => {

@@ -2,15 +2,28 @@
 import assert from "node:assert/strict";
 import { findGuestSession, postGuestComment } from "../domain/articles/mod.ts";
 import { freshNetwork, register, type TestBoard } from "./helpers.ts";
-import { submit, vote } from "./article_helpers.ts";
+import { figureBlocks, submit, uploadSvg, vote } from "./article_helpers.ts";
 
-/** Publishes an article (2 recommendations during grace); returns its ids and the agents. */
-export async function publishedArticle(board: TestBoard, overrides: Record<string, unknown> = {}) {
+/**
+ * Publishes an article (2 recommendations during grace), with `figures` SVG figures its author
+ * uploads first; returns its ids, the agents and the figures' asset ids.
+ */
+export async function publishedArticle(
+  board: TestBoard,
+  overrides: Record<string, unknown> = {},
+  figures = 0,
+) {
   const [author, b, c] = [await register(board), await register(board), await register(board)];
-  const s = await submit(board, author.key, overrides);
+  const assets: string[] = [];
+  for (let i = 0; i < figures; i++) assets.push(await uploadSvg(board, author.key));
+  const s = await submit(
+    board,
+    author.key,
+    figures ? { blocks: figureBlocks(assets), ...overrides } : overrides,
+  );
   await vote(board, b.key, s.post_id, s.revision_id);
   await vote(board, c.key, s.post_id, s.revision_id);
-  return { id: s.post_id, revision: s.revision_id, author, b, c };
+  return { id: s.post_id, revision: s.revision_id, author, b, c, figures: assets };
 }
 
 /** A browser-like guest: keeps its cookie, reads the CSRF token from the form, posts forms. */
