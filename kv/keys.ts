@@ -264,8 +264,13 @@ const builders = {
    * that the same form sent again with that value (its answer lost) is told the comment arrived.
    */
   guestRotatedOut: unshown<[sessionHash: string]>("guest_rotated_out"),
-  /** Guest sessions started from one network in one fixed hour (an exact counter). */
-  guestSessionStarts: unshown<[network: string, hourStart: number]>("guest_session_starts"),
+  /**
+   * Refusals kept for guest sessions that have posted nothing, from one network in one fixed
+   * hour (an exact counter).
+   */
+  guestSessionRefusalCounts: unshown<[network: string, hourStart: number]>(
+    "guest_session_refusal_counts",
+  ),
   /** A guest session's comments per window ("1h", "utc_day") and window start (scope "session"). */
   guestCommentCounts: unshown<[scope: string, id: string, window: string, windowStart: number]>(
     "guest_comment_counts",

@@ -99,9 +99,6 @@ budget(
   "tool:articles_preview",
   "tool:inspect_votes",
 );
-// A page that stores what it hands out, read as a GET: a guest's session (an article page with
-// its comment form).
-budget("write", 2, "articlePage");
 // OAuth's authorization page reads the client and stores nothing (the request is sealed into
 // its form); it commits only to keep a pending registration longer, which the client's first
 // page (opened above) has done.
@@ -112,6 +109,7 @@ budget(
   "anonymousListThreads",
   "articleFigure",
   "articleFigurePage",
+  "articlePage",
   "articlesActivity",
   "articlesAtomFeed",
   "articlesComments",

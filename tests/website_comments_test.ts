@@ -9,9 +9,7 @@ import {
   countLinks,
   GUEST_SESSION_SECONDS,
   MODERATION_RULES,
-  startGuestSession,
 } from "../domain/articles/mod.ts";
-import type { BoardError } from "../domain/errors.ts";
 import { agentHeaders, assertError, freshNetwork, getJson, idemKey, testBoard } from "./helpers.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 import { commentTree, formMessage, Guest, keptText, publishedArticle } from "./website_helpers.ts";
@@ -469,35 +467,6 @@ Deno.test("rates per network: 20 an hour and 100 a day, across sessions", async 
     assert.equal(r.res.status, 429);
     assert.match(formMessage(r.html)!, /10 comments were already posted from your network today/);
   });
-});
-
-Deno.test("new guest sessions per network are limited; the page says why", async () => {
-  await using board = await testBoard({ limitScale: 0.1 });
-  const a = await publishedArticle(board);
-  const network = freshNetwork();
-  for (let i = 0; i < 10; i++) {
-    const g = new Guest(board, network);
-    await g.get(`/articles/${a.id}`);
-    assert.ok(g.cookie, `session ${i + 1}`);
-  }
-  const late = new Guest(board, network);
-  const { res, html } = await late.get(`/articles/${a.id}`);
-  assert.equal(res.status, 200, "the article is still readable");
-  assert.equal(late.cookie, null);
-  assert.match(html, /The comment form is not available: Too many new guest sessions/);
-  assert.ok(!html.includes('name="csrf"'));
-  // The refusal is the board's 429, naming the limit and when the hour ends.
-  const now = board.clock.now();
-  await assert.rejects(startGuestSession(board.deps, network), (e: BoardError) => {
-    assert.deepEqual(
-      [e.code, e.details?.limit_name, e.details?.limit, e.details?.resets_at],
-      ["RATE_LIMITED", "network_guest_sessions_per_hour", 10, now - (now % 3600) + 3600],
-    );
-    return true;
-  });
-  board.clock.advance(3600);
-  await late.get(`/articles/${a.id}`);
-  assert.ok(late.cookie);
 });
 
 Deno.test("the moderator comment reads are behind the /mod gate", async () => {

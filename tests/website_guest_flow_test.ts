@@ -6,7 +6,7 @@
  * that pose as the author, an agent or the staff are refused with the text kept.
  */
 import assert from "node:assert/strict";
-import { findGuestSession, postGuestComment } from "../domain/articles/mod.ts";
+import { postGuestComment, readGuestCookie } from "../domain/articles/mod.ts";
 import { register, testBoard } from "./helpers.ts";
 import { commentTree, formMessage, Guest, keptText, publishedArticle } from "./website_helpers.ts";
 
@@ -200,14 +200,14 @@ Deno.test("a post that fails after the checks leaves the text free to post again
   const a = await publishedArticle(board);
   const guest = new Guest(board);
   await guest.get(`/articles/${a.id}`);
-  const found = await findGuestSession(board.deps, guest.cookie!.split("=")[1]);
+  const found = await readGuestCookie(board.deps, guest.cookie!.split("=")[1]);
   assert.ok(found);
   const req = {
     post_id: a.id,
     parent_id: null,
     text: "Stored on the second try.",
     name: "",
-    session: found,
+    cookie: found,
     network: guest.network,
   };
   const failing = {

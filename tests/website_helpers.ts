@@ -1,6 +1,6 @@
 /** Helpers for the website tests: published articles, a cookie-keeping guest, HTML probes. */
 import assert from "node:assert/strict";
-import { findGuestSession, postGuestComment } from "../domain/articles/mod.ts";
+import { findGuestSession, postGuestComment, readGuestCookie } from "../domain/articles/mod.ts";
 import { freshNetwork, register, type TestBoard } from "./helpers.ts";
 import { figureBlocks, submit, uploadSvg, vote } from "./article_helpers.ts";
 
@@ -122,14 +122,15 @@ export class Guest {
   ): Promise<Awaited<ReturnType<typeof postGuestComment>>> {
     if (!this.cookie || !this.csrf) await this.get(`/articles/${articleId}`);
     const [cookieName, value] = this.cookie!.split("=");
-    const session = await findGuestSession(this.board.deps, value);
-    assert.ok(session, "the guest has a live session");
+    assert.ok(await findGuestSession(this.board.deps, value), "the guest has a live session");
+    const cookie = await readGuestCookie(this.board.deps, value);
+    assert.ok(cookie);
     const result = await postGuestComment(this.board.deps, {
       post_id: articleId,
       parent_id: opts.parent_id ?? null,
       text,
       name: opts.name ?? "",
-      session: { key: session.key },
+      cookie,
       csrf: this.csrf,
       network: this.network,
     });

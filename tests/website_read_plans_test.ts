@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
-import { findGuestSession, postGuestComment } from "../domain/articles/mod.ts";
+import { findGuestSession, postGuestComment, readGuestCookie } from "../domain/articles/mod.ts";
 import { BoardError } from "../domain/errors.ts";
 import { assertStatus, testBoard } from "./helpers.ts";
 import { commentTree, Guest, publishedArticle } from "./website_helpers.ts";
@@ -17,14 +17,16 @@ Deno.test("two posts of one session at once: one is stored, the other finds the 
   const a = await publishedArticle(board);
   const guest = new Guest(board);
   await guest.get(`/articles/${a.id}`);
-  const session = await findGuestSession(board.deps, guest.cookie!.split("=")[1]);
-  assert.ok(session);
+  const value = guest.cookie!.split("=")[1];
+  const session = await findGuestSession(board.deps, value);
+  const cookie = await readGuestCookie(board.deps, value);
+  assert.ok(session && cookie);
   const req = (text: string) => ({
     post_id: a.id,
     parent_id: null,
     text,
     name: "",
-    session: { key: session.key },
+    cookie,
     network: guest.network,
   });
   const outcomes = await Promise.allSettled([

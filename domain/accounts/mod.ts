@@ -106,6 +106,7 @@ export {
   holdsCredential,
   holdsOperatorSecret,
   openCredential,
+  purposeMac,
   refuseCredentialAsKey,
   refuseCredentialInContent,
   sealCredential,

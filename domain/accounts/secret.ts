@@ -249,3 +249,55 @@ export async function secretMac(deps: Deps, text: string): Promise<string> {
   const sig = await crypto.subtle.sign("HMAC", await key, new TextEncoder().encode(text));
   return base64url(new Uint8Array(sig));
 }
+
+/** What a purpose-keyed MAC signs: each purpose has an HMAC key of its own. */
+type MacPurpose = "guest-session-v1";
+
+const purposeMacKeys = new WeakMap<Deps, Map<MacPurpose, Promise<CryptoKey>>>();
+
+/** The HMAC-SHA-256 key derived (HKDF-SHA-256) from the board secret for one purpose. */
+function purposeMacKey(deps: Deps, purpose: MacPurpose): Promise<CryptoKey> {
+  let perDeps = purposeMacKeys.get(deps);
+  if (!perDeps) purposeMacKeys.set(deps, perDeps = new Map());
+  let key = perDeps.get(purpose);
+  if (!key) {
+    key = (async () => {
+      const material = await crypto.subtle.importKey(
+        "raw",
+        encoder.encode(await boardSecret(deps)),
+        "HKDF",
+        false,
+        ["deriveKey"],
+      );
+      return await crypto.subtle.deriveKey(
+        {
+          name: "HKDF",
+          hash: "SHA-256",
+          salt: encoder.encode("posting-board"),
+          info: encoder.encode(`mac:${purpose}`),
+        },
+        material,
+        { name: "HMAC", hash: "SHA-256", length: 256 },
+        false,
+        ["sign"],
+      );
+    })();
+    key.catch(() => perDeps.delete(purpose));
+    perDeps.set(purpose, key);
+  }
+  return key;
+}
+
+/**
+ * HMAC-SHA-256 of `text`, base64url, under a key derived from the board secret for `purpose`
+ * alone: what the server signs to verify later without storing anything (a guest session's
+ * cookie). Compare with `timingSafeEqual`.
+ */
+export async function purposeMac(deps: Deps, purpose: MacPurpose, text: string): Promise<string> {
+  const sig = await crypto.subtle.sign(
+    "HMAC",
+    await purposeMacKey(deps, purpose),
+    encoder.encode(text),
+  );
+  return base64url(new Uint8Array(sig));
+}

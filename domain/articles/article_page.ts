@@ -6,19 +6,18 @@
  * `namedFigures`), the outcomes of the guest's own unpublished comments, the reply's comment
  * and a kept refusal; a third only when the clock published a newer revision than the stored
  * one, or for the figures of a revision the article does not name them for (written before).
- * The comment a kept refusal answered is read after the refusal (its locator, then it). A
- * guest without a session gets one started alongside: its read rides with the first batch, its
- * commit with the second, and it commits only once the article is known to exist.
+ * The comment a kept refusal answered is read after the refusal (its locator, then it). It
+ * writes nothing: a guest without a session is issued one by the page (`issueGuestSession`,
+ * no KV).
  */
 import { keys } from "../../kv/keys.ts";
 import { listTyped, readMany } from "../../kv/read_many.ts";
 import type { Deps } from "../deps.ts";
-import { BoardError, notFound } from "../errors.ts";
+import { notFound } from "../errors.ts";
 import { type FigureSize, figureSizes } from "./assets.ts";
 import { namedFigures } from "./store.ts";
 import { type GuestRefusal, guestRefusal } from "./guest_refusals.ts";
-import { type GuestSession, startGuestSession } from "./guest_sessions.ts";
-import { liveGuestSession } from "./guest_sessions.ts";
+import { type GuestCookie, type GuestSession, guestSessionOf } from "./guest_sessions.ts";
 import { AgentCache, type PostBundle, project } from "./lifecycle.ts";
 import { policyContext } from "./policy.ts";
 import { canSee } from "./reads.ts";
@@ -37,8 +36,8 @@ import type { Block, CommentRecord, RevisionRecord } from "./types.ts";
 /** What the article page asks for. */
 interface ArticlePageRequest {
   postId: string;
-  /** The key (SHA-256) of the session the browser's cookie names, null without a cookie. */
-  sessionKey: string | null;
+  /** The browser's guest cookie (`readGuestCookie`), null without one the server issued. */
+  cookie: GuestCookie | null;
   page: { before?: number; after?: number };
   /** A comment id to reply to (`?reply_to=`), when it is a uuid. */
   replyTo: string | null;
@@ -50,14 +49,7 @@ interface ArticlePageRequest {
    * latest write (after posting, after a refusal).
    */
   consistency: Deno.KvConsistencyLevel;
-  /** Starts a session for a browser without one on this network (a top-level navigation). */
-  startSessionOn: string | null;
 }
-
-/** A session started for the page, or why none could be. */
-type StartedSession =
-  | { cookie: string; session: GuestSession; refused: null }
-  | { refused: BoardError };
 
 /** Everything the article page shows. */
 export interface ArticlePageData {
@@ -65,8 +57,8 @@ export interface ArticlePageData {
   rev: RevisionRecord;
   blocks: Block[];
   viewer: Viewer;
+  /** The live session the cookie names, or null. */
   session: GuestSession | null;
-  started: StartedSession | null;
   discussion: Discussion;
   sizes: Map<string, FigureSize>;
   /** The `replyTo` comment when the viewer may see it (replyable or not), else null. */
@@ -108,87 +100,63 @@ export async function readArticlePage(
   const { postId, consistency } = req;
   const ctx = await policyContext(deps);
   const opt = { consistency };
-  let articleKnown!: (ok: boolean) => void;
-  const proceed = new Promise<boolean>((resolve) => articleKnown = resolve);
-  const starting: Promise<StartedSession> | null = req.startSessionOn === null
-    ? null
-    : startGuestSession(deps, req.startSessionOn, proceed).then(
-      (s) => ({ ...s, refused: null }),
-      (e) => {
-        if (e instanceof BoardError && e.code === "RATE_LIMITED") return { refused: e };
-        throw e;
-      },
-    );
-  try {
-    const [post, sessionEntry, window, replyLoc] = await Promise.all([
-      deps.kv.get(keys.articlePosts(postId), opt),
-      req.sessionKey ? deps.kv.get(keys.guestSessions(req.sessionKey)) : null,
-      discussionWindow(deps.kv, postId, req.page, undefined, consistency),
-      req.replyTo ? deps.kv.get(keys.articleCommentLocators(req.replyTo), opt) : null,
-    ]);
-    const stored = post.value;
-    if (!stored) throw notFound("article", postId);
-    // A session is started only for an article that can be shown (the projection decides).
-    articleKnown(
-      !stored.restricted && !!(stored.public_revision_id || stored.candidate_revision_id),
-    );
-    const session = sessionEntry?.value && req.sessionKey
-      ? await liveGuestSession(deps, req.sessionKey, sessionEntry.value).catch(() => null)
-      : null;
-    const sessionId = session?.id ?? null;
-    const wanted = [...new Set(stored.revision_ids)];
-    // A session started now has no comments yet: the outcomes to read are the found session's.
-    const mine = ownUnpublished(window, { session: sessionId, everPublic: new Set() });
-    const storedId = stored.public_revision_id;
-    const figures = storedId ? namedFigures(stored, storedId) : null;
-    const [revList, parts, storedSizes, replyRaw, refusal, started, checks] = await Promise.all([
-      readMany(deps.kv, wanted.map((id) => keys.articleRevisions(id)), opt),
-      storedId ? partsOf(deps, storedId, consistency) : [],
-      figures ? figureSizes(deps, figures) : null,
-      commentAt(deps, replyLoc?.value ?? null, consistency),
-      sessionId && req.refusalId ? guestRefusal(deps, sessionId, postId, req.refusalId) : null,
-      starting,
-      readGuestChecks(deps, mine),
-    ]);
-    const revs = new Map<string, RevisionRecord>();
-    for (const e of revList) if (e.value) revs.set(e.value.id, e.value);
-    const { bundle } = await project(deps, ctx, { post: stored, revs }, new AgentCache(deps));
-    if (!canSee(bundle, null)) throw notFound("article", postId);
-    const rev = bundle.revs.get(bundle.post.public_revision_id!)!;
-    const everPublic = new Set(
-      [...bundle.revs.values()].filter((r) => r.ever_public).map((r) => r.id),
-    );
-    const own = started && started.refused === null ? started.session : session;
-    const viewer: Viewer = { session: own?.id ?? null, everPublic };
-    // The clock may have published a newer revision than the stored one: its parts and its
-    // figures' sizes then (and the sizes of a revision the article does not name them for).
-    const shown = rev.id === storedId && parts.length === rev.parts;
-    const refusalLoc = refusal?.parent_id
-      ? deps.kv.get(keys.articleCommentLocators(refusal.parent_id), opt)
-      : null;
-    const [text, sizes, refusalRaw] = await Promise.all([
-      shown ? parts : partsOf(deps, rev.id, consistency),
-      shown && storedSizes ? storedSizes : figureSizes(deps, rev.asset_ids),
-      refusalLoc ? refusalLoc.then((l) => commentAt(deps, l.value, consistency)) : null,
-    ]);
-    if (text.length !== rev.parts) throw new Error(`revision ${rev.id} content is incomplete`);
-    const blocks: Block[] = JSON.parse(text.join(""));
-    const refusalTarget = visible(refusalRaw, postId, viewer);
-    return {
-      bundle,
-      rev,
-      blocks,
-      viewer,
-      session,
-      started,
-      discussion: threadDiscussion(window, viewer, checks),
-      sizes,
-      replyTarget: visible(replyRaw, postId, viewer),
-      refusal,
-      refusalTarget: refusalTarget && replyable(refusalTarget, viewer) ? refusalTarget : null,
-    };
-  } finally {
-    articleKnown(false);
-    await starting?.catch(() => {});
-  }
+  const [post, sessionEntry, window, replyLoc] = await Promise.all([
+    deps.kv.get(keys.articlePosts(postId), opt),
+    req.cookie ? deps.kv.get(keys.guestSessions(req.cookie.key)) : null,
+    discussionWindow(deps.kv, postId, req.page, undefined, consistency),
+    req.replyTo ? deps.kv.get(keys.articleCommentLocators(req.replyTo), opt) : null,
+  ]);
+  const stored = post.value;
+  if (!stored) throw notFound("article", postId);
+  const session = req.cookie
+    ? await guestSessionOf(deps, req.cookie, sessionEntry?.value ?? null)
+    : null;
+  const sessionId = session?.id ?? null;
+  const wanted = [...new Set(stored.revision_ids)];
+  const mine = ownUnpublished(window, { session: sessionId, everPublic: new Set() });
+  const storedId = stored.public_revision_id;
+  const figures = storedId ? namedFigures(stored, storedId) : null;
+  const [revList, parts, storedSizes, replyRaw, refusal, checks] = await Promise.all([
+    readMany(deps.kv, wanted.map((id) => keys.articleRevisions(id)), opt),
+    storedId ? partsOf(deps, storedId, consistency) : [],
+    figures ? figureSizes(deps, figures) : null,
+    commentAt(deps, replyLoc?.value ?? null, consistency),
+    sessionId && req.refusalId ? guestRefusal(deps, sessionId, postId, req.refusalId) : null,
+    readGuestChecks(deps, mine),
+  ]);
+  const revs = new Map<string, RevisionRecord>();
+  for (const e of revList) if (e.value) revs.set(e.value.id, e.value);
+  const { bundle } = await project(deps, ctx, { post: stored, revs }, new AgentCache(deps));
+  if (!canSee(bundle, null)) throw notFound("article", postId);
+  const rev = bundle.revs.get(bundle.post.public_revision_id!)!;
+  const everPublic = new Set(
+    [...bundle.revs.values()].filter((r) => r.ever_public).map((r) => r.id),
+  );
+  const viewer: Viewer = { session: sessionId, everPublic };
+  // The clock may have published a newer revision than the stored one: its parts and its
+  // figures' sizes then (and the sizes of a revision the article does not name them for).
+  const shown = rev.id === storedId && parts.length === rev.parts;
+  const refusalLoc = refusal?.parent_id
+    ? deps.kv.get(keys.articleCommentLocators(refusal.parent_id), opt)
+    : null;
+  const [text, sizes, refusalRaw] = await Promise.all([
+    shown ? parts : partsOf(deps, rev.id, consistency),
+    shown && storedSizes ? storedSizes : figureSizes(deps, rev.asset_ids),
+    refusalLoc ? refusalLoc.then((l) => commentAt(deps, l.value, consistency)) : null,
+  ]);
+  if (text.length !== rev.parts) throw new Error(`revision ${rev.id} content is incomplete`);
+  const blocks: Block[] = JSON.parse(text.join(""));
+  const refusalTarget = visible(refusalRaw, postId, viewer);
+  return {
+    bundle,
+    rev,
+    blocks,
+    viewer,
+    session,
+    discussion: threadDiscussion(window, viewer, checks),
+    sizes,
+    replyTarget: visible(replyRaw, postId, viewer),
+    refusal,
+    refusalTarget: refusalTarget && replyable(refusalTarget, viewer) ? refusalTarget : null,
+  };
 }

@@ -23,6 +23,7 @@ import { BoardError, notFound } from "../errors.ts";
 import { agentNamed, refuseGuestName } from "./guest_names.ts";
 import {
   GUEST_RESEND_SECONDS,
+  type GuestCookie,
   type GuestSession,
   liveGuestSession,
   newGuestRotation,
@@ -100,8 +101,8 @@ interface GuestCommentRequest {
   parent_id: string | null;
   text: string;
   name: string;
-  /** The session the browser's cookie names: the SHA-256 of the cookie value (`key`). */
-  session: Pick<GuestSession, "key">;
+  /** The browser's guest cookie, checked (`readGuestCookie`). */
+  cookie: GuestCookie;
   /**
    * The form's CSRF token, checked against the session in the commit (403 FORBIDDEN,
    * `details.session: "csrf"`); omitted when the caller checked it already.
@@ -256,8 +257,9 @@ function decided(
  *
  * What only this session writes (its own fingerprint of the text, its rate counters) is read
  * without a check of its own: every commit of a session also rotates (deletes and rewrites)
- * its record, which the commit checks, so two commits of one session never both succeed on
- * the same reads. That keeps the commit within the portable 10 checks.
+ * its record, which the commit checks (an unused session's first commit checks that it has
+ * none, and marks its signed cookie spent), so two commits of one session never both succeed
+ * on the same reads. That keeps the commit within the portable 10 checks.
  */
 export async function postGuestComment(
   deps: Deps,
@@ -283,7 +285,7 @@ export async function postGuestComment(
     const printKey = keys.guestCommentPrints(req.post_id, print);
     const [first, opened, loose] = await Promise.all([
       tx.getNamed({
-        session: keys.guestSessions(req.session.key),
+        session: keys.guestSessions(req.cookie.key),
         post: keys.articlePosts(req.post_id),
         network: keys.guestNetworkCommentCounts(req.network),
         print: printKey,
@@ -299,7 +301,7 @@ export async function postGuestComment(
     const post = first.post.value;
     if (!post) throw notFound("article", req.post_id);
     const sessionRec = first.session.value;
-    const owner = sessionRec?.owner ?? req.session.key;
+    const owner = sessionRec?.owner ?? req.cookie.key;
     const loc = parentLoc?.value ?? null;
     const sessionKeys = GUEST_RATES.filter((r) => r.scope === "session")
       .map((r) => keys.guestCommentCounts("session", owner, r.window, windowStart(r, now)));
@@ -317,7 +319,7 @@ export async function postGuestComment(
     ]);
     const current = { post, revs };
     const { projected, revisionId } = await guestCommentTarget(deps, ctx, current);
-    const session = await liveGuestSession(deps, req.session.key, sessionRec, req.csrf);
+    const session = await liveGuestSession(deps, req.cookie, sessionRec, req.csrf);
     if (form instanceof BoardError) throw form;
     refuseGuestName(name, post.author, agent);
     const depth = req.parent_id ? checkParent(req.post_id, second.parent?.value ?? null) : 1;
@@ -366,7 +368,7 @@ export async function postGuestComment(
     const rotated = await rotateGuestSession(
       tx,
       deps,
-      req.session.key,
+      req.cookie,
       sessionRec,
       rotation,
       req.text,

@@ -1,34 +1,34 @@
 /**
- * Guest browser sessions of the human website (docs/website.md "Guest sessions"): a
- * random id held in a cookie, stored in KV only as its SHA-256: it lasts a day from its start, or
- * 30 days from its start once it has posted a comment (set in that comment's commit).
- * The CSRF token is derived with an HMAC under the board secret, so KV never holds it in
- * any form. A session is never adopted from a cookie the server did not issue, and it gets
- * a new cookie in the very commit that stores each comment it posts (it keeps its identity,
- * `GuestSession.id`), so a cookie planted before the post never names a session holding
- * what the post made. Starting sessions is limited per network (an exact counter).
+ * Guest browser sessions of the human website (docs/website.md "Guest sessions"). A session
+ * that has posted nothing is stateless: its cookie is a random id and its start, signed with
+ * an HMAC under a key derived from the board secret, valid for a day from its start; issuing
+ * and checking it writes nothing. The commit that stores its first comment makes it a KV
+ * record (by the SHA-256 of a new random cookie, for 30 days from its start) and marks the
+ * signed cookie spent. A stored session's cookie is a random value kept in KV only as its
+ * SHA-256 (the sessions of earlier releases are stored ones too). The CSRF token is derived
+ * with an HMAC under the board secret, so KV never holds it in any form. A session is never
+ * adopted from a cookie the server did not issue, and it gets a new cookie in the very commit
+ * that stores each comment it posts (it keeps its identity, `GuestSession.id`), so a cookie
+ * planted before the post never names a session holding what the post made.
  */
 import { keys } from "../../kv/keys.ts";
-import { transact, type Tx } from "../../kv/tx.ts";
+import type { Tx } from "../../kv/tx.ts";
 import {
   base64url,
   openCredential,
+  purposeMac,
   sealCredential,
   type SealedCredential,
   secretMac,
 } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
-import { limitExceeded, limitOf, limitSpec } from "../limits/mod.ts";
 import { sha256Hex, timingSafeEqual } from "../hashing.ts";
 
 /** A session that posted a comment lasts 30 days from its start (not extended by more use). */
 export const GUEST_SESSION_SECONDS = 30 * 86_400;
 /** A session that has posted no comment lasts a day from its start. */
 export const UNUSED_GUEST_SESSION_SECONDS = 86_400;
-/** New guest sessions per network per fixed clock hour (times BOARD_LIMIT_SCALE). */
-const SESSION_STARTS = limitSpec("network_guest_sessions_per_hour", 100, "network", "1h");
-
 interface GuestSessionRecord {
   created_at: number;
   expires_at: number;
@@ -37,12 +37,16 @@ interface GuestSessionRecord {
    * rates record). Absent on a session whose cookie never rotated: its key hash is its identity.
    */
   owner?: string;
+  /**
+   * Set under a signed cookie whose session posted (until the cookie would have expired):
+   * the cookie names no session any more.
+   */
+  spent?: true;
 }
 
 declare module "../../kv/key_values.ts" {
   interface KeyValues {
     guestSessions: GuestSessionRecord;
-    guestSessionStarts: number;
     guestRotatedOut: RotatedOutRecord;
   }
 }
@@ -57,9 +61,22 @@ export interface GuestSession {
   csrf: string;
   created_at: number;
   expires_at: number;
+  /** False for a session that has posted nothing (no record: its cookie is signed). */
+  stored: boolean;
 }
 
-const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
+/** A stored session's cookie: 256 random bits. */
+const STORED_COOKIE = /^[A-Za-z0-9_-]{43}$/;
+/** An unused session's cookie: `<256 random bits>.<start, unix seconds>.<HMAC of both>`. */
+const SIGNED_COOKIE = /^([A-Za-z0-9_-]{43})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
+
+/** A guest cookie value the server issued (not yet checked against KV or the clock). */
+export interface GuestCookie {
+  /** SHA-256 of the value: the key of its record, and the identity of a session it started. */
+  key: string;
+  /** The start of the unused session a signed cookie names; null for a stored session's. */
+  started: number | null;
+}
 
 function randomToken(): string {
   return base64url(crypto.getRandomValues(new Uint8Array(32)));
@@ -74,37 +91,76 @@ function csrfOf(deps: Deps, identity: string): Promise<string> {
   return secretMac(deps, `board-guest-csrf:${identity}`);
 }
 
-async function sessionOf(
+/** What a signed cookie's HMAC covers: its random id and its start. */
+function signedPart(id: string, started: number): string {
+  return `${id}.${started}`;
+}
+
+/**
+ * Reads a guest cookie value: a stored session's (any well-formed value: KV decides), or a
+ * signed one whose HMAC is the server's. Null for anything else (malformed, forged, tampered).
+ * Whether the session is live is decided with its record (`guestSessionOf`).
+ */
+export async function readGuestCookie(
   deps: Deps,
-  key: string,
-  rec: GuestSessionRecord,
-): Promise<GuestSession> {
-  const id = rec.owner ?? key;
+  value: string | undefined,
+): Promise<GuestCookie | null> {
+  if (!value) return null;
+  if (STORED_COOKIE.test(value)) return { key: await sha256Hex(value), started: null };
+  const m = SIGNED_COOKIE.exec(value);
+  if (!m) return null;
+  const [, id, start, mac] = m;
+  const started = Number(start);
+  const expected = await purposeMac(deps, "guest-session-v1", signedPart(id, started));
+  if (!timingSafeEqual(mac, expected)) return null;
+  return { key: await sha256Hex(value), started };
+}
+
+/**
+ * The live session a checked cookie names, given its record (read by the caller, null when
+ * there is none): a stored session until its `expires_at`; an unused session (no record) for
+ * a day from its start; null otherwise (ended, spent, or a stored cookie KV does not know).
+ */
+export async function guestSessionOf(
+  deps: Deps,
+  cookie: GuestCookie,
+  rec: GuestSessionRecord | null,
+): Promise<GuestSession | null> {
+  const now = deps.clock.now();
+  if (rec) {
+    if (rec.spent || rec.expires_at <= now) return null;
+    const id = rec.owner ?? cookie.key;
+    return {
+      id,
+      key: cookie.key,
+      csrf: await csrfOf(deps, id),
+      created_at: rec.created_at,
+      expires_at: rec.expires_at,
+      stored: true,
+    };
+  }
+  if (cookie.started === null) return null;
+  const expires = cookie.started + UNUSED_GUEST_SESSION_SECONDS;
+  if (expires <= now) return null;
   return {
-    id,
-    key,
-    csrf: await csrfOf(deps, id),
-    created_at: rec.created_at,
-    expires_at: rec.expires_at,
+    id: cookie.key,
+    key: cookie.key,
+    csrf: await csrfOf(deps, cookie.key),
+    created_at: cookie.started,
+    expires_at: expires,
+    stored: false,
   };
 }
 
-/** The key (SHA-256) of the session a cookie value would name, or null when malformed. */
-export async function guestSessionKey(cookieValue: string | undefined): Promise<string | null> {
-  if (!cookieValue || !COOKIE_VALUE.test(cookieValue)) return null;
-  return await sha256Hex(cookieValue);
-}
-
-/** The session a cookie value names, or null when unknown, malformed or expired. */
+/** The session a cookie value names, or null when unknown, malformed, forged or ended. */
 export async function findGuestSession(
   deps: Deps,
   cookieValue: string | undefined,
 ): Promise<GuestSession | null> {
-  if (!cookieValue || !COOKIE_VALUE.test(cookieValue)) return null;
-  const key = await sha256Hex(cookieValue);
-  const rec = (await deps.kv.get(keys.guestSessions(key))).value;
-  if (!rec || rec.expires_at <= deps.clock.now()) return null;
-  return await sessionOf(deps, key, rec);
+  const cookie = await readGuestCookie(deps, cookieValue);
+  if (!cookie) return null;
+  const rec = (await deps.kv.get(keys.guestSessions(cookie.key))).value;
+  return await guestSessionOf(deps, cookie, rec);
 }
 
 /** A cookie value a comment rotated out (`keys.guestRotatedOut`). */
@@ -189,58 +245,71 @@ function sessionEnded(): BoardError {
 }
 
 /**
- * Stages, inside the caller's commit, the move of the session stored under `key` (its record
- * `rec`, read with a check in `tx`, so the commit fails if another request rotated or ended it)
- * to `rotation`'s cookie: the old value stops naming it in that same commit (keeping, for an
- * hour, only the hash of the comment's `text`: `sentBefore`); its identity is kept, and it
- * now lasts `GUEST_SESSION_SECONDS` from its start (the first comment lengthens it).
- * Answers the session under its new key. Throws 403 FORBIDDEN (`details.session: "ended"`)
- * when there is no live record (the commit then stores nothing).
+ * Stages, inside the caller's commit, the move of the session `cookie` names (its record
+ * `rec`, read with a check in `tx` — null for an unused session, so the commit fails if
+ * another request rotated, stored or ended it) to `rotation`'s cookie: the old value stops
+ * naming it in that same commit (a stored record is deleted; a signed cookie is marked spent
+ * until it would have expired), keeping for an hour only the hash of the comment's `text`
+ * (`sentBefore`); its identity is kept, and it is stored to last `GUEST_SESSION_SECONDS` from
+ * its start (the first comment lengthens it). Answers the session under its new key. Throws
+ * 403 FORBIDDEN (`details.session: "ended"`) when the session is not live (the commit then
+ * stores nothing).
  */
 export async function rotateGuestSession(
   tx: Tx,
   deps: Deps,
-  key: string,
+  cookie: GuestCookie,
   rec: GuestSessionRecord | null,
   rotation: GuestRotation,
   text: string,
   commentId: string,
 ): Promise<GuestSession> {
   const now = deps.clock.now();
-  if (!rec || rec.expires_at <= now) throw sessionEnded();
-  const cookie = await sealCredential(deps, resendContext(key), rotation.cookie, "guest-resend-v1");
+  const session = await guestSessionOf(deps, cookie, rec);
+  if (!session) throw sessionEnded();
+  const key = cookie.key;
+  const sealed = await sealCredential(deps, resendContext(key), rotation.cookie, "guest-resend-v1");
   tx.set(
     keys.guestRotatedOut(key),
     {
       text_hash: await sha256Hex(text),
       expires_at: now + ROTATED_OUT_SECONDS,
-      resend: { comment_id: commentId, cookie, until: now + GUEST_RESEND_SECONDS },
+      resend: { comment_id: commentId, cookie: sealed, until: now + GUEST_RESEND_SECONDS },
     } satisfies RotatedOutRecord,
     { expireIn: ROTATED_OUT_SECONDS * 1000 },
   );
   const moved: GuestSessionRecord = {
-    created_at: rec.created_at,
-    expires_at: rec.created_at + GUEST_SESSION_SECONDS,
-    owner: rec.owner ?? key,
+    created_at: session.created_at,
+    expires_at: session.created_at + GUEST_SESSION_SECONDS,
+    owner: session.id,
   };
-  tx.delete(keys.guestSessions(key));
+  if (session.stored) tx.delete(keys.guestSessions(key));
+  else {
+    // The signed cookie stays authentic until its day ends: until then it is marked spent.
+    const spent: GuestSessionRecord = {
+      created_at: session.created_at,
+      expires_at: session.expires_at,
+      spent: true,
+    };
+    tx.set(keys.guestSessions(key), spent, { expireIn: (session.expires_at - now) * 1000 });
+  }
   tx.set(keys.guestSessions(rotation.key), moved, { expireIn: (moved.expires_at - now) * 1000 });
-  return await sessionOf(deps, rotation.key, moved);
+  return (await guestSessionOf(deps, { key: rotation.key, started: null }, moved))!;
 }
 
 /**
- * The live session stored under `key` with record `rec` (read by the caller), or a 403
+ * The live session `cookie` names with record `rec` (read by the caller), or a 403
  * FORBIDDEN: `details.session` is `"ended"` when there is none, `"csrf"` when `csrf` is given
  * and is not the session's token.
  */
 export async function liveGuestSession(
   deps: Deps,
-  key: string,
+  cookie: GuestCookie,
   rec: GuestSessionRecord | null,
   csrf?: string | null,
 ): Promise<GuestSession> {
-  if (!rec || rec.expires_at <= deps.clock.now()) throw sessionEnded();
-  const session = await sessionOf(deps, key, rec);
+  const session = await guestSessionOf(deps, cookie, rec);
+  if (!session) throw sessionEnded();
   if (csrf !== undefined && !csrfMatches(session, csrf)) {
     throw new BoardError(
       "FORBIDDEN",
@@ -252,47 +321,18 @@ export async function liveGuestSession(
 }
 
 /**
- * Starts a session for a browser on `network`: returns the cookie value (shown only to
- * that browser) and the session. With `proceed`, the counter is read at once and the session
- * committed only if `proceed` answers true (404 NOT_FOUND, nothing written, otherwise). Throws 429 RATE_LIMITED (with the seconds to wait) when
- * the network has started its hourly allowance of sessions.
+ * Issues a new, unused session: a signed cookie value (shown only to that browser) and the
+ * session it names. Nothing is written: the session is stored when it first posts a comment.
  */
-export async function startGuestSession(
+export async function issueGuestSession(
   deps: Deps,
-  network: string,
-  proceed?: Promise<boolean>,
 ): Promise<{ cookie: string; session: GuestSession }> {
-  const cookie = randomToken();
-  const key = await sha256Hex(cookie);
-  const now = deps.clock.now();
-  const hour = now - (now % 3600);
-  const limit = limitOf(deps, SESSION_STARTS);
-  const rec: GuestSessionRecord = {
-    created_at: now,
-    expires_at: now + UNUSED_GUEST_SESSION_SECONDS,
-  };
-  await transact(deps.kv, async (tx) => {
-    const counter = keys.guestSessionStarts(network, hour);
-    const started = (await tx.get(counter)).value ?? 0;
-    // The caller may still call it off once the counter is read (nothing is then written).
-    if (proceed && !await proceed) throw new BoardError("NOT_FOUND", "No session was started.");
-    if (started >= limit) {
-      const wait = hour + 3600 - now;
-      throw limitExceeded(
-        "RATE_LIMITED",
-        SESSION_STARTS,
-        limit,
-        `Too many new guest sessions came from your network this hour; try again in ${
-          Math.ceil(wait / 60)
-        } minutes.`,
-        wait,
-        now,
-      );
-    }
-    tx.set(counter, started + 1, { expireIn: 2 * 3600 * 1000 });
-    tx.set(keys.guestSessions(key), rec, { expireIn: UNUSED_GUEST_SESSION_SECONDS * 1000 });
-  });
-  return { cookie, session: await sessionOf(deps, key, rec) };
+  const id = randomToken();
+  const started = deps.clock.now();
+  const mac = await purposeMac(deps, "guest-session-v1", signedPart(id, started));
+  const cookie = `${id}.${started}.${mac}`;
+  const session = await guestSessionOf(deps, { key: await sha256Hex(cookie), started }, null);
+  return { cookie, session: session! };
 }
 
 /** Whether a submitted CSRF token is the session's (compared in constant time). */

@@ -37,12 +37,12 @@ export type { GuestRefusal } from "./guest_refusals.ts";
 export {
   findGuestSession,
   GUEST_SESSION_SECONDS,
-  guestSessionKey,
+  issueGuestSession,
+  readGuestCookie,
   sentBefore,
-  startGuestSession,
   UNUSED_GUEST_SESSION_SECONDS,
 } from "./guest_sessions.ts";
-export type { GuestSession } from "./guest_sessions.ts";
+export type { GuestCookie, GuestSession } from "./guest_sessions.ts";
 export { englishVerdict } from "./language.ts";
 export { settleDue } from "./lifecycle.ts";
 export { ARTICLE_LIMITS, ARTICLE_PAGE, ARTICLE_QUOTAS, REVIEW_SKIP_MAX } from "./article_limits.ts";

@@ -19,7 +19,6 @@ import {
   findComment,
   findGuestSession,
   type GuestRefusal,
-  guestSessionKey,
   keepGuestRefusal,
   postGuestComment,
   publicArticleBundle,
@@ -52,9 +51,8 @@ import { readForm } from "./forms.ts";
 import {
   currentGuest,
   guestCookieValue,
-  guestSession,
   type GuestState,
-  isTopLevelNavigation,
+  issuedGuestCookie,
   newGuestSession,
   writeGuestCookie,
 } from "./guest_session.ts";
@@ -331,6 +329,10 @@ interface RefusedForm {
   parentId: string | null;
   message: string;
   status: number;
+  /** The field the message is about (the CSRF token when not given). */
+  field?: string;
+  /** The guest's earlier comment with the same text (a refused repeat). */
+  earlier?: string | null;
 }
 
 /** The article page; with `refused`, showing that form and its message with its status. */
@@ -343,19 +345,19 @@ async function articleView(c: Context<AppEnv>, id: string, refused?: RefusedForm
   const replyTo = refused ? refused.parentId ?? undefined : queryParam(c, "reply_to");
   const refusalId = queryParam(c, "refusal");
   const posted = queryParam(c, "posted") ?? null;
-  const sessionKey = await guestSessionKey(guestCookieValue(c));
-  const navigation = isTopLevelNavigation(c.req.raw.headers);
   const data = await readArticlePage(deps, {
     postId: id,
-    sessionKey,
+    cookie: await issuedGuestCookie(c),
     page: { before: p.before, after: p.after },
     replyTo: replyTo !== undefined && UUID_PATTERN.test(replyTo) ? replyTo : null,
     refusalId: refusalId && UUID_PATTERN.test(refusalId) ? refusalId : null,
     // After a post or a refusal the guest must see what they just wrote: read strongly then.
     consistency: posted !== null || refusalId !== undefined ? "strong" : "eventual",
-    startSessionOn: sessionKey === null && navigation ? c.get("network") : null,
   });
-  const guest = await pageGuest(c, data, sessionKey !== null && navigation);
+  // A browser without a live session is issued one (a top-level navigation; nothing written).
+  const guest: GuestState = data.session
+    ? { session: data.session, notice: null }
+    : await newGuestSession(c);
   const state: FormState = { ...EMPTY_FORM };
   if (replyTo !== undefined) {
     const target = data.replyTarget;
@@ -372,7 +374,13 @@ async function articleView(c: Context<AppEnv>, id: string, refused?: RefusedForm
   const headers: Record<string, string> = {};
   if (refused) {
     const { text, name, message } = refused;
-    Object.assign(state, { text, name, message, field: "csrf" });
+    Object.assign(state, {
+      text,
+      name,
+      message,
+      field: refused.field ?? "csrf",
+      earlier: refused.earlier ?? null,
+    });
     status = refused.status;
   } else if (refusal) {
     Object.assign(state, {
@@ -400,38 +408,10 @@ async function articleView(c: Context<AppEnv>, id: string, refused?: RefusedForm
 }
 
 /**
- * The page's guest state: the session its cookie named, or the one started for it (its
- * cookie set), or why there is none. A cookie naming no live session (ended, expired) gets a
- * new session here, as a browser without a cookie got one while the page was read.
- */
-async function pageGuest(
-  c: Context<AppEnv>,
-  data: ArticlePageData,
-  staleCookie: boolean,
-): Promise<GuestState> {
-  if (data.session) return { session: data.session, notice: null };
-  const started = data.started;
-  if (started && started.refused === null) {
-    writeGuestCookie(c, started.cookie, started.session);
-    return { session: started.session, notice: null };
-  }
-  if (started) {
-    return {
-      session: null,
-      notice: `The comment form is not available: ${started.refused.message}`,
-    };
-  }
-  if (staleCookie) return await guestSession(c);
-  return {
-    session: null,
-    notice: "The comment form is available when this page is opened directly in a browser tab.",
-  };
-}
-
-/**
  * Keeps a refused form for the session and answers 303 to the article page that shows it
  * (Post/Redirect/Get: the address left in the browser answers GET, and a reload never posts
- * again). Without a session to keep it in, 303 to the article's form.
+ * again). Without a session to keep it in, 303 to the article's form; when the network's
+ * allowance of refusals kept for new sessions is spent, the page itself with the refusal.
  */
 async function redirectToRefusal(
   c: Context<AppEnv>,
@@ -442,8 +422,20 @@ async function redirectToRefusal(
 ) {
   for (const [k, v] of Object.entries(headers)) c.header(k, v);
   if (!guest.session) return c.redirect(`/articles/${id}#form`, 303);
-  const kept = await keepGuestRefusal(c.get("deps"), guest.session.id, { ...refusal, post_id: id });
-  return c.redirect(`/articles/${id}${query({ refusal: kept.id })}`, 303);
+  const kept = await keepGuestRefusal(c.get("deps"), guest.session, c.get("network"), {
+    ...refusal,
+    post_id: id,
+  });
+  if (kept) return c.redirect(`/articles/${id}${query({ refusal: kept.id })}`, 303);
+  return await articleView(c, id, {
+    text: refusal.text,
+    name: refusal.name,
+    parentId: refusal.parent_id,
+    message: refusal.message,
+    status: refusal.status,
+    field: refusal.field,
+    earlier: refusal.earlier,
+  });
 }
 
 /** `GET /articles/{id}/comments`: the form's address, reloaded or shared: to the form. */
@@ -479,7 +471,7 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
     earlier: null,
     retry_at: null,
   };
-  const sessionKey = await guestSessionKey(guestCookieValue(c));
+  const cookie = await issuedGuestCookie(c);
   /** The form kept for a session that is missing, ended, or whose token this is not. */
   const sessionRefusal = async () => {
     if (guestCookieValue(c) === undefined) {
@@ -508,7 +500,7 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
     // the cookie was rotated out by a comment of this very text.
     const [found, sentAgain] = await Promise.all([
       currentGuest(c),
-      sessionKey ? sentBefore(deps, sessionKey, kept.text) : null,
+      cookie ? sentBefore(deps, cookie.key, kept.text) : null,
       publicArticleBundle(deps, id),
     ]);
     const resend = found ? null : sentAgain?.resend;
@@ -540,7 +532,7 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
       status: 403,
     });
   };
-  if (!sessionKey) return await sessionRefusal();
+  if (!cookie) return await sessionRefusal();
   try {
     // The session, its token and the article are read and checked in the post's own commit.
     const result = await postGuestComment(deps, {
@@ -548,7 +540,7 @@ export async function guestCommentSubmit(c: Context<AppEnv>) {
       parent_id: parentId,
       text: kept.text,
       name: kept.name,
-      session: { key: sessionKey },
+      cookie,
       csrf: form.get("csrf") ?? "",
       network: c.get("network"),
     });

@@ -3,16 +3,17 @@
  * `Secure; Path=/` (the prefix makes browsers refuse it unless it was set by this very host
  * over https, without a `Domain`: a sibling subdomain or a plain-http page cannot plant one);
  * over http (development) it is `board_guest` with `Path=/articles`. Both are HttpOnly and
- * SameSite=Lax. The session itself (KV record, CSRF token, rotation, limits) lives in
+ * SameSite=Lax. The session itself (signed or stored cookie, CSRF token, rotation) lives in
  * domain/articles/guest_sessions.ts.
  */
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import { BoardError } from "../../domain/errors.ts";
 import {
   findGuestSession,
+  type GuestCookie,
   type GuestSession,
-  startGuestSession,
+  issueGuestSession,
+  readGuestCookie,
 } from "../../domain/articles/mod.ts";
 import { asksForImage } from "../accept.ts";
 import type { AppEnv } from "../env.ts";
@@ -57,13 +58,18 @@ export function guestCookieValue(c: Context<AppEnv>): string | undefined {
   return getCookie(c, guestCookie(c).name);
 }
 
+/** The browser's guest cookie when the server issued it (`readGuestCookie`), else null. */
+export async function issuedGuestCookie(c: Context<AppEnv>): Promise<GuestCookie | null> {
+  return await readGuestCookie(c.get("deps"), guestCookieValue(c));
+}
+
 /**
  * True when a request is a top-level navigation: a person opening the page in a browser
  * tab or window, or a client that sends no fetch metadata at all (non-browser clients and
  * browsers too old to send it), unless it asks for an image. An `<img>`, `<iframe>`,
  * script or `fetch()` on another site's page sends `Sec-Fetch-Mode` other than `navigate`
  * or `Sec-Fetch-Dest` other than `document` (a page cannot remove these headers), so it
- * never starts a session and never spends the network's allowance of session starts.
+ * never starts a session.
  */
 export function isTopLevelNavigation(headers: Headers): boolean {
   const mode = headers.get("sec-fetch-mode");
@@ -74,8 +80,7 @@ export function isTopLevelNavigation(headers: Headers): boolean {
 
 /**
  * The browser's session, starting one (and setting the cookie) when it has none and the
- * request is a top-level navigation. When its network may not start more sessions this
- * hour, or the page was not opened as a page, says so instead.
+ * request is a top-level navigation. When the page was not opened as a page, says so instead.
  */
 export async function guestSession(c: Context<AppEnv>): Promise<GuestState> {
   const found = await currentGuest(c);
@@ -91,14 +96,8 @@ export async function newGuestSession(c: Context<AppEnv>): Promise<GuestState> {
       notice: "The comment form is available when this page is opened directly in a browser tab.",
     };
   }
-  try {
-    const { cookie, session } = await startGuestSession(c.get("deps"), c.get("network"));
-    writeGuestCookie(c, cookie, session);
-    return { session, notice: null };
-  } catch (e) {
-    if (e instanceof BoardError && e.code === "RATE_LIMITED") {
-      return { session: null, notice: `The comment form is not available: ${e.message}` };
-    }
-    throw e;
-  }
+  // Issuing a session writes nothing: it is stored when it first posts a comment.
+  const { cookie, session } = await issueGuestSession(c.get("deps"));
+  writeGuestCookie(c, cookie, session);
+  return { session, notice: null };
 }
