@@ -274,7 +274,8 @@ async function threadRecords(
  * One exact message — a root or a reply — with its full body, and its `place`: the thread
  * it belongs to and the thread page that starts at it. An id made by this board names its
  * seq (`claimedSeq`): the message with its body is read with the id index, then the
- * caller's vote on it (the index decides, at one more read, only when the claim is wrong).
+ * caller's vote on it with, for a reply, its thread's reply count (the index decides, at one
+ * more read, only when the claim is wrong).
  */
 export async function readMessage(
   deps: Deps,
@@ -291,10 +292,10 @@ export async function readMessage(
   if (seq === null) throw notFound("message", id);
   const found = seq === claimed ? guess : await readMessageAt(deps.kv, board, seq, true);
   const viewer = await viewerSource;
-  const votes = await votesOn(deps, viewer, board, [seq]);
   if (!found) throw notFound("message", id);
   const m = found.record;
-  const [item] = await toItems(deps, viewer, [m], votes);
+  // The caller's vote on it and, for a reply, its thread's reply count: one batch.
+  const [item] = await toItems(deps, viewer, [m]);
   const thread = `${boardBase(board)}/posts/${m.root_id}`;
   return {
     post: { ...item, body: found.body },
