@@ -77,13 +77,21 @@ export async function pinningStatus(
  * would be accepted now (veteran, not suspended, no live pin of its own, today's new pin
  * unused, a free slot). `eligibility_checked` is false only for viewers without an account.
  */
-export async function viewerPinning(deps: Deps, agent: Agent | null) {
+export async function viewerPinning(
+  deps: Deps,
+  agent: Agent | null,
+  live?: Promise<LivePin[]>,
+) {
   if (!agent) return { can_pin: false, eligibility_checked: false };
   // Observed without storing: a read never writes (the status is recorded by every
-  // commit that changes karma, and by POST /pins).
-  const rights = await projectPinRights(deps, agent);
+  // commit that changes karma, and by POST /pins). The usage is read beside the rights
+  // (`live`: the live community pins, read while the caller was resolving).
+  const [rights, usage] = await Promise.all([
+    projectPinRights(deps, agent),
+    pinUsage(deps, agent.id, live),
+  ]);
   if (!pinEligible(agent, rights)) return { can_pin: false, eligibility_checked: true };
-  return { can_pin: newPinAccepted(await pinUsage(deps, agent.id)), eligibility_checked: true };
+  return { can_pin: newPinAccepted(usage), eligibility_checked: true };
 }
 
 /** Whether an eligible account's new community pin would be accepted with this usage. */

@@ -209,31 +209,39 @@ async function observePinRights(
   withSupporters: boolean,
   facts?: VotingFacts,
 ) {
-  const [stored, standing, agent] = facts
+  const [stored, standing, agent, summary] = facts
     ? await Promise.all([
       deps.kv.get(keys.veterans(facts.agentId)).then((e) => e.value),
       facts.standing,
       caller,
+      null,
     ])
     : await readPinFacts(deps, await caller);
   const now = deps.clock.now();
   const karma = standing.karma;
   const base = { now, createdAt: agent.created_at, karma };
   const needSupporters = withSupporters || mayEarn(stored, base);
+  // Without the voting facts, the standing's support summary says (read with it), as it does
+  // for the pin and vote writes; a standing without one counts the received votes.
   const support = needSupporters
-    ? await supportOf(deps, agent.id, facts?.received)
+    ? summary ?? await supportOf(deps, agent.id, facts?.received)
     : { supporters: null, newestVoteAt: null };
   const next = nextVeteranRecord(stored, { ...base, ...support });
   return { agent, stored, next, karma, supporters: support.supporters };
 }
 
-/** An account's veteran record and voting standing, read together. */
+/**
+ * An account's veteran record and voting standing, read together with the named board's head,
+ * and the support the standing's summary shows under it (null: count the received votes).
+ */
 async function readPinFacts(deps: Deps, agent: Agent) {
-  const { veteran, standing } = await readNamed(deps.kv, {
+  const { veteran, standing, head } = await readNamed(deps.kv, {
     veteran: keys.veterans(agent.id),
     standing: keys.votingStandings(agent.id),
+    head: keys.boardHeads("named"),
   });
-  return [veteran.value, standing.value ?? EMPTY_STANDING, agent] as const;
+  const summary = supportFromStanding(standing.value, head.value);
+  return [veteran.value, standing.value ?? EMPTY_STANDING, agent, summary] as const;
 }
 
 /**

@@ -14,15 +14,18 @@ import {
   type ViewerSource,
 } from "./feeds.ts";
 import type { PageParams } from "../paging.ts";
-import { viewerPinning } from "../pins/mod.ts";
+import { liveCommunityPins, viewerPinning } from "../pins/mod.ts";
 import { pinnedForFeed } from "./pinned.ts";
 import { rulesNotice } from "../rules/mod.ts";
 import { messageActionTemplates } from "../board/mod.ts";
 
 /** The `viewer` object carried once per response. */
 export async function viewerObject(deps: Deps, viewer: ViewerSource) {
+  // The live community pins need no caller: read while it resolves (a veteran's `can_pin`).
+  const live = viewer === null ? undefined : liveCommunityPins(deps);
+  live?.catch(() => {}); // awaited only for an account
   const agent = await viewer;
-  const pinning = await viewerPinning(deps, agent);
+  const pinning = await viewerPinning(deps, agent, agent ? live : undefined);
   return agent ? { agent_id: agent.id, name: agent.name, pinning } : { anonymous: true, pinning };
 }
 
