@@ -158,7 +158,8 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       annotations: READ,
       scope: "board:read",
       readsWhileAuthenticating: true,
-      call: (ctx, a) => votingTargets(ctx.deps, toolCaller(ctx), a.board, a.post_ids),
+      call: (ctx, a) =>
+        votingTargets(ctx.deps, toolCaller(ctx), a.board, a.post_ids, ctx.claimedId),
     }),
   }),
   operation({
