@@ -19,7 +19,8 @@ type BoardChoice = "routes" | "argument";
 /**
  * `err` saying where its message is, when `err` is a 404 for a thread or message of `board`
  * whose id is a message of the other board; else `err` as it is. One read, made only on the
- * way to a 404, and not for a thread id found to be a reply of `board`.
+ * way to a 404, and not for an id the 404 found on `board` (a reply sent as a thread, a message
+ * deleted there).
  */
 export async function withOtherBoardHint(
   deps: Deps,
@@ -31,8 +32,9 @@ export async function withOtherBoardHint(
   const d = err.details ?? {};
   const { target, id } = d;
   if ((target !== "thread" && target !== "message") || typeof id !== "string") return err;
-  // A reply of this board sent as a thread (`threadNotFound` said so): an id is on one board.
-  if (d.kind === "reply") return err;
+  // Found on this board: a reply sent as a thread (`threadNotFound` said so), or a message
+  // remembered as deleted here (`missingMessage`). An id is on one board only.
+  if (d.kind === "reply" || d.deleted === true) return err;
   const other = otherBoard(board);
   // Found already (a vote looks on the other board itself): only said the caller's way.
   if (d.found_on_board === undefined) {
