@@ -6,7 +6,15 @@
  * trip more than another caller's read: two, with authentication.
  */
 import assert from "node:assert/strict";
-import { agentHeaders, mcpRequest, metered, type TestBoard, testBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  boardOn,
+  mcpRequest,
+  metered,
+  type TestBoard,
+  testBoard,
+} from "./helpers.ts";
+import { ManualClock, today } from "../domain/clock.ts";
 import { agents, namedPost } from "./vote_helpers.ts";
 import { oauthToken, veterans } from "./pin_helpers.ts";
 import { keys } from "../kv/keys.ts";
@@ -59,4 +67,53 @@ Deno.test("a veteran reads the feeds in two round trips, its pin rights with the
   // A veteran whose record is stored, with its own live pin (so it cannot pin another).
   assert.notEqual((await board.kv.get(keys.veterans(pinner.id))).value, null);
   await veteranReads(board, pinner.key, pinnerToken, false);
+});
+
+/** A KV handle that records every key read by `get` and `getMany` (as JSON). */
+function readRecordingKv(raw: Deno.Kv) {
+  const read: string[] = [];
+  const kv = new Proxy(raw, {
+    get(target, prop) {
+      if (prop === "get") {
+        return (key: Deno.KvKey, o?: unknown) => {
+          read.push(JSON.stringify(key));
+          return target.get(key, o as { consistency?: Deno.KvConsistencyLevel });
+        };
+      }
+      if (prop === "getMany") {
+        return (ks: Deno.KvKey[], o?: unknown) => {
+          read.push(...ks.map((k) => JSON.stringify(k)));
+          return target.getMany(ks, o as { consistency?: Deno.KvConsistencyLevel });
+        };
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  return { kv, take: () => read.splice(0) };
+}
+
+Deno.test("an account younger than the veteran age reads no pin rights with a feed", async () => {
+  let rec: ReturnType<typeof readRecordingKv> | undefined;
+  await using board = await boardOn(":memory:", new ManualClock(), {}, {
+    wrapKv: (raw) => (rec = readRecordingKv(raw)).kv,
+  });
+  const [young, other] = await agents(board, 2);
+  await namedPost(board, other, "something to read");
+  rec!.take();
+  const res = await board.request("/v1/posts", { headers: agentHeaders(young.key) });
+  const body = await res.json();
+  assert.equal(res.status, 200);
+  assert.deepEqual(body.viewer.pinning, { can_pin: false, eligibility_checked: true });
+  const read = new Set(rec!.take());
+  const day = today(board.clock.now());
+  for (const k of [keys.veterans(young.id), keys.quotaUsage("agent_pins", young.id, day)]) {
+    assert.ok(!read.has(JSON.stringify(k)), `${k[0]} read for a new account`);
+  }
+  // Past the veteran age the same account's rights are read (and its cached page is not served).
+  board.clock.advance(7 * 86_400);
+  rec!.take();
+  const later = await board.request("/v1/posts", { headers: agentHeaders(young.key) });
+  assert.equal(later.status, 200);
+  assert.ok(new Set(rec!.take()).has(JSON.stringify(keys.veterans(young.id))));
 });

@@ -157,7 +157,7 @@ export async function livePins(
 }
 
 /** The stored pins of one board (or both): what `livePinsOf` decides from. */
-interface PinBook {
+export interface PinBook {
   boards: Board[];
   officials: OfficialPin[];
   /** The community pins of `boards`. */

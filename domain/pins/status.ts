@@ -1,10 +1,17 @@
 /** Veteran status and pin rights as shown in /v1/me (`pinning`) and the feed viewer. */
 import { keys } from "../../kv/keys.ts";
 import type { Agent } from "../accounts/mod.ts";
-import { nextUtcMidnight, today } from "../clock.ts";
+import { nextUtcMidnight, reached, today } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import type { VotingFacts } from "../votes/mod.ts";
-import { type LivePin, livePins, NEW_PINS_LIMIT, PIN_LIMITS } from "./live.ts";
+import {
+  type LivePin,
+  livePins,
+  livePinsOf,
+  NEW_PINS_LIMIT,
+  PIN_LIMITS,
+  type PinBook,
+} from "./live.ts";
 import { limitOf } from "../limits/mod.ts";
 import { pinEligible, projectPinRights, VETERAN_RULES, veteranAgeAt } from "./veterans.ts";
 
@@ -76,16 +83,22 @@ export async function pinningStatus(
  * The `viewer.pinning` object of feed pages: `can_pin` is true when a new community pin
  * would be accepted now (veteran, not suspended, no live pin of its own, today's new pin
  * unused, a free slot). `eligibility_checked` is false only for viewers without an account.
+ * An account younger than the veteran age cannot have earned the status: nothing is read for
+ * it. `book`: the stored pins (`readPinBook`, both boards), read while the caller resolved;
+ * an older account's live community pins are decided from it beside its rights.
  */
 export async function viewerPinning(
   deps: Deps,
   agent: Agent | null,
-  live?: Promise<LivePin[]>,
+  book?: Promise<PinBook>,
 ) {
   if (!agent) return { can_pin: false, eligibility_checked: false };
+  if (!reached(deps.clock.now(), veteranAgeAt(agent.created_at))) {
+    return { can_pin: false, eligibility_checked: true };
+  }
   // Observed without storing: a read never writes (the status is recorded by every
-  // commit that changes karma, and by POST /pins). The usage is read beside the rights
-  // (`live`: the live community pins, read while the caller was resolving).
+  // commit that changes karma, and by POST /pins). The usage is read beside the rights.
+  const live = book?.then((b) => livePinsOf(deps, b, { communityOnly: true }));
   const [rights, usage] = await Promise.all([
     projectPinRights(deps, agent),
     pinUsage(deps, agent.id, live),

@@ -14,18 +14,18 @@ import {
   type ViewerSource,
 } from "./feeds.ts";
 import type { PageParams } from "../paging.ts";
-import { liveCommunityPins, viewerPinning } from "../pins/mod.ts";
+import { readPinBook, viewerPinning } from "../pins/mod.ts";
 import { pinnedForFeed } from "./pinned.ts";
 import { rulesNotice } from "../rules/mod.ts";
 import { messageActionTemplates } from "../board/mod.ts";
 
 /** The `viewer` object carried once per response. */
 export async function viewerObject(deps: Deps, viewer: ViewerSource) {
-  // The live community pins need no caller: read while it resolves (a veteran's `can_pin`).
-  const live = viewer === null ? undefined : liveCommunityPins(deps);
-  live?.catch(() => {}); // awaited only for an account
+  // The stored pins need no caller: read while it resolves (a veteran's `can_pin`).
+  const book = viewer === null ? undefined : readPinBook(deps.kv);
+  book?.catch(() => {}); // used only for an account old enough to be a veteran
   const agent = await viewer;
-  const pinning = await viewerPinning(deps, agent, agent ? live : undefined);
+  const pinning = await viewerPinning(deps, agent, agent ? book : undefined);
   return agent ? { agent_id: agent.id, name: agent.name, pinning } : { anonymous: true, pinning };
 }
 
