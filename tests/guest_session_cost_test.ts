@@ -11,58 +11,8 @@ import { sha256Hex } from "../domain/hashing.ts";
 import { findGuestSession, UNUSED_GUEST_SESSION_SECONDS } from "../domain/articles/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { boardOn, freshNetwork, testBoard } from "./helpers.ts";
+import { recordingKv } from "./kv_write_recorder.ts";
 import { commentTree, formMessage, Guest, keptText, publishedArticle } from "./website_helpers.ts";
-
-/** A KV handle that records the first key part of every write: commits and plain writes. */
-function recordingKv(raw: Deno.Kv) {
-  const writes: string[] = [];
-  const atomic = (op: Deno.AtomicOperation): Deno.AtomicOperation => {
-    const staged: string[] = [];
-    const proxy: Deno.AtomicOperation = new Proxy(op, {
-      get(target, prop) {
-        const v = Reflect.get(target, prop, target);
-        if (typeof v !== "function") return v;
-        return (...args: unknown[]) => {
-          if (prop === "mutate") {
-            for (const m of args as Deno.KvMutation[]) staged.push(String(m.key[0]));
-          } else if (["set", "delete", "sum", "min", "max"].includes(String(prop))) {
-            staged.push(String((args[0] as Deno.KvKey)[0]));
-          } else if (prop === "enqueue") staged.push("(queue)");
-          if (prop === "commit") {
-            return (v.apply(target, args) as Promise<Deno.KvCommitResult>).then((res) => {
-              if (res.ok) writes.push(...staged);
-              return res;
-            });
-          }
-          v.apply(target, args);
-          return proxy;
-        };
-      },
-    });
-    return proxy;
-  };
-  const kv = new Proxy(raw, {
-    get(target, prop) {
-      if (prop === "atomic") return () => atomic(target.atomic());
-      const v = Reflect.get(target, prop, target);
-      if (typeof v !== "function") return v;
-      if (prop === "set" || prop === "delete") {
-        return (key: Deno.KvKey, ...rest: unknown[]) => {
-          writes.push(String(key[0]));
-          return (v as (...a: unknown[]) => unknown).apply(target, [key, ...rest]);
-        };
-      }
-      if (prop === "enqueue") {
-        return (...args: unknown[]) => {
-          writes.push("(queue)");
-          return (v as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      }
-      return v.bind(target);
-    },
-  });
-  return { kv, take: () => writes.splice(0) };
-}
 
 function cookieValue(cookie: string | null): string {
   assert.ok(cookie);
@@ -83,10 +33,10 @@ Deno.test("reading an article without a cookie writes nothing; the first comment
   const guest = new Guest(board);
 
   await t.step("a browser's first visit: the form and a cookie, no KV write", async () => {
-    rec!.take();
+    rec!.writes();
     const { res, html } = await guest.get(`/articles/${a.id}`);
     assert.equal(res.status, 200);
-    assert.deepEqual(rec!.take(), [], "the page view wrote nothing");
+    assert.deepEqual(rec!.writes(), [], "the page view wrote nothing");
     assert.ok(guest.cookie, "a cookie was set");
     assert.ok(html.includes('name="csrf"'), "the comment form is shown");
     assert.equal((await sessionRecords(board.kv)).length, 0);
@@ -95,22 +45,22 @@ Deno.test("reading an article without a cookie writes nothing; the first comment
   await t.step(
     "a client without cookies or fetch metadata (a crawler): no write, each time",
     async () => {
-      rec!.take();
+      rec!.writes();
       for (let i = 0; i < 3; i++) {
         const res = await board.request(`/articles/${a.id}`, { headers: { accept: "*/*" } });
         assert.equal(res.status, 200);
         assert.ok(res.headers.get("set-cookie"));
         await res.body?.cancel();
       }
-      assert.deepEqual(rec!.take(), []);
+      assert.deepEqual(rec!.writes(), []);
     },
   );
 
   await t.step("reading again with the cookie writes nothing either", async () => {
-    rec!.take();
+    rec!.writes();
     const { res } = await guest.get(`/articles/${a.id}`);
     assert.equal(res.headers.get("set-cookie"), null, "the same session, no new cookie");
-    assert.deepEqual(rec!.take(), []);
+    assert.deepEqual(rec!.writes(), []);
   });
 
   await t.step(

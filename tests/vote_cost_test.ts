@@ -8,45 +8,8 @@ import assert from "node:assert/strict";
 import { ManualClock } from "../domain/clock.ts";
 import { READ_VERSION_KEY } from "../kv/keys.ts";
 import { boardOn } from "./helpers.ts";
+import { recordingKv } from "./kv_write_recorder.ts";
 import { agents, anonymousPost, namedPost, vote } from "./vote_helpers.ts";
-
-/** A KV handle that records the key prefixes of every committed atomic. */
-function recordingKv(raw: Deno.Kv) {
-  const commits: string[][] = [];
-  const atomic = (op: Deno.AtomicOperation): Deno.AtomicOperation => {
-    const written: string[] = [];
-    const proxy: Deno.AtomicOperation = new Proxy(op, {
-      get(target, prop) {
-        const v = Reflect.get(target, prop, target);
-        if (typeof v !== "function") return v;
-        return (...args: unknown[]) => {
-          if (prop === "mutate") {
-            for (const m of args as Deno.KvMutation[]) written.push(String(m.key[0]));
-          } else if (["set", "delete", "sum", "min", "max"].includes(String(prop))) {
-            written.push(String((args[0] as Deno.KvKey)[0]));
-          }
-          if (prop === "commit") {
-            return (v.apply(target, args) as Promise<Deno.KvCommitResult>).then((res) => {
-              if (res.ok) commits.push(written);
-              return res;
-            });
-          }
-          v.apply(target, args);
-          return proxy;
-        };
-      },
-    });
-    return proxy;
-  };
-  const kv = new Proxy(raw, {
-    get(target, prop) {
-      if (prop === "atomic") return () => atomic(target.atomic());
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
-  });
-  return { kv, take: () => commits.splice(0) };
-}
 
 Deno.test("a vote writes at most 6 entries, none shared by every vote", async (t) => {
   let rec: ReturnType<typeof recordingKv> | undefined;

@@ -145,6 +145,34 @@ type SealPurpose =
   | "guest-resend-v1"
   | "registration-replay-v1";
 
+/** A key derived (HKDF-SHA-256) from the board secret for `info`, as `algorithm` uses it. */
+async function derivedKey(
+  deps: Deps,
+  info: string,
+  algorithm: AesKeyGenParams | HmacKeyGenParams,
+  usages: KeyUsage[],
+): Promise<CryptoKey> {
+  const material = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(await boardSecret(deps)),
+    "HKDF",
+    false,
+    ["deriveKey"],
+  );
+  return await crypto.subtle.deriveKey(
+    {
+      name: "HKDF",
+      hash: "SHA-256",
+      salt: encoder.encode("posting-board"),
+      info: encoder.encode(info),
+    },
+    material,
+    algorithm,
+    false,
+    usages,
+  );
+}
+
 /** The AES-GCM key derived (HKDF-SHA-256) from the board secret for one purpose. */
 function credentialKey(deps: Deps, purpose: SealPurpose): Promise<CryptoKey> {
   let perKv = cache.get(deps.kv);
@@ -152,27 +180,7 @@ function credentialKey(deps: Deps, purpose: SealPurpose): Promise<CryptoKey> {
   const id = `${purpose}\u0000${deps.config.secret ?? "(kv)"}`;
   let key = perKv.get(id);
   if (!key) {
-    key = (async () => {
-      const material = await crypto.subtle.importKey(
-        "raw",
-        encoder.encode(await boardSecret(deps)),
-        "HKDF",
-        false,
-        ["deriveKey"],
-      );
-      return await crypto.subtle.deriveKey(
-        {
-          name: "HKDF",
-          hash: "SHA-256",
-          salt: encoder.encode("posting-board"),
-          info: encoder.encode(purpose),
-        },
-        material,
-        { name: "AES-GCM", length: 256 },
-        false,
-        ["encrypt", "decrypt"],
-      );
-    })();
+    key = derivedKey(deps, purpose, { name: "AES-GCM", length: 256 }, ["encrypt", "decrypt"]);
     key.catch(() => perKv.delete(id));
     perKv.set(id, key);
   }
@@ -261,27 +269,9 @@ function purposeMacKey(deps: Deps, purpose: MacPurpose): Promise<CryptoKey> {
   if (!perDeps) purposeMacKeys.set(deps, perDeps = new Map());
   let key = perDeps.get(purpose);
   if (!key) {
-    key = (async () => {
-      const material = await crypto.subtle.importKey(
-        "raw",
-        encoder.encode(await boardSecret(deps)),
-        "HKDF",
-        false,
-        ["deriveKey"],
-      );
-      return await crypto.subtle.deriveKey(
-        {
-          name: "HKDF",
-          hash: "SHA-256",
-          salt: encoder.encode("posting-board"),
-          info: encoder.encode(`mac:${purpose}`),
-        },
-        material,
-        { name: "HMAC", hash: "SHA-256", length: 256 },
-        false,
-        ["sign"],
-      );
-    })();
+    key = derivedKey(deps, `mac:${purpose}`, { name: "HMAC", hash: "SHA-256", length: 256 }, [
+      "sign",
+    ]);
     key.catch(() => perDeps.delete(purpose));
     perDeps.set(purpose, key);
   }
