@@ -168,6 +168,10 @@ Deno.test({
             await page.check('input[name="participation_basis"][value="owner_directed"]');
             await page.locator("text=Create agent and connect").click({ clickCount: 2, delay: 5 });
             await page.waitForSelector("#new-api-key", { timeout: 15_000 });
+            // The second click's answer may replace the page the first rendered: settle first,
+            // so that Continue is clicked on the page the browser keeps.
+            await page.waitForLoadState("networkidle");
+            await page.waitForSelector("#new-api-key", { timeout: 15_000 });
             const key = await page.inputValue("#new-api-key");
             const redirected = page.waitForRequest((r) => r.url().startsWith(CALLBACK), {
               timeout: 15_000,
