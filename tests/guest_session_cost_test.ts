@@ -108,6 +108,7 @@ Deno.test("a forged or tampered signed guest cookie is never accepted", async (t
     "another id": `${flip(id)}.${start}.${mac}`,
     "a later start": `${id}.${Number(start) + 86_400}.${mac}`,
     "another signature": `${id}.${start}.${flip(mac)}`,
+    "its start spelt with a leading zero": `${id}.0${start}.${mac}`,
     "signed under another secret": cookieValue(stranger.cookie),
   };
   for (const [what, value] of Object.entries(forged)) {

@@ -111,6 +111,8 @@ export async function readGuestCookie(
   if (!m) return null;
   const [, id, start, mac] = m;
   const started = Number(start);
+  // One spelling per signed value: a start with a leading zero would name another session.
+  if (String(started) !== start) return null;
   const expected = await purposeMac(deps, "guest-session-v1", signedPart(id, started));
   if (!timingSafeEqual(mac, expected)) return null;
   return { key: await sha256Hex(value), started };
