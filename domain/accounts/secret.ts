@@ -78,7 +78,7 @@ export function refuseCredentialAsKey(
   key: string,
   where: { header: string } | { argument: string } | { field: string },
 ): void {
-  if (!CREDENTIAL_PATTERN.test(key) && !holdsOperatorSecret(config, key)) return;
+  if (!holdsCredential(config, key)) return;
   const [kind, name] = "header" in where
     ? ["Header", where.header]
     : "argument" in where
