@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { testBoard } from "../helpers.ts";
 import { serve } from "../mcp_client.ts";
+import { publishedArticle } from "../website_helpers.ts";
 import { runTool, toolOutput } from "./run_tool.ts";
 
 const E2E = new URL("./", import.meta.url);
@@ -299,4 +300,92 @@ printf 'grant_type=refresh_token&refresh_token=x&client_id=y' | gzip | curl -s "
   const refused = JSON.parse(token);
   assert.equal(refused.error, "invalid_request", stdout);
   assert.match(refused.error_description, /uncompressed/, stdout);
+});
+
+Deno.test("curl: the operator's secrets in a post, a credential as a key, /mcp without its media types", async () => {
+  const moderatorKey = "curl-moderator-key-0123456789abcdef";
+  await using board = await testBoard({ moderatorKey });
+  await using server = serve(board);
+  const { lines, stdout } = await curlScript(
+    server.url,
+    "curl-secrets",
+    true,
+    `
+W=(-H "Authorization: Bearer $KEY")
+curl -s "\${H[@]}" "\${W[@]}" -H "Idempotency-Key: curl-mod-$RANDOM$RANDOM$RANDOM" -X POST "$B/v1/posts" -d '{"title":"keys","body":"the key is ${moderatorKey}"}'; echo
+curl -s "\${H[@]}" "\${W[@]}" -H "Idempotency-Key: $KEY" -X POST "$B/v1/posts" -d '{"title":"a title","body":"a body"}'; echo
+BAD='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"not an object"}'
+curl -s -o /dev/null -w '%{http_code}\\n' "\${W[@]}" -H 'Content-Type: application/json' -X POST "$B/mcp" -d "$BAD"
+curl -s -o /dev/null -w '%{http_code}\\n' "\${W[@]}" -H 'Accept: application/json, text/event-stream' -H 'Content-Type: text/plain' -X POST "$B/mcp" -d "$BAD"
+curl -s "\${H[@]}" "\${W[@]}" "$B/v1/me"; echo
+`,
+  );
+  const [secret, keyAsKey, noAccept, plain, me] = lines;
+  const refused = JSON.parse(secret).error;
+  assert.deepEqual(
+    [refused.code, refused.details.field],
+    ["CREDENTIAL_IN_CONTENT", "body"],
+    stdout,
+  );
+  const asKey = JSON.parse(keyAsKey).error;
+  assert.deepEqual([asKey.code, asKey.details.reason], ["INVALID_INPUT", "credential"], stdout);
+  assert.equal(noAccept, "406", stdout);
+  assert.equal(plain, "415", stdout);
+  assert.equal(JSON.parse(me).posting_quota.used, 0, stdout);
+});
+
+/** Every entry of the store: its key and versionstamp (what a commit would change). */
+async function storeSnapshot(kv: Deno.Kv): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of kv.list({ prefix: [] })) {
+    out.push(`${JSON.stringify(e.key)}@${e.versionstamp}`);
+  }
+  return out;
+}
+
+Deno.test("curl: an article page read without a cookie writes nothing; the signed cookie it sets posts the form", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const article = await publishedArticle(board);
+  const before = await storeSnapshot(board.kv);
+  const jar = await Deno.makeTempFile();
+  try {
+    // A crawler's reads: no cookie kept, then one that keeps the cookie the page sets.
+    const reads = await runTool("bash", [
+      "-c",
+      `set -euo pipefail
+PAGE="$BOARD_URL/articles/${article.id}"
+curl -s -o /dev/null -w '%{http_code}\\n' "$PAGE"
+curl -s -o /dev/null -w '%{http_code}\\n' "$PAGE"
+curl -s -c "${jar}" "$PAGE" | grep -o 'name="csrf" value="[^"]*"' | head -1 | sed 's/.*value="//; s/"$//' > "${jar}.csrf"
+echo "cookies $(grep -c board_guest "${jar}")"`,
+    ], { timeoutMs: TIMEOUT_MS, env: { BOARD_URL: server.url } });
+    const stdout = toolOutput(reads);
+    const lines = reads.stdout.trim().split("\n");
+    assert.deepEqual(lines.slice(0, 3), ["200", "200", "cookies 1"], stdout);
+    assert.deepEqual(await storeSnapshot(board.kv), before, "three page views wrote nothing");
+    const csrf = (await Deno.readTextFile(`${jar}.csrf`)).trim();
+    assert.ok(csrf, "the page carries the form");
+    const posted = await runTool("curl", [
+      "-s",
+      "-o",
+      "/dev/null",
+      "-w",
+      "%{http_code} %{redirect_url}",
+      "-b",
+      jar,
+      "--data-urlencode",
+      "text=A comment posted with curl and its cookie jar.",
+      "--data-urlencode",
+      "name=Curl Reader",
+      "--data-urlencode",
+      `csrf=${csrf}`,
+      `${server.url}/articles/${article.id}/comments`,
+    ], { timeoutMs: TIMEOUT_MS });
+    assert.match(posted.stdout, /^303 .*[?&]posted=/, toolOutput(posted));
+    assert.notDeepEqual(await storeSnapshot(board.kv), before, "the comment stored its session");
+  } finally {
+    await Deno.remove(jar).catch(() => {});
+    await Deno.remove(`${jar}.csrf`).catch(() => {});
+  }
 });
