@@ -206,7 +206,11 @@ Deno.test("a guest comment form whose body stops half-way is 400, not 500, and p
 });
 
 /** Records the keys each successful atomic commit wrote or deleted (a `wrapKv` option). */
-function recordCommits(commits: string[][]) {
+/**
+ * A `wrapKv` noting, for each committed atomic, the keys it wrote (`commits`) and, when given
+ * `checks`, the keys it checked as absent (versionstamp null), in the same order.
+ */
+function recordCommits(commits: string[][], checks?: string[][]) {
   return (raw: Deno.Kv): Deno.Kv =>
     new Proxy(raw, {
       get(target, prop) {
@@ -214,15 +218,24 @@ function recordCommits(commits: string[][]) {
           return () => {
             const op = target.atomic();
             const touched: string[] = [];
+            const absent: string[] = [];
             const mutate = op.mutate.bind(op);
+            const check = op.check.bind(op);
             const commit = op.commit.bind(op);
+            op.check = (...cs: Deno.AtomicCheck[]) => {
+              for (const c of cs) if (c.versionstamp === null) absent.push(JSON.stringify(c.key));
+              return check(...cs);
+            };
             op.mutate = (...ms: Deno.KvMutation[]) => {
               for (const m of ms) touched.push(JSON.stringify(m.key));
               return mutate(...ms);
             };
             op.commit = async () => {
               const r = await commit();
-              if (r.ok) commits.push(touched);
+              if (r.ok) {
+                commits.push(touched);
+                checks?.push(absent);
+              }
               return r;
             };
             return op;
@@ -257,6 +270,28 @@ Deno.test("the guest cookie rotates in the very commit that stores the comment",
   const left = (await board.kv.get(JSON.parse(planted))).value as { spent?: true } | null;
   assert.equal(left?.spent, true);
   assert.equal(await findGuestSession(board.deps, cookieValue(attacker.cookie)), null);
+});
+
+Deno.test("the first comment's commit checks that the signed cookie's session is still unrecorded", async () => {
+  // Two first comments of one unused session must not both land: each commit moves the
+  // signed cookie to a stored session, so each checks that no other commit did so first.
+  const commits: string[][] = [];
+  const checks: string[][] = [];
+  await using board = await boardOn(":memory:", new ManualClock(), {}, {
+    wrapKv: recordCommits(commits, checks),
+  });
+  const a = await publishedArticle(board);
+  const guest = new Guest(board);
+  await guest.get(`/articles/${a.id}`);
+  const signed = JSON.stringify(keys.guestSessions(await sha256Hex(cookieValue(guest.cookie))));
+  commits.length = 0;
+  checks.length = 0;
+  const id = await guest.comment(a.id, HELD);
+  const locator = JSON.stringify(keys.articleCommentLocators(id));
+  const storing = commits.findIndex((c) => c.includes(locator));
+  assert.ok(storing >= 0, "a commit stores the comment");
+  assert.ok(commits[storing].includes(signed), "it marks the signed cookie spent");
+  assert.ok(checks[storing].includes(signed), "and checks that it had no record until then");
 });
 
 Deno.test("over https only a __Host- guest cookie names a session", async () => {
