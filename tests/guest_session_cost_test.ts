@@ -224,6 +224,13 @@ Deno.test("sessions are issued without limit; refusals kept for unused sessions 
       .length;
     assert.equal(after, before);
   });
+  await t.step("another network's unused sessions still keep their refused forms", async () => {
+    const g = new Guest(board);
+    await g.get(`/articles/${a.id}`);
+    const r = await g.post(`/articles/${a.id}/comments`, { text: "  " });
+    assert.equal(r.res.status, 400);
+    assert.ok(r.refusal, "the allowance spent is the other network's, not this one's");
+  });
   await t.step("posting is limited by the comment rates, not by sessions", async () => {
     await guests[11].comment(a.id, "A comment from the twelfth visitor.");
     board.clock.advance(3600);
