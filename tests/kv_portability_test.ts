@@ -217,8 +217,15 @@ Deno.test("kv import refuses a store another writer commits to between its check
   const lines: string[] = [];
   const n = await exportKv(board.kv, (l) => void lines.push(l));
   const firstKey = JSON.parse(lines[0]).key as Deno.KvKey;
-  /** `kv`, but `write` commits (as another process would) just before the import's first commit. */
-  const writerBeforeFirstCommit = (kv: Deno.Kv, write: () => Promise<unknown>): Deno.Kv =>
+  /**
+   * `kv`, but `write` commits (as another process would) just before the import's first commit,
+   * or just after it with `after`.
+   */
+  const writerAtFirstCommit = (
+    kv: Deno.Kv,
+    write: () => Promise<unknown>,
+    after = false,
+  ): Deno.Kv =>
     new Proxy(kv, {
       get(target, prop) {
         if (prop !== "atomic") {
@@ -232,8 +239,10 @@ Deno.test("kv import refuses a store another writer commits to between its check
             commit: async () => {
               const w = write;
               write = () => Promise.resolve();
-              await w();
-              return commit();
+              if (!after) await w();
+              const res = await commit();
+              if (after) await w();
+              return res;
             },
           });
         };
@@ -252,7 +261,7 @@ Deno.test("kv import refuses a store another writer commits to between its check
   ) {
     await t.step(`a write of ${what}`, async () => {
       await using raw = await Deno.openKv(":memory:");
-      const target = writerBeforeFirstCommit(raw, () => raw.set(key, "the other writer's"));
+      const target = writerAtFirstCommit(raw, () => raw.set(key, "the other writer's"));
       await assert.rejects(
         () => importKv(target, () => lines.join("").split("\n")),
         (e: Error) => e instanceof BackupRefused && /another writer/.test(e.message),
@@ -260,6 +269,20 @@ Deno.test("kv import refuses a store another writer commits to between its check
       assert.deepEqual(await stored(raw), [[key, "the other writer's"]], "nothing imported");
     });
   }
+  await t.step(
+    "a write replacing the backup's first key just after it landed is kept",
+    async () => {
+      await using raw = await Deno.openKv(":memory:");
+      const write = () => raw.set(firstKey, "the other writer's");
+      const target = writerAtFirstCommit(raw, write, true);
+      await assert.rejects(
+        () => importKv(target, () => lines.join("").split("\n")),
+        (e: Error) => e instanceof BackupRefused && /another writer/.test(e.message),
+      );
+      // The import takes back only its own entry: the other writer's value stays.
+      assert.deepEqual(await stored(raw), [[firstKey, "the other writer's"]]);
+    },
+  );
   await t.step("no other writer: the whole backup", async () => {
     await using target = await Deno.openKv(":memory:");
     assert.equal(await importKv(target, () => lines.join("").split("\n")), n);
