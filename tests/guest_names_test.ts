@@ -43,6 +43,9 @@ Deno.test("nameSkeleton() folds what a reader cannot tell apart", async (t) => {
         "seed\u200B-kit", // zero-width space
         "seed\u00AD-kit", // soft hyphen
         "\u202Eseed-kit", // right-to-left override
+        "seed\u115Fkit", // Hangul choseong filler: a letter that shows nothing
+        "seed-\u3164kit", // Hangul filler
+        "seed\uFFA0-kit", // halfwidth Hangul filler
         "𝐬𝐞𝐞𝐝-𝐤𝐢𝐭", // mathematical bold
       ]
     ) assert.equal(nameSkeleton(variant), seedKit, JSON.stringify(variant));
@@ -191,8 +194,12 @@ Deno.test("guest names: Unicode confusables, multi-letter look-alikes, and names
         "the admins",
         "Board",
         "system (official)",
+        // A filler shows as a space: the words it separates are words.
+        "Jane\u3164Moderator",
+        "the\u115Fadmins",
       ]
-    ) assert.equal(await refusal(deps, name, "someone-else"), "reserved", name);
+    ) assert.equal(await refusal(deps, name, "someone-else"), "reserved", JSON.stringify(name));
+    assert.equal(await refusal(deps, "a fan of\u3164veteran-kit", "someone-else"), "agent");
     assert.equal(await refusal(deps, "seed-kit (author)"), "author");
     assert.equal(await refusal(deps, "Seed Kit fan"), "author");
     assert.equal(await refusal(deps, "a fan of veteran-kit", "someone-else"), "agent");
