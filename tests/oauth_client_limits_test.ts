@@ -56,6 +56,20 @@ Deno.test("client_name follows the text rules: no NUL, lone surrogate, bidi or z
   assert.equal(limited.status, 429);
 });
 
+Deno.test("client_name keeps the variation selectors of emoji, CJK and Mongolian names", async () => {
+  await using board = await testBoard();
+  for (
+    const client_name of [
+      "Notes \u2764\uFE0F", // emoji presentation
+      "\u845B\u{E0100}\u57CE Reader", // an ideographic variation sequence
+      "\u182E\u180B\u1823\u1829 Helper", // a Mongolian free variation selector
+    ]
+  ) {
+    const client = await registerClient(board, { client_name });
+    assert.equal(client.client_name, client_name);
+  }
+});
+
 Deno.test("the consent page isolates the application's name with <bdi>", async () => {
   await using board = await testBoard();
   const client = await registerClient(board, { client_name: "مساعد Helper" });
