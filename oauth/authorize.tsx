@@ -120,11 +120,6 @@ function renewConsentSession(c: Context<AppEnv>): void {
   if (value) writeSessionCookie(c, value, TTL.consentSession);
 }
 
-/** Ends the consent session once its request is completed or declined. */
-function endConsentSession(c: Context<AppEnv>): void {
-  writeSessionCookie(c, "", 0);
-}
-
 /**
  * Where the consent form's redirect goes: the CSP `form-action` source that lets it reach
  * the client (the origin for http(s), the scheme for a private-use scheme such as
@@ -349,7 +344,6 @@ async function submitConsentForm(c: Context<AppEnv>, form: URLSearchParams): Pro
     const denied = await submitDenyForm(deps, csrf, sessionHash);
     if (!denied) return expired();
     if (!denied.client) return unknownClient();
-    endConsentSession(c);
     const back: ErrorReturn = {
       redirectUri: denied.request.redirect_uri,
       state: denied.request.state,
@@ -443,9 +437,13 @@ function refused(e: BoardError | TxConflictError, retry: string) {
   };
 }
 
-/** Ends the consent session and sends the browser back to the application with its code. */
+/**
+ * Sends the browser back to the application with its code. The consent session is kept (it
+ * names only this request, whose forms are used up, and ends with its ten minutes): a second
+ * click on the button, sent while the browser was still on its way to the application, cuts
+ * that redirect short and must find the same session to be answered with it again.
+ */
 function redirectWithCode(c: Context<AppEnv>, request: AuthRequestRecord, code: string): Response {
-  endConsentSession(c);
   const url = new URL(request.redirect_uri);
   url.searchParams.set("code", code);
   if (request.state !== null) url.searchParams.set("state", request.state);
