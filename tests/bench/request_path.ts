@@ -279,9 +279,11 @@ export async function run(now?: Figures): Promise<string> {
     ...["0", "20"].map((delay) => {
       const b = baseline.figures[POST]?.byDelay[delay]?.p50;
       const n = now[POST].byDelay[delay].p50;
+      // Two decimals: the no-delay figures differ in the second.
+      const ms2 = (v: number | undefined) => v === undefined ? "-" : v.toFixed(2);
       return `- \`${POST}\` p50 at concurrency 1 with ${delay} ms per KV call: ${
-        ms(n)
-      } ms against ${ms(b)} ms before (target: no worse than before): ${
+        ms2(n)
+      } ms against ${ms2(b)} ms before (target: no worse than before): ${
         b !== undefined && n <= b ? "met" : "MISSED"
       }.`;
     }),
