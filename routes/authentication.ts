@@ -30,6 +30,7 @@ import { BoardError, type ErrorCode } from "../domain/errors.ts";
 import { edgeLimiter } from "../domain/limits/mod.ts";
 import { pinsNeedOAuth } from "../domain/pins/mod.ts";
 import { API_KEY_SCOPES, oauthUrls, type Scope, SCOPES } from "../oauth/urls.ts";
+import { abandonBody } from "./body_reader.ts";
 import type { AppEnv, Caller } from "./env.ts";
 import { callBucket, errorObject } from "./http.ts";
 import { limitCredentialCall } from "./rate_limit_hooks.ts";
@@ -288,10 +289,11 @@ export function whileAuthenticating(
       const answer = await guards[i](c, () => check(i + 1));
       if (answer instanceof Response) refusal ??= answer;
     };
-    const [outcome, answered] = await Promise.allSettled([
-      check(0).finally(() => admit(false)),
-      handled,
-    ]);
+    const checked = check(0).finally(() => admit(false));
+    // A refusal is the answer whatever the body holds: a body still arriving (or stalled) is
+    // given up rather than waited for, so the refusal goes out as soon as it is known.
+    checked.then(() => refusal && abandonBody(c.req.raw), () => abandonBody(c.req.raw));
+    const [outcome, answered] = await Promise.allSettled([checked, handled]);
     if (outcome.status === "fulfilled" && !refusal) {
       if (answered.status === "rejected") throw answered.reason;
       return;

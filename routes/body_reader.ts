@@ -40,13 +40,36 @@ interface FormReadErrors extends TextReadErrors {
  */
 export const BODY_TIME_LIMIT_MS = 30_000;
 
-/** The bytes of a request body, at most `limit` of them, within `timeLimitMs`. */
+/** Requests whose body is no longer wanted (`abandonBody`). */
+const abandoned = new WeakSet<Request>();
+/** How to end the read under way of a request's body, while one is. */
+const endReading = new WeakMap<Request, () => void>();
+
+/**
+ * Stops reading `req`'s body, for a request whose answer no longer depends on it (its
+ * credential was refused while the body was still arriving): a read under way ends at once
+ * as an incomplete body, and a read started later is refused as one before it reads anything.
+ * The body is let go, so a client that stalls holds nothing.
+ */
+export function abandonBody(req: Request): void {
+  abandoned.add(req);
+  endReading.get(req)?.();
+}
+
+/**
+ * The bytes of a request body, at most `limit` of them, within `timeLimitMs`; an incomplete
+ * body once `abandonBody` gave it up.
+ */
 export async function readBoundedBytes(
   req: Request,
   limit: number,
   errors: BodyReadErrors,
   timeLimitMs = BODY_TIME_LIMIT_MS,
 ): Promise<Uint8Array> {
+  if (abandoned.has(req)) {
+    await req.body?.cancel().catch(() => {});
+    throw errors.incomplete(0);
+  }
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > limit) {
     await req.body?.cancel().catch(() => {});
@@ -64,6 +87,7 @@ export async function readBoundedBytes(
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<"late">((resolve) => {
     timer = setTimeout(() => resolve("late"), timeLimitMs);
+    endReading.set(req, () => resolve("late"));
   });
   try {
     while (true) {
@@ -87,6 +111,7 @@ export async function readBoundedBytes(
     }
   } finally {
     clearTimeout(timer);
+    endReading.delete(req);
     reader.releaseLock();
   }
   const bytes = new Uint8Array(total);
