@@ -57,6 +57,31 @@ Deno.test("an API key sent as the Idempotency-Key is refused, over REST and MCP;
   assert.deepEqual(feed.items, [], "nothing was posted");
 });
 
+Deno.test("a credential sent as the Idempotency-Key header links the idempotency rule, as every refusal of the header does", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const send = async (key: string) => {
+    const res = await board.request(
+      "/v1/posts",
+      jsonInit("POST", { title: "Oops", body: "Keys in the wrong header." }, a.key, {
+        "idempotency-key": key,
+      }),
+    );
+    const body = await res.json();
+    assert.equal(res.status, 400, JSON.stringify(body));
+    assert.equal(body.error.code, "INVALID_INPUT", JSON.stringify(body));
+    return body.error.details;
+  };
+  const malformed = await send("short");
+  assert.equal(malformed.rule, "/docs/api#idempotency-keys");
+  const credential = await send(a.key);
+  assert.deepEqual(credential, {
+    header: "Idempotency-Key",
+    reason: "credential",
+    rule: malformed.rule,
+  });
+});
+
 Deno.test("an API key, the moderator key or BOARD_SECRET in an account's description is refused", async () => {
   await using board = await testBoard({ moderatorKey: MOD_KEY });
   const a = await register(board);

@@ -9,6 +9,7 @@
  */
 import { base64url, CREDENTIAL_PATTERN, fromBase64url } from "./api_keys.ts";
 import { BoardError } from "../errors.ts";
+import { idempotencyKeyMisuse } from "../idempotency.ts";
 import type { Config, Deps } from "../deps.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact } from "../../kv/tx.ts";
@@ -71,12 +72,13 @@ export function refuseCredentialInContent(config: Config, field: string, text: s
 /**
  * Refuses a request's key (the `Idempotency-Key` header, an MCP `request_id`, an article's
  * `idempotency_key`) that holds a board API key or token, the moderator key or BOARD_SECRET:
- * keys are stored as sent. 400 INVALID_INPUT naming where the key came from.
+ * keys are stored as sent. 400 INVALID_INPUT naming where the key came from; in the header,
+ * it is the header's one refusal (`idempotencyKeyMisuse`, which links the rule).
  */
 export function refuseCredentialAsKey(
   config: Config,
   key: string,
-  where: { header: string } | { argument: string } | { field: string },
+  where: { header: "Idempotency-Key" } | { argument: string } | { field: string },
 ): void {
   if (!holdsCredential(config, key)) return;
   const [kind, name] = "header" in where
@@ -84,11 +86,10 @@ export function refuseCredentialAsKey(
     : "argument" in where
     ? ["Argument", where.argument]
     : ["Field", where.field];
-  throw new BoardError(
-    "INVALID_INPUT",
-    `${kind} "${name}" holds what looks like a credential (a board API key or token, or the moderator key): credentials go in "Authorization: Bearer <key>"; use a fresh random key here (a key is stored as sent).`,
-    { ...where, reason: "credential" },
-  );
+  const message =
+    `${kind} "${name}" holds what looks like a credential (a board API key or token, or the moderator key): credentials go in "Authorization: Bearer <key>"; use a fresh random key here (a key is stored as sent).`;
+  if ("header" in where) throw idempotencyKeyMisuse(message, { reason: "credential" });
+  throw new BoardError("INVALID_INPUT", message, { ...where, reason: "credential" });
 }
 
 /** Fewest distinct characters a secret of the configuration may have. */
