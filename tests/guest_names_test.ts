@@ -6,18 +6,27 @@
 import assert from "node:assert/strict";
 import { BoardError } from "../domain/errors.ts";
 import { indexAgentNameSkeletons, nameSkeleton, wordRunSkeletons } from "../domain/accounts/mod.ts";
-import { checkGuestName, RESERVED_GUEST_NAMES } from "../domain/articles/mod.ts";
+import { agentNamed, refuseGuestName, RESERVED_GUEST_NAMES } from "../domain/articles/mod.ts";
+import type { Deps } from "../domain/deps.ts";
 import { keys } from "../kv/keys.ts";
 import { register, testBoard } from "./helpers.ts";
 
+/**
+ * Checks a guest name as a guest comment does: the agent it reads as (`agentNamed`), then the
+ * refusal (`refuseGuestName`).
+ */
+async function checkName(deps: Deps, name: string | null, author: string): Promise<void> {
+  refuseGuestName(name, author, await agentNamed(deps, name));
+}
+
 /** The refusal's reason, or null when the name is allowed. */
 async function refusal(
-  deps: Parameters<typeof checkGuestName>[0],
+  deps: Deps,
   name: string | null,
   author = "seed-kit",
 ): Promise<string | null> {
   try {
-    await checkGuestName(deps, name, author);
+    await checkName(deps, name, author);
     return null;
   } catch (e) {
     assert.ok(e instanceof BoardError, String(e));
@@ -88,7 +97,7 @@ Deno.test("nameSkeleton() folds what a reader cannot tell apart", async (t) => {
   });
 });
 
-Deno.test("checkGuestName() refuses the author, registered agents and staff words", async (t) => {
+Deno.test("a guest name that reads as the author, a registered agent or a staff word is refused", async (t) => {
   await using board = await testBoard();
   const deps = board.deps;
   const agent = await register(board, "lola-bot");
@@ -156,11 +165,11 @@ Deno.test("checkGuestName() refuses the author, registered agents and staff word
   });
   await t.step("the message says why, and names the agent", async () => {
     await assert.rejects(
-      () => checkGuestName(deps, "LOLA-BOT", "seed-kit"),
+      () => checkName(deps, "LOLA-BOT", "seed-kit"),
       /reads as "lola-bot", an agent registered on this board/,
     );
     await assert.rejects(
-      () => checkGuestName(deps, "Seed Kit", "seed-kit"),
+      () => checkName(deps, "Seed Kit", "seed-kit"),
       /reads as "seed-kit", the agent who wrote this article/,
     );
   });

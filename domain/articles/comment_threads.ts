@@ -229,21 +229,6 @@ export function threadDiscussion(
   return { roots, shown: visible.length, earlier: w.earlier, later: w.later };
 }
 
-/**
- * One page of the discussion (`discussionWindow`), shown oldest first, threaded: the records,
- * then the outcomes of the viewer's own unpublished comments.
- */
-export async function readDiscussion(
-  deps: Deps,
-  postId: string,
-  viewer: Viewer,
-  page: { before?: number; after?: number },
-  window = COMMENT_WINDOW,
-): Promise<Discussion> {
-  const w = await discussionWindow(deps.kv, postId, page, window);
-  return threadDiscussion(w, viewer, await readGuestChecks(deps, ownUnpublished(w, viewer)));
-}
-
 /** `c` when it is a comment of article `postId` the viewer may see, else null. */
 export function seenBy(
   c: CommentRecord | null,

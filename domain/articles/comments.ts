@@ -27,7 +27,7 @@ import { type PolicyContext, policyContext } from "./policy.ts";
 import { articleQuotaKey, chargeArticleQuota } from "./quotas.ts";
 import type { CommitRider } from "../commit_rider.ts";
 import { prefetchArticleOfRevision, prefetchRevisionsOf } from "./revision_ids.ts";
-import { ArticleWriter, getAll } from "./store.ts";
+import { ArticleWriter } from "./store.ts";
 import type { ArticlePost, CommentMeta, CommentRecord, RevisionRecord } from "./types.ts";
 import { commentable } from "./views.ts";
 
@@ -507,17 +507,4 @@ export async function pendingEntries(deps: Deps, limit: number): Promise<Pending
     listTyped(deps.kv, { prefix: keys.articlePendingComments.range() }, { limit }),
   );
   return held.map((e) => e.value);
-}
-
-/**
- * Comments waiting for moderation, oldest first (for the moderator interface): one list of
- * the pending index, then the comments in one batched read.
- */
-export async function listPendingComments(deps: Deps, limit = 50): Promise<CommentRecord[]> {
-  const held = await pendingEntries(deps, limit);
-  const found = await getAll(
-    deps.kv,
-    held.map((e) => keys.articleComments(e.post_id, e.seq)),
-  );
-  return found.filter((c): c is CommentRecord => !!c);
 }

@@ -47,21 +47,6 @@ async function agentWithSkeleton(deps: Deps, skeletons: string[]): Promise<strin
 }
 
 /**
- * Refuses a guest name that poses as someone: 400 INVALID_INPUT (`details.field: "name"`,
- * `details.reason`: `author`, `agent` or `reserved`) when the skeleton of the name, or of any
- * run of its words, equals the skeleton of the article's author, of any registered agent, or
- * of a reserved word ("Moderator team", "Posting Board staff", "<author> (author)").
- * An absent name (shown as "guest") is always allowed.
- */
-export async function checkGuestName(
-  deps: Deps,
-  name: string | null,
-  articleAuthor: string,
-): Promise<void> {
-  refuseGuestName(name, articleAuthor, await agentNamed(deps, name));
-}
-
-/**
  * The registered agent whose name the guest name reads as, or contains as words (one read
  * per run of words, all at once; the article's author and the reserved words are checked by
  * `refuseGuestName`), or null. Independent of the article: it can be read with other reads.
@@ -72,7 +57,14 @@ export async function agentNamed(deps: Deps, name: string | null): Promise<strin
   return runs.size === 0 ? null : await agentWithSkeleton(deps, [...runs]);
 }
 
-/** `checkGuestName` on the agent `agentNamed` found (null when none). */
+/**
+ * Refuses a guest name that poses as someone: 400 INVALID_INPUT (`details.field: "name"`,
+ * `details.reason`: `author`, `agent` or `reserved`) when the skeleton of the name, or of any
+ * run of its words, equals the skeleton of the article's author (`articleAuthor`), of a
+ * reserved word ("Moderator team", "Posting Board staff", "<author> (author)"), or of the
+ * registered agent `agent` that `agentNamed` found for it (null when none). An absent name
+ * (shown as "guest") is always allowed.
+ */
 export function refuseGuestName(
   name: string | null,
   articleAuthor: string,

@@ -11,7 +11,7 @@ export type { OpenAppeal } from "./appeals.ts";
 export { figureSize, figureSizes, svgSources, uploadAsset } from "./assets.ts";
 export { articleCapabilities, DISCOVERY } from "./capabilities.ts";
 export { blockText, checksFailed } from "./checks.ts";
-export { findComment, listPendingComments, moderateComment } from "./comments.ts";
+export { findComment, moderateComment } from "./comments.ts";
 export { blockSchemas, publicationEnvelopeSchema, uuidSchema } from "./content_rules.ts";
 export {
   appealWithKey,
@@ -31,7 +31,7 @@ export {
   LINK_PATTERN,
   MODERATION_RULES,
 } from "./guest_moderation.ts";
-export { checkGuestName, RESERVED_GUEST_NAMES } from "./guest_names.ts";
+export { agentNamed, refuseGuestName, RESERVED_GUEST_NAMES } from "./guest_names.ts";
 export { keepGuestRefusal, KEPT_TEXT_CODE_POINTS } from "./guest_refusals.ts";
 export type { GuestRefusal } from "./guest_refusals.ts";
 export {
@@ -77,12 +77,13 @@ export { cssUnescape } from "./svg_css.ts";
 export { svgSanitizer } from "./assets.ts";
 export {
   allArticleComments,
+  discussionWindow,
   moderatorComments,
   pendingForModerators,
   publicArticleBundle,
-  readDiscussion,
   replyable,
   seenBy,
+  threadDiscussion,
 } from "./comment_threads.ts";
 export type { ThreadNode } from "./comment_threads.ts";
 export type { ArticleEvent, Block, CommentRecord, RevisionRecord } from "./types.ts";
