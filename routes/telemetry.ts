@@ -10,6 +10,11 @@
  * - `board.kv.calls`: KV calls in all;
  * - `board.kv.conflicts`, `board.kv.retries`: refused commits and re-run attempts.
  *
+ * Nothing it records comes from the URL as sent (the operation, or the route pattern), so a
+ * credential an agent puts in the URL gets no further copy here. Deno's own `url.*` attributes,
+ * set before the board runs, do record it, and cannot be replaced (a second value is added
+ * beside the first): docs/deploy.md, "Credentials in URLs", redacts them in the collector.
+ *
  * Without telemetry nothing is installed and nothing is metered.
  */
 import { type Span, trace } from "@opentelemetry/api";
