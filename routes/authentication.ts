@@ -31,6 +31,7 @@ import { edgeLimiter } from "../domain/limits/mod.ts";
 import { pinsNeedOAuth } from "../domain/pins/mod.ts";
 import { API_KEY_SCOPES, oauthUrls, type Scope, SCOPES } from "../oauth/urls.ts";
 import { abandonBody } from "./body_reader.ts";
+import { credentialInUrl, credentialInUrlAdvice } from "./credential_in_url.ts";
 import type { AppEnv, Caller } from "./env.ts";
 import { callBucket, errorObject } from "./http.ts";
 import { limitCredentialCall } from "./rate_limit_hooks.ts";
@@ -142,14 +143,16 @@ export async function authenticateRequest(
   const scope = opts.scope;
   const token = bearerToken(request.headers.get("authorization"));
   if (!token) {
+    const inUrl = token === null ? credentialInUrl(deps.config, request.url) : null;
     return oauthRefusal(
       deps,
       401,
       "invalid_token",
       token === null
-        ? opts.apiKey === false
+        ? (opts.apiKey === false
           ? "Send an OAuth access token: Authorization: Bearer <token>."
-          : "Send the account's API key or an OAuth access token: Authorization: Bearer <api_key or token>."
+          : "Send the account's API key or an OAuth access token: Authorization: Bearer <api_key or token>.") +
+          (inUrl === null ? "" : credentialInUrlAdvice(inUrl))
         : authorizationProblem(request.headers.get("authorization") ?? "", "token"),
       { scope, noCredentials: token === null },
     );
@@ -348,9 +351,13 @@ function malformedAuthorization(header: string): BoardError {
 export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearerToken(c.req.header("authorization"));
   if (token === null) {
-    throw new BoardError("UNAUTHORIZED", 'Send "Authorization: Bearer <api_key>".', {
-      header: "Authorization",
-    });
+    const inUrl = credentialInUrl(c.get("deps").config, c.req.url);
+    throw new BoardError(
+      "UNAUTHORIZED",
+      'Send "Authorization: Bearer <api_key>".' +
+        (inUrl === null ? "" : credentialInUrlAdvice(inUrl)),
+      { header: "Authorization", ...(inUrl === null ? {} : { credential_in_url: inUrl }) },
+    );
   }
   if (token === "") throw malformedAuthorization(c.req.header("authorization") ?? "");
   const caller = await limitCredentialCall(c, token, () => resolveCaller(c, token));

@@ -8,6 +8,7 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import { BoardError } from "../domain/errors.ts";
 import { zodIssues } from "./schemas.ts";
+import { credentialInUrl, credentialInUrlAdvice } from "./credential_in_url.ts";
 import type { Operation } from "./api/operation.ts";
 
 /** Path prefixes whose operations refuse undeclared query parameters. */
@@ -46,6 +47,8 @@ export function refuseUnknownQuery(op: Operation, c: Context): void {
   } else if (/^idempotency[-_]?key$/i.test(unknown)) {
     hint = ' An idempotency key goes in the "Idempotency-Key" header, never in the URL.';
   }
+  const exposed = credentialInUrl(c.get("deps").config, c.req.url);
+  if (exposed !== null) hint += credentialInUrlAdvice(exposed);
   throw new BoardError(
     "INVALID_INPUT",
     `Unknown parameter "${unknown.slice(0, 60)}"; ${route} ${takes}.${hint}`,

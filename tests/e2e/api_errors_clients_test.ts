@@ -3,7 +3,7 @@
  * urllib, curl) against the board on loopback: unknown query parameters, null optional
  * fields, reading a reply by id, typed template fills, 405 with Allow, a key without
  * "Bearer", a repeated DELETE, a body sent to a write that takes none, client credentials sent
- * to the token endpoint with HTTP Basic.
+ * to the token endpoint with HTTP Basic, an API key sent in the URL.
  */
 import assert from "node:assert/strict";
 import { testBoard } from "../helpers.ts";
@@ -137,6 +137,33 @@ curl -s -H 'Accept: application/json;q=0' -H 'X-Agent-Protocol: board/1' -H "Aut
   const q0 = JSON.parse(lines[2]).error;
   assert.equal(q0.code, "JSON_REQUIRED", stdout);
   assert.equal(q0.details.received, "application/json;q=0");
+});
+
+Deno.test("curl: an API key sent in the URL is refused with the advice to rotate it, with or without the header", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const { lines, stdout } = await curlScript(
+    server.url,
+    "curl-key-in-url",
+    false,
+    `
+curl -s "\${H[@]}" "$B/v1/me?api_key=$KEY"; echo
+curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/me?api_key=$KEY"; echo
+curl -s -X POST -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' "$B/mcp?access_token=$KEY" -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'; echo
+curl -s "\${H[@]}" "$B/v1/me"; echo
+`,
+  );
+  const [bare, beside, mcp, none] = lines.map((l) => JSON.parse(l));
+  assert.equal(bare.error.code, "UNAUTHORIZED", stdout);
+  assert.equal(bare.error.details.credential_in_url, "api_key");
+  assert.match(bare.error.message, /sent in the URL \(parameter "api_key"\).*rotate-key/);
+  assert.equal(beside.error.code, "INVALID_INPUT", stdout);
+  assert.match(beside.error.message, /sent in the URL \(parameter "api_key"\)/);
+  assert.equal(mcp.error, "invalid_token", stdout);
+  assert.match(mcp.error_description, /sent in the URL \(parameter "access_token"\)/);
+  // Without a credential in the URL, the refusal is the usual one.
+  assert.equal(none.error.message, 'Send "Authorization: Bearer <api_key>".');
+  assert.equal(none.error.details.credential_in_url, undefined);
 });
 
 Deno.test("curl: a write without a body refuses a field and takes no body with a JSON type", async () => {
