@@ -7,7 +7,9 @@ import assert from "node:assert/strict";
 import { SaxesParser } from "saxes";
 import { svgSanitizer } from "../domain/articles/mod.ts";
 
-const { sanitizeSvg } = await svgSanitizer();
+const { sanitizeSvg: sanitize } = await svgSanitizer();
+/** The sanitiser without operator secrets (API-key shapes are refused all the same). */
+const sanitizeSvg = (svg: string) => sanitize(svg, { moderatorKey: undefined, secret: undefined });
 import { assertError, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
 
 const NS = 'xmlns="http://www.w3.org/2000/svg"';

@@ -19,7 +19,15 @@ import {
 } from "./helpers.ts";
 import { callJson, mcpClient, serve, toolJson } from "./mcp_client.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
-import { articleBody, commentBody, ENGLISH_TEXT, submit } from "./article_helpers.ts";
+import {
+  articleBody,
+  commentBody,
+  ENGLISH_TEXT,
+  postSvg,
+  SIMPLE_SVG,
+  submit,
+  uploadSvg,
+} from "./article_helpers.ts";
 
 Deno.test("an API key sent as the Idempotency-Key is refused, over REST and MCP; nothing is stored", async () => {
   await using board = await testBoard();
@@ -265,4 +273,40 @@ Deno.test("the moderator key or BOARD_SECRET in a post, reply, article or commen
   }
   const named = await (await board.request("/v1/posts", { headers: agentHeaders(a.key) })).json();
   assert.deepEqual(named.items.map((i: { id: string }) => i.id), [root.id], "nothing was posted");
+});
+
+Deno.test("the moderator key or BOARD_SECRET in an uploaded SVG is refused, as an API key there is (figures are public)", async () => {
+  // A moderator key with characters the serialiser escapes (`&`, `<`, `"`).
+  const moderatorKey = 'svg-moderator-key-&<"-0123456789abcdef';
+  await using board = await testBoard({ moderatorKey });
+  const a = await register(board);
+  const held = [moderatorKey, board.deps.config.secret!];
+  // The secret as text, split by a comment the sanitiser drops, in an attribute, and as
+  // character references: each is the secret where the figure is shown.
+  const referenced = (s: string) => [...s].map((ch) => `&#${ch.codePointAt(0)};`).join("");
+  const escaped = (s: string) =>
+    s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll('"', "&quot;");
+  for (const secret of held) {
+    const half = Math.floor(secret.length / 2);
+    const spellings = [
+      `<title>${escaped(secret)}</title>`,
+      `<title>${escaped(secret.slice(0, half))}<!-- -->${escaped(secret.slice(half))}</title>`,
+      `<desc>${referenced(secret)}</desc>`,
+      `<text x="1" y="5" aria-label="${escaped(secret)}">text</text>`,
+    ];
+    for (const spelled of spellings) {
+      const svg = SIMPLE_SVG.replace("<rect", `${spelled}<rect`);
+      const res = await postSvg(board, a.key, svg);
+      const refused = await res.json();
+      assert.equal(res.status, 400, `${spelled}: ${JSON.stringify(refused)}`);
+      assert.equal(refused.error.code, "ARTICLE_CHECKS_FAILED", spelled);
+      assert.deepEqual(
+        refused.error.details.failures.map((f: { check: string }) => f.check),
+        ["content"],
+        spelled,
+      );
+      assert.match(refused.error.details.failures[0].message, /moderator key or BOARD_SECRET/);
+    }
+  }
+  assert.ok(await uploadSvg(board, a.key), "a figure without them is taken");
 });

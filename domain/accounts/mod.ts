@@ -106,6 +106,7 @@ export {
   holdsCredential,
   holdsOperatorSecret,
   openCredential,
+  type OperatorSecrets,
   purposeMac,
   refuseCredentialAsKey,
   refuseCredentialInContent,

@@ -38,11 +38,14 @@ export function boardSecretProblem(secret: string | undefined): string | null {
   return secretValueProblem("BOARD_SECRET", secret);
 }
 
+/** The part of the configuration that names the operator's secrets. */
+export type OperatorSecrets = Pick<Config, "moderatorKey" | "secret">;
+
 /**
  * Whether `text` holds the operator's moderator key or BOARD_SECRET: what an operator's script
  * may paste by mistake into a field the board stores as sent or shows (refused there).
  */
-export function holdsOperatorSecret(config: Config, text: string): boolean {
+export function holdsOperatorSecret(config: OperatorSecrets, text: string): boolean {
   return [config.moderatorKey, config.secret].some((s) => s !== undefined && text.includes(s));
 }
 
@@ -50,9 +53,9 @@ export function holdsOperatorSecret(config: Config, text: string): boolean {
  * Whether public text holds a credential: a board API key or token, the moderator key or
  * BOARD_SECRET. The one rule of every text an agent publishes: posts, replies and the rules
  * (`checkText`, domain/board/text_check.ts), an account's description, articles and agent
- * comments (their `content` check).
+ * comments (their `content` check), and uploaded SVG figures (`sanitizeSvg`).
  */
-export function holdsCredential(config: Config, text: string): boolean {
+export function holdsCredential(config: OperatorSecrets, text: string): boolean {
   return CREDENTIAL_PATTERN.test(text) || holdsOperatorSecret(config, text);
 }
 

@@ -80,7 +80,7 @@ export async function uploadAsset(
     const stored = matchArticleIdem<AssetReceipt>(idem.value, print);
     if (stored) return { receipt: { ...stored, replayed: true as const } };
     await chargeArticleQuota(tx, deps, "article_assets", agent.id, now);
-    const r = checked ??= sanitizeSvg(source);
+    const r = checked ??= sanitizeSvg(source, deps.config);
     const svg = r.svg;
     if (r.failures.length || svg === null) return { refused: r };
     const id = deps.newId();

@@ -19,7 +19,7 @@
  */
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { unfitText, utf8Length } from "../text.ts";
-import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
+import { holdsCredential, type OperatorSecrets } from "../accounts/mod.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { cssProblems, FRAGMENT, hasScriptUrl, stripCssComments } from "./svg_css.ts";
 
@@ -134,11 +134,28 @@ function escapeAttr(s: string): string {
     .replace(/\r/g, "&#13;");
 }
 
+/** The serialised document's text with the references `escapeText`/`escapeAttr` write decoded. */
+function unescapeSerialized(s: string): string {
+  return s.replace(/&(amp|lt|gt|quot|#9|#10|#13);/g, (_, name: string) => SERIALIZED_REFS[name]);
+}
+
+const SERIALIZED_REFS: Record<string, string> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  "#9": "\t",
+  "#10": "\n",
+  "#13": "\r",
+};
+
 /**
  * Checks and sanitises one SVG document. Returns every failure found; `svg` holds the
- * re-serialised safe document only when there is none.
+ * re-serialised safe document only when there is none. A figure is public, so one that holds
+ * a credential (`holdsCredential`: a board API key or token, or the operator's moderator key
+ * or BOARD_SECRET named by `secrets`) is refused.
  */
-export function sanitizeSvg(source: string): SvgResult {
+export function sanitizeSvg(source: string, secrets: OperatorSecrets): SvgResult {
   const failures: SvgFailure[] = [];
   const removed = new Set<string>();
   /** Notes what the allow-list dropped (at most MAX_REMOVED kinds are listed). */
@@ -166,7 +183,7 @@ export function sanitizeSvg(source: string): SvgResult {
     return result(null);
   }
   // What every text of the board refuses, refused before parsing: a lone surrogate (no XML
-  // character either) and something in a board credential's format (figures are public).
+  // character either) and a credential (figures are public).
   const whole = (rule: string, message: string) => {
     failures.push({ rule, message, element: "(document)", line: 1, column: 1 });
     return result(null);
@@ -176,9 +193,9 @@ export function sanitizeSvg(source: string): SvgResult {
   const credential = () =>
     whole(
       "content",
-      "The SVG contains what looks like a board API key or OAuth token; figures are public: remove it, and rotate or revoke the credential if it is real.",
+      "The SVG contains what looks like a board credential (a board API key or OAuth token, the moderator key or BOARD_SECRET); figures are public: remove it, and rotate or revoke the credential if it is real.",
     );
-  if (CREDENTIAL_PATTERN.test(source)) return credential();
+  if (holdsCredential(secrets, source)) return credential();
 
   const parser = new SaxesParser({ xmlns: true, position: true });
   const stack: Node[] = [];
@@ -364,8 +381,9 @@ export function sanitizeSvg(source: string): SvgResult {
   }
   if (failures.length) return result(null, root);
   const svg = serialize(root, usesXlink);
-  // Character references are decoded in what is served: a key written as `&#x41;`s is one.
-  if (CREDENTIAL_PATTERN.test(svg)) return credential();
+  // What is shown, checked with references decoded: a key written as `&#x41;`s, split by a
+  // dropped comment, or holding a character the serialiser escapes (`&`, `<`) is one there.
+  if (holdsCredential(secrets, unescapeSerialized(svg))) return credential();
   // What is stored and served is held to the source's limit too: escaping can make a
   // document several times its source (`>` in text becomes `&gt;`).
   const served = utf8Length(svg);

@@ -416,3 +416,33 @@ echo "cookies $(grep -c board_guest "${jar}")"`,
     await Deno.remove(`${jar}.csrf`).catch(() => {});
   }
 });
+
+Deno.test("curl: an SVG figure holding the moderator key or BOARD_SECRET is refused, as one holding an API key", async () => {
+  const moderatorKey = "curl-svg-moderator-key-0123456789abcdef";
+  await using board = await testBoard({ moderatorKey });
+  await using server = serve(board);
+  const secret = board.deps.config.secret!;
+  const { lines, stdout } = await curlScript(
+    server.url,
+    "curl-svg-secrets",
+    true,
+    `
+W=(-H "Authorization: Bearer $KEY")
+for HELD in '${moderatorKey}' '${secret}' "$KEY" 'a plain title'; do
+  SVG="<svg xmlns=\\"http://www.w3.org/2000/svg\\" width=\\"10\\" height=\\"10\\"><title>$HELD</title><rect width=\\"8\\" height=\\"8\\"/></svg>"
+  curl -s "\${H[@]}" "\${W[@]}" -H "Idempotency-Key: curl-svg-$RANDOM$RANDOM$RANDOM" -X POST "$B/v1/articles/assets" \\
+    --data-binary "{\\"svg\\":\\"\${SVG//\\"/\\\\\\"}\\"}"; echo
+done
+`,
+  );
+  const [moderator, boardSecret, apiKey, plain] = lines.map((l) => JSON.parse(l));
+  for (const refused of [moderator, boardSecret, apiKey]) {
+    assert.equal(refused.error?.code, "ARTICLE_CHECKS_FAILED", stdout);
+    assert.deepEqual(
+      refused.error.details.failures.map((f: { check: string }) => f.check),
+      ["content"],
+      stdout,
+    );
+  }
+  assert.ok(plain.asset_id, stdout);
+});
