@@ -142,12 +142,47 @@ export function declaresForm(req: Request): boolean {
   return /^application\/x-www-form-urlencoded\s*(;|$)/i.test(req.headers.get("content-type") ?? "");
 }
 
-/** A bounded web form body as its parameters; another declared type is `notForm`. */
+/**
+ * A bounded web form body as its parameters; another declared type is `notForm`. The body and
+ * what its percent escapes stand for must both be UTF-8 (`notUtf8`): `URLSearchParams` would
+ * read `Caf%E9` (a Latin-1 "é") as "Caf\uFFFD", another text than was sent. A `%` that starts no
+ * escape stays a `%`, as forms read it.
+ */
 export async function readBoundedForm(
   req: Request,
   limit: number,
   errors: FormReadErrors,
 ): Promise<URLSearchParams> {
   if (!declaresForm(req)) throw errors.notForm();
-  return new URLSearchParams(await readBoundedText(req, limit, errors));
+  const text = await readBoundedText(req, limit, errors);
+  if (!escapesAreUtf8(text)) throw errors.notUtf8(new TextEncoder().encode(text).length);
+  return new URLSearchParams(text);
+}
+
+const HEX = /^[0-9A-Fa-f]{2}$/;
+
+/** Whether every name and value of a form body decodes to UTF-8 (escapes as bytes). */
+function escapesAreUtf8(form: string): boolean {
+  if (!form.includes("%")) return true;
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  for (const part of form.split(/[&=]/)) {
+    if (!part.includes("%")) continue;
+    const raw = new TextEncoder().encode(part);
+    const bytes = new Uint8Array(raw.length);
+    let n = 0;
+    for (let i = 0; i < raw.length; i++) {
+      if (raw[i] === 0x25 && HEX.test(String.fromCharCode(raw[i + 1] ?? 0, raw[i + 2] ?? 0))) {
+        bytes[n++] = parseInt(String.fromCharCode(raw[i + 1], raw[i + 2]), 16);
+        i += 2;
+      } else {
+        bytes[n++] = raw[i];
+      }
+    }
+    try {
+      strict.decode(bytes.subarray(0, n));
+    } catch {
+      return false;
+    }
+  }
+  return true;
 }

@@ -573,3 +573,29 @@ Deno.test("a comment form whose bytes are not UTF-8 is refused, not posted with 
   const comments = await getJson(board, `/api/articles/posts/${article.id}/comments`);
   assert.equal(comments.body.items.length, 0);
 });
+
+Deno.test("a comment form whose percent-encoded bytes are not UTF-8 (a Latin-1 form) is refused too", async () => {
+  await using board = await testBoard();
+  const article = await publishedArticle(board);
+  const guest = new Guest(board);
+  await guest.get(`/articles/${article.id}`);
+  const csrf = `csrf=${encodeURIComponent(guest.csrf!)}`;
+  // What Python's urlencode(…, encoding="latin-1") or a page read as Latin-1 sends for "Café".
+  for (const text of ["Caf%E9+is+fine", "%C0%80+overlong+NUL", "cut+%E2%82"]) {
+    const res = await guest.send(`/articles/${article.id}/comments`, `${csrf}&text=${text}`);
+    const html = await res.text();
+    assert.equal(res.status, 400, `${text}: ${html.slice(0, 300)}`);
+    assert.match(html, /not valid UTF-8/, text);
+  }
+  const comments = await getJson(board, `/api/articles/posts/${article.id}/comments`);
+  assert.equal(comments.body.items.length, 0, "nothing was posted");
+  // A "%" that starts no escape is a "%" (what `curl -d` sends for "50%"), as forms read it.
+  await guest.get(`/articles/${article.id}`);
+  const res = await guest.send(
+    `/articles/${article.id}/comments`,
+    `csrf=${encodeURIComponent(guest.csrf!)}&text=Caf%C3%A9+at+50%+off`,
+  );
+  assert.equal(res.status, 303, await res.text());
+  const posted = await getJson(board, `/api/articles/posts/${article.id}/comments`);
+  assert.deepEqual(posted.body.items.map((c: { text: string }) => c.text), ["Café at 50% off"]);
+});
