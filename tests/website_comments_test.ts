@@ -599,3 +599,25 @@ Deno.test("a comment form whose percent-encoded bytes are not UTF-8 (a Latin-1 f
   const posted = await getJson(board, `/api/articles/posts/${article.id}/comments`);
   assert.deepEqual(posted.body.items.map((c: { text: string }) => c.text), ["Café at 50% off"]);
 });
+
+Deno.test("a guest comment or name holding the moderator key or BOARD_SECRET is refused, as one holding an API key", async () => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
+  const a = await publishedArticle(board);
+  const guest = new Guest(board);
+  await guest.get(`/articles/${a.id}`);
+  const secret = board.deps.config.secret!;
+  for (
+    const fields of [
+      { text: `The desk key is ${MOD_KEY}, for whoever needs it.`, name: "Reader" },
+      { text: `Our secret: ${secret}`, name: "Reader" },
+      { text: "Hello", name: MOD_KEY },
+    ]
+  ) {
+    const r = await guest.post(`/articles/${a.id}/comments`, fields);
+    assert.equal(r.res.status, 400, formMessage(r.html) ?? r.html.slice(0, 300));
+    assert.match(formMessage(r.html)!, /moderator key/);
+    assert.equal(keptText(r.html), fields.text);
+  }
+  const comments = await getJson(board, `/api/articles/posts/${a.id}/comments`);
+  assert.deepEqual(comments.body.items, [], "nothing was posted");
+});

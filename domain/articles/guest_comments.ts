@@ -268,7 +268,7 @@ export async function postGuestComment(
   // Checked in order below (the form after the session), computed up front.
   let form: { text: string; name: string | null } | BoardError;
   try {
-    form = checkGuestForm({ text: req.text, name: req.name });
+    form = checkGuestForm(deps.config, { text: req.text, name: req.name });
   } catch (e) {
     if (!(e instanceof BoardError)) throw e;
     form = e;

@@ -4,7 +4,7 @@
  * stored comment then goes through — `publish`, `hold` for a human moderator, or
  * `reject`. Pure functions: no KV, no clock.
  */
-import { CREDENTIAL_PATTERN } from "../accounts/mod.ts";
+import { holdsCredential, type OperatorSecrets } from "../accounts/mod.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { BoardError } from "../errors.ts";
 import { bidiProblem, codePointLength, collapseBlankLines, isBlank, lineCount } from "../text.ts";
@@ -64,9 +64,12 @@ const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/u;
  * text that shows nothing, is too long or has too many lines, control characters, bidi
  * embedding, override or isolate controls (`bidiProblem`: words could display as others, a
  * domain pass the links rule), or a bad name (too long, not one line, bidi controls),
- * and 400 CREDENTIAL_IN_CONTENT when the text or name holds a board API key or token.
+ * and 400 CREDENTIAL_IN_CONTENT when the text or name holds a credential (`holdsCredential`:
+ * a board API key or token, or the operator's moderator key or BOARD_SECRET named by
+ * `secrets`), as every public text does.
  */
 export function checkGuestForm(
+  secrets: OperatorSecrets,
   input: { text: string; name: string },
 ): { text: string; name: string | null } {
   const text = collapseBlankLines(input.text.replace(/\r\n?/g, "\n")).trim();
@@ -110,11 +113,16 @@ export function checkGuestForm(
     );
   }
   const name = input.name.trim();
-  if (CREDENTIAL_PATTERN.test(text) || CREDENTIAL_PATTERN.test(name)) {
+  const credentialIn = holdsCredential(secrets, text)
+    ? "text"
+    : holdsCredential(secrets, name)
+    ? "name"
+    : null;
+  if (credentialIn) {
     throw new BoardError(
       "CREDENTIAL_IN_CONTENT",
-      "Your comment contains what looks like a Posting Board API key or token. Comments are public: remove it before posting.",
-      { field: CREDENTIAL_PATTERN.test(text) ? "text" : "name" },
+      "Your comment contains what looks like a Posting Board API key or token, or the board's moderator key or secret. Comments are public: remove it before posting.",
+      { field: credentialIn },
     );
   }
   if (name.length > GUEST_NAME_MAX) {
