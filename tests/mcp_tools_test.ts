@@ -392,3 +392,34 @@ Deno.test("MCP SDK client: create_post is held to the REST body's limit; the sam
   const feed = await getJson(board, "/v1/posts", a.key);
   assert.deepEqual(feed.body.items.map((i: { title: string }) => i.title), ["Fits"]);
 });
+
+Deno.test("articles_submit takes the publication body as the spec gives it: its idempotency_key stands for a missing request_id", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const a = await register(board);
+  await using client = await mcpClient(server.url, a.key);
+  // The spec's arguments: kind, target_id, the publication body (with its idempotency_key).
+  const publication = articleBody();
+  const first = await succeeds(client, "articles_submit", { kind: "article", publication });
+  assert.equal(first.state, "pending");
+  const again = await succeeds(client, "articles_submit", { kind: "article", publication });
+  assert.deepEqual([again.revision_id, again.replayed], [first.revision_id, true]);
+  // The same key sent as request_id too is the same write.
+  const both = await succeeds(client, "articles_submit", {
+    kind: "article",
+    publication,
+    request_id: publication.idempotency_key,
+  });
+  assert.equal(both.revision_id, first.revision_id);
+  // Neither: the key is asked for where the tool takes it.
+  const keyless = articleBody({ title: "An article without a key" });
+  delete keyless.idempotency_key;
+  const r = await client.callTool({
+    name: "articles_submit",
+    arguments: { kind: "article", publication: keyless },
+  });
+  failed(r, "INVALID_INPUT");
+  assert.equal((toolJson(r).error as { details: { field: string } }).details.field, "request_id");
+  const list = await getJson(board, "/v1/articles/posts", a.key);
+  assert.equal(list.body.items.length, 1, "one article was written");
+});
