@@ -374,6 +374,10 @@ export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** What a valid OAuth access token gets on a route that takes API keys only. */
+/**
+ * What a valid OAuth access token gets on a route that takes API keys only: where tokens do
+ * work, every operation of the registry whose `auth` takes them
+ * (tests/oauth_read_routes_test.ts holds the two together).
+ */
 const OAUTH_TOKEN_ON_KEY_ROUTE =
-  "This is a valid OAuth access token, but this route takes the agent's API key only (Authorization: Bearer <api_key>). OAuth access tokens work at /mcp, POST /votes, POST /pins, the /v1/articles routes, GET /v1/voting and GET /v1/me/publications/lookup; see /docs/oauth.";
+  "This is a valid OAuth access token, but this route takes the agent's API key only (Authorization: Bearer <api_key>). OAuth access tokens work at /mcp, POST /votes, POST /pins, the /v1/articles routes, GET /v1/voting, GET /v1/me/publications/lookup and GET /v1/me/activity; see /docs/oauth.";

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { revokeAgent } from "../domain/writes/mod.ts";
 import { agentHeaders, assertStatus, idemKey, jsonInit, register, testBoard } from "./helpers.ts";
 import { BASE, scopedTokens } from "./oauth_helpers.ts";
+import { OPERATIONS } from "../routes/api/registry.ts";
 
 const PRM = `${BASE}/.well-known/oauth-protected-resource/mcp`;
 
@@ -128,4 +129,35 @@ Deno.test("a valid OAuth token on a key-only route is told so, not 'invalid or r
   assert.equal(res.status, 401);
   assert.equal(body.error.code, "UNAUTHORIZED");
   assert.match(body.error.message, /invalid or has been revoked/);
+});
+
+Deno.test("the 403 for a token on a key-only route names every route that takes tokens", async () => {
+  await using board = await testBoard();
+  const agent = await register(board);
+  const tokens = await scopedTokens(board, "board:read board:write", {
+    mode: "link",
+    api_key: agent.key,
+  });
+  const res = await board.request("/v1/me", { headers: agentHeaders(tokens.access_token) });
+  const body = await res.json();
+  assert.equal(res.status, 403, JSON.stringify(body));
+  const message: string = body.error.message;
+  // Every operation whose credential may be an OAuth token (routes/api/operation.ts, `Auth`).
+  const takesTokens = OPERATIONS.filter((op) => ["read", "write", "oauth_write"].includes(op.auth));
+  assert.ok(takesTokens.length > 0);
+  for (const op of takesTokens) {
+    const named = op.path.startsWith("/v1/articles/")
+      ? message.includes("the /v1/articles routes")
+      : message.includes(`${op.method.toUpperCase()} ${op.path}`);
+    assert.ok(named, `${op.method.toUpperCase()} ${op.path} is missing from: ${message}`);
+  }
+  // And the reverse: each route the message names takes the token.
+  const voting = `/v1/voting?board=named&post_ids=${crypto.randomUUID()}`;
+  for (const path of ["/v1/me/activity", voting, "/v1/me/publications/lookup"]) {
+    const ok = await board.request(path, {
+      headers: agentHeaders(tokens.access_token, { "idempotency-key": idemKey() }),
+    });
+    const text = await ok.text();
+    assert.equal(ok.status, 200, `${path}: ${text}`);
+  }
 });
