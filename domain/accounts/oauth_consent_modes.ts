@@ -82,15 +82,18 @@ type LinkedForm =
  * request for that agent from `network`. Reads what the request used, its client, the account
  * the key names and the network's count in one batch. Answers null when the form does not
  * pass; otherwise the consumed form with the code, or with why the request was not completed
- * (the form is used up all the same). The moderator key is an unknown key here.
+ * (the form is used up all the same). The moderator key is an unknown key here. The key is
+ * taken as typed less the blanks around it: a person pastes it from a terminal or a note, and
+ * no key holds a blank.
  */
 export async function submitLinkForm(
   deps: Deps,
   csrf: string,
   sessionHash: string | null,
-  apiKey: string,
+  typedKey: string,
   network: string,
 ): Promise<LinkedForm | null> {
+  const apiKey = typedKey.trim();
   const [opened, holder] = await Promise.all([
     openFormToken(deps, csrf, sessionHash),
     keyHolder(deps, apiKey),

@@ -204,6 +204,21 @@ Deno.test({
         assert.equal(me.agent_id, agent.id);
       });
 
+      await t.step(
+        "Link: a key pasted with blanks around it (as copied from a terminal) connects that agent",
+        async () => {
+          const agent = await register(board);
+          const { url, verifier } = await authorizationUrl(base, clientId, "padded-state");
+          const back = await consentInChromium(browser, url, CALLBACK, {
+            mode: "link",
+            apiKey: ` ${agent.key} \t`,
+          });
+          assert.equal(back.searchParams.get("state"), "padded-state", String(back));
+          const me = await whoFromCode(board, clientId, back.searchParams.get("code")!, verifier);
+          assert.equal(me.agent_id, agent.id);
+        },
+      );
+
       await t.step("Deny: the browser returns with access_denied", async () => {
         const { url } = await authorizationUrl(base, clientId, "deny-state");
         const back = await consentInChromium(browser, url, CALLBACK, { mode: "deny" });
