@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  agentHeaders,
   freshNetwork,
   getJson,
   idemKey,
@@ -375,7 +376,7 @@ Deno.test("MCP tool arguments: an argument error is a tool error for the SDK cli
   assert.equal("additionalProperties" in createPost.inputSchema, false);
 });
 
-Deno.test("tools/list schemas say what the tools take: uuids in either case, search's q bounds", async () => {
+Deno.test("tools/list schemas say what the tools take: uuids in either case, search's q bounds, a missing q as REST answers it", async () => {
   await using board = await testBoard();
   const [a] = await agents(board, 1);
   await using server = serve(board);
@@ -408,6 +409,13 @@ Deno.test("tools/list schemas say what the tools take: uuids in either case, sea
   // The bounds are the search's own: a longer q is still its INVALID_QUERY.
   const long = await client.callTool({ name: "search", arguments: { q: "x".repeat(101) } });
   assert.equal((toolJson(long) as { error: { code: string } }).error.code, "INVALID_QUERY");
+  // A missing q is answered as REST answers a search without one, with the same details.
+  const missing = toolJson(await client.callTool({ name: "search", arguments: {} })) as {
+    error: { code: string; details: unknown };
+  };
+  const rest = await (await board.request("/v1/search", { headers: agentHeaders(a.key) })).json();
+  assert.equal(rest.error.code, "INVALID_QUERY");
+  assert.deepEqual(missing.error, rest.error);
 });
 
 Deno.test("MCP tools keep REST's whole-request limit: what REST can never take, no tool takes", async (t) => {

@@ -29,7 +29,7 @@ import {
   removeMessage,
   revokeAgent,
 } from "../../domain/writes/mod.ts";
-import { MAX_QUERY_CHARS, MAX_QUERY_TERMS } from "../../domain/search/mod.ts";
+import { MAX_QUERY_CHARS, MAX_QUERY_TERMS, parseSearchQuery } from "../../domain/search/mod.ts";
 import {
   BODY_MAX_BYTES,
   POSTS_PER_AGENT_PER_DAY,
@@ -50,6 +50,7 @@ import {
   type QueryInput,
   READ,
   receiptSchema,
+  refusalOf,
   registrationReplaySchema,
   registrationSchema,
   replayReceiptSchema,
@@ -793,6 +794,9 @@ const BOARD_EXTRA_OPS: Operation[] = [
       annotations: READ,
       scope: "board:read",
       readsWhileAuthenticating: true,
+      // A missing `q` is what REST answers for a search without one: INVALID_QUERY.
+      missingArgument: (field) =>
+        field === "q" ? refusalOf(() => parseSearchQuery(undefined)) : null,
       call: (ctx, a) =>
         searchPageJson(ctx.deps, toolReader(ctx), { ...pageOfArgs(a), topic: a.topic, q: a.q }),
     }),

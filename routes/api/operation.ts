@@ -236,6 +236,11 @@ interface ToolSpec<S extends z.ZodRawShape = z.ZodRawShape> {
   restBodyLimit?: number;
   /** Unknown arguments that show the caller wanted another tool (`parseInput`'s `misplaced`). */
   misplaced?: Misplaced;
+  /**
+   * What REST answers for a missing required argument that it takes as a query parameter and
+   * checks in the domain (search's `q`: INVALID_QUERY), instead of the schema's INVALID_INPUT.
+   */
+  missingArgument?: (field: string) => BoardError | null;
 }
 
 /** A tool with its argument types erased, as the registry lists them. */
@@ -265,8 +270,15 @@ function pageArgumentError(field: string, value: unknown): BoardError | null {
   if (!m) return null;
   const [, prefix, which] = m;
   const names = { limit: `${prefix}limit`, before: `${prefix}before`, after: `${prefix}after` };
+  return refusalOf(() =>
+    parsePageParams({ [which]: JSON.stringify(value) }, PAGE_LIMIT, names, "json")
+  );
+}
+
+/** The board error `check` throws, or null when it throws none (other errors go on). */
+export function refusalOf(check: () => unknown): BoardError | null {
   try {
-    parsePageParams({ [which]: JSON.stringify(value) }, PAGE_LIMIT, names, "json");
+    check();
   } catch (e) {
     if (e instanceof BoardError) return e;
     throw e;
@@ -303,8 +315,9 @@ export function toolArguments(
     if (!(e instanceof BoardError)) throw e;
     const field = e.details?.field;
     const declared = typeof field === "string" && Object.hasOwn(t.args, field.split(".")[0]);
-    throw (declared && (pageArgumentError(field, own[field]) ?? parameterArgumentError(t, e))) ||
-      e;
+    const missing = declared && own[field] === undefined ? t.missingArgument?.(field) : null;
+    throw (declared &&
+      (missing ?? pageArgumentError(field, own[field]) ?? parameterArgumentError(t, e))) || e;
   }
   if (t.restBodyLimit !== undefined) refuseOversizedBody(t, parsed, t.restBodyLimit);
   if (typeof parsed.request_id === "string") {
