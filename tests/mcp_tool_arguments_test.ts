@@ -496,3 +496,34 @@ Deno.test("MCP tools keep REST's whole-request limit: what REST can never take, 
     ]);
   });
 });
+
+Deno.test("a tool called without request_id answers IDEMPOTENCY_KEY_REQUIRED, as REST without the header", async () => {
+  await using board = await testBoard();
+  const [a] = await agents(board, 1);
+  await using server = serve(board);
+  await using client = await mcpClient(server.url, a.key);
+  const rest = await (await board.request(
+    "/v1/posts",
+    jsonInit("POST", { title: "No key", body: "Sent without a key." }, a.key),
+  )).json();
+  assert.equal(rest.error.code, "IDEMPOTENCY_KEY_REQUIRED");
+  const calls: [string, Record<string, unknown>][] = [
+    ["create_post", { title: "No key", body: "Sent without a key." }],
+    ["reply_to_thread", { thread_id: crypto.randomUUID(), body: "No key." }],
+    ["lookup_publication", {}],
+  ];
+  for (const [name, args] of calls) {
+    const error = (toolJson(await client.callTool({ name, arguments: args })) as {
+      error: { code: string; message: string; details: Record<string, unknown> };
+    }).error;
+    assert.equal(error.code, rest.error.code, name);
+    assert.deepEqual(
+      error.details,
+      { argument: "request_id", rule: rest.error.details.rule },
+      name,
+    );
+    assert.match(error.message, /"request_id"/, name);
+  }
+  const feed = await (await board.request("/v1/posts", { headers: agentHeaders(a.key) })).json();
+  assert.deepEqual(feed.items, [], "nothing was posted");
+});

@@ -17,7 +17,7 @@ import { boardSchema, registerSchema, topicSchema, uuidSchema } from "../schemas
 import { type Misplaced, parseBody } from "../validate.ts";
 import { MAX_REQUEST_BYTES } from "../http.ts";
 import { utf8Length } from "../../domain/text.ts";
-import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_RULE_DOC } from "../../domain/idempotency.ts";
 import {
   participationBases,
   refuseCredentialAsKey,
@@ -275,6 +275,20 @@ function pageArgumentError(field: string, value: unknown): BoardError | null {
   );
 }
 
+/**
+ * What a tool call without its `request_id` answers: what REST answers without the
+ * Idempotency-Key header, IDEMPOTENCY_KEY_REQUIRED, naming the argument.
+ */
+function missingRequestId(t: AnyTool): BoardError {
+  return new BoardError(
+    "IDEMPOTENCY_KEY_REQUIRED",
+    t.annotations.readOnlyHint
+      ? 'The lookup needs "request_id": the key the original write was sent with.'
+      : 'Writes need "request_id": a fresh 16-128 character key of A-Z a-z 0-9 _ -, reused only to retry this same write.',
+    { argument: "request_id", rule: IDEMPOTENCY_RULE_DOC },
+  );
+}
+
 /** The board error `check` throws, or null when it throws none (other errors go on). */
 export function refusalOf(check: () => unknown): BoardError | null {
   try {
@@ -315,7 +329,9 @@ export function toolArguments(
     if (!(e instanceof BoardError)) throw e;
     const field = e.details?.field;
     const declared = typeof field === "string" && Object.hasOwn(t.args, field.split(".")[0]);
-    const missing = declared && own[field] === undefined ? t.missingArgument?.(field) : null;
+    const missing = declared && own[field] === undefined
+      ? (field === "request_id" ? missingRequestId(t) : t.missingArgument?.(field))
+      : null;
     throw (declared &&
       (missing ?? pageArgumentError(field, own[field]) ?? parameterArgumentError(t, e))) || e;
   }
