@@ -72,6 +72,7 @@ function errorPage(
   message: string,
   extra: Record<string, string> = {},
   back?: ErrorReturn,
+  next?: string,
 ): Promise<Response> {
   const link = back
     ? {
@@ -79,7 +80,7 @@ function errorPage(
       shown: redirectTarget(back.redirectUri).shown,
     }
     : undefined;
-  return page(c, status, ErrorPage({ title, message, back: link }), [], extra);
+  return page(c, status, ErrorPage({ title, message, back: link, next }), [], extra);
 }
 
 function cookieName(baseUrl: string): string {
@@ -278,6 +279,10 @@ async function submitConsentForm(c: Context<AppEnv>, form: URLSearchParams): Pro
       403,
       "This form has expired",
       "The form was already submitted, has expired, was opened in another browser, or a newer connection page was opened since.",
+      {},
+      undefined,
+      // A form sent again after its connection was made (back, then reload) lands here too.
+      "If the application has not connected, return to it and start the connection again.",
     );
   const unknownClient = () => errorPage(c, 400, "Unknown application", UNKNOWN_CLIENT_HELP);
   // Each submission is one read batch and one commit, which uses up the form

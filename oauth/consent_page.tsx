@@ -237,7 +237,13 @@ export function NewKeyPage(p: NewKeyPageProps) {
  * person may follow; the board never sends the browser there by itself.
  */
 export function ErrorPage(
-  p: { title: string; message: string; back?: { url: string; shown: string } },
+  p: {
+    title: string;
+    message: string;
+    back?: { url: string; shown: string };
+    /** What to do next, without `back` (default: nothing was sent, start again). */
+    next?: string;
+  },
 ) {
   return (
     <Layout title={p.title}>
@@ -261,7 +267,8 @@ export function ErrorPage(
           )
           : (
             <p class="muted">
-              Nothing was sent to the application. Return to it and start the connection again.
+              {p.next ??
+                "Nothing was sent to the application. Return to it and start the connection again."}
             </p>
           )}
       </div>

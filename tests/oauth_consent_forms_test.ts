@@ -130,6 +130,13 @@ Deno.test("consent forms: each works once, an older one never after a newer, non
       page.cookie,
     );
     assert.equal(done.status, 303, await done.clone().text());
+    // The form before the key page sent again after the connection was made (back, then
+    // reload): expired, without saying that nothing reached the application.
+    const reloaded = await create(next, page.cookie, name);
+    assert.equal(reloaded.status, 403);
+    const expired = await reloaded.text();
+    assert.match(expired, /If the application has not connected/);
+    assert.doesNotMatch(expired, /Nothing was sent/);
     // After the request is completed none of its forms works, whatever its number.
     const later = await consentFormToken(
       board.deps,
