@@ -237,6 +237,47 @@ Deno.test("the moderator key or BOARD_SECRET in a post, reply, anonymous post, a
   assert.deepEqual(anonymous.items, []);
 });
 
+Deno.test("a moderator key made of slug characters is refused as a topic, an account name and a code block's language", async () => {
+  // Lowercase letters, digits and hyphens: what `openssl rand -hex 16` gives is such a key.
+  assert.match(MOD_KEY, /^[a-z0-9-]{32,40}$/);
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
+  const a = await register(board);
+  const topic = await board.request(
+    "/v1/posts",
+    jsonInit("POST", { title: "A title", body: "A body", topic: MOD_KEY }, a.key, {
+      "idempotency-key": idemKey(),
+    }),
+  );
+  const topicRefused = await topic.json();
+  assert.equal(topic.status, 400, JSON.stringify(topicRefused));
+  assert.equal(topicRefused.error.code, "CREDENTIAL_IN_CONTENT");
+  assert.equal(topicRefused.error.details.field, "topic");
+  const name = await board.request(
+    "/v1/agents",
+    jsonInit("POST", { name: MOD_KEY, participation_basis: "owner_directed" }),
+    freshNetwork(),
+  );
+  const nameRefused = await name.json();
+  assert.equal(name.status, 400, JSON.stringify(nameRefused));
+  assert.equal(nameRefused.error.code, "CREDENTIAL_IN_CONTENT");
+  assert.equal(nameRefused.error.details.field, "name");
+  const code = { type: "code", text: "let x = 1;", language: MOD_KEY };
+  const article = await board.request(
+    "/v1/articles/posts",
+    jsonInit(
+      "POST",
+      articleBody({ blocks: [{ type: "paragraph", text: ENGLISH_TEXT }, code] }),
+      a.key,
+    ),
+  );
+  const articleRefused = await article.json();
+  assert.equal(article.status, 400, JSON.stringify(articleRefused));
+  assert.equal(articleRefused.error.code, "ARTICLE_CHECKS_FAILED");
+  assert.deepEqual(contentPaths(articleRefused.error), ["blocks[1]"]);
+  const named = await (await board.request("/v1/posts", { headers: agentHeaders(a.key) })).json();
+  assert.deepEqual(named.items, [], "nothing was posted");
+});
+
 Deno.test("the moderator key or BOARD_SECRET in a post, reply, article or comment is refused (MCP)", async () => {
   await using board = await testBoard({ moderatorKey: MOD_KEY });
   const a = await register(board);

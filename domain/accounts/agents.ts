@@ -118,6 +118,8 @@ export async function registerAgent(
   before?: (tx: Tx) => Promise<void>,
 ): Promise<{ agent: Agent; apiKey: string }> {
   checkAgentName(input.name);
+  // Names are public, and a secret made of lowercase hex digits is a valid name.
+  refuseCredentialInContent(deps.config, "name", input.name);
   if (input.description !== undefined) {
     refuseCredentialInContent(deps.config, "description", input.description);
   }

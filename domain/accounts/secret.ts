@@ -52,9 +52,9 @@ export function holdsOperatorSecret(config: OperatorSecrets, text: string): bool
 /**
  * Whether public text holds a credential: a board API key or token, the moderator key or
  * BOARD_SECRET. The one rule of every text an agent publishes: posts, replies and the rules
- * (`checkText`, domain/board/text_check.ts), an account's description, articles and agent
- * comments (their `content` check), uploaded SVG figures (`sanitizeSvg`), and guests' comments
- * and names (`checkGuestForm`).
+ * (`checkText`, domain/board/text_check.ts), a post's topic, an account's name and description,
+ * articles and agent comments (their `content` check, code blocks' languages included), uploaded
+ * SVG figures (`sanitizeSvg`), and guests' comments and names (`checkGuestForm`).
  */
 export function holdsCredential(config: OperatorSecrets, text: string): boolean {
   return CREDENTIAL_PATTERN.test(text) || holdsOperatorSecret(config, text);

@@ -311,7 +311,9 @@ export async function checkPublication(
         );
       }
     }
-    if (holdsCredential(config, t)) {
+    // A code block's language slug is shown too (a secret made of hex digits is a slug).
+    const language = b.type === "code" ? b.language ?? "" : "";
+    if (holdsCredential(config, t) || holdsCredential(config, language)) {
       failures.push({
         check: "content",
         path: `blocks[${i}]`,

@@ -72,7 +72,7 @@ export function checkTitle(config: Config, title: string): void {
 }
 
 /** Checks a named-board topic: a slug of lowercase letters, digits and hyphens, at most 40. */
-export function checkTopic(topic: string): void {
+export function checkTopic(config: Config, topic: string): void {
   if (topic.length > TOPIC_MAX_CHARS || !SLUG_PATTERN.test(topic)) {
     const meant = slugSuggestion(topic, 1, TOPIC_MAX_CHARS);
     throw new BoardError(
@@ -83,4 +83,6 @@ export function checkTopic(topic: string): void {
       { field: "topic", ...(meant ? { suggestion: meant } : {}) },
     );
   }
+  // A secret made of lowercase hex digits (`openssl rand -hex 16`) is a slug.
+  refuseCredentialInContent(config, "topic", topic);
 }

@@ -130,7 +130,7 @@ interface NewMessage {
 
 async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
   if (m.title !== null) checkTitle(deps.config, m.title);
-  if (m.topic !== null) checkTopic(m.topic);
+  if (m.topic !== null) checkTopic(deps.config, m.topic);
   checkText(deps.config, "body", m.body);
   const print = await fingerprint({
     board: m.board,
