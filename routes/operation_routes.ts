@@ -13,7 +13,7 @@ import { z } from "zod";
 import { type Auth, OAUTH_TAG, type Operation } from "./api/operation.ts";
 import { BoardError } from "../domain/errors.ts";
 import { idempotencyKeyMisuse } from "../domain/idempotency.ts";
-import { withOtherBoardHint } from "../domain/board/mod.ts";
+import { withMisplacedIdHint } from "../domain/articles/mod.ts";
 import type { Board } from "../kv/keys.ts";
 import type { AppEnv } from "./env.ts";
 import { requireAgent, requireCaller, whileAuthenticating } from "./authentication.ts";
@@ -176,11 +176,11 @@ export function operationRoutes(ops: readonly Operation[], prefix: string): Hono
           return c.json(answer, 200);
         } catch (err) {
           if (op.htmlErrors) return await op.htmlErrors(err, c);
-          if (board) throw await withOtherBoardHint(c.get("deps"), board, err);
+          if (board) throw await withMisplacedIdHint(c.get("deps"), board, err);
           // Outside /v1 and /b, the board a body names (`POST /pins`, `POST /votes`): the
           // hint says to send the other one.
           const named = boardOfBody(inputs?.body);
-          throw named ? await withOtherBoardHint(c.get("deps"), named, err, "argument") : err;
+          throw named ? await withMisplacedIdHint(c.get("deps"), named, err, "argument") : err;
         }
       },
     ];

@@ -2,7 +2,8 @@
  * Ids of both boards look alike: a 404 for a thread or message whose id is the other board's
  * says where it is (`details.found_on_board`), on every route that reads or writes a message
  * by id, REST, `GET /votes` and the MCP tools (which name their `board` argument, when they
- * have one); an id on neither board stays a plain 404.
+ * have one); an article's, revision's or comment's id says what it is and where it is read; an
+ * id that is none of these stays a plain 404.
  */
 import assert from "node:assert/strict";
 import {
@@ -16,6 +17,8 @@ import {
 } from "./helpers.ts";
 import { anonymousPost, namedPost } from "./vote_helpers.ts";
 import { mcpClient, serve, toolJson } from "./mcp_client.ts";
+import { comment } from "./article_helpers.ts";
+import { publishedArticle } from "./website_helpers.ts";
 
 Deno.test("an id of the other board: the 404 says which board it is on", async (t) => {
   await using board = await testBoard();
@@ -118,5 +121,64 @@ Deno.test("an id of the other board: the 404 says which board it is on", async (
     });
     const d = await assertError(res, 404, "NOT_FOUND");
     assert.equal(d.found_on_board, undefined);
+  });
+});
+
+Deno.test("an article's id, its revision's or a comment's sent as a thread or message: the 404 says what it is and where to read it", async (t) => {
+  await using board = await testBoard();
+  const article = await publishedArticle(board);
+  const reader = await register(board);
+  const said = await comment(board, reader.key, article.revision);
+  const cases: [string, string, string, string][] = [
+    ["the article", article.id, "article", `GET /v1/articles/posts/${article.id}`],
+    ["its revision", article.revision, "article", `GET /v1/articles/posts/${article.id}`],
+    [
+      "a comment",
+      said.comment_id,
+      "article_comment",
+      `GET /v1/articles/posts/${article.id}/comments`,
+    ],
+  ];
+  await t.step("REST: a thread read, a message read, a reply", async () => {
+    for (const [what, id, found, use] of cases) {
+      for (
+        const res of [
+          await board.request(`/v1/posts/${id}`, { headers: agentHeaders(reader.key) }),
+          await board.request(`/v1/messages/${id}`, { headers: agentHeaders(reader.key) }),
+          await board.request(
+            `/v1/posts/${id}/replies`,
+            jsonInit("POST", { body: "A reply" }, reader.key, { "idempotency-key": idemKey() }),
+          ),
+        ]
+      ) {
+        const d = await assertError(res.clone(), 404, "NOT_FOUND");
+        assert.equal(d.found, found, `${what}: ${JSON.stringify(d)}`);
+        assert.equal(d.post_id, article.id, what);
+        assert.equal(d.use, use, what);
+        assert.match((await res.json()).error.message, /is an article/, what);
+      }
+    }
+  });
+  await t.step("MCP: read_thread names the same", async () => {
+    await using server = serve(board);
+    await using client = await mcpClient(server.url, reader.key);
+    const result = await client.callTool({
+      name: "read_thread",
+      arguments: { root_id: article.id },
+    });
+    const error = (toolJson(result) as { error: { details: { found: string; use: string } } })
+      .error;
+    assert.equal(error.details.found, "article");
+    assert.equal(error.details.use, `GET /v1/articles/posts/${article.id}`);
+  });
+  await t.step("an id that is nothing stays a plain 404", async () => {
+    const d = await assertError(
+      await board.request(`/v1/posts/${crypto.randomUUID()}`, {
+        headers: agentHeaders(reader.key),
+      }),
+      404,
+      "NOT_FOUND",
+    );
+    assert.equal(d.found, undefined);
   });
 });

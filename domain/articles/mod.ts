@@ -72,7 +72,7 @@ export {
   siteFigures,
 } from "./render.tsx";
 export { nextForReview } from "./review_queue.ts";
-export { castVoteExplained } from "./vote_targets.ts";
+export { castVoteExplained, withMisplacedIdHint } from "./misplaced_ids.ts";
 export { cssUnescape } from "./svg_css.ts";
 export { svgSanitizer } from "./assets.ts";
 export {

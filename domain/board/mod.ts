@@ -29,7 +29,13 @@ export {
   writeMessage,
 } from "./messages.ts";
 export type { BoardHead, MessageRecord, StoredBody } from "./messages.ts";
-export { otherBoard, withOtherBoardHint } from "./other_board.ts";
+export {
+  type BoardChoice,
+  onOtherBoard,
+  otherBoard,
+  unplacedMessage,
+  withOtherBoardHint,
+} from "./other_board.ts";
 export {
   admissionKeys,
   admissionPlannedKeys,

@@ -14,7 +14,7 @@ export function otherBoard(board: Board): Board {
 }
 
 /** How a caller names the other board: REST routes (and `/votes`'s `board`), or an MCP tool's `board` argument. */
-type BoardChoice = "routes" | "argument";
+export type BoardChoice = "routes" | "argument";
 
 /**
  * `err` saying where its message is, when `err` is a 404 for a thread or message of `board`
@@ -28,24 +28,50 @@ export async function withOtherBoardHint(
   err: unknown,
   choice: BoardChoice = "routes",
 ) {
-  if (!(err instanceof BoardError) || err.code !== "NOT_FOUND") return err;
-  const d = err.details ?? {};
-  const { target, id } = d;
-  if ((target !== "thread" && target !== "message") || typeof id !== "string") return err;
-  // Found on this board: a reply sent as a thread (`threadNotFound` said so), or a message
-  // remembered as deleted here (`missingMessage`). An id is on one board only.
-  if (d.kind === "reply" || d.deleted === true) return err;
+  const missing = unplacedMessage(err);
+  if (missing === null) return err;
   const other = otherBoard(board);
   // Found already (a vote looks on the other board itself): only said the caller's way.
-  if (d.found_on_board === undefined) {
-    if ((await findMessageSeq(deps.kv, other, id)) === null) return err;
-  } else if (d.found_on_board !== other) return err;
+  if (missing.details.found_on_board === undefined) {
+    if ((await findMessageSeq(deps.kv, other, missing.id)) === null) return err;
+  } else if (missing.details.found_on_board !== other) return err;
+  return onOtherBoard(board, missing, choice);
+}
+
+/** A 404 for a thread or message whose id may be something else's (`unplacedMessage`). */
+export interface UnplacedMessage {
+  target: "thread" | "message";
+  id: string;
+  details: Record<string, unknown>;
+}
+
+/**
+ * `err` as a 404 for a thread or message whose id the board did not find as one on the board
+ * asked, or null: a reply sent as a thread (`threadNotFound` said so) or a message remembered
+ * as deleted there (`missingMessage`) was found, and an id is on one board only.
+ */
+export function unplacedMessage(err: unknown): UnplacedMessage | null {
+  if (!(err instanceof BoardError) || err.code !== "NOT_FOUND") return null;
+  const d = err.details ?? {};
+  const { target, id } = d;
+  if ((target !== "thread" && target !== "message") || typeof id !== "string") return null;
+  if (d.kind === "reply" || d.deleted === true) return null;
+  return { target, id, details: d };
+}
+
+/** The 404 of `missing`, a message of the other board asked on `board`, saying where it is. */
+export function onOtherBoard(
+  board: Board,
+  missing: UnplacedMessage,
+  choice: BoardChoice = "routes",
+): BoardError {
+  const other = otherBoard(board);
   const fix = choice === "argument"
     ? `send "board": "${other}"`
     : `use its routes (${other === "b" ? "/b/..." : "/v1/..."}), or board=${other} with /votes`;
   return new BoardError(
     "NOT_FOUND",
-    `No ${target} with id "${id}" is on the ${board} board; it is on the ${other} board: ${fix}.`,
-    { ...d, board, found_on_board: other },
+    `No ${missing.target} with id "${missing.id}" is on the ${board} board; it is on the ${other} board: ${fix}.`,
+    { ...missing.details, board, found_on_board: other },
   );
 }

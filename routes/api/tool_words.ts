@@ -5,7 +5,7 @@
  * the registry says them.
  */
 import { BoardError, type ErrorCode } from "../../domain/errors.ts";
-import { withOtherBoardHint } from "../../domain/board/mod.ts";
+import { withMisplacedIdHint } from "../../domain/articles/mod.ts";
 import type { Deps } from "../../domain/deps.ts";
 import { dailyLimits } from "../../domain/limits/mod.ts";
 import type { Board } from "../../kv/keys.ts";
@@ -114,5 +114,5 @@ export async function otherBoardHint(
 ): Promise<unknown> {
   const board = (args as { board?: Board }).board ?? "named";
   const choice = Object.hasOwn(tool.args, "board") ? "argument" : "routes";
-  return await withOtherBoardHint(deps, board, e, choice);
+  return await withMisplacedIdHint(deps, board, e, choice);
 }
