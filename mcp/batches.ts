@@ -15,6 +15,7 @@ import { BODY_TIME_LIMIT_MS, readBoundedText } from "../routes/body_reader.ts";
 import { isJsonContentType, requestBodyTooLargeMessage } from "./sdk.ts";
 import { invalidBody, jsonRpcError } from "./messages.ts";
 import { repeatedMemberName } from "../routes/json_keys.ts";
+import { foreignCharset } from "../routes/http.ts";
 
 /** Protocol versions whose transport allows JSON-RPC batches. */
 const BATCH_PROTOCOL_VERSIONS: readonly string[] = ["2025-03-26"];
@@ -95,11 +96,21 @@ function mediaRefusal(req: Request): Response | null {
       "Not Acceptable: Client must accept both application/json and text/event-stream",
     );
   }
-  if (!isJsonContentType(req.headers.get("content-type"))) {
+  const type = req.headers.get("content-type");
+  if (!isJsonContentType(type)) {
     return jsonRpcError(
       415,
       -32000,
       "Unsupported Media Type: Content-Type must be application/json",
+    );
+  }
+  // The body is read as UTF-8, as REST reads it: another charset would be misread.
+  const charset = foreignCharset(type!);
+  if (charset !== undefined) {
+    return jsonRpcError(
+      415,
+      -32000,
+      `Unsupported Media Type: the body is read as UTF-8, JSON's encoding; "charset=${charset}" names another. Send it in UTF-8.`,
     );
   }
   return null;

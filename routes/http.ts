@@ -78,6 +78,16 @@ export function repeatedHeader(name: string, value: string | null | undefined): 
 }
 
 /**
+ * The first `charset` parameter of a Content-Type that names an encoding other than UTF-8, the
+ * one a JSON body is read in. Every parameter counts: a second one (`charset=utf-8;
+ * charset=latin1`) is as ambiguous as a second header.
+ */
+export function foreignCharset(type: string): string | undefined {
+  return [...type.matchAll(/;\s*charset\s*=\s*"?([^";\s]*)"?/gi)]
+    .map((m) => m[1]).find((c) => !/^utf-?8$/i.test(c));
+}
+
+/**
  * 400 JSON_REQUIRED unless the request declares `Content-Type: application/json`, in UTF-8:
  * a `charset` parameter naming another encoding is refused, since the body is read as UTF-8
  * (JSON's one encoding) and would otherwise be misread.
@@ -92,10 +102,7 @@ export function requireJsonContentType(headers: Headers): void {
       { header: "Content-Type", expected: "application/json", received: type },
     );
   }
-  // Every charset parameter: a second one (`charset=utf-8; charset=latin1`) is as ambiguous
-  // as a second header.
-  const charset = [...type!.matchAll(/;\s*charset\s*=\s*"?([^";\s]*)"?/gi)]
-    .map((m) => m[1]).find((c) => !/^utf-?8$/i.test(c));
+  const charset = foreignCharset(type!);
   if (charset !== undefined) {
     throw new BoardError(
       "JSON_REQUIRED",

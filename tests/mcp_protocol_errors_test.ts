@@ -5,7 +5,7 @@
  * id, and batches are answered with arrays. Each through the real app.
  */
 import assert from "node:assert/strict";
-import { mcpPost, register, type TestBoard, testBoard } from "./helpers.ts";
+import { agentHeaders, idemKey, mcpPost, register, type TestBoard, testBoard } from "./helpers.ts";
 
 /** POSTs the JSON text of `body` to /mcp; the status and parsed answer. */
 function rpc(board: TestBoard, key: string, body: unknown) {
@@ -286,5 +286,31 @@ Deno.test("/mcp: Accept and Content-Type are the transport's rules whatever the 
       assert.equal(body.error.code, -32000);
       assert.match(body.error.message, /^Unsupported Media Type/);
     }
+  }
+});
+
+Deno.test("/mcp: a JSON body declared in a charset other than UTF-8 is refused, as REST refuses it; UTF-8 in any spelling is read", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+  for (const charset of ["utf-16", "latin1", "utf-8; charset=iso-8859-1"]) {
+    const type = `application/json; charset=${charset}`;
+    const res = await board.request("/mcp", mcpPost(a.key, list, { "content-type": type }));
+    const body = await res.json();
+    assert.equal(res.status, 415, `${type}: ${JSON.stringify(body)}`);
+    assert.equal(body.error.code, -32000);
+    assert.match(body.error.message, /read as UTF-8/);
+    const rest = await board.request("/v1/posts", {
+      method: "POST",
+      headers: { ...agentHeaders(a.key), "content-type": type, "idempotency-key": idemKey() },
+      body: JSON.stringify({ title: "t", body: "b" }),
+    });
+    assert.equal((await rest.json()).error.code, "JSON_REQUIRED", type);
+  }
+  for (const charset of ["utf-8", "UTF-8", "utf8"]) {
+    const type = `application/json; charset=${charset}`;
+    const res = await board.request("/mcp", mcpPost(a.key, list, { "content-type": type }));
+    assert.equal(res.status, 200, type);
+    await res.body?.cancel();
   }
 });
