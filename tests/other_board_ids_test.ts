@@ -159,17 +159,23 @@ Deno.test("an article's id, its revision's or a comment's sent as a thread or me
       }
     }
   });
-  await t.step("MCP: read_thread names the same", async () => {
+  await t.step("MCP: read_thread and fetch name the articles_read tool", async () => {
     await using server = serve(board);
     await using client = await mcpClient(server.url, reader.key);
-    const result = await client.callTool({
+    type Told = { error: { message: string; details: Record<string, unknown> } };
+    const thread = await client.callTool({
       name: "read_thread",
       arguments: { root_id: article.id },
     });
-    const error = (toolJson(result) as { error: { details: { found: string; use: string } } })
-      .error;
+    const error = (toolJson(thread) as Told).error;
     assert.equal(error.details.found, "article");
-    assert.equal(error.details.use, `GET /v1/articles/posts/${article.id}`);
+    assert.equal(error.details.tool, "articles_read");
+    assert.deepEqual(error.details.arguments, { action: "article", post_id: article.id });
+    assert.match(error.message, /read it with the articles_read tool/);
+    const fetched = await client.callTool({ name: "fetch", arguments: { id: said.comment_id } });
+    const told = (toolJson(fetched) as Told).error;
+    assert.equal(told.details.found, "article_comment", JSON.stringify(told));
+    assert.deepEqual(told.details.arguments, { action: "comments", post_id: article.id });
   });
   await t.step("an id that is nothing stays a plain 404", async () => {
     const d = await assertError(

@@ -31,7 +31,10 @@ export function mcpInstructions(deps: Deps): string {
  */
 export function forToolCaller(e: BoardError): [ErrorCode, string, unknown] {
   if (e.code === "NOT_FOUND" && e.details?.kind === "reply") return replyForThread(e);
-  if (e.code === "NOT_FOUND" && e.details?.found === "article") return articleForVote(e);
+  const found = e.code === "NOT_FOUND" ? e.details?.found : undefined;
+  const read = typeof e.details?.use === "string" && e.details.use.startsWith("GET ");
+  if (found === "article" && !read) return articleForVote(e);
+  if ((found === "article" || found === "article_comment") && read) return articleForRead(e);
   if (e.code === "STALE_REVISION") {
     const current = e.details?.current_revision;
     return [
@@ -80,6 +83,32 @@ function replyForThread(e: BoardError): [ErrorCode, string, unknown] {
       tool: "read_thread",
       arguments: { root_id: d.root_id, ...(named ? {} : { board: "b" }) },
     },
+  ];
+}
+
+/**
+ * An article's, revision's or comment's id given where a thread or message belongs, told in
+ * tools: `articles_read` reads it (`action` "article", or "comments" for a comment).
+ */
+function articleForRead(e: BoardError): [ErrorCode, string, unknown] {
+  const d = e.details as { id: string; post_id: string; revision_id?: string; found: string };
+  const comment = d.found === "article_comment";
+  const args = {
+    action: comment ? "comments" : "article",
+    post_id: d.post_id,
+    ...(d.revision_id ? { revision_id: d.revision_id } : {}),
+  };
+  const what = comment
+    ? "an article comment"
+    : d.revision_id
+    ? "an article revision"
+    : "an article";
+  return [
+    e.code,
+    `"${d.id}" is ${what}, not a board message: read it with the articles_read tool (${
+      Object.entries(args).map(([k, v]) => `${k} "${v}"`).join(", ")
+    }).`,
+    { ...d, tool: "articles_read", arguments: args },
   ];
 }
 
