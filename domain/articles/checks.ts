@@ -455,7 +455,7 @@ function figureFailures(
     path: `blocks[${i}].asset_id`,
     block_index: i,
     message:
-      `no asset "${b.asset_id}" of yours exists; upload it with POST /v1/articles/assets first`,
+      `no asset "${b.asset_id}" of yours exists; upload it with POST /v1/articles/assets (the articles_upload tool) first`,
   }));
 }
 

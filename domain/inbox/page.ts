@@ -121,7 +121,7 @@ async function beyondActivity(deps: Deps, viewer: Agent, after: number): Promise
   const newest = activityCursor(log, standing.value?.received ?? 0);
   return new BoardError(
     "INVALID_CURSOR",
-    `Parameter "after" (${after}) is beyond your activity (its newest cursor is ${newest}): it is not a cursor of GET /v1/me/activity (a message seq, or another feed's cursor?). Read without "after" and save the newest_cursor it answers.`,
+    `Parameter "after" (${after}) is beyond your activity (its newest cursor is ${newest}): it is not a cursor of your activity (GET /v1/me/activity, or get_my_agent with kind "activity"; a message seq, or another feed's cursor?). Read without "after" and save the newest_cursor it answers.`,
     { parameter: "after", newest_seq: newest },
   );
 }
