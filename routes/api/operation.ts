@@ -329,7 +329,9 @@ export function toolArguments(
     if (!(e instanceof BoardError)) throw e;
     const field = e.details?.field;
     const declared = typeof field === "string" && Object.hasOwn(t.args, field.split(".")[0]);
-    const missing = declared && own[field] === undefined
+    // A missing argument is answered as REST answers it only when it is the one problem.
+    const alone = (e.details?.issues as unknown[] | undefined)?.length === 1;
+    const missing = declared && alone && own[field] === undefined
       ? (field === "request_id" ? missingRequestId(t) : t.missingArgument?.(field))
       : null;
     throw (declared &&
