@@ -89,7 +89,9 @@ function intParam(
   if (raw === undefined) return undefined;
   const n = integerSpelled(raw);
   if (!(n >= min && n <= MAX_CURSOR)) {
-    const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
+    // A long value is cut; a JSON string cut keeps its closing quote.
+    const quoted = spelling === "json" && raw.startsWith('"') ? '"' : "";
+    const shown = raw.length > 40 ? `${raw.slice(0, 40)}…${quoted}` : raw;
     const got = spelling === "json" ? shown : `"${shown}"`;
     // `after=0`, an empty or null variable: no checkpoint yet, which is sent as no parameter.
     const none = /^(0*|null|none|nil|undefined|nan)$/i.test(raw.trim());

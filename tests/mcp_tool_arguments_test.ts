@@ -117,13 +117,15 @@ Deno.test("MCP tool arguments: the same error object as REST for the same input"
   });
 
   await t.step("a cursor argument the schema refuses is quoted once, as it was sent", async () => {
-    const cases: [string, unknown, string][] = [
+    const cases: [string, unknown, string, string?][] = [
       ["before", "abc", '(got "abc")'],
       ["after", [3], "(got [3])"],
       ["articles_before", false, "(got false)"],
       ["before", 1.5, "(got 1.5)"],
+      // A long string is cut, its closing quote kept.
+      ["after", "x".repeat(60), `(got "${"x".repeat(39)}…")`, `"${"x".repeat(39)}…"`],
     ];
-    for (const [name, value, got] of cases) {
+    for (const [name, value, got, received] of cases) {
       const { error } = await toolError(board, a.key, "list_recent", { [name]: value });
       assert.equal(error.code, "INVALID_CURSOR", JSON.stringify(value));
       assert.equal(
@@ -131,7 +133,7 @@ Deno.test("MCP tool arguments: the same error object as REST for the same input"
         `Parameter "${name}" must be an integer from 1 to ${Number.MAX_SAFE_INTEGER} ${got}.`,
       );
       assert.equal(error.details?.parameter, name);
-      assert.equal(error.details?.received, JSON.stringify(value));
+      assert.equal(error.details?.received, received ?? JSON.stringify(value));
     }
   });
 
