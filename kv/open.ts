@@ -1,6 +1,7 @@
 /** Opens the KV store named by BOARD_KV: a file path, ":memory:", or a KV Connect URL. */
 import { versionedKv } from "./versioned_kv.ts";
 import { withCommitTurns } from "./commit_turns.ts";
+import { commitRetryingLock } from "./tx.ts";
 
 /** True when BOARD_KV names a remote store reached over KV Connect. */
 export function isKvConnectUrl(path: string | undefined): boolean {
@@ -34,4 +35,22 @@ export async function openKv(
     return versionedKv(writer, await open(path));
   }
   return versionedKv(path === undefined ? await open() : await open(path));
+}
+
+/**
+ * Refuses a store file this process can read but not write (a read-only file, folder or
+ * file system): the runtime opens such a file without a word, and a board that has run on it
+ * before writes nothing at start, so it would serve every read and fail every write. An empty
+ * commit takes the file's write lock and changes no entry. Thrown as one line naming the store.
+ */
+export async function assertWritable(kv: Deno.Kv, path: string | undefined): Promise<void> {
+  if (!isKvFile(path)) return;
+  try {
+    await commitRetryingLock(() => kv.atomic());
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    throw new Error(
+      `the store ${path} (BOARD_KV) cannot be written: ${why} Give this process write access to the file and its folder.`,
+    );
+  }
 }

@@ -4,7 +4,7 @@
  * store and no access token, with a clear message and no stack trace.
  */
 import assert from "node:assert/strict";
-import { freePort } from "./server_process.ts";
+import { freePort, registerAt, startServer } from "./server_process.ts";
 
 const mainPath = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -107,4 +107,51 @@ Deno.test("main.ts with a malformed variable, or an address it cannot listen on,
     assert.doesNotMatch(r.stderr, /Uncaught|at file:/, "a message, not a stack trace");
   }
   await Deno.remove(file);
+});
+
+/**
+ * Makes a store file one this process cannot write: read-only to its owner, and, for root
+ * (whom file modes do not stop), immutable. Returns an undo, or null where neither holds.
+ */
+async function makeReadOnly(file: string): Promise<(() => Promise<void>) | null> {
+  if (Deno.uid() !== 0) {
+    await Deno.chmod(file, 0o444);
+    return () => Deno.chmod(file, 0o644);
+  }
+  const chattr = (flag: string) =>
+    new Deno.Command("chattr", { args: [flag, file], stderr: "null", stdout: "null" }).output()
+      .then((o) => o.success, () => false);
+  return await chattr("+i") ? async () => void await chattr("-i") : null;
+}
+
+Deno.test("main.ts on a store file it cannot write refuses to start, naming it", async (t) => {
+  const dir = await Deno.makeTempDir();
+  const file = `${dir}/board.kv`;
+  // A board that has run: its start-up records are there, so a start writes nothing itself.
+  const server = await startServer(file);
+  await registerAt(server.url, "written-before");
+  await server.stop();
+  const undo = await makeReadOnly(file);
+  try {
+    if (!undo) {
+      console.warn("skipped: no way to make a file read-only here (root without chattr)");
+      return;
+    }
+    await t.step("the store is read-only", async () => {
+      const r = await runMain({
+        BOARD_SECRET: "startup-test-secret-0123456789abcdef",
+        BOARD_KV: file,
+      });
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        /^The board cannot start: the store \S+\/board\.kv \(BOARD_KV\) cannot be written: /,
+      );
+      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      assert.doesNotMatch(r.stderr, /Uncaught|at file:/, "a message, not a stack trace");
+    });
+  } finally {
+    await undo?.();
+    await Deno.remove(dir, { recursive: true });
+  }
 });
