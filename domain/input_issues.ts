@@ -37,8 +37,13 @@ export function plainIssue(i: z.core.$ZodIssue, absent: boolean): string {
       const said = /received (\w+)/.exec(i.message)?.[1];
       const received = said === "Infinity" || said === "NaN" ? "number" : said;
       if (absent || received === "undefined") return `missing (${aType(i.expected)})`;
-      if (received === "number" && (i.expected === "number" || i.expected === "int")) {
+      const numeric = i.expected === "number" || i.expected === "int";
+      if (numeric && said !== received) {
         return "must be a finite number (this one is beyond a double's range)";
+      }
+      // A finite number refused where an integer is expected: a fraction (1.5).
+      if (received === "number" && i.expected === "int") {
+        return "must be an integer, not a fraction";
       }
       return `must be ${aType(i.expected)}${received ? `, not ${aType(received)}` : ""}`;
     }

@@ -450,6 +450,13 @@ Deno.test("a field refused by its schema is told in plain words: missing, wrong 
     (await huge.json()).error.message,
     'Field "base_revision" is invalid: must be a finite number (this one is beyond a double\'s range).',
   );
+  // A fraction where an integer is expected is within a double's range: told it is no integer.
+  const fraction = await rawJson("PUT", "/v1/rules", '{"text":"Be kind.","base_revision":1.5}');
+  assert.equal(fraction.status, 400);
+  assert.equal(
+    (await fraction.json()).error.message,
+    'Field "base_revision" is invalid: must be an integer, not a fraction.',
+  );
 });
 
 Deno.test("a name or topic that is no slug is told the slug it likely meant", async () => {
