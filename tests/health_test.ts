@@ -33,3 +33,35 @@ Deno.test("GET /healthz: 503 UNAVAILABLE with Retry-After when the store does no
   assert.equal(body.error.code, "UNAVAILABLE");
   assert.equal(res.headers.get("retry-after"), "1");
 });
+
+Deno.test("GET /healthz: 503 UNAVAILABLE within seconds when a store read never comes back", async () => {
+  // A KV Connect store whose server is down: Deno's client keeps retrying, the read hangs.
+  let hanging = false;
+  await using board = await boardOn(":memory:", new ManualClock(), {}, {
+    wrapKv: (raw) =>
+      new Proxy(raw, {
+        get(target, name) {
+          const v = Reflect.get(target, name, target);
+          if (name !== "get" || typeof v !== "function") {
+            return typeof v === "function" ? v.bind(target) : v;
+          }
+          return (...args: Parameters<Deno.Kv["get"]>) =>
+            hanging ? new Promise(() => {}) : v.apply(target, args);
+        },
+      }),
+  });
+  hanging = true;
+  const started = Date.now();
+  let limit: ReturnType<typeof setTimeout> | undefined;
+  const res = await Promise.race([
+    board.request("/healthz"),
+    new Promise<never>((_, reject) => {
+      limit = setTimeout(() => reject(new Error("no answer within 10 s")), 10_000);
+    }),
+  ]).finally(() => clearTimeout(limit));
+  const body = await res.json();
+  assert.equal(res.status, 503, JSON.stringify(body));
+  assert.equal(body.error.code, "UNAVAILABLE");
+  assert.equal(res.headers.get("retry-after"), "1");
+  assert.ok(Date.now() - started < 5_000, `${Date.now() - started} ms`);
+});

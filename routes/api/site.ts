@@ -162,7 +162,7 @@ const PAGE_OPS: Operation[] = [
     tag: SITE,
     summary: "For a health check: 200 while this instance serves and its store answers",
     description:
-      "One strong KV read, no credential, no limit of its own; 503 UNAVAILABLE (with Retry-After) when the store does not answer, and while the instance is stopping.",
+      "One strong KV read, no credential, no limit of its own; 503 UNAVAILABLE (with Retry-After) when the store does not answer (the read fails, or has not come back within 2 seconds), and while the instance is stopping.",
     auth: "none",
     responses: { 200: { description: "Serving.", schema: boardOut.healthResponse } },
     errors: ["UNAVAILABLE"],
