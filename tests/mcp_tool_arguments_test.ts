@@ -418,6 +418,18 @@ Deno.test("tools/list schemas say what the tools take: uuids in either case, sea
   const rest = await (await board.request("/v1/search", { headers: agentHeaders(a.key) })).json();
   assert.equal(rest.error.code, "INVALID_QUERY");
   assert.deepEqual(missing.error, rest.error);
+  // REST checks its other parameters first: beside a missing q, a wrong one is what is answered.
+  for (const [args, query] of [[{ limit: 0 }, "limit=0"], [{ before: 0 }, "before=0"]] as const) {
+    const tool = toolJson(await client.callTool({ name: "search", arguments: args })) as {
+      error: { code: string; details: { parameter: string } };
+    };
+    const got = await (await board.request(`/v1/search?${query}`, { headers: agentHeaders(a.key) }))
+      .json();
+    assert.notEqual(got.error.code, "INVALID_QUERY", query);
+    // The same code and parameter (a tool's message shows the value as JSON: `(got 0)`).
+    assert.equal(tool.error.code, got.error.code, query);
+    assert.equal(tool.error.details.parameter, got.error.details.parameter, query);
+  }
 });
 
 Deno.test("MCP tools keep REST's whole-request limit: what REST can never take, no tool takes", async (t) => {

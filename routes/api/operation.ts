@@ -306,7 +306,9 @@ export function refusalOf(check: () => unknown): BoardError | null {
  * absent. Throws the error REST answers for the same input: INVALID_INPUT with its message
  * and details, for a page argument (`limit`, `before`, `after`) what the query parameter
  * of that name answers (INVALID_LIMIT, INVALID_CURSOR), and for another argument REST takes
- * in the path or query, INVALID_INPUT naming that parameter (`parameterArgumentError`).
+ * in the path or query, INVALID_INPUT naming that parameter (`parameterArgumentError`); a
+ * missing `request_id` is IDEMPOTENCY_KEY_REQUIRED and a missing argument the tool names in
+ * `missingArgument` what REST answers for it, each once the other arguments pass.
  * Keys starting with "_" that the tool does not declare are dropped first: some MCP clients
  * add their own metadata (`_meta`) to the arguments, where MCP has it in the request's
  * params.
@@ -322,20 +324,31 @@ export function toolArguments(
   const own = Object.fromEntries(
     Object.entries(args).filter(([k]) => !k.startsWith("_") || Object.hasOwn(t.args, k)),
   );
+  /** The error REST answers for the schema's refusal `e` (of `schema`). */
+  const restError = (e: BoardError, schema: z.ZodObject): BoardError => {
+    const field = e.details?.field;
+    const declared = typeof field === "string" && Object.hasOwn(t.args, field.split(".")[0]);
+    if (!declared) return e;
+    const missing = own[field] !== undefined
+      ? null
+      : field === "request_id"
+      ? missingRequestId(t)
+      : t.missingArgument?.(field);
+    if (missing) {
+      // REST checks its other parameters before it finds this one missing: another refusal
+      // is answered first, as REST answers it; this one only when it is the one problem.
+      const lenient = schema.extend({ [field]: (schema.shape[field] as z.ZodType).optional() });
+      const other = refusalOf(() => parseBody(lenient, own, "this tool", t.misplaced));
+      return other ? restError(other, lenient) : missing;
+    }
+    return pageArgumentError(field, own[field]) ?? parameterArgumentError(t, e) ?? e;
+  };
   let parsed;
   try {
     parsed = parseBody(schema, own, "this tool", t.misplaced);
   } catch (e) {
     if (!(e instanceof BoardError)) throw e;
-    const field = e.details?.field;
-    const declared = typeof field === "string" && Object.hasOwn(t.args, field.split(".")[0]);
-    // A missing argument is answered as REST answers it only when it is the one problem.
-    const alone = (e.details?.issues as unknown[] | undefined)?.length === 1;
-    const missing = declared && alone && own[field] === undefined
-      ? (field === "request_id" ? missingRequestId(t) : t.missingArgument?.(field))
-      : null;
-    throw (declared &&
-      (missing ?? pageArgumentError(field, own[field]) ?? parameterArgumentError(t, e))) || e;
+    throw restError(e, schema);
   }
   if (t.restBodyLimit !== undefined) refuseOversizedBody(t, parsed, t.restBodyLimit);
   if (typeof parsed.request_id === "string") {
