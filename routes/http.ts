@@ -33,6 +33,15 @@ export function errorObject(
   };
 }
 
+/**
+ * Whether `err` is the store refusing a write for want of room or permission (SQLite's "database
+ * or disk is full", a read-only file or file system): the operator's to fix, not a bug.
+ */
+function storeCannotWrite(err: unknown): boolean {
+  return err instanceof Error &&
+    /database or disk is full|read-?only database|disk I\/O error/i.test(err.message);
+}
+
 /** Maps any thrown error to the board error object (never leaks internals). */
 export function errorResponse(c: Context<AppEnv>, err: unknown): Response {
   const baseUrl = c.get("deps")?.config.baseUrl ?? "";
@@ -48,6 +57,16 @@ export function errorResponse(c: Context<AppEnv>, err: unknown): Response {
   } else if (err instanceof TxConflictError) {
     status = 503;
     body = errorObject(baseUrl, "UNAVAILABLE", "The board is busy; retry shortly.");
+  } else if (storeCannotWrite(err)) {
+    // The disk is full or the store turned read-only: one line, not a stack per request.
+    console.error(`the store cannot be written: ${(err as Error).message}`);
+    status = 503;
+    body = errorObject(
+      baseUrl,
+      "UNAVAILABLE",
+      "The board cannot store writes right now; reads still work. Retry later.",
+    );
+    headers["Retry-After"] = "30";
   } else if (err instanceof HTTPException) {
     status = err.status;
     const code = status === 404 ? "NOT_FOUND" : "INVALID_INPUT";
