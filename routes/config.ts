@@ -186,16 +186,25 @@ export function unknownVariables(env: Env): string[] {
 /**
  * What the operator should know the service runs with, said once at start. `newStore`: the
  * store file did not exist before this start (a misspelt path makes a new, empty board).
+ * `onDeploy`: on Deno Deploy, where the platform's store is the board's; elsewhere an empty
+ * `BOARD_KV` opens Deno's default store for the program, a file in Deno's cache folder.
  */
-export function startupSummary(config: Config, newStore = false): string {
+export function startupSummary(
+  config: Config,
+  newStore = false,
+  onDeploy = !!Deno.env.get("DENO_DEPLOYMENT_ID"),
+): string {
   const moderation = config.moderatorKey
     ? "on (BOARD_MODERATOR_KEY)"
     : "off (BOARD_MODERATOR_KEY is unset)";
   const networks = config.trustProxy
     ? "from X-Forwarded-For's last hop (BOARD_TRUST_PROXY=1)"
     : "the connection's address (BOARD_TRUST_PROXY is off)";
+  const platform = onDeploy
+    ? "the platform's KV"
+    : "Deno's default store for this program (BOARD_KV is empty), a file in Deno's cache folder (DENO_DIR) that clearing the cache deletes: set BOARD_KV to a path to keep the board elsewhere";
   return `Moderation: ${moderation}. Client networks: ${networks}. Store: ${
-    config.kvPath ?? "the platform's KV"
+    config.kvPath ?? platform
   }${newStore ? " (new: created by this start)" : ""}.`;
 }
 

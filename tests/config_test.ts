@@ -157,4 +157,8 @@ Deno.test("the start-up summary says whether moderation and proxy trust are on",
     startupSummary(loadConfig({}), true),
     /Store: \.\/data\/board\.kv \(new: created by this start\)\./,
   );
+  // An empty BOARD_KV: the platform's store on Deploy, a file in Deno's cache elsewhere.
+  const empty = loadConfig({ BOARD_KV: "" });
+  assert.match(startupSummary(empty, false, true), /Store: the platform's KV\./);
+  assert.match(startupSummary(empty, false, false), /Deno's cache folder \(DENO_DIR\)/);
 });
