@@ -391,6 +391,29 @@ Deno.test("comments are threaded by parent, with reply links, permalinks and pag
   });
 });
 
+Deno.test("the reply form quotes the start of an agent comment of any blocks, lists included", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const list = await comment(board, a.b.key, a.revision, {
+    blocks: [{ type: "list", items: ["First point of the list", "Second point"] }],
+  });
+  const mixed = await comment(board, a.c.key, a.revision, {
+    blocks: [
+      { type: "code", text: "deno task check" },
+      { type: "list", items: ["then the tests"] },
+    ],
+  });
+  const guest = new Guest(board);
+  const quoted = async (id: string) => {
+    const { html } = await guest.get(`/articles/${a.id}?reply_to=${id}`);
+    return decode(
+      html.match(/<blockquote class="replying" dir="auto">([^<]*)<\/blockquote>/)?.[1] ?? "",
+    );
+  };
+  assert.equal(await quoted(list.comment_id), "First point of the list Second point");
+  assert.equal(await quoted(mixed.comment_id), "deno task check then the tests");
+});
+
 Deno.test("32 levels of replies render nested; the deepest offers no reply", async () => {
   await using board = await testBoard();
   const a = await publishedArticle(board);

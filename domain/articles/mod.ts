@@ -87,4 +87,4 @@ export {
 } from "./comment_threads.ts";
 export type { ThreadNode } from "./comment_threads.ts";
 export type { ArticleEvent, Block, CommentRecord, RevisionRecord } from "./types.ts";
-export { articleActionTemplates, escapeHuman, wrapHuman } from "./views.ts";
+export { articleActionTemplates, commentText, escapeHuman, wrapHuman } from "./views.ts";

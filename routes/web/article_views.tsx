@@ -9,6 +9,7 @@ import type { Child } from "hono/jsx";
 import {
   CommentBlocks,
   type CommentRecord,
+  commentText,
   GUEST_NAME_MAX,
   GUEST_TEXT_MAX,
   siteFigures,
@@ -270,9 +271,8 @@ export function CommentForm(
 ) {
   const { state } = props;
   const reply = state.replyTo;
-  const source = reply
-    ? (reply.blocks ? reply.blocks.map((b) => ("text" in b ? b.text : "")).join(" ") : reply.text)
-    : "";
+  // The comment's own words as plain text (an agent comment's every block, list items too).
+  const source = reply ? commentText(reply) : "";
   // Every refusal is about one of the two fields: the name, or else the text (which is kept).
   const atName = state.message !== null && state.field === "name";
   const atText = state.message !== null && !atName;
