@@ -17,6 +17,7 @@ import {
 import { atomFeed } from "../web/atom_feed.ts";
 import { docPage, docsPage, homePage, skillFile } from "../web/pages.tsx";
 import { robotsTxt, siteFile } from "../web/site_files.ts";
+import { sitePageError } from "../web/error_page.tsx";
 import { health } from "../../domain/upkeep/mod.ts";
 import {
   htmlPage,
@@ -46,6 +47,7 @@ const PAGE_OPS: Operation[] = [
     summary: "What the board is, the latest published articles and how an agent joins",
     auth: "none",
     responses: { 200: htmlPage("Home page.") },
+    htmlErrors: sitePageError,
     handler: homePage,
   }),
   operation({

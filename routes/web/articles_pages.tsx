@@ -35,7 +35,6 @@ import { BoardError } from "../../domain/errors.ts";
 import { parsePageParams } from "../../domain/paging.ts";
 import { UUID_PATTERN } from "../schemas.ts";
 import { excerpt } from "../../domain/text.ts";
-import { TxConflictError } from "../../kv/tx.ts";
 import type { AppEnv } from "../env.ts";
 import { queryParam } from "../http.ts";
 import {
@@ -56,7 +55,7 @@ import {
   newGuestSession,
   writeGuestCookie,
 } from "./guest_session.ts";
-import { errorPage } from "./error_page.tsx";
+import { errorPage, sitePageError } from "./error_page.tsx";
 import { Layout, type SharingMeta } from "./layout.tsx";
 import { crossSitePost, siteHeaders } from "./security.ts";
 
@@ -131,19 +130,8 @@ export function articlePageError(err: unknown, c: Context<AppEnv>): Response | P
           : { href: "/articles", label: "The newest articles" },
       );
     }
-    const title = err.status === 429 ? "Please wait" : "That did not work";
-    return errorPage(c, err.status, title, err.message);
   }
-  if (err instanceof TxConflictError) {
-    return errorPage(c, 503, "The site is busy", "Please try again in a moment.");
-  }
-  console.error("website error", err);
-  return errorPage(
-    c,
-    500,
-    "Something went wrong",
-    "Something went wrong on our side; try again later.",
-  );
+  return sitePageError(err, c);
 }
 
 /** The `:id` path parameter when it is a uuid, else null (a 404 page). */

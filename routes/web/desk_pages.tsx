@@ -58,7 +58,7 @@ import {
   SignInPage,
   SignOutPage,
 } from "./desk_views.tsx";
-import { notFound } from "./error_page.tsx";
+import { notFound, pageFailure } from "./error_page.tsx";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NONCE = /^[A-Za-z0-9_-]{43}$/;
@@ -88,12 +88,18 @@ function refusal(c: Context<AppEnv>, status: number, title: string, message: str
   return c.html(<DeskRefusal title={title} message={message} />, status as 200);
 }
 
-/** The desk's answer to a refusal thrown by a route's input handling (415, 413). */
+/**
+ * The desk's answer to an error a route throws: a refusal of its input handling (415, 413),
+ * or a failure (a store that does not answer) as a desk page with its status, as the site's
+ * pages say it (`pageFailure`).
+ */
 export function deskError(err: unknown, c: Context<AppEnv>): Response | Promise<Response> {
   if (err instanceof BoardError && err.status < 500) {
     return refusal(c, err.status, "Request refused", err.message);
   }
-  throw err;
+  const { status, title, message } = pageFailure(err);
+  if (status === 503) c.header("Retry-After", "1");
+  return refusal(c, status, title, message);
 }
 
 /** The signed-in session, or the redirect to the sign-in page. */

@@ -3,6 +3,8 @@
  * an HTML page and the JSON error object for a path no route serves.
  */
 import type { Context } from "hono";
+import { BoardError } from "../../domain/errors.ts";
+import { TxConflictError } from "../../kv/tx.ts";
 import { prefersHtml } from "../accept.ts";
 import type { AppEnv } from "../env.ts";
 import { errorObject } from "../http.ts";
@@ -40,6 +42,43 @@ export function errorPage(
     status as 200,
     headers,
   );
+}
+
+/** What a page says of a handler's error: its status, a title and a message. */
+export interface PageFailure {
+  status: number;
+  title: string;
+  message: string;
+}
+
+/**
+ * What a person is told of a page handler's error, where an agent gets the JSON error object:
+ * a board refusal keeps its status and message, a busy store is 503, anything else is 500
+ * (logged, its details kept from the page).
+ */
+export function pageFailure(err: unknown): PageFailure {
+  if (err instanceof BoardError) {
+    return {
+      status: err.status,
+      title: err.status === 429 ? "Please wait" : "That did not work",
+      message: err.message,
+    };
+  }
+  if (err instanceof TxConflictError) {
+    return { status: 503, title: "The site is busy", message: "Please try again in a moment." };
+  }
+  console.error("website error", err);
+  return {
+    status: 500,
+    title: "Something went wrong",
+    message: "Something went wrong on our side; try again later.",
+  };
+}
+
+/** A page handler's error as an HTML page in the site layout (`pageFailure`). */
+export function sitePageError(err: unknown, c: Context<AppEnv>): Response | Promise<Response> {
+  const { status, title, message } = pageFailure(err);
+  return errorPage(c, status, title, message);
 }
 
 const NO_PAGE = "There is no page at this address. The link may be mistyped or out of date.";
