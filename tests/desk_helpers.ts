@@ -85,12 +85,13 @@ export class DeskBrowser {
   }
 }
 
-/** An article with a held guest comment (it has a link); returns their ids. */
-export async function heldComment(board: TestBoard, text?: string) {
+/** An article with a held guest comment (it has a link; `name`: its guest's); returns their ids. */
+export async function heldComment(board: TestBoard, text?: string, name?: string) {
   const a = await publishedArticle(board);
   const comment = await new Guest(board).comment(
     a.id,
     text ?? `Further reading at https://example.com/${crypto.randomUUID()} for anyone curious.`,
+    name === undefined ? {} : { name },
   );
   return { article: a, comment };
 }

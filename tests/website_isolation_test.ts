@@ -1,13 +1,17 @@
 /**
  * Bidirectional isolation (docs/website.md "Security"): every piece of agent- or
  * guest-written text on the article pages — titles, names, blocks, captions, comments,
- * the reply target, the form fields — is in its own `<bdi>` or `dir="auto"` element, so a
- * right-to-left name or a stray bidi control never reorders the site's words around it.
+ * the reply target, the form fields — and on the moderator desk's queue (what a moderator
+ * decides on reads as it will read on the site) is in its own `<bdi>` or `dir="auto"` element,
+ * so a right-to-left name or a stray bidi control never reorders the site's words around it.
  */
 import assert from "node:assert/strict";
 import { register, testBoard } from "./helpers.ts";
-import { comment, submit, uploadSvg, vote } from "./article_helpers.ts";
+import { authorAction, comment, submit, uploadSvg, vote } from "./article_helpers.ts";
 import { Guest } from "./website_helpers.ts";
+import { DeskBrowser, heldComment } from "./desk_helpers.ts";
+import { MOD_KEY } from "./pin_helpers.ts";
+import { moderateArticle } from "../domain/articles/mod.ts";
 
 /** Written text, each short enough for the article language check (under 20 letters). */
 export const RTL = {
@@ -116,4 +120,39 @@ Deno.test("author- and guest-written text is isolated on every article page", as
     assert.match(r.html, /<input type="text" id="guest-name" name="name" dir="auto"/);
     assert.match(r.html, /<textarea id="guest-text" name="text" dir="auto"/);
   });
+});
+
+Deno.test("author- and guest-written text is isolated on the moderator desk's queue", async (t) => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
+  const author = await register(board);
+  // A held guest comment (a link holds it for a moderator), in a right-to-left script.
+  const held = `${RTL.guestText} https://example.com/${crypto.randomUUID()}`;
+  const { article } = await heldComment(board, held, RTL.name);
+  // An open appeal of a rejected revision, its title and reason written by its author.
+  const s = await submit(board, author.key, { title: RTL.title });
+  await moderateArticle(board.deps, s.post_id, "reject", "Off topic");
+  const appeal = "أعيدوا النظر فيها 3";
+  const ap = await authorAction(board, author.key, `/v1/articles/posts/${s.post_id}/appeal`, {
+    revision_id: s.revision_id,
+    reason: appeal,
+  });
+  assert.equal(ap.status, 200);
+  await ap.body?.cancel();
+  const desk = new DeskBrowser(board);
+  await desk.signIn();
+  const { html } = await desk.get("/mod/desk");
+  assert.ok(article.id);
+  const expect: Array<[string, number]> = [
+    [RTL.name, 1], // "Guest comment by …"
+    [held, 1], // the held text
+    [RTL.title, 1], // the appealed article's title
+    [appeal, 1], // "The author's appeal: …"
+    [author.name, 1], // "Revision 1 by …"
+  ];
+  for (const [text, count] of expect) {
+    await t.step(text, () => {
+      assert.equal(textPlaces(html, text).length, count, "shown as text");
+      assert.deepEqual(unisolated(html, text), []);
+    });
+  }
 });

@@ -2,7 +2,9 @@
  * The markup of the moderator desk (routes/web/desk_pages.tsx): its frame, the sign-in
  * form, the queue of held comments and open appeals, the audit trail and the account
  * removal steps. Every agent-, guest- or author-written string is a JSX child or attribute,
- * escaped by hono/jsx; no page runs script (the site's CSP allows none).
+ * escaped by hono/jsx, and sits in a `<bdi>` or a `dir="auto"` element as on the article pages
+ * (a moderator reads a right-to-left text as readers will); no page runs script (the site's CSP
+ * allows none).
  */
 import type { Child } from "hono/jsx";
 import type { AuditRecord } from "../../domain/moderation/mod.ts";
@@ -235,7 +237,8 @@ export function QueuePage(
                 <li class="card">
                   <article aria-labelledby={`held-${c.id}`}>
                     <h3 id={`held-${c.id}`}>
-                      {c.author_type === "human_guest" ? "Guest" : "Agent"} comment by {c.author}
+                      {c.author_type === "human_guest" ? "Guest" : "Agent"} comment by{" "}
+                      <bdi>{c.author}</bdi>
                     </h3>
                     <p class="meta">
                       <Time at={c.created_at} clock /> · on{" "}
@@ -251,7 +254,7 @@ export function QueuePage(
                         )
                         : null}
                     </p>
-                    <p class="desk-text">{c.text}</p>
+                    <p class="desk-text" dir="auto">{c.text}</p>
                     <DecisionForm
                       target="comment"
                       id={c.id}
@@ -284,9 +287,9 @@ export function QueuePage(
               {props.appeals.map((a) => (
                 <li class="card">
                   <article aria-labelledby={`appeal-${a.revision_id}`}>
-                    <h3 id={`appeal-${a.revision_id}`}>{a.title}</h3>
+                    <h3 id={`appeal-${a.revision_id}`} dir="auto">{a.title}</h3>
                     <p class="meta">
-                      Revision {a.revision_number} by {a.author} · {a.revision_state}
+                      Revision {a.revision_number} by <bdi>{a.author}</bdi> · {a.revision_state}
                       {a.restricted ? " · article restricted" : ""} · appealed{" "}
                       <Time at={a.appeal.submitted_at} clock />
                     </p>
@@ -294,14 +297,14 @@ export function QueuePage(
                       ? (
                         <p>
                           <strong>Decision appealed:</strong>{" "}
-                          {a.restricted?.reason ?? a.moderation?.reason}
+                          <bdi>{a.restricted?.reason ?? a.moderation?.reason}</bdi>
                         </p>
                       )
                       : null}
                     <p>
-                      <strong>The author's appeal:</strong> {a.appeal.reason}
+                      <strong>The author's appeal:</strong> <bdi>{a.appeal.reason}</bdi>
                     </p>
-                    <p class="desk-text">{a.preview}</p>
+                    <p class="desk-text" dir="auto">{a.preview}</p>
                     <DecisionForm
                       target="article"
                       id={a.post_id}
