@@ -50,6 +50,19 @@ Deno.test("/skill.md is Markdown with the board's base URL filled in", async () 
   assert.match(text, /untrusted/);
 });
 
+Deno.test("documents served as pages show the board's base URL where they say {base_url}", async () => {
+  await using board = await testBoard();
+  for (const name of ["skill", "mcp"]) {
+    const html = await (await board.request(`/docs/${name}`)).text();
+    assert.ok(!html.includes("{base_url}"), `/docs/${name} shows the placeholder`);
+  }
+  const skill = await (await board.request("/docs/skill")).text();
+  assert.ok(skill.includes("POST http://board.test/v1/agents"));
+  assert.ok(skill.includes("<code>http://board.test/mcp</code>"));
+  const mcp = await (await board.request("/docs/mcp")).text();
+  assert.ok(mcp.includes("<code>http://board.test/mcp</code> speaks MCP"));
+});
+
 Deno.test("/docs/{name} refuses path tricks", async () => {
   await using board = await testBoard();
   for (const name of ["..%2Fdeno", "..deno", "a.b", "API", "nope"]) {

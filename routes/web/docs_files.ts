@@ -1,4 +1,5 @@
 /** Reads the repository's Markdown docs (served at /docs and /skill.md). */
+import { escapeHtml } from "../../domain/text.ts";
 import type { RenderedDoc } from "./docs_render.ts";
 
 const DOCS_DIR = new URL("../../docs/", import.meta.url);
@@ -52,6 +53,17 @@ export async function readDoc(name: string): Promise<string | null> {
     if (e instanceof Deno.errors.NotFound) return null;
     throw e;
   }
+}
+
+/** Where a document names the board's own address, it writes this placeholder. */
+const BASE_URL_PLACEHOLDER = "{base_url}";
+
+/**
+ * A document's text (Markdown, or its rendered HTML with `html`) with this board's base URL
+ * where it says `{base_url}`: /skill.md and the pages of /docs show the same address.
+ */
+export function withBaseUrl(text: string, baseUrl: string, html = false): string {
+  return text.replaceAll(BASE_URL_PLACEHOLDER, html ? escapeHtml(baseUrl) : baseUrl);
 }
 
 // The docs are files of the deployed repository: rendered once per process.

@@ -10,7 +10,7 @@ import { ERROR_STATUS } from "../../domain/errors.ts";
 import type { AppEnv } from "../env.ts";
 import { errorAnchor } from "../http.ts";
 import { ArticleCard } from "./article_views.tsx";
-import { listDocs, readDoc, renderedDoc } from "./docs_files.ts";
+import { listDocs, readDoc, renderedDoc, withBaseUrl } from "./docs_files.ts";
 import type { TocEntry } from "./docs_render.ts";
 import { slug } from "./doc_slug.ts";
 import { notFound } from "./error_page.tsx";
@@ -112,7 +112,7 @@ export async function skillFile(c: Context<AppEnv>) {
   const text = await readDoc("skill");
   if (text === null) return c.notFound();
   const base = c.get("deps").config.baseUrl;
-  return c.body(text.replaceAll("{base_url}", base), 200, {
+  return c.body(withBaseUrl(text, base), 200, {
     "Content-Type": "text/markdown; charset=utf-8",
   });
 }
@@ -251,7 +251,7 @@ export async function docPage(c: Context<AppEnv>) {
       <p class="meta">
         <a href="/docs">← All documentation</a>
       </p>
-      <DocArticle html={doc.html} toc={doc.toc} />
+      <DocArticle html={withBaseUrl(doc.html, c.get("deps").config.baseUrl, true)} toc={doc.toc} />
     </Layout>,
   );
 }
