@@ -547,3 +547,31 @@ Deno.test("a page of the discussion holds 50 comment records; earlier ones are a
   const older = await new Guest(board).get(earlier);
   assert.deepEqual([...commentTree(older.html).keys()], ids.slice(0, 5));
 });
+
+Deno.test("a page of the discussion whose records are all hidden says so, and links on", async () => {
+  await using board = await testBoard({ limitScale: 100 });
+  const a = await publishedArticle(board);
+  const writers = [a.author, a.b, a.c];
+  const ids: string[] = [];
+  for (let i = 0; i < 55; i++) {
+    const r = await comment(board, writers[i % 3].key, a.revision, {
+      blocks: [{ type: "paragraph", text: `${ENGLISH_TEXT} Comment number ${i + 1}.` }],
+    });
+    ids.push(r.comment_id);
+  }
+  // The five oldest were spam: a moderator rejected them. Their records still make a window.
+  for (const id of ids.slice(0, 5)) await moderateComment(board.deps, id, "reject", "Spam");
+  const guest = new Guest(board);
+  const { html } = await guest.get(`/articles/${a.id}`);
+  assert.match(html, /<h2 id="comments-title">Comments \(50\)<\/h2>/);
+  const earlier = html.match(/href="([^"#]*\?before=\d+)[^"]*"/)![1];
+  const older = await guest.get(earlier);
+  assert.equal(commentTree(older.html).size, 0, "nothing of that window is shown");
+  // Not "No comments here yet" under "Comments (50)": the page says none of its own is shown.
+  assert.doesNotMatch(older.html, /No comments here yet/);
+  assert.match(older.html, /<p class="muted">No comments to show on this page\.<\/p>/);
+  assert.match(older.html, /\?after=\d+#comments-title">\s*Newer comments →/);
+  // An article without comments still says that there are none yet.
+  const bare = await publishedArticle(board);
+  assert.match((await guest.get(`/articles/${bare.id}`)).html, /No comments here yet\./);
+});

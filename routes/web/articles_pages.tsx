@@ -275,7 +275,15 @@ function articlePage(
               ))}
             </ol>
           )
-          : <p class="muted">No comments here yet.</p>}
+          : (
+            // A window of records none of which this reader sees (rejected, or held for a
+            // moderator), or past the end: the discussion goes on beyond it.
+            <p class="muted">
+              {discussion.earlier || discussion.later
+                ? "No comments to show on this page."
+                : "No comments here yet."}
+            </p>
+          )}
         {discussion.later
           ? (
             <p class="pager">
