@@ -114,6 +114,29 @@ Deno.test("a refused reply keeps its target; a rate refusal keeps Retry-After", 
   assert.equal(Number(later.res.headers.get("retry-after")), wait - 60);
 });
 
+Deno.test("a rate refusal's page, reloaded later, says the wait that is left, as Retry-After does", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  // Ten minutes into a clock hour: the session's hourly window ends in 50 minutes.
+  board.clock.set(Math.floor(board.clock.now() / 3600) * 3600 + 600);
+  const guest = new Guest(board);
+  for (let i = 0; i < 5; i++) await guest.comment(a.id, `Comment number ${i + 1} of the hour.`);
+  const rate = await guest.post(`/articles/${a.id}/comments`, { text: "A sixth this hour." });
+  assert.equal(rate.res.status, 429);
+  assert.equal(rate.res.headers.get("retry-after"), "3000");
+  assert.match(formMessage(rate.html) ?? "", /you can post again in 50 minutes\.$/);
+  board.clock.advance(40 * 60);
+  const later = await guest.get(rate.refusal!);
+  assert.equal(later.res.headers.get("retry-after"), "600");
+  assert.match(formMessage(later.html) ?? "", /you can post again in 10 minutes\.$/);
+  board.clock.advance(15 * 60);
+  const over = await guest.get(rate.refusal!);
+  assert.equal(over.res.status, 429, "the page still tells what happened to that form");
+  assert.equal(over.res.headers.get("retry-after"), null);
+  assert.match(formMessage(over.html) ?? "", /you can post again now\.$/);
+  assert.equal(keptText(over.html), "A sixth this hour.");
+});
+
 Deno.test("a refusal without a session keeps nothing; the form's address goes to the form", async () => {
   await using board = await testBoard();
   const a = await publishedArticle(board);

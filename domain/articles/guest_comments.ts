@@ -129,6 +129,23 @@ function waitText(seconds: number): string {
   return `${Math.ceil(seconds / HOUR)} hours`;
 }
 
+/** What a rate refusal says of when the guest may post again, `seconds` before it. */
+function waitClause(seconds: number): string {
+  return seconds > 0 ? `you can post again in ${waitText(seconds)}` : "you can post again now";
+}
+
+/** The wait clause as a rate refusal's message holds it. */
+const WAIT_CLAUSE = /you can post again (?:in \d+ (?:seconds|minutes|hours)|now)/;
+
+/**
+ * A refusal's message as of `now`: a rate refusal's wait counted down to `retryAt` (a kept
+ * refusal shown again later says the wait that is left, as its `Retry-After` does, and "now"
+ * once it is over); any other message as it is.
+ */
+export function refusalMessageAt(message: string, retryAt: number | null, now: number): string {
+  return retryAt === null ? message : message.replace(WAIT_CLAUSE, waitClause(retryAt - now));
+}
+
 /** The parent of a reply, checked so the guest gets a clear message. */
 function checkParent(postId: string, parent: CommentRecord | null): number {
   if (!parent || parent.post_id !== postId || parent.status !== "published") {
@@ -160,8 +177,8 @@ function rateRefusal(rate: (typeof GUEST_RATES)[number], limit: number, now: num
   const span = rate.window === "1h" ? "this hour" : "today (UTC)";
   return new BoardError(
     "RATE_LIMITED",
-    `${limit} comments were already posted ${who} ${span}, counting those held for a moderator or not published; you can post again in ${
-      waitText(wait)
+    `${limit} comments were already posted ${who} ${span}, counting those held for a moderator or not published; ${
+      waitClause(wait)
     }.`,
     {
       limit_name: rate.name,

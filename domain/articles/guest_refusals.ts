@@ -15,6 +15,7 @@ import { limitOf, limitSpec } from "../limits/mod.ts";
 import type { GuestSession } from "./guest_sessions.ts";
 import { takeCodePoints } from "../text.ts";
 import { GUEST_NAME_MAX, GUEST_TEXT_MAX } from "./guest_moderation.ts";
+import { refusalMessageAt } from "./guest_comments.ts";
 
 /** How long a refusal stays readable (seconds). */
 const GUEST_REFUSAL_SECONDS = 3600;
@@ -116,7 +117,8 @@ export async function keepGuestRefusal(
 
 /**
  * The refusal `id` of `session` on article `postId`, or null when it is not this session's
- * latest, is about another article, or has expired.
+ * latest, is about another article, or has expired; a rate refusal's message says the wait
+ * left now (`refusalMessageAt`).
  */
 export async function guestRefusal(
   deps: Deps,
@@ -127,6 +129,7 @@ export async function guestRefusal(
   const rec = (await deps.kv.get(keys.guestRefusals(session))).value;
   if (!rec || rec.id !== id || rec.post_id !== postId) return null;
   // A refusal kept before texts were stored inline has no text: shown as an empty form.
-  if (rec.expires_at <= deps.clock.now() || typeof rec.text !== "string") return null;
-  return rec;
+  const now = deps.clock.now();
+  if (rec.expires_at <= now || typeof rec.text !== "string") return null;
+  return { ...rec, message: refusalMessageAt(rec.message, rec.retry_at, now) };
 }
