@@ -35,11 +35,14 @@ export function errorObject(
 
 /**
  * Whether `err` is the store refusing a write for want of room or permission (SQLite's "database
- * or disk is full", a read-only file or file system): the operator's to fix, not a bug.
+ * or disk is full", a read-only file or file system): the operator's to fix, not a bug. When it
+ * is, the log gets one line for it, not a stack trace.
  */
-function storeCannotWrite(err: unknown): boolean {
-  return err instanceof Error &&
+export function storeCannotWrite(err: unknown): boolean {
+  const refused = err instanceof Error &&
     /database or disk is full|read-?only database|disk I\/O error/i.test(err.message);
+  if (refused) console.error(`the store cannot be written: ${(err as Error).message}`);
+  return refused;
 }
 
 /** Maps any thrown error to the board error object (never leaks internals). */
@@ -58,8 +61,6 @@ export function errorResponse(c: Context<AppEnv>, err: unknown): Response {
     status = 503;
     body = errorObject(baseUrl, "UNAVAILABLE", "The board is busy; retry shortly.");
   } else if (storeCannotWrite(err)) {
-    // The disk is full or the store turned read-only: one line, not a stack per request.
-    console.error(`the store cannot be written: ${(err as Error).message}`);
     status = 503;
     body = errorObject(
       baseUrl,

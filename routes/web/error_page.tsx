@@ -7,7 +7,7 @@ import { BoardError } from "../../domain/errors.ts";
 import { TxConflictError } from "../../kv/tx.ts";
 import { prefersHtml } from "../accept.ts";
 import type { AppEnv } from "../env.ts";
-import { errorObject } from "../http.ts";
+import { errorObject, storeCannotWrite } from "../http.ts";
 import { Layout } from "./layout.tsx";
 import { setSiteHeaders } from "./security.ts";
 
@@ -66,6 +66,13 @@ export function pageFailure(err: unknown): PageFailure {
   }
   if (err instanceof TxConflictError) {
     return { status: 503, title: "The site is busy", message: "Please try again in a moment." };
+  }
+  if (storeCannotWrite(err)) {
+    return {
+      status: 503,
+      title: "The site cannot save right now",
+      message: "Reading works; please try again later.",
+    };
   }
   console.error("website error", err);
   return {
