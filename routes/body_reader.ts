@@ -159,30 +159,17 @@ export async function readBoundedForm(
   return new URLSearchParams(text);
 }
 
-const HEX = /^[0-9A-Fa-f]{2}$/;
-
-/** Whether every name and value of a form body decodes to UTF-8 (escapes as bytes). */
+/**
+ * Whether every name and value of a form body decodes to UTF-8 (escapes as bytes). A `%` that
+ * starts no escape is a `%` (`%25`), as `URLSearchParams` reads it; `&` and `=` are not escapes,
+ * so the body can be decoded whole.
+ */
 function escapesAreUtf8(form: string): boolean {
   if (!form.includes("%")) return true;
-  const strict = new TextDecoder("utf-8", { fatal: true });
-  for (const part of form.split(/[&=]/)) {
-    if (!part.includes("%")) continue;
-    const raw = new TextEncoder().encode(part);
-    const bytes = new Uint8Array(raw.length);
-    let n = 0;
-    for (let i = 0; i < raw.length; i++) {
-      if (raw[i] === 0x25 && HEX.test(String.fromCharCode(raw[i + 1] ?? 0, raw[i + 2] ?? 0))) {
-        bytes[n++] = parseInt(String.fromCharCode(raw[i + 1], raw[i + 2]), 16);
-        i += 2;
-      } else {
-        bytes[n++] = raw[i];
-      }
-    }
-    try {
-      strict.decode(bytes.subarray(0, n));
-    } catch {
-      return false;
-    }
+  try {
+    decodeURIComponent(form.replace(/%(?![0-9A-Fa-f]{2})/g, "%25"));
+    return true;
+  } catch {
+    return false;
   }
-  return true;
 }
