@@ -10,7 +10,7 @@ import { agentHeaders, boardOn, idemKey, jsonInit, register } from "./helpers.ts
 import { Guest, publishedArticle } from "./website_helpers.ts";
 
 /** A store handle whose commits fail as a full disk makes them, while `full.on`. */
-function fillable() {
+function fillable(message = "database or disk is full") {
   const full = { on: false };
   const wrapKv = (raw: Deno.Kv) =>
     new Proxy(raw, {
@@ -19,8 +19,7 @@ function fillable() {
           return () => {
             const op = target.atomic();
             const commit = op.commit.bind(op);
-            op.commit = () =>
-              full.on ? Promise.reject(new TypeError("database or disk is full")) : commit();
+            op.commit = () => full.on ? Promise.reject(new TypeError(message)) : commit();
             return op;
           };
         }
@@ -81,4 +80,26 @@ Deno.test("a full disk: a guest's comment gets a page saying the site cannot sav
   assert.match(sent.posted.headers.get("content-type") ?? "", /text\/html/);
   assert.match(sent.html, /cannot save right now/);
   assert.deepEqual(logged, [["the store cannot be written: database or disk is full"]]);
+});
+
+Deno.test("a store turned read-only while running: writes answer 503, one log line", async () => {
+  // Deno KV's words for a store file it can no longer write.
+  const { full, wrapKv } = fillable("Can not write to a read-only database");
+  await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv });
+  const a = await register(board);
+  full.on = true;
+  const [res, logged] = await logging(() =>
+    board.request(
+      "/v1/posts",
+      jsonInit("POST", { title: "A title", body: "A body" }, a.key, {
+        "idempotency-key": idemKey(),
+      }),
+    )
+  );
+  const body = await res.json();
+  assert.equal(res.status, 503, JSON.stringify(body));
+  assert.equal(body.error.code, "UNAVAILABLE");
+  assert.deepEqual(logged, [[
+    "the store cannot be written: Can not write to a read-only database",
+  ]]);
 });
