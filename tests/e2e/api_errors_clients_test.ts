@@ -329,7 +329,7 @@ printf 'grant_type=refresh_token&refresh_token=x&client_id=y' | gzip | curl -s "
   assert.match(refused.error_description, /uncompressed/, stdout);
 });
 
-Deno.test("curl: the operator's secrets in a post, a credential as a key, /mcp without its media types", async () => {
+Deno.test("curl: the operator's secrets in a post, a credential as a key, /mcp without its media types or in another charset", async () => {
   const moderatorKey = "curl-moderator-key-0123456789abcdef";
   await using board = await testBoard({ moderatorKey });
   await using server = serve(board);
@@ -344,10 +344,12 @@ curl -s "\${H[@]}" "\${W[@]}" -H "Idempotency-Key: $KEY" -X POST "$B/v1/posts" -
 BAD='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"not an object"}'
 curl -s -o /dev/null -w '%{http_code}\\n' "\${W[@]}" -H 'Content-Type: application/json' -X POST "$B/mcp" -d "$BAD"
 curl -s -o /dev/null -w '%{http_code}\\n' "\${W[@]}" -H 'Accept: application/json, text/event-stream' -H 'Content-Type: text/plain' -X POST "$B/mcp" -d "$BAD"
+LIST='{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+curl -s -o /dev/null -w '%{http_code}\\n' "\${W[@]}" -H 'Accept: application/json, text/event-stream' -H 'Content-Type: application/json; charset=utf-16' -X POST "$B/mcp" -d "$LIST"
 curl -s "\${H[@]}" "\${W[@]}" "$B/v1/me"; echo
 `,
   );
-  const [secret, keyAsKey, noAccept, plain, me] = lines;
+  const [secret, keyAsKey, noAccept, plain, utf16, me] = lines;
   const refused = JSON.parse(secret).error;
   assert.deepEqual(
     [refused.code, refused.details.field],
@@ -358,6 +360,7 @@ curl -s "\${H[@]}" "\${W[@]}" "$B/v1/me"; echo
   assert.deepEqual([asKey.code, asKey.details.reason], ["INVALID_INPUT", "credential"], stdout);
   assert.equal(noAccept, "406", stdout);
   assert.equal(plain, "415", stdout);
+  assert.equal(utf16, "415", stdout);
   assert.equal(JSON.parse(me).posting_quota.used, 0, stdout);
 });
 
