@@ -1,15 +1,16 @@
 /**
- * `deno task test:unit` is the fast inner loop: every test file outside the folders its
- * `--ignore` list names (tests/e2e, tests/cross_process, tests/reliability) runs the app in
- * this process, through `app.request()` or an in-process `Deno.serve`. This test keeps it so:
+ * `deno task test:unit` is the fast inner loop: every test file outside the folders that
+ * `tests/unit/set.ts` leaves out (tests/e2e, tests/cross_process, tests/reliability) runs the
+ * app in this process, through `app.request()` or an in-process `Deno.serve`. This test keeps it so:
  * it follows the imports of every file in that set and fails on one that reaches code that
  * starts another process (`Deno.Command`, a worker, a browser through playwright), as the
  * real-server, browser and external-client harnesses of tests/e2e do. Such a test belongs in
- * one of the ignored folders; `deno task test` still runs it.
+ * one of the left-out folders; `deno task test` still runs it.
  */
 import assert from "node:assert/strict";
 import { dirname, join, normalize, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { OUT_OF_PROCESS, shardFiles, SHARDS, TEST_FILE, unitTestFiles } from "./unit/set.ts";
 
 const ROOT = normalize(join(dirname(fileURLToPath(import.meta.url)), ".."));
 
@@ -21,36 +22,14 @@ const STARTS_A_PROCESS: [RegExp, string][] = [
   [/["'](?:npm:)?playwright(?:-core)?(?:@[^"']*)?["']/, "playwright"],
 ];
 
-/** The file names `deno test` picks up in a folder it is given. */
-const TEST_FILE = /(?:^|[_.])test\.(?:ts|tsx|mts|js|mjs|jsx)$/;
-
 async function denoTasks(): Promise<Record<string, string>> {
   return JSON.parse(await Deno.readTextFile(join(ROOT, "deno.json"))).tasks;
 }
 
 /** The paths (relative to the root, no trailing slash) a task's `--ignore=` list names. */
-export function ignoredPaths(task: string): string[] {
+function ignoredPaths(task: string): string[] {
   const list = task.match(/--ignore=(\S+)/)?.[1] ?? "";
   return list.split(",").filter(Boolean).map((p) => p.replace(/\/+$/, ""));
-}
-
-async function* filesUnder(dir: string): AsyncGenerator<string> {
-  for await (const e of Deno.readDir(join(ROOT, dir))) {
-    const path = `${dir}/${e.name}`;
-    if (e.isDirectory) yield* filesUnder(path);
-    else yield path;
-  }
-}
-
-/** The test files of tests/ that `deno task test:unit` runs. */
-async function unitSet(): Promise<string[]> {
-  const ignored = ignoredPaths((await denoTasks())["test:unit"]);
-  const inIgnored = (f: string) => ignored.some((p) => f === p || f.startsWith(`${p}/`));
-  const set: string[] = [];
-  for await (const f of filesUnder("tests")) {
-    if (TEST_FILE.test(f.slice(f.lastIndexOf("/") + 1)) && !inIgnored(f)) set.push(f);
-  }
-  return set.sort();
 }
 
 /** Relative module specifiers a source text imports, statically or dynamically. */
@@ -113,7 +92,7 @@ function scanned(file: string): Promise<{ starts: string | null; imports: string
 Deno.test("deno task test:unit: no test file in it reaches code that starts a process", async () => {
   const self = relative(ROOT, fileURLToPath(import.meta.url)).replaceAll("\\", "/");
   const found: string[] = [];
-  for (const file of await unitSet()) {
+  for (const file of await unitTestFiles()) {
     // Each file gets its own walk, so a shared helper that spawns is reported for every file.
     const chain = await chainToProcess(file, new Set([self]));
     if (chain) found.push(chain.join(" -> "));
@@ -123,19 +102,41 @@ Deno.test("deno task test:unit: no test file in it reaches code that starts a pr
 
 Deno.test("deno task test:unit leaves out the out-of-process folders; deno task test runs all", async (t) => {
   const tasks = await denoTasks();
-  const ignored = ignoredPaths(tasks["test:unit"]);
-  await t.step("the ignored folders exist and hold tests that start processes", async () => {
-    assert.deepEqual(ignored, ["tests/e2e", "tests/cross_process", "tests/reliability"]);
-    for (const dir of ignored) assert.ok((await Deno.stat(join(ROOT, dir))).isDirectory, dir);
+  await t.step("the left-out folders exist and hold tests that start processes", async () => {
+    assert.deepEqual(OUT_OF_PROCESS, ["tests/e2e", "tests/cross_process", "tests/reliability"]);
+    for (const dir of OUT_OF_PROCESS) {
+      assert.ok((await Deno.stat(join(ROOT, dir))).isDirectory, dir);
+    }
     const chain = await chainToProcess("tests/e2e/compression_clients_test.ts", new Set());
     assert.deepEqual(chain?.at(-1), "Deno.Command", "the check finds a spawning test");
   });
   await t.step("the unit set is tests/ minus those folders, and not empty", async () => {
-    const set = await unitSet();
+    const set = await unitTestFiles();
     assert.ok(set.length > 50, `${set.length} files`);
     assert.ok(set.includes("tests/unit_set_test.ts"));
-    assert.ok(set.every((f) => !ignored.some((p) => f.startsWith(`${p}/`))));
+    assert.ok(set.every((f) => !OUT_OF_PROCESS.some((p) => f.startsWith(`${p}/`))));
+    assert.ok(set.some((f) => f.startsWith("tests/") && f.split("/").length === 2));
   });
+  await t.step(
+    "the task runs every shard module, and the shards run each file of the set once",
+    async () => {
+      const shards = Array.from({ length: SHARDS }, (_, i) => `tests/unit/shard_${i}.ts`);
+      assert.deepEqual(tasks["test:unit"].split(" ").filter((a) => a.startsWith("tests/")), shards);
+      for (const [i, shard] of shards.entries()) {
+        assert.match(
+          await Deno.readTextFile(join(ROOT, shard)),
+          new RegExp(`await loadShard\\(${i}\\);`),
+        );
+        assert.doesNotMatch(
+          shard,
+          TEST_FILE,
+          "deno task test over tests/ must not run a shard too",
+        );
+      }
+      const run = (await Promise.all(shards.map((_, i) => shardFiles(i)))).flat().sort();
+      assert.deepEqual(run, await unitTestFiles());
+    },
+  );
   await t.step("the whole suite ignores nothing", () => {
     assert.match(tasks.test, /\btests\/$/);
     assert.deepEqual(ignoredPaths(tasks.test), []);

@@ -1,0 +1,4 @@
+/** Shard 0 of the in-process test set (see set.ts). */
+import { loadShard } from "./set.ts";
+
+await loadShard(0);
