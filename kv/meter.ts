@@ -173,12 +173,3 @@ export function onListPages<T>(
   };
   return it;
 }
-
-/** A list iterator whose page reads (`onListPages`) are reported to the current meter. */
-export function meteredList<T>(
-  it: Deno.KvListIterator<T>,
-  label?: () => string,
-  options?: Deno.KvListOptions,
-): Deno.KvListIterator<T> {
-  return onListPages(it, options, (read) => metered(read, label));
-}

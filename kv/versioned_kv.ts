@@ -4,11 +4,13 @@
  * key (kv/keys.ts `READ_VERSION_KEY`) when it changes what a cached read can show, in the
  * same atomic. Read caches are enabled only on handles made here (`isVersioned`), so no
  * write path can change cached data without the caches noticing. Every read and commit is
- * also reported to the current KV meter (kv/meter.ts), when one is installed.
+ * also reported to the current KV meter (kv/meter.ts), when one is installed, and given up
+ * when the store does not answer it in time (kv/store_deadline.ts).
  */
 import { bumpsReadVersion } from "./invalidation.ts";
 import { READ_VERSION_KEY } from "./keys.ts";
-import { metered, meteredList } from "./meter.ts";
+import { metered, onListPages } from "./meter.ts";
+import { STORE_DEADLINE_MS, withinDeadline } from "./store_deadline.ts";
 
 const versioned = new WeakSet<Deno.Kv>();
 
@@ -38,7 +40,11 @@ export function onCommit(listener: CommitListener): void {
 const WRITES = new Set<PropertyKey>(["set", "delete", "sum", "min", "max"]);
 
 /** Wraps an atomic operation so that its commit also bumps the version of what it mutates. */
-function versionedAtomic(op: Deno.AtomicOperation, kv: Deno.Kv): Deno.AtomicOperation {
+function versionedAtomic(
+  op: Deno.AtomicOperation,
+  kv: Deno.Kv,
+  deadlineMs: number,
+): Deno.AtomicOperation {
   const mutated: Deno.KvKey[] = [];
   const wrapper: Deno.AtomicOperation = new Proxy(op, {
     get(target, prop) {
@@ -47,7 +53,7 @@ function versionedAtomic(op: Deno.AtomicOperation, kv: Deno.Kv): Deno.AtomicOper
           const bumped = mutated.some(bumpsReadVersion);
           if (bumped) target.set(READ_VERSION_KEY, 1);
           const res = await metered(
-            () => target.commit(),
+            () => withinDeadline(target.commit(), deadlineMs, "commit"),
             () => `commit ${mutated.map((k) => String(k[0])).join(",")}`,
           );
           if (res.ok) {
@@ -87,17 +93,26 @@ const READS = new Set<PropertyKey>(["get", "getMany", "list"]);
  * `reader`, a second handle on the same SQLite file, `get`, `getMany` and `list` go to it:
  * the embedded store serves each handle on its own thread, so reads do not queue behind a
  * commit in flight (SQLite's WAL lets them run while it is in flight, and a read started
- * after a commit returned sees it). `close` (and disposal) closes both.
+ * after a commit returned sees it). `close` (and disposal) closes both. A call the store has
+ * not answered within `deadlineMs` is given up (kv/store_deadline.ts).
  */
-export function versionedKv(kv: Deno.Kv, reader?: Deno.Kv): Deno.Kv {
+export function versionedKv(
+  kv: Deno.Kv,
+  reader?: Deno.Kv,
+  { deadlineMs = STORE_DEADLINE_MS }: { deadlineMs?: number } = {},
+): Deno.Kv {
   if (versioned.has(kv)) return kv;
   const bound = new Map<PropertyKey, unknown>();
   const wrapped: Deno.Kv = new Proxy(kv, {
     get(target, prop) {
-      if (prop === "atomic") return () => versionedAtomic(target.atomic(), wrapped);
+      if (prop === "atomic") return () => versionedAtomic(target.atomic(), wrapped, deadlineMs);
       if (prop === "set") {
         return async (key: Deno.KvKey, value: unknown, options?: { expireIn?: number }) => {
-          const res = await versionedAtomic(target.atomic(), wrapped).set(key, value, options)
+          const res = await versionedAtomic(target.atomic(), wrapped, deadlineMs).set(
+            key,
+            value,
+            options,
+          )
             .commit();
           if (!res.ok) throw new TypeError("kv.set failed");
           return res;
@@ -105,7 +120,7 @@ export function versionedKv(kv: Deno.Kv, reader?: Deno.Kv): Deno.Kv {
       }
       if (prop === "delete") {
         return async (key: Deno.KvKey) => {
-          await versionedAtomic(target.atomic(), wrapped).delete(key).commit();
+          await versionedAtomic(target.atomic(), wrapped, deadlineMs).delete(key).commit();
         };
       }
       let fn = bound.get(prop);
@@ -121,14 +136,21 @@ export function versionedKv(kv: Deno.Kv, reader?: Deno.Kv): Deno.Kv {
           }
           : prop === "list"
           ? (...args: unknown[]) =>
-            meteredList(
+            onListPages(
               call(...args),
-              () => `list ${describe(args[0])}`,
               args[1] as Deno.KvListOptions | undefined,
+              (read) =>
+                metered(
+                  () => withinDeadline(read(), deadlineMs, "list"),
+                  () => `list ${describe(args[0])}`,
+                ),
             )
           : prop === "get" || prop === "getMany"
           ? (...args: unknown[]) =>
-            metered(() => call(...args), () => `${String(prop)} ${describe(args[0])}`)
+            metered(
+              () => withinDeadline(call(...args), deadlineMs, String(prop)),
+              () => `${String(prop)} ${describe(args[0])}`,
+            )
           : call;
         bound.set(prop, fn);
       }

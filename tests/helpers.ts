@@ -37,11 +37,18 @@ export async function boardOn(
   path: string,
   clock: ManualClock,
   overrides: Partial<Config> = {},
-  options: { rulesPost?: boolean; wrapKv?: (raw: Deno.Kv) => Deno.Kv } = {},
+  options: {
+    rulesPost?: boolean;
+    wrapKv?: (raw: Deno.Kv) => Deno.Kv;
+    /** How long a KV call may take before it is given up (kv/store_deadline.ts). */
+    deadlineMs?: number;
+  } = {},
 ): Promise<TestBoard> {
   // Versioned like the service's own handle, so the read caches are on (kv/versioned_kv.ts).
   const raw = await Deno.openKv(path);
-  const kv = versionedKv(options.wrapKv ? options.wrapKv(raw) : raw);
+  const kv = versionedKv(options.wrapKv ? options.wrapKv(raw) : raw, undefined, {
+    deadlineMs: options.deadlineMs,
+  });
   const deps = makeDeps(kv, clock, testConfig(overrides));
   await prepareService(deps, { rulesPost: options.rulesPost ?? false });
   const app = createApp(deps);
