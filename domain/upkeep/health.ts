@@ -1,11 +1,13 @@
 /** The service's health as an operator's probe asks it (GET /healthz). */
 import { keys } from "../../kv/keys.ts";
+import { withinDeadline } from "../../kv/store_deadline.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 
 /**
  * How long the probe's read may take before the store counts as not answering: a KV Connect
- * store whose server is down does not fail the read, Deno's client keeps retrying it.
+ * store whose server is down does not fail the read, Deno's client keeps retrying it. Shorter
+ * than every other call's deadline (kv/store_deadline.ts), so that a probe answers first.
  */
 export const HEALTH_READ_MS = 2_000;
 
@@ -15,18 +17,10 @@ export const HEALTH_READ_MS = 2_000;
  * no answer in time) is 503 UNAVAILABLE with `Retry-After`.
  */
 export async function health(deps: Deps): Promise<{ status: "ok"; store: "ok" }> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    await Promise.race([
-      deps.kv.get(keys.metaFirstStart()),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error("no answer in time")), HEALTH_READ_MS);
-      }),
-    ]);
+    await withinDeadline(deps.kv.get(keys.metaFirstStart()), HEALTH_READ_MS, "health read");
   } catch {
     throw new BoardError("UNAVAILABLE", "The store does not answer; retry shortly.", undefined, 1);
-  } finally {
-    clearTimeout(timer);
   }
   return { status: "ok", store: "ok" };
 }
