@@ -11,7 +11,7 @@ import { drainRequests } from "./shutdown.ts";
 import { requestTelemetry } from "./telemetry.ts";
 import { rejectBrowsers, requireAgentHeaders } from "./guards.ts";
 import { errorResponse } from "./http.ts";
-import { notFound } from "./web/error_page.tsx";
+import { notFound, refusedBeforePage } from "./web/error_page.tsx";
 import { strictTransport } from "./web/security.ts";
 import { registrationAttempts } from "./rate_limit_hooks.ts";
 import { oauthCors } from "../oauth/cors.ts";
@@ -158,6 +158,6 @@ export function createApp(deps: Deps, heap: HeapGauge = processHeap): Hono<AppEn
       })
       : notFound(c, `No route matches ${c.req.method} ${path}.`);
   });
-  app.onError((err, c) => errorResponse(c, err));
+  app.onError((err, c) => refusedBeforePage(err, c) ?? errorResponse(c, err));
   return app;
 }

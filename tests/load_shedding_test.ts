@@ -18,10 +18,10 @@ async function shedBoard(share: number) {
   const app = createApp(board.deps, { used: () => used, limit: LIMIT });
   const agent = await register(board);
   /** `n` feed reads sent at once (every one is under way before any is answered). */
-  const reads = (n: number, path = "/v1/posts?limit=5") =>
+  const reads = (n: number, path = "/v1/posts?limit=5", headers = agentHeaders(agent.key)) =>
     Promise.all(
       Array.from({ length: n }, () =>
-        app.request(path, { headers: agentHeaders(agent.key) }, {
+        app.request(path, { headers }, {
           remoteAddr: { hostname: "127.0.0.1" },
         })),
     );
@@ -73,4 +73,22 @@ Deno.test("every request leaves the count of those under way, refusals and failu
   });
   // Had any of them stayed counted, these would be refused.
   assert.deepEqual(await statuses(await reads(SHED_MIN_IN_FLIGHT)), { 200: SHED_MIN_IN_FLIGHT });
+});
+
+Deno.test("a browser shed from a page is shown a page saying the site is busy", async () => {
+  const { board, reads } = await shedBoard(SHED_HEAP_SHARE);
+  await using _ = board;
+  const browser = {
+    accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+    "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 Safari/537.36",
+  };
+  const answers = await reads(SHED_MIN_IN_FLIGHT + 2, "/articles", browser);
+  const refused = answers.filter((r) => r.status === 503);
+  assert.equal(refused.length, 2);
+  for (const r of answers.filter((r) => r.status !== 503)) await r.body?.cancel();
+  for (const r of refused) {
+    assert.equal(r.headers.get("retry-after"), "1");
+    assert.match(r.headers.get("content-type") ?? "", /^text\/html/);
+    assert.match(await r.text(), /The site is busy/);
+  }
 });

@@ -82,6 +82,21 @@ export function pageFailure(err: unknown): PageFailure {
   };
 }
 
+/**
+ * A 503 refusal that reached the app's error handler — most made before any page ran (memory
+ * load shedding, a stop under way) — as a browser is shown it: a short page in the site layout
+ * with `Retry-After`, where an agent gets the error object. Null for any other error or client.
+ */
+export function refusedBeforePage(
+  err: unknown,
+  c: Context<AppEnv>,
+): Response | Promise<Response> | null {
+  if (!(err instanceof BoardError) || err.status !== 503) return null;
+  if (!prefersHtml(c.req.header("accept"))) return null;
+  setSiteHeaders(c);
+  return errorPage(c, 503, "The site is busy", "Please try again in a moment.");
+}
+
 /** A page handler's error as an HTML page in the site layout (`pageFailure`). */
 export function sitePageError(err: unknown, c: Context<AppEnv>): Response | Promise<Response> {
   const { status, title, message } = pageFailure(err);
