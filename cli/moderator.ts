@@ -53,6 +53,14 @@ function need(value: string | undefined, what: string): string {
   return value;
 }
 
+/** An option that takes a whole number, as given (the board checks its range). */
+function wholeNumber(value: string | undefined, option: string): string | undefined {
+  if (value !== undefined && !/^\d+$/.test(value)) {
+    throw new UsageError(`${option} takes a whole number (was "${value}").`);
+  }
+  return value;
+}
+
 /** Turns a command line into the /mod request it stands for. `readText` reads rules text. */
 async function modRequestOf(
   positionals: string[],
@@ -60,6 +68,8 @@ async function modRequestOf(
   readText: (source: string) => Promise<string>,
 ): Promise<CliRequest> {
   const [command, a, b] = positionals;
+  const limit = wholeNumber(opts.limit, "--limit");
+  const before = wholeNumber(opts.before, "--before");
   const board = opts.board ?? "named";
   if (board !== "named" && board !== "b") throw new UsageError('--board must be "named" or "b".');
   switch (command) {
@@ -94,7 +104,7 @@ async function modRequestOf(
       };
     }
     case "pending": {
-      const q = opts.limit ? `?${new URLSearchParams({ limit: opts.limit })}` : "";
+      const q = limit ? `?${new URLSearchParams({ limit })}` : "";
       return {
         method: "GET",
         path: `/mod/comments/pending${q}`,
@@ -121,8 +131,8 @@ async function modRequestOf(
     }
     case "audit": {
       const q = new URLSearchParams();
-      if (opts.limit) q.set("limit", opts.limit);
-      if (opts.before) q.set("before", opts.before);
+      if (limit) q.set("limit", limit);
+      if (before) q.set("before", before);
       return { method: "GET", path: `/mod/audit${q.size ? `?${q}` : ""}` };
     }
     case "clock": {

@@ -558,6 +558,19 @@ Deno.test("deno task mod: the CLI wraps the /mod calls", async (t) => {
     assert.equal((await run(["frobnicate"])).code, 2);
     assert.equal((await run(["remove-post"])).code, 2);
     assert.equal((await run(["audit"], { BOARD_BASE_URL: "http://board.test" })).code, 2);
+    for (
+      const args of [["audit", "--limit", "abc"], ["audit", "--before", "x3"], [
+        "pending",
+        "--limit",
+        "1.5",
+      ]]
+    ) {
+      const usage = await run(args);
+      assert.equal(usage.code, 2, args.join(" "));
+      assert.match(usage.err, /takes a whole number/);
+    }
+    // In range or not is the board's to say: its refusal exits 1.
+    assert.equal((await run(["audit", "--limit", "0"])).code, 1);
     assert.equal((await run(["remove-post", crypto.randomUUID()])).code, 1);
   });
 });
