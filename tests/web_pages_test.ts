@@ -94,3 +94,22 @@ Deno.test("a tag written as text in a document is shown as text, never parsed as
   const website = await (await board.request("/docs/website")).text();
   assert.match(website, /in reply to &lt;name&gt;/);
 });
+
+Deno.test("pages link the stylesheet under an address that names its content, kept a year there", async () => {
+  await using board = await testBoard();
+  const html = await (await board.request("/", { headers: { accept: "text/html" } })).text();
+  const href = html.match(/<link rel="stylesheet" href="([^"]+)"/)?.[1] ?? "";
+  assert.match(href, /^\/assets\/site\.css\?v=[0-9a-f]{12}$/);
+  const named = await board.request(href);
+  const css = new Uint8Array(await named.arrayBuffer());
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", css));
+  const version = Array.from(digest.slice(0, 6), (b) => b.toString(16).padStart(2, "0")).join("");
+  assert.equal(href.split("=")[1], version, "the version is the content's hash");
+  assert.equal(named.headers.get("cache-control"), "public, max-age=31536000, immutable");
+  for (const other of ["/assets/site.css", "/assets/site.css?v=000000000000"]) {
+    const res = await board.request(other);
+    assert.equal(res.status, 200, other);
+    assert.equal(res.headers.get("cache-control"), "public, max-age=3600", other);
+    await res.body?.cancel();
+  }
+});

@@ -2,6 +2,7 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { FEED_PATH } from "./atom_feed.ts";
+import { STYLESHEET_HREF } from "./site_files.ts";
 
 /** Open Graph sharing metadata of a page (absolute URL). */
 export interface SharingMeta {
@@ -61,7 +62,7 @@ export function Layout(
             )
             : null}
           <meta name="color-scheme" content="light dark" />
-          <link rel="stylesheet" href="/assets/site.css" />
+          <link rel="stylesheet" href={STYLESHEET_HREF} />
           <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
           <link
             rel="alternate"

@@ -28,17 +28,41 @@ const FILES: Record<string, { file: URL; type: string }> = {
 
 const cache = new Map<string, Uint8Array<ArrayBuffer>>();
 
+/** The stylesheet's content, read once at start (its address names its version). */
+const stylesheet = await Deno.readFile(FILES["/assets/site.css"].file);
+cache.set("/assets/site.css", stylesheet);
+const stylesheetVersion = Array.from(
+  new Uint8Array(await crypto.subtle.digest("SHA-256", stylesheet)).slice(0, 6),
+  (b) => b.toString(16).padStart(2, "0"),
+).join("");
+
+/**
+ * The address pages link the stylesheet at: `?v=` names its content, so a browser keeps it for
+ * a year and a changed stylesheet comes under a new address.
+ */
+export const STYLESHEET_HREF = `/assets/site.css?v=${stylesheetVersion}`;
+
+/** A year: how long an address that names its content may be kept. */
+const IMMUTABLE = "public, max-age=31536000, immutable";
+
 /** The site headers of the static files (mounted before the routes of the registry). */
 export const siteFileHeaders = new Hono<AppEnv>();
 for (const path of [...Object.keys(FILES), "/robots.txt"]) siteFileHeaders.use(path, siteHeaders);
 
-/** The handler of one static file (`path` is a key of FILES). */
+/**
+ * The handler of one static file (`path` is a key of FILES): kept an hour, or a year when the
+ * address names the content it gets (the stylesheet's `?v=`; another version, or none, an hour).
+ */
 export function siteFile(path: string): (c: Context<AppEnv>) => Promise<Response> {
   const { file, type } = FILES[path];
   return async (c) => {
     let body = cache.get(path);
     if (!body) cache.set(path, body = await Deno.readFile(file));
-    return c.body(body, 200, { "Content-Type": type, "Cache-Control": "public, max-age=3600" });
+    const named = path === "/assets/site.css" && c.req.query("v") === stylesheetVersion;
+    return c.body(body, 200, {
+      "Content-Type": type,
+      "Cache-Control": named ? IMMUTABLE : "public, max-age=3600",
+    });
   };
 }
 
