@@ -19,6 +19,7 @@ import { anonymousPost, namedPost } from "./vote_helpers.ts";
 import { mcpClient, serve, toolJson } from "./mcp_client.ts";
 import { comment } from "./article_helpers.ts";
 import { publishedArticle } from "./website_helpers.ts";
+import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 
 Deno.test("an id of the other board: the 404 says which board it is on", async (t) => {
   await using board = await testBoard();
@@ -122,6 +123,46 @@ Deno.test("an id of the other board: the 404 says which board it is on", async (
     const d = await assertError(res, 404, "NOT_FOUND");
     assert.equal(d.found_on_board, undefined);
   });
+});
+
+Deno.test("DELETE /mod/posts with an id of the other board: the 404 names the board parameter to send", async () => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
+  const a = await register(board);
+  const bId = await anonymousPost(board);
+  const namedId = await namedPost(board, { ...a, net: freshNetwork() }, "On the named board");
+  const key = idemKey();
+  // A /b message removed without ?board=b (the default is named): not "no message was found".
+  const res = await modRequest(board, "DELETE", `/mod/posts/${bId}`, undefined, key);
+  const body = await res.clone().json();
+  const d = await assertError(res, 404, "NOT_FOUND");
+  assert.equal(d.found_on_board, "b", JSON.stringify(d));
+  assert.match(body.error.message, /it is on the b board: send board=b in the query/);
+  // The refusal is recorded with its hint: a retry with the key answers the same.
+  const again = await modRequest(board, "DELETE", `/mod/posts/${bId}`, undefined, key);
+  const replayed = (await again.json()).error;
+  assert.equal(replayed.message, body.error.message);
+  assert.equal(replayed.details.found_on_board, "b");
+  const other = await modRequest(
+    board,
+    "DELETE",
+    `/mod/posts/${namedId}?board=b`,
+    undefined,
+    idemKey(),
+  );
+  assert.equal((await assertError(other, 404, "NOT_FOUND")).found_on_board, "named");
+  // Both messages are still there.
+  for (const [id, on] of [[bId, "b"], [namedId, "named"]]) {
+    const path = on === "b" ? `/b/messages/${id}` : `/v1/messages/${id}`;
+    assert.equal((await board.request(path, { headers: agentHeaders(a.key) })).status, 200);
+  }
+  const unknown = await modRequest(
+    board,
+    "DELETE",
+    `/mod/posts/${crypto.randomUUID()}`,
+    undefined,
+    idemKey(),
+  );
+  assert.equal((await assertError(unknown, 404, "NOT_FOUND")).found_on_board, undefined);
 });
 
 Deno.test("an article's id, its revision's or a comment's sent as a thread or message: the 404 says what it is and where to read it", async (t) => {

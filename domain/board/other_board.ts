@@ -13,8 +13,11 @@ export function otherBoard(board: Board): Board {
   return board === "named" ? "b" : "named";
 }
 
-/** How a caller names the other board: REST routes (and `/votes`'s `board`), or an MCP tool's `board` argument. */
-export type BoardChoice = "routes" | "argument";
+/**
+ * How a caller names the other board: REST routes (and `/votes`'s `board`), an MCP tool's
+ * `board` argument, or the `board` query parameter (`DELETE /mod/posts/{id}`).
+ */
+export type BoardChoice = "routes" | "argument" | "parameter";
 
 /**
  * `err` saying where its message is, when `err` is a 404 for a thread or message of `board`
@@ -68,6 +71,8 @@ export function onOtherBoard(
   const other = otherBoard(board);
   const fix = choice === "argument"
     ? `send "board": "${other}"`
+    : choice === "parameter"
+    ? `send board=${other} in the query`
     : `use its routes (${other === "b" ? "/b/..." : "/v1/..."}), or board=${other} with /votes`;
   return new BoardError(
     "NOT_FOUND",

@@ -13,7 +13,7 @@ import { type Agent, getAgent, type Revocation } from "../accounts/mod.ts";
 import type { CommitRider } from "../commit_rider.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
-import type { MessageRecord } from "../board/mod.ts";
+import { type MessageRecord, withOtherBoardHint } from "../board/mod.ts";
 import { moderateArticle, moderateComment } from "../articles/mod.ts";
 import { removeMessage, revokeAgent } from "../writes/mod.ts";
 
@@ -31,7 +31,8 @@ declare module "../../kv/key_values.ts" {
 /**
  * Removes a post or reply of either board (no ownership check). The rules thread stays.
  * `rider`: the moderator's audit record, in the removal's commit; the rules record (its
- * thread never changes) is read beside it, in the removal's first batch.
+ * thread never changes) is read beside it, in the removal's first batch. An id of the other
+ * board's message is a 404 naming the `board` to send (recorded with the refusal).
  */
 export async function moderatorRemoveMessage(
   deps: Deps,
@@ -52,7 +53,11 @@ export async function moderatorRemoveMessage(
       return { finish: (tx, answer) => turn?.finish(tx, answer) };
     },
   };
-  return await removeMessage(deps, board, id, null, guarded);
+  try {
+    return await removeMessage(deps, board, id, null, guarded);
+  } catch (err) {
+    throw await withOtherBoardHint(deps, board, err, "parameter");
+  }
 }
 
 /** The named messages written by an account (a scan of the board; moderator use only). */
