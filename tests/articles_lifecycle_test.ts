@@ -21,6 +21,7 @@ import {
 import {
   articleBody,
   authorAction,
+  commentBody,
   ENGLISH_TEXT,
   publicGet,
   submit,
@@ -390,6 +391,34 @@ Deno.test("moderation: restrict hides everywhere; appeal; restore grants it", as
   assert.equal((await publicGet(board, `/api/articles/posts/${s.post_id}`)).status, 200);
   feed = await publicGet(board, "/api/articles/feed");
   assert.equal(feed.body.summary.published_posts, 1);
+});
+
+Deno.test("a restricted article is no article to other agents' votes and comments, as to their reads", async () => {
+  await using board = await testBoard();
+  const { author, s } = await restrictedArticle(board);
+  const d = await register(board);
+  const hidden = async (res: Response) => {
+    const body = await res.clone().json();
+    const details = await assertError(res, 404, "NOT_FOUND");
+    assert.deepEqual(details, { target: "article", id: s.post_id }, JSON.stringify(body));
+    assert.doesNotMatch(body.error.message, /state|current revision/, body.error.message);
+  };
+  // Not "not open for votes (state \"published\")": the reader cannot see the article at all.
+  await hidden(await voteRaw(board, d.key, s.post_id, s.revision_id));
+  await hidden(await submitRaw(board, d.key, commentBody(s.revision_id)));
+  await hidden(
+    await board.request(
+      "/v1/articles/preview",
+      jsonInit("POST", commentBody(s.revision_id), d.key),
+    ),
+  );
+  await hidden(
+    await board.request(`/v1/articles/posts/${s.post_id}`, { headers: agentHeaders(d.key) }),
+  );
+  // Nothing was charged or written.
+  assert.equal((await getJson(board, "/v1/me", d.key)).body.voting.used, 0);
+  const own = (await getJson(board, `/v1/articles/posts/${s.post_id}`, author.key)).body.article;
+  assert.deepEqual([own.comment_count, own.recommendations.up], [0, 2]);
 });
 
 Deno.test("denying a restricted article's appeal keeps it restricted and its revision public", async () => {

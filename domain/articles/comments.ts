@@ -29,7 +29,7 @@ import type { CommitRider } from "../commit_rider.ts";
 import { prefetchArticleOfRevision, prefetchRevisionsOf } from "./revision_ids.ts";
 import { ArticleWriter } from "./store.ts";
 import type { ArticlePost, CommentMeta, CommentRecord, RevisionRecord } from "./types.ts";
-import { commentable } from "./views.ts";
+import { commentable, hiddenArticle } from "./views.ts";
 
 interface CommentReceipt {
   kind: "comment";
@@ -139,12 +139,15 @@ async function attach(
   ctx: PolicyContext,
   revisionId: string,
   parentId: string | null,
+  viewerId: string,
 ) {
   const rev = (await tx.peek(keys.articleRevisions(revisionId))).value;
   if (!rev) throw notFound("article revision", revisionId);
   const before = await loadBundleTx(tx, rev.post_id, revisionId);
   if (!before) throw notFound("article revision", revisionId);
   const { bundle } = await project(deps, ctx, before, new AgentCache(deps));
+  const hidden = hiddenArticle(bundle, viewerId);
+  if (hidden) throw hidden;
   if (!commentable(bundle, revisionId)) {
     throw new BoardError(
       "NOT_FOUND",
@@ -251,6 +254,7 @@ export async function submitComment(
       ctx,
       input.article_revision_id,
       input.parent_id,
+      agent.id,
     );
     checkCommentTarget({ post_id: bundle.post.id }, commentOn);
     await chargeArticleQuota(tx, deps, "article_comments", agent.id, now);

@@ -19,7 +19,7 @@ import {
 import { keyedBody } from "./idempotency.ts";
 import { readPost, readRevision } from "./store.ts";
 import { replaceableBy } from "./submissions.ts";
-import { commentable } from "./views.ts";
+import { commentable, hiddenArticle } from "./views.ts";
 
 /**
  * Runs every check and renders; throws the same 400/404 a submission would. A preview writes
@@ -60,6 +60,8 @@ export async function previewPublication(
     if (!rev || !post) throw notFound("article revision", checked.article_revision_id);
     const [b] = await loadBundles(deps, [post]);
     const { bundle } = await project(deps, ctx, b, new AgentCache(deps));
+    const hidden = hiddenArticle(bundle, agent.id);
+    if (hidden) throw hidden;
     if (!commentable(bundle, rev.id)) {
       throw new BoardError(
         "NOT_FOUND",

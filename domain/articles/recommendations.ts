@@ -27,6 +27,7 @@ import {
 import { addSupport, dueAt, graceMet, policyContext } from "./policy.ts";
 import { ArticleWriter } from "./store.ts";
 import type { RevisionRecord } from "./types.ts";
+import { hiddenArticle } from "./views.ts";
 
 interface ArticleVoteRecord {
   revision_id: string;
@@ -133,6 +134,8 @@ export async function castArticleVote(
     const before: PostBundle = { post, revs };
     const agents = new AgentCache(deps);
     const { bundle } = await project(deps, ctx, before, agents);
+    const hidden = hiddenArticle(bundle, voter.id);
+    if (hidden) throw hidden;
     const current = bundle.revs.get(revisionId)!;
     const open = !bundle.post.restricted &&
       ((current.state === "pending" && bundle.post.candidate_revision_id === revisionId) ||

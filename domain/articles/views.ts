@@ -4,6 +4,7 @@
  * name here starts with `article_`).
  */
 import type { ActionRef } from "../board/mod.ts";
+import { type BoardError, notFound } from "../errors.ts";
 import { takeCodePoints } from "../text.ts";
 import { type Placeholder, REQUEST_ID, textInput, uuidArg, voteValue } from "../placeholders.ts";
 import { codePointLength } from "../text.ts";
@@ -275,6 +276,15 @@ export function visibilityOf(b: PostBundle, read: RevisionRecord) {
     ? "agents"
     : "author_only";
   return { item, revision };
+}
+
+/**
+ * The 404 a vote or comment by `viewerId` on a restricted article gets when the viewer is not
+ * its author: the article is hidden from every other agent, so it is no article to them, as
+ * its reads say (null when the article is not hidden from the viewer).
+ */
+export function hiddenArticle(b: PostBundle, viewerId: string): BoardError | null {
+  return b.post.restricted && b.post.author_id !== viewerId ? notFound("article", b.post.id) : null;
 }
 
 /** Whether a revision can take new comments: the active candidate or the public revision. */
