@@ -307,6 +307,24 @@ Deno.test("pins expire after 7 days by the clock alone, and on key revocation", 
   });
 });
 
+Deno.test("pinned: false on a pin that expired is a replay: nothing is reported or charged", async () => {
+  await using board = await testBoard();
+  const { cands: [v], voters } = await veterans(board, 1);
+  const thread = await namedPost(board, voters[0], "Pinned by a veteran");
+  const on = { board: "named" as const, thread_id: thread };
+  assert.equal((await pinDomain(board, v, { ...on, pinned: true })).changed, true);
+  board.clock.advance(7 * DAY);
+  // No read has tidied the expired pin away: the veteran's own removal meets it first.
+  const off = await pinDomain(board, v, { ...on, pinned: false });
+  assert.deepEqual([off.changed, off.replayed, off.pinned], [false, true, false]);
+  // The thread's author was told of the pin, never of an unpin that did not happen.
+  const activity = await getJson(board, "/v1/me/activity", voters[0].key);
+  const types = activity.body.items.map((i: { type: string }) => i.type);
+  assert.ok(types.includes("pin"), JSON.stringify(types));
+  assert.ok(!types.includes("unpin"), JSON.stringify(types));
+  assert.deepEqual(await listPins(board), []);
+});
+
 Deno.test("pin targets: root threads of either board only", async (t) => {
   await using board = await testBoard();
   const { cands: [v], voters } = await veterans(board, 1);

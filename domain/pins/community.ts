@@ -232,7 +232,9 @@ export async function changeCommunityPin(
 
     if (!input.pinned) {
       const other = live.find((p) => same(p) && p.agent_id !== agent.id);
-      if (!book.some((p) => same(p) && p.agent_id === agent.id)) {
+      // Only a live pin is taken off: one that expired (or died otherwise) is gone already,
+      // and removing its record would report an unpin to the thread's author and charge a write.
+      if (!(mine && same(mine))) {
         if (other) {
           return fail(
             new BoardError(
@@ -252,7 +254,7 @@ export async function changeCommunityPin(
       return {
         kind: "ok",
         pin: null,
-        changed: !!(mine && same(mine)),
+        changed: true,
         replayed: false,
         used,
         thread,
