@@ -88,10 +88,10 @@ export const readTool = tool({
     post_id: uuid('Article post id (for "article" and "comments").').optional(),
     revision_id: uuid('An exact revision to read (for "article").').optional(),
     before: z.number().int().min(1).optional().describe(
-      "Older than this sequence (lists and activity).",
+      'Older than this sequence ("list", "comments" and "activity").',
     ),
     after: z.number().int().min(1).optional().describe(
-      'Newer than this event sequence ("activity" only).',
+      'Newer than this sequence ("activity" and "comments").',
     ),
     limit: z.number().int().min(TOOL_LIST_LIMIT.min).max(TOOL_LIST_LIMIT.max).optional()
       .describe("Page size 1-30 (default 10)."),
