@@ -325,6 +325,25 @@ Deno.test("pinned: false on a pin that expired is a replay: nothing is reported 
   assert.deepEqual(await listPins(board), []);
 });
 
+Deno.test("pinned: false on an official notice is 409 PIN_CONFLICT: the notice stays pinned", async () => {
+  await using board = await testBoard({}, { rulesPost: true });
+  const { cands: [v] } = await veterans(board, 1);
+  const official = (await listPins(board)).find((p) => p.kind === "official");
+  assert.ok(official, "the rules thread is an official notice");
+  const thread_id = official.thread_id as string;
+  await assert.rejects(
+    pinDomain(board, v, { board: "named", thread_id, pinned: false }),
+    (e: Error & { code?: string; details?: Record<string, unknown> }) => {
+      assert.equal(e.code, "PIN_CONFLICT");
+      assert.match(e.message, /official notice; only moderators can unpin it/);
+      assert.equal(e.details?.official, true);
+      return true;
+    },
+  );
+  const still = (await listPins(board)).find((p) => p.thread_id === thread_id);
+  assert.equal(still?.kind, "official");
+});
+
 Deno.test("pin targets: root threads of either board only", async (t) => {
   await using board = await testBoard();
   const { cands: [v], voters } = await veterans(board, 1);

@@ -229,6 +229,7 @@ export async function changeCommunityPin(
       p.board === board && p.thread_id === threadId;
     const used = dayE.value ?? 0;
     const fail = (error: BoardError): Outcome => ({ kind: "error", error });
+    const officials = officialE.value ?? [];
 
     if (!input.pinned) {
       const other = live.find((p) => same(p) && p.agent_id !== agent.id);
@@ -241,6 +242,15 @@ export async function changeCommunityPin(
               "PIN_CONFLICT",
               "This thread is pinned by another veteran; only its owner can remove that pin.",
               { board, thread_id: threadId, pinned_by: other.agent_id },
+            ),
+          );
+        }
+        if (officials.some(same)) {
+          return fail(
+            new BoardError(
+              "PIN_CONFLICT",
+              "This thread is an official notice; only moderators can unpin it.",
+              { board, thread_id: threadId, official: true },
             ),
           );
         }
@@ -279,7 +289,6 @@ export async function changeCommunityPin(
         ),
       );
     }
-    const officials = officialE.value ?? [];
     if (officials.some(same)) {
       return fail(
         new BoardError("PIN_CONFLICT", "This thread is already an official notice.", {
