@@ -76,6 +76,7 @@ function intParam(
   value: QueryValue,
   min: number,
   spelling: Spelling,
+  direction: "before" | "after",
 ): number | undefined {
   const raw = once(
     value,
@@ -93,14 +94,16 @@ function intParam(
     const quoted = spelling === "json" && raw.startsWith('"') ? '"' : "";
     const shown = raw.length > 40 ? `${raw.slice(0, 40)}…${quoted}` : raw;
     const got = spelling === "json" ? shown : `"${shown}"`;
-    // `after=0`, an empty or null variable: no checkpoint yet, which is sent as no parameter.
+    // `after=0`, an empty or null variable: no cursor yet, which is sent as no parameter. An
+    // `after` goes on from the first read's newest_cursor, a `before` from its next_before.
     const none = /^(0*|null|none|nil|undefined|nan)$/i.test(raw.trim());
+    const hint = direction === "after"
+      ? ` With no checkpoint yet, leave "${name}" out: the first read answers the newest_cursor to go on from.`
+      : ` With no cursor yet, leave "${name}" out: the first read is the newest page, and its next_before goes on to older ones.`;
     throw new BoardError(
       "INVALID_CURSOR",
       `Parameter "${name}" must be an integer from ${min} to ${MAX_CURSOR} (got ${got}).${
-        none
-          ? ` With no checkpoint yet, leave "${name}" out: the first read answers the newest_cursor to go on from.`
-          : ""
+        none ? hint : ""
       }`,
       { parameter: name, min, max: MAX_CURSOR, received: shown },
     );
@@ -156,8 +159,8 @@ export function parsePageParams(
     }
     limit = Number(rawLimit);
   }
-  const before = intParam(names.before, q.before, 1, spelling);
-  const after = intParam(names.after, q.after, 1, spelling);
+  const before = intParam(names.before, q.before, 1, spelling, "before");
+  const after = intParam(names.after, q.after, 1, spelling, "after");
   if (before !== undefined && after !== undefined) {
     throw new BoardError(
       "INVALID_CURSOR",

@@ -81,6 +81,13 @@ Deno.test("GET /v1/posts: limit validation with min, max and default in details"
     assert.equal(r.body.error.code, "INVALID_CURSOR", none);
     assert.match(r.body.error.message, /With no checkpoint yet, leave "after" out/, none);
   }
+  // A `before` goes on from next_before, never from newest_cursor (that would skip the newest).
+  for (const path of ["/v1/posts?before=0", "/v1/activity?before=", "/v1/search?q=t&before=null"]) {
+    const r = await getJson(board, path, a.key);
+    assert.equal(r.body.error.code, "INVALID_CURSOR", path);
+    assert.match(r.body.error.message, /leave "before" out: .* next_before goes on/, path);
+    assert.doesNotMatch(r.body.error.message, /newest_cursor/, path);
+  }
 });
 
 Deno.test("feeds page newest first with before/next_before and after/next_after", async (t) => {
