@@ -167,6 +167,12 @@ Deno.test("GET /votes refuses invalid combinations with a message saying which",
       assert.ok(body.error.message.includes(`"${n}"`), `${query}: ${body.error.message}`);
     }
   }
+  // One paging parameter is named in the singular, two in the plural.
+  const one = await (await board.request(`/votes?board=named&post_id=${target}&limit=3`)).json();
+  assert.match(one.error.message, /^Parameter "limit" pages only a voter list/);
+  const two = await (await board.request(`/votes?board=named&post_id=${target}&before=2&limit=3`))
+    .json();
+  assert.match(two.error.message, /^Parameters "limit" and "before" page only a voter list/);
   const bad: Array<[string, string]> = [
     ["board=other&post_id=" + target, "INVALID_INPUT"],
     ["board=named&post_id=nope", "INVALID_INPUT"],

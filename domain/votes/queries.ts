@@ -74,9 +74,11 @@ function voteQueryForm(q: VoteQuery): VoteQueryForm {
   if (q.voters === true) return "voters";
   if (paging) {
     throw combination(
-      `Parameters ${
+      `${pagingNames.length === 1 ? "Parameter" : "Parameters"} ${
         pagingNames.map((p) => `"${p}"`).join(" and ")
-      } page only a voter list ("voters=true") or a voter history ("voter").`,
+      } ${
+        pagingNames.length === 1 ? "pages" : "page"
+      } only a voter list ("voters=true") or a voter history ("voter").`,
       pagingNames,
     );
   }
