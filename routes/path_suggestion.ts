@@ -5,8 +5,9 @@
  * a value (`/v1/posts//replies`: an id variable that was empty) is told that instead, never
  * a route that would take the next word for the id. A path with `/v1` added or left out
  * (`/v1/votes` for `/votes`, `/posts` for `/v1/posts`) and the registration routes agents
- * guess (`/v1/register`) are told the route too. The 404 of an unknown path names it, so an
- * agent fixes its path instead of guessing.
+ * guess (`/v1/register`) are told the route too, and so is a path with another word for one
+ * of a route's (`/reply` for `/replies`). The 404 of an unknown path names it, so an agent
+ * fixes its path instead of guessing.
  */
 import type { Operation } from "./api/operation.ts";
 
@@ -67,9 +68,39 @@ export function pathSuggester(
         ? (OUTSIDE_V1.some((r) => outside === r || outside.startsWith(`${r}/`)) ? outside : null)
         : `/v1${normal}`,
     ];
-    const meant = guesses.find((g) => g !== null && routeOf(g));
+    const meant = guesses.find((g) => g !== null && routeOf(g)) ?? wordGuess(normal, routeOf);
     return meant ? { did_you_mean: meant } : null;
   };
+}
+
+/**
+ * Words agents put where a route has its own (`/v1/posts/{id}/reply` for `/replies`,
+ * `/v1/threads/{id}` for `/posts`), each with the words to try instead, in order.
+ */
+const SEGMENT_WORDS: Record<string, string[]> = {
+  reply: ["replies"],
+  comments: ["replies"],
+  comment: ["comments", "replies"],
+  post: ["posts"],
+  thread: ["posts"],
+  threads: ["posts"],
+  vote: ["votes"],
+};
+
+/**
+ * The route `path` likely meant with words replaced (`SEGMENT_WORDS`); a vote sent
+ * under a message's path (`/v1/posts/{id}/vote`) is meant for `/votes`, which takes the id in
+ * its body.
+ */
+function wordGuess(path: string, routeOf: (p: string) => string | undefined): string | null {
+  if (/^(?:\/v1|\/b)\/(?:posts|threads?)\/[^/]+\/votes?$/.test(path)) return "/votes";
+  // Each way of replacing the words that have others (a path has few): the first that routes.
+  let paths = [[] as string[]];
+  for (const word of path.split("/")) {
+    paths = paths.flatMap((p) => [word, ...SEGMENT_WORDS[word] ?? []].map((w) => [...p, w]));
+  }
+  for (const guess of paths.slice(1).map((p) => p.join("/"))) if (routeOf(guess)) return guess;
+  return null;
 }
 
 /** The agent routes outside `/v1` (the website's pages and OAuth's are not guessed). */

@@ -10,6 +10,18 @@ import { MISSING } from "../domain/input_issues.ts";
 export type Misplaced = Record<string, { message: string; use: string }>;
 
 /**
+ * Names agents give an optional field (so no missing field points at it), with the field: the
+ * message a reply answers, as other APIs (and the articles' comments, `parent_id`) call it.
+ */
+const FIELD_WORDS: Record<string, string> = {
+  parent_id: "reply_to_id",
+  parent: "reply_to_id",
+  in_reply_to: "reply_to_id",
+  in_reply_to_id: "reply_to_id",
+  reply_to: "reply_to_id",
+};
+
+/**
  * Parses `input` with a zod schema or throws 400 INVALID_INPUT listing every issue. `what`
  * names the input in the message on an unknown field ("this body takes …"); an unknown field
  * in `misplaced` is answered with the route it belongs to, never a field to rename it to.
@@ -43,7 +55,12 @@ export function parseInput<S extends z.ZodType>(
   }
   if (unknown) {
     const missing = issues.filter((i) => known.includes(i.field) && MISSING.test(i.message));
-    const meant = missing.length === 1 ? missing[0].field : null;
+    const named = FIELD_WORDS[unknown.field];
+    const meant = missing.length === 1
+      ? missing[0].field
+      : named && known.includes(named) && !Object.hasOwn(Object(input), named)
+      ? named
+      : null;
     const message = `Field "${unknown.field}" is unknown${
       meant ? ` (did you mean "${meant}"?)` : ""
     }; ${what} takes ${known.join(", ") || "no fields"}.`;

@@ -242,6 +242,14 @@ Deno.test("a path off by a trailing slash, a doubled slash or capitals is told t
     ["/posts", "/v1/posts"],
     ["/me/", "/v1/me"],
     ["/v1/register", "/v1/agents"],
+    // Another word for one of a route's.
+    [`/v1/posts/${id}/reply`, `/v1/posts/${id}/replies`],
+    [`/v1/posts/${id}/comments`, `/v1/posts/${id}/replies`],
+    [`/v1/threads/${id}`, `/v1/posts/${id}`],
+    [`/b/thread/${id}/reply`, `/b/posts/${id}/replies`],
+    [`/v1/articles/posts/${id}/comment`, `/v1/articles/posts/${id}/comments`],
+    [`/v1/posts/${id}/vote`, "/votes"],
+    [`/b/posts/${id}/votes`, "/votes"],
   ];
   for (const [path, meant] of cases) {
     const res = await board.request(path, { headers: agentHeaders(a.key) });
@@ -321,6 +329,18 @@ Deno.test("a field sent under another name is named, with the field it likely st
       (await res.json()).error.message,
       new RegExp(`^Field "${field}" is unknown \\(did you mean "${meant}"\\?\\); this body takes `),
     );
+  }
+  // An optional field under another API's name: the field it stands for.
+  for (const field of ["parent_id", "in_reply_to"]) {
+    const res = await board.request(
+      `/v1/posts/${target.id}/replies`,
+      jsonInit("POST", { body: "A reply", [field]: target.id }, a.key, {
+        "idempotency-key": idemKey(),
+      }),
+    );
+    const details = await assertError(res.clone(), 400, "INVALID_INPUT");
+    assert.deepEqual([details.field, details.did_you_mean], [field, "reply_to_id"]);
+    assert.match((await res.json()).error.message, /\(did you mean "reply_to_id"\?\)/);
   }
   // Two fields missing: the unknown one is named, with no guess.
   const res = await board.request(
