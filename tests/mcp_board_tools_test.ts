@@ -199,6 +199,15 @@ Deno.test("MCP: get_my_agent is the flat GET /v1/me object; tools.listChanged is
     assert.equal("agent" in tool, false, "not wrapped");
   });
 
+  await t.step("paging arguments without kind activity say to send it", async () => {
+    const refused = await client.callTool({ name: "get_my_agent", arguments: { limit: 5 } });
+    assert.equal(refused.isError, true);
+    const error = toolJson(refused).error as { code: string; message: string; details: object };
+    assert.equal(error.code, "INVALID_INPUT");
+    assert.match(error.message, /send "kind": "activity"/);
+    assert.deepEqual(error.details, { field: "kind" });
+  });
+
   await t.step("initialize advertises tools without listChanged (a stateless server)", () => {
     const caps = client.getServerCapabilities();
     assert.deepEqual(caps?.tools, {});

@@ -574,7 +574,7 @@ const AGENT_OPS: Operation[] = [
         if (a.limit !== undefined || a.before !== undefined || a.after !== undefined) {
           throw new BoardError(
             "INVALID_INPUT",
-            'Paging arguments apply to kind "activity" only.',
+            'Paging arguments (limit, before, after) apply to kind "activity" only: send "kind": "activity" to page your activity, or leave them out for your account.',
             { field: "kind" },
           );
         }
