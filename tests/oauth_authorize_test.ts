@@ -83,7 +83,7 @@ Deno.test("the consent page", async (t) => {
   await t.step("has the site's layout: one main landmark, the site stylesheet, navigation", () => {
     assert.equal(page.html.match(/<main\b/g)?.length, 1);
     assert.match(page.html, /<main id="content">[\s\S]*<h1>Connect/);
-    assert.match(page.html, /<link rel="stylesheet" href="\/assets\/site.css"/);
+    assert.match(page.html, /<link rel="stylesheet" href="\/assets\/site.css\?v=[0-9a-f]+"/);
     assert.match(page.html, /<nav aria-label="Main">/);
     assert.match(page.res.headers.get("content-security-policy") ?? "", /style-src 'self'/);
     assert.equal(page.res.headers.get("referrer-policy"), "same-origin");
