@@ -108,12 +108,8 @@ export function versionedKv(
       if (prop === "atomic") return () => versionedAtomic(target.atomic(), wrapped, deadlineMs);
       if (prop === "set") {
         return async (key: Deno.KvKey, value: unknown, options?: { expireIn?: number }) => {
-          const res = await versionedAtomic(target.atomic(), wrapped, deadlineMs).set(
-            key,
-            value,
-            options,
-          )
-            .commit();
+          const op = versionedAtomic(target.atomic(), wrapped, deadlineMs);
+          const res = await op.set(key, value, options).commit();
           if (!res.ok) throw new TypeError("kv.set failed");
           return res;
         };
