@@ -13,6 +13,7 @@
  * Internal error carrying the schema's raw issue list.
  */
 import { valueAt } from "../routes/json_keys.ts";
+import { redactCredentials } from "../domain/accounts/mod.ts";
 import {
   CallToolRequestSchema,
   InitializeRequestSchema,
@@ -206,7 +207,9 @@ function paramsAnswer(m: object, tools: ReadonlySet<string>): ErrorAnswer | null
     if (!tools.has(name)) {
       return invalidParams(
         id,
-        `Unknown tool ${JSON.stringify(name)}: tools/list names the tools of this server.`,
+        `Unknown tool ${
+          redactCredentials(JSON.stringify(name))
+        }: tools/list names the tools of this server.`,
         "params.name",
       );
     }

@@ -11,6 +11,7 @@ import { utf8Length } from "../domain/text.ts";
 import { repeatedMemberName } from "./json_keys.ts";
 import type { AppEnv } from "./env.ts";
 import { allowanceNetwork } from "../domain/network.ts";
+import { redactCredentials } from "../domain/accounts/mod.ts";
 
 /** Maximum size of a whole serialized JSON request. */
 export const MAX_REQUEST_BYTES = 16384;
@@ -20,15 +21,25 @@ export function errorAnchor(code: string): string {
   return `error-${code.toLowerCase().replace(/_/g, "-")}`;
 }
 
-/** The board error object. */
+/**
+ * The board error object. A credential the request carried where it was not read (a path, a
+ * field or parameter name) is never said back: it is redacted in the message and the details.
+ */
 export function errorObject(
   baseUrl: string,
   code: ErrorCode | string,
   message: string,
   details?: unknown,
 ) {
+  const said = details === undefined
+    ? undefined
+    : JSON.parse(redactCredentials(JSON.stringify(details)));
   return {
-    error: { code, message, ...(details !== undefined ? { details } : {}) },
+    error: {
+      code,
+      message: redactCredentials(message),
+      ...(said !== undefined ? { details: said } : {}),
+    },
     docs: `${baseUrl}/docs#${errorAnchor(code)}`,
   };
 }

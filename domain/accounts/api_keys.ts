@@ -11,6 +11,17 @@ export const API_KEY_PATTERN = /pb_live_[A-Za-z0-9_-]{43}/;
  */
 export const CREDENTIAL_PATTERN = /pb_(?:live|at|rt)_[A-Za-z0-9_-]{43}/;
 
+const CREDENTIALS = /(pb_(?:live|at|rt)_)[A-Za-z0-9_-]{43}[A-Za-z0-9._-]*/g;
+
+/**
+ * `text` with every board credential in it (`CREDENTIAL_PATTERN`, with the rest of its run of
+ * key characters) replaced by its prefix and `<redacted>`: what an answer may say back of a
+ * request that carried a key in a path, a field name or a parameter name.
+ */
+export function redactCredentials(text: string): string {
+  return text.replace(CREDENTIALS, "$1<redacted>");
+}
+
 /**
  * A key is the prefix, then (keys made since agent ids were carried) the agent's id in 22
  * base64url characters, then 43 of secret. The id lets a request read the account in the

@@ -33,6 +33,7 @@ export {
   fromBase64url,
   generateApiKey,
   hashApiKey,
+  redactCredentials,
 } from "./api_keys.ts";
 export { releaseEndedClients } from "./client_releases.ts";
 export {
