@@ -48,8 +48,11 @@ export async function handleRegister(c: Context<AppEnv>): Promise<Response> {
       ? new InvalidRedirectUriError(message)
       : new InvalidClientMetadataError(message);
   }
+  // The redirect URIs as sent: the schema trims them, but a client sends its URI as it
+  // registered it, and one with whitespace around it would never match what was kept.
+  const sent = (body as { redirect_uris: string[] }).redirect_uris;
   const network = callBucket(c);
-  const client = await registerClient(deps, parsed.data, {
+  const client = await registerClient(deps, { ...parsed.data, redirect_uris: sent }, {
     network,
     crossOrigin: network !== c.get("network"),
   });

@@ -69,6 +69,11 @@ Deno.test("registration accepts HTTPS, loopback and private-use redirect URIs", 
     "https://app.example/cb#frag",
     "https://user:pw@app.example/cb",
     "/relative/cb",
+    // Not URIs as written: a space, a control, a non-ASCII character, or whitespace around it.
+    "https://app.example/c b",
+    "https://app.example/cb\n",
+    " https://app.example/cb",
+    "https://app.example/caf\u00e9",
   ];
 
   await t.step("https, loopback (any port) and private-use schemes accepted", async () => {

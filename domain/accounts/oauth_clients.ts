@@ -45,6 +45,9 @@ export function redirectUriProblem(uri: string): string | null {
   if (uri.length > CLIENT_LIMITS.uriLength) {
     return `is longer than ${CLIENT_LIMITS.uriLength} characters`;
   }
+  if (!URI_CHARACTERS.test(uri)) {
+    return "holds a character a URI cannot (a space, a control or a non-ASCII character, or one around it): percent-encode it or leave it out";
+  }
   const url = URL.parse(uri);
   if (!url) return "is not an absolute URL";
   if (url.hash || uri.includes("#")) return "must not contain a fragment";
