@@ -246,7 +246,11 @@ Deno.test("no import cycle among the source files", async () => {
     files: set,
     loop: loopThrough(graph, set, set[0]).join(" -> "),
   }));
-  assert.deepEqual(wrong, []);
+  assert.deepEqual(
+    wrong,
+    [],
+    'no import cycle: break each loop at the import that goes against docs/architecture.md "Layers and areas" (move the code to the higher area, or pass the effect in as a parameter)',
+  );
 });
 
 Deno.test("no import goes against the layers or the area order", async () => {
@@ -254,7 +258,11 @@ Deno.test("no import goes against the layers or the area order", async () => {
     const problem = orderProblem(f, t);
     return problem ? [`${f} -> ${t}: ${problem}`] : [];
   });
-  assert.deepEqual(wrong, []);
+  assert.deepEqual(
+    wrong,
+    [],
+    'imports go down only: move the code into the higher area (a read model that composes areas into reads, a commit that spans areas into writes), pass the higher effect in as a parameter, or place a new area in AREA_ORDER (docs/architecture.md "Layers and areas")',
+  );
 });
 
 Deno.test("oauth/ uses nothing of routes/ but the HTTP kit, and reaches no mcp/", async () => {
@@ -285,7 +293,11 @@ Deno.test("the edges and the tests reach each domain area only through its mod.t
   const wrong = edges.filter(([f, t]) =>
     !f.startsWith("domain/") && /^domain\/[^/]+\//.test(t) && !/^domain\/[^/]+\/mod\.ts$/.test(t)
   );
-  assert.deepEqual(wrong.map(([f, t]) => `${f} -> ${t}`), []);
+  assert.deepEqual(
+    wrong.map(([f, t]) => `${f} -> ${t}`),
+    [],
+    "import the area's mod.ts instead (export the name there if it is not yet)",
+  );
 });
 
 Deno.test("a domain area reaches another area only through its entry module", async () => {
@@ -293,7 +305,11 @@ Deno.test("a domain area reaches another area only through its entry module", as
     const a = areaOf(f), b = areaOf(t);
     return a !== null && b !== null && b !== "" && a !== b && !t.endsWith("/mod.ts");
   });
-  assert.deepEqual(wrong.map(([f, t]) => `${f} -> ${t}`), []);
+  assert.deepEqual(
+    wrong.map(([f, t]) => `${f} -> ${t}`),
+    [],
+    "import the other area's mod.ts instead (export the name there if it is not yet)",
+  );
 });
 
 Deno.test("nothing but the CLIs and tests imports cli/", async () => {

@@ -848,18 +848,34 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
   const readOnlyAsWrites = listedTools
     .filter((t) => t.annotations?.readOnlyHint && BUDGETS[`tool:${t.name}`]?.kind !== "read")
     .map((t) => t.name);
-  assert.deepEqual(readOnlyAsWrites, [], "a tool with readOnlyHint is budgeted as a read");
+  assert.deepEqual(
+    readOnlyAsWrites,
+    [],
+    'a tool with readOnlyHint is budgeted as a read: move it to a budget("read", ...) call above',
+  );
   const offered = [...OPERATIONS.map((op) => op.operationId), ...tools.map((t) => `tool:${t}`)];
   const unmeasured = offered.filter((id) => !depths.has(id));
-  assert.deepEqual(unmeasured, [], "every operation and tool has a probe");
+  assert.deepEqual(
+    unmeasured,
+    [],
+    "every operation and tool has a probe: add one for each to `probes` in this test (an operation, by its operationId) or to `mcpProbes` (a tool, `tool:NAME`)",
+  );
   const unbudgeted = offered.filter((id) => !BUDGETS[id])
     .map((id) => `${id} (measured ${depths.get(id)})`);
-  assert.deepEqual(unbudgeted, [], "every operation and tool has a budget");
+  assert.deepEqual(
+    unbudgeted,
+    [],
+    'every operation and tool has a budget: add each id to the budget(...) call above for its kind and measured depth ("read" for a GET or a readOnlyHint tool, else "write"; BOARD_KV_BUDGETS_PRINT=1 prints the lines as measured)',
+  );
 
   // What is budgeted as a read writes nothing (a GET, and a HEAD with it, never changes the board).
   const readsThatWrote = [...writes].filter(([id]) => BUDGETS[id]?.kind === "read")
     .map(([id, families]) => `${id} wrote ${families.join(", ")}`);
-  assert.deepEqual(readsThatWrote, [], "an operation budgeted as a read writes nothing");
+  assert.deepEqual(
+    readsThatWrote,
+    [],
+    "an operation budgeted as a read writes nothing: a GET must not commit (move the write out of the read, or budget a non-GET as a write)",
+  );
   const over: string[] = [];
   const aboveGoal: string[] = [];
   for (const [id, depth] of depths) {
@@ -871,11 +887,19 @@ Deno.test("every operation, tool and page stays within its KV round-trip budget"
   if (aboveGoal.length > 0) {
     console.log(`Above the goal (read ${GOAL.read}, write ${GOAL.write}): ${aboveGoal.join(", ")}`);
   }
-  assert.deepEqual(over, [], "no operation exceeds its budget");
+  assert.deepEqual(
+    over,
+    [],
+    "no operation exceeds its budget: plan its reads into fewer batches (docs/read_plans.md; BOARD_KV_TRACE=<id> prints each round trip), or raise the budget with the reason in the commit",
+  );
   // A budget that is no longer reached is lowered, so that the ceiling follows the code.
   const slack = [...depths].filter(([id, d]) => BUDGETS[id] && d < BUDGETS[id].max)
     .map(([id, d]) => `${id}: ${d} (budget ${BUDGETS[id].max})`);
-  assert.deepEqual(slack, [], "budgets are lowered as operations get cheaper");
+  assert.deepEqual(
+    slack,
+    [],
+    "budgets are lowered as operations get cheaper: move each id to the budget(...) call of its measured depth",
+  );
 });
 
 /**

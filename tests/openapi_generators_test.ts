@@ -49,7 +49,11 @@ Deno.test("every JSON success answer is a named component", () => {
       if (schema && !schema.$ref) inline.push(`${key} ${status}`);
     }
   }
-  assert.deepEqual(inline, []);
+  assert.deepEqual(
+    inline,
+    [],
+    "every JSON success answer is a named component: add its schema with a name to routes/api/openapi_names.ts (or give the response a `name` in its operation)",
+  );
   const named = (path: string, method: string, status: number) =>
     jsonAnswer(doc.paths[path][method], status).$ref.split("/").pop();
   assert.equal(named("/v1/me", "get", 200), "Me");

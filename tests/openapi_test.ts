@@ -292,7 +292,11 @@ Deno.test("GET /openapi.json", async (t) => {
     }
     const unknown = operations(doc).flatMap(([, op]) => op["x-limits"] ?? [])
       .filter((name: string) => !rows.has(name.toLowerCase()));
-    assert.deepEqual(unknown, []);
+    assert.deepEqual(
+      unknown,
+      [],
+      "each name in an operation's `limits` is the first cell of a row of a limits table in docs/limits.md, docs/articles.md or docs/pins_rules_moderation.md: use that row's name, or add the row",
+    );
   });
 
   await t.step("standard headers are parameters; pages are text/html", () => {
