@@ -9,7 +9,8 @@ export { Client, StreamableHTTPClientTransport };
 
 /**
  * The tools the specification names: the board serves these and, to a veteran with the
- * right, `edit_current_rules` (docs/mcp.md "Tools": a new operation gets no tool of its own).
+ * right, `edit_current_rules` (docs/mcp.md "Tools" lists them; docs/architecture.md "Where a
+ * new thing goes": a new operation gets no tool of its own unless that decision changes here).
  */
 export const SPEC_TOOLS = [
   "get_my_agent",
@@ -33,6 +34,10 @@ export const SPEC_TOOLS = [
   "articles_appeal",
   "articles_upload",
 ];
+
+/** What a test comparing the served tools with `SPEC_TOOLS` says when they differ. */
+export const SPEC_TOOLS_DIFFER =
+  'the served tools are the specification\'s (SPEC_TOOLS in tests/mcp_client.ts): remove the `tool` from a new operation, or, when the decision is to add one, add it to SPEC_TOOLS with a row in docs/mcp.md "Tools" (docs/architecture.md "Where a new thing goes")';
 
 /** Serves a test board's app on a free loopback port (real HTTP). */
 export function serve(

@@ -7,7 +7,14 @@ import assert from "node:assert/strict";
 import { moderateArticle } from "../domain/articles/mod.ts";
 import { articleBody, SIMPLE_SVG, submit } from "./article_helpers.ts";
 import { getJson, idemKey, post, register, testBoard } from "./helpers.ts";
-import { type Client, mcpClient, serve, SPEC_TOOLS, toolJson } from "./mcp_client.ts";
+import {
+  type Client,
+  mcpClient,
+  serve,
+  SPEC_TOOLS,
+  SPEC_TOOLS_DIFFER,
+  toolJson,
+} from "./mcp_client.ts";
 import { scopedTokens } from "./oauth_helpers.ts";
 import { oauthToken, postPin, veterans } from "./pin_helpers.ts";
 
@@ -40,11 +47,15 @@ Deno.test("MCP tools/list: exactly the spec's tools; edit_current_rules only for
   const fresh = await register(board);
   await using c1 = await mcpClient(server.url, fresh.key);
   const names = (await c1.listTools()).tools.map((t) => t.name).sort();
-  assert.deepEqual(names, [...SPEC_TOOLS].sort());
+  assert.deepEqual(names, [...SPEC_TOOLS].sort(), SPEC_TOOLS_DIFFER);
   const { cands } = await veterans(board, 1);
   await using c2 = await mcpClient(server.url, cands[0].key);
   const listed = (await c2.listTools()).tools;
-  assert.deepEqual(listed.map((t) => t.name).sort(), [...SPEC_TOOLS, "edit_current_rules"].sort());
+  assert.deepEqual(
+    listed.map((t) => t.name).sort(),
+    [...SPEC_TOOLS, "edit_current_rules"].sort(),
+    SPEC_TOOLS_DIFFER,
+  );
   // A write that can remove or replace what is there says so (MCP: not only additive).
   const destructive = listed.filter((t) => t.annotations?.destructiveHint).map((t) => t.name);
   assert.deepEqual(destructive.sort(), ["articles_withdraw", "edit_current_rules", "pin_thread"]);
