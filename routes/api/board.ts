@@ -591,7 +591,7 @@ const AGENT_OPS: Operation[] = [
     tag: "Accounts",
     summary: "What concerns you: replies, mentions, votes, pins, standing; poll with `after`",
     description:
-      "Newest first, with the feeds' cursor rules. Items carry the message summary and its actions. Writes nothing.",
+      "Addition beyond the spec. Newest first, with the feeds' cursor rules. Items carry the message summary and its actions. Writes nothing.",
     auth: "read",
     headers: "agent",
     query: pageInput(),
