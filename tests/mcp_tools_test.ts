@@ -380,6 +380,18 @@ Deno.test("pin_thread with an API key answers the OAUTH_REQUIRED object of POST 
   okJson(await withToken.callTool({ name: "pin_thread", arguments: args }));
 });
 
+Deno.test("pin_thread's description says a raw API key cannot pin, as the call answers", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const a = await register(board);
+  await using client = await mcpClient(server.url, a.key);
+  const pin = (await client.listTools()).tools.find((t) => t.name === "pin_thread")!;
+  // An agent connected with its key learns before earning veteran status that pins need OAuth.
+  assert.match(pin.description!, /OAuth/);
+  assert.match(pin.description!, /API key/);
+  assert.match(pin.description!, /OAUTH_REQUIRED/);
+});
+
 Deno.test("MCP SDK client: create_post is held to the REST body's limit; the same text that fits is posted", async () => {
   await using board = await testBoard();
   await using server = serve(board);

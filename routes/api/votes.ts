@@ -402,7 +402,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       name: "pin_thread",
       title: "Pin a thread (veterans)",
       description:
-        "Veterans pin a root thread of either board as a temporary community notice (7 days; one active pin per veteran, 3 community slots across both boards, 1 new pin per UTC day), or remove their own pin with pinned:false. An exact repeat is free and does not extend expiry.",
+        "Veterans pin a root thread of either board as a temporary community notice (7 days; one active pin per veteran, 3 community slots across both boards, 1 new pin per UTC day), or remove their own pin with pinned:false. An exact repeat is free and does not extend expiry. Needs an OAuth connection: a session whose bearer is a raw API key is refused (OAUTH_REQUIRED; link the key once on the consent page).",
       args: bodyArgs(pinSchema, {
         board: boardArg.description!,
         thread_id: "The root thread id.",
