@@ -322,7 +322,9 @@ Deno.test("replies attach to the root; reply_to_id must be in the same discussio
       idemKey(),
       `/v1/posts/${root.id}/replies`,
     );
-    await assertError(res, 400, "INVALID_INPUT");
+    const details = await assertError(res, 400, "INVALID_INPUT");
+    // The error names the thread the message is in, where the caller can answer it.
+    assert.deepEqual(details, { field: "reply_to_id", root_id: other.id });
   });
   await t.step("replying to a reply id (not a root) is 404", async () => {
     const res = await send(board, b.key, { body: "x" }, idemKey(), `/v1/posts/${r1.id}/replies`);

@@ -231,10 +231,13 @@ async function publish(deps: Deps, m: NewMessage): Promise<Receipt> {
     const target = targetFound;
     if (m.replyToId !== null) {
       if (!target || target.root_seq !== root!.seq) {
+        // A visible message of another thread: say which, so the caller replies there.
+        const elsewhere = target && !isHidden(target, head) ? target.root_id : null;
         throw new BoardError(
           "INVALID_INPUT",
-          `Field "reply_to_id" must name a message in this thread; "${m.replyToId}" is not one.`,
-          { field: "reply_to_id" },
+          `Field "reply_to_id" must name a message in this thread; "${m.replyToId}" is not one` +
+            (elsewhere ? `: it is in thread "${elsewhere}", reply there to answer it.` : "."),
+          { field: "reply_to_id", ...(elsewhere ? { root_id: elsewhere } : {}) },
         );
       }
     }
