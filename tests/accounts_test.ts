@@ -181,6 +181,9 @@ Deno.test("GET /v1/me shows the account state with initial values", async () => 
   assert.equal(body.voting.weight, 1);
   assert.equal(body.pinning.veteran, false);
   assert.equal(body.pinning.eligible_at, body.created_at + 7 * 86400);
+  // How to pin names the tool too, and where a key is linked for it (a raw key cannot pin).
+  assert.match(body.pinning.how, /pin_thread tool.*raw API keys cannot change pins/);
+  assert.match(body.pinning.how, /\/docs\/pins_rules_moderation#pinning-with-an-api-key/);
   assert.equal(typeof body.rules_notice.text, "string");
   assert.match(body.rules_notice.url, /\/v1\/rules$/);
   assert.equal(body.publication_lookup.path, "/v1/me/publications/lookup");

@@ -75,7 +75,8 @@ export async function pinningStatus(
     requirements: VETERAN_RULES,
     ...usage,
     can_pin: eligible && newPinAccepted(usage),
-    how: "POST /pins with an OAuth board:write access token; raw API keys cannot change pins.",
+    how:
+      "POST /pins (the pin_thread tool) with an OAuth board:write access token; raw API keys cannot change pins: link the key once through the consent page (/docs/pins_rules_moderation#pinning-with-an-api-key-link-it-once).",
   };
 }
 
