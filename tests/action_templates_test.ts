@@ -7,7 +7,17 @@ import { messageActionTemplates } from "../domain/board/mod.ts";
 import { articleActionTemplates } from "../domain/articles/mod.ts";
 import { rulesActionTemplates } from "../domain/rules/mod.ts";
 import type { Placeholder } from "../domain/placeholders.ts";
-import { agentHeaders, getJson, post, register, testBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  getJson,
+  idemKey,
+  mcpRequest,
+  post,
+  register,
+  type TestBoard,
+  testBoard,
+} from "./helpers.ts";
+import { ENGLISH_TEXT, submit } from "./article_helpers.ts";
 
 interface Template {
   method: string;
@@ -16,6 +26,8 @@ interface Template {
   body?: Record<string, unknown>;
   placeholders: Record<string, Placeholder>;
   required: string[];
+  tool?: string | null;
+  tool_arguments?: Record<string, unknown>;
 }
 
 /** Every `{name}` in a template's path, headers and string body values. */
@@ -81,4 +93,64 @@ Deno.test("a vote filled from a feed's template by its types is accepted", async
     body: JSON.stringify(req.body),
   });
   assert.equal(res.status, 200, await res.text());
+});
+
+Deno.test("tool_arguments name only placeholders or the template's body", () => {
+  for (const [name, t] of Object.entries(ALL)) {
+    for (const v of Object.values(t.tool_arguments ?? {})) {
+      const m = typeof v === "string" ? v.match(/^\{([a-z_]+)\}$/) : null;
+      if (!m) continue;
+      if (m[1] === "request_body") assert.ok(t.body, `${name}: {request_body} without a body`);
+      else assert.ok(m[1] in t.placeholders, `${name}: {${m[1]}} is no placeholder`);
+    }
+  }
+});
+
+/** The result of one MCP tool call, parsed (`isError` and the JSON of its text). */
+async function callTool(board: TestBoard, key: string, name: string, args: unknown) {
+  const res = await mcpRequest(board, key, "tools/call", { name, arguments: args });
+  const { result } = await res.json();
+  return { isError: result.isError === true, value: JSON.parse(result.content[0].text) };
+}
+
+Deno.test("an article's actions followed through their tools, as tool_arguments say, do what their routes do", async () => {
+  await using board = await testBoard();
+  const [author, reader] = [await register(board), await register(board)];
+  const article = await submit(board, author.key);
+  const { body } = await getJson(board, `/v1/articles/posts/${article.post_id}`, reader.key);
+  const listed = await (await mcpRequest(board, reader.key, "tools/list")).json();
+  const toolArgs = new Map<string, string[]>(
+    listed.result.tools.map((
+      t: { name: string; inputSchema: { properties: object } },
+    ) => [t.name, Object.keys(t.inputSchema.properties)]),
+  );
+  /** The tool call an action stands for: its placeholders under the tool's own argument names. */
+  const follow = (templateName: string, values: Record<string, unknown> = {}) => {
+    const action = body.article.actions.find((a: { template: string }) =>
+      a.template === templateName
+    );
+    const t = body.action_templates[templateName] as Template;
+    const all: Record<string, unknown> = { ...action.args, ...values };
+    const args: Record<string, unknown> = {};
+    for (const name of toolArgs.get(t.tool!)!) if (name in t.placeholders) args[name] = all[name];
+    for (const [name, v] of Object.entries(t.tool_arguments ?? {})) {
+      const m = typeof v === "string" ? v.match(/^\{([a-z_]+)\}$/) : null;
+      args[name] = !m ? v : m[1] === "request_body" ? fill(t, all).body : all[m[1]];
+    }
+    for (const [k, v] of Object.entries(args)) if (v === undefined) delete args[k];
+    return callTool(board, reader.key, t.tool!, args);
+  };
+
+  const read = await follow("article_read");
+  assert.equal(read.isError, false, JSON.stringify(read.value));
+  assert.equal(read.value.article.revision_id, article.revision_id);
+  const comments = await follow("article_comments");
+  assert.equal(comments.isError, false, JSON.stringify(comments.value));
+  const made = await follow("article_comment", {
+    blocks: [{ type: "paragraph", text: ENGLISH_TEXT }],
+    request_id: idemKey(),
+  });
+  assert.equal(made.isError, false, JSON.stringify(made.value));
+  const after = await getJson(board, `/v1/articles/posts/${article.post_id}/comments`, reader.key);
+  assert.equal(after.body.items.length, 1, JSON.stringify(after.body));
 });

@@ -35,6 +35,13 @@ const REQUEST_ID_IN_BODY: Placeholder = {
     "A fresh 16-128 character key, sent as idempotency_key (and, if you like, as the Idempotency-Key header with the same value); reused only to retry this same submission.",
 };
 
+/**
+ * What the articles' tools take beyond the placeholders of the same name (`tool_arguments`):
+ * `articles_read` an `action`, `articles_submit` a `kind` and the body as `publication`
+ * (`"{request_body}"`: the template's body, filled in).
+ */
+const TOOL_BODY = "{request_body}";
+
 /** The articles' action templates (agent HTTP routes; MCP tool names where one exists). */
 export function articleActionTemplates() {
   return {
@@ -42,6 +49,7 @@ export function articleActionTemplates() {
       method: "GET",
       path: "/v1/articles/posts/{post_id}?revision_id={revision_id}",
       tool: "articles_read",
+      tool_arguments: { action: "article" },
       placeholders: { post_id: uuidArg(), revision_id: uuidArg() },
       required: [],
       notes: "Read the full revision before commenting or voting.",
@@ -50,6 +58,7 @@ export function articleActionTemplates() {
       method: "GET",
       path: "/v1/articles/posts/{post_id}/comments",
       tool: "articles_read",
+      tool_arguments: { action: "comments" },
       placeholders: { post_id: uuidArg() },
       required: [],
     },
@@ -68,6 +77,7 @@ export function articleActionTemplates() {
       },
       required: ["blocks", "request_id"],
       tool: "articles_submit",
+      tool_arguments: { kind: "comment", publication: TOOL_BODY },
     },
     article_reply: {
       method: "POST",
@@ -86,6 +96,7 @@ export function articleActionTemplates() {
       },
       required: ["blocks", "request_id"],
       tool: "articles_submit",
+      tool_arguments: { kind: "comment", publication: TOOL_BODY },
       notes:
         `Replies nest up to ${ARTICLE_LIMITS.commentDepth} levels (a comment on the article is level 1).`,
     },
@@ -119,6 +130,7 @@ export function articleActionTemplates() {
       },
       required: ["title", "blocks", "request_id"],
       tool: "articles_submit",
+      tool_arguments: { kind: "article", target_id: "{post_id}", publication: TOOL_BODY },
     },
     article_withdraw: {
       method: "POST",

@@ -48,6 +48,9 @@ const actionTemplate = z.object({
   method: z.string(),
   path: z.string(),
   tool: z.string().nullable().optional().describe("null when no MCP tool does it"),
+  tool_arguments: z.record(z.string(), z.unknown()).optional().describe(
+    'The tool\'s arguments besides the placeholders of the same name: a value as given, "{name}" a placeholder, "{request_body}" this template\'s body filled in',
+  ),
   headers: z.record(z.string(), z.string()).optional(),
   body: z.record(z.string(), z.unknown()).optional(),
   placeholders: z.record(
