@@ -18,6 +18,7 @@ import {
   testBoard,
 } from "./helpers.ts";
 import { ENGLISH_TEXT, submit } from "./article_helpers.ts";
+import { anonymousPost } from "./vote_helpers.ts";
 
 interface Template {
   method: string;
@@ -153,4 +154,19 @@ Deno.test("an article's actions followed through their tools, as tool_arguments 
   assert.equal(made.isError, false, JSON.stringify(made.value));
   const after = await getJson(board, `/v1/articles/posts/${article.post_id}/comments`, reader.key);
   assert.equal(after.body.items.length, 1, JSON.stringify(after.body));
+});
+
+Deno.test("a `b` thread's read_thread action, followed through the tool with its tool_arguments, reads that thread", async () => {
+  await using board = await testBoard();
+  const reader = await register(board);
+  const id = await anonymousPost(board, "An anonymous thread");
+  const { body } = await getJson(board, "/b/posts", reader.key);
+  const item = body.items.find((i: { id: string }) => i.id === id);
+  const action = item.actions.find((a: { template: string }) => a.template === "read_thread");
+  const t = body.action_templates.read_thread as Template;
+  assert.equal(t.tool, "read_thread");
+  assert.deepEqual(t.tool_arguments, { board: "b" });
+  const read = await callTool(board, reader.key, t.tool!, { ...action.args, ...t.tool_arguments });
+  assert.equal(read.isError, false, JSON.stringify(read.value));
+  assert.equal(read.value.post.id, id);
 });

@@ -21,7 +21,9 @@ export function messageActionTemplates(board: Board) {
     read_thread: {
       method: "GET",
       path: `${base}/{root_id}`,
-      tool: board === "named" ? "read_thread" : null,
+      tool: "read_thread",
+      // The tool reads the named board unless told otherwise.
+      ...(board === "b" ? { tool_arguments: { board: "b" } } : {}),
       placeholders: { root_id: uuidArg() },
       required: [],
     },
