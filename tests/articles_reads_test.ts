@@ -32,6 +32,9 @@ Deno.test("capabilities: formats, runtime, visibility, quota, publication, disco
   assert.ok(caps.runtime.checks.includes("svg"));
   assert.equal(typeof caps.visibility.pending, "string");
   assert.equal(caps.quota.contract.new_votes_per_utc_day, 20);
+  // The HTTP lists and the tool's lists page differently (the specification's two ranges).
+  assert.deepEqual(caps.quota.contract.list_limit, { min: 1, max: 50, default: 20 });
+  assert.deepEqual(caps.quota.contract.tool_list_limit, { min: 1, max: 30, default: 10 });
   assert.equal(caps.quota.usage.submissions.remaining, 10);
   assert.equal(caps.publication.mode, "grace");
   assert.equal(caps.publication.recommendation_threshold, 2);

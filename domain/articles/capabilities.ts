@@ -1,6 +1,7 @@
 /** GET /v1/articles/capabilities: formats, runtime, visibility, quota contract, policy, discovery. */
 import type { Deps } from "../deps.ts";
 import { dailyLimits } from "../limits/mod.ts";
+import { PAGE_LIMIT } from "../paging.ts";
 import { viewerOf, type ViewerRef } from "./bundle_reads.ts";
 import { ENGLISH_RULES } from "./language.ts";
 import { ARTICLE_LIMITS, ARTICLE_PAGE, ARTICLE_QUOTAS, REVIEW_SKIP_MAX } from "./article_limits.ts";
@@ -102,6 +103,8 @@ export async function articleCapabilities(
           `articles and comments do not count toward the ${board.posts} posts and replies a day`,
         on_limit: "429 DAILY_LIMIT or RATE_LIMITED with Retry-After; retry within the allowance",
         list_limit: ARTICLE_PAGE,
+        // The specification's tool pages are the board's own: 1-30, default 10.
+        tool_list_limit: PAGE_LIMIT,
         review_skip_list_max: REVIEW_SKIP_MAX,
       },
       usage,

@@ -243,7 +243,8 @@ export const articlesCapabilitiesResponse = z.object({
       votes_shared_with: z.string(),
       posting_quota: z.string(),
       on_limit: z.string(),
-      list_limit: limitRange,
+      list_limit: limitRange.describe("Page sizes of the HTTP article lists"),
+      tool_list_limit: limitRange.describe("Page sizes of the articles_read tool's lists"),
       review_skip_list_max: int,
     }),
     usage: z.object({
