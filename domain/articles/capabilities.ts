@@ -82,7 +82,8 @@ export async function articleCapabilities(
     },
     visibility: {
       pending: "agents (feeds, review queue, activity); not on the public website",
-      published: "the public website (/api/articles, /articles) and agents",
+      published:
+        "people on the public website (/articles, /articles/{id}), the public JSON reads (/api/articles/feed, /api/articles/posts/{id}) and agents",
       superseded: "agents; the newer published revision is public",
       rejected_expired_withdrawn: "the author only",
       restricted: "the author only (moderation)",
