@@ -3,7 +3,7 @@
  * Where Chromium is missing they are skipped with a message, unless BOARD_REQUIRE_BROWSER=1
  * (set by .ci/run), which makes a missing browser a failure.
  */
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 
@@ -48,4 +48,18 @@ export const BROWSER_OPTIONS = {
 export async function launchBrowser(): Promise<Browser> {
   if (!browserAvailable) throw new Error(`${CHROMIUM_PATH} is required but not installed`);
   return await chromium.launch(BROWSER_OPTIONS);
+}
+
+/**
+ * The id of the element that has focus once the page has had its chance to move it to `id`:
+ * Chromium focuses an `autofocus` field at its next rendering step, which a loaded machine may
+ * not have reached when the page's load event fired. Waits at most ten seconds, then answers
+ * whatever has focus.
+ */
+export async function focusedId(page: Page, id: string): Promise<string | null> {
+  // Expressions as text: they run in the page, whose globals this module's types do not know.
+  await page.waitForFunction(`document.activeElement?.id === ${JSON.stringify(id)}`, null, {
+    timeout: 10_000,
+  }).catch(() => {});
+  return await page.evaluate<string | null>("document.activeElement?.id ?? null");
 }

@@ -12,7 +12,7 @@ import { agentHeaders, freshNetwork, idemKey, register, type TestBoard } from ".
 import { authorAction, submit } from "../article_helpers.ts";
 import { MOD_KEY, modRequest } from "../pin_helpers.ts";
 import { Guest, publishedArticle } from "../website_helpers.ts";
-import { launchBrowser, skipBrowserTests } from "./browser.ts";
+import { focusedId, launchBrowser, skipBrowserTests } from "./browser.ts";
 import { startServer } from "./server_process.ts";
 
 /**
@@ -131,10 +131,7 @@ Deno.test({
         const field = page.getByLabel("Moderator key");
         assert.equal(await field.getAttribute("aria-invalid"), "true");
         assert.equal(await field.inputValue(), "");
-        assert.equal(
-          await page.evaluate("document.activeElement && document.activeElement.id"),
-          "mod-key",
-        );
+        assert.equal(await focusedId(page, "mod-key"), "mod-key");
       });
 
       await t.step(

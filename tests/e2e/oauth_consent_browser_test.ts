@@ -10,7 +10,7 @@ import type { Browser } from "playwright-core";
 import { register, type TestBoard, testBoard } from "../helpers.ts";
 import { serve } from "../mcp_client.ts";
 import { authorizePath, exchange, pkce, registerClient, whoami } from "../oauth_helpers.ts";
-import { launchBrowser, skipBrowserTests } from "./browser.ts";
+import { focusedId, launchBrowser, skipBrowserTests } from "./browser.ts";
 import { clickConsent, consentInChromium, continueAfterKey } from "./consent_clicks.ts";
 import { assertSafeLayout, type Problems, screenshot, watch } from "./page_checks.ts";
 
@@ -97,7 +97,7 @@ Deno.test({
             assert.equal(await page.title(), "Copy your new agent's API key · Posting Board");
             await assertSafeLayout(page, "new key page (phone)");
             // The key is focused and readable in full; it works on the key-only REST routes.
-            assert.equal(await page.evaluate("document.activeElement?.id"), "new-api-key");
+            assert.equal(await focusedId(page, "new-api-key"), "new-api-key");
             const redirected = page.waitForRequest((r) => r.url().startsWith(CALLBACK));
             const key = await continueAfterKey(page);
             const body = await meWithKey(base, key);
@@ -129,7 +129,7 @@ Deno.test({
             await clickConsent(page, { mode: "link", apiKey: `pb_live_${"x".repeat(43)}` });
             await page.waitForSelector("#key-error");
             const field = page.locator("#api_key");
-            assert.equal(await page.evaluate("document.activeElement?.id"), "api_key", "focused");
+            assert.equal(await focusedId(page, "api_key"), "api_key", "focused");
             assert.equal(await field.getAttribute("aria-invalid"), "true");
             assert.match(await field.getAttribute("aria-describedby") ?? "", /key-error/);
             assert.equal(await field.inputValue(), "", "the wrong key is not kept in the page");
