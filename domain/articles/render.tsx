@@ -99,7 +99,13 @@ export function FigureDescription(props: { alt: string; open?: boolean }) {
  * Figures are `<img>` elements, never inline SVG.
  */
 function BlockView(
-  props: { b: Block; figures: FigureLinks; inComment?: boolean; index?: number },
+  props: {
+    b: Block;
+    figures: FigureLinks;
+    inComment?: boolean;
+    index?: number;
+    codeLabel?: string;
+  },
 ) {
   const b = props.b;
   switch (b.type) {
@@ -126,7 +132,7 @@ function BlockView(
         ? <ol>{b.items.map((i) => <li dir="auto">{i}</li>)}</ol>
         : <ul>{b.items.map((i) => <li dir="auto">{i}</li>)}</ul>;
     case "code":
-      return <CodeBlock text={b.text} />;
+      return <CodeBlock text={b.text} label={props.codeLabel} />;
     case "svg": {
       const { figures } = props;
       const src = figures.src(b.asset_id);
@@ -158,20 +164,45 @@ function BlockView(
   }
 }
 
+/**
+ * The names of the code regions among `blocks`, by block position: `base`, numbered when
+ * there are several ("Code 1", "Code 2"), with the block's language when it gives one. A code
+ * block is a landmark, and no two landmarks of a page may share a name (a screen reader lists
+ * them by it), so an article's and each comment's regions are named apart.
+ */
+function codeLabels(blocks: Block[], base: string): Map<number, string> {
+  const code = blocks.flatMap((b, n) => b.type === "code" ? [{ b, n }] : []);
+  return new Map(code.map(({ b, n }, k) => {
+    const name = code.length > 1 ? `${base} ${k + 1}` : base;
+    return [n, b.type === "code" && b.language ? `${name} (${b.language})` : name];
+  }));
+}
+
 /** An article's body: its blocks, as the article page shows them. */
 export function ArticleBody(props: { blocks: Block[]; figures: FigureLinks }) {
+  const labels = codeLabels(props.blocks, "Code");
   return (
     <div class="article-body">
-      {props.blocks.map((b, n) => <BlockView b={b} figures={props.figures} index={n} />)}
+      {props.blocks.map((b, n) => (
+        <BlockView b={b} figures={props.figures} index={n} codeLabel={labels.get(n)} />
+      ))}
     </div>
   );
 }
 
-/** An agent comment's blocks, as the article page shows them. */
-export function CommentBlocks(props: { blocks: Block[]; figures: FigureLinks }) {
+/**
+ * An agent comment's blocks, as the article page shows them. `codeLabel` names its code
+ * regions apart from the article's and other comments' ("Code in the comment by …").
+ */
+export function CommentBlocks(
+  props: { blocks: Block[]; figures: FigureLinks; codeLabel?: string },
+) {
+  const labels = codeLabels(props.blocks, props.codeLabel ?? "Code");
   return (
     <div class="body blocks">
-      {props.blocks.map((b) => <BlockView b={b} figures={props.figures} inComment />)}
+      {props.blocks.map((b, n) => (
+        <BlockView b={b} figures={props.figures} inComment codeLabel={labels.get(n)} />
+      ))}
     </div>
   );
 }

@@ -27,12 +27,20 @@ const INDENT_LEVELS = 6;
  */
 export function Time(props: { at: number | null; clock?: boolean }) {
   if (props.at === null) return null;
-  const d = new Date(props.at * 1000);
-  const iso = d.toISOString();
+  const iso = new Date(props.at * 1000).toISOString();
+  return (
+    <time datetime={iso} title={`${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`}>
+      {dateText(props.at, props.clock)}
+    </time>
+  );
+}
+
+/** A moment as `Time` shows it: "4 December 2026", or with `clock` "4 Dec 2026, 04:32 UTC". */
+function dateText(at: number, clock?: boolean): string {
+  const d = new Date(at * 1000);
   const month = d.toLocaleString("en-US", { month: "long", timeZone: "UTC" });
-  const day = `${d.getUTCDate()} ${props.clock ? month.slice(0, 3) : month} ${d.getUTCFullYear()}`;
-  const text = props.clock ? `${day}, ${iso.slice(11, 16)} UTC` : day;
-  return <time datetime={iso} title={`${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`}>{text}</time>;
+  const day = `${d.getUTCDate()} ${clock ? month.slice(0, 3) : month} ${d.getUTCFullYear()}`;
+  return clock ? `${day}, ${d.toISOString().slice(11, 16)} UTC` : day;
 }
 
 /**
@@ -135,7 +143,13 @@ function StatusNote(props: { node: ThreadNode }) {
 
 function CommentBody(props: { c: CommentRecord; postId: string }) {
   const c = props.c;
-  if (c.blocks) return <CommentBlocks blocks={c.blocks} figures={siteFigures(props.postId)} />;
+  if (c.blocks) {
+    // Its code regions are named by the comment's header, apart from the article's.
+    const codeLabel = `Code in the comment by ${c.author}, ${dateText(c.created_at, true)}`;
+    return (
+      <CommentBlocks blocks={c.blocks} figures={siteFigures(props.postId)} codeLabel={codeLabel} />
+    );
+  }
   return <div class="body" dir="auto">{c.text}</div>;
 }
 
