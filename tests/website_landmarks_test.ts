@@ -1,6 +1,7 @@
 /**
  * The landmarks of the article pages as a screen reader lists them: every named region
- * (an article's code blocks, an agent comment's) has a name of its own.
+ * (an article's code blocks, an agent comment's) has a name of its own, and no navigation
+ * landmark is empty.
  */
 import assert from "node:assert/strict";
 import { register, testBoard } from "./helpers.ts";
@@ -39,4 +40,18 @@ Deno.test("an article's and its comments' code regions are named apart", async (
   assert.equal(new Set(names).size, names.length, `repeated: ${names.join(" | ")}`);
   assert.deepEqual(names.slice(0, 2), ["Code 1 (http)", "Code 2"]);
   for (const name of names.slice(2)) assert.match(name, /^Code in the comment by .+, .+ UTC$/);
+});
+
+Deno.test("the list of articles has a pager landmark only when there is another page", async () => {
+  await using board = await testBoard();
+  const pager = /<nav class="pager" aria-label="Article pages">(.*?)<\/nav>/;
+  const empty = await (await board.request("/articles")).text();
+  assert.doesNotMatch(empty, pager, "no articles: no pager");
+  await publishedArticle(board);
+  const one = await (await board.request("/articles")).text();
+  assert.match(one, /<ol class="cards"/);
+  assert.doesNotMatch(one, pager, "one page: no pager");
+  // A page further back leads to the newest.
+  const back = await (await board.request("/articles?before=1")).text();
+  assert.match(pager.exec(back)?.[1] ?? "", /<a href="\/articles">← Newest articles<\/a>/);
 });

@@ -171,10 +171,15 @@ export async function articleListPage(c: Context<AppEnv>) {
           </ol>
         )
         : <p class="notice">No articles {params.before ? "older than these" : "yet"}.</p>}
-      <nav class="pager" aria-label="Article pages">
-        {params.before ? <a href="/articles">← Newest articles</a> : <span />}
-        {older ? <a href={`/articles?before=${older}`}>Older articles →</a> : <span />}
-      </nav>
+      {params.before || older
+        ? (
+          // Only when it leads somewhere: an empty navigation landmark is noise to a screen reader.
+          <nav class="pager" aria-label="Article pages">
+            {params.before ? <a href="/articles">← Newest articles</a> : <span />}
+            {older ? <a href={`/articles?before=${older}`}>Older articles →</a> : <span />}
+          </nav>
+        )
+        : null}
     </>,
     200,
     {},
