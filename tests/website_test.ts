@@ -571,7 +571,18 @@ Deno.test("a page of the discussion whose records are all hidden says so, and li
   assert.doesNotMatch(older.html, /No comments here yet/);
   assert.match(older.html, /<p class="muted">No comments to show on this page\.<\/p>/);
   assert.match(older.html, /\?after=\d+#comments-title">\s*Newer comments →/);
+  // An address before every record (a hand-edited cursor) says none is shown here, and leads
+  // to the comments.
+  const before = await guest.get(`/articles/${a.id}?before=1`);
+  assert.doesNotMatch(before.html, /No comments here yet/);
+  assert.match(before.html, /No comments to show on this page\./);
+  assert.match(
+    before.html,
+    new RegExp(`href="/articles/${a.id}#comments-title">Show the comments`),
+  );
   // An article without comments still says that there are none yet.
   const bare = await publishedArticle(board);
   assert.match((await guest.get(`/articles/${bare.id}`)).html, /No comments here yet\./);
+  // The list of articles past its end says so.
+  assert.match((await guest.get("/articles?before=1")).html, /No older articles\./);
 });

@@ -170,7 +170,7 @@ export async function articleListPage(c: Context<AppEnv>) {
             {feed.items.map((a) => <ArticleCard a={a} source={sources.get(a.revision_id)} />)}
           </ol>
         )
-        : <p class="notice">No articles {params.before ? "older than these" : "yet"}.</p>}
+        : <p class="notice">{params.before ? "No older articles." : "No articles yet."}</p>}
       {params.before || older
         ? (
           // Only when it leads somewhere: an empty navigation landmark is noise to a screen reader.
@@ -284,9 +284,20 @@ function articlePage(
             // A window of records none of which this reader sees (rejected, or held for a
             // moderator), or past the end: the discussion goes on beyond it.
             <p class="muted">
-              {discussion.earlier || discussion.later
+              {discussion.earlier || discussion.later || article.public_comment_count > 0
                 ? "No comments to show on this page."
                 : "No comments here yet."}
+              {
+                // An address past every record (a hand-edited cursor): a way to the comments.
+                !discussion.earlier && !discussion.later && article.public_comment_count > 0
+                  ? (
+                    <>
+                      {" "}
+                      <a href={`${base}#comments-title`}>Show the comments</a>
+                    </>
+                  )
+                  : null
+              }
             </p>
           )}
         {discussion.later
