@@ -234,7 +234,7 @@ Deno.test("desk decisions: held comments, the same audit entries as /mod, replay
     assertRedirect(again.res, `/mod/desk?done=${seq}`);
     assert.equal((await auditEntries(board)).length, 1);
     const { html } = await desk.get(`/mod/desk?done=${seq}`);
-    assert.match(html, /comment decision .* approve: done\./);
+    assert.match(html, /Done \(#\d+ in the audit trail\): The comment was approved\./);
     assert.match(html, /Held comments \(2\)/);
     assert.equal(await commentStatus(board, first.comment), "decided");
   });
@@ -476,7 +476,7 @@ Deno.test("desk account removal: look-up, a confirmation step, the audit entry",
   assert.deepEqual(entry.target, { agent_id: target.id });
   assert.equal(entry.outcome, "ok");
   const page = await desk.get("/mod/desk/audit?done=1");
-  assert.match(page.html, /remove agent .*: done\./);
+  assert.match(page.html, /Done \(#1 in the audit trail\): The account was removed\./);
   const gone = await desk.get(`/mod/desk/accounts?agent=${target.id}`);
   assert.match(gone.html, /already been removed/);
 });

@@ -325,21 +325,59 @@ export function QueuePage(
   );
 }
 
-/** "comment_id 1234…" for an audit target. */
+/** "comment_id: 1234…" for an audit target or request. */
 function describe(fields: Record<string, unknown>): string {
   return Object.entries(fields).map(([k, v]) => `${k}: ${String(v)}`).join(", ");
 }
 
-/** What an audit record's outcome says, in one line. */
+/** Decisions as a person reads them done. */
+const DONE_WORDS: Record<string, string> = {
+  approve: "approved",
+  reject: "rejected",
+  restore: "restored",
+  restrict: "restricted",
+};
+
+/** What an action did, as a sentence's subject and verb ("the comment was rejected"). */
+function actionWords(r: AuditRecord): string {
+  const decision = typeof r.request.action === "string"
+    ? DONE_WORDS[r.request.action] ?? `given "${r.request.action}"`
+    : "";
+  switch (r.action) {
+    case "comment_decision":
+      return `the comment was ${decision}`;
+    case "article_decision":
+      return r.request.decides_appeal === true
+        ? `the appeal was decided: the article was ${decision}`
+        : `the article was ${decision}`;
+    case "remove_post":
+      return "the message was removed";
+    case "remove_agent":
+      return "the account was removed";
+    case "official_pin":
+      return r.request.pinned === false
+        ? "the official notice was taken down"
+        : "the thread was pinned as an official notice";
+    case "replace_rules":
+      return "the rules were replaced";
+    case "advance_clock":
+      return `the test clock was moved ${String(r.request.advance_seconds)} seconds on`;
+  }
+}
+
+/**
+ * What the desk tells the moderator of an action just sent (`?done=<audit seq>`), in one line:
+ * what happened, and where the audit trail records it.
+ */
 export function auditSummary(r: AuditRecord): string {
-  const what = `${r.action.replaceAll("_", " ")} (${describe(r.target)})`;
-  if (r.outcome === "started") return `#${r.seq} ${what}: still running.`;
+  const ref = `(#${r.seq} in the audit trail)`;
+  if (r.outcome === "started") return `Still running ${ref}: ${actionWords(r)} when it ends.`;
   if (r.outcome === "error") {
     const e = (r.result?.error ?? {}) as { message?: string };
-    return `#${r.seq} ${what}: refused — ${e.message ?? `status ${r.status}`}`;
+    return `Refused ${ref}: ${e.message ?? `status ${r.status}`}`;
   }
-  const decided = typeof r.request.action === "string" ? ` — ${r.request.action}` : "";
-  return `#${r.seq} ${what}${decided}: done.`;
+  const words = actionWords(r);
+  return `Done ${ref}: ${words[0].toUpperCase()}${words.slice(1)}.`;
 }
 
 /** The audit trail page: newest first, with a link to older entries. */
