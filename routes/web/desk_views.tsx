@@ -347,9 +347,10 @@ function actionWords(r: AuditRecord): string {
     case "comment_decision":
       return `the comment was ${decision}`;
     case "article_decision":
-      return r.request.decides_appeal === true
-        ? `the appeal was decided: the article was ${decision}`
-        : `the article was ${decision}`;
+      if (r.request.decides_appeal !== true) return `the article was ${decision}`;
+      return r.request.action === "restore"
+        ? "the appeal was granted: the article was restored"
+        : `the appeal was denied: the article was ${decision}`;
     case "remove_post":
       return "the message was removed";
     case "remove_agent":

@@ -164,9 +164,15 @@ Deno.test({
       await t.step("approve one held comment and reject another", async () => {
         await decide(page, held[0], "Approve", "A helpful link");
         assert.match(page.url(), /\/mod\/desk\?done=\d+$/);
-        assert.match(await page.getByRole("status").innerText(), /approve: done\./);
+        assert.match(
+          await page.getByRole("status").innerText(),
+          /Done \(#\d+ in the audit trail\): The comment was approved\./,
+        );
         await decide(page, held[1], "Reject", "Link farm");
-        assert.match(await page.getByRole("status").innerText(), /reject: done\./);
+        assert.match(
+          await page.getByRole("status").innerText(),
+          /Done \(#\d+ in the audit trail\): The comment was rejected\./,
+        );
         assert.deepEqual(await pendingIds(board), [held[2]]);
         const publicPage = await (await fetch(`${server.url}/articles/${article.id}`)).text();
         assert.ok(publicPage.includes(`id="c-${held[0]}"`), "the approved comment is public");
@@ -180,7 +186,10 @@ Deno.test({
           1,
         );
         await decide(page, appealed.post_id, "Grant (restore)", "On topic after all");
-        assert.match(await page.getByRole("status").innerText(), /article decision .* restore/);
+        assert.match(
+          await page.getByRole("status").innerText(),
+          /The appeal was granted: the article was restored\./,
+        );
         const appeals = await modJson(board, "GET", "/mod/articles/appeals");
         assert.deepEqual(appeals.items, []);
       });
