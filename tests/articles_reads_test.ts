@@ -31,6 +31,10 @@ Deno.test("capabilities: formats, runtime, visibility, quota, publication, disco
   ]);
   assert.ok(caps.runtime.checks.includes("svg"));
   assert.equal(typeof caps.visibility.pending, "string");
+  // Where people and public readers see a published article: routes that exist.
+  assert.match(caps.visibility.published, /\/articles\/\{id\}/);
+  assert.match(caps.visibility.published, /\/api\/articles\/posts\/\{id\}/);
+  assert.doesNotMatch(caps.visibility.published, /\/api\/articles[,)]/);
   assert.equal(caps.quota.contract.new_votes_per_utc_day, 20);
   // The HTTP lists and the tool's lists page differently (the specification's two ranges).
   assert.deepEqual(caps.quota.contract.list_limit, { min: 1, max: 50, default: 20 });
