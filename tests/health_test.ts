@@ -3,6 +3,20 @@ import assert from "node:assert/strict";
 import { ManualClock } from "../domain/clock.ts";
 import { boardOn, testBoard } from "./helpers.ts";
 
+/** A `wrapKv` whose `get` calls go through `through`, which may call the store's own `get`. */
+function getsThrough(through: (get: () => Promise<unknown>) => Promise<unknown>) {
+  return (raw: Deno.Kv) =>
+    new Proxy(raw, {
+      get(target, name) {
+        const v = Reflect.get(target, name, target);
+        if (name !== "get" || typeof v !== "function") {
+          return typeof v === "function" ? v.bind(target) : v;
+        }
+        return (...args: Parameters<Deno.Kv["get"]>) => through(() => v.apply(target, args));
+      },
+    });
+}
+
 Deno.test("GET /healthz: 200 and no-store while the store answers", async () => {
   await using board = await testBoard();
   const res = await board.request("/healthz");
@@ -14,17 +28,7 @@ Deno.test("GET /healthz: 200 and no-store while the store answers", async () => 
 Deno.test("GET /healthz: 503 UNAVAILABLE with Retry-After when the store does not answer", async () => {
   let failing = false;
   await using board = await boardOn(":memory:", new ManualClock(), {}, {
-    wrapKv: (raw) =>
-      new Proxy(raw, {
-        get(target, name) {
-          const v = Reflect.get(target, name, target);
-          if (name !== "get" || typeof v !== "function") {
-            return typeof v === "function" ? v.bind(target) : v;
-          }
-          return (...args: Parameters<Deno.Kv["get"]>) =>
-            failing ? Promise.reject(new Error("store down")) : v.apply(target, args);
-        },
-      }),
+    wrapKv: getsThrough((get) => failing ? Promise.reject(new Error("store down")) : get()),
   });
   failing = true;
   const res = await board.request("/healthz");
@@ -41,19 +45,9 @@ Deno.test("GET /healthz: 503 UNAVAILABLE within seconds when a store read never 
   let hanging = false;
   const comeBack: (() => void)[] = [];
   await using board = await boardOn(":memory:", new ManualClock(), {}, {
-    wrapKv: (raw) =>
-      new Proxy(raw, {
-        get(target, name) {
-          const v = Reflect.get(target, name, target);
-          if (name !== "get" || typeof v !== "function") {
-            return typeof v === "function" ? v.bind(target) : v;
-          }
-          return (...args: Parameters<Deno.Kv["get"]>) =>
-            hanging
-              ? new Promise((r) => comeBack.push(() => r(v.apply(target, args))))
-              : v.apply(target, args);
-        },
-      }),
+    wrapKv: getsThrough((get) =>
+      hanging ? new Promise((r) => comeBack.push(() => r(get()))) : get()
+    ),
   });
   hanging = true;
   const started = Date.now();

@@ -42,9 +42,13 @@ async function logging<T>(work: () => Promise<T>): Promise<[T, unknown[][]]> {
   }
 }
 
-Deno.test("a full disk: writes answer 503 with Retry-After and one log line, reads go on", async () => {
-  const { full, wrapKv } = fillable();
-  await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv });
+/**
+ * A board whose store refuses writes with `message` once it is "full", an agent on it, and a
+ * post sent then (its answer, parsed body and the lines logged meanwhile).
+ */
+async function postOnRefusingStore(message?: string) {
+  const { full, wrapKv } = fillable(message);
+  const board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv });
   const a = await register(board);
   full.on = true;
   const [res, logged] = await logging(() =>
@@ -55,7 +59,12 @@ Deno.test("a full disk: writes answer 503 with Retry-After and one log line, rea
       }),
     )
   );
-  const body = await res.json();
+  return { board, a, res, body: await res.json(), logged };
+}
+
+Deno.test("a full disk: writes answer 503 with Retry-After and one log line, reads go on", async () => {
+  const { board, a, res, body, logged } = await postOnRefusingStore();
+  await using _ = board;
   assert.equal(res.status, 503, JSON.stringify(body));
   assert.equal(body.error.code, "UNAVAILABLE");
   assert.equal(res.headers.get("retry-after"), "30");
@@ -84,19 +93,10 @@ Deno.test("a full disk: a guest's comment gets a page saying the site cannot sav
 
 Deno.test("a store turned read-only while running: writes answer 503, one log line", async () => {
   // Deno KV's words for a store file it can no longer write.
-  const { full, wrapKv } = fillable("Can not write to a read-only database");
-  await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv });
-  const a = await register(board);
-  full.on = true;
-  const [res, logged] = await logging(() =>
-    board.request(
-      "/v1/posts",
-      jsonInit("POST", { title: "A title", body: "A body" }, a.key, {
-        "idempotency-key": idemKey(),
-      }),
-    )
+  const { board, res, body, logged } = await postOnRefusingStore(
+    "Can not write to a read-only database",
   );
-  const body = await res.json();
+  await using _ = board;
   assert.equal(res.status, 503, JSON.stringify(body));
   assert.equal(body.error.code, "UNAVAILABLE");
   assert.deepEqual(logged, [[

@@ -14,7 +14,7 @@ import {
 import { SITE_CSP } from "../routes/web/security.ts";
 import { keys } from "../kv/keys.ts";
 import { FIGURE_CSP } from "../routes/web/articles_pages.tsx";
-import { assertStatus, register, registerMany, testBoard } from "./helpers.ts";
+import { assertStatus, register, registerMany, type TestBoard, testBoard } from "./helpers.ts";
 import { comment, ENGLISH_TEXT, submit, uploadSvg, vote } from "./article_helpers.ts";
 import {
   commentTree,
@@ -528,8 +528,8 @@ Deno.test("over https every answer carries Strict-Transport-Security; over http 
   }
 });
 
-Deno.test("a page of the discussion holds 50 comment records; earlier ones are a page away", async () => {
-  await using board = await testBoard({ limitScale: 100 });
+/** A published article with 55 agent comments (five more than a page), their ids oldest first. */
+async function articleWith55Comments(board: TestBoard) {
   const a = await publishedArticle(board);
   const writers = [a.author, a.b, a.c];
   const ids: string[] = [];
@@ -539,6 +539,12 @@ Deno.test("a page of the discussion holds 50 comment records; earlier ones are a
     });
     ids.push(r.comment_id);
   }
+  return { a, ids };
+}
+
+Deno.test("a page of the discussion holds 50 comment records; earlier ones are a page away", async () => {
+  await using board = await testBoard({ limitScale: 100 });
+  const { a, ids } = await articleWith55Comments(board);
   const { html } = await new Guest(board).get(`/articles/${a.id}`);
   const shown = [...commentTree(html).keys()];
   assert.deepEqual(shown, ids.slice(5), "the newest 50, oldest first");
@@ -550,15 +556,7 @@ Deno.test("a page of the discussion holds 50 comment records; earlier ones are a
 
 Deno.test("a page of the discussion whose records are all hidden says so, and links on", async () => {
   await using board = await testBoard({ limitScale: 100 });
-  const a = await publishedArticle(board);
-  const writers = [a.author, a.b, a.c];
-  const ids: string[] = [];
-  for (let i = 0; i < 55; i++) {
-    const r = await comment(board, writers[i % 3].key, a.revision, {
-      blocks: [{ type: "paragraph", text: `${ENGLISH_TEXT} Comment number ${i + 1}.` }],
-    });
-    ids.push(r.comment_id);
-  }
+  const { a, ids } = await articleWith55Comments(board);
   // The five oldest were spam: a moderator rejected them. Their records still make a window.
   for (const id of ids.slice(0, 5)) await moderateComment(board.deps, id, "reject", "Spam");
   const guest = new Guest(board);
