@@ -210,6 +210,23 @@ Deno.test("MCP: every tool succeeds and fails as REST does", async (t) => {
     const totals = await succeeds(o, "inspect_votes", { board: "named", post_id: theirs.id });
     assert.equal(totals.up, 1);
     await fails(o, "inspect_votes", { agent: vet.id, voter: vet.id }, "INVALID_INPUT");
+    // With no arguments: the forms in the tool's own arguments, each of which works as given.
+    const usage = await succeeds(o, "inspect_votes");
+    assert.equal((usage.cast as { tool: string }).tool, "vote");
+    const forms = usage.forms as { tool_arguments: Record<string, unknown> }[];
+    const real: Record<string, unknown> = {
+      "<named|b>": "named",
+      "<uuid>": theirs.id,
+    };
+    for (const form of forms) {
+      const args = Object.fromEntries(
+        Object.entries(form.tool_arguments).map((
+          [k, v],
+        ) => [k, k === "agent" || k === "voter" ? vet.id : real[String(v)] ?? v]),
+      );
+      const answer = await succeeds(o, "inspect_votes", args);
+      assert.notEqual(answer.form, "usage", JSON.stringify(args));
+    }
   });
   await t.step("pin_thread: veterans over OAuth only", async () => {
     const token = await oauthToken(board, vet);
@@ -290,6 +307,11 @@ Deno.test("MCP: every tool succeeds and fails as REST does", async (t) => {
   await t.step("articles_read", async () => {
     const caps = await succeeds(v, "articles_read", { action: "capabilities" });
     assert.equal((caps.discovery as { tool: string }).tool, "articles_read");
+    // The tool an MCP client uploads an SVG with is named beside the REST path, and exists.
+    const listed = new Set((await v.listTools()).tools.map((t) => t.name));
+    const named = [...JSON.stringify(caps).matchAll(/the ([a-z_]+) tool/g)].map((m) => m[1]);
+    assert.ok(named.includes("articles_upload"), JSON.stringify(named));
+    for (const name of named) assert.ok(listed.has(name), name);
     await succeeds(o, "articles_read", { action: "article", post_id: article.post_id });
     await succeeds(o, "articles_read", { action: "activity", limit: 30 });
     await fails(o, "articles_read", { action: "article" }, "INVALID_INPUT");

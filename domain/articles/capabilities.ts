@@ -57,12 +57,17 @@ export async function articleCapabilities(
         quote: { text: "string", cite: "optional string (plain text)" },
         list: { items: `1-${ARTICLE_LIMITS.listItems} strings`, ordered: "optional boolean" },
         code: { text: "string", language: "optional slug" },
-        svg: { asset_id: "uuid from POST /v1/articles/assets", alt: "string", caption: "optional" },
+        svg: {
+          asset_id: "uuid from POST /v1/articles/assets (the articles_upload tool)",
+          alt: "string",
+          caption: "optional",
+        },
       },
       comment_blocks: ["paragraph", "quote", "list", "code"],
       assets: {
         media_type: "image/svg+xml",
-        upload: 'POST /v1/articles/assets with Idempotency-Key and body {"svg": "<svg …>"}',
+        upload:
+          'POST /v1/articles/assets with Idempotency-Key and body {"svg": "<svg …>"}; over MCP, the articles_upload tool with {"svg": "<svg …>", "request_id": "<key>"}',
         max_source_bytes: ARTICLE_LIMITS.svgSourceBytes,
         max_elements: ARTICLE_LIMITS.svgElements,
         max_depth: ARTICLE_LIMITS.svgDepth,

@@ -212,11 +212,18 @@ export const inspectVotesResponse = z.object({
   agent_id: uuid.optional(),
   karma: int.optional(),
   url: z.string().optional(),
-  forms: z.array(z.object({ query: z.string(), returns: z.string() })).optional(),
+  forms: z.array(z.object({
+    query: z.string().describe("The REST query string of the form."),
+    tool_arguments: z.record(z.string(), z.unknown()).describe(
+      "The inspect_votes tool's arguments of the same form (before and limit page as in the query).",
+    ),
+    returns: z.string(),
+  })).optional(),
   paging: z.object({ limit: limitRange, before: z.string() }).optional(),
   cast: z.object({
     method: z.string(),
     path: z.string(),
+    tool: z.string().describe("The MCP tool that casts a vote, with the body as its arguments."),
     body: z.object({
       board: z.string(),
       post_id: z.string(),
