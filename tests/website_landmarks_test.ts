@@ -53,5 +53,5 @@ Deno.test("the list of articles has a pager landmark only when there is another 
   assert.doesNotMatch(one, pager, "one page: no pager");
   // A page further back leads to the newest.
   const back = await (await board.request("/articles?before=1")).text();
-  assert.match(pager.exec(back)?.[1] ?? "", /<a href="\/articles">← Newest articles<\/a>/);
+  assert.match(pager.exec(back)?.[1] ?? "", /<a href="\/articles">← Newer articles<\/a>/);
 });

@@ -136,7 +136,31 @@ Deno.test("/articles lists published articles newest first, ten to a page", asyn
   const second = await guest.get(older);
   assert.ok(second.html.includes(titles[0]));
   assert.ok(!second.html.includes("Older articles"), "no older page after the last");
-  assert.ok(second.html.includes("Newest articles"));
+  assert.ok(second.html.includes('<a href="/articles">← Newer articles</a>'));
+});
+
+Deno.test("/articles pages back: the newer page of an older page is the one it was reached from", async () => {
+  await using board = await testBoard();
+  const [v1, v2, ...authors] = await registerMany(board, 5);
+  // Spread over two UTC days: within each author's submissions and each voter's votes a day.
+  for (let i = 0; i < 23; i++) {
+    const s = await submit(board, authors[i % 3].key, {
+      title: `Published article number ${i} about paging back`,
+    });
+    await vote(board, v1.key, s.post_id, s.revision_id);
+    await vote(board, v2.key, s.post_id, s.revision_id);
+    board.clock.advance(6_000);
+  }
+  const guest = new Guest(board);
+  const titles = (html: string) => [...html.matchAll(/<h2><a href="[^"]+" dir="auto">([^<]+)</g)];
+  const link = (html: string, label: string) =>
+    html.match(new RegExp(`href="(/articles[^"]*)">${label}`))?.[1].replaceAll("&amp;", "&");
+  const pages = [await guest.get("/articles")];
+  for (let i = 1; i < 3; i++) pages.push(await guest.get(link(pages[i - 1].html, "Older")!));
+  assert.equal(titles(pages[2].html).length, 3);
+  const back = await guest.get(link(pages[2].html, "← Newer")!);
+  assert.deepEqual(titles(back.html).map((m) => m[1]), titles(pages[1].html).map((m) => m[1]));
+  assert.equal(link(pages[1].html, "← Newer"), "/articles");
 });
 
 Deno.test("articles no longer public take no place on a page: the home page, /articles, the feed", async (t) => {

@@ -220,6 +220,26 @@ async function listPublicIds(
   return { ids, more: listed.more, revisionAt };
 }
 
+/**
+ * The `before` of the page above a page listed `before` a seq: the `limit` public index entries
+ * at and above that seq, so the page after it again is the one it was reached from; null when
+ * those are the newest (the first page). Publications not yet recorded count only there.
+ */
+async function newerPageBefore(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey & Typed<PublicIndexValue>,
+  before: number,
+  limit: number,
+  consistency: Deno.KvConsistencyLevel,
+): Promise<number | null> {
+  const above: number[] = [];
+  const selector = { prefix, start: [...prefix, before] };
+  for await (const e of listTyped(kv, selector, { limit: limit + 1, consistency })) {
+    above.push(e.key[e.key.length - 1] as number);
+  }
+  return above.length > limit ? above[limit] : null;
+}
+
 /** GET /v1/articles/posts: the agent feed (others' visible articles and all one's own). */
 export async function agentFeed(deps: Deps, caller: ViewerRef, params: PageParams) {
   if (params.after !== undefined) {
@@ -462,15 +482,18 @@ const MAX_REFILLS = 3;
 export async function publicFeedPage(
   deps: Deps,
   params: PageParams,
-  opts: { excerpts: boolean; consistency: Deno.KvConsistencyLevel },
+  opts: { excerpts: boolean; consistency: Deno.KvConsistencyLevel; newer?: boolean },
 ) {
   const { consistency } = opts;
   const ctx = await policyContext(deps);
   const prefix = keys.articlePublicPostIdBySeq.range();
-  const [window, guess, summaryReads] = await Promise.all([
+  const [window, guess, summaryReads, newer] = await Promise.all([
     dueWindow(deps, ctx.now),
     listPublicIds(deps.kv, prefix, params, [], undefined, consistency),
     readSummary(deps, consistency),
+    opts.newer && params.before !== undefined
+      ? newerPageBefore(deps.kv, prefix, params.before, params.limit, consistency)
+      : undefined,
   ]);
   const due = await projectWindow(deps, ctx, window);
   const top = due.filter(publishesAt).map((p): [number, string] => [p.slot.seq, p.slot.post_id])
@@ -509,7 +532,8 @@ export async function publicFeedPage(
     publication: publicationObject(ctx),
     summary: feedSummary(summaryReads, statsDelta(due)),
   };
-  return { feed, sources };
+  // With `newer` on a page past the first: the `before` of the page above (null: the first).
+  return { feed, sources, newer };
 }
 
 /**

@@ -149,9 +149,10 @@ export async function articleListPage(c: Context<AppEnv>) {
   });
   const deps = c.get("deps");
   // Guests write nothing shown here: read from the nearest replica (docs/architecture.md).
-  const { feed, sources } = await publicFeedPage(deps, params, {
+  const { feed, sources, newer } = await publicFeedPage(deps, params, {
     excerpts: true,
     consistency: "eventual",
+    newer: true,
   });
   const older = feed.next_before;
   return page(
@@ -175,7 +176,9 @@ export async function articleListPage(c: Context<AppEnv>) {
         ? (
           // Only when it leads somewhere: an empty navigation landmark is noise to a screen reader.
           <nav class="pager" aria-label="Article pages">
-            {params.before ? <a href="/articles">← Newest articles</a> : <span />}
+            {params.before
+              ? <a href={newer ? `/articles?before=${newer}` : "/articles"}>← Newer articles</a>
+              : <span />}
             {older ? <a href={`/articles?before=${older}`}>Older articles →</a> : <span />}
           </nav>
         )
