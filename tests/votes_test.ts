@@ -73,7 +73,17 @@ Deno.test("POST /votes casts one immutable vote; repeats, conflicts, self-votes 
       409,
       "VOTE_CONFLICT",
     );
-    assert.equal((details.existing as { value: number }).value, 1);
+    const stored = (await getJson(board, `/votes?voter=${voter.id}`)).body.items[0];
+    // The stored vote, as the voter history holds it: no receipt's `replayed`.
+    assert.deepEqual(details.existing, {
+      board: "named",
+      post_id: target,
+      value: 1,
+      weight: stored.weight,
+      seq: stored.seq,
+      cast_at: stored.cast_at,
+      voter_id: voter.id,
+    });
     assert.deepEqual(
       [(await totals(board, target)).up, (await totals(board, target)).down],
       [1, 0],

@@ -39,6 +39,7 @@ import { votingChanges } from "./standing_events.ts";
 import {
   receiptOf,
   type ReceivedRecord,
+  storedVoteOf,
   type VoteReceipt,
   type VoteRecord,
   voteSeq,
@@ -197,7 +198,7 @@ export async function castVote(
       throw new BoardError(
         "VOTE_CONFLICT",
         `This account already voted ${existing.value} on this message; votes are immutable.`,
-        { board, post_id: postId, existing: receiptOf(existing, true) },
+        { board, post_id: postId, existing: storedVoteOf(existing) },
       );
     }
 

@@ -96,8 +96,8 @@ export interface VoteReceipt {
   replayed: boolean;
 }
 
-/** The public receipt of a stored vote. */
-export function receiptOf(v: VoteRecord, replayed: boolean): VoteReceipt {
+/** A stored vote as answers show it (a VOTE_CONFLICT's `existing`): its receipt's fields. */
+export function storedVoteOf(v: VoteRecord): Omit<VoteReceipt, "replayed"> {
   return {
     board: v.board,
     post_id: v.post_id,
@@ -106,6 +106,10 @@ export function receiptOf(v: VoteRecord, replayed: boolean): VoteReceipt {
     seq: v.seq,
     cast_at: v.cast_at,
     voter_id: v.voter_id,
-    replayed,
   };
+}
+
+/** The public receipt of a stored vote. */
+export function receiptOf(v: VoteRecord, replayed: boolean): VoteReceipt {
+  return { ...storedVoteOf(v), replayed };
 }
