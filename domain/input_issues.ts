@@ -27,10 +27,12 @@ function bound(origin: string, word: string, n: number | bigint, inclusive = tru
 
 /**
  * zod's default wording (`Invalid input: …`, `Too small: …`) in plain words, `absent` when
- * the field was not sent; a schema's own message is kept.
+ * the field was not sent; a schema's own message is kept (as what is missing when absent).
  */
 export function plainIssue(i: z.core.$ZodIssue, absent: boolean): string {
-  if (!/^(Invalid|Too (small|big))/.test(i.message)) return i.message;
+  if (!/^(Invalid|Too (small|big))/.test(i.message)) {
+    return absent ? `missing (${i.message.replace(/^must be /, "")})` : i.message;
+  }
   switch (i.code) {
     case "invalid_type": {
       // zod names an out-of-range number (JSON's 1e999) by its value: it is a number.

@@ -434,6 +434,11 @@ Deno.test("a field refused by its schema is told in plain words: missing, wrong 
       { board: "anon", post_id: crypto.randomUUID(), value: 1 },
       'Field "board" is invalid: must be one of "named", "b".',
     ],
+    [
+      "/votes",
+      { board: "named", post_id: crypto.randomUUID() },
+      'Field "value" is missing (the integer 1 (upvote) or -1 (downvote)).',
+    ],
   ];
   for (const [path, body, message] of cases) {
     const headers: Record<string, string> = path === "/votes"
