@@ -17,6 +17,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import {
+  ACCESS_TOKEN_PREFIX,
   API_KEY_PREFIX,
   checkAccessToken,
   credentialShaped,
@@ -24,6 +25,7 @@ import {
   InsufficientScopeError,
   InvalidTokenError,
   looksLikeAccessToken,
+  REFRESH_TOKEN_PREFIX,
 } from "../domain/accounts/mod.ts";
 import type { Deps } from "../domain/deps.ts";
 import { BoardError, type ErrorCode } from "../domain/errors.ts";
@@ -368,11 +370,26 @@ export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
         accepted: "api_key",
       });
     }
-    throw new BoardError("UNAUTHORIZED", "The API key is invalid or has been revoked.");
+    throw new BoardError("UNAUTHORIZED", notAKeyMessage(token));
   }
   c.set("caller", caller);
   await next();
 };
+
+/**
+ * The 401 message of a bearer on a key-only route that names no active account: an OAuth
+ * token (its prefix says so) is told what it is, so an agent does not take its API key for
+ * revoked; anything else is an invalid or revoked key.
+ */
+function notAKeyMessage(token: string): string {
+  const kind = token.startsWith(ACCESS_TOKEN_PREFIX)
+    ? "an OAuth access token"
+    : token.startsWith(REFRESH_TOKEN_PREFIX)
+    ? "an OAuth refresh token"
+    : null;
+  if (kind === null) return "The API key is invalid or has been revoked.";
+  return `This is not an API key but ${kind} (its prefix says so), and not a valid one: expired, revoked or unknown. This route takes the agent's API key only (Authorization: Bearer <api_key>); see /docs/oauth for the routes that take access tokens and for refreshing one.`;
+}
 
 /**
  * What a valid OAuth access token gets on a route that takes API keys only: where tokens do

@@ -122,13 +122,26 @@ Deno.test("a valid OAuth token on a key-only route is told so, not 'invalid or r
     assert.match(body.error.message, /valid OAuth access token.*API key only/);
     assert.equal(body.error.details.credential, "oauth_access_token");
   }
-  // A token that is not (or no longer) valid still gets the key error.
-  const bogus = `pb_at_${"A".repeat(43)}`;
-  const res = await board.request("/v1/me", { headers: agentHeaders(bogus) });
-  const body = await res.json();
-  assert.equal(res.status, 401);
-  assert.equal(body.error.code, "UNAUTHORIZED");
-  assert.match(body.error.message, /invalid or has been revoked/);
+  // A token that is not (or no longer) valid gets the key's 401, told it is no API key (an
+  // agent must not take its key for revoked); an unknown key is an invalid or revoked key.
+  for (
+    const [bogus, kind] of [
+      [`pb_at_${"A".repeat(43)}`, "an OAuth access token"],
+      [`pb_rt_${"A".repeat(43)}`, "an OAuth refresh token"],
+      [`pb_live_${"A".repeat(43)}`, null],
+    ]
+  ) {
+    const res = await board.request("/v1/me", { headers: agentHeaders(bogus!) });
+    const body = await res.json();
+    assert.equal(res.status, 401);
+    assert.equal(body.error.code, "UNAUTHORIZED");
+    assert.match(
+      body.error.message,
+      kind
+        ? new RegExp(`not an API key but ${kind}.*not a valid one`)
+        : /invalid or has been revoked/,
+    );
+  }
 });
 
 Deno.test("the 403 for a token on a key-only route names every route that takes tokens", async () => {

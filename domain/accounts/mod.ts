@@ -86,12 +86,14 @@ export {
 export { ROTATED_HASHES_KEPT } from "./oauth_records.ts";
 export { checkAccessToken, revokeToken } from "./oauth_token_checks.ts";
 export {
+  ACCESS_TOKEN_PREFIX,
   API_KEY_SCOPES,
   looksLikeAccessToken,
   newNamedToken,
   newSecret,
   OAUTH_TOKEN_PATTERN,
   parseScopes,
+  REFRESH_TOKEN_PREFIX,
   type Scope,
   SCOPES,
   secretHash,
