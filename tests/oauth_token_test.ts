@@ -138,12 +138,18 @@ Deno.test("authorization code exchange", async (t) => {
         400,
         "invalid_grant",
       );
-      // Sent in the authorization request: required at the token endpoint.
+      // Sent in the authorization request: required at the token endpoint. Left out, the
+      // request is malformed (as one without a verifier) and the code stays for the retry.
       const sent = await pkce();
       const given = await authorizeCode(board, client.client_id, sent.challenge);
       const fields = codeGrant(client.client_id, given.code, sent.verifier);
       delete fields.redirect_uri;
-      await tokenError(board, fields, 400, "invalid_grant");
+      await tokenError(board, fields, 400, "invalid_request");
+      const retried = await tokenRequest(
+        board,
+        codeGrant(client.client_id, given.code, sent.verifier),
+      );
+      assert.equal(retried.status, 200, JSON.stringify(await retried.clone().json()));
     },
   );
 

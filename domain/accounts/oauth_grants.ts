@@ -36,7 +36,12 @@ import {
   refundCompletedRegistration,
   refundWindowKeys,
 } from "./oauth_rate_limits.ts";
-import { InvalidGrantError, InvalidScopeError, InvalidTargetError } from "./oauth_errors.ts";
+import {
+  InvalidGrantError,
+  InvalidRequestError,
+  InvalidScopeError,
+  InvalidTargetError,
+} from "./oauth_errors.ts";
 import type { OAuthError } from "./oauth_errors.ts";
 import {
   ACCESS_TOKEN_PREFIX,
@@ -199,7 +204,8 @@ interface CodeExchange {
 /**
  * Redeems an authorization code: single use (read and deleted in one commit), bound to
  * client, redirect URI, PKCE challenge and resource. A failed attempt also burns the
- * code; a replayed code revokes the grant (and so every token) it produced.
+ * code, except a request that leaves out a parameter the code requires (malformed, as one
+ * without a verifier is); a replayed code revokes the grant (and so every token) it produced.
  */
 export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<TokenSet> {
   if (!mayBeClientId(req.clientId)) throw unknownClient();
@@ -237,6 +243,15 @@ export async function exchangeCode(deps: Deps, req: CodeExchange): Promise<Token
         };
       }
       return { error: new InvalidGrantError("The authorization code is invalid or expired.") };
+    }
+    // A missing parameter the code requires is a malformed request, as a missing verifier is:
+    // told so, and the code stays (RFC 6749 §5.2 `invalid_request`).
+    if (req.redirectUri === undefined && !code.redirect_uri_omitted) {
+      return {
+        error: new InvalidRequestError(
+          '"redirect_uri" is required: the authorization request sent one; send exactly that URI.',
+        ),
+      };
     }
     tx.delete(keys.oauthCodes(codeHash));
     if (code.expires_at <= now) {
