@@ -590,3 +590,22 @@ Deno.test("a block text of nothing but whitespace or invisible characters is ref
   const feed = await board.request("/v1/articles/posts", { headers: agentHeaders(a.key) });
   assert.deepEqual((await feed.json()).items, [], "nothing was stored");
 });
+
+Deno.test("POST /v1/articles/assets: an SVG within the source limit whose dropped names fill it is stored", async () => {
+  // `removed` is stored with the asset and its Idempotency-Key record (64 KiB a value): fifty
+  // dropped attribute names of 1,293 characters each fit in the 65,536-byte source.
+  await using board = await testBoard();
+  const a = await register(board);
+  const names = Array.from({ length: 50 }, (_, i) => `d${String(i).padStart(2, "0")}`);
+  const attrs = names.map((n) => `${n}${"x".repeat(1290)}=""`).join(" ");
+  const svg = SIMPLE_SVG.replace("<svg ", `<svg ${attrs} `);
+  assert.ok(new TextEncoder().encode(svg).length <= 65_536);
+  const res = await postSvg(board, a.key, svg);
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body).slice(0, 300));
+  assert.equal(body.removed.length, 50);
+  for (const [i, what] of (body.removed as string[]).entries()) {
+    assert.ok(what.startsWith(`attribute ${names[i]}xxx`), what.slice(0, 40));
+    assert.ok(what.length <= 100, `${what.length} characters`);
+  }
+});

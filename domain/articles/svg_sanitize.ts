@@ -122,6 +122,13 @@ const MAX_PATH = 200;
 /** At most this many kinds of dropped content are listed in `removed`. */
 const MAX_REMOVED = 50;
 
+/**
+ * Each kind listed in `removed` keeps at most this many characters (a longer element or
+ * attribute name is cut, ending in "…"): the list is stored with the asset and its
+ * Idempotency-Key record, which must stay under KV's 64 KiB a value however long the names.
+ */
+const MAX_REMOVED_CHARS = 100;
+
 /** Thrown from a parser handler to stop parsing (a limit is reached; already reported). */
 class StopParsing extends Error {}
 
@@ -159,7 +166,11 @@ export function sanitizeSvg(source: string, secrets: OperatorSecrets): SvgResult
   const failures: SvgFailure[] = [];
   const removed = new Set<string>();
   /** Notes what the allow-list dropped (at most MAX_REMOVED kinds are listed). */
-  const drop = (what: string) => {
+  const drop = (named: string) => {
+    // Cut between characters, never inside a surrogate pair.
+    const what = named.length > MAX_REMOVED_CHARS
+      ? `${named.slice(0, MAX_REMOVED_CHARS - 1).replace(/[\ud800-\udbff]$/, "")}…`
+      : named;
     if (removed.size < MAX_REMOVED) removed.add(what);
     else if (!removed.has(what)) removed.add("(more)");
   };
