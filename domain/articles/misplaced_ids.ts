@@ -42,6 +42,12 @@ async function locate(deps: Deps, board: Board, id: string) {
 }
 
 /**
+ * The 404s whose id was looked up already (`missingVoteTarget`): found nowhere, they are
+ * answered as they are, without a second lookup.
+ */
+const located = new WeakSet<object>();
+
+/**
  * `err` saying what its id is, when `err` is a 404 for a thread or message of `board` whose id
  * is a message of the other board (`withOtherBoardHint`'s answer), an article, an article
  * revision or an article comment; else `err` as it is.
@@ -52,6 +58,7 @@ export async function withMisplacedIdHint(
   err: unknown,
   choice: BoardChoice = "routes",
 ): Promise<unknown> {
+  if (err instanceof Object && located.has(err)) return err;
   const missing = unplacedMessage(err);
   // Explained already (a vote on an article's id says where article votes go).
   if (missing === null || missing.details.found !== undefined) return err;
@@ -121,7 +128,9 @@ async function missingVoteTarget(deps: Deps, board: Board, id: string) {
       { ...base, found: "article_comment" },
     );
   }
-  return new BoardError("NOT_FOUND", `No message was found with id "${id}".`, base);
+  const nowhere = new BoardError("NOT_FOUND", `No message was found with id "${id}".`, base);
+  located.add(nowhere);
+  return nowhere;
 }
 
 /** `castVote`, with a missing target explained by `missingVoteTarget`. */
