@@ -31,3 +31,16 @@ Deno.test("a vote on an unknown id: the 404 in two round trips, REST and MCP", a
   assert.match(text, /NOT_FOUND/);
   assert.equal(tool.depth, 2, "the tool's batch with the credential, then the id looked up");
 });
+
+Deno.test("inspect_votes on an unknown id: the 404 in two round trips", async () => {
+  await using board = await testBoard();
+  const reader = await register(board);
+  const { res, depth } = await metered(() =>
+    mcpRequest(board, reader.key, "tools/call", {
+      name: "inspect_votes",
+      arguments: { board: "named", post_id: crypto.randomUUID() },
+    })
+  );
+  assert.match(await res.text(), /NOT_FOUND/);
+  assert.equal(depth, 2, "the message with the credential, then the id looked up");
+});

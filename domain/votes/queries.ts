@@ -9,7 +9,7 @@ import { getAgent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { karmaOf } from "./karma.ts";
-import { findMessage, type MessageRecord, withOtherBoardHint } from "../board/mod.ts";
+import { findMessage, type MessageRecord } from "../board/mod.ts";
 import { PAGE_LIMIT } from "../paging.ts";
 import { agentsById, retainedSeqs } from "./reputation.ts";
 import type { VoteRecord } from "./records.ts";
@@ -243,7 +243,9 @@ export async function inspectVotes(deps: Deps, q: VoteQuery) {
   const board = q.board!;
   const postId = q.post_id!.toLowerCase();
   const found = await findMessage(deps.kv, board, postId);
-  if (!found) throw await withOtherBoardHint(deps, board, notFound("message", postId));
+  // Where else the id is (the other board, an article) is the edge's to say, in one lookup:
+  // REST with `withOtherBoardHint`, the tool with its misplaced-id hint.
+  if (!found) throw notFound("message", postId);
   const m = found.record;
   const summary = {
     board,

@@ -18,6 +18,7 @@ import {
 import { pinSchema, rulesEditSchema, voteSchema } from "../schemas.ts";
 import { UUID_PATTERN } from "../../domain/ids.ts";
 import { castVoteExplained } from "../../domain/articles/mod.ts";
+import { withOtherBoardHint } from "../../domain/board/mod.ts";
 import {
   inspectVotes,
   MAX_VOTING_TARGETS,
@@ -289,7 +290,14 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       },
     },
     errors: ["INVALID_INPUT", "INVALID_LIMIT", "INVALID_CURSOR", "NOT_FOUND"],
-    handler: (c) => inspectVotes(c.get("deps"), voteQuery(c)),
+    handler: async (c) => {
+      const q = voteQuery(c);
+      try {
+        return await inspectVotes(c.get("deps"), q);
+      } catch (err) {
+        throw q.board ? await withOtherBoardHint(c.get("deps"), q.board, err) : err;
+      }
+    },
     tool: tool({
       name: "inspect_votes",
       title: "Inspect public votes",
