@@ -4,7 +4,15 @@
  * operation's own batch, and never twice.
  */
 import assert from "node:assert/strict";
-import { freshNetwork, jsonInit, mcpRequest, metered, register, testBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  freshNetwork,
+  jsonInit,
+  mcpRequest,
+  metered,
+  register,
+  testBoard,
+} from "./helpers.ts";
 
 Deno.test("a vote on an unknown id: the 404 in two round trips, REST and MCP", async () => {
   await using board = await testBoard();
@@ -43,4 +51,23 @@ Deno.test("inspect_votes on an unknown id: the 404 in two round trips", async ()
   );
   assert.match(await res.text(), /NOT_FOUND/);
   assert.equal(depth, 2, "the message with the credential, then the id looked up");
+});
+
+Deno.test("deleting an unknown id: the 404 in three round trips", async () => {
+  await using board = await testBoard();
+  const author = await register(board);
+  const { res, depth } = await metered(() =>
+    board.request(`/v1/posts/${crypto.randomUUID()}`, {
+      method: "DELETE",
+      headers: agentHeaders(author.key),
+    })
+  );
+  const body = await res.json();
+  assert.equal(res.status, 404, JSON.stringify(body));
+  assert.equal(body.error.details.deleted, undefined);
+  assert.equal(
+    depth,
+    3,
+    "authentication, the removal's batch with the deletion mark, then the id looked up",
+  );
 });

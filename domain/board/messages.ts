@@ -199,9 +199,13 @@ export function markDeleted(tx: Tx, m: MessageRecord, now: number, withThread: b
   tx.set(keys.deletedMessages(m.board, m.id), mark, { expireIn: ttl * 1000 });
 }
 
-/** The 404 for a message `id` that is not there: "already deleted" while that is remembered. */
-export async function missingMessage(kv: Deno.Kv, board: Board, id: string, now: number) {
-  const mark = (await kv.get(keys.deletedMessages(board, id))).value;
+/**
+ * The 404 for a message `id` that is not there: "already deleted" while that is remembered.
+ * Read through `tx`, so a caller that planned `keys.deletedMessages(board, id)` in its first
+ * batch pays no round trip for it.
+ */
+export async function missingMessage(tx: Tx, board: Board, id: string, now: number) {
+  const mark = (await tx.peek(keys.deletedMessages(board, id))).value;
   if (!mark || mark.expires_at <= now) return notFound("message", id);
   return alreadyDeleted(id, mark);
 }

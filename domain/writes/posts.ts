@@ -434,10 +434,10 @@ class HiddenRecord extends Error {
  * `actor` null means a moderator (no ownership check).
  *
  * Read plan: one planned batch at the seq the id carries (the message, its body entry with
- * its search terms, the sealed-search marker, and for an author's own delete the author's
- * karma records; an id made before goes by the id index, one round trip more); only a
- * moderator's removal of a message with a score reads more after it (the author's karma
- * records, which the message names). That is read before the board lock is taken; under the
+ * its search terms, the sealed-search marker, the id's deletion mark for a 404, and for an
+ * author's own delete the author's karma records; an id made before goes by the id index,
+ * one round trip more); only a moderator's removal of a message with a score reads more
+ * after it (the author's karma records, which the message names). That is read before the board lock is taken; under the
  * lock only the board head and the retained-posts counter are read, with the first batch when
  * the lock is free, then the one commit. What would need another read round is left: the
  * message's Idempotency-Key record as it is (a lookup finds a publication only while its
@@ -463,14 +463,16 @@ export async function removeMessage(
   const removal = transactPrepared(
     deps.kv,
     async (tx) => {
-      // The first batch at the seq the id carries; an id made before goes by the index.
+      // The first batch at the seq the id carries; an id made before goes by the index. The
+      // deletion mark goes with it, for the 404 of an id that is no message (any more).
       const claimed = claimedSeq(id);
       tx.prefetch([
         keys.messageSeqById(board, id),
+        keys.deletedMessages(board, id),
         ...(claimed === null ? [] : removalKeys(board, claimed, authorId)),
       ]);
       const seq = await messageSeqById(tx, board, id);
-      if (seq === null) throw await missingMessage(deps.kv, board, id, deps.clock.now());
+      if (seq === null) throw await missingMessage(tx, board, id, deps.clock.now());
       const staged = await stageRemoval(tx, deps, board, seq, authorId, false, true);
       if (!staged) throw notFound("message", id);
       return staged;
