@@ -7,12 +7,14 @@ import assert from "node:assert/strict";
 import {
   agentHeaders,
   freshNetwork,
+  idemKey,
   jsonInit,
   mcpRequest,
   metered,
   register,
   testBoard,
 } from "./helpers.ts";
+import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 
 Deno.test("a vote on an unknown id: the 404 in two round trips, REST and MCP", async () => {
   await using board = await testBoard();
@@ -70,4 +72,31 @@ Deno.test("deleting an unknown id: the 404 in three round trips", async () => {
     3,
     "authentication, the removal's batch with the deletion mark, then the id looked up",
   );
+});
+
+Deno.test("a moderator action refused for an unknown id: its audit record in the commit after the batch", async () => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
+  const unknown = crypto.randomUUID();
+  // The refusal is recorded (audit record and Idempotency-Key claim) from the claim and the
+  // counter the action's own batch read: one commit, no read of them again.
+  const decision = await metered(() =>
+    modRequest(board, "POST", `/mod/articles/${unknown}/decision`, {
+      action: "restrict",
+      reason: "Budget check.",
+    }, idemKey())
+  );
+  assert.equal(decision.res.status, 404, await decision.res.text());
+  assert.equal(decision.depth, 2, "the action's batch with the key's window, the commit");
+  const removal = await metered(() =>
+    modRequest(board, "DELETE", `/mod/posts/${unknown}?board=named`, undefined, idemKey())
+  );
+  const body = await removal.res.json();
+  assert.equal(removal.res.status, 404, JSON.stringify(body));
+  assert.equal(
+    removal.depth,
+    3,
+    "the removal's batch with the key's window, the id looked up on the other board, the commit",
+  );
+  const audit = await (await modRequest(board, "GET", "/mod/audit")).json();
+  assert.deepEqual(audit.items.map((r: { outcome: string }) => r.outcome), ["error", "error"]);
 });

@@ -222,12 +222,15 @@ async function runInOneCommit(
   const print = await actionPrint(spec);
   const claimKey = keys.actionReplays(SCOPE, spec.idempotencyKey);
   let seq = 0;
+  /** The claim and counter as the action's last attempt read them, for its refusal's record. */
+  let read: AuditKeysRead | undefined;
   const rider: CommitRider = {
     async read(tx): Promise<RiderTurn> {
       const [{ claim, counter }] = await Promise.all([
         tx.getNamed({ claim: claimKey, counter: keys.counters("mod_audit") }),
         spec.keyChecked,
       ]);
+      read = [claim, counter];
       const now = deps.clock.now();
       const decided = decideClaim(claim, counter, print, now);
       if ("replay" in decided) {
@@ -252,16 +255,21 @@ async function runInOneCommit(
     // A refusal before the key was checked is recorded only once it passed.
     await spec.keyChecked;
     if (!(err instanceof BoardError) || err.status >= 500) throw err;
-    const earlier = await recordRefusal(deps, spec, print, claimKey, err);
+    const earlier = await recordRefusal(deps, spec, print, claimKey, err, read);
     if (earlier) return earlier;
     throw err;
   }
 }
 
+/** The Idempotency-Key claim and the audit counter, as an action's batch read them. */
+type AuditKeysRead = Deno.KvEntryMaybe<unknown>[];
+
 /**
  * Records a refused one-commit action under its key: the audit record (outcome "error") and
  * the claim holding the refusal, so a retry answers it (null). If the key was meanwhile
- * used, its recorded outcome is answered instead.
+ * used, its recorded outcome is answered instead. The claim and counter the action read
+ * (`read`) serve its first attempt, whose commit checks them: the record costs the commit
+ * alone, and a key or counter changed since runs it again on fresh reads.
  */
 async function recordRefusal(
   deps: Deps,
@@ -269,8 +277,12 @@ async function recordRefusal(
   print: string,
   claimKey: ReturnType<typeof keys.actionReplays>,
   error: BoardError,
+  read?: AuditKeysRead,
 ): Promise<ModOutcome | null> {
+  let earlier = read;
   const { value } = await transact(deps.kv, async (tx) => {
+    for (const entry of earlier ?? []) tx.seen(entry);
+    earlier = undefined; // a retry reads afresh
     const { claim, counter } = await tx.getNamed({
       claim: claimKey,
       counter: keys.counters("mod_audit"),
