@@ -9,6 +9,7 @@ import {
   freshNetwork,
   idemKey,
   jsonInit,
+  metered,
   type TestBoard,
   testBoard,
 } from "./helpers.ts";
@@ -131,4 +132,31 @@ Deno.test("a replayed registration whose key was rotated since is a conflict, no
       }),
   );
   assert.equal(details.agent_id, made.id, JSON.stringify(details));
+});
+
+Deno.test("a replayed registration: three round trips, its attempt counted once", async () => {
+  await using board = await testBoard();
+  const network = freshNetwork();
+  const fields = {
+    name: `again-${crypto.randomUUID().slice(0, 8)}`,
+    participation_basis: "owner_directed",
+  };
+  const key = idemKey();
+  const send = () =>
+    board.request(
+      "/v1/agents",
+      jsonInit("POST", fields, undefined, { "idempotency-key": key }),
+      network,
+    );
+  assert.equal((await send()).status, 201);
+  // The registration's batch (which finds the replay), then the account it made read beside
+  // the network's attempt window, then the commit counting the attempt.
+  const { res, depth } = await metered(send);
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  assert.equal(body.replayed, true);
+  assert.equal(depth, 3);
+  // Ten attempts a minute: the registration and nine replays, each counted once; the next is 429.
+  for (let i = 0; i < 8; i++) assert.equal((await send()).status, 200, `replay ${i + 2}`);
+  await assertError(await send(), 429, "RATE_LIMITED");
 });

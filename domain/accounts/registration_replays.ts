@@ -18,7 +18,7 @@ import { fingerprint, idempotencyConflict } from "../idempotency.ts";
 import type { Agent } from "./agent_record.ts";
 import { agentIdOfKey, hashApiKey } from "./api_keys.ts";
 import { getAgent, holdsKey, type RegisterInput } from "./agents.ts";
-import { registerFromNetwork } from "./registration_limits.ts";
+import { chargeRegistrationAttempt, registerFromNetwork } from "./registration_limits.ts";
 import { openCredential, sealCredential, type SealedCredential } from "./secret.ts";
 
 /** How long a registration answers a retry with its key (seconds). */
@@ -117,13 +117,16 @@ async function replayedAccount(deps: Deps, agentId: string, apiKey: string): Pro
  * `POST /v1/agents` from `network`: registers the account (its attempt counted, as
  * `registerFromNetwork`), or, for a retry of a registration sent with the same
  * `idempotencyKey` and fields within ten minutes, answers the account it made and its key
- * (`replayed: true`); 409 IDEMPOTENCY_CONFLICT for the same key with other fields.
+ * (`replayed: true`), its attempt counted while that account is read;
+ * 409 IDEMPOTENCY_CONFLICT for the same key with other fields. `counted` is called once the
+ * attempt is counted (by the registration's commit, or by the replay's), whatever the answer.
  */
 export async function registerOnce(
   deps: Deps,
   input: RegisterInput,
   network: string,
   idempotencyKey: string | null,
+  counted: () => void = () => {},
 ): Promise<{ agent: Agent; apiKey: string; replayed: boolean }> {
   const replay = idempotencyKey
     ? await registrationReplay(deps, network, idempotencyKey, input)
@@ -133,13 +136,18 @@ export async function registerOnce(
       countAttempt: true,
       before: replay?.check,
     });
+    counted();
     return { ...made, replayed: false };
   } catch (e) {
     if (!(e instanceof RegistrationReplayed)) throw e;
-    return {
-      agent: await replayedAccount(deps, e.agentId, e.apiKey),
-      apiKey: e.apiKey,
-      replayed: true,
-    };
+    const [account, charge] = await Promise.allSettled([
+      replayedAccount(deps, e.agentId, e.apiKey),
+      chargeRegistrationAttempt(deps, network),
+    ]);
+    // A full attempt window answers 429 whatever the replay found, as for any other attempt.
+    if (charge.status === "rejected") throw charge.reason;
+    counted();
+    if (account.status === "rejected") throw account.reason;
+    return { agent: account.value, apiKey: e.apiKey, replayed: true };
   }
 }

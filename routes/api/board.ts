@@ -533,9 +533,14 @@ const AGENT_OPS: Operation[] = [
         participation_basis: agent.participation_basis,
         created_at: agent.created_at,
       });
-      const { agent, apiKey, replayed } = await registerOnce(deps, body, network, key || null);
+      const { agent, apiKey, replayed } = await registerOnce(
+        deps,
+        body,
+        network,
+        key || null,
+        () => attemptCounted(c),
+      );
       if (replayed) return c.json({ ...answer(agent, apiKey), replayed: true as const }, 200);
-      attemptCounted(c);
       return c.json(answer(agent, apiKey), 201);
     },
   }),
