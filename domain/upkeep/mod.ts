@@ -5,5 +5,5 @@
  * search, and nothing in the domain imports it. The entry module of this area.
  */
 // ---- exports
-export { health } from "./health.ts";
+export { health, HEALTH_READ_MS } from "./health.ts";
 export { runSweeps } from "./sweeps.ts";

@@ -2,11 +2,15 @@
  * The real service (main.ts) on a networked store: two processes on one KV Connect server
  * (tests/kv_connect/server.ts), each reaching it through Deno's own KV Connect client, as on
  * Deno Deploy or with a self-hosted `denokv`. No lock file is shared there: only the store's
- * checks order the two processes' commits. Clients talk HTTP to both processes at once.
+ * checks order the two processes' commits. Clients talk HTTP to both processes at once. And
+ * a store that stops answering, as curl meets it: 503 within the deadline, then recovery.
  */
 import assert from "node:assert/strict";
 import { registerAt, type ServerProcess, startServer } from "./server_process.ts";
 import { startKvConnectServer } from "../kv_connect/server.ts";
+import { STORE_DEADLINE_MS } from "../../kv/store_deadline.ts";
+import { HEALTH_READ_MS } from "../../domain/upkeep/mod.ts";
+import { runTool, toolOutput } from "./run_tool.ts";
 
 const JSON_HEADERS = {
   accept: "application/json",
@@ -160,4 +164,104 @@ Deno.test("three board processes on one KV Connect store: many voters on one pos
   );
   const thread = await call(b.url, "GET", `/v1/posts/${root.body.id}`, author.key);
   assert.equal(thread.body.post.up, 120);
+});
+
+/** One curl call: its status, its headers (lower-cased names), its body and how long it took. */
+async function curl(url: string, args: string[] = []) {
+  const started = Date.now();
+  const out = await runTool(
+    "curl",
+    [
+      "-s",
+      "-D",
+      "-",
+      "-H",
+      "Accept: application/json",
+      "-H",
+      "X-Agent-Protocol: board/1",
+      ...args,
+      url,
+    ],
+    { timeoutMs: STORE_DEADLINE_MS + 20_000 },
+  );
+  const took = Date.now() - started;
+  assert.equal(out.code, 0, toolOutput(out));
+  const [head, body] = out.stdout.split("\r\n\r\n");
+  const status = Number(head.split(" ")[1]);
+  const headers = new Map(
+    head.split("\r\n").slice(1).map((l) => {
+      const i = l.indexOf(":");
+      return [l.slice(0, i).toLowerCase(), l.slice(i + 1).trim()] as [string, string];
+    }),
+  );
+  return { status, headers, body: body ? JSON.parse(body) : null, took };
+}
+
+Deno.test("a board process whose KV Connect store stops: curl gets 503 UNAVAILABLE with Retry-After in time, and nothing acknowledged is lost", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/store.kv`;
+    let kv = await startKvConnectServer({ path });
+    await using board = await startServer(kv.url, { DENO_KV_ACCESS_TOKEN: kv.token });
+    const agent = await registerAt(board.url, "kvc-store-stops");
+    const auth = ["-H", `Authorization: Bearer ${agent.key}`];
+    const post = (idem: string, title: string) => [
+      ...auth,
+      "-H",
+      "Content-Type: application/json",
+      "-H",
+      `Idempotency-Key: ${idem}`,
+      "-d",
+      JSON.stringify({ title, topic: "general", body: "Stored before or after the stop" }),
+    ];
+    const before = await curl(`${board.url}/v1/posts`, post("kvc-stops-before-000001", "Before"));
+    assert.equal(before.status, 201, JSON.stringify(before.body));
+
+    try {
+      await kv.close();
+      // The probe, a read and a write, all at once: each answered 503 within its deadline.
+      const [health, read, write] = await Promise.all([
+        curl(`${board.url}/healthz`),
+        curl(`${board.url}/v1/posts?limit=5`, auth),
+        curl(`${board.url}/v1/posts`, post("kvc-stops-during-000001", "During")),
+      ]);
+      for (
+        const [answer, deadline] of [[health, HEALTH_READ_MS], [read, STORE_DEADLINE_MS], [
+          write,
+          STORE_DEADLINE_MS,
+        ]] as const
+      ) {
+        assert.equal(answer.status, 503, JSON.stringify(answer.body));
+        assert.equal(answer.body.error.code, "UNAVAILABLE");
+        assert.match(answer.headers.get("retry-after") ?? "", /^[1-9][0-9]*$/);
+        assert.ok(answer.took < deadline + 3_000, `answered after ${answer.took} ms`);
+      }
+    } finally {
+      kv = await startKvConnectServer({ path, port: kv.port, token: kv.token });
+    }
+    await using _ = kv;
+
+    // Back: the probe says so once Deno's client has reconnected; the write refused during the
+    // stop, retried with its key, is stored once; the acknowledged one is still there.
+    let health = await curl(`${board.url}/healthz`);
+    for (let attempt = 1; health.status !== 200 && attempt < 40; attempt++) {
+      await new Promise((r) => setTimeout(r, 250));
+      health = await curl(`${board.url}/healthz`);
+    }
+    assert.deepEqual(health.body, { status: "ok", store: "ok" });
+    const retried = await curl(`${board.url}/v1/posts`, post("kvc-stops-during-000001", "During"));
+    assert.equal(retried.status, 201, JSON.stringify(retried.body));
+    const replayed = await curl(`${board.url}/v1/posts`, post("kvc-stops-during-000001", "During"));
+    assert.equal(replayed.status, 200, JSON.stringify(replayed.body));
+    assert.equal(replayed.body.id, retried.body.id);
+    const feed = await curl(`${board.url}/v1/posts?limit=10`, auth);
+    assert.equal(feed.status, 200, JSON.stringify(feed.body));
+    const titles = feed.body.items.map((i: { title: string }) => i.title);
+    assert.deepEqual(titles.filter((t: string) => t !== "Board rules (current revision)"), [
+      "During",
+      "Before",
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
