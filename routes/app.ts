@@ -95,15 +95,21 @@ export function createApp(deps: Deps, heap: HeapGauge = processHeap): Hono<AppEn
         deps.config.trustProxy,
       ),
     );
-    // The test clock's shift is shared by every process on the store (POST /mod/clock). The
-    // health probe reads no clock: it answers within its own, shorter deadline.
-    if (deps.config.testClock && c.req.path !== HEALTH_PATH) await followClockShift(deps);
     await next();
   });
   // Requests under way are counted, so that a stop (SIGTERM) answers them first.
   app.use(drainRequests);
   // Before any KV work: a request refused for memory costs nothing (routes/load_shedding.ts).
   app.use(shedLoad(heap));
+  // The test clock's shift is shared by every process on the store (POST /mod/clock), read once
+  // the request counts as under way. The health probe reads no clock: it answers within its
+  // own, shorter deadline.
+  if (deps.config.testClock) {
+    app.use(async (c, next) => {
+      if (c.req.path !== HEALTH_PATH) await followClockShift(deps);
+      await next();
+    });
+  }
 
   // No cache between a client and the board keeps an API answer: answers carry keys
   // (registration, rotation), one caller's state, or content a removal must take back at once.

@@ -2,21 +2,7 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../domain/clock.ts";
 import type { Config } from "../domain/deps.ts";
-import { boardOn, testBoard } from "./helpers.ts";
-
-/** A `wrapKv` whose `get` calls go through `through`, which may call the store's own `get`. */
-function getsThrough(through: (get: () => Promise<unknown>) => Promise<unknown>) {
-  return (raw: Deno.Kv) =>
-    new Proxy(raw, {
-      get(target, name) {
-        const v = Reflect.get(target, name, target);
-        if (name !== "get" || typeof v !== "function") {
-          return typeof v === "function" ? v.bind(target) : v;
-        }
-        return (...args: Parameters<Deno.Kv["get"]>) => through(() => v.apply(target, args));
-      },
-    });
-}
+import { boardOn, getsThrough, testBoard } from "./helpers.ts";
 
 Deno.test("GET /healthz: 200 and no-store while the store answers", async () => {
   await using board = await testBoard();

@@ -284,6 +284,20 @@ export async function metered<T>(send: () => Promise<T>): Promise<{ res: T; dept
   }
 }
 
+/** A `wrapKv` for `boardOn` whose `get` calls go through `through`, which may call the store's own `get`. */
+export function getsThrough(through: (get: () => Promise<unknown>) => Promise<unknown>) {
+  return (raw: Deno.Kv) =>
+    new Proxy(raw, {
+      get(target, name) {
+        const v = Reflect.get(target, name, target);
+        if (name !== "get" || typeof v !== "function") {
+          return typeof v === "function" ? v.bind(target) : v;
+        }
+        return (...args: Parameters<Deno.Kv["get"]>) => through(() => v.apply(target, args));
+      },
+    });
+}
+
 /**
  * A `wrapKv` for `boardOn` that notes every key read by `get` and `getMany` in `read`
  * (cleared by the test between steps): which entries an operation reads.

@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { createApp } from "../routes/app.ts";
 import { SHED_HEAP_SHARE, SHED_MIN_IN_FLIGHT } from "../routes/load_shedding.ts";
-import { agentHeaders, assertError, register, testBoard } from "./helpers.ts";
+import { ManualClock } from "../domain/clock.ts";
+import { agentHeaders, assertError, boardOn, getsThrough, register, testBoard } from "./helpers.ts";
 
 const LIMIT = 100_000_000;
 
@@ -91,4 +92,32 @@ Deno.test("a browser shed from a page is shown a page saying the site is busy", 
     assert.match(r.headers.get("content-type") ?? "", /^text\/html/);
     assert.match(await r.text(), /The site is busy/);
   }
+});
+
+Deno.test("a request waiting on its first store read counts as under way: with the test clock on too", async () => {
+  // The test clock's stored shift is the first read of a request on a staging board; a store
+  // that stops answering holds it there. Those requests count, so the ones past them are shed
+  // (and a stop answers them before it exits) instead of waiting behind them uncounted.
+  let hanging = false;
+  const comeBack: (() => void)[] = [];
+  await using board = await boardOn(":memory:", new ManualClock(), { testClock: true }, {
+    wrapKv: getsThrough((get) =>
+      hanging ? new Promise((r) => comeBack.push(() => r(get()))) : get()
+    ),
+  });
+  const app = createApp(board.deps, { used: () => SHED_HEAP_SHARE * LIMIT, limit: LIMIT });
+  const send = () => app.request("/robots.txt", {}, { remoteAddr: { hostname: "127.0.0.1" } });
+  hanging = true;
+  const held = Array.from({ length: SHED_MIN_IN_FLIGHT }, send);
+  let limit: ReturnType<typeof setTimeout> | undefined;
+  const next = await Promise.race([
+    send(),
+    new Promise<never>((_, reject) => {
+      limit = setTimeout(() => reject(new Error("not shed: it waited behind the others")), 3_000);
+    }),
+  ]).finally(() => clearTimeout(limit));
+  await assertError(next, 503, "UNAVAILABLE");
+  hanging = false;
+  for (const back of comeBack) back();
+  assert.deepEqual(await statuses(await Promise.all(held)), { 200: SHED_MIN_IN_FLIGHT });
 });
