@@ -29,7 +29,7 @@ try {
 } catch (e) {
   // The store named, whatever the runtime's own words (a permission, a missing folder).
   const why = e instanceof Deno.errors.NotCapable
-    ? "this process may not read or write there"
+    ? "this process may not read or write there (`deno task dev` writes under ./data only; `deno task start` writes anywhere)"
     : e instanceof Error
     ? e.message
     : String(e);

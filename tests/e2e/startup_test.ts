@@ -8,10 +8,13 @@ import { freePort, registerAt, startServer } from "./server_process.ts";
 
 const mainPath = new URL("../../main.ts", import.meta.url).pathname;
 
-/** Runs main.ts with `env` (and `args`) until it exits; its exit code and stderr. */
-async function runMain(env: Record<string, string>, args: string[] = []) {
+/**
+ * Runs main.ts with `env` (and `args`, and `permissions`: all by default) until it exits; its
+ * exit code and stderr.
+ */
+async function runMain(env: Record<string, string>, args: string[] = [], permissions = ["-A"]) {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", mainPath, ...args],
+    args: ["run", ...permissions, mainPath, ...args],
     env: {
       PORT: String(freePort()),
       BOARD_HOSTNAME: "127.0.0.1",
@@ -107,6 +110,25 @@ Deno.test("main.ts with a malformed variable, or an address it cannot listen on,
     assert.doesNotMatch(r.stderr, /Uncaught|at file:/, "a message, not a stack trace");
   }
   await Deno.remove(file);
+});
+
+Deno.test("main.ts as deno task dev runs it, on a store outside ./data, names the task that may write there", async () => {
+  // The permissions of the dev task (deno.json), without its file watcher.
+  const tasks = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)))
+    .tasks;
+  const permissions = (tasks.dev as string).split(" ").filter((w) => /^--allow-/.test(w));
+  assert.ok(permissions.includes("--allow-write=./data"), tasks.dev);
+  const dir = await Deno.makeTempDir();
+  try {
+    const r = await runMain({ BOARD_KV: `${dir}/board.kv` }, ["--dev"], permissions);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /cannot be opened: this process may not read or write there \(`deno task dev` writes under \.\/data only; `deno task start` writes anywhere\)/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 /**
