@@ -20,7 +20,7 @@ import {
 } from "../board/mod.ts";
 import { type Board, keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import type { Agent } from "../accounts/mod.ts";
+import { type Agent, stillActive } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import { EMPTY_STANDING, standingToChange, type VotingStanding } from "./karma.ts";
@@ -122,6 +122,9 @@ export async function castVote(
   // The seq the id carries; the id index decides only when the record there is another's.
   const claimed = claimedSeq(postId);
   const voterKeys = (voterId: string, seq: number, now: number) => ({
+    // Checked: a revocation or removal that lands after the credential was admitted fails
+    // this commit, and the retry finds the account ended (401).
+    account: keys.agents(voterId),
     vote: keys.votesCast(voterId, board, seq),
     // A vote of a store written before sits under the message on every board.
     older: keys.votes(board, seq, voterId),
@@ -182,6 +185,7 @@ export async function castVote(
       voter.id === guess && statsRead ? statsRead : receivedStats(deps, voter.id),
       authorPlanned,
     ]);
+    stillActive(got.account.value);
     const msg = got.message.value;
     const head = headEntry.value ?? EMPTY_HEAD;
     if (!msg || isHidden(msg, head)) throw notFound("message", postId);
