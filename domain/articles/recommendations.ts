@@ -6,7 +6,7 @@
  */
 import { keys } from "../../kv/keys.ts";
 import { readMany } from "../../kv/read_many.ts";
-import type { Agent } from "../accounts/mod.ts";
+import { type Agent, stillActive } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
 import {
@@ -89,15 +89,22 @@ export async function castArticleVote(
     const voteKey = keys.articleVotes(revisionId, voter.id);
     // The read plan: the vote, the article and the revision, the voter's standing and new-vote
     // allowance, and the writer's head and counters, all in one batch.
-    const w = await ArticleWriter.open(tx, deps, {
-      prefetch: [
-        voteKey,
-        keys.articlePosts(postId),
-        keys.articleRevisions(revisionId),
-        keys.votingStandings(voter.id),
-        allowanceKey(voter.id, now),
-      ],
-    });
+    const [w, account] = await Promise.all([
+      ArticleWriter.open(tx, deps, {
+        prefetch: [
+          voteKey,
+          keys.articlePosts(postId),
+          keys.articleRevisions(revisionId),
+          keys.votingStandings(voter.id),
+          allowanceKey(voter.id, now),
+        ],
+      }),
+      // Unchecked, beside the batch: a revocation or removal landing after the credential was
+      // admitted writes the voter's standing (checked) again, so this commit fails and its
+      // retry finds the account ended here (401).
+      tx.peek(keys.agents(voter.id)),
+    ]);
+    stillActive(account.value);
     const { voteEntry, postEntry, revEntry, standingEntry } = await tx.getNamed({
       voteEntry: voteKey,
       postEntry: keys.articlePosts(postId),

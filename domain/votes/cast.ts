@@ -122,9 +122,6 @@ export async function castVote(
   // The seq the id carries; the id index decides only when the record there is another's.
   const claimed = claimedSeq(postId);
   const voterKeys = (voterId: string, seq: number, now: number) => ({
-    // Checked: a revocation or removal that lands after the credential was admitted fails
-    // this commit, and the retry finds the account ended (401).
-    account: keys.agents(voterId),
     vote: keys.votesCast(voterId, board, seq),
     // A vote of a store written before sits under the message on every board.
     older: keys.votes(board, seq, voterId),
@@ -143,6 +140,7 @@ export async function castVote(
       keys.boardHeads(board),
       networkWriteKey(network),
       ...(claimed === null ? [] : [keys.messages(board, claimed)]),
+      ...(guess === null ? [] : [keys.agents(guess)]),
       ...(claimed === null || guess === null ? [] : Object.values(voterKeys(guess, claimed, now))),
       ...(hinted === null || hinted === guess ? [] : authorKeys(hinted, karmaReads)),
     ]);
@@ -177,15 +175,19 @@ export async function castVote(
       if (!authorId || authorId === voter.id || g.vote.value || g.older.value) return;
       return tx.prefetch(authorKeys(authorId, karmaReads));
     });
-    const [got, headEntry, tail, voterStats] = await Promise.all([
+    const [got, headEntry, tail, voterStats, , account] = await Promise.all([
       gotRead,
       // Unchecked: a purge mark only hides a message whose record is about to go (checked).
       tx.peek(keys.boardHeads(board)),
       tailRead,
       voter.id === guess && statsRead ? statsRead : receivedStats(deps, voter.id),
       authorPlanned,
+      // Unchecked: a revocation or removal landing after the credential was admitted writes
+      // the voter's standing again, so this commit fails its check, and the retry finds the
+      // account ended here (401).
+      tx.peek(keys.agents(voter.id)),
     ]);
-    stillActive(got.account.value);
+    stillActive(account.value);
     const msg = got.message.value;
     const head = headEntry.value ?? EMPTY_HEAD;
     if (!msg || isHidden(msg, head)) throw notFound("message", postId);

@@ -4,6 +4,7 @@
  * standing record and changed only inside the commit of the vote or removal that moves it.
  */
 import { keys } from "../../kv/keys.ts";
+import type { Tx } from "../../kv/tx.ts";
 import type { Deps } from "../deps.ts";
 import type { BoardHead } from "../board/mod.ts";
 import { NO_SUPPORT, supportFromSummary, type SupportSummary } from "./support.ts";
@@ -65,6 +66,18 @@ export async function karmaOf(deps: Deps, agentId: string): Promise<number> {
  */
 export function standingToChange(stored: VotingStanding | null): VotingStanding {
   return stored ?? { ...EMPTY_STANDING, support: NO_SUPPORT };
+}
+
+/**
+ * Writes the account's standing again as it is (`standingToChange` where none is stored) in a
+ * commit that ends the account (a revocation or removal): every vote and recommendation
+ * checks its voter's standing, so one that read the account before that commit fails its
+ * check, and its retry finds the account ended.
+ */
+export async function restampStanding(tx: Tx, agentId: string): Promise<void> {
+  const key = keys.votingStandings(agentId);
+  if (tx.own(key)) return;
+  tx.set(key, standingToChange((await tx.get(key)).value));
 }
 
 /**

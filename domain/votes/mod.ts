@@ -8,7 +8,13 @@ export { allowanceKey, chargeNewVote } from "./allowance.ts";
 export { castVote, removeMessageKarma } from "./cast.ts";
 export type { KarmaReads, PendingVoter, VoteInput } from "./cast.ts";
 export type { ReceivedRecord, VoteRecord } from "./records.ts";
-export { EMPTY_STANDING, karmaOf, readStanding, supportFromStanding } from "./karma.ts";
+export {
+  EMPTY_STANDING,
+  karmaOf,
+  readStanding,
+  restampStanding,
+  supportFromStanding,
+} from "./karma.ts";
 export { readVotingFacts } from "./facts.ts";
 export type { VotingFacts } from "./facts.ts";
 export { inspectVotes } from "./queries.ts";

@@ -4,15 +4,21 @@ import type { Deps } from "../deps.ts";
 import type { CommitRider } from "../commit_rider.ts";
 import { retireCommunityPinsOf } from "../pins/mod.ts";
 import { restampHead } from "../board/mod.ts";
+import { restampStanding } from "../votes/mod.ts";
 import type { Tx } from "../../kv/tx.ts";
 
 /**
  * What a revocation ends in its own commit besides the key: the account's community pins, and
- * any post whose batch read the account before the commit (the named board head is written
- * again, so that post's commit fails its check and its retry finds the account ended).
+ * any post or vote whose batch read the account before the commit (the named board head and
+ * the account's voting standing are written again, so that write's commit fails its check and
+ * its retry finds the account ended).
  */
 async function retireHoldings(tx: Tx, agentId: string): Promise<void> {
-  await Promise.all([retireCommunityPinsOf(tx, agentId), restampHead(tx, "named")]);
+  await Promise.all([
+    retireCommunityPinsOf(tx, agentId),
+    restampHead(tx, "named"),
+    restampStanding(tx, agentId),
+  ]);
 }
 
 /**
