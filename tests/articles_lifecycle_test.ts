@@ -500,6 +500,24 @@ Deno.test("allowances: 3 pending revisions per account, 10 submissions per UTC d
   await assertError(await submitRaw(board, a.key, articleBody()), 429, "DAILY_LIMIT");
 });
 
+Deno.test("allowances: pending revisions the clock has expired free their slots before any sweep", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  for (let i = 0; i < 3; i++) await submit(board, a.key);
+  await assertError(await submitRaw(board, a.key, articleBody()), 429, "RATE_LIMITED");
+  // Every read shows the three expired; no sweep has recorded it yet.
+  board.clock.advance(7 * DAY);
+  const feed = await getJson(board, "/v1/articles/posts", a.key);
+  assert.deepEqual(feed.body.items.map((i: { state: string }) => i.state), [
+    "expired",
+    "expired",
+    "expired",
+  ]);
+  // The submission records the expiries before it counts the author's pending revisions.
+  const s = await submit(board, a.key);
+  assert.equal(s.state, "pending");
+});
+
 Deno.test("concurrency: racing identical votes store one vote and charge one allowance", async () => {
   await using board = await testBoard();
   const [author, voter] = [await register(board), await register(board)];

@@ -250,6 +250,16 @@ export class ArticleWriter {
     if (this.#dueFirst) throw new DueTransitionsFirst();
   }
 
+  /**
+   * Before a refusal that rests on what the clock changes (an expiry or a publication takes a
+   * revision out of its author's pending count): while a transition is due and unrecorded,
+   * throws `DueTransitionsFirst`, so that `articleTransact` records it and the change runs
+   * again on the recorded state.
+   */
+  settledBeforeRefusing(): void {
+    this.#refuseWhileDue();
+  }
+
   /** The next number of the articles sequence (events and list positions share it). */
   nextSeq(): number {
     this.#refuseWhileDue();

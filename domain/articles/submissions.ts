@@ -129,6 +129,7 @@ export async function submitArticle(
 
     const pending = await w.pendingOf(agent.id);
     if (pending >= ARTICLE_QUOTAS.pendingPerAccount) {
+      w.settledBeforeRefusing();
       throw new BoardError(
         "RATE_LIMITED",
         `This account already has ${pending} pending article revisions (the limit is ${ARTICLE_QUOTAS.pendingPerAccount}); wait until one is published or expires, or withdraw one.`,
