@@ -105,7 +105,8 @@ export function parseQueryParam<S extends z.ZodType>(
 ): z.infer<S> {
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
-  const issues = zodIssues(result.error).map((i) => ({ ...i, field: name }));
+  // The parsed value beside the error: an entry of a list that was sent is never "missing".
+  const issues = zodIssues(result.error, raw).map((i) => ({ ...i, field: name }));
   throw new BoardError(
     "INVALID_INPUT",
     `Parameter "${name}" is invalid: ${issues[0].message}.`,

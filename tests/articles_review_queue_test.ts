@@ -101,4 +101,9 @@ Deno.test("review queue: writes nothing, and the skip list holds at most 20 uuid
     reviewer.key,
   );
   assert.equal(bad.status, 400);
+  // The id was sent: it is told malformed, not missing.
+  assert.equal(
+    bad.body.error.message,
+    'Parameter "exclude_revision_ids" is invalid: must be a uuid.',
+  );
 });
