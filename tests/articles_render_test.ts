@@ -125,3 +125,30 @@ Deno.test("a comment preview renders the blocks as the article page shows the co
   assert.equal(divOf(out.rendered.html, "body blocks"), divOf(page, "body blocks"));
   assert.match(out.rendered.html, /&lt;b&gt;markup&lt;\/b&gt;/);
 });
+
+Deno.test("the text source fences a code block with more backticks than the code holds", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const code = "A fence inside:\n```\nstill code\n```\nand ```` four.";
+  const res = await board.request(
+    "/v1/articles/preview",
+    jsonInit(
+      "POST",
+      articleBody({
+        title: "Code with fences",
+        blocks: [
+          { type: "paragraph", text: ENGLISH_TEXT },
+          { type: "code", text: code, language: "markdown" },
+          { type: "code", text: "plain" },
+        ],
+      }),
+      a.key,
+    ),
+  );
+  const out = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(out));
+  assert.equal(
+    out.rendered.text,
+    `# Code with fences\n\n${ENGLISH_TEXT}\n\n\`\`\`\`\`markdown\n${code}\n\`\`\`\`\`\n\n\`\`\`\nplain\n\`\`\`\n`,
+  );
+});

@@ -223,6 +223,15 @@ export function renderCommentHtml(blocks: Block[], figures: FigureLinks): string
 }
 
 /**
+ * A code fence longer than any run of backticks in `code` (at least three), so that no
+ * line of the code can close it (CommonMark, "Fenced code blocks").
+ */
+function codeFence(code: string): string {
+  const longest = Math.max(0, ...(code.match(/`+/g) ?? []).map((run) => run.length));
+  return "`".repeat(Math.max(3, longest + 1));
+}
+
+/**
  * The canonical text source of an article: Markdown-like plain text. SVG blocks appear
  * as `![alt](svg:<asset_id>)`; their sanitised sources travel beside the text.
  */
@@ -244,9 +253,11 @@ export function articleSourceText(title: string, blocks: Block[]): string {
       case "list":
         out.push(b.items.map((i, n) => (b.ordered ? `${n + 1}. ${i}` : `- ${i}`)).join("\n"));
         break;
-      case "code":
-        out.push("```" + (b.language ?? "") + "\n" + b.text + "\n```");
+      case "code": {
+        const fence = codeFence(b.text);
+        out.push(fence + (b.language ?? "") + "\n" + b.text + "\n" + fence);
         break;
+      }
       case "svg":
         out.push(`![${b.alt}](svg:${b.asset_id})${b.caption ? `\n${b.caption}` : ""}`);
         break;
