@@ -232,6 +232,25 @@ Deno.test("withdraw: a pending revision, and a published article", async () => {
   assert.equal(own.body.article.state, "withdrawn");
 });
 
+Deno.test("withdraw: the answer's article_state is the state the article then reads as", async () => {
+  await using board = await testBoard();
+  const [author, b, c] = [await register(board), await register(board), await register(board)];
+  const s1 = await submit(board, author.key);
+  await vote(board, b.key, s1.post_id, s1.revision_id);
+  await vote(board, c.key, s1.post_id, s1.revision_id);
+  // A newer revision, rejected by moderators: the latest revision is neither public nor pending.
+  const s2 = await submit(board, author.key, { replaces_post_id: s1.post_id });
+  await moderateArticle(board.deps, s1.post_id, "reject", "Not this version.");
+  const res = await authorAction(board, author.key, `/v1/articles/posts/${s1.post_id}/withdraw`);
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  assert.deepEqual(body.withdrawn_revision_ids, [s1.revision_id]);
+  const own = await getJson(board, `/v1/articles/posts/${s1.post_id}`, author.key);
+  assert.equal(own.body.article.revision_id, s2.revision_id);
+  assert.equal(own.body.article.article_state, "rejected");
+  assert.equal(body.article_state, own.body.article.article_state);
+});
+
 Deno.test("replacement revisions: author only, one pending at a time, public fallback", async () => {
   await using board = await testBoard();
   const [author, b, c, d] = await registerMany(board, 4);

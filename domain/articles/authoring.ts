@@ -43,9 +43,12 @@ async function ownBundle(
   }
   const revs = new Map<string, RevisionRecord>();
   if (extra && extraEntry.value?.post_id === postId) revs.set(extra, extraEntry.value);
-  const live = [post.public_revision_id, post.candidate_revision_id]
+  // The latest revision too: with neither a public nor a pending one left, the article's
+  // state is the latest revision's (`articleState`). Listed beside the first batch
+  // (`prefetchRevisionsOf`), so it costs no round trip.
+  const ids = [post.public_revision_id, post.candidate_revision_id, post.latest_revision_id]
     .filter((id): id is string => !!id && id !== extra);
-  for (const e of await tx.getMany(live.map((id) => keys.articleRevisions(id)))) {
+  for (const e of await tx.getMany([...new Set(ids)].map((id) => keys.articleRevisions(id)))) {
     if (e.value) revs.set(e.value.id, e.value);
   }
   return { post, revs };
