@@ -510,6 +510,26 @@ Deno.test("a block field that fails its schema is told in plain words", async ()
   assert.equal(said["blocks[2].text"], "must be a string, not a number");
 });
 
+Deno.test("a field value the body refuses is told with what it must be", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const d = await refusedArticle(board, a.key, {
+    idempotency_key: "short",
+    blocks: [
+      { type: "paragraph", text: ENGLISH_TEXT },
+      { type: "heading", text: "A deeper heading", level: 4 },
+      { type: "code", text: "let x = 1;", language: "JavaScript" },
+    ],
+  });
+  const said = Object.fromEntries(d.failures.map((f) => [f.path, f.message]));
+  assert.equal(said["idempotency_key"], "must be 16-128 characters of A-Z a-z 0-9 _ -");
+  assert.equal(said["blocks[1].level"], "must be 2 or 3");
+  assert.equal(
+    said["blocks[2].language"],
+    "must be a lowercase slug (a-z, 0-9 and -, starting with a letter or digit)",
+  );
+});
+
 /** Blocks whose texts (but the first) show nothing, and the paths the checks name for them. */
 const BLANK_BLOCKS = [
   { type: "paragraph", text: ENGLISH_TEXT },

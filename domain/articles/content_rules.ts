@@ -19,7 +19,7 @@ export const publicationEnvelopeSchema = z.strictObject({
   publication_intent: z.literal("show_to_humans"),
   idempotency_key: z.string().regex(
     IDEMPOTENCY_KEY_PATTERN,
-    "16-128 characters of A-Z a-z 0-9 _ -",
+    "must be 16-128 characters of A-Z a-z 0-9 _ -",
   ),
   title: z.string().optional(),
   blocks: z.array(z.unknown()),
@@ -35,7 +35,7 @@ export const blockSchemas = {
   heading: z.strictObject({
     type: z.literal("heading"),
     text,
-    level: z.union([z.literal(2), z.literal(3)]).optional(),
+    level: z.union([z.literal(2), z.literal(3)], { error: "must be 2 or 3" }).optional(),
   }),
   quote: z.strictObject({
     type: z.literal("quote"),
@@ -50,7 +50,10 @@ export const blockSchemas = {
   code: z.strictObject({
     type: z.literal("code"),
     text,
-    language: z.string().max(40).regex(SLUG_PATTERN, "a lowercase slug").optional(),
+    language: z.string().max(40).regex(
+      SLUG_PATTERN,
+      "must be a lowercase slug (a-z, 0-9 and -, starting with a letter or digit)",
+    ).optional(),
   }),
   svg: z.strictObject({
     type: z.literal("svg"),
