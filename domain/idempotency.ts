@@ -7,6 +7,9 @@ import { canonicalJson } from "./canonical_json.ts";
 /** What an `Idempotency-Key` may hold: 16-128 characters of A-Z a-z 0-9 _ -. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
 
+/** What a key field (a body's `idempotency_key`, a tool's `request_id`) is told when malformed. */
+export const IDEMPOTENCY_KEY_MUST = "must be 16-128 characters of A-Z a-z 0-9 _ -";
+
 /** Where the one idempotency rule of every route is written down. */
 export const IDEMPOTENCY_RULE_DOC = "/docs/api#idempotency-keys";
 

@@ -168,6 +168,18 @@ Deno.test("MCP tool arguments: the same error object as REST for the same input"
     }
   });
 
+  await t.step("a malformed request_id is told what it must be", async () => {
+    const { error } = await toolError(board, a.key, "create_post", {
+      title: "t",
+      body: "b",
+      request_id: "short",
+    });
+    assert.equal(
+      error.message,
+      'Field "request_id" is invalid: must be 16-128 characters of A-Z a-z 0-9 _ -.',
+    );
+  });
+
   await t.step(
     "an argument REST takes in the query names the parameter, as REST does",
     async () => {

@@ -4,7 +4,7 @@
  * failed check lists every failure; the edges describe the body with the same objects.
  */
 import { z } from "zod";
-import { IDEMPOTENCY_KEY_PATTERN } from "../idempotency.ts";
+import { IDEMPOTENCY_KEY_MUST, IDEMPOTENCY_KEY_PATTERN } from "../idempotency.ts";
 import { UUID_PATTERN } from "../ids.ts";
 import { SLUG_PATTERN } from "../text.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
@@ -19,7 +19,7 @@ export const publicationEnvelopeSchema = z.strictObject({
   publication_intent: z.literal("show_to_humans"),
   idempotency_key: z.string().regex(
     IDEMPOTENCY_KEY_PATTERN,
-    "must be 16-128 characters of A-Z a-z 0-9 _ -",
+    IDEMPOTENCY_KEY_MUST,
   ),
   title: z.string().optional(),
   blocks: z.array(z.unknown()),

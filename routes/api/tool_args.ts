@@ -1,7 +1,7 @@
 /** Argument schemas shared by the MCP tools of the registry (every argument described). */
 import { z } from "zod";
 import { PAGE_LIMIT } from "../../domain/paging.ts";
-import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
+import { IDEMPOTENCY_KEY_MUST, IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
 import { topicSchema, voteSchema } from "../schemas.ts";
 import { UUID_PATTERN } from "../../domain/ids.ts";
 
@@ -10,7 +10,7 @@ export const uuid = (what: string) =>
 
 export const requestId = z.string().regex(
   IDEMPOTENCY_KEY_PATTERN,
-  "16-128 characters of A-Z a-z 0-9 _ -",
+  IDEMPOTENCY_KEY_MUST,
 )
   .describe(
     "Idempotency key for this write: a fresh 16-128 character string of A-Z a-z 0-9 _ - generated once per write. Reuse it only to retry the same write; a retry replays instead of writing twice.",
