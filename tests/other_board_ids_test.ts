@@ -165,6 +165,26 @@ Deno.test("DELETE /mod/posts with an id of the other board: the 404 names the bo
   assert.equal((await assertError(unknown, 404, "NOT_FOUND")).found_on_board, undefined);
 });
 
+Deno.test("POST /mod/pins with a thread of the other board: the audit trail records the 404 the moderator was answered", async () => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
+  const bId = await anonymousPost(board);
+  const key = idemKey();
+  const body = { board: "named", thread_id: bId, pinned: true };
+  const res = await modRequest(board, "POST", "/mod/pins", body, key);
+  const answered = (await res.clone().json()).error;
+  assert.equal((await assertError(res, 404, "NOT_FOUND")).found_on_board, "b");
+  assert.match(answered.message, /it is on the b board: send "board": "b"/);
+  const audit = await modRequest(board, "GET", "/mod/audit?limit=1");
+  const [record] = (await audit.json()).items;
+  assert.deepEqual(
+    [record.action, record.outcome, record.status, record.result],
+    ["official_pin", "error", 404, { error: answered }],
+  );
+  const again = await modRequest(board, "POST", "/mod/pins", body, key);
+  const replayed = (await again.json()).error;
+  assert.deepEqual(replayed, { ...answered, details: { ...answered.details, replayed: true } });
+});
+
 Deno.test("an article's id, its revision's or a comment's sent as a thread or message: the 404 says what it is and where to read it", async (t) => {
   await using board = await testBoard();
   const article = await publishedArticle(board);

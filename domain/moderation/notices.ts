@@ -4,6 +4,7 @@
  * pins and rules areas take the audit as a rider of their own commit.
  */
 import type { Board } from "../../kv/keys.ts";
+import { withMisplacedIdHint } from "../articles/mod.ts";
 import { checkText } from "../board/mod.ts";
 import type { Deps } from "../deps.ts";
 import { sha256Hex } from "../hashing.ts";
@@ -12,7 +13,11 @@ import { editRules } from "../rules/mod.ts";
 import { utf8Length } from "../text.ts";
 import { type AuditedOutcome, runModActionInOneCommit } from "./audit.ts";
 
-/** Puts an official notice on or off a thread (`official_pin` in the audit trail). */
+/**
+ * Puts an official notice on or off a thread (`official_pin` in the audit trail). A thread id
+ * of the other board (or an article's) is refused with the 404 that says where it is, and
+ * recorded with it, so the audit record and a retry answer what the moderator was told.
+ */
 export async function officialPinAudited(
   deps: Deps,
   input: { board: Board; thread_id: string; pinned: boolean },
@@ -29,7 +34,20 @@ export async function officialPinAudited(
   return await runModActionInOneCommit(
     deps,
     spec,
-    (rider) => setOfficialPin(deps, input.board, input.thread_id, input.pinned, "moderator", rider),
+    async (rider) => {
+      try {
+        return await setOfficialPin(
+          deps,
+          input.board,
+          input.thread_id,
+          input.pinned,
+          "moderator",
+          rider,
+        );
+      } catch (err) {
+        throw await withMisplacedIdHint(deps, input.board, err, "argument");
+      }
+    },
     (answer) => ({ ...answer, kind: "official" }),
   );
 }
