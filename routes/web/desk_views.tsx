@@ -134,7 +134,7 @@ function FormKeys(props: { csrf: string; idem: string }) {
   );
 }
 
-/** The decision form of one queue item: a reason and two buttons. */
+/** The decision form of one queue item: a reason and two buttons; Enter presses neither. */
 function DecisionForm(
   props: {
     target: "comment" | "article";
@@ -154,6 +154,14 @@ function DecisionForm(
       <FormKeys csrf={props.csrf} idem={props.idem} />
       <input type="hidden" name="target" value={props.target} />
       <input type="hidden" name="id" value={props.id} />
+      {
+        /* The form's default button, which Enter in the reason field presses: disabled, so
+        Enter decides nothing and a decision is always the button the moderator chose (the
+        first visible one would otherwise approve or grant). */
+      }
+      <button type="submit" disabled hidden aria-hidden="true" tabindex={-1}>
+        Choose a decision
+      </button>
       <label for={field}>Reason (kept in the audit trail)</label>
       {mine ? <p class="notice error" id={errorId} role="alert">{mine.message}</p> : null}
       <input

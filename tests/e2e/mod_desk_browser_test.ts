@@ -161,6 +161,18 @@ Deno.test({
         },
       );
 
+      await t.step("Enter in a reason field decides nothing: a decision is a button", async () => {
+        const field = page.locator(`#reason-${held[0]}`);
+        await field.fill("Spam, reject it");
+        // Implicit submission would press the form's first button, Approve, at once.
+        const posted = page.waitForRequest((r) => r.method() === "POST", { timeout: 1_000 })
+          .then(() => true, () => false);
+        await field.press("Enter");
+        assert.equal(await posted, false, "Enter sent the decision form");
+        assert.equal(page.url(), `${server.url}/mod/desk`);
+        assert.deepEqual(await pendingIds(board), held);
+      });
+
       await t.step("approve one held comment and reject another", async () => {
         await decide(page, held[0], "Approve", "A helpful link");
         assert.match(page.url(), /\/mod\/desk\?done=\d+$/);
