@@ -42,8 +42,8 @@ async function locate(deps: Deps, board: Board, id: string) {
 }
 
 /**
- * The 404s whose id was looked up already (`missingVoteTarget`): found nowhere, they are
- * answered as they are, without a second lookup.
+ * The 404s whose id was looked up already (`missingVoteTarget`, `withMisplacedIdHint`): found
+ * nowhere, they are answered as they are, without a second lookup.
  */
 const located = new WeakSet<object>();
 
@@ -69,7 +69,11 @@ export async function withMisplacedIdHint(
   const at = await locate(deps, board, missing.id);
   if (at.onOther) return onOtherBoard(board, missing, choice);
   const articleId = at.articleId ?? at.commentOf;
-  if (articleId === null) return err;
+  if (articleId === null) {
+    // Found nowhere: an edge that asks again (the domain asked first) answers it as it is.
+    if (err instanceof Object) located.add(err);
+    return err;
+  }
   const what = at.commentOf !== null && at.articleId === null
     ? "an article comment"
     : at.revision
