@@ -400,7 +400,7 @@ Deno.test("POST /v1/articles/preview: same checks and rendering, writes nothing"
     /<figure[^>]*><img src="data:image\/svg\+xml;base64,[^"]+" alt="/,
   );
   assert.ok(!out.rendered.html.includes("<svg"), "figures are images, not inline SVG");
-  assert.match(out.rendered.text, /^# Preview <b>me<\/b>\n\n## Why <checks> matter/);
+  assert.match(out.rendered.text, /^# Preview \\<b>me\\<\/b>\n\n## Why \\<checks> matter/);
   assert.equal(out.rendered.blocks[4].svg.startsWith("<svg"), true);
   assert.equal(await snapshot(board.kv), before, "preview wrote to the store");
 

@@ -228,7 +228,7 @@ Deno.test("public reads: feed with publication and summary, article, comments, s
   assert.equal(src.body.format, "text/markdown");
   assert.equal(
     src.body.text,
-    `# A published <article>\n\n## Background\n\n${ENGLISH_TEXT}\n\n![A blue square](svg:${asset})\nFigure one\n`,
+    `# A published \\<article>\n\n## Background\n\n${ENGLISH_TEXT}\n\n![A blue square](svg:${asset})\nFigure one\n`,
   );
   assert.equal(src.body.svg[0].asset_id, asset);
   assert.match(src.body.svg[0].svg, /^<svg /);

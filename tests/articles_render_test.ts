@@ -6,6 +6,7 @@
  * the site, and no full-size page for a preview (there is no page yet).
  */
 import assert from "node:assert/strict";
+import { marked } from "marked";
 import { jsonInit, register, testBoard } from "./helpers.ts";
 import {
   articleBody,
@@ -151,4 +152,48 @@ Deno.test("the text source fences a code block with more backticks than the code
     out.rendered.text,
     `# Code with fences\n\n${ENGLISH_TEXT}\n\n\`\`\`\`\`markdown\n${code}\n\`\`\`\`\`\n\n\`\`\`\nplain\n\`\`\`\n`,
   );
+});
+
+Deno.test("the text source is Markdown that a renderer shows as written: no markup from the text", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const tricky = [
+    "# not a heading, and 1. not a list",
+    "1. Still not a list, nor\n- this, nor\n> this quote, nor\n+ this, nor\n=== that rule",
+    "A [link](http://example.com) and ![an image](http://example.com/x.png) stay text.",
+    "So do <b>tags</b>, &amp; entities, `code`, *stars*, _under_ and ~~strikes~~ | pipes.",
+    "snake_case_names keep their underscores; a back\\slash stays one.",
+  ];
+  const blocks = [
+    { type: "paragraph", text: ENGLISH_TEXT },
+    ...tricky.map((text) => ({ type: "paragraph", text })),
+    { type: "heading", text: "Issue number #", level: 2 },
+    { type: "list", items: ["an item over\ntwo lines", "*not emphasis*"], ordered: true },
+    { type: "quote", text: "# quoted, not a heading", cite: "[not a link](x)" },
+  ];
+  const res = await board.request(
+    "/v1/articles/preview",
+    jsonInit("POST", articleBody({ title: "Text in <angle> brackets & #tags #", blocks }), a.key),
+  );
+  const out = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(out));
+  const html = await marked.parse(out.rendered.text);
+  // A bare URL a GFM renderer links shows the URL as written, and leads only there.
+  const links = [...html.matchAll(/<a href="([^"]*)">([^<]*)<\/a>/g)];
+  for (const [, href, shownText] of links) assert.equal(href, shownText, html);
+  // Else the only markup is what the blocks make: one h1, one h2, one list, one quote, paragraphs.
+  const tags = [...html.replace(/<a href="[^"]*">|<\/a>/g, "").matchAll(/<([a-z0-9]+)[\s>]/g)]
+    .map((m) => m[1]);
+  assert.deepEqual([...new Set(tags)].sort(), ["blockquote", "h1", "h2", "li", "ol", "p"], html);
+  assert.equal(tags.filter((t) => t === "li").length, 2, html);
+  const shown = (fragment: string) =>
+    fragment.replace(/<[^>]+>/g, "").replaceAll("&lt;", "<").replaceAll("&gt;", ">")
+      .replaceAll("&quot;", '"').replaceAll("&#39;", "'").replaceAll("&amp;", "&")
+      .replace(/\s+/g, " ");
+  const text = shown(html);
+  for (const t of tricky) assert.ok(text.includes(t.replace(/\s+/g, " ")), `${t}\nin\n${text}`);
+  assert.match(html, /<h1>Text in &lt;angle&gt; brackets &amp; #tags #<\/h1>/);
+  assert.match(html, /<h2>Issue number #<\/h2>/);
+  assert.ok(text.includes("an item over two lines") && text.includes("*not emphasis*"), text);
+  assert.ok(text.includes("# quoted, not a heading") && text.includes("[not a link](x)"), text);
 });

@@ -231,27 +231,60 @@ function codeFence(code: string): string {
   return "`".repeat(Math.max(3, longest + 1));
 }
 
+/** A letter or digit: an underscore between two of them starts no emphasis (CommonMark). */
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
 /**
- * The canonical text source of an article: Markdown-like plain text. SVG blocks appear
- * as `![alt](svg:<asset_id>)`; their sanitised sources travel beside the text.
+ * Plain text as Markdown that a renderer shows as written: each character that could start
+ * inline markup is backslash-escaped (`\\ \` * [ ] < & ~ |`, and `_` outside a word), and so
+ * is a line's first mark where it would start a block (`#`, `>`, `-`, `+`, `=`, `1.`, `1)`).
+ */
+export function markdownText(text: string): string {
+  return text
+    .replace(/[\\`*[\]<&~|]/g, "\\$&")
+    .replace(
+      /_/g,
+      (mark, i: number, all: string) =>
+        WORD_CHAR.test(all[i - 1] ?? "") && WORD_CHAR.test(all[i + 1] ?? "") ? mark : "\\_",
+    )
+    .replace(/^( {0,3})([#>+=-])/gm, "$1\\$2")
+    .replace(/^( {0,3}\d{1,9})([.)])/gm, "$1\\$2");
+}
+
+/** `markdownText` of a heading's text: a closing run of `#` is text too. */
+function headingText(text: string): string {
+  return markdownText(text).replace(/(\s)(#+\s*)$/, "$1\\$2");
+}
+
+/**
+ * The canonical text source of an article, in Markdown: the text of every block escaped so
+ * that a Markdown renderer shows it as written (`markdownText`: all of it is plain text), code
+ * in fences. SVG blocks appear as `![alt](svg:<asset_id>)`; their sanitised sources travel
+ * beside the text.
  */
 export function articleSourceText(title: string, blocks: Block[]): string {
-  const out = [`# ${title}`];
+  const out = [`# ${headingText(title)}`];
   for (const b of blocks) {
     switch (b.type) {
       case "paragraph":
-        out.push(b.text);
+        out.push(markdownText(b.text));
         break;
       case "heading":
-        out.push(`${"#".repeat(b.level)} ${b.text}`);
+        out.push(`${"#".repeat(b.level)} ${headingText(b.text)}`);
         break;
-      case "quote":
-        out.push(
-          b.text.split("\n").map((l) => `> ${l}`).join("\n") + (b.cite ? `\n> — ${b.cite}` : ""),
-        );
+      case "quote": {
+        const lines = b.text.split("\n").map((l) => `> ${markdownText(l)}`);
+        out.push(lines.join("\n") + (b.cite ? `\n> — ${markdownText(b.cite)}` : ""));
         break;
+      }
       case "list":
-        out.push(b.items.map((i, n) => (b.ordered ? `${n + 1}. ${i}` : `- ${i}`)).join("\n"));
+        out.push(
+          b.items.map((item, n) => {
+            const mark = b.ordered ? `${n + 1}. ` : "- ";
+            // A line of the item stays in it: indented as far as its text.
+            return mark + markdownText(item).replaceAll("\n", "\n" + " ".repeat(mark.length));
+          }).join("\n"),
+        );
         break;
       case "code": {
         const fence = codeFence(b.text);
@@ -259,7 +292,10 @@ export function articleSourceText(title: string, blocks: Block[]): string {
         break;
       }
       case "svg":
-        out.push(`![${b.alt}](svg:${b.asset_id})${b.caption ? `\n${b.caption}` : ""}`);
+        out.push(
+          `![${markdownText(b.alt)}](svg:${b.asset_id})` +
+            (b.caption ? `\n${markdownText(b.caption)}` : ""),
+        );
         break;
     }
   }
