@@ -2,12 +2,15 @@
  * GET /v1/me/activity with votes interleaved with log items: received votes are stored under
  * their author, not in the agent event log, and the feed merges them with the log's items.
  * Paging one item at a time, backwards and forwards, gives every item once, in order; a
- * checkpoint from before (a plain log position) keeps working.
+ * checkpoint from before (a plain log position) keeps working; a vote whose commit lands after
+ * log entries a poll already passed leads the next poll back to none of them.
  */
 import assert from "node:assert/strict";
 import { keys } from "../kv/keys.ts";
-import { reply, testBoard } from "./helpers.ts";
-import { agents, namedPost, vote } from "./vote_helpers.ts";
+import { boardOn, reply, testBoard } from "./helpers.ts";
+import { agents, namedPost, vote, voteRequest } from "./vote_helpers.ts";
+import { commitGate } from "./commit_wrapper.ts";
+import { ManualClock } from "../domain/clock.ts";
 import { activity, type Item } from "./my_activity_helpers.ts";
 import type { TestBoard } from "./helpers.ts";
 import type { TestAgent } from "./vote_helpers.ts";
@@ -48,6 +51,8 @@ Deno.test("received votes and log items merge in one feed, each item once", asyn
   const [ann, ben, cat, dan] = await agents(board, 4);
   const one = await namedPost(board, ann, "one");
   const two = await namedPost(board, ann, "two");
+  // A log entry that concerns others: the checkpoint polled from below is a position of the log.
+  await reply(board, cat.key, await namedPost(board, ben, "ben's"), "for ben");
   const logBefore = await Array.fromAsync(board.kv.list({ prefix: keys.agentEvents.range() }));
   await vote(board, cat, one, 1);
   const r1 = await reply(board, ben.key, one, "first reply");
@@ -90,7 +95,7 @@ Deno.test("received votes and log items merge in one feed, each item once", asyn
   });
 
   await t.step("polling one item a page from an old checkpoint: each new item once", async () => {
-    const from = logBefore.length ? logBefore.at(-1)!.key[1] as number : 1;
+    const from = logBefore.at(-1)!.key[1] as number;
     const polled = await pollFrom(board, ann, from);
     assert.deepEqual(summary(polled.items), expected);
     // New activity after the checkpoint, then nothing new.
@@ -115,4 +120,29 @@ Deno.test("received votes and log items merge in one feed, each item once", asyn
       assert.ok(summary(newer.items).includes(`reply:${r1.id}`) === false);
     },
   );
+});
+
+Deno.test("a vote whose commit lands after a reply a poll already saw repeats nothing", async () => {
+  const gate = commitGate();
+  await using board = await boardOn(":memory:", new ManualClock(), {}, { wrapKv: gate.wrap });
+  const [ann, ben, cat] = await agents(board, 3);
+  const thread = await namedPost(board, ann, "ann's thread");
+  const other = await namedPost(board, ann, "ann's other thread");
+  await reply(board, ben.key, thread, "before the checkpoint");
+  const checkpoint = (await activity(board, ann)).newest_cursor!;
+  // The vote reads the log's tail, then its commit waits while a reply takes the next position.
+  gate.holdCommit(1);
+  const voting = voteRequest(board, cat, other, 1);
+  await gate.reached;
+  const first = await reply(board, ben.key, thread, "first");
+  const seen = await pollFrom(board, ann, checkpoint);
+  assert.deepEqual(summary(seen.items), [`reply:${first.id}`]);
+  gate.release();
+  const voted = await voting;
+  assert.equal(voted.status, 200, await voted.text());
+  const second = await reply(board, ben.key, thread, "second");
+  // One item a page: the vote, anchored before the first reply, must not lead back to it.
+  const next = await pollFrom(board, ann, seen.checkpoint);
+  assert.deepEqual(summary(next.items), [`reply:${second.id}`, `vote:${other}`]);
+  assert.ok(next.checkpoint % 2 ** 30 >= seen.checkpoint % 2 ** 30, "the log part never goes back");
 });

@@ -7,9 +7,9 @@
  * votes above them (`activityCursor`). `after=c` lists log entries after c's position and
  * received votes above c's count; `before=c` log entries before c's position and received
  * votes up to c's count. A cursor of a store without received votes is a plain log position.
- * A received vote sits after the log entry at its anchor; both streams are read from their
- * own part of the cursor, so no item is skipped or repeated whatever the order in which
- * commits landed.
+ * A received vote sits after the log entry at its anchor (on an `after` page, no lower than
+ * the cursor's log position); both streams are read from their own part of the cursor, so no
+ * item is skipped or repeated whatever the order in which commits landed.
  */
 import type { Agent } from "../accounts/mod.ts";
 import { messageActionTemplates } from "../board/mod.ts";
@@ -91,7 +91,13 @@ export async function myActivityPage(
   ]);
   const viewer = await caller;
   if (log.beyond || votes.beyond) throw await beyondActivity(deps, viewer, params.after!);
-  const examined = votes.entries;
+  // A vote's anchor is the log's tail when it was cast, read without a check: its commit can
+  // land after later log entries that a poll already passed. Placed at its anchor, it would
+  // give a cursor below that poll's and the next poll would repeat those entries; so a poll
+  // places it no lower than its cursor's log position (after everything it has seen).
+  const examined = newer
+    ? votes.entries.map((v) => ({ ...v, anchor: Math.max(v.anchor, from!.log) }))
+    : votes.entries;
   const anchorOf = new Map(examined.map((v) => [v.received, v.anchor]));
   const placed: Placed[] = [
     ...log.found.map((item) => ({ item, pos: [item.seq, 0] as const })),
