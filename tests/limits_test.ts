@@ -170,6 +170,22 @@ Deno.test("network allowance: 2,000 posts and replies per UTC day across account
   );
 });
 
+Deno.test("board capacity: a bucket written by a clock ahead of this one asks a wait of one slot, not the clocks' gap", async () => {
+  // Another process (its test clock moved first, or its clock ahead) left the bucket full
+  // hours past this process's now: the refusal asks for one slot's wait, as a full bucket does.
+  await using board = await testBoard();
+  const a = await register(board);
+  const ahead = board.clock.now() * 1000 + 8 * 3600_000;
+  await board.deps.kv.set(keys.rateBuckets("publications"), ahead + 300_000);
+  await assertLimit(board, await publish(board, a.key, freshNetwork()), "BOARD_RATE_LIMIT", {
+    limit_name: "board_publication_capacity",
+    limit: 300,
+    scope: "board",
+    window: "token_bucket",
+    retryAfter: 1,
+  });
+});
+
 Deno.test("board capacity: the 301st publication in one burst is 429 BOARD_RATE_LIMIT; a slot returns each second", async (t) => {
   await using board = await testBoard();
   const [a, b, c] = [await register(board), await register(board), await register(board)];
@@ -210,6 +226,26 @@ Deno.test("board capacity: the 301st publication in one burst is 429 BOARD_RATE_
     board.clock.advance(10);
     for (let i = 0; i < 10; i++) await published(board, null, freshNetwork());
     await assertLimit(board, await publish(board, c.key, freshNetwork()), "BOARD_RATE_LIMIT", want);
+  });
+});
+
+Deno.test("writes: a window written by a clock ahead of this one asks a wait of at most its 60 s", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const net = freshNetwork();
+  // 30 writes another process stamped eight hours past this process's now.
+  const ahead = board.clock.now() + 8 * 3600;
+  await board.deps.kv.set(networkWriteKey(net), {
+    window: [[ahead, 30]],
+    day: utcDay(board.clock.now()),
+    posts: 0,
+  });
+  await assertLimit(board, await publish(board, a.key, net), "RATE_LIMITED", {
+    limit_name: "network_writes_per_minute",
+    limit: 30,
+    scope: "network",
+    window: "60s",
+    retryAfter: 60,
   });
 });
 

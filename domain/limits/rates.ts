@@ -215,7 +215,8 @@ export function windowAdmit(
         break;
       }
     }
-    return { ok: false, used, retryAfterMs: freeAt * 1000 - nowMs };
+    // No wait is longer than the window (a second stamped by a clock ahead of this one).
+    return { ok: false, used, retryAfterMs: Math.min(freeAt * 1000 - nowMs, 60_000) };
   }
   const last = live[live.length - 1];
   if (last && last[0] === sec) last[1] += 1;
@@ -286,9 +287,11 @@ export function bucketAdmit(
   burst: number,
   intervalMs: number,
 ): BucketResult {
-  const tat = Math.max(typeof stored === "number" ? stored : 0, nowMs);
-  const next = tat + intervalMs;
   const horizon = burst * intervalMs;
+  // A time past the horizon was written by a clock ahead of this one (another process's, a
+  // test clock moved there first): a full bucket, no later.
+  const tat = Math.min(Math.max(typeof stored === "number" ? stored : 0, nowMs), nowMs + horizon);
+  const next = tat + intervalMs;
   if (next - nowMs > horizon) return { ok: false, retryAfterMs: next - horizon - nowMs };
   return { ok: true, tatMs: next, available: Math.floor((horizon - (next - nowMs)) / intervalMs) };
 }
