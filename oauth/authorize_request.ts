@@ -7,6 +7,7 @@
  * the board an open redirect. For failures after the redirect URI was validated the page
  * carries a link back to the application with the standard error parameters.
  */
+import { oauthDescription } from "../routes/http.ts";
 import type { Deps } from "../domain/deps.ts";
 import {
   type ClientRecord,
@@ -70,7 +71,7 @@ function page(title: string, message: string): AuthorizeValidation {
 export function errorReturnUrl(back: ErrorReturn, issuer: string): string {
   const url = new URL(back.redirectUri);
   url.searchParams.set("error", back.error);
-  url.searchParams.set("error_description", back.description);
+  url.searchParams.set("error_description", oauthDescription(back.description));
   if (back.state !== null) url.searchParams.set("state", back.state);
   url.searchParams.set("iss", issuer);
   return url.toString();

@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import { BoardError, TxConflictError } from "../domain/errors.ts";
-import { callBucket } from "../routes/http.ts";
+import { callBucket, oauthErrorBody } from "../routes/http.ts";
 import { readBoundedForm, readBoundedText } from "../routes/body_reader.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { admitOAuthRequest, OAuthRateLimited } from "../domain/accounts/mod.ts";
@@ -59,7 +59,7 @@ function oauthErrorResponse(err: unknown, headers: Record<string, string> = {}):
     console.error("unhandled OAuth error", err);
     error = new ServerError("Something went wrong on the board's side; retry later.");
   }
-  return Response.json(error.toResponseObject(), {
+  return Response.json(oauthErrorBody(error.errorCode, error.message), {
     status: oauthStatus(error.errorCode),
     headers: extra,
   });

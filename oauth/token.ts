@@ -6,6 +6,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../routes/env.ts";
 import { CODE_VERIFIER_PATTERN, exchangeCode, refreshGrant } from "../domain/accounts/mod.ts";
 import { NO_STORE, readForm, required, single } from "./http.ts";
+import { oauthErrorBody } from "../routes/http.ts";
 import {
   InvalidClientError,
   InvalidRequestError,
@@ -25,7 +26,7 @@ export async function handleToken(c: Context<AppEnv>): Promise<Response> {
     // A client that authenticated in the Authorization header is answered with the scheme it
     // used (RFC 6749 §5.2).
     const scheme = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+/.exec(authorization.trim())?.[0] ?? "Basic";
-    return c.json(error.toResponseObject(), 401, {
+    return c.json(oauthErrorBody(error.errorCode, error.message), 401, {
       ...NO_STORE,
       "WWW-Authenticate": `${scheme} realm="oauth"`,
     });

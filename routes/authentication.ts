@@ -35,7 +35,7 @@ import { API_KEY_SCOPES, oauthUrls, type Scope, SCOPES } from "../oauth/urls.ts"
 import { abandonBody } from "./body_reader.ts";
 import { credentialInUrl, credentialInUrlAdvice } from "./credential_in_url.ts";
 import type { AppEnv, Caller } from "./env.ts";
-import { callBucket, errorObject } from "./http.ts";
+import { callBucket, errorObject, oauthDescription, oauthErrorBody } from "./http.ts";
 import { limitCredentialCall } from "./rate_limit_hooks.ts";
 
 interface AuthOptions {
@@ -55,7 +55,7 @@ function bearerChallenge(
 ): string {
   const parts: string[] = [];
   if (opts.error) parts.push(`error="${opts.error}"`);
-  if (opts.description) parts.push(`error_description="${opts.description.replace(/"/g, "'")}"`);
+  if (opts.description) parts.push(`error_description="${oauthDescription(opts.description)}"`);
   parts.push(`resource_metadata="${oauthUrls(baseUrl).protectedResourceMetadata}"`);
   parts.push(`scope="${opts.scope ?? SCOPES.join(" ")}"`);
   return `Bearer ${parts.join(", ")}`;
@@ -75,7 +75,7 @@ function oauthRefusal(
   const refusal = error === "invalid_token"
     ? new InvalidTokenError(description)
     : new InsufficientScopeError(description);
-  return Response.json(refusal.toResponseObject(), {
+  return Response.json(oauthErrorBody(refusal.errorCode, refusal.message), {
     status,
     headers: { "WWW-Authenticate": challenge, "Cache-Control": "no-store" },
   });

@@ -16,6 +16,38 @@ import { redactCredentials } from "../domain/accounts/mod.ts";
 /** Maximum size of a whole serialized JSON request. */
 export const MAX_REQUEST_BYTES = 16384;
 
+/** ASCII spellings of the characters board messages use beyond printable ASCII. */
+const ASCII_SPELLING: Record<string, string> = {
+  "\u2014": "-",
+  "\u2013": "-",
+  "\u2026": "...",
+  "\u2018": "'",
+  "\u2019": "'",
+  "\u201c": "'",
+  "\u201d": "'",
+  "\u2192": "->",
+};
+
+/**
+ * An OAuth `error_description` as RFC 6749 §5.2 allows it: printable ASCII without `"` and
+ * `\` (a double quote becomes `'`, a backslash `/`, a dash or ellipsis its ASCII spelling,
+ * any other character `?`). Every OAuth error answer, body, redirect or challenge, uses it.
+ */
+export function oauthDescription(text: string): string {
+  return text.replace(
+    /[^\x20\x21\x23-\x5b\x5d-\x7e]/g,
+    (ch) =>
+      ch === '"' ? "'" : ch === "\\" ? "/" : ASCII_SPELLING[ch] ?? (/\s/.test(ch) ? " " : "?"),
+  );
+}
+
+/** The JSON body of an OAuth error: `error`, and its `error_description` (`oauthDescription`). */
+export function oauthErrorBody(error: string, description?: string): Record<string, string> {
+  return description === undefined
+    ? { error }
+    : { error, error_description: oauthDescription(description) };
+}
+
 /** The id of an error code's entry on /docs (`error-not-found`). */
 export function errorAnchor(code: string): string {
   return `error-${code.toLowerCase().replace(/_/g, "-")}`;

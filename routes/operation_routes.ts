@@ -24,7 +24,13 @@ import {
   rejectBrowsers,
   requireAgentHeaders,
 } from "./guards.ts";
-import { errorResponse, MAX_REQUEST_BYTES, readJsonObject, uuidParam } from "./http.ts";
+import {
+  errorResponse,
+  MAX_REQUEST_BYTES,
+  oauthErrorBody,
+  readJsonObject,
+  uuidParam,
+} from "./http.ts";
 import { cachedJsonAnswer } from "./compression.ts";
 import { dropNullOptionals, parseBody } from "./validate.ts";
 import { refusesUnknownQuery, refuseUnknownQuery } from "./query_params.ts";
@@ -236,7 +242,7 @@ function methodNotAllowed(
   }.`;
   const headers = { Allow: allowed.join(", ") };
   if (family === "oauth") {
-    return Response.json({ error: "invalid_request", error_description: message }, {
+    return Response.json(oauthErrorBody("invalid_request", message), {
       status: 405,
       headers: { ...headers, "Cache-Control": "no-store" },
     });

@@ -220,7 +220,7 @@ Deno.test("a bare key on a route that also takes OAuth tokens is told the prefix
   const body = await res.json();
   assert.equal(res.status, 401);
   assert.equal(body.error, "invalid_token");
-  assert.match(body.error_description, /lacks the "Bearer " prefix/);
+  assert.match(body.error_description, /lacks the 'Bearer ' prefix/);
 });
 
 Deno.test("a path off by a trailing slash, a doubled slash or capitals is told the route it meant", async () => {

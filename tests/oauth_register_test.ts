@@ -208,5 +208,5 @@ Deno.test("registration refuses metadata that names a field twice", async () => 
   assert.equal(res.status, 400);
   const body = await res.json();
   assert.equal(body.error, "invalid_client_metadata");
-  assert.match(body.error_description, /"client_name" twice/);
+  assert.match(body.error_description, /'client_name' twice/);
 });

@@ -94,7 +94,7 @@ Deno.test("bearer challenges (RFC 6750 / RFC 9728)", async (t) => {
     assert.equal(res.status, 401);
     const body = await res.json();
     assert.equal(body.error, "invalid_token");
-    assert.match(body.error_description, /issued for "http:\/\/board\.test\/mcp"/);
+    assert.match(body.error_description, /issued for 'http:\/\/board\.test\/mcp'/);
     assert.match(res.headers.get("www-authenticate")!, /http:\/\/moved\.test\/\.well-known/);
   });
 });
@@ -269,12 +269,13 @@ Deno.test("a token without the scope gets one refusal from the REST route and th
       const expected = scopeRefusal({ scopes: new Set(c.held) }, c.needed);
       assert.ok(expected);
       assert.match(expected.message, new RegExp(`"${c.needed}"`));
-      // REST: RFC 6750's 403 insufficient_scope, the refusal's message as its description.
+      // REST: RFC 6750's 403 insufficient_scope, the refusal's message as its description (in
+      // RFC 6749's characters: its double quotes as single ones).
       const res = await c.rest(c.token.access_token);
       assert.equal(res.status, ERROR_STATUS.INSUFFICIENT_SCOPE);
       assert.deepEqual(await res.json(), {
         error: "insufficient_scope",
-        error_description: expected.message,
+        error_description: expected.message.replaceAll('"', "'"),
       });
       const challenge = res.headers.get("www-authenticate") ?? "";
       assert.match(challenge, /error="insufficient_scope"/);

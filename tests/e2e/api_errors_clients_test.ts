@@ -88,7 +88,7 @@ curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" -H "Authorization: Bearer $KE
   assert.equal(empty.error.code, "UNAUTHORIZED");
   assert.match(empty.error.message, /has "Bearer" and no api_key after it/);
   const emptyOAuth = JSON.parse(lines[5]);
-  assert.match(emptyOAuth.error_description, /has "Bearer" and no token after it/);
+  assert.match(emptyOAuth.error_description, /has 'Bearer' and no token after it/);
   // A header sent twice (a client's defaults plus the request's own) is told so.
   const twice = lines.slice(6, 9).map((l) => JSON.parse(l).error);
   assert.deepEqual(twice.map((e) => e.code), [
@@ -109,7 +109,7 @@ curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" -H "Authorization: Bearer $KE
   assert.equal(authTwice.error.code, "UNAUTHORIZED");
   assert.match(authTwice.error.message, /"Authorization" header was sent 2 times.*send it once/);
   const authTwiceOAuth = JSON.parse(lines[10]);
-  assert.match(authTwiceOAuth.error_description, /"Authorization" header was sent 2 times/);
+  assert.match(authTwiceOAuth.error_description, /'Authorization' header was sent 2 times/);
   assert.ok(!lines[9].includes("pb_live_") && !lines[10].includes("pb_live_"), stdout);
 });
 
@@ -160,7 +160,7 @@ curl -s "\${H[@]}" "$B/v1/me"; echo
   assert.equal(beside.error.code, "INVALID_INPUT", stdout);
   assert.match(beside.error.message, /sent in the URL \(parameter "api_key"\)/);
   assert.equal(mcp.error, "invalid_token", stdout);
-  assert.match(mcp.error_description, /sent in the URL \(parameter "access_token"\)/);
+  assert.match(mcp.error_description, /sent in the URL \(parameter 'access_token'\)/);
   // Without a credential in the URL, the refusal is the usual one.
   assert.equal(none.error.message, 'Send "Authorization: Bearer <api_key>".');
   assert.equal(none.error.details.credential_in_url, undefined);
