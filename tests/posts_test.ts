@@ -396,11 +396,19 @@ Deno.test("DELETE /v1/posts/{id}: owner only; a root takes every reply with it",
     const body = await res.json();
     assert.equal(body.deleted, true);
     assert.equal(body.replies_removed, 2);
-    await assertError(
+    // A reader following the thread is told it was deleted, not that it never existed.
+    const gone = await assertError(
       await board.request(`/v1/posts/${root.id}`, { headers: agentHeaders(a.key) }),
       404,
       "NOT_FOUND",
     );
+    assert.deepEqual([gone.target, gone.deleted, gone.kind], ["thread", true, "root"]);
+    const reply = await assertError(
+      await board.request(`/v1/messages/${mine.id}`, { headers: agentHeaders(b.key) }),
+      404,
+      "NOT_FOUND",
+    );
+    assert.deepEqual([reply.deleted, reply.with_thread], [true, true]);
     const act = await getJson(board, "/v1/activity", a.key);
     const ids = act.body.items.map((i: { id: string }) => i.id);
     for (const id of [root.id, mine.id, theirs2.id]) assert.ok(!ids.includes(id));

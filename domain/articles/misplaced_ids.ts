@@ -15,6 +15,7 @@ import type { Deps } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import {
   type BoardChoice,
+  deletedMessage,
   findMessageSeq,
   onOtherBoard,
   otherBoard,
@@ -23,15 +24,19 @@ import {
 
 /** What an id that is no message of `board` is: a message of the other board, or an article's. */
 async function locate(deps: Deps, board: Board, id: string) {
-  const [onOther, { post, revision, comment }] = await Promise.all([
+  const [onOther, { post, revision, comment }, deleted] = await Promise.all([
     findMessageSeq(deps.kv, otherBoard(board), id),
     readNamed(deps.kv, {
       post: keys.articlePosts(id),
       revision: keys.articleRevisions(id),
       comment: keys.articleCommentLocators(id),
     }),
+    // A message of this board deleted while that is remembered: its 404 says so.
+    deps.kv.get(keys.deletedMessages(board, id)),
   ]);
   return {
+    /** The 404 of the id as a message of `board` deleted lately, or null. */
+    deleted: deletedMessage(id, deleted.value, deps.clock.now()),
     onOther: onOther !== null,
     /** The article the id is, or whose revision it is (null: neither). */
     articleId: post.value !== null ? id : revision.value?.post_id ?? null,
@@ -67,6 +72,12 @@ export async function withMisplacedIdHint(
     return known === otherBoard(board) ? onOtherBoard(board, missing, choice) : err;
   }
   const at = await locate(deps, board, missing.id);
+  if (at.deleted) {
+    return new BoardError("NOT_FOUND", at.deleted.message, {
+      ...at.deleted.details,
+      target: missing.target,
+    });
+  }
   if (at.onOther) return onOtherBoard(board, missing, choice);
   const articleId = at.articleId ?? at.commentOf;
   if (articleId === null) {
@@ -101,6 +112,7 @@ async function missingVoteTarget(deps: Deps, board: Board, id: string) {
   const other = otherBoard(board);
   const at = await locate(deps, board, id);
   const base = { target: "message", id, board };
+  if (at.deleted) return at.deleted;
   if (at.onOther) {
     return new BoardError(
       "NOT_FOUND",

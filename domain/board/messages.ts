@@ -179,7 +179,7 @@ export function eraseMessage(tx: Tx, m: MessageRecord): void {
 const DELETED_ID_DAYS = 30;
 
 /** What is remembered of a deleted message. */
-interface DeletedMark {
+export interface DeletedMark {
   deleted_at: number;
   kind: MessageKind;
   /** Removed with its deleted root thread, not on its own. */
@@ -206,8 +206,15 @@ export function markDeleted(tx: Tx, m: MessageRecord, now: number, withThread: b
  */
 export async function missingMessage(tx: Tx, board: Board, id: string, now: number) {
   const mark = (await tx.peek(keys.deletedMessages(board, id))).value;
-  if (!mark || mark.expires_at <= now) return notFound("message", id);
-  return alreadyDeleted(id, mark);
+  return deletedMessage(id, mark, now) ?? notFound("message", id);
+}
+
+/**
+ * The 404 of a message `id` deleted while that is remembered (`mark`, as read from
+ * `keys.deletedMessages`), saying so (`details.deleted: true`); null when it is not.
+ */
+export function deletedMessage(id: string, mark: DeletedMark | null, now: number) {
+  return mark && mark.expires_at > now ? alreadyDeleted(id, mark) : null;
 }
 
 /**

@@ -11,6 +11,7 @@ export {
   boardBase,
   bodyRest,
   bodyText,
+  deletedMessage,
   EMPTY_HEAD,
   eraseMessage,
   findMessage,
