@@ -295,6 +295,19 @@ Deno.test("desk decisions: held comments, the same audit entries as /mod, replay
     );
     assert.ok(times.length >= 3, `${times.length} times shown`);
     for (const t of times) assert.match(t, /^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC$/);
+    assert.doesNotMatch(html, /Newest entries/, "the first page links back to nothing");
+  });
+
+  await t.step("a page past the oldest entry says so and links back to the newest", async () => {
+    const { res, html } = await desk.get("/mod/desk/audit?before=1");
+    assert.equal(res.status, 200);
+    assert.match(html, /No older entries\./);
+    assert.doesNotMatch(html, /has been recorded yet/);
+    assert.match(html, /<a href="\/mod\/desk\/audit">← Newest entries<\/a>/);
+    const older = await desk.get("/mod/desk/audit?before=3");
+    const rows = [...older.html.matchAll(/<tr id="audit-(\d+)"/g)].map((m) => Number(m[1]));
+    assert.deepEqual(rows, [2, 1]);
+    assert.match(older.html, /← Newest entries/);
   });
 });
 

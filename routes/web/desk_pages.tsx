@@ -397,7 +397,12 @@ export async function deskAudit(c: Context<AppEnv>) {
   const before = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : undefined;
   const page = await listAudit(c.get("deps"), { limit: AUDIT_PAGE, before });
   return c.html(
-    <AuditPage items={page.items} nextBefore={page.next_before} done={await doneNotice(c)} />,
+    <AuditPage
+      items={page.items}
+      nextBefore={page.next_before}
+      done={await doneNotice(c)}
+      pagedBack={raw !== ""}
+    />,
   );
 }
 

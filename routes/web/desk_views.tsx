@@ -389,9 +389,17 @@ export function auditSummary(r: AuditRecord): string {
   return `Done ${ref}: ${words[0].toUpperCase()}${words.slice(1)}.`;
 }
 
-/** The audit trail page: newest first, with a link to older entries. */
+/**
+ * The audit trail page: newest first, with a link to older entries, and on a page past the
+ * first (`pagedBack`) one back to the newest.
+ */
 export function AuditPage(
-  props: { items: AuditRecord[]; nextBefore: number | null; done: string | null },
+  props: {
+    items: AuditRecord[];
+    nextBefore: number | null;
+    done: string | null;
+    pagedBack: boolean;
+  },
 ) {
   return (
     <DeskFrame title="Audit trail" signedIn current={`${DESK_PATH}/audit`}>
@@ -434,12 +442,19 @@ export function AuditPage(
             </table>
           </div>
         )
-        : <p>No moderator action has been recorded yet.</p>}
-      {props.nextBefore !== null
-        ? (
+        : (
           <p>
-            <a href={`${DESK_PATH}/audit?before=${props.nextBefore}`}>Older entries</a>
+            {props.pagedBack ? "No older entries." : "No moderator action has been recorded yet."}
           </p>
+        )}
+      {props.nextBefore !== null || props.pagedBack
+        ? (
+          <nav class="pager" aria-label="Audit pages">
+            {props.pagedBack ? <a href={`${DESK_PATH}/audit`}>← Newest entries</a> : <span />}
+            {props.nextBefore !== null
+              ? <a href={`${DESK_PATH}/audit?before=${props.nextBefore}`}>Older entries →</a>
+              : <span />}
+          </nav>
         )
         : null}
     </DeskFrame>
