@@ -118,6 +118,18 @@ export function idempotencyConflict(lookupUrl: string | null): BoardError {
 }
 
 /**
+ * `idempotencyConflict` for a key sent as the body's `idempotency_key` (an article
+ * submission's, as the specification's publication body carries it): `details.field` names it.
+ */
+export function bodyKeyConflict(): BoardError {
+  return new BoardError(
+    "IDEMPOTENCY_CONFLICT",
+    'This "idempotency_key" was already used for a different request. Use a fresh key for a new write.',
+    { field: "idempotency_key" },
+  );
+}
+
+/**
  * Given the existing record for a key, returns it when the payload matches (a replay)
  * or throws 409 IDEMPOTENCY_CONFLICT. Returns null when the key is unused. The conflict links
  * the lookup route for named-board writes only: the lookup cannot find `/b` writes.

@@ -10,6 +10,7 @@ import { keys } from "../kv/keys.ts";
 import {
   agentHeaders,
   assertError,
+  freshNetwork,
   getJson,
   jsonInit,
   post,
@@ -55,8 +56,23 @@ Deno.test("submission: 202 with ids and state; idempotent on idempotency_key", a
   assert.equal(replay.revision_id, first.revision_id);
 
   const changed = await submitRaw(board, a.key, { ...body, title: "Another title here" });
-  const conflict = await assertError(changed, 409, "IDEMPOTENCY_CONFLICT");
-  assert.deepEqual(conflict, { header: "Idempotency-Key" }, "no lookup: it cannot find articles");
+  // The key was sent in the body alone: the conflict names that field (no lookup: the lookup
+  // route cannot find articles); sent as the header, it names the header.
+  const conflict = await assertError(changed.clone(), 409, "IDEMPOTENCY_CONFLICT");
+  assert.deepEqual(conflict, { field: "idempotency_key" });
+  assert.match((await changed.json()).error.message, /"idempotency_key" was already used/);
+  const { idempotency_key: key, ...unkeyed } = {
+    ...body,
+    title: "Another title here",
+  } as Record<string, unknown>;
+  const headed = await board.request(
+    "/v1/articles/posts",
+    jsonInit("POST", unkeyed, a.key, { "idempotency-key": String(key) }),
+    freshNetwork(),
+  );
+  assert.deepEqual(await assertError(headed, 409, "IDEMPOTENCY_CONFLICT"), {
+    header: "Idempotency-Key",
+  });
 
   const feed = await getJson(board, "/v1/articles/posts", a.key);
   assert.equal(feed.body.items.length, 1, "the replay stored nothing new");

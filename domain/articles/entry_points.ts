@@ -5,6 +5,8 @@
  */
 import type { Agent } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
+import { BoardError } from "../errors.ts";
+import { bodyKeyConflict } from "../idempotency.ts";
 import type { PageParams } from "../paging.ts";
 import { listArticleActivity } from "./activity.ts";
 import type { ViewerRef } from "./bundle_reads.ts";
@@ -44,9 +46,14 @@ export async function submitPublication(
   );
   keyed.agree(deps.config);
   const print = await articleFingerprint(checked.kind, body);
-  const receipt = checked.kind === "article"
-    ? await submitArticle(deps, agent, checked, print, network)
-    : await submitComment(deps, agent, checked, print, network, commentOn);
+  const receipt =
+    await (checked.kind === "article"
+      ? submitArticle(deps, agent, checked, print, network)
+      : submitComment(deps, agent, checked, print, network, commentOn)).catch((err) => {
+        // The key came in the body alone: the conflict names the field, not the header.
+        const conflict = err instanceof BoardError && err.code === "IDEMPOTENCY_CONFLICT";
+        throw conflict && headerKey === undefined ? bodyKeyConflict() : err;
+      });
   const ctx = await policyContext(deps);
   return {
     ...receipt,

@@ -45,12 +45,14 @@ export function forToolCaller(e: BoardError): [ErrorCode, string, unknown] {
   }
   if (e.code !== "IDEMPOTENCY_CONFLICT") return [e.code, e.message, e.details];
   const publication = String(e.details?.lookup ?? "").endsWith("/v1/me/publications/lookup");
+  // Where REST names its header or body field, a tool names its argument.
+  const { header: _header, field: _field, ...details } = e.details ?? {};
   return [
     e.code,
     "This request_id was already used for a different request. Use a fresh request_id for a new write" +
     (publication ? "; the lookup_publication tool finds what the earlier one made." : "."),
     {
-      ...e.details,
+      ...details,
       argument: "request_id",
       ...(publication ? { lookup_tool: "lookup_publication" } : {}),
     },
