@@ -102,6 +102,18 @@ Deno.test("grace: 2 positive recommendations from different other accounts publi
   const s = await submit(board, author.key);
 
   await assertError(await voteRaw(board, author.key, s.post_id, s.revision_id), 403, "SELF_VOTE");
+  // The article's id sent as the revision: the 404 names the revisions it takes votes on.
+  const misplaced = await assertError(
+    await voteRaw(board, b.key, s.post_id, s.post_id),
+    404,
+    "NOT_FOUND",
+  );
+  assert.deepEqual(misplaced, {
+    target: "article revision",
+    id: s.post_id,
+    current_public_revision_id: null,
+    active_candidate_revision_id: s.revision_id,
+  });
   let v = await vote(board, b.key, s.post_id, s.revision_id);
   assert.equal(v.revision.state, "pending");
   // An exact repeat is a free replay; the opposite value conflicts.

@@ -113,6 +113,20 @@ export async function castArticleVote(
     });
     const post = postEntry.value;
     const rev = revEntry.value;
+    if (post && (!rev || rev.post_id !== post.id) && !post.restricted) {
+      // The article's id, or another article's revision, sent as the revision: name the ones
+      // this article takes votes on.
+      throw new BoardError(
+        "NOT_FOUND",
+        `No revision "${revisionId}" of article "${postId}" was found; vote on its current public revision or its pending candidate (details).`,
+        {
+          target: "article revision",
+          id: revisionId,
+          current_public_revision_id: post.public_revision_id,
+          active_candidate_revision_id: post.candidate_revision_id,
+        },
+      );
+    }
     if (!post || !rev || rev.post_id !== post.id) throw notFound("article revision", revisionId);
     const existing = voteEntry.value;
     if (existing) {
