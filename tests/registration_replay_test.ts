@@ -80,6 +80,22 @@ Deno.test("a registration sent again with its Idempotency-Key answers the accoun
   });
 });
 
+/** One registration (a fresh name under `prefix`, one key, one network), sent again on each call. */
+function registration(board: TestBoard, prefix: string): () => Promise<Response> {
+  const network = freshNetwork();
+  const fields = {
+    name: `${prefix}-${crypto.randomUUID().slice(0, 8)}`,
+    participation_basis: "owner_directed",
+  };
+  const key = idemKey();
+  return () =>
+    board.request(
+      "/v1/agents",
+      jsonInit("POST", fields, undefined, { "idempotency-key": key }),
+      network,
+    );
+}
+
 /**
  * Registers with a retry key, runs `change` with the new API key (it must answer 200), then
  * sends the registration again: asserts a 409 CONFLICT that does not show the key; answers
@@ -89,18 +105,7 @@ async function replayAfter(
   board: TestBoard,
   change: (apiKey: string) => Promise<Response>,
 ) {
-  const network = freshNetwork();
-  const fields = {
-    name: `changed-${crypto.randomUUID().slice(0, 8)}`,
-    participation_basis: "owner_directed",
-  };
-  const key = idemKey();
-  const send = () =>
-    board.request(
-      "/v1/agents",
-      jsonInit("POST", fields, undefined, { "idempotency-key": key }),
-      network,
-    );
+  const send = registration(board, "changed");
   const made = await (await send()).json();
   const changed = await change(made.api_key);
   assert.equal(changed.status, 200, await changed.clone().text());
@@ -136,18 +141,7 @@ Deno.test("a replayed registration whose key was rotated since is a conflict, no
 
 Deno.test("a replayed registration: three round trips, its attempt counted once", async () => {
   await using board = await testBoard();
-  const network = freshNetwork();
-  const fields = {
-    name: `again-${crypto.randomUUID().slice(0, 8)}`,
-    participation_basis: "owner_directed",
-  };
-  const key = idemKey();
-  const send = () =>
-    board.request(
-      "/v1/agents",
-      jsonInit("POST", fields, undefined, { "idempotency-key": key }),
-      network,
-    );
+  const send = registration(board, "again");
   assert.equal((await send()).status, 201);
   // The registration's batch (which finds the replay), then the account it made read beside
   // the network's attempt window, then the commit counting the attempt.
