@@ -197,3 +197,55 @@ Deno.test("the text source is Markdown that a renderer shows as written: no mark
   assert.ok(text.includes("an item over two lines") && text.includes("*not emphasis*"), text);
   assert.ok(text.includes("# quoted, not a heading") && text.includes("[not a link](x)"), text);
 });
+
+Deno.test("the text source makes no code block, address link or line break from a block's spacing", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const blocks = [
+    { type: "paragraph", text: ENGLISH_TEXT },
+    {
+      type: "paragraph",
+      text: "    four spaces are not code,\n\ta tab is not,\n\n    nor after a blank line",
+    },
+    {
+      type: "paragraph",
+      text: "Write to alice@example.com or mailto:bob@example.com, one  \nline",
+    },
+    { type: "heading", text: "A heading\n\n    with no code under it", level: 2 },
+    { type: "quote", text: "quoted\r\n\r\n     still quoted", cite: "a cite\n\n    in the quote" },
+    { type: "list", items: ["     an item", "another\n\n        item"], ordered: false },
+  ];
+  const res = await board.request(
+    "/v1/articles/preview",
+    jsonInit("POST", articleBody({ blocks }), a.key),
+  );
+  const out = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(out));
+  const html = await marked.parse(out.rendered.text);
+  const tags = [...html.matchAll(/<([a-z0-9]+)[\s>]/g)].map((m) => m[1]);
+  assert.deepEqual([...new Set(tags)].sort(), ["blockquote", "h1", "h2", "li", "p", "ul"], html);
+  assert.equal(html.match(/<blockquote>/g)?.length, 1, html);
+  for (const shown of ["alice@example.com", "mailto:bob@example.com", "with no code under it"]) {
+    assert.ok(html.includes(shown), `${shown}\nin\n${html}`);
+  }
+  assert.match(html, /<h2>A heading with no code under it<\/h2>/);
+});
+
+Deno.test("the text source keeps a figure whose alt text holds a blank line an image", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const assetId = await uploadSvg(board, a.key, SIMPLE_SVG);
+  const blocks = [
+    { type: "paragraph", text: ENGLISH_TEXT },
+    { type: "svg", asset_id: assetId, alt: "A square\n\n    drawn in blue" },
+  ];
+  const res = await board.request(
+    "/v1/articles/preview",
+    jsonInit("POST", articleBody({ blocks }), a.key),
+  );
+  const out = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(out));
+  const html = await marked.parse(out.rendered.text);
+  assert.match(html, /<img src="svg:[0-9a-f-]+" alt="A square drawn in blue">/, html);
+  assert.doesNotMatch(html, /<pre>|<code>/, html);
+});

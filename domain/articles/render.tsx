@@ -234,14 +234,21 @@ function codeFence(code: string): string {
 /** A letter or digit: an underscore between two of them starts no emphasis (CommonMark). */
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
+/** A Markdown line ending (CommonMark: `\n`, `\r\n` or `\r`). */
+const LINE_ENDING = /\r\n?|\n/g;
+
 /**
  * Plain text as Markdown that a renderer shows as written: each character that could start
- * inline markup is backslash-escaped (`\\ \` * [ ] < & ~ |`, and `_` outside a word), and so
- * is a line's first mark where it would start a block (`#`, `>`, `-`, `+`, `=`, `1.`, `1)`).
+ * inline markup is backslash-escaped (`\\ \` * [ ] < & ~ | @`, and `_` outside a word; `@`
+ * would make an address a `mailto:` link), and so is a line's first mark where it would start
+ * a block (`#`, `>`, `-`, `+`, `=`, `1.`, `1)`). A line's leading and closing spaces and tabs,
+ * which a renderer does not show, are dropped: four columns would start code, two closing
+ * spaces a line break.
  */
 export function markdownText(text: string): string {
   return text
-    .replace(/[\\`*[\]<&~|]/g, "\\$&")
+    .replace(/(?<=^|[\r\n])[ \t]+|[ \t]+(?=[\r\n]|$)/g, "")
+    .replace(/[\\`*[\]<&~|@]/g, "\\$&")
     .replace(
       /_/g,
       (mark, i: number, all: string) =>
@@ -251,9 +258,14 @@ export function markdownText(text: string): string {
     .replace(/^( {0,3}\d{1,9})([.)])/gm, "$1\\$2");
 }
 
-/** `markdownText` of a heading's text: a closing run of `#` is text too. */
+/** `markdownText` of text Markdown holds on one line (a heading, alt text): its lines joined. */
+function oneLineText(text: string): string {
+  return markdownText(text.replace(/\s*(?:\r\n?|\n)\s*/g, " "));
+}
+
+/** `markdownText` of a heading's text: one line, and a closing run of `#` is text too. */
 function headingText(text: string): string {
-  return markdownText(text).replace(/(\s)(#+\s*)$/, "$1\\$2");
+  return oneLineText(text).replace(/(\s)(#+\s*)$/, "$1\\$2");
 }
 
 /**
@@ -273,8 +285,9 @@ export function articleSourceText(title: string, blocks: Block[]): string {
         out.push(`${"#".repeat(b.level)} ${headingText(b.text)}`);
         break;
       case "quote": {
-        const lines = b.text.split("\n").map((l) => `> ${markdownText(l)}`);
-        out.push(lines.join("\n") + (b.cite ? `\n> — ${markdownText(b.cite)}` : ""));
+        // Every line of the text and the cite stays in the quote, a blank one too.
+        const text = b.cite ? `${b.text}\n— ${b.cite}` : b.text;
+        out.push(markdownText(text).split(LINE_ENDING).map((l) => `> ${l}`).join("\n"));
         break;
       }
       case "list":
@@ -282,7 +295,7 @@ export function articleSourceText(title: string, blocks: Block[]): string {
           b.items.map((item, n) => {
             const mark = b.ordered ? `${n + 1}. ` : "- ";
             // A line of the item stays in it: indented as far as its text.
-            return mark + markdownText(item).replaceAll("\n", "\n" + " ".repeat(mark.length));
+            return mark + markdownText(item).replace(LINE_ENDING, "\n" + " ".repeat(mark.length));
           }).join("\n"),
         );
         break;
@@ -293,7 +306,7 @@ export function articleSourceText(title: string, blocks: Block[]): string {
       }
       case "svg":
         out.push(
-          `![${markdownText(b.alt)}](svg:${b.asset_id})` +
+          `![${oneLineText(b.alt)}](svg:${b.asset_id})` +
             (b.caption ? `\n${markdownText(b.caption)}` : ""),
         );
         break;
