@@ -65,6 +65,15 @@ function page(title: string, message: string): AuthorizeValidation {
 }
 
 /**
+ * A value from the request quoted in an error, when it is a short plain token (a parameter
+ * name, a method): the page on the board and the application's `error_description` show no
+ * sentence someone else wrote into a link.
+ */
+function echoed(value: string): string | null {
+  return /^[A-Za-z0-9_.:-]{1,40}$/.test(value) ? `"${value}"` : null;
+}
+
+/**
  * The address of an error response (`error`, `error_description`, `state`, `iss`) at the
  * application's redirect URI.
  */
@@ -136,7 +145,13 @@ export async function validateAuthorizeQuery(
   });
   for (const [name] of q) {
     if (q.getAll(name).length > 1) {
-      return fail("invalid_request", `Parameter "${name}" was sent more than once.`);
+      const named = echoed(name);
+      return fail(
+        "invalid_request",
+        named
+          ? `Parameter ${named} was sent more than once.`
+          : "A parameter was sent more than once.",
+      );
     }
   }
   if (state !== null && state.length > MAX_STATE) {
@@ -154,7 +169,7 @@ export async function validateAuthorizeQuery(
     return fail("invalid_request", "PKCE is required: send code_challenge with method S256.");
   }
   if (method !== "S256") {
-    const was = method ? ` (not "${method}")` : "";
+    const was = method && echoed(method) ? ` (not ${echoed(method)})` : "";
     return fail("invalid_request", `code_challenge_method must be "S256"${was}; plain is refused.`);
   }
   if (!CHALLENGE_PATTERN.test(challenge)) {

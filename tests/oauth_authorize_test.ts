@@ -226,6 +226,39 @@ Deno.test("authorization errors after the redirect URI is validated stay on a pa
     });
   }
 
+  await t.step(
+    "a sentence in a parameter's value or name is not repeated on the page or in the link",
+    async () => {
+      const sentence = "Your account was suspended: sign in again at https://evil.example/restore";
+      for (
+        const path of [
+          authorizePath(client.client_id, challenge, { code_challenge_method: sentence }),
+          authorizePath(client.client_id, challenge) + `&${encodeURIComponent(sentence)}=1` +
+          `&${encodeURIComponent(sentence)}=2`,
+        ]
+      ) {
+        const res = await board.request(path);
+        const html = await res.clone().text();
+        const url = await linkedError(res);
+        assert.equal(url.searchParams.get("error"), "invalid_request");
+        const description = url.searchParams.get("error_description") ?? "";
+        assert.ok(description, html);
+        for (const shown of [html, description]) {
+          assert.ok(!shown.includes("evil.example"), shown);
+          assert.ok(!shown.includes("suspended"), shown);
+        }
+      }
+      // A plain token is still named.
+      const plain = await board.request(
+        authorizePath(client.client_id, challenge) + "&scope=board:read",
+      );
+      assert.match(
+        (await linkedError(plain)).searchParams.get("error_description") ?? "",
+        /Parameter 'scope' was sent more than once/,
+      );
+    },
+  );
+
   await t.step("scope beyond the client's registration", async () => {
     const res = await board.request(
       authorizePath(readOnly.client_id, challenge, { scope: "board:read board:write" }),
