@@ -241,7 +241,8 @@ const LINE_ENDING = /\r\n?|\n/g;
  * Plain text as Markdown that a renderer shows as written: each character that could start
  * inline markup is backslash-escaped (`\\ \` * [ ] < & ~ | @`, and `_` outside a word; `@`
  * would make an address a `mailto:` link), and so is a line's first mark where it would start
- * a block (`#`, `>`, `-`, `+`, `=`, `1.`, `1)`). A line's leading and closing spaces and tabs,
+ * a block (`#`, `>`, `-`, `+`, `=`, `1.`, `1)`), and the `:` of `://` and the `.` of a
+ * leading `www.` (a renderer would make the address a link). A line's leading and closing spaces and tabs,
  * which a renderer does not show, are dropped: four columns would start code, two closing
  * spaces a line break.
  */
@@ -255,7 +256,10 @@ export function markdownText(text: string): string {
         WORD_CHAR.test(all[i - 1] ?? "") && WORD_CHAR.test(all[i + 1] ?? "") ? mark : "\\_",
     )
     .replace(/^( {0,3})([#>+=-])/gm, "$1\\$2")
-    .replace(/^( {0,3}\d{1,9})([.)])/gm, "$1\\$2");
+    .replace(/^( {0,3}\d{1,9})([.)])/gm, "$1\\$2")
+    // A bare address is no link either (GFM links `scheme://…` and `www.…` as they stand).
+    .replace(/:(?=\/\/)/g, "\\:")
+    .replace(/(?<![\p{L}\p{N}_.-])(www)\./giu, "$1\\.");
 }
 
 /** `markdownText` of text Markdown holds on one line (a heading, alt text): its lines joined. */
