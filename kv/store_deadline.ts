@@ -13,7 +13,7 @@ import { TxConflictError } from "./tx.ts";
 export const STORE_DEADLINE_MS = 10_000;
 
 /** The store did not answer a call within its deadline; answered like a busy store. */
-export class StoreTimeoutError extends TxConflictError {}
+class StoreTimeoutError extends TxConflictError {}
 
 /** The last time a given-up call was logged (ms): at most one line every ten seconds. */
 let lastLogged = -Infinity;

@@ -138,7 +138,7 @@ export async function readBoundedText(
 }
 
 /** Whether a request declares an ordinary web form body (`application/x-www-form-urlencoded`). */
-export function declaresForm(req: Request): boolean {
+function declaresForm(req: Request): boolean {
   return /^application\/x-www-form-urlencoded\s*(;|$)/i.test(req.headers.get("content-type") ?? "");
 }
 

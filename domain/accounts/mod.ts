@@ -107,7 +107,6 @@ export {
   boardSecret,
   boardSecretProblem,
   holdsCredential,
-  holdsOperatorSecret,
   openCredential,
   type OperatorSecrets,
   purposeMac,

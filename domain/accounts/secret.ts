@@ -45,7 +45,7 @@ export type OperatorSecrets = Pick<Config, "moderatorKey" | "secret">;
  * Whether `text` holds the operator's moderator key or BOARD_SECRET: what an operator's script
  * may paste by mistake into a field the board stores as sent or shows (refused there).
  */
-export function holdsOperatorSecret(config: OperatorSecrets, text: string): boolean {
+function holdsOperatorSecret(config: OperatorSecrets, text: string): boolean {
   return [config.moderatorKey, config.secret].some((s) => s !== undefined && text.includes(s));
 }
 

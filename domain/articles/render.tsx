@@ -246,7 +246,7 @@ const LINE_ENDING = /\r\n?|\n/g;
  * which a renderer does not show, are dropped: four columns would start code, two closing
  * spaces a line break.
  */
-export function markdownText(text: string): string {
+function markdownText(text: string): string {
   return text
     .replace(/(?<=^|[\r\n])[ \t]+|[ \t]+(?=[\r\n]|$)/g, "")
     .replace(/[\\`*[\]<&~|@]/g, "\\$&")

@@ -79,16 +79,10 @@ export function isTopLevelNavigation(headers: Headers): boolean {
 }
 
 /**
- * The browser's session, starting one (and setting the cookie) when it has none and the
- * request is a top-level navigation. When the page was not opened as a page, says so instead.
+ * A session for a browser already known to have no live one (`currentGuest`), started (and
+ * its cookie set) when the request is a top-level navigation. When the page was not opened as
+ * a page, says so instead.
  */
-export async function guestSession(c: Context<AppEnv>): Promise<GuestState> {
-  const found = await currentGuest(c);
-  if (found) return { session: found, notice: null };
-  return await newGuestSession(c);
-}
-
-/** `guestSession` for a browser already known to have no live session (`currentGuest`). */
 export async function newGuestSession(c: Context<AppEnv>): Promise<GuestState> {
   if (!isTopLevelNavigation(c.req.raw.headers)) {
     return {
