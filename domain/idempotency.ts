@@ -103,9 +103,11 @@ export function fingerprint(payload: Record<string, unknown>): Promise<string> {
 export const LOOKUP_PATH = "/v1/me/publications/lookup";
 
 /**
- * The one shape of 409 IDEMPOTENCY_CONFLICT, for every keyed write: `details.header` names the
- * header, and `lookup` (with `lookup_header`) links the lookup route only where that route can
- * find the write (named-board publications); pass `lookupUrl: null` everywhere else.
+ * 409 IDEMPOTENCY_CONFLICT for a key sent in the `Idempotency-Key` header, for every keyed
+ * write: `details.header` names the header, and `lookup` (with `lookup_header`) links the
+ * lookup route only where that route can find the write (named-board publications); pass
+ * `lookupUrl: null` everywhere else. A key sent only in a body field gets `bodyKeyConflict`;
+ * for a tool, routes/api/tool_words.ts names its `request_id` argument instead of either.
  */
 export function idempotencyConflict(lookupUrl: string | null): BoardError {
   return new BoardError(
