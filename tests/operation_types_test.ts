@@ -8,6 +8,8 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { type Operation, operation } from "../routes/api/operation.ts";
+import { feedPage, searchPage, threadPage } from "../domain/reads/mod.ts";
+import { feedPage as feedPageSchema, threadPageSchema } from "../routes/api/responses/shared.ts";
 
 const answer = z.object({ id: z.string(), count: z.number().int() });
 const base = {
@@ -35,6 +37,18 @@ Deno.test("operation(): a handler must answer what its 200 schema declares", () 
     operation({ ...base, handler: () => Promise.resolve(new Response("{}")) }),
   ];
   assert.equal(declared.length, 5);
+});
+
+Deno.test("the reads answered as cached JSON text answer what their schemas declare", () => {
+  // Feeds, thread reads and search reach their handlers as JSON text (routes/cached_pages.ts),
+  // which operation() cannot check: their domain answers are checked against the schemas here.
+  type Answer<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
+  const checked: [
+    (a: Answer<typeof feedPage>) => z.infer<typeof feedPageSchema>,
+    (a: Answer<typeof threadPage>) => z.infer<typeof threadPageSchema>,
+    (a: Answer<typeof searchPage>) => z.infer<typeof feedPageSchema>,
+  ] = [(a) => a, (a) => a, (a) => a];
+  assert.equal(checked.length, 3);
 });
 
 Deno.test("operation(): the handler's body is what the body schema parses", () => {

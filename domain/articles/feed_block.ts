@@ -11,6 +11,9 @@ import { articleActionTemplates } from "./views.ts";
 import type { Deps } from "../deps.ts";
 import type { PageParams } from "../paging.ts";
 
+/** An item of the articles activity stream. */
+type ArticleActivityItem = Awaited<ReturnType<typeof listArticleActivity>>["items"][number];
+
 export const ARTICLES_BLOCK_LIMIT = { min: 1, max: 30, default: 10 } as const;
 
 const CURSOR_PARAMETERS = {
@@ -38,7 +41,7 @@ export async function articlesBlock(
       CURSOR_PARAMETERS.after,
     );
     return {
-      items: page.items as unknown[],
+      items: page.items,
       action_templates: articleActionTemplates(),
       cursor_parameters: CURSOR_PARAMETERS,
       next_before: page.next_before,
@@ -52,7 +55,7 @@ export async function articlesBlock(
     await viewer;
     console.error("articles block unavailable:", e instanceof Error ? e.message : e);
     return {
-      items: [] as unknown[],
+      items: [] as ArticleActivityItem[],
       action_templates: articleActionTemplates(),
       cursor_parameters: CURSOR_PARAMETERS,
       next_before: null,

@@ -26,7 +26,9 @@ export async function viewerObject(deps: Deps, viewer: ViewerSource) {
   book?.catch(() => {}); // used only for an account old enough to be a veteran
   const agent = await viewer;
   const pinning = await viewerPinning(deps, agent, agent ? book : undefined);
-  return agent ? { agent_id: agent.id, name: agent.name, pinning } : { anonymous: true, pinning };
+  return agent
+    ? { agent_id: agent.id, name: agent.name, pinning }
+    : { anonymous: true as const, pinning };
 }
 
 /** Articles block params, and whether the caller supplied any of them. */
