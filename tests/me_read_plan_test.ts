@@ -14,12 +14,13 @@ import {
   getJson,
   idemKey,
   mcpRequest,
+  metered,
   post,
   type TestBoard,
   testBoard,
 } from "./helpers.ts";
 import { oauthToken, postPin, record, veterans } from "./pin_helpers.ts";
-import { agent, vote } from "./vote_helpers.ts";
+import { agent, agents, namedPost, vote, voteRequest } from "./vote_helpers.ts";
 
 /** Sends `path` (with `key`, if any) under a lockstep meter: the body and the round trips. */
 async function measured(
@@ -167,4 +168,42 @@ Deno.test("GET /v1/me of a new account is one round trip, its credential's", asy
   assert.equal(me.body.id, a.id);
   const again = await getJson(board, "/v1/me", a.key);
   assert.deepEqual(again.body, me.body);
+});
+
+Deno.test("an account with more received votes than one list page reads its state in two round trips once this instance has listed them", async () => {
+  await using board = await testBoard();
+  const popular = await agent(board);
+  const threads = [];
+  for (let i = 0; i < 10; i++) threads.push(await namedPost(board, popular, `Thread ${i}`));
+  // 510 received votes: a list page holds 500.
+  const voters = await agents(board, 51);
+  for (const v of voters) for (const t of threads) await vote(board, v, t, 1);
+  const state = async () =>
+    JSON.parse(JSON.stringify(await accountState(board.deps, await record(board, popular))));
+
+  // The first read on this instance lists them page after page (a page names the next).
+  const first = await measured(board, "/v1/me", popular.key);
+  assert.equal(first.depth, 3);
+  assert.equal(first.body.karma, 510);
+  // Then the pages it saw are listed together, beside the credential's read.
+  const me = await measured(board, "/v1/me", popular.key);
+  assert.equal(me.depth, 2);
+  assert.deepEqual(me.body, await state());
+  const tool = await measuredTool(board, popular.key, "get_my_agent", {});
+  assert.equal(tool.depth, 2);
+  assert.deepEqual(tool.answer, await state());
+
+  // Votes received since are read too: the last range listed is open.
+  const late = await agents(board, 2);
+  for (const v of late) await vote(board, v, threads[0], 1);
+  const after = await measured(board, "/v1/me", popular.key);
+  assert.equal(after.depth, 2);
+  assert.equal(after.body.karma, 512);
+  assert.deepEqual(after.body, await state());
+
+  // Its own vote reads them for its weight in its first batch: a voter with received votes.
+  const target = await namedPost(board, voters[0], "A thread to vote on");
+  const cast = await metered(() => voteRequest(board, popular, target, 1));
+  assert.equal(cast.res.status, 200, await cast.res.clone().text());
+  assert.equal(cast.depth, 3);
 });

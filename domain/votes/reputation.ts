@@ -122,6 +122,52 @@ export async function retainedSeqs(
 const RECEIVED_PAGE = 500;
 
 /**
+ * Accounts noted per store: as many as the board retains by default. Past the cap the oldest
+ * noted goes first.
+ */
+const MAX_RECEIVED_HINTS = 5_000;
+
+/**
+ * The highest received-vote number (`votes_received/{author}/{received}`, a count that only
+ * grows) of each account as this instance last listed them, per store. A hint only chooses
+ * the ranges listed: the pages it names are listed together, and the last range is open, so
+ * votes received since are read too (a page past it costs one round trip more). Without a
+ * hint (an account this instance has not listed) each page is listed after the one before.
+ */
+const receivedHints = new WeakMap<Deno.Kv, Map<string, number>>();
+
+function noteReceived(kv: Deno.Kv, authorId: string, highest: number): void {
+  let known = receivedHints.get(kv);
+  if (!known) receivedHints.set(kv, known = new Map());
+  known.delete(authorId);
+  known.set(authorId, highest);
+  if (known.size > MAX_RECEIVED_HINTS) known.delete(known.keys().next().value!);
+}
+
+/**
+ * Lists every received vote of an account whose highest received-vote number was last seen at
+ * `hint`: whole pages up to it, each a closed range (its numbers are at most a page's worth,
+ * so its one page ends it), listed together, then the open rest beside them.
+ */
+function listReceived(kv: Deno.Kv, authorId: string, hint: number) {
+  const prefix = keys.votesReceived.range(authorId);
+  const at = (n: number) => keys.votesReceived(authorId, n);
+  const whole = { limit: RECEIVED_PAGE, batchSize: RECEIVED_PAGE };
+  const lists = [];
+  let from = 1;
+  for (; from + RECEIVED_PAGE <= hint + 1; from += RECEIVED_PAGE) {
+    const end = at(from + RECEIVED_PAGE);
+    lists.push(listTyped(kv, from === 1 ? { prefix, end } : { start: at(from), end }, whole));
+  }
+  lists.push(
+    listTyped(kv, from === 1 ? { prefix } : { prefix, start: at(from) }, {
+      batchSize: RECEIVED_PAGE,
+    }),
+  );
+  return Promise.all(lists.map((list) => Array.fromAsync(list)));
+}
+
+/**
  * Every received vote of an account, grouped by voter: voter id → [target seq, vote][]. The
  * votes are stored under their author (`votes_received`); a store written before also
  * kept a copy of each under `votes_by_recipient`, listed at the same time.
@@ -136,18 +182,19 @@ async function receivedVotes(
     list.push([targetSeq, v]);
     out.set(voterId, list);
   };
-  const [current, older] = await Promise.all([
-    Array.fromAsync(
-      listTyped(kv, { prefix: keys.votesReceived.range(authorId) }, {
-        batchSize: RECEIVED_PAGE,
-      }),
-    ),
+  const [pages, older] = await Promise.all([
+    listReceived(kv, authorId, receivedHints.get(kv)?.get(authorId) ?? 0),
     Array.fromAsync(
       listTyped(kv, { prefix: keys.votesByRecipient.range(authorId) }, {
         batchSize: RECEIVED_PAGE,
       }),
     ),
   ]);
+  const current = pages.flat();
+  const highest = current.at(-1)?.key.at(-1);
+  if (typeof highest === "number" && highest > RECEIVED_PAGE) {
+    noteReceived(kv, authorId, highest);
+  }
   for (const { value: v } of current) add(v.voter_id, v.target_seq, v);
   for (const e of older) {
     const [, , voterId, targetSeq] = e.key as [string, string, string, number];
