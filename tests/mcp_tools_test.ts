@@ -312,8 +312,18 @@ Deno.test("MCP: every tool succeeds and fails as REST does", async (t) => {
     const named = [...JSON.stringify(caps).matchAll(/the ([a-z_]+) tool/g)].map((m) => m[1]);
     assert.ok(named.includes("articles_upload"), JSON.stringify(named));
     for (const name of named) assert.ok(listed.has(name), name);
-    await succeeds(o, "articles_read", { action: "article", post_id: article.post_id });
-    await succeeds(o, "articles_read", { action: "activity", limit: 30 });
+    // Each action answers what its REST read answers (toolOfSeveral: compared here).
+    const same = [
+      [{ action: "capabilities" }, "/v1/articles/capabilities"],
+      [{ action: "article", post_id: article.post_id }, `/v1/articles/posts/${article.post_id}`],
+      [{ action: "list", limit: 5 }, "/v1/articles/posts?limit=5"],
+      [{ action: "activity", limit: 30 }, "/v1/articles/activity?limit=30"],
+    ] as const;
+    for (const [args, path] of same) {
+      const rest = await getJson(board, path, other.key);
+      assert.equal(rest.status, 200, path);
+      assert.deepEqual(await succeeds(o, "articles_read", { ...args }), rest.body, path);
+    }
     await fails(o, "articles_read", { action: "article" }, "INVALID_INPUT");
     await fails(o, "articles_read", { action: "list", limit: 31 });
   });

@@ -1,13 +1,13 @@
 /**
- * The registry's contract is checked by the compiler: `operation()` checks a handler's answer
- * against the schema of its 200 or 201 response (a missing or mistyped field; the published
- * answers allow fields beyond those documented) and its body against the body's schema, and
- * only `operation()` makes an `Operation`. Each `@ts-expect-error` below fails type-checking
+ * The registry's contract is checked by the compiler: `operation()` checks a handler's answer,
+ * and its MCP tool's, against the schema of its 200 or 201 response (a missing or mistyped
+ * field; the published answers allow fields beyond those documented) and its body against the
+ * body's schema, and only `operation()` makes an `Operation`. Each `@ts-expect-error` below fails type-checking
  * (`deno check`, and `deno test` before it runs) if the compiler accepts the line under it.
  */
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { type Operation, operation } from "../routes/api/operation.ts";
+import { type Operation, operation, READ, tool } from "../routes/api/operation.ts";
 import { feedPage, searchPage, threadPage } from "../domain/reads/mod.ts";
 import { feedPage as feedPageSchema, threadPageSchema } from "../routes/api/responses/shared.ts";
 
@@ -37,6 +37,29 @@ Deno.test("operation(): a handler must answer what its 200 schema declares", () 
     operation({ ...base, handler: () => Promise.resolve(new Response("{}")) }),
   ];
   assert.equal(declared.length, 5);
+});
+
+Deno.test("operation(): its MCP tool must answer what the operation declares", () => {
+  const probeTool = <A extends object | string>(answer: A) =>
+    tool({
+      name: "probe",
+      title: "Probe",
+      description: "A probe.",
+      args: {},
+      annotations: READ,
+      scope: "board:read",
+      call: () => Promise.resolve(answer),
+    });
+  const declared: Operation[] = [
+    operation({ ...base, tool: probeTool({ id: "a", count: 1 }) }),
+    // JSON text (the read cache's pages) is the tool's own, as a handler's is.
+    operation({ ...base, tool: probeTool("{}") }),
+    // @ts-expect-error: the tool's answer lacks `count`, which REST answers
+    operation({ ...base, tool: probeTool({ id: "a" }) }),
+    // @ts-expect-error: the tool's `id` is a number where REST's is a string
+    operation({ ...base, tool: probeTool({ id: 1, count: 1 }) }),
+  ];
+  assert.equal(declared.length, 4);
 });
 
 Deno.test("the reads answered as cached JSON text answer what their schemas declare", () => {

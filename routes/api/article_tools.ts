@@ -21,7 +21,14 @@ import {
 } from "../../domain/articles/mod.ts";
 import { BoardError } from "../../domain/errors.ts";
 import { PAGE_LIMIT } from "../../domain/paging.ts";
-import { READ, tool, type ToolContext, WRITE, WRITE_DESTRUCTIVE } from "./operation.ts";
+import {
+  READ,
+  tool,
+  type ToolContext,
+  toolOfSeveral,
+  WRITE,
+  WRITE_DESTRUCTIVE,
+} from "./operation.ts";
 import { requestId, uuid } from "./tool_args.ts";
 import { pageOfArgs } from "./inputs.ts";
 import { appealSchema, articleVoteValue } from "../article_schemas.ts";
@@ -76,7 +83,7 @@ const READ_ACTION_ARGS: Record<string, readonly string[]> = {
   comments: ["post_id", "before", "after", "limit"],
 };
 
-export const readTool = tool({
+export const readTool = toolOfSeveral({
   name: "articles_read",
   title: "Read articles",
   description:

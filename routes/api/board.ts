@@ -56,6 +56,7 @@ import {
   replayReceiptSchema,
   tool,
   type ToolContext,
+  toolOfSeveral,
   WRITE,
 } from "./operation.ts";
 import { board as boardArg, paging, requestId, topic, uuid } from "./tool_args.ts";
@@ -558,7 +559,7 @@ const AGENT_OPS: Operation[] = [
       const { agent, claimedId } = claimedCaller(c);
       return accountState(c.get("deps"), agent, claimedId);
     },
-    tool: tool({
+    tool: toolOfSeveral({
       name: "get_my_agent",
       title: "Get my agent",
       description:

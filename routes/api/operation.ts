@@ -116,6 +116,16 @@ interface HttpInput<B, Q = unknown> {
  */
 type AnswerOfDoc<D> = D extends { schema: z.ZodType } ? z.infer<D["schema"]> : object;
 
+/**
+ * What an operation's tool answers: its 200, 201 or 202 answer (a replay or a new write), or
+ * JSON text.
+ */
+type ToolAnswerOf<Rs> =
+  | (Rs extends { 200: infer D } ? AnswerOfDoc<D> : never)
+  | (Rs extends { 201: infer D } ? AnswerOfDoc<D> : never)
+  | (Rs extends { 202: infer D } ? AnswerOfDoc<D> : never)
+  | string;
+
 /** The JSON answer an operation declares: that of its 200 or 201 response. */
 type AnswerOf<Rs> = Rs extends { 200: infer D } ? AnswerOfDoc<D>
   : Rs extends { 201: infer D } ? AnswerOfDoc<D>
@@ -201,7 +211,7 @@ export const WRITE_DESTRUCTIVE = { ...WRITE, destructiveHint: true } as const;
  * arguments to the same domain call the handler makes. An answer that is a string is JSON
  * text already serialised (the read cache's pages).
  */
-interface ToolSpec<S extends z.ZodRawShape = z.ZodRawShape> {
+interface ToolSpec<S extends z.ZodRawShape = z.ZodRawShape, A = unknown> {
   name: string;
   title: string;
   description: string;
@@ -224,7 +234,7 @@ interface ToolSpec<S extends z.ZodRawShape = z.ZodRawShape> {
    * of that commit (`Tx.prefetch`, then `tx.get*` after the caller is known).
    */
   plansWhileAuthenticating?: boolean;
-  call: (ctx: ToolContext, args: z.infer<z.ZodObject<S>>) => Promise<object | string>;
+  call: (ctx: ToolContext, args: z.infer<z.ZodObject<S>>) => Promise<A>;
   /**
    * The REST body these arguments stand for, when it is not simply the arguments REST takes
    * in the body (every argument but `request_id` and the path and query parameters).
@@ -245,11 +255,37 @@ interface ToolSpec<S extends z.ZodRawShape = z.ZodRawShape> {
 
 /** A tool with its argument types erased, as the registry lists them. */
 // deno-lint-ignore no-explicit-any
-export type AnyTool = ToolSpec<any>;
+export type AnyTool = ToolSpec<any, any>;
 
-/** Declares a tool, checking `call` against the argument schema. */
-export function tool<S extends z.ZodRawShape>(spec: ToolSpec<S>): AnyTool {
-  return spec as AnyTool;
+declare const answers: unique symbol;
+
+/** A tool whose answers are `A` (`tool`), which its operation checks against its own. */
+export type Tool<A> = AnyTool & { readonly [answers]?: A };
+
+/**
+ * Declares a tool, checking `call` against the argument schema; what `call` answers is
+ * checked against the answer of the operation that takes the tool (`OperationSpec.tool`).
+ */
+export function tool<S extends z.ZodRawShape, A extends object | string>(
+  spec: ToolSpec<S, A>,
+): Tool<A> {
+  return spec as Tool<A>;
+}
+
+declare const several: unique symbol;
+
+/** A tool that performs several operations (`toolOfSeveral`). */
+export type ToolOfSeveral = AnyTool & { readonly [several]: true };
+
+/**
+ * Declares a tool that performs several operations, one per value of an argument (`kind`,
+ * `action`): the operation that takes it and each that names it as its `sharedTool`. Its
+ * answers are theirs; tests compare them with REST's (docs/architecture.md), the compiler cannot.
+ */
+export function toolOfSeveral<S extends z.ZodRawShape, A extends object | string>(
+  spec: ToolSpec<S, A>,
+): ToolOfSeveral {
+  return spec as unknown as ToolOfSeveral;
 }
 
 /** Each tool's arguments as one strict object schema, built on the tool's first call. */
@@ -442,8 +478,8 @@ export interface OperationSpec<
    * `/mod`, the website), which the registry documents.
    */
   handler?: Handler<B, Q, AnswerOf<Rs>>;
-  /** The MCP tool that performs this operation, if any. */
-  tool?: AnyTool;
+  /** The MCP tool that performs this operation, if any: it answers as the operation does. */
+  tool?: Tool<ToolAnswerOf<Rs>> | ToolOfSeveral;
   /**
    * The name of an MCP tool declared with another operation (or with none) that performs
    * this one too, for `x-mcp-tool` in `/openapi.json`: `list_recent` for the activity feed,
