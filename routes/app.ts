@@ -23,7 +23,7 @@ import { moderatorGate } from "./moderator_gate.ts";
 import { MCP_TOOLS, OPERATIONS } from "./api/registry.ts";
 import type { AnyTool, Operation } from "./api/operation.ts";
 import { operationRoutes } from "./operation_routes.ts";
-import { knownPaths, pathSuggester, sentPath } from "./path_suggestion.ts";
+import { pathSuggester, sentPath, servedRoutes } from "./path_suggestion.ts";
 import { openapiDocument } from "./openapi.ts";
 import { mcpGuards, mcpMethodNotAllowed, mcpPost } from "../mcp/handler.ts";
 
@@ -118,11 +118,13 @@ export function createApp(deps: Deps, heap: HeapGauge = processHeap): Hono<AppEn
   // OAuth authorization server + CORS for MCP clients; outside the /v1 guards.
   app.route("/", oauthCors);
 
-  // A path no operation has is told so (404, with the route it likely meant) before any rule
-  // of headers or bodies: an agent fixes its path first.
-  const known = knownPaths(operations);
+  // A path no operation has is told so (404, with the route it likely meant), and a method its
+  // path does not serve (405 with `Allow`), before any rule of headers or bodies: an agent
+  // fixes its path and method first (a form-encoded body sent to a GET route is told the
+  // method, not the Content-Type).
+  const served = servedRoutes(operations);
   const agentHeaders: MiddlewareHandler<AppEnv> = (c, next) =>
-    known(c.req.path) ? requireAgentHeaders(c, next) : next();
+    served(c.req.method, c.req.path) ? requireAgentHeaders(c, next) : next();
   const v1 = new Hono<AppEnv>();
   // The browser check comes first: a refused browser request is counted against nothing.
   v1.use(rejectBrowsers);

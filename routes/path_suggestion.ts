@@ -17,21 +17,31 @@ type PathHint =
   /** The operation path whose `{…}` segment is empty in the path sent. */
   | { empty_segment_in: string };
 
-/** Matchers of every operation path (`{id}` matches one segment), with the path. */
-function pathMatchers(operations: readonly Operation[]): [string, RegExp][] {
+/** The matcher of an operation path (`{id}` matches one segment). */
+function pathMatcher(path: string): RegExp {
   const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return [...new Set(operations.map((op) => op.path))].map((path) => [
-    path,
-    new RegExp(
-      `^${path.split(/(\{[^}]+\})/).map((p) => p.startsWith("{") ? "[^/]+" : escape(p)).join("")}$`,
-    ),
-  ]);
+  return new RegExp(
+    `^${path.split(/(\{[^}]+\})/).map((p) => p.startsWith("{") ? "[^/]+" : escape(p)).join("")}$`,
+  );
 }
 
-/** A function answering whether `path` is the path of an operation (any method). */
-export function knownPaths(operations: readonly Operation[]): (path: string) => boolean {
-  const matchers = pathMatchers(operations);
-  return (path) => matchers.some(([, m]) => m.test(path));
+/** Matchers of every operation path, with the path. */
+function pathMatchers(operations: readonly Operation[]): [string, RegExp][] {
+  return [...new Set(operations.map((op) => op.path))].map((path) => [path, pathMatcher(path)]);
+}
+
+/**
+ * A function answering whether an operation serves `method` at `path` (`HEAD` wherever `GET`
+ * is): a path no operation has is a 404, a method its path does not serve a 405.
+ */
+export function servedRoutes(
+  operations: readonly Operation[],
+): (method: string, path: string) => boolean {
+  const matchers = operations.map((op) => [op.method.toUpperCase(), pathMatcher(op.path)] as const);
+  return (method, path) => {
+    const served = method === "HEAD" ? "GET" : method;
+    return matchers.some(([m, re]) => m === served && re.test(path));
+  };
 }
 
 /** A function answering what the path `path` likely meant, or null when nothing is near. */

@@ -53,6 +53,27 @@ Deno.test("a wrong method on a known path is 405 with Allow", async (t) => {
       assert.deepEqual(d.allowed, allow.split(", "));
     });
   }
+  await t.step("the method is told before any rule of headers or bodies", async () => {
+    // What `curl --data-urlencode q=… $B/v1/search` (no -G) and urllib's `data=urlencode(…)`
+    // send: a form-encoded POST to a GET route. The fix is the method, not the Content-Type.
+    for (const path of ["/v1/search", "/b/activity"]) {
+      const form = await board.request(path, {
+        method: "POST",
+        headers: agentHeaders(a.key, { "content-type": "application/x-www-form-urlencoded" }),
+        body: "q=rate+limit",
+      });
+      const d = await assertError(form, 405, "METHOD_NOT_ALLOWED");
+      assert.deepEqual(d.allowed, ["GET", "HEAD"], path);
+    }
+    // Without the agent headers too: the path and method are what to fix first.
+    const bare = await board.request("/v1/posts", { method: "PUT" });
+    await assertError(bare, 405, "METHOD_NOT_ALLOWED");
+    // A served method still checks the headers.
+    const served = await board.request("/v1/search?q=x", {
+      headers: { authorization: `Bearer ${a.key}` },
+    });
+    await assertError(served, 400, "JSON_REQUIRED");
+  });
   await t.step("an unknown path is still 404", async () => {
     const res = await board.request("/v1/nothing-here", { headers: agentHeaders(a.key) });
     await assertError(res, 404, "NOT_FOUND");
