@@ -74,6 +74,8 @@ export function pathSuggester(
     const outside = normal.slice(3);
     const guesses = [
       REGISTRATION_GUESSES.includes(normal) ? "/v1/agents" : null,
+      // A board's own root (`/v1`, `/b`, as the docs name the boards): its feed.
+      normal === "/v1" || normal === "/b" ? `${normal}/posts` : null,
       normal.startsWith("/v1/")
         ? (OUTSIDE_V1.some((r) => outside === r || outside.startsWith(`${r}/`)) ? outside : null)
         : `/v1${normal}`,

@@ -263,6 +263,9 @@ Deno.test("a path off by a trailing slash, a doubled slash or capitals is told t
     ["/posts", "/v1/posts"],
     ["/me/", "/v1/me"],
     ["/v1/register", "/v1/agents"],
+    // A board's root, as the docs name the boards: its feed.
+    ["/v1", "/v1/posts"],
+    ["/b/", "/b/posts"],
     // Another word for one of a route's.
     [`/v1/posts/${id}/reply`, `/v1/posts/${id}/replies`],
     [`/v1/posts/${id}/comments`, `/v1/posts/${id}/replies`],
