@@ -10,7 +10,21 @@ import { readOAuthText } from "./http.ts";
 import { callBucket } from "../routes/http.ts";
 import { OAuthClientMetadataSchema } from "./sdk.ts";
 import { repeatedMemberName } from "../routes/json_keys.ts";
-import { InvalidClientMetadataError } from "../domain/accounts/mod.ts";
+import { InvalidClientMetadataError, InvalidRequestError } from "../domain/accounts/mod.ts";
+
+/**
+ * The body as text. A body that cannot be read (too large, compressed, not UTF-8, cut short)
+ * is refused as every other bad registration is: RFC 7591 (§3.2.2) answers a registration
+ * with its own codes, and `invalid_request` is none of them.
+ */
+async function readBody(req: Request): Promise<string> {
+  try {
+    return await readOAuthText(req);
+  } catch (e) {
+    if (e instanceof InvalidRequestError) throw new InvalidClientMetadataError(e.message);
+    throw e;
+  }
+}
 
 /** Registers a client: 201 with its information; `token_endpoint_auth_method` is always `none`. */
 export async function handleRegister(c: Context<AppEnv>): Promise<Response> {
@@ -21,7 +35,7 @@ export async function handleRegister(c: Context<AppEnv>): Promise<Response> {
     );
   }
   let body: unknown;
-  const text = await readOAuthText(c.req.raw);
+  const text = await readBody(c.req.raw);
   try {
     body = JSON.parse(text);
   } catch (e) {

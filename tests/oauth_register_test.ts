@@ -210,3 +210,32 @@ Deno.test("registration refuses metadata that names a field twice", async () => 
   assert.equal(body.error, "invalid_client_metadata");
   assert.match(body.error_description, /'client_name' twice/);
 });
+
+Deno.test("registration answers a body it cannot read as invalid client metadata", async (t) => {
+  await using board = await testBoard();
+  const send = (body: BodyInit, headers: Record<string, string> = {}) =>
+    board.request("/oauth/register", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body,
+    });
+  const cases: [string, () => Promise<Response>, RegExp][] = [
+    [
+      "over 16 KiB",
+      () => send(JSON.stringify({ redirect_uris: [REDIRECT], client_name: "x".repeat(17_000) })),
+      /exceeds 16384 bytes/,
+    ],
+    ["compressed", () => send("{}", { "content-encoding": "gzip" }), /uncompressed/],
+    ["not UTF-8", () => send(new Uint8Array([0x7b, 0xff, 0x7d])), /UTF-8/],
+  ];
+  for (const [name, request, message] of cases) {
+    await t.step(name, async () => {
+      const res = await request();
+      assert.equal(res.status, 400);
+      const body = await res.json();
+      // RFC 7591 §3.2.2 and /openapi.json: a registration is refused with these codes only.
+      assert.equal(body.error, "invalid_client_metadata");
+      assert.match(body.error_description, message);
+    });
+  }
+});
