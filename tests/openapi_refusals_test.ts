@@ -109,3 +109,28 @@ Deno.test("the audit trail's record of a refused action matches its schema", asy
   assert.equal(page.items[0].outcome, "error");
   assert.equal(page.items[0].result.error.code, "CONFLICT");
 });
+
+Deno.test("/mcp documents its refusal of a compressed body or another charset", async () => {
+  await using board = await testBoard();
+  const documented = documentedBy(buildOpenApi(board.deps.config.baseUrl, OPERATIONS) as Json);
+  const a = await register(board);
+  const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+  const refused: Record<string, string>[] = [
+    { "content-encoding": "gzip" },
+    { "content-type": "application/json; charset=iso-8859-1" },
+  ];
+  for (const headers of refused) {
+    const res = await board.request("/mcp", {
+      method: "POST",
+      headers: {
+        accept: "application/json, text/event-stream",
+        "content-type": "application/json",
+        authorization: `Bearer ${a.key}`,
+        ...headers,
+      },
+      body: ping,
+    });
+    assert.equal(res.status, 415);
+    assert.equal((await documented("post", "/mcp", res)).error.code, -32000);
+  }
+});

@@ -279,6 +279,11 @@ const MCP_OPS: Operation[] = [
         description: "`Accept` does not list both `application/json` and `text/event-stream`.",
         schema: jsonRpcError,
       },
+      415: {
+        description:
+          "A body sent with a `Content-Encoding`, or a `charset` other than UTF-8 (`-32000`).",
+        schema: jsonRpcError,
+      },
     },
     body: { name: "JsonRpcRequest", schema: jsonRpcRequest, parsedBy: "handler" },
     // Guards and handler serve the registry's tools: routes/app.ts attaches them (mcp/handler.ts).
