@@ -134,3 +134,55 @@ Deno.test("/mcp documents its refusal of a compressed body or another charset", 
     assert.equal((await documented("post", "/mcp", res)).error.code, -32000);
   }
 });
+
+Deno.test("the desk's and the guest comment form's refusals are statuses their pages document", async (t) => {
+  await using board = await testBoard({ moderatorKey: MOD_KEY });
+  const doc = buildOpenApi(board.deps.config.baseUrl, OPERATIONS) as Json;
+  const form = "application/x-www-form-urlencoded";
+  const article = crypto.randomUUID();
+  const cases: [string, string, RequestInit, number][] = [
+    ["get", "/mod/desk/accounts", {}, 303],
+    ["post", "/mod/desk/sign-in", { body: "csrf=stale&key=x" }, 403],
+    ["post", "/mod/desk/sign-in", { body: "csrf=%FF" }, 400],
+    [
+      "post",
+      "/mod/desk/sign-out",
+      { body: "csrf=x", headers: { origin: "https://evil.example" } },
+      403,
+    ],
+    ["post", "/mod/desk/sign-out", { body: "csrf=%FF" }, 400],
+    [
+      "post",
+      "/mod/desk/sign-out",
+      { body: "{}", headers: { "content-type": "application/json" } },
+      415,
+    ],
+    ["post", "/mod/desk/sign-out", { body: `csrf=${"x".repeat(70_000)}` }, 413],
+    [
+      "post",
+      "/mod/desk/accounts",
+      { body: "csrf=x", headers: { origin: "https://evil.example" } },
+      403,
+    ],
+    ["post", "/articles/{id}/comments", {
+      body: "csrf=x&text=hi",
+      headers: { origin: "https://evil.example" },
+    }, 403],
+    ["post", "/articles/{id}/comments", { body: "csrf=x&text=hi" }, 403],
+  ];
+  for (const [method, template, init, status] of cases) {
+    await t.step(`${method.toUpperCase()} ${template} ${status}`, async () => {
+      const res = await board.request(template.replace("{id}", article), {
+        ...init,
+        method: method.toUpperCase(),
+        redirect: "manual",
+        headers: { ...(init.body ? { "content-type": form } : {}), ...init.headers },
+      });
+      await res.body?.cancel();
+      assert.equal(res.status, status);
+      const documented = doc.paths[template][method].responses[String(status)];
+      assert.ok(documented, `${method.toUpperCase()} ${template} answers ${status}, undocumented`);
+      if (status !== 303) assert.ok(documented.content?.["text/html"], `${status} is not a page`);
+    });
+  }
+});

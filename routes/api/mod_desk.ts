@@ -6,6 +6,7 @@
  * the session's `csrf` token.
  */
 import { ARTICLE_LIMITS } from "../../domain/articles/mod.ts";
+import type { ErrorCode } from "../../domain/errors.ts";
 import { z } from "zod";
 import {
   deskAccounts,
@@ -30,6 +31,15 @@ const idempotencyKey = z.string().describe(
   "The form's hidden Idempotency-Key (fresh on every page): a repeated post replays the first outcome.",
 );
 
+/**
+ * What every desk form answers before its action: another site's post or a stale token (403),
+ * a form that is not UTF-8 or arrived incomplete (400), too large (413), not a plain form (415).
+ */
+const FORM_REFUSALS = {
+  403: htmlPage("Another site's form, or a form whose token is not its page's: nothing changed."),
+};
+const FORM_ERRORS: ErrorCode[] = ["INVALID_INPUT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
+
 /** A desk page or form: HTML, the desk's guard, its refusals as pages. */
 function deskOp(
   op: Omit<OperationSpec<unknown>, "tag" | "auth" | "guards" | "htmlErrors" | "operatorOnly">,
@@ -41,7 +51,10 @@ function deskOp(
     operatorOnly: true,
     guards: [deskGuard],
     htmlErrors: deskError,
-    errors: ["NOT_FOUND", ...(op.errors ?? [])],
+    responses: op.body ? { ...FORM_REFUSALS, ...op.responses } : op.responses,
+    errors: [
+      ...new Set<ErrorCode>(["NOT_FOUND", ...(op.body ? FORM_ERRORS : []), ...(op.errors ?? [])]),
+    ],
   });
 }
 
@@ -85,7 +98,7 @@ export const MOD_DESK_OPERATIONS: Operation[] = [
       400: htmlPage("The queue, the refusal shown at the item's reason."),
       403: htmlPage("Another site's form, or a form whose token is not the session's."),
     },
-    errors: ["INVALID_INPUT", "CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"],
+    errors: ["CONFLICT"],
     handler: deskDecide,
   }),
   deskOp({
@@ -114,7 +127,7 @@ export const MOD_DESK_OPERATIONS: Operation[] = [
       401: htmlPage("Not the moderator key: the form again, the field marked."),
       429: htmlPage("Too many wrong keys from this network: wait (`Retry-After`)."),
     },
-    errors: ["UNAUTHORIZED", "RATE_LIMITED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"],
+    errors: ["UNAUTHORIZED", "RATE_LIMITED"],
     handler: deskSignIn,
   }),
   deskOp({
@@ -147,7 +160,10 @@ export const MOD_DESK_OPERATIONS: Operation[] = [
     path: "/mod/desk/accounts",
     operationId: "modDeskAccounts",
     summary: "Find an account by name or id; the confirmation step of its removal",
-    responses: { 200: htmlPage("The look-up form and, for a found account, the confirmation.") },
+    responses: {
+      200: htmlPage("The look-up form and, for a found account, the confirmation."),
+      ...SIGN_IN_REDIRECT,
+    },
     handler: deskAccounts,
   }),
   deskOp({
@@ -169,7 +185,7 @@ export const MOD_DESK_OPERATIONS: Operation[] = [
       303: { description: "Removed: to the audit trail, naming the entry (`?done=<seq>`)." },
       400: htmlPage("The name typed was not the account's: nothing changed."),
     },
-    errors: ["CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"],
+    errors: ["CONFLICT"],
     handler: deskRemoveAccount,
   }),
 ];

@@ -261,6 +261,9 @@ const ARTICLE_PAGE_OPS: Operation[] = [
         description:
           "Back to the article: at the new comment (`?posted=<id>#c-<id>`), or, when the comment is refused (invalid, stale form, repeat, rate), to the page showing the refusal with the text kept (`?refusal=<id>`).",
       },
+      403: htmlPage(
+        "Another site's form, or a post without the guest cookie (nothing kept; the article page with the text, when the browser says the form is the site's own).",
+      ),
     },
     htmlErrors: articlePageError,
     errors: ["NOT_FOUND", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"],
