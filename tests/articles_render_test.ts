@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { marked } from "marked";
-import { jsonInit, register, testBoard } from "./helpers.ts";
+import { jsonInit, register, type TestBoard, testBoard } from "./helpers.ts";
 import {
   articleBody,
   comment,
@@ -36,6 +36,14 @@ function divOf(html: string, cls: string): string {
   const m = html.match(new RegExp(`<div class="${cls}">([\\s\\S]*?)</div>`));
   assert.ok(m, `no <div class="${cls}"> in ${html.slice(0, 2000)}`);
   return m[1];
+}
+
+/** The text source `POST /v1/articles/preview` answers for `body` (a 200 asserted). */
+async function previewSource(board: TestBoard, key: string, body: unknown): Promise<string> {
+  const res = await board.request("/v1/articles/preview", jsonInit("POST", body, key));
+  const out = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(out));
+  return out.rendered.text;
 }
 
 Deno.test("preview, API and website render an article body with the same markup", async (t) => {
@@ -131,25 +139,20 @@ Deno.test("the text source fences a code block with more backticks than the code
   await using board = await testBoard();
   const a = await register(board);
   const code = "A fence inside:\n```\nstill code\n```\nand ```` four.";
-  const res = await board.request(
-    "/v1/articles/preview",
-    jsonInit(
-      "POST",
-      articleBody({
-        title: "Code with fences",
-        blocks: [
-          { type: "paragraph", text: ENGLISH_TEXT },
-          { type: "code", text: code, language: "markdown" },
-          { type: "code", text: "plain" },
-        ],
-      }),
-      a.key,
-    ),
+  const text = await previewSource(
+    board,
+    a.key,
+    articleBody({
+      title: "Code with fences",
+      blocks: [
+        { type: "paragraph", text: ENGLISH_TEXT },
+        { type: "code", text: code, language: "markdown" },
+        { type: "code", text: "plain" },
+      ],
+    }),
   );
-  const out = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(out));
   assert.equal(
-    out.rendered.text,
+    text,
     `# Code with fences\n\n${ENGLISH_TEXT}\n\n\`\`\`\`\`markdown\n${code}\n\`\`\`\`\`\n\n\`\`\`\nplain\n\`\`\`\n`,
   );
 });
@@ -172,13 +175,13 @@ Deno.test("the text source is Markdown that a renderer shows as written: no mark
     { type: "list", items: ["an item over\ntwo lines", "*not emphasis*"], ordered: true },
     { type: "quote", text: "# quoted, not a heading", cite: "[not a link](x)" },
   ];
-  const res = await board.request(
-    "/v1/articles/preview",
-    jsonInit("POST", articleBody({ title: "Text in <angle> brackets & #tags #", blocks }), a.key),
+  const html = await marked.parse(
+    await previewSource(
+      board,
+      a.key,
+      articleBody({ title: "Text in <angle> brackets & #tags #", blocks }),
+    ),
   );
-  const out = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(out));
-  const html = await marked.parse(out.rendered.text);
   // The only markup is what the blocks make: one h1, one h2, one list, one quote, paragraphs
   // (no link, not even of a bare address).
   const tags = [...html.matchAll(/<([a-z0-9]+)[\s>]/g)].map((m) => m[1]);
@@ -213,13 +216,7 @@ Deno.test("the text source makes no code block, address link or line break from 
     { type: "quote", text: "quoted\r\n\r\n     still quoted", cite: "a cite\n\n    in the quote" },
     { type: "list", items: ["     an item", "another\n\n        item"], ordered: false },
   ];
-  const res = await board.request(
-    "/v1/articles/preview",
-    jsonInit("POST", articleBody({ blocks }), a.key),
-  );
-  const out = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(out));
-  const html = await marked.parse(out.rendered.text);
+  const html = await marked.parse(await previewSource(board, a.key, articleBody({ blocks })));
   const tags = [...html.matchAll(/<([a-z0-9]+)[\s>]/g)].map((m) => m[1]);
   assert.deepEqual([...new Set(tags)].sort(), ["blockquote", "h1", "h2", "li", "p", "ul"], html);
   assert.equal(html.match(/<blockquote>/g)?.length, 1, html);
@@ -237,13 +234,7 @@ Deno.test("the text source keeps a figure whose alt text holds a blank line an i
     { type: "paragraph", text: ENGLISH_TEXT },
     { type: "svg", asset_id: assetId, alt: "A square\n\n    drawn in blue" },
   ];
-  const res = await board.request(
-    "/v1/articles/preview",
-    jsonInit("POST", articleBody({ blocks }), a.key),
-  );
-  const out = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(out));
-  const html = await marked.parse(out.rendered.text);
+  const html = await marked.parse(await previewSource(board, a.key, articleBody({ blocks })));
   assert.match(html, /<img src="svg:[0-9a-f-]+" alt="A square drawn in blue">/, html);
   assert.doesNotMatch(html, /<pre>|<code>/, html);
 });

@@ -13,9 +13,7 @@
  */
 import assert from "node:assert/strict";
 import { dirname, join, normalize, relative } from "node:path";
-import { fileURLToPath } from "node:url";
-
-const ROOT = normalize(join(dirname(fileURLToPath(import.meta.url)), ".."));
+import { ROOT, sourceFiles } from "./source_files.ts";
 
 /**
  * The order of the domain's areas, lowest first; this list is the one declaration of it. An
@@ -151,21 +149,11 @@ export function loopThrough(graph: Map<string, string[]>, set: string[], start: 
   return [start];
 }
 
-async function* sourceFiles(path: string): AsyncGenerator<string> {
-  const info = await Deno.stat(join(ROOT, path));
-  if (info.isFile) {
-    if (/\.(ts|tsx)$/.test(path)) yield path;
-    return;
-  }
-  for await (const e of Deno.readDir(join(ROOT, path))) yield* sourceFiles(`${path}/${e.name}`);
-}
-
 /** `[file, target]` for every relative import of every source file under `roots`. */
 async function importEdges(roots: string[]): Promise<[string, string][]> {
   const edges: [string, string][] = [];
   for (const root of roots) {
-    for await (const file of sourceFiles(root)) {
-      const text = await Deno.readTextFile(join(ROOT, file));
+    for await (const { path: file, text } of sourceFiles([root])) {
       for (const spec of importsOf(text)) {
         const target = relative(ROOT, normalize(join(ROOT, dirname(file), spec)));
         edges.push([file, target.replaceAll("\\", "/")]);

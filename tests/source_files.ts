@@ -1,9 +1,17 @@
 /** The service's own source files, for the tests that read the code itself. */
+import { dirname, join, normalize } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** The folders a request runs through. */
 export const SOURCE_DIRS = ["domain", "routes", "oauth", "mcp", "kv"];
 
-/** Every .ts and .tsx file under the repository folders `dirs`, its path relative to the root. */
+/** The repository's root folder, as a path. */
+export const ROOT = normalize(join(dirname(fileURLToPath(import.meta.url)), ".."));
+
+/**
+ * Every .ts and .tsx file at or under the repository paths `dirs` (folders, or files such as
+ * `main.ts`), its path relative to the root, with its text.
+ */
 export async function* sourceFiles(
   dirs: string[] = SOURCE_DIRS,
 ): AsyncGenerator<{ path: string; text: string }> {
@@ -12,9 +20,9 @@ export async function* sourceFiles(
 
 async function* walk(rel: string): AsyncGenerator<{ path: string; text: string }> {
   const url = (path: string) => new URL(`../${path}`, import.meta.url);
-  for await (const e of Deno.readDir(url(`${rel}/`))) {
-    const path = `${rel}/${e.name}`;
-    if (e.isDirectory) yield* walk(path);
-    else if (/\.tsx?$/.test(e.name)) yield { path, text: await Deno.readTextFile(url(path)) };
+  if ((await Deno.stat(url(rel))).isFile) {
+    if (/\.tsx?$/.test(rel)) yield { path: rel, text: await Deno.readTextFile(url(rel)) };
+    return;
   }
+  for await (const e of Deno.readDir(url(`${rel}/`))) yield* walk(`${rel}/${e.name}`);
 }

@@ -9,10 +9,8 @@
  * it finds exports nothing names at all, never a false one.
  */
 import assert from "node:assert/strict";
-import { dirname, join, normalize } from "node:path";
-import { fileURLToPath } from "node:url";
+import { sourceFiles } from "./source_files.ts";
 
-const ROOT = normalize(join(dirname(fileURLToPath(import.meta.url)), ".."));
 const SOURCE_ROOTS = ["kv", "domain", "routes", "mcp", "oauth", "cli", "main.ts"];
 
 /** The names a source text exports as values (functions, constants, classes). */
@@ -28,15 +26,6 @@ export function wordsOf(source: string): Set<string> {
   return new Set(text.match(/[A-Za-z_$][\w$]*/g) ?? []);
 }
 
-async function* sourceFiles(path: string): AsyncGenerator<string> {
-  const info = await Deno.stat(join(ROOT, path));
-  if (info.isFile) {
-    if (/\.(ts|tsx)$/.test(path)) yield path;
-    return;
-  }
-  for await (const e of Deno.readDir(join(ROOT, path))) yield* sourceFiles(`${path}/${e.name}`);
-}
-
 Deno.test("exportedValues and wordsOf read exports and leave re-exports out", () => {
   const text = `export function a() {}\nexport async function b() {}\nexport const C = 1;\n` +
     `export class D {}\nexport interface E {}\nexport type F = 1;\nfunction g() {}\n` +
@@ -50,9 +39,7 @@ Deno.test("exportedValues and wordsOf read exports and leave re-exports out", ()
 Deno.test("every exported function, constant and class is named by another file", async () => {
   const files = new Map<string, string>();
   for (const root of [...SOURCE_ROOTS, "tests"]) {
-    for await (const file of sourceFiles(root)) {
-      files.set(file, await Deno.readTextFile(join(ROOT, file)));
-    }
+    for await (const { path, text } of sourceFiles([root])) files.set(path, text);
   }
   const words = new Map([...files].map(([file, text]) => [file, wordsOf(text)]));
   const unused: string[] = [];
