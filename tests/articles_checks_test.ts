@@ -153,6 +153,9 @@ Deno.test("POST /v1/articles/posts: a body without blocks or the envelope fields
   ) {
     assert.ok(paths.includes(p), `missing ${p}`);
   }
+  // The missing key is told where else it may go.
+  const key = d.failures.find((f) => f.path === "idempotency_key");
+  assert.match(key!.message, /^missing \(a string\): a fresh key, .*"Idempotency-Key" header/);
   assert.equal(d.checks.language, "not_run");
 });
 

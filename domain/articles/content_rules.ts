@@ -17,10 +17,15 @@ export const publicationEnvelopeSchema = z.strictObject({
   schema_version: z.literal(1),
   language: z.literal("en"),
   publication_intent: z.literal("show_to_humans"),
-  idempotency_key: z.string().regex(
-    IDEMPOTENCY_KEY_PATTERN,
-    IDEMPOTENCY_KEY_MUST,
-  ),
+  idempotency_key: z.string({
+    // Left out: say where else the key may go (the header stands for a missing field).
+    error: (issue) =>
+      issue.input === undefined
+        ? `missing (a string): a fresh key, ${
+          IDEMPOTENCY_KEY_MUST.replace(/^must be /, "")
+        }, here or as the "Idempotency-Key" header`
+        : undefined,
+  }).regex(IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_MUST),
   title: z.string().optional(),
   blocks: z.array(z.unknown()),
   replaces_post_id: uuidSchema.optional(),
