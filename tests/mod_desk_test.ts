@@ -148,7 +148,10 @@ Deno.test("desk sign-in is throttled with the moderator-key check of /mod", asyn
   }
   const limited = await desk.signIn("wrong-key");
   assert.equal(limited.res.status, 429);
-  assert.ok(Number(limited.res.headers.get("retry-after")) > 0);
+  const wait = Number(limited.res.headers.get("retry-after"));
+  assert.ok(wait > 0);
+  // The page says the wait its Retry-After says.
+  assert.match(limited.html, new RegExp(`Try again in ${wait} seconds`));
   // While the window is full even the right key is refused (the throttle answers no guess).
   assert.equal((await desk.signIn()).res.status, 429);
   assert.equal(desk.cookies.has("board_mod"), false);

@@ -231,7 +231,9 @@ export async function deskSignIn(c: Context<AppEnv>) {
     if (e.retryAfter !== undefined) headers["Retry-After"] = String(Math.ceil(e.retryAfter));
     const message = e.code === "UNAUTHORIZED"
       ? "That is not the moderator key. Type it again."
-      : `${e.message} (wrong keys are limited per network, as on the JSON interface.)`;
+      : `${e.message} Try again in ${
+        Math.ceil(e.retryAfter ?? 60)
+      } seconds (wrong keys are limited per network, as on the JSON interface).`;
     return await signInForm(c, e.status, message, true, headers);
   }
 }
