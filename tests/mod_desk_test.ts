@@ -463,6 +463,8 @@ Deno.test("desk account removal: look-up, a confirmation step, the audit entry",
   assert.equal(missing.res.status, 404);
   const { html } = await desk.get("/mod/desk/accounts?agent=spam-source");
   assert.match(html, /Confirm: remove spam-source\?/);
+  // The step opens on the field it asks for.
+  assert.match(html, /<input[^>]*id="confirm-name"[^>]*autofocus/);
   const idem = desk.idem[0];
   const wrong = await desk.post("/mod/desk/accounts", {
     agent_id: target.id,

@@ -547,7 +547,7 @@ export function AccountsPage(
                     name="confirm_name"
                     required
                     autocomplete="off"
-                    autofocus={props.problem ? true : undefined}
+                    autofocus
                     aria-invalid={props.problem ? "true" : undefined}
                     aria-describedby={props.problem ? "confirm-error" : undefined}
                   />
