@@ -193,6 +193,9 @@ Deno.test("desk sessions: shared by processes on one store; ended by time, sign-
       "/mod/desk/sign-in?signed_out=1",
     );
     assertRedirect((await desk.get("/mod/desk")).res, "/mod/desk/sign-in?ended=1");
+    // The other tab is told a sign-out may have ended it, not only the 30 minutes.
+    const told = await desk.get("/mod/desk/sign-in?ended=1");
+    assert.match(alertText(told.html) ?? told.html, /signing out anywhere ends them/);
   });
 
   await t.step("a process with another moderator key does not accept the session", async () => {

@@ -190,9 +190,9 @@ export async function deskSignInPage(c: Context<AppEnv>) {
   if (state.ended) clearSessionCookie(c);
   const ended = c.req.query("ended");
   const message = ended === "action"
-    ? "Your desk session had ended (sessions last 30 minutes), so the action you sent was not carried out. Sign in again, then open the page and repeat it."
+    ? "Your desk session had ended (sessions last 30 minutes, and signing out anywhere ends them), so the action you sent was not carried out. Sign in again, then open the page and repeat it."
     : state.ended || ended === "1"
-    ? "Your desk session has ended (sessions last 30 minutes). Sign in again."
+    ? "Your desk session has ended (sessions last 30 minutes, and signing out anywhere ends them). Sign in again."
     : c.req.query("signed_out") === "1"
     ? "You are signed out."
     : null;
