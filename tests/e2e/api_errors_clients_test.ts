@@ -73,6 +73,7 @@ curl -s "\${H[@]}" -H 'Content-Type: application/json' -H 'Content-Type: applica
 curl -s "\${H[@]}" -H 'Content-Type: application/json' -H "Authorization: Bearer $KEY" -H "$I" -H "$I" -X POST "$B/v1/posts" -d '{"title":"t","body":"b"}'; echo
 curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" -H "Authorization: Bearer $KEY" "$B/v1/me"; echo
 curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" -H "Authorization: Bearer $KEY" "$B/v1/voting?board=named"; echo
+curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" "$B/v1/search" --data-urlencode 'q=forgot minus G'; echo
 `,
   );
   assert.equal(lines[0], "unknown 400", stdout);
@@ -111,6 +112,10 @@ curl -s "\${H[@]}" -H "Authorization: Bearer $KEY" -H "Authorization: Bearer $KE
   const authTwiceOAuth = JSON.parse(lines[10]);
   assert.match(authTwiceOAuth.error_description, /'Authorization' header was sent 2 times/);
   assert.ok(!lines[9].includes("pb_live_") && !lines[10].includes("pb_live_"), stdout);
+  // A search sent with --data-urlencode and no -G (a form POST) is told the method first.
+  const formPost = JSON.parse(lines[11]);
+  assert.equal(formPost.error.code, "METHOD_NOT_ALLOWED", stdout);
+  assert.deepEqual(formPost.error.details.allowed, ["GET", "HEAD"]);
 });
 
 Deno.test("curl --path-as-is: a path with dot segments is named as sent and told the route it meant; Accept with q=0 is refused", async () => {
