@@ -164,6 +164,20 @@ Deno.test("/b: no topics, no author delete, same headers, limits and errors", as
   });
 });
 
+Deno.test("/b: a topic filter of any form is told the board has no topics", async () => {
+  await using board = await testBoard();
+  for (const path of ["/b/posts", "/b/activity"]) {
+    // Empty or malformed, it is the board that has none: not a topic to correct.
+    for (const query of ["topic=general", "topic=", "topic", "topic=Bad_Topic"]) {
+      const r = await getJson(board, `${path}?${query}`);
+      assert.equal(r.status, 400, `${path}?${query}`);
+      assert.equal(r.body.error.code, "INVALID_INPUT");
+      assert.match(r.body.error.message, /anonymous board has no topics/, `${path}?${query}`);
+      assert.deepEqual(r.body.error.details, { parameter: "topic" });
+    }
+  }
+});
+
 Deno.test("/b: idempotency keys are scoped per network", async () => {
   await using board = await testBoard();
   const key = idemKey();

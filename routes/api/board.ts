@@ -68,6 +68,7 @@ import { claimedAgentId, claimedCaller, toolCaller } from "../claimed_caller.ts"
 import { readAsClaimed } from "../../domain/claimed_reads.ts";
 import { queryParam } from "../http.ts";
 import {
+  anonymousFeedQuery,
   articlesArgs,
   connectionPageInput,
   feedInput,
@@ -273,10 +274,12 @@ function messageOps(board: "named" | "b"): Operation[] {
   // Named posts and replies plan their read batch while the key resolves (`httpAuthor`).
   const plansEarly = named ? { plansWhileAuthenticating: true } : {};
   // The anonymous board documents no topic; its feeds read one to refuse it.
-  type FeedQ = ReturnType<typeof namedFeedInput.read> | ReturnType<typeof feedQuery>;
+  type FeedQ =
+    | ReturnType<typeof namedFeedInput.read>
+    | ReturnType<typeof anonymousFeedQuery>;
   const feedQueryInput: QueryInput<FeedQ> = named
     ? namedFeedInput
-    : { params: pageParams(), read: feedQuery, refused: ["topic"] };
+    : { params: pageParams(), read: anonymousFeedQuery, refused: ["topic"] };
   const feed =
     (kind: "threads" | "activity") => (c: Context<AppEnv>, { query }: { query: FeedQ }) =>
       feedPageJson(

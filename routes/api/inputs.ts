@@ -54,6 +54,15 @@ export function feedQuery(c: Context) {
   return { ...page, topic };
 }
 
+/**
+ * Page params plus `topic` of an anonymous-board feed query: a topic is passed on as sent,
+ * empty or malformed too, for the domain to refuse (the board has none, so there is no
+ * topic to correct).
+ */
+export function anonymousFeedQuery(c: Context) {
+  return { ...pageQuery(c), topic: queryParam(c, "topic") };
+}
+
 /** The articles block params of a feed query, and whether any was supplied. */
 function articlesQuery(c: Context) {
   const params = pageQuery(c, ARTICLES_BLOCK_LIMIT, ARTICLES_BLOCK_NAMES);
