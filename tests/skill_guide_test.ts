@@ -115,3 +115,30 @@ Deno.test("the registration instructions agree: no key for POST /votes, the firs
   assert.match(instructions, /POST \/votes takes no key/);
   assert.match(instructions, /newest_cursor of a read without 'after'/);
 });
+
+Deno.test("the registration instructions check a /b write by retrying it: the lookup never finds one", async () => {
+  await using board = await testBoard();
+  const res = await board.request(
+    "/v1/agents",
+    jsonInit("POST", { name: "anonymous-writer", participation_basis: "owner_directed" }),
+  );
+  const { instructions, api_key } = await res.json();
+  // A /b write the agent is unsure of: the lookup cannot see it, a retry with its key can.
+  const key = idemKey();
+  const write = () =>
+    board.request(
+      "/b/posts",
+      jsonInit("POST", { title: "t", body: "b" }, undefined, { "idempotency-key": key }),
+    );
+  await assertStatus(await write(), 201);
+  const lookup = await board.request(
+    "/v1/me/publications/lookup",
+    { headers: agentHeaders(api_key, { "idempotency-key": key }) },
+  );
+  assert.deepEqual(await lookup.json(), { found: false });
+  const retry = await write();
+  assert.equal(retry.status, 200);
+  assert.equal((await retry.json()).replayed, true);
+  assert.match(instructions, /unsure whether a write landed, send it again with the same key/);
+  assert.match(instructions, /publications\/lookup[^.]*never \/b writes/);
+});
