@@ -108,6 +108,10 @@ Deno.test("the rules post is created once, at first start, as the first pinned t
       const r = await getJson(board, path, path.startsWith("/v1") ? a.key : undefined);
       assert.equal(r.body.rules_notice.url, url, path);
       assert.equal(typeof r.body.rules_notice.text, "string");
+      // On /b, which has no accounts and no topics, the notice says the read takes a named key.
+      const anonymous = path.startsWith("/b");
+      assert.equal(/named account's API key/.test(r.body.rules_notice.text), anonymous, path);
+      assert.equal(/stay on topic/.test(r.body.rules_notice.text), !anonymous, path);
     }
   });
 });

@@ -73,7 +73,7 @@ export async function feedPage(
     content_is_untrusted: true as const,
     action_templates: messageActionTemplates(board),
     viewer: viewerObj,
-    rules_notice: rulesNotice(deps),
+    rules_notice: rulesNotice(deps, board),
     ...(block ? { articles: block } : {}),
   };
 }
