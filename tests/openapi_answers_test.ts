@@ -46,6 +46,46 @@ const ELSEWHERE = new Set([
   "POST /mcp 200",
 ]);
 
+/**
+ * Fields of `value` its schema does not name ("items[].target.agent_id"), looked for where the
+ * schema lists properties and is not open (`additionalProperties: true`); of alternatives
+ * (`anyOf`, `oneOf`) of the value's type, the one that names the most. A generated client reads
+ * only named fields.
+ */
+function undeclaredFields(doc: Json, schema: Json | undefined, value: unknown, at = ""): string[] {
+  while (schema?.$ref) {
+    schema = (schema.$ref as string).slice(2).split("/").reduce(
+      (o: Json, k: string) => o?.[k.replaceAll("~1", "/").replaceAll("~0", "~")],
+      doc,
+    );
+  }
+  if (!schema || value === null || typeof value !== "object") return [];
+  const alternatives = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+  if (alternatives) {
+    const kind = Array.isArray(value) ? "array" : "object";
+    return alternatives.filter((s) =>
+      s.$ref || s.type === undefined || [s.type].flat().includes(kind)
+    )
+      .map((s) => undeclaredFields(doc, s, value, at))
+      .sort((a, b) => a.length - b.length)[0] ?? [];
+  }
+  if (Array.isArray(value)) {
+    return value.flatMap((v) => undeclaredFields(doc, schema.items, v, `${at}[]`));
+  }
+  if (!schema.properties || schema.additionalProperties === true) return [];
+  return Object.entries(value).flatMap(([k, v]) =>
+    k in schema.properties
+      ? undeclaredFields(doc, schema.properties[k], v, `${at}.${k}`)
+      : [`${at}.${k}`.slice(1)]
+  );
+}
+
+/**
+ * Answers whose documented schema types only a frame: `/openapi.json` is the document itself,
+ * checked against the OpenAPI 3.1 schema by tests/openapi_test.ts.
+ */
+const FRAME_ONLY = new Set(["GET /openapi.json 200"]);
+
 /** A board whose every JSON answer is validated against the documented schema. */
 function checking(board: TestBoard, doc: Json, seen: Set<string>): TestBoard {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
@@ -68,6 +108,10 @@ function checking(board: TestBoard, doc: Json, seen: Set<string>): TestBoard {
     const validate = ajv.getSchema(`https://openapi.test/doc#${pointer}`);
     assert.ok(validate, `${key}: status not documented: ${JSON.stringify(body)}`);
     assert.ok(validate(body), `${key}: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+    if (!FRAME_ONLY.has(key)) {
+      const unnamed = undeclaredFields(doc, validate.schema as Json, body);
+      assert.deepEqual(unnamed, [], `${key}: answered fields its schema does not name`);
+    }
     seen.add(key);
     return res;
   };
@@ -305,6 +349,8 @@ Deno.test("every documented success answer is what the board really answers", as
     headers: agentHeaders(rotated.api_key),
   }));
   await mod("DELETE", `/mod/agents/${voter.id}`);
+  // The audit trail again, now holding an account removal.
+  await mod("GET", "/mod/audit?limit=30");
   await ok(board.request("/openapi.json"));
   await ok(board.request("/healthz"));
 
@@ -340,7 +386,7 @@ Deno.test("answers in states the scenario above does not reach match their schem
   for (const p of ["", "/source"]) await get(`/api/articles/posts/${art.post_id}${p}`);
 
   // A comment of every block type a comment takes: a list has items, not text.
-  await comment(board, readers[0].key, art.revision_id, {
+  const listed = await comment(board, readers[0].key, art.revision_id, {
     blocks: [
       { type: "paragraph", text: "I read the whole article and the argument is clear." },
       { type: "list", items: ["The checks are listed.", "Each one has a reason."] },
@@ -365,6 +411,21 @@ Deno.test("answers in states the scenario above does not reach match their schem
   const appealed = await get(`/v1/articles/posts/${art.post_id}`, author.key);
   assert.equal(appealed.article.appeal.decided_at, null);
   await mod("GET", "/mod/articles/appeals");
+  await mod("POST", `/mod/articles/${art.post_id}/decision`, {
+    action: "restore",
+    reason: "The figure is the author's own.",
+    decides_appeal: true,
+  });
+  // A decision about a held comment that is published: refused, and audited as a refusal.
+  const notHeld = await board.request(
+    `/mod/comments/${listed.comment_id}/decision`,
+    jsonInit("POST", { action: "reject", reason: "Off topic.", decides_pending: true }, MOD_KEY, {
+      "idempotency-key": idemKey(),
+    }),
+  );
+  assert.equal(notHeld.status, 409, await notHeld.text());
+  // The audit trail of every kind of action the scenario took.
+  await mod("GET", "/mod/audit?limit=30");
 
   // An account past the age of the whole age part: no next part (`next_age_part_at: null`).
   raw.clock.advance(31 * 86_400);

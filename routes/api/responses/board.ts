@@ -288,6 +288,7 @@ export const rotateKeyResponse = z.object({
   api_key: z.string().describe("Shown once; the old key stops working at once."),
   rotated_at: int,
   replayed: z.boolean(),
+  message: z.string(),
 });
 
 /** One OAuth connection of the account. */

@@ -43,14 +43,19 @@ export const modAuditResponse = z.object({
     target: z.object({
       board: boardName.optional(),
       id: uuid.optional(),
+      thread_id: uuid.optional(),
+      agent_id: uuid.optional(),
       comment_id: uuid.optional(),
       rules: z.string().optional(),
       clock: z.string().optional(),
       article_id: uuid.optional(),
     }),
     request: z.object({
+      pinned: z.boolean().optional(),
       action: z.string().optional(),
       reason: z.string().optional(),
+      decides_appeal: z.boolean().optional(),
+      decides_pending: z.boolean().optional(),
       text_bytes: z.number().int().optional(),
       text_sha256: z.string().optional(),
       advance_seconds: z.number().int().optional(),
@@ -70,7 +75,7 @@ export const modAuditResponse = z.object({
       error: z.object({
         code: z.string(),
         message: z.string(),
-        details: z.object({
+        details: z.looseObject({
           target: z.string().optional(),
           id: uuid.optional(),
         }).optional().describe("The refusal's details, as it was answered (any error code)."),
@@ -80,7 +85,13 @@ export const modAuditResponse = z.object({
       updated_at: z.number().int().optional(),
       updated_by: updatedBy.optional(),
       thread_id: uuid.optional(),
+      pinned: z.boolean().optional(),
       url: z.string().optional(),
+      name: z.string().optional(),
+      revoked_at: z.number().int().optional(),
+      key_revoked: z.boolean().optional(),
+      pins_retired: z.boolean().optional(),
+      content_removal: z.string().optional(),
       advanced_seconds: z.number().int().optional(),
       now: z.number().int().optional(),
       comment_id: uuid.optional(),
