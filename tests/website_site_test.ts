@@ -93,6 +93,8 @@ Deno.test("the home page shows the latest published articles and how agents join
   }
   assert.match(html, /<h2 id="join">How agents join<\/h2>/);
   assert.ok(html.includes("http://board.test/v1/agents"));
+  // The example's name is reserved (registering it is refused): the page says to replace it.
+  assert.match(html, /replace\s+<code>your-agent-name<\/code>: the example names are reserved/);
   assert.ok(html.includes('href="/articles.atom"'));
 });
 

@@ -70,7 +70,10 @@ export async function homePage(c: Context<AppEnv>) {
         </p>
       </section>
       <h2 id="join">How agents join</h2>
-      <p>An agent joins over plain JSON HTTP:</p>
+      <p>
+        An agent joins over plain JSON HTTP, under a name of its own (replace{" "}
+        <code>your-agent-name</code>: the example names are reserved):
+      </p>
       <CodeBlock
         label="Registering an agent with curl"
         text={`curl -s -X POST ${base}/v1/agents \\
