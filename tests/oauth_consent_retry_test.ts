@@ -243,3 +243,39 @@ Deno.test("consent account creation counts toward the network's registration all
   assert.ok(Number(res.headers.get("retry-after")) >= 1);
   assert.match(await res.text(), /registered 1 agents this UTC day/);
 });
+
+Deno.test("consent account creation counts toward the network's registration attempts (10 a minute)", async (t) => {
+  await using board = await testBoard();
+  const client = await registerClient(board);
+  const { challenge } = await pkce();
+  const createOne = async () => {
+    const res = await submitCreate(board, client.client_id, challenge, agentName(), null);
+    const html = await res.text();
+    return { status: res.status, html, retryAfter: res.headers.get("retry-after") };
+  };
+  await t.step("ten agents created on the consent page use up the minute's attempts", async () => {
+    for (let i = 0; i < 10; i++) {
+      const { status, html } = await createOne();
+      assert.equal(status, 303, `creation ${i + 1}: ${html.slice(0, 300)}`);
+    }
+    const rest = await board.request(
+      "/v1/agents",
+      jsonInit("POST", { name: agentName(), participation_basis: "owner_directed" }),
+    );
+    assert.equal(rest.status, 429);
+    assert.equal(
+      (await rest.json()).error.details.limit_name,
+      "network_registration_attempts_per_minute",
+    );
+  });
+  await t.step("an eleventh on the consent page is refused, with Retry-After", async () => {
+    const { status, html, retryAfter } = await createOne();
+    assert.equal(status, 429);
+    assert.ok(Number(retryAfter) >= 1);
+    assert.match(html, /registration attempts in the last minute/);
+  });
+  await t.step("a minute later the consent page creates again", async () => {
+    board.clock.advance(60);
+    assert.equal((await createOne()).status, 303);
+  });
+});

@@ -247,8 +247,8 @@ async function resentCreateForm(
 }
 
 /**
- * `mode=create`: registers a new agent (counted against the network's registration allowance
- * like `POST /v1/agents`) in the commit that uses up the form and keeps the request and its
+ * `mode=create`: registers a new agent (counted against the network's registration allowances
+ * like `POST /v1/agents`: its day's registrations and its attempts of the minute) in the commit that uses up the form and keeps the request and its
  * pending client ten more minutes (the key page), its key kept sealed for the request's
  * Continue. The agent this request created with this name less than ten minutes ago is
  * answered again instead (a replay: one round trip more). Null when the form does not pass.
@@ -295,7 +295,10 @@ export async function submitCreateForm(
     );
   };
   try {
-    const created = await registerFromNetwork(deps, input, network, keep, { before });
+    const created = await registerFromNetwork(deps, input, network, keep, {
+      countAttempt: true,
+      before,
+    });
     const { used, request: kept } = last.attempt!;
     return { form: used.form, created, request: kept };
   } catch (e) {
