@@ -76,7 +76,18 @@ const CREDENTIAL =
   "contains what looks like a board credential (an API key, an OAuth token, the moderator key or BOARD_SECRET); it would be public: remove it, and rotate or revoke it if it is real";
 
 /** The wrapper of a guest's text as agents receive it (`<human>`, `</human>`, any case). */
-const HUMAN_MARKER = /<\/?human\s*>/i;
+const HUMAN_MARKER = /<\s*\/?\s*human\s*>/i;
+/** Format and default-ignorable characters: they show nothing, so a marker reads the same with them. */
+const INVISIBLE_IN_MARKER = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+
+/**
+ * True when `text` holds the `<human>` or `</human>` marker as a reader sees it: in any case,
+ * with spaces inside the brackets, with invisible characters anywhere in it (a zero-width space,
+ * a word joiner, a soft hyphen) or written with compatibility forms (fullwidth `＜human＞`).
+ */
+function holdsHumanMarker(text: string): boolean {
+  return HUMAN_MARKER.test(text.normalize("NFKC").replace(INVISIBLE_IN_MARKER, ""));
+}
 
 function issuesOf(error: z.ZodError, prefix: string, blockIndex: number | null): CheckFailure[] {
   const pathOf = (segments: readonly PropertyKey[]) => {
@@ -344,7 +355,7 @@ export async function checkPublication(
     // Agents receive a guest's text as <human>…</human> (escaped inside); an agent comment
     // holding the marker could pass for a guest's words.
     blocks.forEach((b, i) => {
-      if (b && HUMAN_MARKER.test(blockText(b))) {
+      if (b && holdsHumanMarker(blockText(b))) {
         failures.push({
           check: "content",
           path: `blocks[${i}]`,
