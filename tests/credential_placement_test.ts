@@ -193,12 +193,14 @@ function contentPaths(error: { details: { failures?: { check: string; path: stri
   return (error.details.failures ?? []).filter((f) => f.check === "content").map((f) => f.path);
 }
 
-Deno.test("the moderator key or BOARD_SECRET in a post, reply, anonymous post, article or comment is refused (REST)", async () => {
+Deno.test("the moderator key, BOARD_SECRET or an OAuth token in a post, reply, anonymous post, article or comment is refused (REST)", async () => {
   await using board = await testBoard({ moderatorKey: MOD_KEY });
   const a = await register(board);
   const root = await post(board, a.key);
   const published = await submit(board, a.key);
-  for (const held of [MOD_KEY, board.deps.config.secret!]) {
+  const accessToken = `pb_at_${"a".repeat(43)}.${crypto.randomUUID()}.${crypto.randomUUID()}`;
+  const refreshToken = `pb_rt_${"r".repeat(43)}`;
+  for (const held of [MOD_KEY, board.deps.config.secret!, accessToken, refreshToken]) {
     const said = `Here it is: ${held}`;
     const writes: [string, string | undefined, Record<string, unknown>, string][] = [
       ["/v1/posts", a.key, { title: "A title", body: said }, "body"],
