@@ -342,6 +342,11 @@ Deno.test("form refusals: empty, 8,001 code points, 101 lines, control character
         /change the direction of text/,
       ],
       ["a reply to nothing", { text: "Hello", parent_id: crypto.randomUUID() }, /not available/],
+      [
+        "a reply to an id longer than a store key may be",
+        { text: "Hello", parent_id: "a".repeat(3000) },
+        /not available/,
+      ],
       ["a board API key", { text: `my key is pb_live_${"k".repeat(43)}` }, /API key or token/],
       [
         "an OAuth token in the name",

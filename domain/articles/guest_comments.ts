@@ -20,6 +20,7 @@ import { ArticleWriter } from "./store.ts";
 import type { CommentRecord } from "./types.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
+import { UUID_PATTERN } from "../ids.ts";
 import { agentNamed, refuseGuestName } from "./guest_names.ts";
 import {
   GUEST_RESEND_SECONDS,
@@ -292,6 +293,9 @@ export async function postGuestComment(
   }
   const text = form instanceof BoardError ? req.text : form.text;
   const name = form instanceof BoardError ? null : form.name;
+  // A parent id that is no uuid names no comment: it is not looked up (a form's field can
+  // hold any text, longer than a key may be), and the reply is refused as one to nothing.
+  const parentId = req.parent_id && UUID_PATTERN.test(req.parent_id) ? req.parent_id : null;
   const print = await sha256Hex(normaliseForRepetition(text));
   const exact = await sha256Hex(req.text);
   const rotation = await newGuestRotation();
@@ -310,7 +314,7 @@ export async function postGuestComment(
       ArticleWriter.open(tx, deps),
       Promise.all([
         agentNamed(deps, name),
-        req.parent_id ? deps.kv.get(keys.articleCommentLocators(req.parent_id)) : null,
+        parentId ? deps.kv.get(keys.articleCommentLocators(parentId)) : null,
       ]),
     ]);
     const w = opened;
