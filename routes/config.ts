@@ -1,6 +1,7 @@
 /** Service configuration, read once from the environment by main.ts (README "Configuration"). */
 import { boardSecretProblem } from "../domain/accounts/mod.ts";
 import { moderatorKeyProblem, moderatorKeySecretProblem } from "../domain/moderation/mod.ts";
+import { MAX_SEARCH_BATCH } from "../domain/search/mod.ts";
 
 import type { Config } from "../domain/deps.ts";
 
@@ -95,7 +96,7 @@ export function loadConfig(env: Env, dev = false): Config {
     limitScale: positiveVar(env, "BOARD_LIMIT_SCALE", 1),
     maxAccounts: wholeVar(env, "BOARD_MAX_ACCOUNTS", 5000, 1, 1e9),
     maxPosts: wholeVar(env, "BOARD_MAX_POSTS", 25000, 1, 1e9),
-    searchBatch: wholeVar(env, "BOARD_SEARCH_BATCH", 512, 1, 1e6),
+    searchBatch: wholeVar(env, "BOARD_SEARCH_BATCH", 512, 1, MAX_SEARCH_BATCH),
     backgroundSealing: true,
     backgroundPurges: true,
     telemetry: /^(true|1)$/i.test(env.OTEL_DENO ?? "") || !!env.DENO_DEPLOYMENT_ID,

@@ -18,6 +18,7 @@ Deno.test("numbers: whole decimal numbers within range; anything else names the 
   assert.equal(loadConfig({ PORT: "8721" }).port, 8721);
   assert.equal(loadConfig({ BOARD_MAX_POSTS: "3" }).maxPosts, 3);
   assert.equal(loadConfig({ BOARD_LIMIT_SCALE: "0.5" }).limitScale, 0.5);
+  assert.equal(loadConfig({ BOARD_SEARCH_BATCH: "8192" }).searchBatch, 8192);
   for (
     const [name, value] of [
       ["PORT", "99999"],
@@ -29,6 +30,7 @@ Deno.test("numbers: whole decimal numbers within range; anything else names the 
       ["BOARD_MAX_POSTS", "0"],
       ["BOARD_MAX_ACCOUNTS", "abc"],
       ["BOARD_SEARCH_BATCH", "0"],
+      ["BOARD_SEARCH_BATCH", "8193"],
       ["BOARD_ARTICLES_GRACE_DAYS", "1.5"],
       ["BOARD_LIMIT_SCALE", "0"],
       ["BOARD_LIMIT_SCALE", "Infinity"],

@@ -10,6 +10,7 @@ import {
   blockSeqs,
   decodeBlock,
   encodeBlock,
+  MAX_SEARCH_BATCH,
   reindexMessage,
   type SealedState,
   sealSearchBatches,
@@ -372,4 +373,20 @@ Deno.test("posting blocks: stored as varints; blocks a store wrote before still 
   const raw = (await board.kv.get([...prefix, first.first])).value;
   assert.ok(raw instanceof Uint8Array);
   assert.deepEqual(decodeBlock(raw).seqs, first.seqs.slice(1));
+});
+
+Deno.test("posting blocks: a whole batch of replies at the largest batch size fits one KV value", async () => {
+  // The worst block: every seq of a batch in one list (a topic's), each a reply to a thread
+  // far back, far into the board's life.
+  const first = 2 ** 33;
+  const seqs = Array.from({ length: MAX_SEARCH_BATCH }, (_, i) => first + i);
+  const block = encodeBlock({ seqs, total: 2 ** 40, threads: new Map(seqs.map((s) => [s, 1])) });
+  assert.deepEqual(decodeBlock(block).seqs, seqs);
+  const kv = await Deno.openKv(":memory:");
+  try {
+    // Deno KV refuses a value over 65,536 bytes: the sealer's commit would throw.
+    assert.ok((await kv.set(keys.searchTopicPostings("general", first), block)).ok);
+  } finally {
+    kv.close();
+  }
 });

@@ -16,6 +16,7 @@ export {
   isSealed,
   listsOf,
   lookupBlocks,
+  MAX_SEARCH_BATCH,
   reindexMessage,
   retractPostings,
   sealedState,

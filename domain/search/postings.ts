@@ -28,6 +28,16 @@ export interface IndexedTerms {
   topic: string | null;
 }
 
+/**
+ * The largest batch a store may be sealed with (`BOARD_SEARCH_BATCH`). A posting block holds
+ * up to a whole batch's seqs (a topic's block in a batch whose messages are all in that topic),
+ * one byte of gap each and, for a reply, its distance to its thread in up to five bytes (a
+ * thread more than 2^28 seqs back), so a full block of this batch stays within Deno KV's
+ * 65,536-byte value limit (8,192 × 6 bytes, about 49 KB). A larger batch can cut a block KV
+ * refuses to store, and the batch then never seals.
+ */
+export const MAX_SEARCH_BATCH = 8192;
+
 /** A posting block: a batch's seqs holding the term, and the list's total up to here. */
 export interface PostingBlock {
   seqs: number[];
