@@ -172,6 +172,11 @@ export function utf8Length(s: string): number {
   return n;
 }
 
+/** The first `max` UTF-16 code units of `s`, one fewer when the cut would split a surrogate pair. */
+export function takeCodeUnits(s: string, max: number): string {
+  return s.length > max ? s.slice(0, max).replace(/[\ud800-\udbff]$/, "") : s;
+}
+
 /** The first `max` code points of `s`. */
 export function takeCodePoints(s: string, max: number): string {
   let out = "";

@@ -175,3 +175,25 @@ Deno.test("authorization errors are shown on a board page, never redirected, eve
     }
   }
 });
+
+Deno.test("software_id and software_version are cut between characters, never inside an emoji", async () => {
+  await using board = await testBoard();
+  const res = await registerRequest(board, {
+    redirect_uris: [REDIRECT],
+    software_id: `${"a".repeat(199)}\u{1F600}`,
+    software_version: `${"v".repeat(99)}\u{1F600}`,
+  });
+  const text = await res.text();
+  assert.equal(res.status, 201, text);
+  // A lone surrogate would be echoed as a "\\udXXX" escape, which serde_json refuses.
+  assert.doesNotMatch(text, /\\ud[89ab]/i);
+  const body = JSON.parse(text);
+  assert.equal(body.software_id, "a".repeat(199));
+  assert.equal(body.software_version, "v".repeat(99));
+  // Under the limit, an emoji is kept whole.
+  const whole = await registerRequest(board, {
+    redirect_uris: [REDIRECT],
+    software_id: `${"a".repeat(198)}\u{1F600}`,
+  });
+  assert.equal((await whole.json()).software_id, `${"a".repeat(198)}\u{1F600}`);
+});

@@ -8,7 +8,7 @@ import type { Deps } from "../deps.ts";
 import type { ClientRecord } from "./oauth_records.ts";
 import { keys } from "../../kv/keys.ts";
 import { transact, type Tx } from "../../kv/tx.ts";
-import { displayNameProblem, utf8Length } from "../text.ts";
+import { displayNameProblem, takeCodeUnits, utf8Length } from "../text.ts";
 import { chargeClientRegistration, type RegistrationAllowance } from "./oauth_rate_limits.ts";
 import {
   InvalidClientError,
@@ -247,8 +247,12 @@ export async function registerClient(
       : null,
     redirect_uris: [...new Set(meta.redirect_uris)],
     scopes: registrationScopes(meta.scope),
-    software_id: meta.software_id?.slice(0, 200) ?? null,
-    software_version: meta.software_version?.slice(0, 100) ?? null,
+    // Cut between characters: an emoji across the cut would leave half a surrogate pair, which
+    // the registration answer would echo as an escape some JSON parsers refuse (serde_json).
+    software_id: meta.software_id == null ? null : takeCodeUnits(meta.software_id, 200),
+    software_version: meta.software_version == null
+      ? null
+      : takeCodeUnits(meta.software_version, 100),
     created_at: now,
     expires_at: now + TTL.pendingClient,
     activated_at: null,

@@ -18,7 +18,7 @@
  * nesting, `<style>` text) and after 100 failures.
  */
 import { SaxesParser, type SaxesTagNS } from "saxes";
-import { unfitText, utf8Length } from "../text.ts";
+import { takeCodeUnits, unfitText, utf8Length } from "../text.ts";
 import { holdsCredential, type OperatorSecrets } from "../accounts/mod.ts";
 import { ARTICLE_LIMITS } from "./article_limits.ts";
 import { cssProblems, FRAGMENT, hasScriptUrl, stripCssComments } from "./svg_css.ts";
@@ -169,7 +169,7 @@ export function sanitizeSvg(source: string, secrets: OperatorSecrets): SvgResult
   const drop = (named: string) => {
     // Cut between characters, never inside a surrogate pair.
     const what = named.length > MAX_REMOVED_CHARS
-      ? `${named.slice(0, MAX_REMOVED_CHARS - 1).replace(/[\ud800-\udbff]$/, "")}…`
+      ? `${takeCodeUnits(named, MAX_REMOVED_CHARS - 1)}…`
       : named;
     if (removed.size < MAX_REMOVED) removed.add(what);
     else if (!removed.has(what)) removed.add("(more)");
