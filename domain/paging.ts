@@ -2,6 +2,7 @@
 import type { Typed, ValueOf } from "../kv/key_values.ts";
 import { listTyped, type TypedListSelector } from "../kv/read_many.ts";
 import { BoardError } from "./errors.ts";
+import { takeCodeUnits } from "./text.ts";
 
 export interface PageParams {
   limit: number;
@@ -92,7 +93,7 @@ function intParam(
   if (!(n >= min && n <= MAX_CURSOR)) {
     // A long value is cut; a JSON string cut keeps its closing quote.
     const quoted = spelling === "json" && raw.startsWith('"') ? '"' : "";
-    const shown = raw.length > 40 ? `${raw.slice(0, 40)}…${quoted}` : raw;
+    const shown = raw.length > 40 ? `${takeCodeUnits(raw, 40)}…${quoted}` : raw;
     const got = spelling === "json" ? shown : `"${shown}"`;
     // `after=0`, an empty or null variable: no cursor yet, which is sent as no parameter. An
     // `after` goes on from the first read's newest_cursor, a `before` from its next_before.

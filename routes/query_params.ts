@@ -7,6 +7,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { BoardError } from "../domain/errors.ts";
+import { takeCodeUnits } from "../domain/text.ts";
 import { zodIssues } from "./schemas.ts";
 import { credentialInUrl, credentialInUrlAdvice } from "./credential_in_url.ts";
 import type { Operation } from "./api/operation.ts";
@@ -51,8 +52,8 @@ export function refuseUnknownQuery(op: Operation, c: Context): void {
   if (exposed !== null) hint += credentialInUrlAdvice(exposed);
   throw new BoardError(
     "INVALID_INPUT",
-    `Unknown parameter "${unknown.slice(0, 60)}"; ${route} ${takes}.${hint}`,
-    { parameter: unknown.slice(0, 60), allowed },
+    `Unknown parameter "${takeCodeUnits(unknown, 60)}"; ${route} ${takes}.${hint}`,
+    { parameter: takeCodeUnits(unknown, 60), allowed },
   );
 }
 
@@ -75,7 +76,7 @@ function queryNames(url: string): string[] {
       names.push(decoded);
       continue;
     }
-    const parameter = (decoded ?? name).slice(0, 60);
+    const parameter = takeCodeUnits(decoded ?? name, 60);
     throw new BoardError(
       "INVALID_INPUT",
       `Parameter "${parameter}" is not valid percent-encoded UTF-8; encode the text as UTF-8, then percent-encode it (for example with encodeURIComponent).`,

@@ -4,6 +4,8 @@
  * cost of a check is linear in the length of what it checks.
  */
 
+import { takeCodeUnits } from "../text.ts";
+
 /** An in-document reference: `#` and an XML name. */
 export const FRAGMENT = /^#[A-Za-z_][\w.\-:]*$/;
 
@@ -169,7 +171,7 @@ function readUrl(css: string, i: number, external: string[]): number {
     next = close + 1;
   }
   target = target.trim();
-  if (!FRAGMENT.test(target)) external.push(target.slice(0, 80));
+  if (!FRAGMENT.test(target)) external.push(takeCodeUnits(target, 80));
   return next;
 }
 

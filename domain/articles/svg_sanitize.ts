@@ -308,7 +308,7 @@ export function sanitizeSvg(source: string, secrets: OperatorSecrets): SvgResult
           fail(
             "external_reference",
             `Attribute "${name}" must point inside the document ("#id"); "${
-              value.slice(0, 80)
+              takeCodeUnits(value, 80)
             }" does not.`,
             path,
           );

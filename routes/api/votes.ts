@@ -17,6 +17,7 @@ import {
 } from "../../domain/rules/mod.ts";
 import { pinSchema, rulesEditSchema, voteSchema } from "../schemas.ts";
 import { UUID_PATTERN } from "../../domain/ids.ts";
+import { takeCodeUnits } from "../../domain/text.ts";
 import { castVoteExplained } from "../../domain/articles/mod.ts";
 import { withOtherBoardHint } from "../../domain/board/mod.ts";
 import {
@@ -61,7 +62,7 @@ function votingPostIds(raw: string | undefined): string[] {
   if (bad !== undefined) {
     throw new BoardError(
       "INVALID_INPUT",
-      `Parameter "post_ids" holds "${bad.slice(0, 60)}", which is not a uuid.`,
+      `Parameter "post_ids" holds "${takeCodeUnits(bad, 60)}", which is not a uuid.`,
       { parameter: "post_ids" },
     );
   }
