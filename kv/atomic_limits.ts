@@ -1,3 +1,5 @@
+import { serialize } from "node:v8";
+
 /** The strictest atomic limits across embedded KV, Deno Deploy and denokv (docs/deploy.md). */
 export const KV_LIMITS = {
   checksPerAtomic: 10,
@@ -23,16 +25,35 @@ export function keySize(key: Deno.KvKey): number {
   return n;
 }
 
-/** Rough serialized size of a value (JSON length is a fair upper-ish bound for our records). */
+/**
+ * Above this estimate a value is measured exactly. KV stores a value as V8 serializes it, a
+ * string with any character above U+00FF at two bytes per UTF-16 unit, so the UTF-8 estimate
+ * can be half the stored size; below this, even three times the estimate fits a value.
+ */
+const MEASURE_ABOVE = 16_384;
+
+/**
+ * The serialized size of a value, as KV's limits count it: estimated from its UTF-8 or JSON
+ * length when small, measured with V8's serializer (what KV stores) when it may come near the
+ * 64 KiB limit.
+ */
 export function valueSize(value: unknown): number {
   if (value instanceof Uint8Array) return value.length;
   if (typeof value === "bigint") return 8;
   if (value instanceof Deno.KvU64) return 8;
   if (typeof value === "number" || typeof value === "boolean" || value == null) return 9;
-  if (typeof value === "string") return utf8Bytes(value) + 2;
+  let estimate: number;
   try {
-    return utf8Bytes(JSON.stringify(value) ?? "");
+    estimate = typeof value === "string"
+      ? utf8Bytes(value) + 2
+      : utf8Bytes(JSON.stringify(value) ?? "");
   } catch {
-    return 0;
+    estimate = Infinity;
+  }
+  if (estimate <= MEASURE_ABOVE) return estimate;
+  try {
+    return serialize(value).length;
+  } catch {
+    return estimate === Infinity ? 0 : estimate;
   }
 }

@@ -110,6 +110,17 @@ Deno.test("transact() refuses an atomic beyond the portable limits", async (t) =
       AtomicLimitError,
     );
   });
+  await t.step("a value over 64 KiB as KV stores it, though its UTF-8 is half that", async () => {
+    // One character above U+00FF makes V8 store the whole string at two bytes per unit.
+    const stored = "x".repeat(32_766) + "😀";
+    await assert.rejects(
+      () => transact(kv, (tx) => Promise.resolve(void tx.set(["big"], { text: stored }))),
+      AtomicLimitError,
+    );
+    const fits = { text: "x".repeat(32_750) + "😀" };
+    await transact(kv, (tx) => Promise.resolve(void tx.set(["big"], fits)));
+    assert.deepEqual((await kv.get(["big"])).value, fits);
+  });
   await t.step("10 checks and 1000 mutations pass", async () => {
     await transact(kv, async (tx) => {
       await tx.getMany(Array.from({ length: 10 }, (_, i) => ["k", i]));
