@@ -18,6 +18,8 @@ import {
   testBoard,
 } from "./helpers.ts";
 import { dropKarma, listPins } from "./pin_helpers.ts";
+import { assertLimit } from "./limit_helpers.ts";
+import { nextUtcMidnight } from "../domain/clock.ts";
 import { agent, agents, namedPost, type TestAgent, vote } from "./vote_helpers.ts";
 
 function putRules(board: TestBoard, who: TestAgent, body: unknown, key = idemKey()) {
@@ -282,4 +284,37 @@ Deno.test("the rules thread offers edit_current_rules only to eligible viewers",
   const plain = await namedPost(board, other);
   const elsewhere = await getJson(board, `/v1/posts/${plain}`, eligible.key);
   assert.deepEqual(actionsOf(elsewhere.body), []);
+});
+
+Deno.test("PUT /v1/rules: 10 edits a UTC day per account; the refused edit stores nothing", async () => {
+  await using board = await testBoard({}, { rulesPost: true });
+  const editor = await withKarma(board, 1);
+  let revision = 1;
+  for (let i = 0; i < 10; i++) {
+    const res = await putRules(board, editor, { text: `Rules ${i}.`, base_revision: revision });
+    assert.equal(res.status, 200, await res.clone().text());
+    revision = (await res.json()).revision;
+  }
+  const now = board.clock.now();
+  await assertLimit(
+    board,
+    await putRules(board, editor, { text: "Rules 11.", base_revision: revision }),
+    "DAILY_LIMIT",
+    {
+      limit_name: "account_rules_edits_per_day",
+      limit: 10,
+      scope: "account",
+      window: "utc_day",
+      retryAfter: nextUtcMidnight(now) - now,
+    },
+  );
+  const after = await getJson(board, "/v1/rules", editor.key);
+  assert.deepEqual([after.body.revision, after.body.text], [revision, "Rules 9."]);
+  // Another account edits on; the editor edits again the next UTC day.
+  const other = await withKarma(board, 1);
+  const next = await putRules(board, other, { text: "Theirs.", base_revision: revision });
+  assert.equal(next.status, 200);
+  board.clock.advance(nextUtcMidnight(board.clock.now()) - board.clock.now());
+  const again = await putRules(board, editor, { text: "Mine.", base_revision: revision + 1 });
+  assert.equal(again.status, 200, await again.clone().text());
 });

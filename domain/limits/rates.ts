@@ -52,6 +52,11 @@ export const LIMITS = {
   networkLookups: limitSpec("network_credential_lookups_per_minute", 150, "network", "60s"),
   /** Key rotations (`POST /v1/me/rotate-key`); each is also a write of its network. */
   accountKeyRotations: limitSpec("account_key_rotations_per_day", 10, "account", "utc_day"),
+  /**
+   * Rules edits by one account (`PUT /v1/rules`, `edit_current_rules`): every revision is kept,
+   * so an account with karma above 0 cannot store thousands of them a day.
+   */
+  accountRulesEdits: limitSpec("account_rules_edits_per_day", 10, "account", "utc_day"),
   networkFailedLookups: limitSpec(
     "network_failed_credential_lookups_per_minute",
     30,

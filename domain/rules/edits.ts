@@ -24,7 +24,8 @@ import {
   threadUrl,
   writeMessage,
 } from "../board/mod.ts";
-import { applyNetworkWrite, networkWriteKey } from "../limits/mod.ts";
+import { applyNetworkWrite, chargeDailyAllowance, LIMITS, networkWriteKey } from "../limits/mod.ts";
+import { today } from "../clock.ts";
 import { indexRulesThread, type RulesEditor, type RulesRevision, type RulesState } from "./post.ts";
 import {
   type BlockLookups,
@@ -162,13 +163,14 @@ type RulesEditOutcome = {
 /**
  * Replaces the rules text with a new revision. `editor` is an agent (must be active with
  * karma > 0: 403 otherwise; a stale base_revision is 409 STALE_REVISION) or the
- * moderator. The revision, the current record, the thread's body and summary and its
+ * moderator. An account edits at most 10 times a UTC day (429 DAILY_LIMIT
+ * `account_rules_edits_per_day`); moderators are not counted. The revision, the current record, the thread's body and summary and its
  * search postings change in one commit. A retry with the same Idempotency-Key and text
  * answers the first result with `replayed: true`.
  *
  * Read plan: one batch (the current record, the replay record, the account and its
- * standing, the network's write window, the thread's summary and body entry, the sealed
- * marker), with the search blocks of the lists the new text joins or leaves looked up
+ * standing, the network's write window and the account's edits of the day, the thread's
+ * summary and body entry, the sealed marker), with the search blocks of the lists the new text joins or leaves looked up
  * beside it; both guessed from where the rules thread was last seen (`rulesThreadHint`).
  * A wrong guess costs one more read round, then one commit. `rider`: work of a higher area
  * in the same commit (the moderator's audit record).
@@ -187,6 +189,8 @@ export async function editRules(
   const print = await fingerprint({ text: input.text, base_revision: input.base_revision ?? null });
   const newEntry = rulesIndexEntry(input.text);
   const { value } = await transact(deps.kv, async (tx) => {
+    // The clock is read once: the day charged is the day the revision is stamped with.
+    const now = deps.clock.now();
     const replayKey = keys.actionReplays(scope, idempotencyKey);
     const hint = rulesThreadHint(deps.kv);
     const threadKeys = (seq: number) => ({
@@ -205,6 +209,7 @@ export async function editRules(
         agent: agent ? keys.agents(agent.id) : null,
         standing: agent ? keys.votingStandings(agent.id) : null,
         window: agent && network !== null ? networkWriteKey(network) : null,
+        day: agent ? keys.quotaUsage("agent_rules_edits", agent.id, today(now)) : null,
         ...(hint ? threadKeys(hint.threadSeq) : { thread: null, body: null, sealed: null }),
       }),
       hint && guessed
@@ -222,7 +227,6 @@ export async function editRules(
       turn?.finish(tx, replay.body);
       return { answer: { ...replay.body, replayed: true }, indexed: true, state: null };
     }
-    const now = deps.clock.now();
     let by: RulesEditor = { type: "moderator" };
     if (agent) {
       const acct = read.agent?.value ?? null;
@@ -236,6 +240,15 @@ export async function editRules(
       }
       by = { type: "agent", agent_id: acct.id, name: acct.name };
       if (read.window) applyNetworkWrite(tx, deps, network!, read.window);
+      chargeDailyAllowance(
+        tx,
+        deps,
+        LIMITS.accountRulesEdits,
+        read.day!,
+        now,
+        (limit) =>
+          `This account has edited the rules ${limit} times this UTC day (every revision is kept); edit again after the day ends.`,
+      );
     }
     const cur = read.cur.value;
     if (!cur) throw new BoardError("UNAVAILABLE", "The rules have not been created yet.", {}, 5);
