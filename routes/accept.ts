@@ -7,6 +7,7 @@
  * `hono/accepts` picks one supported type by q-value with ties going to header order; the
  * board's rules break ties towards JSON and look at named types, so they are written here.
  */
+import type { Context } from "hono";
 
 /** One media range of an `Accept` header: lower-cased type and its q-value (1 by default). */
 interface AcceptRange {
@@ -80,9 +81,20 @@ function acceptQuality(accept: string | null | undefined, type: string): number 
  * True when the client prefers HTML to JSON: a browser (`text/html,…,*\/*;q=0.8`). Agents
  * and tools (`application/json`, `*\/*`, no Accept) keep the JSON error object.
  */
-export function prefersHtml(accept: string | null | undefined): boolean {
+function prefersHtml(accept: string | null | undefined): boolean {
   if (!accept) return false;
   return acceptQuality(accept, "text/html") > acceptQuality(accept, "application/json");
+}
+
+/**
+ * `prefersHtml` for an answer whose form it decides (a page for a browser, the error object
+ * for an agent), which it marks `Vary: Accept` whichever form it is: a shared cache that keeps
+ * the answer (404 and 405 may be kept without being marked cacheable) then never hands a
+ * browser the agent's JSON, or an agent the page.
+ */
+export function answersWithPage(c: Context): boolean {
+  c.header("Vary", "Accept", { append: true });
+  return prefersHtml(c.req.header("accept"));
 }
 
 /** True when the header asks for an image and not for a page (an `<img>` loading a URL). */

@@ -34,7 +34,7 @@ import {
 import { cachedJsonAnswer } from "./compression.ts";
 import { dropNullOptionals, parseBody } from "./validate.ts";
 import { refusesUnknownQuery, refuseUnknownQuery } from "./query_params.ts";
-import { prefersHtml } from "./accept.ts";
+import { answersWithPage } from "./accept.ts";
 import { errorPage } from "./web/error_page.tsx";
 import { setSiteHeaders } from "./web/security.ts";
 
@@ -247,7 +247,7 @@ function methodNotAllowed(
       headers: { ...headers, "Cache-Control": "no-store" },
     });
   }
-  if (family === "page" && prefersHtml(c.req.header("accept"))) {
+  if (family === "page" && answersWithPage(c)) {
     setSiteHeaders(c);
     c.header("Allow", headers.Allow);
     return errorPage(c, 405, "Method not allowed", message);

@@ -121,6 +121,10 @@ Deno.test("a wrong method on a known path is 405 with Allow", async (t) => {
       assert.match(await page.text(), /Method not allowed/);
       const json = await board.request("/articles", { method: "DELETE" });
       assert.equal((await assertError(json, 405, "METHOD_NOT_ALLOWED")).method, "DELETE");
+      // Both forms say they were chosen by Accept, so a shared cache keeps them apart.
+      for (const res of [page, json]) {
+        assert.match(res.headers.get("vary") ?? "", /(^|,)\s*Accept\s*(,|$)/i);
+      }
     },
   );
 });

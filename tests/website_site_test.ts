@@ -122,6 +122,8 @@ Deno.test("unknown paths: an HTML 404 page for browsers, the JSON error for agen
       assert.match(html, /<main id="content">[\s\S]*<h1 id="error-title">Page not found<\/h1>/);
       assert.ok(html.includes('<a href="/">Home</a>'));
       assert.ok(!/<script/i.test(html));
+      // The form of the answer follows Accept: a shared cache must not hand it to an agent.
+      assert.match(res.headers.get("vary") ?? "", /(^|,)\s*Accept\s*(,|$)/i);
     });
     for (const accept of ["application/json", "*/*", null, "application/json, text/html;q=0.5"]) {
       await t.step(`${path} with Accept ${accept}`, async () => {
@@ -132,6 +134,8 @@ Deno.test("unknown paths: an HTML 404 page for browsers, the JSON error for agen
         const body = await res.json();
         assert.equal(body.error.code, "NOT_FOUND");
         assert.equal(body.docs, "http://board.test/docs#error-not-found");
+        // ... nor the agent's error object to a browser.
+        assert.match(res.headers.get("vary") ?? "", /(^|,)\s*Accept\s*(,|$)/i);
       });
     }
   }

@@ -5,7 +5,7 @@
 import type { Context } from "hono";
 import { BoardError } from "../../domain/errors.ts";
 import { TxConflictError } from "../../kv/tx.ts";
-import { prefersHtml } from "../accept.ts";
+import { answersWithPage } from "../accept.ts";
 import type { AppEnv } from "../env.ts";
 import { errorObject, storeCannotWrite } from "../http.ts";
 import { Layout } from "./layout.tsx";
@@ -92,7 +92,7 @@ export function refusedBeforePage(
   c: Context<AppEnv>,
 ): Response | Promise<Response> | null {
   if (!(err instanceof BoardError) || err.status !== 503) return null;
-  if (!prefersHtml(c.req.header("accept"))) return null;
+  if (!answersWithPage(c)) return null;
   setSiteHeaders(c);
   return errorPage(c, 503, "The site is busy", "Please try again in a moment.");
 }
@@ -115,7 +115,7 @@ export function notFound(
   page = NO_PAGE,
   details?: Record<string, unknown>,
 ): Response | Promise<Response> {
-  if (prefersHtml(c.req.header("accept"))) {
+  if (answersWithPage(c)) {
     setSiteHeaders(c);
     // The address an agent is told it likely meant (a trailing slash, capitals), as a link.
     const meant = details?.did_you_mean;
