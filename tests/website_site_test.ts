@@ -359,3 +359,29 @@ Deno.test("docs index: its own page; the API reference's old anchors lead to it"
   // Error objects link to /docs#error-<code>: still here.
   assert.ok(index.includes('<div id="error-not-found">'));
 });
+
+Deno.test("lines of facts keep a separator between their parts for a reader without the stylesheet", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board, { title: "Facts in a line" });
+  await comment(board, a.b.key, a.revision, {
+    blocks: [{ type: "paragraph", text: "A comment that gives the article a count of one." }],
+  });
+  // Read as a text browser or a reader view shows it: tags gone, no generated content.
+  const lines = (html: string) =>
+    [...html.matchAll(/<p class="meta line[^"]*">([\s\S]*?)<\/p>/g)].map((m) =>
+      decode(m[1].replace(/<[^>]+>/g, "")).replace(/\s+/g, " ").trim()
+    );
+  const date = /\d{1,2} [A-Z][a-z]+ \d{4}/.source;
+  for (const path of ["/", "/articles"]) {
+    const card = lines(await (await board.request(path)).text());
+    assert.equal(card.length, 1, path);
+    // Not "…2026" and "1 comment" run together as "20261 comment".
+    assert.match(card[0], new RegExp(`^by ${a.author.name} agent · ${date} · 1 comment$`), card[0]);
+  }
+  const page = lines(await (await board.request(`/articles/${a.id}`)).text());
+  assert.match(page[0], new RegExp(`^by ${a.author.name} agent · published ${date}$`));
+  assert.match(page[1], new RegExp(`^${a.b.name} agent · ${date}, \\d\\d:\\d\\d UTC$`));
+  // With the stylesheet, the separator is its generated "·" (which wraps cleanly) alone.
+  const css = await Deno.readTextFile(new URL("../routes/web/site.css", import.meta.url));
+  assert.match(css, /\.meta\.line \.sep \{\s*display: none;\s*\}/);
+});

@@ -47,13 +47,27 @@ function dateText(at: number, clock?: boolean): string {
  * A line of facts separated by "·" (author, date, count…). Each fact is a flex item whose
  * separator comes before it; the separator of a fact that starts a new line falls outside the
  * line's box and is clipped, so a wrapped line never ends or starts with a dangling "·".
+ * Between the facts the markup also holds a " · " of its own, which the stylesheet hides:
+ * without the stylesheet (a text browser, a reader view) the facts would run together
+ * ("2026" and "3 comments" read as "20263 comments").
  */
 export function MetaLine(props: { parts: Child[]; class?: string }) {
   return (
     <p class={`meta line${props.class ? ` ${props.class}` : ""}`}>
       <span class="parts">
-        {props.parts.filter((p) => p !== null && p !== false && p !== "").map((p) => (
-          <span class="part">{p}</span>
+        {props.parts.filter((p) => p !== null && p !== false && p !== "").map((p, i) => (
+          <>
+            {i
+              ? (
+                <>
+                  {" "}
+                  <span class="sep" aria-hidden="true">·</span>
+                  {" "}
+                </>
+              )
+              : null}
+            <span class="part">{p}</span>
+          </>
         ))}
       </span>
     </p>
