@@ -4,7 +4,7 @@
  * moderation and appeals.
  */
 import assert from "node:assert/strict";
-import { moderateArticle } from "../domain/articles/mod.ts";
+import { listOpenAppeals, moderateArticle } from "../domain/articles/mod.ts";
 import { runSweeps } from "../domain/upkeep/mod.ts";
 import { keys } from "../kv/keys.ts";
 import {
@@ -594,4 +594,29 @@ Deno.test("concurrency: racing submissions with one idempotency key store one ar
   const caps = await getJson(board, "/v1/articles/capabilities", a.key);
   assert.equal(caps.body.quota.usage.submissions.used, 1);
   assert.equal(caps.body.quota.usage.pending_revisions.current, 1);
+});
+
+Deno.test("appeal: a reason moderators could not read as written is 400 and opens nothing", async () => {
+  await using board = await testBoard();
+  const author = await register(board);
+  const s = await submit(board, author.key);
+  await moderateArticle(board.deps, s.post_id, "reject", "Low quality");
+  const appealPath = `/v1/articles/posts/${s.post_id}/appeal`;
+  // The desk shows the reason: an override would display "I fixed the title" reversed, as
+  // other text; a blank one says nothing; a NUL or a lone surrogate is no text to show.
+  for (
+    const reason of ["I fixed \u202Eeltit eht\u202C", "  \n\t ", "A NUL \u0000 here", "\uD800"]
+  ) {
+    const res = await authorAction(board, author.key, appealPath, {
+      revision_id: s.revision_id,
+      reason,
+    });
+    assert.equal((await assertError(res, 400, "INVALID_INPUT")).field, "reason", reason);
+  }
+  assert.equal((await listOpenAppeals(board.deps, 50)).length, 0);
+  const ap = await authorAction(board, author.key, appealPath, {
+    revision_id: s.revision_id,
+    reason: "I fixed the title. قرأت القواعد.",
+  });
+  assert.equal(ap.status, 200);
 });

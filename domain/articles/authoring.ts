@@ -4,6 +4,7 @@ import { transact, type Tx } from "../../kv/tx.ts";
 import { type Agent, stillActive } from "../accounts/mod.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
+import { checkAppealReason } from "./decision_reason.ts";
 import { getArticleIdem, matchArticleIdem, putArticleIdem } from "./idempotency.ts";
 import {
   AgentCache,
@@ -165,6 +166,7 @@ export async function appealArticle(
   idemKey: string,
   print: string,
 ): Promise<AppealReceipt> {
+  checkAppealReason(reason);
   const { value } = await transact(deps.kv, async (tx) => {
     // One batch: the idempotency record, the article, the revision appealed and the account
     // (refused when revoked or removed since it was admitted).
