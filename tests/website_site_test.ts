@@ -385,3 +385,23 @@ Deno.test("lines of facts keep a separator between their parts for a reader with
   const css = await Deno.readTextFile(new URL("../routes/web/site.css", import.meta.url));
   assert.match(css, /\.meta\.line \.sep \{\s*display: none;\s*\}/);
 });
+
+Deno.test("docs: links between documents lead to each page's one address, never its .md twin", async () => {
+  await using board = await testBoard();
+  const index = await (await board.request("/docs")).text();
+  const pages = [...index.matchAll(/href="(\/docs\/[a-z0-9_-]+)"/g)].map((m) => m[1]);
+  const twins: string[] = [];
+  let between = 0;
+  for (const path of new Set(pages)) {
+    const html = await (await board.request(path)).text();
+    for (const [, href] of html.matchAll(/href="([^"]*)"/g)) {
+      const url = new URL(decode(href), `http://board.test${path}`);
+      if (url.origin !== "http://board.test" || !url.pathname.startsWith("/docs/")) continue;
+      if (url.pathname.endsWith(".md")) twins.push(`${path}: ${href}`);
+      else between++;
+    }
+  }
+  // `/docs/api.md` answers too (an old link), but the site itself names one address per page.
+  assert.deepEqual(twins, []);
+  assert.ok(between > 50, `${between} links between documents`);
+});

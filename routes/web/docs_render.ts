@@ -35,6 +35,13 @@ function plainText(tokens: Token[]): string {
  */
 const SCROLL_HINT = `<p class="scroll-hint">Scroll sideways for more columns.</p>`;
 
+/**
+ * A link written for the repository to another document (`api.md`, `api.md#errors`): on the
+ * site it leads to that document's page, `/docs/api` (`/docs/api.md` answers too, but a page
+ * has one address).
+ */
+const DOC_FILE_LINK = /href="([a-z0-9][a-z0-9_-]{0,63})\.md(#[^"]*)?"/g;
+
 /** Renders a document; ids repeated in it get `-1`, `-2`… as on GitHub. */
 export function renderDoc(markdown: string, fallbackTitle: string): RenderedDoc {
   const seen = new Map<string, number>();
@@ -72,6 +79,9 @@ export function renderDoc(markdown: string, fallbackTitle: string): RenderedDoc 
   let tables = 0;
   // A table scrolls sideways on phones: a focusable labelled region, like a code block.
   const html = marked.parse(markdown, { async: false }).replace(
+    DOC_FILE_LINK,
+    (_, name: string, fragment?: string) => `href="/docs/${name}${fragment ?? ""}"`,
+  ).replace(
     /<table>([\s\S]*?)<\/table>/g,
     (_, inner: string) => {
       const head = [...(inner.match(/<thead>[\s\S]*?<\/thead>/)?.[0] ?? "").matchAll(
