@@ -405,3 +405,31 @@ Deno.test("docs: links between documents lead to each page's one address, never 
   assert.deepEqual(twins, []);
   assert.ok(between > 50, `${between} links between documents`);
 });
+
+Deno.test("docs/website.md states the size of the largest docs page as it is", async () => {
+  await using board = await testBoard();
+  const doc = await Deno.readTextFile(new URL("../docs/website.md", import.meta.url));
+  const claim = doc.replace(/\s+/g, " ").match(
+    /`\/docs\/(\w+)`, the largest, is about (\d+) KB and travels as about (\d+) KB compressed/,
+  );
+  assert.ok(claim, "the claim is where it was");
+  const [, name, plain, compressed] = claim;
+  const size = async (path: string, encoding?: string) => {
+    const res = await board.request(
+      path,
+      encoding ? { headers: { "accept-encoding": encoding } } : {},
+    );
+    return (await res.arrayBuffer()).byteLength;
+  };
+  const index = await (await board.request("/docs")).text();
+  const pages = [...new Set([...index.matchAll(/href="(\/docs\/[a-z0-9_-]+)"/g)].map((m) => m[1]))];
+  const sizes = new Map<string, number>();
+  for (const path of pages) sizes.set(path, await size(path));
+  const largest = [...sizes].sort((a, b) => b[1] - a[1])[0];
+  assert.equal(largest[0], `/docs/${name}`);
+  // "About": within a tenth of what the page weighs now.
+  const near = (said: number, bytes: number) => Math.abs(said * 1024 - bytes) <= bytes / 10;
+  assert.ok(near(Number(plain), largest[1]), `${plain} KB said, ${largest[1]} bytes served`);
+  const br = await size(largest[0], "br");
+  assert.ok(near(Number(compressed), br), `${compressed} KB said, ${br} bytes compressed`);
+});
