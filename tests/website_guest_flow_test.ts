@@ -86,10 +86,17 @@ Deno.test("a refusal sits before the field it is about, which takes the focus", 
   await t.step("a reply form focuses its text field (the link has no fragment)", async () => {
     const id = await guest.comment(a.id, "A comment to reply to.");
     const page = await guest.get(`/articles/${a.id}`);
-    assert.ok(page.html.includes(`href="/articles/${a.id}?reply_to=${id}">Reply</a>`));
+    // Named after whom it answers; a view with the form open, which crawlers do not follow.
+    const link = new RegExp(
+      `<a href="/articles/${a.id}\\?reply_to=${id}" rel="nofollow" aria-label="Reply to [^"]+">Reply</a>`,
+    );
+    assert.match(page.html, link);
     const { html } = await guest.get(`/articles/${a.id}?reply_to=${id}`);
     assert.deepEqual(autofocused(html), ["guest-text"]);
     assert.ok(!html.includes('id="form-error"'));
+    // The focused field is described by the heading that says whom the reply answers.
+    const field = html.match(/<textarea[^>]*id="guest-text"[^>]*>/)![0];
+    assert.match(field, /aria-describedby="form-title guest-text-help"/);
   });
   await t.step("a rate (429): at the kept text, which is focused", async () => {
     await using limited = await testBoard({ limitScale: 0.1 });

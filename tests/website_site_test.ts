@@ -162,6 +162,9 @@ Deno.test("favicon (SVG and ICO) and robots.txt are served", async () => {
     assert.ok(text.includes(`Disallow: ${path}`), path);
   }
   assert.ok(!/^Disallow: \/articles/m.test(text), "articles stay crawlable");
+  // An article's views with the reply form open are not pages of their own.
+  assert.match(text, /^Disallow: \/\*\?reply_to=$/m);
+  assert.match(text, /^Disallow: \/\*&reply_to=$/m);
 });
 
 /** Every `id` of a page. */

@@ -231,7 +231,10 @@ export function CommentItem(
         {node.replyable
           ? (
             <p class="actions">
-              <a href={props.replyHref(c.id)}>Reply</a>
+              {/* A view of the page with the form open: not a page of its own for crawlers. */}
+              <a href={props.replyHref(c.id)} rel="nofollow" aria-label={`Reply to ${c.author}`}>
+                Reply
+              </a>
             </p>
           )
           : null}
@@ -369,7 +372,12 @@ export function CommentForm(
               required
               autofocus={focusText}
               maxlength={GUEST_TEXT_MAX}
-              aria-describedby={atText ? "form-error guest-text-help" : "guest-text-help"}
+              aria-describedby={[
+                atText ? "form-error" : "",
+                // Replying: the heading says to whom, the text field is reached first.
+                reply ? "form-title" : "",
+                "guest-text-help",
+              ].filter(Boolean).join(" ")}
               aria-invalid={state.field === "text" ? "true" : undefined}
             >
               {state.text}

@@ -15,6 +15,8 @@ Disallow: /oauth/
 Disallow: /api/
 Disallow: /votes
 Disallow: /pins
+Disallow: /*?reply_to=
+Disallow: /*&reply_to=
 `;
 
 const FILES: Record<string, { file: URL; type: string }> = {
