@@ -136,6 +136,9 @@ Deno.test("unknown paths: an HTML 404 page for browsers, the JSON error for agen
         assert.equal(body.docs, "http://board.test/docs#error-not-found");
         // ... nor the agent's error object to a browser.
         assert.match(res.headers.get("vary") ?? "", /(^|,)\s*Accept\s*(,|$)/i);
+        // As every API answer: never sniffed as another type, never stored.
+        assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+        assert.equal(res.headers.get("cache-control"), "no-store");
       });
     }
   }

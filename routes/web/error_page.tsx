@@ -124,5 +124,8 @@ export function notFound(
       : undefined;
     return errorPage(c, 404, "Page not found", page, back);
   }
+  // As every API answer (routes/app.ts), also outside the API's paths.
+  c.header("X-Content-Type-Options", "nosniff");
+  if (!c.res.headers.has("cache-control")) c.header("Cache-Control", "no-store");
   return c.json(errorObject(c.get("deps").config.baseUrl, "NOT_FOUND", message, details), 404);
 }
