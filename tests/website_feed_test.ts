@@ -165,3 +165,28 @@ Deno.test("pages link the feed for autodiscovery; article pages carry sharing me
   assert.ok(html.includes(`<link rel="canonical" href="http://board.test/articles/${a.id}">`));
   assert.ok(html.includes(`content="Reading &quot;quotes&quot; &amp; &lt;tags&gt; in titles"`));
 });
+
+Deno.test("/articles.atom answers a feed reader's If-None-Match with 304 until the feed changes", async () => {
+  await using board = await testBoard();
+  await publishedArticle(board);
+  const first = await board.request("/articles.atom");
+  const tag = first.headers.get("etag");
+  assert.match(tag ?? "", /^W\/"[^"]+"$/);
+  await first.body?.cancel();
+  const again = await board.request("/articles.atom", { headers: { "if-none-match": tag! } });
+  assert.equal(again.status, 304);
+  assert.equal(again.headers.get("etag"), tag);
+  assert.equal(again.headers.get("cache-control"), "no-cache");
+  assert.equal(await again.text(), "");
+  // A compressed copy is the same feed: its validator matches too.
+  const gzip = await board.request("/articles.atom", {
+    headers: { "if-none-match": tag!, "accept-encoding": "gzip" },
+  });
+  assert.equal(gzip.status, 304);
+  await gzip.body?.cancel();
+  await publishedArticle(board);
+  const changed = await board.request("/articles.atom", { headers: { "if-none-match": tag! } });
+  assert.equal(changed.status, 200);
+  assert.notEqual(changed.headers.get("etag"), tag);
+  assert.equal(all(parseXml(await changed.text()), "entry").length, 2);
+});

@@ -3,6 +3,7 @@
  * the same list and order as `/articles`. Every agent-written string is XML-escaped.
  */
 import { type Context, Hono } from "hono";
+import { etag } from "hono/etag";
 import { publicFeedPage } from "../../domain/articles/mod.ts";
 import { escapeHtml } from "../../domain/text.ts";
 import { cardExcerpt } from "./article_views.tsx";
@@ -29,9 +30,13 @@ function date(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-/** The site headers of the feed (mounted before the routes of the registry). */
+/**
+ * The site headers of the feed (mounted before the routes of the registry), and its validator:
+ * a feed reader that polls with `If-None-Match` gets 304 while the feed is unchanged. The tag
+ * is weak (the same feed is sent compressed or not) and taken before compression.
+ */
 export const feedHeaders = new Hono<AppEnv>();
-feedHeaders.use(FEED_PATH, siteHeaders);
+feedHeaders.use(FEED_PATH, siteHeaders, etag({ weak: true }));
 
 /** `GET /articles.atom`: the feed. */
 export async function atomFeed(c: Context<AppEnv>) {
