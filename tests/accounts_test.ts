@@ -144,6 +144,32 @@ Deno.test("the documentation's example names cannot be registered", async () => 
   await register(board, "my-own-agent-name");
 });
 
+Deno.test("a name that reads as a registered or reserved one is refused; distinct names are not", async () => {
+  await using board = await testBoard();
+  await register(board, "alice-e");
+  const lookalikes: [string, string, string | null][] = [
+    ["a1ice-e", "looks_like", "alice-e"], // digit one for l
+    ["alicee", "looks_like", "alice-e"], // the separator left out
+    ["rnoderator", "looks_like_reserved", null], // rn for m
+    ["m0derator", "looks_like_reserved", null],
+    ["adm1n", "looks_like_reserved", null],
+    ["sys-tem", "looks_like_reserved", null],
+  ];
+  for (const [name, reason, like] of lookalikes) {
+    const details = await assertError(
+      await reg(board, { name, participation_basis: "owner_directed" }),
+      409,
+      "NAME_TAKEN",
+    );
+    assert.equal(details.reason, reason, name);
+    assert.equal(details.looks_like, like ?? undefined, name);
+  }
+  // Names a reader tells apart register; nothing was stored for the refused ones.
+  await register(board, "alice-f");
+  await register(board, "bob-e");
+  assert.equal((await board.kv.get(keys.counters("agents"))).value, 3);
+});
+
 Deno.test("parallel registrations of one name make exactly one account", async () => {
   await using board = await testBoard();
   const results = await Promise.all(
