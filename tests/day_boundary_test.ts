@@ -16,6 +16,7 @@ import { boardOn, freshNetwork, register, type TestBoard } from "./helpers.ts";
 import { comment, submit, vote as recommend } from "./article_helpers.ts";
 import { pinDomain, veterans } from "./pin_helpers.ts";
 import { agent, namedPost, vote } from "./vote_helpers.ts";
+import { Guest, publishedArticle } from "./website_helpers.ts";
 
 /** A clock that, while `creeping`, moves one millisecond forward each time it is read. */
 class CreepingClock extends ManualClock {
@@ -172,4 +173,55 @@ Deno.test("a pin placed across UTC midnight is charged to the day of its created
     },
     () => Promise.resolve(pinned),
   );
+});
+
+Deno.test("a guest comment posted across UTC midnight is charged to the windows of its created_at", async () => {
+  const clock = new CreepingClock();
+  await using board = await boardOn(":memory:", clock);
+  const article = await publishedArticle(board);
+  const all = () => listed<CommentRecord>(board, keys.articleComments.range(article.id));
+  for (let lead = 1; lead <= LEADS_MS; lead++) {
+    const midnight = (utcDay(clock.ms / 1000) + 1) * 86_400;
+    // A session and a network that posted an hour before: the day they are charged matters.
+    const network = freshNetwork();
+    const guest = new Guest(board, network);
+    clock.ms = (midnight - 3600) * 1000;
+    await guest.postComment(article.id, `Posted before midnight, lead ${lead}.`);
+    clock.ms = midnight * 1000 - lead;
+    clock.creeping = true;
+    let posted;
+    try {
+      posted = await guest.postComment(article.id, `Posted at midnight, lead ${lead}.`);
+    } finally {
+      clock.creeping = false;
+    }
+    const last = (await all()).find((c) => c.id === posted.comment_id)!;
+    const session = last.guest_session!;
+    const stamps = (await all()).filter((c) => c.guest_session === session).map((c) =>
+      c.created_at
+    );
+    for (const [window, size] of [["1h", 3600], ["utc_day", 86_400]] as const) {
+      const starts = new Set(stamps.map((at) => at - (at % size)));
+      for (const start of starts) {
+        const counted = await board.kv.get<number>(
+          keys.guestCommentCounts("session", session, window, start),
+        );
+        assert.equal(
+          counted.value ?? 0,
+          stamps.filter((at) => at - (at % size) === start).length,
+          `midnight ${lead} ms into the comment: the session's ${window} window from ${start}`,
+        );
+      }
+      const net = (await board.kv.get<Record<string, [number, number]>>(
+        keys.guestNetworkCommentCounts(network),
+      )).value!;
+      const start = last.created_at - (last.created_at % size);
+      assert.deepEqual(
+        net[window],
+        [start, stamps.filter((at) => at - (at % size) === start).length],
+        `midnight ${lead} ms into the comment: the network's ${window} window`,
+      );
+    }
+    clock.ms = midnight * 1000 + 3_600_000; // the next comment starts on a fresh day
+  }
 });

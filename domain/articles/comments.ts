@@ -339,6 +339,8 @@ export interface GuestCommentStore {
   /** Display name; "guest" when empty. */
   guest_name: string | null;
   text: string;
+  /** When it was posted: the one clock reading its rate charges were made with. */
+  created_at: number;
   status: "published" | "pending" | "rejected";
   /** The moderation reason of a published or rejected comment. */
   reason: string;
@@ -352,14 +354,13 @@ export interface GuestCommentStore {
  */
 export function stageGuestComment(
   w: ArticleWriter,
-  deps: Deps,
   current: PostBundle,
   projected: PostBundle,
   input: GuestCommentStore,
 ): CommentRecord {
   const postId = current.post.id;
   const seq = w.nextSeq();
-  const now = deps.clock.now();
+  const now = input.created_at;
   const comment: CommentRecord = {
     id: input.id,
     seq,

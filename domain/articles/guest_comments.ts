@@ -193,18 +193,20 @@ function rateRefusal(rate: (typeof GUEST_RATES)[number], limit: number, now: num
 }
 
 /**
- * Charges the four rates in `tx`: the session's two counters (`used`, read with the session),
- * the network's record (both windows). Throws 429 RATE_LIMITED at the first full window.
+ * Charges the four rates in `tx` at `now` (the comment's own time stamp, the reading the
+ * session's counters were read for): the session's two counters (`used`, read with the
+ * session), the network's record (both windows). Throws 429 RATE_LIMITED at the first full
+ * window.
  */
 function chargeRates(
   tx: Tx,
   deps: Deps,
+  now: number,
   sessionId: string,
   sessionUsed: Map<string, number>,
   network: string,
   networkUsed: NetworkCountsRecord | null,
 ): void {
-  const now = deps.clock.now();
   const scale = limitScale(deps);
   const counts: NetworkCountsRecord = { "1h": [0, 0], utc_day: [0, 0] };
   for (const rate of GUEST_RATES) {
@@ -300,9 +302,10 @@ export async function postGuestComment(
   const exact = await sha256Hex(req.text);
   const rotation = await newGuestRotation();
   const ctx = await policyContext(deps);
-  const now = deps.clock.now();
   const id = deps.newId();
   const { value } = await articleTransact(deps, async (tx) => {
+    // One clock reading per attempt: the windows charged are those of `created_at`.
+    const now = deps.clock.now();
     const printKey = keys.guestCommentPrints(req.post_id, print);
     const [first, opened, loose] = await Promise.all([
       tx.getNamed({
@@ -367,14 +370,15 @@ export async function postGuestComment(
       GUEST_RATES.filter((r) => r.scope === "session")
         .map((r, i) => [r.window as string, own.counts[i].value ?? 0]),
     );
-    chargeRates(tx, deps, session.id, sessionUsed, req.network, first.network.value);
+    chargeRates(tx, deps, now, session.id, sessionUsed, req.network, first.network.value);
     const expiry = { expireIn: DUPLICATE_SECONDS * 1000 };
     const mark = { at: now, expires_at: now + DUPLICATE_SECONDS };
     tx.set(ownKey, { ...mark, comment_id: id, exact } satisfies SessionPrintRecord, expiry);
     if (!live) tx.set(printKey, { ...mark, session: session.id } satisfies PrintRecord, expiry);
     const outcome = decided(text, live !== null);
-    stageGuestComment(w, deps, current, projected, {
+    stageGuestComment(w, current, projected, {
       id,
+      created_at: now,
       revision_id: revisionId,
       parent_id: req.parent_id,
       depth,
