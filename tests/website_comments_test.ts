@@ -426,6 +426,53 @@ Deno.test("rates: 5 an hour and 20 a day per session", async (t) => {
   });
 });
 
+Deno.test("rates: when the hour and the day are both spent, the refusal gives the day's wait", async (t) => {
+  await t.step("a session's 20th comment of the day fills its hour too", async () => {
+    await using board = await testBoard();
+    const a = await publishedArticle(board);
+    const guest = new Guest(board);
+    let n = 0;
+    for (let h = 0; h < 4; h++) {
+      if (h > 0) board.clock.advance(3600); // 12:00, 13:00, 14:00, 15:00
+      for (let i = 0; i < 5; i++) await guest.comment(a.id, `Comment ${n++} of a long day.`);
+    }
+    board.clock.advance(600); // 15:10: this hour's 5 and the day's 20 are both posted
+    const r = await guest.post(`/articles/${a.id}/comments`, { text: "One more today" });
+    assert.equal(r.res.status, 429);
+    assert.match(formMessage(r.html)!, /20 comments were already posted from this browser today/);
+    assert.equal(r.res.headers.get("retry-after"), String(8 * 3600 + 50 * 60));
+    // Coming back when told is enough; an hour later is not.
+    board.clock.advance(3000);
+    const hourLater = await guest.post(`/articles/${a.id}/comments`, { text: "One more today" });
+    assert.equal(hourLater.res.status, 429);
+    board.clock.advance(8 * 3600 - 1);
+    assert.equal(
+      (await guest.post(`/articles/${a.id}/comments`, { text: "One more today" })).res.status,
+      429,
+    );
+    board.clock.advance(1);
+    await guest.comment(a.id, "The first of the next day.");
+  });
+  await t.step("a network's 10th comment of the day fills its hour too (scale 0.1)", async () => {
+    await using board = await testBoard({ limitScale: 0.1 });
+    const a = await publishedArticle(board);
+    const network = freshNetwork();
+    for (let h = 0; h < 5; h++) {
+      if (h > 0) board.clock.advance(3600);
+      for (let i = 0; i < 2; i++) {
+        await new Guest(board, network).comment(a.id, `Network comment ${h}-${i}.`);
+      }
+    }
+    const g = new Guest(board, network);
+    await g.get(`/articles/${a.id}`);
+    const r = await g.post(`/articles/${a.id}/comments`, { text: "A third this hour" });
+    assert.equal(r.res.status, 429);
+    assert.match(formMessage(r.html)!, /10 comments were already posted from your network today/);
+    // 16:00: the day ends in 8 hours.
+    assert.equal(r.res.headers.get("retry-after"), String(8 * 3600));
+  });
+});
+
 Deno.test("rates per network: 20 an hour and 100 a day, across sessions", async (t) => {
   await t.step("at scale 1: the 21st comment of the hour from one network", async () => {
     await using board = await testBoard();
@@ -460,9 +507,12 @@ Deno.test("rates per network: 20 an hour and 100 a day, across sessions", async 
       await third.get(`/articles/${a.id}`);
       const r = await third.post(`/articles/${a.id}/comments`, { text: "A third this hour" });
       assert.equal(r.res.status, 429);
+      // The last hour's two also fill the day, whose wait is the longer one.
       assert.match(
         formMessage(r.html)!,
-        /2 comments were already posted from your network this hour/,
+        h < 4
+          ? /2 comments were already posted from your network this hour/
+          : /10 comments were already posted from your network today/,
       );
       board.clock.advance(3600);
     }

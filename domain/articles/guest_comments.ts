@@ -195,8 +195,9 @@ function rateRefusal(rate: (typeof GUEST_RATES)[number], limit: number, now: num
 /**
  * Charges the four rates in `tx` at `now` (the comment's own time stamp, the reading the
  * session's counters were read for): the session's two counters (`used`, read with the
- * session), the network's record (both windows). Throws 429 RATE_LIMITED at the first full
- * window.
+ * session), the network's record (both windows). Throws 429 RATE_LIMITED when a window is
+ * full, naming of the full windows the one that frees last (a day's, when the hour's is
+ * full too), so the wait it gives is one after which the comment is taken.
  */
 function chargeRates(
   tx: Tx,
@@ -209,21 +210,26 @@ function chargeRates(
 ): void {
   const scale = limitScale(deps);
   const counts: NetworkCountsRecord = { "1h": [0, 0], utc_day: [0, 0] };
-  for (const rate of GUEST_RATES) {
+  const charged = GUEST_RATES.map((rate) => {
     const start = windowStart(rate, now);
     const limit = Math.max(1, Math.round(rate.base * scale));
     if (rate.scope === "session") {
-      const used = sessionUsed.get(rate.window) ?? 0;
-      if (used >= limit) throw rateRefusal(rate, limit, now);
+      return { rate, start, limit, used: sessionUsed.get(rate.window) ?? 0 };
+    }
+    const [at, n] = networkUsed?.[rate.window] ?? [start, 0];
+    return { rate, start, limit, used: at === start ? n : 0 };
+  });
+  const full = charged.filter((c) => c.used >= c.limit);
+  if (full.length > 0) {
+    const last = full.reduce((a, b) => b.start + b.rate.size > a.start + a.rate.size ? b : a);
+    throw rateRefusal(last.rate, last.limit, now);
+  }
+  for (const { rate, start, used } of charged) {
+    if (rate.scope === "session") {
       tx.set(keys.guestCommentCounts("session", sessionId, rate.window, start), used + 1, {
         expireIn: (rate.size + HOUR) * 1000,
       });
-    } else {
-      const [at, n] = networkUsed?.[rate.window] ?? [start, 0];
-      const used = at === start ? n : 0;
-      if (used >= limit) throw rateRefusal(rate, limit, now);
-      counts[rate.window] = [start, used + 1];
-    }
+    } else counts[rate.window] = [start, used + 1];
   }
   tx.set(keys.guestNetworkCommentCounts(network), counts, { expireIn: (DAY + HOUR) * 1000 });
 }
