@@ -426,6 +426,25 @@ Deno.test("rates: 5 an hour and 20 a day per session", async (t) => {
   });
 });
 
+Deno.test("rates: the last second of an hour is told as 1 second, on the refusal and its page", async () => {
+  await using board = await testBoard();
+  const a = await publishedArticle(board);
+  const guest = new Guest(board);
+  for (let i = 0; i < 5; i++) await guest.comment(a.id, `Comment ${i} of a busy hour.`);
+  board.clock.advance(3600 - 2); // 12:59:58
+  const r = await guest.post(`/articles/${a.id}/comments`, { text: "Just before the hour" });
+  assert.equal(r.res.status, 429);
+  assert.equal(r.res.headers.get("retry-after"), "2");
+  assert.match(formMessage(r.html)!, /you can post again in 2 seconds\.$/);
+  board.clock.advance(1);
+  const last = await guest.get(r.refusal!);
+  assert.equal(last.res.headers.get("retry-after"), "1");
+  assert.match(formMessage(last.html)!, /you can post again in 1 second\.$/);
+  board.clock.advance(1);
+  assert.match(formMessage((await guest.get(r.refusal!)).html)!, /you can post again now\.$/);
+  await guest.comment(a.id, "Just before the hour");
+});
+
 Deno.test("rates: when the hour and the day are both spent, the refusal gives the day's wait", async (t) => {
   await t.step("a session's 20th comment of the day fills its hour too", async () => {
     await using board = await testBoard();

@@ -125,7 +125,7 @@ interface GuestCommentResult {
 }
 
 function waitText(seconds: number): string {
-  if (seconds < 90) return `${seconds} seconds`;
+  if (seconds < 90) return seconds === 1 ? "1 second" : `${seconds} seconds`;
   if (seconds < 2 * HOUR) return `${Math.ceil(seconds / 60)} minutes`;
   return `${Math.ceil(seconds / HOUR)} hours`;
 }
@@ -136,7 +136,7 @@ function waitClause(seconds: number): string {
 }
 
 /** The wait clause as a rate refusal's message holds it. */
-const WAIT_CLAUSE = /you can post again (?:in \d+ (?:seconds|minutes|hours)|now)/;
+const WAIT_CLAUSE = /you can post again (?:in \d+ (?:seconds?|minutes|hours)|now)/;
 
 /**
  * A refusal's message as of `now`: a rate refusal's wait counted down to `retryAt` (a kept
