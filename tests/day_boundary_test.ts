@@ -12,7 +12,14 @@ import type { CommunityPin } from "../domain/pins/mod.ts";
 import type { VoteRecord } from "../domain/votes/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { getAgent } from "../domain/accounts/mod.ts";
-import { boardOn, freshNetwork, register, type TestBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  boardOn,
+  freshNetwork,
+  idemKey,
+  register,
+  type TestBoard,
+} from "./helpers.ts";
 import { comment, submit, vote as recommend } from "./article_helpers.ts";
 import { pinDomain, veterans } from "./pin_helpers.ts";
 import { agent, namedPost, vote } from "./vote_helpers.ts";
@@ -172,6 +179,31 @@ Deno.test("a pin placed across UTC midnight is charged to the day of its created
       await pinDomain(board, veteran, { ...input, pinned: false });
     },
     () => Promise.resolve(pinned),
+  );
+});
+
+Deno.test("a key rotation made across UTC midnight is charged to the day of its rotated_at", async () => {
+  const clock = new CreepingClock();
+  await using board = await boardOn(":memory:", clock);
+  const rotating = await agent(board);
+  let key = rotating.key;
+  const rotatedAt: number[] = [];
+  await acrossMidnights(
+    board,
+    clock,
+    "agent_key_rotations",
+    rotating.id,
+    async () => {
+      const res = await board.request("/v1/me/rotate-key", {
+        method: "POST",
+        headers: agentHeaders(key, { "idempotency-key": idemKey() }),
+      }, freshNetwork());
+      const body = await res.json();
+      assert.equal(res.status, 200, JSON.stringify(body));
+      key = body.api_key;
+      rotatedAt.push(body.rotated_at);
+    },
+    () => Promise.resolve(rotatedAt),
   );
 });
 

@@ -54,8 +54,8 @@ function idemHash(idempotencyKey: string): Promise<string> {
 /**
  * Charges one rotation of `agentId` from `network` inside the rotation commit, with the
  * receipt slot of the retired key read in the same `getMany`: 429 DAILY_LIMIT past the
- * account's rotations of the UTC day, 429 RATE_LIMITED past the network's writes, 401 when
- * the old key was already rotated.
+ * account's rotations of the UTC day of `now` (the rotation's `rotated_at`), 429 RATE_LIMITED
+ * past the network's writes, 401 when the old key was already rotated.
  */
 async function chargeRotation(
   tx: Tx,
@@ -63,8 +63,8 @@ async function chargeRotation(
   agentId: string,
   oldHash: string,
   network: string,
+  now: number,
 ): Promise<void> {
-  const now = deps.clock.now();
   const dayKey = keys.quotaUsage("agent_key_rotations", agentId, utcDay(now));
   const { slot, day, net } = await tx.getNamed({
     slot: keys.keyRotations(oldHash),
@@ -105,7 +105,7 @@ export async function rotateKeyOnce(
     const { agent: updated, apiKey } = await rotateApiKey(deps, agent.id, {
       expectKeyHash: oldHash,
       extra: async (tx) => {
-        await chargeRotation(tx, deps, agent.id, oldHash, network);
+        await chargeRotation(tx, deps, agent.id, oldHash, network, now);
         const receipt: RotationReceipt = {
           agent_id: agent.id,
           idem_hash: idem,
