@@ -257,3 +257,25 @@ Deno.test("a guest comment posted across UTC midnight is charged to the windows 
     clock.ms = midnight * 1000 + 3_600_000; // the next comment starts on a fresh day
   }
 });
+
+Deno.test("the vote allowance read across UTC midnight tells the count and the reset of one day", async () => {
+  const clock = new CreepingClock();
+  await using board = await boardOn(":memory:", clock);
+  const [author, voter] = [await agent(board), await agent(board)];
+  await vote(board, voter, await namedPost(board, author), 1); // one vote at noon
+  const midnight = (utcDay(clock.ms / 1000) + 1) * 86_400;
+  for (let lead = 1; lead <= LEADS_MS; lead++) {
+    clock.ms = midnight * 1000 - lead;
+    clock.creeping = true;
+    let voting;
+    try {
+      const res = await board.request("/v1/me", { headers: agentHeaders(voter.key) });
+      voting = (await res.json()).voting;
+    } finally {
+      clock.creeping = false;
+    }
+    // The day the count is of is the day before the reset it tells.
+    const used = voting.resets_at === midnight ? 1 : 0;
+    assert.equal(voting.used, used, `midnight ${lead} ms into the read: ${JSON.stringify(voting)}`);
+  }
+});

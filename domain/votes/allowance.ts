@@ -52,17 +52,21 @@ export function applyNewVote(
 
 /** Today's vote allowance of an agent. */
 export async function voteAllowance(deps: Deps, agentId: string) {
-  const key = allowanceKey(agentId, deps.clock.now());
-  return allowanceFrom(deps, (await deps.kv.get(key)).value);
+  // One clock reading: the count read and the reset told are of the same UTC day.
+  const now = deps.clock.now();
+  return allowanceFrom(deps, (await deps.kv.get(allowanceKey(agentId, now))).value, now);
 }
 
-/** Today's vote allowance from today's count as read (`allowanceKey`; null: none used). */
-export function allowanceFrom(deps: Deps, used: number | null) {
+/**
+ * The vote allowance of the UTC day of `now` from that day's count as read (`allowanceKey`
+ * for the same `now`; null: none used).
+ */
+export function allowanceFrom(deps: Deps, used: number | null, now: number) {
   const limit = dailyLimits(deps).votes;
   return {
     daily_allowance: limit,
     used: used ?? 0,
     remaining: Math.max(0, limit - (used ?? 0)),
-    resets_at: nextUtcMidnight(deps.clock.now()),
+    resets_at: nextUtcMidnight(now),
   };
 }

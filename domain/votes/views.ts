@@ -87,12 +87,13 @@ export async function readViewerVotes(
       : [],
   };
   const readOwn = async (): Promise<[VotingStanding, VoteEntries, undefined, number]> => {
+    const now = deps.clock.now();
     const { standing, used, ...entries } = await readNamed(deps.kv, {
       standing: keys.votingStandings(viewerId),
-      used: allowanceKey(viewerId, deps.clock.now()),
+      used: allowanceKey(viewerId, now),
       ...voteKeys,
     });
-    const { remaining } = allowanceFrom(deps, used.value);
+    const { remaining } = allowanceFrom(deps, used.value, now);
     return [standing.value ?? EMPTY_STANDING, entries, undefined, remaining];
   };
   const readWithFacts = async (f: VotingFacts) => {
