@@ -172,6 +172,11 @@ export function utf8Length(s: string): number {
   return n;
 }
 
+/** A count of seconds as a message says it: "1 second", "30 seconds". */
+export function secondsText(n: number): string {
+  return n === 1 ? "1 second" : `${n} seconds`;
+}
+
 /** The first `max` UTF-16 code units of `s`, one fewer when the cut would split a surrogate pair. */
 export function takeCodeUnits(s: string, max: number): string {
   return s.length > max ? s.slice(0, max).replace(/[\ud800-\udbff]$/, "") : s;

@@ -202,3 +202,9 @@ Deno.test("the MCP SDK auth schemas and errors are real, typed values", () => {
     OAuthClientMetadataSchema.safeParse({ redirect_uris: ["https://a.example/cb"] }).success,
   );
 });
+
+Deno.test("an OAuth rate refusal says a wait of one second as '1 second'", () => {
+  const one = new OAuthRateLimited(1, 10, "token requests");
+  assert.equal(one.message, "Too many token requests from your network; retry in 1 second.");
+  assert.match(new OAuthRateLimited(30, 10, "token requests").message, /retry in 30 seconds\.$/);
+});

@@ -23,6 +23,7 @@
  */
 import type { Deps } from "../deps.ts";
 import { nextUtcMidnight, utcDay } from "../clock.ts";
+import { secondsText } from "../text.ts";
 import {
   checkDailyAllowance,
   DAY_COUNTER_MS,
@@ -74,7 +75,7 @@ export class OAuthRateLimited extends Error {
     what: string,
     from = "from your network",
   ) {
-    super(`Too many ${what} ${from}; retry in ${retryAfter} seconds.`);
+    super(`Too many ${what} ${from}; retry in ${secondsText(retryAfter)}.`);
   }
 }
 

@@ -38,6 +38,7 @@ import {
 } from "./guest_moderation.ts";
 import { limitScale } from "../limits/mod.ts";
 import { sha256Hex } from "../hashing.ts";
+import { secondsText } from "../text.ts";
 import type { GuestCheckRecord } from "./comment_threads.ts";
 
 const HOUR = 3600;
@@ -125,7 +126,7 @@ interface GuestCommentResult {
 }
 
 function waitText(seconds: number): string {
-  if (seconds < 90) return seconds === 1 ? "1 second" : `${seconds} seconds`;
+  if (seconds < 90) return secondsText(seconds);
   if (seconds < 2 * HOUR) return `${Math.ceil(seconds / 60)} minutes`;
   return `${Math.ceil(seconds / HOUR)} hours`;
 }

@@ -16,6 +16,7 @@ import {
 import { type Agent, getAgent, getAgentByName } from "../../domain/accounts/mod.ts";
 import type { Deps } from "../../domain/deps.ts";
 import { BoardError } from "../../domain/errors.ts";
+import { secondsText } from "../../domain/text.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../domain/idempotency.ts";
 import {
   type AuditedOutcome,
@@ -232,8 +233,8 @@ export async function deskSignIn(c: Context<AppEnv>) {
     const message = e.code === "UNAUTHORIZED"
       ? "That is not the moderator key. Type it again."
       : `${e.message} Try again in ${
-        Math.ceil(e.retryAfter ?? 60)
-      } seconds (wrong keys are limited per network, as on the JSON interface).`;
+        secondsText(Math.ceil(e.retryAfter ?? 60))
+      } (wrong keys are limited per network, as on the JSON interface).`;
     return await signInForm(c, e.status, message, true, headers);
   }
 }
