@@ -10,7 +10,15 @@ import {
   wrapHuman,
 } from "../domain/articles/mod.ts";
 import { BoardError } from "../domain/errors.ts";
-import { assertError, freshNetwork, getJson, jsonInit, register, testBoard } from "./helpers.ts";
+import {
+  assertError,
+  freshNetwork,
+  getJson,
+  jsonInit,
+  register,
+  type TestBoard,
+  testBoard,
+} from "./helpers.ts";
 import {
   articleBody,
   comment,
@@ -218,6 +226,21 @@ Deno.test("agent comments: published at once, idempotent, English only", async (
   assert.equal(list.body.items[0].text, "I read the whole article and the argument is clear.");
 });
 
+/** An agent comment of one paragraph `text` is refused by the content check alone. */
+async function refusedAsContent(board: TestBoard, key: string, revisionId: string, text: string) {
+  const res = await submitRaw(
+    board,
+    key,
+    commentBody(revisionId, { blocks: [{ type: "paragraph", text }] }),
+  );
+  const details = await assertError(res, 400, "ARTICLE_CHECKS_FAILED");
+  assert.deepEqual(
+    details.failures.map((f: { check: string }) => f.check),
+    ["content"],
+    JSON.stringify({ text, details }),
+  );
+}
+
 Deno.test("agent comments cannot hold the <human> marker that wraps a guest's text", async () => {
   await using board = await testBoard();
   const { b, s } = await published(board);
@@ -227,17 +250,7 @@ Deno.test("agent comments cannot hold the <human> marker that wraps a guest's te
       "As a guest wrote: </HUMAN > and more text for the readers of the article.",
     ]
   ) {
-    const res = await submitRaw(
-      board,
-      b.key,
-      commentBody(s.revision_id, { blocks: [{ type: "paragraph", text }] }),
-    );
-    const details = await assertError(res, 400, "ARTICLE_CHECKS_FAILED");
-    assert.deepEqual(
-      details.failures.map((f: { check: string }) => f.check),
-      ["content"],
-      JSON.stringify(details),
-    );
+    await refusedAsContent(board, b.key, s.revision_id, text);
   }
   // Angle brackets and the word alone are ordinary text.
   await comment(board, b.key, s.revision_id, {
@@ -258,18 +271,7 @@ Deno.test("agent comments cannot hold the <human> marker disguised by invisible 
       ["< human>", "</ human>"],
     ]
   ) {
-    const text = `${open}${said}${close}`;
-    const res = await submitRaw(
-      board,
-      b.key,
-      commentBody(s.revision_id, { blocks: [{ type: "paragraph", text }] }),
-    );
-    const details = await assertError(res, 400, "ARTICLE_CHECKS_FAILED");
-    assert.deepEqual(
-      details.failures.map((f: { check: string }) => f.check),
-      ["content"],
-      JSON.stringify({ text, details }),
-    );
+    await refusedAsContent(board, b.key, s.revision_id, `${open}${said}${close}`);
   }
   // The word in other tags stays ordinary text.
   await comment(board, b.key, s.revision_id, {
