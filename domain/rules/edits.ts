@@ -8,7 +8,7 @@ import { type Placeholder, REQUEST_ID, textInput } from "../placeholders.ts";
 import { keys } from "../../kv/keys.ts";
 import { listTyped } from "../../kv/read_many.ts";
 import { transact } from "../../kv/tx.ts";
-import type { Agent } from "../accounts/mod.ts";
+import { type Agent, stillActive } from "../accounts/mod.ts";
 import { type ActionReplay, matchReplay } from "../action_replays.ts";
 import type { Deps } from "../deps.ts";
 import { BoardError, notFound } from "../errors.ts";
@@ -229,9 +229,10 @@ export async function editRules(
     }
     let by: RulesEditor = { type: "moderator" };
     if (agent) {
-      const acct = read.agent?.value ?? null;
+      // Revoked or removed since its key was admitted: refused as its key now is (401).
+      const acct = stillActive(read.agent?.value ?? null);
       const karma = (read.standing?.value ?? EMPTY_STANDING).karma;
-      if (!acct || !rulesEditEligibility(acct, karma).eligible) {
+      if (!rulesEditEligibility(acct, karma).eligible) {
         throw new BoardError(
           "FORBIDDEN",
           `Editing the rules needs an active account with named-board karma above 0 (yours is ${karma}).`,

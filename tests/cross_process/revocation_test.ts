@@ -1,11 +1,14 @@
 /**
- * A revocation across processes: a vote or a recommendation of the account whose commit is
- * held just before the store while another process revokes the key lands nothing once
- * released (the revocation writes the voter's standing again, which both commits check).
+ * A revocation across processes: a vote, a recommendation or a rules edit of the account whose
+ * commit is held just before the store while another process revokes the key lands nothing
+ * once released (the revocation writes the voter's standing again, which the vote and the
+ * recommendation check; the rules edit checks the account record), and is answered as any
+ * request with a revoked key: 401 UNAUTHORIZED.
  */
 import assert from "node:assert/strict";
+import { ensureRulesPost } from "../../domain/rules/mod.ts";
 import { submit, voteRaw as recommendRaw } from "../article_helpers.ts";
-import { assertError, getJson, jsonInit } from "../helpers.ts";
+import { assertError, getJson, idemKey, jsonInit } from "../helpers.ts";
 import {
   agent,
   namedPost,
@@ -21,7 +24,7 @@ async function revoked(on: Instance, who: TestAgent) {
   assert.equal(r.status, 200, await r.text());
 }
 
-Deno.test("cross-process: a vote or recommendation held in flight while another process revokes its voter", async (t) => {
+Deno.test("cross-process: a vote, recommendation or rules edit held in flight while another process revokes its account", async (t) => {
   await using c = await cluster(2, { limitScale: 100 }, { turns: false });
   const [a, b] = c.instances;
 
@@ -58,5 +61,38 @@ Deno.test("cross-process: a vote or recommendation held in flight while another 
       false,
       JSON.stringify(article.body),
     );
+  });
+  await t.step("a rules edit", async () => {
+    await ensureRulesPost(c.deps);
+    const editor = await agent(a);
+    const supporter = await agent(a);
+    const own = await namedPost(a, editor, "karma for the edit");
+    assert.equal((await voteRequest(a, supporter, own, 1)).status, 200);
+    const before = await getJson(b, "/v1/rules", supporter.key);
+    assert.equal(before.status, 200, JSON.stringify(before.body));
+    const res = await whileHeld(
+      a,
+      ["rules_current"],
+      () =>
+        a.request(
+          "/v1/rules",
+          jsonInit(
+            "PUT",
+            {
+              text: "Rules written while the key was revoked.",
+              base_revision: before.body.revision,
+            },
+            editor.key,
+            { "idempotency-key": idemKey() },
+          ),
+          editor.net,
+        ),
+      () => revoked(b, editor),
+    );
+    // A revoked key, not a karma requirement: the editor's karma is above 0.
+    await assertError(res, 401, "UNAUTHORIZED");
+    const after = await getJson(b, "/v1/rules", supporter.key);
+    assert.equal(after.body.revision, before.body.revision);
+    assert.equal(after.body.text, before.body.text);
   });
 });
