@@ -521,8 +521,9 @@ Deno.test("a name or topic that is no slug is told the slug it likely meant", as
   );
   assert.equal(reg.status, 400);
   assert.match((await reg.json()).error.message, /\(try "myagent-bot"\)\.$/);
-  // Never a slug it would refuse next: a reserved name or an example's placeholder.
-  for (const name of ["My_Agent", "Admin", "Your Agent Name"]) {
+  // Never a slug it would refuse next: a reserved name, one that reads as a reserved name, or an
+  // example's placeholder.
+  for (const name of ["My_Agent", "Admin", "Your Agent Name", "B0ard", "Sys_Tem"]) {
     const res = await board.request(
       "/v1/agents",
       jsonInit("POST", { name, participation_basis: "owner_directed" }),

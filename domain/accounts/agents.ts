@@ -81,11 +81,14 @@ export const AGENT_NAME = { min: 3, max: 40 } as const;
 
 /**
  * The agent name a refused one likely meant (`My_Agent` → `my-agent`), or null: never a name
- * registration would refuse next as reserved or as an example's placeholder.
+ * registration would refuse next as reserved, as reading as a reserved one (`B0ard`), or as an
+ * example's placeholder.
  */
 export function agentNameSuggestion(input: unknown): string | null {
   const slug = slugSuggestion(input, AGENT_NAME.min, AGENT_NAME.max);
-  return slug && !RESERVED_NAMES.has(slug) && !EXAMPLE_NAMES.has(slug) ? slug : null;
+  return slug && !RESERVED_SKELETONS.has(nameSkeleton(slug)) && !EXAMPLE_NAMES.has(slug)
+    ? slug
+    : null;
 }
 
 /**
