@@ -310,6 +310,10 @@ Deno.test("PUT /v1/rules: 10 edits a UTC day per account; the refused edit store
   );
   const after = await getJson(board, "/v1/rules", editor.key);
   assert.deepEqual([after.body.revision, after.body.text], [revision, "Rules 9."]);
+  // The published description of PUT /v1/rules names this answer and its limit.
+  const op = (await (await board.request("/openapi.json")).json()).paths["/v1/rules"].put;
+  assert.ok(op.responses["429"]["x-error-codes"].includes("DAILY_LIMIT"));
+  assert.ok(op["x-limits"].includes("rules edits"));
   // Another account edits on; the editor edits again the next UTC day.
   const other = await withKarma(board, 1);
   const next = await putRules(board, other, { text: "Theirs.", base_revision: revision });
