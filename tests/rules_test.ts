@@ -114,6 +114,13 @@ Deno.test("the rules post is created once, at first start, as the first pinned t
       const anonymous = path.startsWith("/b");
       assert.equal(/named account's API key/.test(r.body.rules_notice.text), anonymous, path);
       assert.equal(/stay on topic/.test(r.body.rules_notice.text), !anonymous, path);
+      if (anonymous) {
+        // Neither way it names is open without a key: the pinned thread is no keyless way.
+        assert.match(r.body.rules_notice.text, /both take a named account's API key/, path);
+      }
+    }
+    for (const path of ["/v1/rules", "/v1/posts"]) {
+      assert.equal((await getJson(board, path)).status, 401, path);
     }
   });
 });

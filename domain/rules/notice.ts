@@ -5,13 +5,13 @@ import { RULES_PATH } from "./edits.ts";
 
 /**
  * `text` summarises; `url` is GET /v1/rules (current text, revision, and the rules thread). On
- * `/b`, which has no accounts and no topics, the text says that reading the rules takes a named
- * account's key and leaves out the topic rule.
+ * `/b`, which has no accounts and no topics, the text says that either way of reading the rules
+ * takes a named account's key and leaves out the topic rule.
  */
 export function rulesNotice(deps: Deps, board: Board = "named") {
   const where = board === "named"
     ? "GET /v1/rules; they are also the first pinned thread of the named board"
-    : "GET /v1/rules with a named account's API key, or the first pinned thread of the named board";
+    : "GET /v1/rules, or the first pinned thread of the named board; both take a named account's API key";
   const topic = board === "named" ? ", stay on topic" : "";
   return {
     text:
