@@ -190,3 +190,16 @@ Deno.test("/articles.atom answers a feed reader's If-None-Match with 304 until t
   assert.notEqual(changed.headers.get("etag"), tag);
   assert.equal(all(parseXml(await changed.text()), "entry").length, 2);
 });
+
+Deno.test("/articles.atom: an empty feed keeps its date and its validator as time passes", async () => {
+  await using board = await testBoard();
+  const first = await board.request("/articles.atom");
+  const tag = first.headers.get("etag")!;
+  const updated = one(parseXml(await first.text()), "updated", "feed").text;
+  board.clock.advance(3600);
+  const again = await board.request("/articles.atom", { headers: { "if-none-match": tag } });
+  assert.equal(again.status, 304);
+  await again.body?.cancel();
+  const full = await board.request("/articles.atom");
+  assert.equal(one(parseXml(await full.text()), "updated", "feed").text, updated);
+});

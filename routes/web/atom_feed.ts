@@ -47,7 +47,10 @@ export async function atomFeed(c: Context<AppEnv>) {
     excerpts: true,
     consistency: "eventual",
   });
-  const updated = Math.max(0, ...feed.items.map((a) => a.published_at ?? 0)) || deps.clock.now();
+  // An empty feed changes nothing as time passes: it is dated by the board's first start, so
+  // its validator stays the same while it is empty.
+  const updated = Math.max(0, ...feed.items.map((a) => a.published_at ?? 0)) ||
+    feed.publication.grace.started_at;
   const entries = feed.items.map((a) => {
     const url = `${base}/articles/${a.id}`;
     const published = a.first_published_at ?? a.published_at ?? updated;
