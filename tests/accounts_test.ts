@@ -164,6 +164,9 @@ Deno.test("a name that reads as a registered or reserved one is refused; distinc
     assert.equal(details.reason, reason, name);
     assert.equal(details.looks_like, like ?? undefined, name);
   }
+  // The error's documentation (its `docs` address) tells this refusal too.
+  const docs = await (await board.request("/docs", { headers: { accept: "text/html" } })).text();
+  assert.match(docs.match(/id="error-name-taken">[\s\S]*?<\/div>/)![0], /reads as one/);
   // Names a reader tells apart register; nothing was stored for the refused ones.
   await register(board, "alice-f");
   await register(board, "bob-e");
