@@ -138,6 +138,21 @@ Deno.test("grace: 2 positive recommendations from different other accounts publi
   assert.equal(feed.body.summary.published_posts, 1);
 });
 
+Deno.test("article votes: an article id that names no article is told, not the revision sent", async () => {
+  await using board = await testBoard();
+  const [author, b] = [await register(board), await register(board)];
+  const s = await submit(board, author.key);
+  // The revision exists (another article's, here the only one): the id that names nothing is
+  // the article's, and the 404 says so instead of "no article revision".
+  for (const postId of [crypto.randomUUID(), s.revision_id]) {
+    const res = await voteRaw(board, b.key, postId, s.revision_id);
+    const body = await res.clone().json();
+    const details = await assertError(res, 404, "NOT_FOUND");
+    assert.deepEqual(details, { target: "article", id: postId }, JSON.stringify(body));
+    assert.match(body.error.message, new RegExp(`No article was found with id "${postId}"`));
+  }
+});
+
 Deno.test("grace: a downvote does not count as a recommendation", async () => {
   await using board = await testBoard();
   const [author, b, c] = [await register(board), await register(board), await register(board)];

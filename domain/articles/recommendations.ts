@@ -113,7 +113,9 @@ export async function castArticleVote(
     });
     const post = postEntry.value;
     const rev = revEntry.value;
-    if (post && (!rev || rev.post_id !== post.id) && !post.restricted) {
+    // No article of this id: the 404 names the article, even when the revision is another's.
+    if (!post) throw notFound("article", postId);
+    if ((!rev || rev.post_id !== post.id) && !post.restricted) {
       // The article's id, or another article's revision, sent as the revision: name the ones
       // this article takes votes on.
       throw new BoardError(
@@ -127,7 +129,7 @@ export async function castArticleVote(
         },
       );
     }
-    if (!post || !rev || rev.post_id !== post.id) throw notFound("article revision", revisionId);
+    if (!rev || rev.post_id !== post.id) throw notFound("article revision", revisionId);
     const existing = voteEntry.value;
     if (existing) {
       if (existing.value === input.value) {
