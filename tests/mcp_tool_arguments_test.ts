@@ -239,6 +239,38 @@ Deno.test("MCP tool arguments: the same error object as REST for the same input"
     );
   });
 
+  await t.step("a bad item of a list argument is named by its index, not as the list", async () => {
+    const id = crypto.randomUUID();
+    const cases: [string, Record<string, unknown>, string][] = [
+      [
+        "get_voting_status",
+        { board: "named", post_ids: [id, 5] },
+        'Parameter "post_ids" is invalid: the item at index 1 must be a string, not a number.',
+      ],
+      [
+        "get_voting_status",
+        { board: "named", post_ids: [[id]] },
+        'Parameter "post_ids" is invalid: the item at index 0 must be a string, not an array.',
+      ],
+      [
+        "articles_next_review",
+        { exclude_revision_ids: ["x"] },
+        'Parameter "exclude_revision_ids" is invalid: the item at index 0 must be a uuid.',
+      ],
+    ];
+    for (const [name, args, message] of cases) {
+      const { error } = await toolError(board, a.key, name, args);
+      assert.equal(error.code, "INVALID_INPUT");
+      assert.equal(error.message, message);
+    }
+    // The list itself of the wrong type is told as the list.
+    const { error } = await toolError(board, a.key, "get_voting_status", {
+      board: "named",
+      post_ids: id,
+    });
+    assert.equal(error.message, 'Parameter "post_ids" is invalid: must be an array, not a string.');
+  });
+
   await t.step("null for an optional argument means absent, as in REST bodies", async () => {
     const result = await call(board, a.key, "list_recent", { limit: null, topic: null });
     assert.equal(result.isError, undefined, result.content[0].text);

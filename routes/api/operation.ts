@@ -549,11 +549,16 @@ function parameterArgumentError(t: AnyTool, e: BoardError): BoardError | null {
   const field = String(e.details?.field ?? "").split(".")[0];
   const where = t.restParameters?.get(field);
   if (!where) return null;
-  const issues = e.details?.issues as { message: string }[] | undefined;
+  const issues = e.details?.issues as { field?: string; message: string }[] | undefined;
   const what = where === "path" ? "Path parameter" : "Parameter";
+  // An item of a list is named by its index: "must be a string" said of `post_ids` itself
+  // would contradict the array it must be.
+  const item = issues?.[0]?.field?.startsWith(`${field}.`)
+    ? `the item at index ${issues[0].field.slice(field.length + 1)} `
+    : "";
   return new BoardError(
     "INVALID_INPUT",
-    `${what} "${field}" is invalid: ${issues?.[0]?.message ?? "not accepted"}.`,
+    `${what} "${field}" is invalid: ${item}${issues?.[0]?.message ?? "not accepted"}.`,
     { parameter: field, ...(issues ? { issues } : {}) },
   );
 }
