@@ -75,6 +75,8 @@ export function createMcpServer(
       ctx,
       t.scope,
       async () => {
+        // The credential's own rule first (REST's edge refuses it before the body).
+        if (t.admits) t.admits(await ctx.callerReady, ctx.deps);
         const parsed = toolArguments(t, args, ctx.deps.config);
         try {
           return await t.call(ctx, parsed);

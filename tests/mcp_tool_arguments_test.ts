@@ -18,6 +18,7 @@ import {
 } from "./helpers.ts";
 import { mcpClient, serve, SPEC_TOOLS, SPEC_TOOLS_DIFFER, toolJson } from "./mcp_client.ts";
 import { agents, namedPost, voteRequest } from "./vote_helpers.ts";
+import { oauthToken } from "./pin_helpers.ts";
 
 /** Calls tool `name` in process; the JSON-RPC result (asserting one came back). */
 async function call(board: TestBoard, key: string, name: string, args: unknown) {
@@ -359,8 +360,12 @@ Deno.test("MCP tool arguments: unknown arguments are refused, as REST refuses un
       [...SPEC_TOOLS, "edit_current_rules"].sort(),
       SPEC_TOOLS_DIFFER,
     );
+    // pin_thread takes OAuth connections only: over a raw key it is OAUTH_REQUIRED whatever it
+    // is sent, as POST /pins; its arguments are checked over an OAuth connection.
+    const pinToken = await oauthToken(board, author);
+    const bearer = (name: string) => name === "pin_thread" ? pinToken : author.key;
     for (const name of names) {
-      const { error } = await toolError(board, author.key, name, { zz_unknown: 1 });
+      const { error } = await toolError(board, bearer(name), name, { zz_unknown: 1 });
       assert.equal(error.code, "INVALID_INPUT", name);
       const issues = error.details?.issues as { field: string; message: string }[];
       assert.ok(
@@ -374,7 +379,7 @@ Deno.test("MCP tool arguments: unknown arguments are refused, as REST refuses un
     for (const tool of tools) {
       for (const [arg, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
         if (!schema.type || !(schema.type in wrong)) continue;
-        const { error } = await toolError(board, author.key, tool.name, {
+        const { error } = await toolError(board, bearer(tool.name), tool.name, {
           [arg]: wrong[schema.type],
         });
         const issues = (error.details?.issues ?? [error.details]) as Record<string, unknown>[];

@@ -412,6 +412,27 @@ Deno.test("pin_thread with an API key answers the OAUTH_REQUIRED object of POST 
   okJson(await withToken.callTool({ name: "pin_thread", arguments: args }));
 });
 
+Deno.test("pin_thread with an API key is OAUTH_REQUIRED whatever its arguments, as POST /pins", async () => {
+  await using board = await testBoard();
+  await using server = serve(board);
+  const a = await register(board);
+  await using withKey = await mcpClient(server.url, a.key);
+  // REST refuses the key before it reads the body: fixing the arguments would not help.
+  for (const args of [{}, { board: "x", thread_id: "nope" }, { board: "named", pinned: "yes" }]) {
+    const viaTool = await withKey.callTool({ name: "pin_thread", arguments: args });
+    assert.equal(viaTool.isError, true);
+    const rest = await postPin(board, a.key, args);
+    assert.equal(rest.status, 403);
+    const viaRest = await rest.json();
+    assert.deepEqual(toolJson(viaTool), viaRest, JSON.stringify(args));
+    assert.equal(viaRest.error.code, "OAUTH_REQUIRED");
+  }
+  // With an OAuth token the same arguments are checked, as REST checks the body.
+  const token = await oauthToken(board, { ...a, net: "10.9.9.9" });
+  await using withToken = await mcpClient(server.url, token);
+  await fails(withToken, "pin_thread", { board: "x" }, "INVALID_INPUT");
+});
+
 Deno.test("pin_thread's description says a raw API key cannot pin, as the call answers", async () => {
   await using board = await testBoard();
   await using server = serve(board);

@@ -108,9 +108,10 @@ export function pinsNeedOAuth(baseUrl: string): BoardError {
 /**
  * Pins change only through an OAuth connection with board:write: `changeCommunityPin` refuses
  * any other credential first, whichever door it came through (REST also refuses raw keys at
- * its edge, `requireCaller({ apiKey: false })`, to answer with the OAuth challenge header).
+ * its edge, `requireCaller({ apiKey: false })`, to answer with the OAuth challenge header, and
+ * the `pin_thread` tool before it checks its arguments, as REST before it reads the body).
  */
-function assertPinCredential(deps: Deps, via: "api_key" | "oauth"): void {
+export function assertPinCredential(deps: Deps, via: "api_key" | "oauth"): void {
   if (via !== "oauth") throw pinsNeedOAuth(deps.config.baseUrl);
 }
 

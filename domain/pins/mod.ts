@@ -7,7 +7,7 @@
 export { retireCommunityPinsOf } from "./book.ts";
 export type { CommunityPin, OfficialPin } from "./book.ts";
 export { notePinBook, pinBookHint } from "./book_hint.ts";
-export { changeCommunityPin, pinsNeedOAuth } from "./community.ts";
+export { assertPinCredential, changeCommunityPin, pinsNeedOAuth } from "./community.ts";
 export type { PinInput } from "./community.ts";
 export { listPins, livePins, livePinsOf, pinnedBy, readPinBook } from "./live.ts";
 export type { LivePin } from "./live.ts";

@@ -234,6 +234,12 @@ interface ToolSpec<S extends z.ZodRawShape = z.ZodRawShape, A = unknown> {
    * of that commit (`Tx.prefetch`, then `tx.get*` after the caller is known).
    */
   plansWhileAuthenticating?: boolean;
+  /**
+   * A rule of the operation's credential beyond the scope (`POST /pins` takes OAuth tokens
+   * only): throws the refusal REST answers that credential. Checked once the caller is known,
+   * before the arguments, as REST refuses a credential before it reads the body.
+   */
+  admits?: (caller: Caller, deps: Deps) => void;
   call: (ctx: ToolContext, args: z.infer<z.ZodObject<S>>) => Promise<A>;
   /**
    * The REST body these arguments stand for, when it is not simply the arguments REST takes

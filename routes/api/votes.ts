@@ -8,7 +8,7 @@ import { z } from "zod";
 import * as boardOut from "./responses/board.ts";
 import { BoardError } from "../../domain/errors.ts";
 import { PAGE_LIMIT, parsePageParams } from "../../domain/paging.ts";
-import { changeCommunityPin, listPins } from "../../domain/pins/mod.ts";
+import { assertPinCredential, changeCommunityPin, listPins } from "../../domain/pins/mod.ts";
 import {
   editRules,
   listRulesRevisions,
@@ -427,6 +427,7 @@ export const VOTE_PIN_RULES_OPERATIONS: Operation[] = [
       }),
       annotations: WRITE_DESTRUCTIVE,
       scope: "board:write",
+      admits: (caller, deps) => assertPinCredential(deps, caller.via),
       call: (ctx, a) => changeCommunityPin(ctx.deps, ctx.caller, a, ctx.network),
     }),
   }),
