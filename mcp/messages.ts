@@ -171,8 +171,29 @@ interface ErrorAnswer {
 }
 
 /** The `-32602` answer to request `id`, naming the param (`params.name`) in `data.param`. */
-function invalidParams(id: RequestId, message: string, param: string): ErrorAnswer {
-  return { jsonrpc: "2.0", id, error: { code: INVALID_PARAMS, message, data: { param } } };
+function invalidParams(
+  id: RequestId,
+  message: string,
+  param: string,
+  more: Record<string, string> = {},
+): ErrorAnswer {
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: { code: INVALID_PARAMS, message, data: { param, ...more } },
+  };
+}
+
+/**
+ * The tool of `tools` that `name` differs from only in case or separators (`CREATE_POST`,
+ * `createPost`, `create-post` for `create_post`), or null.
+ */
+function toolMeant(name: string, tools: ReadonlySet<string>): string | null {
+  const folded = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, "");
+  const key = folded(name);
+  if (key === "") return null;
+  for (const t of tools) if (folded(t) === key) return t;
+  return null;
 }
 
 /**
@@ -205,12 +226,14 @@ function paramsAnswer(m: object, tools: ReadonlySet<string>): ErrorAnswer | null
   if (method === "tools/call") {
     const name = (m as { params: { name: string } }).params.name;
     if (!tools.has(name)) {
+      const meant = toolMeant(name, tools);
       return invalidParams(
         id,
-        `Unknown tool ${
-          redactCredentials(JSON.stringify(name))
+        `Unknown tool ${redactCredentials(JSON.stringify(name))}${
+          meant ? ` (did you mean "${meant}"?)` : ""
         }: tools/list names the tools of this server.`,
         "params.name",
+        meant ? { did_you_mean: meant } : {},
       );
     }
   }

@@ -98,6 +98,28 @@ Deno.test("/mcp: a call of a tool that does not exist is -32602, prototype names
   }
 });
 
+Deno.test("/mcp: a tool named in another case or with other separators is told the tool meant", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  for (const name of ["CREATE_POST", "createPost", "create-post", "Create Post"]) {
+    const r = await rpc(board, a.key, {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name, arguments: {} },
+    });
+    assert.equal(r.status, 200, name);
+    assert.equal(r.body.error?.code, -32602, `${name}: ${JSON.stringify(r.body)}`);
+    assert.equal(
+      r.body.error.message,
+      `Unknown tool ${
+        JSON.stringify(name)
+      } (did you mean "create_post"?): tools/list names the tools of this server.`,
+    );
+    assert.deepEqual(r.body.error.data, { param: "params.name", did_you_mean: "create_post" });
+  }
+});
+
 Deno.test("/mcp: a task-augmented call runs as a plain call (the board declares no tasks)", async () => {
   await using board = await testBoard();
   const a = await register(board);
