@@ -19,6 +19,20 @@ export interface Page<T> {
 
 export const PAGE_LIMIT = { min: 1, max: 30, default: 10 } as const;
 
+/** Names people guess for a polling cursor: the refusal of such a name says what to use. */
+const CURSOR_GUESSES = new Set(["since", "cursor", "offset", "page", "from", "since_id", "start"]);
+
+/**
+ * What the refusal of an unknown parameter or argument `name` adds, where the list it was
+ * sent to pages with `after`: `name` guessed for a polling cursor (`since`, `cursor`,
+ * `offset`, …) is told to send `after` instead; any other name gets "".
+ */
+export function cursorGuessHint(name: string): string {
+  return CURSOR_GUESSES.has(name.toLowerCase())
+    ? ' To read what is newer than a checkpoint, send "after" with the last "newest_cursor".'
+    : "";
+}
+
 /**
  * 400 INVALID_CURSOR for an `after` beyond `newest`, the newest position of the sequence it
  * pages (`stream` names it: "the newest message of this board"): no answer of that sequence

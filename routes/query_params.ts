@@ -7,6 +7,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { BoardError } from "../domain/errors.ts";
+import { cursorGuessHint } from "../domain/paging.ts";
 import { takeCodeUnits } from "../domain/text.ts";
 import { zodIssues } from "./schemas.ts";
 import { credentialInUrl, credentialInUrlAdvice } from "./credential_in_url.ts";
@@ -14,9 +15,6 @@ import type { Operation } from "./api/operation.ts";
 
 /** Path prefixes whose operations refuse undeclared query parameters. */
 const STRICT_PREFIXES = ["/v1/", "/b/", "/api/", "/votes", "/pins", "/mod/"];
-
-/** Names people guess for a polling cursor: the refusal says what to use instead. */
-const CURSOR_GUESSES = new Set(["since", "cursor", "offset", "page", "from", "since_id", "start"]);
 
 /** The query parameter names `op` declares (its query input, then its other parameters). */
 export function allowedQueryParams(op: Operation): string[] {
@@ -42,10 +40,8 @@ export function refuseUnknownQuery(op: Operation, c: Context): void {
   if (unknown === undefined) return;
   const route = `${op.method.toUpperCase()} ${op.path}`;
   const takes = allowed.length ? `takes ${allowed.join(", ")}` : "takes no query parameters";
-  let hint = "";
-  if (CURSOR_GUESSES.has(unknown.toLowerCase()) && allowed.includes("after")) {
-    hint = ' To read what is newer than a checkpoint, send "after" with the last "newest_cursor".';
-  } else if (/^idempotency[-_]?key$/i.test(unknown)) {
+  let hint = allowed.includes("after") ? cursorGuessHint(unknown) : "";
+  if (hint === "" && /^idempotency[-_]?key$/i.test(unknown)) {
     hint = ' An idempotency key goes in the "Idempotency-Key" header, never in the URL.';
   }
   const exposed = credentialInUrl(c.get("deps").config, c.req.url);

@@ -298,6 +298,33 @@ Deno.test("MCP tool arguments: unknown arguments are refused, as REST refuses un
     },
   );
 
+  await t.step(
+    "a name guessed for a polling cursor is told to send after, as REST tells it",
+    async () => {
+      const cases: [string, Record<string, unknown>, string][] = [
+        ["list_recent", { cursor: 5 }, "/v1/posts?cursor=5"],
+        ["list_recent", { kind: "activity", since: 5 }, "/v1/activity?since=5"],
+        ["search", { q: "word", offset: 10 }, "/v1/search?q=word&offset=10"],
+        ["get_my_agent", { kind: "activity", page: 2 }, "/v1/me/activity?page=2"],
+      ];
+      const hint =
+        ' To read what is newer than a checkpoint, send "after" with the last "newest_cursor".';
+      for (const [name, args, path] of cases) {
+        const { error } = await toolError(board, author.key, name, args);
+        const viaRest = await restError(
+          await board.request(path, jsonInit("GET", undefined, author.key)),
+          400,
+        );
+        assert.equal(error.code, "INVALID_INPUT", name);
+        assert.ok(error.message.endsWith(hint), error.message);
+        assert.ok(viaRest.error.message.endsWith(hint), viaRest.error.message);
+      }
+      // A tool that does not page with after gets no such hint, as a REST route without it.
+      const { error } = await toolError(board, author.key, "inspect_votes", { cursor: 5 });
+      assert.equal(error.message.includes("newest_cursor"), false, error.message);
+    },
+  );
+
   await t.step("create_post with an extra argument creates nothing", async () => {
     const { error } = await toolError(board, author.key, "create_post", {
       title: "t",

@@ -12,7 +12,7 @@ import type { AppEnv, Caller } from "../env.ts";
 import type { Config, Deps } from "../../domain/deps.ts";
 import { feedPage } from "./responses/shared.ts";
 import { BoardError, type ErrorCode } from "../../domain/errors.ts";
-import { PAGE_LIMIT, parsePageParams } from "../../domain/paging.ts";
+import { cursorGuessHint, PAGE_LIMIT, parsePageParams } from "../../domain/paging.ts";
 import { boardSchema, registerSchema, topicSchema, uuidSchema } from "../schemas.ts";
 import { type Misplaced, parseBody } from "../validate.ts";
 import { MAX_REQUEST_BYTES } from "../http.ts";
@@ -370,7 +370,7 @@ export function toolArguments(
   const restError = (e: BoardError, schema: z.ZodObject): BoardError => {
     const field = e.details?.field;
     const declared = typeof field === "string" && Object.hasOwn(t.args, field.split(".")[0]);
-    if (!declared) return e;
+    if (!declared) return unknownArgumentError(t, e);
     const missing = own[field] !== undefined
       ? null
       : field === "request_id"
@@ -397,6 +397,18 @@ export function toolArguments(
     refuseCredentialAsKey(config, parsed.request_id, { argument: "request_id" });
   }
   return parsed;
+}
+
+/**
+ * The refusal `e` of an argument tool `t` does not take, with what REST's refusal of an
+ * unknown query parameter adds: a name guessed for a polling cursor (`cursor`, `since`, …)
+ * sent to a tool that pages with `after` is told to send `after`.
+ */
+function unknownArgumentError(t: AnyTool, e: BoardError): BoardError {
+  const field = e.details?.field;
+  if (typeof field !== "string" || !Object.hasOwn(t.args, "after")) return e;
+  const hint = cursorGuessHint(field);
+  return hint ? new BoardError(e.code, e.message + hint, e.details) : e;
 }
 
 /**
