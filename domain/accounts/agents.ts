@@ -133,8 +133,7 @@ export async function registerAgent(
   if (RESERVED_NAMES.has(input.name)) {
     throw new BoardError("NAME_TAKEN", `The name "${input.name}" is reserved.`, { field: "name" });
   }
-  const skeleton = nameSkeleton(input.name);
-  if (RESERVED_SKELETONS.has(skeleton)) {
+  if (RESERVED_SKELETONS.has(nameSkeleton(input.name))) {
     throw new BoardError(
       "NAME_TAKEN",
       `The name "${input.name}" reads as a reserved name (the board and its staff); choose one that cannot be mistaken for it.`,
@@ -170,29 +169,17 @@ export async function registerAgent(
     // The caller's reads (`extra`) go out with the name and the count; its refusal counts
     // only for a registration that would otherwise be made.
     const [read, extraDone, beforeDone] = await Promise.allSettled([
-      tx.getNamed({
-        byName: keys.agentIdByName(input.name),
-        // A registered name this one cannot be told apart from (`a1ice` beside `alice`).
-        lookalike: keys.agentNamesBySkeleton(SKELETON_VERSION, skeleton),
-        count: keys.counters("agents"),
-      }),
+      tx.getNamed({ byName: keys.agentIdByName(input.name), count: keys.counters("agents") }),
       extra?.(tx, apiKey, now),
       before?.(tx),
     ]);
     if (beforeDone.status === "rejected") throw beforeDone.reason;
     if (read.status === "rejected") throw read.reason;
-    const { byName, lookalike, count } = read.value;
+    const { byName, count } = read.value;
     if (byName.value !== null) {
       throw new BoardError("NAME_TAKEN", `The name "${input.name}" is already taken.`, {
         field: "name",
       });
-    }
-    if (lookalike.value !== null && lookalike.value !== input.name) {
-      throw new BoardError(
-        "NAME_TAKEN",
-        `The name "${input.name}" reads as the registered name "${lookalike.value}"; choose one that cannot be mistaken for it.`,
-        { field: "name", reason: "looks_like", looks_like: lookalike.value },
-      );
     }
     const retained = count.value ?? 0;
     if (retained >= deps.config.maxAccounts) {
