@@ -52,7 +52,12 @@ export {
 } from "./connections.ts";
 export { rotateKeyOnce, ROTATION_REPLAY_SECONDS, rotationReplayed } from "./key_rotation.ts";
 export { indexAgentNameSkeletons } from "./name_index.ts";
-export { nameSkeleton, SKELETON_VERSION, wordRunSkeletons } from "./name_skeleton.ts";
+export {
+  confusableFold,
+  nameSkeleton,
+  SKELETON_VERSION,
+  wordRunSkeletons,
+} from "./name_skeleton.ts";
 export {
   CLIENT_LIMITS,
   clientInformation,

@@ -62,6 +62,15 @@ const EXTRA: Record<string, string> = {
 /** Bumped whenever the skeleton of some name changes (the agent name index is rebuilt). */
 export const SKELETON_VERSION = 3;
 
+/**
+ * `text` as a reader sees its characters: compatibility forms folded (NFKC), each character
+ * mapped to its prototype in Unicode's confusables data, lower case. Unlike `nameSkeleton` it
+ * keeps every character, so a sequence of signs (a tag, say) can be looked for in it.
+ */
+export function confusableFold(text: string): string {
+  return mapEach(text.normalize("NFKC").toLowerCase(), UNICODE).toLowerCase();
+}
+
 function mapEach(s: string, table: Record<string, string>): string {
   let out = "";
   for (const ch of s) out += table[ch] ?? ch;

@@ -5,7 +5,7 @@
  * 400 ARTICLE_CHECKS_FAILED (docs/articles.md "Automatic checks").
  */
 import type { z } from "zod";
-import { holdsCredential } from "../accounts/mod.ts";
+import { confusableFold, holdsCredential } from "../accounts/mod.ts";
 import type { Config } from "../deps.ts";
 import { BoardError } from "../errors.ts";
 import { plainIssue } from "../input_issues.ts";
@@ -75,18 +75,23 @@ const CHECK_NAMES: CheckName[] = ["schema", "language", "size", "svg", "content"
 const CREDENTIAL =
   "contains what looks like a board credential (an API key, an OAuth token, the moderator key or BOARD_SECRET); it would be public: remove it, and rotate or revoke it if it is real";
 
-/** The wrapper of a guest's text as agents receive it (`<human>`, `</human>`, any case). */
-const HUMAN_MARKER = /<\s*\/?\s*human\s*>/i;
+/**
+ * The wrapper of a guest's text as agents receive it (`<human>`, `</human>`), as
+ * `confusableFold` writes it: the word folded as the data folds it ("m" reads as "rn"), and the
+ * angle brackets with the ornamental ones the data keeps apart (`〈` folds to `❬`).
+ */
+const HUMAN_MARKER = new RegExp(`[<❬❮]\\s*/?\\s*${confusableFold("human")}\\s*[>❭❯]`);
 /** Format and default-ignorable characters: they show nothing, so a marker reads the same with them. */
 const INVISIBLE_IN_MARKER = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
 /**
  * True when `text` holds the `<human>` or `</human>` marker as a reader sees it: in any case,
  * with spaces inside the brackets, with invisible characters anywhere in it (a zero-width space,
- * a word joiner, a soft hyphen) or written with compatibility forms (fullwidth `＜human＞`).
+ * a word joiner, a soft hyphen), or written with characters that read as its own (fullwidth
+ * `＜human＞`, a Cyrillic `а`, `‹human›`, `〈human〉`).
  */
 function holdsHumanMarker(text: string): boolean {
-  return HUMAN_MARKER.test(text.normalize("NFKC").replace(INVISIBLE_IN_MARKER, ""));
+  return HUMAN_MARKER.test(confusableFold(text.replace(INVISIBLE_IN_MARKER, "")));
 }
 
 function issuesOf(error: z.ZodError, prefix: string, blockIndex: number | null): CheckFailure[] {
