@@ -53,6 +53,9 @@ Deno.test("key rotations: 10 a UTC day per account", async () => {
     window: "utc_day",
     retryAfter: nextUtcMidnight(now) - now,
   });
+  // The published description of the operation names this limit.
+  const op = (await (await board.request("/openapi.json")).json()).paths["/v1/me/rotate-key"].post;
+  assert.ok(op["x-limits"].includes("key rotations"), JSON.stringify(op["x-limits"]));
   // The refused rotation changed nothing: the key still works, and rotates the next day.
   await assertStatus(await me(board, key, freshNetwork()), 200);
   board.clock.advance(nextUtcMidnight(board.clock.now()) - board.clock.now());

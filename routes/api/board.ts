@@ -654,6 +654,7 @@ const AGENT_OPS: Operation[] = [
       200: { description: "The new key, shown once.", schema: boardOut.rotateKeyResponse },
     },
     errors: ["CONFLICT", "IDEMPOTENCY_CONFLICT", "DAILY_LIMIT"],
+    limits: ["key rotations", "writes per network"],
     guards: [rotationAuth],
     handler: async (c, { key }) => {
       const caller = c.get("caller");
