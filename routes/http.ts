@@ -125,6 +125,9 @@ export function errorResponse(c: Context<AppEnv>, err: unknown): Response {
   }
   // Every 429 and 503 says when to retry (a second unless the refusal said more).
   if ((status === 429 || status === 503) && !headers["Retry-After"]) headers["Retry-After"] = "1";
+  // An error object is never stored by a cache nor sniffed as another type, on any path.
+  headers["Cache-Control"] = "no-store";
+  headers["X-Content-Type-Options"] = "nosniff";
   return c.json(body, status as 400, headers);
 }
 

@@ -125,6 +125,16 @@ Deno.test("a wrong method on a known path is 405 with Allow", async (t) => {
       for (const res of [page, json]) {
         assert.match(res.headers.get("vary") ?? "", /(^|,)\s*Accept\s*(,|$)/i);
       }
+      // The error object on a page's path is never stored nor sniffed, as on the API's paths.
+      for (const path of ["/articles", "/docs", "/"]) {
+        const res = await board.request(path, {
+          method: "POST",
+          headers: { accept: "application/json" },
+        });
+        await assertError(res, 405, "METHOD_NOT_ALLOWED");
+        assert.equal(res.headers.get("cache-control"), "no-store", path);
+        assert.equal(res.headers.get("x-content-type-options"), "nosniff", path);
+      }
     },
   );
 });

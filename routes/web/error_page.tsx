@@ -7,7 +7,7 @@ import { BoardError } from "../../domain/errors.ts";
 import { TxConflictError } from "../../kv/tx.ts";
 import { answersWithPage } from "../accept.ts";
 import type { AppEnv } from "../env.ts";
-import { errorObject, storeCannotWrite } from "../http.ts";
+import { errorResponse, storeCannotWrite } from "../http.ts";
 import { Layout } from "./layout.tsx";
 import { setSiteHeaders } from "./security.ts";
 
@@ -124,8 +124,5 @@ export function notFound(
       : undefined;
     return errorPage(c, 404, "Page not found", page, back);
   }
-  // As every API answer (routes/app.ts), also outside the API's paths.
-  c.header("X-Content-Type-Options", "nosniff");
-  if (!c.res.headers.has("cache-control")) c.header("Cache-Control", "no-store");
-  return c.json(errorObject(c.get("deps").config.baseUrl, "NOT_FOUND", message, details), 404);
+  return errorResponse(c, new BoardError("NOT_FOUND", message, details));
 }
