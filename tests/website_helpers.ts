@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { findGuestSession, postGuestComment, readGuestCookie } from "../domain/articles/mod.ts";
 import { freshNetwork, register, type TestBoard } from "./helpers.ts";
-import { figureBlocks, submit, uploadSvg, vote } from "./article_helpers.ts";
+import { comment, figureBlocks, submit, uploadSvg, vote } from "./article_helpers.ts";
+import { keys } from "../kv/keys.ts";
 
 /**
  * Publishes an article (2 recommendations during grace), with `figures` SVG figures its author
@@ -24,6 +25,22 @@ export async function publishedArticle(
   await vote(board, b.key, s.post_id, s.revision_id);
   await vote(board, c.key, s.post_id, s.revision_id);
   return { id: s.post_id, revision: s.revision_id, author, b, c, figures: assets };
+}
+
+/**
+ * A published article with a comment by another account whose locator is kept as a store
+ * written before kept it (`{ post_id, seq }`, without the copies of the comment's nesting
+ * level and status), and a pending new revision of the article.
+ */
+export async function articleWithOlderComment(board: TestBoard) {
+  const reader = await register(board);
+  const article = await publishedArticle(board);
+  const top = await comment(board, reader.key, article.revision);
+  const locKey = keys.articleCommentLocators(top.comment_id);
+  const { depth: _depth, status: _status, ...older } = (await board.kv.get(locKey)).value!;
+  await board.kv.set(locKey, older);
+  await submit(board, article.author.key, { replaces_post_id: article.id, title: "Revised" });
+  return { reader, article, top };
 }
 
 /** A browser-like guest: keeps its cookie, reads the CSRF token from the form, posts forms. */
