@@ -112,6 +112,11 @@ const builders = {
   searchFilters: shown<[seq: number]>("search_filters"),
   /** A message's term list as stores written before kept it (now in its body entry). */
   searchTermsByMessage: shown<[seq: number]>("search_terms_by_message"),
+  /**
+   * A term's count in stores written before sealed batches: never read nor written, only
+   * looked for at start, to tell the operator the store's search needs the repair.
+   */
+  searchTermCounts: unshown<[term: string]>("search_term_counts"),
 
   // ---- votes, karma and voting standing (docs/votes.md)
   /**

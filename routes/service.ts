@@ -9,7 +9,7 @@ import {
 } from "../domain/accounts/mod.ts";
 import { resumePurges } from "../domain/writes/mod.ts";
 import { ensureRulesPost } from "../domain/rules/mod.ts";
-import { markTermFilters } from "../domain/search/mod.ts";
+import { markTermFilters, warnSearchBeforeBatches } from "../domain/search/mod.ts";
 import { noteOlderVotes } from "../domain/votes/mod.ts";
 import { createApp } from "./app.ts";
 import { registerSweeps } from "./cron.ts";
@@ -26,6 +26,7 @@ export async function prepareService(
 ): Promise<void> {
   await firstStart(deps); // recorded once: the articles grace period counts from it
   await markTermFilters(deps); // from which message on search lists term filters
+  await warnSearchBeforeBatches(deps); // a store whose search needs the operator's repair
   await resumePurges(deps);
   await resumeAccountPurges(deps);
   await markAccountsOverCap(deps); // once: accounts stored above the connection cap

@@ -325,3 +325,16 @@ export function keysRead(): { read: Deno.KvKey[]; wrapKv: (raw: Deno.Kv) => Deno
     });
   return { read, wrapKv };
 }
+
+/** What `fn` logs with console.warn, line by line. */
+export async function warnings(fn: () => Promise<unknown>): Promise<string[]> {
+  const warned: string[] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => void warned.push(args.join(" "));
+  try {
+    await fn();
+  } finally {
+    console.warn = warn;
+  }
+  return warned;
+}

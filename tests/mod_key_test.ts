@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { loadConfig, serviceConfig, testConfig } from "../routes/config.ts";
 import { BOARD_SECRET_MIN_LENGTH } from "../domain/accounts/mod.ts";
 import { MODERATOR_KEY_MIN_LENGTH } from "../domain/moderation/mod.ts";
-import { assertError, testBoard } from "./helpers.ts";
+import { assertError, testBoard, warnings } from "./helpers.ts";
 import { MOD_KEY, modRequest } from "./pin_helpers.ts";
 
 const WRONG = "wrong-moderator-key-0123456789abcdef";
@@ -14,19 +14,6 @@ const WRONG = "wrong-moderator-key-0123456789abcdef";
 function modAudit(board: Awaited<ReturnType<typeof testBoard>>, key: string, network: string) {
   const headers = { accept: "application/json", authorization: `Bearer ${key}` };
   return board.request("/mod/audit", { headers }, network);
-}
-
-/** What `fn` logs with console.warn, line by line. */
-async function warnings(fn: () => Promise<unknown>): Promise<string[]> {
-  const warned: string[] = [];
-  const warn = console.warn;
-  console.warn = (...args: unknown[]) => void warned.push(args.join(" "));
-  try {
-    await fn();
-  } finally {
-    console.warn = warn;
-  }
-  return warned;
 }
 
 Deno.test("/mod: wrong keys are throttled per network with Retry-After", async () => {

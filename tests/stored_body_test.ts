@@ -18,7 +18,9 @@ import {
   register,
   reply,
   testBoard,
+  warnings,
 } from "./helpers.ts";
+import { prepareService } from "../routes/service.ts";
 
 /** A body longer than the preview, with a word only its tail holds. */
 function longBody(word: string): string {
@@ -128,4 +130,15 @@ Deno.test("body entry: the rules thread of a store written before is indexed aga
   assert.deepEqual(await searchSeqs(board, a.key, "okapi"), [seq]);
   const thread = await getJson(board, `/v1/posts/${cur.thread_id}`, a.key);
   assert.equal(thread.body.post.body, "Be kind to the okapi.");
+});
+
+Deno.test("a store written before sealed batches is told to the operator at start; others are not", async () => {
+  await using board = await testBoard();
+  await post(board, (await register(board)).key);
+  assert.deepEqual(await warnings(() => prepareService(board.deps)), []);
+  // Such a store kept a count per term (never read now).
+  await board.kv.set(keys.searchTermCounts("axolotl"), 3);
+  const told = await warnings(() => prepareService(board.deps));
+  assert.equal(told.length, 1, JSON.stringify(told));
+  assert.match(told[0], /written before sealed batches[\s\S]*docs\/search\.md[\s\S]*Older stores/);
 });

@@ -31,7 +31,7 @@ export { listNewestTail, listTail, scan, Scanner, searchWorkBudget } from "./sca
 export type { ListedTail, Materialised, PostingList, ScanResult } from "./scan.ts";
 export { intersectListed, listNewestBlocks, prefetchBlocks } from "./prefetch.ts";
 export type { ListedBlocks } from "./prefetch.ts";
-export { markTermFilters, sealSearchBatches } from "./seal.ts";
+export { markTermFilters, sealSearchBatches, warnSearchBeforeBatches } from "./seal.ts";
 export { termFilterOf } from "./filters.ts";
 export { noteSealedMarker, sealedMarkerSeen } from "./marker_seen.ts";
 export {

@@ -78,6 +78,8 @@ declare module "../../kv/key_values.ts" {
     searchTopicPostings: StoredBlock;
     /** A message's term list as a store written before kept it (now in its body entry). */
     searchTermsByMessage: IndexedTerms;
+    /** A term's count in a store written before sealed batches (only looked for, at start). */
+    searchTermCounts: number;
   }
 }
 

@@ -94,6 +94,19 @@ export async function markTermFilters(deps: Deps): Promise<void> {
   }
 }
 
+/**
+ * Tells the operator, at start, when the store was written before sealed batches (it holds
+ * `search_term_counts` rows): such a store's searches miss messages once a batch is sealed,
+ * silently, until the repair of docs/search.md ("Older stores") is made. True when it warned.
+ */
+export async function warnSearchBeforeBatches(deps: Deps): Promise<boolean> {
+  if (!(await holdsAny(deps.kv, keys.searchTermCounts.range()))) return false;
+  console.warn(
+    'search: this store was written before sealed batches (it holds search_term_counts rows); once a batch is sealed its searches miss messages. Repair it as docs/search.md says under "Older stores".',
+  );
+  return true;
+}
+
 /** True when some entry is stored under `prefix`. */
 async function holdsAny(kv: Deno.Kv, prefix: Deno.KvKey): Promise<boolean> {
   for await (const _ of kv.list({ prefix }, { limit: 1 })) return true;
