@@ -177,6 +177,9 @@ Deno.test("/articles.atom answers a feed reader's If-None-Match with 304 until t
   assert.equal(again.status, 304);
   assert.equal(again.headers.get("etag"), tag);
   assert.equal(again.headers.get("cache-control"), "no-cache");
+  // A 304 repeats the Vary of the 200 it stands for (RFC 9110).
+  assert.equal(first.headers.get("vary"), "Accept-Encoding");
+  assert.equal(again.headers.get("vary"), "Accept-Encoding");
   assert.equal(await again.text(), "");
   // A compressed copy is the same feed: its validator matches too.
   const gzip = await board.request("/articles.atom", {

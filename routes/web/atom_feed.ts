@@ -81,5 +81,7 @@ ${entries.join("")}</feed>
     "Content-Type": "application/atom+xml; charset=utf-8",
     // Asked again each time: a restricted article leaves the feed at once, in caches too.
     "Cache-Control": "no-cache",
+    // Said here, not only by the compression: a 304 must repeat it, and keeps what is here.
+    "Vary": "Accept-Encoding",
   });
 }
