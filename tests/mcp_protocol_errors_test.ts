@@ -336,3 +336,23 @@ Deno.test("/mcp: a JSON body declared in a charset other than UTF-8 is refused, 
     await res.body?.cancel();
   }
 });
+
+Deno.test("/mcp: a body over 256 KB is 413 -32000 before it is parsed; nothing runs", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  const call = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: {
+      name: "create_post",
+      arguments: { title: "Big", body: "x".repeat(256 * 1024), request_id: idemKey() },
+    },
+  };
+  const { status, body } = await rpc(board, a.key, call);
+  assert.equal(status, 413);
+  assert.equal(body.error.code, -32000);
+  assert.match(body.error.message, /Payload Too Large/i);
+  const feed = await board.request("/v1/posts", { headers: agentHeaders(a.key) });
+  assert.deepEqual((await feed.json()).items, []);
+});
