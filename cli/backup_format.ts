@@ -5,6 +5,8 @@
  * that says the file is whole. Expiry deadlines are not readable from KV and are not
  * exported: every expiry is enforced in code anyway (docs/deploy.md).
  */
+import { keySize, KV_LIMITS, valueSize } from "../kv/atomic_limits.ts";
+import { READ_VERSION_KEY } from "../kv/keys.ts";
 
 type Tagged =
   | { $bigint: string }
@@ -74,6 +76,9 @@ export async function exportKv(
   await write(JSON.stringify({ end: { entries: n } }) + "\n");
   return n;
 }
+
+/** How full the import fills each commit, against the portable atomic limits (estimates). */
+const FILL = 0.8;
 
 /** A backup the import refuses, with what is wrong and where. */
 export class BackupRefused extends Error {}
@@ -181,15 +186,18 @@ export async function importKv(
   const expected = await checkBackup(read(), endLine);
   let n = 0;
   let op = kv.atomic();
+  // Each commit also carries the read-version bump a versioned handle adds (kv/versioned_kv.ts).
+  const reserved = keySize(READ_VERSION_KEY);
   let inBatch = 0;
-  let bytes = 0;
+  let keyBytes = reserved;
+  let bytes = reserved;
   const flush = async () => {
     if (inBatch === 0) return;
     const res = await op.commit();
     if (!res.ok) throw new Error("import batch failed to commit");
     op = kv.atomic();
     inBatch = 0;
-    bytes = 0;
+    keyBytes = bytes = reserved;
   };
   let at = 0;
   for await (const raw of read()) {
@@ -203,10 +211,19 @@ export async function importKv(
       n++;
       continue;
     }
-    if (bytes + line.length > 400_000 || inBatch >= 500) await flush();
+    // Within the limits of every store (a key of 190 bytes, as long idempotency keys make,
+    // 500 times is over the 80 KB of keys an atomic may hold).
+    const k = keySize(parsed.key);
+    const v = valueSize(parsed.value);
+    if (
+      inBatch + 2 > KV_LIMITS.mutationsPerAtomic * FILL ||
+      keyBytes + k > KV_LIMITS.keyBytesPerAtomic * FILL ||
+      bytes + k + v > KV_LIMITS.bytesPerAtomic * FILL
+    ) await flush();
     op.set(parsed.key, parsed.value);
     inBatch++;
-    bytes += line.length;
+    keyBytes += k;
+    bytes += k + v;
     n++;
   }
   await flush();

@@ -4,6 +4,7 @@ import { isKvConnectUrl, isKvFile, openKv } from "../kv/open.ts";
 import { AtomicLimitError, transact } from "../kv/tx.ts";
 import { post, register, reply, testBoard } from "./helpers.ts";
 import { sourceFiles } from "./source_files.ts";
+import { keys } from "../kv/keys.ts";
 import { startKvConnectServer } from "./kv_connect/server.ts";
 
 Deno.test("openKv() passes a KV Connect URL to Deno.openKv unchanged and needs the token variable", async () => {
@@ -168,6 +169,28 @@ Deno.test("kv export/import round-trips the whole store", async () => {
   const dst = [];
   for await (const e of target.list({ prefix: [] })) dst.push([e.key, e.value]);
   assert.deepEqual(dst, src);
+});
+
+Deno.test("kv import commits within the atomic limits: a backup of long keys imports whole", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  // The idempotency records of 520 posts sent with 128-character keys (the longest allowed):
+  // 190 bytes a key, 80 KB of keys in a little over 400 of them.
+  const agent = crypto.randomUUID();
+  const record = { print: "0".repeat(64), seq: 1, id: crypto.randomUUID(), at: 1 };
+  for (let i = 0; i < 520; i++) {
+    const key = `${"k".repeat(120)}${String(i).padStart(8, "0")}`;
+    await kv.set(keys.idempotency("named", agent, key), { ...record, seq: i + 1 });
+  }
+  const lines: string[] = [];
+  const n = await exportKv(kv, (l) => void lines.push(l));
+  await using target = await Deno.openKv(":memory:");
+  assert.equal(await importKv(target, () => lines.join("").split("\n")), n);
+  const count = async (store: Deno.Kv) => {
+    let c = 0;
+    for await (const _ of store.list({ prefix: [] })) c++;
+    return c;
+  };
+  assert.equal(await count(target), n);
 });
 
 Deno.test("kv import refuses a backup cut short or changed, or a store not empty, writing nothing", async () => {
