@@ -85,6 +85,26 @@ export class BackupRefused extends Error {}
 
 type Lines = AsyncIterable<string> | Iterable<string>;
 
+const errorText = (e: unknown) => e instanceof Error ? e.message : String(e);
+
+/**
+ * Why KV would refuse to store this entry (so the import would stop part-way), or null: a key
+ * empty, with a part of another type than KV keys take, or over the key size; a value over
+ * the value size. An export never writes such a line.
+ */
+function unstorable(key: unknown[], value: unknown): string | null {
+  if (key.length === 0) return "its key is empty";
+  const part = key.find((p) =>
+    !["string", "number", "bigint", "boolean"].includes(typeof p) && !(p instanceof Uint8Array)
+  );
+  if (part !== undefined) return `its key has a part KV keys cannot hold (${JSON.stringify(part)})`;
+  const k = keySize(key as Deno.KvKey);
+  if (k > KV_LIMITS.keyBytes) return `its key is ${k} bytes, over ${KV_LIMITS.keyBytes}`;
+  const v = valueSize(value);
+  if (v > KV_LIMITS.valueBytes) return `its value is ${v} bytes, over ${KV_LIMITS.valueBytes}`;
+  return null;
+}
+
 /** An entry line's key and value, or null for the end line; refuses anything else. */
 function parseLine(
   line: string,
@@ -98,7 +118,16 @@ function parseLine(
   }
   const o = parsed as { key?: unknown; value?: unknown; end?: { entries?: unknown } };
   if (o && typeof o === "object" && Array.isArray(o.key) && "value" in o) {
-    return { key: decodeValue(o.key) as Deno.KvKey, value: decodeValue(o.value) };
+    let key: unknown[], value: unknown;
+    try {
+      key = decodeValue(o.key) as unknown[];
+      value = decodeValue(o.value);
+    } catch (e) {
+      throw new BackupRefused(`line ${at} holds a tag that does not decode (${errorText(e)})`);
+    }
+    const why = unstorable(key, value);
+    if (why) throw new BackupRefused(`line ${at} cannot be stored: ${why}`);
+    return { key: key as Deno.KvKey, value };
   }
   if (o && typeof o === "object" && typeof o.end?.entries === "number") {
     return { end: o.end.entries };

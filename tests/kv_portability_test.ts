@@ -244,6 +244,34 @@ Deno.test("kv import refuses a backup cut short or changed, or a store not empty
   );
 });
 
+Deno.test("kv import refuses, writing nothing, a line whose entry KV could not store", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  await post(board, a.key, { title: "backup me", body: "every line storable" });
+  const lines: string[] = [];
+  const n = await exportKv(board.kv, (l) => void lines.push(l));
+  /** The backup with its second line replaced, the end line still matching. */
+  const withLine = (entry: string) => [lines[0], entry + "\n", ...lines.slice(2)];
+  const cases: [string, string, RegExp][] = [
+    ["bytes that are not base64", `{"key":["x"],"value":{"$bytes":"!!!!"}}`, /does not decode/],
+    ["a bigint that is no number", `{"key":["x"],"value":{"$bigint":"12x"}}`, /does not decode/],
+    ["an empty key", `{"key":[],"value":1}`, /key is empty/],
+    ["an object in a key", `{"key":[{"a":1}],"value":1}`, /part KV keys cannot hold/],
+    ["a key over 2 KB", JSON.stringify({ key: ["x".repeat(3000)], value: 1 }), /key is \d+ bytes/],
+    ["a value over 64 KiB", JSON.stringify({ key: ["x"], value: "x".repeat(70_000) }), /value/],
+  ];
+  for (const [what, entry, why] of cases) {
+    await using target = await Deno.openKv(":memory:");
+    await assert.rejects(
+      () => importKv(target, () => withLine(entry).join("").split("\n")),
+      (e: Error) => e instanceof BackupRefused && /line 2 /.test(e.message) && why.test(e.message),
+      what,
+    );
+    for await (const e of target.list({ prefix: [] })) assert.fail(`${what}: wrote ${e.key}`);
+  }
+  assert.ok(n > 2);
+});
+
 Deno.test("kv import refuses a store another writer commits to between its check and its first commit", async (t) => {
   await using board = await testBoard();
   const a = await register(board);
