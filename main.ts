@@ -3,7 +3,7 @@ import { SystemClock } from "./domain/clock.ts";
 import { type Config, serviceConfig, startupSummary, unknownVariables } from "./routes/config.ts";
 import { makeDeps } from "./domain/deps.ts";
 import { startService } from "./routes/service.ts";
-import { assertWritable, isKvFile, openKv } from "./kv/open.ts";
+import { assertNoUnfinishedImport, assertWritable, isKvFile, openKv } from "./kv/open.ts";
 
 /** A configuration or a store the board cannot run with: said in one line, exit code 1. */
 function cannotStart(e: unknown): never {
@@ -25,6 +25,7 @@ try {
   const newStore = isKvFile(file) && !(await Deno.stat(file).then(() => true, () => false));
   kv = await openKv(config.kvPath);
   await assertWritable(kv, config.kvPath);
+  await assertNoUnfinishedImport(kv, config.kvPath);
   console.log(startupSummary(config, newStore));
 } catch (e) {
   // The store named, whatever the runtime's own words (a permission, a missing folder).

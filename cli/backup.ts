@@ -59,14 +59,14 @@ if (command === "export" && isKvFile(storeFile)) {
 const kv = await openKv(config.kvPath);
 try {
   if (command === "export") {
-    const out = file
-      ? await Deno.open(file, { write: true, create: true, truncate: true })
-      : Deno.stdout;
+    // Opened at the first line: a refused export leaves no file.
+    let out: Deno.FsFile | typeof Deno.stdout | null = file ? null : Deno.stdout;
     const enc = new TextEncoder();
     const n = await exportKv(kv, async (line) => {
+      out ??= await Deno.open(file!, { write: true, create: true, truncate: true });
       await out.write(enc.encode(line));
     });
-    if (file) (out as Deno.FsFile).close();
+    if (file) (out as Deno.FsFile | null)?.close();
     console.error(`exported ${n} entries`);
   } else {
     const open = () => {

@@ -6,7 +6,16 @@
  * exported: every expiry is enforced in code anyway (docs/deploy.md).
  */
 import { keySize, KV_LIMITS, valueSize } from "../kv/atomic_limits.ts";
-import { READ_VERSION_KEY } from "../kv/keys.ts";
+import { keys, READ_VERSION_KEY } from "../kv/keys.ts";
+import type { KeyValues } from "../kv/key_values.ts";
+import { unfinishedImport } from "../kv/open.ts";
+
+/**
+ * The mark of an import under way: set with the first entry, deleted with the last, so a store
+ * an import left part-way is known as such (kv/open.ts `unfinishedImport`).
+ */
+const IMPORT_MARK = keys.metaImportUnfinished();
+type ImportMark = KeyValues["metaImportUnfinished"];
 
 type Tagged =
   | { $bigint: string }
@@ -66,6 +75,8 @@ export async function exportKv(
   kv: Deno.Kv,
   write: (line: string) => Promise<void> | void,
 ): Promise<number> {
+  const unfinished = await unfinishedImport(kv);
+  if (unfinished) throw new BackupRefused(`the store ${unfinished}`);
   let n = 0;
   for await (const e of kv.list({ prefix: [] }, { consistency: "strong" })) {
     await write(
@@ -159,6 +170,12 @@ export async function checkBackup(lines: Lines, endLine: boolean): Promise<numbe
       continue;
     }
     const key = JSON.stringify(JSON.parse(line).key);
+    if (key === JSON.stringify(IMPORT_MARK)) {
+      throw new BackupRefused(
+        `line ${at} is the mark of an import that did not finish: the backup was made of a ` +
+          "store that held part of another backup",
+      );
+    }
     const first = keyLines.get(key);
     if (first !== undefined) throw new BackupRefused(`line ${at} repeats the key of line ${first}`);
     keyLines.set(key, at);
@@ -183,14 +200,22 @@ export async function checkBackup(lines: Lines, endLine: boolean): Promise<numbe
  * after it), the entry is taken back (unless that writer has already replaced it) and the import
  * is refused.
  */
-async function commitFirstEntry(kv: Deno.Kv, key: Deno.KvKey, value: unknown): Promise<void> {
-  const res = await kv.atomic().check({ key, versionstamp: null }).set(key, value).commit();
+async function commitFirstEntry(
+  kv: Deno.Kv,
+  key: Deno.KvKey,
+  value: unknown,
+  mark: ImportMark,
+): Promise<void> {
+  const res = await kv.atomic().check({ key, versionstamp: null }).set(key, value)
+    .set(IMPORT_MARK, mark).commit();
   const raced = "another writer committed to the store as the import began (is the board " +
     "running on it?): import into an empty store nothing else writes to";
   if (!res.ok) throw new BackupRefused(raced);
   for await (const e of kv.list({ prefix: [] }, { consistency: "strong" })) {
     if (e.versionstamp === res.versionstamp) continue; // this commit's (and the read version)
-    await kv.atomic().check({ key, versionstamp: res.versionstamp }).delete(key).commit();
+    const versionstamp = res.versionstamp;
+    await kv.atomic().check({ key, versionstamp }).delete(key).commit();
+    await kv.atomic().check({ key: IMPORT_MARK, versionstamp }).delete(IMPORT_MARK).commit();
     throw new BackupRefused(raced);
   }
 }
@@ -210,9 +235,14 @@ export async function importKv(
   { endLine = true }: { endLine?: boolean } = {},
 ): Promise<number> {
   for await (const _ of kv.list({ prefix: [] }, { limit: 1, consistency: "strong" })) {
-    throw new BackupRefused("the store already holds entries: import into an empty store");
+    throw new BackupRefused(
+      `the store ${
+        await unfinishedImport(kv) ?? "already holds entries: import into an empty store"
+      }`,
+    );
   }
   const expected = await checkBackup(read(), endLine);
+  const mark = { started_at: Math.floor(Date.now() / 1000), entries: expected };
   let n = 0;
   let op = kv.atomic();
   // Each commit also carries the read-version bump a versioned handle adds (kv/versioned_kv.ts).
@@ -236,7 +266,7 @@ export async function importKv(
     const parsed = parseLine(line, at);
     if ("end" in parsed) break;
     if (n === 0) {
-      await commitFirstEntry(kv, parsed.key, parsed.value);
+      await commitFirstEntry(kv, parsed.key, parsed.value, mark);
       n++;
       continue;
     }
@@ -255,7 +285,12 @@ export async function importKv(
     bytes += k + v;
     n++;
   }
-  await flush();
+  // Left in place (the store holds part of a backup) when the file changed meanwhile.
   if (n !== expected) throw new Error(`the file changed during the import (${n} of ${expected})`);
+  if (n > 0) {
+    op.delete(IMPORT_MARK);
+    inBatch++;
+  }
+  await flush();
   return n;
 }

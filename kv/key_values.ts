@@ -30,6 +30,8 @@ export interface KeyValues {
   metaBoardSecret: string;
   /** Seconds the test clock has been moved forward, for every process on the store. */
   metaClockShift: number;
+  /** An import under way: when it started (Unix seconds) and how many entries it writes. */
+  metaImportUnfinished: { started_at: number; entries: number };
   /** A name-skeleton version. */
   metaNameIndexVersion: number;
   /** A connection cap. */

@@ -43,6 +43,12 @@ const builders = {
    * only): kept in the store so that every process on it keeps the same time.
    */
   metaClockShift: entryOf(meta, "clock_shift"),
+  /**
+   * An import under way (`deno task kv:import`, cli/backup_format.ts): written with its first
+   * entry, deleted with its last. A store that still holds it holds part of a backup: the board
+   * refuses to start on it (kv/open.ts `unfinishedImport`).
+   */
+  metaImportUnfinished: entryOf(meta, "import_unfinished"),
   counters: unshown<[name: string]>("counters"),
 
   // ---- accounts

@@ -2,6 +2,7 @@
 import { versionedKv } from "./versioned_kv.ts";
 import { withCommitTurns } from "./commit_turns.ts";
 import { commitRetryingLock } from "./tx.ts";
+import { keys } from "./keys.ts";
 
 /** True when BOARD_KV names a remote store reached over KV Connect. */
 export function isKvConnectUrl(path: string | undefined): boolean {
@@ -53,4 +54,26 @@ export async function assertWritable(kv: Deno.Kv, path: string | undefined): Pro
       `the store ${path} (BOARD_KV) cannot be written: ${why} Give this process write access to the file and its folder.`,
     );
   }
+}
+
+/**
+ * Why a store must not be served or exported, or null: it holds the mark of an import that did
+ * not finish (`deno task kv:import` stopped part-way: killed, out of memory, a lost session), so
+ * it holds only part of a backup, and a board on it would serve that part and write into it.
+ */
+export async function unfinishedImport(kv: Deno.Kv): Promise<string | null> {
+  const mark = (await kv.get(keys.metaImportUnfinished())).value;
+  if (!mark) return null;
+  const started = new Date(mark.started_at * 1000).toISOString();
+  return `holds part of a backup: an import of ${mark.entries} entries started at ${started} ` +
+    "did not finish (import the backup again into a new, empty store and point BOARD_KV at it)";
+}
+
+/** Refuses a store that holds part of a backup (`unfinishedImport`), naming the store. */
+export async function assertNoUnfinishedImport(
+  kv: Deno.Kv,
+  path: string | undefined,
+): Promise<void> {
+  const why = await unfinishedImport(kv);
+  if (why) throw new Error(`the store ${path ?? "(the platform's)"} (BOARD_KV) ${why}`);
 }

@@ -272,6 +272,38 @@ Deno.test("kv import refuses, writing nothing, a line whose entry KV could not s
   assert.ok(n > 2);
 });
 
+Deno.test("kv import stopped part-way leaves a store that a new import and an export refuse, by name", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  await post(board, a.key, { title: "backup me", body: "whole or not at all" });
+  const lines: string[] = [];
+  const n = await exportKv(board.kv, (l) => void lines.push(l));
+  const whole = () => lines.join("").split("\n");
+  // The process dies with part of the backup written (here: after its first lines were read).
+  let passes = 0;
+  const dying = function* () {
+    const all = whole();
+    for (const [i, line] of all.entries()) {
+      if (passes === 2 && i === 5) throw new Error("killed");
+      yield line;
+    }
+  };
+  await using target = await Deno.openKv(":memory:");
+  await assert.rejects(() => importKv(target, () => (passes++, dying())), /killed/);
+  let written = 0;
+  for await (const _ of target.list({ prefix: [] })) written++;
+  assert.ok(written > 0 && written < n, "part of the backup is in the store");
+  const partOfABackup = (e: Error) =>
+    e instanceof BackupRefused &&
+    /holds part of a backup: an import of \d+ entries/.test(e.message);
+  await assert.rejects(() => importKv(target, whole), partOfABackup, "a new import");
+  await assert.rejects(() => exportKv(target, () => {}), partOfABackup, "an export");
+  // A whole import leaves nothing of its own behind.
+  await using fresh = await Deno.openKv(":memory:");
+  assert.equal(await importKv(fresh, whole), n);
+  await exportKv(fresh, () => {});
+});
+
 Deno.test("kv import refuses a store another writer commits to between its check and its first commit", async (t) => {
   await using board = await testBoard();
   const a = await register(board);

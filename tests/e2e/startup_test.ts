@@ -5,6 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { freePort, registerAt, startServer } from "./server_process.ts";
+import { exportKv, importKv } from "../../cli/backup_format.ts";
+import { openKv } from "../../kv/open.ts";
 
 const mainPath = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -174,6 +176,43 @@ Deno.test("main.ts on a store file it cannot write refuses to start, naming it",
     });
   } finally {
     await undo?.();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("main.ts on a store an import left part-way refuses to start, naming it", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = `${dir}/board.kv`;
+  try {
+    // A backup of a board, and its import into `file` cut off after the first lines were read
+    // (the process killed, a lost session).
+    const lines: string[] = [];
+    {
+      await using source = await Deno.openKv(":memory:");
+      for (let i = 0; i < 20; i++) await source.set(["startup_test", i], `entry ${i}`);
+      await exportKv(source, (l) => void lines.push(l));
+    }
+    let passes = 0;
+    const cutOff = function* () {
+      for (const [i, line] of lines.join("").split("\n").entries()) {
+        if (passes === 2 && i === 5) throw new Error("killed");
+        yield line;
+      }
+    };
+    const kv = await openKv(file);
+    await assert.rejects(() => importKv(kv, () => (passes++, cutOff())), /killed/);
+    kv.close();
+    const r = await runMain({
+      BOARD_SECRET: "startup-test-secret-0123456789abcdef",
+      BOARD_KV: file,
+    });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /^The board cannot start: the store \S+\/board\.kv \(BOARD_KV\) holds part of a backup: an import of 20 entries started at \S+ did not finish \(import the backup again into a new, empty store/,
+    );
+    assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
