@@ -4,7 +4,7 @@
  * refusal is one line on stderr and exit code 1.
  */
 import { loadConfig } from "../routes/config.ts";
-import { BackupRefused, checkBackup, exportKv, importKv } from "./backup_format.ts";
+import { BackupRefused, checkBackup, exportKv, importKv, StoreChanged } from "./backup_format.ts";
 import { isKvFile, openKv } from "../kv/open.ts";
 
 /** Splits a byte stream into lines. */
@@ -17,6 +17,46 @@ async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<st
     yield* parts;
   }
   if (rest) yield rest;
+}
+
+const enc = new TextEncoder();
+
+/** Writes the whole line (a write may take only part of it). */
+async function writeAll(out: { write(p: Uint8Array): Promise<number> }, line: string) {
+  let bytes = enc.encode(line);
+  while (bytes.length) bytes = bytes.subarray(await out.write(bytes));
+}
+
+/** How many times an export to a file starts again when the store changed while it was read. */
+const EXPORT_TRIES = 3;
+const STOP_WRITES = "stop the board (or its writes) while exporting";
+
+/**
+ * Exports into `file` through a file beside it (`<file>.part`), renamed over `file` once
+ * whole: a refused export leaves `file` as it was. When the store changed while it was read
+ * (`StoreChanged`), the export starts again, `EXPORT_TRIES` times in all.
+ */
+async function exportToFile(kv: Deno.Kv, file: string): Promise<number> {
+  const part = `${file}.part`;
+  for (let tried = 1;; tried++) {
+    const out = await Deno.open(part, { write: true, create: true, truncate: true });
+    try {
+      const n = await exportKv(kv, (line) => writeAll(out, line));
+      out.close();
+      await Deno.rename(part, file);
+      return n;
+    } catch (e) {
+      try {
+        out.close();
+      } catch { /* closed already */ }
+      await Deno.remove(part).catch(() => {});
+      if (!(e instanceof StoreChanged)) throw e;
+      if (tried === EXPORT_TRIES) {
+        throw new StoreChanged(`${e.message}, on each of ${EXPORT_TRIES} tries: ${STOP_WRITES}`);
+      }
+      console.error(`kv:export: ${e.message}; exporting again (${tried + 1} of ${EXPORT_TRIES})`);
+    }
+  }
 }
 
 const [command, ...rest] = Deno.args;
@@ -59,14 +99,9 @@ if (command === "export" && isKvFile(storeFile)) {
 const kv = await openKv(config.kvPath);
 try {
   if (command === "export") {
-    // Opened at the first line: a refused export leaves no file.
-    let out: Deno.FsFile | typeof Deno.stdout | null = file ? null : Deno.stdout;
-    const enc = new TextEncoder();
-    const n = await exportKv(kv, async (line) => {
-      out ??= await Deno.open(file!, { write: true, create: true, truncate: true });
-      await out.write(enc.encode(line));
-    });
-    if (file) (out as Deno.FsFile | null)?.close();
+    const n = file
+      ? await exportToFile(kv, file)
+      : await exportKv(kv, (l) => writeAll(Deno.stdout, l));
     console.error(`exported ${n} entries`);
   } else {
     const open = () => {
@@ -77,6 +112,10 @@ try {
     console.error(`imported ${n} entries`);
   }
 } catch (e) {
+  if (e instanceof StoreChanged && !file) {
+    kv.close();
+    refuse(`${e.message}; the output has no end line (an import refuses it): ${STOP_WRITES}`);
+  }
   if (e instanceof BackupRefused || e instanceof Deno.errors.NotFound) {
     kv.close();
     refuse(`${e.message}; nothing was written`);

@@ -5,6 +5,7 @@
  * that says the file is whole. Expiry deadlines are not readable from KV and are not
  * exported: every expiry is enforced in code anyway (docs/deploy.md).
  */
+import { createHash } from "node:crypto";
 import { keySize, KV_LIMITS, valueSize } from "../kv/atomic_limits.ts";
 import { keys, READ_VERSION_KEY } from "../kv/keys.ts";
 import type { KeyValues } from "../kv/key_values.ts";
@@ -70,22 +71,55 @@ function decodeValue(v: unknown): unknown {
   return v;
 }
 
-/** Streams every entry of the store as NDJSON lines, then the end line. Returns the entry count. */
+/**
+ * What one reading of the whole store saw: a digest of every key with its versionstamp, in
+ * order. Two readings with the same digest saw every key unchanged between its two reads, so
+ * the store held just these entries at any moment between the end of the first and the start
+ * of the second. `each` sees every entry and its key as encoded for the file.
+ */
+async function readingOf(
+  kv: Deno.Kv,
+  each: (entry: Deno.KvEntry<unknown>, key: string) => Promise<void> | void = () => {},
+): Promise<{ digest: string; entries: number }> {
+  const hash = createHash("sha256");
+  let entries = 0;
+  for await (const e of kv.list({ prefix: [] }, { consistency: "strong" })) {
+    const key = JSON.stringify(encodeValue([...e.key]));
+    hash.update(`${key}\t${e.versionstamp}\n`);
+    await each(e, key);
+    entries++;
+  }
+  return { digest: hash.digest("hex"), entries };
+}
+
+/**
+ * Streams every entry of the store as NDJSON lines, then the end line, and returns the entry
+ * count. A store holds many entries and one listing reads them in many reads, each seeing the
+ * commits done by then: a write that lands meanwhile can be in the file in part (a message
+ * above its board's head, so that a board restored from it would give its number again). So
+ * the store is read a second time, comparing every key and versionstamp; when anything
+ * changed in between, the end line is not written (an import refuses the file) and
+ * `StoreChanged` is thrown: export again, with the writes stopped.
+ */
 export async function exportKv(
   kv: Deno.Kv,
   write: (line: string) => Promise<void> | void,
 ): Promise<number> {
   const unfinished = await unfinishedImport(kv);
   if (unfinished) throw new BackupRefused(`the store ${unfinished}`);
-  let n = 0;
-  for await (const e of kv.list({ prefix: [] }, { consistency: "strong" })) {
-    await write(
-      JSON.stringify({ key: encodeValue([...e.key]), value: encodeValue(e.value) }) + "\n",
+  const first = await readingOf(
+    kv,
+    (e, key) => write(`{"key":${key},"value":${JSON.stringify(encodeValue(e.value))}}\n`),
+  );
+  const second = await readingOf(kv);
+  if (second.digest !== first.digest) {
+    throw new StoreChanged(
+      "the store changed while it was read (something wrote to it): the file would mix " +
+        "states, such as a message above its board's head",
     );
-    n++;
   }
-  await write(JSON.stringify({ end: { entries: n } }) + "\n");
-  return n;
+  await write(JSON.stringify({ end: { entries: first.entries } }) + "\n");
+  return first.entries;
 }
 
 /** How full the import fills each commit, against the portable atomic limits (estimates). */
@@ -93,6 +127,9 @@ const FILL = 0.8;
 
 /** A backup the import refuses, with what is wrong and where. */
 export class BackupRefused extends Error {}
+
+/** An export the store changed under: the file it wrote has no end line. */
+export class StoreChanged extends BackupRefused {}
 
 type Lines = AsyncIterable<string> | Iterable<string>;
 

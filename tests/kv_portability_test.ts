@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { BackupRefused, exportKv, importKv } from "../cli/backup_format.ts";
+import { BackupRefused, exportKv, importKv, StoreChanged } from "../cli/backup_format.ts";
 import { isKvConnectUrl, isKvFile, openKv } from "../kv/open.ts";
 import { AtomicLimitError, transact } from "../kv/tx.ts";
 import { post, register, reply, testBoard } from "./helpers.ts";
@@ -169,6 +169,46 @@ Deno.test("kv export/import round-trips the whole store", async () => {
   const dst = [];
   for await (const e of target.list({ prefix: [] })) dst.push([e.key, e.value]);
   assert.deepEqual(dst, src);
+});
+
+Deno.test("kv export of a store written meanwhile writes no end line: the file would mix states", async () => {
+  await using board = await testBoard();
+  const a = await register(board);
+  for (let i = 0; i < 3; i++) await post(board, a.key, { title: `before ${i}` });
+  // A post lands while the export is part-way through its listing: after the board heads were
+  // read, before the messages were.
+  let posted = false;
+  const during = new Proxy(board.kv, {
+    get(target, prop) {
+      if (prop !== "list") return Reflect.get(target, prop, target);
+      return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+        const inner = target.list(selector, options);
+        return (async function* () {
+          for await (const e of inner) {
+            yield e;
+            if (!posted && e.key[0] === "bodies") {
+              posted = true;
+              await post(board, a.key, { title: "during the export" });
+            }
+          }
+        })();
+      };
+    },
+  });
+  const lines: string[] = [];
+  await assert.rejects(
+    () => exportKv(during, (l) => void lines.push(l)),
+    (e: Error) => e instanceof StoreChanged && /changed while it was read/.test(e.message),
+  );
+  assert.ok(posted);
+  assert.ok(!lines.some((l) => l.startsWith('{"end"')), "no end line: an import refuses the file");
+  // With the writes stopped, the export is whole, and its board head covers every message.
+  lines.length = 0;
+  const n = await exportKv(board.kv, (l) => void lines.push(l));
+  const entries = lines.slice(0, n).map((l) => JSON.parse(l));
+  const head = entries.find((e) => e.key[0] === "board_heads" && e.key[1] === "named").value.seq;
+  const seqs = entries.filter((e) => e.key[0] === "messages" && e.key[1] === "named");
+  assert.ok(seqs.every((e) => e.key[2] <= head));
 });
 
 Deno.test("kv import commits within the atomic limits: a backup of long keys imports whole", async () => {
