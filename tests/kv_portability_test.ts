@@ -71,6 +71,34 @@ Deno.test("the same round trip on the KV Connect test server (tests/kv_connect/s
   }
 });
 
+Deno.test("kv import into the KV Connect test server: commits of more than 64 KiB with bytes values", async () => {
+  // The shape of a board's backup: bytes values (term filters) among text of some size.
+  await using source = await Deno.openKv(":memory:");
+  for (let i = 0; i < 40; i++) await source.set(["search_filters", i], new Uint8Array(64).fill(i));
+  for (let i = 0; i < 20; i++) await source.set(["bodies", "named", i], "text ".repeat(800));
+  const lines: string[] = [];
+  const n = await exportKv(source, (l) => void lines.push(l));
+  await using server = await startKvConnectServer();
+  const before = Deno.env.get("DENO_KV_ACCESS_TOKEN");
+  try {
+    Deno.env.set("DENO_KV_ACCESS_TOKEN", server.token);
+    const target = await Deno.openKv(server.url);
+    try {
+      assert.equal(await importKv(target, () => lines.join("").split("\n")), n);
+      const back = [];
+      for await (const e of target.list({ prefix: [] })) back.push([e.key, e.value]);
+      const src = [];
+      for await (const e of source.list({ prefix: [] })) src.push([e.key, e.value]);
+      assert.deepEqual(back, src);
+    } finally {
+      target.close();
+    }
+  } finally {
+    if (before === undefined) Deno.env.delete("DENO_KV_ACCESS_TOKEN");
+    else Deno.env.set("DENO_KV_ACCESS_TOKEN", before);
+  }
+});
+
 Deno.test("the code never uses KV features Deno Deploy or KV Connect lack (queues, watch)", async () => {
   const offenders: string[] = [];
   for await (const { path, text } of sourceFiles()) {

@@ -43,7 +43,9 @@ type Stored = Uint8Array | Deno.KvU64 | { bytes: Uint8Array };
 
 function toStored(v: KvValue): Stored {
   if (v.encoding === VE_V8) return v.data;
-  if (v.encoding === VE_BYTES) return { bytes: v.data };
+  // A copy: `data` is a view into the whole request body, which the local store would
+  // serialise with the object (every such value as large as the request).
+  if (v.encoding === VE_BYTES) return { bytes: v.data.slice() };
   if (v.encoding === VE_LE64) return new Deno.KvU64(le64(v.data));
   throw new BadRequest(`unknown value encoding ${v.encoding}`);
 }
