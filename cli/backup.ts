@@ -5,6 +5,7 @@
  */
 import { loadConfig } from "../routes/config.ts";
 import { BackupRefused, checkBackup, exportKv, importKv, StoreChanged } from "./backup_format.ts";
+import { commitLockPath } from "../kv/commit_turns.ts";
 import { isKvFile, openKv } from "../kv/open.ts";
 
 /** Splits a byte stream into lines. */
@@ -95,6 +96,23 @@ const storeFile = config.kvPath;
 if (command === "export" && isKvFile(storeFile)) {
   const found = await Deno.stat(storeFile).then(() => true, () => false);
   if (!found) refuse(`no store at ${storeFile} (BOARD_KV): nothing to export`);
+  // `kv:export FILE` names the backup to write, not the store to read: written over the store
+  // or a file of its own beside it, the backup would destroy the store.
+  // Compared as real paths; a file that does not exist yet by its folder's real path.
+  const resolved = (path: string) =>
+    Deno.realPath(path).catch(async () => {
+      const cut = path.lastIndexOf("/");
+      const folder = await Deno.realPath(cut < 0 ? "." : path.slice(0, cut) || "/");
+      return `${folder}/${path.slice(cut + 1)}`;
+    }).catch(() => path);
+  const store = await resolved(storeFile);
+  const ownFiles = [store, `${store}-wal`, `${store}-shm`, commitLockPath(store)];
+  if (file && ownFiles.includes(await resolved(file))) {
+    refuse(
+      `${file} is the store BOARD_KV names, or one of its files: the export writes the backup ` +
+        "to the file named, so name a new file; nothing was written",
+    );
+  }
 }
 const kv = await openKv(config.kvPath);
 try {

@@ -1,0 +1,45 @@
+/**
+ * `deno task kv:export` and `kv:import` (cli/backup.ts) run as their own processes, as an
+ * operator runs them: what they refuse is one line on stderr and exit code 1, and leaves the
+ * store as it was.
+ */
+import assert from "node:assert/strict";
+
+const cli = new URL("../../cli/backup.ts", import.meta.url).pathname;
+
+/** Runs the backup CLI with the permissions of its tasks (deno.json); exit code and stderr. */
+async function backup(args: string[], env: Record<string, string>) {
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-env", "--allow-read", "--allow-write", "--allow-net", cli, ...args],
+    env: { BOARD_SECRET: "", BOARD_ENV: "", ...env },
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  return { code, err: new TextDecoder().decode(stderr).trim() };
+}
+
+Deno.test("kv:export naming the store itself (or a file of its own) as the backup refuses, the store kept", async () => {
+  const dir = await Deno.makeTempDir();
+  const store = `${dir}/board.kv`;
+  try {
+    {
+      await using kv = await Deno.openKv(store);
+      for (let i = 0; i < 10; i++) await kv.set(["backup_cli_test", i], `entry ${i}`);
+    }
+    // `kv:export [file]` read as "the store to export", and the same in other spellings.
+    for (const target of [store, `${dir}/../${dir.split("/").pop()}/board.kv`, `${store}-wal`]) {
+      const r = await backup(["export", target], { BOARD_KV: store });
+      assert.equal(r.code, 1, r.err);
+      assert.match(r.err, /^kv:export: \S+ is the store BOARD_KV names, or one of its files: /);
+      assert.equal(r.err.split("\n").length, 1, r.err);
+    }
+    await using kv = await Deno.openKv(store);
+    let kept = 0;
+    for await (const _ of kv.list({ prefix: ["backup_cli_test"] })) kept++;
+    assert.equal(kept, 10, "the store is whole");
+    const ok = await backup(["export", `${dir}/backup.ndjson`], { BOARD_KV: store });
+    assert.equal(ok.code, 0, ok.err);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
