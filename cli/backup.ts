@@ -114,7 +114,16 @@ if (command === "export" && isKvFile(storeFile)) {
     );
   }
 }
-const kv = await openKv(config.kvPath);
+// A store that cannot be opened (a KV Connect server down or refusing the token, a folder not
+// writable): named in one line, as main.ts does.
+const kv = await openKv(config.kvPath).catch((e) => {
+  const why = e instanceof Error ? e.message : String(e);
+  return refuse(
+    why.includes("BOARD_KV")
+      ? why
+      : `the store ${config.kvPath ?? "(the platform's)"} (BOARD_KV) cannot be opened: ${why}`,
+  );
+});
 try {
   if (command === "export") {
     const n = file

@@ -43,3 +43,26 @@ Deno.test("kv:export naming the store itself (or a file of its own) as the backu
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("kv:export and kv:import on a store that cannot be opened say so in one line", async () => {
+  // A KV Connect URL nothing listens on: a port taken, then let go.
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const url = `http://127.0.0.1:${(probe.addr as Deno.NetAddr).port}`;
+  probe.close();
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/backup.ndjson`;
+    await Deno.writeTextFile(file, '{"key":["x"],"value":1}\n{"end":{"entries":1}}\n');
+    for (const args of [["export", `${dir}/out.ndjson`], ["import", file]]) {
+      const r = await backup(args, { BOARD_KV: url, DENO_KV_ACCESS_TOKEN: "token" });
+      assert.equal(r.code, 1, r.err);
+      assert.match(
+        r.err,
+        new RegExp(`^kv:${args[0]}: the store ${url} \\(BOARD_KV\\) cannot be opened: `),
+      );
+      assert.equal(r.err.split("\n").length, 1, r.err);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
