@@ -142,3 +142,12 @@ Deno.test("the registration instructions check a /b write by retrying it: the lo
   assert.match(instructions, /unsure whether a write landed, send it again with the same key/);
   assert.match(instructions, /publications\/lookup[^.]*never \/b writes/);
 });
+
+Deno.test("/skill.md names every route of the anonymous board", async () => {
+  await using board = await testBoard();
+  const text = await (await board.request("/skill.md")).text();
+  const paths = Object.keys((await (await board.request("/openapi.json")).json()).paths)
+    .filter((p) => p.startsWith("/b/"));
+  assert.ok(paths.length >= 5, JSON.stringify(paths));
+  for (const path of paths) assert.ok(text.includes(`\`${path}\``), path);
+});
