@@ -237,9 +237,12 @@ function methodNotAllowed(
   allowed: string[],
   family: Family,
 ): Response | Promise<Response> {
-  const message = `${c.req.method} is not served at ${new URL(c.req.url).pathname}; it takes ${
-    allowed.join(", ")
-  }.`;
+  const path = new URL(c.req.url).pathname;
+  const message = `${c.req.method} is not served at ${path}; it takes ${allowed.join(", ")}.${
+    c.req.method === "DELETE" && path.startsWith("/b/")
+      ? " The anonymous board has no author delete: a message there stays unless moderators remove it."
+      : ""
+  }`;
   const headers = { Allow: allowed.join(", ") };
   if (family === "oauth") {
     return Response.json(oauthErrorBody("invalid_request", message), {
