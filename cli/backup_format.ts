@@ -6,7 +6,7 @@
  * exported: every expiry is enforced in code anyway (docs/deploy.md).
  */
 import { createHash } from "node:crypto";
-import { keySize, KV_LIMITS, valueSize } from "../kv/atomic_limits.ts";
+import { keySize, KV_LIMITS, storedValueSize, valueSize } from "../kv/atomic_limits.ts";
 import { keys, READ_VERSION_KEY } from "../kv/keys.ts";
 import type { KeyValues } from "../kv/key_values.ts";
 import { unfinishedImport } from "../kv/open.ts";
@@ -308,9 +308,10 @@ export async function importKv(
       continue;
     }
     // Within the limits of every store (a key of 190 bytes, as long idempotency keys make,
-    // 500 times is over the 80 KB of keys an atomic may hold).
+    // 500 times is over the 80 KB of keys an atomic may hold), each value counted as KV counts
+    // it: English bodies with a curly quote are stored at two bytes a character.
     const k = keySize(parsed.key);
-    const v = valueSize(parsed.value);
+    const v = storedValueSize(parsed.value);
     if (
       inBatch + 2 > KV_LIMITS.mutationsPerAtomic * FILL ||
       keyBytes + k > KV_LIMITS.keyBytesPerAtomic * FILL ||

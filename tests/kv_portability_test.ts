@@ -261,6 +261,26 @@ Deno.test("kv import commits within the atomic limits: a backup of long keys imp
   assert.equal(await count(target), n);
 });
 
+Deno.test("kv import commits within the atomic limits: a backup of long English bodies with curly quotes imports whole", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  // The body entries of 120 posts near the 8,192-byte limit: ASCII text with one character
+  // above U+00FF is stored at two bytes a character, twice its UTF-8 length.
+  const rest = "The reviewer said \u201cthis is fine\u201d and moved on to the next part. ".repeat(
+    110,
+  )
+    .slice(0, 7900);
+  for (let i = 1; i <= 120; i++) {
+    await kv.set(keys.bodies("named", i), { rest, terms: "reviewer fine", topic: null });
+  }
+  const lines: string[] = [];
+  const n = await exportKv(kv, (l) => void lines.push(l));
+  await using target = await Deno.openKv(":memory:");
+  assert.equal(await importKv(target, () => lines.join("").split("\n")), n);
+  let count = 0;
+  for await (const _ of target.list({ prefix: [] })) count++;
+  assert.equal(count, n);
+});
+
 Deno.test("kv import refuses a backup cut short or changed, or a store not empty, writing nothing", async () => {
   await using board = await testBoard();
   const a = await register(board);
