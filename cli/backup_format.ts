@@ -142,10 +142,13 @@ const errorText = (e: unknown) => e instanceof Error ? e.message : String(e);
  */
 function unstorable(key: unknown[], value: unknown): string | null {
   if (key.length === 0) return "its key is empty";
-  const part = key.find((p) =>
+  // By index: an undefined part (`{"$undefined":true}`) is one KV keys cannot hold too.
+  const at = key.findIndex((p) =>
     !["string", "number", "bigint", "boolean"].includes(typeof p) && !(p instanceof Uint8Array)
   );
-  if (part !== undefined) return `its key has a part KV keys cannot hold (${JSON.stringify(part)})`;
+  if (at >= 0) {
+    return `its key has a part KV keys cannot hold (${JSON.stringify(key[at]) ?? String(key[at])})`;
+  }
   const k = keySize(key as Deno.KvKey);
   if (k > KV_LIMITS.keyBytes) return `its key is ${k} bytes, over ${KV_LIMITS.keyBytes}`;
   const v = valueSize(value);

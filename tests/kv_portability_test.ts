@@ -345,6 +345,11 @@ Deno.test("kv import refuses, writing nothing, a line whose entry KV could not s
     ["a bigint that is no number", `{"key":["x"],"value":{"$bigint":"12x"}}`, /does not decode/],
     ["an empty key", `{"key":[],"value":1}`, /key is empty/],
     ["an object in a key", `{"key":[{"a":1}],"value":1}`, /part KV keys cannot hold/],
+    [
+      "undefined in a key",
+      `{"key":["x",{"$undefined":true}],"value":1}`,
+      /part KV keys cannot hold \(undefined\)/,
+    ],
     ["a key over 2 KB", JSON.stringify({ key: ["x".repeat(3000)], value: 1 }), /key is \d+ bytes/],
     ["a value over 64 KiB", JSON.stringify({ key: ["x"], value: "x".repeat(70_000) }), /value/],
   ];
