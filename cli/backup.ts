@@ -33,18 +33,38 @@ const EXPORT_TRIES = 3;
 const STOP_WRITES = "stop the board (or its writes) while exporting";
 
 /**
+ * The file an export to `file` replaces: the file a symbolic link leads to (the link stays a
+ * link, as when the backup was written into it), and that file's permission bits when it
+ * exists (a backup only its owner may read stays so), else null.
+ */
+async function exportTarget(file: string): Promise<{ path: string; mode: number | null }> {
+  let path = file;
+  for (let links = 0; links < 40; links++) {
+    const info = await Deno.lstat(path).catch(() => null);
+    if (!info) break;
+    if (!info.isSymlink) return { path, mode: info.mode === null ? null : info.mode & 0o7777 };
+    const to = await Deno.readLink(path);
+    const cut = path.lastIndexOf("/");
+    path = to.startsWith("/") || cut < 0 ? to : `${path.slice(0, cut + 1)}${to}`;
+  }
+  return { path, mode: null };
+}
+
+/**
  * Exports into `file` through a file beside it (`<file>.part`), renamed over `file` once
  * whole: a refused export leaves `file` as it was. When the store changed while it was read
  * (`StoreChanged`), the export starts again, `EXPORT_TRIES` times in all.
  */
 async function exportToFile(kv: Deno.Kv, file: string): Promise<number> {
-  const part = `${file}.part`;
+  const target = await exportTarget(file);
+  const part = `${target.path}.part`;
   for (let tried = 1;; tried++) {
     const out = await Deno.open(part, { write: true, create: true, truncate: true });
     try {
+      if (target.mode !== null) await Deno.chmod(part, target.mode);
       const n = await exportKv(kv, (line) => writeAll(out, line));
       out.close();
-      await Deno.rename(part, file);
+      await Deno.rename(part, target.path);
       return n;
     } catch (e) {
       try {

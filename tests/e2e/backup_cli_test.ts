@@ -44,6 +44,38 @@ Deno.test("kv:export naming the store itself (or a file of its own) as the backu
   }
 });
 
+Deno.test("kv:export into a link or a file kept private writes where it leads, with its permissions", async () => {
+  const dir = await Deno.makeTempDir();
+  const store = `${dir}/board.kv`;
+  try {
+    {
+      await using kv = await Deno.openKv(store);
+      await kv.set(["backup_cli_test"], "entry");
+    }
+    await Deno.mkdir(`${dir}/vault`);
+    // A backup only its owner may read, reached through a link.
+    const kept = `${dir}/vault/kept.ndjson`;
+    await Deno.writeTextFile(kept, "");
+    await Deno.chmod(kept, 0o600);
+    await Deno.symlink("vault/kept.ndjson", `${dir}/latest.ndjson`);
+    // A link to a file not made yet.
+    await Deno.symlink(`${dir}/vault/first.ndjson`, `${dir}/first.ndjson`);
+    for (const [link, written] of [["latest", kept], ["first", `${dir}/vault/first.ndjson`]]) {
+      const r = await backup(["export", `${dir}/${link}.ndjson`], { BOARD_KV: store });
+      assert.equal(r.code, 0, r.err);
+      assert.ok((await Deno.lstat(`${dir}/${link}.ndjson`)).isSymlink, `${link} stays a link`);
+      assert.match(await Deno.readTextFile(written), /\{"end":\{"entries":1\}\}\n$/);
+    }
+    assert.equal((await Deno.stat(kept)).mode! & 0o777, 0o600);
+    // Named as it is, too.
+    const direct = await backup(["export", kept], { BOARD_KV: store });
+    assert.equal(direct.code, 0, direct.err);
+    assert.equal((await Deno.stat(kept)).mode! & 0o777, 0o600, "kept private");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("kv:export and kv:import on a store that cannot be opened say so in one line", async () => {
   // A KV Connect URL nothing listens on: a port taken, then let go.
   const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
