@@ -161,7 +161,10 @@ try {
 } catch (e) {
   if (e instanceof StoreChanged && !file) {
     kv.close();
-    refuse(`${e.message}; the output has no end line (an import refuses it): ${STOP_WRITES}`);
+    refuse(
+      `${e.message}; the output ends without an end line, in a line that says so (an import ` +
+        `refuses it): ${STOP_WRITES}`,
+    );
   }
   if (e instanceof BackupRefused || e instanceof Deno.errors.NotFound) {
     kv.close();

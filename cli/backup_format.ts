@@ -2,7 +2,8 @@
  * Whole-store backup as newline-delimited JSON: one line per entry,
  * `{"key": [...], "value": ...}` with a type tag for what JSON cannot hold
  * (bigint, Uint8Array, KvU64, Date, undefined), and a last line `{"end": {"entries": n}}`
- * that says the file is whole. Expiry deadlines are not readable from KV and are not
+ * that says the file is whole (or, from an export the store changed under, `{"store_changed":
+ * true}`, which no import takes). Expiry deadlines are not readable from KV and are not
  * exported: every expiry is enforced in code anyway (docs/deploy.md).
  */
 import { createHash } from "node:crypto";
@@ -98,7 +99,8 @@ async function readingOf(
  * commits done by then: a write that lands meanwhile can be in the file in part (a message
  * above its board's head, so that a board restored from it would give its number again). So
  * the store is read a second time, comparing every key and versionstamp; when anything
- * changed in between, the end line is not written (an import refuses the file) and
+ * changed in between, the end line is not written: a line that says so is (`STORE_CHANGED`,
+ * which an import refuses, also one told to take a file without an end line) and
  * `StoreChanged` is thrown: export again, with the writes stopped.
  */
 export async function exportKv(
@@ -113,6 +115,9 @@ export async function exportKv(
   );
   const second = await readingOf(kv);
   if (second.digest !== first.digest) {
+    try {
+      await write(JSON.stringify(STORE_CHANGED) + "\n");
+    } catch { /* the output is gone: the refusal below still says why */ }
     throw new StoreChanged(
       "the store changed while it was read (something wrote to it): the file would mix " +
         "states, such as a message above its board's head",
@@ -122,13 +127,21 @@ export async function exportKv(
   return first.entries;
 }
 
+/**
+ * The last line of an export the store changed under: its entries mix states, so no import
+ * takes the file, not even as one made before end lines existed (`--without-end-line`, which
+ * the refusal of a file without an end line suggests), as when its output went on through a
+ * pipe that hid the export's exit code.
+ */
+const STORE_CHANGED = { store_changed: true } as const;
+
 /** How full the import fills each commit, against the portable atomic limits (estimates). */
 const FILL = 0.8;
 
 /** A backup the import refuses, with what is wrong and where. */
 export class BackupRefused extends Error {}
 
-/** An export the store changed under: the file it wrote has no end line. */
+/** An export the store changed under: the file it wrote has no end line, but `STORE_CHANGED`. */
 export class StoreChanged extends BackupRefused {}
 
 type Lines = AsyncIterable<string> | Iterable<string>;
@@ -182,6 +195,12 @@ function parseLine(
   }
   if (o && typeof o === "object" && typeof o.end?.entries === "number") {
     return { end: o.end.entries };
+  }
+  if (o && typeof o === "object" && "store_changed" in o) {
+    throw new BackupRefused(
+      `line ${at} says the store changed while the export read it: its entries mix states ` +
+        "(export again with the board stopped)",
+    );
   }
   throw new BackupRefused(`line ${at} is neither an entry nor the end line`);
 }

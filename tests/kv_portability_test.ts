@@ -230,6 +230,14 @@ Deno.test("kv export of a store written meanwhile writes no end line: the file w
   );
   assert.ok(posted);
   assert.ok(!lines.some((l) => l.startsWith('{"end"')), "no end line: an import refuses the file");
+  // Also as a file made before end lines existed (as the refusal of a file without one suggests).
+  await using target = await Deno.openKv(":memory:");
+  await assert.rejects(
+    () => importKv(target, () => lines.join("").split("\n"), { endLine: false }),
+    (e: Error) =>
+      e instanceof BackupRefused && /store changed while the export read/.test(e.message),
+  );
+  for await (const e of target.list({ prefix: [] })) assert.fail(`wrote ${e.key}`);
   // With the writes stopped, the export is whole, and its board head covers every message.
   lines.length = 0;
   const n = await exportKv(board.kv, (l) => void lines.push(l));
