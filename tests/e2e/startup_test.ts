@@ -34,6 +34,14 @@ async function runMain(env: Record<string, string>, args: string[] = [], permiss
   return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
 }
 
+/** The start was refused with exit code 1 and one line matching `said`, not a stack trace. */
+function refusedInOneLine(r: { code: number; stderr: string }, said: RegExp) {
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, said);
+  assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+  assert.doesNotMatch(r.stderr, /Uncaught|at file:/, "a message, not a stack trace");
+}
+
 Deno.test("main.ts without BOARD_SECRET refuses to start (outside deno task dev)", async () => {
   const r = await runMain({});
   assert.equal(r.code, 1);
@@ -162,17 +170,10 @@ Deno.test("main.ts on a store file it cannot write refuses to start, naming it",
       return;
     }
     await t.step("the store is read-only", async () => {
-      const r = await runMain({
-        BOARD_SECRET: "startup-test-secret-0123456789abcdef",
-        BOARD_KV: file,
-      });
-      assert.equal(r.code, 1, r.stderr);
-      assert.match(
-        r.stderr,
+      refusedInOneLine(
+        await runMain({ BOARD_SECRET: "startup-test-secret-0123456789abcdef", BOARD_KV: file }),
         /^The board cannot start: the store \S+\/board\.kv \(BOARD_KV\) cannot be written: /,
       );
-      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
-      assert.doesNotMatch(r.stderr, /Uncaught|at file:/, "a message, not a stack trace");
     });
   } finally {
     await undo?.();
@@ -202,16 +203,10 @@ Deno.test("main.ts on a store an import left part-way refuses to start, naming i
     const kv = await openKv(file);
     await assert.rejects(() => importKv(kv, () => (passes++, cutOff())), /killed/);
     kv.close();
-    const r = await runMain({
-      BOARD_SECRET: "startup-test-secret-0123456789abcdef",
-      BOARD_KV: file,
-    });
-    assert.equal(r.code, 1, r.stderr);
-    assert.match(
-      r.stderr,
+    refusedInOneLine(
+      await runMain({ BOARD_SECRET: "startup-test-secret-0123456789abcdef", BOARD_KV: file }),
       /^The board cannot start: the store \S+\/board\.kv \(BOARD_KV\) holds part of a backup: an import of 20 entries started at \S+ did not finish \(import the backup again into a new, empty store/,
     );
-    assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
