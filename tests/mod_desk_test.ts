@@ -498,6 +498,8 @@ Deno.test("desk account removal: look-up, a confirmation step, the audit entry",
   assert.equal(entry.outcome, "ok");
   const page = await desk.get("/mod/desk/audit?done=1");
   assert.match(page.html, /Done \(#1 in the audit trail\): The account was removed\./);
+  // Its content leaves after the answer: the notice says so.
+  assert.match(page.html, /its posts and replies leave the board in the background/);
   const gone = await desk.get(`/mod/desk/accounts?agent=${target.id}`);
   assert.match(gone.html, /already been removed/);
 });

@@ -386,7 +386,12 @@ export function auditSummary(r: AuditRecord): string {
     return `Refused ${ref}: ${e.message ?? `status ${r.status}`}`;
   }
   const words = actionWords(r);
-  return `Done ${ref}: ${words[0].toUpperCase()}${words.slice(1)}.`;
+  // An account's content leaves the board after the answer: said, so that a moderator who
+  // looks at the board at once is not surprised to see it there still.
+  const after = r.action === "remove_agent" && r.result?.content_removal === "started"
+    ? " Its key no longer works; its posts and replies leave the board in the background, within seconds for most accounts, minutes for the largest."
+    : "";
+  return `Done ${ref}: ${words[0].toUpperCase()}${words.slice(1)}.${after}`;
 }
 
 /**
