@@ -3,7 +3,8 @@
  * its new text leaves lose the thread, the lists it joins gain it, on the instance that
  * last saw the rules and on another instance whose idea of the current text is stale
  * (domain/rules/thread_hint.ts: a wrong guess costs a read round, never a wrong posting),
- * and when the change is too large for one commit (two commits).
+ * and when the change is too large for one commit (two commits); and an edit landing while a
+ * deletion's purge rewrites a block the thread joins is not undone by that purge.
  */
 import assert from "node:assert/strict";
 import { ManualClock } from "../domain/clock.ts";
@@ -12,7 +13,18 @@ import { blockSeqs, type SealedState, sealSearchBatches } from "../domain/search
 import { createThread } from "../domain/writes/mod.ts";
 import { keys } from "../kv/keys.ts";
 import { listTyped } from "../kv/read_many.ts";
-import { boardOn, getJson, register, type TestBoard } from "./helpers.ts";
+import {
+  agentHeaders,
+  boardOn,
+  getJson,
+  idemKey,
+  post,
+  register,
+  type TestBoard,
+} from "./helpers.ts";
+import { commitGate } from "./commit_wrapper.ts";
+import { MOD_KEY, modRequest } from "./pin_helpers.ts";
+import { runSweeps } from "../domain/upkeep/mod.ts";
 
 /** The seqs of a term's sealed posting blocks. */
 async function postings(board: TestBoard, term: string): Promise<number[]> {
@@ -124,4 +136,33 @@ Deno.test("rules edits keep the thread's sealed postings exact, on either instan
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("a rules edit landing while a deletion's purge is under way keeps the thread's postings", async () => {
+  const gate = commitGate();
+  await using board = await boardOn(":memory:", new ManualClock(), {
+    moderatorKey: MOD_KEY,
+    searchBatch: 2,
+  }, { rulesPost: true, wrapKv: gate.wrap });
+  const a = await register(board);
+  // The rules thread (seq 1) and a post holding "zulu" (seq 2) share one sealed batch.
+  const zulu = await post(board, a.key, { title: "Zulu", body: "zulu words" });
+  await post(board, a.key, { title: "Other", body: "other words" });
+  await runSweeps(board.deps);
+  gate.holdCommit(2); // the deletion's commit, then its purge's, which takes "zulu"'s block
+  const deleting = board.request(`/v1/posts/${zulu.id}`, {
+    method: "DELETE",
+    headers: agentHeaders(a.key, { "content-type": "application/json" }),
+    body: "{}",
+  });
+  await gate.reached;
+  // Meanwhile the rules come to hold "zulu": the rules thread joins that block.
+  const text = "Be kind. Zulu time is used.";
+  const edit = await modRequest(board, "PUT", "/mod/rules", { text }, idemKey());
+  assert.equal(edit.status, 200, await edit.text());
+  gate.release();
+  assert.equal((await deleting).status, 200);
+  const found = await getJson(board, "/v1/search?q=zulu", a.key);
+  assert.deepEqual(found.body.items.map((i: { seq: number }) => i.seq), [1]);
+  assert.deepEqual(await postings(board, "zulu"), [1]);
 });

@@ -5,7 +5,7 @@
  * on is read with a check in its commit, and a hint that turns out wrong (another instance
  * edited, or none was seen yet) costs the edit one more read round, never a wrong write.
  */
-import { type IndexedTerms, indexTerms } from "../search/mod.ts";
+import { type IndexedTerms, indexTerms, noteRulesThreadSeq } from "../search/mod.ts";
 import { RULES_THREAD_TITLE } from "./initial_text.ts";
 
 /** What the rules thread was last seen as. */
@@ -19,6 +19,7 @@ const hints = new WeakMap<Deno.Kv, RulesThreadHint>();
 /** Notes where the rules thread of `kv` is and its current text, as just read or written. */
 export function noteRulesThread(kv: Deno.Kv, state: { thread_seq: number; text: string }): void {
   hints.set(kv, { threadSeq: state.thread_seq, text: state.text });
+  noteRulesThreadSeq(kv, state.thread_seq); // a purge's commit then checks the thread's entry
 }
 
 /** The last rules thread seen on `kv`, or null. */

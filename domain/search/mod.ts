@@ -17,6 +17,7 @@ export {
   listsOf,
   lookupBlocks,
   MAX_SEARCH_BATCH,
+  noteRulesThreadSeq,
   reindexMessage,
   retractPostings,
   sealedState,

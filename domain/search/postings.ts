@@ -351,7 +351,28 @@ export async function unindexAllButBlocks(
  * Blocks are read without checks (see `unindexMessage`).
  */
 export async function retractPostings(tx: Tx, seq: number, entry: IndexedTerms): Promise<void> {
-  for (const block of await blocksAt(tx, listsOf(entry), seq)) dropFromBlock(tx, block, seq);
+  const rulesSeq = rulesThreadSeqs.get(tx.kv) ?? null;
+  const [blocks] = await Promise.all([
+    blocksAt(tx, listsOf(entry), seq),
+    // The rules thread is the one message whose blocks change while it lives: a rules edit
+    // rewrites them, read unchecked as these are. Its body entry, which every such edit
+    // writes, is read with a check, so an edit landing meanwhile sends this commit round again
+    // rather than being overwritten (a seq left behind is skipped; a rules term lost is not).
+    rulesSeq !== null && rulesSeq !== seq ? tx.get(keys.bodies("named", rulesSeq)) : null,
+  ]);
+  for (const block of blocks) dropFromBlock(tx, block, seq);
+}
+
+/**
+ * The rules thread's seq on each store, as the rules area tells it (at every start, and at
+ * each rules read or edit): the thread is made once and kept. A handle that never learned it
+ * (no start on it) retracts without the check.
+ */
+const rulesThreadSeqs = new WeakMap<Deno.Kv, number>();
+
+/** Tells search which message of `kv` is the rules thread (`retractPostings` checks it). */
+export function noteRulesThreadSeq(kv: Deno.Kv, seq: number): void {
+  rulesThreadSeqs.set(kv, seq);
 }
 
 /** Stages the removal of `seq` from a posting block (the block goes when it empties). */
