@@ -275,6 +275,7 @@ Deno.test("the vote allowance read across UTC midnight tells the count and the r
       clock.creeping = false;
     }
     // The day the count is of is the day before the reset it tells.
+    assert.ok([midnight, midnight + 86_400].includes(voting.resets_at), JSON.stringify(voting));
     const used = voting.resets_at === midnight ? 1 : 0;
     assert.equal(voting.used, used, `midnight ${lead} ms into the read: ${JSON.stringify(voting)}`);
   }
