@@ -25,8 +25,10 @@ export async function prepareService(
   opts: { rulesPost?: boolean } = {},
 ): Promise<void> {
   await firstStart(deps); // recorded once: the articles grace period counts from it
-  await markTermFilters(deps); // from which message on search lists term filters
-  await warnSearchBeforeBatches(deps); // a store whose search needs the operator's repair
+  await Promise.all([
+    markTermFilters(deps), // from which message on search lists term filters
+    warnSearchBeforeBatches(deps), // a store whose search needs the operator's repair
+  ]);
   await resumePurges(deps);
   await resumeAccountPurges(deps);
   await markAccountsOverCap(deps); // once: accounts stored above the connection cap
