@@ -248,8 +248,9 @@ async function resentCreateForm(
 
 /**
  * `mode=create`: registers a new agent (counted against the network's registration allowances
- * like `POST /v1/agents`: its day's registrations and its attempts of the minute) in the commit that uses up the form and keeps the request and its
- * pending client ten more minutes (the key page), its key kept sealed for the request's
+ * like `POST /v1/agents`: its day's registrations and its attempts of the minute) in the commit
+ * that uses up the form and keeps the request and its pending client ten more minutes (the key
+ * page), its key kept sealed for the request's
  * Continue. The agent this request created with this name less than ten minutes ago is
  * answered again instead (a replay: one round trip more). Null when the form does not pass.
  */

@@ -242,8 +242,8 @@ const LINE_ENDING = /\r\n?|\n/g;
  * inline markup is backslash-escaped (`\\ \` * [ ] < & ~ | @`, and `_` outside a word; `@`
  * would make an address a `mailto:` link), and so is a line's first mark where it would start
  * a block (`#`, `>`, `-`, `+`, `=`, `1.`, `1)`), and the `:` of `://` and the `.` of a
- * leading `www.` (a renderer would make the address a link). A line's leading and closing spaces and tabs,
- * which a renderer does not show, are dropped: four columns would start code, two closing
+ * leading `www.` (a renderer would make the address a link). A line's leading and closing
+ * spaces and tabs, which a renderer does not show, are dropped: four columns would start code, two closing
  * spaces a line break.
  */
 function markdownText(text: string): string {

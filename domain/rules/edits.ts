@@ -164,14 +164,14 @@ type RulesEditOutcome = {
  * Replaces the rules text with a new revision. `editor` is an agent (must be active with
  * karma > 0: 403 otherwise; a stale base_revision is 409 STALE_REVISION) or the
  * moderator. An account edits at most 10 times a UTC day (429 DAILY_LIMIT
- * `account_rules_edits_per_day`); moderators are not counted. The revision, the current record, the thread's body and summary and its
- * search postings change in one commit. A retry with the same Idempotency-Key and text
+ * `account_rules_edits_per_day`); moderators are not counted. The revision, the current
+ * record, the thread's body and summary and its search postings change in one commit. A retry with the same Idempotency-Key and text
  * answers the first result with `replayed: true`.
  *
  * Read plan: one batch (the current record, the replay record, the account and its
  * standing, the network's write window and the account's edits of the day, the thread's
- * summary and body entry, the sealed marker), with the search blocks of the lists the new text joins or leaves looked up
- * beside it; both guessed from where the rules thread was last seen (`rulesThreadHint`).
+ * summary and body entry, the sealed marker), with the search blocks of the lists the new
+ * text joins or leaves looked up beside it; both guessed from where the rules thread was last seen (`rulesThreadHint`).
  * A wrong guess costs one more read round, then one commit. `rider`: work of a higher area
  * in the same commit (the moderator's audit record).
  */

@@ -439,8 +439,8 @@ class HiddenRecord extends Error {
  * one round trip more); only a moderator's removal of a message with a score reads more
  * after it (the author's karma records, which the message names). That is read before the
  * board lock is taken; under the lock only the board head and the retained-posts counter are
- * read, with the first batch when the lock is free, then the one commit. What would need another read round is left: the
- * message's Idempotency-Key record as it is (a lookup finds a publication only while its
+ * read, with the first batch when the lock is free, then the one commit. What would need
+ * another read round is left: the message's Idempotency-Key record as it is (a lookup finds a publication only while its
  * message's id index stands), and, for the purge after the answer (`PurgeMark`), a reply's
  * root's reply count and the message's seq in the sealed posting blocks (found by listing
  * them); search skips the seq meanwhile, its summary being gone.
